@@ -1,0 +1,53 @@
+package space
+
+import "gonum.org/v1/gonum/mat"
+
+// Operator is a symmetric linear operator on R^d, such as the covariance S of a space.
+// Spaces whose d is large implement MulVec in less than O(d²) time and memory.
+type Operator interface {
+	// Dim is d.
+	Dim() int
+	// MulVec writes S·v into dst; dst and v have length d and do not overlap.
+	MulVec(dst, v []float64)
+	// At returns the entry S[i, j].
+	At(i, j int) float64
+}
+
+// Dense materialises op as a d×d symmetric matrix. It costs O(d²) memory: use it only where d is
+// known to be moderate.
+func Dense(op Operator) *mat.SymDense {
+	d := op.Dim()
+	s := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			s.SetSym(i, j, op.At(i, j))
+		}
+	}
+	return s
+}
+
+// diagPlusConst is the operator diag(a) + c·11ᵀ, the covariance shape of sets of independent or
+// mutually exclusive indicators.
+type diagPlusConst struct {
+	diag []float64
+	c    float64
+}
+
+func (o diagPlusConst) Dim() int { return len(o.diag) }
+
+func (o diagPlusConst) MulVec(dst, v []float64) {
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	for i, x := range v {
+		dst[i] = o.diag[i]*x + o.c*sum
+	}
+}
+
+func (o diagPlusConst) At(i, j int) float64 {
+	if i == j {
+		return o.diag[i] + o.c
+	}
+	return o.c
+}

@@ -1,0 +1,109 @@
+// Package space holds the combinatorial output spaces of combpred: finite sets Y of structures
+// (label sets, rankings, cycles, subtrees, ...) with a joint feature map ψ: Y → R^d.
+//
+// A space knows how to count itself in closed form (log|Y|, the mean p = Ψ/|Y| and the covariance
+// S = C/|Y| − ppᵀ of ψ under the uniform distribution), sample uniformly, validate and embed a
+// structure, and decode scores u into argmax_y ⟨u, ψ(y)⟩. Nothing here enumerates Y except
+// Enumerate, which refuses sizes above MaxEnumerate and exists for tests.
+//
+// A structure is encoded as a row of Width() int64 values; the encoding of each space is stated on
+// its constructor. Adding a space means adding one file that implements Space and calls Register in
+// its init function.
+package space
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+)
+
+// MaxEnumerate is the largest |Y| that Enumerate accepts.
+const MaxEnumerate = 1 << 22
+
+// ErrTooLarge is returned by Enumerate when the space has more than MaxEnumerate structures.
+var ErrTooLarge = errors.New("space: too large to enumerate")
+
+// Space is a finite set of combinatorial structures with a joint feature map ψ.
+type Space interface {
+	// Kind is the registered name of the space, as given to New.
+	Kind() string
+	// Params are the integer parameters that rebuild the space with New(Kind(), Params()).
+	Params() []int64
+	// Dim is d, the length of ψ(y).
+	Dim() int
+	// Width is the number of int64 values that encode one structure.
+	Width() int
+	// LogCount is log|Y| (natural logarithm); |Y| itself may overflow a float64.
+	LogCount() float64
+	// Mean writes p = Ψ/|Y| = E_uniform[ψ] into p, which has length Dim().
+	Mean(p []float64)
+	// Covariance returns S = C/|Y| − ppᵀ, the covariance of ψ under the uniform distribution.
+	Covariance() Operator
+	// Validate reports why y (length Width()) is not a structure of the space, or nil.
+	Validate(y []int64) error
+	// Embed writes ψ(y) into psi (length Dim()). y must be valid.
+	Embed(y []int64, psi []float64)
+	// Sample writes a structure drawn uniformly from Y into y.
+	Sample(r *rand.Rand, y []int64)
+	// Decode writes a structure maximising ⟨u, ψ(y)⟩ (exactly, or within Guarantee) into y.
+	Decode(u []float64, y []int64)
+	// Guarantee is 0 when Decode is exact, otherwise the z-approximation factor ν of Decode:
+	// f(ŷ) ≥ (1−ν) max f + ν min f.
+	Guarantee() float64
+	// Enumerate calls yield with every structure of Y in a fixed order until yield returns false.
+	// The slice passed to yield is reused between calls. It returns ErrTooLarge, without calling
+	// yield, when |Y| > MaxEnumerate.
+	Enumerate(yield func(y []int64) bool) error
+}
+
+// Constructor builds a space from its integer parameters, or says why they are invalid.
+type Constructor func(params []int64) (Space, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Constructor{}
+)
+
+// Register makes a space constructor available to New under kind. It panics when kind is taken,
+// which can only happen through a programming error at init time.
+func Register(kind string, c Constructor) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[kind]; dup {
+		panic("space: Register called twice for " + kind)
+	}
+	registry[kind] = c
+}
+
+// Kinds lists the registered space kinds in sorted order.
+func Kinds() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	ks := make([]string, 0, len(registry))
+	for k := range registry {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// New builds the space of the given kind from its parameters.
+func New(kind string, params []int64) (Space, error) {
+	registryMu.RLock()
+	c, ok := registry[kind]
+	registryMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("space: unknown kind %q (known: %v)", kind, Kinds())
+	}
+	return c(params)
+}
+
+// wantParams checks the number of parameters a constructor received.
+func wantParams(kind string, params []int64, n int) error {
+	if len(params) != n {
+		return fmt.Errorf("space: %s takes %d parameter(s), got %d", kind, n, len(params))
+	}
+	return nil
+}
