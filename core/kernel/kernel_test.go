@@ -1,0 +1,68 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestGramMatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	a, b := mat.NewDense(5, 3, nil), mat.NewDense(4, 3, nil)
+	for _, m := range []*mat.Dense{a, b} {
+		rows, cols := m.Dims()
+		for i := 0; i < rows; i++ {
+			for j := 0; j < cols; j++ {
+				m.Set(i, j, r.NormFloat64())
+			}
+		}
+	}
+	dot := func(i, j int) float64 { return mat.Dot(a.RowView(i), b.RowView(j)) }
+	dist := func(i, j int) float64 {
+		var s float64
+		for c := 0; c < 3; c++ {
+			s += (a.At(i, c) - b.At(j, c)) * (a.At(i, c) - b.At(j, c))
+		}
+		return s
+	}
+	cases := []struct {
+		k    Kernel
+		want func(i, j int) float64
+	}{
+		{Kernel{Kind: Linear}, dot},
+		{Kernel{Kind: Poly, Gamma: 0.5, Degree: 3, Coef0: 1}, func(i, j int) float64 { return math.Pow(0.5*dot(i, j)+1, 3) }},
+		{Kernel{Kind: RBF, Gamma: 0.3}, func(i, j int) float64 { return math.Exp(-0.3 * dist(i, j)) }},
+	}
+	for _, c := range cases {
+		var g mat.Dense
+		g.ReuseAs(5, 4)
+		c.k.Gram(&g, a, b)
+		for i := 0; i < 5; i++ {
+			for j := 0; j < 4; j++ {
+				if got, want := g.At(i, j), c.want(i, j); math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+					t.Errorf("%v: K[%d,%d] = %v, want %v", c.k.Kind, i, j, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestValidateAndParse(t *testing.T) {
+	bad := []Kernel{{Kind: RBF, Gamma: 0}, {Kind: RBF, Gamma: math.NaN()}, {Kind: Poly, Gamma: 1, Degree: 0}, {Kind: Poly, Gamma: 1, Degree: 2, Coef0: math.Inf(1)}, {Kind: Kind(9)}}
+	for _, k := range bad {
+		if k.Validate() == nil {
+			t.Errorf("%+v: Validate accepted it", k)
+		}
+	}
+	for _, name := range []string{"linear", "poly", "rbf", "precomputed"} {
+		k, err := ParseKind(name)
+		if err != nil || k.String() != name {
+			t.Errorf("ParseKind(%q) = %v, %v", name, k, err)
+		}
+	}
+	if _, err := ParseKind("sigmoid"); err == nil {
+		t.Error("ParseKind(sigmoid) accepted")
+	}
+}

@@ -1,0 +1,271 @@
+package ridge
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// linearSystem is J for the linear model written as ½⟨W, H W⟩ − ⟨B, W⟩ + c with
+// H V = 2α V (intercept row excepted) + X̃ᵀ curvature(X̃ V).
+type linearSystem struct {
+	p   *Problem
+	des design
+	B   *mat.Dense // X̃ᵀ diag(s) Δ, = −∇J(0)
+	U   *mat.Dense // scratch m×d
+	C   *mat.Dense // scratch m×d
+}
+
+func newLinearSystem(p *Problem, des design) *linearSystem {
+	m, d := p.Delta.Dims()
+	sd := mat.NewDense(m, d, nil)
+	for i := 0; i < m; i++ {
+		src, dst := p.Delta.RawRowView(i), sd.RawRowView(i)
+		for a := range src {
+			dst[a] = p.Weight[i] * src[a]
+		}
+	}
+	B := mat.NewDense(des.cols(), d, nil)
+	des.tmul(B, sd)
+	return &linearSystem{p: p, des: des, B: B, U: mat.NewDense(m, d, nil), C: mat.NewDense(m, d, nil)}
+}
+
+func (ls *linearSystem) apply(dst, V *mat.Dense) {
+	ls.des.mul(ls.U, V)
+	ls.p.curvature(ls.C, ls.U)
+	ls.des.tmul(dst, ls.C)
+	ls.des.addPenaltyGrad(dst, V, 2*ls.p.Alpha)
+}
+
+// solveLinearExact forms the normal equations (2αI' + S⊗G + ZᵀZ) w = vec(B), z_i = √s_i δ_i ⊗ x̃_i,
+// and solves them by Cholesky. Memory is O((kd)²) and independent of m: Z is built in row blocks.
+func solveLinearExact(p *Problem, des design) (*mat.Dense, error) {
+	m, d := p.Delta.Dims()
+	k := des.cols()
+	nd := k * d
+	H := mat.NewSymDense(nd, nil)
+	G := des.gram(p.Weight)
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			sab := p.S.At(a, b)
+			if sab == 0 {
+				continue
+			}
+			for i := 0; i < k; i++ {
+				lo := 0
+				if a == b {
+					lo = i
+				}
+				for j := lo; j < k; j++ {
+					H.SetSym(a*k+i, b*k+j, sab*G.At(i, j))
+				}
+			}
+		}
+	}
+	const block = 256
+	_, n := des.X.Dims()
+	Z := mat.NewDense(block, nd, nil)
+	for lo := 0; lo < m; lo += block {
+		hi := min(lo+block, m)
+		zb := Z.Slice(0, hi-lo, 0, nd).(*mat.Dense)
+		for i := lo; i < hi; i++ {
+			z, x, di := zb.RawRowView(i-lo), des.X.RawRowView(i), p.Delta.RawRowView(i)
+			sw := math.Sqrt(p.Weight[i])
+			for a := 0; a < d; a++ {
+				f := sw * di[a]
+				row := z[a*k : a*k+k]
+				for j := 0; j < n; j++ {
+					row[j] = f * x[j]
+				}
+				if des.intercept {
+					row[n] = f
+				}
+			}
+		}
+		H.SymRankK(H, 1, zb.T())
+	}
+	for a := 0; a < d; a++ {
+		for j := 0; j < n; j++ {
+			idx := a*k + j
+			H.SetSym(idx, idx, H.At(idx, idx)+2*p.Alpha)
+		}
+	}
+	if des.intercept {
+		// Scores along a direction v with Sv = 0 are the same for every structure (vᵀψ is constant
+		// on Y), so the intercept's component there changes nothing and leaves H singular.
+		// Penalising that component alone picks the minimum-norm optimum and leaves J unchanged.
+		null, err := nullProjector(p.S)
+		if err != nil {
+			return nil, err
+		}
+		for a := 0; a < d; a++ {
+			for b := a; b < d; b++ {
+				i, j := a*k+n, b*k+n
+				H.SetSym(i, j, H.At(i, j)+2*p.Alpha*null.At(a, b))
+			}
+		}
+	}
+	rhs := mat.NewVecDense(nd, nil)
+	lsB := newLinearSystem(p, des).B
+	for a := 0; a < d; a++ {
+		for j := 0; j < k; j++ {
+			rhs.SetVec(a*k+j, lsB.At(j, a))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(H) {
+		return nil, fmt.Errorf("the normal equations are not positive definite (ill-conditioned inputs?); try solver=\"cg\"")
+	}
+	var w mat.VecDense
+	if err := ch.SolveVecTo(&w, rhs); err != nil {
+		return nil, fmt.Errorf("solving the normal equations: %v", err)
+	}
+	W := mat.NewDense(k, d, nil)
+	for a := 0; a < d; a++ {
+		for j := 0; j < k; j++ {
+			W.Set(j, a, w.AtVec(a*k+j))
+		}
+	}
+	return W, nil
+}
+
+// nullProjector returns the orthogonal projector onto the null space of the covariance S.
+func nullProjector(S *mat.SymDense) (*mat.SymDense, error) {
+	var eig mat.EigenSym
+	if !eig.Factorize(S, true) {
+		return nil, fmt.Errorf("eigendecomposition of the space covariance failed")
+	}
+	vals := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	d := len(vals)
+	tol := 1e-10 * math.Max(vals[d-1], 1e-300)
+	proj := mat.NewSymDense(d, nil)
+	for c, v := range vals {
+		if v > tol {
+			continue
+		}
+		col := mat.Col(nil, c, &vecs)
+		proj.SymRankOne(proj, 1, mat.NewVecDense(d, col))
+	}
+	return proj, nil
+}
+
+// kronPrecond applies (2αI + M̄⊗G)⁻¹, where M̄ = S + Σ s_i δ_iδ_iᵀ / Σ s_i is the average curvature
+// of the loss in the scores. It is exact when the δ_i do not depend on the inputs, and it is
+// diagonal in the joint eigenbasis of G and M̄.
+type kronPrecond struct {
+	qg, qm *mat.Dense
+	scale  *mat.Dense // 1 / (2α + μ_j ν_a)
+}
+
+func newKronPrecond(p *Problem, des design) (*kronPrecond, error) {
+	m, d := p.Delta.Dims()
+	mbar := mat.NewSymDense(d, nil)
+	var total float64
+	for i := 0; i < m; i++ {
+		total += p.Weight[i]
+	}
+	for i := 0; i < m; i++ {
+		di := p.Delta.RawRowView(i)
+		f := p.Weight[i] / total
+		for a := 0; a < d; a++ {
+			for b := a; b < d; b++ {
+				mbar.SetSym(a, b, mbar.At(a, b)+f*di[a]*di[b])
+			}
+		}
+	}
+	mbar.AddSym(mbar, p.S)
+	var em, eg mat.EigenSym
+	if !em.Factorize(mbar, true) {
+		return nil, fmt.Errorf("eigendecomposition of the average curvature failed")
+	}
+	if !eg.Factorize(des.gram(p.Weight), true) {
+		return nil, fmt.Errorf("eigendecomposition of XᵀX failed (non-finite inputs?)")
+	}
+	pc := &kronPrecond{qg: new(mat.Dense), qm: new(mat.Dense)}
+	eg.VectorsTo(pc.qg)
+	em.VectorsTo(pc.qm)
+	mu, nu := eg.Values(nil), em.Values(nil)
+	k := len(mu)
+	pc.scale = mat.NewDense(k, d, nil)
+	for j := 0; j < k; j++ {
+		for a := 0; a < d; a++ {
+			pc.scale.Set(j, a, 1/(2*p.Alpha+math.Max(0, mu[j])*math.Max(0, nu[a])))
+		}
+	}
+	return pc, nil
+}
+
+func (pc *kronPrecond) apply(dst, R *mat.Dense) {
+	var t1, t2 mat.Dense
+	t1.Mul(pc.qg.T(), R)
+	t2.Mul(&t1, pc.qm)
+	t2.MulElem(&t2, pc.scale)
+	t1.Mul(pc.qg, &t2)
+	dst.Mul(&t1, pc.qm.T())
+}
+
+// solveLinearCG minimises J by conjugate gradients preconditioned with kronPrecond, starting at W
+// (updated in place).
+func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
+	ls := newLinearSystem(p, des)
+	pc, err := newKronPrecond(p, des)
+	if err != nil {
+		return Result{}, err
+	}
+	k, d := W.Dims()
+	bnorm := mat.Norm(ls.B, 2)
+	if bnorm == 0 {
+		W.Zero()
+		return Result{Objective: p.Constant(), Converged: true}, nil
+	}
+	R, Z, P, HP := mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil)
+	ls.apply(HP, W)
+	R.Sub(ls.B, HP)
+	objective := func() float64 {
+		var t mat.Dense
+		t.Add(ls.B, R)
+		return -0.5*mat.Sum(elemMul(W, &t)) + p.Constant()
+	}
+	res := Result{}
+	pc.apply(Z, R)
+	P.Copy(Z)
+	rz := mat.Sum(elemMul(R, Z))
+	for it := 1; ; it++ {
+		rel := mat.Norm(R, 2) / bnorm
+		if rel <= opt.Tol {
+			res.Converged = true
+			break
+		}
+		if it > opt.MaxIter {
+			break
+		}
+		ls.apply(HP, P)
+		step := rz / mat.Sum(elemMul(P, HP))
+		W.Add(W, scaled(step, P))
+		R.Sub(R, scaled(step, HP))
+		res.Iterations = it
+		if opt.Progress != nil && !opt.Progress(it, objective(), mat.Norm(R, 2)/bnorm) {
+			return res, ErrCancelled
+		}
+		pc.apply(Z, R)
+		rzNew := mat.Sum(elemMul(R, Z))
+		P.Scale(rzNew/rz, P)
+		P.Add(P, Z)
+		rz = rzNew
+	}
+	// Report the true gradient, not the recursively updated residual.
+	ls.apply(HP, W)
+	R.Sub(ls.B, HP)
+	res.RelGrad = mat.Norm(R, 2) / bnorm
+	res.Objective = objective()
+	return res, nil
+}
+
+func elemMul(a, b *mat.Dense) *mat.Dense {
+	var out mat.Dense
+	out.MulElem(a, b)
+	return &out
+}

@@ -1,0 +1,174 @@
+// Package ridge implements StructuredRidge, the thesis' counting-assumption learner: a
+// Taylor-expanded ranking loss over all structures of an output space, which reduces to an
+// unconstrained quadratic problem needing only the mean p and covariance S of ψ under the uniform
+// distribution (DESIGN.md §2). With u_i the scores of example i in ψ-coordinates,
+//
+//	J = α·‖W‖² + ½ Σ_i s_i [ u_iᵀ S u_i + (1 − δ_iᵀ u_i)² ],   δ_i = ψ(y_i) − p,
+//
+// where s_i are sample weights and ‖W‖² is ‖W‖²_F (linear model, intercept unpenalised) or
+// tr(A K Aᵀ) (kernel model, u_i = A k_i).
+package ridge
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Problem is a training problem reduced to what J needs: S, the centred targets δ_i and weights.
+type Problem struct {
+	Alpha  float64       // regularisation α > 0
+	S      *mat.SymDense // d×d covariance of ψ under the uniform distribution
+	Delta  *mat.Dense    // m×d, row i is δ_i = ψ(y_i) − p
+	Weight []float64     // m sample weights s_i ≥ 0
+}
+
+// NewProblem embeds m validated structures ys of sp, centres them and pairs them with weights
+// (nil means all ones).
+func NewProblem(sp space.Space, ys []int64, m int, weights []float64, alpha float64) (*Problem, error) {
+	if !(alpha > 0) || math.IsInf(alpha, 0) {
+		return nil, fmt.Errorf("alpha must be a positive finite number, got %v", alpha)
+	}
+	if err := space.ValidateRows(sp, ys, m); err != nil {
+		return nil, err
+	}
+	w := make([]float64, m)
+	if weights == nil {
+		for i := range w {
+			w[i] = 1
+		}
+	} else {
+		if len(weights) != m {
+			return nil, fmt.Errorf("sample_weight has %d entries for %d samples", len(weights), m)
+		}
+		var total float64
+		for i, v := range weights {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("sample_weight[%d] = %v: weights must be finite and non-negative", i, v)
+			}
+			total += v
+		}
+		if total == 0 {
+			return nil, fmt.Errorf("sample_weight sums to zero")
+		}
+		copy(w, weights)
+	}
+	d := sp.Dim()
+	delta := mat.NewDense(m, d, nil)
+	space.EmbedRows(sp, ys, m, delta.RawMatrix().Data)
+	p := make([]float64, d)
+	sp.Mean(p)
+	raw := delta.RawMatrix().Data
+	for i := 0; i < m; i++ {
+		for a := 0; a < d; a++ {
+			raw[i*d+a] -= p[a]
+		}
+	}
+	return &Problem{Alpha: alpha, S: space.Dense(sp.Covariance()), Delta: delta, Weight: w}, nil
+}
+
+// lossGrad computes ½ Σ s_i [u_iᵀ S u_i + (1 − δ_iᵀu_i)²] at scores U (m×d) and, when g is not nil,
+// writes its derivative with respect to U into g: row i is s_i (S u_i − (1 − δ_iᵀu_i) δ_i).
+func (p *Problem) lossGrad(U *mat.Dense, g *mat.Dense) float64 {
+	m, d := U.Dims()
+	var su mat.Dense
+	su.Mul(U, p.S) // S is symmetric: row i of U·S is (S u_i)ᵀ
+	var loss float64
+	for i := 0; i < m; i++ {
+		u, sui, di := U.RawRowView(i), su.RawRowView(i), p.Delta.RawRowView(i)
+		var quad, du float64
+		for a := 0; a < d; a++ {
+			quad += u[a] * sui[a]
+			du += di[a] * u[a]
+		}
+		r := 1 - du
+		loss += 0.5 * p.Weight[i] * (quad + r*r)
+		if g != nil {
+			gi := g.RawRowView(i)
+			for a := 0; a < d; a++ {
+				gi[a] = p.Weight[i] * (sui[a] - r*di[a])
+			}
+		}
+	}
+	return loss
+}
+
+// curvature writes row i = s_i (S + δ_iδ_iᵀ) v_i into dst for V (m×d): the Hessian of the loss in
+// the scores, applied row by row.
+func (p *Problem) curvature(dst, V *mat.Dense) {
+	m, d := V.Dims()
+	dst.Mul(V, p.S)
+	for i := 0; i < m; i++ {
+		v, di, out := V.RawRowView(i), p.Delta.RawRowView(i), dst.RawRowView(i)
+		var dv float64
+		for a := 0; a < d; a++ {
+			dv += di[a] * v[a]
+		}
+		for a := 0; a < d; a++ {
+			out[a] = p.Weight[i] * (out[a] + dv*di[a])
+		}
+	}
+}
+
+// LinearObjective returns J at W ((n+1)×d when intercept, else n×d) for inputs X (m×n) and writes
+// ∇J into grad when it is not nil. The intercept row, W's last, is not penalised.
+func (p *Problem) LinearObjective(X *mat.Dense, intercept bool, W, grad *mat.Dense) float64 {
+	m, _ := X.Dims()
+	_, d := W.Dims()
+	des := design{X: X, intercept: intercept}
+	U := mat.NewDense(m, d, nil)
+	des.mul(U, W)
+	var g *mat.Dense
+	if grad != nil {
+		g = mat.NewDense(m, d, nil)
+	}
+	j := p.lossGrad(U, g) + p.Alpha*des.penalty(W)
+	if grad != nil {
+		des.tmul(grad, g)
+		des.addPenaltyGrad(grad, W, 2*p.Alpha)
+	}
+	return j
+}
+
+// KernelObjective returns J at the expansion coefficients A (d×m) for the Gram matrix K (m×m)
+// and writes ∇J (d×m) into grad when it is not nil: ∇J = (2αA + Gᵀ)K with G = ∂loss/∂U.
+func (p *Problem) KernelObjective(K, A, grad *mat.Dense) float64 {
+	d, m := A.Dims()
+	var AK mat.Dense
+	AK.Mul(A, K)
+	U := mat.DenseCopyOf(AK.T())
+	var g *mat.Dense
+	if grad != nil {
+		g = mat.NewDense(m, d, nil)
+	}
+	j := p.lossGrad(U, g) + p.Alpha*mat.Dot(vecOf(A), vecOf(&AK))
+	if grad != nil {
+		inner := mat.DenseCopyOf(g.T())
+		inner.Add(inner, scaled(2*p.Alpha, A))
+		grad.Mul(inner, K)
+	}
+	return j
+}
+
+// Constant is ½ Σ s_i. The loss part of J equals the thesis' Taylor-expanded loss
+// Σ_i s_i E_z[a + a²/2] plus Constant, where a = f(z) − f(y_i) and z is uniform over Y.
+func (p *Problem) Constant() float64 {
+	var c float64
+	for _, w := range p.Weight {
+		c += w
+	}
+	return c / 2
+}
+
+func vecOf(a *mat.Dense) *mat.VecDense {
+	r, c := a.Dims()
+	return mat.NewVecDense(r*c, mat.DenseCopyOf(a).RawMatrix().Data)
+}
+
+func scaled(f float64, a mat.Matrix) *mat.Dense {
+	var out mat.Dense
+	out.Scale(f, a)
+	return &out
+}

@@ -1,0 +1,50 @@
+package space
+
+import "math"
+
+// logBinomial returns log C(n, k), the natural logarithm of a binomial coefficient, for
+// 0 ≤ k ≤ n. It stays finite where C(n, k) overflows a float64.
+func logBinomial(n, k int) float64 {
+	if k < 0 || k > n {
+		return math.Inf(-1)
+	}
+	if k > n-k {
+		k = n - k
+	}
+	if k == 0 {
+		return 0
+	}
+	if k <= 16 {
+		// Few factors: the product formula is exact up to rounding of each term.
+		var s float64
+		for i := 1; i <= k; i++ {
+			s += math.Log(float64(n-k+i) / float64(i))
+		}
+		return s
+	}
+	a, _ := math.Lgamma(float64(n) + 1)
+	b, _ := math.Lgamma(float64(k) + 1)
+	c, _ := math.Lgamma(float64(n-k) + 1)
+	return a - b - c
+}
+
+// log1pExp returns log(1 + eˣ) without overflow for large x and without loss for very negative x.
+func log1pExp(x float64) float64 {
+	switch {
+	case x > 36:
+		return x + math.Exp(-x)
+	case x < -36:
+		return math.Exp(x)
+	default:
+		return math.Log1p(math.Exp(x))
+	}
+}
+
+// logisticProb returns eˣ/(1 + eˣ) = 1/(1 + e⁻ˣ), the logistic function, without overflow.
+func logisticProb(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
