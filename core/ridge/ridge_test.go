@@ -275,7 +275,9 @@ func TestFitRejectsBadInput(t *testing.T) {
 		{"zero weights", func(_ *Options, _ []float64, _ []int64, w *[]float64) { *w = []float64{0, 0} }, "sums to zero"},
 		{"bad tol", func(o *Options, _ []float64, _ []int64, _ *[]float64) { o.Tol = 0 }, "tol"},
 		{"bad gamma", func(o *Options, _ []float64, _ []int64, _ *[]float64) { o.Kernel = kernel.Kernel{Kind: kernel.RBF} }, "gamma"},
-		{"non-square precomputed", func(o *Options, _ []float64, _ []int64, _ *[]float64) { o.Kernel = kernel.Kernel{Kind: kernel.Precomputed} }, ""},
+		{"non-square precomputed", func(o *Options, _ []float64, _ []int64, _ *[]float64) {
+			o.Kernel = kernel.Kernel{Kind: kernel.Precomputed}
+		}, ""},
 	}
 	for _, c := range cases {
 		opt := baseOptions()
