@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -34,7 +35,7 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 	if len(X) != m*n {
 		return nil, fmt.Errorf("X has %d values, want %d×%d", len(X), m, n)
 	}
-	if err := checkFinite("X", X, n); err != nil {
+	if err := check.Finite("X", X, n); err != nil {
 		return nil, err
 	}
 	p, err := NewProblem(sp, ys, m, weights, opt.Alpha)
@@ -117,7 +118,7 @@ func (md *Model) Decision(X []float64, q, n int, U []float64) error {
 	if q == 0 {
 		return nil
 	}
-	if err := checkFinite("X", X, n); err != nil {
+	if err := check.Finite("X", X, n); err != nil {
 		return err
 	}
 	Xm := mat.NewDense(q, n, X)
@@ -166,16 +167,6 @@ func addConstant(a *mat.Dense, c float64) {
 			row[j] += c
 		}
 	}
-}
-
-// checkFinite names the first NaN or infinite entry of a row-major matrix with n columns.
-func checkFinite(name string, x []float64, n int) error {
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s[%d, %d] = %v: inputs must be finite", name, i/n, i%n, v)
-		}
-	}
-	return nil
 }
 
 func checkSymmetric(k *mat.Dense) error {

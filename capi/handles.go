@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/combpred/combpred/core/ridge"
+	"github.com/combpred/combpred/core/space"
+)
+
+// Handles are small positive integers naming Go objects held here, so that no Go pointer ever
+// crosses into C. A freed or never-issued handle is an error, not a crash.
+var handles = struct {
+	sync.Mutex
+	next int64
+	objs map[int64]any
+}{next: 1, objs: map[int64]any{}}
+
+func newHandle(obj any) int64 {
+	handles.Lock()
+	defer handles.Unlock()
+	h := handles.next
+	handles.next++
+	handles.objs[h] = obj
+	return h
+}
+
+func lookup(h int64) (any, bool) {
+	handles.Lock()
+	defer handles.Unlock()
+	obj, ok := handles.objs[h]
+	return obj, ok
+}
+
+func freeHandle(h int64, what string) error {
+	handles.Lock()
+	defer handles.Unlock()
+	obj, ok := handles.objs[h]
+	if !ok {
+		return fmt.Errorf("%s handle %d is invalid or already freed", what, h)
+	}
+	if !isKind(obj, what) {
+		return fmt.Errorf("handle %d is not a %s handle", h, what)
+	}
+	delete(handles.objs, h)
+	return nil
+}
+
+func isKind(obj any, what string) bool {
+	switch obj.(type) {
+	case *ridge.Model:
+		return what == "model"
+	case space.Space:
+		return what == "space"
+	}
+	return false
+}
+
+func modelOf(h int64) (*ridge.Model, error) {
+	obj, ok := lookup(h)
+	if !ok {
+		return nil, fmt.Errorf("model handle %d is invalid or already freed", h)
+	}
+	md, ok := obj.(*ridge.Model)
+	if !ok {
+		return nil, fmt.Errorf("handle %d is not a model handle", h)
+	}
+	return md, nil
+}
+
+func spaceOf(h int64) (space.Space, error) {
+	obj, ok := lookup(h)
+	if !ok {
+		return nil, fmt.Errorf("space handle %d is invalid or already freed", h)
+	}
+	sp, ok := obj.(space.Space)
+	if !ok {
+		return nil, fmt.Errorf("handle %d is not a space handle", h)
+	}
+	return sp, nil
+}

@@ -1,0 +1,374 @@
+// Command capi is the flat C ABI of combpred, built with go build -buildmode=c-shared.
+//
+// Conventions (as LightGBM's and XGBoost's C APIs): every symbol starts with cp_; every function
+// returns an int status (cpOK, or an error code whose message cp_last_error returns on the same
+// thread); arrays arrive as pointer + explicit shape and are only viewed during the call; objects
+// are opaque int64 handles; every entry point turns a panic into an error, because an unrecovered
+// panic would kill the caller's Python process.
+package main
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+#include "cp_helpers.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"unsafe"
+
+	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/ridge"
+	"github.com/combpred/combpred/core/space"
+)
+
+// Status codes returned by every cp_ function.
+const (
+	cpOK        = 0
+	cpValue     = 1 // invalid argument or data: Python raises ValueError
+	cpType      = 2 // wrong kind of argument (handle kind, dtype): TypeError
+	cpCancelled = 3 // the progress callback asked to stop: KeyboardInterrupt
+	cpInternal  = 4 // a recovered panic: RuntimeError
+)
+
+// maxElems bounds any array length received, so that size arithmetic cannot overflow.
+const maxElems = 1 << 40
+
+type typeError struct{ error }
+
+func setError(msg string) {
+	cs := C.CString(msg)
+	defer C.free(unsafe.Pointer(cs))
+	C.cp_set_error(cs)
+}
+
+func status(err error) C.int {
+	if err == nil {
+		return cpOK
+	}
+	setError(err.Error())
+	var te typeError
+	switch {
+	case errors.As(err, &te):
+		return cpType
+	case errors.Is(err, ridge.ErrCancelled):
+		return cpCancelled
+	}
+	return cpValue
+}
+
+// guard recovers a panic into an internal-error status. Deferred first in every export.
+func guard(rc *C.int) {
+	if r := recover(); r != nil {
+		buf := make([]byte, 4096)
+		buf = buf[:runtime.Stack(buf, false)]
+		setError(fmt.Sprintf("internal error in combpred (please report): %v\n%s", r, buf))
+		*rc = cpInternal
+	}
+}
+
+func size(name string, dims ...C.int64_t) (int, error) {
+	total := int64(1)
+	for _, d := range dims {
+		if d < 0 {
+			return 0, fmt.Errorf("%s: negative dimension %d", name, int64(d))
+		}
+		if d > 0 && total > maxElems/int64(d) {
+			return 0, fmt.Errorf("%s: shape too large", name)
+		}
+		total *= int64(d)
+	}
+	return int(total), nil
+}
+
+func f64s(name string, p *C.double, dims ...C.int64_t) ([]float64, error) {
+	n, err := size(name, dims...)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return []float64{}, nil
+	}
+	if p == nil {
+		return nil, fmt.Errorf("%s is a NULL pointer", name)
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(p)), n), nil
+}
+
+func i64s(name string, p *C.int64_t, dims ...C.int64_t) ([]int64, error) {
+	n, err := size(name, dims...)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return []int64{}, nil
+	}
+	if p == nil {
+		return nil, fmt.Errorf("%s is a NULL pointer", name)
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(p)), n), nil
+}
+
+func outPtr[T any](name string, p *T) error {
+	if p == nil {
+		return fmt.Errorf("output %s is a NULL pointer", name)
+	}
+	return nil
+}
+
+//export cp_set_threads
+func cp_set_threads(n C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if n < 0 || n > 4096 {
+		return status(fmt.Errorf("n_jobs: thread count %d out of range", int64(n)))
+	}
+	parallel.SetThreads(int(n))
+	if n > 0 {
+		runtime.GOMAXPROCS(int(n))
+	} else {
+		runtime.GOMAXPROCS(runtime.NumCPU())
+	}
+	return cpOK
+}
+
+//export cp_space_new
+func cp_space_new(kind *C.char, params *C.int64_t, nparams C.int64_t, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if kind == nil {
+		return status(errors.New("space kind is a NULL pointer"))
+	}
+	if nparams > 1<<24 {
+		return status(errors.New("too many space parameters"))
+	}
+	p, err := i64s("space parameters", params, nparams)
+	if err == nil {
+		err = outPtr("handle", out)
+	}
+	if err != nil {
+		return status(err)
+	}
+	sp, err := space.New(C.GoString(kind), append([]int64(nil), p...))
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(sp))
+	return cpOK
+}
+
+//export cp_space_free
+func cp_space_free(h C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	return status(freeHandle(int64(h), "space"))
+}
+
+//export cp_space_info
+func cp_space_info(h C.int64_t, dim, width *C.int64_t, logCount, guarantee *C.double) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err == nil && (dim == nil || width == nil || logCount == nil || guarantee == nil) {
+		err = errors.New("an output pointer is NULL")
+	}
+	if err != nil {
+		return status(err)
+	}
+	*dim, *width = C.int64_t(sp.Dim()), C.int64_t(sp.Width())
+	*logCount, *guarantee = C.double(sp.LogCount()), C.double(sp.Guarantee())
+	return cpOK
+}
+
+//export cp_space_mean
+func cp_space_mean(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("mean: output has %d entries, the space has dimension %d", int64(d), sp.Dim()))
+	}
+	buf, err := f64s("mean output", out, d)
+	if err != nil {
+		return status(err)
+	}
+	sp.Mean(buf)
+	return cpOK
+}
+
+// maxDenseCov bounds the dense covariance that cp_space_covariance writes (d² doubles).
+const maxDenseCov = 8192
+
+//export cp_space_covariance
+func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("covariance: output is %d×%d, the space has dimension %d", int64(d), int64(d), sp.Dim()))
+	}
+	if d > maxDenseCov {
+		return status(fmt.Errorf("covariance: dimension %d is too large for a dense matrix; use the operator (cov_mul)", int64(d)))
+	}
+	buf, err := f64s("covariance output", out, d, d)
+	if err != nil {
+		return status(err)
+	}
+	op := sp.Covariance()
+	n := int(d)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			buf[i*n+j] = op.At(i, j)
+		}
+	}
+	return cpOK
+}
+
+//export cp_space_cov_mul
+func cp_space_cov_mul(h C.int64_t, v *C.double, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("cov_mul: vector has %d entries, the space has dimension %d", int64(d), sp.Dim()))
+	}
+	in, err := f64s("v", v, d)
+	if err != nil {
+		return status(err)
+	}
+	dst, err := f64s("output", out, d)
+	if err != nil {
+		return status(err)
+	}
+	sp.Covariance().MulVec(dst, append([]float64(nil), in...))
+	return cpOK
+}
+
+// rowsOf checks that a structure array has the space's width.
+func rowsOf(sp space.Space, name string, p *C.int64_t, m, w C.int64_t) ([]int64, error) {
+	if int64(w) != int64(sp.Width()) {
+		return nil, fmt.Errorf("%s has %d columns, the space encodes a structure in %d", name, int64(w), sp.Width())
+	}
+	return i64s(name, p, m, w)
+}
+
+//export cp_space_validate
+func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "Y", ys, m, w)
+	if err != nil {
+		return status(err)
+	}
+	return status(space.ValidateRows(sp, y, int(m)))
+}
+
+//export cp_space_embed
+func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "Y", ys, m, w)
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("embed: output has %d columns, the space has dimension %d", int64(d), sp.Dim()))
+	}
+	psi, err := f64s("embed output", out, m, d)
+	if err != nil {
+		return status(err)
+	}
+	if err := space.ValidateRows(sp, y, int(m)); err != nil {
+		return status(err)
+	}
+	space.EmbedRows(sp, y, int(m), psi)
+	return cpOK
+}
+
+//export cp_space_sample
+func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "sample output", out, n, w)
+	if err != nil {
+		return status(err)
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 0x636f6d6270726564))
+	width := int(w)
+	for i := 0; i < int(n); i++ {
+		sp.Sample(r, y[i*width:(i+1)*width])
+	}
+	return cpOK
+}
+
+//export cp_space_decode
+func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("decode: scores have %d columns, the space has dimension %d", int64(d), sp.Dim()))
+	}
+	u, err := f64s("scores", us, m, d)
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "decode output", out, m, w)
+	if err != nil {
+		return status(err)
+	}
+	if err := check.Finite("scores", u, int(d)); err != nil {
+		return status(err)
+	}
+	space.DecodeRows(sp, u, int(m), y)
+	return cpOK
+}
+
+//export cp_space_enumerate
+func cp_space_enumerate(h C.int64_t, out *C.int64_t, capacity C.int64_t, w C.int64_t, count *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err == nil {
+		err = outPtr("count", count)
+	}
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "enumerate output", out, capacity, w)
+	if err != nil {
+		return status(err)
+	}
+	width, k := int(w), 0
+	err = sp.Enumerate(func(s []int64) bool {
+		if k < int(capacity) {
+			copy(y[k*width:(k+1)*width], s)
+		}
+		k++
+		return true
+	})
+	if err != nil {
+		return status(fmt.Errorf("enumerate: the space has more than %d structures", space.MaxEnumerate))
+	}
+	*count = C.int64_t(k)
+	return cpOK
+}
+
+func main() {}

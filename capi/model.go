@@ -1,0 +1,242 @@
+package main
+
+/*
+#include <stdint.h>
+#include "cp_helpers.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/ridge"
+)
+
+//export cp_ridge_fit
+func cp_ridge_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
+	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(spaceHandle))
+	if err != nil {
+		return status(err)
+	}
+	if err := outPtr("model handle", out); err != nil {
+		return status(err)
+	}
+	X, err := f64s("X", x, m, n)
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "Y", ys, m, w)
+	if err != nil {
+		return status(err)
+	}
+	var weights []float64
+	if sampleWeight != nil {
+		if weights, err = f64s("sample_weight", sampleWeight, m); err != nil {
+			return status(err)
+		}
+	}
+	ps := ""
+	if params != nil {
+		ps = C.GoString(params)
+	}
+	opt, err := parseFitParams(ps)
+	if err != nil {
+		return status(err)
+	}
+	if progress != nil {
+		opt.Progress = func(it int, objective, relGrad float64) bool {
+			return C.cp_call_progress(progress, C.int64_t(it), C.double(objective), C.double(relGrad), ctx) == 0
+		}
+	}
+	md, err := ridge.Fit(sp, X, int(m), int(n), y, weights, opt)
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(md))
+	return cpOK
+}
+
+//export cp_model_free
+func cp_model_free(h C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	return status(freeHandle(int64(h), "model"))
+}
+
+// cp_model_info reports the model's shapes and how its fit ended; kernelKind is 0 linear, 1 poly,
+// 2 rbf, 3 precomputed. nDual is the number of training samples kept (0 for linear models).
+//
+//export cp_model_info
+func cp_model_info(h C.int64_t, nFeatures, dim, width, nDual, kernelKind, nIter, converged *C.int64_t,
+	objective, relGrad *C.double) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	for _, p := range []*C.int64_t{nFeatures, dim, width, nDual, kernelKind, nIter, converged} {
+		if p == nil {
+			return status(errors.New("an output pointer is NULL"))
+		}
+	}
+	if objective == nil || relGrad == nil {
+		return status(errors.New("an output pointer is NULL"))
+	}
+	*nFeatures, *dim, *width = C.int64_t(md.NFeatures), C.int64_t(md.Space.Dim()), C.int64_t(md.Space.Width())
+	*nDual = 0
+	if md.Dual != nil {
+		r, _ := md.Dual.Dims()
+		*nDual = C.int64_t(r)
+	}
+	*kernelKind = C.int64_t(md.Kernel.Kind)
+	*nIter = C.int64_t(md.Result.Iterations)
+	*converged = 0
+	if md.Result.Converged {
+		*converged = 1
+	}
+	*objective, *relGrad = C.double(md.Result.Objective), C.double(md.Result.RelGrad)
+	return cpOK
+}
+
+//export cp_model_space
+func cp_model_space(h C.int64_t, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err == nil {
+		err = outPtr("space handle", out)
+	}
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(md.Space))
+	return cpOK
+}
+
+//export cp_model_decision
+func cp_model_decision(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(md.Space.Dim()) {
+		return status(fmt.Errorf("decision output has %d columns, the model has %d", int64(d), md.Space.Dim()))
+	}
+	X, err := f64s("X", x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	U, err := f64s("decision output", out, q, d)
+	if err != nil {
+		return status(err)
+	}
+	return status(md.Decision(X, int(q), int(n), U))
+}
+
+//export cp_model_predict
+func cp_model_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	X, err := f64s("X", x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(md.Space, "predict output", out, q, w)
+	if err != nil {
+		return status(err)
+	}
+	return status(md.Predict(X, int(q), int(n), y))
+}
+
+// cp_model_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
+// intercept is not NULL and the model has one, the intercept (d values).
+//
+//export cp_model_coef
+func cp_model_coef(h C.int64_t, out *C.double, rows, cols C.int64_t, intercept *C.double) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if md.Kernel.Kind != kernel.Linear {
+		return status(fmt.Errorf("coef_ exists only for the linear kernel, this model uses %v", md.Kernel.Kind))
+	}
+	d := md.Space.Dim()
+	if int(rows) != md.NFeatures || int(cols) != d {
+		return status(fmt.Errorf("coef output is %d×%d, want %d×%d", int64(rows), int64(cols), md.NFeatures, d))
+	}
+	buf, err := f64s("coef output", out, rows, cols)
+	if err != nil {
+		return status(err)
+	}
+	for j := 0; j < md.NFeatures; j++ {
+		copy(buf[j*d:(j+1)*d], md.Coef.RawRowView(j))
+	}
+	if intercept != nil {
+		b, _ := f64s("intercept output", intercept, cols)
+		clear(b)
+		if md.Intercept {
+			copy(b, md.Coef.RawRowView(md.NFeatures))
+		}
+	}
+	return cpOK
+}
+
+// cp_model_to_bytes writes the model's bytes into buf when capacity suffices; *needed always
+// receives the size, so callers ask once with capacity 0 and again with a buffer that size.
+//
+//export cp_model_to_bytes
+func cp_model_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err == nil {
+		err = outPtr("needed", needed)
+	}
+	if err != nil {
+		return status(err)
+	}
+	b, err := md.MarshalBinary()
+	if err != nil {
+		return status(err)
+	}
+	*needed = C.int64_t(len(b))
+	if int64(capacity) < int64(len(b)) {
+		return cpOK
+	}
+	if buf == nil {
+		return status(errors.New("bytes output is a NULL pointer"))
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(b)), b)
+	return cpOK
+}
+
+//export cp_model_from_bytes
+func cp_model_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if err := outPtr("model handle", out); err != nil {
+		return status(err)
+	}
+	if length < 0 || length > maxElems {
+		return status(fmt.Errorf("model bytes: bad length %d", int64(length)))
+	}
+	if length > 0 && buf == nil {
+		return status(errors.New("model bytes is a NULL pointer"))
+	}
+	var data []byte
+	if length > 0 {
+		data = append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(length))...)
+	}
+	md, err := ridge.UnmarshalModel(data)
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(md))
+	return cpOK
+}

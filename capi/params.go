@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/ridge"
+)
+
+// parseFitParams reads the fit parameter string, "key=value" pairs separated by ';', as LightGBM
+// does: new parameters never change the ABI. Unknown keys and bad values are errors naming the key.
+func parseFitParams(s string) (ridge.Options, error) {
+	opt := ridge.Options{
+		Alpha:     1,
+		Kernel:    kernel.Kernel{Kind: kernel.Linear, Gamma: 1, Degree: 3, Coef0: 1},
+		Intercept: true,
+		Tol:       1e-8,
+		MaxIter:   1000,
+	}
+	if len(s) > 1<<16 {
+		return opt, fmt.Errorf("parameter string of %d bytes is too long", len(s))
+	}
+	seen := map[string]bool{}
+	for _, item := range strings.Split(s, ";") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(item, "=")
+		if !ok {
+			return opt, fmt.Errorf("parameter %q is not key=value", item)
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if seen[key] {
+			return opt, fmt.Errorf("parameter %s is given twice", key)
+		}
+		seen[key] = true
+		var err error
+		switch key {
+		case "alpha":
+			opt.Alpha, err = parseFloat(val)
+		case "gamma":
+			opt.Kernel.Gamma, err = parseFloat(val)
+		case "coef0":
+			opt.Kernel.Coef0, err = parseFloat(val)
+		case "tol":
+			opt.Tol, err = parseFloat(val)
+		case "degree":
+			opt.Kernel.Degree, err = parseInt(val)
+		case "max_iter":
+			opt.MaxIter, err = parseInt(val)
+		case "fit_intercept":
+			var v int
+			v, err = parseInt(val)
+			if err == nil && v != 0 && v != 1 {
+				err = fmt.Errorf("want 0 or 1")
+			}
+			opt.Intercept = v == 1
+		case "kernel":
+			opt.Kernel.Kind, err = kernel.ParseKind(val)
+		case "solver":
+			opt.Solver, err = ridge.ParseSolver(val)
+		default:
+			return opt, fmt.Errorf("unknown parameter %q", key)
+		}
+		if err != nil {
+			return opt, fmt.Errorf("parameter %s=%q: %v", key, val, err)
+		}
+	}
+	return opt, opt.Validate()
+}
+
+func parseFloat(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number")
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("must be finite")
+	}
+	return v, nil
+}
+
+func parseInt(s string) (int, error) {
+	v, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("not a 32-bit integer")
+	}
+	return int(v), nil
+}

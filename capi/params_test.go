@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/ridge"
+)
+
+func TestParseFitParams(t *testing.T) {
+	opt, err := parseFitParams("alpha=0.5; kernel=rbf;gamma=0.1;degree=2;coef0=0;fit_intercept=0;solver=cg;tol=1e-6;max_iter=50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Alpha != 0.5 || opt.Kernel.Kind != kernel.RBF || opt.Kernel.Gamma != 0.1 || opt.Kernel.Degree != 2 ||
+		opt.Kernel.Coef0 != 0 || opt.Intercept || opt.Solver != ridge.CG || opt.Tol != 1e-6 || opt.MaxIter != 50 {
+		t.Errorf("parsed %+v", opt)
+	}
+	bad := map[string]string{
+		"alpha=-1":           "alpha",
+		"alpha=nan":          "alpha",
+		"alpha":              "key=value",
+		"kernel=sigmoid":     "kernel",
+		"fit_intercept=2":    "fit_intercept",
+		"max_iter=0":         "max_iter",
+		"colour=red":         "unknown parameter",
+		"alpha=1;alpha=2":    "twice",
+		"degree=1e99":        "degree",
+		"solver=newton":      "solver",
+		"tol=1":              "tol",
+		"kernel=rbf;gamma=0": "gamma",
+	}
+	for in, want := range bad {
+		if _, err := parseFitParams(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseFitParams(%q) error %v, want it to mention %q", in, err, want)
+		}
+	}
+}
+
+// FuzzParseFitParams: the parameter string comes from Python callers; no input may panic, and any
+// accepted input yields valid options.
+func FuzzParseFitParams(f *testing.F) {
+	f.Add("alpha=1;kernel=rbf;gamma=0.5")
+	f.Add("solver=exact;fit_intercept=0;max_iter=3")
+	f.Fuzz(func(t *testing.T, s string) {
+		opt, err := parseFitParams(s)
+		if err == nil {
+			if verr := opt.Validate(); verr != nil {
+				t.Fatalf("accepted %q but options are invalid: %v", s, verr)
+			}
+		}
+	})
+}

@@ -1,0 +1,391 @@
+package space
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"sync"
+)
+
+func init() {
+	Register("cliques", func(p []int64) (Space, error) { return newFromOne("cliques", p, NewCliques) })
+}
+
+// CliquesExactMax is the largest n for which Cliques decodes exactly (by visiting all 2^n vertex
+// subsets in Gray-code order); larger spaces decode approximately.
+const CliquesExactMax = 20
+
+// Cliques is the space of cliques of the complete graph on n vertices, as graphs: a structure is a
+// complete subgraph, given by its vertex set encoded as a 0/1 row of length n, and ψ has one
+// coordinate per unordered pair u < v (lexicographic order, as Tournaments), 1 when both endpoints
+// are in the set; d = n(n−1)/2.
+//
+// Which vertex sets: a set with a single vertex has no edge, so it is the same graph (ψ = 0) as
+// the empty set. Y therefore holds the empty clique (the all-zero row) and every vertex set with
+// at least 2 vertices, |Y| = 2^n − n, and rows with exactly one vertex are rejected by Validate
+// (encode "no clique" as all zeros). The thesis counts vertex subsets, |Y| = 2^N, which lists the
+// empty graph N+1 times; its Ψ and (corrected) C count only sets with at least one edge and are
+// unaffected: Ψ_e = 2^{n−2} and C_{e,e'} = 2^{n−|e∪e'|} (the thesis prints
+// Σ_{i=|e∩e'|}^{N} C(N−|e∩e'|, i−|e∩e'|) = 2^{N−|e∩e'|}, indexed by the intersection instead of
+// the union; enumeration disagrees whenever e ≠ e').
+//
+// With ρ = 2^n/|Y| = 1/(1 − n 2^{−n}): p_e = ρ/4 and S_{e,e'} = ρ 2^{−|e∪e'|} − ρ²/16 (ρ/4 − ρ²/16,
+// ρ/8 − ρ²/16 and ρ/16 − ρ²/16 for the same pair, pairs sharing a vertex and disjoint pairs).
+// Products cost O(d): (S v)_e = (ρ/16)[(1−ρ) Σv + s_a + s_b + v_e] for e = (a, b), where s_w sums v
+// over the pairs at vertex w.
+//
+// Sampling: fair coins per vertex, rejecting the (at most half, for n = 2) draws with one vertex;
+// exactly uniform. Decoding maximises Σ_{u<v both in} u_uv, a quadratic pseudo-Boolean function:
+// exact for n ≤ CliquesExactMax, approximate beyond (see Guarantee and decodeApprox).
+type Cliques struct {
+	n, d   int
+	rho, p float64
+	pool   sync.Pool // *cliquesScratch, for Decode beyond CliquesExactMax
+}
+
+// NewCliques returns the space of cliques on n vertices, n ≥ 2.
+func NewCliques(n int) (*Cliques, error) {
+	if n < 2 {
+		return nil, fmt.Errorf("space: cliques needs n_vertices ≥ 2, got %d", n)
+	}
+	rho := 1 / (1 - float64(n)*math.Ldexp(1, -n))
+	s := &Cliques{n: n, d: n * (n - 1) / 2, rho: rho, p: rho / 4}
+	s.pool.New = func() any {
+		return &cliquesScratch{w: make([]float64, n*n), g: make([]float64, n), in: make([]bool, n), best: make([]bool, n)}
+	}
+	return s, nil
+}
+
+// Kind returns "cliques".
+func (s *Cliques) Kind() string { return "cliques" }
+
+// Params returns (n).
+func (s *Cliques) Params() []int64 { return []int64{int64(s.n)} }
+
+// Dim returns d = n(n−1)/2.
+func (s *Cliques) Dim() int { return s.d }
+
+// Width returns n: a structure is a 0/1 row over the vertices.
+func (s *Cliques) Width() int { return s.n }
+
+// LogCount returns log(2^n − n).
+func (s *Cliques) LogCount() float64 {
+	return float64(s.n)*math.Ln2 + math.Log1p(-float64(s.n)*math.Ldexp(1, -s.n))
+}
+
+// Guarantee returns 0 for n ≤ CliquesExactMax (exact decoding). Beyond, it returns
+// ν = 1 − 1/d, which is all that can be proved for the approximate decoder: the decoded score is
+// at least max(0, max_e u_e) ≥ max f / d (the optimal clique has at most d edges), and min f ≤ 0.
+// Quadratic set functions have no sibling structure (ψ(T) + ψ(complement of T) is not constant), so
+// the ½ factor of sibling systems does not apply. In practice the local search is far better than
+// the guarantee; the tests report its realised ν on enumerable sizes.
+func (s *Cliques) Guarantee() float64 {
+	if s.n <= CliquesExactMax {
+		return 0
+	}
+	return 1 - 1/float64(s.d)
+}
+
+// Mean writes p_e = 2^{n−2}/(2^n − n) = ρ/4 in every coordinate.
+func (s *Cliques) Mean(p []float64) {
+	for e := range p {
+		p[e] = s.p
+	}
+}
+
+// Covariance returns S_{e,e'} = ρ 2^{−|e∪e'|} − ρ²/16 with O(d) products.
+func (s *Cliques) Covariance() Operator { return cliquesCov{s} }
+
+// Validate checks that y is a 0/1 row of length n with no vertex or at least two.
+func (s *Cliques) Validate(y []int64) error {
+	if len(y) != s.n {
+		return fmt.Errorf("a clique row has %d entries (one per vertex), got %d", s.n, len(y))
+	}
+	ones, last := 0, -1
+	for v, x := range y {
+		if x != 0 && x != 1 {
+			return fmt.Errorf("vertex %d has value %d, want 0 or 1", v, x)
+		}
+		if x == 1 {
+			ones, last = ones+1, v
+		}
+	}
+	if ones == 1 {
+		return fmt.Errorf("clique row has exactly one vertex (%d), which has no edge: encode the empty clique as all zeros, or give at least 2 vertices", last)
+	}
+	return nil
+}
+
+// Embed writes 1 for every pair with both endpoints in the set.
+func (s *Cliques) Embed(y []int64, psi []float64) {
+	e := 0
+	for a := 0; a < s.n; a++ {
+		if y[a] == 0 {
+			clear(psi[e : e+s.n-1-a])
+		} else {
+			for b := a + 1; b < s.n; b++ {
+				psi[e+b-a-1] = float64(y[b])
+			}
+		}
+		e += s.n - 1 - a
+	}
+}
+
+// Sample draws a clique uniformly: fair coins per vertex, redrawn when exactly one vertex is in.
+func (s *Cliques) Sample(r *rand.Rand, y []int64) {
+	for {
+		ones := 0
+		for j := 0; j < s.n; j += 64 {
+			b := r.Uint64()
+			for k := j; k < s.n && k < j+64; k++ {
+				y[k] = int64(b & 1)
+				ones += int(b & 1)
+				b >>= 1
+			}
+		}
+		if ones != 1 {
+			return
+		}
+	}
+}
+
+// Decode writes a clique maximising Σ_{u<v both in} u_uv: exactly for n ≤ CliquesExactMax
+// (Gray-code enumeration with incremental scores, O(n 2^n)), within Guarantee beyond
+// (decodeApprox). The empty clique wins ties with it. It is safe for concurrent use.
+func (s *Cliques) Decode(u []float64, y []int64) {
+	if s.n <= CliquesExactMax {
+		s.decodeExact(u, y)
+		return
+	}
+	s.decodeApprox(u, y)
+}
+
+// decodeExact visits every vertex set in Gray-code order: flipping vertex b changes the score by
+// ±g_b, where g_b = Σ_{x in} u_bx is kept up to date in O(n) per step.
+func (s *Cliques) decodeExact(u []float64, y []int64) {
+	n := s.n
+	var w [CliquesExactMax * CliquesExactMax]float64
+	var g [CliquesExactMax]float64
+	e := 0
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			w[a*n+b], w[b*n+a] = u[e], u[e]
+			e++
+		}
+	}
+	var mask, bestMask uint32
+	var score, best float64
+	for i := uint32(1); i < 1<<n; i++ {
+		b := bits.TrailingZeros32(i)
+		row := w[b*n : b*n+n]
+		if mask&(1<<b) == 0 {
+			mask |= 1 << b
+			score += g[b]
+			for x, wx := range row {
+				g[x] += wx
+			}
+		} else {
+			mask &^= 1 << b
+			score -= g[b]
+			for x, wx := range row {
+				g[x] -= wx
+			}
+		}
+		if score > best && bits.OnesCount32(mask) != 1 {
+			best, bestMask = score, mask
+		}
+	}
+	for v := range y {
+		y[v] = int64(bestMask >> v & 1)
+	}
+}
+
+// cliquesScratch holds the buffers of one approximate decoding.
+type cliquesScratch struct {
+	w        []float64 // n×n symmetric score matrix, zero diagonal
+	g        []float64 // g_v = Σ_{x in} w_vx
+	in, best []bool
+}
+
+// decodeApprox runs a best-improvement local search (add or remove one vertex while that raises
+// the score) from several starts and keeps the best result: the best single edge, grown greedily
+// by the vertex of largest positive gain; the full vertex set; the vertices of positive weighted
+// degree Σ_x u_vx and their complement. Since the best edge is among the starts and the score
+// never decreases, the result scores at least max(0, max_e u_e), which gives Guarantee's ν.
+// Each start costs O(n²) plus O(n) per move, with at most 4n moves.
+func (s *Cliques) decodeApprox(u []float64, y []int64) {
+	n := s.n
+	sc := s.pool.Get().(*cliquesScratch)
+	defer s.pool.Put(sc)
+	w := sc.w
+	e := 0
+	bestEdge, bestEdgeScore := 0, math.Inf(-1)
+	var scale float64
+	for a := 0; a < n; a++ {
+		w[a*n+a] = 0
+		for b := a + 1; b < n; b++ {
+			w[a*n+b], w[b*n+a] = u[e], u[e]
+			if u[e] > bestEdgeScore {
+				bestEdge, bestEdgeScore = e, u[e]
+			}
+			scale += math.Abs(u[e])
+			e++
+		}
+	}
+	tol := 1e-14 * scale // improvements below rounding noise do not count as moves
+	bestScore := 0.0     // the empty clique
+	clear(sc.best)
+
+	try := func(start func(in []bool)) {
+		clear(sc.in)
+		start(sc.in)
+		score := s.localSearch(sc, tol)
+		if score > bestScore {
+			bestScore = score
+			copy(sc.best, sc.in)
+		}
+	}
+	try(func(in []bool) { // best edge, grown greedily (the local search only adds while it helps)
+		a, b := pairAt(n, bestEdge)
+		in[a], in[b] = true, true
+	})
+	try(func(in []bool) {
+		for v := range in {
+			in[v] = true
+		}
+	})
+	for _, want := range []bool{true, false} {
+		try(func(in []bool) {
+			for v := 0; v < n; v++ {
+				var deg float64
+				for _, x := range w[v*n : v*n+n] {
+					deg += x
+				}
+				in[v] = (deg > 0) == want
+			}
+		})
+	}
+	ones := 0
+	for _, b := range sc.best {
+		if b {
+			ones++
+		}
+	}
+	for v := range y {
+		y[v] = 0
+		if sc.best[v] && ones > 1 {
+			y[v] = 1
+		}
+	}
+}
+
+// localSearch improves the vertex set sc.in by single-vertex flips, always taking the flip of
+// largest gain, until no flip gains more than tol (or 4n flips were made), and returns its score.
+func (s *Cliques) localSearch(sc *cliquesScratch, tol float64) float64 {
+	n := s.n
+	w, g, in := sc.w, sc.g, sc.in
+	clear(g)
+	for v := 0; v < n; v++ {
+		if in[v] {
+			for x, wx := range w[v*n : v*n+n] {
+				g[x] += wx
+			}
+		}
+	}
+	var score float64
+	for v := 0; v < n; v++ {
+		if in[v] {
+			score += g[v]
+		}
+	}
+	score /= 2
+	for move := 0; move < 4*n; move++ {
+		bestV, bestGain := -1, tol
+		for v := 0; v < n; v++ {
+			gain := g[v]
+			if in[v] {
+				gain = -gain
+			}
+			if gain > bestGain {
+				bestV, bestGain = v, gain
+			}
+		}
+		if bestV < 0 {
+			break
+		}
+		sign := 1.0
+		if in[bestV] {
+			sign = -1
+		}
+		in[bestV] = !in[bestV]
+		score += bestGain
+		for x, wx := range w[bestV*n : bestV*n+n] {
+			g[x] += sign * wx
+		}
+	}
+	return score
+}
+
+// Enumerate yields the empty clique and then every vertex set with at least two vertices, in
+// increasing order of the bitmask (vertex v is bit v).
+func (s *Cliques) Enumerate(yield func(y []int64) bool) error {
+	if s.LogCount() > math.Log(MaxEnumerate)+1e-9 {
+		return ErrTooLarge
+	}
+	y := make([]int64, s.n)
+	for mask := uint64(0); mask < 1<<s.n; mask++ {
+		if bits.OnesCount64(mask) == 1 {
+			continue
+		}
+		for v := range y {
+			y[v] = int64(mask >> v & 1)
+		}
+		if !yield(y) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// cliquesCov is the covariance of Cliques.
+type cliquesCov struct{ s *Cliques }
+
+func (o cliquesCov) Dim() int { return o.s.d }
+
+func (o cliquesCov) At(i, j int) float64 {
+	rho := o.s.rho
+	a, b := pairAt(o.s.n, i)
+	c, d := pairAt(o.s.n, j)
+	union := 4
+	if a == c || a == d {
+		union--
+	}
+	if b == c || b == d {
+		union--
+	}
+	return rho*math.Ldexp(1, -union) - rho*rho/16
+}
+
+func (o cliquesCov) MulVec(dst, v []float64) {
+	n, rho := o.s.n, o.s.rho
+	sv := make([]float64, n)
+	var sum float64
+	e := 0
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			sv[a] += v[e]
+			sv[b] += v[e]
+			sum += v[e]
+			e++
+		}
+	}
+	common := (1 - rho) * sum
+	e = 0
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			dst[e] = rho / 16 * (common + sv[a] + sv[b] + v[e])
+			e++
+		}
+	}
+}

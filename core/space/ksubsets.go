@@ -1,0 +1,198 @@
+package space
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+)
+
+func init() {
+	Register("ksubsets", func(p []int64) (Space, error) {
+		if err := wantParams("ksubsets", p, 2); err != nil {
+			return nil, err
+		}
+		for _, x := range p {
+			if x < -math.MaxInt32 || x > math.MaxInt32 {
+				return nil, fmt.Errorf("space: ksubsets parameter %d is out of range", x)
+			}
+		}
+		return NewKSubsets(int(p[0]), int(p[1]))
+	})
+}
+
+// KSubsets is the space of the label sets with exactly k of n labels (the thesis' ℓ-label
+// prediction; k = 1 is multiclass). A structure is a 0/1 row of length n with k ones; ψ is that
+// indicator, d = n.
+//
+// Under the uniform distribution each label is in with probability p = k/n and two different
+// labels are both in with probability k(k−1)/(n(n−1)), so S_ii = (k/n)(1 − k/n) and, off the
+// diagonal, S_ij = k(k−1)/(n(n−1)) − (k/n)² = −k(n−k)/(n²(n−1)): a diagonal plus a constant.
+// In counts: |Y| = C(n,k), Ψ = C(n−1,k−1) 1 and C = C(n−2,k−2) 11ᵀ + C(n−2,k−1) I; the thesis
+// prints C(n−1,k−1) as the coefficient of I, which overstates the diagonal by C(n−2,k−2).
+// Decoding is exact: the k largest scores.
+type KSubsets struct {
+	n, k int
+	pool sync.Pool // *[]int32 of length n, scratch for Decode
+}
+
+// NewKSubsets returns the space of k-subsets of n labels, 1 ≤ k ≤ n.
+func NewKSubsets(n, k int) (*KSubsets, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("space: ksubsets needs n_labels ≥ 1, got %d", n)
+	}
+	if k < 1 || k > n {
+		return nil, fmt.Errorf("space: ksubsets needs 1 ≤ k ≤ n_labels = %d, got k = %d", n, k)
+	}
+	s := &KSubsets{n: n, k: k}
+	s.pool.New = func() any { b := make([]int32, n); return &b }
+	return s, nil
+}
+
+// Kind returns "ksubsets".
+func (s *KSubsets) Kind() string { return "ksubsets" }
+
+// Params returns (n, k).
+func (s *KSubsets) Params() []int64 { return []int64{int64(s.n), int64(s.k)} }
+
+// Dim returns n.
+func (s *KSubsets) Dim() int { return s.n }
+
+// Width returns n: a structure is a 0/1 row over the labels.
+func (s *KSubsets) Width() int { return s.n }
+
+// LogCount returns log C(n, k).
+func (s *KSubsets) LogCount() float64 { return logBinomial(s.n, s.k) }
+
+// Guarantee returns 0: Decode is exact.
+func (s *KSubsets) Guarantee() float64 { return 0 }
+
+// Mean writes k/n in every coordinate.
+func (s *KSubsets) Mean(p []float64) {
+	for i := range p {
+		p[i] = float64(s.k) / float64(s.n)
+	}
+}
+
+// Covariance returns S = diag(k/n − k²/n² − c) + c 11ᵀ with c = k(k−1)/(n(n−1)) − k²/n².
+func (s *KSubsets) Covariance() Operator {
+	n, k := float64(s.n), float64(s.k)
+	p := k / n
+	var c float64
+	if s.n > 1 {
+		// k(k−1)/(n(n−1)) − k²/n² = −k(n−k)/(n²(n−1)), written without cancellation.
+		c = -k * (n - k) / (n * n * (n - 1))
+	}
+	diag := make([]float64, s.n)
+	for i := range diag {
+		diag[i] = p*(1-p) - c
+	}
+	return diagPlusConst{diag: diag, c: c}
+}
+
+// Validate checks that y is a 0/1 row of length n with exactly k ones.
+func (s *KSubsets) Validate(y []int64) error {
+	if len(y) != s.n {
+		return fmt.Errorf("a k-subset row has %d entries (one per label), got %d", s.n, len(y))
+	}
+	ones := 0
+	for j, v := range y {
+		if v != 0 && v != 1 {
+			return fmt.Errorf("label %d has value %d, want 0 or 1", j, v)
+		}
+		ones += int(v)
+	}
+	if ones != s.k {
+		return fmt.Errorf("k-subset has %d labels, want %d", ones, s.k)
+	}
+	return nil
+}
+
+// Embed writes the indicator row itself.
+func (s *KSubsets) Embed(y []int64, psi []float64) {
+	for j, v := range y {
+		psi[j] = float64(v)
+	}
+}
+
+// Sample draws a k-subset uniformly by selection sampling (Knuth's algorithm S): label j is taken
+// with probability (labels still needed)/(labels left), with exact integer draws.
+func (s *KSubsets) Sample(r *rand.Rand, y []int64) {
+	need := s.k
+	for j := 0; j < s.n; j++ {
+		if need > 0 && r.IntN(s.n-j) < need {
+			y[j] = 1
+			need--
+		} else {
+			y[j] = 0
+		}
+	}
+}
+
+// Decode keeps the k labels with the largest scores (the lower index among ties), in
+// O(n log n) time. It is exact and safe for concurrent use.
+func (s *KSubsets) Decode(u []float64, y []int64) {
+	bp := s.pool.Get().(*[]int32)
+	idx := *bp
+	for j := range idx {
+		idx[j] = int32(j)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp.Compare(u[b], u[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	clear(y)
+	for _, j := range idx[:s.k] {
+		y[j] = 1
+	}
+	s.pool.Put(bp)
+}
+
+// Enumerate yields the k-subsets in lexicographic order of their label lists.
+func (s *KSubsets) Enumerate(yield func(y []int64) bool) error {
+	if !binomialAtMost(s.n, s.k, MaxEnumerate) {
+		return ErrTooLarge
+	}
+	c := make([]int, s.k) // the chosen labels, increasing
+	for i := range c {
+		c[i] = i
+	}
+	y := make([]int64, s.n)
+	for {
+		clear(y)
+		for _, j := range c {
+			y[j] = 1
+		}
+		if !yield(y) {
+			return nil
+		}
+		i := s.k - 1
+		for i >= 0 && c[i] == s.n-s.k+i {
+			i--
+		}
+		if i < 0 {
+			return nil
+		}
+		c[i]++
+		for j := i + 1; j < s.k; j++ {
+			c[j] = c[j-1] + 1
+		}
+	}
+}
+
+// binomialAtMost reports whether C(n, k) ≤ limit, with exact integer arithmetic.
+func binomialAtMost(n, k, limit int) bool {
+	k = min(k, n-k)
+	c := uint64(1)
+	for i := 1; i <= k; i++ {
+		c = c * uint64(n-k+i) / uint64(i) // exact: c becomes C(n−k+i, i)
+		if c > uint64(limit) {
+			return false
+		}
+	}
+	return true
+}
