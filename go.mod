@@ -1,5 +1,5 @@
 module github.com/combpred/combpred
 
-go 1.26.8
+go 1.24.0
 
 require gonum.org/v1/gonum v0.17.0

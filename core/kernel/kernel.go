@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/combpred/combpred/core/parallel"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -74,8 +75,18 @@ func (k Kernel) Validate() error {
 
 // Gram writes k(a_i, b_j) into dst (rows of a × rows of b). a and b have the same number of
 // columns. Precomputed kernels have no Gram matrix: the caller passes the matrix itself.
-func (k Kernel) Gram(dst *mat.Dense, a, b mat.Matrix) {
-	dst.Mul(a, b.T())
+func (k Kernel) Gram(dst *mat.Dense, a, b *mat.Dense) {
+	var nb []float64
+	if k.Kind == RBF {
+		nb = SquaredNorms(b)
+	}
+	k.GramNorms(dst, a, b, nb)
+}
+
+// GramNorms is Gram with the squared row norms of b given (SquaredNorms(b)), so that repeated
+// predictions against the same b do not recompute them; nb is used by the rbf kernel only.
+func (k Kernel) GramNorms(dst *mat.Dense, a, b *mat.Dense, nb []float64) {
+	products(dst, a, b)
 	if k.Kind == Linear {
 		return
 	}
@@ -93,7 +104,7 @@ func (k Kernel) Gram(dst *mat.Dense, a, b mat.Matrix) {
 			}
 		})
 	case RBF:
-		na, nb := sqNorms(a), sqNorms(b)
+		na := SquaredNorms(a)
 		parallel.For(rows, 64, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				row := raw.Data[i*raw.Stride : i*raw.Stride+cols]
@@ -108,12 +119,35 @@ func (k Kernel) Gram(dst *mat.Dense, a, b mat.Matrix) {
 	}
 }
 
-func sqNorms(a mat.Matrix) []float64 {
+// serialRows is the largest number of rows of a for which products avoids gemm: gonum runs gemm
+// on several goroutines, and waking parked threads costs more than a few hundred dot products,
+// which matters for single-row predictions.
+const serialRows = 4
+
+// products writes a·bᵀ into dst.
+func products(dst, a, b *mat.Dense) {
+	ra, _ := a.Dims()
+	if ra > serialRows {
+		dst.Mul(a, b.T())
+		return
+	}
+	rb, _ := b.Dims()
+	for i := 0; i < ra; i++ {
+		x, out := a.RawRowView(i), dst.RawRowView(i)
+		for j := 0; j < rb; j++ {
+			out[j] = floats.Dot(x, b.RawRowView(j))
+		}
+	}
+}
+
+// SquaredNorms returns ‖a_i‖² for every row of a.
+func SquaredNorms(a *mat.Dense) []float64 {
 	r, _ := a.Dims()
 	out := make([]float64, r)
 	for i := range out {
-		v := mat.Row(nil, i, a)
-		out[i] = mat.Dot(mat.NewVecDense(len(v), v), mat.NewVecDense(len(v), v))
+		for _, v := range a.RawRowView(i) {
+			out[i] += v * v
+		}
 	}
 	return out
 }

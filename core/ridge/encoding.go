@@ -192,7 +192,9 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	md.Result.Converged = r.u8() == 1
 	md.Coef = r.matrix("coefficients")
 	md.Dual = r.matrix("dual coefficients")
-	md.Support = r.matrix("support inputs")
+	if support := r.matrix("support inputs"); support != nil {
+		md.setSupport(support)
+	}
 	if r.err != nil {
 		return nil, r.err
 	}

@@ -21,6 +21,14 @@ type Model struct {
 	Dual      *mat.Dense // other kernels: Γ = Aᵀ, training samples × d
 	Support   *mat.Dense // rbf and poly kernels: the training inputs, samples × NFeatures
 	Result    Result
+
+	supportNorms []float64 // ‖support_i‖², set with Support
+}
+
+// setSupport stores the training inputs of a kernel model with what prediction needs from them.
+func (md *Model) setSupport(s *mat.Dense) {
+	md.Support = s
+	md.supportNorms = kernel.SquaredNorms(s)
 }
 
 // Fit trains StructuredRidge on inputs X (m×n, row-major, not retained) and structures ys
@@ -84,7 +92,7 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 		}
 		K = mat.DenseCopyOf(Xm)
 	} else {
-		model.Support = mat.DenseCopyOf(Xm)
+		model.setSupport(mat.DenseCopyOf(Xm))
 		K = mat.NewDense(m, m, nil)
 		opt.Kernel.Gram(K, Xm, Xm)
 	}
@@ -136,7 +144,7 @@ func (md *Model) Decision(X []float64, q, n int, U []float64) error {
 		if md.Kernel.Kind == kernel.Precomputed {
 			kx.Copy(xb)
 		} else {
-			md.Kernel.Gram(kx, xb, md.Support)
+			md.Kernel.GramNorms(kx, xb, md.Support, md.supportNorms)
 		}
 		if md.Intercept {
 			addConstant(kx, 1)

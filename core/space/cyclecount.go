@@ -76,7 +76,8 @@ func (c cycleCounts) twoArcShare() float64 {
 	return c.f / (float64(c.n-1) * float64(c.n-2) * float64(c.n-3) * c.t)
 }
 
-// exactDirected is the number of directed cycles when it fits a uint64 (n ≤ 20), else false.
+// cycleExactDirected is the number of directed cycles when it fits a uint64 (n ≤ 20), else false;
+// Enumerate compares it with MaxEnumerate without rounding.
 func cycleExactDirected(n int) (uint64, bool) {
 	if n > 20 {
 		return 0, false

@@ -16,7 +16,7 @@ import (
 //	dir  = Σ_{i=3}^{n} C(n,i)(i−1)!            directed cycles (appendix B)
 //	arc  = Σ_{i=3}^{n} C(n−2,i−2)(i−2)!        directed cycles through a given arc
 //	path = Σ_{i=3}^{n} C(n−3,i−3)(i−3)!        directed cycles through a given path u→v→w
-//	two  = Σ_{i=4}^{n} C(n−4,i−4)·2(i−3)!      undirected cycles through two disjoint edges (§4.3)
+//	two  = Σ_{i=4}^{n} C(n−4,i−4)·2(i−3)!      undirected cycles through two disjoint edges (§4.3.1)
 type pcCycleSums struct{ dir, arc, path, two *big.Int }
 
 func pcBigCycleSums(n int) pcCycleSums {

@@ -7,63 +7,81 @@ import (
 )
 
 // cycleExactMax is the largest n whose cycles are decoded exactly: the Held–Karp DP holds n·2^n
-// floats (1.8 MB at n = 14) and takes a few milliseconds there.
+// floats (1.8 MB at n = 14) and takes about a millisecond there, more than doubling per vertex.
 const cycleExactMax = 14
 
 // cycleBuf is the scratch space of one Decode call of a cycle space.
 type cycleBuf struct {
 	w  []float64 // w[a·n+b]: the score of the arc a→b
+	wt []float64 // w transposed
 	dp []float64
 	ls cycleSearch
 }
 
 // cycleDecodeExact writes a maximum-weight cycle of length ≥ 3 under arc weights w into y, by the
-// Held–Karp dynamic programme: dp[mask·n+last] is the best path that starts at the smallest
-// vertex of mask, visits exactly mask and ends at last. Fixing the start at the smallest vertex
-// lists every cycle once per orientation instead of once per vertex.
+// Held–Karp dynamic programme: dp[mask·n+v] is the best path that starts at the smallest vertex s
+// of mask, visits exactly mask and ends at v ≠ s. Fixing the start at the smallest vertex lists
+// every cycle once per orientation instead of once per vertex.
+//
+// Each entry is pulled from the row of mask∖{v} with a branch-free max, so that the inner loop has
+// no unpredictable branches and writes once; entries of vertices outside a mask are never read
+// and need no initialisation. wt is w transposed, so that the weights into v are contiguous.
 func cycleDecodeExact(n int, w []float64, buf *cycleBuf, y []int64) {
 	size := n << n
 	if cap(buf.dp) < size {
 		buf.dp = make([]float64, size)
 	}
 	dp := buf.dp[:size]
-	negInf := math.Inf(-1)
-	for i := range dp {
-		dp[i] = negInf
-	}
-	for s := 0; s < n; s++ {
-		dp[(1<<s)*n+s] = 0
+	wt := permGrow(&buf.wt, n*n)
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			wt[b*n+a] = w[a*n+b]
+		}
 	}
 	full := 1<<n - 1
-	best, bestMask, bestLast := negInf, 0, 0
+	best, bestMask, bestLast := math.Inf(-1), 0, 0
 	for mask := 1; mask <= full; mask++ {
 		s := bits.TrailingZeros(uint(mask))
-		free := full &^ mask &^ (2<<s - 1) // vertices above the start and not yet visited
+		inner := mask &^ (1 << s) // possible ends
+		if inner == 0 {
+			continue
+		}
 		closable := bits.OnesCount(uint(mask)) >= 3
 		row := dp[mask*n : mask*n+n]
-		for rest := mask; rest != 0; rest &= rest - 1 {
-			last := bits.TrailingZeros(uint(rest))
-			cur := row[last]
-			if cur == negInf {
-				continue // last == start of a longer path
-			}
-			wl := w[last*n : last*n+n]
-			if closable {
-				if c := cur + wl[s]; c > best {
-					best, bestMask, bestLast = c, mask, last
+		for rest := inner; rest != 0; rest &= rest - 1 {
+			v := bits.TrailingZeros(uint(rest))
+			prev := inner &^ (1 << v) // ends of mask∖{v}
+			var val float64
+			if prev == 0 {
+				val = w[s*n+v]
+			} else {
+				prow := dp[(mask&^(1<<v))*n:]
+				into := wt[v*n : v*n+n]
+				// Two running maxima, so that the latency of max does not chain through every
+				// candidate.
+				v0, v1 := math.Inf(-1), math.Inf(-1)
+				for p := prev; p != 0; {
+					l := bits.TrailingZeros(uint(p))
+					p &= p - 1
+					v0 = max(v0, prow[l]+into[l])
+					if p == 0 {
+						break
+					}
+					l = bits.TrailingZeros(uint(p))
+					p &= p - 1
+					v1 = max(v1, prow[l]+into[l])
 				}
+				val = max(v0, v1)
 			}
-			for f := free; f != 0; f &= f - 1 {
-				v := bits.TrailingZeros(uint(f))
-				j := (mask|1<<v)*n + v
-				if c := cur + wl[v]; c > dp[j] {
-					dp[j] = c
+			row[v] = val
+			if closable {
+				if c := val + w[v*n+s]; c > best {
+					best, bestMask, bestLast = c, mask, v
 				}
 			}
 		}
 	}
-	// Walk back: dp of the predecessor plus the arc reproduces dp bit for bit, because it is the
-	// same sum that set it.
+	// Walk back: the max picked one of the sums it compared, so recomputing them finds it exactly.
 	for v := range y {
 		y[v] = -1
 	}
@@ -71,14 +89,16 @@ func cycleDecodeExact(n int, w []float64, buf *cycleBuf, y []int64) {
 	y[bestLast] = int64(s)
 	mask, last := bestMask, bestLast
 	for last != s {
-		target := dp[mask*n+last]
 		prevMask := mask &^ (1 << last)
 		prev := s
-		for rest := prevMask; rest != 0; rest &= rest - 1 {
-			p := bits.TrailingZeros(uint(rest))
-			if c := dp[prevMask*n+p]; c != negInf && c+w[p*n+last] == target {
-				prev = p
-				break
+		if ends := prevMask &^ (1 << s); ends != 0 {
+			target := dp[mask*n+last]
+			for p := ends; p != 0; p &= p - 1 {
+				l := bits.TrailingZeros(uint(p))
+				if dp[prevMask*n+l]+wt[last*n+l] == target {
+					prev = l
+					break
+				}
 			}
 		}
 		y[prev] = int64(last)
@@ -322,9 +342,10 @@ func (c *cycleSearch) twoOptPass(pass int) bool {
 	return true
 }
 
-// cycleStarts writes two starting cycles into the search and calls try on each: the triangle
-// closing the heaviest arc through its best third vertex, and the greedy tour that follows the
-// heaviest arc to an unvisited vertex from the same start.
+// cycleStarts calls try with two starting cycles, cheap to build and different in kind so that
+// the local search explores both short and long cycles: the triangle closing the heaviest arc
+// through its best third vertex, and the greedy tour through all vertices that leaves each vertex
+// by its heaviest arc to an unvisited one, starting where the heaviest arc starts.
 func cycleStarts(n int, w []float64, scratch []int, try func(verts []int)) {
 	a, b := 0, 1
 	for u := 0; u < n; u++ {

@@ -115,12 +115,12 @@ func (s *DirectedCycles) Decode(u []float64, y []int64) {
 	buf := s.pool.Get().(*cycleBuf)
 	defer s.pool.Put(buf)
 	w := permGrow(&buf.w, n*n)
-	permGainMatrix(n, u, w)
+	scale := permGainMatrix(n, u, w)
 	if s.exact() {
 		cycleDecodeExact(n, w, buf, y)
 		return
 	}
-	cycleDecodeLocal(n, w, permMaxAbs(u), true, buf, y)
+	cycleDecodeLocal(n, w, scale, true, buf, y)
 }
 
 // Enumerate lists the cycles subset by subset (masks in increasing order), the smallest vertex of

@@ -183,8 +183,10 @@ func (s *HierarchyPaths) Enumerate(yield func(y []int64) bool) error {
 // u, v is an ancestor of the other, 0 otherwise.
 type hierarchyCov struct{ s *HierarchyPaths }
 
+// Dim returns d.
 func (o hierarchyCov) Dim() int { return o.s.t.n() }
 
+// At returns the entry S[i, j].
 func (o hierarchyCov) At(i, j int) float64 {
 	t, p := o.s.t, o.s.p
 	var both float64

@@ -113,10 +113,12 @@ func (s *Ordinal) Enumerate(yield func(y []int64) bool) error {
 // ordinalCov is the covariance of Ordinal.
 type ordinalCov struct{ n int }
 
+// Dim returns d.
 func (o ordinalCov) Dim() int { return o.n - 1 }
 
 func (o ordinalCov) p(j int) float64 { return float64(o.n-1-j) / float64(o.n) }
 
+// At returns the entry S[i, j].
 func (o ordinalCov) At(i, j int) float64 {
 	return float64(o.n-1-max(i, j))/float64(o.n) - o.p(i)*o.p(j)
 }

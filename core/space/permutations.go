@@ -144,12 +144,12 @@ func (s *Permutations) Decode(u []float64, y []int64) {
 	buf := s.pool.Get().(*permBuf)
 	defer s.pool.Put(buf)
 	w := permGrow(&buf.w, n*n)
-	permGainMatrix(n, u, w)
+	scale := permGainMatrix(n, u, w)
 	order := permGrowInt(&buf.order, n)
 	if s.exact() {
 		permDecodeExact(n, w, buf, order)
 	} else {
-		permDecodeApprox(n, w, permMaxAbs(u), order)
+		permDecodeApprox(n, w, scale, order)
 	}
 	for pos, label := range order {
 		y[label] = int64(pos + 1)
@@ -180,21 +180,35 @@ type permBuf struct {
 	w      []float64 // w[a·n+b]: the score of ranking a before b
 	lo, hi []float64 // per label, its gain after each subset of the low and of the high labels
 	dp     []float64 // best score of the subsets placed first
-	last   []uint8   // the label placed last in that best order
 	order  []int
 }
 
-// permGainMatrix fills w[a·n+b] with what ranking a before b adds to ⟨u, ψ⟩; w is antisymmetric.
-func permGainMatrix(n int, u, w []float64) {
+// permGainMatrix fills w[a·n+b] with what ranking a before b (or the arc a→b) adds to ⟨u, ψ⟩;
+// w is antisymmetric. It returns max |w|, the scale of rounding tolerances.
+func permGainMatrix(n int, u, w []float64) float64 {
+	var m float64
 	k := 0
 	for a := 0; a < n; a++ {
 		w[a*n+a] = 0
 		for b := a + 1; b < n; b++ {
-			w[a*n+b] = u[k]
-			w[b*n+a] = -u[k]
+			x := permFiniteScore(n, u[k])
+			w[a*n+b], w[b*n+a] = x, -x
+			m = max(m, math.Abs(x))
 			k++
 		}
 	}
+	return m
+}
+
+// permFiniteScore maps a score to one that keeps every sum of n² scores finite: NaN counts as 0
+// and ±Inf as a value that still dominates. Without it a NaN or Inf would defeat every
+// comparison of the decoders, which must still return a valid structure.
+func permFiniteScore(n int, x float64) float64 {
+	if x != x {
+		return 0
+	}
+	lim := math.MaxFloat64 / float64(4*n*n)
+	return max(-lim, min(lim, x))
 }
 
 // permDecodeExact writes an optimal order (labels, best first) into order.
@@ -225,27 +239,36 @@ func permDecodeExact(n int, w []float64, buf *permBuf, order []int) {
 	}
 	full := 1<<n - 1
 	dp := permGrow(&buf.dp, full+1)
-	if cap(buf.last) < full+1 {
-		buf.last = make([]uint8, full+1)
-	}
-	last := buf.last[:full+1]
 	dp[0] = 0
 	for set := 1; set <= full; set++ {
-		best, arg := math.Inf(-1), 0
-		for rest := set; rest != 0; rest &= rest - 1 {
+		// Two running maxima, so that the latency of max does not chain through every candidate.
+		b0, b1 := math.Inf(-1), math.Inf(-1)
+		for rest := set; rest != 0; {
 			v := bits.TrailingZeros(uint(rest))
+			rest &= rest - 1
 			prev := set &^ (1 << v)
-			c := dp[prev] + lo[v<<h|prev&lowMask] + hi[v<<hb|prev>>h]
-			if c > best {
-				best, arg = c, v
+			b0 = max(b0, dp[prev]+lo[v<<h|prev&lowMask]+hi[v<<hb|prev>>h])
+			if rest == 0 {
+				break
 			}
+			v = bits.TrailingZeros(uint(rest))
+			rest &= rest - 1
+			prev = set &^ (1 << v)
+			b1 = max(b1, dp[prev]+lo[v<<h|prev&lowMask]+hi[v<<hb|prev>>h])
 		}
-		dp[set] = best
-		last[set] = uint8(arg)
+		dp[set] = max(b0, b1)
 	}
+	// Walk back: the max picked one of the sums it compared, so recomputing them finds it exactly.
 	set := full
 	for pos := n - 1; pos >= 0; pos-- {
-		v := int(last[set])
+		v := 0
+		for rest := set; rest != 0; rest &= rest - 1 {
+			v = bits.TrailingZeros(uint(rest))
+			prev := set &^ (1 << v)
+			if dp[prev]+lo[v<<h|prev&lowMask]+hi[v<<hb|prev>>h] == dp[set] {
+				break
+			}
+		}
 		order[pos] = v
 		set &^= 1 << v
 	}
@@ -435,15 +458,6 @@ func permNext(y []int64) bool {
 	y[i], y[j] = y[j], y[i]
 	slices.Reverse(y[i+1:])
 	return true
-}
-
-// permMaxAbs is the largest |x| in xs, the scale of the rounding tolerances of local searches.
-func permMaxAbs(xs []float64) float64 {
-	var m float64
-	for _, x := range xs {
-		m = math.Max(m, math.Abs(x))
-	}
-	return m
 }
 
 func permGrow(b *[]float64, n int) []float64 {

@@ -51,7 +51,8 @@ func TestPermutationsApproxDecoder(t *testing.T) {
 			trials = 200
 		}
 		nu := spacetest.CheckDecoder(t, s, b, trials, uint64(300+n))
-		t.Logf("permutations n=%d: approximate decoder, mean realised ν = %.4f (guarantee 0.5)", n, nu)
+		worst := pcWorstRealisedNu(s, b, trials, uint64(300+n))
+		t.Logf("permutations n=%d: approximate decoder, realised ν mean %.4f, worst %.4f (guarantee 0.5)", n, nu, worst)
 	}
 }
 
@@ -205,4 +206,148 @@ func pcRelClose(a, b, rel float64) bool {
 func pcLogFactorial(k int) float64 {
 	l, _ := math.Lgamma(float64(k))
 	return l
+}
+
+// pcWorstRealisedNu replays CheckDecoder's score vectors (same seed) and returns the largest
+// realised z-factor (max − f(ŷ))/(max − min), which CheckDecoder does not report.
+func pcWorstRealisedNu(s space.Space, b *spacetest.Brute, trials int, seed uint64) float64 {
+	r := rand.New(rand.NewPCG(seed, 7))
+	u, psi := make([]float64, s.Dim()), make([]float64, s.Dim())
+	y := make([]int64, s.Width())
+	var worst float64
+	for trial := 0; trial < trials; trial++ {
+		for i := range u {
+			u[i] = r.NormFloat64()
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range b.Psis {
+			f := pcDot(u, p)
+			lo, hi = math.Min(lo, f), math.Max(hi, f)
+		}
+		s.Decode(u, y)
+		s.Embed(y, psi)
+		if hi > lo {
+			worst = math.Max(worst, (hi-pcDot(u, psi))/(hi-lo))
+		}
+	}
+	return worst
+}
+
+func TestPermCyclesRejectBadParameters(t *testing.T) {
+	cases := []struct {
+		kind   string
+		params []int64
+		want   string
+	}{
+		{"permutations", []int64{0}, "n_labels ≥ 1"},
+		{"dicycles", []int64{2}, "n_vertices ≥ 3"},
+		{"ucycles", []int64{-1}, "out of range"},
+		{"ucycles", []int64{2}, "n_vertices ≥ 3"},
+		{"dicycles", []int64{4, 5}, "takes 1 parameter"},
+		{"permutations", []int64{1 << 20}, "not supported"},
+	}
+	for _, c := range cases {
+		_, err := space.New(c.kind, c.params)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(%q, %v) error = %v, want it to mention %q", c.kind, c.params, err, c.want)
+		}
+	}
+}
+
+func TestPermCyclesEnumerateLimits(t *testing.T) {
+	for _, c := range []struct {
+		kind     string
+		ok, over int
+	}{{"permutations", 10, 11}, {"dicycles", 10, 11}, {"ucycles", 10, 11}} {
+		s, _ := space.New(c.kind, []int64{int64(c.over)})
+		if err := s.Enumerate(func([]int64) bool { t.Fatal("yield called"); return false }); err != space.ErrTooLarge {
+			t.Errorf("%s(%d).Enumerate = %v, want ErrTooLarge", c.kind, c.over, err)
+		}
+		s, _ = space.New(c.kind, []int64{int64(c.ok)})
+		calls := 0
+		err := s.Enumerate(func([]int64) bool { calls++; return calls < 3 })
+		if err != nil || calls != 3 {
+			t.Errorf("%s(%d).Enumerate: err %v after %d calls, want nil after 3 (stop when yield says so)", c.kind, c.ok, err, calls)
+		}
+	}
+}
+
+// Decode is called from many goroutines at once (space.DecodeRows); pooled scratch space must not
+// leak between calls. Run with -race to check the pools as well as the results.
+func TestPermCyclesDecodeConcurrent(t *testing.T) {
+	spaces := []space.Space{}
+	for _, c := range []struct {
+		kind string
+		n    int64
+	}{{"permutations", 9}, {"permutations", 20}, {"dicycles", 9}, {"dicycles", 20}, {"ucycles", 9}, {"ucycles", 20}} {
+		s, err := space.New(c.kind, []int64{c.n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spaces = append(spaces, s)
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, s := range spaces {
+		const m = 64
+		d, w := s.Dim(), s.Width()
+		us := make([]float64, m*d)
+		for i := range us {
+			us[i] = r.NormFloat64()
+		}
+		serial := make([]int64, m*w)
+		for i := 0; i < m; i++ {
+			s.Decode(us[i*d:(i+1)*d], serial[i*w:(i+1)*w])
+		}
+		done := make(chan []int64)
+		for g := 0; g < 8; g++ {
+			go func() {
+				out := make([]int64, m*w)
+				for k := 0; k < m; k++ {
+					i := (k + g*7) % m
+					s.Decode(us[i*d:(i+1)*d], out[i*w:(i+1)*w])
+				}
+				done <- out
+			}()
+		}
+		for g := 0; g < 8; g++ {
+			out := <-done
+			for i := range out {
+				if out[i] != serial[i] {
+					t.Fatalf("%s%v: concurrent Decode differs from serial at row %d", s.Kind(), s.Params(), i/w)
+				}
+			}
+		}
+		if err := space.ValidateRows(s, serial, m); err != nil {
+			t.Errorf("%s%v: %v", s.Kind(), s.Params(), err)
+		}
+	}
+}
+
+// Non-finite scores must still decode to valid structures.
+func TestPermCyclesDecodeNonFinite(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		n    int64
+	}{{"permutations", 6}, {"permutations", 20}, {"dicycles", 6}, {"dicycles", 20}, {"ucycles", 6}, {"ucycles", 20}} {
+		s, _ := space.New(c.kind, []int64{c.n})
+		u := make([]float64, s.Dim())
+		y := make([]int64, s.Width())
+		for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			for i := range u {
+				u[i] = float64(i%5) - 2
+			}
+			u[0], u[len(u)/2] = bad, bad
+			s.Decode(u, y)
+			if err := s.Validate(y); err != nil {
+				t.Errorf("%s(%d) with a %v score: decoded %v invalid: %v", c.kind, c.n, bad, y, err)
+			}
+			for i := range u {
+				u[i] = bad
+			}
+			s.Decode(u, y)
+			if err := s.Validate(y); err != nil {
+				t.Errorf("%s(%d) with all scores %v: decoded %v invalid: %v", c.kind, c.n, bad, y, err)
+			}
+		}
+	}
 }

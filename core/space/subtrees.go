@@ -218,8 +218,10 @@ func (s *Subtrees) Enumerate(yield func(y []int64) bool) error {
 // subtreesCov is the covariance of Subtrees, S_uv = p_u p_v / p_lca(u,v) − p_u p_v.
 type subtreesCov struct{ s *Subtrees }
 
+// Dim returns d.
 func (o subtreesCov) Dim() int { return o.s.t.n() }
 
+// At returns the entry S[i, j].
 func (o subtreesCov) At(i, j int) float64 {
 	p := o.s.p
 	w := o.s.t.lca(i, j)

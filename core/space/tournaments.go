@@ -128,14 +128,17 @@ type scaledIdentityOp struct {
 	c float64
 }
 
+// Dim returns d.
 func (o scaledIdentityOp) Dim() int { return o.d }
 
+// MulVec writes S·v into dst.
 func (o scaledIdentityOp) MulVec(dst, v []float64) {
 	for i, x := range v {
 		dst[i] = o.c * x
 	}
 }
 
+// At returns the entry S[i, j].
 func (o scaledIdentityOp) At(i, j int) float64 {
 	if i == j {
 		return o.c
@@ -144,14 +147,10 @@ func (o scaledIdentityOp) At(i, j int) float64 {
 }
 
 // pairAt returns the pair (a, b), a < b, at index e of the lexicographic list of the unordered
-// pairs of n items (the inverse of pairIndexOf), in O(n).
+// pairs of n items, (0,1), (0,2), …, (0,n−1), (1,2), …, in O(n).
 func pairAt(n, e int) (a, b int) {
 	for a = 0; e >= n-1-a; a++ {
 		e -= n - 1 - a
 	}
 	return a, a + 1 + e
 }
-
-// pairIndexOf returns the index of the pair (a, b), a < b, in the lexicographic list of the
-// unordered pairs of n items: (0,1), (0,2), …, (0,n−1), (1,2), ….
-func pairIndexOf(n, a, b int) int { return a*(2*n-a-1)/2 + b - a - 1 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/combpred/combpred/core/space"
@@ -254,6 +255,56 @@ func TestTreeSpacesRejectBadParentArrays(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("New(%q, %v) error = %v, want it to mention %q", kind, params, err, want)
+			}
+		}
+	}
+}
+
+// Decode of every space here must be safe for concurrent use (pooled scratch buffers, no shared
+// mutable state): decode the same score rows from several goroutines and compare with a serial
+// pass. Run with -race to check for data races as well.
+func TestSixSpacesDecodeConcurrently(t *testing.T) {
+	r := rand.New(rand.NewPCG(91, 92))
+	var spaces []space.Space
+	add := func(s space.Space, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		spaces = append(spaces, s)
+	}
+	add(space.NewKSubsets(50, 7))
+	add(space.NewOrdinal(30))
+	add(space.NewHierarchyPaths(treeRandom(r, 200), true))
+	add(space.NewSubtrees(treeRandom(r, 200)))
+	add(space.NewTournaments(20))
+	add(space.NewCliques(12))
+	add(space.NewCliques(40))
+	for _, s := range spaces {
+		const rows = 64
+		d, w := s.Dim(), s.Width()
+		us := make([]float64, rows*d)
+		for i := range us {
+			us[i] = r.NormFloat64()
+		}
+		want := make([]int64, rows*w)
+		for i := 0; i < rows; i++ {
+			s.Decode(us[i*d:(i+1)*d], want[i*w:(i+1)*w])
+		}
+		got := make([]int64, rows*w)
+		var wg sync.WaitGroup
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				for i := g; i < rows; i += 8 {
+					s.Decode(us[i*d:(i+1)*d], got[i*w:(i+1)*w])
+				}
+			}(g)
+		}
+		wg.Wait()
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s%v: concurrent Decode differs from serial at row %d", s.Kind(), s.Params()[:1], i/w)
 			}
 		}
 	}

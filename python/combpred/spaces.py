@@ -1,0 +1,413 @@
+"""Output spaces: the sets of structures combpred predicts.
+
+Each space is a thin handle on the Go core, which does the counting, sampling and decoding. A
+structure is encoded as a row of integers; the encoding of each space is stated on its class.
+Every space offers:
+
+``dim``
+    d, the length of the joint feature map ψ(y).
+``log_count()``
+    log |Y| (natural logarithm): |Y| itself overflows for large spaces.
+``mean()``, ``covariance()``
+    p = E[ψ] and S = Cov[ψ] under the uniform distribution on Y, from closed-form counts.
+``embed(Y)``, ``validate(Y)``
+    ψ of each structure; a clear ``ValueError`` naming the first invalid row.
+``sample(n, random_state)``
+    exact uniform samples.
+``decode(U)``
+    argmax over Y of ⟨u, ψ(y)⟩ for each row u of scores, exact or within ``decoder_guarantee``.
+``enumerate()``
+    every structure, for tests on small sizes (refused above a few million).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from . import _capi
+
+
+class _Handle:
+    """Owns one Go space handle and frees it with the Python object."""
+
+    def __init__(self, value: int):
+        self.value = value
+
+    def __del__(self):
+        if _capi.usable() and _capi._lib is not None:
+            _capi.lib().cp_space_free(self.value)
+
+
+class Space:
+    """Base class of the output spaces; see the module docstring for what every space offers."""
+
+    kind: str = ""
+
+    def _params(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    # A handle is created lazily, once per process: spaces are pickled by their parameters.
+    def _h(self) -> int:
+        h = self.__dict__.get("_handle_obj")
+        if h is None:
+            params = np.ascontiguousarray(self._params(), dtype=np.int64)
+            out = _capi.out_i64()
+            _capi.check(_capi.lib().cp_space_new(self.kind.encode(), _capi.i64(params), len(params), out))
+            h = _Handle(out.value)
+            self.__dict__["_handle_obj"] = h
+            self._read_info()
+        return h.value
+
+    def _read_info(self) -> None:
+        dim, width = _capi.out_i64(), _capi.out_i64()
+        log_count, guarantee = _capi.c_double(), _capi.c_double()
+        _capi.check(_capi.lib().cp_space_info(self.__dict__["_handle_obj"].value, dim, width, log_count, guarantee))
+        self.__dict__["_info_cache"] = (dim.value, width.value, log_count.value, guarantee.value)
+
+    def _info(self) -> tuple[int, int, float, float]:
+        self._h()
+        return self.__dict__["_info_cache"]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_handle_obj", "_info_cache")}
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self._params() == other._params()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._params()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(map(str, self._repr_args()))})"
+
+    def _repr_args(self) -> tuple:
+        return self._params()
+
+    @property
+    def dim(self) -> int:
+        """d, the length of ψ(y)."""
+        return self._info()[0]
+
+    @property
+    def width(self) -> int:
+        """Number of integers encoding one structure."""
+        return self._info()[1]
+
+    @property
+    def decoder_guarantee(self) -> float:
+        """0.0 when :meth:`decode` is exact, else its z-approximation factor ν.
+
+        The decoded structure ŷ satisfies f(ŷ) ≥ (1 − ν) max f + ν min f.
+        """
+        return self._info()[3]
+
+    def log_count(self) -> float:
+        """Return log |Y|, the natural logarithm of the number of structures."""
+        return self._info()[2]
+
+    def mean(self) -> np.ndarray:
+        """Return p = Ψ/|Y|, the mean of ψ under the uniform distribution, shape (d,)."""
+        out = np.empty(self.dim)
+        _capi.check(_capi.lib().cp_space_mean(self._h(), _capi.f64(out), self.dim))
+        return out
+
+    def covariance(self) -> np.ndarray:
+        """Return S = C/|Y| − ppᵀ, the covariance of ψ under the uniform distribution, (d, d).
+
+        Dense: for inspection and tests. Large pair spaces refuse (use :meth:`covariance_dot`).
+        """
+        out = np.empty((self.dim, self.dim))
+        _capi.check(_capi.lib().cp_space_covariance(self._h(), _capi.f64(out), self.dim))
+        return out
+
+    def covariance_dot(self, v: np.ndarray) -> np.ndarray:
+        """Return S·v without materialising S."""
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        if v.shape != (self.dim,):
+            raise ValueError(f"v must have shape ({self.dim},), got {v.shape}")
+        out = np.empty(self.dim)
+        _capi.check(_capi.lib().cp_space_cov_mul(self._h(), _capi.f64(v), _capi.f64(out), self.dim))
+        return out
+
+    # Encoding: subclasses with a non-row encoding (Multiclass: one int) override these two.
+    def _to_rows(self, Y: Any, name: str = "Y") -> np.ndarray:
+        Y = np.asarray(Y)
+        if Y.ndim == 1 and self.width == 1:
+            Y = Y.reshape(-1, 1)
+        if Y.ndim != 2 or Y.shape[1] != self.width:
+            raise ValueError(
+                f"{name} must have shape (n_samples, {self.width}) for {self!r}, got shape {Y.shape}"
+            )
+        return _as_int_rows(Y, name)
+
+    def _from_rows(self, rows: np.ndarray) -> np.ndarray:
+        return rows
+
+    def validate(self, Y: Any) -> None:
+        """Raise ``ValueError`` naming the first row of Y that is not a structure of the space."""
+        rows = self._to_rows(Y)
+        _capi.check(_capi.lib().cp_space_validate(self._h(), _capi.i64(rows), rows.shape[0], self.width))
+
+    def embed(self, Y: Any) -> np.ndarray:
+        """Return ψ of each structure of Y, shape (n_samples, d)."""
+        rows = self._to_rows(Y)
+        out = np.empty((rows.shape[0], self.dim))
+        _capi.check(
+            _capi.lib().cp_space_embed(self._h(), _capi.i64(rows), rows.shape[0], self.width, _capi.f64(out), self.dim)
+        )
+        return out
+
+    def sample(self, n_samples: int, random_state: Any = None) -> np.ndarray:
+        """Draw n_samples structures uniformly at random from the space."""
+        if not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
+            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+        seed = int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
+        out = np.empty((int(n_samples), self.width), dtype=np.int64)
+        _capi.check(_capi.lib().cp_space_sample(self._h(), int(n_samples), seed, _capi.i64(out), self.width))
+        return self._from_rows(out)
+
+    def decode(self, U: Any) -> np.ndarray:
+        """Return, for each row u of scores U (n_samples, d), a structure maximising ⟨u, ψ(y)⟩."""
+        U = _as_float_rows(U, self.dim, "U")
+        out = np.empty((U.shape[0], self.width), dtype=np.int64)
+        _capi.check(
+            _capi.lib().cp_space_decode(self._h(), _capi.f64(U), U.shape[0], self.dim, _capi.i64(out), self.width)
+        )
+        return self._from_rows(out)
+
+    def enumerate(self) -> np.ndarray:
+        """Return every structure of the space (tests only; refused above a few million)."""
+        count = _capi.out_i64()
+        _capi.check(_capi.lib().cp_space_enumerate(self._h(), None, 0, self.width, count))
+        out = np.empty((count.value, self.width), dtype=np.int64)
+        _capi.check(_capi.lib().cp_space_enumerate(self._h(), _capi.i64(out), count.value, self.width, count))
+        return self._from_rows(out)
+
+    def score(self, Y_true: Any, Y_pred: Any) -> float:
+        """Mean agreement between true and predicted structures (1.0 is perfect).
+
+        The fraction of equal ψ coordinates, averaged over samples; subclasses refine it.
+        """
+        a, b = self.embed(Y_true), self.embed(Y_pred)
+        return float(np.mean(a == b))
+
+
+def _as_int_rows(Y: np.ndarray, name: str) -> np.ndarray:
+    if Y.dtype == bool:
+        Y = Y.astype(np.int64)
+    if Y.dtype.kind == "f":
+        if not np.all(np.isfinite(Y)):
+            raise ValueError(f"{name} contains NaN or infinity")
+        if np.any(Y != np.round(Y)):
+            raise ValueError(f"{name} must hold integers, found a fractional value")
+    elif Y.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integers, got dtype {Y.dtype}")
+    return np.ascontiguousarray(Y, dtype=np.int64)
+
+
+def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:
+    U = np.asarray(U, dtype=np.float64)
+    if U.ndim == 1 and U.shape[0] == d:
+        U = U.reshape(1, -1)
+    if U.ndim != 2 or U.shape[1] != d:
+        raise ValueError(f"{name} must have shape (n_samples, {d}), got {U.shape}")
+    if not np.all(np.isfinite(U)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return np.ascontiguousarray(U)
+
+
+def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
+class Multiclass(Space):
+    """One class out of ``n_classes``; y is an int in [0, n_classes); ψ is one-hot."""
+
+    kind = "multiclass"
+
+    def __init__(self, n_classes: int):
+        self.n_classes = _positive_int(n_classes, "n_classes")
+
+    def _params(self) -> tuple[int, ...]:
+        return (self.n_classes,)
+
+    def _from_rows(self, rows: np.ndarray) -> np.ndarray:
+        return rows[:, 0]
+
+    def score(self, Y_true: Any, Y_pred: Any) -> float:
+        """Accuracy."""
+        return float(np.mean(self._to_rows(Y_true)[:, 0] == self._to_rows(Y_pred)[:, 0]))
+
+
+class Multilabel(Space):
+    """Any subset of ``n_labels`` labels; Y is a 0/1 row of length n_labels; ψ is Y itself."""
+
+    kind = "multilabel"
+
+    def __init__(self, n_labels: int):
+        self.n_labels = _positive_int(n_labels, "n_labels")
+
+    def _params(self) -> tuple[int, ...]:
+        return (self.n_labels,)
+
+    def score(self, Y_true: Any, Y_pred: Any) -> float:
+        """One minus the Hamming loss."""
+        return float(np.mean(self._to_rows(Y_true) == self._to_rows(Y_pred)))
+
+
+class KSubsets(Multilabel):
+    """Label sets of exactly ``k`` of ``n_labels`` labels; a 0/1 row with k ones."""
+
+    kind = "ksubsets"
+
+    def __init__(self, n_labels: int, k: int):
+        self.n_labels = _positive_int(n_labels, "n_labels")
+        self.k = _positive_int(k, "k")
+
+    def _params(self) -> tuple[int, ...]:
+        return (self.n_labels, self.k)
+
+
+class Ordinal(Multiclass):
+    """Ordinal regression on ``n_levels`` ordered levels; y is an int level in [0, n_levels).
+
+    ψ has n_levels − 1 threshold indicators, ψ_i(y) = 1 when y ≥ i.
+    """
+
+    kind = "ordinal"
+
+    def __init__(self, n_levels: int):
+        self.n_levels = _positive_int(n_levels, "n_levels", 2)
+
+    def _params(self) -> tuple[int, ...]:
+        return (self.n_levels,)
+
+
+def _parent_array(parent: Any) -> tuple[int, ...]:
+    parent = np.asarray(parent)
+    if parent.ndim != 1 or parent.size == 0 or parent.dtype.kind not in "iu":
+        raise ValueError("parent must be a non-empty 1-D integer array, with -1 at the root")
+    return tuple(int(v) for v in parent)
+
+
+class HierarchyPaths(Multiclass):
+    """One node of a rooted tree, standing for its path from the root (single-path taxonomies).
+
+    ``parent[v]`` is v's parent, −1 at the (single) root; give a forest a virtual root. y is a node
+    id; ψ marks the node and its ancestors. With ``leaves_only`` only leaves are structures.
+    """
+
+    kind = "hierarchy_paths"
+
+    def __init__(self, parent: Any, leaves_only: bool = False):
+        self.parent = _parent_array(parent)
+        self.leaves_only = bool(leaves_only)
+
+    def _params(self) -> tuple[int, ...]:
+        return (int(self.leaves_only),) + self.parent
+
+    def _repr_args(self) -> tuple:
+        return (f"parent=<{len(self.parent)} nodes>", f"leaves_only={self.leaves_only}")
+
+
+class Subtrees(Multilabel):
+    """Non-empty rooted subtrees of a tree (multi-path taxonomies).
+
+    ``parent[v]`` is v's parent, −1 at the root. Y is a 0/1 node row that contains the root and
+    the parent of every node it contains; ψ is Y itself.
+    """
+
+    kind = "subtrees"
+
+    def __init__(self, parent: Any):
+        self.parent = _parent_array(parent)
+
+    def _params(self) -> tuple[int, ...]:
+        return self.parent
+
+    def _repr_args(self) -> tuple:
+        return (f"parent=<{len(self.parent)} nodes>",)
+
+
+class _PairSpace(Space):
+    def __init__(self, n: int):
+        self.n = _positive_int(n, self._size_name, self._min)
+
+    def _params(self) -> tuple[int, ...]:
+        return (self.n,)
+
+
+class Permutations(_PairSpace):
+    """Total orders of ``n_labels`` labels (label ranking).
+
+    A ranking is a row of ranks, ``y[j]`` = position of label j, 1 = best (scikit-lr's convention).
+    ψ has one entry per pair u < v: +1 when u is ranked before v, −1 otherwise.
+    """
+
+    kind, _size_name, _min = "permutations", "n_labels", 1
+
+    @property
+    def n_labels(self) -> int:
+        return self.n
+
+
+class PartialTournaments(_PairSpace):
+    """Orientations of some pairs of ``n_items`` items: a row in {−1, 0, 1} per pair u < v."""
+
+    kind, _size_name, _min = "tournaments", "n_items", 2
+
+
+class DirectedCycles(_PairSpace):
+    """Directed cycles of length ≥ 3 on any subset of ``n_vertices`` vertices (routes).
+
+    A cycle is a successor row: ``y[v]`` is the vertex after v, −1 when v is not on the cycle.
+    ψ has one entry per pair u < v: +1 for the arc u→v, −1 for v→u, 0 when neither is used.
+    """
+
+    kind, _size_name, _min = "dicycles", "n_vertices", 3
+
+
+class UndirectedCycles(_PairSpace):
+    """Undirected cycles of length ≥ 3 on ``n_vertices`` vertices; a successor row of either
+    orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle."""
+
+    kind, _size_name, _min = "ucycles", "n_vertices", 3
+
+
+class Cliques(_PairSpace):
+    """Vertex subsets of ``n_vertices`` vertices, a 0/1 row; ψ is 1 on each pair inside."""
+
+    kind, _size_name, _min = "cliques", "n_vertices", 2
+
+
+_BY_NAME = {
+    "multiclass": Multiclass,
+    "multilabel": Multilabel,
+    "permutations": Permutations,
+    "dicycles": DirectedCycles,
+    "ucycles": UndirectedCycles,
+    "cliques": Cliques,
+}
+
+
+def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
+    """Build the space a string names, sized from the training targets Y."""
+    if name == "multiclass":
+        return Multiclass(n_classes)
+    if name in _BY_NAME:
+        if Y.ndim != 2:
+            raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}")
+        return _BY_NAME[name](Y.shape[1])
+    if name == "tournaments":
+        n = (1 + math.isqrt(1 + 8 * Y.shape[1])) // 2
+        return PartialTournaments(n)
+    raise ValueError(
+        f"unknown space {name!r}: use one of {sorted(_BY_NAME) + ['tournaments']} or a space object "
+        "(combpred.spaces.*) for spaces that need parameters (KSubsets, Ordinal, HierarchyPaths, Subtrees)"
+    )
