@@ -1,0 +1,44 @@
+"""Shared by the benchmark scripts: machine facts and rewriting one section of BENCHMARKS.md."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+from pathlib import Path
+
+import combpred
+import numpy as np
+import sklearn
+
+BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
+
+
+def machine() -> str:
+    """One line describing where the numbers were measured."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}, combpred {combpred.__version__}"
+    )
+
+
+def write_section(name: str, body: str, path: Path = BENCHMARKS_MD) -> None:
+    """Replace (or append) the section delimited by `<!-- name:start -->` / `<!-- name:end -->`."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    block = f"{start}\n{body.rstrip()}\n{end}"
+    text = (
+        path.read_text()
+        if path.exists()
+        else "# Benchmarks\n\nEach section is written by the script it names; rerun it to refresh.\n"
+    )
+    pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
+    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block + "\n"
+    path.write_text(text)
