@@ -63,6 +63,10 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 			}
 		}
 		if solver == Exact {
+			if des.cols()*d > MaxExactUnknowns {
+				return nil, fmt.Errorf("solver=exact would factor a %d×%d matrix (features × output dimension > %d); use solver=\"cg\"",
+					des.cols()*d, des.cols()*d, MaxExactUnknowns)
+			}
 			model.Coef, err = solveLinearExact(p, des)
 			if err != nil {
 				return nil, err
@@ -81,6 +85,10 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 			return nil, err
 		}
 		return model, nil
+	}
+	if m > MaxKernelSamples {
+		return nil, fmt.Errorf("a %v kernel model on %d samples needs their %d×%d Gram matrix; at most %d samples are supported: use the linear kernel or subsample",
+			opt.Kernel.Kind, m, m, m, MaxKernelSamples)
 	}
 	var K *mat.Dense
 	if opt.Kernel.Kind == kernel.Precomputed {

@@ -44,6 +44,16 @@ var ErrCancelled = errors.New("fit cancelled")
 // of the normal equations; beyond it preconditioned CG is cheaper.
 const exactLimit = 600
 
+// Memory bounds, checked before allocating, so that a large problem gets an error naming the
+// way out instead of exhausting the machine.
+const (
+	// MaxKernelSamples bounds m for kernel models, which hold the m×m Gram matrix (8m² bytes).
+	MaxKernelSamples = 30000
+	// MaxExactUnknowns bounds (rows of W)·d for the exact solver, which factors a square matrix of
+	// that size.
+	MaxExactUnknowns = 8000
+)
+
 // Options configure a fit.
 type Options struct {
 	Alpha     float64

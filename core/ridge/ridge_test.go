@@ -292,6 +292,25 @@ func TestFitRejectsBadInput(t *testing.T) {
 	}
 }
 
+func TestMemoryBoundsAreErrors(t *testing.T) {
+	sp, _ := space.NewMultilabel(100)
+	opt := baseOptions()
+	opt.Solver = Exact
+	const m, n = 2, 100
+	_, err := Fit(sp, make([]float64, m*n), m, n, make([]int64, m*100), nil, opt)
+	if err == nil || !strings.Contains(err.Error(), "use solver=\"cg\"") {
+		t.Errorf("exact solver on 101×100 unknowns: error %v", err)
+	}
+	small, _ := space.NewMultilabel(2)
+	opt = baseOptions()
+	opt.Kernel = kernel.Kernel{Kind: kernel.RBF, Gamma: 1}
+	mk := MaxKernelSamples + 1
+	_, err = Fit(small, make([]float64, mk), mk, 1, make([]int64, 2*mk), nil, opt)
+	if err == nil || !strings.Contains(err.Error(), "Gram matrix") {
+		t.Errorf("kernel model on %d samples: error %v", mk, err)
+	}
+}
+
 func TestProgressCanCancel(t *testing.T) {
 	sp, _ := space.NewMultilabel(4)
 	X, ys := synthetic(t, sp, 50, 3, 1)
