@@ -1,14 +1,40 @@
-"""Benchmark data sets bundled with combpred (each with its provenance in ``data/``)."""
+"""Benchmark data sets: yeast bundled with combpred, the others read from a shared data directory.
+
+``load_yeast`` reads the copy shipped inside the package (with its provenance in ``data/``). The
+other loaders read the large benchmark files where they lie, never copying them into the package:
+
+``load_label_ranking(name)``
+    the 8 label-ranking sets of Cheng, Hühn & Hüllermeier (2009) in scikit-lr's CSV format;
+``load_hierarchical(name)``
+    the Clus HMC taxonomies ``"imclef07a"`` (single path) and ``"cellcycle_FUN"`` (multi-path).
+
+The data directory is the one holding ``label_ranking/`` and ``hierarchical_funcat_go/``. It is
+looked for, in order, at the ``data_home`` argument, at the environment variable ``COMBPRED_DATA``,
+and — in a source checkout — at ``../shared/datasets`` next to the repository root (the directory
+holding ``go.mod``). A ``FileNotFoundError`` lists every place tried.
+"""
 
 from __future__ import annotations
 
 import gzip
+import os
 from importlib import resources
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sklearn.utils import Bunch
 
-__all__ = ["load_yeast", "read_arff"]
+__all__ = [
+    "LABEL_RANKING_DATASETS",
+    "HIERARCHICAL_DATASETS",
+    "data_home_candidates",
+    "load_hierarchical",
+    "load_label_ranking",
+    "load_yeast",
+    "read_arff",
+    "read_hmc_arff",
+]
 
 
 def read_arff(text: str) -> tuple[list[str], np.ndarray]:
@@ -76,3 +102,395 @@ def load_yeast() -> Bunch:
         DESCR="yeast (MULAN split): 103 features, 14 labels; train 1500, test 917. "
         "Provenance: combpred/datasets/data/yeast-PROVENANCE.md",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# locating the shared data directory
+# --------------------------------------------------------------------------------------------
+LABEL_RANKING_DATASETS = ("authorship", "calhousing", "glass", "iris", "stock", "vehicle", "vowel", "wine")
+"""Names accepted by :func:`load_label_ranking`."""
+
+HIERARCHICAL_DATASETS = ("imclef07a", "cellcycle_FUN")
+"""Names accepted by :func:`load_hierarchical`."""
+
+_HIERARCHICAL_FILES = {
+    "imclef07a": ("hierarchical_funcat_go/imclef07a", {"train": "ImCLEF07A_Train.arff", "test": "ImCLEF07A_Test.arff"}),
+    "cellcycle_FUN": (
+        "hierarchical_funcat_go/cellcycle_FUN",
+        {
+            "train": "cellcycle_FUN.train.arff",
+            "valid": "cellcycle_FUN.valid.arff",
+            "test": "cellcycle_FUN.test.arff",
+        },
+    ),
+}
+
+
+def _source_checkout_root() -> Path | None:
+    """The repository root when the package runs from a source checkout (it holds go.mod)."""
+    here = Path(__file__).resolve().parent
+    for folder in here.parents:
+        if (folder / "go.mod").is_file() and (folder / "python" / "combpred").is_dir():
+            return folder
+    return None
+
+
+def data_home_candidates(data_home: str | os.PathLike | None = None) -> list[Path]:
+    """Return the directories searched for the shared data, in order.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        An explicit data directory, tried first.
+
+    Returns
+    -------
+    candidates : list of pathlib.Path
+        ``data_home``, then ``$COMBPRED_DATA``, then ``<repository root>/../shared/datasets`` when
+        the package runs from a source checkout; each only when given or found.
+    """
+    out: list[Path] = []
+    if data_home is not None:
+        out.append(Path(data_home).expanduser())
+    env = os.environ.get("COMBPRED_DATA")
+    if env:
+        out.append(Path(env).expanduser())
+    root = _source_checkout_root()
+    if root is not None:
+        out.append((root.parent / "shared" / "datasets").resolve())
+    return out
+
+
+def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
+    """Find ``relative`` (a path inside the data directory) in the first candidate holding it."""
+    candidates = data_home_candidates(data_home)
+    for folder in candidates:
+        path = folder / relative
+        if path.is_file():
+            return path
+    tried = "\n".join(f"  {folder / relative}" for folder in candidates) or "  (no candidate directory)"
+    raise FileNotFoundError(
+        f"combpred could not find the data file {relative!r}. Looked at:\n{tried}\n"
+        "These data sets do not ship with the package. Set the environment variable COMBPRED_DATA "
+        "(or pass data_home=) to the directory holding label_ranking/ and hierarchical_funcat_go/; "
+        "a source checkout also looks at ../shared/datasets next to the repository root."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# label ranking (scikit-lr CSV)
+# --------------------------------------------------------------------------------------------
+def load_label_ranking(
+    name: str, *, data_home: str | os.PathLike | None = None, return_X_y: bool = False
+) -> Bunch | tuple[np.ndarray, np.ndarray]:
+    """Load one of the 8 label-ranking benchmark sets (Cheng, Hühn & Hüllermeier, 2009).
+
+    The files are scikit-lr's CSVs: a header ``n_samples,n_features,n_labels``, then per row the
+    features and a rank vector. Every target row is a complete ranking. There is no canonical
+    split; the literature reports (repeated) 10-fold cross-validation.
+
+    ====================  ========  ========  ======
+    name                  samples   features  labels
+    ====================  ========  ========  ======
+    ``"authorship"``      841       70        4
+    ``"calhousing"``      20640     4         4
+    ``"glass"``           214       9         6
+    ``"iris"``            150       4         3
+    ``"stock"``           950       5         5
+    ``"vehicle"``         846       18        4
+    ``"vowel"``           528       10        11
+    ``"wine"``            178       13        3
+    ====================  ========  ========  ======
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`LABEL_RANKING_DATASETS`.
+    data_home : str or path-like, default=None
+        Data directory to try first (see the module docstring for the search order).
+    return_X_y : bool, default=False
+        Return ``(X, Y)`` instead of a Bunch.
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``X`` (n_samples, n_features) float, ``Y`` (n_samples, n_labels) int64 rank rows —
+        ``Y[i, j]`` is the position of label j, 1 = best (the encoding of
+        :class:`combpred.spaces.Permutations`) — ``name``, ``filename`` and ``DESCR``.
+    (X, Y) : tuple of ndarray
+        When ``return_X_y`` is True.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or a malformed file.
+    FileNotFoundError
+        When the data directory is not found; the message lists where it looked.
+    """
+    if name not in LABEL_RANKING_DATASETS:
+        raise ValueError(f"unknown label-ranking data set {name!r}: use one of {list(LABEL_RANKING_DATASETS)}")
+    path = _locate(f"label_ranking/{name}.csv", data_home)
+    with open(path, encoding="ascii") as fh:
+        header = fh.readline().strip()
+        try:
+            n_samples, n_features, n_labels = (int(v) for v in header.split(","))
+        except ValueError:
+            raise ValueError(f"{path}: line 1 must be 'n_samples,n_features,n_labels', got {header!r}") from None
+        data = np.loadtxt(fh, delimiter=",", dtype=np.float64, ndmin=2)
+    if data.shape != (n_samples, n_features + n_labels):
+        raise ValueError(
+            f"{path}: the header promises {n_samples} rows of {n_features + n_labels} values, found shape {data.shape}"
+        )
+    from ..metrics import _check_rankings
+
+    X = np.ascontiguousarray(data[:, :n_features])
+    Y = _check_rankings(data[:, n_features:], f"{name} targets")
+    if return_X_y:
+        return X, Y
+    return Bunch(
+        X=X,
+        Y=Y,
+        name=name,
+        filename=str(path),
+        DESCR=f"{name} (label ranking, scikit-lr CSV): {n_samples} samples, {n_features} features, "
+        f"{n_labels} labels; Y rows are ranks (1 = best). No canonical split: use repeated 10-fold CV. "
+        "Provenance: label_ranking/PROVENANCE.md in the data directory.",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# hierarchical (Clus HMC ARFF)
+# --------------------------------------------------------------------------------------------
+_NUMERIC_TYPES = ("numeric", "real", "integer")
+
+
+def read_hmc_arff(text: str) -> tuple[list[str], np.ndarray, list[str], list[list[str]]]:
+    """Parse a dense Clus HMC ARFF document (tree taxonomies such as FunCat and ImageCLEF).
+
+    The last attribute must be ``@ATTRIBUTE class hierarchical <list>``, whose comma-separated
+    list declares the taxonomy: every node as its path from the root (``01/01/03``), the parent
+    being the path prefix. In data rows the last field is the node set joined by ``@``. The other
+    attributes must be numeric; ``?`` (missing) becomes NaN. Duplicate declarations are dropped.
+
+    Parameters
+    ----------
+    text : str
+        The file's contents.
+
+    Returns
+    -------
+    feature_names : list of str
+    X : ndarray of shape (n_samples, n_features)
+        Features, NaN where the file has ``?``.
+    nodes : list of str
+        The declared node paths, deduplicated, in declaration order.
+    labels : list of list of str
+        Each row's node paths as written (ancestors are implied, not necessarily listed).
+
+    Raises
+    ------
+    ValueError
+        Naming the line, for anything else: nominal or string attributes, sparse rows, a missing or
+        misplaced hierarchical attribute, wrong field counts, undeclared labels.
+    """
+    names: list[str] = []
+    hierarchy: list[str] | None = None
+    rows: list[list[float]] = []
+    labels: list[list[str]] = []
+    in_data = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("%"):
+            continue
+        if not in_data:
+            lower = line.lower()
+            if lower.startswith("@attribute"):
+                if hierarchy is not None:
+                    raise ValueError(f"line {lineno}: the hierarchical attribute must be the last attribute")
+                parts = line.split(None, 2)
+                if len(parts) < 3:
+                    raise ValueError(f"line {lineno}: malformed @ATTRIBUTE")
+                kind = parts[2].split(None, 1)
+                if kind[0].lower() == "hierarchical":
+                    if len(kind) < 2:
+                        raise ValueError(f"line {lineno}: the hierarchical attribute declares no nodes")
+                    declared = [v.strip() for v in kind[1].split(",") if v.strip()]
+                    hierarchy = list(dict.fromkeys(declared))
+                elif kind[0].lower() in _NUMERIC_TYPES:
+                    names.append(parts[1].strip("'\""))
+                else:
+                    raise ValueError(
+                        f"line {lineno}: attribute {parts[1]!r} has type {parts[2][:40]!r}; only numeric "
+                        "features and the final hierarchical attribute are supported"
+                    )
+            elif lower.startswith("@data"):
+                if hierarchy is None:
+                    raise ValueError(f"line {lineno}: @DATA before any 'hierarchical' class attribute")
+                in_data = True
+                declared_set = set(hierarchy)
+            continue
+        if line.startswith("{"):
+            raise ValueError(f"line {lineno}: sparse ARFF rows are not supported")
+        values = line.split(",")
+        if len(values) != len(names) + 1:
+            raise ValueError(f"line {lineno}: {len(values)} values for {len(names) + 1} attributes")
+        try:
+            rows.append([np.nan if v.strip() == "?" else float(v) for v in values[:-1]])
+        except ValueError as exc:
+            raise ValueError(f"line {lineno}: {exc}") from None
+        row_labels = [v.strip() for v in values[-1].split("@")]
+        for lab in row_labels:
+            if lab not in declared_set:
+                raise ValueError(f"line {lineno}: label {lab!r} is not a declared node of the hierarchy")
+        labels.append(row_labels)
+    if hierarchy is None:
+        raise ValueError("no '@ATTRIBUTE class hierarchical ...' declaration found")
+    X = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
+    return names, X, hierarchy, labels
+
+
+def _path_key(path: str) -> tuple:
+    # Natural order of the components: numbers numerically, other codes (e.g. "a") after them.
+    return tuple((0, int(c), "") if c.isdigit() else (1, 0, c) for c in path.split("/"))
+
+
+def _taxonomy(nodes: list[str]) -> tuple[list[str], np.ndarray]:
+    """Node names (virtual root first, then the paths in depth-first preorder) and parent array."""
+    ordered = sorted(nodes, key=_path_key)
+    names = ["root", *ordered]
+    index = {name: i for i, name in enumerate(names)}
+    parent = np.empty(len(names), dtype=np.int64)
+    parent[0] = -1
+    for i, path in enumerate(ordered, 1):
+        prefix = path.rpartition("/")[0]
+        if not prefix:
+            parent[i] = 0
+        elif prefix in index:
+            parent[i] = index[prefix]
+        else:
+            raise ValueError(
+                f"node {path!r}: its parent {prefix!r} is not declared (only tree taxonomies written as "
+                "root paths are supported, not DAG edge lists such as the GO files')"
+            )
+    return names, parent
+
+
+def _closure_rows(labels: list[list[str]], index: dict[str, int], parent: np.ndarray) -> np.ndarray:
+    Y = np.zeros((len(labels), parent.size), dtype=np.int64)
+    for i, row in enumerate(labels):
+        for lab in row:
+            v = index[lab]
+            while v >= 0 and not Y[i, v]:
+                Y[i, v] = 1
+                v = parent[v]
+    return Y
+
+
+def _single_paths(labels: list[list[str]], index: dict[str, int], parent: np.ndarray, split: str) -> np.ndarray:
+    y = np.empty(len(labels), dtype=np.int64)
+    for i, row in enumerate(labels):
+        deepest = max(row, key=lambda p: p.count("/"))
+        v = index[deepest]
+        chain = set()
+        while v > 0:
+            chain.add(v)
+            v = parent[v]
+        if not {index[lab] for lab in row} <= chain:
+            raise ValueError(f"{split} row {i}: labels {row} are not one path from the root")
+        y[i] = index[deepest]
+    return y
+
+
+def load_hierarchical(name: str, *, data_home: str | os.PathLike | None = None) -> Bunch:
+    """Load a hierarchical-classification benchmark in Clus HMC format, with its taxonomy.
+
+    The taxonomy is returned as a parent array with a **virtual root** (node 0, ``"root"``) above
+    the declared top-level nodes; the other nodes follow in depth-first preorder of their codes,
+    so ``parent[v] < v``. Use it with :class:`combpred.spaces.HierarchyPaths` (single paths) or
+    :class:`combpred.spaces.Subtrees` (multi-path).
+
+    ``"imclef07a"`` — ImageCLEF 2007 medical images (IRMA code, axis A), 80 edge-histogram
+    features, a tree of 96 nodes (8/25/63 per level, 63 leaves; 97 with the virtual root). Every
+    image has one full-depth path: ``y_train``, ``y_test`` are the node ids of the leaves.
+    Split: Train 10000 (the literature's 7000 train + 3000 validation, stored together) / Test 1006.
+
+    ``"cellcycle_FUN"`` — yeast genes (Clare & King features), 77 numeric features, the FunCat
+    tree of 499 nodes (500 with the virtual root), depth 6. Genes have several paths, possibly
+    stopping above a leaf: ``Y_*`` are 0/1 node rows closed under parents (root column 1).
+    Split: train 1628 / valid 848 / test 1281.
+
+    **Missing values.** cellcycle_FUN has missing features (``?`` in the files, in most rows);
+    they are returned as NaN, not imputed. Impute inside the model so that validation and test rows
+    are filled from training statistics only, e.g.
+    ``make_pipeline(SimpleImputer(strategy="mean"), StandardScaler(), model)``.
+
+    Parameters
+    ----------
+    name : {"imclef07a", "cellcycle_FUN"}
+        The data set.
+    data_home : str or path-like, default=None
+        Data directory to try first (see the module docstring for the search order).
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``X_<split>`` float (NaN = missing) and ``y_<split>`` (imclef07a: node ids) or ``Y_<split>``
+        (cellcycle_FUN: int 0/1 rows of width n_nodes) for each split; ``parent`` int64
+        (n_nodes,), −1 at the virtual root; ``node_names`` (the codes, ``"root"`` first);
+        ``is_leaf`` bool (n_nodes,); ``depth`` int (n_nodes,), 0 at the virtual root;
+        ``feature_names``; ``splits``; ``DESCR``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or a malformed file (also if the splits declare different taxonomies).
+    FileNotFoundError
+        When the data directory is not found; the message lists where it looked.
+    """
+    if name not in _HIERARCHICAL_FILES:
+        raise ValueError(f"unknown hierarchical data set {name!r}: use one of {list(HIERARCHICAL_DATASETS)}")
+    folder, files = _HIERARCHICAL_FILES[name]
+    parsed: dict[str, Any] = {}
+    for split, filename in files.items():
+        path = _locate(f"{folder}/{filename}", data_home)
+        try:
+            parsed[split] = read_hmc_arff(path.read_text(encoding="latin-1"))
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+    first = next(iter(parsed.values()))
+    for split, (feature_names, _, nodes, _) in parsed.items():
+        if nodes != first[2] or feature_names != first[0]:
+            raise ValueError(f"{name}: split {split!r} declares different features or taxonomy from the first split")
+    node_names, parent = _taxonomy(first[2])
+    index = {n: i for i, n in enumerate(node_names)}
+    n_nodes = parent.size
+    is_leaf = np.ones(n_nodes, dtype=bool)
+    is_leaf[parent[parent >= 0]] = False
+    depth = np.zeros(n_nodes, dtype=np.int64)
+    for v in range(1, n_nodes):  # preorder: a parent's depth is known before its children's
+        depth[v] = depth[parent[v]] + 1
+    out = Bunch(
+        parent=parent,
+        node_names=node_names,
+        is_leaf=is_leaf,
+        depth=depth,
+        feature_names=first[0],
+        splits=list(files),
+        name=name,
+    )
+    sizes = []
+    for split, (_, X, _, labels) in parsed.items():
+        out[f"X_{split}"] = X
+        if name == "imclef07a":
+            out[f"y_{split}"] = _single_paths(labels, index, parent, split)
+        else:
+            out[f"Y_{split}"] = _closure_rows(labels, index, parent)
+        sizes.append(f"{split} {X.shape[0]}")
+    kind = "single path (y: leaf node ids)" if name == "imclef07a" else "multi-path (Y: 0/1 node rows)"
+    out["DESCR"] = (
+        f"{name} (Clus HMC ARFF): {len(first[0])} features, tree of {n_nodes - 1} nodes plus a virtual root "
+        f"(depth {int(depth.max())}, {int(is_leaf.sum())} leaves), {kind}; {' / '.join(sizes)}. "
+        + ("Missing features are NaN (not imputed). " if name == "cellcycle_FUN" else "")
+        + "Provenance: hierarchical_funcat_go/PROVENANCE.md in the data directory."
+    )
+    return out

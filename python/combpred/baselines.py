@@ -1,0 +1,608 @@
+"""Reference baselines to compare combpred's estimators against.
+
+These are the standard methods a study of structured prediction reports next to its own: they are
+here so that benchmarks and examples can run them in the same process, on the same encodings, with
+scikit-learn's conventions. They are plain NumPy/scikit-learn code, kept simple and readable rather
+than fast, and are **not** part of the method of Vembu's thesis.
+
+``KNNBordaRanker``
+    instance-based label ranking: the Borda count of the k nearest neighbours' rankings
+    (Cheng, Hühn & Hüllermeier 2009; scikit-lr's ``KNeighborsLabelRanker``).
+``PairwiseRanker``
+    ranking by pairwise comparison: one binary classifier per label pair, aggregated by weighted
+    voting (Hüllermeier, Fürnkranz, Cheng & Brinker 2008).
+``StructuredSVM``
+    a margin-rescaled structured SVM for any :mod:`combpred.spaces` space, trained by stochastic
+    subgradient descent with exact loss-augmented decoding or with the best of N uniform samples
+    (the approximate decoding of the thesis' dicycle experiment).
+
+Rankings are rows of ranks, ``y[j]`` = position of label j, 1 = best, as in
+:class:`combpred.spaces.Permutations`; training rankings must be complete (no ties).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import NearestNeighbors
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import spaces as _spaces
+from .metrics import _check_rankings, kendall_tau
+
+__all__ = ["KNNBordaRanker", "PairwiseRanker", "StructuredSVM"]
+
+
+def _scores_to_ranks(scores: np.ndarray) -> np.ndarray:
+    """Rank rows from label scores: the highest score gets rank 1; ties go to the lower label index."""
+    order = np.argsort(-scores, axis=1, kind="stable")
+    ranks = np.empty(scores.shape, dtype=np.int64)
+    np.put_along_axis(ranks, order, np.arange(1, scores.shape[1] + 1)[None, :], axis=1)
+    return ranks
+
+
+class _RankerMixin:
+    """Tags and ``score`` (mean Kendall τ) shared by the label rankers."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        return tags
+
+    def _fit_data(self, X: Any, Y: Any) -> tuple[np.ndarray, np.ndarray]:
+        X, Y = validate_data(self, X, Y, multi_output=True, dtype=np.float64, y_numeric=True)
+        Y = _check_rankings(Y, "Y")
+        if Y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} samples but Y has {Y.shape[0]}")
+        return X, Y
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean Kendall τ between ``predict(X)`` and the rank rows ``y`` (1.0 is perfect).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_labels)
+            True rank rows.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        tau : float
+        """
+        return float(kendall_tau(y, self.predict(X), sample_weight=sample_weight))
+
+
+class KNNBordaRanker(_RankerMixin, BaseEstimator):
+    """Label ranking by the Borda count of the k nearest neighbours' rankings (baseline).
+
+    A query gets the consensus of its ``n_neighbors`` nearest training rankings: in each neighbour's
+    ranking of n labels the label at rank r receives n + 1 − r points (weighted by the neighbour's
+    weight), and labels are ranked by their total, ties going to the lower label index. This is the
+    instance-based label ranker of Cheng, Hühn & Hüllermeier (ICML 2009) for complete rankings, and
+    what scikit-lr's ``KNeighborsLabelRanker`` computes.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        Number of neighbours (at most the number of training samples).
+    weights : {"uniform", "distance"}, default="uniform"
+        ``"distance"`` weights a neighbour by the inverse of its distance; when a query coincides with
+        training points, those points alone vote (with equal weight).
+    metric : str or callable, default="minkowski"
+        Distance, as in :class:`sklearn.neighbors.NearestNeighbors`.
+    p : float, default=2
+        Power of the Minkowski metric (2: Euclidean).
+    n_jobs : int, default=None
+        Parallel jobs of the neighbour search.
+
+    Attributes
+    ----------
+    n_labels_ : int
+        Number of ranked labels.
+    n_features_in_ : int
+        Number of features seen during fit.
+    nn_ : sklearn.neighbors.NearestNeighbors
+        The fitted neighbour index.
+    Y_fit_ : ndarray of shape (n_samples, n_labels)
+        The training rankings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> Y = np.array([[1, 2, 3], [2, 1, 3], [1, 2, 3], [3, 1, 2]])
+    >>> KNNBordaRanker(n_neighbors=3).fit(X, Y).predict([[1.1], [2.2]])
+    array([[1, 2, 3],
+           [2, 1, 3]])
+    """
+
+    _parameter_constraints: dict = {
+        "n_neighbors": [Interval(numbers.Integral, 1, None, closed="left")],
+        "weights": [StrOptions({"uniform", "distance"})],
+        "metric": [str, callable],
+        "p": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_jobs": [numbers.Integral, None],
+    }
+
+    def __init__(
+        self, n_neighbors: int = 5, weights: str = "uniform", metric: Any = "minkowski", p: float = 2, n_jobs=None
+    ):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.metric = metric
+        self.p = p
+        self.n_jobs = n_jobs
+
+    def fit(self, X: Any, Y: Any) -> KNNBordaRanker:
+        """Store the training rankings and index the inputs.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        Y : array-like of shape (n_samples, n_labels)
+            Rank rows, each a permutation of 1..n_labels.
+
+        Returns
+        -------
+        self : KNNBordaRanker
+        """
+        self._validate_params()
+        X, Y = self._fit_data(X, Y)
+        if self.n_neighbors > X.shape[0]:
+            raise ValueError(f"n_neighbors={self.n_neighbors} exceeds the number of training samples {X.shape[0]}")
+        self.nn_ = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric, p=self.p, n_jobs=self.n_jobs)
+        self.nn_.fit(X)
+        self.Y_fit_ = Y
+        self.n_labels_ = Y.shape[1]
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict rankings: the Borda consensus of the neighbours' rankings.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        Y : ndarray of shape (n_queries, n_labels)
+            Rank rows, 1 = best.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        dist, ind = self.nn_.kneighbors(X)
+        if self.weights == "distance":
+            exact = dist == 0
+            with np.errstate(divide="ignore"):
+                w = np.where(exact.any(axis=1, keepdims=True), exact.astype(np.float64), 1.0 / dist)
+        else:
+            w = np.ones_like(dist)
+        points = self.n_labels_ + 1 - self.Y_fit_[ind]  # (n_queries, k, n_labels)
+        scores = np.einsum("qk,qkl->ql", w, points)
+        return _scores_to_ranks(scores)
+
+
+class PairwiseRanker(_RankerMixin, BaseEstimator):
+    """Ranking by pairwise comparison: one binary classifier per label pair (baseline).
+
+    For every pair of labels u < v a clone of ``estimator`` learns whether u is ranked before v.
+    A query's labels are ranked by weighted voting: label u collects Σ_{v ≠ u} P(u before v), with
+    P(v before u) = 1 − P(u before v), and the highest total gets rank 1 (ties: lower label index)
+    — the RPC method of Hüllermeier, Fürnkranz, Cheng & Brinker (Artificial Intelligence, 2008).
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        Binary classifier cloned for each pair; None means
+        ``sklearn.linear_model.LogisticRegression()``. Its ``predict_proba`` gives the votes; a
+        classifier without it votes 0/1 through ``predict``.
+
+    Attributes
+    ----------
+    estimators_ : list of classifiers
+        One fitted classifier per pair, in the order of ``pairs_``. A pair whose order never varies
+        in the training data gets a ``DummyClassifier`` that always answers that order.
+    pairs_ : ndarray of shape (n_pairs, 2)
+        The label pairs (u, v), u < v, in the order of :class:`combpred.spaces.Permutations`' ψ.
+    n_labels_ : int
+        Number of ranked labels.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))
+    >>> scores = np.c_[X[:, 0], X[:, 1], -X[:, 0]]
+    >>> Y = np.argsort(np.argsort(-scores, axis=1), axis=1) + 1
+    >>> PairwiseRanker().fit(X, Y).score(X, Y) > 0.9
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+    }
+
+    def __init__(self, estimator: Any = None):
+        self.estimator = estimator
+
+    def fit(self, X: Any, Y: Any, sample_weight: Any = None) -> PairwiseRanker:
+        """Fit one classifier per label pair.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        Y : array-like of shape (n_samples, n_labels)
+            Rank rows, each a permutation of 1..n_labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to every pairwise classifier's ``fit``.
+
+        Returns
+        -------
+        self : PairwiseRanker
+        """
+        from sklearn.dummy import DummyClassifier
+
+        self._validate_params()
+        X, Y = self._fit_data(X, Y)
+        base = LogisticRegression() if self.estimator is None else self.estimator
+        n = Y.shape[1]
+        iu, iv = np.triu_indices(n, k=1)
+        fit_kw = {} if sample_weight is None else {"sample_weight": sample_weight}
+        self.estimators_ = []
+        for u, v in zip(iu, iv, strict=True):
+            target = (Y[:, u] < Y[:, v]).astype(np.int64)
+            model = DummyClassifier(strategy="prior") if np.all(target == target[0]) else clone(base)
+            self.estimators_.append(model.fit(X, target, **fit_kw))
+        self.pairs_ = np.c_[iu, iv]
+        self.n_labels_ = n
+        return self
+
+    def predict_pair_proba(self, X: Any) -> np.ndarray:
+        """Probability that u is ranked before v, for each pair u < v (the order of ``pairs_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        P : ndarray of shape (n_queries, n_pairs)
+            2P − 1 is a score vector in the ψ-coordinates of :class:`combpred.spaces.Permutations`,
+            so ``Permutations(n).decode(2 * P - 1)`` gives the ranking that agrees with the
+            classifiers on the largest total probability (instead of voting).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        P = np.empty((X.shape[0], len(self.estimators_)))
+        for k, model in enumerate(self.estimators_):
+            classes = list(model.classes_)
+            if hasattr(model, "predict_proba"):
+                proba = model.predict_proba(X)
+                P[:, k] = proba[:, classes.index(1)] if 1 in classes else 0.0
+            else:
+                P[:, k] = model.predict(X) == 1
+        return P
+
+    def predict_votes(self, X: Any) -> np.ndarray:
+        """Weighted votes per label, Σ_{v ≠ u} P(u before v); higher is better.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        votes : ndarray of shape (n_queries, n_labels)
+        """
+        P = self.predict_pair_proba(X)
+        votes = np.zeros((P.shape[0], self.n_labels_))
+        u, v = self.pairs_[:, 0], self.pairs_[:, 1]
+        np.add.at(votes.T, u, P.T)
+        np.add.at(votes.T, v, (1.0 - P).T)
+        return votes
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict rankings by weighted voting.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        Y : ndarray of shape (n_queries, n_labels)
+            Rank rows, 1 = best.
+        """
+        return _scores_to_ranks(self.predict_votes(X))
+
+
+# The classes whose ψ is 0/1 (so ‖ψ(z)‖² = ⟨1, ψ(z)⟩ is linear in ψ(z)) and those whose ‖ψ(z)‖² is
+# the same for every structure. Exact loss-augmented decoding needs one of the two.
+_BINARY_PSI = (
+    _spaces.Multiclass,  # also Ordinal, HierarchyPaths
+    _spaces.Multilabel,  # also KSubsets, Subtrees
+    _spaces.UndirectedCycles,
+    _spaces.Cliques,
+)
+_CONSTANT_NORM_PSI = (_spaces.Permutations,)
+
+
+class StructuredSVM(BaseEstimator):
+    """Margin-rescaled structured SVM for any combpred space, by stochastic subgradient (baseline).
+
+    Scores are linear in ψ: f(x, y) = ⟨u(x), ψ(y)⟩ with u(x) = Wᵀx (+ b), and prediction decodes
+    argmax_y f(x, y) with the space's decoder, as for :class:`combpred.StructuredRidge`. Training
+    minimises
+
+        (alpha / 2) ‖W‖² + (1/m) Σ_i max_z [Δ(y_i, z) + f(x_i, z) − f(x_i, y_i)],
+        Δ(y, z) = ‖ψ(y) − ψ(z)‖² / 2,
+
+    by Pegasos-style stochastic subgradient steps (step 1/(alpha·t), mini-batches, iterate
+    averaging). Δ is 1 per wrong class for multiclass, half the Hamming distance of ψ for 0/1-ψ
+    spaces and twice the number of discordant pairs for permutations; rescaling Δ is equivalent to
+    rescaling ``alpha``.
+
+    The inner maximisation ("loss-augmented decoding") is done in one of two ways:
+
+    ``decoding="exact"``
+        Δ(y, z) is linear in ψ(z) when ψ is 0/1 (‖ψ(z)‖² = ⟨1, ψ(z)⟩) or when ‖ψ(z)‖² is the same for
+        every z (permutations), so the maximiser is ``space.decode(u − ψ(y) + ½·1)`` resp.
+        ``space.decode(u − ψ(y))``. This covers multiclass, multilabel, k-subsets, ordinal, hierarchy
+        paths, subtrees, undirected cycles, cliques and permutations. It is exact when the space's
+        decoder is (``space.decoder_guarantee == 0``) and approximate otherwise. Directed cycles and
+        partial tournaments (ψ in {−1, 0, 1}) are refused: use ``"sampled"``.
+    ``decoding="sampled"``
+        The best of ``n_samples`` uniform samples (``space.sample``) and y_i itself, scored exactly —
+        the approximate decoding of the structured SVM in the thesis' dicycle experiment (25
+        samples there). Works for every space.
+
+    Parameters
+    ----------
+    space : str or combpred.spaces.Space
+        The output space. ``"multiclass"`` takes any class labels (1-D); the other names of
+        :func:`combpred.spaces.from_name` size the space from Y; a space object takes y in its own
+        encoding.
+    alpha : float, default=1e-3
+        Regularisation strength (> 0).
+    max_iter : int, default=50
+        Number of passes (epochs) over the training data.
+    decoding : {"exact", "sampled"}, default="exact"
+        Loss-augmented decoding, see above.
+    n_samples : int, default=25
+        Uniform samples per example and step when ``decoding="sampled"``.
+    batch_size : int, default=16
+        Examples per subgradient step.
+    fit_intercept : bool, default=True
+        Learn an unpenalised offset b of the scores.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the example order and the samples of ``decoding="sampled"``.
+
+    Attributes
+    ----------
+    space_ : combpred.spaces.Space
+        The output space.
+    classes_ : ndarray
+        Class labels (``space="multiclass"`` only).
+    coef_ : ndarray of shape (n_features, d)
+        The averaged weights W.
+    intercept_ : ndarray of shape (d,)
+        The averaged offset b (zeros without ``fit_intercept``).
+    loss_curve_ : list of float
+        Mean structured hinge loss over each epoch, measured during the epoch (with the sampled
+        decoder, a lower bound of the true hinge).
+    n_iter_ : int
+        Number of epochs run.
+    n_features_in_ : int
+        Number of features seen during fit.
+    """
+
+    _parameter_constraints: dict = {
+        "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "decoding": [StrOptions({"exact", "sampled"})],
+        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+        "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        space: Any = "multilabel",
+        alpha: float = 1e-3,
+        max_iter: int = 50,
+        decoding: str = "exact",
+        n_samples: int = 25,
+        batch_size: int = 16,
+        fit_intercept: bool = True,
+        random_state: Any = None,
+    ):
+        self.space = space
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.decoding = decoding
+        self.n_samples = n_samples
+        self.batch_size = batch_size
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        multi = self.space != "multiclass" and not isinstance(self.space, _spaces.Multiclass)
+        tags.target_tags.multi_output = multi
+        tags.target_tags.single_output = not multi
+        return tags
+
+    def _targets(self, y: Any) -> tuple[_spaces.Space, Any]:
+        """Resolve the space and return y in its encoding (class labels become indices)."""
+        if self.space == "multiclass":
+            y = np.asarray(y)
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = y.ravel()
+            if y.ndim != 1:
+                raise ValueError(
+                    f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}"
+                )
+            kind = type_of_target(y, input_name="y")
+            if kind not in ("binary", "multiclass"):
+                raise ValueError(f"Unknown label type: y is {kind!r}; space='multiclass' needs class labels")
+            self.classes_, idx = np.unique(y, return_inverse=True)
+            if len(self.classes_) < 2:
+                raise ValueError(f"y has only one class ({self.classes_[0]!r}); at least 2 are needed")
+            return _spaces.Multiclass(len(self.classes_)), idx.astype(np.int64)
+        if isinstance(self.space, str):
+            y = np.asarray(y)
+            if y.ndim != 2:
+                raise ValueError(f"Y must be 2-D (n_samples, n_columns) for space={self.space!r}, got shape {y.shape}")
+            return _spaces.from_name(self.space, y), y
+        return self.space, y
+
+    def _augmentation(self, space: _spaces.Space) -> float:
+        """The constant c with argmax_z Δ(y, z) + ⟨u, ψ(z)⟩ = decode(u − ψ(y) + c·1)."""
+        if isinstance(space, _BINARY_PSI):
+            return 0.5
+        if isinstance(space, _CONSTANT_NORM_PSI):
+            return 0.0
+        raise ValueError(
+            f"decoding='exact' needs Δ linear in ψ(z) (0/1 ψ or constant ‖ψ‖), which {space!r} does not "
+            "have; use decoding='sampled'"
+        )
+
+    def fit(self, X: Any, y: Any) -> StructuredSVM:
+        """Fit W (and b) by stochastic subgradient descent.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like
+            Structures in the space's encoding (class labels for ``space="multiclass"``).
+
+        Returns
+        -------
+        self : StructuredSVM
+        """
+        self._validate_params()
+        X = validate_data(self, X, dtype=np.float64)
+        space, y_enc = self._targets(y)
+        n_rows = np.asarray(y_enc).shape[0]
+        if n_rows != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} samples but y has {n_rows}")
+        space.validate(y_enc)
+        shift = self._augmentation(space) if self.decoding == "exact" else None
+        rng = check_random_state(self.random_state)
+        Psi = space.embed(y_enc)  # (m, d)
+        m, p = X.shape
+        d = Psi.shape[1]
+        W = np.zeros((p, d))
+        b = np.zeros(d)
+        W_avg, b_avg = np.zeros_like(W), np.zeros_like(b)
+        t = 0
+        self.loss_curve_ = []
+        for _ in range(self.max_iter):
+            order = rng.permutation(m)
+            total = 0.0
+            for start in range(0, m, self.batch_size):
+                batch = order[start : start + self.batch_size]
+                t += 1
+                Xb, Pb = X[batch], Psi[batch]
+                U = Xb @ W + b
+                if shift is not None:
+                    Pz = space.embed(space.decode(U - Pb + shift))
+                else:
+                    Pz = self._best_sample(space, U, Pb, rng)
+                hinge = 0.5 * ((Pz - Pb) ** 2).sum(axis=1) + ((Pz - Pb) * U).sum(axis=1)
+                active = hinge > 0
+                total += hinge[active].sum()
+                G = (Pz - Pb) * active[:, None]  # subgradient in score space, per example
+                eta = 1.0 / (self.alpha * t)
+                W *= 1.0 - eta * self.alpha
+                W -= (eta / len(batch)) * (Xb.T @ G)
+                if self.fit_intercept:
+                    b -= (eta / len(batch)) * G.sum(axis=0)
+                W_avg += (W - W_avg) / t
+                b_avg += (b - b_avg) / t
+            self.loss_curve_.append(total / m)
+        self.space_ = space
+        self.coef_ = W_avg
+        self.intercept_ = b_avg
+        self.n_iter_ = self.max_iter
+        return self
+
+    def _best_sample(self, space: _spaces.Space, U: np.ndarray, Pb: np.ndarray, rng: Any) -> np.ndarray:
+        """ψ of the best of n_samples uniform samples (and y itself) under Δ(y, z) + ⟨u, ψ(z)⟩."""
+        B, N = U.shape[0], self.n_samples
+        Ps = space.embed(space.sample(B * N, random_state=rng)).reshape(B, N, -1)
+        value = 0.5 * ((Ps - Pb[:, None, :]) ** 2).sum(axis=2) + np.einsum("bnd,bd->bn", Ps, U)
+        best = value.argmax(axis=1)
+        out = Ps[np.arange(B), best]
+        keep_y = value[np.arange(B), best] <= np.einsum("bd,bd->b", Pb, U)  # y itself scores higher
+        out[keep_y] = Pb[keep_y]
+        return out
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Scores in ψ-coordinates, u = Wᵀx + b.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        U : ndarray of shape (n_samples, d)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Decode argmax_y ⟨u(x), ψ(y)⟩ for each row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray
+            Structures in the space's encoding (class labels for ``space="multiclass"``).
+        """
+        pred = self.space_.decode(self.decision_function(X))
+        if self.space == "multiclass":
+            return self.classes_[pred]
+        return pred
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean agreement of ``predict(X)`` with y: ``space_.score`` (accuracy for multiclass).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like
+            True structures.
+        sample_weight : None
+            Not supported; must be None.
+
+        Returns
+        -------
+        score : float
+        """
+        if sample_weight is not None:
+            raise ValueError("StructuredSVM.score does not support sample_weight")
+        pred = self.predict(X)
+        if self.space == "multiclass":
+            return float(np.mean(np.asarray(y) == pred))
+        return self.space_.score(y, pred)

@@ -1,0 +1,611 @@
+"""Metrics for structured outputs that scikit-learn lacks.
+
+Only what scikit-learn does not already offer lives here. Use scikit-learn for the rest:
+``sklearn.metrics.zero_one_loss`` (whole-structure errors; it compares 0/1 node rows row by row),
+``sklearn.metrics.hamming_loss`` (0/1 label or node rows), ``label_ranking_loss`` and friends
+(scores against label sets).
+
+Encodings follow :mod:`combpred.spaces`:
+
+* a **ranking** of n labels is a row of ranks, ``y[j]`` = position of label j, 1 = best
+  (scikit-lr's convention); every row must be a permutation of 1..n (complete rankings, no ties);
+* a **hierarchy path** is a node id of a tree given by its parent array (−1 at a root), and stands
+  for the node with all its ancestors; a **multi-path label** is a 0/1 row over the nodes.
+
+Scorers
+-------
+scikit-learn's ``make_scorer`` asks classifiers for ``classes_``, which structured models lack, so
+the scorers here are plain callables ``scorer(estimator, X, y) -> float`` (greater is better), usable
+as ``scoring=`` in ``GridSearchCV`` and ``cross_val_score``:
+
+* :data:`kendall_tau_scorer`, :data:`spearman_rho_scorer` — mean rank correlation;
+* :func:`make_hierarchical_loss_scorer` — the negated hierarchical loss;
+* :func:`make_structured_scorer` — any metric of this module (or yours) as a scorer.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "hierarchical_loss",
+    "hierarchical_node_weights",
+    "kendall_tau",
+    "kendall_tau_scorer",
+    "make_hierarchical_loss_scorer",
+    "make_structured_scorer",
+    "policy_cosine",
+    "spearman_rho",
+    "spearman_rho_scorer",
+    "z_approximation_factor",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers (also used by combpred.baselines)
+# --------------------------------------------------------------------------------------------
+def _as_integer_array(a: Any, name: str) -> np.ndarray:
+    """Return ``a`` as an int64 array; floats must be finite and integral, bools become 0/1."""
+    arr = np.asarray(a)
+    if arr.dtype == bool:
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinity")
+        if np.any(arr != np.round(arr)):
+            raise ValueError(f"{name} must hold integers, found a fractional value")
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64, copy=False)
+
+
+def _check_rankings(Y: Any, name: str = "Y") -> np.ndarray:
+    """Validate rank rows and return them as a 2-D int64 array.
+
+    A 1-D array is one ranking. Every row must be a permutation of 1..n_labels (n_labels ≥ 2).
+    """
+    R = _as_integer_array(Y, name)
+    if R.ndim == 1:
+        R = R.reshape(1, -1)
+    if R.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_labels) rank rows, got {R.ndim}-D")
+    if R.shape[0] == 0:
+        raise ValueError(f"{name} is empty: it has no rankings")
+    if R.shape[1] < 2:
+        raise ValueError(f"{name} must rank at least 2 labels, got {R.shape[1]}")
+    ok = np.all(np.sort(R, axis=1) == np.arange(1, R.shape[1] + 1), axis=1)
+    if not np.all(ok):
+        i = int(np.flatnonzero(~ok)[0])
+        raise ValueError(
+            f"{name} row {i} is {R[i].tolist()}, not a permutation of 1..{R.shape[1]}: rows must be "
+            "complete rankings (rank vectors, y[j] = position of label j, 1 = best, no ties)"
+        )
+    return R
+
+
+def _check_pair(Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
+    T = _check_rankings(Y_true, "Y_true")
+    P = _check_rankings(Y_pred, "Y_pred")
+    if T.shape != P.shape:
+        raise ValueError(f"Y_true and Y_pred have different shapes: {T.shape} and {P.shape}")
+    return T, P
+
+
+def _reduce(values: np.ndarray, sample_weight: Any, average: bool) -> float | np.ndarray:
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != values.shape:
+            raise ValueError(f"sample_weight must have shape {values.shape}, got {w.shape}")
+        if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
+            raise ValueError("sample_weight must be finite, non-negative and not all zero")
+    else:
+        w = None
+    if not average:
+        return values
+    return float(np.average(values, weights=w))
+
+
+# --------------------------------------------------------------------------------------------
+# rank correlations
+# --------------------------------------------------------------------------------------------
+def kendall_tau(Y_true: Any, Y_pred: Any, *, sample_weight: Any = None, average: bool = True) -> float | np.ndarray:
+    """Kendall's τ between true and predicted rankings, row by row.
+
+    τ = (concordant − discordant) / (n(n − 1)/2) over the n(n − 1)/2 label pairs of a ranking of n
+    labels: 1 for identical rankings, −1 for reversed ones, and 1 − 4/(n(n − 1)) after swapping one
+    adjacent pair. Rankings are complete (no ties), so τ-a and τ-b coincide and equal
+    ``scipy.stats.kendalltau`` on each row.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n_samples, n_labels) or (n_labels,)
+        Rank rows: ``y[j]`` is the position of label j, 1 = best. Every row must be a permutation
+        of 1..n_labels, n_labels ≥ 2; ties are refused. A 1-D array is a single ranking.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the rows in the mean.
+    average : bool, default=True
+        Return the (weighted) mean over rows; False returns τ of every row.
+
+    Returns
+    -------
+    tau : float or ndarray of shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        If a row is not a permutation of 1..n_labels or the shapes differ.
+
+    Examples
+    --------
+    >>> kendall_tau([[1, 2, 3, 4]], [[2, 1, 3, 4]])
+    0.6666666666666666
+    """
+    T, P = _check_pair(Y_true, Y_pred)
+    n = T.shape[1]
+    iu, iv = np.triu_indices(n, k=1)
+    values = np.empty(T.shape[0])
+    chunk = max(1, 4_000_000 // len(iu))  # bounds the (rows × pairs) temporaries
+    for s in range(0, T.shape[0], chunk):
+        t, p = T[s : s + chunk], P[s : s + chunk]
+        agree = np.sign(t[:, iu] - t[:, iv]) * np.sign(p[:, iu] - p[:, iv])
+        values[s : s + chunk] = agree.sum(axis=1) / len(iu)
+    return _reduce(values, sample_weight, average)
+
+
+def spearman_rho(Y_true: Any, Y_pred: Any, *, sample_weight: Any = None, average: bool = True) -> float | np.ndarray:
+    """Spearman's ρ between true and predicted rankings, row by row.
+
+    ρ = 1 − 6 Σ_j (y_j − ŷ_j)² / (n(n² − 1)) for rankings of n labels without ties: the Pearson
+    correlation of the rank vectors, equal to ``scipy.stats.spearmanr`` on each row.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n_samples, n_labels) or (n_labels,)
+        Rank rows, ``y[j]`` = position of label j, 1 = best; each row a permutation of
+        1..n_labels (n_labels ≥ 2, no ties). A 1-D array is a single ranking.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the rows in the mean.
+    average : bool, default=True
+        Return the (weighted) mean over rows; False returns ρ of every row.
+
+    Returns
+    -------
+    rho : float or ndarray of shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        If a row is not a permutation of 1..n_labels or the shapes differ.
+
+    Examples
+    --------
+    >>> spearman_rho([1, 2, 3], [3, 2, 1])
+    -1.0
+    """
+    T, P = _check_pair(Y_true, Y_pred)
+    n = T.shape[1]
+    d2 = ((T - P) ** 2).sum(axis=1)
+    values = 1.0 - 6.0 * d2 / (n * (n * n - 1.0))
+    return _reduce(values, sample_weight, average)
+
+
+# --------------------------------------------------------------------------------------------
+# hierarchies
+# --------------------------------------------------------------------------------------------
+def _check_parent(parent: Any) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Validate a parent array (−1 at roots; forests allowed) and return it with its depth levels.
+
+    ``levels[k]`` holds the nodes at depth k (roots at depth 0), so parents are handled before
+    their children when the levels are visited in order.
+    """
+    par = np.asarray(parent)
+    if par.ndim != 1 or par.size == 0 or par.dtype.kind not in "iu":
+        raise ValueError("parent must be a non-empty 1-D integer array, with -1 at the root")
+    par = par.astype(np.int64)
+    n = par.size
+    bad = (par < -1) | (par >= n)
+    if np.any(bad):
+        v = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"parent[{v}] = {int(par[v])} is out of range: want -1 (a root) or a node in [0, {n})")
+    if np.any(par == np.arange(n)):
+        v = int(np.flatnonzero(par == np.arange(n))[0])
+        raise ValueError(f"parent array has a cycle: node {v} is its own parent")
+    depth = np.full(n, -1)
+    frontier = np.flatnonzero(par == -1)
+    if frontier.size == 0:
+        raise ValueError("parent array has no root (no node has parent -1), so it has a cycle")
+    levels = []
+    while frontier.size:
+        depth[frontier] = len(levels)
+        levels.append(frontier)
+        frontier = np.flatnonzero(np.isin(par, frontier))
+    if np.any(depth < 0):
+        v = int(np.flatnonzero(depth < 0)[0])
+        raise ValueError(f"parent array has a cycle: node {v} never reaches a root")
+    return par, levels
+
+
+def _node_rows(y: Any, par: np.ndarray, name: str) -> np.ndarray:
+    """Return 0/1 node rows (bool) from node ids (1-D: the node and its ancestors) or from rows."""
+    n_nodes = par.size
+    arr = _as_integer_array(y, name)
+    if arr.ndim == 1:
+        if arr.size and (arr.min() < 0 or arr.max() >= n_nodes):
+            i = int(np.flatnonzero((arr < 0) | (arr >= n_nodes))[0])
+            raise ValueError(f"{name}[{i}] = {int(arr[i])} is not a node id in [0, {n_nodes})")
+        rows = np.zeros((arr.size, n_nodes), dtype=bool)
+        idx = np.arange(arr.size)
+        cur = arr.copy()
+        while idx.size:
+            rows[idx, cur] = True
+            cur = par[cur]
+            keep = cur >= 0
+            idx, cur = idx[keep], cur[keep]
+        return rows
+    if arr.ndim != 2 or arr.shape[1] != n_nodes:
+        raise ValueError(
+            f"{name} must be node ids (1-D) or 0/1 node rows of shape (n_samples, {n_nodes}), got shape {arr.shape}"
+        )
+    if np.any((arr != 0) & (arr != 1)):
+        raise ValueError(f"{name} node rows must hold only 0 and 1")
+    return arr.astype(bool)
+
+
+def hierarchical_loss(
+    y_true: Any,
+    y_pred: Any,
+    parent: Any,
+    *,
+    node_weights: Any = None,
+    sample_weight: Any = None,
+    average: bool = True,
+) -> float | np.ndarray:
+    """Hierarchical loss ℓ_H of Cesa-Bianchi et al. (2006), as defined in Vembu's thesis.
+
+    A mistake at a node is charged only when every ancestor of the node is predicted correctly:
+    once a path goes wrong, further mistakes in the subtree below are not counted again. With ψ_i(y)
+    the indicator of node i in the label set of y (a path: the node and all its ancestors),
+
+        ℓ_H(y, ŷ) = Σ_i c_i · I(ψ_i(ŷ) ≠ ψ_i(y) and ψ_j(ŷ) = ψ_j(y) for all j ∈ ANC(i)),
+
+    with node weights c_i (all 1 in the thesis, section "Empirical Results"). For node rows that are
+    closed under parents (rooted subtrees), "all ancestors correct" is the same as "parent correct".
+    Rows that are not closed are accepted and scored by the formula above.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like
+        Either node ids of shape (n_samples,) — single paths, each id standing for the node and its
+        ancestors (as :class:`combpred.spaces.HierarchyPaths` encodes them) — or 0/1 node rows of
+        shape (n_samples, n_nodes) — multi-path labels (as :class:`combpred.spaces.Subtrees`).
+        The two forms may be mixed.
+    parent : array-like of int of shape (n_nodes,)
+        ``parent[v]`` is v's parent, −1 at a root. A forest (several roots) is allowed; a virtual
+        root contained in every label set is never charged.
+    node_weights : array-like of shape (n_nodes,), default=None
+        Non-negative costs c_i; None means 1 per node. :func:`hierarchical_node_weights` builds
+        the usual scaled choices.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the rows in the mean.
+    average : bool, default=True
+        Return the (weighted) mean loss per instance; False returns the loss of every row.
+
+    Returns
+    -------
+    loss : float or ndarray of shape (n_samples,)
+        0 for perfect predictions.
+
+    Raises
+    ------
+    ValueError
+        On a malformed parent array (out-of-range entry, cycle, no root), node ids out of range,
+        rows of the wrong width or not 0/1, or mismatched numbers of samples.
+
+    Notes
+    -----
+    With unit weights a single path that leaves the true path at some node costs 2 (the true node
+    missed and the wrong sibling predicted) and one that stops early costs 1. The thesis' table of
+    hierarchical results (quoted from Rousu et al. 2005) reports ℓ_H ≈ 0.05 per instance at 51 %
+    zero-one error, which unit weights cannot produce (every wrong single path costs at least 1):
+    those figures use scaled node weights or a normalisation that the thesis does not state.
+
+    Examples
+    --------
+    A root 0 with children 1, 2; node 1 has children 3, 4. Predicting leaf 4 for leaf 3 errs at
+    3 and 4 (their parent 1 is right): loss 2. Predicting 2 for 3 errs at 1 and 2; 3 is below the
+    mistake at 1 and is not charged: loss 2.
+
+    >>> parent = [-1, 0, 0, 1, 1]
+    >>> hierarchical_loss([3, 3], [4, 2], parent, average=False)
+    array([2., 2.])
+    """
+    par, levels = _check_parent(parent)
+    T = _node_rows(y_true, par, "y_true")
+    P = _node_rows(y_pred, par, "y_pred")
+    if T.shape[0] != P.shape[0]:
+        raise ValueError(f"y_true and y_pred have different numbers of samples: {T.shape[0]} and {P.shape[0]}")
+    if T.shape[0] == 0:
+        raise ValueError("y_true is empty: there is nothing to score")
+    if node_weights is None:
+        w = np.ones(par.size)
+    else:
+        w = np.asarray(node_weights, dtype=np.float64)
+        if w.shape != (par.size,):
+            raise ValueError(f"node_weights must have shape ({par.size},), got {w.shape}")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError("node_weights must be finite and non-negative")
+    wrong = T != P
+    # ancestor_wrong[:, v]: some proper ancestor of v is wrong; built level by level from the roots.
+    ancestor_wrong = np.zeros_like(wrong)
+    for nodes in levels[1:]:
+        ps = par[nodes]
+        ancestor_wrong[:, nodes] = ancestor_wrong[:, ps] | wrong[:, ps]
+    charged = wrong & ~ancestor_wrong
+    values = charged.astype(np.float64) @ w
+    return _reduce(values, sample_weight, average)
+
+
+def hierarchical_node_weights(parent: Any, scheme: str = "siblings") -> np.ndarray:
+    """Node costs c_i for :func:`hierarchical_loss`, in the usual scaled forms.
+
+    Parameters
+    ----------
+    parent : array-like of int of shape (n_nodes,)
+        ``parent[v]`` is v's parent, −1 at a root.
+    scheme : {"uniform", "siblings", "subtree"}, default="siblings"
+        ``"uniform"``: c_i = 1 (the thesis' formula). ``"siblings"``: c = 1 at a root and
+        c_i = c_parent(i) / (number of children of parent(i)), so the costs of a node's children
+        share the node's cost (Cesa-Bianchi et al. 2006; Rousu et al. 2006). ``"subtree"``:
+        c_i = |subtree(i)| / n_nodes, the fraction of the nodes in the subtree rooted at i
+        (Rousu et al. 2006).
+
+    Returns
+    -------
+    weights : ndarray of shape (n_nodes,)
+
+    Examples
+    --------
+    >>> hierarchical_node_weights([-1, 0, 0, 1, 1], "siblings")
+    array([1.  , 0.5 , 0.5 , 0.25, 0.25])
+    """
+    par, levels = _check_parent(parent)
+    n = par.size
+    if scheme == "uniform":
+        return np.ones(n)
+    if scheme == "siblings":
+        n_children = np.bincount(par[par >= 0], minlength=n)
+        c = np.ones(n)
+        for nodes in levels[1:]:
+            ps = par[nodes]
+            c[nodes] = c[ps] / n_children[ps]
+        return c
+    if scheme == "subtree":
+        size = np.ones(n)
+        for nodes in reversed(levels[1:]):
+            np.add.at(size, par[nodes], size[nodes])
+        return size / n
+    raise ValueError(f"unknown scheme {scheme!r}: use 'uniform', 'siblings' or 'subtree'")
+
+
+# --------------------------------------------------------------------------------------------
+# policies and decoders
+# --------------------------------------------------------------------------------------------
+def _cosine_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    na = np.linalg.norm(A, axis=1)
+    nb = np.linalg.norm(B, axis=1)
+    dot = np.einsum("ij,ij->i", A, B)
+    out = np.zeros(A.shape[0])
+    ok = (na > 0) & (nb > 0)
+    out[ok] = dot[ok] / (na[ok] * nb[ok])
+    return np.clip(out, -1.0, 1.0)
+
+
+def policy_cosine(
+    W_true: Any, W_pred: Any, X: Any = None, *, sample_weight: Any = None, average: bool = True
+) -> float | np.ndarray:
+    """Cosine similarity of a true and a learned policy (the thesis' dicycle experiment).
+
+    Without ``X``: the cosine of the two weight arrays, flattened. With ``X``: the policies of the
+    instances, u_i = W_trueᵀ x_i and û_i = W_predᵀ x_i (scores over the structure coordinates),
+    compared row by row and averaged. The thesis scores dicycle policy estimation with
+    Σ_i ⟨f_i, Σ_j x_ij A^(j)⟩ / (‖f_i‖ ‖Σ_j x_ij A^(j)‖) over the test instances; this function
+    returns that sum divided by the number of instances (so it lies in [−1, 1]).
+
+    A zero policy has cosine 0 with anything (as ``sklearn.metrics.pairwise.cosine_similarity``).
+
+    Parameters
+    ----------
+    W_true, W_pred : array-like, same shape
+        Policies. With ``X``: shape (n_features, d), scores X @ W. Without: any shape.
+    X : array-like of shape (n_samples, n_features), default=None
+        Inputs at which to compare the policies. Append a column of ones to compare models with
+        intercepts (and stack the intercept as the last row of W).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights of the mean (only with ``X``).
+    average : bool, default=True
+        With ``X``: return the mean cosine; False returns the cosine of every instance.
+
+    Returns
+    -------
+    cosine : float or ndarray of shape (n_samples,)
+
+    Notes
+    -----
+    The thesis' policies are antisymmetric matrices A (A_uv = −A_vu) scoring arcs u→v.
+    :class:`combpred.spaces.DirectedCycles` uses one coordinate per pair u < v with ψ_uv = +1 for
+    u→v and −1 for v→u, so its scores are the upper triangle of A; the cosine of two antisymmetric
+    matrices equals the cosine of their upper triangles, so either form gives the same value.
+
+    Examples
+    --------
+    >>> policy_cosine([[1.0, 0.0]], [[2.0, 0.0]])
+    1.0
+    """
+    A = np.asarray(W_true, dtype=np.float64)
+    B = np.asarray(W_pred, dtype=np.float64)
+    if A.shape != B.shape:
+        raise ValueError(f"W_true and W_pred have different shapes: {A.shape} and {B.shape}")
+    if A.size == 0:
+        raise ValueError("W_true is empty")
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
+        raise ValueError("W_true and W_pred must be finite (no NaN or infinity)")
+    if X is None:
+        if sample_weight is not None or not average:
+            raise ValueError("sample_weight and average=False need X (per-instance policies)")
+        return float(_cosine_rows(A.reshape(1, -1), B.reshape(1, -1))[0])
+    Xa = np.asarray(X, dtype=np.float64)
+    if Xa.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {Xa.shape}")
+    if A.ndim != 2 or A.shape[0] != Xa.shape[1]:
+        raise ValueError(f"with X of {Xa.shape[1]} features, W must have shape ({Xa.shape[1]}, d), got {A.shape}")
+    if Xa.shape[0] == 0:
+        raise ValueError("X has no rows")
+    if not np.all(np.isfinite(Xa)):
+        raise ValueError("X contains NaN or infinity")
+    return _reduce(_cosine_rows(Xa @ A, Xa @ B), sample_weight, average)
+
+
+def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: float = 1e-9) -> float | np.ndarray:
+    """Realised z-approximation factor ν = (max f − f(ŷ)) / (max f − min f) of a decoder.
+
+    A decoder is a z-approximation with factor ν when f(ŷ) ≥ (1 − ν) max f + ν min f
+    (thesis section 5.4): ν = 0 is exact, ν = 1 is the worst structure. When max f = min f every
+    structure is optimal and ν = 0.
+
+    Parameters
+    ----------
+    f_decoded, f_max, f_min : array-like, broadcastable
+        Score of the decoded structure and the largest and smallest scores over the space.
+    rtol : float, default=1e-9
+        Relative tolerance for rounding: f_decoded may exceed f_max (or fall below f_min) by
+        rtol · max(1, |f_max|, |f_min|), and the result is clipped to [0, 1].
+
+    Returns
+    -------
+    nu : float or ndarray
+        A float when all inputs are scalars.
+
+    Raises
+    ------
+    ValueError
+        If an input is not finite, f_min > f_max, or f_decoded lies outside [f_min, f_max]
+        beyond the tolerance (then f_max or f_min is not the true extreme).
+
+    Examples
+    --------
+    >>> z_approximation_factor([3.0, 2.0, 0.0], 3.0, -1.0)
+    array([0.  , 0.25, 0.75])
+    """
+    if not isinstance(rtol, numbers.Real) or not rtol >= 0:
+        raise ValueError(f"rtol must be a non-negative number, got {rtol!r}")
+    try:
+        f, hi, lo = np.broadcast_arrays(
+            np.asarray(f_decoded, dtype=np.float64),
+            np.asarray(f_max, dtype=np.float64),
+            np.asarray(f_min, dtype=np.float64),
+        )
+    except ValueError as exc:
+        raise ValueError(f"f_decoded, f_max and f_min do not broadcast together: {exc}") from None
+    if not (np.all(np.isfinite(f)) and np.all(np.isfinite(hi)) and np.all(np.isfinite(lo))):
+        raise ValueError("f_decoded, f_max and f_min must be finite")
+    tol = rtol * np.maximum(1.0, np.maximum(np.abs(hi), np.abs(lo)))
+    if np.any(lo > hi + tol):
+        raise ValueError("f_min exceeds f_max")
+    if np.any(f > hi + tol):
+        raise ValueError("f_decoded exceeds f_max: f_max is not the maximum score")
+    if np.any(f < lo - tol):
+        raise ValueError("f_decoded is below f_min: f_min is not the minimum score")
+    span = hi - lo
+    flat = span <= tol
+    nu = np.where(flat, 0.0, (hi - f) / np.where(flat, 1.0, span))
+    nu = np.clip(nu, 0.0, 1.0)
+    return float(nu) if nu.ndim == 0 else nu
+
+
+# --------------------------------------------------------------------------------------------
+# scorers
+# --------------------------------------------------------------------------------------------
+class _StructuredScorer:
+    """``scorer(estimator, X, y) -> float``: a metric of ``estimator.predict(X)`` against y.
+
+    Lower-is-better metrics are negated, so greater is always better, as scikit-learn expects.
+    """
+
+    def __init__(self, metric: Callable[..., float], sign: float, kwargs: dict[str, Any]):
+        self._metric = metric
+        self._sign = sign
+        self._kwargs = kwargs
+
+    def __call__(self, estimator: Any, X: Any, y_true: Any, sample_weight: Any = None) -> float:
+        y_pred = estimator.predict(X)
+        kwargs = dict(self._kwargs)
+        if sample_weight is not None:
+            kwargs["sample_weight"] = sample_weight
+        return self._sign * float(self._metric(y_true, y_pred, **kwargs))
+
+    def __repr__(self) -> str:
+        args = "".join(f", {k}=..." for k in self._kwargs)
+        neg = ", greater_is_better=False" if self._sign < 0 else ""
+        return f"make_structured_scorer({self._metric.__name__}{neg}{args})"
+
+
+def make_structured_scorer(
+    metric: Callable[..., float], *, greater_is_better: bool = True, **kwargs: Any
+) -> Callable[..., float]:
+    """Turn ``metric(y_true, y_pred, **kwargs)`` into a scorer for model selection.
+
+    Unlike ``sklearn.metrics.make_scorer`` it asks the estimator for nothing but ``predict``, so it
+    works for structured models that have no ``classes_``.
+
+    Parameters
+    ----------
+    metric : callable
+        ``metric(y_true, y_pred, **kwargs) -> float``.
+    greater_is_better : bool, default=True
+        False for losses: the scorer then returns −metric.
+    **kwargs
+        Passed to ``metric`` on every call.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y, sample_weight=None) -> float``; ``sample_weight`` is passed to
+        the metric when given.
+    """
+    if not callable(metric):
+        raise ValueError(f"metric must be callable, got {metric!r}")
+    return _StructuredScorer(metric, 1.0 if greater_is_better else -1.0, kwargs)
+
+
+def make_hierarchical_loss_scorer(parent: Any, *, node_weights: Any = None) -> Callable[..., float]:
+    """Scorer returning −:func:`hierarchical_loss` (greater is better) for a fixed taxonomy.
+
+    Parameters
+    ----------
+    parent : array-like of int of shape (n_nodes,)
+        The taxonomy, ``parent[v]`` = v's parent, −1 at a root.
+    node_weights : array-like of shape (n_nodes,), default=None
+        Node costs; None means 1 per node.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y) -> -hierarchical_loss(y, estimator.predict(X), parent, ...)``.
+    """
+    par, _ = _check_parent(parent)
+    kwargs: dict[str, Any] = {"parent": par}
+    if node_weights is not None:
+        kwargs["node_weights"] = np.asarray(node_weights, dtype=np.float64)
+    return _StructuredScorer(hierarchical_loss, -1.0, kwargs)
+
+
+#: Mean Kendall τ of ``estimator.predict(X)`` against rank rows y (greater is better).
+kendall_tau_scorer = make_structured_scorer(kendall_tau)
+
+#: Mean Spearman ρ of ``estimator.predict(X)`` against rank rows y (greater is better).
+spearman_rho_scorer = make_structured_scorer(spearman_rho)

@@ -1,0 +1,288 @@
+"""combpred.baselines: KNN-Borda and pairwise label rankers, and the structured SVM."""
+
+import pickle
+
+import numpy as np
+import pytest
+from combpred import spaces
+from combpred.baselines import KNNBordaRanker, PairwiseRanker, StructuredSVM
+from combpred.metrics import kendall_tau, kendall_tau_scorer
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import LinearSVC
+
+
+def ranks_from_scores(S):
+    """Rank rows (1 = highest score) from a score matrix."""
+    return np.argsort(np.argsort(-S, axis=1, kind="stable"), axis=1) + 1
+
+
+def linear_ranking_data(seed, n_samples, n_features, n_labels, B=None):
+    rng = np.random.default_rng(seed)
+    if B is None:
+        B = rng.normal(size=(n_features, n_labels))
+    X = rng.normal(size=(n_samples, n_features))
+    return X, ranks_from_scores(X @ B), B
+
+
+# ---------------------------------------------------------------------------------------------
+# KNNBordaRanker
+# ---------------------------------------------------------------------------------------------
+def test_knn_borda_two_obvious_clusters():
+    X = np.array([[0.0], [0.1], [0.2], [10.0], [10.1], [10.2]])
+    Y = np.array([[1, 2, 3]] * 3 + [[3, 2, 1]] * 3)
+    model = KNNBordaRanker(n_neighbors=3).fit(X, Y)
+    np.testing.assert_array_equal(model.predict([[0.05], [10.05]]), [[1, 2, 3], [3, 2, 1]])
+
+
+def test_knn_borda_by_hand():
+    # scikit-lr's KNeighborsLabelRanker docstring example. Query 1.1: neighbours 1, 2, 0 with
+    # rankings [2,1,3], [1,2,3], [1,2,3]; Borda points n+1−r = [2,3,1]+[3,2,1]+[3,2,1] = [8,7,3]
+    # → [1,2,3]. Query 2.2: neighbours 2, 3, 1: [3,2,1]+[1,3,2]+[2,3,1] = [6,8,4] → [2,1,3].
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    Y = np.array([[1, 2, 3], [2, 1, 3], [1, 2, 3], [3, 1, 2]])
+    pred = KNNBordaRanker(n_neighbors=3).fit(X, Y).predict([[1.1], [2.2]])
+    np.testing.assert_array_equal(pred, [[1, 2, 3], [2, 1, 3]])
+
+
+def test_knn_borda_ties_go_to_the_lower_label():
+    # points [3,2,1] + [2,3,1] = [5,5,2]: labels 0 and 1 tie, label 0 first
+    X = np.array([[0.0], [1.0]])
+    Y = np.array([[1, 2, 3], [2, 1, 3]])
+    np.testing.assert_array_equal(KNNBordaRanker(n_neighbors=2).fit(X, Y).predict([[0.5]]), [[1, 2, 3]])
+
+
+def test_knn_borda_distance_weights():
+    X = np.array([[0.0], [1.0], [3.0]])
+    Y = np.array([[1, 2, 3], [3, 2, 1], [3, 2, 1]])
+    model = KNNBordaRanker(n_neighbors=3, weights="distance").fit(X, Y)
+    # a query on a training point takes that point's ranking
+    np.testing.assert_array_equal(model.predict([[0.0]]), [[1, 2, 3]])
+    # at 0.1 the weights are 10, 1/0.9, 1/2.9: [1,2,3] dominates; uniform weights would not
+    np.testing.assert_array_equal(model.predict([[0.1]]), [[1, 2, 3]])
+    np.testing.assert_array_equal(KNNBordaRanker(n_neighbors=3).fit(X, Y).predict([[0.1]]), [[3, 2, 1]])
+
+
+def test_knn_borda_learns_a_smooth_ranking():
+    X, Y, B = linear_ranking_data(0, 600, 2, 4)
+    Xt, Yt, _ = linear_ranking_data(1, 200, 2, 4, B)
+    model = KNNBordaRanker(n_neighbors=7).fit(X, Y)
+    assert model.score(Xt, Yt) > 0.8
+    assert model.n_labels_ == 4 and model.n_features_in_ == 2
+
+
+def test_knn_borda_errors():
+    X = np.zeros((3, 1))
+    Y = np.array([[1, 2], [2, 1], [1, 2]])
+    with pytest.raises(ValueError, match="exceeds the number of training samples"):
+        KNNBordaRanker(n_neighbors=4).fit(X, Y)
+    with pytest.raises(ValueError, match="not a permutation"):
+        KNNBordaRanker(n_neighbors=1).fit(X, [[1, 1], [2, 1], [1, 2]])
+    with pytest.raises(ValueError, match="n_neighbors"):
+        KNNBordaRanker(n_neighbors=0).fit(X, Y)
+    with pytest.raises(ValueError, match="weights"):
+        KNNBordaRanker(weights="gaussian").fit(X, Y)
+    model = KNNBordaRanker(n_neighbors=1).fit(X, Y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(np.zeros((1, 2)))
+
+
+# ---------------------------------------------------------------------------------------------
+# PairwiseRanker
+# ---------------------------------------------------------------------------------------------
+def test_pairwise_ranker_recovers_a_linear_ranking():
+    X, Y, B = linear_ranking_data(2, 400, 3, 5)
+    Xt, Yt, _ = linear_ranking_data(3, 300, 3, 5, B)
+    model = PairwiseRanker().fit(X, Y)
+    assert len(model.estimators_) == 10
+    np.testing.assert_array_equal(model.pairs_[:3], [[0, 1], [0, 2], [0, 3]])
+    assert kendall_tau(Yt, model.predict(Xt)) > 0.9
+
+
+def test_pairwise_probabilities_are_permutation_scores():
+    X, Y, B = linear_ranking_data(4, 300, 3, 4)
+    model = PairwiseRanker().fit(X, Y)
+    P = model.predict_pair_proba(X[:20])
+    assert P.shape == (20, 6) and np.all((P >= 0) & (P <= 1))
+    votes = model.predict_votes(X[:20])
+    np.testing.assert_allclose(votes.sum(axis=1), 6.0)  # each pair hands out one vote in total
+    decoded = spaces.Permutations(4).decode(2 * P - 1)  # ψ order of Permutations = pairs_ order
+    assert kendall_tau(Y[:20], decoded) > 0.8
+
+
+def test_pairwise_constant_pairs_and_hard_votes():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(100, 2))
+    # label 0 always first; labels 1 and 2 ordered by the sign of x0
+    Y = np.where(X[:, :1] > 0, [[1, 2, 3]], [[1, 3, 2]])
+    model = PairwiseRanker().fit(X, Y)
+    assert type(model.estimators_[0]).__name__ == "DummyClassifier"
+    assert model.score(X, Y) > 0.95
+    hard = PairwiseRanker(estimator=LinearSVC()).fit(X, Y)  # no predict_proba: 0/1 votes
+    assert set(np.unique(hard.predict_pair_proba(X))) <= {0.0, 1.0}
+    assert hard.score(X, Y) > 0.95
+
+
+def test_pairwise_errors():
+    with pytest.raises(ValueError, match="not a permutation"):
+        PairwiseRanker().fit(np.zeros((2, 1)), [[1, 2, 3], [1, 2, 2]])
+    with pytest.raises(ValueError, match="estimator"):
+        PairwiseRanker(estimator="logistic").fit(np.zeros((2, 1)), [[1, 2], [2, 1]])
+    with pytest.raises(ValueError, match="samples"):
+        PairwiseRanker().fit(np.zeros((3, 1)), [[1, 2], [2, 1]])
+
+
+# ---------------------------------------------------------------------------------------------
+# StructuredSVM
+# ---------------------------------------------------------------------------------------------
+def blobs(seed, n):
+    rng = np.random.default_rng(seed)
+    centers = np.array([[0.0, 0.0], [5.0, 5.0], [-5.0, 5.0]])
+    y = rng.integers(0, 3, n)
+    return centers[y] + rng.uniform(-1, 1, size=(n, 2)), y
+
+
+def test_svm_separable_multiclass():
+    X, y = blobs(0, 300)
+    Xt, yt = blobs(1, 300)
+    names = np.array(["cat", "dog", "emu"])
+    model = StructuredSVM("multiclass", alpha=0.01, random_state=0).fit(X, names[y])
+    np.testing.assert_array_equal(model.predict(Xt), names[yt])
+    assert model.score(Xt, names[yt]) == 1.0
+    assert model.coef_.shape == (2, 3) and model.intercept_.shape == (3,)
+    assert model.loss_curve_[-1] < model.loss_curve_[0]
+    # the same problem given as a space object takes y in the space's encoding (0..2)
+    model = StructuredSVM(spaces.Multiclass(3), alpha=0.01, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.predict(Xt), yt)
+
+
+@pytest.mark.parametrize("decoding", ["exact", "sampled"])
+def test_svm_learns_permutations(decoding):
+    X, Y, B = linear_ranking_data(6, 400, 4, 5)
+    Xt, Yt, _ = linear_ranking_data(7, 200, 4, 5, B)
+    model = StructuredSVM(spaces.Permutations(5), alpha=0.01, decoding=decoding, random_state=0).fit(X, Y)
+    assert kendall_tau(Yt, model.predict(Xt)) > 0.85
+    assert model.decision_function(Xt).shape == (200, 10)
+
+
+def test_svm_hierarchy_paths():
+    # leaves 3, 4 (under 1) and 2; the leaf is chosen by the largest of three linear scores
+    parent = np.array([-1, 0, 0, 1, 1])
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(300, 3))
+    y = np.array([3, 4, 2])[np.argmax(X, axis=1)]
+    model = StructuredSVM(spaces.HierarchyPaths(parent, leaves_only=True), alpha=0.01, random_state=0).fit(X, y)
+    assert np.mean(model.predict(X) == y) > 0.9
+
+
+def test_svm_dicycles_need_sampled_decoding():
+    space = spaces.DirectedCycles(5)
+    rng = np.random.default_rng(9)
+    X = rng.uniform(size=(60, 3))
+    A = rng.uniform(-1, 1, size=(3, space.dim))
+    Y = space.decode(X @ A)  # routes that maximise a hidden linear policy
+    with pytest.raises(ValueError, match="sampled"):
+        StructuredSVM(space, decoding="exact").fit(X, Y)
+    model = StructuredSVM(space, alpha=0.01, decoding="sampled", max_iter=20, random_state=0).fit(X, Y)
+    space.validate(model.predict(X))
+    assert model.loss_curve_[-1] < model.loss_curve_[0]
+
+
+SMALL_SPACES = [
+    spaces.Multiclass(4),
+    spaces.Multilabel(4),
+    spaces.KSubsets(5, 2),
+    spaces.Ordinal(4),
+    spaces.HierarchyPaths(np.array([-1, 0, 0, 1, 1, 2])),
+    spaces.Subtrees(np.array([-1, 0, 0, 1, 1, 2])),
+    spaces.Cliques(4),
+    spaces.UndirectedCycles(5),
+    spaces.Permutations(4),
+]
+
+
+@pytest.mark.parametrize("space", SMALL_SPACES, ids=repr)
+def test_exact_loss_augmented_decoding_is_the_brute_force_maximum(space):
+    # max_z Δ(y, z) + ⟨u, ψ(z)⟩ with Δ = ‖ψ(y) − ψ(z)‖²/2, by enumeration, against the decoder
+    rng = np.random.default_rng(10)
+    shift = StructuredSVM()._augmentation(space)
+    Z = space.embed(space.enumerate())
+    ys = space.sample(5, random_state=0)
+    Psi = space.embed(ys)
+    U = rng.normal(size=(5, space.dim))
+    decoded = space.embed(space.decode(U - Psi + shift))
+    for i in range(5):
+        values = 0.5 * ((Z - Psi[i]) ** 2).sum(axis=1) + Z @ U[i]
+        got = 0.5 * ((decoded[i] - Psi[i]) ** 2).sum() + decoded[i] @ U[i]
+        assert got == pytest.approx(values.max())
+
+
+def test_svm_refuses_exact_decoding_for_tournaments():
+    with pytest.raises(ValueError, match="sampled"):
+        StructuredSVM()._augmentation(spaces.PartialTournaments(3))
+
+
+def test_svm_is_reproducible_and_pickles():
+    X, Y, _ = linear_ranking_data(11, 100, 3, 4)
+    a = StructuredSVM("permutations", decoding="sampled", n_samples=5, max_iter=5, random_state=3).fit(X, Y)
+    b = StructuredSVM("permutations", decoding="sampled", n_samples=5, max_iter=5, random_state=3).fit(X, Y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    c = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(c.predict(X), a.predict(X))
+
+
+def test_svm_errors():
+    X = np.zeros((4, 2))
+    with pytest.raises(ValueError, match="alpha"):
+        StructuredSVM("multiclass", alpha=0).fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="decoding"):
+        StructuredSVM("multiclass", decoding="greedy").fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="only one class"):
+        StructuredSVM("multiclass").fit(X, [1, 1, 1, 1])
+    with pytest.raises(ValueError, match="samples"):
+        StructuredSVM("multiclass").fit(X, [0, 1, 0])
+    with pytest.raises(ValueError, match="2-D"):
+        StructuredSVM("permutations").fit(X, [1, 2, 3, 4])
+    with pytest.raises(ValueError):
+        StructuredSVM(spaces.Permutations(3)).fit(X[:2], [[1, 2, 3], [1, 1, 3]])  # not a ranking
+    with pytest.raises(ValueError, match="space"):
+        StructuredSVM("rankings").fit(X, [[1, 2]] * 4)
+
+
+# ---------------------------------------------------------------------------------------------
+# scikit-learn conventions
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        KNNBordaRanker(n_neighbors=3, weights="distance"),
+        PairwiseRanker(estimator=LinearSVC(C=0.5)),
+        StructuredSVM(spaces.Permutations(4), alpha=0.1, decoding="sampled", n_samples=7, random_state=1),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_clone_and_get_params(estimator):
+    params = estimator.get_params(deep=False)
+    twin = clone(estimator)
+    assert type(twin) is type(estimator)
+    for name, value in twin.get_params(deep=False).items():
+        if hasattr(value, "get_params"):
+            assert value.get_params() == params[name].get_params()
+        else:
+            assert value == params[name]
+    twin.set_params(**params)
+    X, Y, _ = linear_ranking_data(12, 60, 2, 4)
+    twin.fit(X, Y)
+    assert twin.predict(X).shape == (60, 4)
+    assert not hasattr(estimator, "n_features_in_")  # cloning did not fit the original
+
+
+def test_grid_search_with_a_structured_scorer():
+    X, _, B = linear_ranking_data(13, 300, 2, 4)
+    noise = np.random.default_rng(15).normal(scale=1.0, size=(300, 4))
+    Y = ranks_from_scores(X @ B + noise)  # noisy rankings: averaging 15 neighbours beats one
+    search = GridSearchCV(KNNBordaRanker(), {"n_neighbors": [1, 15]}, scoring=kendall_tau_scorer, cv=3)
+    search.fit(X, Y)
+    assert search.best_params_ == {"n_neighbors": 15}
+    Xt, Yt, _ = linear_ranking_data(14, 100, 2, 4, B)
+    assert search.score(Xt, Yt) > 0.7

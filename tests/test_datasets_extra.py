@@ -1,0 +1,231 @@
+"""combpred.datasets: label-ranking and hierarchical loaders, checked against each PROVENANCE.md.
+
+The data files live outside the package (COMBPRED_DATA, or ../shared/datasets next to a source
+checkout). Tests that need them are skipped, with the places looked at, when they are absent.
+"""
+
+import numpy as np
+import pytest
+from combpred import datasets, spaces
+from combpred.datasets import load_hierarchical, load_label_ranking, read_hmc_arff
+
+
+def _data_dir():
+    for folder in datasets.data_home_candidates():
+        if (folder / "label_ranking").is_dir() and (folder / "hierarchical_funcat_go").is_dir():
+            return folder
+    return None
+
+
+needs_data = pytest.mark.skipif(
+    _data_dir() is None,
+    reason="shared benchmark data not found (set COMBPRED_DATA to the datasets directory); looked at: "
+    + (
+        ", ".join(str(p) for p in datasets.data_home_candidates())
+        or "nothing: COMBPRED_DATA is unset and this is not a source checkout"
+    ),
+)
+
+# label_ranking/PROVENANCE.md: instances, features, labels, distinct rankings
+LABEL_RANKING = {
+    "iris": (150, 4, 3, 5),
+    "wine": (178, 13, 3, 5),
+    "glass": (214, 9, 6, 30),
+    "vehicle": (846, 18, 4, 18),
+    "vowel": (528, 10, 11, 294),
+    "authorship": (841, 70, 4, 17),
+    "stock": (950, 5, 5, 51),
+    "calhousing": (20640, 4, 4, 24),
+}
+
+
+def test_the_table_covers_every_name():
+    assert sorted(LABEL_RANKING) == sorted(datasets.LABEL_RANKING_DATASETS)
+
+
+@needs_data
+@pytest.mark.parametrize("name", sorted(LABEL_RANKING))
+def test_label_ranking_counts_match_provenance(name):
+    n, p, k, distinct = LABEL_RANKING[name]
+    data = load_label_ranking(name)
+    assert data.X.shape == (n, p)
+    assert data.Y.shape == (n, k)
+    assert data.Y.dtype == np.int64
+    assert np.all(np.sort(data.Y, axis=1) == np.arange(1, k + 1))  # complete rankings
+    assert len(np.unique(data.Y, axis=0)) == distinct
+    assert np.all(np.isfinite(data.X))
+    X, Y = load_label_ranking(name, return_X_y=True)
+    np.testing.assert_array_equal(Y, data.Y)
+    spaces.Permutations(k).validate(Y)
+
+
+@needs_data
+def test_label_ranking_first_row_of_iris():
+    # label_ranking/iris.csv line 2: -0.55556,0.25000,-0.86441,-0.91667,1,2,3
+    X, Y = load_label_ranking("iris", return_X_y=True)
+    np.testing.assert_allclose(X[0], [-0.55556, 0.25, -0.86441, -0.91667])
+    np.testing.assert_array_equal(Y[0], [1, 2, 3])
+
+
+@needs_data
+def test_imclef07a_matches_provenance():
+    data = load_hierarchical("imclef07a")
+    assert data.X_train.shape == (10000, 80)
+    assert data.X_test.shape == (1006, 80)
+    assert not np.isnan(data.X_train).any() and not np.isnan(data.X_test).any()  # no '?'
+    parent = data.parent
+    assert parent.shape == (97,)  # 96 declared nodes + the virtual root
+    assert data.node_names[0] == "root" and parent[0] == -1
+    assert np.all(parent[1:] < np.arange(1, 97))  # parents come first
+    assert np.bincount(data.depth).tolist() == [1, 8, 25, 63]  # 8/25/63 per level
+    assert data.is_leaf.sum() == 63
+    assert np.array_equal(data.is_leaf, data.depth == 3)
+    for y in (data.y_train, data.y_test):  # single, full-depth paths
+        assert y.shape in ((10000,), (1006,))
+        assert data.is_leaf[y].all()
+    # the first Train row's label field is 2@2/1@2/1/3
+    assert data.node_names[data.y_train[0]] == "2/1/3"
+    space = spaces.HierarchyPaths(parent, leaves_only=True)
+    space.validate(data.y_train)
+    space.validate(data.y_test)
+
+
+@needs_data
+def test_cellcycle_fun_matches_provenance():
+    data = load_hierarchical("cellcycle_FUN")
+    sizes = {"train": 1628, "valid": 848, "test": 1281}
+    parent = data.parent
+    assert parent.shape == (500,)  # 499 FunCat nodes + the virtual root
+    assert np.bincount(data.depth).tolist() == [1, 18, 80, 178, 142, 77, 4]
+    assert data.splits == ["train", "valid", "test"]
+    all_paths = []
+    for split, n in sizes.items():
+        X, Y = data[f"X_{split}"], data[f"Y_{split}"]
+        assert X.shape == (n, 77)
+        assert Y.shape == (n, 500)
+        assert np.isnan(X).any()  # '?' present, returned as NaN
+        assert np.all(Y[:, 0] == 1)
+        assert np.all(Y[:, 1:] <= Y[:, parent[1:]])  # closed under parents
+        spaces.Subtrees(parent).validate(Y)
+        # a "path" ends at a node none of whose children is in the set
+        has_child = np.zeros_like(Y)
+        np.maximum.at(has_child.T, parent[1:], Y[:, 1:].T)
+        all_paths.append(((Y == 1) & (has_child == 0)).sum(axis=1))
+    assert np.concatenate(all_paths).mean() == pytest.approx(3.2, abs=0.1)  # "~3.2 paths/gene"
+    assert (np.concatenate(all_paths) > 1).mean() > 0.5  # mostly multi-path
+    partial = np.zeros(0, dtype=bool)
+    for split in sizes:  # paths may stop above a leaf
+        Y = data[f"Y_{split}"]
+        partial = np.r_[partial, ((Y == 1) & ~data.is_leaf).any(axis=1)]
+    assert partial.any()
+
+
+def test_unknown_names():
+    with pytest.raises(ValueError, match="unknown label-ranking data set"):
+        load_label_ranking("yeast")
+    with pytest.raises(ValueError, match="unknown hierarchical data set"):
+        load_hierarchical("wipo")
+
+
+def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
+    monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
+    with pytest.raises(FileNotFoundError) as info:
+        load_label_ranking("iris", data_home=tmp_path / "explicit")
+    message = str(info.value)
+    assert str(tmp_path / "explicit" / "label_ranking" / "iris.csv") in message
+    assert str(tmp_path / "nowhere" / "label_ranking" / "iris.csv") in message
+    assert "COMBPRED_DATA" in message
+    with pytest.raises(FileNotFoundError, match="ImCLEF07A_Train.arff"):
+        load_hierarchical("imclef07a")
+
+
+def test_environment_variable_is_used(tmp_path, monkeypatch):
+    (tmp_path / "label_ranking").mkdir()
+    (tmp_path / "label_ranking" / "iris.csv").write_text("2,1,3\n0.5,2,1,3\n-0.5,1,2,3\n")
+    monkeypatch.setenv("COMBPRED_DATA", str(tmp_path))
+    X, Y = load_label_ranking("iris", return_X_y=True)
+    np.testing.assert_array_equal(X, [[0.5], [-0.5]])
+    np.testing.assert_array_equal(Y, [[2, 1, 3], [1, 2, 3]])
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        ("3,1,3\n0.5,2,1,3\n-0.5,1,2,3\n", "header promises"),
+        ("2,1,3\n0.5,2,2,3\n-0.5,1,2,3\n", "not a permutation"),
+        ("n,p,k\n", "line 1"),
+    ],
+)
+def test_malformed_label_ranking_files(tmp_path, content, match):
+    (tmp_path / "label_ranking").mkdir()
+    (tmp_path / "label_ranking" / "wine.csv").write_text(content)
+    with pytest.raises(ValueError, match=match):
+        load_label_ranking("wine", data_home=tmp_path)
+
+
+HMC = """@RELATION toy
+% a comment
+@ATTRIBUTE a NUMERIC
+@ATTRIBUTE b numeric
+@ATTRIBUTE class hierarchical 01/02,01,02,01/01,01/01/05
+@DATA
+1.5,?,01/01/05@02
+?,2,01/02
+"""
+
+
+def test_read_hmc_arff_and_taxonomy():
+    names, X, nodes, labels = read_hmc_arff(HMC)
+    assert names == ["a", "b"]
+    np.testing.assert_array_equal(np.isnan(X), [[False, True], [True, False]])
+    assert X[0, 0] == 1.5 and X[1, 1] == 2.0
+    assert nodes == ["01/02", "01", "02", "01/01", "01/01/05"]
+    assert labels == [["01/01/05", "02"], ["01/02"]]
+    node_names, parent = datasets._taxonomy(nodes)
+    assert node_names == ["root", "01", "01/01", "01/01/05", "01/02", "02"]  # preorder
+    assert parent.tolist() == [-1, 0, 1, 2, 1, 0]
+    index = {n: i for i, n in enumerate(node_names)}
+    Y = datasets._closure_rows(labels, index, parent)
+    assert Y.tolist() == [[1, 1, 1, 1, 0, 1], [1, 1, 0, 0, 1, 0]]
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        (HMC.replace("01/02\n", "03\n"), "not a declared node"),
+        (HMC.replace("@ATTRIBUTE b numeric", "@ATTRIBUTE b {x,y}"), "only numeric"),
+        (HMC.replace("1.5,?,", "1.5,"), "2 values for 3 attributes"),
+        (HMC.replace("@ATTRIBUTE class hierarchical 01/02,01,02,01/01,01/01/05\n", ""), "before any"),
+        (HMC.replace("1.5,?", "x,?"), "line 7"),
+    ],
+)
+def test_read_hmc_arff_errors(text, match):
+    with pytest.raises(ValueError, match=match):
+        read_hmc_arff(text)
+
+
+def test_taxonomy_needs_declared_parents():
+    with pytest.raises(ValueError, match="not declared"):
+        datasets._taxonomy(["01", "02/01"])
+
+
+def test_single_path_rows_must_be_chains():
+    names, parent = datasets._taxonomy(["1", "1/1", "1/2"])
+    index = {n: i for i, n in enumerate(names)}
+    y = datasets._single_paths([["1", "1/2"], ["1/1"]], index, parent, "train")
+    assert [names[v] for v in y] == ["1/2", "1/1"]
+    with pytest.raises(ValueError, match="not one path"):
+        datasets._single_paths([["1/1", "1/2"]], index, parent, "train")
+
+
+def test_load_yeast_still_works():
+    data = datasets.load_yeast()
+    assert data.X_train.shape == (1500, 103) and data.Y_train.shape == (1500, 14)
+    assert data.X_test.shape == (917, 103) and data.Y_test.shape == (917, 14)
+
+
+def test_read_arff_still_works():
+    text = "@relation r\n@attribute x numeric\n@attribute y {0,1}\n@data\n0.5,1\n"
+    names, M = datasets.read_arff(text)
+    assert names == ["x", "y"] and M.tolist() == [[0.5, 1.0]]

@@ -1,0 +1,412 @@
+"""combpred.metrics: hand-computed cases, agreement with scipy, and input validation."""
+
+import itertools
+
+import numpy as np
+import pytest
+from combpred import metrics, spaces
+from combpred.metrics import (
+    hierarchical_loss,
+    hierarchical_node_weights,
+    kendall_tau,
+    kendall_tau_scorer,
+    make_hierarchical_loss_scorer,
+    make_structured_scorer,
+    policy_cosine,
+    spearman_rho,
+    spearman_rho_scorer,
+    z_approximation_factor,
+)
+from scipy import stats
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import GridSearchCV, cross_val_score
+
+
+def random_rankings(rng, n_rows, n_labels):
+    return np.array([rng.permutation(n_labels) + 1 for _ in range(n_rows)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Kendall τ and Spearman ρ
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 3, 4, 7])
+def test_kendall_identity_reversed_and_adjacent_swap(n):
+    ident = np.arange(1, n + 1)
+    assert kendall_tau(ident, ident) == 1.0
+    assert kendall_tau(ident, ident[::-1]) == -1.0
+    swapped = ident.copy()
+    swapped[[0, 1]] = swapped[[1, 0]]
+    # one discordant pair among n(n−1)/2: τ = 1 − 2/(n(n−1)/2) = 1 − 4/(n(n−1))
+    assert kendall_tau(ident, swapped) == pytest.approx(1 - 4 / (n * (n - 1)))
+
+
+def test_kendall_hand_computed():
+    # pairs (0,1) and (2,3) discordant, 4 of 6 concordant: τ = (4 − 2)/6
+    assert kendall_tau([[1, 2, 3, 4]], [[2, 1, 4, 3]]) == pytest.approx(1 / 3)
+    # rows 1, −1 and 1/3: mean 1/9; per-row values returned with average=False
+    T = [[1, 2, 3, 4]] * 3
+    P = [[1, 2, 3, 4], [4, 3, 2, 1], [2, 1, 4, 3]]
+    np.testing.assert_allclose(kendall_tau(T, P, average=False), [1, -1, 1 / 3])
+    assert kendall_tau(T, P) == pytest.approx(1 / 9)
+    assert kendall_tau(T, P, sample_weight=[1, 0, 0]) == 1.0
+    assert kendall_tau(T, P, sample_weight=[1, 1, 0]) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 7])
+def test_spearman_identity_reversed_and_adjacent_swap(n):
+    ident = np.arange(1, n + 1)
+    assert spearman_rho(ident, ident) == 1.0
+    assert spearman_rho(ident, ident[::-1]) == pytest.approx(-1.0)
+    swapped = ident.copy()
+    swapped[[0, 1]] = swapped[[1, 0]]
+    # Σd² = 2: ρ = 1 − 12/(n(n² − 1))
+    assert spearman_rho(ident, swapped) == pytest.approx(1 - 12 / (n * (n * n - 1)))
+
+
+def test_spearman_hand_computed():
+    # d = (1, −1, 1, −1): Σd² = 4, ρ = 1 − 24/60 = 0.6
+    assert spearman_rho([1, 2, 3, 4], [2, 1, 4, 3]) == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 10])
+def test_rank_correlations_match_scipy_row_by_row(n):
+    rng = np.random.default_rng(n)
+    T, P = random_rankings(rng, 60, n), random_rankings(rng, 60, n)
+    tau = kendall_tau(T, P, average=False)
+    rho = spearman_rho(T, P, average=False)
+    for i in range(len(T)):
+        assert tau[i] == pytest.approx(stats.kendalltau(T[i], P[i]).statistic, abs=1e-12)
+        assert rho[i] == pytest.approx(stats.spearmanr(T[i], P[i]).statistic, abs=1e-12)
+    assert kendall_tau(T, P) == pytest.approx(tau.mean())
+    w = rng.uniform(size=len(T))
+    assert spearman_rho(T, P, sample_weight=w) == pytest.approx(np.average(rho, weights=w))
+
+
+def test_rankings_accept_integral_floats():
+    assert kendall_tau(np.array([[1.0, 2.0, 3.0]]), [[1, 3, 2]]) == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize(
+    ("y_true", "y_pred", "match"),
+    [
+        ([[1, 1, 3]], [[1, 2, 3]], "not a permutation"),  # tie
+        ([[0, 1, 2]], [[1, 2, 3]], "not a permutation"),  # 0-based
+        ([[1, 2, 4]], [[1, 2, 3]], "not a permutation"),
+        ([[1, 2, 3]], [[1, 2, 3, 4]], "different shapes"),
+        ([[1, 2, 3]] * 2, [[1, 2, 3]], "different shapes"),
+        ([[1]], [[1]], "at least 2"),
+        ([[1, 2.5, 3]], [[1, 2, 3]], "fractional"),
+        ([[1, np.nan, 3]], [[1, 2, 3]], "NaN"),
+        (np.ones((2, 2, 2)), np.ones((2, 2, 2)), "2-D"),
+        (np.empty((0, 3)), np.empty((0, 3)), "empty"),
+        ([["a", "b"]], [[1, 2]], "integers"),
+    ],
+)
+def test_rank_validation_errors(y_true, y_pred, match):
+    for metric in (kendall_tau, spearman_rho):
+        with pytest.raises(ValueError, match=match):
+            metric(y_true, y_pred)
+
+
+def test_rank_validation_names_the_row():
+    with pytest.raises(ValueError, match=r"Y_pred row 1 is \[2, 2, 1\]"):
+        kendall_tau([[1, 2, 3]] * 2, [[1, 2, 3], [2, 2, 1]])
+
+
+def test_sample_weight_validation():
+    with pytest.raises(ValueError, match="sample_weight must have shape"):
+        kendall_tau([[1, 2]], [[1, 2]], sample_weight=[1, 2])
+    with pytest.raises(ValueError, match="non-negative"):
+        kendall_tau([[1, 2]], [[1, 2]], sample_weight=[-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# hierarchical loss
+# ---------------------------------------------------------------------------------------------
+#        0
+#      /   \
+#     1     2
+#    / \
+#   3   4
+PARENT = np.array([-1, 0, 0, 1, 1])
+
+
+@pytest.mark.parametrize(
+    ("y", "y_hat", "loss"),
+    [
+        (3, 3, 0),  # right
+        (3, 4, 2),  # ψ {0,1,3} vs {0,1,4}: 3 and 4 wrong, parent 1 right
+        (3, 2, 2),  # {0,1,3} vs {0,2}: 1, 2, 3 wrong; 3 sits below the mistake at 1
+        (3, 1, 1),  # stops one level early: only 3 wrong
+        (3, 0, 1),  # root only: 1 and 3 wrong, 3 below 1
+        (2, 4, 2),  # {0,2} vs {0,1,4}: 1 and 2 charged, 4 below 1
+    ],
+)
+def test_hierarchical_loss_single_paths_by_hand(y, y_hat, loss):
+    assert hierarchical_loss([y], [y_hat], PARENT) == loss
+    # the same label as a 0/1 node row
+    rows = np.zeros((2, 5), dtype=int)
+    for r, node in enumerate((y, y_hat)):
+        while node >= 0:
+            rows[r, node] = 1
+            node = PARENT[node]
+    assert hierarchical_loss(rows[:1], rows[1:], PARENT) == loss
+    assert hierarchical_loss([y], rows[1:], PARENT) == loss  # forms may be mixed
+
+
+def test_hierarchical_loss_mean_and_rows():
+    y = [3, 3, 3, 3, 3]
+    y_hat = [3, 4, 2, 1, 0]
+    np.testing.assert_array_equal(hierarchical_loss(y, y_hat, PARENT, average=False), [0, 2, 2, 1, 1])
+    assert hierarchical_loss(y, y_hat, PARENT) == pytest.approx(6 / 5)
+    assert hierarchical_loss(y, y_hat, PARENT, sample_weight=[0, 1, 1, 0, 0]) == pytest.approx(2.0)
+
+
+def test_hierarchical_loss_multi_path_and_weights():
+    true = [[1, 1, 1, 1, 0]]  # paths to 3 and to 2
+    pred = [[1, 1, 0, 0, 1]]  # the path to 4
+    # 2, 3 and 4 are wrong and all their ancestors (0, 1) are right
+    assert hierarchical_loss(true, pred, PARENT) == 3
+    assert hierarchical_loss(true, pred, PARENT, node_weights=[0, 1, 2, 3, 4]) == 2 + 3 + 4
+    # missing the whole subtree of 1 is charged once, at 1
+    assert hierarchical_loss([[1, 1, 0, 1, 1]], [[1, 0, 0, 0, 0]], PARENT) == 1
+
+
+def test_hierarchical_loss_rows_not_closed_follow_the_formula():
+    # 1 wrong; 3 equal in both: 1
+    assert hierarchical_loss([[1, 1, 0, 1, 0]], [[1, 0, 0, 1, 0]], PARENT) == 1
+    # 3 predicted without its parent: 3 wrong, ancestors 0 and 1 equal: charged
+    assert hierarchical_loss([[1, 0, 0, 0, 0]], [[1, 0, 0, 1, 0]], PARENT) == 1
+
+
+def test_hierarchical_loss_forest():
+    # two roots 0 and 1; 2 is a child of 0. {0,2} vs {1}: 0 and 1 charged, 2 below 0
+    assert hierarchical_loss([2], [1], [-1, -1, 0]) == 2
+
+
+def brute_force_h_loss(t, p, parent, w):
+    """The thesis' formula, term by term: Σ_i c_i I(t_i ≠ p_i and t_j = p_j for all j ∈ ANC(i))."""
+    total = 0.0
+    for i in range(len(parent)):
+        ancestors = []
+        j = parent[i]
+        while j >= 0:
+            ancestors.append(j)
+            j = parent[j]
+        if t[i] != p[i] and all(t[j] == p[j] for j in ancestors):
+            total += w[i]
+    return total
+
+
+def test_hierarchical_loss_matches_the_formula_on_random_trees():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        n = int(rng.integers(2, 30))
+        parent = np.array([-1] + [int(rng.integers(0, v)) for v in range(1, n)])
+        w = rng.uniform(size=n)
+        T = rng.integers(0, 2, size=(15, n))
+        P = rng.integers(0, 2, size=(15, n))
+        got = hierarchical_loss(T, P, parent, node_weights=w, average=False)
+        want = [brute_force_h_loss(T[k], P[k], parent, w) for k in range(15)]
+        np.testing.assert_allclose(got, want)
+
+
+def test_hierarchical_node_weights():
+    np.testing.assert_allclose(hierarchical_node_weights(PARENT, "uniform"), np.ones(5))
+    np.testing.assert_allclose(hierarchical_node_weights(PARENT, "siblings"), [1, 0.5, 0.5, 0.25, 0.25])
+    np.testing.assert_allclose(hierarchical_node_weights(PARENT, "subtree"), np.array([5, 3, 1, 1, 1]) / 5)
+    w = hierarchical_node_weights(PARENT, "siblings")
+    assert hierarchical_loss([3], [4], PARENT, node_weights=w) == 0.5
+    assert hierarchical_loss([3], [2], PARENT, node_weights=w) == 1.0
+    with pytest.raises(ValueError, match="unknown scheme"):
+        hierarchical_node_weights(PARENT, "depth")
+
+
+@pytest.mark.parametrize(
+    ("parent", "match"),
+    [
+        ([-1, 2, 1], "cycle"),
+        ([0], "own parent"),
+        ([1, 0], "no root"),
+        ([-1, 5], "out of range"),
+        ([-2, 0], "out of range"),
+        ([], "non-empty"),
+        ([-1.0, 0.0], "integer"),
+    ],
+)
+def test_hierarchical_loss_bad_parent(parent, match):
+    with pytest.raises(ValueError, match=match):
+        hierarchical_loss([0], [0], np.array(parent))
+
+
+@pytest.mark.parametrize(
+    ("y_true", "y_pred", "kwargs", "match"),
+    [
+        ([5], [0], {}, "not a node id"),
+        ([-1], [0], {}, "not a node id"),
+        ([[1, 0, 0]], [0], {}, "node rows of shape"),
+        ([[1, 2, 0, 0, 0]], [0], {}, "only 0 and 1"),
+        ([0, 1], [0], {}, "numbers of samples"),
+        ([0], [0], {"node_weights": [1, 1]}, "node_weights must have shape"),
+        ([0], [0], {"node_weights": [1, 1, 1, -1, 1]}, "non-negative"),
+        ([], [], {}, "empty"),
+    ],
+)
+def test_hierarchical_loss_bad_labels(y_true, y_pred, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        hierarchical_loss(y_true, y_pred, PARENT, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# policy cosine
+# ---------------------------------------------------------------------------------------------
+def test_policy_cosine_by_hand():
+    assert policy_cosine([[1.0, 0.0]], [[2.0, 0.0]]) == pytest.approx(1.0)
+    assert policy_cosine([[1.0, 0.0]], [[0.0, 3.0]]) == pytest.approx(0.0)
+    assert policy_cosine([1.0, 1.0], [1.0, 0.0]) == pytest.approx(1 / np.sqrt(2))
+    assert policy_cosine([1.0, -2.0], [-1.0, 2.0]) == pytest.approx(-1.0)
+    assert policy_cosine([0.0, 0.0], [1.0, 0.0]) == 0.0  # a zero policy
+
+
+def test_policy_cosine_per_instance():
+    W_true = np.eye(2)
+    W_pred = np.diag([1.0, -1.0])
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    # u_true = x, u_pred = (x1, −x2): cosines 1, −1 and 0 for the zero input
+    np.testing.assert_allclose(policy_cosine(W_true, W_pred, X, average=False), [1, -1, 0])
+    assert policy_cosine(W_true, W_pred, X) == pytest.approx(0.0)
+    assert policy_cosine(W_true, W_pred, X, sample_weight=[1, 0, 0]) == pytest.approx(1.0)
+
+
+def test_policy_cosine_antisymmetric_equals_upper_triangle():
+    rng = np.random.default_rng(1)
+    A, B = rng.uniform(-1, 1, (2, 6, 6))
+    A, B = A - A.T, B - B.T
+    iu = np.triu_indices(6, k=1)
+    assert policy_cosine(A, B) == pytest.approx(policy_cosine(A[iu], B[iu]))
+
+
+def test_policy_cosine_errors():
+    with pytest.raises(ValueError, match="different shapes"):
+        policy_cosine(np.ones((2, 3)), np.ones((3, 2)))
+    with pytest.raises(ValueError, match="finite"):
+        policy_cosine([np.nan, 1.0], [1.0, 1.0])
+    with pytest.raises(ValueError, match="must have shape"):
+        policy_cosine(np.ones((2, 3)), np.ones((2, 3)), X=np.ones((4, 3)))
+    with pytest.raises(ValueError, match="need X"):
+        policy_cosine([1.0], [1.0], average=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# z-approximation factor
+# ---------------------------------------------------------------------------------------------
+def test_z_factor_by_hand():
+    assert z_approximation_factor(3.0, 3.0, -1.0) == 0.0
+    assert z_approximation_factor(2.0, 3.0, -1.0) == 0.25
+    assert z_approximation_factor(-1.0, 3.0, -1.0) == 1.0
+    assert z_approximation_factor(5.0, 5.0, 5.0) == 0.0  # every structure is optimal
+    assert isinstance(z_approximation_factor(2.0, 3.0, -1.0), float)
+    np.testing.assert_allclose(z_approximation_factor([3.0, 2.0, 0.0], 3.0, -1.0), [0, 0.25, 0.75])
+    np.testing.assert_allclose(z_approximation_factor([1.0, 1.0], [2.0, 1.0], [0.0, 0.0]), [0.5, 0.0])
+    assert z_approximation_factor(3.0 + 1e-12, 3.0, -1.0) == 0.0  # rounding tolerated
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((4.0, 3.0, -1.0), "exceeds f_max"),
+        ((-2.0, 3.0, -1.0), "below f_min"),
+        ((0.0, -1.0, 3.0), "f_min exceeds f_max"),
+        ((np.nan, 3.0, -1.0), "finite"),
+        (([1.0, 2.0], [3.0, 3.0, 3.0], 0.0), "broadcast"),
+    ],
+)
+def test_z_factor_errors(args, match):
+    with pytest.raises(ValueError, match=match):
+        z_approximation_factor(*args)
+
+
+@pytest.mark.parametrize("space", [spaces.Permutations(5), spaces.DirectedCycles(5)])
+def test_z_factor_of_exact_decoders_is_zero(space):
+    rng = np.random.default_rng(2)
+    Z = space.embed(space.enumerate())
+    U = rng.normal(size=(10, space.dim))
+    F = U @ Z.T  # f of every structure, for every score vector
+    f_dec = np.einsum("id,id->i", space.embed(space.decode(U)), U)
+    nu = z_approximation_factor(f_dec, F.max(axis=1), F.min(axis=1))
+    np.testing.assert_allclose(nu, 0.0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# scorers
+# ---------------------------------------------------------------------------------------------
+class ConstantPredictor(BaseEstimator):
+    """Predicts one fixed answer for every row; `which` picks it from `answers`."""
+
+    def __init__(self, answers=None, which=0):
+        self.answers = answers
+        self.which = which
+
+    def fit(self, X, y):
+        self.fitted_ = True
+        return self
+
+    def predict(self, X):
+        return np.repeat(np.asarray(self.answers[self.which])[None], len(X), axis=0)
+
+
+def test_rank_scorers_call_predict():
+    X = np.zeros((3, 1))
+    Y = np.array([[1, 2, 3]] * 3)
+    est = ConstantPredictor(answers=[[1, 3, 2]]).fit(X, Y)
+    assert kendall_tau_scorer(est, X, Y) == pytest.approx(1 / 3)
+    assert spearman_rho_scorer(est, X, Y) == pytest.approx(0.5)
+    assert "kendall_tau" in repr(kendall_tau_scorer)
+
+
+def test_hierarchical_scorer_is_negated_loss():
+    X = np.zeros((2, 1))
+    est = ConstantPredictor(answers=[4]).fit(X, None)  # predicts leaf 4
+    scorer = make_hierarchical_loss_scorer(PARENT)
+    assert scorer(est, X, np.array([3, 4])) == pytest.approx(-1.0)  # losses 2 and 0
+    weighted = make_hierarchical_loss_scorer(PARENT, node_weights=hierarchical_node_weights(PARENT))
+    assert weighted(est, X, np.array([3, 3])) == pytest.approx(-0.5)
+    with pytest.raises(ValueError, match="cycle"):
+        make_hierarchical_loss_scorer([-1, 2, 1])
+
+
+def test_scorers_drive_grid_search():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    Y = np.array([[3, 1, 2]] * 30)
+    answers = [[1, 2, 3], [3, 1, 2], [2, 3, 1]]
+    search = GridSearchCV(ConstantPredictor(answers=answers), {"which": [0, 1, 2]}, scoring=kendall_tau_scorer, cv=3)
+    search.fit(X, Y)
+    assert search.best_params_ == {"which": 1}
+    assert search.best_score_ == 1.0
+    scores = cross_val_score(ConstantPredictor(answers=answers, which=0), X, Y, scoring=spearman_rho_scorer, cv=3)
+    np.testing.assert_allclose(scores, spearman_rho([1, 2, 3], [3, 1, 2]))
+
+
+def test_make_structured_scorer():
+    X = np.zeros((2, 1))
+    est = ConstantPredictor(answers=[[2, 1]]).fit(X, None)
+    loss = make_structured_scorer(kendall_tau, greater_is_better=False)
+    assert loss(est, X, np.array([[1, 2], [1, 2]])) == 1.0
+    assert loss(est, X, np.array([[1, 2], [2, 1]]), sample_weight=[1, 0]) == 1.0
+    with pytest.raises(ValueError, match="callable"):
+        make_structured_scorer("kendall_tau")
+
+
+def test_public_names():
+    for name in metrics.__all__:
+        assert hasattr(metrics, name)
+    assert not any(name in metrics.__all__ for name in ("zero_one_loss", "hamming_loss"))
+
+
+def test_all_permutation_pairs_small_n():
+    # τ over every pair of permutations of 3 labels against the definition by pair counting
+    perms = [np.array(p) + 1 for p in itertools.permutations(range(3))]
+    for a, b in itertools.product(perms, perms):
+        conc = sum(np.sign(a[u] - a[v]) * np.sign(b[u] - b[v]) for u, v in itertools.combinations(range(3), 2))
+        assert kendall_tau(a, b) == pytest.approx(conc / 3)
