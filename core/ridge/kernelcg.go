@@ -6,86 +6,170 @@ import (
 
 // solveKernelCG minimises J over the expansion coefficients, stored transposed as Γ = Aᵀ (m×d) so
 // that the scores are U = KΓ. With A(Γ) = 2αΓ + curvature(KΓ) and b = diag(s)Δ, the gradient is
-// K(A(Γ) − b): A is self-adjoint and positive in the K-inner product, so conjugate gradients in
-// that inner product (equivalently, CG on the Hessian preconditioned by K⁻¹) converge at a rate set
-// by the conditioning of A alone, not of K, and need a single product with K per iteration.
+// K(A(Γ) − b): A is self-adjoint and positive in the K-inner product ⟨X, Y⟩_K = tr(XᵀKY), so
+// conjugate gradients in that inner product (equivalently, CG on the Hessian preconditioned by K⁻¹)
+// converge at a rate set by the conditioning of A alone, not of K, and need a single product with K
+// per iteration; the residual ρ = b − A(Γ) it keeps gives the exact gradient −Kρ.
+//
+// The spectrum of A = 2α + T K (T = blockdiag s_i M_i) still inherits K's largest eigenvalues: an
+// intercept or an uncentred kernel puts one at about m·mean(K), times ‖M_i‖, far above the rest.
+// These are deflated (see deflation): J is minimised exactly on a coarse space W = span(U) ⊗ R^d
+// built from a few Ritz vectors of K, and CG runs on the K-orthogonal complement, with the search
+// directions kept A-conjugate to W. The extra work per iteration is O(m r d), and products with K
+// stay at one per iteration; the coarse space costs about two more, and E. Iterations to a relative
+// gradient of 1e-8 at m = 1500, d = 14, rbf, α = 1: 46 → 14 on TestYeastSizedTiming's synthetic
+// data (whose Gram matrix has a hundred eigenvalues well above the rest, which no cheap coarse
+// space captures), 41 → 4 on the real yeast training set (γ = 0.01, intercept).
+//
+// All m×d iterates are held transposed (d×m) so that the products with K are (d×m)·(m×m), done by
+// mulRowsByGram.
 func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error) {
 	m, d := Gamma.Dims()
-	b := mat.NewDense(m, d, nil)
-	for i := 0; i < m; i++ {
-		src, dst := p.Delta.RawRowView(i), b.RawRowView(i)
-		for a := range src {
-			dst[a] = p.Weight[i] * src[a]
-		}
-	}
-	var Kb mat.Dense
-	Kb.Mul(K, b)
-	kbNorm := mat.Norm(&Kb, 2)
+	ks := newKernelSystem(p, K)
+
+	// One product gives Kb and starts the subspace iteration of the coarse space.
+	r0 := deflationRank(m, d)
+	Omega := drawOmega(r0, m)
+	stack := mat.NewDense(d+r0, m, nil)
+	stack.Slice(0, d, 0, m).(*mat.Dense).Copy(ks.bT)
+	stack.Slice(d, d+r0, 0, m).(*mat.Dense).Copy(Omega)
+	stackK := mat.NewDense(d+r0, m, nil)
+	ks.kmul(stackK, stack)
+	Kb := mat.DenseCopyOf(stackK.Slice(0, d, 0, m))
+	kbNorm := mat.Norm(Kb, 2)
 	if kbNorm == 0 {
 		Gamma.Zero()
 		return Result{Objective: p.Constant(), Converged: true}, nil
 	}
-	rho, Krho := mat.NewDense(m, d, nil), mat.NewDense(m, d, nil)
-	P, KP := mat.NewDense(m, d, nil), mat.NewDense(m, d, nil)
-	AP, KAP := mat.NewDense(m, d, nil), mat.NewDense(m, d, nil)
-	curv := mat.NewDense(m, d, nil)
+	df := newDeflation(ks, stackK.Slice(d, d+r0, 0, m).(*mat.Dense))
 
-	applyA := func(dst, V, KV *mat.Dense) { // dst = 2αV + curvature(KV)
-		p.curvature(curv, KV)
-		dst.Scale(2*p.Alpha, V)
-		dst.Add(dst, curv)
+	G := mat.DenseCopyOf(Gamma.T()) // Γᵀ
+	KG := mat.NewDense(d, m, nil)
+	R, KR := mat.NewDense(d, m, nil), mat.NewDense(d, m, nil)
+	P, KP := mat.NewDense(d, m, nil), mat.NewDense(d, m, nil)
+	AP, KAP := mat.NewDense(d, m, nil), mat.NewDense(d, m, nil)
+	raw := func(x *mat.Dense) []float64 { return x.RawMatrix().Data }
+	isZero := func(x *mat.Dense) bool {
+		for _, v := range raw(x) {
+			if v != 0 {
+				return false
+			}
+		}
+		return true
 	}
-	// restart recomputes the residual from Γ, dropping the error the recurrences accumulate.
+
+	// direction sets P = R − W μ (and KP), where μ makes P A-conjugate to W: ⟨W, A P⟩_K = 0.
+	direction := func(beta float64) {
+		if beta == 0 {
+			P.Copy(R)
+			KP.Copy(KR)
+		} else {
+			axpby(raw(P), beta, raw(R))
+			axpby(raw(KP), beta, raw(KR))
+		}
+		if df != nil {
+			ks.applyA(AP, R, KR) // AP is scratch here
+			df.solve(AP)
+			df.subtract(P, df.UT)
+			df.subtract(KP, df.KUT)
+		}
+	}
+	// restart recomputes the residual from Γ, dropping the error the recurrences accumulate, after
+	// solving exactly on W (Γ += W y with ⟨W, b − A(Γ + W y)⟩_K = 0, which only lowers J). It
+	// costs two products with K (one when Γ = 0), the same as without the coarse correction.
 	restart := func() float64 {
-		KP.Mul(K, Gamma)
-		applyA(AP, Gamma, KP)
-		rho.Sub(b, AP)
-		Krho.Mul(K, rho)
-		P.Copy(rho)
-		KP.Copy(Krho)
-		return mat.Sum(elemMul(rho, Krho))
+		if isZero(G) {
+			KG.Zero()
+		} else {
+			ks.kmul(KG, G)
+		}
+		if df != nil {
+			ks.applyA(AP, G, KG)
+			R.Sub(ks.bT, AP)
+			df.solve(R)
+			df.add(G, df.UT)
+			df.add(KG, df.KUT)
+		}
+		ks.applyA(AP, G, KG)
+		R.Sub(ks.bT, AP)
+		ks.kmul(KR, R)
+		direction(0)
+		return dot(raw(R), raw(KR))
 	}
+	// J = ½⟨Γ, K A Γ⟩ − ⟨Γ, K b⟩ + c with K A Γ = Kb − Kρ.
 	objective := func() float64 {
-		var t mat.Dense
-		t.Add(&Kb, Krho)
-		return -0.5*mat.Sum(elemMul(Gamma, &t)) + p.Constant()
+		g, kb, kr := raw(G), raw(Kb), raw(KR)
+		var s float64
+		for i, v := range g {
+			s += v * (kb[i] + kr[i])
+		}
+		return -0.5*s + p.Constant()
 	}
+	relGrad := func() float64 { return mat.Norm(KR, 2) / kbNorm }
+
 	const restartEvery = 50
 	res := Result{}
 	gamma := restart()
-	for it := 1; ; it++ {
-		if mat.Norm(Krho, 2)/kbNorm <= opt.Tol {
-			res.Converged = true
+	fresh := true // R and KR were just recomputed from Γ
+	for it := 0; ; {
+		if relGrad() <= opt.Tol {
+			if fresh {
+				break
+			}
+			// The recurrences say converged: confirm it on the recomputed residual.
+			gamma = restart()
+			fresh = true
+			continue
+		}
+		if it >= opt.MaxIter || !(gamma > 0) {
 			break
 		}
-		if it > opt.MaxIter || gamma <= 0 {
+		it++
+		ks.applyA(AP, P, KP)
+		ks.kmul(KAP, AP)
+		pap := dot(raw(P), raw(KAP))
+		if !(pap > 0) {
 			break
 		}
-		applyA(AP, P, KP)
-		KAP.Mul(K, AP)
-		step := gamma / mat.Sum(elemMul(P, KAP))
-		Gamma.Add(Gamma, scaled(step, P))
-		rho.Sub(rho, scaled(step, AP))
-		Krho.Sub(Krho, scaled(step, KAP))
+		step := gamma / pap
+		axpy(raw(G), step, raw(P))
+		axpy(raw(R), -step, raw(AP))
+		axpy(raw(KR), -step, raw(KAP))
+		fresh = false
 		res.Iterations = it
-		if opt.Progress != nil && !opt.Progress(it, objective(), mat.Norm(Krho, 2)/kbNorm) {
+		if opt.Progress != nil && !opt.Progress(it, objective(), relGrad()) {
+			Gamma.Copy(G.T())
 			return res, ErrCancelled
 		}
 		if it%restartEvery == 0 {
 			gamma = restart()
+			fresh = true
 			continue
 		}
-		gammaNew := mat.Sum(elemMul(rho, Krho))
-		beta := gammaNew / gamma
-		P.Scale(beta, P)
-		P.Add(P, rho)
-		KP.Scale(beta, KP)
-		KP.Add(KP, Krho)
+		gammaNew := dot(raw(R), raw(KR))
+		direction(gammaNew / gamma)
 		gamma = gammaNew
 	}
-	restart()
-	res.RelGrad = mat.Norm(Krho, 2) / kbNorm
+	if !fresh {
+		restart()
+	}
+	Gamma.Copy(G.T())
+	res.RelGrad = relGrad()
 	res.Converged = res.RelGrad <= opt.Tol
 	res.Objective = objective()
 	return res, nil
+}
+
+// axpy sets y += a·x.
+func axpy(y []float64, a float64, x []float64) {
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+// axpby sets y = b·y + x.
+func axpby(y []float64, b float64, x []float64) {
+	for i, v := range x {
+		y[i] = b*y[i] + v
+	}
 }

@@ -1,0 +1,352 @@
+package ridge
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// kernelSystem is the optimality condition of the kernel model in the transposed layout the
+// solver works in: every m×d quantity of solveKernelCG (Γ, residuals, directions) is stored as its
+// d×m transpose, so that products with the symmetric K are the faster (d×m)·(m×m) products.
+//
+// With Γ (m×d) the expansion coefficients and U = KΓ the scores, the gradient of J is K(A(Γ) − b)
+// where A(Γ) = 2αΓ + T(KΓ), T applies s_i M_i = s_i (S + δ_iδ_iᵀ) row by row and b_i = s_i δ_i.
+type kernelSystem struct {
+	m, d     int
+	twoAlpha float64
+	K        blas64.General // m×m, symmetric: X·K is the transpose of K·Xᵀ
+	S        blas64.General // d×d
+	DT       *mat.Dense     // d×m, Δᵀ
+	w        []float64      // sample weights s_i
+	bT       *mat.Dense     // d×m, bᵀ
+	dv       []float64      // scratch, m
+}
+
+func newKernelSystem(p *Problem, K *mat.Dense) *kernelSystem {
+	m, d := p.Delta.Dims()
+	ks := &kernelSystem{
+		m: m, d: d, twoAlpha: 2 * p.Alpha,
+		K:  K.RawMatrix(),
+		S:  mat.DenseCopyOf(p.S).RawMatrix(),
+		DT: mat.DenseCopyOf(p.Delta.T()),
+		w:  p.Weight,
+		bT: mat.NewDense(d, m, nil),
+		dv: make([]float64, m),
+	}
+	for a := 0; a < d; a++ {
+		src, dst := ks.DT.RawRowView(a), ks.bT.RawRowView(a)
+		for i, v := range src {
+			dst[i] = ks.w[i] * v
+		}
+	}
+	return ks
+}
+
+// kmul sets dst = X·K for X with m columns (the transpose of K·Xᵀ).
+func (ks *kernelSystem) kmul(dst, X *mat.Dense) {
+	mulRowsByGram(dst.RawMatrix(), X.RawMatrix(), ks.K)
+}
+
+// applyA sets dst = A(V)ᵀ = 2αV + T(KV) in the transposed layout, given V and KV (both d×m).
+// dst must not alias V or KV.
+func (ks *kernelSystem) applyA(dst, V, KV *mat.Dense) {
+	m, d := ks.m, ks.d
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ks.S, KV.RawMatrix(), 0, dst.RawMatrix())
+	dv := ks.dv
+	clear(dv)
+	for a := 0; a < d; a++ {
+		del, kv := ks.DT.RawRowView(a), KV.RawRowView(a)
+		for i := 0; i < m; i++ {
+			dv[i] += del[i] * kv[i]
+		}
+	}
+	for a := 0; a < d; a++ {
+		out, del, v := dst.RawRowView(a), ks.DT.RawRowView(a), V.RawRowView(a)
+		for i := 0; i < m; i++ {
+			out[i] = ks.twoAlpha*v[i] + ks.w[i]*(out[i]+dv[i]*del[i])
+		}
+	}
+}
+
+// curvatureBound bounds the largest eigenvalue of any s_i M_i from above.
+func (ks *kernelSystem) curvatureBound() float64 {
+	var sNorm float64 // ∞-norm of S, ≥ its spectral norm
+	for a := 0; a < ks.d; a++ {
+		var row float64
+		for b := 0; b < ks.d; b++ {
+			row += math.Abs(ks.S.Data[a*ks.S.Stride+b])
+		}
+		sNorm = math.Max(sNorm, row)
+	}
+	var t float64
+	for i := 0; i < ks.m; i++ {
+		var dd float64
+		for a := 0; a < ks.d; a++ {
+			v := ks.DT.At(a, i)
+			dd += v * v
+		}
+		t = math.Max(t, ks.w[i]*(sNorm+dd))
+	}
+	return t
+}
+
+// deflation is the coarse space of the solver: W = {u eᵀ : u ∈ span(U)}, m×d matrices whose columns
+// lie in the span of r approximate leading eigenvectors of K. K has a few eigenvalues far above the
+// rest (the constant direction with an intercept or a non-centred kernel, often more), each of which
+// puts d eigenvalues of up to 2α + λ·‖s_iM_i‖ into the spectrum of A; deflated conjugate gradients
+// (Saad, Yeung, Erhel & Guyomarc'h, SIAM J. Sci. Comput. 21, 2000) solves the problem exactly on W
+// and iterates on its K-orthogonal complement, where those eigenvalues are absent.
+//
+// Everything is exact whatever the quality of U: only its span matters, and KU is computed, not
+// approximated. The Galerkin matrix E = ⟨W, A W⟩_K (rd × rd) is
+//
+//	E = 2α (UᵀKU) ⊗ I + ((KU)ᵀ diag(s) KU) ⊗ S + Σ_i s_i (k_i k_iᵀ) ⊗ (δ_iδ_iᵀ),   k_i = row i of KU,
+//
+// indexed (l, a) ↦ l·d + a, and costs O(m r² d²) to form.
+type deflation struct {
+	r    int
+	UT   *mat.Dense // r×m, rows u_l (orthonormal)
+	KUT  *mat.Dense // r×m, rows K u_l
+	E    mat.Cholesky
+	rhs  *mat.VecDense // r·d
+	y    *mat.VecDense // r·d
+	ymat blas64.General
+}
+
+// deflationSeed fixes the random start of the subspace iteration, so that fits are reproducible.
+const deflationSeed = 0x5eed_0fc0_4b1d
+
+// newDeflation builds the coarse space from OmegaK = Ω·K for r0 random rows Ω (drawOmega; the
+// caller computes the product, fused with another one): with Q an orthonormal basis of the rows of
+// ΩK and Z = QK (the second pass over K), Rayleigh–Ritz on QKQᵀ gives the Ritz vectors U = VᵀQ
+// and, exactly, KU = VᵀZ. Ritz vectors whose values are too small to matter — λ·max‖s_iM_i‖ < 2α,
+// so deflating them could not improve the conditioning by more than a factor two — or are
+// numerically zero are dropped. It returns nil when nothing is left or E is not numerically
+// positive definite: the solver then runs without a coarse space.
+func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
+	m, d := ks.m, ks.d
+	r0, _ := OmegaK.Dims()
+	Q := mat.DenseCopyOf(OmegaK)
+	r := orthonormalizeRows(Q, r0)
+	if r == 0 {
+		return nil
+	}
+	Q = Q.Slice(0, r, 0, m).(*mat.Dense)
+	Z := mat.NewDense(r, m, nil)
+	ks.kmul(Z, Q)
+	H := mat.NewSymDense(r, nil)
+	for a := 0; a < r; a++ {
+		qa, za := Q.RawRowView(a), Z.RawRowView(a)
+		for b := a; b < r; b++ {
+			qb, zb := Q.RawRowView(b), Z.RawRowView(b)
+			H.SetSym(a, b, 0.5*(dot(qa, zb)+dot(qb, za)))
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(H, true) {
+		return nil
+	}
+	vals := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	order := make([]int, r)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return vals[order[i]] > vals[order[j]] })
+	top := vals[order[0]]
+	if !(top > 0) {
+		return nil
+	}
+	tmax := ks.curvatureBound()
+	var keep []int
+	for _, j := range order {
+		if vals[j] > 1e-10*top && vals[j]*tmax >= ks.twoAlpha {
+			keep = append(keep, j)
+		}
+	}
+	r = len(keep)
+	if r == 0 {
+		return nil
+	}
+	V := mat.NewDense(len(vals), r, nil)
+	for c, j := range keep {
+		for a := range vals {
+			V.Set(a, c, vecs.At(a, j))
+		}
+	}
+	df := &deflation{r: r, UT: mat.NewDense(r, m, nil), KUT: mat.NewDense(r, m, nil)}
+	df.UT.Mul(V.T(), Q)
+	df.KUT.Mul(V.T(), Z)
+
+	rd := r * d
+	// The last term of E, Σ_i s_i k_il k_il' δ_ia δ_ib, is symmetric in (l, l') and in (a, b)
+	// separately: its distinct entries are the product of the pairwise products k_l∘k_l' (rows of
+	// PT) with the weighted pairwise products s∘δ_a∘δ_b (rows of QT), at a quarter of the cost of
+	// forming Σ_i s_i (k_i ⊗ δ_i)(k_i ⊗ δ_i)ᵀ directly. It dominates the cost of the coarse space.
+	pr, pd := r*(r+1)/2, d*(d+1)/2
+	PQ := mat.NewDense(pr, pd, nil)
+	const chunk = 512 // samples at a time, which bounds the memory of PT and QT
+	c := min(m, chunk)
+	PT, QT := mat.NewDense(pr, c, nil), mat.NewDense(pd, c, nil)
+	for lo := 0; lo < m; lo += chunk {
+		hi := min(m, lo+chunk)
+		for l, t := 0, 0; l < r; l++ {
+			kl := df.KUT.RawRowView(l)[lo:hi]
+			for l2 := l; l2 < r; l2, t = l2+1, t+1 {
+				kl2, dst := df.KUT.RawRowView(l2)[lo:hi], PT.RawRowView(t)
+				for i, v := range kl {
+					dst[i] = v * kl2[i]
+				}
+			}
+		}
+		for a, t := 0, 0; a < d; a++ {
+			da := ks.DT.RawRowView(a)[lo:hi]
+			for b := a; b < d; b, t = b+1, t+1 {
+				db, dst, w := ks.DT.RawRowView(b)[lo:hi], QT.RawRowView(t), ks.w[lo:hi]
+				for i, v := range da {
+					dst[i] = w[i] * v * db[i]
+				}
+			}
+		}
+		pt := PT.Slice(0, pr, 0, hi-lo).(*mat.Dense).RawMatrix()
+		qt := QT.Slice(0, pd, 0, hi-lo).(*mat.Dense).RawMatrix()
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, pt, qt, 1, PQ.RawMatrix())
+	}
+	pairR := func(l, l2 int) int { // index of (min, max) in PT
+		if l > l2 {
+			l, l2 = l2, l
+		}
+		return l*r - l*(l-1)/2 + l2 - l
+	}
+	pairD := func(a, b int) int {
+		if a > b {
+			a, b = b, a
+		}
+		return a*d - a*(a-1)/2 + b - a
+	}
+	sk := make([]float64, m)
+	E := mat.NewSymDense(rd, nil)
+	for l := 0; l < r; l++ {
+		ul, kl := df.UT.RawRowView(l), df.KUT.RawRowView(l)
+		for i, v := range kl {
+			sk[i] = ks.w[i] * v
+		}
+		for l2 := l; l2 < r; l2++ {
+			ul2, kl2 := df.UT.RawRowView(l2), df.KUT.RawRowView(l2)
+			c1 := 0.5 * (dot(ul, kl2) + dot(ul2, kl)) // (UᵀKU)_{l,l2}
+			c2 := dot(sk, kl2)                        // ((KU)ᵀ diag(s) KU)_{l,l2}
+			pq := PQ.RawRowView(pairR(l, l2))
+			for a := 0; a < d; a++ {
+				lo := 0
+				if l == l2 {
+					lo = a
+				}
+				for b := lo; b < d; b++ {
+					v := pq[pairD(a, b)] + c2*ks.S.Data[a*ks.S.Stride+b]
+					if a == b {
+						v += ks.twoAlpha * c1
+					}
+					E.SetSym(l*d+a, l2*d+b, v)
+				}
+			}
+		}
+	}
+	if !df.E.Factorize(E) {
+		return nil
+	}
+	df.rhs = mat.NewVecDense(rd, nil)
+	df.y = mat.NewVecDense(rd, nil)
+	df.ymat = blas64.General{Rows: r, Cols: d, Stride: d, Data: df.y.RawVector().Data}
+	return df
+}
+
+// drawOmega returns the r0×m random start of the subspace iteration.
+func drawOmega(r0, m int) *mat.Dense {
+	rng := rand.New(rand.NewPCG(deflationSeed, uint64(m)))
+	om := mat.NewDense(r0, m, nil)
+	raw := om.RawMatrix().Data
+	for i := range raw {
+		raw[i] = rng.NormFloat64()
+	}
+	return om
+}
+
+// deflationRank is the number of random vectors the coarse space starts from: up to 12 (real data
+// sets, whose kernels have many well separated leading eigenvalues, need about that many; one
+// suffices for the constant direction of an intercept), fewer for large d so that forming E, about
+// m·r²d²/4 operations, stays cheaper than a few products with K; at least 1, at most m.
+func deflationRank(m, d int) int {
+	r := 12
+	for r > 1 && (r*(r+1)/2*(d*(d+1)/2) > 12000 || r*d > 400) {
+		r--
+	}
+	return min(m, r)
+}
+
+// solve sets y (r×d, row-major in df.y) to the coefficients, in the basis u_l e_aᵀ of W, of the
+// Galerkin solution ⟨W, A(W y)⟩_K = ⟨W, Xᵀ⟩_K for X (d×m), using ⟨u_l e_aᵀ, Xᵀ⟩_K = (K u_l)ᵀ X[a, :].
+func (df *deflation) solve(X *mat.Dense) {
+	rhs := blas64.General{Rows: df.r, Cols: X.RawMatrix().Rows, Stride: X.RawMatrix().Rows, Data: df.rhs.RawVector().Data}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, df.KUT.RawMatrix(), X.RawMatrix(), 0, rhs)
+	// E was factorised, so an error only reports a large condition number. The solution is still
+	// the best available: an inaccurate coarse solve can slow the iteration down, but convergence
+	// is always judged on the gradient recomputed from Γ.
+	_ = df.E.SolveVecTo(df.y, df.rhs)
+}
+
+// subtract sets X −= yᵀ·B for B one of UT or KUT (X is d×m): removes W y (or K W y).
+func (df *deflation) subtract(X, B *mat.Dense) {
+	blas64.Gemm(blas.Trans, blas.NoTrans, -1, df.ymat, B.RawMatrix(), 1, X.RawMatrix())
+}
+
+// add sets X += yᵀ·B.
+func (df *deflation) add(X, B *mat.Dense) {
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, df.ymat, B.RawMatrix(), 1, X.RawMatrix())
+}
+
+// orthonormalizeRows orthonormalises the first r rows of Q in place by modified Gram–Schmidt run
+// twice, packing the rows that are independent of their predecessors at the top; it returns
+// the number of independent rows. Rows past that are left unspecified.
+func orthonormalizeRows(Q *mat.Dense, r int) int {
+	k := 0
+	for j := 0; j < r; j++ {
+		row := Q.RawRowView(j)
+		norm0 := math.Sqrt(dot(row, row))
+		if norm0 == 0 || math.IsNaN(norm0) || math.IsInf(norm0, 0) {
+			continue
+		}
+		for pass := 0; pass < 2; pass++ {
+			for i := 0; i < k; i++ {
+				qi := Q.RawRowView(i)
+				c := dot(qi, row)
+				for t := range row {
+					row[t] -= c * qi[t]
+				}
+			}
+		}
+		norm := math.Sqrt(dot(row, row))
+		if norm <= 1e-10*norm0 {
+			continue
+		}
+		dst := Q.RawRowView(k)
+		for t := range row {
+			dst[t] = row[t] / norm
+		}
+		k++
+	}
+	return k
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
