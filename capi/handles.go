@@ -40,7 +40,7 @@ func freeHandle(h int64, what string) error {
 		return fmt.Errorf("%s handle %d is invalid or already freed", what, h)
 	}
 	if !isKind(obj, what) {
-		return fmt.Errorf("handle %d is not a %s handle", h, what)
+		return typeError{fmt.Errorf("handle %d is not a %s handle", h, what)}
 	}
 	delete(handles.objs, h)
 	return nil
@@ -63,7 +63,7 @@ func modelOf(h int64) (*ridge.Model, error) {
 	}
 	md, ok := obj.(*ridge.Model)
 	if !ok {
-		return nil, fmt.Errorf("handle %d is not a model handle", h)
+		return nil, typeError{fmt.Errorf("handle %d is not a model handle", h)}
 	}
 	return md, nil
 }
@@ -75,7 +75,7 @@ func spaceOf(h int64) (space.Space, error) {
 	}
 	sp, ok := obj.(space.Space)
 	if !ok {
-		return nil, fmt.Errorf("handle %d is not a space handle", h)
+		return nil, typeError{fmt.Errorf("handle %d is not a space handle", h)}
 	}
 	return sp, nil
 }

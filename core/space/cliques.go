@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	Register("cliques", func(p []int64) (Space, error) { return newFromOne("cliques", p, NewCliques) })
+	Register("cliques", func(p []int64) (Space, error) { return newWithMode("cliques", p, CliquesExactMax, NewCliques) })
 }
 
 // CliquesExactMax is the largest n for which Cliques decodes exactly (by visiting all 2^n vertex
@@ -42,7 +42,8 @@ const CliquesExactMax = 20
 type Cliques struct {
 	n, d   int
 	rho, p float64
-	pool   sync.Pool // *cliquesScratch, for Decode beyond CliquesExactMax
+	mode   DecoderMode
+	pool   sync.Pool // *cliquesScratch, for the approximate decoder
 }
 
 // NewCliques returns the space of cliques on n vertices, n ≥ 2.
@@ -61,8 +62,12 @@ func NewCliques(n int) (*Cliques, error) {
 // Kind returns "cliques".
 func (s *Cliques) Kind() string { return "cliques" }
 
-// Params returns (n).
-func (s *Cliques) Params() []int64 { return []int64{int64(s.n)} }
+// Params returns [n], or [n, decoder mode] when the mode is not auto.
+func (s *Cliques) Params() []int64 { return modeParams(s.n, s.mode) }
+
+func (s *Cliques) setMode(m DecoderMode) { s.mode = m }
+
+func (s *Cliques) exact() bool { return s.mode.exact(s.n, CliquesExactMax) }
 
 // Dim returns d = n(n−1)/2.
 func (s *Cliques) Dim() int { return s.d }
@@ -82,7 +87,7 @@ func (s *Cliques) LogCount() float64 {
 // the ½ factor of sibling systems does not apply. In practice the local search is far better than
 // the guarantee; the tests report its realised ν on enumerable sizes.
 func (s *Cliques) Guarantee() float64 {
-	if s.n <= CliquesExactMax {
+	if s.exact() {
 		return 0
 	}
 	return 1 - 1/float64(s.d)
@@ -155,7 +160,7 @@ func (s *Cliques) Sample(r *rand.Rand, y []int64) {
 // (Gray-code enumeration with incremental scores, O(2^n)), within Guarantee beyond
 // (decodeApprox). The empty clique wins ties with it. It is safe for concurrent use.
 func (s *Cliques) Decode(u []float64, y []int64) {
-	if s.n <= CliquesExactMax {
+	if s.exact() {
 		s.decodeExact(u, y)
 		return
 	}

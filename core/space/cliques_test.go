@@ -158,7 +158,8 @@ func TestCliquesRejects(t *testing.T) {
 	}{
 		{[]int64{1}, "n_vertices ≥ 2"},
 		{[]int64{0}, "n_vertices ≥ 2"},
-		{[]int64{2, 3}, "takes 1 parameter"},
+		{[]int64{2, 3}, "decoder mode 3"},
+		{[]int64{4, 0, 1}, "takes 1 or 2 parameters"},
 	} {
 		if _, err := space.New("cliques", c.params); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("New(cliques, %v) error = %v, want it to mention %q", c.params, err, c.want)

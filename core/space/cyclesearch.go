@@ -10,6 +10,10 @@ import (
 // floats (1.8 MB at n = 14) and takes about a millisecond there, more than doubling per vertex.
 const cycleExactMax = 14
 
+// cycleExactHardMax is the largest n decoded exactly on demand (DecoderExact): the DP then holds
+// 18·2^18 floats (38 MiB) per concurrent decoding and takes a fraction of a second per row.
+const cycleExactHardMax = 18
+
 // cycleBuf is the scratch space of one Decode call of a cycle space.
 type cycleBuf struct {
 	w  []float64 // w[a·n+b]: the score of the arc a→b

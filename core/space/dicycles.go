@@ -8,7 +8,9 @@ import (
 )
 
 func init() {
-	Register("dicycles", func(p []int64) (Space, error) { return newFromOne("dicycles", p, NewDirectedCycles) })
+	Register("dicycles", func(p []int64) (Space, error) {
+		return newWithMode("dicycles", p, cycleExactHardMax, NewDirectedCycles)
+	})
 }
 
 // DirectedCycles is the space of directed cycles of length ≥ 3 on any subset of n vertices
@@ -21,10 +23,8 @@ func init() {
 type DirectedCycles struct {
 	n      int
 	counts cycleCounts
-	// approx makes Decode take the approximate path at every n, so that tests can measure it on
-	// sizes small enough to enumerate.
-	approx bool
-	pool   sync.Pool // *cycleBuf
+	mode   DecoderMode // DecoderApprox forces the approximate decoder at every n
+	pool   sync.Pool   // *cycleBuf
 }
 
 // NewDirectedCycles returns the space of directed cycles on n vertices (n ≥ 3).
@@ -43,8 +43,10 @@ func NewDirectedCycles(n int) (*DirectedCycles, error) {
 // Kind is "dicycles".
 func (s *DirectedCycles) Kind() string { return "dicycles" }
 
-// Params is [n].
-func (s *DirectedCycles) Params() []int64 { return []int64{int64(s.n)} }
+// Params is [n], or [n, decoder mode] when the mode is not auto.
+func (s *DirectedCycles) Params() []int64 { return modeParams(s.n, s.mode) }
+
+func (s *DirectedCycles) setMode(m DecoderMode) { s.mode = m }
 
 // Dim is n(n−1)/2, one coordinate per unordered pair of vertices.
 func (s *DirectedCycles) Dim() int { return s.n * (s.n - 1) / 2 }
@@ -66,7 +68,7 @@ func (s *DirectedCycles) Guarantee() float64 {
 	return 0.5
 }
 
-func (s *DirectedCycles) exact() bool { return s.n <= cycleExactMax && !s.approx }
+func (s *DirectedCycles) exact() bool { return s.mode.exact(s.n, cycleExactMax) }
 
 // Mean is zero: reversing a cycle negates ψ.
 func (s *DirectedCycles) Mean(p []float64) { clear(p) }

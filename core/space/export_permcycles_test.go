@@ -8,7 +8,7 @@ package space
 func NewPermutationsApprox(n int) (*Permutations, error) {
 	s, err := NewPermutations(n)
 	if err == nil {
-		s.approx = true
+		s.setMode(DecoderApprox)
 	}
 	return s, err
 }
@@ -17,7 +17,7 @@ func NewPermutationsApprox(n int) (*Permutations, error) {
 func NewDirectedCyclesApprox(n int) (*DirectedCycles, error) {
 	s, err := NewDirectedCycles(n)
 	if err == nil {
-		s.approx = true
+		s.setMode(DecoderApprox)
 	}
 	return s, err
 }
@@ -26,7 +26,7 @@ func NewDirectedCyclesApprox(n int) (*DirectedCycles, error) {
 func NewUndirectedCyclesApprox(n int) (*UndirectedCycles, error) {
 	s, err := NewUndirectedCycles(n)
 	if err == nil {
-		s.approx = true
+		s.setMode(DecoderApprox)
 	}
 	return s, err
 }

@@ -10,12 +10,18 @@ import (
 )
 
 func init() {
-	Register("permutations", func(p []int64) (Space, error) { return newFromOne("permutations", p, NewPermutations) })
+	Register("permutations", func(p []int64) (Space, error) {
+		return newWithMode("permutations", p, permExactHardMax, NewPermutations)
+	})
 }
 
 // permExactMax is the largest n decoded exactly: the subset DP costs n·2^(n−1) steps and 2^n
 // floats, about a millisecond and half a megabyte at n = 16.
 const permExactMax = 16
+
+// permExactHardMax is the largest n decoded exactly on demand (DecoderExact): 2^22 floats (32 MiB)
+// per concurrent decoding and about a tenth of a second per row.
+const permExactHardMax = 22
 
 // maxPairVertices bounds n for the spaces indexed by pairs: ψ then has about 2·10⁹ coordinates,
 // far beyond any use, and n² still fits an int.
@@ -29,11 +35,9 @@ const maxPairVertices = 1 << 16
 // −1 otherwise. The thesis uses ordered pairs; ψ_vu = −ψ_uv, so unordered pairs carry the same
 // information at half the dimension.
 type Permutations struct {
-	n int
-	// approx makes Decode take the approximate path at every n, so that tests can measure it on
-	// sizes small enough to enumerate.
-	approx bool
-	pool   sync.Pool // *permBuf, so that concurrent Decode calls do not share scratch space
+	n    int
+	mode DecoderMode // DecoderApprox forces the approximate decoder at every n
+	pool sync.Pool   // *permBuf, so that concurrent Decode calls do not share scratch space
 }
 
 // NewPermutations returns the space of rankings of n labels (n ≥ 1).
@@ -52,8 +56,10 @@ func NewPermutations(n int) (*Permutations, error) {
 // Kind is "permutations".
 func (s *Permutations) Kind() string { return "permutations" }
 
-// Params is [n].
-func (s *Permutations) Params() []int64 { return []int64{int64(s.n)} }
+// Params is [n], or [n, decoder mode] when the mode is not auto.
+func (s *Permutations) Params() []int64 { return modeParams(s.n, s.mode) }
+
+func (s *Permutations) setMode(m DecoderMode) { s.mode = m }
 
 // Dim is n(n−1)/2, one coordinate per unordered pair of labels.
 func (s *Permutations) Dim() int { return s.n * (s.n - 1) / 2 }
@@ -74,7 +80,7 @@ func (s *Permutations) Guarantee() float64 {
 	return 0.5
 }
 
-func (s *Permutations) exact() bool { return s.n <= permExactMax && !s.approx }
+func (s *Permutations) exact() bool { return s.mode.exact(s.n, permExactMax) }
 
 // Mean is zero: reversing a ranking negates ψ.
 func (s *Permutations) Mean(p []float64) { clear(p) }

@@ -243,7 +243,8 @@ func TestPermCyclesRejectBadParameters(t *testing.T) {
 		{"dicycles", []int64{2}, "n_vertices ≥ 3"},
 		{"ucycles", []int64{-1}, "out of range"},
 		{"ucycles", []int64{2}, "n_vertices ≥ 3"},
-		{"dicycles", []int64{4, 5}, "takes 1 parameter"},
+		{"dicycles", []int64{4, 5}, "decoder mode 5"},
+		{"ucycles", []int64{4, 0, 0}, "takes 1 or 2 parameters"},
 		{"permutations", []int64{1 << 20}, "not supported"},
 	}
 	for _, c := range cases {

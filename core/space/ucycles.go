@@ -8,7 +8,9 @@ import (
 )
 
 func init() {
-	Register("ucycles", func(p []int64) (Space, error) { return newFromOne("ucycles", p, NewUndirectedCycles) })
+	Register("ucycles", func(p []int64) (Space, error) {
+		return newWithMode("ucycles", p, cycleExactHardMax, NewUndirectedCycles)
+	})
 }
 
 // UndirectedCycles is the space of undirected cycles of length ≥ 3 on any subset of n vertices
@@ -22,10 +24,8 @@ func init() {
 type UndirectedCycles struct {
 	n      int
 	counts cycleCounts
-	// approx makes Decode take the approximate path at every n, so that tests can measure it on
-	// sizes small enough to enumerate.
-	approx bool
-	pool   sync.Pool // *cycleBuf
+	mode   DecoderMode // DecoderApprox forces the approximate decoder at every n
+	pool   sync.Pool   // *cycleBuf
 }
 
 // NewUndirectedCycles returns the space of undirected cycles on n vertices (n ≥ 3).
@@ -44,8 +44,10 @@ func NewUndirectedCycles(n int) (*UndirectedCycles, error) {
 // Kind is "ucycles".
 func (s *UndirectedCycles) Kind() string { return "ucycles" }
 
-// Params is [n].
-func (s *UndirectedCycles) Params() []int64 { return []int64{int64(s.n)} }
+// Params is [n], or [n, decoder mode] when the mode is not auto.
+func (s *UndirectedCycles) Params() []int64 { return modeParams(s.n, s.mode) }
+
+func (s *UndirectedCycles) setMode(m DecoderMode) { s.mode = m }
 
 // Dim is n(n−1)/2, one coordinate per unordered pair of vertices.
 func (s *UndirectedCycles) Dim() int { return s.n * (s.n - 1) / 2 }
@@ -73,7 +75,7 @@ func (s *UndirectedCycles) Guarantee() float64 {
 	return 1
 }
 
-func (s *UndirectedCycles) exact() bool { return s.n <= cycleExactMax && !s.approx }
+func (s *UndirectedCycles) exact() bool { return s.mode.exact(s.n, cycleExactMax) }
 
 // Mean is p = Ψ_e/|Y| in every coordinate, with Ψ_e = Σ_{i=3}^{n} C(n−2,i−2)(i−2)! the number of
 // cycles through an edge: as many as directed cycles through one of its arcs. The thesis prints

@@ -18,15 +18,16 @@ def library_name() -> str:
 def candidate_paths() -> list[Path]:
     """Return, in order, the places the shared library is looked for.
 
-    ``COMBPRED_LIBRARY`` (a file) comes first; then the library installed inside the package by
-    ``pip install``; then ``build/`` of a source checkout (``go build -buildmode=c-shared -o
-    build/libcombpred.so ./capi``).
+    When ``COMBPRED_LIBRARY`` (a file) is set, it is the only place: a library chosen explicitly is
+    never silently replaced by another. Otherwise the library installed inside the package by
+    ``pip install`` comes first, then ``build/`` of a source checkout (``go build -buildmode=c-shared
+    -o build/libcombpred.so ./capi``).
     """
     name = library_name()
-    paths = []
     env = os.environ.get("COMBPRED_LIBRARY")
     if env:
-        paths.append(Path(env))
+        return [Path(env)]
+    paths = []
     here = Path(__file__).resolve().parent
     paths.append(here / "_lib" / name)
     paths.append(here.parent.parent / "build" / name)

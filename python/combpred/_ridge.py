@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import numbers
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -96,7 +100,7 @@ class StructuredRidge(BaseEstimator):
     space_ : combpred.spaces.Space
         The output space the model predicts in.
     classes_ : ndarray of shape (n_classes,)
-        Class labels (multiclass spaces only).
+        Class labels for multiclass spaces; ``[0, 1]`` (the values of each label) for multilabel.
     coef_ : ndarray of shape (n_features, d)
         Weights W of the linear model (``kernel="linear"`` only): scores are X @ coef_ + intercept_.
     intercept_ : ndarray of shape (d,)
@@ -104,7 +108,7 @@ class StructuredRidge(BaseEstimator):
     n_features_in_ : int
         Number of features seen during fit.
     n_iter_ : int
-        CG iterations run (0 for the exact solver).
+        CG iterations run (at least 1; the exact solver's direct solve counts as one).
     objective_ : float
         The objective J at the solution.
     relative_gradient_ : float
@@ -183,7 +187,10 @@ class StructuredRidge(BaseEstimator):
             from sklearn.utils import ClassifierTags
 
             tags.estimator_type = "classifier"
-            tags.classifier_tags = ClassifierTags(multi_label=self._is_multilabel())
+            # A multi-label model is a set of binary (0/1) outputs, not a multi-class classifier.
+            tags.classifier_tags = ClassifierTags(
+                multi_class=not self._is_multilabel(), multi_label=self._is_multilabel()
+            )
             tags.target_tags.multi_output = self._is_multilabel()
             tags.target_tags.single_output = not self._is_multilabel()
         else:
@@ -192,37 +199,50 @@ class StructuredRidge(BaseEstimator):
         return tags
 
     # -- fitting ------------------------------------------------------------------------------
-    def _targets(self, X: np.ndarray, y: Any) -> tuple[_spaces.Space, np.ndarray]:
-        """Resolve the space and encode y as int64 rows; sets classes_ for multiclass."""
+    def _targets(self, X: np.ndarray, y: Any) -> tuple[_spaces.Space, np.ndarray, np.ndarray | None]:
+        """Resolve the space and encode y as int64 rows; also return classes_ (or None)."""
+        y = np.asarray(y)
         if self.space == "multiclass":
-            y = np.asarray(y)
             if y.ndim == 2 and y.shape[1] == 1:
                 y = y.ravel()
             if y.ndim != 1:
-                raise ValueError(f"y must be 1-D for space='multiclass', got shape {y.shape}")
+                raise ValueError(
+                    f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}"
+                )
             kind = type_of_target(y, input_name="y")
             if kind not in ("binary", "multiclass"):
                 raise ValueError(f"Unknown label type: y is {kind!r}; space='multiclass' needs class labels")
-            self.classes_, idx = np.unique(y, return_inverse=True)
-            if len(self.classes_) < 2:
-                raise ValueError(
-                    f"y has a single class ({self.classes_[0]!r}); StructuredRidge needs at least 2 classes"
-                )
-            space = _spaces.Multiclass(len(self.classes_))
-            return space, idx.astype(np.int64).reshape(-1, 1)
-        y = np.asarray(y)
-        if isinstance(self.space, str):
-            if y.ndim != 2:
-                raise ValueError(f"Y must be 2-D (n_samples, n_columns) for space={self.space!r}, got shape {y.shape}")
-            space = _spaces.from_name(self.space, y)
+            classes, idx = np.unique(y, return_inverse=True)
+            if len(classes) < 2:
+                raise ValueError(f"y has only one class ({classes[0]!r}); StructuredRidge needs at least 2 classes")
+            rows = idx.astype(np.int64).reshape(-1, 1)
+            space: _spaces.Space = _spaces.Multiclass(len(classes))
         else:
-            space = self.space
-        if isinstance(space, _spaces.Multiclass):
-            self.classes_ = np.arange(space.dim if type(space) is _spaces.Multiclass else 0)
-        rows = space._to_rows(y, "y")
+            multilabel = self._is_multilabel()
+            if multilabel:
+                kind = type_of_target(y, input_name="y")
+                if kind.startswith("continuous"):
+                    raise ValueError(f"Unknown label type: y is {kind!r}; a multi-label Y holds 0/1 indicators")
+            if isinstance(self.space, str):
+                if y.ndim != 2:
+                    hint = "; for one class label per sample use space='multiclass'" if multilabel else ""
+                    raise ValueError(
+                        f"Y must be 2-D (n_samples, n_columns) for space={self.space!r}, got shape {y.shape}{hint}"
+                    )
+                space = _spaces.from_name(self.space, y)
+            else:
+                space = self.space
+            classes = None
+            if type(space) is _spaces.Multiclass:
+                classes = np.arange(space.n_classes)
+            elif multilabel:
+                classes = np.array([0, 1])  # the values of each label, as predict returns them
+            rows = space._to_rows(y, "y")
         if rows.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} samples but y has {rows.shape[0]}")
-        return space, rows
+            raise ValueError(
+                f"Found input variables with inconsistent numbers of samples: X has {X.shape[0]}, y has {rows.shape[0]}"
+            )
+        return space, rows, classes
 
     def _params_string(self, n_features: int) -> str:
         gamma = self.gamma if self.gamma is not None else 1.0 / n_features
@@ -251,44 +271,77 @@ class StructuredRidge(BaseEstimator):
         self : StructuredRidge
         """
         self._validate_params()
+        self._reset()
         multi = not (self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass))
         X, y = validate_data(
-            self, X, y, dtype=np.float64, order="C", multi_output=multi, y_numeric=multi,
-            ensure_min_features=1, ensure_min_samples=1,
+            self,
+            X,
+            y,
+            dtype=np.float64,
+            order="C",
+            multi_output=multi,
+            y_numeric=multi,
+            ensure_min_features=1,
+            ensure_min_samples=1,
         )
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"X must be a square kernel matrix for kernel='precomputed', got shape {X.shape}")
-        space, rows = self._targets(X, y)
+        space, rows, classes = self._targets(X, y)
         sw = None
         if sample_weight is not None:
             sw = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
         _set_threads(self.n_jobs)
         captured: list[BaseException] = []
+        interrupted: list[bool] = []
         verbose = self.verbose
 
         def progress(iteration: int, objective: float, rel_grad: float, _ctx: Any) -> int:
             try:
                 if verbose:
-                    print(f"[StructuredRidge] iter {iteration:4d}  objective {objective:.10g}  "
-                          f"relative gradient {rel_grad:.3e}", file=sys.stderr)
-                return 0
+                    print(
+                        f"[StructuredRidge] iter {iteration:4d}  objective {objective:.10g}  "
+                        f"relative gradient {rel_grad:.3e}",
+                        file=sys.stderr,
+                    )
+                return 1 if interrupted else 0
             except BaseException as exc:  # KeyboardInterrupt raised while Go was running
                 captured.append(exc)
                 return 1
 
         callback = _capi.PROGRESS(progress)
         out = _capi.out_i64()
-        status = _capi.lib().cp_ridge_fit(
-            space._h(), _capi.f64(X), X.shape[0], X.shape[1], _capi.i64(rows), space.width,
-            _capi.f64(sw) if sw is not None else None, self._params_string(X.shape[1]).encode(),
-            callback, None, out,
-        )
-        if captured:
-            raise captured[0]
+        with _sigint_as_flag(interrupted):
+            status = _capi.lib().cp_ridge_fit(
+                space._h(),
+                _capi.f64(X),
+                X.shape[0],
+                X.shape[1],
+                _capi.i64(rows),
+                space.width,
+                _capi.f64(sw) if sw is not None else None,
+                self._params_string(X.shape[1]).encode(),
+                callback,
+                None,
+                out,
+            )
+        if captured or interrupted:
+            if status == _capi.OK:
+                _Model(out.value)  # finished before it saw the interrupt: free the model at once
+            if captured:
+                raise captured[0]
+            raise KeyboardInterrupt("fit cancelled")
         _capi.check(status)
         self.space_ = space
+        if classes is not None:
+            self.classes_ = classes
         self._set_model(_Model(out.value))
         return self
+
+    def _reset(self) -> None:
+        """Forget a previous fit, so that a fit that fails (or is interrupted) leaves no stale model."""
+        for key in list(vars(self)):
+            if key == "_model" or (key.endswith("_") and not key.startswith("_")):
+                delattr(self, key)
 
     def _set_model(self, model: _Model) -> None:
         self._model = model
@@ -297,7 +350,7 @@ class StructuredRidge(BaseEstimator):
         objective, rel = ctypes.c_double(), ctypes.c_double()
         _capi.check(lib.cp_model_info(model.value, *ints, objective, rel))
         n_features, dim, _, _, kind, n_iter, _ = (v.value for v in ints)
-        self.n_iter_ = n_iter
+        self.n_iter_ = max(n_iter, 1)  # the exact solver's single direct solve counts as one iteration
         self.objective_ = objective.value
         self.relative_gradient_ = rel.value
         if kind == _KERNELS["linear"]:
@@ -317,6 +370,7 @@ class StructuredRidge(BaseEstimator):
             and X.flags.c_contiguous
             and X.shape[0] > 0
             and not hasattr(self, "feature_names_in_")
+            and np.isfinite(X).all()  # else scikit-learn's check names NaN or infinity
         ):
             if X.shape[1] != self.n_features_in_:
                 raise ValueError(
@@ -373,7 +427,7 @@ class StructuredRidge(BaseEstimator):
 
     # -- pickling: the Go model travels as its bytes --------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
+        state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
         model = state.pop("_model", None)
         if model is not None:
             state["_model_bytes"] = model.to_bytes()
@@ -384,6 +438,31 @@ class StructuredRidge(BaseEstimator):
         super().__setstate__(state)
         if data is not None:
             self._model = _Model.from_bytes(data)
+
+
+@contextlib.contextmanager
+def _sigint_as_flag(flag: list[bool]) -> Iterator[None]:
+    """Turn Ctrl-C into a flag while Go runs, when the default handler is installed.
+
+    The default handler raises KeyboardInterrupt on entry of the progress callback, where ctypes
+    can only print it and return an undefined status; with the flag the callback asks Go to stop
+    and ``fit`` raises KeyboardInterrupt once the call has returned.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        flag.append(True)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _set_threads(n_jobs: int | None) -> None:

@@ -18,17 +18,23 @@ Every space offers:
     argmax over Y of ⟨u, ψ(y)⟩ for each row u of scores, exact or within ``decoder_guarantee``.
 ``enumerate()``
     every structure, for tests on small sizes (refused above a few million).
+
+Constructors check their parameters at once (an invalid parent array or ``k > n_labels`` raises
+``ValueError`` from the constructor).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from . import _capi
+
+_handle_lock = threading.Lock()
 
 
 class _Handle:
@@ -50,23 +56,29 @@ class Space:
     def _params(self) -> tuple[int, ...]:
         raise NotImplementedError
 
-    # A handle is created lazily, once per process: spaces are pickled by their parameters.
+    # A handle is created lazily, once per process: spaces are pickled by their parameters. The lock
+    # makes threads that race on first use share one handle (a second one would be freed at once,
+    # under the feet of the thread using it).
     def _h(self) -> int:
         h = self.__dict__.get("_handle_obj")
         if h is None:
-            params = np.ascontiguousarray(self._params(), dtype=np.int64)
-            out = _capi.out_i64()
-            _capi.check(_capi.lib().cp_space_new(self.kind.encode(), _capi.i64(params), len(params), out))
-            h = _Handle(out.value)
-            self.__dict__["_handle_obj"] = h
-            self._read_info()
+            with _handle_lock:
+                h = self.__dict__.get("_handle_obj")
+                if h is None:
+                    params = np.ascontiguousarray(self._params(), dtype=np.int64)
+                    out = _capi.out_i64()
+                    _capi.check(_capi.lib().cp_space_new(self.kind.encode(), _capi.i64(params), len(params), out))
+                    h = _Handle(out.value)
+                    self.__dict__["_info_cache"] = self._read_info(h.value)
+                    self.__dict__["_handle_obj"] = h  # published last: the info is ready with it
         return h.value
 
-    def _read_info(self) -> None:
+    @staticmethod
+    def _read_info(handle: int) -> tuple[int, int, float, float]:
         dim, width = _capi.out_i64(), _capi.out_i64()
         log_count, guarantee = _capi.c_double(), _capi.c_double()
-        _capi.check(_capi.lib().cp_space_info(self.__dict__["_handle_obj"].value, dim, width, log_count, guarantee))
-        self.__dict__["_info_cache"] = (dim.value, width.value, log_count.value, guarantee.value)
+        _capi.check(_capi.lib().cp_space_info(handle, dim, width, log_count, guarantee))
+        return dim.value, width.value, log_count.value, guarantee.value
 
     def _info(self) -> tuple[int, int, float, float]:
         self._h()
@@ -139,9 +151,7 @@ class Space:
         if Y.ndim == 1 and self.width == 1:
             Y = Y.reshape(-1, 1)
         if Y.ndim != 2 or Y.shape[1] != self.width:
-            raise ValueError(
-                f"{name} must have shape (n_samples, {self.width}) for {self!r}, got shape {Y.shape}"
-            )
+            raise ValueError(f"{name} must have shape (n_samples, {self.width}) for {self!r}, got shape {Y.shape}")
         return _as_int_rows(Y, name)
 
     def _from_rows(self, rows: np.ndarray) -> np.ndarray:
@@ -233,6 +243,7 @@ class Multiclass(Space):
 
     def __init__(self, n_classes: int):
         self.n_classes = _positive_int(n_classes, "n_classes")
+        self._h()
 
     def _params(self) -> tuple[int, ...]:
         return (self.n_classes,)
@@ -252,6 +263,7 @@ class Multilabel(Space):
 
     def __init__(self, n_labels: int):
         self.n_labels = _positive_int(n_labels, "n_labels")
+        self._h()
 
     def _params(self) -> tuple[int, ...]:
         return (self.n_labels,)
@@ -269,6 +281,7 @@ class KSubsets(Multilabel):
     def __init__(self, n_labels: int, k: int):
         self.n_labels = _positive_int(n_labels, "n_labels")
         self.k = _positive_int(k, "k")
+        self._h()
 
     def _params(self) -> tuple[int, ...]:
         return (self.n_labels, self.k)
@@ -284,6 +297,7 @@ class Ordinal(Multiclass):
 
     def __init__(self, n_levels: int):
         self.n_levels = _positive_int(n_levels, "n_levels", 2)
+        self._h()
 
     def _params(self) -> tuple[int, ...]:
         return (self.n_levels,)
@@ -308,6 +322,7 @@ class HierarchyPaths(Multiclass):
     def __init__(self, parent: Any, leaves_only: bool = False):
         self.parent = _parent_array(parent)
         self.leaves_only = bool(leaves_only)
+        self._h()
 
     def _params(self) -> tuple[int, ...]:
         return (int(self.leaves_only),) + self.parent
@@ -327,6 +342,7 @@ class Subtrees(Multilabel):
 
     def __init__(self, parent: Any):
         self.parent = _parent_array(parent)
+        self._h()
 
     def _params(self) -> tuple[int, ...]:
         return self.parent
@@ -338,12 +354,37 @@ class Subtrees(Multilabel):
 class _PairSpace(Space):
     def __init__(self, n: int):
         self.n = _positive_int(n, self._size_name, self._min)
+        self._h()
 
     def _params(self) -> tuple[int, ...]:
         return (self.n,)
 
 
-class Permutations(_PairSpace):
+_DECODERS = {"auto": 0, "exact": 1, "approximate": 2}
+
+
+class _HardDecodingSpace(_PairSpace):
+    """A pair space whose decoding is NP-hard: exact dynamic programming up to a size, local search
+    beyond. ``decoder`` chooses: ``"auto"`` (exact where affordable), ``"exact"`` (exact beyond the
+    auto limit, up to a hard limit; larger sizes raise ``ValueError``), ``"approximate"`` (always
+    local search, e.g. to measure its realised z-factor on enumerable sizes)."""
+
+    def __init__(self, n: int, decoder: str = "auto"):
+        if decoder not in _DECODERS:
+            raise ValueError(f"decoder must be one of {sorted(_DECODERS)}, got {decoder!r}")
+        self.decoder = decoder
+        super().__init__(n)
+
+    def _params(self) -> tuple[int, ...]:
+        mode = _DECODERS[self.__dict__.get("decoder", "auto")]
+        return (self.n,) if mode == 0 else (self.n, mode)
+
+    def _repr_args(self) -> tuple:
+        decoder = self.__dict__.get("decoder", "auto")
+        return (self.n,) if decoder == "auto" else (self.n, f"decoder={decoder!r}")
+
+
+class Permutations(_HardDecodingSpace):
     """Total orders of ``n_labels`` labels (label ranking).
 
     A ranking is a row of ranks, ``y[j]`` = position of label j, 1 = best (scikit-lr's convention).
@@ -363,7 +404,7 @@ class PartialTournaments(_PairSpace):
     kind, _size_name, _min = "tournaments", "n_items", 2
 
 
-class DirectedCycles(_PairSpace):
+class DirectedCycles(_HardDecodingSpace):
     """Directed cycles of length ≥ 3 on any subset of ``n_vertices`` vertices (routes).
 
     A cycle is a successor row: ``y[v]`` is the vertex after v, −1 when v is not on the cycle.
@@ -373,14 +414,14 @@ class DirectedCycles(_PairSpace):
     kind, _size_name, _min = "dicycles", "n_vertices", 3
 
 
-class UndirectedCycles(_PairSpace):
+class UndirectedCycles(_HardDecodingSpace):
     """Undirected cycles of length ≥ 3 on ``n_vertices`` vertices; a successor row of either
     orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle."""
 
     kind, _size_name, _min = "ucycles", "n_vertices", 3
 
 
-class Cliques(_PairSpace):
+class Cliques(_HardDecodingSpace):
     """Vertex subsets of ``n_vertices`` vertices, a 0/1 row; ψ is 1 on each pair inside."""
 
     kind, _size_name, _min = "cliques", "n_vertices", 2

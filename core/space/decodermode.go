@@ -1,0 +1,85 @@
+package space
+
+import (
+	"fmt"
+	"math"
+)
+
+// DecoderMode selects how a space whose decoding is NP-hard (permutations, cycles, cliques)
+// decodes. It is the optional second parameter of those spaces, so it travels with saved models.
+type DecoderMode int64
+
+const (
+	// DecoderAuto decodes exactly up to the space's exact limit and approximately beyond.
+	DecoderAuto DecoderMode = iota
+	// DecoderExact demands exact decoding, beyond the auto limit up to a hard limit where the exact
+	// algorithm's time and memory per row are still bearable; larger sizes are refused.
+	DecoderExact
+	// DecoderApprox always uses the approximate decoder (local search), even where exact decoding
+	// is affordable, so that its realised z-factor can be measured against enumeration.
+	DecoderApprox
+)
+
+var decoderModeNames = [...]string{"auto", "exact", "approximate"}
+
+func (m DecoderMode) String() string {
+	if m >= 0 && int(m) < len(decoderModeNames) {
+		return decoderModeNames[m]
+	}
+	return fmt.Sprintf("DecoderMode(%d)", int64(m))
+}
+
+// exact reports whether a space of size n decodes exactly in this mode, given the largest size
+// autoMax that auto decodes exactly.
+func (m DecoderMode) exact(n, autoMax int) bool {
+	return m == DecoderExact || (m == DecoderAuto && n <= autoMax)
+}
+
+// sizeAndMode reads the parameters [n] or [n, mode] of a space with a decoder mode and checks that
+// an exact decoder is not demanded beyond hardMax.
+func sizeAndMode(kind string, p []int64, hardMax int) (int, DecoderMode, error) {
+	if len(p) != 1 && len(p) != 2 {
+		return 0, 0, fmt.Errorf("space: %s takes 1 or 2 parameters (size, decoder mode), got %d", kind, len(p))
+	}
+	if p[0] < 0 || p[0] > math.MaxInt32 {
+		return 0, 0, fmt.Errorf("space: %s parameter %d is out of range", kind, p[0])
+	}
+	mode := DecoderAuto
+	if len(p) == 2 {
+		mode = DecoderMode(p[1])
+		if mode < DecoderAuto || mode > DecoderApprox {
+			return 0, 0, fmt.Errorf("space: %s decoder mode %d is not 0 (auto), 1 (exact) or 2 (approximate)", kind, p[1])
+		}
+	}
+	n := int(p[0])
+	if mode == DecoderExact && n > hardMax {
+		return 0, 0, fmt.Errorf("space: exact decoding of %s is limited to n ≤ %d (got %d): use decoder=\"auto\" for the approximate decoder", kind, hardMax, n)
+	}
+	return n, mode, nil
+}
+
+// modeParams is the Params of a space with a decoder mode: [n], or [n, mode] unless auto, so that
+// models saved before modes existed read back unchanged.
+func modeParams(n int, mode DecoderMode) []int64 {
+	if mode == DecoderAuto {
+		return []int64{int64(n)}
+	}
+	return []int64{int64(n), int64(mode)}
+}
+
+// newWithMode adapts a constructor taking a size to a Constructor accepting an optional mode.
+func newWithMode[S interface {
+	Space
+	setMode(DecoderMode)
+}](kind string, p []int64, hardMax int, ctor func(int) (S, error)) (Space, error) {
+	n, mode, err := sizeAndMode(kind, p, hardMax)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ctor(n)
+	if err != nil {
+		return nil, err
+	}
+	s.setMode(mode)
+	return s, nil
+}

@@ -1,0 +1,506 @@
+"""Bad input gets a clear ValueError/TypeError naming the problem, never a crash or a hang.
+
+Also the C ABI itself: NULL pointers, negative sizes, freed and foreign handles, corrupt model bytes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import pickle
+
+import numpy as np
+import pytest
+from combpred import StructuredRidge, _capi, spaces
+from combpred._ridge import _Model
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import NotFittedError
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(40, 6))
+    Y = (X[:, :3] > 0).astype(np.int64)
+    y = np.argmax(X[:, :3], axis=1)
+    return X, Y, y
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    X, Y, y = data
+    return StructuredRidge().fit(X, Y), StructuredRidge(space="multiclass", kernel="rbf").fit(X, y)
+
+
+def _with(a: np.ndarray, index, value) -> np.ndarray:
+    a = np.array(a, dtype=np.float64)
+    a[index] = value
+    return a
+
+
+# -- X and Y contents -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, word", [(np.nan, "NaN"), (np.inf, "infinity"), (-np.inf, "infinity")])
+def test_non_finite_X_at_fit(data, value, word):
+    X, Y, y = data
+    with pytest.raises(ValueError, match=word):
+        StructuredRidge().fit(_with(X, (3, 2), value), Y)
+    with pytest.raises(ValueError, match=word):
+        StructuredRidge(space="multiclass", kernel="rbf").fit(_with(X, (0, 0), value), y)
+
+
+@pytest.mark.parametrize("value, word", [(np.nan, "NaN"), (np.inf, "infinity")])
+@pytest.mark.parametrize("method", ["predict", "decision_function"])
+def test_non_finite_X_at_predict(data, fitted, value, word, method):
+    X, _, _ = data
+    for model in fitted:
+        with pytest.raises(ValueError, match=word):
+            getattr(model, method)(_with(X, (5, 1), value))
+        # the same through the non-contiguous (validated) path
+        with pytest.raises(ValueError, match=word):
+            getattr(model, method)(np.asfortranarray(_with(X, (5, 1), value)))
+
+
+def test_non_finite_X_reaching_the_core_is_named(fitted, data):
+    """The core checks finiteness itself (naming the entry), whatever Python lets through."""
+    X, _, _ = data
+    model = fitted[0]
+    bad = _with(X, (7, 4), np.nan)
+    out = np.empty((len(X), 3))
+    status = _capi.lib().cp_model_decision(model._model.value, _capi.f64(bad), *bad.shape, _capi.f64(out), 3)
+    with pytest.raises(ValueError, match=r"X\[7, 4\] = NaN"):
+        _capi.check(status)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_non_finite_Y(data, value):
+    X, Y, y = data
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        StructuredRidge().fit(X, _with(Y, (4, 1), value))
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        StructuredRidge(space="multiclass").fit(X, _with(y, 4, value))
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        StructuredRidge(space=spaces.Multiclass(3)).fit(X, _with(y, 4, value))
+
+
+def test_fractional_Y(data):
+    X, Y, _ = data
+    with pytest.raises(ValueError, match="continuous"):
+        StructuredRidge().fit(X, Y * 0.5)
+    with pytest.raises(ValueError, match="fractional"):
+        StructuredRidge(space=spaces.Multiclass(3)).fit(X, np.full(len(X), 1.5))
+
+
+def test_wrong_ndim(data, fitted):
+    X, Y, y = data
+    with pytest.raises(ValueError, match="2D array"):
+        StructuredRidge().fit(X[:, 0], Y)
+    with pytest.raises(ValueError, match="dim 3"):
+        StructuredRidge().fit(X[:, :, None], Y)
+    with pytest.raises(ValueError, match=r"2-D.*shape \(40,\)"):
+        StructuredRidge().fit(X, Y[:, 0])
+    with pytest.raises(ValueError, match="dim 3"):
+        StructuredRidge().fit(X, Y[:, :, None])
+    with pytest.raises(ValueError, match="1d array|1-D"):
+        StructuredRidge(space="multiclass").fit(X, Y)
+    with pytest.raises(ValueError, match="2D array"):
+        fitted[0].predict(X[0])
+
+
+def test_mismatched_lengths(data):
+    X, Y, y = data
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        StructuredRidge().fit(X[:-1], Y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        StructuredRidge(space="multiclass").fit(X, y[:-1])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        StructuredRidge(space=spaces.Multilabel(3)).fit(X[:-2], Y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        StructuredRidge().fit(X, Y, sample_weight=np.ones(len(X) - 1))
+
+
+def test_zero_samples_or_features(data, fitted):
+    X, Y, _ = data
+    with pytest.raises(ValueError, match="0 sample"):
+        StructuredRidge().fit(X[:0], Y[:0])
+    with pytest.raises(ValueError, match="0 feature"):
+        StructuredRidge().fit(X[:, :0], Y)
+    with pytest.raises(ValueError, match="0 sample"):
+        fitted[0].predict(X[:0])
+
+
+def test_labels_outside_the_space(data):
+    X, Y, y = data
+    Y2 = Y.copy()
+    Y2[7, 1] = 2
+    with pytest.raises(ValueError, match=r"row 7: label 1 has value 2"):
+        StructuredRidge().fit(X, Y2)
+    Y2[7, 1] = -1
+    with pytest.raises(ValueError, match=r"row 7"):
+        StructuredRidge().fit(X, Y2)
+    y3 = y.copy()
+    y3[5] = 3
+    with pytest.raises(ValueError, match=r"row 5: class 3 is outside \[0, 3\)"):
+        StructuredRidge(space=spaces.Multiclass(3)).fit(X, y3)
+    with pytest.raises(ValueError, match=r"shape \(n_samples, 5\)"):
+        StructuredRidge(space=spaces.Multilabel(5)).fit(X, Y)
+    with pytest.raises(TypeError, match="integers"):
+        StructuredRidge(space=spaces.Multiclass(3)).fit(X, np.array(["a", "b", "c"] * 13 + ["a"]))
+
+
+def test_single_class(data):
+    X, _, _ = data
+    with pytest.raises(ValueError, match="only one class"):
+        StructuredRidge(space="multiclass").fit(X, np.ones(len(X)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int32])
+def test_other_dtypes_are_converted(data, dtype):
+    X, Y, y = data
+    Xd = (X * 3).astype(dtype)
+    X64 = Xd.astype(np.float64)
+    for kw, T in [({}, Y), ({"space": "multiclass", "kernel": "rbf"}, y)]:
+        a = StructuredRidge(**kw).fit(Xd, T)
+        b = StructuredRidge(**kw).fit(X64, T)
+        assert_array_equal(a.predict(Xd), b.predict(X64))
+        assert_allclose(a.decision_function(Xd), b.decision_function(X64), rtol=1e-12, atol=1e-12)
+
+
+def test_non_contiguous_X_is_converted(data):
+    X, Y, y = data
+    Xbig = np.random.default_rng(12).normal(size=(40, 12))
+    strided = Xbig[:, ::2]
+    assert not strided.flags.c_contiguous
+    fortran = np.asfortranarray(X)
+    for kw, T in [({}, Y), ({"space": "multiclass", "kernel": "rbf"}, y)]:
+        a = StructuredRidge(**kw).fit(strided, T)
+        b = StructuredRidge(**kw).fit(np.ascontiguousarray(strided), T)
+        assert_allclose(a.decision_function(strided), b.decision_function(np.ascontiguousarray(strided)), rtol=1e-12)
+        c = StructuredRidge(**kw).fit(fortran, T)
+        d = StructuredRidge(**kw).fit(X, T)
+        assert_allclose(c.decision_function(fortran), d.decision_function(X), rtol=1e-12)
+        assert_array_equal(c.predict(fortran), d.predict(X))
+        # a reversed (negative-stride) view at predict time
+        assert_array_equal(d.predict(X[::-1]), d.predict(X)[::-1])
+
+
+def test_lists_are_accepted(data):
+    X, Y, _ = data
+    a = StructuredRidge().fit(X.tolist(), Y.tolist())
+    b = StructuredRidge().fit(X, Y)
+    assert_array_equal(a.predict(X.tolist()), b.predict(X))
+
+
+# -- parameters -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"alpha": -1.0}, "alpha"),
+        ({"alpha": 0.0}, "alpha"),
+        ({"kernel": "sigmoid"}, "kernel"),
+        ({"space": "rankings"}, "space"),
+        ({"gamma": -0.5}, "gamma"),
+        ({"degree": 0}, "degree"),
+        ({"solver": "lbfgs"}, "solver"),
+        ({"tol": 0.0}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+    ],
+)
+def test_bad_parameters(data, params, match):
+    X, Y, _ = data
+    with pytest.raises(ValueError, match=match):
+        StructuredRidge(**params).fit(X, Y)
+
+
+def test_bad_sample_weight(data):
+    X, Y, _ = data
+    with pytest.raises(ValueError, match=r"sample_weight\[0\] = -1"):
+        StructuredRidge().fit(X, Y, sample_weight=-np.ones(len(X)))
+    with pytest.raises(ValueError, match="NaN"):
+        StructuredRidge().fit(X, Y, sample_weight=np.full(len(X), np.nan))
+    with pytest.raises(ValueError, match="non-zero"):
+        StructuredRidge().fit(X, Y, sample_weight=np.zeros(len(X)))
+
+
+def test_precomputed_kernel_shape_and_symmetry(data):
+    X, Y, _ = data
+    with pytest.raises(ValueError, match="square"):
+        StructuredRidge(kernel="precomputed").fit(X, Y)
+    K = np.random.default_rng(13).normal(size=(len(X), len(X)))
+    with pytest.raises(ValueError, match="not symmetric"):
+        StructuredRidge(kernel="precomputed").fit(K, Y)
+
+
+def test_predict_before_fit(data):
+    X, _, _ = data
+    for method in ("predict", "decision_function"):
+        with pytest.raises(NotFittedError):
+            getattr(StructuredRidge(), method)(X)
+    with pytest.raises(NotFittedError):
+        StructuredRidge().score(X, X[:, :3] > 0)
+
+
+def test_wrong_number_of_features_at_predict(data, fitted):
+    X, _, _ = data
+    for model in fitted:
+        for Xq in (X[:, :4], np.ascontiguousarray(X[:, :4]), np.c_[X, X]):
+            with pytest.raises(ValueError, match=f"{Xq.shape[1]} features.*expecting 6"):
+                model.predict(Xq)
+            with pytest.raises(ValueError, match=f"{Xq.shape[1]} features.*expecting 6"):
+                model.decision_function(Xq)
+
+
+# -- handles at the C ABI ---------------------------------------------------------------------------
+
+
+def _decision_status(handle: int, X: np.ndarray, d: int) -> int:
+    out = np.empty((X.shape[0], d))
+    return _capi.lib().cp_model_decision(handle, _capi.f64(X), X.shape[0], X.shape[1], _capi.f64(out), d)
+
+
+def test_freed_model_handle(data):
+    X, Y, _ = data
+    model = StructuredRidge().fit(X, Y)
+    handle = model._model.value
+    _capi.check(_capi.lib().cp_model_free(handle))
+    with pytest.raises(ValueError, match="invalid or already freed"):
+        _capi.check(_decision_status(handle, X, 3))
+    out = np.empty((len(X), 3), dtype=np.int64)
+    with pytest.raises(ValueError, match="invalid or already freed"):
+        _capi.check(_capi.lib().cp_model_predict(handle, _capi.f64(X), *X.shape, _capi.i64(out), 3))
+    with pytest.raises(ValueError, match="invalid or already freed"):
+        _capi.check(_capi.lib().cp_model_free(handle))
+    # and through the estimator: an error, not a crash
+    with pytest.raises(ValueError, match="invalid or already freed"):
+        model.predict(X)
+    with pytest.raises(ValueError, match="invalid or already freed"):
+        pickle.dumps(model)
+    del model  # __del__ frees again: the error status is ignored
+
+
+@pytest.mark.parametrize("handle", [0, -1, 2**62])
+def test_never_issued_handles(data, handle):
+    X, _, _ = data
+    with pytest.raises(ValueError, match="invalid or already freed"):
+        _capi.check(_decision_status(handle, X, 3))
+    with pytest.raises(ValueError, match="invalid or already freed"):
+        _capi.check(_capi.lib().cp_space_mean(handle, _capi.f64(np.empty(3)), 3))
+
+
+def test_handle_of_the_wrong_kind(data, fitted):
+    X, _, _ = data
+    space = spaces.Multilabel(3)
+    space_handle = space._h()
+    model_handle = fitted[0]._model.value
+    # The C ABI returns status 2 (TypeError) for a wrong kind of handle, naming it.
+    with pytest.raises(TypeError, match="not a model handle"):
+        _capi.check(_decision_status(space_handle, X, 3))
+    with pytest.raises(TypeError, match="not a model handle"):
+        _capi.check(_capi.lib().cp_model_free(space_handle))
+    with pytest.raises(TypeError, match="not a space handle"):
+        _capi.check(_capi.lib().cp_space_mean(model_handle, _capi.f64(np.empty(3)), 3))
+    with pytest.raises(TypeError, match="not a space handle"):
+        _capi.check(_capi.lib().cp_space_free(model_handle))
+    # neither handle was harmed
+    assert_array_equal(space.mean(), [0.5, 0.5, 0.5])
+    assert fitted[0].predict(X).shape == (len(X), 3)
+
+
+# -- NULL pointers and sizes at the C ABI ------------------------------------------------------------
+
+
+def test_null_pointers_with_nonzero_sizes(data, fitted):
+    X, Y, _ = data
+    lib = _capi.lib()
+    h = fitted[0]._model.value
+    out = np.empty((len(X), 3))
+    iout = np.empty((len(X), 3), dtype=np.int64)
+    space = spaces.Multilabel(3)
+    sh = space._h()
+    rows = np.ascontiguousarray(Y)
+    cases = [
+        (lambda: lib.cp_model_decision(h, None, len(X), 6, _capi.f64(out), 3), "X is a NULL pointer"),
+        (lambda: lib.cp_model_decision(h, _capi.f64(X), len(X), 6, None, 3), "NULL pointer"),
+        (lambda: lib.cp_model_predict(h, None, len(X), 6, _capi.i64(iout), 3), "X is a NULL pointer"),
+        (lambda: lib.cp_model_predict(h, _capi.f64(X), len(X), 6, None, 3), "NULL pointer"),
+        (lambda: lib.cp_model_coef(h, None, 6, 3, None), "NULL pointer"),
+        (lambda: lib.cp_model_to_bytes(h, None, 10**6, None), "NULL pointer"),
+        (lambda: lib.cp_model_from_bytes(None, 100, _capi.out_i64()), "NULL pointer"),
+        (lambda: lib.cp_model_from_bytes((ctypes.c_uint8 * 4)(), 4, None), "NULL pointer"),
+        (lambda: lib.cp_model_info(h, *([None] * 7), None, None), "NULL"),
+        (lambda: lib.cp_model_space(h, None), "NULL pointer"),
+        (lambda: lib.cp_space_new(None, None, 0, _capi.out_i64()), "NULL pointer"),
+        (lambda: lib.cp_space_new(b"multilabel", None, 1, _capi.out_i64()), "NULL pointer"),
+        (lambda: lib.cp_space_new(b"multilabel", _capi.i64(np.array([3])), 1, None), "NULL pointer"),
+        (lambda: lib.cp_space_info(sh, None, None, None, None), "NULL"),
+        (lambda: lib.cp_space_mean(sh, None, 3), "NULL pointer"),
+        (lambda: lib.cp_space_covariance(sh, None, 3), "NULL pointer"),
+        (lambda: lib.cp_space_cov_mul(sh, None, _capi.f64(np.empty(3)), 3), "NULL pointer"),
+        (lambda: lib.cp_space_validate(sh, None, 5, 3), "NULL pointer"),
+        (lambda: lib.cp_space_embed(sh, None, 5, 3, _capi.f64(out), 3), "NULL pointer"),
+        (lambda: lib.cp_space_embed(sh, _capi.i64(rows), 5, 3, None, 3), "NULL pointer"),
+        (lambda: lib.cp_space_sample(sh, 5, 1, None, 3), "NULL pointer"),
+        (lambda: lib.cp_space_decode(sh, None, 5, 3, _capi.i64(iout), 3), "NULL pointer"),
+        (lambda: lib.cp_space_decode(sh, _capi.f64(out), 5, 3, None, 3), "NULL pointer"),
+        (lambda: lib.cp_space_enumerate(sh, None, 8, 3, _capi.out_i64()), "NULL pointer"),
+        (lambda: lib.cp_space_enumerate(sh, None, 0, 3, None), "NULL pointer"),
+        (
+            lambda: lib.cp_ridge_fit(
+                sh, None, len(X), 6, _capi.i64(rows), 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+            ),
+            "X is a NULL pointer",
+        ),
+        (
+            lambda: lib.cp_ridge_fit(
+                sh, _capi.f64(X), len(X), 6, None, 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+            ),
+            "Y is a NULL pointer",
+        ),
+        (
+            lambda: lib.cp_ridge_fit(
+                sh, _capi.f64(X), len(X), 6, _capi.i64(rows), 3, None, b"", _capi.PROGRESS(), None, None
+            ),
+            "NULL pointer",
+        ),
+    ]
+    for call, match in cases:
+        with pytest.raises(ValueError, match=match):
+            _capi.check(call())
+
+
+def test_negative_and_mismatched_sizes(data, fitted):
+    X, Y, _ = data
+    lib = _capi.lib()
+    h = fitted[0]._model.value
+    out = np.empty((len(X), 3))
+    space = spaces.Multilabel(3)  # keeps the handle alive
+    sh = space._h()
+    rows = np.ascontiguousarray(Y)
+    cases = [
+        (lambda: lib.cp_model_decision(h, _capi.f64(X), -1, 6, _capi.f64(out), 3), "negative"),
+        (lambda: lib.cp_model_decision(h, _capi.f64(X), len(X), -6, _capi.f64(out), 3), "negative"),
+        (lambda: lib.cp_model_decision(h, _capi.f64(X), len(X), 6, _capi.f64(out), 4), "columns"),
+        (lambda: lib.cp_model_decision(h, _capi.f64(X), 2**40, 2**40, _capi.f64(out), 3), "too large"),
+        (lambda: lib.cp_model_from_bytes((ctypes.c_uint8 * 4)(), -4, _capi.out_i64()), "bad length"),
+        (lambda: lib.cp_model_coef(h, _capi.f64(out), 5, 3, None), "coef output"),
+        (lambda: lib.cp_space_new(b"multilabel", None, -1, _capi.out_i64()), "negative"),
+        (lambda: lib.cp_space_new(b"no-such-space", _capi.i64(np.array([3])), 1, _capi.out_i64()), "no-such-space"),
+        (lambda: lib.cp_space_validate(sh, _capi.i64(rows), -5, 3), "negative"),
+        (lambda: lib.cp_space_validate(sh, _capi.i64(rows), 5, 4), "columns"),
+        (lambda: lib.cp_space_mean(sh, _capi.f64(out), 4), "dimension"),
+        (lambda: lib.cp_space_sample(sh, -5, 1, _capi.i64(rows), 3), "negative"),
+        (lambda: lib.cp_space_enumerate(sh, _capi.i64(rows), -1, 3, _capi.out_i64()), "negative"),
+        (lambda: lib.cp_set_threads(-1), "out of range"),
+        (
+            lambda: lib.cp_ridge_fit(
+                sh, _capi.f64(X), -3, 6, _capi.i64(rows), 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+            ),
+            "negative",
+        ),
+        (
+            lambda: lib.cp_ridge_fit(
+                sh,
+                _capi.f64(X),
+                len(X),
+                6,
+                _capi.i64(rows),
+                3,
+                None,
+                b"alpha=-1",
+                _capi.PROGRESS(),
+                None,
+                _capi.out_i64(),
+            ),
+            "alpha",
+        ),
+        (
+            lambda: lib.cp_ridge_fit(
+                sh,
+                _capi.f64(X),
+                len(X),
+                6,
+                _capi.i64(rows),
+                3,
+                None,
+                b"colour=red",
+                _capi.PROGRESS(),
+                None,
+                _capi.out_i64(),
+            ),
+            "unknown parameter",
+        ),
+        (
+            lambda: lib.cp_ridge_fit(
+                sh, _capi.f64(X), 0, 6, None, 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+            ),
+            "at least one sample",
+        ),
+    ]
+    for call, match in cases:
+        with pytest.raises(ValueError, match=match):
+            _capi.check(call())
+
+
+def test_zero_sizes_with_null_pointers_are_fine(fitted):
+    """An empty array may come as NULL: zero rows are not an error at the ABI."""
+    lib = _capi.lib()
+    h = fitted[0]._model.value
+    _capi.check(lib.cp_model_decision(h, None, 0, 6, None, 3))
+    space = spaces.Multilabel(3)
+    _capi.check(lib.cp_space_validate(space._h(), None, 0, 3))
+
+
+# -- model bytes (pickling) -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def model_bytes(fitted):
+    return fitted[0]._model.to_bytes()
+
+
+def test_every_flipped_byte_is_detected(model_bytes):
+    data = bytearray(model_bytes)
+    for i in range(len(data)):
+        for bit in (0x01, 0x80):
+            data[i] ^= bit
+            with pytest.raises(ValueError, match="corrupt"):
+                _Model.from_bytes(bytes(data))
+            data[i] ^= bit
+    assert _Model.from_bytes(bytes(data)).value > 0  # restored bytes load again
+
+
+def test_every_truncation_is_detected(model_bytes):
+    for n in range(len(model_bytes)):
+        with pytest.raises(ValueError, match="corrupt"):
+            _Model.from_bytes(model_bytes[:n])
+    with pytest.raises(ValueError, match="corrupt"):
+        _Model.from_bytes(model_bytes + b"\x00")
+
+
+def test_corrupt_pickle_of_the_estimator(data, fitted):
+    X, _, _ = data
+    for model in fitted:
+        blob = pickle.dumps(model)
+        start = blob.index(b"CPRM")  # the model bytes are stored verbatim inside the pickle
+        corrupt = bytearray(blob)
+        corrupt[start + 40] ^= 0xFF
+        with pytest.raises(ValueError, match="corrupt"):
+            pickle.loads(bytes(corrupt))
+        restored = pickle.loads(blob)
+        assert_array_equal(restored.predict(X), model.predict(X))
+
+
+def test_bad_state_in_setstate(fitted, model_bytes):
+    state = fitted[0].__getstate__()
+    for bad, exc, match in [
+        ("not bytes", TypeError, "must be bytes"),
+        (12345, TypeError, "must be bytes"),
+        (b"", ValueError, "corrupt"),
+        (model_bytes[: len(model_bytes) // 2], ValueError, "corrupt"),
+        (b"CPRM" + b"\xff" * 200, ValueError, "corrupt"),
+    ]:
+        broken = dict(state, _model_bytes=bad)
+        with pytest.raises(exc, match=match):
+            StructuredRidge().__setstate__(broken)

@@ -1,0 +1,258 @@
+"""Processes: fork after use fails clearly (never hangs), spawn and forkserver work; the version check;
+finding the library; Ctrl-C during a fit."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import _children
+import combpred
+import numpy as np
+import pytest
+from _synthetic import linear_multiclass, linear_multilabel
+from combpred import StructuredRidge, _capi, _libpath, spaces
+from numpy.testing import assert_allclose, assert_array_equal
+
+TIMEOUT = 120
+PACKAGE_PARENT = str(Path(combpred.__file__).resolve().parent.parent)
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([PACKAGE_PARENT, env.get("PYTHONPATH", "")])
+    env.update(extra)
+    return env
+
+
+def _run_python(code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=TIMEOUT, env=_env(**env)
+    )
+
+
+def _loaded_library() -> Path:
+    _capi.lib()
+    return next(p for p in _libpath.candidate_paths() if p.is_file())
+
+
+# -- fork, spawn, forkserver ------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Python ≥ 3.12 warns on fork with threads
+def test_fork_after_use_raises_in_the_child():
+    X, Y = linear_multilabel(60, seed=40)
+    model = StructuredRidge().fit(X, Y)
+    expected = model.predict(X)  # the parent has used the library
+    space = spaces.Multilabel(4)
+    space_mean = space.mean()  # a space with a live handle
+    ctx = mp.get_context("fork")
+    results = ctx.Queue()
+    child = ctx.Process(target=_children.use_after_fork, args=(model, space, X, results))
+    child.start()
+    try:
+        outcome = results.get(timeout=60)
+    except queue.Empty:
+        outcome = None
+    child.join(timeout=60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+        child.join()
+    assert not alive, "the forked child hung"
+    assert outcome is not None, f"the forked child reported nothing (exit code {child.exitcode})"
+    assert child.exitcode == 0
+    assert outcome["usable"] is False
+    for name in ("predict", "fit", "new space", "inherited space"):
+        kind, message, is_forked_error = outcome[name]
+        assert kind == "ForkedChildError", (name, kind, message)
+        assert is_forked_error
+        assert "fork" in message and "spawn" in message
+    for name in ("model finalizer", "space finalizer"):
+        assert outcome[name][0] == "no error", (name, outcome[name])
+    assert outcome["collected"]
+    assert issubclass(_capi.ForkedChildError, RuntimeError)
+    # the parent is unaffected: the child's finalizers did not free the parent's handles
+    assert_array_equal(model.predict(X), expected)
+    assert_array_equal(space.mean(), space_mean)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="os.fork")
+def test_fork_before_first_use_works():
+    """A child forked before the parent loaded the library loads its own copy and works."""
+    result = _run_python(
+        """
+        import os
+        import numpy as np
+        from combpred import StructuredRidge, _capi
+        assert _capi._lib is None
+        X = np.random.default_rng(0).normal(size=(50, 4))
+        Y = (X[:, :3] > 0).astype(int)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ok = StructuredRidge().fit(X, Y).score(X, Y) > 0.9
+                os._exit(0 if ok else 3)
+            except BaseException:
+                os._exit(4)
+        _, status = os.waitpid(pid, 0)
+        parent_ok = StructuredRidge().fit(X, Y).score(X, Y) > 0.9
+        print(os.waitstatus_to_exitcode(status), parent_ok)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["0", "True"]
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_spawn_and_forkserver_children_work(method):
+    if method not in mp.get_all_start_methods():
+        pytest.skip(f"{method} is not available")
+    X, Y = linear_multilabel(120, seed=41)
+    Xc, yc = linear_multiclass(120, seed=42)
+    names = np.array(["x", "y", "z"])
+    jobs = [
+        (X[:80], Y[:80], X[80:], {"space": "multilabel"}),
+        (X[:80], Y[:80], X[80:], {"space": "multilabel", "kernel": "rbf"}),
+        (Xc[:80], names[yc[:80]], Xc[80:], {"space": "multiclass", "kernel": "poly"}),
+    ]
+    parent = [_children.fit_predict(*job) for job in jobs]
+    fitted = StructuredRidge(kernel="rbf").fit(X[:80], Y[:80])
+    with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context(method)) as pool:
+        futures = [pool.submit(_children.fit_predict, *job) for job in jobs]
+        shipped = pool.submit(_children.predict_with, fitted, X[80:])
+        children = [f.result(timeout=TIMEOUT) for f in futures]
+        pred, dec = shipped.result(timeout=TIMEOUT)
+    for (p_pred, p_dec), (c_pred, c_dec) in zip(parent, children, strict=True):
+        assert_array_equal(c_pred, p_pred)
+        assert_allclose(c_dec, p_dec, rtol=1e-12, atol=1e-14)
+    assert_array_equal(pred, fitted.predict(X[80:]))
+    assert_array_equal(dec, fitted.decision_function(X[80:]))
+
+
+# -- version check and finding the library ----------------------------------------------------------
+
+
+def test_version_mismatch_is_refused(monkeypatch):
+    library_version = _capi.lib().cp_version().decode()
+    assert library_version == combpred.__version__
+    monkeypatch.setattr(_capi, "__version__", "0.0.0-test")
+    monkeypatch.setattr(_capi, "_lib", None)
+    monkeypatch.setattr(_capi, "_loaded_in_pid", None)
+    with pytest.raises(ImportError, match=r"0\.0\.0-test") as info:
+        _capi.lib()
+    assert library_version in str(info.value)
+    assert _capi._lib is None  # nothing half-loaded
+    with pytest.raises(ImportError, match="reinstall"):
+        StructuredRidge().fit(np.eye(3), np.eye(3, dtype=int))
+    monkeypatch.undo()
+    assert _capi.lib().cp_version().decode() == library_version
+
+
+def test_version_mismatch_in_a_fresh_import(tmp_path):
+    """A package whose _version.py differs from the library refuses it on first use."""
+    package = tmp_path / "combpred"
+    shutil.copytree(Path(combpred.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__", "_lib"))
+    (package / "_version.py").write_text('__version__ = "9.8.7"\n')
+    result = subprocess.run(
+        [sys.executable, "-c", "import combpred; combpred.spaces.Multilabel(3).mean()"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(tmp_path), COMBPRED_LIBRARY=str(_loaded_library())),
+    )
+    assert result.returncode != 0
+    assert "ImportError" in result.stderr
+    assert "9.8.7" in result.stderr and combpred.__version__ in result.stderr
+
+
+def test_missing_library_lists_the_places_tried(monkeypatch, tmp_path):
+    missing = tmp_path / "nowhere" / "libcombpred.so"
+    not_a_library = tmp_path / "libfake.so"
+    not_a_library.write_bytes(b"this is not an ELF file")
+    monkeypatch.setenv("COMBPRED_LIBRARY", str(missing))
+    assert _libpath.candidate_paths() == [missing]
+    monkeypatch.setattr(_libpath, "candidate_paths", lambda: [missing, not_a_library])
+    with pytest.raises(ImportError) as info:
+        _libpath.load()
+    message = str(info.value)
+    assert f"{missing} (not found)" in message
+    assert f"{not_a_library} (found but could not be loaded" in message
+    assert "COMBPRED_LIBRARY" in message
+
+
+def test_environment_variable_selects_the_library():
+    result = _run_python(
+        """
+        from combpred import _capi, _libpath, spaces
+        spaces.Multilabel(2).mean()
+        print(_libpath.candidate_paths()[0])
+        """,
+        COMBPRED_LIBRARY=str(_loaded_library()),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(_loaded_library())
+    # a library chosen explicitly is never silently replaced by another one
+    broken = _run_python("from combpred import spaces; spaces.Multilabel(2).mean()", COMBPRED_LIBRARY="/no/such/lib.so")
+    assert broken.returncode != 0
+    assert "ImportError" in broken.stderr
+    assert "/no/such/lib.so (not found)" in broken.stderr
+
+
+def test_import_is_lazy():
+    result = _run_python(
+        """
+        import combpred
+        from combpred import _capi
+        combpred.StructuredRidge(alpha=2.0).get_params()
+        print(_capi._lib is None)
+        combpred.spaces.Multilabel(4)  # a space validates its parameters in the core at once
+        print(_capi._lib is None)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "False"]
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to self")
+def test_ctrl_c_cancels_a_long_fit_promptly():
+    result = _run_python(
+        """
+        import os, signal, threading, time
+        import numpy as np
+        from combpred import StructuredRidge
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(600, 10))
+        Y = (X[:, :5] > 0).astype(int)
+        model = StructuredRidge(kernel="rbf", alpha=1e-9, tol=1e-15, max_iter=1_000_000)
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        start = time.monotonic()
+        try:
+            model.fit(X, Y)
+            outcome = "finished"
+        except KeyboardInterrupt:
+            outcome = "interrupted"
+        elapsed = time.monotonic() - start
+        print(outcome, round(elapsed, 3), hasattr(model, "_model"),
+              signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    outcome, elapsed, fitted, handler_restored = result.stdout.split()
+    assert outcome == "interrupted"
+    assert float(elapsed) < 10
+    assert fitted == "False"
+    assert handler_restored == "True"
+    assert "Exception ignored" not in result.stderr

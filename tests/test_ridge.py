@@ -1,0 +1,309 @@
+"""StructuredRidge end to end: quality, shapes, kernels, labels, sample weights, optimality, cancel."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+import pytest
+from _synthetic import brute_moments, linear_multiclass, linear_multilabel, multiclass_split, multilabel_split
+from combpred import StructuredRidge, spaces
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+
+
+@pytest.fixture(scope="module")
+def multilabel_data():
+    return multilabel_split()
+
+
+@pytest.fixture(scope="module")
+def multiclass_data():
+    return multiclass_split()
+
+
+# -- end to end ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
+def test_multilabel_learns_a_linear_rule(multilabel_data, kernel):
+    X, Y, Xt, Yt = multilabel_data
+    model = StructuredRidge(space="multilabel", kernel=kernel).fit(X, Y)
+    pred = model.predict(Xt)
+    assert pred.shape == Yt.shape
+    assert set(np.unique(pred)) <= {0, 1}
+    hamming_accuracy = np.mean(pred == Yt)
+    assert hamming_accuracy > 0.9
+    # score is 1 − Hamming loss, computed independently here
+    assert model.score(Xt, Yt) == pytest.approx(hamming_accuracy)
+    # predict decodes the decision function: label j is on when its score is positive
+    U = model.decision_function(Xt)
+    assert U.shape == Yt.shape
+    assert_array_equal(pred, (U > 0).astype(int))
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
+def test_multiclass_learns_a_linear_rule(multiclass_data, kernel):
+    X, y, Xt, yt = multiclass_data
+    model = StructuredRidge(space="multiclass", kernel=kernel).fit(X, y)
+    pred = model.predict(Xt)
+    assert pred.shape == yt.shape
+    accuracy = np.mean(pred == yt)
+    assert accuracy > 0.8
+    assert model.score(Xt, yt) == pytest.approx(accuracy)
+    assert_array_equal(model.classes_, [0, 1, 2])
+    U = model.decision_function(Xt)
+    assert U.shape == (len(yt), 3)
+    assert_array_equal(pred, np.argmax(U, axis=1))
+
+
+def test_binary_multiclass_decision_is_a_margin(multiclass_data):
+    X, y, Xt, _ = multiclass_data
+    yb = (y == 0).astype(int)
+    model = StructuredRidge(space="multiclass").fit(X, yb)
+    margin = model.decision_function(Xt)
+    assert margin.shape == (len(Xt),)
+    assert_array_equal(model.predict(Xt), (margin > 0).astype(int))
+    scores = model._scores(Xt)
+    assert_allclose(margin, scores[:, 1] - scores[:, 0])
+
+
+def test_linear_coef_reproduces_decision_function(multilabel_data):
+    X, Y, Xt, _ = multilabel_data
+    for fit_intercept in (True, False):
+        model = StructuredRidge(fit_intercept=fit_intercept).fit(X, Y)
+        assert model.coef_.shape == (X.shape[1], Y.shape[1])
+        assert model.intercept_.shape == (Y.shape[1],)
+        if not fit_intercept:
+            assert_array_equal(model.intercept_, 0.0)
+        assert_allclose(Xt @ model.coef_ + model.intercept_, model.decision_function(Xt), rtol=1e-12, atol=1e-12)
+
+
+def test_kernel_models_have_no_coef(multilabel_data):
+    X, Y, _, _ = multilabel_data
+    model = StructuredRidge(kernel="rbf").fit(X, Y)
+    assert not hasattr(model, "coef_")
+
+
+@pytest.mark.parametrize("space", ["multilabel", "multiclass"])
+def test_precomputed_equals_rbf(multilabel_data, multiclass_data, space):
+    X, Y, Xt, _ = multilabel_data if space == "multilabel" else multiclass_data
+    gamma = 0.3
+    rbf = StructuredRidge(space=space, kernel="rbf", gamma=gamma, tol=1e-12).fit(X, Y)
+    pre = StructuredRidge(space=space, kernel="precomputed", tol=1e-12).fit(rbf_kernel(X, gamma=gamma), Y)
+    K_test = rbf_kernel(Xt, X, gamma=gamma)
+    assert_array_equal(rbf.predict(Xt), pre.predict(K_test))
+    assert_allclose(rbf.decision_function(Xt), pre.decision_function(K_test), rtol=1e-7, atol=1e-9)
+    assert pre.n_features_in_ == len(X)
+    with pytest.raises(ValueError, match="features"):
+        pre.predict(K_test[:, :-1])
+
+
+def test_string_class_labels(multiclass_data):
+    X, y, Xt, yt = multiclass_data
+    names = np.array(["cat", "dog", "emu"])
+    model = StructuredRidge(space="multiclass").fit(X, names[y])
+    assert_array_equal(model.classes_, names)
+    pred = model.predict(Xt)
+    assert pred.dtype.kind == "U"
+    reference = StructuredRidge(space="multiclass").fit(X, y)
+    assert_array_equal(pred, names[reference.predict(Xt)])
+    assert model.score(Xt, names[yt]) == pytest.approx(reference.score(Xt, yt))
+    assert model.score(Xt, names[yt]) > 0.8
+
+
+def test_space_as_object_or_string(multilabel_data, multiclass_data):
+    X, Y, Xt, _ = multilabel_data
+    Y5 = np.c_[Y, Y[:, 0]]
+    by_name = StructuredRidge(space="multilabel").fit(X, Y5)
+    by_object = StructuredRidge(space=spaces.Multilabel(5)).fit(X, Y5)
+    assert by_object.space_ == spaces.Multilabel(5)
+    assert by_name.space_ == spaces.Multilabel(5)
+    assert_allclose(by_object.coef_, by_name.coef_, rtol=1e-12, atol=1e-14)
+    assert_array_equal(by_object.predict(Xt), by_name.predict(Xt))
+
+    X, y, Xt, _ = multiclass_data
+    by_name = StructuredRidge(space="multiclass").fit(X, y)
+    by_object = StructuredRidge(space=spaces.Multiclass(3)).fit(X, y)
+    assert_allclose(by_object.coef_, by_name.coef_, rtol=1e-12, atol=1e-14)
+    assert_array_equal(by_object.predict(Xt), by_name.predict(Xt))
+
+
+# -- sample weights ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("space", ["multilabel", "multiclass"])
+def test_integer_weights_equal_repeated_rows(multilabel_data, multiclass_data, space):
+    X, Y, Xt, _ = multilabel_data if space == "multilabel" else multiclass_data
+    X, Y = X[:60], Y[:60]
+    w = np.random.default_rng(3).integers(0, 4, size=len(X))
+    weighted = StructuredRidge(space=space).fit(X, Y, sample_weight=w)
+    repeated = StructuredRidge(space=space).fit(np.repeat(X, w, axis=0), np.repeat(Y, w, axis=0))
+    assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-8, atol=1e-10)
+    assert_allclose(weighted.intercept_, repeated.intercept_, rtol=1e-8, atol=1e-10)
+    assert_array_equal(weighted.predict(Xt), repeated.predict(Xt))
+
+
+def test_zero_weights_equal_dropping_rows(multilabel_data):
+    X, Y, Xt, _ = multilabel_data
+    keep = np.arange(len(X)) % 3 != 0
+    weighted = StructuredRidge().fit(X, Y, sample_weight=keep.astype(float))
+    dropped = StructuredRidge().fit(X[keep], Y[keep])
+    assert_allclose(weighted.coef_, dropped.coef_, rtol=1e-8, atol=1e-10)
+    assert_allclose(weighted.intercept_, dropped.intercept_, rtol=1e-8, atol=1e-10)
+
+
+def test_kernel_weights_equal_repeated_rows(multilabel_data):
+    X, Y, Xt, _ = multilabel_data
+    X, Y = X[:50], Y[:50]
+    w = np.random.default_rng(4).integers(1, 4, size=len(X))
+    kw = dict(kernel="rbf", gamma=0.2, tol=1e-12)
+    weighted = StructuredRidge(**kw).fit(X, Y, sample_weight=w)
+    repeated = StructuredRidge(**kw).fit(np.repeat(X, w, axis=0), np.repeat(Y, w, axis=0))
+    assert_allclose(weighted.decision_function(Xt), repeated.decision_function(Xt), rtol=1e-6, atol=1e-8)
+
+
+def test_weights_change_the_fit(multilabel_data):
+    X, Y, _, _ = multilabel_data
+    w = np.linspace(0.1, 3.0, len(X))
+    assert not np.allclose(StructuredRidge().fit(X, Y, sample_weight=w).coef_, StructuredRidge().fit(X, Y).coef_)
+
+
+# -- optimality, checked from Python with brute-force moments ---------------------------------------
+
+
+def _linear_relative_gradient(model, X, Y, w):
+    """‖∇J‖/‖∇J(0)‖ of J = α‖W‖² + ½ Σ s_i [u_iᵀSu_i + (1 − δ_iᵀu_i)²] (DESIGN.md §2)."""
+    p, S = brute_moments(model.space_)
+    D = model.space_.embed(Y) - p
+    Xt = np.c_[X, np.ones(len(X))]
+    Wt = np.r_[model.coef_, model.intercept_[None, :]]
+    U = Xt @ Wt
+    r = 1 - np.sum(D * U, axis=1)
+    grad = Xt.T @ (w[:, None] * (U @ S - r[:, None] * D))
+    grad[:-1] += 2 * model.alpha * model.coef_
+    return np.linalg.norm(grad) / np.linalg.norm(Xt.T @ (w[:, None] * D))
+
+
+def _kernel_relative_gradient(model, K, X, Y, w):
+    """Euclidean ‖∇_Γ J‖/‖∇_Γ J(0)‖ of the kernel form, from scores U = K̃Γ on the training set:
+    ∇_Γ J = K̃ (2αΓ + s∘(US − rΔ)) = 2αU + K̃ (s∘(US − rΔ)), with K̃ = K + 1 (fit_intercept)."""
+    p, S = brute_moments(model.space_)
+    D = model.space_.embed(Y) - p
+    Kt = K + 1.0
+    U = model._scores(X)
+    r = 1 - np.sum(D * U, axis=1)
+    grad = 2 * model.alpha * U + Kt @ (w[:, None] * (U @ S - r[:, None] * D))
+    return np.linalg.norm(grad) / np.linalg.norm(Kt @ (w[:, None] * D))
+
+
+@pytest.mark.parametrize("solver", ["exact", "cg"])
+@pytest.mark.parametrize("alpha", [1.0, 0.01])
+def test_linear_solution_is_optimal(solver, alpha):
+    X, Y = linear_multilabel(150, seed=5)
+    w = np.random.default_rng(6).uniform(0.5, 2.0, len(X))
+    model = StructuredRidge(alpha=alpha, solver=solver).fit(X, Y, sample_weight=w)
+    assert model.relative_gradient_ <= 1e-8
+    rel = _linear_relative_gradient(model, X, Y, w)
+    assert rel <= 2e-8
+    assert rel == pytest.approx(model.relative_gradient_, rel=1e-3, abs=1e-13)
+    if solver == "cg":
+        assert model.n_iter_ >= 1
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+@pytest.mark.parametrize("space", ["multilabel", "multiclass"])
+def test_kernel_solution_is_optimal(kernel, space):
+    if space == "multilabel":
+        X, Y = linear_multilabel(120, seed=7)
+    else:
+        X, Y = linear_multiclass(120, seed=7)
+    w = np.ones(len(X))
+    model = StructuredRidge(space=space, kernel=kernel, degree=2, alpha=0.1).fit(X, Y)
+    gamma = 1.0 / X.shape[1]
+    if kernel == "rbf":
+        K = rbf_kernel(X, gamma=gamma)
+    else:
+        K = polynomial_kernel(X, degree=2, gamma=gamma, coef0=1.0)
+    Yrows = Y if space == "multilabel" else np.searchsorted(model.classes_, Y)
+    assert model.relative_gradient_ <= 1e-8
+    rel = _kernel_relative_gradient(model, K, X, Yrows, w)
+    assert rel <= 2e-8
+    assert model.n_iter_ >= 1
+
+
+def test_exact_and_cg_agree(multilabel_data, multiclass_data):
+    for X, Y, space in [(*multilabel_data[:2], "multilabel"), (*multiclass_data[:2], "multiclass")]:
+        exact = StructuredRidge(space=space, solver="exact", alpha=0.1).fit(X, Y)
+        cg = StructuredRidge(space=space, solver="cg", alpha=0.1).fit(X, Y)
+        scale = np.abs(exact.coef_).max()
+        assert np.abs(exact.coef_ - cg.coef_).max() <= 1e-6 * scale
+        assert_allclose(exact.intercept_, cg.intercept_, rtol=1e-6, atol=1e-6 * scale)
+        assert exact.objective_ == pytest.approx(cg.objective_, rel=1e-10)
+
+
+def test_objective_matches_python(multilabel_data):
+    X, Y, _, _ = multilabel_data
+    model = StructuredRidge(alpha=0.5).fit(X, Y)
+    p, S = brute_moments(model.space_)
+    D = Y - p
+    U = X @ model.coef_ + model.intercept_
+    J = model.alpha * np.sum(model.coef_**2) + 0.5 * np.sum(
+        np.sum((U @ S) * U, axis=1) + (1 - np.sum(D * U, axis=1)) ** 2
+    )
+    assert model.objective_ == pytest.approx(J, rel=1e-10)
+
+
+def test_alpha_shrinks_the_weights(multilabel_data):
+    X, Y, _, _ = multilabel_data
+    norms = [np.linalg.norm(StructuredRidge(alpha=a).fit(X, Y).coef_) for a in (0.01, 1.0, 100.0)]
+    assert norms[0] > norms[1] > norms[2]
+
+
+def test_refit_replaces_the_model(multilabel_data, multiclass_data):
+    X, Y, Xt, _ = multilabel_data
+    model = StructuredRidge().fit(X, Y)
+    model.fit(X[:, :3], Y[:, :2])
+    assert model.n_features_in_ == 3
+    assert model.coef_.shape == (3, 2)
+    assert model.predict(Xt[:, :3]).shape == (len(Xt), 2)
+
+
+# -- cancelling a fit -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kw", [dict(solver="cg"), dict(kernel="rbf")])
+def test_keyboard_interrupt_in_progress_cancels_fit(monkeypatch, multilabel_data, kw):
+    X, Y, _, _ = multilabel_data
+    calls = []
+    real_print = builtins.print
+
+    def interrupting_print(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_print(*args, **kwargs)
+
+    model = StructuredRidge(verbose=1, tol=1e-12, alpha=0.01, **kw)
+    model.fit(X, Y)  # fitted first: an interrupted refit must not leave the old model behind
+    assert model.n_iter_ >= 3
+    monkeypatch.setattr(builtins, "print", interrupting_print)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(X, Y)
+    monkeypatch.undo()
+    assert len(calls) == 2  # stopped at the interrupt: no iteration reported after it
+    assert not hasattr(model, "_model")
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    # the estimator is still usable
+    model.set_params(verbose=0).fit(X, Y)
+    assert model.predict(X).shape == Y.shape
+
+
+def test_verbose_reports_progress(capsys, multilabel_data):
+    X, Y, _, _ = multilabel_data
+    model = StructuredRidge(solver="cg", verbose=1).fit(X, Y)
+    err = capsys.readouterr().err
+    assert err.count("[StructuredRidge] iter") == model.n_iter_
+    assert "relative gradient" in err
