@@ -1,0 +1,104 @@
+package prob
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/space"
+)
+
+// BruteForceMax is the largest |Y| for which exact inference falls back to summing over every
+// structure when the space has no closed form.
+const BruteForceMax = 1 << 20
+
+// ErrNoExact is wrapped by the errors of exact inference on a space that has no closed form here
+// and is too large to enumerate.
+var ErrNoExact = errors.New("prob: no exact inference")
+
+// HasClosedForm reports whether log Z and E[ψ] of sp have a closed form (or a polynomial dynamic
+// programme) here: multiclass, multilabel, ordinal, hierarchy paths, subtrees, k-subsets and
+// partial tournaments.
+func HasClosedForm(sp space.Space) bool {
+	switch sp.(type) {
+	case *space.Multiclass, *space.Multilabel, *space.Ordinal, *space.HierarchyPaths,
+		*space.Subtrees, *space.KSubsets, *space.Tournaments:
+		return true
+	}
+	return false
+}
+
+// AutoBruteForceMax is the largest |Y| for which the automatic choices (InferAuto, LogZAuto,
+// SolverAuto) sum over every structure rather than sample: brute force costs |Y| embeddings per
+// input and per gradient evaluation.
+const AutoBruteForceMax = 1 << 14
+
+// HasExact reports whether ExactLogPartition and ExactMarginals succeed on sp: it has a closed
+// form, or at most BruteForceMax structures.
+func HasExact(sp space.Space) bool {
+	return HasClosedForm(sp) || sp.LogCount() <= math.Log(BruteForceMax)+1e-9
+}
+
+// autoExact reports whether the automatic choices use exact inference on sp: a closed form, or at
+// most AutoBruteForceMax structures.
+func autoExact(sp space.Space) bool {
+	return HasClosedForm(sp) || sp.LogCount() <= math.Log(AutoBruteForceMax)+1e-9
+}
+
+// ExactLogPartition returns log Z(u) = log Σ_y exp(⟨u, ψ(y)⟩), exactly up to rounding.
+func ExactLogPartition(sp space.Space, u []float64) (float64, error) {
+	return ExactMarginals(sp, u, nil)
+}
+
+// ExactMarginals writes E_π[ψ] into mean (length Dim(); nil to skip) and returns log Z(u), by the
+// space's closed form or, for at most BruteForceMax structures, by summing over all of them. It
+// returns an error wrapping ErrNoExact otherwise.
+func ExactMarginals(sp space.Space, u, mean []float64) (float64, error) {
+	if err := checkScores(sp, u); err != nil {
+		return 0, err
+	}
+	if mean != nil && len(mean) != sp.Dim() {
+		return 0, fmt.Errorf("prob: the marginals buffer has length %d, want %d", len(mean), sp.Dim())
+	}
+	if lz, ok := closedForm(sp, u, mean); ok {
+		return lz, nil
+	}
+	if !HasExact(sp) {
+		return 0, fmt.Errorf("%w for the %s space with log|Y| = %.1f (more than %d structures): use fpras or taylor, and sampled marginals",
+			ErrNoExact, sp.Kind(), sp.LogCount(), BruteForceMax)
+	}
+	return bruteForce(sp, u, mean)
+}
+
+// bruteForce sums over every structure with a running maximum, so that nothing overflows.
+func bruteForce(sp space.Space, u, mean []float64) (float64, error) {
+	sc := newScorer(sp, u)
+	m, s := math.Inf(-1), 0.0
+	if mean != nil {
+		clear(mean)
+	}
+	err := sp.Enumerate(func(y []int64) bool {
+		f := sc.score(y)
+		if f > m {
+			scale := math.Exp(m - f)
+			s *= scale
+			for j := range mean {
+				mean[j] *= scale
+			}
+			m = f
+		}
+		w := math.Exp(f - m)
+		s += w
+		for j := range mean {
+			mean[j] += w * sc.psi[j]
+		}
+		return true
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrNoExact, err)
+	}
+	for j := range mean {
+		mean[j] /= s
+	}
+	return m + math.Log(s), nil
+}

@@ -1,0 +1,142 @@
+package prob
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/combpred/combpred/core/space"
+)
+
+// closedFormSpaces lists an enumerable instance of every space with a closed form.
+func closedFormSpaces(t testing.TB) []space.Space {
+	return []space.Space{
+		mustSpace(t, "multiclass", 1),
+		mustSpace(t, "multiclass", 6),
+		mustSpace(t, "multilabel", 1),
+		mustSpace(t, "multilabel", 7),
+		mustSpace(t, "ordinal", 2),
+		mustSpace(t, "ordinal", 7),
+		mustSpace(t, "hierarchy_paths", append([]int64{0}, smallTree...)...),
+		mustSpace(t, "hierarchy_paths", append([]int64{1}, smallTree...)...),
+		mustSpace(t, "hierarchy_paths", 0, -1),
+		mustSpace(t, "subtrees", smallTree...),
+		mustSpace(t, "subtrees", -1, 0, 0, 0, 0, 0),
+		mustSpace(t, "subtrees", -1),
+		mustSpace(t, "tournaments", 4),
+		mustSpace(t, "ksubsets", 7, 3),
+		mustSpace(t, "ksubsets", 5, 5),
+		mustSpace(t, "ksubsets", 6, 1),
+	}
+}
+
+// TestClosedFormsMatchBruteForce: every closed form of log Z and E[ψ] equals the sum over all
+// structures (relative 1e-10), at scores from 0 to large (‖u‖ = 30, where naive exponentials
+// would overflow in the closed forms but not in the log-space brute force).
+func TestClosedFormsMatchBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	for _, sp := range closedFormSpaces(t) {
+		if !HasClosedForm(sp) {
+			t.Fatalf("%s has no closed form", sp.Kind())
+		}
+		for _, norm := range []float64{0, 0.3, 3, 30} {
+			u := randomScores(r, sp.Dim(), norm)
+			name := fmt.Sprintf("%s%v/|u|=%g", sp.Kind(), sp.Params(), norm)
+			m1, m2 := make([]float64, sp.Dim()), make([]float64, sp.Dim())
+			lz1, ok := closedForm(sp, u, m1)
+			if !ok {
+				t.Fatalf("%s: no closed form", name)
+			}
+			lz2, err := bruteForce(sp, u, m2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(lz1-lz2) > 1e-10*math.Max(1, math.Abs(lz2)) {
+				t.Errorf("%s: log Z closed form %.15g, brute force %.15g", name, lz1, lz2)
+			}
+			for j := range m1 {
+				if math.Abs(m1[j]-m2[j]) > 1e-10 {
+					t.Errorf("%s: E[ψ_%d] closed form %.15g, brute force %.15g", name, j, m1[j], m2[j])
+				}
+			}
+			if lz3, _ := closedForm(sp, u, nil); lz3 != lz1 {
+				t.Errorf("%s: log Z depends on whether marginals are asked for", name)
+			}
+		}
+		// At u = 0, log Z = log|Y| and E[ψ] = p, the space's own counting formulas.
+		u := make([]float64, sp.Dim())
+		m, p := make([]float64, sp.Dim()), make([]float64, sp.Dim())
+		lz, _ := closedForm(sp, u, m)
+		sp.Mean(p)
+		if math.Abs(lz-sp.LogCount()) > 1e-12*math.Max(1, lz) {
+			t.Errorf("%s: log Z(0) = %g, log|Y| = %g", sp.Kind(), lz, sp.LogCount())
+		}
+		for j := range m {
+			if math.Abs(m[j]-p[j]) > 1e-12 {
+				t.Errorf("%s: E_0[ψ_%d] = %g, p = %g", sp.Kind(), j, m[j], p[j])
+			}
+		}
+	}
+}
+
+// TestClosedFormsLarge: closed forms stay finite and consistent far beyond enumeration
+// (log Z(0) = log|Y|, and E[ψ] lies in the range of ψ).
+func TestClosedFormsLarge(t *testing.T) {
+	parent := make([]int64, 2000)
+	parent[0] = -1
+	for v := 1; v < len(parent); v++ {
+		parent[v] = int64((v - 1) / 3)
+	}
+	for _, sp := range []space.Space{
+		mustSpace(t, "multiclass", 5000), mustSpace(t, "multilabel", 5000), mustSpace(t, "ordinal", 5000),
+		mustSpace(t, "hierarchy_paths", append([]int64{1}, parent...)...), mustSpace(t, "subtrees", parent...),
+		mustSpace(t, "tournaments", 80), mustSpace(t, "ksubsets", 300, 40),
+	} {
+		u := make([]float64, sp.Dim())
+		lz, err := ExactLogPartition(sp, u)
+		if err != nil || math.Abs(lz-sp.LogCount()) > 1e-9*lz {
+			t.Errorf("%s: log Z(0) = %v (%v), log|Y| = %v", sp.Kind(), lz, err, sp.LogCount())
+		}
+		u = randomScores(rand.New(rand.NewPCG(1, 3)), sp.Dim(), 100)
+		m := make([]float64, sp.Dim())
+		lz, err = ExactMarginals(sp, u, m)
+		if err != nil || math.IsNaN(lz) || math.IsInf(lz, 0) {
+			t.Errorf("%s: log Z = %v (%v)", sp.Kind(), lz, err)
+		}
+		for j, x := range m {
+			if !(x >= -1-1e-12 && x <= 1+1e-12) {
+				t.Fatalf("%s: E[ψ_%d] = %v", sp.Kind(), j, x)
+			}
+		}
+	}
+}
+
+// TestExactDispatch: brute force serves small spaces without closed forms; large ones get
+// ErrNoExact.
+func TestExactDispatch(t *testing.T) {
+	sp := mustSpace(t, "permutations", 5)
+	u := randomScores(rand.New(rand.NewPCG(2, 3)), sp.Dim(), 2)
+	e := newExactDist(t, sp, u)
+	m := make([]float64, sp.Dim())
+	lz, err := ExactMarginals(sp, u, m)
+	if err != nil || math.Abs(lz-e.logZ) > 1e-12 {
+		t.Fatalf("log Z = %v (%v), want %v", lz, err, e.logZ)
+	}
+	big := mustSpace(t, "permutations", 12)
+	if HasExact(big) {
+		t.Fatal("12! structures claimed exact")
+	}
+	if _, err := ExactLogPartition(big, make([]float64, big.Dim())); !errors.Is(err, ErrNoExact) {
+		t.Fatalf("want ErrNoExact, got %v", err)
+	}
+	if _, err := ExactLogPartition(sp, []float64{1}); err == nil {
+		t.Fatal("a score vector of the wrong length was accepted")
+	}
+	bad := make([]float64, sp.Dim())
+	bad[2] = math.NaN()
+	if _, err := ExactLogPartition(sp, bad); err == nil {
+		t.Fatal("a NaN score was accepted")
+	}
+}

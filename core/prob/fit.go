@@ -1,0 +1,190 @@
+package prob
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Fit trains ProbabilisticStructured on inputs X (m×n, row-major, not retained) and structures ys
+// (m × Width()), with optional sample weights, by minimising J (see Problem).
+//
+// With exact inference (closed forms or enumeration) J is smooth and strictly convex and Fit runs
+// L-BFGS (minimizeLBFGS) to ‖∇J‖ ≤ Tol·‖∇J(0)‖. With sampled inference the gradient is a Monte Carlo estimate,
+// unbiased when samples are exact, and Fit runs Adam with steps η/√t on (minibatch) sampled
+// gradients and returns the polynomial-decay average W̄_t = (1 − ρ_t) W̄_{t−1} + ρ_t W_t,
+// ρ_t = 4/(t + 3), which forgets the early iterates and averages out the sampling noise. Everything
+// is determined by opt.Seed.
+func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := NewProblem(sp, X, m, n, ys, weights, opt.Alpha, opt.Intercept)
+	if err != nil {
+		return nil, err
+	}
+	exact := opt.Inference.exact(sp)
+	if exact && !HasExact(sp) {
+		return nil, fmt.Errorf("%w for the %s space (log|Y| = %.1f): use sampled inference", ErrNoExact, sp.Kind(), sp.LogCount())
+	}
+	solver := opt.Solver
+	if solver == SolverAuto {
+		solver = SolverAdam
+		if exact {
+			solver = SolverLBFGS
+		}
+	}
+	if solver == SolverLBFGS && !exact {
+		return nil, errors.New("prob: L-BFGS needs exact inference (noisy gradients break its line search); use the adam solver")
+	}
+	W := mat.NewDense(p.Cols(), sp.Dim(), nil)
+	var res Result
+	if solver == SolverLBFGS {
+		res, err = fitLBFGS(p, W, &opt)
+	} else {
+		res, err = fitAdam(p, W, &opt, exact)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Solver, res.Exact = solver, exact
+	return &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}, nil
+}
+
+// errConverged stops minimizeLBFGS once the relative gradient is below Tol.
+var errConverged = errors.New("converged")
+
+func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
+	rows, d := W.Dims()
+	inf := opt.Inference
+	eval := func(x, g []float64) (float64, error) {
+		return p.Objective(mat.NewDense(rows, d, x), inf, opt.Seed, mat.NewDense(rows, d, g))
+	}
+	x := W.RawMatrix().Data // W = 0
+	g := make([]float64, len(x))
+	f, err := eval(x, g)
+	if err != nil {
+		return Result{}, err
+	}
+	g0 := floats.Norm(g, 2)
+	if g0 == 0 { // W = 0 is optimal
+		return Result{Objective: f, Converged: true}, nil
+	}
+	record := func(it int, f float64, g []float64) error {
+		rel := floats.Norm(g, 2) / g0
+		if opt.Progress != nil && !opt.Progress(it, f, rel) {
+			return ErrCancelled
+		}
+		if rel <= opt.Tol {
+			return errConverged
+		}
+		return nil
+	}
+	iters, err := minimizeLBFGS(x, eval, opt.MaxIter, record)
+	switch {
+	case errors.Is(err, ErrCancelled):
+		return Result{}, ErrCancelled
+	case err != nil && !errors.Is(err, errConverged) && !errors.Is(err, errLineSearch):
+		return Result{}, err
+	}
+	// A line search that cannot improve any more (rounding near the optimum) ends the run without
+	// an error: the result says whether the tolerance was met.
+	if f, err = eval(x, g); err != nil {
+		return Result{}, err
+	}
+	rel := floats.Norm(g, 2) / g0
+	return Result{Iterations: iters, Objective: f, RelGrad: rel, Converged: rel <= opt.Tol}, nil
+}
+
+func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error) {
+	const (
+		beta1, beta2, epsAdam = 0.9, 0.999, 1e-8
+		gamma                 = 3.0 // averaging ρ_t = (1+γ)/(t+γ)
+		window                = 10  // iterations between convergence checks
+	)
+	rows, d := W.Dims()
+	eta := opt.LearningRate
+	if eta == 0 {
+		eta = DefaultLearningRate
+	}
+	batch := opt.BatchSize
+	if batch == 0 || batch > p.m {
+		batch = p.m
+	}
+	inf := opt.Inference
+	w := W.RawMatrix().Data
+	g := mat.NewDense(rows, d, nil)
+	gd := g.RawMatrix().Data
+	m1 := make([]float64, len(w))
+	m2 := make([]float64, len(w))
+	avg := make([]float64, len(w))
+	prevAvg := make([]float64, len(w))
+	perm := make([]int, p.m)
+	for i := range perm {
+		perm[i] = i
+	}
+	var g0 float64
+	res := Result{Objective: math.NaN(), RelGrad: math.NaN()}
+	var b1t, b2t float64 = 1, 1
+	for t := 1; t <= opt.MaxIter; t++ {
+		var batchRows []int
+		if batch < p.m {
+			r := newRand(opt.Seed, 1, uint64(t))
+			for k := 0; k < batch; k++ { // partial Fisher–Yates: a uniform batch without replacement
+				j := k + r.IntN(p.m-k)
+				perm[k], perm[j] = perm[j], perm[k]
+			}
+			batchRows = slices.Clone(perm[:batch])
+		}
+		J, err := p.objectiveRows(mat.NewDense(rows, d, w), batchRows, inf, deriveSeed(opt.Seed, 2, uint64(t)), g)
+		if err != nil {
+			return Result{}, err
+		}
+		gn := floats.Norm(gd, 2)
+		if t == 1 {
+			g0 = math.Max(gn, math.SmallestNonzeroFloat64)
+		}
+		b1t *= beta1
+		b2t *= beta2
+		step := eta / math.Sqrt(float64(t))
+		for k, gk := range gd {
+			m1[k] = beta1*m1[k] + (1-beta1)*gk
+			m2[k] = beta2*m2[k] + (1-beta2)*gk*gk
+			w[k] -= step * (m1[k] / (1 - b1t)) / (math.Sqrt(m2[k]/(1-b2t)) + epsAdam)
+		}
+		rho := (1 + gamma) / (float64(t) + gamma)
+		for k := range avg {
+			avg[k] += rho * (w[k] - avg[k])
+		}
+		res.Iterations = t
+		if opt.Progress != nil && !opt.Progress(t, J, gn/g0) {
+			return Result{}, ErrCancelled
+		}
+		if t%window == 0 {
+			diff := 0.0
+			for k := range avg {
+				diff += (avg[k] - prevAvg[k]) * (avg[k] - prevAvg[k])
+			}
+			if math.Sqrt(diff) <= opt.Tol*math.Max(floats.Norm(avg, 2), 1e-12) {
+				res.Converged = true
+				break
+			}
+			copy(prevAvg, avg)
+		}
+	}
+	copy(w, avg)
+	J, err := p.Objective(W, inf, deriveSeed(opt.Seed, 3), g)
+	if err != nil {
+		return Result{}, err
+	}
+	res.RelGrad = floats.Norm(gd, 2) / g0
+	if exact {
+		res.Objective = J
+	}
+	return res, nil
+}

@@ -1,0 +1,130 @@
+package prob
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/combpred/combpred/core/space"
+)
+
+// DefaultMaxSamples is the default bound on the total number of samples of one FPRAS call.
+const DefaultMaxSamples = 50_000_000
+
+// FPRAS estimates log Z(u) by the thesis' fully polynomial randomised approximation scheme
+// (§6.3, theorem th:fpras): a telescoping product over a cooling schedule
+// 0 = β_0 < β_1 < … < β_l = 1,
+//
+//	Z(u) = Z(0) · Π_{i=1}^{l} Z(β_i u)/Z(β_{i−1} u),   Z(0) = |Y| (LogCount),
+//
+// where 1/ρ_i = Z(β_i u)/Z(β_{i−1} u) and ρ_i = E_{y∼π_{β_i}}[f_i(y)],
+// f_i(y) = exp((β_{i−1} − β_i)⟨u, ψ(y)⟩), is estimated by the mean of f_i over S samples from
+// π_{β_i} ∝ exp(β_i⟨u, ψ⟩). The estimate is log|Y| − Σ_i log(mean_i).
+//
+// Schedule. The thesis sets q = pR‖u‖ (R = max_y ‖ψ(y)‖, p ≥ 3 an integer), l = p⌈R‖u‖⌉ and
+// β_j = j/q, and also lists the schedule as 0, 1/q, …, p⌊R‖u‖⌋/q, 1. Neither is consistent as
+// printed: with l = p⌈R‖u‖⌉, β_{l−1} = (l−1)/q exceeds 1 whenever p⌈R‖u‖⌉ − 1 > pR‖u‖; the listed
+// form ends with a gap 1 − ⌊R‖u‖⌋/(R‖u‖) that can approach 1/(R‖u‖) > 1/q. What the proof needs is
+// every gap β_i − β_{i−1} ≤ 1/q, so that e^{−1/p} ≤ f_i ≤ e^{1/p}. We keep the printed l and space
+// the schedule evenly, β_j = j/l: gaps 1/l ≤ 1/q.
+//
+// Sample size. S = ⌈65 ε⁻² l e^{2/p}⌉ per stage, as printed, unless opt.Samples overrides it. The
+// constant is loose: the proof's Chebyshev step delivers (1 ± ε/4), not (1 ± ε), and bounds
+// Var f_i/ρ_i² by e^{2/p} where Popoviciu's inequality and ρ_i ≥ e^{−1/p} give
+// (e^{1/p} − e^{−1/p})² e^{2/p}/4 = (e^{2/p} − 1)²/4 ≈ 1/p². Samples
+// are exact (CFTP) by default, as the theorem assumes; opt.Sampler may select chain samples
+// instead (thesis appendix C.1 then needs the chain within ε/(5l e^{2/p}) of π in variation,
+// which is not checked).
+//
+// Confidence. One run succeeds with probability ≥ ¾ (the thesis' guarantee); for δ < ¼ the result
+// is the median of k = ⌈8 ln(1/δ)⌉ (odd) runs, which fails only if half the runs fail:
+// P ≤ exp(−2k(¼)²) = exp(−k/8) ≤ δ (Hoeffding).
+//
+// Work. The total samples k·l·S must not exceed opt.MaxSamples (checked before sampling), and each
+// CFTP sample is bounded by its own MaxSteps; both are errors, never hangs.
+func FPRAS(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
+	if err := checkScores(sp, u); err != nil {
+		return LogZResult{}, err
+	}
+	eps, delta := opt.Eps, opt.Delta
+	if !(eps > 0 && eps < 1) {
+		return LogZResult{}, fmt.Errorf("prob: the FPRAS needs 0 < ε < 1, got ε = %v", eps)
+	}
+	if !(delta > 0 && delta < 1) {
+		return LogZResult{}, fmt.Errorf("prob: the FPRAS needs 0 < δ < 1, got δ = %v", delta)
+	}
+	p := opt.P
+	if p == 0 {
+		p = 3
+	}
+	if p < 3 {
+		return LogZResult{}, fmt.Errorf("prob: the cooling-schedule constant p must be ≥ 3, got %d", p)
+	}
+	if opt.Samples < 0 {
+		return LogZResult{}, fmt.Errorf("prob: the sample size override must be ≥ 0, got %d", opt.Samples)
+	}
+	maxSamples := opt.MaxSamples
+	if maxSamples <= 0 {
+		maxSamples = DefaultMaxSamples
+	}
+	if err := opt.Sampler.validate(); err != nil {
+		return LogZResult{}, err
+	}
+	R, err := psiNorm(sp)
+	if err != nil {
+		return LogZResult{}, err
+	}
+	res := LogZResult{Method: LogZFPRAS, Eps: eps, Delta: delta, Runs: 1, Valid: true}
+	if delta < 0.25 {
+		res.Runs = int(math.Ceil(8 * math.Log(1/delta)))
+		res.Runs |= 1
+	}
+	a := R * norm2(u)
+	if a == 0 {
+		res.LogZ = sp.LogCount() // Z(0) = |Y|, nothing to estimate
+		return res, nil
+	}
+	lf := float64(p) * math.Ceil(a)
+	sf := math.Ceil(65 / (eps * eps) * lf * math.Exp(2/float64(p)))
+	if opt.Samples > 0 {
+		sf = float64(opt.Samples)
+	}
+	if total := float64(res.Runs) * lf * sf; total > float64(maxSamples) {
+		return LogZResult{}, fmt.Errorf("%w: the FPRAS would draw %.3g samples (%d run(s) × l = %.0f stages × S = %.0f), above the bound %d; "+
+			"the printed S = ⌈65 ε⁻² l e^{2/p}⌉ is very conservative: pass Samples to override it, raise MaxSamples, or use smaller scores",
+			ErrWorkBound, total, res.Runs, lf, sf, maxSamples)
+	}
+	l, S := int(lf), int(sf)
+	res.Stages, res.PerStage = l, S
+	logZs := make([]float64, res.Runs)
+	for run := 0; run < res.Runs; run++ {
+		var logX float64
+		for i := 1; i <= l; i++ {
+			bPrev, b := float64(i-1)/lf, float64(i)/lf
+			if i == l {
+				b = 1
+			}
+			ub := scaled(u, b)
+			gap := bPrev - b
+			sums := make([]float64, (S+cftpBlock-1)/cftpBlock+max(1, opt.Sampler.Chains)) // one per block
+			st, err := visitSamples(sp, ub, S, deriveSeed(opt.Seed, uint64(run), uint64(i)), opt.Sampler, true,
+				func(block, _ int, _ []int64, psi []float64) {
+					sums[block] += math.Exp(gap * dot(u, psi))
+				})
+			res.Samples += int64(st.Samples)
+			res.Steps += st.Steps
+			if err != nil {
+				return LogZResult{}, fmt.Errorf("prob: FPRAS stage %d of %d (β = %.4g): %w", i, l, b, err)
+			}
+			var sum float64
+			for _, s := range sums {
+				sum += s
+			}
+			logX += math.Log(sum / float64(S))
+		}
+		logZs[run] = sp.LogCount() - logX
+	}
+	slices.Sort(logZs)
+	res.LogZ = logZs[len(logZs)/2]
+	return res, nil
+}

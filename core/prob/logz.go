@@ -1,0 +1,110 @@
+package prob
+
+import (
+	"fmt"
+
+	"github.com/combpred/combpred/core/space"
+)
+
+// LogZMethod chooses how log Z is computed.
+type LogZMethod int
+
+// The methods.
+const (
+	// LogZAuto is LogZExact when the space has a closed form or at most AutoBruteForceMax
+	// structures, LogZFPRAS otherwise.
+	LogZAuto LogZMethod = iota
+	// LogZExact uses closed forms or enumeration (ExactLogPartition).
+	LogZExact
+	// LogZFPRAS is the randomised approximation scheme of thesis §6.3 (FPRAS).
+	LogZFPRAS
+	// LogZTaylor is the second-order approximation of thesis §6.4 (Taylor).
+	LogZTaylor
+)
+
+var logZNames = [...]string{"auto", "exact", "fpras", "taylor"}
+
+// String returns the name of the method.
+func (m LogZMethod) String() string {
+	if m >= 0 && int(m) < len(logZNames) {
+		return logZNames[m]
+	}
+	return fmt.Sprintf("LogZMethod(%d)", int(m))
+}
+
+// ParseLogZMethod maps a name (auto, exact, fpras, taylor) to its LogZMethod.
+func ParseLogZMethod(name string) (LogZMethod, error) {
+	for i, n := range logZNames {
+		if n == name {
+			return LogZMethod(i), nil
+		}
+	}
+	return 0, fmt.Errorf("prob: unknown log-partition method %q (want auto, exact, fpras or taylor)", name)
+}
+
+// LogZOptions configure LogPartition. Eps, Delta, P, Samples, MaxSamples and Sampler concern the
+// FPRAS only (see FPRAS).
+type LogZOptions struct {
+	Method LogZMethod
+	// Eps is the relative error ε ∈ (0, 1) of the FPRAS: Z within (1 ± ε) with probability ≥ 1 − δ.
+	Eps float64
+	// Delta is the failure probability δ ∈ (0, 1). δ ≥ ¼ runs the thesis' scheme once (success
+	// probability ¾); smaller δ takes the median of ⌈8 ln(1/δ)⌉ (odd) independent runs.
+	Delta float64
+	// P is the cooling-schedule constant p ≥ 3 (0 means 3).
+	P int
+	// Samples overrides the thesis' sample size per stage S = ⌈65 ε⁻² l e^{2/p}⌉ when > 0.
+	Samples int
+	// MaxSamples bounds the total number of samples (runs × stages × S); 0 means
+	// DefaultMaxSamples. Exceeding it is an error, reported before any work.
+	MaxSamples int64
+	// Sampler is how each stage samples π_β (default: exact samples by CFTP, as the thesis'
+	// theorem assumes).
+	Sampler SampleOptions
+	// Seed makes the FPRAS reproducible.
+	Seed uint64
+}
+
+// LogZResult is an estimate of log Z with what it rests on.
+type LogZResult struct {
+	LogZ   float64
+	Method LogZMethod // the method used (never LogZAuto)
+	// FPRAS: the ε and δ of the guarantee, the schedule length l, samples per stage S, number of
+	// runs (median), total samples and total Markov steps.
+	Eps, Delta float64
+	Stages     int
+	PerStage   int
+	Runs       int
+	Samples    int64
+	Steps      int64
+	// Taylor: Bound ≥ |log Z − LogZ| (proven, see Taylor).
+	Bound float64
+	// Valid says whether the method's guarantee applies: always for exact values and the FPRAS
+	// (whose guarantee is probabilistic, see Eps and Delta); for Taylor, whether the thesis'
+	// condition max|⟨u, ψ⟩| ≤ 1 holds.
+	Valid bool
+}
+
+// LogPartition computes or estimates log Z(u) on sp by the method of opt.
+func LogPartition(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
+	switch opt.Method {
+	case LogZAuto:
+		if autoExact(sp) {
+			opt.Method = LogZExact
+		} else {
+			opt.Method = LogZFPRAS
+		}
+		return LogPartition(sp, u, opt)
+	case LogZExact:
+		lz, err := ExactLogPartition(sp, u)
+		if err != nil {
+			return LogZResult{}, err
+		}
+		return LogZResult{LogZ: lz, Method: LogZExact, Valid: true}, nil
+	case LogZFPRAS:
+		return FPRAS(sp, u, opt)
+	case LogZTaylor:
+		return Taylor(sp, u)
+	}
+	return LogZResult{}, fmt.Errorf("prob: unknown log-partition method %d", int(opt.Method))
+}

@@ -1,0 +1,124 @@
+package prob
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/space"
+)
+
+// InferenceMethod chooses how E[ψ] (and log Z, when needed) are obtained.
+type InferenceMethod int
+
+// The inference methods.
+const (
+	// InferAuto is InferExact when the space has a closed form or at most AutoBruteForceMax
+	// structures, InferSampled otherwise.
+	InferAuto InferenceMethod = iota
+	// InferExact uses closed forms or enumeration; it fails on spaces without them.
+	InferExact
+	// InferSampled averages ψ over samples.
+	InferSampled
+)
+
+var inferNames = [...]string{"auto", "exact", "sampled"}
+
+// String returns the name of the method.
+func (m InferenceMethod) String() string {
+	if m >= 0 && int(m) < len(inferNames) {
+		return inferNames[m]
+	}
+	return fmt.Sprintf("InferenceMethod(%d)", int(m))
+}
+
+// ParseInferenceMethod maps a name (auto, exact, sampled) to its InferenceMethod.
+func ParseInferenceMethod(name string) (InferenceMethod, error) {
+	for i, n := range inferNames {
+		if n == name {
+			return InferenceMethod(i), nil
+		}
+	}
+	return 0, fmt.Errorf("prob: unknown inference method %q (want auto, exact or sampled)", name)
+}
+
+// DefaultSamples is the default number of samples per row of sampled inference.
+const DefaultSamples = 100
+
+// InferenceOptions configure how marginals are computed.
+type InferenceOptions struct {
+	Method InferenceMethod
+	// Samples is the number of samples per row for sampled marginals; 0 means DefaultSamples.
+	Samples int
+	// Sampler draws the samples (default: exact, CFTP).
+	Sampler SampleOptions
+}
+
+func (o InferenceOptions) validate() error {
+	if o.Method < InferAuto || o.Method > InferSampled {
+		return fmt.Errorf("prob: unknown inference method %d", int(o.Method))
+	}
+	if o.Samples < 0 {
+		return fmt.Errorf("prob: the number of samples must be ≥ 1 (or 0 for the default %d), got %d", DefaultSamples, o.Samples)
+	}
+	return o.Sampler.validate()
+}
+
+// exact reports whether o resolves to exact inference on sp.
+func (o InferenceOptions) exact(sp space.Space) bool {
+	return o.Method == InferExact || (o.Method == InferAuto && autoExact(sp))
+}
+
+// MarginalsInfo says how marginals were obtained.
+type MarginalsInfo struct {
+	Exact   bool
+	LogZ    float64 // log Z(u) when exact, NaN otherwise
+	Samples int     // samples averaged (sampled)
+	Steps   int64   // Markov steps spent (sampled)
+}
+
+// Marginals writes E_π[ψ] for π ∝ exp(⟨u, ψ⟩) on sp into mean (length Dim()): exactly when opt
+// resolves to exact inference, otherwise as the mean of ψ over opt.Samples samples determined by
+// seed. The mean of ψ over samples is an unbiased estimate when the samples are exact (CFTP).
+func Marginals(sp space.Space, u []float64, opt InferenceOptions, seed uint64, mean []float64) (MarginalsInfo, error) {
+	return marginals(sp, u, opt, seed, mean, true)
+}
+
+func marginals(sp space.Space, u []float64, opt InferenceOptions, seed uint64, mean []float64, par bool) (MarginalsInfo, error) {
+	if err := opt.validate(); err != nil {
+		return MarginalsInfo{}, err
+	}
+	if len(mean) != sp.Dim() {
+		return MarginalsInfo{}, fmt.Errorf("prob: the marginals buffer has length %d, want %d", len(mean), sp.Dim())
+	}
+	if opt.exact(sp) {
+		lz, err := ExactMarginals(sp, u, mean)
+		return MarginalsInfo{Exact: true, LogZ: lz}, err
+	}
+	n := opt.Samples
+	if n == 0 {
+		n = DefaultSamples
+	}
+	d := sp.Dim()
+	nb := (n+cftpBlock-1)/cftpBlock + max(1, opt.Sampler.Chains)
+	acc := make([]float64, nb*d) // per block, summed in block order: deterministic
+	st, err := visitSamples(sp, u, n, seed, opt.Sampler, par, func(b, _ int, _ []int64, psi []float64) {
+		row := acc[b*d : (b+1)*d]
+		for j, x := range psi {
+			row[j] += x
+		}
+	})
+	info := MarginalsInfo{LogZ: math.NaN(), Samples: st.Samples, Steps: st.Steps}
+	if err != nil {
+		return info, err
+	}
+	clear(mean)
+	for b := 0; b < nb; b++ {
+		for j := range mean {
+			mean[j] += acc[b*d+j]
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	return info, nil
+}

@@ -1,0 +1,212 @@
+package prob
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Model is a fitted ProbabilisticStructured: p(y | x) ∝ exp(⟨u, ψ(y)⟩) with u = Wᵀx̃. Its matrix is
+// its own, and a fitted Model is read-only, so its methods are safe for concurrent use. Methods
+// take q inputs X (q×n, row-major) and work on the rows in parallel; randomised methods derive
+// row i's seed from (seed, i), so results do not depend on the number of threads.
+type Model struct {
+	Space     space.Space
+	Coef      *mat.Dense // W: NFeatures (+1 intercept row) × Dim()
+	Intercept bool
+	NFeatures int
+	// Inference is how Marginals computes E[ψ] on spaces without exact inference.
+	Inference InferenceOptions
+	Result    Result
+}
+
+// NewModel builds a model from its coefficients W (rows × Dim(), row-major, copied), where rows is
+// nFeatures, plus one for the intercept.
+func NewModel(sp space.Space, coef []float64, nFeatures int, intercept bool) (*Model, error) {
+	rows := nFeatures
+	if intercept {
+		rows++
+	}
+	if nFeatures < 1 || len(coef) != rows*sp.Dim() {
+		return nil, fmt.Errorf("prob: %d coefficients for %d feature(s)%s and dimension %d", len(coef), nFeatures,
+			map[bool]string{true: " plus intercept", false: ""}[intercept], sp.Dim())
+	}
+	if err := check.Finite("coef", coef, sp.Dim()); err != nil {
+		return nil, err
+	}
+	return &Model{Space: sp, Coef: mat.NewDense(rows, sp.Dim(), append([]float64(nil), coef...)),
+		Intercept: intercept, NFeatures: nFeatures}, nil
+}
+
+// Scores writes u_i = Wᵀx̃_i of q inputs into U (q × Dim()).
+func (md *Model) Scores(X []float64, q, n int, U []float64) error {
+	if n != md.NFeatures {
+		return fmt.Errorf("prob: X has %d features, the model was fitted with %d", n, md.NFeatures)
+	}
+	d := md.Space.Dim()
+	if q < 0 || len(X) != q*n || len(U) != q*d {
+		return fmt.Errorf("prob: buffer sizes do not match %d rows of %d features and %d scores", q, n, d)
+	}
+	if q == 0 {
+		return nil
+	}
+	if err := check.Finite("X", X, n); err != nil {
+		return err
+	}
+	Um := mat.NewDense(q, d, U)
+	Um.Mul(mat.NewDense(q, n, X), md.Coef.Slice(0, n, 0, d))
+	if md.Intercept {
+		b := md.Coef.RawRowView(n)
+		for i := 0; i < q; i++ {
+			row := Um.RawRowView(i)
+			for a := range row {
+				row[a] += b[a]
+			}
+		}
+	}
+	return nil
+}
+
+// scores is Scores into a new slice.
+func (md *Model) scores(X []float64, q, n int) ([]float64, error) {
+	U := make([]float64, q*md.Space.Dim())
+	return U, md.Scores(X, q, n, U)
+}
+
+// Mode writes the most probable structure of each input, argmax_y ⟨u, ψ(y)⟩ by the space's
+// decoder (exact, or within its Guarantee), into ys (q × Width()).
+func (md *Model) Mode(X []float64, q, n int, ys []int64) error {
+	if len(ys) != q*md.Space.Width() {
+		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(ys), q, md.Space.Width())
+	}
+	U, err := md.scores(X, q, n)
+	if err != nil {
+		return err
+	}
+	space.DecodeRows(md.Space, U, q, ys)
+	return nil
+}
+
+// Sample draws count structures from p(· | x_i) for each input into out
+// (q × count × Width(), row-major: input i's samples first).
+func (md *Model) Sample(X []float64, q, n, count int, seed uint64, opt SampleOptions, out []int64) error {
+	if count < 1 {
+		return fmt.Errorf("prob: the number of samples must be ≥ 1, got %d", count)
+	}
+	w, d := md.Space.Width(), md.Space.Dim()
+	if len(out) != q*count*w {
+		return fmt.Errorf("prob: the output holds %d values, want %d×%d×%d", len(out), q, count, w)
+	}
+	U, err := md.scores(X, q, n)
+	if err != nil {
+		return err
+	}
+	return forRows(q, func(i int) error {
+		dst := out[i*count*w : (i+1)*count*w]
+		_, err := visitSamples(md.Space, U[i*d:(i+1)*d], count, deriveSeed(seed, uint64(i)), opt, false,
+			func(_, k int, y []int64, _ []float64) { copy(dst[k*w:(k+1)*w], y) })
+		return err
+	})
+}
+
+// Marginals writes E_{p(·|x_i)}[ψ] of each input into out (q × Dim()), by md.Inference.
+func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) error {
+	d := md.Space.Dim()
+	if len(out) != q*d {
+		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
+	}
+	U, err := md.scores(X, q, n)
+	if err != nil {
+		return err
+	}
+	return forRows(q, func(i int) error {
+		_, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(i)), out[i*d:(i+1)*d], false)
+		return err
+	})
+}
+
+// LogPartition computes log Z(u_i) of each input by opt (row i seeded by (opt.Seed, i)) into out
+// (length q) and returns the details of each estimate.
+func (md *Model) LogPartition(X []float64, q, n int, opt LogZOptions, out []float64) ([]LogZResult, error) {
+	if len(out) != q {
+		return nil, fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
+	}
+	U, err := md.scores(X, q, n)
+	if err != nil {
+		return nil, err
+	}
+	d := md.Space.Dim()
+	res := make([]LogZResult, q)
+	one := func(i int) error {
+		o := opt
+		o.Seed = deriveSeed(opt.Seed, uint64(i))
+		r, err := LogPartition(md.Space, U[i*d:(i+1)*d], o)
+		if err != nil {
+			return err
+		}
+		res[i], out[i] = r, r.LogZ
+		return nil
+	}
+	if opt.Method == LogZFPRAS || (opt.Method == LogZAuto && !autoExact(md.Space)) {
+		for i := 0; i < q; i++ { // the FPRAS samples in parallel itself
+			if err := one(i); err != nil {
+				return nil, fmt.Errorf("row %d: %w", i, err)
+			}
+		}
+		return res, nil
+	}
+	if err := forRows(q, one); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ScoreSamples writes log p(y_i | x_i) = ⟨u_i, ψ(y_i)⟩ − log Z(u_i) into out (length q), with
+// log Z by opt (exact where available when opt.Method is LogZAuto).
+func (md *Model) ScoreSamples(X []float64, q, n int, ys []int64, opt LogZOptions, out []float64) error {
+	if len(out) != q {
+		return fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
+	}
+	if err := space.ValidateRows(md.Space, ys, q); err != nil {
+		return err
+	}
+	lz := make([]float64, q)
+	if _, err := md.LogPartition(X, q, n, opt, lz); err != nil {
+		return err
+	}
+	U, err := md.scores(X, q, n)
+	if err != nil {
+		return err
+	}
+	d, w := md.Space.Dim(), md.Space.Width()
+	psi := make([]float64, d)
+	for i := 0; i < q; i++ {
+		md.Space.Embed(ys[i*w:(i+1)*w], psi)
+		out[i] = dot(U[i*d:(i+1)*d], psi) - lz[i]
+	}
+	return nil
+}
+
+// forRows runs one(i) for i in [0, q) in parallel; after a failure the remaining rows are skipped,
+// and the error of the lowest failing row is returned.
+func forRows(q int, one func(i int) error) error {
+	errs := make([]error, q)
+	var failed atomic.Bool
+	parallel.For(q, 1, func(lo, hi int) {
+		for i := lo; i < hi && !failed.Load(); i++ {
+			if errs[i] = one(i); errs[i] != nil {
+				failed.Store(true)
+			}
+		}
+	})
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+	}
+	return nil
+}

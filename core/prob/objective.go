@@ -1,0 +1,172 @@
+package prob
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Problem is a training set for the MAP objective
+//
+//	J(W) = λ‖W‖² + (1/m) Σ_i w_i [log Z(u_i) − ⟨u_i, ψ(y_i)⟩],   u_i = Wᵀx̃_i,
+//	∇J   = 2λW + (1/m) Σ_i w_i x̃_i (E_{p(·|x_i)}[ψ] − ψ(y_i))ᵀ,
+//
+// with x̃_i = x_i, or (x_i, 1) with an intercept whose row of W is not penalised, and sample
+// weights w_i (1 when not given). W has Cols() rows and Dim() columns.
+type Problem struct {
+	sp        space.Space
+	X         *mat.Dense // m × n, a view of the caller's slice
+	m, n      int
+	intercept bool
+	psiY      *mat.Dense // m × d: ψ(y_i)
+	weights   []float64  // nil: all 1
+	lambda    float64
+}
+
+// NewProblem checks a data set: X (m×n, row-major, finite), structures ys (m × Width(), valid),
+// optional positive finite weights and λ > 0. X is viewed, not copied: it must not change while
+// the Problem is in use.
+func NewProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, lambda float64, intercept bool) (*Problem, error) {
+	if !(lambda > 0) || math.IsInf(lambda, 0) {
+		return nil, fmt.Errorf("prob: alpha (λ) must be a positive finite number, got %v", lambda)
+	}
+	if m < 1 || n < 1 {
+		return nil, fmt.Errorf("prob: X must have at least one sample and one feature, got %d×%d", m, n)
+	}
+	if len(X) != m*n {
+		return nil, fmt.Errorf("prob: X has %d values, want %d×%d", len(X), m, n)
+	}
+	if err := check.Finite("X", X, n); err != nil {
+		return nil, err
+	}
+	if err := space.ValidateRows(sp, ys, m); err != nil {
+		return nil, err
+	}
+	if weights != nil {
+		if len(weights) != m {
+			return nil, fmt.Errorf("prob: %d sample weights for %d samples", len(weights), m)
+		}
+		for i, w := range weights {
+			if !(w >= 0) || math.IsInf(w, 0) {
+				return nil, fmt.Errorf("prob: sample weight %d is %v; weights must be finite and ≥ 0", i, w)
+			}
+		}
+	}
+	d := sp.Dim()
+	psi := make([]float64, m*d)
+	space.EmbedRows(sp, ys, m, psi)
+	return &Problem{sp: sp, X: mat.NewDense(m, n, X), m: m, n: n, intercept: intercept,
+		psiY: mat.NewDense(m, d, psi), weights: weights, lambda: lambda}, nil
+}
+
+// Cols is the number of rows of W: n, plus one for the intercept.
+func (p *Problem) Cols() int {
+	if p.intercept {
+		return p.n + 1
+	}
+	return p.n
+}
+
+// Objective returns J(W) and, when grad (Cols()×Dim()) is not nil, writes ∇J into it. With exact
+// inference both are exact; with sampled inference the gradient's expectations are means over
+// samples (an unbiased estimate when they are exact CFTP samples) and J, which would need log Z,
+// is NaN. Rows are processed in parallel; row i's samples are seeded by (seed, i).
+func (p *Problem) Objective(W *mat.Dense, inf InferenceOptions, seed uint64, grad *mat.Dense) (float64, error) {
+	return p.objectiveRows(W, nil, inf, seed, grad)
+}
+
+// objectiveRows is Objective on the rows listed (all when rows is nil), with the data term
+// averaged over them: an unbiased estimate of the full average for a uniform minibatch.
+func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, seed uint64, grad *mat.Dense) (float64, error) {
+	if err := inf.validate(); err != nil {
+		return 0, err
+	}
+	d := p.sp.Dim()
+	if r, c := W.Dims(); r != p.Cols() || c != d {
+		return 0, fmt.Errorf("prob: W is %d×%d, want %d×%d", r, c, p.Cols(), d)
+	}
+	if rows == nil {
+		rows = make([]int, p.m)
+		for i := range rows {
+			rows[i] = i
+		}
+	}
+	b := len(rows)
+	Xb := mat.NewDense(b, p.Cols(), nil)
+	for k, i := range rows {
+		dst := Xb.RawRowView(k)
+		copy(dst, p.X.RawRowView(i))
+		if p.intercept {
+			dst[p.n] = 1
+		}
+	}
+	U := mat.NewDense(b, d, nil)
+	U.Mul(Xb, W)
+	G := mat.NewDense(b, d, nil)
+	terms := make([]float64, b)
+	errs := make([]error, b)
+	exact := inf.exact(p.sp)
+	var failed atomic.Bool // a row failed (e.g. a sampler hit its work bound): skip the rest
+	parallel.For(b, 4, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			if failed.Load() {
+				return
+			}
+			i := rows[k]
+			u := U.RawRowView(k)
+			g := G.RawRowView(k)
+			info, err := marginals(p.sp, u, inf, deriveSeed(seed, uint64(i)), g, false)
+			if err != nil {
+				errs[k] = fmt.Errorf("row %d: %w", i, err)
+				failed.Store(true)
+				return
+			}
+			w := 1.0
+			if p.weights != nil {
+				w = p.weights[i]
+			}
+			py := p.psiY.RawRowView(i)
+			for j := range g {
+				g[j] = w * (g[j] - py[j])
+			}
+			if exact {
+				terms[k] = w * (info.LogZ - dot(u, py))
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return 0, err
+		}
+	}
+	var pen float64
+	for j := 0; j < p.n; j++ {
+		for _, v := range W.RawRowView(j) {
+			pen += v * v
+		}
+	}
+	J := math.NaN()
+	if exact {
+		var s float64
+		for _, t := range terms {
+			s += t
+		}
+		J = p.lambda*pen + s/float64(b)
+	}
+	if grad != nil {
+		grad.Mul(Xb.T(), G)
+		grad.Scale(1/float64(b), grad)
+		for j := 0; j < p.n; j++ {
+			gr, wr := grad.RawRowView(j), W.RawRowView(j)
+			for a := range gr {
+				gr[a] += 2 * p.lambda * wr[a]
+			}
+		}
+	}
+	return J, nil
+}

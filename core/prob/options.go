@@ -1,0 +1,101 @@
+package prob
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Solver chooses how J is minimised.
+type Solver int
+
+// The solvers.
+const (
+	// SolverAuto is SolverLBFGS when inference is exact and SolverAdam otherwise.
+	SolverAuto Solver = iota
+	// SolverLBFGS is L-BFGS on the exact objective and gradient, to high precision.
+	SolverLBFGS
+	// SolverAdam is Adam with decreasing steps η/√t and polynomial-decay iterate averaging, for
+	// noisy (sampled) gradients.
+	SolverAdam
+)
+
+var solverNames = [...]string{"auto", "lbfgs", "adam"}
+
+// String returns the name of the solver.
+func (s Solver) String() string {
+	if s >= 0 && int(s) < len(solverNames) {
+		return solverNames[s]
+	}
+	return fmt.Sprintf("Solver(%d)", int(s))
+}
+
+// ParseSolver maps a name (auto, lbfgs, adam) to its Solver.
+func ParseSolver(name string) (Solver, error) {
+	for i, n := range solverNames {
+		if n == name {
+			return Solver(i), nil
+		}
+	}
+	return 0, fmt.Errorf("prob: unknown solver %q (want auto, lbfgs or adam)", name)
+}
+
+// ErrCancelled is returned when the Progress callback asks the solver to stop.
+var ErrCancelled = errors.New("prob: fit cancelled")
+
+// DefaultLearningRate is Adam's default base step η.
+const DefaultLearningRate = 0.2
+
+// Options configure Fit.
+type Options struct {
+	Alpha     float64 // λ > 0, the weight of ‖W‖² (the intercept row is not penalised)
+	Intercept bool
+	Solver    Solver
+	Inference InferenceOptions
+	// Tol stops L-BFGS when ‖∇J‖ ≤ Tol·‖∇J(0)‖, and Adam when the averaged iterate moves by at
+	// most Tol·‖W̄‖ over 10 iterations. It must be in (0, 1).
+	Tol     float64
+	MaxIter int
+	Seed    uint64 // seeds sampled inference and minibatches
+	// LearningRate is Adam's base step η (0 means DefaultLearningRate); step t uses η/√t.
+	LearningRate float64
+	// BatchSize is Adam's minibatch size (0 means all rows).
+	BatchSize int
+	// Progress, when set, is called after every iteration with the objective (NaN when inference
+	// is sampled: it would need log Z) and the relative gradient norm ‖∇J‖/‖∇J(0)‖ (a noisy
+	// estimate when sampled); returning false stops the fit with ErrCancelled.
+	Progress func(iter int, objective, relGrad float64) bool
+}
+
+// Validate reports the first option out of range.
+func (o *Options) Validate() error {
+	if !(o.Alpha > 0) || math.IsInf(o.Alpha, 0) {
+		return fmt.Errorf("prob: alpha must be a positive finite number, got %v", o.Alpha)
+	}
+	if o.Solver < SolverAuto || o.Solver > SolverAdam {
+		return fmt.Errorf("prob: unknown solver %d", int(o.Solver))
+	}
+	if !(o.Tol > 0) || o.Tol >= 1 {
+		return fmt.Errorf("prob: tol must be in (0, 1), got %v", o.Tol)
+	}
+	if o.MaxIter < 1 {
+		return fmt.Errorf("prob: max_iter must be ≥ 1, got %d", o.MaxIter)
+	}
+	if o.LearningRate < 0 || math.IsNaN(o.LearningRate) || math.IsInf(o.LearningRate, 0) {
+		return fmt.Errorf("prob: learning_rate must be ≥ 0 and finite, got %v", o.LearningRate)
+	}
+	if o.BatchSize < 0 {
+		return fmt.Errorf("prob: batch_size must be ≥ 0, got %d", o.BatchSize)
+	}
+	return o.Inference.validate()
+}
+
+// Result reports how a fit ended.
+type Result struct {
+	Solver     Solver // the solver used (never SolverAuto)
+	Exact      bool   // inference was exact
+	Iterations int
+	Objective  float64 // J at the solution; NaN when inference is sampled
+	RelGrad    float64 // ‖∇J‖/‖∇J(0)‖ at the solution (a sampled estimate when inference is sampled)
+	Converged  bool
+}

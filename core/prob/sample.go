@@ -1,0 +1,231 @@
+package prob
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/space"
+)
+
+// SamplerKind chooses how samples from π ∝ exp(⟨u, ψ⟩) are drawn.
+type SamplerKind int
+
+// The samplers.
+const (
+	// SamplerCFTP draws independent exact samples by coupling from the past on the meta chain.
+	SamplerCFTP SamplerKind = iota
+	// SamplerChain runs Markov chains past a burn-in and keeps every Thin-th state: approximate
+	// and correlated, but its cost does not grow like exp(f_max − f_min).
+	SamplerChain
+)
+
+var samplerNames = [...]string{"cftp", "chain"}
+
+// String returns the name of the sampler.
+func (k SamplerKind) String() string {
+	if k >= 0 && int(k) < len(samplerNames) {
+		return samplerNames[k]
+	}
+	return fmt.Sprintf("SamplerKind(%d)", int(k))
+}
+
+// ParseSamplerKind maps a name (cftp, chain) to its SamplerKind.
+func ParseSamplerKind(name string) (SamplerKind, error) {
+	for i, n := range samplerNames {
+		if n == name {
+			return SamplerKind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("prob: unknown sampler %q (want cftp or chain)", name)
+}
+
+// DefaultChainMaxSteps is the default bound on the steps of one chain (burn-in plus thinning).
+const DefaultChainMaxSteps = 1 << 30
+
+// SampleOptions configure a sampler. The zero value draws exact samples by CFTP.
+type SampleOptions struct {
+	Sampler SamplerKind
+	// Chain is the chain of SamplerChain (ChainAuto by default).
+	Chain ChainKind
+	// BurnIn is the number of chain steps before the first kept state; 0 means
+	// DefaultBurnIn(space).
+	BurnIn int
+	// Thin is the number of chain steps between kept states; 0 means DefaultThin(space).
+	Thin int
+	// Chains is the number of independent chains (each started from a uniform structure and burnt
+	// in) that share the samples, run in parallel; 0 means 1.
+	Chains int
+	// MaxSteps bounds the work: backward steps per sample for CFTP (0: DefaultCFTPMaxSteps), steps
+	// per chain for SamplerChain (0: DefaultChainMaxSteps). Reaching it is an error.
+	MaxSteps int
+}
+
+// DefaultThin is the default thinning of chain samplers: one step per coordinate of a structure,
+// max(Dim, Width), so that between kept states every coordinate had a chance to move.
+func DefaultThin(sp space.Space) int { return max(sp.Dim(), sp.Width(), 1) }
+
+// DefaultBurnIn is the default burn-in of chain samplers, 100 DefaultThin(sp). It is a heuristic,
+// not a proven mixing time (none is known for the local chains; the meta chain's is
+// ln(1/ε)/ln(1/(1 − e^{f_min−f_max})), thesis theorem th:meta_coupling).
+func DefaultBurnIn(sp space.Space) int { return 100 * DefaultThin(sp) }
+
+func (o SampleOptions) validate() error {
+	if o.Sampler != SamplerCFTP && o.Sampler != SamplerChain {
+		return fmt.Errorf("prob: unknown sampler %d", int(o.Sampler))
+	}
+	if o.BurnIn < 0 || o.Thin < 0 || o.Chains < 0 || o.MaxSteps < 0 {
+		return fmt.Errorf("prob: burn-in, thinning, chain count and max steps must be ≥ 0, got %d, %d, %d, %d",
+			o.BurnIn, o.Thin, o.Chains, o.MaxSteps)
+	}
+	return nil
+}
+
+// SampleStats reports the work of a sampler.
+type SampleStats struct {
+	Samples int   // samples drawn
+	Steps   int64 // Markov steps: CFTP backward steps, or chain transitions
+	Exact   bool  // the samples are exact and independent (CFTP)
+}
+
+// cftpBlock is the number of CFTP samples a worker draws in a row; blocks are the unit of
+// parallelism and of deterministic summation.
+const cftpBlock = 64
+
+// Sample draws n structures from π ∝ exp(⟨u, ψ⟩) on sp into out (n × Width(), row-major),
+// determined by seed (and not by the number of threads).
+func Sample(sp space.Space, u []float64, n int, seed uint64, opt SampleOptions, out []int64) (SampleStats, error) {
+	if n < 1 {
+		return SampleStats{}, fmt.Errorf("prob: the number of samples must be ≥ 1, got %d", n)
+	}
+	w := sp.Width()
+	if len(out) != n*w {
+		return SampleStats{}, fmt.Errorf("prob: the output holds %d values, want %d samples × %d", len(out), n, w)
+	}
+	return visitSamples(sp, u, n, seed, opt, true, func(_, i int, y []int64, _ []float64) {
+		copy(out[i*w:(i+1)*w], y)
+	})
+}
+
+// visitSamples draws n samples and calls visit(block, i, y, ψ(y)) for sample i. Samples are drawn
+// in blocks (CFTP: runs of cftpBlock samples; chains: one block per chain), concurrently when
+// par is set; visit may only write to state owned by sample i or by its block. y and ψ are
+// scratch, valid during the call. Undirected cycles are passed in canonical orientation. When a
+// block fails the others stop early and one failing block's error is returned.
+func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOptions, par bool,
+	visit func(block, i int, y []int64, psi []float64)) (SampleStats, error) {
+	if err := opt.validate(); err != nil {
+		return SampleStats{}, err
+	}
+	if err := checkScores(sp, u); err != nil {
+		return SampleStats{}, err
+	}
+	if n < 1 {
+		return SampleStats{}, fmt.Errorf("prob: the number of samples must be ≥ 1, got %d", n)
+	}
+	_, undirected := sp.(*space.UndirectedCycles)
+	w, d := sp.Width(), sp.Dim()
+	var nBlocks int
+	var blockRange func(b int) (lo, hi int)
+	if opt.Sampler == SamplerCFTP {
+		nBlocks = (n + cftpBlock - 1) / cftpBlock
+		blockRange = func(b int) (int, int) { return b * cftpBlock, min(n, (b+1)*cftpBlock) }
+	} else {
+		nBlocks = max(1, opt.Chains)
+		if nBlocks > n {
+			nBlocks = n
+		}
+		blockRange = func(b int) (int, int) { return b * n / nBlocks, (b + 1) * n / nBlocks }
+		burn, thin := opt.BurnIn, opt.Thin
+		if burn == 0 {
+			burn = DefaultBurnIn(sp)
+		}
+		if thin == 0 {
+			thin = DefaultThin(sp)
+		}
+		opt.BurnIn, opt.Thin = burn, thin
+		limit := opt.MaxSteps
+		if limit == 0 {
+			limit = DefaultChainMaxSteps
+		}
+		per := (n + nBlocks - 1) / nBlocks
+		if need := float64(burn) + float64(per-1)*float64(thin); need > float64(limit) {
+			return SampleStats{}, fmt.Errorf("%w: a chain would take %.0f steps (burn-in %d + %d samples × thinning %d), above the bound %d",
+				ErrWorkBound, need, burn, per, thin, limit)
+		}
+	}
+	errs := make([]error, nBlocks)
+	steps := make([]int64, nBlocks)
+	var failed atomic.Bool // a block failed: the others stop early
+	body := func(blo, bhi int) {
+		y := make([]int64, w)
+		psi := make([]float64, d)
+		var cf *CFTP
+		for b := blo; b < bhi; b++ {
+			lo, hi := blockRange(b)
+			if opt.Sampler == SamplerCFTP {
+				if cf == nil {
+					var err error
+					if cf, err = NewCFTP(sp, u, opt.MaxSteps); err != nil {
+						errs[b] = err
+						return
+					}
+				}
+				for i := lo; i < hi; i++ {
+					if failed.Load() {
+						return
+					}
+					t, err := cf.SampleSeed(deriveSeed(seed, uint64(i)), y)
+					steps[b] += int64(t)
+					if err != nil {
+						errs[b] = fmt.Errorf("sample %d: %w", i, err)
+						failed.Store(true)
+						return
+					}
+					if undirected {
+						canonicalCycle(y)
+					}
+					sp.Embed(y, psi)
+					visit(b, i, y, psi)
+				}
+				continue
+			}
+			r := newRand(seed, uint64(b))
+			sp.Sample(r, y)
+			c, err := NewChain(sp, u, opt.Chain, y)
+			if err != nil {
+				errs[b] = err
+				return
+			}
+			for i := lo; i < hi; i++ {
+				k := opt.Thin
+				if i == lo {
+					k = opt.BurnIn
+				}
+				for j := 0; j < k; j++ {
+					c.Step(r)
+				}
+				steps[b] += int64(k)
+				copy(y, c.State())
+				if undirected {
+					canonicalCycle(y)
+				}
+				sp.Embed(y, psi)
+				visit(b, i, y, psi)
+			}
+		}
+	}
+	if par {
+		parallel.For(nBlocks, 1, body)
+	} else {
+		body(0, nBlocks)
+	}
+	st := SampleStats{Samples: n, Exact: opt.Sampler == SamplerCFTP}
+	for b := range steps {
+		st.Steps += steps[b]
+		if errs[b] != nil {
+			return st, errs[b]
+		}
+	}
+	return st, nil
+}

@@ -1,0 +1,74 @@
+package prob
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/space"
+)
+
+// TaylorMaxScore is the validity condition of the Taylor approximation: every |⟨u, ψ(y)⟩| ≤ 1
+// (thesis §6.4: "constrain the scoring function to lie in [−1, 1]", guaranteed by
+// λ ≥ R² ln|Y|).
+const TaylorMaxScore = 1.0
+
+// ErrTaylorRange is wrapped by the error Taylor returns, together with its estimate, when some
+// |⟨u, ψ(y)⟩| may exceed TaylorMaxScore.
+var ErrTaylorRange = errors.New("prob: scores outside the Taylor approximation's range")
+
+// taylorRatio returns log g(a) for g(a) = eᵃ/(1 + a + a²/2): the log of the ratio between eᵃ and
+// its second-order Taylor polynomial, increasing in a with g(0) = 1.
+func taylorRatio(a float64) float64 { return a - math.Log(1+a+a*a/2) }
+
+// Taylor approximates log Z(u) from the counting formulae (thesis §6.4), with the ½ the printed
+// derivation loses (ERRATA):
+//
+//	Z ≈ Σ_y (1 + f(y) + f(y)²/2) = |Y| + ⟨u, Ψ⟩ + ½ uᵀCu,
+//
+// in normalised form, with p = Ψ/|Y| and C = |Y|(S + ppᵀ):
+//
+//	log Z ≈ log|Y| + log(1 + ⟨u, p⟩ + ½ (uᵀSu + ⟨u, p⟩²)).
+//
+// The argument of the log is the uniform mean of 1 + a + a²/2 ≥ ½, so the formula is always
+// defined.
+//
+// Bound. With t(a) = 1 + a + a²/2 > 0 and g(a) = eᵃ/t(a),
+// Z/Z_T = Σ_y g(f(y)) t(f(y)) / Σ_y t(f(y)) is a t-weighted mean of g(f(y)), and g is increasing
+// (g'/g = (a²/2)/t(a) ≥ 0), so for f ∈ [lo, hi]:
+//
+//	log g(lo) ≤ log Z − log Z_T ≤ log g(hi),
+//
+// and Bound = max(|log g(lo)|, |log g(hi)|) ≈ max(|lo|, |hi|)³/6 for small scores. lo and hi are
+// the exact minimum and maximum scores when the space decodes exactly, bounds otherwise. At the
+// thesis' condition max|f| ≤ 1 the bound is at most 1 + log ½ ≈ 0.307 (from a = −1). Taylor
+// returns the estimate with Valid set when max(|lo|, |hi|) ≤ TaylorMaxScore, and otherwise the
+// estimate and bound together with an error wrapping ErrTaylorRange.
+func Taylor(sp space.Space, u []float64) (LogZResult, error) {
+	if err := checkScores(sp, u); err != nil {
+		return LogZResult{}, err
+	}
+	d := sp.Dim()
+	p := make([]float64, d)
+	sp.Mean(p)
+	su := make([]float64, d)
+	sp.Covariance().MulVec(su, u)
+	up := dot(u, p)
+	q := math.Max(dot(u, su), 0) // S is positive semi-definite; clip rounding
+	t := 1 + up + (q+up*up)/2
+	lo, hi, _, err := scoreRange(sp, u)
+	if err != nil {
+		return LogZResult{}, err
+	}
+	res := LogZResult{
+		LogZ:   sp.LogCount() + math.Log(t),
+		Method: LogZTaylor,
+		Bound:  math.Max(math.Abs(taylorRatio(lo)), math.Abs(taylorRatio(hi))),
+		Valid:  math.Max(math.Abs(lo), math.Abs(hi)) <= TaylorMaxScore,
+	}
+	if !res.Valid {
+		return res, fmt.Errorf("%w: scores span [%.3g, %.3g], beyond ±%g; |log Z − estimate| ≤ %.3g",
+			ErrTaylorRange, lo, hi, TaylorMaxScore, res.Bound)
+	}
+	return res, nil
+}
