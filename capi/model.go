@@ -13,51 +13,127 @@ import (
 
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/ridge"
+	"github.com/combpred/combpred/core/space"
 )
 
-//export cp_ridge_fit
-func cp_ridge_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
-	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
-	defer guard(&rc)
+// fitArgs are the arguments common to cp_ridge_fit and cp_ridge_partial_fit, checked and viewed.
+type fitArgs struct {
+	sp      space.Space
+	X       []float64
+	m, n    int
+	y       []int64
+	weights []float64
+	opt     ridge.Options
+}
+
+func readFitArgs(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
+	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*fitArgs, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
-		return status(err)
+		return nil, err
 	}
 	if err := outPtr("model handle", out); err != nil {
-		return status(err)
+		return nil, err
 	}
-	X, err := f64s("X", x, m, n)
-	if err != nil {
-		return status(err)
+	a := &fitArgs{sp: sp, m: int(m), n: int(n)}
+	if a.X, err = f64s("X", x, m, n); err != nil {
+		return nil, err
 	}
-	y, err := rowsOf(sp, "Y", ys, m, w)
-	if err != nil {
-		return status(err)
+	if a.y, err = rowsOf(sp, "Y", ys, m, w); err != nil {
+		return nil, err
 	}
-	var weights []float64
 	if sampleWeight != nil {
-		if weights, err = f64s("sample_weight", sampleWeight, m); err != nil {
-			return status(err)
+		if a.weights, err = f64s("sample_weight", sampleWeight, m); err != nil {
+			return nil, err
 		}
 	}
 	ps := ""
 	if params != nil {
 		ps = C.GoString(params)
 	}
-	opt, err := parseFitParams(ps)
-	if err != nil {
-		return status(err)
+	if a.opt, err = parseFitParams(ps); err != nil {
+		return nil, err
 	}
 	if progress != nil {
-		opt.Progress = func(it int, objective, relGrad float64) bool {
+		a.opt.Progress = func(it int, objective, relGrad float64) bool {
 			return C.cp_call_progress(progress, C.int64_t(it), C.double(objective), C.double(relGrad), ctx) == 0
 		}
 	}
-	md, err := ridge.Fit(sp, X, int(m), int(n), y, weights, opt)
+	return a, nil
+}
+
+// optionalModel returns the model of handle h, or nil for 0.
+func optionalModel(h C.int64_t) (*ridge.Model, error) {
+	if h == 0 {
+		return nil, nil
+	}
+	return modelOf(int64(h))
+}
+
+// cp_ridge_fit fits a model; init is the handle of a model to warm-start the iterative solvers
+// from (see ridge.Options.Init; an incompatible one is ignored), or 0.
+//
+//export cp_ridge_fit
+func cp_ridge_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
+	sampleWeight *C.double, params *C.char, init C.int64_t, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	a, err := readFitArgs(spaceHandle, x, m, n, ys, w, sampleWeight, params, progress, ctx, out)
+	if err != nil {
+		return status(err)
+	}
+	if a.opt.Init, err = optionalModel(init); err != nil {
+		return status(err)
+	}
+	md, err := ridge.Fit(a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
 	if err != nil {
 		return status(err)
 	}
 	*out = C.int64_t(newHandle(md))
+	return cpOK
+}
+
+// cp_ridge_partial_fit continues the model prev (0 to start one) with a chunk of examples and
+// returns a new model handle in *out (see ridge.PartialFit); prev is left unchanged and valid.
+//
+//export cp_ridge_partial_fit
+func cp_ridge_partial_fit(prev C.int64_t, spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
+	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	a, err := readFitArgs(spaceHandle, x, m, n, ys, w, sampleWeight, params, progress, ctx, out)
+	if err != nil {
+		return status(err)
+	}
+	pm, err := optionalModel(prev)
+	if err != nil {
+		return status(err)
+	}
+	md, err := ridge.PartialFit(pm, a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(md))
+	return cpOK
+}
+
+// cp_model_stream_info reports the model's Nyström components (0 without a map), the examples it
+// was trained on, its SGD steps, and whether it holds the sufficient statistics with which
+// cp_ridge_partial_fit continues it exactly (1) or not (0).
+//
+//export cp_model_stream_info
+func cp_model_stream_info(h C.int64_t, nComponents, nSeen, nSteps, streaming *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if nComponents == nil || nSeen == nil || nSteps == nil || streaming == nil {
+		return status(errors.New("an output pointer is NULL"))
+	}
+	*nComponents, *nSeen, *nSteps = C.int64_t(md.Components()), C.int64_t(md.Seen), C.int64_t(md.Steps)
+	*streaming = 0
+	if md.Streaming() {
+		*streaming = 1
+	}
 	return cpOK
 }
 
@@ -68,7 +144,8 @@ func cp_model_free(h C.int64_t) (rc C.int) {
 }
 
 // cp_model_info reports the model's shapes and how its fit ended; kernelKind is 0 linear, 1 poly,
-// 2 rbf, 3 precomputed. nDual is the number of training samples kept (0 for linear models).
+// 2 rbf, 3 precomputed. nDual is the number of training samples kept in the kernel expansion (0
+// for linear and Nyström models; at most tau for SGD with truncation).
 //
 //export cp_model_info
 func cp_model_info(h C.int64_t, nFeatures, dim, width, nDual, kernelKind, nIter, converged *C.int64_t,

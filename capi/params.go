@@ -12,6 +12,12 @@ import (
 
 // parseFitParams reads the fit parameter string, "key=value" pairs separated by ';', as LightGBM
 // does: new parameters never change the ABI. Unknown keys and bad values are errors naming the key.
+//
+// Keys: alpha, kernel (linear, poly, rbf, precomputed), gamma, degree, coef0, fit_intercept (0/1),
+// solver (auto, exact, cg, sgd), tol, max_iter (CG iterations, SGD epochs), n_components
+// (Nyström map, 0 = none), random_state (seed of the landmarks and of SGD's example order, an
+// unsigned 64-bit integer), eta0 (SGD step parameter p, η_t = p/(α·t); 0 = default 0.5) and tau
+// (SGD expansion truncation, 0 = none).
 func parseFitParams(s string) (ridge.Options, error) {
 	opt := ridge.Options{
 		Alpha:     1,
@@ -63,6 +69,17 @@ func parseFitParams(s string) (ridge.Options, error) {
 			opt.Kernel.Kind, err = kernel.ParseKind(val)
 		case "solver":
 			opt.Solver, err = ridge.ParseSolver(val)
+		case "n_components":
+			opt.NComponents, err = parseInt(val)
+		case "tau":
+			opt.Tau, err = parseInt(val)
+		case "eta0":
+			opt.Eta0, err = parseFloat(val)
+		case "random_state":
+			opt.Seed, err = strconv.ParseUint(val, 10, 64)
+			if err != nil {
+				err = fmt.Errorf("not an unsigned 64-bit integer")
+			}
 		default:
 			return opt, fmt.Errorf("unknown parameter %q", key)
 		}

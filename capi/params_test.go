@@ -17,19 +17,33 @@ func TestParseFitParams(t *testing.T) {
 		opt.Kernel.Coef0 != 0 || opt.Intercept || opt.Solver != ridge.CG || opt.Tol != 1e-6 || opt.MaxIter != 50 {
 		t.Errorf("parsed %+v", opt)
 	}
+	opt, err = parseFitParams("kernel=rbf;solver=sgd;tau=50;eta0=0.25;n_components=30;random_state=18446744073709551615")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Solver != ridge.SGD || opt.Tau != 50 || opt.Eta0 != 0.25 || opt.NComponents != 30 || opt.Seed != 1<<64-1 {
+		t.Errorf("parsed %+v", opt)
+	}
 	bad := map[string]string{
-		"alpha=-1":           "alpha",
-		"alpha=nan":          "alpha",
-		"alpha":              "key=value",
-		"kernel=sigmoid":     "kernel",
-		"fit_intercept=2":    "fit_intercept",
-		"max_iter=0":         "max_iter",
-		"colour=red":         "unknown parameter",
-		"alpha=1;alpha=2":    "twice",
-		"degree=1e99":        "degree",
-		"solver=newton":      "solver",
-		"tol=1":              "tol",
-		"kernel=rbf;gamma=0": "gamma",
+		"tau=-1":                          "tau",
+		"eta0=-0.5":                       "eta0",
+		"n_components=5":                  "n_components", // the linear kernel has no map
+		"kernel=rbf;n_components=-1":      "n_components",
+		"kernel=rbf;n_components=1000000": "n_components",
+		"random_state=-3":                 "random_state",
+		"random_state=1e3":                "random_state",
+		"alpha=-1":                        "alpha",
+		"alpha=nan":                       "alpha",
+		"alpha":                           "key=value",
+		"kernel=sigmoid":                  "kernel",
+		"fit_intercept=2":                 "fit_intercept",
+		"max_iter=0":                      "max_iter",
+		"colour=red":                      "unknown parameter",
+		"alpha=1;alpha=2":                 "twice",
+		"degree=1e99":                     "degree",
+		"solver=newton":                   "solver",
+		"tol=1":                           "tol",
+		"kernel=rbf;gamma=0":              "gamma",
 	}
 	for in, want := range bad {
 		if _, err := parseFitParams(in); err == nil || !strings.Contains(err.Error(), want) {
@@ -43,6 +57,8 @@ func TestParseFitParams(t *testing.T) {
 func FuzzParseFitParams(f *testing.F) {
 	f.Add("alpha=1;kernel=rbf;gamma=0.5")
 	f.Add("solver=exact;fit_intercept=0;max_iter=3")
+	f.Add("kernel=poly;solver=sgd;tau=10;eta0=2;random_state=7")
+	f.Add("kernel=rbf;n_components=100;random_state=0;solver=cg")
 	f.Fuzz(func(t *testing.T, s string) {
 		opt, err := parseFitParams(s)
 		if err == nil {

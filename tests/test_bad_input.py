@@ -348,19 +348,19 @@ def test_null_pointers_with_nonzero_sizes(data, fitted):
         (lambda: lib.cp_space_enumerate(sh, None, 0, 3, None), "NULL pointer"),
         (
             lambda: lib.cp_ridge_fit(
-                sh, None, len(X), 6, _capi.i64(rows), 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+                sh, None, len(X), 6, _capi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
             ),
             "X is a NULL pointer",
         ),
         (
             lambda: lib.cp_ridge_fit(
-                sh, _capi.f64(X), len(X), 6, None, 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+                sh, _capi.f64(X), len(X), 6, None, 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
             ),
             "Y is a NULL pointer",
         ),
         (
             lambda: lib.cp_ridge_fit(
-                sh, _capi.f64(X), len(X), 6, _capi.i64(rows), 3, None, b"", _capi.PROGRESS(), None, None
+                sh, _capi.f64(X), len(X), 6, _capi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, None
             ),
             "NULL pointer",
         ),
@@ -395,7 +395,7 @@ def test_negative_and_mismatched_sizes(data, fitted):
         (lambda: lib.cp_set_threads(-1), "out of range"),
         (
             lambda: lib.cp_ridge_fit(
-                sh, _capi.f64(X), -3, 6, _capi.i64(rows), 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+                sh, _capi.f64(X), -3, 6, _capi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
             ),
             "negative",
         ),
@@ -409,6 +409,7 @@ def test_negative_and_mismatched_sizes(data, fitted):
                 3,
                 None,
                 b"alpha=-1",
+                0,
                 _capi.PROGRESS(),
                 None,
                 _capi.out_i64(),
@@ -425,6 +426,7 @@ def test_negative_and_mismatched_sizes(data, fitted):
                 3,
                 None,
                 b"colour=red",
+                0,
                 _capi.PROGRESS(),
                 None,
                 _capi.out_i64(),
@@ -433,7 +435,7 @@ def test_negative_and_mismatched_sizes(data, fitted):
         ),
         (
             lambda: lib.cp_ridge_fit(
-                sh, _capi.f64(X), 0, 6, None, 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+                sh, _capi.f64(X), 0, 6, None, 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
             ),
             "at least one sample",
         ),

@@ -1,6 +1,10 @@
 package ridge
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
 
 // design is the input matrix X (m×n) with an optional implicit column of ones for the intercept,
 // kept implicit so that fitting never copies the caller's X.
@@ -77,34 +81,34 @@ func (d design) addPenaltyGrad(grad, W *mat.Dense, f float64) {
 	}
 }
 
-// gram is [X 1]ᵀ diag(s) [X 1].
+// gram is [X 1]ᵀ diag(s) [X 1], accumulated over blocks of rows so that X is never copied whole.
 func (d design) gram(s []float64) *mat.SymDense {
 	m, n := d.X.Dims()
-	k := d.cols()
-	xs := mat.NewDense(m, n, nil)
-	for i := 0; i < m; i++ {
-		src, dst := d.X.RawRowView(i), xs.RawRowView(i)
-		for j := range src {
-			dst[j] = src[j] * s[i]
+	const block = 4096
+	xs := mat.NewDense(min(m, block), n, nil)
+	top := mat.NewDense(n, n, nil)
+	col := make([]float64, n)
+	var total float64
+	for lo := 0; lo < m; lo += block {
+		hi := min(lo+block, m)
+		xb := xs.Slice(0, hi-lo, 0, n).(*mat.Dense)
+		for i := lo; i < hi; i++ {
+			src, dst := d.X.RawRowView(i), xb.RawRowView(i-lo)
+			for j := range src {
+				dst[j] = src[j] * s[i]
+				col[j] += dst[j]
+			}
+			total += s[i]
 		}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix(), xb.RawMatrix(), 1, top.RawMatrix())
 	}
-	var top mat.Dense
-	top.Mul(d.X.T(), xs)
-	g := mat.NewSymDense(k, nil)
+	g := mat.NewSymDense(d.cols(), nil)
 	for a := 0; a < n; a++ {
 		for b := a; b < n; b++ {
 			g.SetSym(a, b, top.At(a, b))
 		}
 	}
 	if d.intercept {
-		var total float64
-		col := make([]float64, n)
-		for i := 0; i < m; i++ {
-			total += s[i]
-			for j, v := range xs.RawRowView(i) {
-				col[j] += v
-			}
-		}
 		for j := 0; j < n; j++ {
 			g.SetSym(j, n, col[j])
 		}

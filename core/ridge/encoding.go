@@ -15,11 +15,17 @@ import (
 
 // The model byte format: magic, version, little-endian fields, then a CRC-32C of everything before.
 // Bytes come from pickles, which users may load from anywhere: UnmarshalModel trusts nothing.
+//
+// Version 2 appends to the fields of version 1: the examples seen and SGD steps taken (uint64
+// each), the Nyström landmarks and projection and the sufficient statistics of PartialFit (three
+// optional matrices) and the count of examples in those statistics (uint64). Version 1 bytes are
+// still read (as models with none of these).
 const (
 	modelMagic   = "CPRM"
-	modelVersion = 1
+	modelVersion = 2
 	maxKindLen   = 64
 	maxDim       = 1 << 28 // bounds a single matrix dimension read from bytes
+	maxCount     = 1 << 62 // bounds the example and step counters
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -27,12 +33,20 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // ErrCorrupt wraps every reason bytes are rejected by UnmarshalModel.
 var ErrCorrupt = errors.New("corrupt model bytes")
 
-// MarshalBinary encodes the model.
+// MarshalBinary encodes the model in the current format version.
 func (md *Model) MarshalBinary() ([]byte, error) {
+	return md.marshal(modelVersion)
+}
+
+// marshal encodes the model in format version 1 or 2; version 1 cannot hold what version 2 added.
+func (md *Model) marshal(version int) ([]byte, error) {
+	if version == 1 && (md.Seen != 0 || md.Steps != 0 || md.ny != nil || md.stats != nil) {
+		return nil, fmt.Errorf("format version 1 cannot hold this model")
+	}
 	var b bytes.Buffer
 	b.WriteString(modelMagic)
 	w := func(v any) { _ = binary.Write(&b, binary.LittleEndian, v) }
-	w(uint16(modelVersion))
+	w(uint16(version))
 	kind := md.Space.Kind()
 	w(uint16(len(kind)))
 	b.WriteString(kind)
@@ -49,10 +63,10 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 	w(md.Result.Objective)
 	w(md.Result.RelGrad)
 	w(boolByte(md.Result.Converged))
-	for _, m := range []*mat.Dense{md.Coef, md.Dual, md.Support} {
+	matrix := func(m *mat.Dense) {
 		if m == nil {
 			w(uint8(0))
-			continue
+			return
 		}
 		r, c := m.Dims()
 		w(uint8(1))
@@ -62,8 +76,37 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 			w(m.RawRowView(i))
 		}
 	}
-	w(crc32.Checksum(b.Bytes(), castagnoli))
-	return b.Bytes(), nil
+	matrix(md.Coef)
+	matrix(md.Dual)
+	matrix(md.Support)
+	if version >= 2 {
+		w(uint64(md.Seen))
+		w(uint64(md.Steps))
+		var landmarks, proj, stats *mat.Dense
+		if md.ny != nil {
+			landmarks, proj = md.ny.landmarks, md.ny.proj
+		}
+		if md.stats != nil {
+			stats = md.stats.M
+		}
+		matrix(landmarks)
+		matrix(proj)
+		matrix(stats)
+		w(uint64(md.statsCount()))
+	}
+	return appendChecksum(b.Bytes()), nil
+}
+
+func (md *Model) statsCount() int64 {
+	if md.stats == nil {
+		return 0
+	}
+	return md.stats.count
+}
+
+// appendChecksum appends the CRC-32C of b.
+func appendChecksum(b []byte) []byte {
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
 func boolByte(v bool) uint8 {
@@ -145,6 +188,28 @@ func (r *reader) matrix(name string) *mat.Dense {
 	return mat.NewDense(rows, cols, data)
 }
 
+// flag reads a boolean byte, 0 or 1.
+func (r *reader) flag(name string) bool {
+	v := r.u8()
+	if v > 1 {
+		r.fail("bad %s flag %d", name, v)
+	}
+	return v == 1
+}
+
+// count reads a non-negative counter.
+func (r *reader) count(name string) int64 {
+	var v uint64
+	if b := r.take(8); b != nil {
+		v = binary.LittleEndian.Uint64(b)
+	}
+	if v > maxCount {
+		r.fail("%s: %d out of range", name, v)
+		return 0
+	}
+	return int64(v)
+}
+
 func (r *reader) fail(format string, args ...any) {
 	if r.err == nil {
 		r.err = fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
@@ -161,8 +226,9 @@ func UnmarshalModel(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
 	r := &reader{b: body[len(modelMagic):]}
-	if v := r.u16(); v != modelVersion {
-		return nil, fmt.Errorf("%w: format version %d, this library reads version %d", ErrCorrupt, v, modelVersion)
+	version := r.u16()
+	if version < 1 || version > modelVersion {
+		return nil, fmt.Errorf("%w: format version %d, this library reads versions 1 to %d", ErrCorrupt, version, modelVersion)
 	}
 	kindLen := int(r.u16())
 	if kindLen > maxKindLen {
@@ -184,16 +250,33 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	md.Kernel.Gamma = r.f64()
 	md.Kernel.Degree = int(int32(r.u32()))
 	md.Kernel.Coef0 = r.f64()
-	md.Intercept = r.u8() == 1
+	md.Intercept = r.flag("intercept")
 	md.NFeatures = int(r.u32())
 	md.Result.Iterations = int(r.u32())
 	md.Result.Objective = r.f64()
 	md.Result.RelGrad = r.f64()
-	md.Result.Converged = r.u8() == 1
+	md.Result.Converged = r.flag("converged")
 	md.Coef = r.matrix("coefficients")
 	md.Dual = r.matrix("dual coefficients")
 	if support := r.matrix("support inputs"); support != nil {
 		md.setSupport(support)
+	}
+	if version >= 2 {
+		md.Seen, md.Steps = r.count("examples seen"), r.count("SGD steps")
+		landmarks, proj := r.matrix("Nyström landmarks"), r.matrix("Nyström projection")
+		if (landmarks == nil) != (proj == nil) {
+			r.fail("Nyström landmarks without projection or the reverse")
+		} else if landmarks != nil {
+			md.ny = newNystromMap(md.Kernel, md.Intercept, landmarks, proj)
+		}
+		if stats := r.matrix("sufficient statistics"); stats != nil {
+			md.stats = &linearStats{M: stats}
+		}
+		if count := r.count("examples in the statistics"); md.stats != nil {
+			md.stats.count = count
+		} else if count != 0 {
+			r.fail("an example count without statistics")
+		}
 	}
 	if r.err != nil {
 		return nil, r.err
@@ -244,9 +327,42 @@ func (md *Model) checkShapes() error {
 			return fmt.Errorf("precomputed-kernel model with dual %d×%d, want %d×%d", dr, dc, md.NFeatures, d)
 		}
 	default:
+		if md.ny != nil {
+			return md.checkNystrom()
+		}
 		if md.Coef != nil || dc != d || sr != dr || sc != md.NFeatures {
 			return fmt.Errorf("kernel model with dual %d×%d and support %d×%d", dr, dc, sr, sc)
 		}
 	}
+	if md.ny != nil {
+		return fmt.Errorf("a %v model with a Nyström map", md.Kernel.Kind)
+	}
+	return md.checkStats(md.NFeatures)
+}
+
+// checkNystrom verifies the shapes of a model linear on its Nyström map.
+func (md *Model) checkNystrom() error {
+	lr, lc := md.ny.landmarks.Dims()
+	pr, pc := md.ny.proj.Dims()
+	if lr > MaxComponents || lc != md.NFeatures || pr != lr || pc > pr || md.Dual != nil || md.Support != nil || md.Coef == nil {
+		return fmt.Errorf("Nyström model with landmarks %d×%d and projection %d×%d", lr, lc, pr, pc)
+	}
+	if cr, cc := md.Coef.Dims(); cr != pc || cc != md.Space.Dim() {
+		return fmt.Errorf("Nyström model with %d components and coefficients %d×%d", pc, cr, cc)
+	}
+	return md.checkStats(pc)
+}
+
+// checkStats verifies the shape of the sufficient statistics of a model linear on nf features.
+func (md *Model) checkStats(nf int) error {
+	if md.stats == nil {
+		return nil
+	}
+	d := md.Space.Dim()
+	r, c := md.stats.M.Dims()
+	if wr, wc := statsDims(nf, d); md.Coef == nil || r != wr || c != wc {
+		return fmt.Errorf("sufficient statistics %d×%d, want %d×%d", r, c, wr, wc)
+	}
+	md.stats.n, md.stats.d = nf, d
 	return nil
 }

@@ -5,27 +5,67 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
 )
 
+// fittedModels returns one model of every shape the byte format holds: linear, rbf and poly
+// expansions, Nyström maps, sufficient statistics (PartialFit), SGD step counts and truncated
+// expansions.
 func fittedModels(t testing.TB) []*Model {
 	t.Helper()
 	var out []*Model
 	sp, _ := space.NewMulticlass(3)
 	X, ys := synthetic(t, sp, 20, 3, 2)
-	for _, k := range []kernel.Kernel{{Kind: kernel.Linear}, {Kind: kernel.RBF, Gamma: 0.5}, {Kind: kernel.Poly, Gamma: 1, Degree: 2, Coef0: 1}} {
+	rbf := kernel.Kernel{Kind: kernel.RBF, Gamma: 0.5}
+	type variant struct {
+		fit func(o *Options) (*Model, error)
+		mut func(o *Options)
+	}
+	fit := func(o *Options) (*Model, error) { return Fit(sp, X, 20, 3, ys, nil, *o) }
+	partial := func(o *Options) (*Model, error) {
+		first, err := PartialFit(nil, sp, X[:30], 10, 3, ys[:10], nil, *o)
+		if err != nil {
+			return nil, err
+		}
+		return PartialFit(first, sp, X[30:], 10, 3, ys[10:], nil, *o)
+	}
+	for _, v := range []variant{
+		{fit, func(o *Options) {}},
+		{fit, func(o *Options) { o.Kernel = rbf }},
+		{fit, func(o *Options) { o.Kernel = kernel.Kernel{Kind: kernel.Poly, Gamma: 1, Degree: 2, Coef0: 1} }},
+		{fit, func(o *Options) { o.Kernel, o.NComponents = rbf, 8 }},
+		{fit, func(o *Options) { o.Kernel, o.Solver, o.MaxIter, o.Tau = rbf, SGD, 3, 7 }},
+		{fit, func(o *Options) { o.Solver, o.MaxIter = SGD, 3 }},
+		{partial, func(o *Options) {}},
+		{partial, func(o *Options) { o.Kernel, o.NComponents = rbf, 6 }},
+		{partial, func(o *Options) { o.Kernel = rbf }},
+	} {
 		opt := baseOptions()
-		opt.Kernel = k
-		md, err := Fit(sp, X, 20, 3, ys, nil, opt)
+		v.mut(&opt)
+		md, err := v.fit(&opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, md)
 	}
 	return out
+}
+
+// version1 returns the model's bytes in format version 1, which holds no counters.
+func version1(t testing.TB, md *Model) []byte {
+	t.Helper()
+	c := *md
+	c.Seen, c.Steps = 0, 0
+	b, err := c.marshal(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestMarshalRoundTrip(t *testing.T) {
@@ -42,15 +82,60 @@ func TestMarshalRoundTrip(t *testing.T) {
 		if !bytes.Equal(b, b2) {
 			t.Errorf("%v: bytes differ after a round trip", md.Kernel.Kind)
 		}
-		X := []float64{0.1, -0.2, 0.3, 1, 2, 3}
-		u1, u2 := make([]float64, 6), make([]float64, 6)
-		_ = md.Decision(X, 2, 3, u1)
-		_ = back.Decision(X, 2, 3, u2)
-		for i := range u1 {
-			if u1[i] != u2[i] {
-				t.Fatalf("%v: decision differs after a round trip", md.Kernel.Kind)
-			}
+		if back.Seen != md.Seen || back.Steps != md.Steps || back.Components() != md.Components() || back.Streaming() != md.Streaming() {
+			t.Errorf("%v: counters, map or statistics differ after a round trip", md.Kernel.Kind)
 		}
+		sameDecision(t, md, back)
+		if md.ny != nil || md.stats != nil {
+			if _, err := md.marshal(1); err == nil {
+				t.Errorf("%v: format version 1 accepted a model it cannot hold", md.Kernel.Kind)
+			}
+			continue
+		}
+		// Version 1 bytes are still read.
+		old := version1(t, md)
+		back, err = UnmarshalModel(old)
+		if err != nil {
+			t.Fatalf("%v: version 1: %v", md.Kernel.Kind, err)
+		}
+		sameDecision(t, md, back)
+	}
+}
+
+func sameDecision(t *testing.T, a, b *Model) {
+	t.Helper()
+	X := []float64{0.1, -0.2, 0.3, 1, 2, 3}
+	u1, u2 := make([]float64, 6), make([]float64, 6)
+	_ = a.Decision(X, 2, 3, u1)
+	_ = b.Decision(X, 2, 3, u2)
+	for i := range u1 {
+		if u1[i] != u2[i] {
+			t.Fatalf("%v: decision differs after a round trip", a.Kernel.Kind)
+		}
+	}
+}
+
+// A model read back from bytes continues a PartialFit stream; the statistics' shape is checked.
+func TestUnmarshalChecksStatistics(t *testing.T) {
+	models := fittedModels(t)
+	streamed := models[6]
+	bad := *streamed
+	bad.stats = &linearStats{M: mat.NewDense(3, 3, nil)}
+	b, _ := bad.MarshalBinary()
+	if _, err := UnmarshalModel(b); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "statistics") {
+		t.Errorf("statistics of the wrong shape: %v", err)
+	}
+	kernelModel := *models[1]
+	kernelModel.stats = streamed.stats
+	b, _ = kernelModel.MarshalBinary()
+	if _, err := UnmarshalModel(b); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("statistics on a kernel expansion: %v", err)
+	}
+	mixed := *models[3]
+	mixed.Kernel = kernel.Kernel{Kind: kernel.Linear}
+	b, _ = mixed.MarshalBinary()
+	if _, err := UnmarshalModel(b); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a linear model with a Nyström map: %v", err)
 	}
 }
 
@@ -75,11 +160,11 @@ func flip(b []byte, i int) []byte {
 	return c
 }
 
-// FuzzUnmarshalModel feeds arbitrary bytes (seeded with real models) to the decoder: it must never
-// panic, and whatever it accepts must re-encode to the same bytes.
+// FuzzUnmarshalModel feeds arbitrary bytes (seeded with real models, in both format versions) to
+// the decoder: it must never panic, and whatever it accepts must re-encode, in its version, to
+// the same bytes.
 func FuzzUnmarshalModel(f *testing.F) {
-	for _, md := range fittedModels(f) {
-		b, _ := md.MarshalBinary()
+	for _, b := range seedBytes(f) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -87,18 +172,31 @@ func FuzzUnmarshalModel(f *testing.F) {
 		if err != nil {
 			return
 		}
-		again, err := md.MarshalBinary()
+		again, err := md.marshal(int(binary.LittleEndian.Uint16(data[len(modelMagic):])))
 		if err != nil || !bytes.Equal(again, data) {
 			t.Fatalf("accepted bytes do not round-trip")
 		}
 	})
 }
 
+// seedBytes are the fuzzing seeds: every model of fittedModels in the current format, and those
+// that version 1 can hold in version 1.
+func seedBytes(f *testing.F) [][]byte {
+	var out [][]byte
+	for _, md := range fittedModels(f) {
+		b, _ := md.MarshalBinary()
+		out = append(out, b)
+		if md.ny == nil && md.stats == nil {
+			out = append(out, version1(f, md))
+		}
+	}
+	return out
+}
+
 // FuzzUnmarshalModelBody signs the fuzzed bytes with a valid checksum first, so that mutations reach
 // the field parser and the shape checks instead of stopping at the checksum.
 func FuzzUnmarshalModelBody(f *testing.F) {
-	for _, md := range fittedModels(f) {
-		b, _ := md.MarshalBinary()
+	for _, b := range seedBytes(f) {
 		f.Add(b[:len(b)-4])
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {

@@ -7,22 +7,28 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
 // Model is a fitted StructuredRidge. Its matrices are its own (never views of caller memory), and a
-// fitted Model is read-only, so Decision and Predict are safe for concurrent use.
+// fitted Model is read-only, so Decision and Predict are safe for concurrent use; PartialFit returns
+// a new Model and leaves its argument untouched.
 type Model struct {
 	Space     space.Space
 	Kernel    kernel.Kernel
 	Intercept bool
 	NFeatures int        // columns of the X given to Fit (for precomputed kernels: training samples)
-	Coef      *mat.Dense // linear kernel: W, NFeatures(+1 intercept row) × d
-	Dual      *mat.Dense // other kernels: Γ = Aᵀ, training samples × d
-	Support   *mat.Dense // rbf and poly kernels: the training inputs, samples × NFeatures
+	Coef      *mat.Dense // linear kernel: W, NFeatures(+1 intercept row) × d; Nyström: components × d
+	Dual      *mat.Dense // other kernels: Γ = Aᵀ, support samples × d
+	Support   *mat.Dense // rbf and poly kernels: the support inputs, samples × NFeatures
 	Result    Result
+	Seen      int64 // examples the model was trained on (PartialFit: the running total)
+	Steps     int64 // SGD steps taken, which PartialFit's step-size schedule continues from
 
-	supportNorms []float64 // ‖support_i‖², set with Support
+	supportNorms []float64    // ‖support_i‖², set with Support
+	ny           *nystrom     // the Nyström map of an rbf or poly model with Coef
+	stats        *linearStats // sufficient statistics of a model fitted by PartialFit (exact)
 }
 
 // setSupport stores the training inputs of a kernel model with what prediction needs from them.
@@ -31,94 +37,233 @@ func (md *Model) setSupport(s *mat.Dense) {
 	md.supportNorms = kernel.SquaredNorms(s)
 }
 
-// Fit trains StructuredRidge on inputs X (m×n, row-major, not retained) and structures ys
-// (m × sp.Width()), with optional sample weights.
-func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
+// Components is the dimension of the model's Nyström map, 0 when it has none.
+func (md *Model) Components() int {
+	if md.ny == nil {
+		return 0
+	}
+	return md.ny.components()
+}
+
+// Streaming reports whether the model holds the sufficient statistics that let PartialFit
+// continue it exactly.
+func (md *Model) Streaming() bool { return md.stats != nil }
+
+// prepare validates the options and inputs of a fit and builds its Problem.
+func prepare(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt *Options) (*Problem, *mat.Dense, error) {
 	if err := opt.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if m < 1 || n < 1 {
-		return nil, fmt.Errorf("X must have at least one sample and one feature, got %d×%d", m, n)
+		return nil, nil, fmt.Errorf("X must have at least one sample and one feature, got %d×%d", m, n)
 	}
 	if len(X) != m*n {
-		return nil, fmt.Errorf("X has %d values, want %d×%d", len(X), m, n)
+		return nil, nil, fmt.Errorf("X has %d values, want %d×%d", len(X), m, n)
 	}
 	if err := check.Finite("X", X, n); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := NewProblem(sp, ys, m, weights, opt.Alpha)
 	if err != nil {
+		return nil, nil, err
+	}
+	return p, mat.NewDense(m, n, X), nil
+}
+
+// Fit trains StructuredRidge on inputs X (m×n, row-major, not retained) and structures ys
+// (m × sp.Width()), with optional sample weights.
+func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
+	p, Xm, err := prepare(sp, X, m, n, ys, weights, &opt)
+	if err != nil {
 		return nil, err
 	}
-	Xm := mat.NewDense(m, n, X)
-	model := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n}
-	d := sp.Dim()
-	if opt.Kernel.Kind == kernel.Linear {
-		des := design{X: Xm, intercept: opt.Intercept}
-		solver := opt.Solver
-		if solver == Auto {
-			solver = CG
-			if des.cols()*d <= exactLimit {
-				solver = Exact
-			}
+	model := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m)}
+	switch {
+	case opt.Kernel.Kind == kernel.Linear:
+		err = model.fitLinear(p, design{X: Xm, intercept: opt.Intercept}, &opt)
+	case opt.NComponents > 0:
+		if err = model.setNystrom(Xm, &opt); err == nil {
+			err = model.fitLinear(p, design{X: model.ny.apply(Xm)}, &opt)
 		}
-		if solver == Exact {
-			if des.cols()*d > MaxExactUnknowns {
-				return nil, fmt.Errorf("solver=exact would factor a %d×%d matrix (features × output dimension > %d); use solver=\"cg\"",
-					des.cols()*d, des.cols()*d, MaxExactUnknowns)
-			}
-			model.Coef, err = solveLinearExact(p, des)
-			if err != nil {
-				return nil, err
-			}
-			grad := mat.NewDense(des.cols(), d, nil)
-			model.Result.Objective = p.LinearObjective(Xm, opt.Intercept, model.Coef, grad)
-			g0 := mat.NewDense(des.cols(), d, nil)
-			p.LinearObjective(Xm, opt.Intercept, mat.NewDense(des.cols(), d, nil), g0)
-			model.Result.RelGrad = mat.Norm(grad, 2) / math.Max(mat.Norm(g0, 2), math.SmallestNonzeroFloat64)
-			model.Result.Converged = true
-			return model, nil
-		}
-		model.Coef = mat.NewDense(des.cols(), d, nil)
-		model.Result, err = solveLinearCG(p, des, model.Coef, &opt)
-		if err != nil {
-			return nil, err
-		}
-		return model, nil
+	default:
+		err = model.fitKernel(p, Xm, &opt)
 	}
-	if m > MaxKernelSamples {
-		return nil, fmt.Errorf("a %v kernel model on %d samples needs their %d×%d Gram matrix; at most %d samples are supported: use the linear kernel or subsample",
-			opt.Kernel.Kind, m, m, m, MaxKernelSamples)
-	}
-	var K *mat.Dense
-	if opt.Kernel.Kind == kernel.Precomputed {
-		if m != n {
-			return nil, fmt.Errorf("a precomputed kernel must be square (samples × samples), got %d×%d", m, n)
-		}
-		if err := checkSymmetric(Xm); err != nil {
-			return nil, err
-		}
-		K = mat.DenseCopyOf(Xm)
-	} else {
-		model.setSupport(mat.DenseCopyOf(Xm))
-		K = mat.NewDense(m, m, nil)
-		opt.Kernel.Gram(K, Xm, Xm)
-	}
-	if opt.Intercept {
-		addConstant(K, 1)
-	}
-	model.Dual = mat.NewDense(m, d, nil)
-	model.Result, err = solveKernelCG(p, K, model.Dual, &opt)
 	if err != nil {
 		return nil, err
 	}
 	return model, nil
 }
 
+// setNystrom builds the model's Nyström map from the rows of X, reusing the map of opt.Init when
+// it has the same landmarks.
+func (md *Model) setNystrom(X *mat.Dense, opt *Options) error {
+	var reuse *nystrom
+	if opt.Init != nil {
+		reuse = opt.Init.ny
+	}
+	ny, err := buildNystrom(opt.Kernel, opt.Intercept, X, opt.NComponents, opt.Seed, reuse)
+	md.ny = ny
+	return err
+}
+
+// linearSolver resolves Auto for a linear model with the given number of unknowns.
+func linearSolver(s Solver, unknowns int) Solver {
+	if s != Auto {
+		return s
+	}
+	if unknowns <= exactLimit {
+		return Exact
+	}
+	return CG
+}
+
+// fitLinear fits W on the rows of des (X itself, or its Nyström map).
+func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
+	_, d := p.Delta.Dims()
+	k := des.cols()
+	var err error
+	switch linearSolver(opt.Solver, k*d) {
+	case Exact:
+		if k*d > MaxExactUnknowns {
+			return fmt.Errorf("solver=exact would factor a %d×%d matrix (features × output dimension > %d); use solver=\"cg\"",
+				k*d, k*d, MaxExactUnknowns)
+		}
+		_, n := des.X.Dims()
+		st := newLinearStats(n, d)
+		st.add(p, des.X)
+		md.Coef, md.Result, err = st.solve(p.S, p.Mean, p.Alpha, des.intercept)
+	case CG:
+		md.Coef = md.warmCoef(opt, k, d)
+		md.Result, err = solveLinearCG(p, des, md.Coef, opt)
+	case SGD:
+		W := md.warmCoef(opt, k, d)
+		ln := &linearSGD{p: p, des: des, W: W}
+		m, _ := des.X.Dims()
+		run := newSGDRun(p, ln, float64(m), warmSteps(opt, W), opt)
+		md.Result, err = run.fit(ln, opt, false)
+		md.Coef, md.Steps = ln.result(), run.steps
+	}
+	return err
+}
+
+// warmCoef returns a copy of opt.Init's coefficients when they fit this model (same kernel,
+// intercept, Nyström map and shape), else zeros.
+func (md *Model) warmCoef(opt *Options, rows, d int) *mat.Dense {
+	in := opt.Init
+	if in != nil && in.Coef != nil && in.Kernel == md.Kernel && in.Intercept == md.Intercept && in.NFeatures == md.NFeatures &&
+		(md.ny == nil) == (in.ny == nil) && (md.ny == nil || md.ny.sameMap(in.ny)) {
+		if r, c := in.Coef.Dims(); r == rows && c == d {
+			return mat.DenseCopyOf(in.Coef)
+		}
+	}
+	return mat.NewDense(rows, d, nil)
+}
+
+// warmSteps is where SGD's step-size schedule starts: at Init's step count when the fit starts
+// from Init's coefficients (start, nonzero), so that a warm start continues with the small steps
+// of a fit that has converged instead of the large first steps, which would undo it; else at 0.
+func warmSteps(opt *Options, start *mat.Dense) int64 {
+	if opt.Init == nil || mat.Norm(start, 1) == 0 {
+		return 0
+	}
+	return opt.Init.Steps
+}
+
+// warmDual returns a copy of opt.Init's dual coefficients when Init is a kernel model of the same
+// kernel whose expansion is over these training samples (its support equals X; for a precomputed
+// kernel, which has no support to compare, it has as many rows as X), else zeros.
+func (md *Model) warmDual(opt *Options, X *mat.Dense) *mat.Dense {
+	m, _ := X.Dims()
+	d := md.Space.Dim()
+	if in := md.kernelInit(opt); in != nil {
+		if r, _ := in.Dual.Dims(); (in.Support == nil && r == m) || (in.Support != nil && mat.Equal(in.Support, X)) {
+			return mat.DenseCopyOf(in.Dual)
+		}
+	}
+	return mat.NewDense(m, d, nil)
+}
+
+// kernelInit returns opt.Init when it is a kernel expansion of the same kernel, else nil.
+func (md *Model) kernelInit(opt *Options) *Model {
+	in := opt.Init
+	if in == nil || in.Dual == nil || in.Kernel != md.Kernel || in.Intercept != md.Intercept || in.NFeatures != md.NFeatures {
+		return nil
+	}
+	if _, d := in.Dual.Dims(); d != md.Space.Dim() {
+		return nil
+	}
+	return in
+}
+
+// fitKernel fits the kernel expansion over the training samples.
+func (md *Model) fitKernel(p *Problem, Xm *mat.Dense, opt *Options) error {
+	m, n := Xm.Dims()
+	if opt.Kernel.Kind == kernel.Precomputed {
+		if m != n {
+			return fmt.Errorf("a precomputed kernel must be square (samples × samples), got %d×%d", m, n)
+		}
+		if err := checkSymmetric(Xm); err != nil {
+			return err
+		}
+	}
+	if opt.Solver == SGD {
+		// A warm start on the same inputs starts from Init's coefficients on them; on other inputs,
+		// from Init's expansion, which the examples of X then join.
+		Gamma := md.warmDual(opt, Xm)
+		var old, oldDual *mat.Dense
+		var steps int64
+		if in := md.kernelInit(opt); in != nil {
+			steps = in.Steps
+			if mat.Norm(Gamma, 1) == 0 {
+				old, oldDual = in.Support, in.Dual
+			}
+		}
+		ks := newKernelSGD(p, opt.Kernel, opt.Intercept, Xm, old, oldDual, steps, opt.Tau)
+		for i := 0; i < m; i++ {
+			if g := Gamma.RawRowView(i); floats.Norm(g, 1) != 0 {
+				ks.activate(i, steps)
+				copy(ks.coef.RawRowView(ks.slotOf[i]), g)
+			}
+		}
+		run := newSGDRun(p, ks, float64(m), steps, opt)
+		var err error
+		if md.Result, err = run.fit(ks, opt, opt.Tau > 0); err != nil {
+			return err
+		}
+		md.Steps = run.steps
+		support, dual := ks.expansion(false)
+		md.Dual = dual
+		if support != nil {
+			md.setSupport(support)
+		}
+		return nil
+	}
+	if m > MaxKernelSamples {
+		return fmt.Errorf("a %v kernel model on %d samples needs their %d×%d Gram matrix; at most %d samples are supported: "+
+			"use the linear kernel, n_components (a Nyström map), solver=\"sgd\" or subsample", opt.Kernel.Kind, m, m, m, MaxKernelSamples)
+	}
+	var K *mat.Dense
+	if opt.Kernel.Kind == kernel.Precomputed {
+		K = mat.DenseCopyOf(Xm)
+	} else {
+		md.setSupport(mat.DenseCopyOf(Xm))
+		K = mat.NewDense(m, m, nil)
+		opt.Kernel.Gram(K, Xm, Xm)
+	}
+	if opt.Intercept {
+		addConstant(K, 1)
+	}
+	md.Dual = md.warmDual(opt, Xm)
+	var err error
+	md.Result, err = solveKernelCG(p, K, md.Dual, opt)
+	return err
+}
+
 // predictBlock bounds the q×m kernel block built at prediction time.
 const predictBlock = 1024
 
-// Decision writes the scores u = Wᵀx̃ (or Γᵀk(x)) of q inputs X (q×n, row-major) into U (q×d).
+// Decision writes the scores u = Wᵀx̃ (or Γᵀk(x), or Wᵀφ(x) through a Nyström map) of q inputs X
+// (q×n, row-major) into U (q×d).
 func (md *Model) Decision(X []float64, q, n int, U []float64) error {
 	if n != md.NFeatures {
 		what := "features"
@@ -139,27 +284,40 @@ func (md *Model) Decision(X []float64, q, n int, U []float64) error {
 	}
 	Xm := mat.NewDense(q, n, X)
 	Um := mat.NewDense(q, d, U)
-	if md.Coef != nil {
+	switch {
+	case md.ny != nil:
+		for lo := 0; lo < q; lo += predictBlock {
+			hi := min(lo+predictBlock, q)
+			Um.Slice(lo, hi, 0, d).(*mat.Dense).Mul(md.ny.apply(Xm.Slice(lo, hi, 0, n).(*mat.Dense)), md.Coef)
+		}
+	case md.Coef != nil:
 		design{X: Xm, intercept: md.Intercept}.mul(Um, md.Coef)
-		return nil
+	default:
+		expansionScores(md.Kernel, md.Intercept, Xm, md.Support, md.supportNorms, md.Dual, Um)
 	}
-	m, _ := md.Dual.Dims()
+	return nil
+}
+
+// expansionScores writes U = (K(Xq, support) + c)·dual, c = 1 with an intercept, block by block;
+// for a precomputed kernel Xq holds the kernel values themselves and support is unused.
+func expansionScores(kern kernel.Kernel, intercept bool, Xq, support *mat.Dense, norms []float64, dual, U *mat.Dense) {
+	q, n := Xq.Dims()
+	m, d := dual.Dims()
 	kb := mat.NewDense(min(q, predictBlock), m, nil)
 	for lo := 0; lo < q; lo += predictBlock {
 		hi := min(lo+predictBlock, q)
-		xb := Xm.Slice(lo, hi, 0, n).(*mat.Dense)
+		xb := Xq.Slice(lo, hi, 0, n).(*mat.Dense)
 		kx := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
-		if md.Kernel.Kind == kernel.Precomputed {
+		if kern.Kind == kernel.Precomputed {
 			kx.Copy(xb)
 		} else {
-			md.Kernel.GramNorms(kx, xb, md.Support, md.supportNorms)
+			kern.GramNorms(kx, xb, support, norms)
 		}
-		if md.Intercept {
+		if intercept {
 			addConstant(kx, 1)
 		}
-		Um.Slice(lo, hi, 0, d).(*mat.Dense).Mul(kx, md.Dual)
+		U.Slice(lo, hi, 0, d).(*mat.Dense).Mul(kx, dual)
 	}
-	return nil
 }
 
 // Predict decodes the scores of q inputs into structures ys (q × Width()).

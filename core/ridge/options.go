@@ -11,14 +11,16 @@ import (
 // Solver chooses how J is minimised.
 type Solver int
 
-// The solvers. Auto picks Exact for small linear problems and CG otherwise.
+// The solvers. Auto picks Exact for small linear problems and CG otherwise (and SGD for PartialFit
+// of kernel models without a Nyström map). SGD is the thesis' online stochastic gradient (sgd.go).
 const (
 	Auto Solver = iota
 	Exact
 	CG
+	SGD
 )
 
-var solverNames = [...]string{"auto", "exact", "cg"}
+var solverNames = [...]string{"auto", "exact", "cg", "sgd"}
 
 func (s Solver) String() string {
 	if s >= 0 && int(s) < len(solverNames) {
@@ -34,7 +36,7 @@ func ParseSolver(name string) (Solver, error) {
 			return Solver(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown solver %q (want auto, exact or cg)", name)
+	return 0, fmt.Errorf("unknown solver %q (want auto, exact, cg or sgd)", name)
 }
 
 // ErrCancelled is returned when the Progress callback asks the solver to stop.
@@ -52,7 +54,13 @@ const (
 	// MaxExactUnknowns bounds (rows of W)·d for the exact solver, which factors a square matrix of
 	// that size.
 	MaxExactUnknowns = 8000
+	// MaxComponents bounds Options.NComponents: the Nyström map eigendecomposes the landmarks'
+	// Gram matrix, O(NComponents³) time and 16·NComponents² bytes.
+	MaxComponents = 10000
 )
+
+// DefaultEta0 is the step-size parameter p of solver=sgd when Options.Eta0 is zero.
+const DefaultEta0 = 0.5
 
 // Options configure a fit.
 type Options struct {
@@ -60,11 +68,38 @@ type Options struct {
 	Kernel    kernel.Kernel
 	Intercept bool
 	Solver    Solver
-	Tol       float64 // stop when ‖∇J‖ ≤ Tol·‖∇J(0)‖ (iterative solvers)
-	MaxIter   int
-	// Progress, when set, is called after every iteration with the objective and the relative
-	// gradient norm; returning false stops the fit with ErrCancelled.
+	// Tol stops the iterative solvers: CG when ‖∇J‖ ≤ Tol·‖∇J(0)‖, SGD when J changes by at most
+	// Tol·|J| over an epoch.
+	Tol float64
+	// MaxIter bounds the iterations of CG and the epochs (passes over the data) of SGD.
+	MaxIter int
+	// Progress, when set, is called after every iteration (CG) or epoch (SGD) with the objective
+	// and the relative gradient norm (SGD: the relative change of J over the epoch); returning
+	// false stops the fit with ErrCancelled.
 	Progress func(iter int, objective, relGrad float64) bool
+
+	// Init, when not nil, is a fitted model to start the iterative solvers from (warm start):
+	// CG and SGD on a linear model start from Init.Coef when Init is a linear model (or a Nyström
+	// model with the same kernel and landmarks) with the same number of features, intercept and
+	// output dimension. Kernel models start from Init.Dual when Init is a model of the same
+	// kernel whose expansion is over the same training inputs (its Support equals X; an alpha
+	// path, say). A precomputed kernel has no inputs to compare: Init.Dual is used when it has
+	// as many rows as X, which assumes the same training samples. SGD on other inputs starts from
+	// Init's expansion, which the new examples join. SGD also continues Init's step-size
+	// schedule (Init.Steps; see warmSteps). An incompatible Init is ignored, and the exact solver
+	// ignores Init.
+	Init *Model
+	// NComponents > 0 replaces the rbf or poly kernel by its Nyström map into R^NComponents
+	// (nystrom.go) and fits the linear model there; 0 keeps the kernel expansion.
+	NComponents int
+	// Seed drives the random choices: the Nyström landmarks and the SGD example order.
+	Seed uint64
+	// Eta0 is the thesis' step-size parameter p of solver=sgd, η_t = p/(α·t) (capped, see
+	// sgd.go); 0 means DefaultEta0.
+	Eta0 float64
+	// Tau > 0 truncates the kernel expansion of solver=sgd to the examples updated within the
+	// last Tau steps (thesis §5.3.2); 0 keeps every example.
+	Tau int
 }
 
 // Validate reports the first option out of range.
@@ -75,7 +110,7 @@ func (o *Options) Validate() error {
 	if err := o.Kernel.Validate(); err != nil {
 		return err
 	}
-	if o.Solver < Auto || o.Solver > CG {
+	if o.Solver < Auto || o.Solver > SGD {
 		return fmt.Errorf("unknown solver %d", int(o.Solver))
 	}
 	if !(o.Tol > 0) || o.Tol >= 1 {
@@ -84,13 +119,35 @@ func (o *Options) Validate() error {
 	if o.MaxIter < 1 {
 		return fmt.Errorf("max_iter must be ≥ 1, got %d", o.MaxIter)
 	}
+	if o.NComponents < 0 || o.NComponents > MaxComponents {
+		return fmt.Errorf("n_components must be in [0, %d], got %d", MaxComponents, o.NComponents)
+	}
+	if o.NComponents > 0 && o.Kernel.Kind != kernel.RBF && o.Kernel.Kind != kernel.Poly {
+		return fmt.Errorf("n_components applies to the rbf and poly kernels, not to %v", o.Kernel.Kind)
+	}
+	if !(o.Eta0 >= 0) || math.IsInf(o.Eta0, 0) {
+		return fmt.Errorf("eta0 must be a non-negative finite number (0 for the default), got %v", o.Eta0)
+	}
+	if o.Tau < 0 {
+		return fmt.Errorf("tau must be ≥ 0 (0: no truncation), got %d", o.Tau)
+	}
 	return nil
+}
+
+// eta0 is the step-size parameter p in effect.
+func (o *Options) eta0() float64 {
+	if o.Eta0 == 0 {
+		return DefaultEta0
+	}
+	return o.Eta0
 }
 
 // Result reports how a fit ended.
 type Result struct {
-	Iterations int     // solver iterations (0 for Exact)
-	Objective  float64 // J at the solution
-	RelGrad    float64 // ‖∇J‖ / ‖∇J(0)‖ at the solution
-	Converged  bool    // RelGrad ≤ Tol, or an exact solve
+	Iterations int     // solver iterations (0 for Exact; epochs for SGD)
+	Objective  float64 // J at the solution (PartialFit: see there)
+	// RelGrad is ‖∇J‖ / ‖∇J(0)‖ at the solution; for SGD, which never forms the full gradient
+	// of a kernel model, it is the relative change |ΔJ|/|J| over the last epoch instead.
+	RelGrad   float64
+	Converged bool // RelGrad ≤ Tol, or an exact solve
 }

@@ -23,6 +23,7 @@ type Problem struct {
 	S      *mat.SymDense // d×d covariance of ψ under the uniform distribution
 	Delta  *mat.Dense    // m×d, row i is δ_i = ψ(y_i) − p
 	Weight []float64     // m sample weights s_i ≥ 0
+	Mean   []float64     // p, the mean of ψ under the uniform distribution (ψ(y_i) = δ_i + p)
 }
 
 // NewProblem embeds m validated structures ys of sp, centres them and pairs them with weights
@@ -66,7 +67,7 @@ func NewProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 			raw[i*d+a] -= p[a]
 		}
 	}
-	return &Problem{Alpha: alpha, S: space.Dense(sp.Covariance()), Delta: delta, Weight: w}, nil
+	return &Problem{Alpha: alpha, S: space.Dense(sp.Covariance()), Delta: delta, Weight: w, Mean: p}, nil
 }
 
 // lossGrad computes ½ Σ s_i [u_iᵀ S u_i + (1 − δ_iᵀu_i)²] at scores U (m×d) and, when g is not nil,
@@ -77,22 +78,31 @@ func (p *Problem) lossGrad(U *mat.Dense, g *mat.Dense) float64 {
 	su.Mul(U, p.S) // S is symmetric: row i of U·S is (S u_i)ᵀ
 	var loss float64
 	for i := 0; i < m; i++ {
-		u, sui, di := U.RawRowView(i), su.RawRowView(i), p.Delta.RawRowView(i)
-		var quad, du float64
-		for a := 0; a < d; a++ {
-			quad += u[a] * sui[a]
-			du += di[a] * u[a]
-		}
-		r := 1 - du
-		loss += 0.5 * p.Weight[i] * (quad + r*r)
+		var gi []float64
 		if g != nil {
-			gi := g.RawRowView(i)
-			for a := 0; a < d; a++ {
-				gi[a] = p.Weight[i] * (sui[a] - r*di[a])
-			}
+			gi = g.RawRowView(i)
 		}
+		loss += p.exampleLoss(i, U.RawRowView(i), su.RawRowView(i)[:d], gi)
 	}
 	return loss
+}
+
+// exampleLoss returns ½ s_i [uᵀSu + (1 − δ_iᵀu)²] given u and su = S u, and writes its gradient
+// s_i (S u − (1 − δ_iᵀu) δ_i) into g when g is not nil.
+func (p *Problem) exampleLoss(i int, u, su, g []float64) float64 {
+	di := p.Delta.RawRowView(i)
+	var quad, du float64
+	for a, v := range u {
+		quad += v * su[a]
+		du += di[a] * v
+	}
+	r := 1 - du
+	if g != nil {
+		for a := range g {
+			g[a] = p.Weight[i] * (su[a] - r*di[a])
+		}
+	}
+	return 0.5 * p.Weight[i] * (quad + r*r)
 }
 
 // curvature writes row i = s_i (S + δ_iδ_iᵀ) v_i into dst for V (m×d): the Hessian of the loss in

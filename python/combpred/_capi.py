@@ -39,7 +39,7 @@ _SIGNATURES = {
     "cp_space_decode": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
     "cp_space_enumerate": ([c_int64, _i64p, c_int64, c_int64, _i64p], c_int),
     "cp_ridge_fit": (
-        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, PROGRESS, c_void_p, _i64p],
+        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p],
         c_int,
     ),
     "cp_model_free": ([c_int64], c_int),

@@ -320,6 +320,7 @@ class StructuredRidge(BaseEstimator):
                 space.width,
                 _capi.f64(sw) if sw is not None else None,
                 self._params_string(X.shape[1]).encode(),
+                0,  # no initial model
                 callback,
                 None,
                 out,

@@ -1,0 +1,140 @@
+package ridge
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/combpred/combpred/core/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// nystromEigenFloor drops the eigenvalues of the landmarks' Gram matrix below this fraction of the
+// largest: their directions carry no information the kernel can resolve, and K_LL^{-1/2} would
+// amplify rounding errors by the inverse square root of their size.
+const nystromEigenFloor = 1e-12
+
+// nystromSeedStream separates the landmark draw from the other uses of Options.Seed.
+const nystromSeedStream = 0x6e79_7374_726f_6d
+
+// nystrom is the low-dimensional map of thesis appendix A (NMDS): with L landmark inputs and their
+// Gram matrix K_LL = U Λ Uᵀ, an input x is mapped to φ(x) = K_{x,L} U_c Λ_c^{-1/2} ∈ R^c, keeping the
+// c eigenvalues above the floor. Then φ(x)ᵀφ(x') = K_{x,L} K_LL⁺ K_{L,x'}, the Nyström approximation
+// of k(x, x'), exact when x or x' is a landmark. With an intercept the map is of the kernel k + 1
+// that the kernel model uses, so that with every training input as a landmark the linear model on φ
+// is the kernel model (its intercept is penalised, as the kernel model's is).
+type nystrom struct {
+	kern      kernel.Kernel
+	intercept bool       // the mapped kernel is k + 1
+	landmarks *mat.Dense // L×n
+	norms     []float64  // ‖landmark‖², for the rbf kernel
+	proj      *mat.Dense // L×c, U_c Λ_c^{-1/2}
+}
+
+func newNystromMap(kern kernel.Kernel, intercept bool, landmarks, proj *mat.Dense) *nystrom {
+	return &nystrom{kern: kern, intercept: intercept, landmarks: landmarks, norms: kernel.SquaredNorms(landmarks), proj: proj}
+}
+
+// chooseLandmarks returns min(count, m) distinct row indices of m, drawn uniformly without
+// replacement (a partial Fisher–Yates shuffle seeded with seed) and sorted.
+func chooseLandmarks(m, count int, seed uint64) []int {
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	count = min(count, m)
+	r := rand.New(rand.NewPCG(seed, nystromSeedStream))
+	for i := 0; i < count; i++ {
+		j := i + r.IntN(m-i)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	idx = idx[:count]
+	sort.Ints(idx)
+	return idx
+}
+
+// buildNystrom draws the landmarks among the rows of X and computes the projection; it returns
+// reuse instead when that map has the same kernel and landmarks (a warm start on the same data).
+func buildNystrom(kern kernel.Kernel, intercept bool, X *mat.Dense, count int, seed uint64, reuse *nystrom) (*nystrom, error) {
+	m, n := X.Dims()
+	idx := chooseLandmarks(m, count, seed)
+	L := mat.NewDense(len(idx), n, nil)
+	for r, i := range idx {
+		copy(L.RawRowView(r), X.RawRowView(i))
+	}
+	ny := newNystromMap(kern, intercept, L, nil)
+	if ny.sameMap(reuse) {
+		return reuse, nil
+	}
+	K := mat.NewDense(len(idx), len(idx), nil)
+	ny.gram(K, L)
+	sym := mat.NewSymDense(len(idx), nil)
+	for i := range idx {
+		for j := i; j < len(idx); j++ {
+			sym.SetSym(i, j, 0.5*(K.At(i, j)+K.At(j, i)))
+		}
+	}
+	vals, vecs, err := eigenSym(sym, "the landmarks' Gram matrix (n_components)")
+	if err != nil {
+		return nil, err
+	}
+	top := vals[len(vals)-1]
+	var keep []int
+	for c := len(vals) - 1; c >= 0; c-- { // largest first
+		if top > 0 && vals[c] > nystromEigenFloor*top {
+			keep = append(keep, c)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("n_components: the landmarks' Gram matrix is zero")
+	}
+	ny.proj = mat.NewDense(len(idx), len(keep), nil)
+	for c, e := range keep {
+		f := 1 / math.Sqrt(vals[e])
+		for r := range idx {
+			ny.proj.Set(r, c, f*vecs.At(r, e))
+		}
+	}
+	return ny, nil
+}
+
+// components is c, the dimension of the map.
+func (ny *nystrom) components() int {
+	_, c := ny.proj.Dims()
+	return c
+}
+
+// gram writes k(x_i, landmark_j) (+1 with an intercept) into dst for the rows of X.
+func (ny *nystrom) gram(dst, X *mat.Dense) {
+	ny.kern.GramNorms(dst, X, ny.landmarks, ny.norms)
+	if ny.intercept {
+		addConstant(dst, 1)
+	}
+}
+
+// transform writes φ of the rows of X (q×n) into Phi (q×c), block by block.
+func (ny *nystrom) transform(Phi, X *mat.Dense) {
+	q, n := X.Dims()
+	l, c := ny.proj.Dims()
+	kb := mat.NewDense(min(q, predictBlock), l, nil)
+	for lo := 0; lo < q; lo += predictBlock {
+		hi := min(lo+predictBlock, q)
+		kx := kb.Slice(0, hi-lo, 0, l).(*mat.Dense)
+		ny.gram(kx, X.Slice(lo, hi, 0, n).(*mat.Dense))
+		Phi.Slice(lo, hi, 0, c).(*mat.Dense).Mul(kx, ny.proj)
+	}
+}
+
+// apply returns φ(X) as a new q×c matrix.
+func (ny *nystrom) apply(X *mat.Dense) *mat.Dense {
+	q, _ := X.Dims()
+	Phi := mat.NewDense(q, ny.components(), nil)
+	ny.transform(Phi, X)
+	return Phi
+}
+
+// sameMap reports whether o maps inputs as ny does (same kernel, intercept and landmarks).
+func (ny *nystrom) sameMap(o *nystrom) bool {
+	return o != nil && ny.kern == o.kern && ny.intercept == o.intercept && mat.Equal(ny.landmarks, o.landmarks)
+}

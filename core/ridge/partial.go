@@ -1,0 +1,134 @@
+package ridge
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// PartialFit continues prev (nil to start) with a new chunk of examples and returns the updated
+// model; prev is not modified and stays valid, so concurrent predictions with it are safe. The
+// space, kernel, intercept, feature count and the presence of a Nyström map must be those of prev;
+// Alpha, Tol, Eta0, Tau and Seed may change between calls.
+//
+// Linear models, and rbf or poly models with NComponents > 0 (which are linear on their Nyström
+// map, whose landmarks the first chunk provides), are continued exactly with solver auto or exact:
+// the model keeps the sufficient statistics of every example seen (stats.go), O((kd)²/4) memory
+// whatever their number, and the result equals Fit with solver=exact on all the chunks together.
+// Result.Objective is then J over all the examples seen. With solver=sgd they, and rbf or poly
+// models without a Nyström map (solver auto or sgd), make one SGD pass over the chunk (sgd.go),
+// continuing the step-size schedule of prev with m in J_i the number of examples seen so far; a
+// kernel expansion grows by the chunk's examples (at most Tau of them are kept with truncation).
+// Result.Objective is then J over the chunk alone, and Result.RelGrad its relative change over the
+// pass. Precomputed kernels are not supported: their expansion lives on the training samples.
+func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
+	if opt.Kernel.Kind == kernel.Precomputed {
+		return nil, fmt.Errorf("partial_fit does not support precomputed kernels; use fit")
+	}
+	if prev != nil {
+		if err := prev.continuable(sp, n, &opt); err != nil {
+			return nil, err
+		}
+	}
+	p, Xm, err := prepare(sp, X, m, n, ys, weights, &opt)
+	if err != nil {
+		return nil, err
+	}
+	md := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m)}
+	var prevSteps int64
+	if prev != nil {
+		md.Seen += prev.Seen
+		prevSteps = prev.Steps
+		md.ny = prev.ny
+	}
+	if opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0 {
+		if opt.Solver != Auto && opt.Solver != SGD {
+			return nil, fmt.Errorf("partial_fit of a %v kernel model without n_components uses solver=\"sgd\" (or auto), not %v",
+				opt.Kernel.Kind, opt.Solver)
+		}
+		var old, oldDual *mat.Dense
+		if prev != nil {
+			old, oldDual = prev.Support, prev.Dual
+		}
+		ks := newKernelSGD(p, opt.Kernel, opt.Intercept, Xm, old, oldDual, prevSteps, opt.Tau)
+		run := newSGDRun(p, ks, float64(md.Seen), prevSteps, &opt)
+		if md.Result, err = run.pass(ks, &opt); err != nil {
+			return nil, err
+		}
+		md.Steps = run.steps
+		support, dual := ks.expansion(true)
+		md.Dual = dual
+		md.setSupport(support)
+		return md, nil
+	}
+	des := design{X: Xm, intercept: opt.Intercept}
+	if opt.NComponents > 0 {
+		if md.ny == nil {
+			if md.ny, err = buildNystrom(opt.Kernel, opt.Intercept, Xm, opt.NComponents, opt.Seed, nil); err != nil {
+				return nil, err
+			}
+		}
+		des = design{X: md.ny.apply(Xm)}
+	}
+	_, d := p.Delta.Dims()
+	k := des.cols()
+	switch opt.Solver {
+	case Auto, Exact:
+		if k*d > MaxExactUnknowns {
+			return nil, fmt.Errorf("partial_fit solves exactly from statistics of (%d·%d)² values (features × output dimension > %d); use solver=\"sgd\"",
+				k, d, MaxExactUnknowns)
+		}
+		_, nf := des.X.Dims()
+		switch {
+		case prev == nil:
+			md.stats = newLinearStats(nf, d)
+		case prev.stats != nil:
+			md.stats = prev.stats.clone()
+		default:
+			return nil, fmt.Errorf("partial_fit (solver auto or exact) continues a model fitted by partial_fit with that solver; " +
+				"this model has no sufficient statistics: refit it with partial_fit, or use solver=\"sgd\"")
+		}
+		md.stats.add(p, des.X)
+		md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept)
+	case SGD:
+		W := mat.NewDense(k, d, nil)
+		if prev != nil && prev.Coef != nil {
+			W.Copy(prev.Coef)
+		}
+		ln := &linearSGD{p: p, des: des, W: W}
+		run := newSGDRun(p, ln, float64(md.Seen), prevSteps, &opt)
+		md.Result, err = run.pass(ln, &opt)
+		md.Coef, md.Steps = W, run.steps
+	default:
+		return nil, fmt.Errorf("partial_fit solves exactly (solver auto or exact) or by SGD (solver=\"sgd\"), not by %v", opt.Solver)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// continuable reports why a chunk with these options cannot continue md.
+func (md *Model) continuable(sp space.Space, n int, opt *Options) error {
+	if sp.Kind() != md.Space.Kind() || !slices.Equal(sp.Params(), md.Space.Params()) {
+		return fmt.Errorf("partial_fit: the space %s%v differs from the model's %s%v", sp.Kind(), sp.Params(), md.Space.Kind(), md.Space.Params())
+	}
+	if n != md.NFeatures {
+		return fmt.Errorf("partial_fit: X has %d features, the model was fitted with %d", n, md.NFeatures)
+	}
+	if opt.Kernel != md.Kernel || opt.Intercept != md.Intercept || (opt.NComponents > 0) != (md.ny != nil) {
+		return fmt.Errorf("partial_fit: kernel, its parameters, fit_intercept and n_components must stay those of the model "+
+			"(kernel=%v, fit_intercept=%v, n_components=%d)", md.Kernel.Kind, md.Intercept, md.Components())
+	}
+	if md.Kernel.Kind == kernel.Linear || md.ny != nil {
+		if md.Coef == nil {
+			return fmt.Errorf("partial_fit: the model has no coefficients to continue")
+		}
+	} else if md.Support == nil {
+		return fmt.Errorf("partial_fit: the model has no support inputs to continue")
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package ridge
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/parallel"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// linearStats are the sufficient statistics of the linear model: every term of its normal
+// equations (DESIGN.md §2)
+//
+//	(2αI' + S⊗G + ZᵀZ) w = vec(B),   G = X̃ᵀdiag(s)X̃,  ZᵀZ = Σ_i s_i (δ_iδ_iᵀ)⊗(x̃_ix̃_iᵀ),  B = X̃ᵀdiag(s)Δ,
+//
+// is a sum over examples, so one pass over the data, in as many chunks as one likes, gives the
+// exact solution (Fit with the exact solver, and PartialFit). They are kept as the moments
+//
+//	M[q, (j,l)] = Σ_i s_i c_q(ψ_i) x̂_ij x̂_il,   x̂_i = (x_i, 1),  j ≤ l,
+//	c_q(ψ) ∈ {ψ_aψ_b (a ≤ b), ψ_a, 1},
+//
+// (rows q in that order, columns the pairs j ≤ l packed by triIndex), from which ZᵀZ, G, B and
+// Σs follow with δ = ψ − p (solve). The moments do not depend on α or on the intercept, and being
+// in ψ rather than δ they cost one update per pair of non-zero coordinates of ψ(y_i), which is
+// sparse in most spaces (one-hot for multiclass, a few labels for multilabel): accumulating a
+// sample costs O(nnz(ψ)² n²/4) instead of the O(d² n²/2) of forming z_i z_iᵀ. The symmetric pairs
+// also halve the work and the memory twice over. Memory is O(n²d²/4), independent of m.
+type linearStats struct {
+	n, d  int        // features of x (without the constant) and coordinates of ψ
+	M     *mat.Dense // (d(d+1)/2 + d + 1) × (n+1)(n+2)/2
+	count int64      // examples accumulated
+}
+
+// statsDims returns the shape of the moment matrix for n features and d coordinates.
+func statsDims(n, d int) (rows, cols int) {
+	k := n + 1
+	return d*(d+1)/2 + d + 1, k * (k + 1) / 2
+}
+
+func newLinearStats(n, d int) *linearStats {
+	r, c := statsDims(n, d)
+	return &linearStats{n: n, d: d, M: mat.NewDense(r, c, nil)}
+}
+
+// clone returns an independent copy, so that a model's statistics are never modified.
+func (st *linearStats) clone() *linearStats {
+	return &linearStats{n: st.n, d: st.d, M: mat.DenseCopyOf(st.M), count: st.count}
+}
+
+// triIndex is the position of (i, j), i ≤ j, in the row-major packed upper triangle of an n×n
+// symmetric matrix.
+func triIndex(i, j, n int) int {
+	return i*n - i*(i-1)/2 + j - i
+}
+
+// statsBlock is the number of examples whose non-zero ψ coordinates are listed at a time.
+const statsBlock = 1024
+
+// add accumulates the examples of p with inputs X (m×n).
+func (st *linearStats) add(p *Problem, X *mat.Dense) {
+	m, n := X.Dims()
+	d, k := st.d, n+1
+	_, pk := st.M.Dims()
+	pd := d * (d + 1) / 2
+	pj, pl := make([]int, pk), make([]int, pk)
+	for j := 0; j < k; j++ {
+		for l := j; l < k; l++ {
+			q := triIndex(j, l, k)
+			pj[q], pl[q] = j, l
+		}
+	}
+	xh := mat.NewDense(min(m, statsBlock), k, nil)
+	nzA := make([][]int, min(m, statsBlock))
+	nzV := make([][]float64, len(nzA))
+	for lo := 0; lo < m; lo += statsBlock {
+		hi := min(lo+statsBlock, m)
+		for i := lo; i < hi; i++ {
+			row := xh.RawRowView(i - lo)
+			copy(row, X.RawRowView(i))
+			row[n] = 1
+			a, v := nzA[i-lo][:0], nzV[i-lo][:0]
+			for c, del := range p.Delta.RawRowView(i) {
+				if psi := del + p.Mean[c]; psi != 0 {
+					a, v = append(a, c), append(v, psi)
+				}
+			}
+			nzA[i-lo], nzV[i-lo] = a, v
+		}
+		// The columns are split between the goroutines: every entry accumulates the examples in
+		// the same order whatever the number of threads, so the result is reproducible.
+		parallel.For(pk, 256, func(c0, c1 int) {
+			xs := make([]float64, c1-c0)
+			for i := lo; i < hi; i++ {
+				s := p.Weight[i]
+				if s == 0 {
+					continue
+				}
+				x := xh.RawRowView(i - lo)
+				for q := range xs {
+					xs[q] = s * x[pj[c0+q]] * x[pl[c0+q]]
+				}
+				a, v := nzA[i-lo], nzV[i-lo]
+				for u, au := range a {
+					floats.AddScaled(st.M.RawRowView(pd + au)[c0:c1], v[u], xs)
+					for w := u; w < len(a); w++ {
+						floats.AddScaled(st.M.RawRowView(triIndex(au, a[w], d))[c0:c1], v[u]*v[w], xs)
+					}
+				}
+				floats.Add(st.M.RawRowView(pd + d)[c0:c1], xs)
+			}
+		})
+	}
+	st.count += int64(m)
+}
+
+// unknowns is the size of the normal equations: (rows of W)·d.
+func (st *linearStats) unknowns(intercept bool) int {
+	k := st.n
+	if intercept {
+		k++
+	}
+	return k * st.d
+}
+
+// normal forms H₀ = 2αI' + S⊗G + ZᵀZ (w indexed a·k + j for W[j, a], k rows of W), the right-hand
+// side vec(B) and Σs from the moments, with δ = ψ − mean.
+func (st *linearStats) normal(S *mat.SymDense, mean []float64, alpha float64, intercept bool) (*mat.SymDense, *mat.VecDense, float64) {
+	n, d := st.n, st.d
+	k, kh := n, n+1
+	if intercept {
+		k++
+	}
+	pd := d * (d + 1) / 2
+	moment := func(q, j, l int) float64 {
+		if j > l {
+			j, l = l, j
+		}
+		return st.M.At(q, triIndex(j, l, kh))
+	}
+	H := mat.NewSymDense(k*d, nil)
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			sab, pa, pb := S.At(a, b), mean[a], mean[b]
+			qab, qa, qb, q0 := triIndex(a, b, d), pd+a, pd+b, pd+d
+			for j := 0; j < k; j++ {
+				lo := 0
+				if a == b {
+					lo = j
+				}
+				for l := lo; l < k; l++ {
+					g := moment(q0, j, l)
+					t := moment(qab, j, l) - pb*moment(qa, j, l) - pa*moment(qb, j, l) + pa*pb*g
+					v := sab*g + t
+					if a == b && j == l && j < n {
+						v += 2 * alpha
+					}
+					H.SetSym(a*k+j, b*k+l, v)
+				}
+			}
+		}
+	}
+	rhs := mat.NewVecDense(k*d, nil)
+	for a := 0; a < d; a++ {
+		for j := 0; j < k; j++ {
+			rhs.SetVec(a*k+j, moment(pd+a, j, n)-mean[a]*moment(pd+d, j, n))
+		}
+	}
+	return H, rhs, moment(pd+d, n, n)
+}
+
+// solve returns the exact minimiser W (k×d) of J for the accumulated examples, by Cholesky of the
+// normal equations, and J and the relative gradient there, computed from the statistics.
+func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, intercept bool) (*mat.Dense, Result, error) {
+	H, rhs, sumW := st.normal(S, mean, alpha, intercept)
+	n, d := st.n, st.d
+	k := st.unknowns(intercept) / d
+	var null *mat.SymDense
+	if intercept {
+		// Scores along a direction v with Sv = 0 are the same for every structure (vᵀψ is constant
+		// on Y), so the intercept's component there changes nothing and leaves H singular.
+		// Penalising that component alone picks the minimum-norm optimum and leaves J unchanged.
+		var err error
+		if null, err = nullProjector(S); err != nil {
+			return nil, Result{}, err
+		}
+	}
+	addNull := func(f float64) {
+		for a := 0; null != nil && a < d; a++ {
+			for b := a; b < d; b++ {
+				i, j := a*k+n, b*k+n
+				H.SetSym(i, j, H.At(i, j)+f*2*alpha*null.At(a, b))
+			}
+		}
+	}
+	addNull(1)
+	var ch mat.Cholesky
+	ok := ch.Factorize(H)
+	addNull(-1) // H is H₀ again: the penalty only serves to pick the minimum-norm optimum
+	if !ok {
+		return nil, Result{}, fmt.Errorf("the normal equations are not positive definite (ill-conditioned inputs?); try solver=\"cg\"")
+	}
+	var w mat.VecDense
+	if err := ch.SolveVecTo(&w, rhs); err != nil {
+		return nil, Result{}, fmt.Errorf("solving the normal equations: %v", err)
+	}
+	W := mat.NewDense(k, d, nil)
+	for a := 0; a < d; a++ {
+		for j := 0; j < k; j++ {
+			W.Set(j, a, w.AtVec(a*k+j))
+		}
+	}
+	// J = ½wᵀH₀w − bᵀw + ½Σs and ∇J = H₀w − b.
+	var hw, grad mat.VecDense
+	hw.MulVec(H, &w)
+	grad.SubVec(&hw, rhs)
+	res := Result{Objective: 0.5*mat.Dot(&w, &hw) - mat.Dot(rhs, &w) + 0.5*sumW, Converged: true}
+	if bn := mat.Norm(rhs, 2); bn > 0 {
+		res.RelGrad = mat.Norm(&grad, 2) / bn
+	}
+	return W, res, nil
+}
+
+// eigenSym returns the eigenvalues (ascending) and eigenvectors (columns) of a; what names a in
+// the error.
+func eigenSym(a *mat.SymDense, what string) ([]float64, *mat.Dense, error) {
+	var eig mat.EigenSym
+	if !eig.Factorize(a, true) {
+		return nil, nil, fmt.Errorf("eigendecomposition of %s failed", what)
+	}
+	vecs := new(mat.Dense)
+	eig.VectorsTo(vecs)
+	return eig.Values(nil), vecs, nil
+}
+
+// nullProjector returns the orthogonal projector onto the null space of the covariance S.
+func nullProjector(S *mat.SymDense) (*mat.SymDense, error) {
+	vals, vecs, err := eigenSym(S, "the space covariance")
+	if err != nil {
+		return nil, err
+	}
+	d := len(vals)
+	tol := 1e-10 * math.Max(vals[d-1], 1e-300)
+	proj := mat.NewSymDense(d, nil)
+	for c, v := range vals {
+		if v > tol {
+			continue
+		}
+		col := mat.Col(nil, c, vecs)
+		proj.SymRankOne(proj, 1, mat.NewVecDense(d, col))
+	}
+	return proj, nil
+}
