@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"github.com/combpred/combpred/core/logmath"
 	"math"
 
 	"github.com/combpred/combpred/core/space"
@@ -31,7 +32,7 @@ func closedForm(sp space.Space, u, mean []float64) (logZ float64, ok bool) {
 
 // multiclassForm: Z = Σ_j e^{u_j}, E[ψ] = softmax(u).
 func multiclassForm(u, mean []float64) float64 {
-	lz := logSumExp(u)
+	lz := logmath.SumExp(u)
 	for j := range mean {
 		mean[j] = math.Exp(u[j] - lz)
 	}
@@ -42,9 +43,9 @@ func multiclassForm(u, mean []float64) float64 {
 func multilabelForm(u, mean []float64) float64 {
 	var lz float64
 	for j, x := range u {
-		lz += log1pExp(x)
+		lz += logmath.Log1pExp(x)
 		if mean != nil {
-			mean[j] = sigmoid(x)
+			mean[j] = logmath.Logistic(x)
 		}
 	}
 	return lz
@@ -57,7 +58,7 @@ func ordinalForm(u, mean []float64) float64 {
 	for z := 1; z <= len(u); z++ {
 		s[z] = s[z-1] + u[z-1]
 	}
-	lz := logSumExp(s)
+	lz := logmath.SumExp(s)
 	if mean != nil {
 		var tail float64
 		for z := len(u); z >= 1; z-- {
@@ -125,7 +126,7 @@ func pathsForm(parent []int64, leavesOnly bool, u, mean []float64) float64 {
 			cand = append(cand, a[v])
 		}
 	}
-	lz := logSumExp(cand)
+	lz := logmath.SumExp(cand)
 	if mean != nil {
 		clear(mean)
 		for i := n - 1; i >= 0; i-- {
@@ -152,7 +153,7 @@ func subtreesForm(parent []int64, u, mean []float64) float64 {
 	copy(lg, u)
 	for i := n - 1; i > 0; i-- { // order[0] is the root
 		v := order[i]
-		lg[parent[v]] += log1pExp(lg[v])
+		lg[parent[v]] += logmath.Log1pExp(lg[v])
 	}
 	root := order[0]
 	if mean != nil {
@@ -160,7 +161,7 @@ func subtreesForm(parent []int64, u, mean []float64) float64 {
 			if v == root {
 				mean[v] = 1
 			} else {
-				mean[v] = mean[parent[v]] * sigmoid(lg[v])
+				mean[v] = mean[parent[v]] * logmath.Logistic(lg[v])
 			}
 		}
 	}

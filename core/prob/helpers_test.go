@@ -2,6 +2,7 @@ package prob
 
 import (
 	"fmt"
+	"github.com/combpred/combpred/core/logmath"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -50,7 +51,7 @@ func newExactDist(t testing.TB, sp space.Space, u []float64) *exactDist {
 		e.index[k] = i
 		f[i] = dot(u, psi)
 	}
-	e.logZ = logSumExp(f)
+	e.logZ = logmath.SumExp(f)
 	for i := range f {
 		e.pi[i] = math.Exp(f[i] - e.logZ)
 		for j, x := range b.Psis[i] {

@@ -86,43 +86,6 @@ func edgeWeights(n int, u []float64) []float64 {
 	return w
 }
 
-// logSumExp returns log Σ exp(a_i) without overflow; −Inf for an empty slice.
-func logSumExp(a []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range a {
-		m = math.Max(m, x)
-	}
-	if math.IsInf(m, 0) {
-		return m
-	}
-	var s float64
-	for _, x := range a {
-		s += math.Exp(x - m)
-	}
-	return m + math.Log(s)
-}
-
-// log1pExp returns log(1 + eˣ) without overflow.
-func log1pExp(x float64) float64 {
-	switch {
-	case x > 36:
-		return x + math.Exp(-x)
-	case x < -36:
-		return math.Exp(x)
-	default:
-		return math.Log1p(math.Exp(x))
-	}
-}
-
-// sigmoid returns 1/(1 + e⁻ˣ) without overflow.
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
-
 // logAddExp returns log(eᵃ + eᵇ).
 func logAddExp(a, b float64) float64 {
 	if a < b {

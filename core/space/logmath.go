@@ -27,24 +27,3 @@ func logBinomial(n, k int) float64 {
 	c, _ := math.Lgamma(float64(n-k) + 1)
 	return a - b - c
 }
-
-// log1pExp returns log(1 + eˣ) without overflow for large x and without loss for very negative x.
-func log1pExp(x float64) float64 {
-	switch {
-	case x > 36:
-		return x + math.Exp(-x)
-	case x < -36:
-		return math.Exp(x)
-	default:
-		return math.Log1p(math.Exp(x))
-	}
-}
-
-// logisticProb returns eˣ/(1 + eˣ) = 1/(1 + e⁻ˣ), the logistic function, without overflow.
-func logisticProb(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}

@@ -2,6 +2,7 @@ package space
 
 import (
 	"fmt"
+	"github.com/combpred/combpred/core/logmath"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -72,7 +73,7 @@ func newSubtrees(parent []int64) (*Subtrees, error) {
 	for i := n - 1; i >= 0; i-- { // children before parents: lg[v] is complete when v is reached
 		v := t.pre[i]
 		if v != t.root {
-			s.lg[t.parent[v]] += log1pExp(s.lg[v])
+			s.lg[t.parent[v]] += logmath.Log1pExp(s.lg[v])
 		}
 	}
 	for _, v := range t.pre {
@@ -80,7 +81,7 @@ func newSubtrees(parent []int64) (*Subtrees, error) {
 			s.q[v], s.p[v] = 1, 1
 			continue
 		}
-		s.q[v] = logisticProb(s.lg[v])
+		s.q[v] = logmath.Logistic(s.lg[v])
 		s.p[v] = s.p[t.parent[v]] * s.q[v]
 	}
 	s.pool.New = func() any { b := make([]float64, n); return &b }

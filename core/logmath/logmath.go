@@ -1,0 +1,42 @@
+// Package logmath holds the log-domain arithmetic that keeps counts and probabilities of
+// exponentially large output spaces finite.
+package logmath
+
+import "math"
+
+// Log1pExp returns log(1 + eˣ) without overflow for large x and without loss for very negative x.
+func Log1pExp(x float64) float64 {
+	switch {
+	case x > 36:
+		return x + math.Exp(-x)
+	case x < -36:
+		return math.Exp(x)
+	default:
+		return math.Log1p(math.Exp(x))
+	}
+}
+
+// Logistic returns eˣ/(1 + eˣ) = 1/(1 + e⁻ˣ) without overflow.
+func Logistic(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// SumExp returns log Σ exp(a_i) without overflow; −Inf for an empty slice.
+func SumExp(a []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range a {
+		m = math.Max(m, x)
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	var s float64
+	for _, x := range a {
+		s += math.Exp(x - m)
+	}
+	return m + math.Log(s)
+}
