@@ -57,6 +57,9 @@ const (
 	// MaxComponents bounds Options.NComponents: the Nyström map eigendecomposes the landmarks'
 	// Gram matrix, O(NComponents³) time and 16·NComponents² bytes.
 	MaxComponents = 10000
+	// MaxDim bounds the output dimension d: the solvers hold the space covariance S as a dense d×d
+	// matrix (8d² bytes). Pair spaces reach it at about 90 labels or vertices.
+	MaxDim = 4096
 )
 
 // DefaultEta0 is the step-size parameter p of solver=sgd when Options.Eta0 is zero.

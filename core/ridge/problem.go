@@ -32,6 +32,10 @@ func NewProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 	if !(alpha > 0) || math.IsInf(alpha, 0) {
 		return nil, fmt.Errorf("alpha must be a positive finite number, got %v", alpha)
 	}
+	if d := sp.Dim(); d > MaxDim {
+		return nil, fmt.Errorf("the %s space has dimension %d; StructuredRidge supports d ≤ %d, because its solvers hold the d×d covariance of ψ densely",
+			sp.Kind(), d, MaxDim)
+	}
 	if err := space.ValidateRows(sp, ys, m); err != nil {
 		return nil, err
 	}

@@ -311,6 +311,14 @@ func TestMemoryBoundsAreErrors(t *testing.T) {
 	}
 }
 
+func TestLargeOutputDimensionIsAnError(t *testing.T) {
+	sp, _ := space.NewPermutations(300) // d = 44,850: a dense S would take 16 GB
+	_, err := Fit(sp, []float64{1}, 1, 1, make([]int64, 300), nil, baseOptions())
+	if err == nil || !strings.Contains(err.Error(), "dimension 44850") {
+		t.Fatalf("Fit on Permutations(300): error %v, want the dimension refused", err)
+	}
+}
+
 func TestProgressCanCancel(t *testing.T) {
 	sp, _ := space.NewMultilabel(4)
 	X, ys := synthetic(t, sp, 50, 3, 1)
