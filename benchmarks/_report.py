@@ -42,3 +42,30 @@ def write_section(name: str, body: str, path: Path = BENCHMARKS_MD) -> None:
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
     text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block + "\n"
     path.write_text(text)
+
+
+FIGURES = Path(__file__).resolve().parent / "figures"
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, or None with a printed note when matplotlib is missing.
+
+    matplotlib is needed for the figures only (the "bench" extra); the tables never need it.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        print("note: matplotlib is not installed, so no figure is drawn (pip install matplotlib)")
+        return None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, name: str) -> Path:
+    """Save a figure as benchmarks/figures/<name>.png and return the path."""
+    FIGURES.mkdir(parents=True, exist_ok=True)
+    path = FIGURES / f"{name}.png"
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    return path

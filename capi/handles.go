@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/ridge"
 	"github.com/combpred/combpred/core/space"
 )
@@ -50,6 +51,8 @@ func isKind(obj any, what string) bool {
 	switch obj.(type) {
 	case *ridge.Model:
 		return what == "model"
+	case *prob.Model:
+		return what == "prob model"
 	case space.Space:
 		return what == "space"
 	}
@@ -67,6 +70,23 @@ func modelOf(h int64) (*ridge.Model, error) {
 	}
 	return md, nil
 }
+
+// objectOf returns the object of handle h, which must have type T; what names the kind in errors
+// (as isKind does).
+func objectOf[T any](h int64, what string) (T, error) {
+	var zero T
+	obj, ok := lookup(h)
+	if !ok {
+		return zero, fmt.Errorf("%s handle %d is invalid or already freed", what, h)
+	}
+	t, ok := obj.(T)
+	if !ok {
+		return zero, typeError{fmt.Errorf("handle %d is not a %s handle", h, what)}
+	}
+	return t, nil
+}
+
+func probModelOf(h int64) (*prob.Model, error) { return objectOf[*prob.Model](h, "prob model") }
 
 func spaceOf(h int64) (space.Space, error) {
 	obj, ok := lookup(h)

@@ -36,6 +36,7 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
     [
         ("spaces.py", "spaces", "| space | d | log\\|Y\\| | create | mean() | covariance_dot(v) | total |"),
         ("yeast.py", "yeast", "## Multi-label: yeast"),
+        ("probabilistic.py", "probabilistic", "## ProbabilisticStructured"),
     ],
 )
 def test_benchmark_script_quick_run(tmp_path, script, section, header):

@@ -227,16 +227,32 @@ def test_import_is_lazy():
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to self")
-def test_ctrl_c_cancels_a_long_fit_promptly():
+@pytest.mark.parametrize(
+    "setup",
+    [
+        """
+        Y = (X[:, :5] > 0).astype(int)
+        model = combpred.StructuredRidge(kernel="rbf", alpha=1e-9, tol=1e-15, max_iter=1_000_000)
+        """,
+        """
+        space = combpred.spaces.Permutations(8)
+        Y = space.sample(600, random_state=0)
+        model = combpred.ProbabilisticStructured(space=space, sampler="metropolis", tol=1e-15, max_iter=1_000_000)
+        """,
+    ],
+    ids=["StructuredRidge", "ProbabilisticStructured"],
+)
+def test_ctrl_c_cancels_a_long_fit_promptly(setup):
     result = _run_python(
         """
         import os, signal, threading, time
         import numpy as np
-        from combpred import StructuredRidge
+        import combpred
         rng = np.random.default_rng(0)
         X = rng.normal(size=(600, 10))
-        Y = (X[:, :5] > 0).astype(int)
-        model = StructuredRidge(kernel="rbf", alpha=1e-9, tol=1e-15, max_iter=1_000_000)
+        """
+        + setup
+        + """
         threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
         start = time.monotonic()
         try:

@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -130,7 +131,9 @@ func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) er
 }
 
 // LogPartition computes log Z(u_i) of each input by opt (row i seeded by (opt.Seed, i)) into out
-// (length q) and returns the details of each estimate.
+// (length q) and returns the details of each estimate. A Taylor estimate outside the
+// approximation's proven range (ErrTaylorRange) does not fail the call: the row keeps its estimate
+// and bound, with Valid false.
 func (md *Model) LogPartition(X []float64, q, n int, opt LogZOptions, out []float64) ([]LogZResult, error) {
 	if len(out) != q {
 		return nil, fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
@@ -145,7 +148,7 @@ func (md *Model) LogPartition(X []float64, q, n int, opt LogZOptions, out []floa
 		o := opt
 		o.Seed = deriveSeed(opt.Seed, uint64(i))
 		r, err := LogPartition(md.Space, U[i*d:(i+1)*d], o)
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrTaylorRange) {
 			return err
 		}
 		res[i], out[i] = r, r.LogZ

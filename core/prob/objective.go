@@ -17,7 +17,9 @@ import (
 //	∇J   = 2λW + (1/m) Σ_i w_i x̃_i (E_{p(·|x_i)}[ψ] − ψ(y_i))ᵀ,
 //
 // with x̃_i = x_i, or (x_i, 1) with an intercept whose row of W is not penalised, and sample
-// weights w_i (1 when not given). W has Cols() rows and Dim() columns.
+// weights w_i (1 when not given) scaled to mean 1, so that the data term is the weighted mean
+// (1/Σw) Σ_i w_i [...]: an integer weight k is then the same as k copies of the row, and a zero
+// weight the same as removing it. W has Cols() rows and Dim() columns.
 type Problem struct {
 	sp        space.Space
 	X         *mat.Dense // m × n, a view of the caller's slice
@@ -51,11 +53,21 @@ func NewProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 		if len(weights) != m {
 			return nil, fmt.Errorf("prob: %d sample weights for %d samples", len(weights), m)
 		}
+		var sum float64
 		for i, w := range weights {
 			if !(w >= 0) || math.IsInf(w, 0) {
 				return nil, fmt.Errorf("prob: sample weight %d is %v; weights must be finite and ≥ 0", i, w)
 			}
+			sum += w
 		}
+		if !(sum > 0) || math.IsInf(sum, 0) {
+			return nil, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", sum)
+		}
+		scaled := make([]float64, m)
+		for i, w := range weights {
+			scaled[i] = w * (float64(m) / sum)
+		}
+		weights = scaled
 	}
 	d := sp.Dim()
 	psi := make([]float64, m*d)

@@ -18,9 +18,17 @@ const (
 	// SamplerChain runs Markov chains past a burn-in and keeps every Thin-th state: approximate
 	// and correlated, but its cost does not grow like exp(f_max − f_min).
 	SamplerChain
+	// SamplerAuto chooses for each score vector u: CFTP when its proven bound on the expected
+	// backward steps per sample, exp(F − f_min) (CFTP.MeanStepsBound), is at most
+	// AutoCFTPFactor·DefaultThin(space) — about the cost of AutoCFTPFactor thinned chain samples —
+	// and SamplerChain otherwise.
+	SamplerAuto
 )
 
-var samplerNames = [...]string{"cftp", "chain"}
+// AutoCFTPFactor sets SamplerAuto's threshold (see SamplerAuto).
+const AutoCFTPFactor = 16
+
+var samplerNames = [...]string{"cftp", "chain", "auto"}
 
 // String returns the name of the sampler.
 func (k SamplerKind) String() string {
@@ -30,14 +38,14 @@ func (k SamplerKind) String() string {
 	return fmt.Sprintf("SamplerKind(%d)", int(k))
 }
 
-// ParseSamplerKind maps a name (cftp, chain) to its SamplerKind.
+// ParseSamplerKind maps a name (cftp, chain, auto) to its SamplerKind.
 func ParseSamplerKind(name string) (SamplerKind, error) {
 	for i, n := range samplerNames {
 		if n == name {
 			return SamplerKind(i), nil
 		}
 	}
-	return 0, fmt.Errorf("prob: unknown sampler %q (want cftp or chain)", name)
+	return 0, fmt.Errorf("prob: unknown sampler %q (want cftp, chain or auto)", name)
 }
 
 // DefaultChainMaxSteps is the default bound on the steps of one chain (burn-in plus thinning).
@@ -71,7 +79,7 @@ func DefaultThin(sp space.Space) int { return max(sp.Dim(), sp.Width(), 1) }
 func DefaultBurnIn(sp space.Space) int { return 100 * DefaultThin(sp) }
 
 func (o SampleOptions) validate() error {
-	if o.Sampler != SamplerCFTP && o.Sampler != SamplerChain {
+	if o.Sampler < SamplerCFTP || o.Sampler > SamplerAuto {
 		return fmt.Errorf("prob: unknown sampler %d", int(o.Sampler))
 	}
 	if o.BurnIn < 0 || o.Thin < 0 || o.Chains < 0 || o.MaxSteps < 0 {
@@ -79,6 +87,15 @@ func (o SampleOptions) validate() error {
 			o.BurnIn, o.Thin, o.Chains, o.MaxSteps)
 	}
 	return nil
+}
+
+// autoSampler resolves SamplerAuto for the score vector u (see SamplerAuto).
+func autoSampler(sp space.Space, u []float64) SamplerKind {
+	cf, err := NewCFTP(sp, u, 0)
+	if err == nil && cf.MeanStepsBound() <= float64(AutoCFTPFactor*DefaultThin(sp)) {
+		return SamplerCFTP
+	}
+	return SamplerChain
 }
 
 // SampleStats reports the work of a sampler.
@@ -122,6 +139,9 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 	}
 	if n < 1 {
 		return SampleStats{}, fmt.Errorf("prob: the number of samples must be ≥ 1, got %d", n)
+	}
+	if opt.Sampler == SamplerAuto {
+		opt.Sampler = autoSampler(sp, u)
 	}
 	_, undirected := sp.(*space.UndirectedCycles)
 	w, d := sp.Width(), sp.Dim()

@@ -28,7 +28,7 @@ type Model struct {
 
 	supportNorms []float64    // ‖support_i‖², set with Support
 	ny           *nystrom     // the Nyström map of an rbf or poly model with Coef
-	stats        *linearStats // sufficient statistics of a model fitted by PartialFit (exact)
+	stats        *linearStats // sufficient statistics of an exact fit, which PartialFit continues
 }
 
 // setSupport stores the training inputs of a kernel model with what prediction needs from them.
@@ -129,9 +129,11 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 				k*d, k*d, MaxExactUnknowns)
 		}
 		_, n := des.X.Dims()
-		st := newLinearStats(n, d)
-		st.add(p, des.X)
-		md.Coef, md.Result, err = st.solve(p.S, p.Mean, p.Alpha, des.intercept)
+		// The statistics are kept (O((kd)²) memory, bounded by MaxExactUnknowns), so that
+		// partial_fit can continue an exact fit exactly, as scikit-learn users expect.
+		md.stats = newLinearStats(n, d)
+		md.stats.add(p, des.X)
+		md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept)
 	case CG:
 		md.Coef = md.warmCoef(opt, k, d)
 		md.Result, err = solveLinearCG(p, des, md.Coef, opt)

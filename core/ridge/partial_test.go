@@ -183,11 +183,32 @@ func TestPartialFitNystrom(t *testing.T) {
 	}
 }
 
+// An exact Fit keeps its statistics, so PartialFit continues it as if it had streamed.
+func TestPartialFitContinuesAnExactFit(t *testing.T) {
+	sp, _ := space.NewMulticlass(4)
+	X, ys := synthetic(t, sp, 60, 3, 9)
+	opt := baseOptions()
+	opt.Solver = Exact
+	first := mustFit(t, sp, X[:30*3], 30, 3, ys[:30], nil, opt)
+	cont, err := PartialFit(first, sp, X[30*3:], 30, 3, ys[30:], nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := mustFit(t, sp, X, 60, 3, ys, nil, opt)
+	for i, v := range all.Coef.RawMatrix().Data {
+		if w := cont.Coef.RawMatrix().Data[i]; math.Abs(v-w) > 1e-9*math.Max(1, math.Abs(v)) {
+			t.Fatalf("coefficient %d: fit on all %v, fit then partial_fit %v", i, v, w)
+		}
+	}
+}
+
 func TestPartialFitRejects(t *testing.T) {
 	sp, _ := space.NewMultilabel(3)
 	X, ys := synthetic(t, sp, 20, 3, 1)
 	opt := baseOptions()
-	fitted := mustFit(t, sp, X, 20, 3, ys, nil, opt)
+	cgOpt := opt
+	cgOpt.Solver = CG
+	fitted := mustFit(t, sp, X, 20, 3, ys, nil, cgOpt) // CG keeps no statistics
 	streamed, err := PartialFit(nil, sp, X, 20, 3, ys, nil, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,8 @@ The estimators follow scikit-learn's conventions; the numerics run in a Go core 
 """
 
 from . import datasets, spaces
+from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
 from ._version import __version__
 
-__all__ = ["StructuredRidge", "datasets", "spaces", "__version__"]
+__all__ = ["ProbabilisticStructured", "StructuredRidge", "datasets", "spaces", "__version__"]

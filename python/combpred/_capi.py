@@ -42,6 +42,11 @@ _SIGNATURES = {
         [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p],
         c_int,
     ),
+    "cp_ridge_partial_fit": (
+        [c_int64, c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, PROGRESS, c_void_p, _i64p],
+        c_int,
+    ),
+    "cp_model_stream_info": ([c_int64, _i64p, _i64p, _i64p, _i64p], c_int),
     "cp_model_free": ([c_int64], c_int),
     "cp_model_info": ([c_int64] + [_i64p] * 7 + [_f64p, _f64p], c_int),
     "cp_model_space": ([c_int64, _i64p], c_int),
@@ -50,6 +55,21 @@ _SIGNATURES = {
     "cp_model_coef": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),
     "cp_model_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_model_from_bytes": ([POINTER(c_uint8), c_int64, _i64p], c_int),
+    "cp_prob_fit": (
+        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, PROGRESS, c_void_p, _i64p],
+        c_int,
+    ),
+    "cp_prob_free": ([c_int64], c_int),
+    "cp_prob_info": ([c_int64] + [_i64p] * 8 + [_f64p, _f64p], c_int),
+    "cp_prob_coef": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),
+    "cp_prob_decision": ([c_int64, _f64p, c_int64, c_int64, _f64p, c_int64], c_int),
+    "cp_prob_predict": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
+    "cp_prob_marginals": ([c_int64, _f64p, c_int64, c_int64, c_char_p, _f64p, c_int64], c_int),
+    "cp_prob_sample": ([c_int64, _f64p, c_int64, c_int64, c_int64, c_char_p, _i64p, c_int64], c_int),
+    "cp_prob_score_samples": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, c_char_p, _f64p], c_int),
+    "cp_prob_log_partition": ([c_int64, _f64p, c_int64, c_int64, c_char_p, _f64p, _f64p, _i64p], c_int),
+    "cp_prob_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
+    "cp_prob_from_bytes": ([POINTER(c_uint8), c_int64, _i64p], c_int),
 }
 
 _lock = threading.Lock()

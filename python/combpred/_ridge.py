@@ -2,55 +2,26 @@
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import numbers
-import signal
-import sys
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _capi
 from . import spaces as _spaces
+from ._estimator_base import StructuredEstimator, _Model, class_rows, run_fit
+
+__all__ = ["StructuredRidge"]
 
 _KERNELS = {"linear": 0, "poly": 1, "rbf": 2, "precomputed": 3}
 
 
-class _Model:
-    """Owns one fitted Go model handle; frees it with the Python object."""
-
-    def __init__(self, value: int):
-        self.value = value
-
-    def __del__(self):
-        if _capi.usable() and _capi._lib is not None:
-            _capi.lib().cp_model_free(self.value)
-
-    def to_bytes(self) -> bytes:
-        needed = _capi.out_i64()
-        _capi.check(_capi.lib().cp_model_to_bytes(self.value, None, 0, needed))
-        buf = (ctypes.c_uint8 * needed.value)()
-        _capi.check(_capi.lib().cp_model_to_bytes(self.value, buf, needed.value, needed))
-        return bytes(buf)
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> _Model:
-        if not isinstance(data, (bytes, bytearray)):
-            raise TypeError(f"model bytes must be bytes, got {type(data).__name__}")
-        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
-        out = _capi.out_i64()
-        _capi.check(_capi.lib().cp_model_from_bytes(buf, len(data), out))
-        return cls(out.value)
-
-
-class StructuredRidge(BaseEstimator):
+class StructuredRidge(StructuredEstimator):
     """Structured ridge regression: predict combinatorial structures from feature vectors.
 
     Learns scores f(x, y) = ⟨u(x), ψ(y)⟩ that put the true structure one unit above the average
@@ -81,14 +52,30 @@ class StructuredRidge(BaseEstimator):
     fit_intercept : bool, default=True
         Learn a per-coordinate offset of the scores. For the linear kernel it is unpenalised; for the
         other kernels it is the penalised bias of the kernel k(x, x') + 1.
-    solver : {"auto", "exact", "cg"}, default="auto"
+    solver : {"auto", "exact", "cg", "sgd"}, default="auto"
         ``"exact"`` solves the normal equations by Cholesky (linear kernel only; memory grows as
-        (n_features · d)²); ``"cg"`` runs preconditioned conjugate gradients. ``"auto"`` uses
-        ``"exact"`` when n_features · d ≤ 600 and ``"cg"`` otherwise. Kernel models always use CG.
+        (n_features · d)²); ``"cg"`` runs preconditioned conjugate gradients (deflated CG in the
+        kernel's inner product for kernel models); ``"sgd"`` is the thesis' online stochastic
+        gradient (section 5.3.2), step ``eta0 / (alpha · t)``, with truncation ``tau`` for kernel
+        expansions. ``"auto"`` uses ``"exact"`` when n_features · d ≤ 600 and ``"cg"`` otherwise.
     tol : float, default=1e-8
-        CG stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖.
+        CG stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; SGD stops when J changes by less than tol (relative)
+        over an epoch.
     max_iter : int, default=1000
-        Maximum number of CG iterations.
+        Maximum number of CG iterations, or of SGD epochs.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous solution (linear models; kernel models on the same X, e.g.
+        along a path of alpha values).
+    n_components : int, default=None
+        For ``"rbf"`` and ``"poly"`` (ignored by the other kernels): fit the linear model on a Nyström map of this many landmark
+        samples (thesis appendix A) instead of the full kernel expansion, so that training scales
+        to 100,000s of samples. None: the exact kernel model.
+    tau : int, default=None
+        SGD on kernel models keeps only the last ``tau`` expansion terms (None: all).
+    eta0 : float, default=None
+        The constant p of the SGD step p/(alpha · t); None means 0.5.
+    random_state : int, RandomState instance or None, default=None
+        Seeds SGD's shuffling and the Nyström landmarks.
     n_jobs : int, default=None
         Threads used by the core (decoding, kernels, linear algebra). None or -1: all cores. The
         setting is process-wide: it applies to every combpred call until changed.
@@ -134,9 +121,14 @@ class StructuredRidge(BaseEstimator):
         "degree": [Interval(numbers.Integral, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
         "fit_intercept": ["boolean"],
-        "solver": [StrOptions({"auto", "exact", "cg"})],
+        "solver": [StrOptions({"auto", "exact", "cg", "sgd"})],
         "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "warm_start": ["boolean"],
+        "n_components": [Interval(numbers.Integral, 1, 10000, closed="both"), None],
+        "tau": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "eta0": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "random_state": ["random_state"],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
     }
@@ -153,6 +145,11 @@ class StructuredRidge(BaseEstimator):
         solver: str = "auto",
         tol: float = 1e-8,
         max_iter: int = 1000,
+        warm_start: bool = False,
+        n_components: int | None = None,
+        tau: int | None = None,
+        eta0: float | None = None,
+        random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,
     ):
@@ -166,91 +163,35 @@ class StructuredRidge(BaseEstimator):
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.n_components = n_components
+        self.tau = tau
+        self.eta0 = eta0
+        self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
-
-    # -- scikit-learn conventions -------------------------------------------------------------
-    def _is_classifier(self) -> bool:
-        return self.space in ("multiclass", "multilabel") or type(self.space) in (
-            _spaces.Multiclass,
-            _spaces.Multilabel,
-        )
-
-    def _is_multilabel(self) -> bool:
-        return self.space == "multilabel" or type(self.space) is _spaces.Multilabel
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.target_tags.required = True
-        if self._is_classifier():
-            from sklearn.utils import ClassifierTags
-
-            tags.estimator_type = "classifier"
-            # A multi-label model is a set of binary (0/1) outputs, not a multi-class classifier.
-            tags.classifier_tags = ClassifierTags(
-                multi_class=not self._is_multilabel(), multi_label=self._is_multilabel()
-            )
-            tags.target_tags.multi_output = self._is_multilabel()
-            tags.target_tags.single_output = not self._is_multilabel()
-        else:
-            tags.target_tags.multi_output = True
-            tags.target_tags.single_output = False
         return tags
 
     # -- fitting ------------------------------------------------------------------------------
-    def _targets(self, X: np.ndarray, y: Any) -> tuple[_spaces.Space, np.ndarray, np.ndarray | None]:
-        """Resolve the space and encode y as int64 rows; also return classes_ (or None)."""
-        y = np.asarray(y)
-        if self.space == "multiclass":
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = y.ravel()
-            if y.ndim != 1:
-                raise ValueError(
-                    f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}"
-                )
-            kind = type_of_target(y, input_name="y")
-            if kind not in ("binary", "multiclass"):
-                raise ValueError(f"Unknown label type: y is {kind!r}; space='multiclass' needs class labels")
-            classes, idx = np.unique(y, return_inverse=True)
-            if len(classes) < 2:
-                raise ValueError(f"y has only one class ({classes[0]!r}); StructuredRidge needs at least 2 classes")
-            rows = idx.astype(np.int64).reshape(-1, 1)
-            space: _spaces.Space = _spaces.Multiclass(len(classes))
-        else:
-            multilabel = self._is_multilabel()
-            if multilabel:
-                kind = type_of_target(y, input_name="y")
-                if kind.startswith("continuous"):
-                    raise ValueError(f"Unknown label type: y is {kind!r}; a multi-label Y holds 0/1 indicators")
-            if isinstance(self.space, str):
-                if y.ndim != 2:
-                    hint = "; for one class label per sample use space='multiclass'" if multilabel else ""
-                    raise ValueError(
-                        f"Y must be 2-D (n_samples, n_columns) for space={self.space!r}, got shape {y.shape}{hint}"
-                    )
-                space = _spaces.from_name(self.space, y)
-            else:
-                space = self.space
-            classes = None
-            if type(space) is _spaces.Multiclass:
-                classes = np.arange(space.n_classes)
-            elif multilabel:
-                classes = np.array([0, 1])  # the values of each label, as predict returns them
-            rows = space._to_rows(y, "y")
-        if rows.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"Found input variables with inconsistent numbers of samples: X has {X.shape[0]}, y has {rows.shape[0]}"
-            )
-        return space, rows, classes
-
     def _params_string(self, n_features: int) -> str:
         gamma = self.gamma if self.gamma is not None else 1.0 / n_features
         return (
             f"alpha={float(self.alpha)!r};kernel={self.kernel};gamma={float(gamma)!r};"
             f"degree={int(self.degree)};coef0={float(self.coef0)!r};"
             f"fit_intercept={int(bool(self.fit_intercept))};solver={self.solver};"
-            f"tol={float(self.tol)!r};max_iter={int(self.max_iter)}"
+            f"tol={float(self.tol)!r};max_iter={int(self.max_iter)};random_state={_seed(self.random_state)}"
+            # like gamma and degree, n_components is ignored by the kernels it does not apply to
+            + (
+                f";n_components={int(self.n_components)}"
+                if self.n_components and self.kernel in ("rbf", "poly")
+                else ""
+            )
+            + (f";tau={int(self.tau)}" if self.tau is not None else "")
+            + (f";eta0={float(self.eta0)!r}" if self.eta0 is not None else "")
         )
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> StructuredRidge:
@@ -270,48 +211,58 @@ class StructuredRidge(BaseEstimator):
         -------
         self : StructuredRidge
         """
-        self._validate_params()
-        self._reset()
-        multi = not (self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass))
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            dtype=np.float64,
-            order="C",
-            multi_output=multi,
-            y_numeric=multi,
-            ensure_min_features=1,
-            ensure_min_samples=1,
-        )
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(f"X must be a square kernel matrix for kernel='precomputed', got shape {X.shape}")
-        space, rows, classes = self._targets(X, y)
-        sw = None
-        if sample_weight is not None:
-            sw = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
-        _set_threads(self.n_jobs)
-        captured: list[BaseException] = []
-        interrupted: list[bool] = []
-        verbose = self.verbose
+        previous = self.__dict__.get("_model") if self.warm_start else None  # _fit_data forgets it
+        X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
+        params = self._params_string(X.shape[1]).encode()
+        self._fit_model("cp_ridge_fit", X, space, rows, classes, sw, params, previous.value if previous else 0)
+        return self
 
-        def progress(iteration: int, objective: float, rel_grad: float, _ctx: Any) -> int:
-            try:
-                if verbose:
-                    print(
-                        f"[StructuredRidge] iter {iteration:4d}  objective {objective:.10g}  "
-                        f"relative gradient {rel_grad:.3e}",
-                        file=sys.stderr,
-                    )
-                return 1 if interrupted else 0
-            except BaseException as exc:  # KeyboardInterrupt raised while Go was running
-                captured.append(exc)
-                return 1
+    @available_if(lambda self: self.kernel != "precomputed" and self.solver != "cg")
+    def partial_fit(self, X: Any, y: Any, sample_weight: Any = None, classes: Any = None) -> StructuredRidge:
+        """Update the model with one more chunk of examples.
 
-        callback = _capi.PROGRESS(progress)
-        out = _capi.out_i64()
-        with _sigint_as_flag(interrupted):
-            status = _capi.lib().cp_ridge_fit(
+        Linear models (and Nyström models, ``n_components`` set) with solver ``"auto"`` or
+        ``"exact"`` are updated exactly: the model keeps sufficient statistics of every example seen
+        (memory independent of their number), and any sequence of chunks gives the model ``fit``
+        would give on all of them. With ``solver="sgd"``, and for kernel models without
+        ``n_components``, each call makes one SGD pass over the chunk. The method does not exist
+        for precomputed kernels (the expansion lives on the fit samples) nor for ``solver="cg"``
+        (a batch method: use ``"exact"`` or ``"sgd"`` to stream).
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`fit`, for the new chunk.
+        classes : array-like, default=None
+            All class labels, required in the first call with ``space="multiclass"`` (a chunk may
+            lack some classes); ignored afterwards.
+
+        Returns
+        -------
+        self : StructuredRidge
+        """
+        previous = self.__dict__.get("_model")
+        if previous is None:
+            if self._is_multiclass() and classes is None:
+                raise ValueError("classes must be given in the first call to partial_fit with space='multiclass'")
+            X, space, rows, fitted_classes, sw = self._fit_data(X, y, sample_weight, classes)
+        else:
+            self._validate_params()
+            multi = not self._is_multiclass()
+            X, y = validate_data(
+                self, X, y, dtype=np.float64, order="C", multi_output=multi, y_numeric=multi, reset=False
+            )
+            space, fitted_classes = self.space_, getattr(self, "classes_", None)
+            rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
+            sw = None if sample_weight is None else np.ascontiguousarray(_check_sample_weight(sample_weight, X))
+        params = self._params_string(X.shape[1]).encode()
+        fn = _capi.lib().cp_ridge_partial_fit
+        model = run_fit(
+            self._model_class,
+            type(self).__name__,
+            self.verbose,
+            lambda callback, out: fn(
+                previous.value if previous is not None else 0,
                 space._h(),
                 _capi.f64(X),
                 X.shape[0],
@@ -319,30 +270,21 @@ class StructuredRidge(BaseEstimator):
                 _capi.i64(rows),
                 space.width,
                 _capi.f64(sw) if sw is not None else None,
-                self._params_string(X.shape[1]).encode(),
-                0,  # no initial model
+                params,
                 callback,
                 None,
                 out,
-            )
-        if captured or interrupted:
-            if status == _capi.OK:
-                _Model(out.value)  # finished before it saw the interrupt: free the model at once
-            if captured:
-                raise captured[0]
-            raise KeyboardInterrupt("fit cancelled")
-        _capi.check(status)
+            ),
+        )
         self.space_ = space
-        if classes is not None:
-            self.classes_ = classes
-        self._set_model(_Model(out.value))
+        if fitted_classes is not None:
+            self.classes_ = fitted_classes
+        self._set_model(model)
         return self
 
-    def _reset(self) -> None:
-        """Forget a previous fit, so that a fit that fails (or is interrupted) leaves no stale model."""
-        for key in list(vars(self)):
-            if key == "_model" or (key.endswith("_") and not key.startswith("_")):
-                delattr(self, key)
+    def _check_fit_X(self, X: np.ndarray) -> None:
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(f"X must be a square kernel matrix for kernel='precomputed', got shape {X.shape}")
 
     def _set_model(self, model: _Model) -> None:
         self._model = model
@@ -352,6 +294,12 @@ class StructuredRidge(BaseEstimator):
         _capi.check(lib.cp_model_info(model.value, *ints, objective, rel))
         n_features, dim, _, _, kind, n_iter, _ = (v.value for v in ints)
         self.n_iter_ = max(n_iter, 1)  # the exact solver's single direct solve counts as one iteration
+        stream = [_capi.out_i64() for _ in range(4)]
+        _capi.check(lib.cp_model_stream_info(model.value, *stream))
+        n_components, n_seen = stream[0].value, stream[1].value
+        self.n_samples_seen_ = n_seen
+        if n_components:
+            self.n_components_ = n_components
         self.objective_ = objective.value
         self.relative_gradient_ = rel.value
         if kind == _KERNELS["linear"]:
@@ -360,112 +308,22 @@ class StructuredRidge(BaseEstimator):
             self.coef_, self.intercept_ = coef, intercept
 
     # -- prediction ---------------------------------------------------------------------------
-    def _inputs(self, X: Any) -> np.ndarray:
-        """Validate prediction inputs; plain float64 arrays skip scikit-learn's slower checks
-        (the core rejects non-finite values itself, naming the entry)."""
-        check_is_fitted(self, "_model")
-        if (
-            type(X) is np.ndarray
-            and X.dtype == np.float64
-            and X.ndim == 2
-            and X.flags.c_contiguous
-            and X.shape[0] > 0
-            and not hasattr(self, "feature_names_in_")
-            and np.isfinite(X).all()  # else scikit-learn's check names NaN or infinity
-        ):
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(
-                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                    f"{self.n_features_in_} features as input."
-                )
-            return X
-        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
-
-    def _scores(self, X: Any) -> np.ndarray:
-        X = self._inputs(X)
-        dim = self.space_.dim
-        out = np.empty((X.shape[0], dim))
-        _capi.check(
-            _capi.lib().cp_model_decision(self._model.value, _capi.f64(X), X.shape[0], X.shape[1], _capi.f64(out), dim)
-        )
-        return out
-
     def decision_function(self, X: Any) -> np.ndarray:
         """Return the scores u(x) in ψ-coordinates, shape (n_samples, d).
 
         The predicted structure maximises ⟨u(x), ψ(y)⟩. For a two-class ``space="multiclass"``
         model the result is the margin u₁ − u₀ of shape (n_samples,), as scikit-learn expects.
         """
-        scores = self._scores(X)
-        if self.space == "multiclass" and scores.shape[1] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
+        return self._margin(self._scores(X))
 
     def predict(self, X: Any) -> np.ndarray:
         """Return the decoded structure of each input, in the space's encoding.
 
         Multiclass models return class labels (``classes_``); multilabel models a 0/1 matrix.
         """
-        X = self._inputs(X)
-        width = self.space_.width
-        out = np.empty((X.shape[0], width), dtype=np.int64)
-        _capi.check(
-            _capi.lib().cp_model_predict(self._model.value, _capi.f64(X), X.shape[0], X.shape[1], _capi.i64(out), width)
-        )
-        structures = self.space_._from_rows(out)
-        if self.space == "multiclass":
-            return self.classes_[structures]
-        return structures
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean quality of the predictions on (X, y): accuracy for multiclass, 1 − Hamming loss for
-        multilabel, the space's own score otherwise (see ``combpred.spaces``)."""
-        pred = self.predict(X)
-        if self.space == "multiclass":
-            hits = (pred == np.asarray(y).ravel()).astype(float)
-            return float(np.average(hits, weights=sample_weight))
-        return self.space_.score(y, pred)
-
-    # -- pickling: the Go model travels as its bytes --------------------------------------------
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
-        model = state.pop("_model", None)
-        if model is not None:
-            state["_model_bytes"] = model.to_bytes()
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        data = state.pop("_model_bytes", None)
-        super().__setstate__(state)
-        if data is not None:
-            self._model = _Model.from_bytes(data)
+        return self._predict(X)
 
 
-@contextlib.contextmanager
-def _sigint_as_flag(flag: list[bool]) -> Iterator[None]:
-    """Turn Ctrl-C into a flag while Go runs, when the default handler is installed.
-
-    The default handler raises KeyboardInterrupt on entry of the progress callback, where ctypes
-    can only print it and return an undefined status; with the flag the callback asks Go to stop
-    and ``fit`` raises KeyboardInterrupt once the call has returned.
-    """
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        flag.append(True)
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _set_threads(n_jobs: int | None) -> None:
-    n = 0 if n_jobs is None or n_jobs < 0 else int(n_jobs)
-    _capi.check(_capi.lib().cp_set_threads(n))
+def _seed(random_state: Any) -> int:
+    """A 63-bit seed for the core from a scikit-learn random_state."""
+    return int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))

@@ -1,0 +1,441 @@
+package main
+
+/*
+#include <stdint.h>
+#include "cp_helpers.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/combpred/combpred/core/prob"
+	"github.com/combpred/combpred/core/ridge"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The C ABI of ProbabilisticStructured (core/prob): p(y | x) ∝ exp(⟨Wᵀx̃, ψ(y)⟩). Models are
+// handles of their own kind ("prob model"): passing a StructuredRidge handle is a type error.
+// Query calls take a "key=value;..." parameter string (see parseProbQuery); NULL means defaults.
+
+// cancelledError marks a cancelled prob fit so that status reports cpCancelled (status knows
+// ridge.ErrCancelled, the sentinel the ABI started with).
+type cancelledError struct{ error }
+
+func (e cancelledError) Is(target error) bool { return target == ridge.ErrCancelled }
+
+// probStatus is status for the errors of core/prob.
+func probStatus(err error) C.int {
+	if errors.Is(err, prob.ErrCancelled) {
+		err = cancelledError{err}
+	}
+	return status(err)
+}
+
+func goString(p *C.char) string {
+	if p == nil {
+		return ""
+	}
+	return C.GoString(p)
+}
+
+// progressFunc adapts a C progress callback (nil: none) to the solvers' Progress option.
+func progressFunc(progress C.cp_progress_fn, ctx unsafe.Pointer) func(int, float64, float64) bool {
+	if progress == nil {
+		return nil
+	}
+	return func(it int, objective, relGrad float64) bool {
+		return C.cp_call_progress(progress, C.int64_t(it), C.double(objective), C.double(relGrad), ctx) == 0
+	}
+}
+
+// cp_prob_fit fits a model by MAP on X (m × n) and structures Y (m × w), with optional sample
+// weights (NULL: all 1), fit parameters (see parseProbFitParams) and a progress callback (NULL:
+// none; a nonzero return cancels the fit with status 3).
+//
+//export cp_prob_fit
+func cp_prob_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
+	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := probFit(spaceHandle, x, m, n, ys, w, sampleWeight, params, progress, ctx, out)
+	if err != nil {
+		return probStatus(err)
+	}
+	*out = C.int64_t(newHandle(md))
+	return cpOK
+}
+
+func probFit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
+	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
+	sp, err := spaceOf(int64(spaceHandle))
+	if err != nil {
+		return nil, err
+	}
+	if err := outPtr("model handle", out); err != nil {
+		return nil, err
+	}
+	X, err := f64s("X", x, m, n)
+	if err != nil {
+		return nil, err
+	}
+	y, err := rowsOf(sp, "Y", ys, m, w)
+	if err != nil {
+		return nil, err
+	}
+	var weights []float64
+	if sampleWeight != nil {
+		if weights, err = f64s("sample_weight", sampleWeight, m); err != nil {
+			return nil, err
+		}
+	}
+	opt, err := parseProbFitParams(goString(params))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSampler(sp, opt.Inference.Sampler); err != nil {
+		return nil, err
+	}
+	if opt.Inference.Method == prob.InferExact && !prob.HasExact(sp) {
+		return nil, fmt.Errorf("parameter sampler=exact: the %s space (log|Y| = %.1f) has no exact inference; use auto, cftp, metropolis or a local chain",
+			sp.Kind(), sp.LogCount())
+	}
+	opt.Progress = progressFunc(progress, ctx)
+	return prob.Fit(sp, X, int(m), int(n), y, weights, opt)
+}
+
+//export cp_prob_free
+func cp_prob_free(h C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	return status(freeHandle(int64(h), "prob model"))
+}
+
+// cp_prob_info reports the model's shapes and how its fit ended: intercept, converged and exact
+// (inference was exact) are 0/1; solver is 0 none (a model built from coefficients), 1 L-BFGS,
+// 2 Adam; objective is NaN when inference was sampled.
+//
+//export cp_prob_info
+func cp_prob_info(h C.int64_t, nFeatures, dim, width, intercept, nIter, converged, exact, solver *C.int64_t,
+	objective, relGrad *C.double) (rc C.int) {
+	defer guard(&rc)
+	md, err := probModelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	for _, p := range []*C.int64_t{nFeatures, dim, width, intercept, nIter, converged, exact, solver} {
+		if p == nil {
+			return status(errors.New("an output pointer is NULL"))
+		}
+	}
+	if objective == nil || relGrad == nil {
+		return status(errors.New("an output pointer is NULL"))
+	}
+	flag := func(b bool) C.int64_t {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	*nFeatures, *dim, *width = C.int64_t(md.NFeatures), C.int64_t(md.Space.Dim()), C.int64_t(md.Space.Width())
+	*intercept, *converged, *exact = flag(md.Intercept), flag(md.Result.Converged), flag(md.Result.Exact)
+	*nIter, *solver = C.int64_t(md.Result.Iterations), C.int64_t(md.Result.Solver)
+	*objective, *relGrad = C.double(md.Result.Objective), C.double(md.Result.RelGrad)
+	return cpOK
+}
+
+// cp_prob_coef copies W without its intercept row (features × d) and, when intercept is not NULL,
+// the intercept (d values; zeros without one).
+//
+//export cp_prob_coef
+func cp_prob_coef(h C.int64_t, out *C.double, rows, cols C.int64_t, intercept *C.double) (rc C.int) {
+	defer guard(&rc)
+	md, err := probModelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	d := md.Space.Dim()
+	if int64(rows) != int64(md.NFeatures) || int64(cols) != int64(d) {
+		return status(fmt.Errorf("coef output is %d×%d, want %d×%d", int64(rows), int64(cols), md.NFeatures, d))
+	}
+	buf, err := f64s("coef output", out, rows, cols)
+	if err != nil {
+		return status(err)
+	}
+	copy(buf, mat.DenseCopyOf(md.Coef.Slice(0, md.NFeatures, 0, d)).RawMatrix().Data)
+	if intercept != nil {
+		b, _ := f64s("intercept output", intercept, cols)
+		clear(b)
+		if md.Intercept {
+			copy(b, md.Coef.RawRowView(md.NFeatures))
+		}
+	}
+	return cpOK
+}
+
+// probInputs resolves a model handle and views q inputs of n features.
+func probInputs(h C.int64_t, x *C.double, q, n C.int64_t) (*prob.Model, []float64, error) {
+	md, err := probModelOf(int64(h))
+	if err != nil {
+		return nil, nil, err
+	}
+	X, err := f64s("X", x, q, n)
+	return md, X, err
+}
+
+// dimOut views a q × d output buffer whose d must be the model's dimension.
+func dimOut(md *prob.Model, name string, out *C.double, q, d C.int64_t) ([]float64, error) {
+	if int64(d) != int64(md.Space.Dim()) {
+		return nil, fmt.Errorf("%s has %d columns, the model has %d", name, int64(d), md.Space.Dim())
+	}
+	return f64s(name, out, q, d)
+}
+
+// cp_prob_decision writes the scores u = Wᵀx̃ of q inputs (q × d).
+//
+//export cp_prob_decision
+func cp_prob_decision(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, X, err := probInputs(h, x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	U, err := dimOut(md, "decision output", out, q, d)
+	if err != nil {
+		return status(err)
+	}
+	return status(md.Scores(X, int(q), int(n), U))
+}
+
+// cp_prob_predict writes the mode argmax_y p(y | x) of q inputs, by the space's decoder (q × w).
+//
+//export cp_prob_predict
+func cp_prob_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, X, err := probInputs(h, x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(md.Space, "predict output", out, q, w)
+	if err != nil {
+		return status(err)
+	}
+	return status(md.Mode(X, int(q), int(n), y))
+}
+
+// cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d). Parameters: method (auto, exact,
+// sampled), n_samples, random_state, sampler, burn_in, thinning, n_chains; the defaults are the
+// model's fit-time inference options.
+//
+//export cp_prob_marginals
+func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, X, err := probInputs(h, x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	dst, err := dimOut(md, "marginals output", out, q, d)
+	if err != nil {
+		return status(err)
+	}
+	qo, err := queryOf(md, params, queryMarginals)
+	if err != nil {
+		return status(err)
+	}
+	if qo.Inference.Method == prob.InferExact && !prob.HasExact(md.Space) {
+		return status(fmt.Errorf("parameter method=exact: the %s space (log|Y| = %.1f) has no exact marginals; use sampled",
+			md.Space.Kind(), md.Space.LogCount()))
+	}
+	view := *md // a read-only copy with the call's inference options
+	view.Inference = qo.Inference
+	return status(view.Marginals(X, int(q), int(n), qo.Seed, dst))
+}
+
+// queryOf parses a query call's parameters against the model and checks its sampler.
+func queryOf(md *prob.Model, params *C.char, call probQuery) (queryOptions, error) {
+	qo, err := parseProbQuery(goString(params), call, md.Inference)
+	if err == nil {
+		err = checkSampler(md.Space, qo.Inference.Sampler)
+	}
+	return qo, err
+}
+
+// cp_prob_sample draws count structures from p(· | x_i) for each of q inputs into out
+// (q × count × w, input i's samples first). Parameters: random_state, sampler, burn_in, thinning,
+// n_chains (defaults: the model's fit-time sampler).
+//
+//export cp_prob_sample
+func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.char, out *C.int64_t, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, X, err := probInputs(h, x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	if count < 1 {
+		return status(fmt.Errorf("n_samples must be ≥ 1, got %d", int64(count)))
+	}
+	if int64(w) != int64(md.Space.Width()) {
+		return status(fmt.Errorf("sample output has %d columns, the space encodes a structure in %d", int64(w), md.Space.Width()))
+	}
+	dst, err := i64s("sample output", out, q, count, w)
+	if err != nil {
+		return status(err)
+	}
+	qo, err := queryOf(md, params, querySample)
+	if err != nil {
+		return status(err)
+	}
+	return status(md.Sample(X, int(q), int(n), int(count), qo.Seed, qo.Inference.Sampler, dst))
+}
+
+// cp_prob_score_samples writes log p(y_i | x_i) of q pairs (X row i, Y row i) into out (q values),
+// with log Z by the parameters of cp_prob_log_partition.
+//
+//export cp_prob_score_samples
+func cp_prob_score_samples(h C.int64_t, x *C.double, q, n C.int64_t, ys *C.int64_t, w C.int64_t, params *C.char, out *C.double) (rc C.int) {
+	defer guard(&rc)
+	md, X, err := probInputs(h, x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(md.Space, "Y", ys, q, w)
+	if err != nil {
+		return status(err)
+	}
+	dst, err := f64s("score output", out, q)
+	if err != nil {
+		return status(err)
+	}
+	qo, err := queryOf(md, params, queryLogZ)
+	if err != nil {
+		return status(err)
+	}
+	return status(md.ScoreSamples(X, int(q), int(n), y, qo.LogZ, dst))
+}
+
+// The columns of cp_prob_log_partition's per-row details.
+const (
+	logZStatCols  = 3 // ε, δ, Taylor bound
+	logZCountCols = 7 // method (1 exact, 2 fpras, 3 taylor), valid (0/1), stages, samples per stage, runs, samples, Markov steps
+)
+
+// cp_prob_log_partition writes log Z(x_i) of q inputs into out (q values) and, when not NULL, per
+// row stats (q × 3: ε, δ of the FPRAS guarantee, the Taylor error bound; 0 where not applicable)
+// and counts (q × 7: method used, whether its guarantee applies, FPRAS stages, samples per stage,
+// runs, total samples, Markov steps). Parameters: method (auto, exact, fpras, taylor; auto is exact
+// where the space allows and the FPRAS otherwise), epsilon and delta (in (0, 1); 0.1 and 0.25 by
+// default), n_samples (override of the FPRAS' samples per stage), max_samples (bound on the total),
+// random_state, and the sampler keys (the FPRAS samples exactly by CFTP by default). Taylor
+// estimates outside the proven range are returned with valid = 0.
+//
+//export cp_prob_log_partition
+func cp_prob_log_partition(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char, out *C.double,
+	stats *C.double, counts *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, X, err := probInputs(h, x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	dst, err := f64s("log_partition output", out, q)
+	if err != nil {
+		return status(err)
+	}
+	qo, err := queryOf(md, params, queryLogZ)
+	if err != nil {
+		return status(err)
+	}
+	res, err := md.LogPartition(X, int(q), int(n), qo.LogZ, dst)
+	if err != nil {
+		return status(err)
+	}
+	if stats != nil {
+		s, err := f64s("log_partition stats", stats, q, logZStatCols)
+		if err != nil {
+			return status(err)
+		}
+		for i, r := range res {
+			copy(s[i*logZStatCols:], []float64{r.Eps, r.Delta, r.Bound})
+		}
+	}
+	if counts != nil {
+		c, err := i64s("log_partition counts", counts, q, logZCountCols)
+		if err != nil {
+			return status(err)
+		}
+		for i, r := range res {
+			valid := int64(0)
+			if r.Valid {
+				valid = 1
+			}
+			copy(c[i*logZCountCols:], []int64{int64(r.Method), valid, int64(r.Stages), int64(r.PerStage), int64(r.Runs), r.Samples, r.Steps})
+		}
+	}
+	return cpOK
+}
+
+// cp_prob_to_bytes writes the model's bytes into buf when capacity suffices; *needed always
+// receives the size, so callers ask once with capacity 0 and again with a buffer that size.
+//
+//export cp_prob_to_bytes
+func cp_prob_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := probModelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	return status(writeBytes(md.MarshalBinary, buf, capacity, needed))
+}
+
+//export cp_prob_from_bytes
+func cp_prob_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	data, err := viewBytes(buf, length, out)
+	if err != nil {
+		return status(err)
+	}
+	md, err := prob.UnmarshalModel(data)
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(md))
+	return cpOK
+}
+
+// writeBytes encodes a model and copies its bytes into buf when capacity suffices; *needed always
+// receives the size. (The ridge model's cp_model_to_bytes does the same inline.)
+func writeBytes(marshal func() ([]byte, error), buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) error {
+	if err := outPtr("needed", needed); err != nil {
+		return err
+	}
+	b, err := marshal()
+	if err != nil {
+		return err
+	}
+	*needed = C.int64_t(len(b))
+	if int64(capacity) < int64(len(b)) {
+		return nil
+	}
+	if buf == nil {
+		return errors.New("bytes output is a NULL pointer")
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(b)), b)
+	return nil
+}
+
+// viewBytes checks the arguments of a from_bytes call and views the caller's bytes (decoders copy
+// what they keep).
+func viewBytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) ([]byte, error) {
+	if err := outPtr("model handle", out); err != nil {
+		return nil, err
+	}
+	if length < 0 || length > maxElems {
+		return nil, fmt.Errorf("model bytes: bad length %d", int64(length))
+	}
+	if length > 0 && buf == nil {
+		return nil, errors.New("model bytes is a NULL pointer")
+	}
+	if length == 0 {
+		return nil, nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(length)), nil
+}

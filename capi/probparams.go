@@ -1,0 +1,231 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/combpred/combpred/core/prob"
+	"github.com/combpred/combpred/core/space"
+)
+
+// maxParamsLen bounds a parameter string.
+const maxParamsLen = 1 << 16
+
+// eachParam splits a "key=value;key=value" string (LightGBM's habit: new parameters never change
+// the ABI) and calls set for each pair, trimmed, in order. Malformed items, repeated keys and
+// overlong strings are errors; set returns known = false for a key it does not take, and an error
+// for a bad value, which is reported naming the key.
+func eachParam(s string, set func(key, val string) (known bool, err error)) error {
+	if len(s) > maxParamsLen {
+		return fmt.Errorf("parameter string of %d bytes is too long", len(s))
+	}
+	seen := map[string]bool{}
+	for _, item := range strings.Split(s, ";") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(item, "=")
+		if !ok {
+			return fmt.Errorf("parameter %q is not key=value", item)
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if seen[key] {
+			return fmt.Errorf("parameter %s is given twice", key)
+		}
+		seen[key] = true
+		known, err := set(key, val)
+		if !known {
+			return fmt.Errorf("unknown parameter %q", key)
+		}
+		if err != nil {
+			return fmt.Errorf("parameter %s=%q: %v", key, val, err)
+		}
+	}
+	return nil
+}
+
+// intAtLeast parses an integer ≥ lo.
+func intAtLeast(val string, lo int) (int, error) {
+	v, err := parseInt(val)
+	if err == nil && v < lo {
+		err = fmt.Errorf("must be an integer ≥ %d", lo)
+	}
+	return v, err
+}
+
+// floatIn parses a number in the open interval (lo, hi).
+func floatIn(val string, lo, hi float64) (float64, error) {
+	v, err := parseFloat(val)
+	if err == nil && !(v > lo && v < hi) {
+		err = fmt.Errorf("must be in (%g, %g)", lo, hi)
+	}
+	return v, err
+}
+
+func parseSeed(val string) (uint64, error) {
+	v, err := strconv.ParseUint(val, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not an unsigned 64-bit integer")
+	}
+	return v, nil
+}
+
+// samplerNames maps the sampler parameter of ProbabilisticStructured to core/prob's options.
+// "exact" is for fitting only (exact inference; sampling then chooses as "auto").
+var samplerNames = map[string]struct {
+	method prob.InferenceMethod
+	opt    prob.SampleOptions
+}{
+	"auto":       {prob.InferAuto, prob.SampleOptions{Sampler: prob.SamplerAuto}},
+	"exact":      {prob.InferExact, prob.SampleOptions{Sampler: prob.SamplerAuto}},
+	"cftp":       {prob.InferSampled, prob.SampleOptions{Sampler: prob.SamplerCFTP}},
+	"metropolis": {prob.InferSampled, prob.SampleOptions{Sampler: prob.SamplerChain, Chain: prob.ChainMeta}},
+	"local":      {prob.InferSampled, prob.SampleOptions{Sampler: prob.SamplerChain, Chain: prob.ChainLocal}},
+	"mixed":      {prob.InferSampled, prob.SampleOptions{Sampler: prob.SamplerChain, Chain: prob.ChainMixed}},
+}
+
+// setSampler applies one of the sampler keys shared by every call (sampler, burn_in, thinning,
+// n_chains) to inf; fit says whether "exact" is accepted. It returns known = false for other keys.
+func setSampler(inf *prob.InferenceOptions, key, val string, fit bool) (bool, error) {
+	var err error
+	switch key {
+	case "sampler":
+		s, ok := samplerNames[val]
+		if !ok || (val == "exact" && !fit) {
+			names := "auto, cftp, metropolis, local or mixed"
+			if fit {
+				names = "auto, exact, cftp, metropolis, local or mixed"
+			}
+			return true, fmt.Errorf("want %s", names)
+		}
+		keep := inf.Sampler
+		inf.Sampler.Sampler, inf.Sampler.Chain = s.opt.Sampler, s.opt.Chain
+		inf.Sampler.BurnIn, inf.Sampler.Thin, inf.Sampler.Chains = keep.BurnIn, keep.Thin, keep.Chains
+		if fit {
+			inf.Method = s.method
+		}
+	case "burn_in":
+		inf.Sampler.BurnIn, err = intAtLeast(val, 0)
+	case "thinning":
+		inf.Sampler.Thin, err = intAtLeast(val, 0)
+	case "n_chains":
+		inf.Sampler.Chains, err = intAtLeast(val, 1)
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// checkSampler refuses a local or mixed chain on a space without local moves, naming the key.
+func checkSampler(sp space.Space, o prob.SampleOptions) error {
+	if o.Sampler == prob.SamplerChain && (o.Chain == prob.ChainLocal || o.Chain == prob.ChainMixed) && !prob.HasLocalChain(sp) {
+		return fmt.Errorf("parameter sampler=%s: the %s space has no local chain; use auto, cftp or metropolis",
+			map[prob.ChainKind]string{prob.ChainLocal: "local", prob.ChainMixed: "mixed"}[o.Chain], sp.Kind())
+	}
+	return nil
+}
+
+// parseProbFitParams reads the fit parameters of cp_prob_fit. Keys: alpha (λ > 0), fit_intercept
+// (0/1), sampler (auto, exact, cftp, metropolis, local, mixed: see samplerNames), solver (auto,
+// lbfgs, adam), n_samples (samples per row and gradient, ≥ 1), max_iter (≥ 1), tol (in (0, 1)),
+// random_state (unsigned 64-bit seed), learning_rate (Adam's base step, > 0), batch_size (Adam's
+// minibatch, 0 = all rows), burn_in and thinning (chain steps, 0 = the space's default), n_chains
+// (≥ 1). Unknown keys and bad values are errors naming the key.
+func parseProbFitParams(s string) (prob.Options, error) {
+	opt := prob.Options{Alpha: 1, Intercept: true, Tol: 1e-6, MaxIter: 200,
+		Inference: prob.InferenceOptions{Sampler: prob.SampleOptions{Sampler: prob.SamplerAuto}}}
+	err := eachParam(s, func(key, val string) (bool, error) {
+		var err error
+		switch key {
+		case "alpha":
+			opt.Alpha, err = floatIn(val, 0, math.Inf(1))
+		case "fit_intercept":
+			var v int
+			v, err = parseInt(val)
+			if err == nil && v != 0 && v != 1 {
+				err = fmt.Errorf("want 0 or 1")
+			}
+			opt.Intercept = v == 1
+		case "solver":
+			opt.Solver, err = prob.ParseSolver(val)
+		case "n_samples":
+			opt.Inference.Samples, err = intAtLeast(val, 1)
+		case "max_iter":
+			opt.MaxIter, err = intAtLeast(val, 1)
+		case "tol":
+			opt.Tol, err = floatIn(val, 0, 1)
+		case "random_state":
+			opt.Seed, err = parseSeed(val)
+		case "learning_rate":
+			opt.LearningRate, err = floatIn(val, 0, math.Inf(1))
+		case "batch_size":
+			opt.BatchSize, err = intAtLeast(val, 0)
+		default:
+			return setSampler(&opt.Inference, key, val, true)
+		}
+		return true, err
+	})
+	if err != nil {
+		return opt, err
+	}
+	return opt, opt.Validate()
+}
+
+// probQuery names the cp_prob_* call whose parameters are parsed; each takes its own keys.
+type probQuery int
+
+const (
+	queryMarginals probQuery = iota // method (auto, exact, sampled), n_samples, random_state, sampler keys
+	querySample                     // random_state, sampler keys
+	queryLogZ                       // method (auto, exact, fpras, taylor), epsilon, delta, n_samples, max_samples, random_state, sampler keys
+)
+
+// queryOptions are the parsed parameters of a query call.
+type queryOptions struct {
+	Inference prob.InferenceOptions // marginals: method and n_samples; every call: the sampler
+	LogZ      prob.LogZOptions      // log_partition and score_samples
+	Seed      uint64
+}
+
+// parseProbQuery reads the parameters of a query call on a model whose fit-time inference options
+// are base (the defaults of marginals and sample). The FPRAS samples exactly (CFTP) unless a
+// sampler is given. Bad values are errors naming the key (epsilon and delta must be in (0, 1),
+// n_samples ≥ 1).
+func parseProbQuery(s string, call probQuery, base prob.InferenceOptions) (queryOptions, error) {
+	q := queryOptions{Inference: base, LogZ: prob.LogZOptions{Eps: 0.1, Delta: 0.25}}
+	if call == queryLogZ {
+		q.Inference = prob.InferenceOptions{}
+	}
+	err := eachParam(s, func(key, val string) (bool, error) {
+		var err error
+		switch {
+		case key == "random_state":
+			q.Seed, err = parseSeed(val)
+		case key == "method" && call == queryMarginals:
+			q.Inference.Method, err = prob.ParseInferenceMethod(val)
+		case key == "method" && call == queryLogZ:
+			q.LogZ.Method, err = prob.ParseLogZMethod(val)
+		case key == "n_samples" && call == queryMarginals:
+			q.Inference.Samples, err = intAtLeast(val, 1)
+		case key == "n_samples" && call == queryLogZ:
+			q.LogZ.Samples, err = intAtLeast(val, 1)
+		case key == "max_samples" && call == queryLogZ:
+			var v int
+			v, err = intAtLeast(val, 1)
+			q.LogZ.MaxSamples = int64(v)
+		case key == "epsilon" && call == queryLogZ:
+			q.LogZ.Eps, err = floatIn(val, 0, 1)
+		case key == "delta" && call == queryLogZ:
+			q.LogZ.Delta, err = floatIn(val, 0, 1)
+		default:
+			return setSampler(&q.Inference, key, val, false)
+		}
+		return true, err
+	})
+	q.LogZ.Seed = q.Seed
+	q.LogZ.Sampler = q.Inference.Sampler
+	return q, err
+}

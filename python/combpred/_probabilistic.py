@@ -1,0 +1,448 @@
+"""ProbabilisticStructured: the exponential family over an output space, Vembu's thesis chapter 6."""
+
+from __future__ import annotations
+
+import ctypes
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from . import _capi
+from . import spaces as _spaces
+from ._estimator_base import StructuredEstimator, _Model, class_rows
+
+__all__ = ["ProbabilisticStructured"]
+
+SAMPLERS = ("auto", "exact", "cftp", "metropolis", "local", "mixed")
+LOG_Z_METHODS = ("auto", "exact", "fpras", "taylor")
+_METHOD_NAMES = {1: "exact", 2: "fpras", 3: "taylor"}
+_SOLVER_NAMES = {0: "none", 1: "lbfgs", 2: "adam"}
+
+
+class _ProbModel(_Model):
+    """A fitted ProbabilisticStructured model in the core (``cp_prob_*``)."""
+
+    prefix = "cp_prob"
+
+
+def _params(**items: Any) -> bytes:
+    """The "key=value;..." parameter string of a query call; None values are left out."""
+    return ";".join(
+        f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}" for k, v in items.items() if v is not None
+    ).encode()
+
+
+def _seed(random_state: Any) -> int:
+    return int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
+
+
+def _open_unit(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
+    return float(value)
+
+
+def _sampler(value: Any) -> str | None:
+    """A query call's sampler: None (the call's default) or a sampler name other than "exact"."""
+    if value is not None and (value not in SAMPLERS or value == "exact"):
+        raise ValueError(f"sampler must be None or one of {[s for s in SAMPLERS if s != 'exact']}, got {value!r}")
+    return value
+
+
+def _count(value: Any, name: str, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be an integer ≥ 1{' or None' if allow_none else ''}, got {value!r}")
+    return int(value)
+
+
+class ProbabilisticStructured(StructuredEstimator):
+    """Conditional exponential family over combinatorial structures (probabilistic structured prediction).
+
+    Models p(y | x) = exp(⟨u(x), ψ(y)⟩ − log Z(x)) with u(x) = Wᵀx + b over the whole output space,
+    and fits W by maximum a posteriori:
+
+        J(W) = alpha · ‖W‖² + (1/n_samples) Σ_i [log Z(x_i) − ⟨u(x_i), ψ(y_i)⟩]
+
+    (the intercept b is not penalised). Its gradient needs E_{p(·|x)}[ψ]: exact where the space has
+    closed forms (multiclass, multilabel, ordinal, hierarchy paths, subtrees, k-subsets,
+    tournaments) or at most 2¹⁴ structures, which L-BFGS minimises to high precision; otherwise a
+    Monte Carlo estimate from samples (exact samples by coupling from the past, or Markov chains),
+    which Adam with iterate averaging minimises (Vembu's thesis, chapter 6).
+
+    On ``space="multiclass"`` this is multinomial logistic regression and on ``"multilabel"`` one
+    binary logistic regression per label: scikit-learn's ``LogisticRegression(C=C)`` with
+    ``C = 1 / (2 · alpha · n_samples)`` minimises the same objective (with sample weights, the mean
+    is weighted, ``(1/Σw) Σ w_i [...]``, and ``C = 1 / (2 · alpha · Σw)``).
+
+    Parameters
+    ----------
+    space : str or combpred.spaces.Space, default="multilabel"
+        The output space, as for :class:`combpred.StructuredRidge`: ``"multiclass"`` (y: any labels,
+        1-D), ``"multilabel"`` (Y: 0/1 indicator matrix), ``"permutations"`` (Y: rank rows, 1 =
+        best), ``"dicycles"``, ``"ucycles"``, ``"cliques"``, ``"tournaments"``, or a space object.
+    alpha : float, default=1.0
+        Regularisation strength λ > 0, the weight of ‖W‖² against the *mean* negative
+        log-likelihood.
+    fit_intercept : bool, default=True
+        Learn an unpenalised per-coordinate offset b of the scores.
+    sampler : {"auto", "exact", "cftp", "metropolis", "local", "mixed"}, default="auto"
+        How E[ψ] is computed during fit (and the default sampler of :meth:`sample`):
+        ``"exact"`` demands exact inference (an error on spaces without it); ``"cftp"`` averages
+        exact samples drawn by coupling from the past on the Metropolis chain (cost grows as
+        exp(f_max − f_min)); ``"metropolis"`` runs the Metropolis chain with uniform proposals;
+        ``"local"`` the space's local-move chain (bit flips for multilabel and subtrees, adjacent
+        transpositions for permutations, vertex moves and 2-opt for cycles); ``"mixed"`` alternates
+        local moves and uniform proposals. ``"auto"`` is exact where the space allows, and otherwise
+        draws per input exact CFTP samples where their proven cost is small and samples of the mixed
+        chain (or Metropolis, on spaces without local moves) elsewhere.
+    n_samples : int, default=100
+        Samples per input and gradient evaluation when inference is sampled.
+    max_iter : int, default=200
+        Maximum iterations of L-BFGS (exact inference) or Adam (sampled).
+    tol : float, default=1e-6
+        L-BFGS stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; Adam when its averaged iterate moves by at most
+        tol · ‖W̄‖ over 10 iterations.
+    learning_rate : float, default=None
+        Adam's base step η (step t is η/√t); None means the core's default, 0.2.
+    random_state : int, RandomState instance or None, default=None
+        Seeds sampled inference during fit, and the sampling methods when they are not given one.
+    n_jobs : int, default=None
+        Threads used by the core. None or -1: all cores. The setting is process-wide.
+    verbose : int, default=0
+        Print the objective (NaN when inference is sampled) and relative gradient norm after every
+        iteration when > 0.
+
+    Attributes
+    ----------
+    space_ : combpred.spaces.Space
+        The output space the model predicts in.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels for multiclass spaces; ``[0, 1]`` (the values of each label) for multilabel.
+    coef_ : ndarray of shape (n_features, d)
+        W: scores are X @ coef_ + intercept_.
+    intercept_ : ndarray of shape (d,)
+        b (zeros when ``fit_intercept=False``).
+    n_features_in_ : int
+        Number of features seen during fit.
+    n_iter_ : int
+        Iterations run.
+    solver_ : str
+        ``"lbfgs"`` (exact inference) or ``"adam"`` (sampled).
+    objective_ : float
+        J at the solution; NaN when inference was sampled (J needs log Z).
+    relative_gradient_ : float
+        ‖∇J‖ / ‖∇J(0)‖ at the solution (a sampled estimate when inference was sampled).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from combpred import ProbabilisticStructured
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 5))
+    >>> Y = (X[:, :3] > 0).astype(int)
+    >>> model = ProbabilisticStructured(space="multilabel", alpha=0.01).fit(X, Y)
+    >>> model.predict_proba(X[:2]).shape
+    (2, 3)
+    """
+
+    _model_class = _ProbModel
+
+    _parameter_constraints: dict = {
+        "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "sampler": [StrOptions(set(SAMPLERS))],
+        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "random_state": ["random_state"],
+        "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        space: str | _spaces.Space = "multilabel",
+        alpha: float = 1.0,
+        fit_intercept: bool = True,
+        sampler: str = "auto",
+        n_samples: int = 100,
+        max_iter: int = 200,
+        tol: float = 1e-6,
+        learning_rate: float | None = None,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ):
+        self.space = space
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.sampler = sampler
+        self.n_samples = n_samples
+        self.max_iter = max_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    # -- fitting ------------------------------------------------------------------------------
+    def _params_string(self) -> bytes:
+        return _params(
+            alpha=float(self.alpha),
+            fit_intercept=int(bool(self.fit_intercept)),
+            sampler=self.sampler,
+            n_samples=int(self.n_samples),
+            max_iter=int(self.max_iter),
+            tol=float(self.tol),
+            learning_rate=None if self.learning_rate is None else float(self.learning_rate),
+            random_state=_seed(self.random_state),
+        )
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> ProbabilisticStructured:
+        """Fit W by MAP.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like
+            Structures in the space's encoding: 1-D labels for multiclass, (n_samples, width)
+            integer rows otherwise.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples' log-likelihood terms; the data term is their
+            weighted mean, so an integer weight k equals k copies of the example.
+
+        Returns
+        -------
+        self : ProbabilisticStructured
+        """
+        X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
+        self._fit_model("cp_prob_fit", X, space, rows, classes, sw, self._params_string())
+        return self
+
+    def _set_model(self, model: _ProbModel) -> None:
+        self._model = model
+        lib = _capi.lib()
+        ints = [_capi.out_i64() for _ in range(8)]
+        objective, rel = ctypes.c_double(), ctypes.c_double()
+        _capi.check(lib.cp_prob_info(model.value, *ints, objective, rel))
+        n_features, dim, _, _, n_iter, converged, _, solver = (v.value for v in ints)
+        self.n_iter_ = n_iter
+        self.solver_ = _SOLVER_NAMES.get(solver, str(solver))
+        self.objective_ = objective.value
+        self.relative_gradient_ = rel.value
+        coef, intercept = np.empty((n_features, dim)), np.empty(dim)
+        _capi.check(lib.cp_prob_coef(model.value, _capi.f64(coef), n_features, dim, _capi.f64(intercept)))
+        self.coef_, self.intercept_ = coef, intercept
+        if self.solver_ == "lbfgs" and not converged:
+            warnings.warn(
+                f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {rel.value:.2e} "
+                f"(tol={self.tol}); increase max_iter",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    # -- prediction ---------------------------------------------------------------------------
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Return the scores u(x) = Wᵀx + b in ψ-coordinates, shape (n_samples, d).
+
+        log p(y | x) = ⟨u(x), ψ(y)⟩ − log Z(x). For a two-class ``space="multiclass"`` model the
+        result is the margin u₁ − u₀ of shape (n_samples,), as scikit-learn expects.
+        """
+        return self._margin(self._scores(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Return the mode argmax_y p(y | x) of each input, in the space's encoding.
+
+        Decoded by the space's decoder (exact, or within its ``decoder_guarantee``). Multiclass
+        models return class labels (``classes_``); multilabel models a 0/1 matrix.
+        """
+        return self._predict(X)
+
+    def _seed_or_own(self, random_state: Any) -> int:
+        """A seed from random_state, or from the estimator's random_state when it is None."""
+        return _seed(self.random_state if random_state is None else random_state)
+
+    def predict_marginals(
+        self, X: Any, n_samples: int | None = None, sampler: str | None = None, random_state: Any = None
+    ) -> np.ndarray:
+        """Return E_{p(·|x)}[ψ] of each input, shape (n_samples, d).
+
+        For 0/1 feature maps (multilabel, subtrees, k-subsets, cliques, undirected cycles) entry j
+        is the probability that coordinate j is on; for permutations, E[ψ_uv] = 2 P(u before v) − 1.
+        Exact where the space allows (see ``sampler``); otherwise the mean of ψ over ``n_samples``
+        samples per input (default: the estimator's ``n_samples``) drawn by ``sampler`` (default: the
+        fit's; the names of the estimator's ``sampler`` but "exact"), seeded by random_state (default:
+        the estimator's).
+        """
+        X = self._inputs(X)
+        dim = self.space_.dim
+        out = np.empty((X.shape[0], dim))
+        params = _params(
+            n_samples=_count(n_samples, "n_samples", True),
+            sampler=_sampler(sampler),
+            random_state=self._seed_or_own(random_state),
+        )
+        self._call("marginals", X, params, _capi.f64(out), dim)
+        return out
+
+    @available_if(lambda self: self._is_classifier())
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Return class probabilities (multiclass) or label marginals (multilabel).
+
+        Multiclass: shape (n_samples, n_classes), columns in the order of ``classes_``, rows sum
+        to 1. Multilabel: shape (n_samples, n_labels), P(label j is on | x) — scikit-learn's
+        ``MLPClassifier`` convention (not MultiOutputClassifier's list of (n_samples, 2) arrays);
+        the labels are independent given x, so the probability of a label set is the product.
+        """
+        return self.predict_marginals(X)
+
+    def _target_rows(self, Y: Any) -> np.ndarray:
+        """Encode structures given in the space's encoding (class labels for multiclass) as rows."""
+        if self._is_multiclass():
+            y = np.asarray(Y)
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = y.ravel()
+            if y.ndim != 1:
+                raise ValueError(f"y must be 1-D class labels for space='multiclass', got shape {y.shape}")
+            return class_rows(y, self.classes_)
+        return self.space_._to_rows(Y, "Y")
+
+    def score_samples(self, X: Any, Y: Any = None, method: str = "auto", **log_partition_params: Any) -> np.ndarray:
+        """Return log p(y_i | x_i) for each pair of rows (X[i], Y[i]), shape (n_samples,).
+
+        Y holds structures in the space's encoding (class labels for multiclass); None scores the
+        predicted structures, log p(predict(X) | X), the confidence of each prediction. log Z comes
+        from :meth:`log_partition` with ``method`` (exact where the space allows under
+        ``"auto"``) and its other parameters (``epsilon``, ``delta``, ``n_samples``, ``sampler``,
+        ``random_state``).
+        """
+        X = self._inputs(X)
+        rows = self._target_rows(self.predict(X) if Y is None else Y)
+        if rows.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but Y has {rows.shape[0]}")
+        out = np.empty(X.shape[0])
+        params = self._log_z_params(method, **log_partition_params)
+        self._call("score_samples", X, _capi.i64(rows), self.space_.width, params, _capi.f64(out))
+        return out
+
+    def _log_z_params(
+        self,
+        method: str = "auto",
+        epsilon: float = 0.1,
+        delta: float = 0.25,
+        n_samples: int | None = None,
+        sampler: str | None = None,
+        random_state: Any = None,
+    ) -> bytes:
+        if method not in LOG_Z_METHODS:
+            raise ValueError(f"method must be one of {list(LOG_Z_METHODS)}, got {method!r}")
+        return _params(
+            method=method,
+            epsilon=_open_unit(epsilon, "epsilon"),
+            delta=_open_unit(delta, "delta"),
+            n_samples=_count(n_samples, "n_samples", True),
+            sampler=_sampler(sampler),
+            random_state=self._seed_or_own(random_state),
+        )
+
+    def log_partition(
+        self,
+        X: Any,
+        method: str = "auto",
+        epsilon: float = 0.1,
+        delta: float = 0.25,
+        n_samples: int | None = None,
+        sampler: str | None = None,
+        random_state: Any = None,
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Return log Z(x) = log Σ_y exp⟨u(x), ψ(y)⟩ of each input, and how each was obtained.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        method : {"auto", "exact", "fpras", "taylor"}, default="auto"
+            ``"exact"``: closed forms, or enumeration up to 2²⁰ structures (an error beyond).
+            ``"fpras"``: the randomised approximation scheme of the thesis (§6.3), Z within a factor
+            (1 ± epsilon) with probability ≥ 1 − delta, from exact (CFTP) samples along a cooling
+            schedule. ``"taylor"``: the second-order approximation from the counting formulae
+            (§6.4), with a proven error bound that is small only while every |⟨u, ψ(y)⟩| ≤ 1 (rows
+            beyond have ``valid`` False). ``"auto"``: exact where the space allows, else fpras.
+        epsilon, delta : float in (0, 1), default=0.1 and 0.25
+            The FPRAS' relative error and failure probability (δ < ¼ takes the median of
+            ⌈8 ln(1/δ)⌉ runs).
+        n_samples : int, default=None
+            Samples per cooling stage of the FPRAS; None uses the thesis' S = ⌈65 ε⁻² l e^{2/3}⌉,
+            which is very conservative.
+        sampler : {"auto", "cftp", "metropolis", "local", "mixed"}, default=None
+            How the FPRAS samples each stage. None means exact samples by CFTP, which the
+            guarantee assumes (their cost grows as exp(f_max − f_min): large scores hit a work bound,
+            an error); a chain makes large scores affordable but voids the guarantee unless it has
+            mixed (see the ``sampler`` parameter of the estimator).
+        random_state : int, RandomState instance or None, default=None
+            Seeds the FPRAS (None: the estimator's random_state).
+
+        Returns
+        -------
+        log_z : ndarray of shape (n_samples,)
+        info : dict of ndarrays of shape (n_samples,)
+            ``method`` (the method used: "exact", "fpras" or "taylor"), ``valid`` (whether its
+            guarantee applies), ``epsilon`` and ``delta`` (of the FPRAS guarantee, 0 otherwise),
+            ``bound`` (Taylor: a proven bound on |log Z − estimate|), ``stages``,
+            ``samples_per_stage``, ``runs``, ``samples`` (total) and ``steps`` (Markov steps).
+        """
+        X = self._inputs(X)
+        params = self._log_z_params(method, epsilon, delta, n_samples, sampler, random_state)
+        q = X.shape[0]
+        out, stats, counts = np.empty(q), np.empty((q, 3)), np.empty((q, 7), dtype=np.int64)
+        self._call("log_partition", X, params, _capi.f64(out), _capi.f64(stats), _capi.i64(counts))
+        info = {
+            "method": np.array([_METHOD_NAMES[m] for m in counts[:, 0]]),
+            "valid": counts[:, 1].astype(bool),
+            "epsilon": stats[:, 0],
+            "delta": stats[:, 1],
+            "bound": stats[:, 2],
+            "stages": counts[:, 2],
+            "samples_per_stage": counts[:, 3],
+            "runs": counts[:, 4],
+            "samples": counts[:, 5],
+            "steps": counts[:, 6],
+        }
+        return out, info
+
+    def sample(self, X: Any, n_samples: int = 1, sampler: str | None = None, random_state: Any = None) -> np.ndarray:
+        """Draw n_samples structures from p(· | x) for each input.
+
+        ``sampler`` (default: the fit's ``sampler``; the estimator's names but "exact") draws them:
+        ``"auto"`` (and a fit with ``"exact"``) takes exact CFTP samples where their proven cost is
+        small and the mixed (or Metropolis) chain elsewhere; ``"cftp"`` always samples exactly and
+        fails with a work-bound error on very peaked distributions; chain samples are approximate
+        and, within one input, correlated (burn-in 100·max(d, width) steps, then one sample every
+        max(d, width) steps).
+
+        Returns
+        -------
+        Y : ndarray of shape (n_inputs, n_samples, width), or (n_inputs, n_samples) for
+            multiclass spaces (class labels, as ``predict`` returns them)
+            Structures in the space's encoding.
+        """
+        X = self._inputs(X)
+        count = _count(n_samples, "n_samples")
+        width, q = self.space_.width, X.shape[0]
+        out = np.empty((q, count, width), dtype=np.int64)
+        params = _params(sampler=_sampler(sampler), random_state=self._seed_or_own(random_state))
+        lib = _capi.lib()
+        _capi.check(
+            lib.cp_prob_sample(self._model.value, _capi.f64(X), q, X.shape[1], count, params, _capi.i64(out), width)
+        )
+        structures = self._structures(out.reshape(q * count, width))
+        return structures.reshape((q, count) + structures.shape[1:])

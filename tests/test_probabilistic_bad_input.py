@@ -1,0 +1,322 @@
+"""ProbabilisticStructured with bad input: clear ValueError/TypeError naming the problem, at the
+estimator and at the C ABI (wrong handle kinds, freed handles, NULL pointers, corrupt bytes,
+parameter strings). Ctrl-C during a fit: test_processes.py."""
+
+from __future__ import annotations
+
+import ctypes
+import pickle
+
+import numpy as np
+import pytest
+from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces
+from combpred._probabilistic import _ProbModel
+from numpy.testing import assert_array_equal
+from sklearn.exceptions import NotFittedError
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(40, 6))
+    Y = (X[:, :3] + rng.normal(size=(40, 3)) > 0).astype(np.int64)
+    return X, Y
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    X, Y = data
+    return ProbabilisticStructured(alpha=0.05).fit(X, Y)
+
+
+# -- the estimator's methods -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"epsilon": 0}, r"epsilon must be a number in \(0, 1\)"),
+        ({"epsilon": -0.1}, "epsilon"),
+        ({"epsilon": 1.0}, "epsilon"),
+        ({"epsilon": float("nan")}, "epsilon"),
+        ({"delta": 0}, "delta"),
+        ({"delta": 2}, "delta"),
+        ({"n_samples": 0}, r"n_samples must be an integer ≥ 1"),
+        ({"n_samples": 2.5}, "n_samples"),
+        ({"method": "bogus"}, "method must be one of"),
+        ({"method": "sampled"}, "method must be one of"),
+        ({"sampler": "exact"}, "sampler must be None or one of"),
+        ({"sampler": "gibbs"}, "sampler must be None or one of"),
+    ],
+)
+def test_bad_log_partition_arguments(data, fitted, kwargs, match):
+    X, Y = data
+    with pytest.raises(ValueError, match=match):
+        fitted.log_partition(X[:3], **kwargs)
+    with pytest.raises(ValueError, match=match):
+        fitted.score_samples(X[:3], Y[:3], **kwargs)
+
+
+def test_bad_sampling_arguments(data, fitted):
+    X, _ = data
+    for n in (0, -3, 1.5, True):
+        with pytest.raises(ValueError, match="n_samples must be an integer"):
+            fitted.sample(X[:2], n)
+        with pytest.raises(ValueError, match="n_samples must be an integer"):
+            fitted.predict_marginals(X[:2], n_samples=n)
+    for sampler in ("exact", "gibbs", 3):
+        with pytest.raises(ValueError, match="sampler must be None or one of"):
+            fitted.sample(X[:2], 2, sampler=sampler)
+        with pytest.raises(ValueError, match="sampler must be None or one of"):
+            fitted.predict_marginals(X[:2], sampler=sampler)
+    y = np.arange(len(X)) % 3
+    multiclass = ProbabilisticStructured(space="multiclass").fit(X, y)
+    with pytest.raises(ValueError, match="sampler=local: the multiclass space has no local chain"):
+        multiclass.sample(X[:2], 2, sampler="local")
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"alpha": 0.0}, "alpha"),
+        ({"sampler": "gibbs"}, "sampler"),
+        ({"n_samples": 0}, "n_samples"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"tol": 1.0}, "tol"),
+        ({"learning_rate": 0.0}, "learning_rate"),
+        ({"random_state": "seed"}, "random_state"),
+    ],
+)
+def test_bad_parameters(data, params, match):
+    X, Y = data
+    with pytest.raises(ValueError, match=match):
+        ProbabilisticStructured(**params).fit(X, Y)
+
+
+def test_samplers_the_space_cannot_use(data):
+    X, Y = data
+    y = Y[:, 0] + Y[:, 1]
+    with pytest.raises(ValueError, match="sampler=local: the multiclass space has no local chain"):
+        ProbabilisticStructured(space="multiclass", sampler="local").fit(X, y)
+    with pytest.raises(ValueError, match="sampler=mixed: the multiclass space has no local chain"):
+        ProbabilisticStructured(space="multiclass", sampler="mixed").fit(X, y)
+    perms = spaces.Permutations(12)
+    with pytest.raises(ValueError, match="sampler=exact: the permutations space .* has no exact inference"):
+        ProbabilisticStructured(space=perms, sampler="exact").fit(X, perms.sample(len(X), random_state=0))
+
+
+def test_bad_targets_and_inputs(data, fitted):
+    X, Y = data
+    Y2 = Y.copy()
+    Y2[5, 2] = 3
+    with pytest.raises(ValueError, match="row 5: label 2 has value 3"):
+        ProbabilisticStructured().fit(X, Y2)
+    with pytest.raises(ValueError, match=r"Y must have shape \(n_samples, 3\)"):
+        fitted.score_samples(X[:2], Y[:2, :2])
+    with pytest.raises(ValueError, match="row 1: label 0 has value 2"):
+        fitted.score_samples(X[:2], np.array([[0, 1, 1], [2, 0, 0]]))
+    with pytest.raises(ValueError, match="X has 3 rows but Y has 2"):
+        fitted.score_samples(X[:3], Y[:2])
+    with pytest.raises(ValueError, match="NaN"):
+        fitted.predict_proba(np.where(np.eye(6, dtype=bool), np.nan, X[:6]))
+    with pytest.raises(ValueError, match="5 features.*expecting 6"):
+        fitted.sample(X[:, :5], 2)
+    with pytest.raises(ValueError, match="non-zero"):
+        ProbabilisticStructured().fit(X, Y, sample_weight=np.zeros(len(X)))
+    with pytest.raises(NotFittedError):
+        ProbabilisticStructured().log_partition(X)
+
+
+def test_taylor_out_of_range_is_flagged_not_raised(data, fitted):
+    X, _ = data
+    logz, info = fitted.log_partition(X * 100, method="taylor")
+    assert np.all(np.isfinite(logz)) and not info["valid"].any() and np.all(info["bound"] > 0.3)
+
+
+def test_fpras_work_bound_is_an_error_not_a_hang(data, fitted):
+    X, _ = data
+    with pytest.raises(ValueError, match="work bound|above the bound"):
+        fitted.log_partition(X[:1] * 1e4, method="fpras", epsilon=0.01)
+
+
+# -- the C ABI ---------------------------------------------------------------------------------------
+
+
+def test_handles_of_the_wrong_kind(data, fitted):
+    X, Y = data
+    ridge = StructuredRidge().fit(X, Y)
+    lib = _capi.lib()
+    out = np.empty((len(X), 3))
+    with pytest.raises(TypeError, match="not a prob model handle"):
+        _capi.check(lib.cp_prob_decision(ridge._model.value, _capi.f64(X), *X.shape, _capi.f64(out), 3))
+    with pytest.raises(TypeError, match="not a model handle"):
+        _capi.check(lib.cp_model_decision(fitted._model.value, _capi.f64(X), *X.shape, _capi.f64(out), 3))
+    with pytest.raises(TypeError, match="not a prob model handle"):
+        _capi.check(lib.cp_prob_free(ridge._model.value))
+    with pytest.raises(TypeError, match="not a model handle"):
+        _capi.check(lib.cp_model_free(fitted._model.value))
+    space = spaces.Multilabel(3)
+    with pytest.raises(TypeError, match="not a space handle"):
+        _capi.check(
+            lib.cp_prob_fit(
+                fitted._model.value,
+                _capi.f64(X),
+                *X.shape,
+                _capi.i64(Y),
+                3,
+                None,
+                b"",
+                _capi.PROGRESS(),
+                None,
+                _capi.out_i64(),
+            )
+        )
+    with pytest.raises(TypeError, match="not a prob model handle"):
+        _capi.check(lib.cp_prob_to_bytes(space._h(), None, 0, _capi.out_i64()))
+    assert fitted.predict(X).shape == (len(X), 3) and ridge.predict(X).shape == (len(X), 3)
+
+
+def test_freed_and_never_issued_handles(data):
+    X, Y = data
+    model = ProbabilisticStructured().fit(X, Y)
+    handle = model._model.value
+    lib = _capi.lib()
+    _capi.check(lib.cp_prob_free(handle))
+    for h in (handle, 0, -1, 2**62):
+        with pytest.raises(ValueError, match="prob model handle .* invalid or already freed"):
+            _capi.check(lib.cp_prob_marginals(h, _capi.f64(X), *X.shape, None, _capi.f64(np.empty((40, 3))), 3))
+    with pytest.raises(ValueError, match="invalid or already freed"):
+        model.predict_proba(X)
+    del model  # __del__ frees again: the error status is ignored
+
+
+def test_null_pointers_and_sizes(data, fitted):
+    X, Y = data
+    lib = _capi.lib()
+    h = fitted._model.value
+    out = np.empty((len(X), 3))
+    iout = np.empty((len(X), 3), dtype=np.int64)
+    space = spaces.Multilabel(3)
+    sh = space._h()
+    q = len(X)
+    cases = [
+        (lambda: lib.cp_prob_decision(h, None, q, 6, _capi.f64(out), 3), "X is a NULL pointer"),
+        (lambda: lib.cp_prob_predict(h, _capi.f64(X), q, 6, None, 3), "NULL pointer"),
+        (lambda: lib.cp_prob_marginals(h, _capi.f64(X), q, 6, None, None, 3), "NULL pointer"),
+        (lambda: lib.cp_prob_marginals(h, _capi.f64(X), q, 6, None, _capi.f64(out), 4), "columns"),
+        (lambda: lib.cp_prob_sample(h, _capi.f64(X), q, 6, 1, None, None, 3), "NULL pointer"),
+        (lambda: lib.cp_prob_sample(h, _capi.f64(X), q, 6, 0, None, _capi.i64(iout), 3), "n_samples must be ≥ 1"),
+        (lambda: lib.cp_prob_sample(h, _capi.f64(X), q, 6, 1, None, _capi.i64(iout), 2), "columns"),
+        (lambda: lib.cp_prob_score_samples(h, _capi.f64(X), q, 6, None, 3, None, _capi.f64(out)), "Y is a NULL"),
+        (lambda: lib.cp_prob_log_partition(h, _capi.f64(X), q, 6, None, None, None, None), "NULL pointer"),
+        (lambda: lib.cp_prob_log_partition(h, _capi.f64(X), -1, 6, None, _capi.f64(out), None, None), "negative"),
+        (lambda: lib.cp_prob_coef(h, _capi.f64(out), 5, 3, None), "coef output"),
+        (lambda: lib.cp_prob_info(h, *([None] * 8), None, None), "NULL"),
+        (lambda: lib.cp_prob_to_bytes(h, None, 10**6, None), "NULL pointer"),
+        (lambda: lib.cp_prob_from_bytes(None, 100, _capi.out_i64()), "NULL pointer"),
+        (lambda: lib.cp_prob_from_bytes((ctypes.c_uint8 * 4)(), -4, _capi.out_i64()), "bad length"),
+        (
+            lambda: lib.cp_prob_fit(
+                sh, None, q, 6, _capi.i64(Y), 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+            ),
+            "X is",
+        ),
+        (
+            lambda: lib.cp_prob_fit(sh, _capi.f64(X), q, 6, _capi.i64(Y), 3, None, b"", _capi.PROGRESS(), None, None),
+            "NULL",
+        ),
+        (
+            lambda: lib.cp_prob_fit(
+                sh, _capi.f64(X), 0, 6, None, 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
+            ),
+            "sample",
+        ),
+    ]
+    for call, match in cases:
+        with pytest.raises(ValueError, match=match):
+            _capi.check(call())
+    _capi.check(lib.cp_prob_decision(h, None, 0, 6, None, 3))  # zero rows may come as NULL
+
+
+@pytest.mark.parametrize(
+    "function, params, match",
+    [
+        ("fit", b"alpha=-1", "alpha"),
+        ("fit", b"colour=red", "unknown parameter"),
+        ("fit", b"n_samples=0", "n_samples"),
+        ("fit", b"sampler=gibbs", "sampler"),
+        ("fit", b"sampler=cftp;solver=lbfgs", "L-BFGS needs exact inference"),
+        ("log_partition", b"epsilon=0", "epsilon"),
+        ("log_partition", b"method=fpras;delta=1", "delta"),
+        ("log_partition", b"n_samples=0", "n_samples"),
+        ("log_partition", b"method=gibbs", "method"),
+        ("marginals", b"method=fpras", "method"),
+        ("marginals", b"sampler=local;method=sampled", None),  # fine: multilabel has a local chain
+        ("sample", b"epsilon=0.1", "unknown parameter"),
+    ],
+)
+def test_parameter_strings(data, fitted, function, params, match):
+    X, Y = data
+    lib = _capi.lib()
+    h, q = fitted._model.value, len(X)
+    out = np.empty((q, 3))
+    space = spaces.Multilabel(3)  # keeps the handle alive during the call
+    calls = {
+        "fit": lambda: lib.cp_prob_fit(
+            space._h(),
+            _capi.f64(X),
+            q,
+            6,
+            _capi.i64(Y),
+            3,
+            None,
+            params,
+            _capi.PROGRESS(),
+            None,
+            _capi.out_i64(),
+        ),
+        "log_partition": lambda: lib.cp_prob_log_partition(h, _capi.f64(X), q, 6, params, _capi.f64(out), None, None),
+        "marginals": lambda: lib.cp_prob_marginals(h, _capi.f64(X), q, 6, params, _capi.f64(out), 3),
+        "sample": lambda: lib.cp_prob_sample(
+            h, _capi.f64(X), q, 6, 1, params, _capi.i64(np.empty((q, 3), dtype=np.int64)), 3
+        ),
+    }
+    if match is None:
+        _capi.check(calls[function]())
+        return
+    with pytest.raises(ValueError, match=match):
+        _capi.check(calls[function]())
+
+
+# -- model bytes -------------------------------------------------------------------------------------
+
+
+def test_corrupt_bytes(fitted):
+    data = fitted._model.to_bytes()
+    assert data[:4] == b"CPPM"
+    for i in range(0, len(data), 7):
+        flipped = bytearray(data)
+        flipped[i] ^= 0x20
+        with pytest.raises(ValueError, match="corrupt"):
+            _ProbModel.from_bytes(bytes(flipped))
+    for n in range(0, len(data), 11):
+        with pytest.raises(ValueError, match="corrupt"):
+            _ProbModel.from_bytes(data[:n])
+    with pytest.raises(ValueError, match="corrupt"):
+        _ProbModel.from_bytes(data + b"\x00")
+    ridge_bytes = StructuredRidge().fit(np.eye(4), np.eye(4, dtype=int)[:, :3])._model.to_bytes()
+    with pytest.raises(ValueError, match="bad magic"):
+        _ProbModel.from_bytes(ridge_bytes)  # the kinds do not mix
+    with pytest.raises(TypeError, match="must be bytes"):
+        _ProbModel.from_bytes("CPPM")
+
+
+def test_corrupt_pickle(data, fitted):
+    X, _ = data
+    blob = pickle.dumps(fitted)
+    start = blob.index(b"CPPM")
+    corrupt = bytearray(blob)
+    corrupt[start + 30] ^= 0xFF
+    with pytest.raises(ValueError, match="corrupt"):
+        pickle.loads(bytes(corrupt))
+    assert_array_equal(pickle.loads(blob).predict(X), fitted.predict(X))

@@ -1,0 +1,142 @@
+"""ProbabilisticStructured in scikit-learn: estimator checks, tags, clone, Pipeline, GridSearchCV,
+pickling."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from _synthetic import multiclass_split, multilabel_split
+from combpred import ProbabilisticStructured, spaces
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone, is_classifier
+from sklearn.metrics import log_loss
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import get_tags
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from test_sklearn_compat import MULTILABEL_FAILURES
+
+# The multiclass configuration passes every check. The multi-label one fails the checks that the
+# multi-label StructuredRidge fails, for the same reasons (test_sklearn_compat.py), and one more
+# that feeds a 1-D target.
+PROB_MULTILABEL_FAILURES = dict(
+    MULTILABEL_FAILURES,
+    check_decision_proba_consistency="fits a 1-D binary y; space='multilabel' needs a 2-D 0/1 indicator matrix "
+    "and says to use space='multiclass' (by design)",
+)
+
+
+def expected_failed_checks(estimator):
+    return PROB_MULTILABEL_FAILURES if estimator.space == "multilabel" else {}
+
+
+@parametrize_with_checks(
+    [ProbabilisticStructured(space="multiclass"), ProbabilisticStructured(space="multilabel")],
+    expected_failed_checks=expected_failed_checks,
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_tags():
+    for space in ("multiclass", "multilabel", spaces.Multiclass(3), spaces.Multilabel(3)):
+        assert is_classifier(ProbabilisticStructured(space=space))
+        assert hasattr(ProbabilisticStructured(space=space), "predict_proba")
+    assert get_tags(ProbabilisticStructured(space="multilabel")).classifier_tags.multi_label
+    assert not get_tags(ProbabilisticStructured(space="multiclass")).classifier_tags.multi_label
+    ranker = ProbabilisticStructured(space="permutations")
+    assert not is_classifier(ranker)
+    assert not hasattr(ranker, "predict_proba")  # structures have marginals, not class probabilities
+    assert hasattr(ranker, "predict_marginals")
+
+
+@pytest.fixture(scope="module")
+def multilabel_data():
+    return multilabel_split()
+
+
+@pytest.fixture(scope="module")
+def multiclass_data():
+    return multiclass_split()
+
+
+def test_clone_is_unfitted_with_equal_params(multilabel_data):
+    X, Y, _, _ = multilabel_data
+    model = ProbabilisticStructured(space=spaces.Multilabel(4), alpha=0.05, sampler="metropolis", random_state=3)
+    model.fit(X, Y)
+    copy_ = clone(model)
+    assert not hasattr(copy_, "_model") and not hasattr(copy_, "coef_")
+    assert copy_.get_params().keys() == model.get_params().keys()
+    for key, value in model.get_params().items():
+        assert copy_.get_params()[key] == value, key
+    copy_.fit(X, Y)
+    assert_array_equal(copy_.coef_, model.coef_)  # sampled fits are determined by random_state
+
+
+def test_pipeline_and_grid_search_in_processes(multiclass_data):
+    X, y, Xt, yt = multiclass_data
+    pipe = make_pipeline(StandardScaler(), ProbabilisticStructured(space="multiclass"))
+    grid = {"probabilisticstructured__alpha": [0.001, 0.1, 10.0]}
+    results = {}
+    for n_jobs in (1, 2):  # n_jobs=2: separate worker processes (joblib's loky backend)
+        search = GridSearchCV(pipe, grid, cv=3, scoring="neg_log_loss", n_jobs=n_jobs).fit(X, y)
+        results[n_jobs] = search
+    one, two = results[1], results[2]
+    assert one.best_params_ == two.best_params_
+    assert one.best_params_["probabilisticstructured__alpha"] == 0.001  # the data are noiseless
+    assert_allclose(one.cv_results_["mean_test_score"], two.cv_results_["mean_test_score"], rtol=1e-10)
+    assert_allclose(one.predict_proba(Xt), two.predict_proba(Xt), rtol=1e-10)
+    assert log_loss(yt, one.predict_proba(Xt)) < 0.5
+    assert one.score(Xt, yt) == pytest.approx(-log_loss(yt, one.predict_proba(Xt)))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"space": "multiclass"},
+        {"space": "multilabel", "fit_intercept": False},
+        {"space": "multilabel", "sampler": "mixed", "max_iter": 20, "random_state": 0},
+        {"space": spaces.Permutations(4), "sampler": "cftp", "max_iter": 10, "random_state": 1},
+        {"space": spaces.DirectedCycles(5), "sampler": "metropolis", "max_iter": 10, "random_state": 1},
+    ],
+)
+@pytest.mark.parametrize("protocol", [2, pickle.HIGHEST_PROTOCOL])
+def test_pickle_round_trip_is_identical(multilabel_data, multiclass_data, params, protocol):
+    space = params["space"]
+    if space == "multiclass":
+        X, Y, Xt, _ = multiclass_data
+    elif space == "multilabel":
+        X, Y, Xt, _ = multilabel_data
+    else:
+        rng = np.random.default_rng(2)
+        X, Xt = rng.normal(size=(40, 3)), rng.normal(size=(5, 3))
+        Y = space.sample(40, random_state=2)
+    model = ProbabilisticStructured(**params).fit(X, Y)
+    restored = pickle.loads(pickle.dumps(model, protocol=protocol))
+    assert restored._model.value != model._model.value
+    assert_array_equal(restored.predict(Xt), model.predict(Xt))
+    assert_array_equal(restored.decision_function(Xt), model.decision_function(Xt))
+    assert_array_equal(restored.predict_marginals(Xt, random_state=4), model.predict_marginals(Xt, random_state=4))
+    assert_array_equal(restored.sample(Xt, 3, random_state=5), model.sample(Xt, 3, random_state=5))
+    assert_array_equal(restored.score_samples(Xt), model.score_samples(Xt))
+    for name in ("coef_", "intercept_", "n_features_in_", "n_iter_", "solver_", "relative_gradient_"):
+        assert_array_equal(getattr(restored, name), getattr(model, name))
+    assert_array_equal(restored.objective_, model.objective_)  # NaN when sampled
+    assert restored.space_ == model.space_
+    expected = model.decision_function(Xt)
+    del model
+    assert_array_equal(restored.decision_function(Xt), expected)  # the copy outlives the original
+
+
+def test_deepcopy_and_unfitted_pickle(multilabel_data):
+    X, Y, Xt, _ = multilabel_data
+    model = ProbabilisticStructured().fit(X, Y)
+    copied = copy.deepcopy(model)
+    assert copied._model.value != model._model.value
+    assert_array_equal(copied.predict_proba(Xt), model.predict_proba(Xt))
+    unfitted = pickle.loads(pickle.dumps(ProbabilisticStructured(alpha=0.3, sampler="cftp")))
+    assert unfitted.get_params()["sampler"] == "cftp" and not hasattr(unfitted, "_model")

@@ -1,0 +1,117 @@
+"""StructuredRidge beyond one batch solve: partial_fit, warm starts, SGD and Nyström maps."""
+
+import pickle
+
+import numpy as np
+import pytest
+from combpred import StructuredRidge, spaces
+
+
+@pytest.fixture(scope="module")
+def multilabel_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 6))
+    W = rng.normal(size=(6, 4))
+    Y = (X @ W + 0.3 * rng.normal(size=(600, 4)) > 0).astype(int)
+    return X, Y
+
+
+@pytest.mark.parametrize("n_chunks", [1, 3, 7])
+def test_partial_fit_over_chunks_equals_one_exact_fit(multilabel_data, n_chunks):
+    X, Y = multilabel_data
+    w = np.random.default_rng(1).uniform(0.5, 2, size=len(X))
+    full = StructuredRidge(solver="exact").fit(X, Y, sample_weight=w)
+    stream = StructuredRidge(solver="exact")
+    for chunk in np.array_split(np.arange(len(X)), n_chunks):
+        stream.partial_fit(X[chunk], Y[chunk], sample_weight=w[chunk])
+    np.testing.assert_allclose(stream.coef_, full.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(stream.intercept_, full.intercept_, rtol=1e-9, atol=1e-12)
+    assert stream.n_samples_seen_ == len(X)
+
+
+def test_partial_fit_continues_after_pickling(multilabel_data):
+    X, Y = multilabel_data
+    straight = StructuredRidge().partial_fit(X[:300], Y[:300]).partial_fit(X[300:], Y[300:])
+    resumed = pickle.loads(pickle.dumps(StructuredRidge().partial_fit(X[:300], Y[:300])))
+    resumed.partial_fit(X[300:], Y[300:])
+    np.testing.assert_array_equal(resumed.coef_, straight.coef_)
+
+
+def test_partial_fit_multiclass_needs_all_classes_first():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 3))
+    y = np.array(["a", "b", "c"])[np.argmax(X, axis=1)]
+    with pytest.raises(ValueError, match="classes must be given"):
+        StructuredRidge(space="multiclass").partial_fit(X, y)
+    model = StructuredRidge(space="multiclass")
+    first = y[:50] != "c"  # the first chunk lacks a class
+    model.partial_fit(X[:50][first], y[:50][first], classes=["a", "b", "c"])
+    model.partial_fit(X[50:], y[50:])
+    full = StructuredRidge(space="multiclass", solver="exact").fit(
+        np.vstack([X[:50][first], X[50:]]), np.concatenate([y[:50][first], y[50:]])
+    )
+    np.testing.assert_allclose(model.coef_, full.coef_, rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="not in classes"):
+        model.partial_fit(X[:5], ["a", "b", "z", "a", "b"])
+
+
+def test_partial_fit_rejects_a_changed_feature_count(multilabel_data):
+    X, Y = multilabel_data
+    model = StructuredRidge().partial_fit(X, Y)
+    with pytest.raises(ValueError, match="features"):
+        model.partial_fit(X[:, :4], Y)
+
+
+def test_sgd_reaches_the_exact_optimum(multilabel_data):
+    X, Y = multilabel_data
+    exact = StructuredRidge(solver="exact").fit(X, Y)
+    sgd = StructuredRidge(solver="sgd", max_iter=60, tol=1e-12, random_state=0).fit(X, Y)
+    j0 = StructuredRidge(alpha=1e12).fit(X, Y).objective_  # J at W ≈ 0, the scale of the gap
+    assert (sgd.objective_ - exact.objective_) / (j0 - exact.objective_) < 1e-3
+    again = StructuredRidge(solver="sgd", max_iter=60, tol=1e-12, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(sgd.coef_, again.coef_)
+
+
+def test_warm_start_needs_fewer_iterations_along_an_alpha_path(multilabel_data):
+    X, Y = multilabel_data
+    cold = StructuredRidge(solver="cg", alpha=1.1).fit(X, Y)
+    warm = StructuredRidge(solver="cg", warm_start=True).fit(X, Y)
+    warm.set_params(alpha=1.1).fit(X, Y)
+    assert warm.n_iter_ < cold.n_iter_
+    np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-6, atol=1e-8)
+
+
+def test_nystrom_with_every_sample_as_landmark_equals_the_kernel_model():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    full = StructuredRidge(kernel="rbf", gamma=0.3, tol=1e-12).fit(X, Y)
+    mapped = StructuredRidge(kernel="rbf", gamma=0.3, n_components=80, tol=1e-12, random_state=0).fit(X, Y)
+    assert mapped.n_components_ == 80
+    Xt = rng.normal(size=(20, 4))
+    np.testing.assert_allclose(mapped.decision_function(Xt), full.decision_function(Xt), atol=1e-6)
+
+
+def test_nystrom_trains_a_kernel_model_on_many_samples():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(20000, 5))
+    Y = (np.sin(X[:, :3]) + 0.1 * rng.normal(size=(20000, 3)) > 0).astype(int)
+    model = StructuredRidge(kernel="rbf", gamma=0.2, n_components=200, random_state=0).fit(X, Y)
+    assert model.score(X[:2000], Y[:2000]) > 0.9
+
+
+def test_streaming_parameters_are_validated(multilabel_data):
+    X, Y = multilabel_data
+    for params, match in [({"n_components": 0}, "n_components"), ({"tau": 0}, "tau"), ({"eta0": -1.0}, "eta0")]:
+        with pytest.raises(ValueError, match=match):
+            StructuredRidge(kernel="rbf", **params).fit(X, Y)
+    assert not hasattr(StructuredRidge(kernel="precomputed"), "partial_fit")  # its expansion lives on the fit samples
+
+
+def test_permutations_stream(multilabel_data):
+    X, _ = multilabel_data
+    space = spaces.Permutations(4)
+    Y = space.decode(X @ np.random.default_rng(5).normal(size=(6, space.dim)))
+    full = StructuredRidge(space=space, solver="exact").fit(X, Y)
+    stream = StructuredRidge(space=space, solver="exact").partial_fit(X[:250], Y[:250]).partial_fit(X[250:], Y[250:])
+    np.testing.assert_allclose(stream.coef_, full.coef_, rtol=1e-9, atol=1e-12)
