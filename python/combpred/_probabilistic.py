@@ -145,12 +145,13 @@ class ProbabilisticStructured(StructuredEstimator):
     --------
     >>> import numpy as np
     >>> from combpred import ProbabilisticStructured
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(100, 5))
-    >>> Y = (X[:, :3] > 0).astype(int)
-    >>> model = ProbabilisticStructured(space="multilabel", alpha=0.01).fit(X, Y)
-    >>> model.predict_proba(X[:2]).shape
-    (2, 3)
+    >>> X = np.linspace(-2, 2, 40).reshape(-1, 1)
+    >>> y = np.where(X[:, 0] > 0, "up", "down")
+    >>> model = ProbabilisticStructured(space="multiclass", alpha=0.01).fit(X, y)
+    >>> model.predict([[-1.0], [1.0]])
+    array(['down', 'up'], dtype='<U4')
+    >>> bool(np.allclose(model.predict_proba(X).sum(axis=1), 1))
+    True
     """
 
     _model_class = _ProbModel
