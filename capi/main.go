@@ -23,6 +23,7 @@ import (
 
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/ridge"
 	"github.com/combpred/combpred/core/space"
 )
@@ -56,7 +57,7 @@ func status(err error) C.int {
 	switch {
 	case errors.As(err, &te):
 		return cpType
-	case errors.Is(err, ridge.ErrCancelled):
+	case errors.Is(err, ridge.ErrCancelled), errors.Is(err, prob.ErrCancelled):
 		return cpCancelled
 	}
 	return cpValue

@@ -273,42 +273,18 @@ func cp_model_coef(h C.int64_t, out *C.double, rows, cols C.int64_t, intercept *
 func cp_model_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, err := modelOf(int64(h))
-	if err == nil {
-		err = outPtr("needed", needed)
-	}
 	if err != nil {
 		return status(err)
 	}
-	b, err := md.MarshalBinary()
-	if err != nil {
-		return status(err)
-	}
-	*needed = C.int64_t(len(b))
-	if int64(capacity) < int64(len(b)) {
-		return cpOK
-	}
-	if buf == nil {
-		return status(errors.New("bytes output is a NULL pointer"))
-	}
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(b)), b)
-	return cpOK
+	return status(writeBytes(md.MarshalBinary, buf, capacity, needed))
 }
 
 //export cp_model_from_bytes
 func cp_model_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	if err := outPtr("model handle", out); err != nil {
+	data, err := viewBytes(buf, length, out)
+	if err != nil {
 		return status(err)
-	}
-	if length < 0 || length > maxElems {
-		return status(fmt.Errorf("model bytes: bad length %d", int64(length)))
-	}
-	if length > 0 && buf == nil {
-		return status(errors.New("model bytes is a NULL pointer"))
-	}
-	var data []byte
-	if length > 0 {
-		data = append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(length))...)
 	}
 	md, err := ridge.UnmarshalModel(data)
 	if err != nil {

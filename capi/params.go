@@ -26,24 +26,7 @@ func parseFitParams(s string) (ridge.Options, error) {
 		Tol:       1e-8,
 		MaxIter:   1000,
 	}
-	if len(s) > 1<<16 {
-		return opt, fmt.Errorf("parameter string of %d bytes is too long", len(s))
-	}
-	seen := map[string]bool{}
-	for _, item := range strings.Split(s, ";") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
-		key, val, ok := strings.Cut(item, "=")
-		if !ok {
-			return opt, fmt.Errorf("parameter %q is not key=value", item)
-		}
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		if seen[key] {
-			return opt, fmt.Errorf("parameter %s is given twice", key)
-		}
-		seen[key] = true
+	err := eachParam(s, func(key, val string) (bool, error) {
 		var err error
 		switch key {
 		case "alpha":
@@ -81,11 +64,12 @@ func parseFitParams(s string) (ridge.Options, error) {
 				err = fmt.Errorf("not an unsigned 64-bit integer")
 			}
 		default:
-			return opt, fmt.Errorf("unknown parameter %q", key)
+			return false, nil
 		}
-		if err != nil {
-			return opt, fmt.Errorf("parameter %s=%q: %v", key, val, err)
-		}
+		return true, err
+	})
+	if err != nil {
+		return opt, err
 	}
 	return opt, opt.Validate()
 }
@@ -107,4 +91,41 @@ func parseInt(s string) (int, error) {
 		return 0, fmt.Errorf("not a 32-bit integer")
 	}
 	return int(v), nil
+}
+
+// maxParamsLen bounds a parameter string.
+const maxParamsLen = 1 << 16
+
+// eachParam splits a "key=value;key=value" string (LightGBM's habit: new parameters never change
+// the ABI) and calls set for each pair, trimmed, in order. Malformed items, repeated keys and
+// overlong strings are errors; set returns known = false for a key it does not take, and an error
+// for a bad value, which is reported naming the key.
+func eachParam(s string, set func(key, val string) (known bool, err error)) error {
+	if len(s) > maxParamsLen {
+		return fmt.Errorf("parameter string of %d bytes is too long", len(s))
+	}
+	seen := map[string]bool{}
+	for _, item := range strings.Split(s, ";") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(item, "=")
+		if !ok {
+			return fmt.Errorf("parameter %q is not key=value", item)
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if seen[key] {
+			return fmt.Errorf("parameter %s is given twice", key)
+		}
+		seen[key] = true
+		known, err := set(key, val)
+		if !known {
+			return fmt.Errorf("unknown parameter %q", key)
+		}
+		if err != nil {
+			return fmt.Errorf("parameter %s=%q: %v", key, val, err)
+		}
+	}
+	return nil
 }

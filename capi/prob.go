@@ -12,27 +12,12 @@ import (
 	"unsafe"
 
 	"github.com/combpred/combpred/core/prob"
-	"github.com/combpred/combpred/core/ridge"
 	"gonum.org/v1/gonum/mat"
 )
 
 // The C ABI of ProbabilisticStructured (core/prob): p(y | x) ∝ exp(⟨Wᵀx̃, ψ(y)⟩). Models are
 // handles of their own kind ("prob model"): passing a StructuredRidge handle is a type error.
 // Query calls take a "key=value;..." parameter string (see parseProbQuery); NULL means defaults.
-
-// cancelledError marks a cancelled prob fit so that status reports cpCancelled (status knows
-// ridge.ErrCancelled, the sentinel the ABI started with).
-type cancelledError struct{ error }
-
-func (e cancelledError) Is(target error) bool { return target == ridge.ErrCancelled }
-
-// probStatus is status for the errors of core/prob.
-func probStatus(err error) C.int {
-	if errors.Is(err, prob.ErrCancelled) {
-		err = cancelledError{err}
-	}
-	return status(err)
-}
 
 func goString(p *C.char) string {
 	if p == nil {
@@ -61,7 +46,7 @@ func cp_prob_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64
 	defer guard(&rc)
 	md, err := probFit(spaceHandle, x, m, n, ys, w, sampleWeight, params, progress, ctx, out)
 	if err != nil {
-		return probStatus(err)
+		return status(err)
 	}
 	*out = C.int64_t(newHandle(md))
 	return cpOK
@@ -399,43 +384,4 @@ func cp_prob_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.
 	}
 	*out = C.int64_t(newHandle(md))
 	return cpOK
-}
-
-// writeBytes encodes a model and copies its bytes into buf when capacity suffices; *needed always
-// receives the size. (The ridge model's cp_model_to_bytes does the same inline.)
-func writeBytes(marshal func() ([]byte, error), buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) error {
-	if err := outPtr("needed", needed); err != nil {
-		return err
-	}
-	b, err := marshal()
-	if err != nil {
-		return err
-	}
-	*needed = C.int64_t(len(b))
-	if int64(capacity) < int64(len(b)) {
-		return nil
-	}
-	if buf == nil {
-		return errors.New("bytes output is a NULL pointer")
-	}
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(b)), b)
-	return nil
-}
-
-// viewBytes checks the arguments of a from_bytes call and views the caller's bytes (decoders copy
-// what they keep).
-func viewBytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) ([]byte, error) {
-	if err := outPtr("model handle", out); err != nil {
-		return nil, err
-	}
-	if length < 0 || length > maxElems {
-		return nil, fmt.Errorf("model bytes: bad length %d", int64(length))
-	}
-	if length > 0 && buf == nil {
-		return nil, errors.New("model bytes is a NULL pointer")
-	}
-	if length == 0 {
-		return nil, nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(length)), nil
 }

@@ -4,48 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/space"
 )
-
-// maxParamsLen bounds a parameter string.
-const maxParamsLen = 1 << 16
-
-// eachParam splits a "key=value;key=value" string (LightGBM's habit: new parameters never change
-// the ABI) and calls set for each pair, trimmed, in order. Malformed items, repeated keys and
-// overlong strings are errors; set returns known = false for a key it does not take, and an error
-// for a bad value, which is reported naming the key.
-func eachParam(s string, set func(key, val string) (known bool, err error)) error {
-	if len(s) > maxParamsLen {
-		return fmt.Errorf("parameter string of %d bytes is too long", len(s))
-	}
-	seen := map[string]bool{}
-	for _, item := range strings.Split(s, ";") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
-		key, val, ok := strings.Cut(item, "=")
-		if !ok {
-			return fmt.Errorf("parameter %q is not key=value", item)
-		}
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		if seen[key] {
-			return fmt.Errorf("parameter %s is given twice", key)
-		}
-		seen[key] = true
-		known, err := set(key, val)
-		if !known {
-			return fmt.Errorf("unknown parameter %q", key)
-		}
-		if err != nil {
-			return fmt.Errorf("parameter %s=%q: %v", key, val, err)
-		}
-	}
-	return nil
-}
 
 // intAtLeast parses an integer ≥ lo.
 func intAtLeast(val string, lo int) (int, error) {
