@@ -33,6 +33,7 @@ from combpred.metrics import hierarchical_loss
 from sklearn.base import BaseEstimator, clone
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import average_precision_score
 from sklearn.model_selection import train_test_split
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.pipeline import make_pipeline
@@ -114,7 +115,7 @@ class Model:
     target: Callable[[np.ndarray], Any]  # node rows -> what fit expects
     rows: Callable[[Any], np.ndarray]  # predict output -> node rows
     outputs: dict[str, Callable[[np.ndarray], np.ndarray]]
-    note: str = ""
+    scores: Callable[[Any, np.ndarray], np.ndarray] | None = None  # (fitted, X) -> node scores (n, n_nodes)
 
 
 @dataclass
@@ -156,6 +157,40 @@ def _node_names_to_ids(pred: np.ndarray, index: dict[str, int]) -> np.ndarray:
     return out
 
 
+def best_path_scores(U: np.ndarray, parent: np.ndarray, is_leaf: np.ndarray) -> np.ndarray:
+    """For scores U in HierarchyPaths(leaves_only=True) coordinates: per node, the score ⟨u, ψ(y)⟩ of the best
+    root-to-leaf path through it (parent[v] < v). The decoded path is where this equals the overall best."""
+    n = parent.size
+    h, best = U.copy(), np.full(U.shape, -np.inf)
+    for v in range(n - 1, -1, -1):  # children (larger ids) are final before their parent
+        if not is_leaf[v]:
+            h[:, v] += best[:, v]
+        if parent[v] >= 0:
+            best[:, parent[v]] = np.maximum(best[:, parent[v]], h[:, v])
+    out = h.copy()
+    for v in range(1, n):
+        out[:, v] = out[:, parent[v]] - best[:, parent[v]] + h[:, v]
+    return out
+
+
+def best_subtree_scores(U: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """For scores U in Subtrees coordinates: per node, the score of the best rooted subtree containing it
+    (parent[v] < v, one root). The decoded subtree is where this equals the overall best."""
+    g = U.copy()
+    for v in range(parent.size - 1, 0, -1):  # best gain of a subtree hanging at v
+        g[:, parent[v]] += np.maximum(g[:, v], 0.0)
+    out = g.copy()
+    for v in range(1, parent.size):  # forcing v in costs its gain's shortfall below zero
+        out[:, v] = out[:, parent[v]] + np.minimum(g[:, v], 0.0)
+    return out
+
+
+def _br_scores(fitted: Any, X: np.ndarray) -> np.ndarray:
+    """Binary relevance: P(node) per real node, the virtual root first (certain)."""
+    P = fitted.predict_proba(X)
+    return np.c_[np.ones(len(P)), P]
+
+
 def imclef_models(data, quick: bool) -> tuple[dict[str, Model], list[str]]:
     parent = data.parent
     space = spaces.HierarchyPaths(parent, leaves_only=True)
@@ -169,33 +204,39 @@ def imclef_models(data, quick: bool) -> tuple[dict[str, Model], list[str]]:
     models = {
         "StructuredRidge (linear)": Model(
             lambda p: make_pipeline(*_preprocess(False), StructuredRidge(space=space, **sr, **p)),
-            _grid(alpha=[1.0] if small else [0.1, 1.0, 10.0]),
+            _grid(alpha=[1.0] if small else [1.0, 10.0, 100.0]),
             leaf_of,
             as_rows,
             ident,
+            lambda fitted, X: best_path_scores(fitted.decision_function(X), parent, data.is_leaf),
         ),
         f"StructuredRidge (rbf, {rbf_rows}-row subsample)": Model(
             lambda p: Subsampled(
                 make_pipeline(*_preprocess(False), StructuredRidge(space=space, kernel="rbf", **sr, **p)), rbf_rows
             ),
-            _grid(alpha=[0.1], gamma=[1 / 80]) if small else _grid(alpha=[0.03, 0.1, 0.3], gamma=[0.5 / 80, 1 / 80]),
+            _grid(alpha=[0.1], gamma=[1 / 80])
+            if small
+            else _grid(alpha=[0.01, 0.03, 0.1], gamma=[0.5 / 80, 1 / 80, 2 / 80]),
             leaf_of,
             as_rows,
             ident,
+            lambda fitted, X: best_path_scores(fitted.estimator_.decision_function(X), parent, data.is_leaf),
         ),
         "flat LogisticRegression (leaf ids)": Model(
             lambda p: make_pipeline(*_preprocess(False), LogisticRegression(max_iter=1000, **p)),
-            _grid(C=[1.0] if small else [0.1, 1.0, 10.0]),
+            _grid(C=[1.0] if small else [0.01, 0.1, 1.0]),
             leaf_of,
             as_rows,
             ident,
+            lambda fitted, X: fitted.predict_proba(X) @ path_rows(fitted.classes_, parent),  # P(node) = Σ leaves below
         ),
         "binary relevance (LogisticRegression per node)": Model(
             lambda p: make_pipeline(*_preprocess(False), OneVsRestClassifier(LogisticRegression(max_iter=1000, **p))),
-            _grid(C=[1.0] if small else [0.1, 1.0]),
+            _grid(C=[1.0] if small else [0.01, 0.1, 1.0]),
             lambda R: R[:, 1:],
             lambda P: np.c_[np.ones(len(P), dtype=np.int64), P],
             {"": lambda R: R, " + closed under parents": lambda R: close_under_parents(R, parent)},
+            _br_scores,
         ),
     }
     notes = []
@@ -220,7 +261,7 @@ def imclef_models(data, quick: bool) -> tuple[dict[str, Model], list[str]]:
                 *_preprocess(False),
                 LocalClassifierPerParentNode(local_classifier=LogisticRegression(max_iter=1000, **p)),
             ),
-            _grid(C=[1.0] if small else [0.1, 1.0, 10.0]),
+            _grid(C=[1.0] if small else [0.01, 0.1, 1.0]),
             level_labels,
             lambda pred: path_rows(_node_names_to_ids(np.asarray(pred), index), parent),
             ident,
@@ -238,26 +279,29 @@ def cellcycle_models(data, quick: bool) -> tuple[dict[str, Model], list[str]]:
     models = {
         "StructuredRidge (linear)": Model(
             lambda p: make_pipeline(*_preprocess(True), StructuredRidge(space=space, **sr, **p)),
-            _grid(alpha=[1.0] if small else [1.0, 100.0, 10000.0]),
+            _grid(alpha=[1.0] if small else [1.0, 100.0, 1e4, 1e6]),
             same,
             same,
             ident,
+            lambda fitted, X: best_subtree_scores(fitted.decision_function(X), parent),
         ),
         "StructuredRidge (rbf)": Model(
             lambda p: make_pipeline(*_preprocess(True), StructuredRidge(space=space, kernel="rbf", **sr, **p)),
             _grid(alpha=[10.0], gamma=[1 / 77])
             if small
-            else _grid(alpha=[1.0, 10.0, 100.0, 1000.0], gamma=[0.3 / 77, 1 / 77]),
+            else _grid(alpha=[1.0, 10.0, 100.0, 1000.0, 1e4], gamma=[0.3 / 77, 1 / 77]),
             same,
             same,
             ident,
+            lambda fitted, X: best_subtree_scores(fitted.decision_function(X), parent),
         ),
         "binary relevance (LogisticRegression per node)": Model(
             lambda p: make_pipeline(*_preprocess(True), OneVsRestClassifier(LogisticRegression(max_iter=1000, **p))),
-            _grid(C=[1.0] if small else [0.01, 0.1, 1.0, 10.0]),
+            _grid(C=[1.0] if small else [0.001, 0.01, 0.1, 1.0]),
             lambda R: R[:, 1:],
             lambda P: np.c_[np.ones(len(P), dtype=np.int64), P],
             {"": lambda R: R, " + closed under parents (flat baseline)": lambda R: close_under_parents(R, parent)},
+            _br_scores,
         ),
     }
     notes = [
@@ -287,9 +331,13 @@ def evaluate(study: Study, models: dict[str, Model], parts, parent: np.ndarray) 
             if key not in refits:
                 refits[key] = model.make(params).fit(X_all, model.target(R_all))
             P = model.outputs[suffix](model.rows(refits[key].predict(X_test)))
-            study.outcomes.append(
-                Outcome(family + suffix, params, val, losses(R_test, P, parent), time.perf_counter() - t0)
-            )
+            test = losses(R_test, P, parent)
+            test["auprc"] = float("nan")
+            if model.scores is not None:
+                S = model.scores(refits[key], X_test)
+                test["auprc"] = float(average_precision_score(R_test[:, 1:].ravel(), S[:, 1:].ravel()))
+            test["root_only"] = bool(np.all(P[:, 1:] == 0))
+            study.outcomes.append(Outcome(family + suffix, params, val, test, time.perf_counter() - t0))
             print(f"  {family + suffix}: {params} valid ℓ_H {val:.4f} test {study.outcomes[-1].test}", flush=True)
 
 
@@ -336,7 +384,8 @@ def run_cellcycle(quick: bool) -> Study:
     evaluate(study, models, ((X, R), (Xv, Rv), (X_all, R_all), (Xt, Rt)), parent)
     empty = np.zeros_like(Rt)
     empty[:, 0] = 1
-    study.outcomes.append(Outcome("(reference) predict the root only", {}, float("nan"), losses(Rt, empty, parent), 0))
+    reference = {**losses(Rt, empty, parent), "auprc": float("nan"), "root_only": True}
+    study.outcomes.append(Outcome("(reference) predict the root only", {}, float("nan"), reference, 0))
     return study
 
 
@@ -359,23 +408,32 @@ def report(studies: list[Study], quick: bool, seconds: float) -> str:
         "(`combpred.metrics.hierarchical_loss`, unit node costs: a mistake is charged only where every ancestor "
         'is right). "nodes" is the mean number of predicted nodes. Inputs are standardised inside each '
         f"pipeline; StructuredRidge runs CG to tolerance {TOL:g}. Per-node binary relevance can predict a node "
-        "without its parent; its rows are scored as they are, and again after closing them under parents.",
+        "without its parent; its rows are scored as they are, and again after closing them under parents. "
+        "AU(PRC) ranks all (test instance, node) pairs by the model's node scores — for StructuredRidge the score "
+        "⟨u(x), ψ(y)⟩ of the best structure y containing the node (computed from `decision_function` by the "
+        "tree dynamic programme; the decoded structure holds exactly the nodes where it is largest), binary "
+        "relevance's probabilities, the flat model's leaf probabilities summed over each node's leaves — and is "
+        "not used for selection; it is the usual summary "
+        "for these Clus HMC sets and shows the ranking quality behind the thresholded predictions.",
     ]
     verdicts = []
     for study in studies:
         lines += ["", f"### {study.name}", "", study.describe, ""]
         lines += [
-            "| model | chosen on validation | valid ℓ_H | 0/1 loss | Hamming loss | ℓ_H | nodes | selection + refit (s) |",
-            "|---|---|---:|---:|---:|---:|---:|---:|",
+            "| model | chosen on validation | valid ℓ_H | 0/1 loss | Hamming loss | ℓ_H | nodes | micro AU(PRC) "
+            "| selection + refit (s) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         ranked = [o for o in study.outcomes if not o.name.startswith("(reference)")]
         best = min(o.test["hier"] for o in ranked)
         for o in study.outcomes:
             hier = f"**{o.test['hier']:.4f}**" if o.test["hier"] == best and o in ranked else f"{o.test['hier']:.4f}"
             val = "" if np.isnan(o.valid_hier) else f"{o.valid_hier:.4f}"
+            auprc = "" if np.isnan(o.test["auprc"]) else f"{o.test['auprc']:.4f}"
+            nodes = f"{o.test['size']:.2f}" + (" (root only)" if o.test["root_only"] and o in ranked else "")
             lines.append(
                 f"| {o.name} | {_fmt(o.params)} | {val} | {o.test['zero_one']:.4f} | {o.test['hamming']:.5f} | "
-                f"{hier} | {o.test['size']:.2f} | {o.fit_s:.1f} |"
+                f"{hier} | {nodes} | {auprc} | {o.fit_s:.1f} |"
             )
         lines += ["", *[f"- {n}" for n in study.notes]]
         ours = min((o for o in ranked if o.name.startswith("StructuredRidge")), key=lambda o: o.test["hier"])
@@ -387,6 +445,14 @@ def report(studies: list[Study], quick: bool, seconds: float) -> str:
             f"{theirs.test['hier']:.4f} ({theirs.name}): **{'met' if ok else 'missed'}** "
             f"(difference {ours.test['hier'] - theirs.test['hier']:+.4f})."
         )
+        if ours.test["root_only"]:
+            lines.append(
+                "- **but vacuously**: the selected StructuredRidge predicts the root alone for every test instance "
+                "(its α is so large that no node scores above zero), which is exactly the trivial reference. With unit "
+                "node costs, an extra node costs 1 unless it is right, and a gene's ≈ 9 true nodes hang below only "
+                "≈ 2.5 top-level classes, so empty predictions beat every informative one; validation-selected "
+                "models of every family drift there. The AU(PRC) column compares the node rankings instead."
+            )
     lines += [
         "",
         f"- target on both sets: **{'met' if all(verdicts) else 'missed'}**; whole script: {seconds / 60:.1f} min.",
