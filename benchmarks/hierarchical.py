@@ -19,6 +19,7 @@ section of BENCHMARKS.md and benchmarks/figures/hierarchical.png.
 from __future__ import annotations
 
 import argparse
+import textwrap
 import time
 import warnings
 from collections.abc import Callable
@@ -467,13 +468,13 @@ def figure(studies: list[Study]) -> None:
     plt = pyplot()
     if plt is None:
         return
-    fig, axes = plt.subplots(1, len(studies), figsize=(6 * len(studies), 4.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(studies), figsize=(6.5 * len(studies), 4.5), squeeze=False, layout="constrained")
     for ax, study in zip(axes[0], studies, strict=True):
         names = [o.name for o in study.outcomes]
         y = np.arange(len(names))
         ax.barh(y - 0.2, [o.test["hier"] for o in study.outcomes], 0.4, label="hierarchical loss ℓ_H")
         ax.barh(y + 0.2, [o.test["zero_one"] for o in study.outcomes], 0.4, label="0/1 loss")
-        ax.set_yticks(y, [n.replace(" (LogisticRegression", "\n(LogisticRegression") for n in names], fontsize=7)
+        ax.set_yticks(y, [textwrap.fill(n, 28) for n in names], fontsize=7)
         ax.invert_yaxis()
         ax.set_title(f"{study.name}: test losses (lower is better)")
         ax.grid(axis="x", alpha=0.3)

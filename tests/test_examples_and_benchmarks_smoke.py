@@ -55,7 +55,7 @@ def _needs(*relatives: str | None):
                 "hierarchical_funcat_go/imclef07a/ImCLEF07A_Train.arff",
             ),
         ),
-        ("dicycles.py", "dicycles", "| m | StructuredRidge, α by CV |", None),
+        ("dicycles.py", "dicycles", "| m | StructuredRidge, α = 1 | StructuredRidge, α by CV |", None),
     ],
 )
 def test_benchmark_quick_run(tmp_path, script, section, header, data):
