@@ -1,0 +1,20 @@
+package ridge
+
+import "golang.org/x/sys/cpu"
+
+// haveFMA reports whether fmaRows8 may run: it needs AVX2 and FMA3 (and the operating system's
+// support for the YMM registers, which package cpu checks).
+var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// fmaRows8 adds to c[0:n] the combination Σ_t a[t]·k[t·stride : t·stride+n] of eight rows of K,
+// in the order fmaCombine8 spells out; n must be a multiple of 4. Implemented in gramrows_amd64.s.
+//
+//go:noescape
+func fmaRows8(c, k *float64, stride, n int, a *[8]float64)
+
+// setHaveFMA sets haveFMA for tests that compare the two paths and returns its previous value.
+func setHaveFMA(v bool) bool {
+	old := haveFMA
+	haveFMA = v && cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	return old
+}
