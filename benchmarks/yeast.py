@@ -36,7 +36,7 @@ def single_row_latency(results, calls: int = 3000) -> list[str]:
             model.predict(x1)
             times.append(time.perf_counter() - t0)
         lines.append(
-            f"- single-row `predict`, {entry.name}: median **{np.median(times) * 1e6:.0f} µs** "
+            f"- single-row `predict`, {entry.name} (tuned for {entry.selected_by}): median **{np.median(times) * 1e6:.0f} µs** "
             f"({calls} calls, numpy float64 row)"
         )
     return lines
