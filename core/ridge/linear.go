@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -93,11 +94,41 @@ func (pc *kronPrecond) apply(dst, R *mat.Dense) {
 	dst.Mul(&t1, pc.qm.T())
 }
 
-// solveLinearCG minimises J by conjugate gradients preconditioned with kronPrecond, starting at W
-// (updated in place).
+// linearPrecond approximates the inverse of the linear model's Hessian H: apply writes M⁻¹R into
+// dst, both k×d (rows of W × d).
+type linearPrecond interface {
+	apply(dst, R *mat.Dense)
+}
+
+// newLinearPrecond picks the preconditioner: spectralPrecond when the covariance operator knows
+// its spectral decomposition (the pair spaces, multiclass, multilabel, k-subsets), at any d;
+// otherwise kronPrecond when S is held densely, and the weaker diagPrecond for an operator-only
+// Problem (d > MaxDim). spectralPrecond and diagPrecond need O(k² + k·d) memory, never d×d.
+func newLinearPrecond(p *Problem, des design) (linearPrecond, error) {
+	switch linearPrecondMode {
+	case precondNone:
+		return identityPrecond{}, nil
+	case precondDiag:
+		return newDiagPrecond(p, des)
+	case precondKron:
+		if p.S != nil {
+			return newKronPrecond(p, des)
+		}
+	}
+	if sp, ok := space.SpectralOf(p.Cov); ok {
+		return newSpectralPrecond(p, des, sp, linearPrecondMode == precondSpectralMean)
+	}
+	if p.S != nil {
+		return newKronPrecond(p, des)
+	}
+	return newDiagPrecond(p, des)
+}
+
+// solveLinearCG minimises J by conjugate gradients preconditioned with newLinearPrecond, starting
+// at W (updated in place).
 func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
 	ls := newLinearSystem(p, des)
-	pc, err := newKronPrecond(p, des)
+	pc, err := newLinearPrecond(p, des)
 	if err != nil {
 		return Result{}, err
 	}

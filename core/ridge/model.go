@@ -49,8 +49,22 @@ func (md *Model) Components() int {
 // continue it exactly.
 func (md *Model) Streaming() bool { return md.stats != nil }
 
-// prepare validates the options and inputs of a fit and builds its Problem.
+// prepare validates the options and inputs of a fit and builds its Problem, which holds S densely
+// (spaces with d > MaxDim are refused).
 func prepare(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt *Options) (*Problem, *mat.Dense, error) {
+	return prepareProblem(sp, X, m, n, ys, weights, opt, false)
+}
+
+// operatorOnly reports whether a fit with these options only needs the covariance S as an
+// operator: the linear model (on X or on a Nyström map) solved by conjugate gradients, which is
+// what Auto picks whenever d > MaxDim.
+func operatorOnly(opt *Options) bool {
+	return (opt.Kernel.Kind == kernel.Linear || opt.NComponents > 0) && (opt.Solver == Auto || opt.Solver == CG)
+}
+
+// prepareProblem is prepare; with operatorOK, a space with d > MaxDim gets an operator-only
+// Problem (S nil) instead of an error.
+func prepareProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt *Options, operatorOK bool) (*Problem, *mat.Dense, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -63,7 +77,7 @@ func prepare(sp space.Space, X []float64, m, n int, ys []int64, weights []float6
 	if err := check.Finite("X", X, n); err != nil {
 		return nil, nil, err
 	}
-	p, err := NewProblem(sp, ys, m, weights, opt.Alpha)
+	p, err := newProblem(sp, ys, m, weights, opt.Alpha, operatorOK)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,7 +87,7 @@ func prepare(sp space.Space, X []float64, m, n int, ys []int64, weights []float6
 // Fit trains StructuredRidge on inputs X (m×n, row-major, not retained) and structures ys
 // (m × sp.Width()), with optional sample weights.
 func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
-	p, Xm, err := prepare(sp, X, m, n, ys, weights, &opt)
+	p, Xm, err := prepareProblem(sp, X, m, n, ys, weights, &opt, operatorOnly(&opt))
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +136,15 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	_, d := p.Delta.Dims()
 	k := des.cols()
 	var err error
-	switch linearSolver(opt.Solver, k*d) {
+	solver := linearSolver(opt.Solver, k*d)
+	if p.S == nil {
+		// An operator-only Problem (d > MaxDim): only CG works without the dense S.
+		if opt.Solver != Auto && opt.Solver != CG {
+			return largeDimError(md.Space)
+		}
+		solver = CG
+	}
+	switch solver {
 	case Exact:
 		if k*d > MaxExactUnknowns {
 			return fmt.Errorf("solver=exact would factor a %d×%d matrix (features × output dimension > %d); use solver=\"cg\"",

@@ -11,8 +11,9 @@ import (
 // Solver chooses how J is minimised.
 type Solver int
 
-// The solvers. Auto picks Exact for small linear problems and CG otherwise (and SGD for PartialFit
-// of kernel models without a Nyström map). SGD is the thesis' online stochastic gradient (sgd.go).
+// The solvers. Auto picks Exact for small linear problems and CG otherwise, always CG when
+// d > MaxDim (and SGD for PartialFit of kernel models without a Nyström map). SGD is the thesis'
+// online stochastic gradient (sgd.go).
 const (
 	Auto Solver = iota
 	Exact
@@ -57,8 +58,12 @@ const (
 	// MaxComponents bounds Options.NComponents: the Nyström map eigendecomposes the landmarks'
 	// Gram matrix, O(NComponents³) time and 16·NComponents² bytes.
 	MaxComponents = 10000
-	// MaxDim bounds the output dimension d: the solvers hold the space covariance S as a dense d×d
-	// matrix (8d² bytes). Pair spaces reach it at about 90 labels or vertices.
+	// MaxDim bounds the output dimension d for the solvers that hold the space covariance S as a
+	// dense d×d matrix (8d² bytes): solver exact and sgd, kernel models without a Nyström map and
+	// PartialFit. Pair spaces reach it at about 90 labels or vertices. Beyond it, the linear model
+	// (on X or on a Nyström map) is fitted by CG (solver cg, or auto) with S applied as an operator
+	// in O(d) and a preconditioner built from the closed-form spectrum of S (space.Spectral), in
+	// O((m + k)·d) memory for m examples and k rows of W.
 	MaxDim = 4096
 )
 

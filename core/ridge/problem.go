@@ -13,28 +13,54 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
 
 // Problem is a training problem reduced to what J needs: S, the centred targets δ_i and weights.
+//
+// S is held densely only up to MaxDim; beyond, the Problem is operator-only (S is nil), which only
+// the linear model's conjugate-gradient solver accepts (see NewProblem). Memory is then
+// O(m·d) for Delta, never O(d²).
 type Problem struct {
-	Alpha  float64       // regularisation α > 0
-	S      *mat.SymDense // d×d covariance of ψ under the uniform distribution
-	Delta  *mat.Dense    // m×d, row i is δ_i = ψ(y_i) − p
-	Weight []float64     // m sample weights s_i ≥ 0
-	Mean   []float64     // p, the mean of ψ under the uniform distribution (ψ(y_i) = δ_i + p)
+	Alpha  float64        // regularisation α > 0
+	S      *mat.SymDense  // d×d covariance of ψ under the uniform distribution; nil when d > MaxDim
+	Cov    space.Operator // the same covariance as an operator (O(d) products for every space); always set
+	Delta  *mat.Dense     // m×d, row i is δ_i = ψ(y_i) − p
+	Weight []float64      // m sample weights s_i ≥ 0
+	Mean   []float64      // p, the mean of ψ under the uniform distribution (ψ(y_i) = δ_i + p)
+}
+
+// denseMaxDim is the largest d for which a Problem holds S densely: MaxDim, lowered by tests to
+// exercise the operator-only path on small spaces.
+var denseMaxDim = MaxDim
+
+// largeDimError explains that a space of dimension d > denseMaxDim only supports the linear model
+// solved by conjugate gradients.
+func largeDimError(sp space.Space) error {
+	return fmt.Errorf("the %s space has dimension %d > %d: beyond that, StructuredRidge does not hold the d×d covariance of ψ, "+
+		"so only the linear kernel (or a Nyström map, n_components) fitted with solver=\"cg\" or \"auto\" is supported; "+
+		"solver=\"exact\", solver=\"sgd\", kernel models without n_components and partial_fit need d ≤ %d",
+		sp.Kind(), sp.Dim(), denseMaxDim, denseMaxDim)
 }
 
 // NewProblem embeds m validated structures ys of sp, centres them and pairs them with weights
-// (nil means all ones).
+// (nil means all ones). It refuses spaces with d > MaxDim, for which S would be dense d×d: the
+// linear CG solver reaches those through Fit, which builds an operator-only Problem.
 func NewProblem(sp space.Space, ys []int64, m int, weights []float64, alpha float64) (*Problem, error) {
+	return newProblem(sp, ys, m, weights, alpha, false)
+}
+
+// newProblem is NewProblem; with operatorOK, a space with d > denseMaxDim gets an operator-only
+// Problem (S nil) instead of an error.
+func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha float64, operatorOK bool) (*Problem, error) {
 	if !(alpha > 0) || math.IsInf(alpha, 0) {
 		return nil, fmt.Errorf("alpha must be a positive finite number, got %v", alpha)
 	}
-	if d := sp.Dim(); d > MaxDim {
-		return nil, fmt.Errorf("the %s space has dimension %d; StructuredRidge supports d ≤ %d, because its solvers hold the d×d covariance of ψ densely",
-			sp.Kind(), d, MaxDim)
+	dense := sp.Dim() <= denseMaxDim
+	if !dense && !operatorOK {
+		return nil, largeDimError(sp)
 	}
 	if err := space.ValidateRows(sp, ys, m); err != nil {
 		return nil, err
@@ -71,15 +97,30 @@ func NewProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 			raw[i*d+a] -= p[a]
 		}
 	}
-	return &Problem{Alpha: alpha, S: space.Dense(sp.Covariance()), Delta: delta, Weight: w, Mean: p}, nil
+	prob := &Problem{Alpha: alpha, Cov: sp.Covariance(), Delta: delta, Weight: w, Mean: p}
+	if dense {
+		prob.S = space.Dense(prob.Cov)
+	}
+	return prob, nil
+}
+
+// mulS writes V·S into dst (m×d), row i being S v_i, through the covariance operator row by row:
+// O(d) per row for every space, where the dense product would cost O(d²).
+func (p *Problem) mulS(dst, V *mat.Dense) {
+	m, _ := V.Dims()
+	parallel.For(m, 8, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p.Cov.MulVec(dst.RawRowView(i), V.RawRowView(i))
+		}
+	})
 }
 
 // lossGrad computes ½ Σ s_i [u_iᵀ S u_i + (1 − δ_iᵀu_i)²] at scores U (m×d) and, when g is not nil,
 // writes its derivative with respect to U into g: row i is s_i (S u_i − (1 − δ_iᵀu_i) δ_i).
 func (p *Problem) lossGrad(U *mat.Dense, g *mat.Dense) float64 {
 	m, d := U.Dims()
-	var su mat.Dense
-	su.Mul(U, p.S) // S is symmetric: row i of U·S is (S u_i)ᵀ
+	su := mat.NewDense(m, d, nil)
+	p.mulS(su, U)
 	var loss float64
 	for i := 0; i < m; i++ {
 		var gi []float64
@@ -113,7 +154,7 @@ func (p *Problem) exampleLoss(i int, u, su, g []float64) float64 {
 // the scores, applied row by row.
 func (p *Problem) curvature(dst, V *mat.Dense) {
 	m, d := V.Dims()
-	dst.Mul(V, p.S)
+	p.mulS(dst, V)
 	for i := 0; i < m; i++ {
 		v, di, out := V.RawRowView(i), p.Delta.RawRowView(i), dst.RawRowView(i)
 		var dv float64
