@@ -271,26 +271,33 @@ func TestSpectralPrecondInvertsKroneckerPart(t *testing.T) {
 			continue // singular S, or no closed form
 		}
 		op, _ := space.SpectralOf(sp.Covariance())
-		for _, intercept := range []bool{false, true} {
-			const m, n = 25, 4
-			X, ys := synthetic(t, sp, m, n, 9)
-			w := weights(r, m)
-			p, _ := NewProblem(sp, ys, m, w, 0.3)
-			des := design{X: mat.NewDense(m, n, X), intercept: intercept}
-			pc, err := newSpectralPrecond(p, des, op, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			k, d := des.cols(), sp.Dim()
-			R := randDense(r, k, d)
-			Z := mat.NewDense(k, d, nil)
-			pc.apply(Z, R)
-			var gz, back mat.Dense
-			gz.Mul(des.gram(w), Z)
-			back.Mul(&gz, p.S)
-			des.addPenaltyGrad(&back, Z, 2*p.Alpha)
-			if diff := maxAbsDiff(&back, R); diff > 1e-10*maxAbs(R) {
-				t.Errorf("%s%v intercept=%v: M·M⁻¹R differs from R by %.3g", sp.Kind(), sp.Params(), intercept, diff)
+		for _, form := range []struct {
+			name     string
+			eigenMax int
+		}{{"eigenbasis", spectralEigenMax}, {"cholesky", 0}} {
+			defer func(v int) { spectralEigenMax = v }(spectralEigenMax)
+			spectralEigenMax = form.eigenMax
+			for _, intercept := range []bool{false, true} {
+				const m, n = 25, 4
+				X, ys := synthetic(t, sp, m, n, 9)
+				w := weights(r, m)
+				p, _ := NewProblem(sp, ys, m, w, 0.3)
+				des := design{X: mat.NewDense(m, n, X), intercept: intercept}
+				pc, err := newSpectralPrecond(p, des, op, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k, d := des.cols(), sp.Dim()
+				R := randDense(r, k, d)
+				Z := mat.NewDense(k, d, nil)
+				pc.apply(Z, R)
+				var gz, back mat.Dense
+				gz.Mul(des.gram(w), Z)
+				back.Mul(&gz, p.S)
+				des.addPenaltyGrad(&back, Z, 2*p.Alpha)
+				if diff := maxAbsDiff(&back, R); diff > 1e-10*maxAbs(R) {
+					t.Errorf("%s%v intercept=%v, %s: M·M⁻¹R differs from R by %.3g", sp.Kind(), sp.Params(), intercept, form.name, diff)
+				}
 			}
 		}
 	}
