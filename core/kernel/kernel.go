@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -128,7 +129,9 @@ const serialRows = 4
 func products(dst, a, b *mat.Dense) {
 	ra, _ := a.Dims()
 	if ra > serialRows {
-		dst.Mul(a, b.T())
+		bt := mat.NewDense(b.RawMatrix().Cols, b.RawMatrix().Rows, nil) // bᵀ: gemm multiplies row-major X·B
+		bt.Copy(b.T())
+		gemm.Mul(dst.RawMatrix(), a.RawMatrix(), bt.RawMatrix())
 		return
 	}
 	rb, _ := b.Dims()

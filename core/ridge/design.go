@@ -1,8 +1,7 @@
 package ridge
 
 import (
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/combpred/combpred/core/gemm"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,7 +24,7 @@ func (d design) cols() int {
 // mul writes [X 1]·W into U (m×k).
 func (d design) mul(U, W *mat.Dense) {
 	_, n := d.X.Dims()
-	U.Mul(d.X, W.Slice(0, n, 0, W.RawMatrix().Cols))
+	gemm.Mul(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
 	if d.intercept {
 		b := W.RawRowView(n)
 		m, k := U.Dims()
@@ -42,8 +41,12 @@ func (d design) mul(U, W *mat.Dense) {
 func (d design) tmul(out, G *mat.Dense) {
 	m, n := d.X.Dims()
 	_, k := G.Dims()
-	top := out.Slice(0, n, 0, k).(*mat.Dense)
-	top.Mul(d.X.T(), G)
+	// Xᵀ·G as (Gᵀ·X)ᵀ, so that gemm streams X in its row-major layout.
+	gt := mat.NewDense(k, m, nil)
+	gt.Copy(G.T())
+	prod := mat.NewDense(k, n, nil)
+	gemm.Mul(prod.RawMatrix(), gt.RawMatrix(), d.X.RawMatrix())
+	out.Slice(0, n, 0, k).(*mat.Dense).Copy(prod.T())
 	if d.intercept {
 		b := out.RawRowView(n)
 		clear(b)
@@ -85,22 +88,22 @@ func (d design) addPenaltyGrad(grad, W *mat.Dense, f float64) {
 func (d design) gram(s []float64) *mat.SymDense {
 	m, n := d.X.Dims()
 	const block = 4096
-	xs := mat.NewDense(min(m, block), n, nil)
+	xsT := mat.NewDense(n, min(m, block), nil) // (diag(s)·X_block)ᵀ
 	top := mat.NewDense(n, n, nil)
 	col := make([]float64, n)
 	var total float64
 	for lo := 0; lo < m; lo += block {
 		hi := min(lo+block, m)
-		xb := xs.Slice(0, hi-lo, 0, n).(*mat.Dense)
+		xt := xsT.Slice(0, n, 0, hi-lo).(*mat.Dense)
 		for i := lo; i < hi; i++ {
-			src, dst := d.X.RawRowView(i), xb.RawRowView(i-lo)
-			for j := range src {
-				dst[j] = src[j] * s[i]
-				col[j] += dst[j]
+			for j, v := range d.X.RawRowView(i) {
+				w := v * s[i]
+				xt.Set(j, i-lo, w)
+				col[j] += w
 			}
 			total += s[i]
 		}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix(), xb.RawMatrix(), 1, top.RawMatrix())
+		gemm.MulAdd(top.RawMatrix(), xt.RawMatrix(), d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix())
 	}
 	g := mat.NewSymDense(d.cols(), nil)
 	for a := 0; a < n; a++ {

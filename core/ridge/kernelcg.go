@@ -22,7 +22,7 @@ import (
 // space captures), 41 → 4 on the real yeast training set (γ = 0.01, intercept).
 //
 // All m×d iterates are held transposed (d×m) so that the products with K are (d×m)·(m×m), done by
-// mulRowsByGram.
+// gemm.Mul.
 func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error) {
 	m, d := Gamma.Dims()
 	ks := newKernelSystem(p, K)

@@ -401,27 +401,3 @@ func solveKernelCGPlain(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, 
 	res.Objective = objective()
 	return res, nil
 }
-
-// mulRowsByGram must agree with gonum's product for any shape, including row counts and sizes that
-// are not multiples of the unrolling or the column blocks, and strided views.
-func TestMulRowsByGram(t *testing.T) {
-	r := rand.New(rand.NewPCG(8, 9))
-	for _, c := range []struct{ q, m int }{{1, 1}, {3, 7}, {14, 9}, {5, 300}, {14, 641}, {26, 1283}} {
-		K := randDense(r, c.m, c.m)
-		big := randDense(r, c.q+2, c.m+3)
-		X := big.Slice(1, c.q+1, 2, c.m+2).(*mat.Dense) // a strided view
-		want := mat.NewDense(c.q, c.m, nil)
-		want.Mul(X, K)
-		gotBig := mat.NewDense(c.q+1, c.m+5, nil)
-		got := gotBig.Slice(1, c.q+1, 1, c.m+1).(*mat.Dense)
-		got.Scale(0, got)
-		gotBig.Set(0, 0, math.NaN()) // outside the view: must be left alone
-		mulRowsByGram(got.RawMatrix(), X.RawMatrix(), K.RawMatrix())
-		if diff := maxAbsDiff(got, want); diff > 1e-13*math.Sqrt(float64(c.m)) {
-			t.Errorf("%d×%d: differs from gonum by %.3g", c.q, c.m, diff)
-		}
-		if !math.IsNaN(gotBig.At(0, 0)) || gotBig.At(c.q, c.m+1) != 0 {
-			t.Errorf("%d×%d: wrote outside the destination", c.q, c.m)
-		}
-	}
-}

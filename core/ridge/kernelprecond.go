@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/combpred/combpred/core/gemm"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -49,7 +50,7 @@ func newKernelSystem(p *Problem, K *mat.Dense) *kernelSystem {
 
 // kmul sets dst = X·K for X with m columns (the transpose of K·Xᵀ).
 func (ks *kernelSystem) kmul(dst, X *mat.Dense) {
-	mulRowsByGram(dst.RawMatrix(), X.RawMatrix(), ks.K)
+	gemm.Mul(dst.RawMatrix(), X.RawMatrix(), ks.K)
 }
 
 // applyA sets dst = A(V)ᵀ = 2αV + T(KV) in the transposed layout, given V and KV (both d×m).

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
@@ -340,7 +341,7 @@ func expansionScores(kern kernel.Kernel, intercept bool, Xq, support *mat.Dense,
 		if intercept {
 			addConstant(kx, 1)
 		}
-		U.Slice(lo, hi, 0, d).(*mat.Dense).Mul(kx, dual)
+		gemm.Mul(U.Slice(lo, hi, 0, d).(*mat.Dense).RawMatrix(), kx.RawMatrix(), dual.RawMatrix())
 	}
 }
 

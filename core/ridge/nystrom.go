@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -145,7 +146,7 @@ func (ny *nystrom) transform(Phi, X *mat.Dense) {
 		hi := min(lo+predictBlock, q)
 		kx := kb.Slice(0, hi-lo, 0, l).(*mat.Dense)
 		ny.gram(kx, X.Slice(lo, hi, 0, n).(*mat.Dense))
-		Phi.Slice(lo, hi, 0, c).(*mat.Dense).Mul(kx, ny.proj)
+		gemm.Mul(Phi.Slice(lo, hi, 0, c).(*mat.Dense).RawMatrix(), kx.RawMatrix(), ny.proj.RawMatrix())
 	}
 }
 

@@ -1,4 +1,4 @@
-package ridge
+package gemm
 
 import "golang.org/x/sys/cpu"
 
@@ -6,8 +6,8 @@ import "golang.org/x/sys/cpu"
 // support for the YMM registers, which package cpu checks).
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// fmaRows8 adds to c[0:n] the combination Σ_t a[t]·k[t·stride : t·stride+n] of eight rows of K,
-// in the order fmaCombine8 spells out; n must be a multiple of 4. Implemented in gramrows_amd64.s.
+// fmaRows8 adds to c[0:n] the combination Σ_t a[t]·k[t·stride : t·stride+n] of eight rows of B,
+// in the order fma_amd64.s spells out; n must be a multiple of 4.
 //
 //go:noescape
 func fmaRows8(c, k *float64, stride, n int, a *[8]float64)

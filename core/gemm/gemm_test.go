@@ -1,4 +1,4 @@
-package ridge
+package gemm
 
 import (
 	"math"
@@ -48,7 +48,7 @@ func TestFMARows8(t *testing.T) {
 }
 
 // The product must not depend on the number of threads, which moves the column-block boundaries.
-func TestMulRowsByGramThreadIndependent(t *testing.T) {
+func TestMulThreadIndependent(t *testing.T) {
 	defer parallel.SetThreads(parallel.Threads())
 	r := rand.New(rand.NewPCG(5, 6))
 	const q, m = 14, 1283
@@ -57,7 +57,7 @@ func TestMulRowsByGramThreadIndependent(t *testing.T) {
 	for _, threads := range []int{1, 2, 3, 7} {
 		parallel.SetThreads(threads)
 		got := mat.NewDense(q, m, nil)
-		mulRowsByGram(got.RawMatrix(), X.RawMatrix(), K.RawMatrix())
+		Mul(got.RawMatrix(), X.RawMatrix(), K.RawMatrix())
 		if first == nil {
 			first = got
 			continue
@@ -68,17 +68,17 @@ func TestMulRowsByGramThreadIndependent(t *testing.T) {
 	}
 }
 
-// BenchmarkMulRowsByGram times the product the kernel CG solver spends its time in, at the size of
+// BenchmarkMul times the product the kernel CG solver spends its time in, at the size of
 // the yeast training set (m = 1500, d = 14), with the vector kernel (where the processor has one)
 // and with the portable loop.
-func BenchmarkMulRowsByGram(b *testing.B) {
+func BenchmarkMul(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	const q, m = 14, 1500
 	K, X := randDense(r, m, m), randDense(r, q, m)
 	C := mat.NewDense(q, m, nil)
 	run := func(b *testing.B) {
 		for b.Loop() {
-			mulRowsByGram(C.RawMatrix(), X.RawMatrix(), K.RawMatrix())
+			Mul(C.RawMatrix(), X.RawMatrix(), K.RawMatrix())
 		}
 		b.ReportMetric(float64(2*q*m*m)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	}
@@ -89,4 +89,59 @@ func BenchmarkMulRowsByGram(b *testing.B) {
 		defer setHaveFMA(setHaveFMA(false))
 		run(b)
 	})
+}
+
+// Mul and MulAdd must agree with gonum's product for any shape, including sizes that are not
+// multiples of the unrolling or the tiles, strided views, and both kernels.
+func TestMul(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for _, fma := range []bool{true, false} {
+		old := setHaveFMA(fma)
+		for _, c := range []struct{ q, p, m int }{{1, 1, 1}, {3, 7, 7}, {14, 9, 9}, {5, 300, 300}, {14, 641, 641},
+			{26, 1283, 1283}, {130, 103, 150}, {1000, 20, 3}, {70, 17, 700}} {
+			B := randDense(r, c.p, c.m)
+			big := randDense(r, c.q+2, c.p+3)
+			X := big.Slice(1, c.q+1, 2, c.p+2).(*mat.Dense) // a strided view
+			want := mat.NewDense(c.q, c.m, nil)
+			want.Mul(X, B)
+			gotBig := mat.NewDense(c.q+1, c.m+5, nil)
+			got := gotBig.Slice(1, c.q+1, 1, c.m+1).(*mat.Dense)
+			gotBig.Set(0, 0, math.NaN()) // outside the view: must be left alone
+			for i := 0; i < c.q; i++ {
+				for j := 0; j < c.m; j++ {
+					got.Set(i, j, math.NaN()) // Mul must overwrite, not accumulate
+				}
+			}
+			Mul(got.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+			tol := 1e-13 * math.Sqrt(float64(c.p)) * math.Max(1, mat.Norm(want, math.Inf(1)))
+			if diff := maxAbsDiff(got, want); !(diff <= tol) {
+				t.Errorf("fma=%v %d×%d·%d×%d: differs from gonum by %.3g", fma, c.q, c.p, c.p, c.m, diff)
+			}
+			MulAdd(got.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+			want.Scale(2, want)
+			if diff := maxAbsDiff(got, want); !(diff <= 2*tol) {
+				t.Errorf("fma=%v %d×%d·%d×%d: MulAdd differs from 2·X·B by %.3g", fma, c.q, c.p, c.p, c.m, diff)
+			}
+			if !math.IsNaN(gotBig.At(0, 0)) || gotBig.At(c.q, c.m+1) != 0 {
+				t.Errorf("%d×%d: wrote outside the destination", c.q, c.m)
+			}
+		}
+		setHaveFMA(old)
+	}
+}
+
+func randDense(r *rand.Rand, rows, cols int) *mat.Dense {
+	a := mat.NewDense(rows, cols, nil)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			a.Set(i, j, r.NormFloat64())
+		}
+	}
+	return a
+}
+
+func maxAbsDiff(a, b *mat.Dense) float64 {
+	var d mat.Dense
+	d.Sub(a, b)
+	return mat.Norm(&d, math.Inf(1)) // the largest row sum bounds every entry
 }
