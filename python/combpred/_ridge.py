@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import numbers
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -39,16 +42,30 @@ class StructuredRidge(StructuredEstimator):
         Spaces needing parameters (KSubsets, Ordinal, HierarchyPaths, Subtrees) are given as objects.
     alpha : float, default=1.0
         Regularisation strength (> 0): the weight of ‖W‖² (or of the RKHS norm).
-    kernel : {"linear", "poly", "rbf", "precomputed"}, default="linear"
+    kernel : {"linear", "poly", "rbf", "precomputed"} or callable, default="linear"
         Input kernel. ``"linear"`` is solved in the primal and exposes ``coef_``; with
         ``"precomputed"``, X is the kernel matrix (n_samples, n_samples) at fit and
-        (n_queries, n_samples_fit) at predict.
+        (n_queries, n_samples_fit) at predict. A callable is called on two sample matrices as
+        ``kernel(X, Y, **kernel_params)`` and must return their kernel matrix, of shape
+        (len(X), len(Y)), as with scikit-learn's SVC: the functions of
+        :mod:`sklearn.metrics.pairwise` such as ``laplacian_kernel`` qualify (unlike with
+        KernelRidge, the callable is not called on single pairs of rows). At fit the Gram matrix
+        K(X, X) must be finite and symmetric; the model keeps X as ``X_fit_`` and is fitted as
+        with ``"precomputed"`` on K, and prediction evaluates K(X_new, X_fit_) in blocks of rows.
+        With ``n_components`` the model is linear on a Nyström map of the callable (as for
+        ``"rbf"`` and ``"poly"``), which also streams with ``partial_fit``. ``gamma``, ``degree``
+        and ``coef0`` are ignored: the callable's own parameters go in ``kernel_params``. The
+        fitted model predicts with the kernel and parameters it was fitted with, and pickles when
+        the callable does (a module-level function, not a lambda).
     gamma : float, default=None
         Kernel coefficient of ``"rbf"`` and ``"poly"``; None means 1 / n_features.
     degree : int, default=3
         Degree of the ``"poly"`` kernel.
     coef0 : float, default=1.0
         Independent term of the ``"poly"`` kernel.
+    kernel_params : dict, default=None
+        Keyword arguments passed to a callable ``kernel`` (e.g. ``{"gamma": 0.5}`` for
+        ``laplacian_kernel``); ignored by the string kernels. None means no arguments.
     fit_intercept : bool, default=True
         Learn a per-coordinate offset of the scores. For the linear kernel it is unpenalised; for the
         other kernels it is the penalised bias of the kernel k(x, x') + 1.
@@ -67,7 +84,8 @@ class StructuredRidge(StructuredEstimator):
         Start ``fit`` from the previous solution (linear models; kernel models on the same X, e.g.
         along a path of alpha values).
     n_components : int, default=None
-        For ``"rbf"`` and ``"poly"`` (ignored by the other kernels): fit the linear model on a Nyström map of this many landmark
+        For ``"rbf"``, ``"poly"`` and callable kernels (ignored by ``"linear"`` and
+        ``"precomputed"``): fit the linear model on a Nyström map of this many landmark
         samples (thesis appendix A) instead of the full kernel expansion, so that training scales
         to 100,000s of samples. None: the exact kernel model.
     tau : int, default=None
@@ -92,6 +110,9 @@ class StructuredRidge(StructuredEstimator):
         Weights W of the linear model (``kernel="linear"`` only): scores are X @ coef_ + intercept_.
     intercept_ : ndarray of shape (d,)
         Intercept of the linear model (zeros when ``fit_intercept=False``).
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training inputs (a copy), on which a callable ``kernel`` is evaluated at prediction
+        (callable kernels without ``n_components`` only).
     n_features_in_ : int
         Number of features seen during fit.
     n_iter_ : int
@@ -116,10 +137,11 @@ class StructuredRidge(StructuredEstimator):
     _parameter_constraints: dict = {
         "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(_KERNELS)), callable],
         "gamma": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "degree": [Interval(numbers.Integral, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
         "fit_intercept": ["boolean"],
         "solver": [StrOptions({"auto", "exact", "cg", "sgd"})],
         "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -137,10 +159,11 @@ class StructuredRidge(StructuredEstimator):
         self,
         space: str | _spaces.Space = "multilabel",
         alpha: float = 1.0,
-        kernel: str = "linear",
+        kernel: str | Callable[..., Any] = "linear",
         gamma: float | None = None,
         degree: int = 3,
         coef0: float = 1.0,
+        kernel_params: dict | None = None,
         fit_intercept: bool = True,
         solver: str = "auto",
         tol: float = 1e-8,
@@ -159,6 +182,7 @@ class StructuredRidge(StructuredEstimator):
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.kernel_params = kernel_params
         self.fit_intercept = fit_intercept
         self.solver = solver
         self.tol = tol
@@ -173,23 +197,29 @@ class StructuredRidge(StructuredEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
         return tags
 
     # -- fitting ------------------------------------------------------------------------------
+    def _core_kernel(self) -> str:
+        """The kernel of the core model: a callable kernel reaches the core as its precomputed Gram
+        matrix, or with n_components as the inputs of a linear model on its Nyström map."""
+        if not callable(self.kernel):
+            return self.kernel
+        return "precomputed" if self.n_components is None else "linear"
+
     def _params_string(self, n_features: int) -> str:
         gamma = self.gamma if self.gamma is not None else 1.0 / n_features
+        kernel = self._core_kernel()
+        # the Nyström map of a callable kernel carries the intercept itself (the kernel k + 1)
+        intercept = bool(self.fit_intercept) and not (callable(self.kernel) and self.n_components is not None)
         return (
-            f"alpha={float(self.alpha)!r};kernel={self.kernel};gamma={float(gamma)!r};"
+            f"alpha={float(self.alpha)!r};kernel={kernel};gamma={float(gamma)!r};"
             f"degree={int(self.degree)};coef0={float(self.coef0)!r};"
-            f"fit_intercept={int(bool(self.fit_intercept))};solver={self.solver};"
+            f"fit_intercept={int(intercept)};solver={self.solver};"
             f"tol={float(self.tol)!r};max_iter={int(self.max_iter)};random_state={_seed(self.random_state)}"
             # like gamma and degree, n_components is ignored by the kernels it does not apply to
-            + (
-                f";n_components={int(self.n_components)}"
-                if self.n_components and self.kernel in ("rbf", "poly")
-                else ""
-            )
+            + (f";n_components={int(self.n_components)}" if self.n_components and kernel in ("rbf", "poly") else "")
             + (f";tau={int(self.tau)}" if self.tau is not None else "")
             + (f";eta0={float(self.eta0)!r}" if self.eta0 is not None else "")
         )
@@ -212,12 +242,43 @@ class StructuredRidge(StructuredEstimator):
         self : StructuredRidge
         """
         previous = self.__dict__.get("_model") if self.warm_start else None  # _fit_data forgets it
+        previous_kernel, previous_X = self.__dict__.get("_callable"), self.__dict__.get("X_fit_")
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
-        params = self._params_string(X.shape[1]).encode()
-        self._fit_model("cp_ridge_fit", X, space, rows, classes, sw, params, previous.value if previous else 0)
+        fitted, core_X = None, X
+        if callable(self.kernel):
+            fitted = _CallableKernel(self.kernel, self.kernel_params)
+            shift = 1.0 if self.fit_intercept else 0.0
+            if self.n_components is None:
+                core_X = fitted(X, X, symmetric=True)
+                # the core's warm start on a precomputed kernel assumes the same training samples: make sure
+                same = previous_X is not None and np.array_equal(previous_X, X)
+            else:
+                same = fitted.fit_nystrom(X, self.n_components, shift, _seed(self.random_state), previous_kernel)
+                core_X = fitted.features(X)
+            if not (same and previous_kernel is not None and previous_kernel.same(self.kernel, self.kernel_params)):
+                previous = None
+        params = self._params_string(core_X.shape[1]).encode()
+        self._fit_model("cp_ridge_fit", core_X, space, rows, classes, sw, params, previous.value if previous else 0)
+        if fitted is not None:
+            self._set_callable(fitted, X)
         return self
 
-    @available_if(lambda self: self.kernel != "precomputed" and self.solver != "cg")
+    def _partial_fit_available(self) -> bool:
+        # available_if hides partial_fit when this raises, and chains the reason to its AttributeError
+        if callable(self.kernel) and self.n_components is None:
+            raise AttributeError(
+                "partial_fit is not available with a callable kernel without n_components: the kernel expansion "
+                "lives on the fit samples (as with kernel='precomputed'); use fit, or set n_components"
+            )
+        if self.kernel == "precomputed":
+            raise AttributeError(
+                "partial_fit is not available with kernel='precomputed': the expansion lives on the fit samples; use fit"
+            )
+        if self.solver == "cg":
+            raise AttributeError("partial_fit is not available with solver='cg' (a batch method); use 'exact' or 'sgd'")
+        return True
+
+    @available_if(_partial_fit_available)
     def partial_fit(self, X: Any, y: Any, sample_weight: Any = None, classes: Any = None) -> StructuredRidge:
         """Update the model with one more chunk of examples.
 
@@ -226,8 +287,10 @@ class StructuredRidge(StructuredEstimator):
         (memory independent of their number), and any sequence of chunks gives the model ``fit``
         would give on all of them. With ``solver="sgd"``, and for kernel models without
         ``n_components``, each call makes one SGD pass over the chunk. The method does not exist
-        for precomputed kernels (the expansion lives on the fit samples) nor for ``solver="cg"``
-        (a batch method: use ``"exact"`` or ``"sgd"`` to stream).
+        for precomputed kernels nor for callable kernels without ``n_components`` (the expansion
+        lives on the fit samples), nor for ``solver="cg"`` (a batch method: use ``"exact"`` or
+        ``"sgd"`` to stream). The Nyström map of a callable kernel is built from the first chunk,
+        and the kernel, ``kernel_params`` and ``fit_intercept`` must then stay the same.
 
         Parameters
         ----------
@@ -242,12 +305,31 @@ class StructuredRidge(StructuredEstimator):
         self : StructuredRidge
         """
         previous = self.__dict__.get("_model")
+        fitted = self.__dict__.get("_callable")
+        shift = 1.0 if self.fit_intercept else 0.0
         if previous is None:
             if self._is_multiclass() and classes is None:
                 raise ValueError("classes must be given in the first call to partial_fit with space='multiclass'")
             X, space, rows, fitted_classes, sw = self._fit_data(X, y, sample_weight, classes)
+            fitted = None
+            if callable(self.kernel):
+                fitted = _CallableKernel(self.kernel, self.kernel_params)
+                fitted.fit_nystrom(X, self.n_components, shift, _seed(self.random_state))
         else:
             self._validate_params()
+            if fitted is not None or callable(self.kernel):
+                if fitted is None or fitted.projection is None:
+                    raise ValueError(
+                        "partial_fit: the model was fitted without the Nyström map of a callable kernel; kernel, "
+                        "kernel_params, fit_intercept and n_components must stay those of the model (fit anew)"
+                    )
+                if not fitted.same(self.kernel, self.kernel_params):
+                    raise ValueError(
+                        "partial_fit: kernel and kernel_params must stay those of the model "
+                        f"(kernel={fitted.name}, kernel_params={fitted.params!r})"
+                    )
+                if fitted.shift != shift:
+                    raise ValueError(f"partial_fit: fit_intercept must stay that of the model ({bool(fitted.shift)})")
             multi = not self._is_multiclass()
             X, y = validate_data(
                 self, X, y, dtype=np.float64, order="C", multi_output=multi, y_numeric=multi, reset=False
@@ -255,7 +337,8 @@ class StructuredRidge(StructuredEstimator):
             space, fitted_classes = self.space_, getattr(self, "classes_", None)
             rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
             sw = None if sample_weight is None else np.ascontiguousarray(_check_sample_weight(sample_weight, X))
-        params = self._params_string(X.shape[1]).encode()
+        core_X = fitted.features(X) if fitted is not None else X
+        params = self._params_string(core_X.shape[1]).encode()
         fn = _capi.lib().cp_ridge_partial_fit
         model = run_fit(
             self._model_class,
@@ -264,9 +347,9 @@ class StructuredRidge(StructuredEstimator):
             lambda callback, out: fn(
                 previous.value if previous is not None else 0,
                 space._h(),
-                _capi.f64(X),
-                X.shape[0],
-                X.shape[1],
+                _capi.f64(core_X),
+                core_X.shape[0],
+                core_X.shape[1],
                 _capi.i64(rows),
                 space.width,
                 _capi.f64(sw) if sw is not None else None,
@@ -280,11 +363,29 @@ class StructuredRidge(StructuredEstimator):
         if fitted_classes is not None:
             self.classes_ = fitted_classes
         self._set_model(model)
+        if fitted is not None:
+            self._set_callable(fitted, X)
         return self
 
     def _check_fit_X(self, X: np.ndarray) -> None:
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"X must be a square kernel matrix for kernel='precomputed', got shape {X.shape}")
+
+    def _reset(self) -> None:
+        super()._reset()
+        self.__dict__.pop("_callable", None)
+
+    def _set_callable(self, fitted: _CallableKernel, X: np.ndarray) -> None:
+        """Keep what a model fitted with a callable kernel needs to predict: the kernel with its
+        parameters, and X_fit_ (the exact model) or the Nyström map."""
+        self._callable = fitted
+        if fitted.projection is None:
+            self.X_fit_ = X.copy()  # X may be the caller's own array
+        else:
+            self.n_components_ = fitted.projection.shape[1]
+            # the core model is linear on the map, but like an rbf Nyström model it has no coef_
+            for name in ("coef_", "intercept_"):
+                self.__dict__.pop(name, None)
 
     def _set_model(self, model: _Model) -> None:
         self._model = model
@@ -308,6 +409,36 @@ class StructuredRidge(StructuredEstimator):
             self.coef_, self.intercept_ = coef, intercept
 
     # -- prediction ---------------------------------------------------------------------------
+    def _core_blocks(self, X: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
+        """For a model fitted with a callable kernel, yield (rows, the core model's inputs for
+        X[rows]) for validated inputs X: the kernel block K(X[rows], X_fit_) or the Nyström map of
+        X[rows], in blocks of rows that bound its memory."""
+        fitted = self._callable
+        exact = fitted.projection is None
+        width = self.X_fit_.shape[0] if exact else fitted.landmarks.shape[0]
+        step = max(1, _BLOCK_VALUES // max(1, width))
+        for lo in range(0, X.shape[0], step):
+            rows = slice(lo, min(lo + step, X.shape[0]))
+            yield rows, fitted(X[rows], self.X_fit_) if exact else fitted.features(X[rows])
+
+    def _scores(self, X: Any) -> np.ndarray:
+        if "_callable" not in self.__dict__:
+            return super()._scores(X)
+        X = self._inputs(X)
+        out = np.empty((X.shape[0], self.space_.dim))
+        for rows, block in self._core_blocks(X):
+            self._call("decision", block, _capi.f64(out[rows]), self.space_.dim)  # out[rows]: a contiguous view
+        return out
+
+    def _predict(self, X: Any) -> np.ndarray:
+        if "_callable" not in self.__dict__:
+            return super()._predict(X)
+        X = self._inputs(X)
+        out = np.empty((X.shape[0], self.space_.width), dtype=np.int64)
+        for rows, block in self._core_blocks(X):
+            self._call("predict", block, _capi.i64(out[rows]), self.space_.width)
+        return self._structures(out)
+
     def decision_function(self, X: Any) -> np.ndarray:
         """Return the scores u(x) in ψ-coordinates, shape (n_samples, d).
 
@@ -322,6 +453,155 @@ class StructuredRidge(StructuredEstimator):
         Multiclass models return class labels (``classes_``); multilabel models a 0/1 matrix.
         """
         return self._predict(X)
+
+
+# Kernel blocks of callable kernels (at prediction, in the Nyström map and in the symmetry check)
+# hold at most this many values (32 MiB).
+_BLOCK_VALUES = 1 << 22
+
+# The core's floor on the eigenvalues of the landmarks' Gram matrix, relative to the largest.
+_NYSTROM_EIGEN_FLOOR = 1e-12
+
+# Separates the landmark draw from the core's uses of the same seed.
+_NYSTROM_STREAM = 0x6E797374726F6D
+
+
+class _CallableKernel:
+    """A callable kernel as a model was fitted with it: the function and a copy of its parameters,
+    and with n_components its Nyström map φ(x) = (K(x, L) + shift)·P, built as the core builds the
+    map of rbf and poly models (thesis appendix A): L are landmark rows of X drawn without
+    replacement, P = U_c Λ_c^{-1/2} from the eigenpairs of K_LL + shift above 1e-12 of the largest,
+    and shift = 1 with an intercept (the map is of the kernel k + 1 of the kernel model)."""
+
+    def __init__(self, kernel: Callable[..., Any], params: dict | None):
+        self.kernel = kernel
+        self.params = copy.deepcopy(params) if params else {}
+        self.landmarks: np.ndarray | None = None
+        self.projection: np.ndarray | None = None
+        self.shift = 0.0
+
+    @property
+    def name(self) -> str:
+        name = getattr(self.kernel, "__qualname__", None) or getattr(self.kernel, "__name__", None)
+        return name if isinstance(name, str) else repr(self.kernel)
+
+    def same(self, kernel: Any, params: dict | None) -> bool:
+        """Whether (kernel, params) is this kernel with the same parameters."""
+        params = params or {}
+        return (
+            _equal(self.kernel, kernel)
+            and self.params.keys() == params.keys()
+            and all(_equal(v, params[k]) for k, v in self.params.items())
+        )
+
+    def __call__(self, X: np.ndarray, Y: np.ndarray, symmetric: bool = False) -> np.ndarray:
+        """K(X, Y), checked: a finite float64 C-contiguous matrix of shape (len(X), len(Y)), and
+        symmetric when ``symmetric`` (Y is X). The errors name the kernel."""
+        what = (
+            f"kernel={self.name} (called as kernel(X, Y, **kernel_params) on arrays of shapes {X.shape} and {Y.shape})"
+        )
+        try:
+            K = self.kernel(X, Y, **self.params)
+        except MemoryError:
+            raise
+        except TypeError as exc:
+            raise TypeError(f"{what} raised {type(exc).__name__}: {exc}") from exc
+        except Exception as exc:
+            raise ValueError(f"{what} raised {type(exc).__name__}: {exc}") from exc
+        returned = type(K).__name__
+        if sparse.issparse(K):
+            K = K.toarray()
+        try:
+            K = np.asarray(K)
+        except Exception as exc:  # e.g. ragged nested lists
+            raise ValueError(f"{what} returned a {returned} that is not an array: {exc}") from exc
+        if K.dtype.kind not in "biuf":
+            raise TypeError(f"{what} returned a {returned} of dtype {K.dtype}; a kernel matrix holds real numbers")
+        expected = (X.shape[0], Y.shape[0])
+        if K.shape != expected:
+            raise ValueError(
+                f"{what} returned shape {K.shape}, expected {expected}: a callable kernel maps two sample matrices "
+                "to their kernel matrix (it is not called on single pairs of rows)"
+            )
+        K = np.ascontiguousarray(K, dtype=np.float64)
+        finite = np.isfinite(K)
+        if not finite.all():
+            i, j = np.unravel_index(np.argmin(finite), K.shape)
+            raise ValueError(f"{what} returned a non-finite value: K[{i}, {j}] = {K[i, j]}")
+        if symmetric:
+            _check_symmetric(K, what)
+        return K
+
+    def fit_nystrom(
+        self, X: np.ndarray, n_components: int, shift: float, seed: int, reuse: _CallableKernel | None = None
+    ) -> bool:
+        """Build the Nyström map from the rows of X; take the projection of ``reuse`` when it is the
+        map of the same kernel on the same landmarks (and then return True)."""
+        m = X.shape[0]
+        rng = np.random.default_rng([seed, _NYSTROM_STREAM])
+        idx = np.sort(rng.choice(m, size=min(int(n_components), m), replace=False))
+        self.landmarks, self.shift = X[idx].copy(), shift
+        if (
+            reuse is not None
+            and reuse.projection is not None
+            and reuse.shift == shift
+            and reuse.same(self.kernel, self.params)
+            and np.array_equal(reuse.landmarks, self.landmarks)
+        ):
+            self.projection = reuse.projection
+            return True
+        K = self(self.landmarks, self.landmarks, symmetric=True) + shift
+        try:
+            values, vectors = np.linalg.eigh(0.5 * (K + K.T))
+        except np.linalg.LinAlgError as exc:
+            raise ValueError(
+                f"n_components: the eigendecomposition of the landmarks' Gram matrix failed: {exc}"
+            ) from exc
+        top = values[-1]
+        keep = np.flatnonzero(values > _NYSTROM_EIGEN_FLOOR * top)[::-1] if top > 0 else []  # largest first
+        if len(keep) == 0:
+            raise ValueError(
+                f"n_components: the landmarks' Gram matrix of kernel={self.name} has no positive eigenvalue"
+            )
+        self.projection = np.ascontiguousarray(vectors[:, keep] / np.sqrt(values[keep]))
+        return False
+
+    def features(self, X: np.ndarray) -> np.ndarray:
+        """φ of the rows of X: (K(X, L) + shift)·P, in blocks of rows."""
+        out = np.empty((X.shape[0], self.projection.shape[1]))
+        step = max(1, _BLOCK_VALUES // max(1, self.landmarks.shape[0]))
+        for lo in range(0, X.shape[0], step):
+            block = self(X[lo : lo + step], self.landmarks) + self.shift  # a new array: never the kernel's own
+            np.matmul(block, self.projection, out=out[lo : lo + step])
+        return out
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """a == b for kernel functions and parameter values (arrays compare by value)."""
+    if a is b:
+        return True
+    try:
+        equal = a == b
+        return bool(equal) if np.ndim(equal) == 0 else bool(np.all(equal)) and np.shape(a) == np.shape(b)
+    except Exception:
+        return False
+
+
+def _check_symmetric(K: np.ndarray, what: str) -> None:
+    """Raise ValueError naming the first asymmetric pair, with the core's tolerance for precomputed
+    kernels (|a − b| ≤ 1e-8 · max(1, |a|, |b|)); by blocks of rows to bound the temporaries."""
+    m = K.shape[0]
+    step = max(1, _BLOCK_VALUES // max(1, m))
+    for lo in range(0, m, step):
+        a, b = K[lo : lo + step], K[:, lo : lo + step].T
+        bad = np.abs(a - b) > 1e-8 * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+        if bad.any():
+            i, j = np.unravel_index(np.argmax(bad), bad.shape)
+            i += lo
+            raise ValueError(
+                f"{what} returned a kernel matrix that is not symmetric: K[{i}, {j}] = {K[i, j]} but "
+                f"K[{j}, {i}] = {K[j, i]}"
+            )
 
 
 def _seed(random_state: Any) -> int:
