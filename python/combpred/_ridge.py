@@ -75,6 +75,9 @@ class StructuredRidge(StructuredEstimator):
         kernel's inner product for kernel models); ``"sgd"`` is the thesis' online stochastic
         gradient (section 5.3.2), step ``eta0 / (alpha · t)``, with truncation ``tau`` for kernel
         expansions. ``"auto"`` uses ``"exact"`` when n_features · d ≤ 600 and ``"cg"`` otherwise.
+        Output spaces with d > 4096 (pair spaces beyond about 90 labels or vertices) are fitted
+        with S applied as an operator, never stored: there only the linear kernel (or
+        ``n_components``) with ``"auto"`` or ``"cg"`` is supported, and ``partial_fit`` is not.
     tol : float, default=1e-8
         CG stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; SGD stops when J changes by less than tol (relative)
         over an epoch.
