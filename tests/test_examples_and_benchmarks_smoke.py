@@ -56,6 +56,7 @@ def _needs(*relatives: str | None):
             ),
         ),
         ("dicycles.py", "dicycles", "| m | StructuredRidge, α = 1 | StructuredRidge, α by CV |", None),
+        ("sgd.py", "sgd", "| solver | iterations / epochs | seconds | final gap |", None),
     ],
 )
 def test_benchmark_quick_run(tmp_path, script, section, header, data):
