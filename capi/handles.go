@@ -59,18 +59,6 @@ func isKind(obj any, what string) bool {
 	return false
 }
 
-func modelOf(h int64) (*ridge.Model, error) {
-	obj, ok := lookup(h)
-	if !ok {
-		return nil, fmt.Errorf("model handle %d is invalid or already freed", h)
-	}
-	md, ok := obj.(*ridge.Model)
-	if !ok {
-		return nil, typeError{fmt.Errorf("handle %d is not a model handle", h)}
-	}
-	return md, nil
-}
-
 // objectOf returns the object of handle h, which must have type T; what names the kind in errors
 // (as isKind does).
 func objectOf[T any](h int64, what string) (T, error) {
@@ -88,14 +76,6 @@ func objectOf[T any](h int64, what string) (T, error) {
 
 func probModelOf(h int64) (*prob.Model, error) { return objectOf[*prob.Model](h, "prob model") }
 
-func spaceOf(h int64) (space.Space, error) {
-	obj, ok := lookup(h)
-	if !ok {
-		return nil, fmt.Errorf("space handle %d is invalid or already freed", h)
-	}
-	sp, ok := obj.(space.Space)
-	if !ok {
-		return nil, typeError{fmt.Errorf("handle %d is not a space handle", h)}
-	}
-	return sp, nil
-}
+func modelOf(h int64) (*ridge.Model, error) { return objectOf[*ridge.Model](h, "model") }
+
+func spaceOf(h int64) (space.Space, error) { return objectOf[space.Space](h, "space") }

@@ -193,43 +193,25 @@ func cp_model_space(h C.int64_t, out *C.int64_t) (rc C.int) {
 	return cpOK
 }
 
+// ridgeView resolves a StructuredRidge model handle for the calls of modelcalls.go.
+func ridgeView(h C.int64_t) (modelView, error) {
+	md, err := modelOf(int64(h))
+	if err != nil {
+		return modelView{}, err
+	}
+	return modelView{space: md.Space, scores: md.Decision, mode: md.Predict, marshal: md.MarshalBinary}, nil
+}
+
 //export cp_model_decision
 func cp_model_decision(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := modelOf(int64(h))
-	if err != nil {
-		return status(err)
-	}
-	if int64(d) != int64(md.Space.Dim()) {
-		return status(fmt.Errorf("decision output has %d columns, the model has %d", int64(d), md.Space.Dim()))
-	}
-	X, err := f64s("X", x, q, n)
-	if err != nil {
-		return status(err)
-	}
-	U, err := f64s("decision output", out, q, d)
-	if err != nil {
-		return status(err)
-	}
-	return status(md.Decision(X, int(q), int(n), U))
+	return status(decisionCall(ridgeView, h, x, q, n, out, d))
 }
 
 //export cp_model_predict
 func cp_model_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := modelOf(int64(h))
-	if err != nil {
-		return status(err)
-	}
-	X, err := f64s("X", x, q, n)
-	if err != nil {
-		return status(err)
-	}
-	y, err := rowsOf(md.Space, "predict output", out, q, w)
-	if err != nil {
-		return status(err)
-	}
-	return status(md.Predict(X, int(q), int(n), y))
+	return status(predictCall(ridgeView, h, x, q, n, out, w))
 }
 
 // cp_model_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
@@ -245,25 +227,7 @@ func cp_model_coef(h C.int64_t, out *C.double, rows, cols C.int64_t, intercept *
 	if md.Kernel.Kind != kernel.Linear {
 		return status(fmt.Errorf("coef_ exists only for the linear kernel, this model uses %v", md.Kernel.Kind))
 	}
-	d := md.Space.Dim()
-	if int(rows) != md.NFeatures || int(cols) != d {
-		return status(fmt.Errorf("coef output is %d×%d, want %d×%d", int64(rows), int64(cols), md.NFeatures, d))
-	}
-	buf, err := f64s("coef output", out, rows, cols)
-	if err != nil {
-		return status(err)
-	}
-	for j := 0; j < md.NFeatures; j++ {
-		copy(buf[j*d:(j+1)*d], md.Coef.RawRowView(j))
-	}
-	if intercept != nil {
-		b, _ := f64s("intercept output", intercept, cols)
-		clear(b)
-		if md.Intercept {
-			copy(b, md.Coef.RawRowView(md.NFeatures))
-		}
-	}
-	return cpOK
+	return status(writeCoef(md.Coef, md.NFeatures, md.Intercept, out, rows, cols, intercept))
 }
 
 // cp_model_to_bytes writes the model's bytes into buf when capacity suffices; *needed always
@@ -272,24 +236,11 @@ func cp_model_coef(h C.int64_t, out *C.double, rows, cols C.int64_t, intercept *
 //export cp_model_to_bytes
 func cp_model_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := modelOf(int64(h))
-	if err != nil {
-		return status(err)
-	}
-	return status(writeBytes(md.MarshalBinary, buf, capacity, needed))
+	return status(toBytesCall(ridgeView, h, buf, capacity, needed))
 }
 
 //export cp_model_from_bytes
 func cp_model_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	data, err := viewBytes(buf, length, out)
-	if err != nil {
-		return status(err)
-	}
-	md, err := ridge.UnmarshalModel(data)
-	if err != nil {
-		return status(err)
-	}
-	*out = C.int64_t(newHandle(md))
-	return cpOK
+	return status(fromBytesCall(ridge.UnmarshalModel, buf, length, out))
 }

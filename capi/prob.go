@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/combpred/combpred/core/prob"
-	"gonum.org/v1/gonum/mat"
 )
 
 // The C ABI of ProbabilisticStructured (core/prob): p(y | x) ∝ exp(⟨Wᵀx̃, ψ(y)⟩). Models are
@@ -139,23 +138,7 @@ func cp_prob_coef(h C.int64_t, out *C.double, rows, cols C.int64_t, intercept *C
 	if err != nil {
 		return status(err)
 	}
-	d := md.Space.Dim()
-	if int64(rows) != int64(md.NFeatures) || int64(cols) != int64(d) {
-		return status(fmt.Errorf("coef output is %d×%d, want %d×%d", int64(rows), int64(cols), md.NFeatures, d))
-	}
-	buf, err := f64s("coef output", out, rows, cols)
-	if err != nil {
-		return status(err)
-	}
-	copy(buf, mat.DenseCopyOf(md.Coef.Slice(0, md.NFeatures, 0, d)).RawMatrix().Data)
-	if intercept != nil {
-		b, _ := f64s("intercept output", intercept, cols)
-		clear(b)
-		if md.Intercept {
-			copy(b, md.Coef.RawRowView(md.NFeatures))
-		}
-	}
-	return cpOK
+	return status(writeCoef(md.Coef, md.NFeatures, md.Intercept, out, rows, cols, intercept))
 }
 
 // probInputs resolves a model handle and views q inputs of n features.
@@ -168,12 +151,13 @@ func probInputs(h C.int64_t, x *C.double, q, n C.int64_t) (*prob.Model, []float6
 	return md, X, err
 }
 
-// dimOut views a q × d output buffer whose d must be the model's dimension.
-func dimOut(md *prob.Model, name string, out *C.double, q, d C.int64_t) ([]float64, error) {
-	if int64(d) != int64(md.Space.Dim()) {
-		return nil, fmt.Errorf("%s has %d columns, the model has %d", name, int64(d), md.Space.Dim())
+// probView resolves a ProbabilisticStructured model handle for the calls of modelcalls.go.
+func probView(h C.int64_t) (modelView, error) {
+	md, err := probModelOf(int64(h))
+	if err != nil {
+		return modelView{}, err
 	}
-	return f64s(name, out, q, d)
+	return modelView{space: md.Space, scores: md.Scores, mode: md.Mode, marshal: md.MarshalBinary}, nil
 }
 
 // cp_prob_decision writes the scores u = Wᵀx̃ of q inputs (q × d).
@@ -181,15 +165,7 @@ func dimOut(md *prob.Model, name string, out *C.double, q, d C.int64_t) ([]float
 //export cp_prob_decision
 func cp_prob_decision(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, X, err := probInputs(h, x, q, n)
-	if err != nil {
-		return status(err)
-	}
-	U, err := dimOut(md, "decision output", out, q, d)
-	if err != nil {
-		return status(err)
-	}
-	return status(md.Scores(X, int(q), int(n), U))
+	return status(decisionCall(probView, h, x, q, n, out, d))
 }
 
 // cp_prob_predict writes the mode argmax_y p(y | x) of q inputs, by the space's decoder (q × w).
@@ -197,15 +173,7 @@ func cp_prob_decision(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d
 //export cp_prob_predict
 func cp_prob_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, X, err := probInputs(h, x, q, n)
-	if err != nil {
-		return status(err)
-	}
-	y, err := rowsOf(md.Space, "predict output", out, q, w)
-	if err != nil {
-		return status(err)
-	}
-	return status(md.Mode(X, int(q), int(n), y))
+	return status(predictCall(probView, h, x, q, n, out, w))
 }
 
 // cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d). Parameters: method (auto, exact,
@@ -219,7 +187,7 @@ func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char,
 	if err != nil {
 		return status(err)
 	}
-	dst, err := dimOut(md, "marginals output", out, q, d)
+	dst, err := dimOut(md.Space, "marginals output", out, q, d)
 	if err != nil {
 		return status(err)
 	}
@@ -364,24 +332,11 @@ func cp_prob_log_partition(h C.int64_t, x *C.double, q, n C.int64_t, params *C.c
 //export cp_prob_to_bytes
 func cp_prob_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := probModelOf(int64(h))
-	if err != nil {
-		return status(err)
-	}
-	return status(writeBytes(md.MarshalBinary, buf, capacity, needed))
+	return status(toBytesCall(probView, h, buf, capacity, needed))
 }
 
 //export cp_prob_from_bytes
 func cp_prob_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	data, err := viewBytes(buf, length, out)
-	if err != nil {
-		return status(err)
-	}
-	md, err := prob.UnmarshalModel(data)
-	if err != nil {
-		return status(err)
-	}
-	*out = C.int64_t(newHandle(md))
-	return cpOK
+	return status(fromBytesCall(prob.UnmarshalModel, buf, length, out))
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/combpred/combpred/core/enum"
 )
 
 // Solver chooses how J is minimised.
@@ -23,21 +25,15 @@ const (
 var solverNames = [...]string{"auto", "lbfgs", "adam"}
 
 // String returns the name of the solver.
-func (s Solver) String() string {
-	if s >= 0 && int(s) < len(solverNames) {
-		return solverNames[s]
-	}
-	return fmt.Sprintf("Solver(%d)", int(s))
-}
+func (s Solver) String() string { return enum.Name(solverNames[:], s, "Solver") }
 
 // ParseSolver maps a name (auto, lbfgs, adam) to its Solver.
 func ParseSolver(name string) (Solver, error) {
-	for i, n := range solverNames {
-		if n == name {
-			return Solver(i), nil
-		}
+	s, err := enum.Parse[Solver](solverNames[:], "solver", name)
+	if err != nil {
+		return 0, fmt.Errorf("prob: %w", err)
 	}
-	return 0, fmt.Errorf("prob: unknown solver %q (want auto, lbfgs or adam)", name)
+	return s, nil
 }
 
 // ErrCancelled is returned when the Progress callback asks the solver to stop.

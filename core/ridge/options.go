@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/enum"
 	"github.com/combpred/combpred/core/kernel"
 )
 
@@ -23,21 +24,11 @@ const (
 
 var solverNames = [...]string{"auto", "exact", "cg", "sgd"}
 
-func (s Solver) String() string {
-	if s >= 0 && int(s) < len(solverNames) {
-		return solverNames[s]
-	}
-	return fmt.Sprintf("Solver(%d)", int(s))
-}
+func (s Solver) String() string { return enum.Name(solverNames[:], s, "Solver") }
 
 // ParseSolver maps a solver name to its Solver.
 func ParseSolver(name string) (Solver, error) {
-	for i, n := range solverNames {
-		if n == name {
-			return Solver(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown solver %q (want auto, exact, cg or sgd)", name)
+	return enum.Parse[Solver](solverNames[:], "solver", name)
 }
 
 // ErrCancelled is returned when the Progress callback asks the solver to stop.

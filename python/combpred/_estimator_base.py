@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import numbers
 import signal
 import sys
 import threading
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -131,6 +133,19 @@ class StructuredEstimator(BaseEstimator):
 
     _model_class: type[_Model] = _Model
 
+    # The parameters every estimator over a space takes, with the same meaning and range; a
+    # subclass extends this dict with its own (``{**StructuredEstimator._parameter_constraints, ...}``).
+    _parameter_constraints: dict = {
+        "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
+    }
+
     # -- scikit-learn conventions -------------------------------------------------------------
     def _is_classifier(self) -> bool:
         return self.space in ("multiclass", "multilabel") or type(self.space) in (
@@ -227,6 +242,24 @@ class StructuredEstimator(BaseEstimator):
     def _set_model(self, model: _Model) -> None:
         """Store a fitted model and read its attributes (coef_, n_iter_, ...)."""
         self._model = model
+
+    def _read_info(self, n_counts: int) -> list[int]:
+        """Read how the model's fit ended through ``{prefix}_info``: set ``objective_`` and
+        ``relative_gradient_``, and return the model kind's ``n_counts`` integer fields."""
+        counts = [_capi.out_i64() for _ in range(n_counts)]
+        objective, rel = ctypes.c_double(), ctypes.c_double()
+        info = getattr(_capi.lib(), f"{self._model_class.prefix}_info")
+        _capi.check(info(self._model.value, *counts, objective, rel))
+        self.objective_ = objective.value
+        self.relative_gradient_ = rel.value
+        return [c.value for c in counts]
+
+    def _read_coef(self, n_features: int, dim: int) -> None:
+        """Read a linear model's W and b through ``{prefix}_coef`` into ``coef_`` and ``intercept_``."""
+        coef, intercept = np.empty((n_features, dim)), np.empty(dim)
+        read = getattr(_capi.lib(), f"{self._model_class.prefix}_coef")
+        _capi.check(read(self._model.value, _capi.f64(coef), n_features, dim, _capi.f64(intercept)))
+        self.coef_, self.intercept_ = coef, intercept
 
     def _targets(
         self, X: np.ndarray, y: Any, classes: Any = None

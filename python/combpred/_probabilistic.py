@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import numbers
 import warnings
 from typing import Any
@@ -157,17 +156,10 @@ class ProbabilisticStructured(StructuredEstimator):
     _model_class = _ProbModel
 
     _parameter_constraints: dict = {
-        "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "fit_intercept": ["boolean"],
+        **StructuredEstimator._parameter_constraints,
         "sampler": [StrOptions(set(SAMPLERS))],
         "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "random_state": ["random_state"],
-        "n_jobs": [numbers.Integral, None],
-        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -231,22 +223,14 @@ class ProbabilisticStructured(StructuredEstimator):
         return self
 
     def _set_model(self, model: _ProbModel) -> None:
-        self._model = model
-        lib = _capi.lib()
-        ints = [_capi.out_i64() for _ in range(8)]
-        objective, rel = ctypes.c_double(), ctypes.c_double()
-        _capi.check(lib.cp_prob_info(model.value, *ints, objective, rel))
-        n_features, dim, _, _, n_iter, converged, _, solver = (v.value for v in ints)
+        super()._set_model(model)
+        n_features, dim, _, _, n_iter, converged, _, solver = self._read_info(8)
         self.n_iter_ = n_iter
         self.solver_ = _SOLVER_NAMES.get(solver, str(solver))
-        self.objective_ = objective.value
-        self.relative_gradient_ = rel.value
-        coef, intercept = np.empty((n_features, dim)), np.empty(dim)
-        _capi.check(lib.cp_prob_coef(model.value, _capi.f64(coef), n_features, dim, _capi.f64(intercept)))
-        self.coef_, self.intercept_ = coef, intercept
+        self._read_coef(n_features, dim)
         if self.solver_ == "lbfgs" and not converged:
             warnings.warn(
-                f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {rel.value:.2e} "
+                f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "
                 f"(tol={self.tol}); increase max_iter",
                 ConvergenceWarning,
                 stacklevel=3,

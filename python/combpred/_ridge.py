@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import ctypes
 import numbers
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -138,24 +137,17 @@ class StructuredRidge(StructuredEstimator):
     """
 
     _parameter_constraints: dict = {
-        "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        **StructuredEstimator._parameter_constraints,
         "kernel": [StrOptions(set(_KERNELS)), callable],
         "gamma": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "degree": [Interval(numbers.Integral, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
         "kernel_params": [dict, None],
-        "fit_intercept": ["boolean"],
         "solver": [StrOptions({"auto", "exact", "cg", "sgd"})],
-        "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "warm_start": ["boolean"],
         "n_components": [Interval(numbers.Integral, 1, 10000, closed="both"), None],
         "tau": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "eta0": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "random_state": ["random_state"],
-        "n_jobs": [numbers.Integral, None],
-        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -391,25 +383,17 @@ class StructuredRidge(StructuredEstimator):
                 self.__dict__.pop(name, None)
 
     def _set_model(self, model: _Model) -> None:
-        self._model = model
-        lib = _capi.lib()
-        ints = [_capi.out_i64() for _ in range(7)]
-        objective, rel = ctypes.c_double(), ctypes.c_double()
-        _capi.check(lib.cp_model_info(model.value, *ints, objective, rel))
-        n_features, dim, _, _, kind, n_iter, _ = (v.value for v in ints)
+        super()._set_model(model)
+        n_features, dim, _, _, kind, n_iter, _ = self._read_info(7)
         self.n_iter_ = max(n_iter, 1)  # the exact solver's single direct solve counts as one iteration
         stream = [_capi.out_i64() for _ in range(4)]
-        _capi.check(lib.cp_model_stream_info(model.value, *stream))
+        _capi.check(_capi.lib().cp_model_stream_info(model.value, *stream))
         n_components, n_seen = stream[0].value, stream[1].value
         self.n_samples_seen_ = n_seen
         if n_components:
             self.n_components_ = n_components
-        self.objective_ = objective.value
-        self.relative_gradient_ = rel.value
         if kind == _KERNELS["linear"]:
-            coef, intercept = np.empty((n_features, dim)), np.empty(dim)
-            _capi.check(lib.cp_model_coef(model.value, _capi.f64(coef), n_features, dim, _capi.f64(intercept)))
-            self.coef_, self.intercept_ = coef, intercept
+            self._read_coef(n_features, dim)
 
     # -- prediction ---------------------------------------------------------------------------
     def _core_blocks(self, X: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:

@@ -49,7 +49,8 @@ def _scores_to_ranks(scores: np.ndarray) -> np.ndarray:
 
 
 class _RankerMixin:
-    """Tags and ``score`` (mean Kendall τ) shared by the label rankers."""
+    """Tags, ``predict`` (rankings from label scores) and ``score`` (mean Kendall τ) shared by the
+    label rankers; a ranker supplies its label scores through ``_label_scores``."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -64,6 +65,25 @@ class _RankerMixin:
         if Y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} samples but Y has {Y.shape[0]}")
         return X, Y
+
+    def _label_scores(self, X: Any) -> np.ndarray:
+        """Scores of the labels for each query, shape (n_queries, n_labels); higher is better."""
+        raise NotImplementedError
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict rankings: each query's labels by decreasing score — the Borda count of the
+        neighbours' rankings (KNNBordaRanker) or the weighted votes (PairwiseRanker).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        Y : ndarray of shape (n_queries, n_labels)
+            Rank rows, 1 = best; ties go to the lower label index.
+        """
+        return _scores_to_ranks(self._label_scores(X))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean Kendall τ between ``predict(X)`` and the rank rows ``y`` (1.0 is perfect).
@@ -166,18 +186,8 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Predict rankings: the Borda consensus of the neighbours' rankings.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-
-        Returns
-        -------
-        Y : ndarray of shape (n_queries, n_labels)
-            Rank rows, 1 = best.
-        """
+    def _label_scores(self, X: Any) -> np.ndarray:
+        """The Borda count of each query's neighbours' rankings, weighted by ``weights``."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         dist, ind = self.nn_.kneighbors(X)
@@ -188,8 +198,7 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         else:
             w = np.ones_like(dist)
         points = self.n_labels_ + 1 - self.Y_fit_[ind]  # (n_queries, k, n_labels)
-        scores = np.einsum("qk,qkl->ql", w, points)
-        return _scores_to_ranks(scores)
+        return np.einsum("qk,qkl->ql", w, points)
 
 
 class PairwiseRanker(_RankerMixin, BaseEstimator):
@@ -313,19 +322,8 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         np.add.at(votes.T, v, (1.0 - P).T)
         return votes
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Predict rankings by weighted voting.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-
-        Returns
-        -------
-        Y : ndarray of shape (n_queries, n_labels)
-            Rank rows, 1 = best.
-        """
-        return _scores_to_ranks(self.predict_votes(X))
+    def _label_scores(self, X: Any) -> np.ndarray:
+        return self.predict_votes(X)
 
 
 # The classes whose ψ is 0/1 (so ‖ψ(z)‖² = ⟨1, ψ(z)⟩ is linear in ψ(z)) and those whose ‖ψ(z)‖² is

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -113,6 +113,43 @@ def _reduce(values: np.ndarray, sample_weight: Any, average: bool) -> float | np
 # --------------------------------------------------------------------------------------------
 # rank correlations
 # --------------------------------------------------------------------------------------------
+# The docstring sections of the rank correlations' shared signature, written once so that their
+# documentation cannot drift apart; {symbol} and {name} name the statistic.
+_RANK_CORRELATION_SECTIONS = """Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n_samples, n_labels) or (n_labels,)
+        Rank rows: ``y[j]`` is the position of label j, 1 = best. Every row must be a permutation
+        of 1..n_labels, n_labels ≥ 2; ties are refused. A 1-D array is a single ranking.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the rows in the mean.
+    average : bool, default=True
+        Return the (weighted) mean over rows; False returns {symbol} of every row.
+
+    Returns
+    -------
+    {name} : float or ndarray of shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        If a row is not a permutation of 1..n_labels or the shapes differ."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _rank_correlation_doc(symbol: str, name: str) -> Callable[[_F], _F]:
+    """Fill the ``{rank_correlation_sections}`` line of a rank correlation's docstring."""
+
+    def fill(fn: _F) -> _F:
+        if fn.__doc__ is not None:  # None under python -OO
+            sections = _RANK_CORRELATION_SECTIONS.format(symbol=symbol, name=name)
+            fn.__doc__ = fn.__doc__.replace("{rank_correlation_sections}", sections)
+        return fn
+
+    return fill
+
+
+@_rank_correlation_doc("τ", "tau")
 def kendall_tau(Y_true: Any, Y_pred: Any, *, sample_weight: Any = None, average: bool = True) -> float | np.ndarray:
     """Kendall's τ between true and predicted rankings, row by row.
 
@@ -121,24 +158,7 @@ def kendall_tau(Y_true: Any, Y_pred: Any, *, sample_weight: Any = None, average:
     adjacent pair. Rankings are complete (no ties), so τ-a and τ-b coincide and equal
     ``scipy.stats.kendalltau`` on each row.
 
-    Parameters
-    ----------
-    Y_true, Y_pred : array-like of shape (n_samples, n_labels) or (n_labels,)
-        Rank rows: ``y[j]`` is the position of label j, 1 = best. Every row must be a permutation
-        of 1..n_labels, n_labels ≥ 2; ties are refused. A 1-D array is a single ranking.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the rows in the mean.
-    average : bool, default=True
-        Return the (weighted) mean over rows; False returns τ of every row.
-
-    Returns
-    -------
-    tau : float or ndarray of shape (n_samples,)
-
-    Raises
-    ------
-    ValueError
-        If a row is not a permutation of 1..n_labels or the shapes differ.
+    {rank_correlation_sections}
 
     Examples
     --------
@@ -157,30 +177,14 @@ def kendall_tau(Y_true: Any, Y_pred: Any, *, sample_weight: Any = None, average:
     return _reduce(values, sample_weight, average)
 
 
+@_rank_correlation_doc("ρ", "rho")
 def spearman_rho(Y_true: Any, Y_pred: Any, *, sample_weight: Any = None, average: bool = True) -> float | np.ndarray:
     """Spearman's ρ between true and predicted rankings, row by row.
 
     ρ = 1 − 6 Σ_j (y_j − ŷ_j)² / (n(n² − 1)) for rankings of n labels without ties: the Pearson
     correlation of the rank vectors, equal to ``scipy.stats.spearmanr`` on each row.
 
-    Parameters
-    ----------
-    Y_true, Y_pred : array-like of shape (n_samples, n_labels) or (n_labels,)
-        Rank rows, ``y[j]`` = position of label j, 1 = best; each row a permutation of
-        1..n_labels (n_labels ≥ 2, no ties). A 1-D array is a single ranking.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the rows in the mean.
-    average : bool, default=True
-        Return the (weighted) mean over rows; False returns ρ of every row.
-
-    Returns
-    -------
-    rho : float or ndarray of shape (n_samples,)
-
-    Raises
-    ------
-    ValueError
-        If a row is not a permutation of 1..n_labels or the shapes differ.
+    {rank_correlation_sections}
 
     Examples
     --------

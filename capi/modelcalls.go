@@ -1,0 +1,138 @@
+package main
+
+/*
+#include <stdint.h>
+*/
+import "C"
+
+import (
+	"fmt"
+
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The calls that every model kind of the ABI answers alike: StructuredRidge's "model" handles
+// (model.go) and ProbabilisticStructured's "prob model" handles (prob.go). A kind's exports only
+// say how to find its models (a resolver) or decode its bytes; the argument checks live here once,
+// so that the kinds cannot drift apart in what they accept or in the messages Python shows.
+
+// modelView is what the shared calls need of a model, whatever its kind.
+type modelView struct {
+	space   space.Space                                    // shapes of the score and structure outputs
+	scores  func(X []float64, q, n int, U []float64) error // the q × d scores u(x) (decision function)
+	mode    func(X []float64, q, n int, ys []int64) error  // the q predicted structures
+	marshal func() ([]byte, error)
+}
+
+// A resolver finds the model of a handle of one kind, as a modelView; it fails on a handle that is
+// freed or of another kind.
+type resolver func(h C.int64_t) (modelView, error)
+
+// inputsOf resolves the model of handle h and views its q inputs X (q × n): the start of the
+// decision and predict calls.
+func inputsOf(resolve resolver, h C.int64_t, x *C.double, q, n C.int64_t) (modelView, []float64, error) {
+	md, err := resolve(h)
+	if err != nil {
+		return modelView{}, nil, err
+	}
+	X, err := f64s("X", x, q, n)
+	return md, X, err
+}
+
+// decisionCall writes the scores of the q inputs X (q × n) into out (q × d, d the model's
+// dimension), for the model of handle h.
+func decisionCall(resolve resolver, h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t) error {
+	md, X, err := inputsOf(resolve, h, x, q, n)
+	if err == nil {
+		err = md.writeScores(X, q, n, out, d)
+	}
+	return err
+}
+
+// predictCall writes the predicted structures of the q inputs X (q × n) into out (q × w, w the
+// space's width), for the model of handle h.
+func predictCall(resolve resolver, h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w C.int64_t) error {
+	md, X, err := inputsOf(resolve, h, x, q, n)
+	if err == nil {
+		err = md.writeStructures(X, q, n, out, w)
+	}
+	return err
+}
+
+// writeScores checks and views the output of a decision call and fills it with the scores of X.
+func (md modelView) writeScores(X []float64, q, n C.int64_t, out *C.double, d C.int64_t) error {
+	U, err := dimOut(md.space, "decision output", out, q, d)
+	if err != nil {
+		return err
+	}
+	return md.scores(X, int(q), int(n), U)
+}
+
+// writeStructures checks and views the output of a predict call and fills it with the structures
+// predicted for X.
+func (md modelView) writeStructures(X []float64, q, n C.int64_t, out *C.int64_t, w C.int64_t) error {
+	y, err := rowsOf(md.space, "predict output", out, q, w)
+	if err != nil {
+		return err
+	}
+	return md.mode(X, int(q), int(n), y)
+}
+
+// dimOut views a q × d output buffer whose d must be the dimension of the model's space.
+func dimOut(sp space.Space, name string, out *C.double, q, d C.int64_t) ([]float64, error) {
+	if int64(d) != int64(sp.Dim()) {
+		return nil, fmt.Errorf("%s has %d columns, the model has %d", name, int64(d), sp.Dim())
+	}
+	return f64s(name, out, q, d)
+}
+
+// writeCoef copies a linear model's W, nFeatures rows (plus an intercept row when hasIntercept) ×
+// d, into out without its intercept row (rows × cols, which must be nFeatures × d) and, when
+// intercept is not NULL, the intercept row into it (d values; zeros for a model without one).
+func writeCoef(W *mat.Dense, nFeatures int, hasIntercept bool, out *C.double, rows, cols C.int64_t, intercept *C.double) error {
+	_, d := W.Dims()
+	if int64(rows) != int64(nFeatures) || int64(cols) != int64(d) {
+		return fmt.Errorf("coef output is %d×%d, want %d×%d", int64(rows), int64(cols), nFeatures, d)
+	}
+	buf, err := f64s("coef output", out, rows, cols)
+	if err != nil {
+		return err
+	}
+	for j := 0; j < nFeatures; j++ {
+		copy(buf[j*d:(j+1)*d], W.RawRowView(j))
+	}
+	if intercept != nil {
+		b, _ := f64s("intercept output", intercept, cols) // cols = d was checked above
+		clear(b)
+		if hasIntercept {
+			copy(b, W.RawRowView(nFeatures))
+		}
+	}
+	return nil
+}
+
+// toBytesCall writes the bytes of the model of handle h into buf when capacity suffices; *needed
+// always receives the size (see writeBytes).
+func toBytesCall(resolve resolver, h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) error {
+	md, err := resolve(h)
+	if err != nil {
+		return err
+	}
+	return writeBytes(md.marshal, buf, capacity, needed)
+}
+
+// fromBytesCall decodes a model of the kind unmarshal reads from the caller's bytes and returns
+// its new handle in *out.
+func fromBytesCall[M any](unmarshal func([]byte) (M, error), buf *C.uint8_t, length C.int64_t, out *C.int64_t) error {
+	data, err := viewBytes(buf, length, out)
+	if err != nil {
+		return err
+	}
+	md, err := unmarshal(data)
+	if err != nil {
+		return err
+	}
+	*out = C.int64_t(newHandle(md))
+	return nil
+}
