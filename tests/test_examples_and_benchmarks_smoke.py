@@ -57,6 +57,7 @@ def _needs(*relatives: str | None):
         ),
         ("dicycles.py", "dicycles", "| m | StructuredRidge, α = 1 | StructuredRidge, α by CV |", None),
         ("sgd.py", "sgd", "| solver | iterations / epochs | seconds | final gap |", None),
+        ("scale.py", "scale", "| model | training data | fit (s) | peak memory (GiB) |", None),
     ],
 )
 def test_benchmark_quick_run(tmp_path, script, section, header, data):
