@@ -83,10 +83,10 @@ class Row:
 
 GRIDS = {  # the full run; grids were widened wherever a first run chose an end point
     "degree": list(range(2, 10)),
-    "poly gamma": [0.003, 0.01],
+    "poly gamma": [0.003, 0.01, 0.03],
     "coef0": [0.5, 1.0],
-    "StructuredRidge alpha": [0.01, 0.1, 1.0, 10.0, 100.0],
-    "KernelRidge alpha": [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0],
+    "StructuredRidge alpha": [0.001, 0.01, 0.1, 1.0, 10.0, 100.0],
+    "KernelRidge alpha": [0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0],
     "rbf gamma": [0.003, 0.01, 0.03, 0.1],
     "StructuredRidge rbf alpha": [0.03, 0.1, 0.3, 1.0, 3.0],
     "LogisticRegression C": [0.001, 0.003, 0.01, 0.03, 0.1, 1.0],
