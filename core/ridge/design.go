@@ -10,6 +10,27 @@ import (
 type design struct {
 	X         *mat.Dense
 	intercept bool
+	// xt, when set (withTranspose), is Xᵀ: the iterative solvers' products X·W have as few
+	// columns as W (d), which the row-major gemm runs at half speed; Wᵀ·Xᵀ has m.
+	xt *mat.Dense
+}
+
+// transposeMax bounds the copy withTranspose makes (8 bytes per entry of X).
+const transposeMax = 1 << 24
+
+// withTranspose returns d with Xᵀ held for mul, when X is at most transposeMax entries.
+func (d design) withTranspose() design {
+	m, n := d.X.Dims()
+	if m*n > transposeMax {
+		return d
+	}
+	d.xt = mat.NewDense(n, m, nil)
+	for i := 0; i < m; i++ {
+		for j, v := range d.X.RawRowView(i) {
+			d.xt.RawMatrix().Data[j*m+i] = v
+		}
+	}
+	return d
 }
 
 // cols is the number of rows of W: n, plus one for the intercept.
@@ -23,8 +44,27 @@ func (d design) cols() int {
 
 // mul writes [X 1]·W into U (m×k).
 func (d design) mul(U, W *mat.Dense) {
-	_, n := d.X.Dims()
-	gemm.Mul(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
+	m, n := d.X.Dims()
+	if d.xt != nil {
+		// U = (Wᵀ·Xᵀ)ᵀ, formed with m columns.
+		k := W.RawMatrix().Cols
+		wt := mat.NewDense(k, n, nil)
+		for j := 0; j < n; j++ {
+			for a, v := range W.RawRowView(j)[:k] {
+				wt.RawMatrix().Data[a*n+j] = v
+			}
+		}
+		ut := mat.NewDense(k, m, nil)
+		gemm.Mul(ut.RawMatrix(), wt.RawMatrix(), d.xt.RawMatrix())
+		for i := 0; i < m; i++ {
+			row := U.RawRowView(i)[:k]
+			for a := range row {
+				row[a] = ut.RawMatrix().Data[a*m+i]
+			}
+		}
+	} else {
+		gemm.Mul(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
+	}
 	if d.intercept {
 		b := W.RawRowView(n)
 		m, k := U.Dims()

@@ -127,6 +127,7 @@ func newLinearPrecond(p *Problem, des design) (linearPrecond, error) {
 // solveLinearCG minimises J by conjugate gradients preconditioned with newLinearPrecond, starting
 // at W (updated in place).
 func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
+	des = des.withTranspose()
 	ls := newLinearSystem(p, des)
 	pc, err := newLinearPrecond(p, des)
 	if err != nil {

@@ -272,11 +272,11 @@ func TestSpectralPrecondInvertsKroneckerPart(t *testing.T) {
 		}
 		op, _ := space.SpectralOf(sp.Covariance())
 		for _, form := range []struct {
-			name     string
-			eigenMax int
-		}{{"eigenbasis", spectralEigenMax}, {"cholesky", 0}} {
-			defer func(v int) { spectralEigenMax = v }(spectralEigenMax)
-			spectralEigenMax = form.eigenMax
+			name             string
+			eigenMax, spaces int
+		}{{"eigenbasis", spectralEigenMax, 0}, {"cholesky", 0, spectralCholeskySpaces}} {
+			defer func(v, w int) { spectralEigenMax, spectralCholeskySpaces = v, w }(spectralEigenMax, spectralCholeskySpaces)
+			spectralEigenMax, spectralCholeskySpaces = form.eigenMax, form.spaces
 			for _, intercept := range []bool{false, true} {
 				const m, n = 25, 4
 				X, ys := synthetic(t, sp, m, n, 9)
