@@ -81,11 +81,22 @@ func (d design) mul(U, W *mat.Dense) {
 func (d design) tmul(out, G *mat.Dense) {
 	m, n := d.X.Dims()
 	_, k := G.Dims()
-	// Xᵀ·G as (Gᵀ·X)ᵀ, so that gemm streams X in its row-major layout.
-	gt := mat.NewDense(k, m, nil)
-	gt.Copy(G.T())
+	// Xᵀ·G as (Gᵀ·X)ᵀ, so that gemm streams X in its row-major layout; Gᵀ is formed a block of
+	// rows at a time, so that the scratch stays small however many samples there are.
+	const block = 4096
+	gt := mat.NewDense(k, min(m, block), nil)
 	prod := mat.NewDense(k, n, nil)
-	gemm.Mul(prod.RawMatrix(), gt.RawMatrix(), d.X.RawMatrix())
+	for lo := 0; lo < m; lo += block {
+		hi := min(lo+block, m)
+		w := hi - lo
+		raw := gt.RawMatrix()
+		for i := lo; i < hi; i++ {
+			for a, v := range G.RawRowView(i)[:k] {
+				raw.Data[a*raw.Stride+i-lo] = v
+			}
+		}
+		gemm.MulAdd(prod.RawMatrix(), gt.Slice(0, k, 0, w).(*mat.Dense).RawMatrix(), d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix())
+	}
 	out.Slice(0, n, 0, k).(*mat.Dense).Copy(prod.T())
 	if d.intercept {
 		b := out.RawRowView(n)
