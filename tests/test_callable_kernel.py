@@ -7,7 +7,6 @@ import pickle
 import combpred._ridge as ridge_module
 import numpy as np
 import pytest
-from _synthetic import multiclass_split, multilabel_split
 from combpred import StructuredRidge, spaces
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
@@ -16,16 +15,6 @@ from sklearn.metrics.pairwise import laplacian_kernel, rbf_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
-
-@pytest.fixture(scope="module")
-def multilabel_data():
-    return multilabel_split()
-
-
-@pytest.fixture(scope="module")
-def multiclass_data():
-    return multiclass_split()
 
 
 @pytest.fixture(scope="module")

@@ -7,20 +7,9 @@ import pickle
 
 import numpy as np
 import pytest
-from _synthetic import multiclass_split, multilabel_split
 from combpred import StructuredRidge, spaces
 from numpy.testing import assert_array_equal
 from sklearn.metrics.pairwise import rbf_kernel
-
-
-@pytest.fixture(scope="module")
-def multilabel_data():
-    return multilabel_split()
-
-
-@pytest.fixture(scope="module")
-def multiclass_data():
-    return multiclass_split()
 
 
 @pytest.mark.parametrize(

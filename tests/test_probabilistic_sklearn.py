@@ -8,7 +8,6 @@ import pickle
 
 import numpy as np
 import pytest
-from _synthetic import multiclass_split, multilabel_split
 from combpred import ProbabilisticStructured, spaces
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone, is_classifier
@@ -52,16 +51,6 @@ def test_tags():
     assert not is_classifier(ranker)
     assert not hasattr(ranker, "predict_proba")  # structures have marginals, not class probabilities
     assert hasattr(ranker, "predict_marginals")
-
-
-@pytest.fixture(scope="module")
-def multilabel_data():
-    return multilabel_split()
-
-
-@pytest.fixture(scope="module")
-def multiclass_data():
-    return multiclass_split()
 
 
 def test_clone_is_unfitted_with_equal_params(multilabel_data):

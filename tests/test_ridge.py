@@ -6,22 +6,11 @@ import builtins
 
 import numpy as np
 import pytest
-from _synthetic import brute_moments, linear_multiclass, linear_multilabel, multiclass_split, multilabel_split
+from _synthetic import brute_moments, linear_multiclass, linear_multilabel
 from combpred import StructuredRidge, spaces
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
-
-
-@pytest.fixture(scope="module")
-def multilabel_data():
-    return multilabel_split()
-
-
-@pytest.fixture(scope="module")
-def multiclass_data():
-    return multiclass_split()
-
 
 # -- end to end ------------------------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _synthetic import multiclass_split, multilabel_split
 from combpred import StructuredRidge, spaces
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone, is_classifier
@@ -13,17 +12,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
-
-@pytest.fixture(scope="module")
-def multilabel_data():
-    return multilabel_split()
-
-
-@pytest.fixture(scope="module")
-def multiclass_data():
-    return multiclass_split()
-
 
 # Why a check cannot pass for a configuration. The multi-label configuration is a classifier whose
 # target is a 2-D 0/1 indicator matrix and whose predictions are 2-D; several generic checks feed it
