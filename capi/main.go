@@ -68,6 +68,9 @@ func guard(rc *C.int) {
 	if r := recover(); r != nil {
 		buf := make([]byte, 4096)
 		buf = buf[:runtime.Stack(buf, false)]
+		if wp, ok := r.(*workerPanic); ok {
+			r, buf = wp.value, wp.stack
+		}
 		setError(fmt.Sprintf("internal error in combpred (please report): %v\n%s", r, buf))
 		*rc = cpInternal
 	}

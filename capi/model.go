@@ -54,11 +54,7 @@ func readFitArgs(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64
 	if a.opt, err = parseFitParams(ps); err != nil {
 		return nil, err
 	}
-	if progress != nil {
-		a.opt.Progress = func(it int, objective, relGrad float64) bool {
-			return C.cp_call_progress(progress, C.int64_t(it), C.double(objective), C.double(relGrad), ctx) == 0
-		}
-	}
+	a.opt.Progress = progressFunc(progress, ctx)
 	return a, nil
 }
 
@@ -84,7 +80,11 @@ func cp_ridge_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 	if a.opt.Init, err = optionalModel(init); err != nil {
 		return status(err)
 	}
-	md, err := ridge.Fit(a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
+	var md *ridge.Model
+	err = onWorker(&a.opt.Progress, func() (err error) {
+		md, err = ridge.Fit(a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
+		return err
+	})
 	if err != nil {
 		return status(err)
 	}
@@ -107,7 +107,11 @@ func cp_ridge_partial_fit(prev C.int64_t, spaceHandle C.int64_t, x *C.double, m,
 	if err != nil {
 		return status(err)
 	}
-	md, err := ridge.PartialFit(pm, a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
+	var md *ridge.Model
+	err = onWorker(&a.opt.Progress, func() (err error) {
+		md, err = ridge.PartialFit(pm, a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
+		return err
+	})
 	if err != nil {
 		return status(err)
 	}

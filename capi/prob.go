@@ -86,7 +86,12 @@ func probFit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, 
 			sp.Kind(), sp.LogCount())
 	}
 	opt.Progress = progressFunc(progress, ctx)
-	return prob.Fit(sp, X, int(m), int(n), y, weights, opt)
+	var md *prob.Model
+	err = onWorker(&opt.Progress, func() (err error) {
+		md, err = prob.Fit(sp, X, int(m), int(n), y, weights, opt)
+		return err
+	})
+	return md, err
 }
 
 //export cp_prob_free
