@@ -278,21 +278,8 @@ class StructuredEstimator(BaseEstimator):
                 raise ValueError(f"classes must hold at least 2 labels, got {list(classes)}")
             return _spaces.Multiclass(len(classes)), class_rows(y, classes), classes
         if self.space == "multiclass":
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = y.ravel()
-            if y.ndim != 1:
-                raise ValueError(
-                    f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}"
-                )
-            kind = type_of_target(y, input_name="y")
-            if kind not in ("binary", "multiclass"):
-                raise ValueError(f"Unknown label type: y is {kind!r}; space='multiclass' needs class labels")
-            classes, idx = np.unique(y, return_inverse=True)
-            if len(classes) < 2:
-                raise ValueError(
-                    f"y has only one class ({classes[0]!r}); {type(self).__name__} needs at least 2 classes"
-                )
-            rows = idx.astype(np.int64).reshape(-1, 1)
+            classes, idx = class_labels(y, f"{type(self).__name__} needs at least 2 classes")
+            rows = idx.reshape(-1, 1)
             space: _spaces.Space = _spaces.Multiclass(len(classes))
         else:
             multilabel = self._is_multilabel()
@@ -401,6 +388,24 @@ class StructuredEstimator(BaseEstimator):
         super().__setstate__(state)
         if data is not None:
             self._model = self._model_class.from_bytes(data)
+
+
+def class_labels(y: Any, too_few: str) -> tuple[np.ndarray, np.ndarray]:
+    """Validate the class labels of space='multiclass' (1-D, or one column; discrete) and return
+    the sorted classes and each label's int64 index into them; ``too_few`` ends the message when
+    y has a single class."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}")
+    kind = type_of_target(y, input_name="y")
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(f"Unknown label type: y is {kind!r}; space='multiclass' needs class labels")
+    classes, idx = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(f"y has only one class ({classes[0]!r}); {too_few}")
+    return classes, idx.astype(np.int64)
 
 
 def class_rows(y: Any, classes: np.ndarray) -> np.ndarray:

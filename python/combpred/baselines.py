@@ -31,10 +31,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import spaces as _spaces
+from ._estimator_base import class_labels
 from .metrics import _check_rankings, kendall_tau
 
 __all__ = ["KNNBordaRanker", "PairwiseRanker", "StructuredSVM"]
@@ -448,20 +448,8 @@ class StructuredSVM(BaseEstimator):
     def _targets(self, y: Any) -> tuple[_spaces.Space, Any]:
         """Resolve the space and return y in its encoding (class labels become indices)."""
         if self.space == "multiclass":
-            y = np.asarray(y)
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = y.ravel()
-            if y.ndim != 1:
-                raise ValueError(
-                    f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}"
-                )
-            kind = type_of_target(y, input_name="y")
-            if kind not in ("binary", "multiclass"):
-                raise ValueError(f"Unknown label type: y is {kind!r}; space='multiclass' needs class labels")
-            self.classes_, idx = np.unique(y, return_inverse=True)
-            if len(self.classes_) < 2:
-                raise ValueError(f"y has only one class ({self.classes_[0]!r}); at least 2 are needed")
-            return _spaces.Multiclass(len(self.classes_)), idx.astype(np.int64)
+            self.classes_, idx = class_labels(y, "at least 2 are needed")
+            return _spaces.Multiclass(len(self.classes_)), idx
         if isinstance(self.space, str):
             y = np.asarray(y)
             if y.ndim != 2:
