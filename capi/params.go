@@ -42,12 +42,7 @@ func parseFitParams(s string) (ridge.Options, error) {
 		case "max_iter":
 			opt.MaxIter, err = parseInt(val)
 		case "fit_intercept":
-			var v int
-			v, err = parseInt(val)
-			if err == nil && v != 0 && v != 1 {
-				err = fmt.Errorf("want 0 or 1")
-			}
-			opt.Intercept = v == 1
+			opt.Intercept, err = parseFlag(val)
 		case "kernel":
 			opt.Kernel.Kind, err = kernel.ParseKind(val)
 		case "solver":
@@ -83,6 +78,15 @@ func parseFloat(s string) (float64, error) {
 		return 0, fmt.Errorf("must be finite")
 	}
 	return v, nil
+}
+
+// parseFlag reads a 0/1 flag.
+func parseFlag(s string) (bool, error) {
+	v, err := parseInt(s)
+	if err == nil && v != 0 && v != 1 {
+		err = fmt.Errorf("want 0 or 1")
+	}
+	return v == 1, err
 }
 
 func parseInt(s string) (int, error) {

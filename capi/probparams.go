@@ -105,12 +105,7 @@ func parseProbFitParams(s string) (prob.Options, error) {
 		case "alpha":
 			opt.Alpha, err = floatIn(val, 0, math.Inf(1))
 		case "fit_intercept":
-			var v int
-			v, err = parseInt(val)
-			if err == nil && v != 0 && v != 1 {
-				err = fmt.Errorf("want 0 or 1")
-			}
-			opt.Intercept = v == 1
+			opt.Intercept, err = parseFlag(val)
 		case "solver":
 			opt.Solver, err = prob.ParseSolver(val)
 		case "n_samples":
