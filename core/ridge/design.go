@@ -10,13 +10,22 @@ import (
 type design struct {
 	X         *mat.Dense
 	intercept bool
-	// xt, when set (withTranspose), is Xᵀ: the iterative solvers' products X·W have as few
-	// columns as W (d), which the row-major gemm runs at half speed; Wᵀ·Xᵀ has m.
-	xt *mat.Dense
+	tr        *transposed // set by withTranspose
 }
 
-// transposeMax bounds the copy withTranspose makes (8 bytes per entry of X).
-const transposeMax = 1 << 24
+// transposed holds Xᵀ for the iterative solvers' products X·W when W has few columns (d), which
+// the row-major gemm runs at half speed: Wᵀ·Xᵀ has m columns instead. wt and ut are mul's
+// scratch, kept from one call to the next (a CG iteration each).
+type transposed struct {
+	xt, wt, ut *mat.Dense
+}
+
+// transposeMax bounds the copy withTranspose makes (8 bytes per entry of X), and narrowCols the
+// columns of W below which mul goes through Xᵀ; together they bound mul's scratch as well.
+const (
+	transposeMax = 1 << 24
+	narrowCols   = 64
+)
 
 // withTranspose returns d with Xᵀ held for mul, when X is at most transposeMax entries.
 func (d design) withTranspose() design {
@@ -24,13 +33,36 @@ func (d design) withTranspose() design {
 	if m*n > transposeMax {
 		return d
 	}
-	d.xt = mat.NewDense(n, m, nil)
+	xt := mat.NewDense(n, m, nil)
 	for i := 0; i < m; i++ {
 		for j, v := range d.X.RawRowView(i) {
-			d.xt.RawMatrix().Data[j*m+i] = v
+			xt.RawMatrix().Data[j*m+i] = v
 		}
 	}
+	d.tr = &transposed{xt: xt}
 	return d
+}
+
+// mul sets U = (Wᵀ·Xᵀ)ᵀ for the first n rows of W.
+func (t *transposed) mul(U, W *mat.Dense) {
+	n, m := t.xt.Dims()
+	k := W.RawMatrix().Cols
+	if t.wt == nil || t.wt.RawMatrix().Rows != k {
+		t.wt, t.ut = mat.NewDense(k, n, nil), mat.NewDense(k, m, nil)
+	}
+	wt, ut := t.wt.RawMatrix(), t.ut.RawMatrix()
+	for j := 0; j < n; j++ {
+		for a, v := range W.RawRowView(j)[:k] {
+			wt.Data[a*n+j] = v
+		}
+	}
+	gemm.Mul(ut, wt, t.xt.RawMatrix())
+	for i := 0; i < m; i++ {
+		row := U.RawRowView(i)[:k]
+		for a := range row {
+			row[a] = ut.Data[a*m+i]
+		}
+	}
 }
 
 // cols is the number of rows of W: n, plus one for the intercept.
@@ -44,24 +76,9 @@ func (d design) cols() int {
 
 // mul writes [X 1]·W into U (m×k).
 func (d design) mul(U, W *mat.Dense) {
-	m, n := d.X.Dims()
-	if d.xt != nil {
-		// U = (Wᵀ·Xᵀ)ᵀ, formed with m columns.
-		k := W.RawMatrix().Cols
-		wt := mat.NewDense(k, n, nil)
-		for j := 0; j < n; j++ {
-			for a, v := range W.RawRowView(j)[:k] {
-				wt.RawMatrix().Data[a*n+j] = v
-			}
-		}
-		ut := mat.NewDense(k, m, nil)
-		gemm.Mul(ut.RawMatrix(), wt.RawMatrix(), d.xt.RawMatrix())
-		for i := 0; i < m; i++ {
-			row := U.RawRowView(i)[:k]
-			for a := range row {
-				row[a] = ut.RawMatrix().Data[a*m+i]
-			}
-		}
+	_, n := d.X.Dims()
+	if d.tr != nil && W.RawMatrix().Cols < narrowCols {
+		d.tr.mul(U, W)
 	} else {
 		gemm.Mul(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
 	}
