@@ -84,15 +84,28 @@ func mulTile(C, X, B blas64.General, i0, i1, j0, j1 int, add bool) {
 				if n4 > 0 {
 					fmaRows8(&c[0], &k0[0], B.Stride, n4, x)
 				}
-				// The columns past the last multiple of four, in exactly the vector kernel's
-				// arithmetic: which columns take this path depends on the tile boundaries, and so
-				// on the thread count, which must not change the result.
-				for j := n4; j < n; j++ {
-					lo := math.FMA(x[3], k3[j], math.FMA(x[2], k2[j], math.FMA(x[1], k1[j], math.FMA(x[0], k0[j], c[j]))))
-					hi := math.FMA(x[7], k7[j], math.FMA(x[6], k6[j], math.FMA(x[5], k5[j], x[4]*k4[j])))
-					c[j] = lo + hi
-				}
+				fmaTail(c, x, k0, k1, k2, k3, k4, k5, k6, k7, n4)
 			}
+		}
+		if l < p {
+			// The last p mod 8 rows of B, padded with zero rows (and X with zeros) to eight, so
+			// that they take the vector kernel too: as scalar axpys they cost as much as all the
+			// other rows together when p is small (103 features, 14 labels).
+			pad := make([]float64, 8*n)
+			for t := 0; t < p-l; t++ {
+				copy(pad[t*n:(t+1)*n], row(l+t))
+			}
+			prow := func(t int) []float64 { return pad[t*n : (t+1)*n] }
+			var x [8]float64
+			for i := i0; i < i1; i++ {
+				copy(x[:], X.Data[i*X.Stride+l:i*X.Stride+p])
+				c := C.Data[i*C.Stride+j0:][:n]
+				if n4 > 0 {
+					fmaRows8(&c[0], &pad[0], n, n4, &x)
+				}
+				fmaTail(c, &x, prow(0), prow(1), prow(2), prow(3), prow(4), prow(5), prow(6), prow(7), n4)
+			}
+			return
 		}
 	}
 	for ; l+8 <= p; l += 8 {
@@ -117,5 +130,16 @@ func mulTile(C, X, B blas64.General, i0, i1, j0, j1 int, add bool) {
 				c[j] += a0 * k0[j]
 			}
 		}
+	}
+}
+
+// fmaTail does fmaRows8's arithmetic on the columns j ≥ n4 past its last multiple of four. Which
+// columns take this path depends on the tile boundaries, and so on the thread count, which must
+// not change the result.
+func fmaTail(c []float64, x *[8]float64, k0, k1, k2, k3, k4, k5, k6, k7 []float64, n4 int) {
+	for j := n4; j < len(c); j++ {
+		lo := math.FMA(x[3], k3[j], math.FMA(x[2], k2[j], math.FMA(x[1], k1[j], math.FMA(x[0], k0[j], c[j]))))
+		hi := math.FMA(x[7], k7[j], math.FMA(x[6], k6[j], math.FMA(x[5], k5[j], x[4]*k4[j])))
+		c[j] = lo + hi
 	}
 }

@@ -108,3 +108,21 @@ func BenchmarkLinear1M(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLinearYeastSize fits a linear multilabel model of yeast's shape (1500 × 103 inputs,
+// 14 labels, intercept) with the default solver, the time the foundation issue compares with
+// scikit-learn's RidgeClassifier.
+func BenchmarkLinearYeastSize(b *testing.B) {
+	const m, n, d = 1500, 103, 14
+	sp, X, ys := largeMultilabel(m, n, d, 2)
+	opt := baseOptions()
+	opt.Alpha = 100
+	b.ResetTimer()
+	for range b.N {
+		md, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(md.Result.Iterations), "iterations")
+	}
+}

@@ -10,59 +10,6 @@ import (
 type design struct {
 	X         *mat.Dense
 	intercept bool
-	tr        *transposed // set by withTranspose
-}
-
-// transposed holds Xᵀ for the iterative solvers' products X·W when W has few columns (d), which
-// the row-major gemm runs at half speed: Wᵀ·Xᵀ has m columns instead. wt and ut are mul's
-// scratch, kept from one call to the next (a CG iteration each).
-type transposed struct {
-	xt, wt, ut *mat.Dense
-}
-
-// transposeMax bounds the copy withTranspose makes (8 bytes per entry of X), and narrowCols the
-// columns of W below which mul goes through Xᵀ; together they bound mul's scratch as well.
-const (
-	transposeMax = 1 << 24
-	narrowCols   = 64
-)
-
-// withTranspose returns d with Xᵀ held for mul, when X is at most transposeMax entries.
-func (d design) withTranspose() design {
-	m, n := d.X.Dims()
-	if m*n > transposeMax {
-		return d
-	}
-	xt := mat.NewDense(n, m, nil)
-	for i := 0; i < m; i++ {
-		for j, v := range d.X.RawRowView(i) {
-			xt.RawMatrix().Data[j*m+i] = v
-		}
-	}
-	d.tr = &transposed{xt: xt}
-	return d
-}
-
-// mul sets U = (Wᵀ·Xᵀ)ᵀ for the first n rows of W.
-func (t *transposed) mul(U, W *mat.Dense) {
-	n, m := t.xt.Dims()
-	k := W.RawMatrix().Cols
-	if t.wt == nil || t.wt.RawMatrix().Rows != k {
-		t.wt, t.ut = mat.NewDense(k, n, nil), mat.NewDense(k, m, nil)
-	}
-	wt, ut := t.wt.RawMatrix(), t.ut.RawMatrix()
-	for j := 0; j < n; j++ {
-		for a, v := range W.RawRowView(j)[:k] {
-			wt.Data[a*n+j] = v
-		}
-	}
-	gemm.Mul(ut, wt, t.xt.RawMatrix())
-	for i := 0; i < m; i++ {
-		row := U.RawRowView(i)[:k]
-		for a := range row {
-			row[a] = ut.Data[a*m+i]
-		}
-	}
 }
 
 // cols is the number of rows of W: n, plus one for the intercept.
@@ -77,11 +24,7 @@ func (d design) cols() int {
 // mul writes [X 1]·W into U (m×k).
 func (d design) mul(U, W *mat.Dense) {
 	_, n := d.X.Dims()
-	if d.tr != nil && W.RawMatrix().Cols < narrowCols {
-		d.tr.mul(U, W)
-	} else {
-		gemm.Mul(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
-	}
+	gemm.Mul(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
 	if d.intercept {
 		b := W.RawRowView(n)
 		m, k := U.Dims()

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -127,32 +128,38 @@ func newLinearPrecond(p *Problem, des design) (linearPrecond, error) {
 // solveLinearCG minimises J by conjugate gradients preconditioned with newLinearPrecond, starting
 // at W (updated in place).
 func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
-	des = des.withTranspose()
 	ls := newLinearSystem(p, des)
+	var h hessian = ls
+	if ns := newNarrowSystem(p, des); ns != nil {
+		h = ns
+	}
 	pc, err := newLinearPrecond(p, des)
 	if err != nil {
 		return Result{}, err
 	}
 	k, d := W.Dims()
+	if W.RawMatrix().Stride != d { // the iteration works on W's backing slice
+		work := mat.DenseCopyOf(W)
+		defer W.Copy(work)
+		W = work
+	}
 	bnorm := mat.Norm(ls.B, 2)
 	if bnorm == 0 {
 		W.Zero()
 		return Result{Objective: p.Constant(), Converged: true}, nil
 	}
 	R, Z, P, HP := mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil)
-	ls.apply(HP, W)
-	R.Sub(ls.B, HP)
-	objective := func() float64 {
-		var t mat.Dense
-		t.Add(ls.B, R)
-		return -0.5*mat.Sum(elemMul(W, &t)) + p.Constant()
-	}
+	w, r, z, pp, hp, b := W.RawMatrix().Data, R.RawMatrix().Data, Z.RawMatrix().Data, P.RawMatrix().Data, HP.RawMatrix().Data, ls.B.RawMatrix().Data
+	h.apply(HP, W)
+	floats.SubTo(r, b, hp)
+	// J(W) = −½⟨W, B + R⟩ + c, R = B − H W being the negative gradient.
+	objective := func() float64 { return -0.5*(floats.Dot(w, b)+floats.Dot(w, r)) + p.Constant() }
 	res := Result{}
 	pc.apply(Z, R)
-	P.Copy(Z)
-	rz := mat.Sum(elemMul(R, Z))
+	copy(pp, z)
+	rz := floats.Dot(r, z)
 	for it := 1; ; it++ {
-		rel := mat.Norm(R, 2) / bnorm
+		rel := floats.Norm(r, 2) / bnorm
 		if rel <= opt.Tol {
 			res.Converged = true
 			break
@@ -160,24 +167,23 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 		if it > opt.MaxIter {
 			break
 		}
-		ls.apply(HP, P)
-		step := rz / mat.Sum(elemMul(P, HP))
-		W.Add(W, scaled(step, P))
-		R.Sub(R, scaled(step, HP))
+		h.apply(HP, P)
+		step := rz / floats.Dot(pp, hp)
+		floats.AddScaled(w, step, pp)
+		floats.AddScaled(r, -step, hp)
 		res.Iterations = it
-		if opt.Progress != nil && !opt.Progress(it, objective(), mat.Norm(R, 2)/bnorm) {
+		if opt.Progress != nil && !opt.Progress(it, objective(), floats.Norm(r, 2)/bnorm) {
 			return res, ErrCancelled
 		}
 		pc.apply(Z, R)
-		rzNew := mat.Sum(elemMul(R, Z))
-		P.Scale(rzNew/rz, P)
-		P.Add(P, Z)
+		rzNew := floats.Dot(r, z)
+		floats.AddScaledTo(pp, z, rzNew/rz, pp)
 		rz = rzNew
 	}
 	// Report the true gradient, not the recursively updated residual.
-	ls.apply(HP, W)
-	R.Sub(ls.B, HP)
-	res.RelGrad = mat.Norm(R, 2) / bnorm
+	h.apply(HP, W)
+	floats.SubTo(r, b, hp)
+	res.RelGrad = floats.Norm(r, 2) / bnorm
 	res.Objective = objective()
 	return res, nil
 }

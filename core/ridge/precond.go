@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
@@ -70,9 +71,10 @@ type spectralPrecond struct {
 	diag  [][]float64 // D_c, per eigenspace k values
 	a     [][]float64 // a_c (nil without the intercept update)
 	gamma []float64   // γ_c
-	// chol, when not nil, holds a Cholesky factorisation of every block 2αE + M_c G instead of
-	// the shared eigenbasis (q, diag, a and gamma unused): see spectralEigenMax.
-	chol []*mat.Cholesky
+	// inv, when not nil, holds the inverse of every block 2αE + M_c G, computed through its
+	// Cholesky factorisation, instead of the shared eigenbasis (q, diag, a and gamma unused): see
+	// spectralEigenMax.
+	inv []*mat.Dense
 	// scratch, k×d
 	t, acc, proj *mat.Dense
 }
@@ -82,7 +84,10 @@ type spectralPrecond struct {
 // far cheaper than gonum's symmetric eigendecomposition, whose cost grows faster than k³ once G
 // leaves the cache (k = 1000: 0.2 s per factorisation against 6 s; k = 104, yeast: 0.1 against 2
 // ms), while applying it costs two triangular solves per eigenspace instead of two products in
-// all. Tests change both to check the two forms against each other.
+// all. The blocks are inverted explicitly, once, because a product with the inverse runs on
+// package gemm, where gonum's triangular solves with d right-hand sides took a third of the
+// linear fit on yeast (0.2 ms per application). Tests change both to check the two forms against
+// each other.
 var (
 	spectralEigenMax       = 256
 	spectralCholeskySpaces = 2
@@ -180,7 +185,7 @@ func newSpectralPrecond(p *Problem, des design, op space.Spectral, correct bool)
 func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float64, top float64, G *mat.SymDense) (*spectralPrecond, error) {
 	k := des.cols()
 	_, d := p.Delta.Dims()
-	pc := &spectralPrecond{op: op, m: M, chol: make([]*mat.Cholesky, len(M)),
+	pc := &spectralPrecond{op: op, m: M, inv: make([]*mat.Dense, len(M)),
 		acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil), t: mat.NewDense(k, d, nil)}
 	B := mat.NewSymDense(k, nil)
 	for c := range M {
@@ -190,28 +195,31 @@ func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float
 				B.SetSym(j, j, B.At(j, j)+2*p.Alpha)
 			}
 		}
-		pc.chol[c] = new(mat.Cholesky)
-		if !pc.chol[c].Factorize(B) {
+		var ch mat.Cholesky
+		if !ch.Factorize(B) {
 			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", M[c])
 		}
+		// An error only reports a large condition number; the inverse is still the best
+		// available, and CG judges convergence on the true gradient.
+		var inv mat.SymDense
+		_ = ch.InverseTo(&inv)
+		pc.inv[c] = mat.DenseCopyOf(&inv)
 	}
 	return pc, nil
 }
 
 func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	k, d := R.Dims()
-	if pc.chol != nil {
+	rowChunk := max(1, 4096/max(d, 1)) // a projection costs O(d): keep small ones on one thread
+	if pc.inv != nil {
 		pc.acc.Zero()
-		for c, ch := range pc.chol {
-			parallel.For(k, 1, func(lo, hi int) {
+		for c, inv := range pc.inv {
+			parallel.For(k, rowChunk, func(lo, hi int) {
 				for j := lo; j < hi; j++ {
 					pc.op.Project(c, pc.proj.RawRowView(j), R.RawRowView(j))
 				}
 			})
-			// A solve error only reports a large condition number; the solution is still the
-			// best available, and CG judges convergence on the true gradient.
-			_ = ch.SolveTo(pc.t, pc.proj)
-			pc.acc.Add(pc.acc, pc.t)
+			gemm.MulAdd(pc.acc.RawMatrix(), inv.RawMatrix(), pc.proj.RawMatrix())
 		}
 		dst.Copy(pc.acc)
 		return
@@ -220,7 +228,7 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	pc.acc.Zero()
 	s := make([]float64, d)
 	for c, dc := range pc.diag {
-		parallel.For(k, 1, func(lo, hi int) {
+		parallel.For(k, rowChunk, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				pr := pc.proj.RawRowView(j)
 				pc.op.Project(c, pr, pc.t.RawRowView(j))
