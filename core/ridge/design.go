@@ -106,10 +106,11 @@ func (d design) gram(s []float64) *mat.SymDense {
 	for lo := 0; lo < m; lo += block {
 		hi := min(lo+block, m)
 		xt := xsT.Slice(0, n, 0, hi-lo).(*mat.Dense)
+		raw := xt.RawMatrix()
 		for i := lo; i < hi; i++ {
-			for j, v := range d.X.RawRowView(i) {
+			for j, v := range d.X.RawRowView(i)[:n] {
 				w := v * s[i]
-				xt.Set(j, i-lo, w)
+				raw.Data[j*raw.Stride+i-lo] = w
 				col[j] += w
 			}
 			total += s[i]
