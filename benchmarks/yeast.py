@@ -13,7 +13,14 @@ from pathlib import Path
 import numpy as np
 from _report import BENCHMARKS_MD, machine, write_section
 from combpred import StructuredRidge, _demo, datasets
+from sklearn.base import clone
+from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
+
+PAIRS = (
+    ("StructuredRidge (linear)", "RidgeClassifier"),
+    ("StructuredRidge (rbf)", "one-vs-rest KernelRidge (rbf)"),
+)
 
 TARGETS = """Targets (issue: foundation): linear fit ≤ 3× RidgeClassifier; rbf fit ≤ 3× one-vs-rest KernelRidge;
 rbf Hamming loss ≤ 0.190 and ranking loss ≤ 0.160; single-row predict < 100 µs."""
@@ -43,7 +50,41 @@ def single_row_latency(results, calls: int = 3000) -> list[str]:
     return lines, max(medians)
 
 
-def verdicts(results, slowest_predict: float) -> list[str]:
+def paired_fit_times(results, reps: dict[str, int]) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """Fit each model of PAIRS and its peer alternately, reps[ours] times each, with the
+    hyper-parameters chosen for each criterion; return, per (ours, criterion), the ratio of the
+    fastest fits, the ratio of the median fits and the share of rounds where ours took at most 3×
+    the peer's time in the same round.
+
+    A best of 3 is at the mercy of a single lucky or unlucky fit (RidgeClassifier's fit on yeast
+    ranges from 4 to 16 ms on this machine); alternating many fits exposes both models to the same
+    background load and makes the ratio reproducible."""
+    data = datasets.load_yeast()
+    X, Y = data.X_train, data.Y_train
+    out = {}
+    for ours, peer in PAIRS:
+        for criterion in _demo.CRITERIA:
+            pipes = []
+            for name in (ours, peer):
+                e = _demo._chosen(results, name, criterion)
+                model = clone(e.estimator).set_params(**e.params)
+                pipes.append(Pipeline([("scale", StandardScaler()), ("model", model)]))
+            times = np.empty((reps[ours], 2))
+            for r in range(reps[ours]):
+                for j, pipe in enumerate(pipes):
+                    t0 = time.perf_counter()
+                    pipe.fit(X, Y)
+                    times[r, j] = time.perf_counter() - t0
+            ratio = times[:, 0] / times[:, 1]
+            out[ours, criterion] = (
+                times[:, 0].min() / times[:, 1].min(),
+                float(np.median(times[:, 0]) / np.median(times[:, 1])),
+                float(np.mean(ratio <= 3)),
+            )
+    return out
+
+
+def verdicts(results, slowest_predict: float, paired) -> list[str]:
     """The foundation issue's targets, judged on this run's numbers."""
 
     def row(name: str, criterion: str):
@@ -52,14 +93,22 @@ def verdicts(results, slowest_predict: float) -> list[str]:
     def met(ok: bool) -> str:
         return "**met**" if ok else "**missed**"
 
-    lin = [row("StructuredRidge (linear)", c).fit_s / row("RidgeClassifier", c).fit_s for c in _demo.CRITERIA]
-    rbf = [
-        row("StructuredRidge (rbf)", c).fit_s / row("one-vs-rest KernelRidge (rbf)", c).fit_s for c in _demo.CRITERIA
-    ]
+    def ratio(ours: str, peer: str) -> str:
+        table = [row(ours, c).fit_s / row(peer, c).fit_s for c in _demo.CRITERIA]
+        fast = [paired[ours, c][0] for c in _demo.CRITERIA]
+        med = [paired[ours, c][1] for c in _demo.CRITERIA]
+        share = [paired[ours, c][2] for c in _demo.CRITERIA]
+        return (
+            f"{met(max(fast) <= 3)} on the fastest of the alternated fits ({' and '.join(f'{x:.2f}×' for x in fast)}, "
+            f"tuned for the Hamming and the ranking loss); ratio of the medians {' and '.join(f'{x:.2f}×' for x in med)}; "
+            f"within 3× in {' and '.join(f'{x:.0%}' for x in share)} of the rounds; best of 3 in the table "
+            f"{' and '.join(f'{x:.2f}×' for x in table)}"
+        )
+
     by_h, by_r = row("StructuredRidge (rbf)", "Hamming loss"), row("StructuredRidge (rbf)", "ranking loss")
     return [
-        f"- linear fit ≤ 3× RidgeClassifier: {met(max(lin) <= 3)} ({' and '.join(f'{x:.2f}×' for x in lin)}).",
-        f"- rbf fit ≤ 3× one-vs-rest KernelRidge: {met(max(rbf) <= 3)} ({' and '.join(f'{x:.2f}×' for x in rbf)}).",
+        f"- linear fit ≤ 3× RidgeClassifier: {ratio(*PAIRS[0])}.",
+        f"- rbf fit ≤ 3× one-vs-rest KernelRidge: {ratio(*PAIRS[1])}.",
         f"- rbf Hamming loss ≤ 0.190, tuned for it: {met(by_h.hamming <= 0.190)} ({by_h.hamming:.4f}).",
         f"- rbf ranking loss ≤ 0.160, tuned for it: {met(by_r.ranking <= 0.160)} ({by_r.ranking:.4f}). The model "
         f"tuned for the ranking loss has Hamming loss {by_r.hamming:.4f}; the one tuned for the Hamming loss has "
@@ -75,6 +124,8 @@ def main() -> None:
     args = parser.parse_args()
     results = _demo.run(quick=args.quick)
     latency, slowest = single_row_latency(results, calls=200 if args.quick else 3000)
+    reps = {PAIRS[0][0]: 5 if args.quick else 41, PAIRS[1][0]: 3 if args.quick else 15}
+    paired = paired_fit_times(results, reps)
     body = [
         "## Multi-label: yeast (`benchmarks/yeast.py`)",
         "",
@@ -86,7 +137,10 @@ def main() -> None:
         "",
         TARGETS,
         "",
-        *verdicts(results, slowest),
+        f"The fit-time targets are judged on {reps[PAIRS[0][0]]} (linear) and {reps[PAIRS[1][0]]} (rbf) rounds "
+        "in which our model and its peer are fitted one after the other, same data and chosen hyper-parameters.",
+        "",
+        *verdicts(results, slowest, paired),
     ]
     write_section("yeast", "\n".join(body), args.output)
     print("\n".join(body))
