@@ -14,10 +14,12 @@ import (
 // does: new parameters never change the ABI. Unknown keys and bad values are errors naming the key.
 //
 // Keys: alpha, kernel (linear, poly, rbf, precomputed), gamma, degree, coef0, fit_intercept (0/1),
-// solver (auto, exact, cg, sgd), tol, max_iter (CG iterations, SGD epochs), n_components
-// (Nyström map, 0 = none), random_state (seed of the landmarks and of SGD's example order, an
-// unsigned 64-bit integer), eta0 (SGD step parameter p, η_t = p/(α·t); 0 = default 0.5) and tau
-// (SGD expansion truncation, 0 = none).
+// solver (auto, exact, cg, sgd), tol (0 with solver sgd: no tolerance stop), max_iter (CG
+// iterations, SGD epochs), n_components (Nyström map, 0 = none), random_state (seed of the
+// landmarks and of SGD's example order, an unsigned 64-bit integer), eta0 (SGD step parameter p,
+// η_t = p/(α·t); 0 = default 0.5), tau (SGD expansion truncation, 0 = none) and trace_objective
+// (0/1: SGD evaluates the objective after every epoch for the progress callback even when tol = 0
+// does not need it; the callback gets NaN otherwise).
 func parseFitParams(s string) (ridge.Options, error) {
 	opt := ridge.Options{
 		Alpha:     1,
@@ -43,6 +45,8 @@ func parseFitParams(s string) (ridge.Options, error) {
 			opt.MaxIter, err = parseInt(val)
 		case "fit_intercept":
 			opt.Intercept, err = parseFlag(val)
+		case "trace_objective":
+			opt.TraceObjective, err = parseFlag(val)
 		case "kernel":
 			opt.Kernel.Kind, err = kernel.ParseKind(val)
 		case "solver":

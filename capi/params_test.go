@@ -21,7 +21,14 @@ func TestParseFitParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opt.Solver != ridge.SGD || opt.Tau != 50 || opt.Eta0 != 0.25 || opt.NComponents != 30 || opt.Seed != 1<<64-1 {
+	if opt.Solver != ridge.SGD || opt.Tau != 50 || opt.Eta0 != 0.25 || opt.NComponents != 30 || opt.Seed != 1<<64-1 || opt.TraceObjective {
+		t.Errorf("parsed %+v", opt)
+	}
+	opt, err = parseFitParams("kernel=rbf;solver=sgd;tol=0;trace_objective=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Tol != 0 || !opt.TraceObjective {
 		t.Errorf("parsed %+v", opt)
 	}
 	bad := map[string]string{
@@ -43,6 +50,9 @@ func TestParseFitParams(t *testing.T) {
 		"degree=1e99":                     "degree",
 		"solver=newton":                   "solver",
 		"tol=1":                           "tol",
+		"tol=0":                           "tol", // the tolerance stop is optional for SGD only
+		"solver=sgd;tol=-1e-9":            "tol",
+		"trace_objective=2":               "trace_objective",
 		"kernel=rbf;gamma=0":              "gamma",
 	}
 	for in, want := range bad {
@@ -58,6 +68,7 @@ func FuzzParseFitParams(f *testing.F) {
 	f.Add("alpha=1;kernel=rbf;gamma=0.5")
 	f.Add("solver=exact;fit_intercept=0;max_iter=3")
 	f.Add("kernel=poly;solver=sgd;tau=10;eta0=2;random_state=7")
+	f.Add("kernel=rbf;solver=sgd;tol=0;trace_objective=1")
 	f.Add("kernel=rbf;n_components=100;random_state=0;solver=cg")
 	f.Fuzz(func(t *testing.T, s string) {
 		opt, err := parseFitParams(s)

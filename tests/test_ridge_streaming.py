@@ -115,3 +115,22 @@ def test_permutations_stream(multilabel_data):
     full = StructuredRidge(space=space, solver="exact").fit(X, Y)
     stream = StructuredRidge(space=space, solver="exact").partial_fit(X[:250], Y[:250]).partial_fit(X[250:], Y[250:])
     np.testing.assert_allclose(stream.coef_, full.coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_sgd_without_tolerance_stop(multilabel_data, capsys):
+    """tol=None runs every epoch and evaluates J once, at the end (the same J as with a tolerance
+    that never stops the fit); verbose output still has J after every epoch."""
+    X, Y = multilabel_data
+    params = {"kernel": "rbf", "solver": "sgd", "max_iter": 4, "random_state": 0}
+    free = StructuredRidge(tol=None, **params).fit(X, Y)
+    stopped = StructuredRidge(tol=1e-15, **params).fit(X, Y)
+    assert free.n_iter_ == 4
+    assert free.objective_ == pytest.approx(stopped.objective_, rel=1e-12)
+    np.testing.assert_allclose(free.decision_function(X), stopped.decision_function(X), rtol=1e-10, atol=1e-12)
+    assert capsys.readouterr().err == ""
+    StructuredRidge(tol=None, verbose=1, **params).fit(X, Y)
+    lines = [line for line in capsys.readouterr().err.splitlines() if "objective" in line]
+    assert len(lines) == 4 and "nan" not in " ".join(lines).lower()
+    for solver in ("auto", "exact", "cg"):
+        with pytest.raises(ValueError, match="tol=None"):
+            StructuredRidge(tol=None, solver=solver).fit(X, Y)

@@ -68,14 +68,20 @@ type Options struct {
 	Intercept bool
 	Solver    Solver
 	// Tol stops the iterative solvers: CG when ‖∇J‖ ≤ Tol·‖∇J(0)‖, SGD when J changes by at most
-	// Tol·|J| over an epoch.
+	// Tol·|J| over an epoch. SGD also takes Tol = 0, no tolerance stop: it then runs MaxIter epochs
+	// without evaluating J after each (see TraceObjective).
 	Tol float64
 	// MaxIter bounds the iterations of CG and the epochs (passes over the data) of SGD.
 	MaxIter int
 	// Progress, when set, is called after every iteration (CG) or epoch (SGD) with the objective
-	// and the relative gradient norm (SGD: the relative change of J over the epoch); returning
-	// false stops the fit with ErrCancelled.
+	// and the relative gradient norm (SGD: the relative change of J over the epoch, both NaN when
+	// neither Tol nor TraceObjective needs them); returning false stops the fit with ErrCancelled.
 	Progress func(iter int, objective, relGrad float64) bool
+	// TraceObjective makes SGD evaluate J after every epoch for Progress even when its tolerance
+	// stop does not need it (Tol = 0); set it when the user asked for verbose output. The
+	// evaluation costs about as much as an epoch, and without it Progress gets NaN for the
+	// objective and its change (J is then evaluated once, at the end).
+	TraceObjective bool
 
 	// Init, when not nil, is a fitted model to start the iterative solvers from (warm start):
 	// CG and SGD on a linear model start from Init.Coef when Init is a linear model (or a Nyström
@@ -112,8 +118,8 @@ func (o *Options) Validate() error {
 	if o.Solver < Auto || o.Solver > SGD {
 		return fmt.Errorf("unknown solver %d", int(o.Solver))
 	}
-	if !(o.Tol > 0) || o.Tol >= 1 {
-		return fmt.Errorf("tol must be in (0, 1), got %v", o.Tol)
+	if !(o.Tol > 0 || o.Tol == 0 && o.Solver == SGD) || o.Tol >= 1 {
+		return fmt.Errorf("tol must be in (0, 1), or 0 with solver sgd (no tolerance stop), got %v", o.Tol)
 	}
 	if o.MaxIter < 1 {
 		return fmt.Errorf("max_iter must be ≥ 1, got %d", o.MaxIter)

@@ -2,12 +2,15 @@ package ridge
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -220,5 +223,337 @@ func TestSGDStreamAndWarmStart(t *testing.T) {
 	t.Logf("gap after one epoch %.3g, after 100 epochs %.3g, after one more warm-started epoch %.3g", gap(cold), gap(conv), gap(warm))
 	if gap(warm) > 1e-2 || gap(warm) > gap(cold)/10 || warm.Steps != conv.Steps+m {
 		t.Errorf("one epoch warm-started near the optimum: gap %.3g (cold epoch %.3g), %d steps", gap(warm), gap(cold), warm.Steps)
+	}
+}
+
+// sgdReference is kernel SGD done literally, the check on kernelSGD's implicit shrink and
+// averaging and its block scores: a coefficient row per key (old support rows, then the chunk's
+// examples), all of them shrunk at every step, the sum of the iterates kept explicitly, and each
+// step's scores from a row of the full kernel matrix K (+1 with an intercept) between the keys.
+type sgdReference struct {
+	p      *Problem
+	K      *mat.Dense
+	nOld   int
+	tau    int64
+	coef   *mat.Dense
+	active []bool
+	last   []int64
+	sum    *mat.Dense // nil until average
+	count  float64
+}
+
+func newSGDReference(p *Problem, kern kernel.Kernel, intercept bool, X, old, oldCoef *mat.Dense, steps int64, tau int) *sgdReference {
+	m, n := X.Dims()
+	_, d := p.Delta.Dims()
+	nOld := 0
+	if old != nil {
+		nOld, _ = old.Dims()
+	}
+	keys := nOld + m
+	r := &sgdReference{p: p, nOld: nOld, tau: int64(tau), coef: mat.NewDense(keys, d, nil),
+		active: make([]bool, keys), last: make([]int64, keys)}
+	if kern.Kind == kernel.Precomputed {
+		r.K = mat.DenseCopyOf(X)
+	} else {
+		in := mat.NewDense(keys, n, nil)
+		for j := 0; j < nOld; j++ {
+			in.SetRow(j, old.RawRowView(j))
+		}
+		for i := 0; i < m; i++ {
+			in.SetRow(nOld+i, X.RawRowView(i))
+		}
+		r.K = mat.NewDense(keys, keys, nil)
+		kern.Gram(r.K, in, in)
+	}
+	if intercept {
+		addConstant(r.K, 1)
+	}
+	for j := 0; j < nOld; j++ {
+		r.active[j], r.last[j] = true, steps-int64(nOld-1-j)
+		r.coef.SetRow(j, oldCoef.RawRowView(j))
+	}
+	return r
+}
+
+func (r *sgdReference) scores(i int, u []float64) {
+	clear(u)
+	for k, on := range r.active {
+		if on {
+			floats.AddScaled(u, r.K.At(r.nOld+i, k), r.coef.RawRowView(k))
+		}
+	}
+}
+
+func (r *sgdReference) kappa(i int) float64 { return r.K.At(r.nOld+i, r.nOld+i) }
+
+func (r *sgdReference) step(i int, t int64, shrink float64, c []float64) {
+	r.coef.Scale(shrink, r.coef)
+	if floats.Norm(c, 1) != 0 {
+		key := r.nOld + i
+		r.active[key], r.last[key] = true, t
+		floats.Add(r.coef.RawRowView(key), c)
+	}
+	for k, on := range r.active {
+		if on && r.tau > 0 && r.last[k] <= t-r.tau {
+			r.active[k] = false
+			clear(r.coef.RawRowView(k))
+		}
+	}
+	if r.sum != nil {
+		r.sum.Add(r.sum, r.coef)
+		r.count++
+	}
+}
+
+func (r *sgdReference) average() {
+	if r.tau == 0 {
+		r.sum, r.count = mat.DenseCopyOf(r.coef), 1
+	}
+}
+
+// returned is the returned iterate's coefficient matrix, a row per key.
+func (r *sgdReference) returned() *mat.Dense {
+	if r.sum == nil {
+		return r.coef
+	}
+	var mean mat.Dense
+	mean.Scale(1/r.count, r.sum)
+	return &mean
+}
+
+func (r *sgdReference) objective() float64 {
+	A := r.returned()
+	var KA mat.Dense
+	KA.Mul(r.K, A)
+	keys, d := A.Dims()
+	U := mat.DenseCopyOf(KA.Slice(r.nOld, keys, 0, d))
+	return r.p.lossGrad(U, nil) + r.p.Alpha*mat.Sum(elemMul(A, &KA))
+}
+
+// Kernel SGD follows the literal algorithm (sgdReference) step for step: the same J after 1, 2
+// and 5 epochs (averaging from the second) and the same coefficients, to rounding, for the rbf,
+// poly and precomputed kernels, with and without intercept and truncation, with sample weights
+// (some zero), with blocks that do not divide m (and of one example, and larger than m), with a
+// previous model's support (PartialFit), and with the scale folded into the coefficients often:
+// forced by a high sgdMinScale, or by the step cap (a large α and Eta0) making the scale fall
+// geometrically, which without sgdMaxDrift would cancel the digits of the average.
+func TestKernelSGDMatchesReference(t *testing.T) {
+	sp, _ := space.NewMultilabel(3)
+	const n = 3
+	rbf := kernel.Kernel{Kind: kernel.RBF, Gamma: 0.4}
+	poly := kernel.Kernel{Kind: kernel.Poly, Gamma: 0.3, Degree: 3, Coef0: 1}
+	precomputed := kernel.Kernel{Kind: kernel.Precomputed}
+	r := rand.New(rand.NewPCG(9, 10))
+	old, oldCoef := randDense(r, 12, n), randDense(r, 12, sp.Dim())
+	oldCoef.Scale(0.05, oldCoef)
+	for _, c := range []struct {
+		name      string
+		kern      kernel.Kernel
+		intercept bool
+		tau       int
+		block     int // 0: sgdBlockSize
+		old       bool
+		m         int // 0: 45
+		alpha     float64
+		eta0      float64
+		minScale  float64
+	}{
+		{name: "rbf", kern: rbf, block: 7},
+		{name: "rbf intercept", kern: rbf, intercept: true, block: 16},
+		{name: "rbf one block", kern: rbf},
+		{name: "poly intercept", kern: poly, intercept: true, block: 13},
+		{name: "poly steps", kern: poly, block: 1},
+		{name: "rbf truncated", kern: rbf, intercept: true, tau: 17},
+		{name: "precomputed", kern: precomputed, intercept: true, block: 10},
+		{name: "precomputed truncated", kern: precomputed, tau: 9},
+		{name: "old support", kern: rbf, intercept: true, block: 8, old: true},
+		{name: "old support truncated", kern: poly, tau: 20, old: true},
+		{name: "folds", kern: rbf, block: 6, minScale: 0.9},
+		{name: "folds truncated", kern: rbf, tau: 25, minScale: 0.9},
+		{name: "step cap", kern: rbf, intercept: true, block: 11, alpha: 1000, eta0: 50},
+		// More slots than a group of chunks in products.
+		{name: "rbf groups", kern: rbf, intercept: true, block: 100, m: 1300},
+		{name: "precomputed groups", kern: precomputed, block: 99, m: 1100, minScale: 0.9},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.minScale > 0 {
+				defer func(v float64) { sgdMinScale = v }(sgdMinScale)
+				sgdMinScale = c.minScale
+			}
+			m, alpha := 45, 0.5
+			if c.m > 0 {
+				m = c.m
+			}
+			if c.alpha > 0 {
+				alpha = c.alpha
+			}
+			X, ys := synthetic(t, sp, m, n, 31)
+			w := weights(rand.New(rand.NewPCG(5, 6)), m)
+			w[4], w[17], w[18] = 0, 0, 0
+			p, err := NewProblem(sp, ys, m, w, alpha)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := baseOptions()
+			opt.Kernel, opt.Intercept, opt.Tau, opt.Eta0, opt.Seed = c.kern, c.intercept, c.tau, c.eta0, 77
+			in := mat.NewDense(m, n, X)
+			if c.kern.Kind == kernel.Precomputed {
+				gram := mat.NewDense(m, m, nil)
+				rbf.Gram(gram, in, in)
+				in = gram
+			}
+			var o, oc *mat.Dense
+			var steps int64
+			if c.old {
+				o, oc, steps = old, oldCoef, 30
+			}
+			ks := newKernelSGD(p, c.kern, c.intercept, in, o, oc, steps, c.tau)
+			if c.block > 0 {
+				ks.blk.size = c.block
+			}
+			ref := newSGDReference(p, c.kern, c.intercept, in, o, oc, steps, c.tau)
+			mEff := float64(m + ks.nOld)
+			run, refRun := newSGDRun(p, ks, mEff, steps, &opt), newSGDRun(p, ref, mEff, steps, &opt)
+			for ep := 1; ep <= 5; ep++ {
+				if ep >= 2 && ep&(ep-1) == 0 {
+					ks.average()
+					ref.average()
+				}
+				run.epoch(ks)
+				refRun.epoch(ref)
+				if ep != 1 && ep != 2 && ep != 5 {
+					continue
+				}
+				j, jRef := ks.objective(), ref.objective()
+				if diff := math.Abs(j-jRef) / math.Abs(jRef); !(diff <= 1e-9) {
+					t.Errorf("epoch %d: J %.15g, reference %.15g (relative difference %.3g)", ep, j, jRef, diff)
+				}
+				if diff := coefDiff(ks, ref); !(diff <= 1e-9) {
+					t.Errorf("epoch %d: coefficients differ from the reference's by %.3g (relative)", ep, diff)
+				}
+			}
+		})
+	}
+}
+
+// coefDiff is the largest difference between the coefficients kernelSGD returns and the
+// reference's, relative to the largest of the latter.
+func coefDiff(ks *kernelSGD, ref *sgdReference) float64 {
+	_, dual := ks.expansion(false)
+	A := ref.returned()
+	keys, d := A.Dims()
+	want := mat.NewDense(keys, d, nil)
+	if ks.inputs == nil { // precomputed: dual is over the chunk's samples
+		want = A
+	} else {
+		r := 0
+		for k, on := range ref.active {
+			if on {
+				want.SetRow(r, A.RawRowView(k))
+				r++
+			}
+		}
+		want = mat.DenseCopyOf(want.Slice(0, max(1, r), 0, d))
+	}
+	if rd, _ := dual.Dims(); rd != want.RawMatrix().Rows {
+		return math.Inf(1)
+	}
+	return maxAbsDiff(dual, want) / math.Max(mat.Norm(want, math.Inf(1)), math.SmallestNonzeroFloat64)
+}
+
+// The rbf kernel values of kernel SGD, whose exponential is its own, agree with math.Exp to a few
+// ulp over the whole range of arguments, are exactly 1 at distance 0, and follow math.Exp below
+// −708 (subnormal results, then 0) and for NaN.
+func TestKernelValuesRBF(t *testing.T) {
+	k := kernel.Kernel{Kind: kernel.RBF, Gamma: 0.7}
+	r := rand.New(rand.NewPCG(3, 4))
+	const count = 200000
+	v, nb, want := make([]float64, count), make([]float64, count), make([]float64, count)
+	for s := range v {
+		// ‖a−b‖² = nb − 2⟨a, b⟩ with ‖a‖² = 0, up to 1100 (arguments down to −770).
+		d2 := 1100 * r.Float64()
+		if s%2 == 0 {
+			d2 = 3 * r.Float64()
+		}
+		nb[s], v[s] = d2, 0
+		want[s] = math.Exp(-k.Gamma*d2) + 0.5
+	}
+	nb[0], nb[1], nb[2], nb[3] = 0, -1e-12, math.NaN(), 708/k.Gamma
+	want[0], want[1], want[2], want[3] = 1.5, 1.5, math.NaN(), math.Exp(-708)+0.5
+	kernelValues(k, v, nb, 0, 0.5)
+	var worst float64
+	for s := range v {
+		if math.IsNaN(want[s]) != math.IsNaN(v[s]) {
+			t.Fatalf("value %d: %v, want %v", s, v[s], want[s])
+		}
+		if diff := math.Abs(v[s]-want[s]) / want[s]; diff > worst {
+			worst = diff
+		}
+	}
+	if worst > 5e-16 {
+		t.Errorf("largest relative difference from math.Exp %.3g, want ≤ 5e-16", worst)
+	}
+	// Without the +0.5, the small values themselves.
+	for _, d2 := range []float64{0, 1e-300, 1, 700, 708 / k.Gamma, 1000, 1060, 1070, math.Inf(1)} {
+		got := []float64{0}
+		kernelValues(k, got, []float64{d2}, 0, 0)
+		if want := math.Exp(-k.Gamma * d2); math.Abs(got[0]-want) > 5e-16*want {
+			t.Errorf("k at ‖a−b‖² = %g: %g, want %g", d2, got[0], want)
+		}
+	}
+}
+
+// J after every epoch costs about as much as the epoch: SGD reports it (and its relative change)
+// to Progress only when the tolerance stop (Tol > 0) or TraceObjective needs it, and NaN
+// otherwise; Result.Objective is J at the returned model either way. Tol = 0 is SGD's alone.
+func TestSGDTraceObjective(t *testing.T) {
+	sp, _ := space.NewMultilabel(3)
+	const m, n, epochs = 40, 3, 4
+	X, ys := synthetic(t, sp, m, n, 14)
+	p, _ := NewProblem(sp, ys, m, nil, 0.5)
+	for _, k := range []kernel.Kernel{{Kind: kernel.Linear}, {Kind: kernel.RBF, Gamma: 0.5}} {
+		for _, c := range []struct {
+			tol          float64
+			trace, wantJ bool
+		}{{0, false, false}, {0, true, true}, {1e-12, false, true}} {
+			opt := baseOptions()
+			opt.Kernel, opt.Solver, opt.MaxIter, opt.Tol, opt.TraceObjective = k, SGD, epochs, c.tol, c.trace
+			var reported []float64
+			opt.Progress = func(_ int, j, rel float64) bool { reported = append(reported, j, rel); return true }
+			md := mustFit(t, sp, X, m, n, ys, nil, opt)
+			name := fmt.Sprintf("%v, tol %g, trace %v", k.Kind, c.tol, c.trace)
+			if len(reported) != 2*epochs {
+				t.Fatalf("%s: %d progress values after %d epochs", name, len(reported), epochs)
+			}
+			for _, v := range reported {
+				if math.IsNaN(v) == c.wantJ {
+					t.Errorf("%s: progress reported %v", name, reported)
+					break
+				}
+			}
+			var j float64
+			if k.Kind == kernel.Linear {
+				j = p.LinearObjective(mat.NewDense(m, n, X), true, md.Coef, nil)
+			} else {
+				j = kernelObjectiveOf(md, p, X)
+			}
+			if diff := math.Abs(md.Result.Objective - j); !(diff <= 1e-9*j) {
+				t.Errorf("%s: reported J %.12g, recomputed %.12g", name, md.Result.Objective, j)
+			}
+			if c.wantJ && reported[2*epochs-2] != md.Result.Objective {
+				t.Errorf("%s: J of the last epoch %.12g, result %.12g", name, reported[2*epochs-2], md.Result.Objective)
+			}
+			if !c.wantJ && (!math.IsNaN(md.Result.RelGrad) || md.Result.Converged || md.Result.Iterations != epochs) {
+				t.Errorf("%s: result %+v", name, md.Result)
+			}
+		}
+	}
+	opt := baseOptions()
+	opt.Tol = 0
+	for _, s := range []Solver{Auto, Exact, CG, SGD} {
+		opt.Solver = s
+		if err := opt.Validate(); (err == nil) != (s == SGD) {
+			t.Errorf("tol 0 with solver %v: error %v", s, err)
+		}
 	}
 }

@@ -77,9 +77,12 @@ class StructuredRidge(StructuredEstimator):
         Output spaces with d > 4096 (pair spaces beyond about 90 labels or vertices) are fitted
         with S applied as an operator, never stored: there only the linear kernel (or
         ``n_components``) with ``"auto"`` or ``"cg"`` is supported, and ``partial_fit`` is not.
-    tol : float, default=1e-8
+    tol : float or None, default=1e-8
         CG stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; SGD stops when J changes by less than tol (relative)
-        over an epoch.
+        over an epoch, which it evaluates over the whole training set after every epoch (about
+        the cost of an epoch). ``None`` (solver ``"sgd"`` only): no tolerance stop; SGD runs
+        ``max_iter`` epochs and evaluates J once, at the end (after every epoch only when
+        ``verbose``, to print it).
     max_iter : int, default=1000
         Maximum number of CG iterations, or of SGD epochs.
     warm_start : bool, default=False
@@ -122,7 +125,8 @@ class StructuredRidge(StructuredEstimator):
     objective_ : float
         The objective J at the solution.
     relative_gradient_ : float
-        ‖∇J‖ / ‖∇J(0)‖ at the solution.
+        ‖∇J‖ / ‖∇J(0)‖ at the solution (CG, exact); for SGD, the relative change of J over the
+        last epoch (NaN with ``tol=None``, which does not evaluate J after every epoch).
 
     Examples
     --------
@@ -144,6 +148,7 @@ class StructuredRidge(StructuredEstimator):
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
         "kernel_params": [dict, None],
         "solver": [StrOptions({"auto", "exact", "cg", "sgd"})],
+        "tol": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "warm_start": ["boolean"],
         "n_components": [Interval(numbers.Integral, 1, 10000, closed="both"), None],
         "tau": [Interval(numbers.Integral, 1, None, closed="left"), None],
@@ -161,7 +166,7 @@ class StructuredRidge(StructuredEstimator):
         kernel_params: dict | None = None,
         fit_intercept: bool = True,
         solver: str = "auto",
-        tol: float = 1e-8,
+        tol: float | None = 1e-8,
         max_iter: int = 1000,
         warm_start: bool = False,
         n_components: int | None = None,
@@ -204,6 +209,8 @@ class StructuredRidge(StructuredEstimator):
         return "precomputed" if self.n_components is None else "linear"
 
     def _params_string(self, n_features: int) -> str:
+        if self.tol is None and self.solver != "sgd":
+            raise ValueError(f"tol=None (no tolerance stop) needs solver='sgd', got solver={self.solver!r}")
         gamma = self.gamma if self.gamma is not None else 1.0 / n_features
         kernel = self._core_kernel()
         # the Nyström map of a callable kernel carries the intercept itself (the kernel k + 1)
@@ -212,11 +219,14 @@ class StructuredRidge(StructuredEstimator):
             f"alpha={float(self.alpha)!r};kernel={kernel};gamma={float(gamma)!r};"
             f"degree={int(self.degree)};coef0={float(self.coef0)!r};"
             f"fit_intercept={int(intercept)};solver={self.solver};"
-            f"tol={float(self.tol)!r};max_iter={int(self.max_iter)};random_state={_seed(self.random_state)}"
+            f"tol={float(self.tol or 0)!r};max_iter={int(self.max_iter)};random_state={_seed(self.random_state)}"
             # like gamma and degree, n_components is ignored by the kernels it does not apply to
             + (f";n_components={int(self.n_components)}" if self.n_components and kernel in ("rbf", "poly") else "")
             + (f";tau={int(self.tau)}" if self.tau is not None else "")
             + (f";eta0={float(self.eta0)!r}" if self.eta0 is not None else "")
+            # verbose progress lines need the objective after every SGD epoch, which the core
+            # otherwise evaluates only for its tolerance stop (tol=None: none)
+            + (";trace_objective=1" if self.verbose else "")
         )
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> StructuredRidge:
