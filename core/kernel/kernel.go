@@ -111,8 +111,9 @@ func (k Kernel) GramNorms(dst *mat.Dense, a, b *mat.Dense, nb []float64) {
 				row := raw.Data[i*raw.Stride : i*raw.Stride+cols]
 				for j, v := range row {
 					// ‖a−b‖² by the expansion can go slightly negative through rounding.
-					row[j] = math.Exp(-k.Gamma * math.Max(0, na[i]+nb[j]-2*v))
+					row[j] = -k.Gamma * math.Max(0, na[i]+nb[j]-2*v)
 				}
+				ExpNonPositive(row)
 			}
 		})
 	default:

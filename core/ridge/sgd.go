@@ -439,40 +439,20 @@ func (ks *kernelSGD) remove(s int) {
 
 // kernelValues turns the inner products v_s = ⟨a, b_s⟩ into k(a, b_s) + plus, given ‖a‖² = na and
 // ‖b_s‖² = nb_s (used by the rbf kernel only), for the rbf and poly kernels, with the arithmetic
-// of kernel.GramNorms but for the rbf kernel's exponential.
-//
-// That exponential is computed here, within about 2 ulp of math.Exp: through math.Exp, whose call
-// and long chain of dependent operations cost about three times as much, it took two thirds of an
-// epoch. For x ≤ 0, x = (256q + j)·ln2/256 + r with |r| ≤ ln2/512, and e^x = 2^q·2^(j/256)·e^r:
-// 2^q goes into the exponent bits, 2^(j/256) comes from a table and e^r from its Taylor
-// polynomial of degree 4 (truncated at r⁵/120 < 4e-17). Below −708, where e^x is subnormal, and
-// for NaN, math.Exp takes over.
+// of kernel.GramNorms.
 func kernelValues(k kernel.Kernel, v, nb []float64, na, plus float64) {
-	const (
-		scale = 256 * math.Log2E
-		round = 0x1.8p52                         // adding it rounds a float64 below 2⁵¹ to an integer
-		hi    = 6.93147180369123816490e-01 / 256 // ln2/256 in 31 bits: q·hi is exact
-		lo    = 1.90821492927058770002e-10 / 256 // ln2/256 − hi
-	)
 	switch k.Kind {
 	case kernel.RBF:
 		nb, gamma := nb[:len(v)], -k.Gamma
 		for s, dot := range v {
 			// ‖a−b‖² by the expansion can go slightly negative through rounding.
-			d2 := na + nb[s] - 2*dot
-			if d2 < 0 {
-				d2 = 0
+			v[s] = gamma * math.Max(0, na+nb[s]-2*dot)
+		}
+		kernel.ExpNonPositive(v)
+		if plus != 0 {
+			for s := range v {
+				v[s] += plus
 			}
-			x := gamma * d2
-			if !(x >= -708) {
-				v[s] = math.Exp(x) + plus
-				continue
-			}
-			qf := (x*scale + round) - round
-			q := int64(qf)
-			r := (x - qf*hi) - qf*lo
-			p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24))))
-			v[s] = math.Float64frombits(exp2Frac[q&255]+uint64(q>>8)<<52)*p + plus
 		}
 	case kernel.Poly:
 		deg := float64(k.Degree)
@@ -481,15 +461,6 @@ func kernelValues(k kernel.Kernel, v, nb []float64, na, plus float64) {
 		}
 	}
 }
-
-// exp2Frac holds the bits of 2^(j/256) for j = 0, …, 255, to whose exponent field kernelValues
-// adds q.
-var exp2Frac = func() (t [256]uint64) {
-	for j := range t {
-		t[j] = math.Float64bits(math.Exp2(float64(j) / 256))
-	}
-	return t
-}()
 
 func (ks *kernelSGD) plus() float64 {
 	if ks.intercept {

@@ -461,44 +461,30 @@ func coefDiff(ks *kernelSGD, ref *sgdReference) float64 {
 	return maxAbsDiff(dual, want) / math.Max(mat.Norm(want, math.Inf(1)), math.SmallestNonzeroFloat64)
 }
 
-// The rbf kernel values of kernel SGD, whose exponential is its own, agree with math.Exp to a few
-// ulp over the whole range of arguments, are exactly 1 at distance 0, and follow math.Exp below
-// −708 (subnormal results, then 0) and for NaN.
-func TestKernelValuesRBF(t *testing.T) {
-	k := kernel.Kernel{Kind: kernel.RBF, Gamma: 0.7}
+// kernelValues, SGD's kernel rows, turns inner products into exactly the values kernel.GramNorms
+// gives (plus the intercept's constant), which the other solvers and predict use.
+func TestKernelValuesMatchGram(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	const count = 200000
-	v, nb, want := make([]float64, count), make([]float64, count), make([]float64, count)
-	for s := range v {
-		// ‖a−b‖² = nb − 2⟨a, b⟩ with ‖a‖² = 0, up to 1100 (arguments down to −770).
-		d2 := 1100 * r.Float64()
-		if s%2 == 0 {
-			d2 = 3 * r.Float64()
-		}
-		nb[s], v[s] = d2, 0
-		want[s] = math.Exp(-k.Gamma*d2) + 0.5
-	}
-	nb[0], nb[1], nb[2], nb[3] = 0, -1e-12, math.NaN(), 708/k.Gamma
-	want[0], want[1], want[2], want[3] = 1.5, 1.5, math.NaN(), math.Exp(-708)+0.5
-	kernelValues(k, v, nb, 0, 0.5)
-	var worst float64
-	for s := range v {
-		if math.IsNaN(want[s]) != math.IsNaN(v[s]) {
-			t.Fatalf("value %d: %v, want %v", s, v[s], want[s])
-		}
-		if diff := math.Abs(v[s]-want[s]) / want[s]; diff > worst {
-			worst = diff
+	a, b := mat.NewDense(7, 5, nil), mat.NewDense(300, 5, nil)
+	for _, m := range []*mat.Dense{a, b} {
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = 3 * r.NormFloat64()
 		}
 	}
-	if worst > 5e-16 {
-		t.Errorf("largest relative difference from math.Exp %.3g, want ≤ 5e-16", worst)
-	}
-	// Without the +0.5, the small values themselves.
-	for _, d2 := range []float64{0, 1e-300, 1, 700, 708 / k.Gamma, 1000, 1060, 1070, math.Inf(1)} {
-		got := []float64{0}
-		kernelValues(k, got, []float64{d2}, 0, 0)
-		if want := math.Exp(-k.Gamma * d2); math.Abs(got[0]-want) > 5e-16*want {
-			t.Errorf("k at ‖a−b‖² = %g: %g, want %g", d2, got[0], want)
+	na, nb := kernel.SquaredNorms(a), kernel.SquaredNorms(b)
+	dots := mat.NewDense(7, 300, nil) // the inner products as GramNorms forms them
+	kernel.Kernel{Kind: kernel.Linear}.GramNorms(dots, a, b, nil)
+	for _, k := range []kernel.Kernel{{Kind: kernel.RBF, Gamma: 0.7}, {Kind: kernel.RBF, Gamma: 40}, {Kind: kernel.Poly, Gamma: 0.3, Degree: 3, Coef0: 1}} {
+		want := mat.NewDense(7, 300, nil)
+		k.GramNorms(want, a, b, nb)
+		for i := 0; i < 7; i++ {
+			v := append([]float64(nil), dots.RawRowView(i)...)
+			kernelValues(k, v, nb, na[i], 0.5)
+			for j, got := range v {
+				if w := want.At(i, j) + 0.5; got != w {
+					t.Fatalf("%v: k(a_%d, b_%d) + 0.5 = %v, GramNorms gives %v", k.Kind, i, j, got, w)
+				}
+			}
 		}
 	}
 }
