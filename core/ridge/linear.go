@@ -48,7 +48,7 @@ type kronPrecond struct {
 	scale  *mat.Dense // 1 / (2α + μ_j ν_a)
 }
 
-func newKronPrecond(p *Problem, des design) (*kronPrecond, error) {
+func newKronPrecond(p *Problem, G *mat.SymDense) (*kronPrecond, error) {
 	m, d := p.Delta.Dims()
 	mbar := mat.NewSymDense(d, nil)
 	var total float64
@@ -69,7 +69,7 @@ func newKronPrecond(p *Problem, des design) (*kronPrecond, error) {
 	if !em.Factorize(mbar, true) {
 		return nil, fmt.Errorf("eigendecomposition of the average curvature failed")
 	}
-	if !eg.Factorize(des.gram(p.Weight), true) {
+	if !eg.Factorize(G, true) {
 		return nil, fmt.Errorf("eigendecomposition of XᵀX failed (non-finite inputs?)")
 	}
 	pc := &kronPrecond{qg: new(mat.Dense), qm: new(mat.Dense)}
@@ -105,35 +105,38 @@ type linearPrecond interface {
 // its spectral decomposition (the pair spaces, multiclass, multilabel, k-subsets), at any d;
 // otherwise kronPrecond when S is held densely, and the weaker diagPrecond for an operator-only
 // Problem (d > MaxDim). spectralPrecond and diagPrecond need O(k² + k·d) memory, never d×d.
-func newLinearPrecond(p *Problem, des design) (linearPrecond, error) {
+func newLinearPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, error) {
 	switch linearPrecondMode {
 	case precondNone:
 		return identityPrecond{}, nil
 	case precondDiag:
-		return newDiagPrecond(p, des)
+		return newDiagPrecond(p, G)
 	case precondKron:
 		if p.S != nil {
-			return newKronPrecond(p, des)
+			return newKronPrecond(p, G)
 		}
 	}
 	if sp, ok := space.SpectralOf(p.Cov); ok {
-		return newSpectralPrecond(p, des, sp, linearPrecondMode == precondSpectralMean)
+		return newSpectralPrecond(p, des, G, sp, linearPrecondMode == precondSpectralMean)
 	}
 	if p.S != nil {
-		return newKronPrecond(p, des)
+		return newKronPrecond(p, G)
 	}
-	return newDiagPrecond(p, des)
+	return newDiagPrecond(p, G)
 }
 
 // solveLinearCG minimises J by conjugate gradients preconditioned with newLinearPrecond, starting
 // at W (updated in place).
 func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
 	ls := newLinearSystem(p, des)
+	G := des.gram(p.Weight)
 	var h hessian = ls
-	if ns := newNarrowSystem(p, des); ns != nil {
+	if gs := newGroupedSystem(p, des, G); gs != nil {
+		h = gs
+	} else if ns := newNarrowSystem(p, des); ns != nil {
 		h = ns
 	}
-	pc, err := newLinearPrecond(p, des)
+	pc, err := newLinearPrecond(p, des, G)
 	if err != nil {
 		return Result{}, err
 	}

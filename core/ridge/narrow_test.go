@@ -8,43 +8,71 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// narrowSystem must apply the same Hessian as linearSystem, with and without the intercept, on
-// spaces with a diagonal and a full covariance, and with sample weights.
-func TestNarrowSystemMatchesLinearSystem(t *testing.T) {
+// narrowSystem and groupedSystem must apply the same Hessian as linearSystem, with and without
+// the intercept, on spaces with a diagonal and a full covariance, and with sample weights (some
+// zero).
+func TestHessianFormsMatchLinearSystem(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, c := range []struct {
 		kind string
 		args []int64
-	}{{"multilabel", []int64{5}}, {"multiclass", []int64{7}}, {"permutations", []int64{4}}} {
+		m    int
+	}{{"multilabel", []int64{3}, 203}, {"multiclass", []int64{7}, 37}, {"permutations", []int64{4}, 301}} {
 		for _, intercept := range []bool{false, true} {
 			sp, err := space.New(c.kind, c.args)
 			if err != nil {
 				t.Fatal(err)
 			}
-			const m, n = 37, 11 // neither a multiple of gemm's unrolling
-			X, ys := synthetic(t, sp, m, n, 3)
-			p, err := NewProblem(sp, ys, m, weights(r, m), 0.3)
+			const n = 11 // not a multiple of gemm's unrolling
+			X, ys := synthetic(t, sp, c.m, n, 3)
+			w := weights(r, c.m)
+			w[4] = 0
+			p, err := NewProblem(sp, ys, c.m, w, 0.3)
 			if err != nil {
 				t.Fatal(err)
 			}
-			des := design{X: mat.NewDense(m, n, X), intercept: intercept}
-			ns := newNarrowSystem(p, des)
-			if ns == nil {
-				t.Fatalf("%s: narrowSystem does not apply to d = %d", c.kind, sp.Dim())
+			des := design{X: mat.NewDense(c.m, n, X), intercept: intercept}
+			forms := map[string]hessian{}
+			if ns := newNarrowSystem(p, des); ns != nil {
+				forms["narrow"] = ns
+			}
+			if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
+				forms["grouped"] = gs
+			}
+			if len(forms) != 2 {
+				t.Fatalf("%s (m = %d): only %d of the two forms apply", c.kind, c.m, len(forms))
 			}
 			ls := newLinearSystem(p, des)
 			V := mat.NewDense(des.cols(), sp.Dim(), nil)
 			for i := range V.RawMatrix().Data {
 				V.RawMatrix().Data[i] = r.NormFloat64()
 			}
-			want, got := mat.NewDense(des.cols(), sp.Dim(), nil), mat.NewDense(des.cols(), sp.Dim(), nil)
+			want := mat.NewDense(des.cols(), sp.Dim(), nil)
 			ls.apply(want, V)
-			for range 2 { // the second call reuses the scratch
-				ns.apply(got, V)
-			}
-			if !mat.EqualApprox(got, want, 1e-10*mat.Norm(want, 2)) {
-				t.Errorf("%s, intercept %v: narrow H·V differs from the row-major one", c.kind, intercept)
+			for name, h := range forms {
+				got := mat.NewDense(des.cols(), sp.Dim(), nil)
+				for range 2 { // the second call reuses the scratch
+					h.apply(got, V)
+				}
+				if !mat.EqualApprox(got, want, 1e-10*mat.Norm(want, 2)) {
+					t.Errorf("%s, intercept %v: %s H·V differs from the row-major one", c.kind, intercept, name)
+				}
 			}
 		}
+	}
+}
+
+// groupedSystem declines targets that are too varied for it to pay.
+func TestGroupedSystemNeedsRepeatedTargets(t *testing.T) {
+	sp, _ := space.NewMultilabel(12)
+	const m, n = 40, 5
+	X, ys := synthetic(t, sp, m, n, 9) // 40 random label sets of 4096: almost all distinct
+	p, err := NewProblem(sp, ys, m, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	des := design{X: mat.NewDense(m, n, X), intercept: true}
+	if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
+		t.Errorf("grouped form used for %d groups among %d examples", len(gs.pt.RawMatrix().Data)/des.cols(), m)
 	}
 }

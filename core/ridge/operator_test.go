@@ -233,7 +233,8 @@ func TestSpectralPrecondCorrection(t *testing.T) {
 		if !ok {
 			continue
 		}
-		pc, err := newSpectralPrecond(p, design{X: mat.NewDense(m, n, X), intercept: true}, op, true)
+		des := design{X: mat.NewDense(m, n, X), intercept: true}
+		pc, err := newSpectralPrecond(p, des, des.gram(p.Weight), op, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +284,7 @@ func TestSpectralPrecondInvertsKroneckerPart(t *testing.T) {
 				w := weights(r, m)
 				p, _ := NewProblem(sp, ys, m, w, 0.3)
 				des := design{X: mat.NewDense(m, n, X), intercept: intercept}
-				pc, err := newSpectralPrecond(p, des, op, false)
+				pc, err := newSpectralPrecond(p, des, des.gram(p.Weight), op, false)
 				if err != nil {
 					t.Fatal(err)
 				}

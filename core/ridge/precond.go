@@ -93,7 +93,7 @@ var (
 	spectralCholeskySpaces = 2
 )
 
-func newSpectralPrecond(p *Problem, des design, op space.Spectral, correct bool) (*spectralPrecond, error) {
+func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectral, correct bool) (*spectralPrecond, error) {
 	es := op.Spectrum()
 	nk := len(es)
 	m, d := p.Delta.Dims()
@@ -136,7 +136,6 @@ func newSpectralPrecond(p *Problem, des design, op space.Spectral, correct bool)
 		top = math.Max(top, M[c])
 	}
 	k := des.cols()
-	G := des.gram(p.Weight)
 	if k > spectralEigenMax || nk <= spectralCholeskySpaces {
 		return newSpectralPrecondChol(p, des, op, M, top, G)
 	}
@@ -259,7 +258,7 @@ type diagPrecond struct {
 	t     *mat.Dense // scratch k×d
 }
 
-func newDiagPrecond(p *Problem, des design) (*diagPrecond, error) {
+func newDiagPrecond(p *Problem, G *mat.SymDense) (*diagPrecond, error) {
 	m, d := p.Delta.Dims()
 	diag := make([]float64, d)
 	var total float64
@@ -276,7 +275,7 @@ func newDiagPrecond(p *Problem, des design) (*diagPrecond, error) {
 		diag[a] = math.Max(0, diag[a]+p.Cov.At(a, a))
 	}
 	var eg mat.EigenSym
-	if !eg.Factorize(des.gram(p.Weight), true) {
+	if !eg.Factorize(G, true) {
 		return nil, fmt.Errorf("eigendecomposition of XᵀX failed (non-finite inputs?)")
 	}
 	pc := &diagPrecond{qg: new(mat.Dense)}
