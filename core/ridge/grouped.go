@@ -38,6 +38,10 @@ type groupedSystem struct {
 // groupedSystem is used: its products of size g·k·d cost as much as narrowSystem's when g = m.
 const groupedMaxShare = 0.25
 
+// groupedProbe is the number of examples after which newGroupedSystem gives up if they already
+// hold too many distinct targets.
+const groupedProbe = 4096
+
 // newGroupedSystem returns the grouped form of H for des with the Gram matrix G of des (k×k), or
 // nil when the targets are too varied or the outputs too wide (narrowCols) for it.
 func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
@@ -65,6 +69,9 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 			distinct = append(distinct, row...)
 		}
 		group[i] = g
+		if i+1 == groupedProbe && len(index) > int(groupedMaxShare*groupedProbe) {
+			return nil // give up early rather than index up to a quarter of a large data set
+		}
 	}
 	ng := len(index)
 	k := des.cols()
