@@ -47,6 +47,7 @@ func mul(C, X, B blas64.General, add bool) {
 		nb += t - nb%t // balance the threads when there are few column blocks
 	}
 	width := (m + nb - 1) / nb
+	width = (width + 3) &^ 3 // whole vectors: the kernel's scalar tail then only ends the last tile
 	nb = (m + width - 1) / width
 	nr := (q + tileRows - 1) / tileRows
 	body := func(lo, hi int) {
