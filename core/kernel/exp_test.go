@@ -6,56 +6,59 @@ import (
 	"testing"
 )
 
-// ExpNonPositive agrees with math.Exp to 5e-16 relative over the rbf kernel's arguments, and
-// exactly (through math.Exp) outside them.
-func TestExpNonPositive(t *testing.T) {
+// RBFRow agrees with math.Exp to 5e-16 relative over the whole range of arguments, is exactly
+// 1 (+ plus) at distance 0 or below (rounding), and follows math.Exp below −708 (subnormal
+// results, then 0) and for NaN.
+func TestRBFRow(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const count = 200000
-	xs := make([]float64, count)
-	for i := range xs {
-		xs[i] = -770 * r.Float64()
+	gamma := 0.7
+	nb := make([]float64, 0, count+8)
+	for i := 0; i < count; i++ {
+		d2 := 1100 * r.Float64() // arguments down to −770
 		if i%2 == 0 {
-			xs[i] = -2 * r.Float64()
+			d2 = 3 * r.Float64()
 		}
+		nb = append(nb, d2)
 	}
-	xs = append(xs, 0, math.Copysign(0, -1), -1e-300, -708, -708.0000001, -745, -746, math.Inf(-1), math.NaN(), 1, 700)
-	want := make([]float64, len(xs))
-	for i, x := range xs {
-		want[i] = math.Exp(x)
-	}
-	ExpNonPositive(xs)
-	var worst float64
-	for i, got := range xs {
-		if math.IsNaN(want[i]) || want[i] == 0 || math.IsInf(want[i], 0) {
-			if !(got == want[i] || math.IsNaN(got) && math.IsNaN(want[i])) {
-				t.Errorf("value %d: %v, want %v", i, got, want[i])
+	nb = append(nb, 0, -1e-12, 1e-300, 708/gamma, 745/gamma, 1060, math.Inf(1), math.NaN())
+	for _, plus := range []float64{0, 0.5} {
+		v := make([]float64, len(nb)) // ⟨a, b_j⟩ = 0 and ‖a‖² = 0: ‖a − b_j‖² = nb_j
+		RBFRow(v, 0, nb, gamma, plus)
+		var worst float64
+		for j, got := range v {
+			want := math.Exp(-gamma*math.Max(0, nb[j])) + plus
+			if math.IsNaN(want) || want == plus {
+				if !(got == want || math.IsNaN(got) && math.IsNaN(want)) {
+					t.Errorf("plus %g, ‖a−b‖² = %g: %v, want %v", plus, nb[j], got, want)
+				}
+				continue
 			}
-			continue
+			worst = math.Max(worst, math.Abs(got-want)/want)
 		}
-		worst = math.Max(worst, math.Abs(got-want[i])/want[i])
-	}
-	if worst > 5e-16 {
-		t.Errorf("largest relative difference from math.Exp %.3g, want ≤ 5e-16", worst)
+		if worst > 5e-16 {
+			t.Errorf("plus %g: largest relative difference from math.Exp %.3g, want ≤ 5e-16", plus, worst)
+		}
 	}
 }
 
-func BenchmarkExpNonPositive(b *testing.B) {
-	xs := make([]float64, 4096)
+func BenchmarkRBFRow(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range xs {
-		xs[i] = -20 * r.Float64()
+	nb := make([]float64, 4096)
+	for i := range nb {
+		nb[i] = 20 * r.Float64()
 	}
-	buf := make([]float64, len(xs))
-	b.Run("ExpNonPositive", func(b *testing.B) {
+	v := make([]float64, len(nb))
+	b.Run("RBFRow", func(b *testing.B) {
 		for b.Loop() {
-			copy(buf, xs)
-			ExpNonPositive(buf)
+			clear(v)
+			RBFRow(v, 0, nb, 1, 0)
 		}
 	})
 	b.Run("math.Exp", func(b *testing.B) {
 		for b.Loop() {
-			for i, x := range xs {
-				buf[i] = math.Exp(x)
+			for j, d2 := range nb {
+				v[j] = math.Exp(-d2)
 			}
 		}
 	})

@@ -108,12 +108,7 @@ func (k Kernel) GramNorms(dst *mat.Dense, a, b *mat.Dense, nb []float64) {
 		na := SquaredNorms(a)
 		parallel.For(rows, 64, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				row := raw.Data[i*raw.Stride : i*raw.Stride+cols]
-				for j, v := range row {
-					// ‖a−b‖² by the expansion can go slightly negative through rounding.
-					row[j] = -k.Gamma * math.Max(0, na[i]+nb[j]-2*v)
-				}
-				ExpNonPositive(row)
+				RBFRow(raw.Data[i*raw.Stride:i*raw.Stride+cols], na[i], nb, k.Gamma, 0)
 			}
 		})
 	default:

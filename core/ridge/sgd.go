@@ -443,17 +443,7 @@ func (ks *kernelSGD) remove(s int) {
 func kernelValues(k kernel.Kernel, v, nb []float64, na, plus float64) {
 	switch k.Kind {
 	case kernel.RBF:
-		nb, gamma := nb[:len(v)], -k.Gamma
-		for s, dot := range v {
-			// ‖a−b‖² by the expansion can go slightly negative through rounding.
-			v[s] = gamma * math.Max(0, na+nb[s]-2*dot)
-		}
-		kernel.ExpNonPositive(v)
-		if plus != 0 {
-			for s := range v {
-				v[s] += plus
-			}
-		}
+		kernel.RBFRow(v, na, nb, k.Gamma, plus)
 	case kernel.Poly:
 		deg := float64(k.Degree)
 		for s, dot := range v {
