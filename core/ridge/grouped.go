@@ -86,12 +86,7 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 	d, k := gs.vt.Dims()
 	_, n := gs.x.Dims()
-	vt := gs.vt.RawMatrix().Data
-	for j := 0; j < k; j++ {
-		for a, v := range V.RawRowView(j)[:d] {
-			vt[a*k+j] = v
-		}
-	}
+	transposeInto(gs.vt, V)
 	gemm.Mul(gs.pt.RawMatrix(), gs.deltas.RawMatrix(), gs.vt.RawMatrix())
 	gs.q.Zero()
 	w := gs.p.Weight

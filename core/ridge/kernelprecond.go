@@ -314,12 +314,7 @@ func deflationRank(m, d int) int {
 func (df *deflation) solve(X *mat.Dense) {
 	d := X.RawMatrix().Rows
 	gemm.Mul(df.rhsT.RawMatrix(), X.RawMatrix(), df.KU.RawMatrix())
-	rhs := df.rhs.RawVector().Data
-	for a := 0; a < d; a++ {
-		for l, v := range df.rhsT.RawRowView(a) {
-			rhs[l*d+a] = v
-		}
-	}
+	transposeInto(mat.NewDense(df.r, d, df.rhs.RawVector().Data), df.rhsT)
 	// Uᵀz = rhs, then U y = z. An ill-conditioned E gives an inaccurate coarse solve, which can
 	// slow the iteration down; convergence is always judged on the gradient recomputed from Γ.
 	n := df.r * X.RawMatrix().Rows
@@ -343,13 +338,8 @@ func (df *deflation) add(X, B *mat.Dense) { df.addScaled(X, B, 1) }
 // addScaled sets X += f·yᵀ·B.
 func (df *deflation) addScaled(X, B *mat.Dense, f float64) {
 	d, _ := df.yT.Dims()
-	y := df.y.RawVector().Data
-	for a := 0; a < d; a++ {
-		row := df.yT.RawRowView(a)
-		for l := range row {
-			row[l] = f * y[l*d+a]
-		}
-	}
+	transposeInto(df.yT, mat.NewDense(df.r, d, df.y.RawVector().Data))
+	df.yT.Scale(f, df.yT)
 	gemm.MulAdd(X.RawMatrix(), df.yT.RawMatrix(), B.RawMatrix())
 }
 

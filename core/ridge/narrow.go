@@ -52,23 +52,24 @@ func newNarrowSystem(p *Problem, des design) *narrowSystem {
 func transpose(a *mat.Dense) *mat.Dense {
 	r, c := a.Dims()
 	t := mat.NewDense(c, r, nil)
-	raw := t.RawMatrix().Data
-	for i := 0; i < r; i++ {
-		for j, v := range a.RawRowView(i)[:c] {
-			raw[j*r+i] = v
+	transposeInto(t, a)
+	return t
+}
+
+// transposeInto sets dst (r×c) to the transpose of the first c rows and r columns of src.
+func transposeInto(dst, src *mat.Dense) {
+	r, c := dst.Dims()
+	raw := dst.RawMatrix()
+	for j := 0; j < c; j++ {
+		for i, v := range src.RawRowView(j)[:r] {
+			raw.Data[i*raw.Stride+j] = v
 		}
 	}
-	return t
 }
 
 func (ns *narrowSystem) apply(dst, V *mat.Dense) {
 	d, n := ns.vt.Dims()
-	vt := ns.vt.RawMatrix().Data
-	for j := 0; j < n; j++ {
-		for a, v := range V.RawRowView(j)[:d] {
-			vt[a*n+j] = v
-		}
-	}
+	transposeInto(ns.vt, V) // without the intercept row
 	gemm.Mul(ns.ut.RawMatrix(), ns.vt.RawMatrix(), ns.xt.RawMatrix())
 	if ns.intercept {
 		for a, b := range V.RawRowView(n)[:d] {
