@@ -2,10 +2,9 @@ package kernel
 
 import "math"
 
-// RBFRow sets v_j = exp(−γ·‖a − b_j‖²) + plus from the inner products v_j = ⟨a, b_j⟩, the squared
-// norms na = ‖a‖² and nb_j = ‖b_j‖², in one pass: a row of the rbf Gram matrix (plus is the
-// intercept's constant, or 0). ‖a − b_j‖² = na + nb_j − 2⟨a, b_j⟩ is clamped at 0, which rounding
-// can cross.
+// rbfRow sets v_j = exp(−γ·‖a − b_j‖²) + plus from the inner products v_j = ⟨a, b_j⟩, the squared
+// norms na = ‖a‖² and nb_j = ‖b_j‖², in one pass (Kernel.Row). ‖a − b_j‖² = na + nb_j − 2⟨a, b_j⟩
+// is clamped at 0, which rounding can cross.
 //
 // The exponential is within about 2 ulp of math.Exp and about half its cost, which mattered:
 // math.Exp's call and long chain of dependent operations took two thirds of a kernel SGD epoch.
@@ -13,7 +12,7 @@ import "math"
 // the exponent bits, 2^(j/256) comes from a table and e^r from its Taylor polynomial of degree 4
 // (truncated at r⁵/120 < 4e-17). Below −708, where e^x is subnormal, and for NaN, math.Exp
 // takes over.
-func RBFRow(v []float64, na float64, nb []float64, gamma, plus float64) {
+func rbfRow(v []float64, na float64, nb []float64, gamma, plus float64) {
 	const (
 		scale = 256 * math.Log2E
 		round = 0x1.8p52                         // adding it rounds a float64 below 2⁵¹ to an integer
@@ -39,7 +38,7 @@ func RBFRow(v []float64, na float64, nb []float64, gamma, plus float64) {
 	}
 }
 
-// exp2Frac holds the bits of 2^(j/256) for j = 0, …, 255, to whose exponent field RBFRow adds q.
+// exp2Frac holds the bits of 2^(j/256) for j = 0, …, 255, to whose exponent field rbfRow adds q.
 var exp2Frac = func() (t [256]uint64) {
 	for j := range t {
 		t[j] = math.Float64bits(math.Exp2(float64(j) / 256))

@@ -4,12 +4,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
-// RBFRow agrees with math.Exp to 5e-16 relative over the whole range of arguments, is exactly
+// The rbf kernel's Row agrees with math.Exp to 5e-16 relative over the whole range of arguments, is exactly
 // 1 (+ plus) at distance 0 or below (rounding), and follows math.Exp below −708 (subnormal
 // results, then 0) and for NaN.
-func TestRBFRow(t *testing.T) {
+func TestRBFRowExponential(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const count = 200000
 	gamma := 0.7
@@ -24,7 +26,7 @@ func TestRBFRow(t *testing.T) {
 	nb = append(nb, 0, -1e-12, 1e-300, 708/gamma, 745/gamma, 1060, math.Inf(1), math.NaN())
 	for _, plus := range []float64{0, 0.5} {
 		v := make([]float64, len(nb)) // ⟨a, b_j⟩ = 0 and ‖a‖² = 0: ‖a − b_j‖² = nb_j
-		RBFRow(v, 0, nb, gamma, plus)
+		Kernel{Kind: RBF, Gamma: gamma}.Row(v, 0, nb, plus)
 		var worst float64
 		for j, got := range v {
 			want := math.Exp(-gamma*math.Max(0, nb[j])) + plus
@@ -49,10 +51,10 @@ func BenchmarkRBFRow(b *testing.B) {
 		nb[i] = 20 * r.Float64()
 	}
 	v := make([]float64, len(nb))
-	b.Run("RBFRow", func(b *testing.B) {
+	b.Run("Row", func(b *testing.B) {
 		for b.Loop() {
 			clear(v)
-			RBFRow(v, 0, nb, 1, 0)
+			Kernel{Kind: RBF, Gamma: 1}.Row(v, 0, nb, 0)
 		}
 	})
 	b.Run("math.Exp", func(b *testing.B) {
@@ -62,4 +64,32 @@ func BenchmarkRBFRow(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Row, which kernel SGD computes its rows with, turns inner products into exactly the values
+// GramNorms gives (plus the intercept's constant), which the other solvers and predict use.
+func TestRowMatchesGram(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	a, b := mat.NewDense(7, 5, nil), mat.NewDense(300, 5, nil)
+	for _, m := range []*mat.Dense{a, b} {
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = 3 * r.NormFloat64()
+		}
+	}
+	na, nb := SquaredNorms(a), SquaredNorms(b)
+	dots := mat.NewDense(7, 300, nil) // the inner products as GramNorms forms them
+	Kernel{Kind: Linear}.GramNorms(dots, a, b, nil)
+	for _, k := range []Kernel{{Kind: Linear}, {Kind: RBF, Gamma: 0.7}, {Kind: RBF, Gamma: 40}, {Kind: Poly, Gamma: 0.3, Degree: 3, Coef0: 1}} {
+		want := mat.NewDense(7, 300, nil)
+		k.GramNorms(want, a, b, nb)
+		for i := 0; i < 7; i++ {
+			v := append([]float64(nil), dots.RawRowView(i)...)
+			k.Row(v, na[i], nb, 0.5)
+			for j, got := range v {
+				if w := want.At(i, j) + 0.5; got != w {
+					t.Fatalf("%v: k(a_%d, b_%d) + 0.5 = %v, GramNorms gives %v", k.Kind, i, j, got, w)
+				}
+			}
+		}
+	}
 }

@@ -87,32 +87,48 @@ func (k Kernel) Gram(dst *mat.Dense, a, b *mat.Dense) {
 // GramNorms is Gram with the squared row norms of b given (SquaredNorms(b)), so that repeated
 // predictions against the same b do not recompute them; nb is used by the rbf kernel only.
 func (k Kernel) GramNorms(dst *mat.Dense, a, b *mat.Dense, nb []float64) {
+	if k.Kind == Precomputed {
+		panic("kernel: Gram called on a " + k.Kind.String() + " kernel")
+	}
 	products(dst, a, b)
 	if k.Kind == Linear {
 		return
 	}
 	rows, cols := dst.Dims()
 	raw := dst.RawMatrix()
+	var na []float64
+	if k.Kind == RBF {
+		na = SquaredNorms(a)
+	}
+	parallel.For(rows, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var ni float64
+			if na != nil {
+				ni = na[i]
+			}
+			k.Row(raw.Data[i*raw.Stride:i*raw.Stride+cols], ni, nb, 0)
+		}
+	})
+}
+
+// Row turns the inner products v_j = ⟨a, b_j⟩ into k(a, b_j) + plus, in place, given the squared
+// norms na = ‖a‖² and nb_j = ‖b_j‖² (used by the rbf kernel only): a row of GramNorms, plus a
+// constant (an intercept's). For the linear and precomputed kernels v already holds the values.
+func (k Kernel) Row(v []float64, na float64, nb []float64, plus float64) {
 	switch k.Kind {
+	case RBF:
+		rbfRow(v, na, nb, k.Gamma, plus)
 	case Poly:
 		deg := float64(k.Degree)
-		parallel.For(rows, 64, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				row := raw.Data[i*raw.Stride : i*raw.Stride+cols]
-				for j, v := range row {
-					row[j] = math.Pow(k.Gamma*v+k.Coef0, deg)
-				}
-			}
-		})
-	case RBF:
-		na := SquaredNorms(a)
-		parallel.For(rows, 64, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				RBFRow(raw.Data[i*raw.Stride:i*raw.Stride+cols], na[i], nb, k.Gamma, 0)
-			}
-		})
+		for j, dot := range v {
+			v[j] = math.Pow(k.Gamma*dot+k.Coef0, deg) + plus
+		}
 	default:
-		panic("kernel: Gram called on a " + k.Kind.String() + " kernel")
+		if plus != 0 {
+			for j := range v {
+				v[j] += plus
+			}
+		}
 	}
 }
 

@@ -437,21 +437,6 @@ func (ks *kernelSGD) remove(s int) {
 	ks.size--
 }
 
-// kernelValues turns the inner products v_s = ⟨a, b_s⟩ into k(a, b_s) + plus, given ‖a‖² = na and
-// ‖b_s‖² = nb_s (used by the rbf kernel only), for the rbf and poly kernels, with the arithmetic
-// of kernel.GramNorms.
-func kernelValues(k kernel.Kernel, v, nb []float64, na, plus float64) {
-	switch k.Kind {
-	case kernel.RBF:
-		kernel.RBFRow(v, na, nb, k.Gamma, plus)
-	case kernel.Poly:
-		deg := float64(k.Degree)
-		for s, dot := range v {
-			v[s] = math.Pow(k.Gamma*dot+k.Coef0, deg) + plus
-		}
-	}
-}
-
 func (ks *kernelSGD) plus() float64 {
 	if ks.intercept {
 		return 1
@@ -464,7 +449,7 @@ func (ks *kernelSGD) kappa(i int) float64 {
 		return ks.X.At(i, i) + ks.plus()
 	}
 	v := []float64{ks.xn[i]}
-	kernelValues(ks.kern, v, v, ks.xn[i], ks.plus())
+	ks.kern.Row(v, ks.xn[i], v, ks.plus())
 	return v[0]
 }
 
@@ -489,7 +474,7 @@ func (ks *kernelSGD) scores(i int, u []float64) {
 		in := ks.inputs.RawMatrix()
 		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: n, Cols: e, Stride: in.Stride, Data: in.Data},
 			blas64.Vector{N: n, Inc: 1, Data: ks.X.RawRowView(i)}, 0, blas64.Vector{N: e, Inc: 1, Data: kv})
-		kernelValues(ks.kern, kv, ks.rnorms, ks.xn[i], ks.plus())
+		ks.kern.Row(kv, ks.xn[i], ks.rnorms, ks.plus())
 	}
 	C := ks.coef.RawMatrix()
 	blas64.Gemv(blas.Trans, ks.scale, blas64.General{Rows: e, Cols: C.Cols, Stride: C.Stride, Data: C.Data},
@@ -555,7 +540,7 @@ func (ks *kernelSGD) startBlock() {
 			for l := range kj {
 				kj[l] = floats.Dot(xj, b.xb[l*pad:(l+1)*pad])
 			}
-			kernelValues(ks.kern, kj, b.bn, b.bn[j], plus)
+			ks.kern.Row(kj, b.bn[j], b.bn, plus)
 		}
 	}
 	b.updated = b.updated[:0]
@@ -610,7 +595,7 @@ func (ks *kernelSGD) products(U []float64, keys []int, A blas64.General) {
 					gemm.Mul(Kc, blas64.General{Rows: nb, Cols: pad, Stride: pad, Data: b.xb[:nb*pad]},
 						blas64.General{Rows: pad, Cols: w, Stride: in.Stride, Data: in.Data[s0:]})
 					for j := range keys {
-						kernelValues(ks.kern, Kc.Data[j*w:(j+1)*w], ks.rnorms[s0:s0+w], b.bn[j], plus)
+						ks.kern.Row(Kc.Data[j*w:(j+1)*w], b.bn[j], ks.rnorms[s0:s0+w], plus)
 					}
 				}
 				gemm.MulAdd(P, Kc, blas64.General{Rows: w, Cols: d, Stride: A.Stride, Data: A.Data[s0*A.Stride:]})

@@ -461,34 +461,6 @@ func coefDiff(ks *kernelSGD, ref *sgdReference) float64 {
 	return maxAbsDiff(dual, want) / math.Max(mat.Norm(want, math.Inf(1)), math.SmallestNonzeroFloat64)
 }
 
-// kernelValues, SGD's kernel rows, turns inner products into exactly the values kernel.GramNorms
-// gives (plus the intercept's constant), which the other solvers and predict use.
-func TestKernelValuesMatchGram(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	a, b := mat.NewDense(7, 5, nil), mat.NewDense(300, 5, nil)
-	for _, m := range []*mat.Dense{a, b} {
-		for i := range m.RawMatrix().Data {
-			m.RawMatrix().Data[i] = 3 * r.NormFloat64()
-		}
-	}
-	na, nb := kernel.SquaredNorms(a), kernel.SquaredNorms(b)
-	dots := mat.NewDense(7, 300, nil) // the inner products as GramNorms forms them
-	kernel.Kernel{Kind: kernel.Linear}.GramNorms(dots, a, b, nil)
-	for _, k := range []kernel.Kernel{{Kind: kernel.RBF, Gamma: 0.7}, {Kind: kernel.RBF, Gamma: 40}, {Kind: kernel.Poly, Gamma: 0.3, Degree: 3, Coef0: 1}} {
-		want := mat.NewDense(7, 300, nil)
-		k.GramNorms(want, a, b, nb)
-		for i := 0; i < 7; i++ {
-			v := append([]float64(nil), dots.RawRowView(i)...)
-			kernelValues(k, v, nb, na[i], 0.5)
-			for j, got := range v {
-				if w := want.At(i, j) + 0.5; got != w {
-					t.Fatalf("%v: k(a_%d, b_%d) + 0.5 = %v, GramNorms gives %v", k.Kind, i, j, got, w)
-				}
-			}
-		}
-	}
-}
-
 // J after every epoch costs about as much as the epoch: SGD reports it (and its relative change)
 // to Progress only when the tolerance stop (Tol > 0) or TraceObjective needs it, and NaN
 // otherwise; Result.Objective is J at the returned model either way. Tol = 0 is SGD's alone.
