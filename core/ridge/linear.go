@@ -15,8 +15,9 @@ type linearSystem struct {
 	p   *Problem
 	des design
 	B   *mat.Dense // X̃ᵀ diag(s) Δ, = −∇J(0)
-	U   *mat.Dense // scratch m×d
-	C   *mat.Dense // scratch m×d
+	// U and C are m×d scratch, allocated by the first apply: when the narrow or grouped form of
+	// H does the iterations, linearSystem only provides B, and they would be memory for nothing.
+	U, C *mat.Dense
 }
 
 func newLinearSystem(p *Problem, des design) *linearSystem {
@@ -30,10 +31,14 @@ func newLinearSystem(p *Problem, des design) *linearSystem {
 	}
 	B := mat.NewDense(des.cols(), d, nil)
 	des.tmul(B, sd)
-	return &linearSystem{p: p, des: des, B: B, U: mat.NewDense(m, d, nil), C: mat.NewDense(m, d, nil)}
+	return &linearSystem{p: p, des: des, B: B}
 }
 
 func (ls *linearSystem) apply(dst, V *mat.Dense) {
+	if ls.U == nil {
+		m, d := ls.p.Delta.Dims()
+		ls.U, ls.C = mat.NewDense(m, d, nil), mat.NewDense(m, d, nil)
+	}
 	ls.des.mul(ls.U, V)
 	ls.p.curvature(ls.C, ls.U)
 	ls.des.tmul(dst, ls.C)
