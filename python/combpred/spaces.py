@@ -336,6 +336,16 @@ class Subtrees(Multilabel):
 
     ``parent[v]`` is v's parent, −1 at the root. Y is a 0/1 node row that contains the root and
     the parent of every node it contains; ψ is Y itself.
+
+    Notes
+    -----
+    StructuredRidge's loss compares each target with every rooted subtree, all weighted alike, and
+    on a large tree most of them are large: ``mean().sum()`` is the expected number of nodes of a
+    uniformly drawn one (285 of 499 on the FunCat tree of ``cellcycle_FUN``, where a gene has 8.7).
+    When targets are far smaller than that, the fit mostly separates small node sets from
+    near-complete trees and its node scores carry little example-specific signal; compare
+    ``mean()`` with your targets' node frequencies before relying on this space (BENCHMARKS.md,
+    hierarchical classification).
     """
 
     kind = "subtrees"
