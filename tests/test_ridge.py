@@ -201,15 +201,18 @@ def test_linear_solution_is_optimal(solver, alpha):
         assert model.n_iter_ >= 1
 
 
+@pytest.mark.parametrize("solver", ["auto", "exact"])
 @pytest.mark.parametrize("kernel", ["rbf", "poly"])
 @pytest.mark.parametrize("space", ["multilabel", "multiclass"])
-def test_kernel_solution_is_optimal(kernel, space):
+def test_kernel_solution_is_optimal(kernel, space, solver):
     if space == "multilabel":
         X, Y = linear_multilabel(120, seed=7)
     else:
         X, Y = linear_multiclass(120, seed=7)
     w = np.ones(len(X))
-    model = StructuredRidge(space=space, kernel=kernel, degree=2, alpha=0.1).fit(X, Y)
+    model = StructuredRidge(space=space, kernel=kernel, degree=2, alpha=0.1, solver=solver).fit(X, Y)
+    if solver == "exact":  # the direct solve, not CG
+        assert model.n_iter_ == 1
     gamma = 1.0 / X.shape[1]
     if kernel == "rbf":
         K = rbf_kernel(X, gamma=gamma)
@@ -290,9 +293,39 @@ def test_keyboard_interrupt_in_progress_cancels_fit(monkeypatch, multilabel_data
     assert model.predict(X).shape == Y.shape
 
 
-def test_verbose_reports_progress(capsys, multilabel_data):
+@pytest.mark.parametrize(
+    "kw, measure",
+    [
+        ({"solver": "cg"}, "relative gradient"),
+        ({"solver": "exact"}, "relative gradient"),
+        ({"solver": "exact", "kernel": "rbf"}, "relative gradient"),
+        ({"solver": "cg", "kernel": "rbf"}, "relative gradient"),
+        ({"solver": "sgd", "max_iter": 3}, "relative change of J"),
+        ({"solver": "sgd", "kernel": "rbf", "max_iter": 3}, "relative change of J"),
+    ],
+)
+def test_verbose_reports_progress(capsys, multilabel_data, kw, measure):
     X, Y, _, _ = multilabel_data
-    model = StructuredRidge(solver="cg", verbose=1).fit(X, Y)
-    err = capsys.readouterr().err
-    assert err.count("[StructuredRidge] iter") == model.n_iter_
-    assert "relative gradient" in err
+    model = StructuredRidge(verbose=1, **kw).fit(X, Y)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == model.n_iter_
+    assert all(line.startswith("[StructuredRidge] iter") and measure in line for line in lines)
+    other = {"relative gradient", "relative change of J"} - {measure}
+    assert not any(o in line for o in other for line in lines)
+
+
+@pytest.mark.parametrize(
+    "kw, measure",
+    [
+        ({}, "relative gradient"),
+        ({"kernel": "rbf"}, "relative change of J"),
+        ({"solver": "sgd"}, "relative change of J"),
+    ],
+)
+def test_verbose_partial_fit_names_its_measure(capsys, multilabel_data, kw, measure):
+    X, Y, _, _ = multilabel_data
+    model = StructuredRidge(verbose=1, **kw)
+    model.partial_fit(X[:40], Y[:40]).partial_fit(X[40:], Y[40:])
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2
+    assert all(measure in line for line in lines)

@@ -36,9 +36,9 @@ func everySpace(t *testing.T) []space.Space {
 	return out
 }
 
-// On every space, linear CG and the kernel CG (a precomputed linear Gram matrix without intercept:
-// the same model in dual form) reach the exact solver's optimum: objectives within 1e-8 relative,
-// the same scores, and a vanishing gradient.
+// On every space, linear CG and the kernel solvers, CG and exact (a precomputed linear Gram
+// matrix without intercept: the same model in dual form), reach the exact solver's optimum:
+// objectives within 1e-8 relative, the same scores, and a vanishing gradient.
 func TestEverySolverReachesTheExactOptimumOnEverySpace(t *testing.T) {
 	r := rand.New(rand.NewPCG(61, 62))
 	for _, sp := range everySpace(t) {
@@ -68,6 +68,7 @@ func TestEverySolverReachesTheExactOptimumOnEverySpace(t *testing.T) {
 		var K mat.Dense
 		K.Mul(Xm, Xm.T())
 		dual, uDual := fit(CG, kernel.Precomputed, K.RawMatrix().Data, m)
+		dualExact, uDualExact := fit(Exact, kernel.Precomputed, K.RawMatrix().Data, m)
 
 		p, err := NewProblem(sp, ys, m, w, opt.Alpha)
 		if err != nil {
@@ -81,7 +82,7 @@ func TestEverySolverReachesTheExactOptimumOnEverySpace(t *testing.T) {
 			solver string
 			model  *Model
 			u      []float64
-		}{{"linear CG", cg, uCG}, {"kernel CG", dual, uDual}} {
+		}{{"linear CG", cg, uCG}, {"kernel CG", dual, uDual}, {"kernel exact", dualExact, uDualExact}} {
 			if got := c.model.Result.Objective; math.Abs(got-j) > 1e-8*math.Abs(j) {
 				t.Errorf("%s %s: J = %.15g, exact J = %.15g", name, c.solver, got, j)
 			}

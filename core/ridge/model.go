@@ -121,8 +121,8 @@ func (md *Model) setNystrom(X *mat.Dense, opt *Options) error {
 	return err
 }
 
-// linearSolver resolves Auto for a linear model with the given number of unknowns.
-func linearSolver(s Solver, unknowns int) Solver {
+// resolveSolver resolves Auto for a linear model with the given number of unknowns.
+func resolveSolver(s Solver, unknowns int) Solver {
 	if s != Auto {
 		return s
 	}
@@ -137,7 +137,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	_, d := p.Delta.Dims()
 	k := des.cols()
 	var err error
-	solver := linearSolver(opt.Solver, k*d)
+	solver := resolveSolver(opt.Solver, k*d)
 	if p.S == nil {
 		// An operator-only Problem (d > MaxDim): only CG works without the dense S.
 		if opt.Solver != Auto && opt.Solver != CG {
@@ -156,7 +156,9 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 		// partial_fit can continue an exact fit exactly, as scikit-learn users expect.
 		md.stats = newLinearStats(n, d)
 		md.stats.add(p, des.X)
-		md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept)
+		if md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept); err == nil {
+			err = progressOnce(opt, md.Result)
+		}
 	case CG:
 		md.Coef = md.warmCoef(opt, k, d)
 		md.Result, err = solveLinearCG(p, des, md.Coef, opt)
@@ -280,7 +282,13 @@ func (md *Model) fitKernel(p *Problem, Xm *mat.Dense, opt *Options) error {
 	}
 	md.Dual = md.warmDual(opt, Xm)
 	var err error
-	md.Result, err = solveKernelCG(p, K, md.Dual, opt)
+	// Auto takes CG: with deflation it needs 13–22 iterations where the direct solve costs
+	// O((md)³) (m = 400, d = 6: 13 ms against 1.35 s), so the direct solve is for those who ask.
+	if opt.Solver == Exact {
+		md.Result, err = solveKernelExact(p, K, md.Dual, opt)
+	} else {
+		md.Result, err = solveKernelCG(p, K, md.Dual, opt)
+	}
 	return err
 }
 

@@ -12,9 +12,11 @@ import (
 // Solver chooses how J is minimised.
 type Solver int
 
-// The solvers. Auto picks Exact for small linear problems and CG otherwise, always CG when
-// d > MaxDim (and SGD for PartialFit of kernel models without a Nyström map). SGD is the thesis'
-// online stochastic gradient (sgd.go).
+// The solvers. Auto picks Exact for small linear problems and CG otherwise, always CG for kernel
+// expansions and when d > MaxDim (and SGD for PartialFit of kernel models without a Nyström map).
+// Exact is Cholesky of the normal equations for linear models and LU of the expansion
+// coefficients' system for kernel models (kernelexact.go). SGD is the thesis' online stochastic
+// gradient (sgd.go).
 const (
 	Auto Solver = iota
 	Exact
@@ -33,6 +35,15 @@ func ParseSolver(name string) (Solver, error) {
 
 // ErrCancelled is returned when the Progress callback asks the solver to stop.
 var ErrCancelled = errors.New("fit cancelled")
+
+// progressOnce gives Progress the single iteration of a direct solve, so that a verbose exact fit
+// reports its objective and relative gradient as the iterative solvers do after each iteration.
+func progressOnce(opt *Options, res Result) error {
+	if opt.Progress != nil && !opt.Progress(1, res.Objective, res.RelGrad) {
+		return ErrCancelled
+	}
+	return nil
+}
 
 // exactLimit is the largest number of unknowns (rows of W times d) that Auto solves by Cholesky
 // of the normal equations; beyond it preconditioned CG is cheaper.

@@ -92,7 +92,9 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 				"this model has no sufficient statistics: refit it with partial_fit, or use solver=\"sgd\"")
 		}
 		md.stats.add(p, des.X)
-		md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept)
+		if md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept); err == nil {
+			err = progressOnce(&opt, md.Result)
+		}
 	case SGD:
 		W := mat.NewDense(k, d, nil)
 		if prev != nil && prev.Coef != nil {

@@ -56,10 +56,17 @@ class _Model:
         return cls(out.value)
 
 
-def run_fit(model_class: type[_Model], name: str, verbose: int, call: Callable[[Any, Any], int]) -> _Model:
+def run_fit(
+    model_class: type[_Model],
+    name: str,
+    verbose: int,
+    call: Callable[[Any, Any], int],
+    measure: str = "relative gradient",
+) -> _Model:
     """Run a fit, ``call(progress_callback, out_handle) -> status``, and return its model.
 
-    The callback prints the objective and relative gradient after every iteration when verbose, and
+    The callback prints the objective and the solver's convergence measure (``measure`` names it:
+    the relative gradient, or SGD's relative change of J) after every iteration when verbose, and
     asks Go to stop on Ctrl-C (see :func:`_sigint_as_flag`); the fit then raises KeyboardInterrupt
     once the call has returned, leaving no model behind.
     """
@@ -70,7 +77,7 @@ def run_fit(model_class: type[_Model], name: str, verbose: int, call: Callable[[
         try:
             if verbose:
                 print(
-                    f"[{name}] iter {iteration:4d}  objective {objective:.10g}  relative gradient {rel_grad:.3e}",
+                    f"[{name}] iter {iteration:4d}  objective {objective:.10g}  {measure} {rel_grad:.3e}",
                     file=sys.stderr,
                 )
             return 1 if interrupted else 0
@@ -212,6 +219,10 @@ class StructuredEstimator(BaseEstimator):
         set_threads(self.n_jobs)
         return X, space, rows, classes, sw
 
+    def _progress_measure(self, partial: bool) -> str:
+        """What the progress callback's third number is, for verbose output."""
+        return "relative gradient"
+
     def _fit_model(self, fit: str, X: np.ndarray, space: Any, rows: np.ndarray, classes: Any, sw: Any, *args: Any):
         """Run ``fit(space, X, m, n, Y, w, sample_weight, *args, progress, ctx, out)`` of the C ABI
         through :func:`run_fit` and store the fitted state (``space_``, ``classes_``, the model)."""
@@ -233,6 +244,7 @@ class StructuredEstimator(BaseEstimator):
                 None,
                 out,
             ),
+            self._progress_measure(partial=False),
         )
         self.space_ = space
         if classes is not None:

@@ -69,11 +69,15 @@ class StructuredRidge(StructuredEstimator):
         Learn a per-coordinate offset of the scores. For the linear kernel it is unpenalised; for the
         other kernels it is the penalised bias of the kernel k(x, x') + 1.
     solver : {"auto", "exact", "cg", "sgd"}, default="auto"
-        ``"exact"`` solves the normal equations by Cholesky (linear kernel only; memory grows as
-        (n_features · d)²); ``"cg"`` runs preconditioned conjugate gradients (deflated CG in the
-        kernel's inner product for kernel models); ``"sgd"`` is the thesis' online stochastic
-        gradient (section 5.3.2), step ``eta0 / (alpha · t)``, with truncation ``tau`` for kernel
-        expansions. ``"auto"`` uses ``"exact"`` when n_features · d ≤ 600 and ``"cg"`` otherwise.
+        ``"exact"`` solves the normal equations directly: by Cholesky for the linear kernel (memory
+        grows as (n_features · d)²), by LU of the (n_samples · d)² system of the expansion
+        coefficients for the other kernels (at most 8000 unknowns); ``"cg"`` runs preconditioned
+        conjugate gradients (deflated CG in the kernel's inner product for kernel models);
+        ``"sgd"`` is the thesis' online stochastic gradient (section 5.3.2), step
+        ``eta0 / (alpha · t)``, with truncation ``tau`` for kernel expansions. ``"auto"`` uses
+        ``"exact"`` for linear models with n_features · d ≤ 600 and ``"cg"`` otherwise; for kernel
+        models always ``"cg"``, which reaches 1e-8 in 13–22 iterations where the direct solve costs
+        O((n_samples · d)³) (n_samples = 400, d = 6: 13 ms against 1.35 s).
         Output spaces with d > 4096 (pair spaces beyond about 90 labels or vertices) are fitted
         with S applied as an operator, never stored: there only the linear kernel (or
         ``n_components``) with ``"auto"`` or ``"cg"`` is supported, and ``partial_fit`` is not.
@@ -103,7 +107,9 @@ class StructuredRidge(StructuredEstimator):
         Threads used by the core (decoding, kernels, linear algebra). None or -1: all cores. The
         setting is process-wide: it applies to every combpred call until changed.
     verbose : int, default=0
-        Print the objective and relative gradient norm after every iteration when > 0.
+        When > 0, print the objective and ‖∇J‖ / ‖∇J(0)‖ after every CG iteration and after the
+        exact solver's direct solve, and the objective and its relative change over the epoch
+        after every SGD epoch.
 
     Attributes
     ----------
@@ -121,7 +127,7 @@ class StructuredRidge(StructuredEstimator):
     n_features_in_ : int
         Number of features seen during fit.
     n_iter_ : int
-        CG iterations run (at least 1; the exact solver's direct solve counts as one).
+        CG iterations or SGD epochs run (at least 1; the exact solver's direct solve counts as one).
     objective_ : float
         The objective J at the solution.
     relative_gradient_ : float
@@ -363,6 +369,7 @@ class StructuredRidge(StructuredEstimator):
                 None,
                 out,
             ),
+            self._progress_measure(partial=True),
         )
         self.space_ = space
         if fitted_classes is not None:
@@ -371,6 +378,12 @@ class StructuredRidge(StructuredEstimator):
         if fitted is not None:
             self._set_callable(fitted, X)
         return self
+
+    def _progress_measure(self, partial: bool) -> str:
+        # SGD reports the relative change of J over an epoch: a kernel model's full gradient would
+        # cost O(m²n). partial_fit of a kernel model without a Nyström map is an SGD pass.
+        sgd = self.solver == "sgd" or (partial and self.kernel != "linear" and not self.n_components)
+        return "relative change of J" if sgd else "relative gradient"
 
     def _check_fit_X(self, X: np.ndarray) -> None:
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:

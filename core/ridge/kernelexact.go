@@ -1,0 +1,70 @@
+package ridge
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// solveKernelExact writes into Gamma (m×d) the expansion coefficients that solve the optimality
+// condition of the kernel model directly, and returns J there.
+//
+// With scores U = KΓ, J is minimised where K(A(Γ) − b) = 0, A(Γ) = 2αΓ + T(KΓ), b = diag(s)Δ and
+// T = blockdiag(s_i M_i), M_i = S + δ_iδ_iᵀ (see solveKernelCG). The linear system A(Γ) = b has a
+// unique solution even when K is singular: its matrix 2αI + T(K ⊗ I_d) is 2αI plus a product of
+// two positive semi-definite matrices, whose eigenvalues are real and ≥ 0, so every eigenvalue is
+// at least 2α. It is not symmetric, hence LU rather than Cholesky; (md)² doubles of memory and
+// O((md)³) time, which is why Auto never picks it: CG with deflation is far cheaper (fitKernel).
+func solveKernelExact(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error) {
+	m, d := Gamma.Dims()
+	N := m * d
+	if N > MaxExactUnknowns {
+		return Result{}, fmt.Errorf("solver=exact would factor a %d×%d matrix (samples × output dimension > %d); use solver=\"cg\"",
+			N, N, MaxExactUnknowns)
+	}
+	S := p.S
+	M := mat.NewDense(N, N, nil)
+	Mi := make([]float64, d*d)
+	b := mat.NewVecDense(N, nil)
+	for i := 0; i < m; i++ {
+		di, s := p.Delta.RawRowView(i), p.Weight[i]
+		for a := 0; a < d; a++ {
+			for c := 0; c < d; c++ {
+				Mi[a*d+c] = s * (S.At(a, c) + di[a]*di[c])
+			}
+			b.SetVec(i*d+a, s*di[a])
+		}
+		kRow := K.RawRowView(i)
+		for a := 0; a < d; a++ {
+			row := M.RawRowView(i*d + a)
+			for j, kij := range kRow {
+				if kij == 0 {
+					continue
+				}
+				block := row[j*d : j*d+d]
+				for c, v := range Mi[a*d : a*d+d] {
+					block[c] += kij * v
+				}
+			}
+			row[i*d+a] += 2 * p.Alpha
+		}
+	}
+	var lu mat.LU
+	lu.Factorize(M)
+	var g mat.VecDense
+	if err := lu.SolveVecTo(&g, false, b); err != nil {
+		// Only rounding can make the matrix singular (its eigenvalues are ≥ 2α): inputs at extreme scales.
+		return Result{}, fmt.Errorf("the kernel model's normal equations are numerically singular (inputs or alpha at an extreme scale?); try solver=\"cg\": %v", err)
+	}
+	Gamma.Copy(mat.NewDense(m, d, g.RawVector().Data))
+
+	A := mat.DenseCopyOf(Gamma.T())
+	grad := mat.NewDense(d, m, nil)
+	res := Result{Iterations: 1, Objective: p.KernelObjective(K, A, grad), Converged: true}
+	var kb mat.Dense // ∇J at Γ = 0 is −bᵀK
+	kb.Mul(mat.NewDense(m, d, b.RawVector().Data).T(), K)
+	if n0 := mat.Norm(&kb, 2); n0 > 0 {
+		res.RelGrad = mat.Norm(grad, 2) / n0
+	}
+	return res, progressOnce(opt, res)
+}

@@ -1,0 +1,98 @@
+package ridge
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The direct solve reaches the optimum of the unpreconditioned CG reference on every kernel case:
+// singular Gram matrices, zero weights, singular S (multiclass), extreme α.
+func TestKernelExactReachesTheOptimum(t *testing.T) {
+	for _, c := range kernelCases(t) {
+		m, d := c.p.Delta.Dims()
+		calls := 0
+		opt := Options{Alpha: c.p.Alpha, Progress: func(it int, j, rel float64) bool {
+			calls++
+			return it == 1
+		}}
+		Gamma := mat.NewDense(m, d, nil)
+		res, err := solveKernelExact(c.p, c.K, Gamma, &opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		j, rel := kernelRelGrad(c.p, c.K, Gamma)
+		if rel > 1e-9 || math.Abs(res.RelGrad-rel) > 1e-9 || res.Iterations != 1 || !res.Converged || calls != 1 {
+			t.Errorf("%s: relative gradient %.3g (reported %.3g), %d iterations, converged %v, %d progress calls",
+				c.name, rel, res.RelGrad, res.Iterations, res.Converged, calls)
+		}
+		if math.Abs(j-res.Objective) > 1e-12*math.Abs(j) {
+			t.Errorf("%s: reported objective %.15g, recomputed %.15g", c.name, res.Objective, j)
+		}
+		ref := mat.NewDense(m, d, nil)
+		refOpt := Options{Alpha: c.p.Alpha, Tol: 1e-13, MaxIter: 100000}
+		if _, err := solveKernelCGPlain(c.p, c.K, ref, &refOpt); err != nil {
+			t.Fatal(err)
+		}
+		jRef, _ := kernelRelGrad(c.p, c.K, ref)
+		if math.Abs(j-jRef) > 1e-10*math.Abs(jRef) {
+			t.Errorf("%s: J = %.15g, reference optimum %.15g", c.name, j, jRef)
+		}
+		var U, URef mat.Dense
+		U.Mul(c.K, Gamma)
+		URef.Mul(c.K, ref)
+		if diff, scale := maxAbsDiff(&U, &URef), maxAbs(&URef); diff > 1e-7*math.Max(scale, 1) {
+			t.Errorf("%s: scores differ from the reference by %.3g (scale %.3g)", c.name, diff, scale)
+		}
+	}
+}
+
+// Through Fit: solver=exact solves a kernel model directly and Auto by CG, to the same optimum;
+// exact beyond MaxExactUnknowns is an error naming the way out, and a verbose exact fit reports
+// once and can be cancelled.
+func TestKernelSolverChoice(t *testing.T) {
+	sp, _ := space.NewPermutations(4) // d = 6
+	rbf := kernel.Kernel{Kind: kernel.RBF, Gamma: 0.5}
+	const m = 60
+	X, ys := synthetic(t, sp, m, 3, 5)
+	fit := func(s Solver) *Model {
+		opt := baseOptions()
+		opt.Kernel, opt.Solver, opt.Tol = rbf, s, 1e-10
+		model, err := Fit(sp, X, m, 3, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return model
+	}
+	auto, exact := fit(Auto), fit(Exact)
+	if auto.Result.Iterations < 2 || exact.Result.Iterations != 1 {
+		t.Errorf("iterations: Auto %d (want CG), exact %d (want 1)", auto.Result.Iterations, exact.Result.Iterations)
+	}
+	if j, je := auto.Result.Objective, exact.Result.Objective; math.Abs(j-je) > 1e-8*math.Abs(je) {
+		t.Errorf("Auto J = %.15g, exact J = %.15g", j, je)
+	}
+
+	big := MaxExactUnknowns/6 + 1
+	Xb, ysb := synthetic(t, sp, big, 2, 9)
+	opt := baseOptions()
+	opt.Kernel, opt.Solver = rbf, Exact
+	if _, err := Fit(sp, Xb, big, 2, ysb, nil, opt); err == nil || !strings.Contains(err.Error(), `use solver="cg"`) {
+		t.Errorf("exact kernel solve of %d×6 unknowns: error %v", big, err)
+	}
+
+	Xs, yss := synthetic(t, sp, 30, 2, 3)
+	for _, k := range []kernel.Kernel{{Kind: kernel.Linear}, rbf} {
+		opt := baseOptions()
+		opt.Kernel, opt.Solver = k, Exact
+		calls := 0
+		opt.Progress = func(int, float64, float64) bool { calls++; return false }
+		if _, err := Fit(sp, Xs, 30, 2, yss, nil, opt); !errors.Is(err, ErrCancelled) || calls != 1 {
+			t.Errorf("%v exact: err = %v after %d progress calls, want ErrCancelled after 1", k.Kind, err, calls)
+		}
+	}
+}
