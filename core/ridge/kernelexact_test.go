@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -93,6 +94,26 @@ func TestKernelSolverChoice(t *testing.T) {
 		opt.Progress = func(int, float64, float64) bool { calls++; return false }
 		if _, err := Fit(sp, Xs, 30, 2, yss, nil, opt); !errors.Is(err, ErrCancelled) || calls != 1 {
 			t.Errorf("%v exact: err = %v after %d progress calls, want ErrCancelled after 1", k.Kind, err, calls)
+		}
+	}
+}
+
+// BenchmarkKernelSolvers compares the direct solve with deflated CG (to 1e-8) on rbf kernel
+// models of permutations of 4 labels (d = 6), the measurement behind Auto's choice of CG.
+func BenchmarkKernelSolvers(b *testing.B) {
+	sp, _ := space.NewPermutations(4)
+	for _, m := range []int{100, 400} {
+		X, ys := synthetic(b, sp, m, 5, 3)
+		for _, s := range []Solver{Exact, CG} {
+			b.Run(fmt.Sprintf("m=%d/%v", m, s), func(b *testing.B) {
+				opt := baseOptions()
+				opt.Kernel, opt.Solver, opt.Tol = kernel.Kernel{Kind: kernel.RBF, Gamma: 0.2}, s, 1e-8
+				for b.Loop() {
+					if _, err := Fit(sp, X, m, 5, ys, nil, opt); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }
