@@ -35,21 +35,7 @@ func TestKernelExactReachesTheOptimum(t *testing.T) {
 		if math.Abs(j-res.Objective) > 1e-12*math.Abs(j) {
 			t.Errorf("%s: reported objective %.15g, recomputed %.15g", c.name, res.Objective, j)
 		}
-		ref := mat.NewDense(m, d, nil)
-		refOpt := Options{Alpha: c.p.Alpha, Tol: 1e-13, MaxIter: 100000}
-		if _, err := solveKernelCGPlain(c.p, c.K, ref, &refOpt); err != nil {
-			t.Fatal(err)
-		}
-		jRef, _ := kernelRelGrad(c.p, c.K, ref)
-		if math.Abs(j-jRef) > 1e-10*math.Abs(jRef) {
-			t.Errorf("%s: J = %.15g, reference optimum %.15g", c.name, j, jRef)
-		}
-		var U, URef mat.Dense
-		U.Mul(c.K, Gamma)
-		URef.Mul(c.K, ref)
-		if diff, scale := maxAbsDiff(&U, &URef), maxAbs(&URef); diff > 1e-7*math.Max(scale, 1) {
-			t.Errorf("%s: scores differ from the reference by %.3g (scale %.3g)", c.name, diff, scale)
-		}
+		checkReferenceOptimum(t, c, Gamma, 1e-10)
 	}
 }
 
