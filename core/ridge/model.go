@@ -155,10 +155,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 		// The statistics are kept (O((kd)²) memory, bounded by MaxExactUnknowns), so that
 		// partial_fit can continue an exact fit exactly, as scikit-learn users expect.
 		md.stats = newLinearStats(n, d)
-		md.stats.add(p, des.X)
-		if md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept); err == nil {
-			err = progressOnce(opt, md.Result)
-		}
+		err = md.addAndSolve(p, des, opt)
 	case CG:
 		md.Coef = md.warmCoef(opt, k, d)
 		md.Result, err = solveLinearCG(p, des, md.Coef, opt)
@@ -171,6 +168,17 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 		md.Coef, md.Steps = ln.result(), run.steps
 	}
 	return err
+}
+
+// addAndSolve adds the examples of p (rows of des) to the model's sufficient statistics and
+// solves the normal equations they give, reporting the direct solve as one iteration to Progress.
+func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
+	md.stats.add(p, des.X)
+	var err error
+	if md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept); err != nil {
+		return err
+	}
+	return progressOnce(opt, md.Result)
 }
 
 // warmCoef returns a copy of opt.Init's coefficients when they fit this model (same kernel,

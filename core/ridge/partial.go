@@ -91,10 +91,7 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 			return nil, fmt.Errorf("partial_fit (solver auto or exact) continues a model fitted by partial_fit with that solver; " +
 				"this model has no sufficient statistics: refit it with partial_fit, or use solver=\"sgd\"")
 		}
-		md.stats.add(p, des.X)
-		if md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept); err == nil {
-			err = progressOnce(&opt, md.Result)
-		}
+		err = md.addAndSolve(p, des, &opt)
 	case SGD:
 		W := mat.NewDense(k, d, nil)
 		if prev != nil && prev.Coef != nil {
