@@ -15,3 +15,46 @@ func Finite(name string, x []float64, cols int) error {
 	}
 	return nil
 }
+
+// Fitted names the first non-finite value of a fitted parameter (what, e.g. "coefficients"): the
+// arithmetic of a fit overflowed. A fit returns this error rather than a model that would predict
+// NaN scores or a constant structure without a word.
+func Fitted(what string, x []float64) error {
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("the fit overflowed: its %s hold %v (entry %d); scale X (e.g. with StandardScaler) "+
+				"or check alpha and the kernel parameters", what, v, i)
+		}
+	}
+	return nil
+}
+
+// Scores names the first row of scores (u, row-major with d columns) that overflowed: the
+// corresponding input row holds values too large for the model.
+func Scores(u []float64, d int) error {
+	for i, v := range u {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("X row %d: its scores overflow (%v); X holds values too large for this model "+
+				"(scale X as it was scaled for fit)", i/d, v)
+		}
+	}
+	return nil
+}
+
+// Magnitude names the first row of the row-major matrix x (cols columns) whose squared norm
+// overflows: fits multiply inputs with themselves (XᵀX, the curvature of the loss), so values
+// beyond about 1e154 make them infinite, and a fit returned W = 0 or NaN instead of an error.
+func Magnitude(name string, x []float64, cols int) error {
+	for i := 0; i+cols <= len(x); i += cols {
+		var s, top float64
+		for _, v := range x[i : i+cols] {
+			s += v * v
+			top = math.Max(top, math.Abs(v))
+		}
+		if math.IsInf(s, 0) {
+			return fmt.Errorf("%s row %d: its squared norm overflows (largest |value| %g): %s holds values too large; "+
+				"scale %s (e.g. with StandardScaler)", name, i/cols, top, name, name)
+		}
+	}
+	return nil
+}

@@ -166,3 +166,16 @@ func SquaredNorms(a *mat.Dense) []float64 {
 	}
 	return out
 }
+
+// CheckFinite names the first kernel value of K (rows × cols, row-major) that overflowed, with the
+// parameters that set the kernel's scale: a poly kernel with coef0 = 1e300 gives +Inf, from which
+// a fit would return NaN coefficients.
+func (k Kernel) CheckFinite(K []float64, cols int) error {
+	for i, v := range K {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("kernel=%v overflows: K[%d, %d] = %v (gamma=%v, degree=%d, coef0=%v); "+
+				"scale X or reduce gamma, coef0 or degree", k.Kind, i/cols, i%cols, v, k.Gamma, k.Degree, k.Coef0)
+		}
+	}
+	return nil
+}

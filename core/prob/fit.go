@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -49,11 +50,26 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 	} else {
 		res, err = fitAdam(p, W, &opt, exact)
 	}
+	if err == nil {
+		err = check.Fitted("coefficients", W.RawMatrix().Data)
+	}
 	if err != nil {
 		return nil, err
 	}
 	res.Solver, res.Exact = solver, exact
 	return &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}, nil
+}
+
+// overflowAtZero refuses a fit whose gradient at its starting point is not finite: the sum
+// Σ x_i (E[ψ] − ψ(y_i)) overflowed because X holds values too large (check.Magnitude catches
+// single rows; this, sums over many). Minimising from there would stop at once and return W = 0,
+// uniform probabilities and an "increase max_iter" warning that misleads.
+func overflowAtZero(gradNorm float64) error {
+	if math.IsNaN(gradNorm) || math.IsInf(gradNorm, 0) {
+		return fmt.Errorf("the gradient overflows at W = 0 (‖∇J‖ = %v): X holds values too large; "+
+			"scale X (e.g. with StandardScaler)", gradNorm)
+	}
+	return nil
 }
 
 // errConverged stops minimizeLBFGS once the relative gradient is below Tol.
@@ -72,6 +88,9 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 		return Result{}, err
 	}
 	g0 := floats.Norm(g, 2)
+	if err := overflowAtZero(g0); err != nil {
+		return Result{}, err
+	}
 	if g0 == 0 { // W = 0 is optimal
 		return Result{Objective: f, Converged: true}, nil
 	}
@@ -147,6 +166,9 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 		}
 		gn := floats.Norm(gd, 2)
 		if t == 1 {
+			if err := overflowAtZero(gn); err != nil {
+				return Result{}, err
+			}
 			g0 = math.Max(gn, math.SmallestNonzeroFloat64)
 		}
 		b1t *= beta1

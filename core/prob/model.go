@@ -69,7 +69,7 @@ func (md *Model) Scores(X []float64, q, n int, U []float64) error {
 			}
 		}
 	}
-	return nil
+	return check.Scores(U, d)
 }
 
 // scores is Scores into a new slice.

@@ -46,6 +46,9 @@ func NewProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	if err := check.Finite("X", X, n); err != nil {
 		return nil, err
 	}
+	if err := check.Magnitude("X", X, n); err != nil {
+		return nil, err
+	}
 	if err := space.ValidateRows(sp, ys, m); err != nil {
 		return nil, err
 	}

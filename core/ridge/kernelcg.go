@@ -1,6 +1,10 @@
 package ridge
 
 import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -26,6 +30,7 @@ import (
 func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error) {
 	m, d := Gamma.Dims()
 	ks := newKernelSystem(p, K)
+	kScale := floats.Norm(K.RawMatrix().Data, math.Inf(1))
 
 	// One product gives Kb and starts the subspace iteration of the coarse space.
 	r0 := deflationRank(m, d)
@@ -121,6 +126,9 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 			fresh = true
 			continue
 		}
+		if err := checkCurvature(gamma, raw(R), kScale); err != nil {
+			return res, err
+		}
 		if it >= opt.MaxIter || !(gamma > 0) {
 			break
 		}
@@ -128,6 +136,9 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 		ks.applyA(AP, P, KP)
 		ks.kmul(KAP, AP)
 		pap := dot(raw(P), raw(KAP))
+		if math.IsNaN(pap) || math.IsInf(pap, 0) {
+			return res, checkCurvature(pap, nil, kScale)
+		}
 		if !(pap > 0) {
 			break
 		}
@@ -172,4 +183,26 @@ func axpby(y []float64, b float64, x []float64) {
 	for i, v := range x {
 		y[i] = b*y[i] + v
 	}
+}
+
+// indefinite is how far below zero a Rayleigh quotient ⟨r, Kr⟩/⟨r, r⟩ may fall, relative to the
+// largest |K_ij|, before it proves that K has a negative eigenvalue rather than rounding: a Gram
+// matrix computed in float32 (as scikit-learn's checks do) has eigenvalues down to about
+// −m·6e-8·max|K_ij|, while a kernel with its mean subtracted has them near −max|K_ij|.
+const indefinite = 1e-3
+
+// checkCurvature refuses a kernel matrix that CG has shown not to be positive semi-definite:
+// c = ⟨x, Kx⟩ clearly below zero, or not finite. On an indefinite K the objective is unbounded
+// below, and CG stopped after one step and returned a meaningless model.
+func checkCurvature(c float64, x []float64, kScale float64) error {
+	if math.IsNaN(c) || math.IsInf(c, 0) {
+		return fmt.Errorf("the kernel computations overflowed (a curvature of %v): the kernel values are too large; "+
+			"scale X or reduce gamma, coef0 or degree", c)
+	}
+	if xx := dot(x, x); c >= -indefinite*kScale*xx {
+		return nil
+	}
+	return fmt.Errorf("the kernel matrix is not positive semi-definite (CG met a direction of negative curvature, "+
+		"⟨r, Kr⟩/⟨r, r⟩ = %.3g against max |K_ij| = %.3g): StructuredRidge needs a PSD kernel; "+
+		"check a precomputed or callable kernel (or coef0 ≥ 0 for poly)", c/dot(x, x), kScale)
 }

@@ -172,11 +172,19 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 			res.Converged = true
 			break
 		}
-		if it > opt.MaxIter {
+		// rz = 0 (the residual underflowed) or a curvature that is not positive means rounding
+		// has taken over: a further step would divide by zero and fill W with NaN, as a tol far
+		// below machine precision (1e-300) did. Stop at the last finite iterate; the true gradient
+		// below says how far it is.
+		if it > opt.MaxIter || !(rz > 0) {
 			break
 		}
 		h.apply(HP, P)
-		step := rz / floats.Dot(pp, hp)
+		curvature := floats.Dot(pp, hp)
+		if !(curvature > 0) || math.IsInf(curvature, 0) {
+			break
+		}
+		step := rz / curvature
 		floats.AddScaled(w, step, pp)
 		floats.AddScaled(r, -step, hp)
 		res.Iterations = it

@@ -78,6 +78,9 @@ func prepareProblem(sp space.Space, X []float64, m, n int, ys []int64, weights [
 	if err := check.Finite("X", X, n); err != nil {
 		return nil, nil, err
 	}
+	if err := check.Magnitude("X", X, n); err != nil {
+		return nil, nil, err
+	}
 	p, err := newProblem(sp, ys, m, weights, opt.Alpha, operatorOK)
 	if err != nil {
 		return nil, nil, err
@@ -103,10 +106,28 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 	default:
 		err = model.fitKernel(p, Xm, &opt)
 	}
+	if err == nil {
+		err = model.checkFinite()
+	}
 	if err != nil {
 		return nil, err
 	}
 	return model, nil
+}
+
+// checkFinite refuses a model whose fitted parameters overflowed.
+func (md *Model) checkFinite() error {
+	for _, p := range []struct {
+		what string
+		m    *mat.Dense
+	}{{"coefficients", md.Coef}, {"dual coefficients", md.Dual}} {
+		if p.m != nil {
+			if err := check.Fitted(p.what, p.m.RawMatrix().Data); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // setNystrom builds the model's Nyström map from the rows of X, reusing the map of opt.Init when
@@ -284,6 +305,9 @@ func (md *Model) fitKernel(p *Problem, Xm *mat.Dense, opt *Options) error {
 		md.setSupport(mat.DenseCopyOf(Xm))
 		K = mat.NewDense(m, m, nil)
 		opt.Kernel.Gram(K, Xm, Xm)
+		if err := opt.Kernel.CheckFinite(K.RawMatrix().Data, m); err != nil {
+			return err
+		}
 	}
 	if opt.Intercept {
 		addConstant(K, 1)
@@ -337,7 +361,7 @@ func (md *Model) Decision(X []float64, q, n int, U []float64) error {
 	default:
 		expansionScores(md.Kernel, md.Intercept, Xm, md.Support, md.supportNorms, md.Dual, Um)
 	}
-	return nil
+	return check.Scores(U, d)
 }
 
 // expansionScores writes U = (K(Xq, support) + c)·dual, c = 1 with an intercept, block by block;

@@ -62,6 +62,9 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 		support, dual := ks.expansion(true)
 		md.Dual = dual
 		md.setSupport(support)
+		if err := md.checkFinite(); err != nil {
+			return nil, err
+		}
 		return md, nil
 	}
 	des := design{X: Xm, intercept: opt.Intercept}
@@ -103,6 +106,9 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 		md.Coef, md.Steps = W, run.steps
 	default:
 		return nil, fmt.Errorf("partial_fit solves exactly (solver auto or exact) or by SGD (solver=\"sgd\"), not by %v", opt.Solver)
+	}
+	if err == nil {
+		err = md.checkFinite()
 	}
 	if err != nil {
 		return nil, err

@@ -34,8 +34,9 @@ func EmbedRows(s Space, ys []int64, m int, psi []float64) {
 func DecodeRows(s Space, us []float64, m int, ys []int64) {
 	w, d := s.Width(), s.Dim()
 	parallel.For(m, 64, func(lo, hi int) {
+		scratch := make([]float64, d)
 		for i := lo; i < hi; i++ {
-			s.Decode(us[i*d:(i+1)*d], ys[i*w:(i+1)*w])
+			decodeScaled(s, us[i*d:(i+1)*d], ys[i*w:(i+1)*w], scratch)
 		}
 	})
 }

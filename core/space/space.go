@@ -14,6 +14,7 @@ package space
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -22,8 +23,23 @@ import (
 // MaxEnumerate is the largest |Y| that Enumerate accepts.
 const MaxEnumerate = 1 << 22
 
+// MaxEnumerateValues bounds |Y| × Width(), the values a full enumeration writes and, for spaces
+// whose enumeration steps cost O(Width()), its time: a chain of 10⁶ nodes has only 10⁶ rooted
+// subtrees, but listing them writes 10¹² values, and the count alone ran for days.
+const MaxEnumerateValues = 1 << 26
+
 // ErrTooLarge is returned by Enumerate when the space has more than MaxEnumerate structures.
 var ErrTooLarge = errors.New("space: too large to enumerate")
+
+// Enumerable returns ErrTooLarge when enumerating s would exceed MaxEnumerate structures or
+// MaxEnumerateValues values in all. It decides from the closed-form count, without enumerating.
+func Enumerable(s Space) error {
+	logCount := s.LogCount()
+	if logCount > math.Log(MaxEnumerate)+1e-9 || logCount+math.Log(float64(max(s.Width(), 1))) > math.Log(MaxEnumerateValues)+1e-9 {
+		return ErrTooLarge
+	}
+	return nil
+}
 
 // Space is a finite set of combinatorial structures with a joint feature map ψ.
 type Space interface {

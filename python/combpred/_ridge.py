@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import copy
 import numbers
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 from scipy import sparse
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -272,7 +274,30 @@ class StructuredRidge(StructuredEstimator):
         self._fit_model("cp_ridge_fit", core_X, space, rows, classes, sw, params, previous.value if previous else 0)
         if fitted is not None:
             self._set_callable(fitted, X)
+        self._warn_unconverged(partial=False)
         return self
+
+    def _warn_unconverged(self, partial: bool) -> None:
+        """Warn with ConvergenceWarning when the solver stopped before its tolerance, naming the
+        measure it reached. A partial_fit SGD pass is one pass by design, and tol=None sets no
+        tolerance: neither warns."""
+        measure = self._progress_measure(partial)
+        if self.tol is None or (partial and measure != "relative gradient"):
+            return
+        converged = self._read_info(7)[6]
+        if not converged:
+            reached = self.relative_gradient_
+            advice = (
+                "tol asks for less than floating point resolves; raise tol"
+                if reached < _ROUNDING_FLOOR
+                else "increase max_iter or alpha, or check the scale of X"
+            )
+            warnings.warn(
+                f"{type(self).__name__} stopped after {self.n_iter_} {'iterations' if measure == 'relative gradient' else 'epochs'} at a {measure} of "
+                f"{reached:.2e} (tol={self.tol}); {advice}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
 
     def _partial_fit_available(self) -> bool:
         # available_if hides partial_fit when this raises, and chains the reason to its AttributeError
@@ -377,6 +402,7 @@ class StructuredRidge(StructuredEstimator):
         self._set_model(model)
         if fitted is not None:
             self._set_callable(fitted, X)
+        self._warn_unconverged(partial=True)
         return self
 
     def _progress_measure(self, partial: bool) -> str:
@@ -464,6 +490,10 @@ class StructuredRidge(StructuredEstimator):
         """
         return self._predict(X)
 
+
+# A relative gradient below this is rounding noise: a solver that stops there has converged as far
+# as float64 allows, and only a smaller tol made it "unconverged".
+_ROUNDING_FLOOR = 1e-12
 
 # Kernel blocks of callable kernels (at prediction, in the Nyström map and in the symmetry check)
 # hold at most this many values (32 MiB).

@@ -1,0 +1,33 @@
+package space
+
+import "math"
+
+// Scores whose largest magnitude lies outside [2^-scaleExp, 2^scaleExp] are rescaled before
+// decoding. Decoders add up to d scores and compare sums: near 1e307 the sums overflow to ±Inf
+// and every structure ties, so an exact decoder returned a structure that is not optimal; near
+// the smallest normals the sums lose their digits.
+const scaleExp = 256
+
+// decodeScaled decodes u into y like s.Decode, first multiplying u by a power of two (exact in
+// floating point) that brings its largest magnitude near 1 when it lies outside the safe range.
+// argmax_y ⟨u, ψ(y)⟩ is invariant under positive scaling, so the structure is that of u itself.
+// scratch has len(u) values; it is used only when u is rescaled.
+func decodeScaled(s Space, u []float64, y []int64, scratch []float64) {
+	var top float64
+	for _, v := range u {
+		top = math.Max(top, math.Abs(v))
+	}
+	if top == 0 || math.IsInf(top, 0) || math.IsNaN(top) {
+		s.Decode(u, y)
+		return
+	}
+	_, exp := math.Frexp(top)
+	if exp >= -scaleExp && exp <= scaleExp {
+		s.Decode(u, y)
+		return
+	}
+	for i, v := range u {
+		scratch[i] = math.Ldexp(v, -exp)
+	}
+	s.Decode(scratch, y)
+}

@@ -1,0 +1,68 @@
+package space
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDecodeRowsIsScaleInvariant decodes the same scores at the scale of the largest and of the
+// smallest normal float64 as at scale 1: argmax_y ⟨u, ψ(y)⟩ does not depend on a positive scale,
+// but the decoders' sums overflowed near 1e307 and returned structures that were not optimal.
+func TestDecodeRowsIsScaleInvariant(t *testing.T) {
+	spaces := []struct {
+		kind   string
+		params []int64
+	}{
+		{"multiclass", []int64{5}},
+		{"multilabel", []int64{6}},
+		{"ksubsets", []int64{6, 3}},
+		{"ordinal", []int64{5}},
+		{"permutations", []int64{6}},
+		{"tournaments", []int64{5}},
+		{"dicycles", []int64{6}},
+		{"ucycles", []int64{6}},
+		{"cliques", []int64{6}},
+		{"subtrees", []int64{-1, 0, 0, 1, 1, 2, 2}},
+		{"hierarchy_paths", []int64{0, -1, 0, 0, 1, 1, 2}},
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, tc := range spaces {
+		s, err := New(tc.kind, tc.params)
+		if err != nil {
+			t.Fatalf("%s%v: %v", tc.kind, tc.params, err)
+		}
+		d, w := s.Dim(), s.Width()
+		const rows = 50
+		u := make([]float64, rows*d)
+		for i := range u {
+			u[i] = r.NormFloat64()
+		}
+		want := make([]int64, rows*w)
+		DecodeRows(s, u, rows, want)
+		for _, scale := range []float64{1e307, 0x1p-1000, 1e-300} {
+			scaled := make([]float64, len(u))
+			for i, v := range u {
+				scaled[i] = v * scale
+			}
+			got := make([]int64, rows*w)
+			DecodeRows(s, scaled, rows, got)
+			psi := make([]float64, d)
+			for i := 0; i < rows; i++ {
+				score := func(y []int64) float64 {
+					s.Embed(y, psi)
+					var f float64
+					for a, p := range psi {
+						f += u[i*d+a] * p
+					}
+					return f
+				}
+				fw, fg := score(want[i*w:(i+1)*w]), score(got[i*w:(i+1)*w])
+				if math.Abs(fw-fg) > 1e-9*math.Max(1, math.Abs(fw)) {
+					t.Fatalf("%s%v, scores ×%g, row %d: decoded %v (score %.12g), at scale 1 %v (score %.12g)",
+						tc.kind, tc.params, scale, i, got[i*w:(i+1)*w], fg, want[i*w:(i+1)*w], fw)
+				}
+			}
+		}
+	}
+}

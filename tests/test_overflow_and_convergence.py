@@ -1,0 +1,82 @@
+"""Issue 11, finding 4: fits never return non-finite parameters, overflow is an error naming the
+input, and an unconverged fit warns with ConvergenceWarning naming the measure it reached."""
+
+import warnings
+
+import numpy as np
+import pytest
+from combpred import ProbabilisticStructured, StructuredRidge, spaces
+from sklearn.exceptions import ConvergenceWarning
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    return X, (X[:, :3] > 0).astype(int)
+
+
+def test_cg_tol_below_machine_precision_gives_finite_model_and_warns(data):
+    X, Y = data
+    with pytest.warns(ConvergenceWarning, match="relative gradient.*floating point"):
+        model = StructuredRidge(solver="cg", tol=1e-300).fit(X, Y)
+    assert np.isfinite(model.coef_).all() and np.isfinite(model.intercept_).all()
+    reference = StructuredRidge(solver="exact").fit(X, Y)
+    np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+
+
+def test_poly_kernel_overflow_names_the_parameters(data):
+    X, Y = data
+    with pytest.raises(ValueError, match="kernel=poly overflows.*coef0"):
+        StructuredRidge(kernel="poly", coef0=1e300).fit(X, Y)
+
+
+def test_indefinite_precomputed_kernel_is_refused(data):
+    X, Y = data
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        StructuredRidge(kernel="precomputed").fit(-(X @ X.T), Y)
+
+
+@pytest.mark.parametrize("kw", [{"solver": "cg", "max_iter": 1}, {"kernel": "rbf", "max_iter": 1}])
+def test_unconverged_fit_warns_naming_the_measure(data, kw):
+    X, Y = data
+    with pytest.warns(ConvergenceWarning, match=r"stopped after 1 iterations at a relative gradient of"):
+        StructuredRidge(**kw).fit(X, Y)
+
+
+def test_converged_fits_and_sgd_passes_do_not_warn(data):
+    X, Y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        StructuredRidge().fit(X, Y)
+        StructuredRidge(kernel="rbf").fit(X, Y)
+        StructuredRidge(solver="sgd", tol=None, max_iter=2).fit(X, Y)
+        StructuredRidge(kernel="rbf").partial_fit(X[:30], Y[:30]).partial_fit(X[30:], Y[30:])
+
+
+@pytest.mark.parametrize("estimator", [StructuredRidge(), ProbabilisticStructured()])
+def test_huge_inputs_are_an_error_naming_X(data, estimator):
+    X, Y = data
+    X = X.copy()
+    X[3, 1] = 1e308
+    with pytest.raises(ValueError, match="X row 3: its squared norm overflows"):
+        estimator.fit(X, Y)
+
+
+def test_prediction_overflow_is_an_error_naming_the_row(data):
+    X, Y = data
+    model = StructuredRidge(alpha=1e-6).fit(X * 1e-3, Y)  # coefficients in the hundreds
+    Xq = X[:3].copy()
+    Xq[2] = 1e306 * np.sign(model.coef_[:, 0])  # every term of the first score has the same sign
+    with pytest.raises(ValueError, match="X row 2: its scores overflow"):
+        model.predict(Xq)
+
+
+@pytest.mark.parametrize("space", [spaces.Permutations(6), spaces.DirectedCycles(6), spaces.Subtrees([-1, 0, 0, 1, 2])])
+def test_decoding_is_scale_invariant(space):
+    rng = np.random.default_rng(1)
+    U = rng.normal(size=(40, space.dim))
+    want = space.decode(U)
+    for scale in (1e307, 1e-300):
+        np.testing.assert_array_equal(space.decode(U * scale), want)
