@@ -356,6 +356,10 @@ func cp_space_enumerate(h C.int64_t, out *C.int64_t, capacity C.int64_t, w C.int
 	if err != nil {
 		return status(err)
 	}
+	if space.Enumerable(sp) != nil {
+		return status(fmt.Errorf("enumerate: the space has more than %d structures or %d values in all (structures × width %d)",
+			space.MaxEnumerate, space.MaxEnumerateValues, sp.Width()))
+	}
 	y, err := rowsOf(sp, "enumerate output", out, capacity, w)
 	if err != nil {
 		return status(err)
