@@ -76,7 +76,7 @@ def models(space, seed: int, quick: bool):
     }
 
 
-FIXED_ALPHA = 1.0  # the thesis' fixed λ = |Y|·Σ|Y_i|/m in combpred's normalisation (DESIGN.md §2), the default
+FIXED_ALPHA = 1.0  # the thesis' fixed λ = |Y|·Σ|Y_i|/m in combpred's normalisation (docs/design.md §2), the default
 
 
 def run(quick: bool):

@@ -3,7 +3,7 @@
 
 Usage: python benchmarks/sgd.py [--quick] [--output BENCHMARKS.md]
 
-Four problems, one StructuredRidge objective J each (DESIGN.md §2, α = 1):
+Four problems, one StructuredRidge objective J each (docs/design.md §2, α = 1):
 - multi-label yeast (``combpred.datasets.load_yeast``, 1500 training examples, inputs standardised,
   d = 14), rbf kernel γ = 0.01, with intercept;
 - dicycles generated exactly as in benchmarks/dicycles.py (|Σ| = 10, n = 15, d = 45, seed 0),

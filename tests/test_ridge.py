@@ -163,7 +163,7 @@ def test_weights_change_the_fit(multilabel_data):
 
 
 def _linear_relative_gradient(model, X, Y, w):
-    """‖∇J‖/‖∇J(0)‖ of J = α‖W‖² + ½ Σ s_i [u_iᵀSu_i + (1 − δ_iᵀu_i)²] (DESIGN.md §2)."""
+    """‖∇J‖/‖∇J(0)‖ of J = α‖W‖² + ½ Σ s_i [u_iᵀSu_i + (1 − δ_iᵀu_i)²] (docs/design.md §2)."""
     p, S = brute_moments(model.space_)
     D = model.space_.embed(Y) - p
     Xt = np.c_[X, np.ones(len(X))]

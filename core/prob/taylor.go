@@ -22,7 +22,7 @@ var ErrTaylorRange = errors.New("prob: scores outside the Taylor approximation's
 func taylorRatio(a float64) float64 { return a - math.Log(1+a+a*a/2) }
 
 // Taylor approximates log Z(u) from the counting formulae (thesis §6.4), with the ½ the printed
-// derivation loses (ERRATA):
+// derivation loses (docs/errata.md):
 //
 //	Z ≈ Σ_y (1 + f(y) + f(y)²/2) = |Y| + ⟨u, Ψ⟩ + ½ uᵀCu,
 //

@@ -13,7 +13,7 @@ import (
 // TestTaylorBound: where the thesis' condition max|⟨u, ψ⟩| ≤ 1 holds, the Taylor estimate is
 // flagged valid and |log Z − estimate| ≤ Bound, with log Z by enumeration; log Z − estimate lies in
 // [log g(lo), log g(hi)] (the sharper two-sided statement); Bound ≤ 0.307 (its value at the
-// boundary). The printed formula without the ½ (ERRATA) breaks the same bound. Beyond the
+// boundary). The printed formula without the ½ (docs/errata.md) breaks the same bound. Beyond the
 // condition Taylor returns its estimate with an error wrapping ErrTaylorRange.
 func TestTaylorBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(30, 31))

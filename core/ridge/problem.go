@@ -1,7 +1,7 @@
 // Package ridge implements StructuredRidge, the thesis' counting-assumption learner: a
 // Taylor-expanded ranking loss over all structures of an output space, which reduces to an
 // unconstrained quadratic problem needing only the mean p and covariance S of ψ under the uniform
-// distribution (DESIGN.md §2). With u_i the scores of example i in ψ-coordinates,
+// distribution (docs/design.md §2). With u_i the scores of example i in ψ-coordinates,
 //
 //	J = α·‖W‖² + ½ Σ_i s_i [ u_iᵀ S u_i + (1 − δ_iᵀ u_i)² ],   δ_i = ψ(y_i) − p,
 //

@@ -10,7 +10,7 @@ import (
 )
 
 // linearStats are the sufficient statistics of the linear model: every term of its normal
-// equations (DESIGN.md §2)
+// equations (docs/design.md §2)
 //
 //	(2αI' + S⊗G + ZᵀZ) w = vec(B),   G = X̃ᵀdiag(s)X̃,  ZᵀZ = Σ_i s_i (δ_iδ_iᵀ)⊗(x̃_ix̃_iᵀ),  B = X̃ᵀdiag(s)Δ,
 //

@@ -24,7 +24,7 @@ func TestDicyclesByEnumeration(t *testing.T) {
 	}
 }
 
-// The appendix B formulas, evaluated exactly as printed, agree with enumeration (ERRATA lists
+// The appendix B formulas, evaluated exactly as printed, agree with enumeration (docs/errata.md lists
 // them as correct; this keeps it checked): |Y| = Σ_{i=3}^{N} C(N,i)(i−1)!, C on the diagonal
 // 2Σ_{i=3}^{N} C(N−2,i−2)(i−2)!, and ∓2Σ_{i=3}^{N} C(N−3,i−3)(i−3)! for arcs sharing a vertex.
 func TestThesisDicycleFormulasAgreeWithEnumeration(t *testing.T) {

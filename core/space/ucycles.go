@@ -57,7 +57,7 @@ func (s *UndirectedCycles) Width() int { return s.n }
 
 // LogCount is log Σ_{i=3}^{n} C(n,i)(i−1)!/2: half the directed cycles, each undirected cycle
 // having two orientations. The thesis prints the sum from i = 2, which counts a "cycle" of two
-// vertices as half a structure (see ERRATA).
+// vertices as half a structure (see docs/errata.md).
 func (s *UndirectedCycles) LogCount() float64 { return s.counts.logDirected() - math.Ln2 }
 
 // Guarantee is 0 up to 14 vertices, where Decode is exact, and 1 beyond, which promises nothing.
@@ -79,7 +79,7 @@ func (s *UndirectedCycles) exact() bool { return s.mode.exact(s.n, cycleExactMax
 
 // Mean is p = Ψ_e/|Y| in every coordinate, with Ψ_e = Σ_{i=3}^{n} C(n−2,i−2)(i−2)! the number of
 // cycles through an edge: as many as directed cycles through one of its arcs. The thesis prints
-// the sum from i = 2, which counts the two-vertex "cycle" (see ERRATA).
+// the sum from i = 2, which counts the two-vertex "cycle" (see docs/errata.md).
 func (s *UndirectedCycles) Mean(p []float64) {
 	m := 2 * s.counts.arcShare()
 	for i := range p {
