@@ -1,7 +1,10 @@
 """Packaging: building without Go fails with one clear line."""
 
+import shutil
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -25,3 +28,45 @@ def test_build_without_go_fails_with_one_clear_line(tmp_path):
     last = proc.stderr.strip().splitlines()[-1]
     assert last == "error: building combpred needs Go ≥ 1.24 on PATH (the `go` command was not found)"
     assert not any((tmp_path / "out").rglob("libcombpred*"))
+
+
+@pytest.mark.skipif(not (ROOT / "setup.py").exists(), reason="needs a source checkout")
+def test_sdist_holds_everything_a_wheel_and_the_tests_need(tmp_path):
+    """The sdist lacked core/gemm/fma_amd64.s (a wheel built from it failed with "missing function
+    body"), the tests' helpers and a LICENSE; a wheel built from it now carries the library."""
+    subprocess.run(
+        [sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (sdist,) = tmp_path.glob("combpred-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+    for needed in ("core/gemm/fma_amd64.s", "tests/conftest.py", "tests/_synthetic.py", "LICENSE", "go.mod"):
+        assert needed in names, needed
+    if shutil.which("go") is None:
+        pytest.skip("building the wheel needs Go")
+    wheels = tmp_path / "wheels"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheels),
+            str(sdist),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    (wheel,) = wheels.glob("combpred-*.whl")
+    with zipfile.ZipFile(wheel) as whl:
+        assert any(name.endswith("_lib/libcombpred.so") for name in whl.namelist())
+        assert any(name.endswith("licenses/LICENSE") for name in whl.namelist())
