@@ -100,7 +100,7 @@ def test_samplers_the_space_cannot_use(data):
         ProbabilisticStructured(space="multiclass", sampler="local").fit(X, y)
     with pytest.raises(ValueError, match="sampler=mixed: the multiclass space has no local chain"):
         ProbabilisticStructured(space="multiclass", sampler="mixed").fit(X, y)
-    perms = spaces.Permutations(12)
+    perms = spaces.Permutations(17)  # beyond the subset programme (16 labels)
     with pytest.raises(ValueError, match="sampler=exact: the permutations space .* has no exact inference"):
         ProbabilisticStructured(space=perms, sampler="exact").fit(X, perms.sample(len(X), random_state=0))
 

@@ -27,6 +27,9 @@ func closedForm(sp space.Space, u, mean []float64) (logZ float64, ok bool) {
 	case *space.KSubsets:
 		return ksubsetsForm(int(s.Params()[1]), u, mean), true
 	}
+	if part, ok := space.PartitionOf(sp); ok {
+		return part.LogPartition(u, mean), true
+	}
 	return 0, false
 }
 

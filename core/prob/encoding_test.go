@@ -167,12 +167,12 @@ func TestUnmarshalRejectsCorruption(t *testing.T) {
 	}
 	// Exact inference on a space without it.
 	big := *models[3]
-	big.Space = mustSpace(t, "permutations", 12)
+	big.Space = mustSpace(t, "permutations", 17)
 	big.Coef = mat.NewDense(4, big.Space.Dim(), nil)
 	big.Inference = InferenceOptions{Method: InferExact}
 	bb, _ := big.MarshalBinary()
 	if _, err := UnmarshalModel(bb); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "exact inference") {
-		t.Errorf("exact inference on permutations(12): %v", err)
+		t.Errorf("exact inference on permutations(17): %v", err)
 	}
 }
 

@@ -273,11 +273,11 @@ func TestFitProgressCancels(t *testing.T) {
 func TestFitBadInput(t *testing.T) {
 	sp := mustSpace(t, "multiclass", 3)
 	X, ys := syntheticData(t, sp, 10, 2, 1, 16)
-	big := mustSpace(t, "permutations", 12)
-	bigYs := make([]int64, 10*12)
+	big := mustSpace(t, "permutations", 17)
+	bigYs := make([]int64, 10*17)
 	for i := 0; i < 10; i++ {
-		for j := 0; j < 12; j++ {
-			bigYs[i*12+j] = int64(j + 1)
+		for j := 0; j < 17; j++ {
+			bigYs[i*17+j] = int64(j + 1)
 		}
 	}
 	good := Options{Alpha: 1, Tol: 1e-6, MaxIter: 10}

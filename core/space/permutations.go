@@ -185,7 +185,13 @@ func (s *Permutations) Enumerate(yield func(y []int64) bool) error {
 type permBuf struct {
 	w      []float64 // w[a·n+b]: the score of ranking a before b
 	lo, hi []float64 // per label, its gain after each subset of the low and of the high labels
-	dp     []float64 // best score of the subsets placed first
+	dp     []float64 // best score (LogPartition: log-sum) of the subsets placed first
+	back   []float64 // LogPartition: (log-)sum over the orders of the labels after each subset
+	before []float64 // LogPartition: P(a before b) at [a·n+b]
+	elo    []float64 // LogPartition: exp of lo and hi
+	ehi    []float64
+	scaleF []float64 // LogPartition: the log rescalings of each level, forward and backward
+	scaleB []float64
 	order  []int
 }
 
@@ -227,22 +233,7 @@ func permDecodeExact(n int, w []float64, buf *permBuf, order []int) {
 	h := n / 2
 	hb := n - h
 	lowMask := 1<<h - 1
-	lo := permGrow(&buf.lo, n<<h)
-	hi := permGrow(&buf.hi, n<<hb)
-	for v := 0; v < n; v++ {
-		t := lo[v<<h : (v+1)<<h]
-		t[0] = 0
-		for sub := 1; sub < len(t); sub++ {
-			a := bits.TrailingZeros(uint(sub))
-			t[sub] = t[sub&(sub-1)] + w[a*n+v]
-		}
-		t = hi[v<<hb : (v+1)<<hb]
-		t[0] = 0
-		for sub := 1; sub < len(t); sub++ {
-			a := h + bits.TrailingZeros(uint(sub))
-			t[sub] = t[sub&(sub-1)] + w[a*n+v]
-		}
-	}
+	lo, hi := permGainTables(n, w, buf)
 	full := 1<<n - 1
 	dp := permGrow(&buf.dp, full+1)
 	dp[0] = 0

@@ -1,0 +1,26 @@
+package space
+
+// Partition is implemented by spaces that compute the log-partition function
+//
+//	log Z(u) = log Σ_y exp⟨u, ψ(y)⟩
+//
+// and the marginals E[ψ] of p(y) ∝ exp⟨u, ψ(y)⟩ exactly, by a dynamic programme or a closed form,
+// without enumerating Y. These are the sum-product counterparts of the exact decoders, which solve
+// max_y ⟨u, ψ(y)⟩ with the same recursions in the (max, +) semiring.
+type Partition interface {
+	// HasPartition reports whether LogPartition is available at this space's size: a programme
+	// exponential in a size parameter is offered only up to a limit.
+	HasPartition() bool
+	// LogPartition returns log Z(u) and writes E[ψ] into mean unless mean is nil. u holds Dim()
+	// finite scores. It is safe for concurrent use.
+	LogPartition(u, mean []float64) float64
+}
+
+// PartitionOf returns the exact inference of s when s has one at its size.
+func PartitionOf(s Space) (Partition, bool) {
+	p, ok := s.(Partition)
+	if !ok || !p.HasPartition() {
+		return nil, false
+	}
+	return p, true
+}

@@ -1,0 +1,284 @@
+package space
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"sync"
+)
+
+// permPartitionMax is the largest n for which Permutations computes log Z and the pairwise
+// marginals exactly. The subset programme costs about n·2^n multiplications and n²·2^(n−2)
+// additions per score vector and holds 2·2^n floats: about 15 ms of one core and 1 MiB at n = 16
+// (BenchmarkPermutationsPartition), against microseconds per chain step of the samplers.
+const permPartitionMax = 16
+
+// HasPartition is true up to permPartitionMax labels.
+func (s *Permutations) HasPartition() bool { return s.n <= permPartitionMax }
+
+// LogPartition sums over the n! rankings by the subset programme of Decode with (+, ×) in place
+// of (max, +) (in the log domain when the scores are too large for exp). A ranking is built by appending labels; appending v after the set T of
+// labels placed so far adds c(v, T) = Σ_{a ∈ T} w[a][v] to ⟨u, ψ⟩, so with
+//
+//	F(T) = log Σ_{orders of T} exp(score),  F(T) = LSE_{v ∈ T} F(T∖v) + c(v, T∖v),
+//	B(T) = log Σ_{orders of the rest after T} exp(score),  B(T) = LSE_{v ∉ T} c(v, T) + B(T ∪ v),
+//
+// log Z = F(all) = B(∅), and the probability that the ranking passes through T and then places v
+// is q(T, v) = exp(F(T) + c(v, T) + B(T ∪ v) − log Z). Label a precedes v exactly when a ∈ T at
+// the step that places v, so P(a before v) = Σ_{T ∋ a, v ∉ T} q(T, v), and E[ψ_uv] = 2P(u before
+// v) − 1 for u < v.
+func (s *Permutations) LogPartition(u, mean []float64) float64 {
+	n := s.n
+	if n == 1 {
+		return 0
+	}
+	buf := s.pool.Get().(*permBuf)
+	defer s.pool.Put(buf)
+	w := permGrow(&buf.w, n*n)
+	permGainMatrix(n, u, w)
+	lo, hi := permGainTables(n, w, buf)
+	// Every gain c(v, T) lies within ±reach. Within permLinearReach the programme runs on
+	// exp(c) = exp(lo)·exp(hi), with products where the log domain needs an exponential per
+	// term, and rescales each level of subsets to keep its values near 1.
+	var reach float64
+	for v := 0; v < n; v++ {
+		var r float64
+		for a := 0; a < n; a++ {
+			r += math.Abs(w[a*n+v])
+		}
+		reach = max(reach, r)
+	}
+	if reach <= permLinearReach {
+		return permPartitionLinear(n, lo, hi, buf, mean)
+	}
+	return permPartitionLog(n, lo, hi, buf, mean)
+}
+
+// permLinearReach bounds the gains |c(v, T)| with which permPartitionLinear works: products of a
+// level's values (at most 1 after rescaling) with exp(±300) neither overflow nor lose any term
+// that matters against the level's largest (the smallest normal float64 is e^−708).
+const permLinearReach = 300
+
+// permLevels returns the 2^n subsets of n labels ordered by size (the levels of the programme),
+// and where each level starts: subsets of size k are sets[start[k]:start[k+1]].
+func permLevels(n int) (sets []int32, start []int) {
+	start = make([]int, n+2)
+	for set := 0; set < 1<<n; set++ {
+		start[bits.OnesCount(uint(set))+1]++
+	}
+	for k := 1; k <= n+1; k++ {
+		start[k] += start[k-1]
+	}
+	sets = make([]int32, 1<<n)
+	next := slices.Clone(start)
+	for set := 0; set < 1<<n; set++ {
+		k := bits.OnesCount(uint(set))
+		sets[next[k]] = int32(set)
+		next[k]++
+	}
+	return sets, start
+}
+
+// permPartitionLinear is LogPartition's programme on Z(T) = exp(F(T) − L_|T|) and
+// R(T) = exp(B(T) − M_|T|), where L_k and M_k are the logs of the rescalings of level k.
+func permPartitionLinear(n int, lo, hi []float64, buf *permBuf, mean []float64) float64 {
+	h := n / 2
+	hb := n - h
+	lowMask := 1<<h - 1
+	full := 1<<n - 1
+	elo, ehi := permGrow(&buf.elo, len(lo)), permGrow(&buf.ehi, len(hi))
+	for i, x := range lo {
+		elo[i] = math.Exp(x)
+	}
+	for i, x := range hi {
+		ehi[i] = math.Exp(x)
+	}
+	gain := func(v, set int) float64 { return elo[v<<h|set&lowMask] * ehi[v<<hb|set>>h] }
+	sets, start := permLevelsOf(n)
+	scaleF := permGrow(&buf.scaleF, n+1) // L_k
+	scaleB := permGrow(&buf.scaleB, n+1) // M_k
+
+	f := permGrow(&buf.dp, full+1)
+	f[0], scaleF[0] = 1, 0
+	for k := 1; k <= n; k++ {
+		level := sets[start[k]:start[k+1]]
+		var top float64
+		for _, s32 := range level {
+			set := int(s32)
+			var z float64
+			for rest := set; rest != 0; rest &= rest - 1 {
+				v := bits.TrailingZeros(uint(rest))
+				prev := set &^ (1 << v)
+				z += f[prev] * gain(v, prev)
+			}
+			f[set] = z
+			top = max(top, z)
+		}
+		for _, s32 := range level {
+			f[s32] /= top
+		}
+		scaleF[k] = scaleF[k-1] + math.Log(top)
+	}
+	logZ := scaleF[n] + math.Log(f[full])
+	if mean == nil {
+		return logZ
+	}
+	b := permGrow(&buf.back, full+1)
+	b[full], scaleB[n] = 1, 0
+	for k := n - 1; k >= 0; k-- {
+		level := sets[start[k]:start[k+1]]
+		var top float64
+		for _, s32 := range level {
+			set := int(s32)
+			var z float64
+			for rest := full &^ set; rest != 0; rest &= rest - 1 {
+				v := bits.TrailingZeros(uint(rest))
+				z += gain(v, set) * b[set|1<<v]
+			}
+			b[set] = z
+			top = max(top, z)
+		}
+		for _, s32 := range level {
+			b[s32] /= top
+		}
+		scaleB[k] = scaleB[k+1] + math.Log(top)
+	}
+	before := permGrow(&buf.before, n*n)
+	clear(before)
+	for k := 0; k < n; k++ {
+		// q(T, v) = Z(T)·exp(c(v, T))·R(T ∪ v) · exp(L_k + M_{k+1} − log Z) for |T| = k.
+		norm := math.Exp(scaleF[k] + scaleB[k+1] - logZ)
+		for _, s32 := range sets[start[k]:start[k+1]] {
+			set := int(s32)
+			fs := f[set] * norm
+			for rest := full &^ set; rest != 0; rest &= rest - 1 {
+				v := bits.TrailingZeros(uint(rest))
+				q := fs * gain(v, set) * b[set|1<<v]
+				for in := set; in != 0; in &= in - 1 {
+					before[bits.TrailingZeros(uint(in))*n+v] += q
+				}
+			}
+		}
+	}
+	permMarginals(n, before, mean)
+	return logZ
+}
+
+// permPartitionLog is LogPartition's programme in the log domain, for gains too large for
+// permPartitionLinear.
+func permPartitionLog(n int, lo, hi []float64, buf *permBuf, mean []float64) float64 {
+	h := n / 2
+	hb := n - h
+	lowMask := 1<<h - 1
+	gain := func(v, set int) float64 { return lo[v<<h|set&lowMask] + hi[v<<hb|set>>h] }
+	full := 1<<n - 1
+	f := permGrow(&buf.dp, full+1)
+	f[0] = 0
+	var terms [permPartitionMax]float64
+	for set := 1; set <= full; set++ {
+		k, top := 0, math.Inf(-1)
+		for rest := set; rest != 0; rest &= rest - 1 {
+			v := bits.TrailingZeros(uint(rest))
+			prev := set &^ (1 << v)
+			t := f[prev] + gain(v, prev)
+			terms[k] = t
+			top = max(top, t)
+			k++
+		}
+		f[set] = top + math.Log(sumExpShifted(terms[:k], top))
+	}
+	logZ := f[full]
+	if mean == nil {
+		return logZ
+	}
+	b := permGrow(&buf.back, full+1)
+	b[full] = 0
+	for set := full - 1; set >= 0; set-- {
+		k, top := 0, math.Inf(-1)
+		for rest := full &^ set; rest != 0; rest &= rest - 1 {
+			v := bits.TrailingZeros(uint(rest))
+			t := gain(v, set) + b[set|1<<v]
+			terms[k] = t
+			top = max(top, t)
+			k++
+		}
+		b[set] = top + math.Log(sumExpShifted(terms[:k], top))
+	}
+	before := permGrow(&buf.before, n*n)
+	clear(before)
+	for set := 0; set < full; set++ {
+		for rest := full &^ set; rest != 0; rest &= rest - 1 {
+			v := bits.TrailingZeros(uint(rest))
+			q := math.Exp(f[set] + gain(v, set) + b[set|1<<v] - logZ)
+			for in := set; in != 0; in &= in - 1 {
+				before[bits.TrailingZeros(uint(in))*n+v] += q
+			}
+		}
+	}
+	permMarginals(n, before, mean)
+	return logZ
+}
+
+// permMarginals writes E[ψ_av] = P(a before v) − P(v before a) for the pairs a < v from
+// before[a·n+v] = P(a before v). The two probabilities add up to 1 up to rounding; their
+// difference is the better-conditioned estimate when both are near ½.
+func permMarginals(n int, before, mean []float64) {
+	k := 0
+	for a := 0; a < n; a++ {
+		for v := a + 1; v < n; v++ {
+			mean[k] = max(-1, min(1, before[a*n+v]-before[v*n+a]))
+			k++
+		}
+	}
+}
+
+// sumExpShifted returns Σ exp(t − top) for top = max t.
+func sumExpShifted(terms []float64, top float64) float64 {
+	var s float64
+	for _, t := range terms {
+		s += math.Exp(t - top)
+	}
+	return s
+}
+
+// permGainTables fills, for each label v, the gains c(v, S) = Σ_{a ∈ S} w[a][v] of the subsets S of
+// the low n/2 labels (lo) and of the high labels (hi), so that c(v, T) = lo_v[T_low] + hi_v[T_high]
+// (see permDecodeExact).
+func permGainTables(n int, w []float64, buf *permBuf) (lo, hi []float64) {
+	h := n / 2
+	hb := n - h
+	lo = permGrow(&buf.lo, n<<h)
+	hi = permGrow(&buf.hi, n<<hb)
+	for v := 0; v < n; v++ {
+		t := lo[v<<h : (v+1)<<h]
+		t[0] = 0
+		for sub := 1; sub < len(t); sub++ {
+			a := bits.TrailingZeros(uint(sub))
+			t[sub] = t[sub&(sub-1)] + w[a*n+v]
+		}
+		t = hi[v<<hb : (v+1)<<hb]
+		t[0] = 0
+		for sub := 1; sub < len(t); sub++ {
+			a := h + bits.TrailingZeros(uint(sub))
+			t[sub] = t[sub&(sub-1)] + w[a*n+v]
+		}
+	}
+	return lo, hi
+}
+
+// permLevelTables caches permLevels by n: the orders are shared by every call at that size.
+var permLevelTables sync.Map // int → *permLevelTable
+
+type permLevelTable struct {
+	once  sync.Once
+	sets  []int32
+	start []int
+}
+
+// permLevelsOf returns permLevels(n), computed once per n.
+func permLevelsOf(n int) ([]int32, []int) {
+	t, _ := permLevelTables.LoadOrStore(n, &permLevelTable{})
+	tab := t.(*permLevelTable)
+	tab.once.Do(func() { tab.sets, tab.start = permLevels(n) })
+	return tab.sets, tab.start
+}
