@@ -18,7 +18,8 @@ var ErrNoExact = errors.New("prob: no exact inference")
 
 // HasClosedForm reports whether log Z and E[ψ] of sp have a closed form or a dynamic programme:
 // here (multiclass, multilabel, ordinal, hierarchy paths, subtrees, k-subsets and partial
-// tournaments), or in the space itself (space.Partition: permutations up to 16 labels).
+// tournaments), or in the space itself (space.Partition: permutations up to 16 labels, cycles up to
+// 14 vertices).
 func HasClosedForm(sp space.Space) bool {
 	switch sp.(type) {
 	case *space.Multiclass, *space.Multilabel, *space.Ordinal, *space.HierarchyPaths,

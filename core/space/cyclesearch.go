@@ -17,9 +17,12 @@ const cycleExactHardMax = 18
 // cycleBuf is the scratch space of one Decode call of a cycle space.
 type cycleBuf struct {
 	w  []float64 // w[a·n+b]: the score of the arc a→b
-	wt []float64 // w transposed
+	wt []float64 // w transposed (LogPartition: e^w)
 	dp []float64
 	ls cycleSearch
+
+	// LogPartition's continuations, level rescalings, cycle sums per level and arc marginals
+	back, scaleF, scaleB, closed, arcs []float64
 }
 
 // cycleDecodeExact writes a maximum-weight cycle of length ≥ 3 under arc weights w into y, by the

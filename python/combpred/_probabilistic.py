@@ -72,9 +72,9 @@ class ProbabilisticStructured(StructuredEstimator):
 
     (the intercept b is not penalised). Its gradient needs E_{p(·|x)}[ψ]: exact where the space has
     closed forms (multiclass, multilabel, ordinal, hierarchy paths, subtrees, k-subsets,
-    tournaments), a dynamic programme (permutations up to 16 labels: the sum-product version of the
-    exact decoder's subset programme) or at most 2¹⁴ structures, which L-BFGS minimises to high
-    precision; otherwise a
+    tournaments), a dynamic programme (the sum-product versions of the exact decoders: permutations
+    up to 16 labels, directed and undirected cycles up to 14 vertices) or at most 2¹⁴ structures,
+    which L-BFGS minimises to high precision; otherwise a
     Monte Carlo estimate from samples (exact samples by coupling from the past, or Markov chains),
     which Adam with iterate averaging minimises (Vembu's thesis, chapter 6).
 
