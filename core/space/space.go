@@ -14,6 +14,8 @@ package space
 import (
 	"errors"
 	"fmt"
+	"github.com/combpred/combpred/core/budget"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -21,6 +23,31 @@ import (
 
 // MaxEnumerate is the largest |Y| that Enumerate accepts.
 const MaxEnumerate = 1 << 22
+
+// MaxDim bounds the dimension d and the width of every space. The pair spaces reach it at 65,536
+// labels, items or vertices (d = n(n−1)/2 < 2³¹): one score row is then already 16 GB, and size
+// arithmetic on d stays far from overflowing. What a call allocates for its rows is checked
+// against the memory budget (package budget), not here.
+const MaxDim = math.MaxInt32
+
+// checkSize is the size rule of every space, applied by each constructor before it allocates:
+// d and the width are at most MaxDim. param is the parameter of the Python API that sets them.
+func checkSize(kind, param string, n, d, width int64) error {
+	if d > MaxDim || width > MaxDim {
+		return fmt.Errorf("space: %s = %d is out of range for %s: dimension d = %d and width %d are not supported beyond %d",
+			param, n, kind, d, width, MaxDim)
+	}
+	return nil
+}
+
+// pairDim is n(n−1)/2, the dimension of the spaces indexed by pairs, saturating instead of
+// overflowing so that checkSize refuses any n too large.
+func pairDim(n int) int64 {
+	if n < 2 {
+		return 0
+	}
+	return budget.Mul(int64(n), int64(n-1)) / 2
+}
 
 // ErrTooLarge is returned by Enumerate when the space has more than MaxEnumerate structures.
 var ErrTooLarge = errors.New("space: too large to enumerate")
