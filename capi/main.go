@@ -234,6 +234,10 @@ func cp_space_mean(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 // maxDenseCov bounds the dense covariance that cp_space_covariance writes (d² doubles).
 const maxDenseCov = 8192
 
+// cp_space_covariance writes the dense d×d covariance into out. With out NULL it only checks that
+// the matrix is allowed (dimension and memory budget), so that the caller can ask before it
+// allocates the output.
+//
 //export cp_space_covariance
 func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -246,6 +250,10 @@ func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	}
 	if d > maxDenseCov {
 		return status(fmt.Errorf("covariance: dimension %d is too large for a dense matrix; use the operator (cov_mul)", int64(d)))
+	}
+	if err := budget.Check(fmt.Sprintf("covariance: the dense %d×%d matrix of the %s space", int64(d), int64(d), sp.Kind()),
+		budget.Floats(int(d), int(d))); err != nil || out == nil {
+		return status(err)
 	}
 	buf, err := f64s("covariance output", out, d, d)
 	if err != nil {
@@ -368,6 +376,9 @@ func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, 
 		return status(err)
 	}
 	if err := check.Finite("scores", u, int(d)); err != nil {
+		return status(err)
+	}
+	if err := space.CheckDecode(sp, int(m)); err != nil {
 		return status(err)
 	}
 	space.DecodeRows(sp, u, int(m), y)

@@ -80,8 +80,8 @@ func (e *Error) Error() string {
 	if e.Need == Unbounded {
 		need = "more than 9.2 EB"
 	}
-	return fmt.Sprintf("%s needs %s (%s bytes), above the memory budget of %s (%d bytes): reduce it, or raise the "+
-		"budget with combpred.set_config(max_memory=...)", e.What, need, group(e.Need), Human(e.Budget), e.Budget)
+	return fmt.Sprintf("%s: needs %s (%s bytes), above the memory budget of %s (%d bytes); make it smaller, or raise "+
+		"the budget with combpred.set_config(max_memory=...)", e.What, need, group(e.Need), Human(e.Budget), e.Budget)
 }
 
 // Check returns an *Error when bytes exceed the budget in force (or are negative, the mark of an

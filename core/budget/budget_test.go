@@ -36,7 +36,7 @@ func TestCheck(t *testing.T) {
 		if !errors.As(fmt.Errorf("wrapped: %w", err), &e) || !Is(err) {
 			t.Fatalf("Check(%d) returned %T, not an *Error", c.bytes, err)
 		}
-		if msg := err.Error(); !strings.HasPrefix(msg, "n_samples: the sample buffers needs ") || !strings.Contains(msg, c.want) ||
+		if msg := err.Error(); !strings.HasPrefix(msg, "n_samples: the sample buffers: needs ") || !strings.Contains(msg, c.want) ||
 			!strings.Contains(msg, "max_memory") {
 			t.Fatalf("Check(%d) = %q, want the parameter, %q and the way out", c.bytes, msg, c.want)
 		}

@@ -130,8 +130,10 @@ class Space:
     def covariance(self) -> np.ndarray:
         """Return S = C/|Y| − ppᵀ, the covariance of ψ under the uniform distribution, (d, d).
 
-        Dense: for inspection and tests. Large pair spaces refuse (use :meth:`covariance_dot`).
+        Dense: for inspection and tests. Large pair spaces refuse (use :meth:`covariance_dot`), and
+        so does a matrix above the memory budget (``MemoryError``, see :func:`combpred.set_config`).
         """
+        _capi.check(_capi.lib().cp_space_covariance(self._h(), None, self.dim))  # refuses before NumPy allocates
         out = np.empty((self.dim, self.dim))
         _capi.check(_capi.lib().cp_space_covariance(self._h(), _capi.f64(out), self.dim))
         return out
