@@ -34,19 +34,30 @@ const MaxDim = math.MaxInt32
 // d and the width are at most MaxDim. param is the parameter of the Python API that sets them.
 func checkSize(kind, param string, n, d, width int64) error {
 	if d > MaxDim || width > MaxDim {
-		return fmt.Errorf("space: %s = %d is out of range for %s: dimension d = %d and width %d are not supported beyond %d",
-			param, n, kind, d, width, MaxDim)
+		return fmt.Errorf("space: %s = %d is out of range for %s: dimension d = %s and width %s are not supported beyond %d",
+			param, n, kind, sizeString(d), sizeString(width), MaxDim)
 	}
 	return nil
 }
 
-// pairDim is n(n−1)/2, the dimension of the spaces indexed by pairs, saturating instead of
-// overflowing so that checkSize refuses any n too large.
+// sizeString prints a size, or that it overflowed int64 (budget.Unbounded).
+func sizeString(v int64) string {
+	if v == budget.Unbounded {
+		return "(more than 2⁶³)"
+	}
+	return fmt.Sprint(v)
+}
+
+// pairDim is n(n−1)/2, the dimension of the spaces indexed by pairs, budget.Unbounded instead of
+// an overflow, so that checkSize refuses any n too large.
 func pairDim(n int) int64 {
 	if n < 2 {
 		return 0
 	}
-	return budget.Mul(int64(n), int64(n-1)) / 2
+	if p := budget.Mul(int64(n), int64(n-1)); p != budget.Unbounded {
+		return p / 2
+	}
+	return budget.Unbounded
 }
 
 // ErrTooLarge is returned by Enumerate when the space has more than MaxEnumerate structures.
