@@ -234,10 +234,29 @@ func cp_space_mean(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 // maxDenseCov bounds the dense covariance that cp_space_covariance writes (d² doubles).
 const maxDenseCov = 8192
 
-// cp_space_covariance writes the dense d×d covariance into out. With out NULL it only checks that
-// the matrix is allowed (dimension and memory budget), so that the caller can ask before it
-// allocates the output.
+// denseCovAllowed says why the dense covariance of sp may not be written: above maxDenseCov, or
+// above the memory budget.
+func denseCovAllowed(sp space.Space) error {
+	d := sp.Dim()
+	if d > maxDenseCov {
+		return fmt.Errorf("covariance: dimension %d is too large for a dense matrix; use the operator (cov_mul)", d)
+	}
+	return budget.Check(fmt.Sprintf("covariance: the dense %d×%d matrix of the %s space", d, d, sp.Kind()), budget.Floats(d, d))
+}
+
+// cp_space_covariance_check refuses, as cp_space_covariance would, a dense covariance that is not
+// allowed, so that the caller can ask before it allocates the output.
 //
+//export cp_space_covariance_check
+func cp_space_covariance_check(h C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	return status(denseCovAllowed(sp))
+}
+
 //export cp_space_covariance
 func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -248,11 +267,7 @@ func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	if int64(d) != int64(sp.Dim()) {
 		return status(fmt.Errorf("covariance: output is %d×%d, the space has dimension %d", int64(d), int64(d), sp.Dim()))
 	}
-	if d > maxDenseCov {
-		return status(fmt.Errorf("covariance: dimension %d is too large for a dense matrix; use the operator (cov_mul)", int64(d)))
-	}
-	if err := budget.Check(fmt.Sprintf("covariance: the dense %d×%d matrix of the %s space", int64(d), int64(d), sp.Kind()),
-		budget.Floats(int(d), int(d))); err != nil || out == nil {
+	if err := denseCovAllowed(sp); err != nil {
 		return status(err)
 	}
 	buf, err := f64s("covariance output", out, d, d)

@@ -93,8 +93,9 @@ func prepareProblem(sp space.Space, X []float64, m, n int, ys []int64, weights [
 // allocated. Per example the fit holds δ_i, its weighted copy and the scores with their curvature
 // (4 rows of d); per row of W (n features, +1 intercept; Nyström components; for kernel models
 // the m expansion rows) W, B and the CG or SGD vectors and preconditioner (10 rows of d); with
-// d ≤ MaxDim, S and the preconditioner's d×d matrices (4); kernel models without a Nyström map
-// the m×m Gram matrix (2, with the warm start's copy); the exact solvers their square systems.
+// d ≤ MaxDim, S and the preconditioner's d×d matrices (4); a Nyström map its m×k features and
+// the landmarks' Gram matrix and eigenvectors; other kernel models the m×m Gram matrix; the exact
+// solvers their square systems.
 func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
 	d := int64(sp.Dim())
 	k := int64(n)
@@ -111,8 +112,11 @@ func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
 	if d <= int64(denseMaxDim) {
 		need = budget.Add(need, budget.Mul(4, d, d))
 	}
-	if opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0 {
-		need = budget.Add(need, budget.Mul(2, int64(m), int64(m)))
+	switch {
+	case opt.NComponents > 0:
+		need = budget.Add(need, budget.Mul(int64(m), k), budget.Mul(2, k, k))
+	case opt.Kernel.Kind != kernel.Linear:
+		need = budget.Add(need, budget.Mul(int64(m), int64(m)))
 	}
 	if opt.Solver == Exact {
 		need = budget.Add(need, budget.Mul(2, min(budget.Mul(k, d), MaxExactUnknowns+1), min(budget.Mul(k, d), MaxExactUnknowns+1)))

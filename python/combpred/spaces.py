@@ -133,7 +133,7 @@ class Space:
         Dense: for inspection and tests. Large pair spaces refuse (use :meth:`covariance_dot`), and
         so does a matrix above the memory budget (``MemoryError``, see :func:`combpred.set_config`).
         """
-        _capi.check(_capi.lib().cp_space_covariance(self._h(), None, self.dim))  # refuses before NumPy allocates
+        _capi.check(_capi.lib().cp_space_covariance_check(self._h()))  # refuses before NumPy allocates
         out = np.empty((self.dim, self.dim))
         _capi.check(_capi.lib().cp_space_covariance(self._h(), _capi.f64(out), self.dim))
         return out
