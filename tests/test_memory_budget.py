@@ -60,6 +60,14 @@ def test_sampled_fit_with_a_billion_samples_is_refused():
     _assert_refused(outcome, "MemoryError", "n_samples = 1000000000", "bytes", "max_memory")
 
 
+def test_exact_inference_tables_are_refused():
+    outcome = _probe("""
+        sp = spaces.KSubsets(200000, 100000)
+        ProbabilisticStructured(space=sp).fit(rng.normal(size=(2, 3)), sp.sample(2, 0))
+    """)
+    _assert_refused(outcome, "MemoryError", "ksubsets space [200000 100000]", "bytes")
+
+
 def test_ridge_on_a_huge_output_dimension_is_refused():
     outcome = _probe("""
         sp = spaces.Permutations(20000)

@@ -66,7 +66,11 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 // (L-BFGS: 2·lbfgsMemory pairs; Adam: four moments and averages) of (n+1)×d each; with sampled
 // inference, the sampler's per-block sums of each row in flight.
 func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
-	if !opt.Inference.exact(sp) {
+	if opt.Inference.exact(sp) {
+		if err := checkClosedFormMemory(sp); err != nil {
+			return err
+		}
+	} else {
 		if err := checkSampleMemory(opt.Inference.samples(), opt.Inference.Sampler, 8*int64(sp.Dim()), parallel.Threads()); err != nil {
 			return err
 		}

@@ -73,3 +73,15 @@ func TestFitWorkingSetIsBudgeted(t *testing.T) {
 		t.Fatalf("Fit = %v, want a budget error naming d", err)
 	}
 }
+
+// The k-subsets closed form holds (n+1)×(k+1) tables: KSubsets(200000, 100000) asked for 320 GB.
+func TestClosedFormTablesAreBudgeted(t *testing.T) {
+	sp := mustSpace(t, "ksubsets", 200000, 100000)
+	_, err := ExactMarginals(sp, make([]float64, sp.Dim()), make([]float64, sp.Dim()))
+	if !budget.Is(err) || !strings.Contains(err.Error(), "ksubsets space [200000 100000]") {
+		t.Fatalf("ExactMarginals = %v, want a budget error naming the space", err)
+	}
+	if _, err := ExactMarginals(mustSpace(t, "ksubsets", 100, 50), make([]float64, 100), make([]float64, 100)); err != nil {
+		t.Fatal(err)
+	}
+}
