@@ -21,6 +21,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/prob"
@@ -35,6 +36,7 @@ const (
 	cpType      = 2 // wrong kind of argument (handle kind, dtype): TypeError
 	cpCancelled = 3 // the progress callback asked to stop: KeyboardInterrupt
 	cpInternal  = 4 // a recovered panic: RuntimeError
+	cpMemory    = 5 // a request above the memory budget (budget.Check): MemoryError
 )
 
 // maxElems bounds any array length received, so that size arithmetic cannot overflow.
@@ -59,6 +61,8 @@ func status(err error) C.int {
 		return cpType
 	case errors.Is(err, ridge.ErrCancelled), errors.Is(err, prob.ErrCancelled):
 		return cpCancelled
+	case budget.Is(err):
+		return cpMemory
 	}
 	return cpValue
 }
@@ -125,18 +129,42 @@ func outPtr[T any](name string, p *T) error {
 	return nil
 }
 
+// maxThreadsPerCPU bounds the thread count at this multiple of the CPUs: every thread costs a
+// stack and scratch memory, and beyond a few per CPU more threads only add contention. 4096
+// threads under an address-space limit made the Go runtime abort (pthread_create failed).
+const maxThreadsPerCPU = 4
+
 //export cp_set_threads
 func cp_set_threads(n C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	if n < 0 || n > 4096 {
+	if n < 0 {
 		return status(fmt.Errorf("n_jobs: thread count %d out of range", int64(n)))
 	}
-	parallel.SetThreads(int(n))
-	if n > 0 {
-		runtime.GOMAXPROCS(int(n))
+	// Larger requests are clamped (documented at n_jobs), not refused: a setting tuned for a large
+	// machine keeps working on a small one.
+	t := int(min(int64(n), int64(maxThreadsPerCPU*runtime.NumCPU())))
+	parallel.SetThreads(t)
+	if t > 0 {
+		runtime.GOMAXPROCS(t)
 	} else {
 		runtime.GOMAXPROCS(runtime.NumCPU())
 	}
+	return cpOK
+}
+
+//export cp_set_max_memory
+func cp_set_max_memory(bytes C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	return status(budget.Set(int64(bytes)))
+}
+
+//export cp_get_max_memory
+func cp_get_max_memory(setting, effective *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if setting == nil || effective == nil {
+		return status(errors.New("an output pointer is NULL"))
+	}
+	*setting, *effective = C.int64_t(budget.Setting()), C.int64_t(budget.Get())
 	return cpOK
 }
 
@@ -206,6 +234,29 @@ func cp_space_mean(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 // maxDenseCov bounds the dense covariance that cp_space_covariance writes (d² doubles).
 const maxDenseCov = 8192
 
+// denseCovAllowed says why the dense covariance of sp may not be written: above maxDenseCov, or
+// above the memory budget.
+func denseCovAllowed(sp space.Space) error {
+	d := sp.Dim()
+	if d > maxDenseCov {
+		return fmt.Errorf("covariance: dimension %d is too large for a dense matrix; use the operator (cov_mul)", d)
+	}
+	return budget.Check(fmt.Sprintf("covariance: the dense %d×%d matrix of the %s space", d, d, sp.Kind()), budget.Floats(d, d))
+}
+
+// cp_space_covariance_check refuses, as cp_space_covariance would, a dense covariance that is not
+// allowed, so that the caller can ask before it allocates the output.
+//
+//export cp_space_covariance_check
+func cp_space_covariance_check(h C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	return status(denseCovAllowed(sp))
+}
+
 //export cp_space_covariance
 func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -216,8 +267,8 @@ func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	if int64(d) != int64(sp.Dim()) {
 		return status(fmt.Errorf("covariance: output is %d×%d, the space has dimension %d", int64(d), int64(d), sp.Dim()))
 	}
-	if d > maxDenseCov {
-		return status(fmt.Errorf("covariance: dimension %d is too large for a dense matrix; use the operator (cov_mul)", int64(d)))
+	if err := denseCovAllowed(sp); err != nil {
+		return status(err)
 	}
 	buf, err := f64s("covariance output", out, d, d)
 	if err != nil {
@@ -340,6 +391,9 @@ func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, 
 		return status(err)
 	}
 	if err := check.Finite("scores", u, int(d)); err != nil {
+		return status(err)
+	}
+	if err := space.CheckDecode(sp, int(m)); err != nil {
 		return status(err)
 	}
 	space.DecodeRows(sp, u, int(m), y)

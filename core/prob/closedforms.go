@@ -1,7 +1,10 @@
 package prob
 
 import (
+	"fmt"
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/logmath"
+	"github.com/combpred/combpred/core/parallel"
 	"math"
 
 	"github.com/combpred/combpred/core/space"
@@ -188,6 +191,23 @@ func tournamentsForm(u, mean []float64) float64 {
 		}
 	}
 	return lz
+}
+
+// closedFormBytes bounds what closedForm allocates on sp beyond O(d) vectors: the forward and
+// backward tables of ksubsetsForm, (n+1) rows of k+1 floats (and a slice header) each.
+func closedFormBytes(sp space.Space) int64 {
+	if s, ok := sp.(*space.KSubsets); ok {
+		p := s.Params()
+		return budget.Mul(2, budget.Add(p[0], 1), budget.Add(budget.Mul(p[1]+1, 8), 24))
+	}
+	return 0
+}
+
+// checkClosedFormMemory checks closedFormBytes against the memory budget for one call per row,
+// Threads() at a time.
+func checkClosedFormMemory(sp space.Space) error {
+	return budget.Check(fmt.Sprintf("exact inference on the %s space %v (its closed form's tables)", sp.Kind(), sp.Params()),
+		budget.Mul(closedFormBytes(sp), int64(parallel.Threads())))
 }
 
 // ksubsetsForm: Z = e_k(e^{u_1}, …, e^{u_n}), the elementary symmetric polynomial, by the

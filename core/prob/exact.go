@@ -62,6 +62,9 @@ func ExactMarginals(sp space.Space, u, mean []float64) (float64, error) {
 	if mean != nil && len(mean) != sp.Dim() {
 		return 0, fmt.Errorf("prob: the marginals buffer has length %d, want %d", len(mean), sp.Dim())
 	}
+	if err := checkClosedFormMemory(sp); err != nil {
+		return 0, err
+	}
 	if lz, ok := closedForm(sp, u, mean); ok {
 		return lz, nil
 	}

@@ -3,6 +3,8 @@ package prob
 import (
 	"errors"
 	"fmt"
+	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/parallel"
 	"math"
 	"slices"
 
@@ -23,6 +25,9 @@ import (
 // is determined by opt.Seed.
 func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
 	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkFitMemory(sp, m, n, &opt); err != nil {
 		return nil, err
 	}
 	p, err := NewProblem(sp, X, m, n, ys, weights, opt.Alpha, opt.Intercept)
@@ -70,6 +75,29 @@ func overflowAtZero(gradNorm float64) error {
 			"scale X (e.g. with StandardScaler)", gradNorm)
 	}
 	return nil
+}
+
+// checkFitMemory checks the working set of a fit against the memory budget before any of it is
+// allocated: ψ(y_i), the scores and their gradient (m×d each), and W, ∇J and the solver's history
+// (L-BFGS: 2·lbfgsMemory pairs; Adam: four moments and averages) of (n+1)×d each; with sampled
+// inference, the sampler's per-block sums of each row in flight.
+func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
+	if opt.Inference.exact(sp) {
+		if err := checkClosedFormMemory(sp); err != nil {
+			return err
+		}
+	} else {
+		if err := checkSampleMemory(opt.Inference.samples(), opt.Inference.Sampler, 8*int64(sp.Dim()), parallel.Threads()); err != nil {
+			return err
+		}
+	}
+	k, d := int64(n), int64(sp.Dim())
+	if opt.Intercept {
+		k++
+	}
+	need := budget.Add(budget.Mul(3, int64(m), d, 8), budget.Mul(2*lbfgsMemory+8, k, d, 8),
+		budget.Mul(2, int64(parallel.Threads()), d, 8))
+	return budget.Check(fmt.Sprintf("fitting X of %d samples × %d features on the %s space of dimension d = %d", m, n, sp.Kind(), d), need)
 }
 
 // errConverged stops minimizeLBFGS once the relative gradient is below Tol.

@@ -95,6 +95,9 @@ func FPRAS(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
 			ErrWorkBound, total, res.Runs, lf, sf, maxSamples)
 	}
 	l, S := int(lf), int(sf)
+	if err := checkSampleMemory(S, opt.Sampler, 8, 1); err != nil {
+		return LogZResult{}, err
+	}
 	res.Stages, res.PerStage = l, S
 	logZs := make([]float64, res.Runs)
 	for run := 0; run < res.Runs; run++ {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -63,6 +64,14 @@ func (o InferenceOptions) validate() error {
 	return o.Sampler.validate()
 }
 
+// samples is the number of samples of a sampled estimate: Samples, or DefaultSamples when 0.
+func (o InferenceOptions) samples() int {
+	if o.Samples == 0 {
+		return DefaultSamples
+	}
+	return o.Samples
+}
+
 // exact reports whether o resolves to exact inference on sp.
 func (o InferenceOptions) exact(sp space.Space) bool {
 	return o.Method == InferExact || (o.Method == InferAuto && autoExact(sp))
@@ -94,11 +103,16 @@ func marginals(sp space.Space, u []float64, opt InferenceOptions, seed uint64, m
 		lz, err := ExactMarginals(sp, u, mean)
 		return MarginalsInfo{Exact: true, LogZ: lz}, err
 	}
-	n := opt.Samples
-	if n == 0 {
-		n = DefaultSamples
-	}
+	n := opt.samples()
 	d := sp.Dim()
+	// Unparallel calls run one per row, Threads() at a time (Model.Marginals, the fit's objective).
+	concurrent := 1
+	if !par {
+		concurrent = parallel.Threads()
+	}
+	if err := checkSampleMemory(n, opt.Sampler, 8*int64(d), concurrent); err != nil {
+		return MarginalsInfo{}, err
+	}
 	nb := (n+cftpBlock-1)/cftpBlock + max(1, opt.Sampler.Chains)
 	acc := make([]float64, nb*d) // per block, summed in block order: deterministic
 	st, err := visitSamples(sp, u, n, seed, opt.Sampler, par, func(b, _ int, _ []int64, psi []float64) {

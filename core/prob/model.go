@@ -74,6 +74,9 @@ func (md *Model) Scores(X []float64, q, n int, U []float64) error {
 
 // scores is Scores into a new slice.
 func (md *Model) scores(X []float64, q, n int) ([]float64, error) {
+	if err := space.CheckScores(md.Space, q); err != nil {
+		return nil, err
+	}
 	U := make([]float64, q*md.Space.Dim())
 	return U, md.Scores(X, q, n, U)
 }
@@ -83,6 +86,9 @@ func (md *Model) scores(X []float64, q, n int) ([]float64, error) {
 func (md *Model) Mode(X []float64, q, n int, ys []int64) error {
 	if len(ys) != q*md.Space.Width() {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(ys), q, md.Space.Width())
+	}
+	if err := space.CheckDecode(md.Space, q); err != nil {
+		return err
 	}
 	U, err := md.scores(X, q, n)
 	if err != nil {
@@ -102,6 +108,9 @@ func (md *Model) Sample(X []float64, q, n, count int, seed uint64, opt SampleOpt
 	if len(out) != q*count*w {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d×%d", len(out), q, count, w)
 	}
+	if err := checkSampleMemory(count, opt, 0, parallel.Threads()); err != nil {
+		return err
+	}
 	U, err := md.scores(X, q, n)
 	if err != nil {
 		return err
@@ -119,6 +128,11 @@ func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) er
 	d := md.Space.Dim()
 	if len(out) != q*d {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
+	}
+	if !md.Inference.exact(md.Space) {
+		if err := checkSampleMemory(md.Inference.samples(), md.Inference.Sampler, 8*int64(d), parallel.Threads()); err != nil {
+			return err
+		}
 	}
 	U, err := md.scores(X, q, n)
 	if err != nil {

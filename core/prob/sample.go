@@ -2,6 +2,7 @@ package prob
 
 import (
 	"fmt"
+	"github.com/combpred/combpred/core/budget"
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/parallel"
@@ -109,6 +110,20 @@ type SampleStats struct {
 // parallelism and of deterministic summation.
 const cftpBlock = 64
 
+// sampleBlocks bounds the number of blocks visitSamples splits n samples into: CFTP blocks of
+// cftpBlock samples, or one block per chain.
+func sampleBlocks(n int, opt SampleOptions) int64 {
+	return budget.Add(int64(n)/cftpBlock+1, int64(max(1, opt.Chains)))
+}
+
+// checkSampleMemory checks against the memory budget what a sampled estimate over n samples holds
+// per block (visitSamples' error and step count, and perBlock bytes of the caller's own) when
+// concurrent estimates run at once. n is the n_samples of the Python API, the chains its n_chains.
+func checkSampleMemory(n int, opt SampleOptions, perBlock int64, concurrent int) error {
+	return budget.Check(fmt.Sprintf("n_samples = %d (with n_chains = %d), for the sampler's per-block sums", n, max(1, opt.Chains)),
+		budget.Mul(sampleBlocks(n, opt), budget.Add(perBlock, 24), int64(max(1, concurrent))))
+}
+
 // Sample draws n structures from π ∝ exp(⟨u, ψ⟩) on sp into out (n × Width(), row-major),
 // determined by seed (and not by the number of threads).
 func Sample(sp space.Space, u []float64, n int, seed uint64, opt SampleOptions, out []int64) (SampleStats, error) {
@@ -118,6 +133,9 @@ func Sample(sp space.Space, u []float64, n int, seed uint64, opt SampleOptions, 
 	w := sp.Width()
 	if len(out) != n*w {
 		return SampleStats{}, fmt.Errorf("prob: the output holds %d values, want %d samples × %d", len(out), n, w)
+	}
+	if err := checkSampleMemory(n, opt, 0, 1); err != nil {
+		return SampleStats{}, err
 	}
 	return visitSamples(sp, u, n, seed, opt, true, func(_, i int, y []int64, _ []float64) {
 		copy(out[i*w:(i+1)*w], y)

@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"fmt"
+	"github.com/combpred/combpred/core/budget"
 	"math"
 
 	"github.com/combpred/combpred/core/check"
@@ -81,11 +82,50 @@ func prepareProblem(sp space.Space, X []float64, m, n int, ys []int64, weights [
 	if err := check.Magnitude("X", X, n); err != nil {
 		return nil, nil, err
 	}
+	if err := checkFitMemory(sp, m, n, opt); err != nil {
+		return nil, nil, err
+	}
 	p, err := newProblem(sp, ys, m, weights, opt.Alpha, operatorOK)
 	if err != nil {
 		return nil, nil, err
 	}
 	return p, mat.NewDense(m, n, X), nil
+}
+
+// checkFitMemory checks the working set of a fit against the memory budget before any of it is
+// allocated. Per example the fit holds δ_i, its weighted copy and the scores with their curvature
+// (4 rows of d); per row of W (n features, +1 intercept; Nyström components; for kernel models
+// the m expansion rows) W, B and the CG or SGD vectors and preconditioner (10 rows of d); with
+// d ≤ MaxDim, S and the preconditioner's d×d matrices (4); a Nyström map its m×k features and
+// the landmarks' Gram matrix and eigenvectors; other kernel models the m×m Gram matrix; the exact
+// solvers their square systems.
+func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
+	d := int64(sp.Dim())
+	k := int64(n)
+	switch {
+	case opt.NComponents > 0:
+		k = int64(opt.NComponents)
+	case opt.Kernel.Kind != kernel.Linear:
+		k = int64(m)
+	}
+	if opt.Intercept {
+		k++
+	}
+	need := budget.Add(budget.Mul(4, int64(m), d), budget.Mul(10, k, d))
+	if d <= int64(denseMaxDim) {
+		need = budget.Add(need, budget.Mul(4, d, d))
+	}
+	switch {
+	case opt.NComponents > 0:
+		need = budget.Add(need, budget.Mul(int64(m), k), budget.Mul(2, k, k))
+	case opt.Kernel.Kind != kernel.Linear:
+		need = budget.Add(need, budget.Mul(int64(m), int64(m)))
+	}
+	if opt.Solver == Exact {
+		need = budget.Add(need, budget.Mul(2, min(budget.Mul(k, d), MaxExactUnknowns+1), min(budget.Mul(k, d), MaxExactUnknowns+1)))
+	}
+	return budget.Check(fmt.Sprintf("fitting X of %d samples × %d features on the %s space of dimension d = %d", m, n, sp.Kind(), d),
+		budget.Mul(need, 8))
 }
 
 // Fit trains StructuredRidge on inputs X (m×n, row-major, not retained) and structures ys
@@ -390,6 +430,12 @@ func expansionScores(kern kernel.Kernel, intercept bool, Xq, support *mat.Dense,
 func (md *Model) Predict(X []float64, q, n int, ys []int64) error {
 	if len(ys) != q*md.Space.Width() {
 		return fmt.Errorf("output has %d values, want %d×%d", len(ys), q, md.Space.Width())
+	}
+	if err := space.CheckScores(md.Space, q); err != nil {
+		return err
+	}
+	if err := space.CheckDecode(md.Space, q); err != nil {
+		return err
 	}
 	U := make([]float64, q*md.Space.Dim())
 	if err := md.Decision(X, q, n, U); err != nil {

@@ -198,11 +198,11 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 	ok := ch.Factorize(H)
 	addNull(-1) // H is H₀ again: the penalty only serves to pick the minimum-norm optimum
 	if !ok {
-		return nil, Result{}, fmt.Errorf("the normal equations are not positive definite (ill-conditioned inputs?); try solver=\"cg\"")
+		return nil, Result{}, st.conditionError(S, mean, alpha, intercept, "they are not numerically positive definite")
 	}
 	var w mat.VecDense
 	if err := ch.SolveVecTo(&w, rhs); err != nil {
-		return nil, Result{}, fmt.Errorf("solving the normal equations: %v", err)
+		return nil, Result{}, st.conditionError(S, mean, alpha, intercept, err.Error())
 	}
 	W := mat.NewDense(k, d, nil)
 	for a := 0; a < d; a++ {
@@ -219,6 +219,26 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 		res.RelGrad = mat.Norm(&grad, 2) / bn
 	}
 	return W, res, nil
+}
+
+// conditionError explains a failed solve of the normal equations H = 2αI + C, C being the data's
+// curvature (the part of H without α). Double precision resolves H only while 2α and the scale
+// of C are within about 10¹² of each other: a far larger α swamps C (the unpenalised intercept
+// then sits at C's scale next to 2α), a far smaller one leaves C's null directions unresolved.
+// The error names alpha and the range that works for these data.
+func (st *linearStats) conditionError(S *mat.SymDense, mean []float64, alpha float64, intercept bool, cause string) error {
+	C, _, _ := st.normal(S, mean, 0, intercept)
+	var scale float64
+	for i := 0; i < C.SymmetricDim(); i++ {
+		scale = math.Max(scale, math.Abs(C.At(i, i)))
+	}
+	way := fmt.Sprintf("alpha at most about %.1g (10¹² × that scale) keeps them solvable", 1e12*scale)
+	if 2*alpha < scale {
+		way = fmt.Sprintf("a larger alpha (about %.1g or more) makes them solvable", 1e-12*scale)
+	}
+	return fmt.Errorf("alpha = %g: the exact solver's normal equations cannot be solved in double precision (%s); "+
+		"with these inputs (curvature of scale %.3g), %s; rescale X, change alpha or use solver=\"cg\"",
+		alpha, cause, scale, way)
 }
 
 // eigenSym returns the eigenvalues (ascending) and eigenvectors (columns) of a; what names a in

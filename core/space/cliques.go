@@ -51,6 +51,9 @@ func NewCliques(n int) (*Cliques, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("space: cliques needs n_vertices ≥ 2, got %d", n)
 	}
+	if err := checkSize("cliques", "n_vertices", int64(n), pairDim(n), int64(n)); err != nil {
+		return nil, err
+	}
 	rho := 1 / (1 - float64(n)*math.Ldexp(1, -n))
 	s := &Cliques{n: n, d: n * (n - 1) / 2, rho: rho, p: rho / 4}
 	s.pool.New = func() any {

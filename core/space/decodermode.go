@@ -2,7 +2,6 @@ package space
 
 import (
 	"fmt"
-	"math"
 )
 
 // DecoderMode selects how a space whose decoding is NP-hard (permutations, cycles, cliques)
@@ -41,7 +40,7 @@ func sizeAndMode(kind string, p []int64, hardMax int) (int, DecoderMode, error) 
 	if len(p) != 1 && len(p) != 2 {
 		return 0, 0, fmt.Errorf("space: %s takes 1 or 2 parameters (size, decoder mode), got %d", kind, len(p))
 	}
-	if p[0] < 0 || p[0] > math.MaxInt32 {
+	if p[0] < 0 {
 		return 0, 0, fmt.Errorf("space: %s parameter %d is out of range", kind, p[0])
 	}
 	mode := DecoderAuto

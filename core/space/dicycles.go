@@ -32,8 +32,8 @@ func NewDirectedCycles(n int) (*DirectedCycles, error) {
 	if n < 3 {
 		return nil, fmt.Errorf("space: dicycles needs n_vertices ≥ 3, got %d", n)
 	}
-	if n > maxPairVertices {
-		return nil, fmt.Errorf("space: dicycles on %d vertices are not supported (at most %d)", n, maxPairVertices)
+	if err := checkSize("dicycles", "n_vertices", int64(n), pairDim(n), int64(n)); err != nil {
+		return nil, err
 	}
 	s := &DirectedCycles{n: n, counts: newCycleCounts(n)}
 	s.pool.New = func() any { return &cycleBuf{} }

@@ -3,7 +3,6 @@ package space
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -13,11 +12,6 @@ func init() {
 	Register("ksubsets", func(p []int64) (Space, error) {
 		if err := wantParams("ksubsets", p, 2); err != nil {
 			return nil, err
-		}
-		for _, x := range p {
-			if x < -math.MaxInt32 || x > math.MaxInt32 {
-				return nil, fmt.Errorf("space: ksubsets parameter %d is out of range", x)
-			}
 		}
 		return NewKSubsets(int(p[0]), int(p[1]))
 	})
@@ -45,6 +39,9 @@ func NewKSubsets(n, k int) (*KSubsets, error) {
 	}
 	if k < 1 || k > n {
 		return nil, fmt.Errorf("space: ksubsets needs 1 ≤ k ≤ n_labels = %d, got k = %d", n, k)
+	}
+	if err := checkSize("ksubsets", "n_labels", int64(n), int64(n), int64(n)); err != nil {
+		return nil, err
 	}
 	s := &KSubsets{n: n, k: k}
 	s.pool.New = func() any { b := make([]int32, n); return &b }

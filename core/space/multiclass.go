@@ -18,6 +18,9 @@ func NewMulticlass(d int) (*Multiclass, error) {
 	if d < 1 {
 		return nil, fmt.Errorf("space: multiclass needs n_classes ≥ 1, got %d", d)
 	}
+	if err := checkSize("multiclass", "n_classes", int64(d), int64(d), 1); err != nil {
+		return nil, err
+	}
 	return &Multiclass{d: d}, nil
 }
 
@@ -91,8 +94,8 @@ func newFromOne[S Space](kind string, p []int64, ctor func(int) (S, error)) (Spa
 	if err := wantParams(kind, p, 1); err != nil {
 		return nil, err
 	}
-	if p[0] < 0 || p[0] > math.MaxInt32 {
+	if p[0] < 0 {
 		return nil, fmt.Errorf("space: %s parameter %d is out of range", kind, p[0])
 	}
-	return ctor(int(p[0]))
+	return ctor(int(p[0])) // the constructor applies checkSize, naming the parameter
 }

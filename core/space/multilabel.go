@@ -19,6 +19,9 @@ func NewMultilabel(d int) (*Multilabel, error) {
 	if d < 1 {
 		return nil, fmt.Errorf("space: multilabel needs n_labels ≥ 1, got %d", d)
 	}
+	if err := checkSize("multilabel", "n_labels", int64(d), int64(d), int64(d)); err != nil {
+		return nil, err
+	}
 	return &Multilabel{d: d}, nil
 }
 

@@ -27,6 +27,9 @@ func NewOrdinal(n int) (*Ordinal, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("space: ordinal needs n_levels ≥ 2 (one level leaves nothing to predict and d = n−1 = 0), got %d", n)
 	}
+	if err := checkSize("ordinal", "n_levels", int64(n), int64(n-1), 1); err != nil {
+		return nil, err
+	}
 	return &Ordinal{n: n}, nil
 }
 

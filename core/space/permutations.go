@@ -23,10 +23,6 @@ const permExactMax = 16
 // per concurrent decoding and about a tenth of a second per row.
 const permExactHardMax = 22
 
-// maxPairVertices bounds n for the spaces indexed by pairs: ψ then has about 2·10⁹ coordinates,
-// far beyond any use, and n² still fits an int.
-const maxPairVertices = 1 << 16
-
 // Permutations is the space of the n! rankings of n labels (label ranking, thesis §4.3.1).
 //
 // A ranking is one row of n ranks, as in scikit-lr: y[j] is the position of label j, 1 for the best,
@@ -45,8 +41,8 @@ func NewPermutations(n int) (*Permutations, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("space: permutations needs n_labels ≥ 1, got %d", n)
 	}
-	if n > maxPairVertices {
-		return nil, fmt.Errorf("space: permutations of %d labels are not supported (at most %d)", n, maxPairVertices)
+	if err := checkSize("permutations", "n_labels", int64(n), pairDim(n), int64(n)); err != nil {
+		return nil, err
 	}
 	s := &Permutations{n: n}
 	s.pool.New = func() any { return &permBuf{} }

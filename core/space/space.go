@@ -14,6 +14,7 @@ package space
 import (
 	"errors"
 	"fmt"
+	"github.com/combpred/combpred/core/budget"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -27,6 +28,42 @@ const MaxEnumerate = 1 << 22
 // whose enumeration steps cost O(Width()), its time: a chain of 10⁶ nodes has only 10⁶ rooted
 // subtrees, but listing them writes 10¹² values, and the count alone ran for days.
 const MaxEnumerateValues = 1 << 26
+
+// MaxDim bounds the dimension d and the width of every space. The pair spaces reach it at 65,536
+// labels, items or vertices (d = n(n−1)/2 < 2³¹): one score row is then already 16 GB, and size
+// arithmetic on d stays far from overflowing. What a call allocates for its rows is checked
+// against the memory budget (package budget), not here.
+const MaxDim = math.MaxInt32
+
+// checkSize is the size rule of every space, applied by each constructor before it allocates:
+// d and the width are at most MaxDim. param is the parameter of the Python API that sets them.
+func checkSize(kind, param string, n, d, width int64) error {
+	if d > MaxDim || width > MaxDim {
+		return fmt.Errorf("space: %s = %d is out of range for %s: dimension d = %s and width %s are not supported beyond %d",
+			param, n, kind, sizeString(d), sizeString(width), MaxDim)
+	}
+	return nil
+}
+
+// sizeString prints a size, or that it overflowed int64 (budget.Unbounded).
+func sizeString(v int64) string {
+	if v == budget.Unbounded {
+		return "(more than 2⁶³)"
+	}
+	return fmt.Sprint(v)
+}
+
+// pairDim is n(n−1)/2, the dimension of the spaces indexed by pairs, budget.Unbounded instead of
+// an overflow, so that checkSize refuses any n too large.
+func pairDim(n int) int64 {
+	if n < 2 {
+		return 0
+	}
+	if p := budget.Mul(int64(n), int64(n-1)); p != budget.Unbounded {
+		return p / 2
+	}
+	return budget.Unbounded
+}
 
 // ErrTooLarge is returned by Enumerate when the space has more than MaxEnumerate structures.
 var ErrTooLarge = errors.New("space: too large to enumerate")

@@ -28,6 +28,9 @@ func NewTournaments(n int) (*Tournaments, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("space: tournaments needs n_items ≥ 2, got %d", n)
 	}
+	if err := checkSize("tournaments", "n_items", int64(n), pairDim(n), pairDim(n)); err != nil {
+		return nil, err
+	}
 	return &Tournaments{n: n, d: n * (n - 1) / 2}, nil
 }
 

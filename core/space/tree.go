@@ -2,7 +2,6 @@ package space
 
 import (
 	"fmt"
-	"math"
 )
 
 // rootedTree is a validated rooted tree on the nodes 0..N−1, given by a parent array, with the
@@ -31,8 +30,8 @@ func newRootedTree(kind string, parent []int64) (*rootedTree, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("space: %s: the parent array is empty; a tree needs at least one node", kind)
 	}
-	if n > math.MaxInt32 {
-		return nil, fmt.Errorf("space: %s: %d nodes is too many", kind, n)
+	if err := checkSize(kind, "len(parent)", int64(n), int64(n), int64(n)); err != nil {
+		return nil, err
 	}
 	t := &rootedTree{parent: make([]int, n), root: -1}
 	for v, p := range parent {

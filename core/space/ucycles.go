@@ -33,8 +33,8 @@ func NewUndirectedCycles(n int) (*UndirectedCycles, error) {
 	if n < 3 {
 		return nil, fmt.Errorf("space: ucycles needs n_vertices ≥ 3, got %d", n)
 	}
-	if n > maxPairVertices {
-		return nil, fmt.Errorf("space: ucycles on %d vertices are not supported (at most %d)", n, maxPairVertices)
+	if err := checkSize("ucycles", "n_vertices", int64(n), pairDim(n), int64(n)); err != nil {
+		return nil, err
 	}
 	s := &UndirectedCycles{n: n, counts: newCycleCounts(n)}
 	s.pool.New = func() any { return &cycleBuf{} }

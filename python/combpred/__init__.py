@@ -5,8 +5,18 @@ The estimators follow scikit-learn's conventions; the numerics run in a Go core 
 """
 
 from . import datasets, spaces
+from ._config import config_context, get_config, set_config
 from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
 from ._version import __version__
 
-__all__ = ["ProbabilisticStructured", "StructuredRidge", "datasets", "spaces", "__version__"]
+__all__ = [
+    "ProbabilisticStructured",
+    "StructuredRidge",
+    "config_context",
+    "datasets",
+    "get_config",
+    "set_config",
+    "spaces",
+    "__version__",
+]

@@ -17,7 +17,7 @@ import numpy as np
 from . import _libpath
 from ._version import __version__
 
-OK, VALUE, TYPE, CANCELLED, INTERNAL = 0, 1, 2, 3, 4
+OK, VALUE, TYPE, CANCELLED, INTERNAL, MEMORY = 0, 1, 2, 3, 4, 5
 
 PROGRESS = ctypes.CFUNCTYPE(c_int, c_int64, c_double, c_double, c_void_p)
 
@@ -27,11 +27,14 @@ _SIGNATURES = {
     "cp_version": ([], c_char_p),
     "cp_last_error": ([], c_char_p),
     "cp_set_threads": ([c_int64], c_int),
+    "cp_set_max_memory": ([c_int64], c_int),
+    "cp_get_max_memory": ([_i64p, _i64p], c_int),
     "cp_space_new": ([c_char_p, _i64p, c_int64, _i64p], c_int),
     "cp_space_free": ([c_int64], c_int),
     "cp_space_info": ([c_int64, _i64p, _i64p, _f64p, _f64p], c_int),
     "cp_space_mean": ([c_int64, _f64p, c_int64], c_int),
     "cp_space_covariance": ([c_int64, _f64p, c_int64], c_int),
+    "cp_space_covariance_check": ([c_int64], c_int),
     "cp_space_cov_mul": ([c_int64, _f64p, _f64p, c_int64], c_int),
     "cp_space_validate": ([c_int64, _i64p, c_int64, c_int64], c_int),
     "cp_space_embed": ([c_int64, _i64p, c_int64, c_int64, _f64p, c_int64], c_int),
@@ -134,6 +137,8 @@ def check(status: int) -> None:
         raise TypeError(message)
     if status == CANCELLED:
         raise KeyboardInterrupt(message)
+    if status == MEMORY:
+        raise MemoryError(message)
     raise RuntimeError(message)
 
 

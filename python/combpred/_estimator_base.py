@@ -125,8 +125,11 @@ def _sigint_as_flag(flag: list[bool]) -> Iterator[None]:
 
 
 def set_threads(n_jobs: int | None) -> None:
-    """Set the core's thread count (process-wide): None or negative means all cores."""
-    n = 0 if n_jobs is None or n_jobs < 0 else int(n_jobs)
+    """Set the core's thread count (process-wide): None or negative means all cores.
+
+    The core clamps larger counts to 4 threads per CPU; any integer is accepted.
+    """
+    n = 0 if n_jobs is None or n_jobs < 0 else min(int(n_jobs), 2**63 - 1)  # the C ABI takes an int64
     _capi.check(_capi.lib().cp_set_threads(n))
 
 

@@ -130,8 +130,10 @@ class Space:
     def covariance(self) -> np.ndarray:
         """Return S = C/|Y| − ppᵀ, the covariance of ψ under the uniform distribution, (d, d).
 
-        Dense: for inspection and tests. Large pair spaces refuse (use :meth:`covariance_dot`).
+        Dense: for inspection and tests. Large pair spaces refuse (use :meth:`covariance_dot`), and
+        so does a matrix above the memory budget (``MemoryError``, see :func:`combpred.set_config`).
         """
+        _capi.check(_capi.lib().cp_space_covariance_check(self._h()))  # refuses before NumPy allocates
         out = np.empty((self.dim, self.dim))
         _capi.check(_capi.lib().cp_space_covariance(self._h(), _capi.f64(out), self.dim))
         return out
@@ -233,6 +235,8 @@ def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:
 def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    if value > 2**63 - 1:  # the C ABI's int64; the core states the real limit on larger values
+        raise ValueError(f"{name} = {value} is out of range: it does not fit a 64-bit integer")
     return int(value)
 
 
@@ -307,6 +311,8 @@ def _parent_array(parent: Any) -> tuple[int, ...]:
     parent = np.asarray(parent)
     if parent.ndim != 1 or parent.size == 0 or parent.dtype.kind not in "iu":
         raise ValueError("parent must be a non-empty 1-D integer array, with -1 at the root")
+    if parent.dtype.kind == "u" and parent.max() > 2**63 - 1:
+        raise ValueError(f"parent holds the node id {parent.max()}, out of range")
     return tuple(int(v) for v in parent)
 
 

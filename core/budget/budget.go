@@ -1,0 +1,170 @@
+// Package budget is the memory budget of combpred: every allocation whose size a caller controls
+// (sample counts, output dimensions, row counts, thread counts, sizes read from model bytes) is
+// estimated and passed to Check before it is made.
+//
+// The Go runtime cannot recover from running out of memory: "fatal error: out of memory" kills the
+// whole process, the caller's Python interpreter included. A request refused by Check is an error
+// the caller can handle instead.
+//
+// The budget defaults to DefaultFraction of the memory the process may use: the smallest of the
+// physical memory, the cgroup memory limit and the address-space limit (RLIMIT_AS). Set changes
+// it for the whole process.
+package budget
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
+// DefaultFraction is the share of the usable memory that the default budget allows one request.
+const DefaultFraction = 0.5
+
+// fallbackMemory is the usable memory assumed where the platform does not report it (4 GiB).
+const fallbackMemory = 4 << 30
+
+// Unbounded stands for a size whose computation overflowed int64; Check always refuses it.
+const Unbounded = math.MaxInt64
+
+var (
+	setting atomic.Int64 // 0: the default
+
+	defaultOnce  sync.Once
+	defaultBytes int64
+)
+
+// Default returns the default budget: DefaultFraction of the usable memory, at least 1 MiB.
+func Default() int64 {
+	defaultOnce.Do(func() {
+		usable := usableMemory()
+		if usable <= 0 {
+			usable = fallbackMemory
+		}
+		defaultBytes = max(int64(float64(usable)*DefaultFraction), 1<<20)
+	})
+	return defaultBytes
+}
+
+// Set sets the budget in bytes; 0 restores the default. A negative value is an error.
+func Set(bytes int64) error {
+	if bytes < 0 {
+		return fmt.Errorf("max_memory must be a positive number of bytes (or None for the default), got %d", bytes)
+	}
+	setting.Store(bytes)
+	return nil
+}
+
+// Setting returns the value given to Set, 0 for the default.
+func Setting() int64 { return setting.Load() }
+
+// Get returns the budget in force, in bytes.
+func Get() int64 {
+	if b := setting.Load(); b > 0 {
+		return b
+	}
+	return Default()
+}
+
+// Error is the refusal of a request above the budget. Callers map it to Python's MemoryError.
+type Error struct {
+	What   string // the parameter or argument that sets the size, and what is allocated
+	Need   int64  // bytes requested (Unbounded when the size overflowed)
+	Budget int64  // the budget in force
+}
+
+func (e *Error) Error() string {
+	need := Human(e.Need)
+	if e.Need == Unbounded {
+		need = "more than 9.2 EB"
+	}
+	return fmt.Sprintf("%s: needs %s (%s bytes), above the memory budget of %s (%d bytes); make it smaller, or raise "+
+		"the budget with combpred.set_config(max_memory=...)", e.What, need, group(e.Need), Human(e.Budget), e.Budget)
+}
+
+// Check returns an *Error when bytes exceed the budget in force (or are negative, the mark of an
+// overflowed size computation); what names the parameter or argument that sets the size.
+func Check(what string, bytes int64) error {
+	b := Get()
+	if bytes < 0 {
+		bytes = Unbounded
+	}
+	if bytes > b {
+		return &Error{What: what, Need: bytes, Budget: b}
+	}
+	return nil
+}
+
+// Is reports whether err is, or wraps, a refusal by Check.
+func Is(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
+
+// Mul returns the product of non-negative factors, saturating at Unbounded instead of overflowing
+// (a negative factor also gives Unbounded: it can only come from an overflow upstream).
+func Mul(factors ...int64) int64 {
+	p := int64(1)
+	for _, f := range factors {
+		if f < 0 {
+			return Unbounded
+		}
+		hi, lo := bits.Mul64(uint64(p), uint64(f))
+		if hi != 0 || lo > math.MaxInt64 {
+			return Unbounded
+		}
+		p = int64(lo)
+	}
+	return p
+}
+
+// Add returns the sum of non-negative terms, saturating at Unbounded.
+func Add(terms ...int64) int64 {
+	s := int64(0)
+	for _, t := range terms {
+		if t < 0 || s > math.MaxInt64-t {
+			return Unbounded
+		}
+		s += t
+	}
+	return s
+}
+
+// Floats is the size in bytes of a []float64 (or []int64) with the product of dims entries.
+func Floats(dims ...int) int64 {
+	f := make([]int64, len(dims)+1)
+	f[0] = 8
+	for i, d := range dims {
+		f[i+1] = int64(d)
+	}
+	return Mul(f...)
+}
+
+// Human formats a byte count with a decimal unit (kB, MB, GB, ...), as NumPy's messages do not.
+func Human(b int64) string {
+	units := []string{"bytes", "kB", "MB", "GB", "TB", "PB", "EB"}
+	v, u := float64(b), 0
+	for v >= 1000 && u < len(units)-1 {
+		v /= 1000
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%d bytes", b)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[u])
+}
+
+// group writes n with thousands separators.
+func group(n int64) string {
+	s := fmt.Sprint(n)
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

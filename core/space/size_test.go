@@ -1,0 +1,75 @@
+package space
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/parallel"
+)
+
+// Every space obeys one size rule (d and width ≤ MaxDim), named by its Python parameter; Cliques
+// and Tournaments of 10⁶ used to be accepted while Permutations stopped at 65,536.
+func TestSizeRuleIsTheSameForEverySpace(t *testing.T) {
+	for _, c := range []struct {
+		kind   string
+		params []int64
+		param  string // "" when accepted
+	}{
+		{"permutations", []int64{65536}, ""},
+		{"permutations", []int64{65537}, "n_labels"},
+		{"dicycles", []int64{65537}, "n_vertices"},
+		{"ucycles", []int64{65537}, "n_vertices"},
+		{"cliques", []int64{65536}, ""},
+		{"cliques", []int64{1_000_000}, "n_vertices"},
+		{"cliques", []int64{1 << 62}, "n_vertices"},
+		{"tournaments", []int64{65536}, ""},
+		{"tournaments", []int64{1_000_000}, "n_items"},
+		{"multilabel", []int64{MaxDim}, ""},
+		{"multilabel", []int64{MaxDim + 1}, "n_labels"},
+		{"multiclass", []int64{1 << 40}, "n_classes"},
+		{"ordinal", []int64{MaxDim + 1}, ""}, // d = n − 1
+		{"ordinal", []int64{MaxDim + 2}, "n_levels"},
+		{"ksubsets", []int64{1 << 40, 2}, "n_labels"},
+		{"permutations", []int64{1<<63 - 1}, "n_labels"},
+	} {
+		_, err := New(c.kind, c.params)
+		if c.param == "" {
+			if err != nil {
+				t.Errorf("New(%s, %v) = %v, want accepted", c.kind, c.params, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.param+" = ") || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("New(%s, %v) = %v, want an out-of-range error naming %s", c.kind, c.params, err, c.param)
+		}
+	}
+}
+
+func TestCheckScoresAndDecodeFollowTheBudget(t *testing.T) {
+	defer func() { _ = budget.Set(0) }()
+	sp, err := New("cliques", []int64{1000}) // d = 499,500
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := budget.Set(100 << 20); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		ok   bool
+	}{
+		{"scores of 10 rows (40 MB)", CheckScores(sp, 10), true},
+		{"scores of 100 rows (400 MB)", CheckScores(sp, 100), false},
+		{"decoding 1 row (16 MB)", CheckDecode(sp, 1), true},
+		{"decoding 2⁴⁰ rows, one per thread at a time", CheckDecode(sp, 1<<40), parallel.Threads() <= 8},
+	} {
+		if (c.err == nil) != c.ok {
+			t.Errorf("%s: %v, want ok=%v", c.name, c.err, c.ok)
+		}
+		if c.err != nil && (!budget.Is(c.err) || !strings.Contains(c.err.Error(), "d = 499500")) {
+			t.Errorf("%s: %v, want a budget error naming d", c.name, c.err)
+		}
+	}
+}

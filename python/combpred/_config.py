@@ -1,0 +1,80 @@
+"""Process-wide settings of combpred: ``set_config``, ``get_config`` and ``config_context``.
+
+The settings live in the Go core (one source of truth); these functions only validate and pass
+them on. Unlike scikit-learn's configuration, they are process-wide, not per thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+from collections.abc import Iterator
+from typing import Any
+
+from . import _capi
+
+_UNSET = object()
+
+
+def _max_memory_bytes(value: Any) -> int:
+    """The C ABI's form of ``max_memory``: its bytes, 0 for None (the default)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"max_memory must be a positive number of bytes or None, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        value = int(value)
+    elif not (math.isfinite(value) and float(value).is_integer()):
+        raise ValueError(f"max_memory must be a whole positive number of bytes or None, got {value!r}")
+    if not 0 < value <= 2**63 - 1:
+        raise ValueError(f"max_memory must be between 1 and 2**63 - 1 bytes (or None for the default), got {value!r}")
+    return int(value)
+
+
+def set_config(max_memory: Any = _UNSET) -> None:
+    """Change combpred's process-wide settings; a parameter left out keeps its value.
+
+    Parameters
+    ----------
+    max_memory : int or None
+        The memory budget in bytes. Every allocation whose size an input or parameter sets
+        (``n_samples`` sample buffers, ``d × d`` covariances, Gram matrices, rows × output
+        dimension, ...) is estimated and checked against it before it is made; a request above it
+        raises ``MemoryError`` naming the parameter and the bytes it needs, where the process would
+        otherwise be killed. None restores the default: half of the memory the process may use
+        (the smallest of the physical memory, the cgroup limit and the address-space limit).
+    """
+    if max_memory is not _UNSET:
+        _capi.check(_capi.lib().cp_set_max_memory(_max_memory_bytes(max_memory)))
+
+
+def get_config() -> dict[str, Any]:
+    """Return combpred's process-wide settings.
+
+    Returns
+    -------
+    dict
+        ``max_memory``: the budget as set (None for the default); ``max_memory_bytes``: the budget
+        in force, in bytes.
+    """
+    setting, effective = _capi.out_i64(), _capi.out_i64()
+    _capi.check(_capi.lib().cp_get_max_memory(setting, effective))
+    return {"max_memory": setting.value or None, "max_memory_bytes": effective.value}
+
+
+@contextlib.contextmanager
+def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
+    """Apply settings inside a ``with`` block and restore the previous ones after it.
+
+    Parameters
+    ----------
+    max_memory : int or None
+        As in :func:`set_config`.
+    """
+    previous = get_config()["max_memory"]
+    set_config(max_memory=max_memory)
+    try:
+        yield
+    finally:
+        set_config(max_memory=previous)

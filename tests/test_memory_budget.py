@@ -1,0 +1,200 @@
+"""Memory: every allocation whose size a user controls is checked against a budget before it is
+made (issue 11, finding 2). Each reproduction runs in a child process under an address-space cap,
+where the Go runtime used to abort with "fatal error: out of memory" (which nothing can catch):
+the child must survive and raise a clear MemoryError or ValueError naming the parameter."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import combpred
+import numpy as np
+import pytest
+from combpred import StructuredRidge, spaces
+
+PACKAGE_PARENT = str(Path(combpred.__file__).resolve().parent.parent)
+ADDRESS_SPACE = 3 * 10**9  # bytes; the Go runtime, NumPy and scikit-learn load well below it
+
+_PREAMBLE = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
+import numpy as np
+import combpred
+from combpred import ProbabilisticStructured, StructuredRidge, spaces
+rng = np.random.default_rng(0)
+try:
+{body}
+    outcome = {{"raised": None, "message": ""}}
+except Exception as exc:
+    outcome = {{"raised": type(exc).__name__, "message": str(exc)}}
+print(json.dumps(outcome))
+"""
+
+
+def _probe(body: str) -> dict:
+    """Run body (statements) in a child under the address-space cap; return what it raised."""
+    code = _PREAMBLE.format(cap=ADDRESS_SPACE, body=textwrap.indent(textwrap.dedent(body), "    "))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def _assert_refused(outcome: dict, error: str, *words: str) -> None:
+    assert outcome["raised"] == error, outcome
+    for word in words:
+        assert word in outcome["message"], (word, outcome["message"])
+
+
+def test_sampled_fit_with_a_billion_samples_is_refused():
+    outcome = _probe("""
+        sp = spaces.DirectedCycles(16)
+        ProbabilisticStructured(space=sp, n_samples=10**9).fit(rng.normal(size=(5, 3)), sp.sample(5, 0))
+    """)
+    _assert_refused(outcome, "MemoryError", "n_samples = 1000000000", "bytes", "max_memory")
+
+
+def test_exact_inference_tables_are_refused():
+    outcome = _probe("""
+        sp = spaces.KSubsets(200000, 100000)
+        ProbabilisticStructured(space=sp).fit(rng.normal(size=(2, 3)), sp.sample(2, 0))
+    """)
+    _assert_refused(outcome, "MemoryError", "ksubsets space [200000 100000]", "bytes")
+
+
+def test_ridge_on_a_huge_output_dimension_is_refused():
+    outcome = _probe("""
+        sp = spaces.Permutations(20000)
+        StructuredRidge(space=sp).fit(rng.normal(size=(2, 3)), sp.sample(2, 0))
+    """)
+    _assert_refused(outcome, "MemoryError", "d = 199990000", "2 samples × 3 features", "bytes")
+
+
+def test_model_bytes_declaring_two_billion_samples_are_refused_at_use():
+    # The model bytes' layout (core/prob/encoding.go): magic, version, kind, parameters, intercept,
+    # n_features, inference method, then the sample count; W closes them, before the CRC-32C.
+    outcome = _probe("""
+        import pickle, struct, warnings
+
+        def crc32c(data):
+            crc = 0xFFFFFFFF
+            for byte in data:
+                crc ^= byte
+                for _ in range(8):
+                    crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+            return crc ^ 0xFFFFFFFF
+
+        sp = spaces.DirectedCycles(16)
+        X = rng.normal(size=(5, 3))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = ProbabilisticStructured(space=sp, n_samples=10, max_iter=2).fit(X, sp.sample(5, 0))
+        blob = bytearray(pickle.dumps(est))
+        i = blob.index(b"CPPM")
+        kind = struct.unpack_from("<H", blob, i + 6)[0]
+        nparams = struct.unpack_from("<I", blob, i + 8 + kind)[0]
+        at = i + 8 + kind + 4 + 8 * nparams + 1 + 4 + 1
+        assert struct.unpack_from("<I", blob, at)[0] == 10
+        struct.pack_into("<I", blob, at, 2**31 - 1)
+        w = at + 4 + 2 + 16 + 2 + 4 + 16 + 1
+        rows, cols = struct.unpack_from("<II", blob, w)
+        end = w + 8 + 8 * rows * cols
+        struct.pack_into("<I", blob, end, crc32c(bytes(blob[i:end])))
+        pickle.loads(bytes(blob)).predict_marginals(X)
+    """)
+    _assert_refused(outcome, "MemoryError", "n_samples = 2147483647", "bytes")
+
+
+def test_thousands_of_threads_are_clamped_and_work():
+    outcome = _probe("""
+        sp = spaces.Permutations(5)
+        X, Y = rng.normal(size=(40, 3)), sp.sample(40, 0)
+        expected = StructuredRidge(space=sp, n_jobs=1).fit(X, Y).predict(X)
+        for n_jobs in (4096, 2**63, 2**70):
+            got = StructuredRidge(space=sp, n_jobs=n_jobs).fit(X, Y).predict(X)
+            assert (got == expected).all(), n_jobs
+    """)
+    assert outcome["raised"] is None, outcome
+
+
+def test_ordinary_work_runs_under_the_cap_with_the_default_budget():
+    outcome = _probe("""
+        assert combpred.get_config()["max_memory"] is None
+        assert combpred.get_config()["max_memory_bytes"] <= 3 * 10**9 // 2  # half the address space
+        sp = spaces.Permutations(8)
+        X, Y = rng.normal(size=(300, 10)), sp.sample(300, 0)
+        StructuredRidge(space=sp).fit(X, Y).predict(X)
+        ProbabilisticStructured(space=sp, max_iter=5).fit(X[:50], Y[:50]).predict_marginals(X[:5])
+        sp.covariance()
+    """)
+    assert outcome["raised"] is None, outcome
+
+
+@pytest.mark.parametrize(
+    ("make", "param"),
+    [
+        (lambda: spaces.Cliques(10**6), "n_vertices = 1000000"),
+        (lambda: spaces.PartialTournaments(10**6), "n_items = 1000000"),
+        (lambda: spaces.Permutations(65537), "n_labels = 65537"),
+        (lambda: spaces.Multilabel(2**31), "n_labels = 2147483648"),
+        (lambda: spaces.Permutations(2**70), "n_labels = 1180591620717411303424"),
+        (lambda: spaces.KSubsets(2**64, 2), "n_labels = 18446744073709551616"),
+        (lambda: spaces.Subtrees(np.array([2**64 - 1, 0], dtype=np.uint64)), "parent"),
+    ],
+)
+def test_space_sizes_follow_one_rule(make, param):
+    with pytest.raises(ValueError, match="out of range") as info:
+        make()
+    assert param in str(info.value)
+
+
+def test_the_largest_pair_spaces_are_accepted():
+    for sp in (spaces.Permutations(65536), spaces.Cliques(65536), spaces.PartialTournaments(65536)):
+        assert sp.dim == 65536 * 65535 // 2
+
+
+def test_covariance_refuses_before_numpy_allocates():
+    with pytest.raises(ValueError, match="too large for a dense matrix"):
+        spaces.Permutations(5000).covariance()  # NumPy failed first: "Unable to allocate 1.11 PiB"
+    with combpred.config_context(max_memory=10**8):
+        with pytest.raises(MemoryError, match=r"covariance: the dense 4950×4950 matrix.*196,020,000 bytes.*max_memory"):
+            spaces.Permutations(100).covariance()
+    assert spaces.Permutations(100).covariance().shape == (4950, 4950)
+
+
+def test_the_budget_is_settable_and_names_itself():
+    sp = spaces.Permutations(6)
+    X, Y = np.random.default_rng(1).normal(size=(30, 3)), sp.sample(30, 1)
+    with combpred.config_context(max_memory=10_000):
+        assert combpred.get_config() == {"max_memory": 10_000, "max_memory_bytes": 10_000}
+        with pytest.raises(MemoryError, match="30 samples × 3 features.*above the memory budget of 10.0 kB"):
+            StructuredRidge(space=sp).fit(X, Y)
+    assert combpred.get_config()["max_memory"] is None
+    StructuredRidge(space=sp).fit(X, Y)
+
+
+@pytest.mark.parametrize("bad", [True, -1, 0, math.nan, math.inf, 2**63, 1.5, "1GB", [1]])
+def test_max_memory_is_validated(bad):
+    with pytest.raises(ValueError, match="max_memory"):
+        combpred.set_config(max_memory=bad)
+    assert combpred.get_config()["max_memory"] is None
+
+
+def test_max_memory_accepts_whole_numbers():
+    with combpred.config_context(max_memory=4e9):
+        assert combpred.get_config()["max_memory"] == 4 * 10**9
+    with combpred.config_context(max_memory=np.int64(2**63 - 1)):
+        assert combpred.get_config()["max_memory"] == 2**63 - 1
+
+
+def test_an_extreme_alpha_is_named():
+    sp = spaces.Permutations(4)
+    X, Y = np.random.default_rng(0).normal(size=(20, 3)), sp.sample(20, 0)
+    with pytest.raises(ValueError, match=r"^alpha = 1e\+300: .*alpha at most about"):
+        StructuredRidge(space=sp, alpha=1e300).fit(X, Y)
