@@ -2,11 +2,11 @@ package prob
 
 import (
 	"fmt"
+	"math"
+
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/parallel"
-	"math"
-
 	"github.com/combpred/combpred/core/space"
 )
 

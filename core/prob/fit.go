@@ -3,12 +3,12 @@ package prob
 import (
 	"errors"
 	"fmt"
-	"github.com/combpred/combpred/core/budget"
-	"github.com/combpred/combpred/core/parallel"
 	"math"
 	"slices"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"

@@ -2,9 +2,9 @@ package prob
 
 import (
 	"fmt"
-	"github.com/combpred/combpred/core/budget"
 	"sync/atomic"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 )

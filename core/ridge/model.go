@@ -2,9 +2,9 @@ package ridge
 
 import (
 	"fmt"
-	"github.com/combpred/combpred/core/budget"
 	"math"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"

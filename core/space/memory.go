@@ -9,8 +9,32 @@ import (
 
 // decodeScratch is what one decoding holds per coordinate of ψ at most, in float64s: the pair
 // spaces' n×n score matrices, two of them for cycles, are about 4 per pair. The exact decoders'
-// dynamic programmes are bounded by their hard size limits (tens of MB) and not counted.
+// dynamic programmes come on top (exactTables).
 const decodeScratch = 4
+
+// exactTables is implemented by the spaces whose exact decoder holds a dynamic programme: its
+// size in float64s, 0 when the space decodes approximately.
+type exactTables interface{ exactTables() int64 }
+
+func (s *Permutations) exactTables() int64 {
+	if !s.exact() {
+		return 0
+	}
+	h := s.n / 2
+	return budget.Add(int64(s.n)<<h, int64(s.n)<<(s.n-h), 1<<s.n+1)
+}
+
+func (s *DirectedCycles) exactTables() int64 { return cycleExactTables(s.n, s.exact()) }
+
+func (s *UndirectedCycles) exactTables() int64 { return cycleExactTables(s.n, s.exact()) }
+
+// cycleExactTables is the Held–Karp table of cycleDecodeExact, n·2^n floats.
+func cycleExactTables(n int, exact bool) int64 {
+	if !exact {
+		return 0
+	}
+	return int64(n) << n
+}
 
 // CheckScores checks q rows of d scores (the decision values of q inputs) against the memory
 // budget, before they are allocated.
@@ -23,6 +47,10 @@ func CheckScores(s Space, q int) error {
 // thread) against the memory budget.
 func CheckDecode(s Space, q int) error {
 	concurrent := min(q, parallel.Threads())
+	per := budget.Add(budget.Mul(decodeScratch, int64(s.Dim())), 2*int64(s.Width()))
+	if t, ok := s.(exactTables); ok {
+		per = budget.Add(per, t.exactTables())
+	}
 	return budget.Check(fmt.Sprintf("decoding %d rows in the %s space of dimension d = %d on %d threads", q, s.Kind(), s.Dim(), concurrent),
-		budget.Mul(budget.Add(budget.Mul(decodeScratch, int64(s.Dim())), 2*int64(s.Width())), int64(concurrent), 8))
+		budget.Mul(per, int64(concurrent), 8))
 }

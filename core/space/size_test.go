@@ -73,3 +73,31 @@ func TestCheckScoresAndDecodeFollowTheBudget(t *testing.T) {
 		}
 	}
 }
+
+// The exact decoders' dynamic programmes count: a demanded exact decoding of 18 vertices holds
+// 18·2¹⁸ floats (38 MB) per thread.
+func TestCheckDecodeCountsExactTables(t *testing.T) {
+	defer func() { _ = budget.Set(0) }()
+	if err := budget.Set(30 << 20); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		kind   string
+		params []int64
+		ok     bool
+	}{
+		{"dicycles", []int64{18, int64(DecoderExact)}, false},
+		{"dicycles", []int64{18}, true}, // approximate beyond 14 vertices
+		{"ucycles", []int64{18, int64(DecoderExact)}, false},
+		{"permutations", []int64{22, int64(DecoderExact)}, false},
+		{"permutations", []int64{16}, true},
+	} {
+		sp, err := New(c.kind, c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckDecode(sp, 1); (err == nil) != c.ok {
+			t.Errorf("CheckDecode(%s %v) = %v, want ok=%v", c.kind, c.params, err, c.ok)
+		}
+	}
+}

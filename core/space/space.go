@@ -14,11 +14,12 @@ package space
 import (
 	"errors"
 	"fmt"
-	"github.com/combpred/combpred/core/budget"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"sync"
+
+	"github.com/combpred/combpred/core/budget"
 )
 
 // MaxEnumerate is the largest |Y| that Enumerate accepts.
