@@ -1,56 +1,27 @@
 """The hostile-input battery (tests/battery, issue 11) in CI: every probe in a subprocess with a timeout and
 a memory cap, and the targets: no crash, hang, memory abort or silent wrong result, and unclear errors only
-where scikit-learn itself answers so (ALLOWED_UNCLEAR, each with its reason)."""
+where scikit-learn itself answers so (probes.ALLOWED_UNCLEAR, each with its reason)."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-RUNNER = Path(__file__).resolve().parent / "battery" / "runner.py"
+sys.path.insert(0, str(Path(__file__).resolve().parent / "battery"))
+from probes import allowed  # noqa: E402  (the battery's own allow-list of unclear answers)
+
+BATTERY = Path(__file__).resolve().parent / "battery"
+RUNNER = BATTERY / "runner.py"
 
 # A comma-separated list of probe-id substrings runs only those probes (for development; CI runs them all).
 FILTER = [f for f in os.environ.get("COMBPRED_BATTERY_FILTER", "").split(",") if f]
 
-# Unclear answers that are scikit-learn's own (or Python's), as any scikit-learn estimator gives them:
-# (probe id pattern, detail pattern, reason).
-ALLOWED_UNCLEAR: list[tuple[str, str, str]] = [
-    (
-        r"^params/.*random_state=",
-        r"Seed must be between|cannot be used to seed",
-        "sklearn.utils.check_random_state's message, which names the seed's value, not the parameter",
-    ),
-    (
-        r"^arrays/.*/X=giant-broadcast$",
-        r"Unable to allocate",
-        "scikit-learn's validate_data copies a zero-stride view into a contiguous array; NumPy's MemoryError "
-        "states the bytes but not the argument",
-    ),
-    (
-        r"^weights/.*/(SR|PS)\.(fit|partial_fit|partial_fit#2)/w=(complex|strings)$",
-        r"Complex data not supported|could not convert string to float",
-        "sklearn.utils.validation._check_sample_weight's messages for complex and string weights",
-    ),
-    (
-        r"^datasets/.*data_home.*5\)?$",
-        r"expected str, bytes or os.PathLike object",
-        "os.fspath's TypeError, as scikit-learn's own fetch_* loaders give for a non-path data_home",
-    ),
-]
-
 TARGET_FREE = ("crash", "hang", "memory", "silent")
-
-
-def allowed(result: dict) -> bool:
-    return any(
-        re.search(pid, result["id"]) and re.search(detail, result["detail"]) for pid, detail, _ in ALLOWED_UNCLEAR
-    )
 
 
 @pytest.fixture(scope="module")
