@@ -585,7 +585,7 @@ def build_params() -> None:
             add(
                 id=f"params/PS.{qname}={label}",
                 category="params",
-                call=f"ProbabilisticStructured(space=Permutations(8)).{method}(X[:2], {param}={label})",
+                call=f"ProbabilisticStructured(space=Permutations(8)).{method}(X[:2], {_query_defaults(method, param)}{param}={label})",
                 run=functools.partial(_ps_query, method, param, value),
                 expect={True: "ok", False: "error", None: "either"}[verdict],
                 words=(param,),
@@ -602,6 +602,14 @@ def fitted_perm8() -> Any:
     return ProbabilisticStructured(space=space, max_iter=5, n_samples=20, random_state=0).fit(
         X, space.sample(M, random_state=0)
     )
+
+
+def _query_defaults(method: str, param: str) -> str:
+    """The other arguments _ps_query passes, for the probe's description."""
+    if method == "log_partition" and param != "method":
+        others = {"method": "'fpras'", "epsilon": "0.5", "delta": "0.4", "n_samples": "20"}
+        return "".join(f"{k}={v}, " for k, v in others.items() if k != param)
+    return ""
 
 
 def _ps_query(method: str, param: str, value: Any) -> Any:

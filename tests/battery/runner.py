@@ -367,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
         previous = json.loads(Path(args.from_json).read_text())
         results, seconds, when = previous["results"], previous["seconds"], previous.get("when", "?")
         commit = previous.get("commit", "?")
+        calls = {p.id: p.call for p in table}
+        for r in results:  # the descriptions of the current table
+            r["call"] = calls.get(r["id"], r["call"])
     else:
         t0 = time.monotonic()
         results = run_probes(table, indices, args.timeout, args.memory, not args.quiet)
