@@ -58,3 +58,16 @@ func Magnitude(name string, x []float64, cols int) error {
 	}
 	return nil
 }
+
+// MaxAlpha is the largest regularisation strength alpha: the solvers form 2α and 2α·w, which must
+// stay finite (2α overflowed at alpha = 1e308, and ∞·0 made the gradient NaN).
+const MaxAlpha = math.MaxFloat64 / 4
+
+// Alpha is the one rule for the regularisation strength of both estimators: a positive number at
+// most MaxAlpha.
+func Alpha(alpha float64) error {
+	if !(alpha > 0) || !(alpha <= MaxAlpha) {
+		return fmt.Errorf("alpha must be a positive number at most %.3g, got %v", MaxAlpha, alpha)
+	}
+	return nil
+}

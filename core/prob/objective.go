@@ -34,8 +34,8 @@ type Problem struct {
 // optional positive finite weights and λ > 0. X is viewed, not copied: it must not change while
 // the Problem is in use.
 func NewProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, lambda float64, intercept bool) (*Problem, error) {
-	if !(lambda > 0) || math.IsInf(lambda, 0) {
-		return nil, fmt.Errorf("prob: alpha (λ) must be a positive finite number, got %v", lambda)
+	if err := check.Alpha(lambda); err != nil {
+		return nil, err
 	}
 	if m < 1 || n < 1 {
 		return nil, fmt.Errorf("prob: X must have at least one sample and one feature, got %d×%d", m, n)
@@ -179,7 +179,7 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 		for j := 0; j < p.n; j++ {
 			gr, wr := grad.RawRowView(j), W.RawRowView(j)
 			for a := range gr {
-				gr[a] += 2 * p.lambda * wr[a]
+				gr[a] += 2 * (p.lambda * wr[a]) // not (2λ)·w: 2λ overflows for λ near 1e308, and ∞·0 is NaN
 			}
 		}
 	}

@@ -1,10 +1,12 @@
 package ridge
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -45,18 +47,45 @@ func TestPredictIsBudgeted(t *testing.T) {
 	}
 }
 
-// A solve that fails for an extreme alpha says so, and which alpha would work: it used to report
-// only a condition number.
-func TestExtremeAlphaIsNamed(t *testing.T) {
+// The exact solver at extreme alpha: the coefficients' diagonal (2α) and the unpenalised
+// intercept's lie 10³⁰⁰ apart, which Cholesky reported as "not positive definite" (naming only a
+// condition number); with the system scaled to a unit diagonal it returns the limit, W ≈ 0 and
+// the intercept-only optimum. Beyond check.MaxAlpha, 2α overflows: an error names alpha.
+func TestExtremeAlphaSolves(t *testing.T) {
 	sp, err := space.New("permutations", []int64{4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	X, ys := synthetic(t, sp, 20, 3, 2)
+	var intercept []float64
+	for _, alpha := range []float64{1e200, 1e300, check.MaxAlpha} {
+		opt := baseOptions()
+		opt.Alpha, opt.Solver = alpha, Exact
+		md, err := Fit(sp, X, 20, 3, ys, nil, opt)
+		if err != nil {
+			t.Fatalf("alpha = %g: %v", alpha, err)
+		}
+		rows, _ := md.Coef.Dims()
+		for j := 0; j < rows-1; j++ {
+			for _, v := range md.Coef.RawRowView(j) {
+				if math.Abs(v) > 1e-150 {
+					t.Fatalf("alpha = %g: coefficient %v, want ≈ 0", alpha, v)
+				}
+			}
+		}
+		b := md.Coef.RawRowView(rows - 1)
+		if intercept == nil {
+			intercept = append([]float64(nil), b...)
+		}
+		for a := range b {
+			if math.Abs(b[a]-intercept[a]) > 1e-12*math.Max(1, math.Abs(intercept[a])) {
+				t.Fatalf("alpha = %g: intercept %v, at alpha = 1e200 %v", alpha, b, intercept)
+			}
+		}
+	}
 	opt := baseOptions()
-	opt.Alpha, opt.Solver = 1e300, Exact
-	_, err = Fit(sp, X, 20, 3, ys, nil, opt)
-	if err == nil || !strings.HasPrefix(err.Error(), "alpha = 1e+300") || !strings.Contains(err.Error(), "alpha at most about") {
-		t.Fatalf("Fit = %v, want an error naming alpha and the range that works", err)
+	opt.Alpha, opt.Solver = 1e308, Exact
+	if _, err := Fit(sp, X, 20, 3, ys, nil, opt); err == nil || !strings.Contains(err.Error(), "alpha must be a positive number at most") {
+		t.Fatalf("alpha = 1e308: %v, want an error naming alpha", err)
 	}
 }

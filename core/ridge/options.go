@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/enum"
 	"github.com/combpred/combpred/core/kernel"
 )
@@ -120,8 +121,8 @@ type Options struct {
 
 // Validate reports the first option out of range.
 func (o *Options) Validate() error {
-	if !(o.Alpha > 0) || math.IsInf(o.Alpha, 0) {
-		return fmt.Errorf("alpha must be a positive finite number, got %v", o.Alpha)
+	if err := check.Alpha(o.Alpha); err != nil {
+		return err
 	}
 	if err := o.Kernel.Validate(); err != nil {
 		return err

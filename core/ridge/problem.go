@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -55,8 +56,8 @@ func NewProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 // newProblem is NewProblem; with operatorOK, a space with d > denseMaxDim gets an operator-only
 // Problem (S nil) instead of an error.
 func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha float64, operatorOK bool) (*Problem, error) {
-	if !(alpha > 0) || math.IsInf(alpha, 0) {
-		return nil, fmt.Errorf("alpha must be a positive finite number, got %v", alpha)
+	if err := check.Alpha(alpha); err != nil {
+		return nil, err
 	}
 	dense := sp.Dim() <= denseMaxDim
 	if !dense && !operatorOK {
@@ -83,6 +84,11 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 		}
 		if total == 0 {
 			return nil, fmt.Errorf("sample_weight sums to zero")
+		}
+		if math.IsInf(total, 0) {
+			// J weighs the loss by s_i: a sum beyond float64 overflows it (scaling every weight
+			// by c is the same fit as alpha / c, so the weights' scale is free to choose).
+			return nil, fmt.Errorf("sample_weight sums to more than %.3g: rescale the weights (dividing them all by c fits as alpha / c does)", math.MaxFloat64)
 		}
 		copy(w, weights)
 	}

@@ -194,15 +194,38 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 		}
 	}
 	addNull(1)
-	var ch mat.Cholesky
-	ok := ch.Factorize(H)
+	// Factor D H D with D = diag(H)^(−1/2): the penalised coefficients' diagonal (2α + …) and the
+	// unpenalised intercept's (the data's scale) may lie 10³⁰⁰ apart, which Cholesky on H itself
+	// reported as not positive definite (alpha = 1e300), while D H D has a unit diagonal.
+	dim := H.SymmetricDim()
+	scale := make([]float64, dim)
+	for i := range scale {
+		scale[i] = 1
+		if h := H.At(i, i); h > 0 {
+			scale[i] = 1 / math.Sqrt(h)
+		}
+	}
+	Hs := mat.NewSymDense(dim, nil)
+	for i := 0; i < dim; i++ {
+		for j := i; j < dim; j++ {
+			Hs.SetSym(i, j, scale[i]*H.At(i, j)*scale[j])
+		}
+	}
 	addNull(-1) // H is H₀ again: the penalty only serves to pick the minimum-norm optimum
-	if !ok {
+	var ch mat.Cholesky
+	if !ch.Factorize(Hs) {
 		return nil, Result{}, st.conditionError(S, mean, alpha, intercept, "they are not numerically positive definite")
 	}
+	rs := mat.NewVecDense(dim, nil)
+	for i := range scale {
+		rs.SetVec(i, scale[i]*rhs.AtVec(i))
+	}
 	var w mat.VecDense
-	if err := ch.SolveVecTo(&w, rhs); err != nil {
+	if err := ch.SolveVecTo(&w, rs); err != nil {
 		return nil, Result{}, st.conditionError(S, mean, alpha, intercept, err.Error())
+	}
+	for i := range scale {
+		w.SetVec(i, scale[i]*w.AtVec(i))
 	}
 	W := mat.NewDense(k, d, nil)
 	for a := 0; a < d; a++ {

@@ -405,15 +405,28 @@ def _random_state(v: Any) -> bool | None:
     return False
 
 
+def _alpha(v: Any) -> bool | None:
+    """Positive; beyond about 4.5e307 (where 2·alpha overflows) a clear refusal is as good as a fit."""
+    valid = _pos_real(v)
+    return None if valid and v > 1e300 else valid
+
+
+def _coef0(v: Any) -> bool | None:
+    """Any real; a negative coef0 can make the poly kernel indefinite, which fit may refuse (naming coef0)."""
+    if not _real(v) or abs(v) >= 1e100:
+        return _real_any(v) if not _real(v) else None
+    return None if v < 0 else _real_any(v)
+
+
 def _verbose(v: Any) -> bool | None:
     return True if _int(v) and 0 <= v < 100 or isinstance(v, bool) else (None if _int(v) else False)
 
 
 SR_PARAMS: dict[str, tuple[dict, Callable[[Any], bool | None]]] = {
-    "alpha": ({}, _pos_real),
+    "alpha": ({}, _alpha),
     "gamma": ({"kernel": "rbf"}, _or_none(_pos_real)),
     "degree": ({"kernel": "poly"}, lambda v: _pos_int(v) if not _int(v) or v < 20 else None),
-    "coef0": ({"kernel": "poly"}, lambda v: _real_any(v) if not _real(v) or abs(v) < 1e100 else None),
+    "coef0": ({"kernel": "poly"}, _coef0),
     "kernel_params": ({}, lambda v: True if v is None else False),
     "fit_intercept": ({}, _boolean),
     "solver": ({}, _option(("auto", "exact", "cg", "sgd"))),
@@ -430,7 +443,7 @@ SR_PARAMS: dict[str, tuple[dict, Callable[[Any], bool | None]]] = {
     "space": ({}, lambda v: False),
 }
 PS_PARAMS: dict[str, tuple[dict, Callable[[Any], bool | None]]] = {
-    "alpha": ({}, _pos_real),
+    "alpha": ({}, _alpha),
     "fit_intercept": ({}, _boolean),
     "sampler": ({}, _option(("auto", "exact", "cftp", "metropolis", "local", "mixed"))),
     "n_samples": (
