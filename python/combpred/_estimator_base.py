@@ -405,10 +405,11 @@ class StructuredEstimator(BaseEstimator):
             and not hasattr(self, "feature_names_in_")
             and np.isfinite(X).all()  # else scikit-learn's check names NaN or infinity
         ):
-            if X.shape[1] != self.n_features_in_:
+            n_features = self.__dict__.get("n_features_in_")  # read once: a refit may reset it
+            if n_features is not None and X.shape[1] != n_features:
                 raise ValueError(
                     f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                    f"{self.n_features_in_} features as input."
+                    f"{n_features} features as input."
                 )
             return X
         return validate_data(self, X, dtype=np.float64, order="C", reset=False)
@@ -416,7 +417,11 @@ class StructuredEstimator(BaseEstimator):
     def _fitted(self) -> _Fitted:
         """The fitted state of one call (see :class:`_Fitted`), read once."""
         check_is_fitted(self, "_model")
-        return _Fitted(self._model, self.space_, self.__dict__.get("classes_"))
+        try:
+            return _Fitted(self._model, self.space_, self.__dict__.get("classes_"))
+        except AttributeError:  # a fit in another thread has just reset the estimator
+            check_is_fitted(self, ["_model", "space_"])
+            raise
 
     def _call(self, fitted: _Fitted, name: str, X: np.ndarray, *args: Any) -> None:
         """Call ``{prefix}_{name}(model, X, q, n, *args)`` and raise on error."""
