@@ -37,8 +37,8 @@ class _ArrayArg:
     """ctypes argument type of a ``double*``/``int64_t*`` parameter: a raw pointer is refused, so
     every array that reaches Go has gone through the checks of :func:`f64`/:func:`i64`."""
 
-    _scalar: type = c_double
-    _dtype = np.dtype(np.float64)
+    _scalar: type  # the ctypes type of a scalar output cell
+    _dtype: np.dtype
 
     @classmethod
     def from_param(cls, obj: Any) -> Any:
@@ -173,8 +173,9 @@ def _refuse_second_copy(path: Any) -> None:
     """Refuse to load ``path`` when another copy of the library is already mapped in this process.
 
     Each copy starts its own Go runtime, and two Go runtimes in one process are unsupported
-    (golang/go#65050: they fight over signals and threads). A copy is a mapped file named like combpred whose symbols name the C ABI
-    (read from /proc/self/maps; other systems are not checked).
+    (golang/go#65050: they fight over signals and threads). A copy is another mapped file whose
+    name contains "combpred" and whose symbols name the C ABI (read from /proc/self/maps; other
+    systems are not checked).
     """
     try:
         with open("/proc/self/maps") as maps:
@@ -201,7 +202,7 @@ def _refuse_second_copy(path: Any) -> None:
 
 
 def _is_combpred_library(path: str) -> bool:
-    """Whether the shared object at path exports combpred's C ABI (its symbol table names cp_version)."""
+    """Whether the shared object at path exports combpred's C ABI (its symbol table names cp_last_error)."""
     try:
         with open(path, "rb") as f:
             return b"cp_last_error" in f.read()
@@ -229,6 +230,7 @@ def check(status: int) -> None:
 
 
 def _checked(a: Any, dtype: np.dtype, shape: tuple[int, ...], name: str, writable: bool) -> tuple[np.ndarray, _Buffer]:
+    """The checks of :func:`f64` and :func:`i64`, for ``dtype``."""
     shape = tuple(int(n) for n in shape)
     if writable:
         # An output buffer is written in place: a converted copy would silently lose the result.
@@ -253,7 +255,7 @@ def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
     a = np.asarray(a)
     kind = a.dtype.kind
     if dtype.kind == "f":
-        if kind not in "fiub" or a.dtype.itemsize > 8 and kind == "f":
+        if kind not in "fiub" or (kind == "f" and a.dtype.itemsize > 8):  # long double would lose precision
             raise TypeError(f"{name} must hold real numbers, got dtype {a.dtype}")
     else:
         if kind == "f":

@@ -451,7 +451,7 @@ class StructuredRidge(StructuredEstimator):
         d = fitted.dim
         out = np.empty((X.shape[0], d))
         for rows, block in self._core_blocks(X):
-            view, p = _capi.f64(out[rows], (block.shape[0], d), "out", writable=True)  # a contiguous view
+            _, p = _capi.f64(out[rows], (block.shape[0], d), "out", writable=True)  # a contiguous view
             self._call(fitted, "decision", block, p, d)
         return out
 
@@ -463,7 +463,7 @@ class StructuredRidge(StructuredEstimator):
         w = fitted.width
         out = np.empty((X.shape[0], w), dtype=np.int64)
         for rows, block in self._core_blocks(X):
-            view, p = _capi.i64(out[rows], (block.shape[0], w), "out", writable=True)
+            _, p = _capi.i64(out[rows], (block.shape[0], w), "out", writable=True)
             self._call(fitted, "predict", block, p, w)
         return self._structures(fitted, out)
 
