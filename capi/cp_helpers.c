@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cp_helpers.h"
@@ -9,9 +10,31 @@
 static __thread char *cp_error_buffer __attribute__((tls_model("global-dynamic")));
 static char cp_error_fallback[] = "out of memory while recording an error";
 
+/* The key's destructor frees a thread's buffer when the thread exits: without it every OS thread
+   that ever saw an error would leak its buffer. */
+static pthread_key_t cp_error_key;
+static pthread_once_t cp_error_once = PTHREAD_ONCE_INIT;
+static int cp_error_key_ok;
+
+static void free_error_buffer(void *buf) {
+    free(buf);
+    cp_error_buffer = NULL;
+}
+
+static void make_error_key(void) { cp_error_key_ok = pthread_key_create(&cp_error_key, free_error_buffer) == 0; }
+
 static char *error_buffer(void) {
     if (cp_error_buffer == NULL) {
-        cp_error_buffer = calloc(1, CP_ERROR_SIZE);
+        pthread_once(&cp_error_once, make_error_key);
+        if (!cp_error_key_ok) {
+            return NULL; /* a buffer nobody would free: report the fallback message instead */
+        }
+        char *buf = calloc(1, CP_ERROR_SIZE);
+        if (buf != NULL && pthread_setspecific(cp_error_key, buf) != 0) {
+            free(buf);
+            buf = NULL;
+        }
+        cp_error_buffer = buf;
     }
     return cp_error_buffer;
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import pickle
 
+import _abi
 import numpy as np
 import pytest
 from combpred import StructuredRidge, _capi, spaces
@@ -67,7 +68,7 @@ def test_non_finite_X_reaching_the_core_is_named(fitted, data):
     model = fitted[0]
     bad = _with(X, (7, 4), np.nan)
     out = np.empty((len(X), 3))
-    status = _capi.lib().cp_model_decision(model._model.value, _capi.f64(bad), *bad.shape, _capi.f64(out), 3)
+    status = _capi.lib().cp_model_decision(model._model.value, _abi.f64(bad), *bad.shape, _abi.f64(out), 3)
     with pytest.raises(ValueError, match=r"X\[7, 4\] = NaN"):
         _capi.check(status)
 
@@ -257,7 +258,7 @@ def test_wrong_number_of_features_at_predict(data, fitted):
 
 def _decision_status(handle: int, X: np.ndarray, d: int) -> int:
     out = np.empty((X.shape[0], d))
-    return _capi.lib().cp_model_decision(handle, _capi.f64(X), X.shape[0], X.shape[1], _capi.f64(out), d)
+    return _capi.lib().cp_model_decision(handle, _abi.f64(X), X.shape[0], X.shape[1], _abi.f64(out), d)
 
 
 def test_freed_model_handle(data):
@@ -269,7 +270,7 @@ def test_freed_model_handle(data):
         _capi.check(_decision_status(handle, X, 3))
     out = np.empty((len(X), 3), dtype=np.int64)
     with pytest.raises(ValueError, match="invalid or already freed"):
-        _capi.check(_capi.lib().cp_model_predict(handle, _capi.f64(X), *X.shape, _capi.i64(out), 3))
+        _capi.check(_capi.lib().cp_model_predict(handle, _abi.f64(X), *X.shape, _abi.i64(out), 3))
     with pytest.raises(ValueError, match="invalid or already freed"):
         _capi.check(_capi.lib().cp_model_free(handle))
     # and through the estimator: an error, not a crash
@@ -286,7 +287,7 @@ def test_never_issued_handles(data, handle):
     with pytest.raises(ValueError, match="invalid or already freed"):
         _capi.check(_decision_status(handle, X, 3))
     with pytest.raises(ValueError, match="invalid or already freed"):
-        _capi.check(_capi.lib().cp_space_mean(handle, _capi.f64(np.empty(3)), 3))
+        _capi.check(_capi.lib().cp_space_mean(handle, _abi.f64(np.empty(3)), 3))
 
 
 def test_handle_of_the_wrong_kind(data, fitted):
@@ -300,7 +301,7 @@ def test_handle_of_the_wrong_kind(data, fitted):
     with pytest.raises(TypeError, match="not a model handle"):
         _capi.check(_capi.lib().cp_model_free(space_handle))
     with pytest.raises(TypeError, match="not a space handle"):
-        _capi.check(_capi.lib().cp_space_mean(model_handle, _capi.f64(np.empty(3)), 3))
+        _capi.check(_capi.lib().cp_space_mean(model_handle, _abi.f64(np.empty(3)), 3))
     with pytest.raises(TypeError, match="not a space handle"):
         _capi.check(_capi.lib().cp_space_free(model_handle))
     # neither handle was harmed
@@ -321,10 +322,10 @@ def test_null_pointers_with_nonzero_sizes(data, fitted):
     sh = space._h()
     rows = np.ascontiguousarray(Y)
     cases = [
-        (lambda: lib.cp_model_decision(h, None, len(X), 6, _capi.f64(out), 3), "X is a NULL pointer"),
-        (lambda: lib.cp_model_decision(h, _capi.f64(X), len(X), 6, None, 3), "NULL pointer"),
-        (lambda: lib.cp_model_predict(h, None, len(X), 6, _capi.i64(iout), 3), "X is a NULL pointer"),
-        (lambda: lib.cp_model_predict(h, _capi.f64(X), len(X), 6, None, 3), "NULL pointer"),
+        (lambda: lib.cp_model_decision(h, None, len(X), 6, _abi.f64(out), 3), "X is a NULL pointer"),
+        (lambda: lib.cp_model_decision(h, _abi.f64(X), len(X), 6, None, 3), "NULL pointer"),
+        (lambda: lib.cp_model_predict(h, None, len(X), 6, _abi.i64(iout), 3), "X is a NULL pointer"),
+        (lambda: lib.cp_model_predict(h, _abi.f64(X), len(X), 6, None, 3), "NULL pointer"),
         (lambda: lib.cp_model_coef(h, None, 6, 3, None), "NULL pointer"),
         (lambda: lib.cp_model_to_bytes(h, None, 10**6, None), "NULL pointer"),
         (lambda: lib.cp_model_from_bytes(None, 100, _capi.out_i64()), "NULL pointer"),
@@ -333,34 +334,34 @@ def test_null_pointers_with_nonzero_sizes(data, fitted):
         (lambda: lib.cp_model_space(h, None), "NULL pointer"),
         (lambda: lib.cp_space_new(None, None, 0, _capi.out_i64()), "NULL pointer"),
         (lambda: lib.cp_space_new(b"multilabel", None, 1, _capi.out_i64()), "NULL pointer"),
-        (lambda: lib.cp_space_new(b"multilabel", _capi.i64(np.array([3])), 1, None), "NULL pointer"),
+        (lambda: lib.cp_space_new(b"multilabel", _abi.i64(np.array([3])), 1, None), "NULL pointer"),
         (lambda: lib.cp_space_info(sh, None, None, None, None), "NULL"),
         (lambda: lib.cp_space_mean(sh, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_covariance(sh, None, 3), "NULL pointer"),
-        (lambda: lib.cp_space_cov_mul(sh, None, _capi.f64(np.empty(3)), 3), "NULL pointer"),
+        (lambda: lib.cp_space_cov_mul(sh, None, _abi.f64(np.empty(3)), 3), "NULL pointer"),
         (lambda: lib.cp_space_validate(sh, None, 5, 3), "NULL pointer"),
-        (lambda: lib.cp_space_embed(sh, None, 5, 3, _capi.f64(out), 3), "NULL pointer"),
-        (lambda: lib.cp_space_embed(sh, _capi.i64(rows), 5, 3, None, 3), "NULL pointer"),
+        (lambda: lib.cp_space_embed(sh, None, 5, 3, _abi.f64(out), 3), "NULL pointer"),
+        (lambda: lib.cp_space_embed(sh, _abi.i64(rows), 5, 3, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_sample(sh, 5, 1, None, 3), "NULL pointer"),
-        (lambda: lib.cp_space_decode(sh, None, 5, 3, _capi.i64(iout), 3), "NULL pointer"),
-        (lambda: lib.cp_space_decode(sh, _capi.f64(out), 5, 3, None, 3), "NULL pointer"),
+        (lambda: lib.cp_space_decode(sh, None, 5, 3, _abi.i64(iout), 3), "NULL pointer"),
+        (lambda: lib.cp_space_decode(sh, _abi.f64(out), 5, 3, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_enumerate(sh, None, 8, 3, _capi.out_i64()), "NULL pointer"),
         (lambda: lib.cp_space_enumerate(sh, None, 0, 3, None), "NULL pointer"),
         (
             lambda: lib.cp_ridge_fit(
-                sh, None, len(X), 6, _capi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
+                sh, None, len(X), 6, _abi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
             ),
             "X is a NULL pointer",
         ),
         (
             lambda: lib.cp_ridge_fit(
-                sh, _capi.f64(X), len(X), 6, None, 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
+                sh, _abi.f64(X), len(X), 6, None, 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
             ),
             "Y is a NULL pointer",
         ),
         (
             lambda: lib.cp_ridge_fit(
-                sh, _capi.f64(X), len(X), 6, _capi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, None
+                sh, _abi.f64(X), len(X), 6, _abi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, None
             ),
             "NULL pointer",
         ),
@@ -379,33 +380,33 @@ def test_negative_and_mismatched_sizes(data, fitted):
     sh = space._h()
     rows = np.ascontiguousarray(Y)
     cases = [
-        (lambda: lib.cp_model_decision(h, _capi.f64(X), -1, 6, _capi.f64(out), 3), "negative"),
-        (lambda: lib.cp_model_decision(h, _capi.f64(X), len(X), -6, _capi.f64(out), 3), "negative"),
-        (lambda: lib.cp_model_decision(h, _capi.f64(X), len(X), 6, _capi.f64(out), 4), "columns"),
-        (lambda: lib.cp_model_decision(h, _capi.f64(X), 2**40, 2**40, _capi.f64(out), 3), "too large"),
+        (lambda: lib.cp_model_decision(h, _abi.f64(X), -1, 6, _abi.f64(out), 3), "negative"),
+        (lambda: lib.cp_model_decision(h, _abi.f64(X), len(X), -6, _abi.f64(out), 3), "negative"),
+        (lambda: lib.cp_model_decision(h, _abi.f64(X), len(X), 6, _abi.f64(out), 4), "columns"),
+        (lambda: lib.cp_model_decision(h, _abi.f64(X), 2**40, 2**40, _abi.f64(out), 3), "too large"),
         (lambda: lib.cp_model_from_bytes((ctypes.c_uint8 * 4)(), -4, _capi.out_i64()), "bad length"),
-        (lambda: lib.cp_model_coef(h, _capi.f64(out), 5, 3, None), "coef output"),
+        (lambda: lib.cp_model_coef(h, _abi.f64(out), 5, 3, None), "coef output"),
         (lambda: lib.cp_space_new(b"multilabel", None, -1, _capi.out_i64()), "negative"),
-        (lambda: lib.cp_space_new(b"no-such-space", _capi.i64(np.array([3])), 1, _capi.out_i64()), "no-such-space"),
-        (lambda: lib.cp_space_validate(sh, _capi.i64(rows), -5, 3), "negative"),
-        (lambda: lib.cp_space_validate(sh, _capi.i64(rows), 5, 4), "columns"),
-        (lambda: lib.cp_space_mean(sh, _capi.f64(out), 4), "dimension"),
-        (lambda: lib.cp_space_sample(sh, -5, 1, _capi.i64(rows), 3), "negative"),
-        (lambda: lib.cp_space_enumerate(sh, _capi.i64(rows), -1, 3, _capi.out_i64()), "negative"),
+        (lambda: lib.cp_space_new(b"no-such-space", _abi.i64(np.array([3])), 1, _capi.out_i64()), "no-such-space"),
+        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), -5, 3), "negative"),
+        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), 5, 4), "columns"),
+        (lambda: lib.cp_space_mean(sh, _abi.f64(out), 4), "dimension"),
+        (lambda: lib.cp_space_sample(sh, -5, 1, _abi.i64(rows), 3), "negative"),
+        (lambda: lib.cp_space_enumerate(sh, _abi.i64(rows), -1, 3, _capi.out_i64()), "negative"),
         (lambda: lib.cp_set_threads(-1), "out of range"),
         (
             lambda: lib.cp_ridge_fit(
-                sh, _capi.f64(X), -3, 6, _capi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
+                sh, _abi.f64(X), -3, 6, _abi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
             ),
             "negative",
         ),
         (
             lambda: lib.cp_ridge_fit(
                 sh,
-                _capi.f64(X),
+                _abi.f64(X),
                 len(X),
                 6,
-                _capi.i64(rows),
+                _abi.i64(rows),
                 3,
                 None,
                 b"alpha=-1",
@@ -419,10 +420,10 @@ def test_negative_and_mismatched_sizes(data, fitted):
         (
             lambda: lib.cp_ridge_fit(
                 sh,
-                _capi.f64(X),
+                _abi.f64(X),
                 len(X),
                 6,
-                _capi.i64(rows),
+                _abi.i64(rows),
                 3,
                 None,
                 b"colour=red",
@@ -435,7 +436,7 @@ def test_negative_and_mismatched_sizes(data, fitted):
         ),
         (
             lambda: lib.cp_ridge_fit(
-                sh, _capi.f64(X), 0, 6, None, 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
+                sh, _abi.f64(X), 0, 6, None, 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
             ),
             "at least one sample",
         ),

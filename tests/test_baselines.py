@@ -8,6 +8,7 @@ from combpred import spaces
 from combpred.baselines import KNNBordaRanker, PairwiseRanker, StructuredSVM
 from combpred.metrics import kendall_tau, kendall_tau_scorer
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import LinearSVC
 
@@ -286,3 +287,11 @@ def test_grid_search_with_a_structured_scorer():
     assert search.best_params_ == {"n_neighbors": 15}
     Xt, Yt, _ = linear_ranking_data(14, 100, 2, 4, B)
     assert search.score(Xt, Yt) > 0.7
+
+
+@pytest.mark.parametrize("method", ["predict", "decision_function", "score"])
+def test_structured_svm_before_fit_raises_not_fitted(method):
+    X = np.zeros((3, 2))
+    args = (X, np.zeros(3)) if method == "score" else (X,)
+    with pytest.raises(NotFittedError):
+        getattr(StructuredSVM(space="multiclass"), method)(*args)

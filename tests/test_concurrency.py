@@ -7,6 +7,7 @@ import pickle
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import _abi
 import numpy as np
 import pytest
 from _synthetic import linear_multiclass, linear_multilabel
@@ -73,10 +74,10 @@ def test_error_messages_are_per_thread():
         for r in range(rounds):
             barrier.wait()
             if (r + tid) % 2 == 0:
-                status = _capi.lib().cp_model_decision(handle, _capi.f64(Xq), 3, n_features, _capi.f64(out), 3)
+                status = _capi.lib().cp_model_decision(handle, _abi.f64(Xq), 3, n_features, _abi.f64(out), 3)
                 expected = f"X has {n_features} features"
             else:
-                status = _capi.lib().cp_space_validate(space._h(), _capi.i64(rows), rows.shape[0], 4)
+                status = _capi.lib().cp_space_validate(space._h(), _abi.i64(rows), rows.shape[0], 4)
                 expected = f"row {tid + 1}: label {tid % 4} has value 5"
             try:
                 _capi.check(status)

@@ -1,7 +1,13 @@
 """combpred.metrics: hand-computed cases, agreement with scipy, and input validation."""
 
 import itertools
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
+import combpred
 import numpy as np
 import pytest
 from combpred import metrics, spaces
@@ -17,6 +23,7 @@ from combpred.metrics import (
     spearman_rho_scorer,
     z_approximation_factor,
 )
+from numpy.testing import assert_array_equal
 from scipy import stats
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -410,3 +417,50 @@ def test_all_permutation_pairs_small_n():
     for a, b in itertools.product(perms, perms):
         conc = sum(np.sign(a[u] - a[v]) * np.sign(b[u] - b[v]) for u, v in itertools.combinations(range(3), 2))
         assert kendall_tau(a, b) == pytest.approx(conc / 3)
+
+
+def _kendall_by_pairs(T, P):
+    """The former definition: every label pair, materialised (O(n²) memory)."""
+    n = T.shape[1]
+    iu, iv = np.triu_indices(n, k=1)
+    return (np.sign(T[:, iu] - T[:, iv]) * np.sign(P[:, iu] - P[:, iv])).sum(axis=1) / len(iu)
+
+
+def test_kendall_inversion_count_equals_the_pairwise_definition():
+    """Issue 11 finding 8: the O(n log n) count gives bit for bit the pairwise values."""
+    for n in (2, 3, 4):  # every pair of rankings
+        perms = np.array(list(itertools.permutations(range(1, n + 1))))
+        T, P = np.repeat(perms, len(perms), axis=0), np.tile(perms, (len(perms), 1))
+        assert_array_equal(kendall_tau(T, P, average=False), _kendall_by_pairs(T, P))
+    rng = np.random.default_rng(8)
+    for n in [*range(5, 40), 64, 65, 200]:
+        T = np.array([rng.permutation(n) + 1 for _ in range(9)])
+        P = np.array([rng.permutation(n) + 1 for _ in range(9)])
+        assert_array_equal(kendall_tau(T, P, average=False), _kendall_by_pairs(T, P))
+    with pytest.raises(ValueError, match="no ties"):  # ties are still refused
+        kendall_tau([[1, 1, 2]], [[1, 2, 3]])
+
+
+def test_kendall_on_30000_labels_needs_little_memory():
+    code = """
+        import resource
+        import numpy as np
+        from combpred.metrics import kendall_tau
+        from scipy import stats
+        rng = np.random.default_rng(0)
+        a, b = rng.permutation(30000) + 1, rng.permutation(30000) + 1
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        tau = kendall_tau(a, b)
+        grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+        assert abs(tau - stats.kendalltau(a, b).statistic) < 1e-12, tau
+        print(grown)
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(Path(combpred.__file__).resolve().parent.parent)),
+    )
+    assert result.returncode == 0, result.stderr
+    assert float(result.stdout) < 100, f"kendall_tau grew the peak RSS by {result.stdout.strip()} MB"

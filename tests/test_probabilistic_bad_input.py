@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import pickle
 
+import _abi
 import numpy as np
 import pytest
 from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces
@@ -148,9 +149,9 @@ def test_handles_of_the_wrong_kind(data, fitted):
     lib = _capi.lib()
     out = np.empty((len(X), 3))
     with pytest.raises(TypeError, match="not a prob model handle"):
-        _capi.check(lib.cp_prob_decision(ridge._model.value, _capi.f64(X), *X.shape, _capi.f64(out), 3))
+        _capi.check(lib.cp_prob_decision(ridge._model.value, _abi.f64(X), *X.shape, _abi.f64(out), 3))
     with pytest.raises(TypeError, match="not a model handle"):
-        _capi.check(lib.cp_model_decision(fitted._model.value, _capi.f64(X), *X.shape, _capi.f64(out), 3))
+        _capi.check(lib.cp_model_decision(fitted._model.value, _abi.f64(X), *X.shape, _abi.f64(out), 3))
     with pytest.raises(TypeError, match="not a prob model handle"):
         _capi.check(lib.cp_prob_free(ridge._model.value))
     with pytest.raises(TypeError, match="not a model handle"):
@@ -160,9 +161,9 @@ def test_handles_of_the_wrong_kind(data, fitted):
         _capi.check(
             lib.cp_prob_fit(
                 fitted._model.value,
-                _capi.f64(X),
+                _abi.f64(X),
                 *X.shape,
-                _capi.i64(Y),
+                _abi.i64(Y),
                 3,
                 None,
                 b"",
@@ -184,7 +185,7 @@ def test_freed_and_never_issued_handles(data):
     _capi.check(lib.cp_prob_free(handle))
     for h in (handle, 0, -1, 2**62):
         with pytest.raises(ValueError, match="prob model handle .* invalid or already freed"):
-            _capi.check(lib.cp_prob_marginals(h, _capi.f64(X), *X.shape, None, _capi.f64(np.empty((40, 3))), 3))
+            _capi.check(lib.cp_prob_marginals(h, _abi.f64(X), *X.shape, None, _abi.f64(np.empty((40, 3))), 3))
     with pytest.raises(ValueError, match="invalid or already freed"):
         model.predict_proba(X)
     del model  # __del__ frees again: the error status is ignored
@@ -200,35 +201,31 @@ def test_null_pointers_and_sizes(data, fitted):
     sh = space._h()
     q = len(X)
     cases = [
-        (lambda: lib.cp_prob_decision(h, None, q, 6, _capi.f64(out), 3), "X is a NULL pointer"),
-        (lambda: lib.cp_prob_predict(h, _capi.f64(X), q, 6, None, 3), "NULL pointer"),
-        (lambda: lib.cp_prob_marginals(h, _capi.f64(X), q, 6, None, None, 3), "NULL pointer"),
-        (lambda: lib.cp_prob_marginals(h, _capi.f64(X), q, 6, None, _capi.f64(out), 4), "columns"),
-        (lambda: lib.cp_prob_sample(h, _capi.f64(X), q, 6, 1, None, None, 3), "NULL pointer"),
-        (lambda: lib.cp_prob_sample(h, _capi.f64(X), q, 6, 0, None, _capi.i64(iout), 3), "n_samples must be ≥ 1"),
-        (lambda: lib.cp_prob_sample(h, _capi.f64(X), q, 6, 1, None, _capi.i64(iout), 2), "columns"),
-        (lambda: lib.cp_prob_score_samples(h, _capi.f64(X), q, 6, None, 3, None, _capi.f64(out)), "Y is a NULL"),
-        (lambda: lib.cp_prob_log_partition(h, _capi.f64(X), q, 6, None, None, None, None), "NULL pointer"),
-        (lambda: lib.cp_prob_log_partition(h, _capi.f64(X), -1, 6, None, _capi.f64(out), None, None), "negative"),
-        (lambda: lib.cp_prob_coef(h, _capi.f64(out), 5, 3, None), "coef output"),
+        (lambda: lib.cp_prob_decision(h, None, q, 6, _abi.f64(out), 3), "X is a NULL pointer"),
+        (lambda: lib.cp_prob_predict(h, _abi.f64(X), q, 6, None, 3), "NULL pointer"),
+        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, None, 3), "NULL pointer"),
+        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 4), "columns"),
+        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, None, 3), "NULL pointer"),
+        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 0, None, _abi.i64(iout), 3), "n_samples must be ≥ 1"),
+        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 2), "columns"),
+        (lambda: lib.cp_prob_score_samples(h, _abi.f64(X), q, 6, None, 3, None, _abi.f64(out)), "Y is a NULL"),
+        (lambda: lib.cp_prob_log_partition(h, _abi.f64(X), q, 6, None, None, None, None), "NULL pointer"),
+        (lambda: lib.cp_prob_log_partition(h, _abi.f64(X), -1, 6, None, _abi.f64(out), None, None), "negative"),
+        (lambda: lib.cp_prob_coef(h, _abi.f64(out), 5, 3, None), "coef output"),
         (lambda: lib.cp_prob_info(h, *([None] * 8), None, None), "NULL"),
         (lambda: lib.cp_prob_to_bytes(h, None, 10**6, None), "NULL pointer"),
         (lambda: lib.cp_prob_from_bytes(None, 100, _capi.out_i64()), "NULL pointer"),
         (lambda: lib.cp_prob_from_bytes((ctypes.c_uint8 * 4)(), -4, _capi.out_i64()), "bad length"),
         (
-            lambda: lib.cp_prob_fit(
-                sh, None, q, 6, _capi.i64(Y), 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
-            ),
+            lambda: lib.cp_prob_fit(sh, None, q, 6, _abi.i64(Y), 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()),
             "X is",
         ),
         (
-            lambda: lib.cp_prob_fit(sh, _capi.f64(X), q, 6, _capi.i64(Y), 3, None, b"", _capi.PROGRESS(), None, None),
+            lambda: lib.cp_prob_fit(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, b"", _capi.PROGRESS(), None, None),
             "NULL",
         ),
         (
-            lambda: lib.cp_prob_fit(
-                sh, _capi.f64(X), 0, 6, None, 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()
-            ),
+            lambda: lib.cp_prob_fit(sh, _abi.f64(X), 0, 6, None, 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()),
             "sample",
         ),
     ]
@@ -264,10 +261,10 @@ def test_parameter_strings(data, fitted, function, params, match):
     calls = {
         "fit": lambda: lib.cp_prob_fit(
             space._h(),
-            _capi.f64(X),
+            _abi.f64(X),
             q,
             6,
-            _capi.i64(Y),
+            _abi.i64(Y),
             3,
             None,
             params,
@@ -275,10 +272,10 @@ def test_parameter_strings(data, fitted, function, params, match):
             None,
             _capi.out_i64(),
         ),
-        "log_partition": lambda: lib.cp_prob_log_partition(h, _capi.f64(X), q, 6, params, _capi.f64(out), None, None),
-        "marginals": lambda: lib.cp_prob_marginals(h, _capi.f64(X), q, 6, params, _capi.f64(out), 3),
+        "log_partition": lambda: lib.cp_prob_log_partition(h, _abi.f64(X), q, 6, params, _abi.f64(out), None, None),
+        "marginals": lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, params, _abi.f64(out), 3),
         "sample": lambda: lib.cp_prob_sample(
-            h, _capi.f64(X), q, 6, 1, params, _capi.i64(np.empty((q, 3), dtype=np.int64)), 3
+            h, _abi.f64(X), q, 6, 1, params, _abi.i64(np.empty((q, 3), dtype=np.int64)), 3
         ),
     }
     if match is None:

@@ -11,6 +11,7 @@ import ctypes
 import os
 import threading
 from ctypes import POINTER, c_char_p, c_double, c_int, c_int64, c_uint8, c_uint64, c_void_p
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,47 @@ OK, VALUE, TYPE, CANCELLED, INTERNAL, MEMORY = 0, 1, 2, 3, 4, 5
 
 PROGRESS = ctypes.CFUNCTYPE(c_int, c_int64, c_double, c_double, c_void_p)
 
-_i64p, _f64p = POINTER(c_int64), POINTER(c_double)
+
+class _Buffer:
+    """An array checked by :func:`f64` or :func:`i64`, as the C ABI receives it: the only array
+    argument the signatures below accept (with ``None`` and a scalar output cell)."""
+
+    __slots__ = ("array", "pointer")
+
+    def __init__(self, array: np.ndarray, pointer: Any):
+        self.array, self.pointer = array, pointer
+
+
+class _ArrayArg:
+    """ctypes argument type of a ``double*``/``int64_t*`` parameter: a raw pointer is refused, so
+    every array that reaches Go has gone through the checks of :func:`f64`/:func:`i64`."""
+
+    _scalar: type  # the ctypes type of a scalar output cell
+    _dtype: np.dtype
+
+    @classmethod
+    def from_param(cls, obj: Any) -> Any:
+        if obj is None:
+            return None
+        if isinstance(obj, cls._scalar):
+            return ctypes.byref(obj)
+        if isinstance(obj, _Buffer) and obj.array.dtype == cls._dtype:
+            return obj.pointer
+        raise TypeError(
+            f"internal error: a {cls._dtype} array argument of the C ABI must come from combpred._capi's "
+            f"checked buffers, got {type(obj).__name__}"
+        )
+
+
+class _F64Arg(_ArrayArg):
+    _scalar, _dtype = c_double, np.dtype(np.float64)
+
+
+class _I64Arg(_ArrayArg):
+    _scalar, _dtype = c_int64, np.dtype(np.int64)
+
+
+_i64p, _f64p = _I64Arg, _F64Arg
 
 _SIGNATURES = {
     "cp_version": ([], c_char_p),
@@ -53,6 +94,8 @@ _SIGNATURES = {
     "cp_model_free": ([c_int64], c_int),
     "cp_model_info": ([c_int64] + [_i64p] * 7 + [_f64p, _f64p], c_int),
     "cp_model_space": ([c_int64, _i64p], c_int),
+    "cp_prob_space": ([c_int64, _i64p], c_int),
+    "cp_space_same": ([c_int64, c_int64, _i64p], c_int),
     "cp_model_decision": ([c_int64, _f64p, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_model_predict": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
     "cp_model_coef": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),
@@ -106,7 +149,15 @@ def lib() -> ctypes.CDLL:
                     "runtime does not survive fork(). Use the 'spawn' or 'forkserver' start method "
                     "of multiprocessing (or joblib's default 'loky' backend)."
                 )
-            handle = _libpath.load()
+            handle = _libpath.load(before=_refuse_second_copy)
+            path = handle._name
+            missing = [name for name in _SIGNATURES if not hasattr(handle, name)]
+            if missing:
+                raise ImportError(
+                    f"{path} is not combpred's core library (or is a foreign build): it lacks "
+                    f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}. Unset COMBPRED_LIBRARY or point "
+                    "it at a libcombpred built from this package."
+                )
             for name, (argtypes, restype) in _SIGNATURES.items():
                 fn = getattr(handle, name)
                 fn.argtypes, fn.restype = argtypes, restype
@@ -119,6 +170,47 @@ def lib() -> ctypes.CDLL:
             _loaded_in_pid = os.getpid()
             _lib = handle
     return _lib
+
+
+def _refuse_second_copy(path: Any) -> None:
+    """Refuse to load ``path`` when another copy of the library is already mapped in this process.
+
+    Each copy starts its own Go runtime, and two Go runtimes in one process are unsupported
+    (golang/go#65050: they fight over signals and threads). A copy is another mapped file whose
+    name contains "combpred" and whose symbols name the C ABI (read from /proc/self/maps; other
+    systems are not checked).
+    """
+    try:
+        with open("/proc/self/maps") as maps:
+            mapped = {line.split(None, 5)[5].strip() for line in maps if len(line.split(None, 5)) == 6}
+    except OSError:
+        return  # not Linux: nothing to inspect
+    try:
+        ours = os.stat(path)
+    except OSError:
+        return
+    for other in sorted(mapped):
+        if not other.startswith("/") or "combpred" not in os.path.basename(other):
+            continue
+        try:
+            st = os.stat(other)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) != (ours.st_dev, ours.st_ino) and _is_combpred_library(other):
+            raise ImportError(
+                f"another copy of combpred's core library is already loaded in this process ({other}); "
+                f"loading {path} would start a second Go runtime, which Go does not support "
+                "(golang/go#65050). Use one installation of combpred per process."
+            )
+
+
+def _is_combpred_library(path: str) -> bool:
+    """Whether the shared object at path exports combpred's C ABI (its symbol table names cp_last_error)."""
+    try:
+        with open(path, "rb") as f:
+            return b"cp_last_error" in f.read()
+    except OSError:
+        return False
 
 
 def usable() -> bool:
@@ -142,14 +234,75 @@ def check(status: int) -> None:
     raise RuntimeError(message)
 
 
-def f64(a: np.ndarray):
-    """A pointer to a C-contiguous float64 array (the caller keeps the array alive)."""
-    return a.ctypes.data_as(_f64p)
+def _checked(a: Any, dtype: np.dtype, shape: tuple[int, ...], name: str, writable: bool) -> tuple[np.ndarray, _Buffer]:
+    """The checks of :func:`f64` and :func:`i64`, for ``dtype``."""
+    shape = tuple(int(n) for n in shape)
+    if writable:
+        # An output buffer is written in place: a converted copy would silently lose the result.
+        if not (
+            isinstance(a, np.ndarray)
+            and a.dtype == dtype
+            and a.flags.c_contiguous
+            and a.flags.aligned
+            and a.flags.writeable
+            and a.dtype.isnative
+        ):
+            raise RuntimeError(f"internal error: output {name} must be a writable C-contiguous {dtype} array")
+    else:
+        a = _convert(a, dtype, name)
+    if a.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {a.shape}")
+    return a, _Buffer(a, a.ctypes.data_as(POINTER(c_double if dtype.kind == "f" else c_int64)))
 
 
-def i64(a: np.ndarray):
-    """A pointer to a C-contiguous int64 array (the caller keeps the array alive)."""
-    return a.ctypes.data_as(_i64p)
+def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
+    """``a`` as a C-contiguous, aligned, native-order array of ``dtype``, refusing lossy kinds."""
+    a = np.asarray(a)
+    kind = a.dtype.kind
+    if dtype.kind == "f":
+        if kind not in "fiub" or (kind == "f" and a.dtype.itemsize > 8):  # long double would lose precision
+            raise TypeError(f"{name} must hold real numbers, got dtype {a.dtype}")
+    else:
+        if kind == "f":
+            if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
+                raise ValueError(f"{name} must hold integers, found a non-integer value")
+            if a.size and (a.min() < -(2.0**63) or a.max() >= 2.0**63):
+                raise ValueError(f"{name} holds a value outside the int64 range")
+        elif kind == "u" and a.dtype.itemsize == 8:
+            if a.size and a.max() > np.iinfo(np.int64).max:
+                raise ValueError(f"{name} holds a value outside the int64 range")
+        elif kind not in "iub":
+            raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
+    return np.require(a, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
+
+
+def f64(a: Any, shape: tuple[int, ...], name: str, *, writable: bool = False) -> tuple[np.ndarray, _Buffer]:
+    """Check and convert an array for a ``double*`` argument of the C ABI.
+
+    Returns the array (C-contiguous, aligned, native float64: keep it alive during the call) and
+    the argument to pass. Its shape must be ``shape``, the dimensions the call declares; integer and
+    boolean inputs are converted, other kinds (complex, object, strings) refused naming ``name``.
+    ``writable`` marks an output buffer, which must already have the exact layout (never copied).
+    """
+    return _checked(a, np.dtype(np.float64), shape, name, writable)
+
+
+def i64(a: Any, shape: tuple[int, ...], name: str, *, writable: bool = False) -> tuple[np.ndarray, _Buffer]:
+    """Check and convert an array for an ``int64_t*`` argument of the C ABI, as :func:`f64`.
+
+    Floats must be finite and integral; unsigned values must fit int64.
+    """
+    return _checked(a, np.dtype(np.int64), shape, name, writable)
+
+
+def out_f64(shape: tuple[int, ...]) -> tuple[np.ndarray, _Buffer]:
+    """A fresh float64 output array of ``shape`` and its argument."""
+    return f64(np.empty(shape), shape, "out", writable=True)
+
+
+def out_i64_array(shape: tuple[int, ...]) -> tuple[np.ndarray, _Buffer]:
+    """A fresh int64 output array of ``shape`` and its argument."""
+    return i64(np.empty(shape, dtype=np.int64), shape, "out", writable=True)
 
 
 def out_i64():

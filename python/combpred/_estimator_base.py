@@ -9,14 +9,16 @@ import numbers
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _capi
 from . import spaces as _spaces
@@ -30,9 +32,27 @@ class _Model:
     """
 
     prefix = "cp_model"
+    n_counts = 7  # the integer fields of {prefix}_info, which begin with n_features, dim, width
 
     def __init__(self, value: int):
         self.value = value
+        counts = [_capi.out_i64() for _ in range(self.n_counts)]
+        objective, rel = ctypes.c_double(), ctypes.c_double()
+        _capi.check(getattr(_capi.lib(), f"{self.prefix}_info")(value, *counts, objective, rel))
+        self.counts = tuple(c.value for c in counts)
+        self.objective, self.relative_gradient = objective.value, rel.value
+        # The dimensions of every call on this model come from the model itself: an estimator refitted
+        # in another thread cannot change them under a call (see StructuredEstimator._fitted).
+        self.n_features, self.dim, self.width = self.counts[:3]
+
+    def same_space(self, space: _spaces.Space) -> bool:
+        """Whether ``space`` is the model's own space (same kind and parameters, per the core)."""
+        out = _capi.out_i64()
+        _capi.check(getattr(_capi.lib(), f"{self.prefix}_space")(self.value, out))
+        own = _spaces._Handle(out.value)
+        same = _capi.out_i64()
+        _capi.check(_capi.lib().cp_space_same(own.value, space._h(), same))
+        return bool(same.value)
 
     def __del__(self):
         if _capi.usable() and _capi._lib is not None:
@@ -54,6 +74,49 @@ class _Model:
         out = _capi.out_i64()
         _capi.check(getattr(_capi.lib(), f"{cls.prefix}_from_bytes")(buf, len(data), out))
         return cls(out.value)
+
+
+class _Fitted(NamedTuple):
+    """The fitted state one call uses, read once: a refit in another thread replaces the estimator's
+    attributes, never this snapshot (the model handle stays alive while the snapshot does)."""
+
+    model: _Model
+    space: _spaces.Space
+    classes: Any
+
+    @property
+    def dim(self) -> int:
+        return self.model.dim
+
+    @property
+    def width(self) -> int:
+        return self.model.width
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None:
+    """Validate sample weights: the one rule of fit, partial_fit and score.
+
+    Returns None for None, else a C-contiguous float64 array of length ``n_samples`` that is finite,
+    non-negative and not all zero; anything else raises ``ValueError`` naming sample_weight.
+    """
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "fiub":
+        raise ValueError(f"sample_weight must hold real numbers, got dtype {w.dtype}")
+    if w.ndim == 0:
+        w = np.full(n_samples, w, dtype=np.float64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if w.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {w.shape}")
+    bad = ~np.isfinite(w) | (w < 0)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        value = "NaN" if np.isnan(w[i]) else repr(float(w[i]))
+        raise ValueError(f"sample_weight[{i}] = {value}: weights must be finite and non-negative")
+    if n_samples and not np.any(w > 0):
+        raise ValueError("sample_weight must hold at least one non-zero weight (all are zero)")
+    return w
 
 
 def run_fit(
@@ -216,9 +279,7 @@ class StructuredEstimator(BaseEstimator):
         )
         self._check_fit_X(X)
         space, rows, classes = self._targets(X, y, classes)
-        sw = None
-        if sample_weight is not None:
-            sw = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
+        sw = check_sample_weight(sample_weight, X.shape[0])
         set_threads(self.n_jobs)
         return X, space, rows, classes, sw
 
@@ -230,18 +291,22 @@ class StructuredEstimator(BaseEstimator):
         """Run ``fit(space, X, m, n, Y, w, sample_weight, *args, progress, ctx, out)`` of the C ABI
         through :func:`run_fit` and store the fitted state (``space_``, ``classes_``, the model)."""
         fn = getattr(_capi.lib(), fit)
+        m, n, w = X.shape[0], X.shape[1], space.width
+        X, px = _capi.f64(X, (m, n), "X")
+        rows, py = _capi.i64(rows, (m, w), "y")
+        sw, pw = (None, None) if sw is None else _capi.f64(sw, (m,), "sample_weight")
         model = run_fit(
             self._model_class,
             type(self).__name__,
             self.verbose,
             lambda callback, out: fn(
                 space._h(),
-                _capi.f64(X),
-                X.shape[0],
-                X.shape[1],
-                _capi.i64(rows),
-                space.width,
-                _capi.f64(sw) if sw is not None else None,
+                px,
+                m,
+                n,
+                py,
+                w,
+                pw,
                 *args,
                 callback,
                 None,
@@ -256,24 +321,23 @@ class StructuredEstimator(BaseEstimator):
 
     def _set_model(self, model: _Model) -> None:
         """Store a fitted model and read its attributes (coef_, n_iter_, ...)."""
+        self.__dict__.setdefault("_model_lock", threading.Lock())
         self._model = model
 
-    def _read_info(self, n_counts: int) -> list[int]:
-        """Read how the model's fit ended through ``{prefix}_info``: set ``objective_`` and
-        ``relative_gradient_``, and return the model kind's ``n_counts`` integer fields."""
-        counts = [_capi.out_i64() for _ in range(n_counts)]
-        objective, rel = ctypes.c_double(), ctypes.c_double()
-        info = getattr(_capi.lib(), f"{self._model_class.prefix}_info")
-        _capi.check(info(self._model.value, *counts, objective, rel))
-        self.objective_ = objective.value
-        self.relative_gradient_ = rel.value
-        return [c.value for c in counts]
+    def _read_info(self, model: _Model) -> tuple[int, ...]:
+        """Set ``objective_`` and ``relative_gradient_`` from how the model's fit ended, and return
+        the model kind's integer fields of ``{prefix}_info``."""
+        self.objective_ = model.objective
+        self.relative_gradient_ = model.relative_gradient
+        return model.counts
 
-    def _read_coef(self, n_features: int, dim: int) -> None:
+    def _read_coef(self, model: _Model) -> None:
         """Read a linear model's W and b through ``{prefix}_coef`` into ``coef_`` and ``intercept_``."""
-        coef, intercept = np.empty((n_features, dim)), np.empty(dim)
-        read = getattr(_capi.lib(), f"{self._model_class.prefix}_coef")
-        _capi.check(read(self._model.value, _capi.f64(coef), n_features, dim, _capi.f64(intercept)))
+        n_features, dim = model.n_features, model.dim
+        coef, pc = _capi.out_f64((n_features, dim))
+        intercept, pi = _capi.out_f64((dim,))
+        read = getattr(_capi.lib(), f"{model.prefix}_coef")
+        _capi.check(read(model.value, pc, n_features, dim, pi))
         self.coef_, self.intercept_ = coef, intercept
 
     def _targets(
@@ -327,7 +391,7 @@ class StructuredEstimator(BaseEstimator):
     def _reset(self) -> None:
         """Forget a previous fit, so that a fit that fails (or is interrupted) leaves no stale model."""
         for key in list(vars(self)):
-            if key == "_model" or (key.endswith("_") and not key.startswith("_")):
+            if key in ("_model_obj", "_model_bytes") or (key.endswith("_") and not key.startswith("_")):
                 delattr(self, key)
 
     # -- prediction ---------------------------------------------------------------------------
@@ -344,23 +408,36 @@ class StructuredEstimator(BaseEstimator):
             and not hasattr(self, "feature_names_in_")
             and np.isfinite(X).all()  # else scikit-learn's check names NaN or infinity
         ):
-            if X.shape[1] != self.n_features_in_:
+            n_features = self.__dict__.get("n_features_in_")  # read once: a refit may reset it
+            if n_features is not None and X.shape[1] != n_features:
                 raise ValueError(
                     f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                    f"{self.n_features_in_} features as input."
+                    f"{n_features} features as input."
                 )
             return X
         return validate_data(self, X, dtype=np.float64, order="C", reset=False)
 
-    def _call(self, name: str, X: np.ndarray, *args: Any) -> None:
+    def _fitted(self) -> _Fitted:
+        """The fitted state of one call (see :class:`_Fitted`), read once."""
+        check_is_fitted(self, "_model")
+        try:
+            return _Fitted(self._model, self.space_, self.__dict__.get("classes_"))
+        except AttributeError:  # a fit in another thread has just reset the estimator
+            check_is_fitted(self, ["_model", "space_"])
+            raise
+
+    def _call(self, fitted: _Fitted, name: str, X: np.ndarray, *args: Any) -> None:
         """Call ``{prefix}_{name}(model, X, q, n, *args)`` and raise on error."""
-        fn = getattr(_capi.lib(), f"{self._model_class.prefix}_{name}")
-        _capi.check(fn(self._model.value, _capi.f64(X), X.shape[0], X.shape[1], *args))
+        fn = getattr(_capi.lib(), f"{fitted.model.prefix}_{name}")
+        q, n = X.shape[0], fitted.model.n_features
+        X, px = _capi.f64(X, (q, n), "X")
+        _capi.check(fn(fitted.model.value, px, q, n, *args))
 
     def _scores(self, X: Any) -> np.ndarray:
+        fitted = self._fitted()
         X = self._inputs(X)
-        out = np.empty((X.shape[0], self.space_.dim))
-        self._call("decision", X, _capi.f64(out), self.space_.dim)
+        out, p = _capi.out_f64((X.shape[0], fitted.dim))
+        self._call(fitted, "decision", X, p, fitted.dim)
         return out
 
     def _margin(self, scores: np.ndarray) -> np.ndarray:
@@ -369,41 +446,90 @@ class StructuredEstimator(BaseEstimator):
             return scores[:, 1] - scores[:, 0]
         return scores
 
-    def _structures(self, rows: np.ndarray) -> np.ndarray:
+    def _structures(self, fitted: _Fitted, rows: np.ndarray) -> np.ndarray:
         """Structures in the space's encoding from int64 rows (class labels for multiclass)."""
-        structures = self.space_._from_rows(rows)
+        structures = fitted.space._from_rows(rows)
         if self._is_multiclass():
-            return self.classes_[structures]
+            return fitted.classes[structures]
         return structures
 
     def _predict(self, X: Any) -> np.ndarray:
+        fitted = self._fitted()
         X = self._inputs(X)
-        out = np.empty((X.shape[0], self.space_.width), dtype=np.int64)
-        self._call("predict", X, _capi.i64(out), self.space_.width)
-        return self._structures(out)
+        out, p = _capi.out_i64_array((X.shape[0], fitted.width))
+        self._call(fitted, "predict", X, p, fitted.width)
+        return self._structures(fitted, out)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean quality of the predictions on (X, y): accuracy for multiclass, 1 − Hamming loss for
-        multilabel, the space's own score otherwise (see ``combpred.spaces``)."""
+        multilabel, the space's own score otherwise (see ``combpred.spaces``), weighted by
+        ``sample_weight`` (validated as in :meth:`fit`)."""
         pred = self.predict(X)
+        sw = check_sample_weight(sample_weight, len(pred))
         if self._is_multiclass():
-            hits = (pred == np.asarray(y).ravel()).astype(float)
-            return float(np.average(hits, weights=sample_weight))
-        return self.space_.score(y, pred)
+            y = np.asarray(y).ravel()
+            if y.shape[0] != len(pred):
+                raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
+            return float(np.average(pred == y, weights=sw))
+        return float(np.average(self.space_.score_samples(y, pred), weights=sw))
 
     # -- pickling: the Go model travels as its bytes --------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
-        model = state.pop("_model", None)
+        state.pop("_model_lock", None)
+        model = state.pop("_model_obj", None)  # else "_model_bytes" not yet built travels as it came
         if model is not None:
             state["_model_bytes"] = model.to_bytes()
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        data = state.pop("_model_bytes", None)
+        # The model bytes are the one source of truth: the fitted attributes pickled beside them are
+        # re-read from the model, and the space is checked against the model's own. In a process
+        # that cannot call the core (a child forked after the parent loaded it), the model is built
+        # on first use instead, so that unpickling a task succeeds and its call raises
+        # ForkedChildError, which reaches the caller as the task's exception.
         super().__setstate__(state)
-        if data is not None:
-            self._model = self._model_class.from_bytes(data)
+        self.__dict__["_model_lock"] = threading.Lock()
+        if "_model_bytes" in state and _capi.usable():
+            self._model  # noqa: B018 -- build (and check) now
+
+    @property
+    def _model(self) -> _Model:
+        model = self.__dict__.get("_model_obj")
+        if model is not None:
+            return model
+        if "_model_bytes" not in self.__dict__:
+            raise AttributeError("_model")
+        with self.__dict__["_model_lock"]:
+            model = self.__dict__.get("_model_obj")
+            if model is None:
+                model = self._load_model(self.__dict__["_model_bytes"])
+        return model
+
+    @_model.setter
+    def _model(self, model: _Model) -> None:
+        self.__dict__["_model_obj"] = model
+        self.__dict__.pop("_model_bytes", None)
+
+    def _load_model(self, data: bytes) -> _Model:
+        """Build the model of pickled bytes and derive the fitted attributes from it."""
+        model = self._model_class.from_bytes(data)
+        space = self.__dict__.get("space_")
+        if not isinstance(space, _spaces.Space) or not model.same_space(space):
+            raise ValueError(
+                f"inconsistent pickle of {type(self).__name__}: its model bytes hold another space than "
+                f"space_={space!r}; the pickle was altered"
+            )
+        classes = self.__dict__.get("classes_")
+        if self._is_multiclass() and (classes is None or len(classes) != model.dim):
+            raise ValueError(
+                f"inconsistent pickle of {type(self).__name__}: classes_ does not match the model's "
+                f"{model.dim} classes; the pickle was altered"
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # warned when it was fitted
+            self._set_model(model)
+        return model
 
 
 def class_labels(y: Any, too_few: str) -> tuple[np.ndarray, np.ndarray]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 _NAMES = {"linux": "libcombpred.so", "darwin": "libcombpred.dylib", "win32": "combpred.dll"}
@@ -34,8 +35,8 @@ def candidate_paths() -> list[Path]:
     return paths
 
 
-def load() -> ctypes.CDLL:
-    """Load the first library found in :func:`candidate_paths`.
+def load(before: Callable[[Path], None] | None = None) -> ctypes.CDLL:
+    """Load the first library found in :func:`candidate_paths`; ``before(path)`` may refuse it by raising.
 
     Raises
     ------
@@ -45,6 +46,8 @@ def load() -> ctypes.CDLL:
     tried = []
     for path in candidate_paths():
         if path.is_file():
+            if before is not None:
+                before(path)
             try:
                 return ctypes.CDLL(str(path))
             except OSError as exc:

@@ -28,6 +28,7 @@ class _ProbModel(_Model):
     """A fitted ProbabilisticStructured model in the core (``cp_prob_*``)."""
 
     prefix = "cp_prob"
+    n_counts = 8
 
 
 def _params(**items: Any) -> bytes:
@@ -227,10 +228,10 @@ class ProbabilisticStructured(StructuredEstimator):
 
     def _set_model(self, model: _ProbModel) -> None:
         super()._set_model(model)
-        n_features, dim, _, _, n_iter, converged, _, solver = self._read_info(8)
+        _, _, _, _, n_iter, converged, _, solver = self._read_info(model)
         self.n_iter_ = n_iter
         self.solver_ = _SOLVER_NAMES.get(solver, str(solver))
-        self._read_coef(n_features, dim)
+        self._read_coef(model)
         if self.solver_ == "lbfgs" and not converged:
             warnings.warn(
                 f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "
@@ -272,15 +273,16 @@ class ProbabilisticStructured(StructuredEstimator):
         fit's; the names of the estimator's ``sampler`` but "exact"), seeded by random_state (default:
         the estimator's).
         """
+        fitted = self._fitted()
         X = self._inputs(X)
-        dim = self.space_.dim
-        out = np.empty((X.shape[0], dim))
+        dim = fitted.dim
+        out, p = _capi.out_f64((X.shape[0], dim))
         params = _params(
             n_samples=_count(n_samples, "n_samples", True),
             sampler=_sampler(sampler),
             random_state=self._seed_or_own(random_state),
         )
-        self._call("marginals", X, params, _capi.f64(out), dim)
+        self._call(fitted, "marginals", X, params, p, dim)
         return out
 
     @available_if(lambda self: self._is_classifier())
@@ -294,7 +296,7 @@ class ProbabilisticStructured(StructuredEstimator):
         """
         return self.predict_marginals(X)
 
-    def _target_rows(self, Y: Any) -> np.ndarray:
+    def _target_rows(self, fitted: Any, Y: Any) -> np.ndarray:
         """Encode structures given in the space's encoding (class labels for multiclass) as rows."""
         if self._is_multiclass():
             y = np.asarray(Y)
@@ -302,8 +304,8 @@ class ProbabilisticStructured(StructuredEstimator):
                 y = y.ravel()
             if y.ndim != 1:
                 raise ValueError(f"y must be 1-D class labels for space='multiclass', got shape {y.shape}")
-            return class_rows(y, self.classes_)
-        return self.space_._to_rows(Y, "Y")
+            return class_rows(y, fitted.classes)
+        return fitted.space._to_rows(Y, "Y")
 
     def score_samples(self, X: Any, Y: Any = None, method: str = "auto", **log_partition_params: Any) -> np.ndarray:
         """Return log p(y_i | x_i) for each pair of rows (X[i], Y[i]), shape (n_samples,).
@@ -314,13 +316,15 @@ class ProbabilisticStructured(StructuredEstimator):
         ``"auto"``) and its other parameters (``epsilon``, ``delta``, ``n_samples``, ``sampler``,
         ``random_state``).
         """
+        fitted = self._fitted()
         X = self._inputs(X)
-        rows = self._target_rows(self.predict(X) if Y is None else Y)
+        rows = self._target_rows(fitted, self.predict(X) if Y is None else Y)
         if rows.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but Y has {rows.shape[0]}")
-        out = np.empty(X.shape[0])
+        rows, py = _capi.i64(rows, (X.shape[0], fitted.width), "Y")
+        out, p = _capi.out_f64((X.shape[0],))
         params = self._log_z_params(method, **log_partition_params)
-        self._call("score_samples", X, _capi.i64(rows), self.space_.width, params, _capi.f64(out))
+        self._call(fitted, "score_samples", X, py, fitted.width, params, p)
         return out
 
     def _log_z_params(
@@ -388,11 +392,12 @@ class ProbabilisticStructured(StructuredEstimator):
             ``bound`` (Taylor: a proven bound on |log Z − estimate|), ``stages``,
             ``samples_per_stage``, ``runs``, ``samples`` (total) and ``steps`` (Markov steps).
         """
+        fitted = self._fitted()
         X = self._inputs(X)
         params = self._log_z_params(method, epsilon, delta, n_samples, sampler, random_state)
         q = X.shape[0]
-        out, stats, counts = np.empty(q), np.empty((q, 3)), np.empty((q, 7), dtype=np.int64)
-        self._call("log_partition", X, params, _capi.f64(out), _capi.f64(stats), _capi.i64(counts))
+        (out, p), (stats, ps), (counts, pc) = _capi.out_f64((q,)), _capi.out_f64((q, 3)), _capi.out_i64_array((q, 7))
+        self._call(fitted, "log_partition", X, params, p, ps, pc)
         info = {
             "method": np.array([_METHOD_NAMES[m] for m in counts[:, 0]]),
             "valid": counts[:, 1].astype(bool),
@@ -423,14 +428,12 @@ class ProbabilisticStructured(StructuredEstimator):
             multiclass spaces (class labels, as ``predict`` returns them)
             Structures in the space's encoding.
         """
+        fitted = self._fitted()
         X = self._inputs(X)
         count = _count(n_samples, "n_samples")
-        width, q = self.space_.width, X.shape[0]
-        out = np.empty((q, count, width), dtype=np.int64)
+        width, q = fitted.width, X.shape[0]
+        out, p = _capi.out_i64_array((q, count, width))
         params = _params(sampler=_sampler(sampler), random_state=self._seed_or_own(random_state))
-        lib = _capi.lib()
-        _capi.check(
-            lib.cp_prob_sample(self._model.value, _capi.f64(X), q, X.shape[1], count, params, _capi.i64(out), width)
-        )
-        structures = self._structures(out.reshape(q * count, width))
+        self._call(fitted, "sample", X, count, params, p, width)
+        structures = self._structures(fitted, out.reshape(q * count, width))
         return structures.reshape((q, count) + structures.shape[1:])

@@ -14,11 +14,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import validate_data
 
 from . import _capi
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, _Model, class_rows, run_fit
+from ._estimator_base import StructuredEstimator, _Model, check_sample_weight, class_rows, run_fit
 
 __all__ = ["StructuredRidge"]
 
@@ -255,7 +255,7 @@ class StructuredRidge(StructuredEstimator):
         -------
         self : StructuredRidge
         """
-        previous = self.__dict__.get("_model") if self.warm_start else None  # _fit_data forgets it
+        previous = getattr(self, "_model", None) if self.warm_start else None  # _fit_data forgets it
         previous_kernel, previous_X = self.__dict__.get("_callable"), self.__dict__.get("X_fit_")
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
         fitted, core_X = None, X
@@ -341,7 +341,7 @@ class StructuredRidge(StructuredEstimator):
         -------
         self : StructuredRidge
         """
-        previous = self.__dict__.get("_model")
+        previous = getattr(self, "_model", None)
         fitted = self.__dict__.get("_callable")
         shift = 1.0 if self.fit_intercept else 0.0
         if previous is None:
@@ -373,10 +373,14 @@ class StructuredRidge(StructuredEstimator):
             )
             space, fitted_classes = self.space_, getattr(self, "classes_", None)
             rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
-            sw = None if sample_weight is None else np.ascontiguousarray(_check_sample_weight(sample_weight, X))
+            sw = check_sample_weight(sample_weight, X.shape[0])
         core_X = fitted.features(X) if fitted is not None else X
         params = self._params_string(core_X.shape[1]).encode()
         fn = _capi.lib().cp_ridge_partial_fit
+        m, n, w = core_X.shape[0], core_X.shape[1], space.width
+        core_X, px = _capi.f64(core_X, (m, n), "X")
+        rows, py = _capi.i64(rows, (m, w), "y")
+        sw, pw = (None, None) if sw is None else _capi.f64(sw, (m,), "sample_weight")
         model = run_fit(
             self._model_class,
             type(self).__name__,
@@ -384,12 +388,12 @@ class StructuredRidge(StructuredEstimator):
             lambda callback, out: fn(
                 previous.value if previous is not None else 0,
                 space._h(),
-                _capi.f64(core_X),
-                core_X.shape[0],
-                core_X.shape[1],
-                _capi.i64(rows),
-                space.width,
-                _capi.f64(sw) if sw is not None else None,
+                px,
+                m,
+                n,
+                py,
+                w,
+                pw,
                 params,
                 callback,
                 None,
@@ -434,7 +438,7 @@ class StructuredRidge(StructuredEstimator):
 
     def _set_model(self, model: _Model) -> None:
         super()._set_model(model)
-        n_features, dim, _, _, kind, n_iter, _ = self._read_info(7)
+        _, _, _, _, kind, n_iter, _ = self._read_info(model)
         self.n_iter_ = max(n_iter, 1)  # the exact solver's single direct solve counts as one iteration
         stream = [_capi.out_i64() for _ in range(4)]
         _capi.check(_capi.lib().cp_model_stream_info(model.value, *stream))
@@ -443,7 +447,15 @@ class StructuredRidge(StructuredEstimator):
         if n_components:
             self.n_components_ = n_components
         if kind == _KERNELS["linear"]:
-            self._read_coef(n_features, dim)
+            self._read_coef(model)
+
+    def _load_model(self, data: bytes) -> _Model:
+        model = super()._load_model(data)
+        fitted = self.__dict__.get("_callable")
+        if fitted is not None and fitted.projection is not None:
+            for name in ("coef_", "intercept_"):  # as _set_callable: the core model is linear on the map
+                self.__dict__.pop(name, None)
+        return model
 
     # -- prediction ---------------------------------------------------------------------------
     def _core_blocks(self, X: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
@@ -461,20 +473,26 @@ class StructuredRidge(StructuredEstimator):
     def _scores(self, X: Any) -> np.ndarray:
         if "_callable" not in self.__dict__:
             return super()._scores(X)
+        fitted = self._fitted()
         X = self._inputs(X)
-        out = np.empty((X.shape[0], self.space_.dim))
+        d = fitted.dim
+        out = np.empty((X.shape[0], d))
         for rows, block in self._core_blocks(X):
-            self._call("decision", block, _capi.f64(out[rows]), self.space_.dim)  # out[rows]: a contiguous view
+            _, p = _capi.f64(out[rows], (block.shape[0], d), "out", writable=True)  # a contiguous view
+            self._call(fitted, "decision", block, p, d)
         return out
 
     def _predict(self, X: Any) -> np.ndarray:
         if "_callable" not in self.__dict__:
             return super()._predict(X)
+        fitted = self._fitted()
         X = self._inputs(X)
-        out = np.empty((X.shape[0], self.space_.width), dtype=np.int64)
+        w = fitted.width
+        out = np.empty((X.shape[0], w), dtype=np.int64)
         for rows, block in self._core_blocks(X):
-            self._call("predict", block, _capi.i64(out[rows]), self.space_.width)
-        return self._structures(out)
+            _, p = _capi.i64(out[rows], (block.shape[0], w), "out", writable=True)
+            self._call(fitted, "predict", block, p, w)
+        return self._structures(fitted, out)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Return the scores u(x) in ψ-coordinates, shape (n_samples, d).

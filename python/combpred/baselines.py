@@ -566,6 +566,7 @@ class StructuredSVM(BaseEstimator):
         y : ndarray
             Structures in the space's encoding (class labels for ``space="multiclass"``).
         """
+        check_is_fitted(self)  # before space_ is read: NotFittedError, not AttributeError
         pred = self.space_.decode(self.decision_function(X))
         if self.space == "multiclass":
             return self.classes_[pred]

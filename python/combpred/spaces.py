@@ -65,9 +65,10 @@ class Space:
             with _handle_lock:
                 h = self.__dict__.get("_handle_obj")
                 if h is None:
-                    params = np.ascontiguousarray(self._params(), dtype=np.int64)
+                    values = self._params()
+                    _, params = _capi.i64(np.array(values, dtype=np.int64), (len(values),), "space parameters")
                     out = _capi.out_i64()
-                    _capi.check(_capi.lib().cp_space_new(self.kind.encode(), _capi.i64(params), len(params), out))
+                    _capi.check(_capi.lib().cp_space_new(self.kind.encode(), params, len(values), out))
                     h = _Handle(out.value)
                     self.__dict__["_info_cache"] = self._read_info(h.value)
                     self.__dict__["_handle_obj"] = h  # published last: the info is ready with it
@@ -123,8 +124,9 @@ class Space:
 
     def mean(self) -> np.ndarray:
         """Return p = Ψ/|Y|, the mean of ψ under the uniform distribution, shape (d,)."""
-        out = np.empty(self.dim)
-        _capi.check(_capi.lib().cp_space_mean(self._h(), _capi.f64(out), self.dim))
+        d = self.dim
+        out, p = _capi.out_f64((d,))
+        _capi.check(_capi.lib().cp_space_mean(self._h(), p, d))
         return out
 
     def covariance(self) -> np.ndarray:
@@ -134,17 +136,17 @@ class Space:
         so does a matrix above the memory budget (``MemoryError``, see :func:`combpred.set_config`).
         """
         _capi.check(_capi.lib().cp_space_covariance_check(self._h()))  # refuses before NumPy allocates
-        out = np.empty((self.dim, self.dim))
-        _capi.check(_capi.lib().cp_space_covariance(self._h(), _capi.f64(out), self.dim))
+        d = self.dim
+        out, p = _capi.out_f64((d, d))
+        _capi.check(_capi.lib().cp_space_covariance(self._h(), p, d))
         return out
 
     def covariance_dot(self, v: np.ndarray) -> np.ndarray:
         """Return S·v without materialising S."""
-        v = np.ascontiguousarray(v, dtype=np.float64)
-        if v.shape != (self.dim,):
-            raise ValueError(f"v must have shape ({self.dim},), got {v.shape}")
-        out = np.empty(self.dim)
-        _capi.check(_capi.lib().cp_space_cov_mul(self._h(), _capi.f64(v), _capi.f64(out), self.dim))
+        d = self.dim
+        v, pv = _capi.f64(v, (d,), "v")
+        out, p = _capi.out_f64((d,))
+        _capi.check(_capi.lib().cp_space_cov_mul(self._h(), pv, p, d))
         return out
 
     # Encoding: subclasses with a non-row encoding (Multiclass: one int) override these two.
@@ -162,15 +164,17 @@ class Space:
     def validate(self, Y: Any) -> None:
         """Raise ``ValueError`` naming the first row of Y that is not a structure of the space."""
         rows = self._to_rows(Y)
-        _capi.check(_capi.lib().cp_space_validate(self._h(), _capi.i64(rows), rows.shape[0], self.width))
+        m, w = rows.shape[0], self.width
+        rows, p = _capi.i64(rows, (m, w), "Y")
+        _capi.check(_capi.lib().cp_space_validate(self._h(), p, m, w))
 
     def embed(self, Y: Any) -> np.ndarray:
         """Return ψ of each structure of Y, shape (n_samples, d)."""
         rows = self._to_rows(Y)
-        out = np.empty((rows.shape[0], self.dim))
-        _capi.check(
-            _capi.lib().cp_space_embed(self._h(), _capi.i64(rows), rows.shape[0], self.width, _capi.f64(out), self.dim)
-        )
+        m, w, d = rows.shape[0], self.width, self.dim
+        rows, p = _capi.i64(rows, (m, w), "Y")
+        out, pout = _capi.out_f64((m, d))
+        _capi.check(_capi.lib().cp_space_embed(self._h(), p, m, w, pout, d))
         return out
 
     def sample(self, n_samples: int, random_state: Any = None) -> np.ndarray:
@@ -178,34 +182,43 @@ class Space:
         if not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
         seed = int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
-        out = np.empty((int(n_samples), self.width), dtype=np.int64)
-        _capi.check(_capi.lib().cp_space_sample(self._h(), int(n_samples), seed, _capi.i64(out), self.width))
+        w = self.width
+        out, p = _capi.out_i64_array((int(n_samples), w))
+        _capi.check(_capi.lib().cp_space_sample(self._h(), int(n_samples), seed, p, w))
         return self._from_rows(out)
 
     def decode(self, U: Any) -> np.ndarray:
         """Return, for each row u of scores U (n_samples, d), a structure maximising ⟨u, ψ(y)⟩."""
-        U = _as_float_rows(U, self.dim, "U")
-        out = np.empty((U.shape[0], self.width), dtype=np.int64)
-        _capi.check(
-            _capi.lib().cp_space_decode(self._h(), _capi.f64(U), U.shape[0], self.dim, _capi.i64(out), self.width)
-        )
+        d, w = self.dim, self.width
+        U = _as_float_rows(U, d, "U")
+        U, p = _capi.f64(U, (U.shape[0], d), "U")
+        out, pout = _capi.out_i64_array((U.shape[0], w))
+        _capi.check(_capi.lib().cp_space_decode(self._h(), p, U.shape[0], d, pout, w))
         return self._from_rows(out)
 
     def enumerate(self) -> np.ndarray:
         """Return every structure of the space (tests only; refused above a few million)."""
         count = _capi.out_i64()
         _capi.check(_capi.lib().cp_space_enumerate(self._h(), None, 0, self.width, count))
-        out = np.empty((count.value, self.width), dtype=np.int64)
-        _capi.check(_capi.lib().cp_space_enumerate(self._h(), _capi.i64(out), count.value, self.width, count))
+        w = self.width
+        out, p = _capi.out_i64_array((count.value, w))
+        _capi.check(_capi.lib().cp_space_enumerate(self._h(), p, count.value, w, count))
         return self._from_rows(out)
 
     def score(self, Y_true: Any, Y_pred: Any) -> float:
-        """Mean agreement between true and predicted structures (1.0 is perfect).
+        """Mean agreement between true and predicted structures (1.0 is perfect): the mean of
+        :meth:`score_samples`."""
+        return float(np.mean(self.score_samples(Y_true, Y_pred)))
 
-        The fraction of equal ψ coordinates, averaged over samples; subclasses refine it.
+    def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
+        """Agreement of each pair of true and predicted structures, shape (n_samples,).
+
+        The fraction of equal ψ coordinates; subclasses refine it.
         """
         a, b = self.embed(Y_true), self.embed(Y_pred)
-        return float(np.mean(a == b))
+        if a.shape != b.shape:
+            raise ValueError(f"Y_true and Y_pred have different numbers of rows: {a.shape[0]} and {b.shape[0]}")
+        return np.mean(a == b, axis=1)
 
 
 def _as_int_rows(Y: np.ndarray, name: str) -> np.ndarray:
@@ -255,9 +268,12 @@ class Multiclass(Space):
     def _from_rows(self, rows: np.ndarray) -> np.ndarray:
         return rows[:, 0]
 
-    def score(self, Y_true: Any, Y_pred: Any) -> float:
-        """Accuracy."""
-        return float(np.mean(self._to_rows(Y_true)[:, 0] == self._to_rows(Y_pred)[:, 0]))
+    def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
+        """Whether each prediction is right (1.0) or wrong (0.0): their mean is the accuracy."""
+        a, b = self._to_rows(Y_true, "Y_true"), self._to_rows(Y_pred, "Y_pred")
+        if a.shape != b.shape:
+            raise ValueError(f"Y_true and Y_pred have different numbers of rows: {a.shape[0]} and {b.shape[0]}")
+        return (a[:, 0] == b[:, 0]).astype(np.float64)
 
 
 class Multilabel(Space):
@@ -272,9 +288,12 @@ class Multilabel(Space):
     def _params(self) -> tuple[int, ...]:
         return (self.n_labels,)
 
-    def score(self, Y_true: Any, Y_pred: Any) -> float:
-        """One minus the Hamming loss."""
-        return float(np.mean(self._to_rows(Y_true) == self._to_rows(Y_pred)))
+    def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
+        """One minus the Hamming loss of each row: their mean is one minus the Hamming loss."""
+        a, b = self._to_rows(Y_true, "Y_true"), self._to_rows(Y_pred, "Y_pred")
+        if a.shape != b.shape:
+            raise ValueError(f"Y_true and Y_pred have different numbers of rows: {a.shape[0]} and {b.shape[0]}")
+        return np.mean(a == b, axis=1)
 
 
 class KSubsets(Multilabel):

@@ -1,0 +1,210 @@
+"""Every array argument of every public method, fed every dtype and layout: the result equals that of
+the same values as C-contiguous float64/int64, or a clear error names the argument. Every array that
+crosses the C ABI goes through one choke point (combpred._capi.f64/i64); a float32 buffer read as
+double* once corrupted partial_fit (issue 11, finding 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces
+
+DTYPES = [
+    np.float16,
+    np.float32,
+    np.float64,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.bool_,
+    ">f8",
+    ">i8",
+]
+
+
+def variants(a: np.ndarray, tmp_path):
+    """(label, array) of a's values in every dtype and layout."""
+    for dtype in DTYPES:
+        yield str(np.dtype(dtype)), a.astype(dtype)
+    yield "non-contiguous", np.repeat(a, 2, axis=0)[::2]
+    yield "fortran", np.asfortranarray(a)
+    readonly = a.copy()
+    readonly.flags.writeable = False
+    yield "read-only", readonly
+    mm = np.memmap(tmp_path / "a.dat", dtype=a.dtype, mode="w+", shape=a.shape)
+    mm[...] = a
+    yield "memmap", mm
+
+
+def _canonical(a: np.ndarray, kind: str) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64 if kind == "f" else np.int64)
+
+
+def _results(value):
+    if isinstance(value, tuple):  # log_partition: (log_z, info)
+        value = (value[0],) + tuple(value[1][k] for k in sorted(value[1]))
+    return [np.asarray(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+
+
+def check_argument(name: str, base: np.ndarray, kind: str, call, tmp_path, names=None) -> None:
+    """call(array) on every variant equals call(the same values as float64/int64), or raises naming it."""
+    names = names or (name,)
+    for label, variant in variants(base, tmp_path):
+        with np.errstate(all="ignore"):
+            values = np.asarray(variant)
+            if kind == "i" and values.dtype.kind == "f":
+                values = np.where(np.isfinite(values), values, 0)
+            reference = _canonical(values, kind)
+        try:
+            expected = _results(call(reference))
+        except (ValueError, TypeError) as exc:
+            expected = exc  # invalid values (not a dtype matter): the variant must be refused alike
+        try:
+            got = _results(call(variant))
+        except (ValueError, TypeError) as exc:
+            same = isinstance(expected, Exception) and str(exc) == str(expected)
+            assert same or any(n in str(exc) for n in names), (name, label, str(exc))
+            continue
+        assert not isinstance(expected, Exception), (name, label, "accepted values refused as float64/int64")
+        for g, e in zip(got, expected, strict=True):
+            if g.dtype.kind in "iubUS":
+                np.testing.assert_array_equal(g, e, err_msg=f"{name} as {label}")
+            else:
+                np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12, err_msg=f"{name} as {label}")
+
+
+SPACES = {
+    "multilabel": (lambda: spaces.Multilabel(4), lambda rng, m: (rng.random((m, 4)) < 0.5).astype(np.int64)),
+    "ksubsets": (
+        lambda: spaces.KSubsets(5, 2),
+        lambda rng, m: np.array([np.isin(np.arange(5), rng.choice(5, 2, replace=False)) for _ in range(m)], np.int64),
+    ),
+    "permutations": (
+        lambda: spaces.Permutations(4),
+        lambda rng, m: np.array([rng.permutation(4) + 1 for _ in range(m)], np.int64),
+    ),
+    "multiclass": (lambda: spaces.Multiclass(3), lambda rng, m: rng.integers(0, 3, m).astype(np.int64)),
+}
+
+
+def _data(space_name: str, m: int = 24, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(m, 3)) * 4) / 4 + 2.0  # exact in float16, positive for unsigned kinds
+    Y = SPACES[space_name][1](rng, m)
+    w = rng.integers(1, 4, m).astype(np.float64)
+    return X, Y, w
+
+
+def _probe(model, Xt):
+    return [model.predict(Xt), model.decision_function(Xt)]
+
+
+@pytest.mark.parametrize("space_name", sorted(SPACES))
+def test_ridge_every_array_argument(space_name, tmp_path):
+    X, Y, w = _data(space_name)
+    Xt = X[:7].copy()
+    space = SPACES[space_name][0]()
+    make = lambda: StructuredRidge(space=space, solver="exact")  # noqa: E731
+    check_argument("X", X, "f", lambda a: _probe(make().fit(a, Y, w), Xt), tmp_path)
+    check_argument("y", Y, "i", lambda a: _probe(make().fit(X, a, w), Xt), tmp_path, ("y", "Y", "label"))
+    check_argument("sample_weight", w, "f", lambda a: _probe(make().fit(X, Y, a), Xt), tmp_path)
+
+    def first_then_second(X1=X, Y1=Y, w1=w, X2=X, Y2=Y, w2=w):
+        model = make().partial_fit(X1[:12], Y1[:12], w1[:12])
+        return [model.partial_fit(X2[12:], Y2[12:], w2[12:]).coef_] + _probe(model, Xt)
+
+    for key, base, kind, names in [("X", X, "f", None), ("Y", Y, "i", ("y", "Y", "label")), ("w", w, "f", None)]:
+        for call in ("1", "2"):  # the first call of partial_fit, then the second
+            check_argument(
+                "sample_weight" if key == "w" else key,
+                base,
+                kind,
+                lambda a, arg=key + call: first_then_second(**{arg: a}),
+                tmp_path,
+                names,
+            )
+    model = make().fit(X, Y)
+    check_argument("X", Xt, "f", model.predict, tmp_path)
+    check_argument("X", Xt, "f", model.decision_function, tmp_path)
+    check_argument("X", X, "f", lambda a: model.score(a, Y, w), tmp_path)
+    check_argument("sample_weight", w, "f", lambda a: model.score(X, Y, a), tmp_path)
+    check_argument("y", Y, "i", lambda a: model.score(X, a, w), tmp_path, ("y", "Y", "label"))
+
+
+@pytest.mark.parametrize("space_name", ["multilabel", "permutations", "multiclass"])
+def test_probabilistic_every_array_argument(space_name, tmp_path):
+    X, Y, w = _data(space_name)
+    Xt = X[:5].copy()
+    space = SPACES[space_name][0]()
+    make = lambda: ProbabilisticStructured(space=space, max_iter=300, random_state=0)  # noqa: E731
+    check_argument("X", X, "f", lambda a: _probe(make().fit(a, Y, w), Xt), tmp_path)
+    check_argument("y", Y, "i", lambda a: _probe(make().fit(X, a, w), Xt), tmp_path, ("y", "Y", "label"))
+    check_argument("sample_weight", w, "f", lambda a: _probe(make().fit(X, Y, a), Xt), tmp_path)
+    model = make().fit(X, Y)
+    for method in (
+        model.predict,
+        model.decision_function,
+        model.predict_marginals,
+        lambda a: model.sample(a, 3, random_state=0),
+        lambda a: model.log_partition(a, method="exact"),
+        lambda a: model.score_samples(a, Y[:5]),
+    ):
+        check_argument("X", Xt, "f", method, tmp_path)
+    check_argument("Y", Y[:5], "i", lambda a: model.score_samples(Xt, a), tmp_path, ("y", "Y", "label"))
+    check_argument("sample_weight", w, "f", lambda a: model.score(X, Y, a), tmp_path)
+
+
+@pytest.mark.parametrize("space_name", sorted(SPACES))
+def test_space_every_array_argument(space_name, tmp_path):
+    space = SPACES[space_name][0]()
+    _, Y, _ = _data(space_name)
+    rng = np.random.default_rng(3)
+    U = np.round(rng.normal(size=(6, space.dim)) * 4) / 4 + 0.125
+    check_argument("Y", Y, "i", space.embed, tmp_path)
+    check_argument("Y", Y, "i", lambda a: space.validate(a) or 0, tmp_path)
+    check_argument("U", U, "f", space.decode, tmp_path)
+    check_argument("v", U[0], "f", space.covariance_dot, tmp_path)
+    check_argument("Y_true", Y, "i", lambda a: space.score(a, Y), tmp_path, ("Y_true", "Y"))
+
+
+@pytest.mark.parametrize("bad", [np.array([1 + 2j]), np.array(["a"]), np.array([object()], dtype=object)])
+def test_choke_point_refuses_unsafe_kinds_naming_the_argument(bad):
+    for convert in (_capi.f64, _capi.i64):
+        with pytest.raises(TypeError, match="my_arg"):
+            convert(bad, (1,), "my_arg")
+
+
+def test_choke_point_checks_integers_and_shape():
+    with pytest.raises(ValueError, match="my_arg must hold integers"):
+        _capi.i64(np.array([1.5]), (1,), "my_arg")
+    with pytest.raises(ValueError, match="my_arg holds a value outside the int64 range"):
+        _capi.i64(np.array([2**64 - 1], dtype=np.uint64), (1,), "my_arg")
+    with pytest.raises(ValueError, match=r"my_arg must have shape \(3,\), got \(2,\)"):
+        _capi.f64(np.zeros(2), (3,), "my_arg")
+    a, _ = _capi.f64(np.arange(6, dtype=">i4").reshape(2, 3)[:, ::2], (2, 2), "my_arg")
+    assert a.dtype == np.float64 and a.flags.c_contiguous and a.dtype.isnative
+
+
+def test_c_abi_refuses_raw_pointers():
+    """No array can reach Go without the choke point: a raw pointer is refused by the signature."""
+    out = np.empty(3)
+    with pytest.raises(Exception, match="checked buffers"):
+        _capi.lib().cp_space_mean(spaces.Multilabel(3)._h(), out.ctypes.data_as(_capi.POINTER(_capi.c_double)), 3)
+
+
+def test_partial_fit_second_call_float32_weights_regression():
+    """Issue 11 finding 1: the second partial_fit read float32 weights as double."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(80, 4)), (rng.random((80, 5)) < 0.4).astype(int)
+    w = rng.integers(1, 4, 40).astype(np.float64)
+
+    def coef(dtype):
+        model = StructuredRidge(space="multilabel", solver="exact").partial_fit(X[:40], Y[:40])
+        return model.partial_fit(X[40:], Y[40:], sample_weight=w.astype(dtype)).coef_
+
+    np.testing.assert_allclose(coef(np.float32), coef(np.float64), rtol=1e-12, atol=1e-12)

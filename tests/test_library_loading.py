@@ -1,0 +1,80 @@
+"""Loading the core library: a library that is not combpred's is refused with ImportError naming its
+path, and a second copy of the library in one process (a second Go runtime, unsupported by Go:
+golang/go#65050) is refused with a clear message (issue 11, finding 9)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import combpred
+import numpy as np
+import pytest
+from combpred import _capi, _libpath
+
+PACKAGE_PARENT = str(Path(combpred.__file__).resolve().parent.parent)
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess:
+    full = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]), **env)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120, env=full
+    )
+
+
+def _library() -> Path:
+    _capi.lib()
+    return next(p for p in _libpath.candidate_paths() if p.is_file())
+
+
+def test_foreign_library_is_an_import_error_naming_it():
+    foreign = np._core._multiarray_umath.__file__ if hasattr(np, "_core") else np.core._multiarray_umath.__file__
+    result = _run(
+        """
+        from combpred import spaces
+        try:
+            spaces.Multilabel(3)
+        except ImportError as exc:
+            print("IMPORTERROR", exc)
+        """,
+        COMBPRED_LIBRARY=foreign,
+    )
+    assert "IMPORTERROR" in result.stdout, (result.stdout, result.stderr[-2000:])
+    assert foreign in result.stdout and "not combpred's core library" in result.stdout
+    assert "cp_" in result.stdout  # names the missing symbols
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/maps")
+def test_second_copy_of_the_library_is_refused(tmp_path):
+    copy = tmp_path / "elsewhere" / "libcombpred.so"
+    copy.parent.mkdir()
+    shutil.copy(_library(), copy)
+    result = _run(
+        f"""
+        import ctypes
+        ctypes.CDLL({str(copy)!r})  # another copy, e.g. of another installation, already loaded
+        from combpred import spaces
+        try:
+            spaces.Multilabel(3)
+        except ImportError as exc:
+            print("IMPORTERROR", exc)
+        else:
+            print("LOADED")
+        """
+    )
+    assert "IMPORTERROR" in result.stdout, (result.stdout, result.stderr[-2000:])
+    assert str(copy) in result.stdout and "golang/go#65050" in result.stdout
+    # the same library, loaded twice by path, is one copy: accepted
+    result = _run(
+        f"""
+        import ctypes
+        ctypes.CDLL({str(_library())!r})
+        from combpred import spaces
+        print(spaces.Multilabel(3).mean())
+        """
+    )
+    assert result.returncode == 0 and "0.5" in result.stdout, result.stderr[-2000:]

@@ -1,0 +1,144 @@
+"""Pickles: the model bytes are the one source of truth of the fitted attributes (issue 11, finding 6),
+and a pickled model reaches a forked worker without killing it (finding 3): the task's call raises
+ForkedChildError, which reaches the caller, never a hang."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import combpred
+import numpy as np
+import pytest
+from combpred import ProbabilisticStructured, StructuredRidge, spaces
+from numpy.testing import assert_array_equal
+
+TESTS = str(Path(__file__).resolve().parent)
+PACKAGE_PARENT = str(Path(combpred.__file__).resolve().parent.parent)
+
+
+def _ksubsets_data(k, seed=0, m=30):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 3))
+    Y = np.array([np.isin(np.arange(5), rng.choice(5, k, replace=False)) for _ in range(m)], dtype=int)
+    return X, Y
+
+
+def _restore(cls, state):
+    restored = cls.__new__(cls)
+    restored.__setstate__(state)
+    return restored
+
+
+@pytest.mark.parametrize("cls", [StructuredRidge, ProbabilisticStructured])
+def test_altered_coef_is_rederived_from_the_model_bytes(cls):
+    X, Y = _ksubsets_data(2)
+    model = cls(space=spaces.KSubsets(5, 2)).fit(X, Y)
+    state = model.__getstate__()
+    state["coef_"] = state["coef_"] + 1.0
+    state["intercept_"] = np.zeros_like(state["intercept_"])
+    state["n_iter_"] = 12345
+    restored = _restore(cls, state)
+    assert_array_equal(restored.coef_, model.coef_)
+    assert_array_equal(restored.intercept_, model.intercept_)
+    assert restored.n_iter_ == model.n_iter_
+    assert_array_equal(restored.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("cls", [StructuredRidge, ProbabilisticStructured])
+def test_model_bytes_of_another_space_are_refused(cls):
+    X2, Y2 = _ksubsets_data(2)
+    X3, Y3 = _ksubsets_data(3)
+    two = cls(space=spaces.KSubsets(5, 2)).fit(X2, Y2)
+    three = cls(space=spaces.KSubsets(5, 3)).fit(X3, Y3)
+    state = two.__getstate__()
+    state["_model_bytes"] = three.__getstate__()["_model_bytes"]  # same width and dim, other space
+    with pytest.raises(ValueError, match="inconsistent pickle.*space_=KSubsets\\(5, 2\\)"):
+        _restore(cls, state)
+    state = two.__getstate__()
+    state["space_"] = spaces.KSubsets(5, 3)
+    with pytest.raises(ValueError, match="inconsistent pickle"):
+        _restore(cls, state)
+
+
+def test_altered_classes_are_refused():
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(30, 3)), rng.integers(0, 3, 30)
+    model = StructuredRidge(space="multiclass").fit(X, y)
+    state = model.__getstate__()
+    state["classes_"] = np.array([0, 1])
+    with pytest.raises(ValueError, match="classes_"):
+        _restore(StructuredRidge, state)
+
+
+def test_round_trip_still_exact():
+    X, Y = _ksubsets_data(2)
+    model = ProbabilisticStructured(space=spaces.KSubsets(5, 2)).fit(X, Y)
+    restored = pickle.loads(pickle.dumps(model))
+    assert_array_equal(restored.predict_marginals(X), model.predict_marginals(X))
+    again = pickle.loads(pickle.dumps(restored))
+    assert_array_equal(again.coef_, model.coef_)
+
+
+_POOLS = {
+    "pool": """
+        with mp.get_context("fork").Pool(2) as pool:
+            pool.map(_pool_tasks.predict, [(model, X)] * 2)
+    """,
+    "executor": """
+        with ProcessPoolExecutor(2, mp_context=mp.get_context("fork")) as ex:
+            list(ex.map(_pool_tasks.predict, [(model, X)] * 2))
+    """,
+    "joblib": """
+        Parallel(n_jobs=2, backend="multiprocessing")(delayed(_pool_tasks.predict)((model, X)) for _ in range(2))
+    """,
+}
+
+
+def _run(body: str) -> subprocess.CompletedProcess:
+    code = textwrap.dedent(
+        """
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+        import numpy as np
+        from joblib import Parallel, delayed
+        import _pool_tasks
+        from combpred import StructuredRidge
+        if __name__ == "__main__":
+            rng = np.random.default_rng(0)
+            X, Y = rng.normal(size=(20, 3)), (rng.random((20, 4)) < 0.5).astype(int)
+            model = StructuredRidge().fit(X, Y)
+            model.predict(X)  # the parent has used the library
+            try:
+        {body}
+            except Exception as exc:
+                print("RAISED", type(exc).__name__, exc)
+            else:
+                print("OK")
+        """
+    ).format(body=textwrap.indent(textwrap.dedent(body).strip(), " " * 8))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([TESTS, PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
+@pytest.mark.parametrize("pool", sorted(_POOLS))
+def test_fork_pools_report_forked_child_error_to_the_caller(pool):
+    result = _run(_POOLS[pool])  # a hang fails with TimeoutExpired
+    assert "RAISED ForkedChildError" in result.stdout, (result.stdout, result.stderr[-2000:])
+    assert "spawn" in result.stdout and "forkserver" in result.stdout
+
+
+def test_spawn_pool_predicts():
+    result = _run(
+        """
+        with mp.get_context("spawn").Pool(2) as pool:
+            got = pool.map(_pool_tasks.predict, [(model, X)] * 2)
+        assert all((g == model.predict(X)).all() for g in got)
+        """
+    )
+    assert "OK" in result.stdout, (result.stdout, result.stderr[-2000:])

@@ -1,0 +1,77 @@
+"""score(X, y, sample_weight) honours the weights in every space and validates them as fit does
+(issue 11, finding 5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from combpred import ProbabilisticStructured, StructuredRidge, spaces
+
+CASES = {
+    "multiclass": (lambda rng, m: rng.choice(np.array(["a", "b", "c"]), m), "multiclass"),
+    "multilabel": (lambda rng, m: (rng.random((m, 4)) < 0.5).astype(int), spaces.Multilabel(4)),
+    "ksubsets": (
+        lambda rng, m: np.array([np.isin(np.arange(5), rng.choice(5, 2, replace=False)) for _ in range(m)], int),
+        spaces.KSubsets(5, 2),
+    ),
+    "permutations": (lambda rng, m: np.array([rng.permutation(5) + 1 for _ in range(m)]), spaces.Permutations(5)),
+    "ordinal": (lambda rng, m: rng.integers(0, 4, m), spaces.Ordinal(4)),
+    "dicycles": (
+        lambda rng, m: spaces.DirectedCycles(5).sample(m, random_state=int(rng.integers(1000))),
+        spaces.DirectedCycles(5),
+    ),
+}
+
+
+def _per_row(space, Y, pred):
+    """Each row's score, by hand: equal labels (multiclass and its subclasses), the fraction of equal
+    labels (multilabel and its subclasses), else the fraction of equal ψ coordinates."""
+    if space == "multiclass" or isinstance(space, spaces.Multiclass):
+        return (np.ravel(Y) == np.ravel(pred)).astype(float)
+    if isinstance(space, spaces.Multilabel):
+        return np.mean(np.asarray(Y) == np.asarray(pred), axis=1)
+    return np.mean(space.embed(Y) == space.embed(pred), axis=1)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured])
+def test_weighted_score_is_the_weighted_mean_of_row_scores(name, estimator):
+    rng = np.random.default_rng(5)
+    make_y, space = CASES[name]
+    X, Y = rng.normal(size=(40, 3)), make_y(rng, 40)
+    model = estimator(space=space).fit(X, Y)
+    pred = model.predict(X)
+    per_row = _per_row(space, Y, pred)
+    w = rng.integers(0, 5, 40).astype(float)
+    w[0] = 1.0
+    assert model.score(X, Y, sample_weight=w) == pytest.approx(np.average(per_row, weights=w), abs=1e-12)
+    assert model.score(X, Y) == pytest.approx(per_row.mean(), abs=1e-12)
+    assert model.score(X, Y, sample_weight=np.ones(40)) == pytest.approx(per_row.mean(), abs=1e-12)
+    if per_row.min() < per_row.max():  # the weights matter: all weight on the worst row
+        worst = np.zeros(40)
+        worst[np.argmin(per_row)] = 1.0
+        assert model.score(X, Y, sample_weight=worst) == pytest.approx(per_row.min(), abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["multiclass", "multilabel", "permutations"])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (np.full(30, np.nan), r"sample_weight\[0\] = NaN"),
+        (np.r_[np.inf, np.ones(29)], r"sample_weight\[0\] = inf"),
+        (np.r_[1.0, -1.0, np.ones(28)], r"sample_weight\[1\] = -1.0"),
+        (np.zeros(30), "sample_weight must hold at least one non-zero"),
+        (np.array(["1"] * 30), "sample_weight must hold real numbers"),
+        (np.ones(29), r"sample_weight must have shape \(30,\)"),
+        (np.ones((30, 2)), r"sample_weight must have shape \(30,\)"),
+    ],
+)
+def test_bad_score_weights_are_refused_naming_sample_weight(name, bad, match):
+    rng = np.random.default_rng(6)
+    make_y, space = CASES[name]
+    X, Y = rng.normal(size=(30, 3)), make_y(rng, 30)
+    model = StructuredRidge(space=space).fit(X, Y)
+    with pytest.raises(ValueError, match=match):
+        model.score(X, Y, sample_weight=bad)
+    with pytest.raises(ValueError, match=match):  # the same rule as fit
+        StructuredRidge(space=space).fit(X, Y, sample_weight=bad)
