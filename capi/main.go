@@ -22,6 +22,7 @@ import (
 	"unsafe"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/prob"
@@ -366,10 +367,15 @@ func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, 
 	}
 	r := rand.New(rand.NewPCG(uint64(seed), 0x636f6d6270726564))
 	width := int(w)
-	for i := 0; i < int(n); i++ {
-		sp.Sample(r, y[i*width:(i+1)*width])
-	}
-	return cpOK
+	return status(cancellable(n <= smallQuery, func(stop *cancel.Flag) error {
+		for i := 0; i < int(n); i++ {
+			if i&4095 == 0 && stop.Stopped() {
+				return cancel.ErrCancelled
+			}
+			sp.Sample(r, y[i*width:(i+1)*width])
+		}
+		return nil
+	}))
 }
 
 //export cp_space_decode
@@ -396,8 +402,7 @@ func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, 
 	if err := space.CheckDecode(sp, int(m)); err != nil {
 		return status(err)
 	}
-	space.DecodeRows(sp, u, int(m), y)
-	return cpOK
+	return status(cancellable(m <= smallQuery, func(stop *cancel.Flag) error { return space.DecodeRows(sp, u, int(m), y, stop) }))
 }
 
 //export cp_space_enumerate

@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
@@ -19,9 +20,9 @@ import (
 
 // modelView is what the shared calls need of a model, whatever its kind.
 type modelView struct {
-	space   space.Space                                    // shapes of the score and structure outputs
-	scores  func(X []float64, q, n int, U []float64) error // the q × d scores u(x) (decision function)
-	mode    func(X []float64, q, n int, ys []int64) error  // the q predicted structures
+	space   space.Space                                                      // shapes of the score and structure outputs
+	scores  func(X []float64, q, n int, U []float64) error                   // the q × d scores u(x) (decision function)
+	mode    func(X []float64, q, n int, ys []int64, stop *cancel.Flag) error // the q predicted structures
 	marshal func() ([]byte, error)
 }
 
@@ -76,7 +77,7 @@ func (md modelView) writeStructures(X []float64, q, n C.int64_t, out *C.int64_t,
 	if err != nil {
 		return err
 	}
-	return md.mode(X, int(q), int(n), y)
+	return cancellable(q <= smallQuery, func(stop *cancel.Flag) error { return md.mode(X, int(q), int(n), y, stop) })
 }
 
 // dimOut views a q × d output buffer whose d must be the dimension of the model's space.

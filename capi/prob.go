@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/prob"
 )
 
@@ -86,11 +87,17 @@ func probFit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, 
 			sp.Kind(), sp.LogCount())
 	}
 	opt.Progress = progressFunc(progress, ctx)
+	// Ctrl-C reaches the sampling inside an iteration (which took seconds), not only the next one.
+	stop := new(cancel.Flag)
+	opt.Inference.Sampler.Stop = stop
 	var md *prob.Model
-	err = onWorker(&opt.Progress, func() (err error) {
+	err = onWorker(&opt.Progress, stop, func() (err error) {
 		md, err = prob.Fit(sp, X, int(m), int(n), y, weights, opt)
 		return err
 	})
+	if md != nil {
+		md.Inference.Sampler.Stop = nil // the flag belongs to this call, not to the model
+	}
 	return md, err
 }
 
@@ -206,7 +213,10 @@ func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char,
 	}
 	view := *md // a read-only copy with the call's inference options
 	view.Inference = qo.Inference
-	return status(view.Marginals(X, int(q), int(n), qo.Seed, dst))
+	return status(cancellable(false, func(stop *cancel.Flag) error {
+		view.Inference.Sampler.Stop = stop
+		return view.Marginals(X, int(q), int(n), qo.Seed, dst)
+	}))
 }
 
 // queryOf parses a query call's parameters against the model and checks its sampler.
@@ -243,7 +253,11 @@ func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
-	return status(md.Sample(X, int(q), int(n), int(count), qo.Seed, qo.Inference.Sampler, dst))
+	return status(cancellable(false, func(stop *cancel.Flag) error {
+		opt := qo.Inference.Sampler
+		opt.Stop = stop
+		return md.Sample(X, int(q), int(n), int(count), qo.Seed, opt, dst)
+	}))
 }
 
 // cp_prob_score_samples writes log p(y_i | x_i) of q pairs (X row i, Y row i) into out (q values),
@@ -268,7 +282,11 @@ func cp_prob_score_samples(h C.int64_t, x *C.double, q, n C.int64_t, ys *C.int64
 	if err != nil {
 		return status(err)
 	}
-	return status(md.ScoreSamples(X, int(q), int(n), y, qo.LogZ, dst))
+	return status(cancellable(false, func(stop *cancel.Flag) error {
+		opt := qo.LogZ
+		opt.Sampler.Stop = stop
+		return md.ScoreSamples(X, int(q), int(n), y, opt, dst)
+	}))
 }
 
 // The columns of cp_prob_log_partition's per-row details.
@@ -302,7 +320,13 @@ func cp_prob_log_partition(h C.int64_t, x *C.double, q, n C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
-	res, err := md.LogPartition(X, int(q), int(n), qo.LogZ, dst)
+	var res []prob.LogZResult
+	err = cancellable(false, func(stop *cancel.Flag) error {
+		opt := qo.LogZ
+		opt.Sampler.Stop = stop
+		res, err = md.LogPartition(X, int(q), int(n), opt, dst)
+		return err
+	})
 	if err != nil {
 		return status(err)
 	}

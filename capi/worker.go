@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/combpred/combpred/core/cancel"
 )
 
 // workerPanic carries a panic of the worker goroutine, with its stack, to the exported function's
@@ -29,9 +31,9 @@ const relayEvery = 20 * time.Millisecond
 // caller's thread: Python runs its signal handlers only there, and Ctrl-C must still cancel a
 // fit. The worker queues its reports without waiting; the caller wakes every relayEvery (and at
 // the end) and passes each one on, in order. A callback asking to stop makes the worker's next
-// report return false, so the fit stops within about relayEvery. progress is replaced by the
-// queueing function; a nil progress stays nil.
-func onWorker(progress *func(iter int, objective, relGrad float64) bool, fit func() error) error {
+// report return false, and sets stop, which the fit's inner loops check, so the fit stops within
+// about relayEvery. progress is replaced by the queueing function; a nil progress stays nil.
+func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *cancel.Flag, fit func() error) error {
 	type report struct {
 		iter               int
 		objective, relGrad float64
@@ -61,19 +63,14 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, fit fun
 			}
 			if !callback(r.iter, r.objective, r.relGrad) {
 				stopped.Store(true)
+				stop.Stop()
 			}
 		}
 	}
 	done := make(chan error, 1)
 	var crash *workerPanic
 	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				buf := make([]byte, 4096)
-				crash = &workerPanic{value: r, stack: buf[:runtime.Stack(buf, false)]}
-				done <- nil
-			}
-		}()
+		defer recoverWorker(&crash, done)
 		done <- fit()
 	}()
 	var tick <-chan time.Time
@@ -95,5 +92,15 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, fit fun
 			}
 			return err
 		}
+	}
+}
+
+// recoverWorker, deferred by a worker goroutine, turns its panic into *crash (with the worker's
+// stack) and unblocks the caller waiting on done, which re-panics with it under its guard.
+func recoverWorker(crash **workerPanic, done chan<- error) {
+	if r := recover(); r != nil {
+		buf := make([]byte, 4096)
+		*crash = &workerPanic{value: r, stack: buf[:runtime.Stack(buf, false)]}
+		done <- nil
 	}
 }

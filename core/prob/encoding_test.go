@@ -230,7 +230,7 @@ func FuzzUnmarshalModelBody(f *testing.F) {
 			return // valid but too large to exercise quickly
 		}
 		X := make([]float64, 2*md.NFeatures)
-		if err := md.Mode(X, 2, md.NFeatures, make([]int64, 2*md.Space.Width())); err != nil {
+		if err := md.Mode(X, 2, md.NFeatures, make([]int64, 2*md.Space.Width()), nil); err != nil {
 			t.Fatalf("accepted model cannot predict: %v", err)
 		}
 	})

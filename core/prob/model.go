@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
@@ -82,20 +83,23 @@ func (md *Model) scores(X []float64, q, n int) ([]float64, error) {
 }
 
 // Mode writes the most probable structure of each input, argmax_y ⟨u, ψ(y)⟩ by the space's
-// decoder (exact, or within its Guarantee), into ys (q × Width()).
-func (md *Model) Mode(X []float64, q, n int, ys []int64) error {
+// decoder (exact, or within its Guarantee), into ys (q × Width()); it stops with ErrCancelled
+// once stop is set (nil: never).
+func (md *Model) Mode(X []float64, q, n int, ys []int64, stop *cancel.Flag) error {
 	if len(ys) != q*md.Space.Width() {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(ys), q, md.Space.Width())
 	}
 	if err := space.CheckDecode(md.Space, q); err != nil {
 		return err
 	}
-	U, err := md.scores(X, q, n)
-	if err != nil {
+	if len(X) != q*n {
+		return fmt.Errorf("prob: buffer sizes do not match %d rows of %d features", q, n)
+	}
+	if err := space.CheckScores(md.Space, space.PredictChunk(md.Space, q)); err != nil {
 		return err
 	}
-	space.DecodeRows(md.Space, U, q, ys)
-	return nil
+	scores := func(Xc []float64, rows int, U []float64) error { return md.Scores(Xc, rows, n, U) }
+	return space.PredictRows(md.Space, X, q, n, ys, scores, stop)
 }
 
 // Sample draws count structures from p(· | x_i) for each input into out
@@ -115,7 +119,7 @@ func (md *Model) Sample(X []float64, q, n, count int, seed uint64, opt SampleOpt
 	if err != nil {
 		return err
 	}
-	return forRows(q, func(i int) error {
+	return forRows(q, opt.Stop, func(i int) error {
 		dst := out[i*count*w : (i+1)*count*w]
 		_, err := visitSamples(md.Space, U[i*d:(i+1)*d], count, deriveSeed(seed, uint64(i)), opt, false,
 			func(_, k int, y []int64, _ []float64) { copy(dst[k*w:(k+1)*w], y) })
@@ -138,7 +142,7 @@ func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) er
 	if err != nil {
 		return err
 	}
-	return forRows(q, func(i int) error {
+	return forRows(q, md.Inference.Sampler.Stop, func(i int) error {
 		_, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(i)), out[i*d:(i+1)*d], false)
 		return err
 	})
@@ -170,13 +174,16 @@ func (md *Model) LogPartition(X []float64, q, n int, opt LogZOptions, out []floa
 	}
 	if opt.Method == LogZFPRAS || (opt.Method == LogZAuto && !autoExact(md.Space)) {
 		for i := 0; i < q; i++ { // the FPRAS samples in parallel itself
+			if err := opt.Sampler.Stop.Err(); err != nil {
+				return nil, err
+			}
 			if err := one(i); err != nil {
 				return nil, fmt.Errorf("row %d: %w", i, err)
 			}
 		}
 		return res, nil
 	}
-	if err := forRows(q, one); err != nil {
+	if err := forRows(q, opt.Sampler.Stop, one); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -208,13 +215,13 @@ func (md *Model) ScoreSamples(X []float64, q, n int, ys []int64, opt LogZOptions
 	return nil
 }
 
-// forRows runs one(i) for i in [0, q) in parallel; after a failure the remaining rows are skipped,
-// and the error of the lowest failing row is returned.
-func forRows(q int, one func(i int) error) error {
+// forRows runs one(i) for i in [0, q) in parallel; after a failure, or once stop is set, the
+// remaining rows are skipped, and the error of the lowest failing row (or ErrCancelled) is returned.
+func forRows(q int, stop *cancel.Flag, one func(i int) error) error {
 	errs := make([]error, q)
 	var failed atomic.Bool
 	parallel.For(q, 1, func(lo, hi int) {
-		for i := lo; i < hi && !failed.Load(); i++ {
+		for i := lo; i < hi && !failed.Load() && !stop.Stopped(); i++ {
 			if errs[i] = one(i); errs[i] != nil {
 				failed.Store(true)
 			}
@@ -225,5 +232,5 @@ func forRows(q int, one func(i int) error) error {
 			return fmt.Errorf("row %d: %w", i, err)
 		}
 	}
-	return nil
+	return stop.Err()
 }

@@ -1,10 +1,10 @@
 package prob
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/enum"
 )
@@ -38,7 +38,7 @@ func ParseSolver(name string) (Solver, error) {
 }
 
 // ErrCancelled is returned when the Progress callback asks the solver to stop.
-var ErrCancelled = errors.New("prob: fit cancelled")
+var ErrCancelled = cancel.ErrCancelled
 
 // DefaultLearningRate is Adam's default base step η.
 const DefaultLearningRate = 0.2

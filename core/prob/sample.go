@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 )
@@ -68,6 +69,9 @@ type SampleOptions struct {
 	// MaxSteps bounds the work: backward steps per sample for CFTP (0: DefaultCFTPMaxSteps), steps
 	// per chain for SamplerChain (0: DefaultChainMaxSteps). Reaching it is an error.
 	MaxSteps int
+	// Stop, when set, ends the sampling early with ErrCancelled: checked before every CFTP sample
+	// and every 1024 chain steps. It belongs to one call and is never stored in a model.
+	Stop *cancel.Flag
 }
 
 // DefaultThin is the default thinning of chain samplers: one step per coordinate of a structure,
@@ -210,7 +214,7 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 					}
 				}
 				for i := lo; i < hi; i++ {
-					if failed.Load() {
+					if failed.Load() || opt.Stop.Stopped() {
 						return
 					}
 					t, err := cf.SampleSeed(deriveSeed(seed, uint64(i)), y)
@@ -241,6 +245,9 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 					k = opt.BurnIn
 				}
 				for j := 0; j < k; j++ {
+					if j&1023 == 0 && opt.Stop.Stopped() {
+						return
+					}
 					c.Step(r)
 				}
 				steps[b] += int64(k)
@@ -259,6 +266,9 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 		body(0, nBlocks)
 	}
 	st := SampleStats{Samples: n, Exact: opt.Sampler == SamplerCFTP}
+	if err := opt.Stop.Err(); err != nil {
+		return st, err
+	}
 	for b := range steps {
 		st.Steps += steps[b]
 		if errs[b] != nil {

@@ -41,7 +41,7 @@ func TestPredictIsBudgeted(t *testing.T) {
 	if err := budget.Set(1000); err != nil {
 		t.Fatal(err)
 	}
-	err = md.Predict(X, 30, 3, make([]int64, 30*6))
+	err = md.Predict(X, 30, 3, make([]int64, 30*6), nil)
 	if !budget.Is(err) || !strings.Contains(err.Error(), "30 rows") {
 		t.Fatalf("Predict = %v, want a budget error naming the rows", err)
 	}

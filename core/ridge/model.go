@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"
@@ -426,23 +427,23 @@ func expansionScores(kern kernel.Kernel, intercept bool, Xq, support *mat.Dense,
 	}
 }
 
-// Predict decodes the scores of q inputs into structures ys (q × Width()).
-func (md *Model) Predict(X []float64, q, n int, ys []int64) error {
+// Predict decodes the scores of q inputs into structures ys (q × Width()), a chunk of rows at a
+// time (space.PredictRows); it stops with ErrCancelled once stop is set (nil: never).
+func (md *Model) Predict(X []float64, q, n int, ys []int64, stop *cancel.Flag) error {
 	if len(ys) != q*md.Space.Width() {
 		return fmt.Errorf("output has %d values, want %d×%d", len(ys), q, md.Space.Width())
 	}
-	if err := space.CheckScores(md.Space, q); err != nil {
+	if len(X) != q*n {
+		return fmt.Errorf("buffer sizes do not match %d rows of %d features", q, n)
+	}
+	if err := space.CheckScores(md.Space, space.PredictChunk(md.Space, q)); err != nil {
 		return err
 	}
 	if err := space.CheckDecode(md.Space, q); err != nil {
 		return err
 	}
-	U := make([]float64, q*md.Space.Dim())
-	if err := md.Decision(X, q, n, U); err != nil {
-		return err
-	}
-	space.DecodeRows(md.Space, U, q, ys)
-	return nil
+	scores := func(Xc []float64, rows int, U []float64) error { return md.Decision(Xc, rows, n, U) }
+	return space.PredictRows(md.Space, X, q, n, ys, scores, stop)
 }
 
 func addConstant(a *mat.Dense, c float64) {

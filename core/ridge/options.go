@@ -1,10 +1,10 @@
 package ridge
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/enum"
 	"github.com/combpred/combpred/core/kernel"
@@ -35,7 +35,7 @@ func ParseSolver(name string) (Solver, error) {
 }
 
 // ErrCancelled is returned when the Progress callback asks the solver to stop.
-var ErrCancelled = errors.New("fit cancelled")
+var ErrCancelled = cancel.ErrCancelled
 
 // progressOnce gives Progress the single iteration of a direct solve, so that a verbose exact fit
 // reports its objective and relative gradient as the iterative solvers do after each iteration.

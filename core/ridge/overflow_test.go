@@ -82,7 +82,7 @@ func TestDecisionRefusesOverflowingScores(t *testing.T) {
 		md.Coef.RawMatrix().Data[i] = 2 // so that 1e308 overflows whatever the fit gave
 	}
 	q := []float64{1, 2, 3, 4, 5, 1e308, 1e308, 1e308, 1e308, 1e308}
-	err = md.Predict(q, 2, 5, make([]int64, 2*sp.Width()))
+	err = md.Predict(q, 2, 5, make([]int64, 2*sp.Width()), nil)
 	if err == nil || !strings.Contains(err.Error(), "X row 1") {
 		t.Fatalf("want an overflow error naming X row 1, got %v", err)
 	}

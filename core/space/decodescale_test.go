@@ -39,14 +39,14 @@ func TestDecodeRowsIsScaleInvariant(t *testing.T) {
 			u[i] = r.NormFloat64()
 		}
 		want := make([]int64, rows*w)
-		DecodeRows(s, u, rows, want)
+		_ = DecodeRows(s, u, rows, want, nil)
 		for _, scale := range []float64{1e307, 0x1p-1000, 1e-300} {
 			scaled := make([]float64, len(u))
 			for i, v := range u {
 				scaled[i] = v * scale
 			}
 			got := make([]int64, rows*w)
-			DecodeRows(s, scaled, rows, got)
+			_ = DecodeRows(s, scaled, rows, got, nil)
 			psi := make([]float64, d)
 			for i := 0; i < rows; i++ {
 				score := func(y []int64) float64 {

@@ -3,6 +3,7 @@ package space
 import (
 	"fmt"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/parallel"
 )
 
@@ -31,12 +32,48 @@ func EmbedRows(s Space, ys []int64, m int, psi []float64) {
 }
 
 // DecodeRows decodes m score rows (us, m × Dim()) into structures (ys, m × Width()) on all threads.
-func DecodeRows(s Space, us []float64, m int, ys []int64) {
+// It checks stop before every row and returns cancel.ErrCancelled once stop is set (the rows not
+// yet decoded are left as they were); a nil stop never stops.
+func DecodeRows(s Space, us []float64, m int, ys []int64, stop *cancel.Flag) error {
 	w, d := s.Width(), s.Dim()
 	parallel.For(m, 64, func(lo, hi int) {
 		scratch := make([]float64, d)
-		for i := lo; i < hi; i++ {
+		for i := lo; i < hi && !stop.Stopped(); i++ {
 			decodeScaled(s, us[i*d:(i+1)*d], ys[i*w:(i+1)*w], scratch)
 		}
 	})
+	return stop.Err()
 }
+
+// predictChunkValues bounds the scores PredictRows holds at once (16 MiB of float64).
+const predictChunkValues = 1 << 21
+
+// PredictRows decodes the scores of q inputs X (q × n, row-major) into ys (q × Width()), chunk by
+// chunk: scores(Xc, rows, U) writes the scores of the rows Xc into U (rows × Dim()). Chunks bound
+// the memory of the scores, whatever q, and let stop end the call between chunks (and, through
+// DecodeRows, between rows); it then returns cancel.ErrCancelled. An error of a later chunk names
+// its first row.
+func PredictRows(s Space, X []float64, q, n int, ys []int64, scores func(Xc []float64, rows int, U []float64) error, stop *cancel.Flag) error {
+	w, d := s.Width(), s.Dim()
+	chunk := max(64, predictChunkValues/max(d, 1))
+	U := make([]float64, min(chunk, q)*d)
+	for lo := 0; lo < q; lo += chunk {
+		if err := stop.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+chunk, q)
+		if err := scores(X[lo*n:hi*n], hi-lo, U[:(hi-lo)*d]); err != nil {
+			if lo > 0 {
+				return fmt.Errorf("in the rows from %d on: %w", lo, err)
+			}
+			return err
+		}
+		if err := DecodeRows(s, U[:(hi-lo)*d], hi-lo, ys[lo*w:hi*w], stop); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PredictChunk is the number of rows PredictRows scores at once in s, for memory checks.
+func PredictChunk(s Space, q int) int { return min(q, max(64, predictChunkValues/max(s.Dim(), 1))) }

@@ -7,9 +7,12 @@ after the library was loaded gets a clear error instead of a hang.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
+import signal
 import threading
+from collections.abc import Iterator
 from ctypes import POINTER, c_char_p, c_double, c_int, c_int64, c_uint8, c_uint64, c_void_p
 from typing import Any
 
@@ -68,6 +71,7 @@ _SIGNATURES = {
     "cp_version": ([], c_char_p),
     "cp_last_error": ([], c_char_p),
     "cp_set_threads": ([c_int64], c_int),
+    "cp_set_interrupt_poll": ([PROGRESS], c_int),
     "cp_set_max_memory": ([c_int64], c_int),
     "cp_get_max_memory": ([_i64p, _i64p], c_int),
     "cp_space_new": ([c_char_p, _i64p, c_int64, _i64p], c_int),
@@ -167,9 +171,70 @@ def lib() -> ctypes.CDLL:
                     f"combpred {__version__} found a core library of version {version}; "
                     "reinstall the package so that both match."
                 )
+            if handle.cp_set_interrupt_poll(_POLL) != OK:
+                raise ImportError(f"{path}: the core library refused its interrupt poll")
             _loaded_in_pid = os.getpid()
             _lib = handle
     return _lib
+
+
+# -- Ctrl-C during long calls ---------------------------------------------------------------------
+# A long query runs in Go on a thread of its own while the calling thread calls _poll every 20 ms
+# (cp_set_interrupt_poll). Running that Python function lets the main thread run its signal
+# handlers: sigint_as_flag's handler marks the call interrupted, _poll returns 1, and Go stops.
+
+_interrupted = threading.local()  # .flag: the list a Ctrl-C appends to during this thread's call
+
+
+def _poll(iteration: int, objective: float, measure: float, ctx: Any) -> int:
+    try:
+        return 1 if getattr(_interrupted, "flag", None) else 0
+    except BaseException:  # KeyboardInterrupt raised at entry by a default handler: stop
+        return 1
+
+
+_POLL = PROGRESS(_poll)  # kept alive with the module: Go holds the pointer
+
+
+@contextlib.contextmanager
+def sigint_as_flag(flag: list[bool]) -> Iterator[None]:
+    """Turn Ctrl-C into a flag while Go runs, when the default handler is installed.
+
+    The default handler raises KeyboardInterrupt on entry of a callback, where ctypes can only
+    print it and return an undefined status; with the flag the callback asks Go to stop and the
+    caller raises KeyboardInterrupt once the call has returned.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        flag.append(True)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Make the C calls in the block cancellable by Ctrl-C; raise KeyboardInterrupt after the
+    block when Ctrl-C was pressed during it (the call then returned early, or had just finished)."""
+    flag: list[bool] = []
+    outer = getattr(_interrupted, "flag", None)
+    _interrupted.flag = flag
+    try:
+        with sigint_as_flag(flag):
+            yield
+    finally:
+        _interrupted.flag = outer
+    if flag:
+        raise KeyboardInterrupt("interrupted")
 
 
 def _refuse_second_copy(path: Any) -> None:

@@ -3,14 +3,12 @@ validation of inputs and targets, the fast prediction path, scoring and pickling
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import numbers
-import signal
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -130,7 +128,7 @@ def run_fit(
 
     The callback prints the objective and the solver's convergence measure (``measure`` names it:
     the relative gradient, or SGD's relative change of J) after every iteration when verbose, and
-    asks Go to stop on Ctrl-C (see :func:`_sigint_as_flag`); the fit then raises KeyboardInterrupt
+    asks Go to stop on Ctrl-C (see :func:`_capi.sigint_as_flag`); the fit then raises KeyboardInterrupt
     once the call has returned, leaving no model behind.
     """
     captured: list[BaseException] = []
@@ -150,7 +148,7 @@ def run_fit(
 
     callback = _capi.PROGRESS(progress)
     out = _capi.out_i64()
-    with _sigint_as_flag(interrupted):
+    with _capi.sigint_as_flag(interrupted):
         status = call(callback, out)
     if captured or interrupted:
         if status == _capi.OK:
@@ -160,31 +158,6 @@ def run_fit(
         raise KeyboardInterrupt("fit cancelled")
     _capi.check(status)
     return model_class(out.value)
-
-
-@contextlib.contextmanager
-def _sigint_as_flag(flag: list[bool]) -> Iterator[None]:
-    """Turn Ctrl-C into a flag while Go runs, when the default handler is installed.
-
-    The default handler raises KeyboardInterrupt on entry of the progress callback, where ctypes
-    can only print it and return an undefined status; with the flag the callback asks Go to stop
-    and ``fit`` raises KeyboardInterrupt once the call has returned.
-    """
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        flag.append(True)
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def set_threads(n_jobs: int | None) -> None:
@@ -431,7 +404,8 @@ class StructuredEstimator(BaseEstimator):
         fn = getattr(_capi.lib(), f"{fitted.model.prefix}_{name}")
         q, n = X.shape[0], fitted.model.n_features
         X, px = _capi.f64(X, (q, n), "X")
-        _capi.check(fn(fitted.model.value, px, q, n, *args))
+        with _capi.interruptible():
+            _capi.check(fn(fitted.model.value, px, q, n, *args))
 
     def _scores(self, X: Any) -> np.ndarray:
         fitted = self._fitted()

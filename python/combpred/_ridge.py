@@ -285,7 +285,7 @@ class StructuredRidge(StructuredEstimator):
         measure = self._progress_measure(partial)
         if self.tol is None or (partial and measure != "relative gradient"):
             return
-        converged = self._read_info(7)[6]
+        converged = self._model.counts[6]  # cp_model_info: n_features, dim, width, n_dual, kernel, n_iter, converged
         if not converged:
             reached = self.relative_gradient_
             advice = (

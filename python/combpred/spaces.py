@@ -184,7 +184,8 @@ class Space:
         seed = int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
         w = self.width
         out, p = _capi.out_i64_array((int(n_samples), w))
-        _capi.check(_capi.lib().cp_space_sample(self._h(), int(n_samples), seed, p, w))
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_space_sample(self._h(), int(n_samples), seed, p, w))
         return self._from_rows(out)
 
     def decode(self, U: Any) -> np.ndarray:
@@ -193,7 +194,8 @@ class Space:
         U = _as_float_rows(U, d, "U")
         U, p = _capi.f64(U, (U.shape[0], d), "U")
         out, pout = _capi.out_i64_array((U.shape[0], w))
-        _capi.check(_capi.lib().cp_space_decode(self._h(), p, U.shape[0], d, pout, w))
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_space_decode(self._h(), p, U.shape[0], d, pout, w))
         return self._from_rows(out)
 
     def enumerate(self) -> np.ndarray:

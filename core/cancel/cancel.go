@@ -1,0 +1,29 @@
+// Package cancel lets a caller stop a long computation from another goroutine: the C ABI sets a
+// Flag when the Python user presses Ctrl-C, and the loops over rows, samples, stages and epochs
+// check it. A nil *Flag never stops, so code that cannot be cancelled passes nil.
+package cancel
+
+import (
+	"errors"
+	"sync/atomic"
+)
+
+// ErrCancelled is returned by a computation that stopped because its Flag was set.
+var ErrCancelled = errors.New("cancelled")
+
+// Flag is a stop request, safe for concurrent use. The zero value is not set.
+type Flag struct{ set atomic.Bool }
+
+// Stop sets the flag.
+func (f *Flag) Stop() { f.set.Store(true) }
+
+// Stopped reports whether the flag is set; false for a nil Flag.
+func (f *Flag) Stopped() bool { return f != nil && f.set.Load() }
+
+// Err is ErrCancelled when the flag is set, nil otherwise.
+func (f *Flag) Err() error {
+	if f.Stopped() {
+		return ErrCancelled
+	}
+	return nil
+}

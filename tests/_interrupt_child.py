@@ -1,0 +1,85 @@
+"""Run one long combpred call in this process, press Ctrl-C (SIGINT) after a delay, and print how long
+the call took to raise KeyboardInterrupt and whether the estimator still works (tests/test_cancellation.py
+and benchmarks/cancel_latency.py run it in a child process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import warnings
+
+import numpy as np
+from combpred import ProbabilisticStructured, StructuredRidge, spaces
+from sklearn.exceptions import ConvergenceWarning
+
+
+def _ranking_model(estimator, n_labels: int, **params):
+    sp = spaces.Permutations(n_labels)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator(space=sp, **params).fit(X, sp.sample(200, random_state=0)), X
+
+
+def setup(name: str):
+    """Return (long call, quick call that must still work afterwards)."""
+    rng = np.random.default_rng(1)
+    if name == "ridge.predict":
+        model, _ = _ranking_model(StructuredRidge, 60)
+        Xq = rng.normal(size=(400_000, 5))
+        return lambda: model.predict(Xq), lambda: model.predict(Xq[:2])
+    if name == "space.decode":
+        sp = spaces.Permutations(60)
+        U = rng.normal(size=(40_000, sp.dim))
+        return lambda: sp.decode(U), lambda: sp.decode(U[:2])
+    if name == "prob.sample":
+        model, X = _ranking_model(ProbabilisticStructured, 20, max_iter=2, alpha=1.0)
+        return lambda: model.sample(X[:50], 20_000, random_state=0), lambda: model.sample(X[:1], 2, random_state=0)
+    if name == "prob.predict_marginals":
+        model, X = _ranking_model(ProbabilisticStructured, 20, max_iter=2, alpha=1.0)
+        return lambda: model.predict_marginals(X, n_samples=20_000), lambda: model.predict(X[:2])
+    if name == "prob.log_partition":
+        model, X = _ranking_model(ProbabilisticStructured, 8, alpha=0.01)
+        return (
+            lambda: model.log_partition(X[:5] * 3, method="fpras", epsilon=0.1, delta=0.01, n_samples=20_000),
+            lambda: model.log_partition(X[:1]),
+        )
+    if name == "prob.fit":
+        sp = spaces.Permutations(20)
+        X = rng.normal(size=(300, 5))
+        Y = sp.sample(300, random_state=0)
+        model = ProbabilisticStructured(space=sp, alpha=0.1, n_samples=2000, max_iter=1000)
+        return lambda: model.fit(X, Y), lambda: ProbabilisticStructured(space=sp, max_iter=1).fit(X[:20], Y[:20])
+    raise ValueError(name)
+
+
+def main() -> None:
+    name, delay = sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 0.5
+    long_call, quick_call = setup(name)
+    pressed = []
+
+    def press() -> None:
+        time.sleep(delay)
+        pressed.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=press, daemon=True).start()
+    start = time.perf_counter()
+    outcome = "finished"
+    try:
+        long_call()
+    except KeyboardInterrupt:
+        outcome = "interrupted"
+    end = time.perf_counter()
+    quick_call()  # the estimator (or space) still works
+    latency = end - pressed[0] if pressed else None
+    print(json.dumps({"call": name, "outcome": outcome, "latency": latency, "elapsed": end - start}))
+
+
+if __name__ == "__main__":
+    main()
