@@ -69,6 +69,8 @@ func pollOnWorker(poll func(int, float64, float64) bool, fit func() error) error
 		defer recoverWorker(&crash, done)
 		done <- fit()
 	}()
+	finished := false
+	defer outliveWorker(done, &finished)
 	ticker := time.NewTicker(pollEvery)
 	defer ticker.Stop()
 	for {
@@ -76,6 +78,7 @@ func pollOnWorker(poll func(int, float64, float64) bool, fit func() error) error
 		case <-ticker.C:
 			poll(0, 0, 0)
 		case err := <-done:
+			finished = true
 			if crash != nil {
 				panic(crash)
 			}

@@ -73,6 +73,8 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 		defer recoverWorker(&crash, done)
 		done <- fit()
 	}()
+	finished := false
+	defer outliveWorker(done, &finished)
 	var tick <-chan time.Time
 	if callback != nil {
 		ticker := time.NewTicker(relayEvery)
@@ -84,6 +86,7 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 		case <-tick:
 			relay()
 		case err := <-done:
+			finished = true
 			if crash != nil {
 				panic(crash)
 			}
@@ -102,5 +105,20 @@ func recoverWorker(crash **workerPanic, done chan<- error) {
 		buf := make([]byte, 4096)
 		*crash = &workerPanic{value: r, stack: buf[:runtime.Stack(buf, false)]}
 		done <- nil
+	}
+}
+
+// outliveWorker, deferred by the calling goroutine after it started a worker, waits for the worker
+// when the caller panics (in a callback, say) before the worker finished: the worker reads the
+// caller's buffers, which Python frees once the call has returned, so the call must never return
+// while it runs.
+// finished says that the caller already received the worker's result (a worker's own panic is
+// re-raised after that).
+func outliveWorker(done <-chan error, finished *bool) {
+	if r := recover(); r != nil {
+		if !*finished {
+			<-done
+		}
+		panic(r)
 	}
 }

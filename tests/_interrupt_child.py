@@ -55,6 +55,18 @@ def setup(name: str):
         Y = sp.sample(300, random_state=0)
         model = ProbabilisticStructured(space=sp, alpha=0.1, n_samples=2000, max_iter=1000)
         return lambda: model.fit(X, Y), lambda: ProbabilisticStructured(space=sp, max_iter=1).fit(X[:20], Y[:20])
+    if name == "ridge.fit":
+        sp = spaces.Multilabel(30)
+        X = rng.normal(size=(200_000, 60))
+        Y = (X[:, :30] + rng.normal(size=(200_000, 30)) > 0).astype(int)
+        model = StructuredRidge(space=sp, solver="cg", tol=1e-14, max_iter=10_000)
+        return lambda: model.fit(X, Y), lambda: StructuredRidge(space=sp).fit(X[:50], Y[:50])
+    if name == "ridge.partial_fit":
+        sp = spaces.Multilabel(10)
+        X = rng.normal(size=(6000, 10))
+        Y = (X + rng.normal(size=X.shape) > 0).astype(int)
+        model = StructuredRidge(space=sp, kernel="rbf").partial_fit(X[:3000], Y[:3000])
+        return lambda: model.partial_fit(X[3000:], Y[3000:]), lambda: model.predict(X[:2])
     raise ValueError(name)
 
 

@@ -14,8 +14,12 @@ var ErrCancelled = errors.New("cancelled")
 // Flag is a stop request, safe for concurrent use. The zero value is not set.
 type Flag struct{ set atomic.Bool }
 
-// Stop sets the flag.
-func (f *Flag) Stop() { f.set.Store(true) }
+// Stop sets the flag; it does nothing on a nil Flag.
+func (f *Flag) Stop() {
+	if f != nil {
+		f.set.Store(true)
+	}
+}
 
 // Stopped reports whether the flag is set; false for a nil Flag.
 func (f *Flag) Stopped() bool { return f != nil && f.set.Load() }

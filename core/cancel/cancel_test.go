@@ -7,6 +7,7 @@ import (
 
 func TestFlag(t *testing.T) {
 	var none *Flag
+	none.Stop()
 	if none.Stopped() || none.Err() != nil {
 		t.Fatal("a nil flag stopped")
 	}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/combpred/combpred/core/cancel"
+)
+
+// TestOnWorkerNeverOutlivesItsCaller: when the caller's side panics while the worker runs (a nil
+// stop flag did, in the relay), onWorker waits for the worker before the panic leaves it. Before,
+// the call returned to Python, which freed X while the fit still read it (SIGSEGV at exit).
+func TestOnWorkerNeverOutlivesItsCaller(t *testing.T) {
+	var running atomic.Bool
+	progress := func(int, float64, float64) bool { panic("callback") }
+	func() {
+		defer func() {
+			if r := recover(); r != "callback" {
+				t.Fatalf("recovered %v, want the callback's panic", r)
+			}
+			if running.Load() {
+				t.Fatal("onWorker returned while its worker was running")
+			}
+		}()
+		_ = onWorker(&progress, nil, func() error {
+			running.Store(true)
+			defer running.Store(false)
+			for i := 0; i < 50; i++ {
+				progress(i, 0, 0)
+				time.Sleep(5 * time.Millisecond)
+			}
+			return nil
+		})
+	}()
+}
+
+// TestOnWorkerRelaysAWorkerPanic: a panic of the worker reaches the caller (whose guard reports
+// it), without waiting for a worker that has already ended.
+func TestOnWorkerRelaysAWorkerPanic(t *testing.T) {
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		_ = onWorker(new(func(int, float64, float64) bool), nil, func() error { panic("worker") })
+	}()
+	select {
+	case r := <-done:
+		if wp, ok := r.(*workerPanic); !ok || wp.value != "worker" {
+			t.Fatalf("recovered %v, want the worker's panic", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("onWorker hung after its worker panicked")
+	}
+}
+
+// TestCancellableInlineWithoutPoll: with no poll registered, a query runs inline with a nil flag.
+func TestCancellableInlineWithoutPoll(t *testing.T) {
+	err := cancellable(false, func(stop *cancel.Flag) error {
+		if stop != nil {
+			t.Error("a flag without a poll")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
