@@ -46,18 +46,30 @@ const smallQuery = 256
 // runs on a goroutine of its own and the calling goroutine polls every pollEvery; a panic of the
 // worker reaches the caller's guard, as in onWorker.
 func cancellable(inline bool, work func(stop *cancel.Flag) error) error {
-	poll, _ := interruptPoll.Load().(C.cp_progress_fn)
-	if inline || poll == nil {
+	if inline || !pollRegistered() {
 		return work(nil)
 	}
 	stop := new(cancel.Flag)
 	progress := func(int, float64, float64) bool {
-		if C.cp_call_progress(poll, 0, 0, 0, nil) != 0 {
+		if interrupted() {
 			stop.Stop()
 		}
 		return !stop.Stopped()
 	}
 	return pollOnWorker(progress, func() error { return work(stop) })
+}
+
+// pollRegistered reports whether Python registered its interrupt poll.
+func pollRegistered() bool {
+	poll, _ := interruptPoll.Load().(C.cp_progress_fn)
+	return poll != nil
+}
+
+// interrupted calls the registered poll, on the calling goroutine (the caller's thread), and
+// reports whether it asks to stop; false without a poll.
+func interrupted() bool {
+	poll, _ := interruptPoll.Load().(C.cp_progress_fn)
+	return poll != nil && C.cp_call_progress(poll, 0, 0, 0, nil) != 0
 }
 
 // pollOnWorker runs fit on a goroutine of its own and calls poll on the calling goroutine every

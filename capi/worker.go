@@ -57,6 +57,12 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 		batch := queued
 		queued = nil
 		mu.Unlock()
+		if len(batch) == 0 && !stopped.Load() && interrupted() {
+			// No report to relay (an iteration can take seconds), but Ctrl-C must still reach
+			// the fit's inner loops through stop.
+			stopped.Store(true)
+			stop.Stop()
+		}
 		for _, r := range batch {
 			if stopped.Load() {
 				return // nothing is reported after the callback asked to stop

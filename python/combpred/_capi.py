@@ -222,10 +222,9 @@ def sigint_as_flag(flag: list[bool]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def interruptible() -> Iterator[None]:
-    """Make the C calls in the block cancellable by Ctrl-C; raise KeyboardInterrupt after the
-    block when Ctrl-C was pressed during it (the call then returned early, or had just finished)."""
-    flag: list[bool] = []
+def interrupt_flag(flag: list[bool]) -> Iterator[None]:
+    """Make the C calls in the block cancellable by Ctrl-C, which appends to ``flag``: the
+    registered poll then asks Go to stop."""
     outer = getattr(_interrupted, "flag", None)
     _interrupted.flag = flag
     try:
@@ -233,6 +232,15 @@ def interruptible() -> Iterator[None]:
             yield
     finally:
         _interrupted.flag = outer
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """:func:`interrupt_flag`, raising KeyboardInterrupt after the block when Ctrl-C was pressed
+    during it (the call then returned early, or had just finished)."""
+    flag: list[bool] = []
+    with interrupt_flag(flag):
+        yield
     if flag:
         raise KeyboardInterrupt("interrupted")
 

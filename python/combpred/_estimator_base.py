@@ -128,7 +128,7 @@ def run_fit(
 
     The callback prints the objective and the solver's convergence measure (``measure`` names it:
     the relative gradient, or SGD's relative change of J) after every iteration when verbose, and
-    asks Go to stop on Ctrl-C (see :func:`_capi.sigint_as_flag`); the fit then raises KeyboardInterrupt
+    asks Go to stop on Ctrl-C (see :func:`_capi.interrupt_flag`); the fit then raises KeyboardInterrupt
     once the call has returned, leaving no model behind.
     """
     captured: list[BaseException] = []
@@ -148,7 +148,7 @@ def run_fit(
 
     callback = _capi.PROGRESS(progress)
     out = _capi.out_i64()
-    with _capi.sigint_as_flag(interrupted):
+    with _capi.interrupt_flag(interrupted):
         status = call(callback, out)
     if captured or interrupted:
         if status == _capi.OK:
