@@ -444,7 +444,11 @@ class StructuredEstimator(BaseEstimator):
             y = np.asarray(y).ravel()
             if y.shape[0] != len(pred):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
+            class_rows(y, self.classes_)  # a label the model does not know (NaN, say) is an error, not a miss
             return float(np.average(pred == y, weights=sw))
+        if len(np.asarray(y)) != len(pred):
+            raise ValueError(f"y has {len(np.asarray(y))} rows but X has {len(pred)} rows")
+        self.space_.validate(y)  # an invalid structure is an error, not a low score
         return float(np.average(self.space_.score_samples(y, pred), weights=sw))
 
     # -- pickling: the Go model travels as its bytes --------------------------------------------

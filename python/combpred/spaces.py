@@ -231,7 +231,12 @@ def _as_int_rows(Y: np.ndarray, name: str) -> np.ndarray:
             raise ValueError(f"{name} contains NaN or infinity")
         if np.any(Y != np.round(Y)):
             raise ValueError(f"{name} must hold integers, found a fractional value")
-    elif Y.dtype.kind not in "iu":
+        if Y.size and np.abs(Y).max() >= 2.0**63:  # the cast would wrap to an arbitrary int64
+            raise ValueError(f"{name} holds {Y.flat[np.argmax(np.abs(Y))]:g}, beyond the int64 range of structures")
+    elif Y.dtype.kind == "u":
+        if Y.size and Y.max() > np.iinfo(np.int64).max:  # 2**64 − 1 would become −1, a valid "off" entry
+            raise ValueError(f"{name} holds {Y.max()}, beyond the int64 range of structures")
+    elif Y.dtype.kind != "i":
         raise TypeError(f"{name} must hold integers, got dtype {Y.dtype}")
     return np.ascontiguousarray(Y, dtype=np.int64)
 

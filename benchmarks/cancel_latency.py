@@ -1,0 +1,92 @@
+"""Ctrl-C latency: how long each long call takes to raise KeyboardInterrupt after SIGINT.
+
+Usage: python benchmarks/cancel_latency.py [--trials 10] [--quick] [--output BENCHMARKS.md]
+
+Each trial runs one call that would take seconds in a fresh child process (tests/_interrupt_child.py),
+sends the child SIGINT after a random delay of 0.3-0.8 s (so that it lands anywhere in the work), and
+records the time from the signal to KeyboardInterrupt; the child then checks that the estimator still
+works. Issue 11's target: p99 below 0.2 s for every call that runs longer than a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from _report import BENCHMARKS_MD, machine, write_section
+
+CHILD = Path(__file__).resolve().parent.parent / "tests" / "_interrupt_child.py"
+CALLS = {
+    "ridge.predict": "StructuredRidge(Permutations(60)).predict, 400,000 rows",
+    "space.decode": "Permutations(60).decode, 40,000 rows",
+    "prob.sample": "ProbabilisticStructured(Permutations(20)).sample, 50 rows × 20,000",
+    "prob.predict_marginals": "ProbabilisticStructured(Permutations(20)).predict_marginals, n_samples=20,000",
+    "prob.log_partition": "ProbabilisticStructured(Permutations(8)).log_partition(method='fpras')",
+    "prob.fit": "ProbabilisticStructured(Permutations(20)).fit (Adam on sampled gradients)",
+    "ridge.fit": "StructuredRidge(Multilabel(30), solver='cg').fit, 200,000 × 60",
+    "ridge.partial_fit": "StructuredRidge(kernel='rbf').partial_fit (one SGD pass, 3,000 rows)",
+}
+
+
+def trial(call: str, delay: float) -> dict:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, str(CHILD), call, f"{delay:.3f}"], capture_output=True, text=True, timeout=600, env=env
+    )
+    if done.returncode != 0:
+        return {"outcome": f"child failed: {done.stderr.strip().splitlines()[-1:]}", "latency": None}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=10)
+    parser.add_argument("--quick", action="store_true", help="3 trials per call (smoke run)")
+    parser.add_argument("--output", type=Path, default=BENCHMARKS_MD)
+    args = parser.parse_args()
+    trials = 3 if args.quick else args.trials
+    rng = np.random.default_rng(0)
+    rows = []
+    for call, what in CALLS.items():
+        results = [trial(call, float(rng.uniform(0.3, 0.8))) for _ in range(trials)]
+        lat = np.array([r["latency"] for r in results if r.get("outcome") == "interrupted"])
+        missed = trials - len(lat)
+        if len(lat):
+            p50, p99, worst = np.percentile(lat, 50), np.percentile(lat, 99), lat.max()
+            verdict = "met" if p99 < 0.2 and not missed else "**missed**"
+            rows.append(
+                f"| `{call}` | {what} | {len(lat)}/{trials} | {p50 * 1e3:.0f} | {p99 * 1e3:.0f} | {worst * 1e3:.0f} "
+                f"| {verdict} |"
+            )
+        else:
+            rows.append(f"| `{call}` | {what} | 0/{trials} | – | – | – | **missed** ({results[0]['outcome']}) |")
+        print(rows[-1], flush=True)
+    lines = [
+        "## Ctrl-C latency (`benchmarks/cancel_latency.py`)",
+        "",
+        f"Machine: {machine()}.",
+        "",
+        f"{trials} trials per call, each in a fresh process: SIGINT after a random 0.3–0.8 s of a call that runs for "
+        "seconds, time until KeyboardInterrupt (ms); every child then checked that the estimator still works. "
+        "Target (issue 11): p99 < 200 ms. Long queries run in Go on a goroutine while the calling thread calls "
+        "Python's interrupt poll every 20 ms; fits relay their progress and ask the same poll between reports.",
+        "",
+        "| call | workload | interrupted | p50 | p99 | max | target |",
+        "|---|---|---:|---:|---:|---:|---|",
+        *rows,
+        "",
+        'Not measured here, and known to be slower: `solver="exact"` on kernel models factors its system by '
+        "gonum's LU in one call, which checks nothing (the issue measured 44 s); a CG iteration or SGD epoch of "
+        "StructuredRidge is not split further, so a fit answers after the iteration in progress.",
+    ]
+    write_section("cancel_latency", "\n".join(lines), args.output)
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
