@@ -240,7 +240,8 @@ const maxDenseCov = 8192
 func denseCovAllowed(sp space.Space) error {
 	d := sp.Dim()
 	if d > maxDenseCov {
-		return fmt.Errorf("covariance: dimension %d is too large for a dense matrix; use the operator (cov_mul)", d)
+		return fmt.Errorf("covariance: d = %d is too large for a dense matrix (d×d needs %d bytes; at most d = %d): use covariance_dot",
+			d, budget.Floats(d, d), maxDenseCov)
 	}
 	return budget.Check(fmt.Sprintf("covariance: the dense %d×%d matrix of the %s space", d, d, sp.Kind()), budget.Floats(d, d))
 }

@@ -61,9 +61,19 @@ def test_battery_ran_every_probe(battery):
     }
 
 
-# Until the fixes of issue 11 are merged the battery still finds what the issue lists; the lead removes
-# this mark after merging them.
-@pytest.mark.xfail(strict=False, reason="issue 11: the hardening fixes are on other branches until merged")
+def test_battery_nothing_kills_the_process(battery):
+    """Met since issue 11's fixes (before: 1 crash, 5 Go out-of-memory aborts): no probe may kill the
+    user's process."""
+    killed = [
+        f"{r['outcome']:8s} {r['id']}: {r['detail'][:200]}" for r in battery if r["outcome"] in ("crash", "memory")
+    ]
+    assert not killed, "\n".join(killed)
+
+
+# The full targets are not met yet: what remains (one FPRAS call with delta=1e-300 that runs past the
+# probe's 20 s, Ctrl-C during the kernel exact solve and a kernel partial_fit pass, a few silent answers and
+# unclear messages) is listed in the report this test prints when it fails.
+@pytest.mark.xfail(strict=False, reason="issue 11: the remaining probes listed in BATTERY.md are still open")
 def test_battery_targets(battery):
     bad = [r for r in battery if r["outcome"] in TARGET_FREE]
     unclear = [r for r in battery if r["outcome"] == "unclear" and not allowed(r)]

@@ -193,6 +193,14 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 			}
 		}
 	}
+	for i := 0; i < H.SymmetricDim(); i++ {
+		for j := i; j < H.SymmetricDim(); j++ {
+			if v := H.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, Result{}, fmt.Errorf("the exact solver's weighted sums overflow (%v): sample_weight or X holds "+
+					"values too large; rescale them (dividing every weight by c fits as alpha / c does)", v)
+			}
+		}
+	}
 	addNull(1)
 	// Factor D H D with D = diag(H)^(−1/2): the penalised coefficients' diagonal (2α + …) and the
 	// unpenalised intercept's (the data's scale) may lie 10³⁰⁰ apart, which Cholesky on H itself
@@ -260,7 +268,7 @@ func (st *linearStats) conditionError(S *mat.SymDense, mean []float64, alpha flo
 		way = fmt.Sprintf("a larger alpha (about %.1g or more) makes them solvable", 1e-12*scale)
 	}
 	return fmt.Errorf("alpha = %g: the exact solver's normal equations cannot be solved in double precision (%s); "+
-		"with these inputs (curvature of scale %.3g), %s; rescale X, change alpha or use solver=\"cg\"",
+		"with these inputs (curvature of scale %.3g, set by X and sample_weight), %s; rescale X or sample_weight, change alpha or use solver=\"cg\"",
 		alpha, cause, scale, way)
 }
 

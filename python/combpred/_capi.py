@@ -72,6 +72,7 @@ _SIGNATURES = {
     "cp_last_error": ([], c_char_p),
     "cp_set_threads": ([c_int64], c_int),
     "cp_set_interrupt_poll": ([PROGRESS], c_int),
+    "cp_check_output": ([c_int64, c_char_p], c_int),
     "cp_set_max_memory": ([c_int64], c_int),
     "cp_get_max_memory": ([_i64p, _i64p], c_int),
     "cp_space_new": ([c_char_p, _i64p, c_int64, _i64p], c_int),
@@ -368,13 +369,24 @@ def i64(a: Any, shape: tuple[int, ...], name: str, *, writable: bool = False) ->
     return _checked(a, np.dtype(np.int64), shape, name, writable)
 
 
-def out_f64(shape: tuple[int, ...]) -> tuple[np.ndarray, _Buffer]:
-    """A fresh float64 output array of ``shape`` and its argument."""
+def check_output(shape: tuple[int, ...], name: str) -> None:
+    """Check an output of ``shape`` (8-byte values) against the core's memory budget before it is
+    allocated, naming ``name`` (the argument that sets its size) in the MemoryError."""
+    size = 8
+    for n in shape:
+        size *= max(int(n), 0)
+    check(lib().cp_check_output(min(size, 2**63 - 1), f"{name}: an output of shape {tuple(shape)}".encode()))
+
+
+def out_f64(shape: tuple[int, ...], name: str = "out") -> tuple[np.ndarray, _Buffer]:
+    """A fresh float64 output array of ``shape`` and its argument, checked against the budget."""
+    check_output(shape, name)
     return f64(np.empty(shape), shape, "out", writable=True)
 
 
-def out_i64_array(shape: tuple[int, ...]) -> tuple[np.ndarray, _Buffer]:
-    """A fresh int64 output array of ``shape`` and its argument."""
+def out_i64_array(shape: tuple[int, ...], name: str = "out") -> tuple[np.ndarray, _Buffer]:
+    """A fresh int64 output array of ``shape`` and its argument, checked against the budget."""
+    check_output(shape, name)
     return i64(np.empty(shape, dtype=np.int64), shape, "out", writable=True)
 
 

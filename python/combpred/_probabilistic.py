@@ -39,7 +39,11 @@ def _params(**items: Any) -> bytes:
 
 
 def _seed(random_state: Any) -> int:
-    return int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
+    try:
+        rng = check_random_state(random_state)
+    except (TypeError, ValueError) as exc:  # scikit-learn's message names the value, not the parameter
+        raise ValueError(f"random_state: {exc}") from exc
+    return int(rng.randint(0, 2**63 - 1, dtype=np.int64))
 
 
 def _open_unit(value: Any, name: str) -> float:
@@ -432,7 +436,7 @@ class ProbabilisticStructured(StructuredEstimator):
         X = self._inputs(X)
         count = _count(n_samples, "n_samples")
         width, q = fitted.width, X.shape[0]
-        out, p = _capi.out_i64_array((q, count, width))
+        out, p = _capi.out_i64_array((q, count, width), "n_samples")
         params = _params(sampler=_sampler(sampler), random_state=self._seed_or_own(random_state))
         self._call(fitted, "sample", X, count, params, p, width)
         structures = self._structures(fitted, out.reshape(q * count, width))

@@ -125,7 +125,7 @@ class Space:
     def mean(self) -> np.ndarray:
         """Return p = Ψ/|Y|, the mean of ψ under the uniform distribution, shape (d,)."""
         d = self.dim
-        out, p = _capi.out_f64((d,))
+        out, p = _capi.out_f64((d,), f"the mean of {self!r} (dim d = {d})")
         _capi.check(_capi.lib().cp_space_mean(self._h(), p, d))
         return out
 
@@ -183,7 +183,7 @@ class Space:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
         seed = int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
         w = self.width
-        out, p = _capi.out_i64_array((int(n_samples), w))
+        out, p = _capi.out_i64_array((int(n_samples), w), "n_samples")
         with _capi.interruptible():
             _capi.check(_capi.lib().cp_space_sample(self._h(), int(n_samples), seed, p, w))
         return self._from_rows(out)
@@ -193,7 +193,7 @@ class Space:
         d, w = self.dim, self.width
         U = _as_float_rows(U, d, "U")
         U, p = _capi.f64(U, (U.shape[0], d), "U")
-        out, pout = _capi.out_i64_array((U.shape[0], w))
+        out, pout = _capi.out_i64_array((U.shape[0], w), "U (rows to decode)")
         with _capi.interruptible():
             _capi.check(_capi.lib().cp_space_decode(self._h(), p, U.shape[0], d, pout, w))
         return self._from_rows(out)
@@ -209,7 +209,10 @@ class Space:
 
     def score(self, Y_true: Any, Y_pred: Any) -> float:
         """Mean agreement between true and predicted structures (1.0 is perfect): the mean of
-        :meth:`score_samples`."""
+        :meth:`score_samples`. Both must hold valid structures: an invalid one is an error, not a
+        low score."""
+        self.validate(Y_true)
+        self.validate(Y_pred)
         return float(np.mean(self.score_samples(Y_true, Y_pred)))
 
     def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:

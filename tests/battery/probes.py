@@ -1322,7 +1322,8 @@ def _decode_optimality(space: Any, scale: float) -> str | None:
     """Decode random scores times ``scale``; the result must be optimal (within decoder_guarantee)."""
     U = np.random.default_rng(7).normal(size=(5, space.dim))
     Y = space.decode(U * scale)
-    rows = space.embed(Y) @ U.T  # scale-free: decoding is scale-invariant
+    U = U * np.sign(scale)  # decoding is invariant under positive scaling only: judge against U's direction
+    rows = space.embed(Y) @ U.T
     values = np.diag(rows)
     allY = space.enumerate()
     f = space.embed(allY) @ U.T
@@ -1468,7 +1469,8 @@ def build_space_methods() -> None:
             ("covariance", (), "error"),
             ("sample", (1,), "either"),
             ("enumerate", (), "either" if key.startswith("HierarchyPaths") else "error"),
-            ("log_count", (), "ok"),
+            # the size rule refuses the constructor of the pair spaces beyond d = 2³¹ − 1, naming the parameter
+            ("log_count", (), "either" if key in ("Cliques(10**6)", "PartialTournaments(10**6)") else "ok"),
         ]:
             add(
                 id=f"spaces/{key}.{method}()",

@@ -43,6 +43,8 @@ def read_arff(text: str) -> tuple[list[str], np.ndarray]:
     Only what the bundled files use is supported: numeric and {0,1} nominal attributes, dense rows,
     ``%`` comments. Anything else raises ``ValueError`` naming the line.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be the ARFF document as a str, got {type(text).__name__}")
     names: list[str] = []
     rows: list[list[float]] = []
     in_data = False
@@ -69,6 +71,8 @@ def read_arff(text: str) -> tuple[list[str], np.ndarray]:
             rows.append([float(v) for v in values])
         except ValueError as exc:
             raise ValueError(f"line {lineno}: {exc}") from None
+    if not in_data or not names:
+        raise ValueError("text is not an ARFF document: it has no @attribute declarations or no @data section")
     return names, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
 
 
@@ -151,6 +155,8 @@ def data_home_candidates(data_home: str | os.PathLike | None = None) -> list[Pat
     """
     out: list[Path] = []
     if data_home is not None:
+        if not isinstance(data_home, (str, os.PathLike)):
+            raise TypeError(f"data_home must be a path (str or os.PathLike), got {type(data_home).__name__}")
         out.append(Path(data_home).expanduser())
     env = os.environ.get("COMBPRED_DATA")
     if env:
