@@ -8,7 +8,6 @@ import "C"
 
 import (
 	"sync/atomic"
-	"time"
 
 	"github.com/combpred/combpred/core/cancel"
 )
@@ -16,12 +15,9 @@ import (
 // The interrupt poll makes every long query cancellable by Ctrl-C without a callback argument in
 // each entry point. Python registers one function (cp_set_interrupt_poll); a long query runs its
 // work on a goroutine of its own while the calling goroutine, locked to the caller's thread, calls
-// the poll every pollEvery. Python runs signal handlers only when its main thread runs Python
+// the poll every relayEvery. Python runs signal handlers only when its main thread runs Python
 // code, and the poll is that code: its SIGINT handler marks the call interrupted, the poll then
 // returns nonzero, and the work sees its cancel.Flag set.
-
-// pollEvery is how often a long query asks the poll whether to stop: the latency of Ctrl-C.
-const pollEvery = 20 * time.Millisecond
 
 // interruptPoll holds the registered poll (a C.cp_progress_fn, nil when none).
 var interruptPoll atomic.Value
@@ -43,20 +39,15 @@ func cp_set_interrupt_poll(poll C.cp_progress_fn) (rc C.int) {
 const smallQuery = 256
 
 // cancellable runs work with a cancel.Flag that the registered poll can set. Unless inline, work
-// runs on a goroutine of its own and the calling goroutine polls every pollEvery; a panic of the
-// worker reaches the caller's guard, as in onWorker.
+// runs on a goroutine of its own (onWorker, with no progress to relay) while the calling goroutine
+// asks the poll every relayEvery.
 func cancellable(inline bool, work func(stop *cancel.Flag) error) error {
 	if inline || !pollRegistered() {
 		return work(nil)
 	}
 	stop := new(cancel.Flag)
-	progress := func(int, float64, float64) bool {
-		if interrupted() {
-			stop.Stop()
-		}
-		return !stop.Stopped()
-	}
-	return pollOnWorker(progress, func() error { return work(stop) })
+	var noProgress func(int, float64, float64) bool
+	return onWorker(&noProgress, stop, func() error { return work(stop) })
 }
 
 // pollRegistered reports whether Python registered its interrupt poll.
@@ -70,31 +61,4 @@ func pollRegistered() bool {
 func interrupted() bool {
 	poll, _ := interruptPoll.Load().(C.cp_progress_fn)
 	return poll != nil && C.cp_call_progress(poll, 0, 0, 0, nil) != 0
-}
-
-// pollOnWorker runs fit on a goroutine of its own and calls poll on the calling goroutine every
-// pollEvery until fit returns (poll's result is not used: it acts through its side effects).
-func pollOnWorker(poll func(int, float64, float64) bool, fit func() error) error {
-	done := make(chan error, 1)
-	var crash *workerPanic
-	go func() {
-		defer recoverWorker(&crash, done)
-		done <- fit()
-	}()
-	finished := false
-	defer outliveWorker(done, &finished)
-	ticker := time.NewTicker(pollEvery)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ticker.C:
-			poll(0, 0, 0)
-		case err := <-done:
-			finished = true
-			if crash != nil {
-				panic(crash)
-			}
-			return err
-		}
-	}
 }

@@ -82,7 +82,7 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 	finished := false
 	defer outliveWorker(done, &finished)
 	var tick <-chan time.Time
-	if callback != nil {
+	if callback != nil || pollRegistered() {
 		ticker := time.NewTicker(relayEvery)
 		defer ticker.Stop()
 		tick = ticker.C

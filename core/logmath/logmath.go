@@ -40,3 +40,14 @@ func SumExp(a []float64) float64 {
 	}
 	return m + math.Log(s)
 }
+
+// AddExp returns log(eᵃ + eᵇ) without overflow; −Inf when both are −Inf.
+func AddExp(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}

@@ -228,7 +228,7 @@ func ksubsetsForm(k int, u, mean []float64) float64 {
 			t[j] = make([]float64, k+1)
 			t[j][0] = 0
 			for i := 1; i <= k; i++ {
-				t[j][i] = logAddExp(t[j-1][i], t[j-1][i-1]+x)
+				t[j][i] = logmath.AddExp(t[j-1][i], t[j-1][i-1]+x)
 			}
 		}
 		return t
@@ -242,7 +242,7 @@ func ksubsetsForm(k int, u, mean []float64) float64 {
 	for j := 0; j < n; j++ {
 		acc := neg
 		for a := 0; a <= k-1; a++ {
-			acc = logAddExp(acc, fwd[j][a]+bwd[n-1-j][k-1-a])
+			acc = logmath.AddExp(acc, fwd[j][a]+bwd[n-1-j][k-1-a])
 		}
 		mean[j] = math.Exp(u[j] + acc - lz)
 	}

@@ -85,14 +85,3 @@ func edgeWeights(n int, u []float64) []float64 {
 	}
 	return w
 }
-
-// logAddExp returns log(eᵃ + eᵇ).
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
-}

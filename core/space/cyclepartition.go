@@ -3,6 +3,8 @@ package space
 import (
 	"math"
 	"math/bits"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 // cyclePartitionMax is the largest n for which the cycle spaces compute log Z and the pairwise
@@ -144,7 +146,7 @@ func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ flo
 	logZ = math.Inf(-1)
 	for k := 3; k <= n; k++ {
 		if closed[k] > 0 {
-			logZ = logAddExp(logZ, scaleF[k]+math.Log(closed[k]))
+			logZ = logmath.AddExp(logZ, scaleF[k]+math.Log(closed[k]))
 		}
 	}
 	if !marginals {
@@ -243,17 +245,6 @@ func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ flo
 // cycleLinearReach bounds the arc scores that cyclePartition sums in the linear domain.
 const cycleLinearReach = 300
 
-// logAddExp returns log(e^a + e^b).
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
-}
-
 // cyclePartitionLog is cyclePartition's programme in the log domain.
 func cyclePartitionLog(n int, w []float64, buf *cycleBuf, marginals bool) (logZ float64, arcs []float64) {
 	size := n << n
@@ -291,7 +282,7 @@ func cyclePartitionLog(n int, w []float64, buf *cycleBuf, marginals bool) (logZ 
 				f[mask*n+v] = lse()
 			}
 			if bits.OnesCount(uint(mask)) >= 3 {
-				logZ = logAddExp(logZ, f[mask*n+v]+w[v*n+s])
+				logZ = logmath.AddExp(logZ, f[mask*n+v]+w[v*n+s])
 			}
 		}
 	}
