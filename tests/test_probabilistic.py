@@ -384,14 +384,12 @@ def test_concurrent_queries_equal_serial_ones(exact_multilabel, multilabel_data)
         assert_array_equal(a, b)
 
 
-def test_permutations_beyond_enumeration_fit_by_exact_inference():
-    """Permutations of 8 labels (40,320 rankings, above the 2¹⁴ of enumeration) get exact
-    inference from the subset programme: L-BFGS converges, and predict_marginals and
-    score_samples equal sums over every ranking."""
-    space = spaces.Permutations(8)
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(120, 3))
-    Y = space.decode(X @ rng.normal(size=(3, space.dim)) + rng.normal(size=(120, space.dim)))
+def _check_exact_inference_beyond_enumeration(space, m, seed):
+    """Fit on data from a noisy linear model; L-BFGS must converge (exact inference), and for two
+    inputs predict_marginals and score_samples must equal sums over every structure."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 3))
+    Y = space.decode(X @ rng.normal(size=(3, space.dim)) + rng.normal(size=(m, space.dim)))
     model = ProbabilisticStructured(space=space, alpha=0.01).fit(X, Y)
     assert model.solver_ == "lbfgs" and model.relative_gradient_ <= model.tol
     ys = space.enumerate()
@@ -405,19 +403,14 @@ def test_permutations_beyond_enumeration_fit_by_exact_inference():
         assert_allclose(model.score_samples(np.repeat(X[i : i + 1], 3, axis=0), ys[:3]), np.log(p[:3]), rtol=1e-10)
 
 
+def test_permutations_beyond_enumeration_fit_by_exact_inference():
+    """Permutations of 8 labels (40,320 rankings, above the 2¹⁴ of enumeration) get exact
+    inference from the subset programme."""
+    _check_exact_inference_beyond_enumeration(spaces.Permutations(8), 120, 4)
+
+
 @pytest.mark.parametrize("space", [spaces.DirectedCycles(9), spaces.UndirectedCycles(9)])
 def test_cycles_beyond_enumeration_fit_by_exact_inference(space):
     """Cycles on 9 vertices (125,628 directed, above the 2¹⁴ of enumeration) get exact inference
-    from the sum-product Held–Karp programme: marginals equal sums over every cycle."""
-    rng = np.random.default_rng(5)
-    X = rng.normal(size=(80, 3))
-    Y = space.decode(X @ rng.normal(size=(3, space.dim)) + rng.normal(size=(80, space.dim)))
-    model = ProbabilisticStructured(space=space, alpha=0.01).fit(X, Y)
-    assert model.solver_ == "lbfgs" and model.relative_gradient_ <= model.tol
-    ys = space.enumerate()
-    psi = space.embed(ys)
-    u = model.decision_function(X[:1])[0]
-    s = psi @ u
-    p = np.exp(s - s.max())
-    p /= p.sum()
-    assert_allclose(model.predict_marginals(X[:1])[0], psi.T @ p, atol=1e-10)
+    from the sum-product Held–Karp programme."""
+    _check_exact_inference_beyond_enumeration(space, 80, 5)
