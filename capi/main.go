@@ -135,6 +135,9 @@ func outPtr[T any](name string, p *T) error {
 // threads under an address-space limit made the Go runtime abort (pthread_create failed).
 const maxThreadsPerCPU = 4
 
+// cp_set_threads sets the number of threads of every later call (process-wide); 0 means one per CPU,
+// and counts above 4 per CPU are clamped.
+//
 //export cp_set_threads
 func cp_set_threads(n C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -153,12 +156,18 @@ func cp_set_threads(n C.int64_t) (rc C.int) {
 	return cpOK
 }
 
+// cp_set_max_memory sets the memory budget (bytes) against which every allocation sized by an
+// input is checked before it is made; 0 restores the default (half the memory the process may use).
+//
 //export cp_set_max_memory
 func cp_set_max_memory(bytes C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	return status(budget.Set(int64(bytes)))
 }
 
+// cp_get_max_memory writes the budget as set (0: the default) into setting and the budget in force
+// (bytes) into effective.
+//
 //export cp_get_max_memory
 func cp_get_max_memory(setting, effective *C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -169,6 +178,9 @@ func cp_get_max_memory(setting, effective *C.int64_t) (rc C.int) {
 	return cpOK
 }
 
+// cp_space_new builds the space of the registered kind with its nparams integer parameters and
+// writes its handle into out.
+//
 //export cp_space_new
 func cp_space_new(kind *C.char, params *C.int64_t, nparams C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -193,12 +205,17 @@ func cp_space_new(kind *C.char, params *C.int64_t, nparams C.int64_t, out *C.int
 	return cpOK
 }
 
+// cp_space_free releases a space handle; models that use the space keep it alive.
+//
 //export cp_space_free
 func cp_space_free(h C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	return status(freeHandle(int64(h), "space"))
 }
 
+// cp_space_info writes the space's dimension d, its width (int64 values per structure), log|Y|
+// and its decoder's z-approximation factor (0 when exact).
+//
 //export cp_space_info
 func cp_space_info(h C.int64_t, dim, width *C.int64_t, logCount, guarantee *C.double) (rc C.int) {
 	defer guard(&rc)
@@ -214,6 +231,8 @@ func cp_space_info(h C.int64_t, dim, width *C.int64_t, logCount, guarantee *C.do
 	return cpOK
 }
 
+// cp_space_mean writes p = Ψ/|Y|, the mean of ψ under the uniform distribution (d values).
+//
 //export cp_space_mean
 func cp_space_mean(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -259,6 +278,9 @@ func cp_space_covariance_check(h C.int64_t) (rc C.int) {
 	return status(denseCovAllowed(sp))
 }
 
+// cp_space_covariance writes the dense d×d covariance S of ψ under the uniform distribution; see
+// cp_space_covariance_check for the sizes it refuses.
+//
 //export cp_space_covariance
 func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -286,6 +308,8 @@ func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	return cpOK
 }
 
+// cp_space_cov_mul writes S·v into out (d values) without forming S.
+//
 //export cp_space_cov_mul
 func cp_space_cov_mul(h C.int64_t, v *C.double, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -316,6 +340,8 @@ func rowsOf(sp space.Space, name string, p *C.int64_t, m, w C.int64_t) ([]int64,
 	return i64s(name, p, m, w)
 }
 
+// cp_space_validate checks m structures (m × w) and names the first invalid row.
+//
 //export cp_space_validate
 func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -330,6 +356,8 @@ func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w C.int64_t) (rc C.int) {
 	return status(space.ValidateRows(sp, y, int(m)))
 }
 
+// cp_space_embed writes ψ of m valid structures (m × w) into out (m × d).
+//
 //export cp_space_embed
 func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -355,6 +383,9 @@ func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d
 	return cpOK
 }
 
+// cp_space_sample draws n uniform structures, determined by seed, into out (n × w); cancellable
+// through the interrupt poll.
+//
 //export cp_space_sample
 func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -379,6 +410,9 @@ func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, 
 	}))
 }
 
+// cp_space_decode writes argmax_y ⟨u, ψ(y)⟩ (exact, or within the decoder's guarantee) of m score
+// rows (m × d) into out (m × w); cancellable through the interrupt poll.
+//
 //export cp_space_decode
 func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -406,6 +440,10 @@ func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, 
 	return status(cancellable(m <= smallQuery, func(stop *cancel.Flag) error { return space.DecodeRows(sp, u, int(m), y, stop) }))
 }
 
+// cp_space_enumerate writes every structure (for tests; refused beyond 2²² structures or 2²⁶
+// values) into out, which holds capacity rows, and their number into count; call it with capacity
+// 0 to learn the count.
+//
 //export cp_space_enumerate
 func cp_space_enumerate(h C.int64_t, out *C.int64_t, capacity C.int64_t, w C.int64_t, count *C.int64_t) (rc C.int) {
 	defer guard(&rc)

@@ -141,6 +141,8 @@ func cp_model_stream_info(h C.int64_t, nComponents, nSeen, nSteps, streaming *C.
 	return cpOK
 }
 
+// cp_model_free releases a StructuredRidge model handle.
+//
 //export cp_model_free
 func cp_model_free(h C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -183,6 +185,8 @@ func cp_model_info(h C.int64_t, nFeatures, dim, width, nDual, kernelKind, nIter,
 	return cpOK
 }
 
+// cp_model_space writes a new handle of the model's own space into out.
+//
 //export cp_model_space
 func cp_model_space(h C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -206,12 +210,17 @@ func ridgeView(h C.int64_t) (modelView, error) {
 	return modelView{space: md.Space, scores: md.Decision, mode: md.Predict, marshal: md.MarshalBinary}, nil
 }
 
+// cp_model_decision writes the scores u(x) of q inputs (q × n) into out (q × d).
+//
 //export cp_model_decision
 func cp_model_decision(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	return status(decisionCall(ridgeView, h, x, q, n, out, d))
 }
 
+// cp_model_predict writes the decoded structures of q inputs (q × n) into out (q × w), a chunk of
+// rows at a time; cancellable through the interrupt poll.
+//
 //export cp_model_predict
 func cp_model_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -243,6 +252,9 @@ func cp_model_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *
 	return status(toBytesCall(ridgeView, h, buf, capacity, needed))
 }
 
+// cp_model_from_bytes builds a StructuredRidge model from the bytes of cp_model_to_bytes (versioned
+// and checksummed; corrupt bytes are an error) and writes its handle into out.
+//
 //export cp_model_from_bytes
 func cp_model_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)

@@ -101,6 +101,8 @@ func probFit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, 
 	return md, err
 }
 
+// cp_prob_free releases a ProbabilisticStructured model handle.
+//
 //export cp_prob_free
 func cp_prob_free(h C.int64_t) (rc C.int) {
 	defer guard(&rc)
@@ -364,6 +366,9 @@ func cp_prob_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C
 	return status(toBytesCall(probView, h, buf, capacity, needed))
 }
 
+// cp_prob_from_bytes builds a ProbabilisticStructured model from the bytes of cp_prob_to_bytes
+// (versioned and checksummed) and writes its handle into out.
+//
 //export cp_prob_from_bytes
 func cp_prob_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)

@@ -10,6 +10,8 @@ import "slices"
 // The calls through which a pickled estimator checks that the space it was pickled with is the
 // space of its model bytes: the model's bytes are the one source of truth.
 
+// cp_prob_space writes a new handle of the ProbabilisticStructured model's own space into out.
+//
 //export cp_prob_space
 func cp_prob_space(h C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)

@@ -1,0 +1,63 @@
+"""The C ABI has one source: the //export functions of capi/*.go. capi/combpred.h is what
+`go run ./capi/cheader` writes from them, and Python's ctypes signatures (_capi._SIGNATURES) declare
+the same functions with the same argument and result types (issue 12, item 3)."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from combpred import _capi
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = ROOT / "capi" / "combpred.h"
+
+pytestmark = pytest.mark.skipif(not HEADER.exists(), reason="needs a source checkout")
+
+
+def _header_functions() -> dict[str, tuple[str, list[str]]]:
+    """name -> (result type, argument types) of every CP_EXPORT declaration of the header."""
+    out = {}
+    for ret, name, args in re.findall(r"^CP_EXPORT ([^(\n]+?)\s*\b(cp_\w+)\(([^)]*)\);", HEADER.read_text(), re.M):
+        types = [] if args.strip() == "void" else [re.sub(r"\s*\w+$", "", a.strip()) for a in args.split(",")]
+        out[name] = (ret.strip(), [t.replace(" *", "*").strip() for t in types])
+    return out
+
+
+def _c_type(t) -> str:
+    """The C type a ctypes argument or result type stands for."""
+    known = {
+        ctypes.c_int: "int",
+        ctypes.c_int64: "int64_t",
+        ctypes.c_uint64: "uint64_t",
+        ctypes.c_double: "double",
+        ctypes.c_char_p: "const char*",
+        ctypes.c_void_p: "void*",
+        ctypes.POINTER(ctypes.c_uint8): "uint8_t*",
+        _capi.PROGRESS: "cp_progress_fn",
+    }
+    if t in known:
+        return known[t]
+    return {"_F64Arg": "double*", "_I64Arg": "int64_t*"}.get(t.__name__, repr(t))
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")
+def test_header_is_generated_from_the_exports():
+    generated = subprocess.run(
+        ["go", "run", "./capi/cheader"], cwd=ROOT, capture_output=True, text=True, check=True, timeout=300
+    ).stdout
+    assert generated == HEADER.read_text(), "capi/combpred.h is stale: run `go run ./capi/cheader > capi/combpred.h`"
+
+
+def test_python_signatures_match_the_header():
+    header = _header_functions()
+    assert len(header) > 40
+    assert set(_capi._SIGNATURES) == set(header), set(_capi._SIGNATURES) ^ set(header)
+    for name, (argtypes, restype) in _capi._SIGNATURES.items():
+        ret, args = header[name]
+        assert _c_type(restype) == ret.replace(" *", "*"), name
+        assert [_c_type(t) for t in argtypes] == args, name
