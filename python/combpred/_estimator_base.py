@@ -441,7 +441,11 @@ class StructuredEstimator(BaseEstimator):
         pred = self.predict(X)
         sw = check_sample_weight(sample_weight, len(pred))
         if self._is_multiclass():
-            y = np.asarray(y).ravel()
+            y = np.asarray(y)
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = y.ravel()
+            if y.ndim != 1 or np.iscomplexobj(y):
+                raise ValueError(f"y must be a 1-D array of class labels, got shape {y.shape} and dtype {y.dtype}")
             if y.shape[0] != len(pred):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
             class_rows(y, self.classes_)  # a label the model does not know (NaN, say) is an error, not a miss
@@ -533,7 +537,12 @@ def class_rows(y: Any, classes: np.ndarray) -> np.ndarray:
     y = np.asarray(y).ravel()
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (one class label per sample), got shape {np.shape(y)}")
-    idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
+    if np.iscomplexobj(y):
+        raise ValueError(f"y holds complex values; class labels are those of classes {list(classes)}")
+    try:
+        idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
+    except TypeError as exc:  # labels NumPy cannot compare with the classes (None, say)
+        raise ValueError(f"y holds labels that are not comparable with classes {list(classes)}: {exc}") from None
     bad = classes[idx] != y
     if np.any(bad):
         raise ValueError(f"y contains label {y[np.argmax(bad)]!r}, which is not in classes {list(classes)}")

@@ -245,7 +245,12 @@ def _as_int_rows(Y: np.ndarray, name: str) -> np.ndarray:
 
 
 def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:
-    U = np.asarray(U, dtype=np.float64)
+    if np.iscomplexobj(U):
+        raise TypeError(f"{name} must hold real scores, got complex values")
+    try:
+        U = np.asarray(U, dtype=np.float64)
+    except (TypeError, ValueError) as exc:  # strings, ragged lists, objects
+        raise TypeError(f"{name} must hold real scores: {exc}") from None
     if U.ndim == 1 and U.shape[0] == d:
         U = U.reshape(1, -1)
     if U.ndim != 2 or U.shape[1] != d:
