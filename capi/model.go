@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/ridge"
 	"github.com/combpred/combpred/core/space"
@@ -81,7 +82,8 @@ func cp_ridge_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 		return status(err)
 	}
 	var md *ridge.Model
-	err = onWorker(&a.opt.Progress, nil, func() (err error) {
+	a.opt.Stop = new(cancel.Flag)
+	err = onWorker(&a.opt.Progress, a.opt.Stop, func() (err error) {
 		md, err = ridge.Fit(a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
 		return err
 	})
@@ -108,7 +110,8 @@ func cp_ridge_partial_fit(prev C.int64_t, spaceHandle C.int64_t, x *C.double, m,
 		return status(err)
 	}
 	var md *ridge.Model
-	err = onWorker(&a.opt.Progress, nil, func() (err error) {
+	a.opt.Stop = new(cancel.Flag)
+	err = onWorker(&a.opt.Progress, a.opt.Stop, func() (err error) {
 		md, err = ridge.PartialFit(pm, a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
 		return err
 	})

@@ -464,3 +464,17 @@ def test_kendall_on_30000_labels_needs_little_memory():
     )
     assert result.returncode == 0, result.stderr
     assert float(result.stdout) < 100, f"kendall_tau grew the peak RSS by {result.stdout.strip()} MB"
+
+
+def test_policy_cosine_at_extreme_scales():
+    """Cosines are scale-invariant: weights and inputs near 1e300 give the same value as at 1 (the
+    norms overflowed to infinity and the cosine was NaN; issue 11's battery)."""
+    from combpred.metrics import policy_cosine
+
+    rng = np.random.default_rng(0)
+    W1, W2, X = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(6, 4))
+    assert policy_cosine(W1 * 1e300, W2 * 1e300) == pytest.approx(policy_cosine(W1, W2), abs=1e-12)
+    assert policy_cosine(W1 * 1e300, W1 * 1e300) == pytest.approx(1.0)
+    ref = policy_cosine(W1, W2, X, average=False)
+    np.testing.assert_allclose(policy_cosine(W1 * 1e300, W2 * 1e-300, X * 1e300, average=False), ref, atol=1e-12)
+    np.testing.assert_allclose(policy_cosine(W1 * 1e-310, W2, X, average=False), ref, atol=1e-9)

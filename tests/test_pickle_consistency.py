@@ -75,6 +75,17 @@ def test_altered_classes_are_refused():
         _restore(StructuredRidge, state)
 
 
+@pytest.mark.parametrize("cls", [StructuredRidge, ProbabilisticStructured])
+def test_altered_n_features_is_refused(cls):
+    """n_features_in_ pickled beside the model bytes must agree with them: an altered value was
+    reported later as a mismatch of X's shape, never naming the pickle (issue 11's battery)."""
+    X, Y = _ksubsets_data(2)
+    state = cls(space=spaces.KSubsets(5, 2)).fit(X, Y).__getstate__()
+    state["n_features_in_"] = X.shape[1] + 3
+    with pytest.raises(ValueError, match="inconsistent pickle.*n_features_in_"):
+        _restore(cls, state)
+
+
 def test_round_trip_still_exact():
     X, Y = _ksubsets_data(2)
     model = ProbabilisticStructured(space=spaces.KSubsets(5, 2)).fit(X, Y)

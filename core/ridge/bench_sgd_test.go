@@ -35,10 +35,10 @@ func BenchmarkKernelSGDEpoch(b *testing.B) {
 		}
 		ks := newKernelSGD(p, opt.Kernel, false, Xm, nil, nil, 0, 0)
 		run := newSGDRun(p, ks, float64(m), 0, &opt)
-		run.epoch(ks) // the first epoch brings every example into the expansion
+		run.epoch(ks, nil) // the first epoch brings every example into the expansion
 		b.Run(fmt.Sprintf("epoch/m=%d", m), func(b *testing.B) {
 			for range b.N {
-				run.epoch(ks)
+				run.epoch(ks, nil)
 			}
 		})
 		b.Run(fmt.Sprintf("objective/m=%d", m), func(b *testing.B) {

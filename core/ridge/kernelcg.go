@@ -132,6 +132,10 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 		if it >= opt.MaxIter || !(gamma > 0) {
 			break
 		}
+		if err := opt.Stop.Err(); err != nil {
+			Gamma.Copy(G.T())
+			return res, err
+		}
 		it++
 		ks.applyA(AP, P, KP)
 		ks.kmul(KAP, AP)

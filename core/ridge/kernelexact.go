@@ -1,7 +1,9 @@
 package ridge
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -49,14 +51,18 @@ func solveKernelExact(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, er
 			row[i*d+a] += 2 * p.Alpha
 		}
 	}
-	var lu mat.LU
-	lu.Factorize(M)
-	var g mat.VecDense
-	if err := lu.SolveVecTo(&g, false, b); err != nil {
+	if err := opt.Stop.Err(); err != nil {
+		return Result{}, err
+	}
+	g := slices.Clone(b.RawVector().Data)
+	if err := solveLU(M, g, opt.Stop); err != nil {
+		if errors.Is(err, ErrCancelled) {
+			return Result{}, err
+		}
 		// Only rounding can make the matrix singular (its eigenvalues are ≥ 2α): inputs at extreme scales.
 		return Result{}, fmt.Errorf("the kernel model's normal equations are numerically singular (inputs or alpha at an extreme scale?); try solver=\"cg\": %v", err)
 	}
-	Gamma.Copy(mat.NewDense(m, d, g.RawVector().Data))
+	Gamma.Copy(mat.NewDense(m, d, g))
 
 	A := mat.DenseCopyOf(Gamma.T())
 	grad := mat.NewDense(d, m, nil)

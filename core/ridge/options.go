@@ -94,6 +94,11 @@ type Options struct {
 	// evaluation costs about as much as an epoch, and without it Progress gets NaN for the
 	// objective and its change (J is then evaluated once, at the end).
 	TraceObjective bool
+	// Stop, when not nil, cancels the fit: it is checked between the steps that build the
+	// problem, at every iteration, and inside the loops that can run long (the Gram matrices, an
+	// SGD epoch, the panels of the exact kernel solve), and a fit that sees it set returns
+	// ErrCancelled within a fraction of a second.
+	Stop *cancel.Flag
 
 	// Init, when not nil, is a fitted model to start the iterative solvers from (warm start):
 	// CG and SGD on a linear model start from Init.Coef when Init is a linear model (or a Nyström

@@ -54,6 +54,7 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 			old, oldDual = prev.Support, prev.Dual
 		}
 		ks := newKernelSGD(p, opt.Kernel, opt.Intercept, Xm, old, oldDual, prevSteps, opt.Tau)
+		ks.stop = opt.Stop
 		run := newSGDRun(p, ks, float64(md.Seen), prevSteps, &opt)
 		if md.Result, err = run.pass(ks, &opt); err != nil {
 			return nil, err

@@ -123,7 +123,9 @@ func TestLinearStatsThreadIndependent(t *testing.T) {
 	for _, threads := range []int{1, 2, 3, 0} {
 		withThreads(threads, func() {
 			st := newLinearStats(n, 6)
-			st.add(p, mat.NewDense(m, n, X))
+			if err := st.add(p, mat.NewDense(m, n, X), nil); err != nil {
+				t.Fatal(err)
+			}
 			if first == nil {
 				first = st.M
 			} else if !mat.Equal(first, st.M) {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/parallel"
@@ -113,8 +114,13 @@ func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Option
 		rng: rand.New(rand.NewPCG(opt.Seed, sgdSeedStream^uint64(steps)))}
 }
 
-// epoch makes one pass over the examples in a random order.
-func (r *sgdRun) epoch(ln sgdLearner) {
+// stopEvery is how many SGD steps pass between two checks of Options.Stop: a kernel step costs
+// up to a kernel row over the expansion, about a millisecond at 30,000 support vectors.
+const stopEvery = 64
+
+// epoch makes one pass over the examples in a random order, or stops early with ErrCancelled
+// when stop is set (the learner then holds a partial epoch, which the caller discards).
+func (r *sgdRun) epoch(ln sgdLearner, stop *cancel.Flag) error {
 	m, d := r.p.Delta.Dims()
 	u, su, g := make([]float64, d), make([]float64, d), make([]float64, d)
 	S := r.p.S.RawSymmetric()
@@ -122,7 +128,10 @@ func (r *sgdRun) epoch(ln sgdLearner) {
 	if pl, ok := ln.(sgdPlanner); ok {
 		pl.plan(order)
 	}
-	for _, i := range order {
+	for k, i := range order {
+		if k%stopEvery == 0 && stop.Stopped() {
+			return cancel.ErrCancelled
+		}
 		r.steps++
 		eta := math.Min(r.eta0/(r.p.Alpha*float64(r.steps)), 1/r.L)
 		ln.scores(i, u)
@@ -131,6 +140,7 @@ func (r *sgdRun) epoch(ln sgdLearner) {
 		floats.Scale(-eta*r.mEff, g)
 		ln.step(i, r.steps, 1-2*r.p.Alpha*eta, g)
 	}
+	return nil
 }
 
 // fit runs up to opt.MaxIter epochs (Fit), suffix-averaging unless noAverage. J is evaluated
@@ -147,10 +157,15 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 		if ep >= 2 && ep&(ep-1) == 0 && !noAverage {
 			ln.average()
 		}
-		r.epoch(ln)
+		if err := r.epoch(ln, opt.Stop); err != nil {
+			return res, err
+		}
 		res = Result{Iterations: ep, Objective: math.NaN(), RelGrad: math.NaN()}
 		if trace {
 			j := ln.objective()
+			if err := opt.Stop.Err(); err != nil {
+				return res, err
+			}
 			res.Objective, res.RelGrad = j, math.Abs(prev-j)/math.Max(math.Abs(j), math.SmallestNonzeroFloat64)
 			res.Converged = res.RelGrad <= opt.Tol
 			prev = j
@@ -165,14 +180,19 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 	if !trace {
 		res.Objective = ln.objective()
 	}
-	return res, nil
+	return res, opt.Stop.Err()
 }
 
 // pass makes the single epoch of PartialFit, reporting J over the chunk and its relative change.
 func (r *sgdRun) pass(ln sgdLearner, opt *Options) (Result, error) {
 	before := ln.objective()
-	r.epoch(ln)
+	if err := r.epoch(ln, opt.Stop); err != nil {
+		return Result{}, err
+	}
 	j := ln.objective()
+	if err := opt.Stop.Err(); err != nil {
+		return Result{}, err
+	}
 	res := Result{Iterations: 1, Objective: j, RelGrad: math.Abs(before-j) / math.Max(math.Abs(j), math.SmallestNonzeroFloat64)}
 	res.Converged = res.RelGrad <= opt.Tol
 	if opt.Progress != nil && !opt.Progress(1, j, res.RelGrad) {
@@ -293,6 +313,9 @@ type kernelSGD struct {
 	old       *mat.Dense // support rows of the previous model (nil for none)
 	nOld      int        // rows of old: keys below nOld are old support rows
 	tau       int64
+	// stop is Options.Stop: objective, a pass over every example and support row, checks it
+	// between blocks and then returns NaN, which sgdRun never reports, as it checks stop after.
+	stop *cancel.Flag
 
 	keys []int
 	last []int64 // the step that last updated each slot
@@ -778,6 +801,9 @@ func (ks *kernelSGD) objective() float64 {
 	U := mat.NewDense(m, d, nil)
 	var keys, old []int
 	for lo := 0; lo < m; lo += size {
+		if ks.stop.Stopped() {
+			return math.NaN()
+		}
 		keys = keys[:0]
 		for i := lo; i < min(lo+size, m); i++ {
 			keys = append(keys, ks.nOld+i)
@@ -795,6 +821,9 @@ func (ks *kernelSGD) objective() float64 {
 	if len(old) > 0 {
 		u := make([]float64, min(size, len(old))*d)
 		for lo := 0; lo < len(old); lo += size {
+			if ks.stop.Stopped() {
+				return math.NaN()
+			}
 			slots := old[lo:min(lo+size, len(old))]
 			keys = keys[:0]
 			for _, s := range slots {

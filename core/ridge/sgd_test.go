@@ -419,8 +419,8 @@ func TestKernelSGDMatchesReference(t *testing.T) {
 					ks.average()
 					ref.average()
 				}
-				run.epoch(ks)
-				refRun.epoch(ref)
+				run.epoch(ks, nil)
+				refRun.epoch(ref, nil)
 				if ep != 1 && ep != 2 && ep != 5 {
 					continue
 				}

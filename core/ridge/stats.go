@@ -1,9 +1,11 @@
 package ridge
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/parallel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -57,8 +59,9 @@ func triIndex(i, j, n int) int {
 // statsBlock is the number of examples whose non-zero ψ coordinates are listed at a time.
 const statsBlock = 1024
 
-// add accumulates the examples of p with inputs X (m×n).
-func (st *linearStats) add(p *Problem, X *mat.Dense) {
+// add accumulates the examples of p with inputs X (m×n), or returns ErrCancelled when stop is
+// set, leaving the statistics partly updated (PartialFit adds to a clone, which it then drops).
+func (st *linearStats) add(p *Problem, X *mat.Dense, stop *cancel.Flag) error {
 	m, n := X.Dims()
 	d, k := st.d, n+1
 	_, pk := st.M.Dims()
@@ -74,6 +77,9 @@ func (st *linearStats) add(p *Problem, X *mat.Dense) {
 	nzA := make([][]int, min(m, statsBlock))
 	nzV := make([][]float64, len(nzA))
 	for lo := 0; lo < m; lo += statsBlock {
+		if err := stop.Err(); err != nil {
+			return err
+		}
 		hi := min(lo+statsBlock, m)
 		for i := lo; i < hi; i++ {
 			row := xh.RawRowView(i - lo)
@@ -92,6 +98,11 @@ func (st *linearStats) add(p *Problem, X *mat.Dense) {
 		parallel.For(pk, 256, func(c0, c1 int) {
 			xs := make([]float64, c1-c0)
 			for i := lo; i < hi; i++ {
+				// A block of examples takes up to a second at 8,000 unknowns: the caller discards
+				// the statistics of a cancelled add.
+				if (i-lo)%64 == 0 && stop.Stopped() {
+					return
+				}
 				s := p.Weight[i]
 				if s == 0 {
 					continue
@@ -111,7 +122,11 @@ func (st *linearStats) add(p *Problem, X *mat.Dense) {
 			}
 		})
 	}
+	if err := stop.Err(); err != nil {
+		return err
+	}
 	st.count += int64(m)
+	return nil
 }
 
 // unknowns is the size of the normal equations: (rows of W)·d.
@@ -171,7 +186,7 @@ func (st *linearStats) normal(S *mat.SymDense, mean []float64, alpha float64, in
 
 // solve returns the exact minimiser W (k×d) of J for the accumulated examples, by Cholesky of the
 // normal equations, and J and the relative gradient there, computed from the statistics.
-func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, intercept bool) (*mat.Dense, Result, error) {
+func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, intercept bool, stop *cancel.Flag) (*mat.Dense, Result, error) {
 	H, rhs, sumW := st.normal(S, mean, alpha, intercept)
 	n, d := st.n, st.d
 	k := st.unknowns(intercept) / d
@@ -220,18 +235,20 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 		}
 	}
 	addNull(-1) // H is H₀ again: the penalty only serves to pick the minimum-norm optimum
-	var ch mat.Cholesky
-	if !ch.Factorize(Hs) {
-		return nil, Result{}, st.conditionError(S, mean, alpha, intercept, "they are not numerically positive definite")
-	}
-	rs := mat.NewVecDense(dim, nil)
+	rs := make([]float64, dim)
 	for i := range scale {
-		rs.SetVec(i, scale[i]*rhs.AtVec(i))
+		rs[i] = scale[i] * rhs.AtVec(i)
 	}
-	var w mat.VecDense
-	if err := ch.SolveVecTo(&w, rs); err != nil {
+	if err := solveCholesky(Hs, rs, stop); err != nil {
+		switch {
+		case errors.Is(err, ErrCancelled):
+			return nil, Result{}, err
+		case errors.Is(err, errNotPositiveDefinite):
+			return nil, Result{}, st.conditionError(S, mean, alpha, intercept, "they are not numerically positive definite")
+		}
 		return nil, Result{}, st.conditionError(S, mean, alpha, intercept, err.Error())
 	}
+	w := mat.NewVecDense(dim, rs)
 	for i := range scale {
 		w.SetVec(i, scale[i]*w.AtVec(i))
 	}
@@ -243,9 +260,9 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 	}
 	// J = ½wᵀH₀w − bᵀw + ½Σs and ∇J = H₀w − b.
 	var hw, grad mat.VecDense
-	hw.MulVec(H, &w)
+	hw.MulVec(H, w)
 	grad.SubVec(&hw, rhs)
-	res := Result{Objective: 0.5*mat.Dot(&w, &hw) - mat.Dot(rhs, &w) + 0.5*sumW, Converged: true}
+	res := Result{Objective: 0.5*mat.Dot(w, &hw) - mat.Dot(rhs, w) + 0.5*sumW, Converged: true}
 	if bn := mat.Norm(rhs, 2); bn > 0 {
 		res.RelGrad = mat.Norm(&grad, 2) / bn
 	}

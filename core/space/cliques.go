@@ -9,7 +9,9 @@ import (
 )
 
 func init() {
-	Register("cliques", func(p []int64) (Space, error) { return newWithMode("cliques", p, CliquesExactMax, NewCliques) })
+	Register("cliques", func(p []int64) (Space, error) {
+		return newWithMode("cliques", "n_vertices", p, CliquesExactMax, NewCliques)
+	})
 }
 
 // CliquesExactMax is the largest n for which Cliques decodes exactly (by visiting all 2^n vertex

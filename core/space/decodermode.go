@@ -35,8 +35,9 @@ func (m DecoderMode) exact(n, autoMax int) bool {
 }
 
 // sizeAndMode reads the parameters [n] or [n, mode] of a space with a decoder mode and checks that
-// an exact decoder is not demanded beyond hardMax.
-func sizeAndMode(kind string, p []int64, hardMax int) (int, DecoderMode, error) {
+// an exact decoder is not demanded beyond hardMax; sizeName is the user's name for n (n_labels,
+// n_vertices), which the refusal names.
+func sizeAndMode(kind, sizeName string, p []int64, hardMax int) (int, DecoderMode, error) {
 	if len(p) != 1 && len(p) != 2 {
 		return 0, 0, fmt.Errorf("space: %s takes 1 or 2 parameters (size, decoder mode), got %d", kind, len(p))
 	}
@@ -52,7 +53,7 @@ func sizeAndMode(kind string, p []int64, hardMax int) (int, DecoderMode, error) 
 	}
 	n := int(p[0])
 	if mode == DecoderExact && n > hardMax {
-		return 0, 0, fmt.Errorf("space: exact decoding of %s is limited to n ≤ %d (got %d): use decoder=\"auto\" for the approximate decoder", kind, hardMax, n)
+		return 0, 0, fmt.Errorf("space: exact decoding of %s is limited to %s ≤ %d (got %s = %d): use decoder=\"auto\" for the approximate decoder", kind, sizeName, hardMax, sizeName, n)
 	}
 	return n, mode, nil
 }
@@ -70,8 +71,8 @@ func modeParams(n int, mode DecoderMode) []int64 {
 func newWithMode[S interface {
 	Space
 	setMode(DecoderMode)
-}](kind string, p []int64, hardMax int, ctor func(int) (S, error)) (Space, error) {
-	n, mode, err := sizeAndMode(kind, p, hardMax)
+}](kind, sizeName string, p []int64, hardMax int, ctor func(int) (S, error)) (Space, error) {
+	n, mode, err := sizeAndMode(kind, sizeName, p, hardMax)
 	if err != nil {
 		return nil, err
 	}

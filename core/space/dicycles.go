@@ -9,7 +9,7 @@ import (
 
 func init() {
 	Register("dicycles", func(p []int64) (Space, error) {
-		return newWithMode("dicycles", p, cycleExactHardMax, NewDirectedCycles)
+		return newWithMode("dicycles", "n_vertices", p, cycleExactHardMax, NewDirectedCycles)
 	})
 }
 

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	Register("permutations", func(p []int64) (Space, error) {
-		return newWithMode("permutations", p, permExactHardMax, NewPermutations)
+		return newWithMode("permutations", "n_labels", p, permExactHardMax, NewPermutations)
 	})
 }
 

@@ -9,7 +9,7 @@ import (
 
 func init() {
 	Register("ucycles", func(p []int64) (Space, error) {
-		return newWithMode("ucycles", p, cycleExactHardMax, NewUndirectedCycles)
+		return newWithMode("ucycles", "n_vertices", p, cycleExactHardMax, NewUndirectedCycles)
 	})
 }
 

@@ -347,6 +347,10 @@ def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
                 raise ValueError(f"{name} holds a value outside the int64 range")
         elif kind not in "iub":
             raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
+    if not (a.dtype == dtype and a.flags.c_contiguous and a.flags.aligned):
+        # The copy is sized by the caller's array (a broadcast view can stand for terabytes):
+        # check it against the budget first, so that it fails naming the argument.
+        check_output(a.shape, name)
     return np.require(a, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
 
 

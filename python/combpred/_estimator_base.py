@@ -502,6 +502,12 @@ class StructuredEstimator(BaseEstimator):
                 f"inconsistent pickle of {type(self).__name__}: its model bytes hold another space than "
                 f"space_={space!r}; the pickle was altered"
             )
+        n_features = self.__dict__.get("n_features_in_")
+        if n_features != model.n_features:
+            raise ValueError(
+                f"inconsistent pickle of {type(self).__name__}: n_features_in_={n_features!r} but its model "
+                f"bytes take {model.n_features} features; the pickle was altered"
+            )
         classes = self.__dict__.get("classes_")
         if self._is_multiclass() and (classes is None or len(classes) != model.dim):
             raise ValueError(

@@ -427,7 +427,15 @@ def hierarchical_node_weights(parent: Any, scheme: str = "siblings") -> np.ndarr
 # --------------------------------------------------------------------------------------------
 # policies and decoders
 # --------------------------------------------------------------------------------------------
+def _unit_scale(M: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """M divided by its largest absolute value (per row with axis=1): cosines do not change, and
+    norms and products of values near 1e308 no longer overflow to infinity (or NaN)."""
+    top = np.max(np.abs(M), axis=axis, keepdims=axis is not None)
+    return M / np.where(top > 0, top, 1.0)
+
+
 def _cosine_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    A, B = _unit_scale(A, axis=1), _unit_scale(B, axis=1)
     na = np.linalg.norm(A, axis=1)
     nb = np.linalg.norm(B, axis=1)
     dot = np.einsum("ij,ij->i", A, B)
@@ -499,6 +507,9 @@ def policy_cosine(
         raise ValueError("X has no rows")
     if not np.all(np.isfinite(Xa)):
         raise ValueError("X contains NaN or infinity")
+    # Scaling W or a row of X by a positive constant leaves every cosine unchanged; unit scales
+    # keep X @ W finite for finite inputs.
+    Xa, A, B = _unit_scale(Xa, axis=1), _unit_scale(A), _unit_scale(B)
     return _reduce(_cosine_rows(Xa @ A, Xa @ B), sample_weight, average)
 
 

@@ -255,9 +255,12 @@ def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:
         U = U.reshape(1, -1)
     if U.ndim != 2 or U.shape[1] != d:
         raise ValueError(f"{name} must have shape (n_samples, {d}), got {U.shape}")
+    if not U.flags.c_contiguous:
+        _capi.check_output(U.shape, name)  # a broadcast view can stand for more than memory holds
+        U = np.ascontiguousarray(U)
     if not np.all(np.isfinite(U)):
         raise ValueError(f"{name} contains NaN or infinity")
-    return np.ascontiguousarray(U)
+    return U
 
 
 def _positive_int(value: Any, name: str, minimum: int = 1) -> int:

@@ -1485,7 +1485,7 @@ def build_space_methods() -> None:
         add(
             id=f"spaces/{key}.decode(zeros)",
             category="spaces",
-            call=f"{key}.decode(zeros(1, d))",
+            call=f"{key}.decode(broadcast zeros(1, d))",
             run=functools.partial(_huge_decode, key),
             expect="either",
             words=words,
@@ -1497,7 +1497,8 @@ def _huge_decode(key: str) -> Any:
     from combpred import spaces
 
     space = HUGE_SPACES[key][1](spaces)
-    return space.decode(np.zeros((1, space.dim)))
+    # a read-only view, so that the probe itself allocates nothing: the library must refuse the copy
+    return space.decode(np.broadcast_to(np.float64(0), (1, space.dim)))
 
 
 def _cov_dot(key: str, v: Any) -> Any:
@@ -2176,9 +2177,15 @@ def _sigint(work: str) -> Any:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     rng = np.random.default_rng(6)
     if work == "SR.fit-cg":
-        X = rng.normal(size=(6000, 300))
+        # features on scales 1 to 1000 and a tiny alpha: about 20 CG iterations, two seconds
+        X = rng.normal(size=(100_000, 200)) * np.logspace(0, 3, 200)
+        Y = (X[:, :20] + rng.normal(size=(100_000, 20)) > 0).astype(int)
+        est = StructuredRidge(solver="cg", tol=1e-14, alpha=1e-8, max_iter=100000)
+        call = lambda: est.fit(X, Y)  # noqa: E731
+    elif work == "SR.fit-exact-linear":
+        X = rng.normal(size=(3000, 399))  # Cholesky of 8,000 normal equations: about 30 s
         Y = (X[:, :20] > 0).astype(int)
-        est = StructuredRidge(solver="cg", tol=1e-12, alpha=1e-6, max_iter=100000)
+        est = StructuredRidge(solver="exact")
         call = lambda: est.fit(X, Y)  # noqa: E731
     elif work == "SR.fit-exact-kernel":
         X = rng.normal(size=(1500, 5))  # an exact solve of a 4500 × 4500 system: several seconds
@@ -2191,7 +2198,7 @@ def _sigint(work: str) -> Any:
         est = StructuredRidge(kernel="rbf").partial_fit(X[:6000], Y[:6000])
         call = lambda: est.partial_fit(X[6000:], Y[6000:])  # noqa: E731
     elif work == "PS.fit-adam":
-        space = spaces.Permutations(9)
+        space = spaces.Permutations(20)  # past exact inference: Adam on sampled gradients
         X = rng.normal(size=(400, 10))
         Y = space.sample(400, random_state=0)
         est = ProbabilisticStructured(space=space, n_samples=200, max_iter=10000, tol=1e-12, random_state=0)
@@ -2209,7 +2216,7 @@ def _sigint(work: str) -> Any:
             Xf, space.sample(50, random_state=0)
         )
         X = rng.normal(size=(1, 4))
-        call = lambda: est.log_partition(X, method="fpras", epsilon=0.5, delta=0.4, n_samples=5000)  # noqa: E731
+        call = lambda: est.log_partition(X, method="fpras", epsilon=0.5, delta=0.4, n_samples=500_000)  # noqa: E731
     else:
         raise AssertionError(work)
     fired: list[float] = []
@@ -2362,6 +2369,7 @@ def build_processes() -> None:
     )
     for work in (
         "SR.fit-cg",
+        "SR.fit-exact-linear",
         "SR.fit-exact-kernel",
         "SR.partial_fit-kernel",
         "PS.fit-adam",

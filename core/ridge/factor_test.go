@@ -1,0 +1,165 @@
+package ridge
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestSolveLUMatchesGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 63, 64, 65, 130, 700} {
+		A := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				A.Set(i, j, r.NormFloat64())
+			}
+		}
+		b := make([]float64, n)
+		for i := range b {
+			b[i] = r.NormFloat64()
+		}
+		var want mat.VecDense
+		var lu mat.LU
+		lu.Factorize(A)
+		if err := lu.SolveVecTo(&want, false, mat.NewVecDense(n, append([]float64(nil), b...))); err != nil {
+			t.Fatal(err)
+		}
+		got := append([]float64(nil), b...)
+		if err := solveLU(mat.DenseCopyOf(A), got, nil); err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		// The residual of our solution is as small as gonum's.
+		res := mat.NewVecDense(n, nil)
+		res.MulVec(A, mat.NewVecDense(n, got))
+		res.SubVec(res, mat.NewVecDense(n, b))
+		if rn := floats.Norm(res.RawVector().Data, 2); rn > 1e-9*floats.Norm(b, 2)*float64(n) {
+			t.Errorf("n=%d: residual %g", n, rn)
+		}
+		if !floats.EqualApprox(got, want.RawVector().Data, 1e-8*float64(n)) {
+			t.Errorf("n=%d: differs from gonum's LU", n)
+		}
+	}
+}
+
+func TestSolveLURefusesSingular(t *testing.T) {
+	for _, n := range []int{3, 100} {
+		A := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				A.Set(i, j, float64(i+1)) // rank one
+			}
+		}
+		if err := solveLU(A, make([]float64, n), nil); !errors.Is(err, errSingular) {
+			t.Errorf("n=%d: got %v, want errSingular", n, err)
+		}
+	}
+}
+
+func TestSolveLUStops(t *testing.T) {
+	stop := new(cancel.Flag)
+	stop.Stop()
+	A := mat.NewDense(200, 200, nil)
+	for i := 0; i < 200; i++ {
+		A.Set(i, i, 1)
+	}
+	if err := solveLU(A, make([]float64, 200), stop); !errors.Is(err, ErrCancelled) {
+		t.Fatalf("got %v, want ErrCancelled", err)
+	}
+}
+
+func TestSolveCholeskyMatchesGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 2, 63, 64, 65, 130, 600} {
+		B := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				B.Set(i, j, r.NormFloat64())
+			}
+		}
+		A := mat.NewSymDense(n, nil)
+		A.SymOuterK(1, B)
+		for i := 0; i < n; i++ {
+			A.SetSym(i, i, A.At(i, i)+1)
+		}
+		b := make([]float64, n)
+		for i := range b {
+			b[i] = r.NormFloat64()
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(A) {
+			t.Fatal("gonum: not positive definite")
+		}
+		var want mat.VecDense
+		if err := ch.SolveVecTo(&want, mat.NewVecDense(n, append([]float64(nil), b...))); err != nil {
+			t.Fatal(err)
+		}
+		got := append([]float64(nil), b...)
+		if err := solveCholesky(mat.NewSymDense(n, append([]float64(nil), A.RawSymmetric().Data...)), got, nil); err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if !floats.EqualApprox(got, want.RawVector().Data, 1e-8*float64(n)) {
+			t.Errorf("n=%d: differs from gonum's Cholesky", n)
+		}
+	}
+	indefinite := mat.NewSymDense(70, nil)
+	for i := 0; i < 70; i++ {
+		indefinite.SetSym(i, i, 1)
+	}
+	indefinite.SetSym(69, 69, -1)
+	if err := solveCholesky(indefinite, make([]float64, 70), nil); !errors.Is(err, errNotPositiveDefinite) {
+		t.Errorf("indefinite: got %v", err)
+	}
+}
+
+// TestFitStops checks that every solver path of Fit and PartialFit gives up with ErrCancelled
+// when Options.Stop is set, and that a model then still fits with a fresh flag.
+func TestFitStops(t *testing.T) {
+	sp, _ := space.NewMultilabel(4)
+	X, ys := synthetic(t, sp, 120, 5, 7)
+	rbf := kernel.Kernel{Kind: kernel.RBF, Gamma: 0.3}
+	lin := kernel.Kernel{Kind: kernel.Linear}
+	for _, c := range []struct {
+		name    string
+		kern    kernel.Kernel
+		solver  Solver
+		comps   int
+		partial bool
+	}{
+		{"linear exact", lin, Exact, 0, false},
+		{"linear cg", lin, CG, 0, false},
+		{"linear sgd", lin, SGD, 0, false},
+		{"kernel cg", rbf, CG, 0, false},
+		{"kernel exact", rbf, Exact, 0, false},
+		{"kernel sgd", rbf, SGD, 0, false},
+		{"nystrom cg", rbf, CG, 20, false},
+		{"partial linear", lin, Auto, 0, true},
+		{"partial kernel", rbf, Auto, 0, true},
+	} {
+		stop := new(cancel.Flag)
+		stop.Stop()
+		opt := Options{Alpha: 0.5, Kernel: c.kern, Intercept: true, Solver: c.solver, Tol: 1e-8, MaxIter: 50, NComponents: c.comps, Stop: stop}
+		fit := func(o Options) error {
+			var err error
+			if c.partial {
+				_, err = PartialFit(nil, sp, X, 120, 5, ys, nil, o)
+			} else {
+				_, err = Fit(sp, X, 120, 5, ys, nil, o)
+			}
+			return err
+		}
+		if err := fit(opt); !errors.Is(err, ErrCancelled) {
+			t.Errorf("%s: got %v, want ErrCancelled", c.name, err)
+		}
+		opt.Stop = new(cancel.Flag)
+		if err := fit(opt); err != nil {
+			t.Errorf("%s: after a cancel: %v", c.name, err)
+		}
+	}
+}
