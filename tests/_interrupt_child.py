@@ -63,10 +63,20 @@ def setup(name: str):
         return lambda: model.fit(X, Y), lambda: StructuredRidge(space=sp).fit(X[:50], Y[:50])
     if name == "ridge.partial_fit":
         sp = spaces.Multilabel(10)
-        X = rng.normal(size=(6000, 10))
+        X = rng.normal(size=(12000, 10))
         Y = (X + rng.normal(size=X.shape) > 0).astype(int)
-        model = StructuredRidge(space=sp, kernel="rbf").partial_fit(X[:3000], Y[:3000])
-        return lambda: model.partial_fit(X[3000:], Y[3000:]), lambda: model.predict(X[:2])
+        model = StructuredRidge(space=sp, kernel="rbf").partial_fit(X[:6000], Y[:6000])
+        return lambda: model.partial_fit(X[6000:], Y[6000:]), lambda: model.predict(X[:2])
+    if name == "ridge.fit-exact":
+        X = rng.normal(size=(3000, 399))  # Cholesky of 8,000 normal equations: about 10 s
+        Y = (X[:, :20] > 0).astype(int)
+        model = StructuredRidge(space=spaces.Multilabel(20), solver="exact")
+        return lambda: model.fit(X, Y), lambda: StructuredRidge(space=spaces.Multilabel(20)).fit(X[:50], Y[:50])
+    if name == "ridge.fit-exact-kernel":
+        X = rng.normal(size=(1500, 5))  # LU of a 4,500 × 4,500 system
+        Y = (X[:, :3] > 0).astype(int)
+        model = StructuredRidge(space=spaces.Multilabel(3), kernel="rbf", solver="exact")
+        return lambda: model.fit(X, Y), lambda: StructuredRidge(space=spaces.Multilabel(3)).fit(X[:50], Y[:50])
     raise ValueError(name)
 
 

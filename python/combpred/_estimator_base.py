@@ -503,7 +503,8 @@ class StructuredEstimator(BaseEstimator):
                 f"space_={space!r}; the pickle was altered"
             )
         n_features = self.__dict__.get("n_features_in_")
-        if n_features != model.n_features:
+        # A callable kernel's model takes kernel rows against the training inputs, not X itself.
+        if not callable(getattr(self, "kernel", None)) and n_features != model.n_features:
             raise ValueError(
                 f"inconsistent pickle of {type(self).__name__}: n_features_in_={n_features!r} but its model "
                 f"bytes take {model.n_features} features; the pickle was altered"
