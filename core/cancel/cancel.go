@@ -6,6 +6,8 @@ package cancel
 import (
 	"errors"
 	"sync/atomic"
+
+	"runtime"
 )
 
 // ErrCancelled is returned by a computation that stopped because its Flag was set.
@@ -30,4 +32,17 @@ func (f *Flag) Err() error {
 		return ErrCancelled
 	}
 	return nil
+}
+
+// Yield reports whether the flag is set after letting the scheduler run other goroutines; on a
+// nil Flag it only reports false. Long loops check the flag with Yield: the goroutine that sets
+// it on Ctrl-C runs locked to the caller's thread, and work that spends its time in assembly
+// kernels (gemm, axpy) offers the runtime few preemption points, which kept that goroutine from
+// running for up to a second.
+func (f *Flag) Yield() bool {
+	if f == nil {
+		return false
+	}
+	runtime.Gosched()
+	return f.set.Load()
 }

@@ -20,3 +20,18 @@ func TestFlag(t *testing.T) {
 		t.Fatal("Stop did not set the flag")
 	}
 }
+
+func TestYield(t *testing.T) {
+	var none *Flag
+	if none.Yield() {
+		t.Fatal("a nil flag yielded stopped")
+	}
+	f := new(Flag)
+	if f.Yield() {
+		t.Fatal("a new flag yielded stopped")
+	}
+	f.Stop()
+	if !f.Yield() {
+		t.Fatal("Yield missed the stop")
+	}
+}

@@ -43,8 +43,8 @@ func factorLU(a blas64.General, stop *cancel.Flag) ([]int, error) {
 	scratch := make([]float64, luUpdateRows*luPanel)
 	singular := false
 	for j := 0; j < n; j += luPanel {
-		if err := stop.Err(); err != nil {
-			return nil, err
+		if stop.Yield() {
+			return nil, ErrCancelled
 		}
 		jb := min(n-j, luPanel)
 		if !impl.Dgetf2(n-j, jb, data[j*lda+j:], lda, ipiv[j:j+jb]) {
@@ -63,8 +63,8 @@ func factorLU(a blas64.General, stop *cancel.Flag) ([]int, error) {
 		// A22 −= L21·U12, through core/gemm (several times gonum's Dgemm), on the negated L21.
 		u12 := blas64.General{Rows: jb, Cols: n - j - jb, Stride: lda, Data: data[j*lda+j+jb:]}
 		for r := j + jb; r < n; r += luUpdateRows {
-			if err := stop.Err(); err != nil {
-				return nil, err
+			if stop.Yield() {
+				return nil, ErrCancelled
 			}
 			rows := min(luUpdateRows, n-r)
 			neg := negated(blas64.General{Rows: rows, Cols: jb, Stride: lda, Data: data[r*lda+j:]}, scratch)
@@ -106,8 +106,8 @@ func factorCholesky(a blas64.General, stop *cancel.Flag) error {
 	impl, bi := gonum.Implementation{}, blas64.Implementation()
 	negT := make([]float64, luPanel*n)
 	for j := 0; j < n; j += luPanel {
-		if err := stop.Err(); err != nil {
-			return err
+		if stop.Yield() {
+			return ErrCancelled
 		}
 		jb := min(luPanel, n-j)
 		bi.Dsyrk(blas.Upper, blas.Trans, jb, j, -1, data[j:], lda, 1, data[j*lda+j:], lda)
@@ -124,8 +124,8 @@ func factorCholesky(a blas64.General, stop *cancel.Flag) error {
 			}
 			u01t := blas64.General{Rows: jb, Cols: j, Stride: j, Data: negT[:jb*j]}
 			for c := j + jb; c < n; c += luUpdateRows {
-				if err := stop.Err(); err != nil {
-					return err
+				if stop.Yield() {
+					return ErrCancelled
 				}
 				cols := min(luUpdateRows, n-c)
 				gemm.MulAdd(blas64.General{Rows: jb, Cols: cols, Stride: lda, Data: data[j*lda+c:]}, u01t,
@@ -199,8 +199,8 @@ func choleskyCondition(u blas64.General, anorm float64, stop *cancel.Flag) (floa
 		if kase == 0 {
 			break
 		}
-		if err := stop.Err(); err != nil {
-			return 0, err
+		if stop.Yield() {
+			return 0, ErrCancelled
 		}
 		bi.Dtrsv(blas.Upper, blas.Trans, blas.NonUnit, n, u.Data, u.Stride, x, 1)
 		bi.Dtrsv(blas.Upper, blas.NoTrans, blas.NonUnit, n, u.Data, u.Stride, x, 1)

@@ -132,9 +132,9 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 		if it >= opt.MaxIter || !(gamma > 0) {
 			break
 		}
-		if err := opt.Stop.Err(); err != nil {
+		if opt.Stop.Yield() {
 			Gamma.Copy(G.T())
-			return res, err
+			return res, ErrCancelled
 		}
 		it++
 		ks.applyA(AP, P, KP)

@@ -190,8 +190,8 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 		if it > opt.MaxIter || !(rz > 0) {
 			break
 		}
-		if err := opt.Stop.Err(); err != nil {
-			return res, err
+		if opt.Stop.Yield() {
+			return res, ErrCancelled
 		}
 		h.apply(HP, P)
 		curvature := floats.Dot(pp, hp)

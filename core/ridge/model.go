@@ -384,8 +384,8 @@ func gramCancellable(kern kernel.Kernel, K, X *mat.Dense, stop *cancel.Flag) err
 		norms = kernel.SquaredNorms(X)
 	}
 	for lo := 0; lo < m; lo += gramRows {
-		if err := stop.Err(); err != nil {
-			return err
+		if stop.Yield() {
+			return ErrCancelled
 		}
 		hi := min(lo+gramRows, m)
 		kern.GramNorms(K.Slice(lo, hi, 0, m).(*mat.Dense), X.Slice(lo, hi, 0, n).(*mat.Dense), X, norms)

@@ -129,7 +129,7 @@ func (r *sgdRun) epoch(ln sgdLearner, stop *cancel.Flag) error {
 		pl.plan(order)
 	}
 	for k, i := range order {
-		if k%stopEvery == 0 && stop.Stopped() {
+		if k%stopEvery == 0 && stop.Yield() {
 			return cancel.ErrCancelled
 		}
 		r.steps++

@@ -77,8 +77,8 @@ func (st *linearStats) add(p *Problem, X *mat.Dense, stop *cancel.Flag) error {
 	nzA := make([][]int, min(m, statsBlock))
 	nzV := make([][]float64, len(nzA))
 	for lo := 0; lo < m; lo += statsBlock {
-		if err := stop.Err(); err != nil {
-			return err
+		if stop.Yield() {
+			return ErrCancelled
 		}
 		hi := min(lo+statsBlock, m)
 		for i := lo; i < hi; i++ {
@@ -100,7 +100,7 @@ func (st *linearStats) add(p *Problem, X *mat.Dense, stop *cancel.Flag) error {
 			for i := lo; i < hi; i++ {
 				// A block of examples takes up to a second at 8,000 unknowns: the caller discards
 				// the statistics of a cancelled add.
-				if (i-lo)%8 == 0 && stop.Stopped() {
+				if (i-lo)%8 == 0 && stop.Yield() {
 					return
 				}
 				s := p.Weight[i]
@@ -158,8 +158,8 @@ func (st *linearStats) normal(S *mat.SymDense, mean []float64, alpha float64, in
 	H := mat.NewSymDense(k*d, nil)
 	for a := 0; a < d; a++ {
 		for b := a; b < d; b++ {
-			if err := stop.Err(); err != nil {
-				return nil, nil, 0, err
+			if stop.Yield() {
+				return nil, nil, 0, ErrCancelled
 			}
 			sab, pa, pb := S.At(a, b), mean[a], mean[b]
 			qab, qa, qb, q0 := triIndex(a, b, d), pd+a, pd+b, pd+d
@@ -217,8 +217,8 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 		}
 	}
 	for i := 0; i < H.SymmetricDim(); i++ {
-		if err := stop.Err(); err != nil {
-			return nil, Result{}, err
+		if stop.Yield() {
+			return nil, Result{}, ErrCancelled
 		}
 		for j := i; j < H.SymmetricDim(); j++ {
 			if v := H.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
@@ -241,8 +241,8 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 	}
 	Hs := mat.NewSymDense(dim, nil)
 	for i := 0; i < dim; i++ {
-		if err := stop.Err(); err != nil {
-			return nil, Result{}, err
+		if stop.Yield() {
+			return nil, Result{}, ErrCancelled
 		}
 		for j := i; j < dim; j++ {
 			Hs.SetSym(i, j, scale[i]*H.At(i, j)*scale[j])
