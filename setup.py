@@ -1,19 +1,20 @@
 """Build combpred: the Go core is compiled into a C shared library placed inside the package.
 
 The library is declared as an extension so that wheels are platform-tagged; build_ext runs
-`go build -buildmode=c-shared` instead of a C compiler.
+`go build -buildmode=c-shared` instead of a C compiler, with the system Go or, when the machine has
+none, the toolchain that the build backend (_build/backend.py) had pip fetch from the package index.
 """
 
 import os
-import re
-import shutil
 import subprocess
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_ext import build_ext
 
-MIN_GO = (1, 24)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_build"))
+from gotool import find_go  # noqa: E402 -- the one rule for finding Go, shared with the build backend
 
 
 class GoExtension(Extension):
@@ -26,16 +27,10 @@ class BuildGo(build_ext):
     def build_extension(self, ext):
         if sys.platform.startswith("linux") and _is_musl():
             sys.exit("error: combpred does not support musl libc (Go c-shared libraries need glibc)")
-        go = shutil.which("go")
-        if go is None:
-            sys.exit(f"error: building combpred needs Go ≥ {MIN_GO[0]}.{MIN_GO[1]} on PATH (the `go` command was not found)")
-        version = subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True).stdout.strip()
-        found = tuple(int(x) for x in re.findall(r"\d+", version)[:2]) if version else (0, 0)
-        if found < MIN_GO:
-            sys.exit(f"error: building combpred needs Go ≥ {MIN_GO[0]}.{MIN_GO[1]}, found {version or 'unknown'}")
+        go, go_env = find_go()
         out = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        env = dict(os.environ, CGO_ENABLED="1")
+        env = dict(os.environ, CGO_ENABLED="1", **go_env)
         cmd = [go, "build", "-buildmode=c-shared", "-trimpath", "-o", out, "./capi"]
         print(" ".join(cmd))
         subprocess.run(cmd, check=True, cwd=os.path.dirname(os.path.abspath(__file__)), env=env)
@@ -50,6 +45,16 @@ class BuildGo(build_ext):
         return os.path.join(*parts[:-1], lib)
 
 
+class PlatformWheel(bdist_wheel):
+    """py3-none-<platform> wheels: Python reaches the library through ctypes, so one wheel serves
+    every Python 3 (no CPython ABI tag). The platform tag is the build machine's; `auditwheel
+    repair` turns it into the manylinux tag the glibc symbols allow."""
+
+    def get_tag(self):
+        _, _, platform = super().get_tag()
+        return "py3", "none", platform
+
+
 def _is_musl():
     try:
         return "musl" in subprocess.run(["ldd", "--version"], capture_output=True, text=True).stderr.lower()
@@ -59,5 +64,5 @@ def _is_musl():
 
 setup(
     ext_modules=[GoExtension("combpred._lib.libcombpred", "combpred")],
-    cmdclass={"build_ext": BuildGo},
+    cmdclass={"build_ext": BuildGo, "bdist_wheel": PlatformWheel},
 )

