@@ -1,6 +1,7 @@
 package ridge
 
 import (
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/gemm"
 	"gonum.org/v1/gonum/mat"
 )
@@ -10,6 +11,9 @@ import (
 type design struct {
 	X         *mat.Dense
 	intercept bool
+	// stop, when set, cuts the blocked passes over X (gram, tmul) short: their callers check it
+	// and discard the partial result.
+	stop *cancel.Flag
 }
 
 // cols is the number of rows of W: n, plus one for the intercept.
@@ -47,6 +51,9 @@ func (d design) tmul(out, G *mat.Dense) {
 	gt := mat.NewDense(k, min(m, block), nil)
 	prod := mat.NewDense(k, n, nil)
 	for lo := 0; lo < m; lo += block {
+		if d.stop.Yield() {
+			return
+		}
 		hi := min(lo+block, m)
 		w := hi - lo
 		raw := gt.RawMatrix()
@@ -104,6 +111,9 @@ func (d design) gram(s []float64) *mat.SymDense {
 	col := make([]float64, n)
 	var total float64
 	for lo := 0; lo < m; lo += block {
+		if d.stop.Yield() {
+			break
+		}
 		hi := min(lo+block, m)
 		xt := xsT.Slice(0, n, 0, hi-lo).(*mat.Dense)
 		raw := xt.RawMatrix()

@@ -139,10 +139,10 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 	model := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m)}
 	switch {
 	case opt.Kernel.Kind == kernel.Linear:
-		err = model.fitLinear(p, design{X: Xm, intercept: opt.Intercept}, &opt)
+		err = model.fitLinear(p, design{X: Xm, intercept: opt.Intercept, stop: opt.Stop}, &opt)
 	case opt.NComponents > 0:
 		if err = model.setNystrom(Xm, &opt); err == nil {
-			err = model.fitLinear(p, design{X: model.ny.apply(Xm)}, &opt)
+			err = model.fitLinear(p, design{X: model.ny.apply(Xm), stop: opt.Stop}, &opt)
 		}
 	default:
 		err = model.fitKernel(p, Xm, &opt)
