@@ -43,7 +43,6 @@ def test_the_table_covers_every_name():
     assert sorted(LABEL_RANKING) == sorted(datasets.LABEL_RANKING_DATASETS)
 
 
-@needs_data
 @pytest.mark.parametrize("name", sorted(LABEL_RANKING))
 def test_label_ranking_counts_match_provenance(name):
     n, p, k, distinct = LABEL_RANKING[name]
@@ -59,7 +58,6 @@ def test_label_ranking_counts_match_provenance(name):
     spaces.Permutations(k).validate(Y)
 
 
-@needs_data
 def test_label_ranking_first_row_of_iris():
     # label_ranking/iris.csv line 2: -0.55556,0.25000,-0.86441,-0.91667,1,2,3
     X, Y = load_label_ranking("iris", return_X_y=True)
@@ -131,13 +129,34 @@ def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):
     monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
     monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
     with pytest.raises(FileNotFoundError) as info:
-        load_label_ranking("iris", data_home=tmp_path / "explicit")
+        load_hierarchical("imclef07a", data_home=tmp_path / "explicit")
     message = str(info.value)
-    assert str(tmp_path / "explicit" / "label_ranking" / "iris.csv") in message
-    assert str(tmp_path / "nowhere" / "label_ranking" / "iris.csv") in message
+    assert str(tmp_path / "explicit" / "hierarchical_funcat_go") in message
+    assert str(tmp_path / "nowhere" / "hierarchical_funcat_go") in message
     assert "COMBPRED_DATA" in message
-    with pytest.raises(FileNotFoundError, match="ImCLEF07A_Train.arff"):
-        load_hierarchical("imclef07a")
+
+
+@pytest.mark.parametrize("name", sorted(LABEL_RANKING))
+def test_label_ranking_ships_with_the_package(name, tmp_path, monkeypatch):
+    """With no data directory at all (a pip-installed package), the label-ranking sets load from the
+    gzipped copies inside the package (issue 16, item 6: they needed an environment variable)."""
+    monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
+    monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
+    data = load_label_ranking(name)
+    assert data.filename.endswith(f"label_ranking/{name}.csv.gz")
+    n, p, k, _ = LABEL_RANKING[name]
+    assert data.X.shape == (n, p) and data.Y.shape == (n, k)
+
+
+@needs_data
+@pytest.mark.parametrize("name", sorted(LABEL_RANKING))
+def test_shipped_label_ranking_files_equal_the_shared_ones(name):
+    import gzip
+    from importlib import resources
+
+    shipped = resources.files("combpred.datasets") / "data" / "label_ranking" / f"{name}.csv.gz"
+    original = _data_dir() / "label_ranking" / f"{name}.csv"
+    assert gzip.decompress(shipped.read_bytes()) == original.read_bytes()
 
 
 def test_environment_variable_is_used(tmp_path, monkeypatch):

@@ -1,12 +1,15 @@
-"""Benchmark data sets: yeast bundled with combpred, the others read from a shared data directory.
+"""Benchmark data sets: yeast and the label-ranking sets ship with combpred, the others are read
+from a data directory.
 
-``load_yeast`` reads the copy shipped inside the package (with its provenance in ``data/``). The
-other loaders read the large benchmark files where they lie, never copying them into the package:
+``load_yeast`` reads the copy shipped inside the package (with its provenance in ``data/``).
 
 ``load_label_ranking(name)``
-    the 8 label-ranking sets of Cheng, Hühn & Hüllermeier (2009) in scikit-lr's CSV format;
+    the 8 label-ranking sets of Cheng, Hühn & Hüllermeier (2009) in scikit-lr's CSV format, shipped
+    gzipped inside the package (MIT-licensed, provenance in ``data/label_ranking/``); a data
+    directory holding ``label_ranking/``, when given or found, is read instead;
 ``load_hierarchical(name)``
-    the Clus HMC taxonomies ``"imclef07a"`` (single path) and ``"cellcycle_FUN"`` (multi-path).
+    the Clus HMC taxonomies ``"imclef07a"`` (single path) and ``"cellcycle_FUN"`` (multi-path),
+    read from the data directory (their source repository is GPL-3.0, so they do not ship).
 
 The data directory is the one holding ``label_ranking/`` and ``hierarchical_funcat_go/``. It is
 looked for, in order, at the ``data_home`` argument, at the environment variable ``COMBPRED_DATA``,
@@ -177,8 +180,8 @@ def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
     tried = "\n".join(f"  {folder / relative}" for folder in candidates) or "  (no candidate directory)"
     raise FileNotFoundError(
         f"combpred could not find the data file {relative!r}. Looked at:\n{tried}\n"
-        "These data sets do not ship with the package. Set the environment variable COMBPRED_DATA "
-        "(or pass data_home=) to the directory holding label_ranking/ and hierarchical_funcat_go/; "
+        "The hierarchical data sets do not ship with the package. Set the environment variable COMBPRED_DATA "
+        "(or pass data_home=) to the directory holding hierarchical_funcat_go/; "
         "a source checkout also looks at ../shared/datasets next to the repository root."
     )
 
@@ -235,8 +238,16 @@ def load_label_ranking(
     """
     if name not in LABEL_RANKING_DATASETS:
         raise ValueError(f"unknown label-ranking data set {name!r}: use one of {list(LABEL_RANKING_DATASETS)}")
-    path = _locate(f"label_ranking/{name}.csv", data_home)
-    with open(path, encoding="ascii") as fh:
+    try:
+        path = _locate(f"label_ranking/{name}.csv", data_home)
+        opened = open(path, encoding="ascii")  # noqa: SIM115 -- closed by the with below
+    except FileNotFoundError:
+        # The package ships every label-ranking file (gzipped, 400 KB in all); a data directory,
+        # when given or found, wins so that a user's own copy is read.
+        bundled = resources.files(__package__) / "data" / "label_ranking" / f"{name}.csv.gz"
+        path = Path(str(bundled))
+        opened = gzip.open(path, "rt", encoding="ascii")
+    with opened as fh:
         header = fh.readline().strip()
         try:
             n_samples, n_features, n_labels = (int(v) for v in header.split(","))
