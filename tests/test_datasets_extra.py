@@ -129,7 +129,7 @@ def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):
     monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
     monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
     with pytest.raises(FileNotFoundError) as info:
-        load_hierarchical("imclef07a", data_home=tmp_path / "explicit")
+        load_hierarchical("imclef07a", data_home=tmp_path / "explicit", download_if_missing=False)
     message = str(info.value)
     assert str(tmp_path / "explicit" / "hierarchical_funcat_go") in message
     assert str(tmp_path / "nowhere" / "hierarchical_funcat_go") in message

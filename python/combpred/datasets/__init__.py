@@ -28,10 +28,14 @@ from typing import Any
 import numpy as np
 from sklearn.utils import Bunch
 
+from ._fetch import fetch_file, get_data_home
+
 __all__ = [
     "LABEL_RANKING_DATASETS",
     "HIERARCHICAL_DATASETS",
     "data_home_candidates",
+    "fetch_file",
+    "get_data_home",
     "load_hierarchical",
     "load_label_ranking",
     "load_yeast",
@@ -418,7 +422,13 @@ def _single_paths(labels: list[list[str]], index: dict[str, int], parent: np.nda
     return y
 
 
-def load_hierarchical(name: str, *, data_home: str | os.PathLike | None = None) -> Bunch:
+def load_hierarchical(
+    name: str,
+    *,
+    data_home: str | os.PathLike | None = None,
+    download_if_missing: bool = True,
+    cache_home: str | os.PathLike | None = None,
+) -> Bunch:
     """Load a hierarchical-classification benchmark in Clus HMC format, with its taxonomy.
 
     The taxonomy is returned as a parent array with a **virtual root** (node 0, ``"root"``) above
@@ -447,6 +457,13 @@ def load_hierarchical(name: str, *, data_home: str | os.PathLike | None = None) 
         The data set.
     data_home : str or path-like, default=None
         Data directory to try first (see the module docstring for the search order).
+    download_if_missing : bool, default=True
+        When no data directory holds a file, download it from its original public source (the
+        C-HMCNN repository at a pinned commit; ``COMBPRED_DATA_URL`` names a mirror), check its
+        SHA-256 and cache it (:func:`fetch_file`); False raises ``FileNotFoundError`` instead.
+    cache_home : str or path-like, default=None
+        Where downloads are cached (:func:`get_data_home`: ``$COMBPRED_DATA_HOME`` or
+        ``~/combpred_data``).
 
     Returns
     -------
@@ -462,14 +479,22 @@ def load_hierarchical(name: str, *, data_home: str | os.PathLike | None = None) 
     ValueError
         For an unknown name or a malformed file (also if the splits declare different taxonomies).
     FileNotFoundError
-        When the data directory is not found; the message lists where it looked.
+        When no data directory holds a file and ``download_if_missing`` is False; the message lists
+        where it looked.
+    OSError
+        When a download fails.
     """
     if name not in _HIERARCHICAL_FILES:
         raise ValueError(f"unknown hierarchical data set {name!r}: use one of {list(HIERARCHICAL_DATASETS)}")
     folder, files = _HIERARCHICAL_FILES[name]
     parsed: dict[str, Any] = {}
     for split, filename in files.items():
-        path = _locate(f"{folder}/{filename}", data_home)
+        try:
+            path = _locate(f"{folder}/{filename}", data_home)
+        except FileNotFoundError:
+            if not download_if_missing:
+                raise
+            path = fetch_file(f"{folder}/{filename}", cache_home)
         try:
             parsed[split] = read_hmc_arff(path.read_text(encoding="latin-1"))
         except ValueError as exc:

@@ -1,0 +1,111 @@
+"""Downloads of the data that do not ship (issue 16, item 6), against a local HTTP server serving the
+shared data directory, so that no test needs the internet: checksums, caching, corrupted and failed
+downloads, and load_hierarchical with no data directory."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from combpred import datasets
+from combpred.datasets import _fetch
+
+SHARED = next((p for p in datasets.data_home_candidates() if (p / "hierarchical_funcat_go").is_dir()), None)
+needs_data = pytest.mark.skipif(SHARED is None, reason="shared benchmark data not found (set COMBPRED_DATA)")
+
+
+@pytest.fixture
+def server(tmp_path):
+    """An HTTP server on localhost serving a directory (by default the shared data); yields its URL
+    and a list of the paths requested."""
+    requested: list[str] = []
+    root = {"dir": SHARED}
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(root["dir"]), **kwargs)
+
+        def do_GET(self):  # noqa: N802 -- http.server's name
+            requested.append(self.path)
+            super().do_GET()
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", requested, root
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_every_remote_file_has_a_checksum_of_the_provenance():
+    for relative, (url, sha) in _fetch.REMOTE_FILES.items():
+        assert url.startswith("https://raw.githubusercontent.com/EGiunchiglia/C-HMCNN/e887855")
+        assert len(sha) == 64 and int(sha, 16) >= 0
+        assert relative.startswith("hierarchical_funcat_go/")
+
+
+@needs_data
+def test_fetch_downloads_checks_and_caches(server, tmp_path, monkeypatch):
+    url, requested, _ = server
+    monkeypatch.setenv("COMBPRED_DATA_URL", url)
+    relative = "hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff"
+    path = datasets.fetch_file(relative, tmp_path / "cache")
+    assert path == tmp_path / "cache" / relative
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == _fetch.REMOTE_FILES[relative][1]
+    assert requested == ["/" + relative]
+    datasets.fetch_file(relative, tmp_path / "cache")  # cached: no second request
+    assert len(requested) == 1
+
+
+@needs_data
+def test_a_corrupted_download_is_refused_and_not_kept(server, tmp_path, monkeypatch):
+    url, _, root = server
+    relative = "hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff"
+    bad = tmp_path / "mirror" / relative
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes((SHARED / relative).read_bytes()[:-10] + b"0123456789")
+    root["dir"] = tmp_path / "mirror"
+    monkeypatch.setenv("COMBPRED_DATA_URL", url)
+    with pytest.raises(ValueError, match="SHA-256"):
+        datasets.fetch_file(relative, tmp_path / "cache")
+    assert not any((tmp_path / "cache").rglob("*.arff*"))
+
+
+def test_a_failed_download_names_the_url_and_the_way_out(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMBPRED_DATA_URL", "http://127.0.0.1:9")  # discard port: connection refused
+    with pytest.raises(OSError, match="could not download http://127.0.0.1:9/hierarchical_funcat_go.*COMBPRED_DATA"):
+        datasets.fetch_file("hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff", tmp_path, timeout=5)
+    assert not any(Path(tmp_path).rglob("*.part"))
+    with pytest.raises(ValueError, match="no download"):
+        datasets.fetch_file("label_ranking/iris.csv", tmp_path)
+
+
+@needs_data
+def test_load_hierarchical_downloads_when_no_directory_holds_the_files(server, tmp_path, monkeypatch):
+    url, requested, _ = server
+    monkeypatch.setenv("COMBPRED_DATA_URL", url)
+    monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
+    monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
+    fetched = datasets.load_hierarchical("cellcycle_FUN", cache_home=tmp_path / "cache")
+    assert len(requested) == 3
+    monkeypatch.setenv("COMBPRED_DATA", str(SHARED))
+    local = datasets.load_hierarchical("cellcycle_FUN")
+    np.testing.assert_array_equal(fetched.Y_train, local.Y_train)
+    np.testing.assert_array_equal(np.isnan(fetched.X_test), np.isnan(local.X_test))
+
+
+def test_get_data_home_honours_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMBPRED_DATA_HOME", str(tmp_path / "home"))
+    assert datasets.get_data_home() == tmp_path / "home" and (tmp_path / "home").is_dir()
+    assert datasets.get_data_home(tmp_path / "x") == tmp_path / "x"
+    with pytest.raises(TypeError, match="data_home"):
+        datasets.get_data_home(5)
