@@ -1,0 +1,32 @@
+"""The main job, `python -m combpred demo` (issue 16, item 7): a tour of four families of structures,
+plain text, each section with a measured comparison and a verdict in words."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import combpred
+
+PACKAGE_PARENT = str(Path(combpred.__file__).resolve().parent.parent)
+
+
+def test_demo_tours_four_families_in_plain_text():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run(
+        [sys.executable, "-m", "combpred", "demo", "--quick"], capture_output=True, text=True, timeout=600, env=env
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    text = run.stdout
+    for header in ("1. Label sets", "2. Rankings", "3. Taxonomy paths", "4. Routes"):
+        assert header in text
+    # every section says in words how combpred compares, with both numbers
+    verdicts = re.findall(
+        r"(better|worse) on [^:]+: [0-9.]+ against [0-9.]+|level on [^(]+\([0-9.]+ against [0-9.]+\)", text
+    )
+    assert len(verdicts) >= 6, text
+    assert "**" not in text and "|---" not in text  # no Markdown in a terminal
+    assert "Traceback" not in run.stderr
