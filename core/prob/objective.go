@@ -105,23 +105,23 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 	if r, c := W.Dims(); r != p.Cols() || c != d {
 		return 0, fmt.Errorf("prob: W is %d×%d, want %d×%d", r, c, p.Cols(), d)
 	}
+	// All rows (a full-batch evaluation): the products read X where it lies; a minibatch gathers
+	// its rows first.
+	Xb := p.X
 	if rows == nil {
 		rows = make([]int, p.m)
 		for i := range rows {
 			rows[i] = i
 		}
-	}
-	b := len(rows)
-	Xb := mat.NewDense(b, p.Cols(), nil)
-	for k, i := range rows {
-		dst := Xb.RawRowView(k)
-		copy(dst, p.X.RawRowView(i))
-		if p.intercept {
-			dst[p.n] = 1
+	} else {
+		Xb = mat.NewDense(len(rows), p.n, nil)
+		for k, i := range rows {
+			copy(Xb.RawRowView(k), p.X.RawRowView(i))
 		}
 	}
+	b := len(rows)
 	U := mat.NewDense(b, d, nil)
-	U.Mul(Xb, W)
+	scores(U, Xb, W, p.intercept)
 	G := mat.NewDense(b, d, nil)
 	terms := make([]float64, b)
 	errs := make([]error, b)
@@ -174,7 +174,7 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 		J = p.lambda*pen + s/float64(b)
 	}
 	if grad != nil {
-		grad.Mul(Xb.T(), G)
+		gradientProduct(grad, Xb, G, p.intercept)
 		grad.Scale(1/float64(b), grad)
 		for j := 0; j < p.n; j++ {
 			gr, wr := grad.RawRowView(j), W.RawRowView(j)
