@@ -37,6 +37,7 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
         ("spaces.py", "spaces", "| space | d | log\\|Y\\| | create | mean() | covariance_dot(v) | total |"),
         ("yeast.py", "yeast", "## Multi-label: yeast"),
         ("probabilistic.py", "probabilistic", "## ProbabilisticStructured"),
+        ("prob_fit_time.py", "prob_fit_time", "## ProbabilisticStructured fit time against LogisticRegression"),
     ],
 )
 def test_benchmark_script_quick_run(tmp_path, script, section, header):
