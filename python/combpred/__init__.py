@@ -4,7 +4,7 @@ paths and subtrees, partial orders, graphs) from feature vectors.
 The estimators follow scikit-learn's conventions; the numerics run in a Go core behind a flat C ABI.
 """
 
-from . import datasets, spaces
+from . import datasets, decision, spaces
 from ._config import config_context, get_config, set_config
 from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
@@ -15,6 +15,7 @@ __all__ = [
     "StructuredRidge",
     "config_context",
     "datasets",
+    "decision",
     "get_config",
     "set_config",
     "spaces",

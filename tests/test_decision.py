@@ -1,0 +1,98 @@
+"""Decision rules from marginals (issue 13, item 2), checked against brute force: on enumerable
+spaces and random distributions over all structures, the decoded structure attains the least
+expected loss among all structures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from combpred import spaces
+from combpred.decision import bayes_decode
+
+
+def _hamming(Psi_hat, Psi):
+    return np.abs(Psi_hat[:, None, :] - Psi[None, :, :]).sum(axis=2)
+
+
+def _kendall(Psi_hat, Psi):
+    return (Psi.shape[1] - Psi_hat @ Psi.T) / 2  # discordant pairs: ψ_uv = ±1 agree or not
+
+
+def _spearman(R_hat, R):
+    return ((R_hat[:, None, :] - R[None, :, :]) ** 2).sum(axis=2)
+
+
+def _check(space, loss, cost, rng, n_dists=25):
+    Y = space.enumerate()
+    Psi = space.embed(Y).astype(float)
+    C = cost(Psi, Psi) if loss != "spearman" else cost(Y.astype(float), Y.astype(float))  # C[a, b] = loss(ŷ=a, y=b)
+    for _ in range(n_dists):
+        p = rng.dirichlet(np.full(len(Y), 0.3))
+        marginals = p @ Psi
+        expected = C @ p  # expected loss of each candidate
+        y_hat = bayes_decode(space, marginals[None, :], loss)[0]
+        index = np.flatnonzero(np.all(Y == y_hat, axis=1))
+        assert len(index) == 1, "the rule returned a structure outside the space"
+        assert expected[index[0]] <= expected.min() + 1e-9, (loss, space)
+
+
+@pytest.mark.parametrize(
+    "space",
+    [
+        spaces.Multilabel(4),
+        spaces.KSubsets(5, 2),
+        spaces.Subtrees(np.array([-1, 0, 0, 1, 1, 2])),
+        spaces.UndirectedCycles(5),
+        spaces.Cliques(4),
+    ],
+    ids=repr,
+)
+def test_hamming_rule_minimises_expected_hamming_loss(space):
+    _check(space, "hamming", _hamming, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_kendall_rule_is_the_kemeny_ranking(n):
+    _check(spaces.Permutations(n), "kendall", _kendall, np.random.default_rng(1))
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_spearman_rule_sorts_expected_ranks(n):
+    _check(spaces.Permutations(n), "spearman", _spearman, np.random.default_rng(2))
+
+
+def test_pair_order_is_the_one_the_rules_assume():
+    # identity ranking: every pair u < v has u first (+1); label 0 last: pairs (0, v) are −1, in triu order
+    space = spaces.Permutations(4)
+    np.testing.assert_array_equal(space.embed([[1, 2, 3, 4]])[0], np.ones(6))
+    u, v = np.triu_indices(4, 1)
+    np.testing.assert_array_equal(space.embed([[4, 1, 2, 3]])[0], np.where(u == 0, -1, 1))
+
+
+def test_with_a_fitted_model_the_rules_give_valid_structures():
+    from combpred import ProbabilisticStructured
+
+    rng = np.random.default_rng(3)
+    space = spaces.Permutations(4)
+    X = rng.normal(size=(60, 3))
+    model = ProbabilisticStructured(space=space, alpha=0.01).fit(X, space.sample(60, random_state=0))
+    M = model.predict_marginals(X[:5])
+    for loss in ("kendall", "spearman"):
+        space.validate(bayes_decode(space, M, loss))
+
+
+@pytest.mark.parametrize(
+    ("space", "marginals", "loss", "match"),
+    [
+        (spaces.Permutations(3), np.zeros((1, 3)), "hamming", "0/1"),
+        (spaces.Multilabel(3), np.zeros((1, 3)), "kendall", "Permutations"),
+        (spaces.Multilabel(3), np.zeros((1, 3)), "f1", "loss must be one of"),
+        (spaces.Multilabel(3), np.zeros((1, 4)), "hamming", "shape"),
+        (spaces.Multilabel(3), np.full((1, 3), np.nan), "hamming", "NaN"),
+        (spaces.Multilabel(3), np.full((1, 3), 1.5), "hamming", r"\[0, 1\]"),
+        (spaces.Permutations(3), np.full((1, 3), 2.0), "kendall", r"\[−1, 1\]"),
+    ],
+)
+def test_bad_requests_are_refused(space, marginals, loss, match):
+    with pytest.raises(ValueError, match=match):
+        bayes_decode(space, marginals, loss)
