@@ -1,4 +1,8 @@
-"""Route prediction: learn which round trip (directed cycle) a traveller takes from a feature vector.
+"""
+Route prediction: a round trip from a feature vector
+====================================================
+
+Route prediction: learn which round trip (directed cycle) a traveller takes from a feature vector.
 
 Synthetic data as in the thesis' dicycle experiment: a hidden policy scores every arc u→v of 8 places
 as a linear function of 6 features, and each traveller takes the best-scoring directed cycle.

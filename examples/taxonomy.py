@@ -1,4 +1,8 @@
-"""Taxonomy classification: predict a path from the root of a category tree down to a leaf.
+"""
+Taxonomy paths: predicting a root-to-leaf path
+==============================================
+
+Taxonomy classification: predict a path from the root of a category tree down to a leaf.
 
 A synthetic 3-level taxonomy (3 × 3 × 3 = 27 leaf categories under a root): each category's centre
 is its parent's centre plus an offset that shrinks with depth, so sibling leaves look alike.

@@ -75,7 +75,7 @@ class ProbabilisticStructured(StructuredEstimator):
 
         J(W) = alpha · ‖W‖² + (1/n_samples) Σ_i [log Z(x_i) − ⟨u(x_i), ψ(y_i)⟩]
 
-    (the intercept b is not penalised). Its gradient needs E_{p(·|x)}[ψ]: exact where the space has
+    (the intercept b is not penalised). Its gradient needs ``E_{p(·|x)}[ψ]``: exact where the space has
     closed forms (multiclass, multilabel, ordinal, hierarchy paths, subtrees, k-subsets,
     tournaments), a dynamic programme (the sum-product versions of the exact decoders: permutations
     up to 16 labels, directed and undirected cycles up to 14 vertices) or at most 2¹⁴ structures,
@@ -134,7 +134,7 @@ class ProbabilisticStructured(StructuredEstimator):
     classes_ : ndarray of shape (n_classes,)
         Class labels for multiclass spaces; ``[0, 1]`` (the values of each label) for multilabel.
     coef_ : ndarray of shape (n_features, d)
-        W: scores are X @ coef_ + intercept_.
+        W: scores are ``X @ coef_ + intercept_``.
     intercept_ : ndarray of shape (d,)
         b (zeros when ``fit_intercept=False``).
     n_features_in_ : int
@@ -268,7 +268,7 @@ class ProbabilisticStructured(StructuredEstimator):
     def predict_marginals(
         self, X: Any, n_samples: int | None = None, sampler: str | None = None, random_state: Any = None
     ) -> np.ndarray:
-        """Return E_{p(·|x)}[ψ] of each input, shape (n_samples, d).
+        """Return ``E_{p(·|x)}[ψ]`` of each input, shape (n_samples, d).
 
         For 0/1 feature maps (multilabel, subtrees, k-subsets, cliques, undirected cycles) entry j
         is the probability that coordinate j is on; for permutations, E[ψ_uv] = 2 P(u before v) − 1.
@@ -371,7 +371,7 @@ class ProbabilisticStructured(StructuredEstimator):
             ``"fpras"``: the randomised approximation scheme of the thesis (§6.3), Z within a factor
             (1 ± epsilon) with probability ≥ 1 − delta, from exact (CFTP) samples along a cooling
             schedule. ``"taylor"``: the second-order approximation from the counting formulae
-            (§6.4), with a proven error bound that is small only while every |⟨u, ψ(y)⟩| ≤ 1 (rows
+            (§6.4), with a proven error bound that is small only while every ``|⟨u, ψ(y)⟩| ≤ 1`` (rows
             beyond have ``valid`` False). ``"auto"``: exact where the space allows, else fpras.
         epsilon, delta : float in (0, 1), default=0.1 and 0.25
             The FPRAS' relative error and failure probability (δ < ¼ takes the median of
@@ -393,7 +393,7 @@ class ProbabilisticStructured(StructuredEstimator):
         info : dict of ndarrays of shape (n_samples,)
             ``method`` (the method used: "exact", "fpras" or "taylor"), ``valid`` (whether its
             guarantee applies), ``epsilon`` and ``delta`` (of the FPRAS guarantee, 0 otherwise),
-            ``bound`` (Taylor: a proven bound on |log Z − estimate|), ``stages``,
+            ``bound`` (Taylor: a proven bound on ``|log Z − estimate|``), ``stages``,
             ``samples_per_stage``, ``runs``, ``samples`` (total) and ``steps`` (Markov steps).
         """
         fitted = self._fitted()

@@ -52,7 +52,7 @@ class StructuredRidge(StructuredEstimator):
         :mod:`sklearn.metrics.pairwise` such as ``laplacian_kernel`` qualify (unlike with
         KernelRidge, the callable is not called on single pairs of rows). At fit the Gram matrix
         K(X, X) must be finite and symmetric; the model keeps X as ``X_fit_`` and is fitted as
-        with ``"precomputed"`` on K, and prediction evaluates K(X_new, X_fit_) in blocks of rows.
+        with ``"precomputed"`` on K, and prediction evaluates ``K(X_new, X_fit_)`` in blocks of rows.
         With ``n_components`` the model is linear on a Nyström map of the callable (as for
         ``"rbf"`` and ``"poly"``), which also streams with ``partial_fit``. ``gamma``, ``degree``
         and ``coef0`` are ignored: the callable's own parameters go in ``kernel_params``. The
@@ -121,7 +121,7 @@ class StructuredRidge(StructuredEstimator):
     classes_ : ndarray of shape (n_classes,)
         Class labels for multiclass spaces; ``[0, 1]`` (the values of each label) for multilabel.
     coef_ : ndarray of shape (n_features, d)
-        Weights W of the linear model (``kernel="linear"`` only): scores are X @ coef_ + intercept_.
+        Weights W of the linear model (``kernel="linear"`` only): scores are ``X @ coef_ + intercept_``.
     intercept_ : ndarray of shape (d,)
         Intercept of the linear model (zeros when ``fit_intercept=False``).
     X_fit_ : ndarray of shape (n_samples, n_features)

@@ -526,7 +526,7 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
         Score of the decoded structure and the largest and smallest scores over the space.
     rtol : float, default=1e-9
         Relative tolerance for rounding: f_decoded may exceed f_max (or fall below f_min) by
-        rtol · max(1, |f_max|, |f_min|), and the result is clipped to [0, 1].
+        ``rtol · max(1, |f_max|, |f_min|)``, and the result is clipped to [0, 1].
 
     Returns
     -------
