@@ -53,10 +53,22 @@ for name, model in models.items():
         f"{name:32s} {model.best_params_} accuracy at depth 1/2/3: {np.round(accuracy[name], 3)}  hierarchical loss {loss:.3f}"
     )
 
-fig, ax = plt.subplots(figsize=(6, 3.5))
+# Bars with binomial standard errors, on the whole [0, 1] range of an accuracy.
+n_test = int((~train).sum())
+fig, ax = plt.subplots(figsize=(6, 3.8))
 for k, (name, acc) in enumerate(accuracy.items()):
-    ax.bar(np.arange(1, 4) + (k - 0.5) * 0.4, acc, 0.4, label=name)
-ax.set(xticks=[1, 2, 3], xlabel="depth in the taxonomy", ylabel="test accuracy", ylim=(0, 1.2))
-ax.legend(loc="upper right", fontsize=8)
+    acc = np.asarray(acc)
+    err = np.sqrt(acc * (1 - acc) / n_test)
+    bars = ax.bar(np.arange(1, 4) + (k - 0.5) * 0.4, acc, 0.4, yerr=err, capsize=3, label=name)
+    ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=2)
+ax.set(
+    xticks=[1, 2, 3],
+    xlabel="depth in the taxonomy (1 = top level)",
+    ylabel="test accuracy (± s.e.)",
+    ylim=(0, 1.1),
+    yticks=np.linspace(0, 1, 6),
+    title=f"path accuracy by depth, {n_test} test examples",
+)
+ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8)
 fig.savefig("taxonomy.png", dpi=100, bbox_inches="tight")
 print("saved taxonomy.png")
