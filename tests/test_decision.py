@@ -61,6 +61,32 @@ def test_spearman_rule_sorts_expected_ranks(n):
     _check(spaces.Permutations(n), "spearman", _spearman, np.random.default_rng(2))
 
 
+@pytest.mark.parametrize(
+    "parent", [[-1, 0, 0, 1, 1, 2], [-1, 0, 1, 2, 0], [-1, 0, 0, 0, 1, 1, 3]], ids=lambda p: f"{len(p)} nodes"
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_hierarchical_rule_minimises_expected_hierarchical_loss(parent, weighted):
+    from combpred.metrics import hierarchical_loss
+
+    space = spaces.Subtrees(np.array(parent))
+    rng = np.random.default_rng(4)
+    weights = rng.uniform(0.2, 2.0, size=len(parent)) if weighted else None
+    Y = space.enumerate()
+    C = np.array(
+        [
+            hierarchical_loss(Y, np.repeat(y_hat[None, :], len(Y), 0), parent, node_weights=weights, average=False)
+            for y_hat in Y
+        ]
+    )  # C[a, b]: loss of predicting Y[a] when the truth is Y[b]
+    for _ in range(25):
+        p = rng.dirichlet(np.full(len(Y), 0.3))
+        y_hat = bayes_decode(space, (p @ Y)[None, :], "hierarchical", node_weights=weights)[0]
+        index = np.flatnonzero(np.all(Y == y_hat, axis=1))
+        assert len(index) == 1
+        expected = C @ p
+        assert expected[index[0]] <= expected.min() + 1e-9
+
+
 def test_pair_order_is_the_one_the_rules_assume():
     # identity ranking: every pair u < v has u first (+1); label 0 last: pairs (0, v) are −1, in triu order
     space = spaces.Permutations(4)
@@ -91,6 +117,7 @@ def test_with_a_fitted_model_the_rules_give_valid_structures():
         (spaces.Multilabel(3), np.full((1, 3), np.nan), "hamming", "NaN"),
         (spaces.Multilabel(3), np.full((1, 3), 1.5), "hamming", r"\[0, 1\]"),
         (spaces.Permutations(3), np.full((1, 3), 2.0), "kendall", r"\[−1, 1\]"),
+        (spaces.Multilabel(3), np.zeros((1, 3)), "hierarchical", "Subtrees"),
     ],
 )
 def test_bad_requests_are_refused(space, marginals, loss, match):

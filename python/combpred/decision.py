@@ -14,6 +14,14 @@ in ψ(ŷ) or in a function of the marginals, so the minimiser is found by the sp
     Kendall's distance between rankings (permutations), the number of discordant label pairs:
     E[Σ_{u<v} (1 − ψ_uv(ŷ) ψ_uv(y)) / 2] = const − ⟨m, ψ(ŷ)⟩ / 2, minimised by decoding m itself,
     the Kemeny ranking of the pairwise marginals.
+``"hierarchical"``
+    The hierarchical loss ℓ_H of Cesa-Bianchi, Zaniboni & Gentile (2006) on rooted subtrees
+    (:func:`combpred.metrics.hierarchical_loss`: a mistake at a node counts only when its parent is
+    right), with node costs c. For a rooted subtree ŷ and any distribution over rooted subtrees,
+    E[ℓ_H] = Σ_{v: parent in ŷ} c_v (ŷ_v (m_parent − m_v) + (1 − ŷ_v) m_v), which depends on the
+    node marginals m only (m_root = 1): y's agreeing with ŷ above v means y contains v's parent.
+    A bottom-up pass over the tree minimises it exactly: keep v when c_v (m_parent − m_v) plus the
+    best cost of its children is at most c_v m_v, the cost of cutting the subtree there.
 ``"spearman"``
     Squared rank differences Σ_j (r_j(ŷ) − r_j(y))², Spearman's ρ up to an affine map: with the
     expected ranks r̄_j = 1 + Σ_{k≠j} P(k before j), it equals const − 2 Σ_j r_j(ŷ) r̄_j, minimised by
@@ -33,7 +41,7 @@ from . import spaces as _spaces
 
 __all__ = ["LOSSES", "bayes_decode"]
 
-LOSSES = ("hamming", "kendall", "spearman")
+LOSSES = ("hamming", "kendall", "spearman", "hierarchical")
 
 
 def _zero_one(space: _spaces.Space) -> bool:
@@ -56,7 +64,37 @@ def _expected_ranks(M: np.ndarray, n: int) -> np.ndarray:
     return ranks
 
 
-def bayes_decode(space: _spaces.Space, marginals: Any, loss: str) -> np.ndarray:
+def _hierarchical(parent: np.ndarray, M: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    """The rooted subtree of least expected ℓ_H per row of node marginals M (see the module doc)."""
+    n = len(parent)
+    children: list[list[int]] = [[] for _ in range(n)]
+    roots = []
+    for v, p in enumerate(parent):
+        (roots if p < 0 else children[p]).append(v)
+    order, stack = [], list(roots)  # parents before children
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        stack.extend(children[v])
+    above = np.where(parent[None, :] >= 0, M[:, np.maximum(parent, 0)], 1.0)  # m of the parent; 1 above a root
+    keep_cost = costs * (above - M)
+    cut_cost = costs * M
+    best = np.zeros_like(M)
+    keep = np.zeros(M.shape, dtype=bool)
+    for v in reversed(order):  # children before parents
+        inside = keep_cost[:, v] + sum((best[:, k] for k in children[v]), np.zeros(len(M)))
+        keep[:, v] = inside <= cut_cost[:, v]
+        best[:, v] = np.minimum(inside, cut_cost[:, v])
+    Y = np.zeros(M.shape, dtype=np.int64)
+    for v in order:  # a node is kept only below a kept parent (the roots: always, a subtree is non-empty)
+        on = keep[:, v] if parent[v] >= 0 else np.ones(len(M), dtype=bool)
+        if parent[v] >= 0:
+            on &= Y[:, parent[v]] == 1
+        Y[:, v] = on
+    return Y
+
+
+def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weights: Any = None) -> np.ndarray:
     """Return, for each row of marginals, the structure with the least expected ``loss``.
 
     Parameters
@@ -65,9 +103,13 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str) -> np.ndarray:
         The output space.
     marginals : array-like of shape (n_samples, space.dim)
         E[ψ(y) | x] per row, e.g. from ``ProbabilisticStructured.predict_marginals``.
-    loss : {"hamming", "kendall", "spearman"}
+    loss : {"hamming", "kendall", "spearman", "hierarchical"}
         The loss to minimise in expectation (see the module docstring): ``"hamming"`` needs a space
-        whose ψ is 0/1, ``"kendall"`` and ``"spearman"`` a :class:`~combpred.spaces.Permutations` space.
+        whose ψ is 0/1, ``"kendall"`` and ``"spearman"`` a :class:`~combpred.spaces.Permutations`
+        space, ``"hierarchical"`` a :class:`~combpred.spaces.Subtrees` space.
+    node_weights : array-like of shape (n_nodes,), default=None
+        The costs c of ``"hierarchical"`` (None: 1 per node, as
+        :func:`combpred.metrics.hierarchical_loss`).
 
     Returns
     -------
@@ -99,6 +141,15 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str) -> np.ndarray:
     if not np.all(np.isfinite(M)):
         raise ValueError("marginals contain NaN or infinity")
     permutations = isinstance(space, _spaces.Permutations)
+    if loss == "hierarchical":
+        if not isinstance(space, _spaces.Subtrees):
+            raise ValueError(f"loss='hierarchical' needs a Subtrees space, got {space!r}")
+        if M.min() < -1e-9 or M.max() > 1 + 1e-9:
+            raise ValueError("node marginals must lie in [0, 1]")
+        costs = np.ones(space.dim) if node_weights is None else np.asarray(node_weights, dtype=np.float64)
+        if costs.shape != (space.dim,) or not np.all(np.isfinite(costs)) or np.any(costs < 0):
+            raise ValueError(f"node_weights must be {space.dim} finite non-negative costs, got shape {costs.shape}")
+        return _hierarchical(np.asarray(space.parent), M, costs)
     if loss == "hamming":
         if permutations or not _zero_one(space):
             raise ValueError(
