@@ -39,36 +39,18 @@ for name, model in [("StructuredRidge (rbf)", ridge), ("KNN-Borda", knn)]:
     taus[name] = cross_val_score(model, X, Y, scoring=kendall_tau_scorer, cv=folds)
     print(f"{name:22s} Kendall tau {taus[name].mean():.3f} ± {taus[name].std():.3f}")
 
-ridge.fit(X[:-5], Y[:-5])
-for true, pred in zip(Y[-5:], ridge.predict(X[-5:]), strict=True):
-    print(f"true ranks {true}  predicted {pred}")
+print("true ranks", Y[-1], "predicted", ridge.fit(X[:-1], Y[:-1]).predict(X[-1:])[0])
 
-# A paired dot plot: each outer fold is one grey line joining the two models' τ on the same test
-# rows (the comparison that matters), with each model's mean ± standard error beside it.
-names = list(taus)
+# A paired dot plot: one grey line per outer fold joins the two models' τ on the same test rows,
+# beside each model's mean ± standard error.
+names, paired = list(taus), np.column_stack(list(taus.values()))
 fig, ax = plt.subplots(figsize=(5, 4))
-for fold in range(len(folds_t := np.column_stack([taus[n] for n in names]))):
-    ax.plot([0, 1], folds_t[fold], color="lightgrey", marker="o", zorder=1)
-for k, name in enumerate(names):
-    t = taus[name]
-    ax.errorbar(
-        k + 0.12,
-        t.mean(),
-        yerr=t.std(ddof=1) / np.sqrt(len(t)),
-        fmt="s",
-        color=f"C{k}",
-        capsize=4,
-        label=f"{name}: mean {t.mean():.3f} ± s.e.",
-        zorder=2,
-    )
-diff = folds_t[:, 0] - folds_t[:, 1]
-ax.set(
-    xticks=[0, 1],
-    xticklabels=names,
-    xlim=(-0.4, 1.5),
-    ylabel="Kendall τ on the outer fold",
-    title=f"vehicle: paired by fold (mean difference {diff.mean():+.3f})",
-)
+ax.plot([0, 1], paired.T, color="lightgrey", marker="o", zorder=1)
+for k, (name, t) in enumerate(taus.items()):
+    se = t.std(ddof=1) / np.sqrt(len(t))
+    ax.errorbar(k + 0.12, t.mean(), se, fmt="s", color=f"C{k}", capsize=4, label=f"{name}: {t.mean():.3f} ± s.e.")
+title = f"vehicle: paired by fold (mean difference {np.mean(paired[:, 0] - paired[:, 1]):+.3f})"
+ax.set(xticks=[0, 1], xticklabels=names, xlim=(-0.4, 1.5), ylabel="Kendall τ on the outer fold", title=title)
 ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=8)
 fig.savefig("label_ranking.png", dpi=100, bbox_inches="tight")
 print("saved label_ranking.png")

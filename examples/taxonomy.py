@@ -2,13 +2,10 @@
 Taxonomy paths: predicting a root-to-leaf path
 ==============================================
 
-Taxonomy classification: predict a path from the root of a category tree down to a leaf.
-
-A synthetic 3-level taxonomy (3 × 3 × 3 = 27 leaf categories under a root): each category's centre
-is its parent's centre plus an offset that shrinks with depth, so sibling leaves look alike.
-StructuredRidge with the output space HierarchyPaths(parent, leaves_only=True) (y = leaf id) against
-a flat LogisticRegression over the leaves. Saves taxonomy.png (accuracy at each depth of the tree)
-in the current directory. COMBPRED_EXAMPLE_QUICK=1 uses fewer examples.
+A synthetic 3-level taxonomy of 27 leaves (a category's centre is its parent's plus an offset that
+shrinks with depth): StructuredRidge on HierarchyPaths(parent, leaves_only=True), y = leaf id,
+against a flat LogisticRegression over the leaves. Saves taxonomy.png (accuracy at each depth).
+COMBPRED_EXAMPLE_QUICK=1 uses fewer examples.
 """
 
 import os
@@ -23,14 +20,12 @@ from sklearn.model_selection import GridSearchCV
 quick = os.environ.get("COMBPRED_EXAMPLE_QUICK") == "1"
 parent = np.array([-1] + [0] * 3 + [1 + i // 3 for i in range(9)] + [4 + i // 3 for i in range(27)])
 depth = np.repeat([0, 1, 2, 3], [1, 3, 9, 27])  # nodes are numbered level by level
-leaves = np.flatnonzero(depth == 3)
 
 rng = np.random.default_rng(0)
 centre = np.zeros((parent.size, 20))
 for v in range(1, parent.size):
     centre[v] = centre[parent[v]] + rng.normal(scale=[0, 1.5, 1.0, 0.7][depth[v]], size=20)
-n = 20 if quick else 60  # examples per leaf, half for training
-y = np.repeat(leaves, n)
+y = np.repeat(np.flatnonzero(depth == 3), 20 if quick else 60)  # examples per leaf, half for training
 X = centre[y] + rng.normal(scale=1.5, size=(y.size, 20))
 train = rng.permutation(y.size) < y.size // 2
 
@@ -42,33 +37,23 @@ models = {  # regularisation chosen by 3-fold cross-validation on the training h
 accuracy = {}
 for name, model in models.items():
     pred = model.fit(X[train], y[train]).predict(X[~train])
-    truth, guess = y[~train].copy(), pred.copy()
-    per_depth = []
+    truth, guess, per_depth = y[~train], pred, []
     for _ in range(3):  # walk both paths up one level at a time: leaf, then parent, then grandparent
         per_depth.append(np.mean(truth == guess))
         truth, guess = parent[truth], parent[guess]
     accuracy[name] = per_depth[::-1]
     loss = hierarchical_loss(y[~train], pred, parent)
-    print(
-        f"{name:32s} {model.best_params_} accuracy at depth 1/2/3: {np.round(accuracy[name], 3)}  hierarchical loss {loss:.3f}"
-    )
+    print(f"{name:32s} accuracy at depth 1/2/3: {np.round(accuracy[name], 3)}, hierarchical loss {loss:.3f}")
 
-# Bars with binomial standard errors, on the whole [0, 1] range of an accuracy.
-n_test = int((~train).sum())
 fig, ax = plt.subplots(figsize=(6, 3.8))
 for k, (name, acc) in enumerate(accuracy.items()):
     acc = np.asarray(acc)
-    err = np.sqrt(acc * (1 - acc) / n_test)
-    bars = ax.bar(np.arange(1, 4) + (k - 0.5) * 0.4, acc, 0.4, yerr=err, capsize=3, label=name)
+    bars = ax.bar(
+        np.arange(1, 4) + (k - 0.5) * 0.4, acc, 0.4, yerr=np.sqrt(acc * (1 - acc) / (~train).sum()), label=name
+    )
     ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=2)
-ax.set(
-    xticks=[1, 2, 3],
-    xlabel="depth in the taxonomy (1 = top level)",
-    ylabel="test accuracy (± s.e.)",
-    ylim=(0, 1.1),
-    yticks=np.linspace(0, 1, 6),
-    title=f"path accuracy by depth, {n_test} test examples",
-)
+ax.set(xticks=[1, 2, 3], xlabel="depth (1 = top level)", ylabel="test accuracy (± s.e.)", ylim=(0, 1.1))
+ax.set(yticks=np.linspace(0, 1, 6), title=f"path accuracy by depth, {(~train).sum()} test examples")
 ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8)
 fig.savefig("taxonomy.png", dpi=100, bbox_inches="tight")
 print("saved taxonomy.png")
