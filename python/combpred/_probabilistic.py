@@ -215,6 +215,9 @@ class ProbabilisticStructured(StructuredEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Inputs. The core computes in float64: a C-contiguous float64 array is read in place,
+            any other (float32, integers, a strided view) is first copied to float64, 8 bytes per
+            value.
         y : array-like
             Structures in the space's encoding: 1-D labels for multiclass, (n_samples, width)
             integer rows otherwise.
