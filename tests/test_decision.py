@@ -123,3 +123,32 @@ def test_with_a_fitted_model_the_rules_give_valid_structures():
 def test_bad_requests_are_refused(space, marginals, loss, match):
     with pytest.raises(ValueError, match=match):
         bayes_decode(space, marginals, loss)
+
+
+def test_estimator_decision_parameter_uses_the_rule_and_is_searchable():
+    """ProbabilisticStructured(decision=...) predicts the rule's structure from its own marginals,
+    GridSearchCV can choose it, and a rule the space cannot take is refused at fit naming decision."""
+    from combpred import ProbabilisticStructured
+    from combpred.metrics import kendall_tau_scorer
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(5)
+    space = spaces.Permutations(4)
+    X = rng.normal(size=(80, 3))
+    Y = space.sample(80, random_state=1)
+    for rule in ("kendall", "spearman"):
+        model = ProbabilisticStructured(space=space, alpha=0.01, decision=rule).fit(X, Y)
+        np.testing.assert_array_equal(model.predict(X[:10]), bayes_decode(space, model.predict_marginals(X[:10]), rule))
+    search = GridSearchCV(
+        ProbabilisticStructured(space=space, alpha=0.01),
+        {"decision": ["mode", "kendall"]},
+        scoring=kendall_tau_scorer,
+        cv=2,
+    ).fit(X, Y)
+    assert search.best_params_["decision"] in ("mode", "kendall")
+    with pytest.raises(ValueError, match="decision='hamming'"):
+        ProbabilisticStructured(space=space, decision="hamming").fit(X, Y)
+    with pytest.raises(ValueError, match="decision"):
+        ProbabilisticStructured(space=space, decision="f1").fit(X, Y)
+    multilabel = ProbabilisticStructured(space="multilabel", alpha=0.01, decision="hamming").fit(X, (X > 0).astype(int))
+    np.testing.assert_array_equal(multilabel.predict(X), (multilabel.predict_proba(X) > 0.5).astype(int))

@@ -13,6 +13,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _capi
+from . import decision as _decision
 from . import spaces as _spaces
 from ._estimator_base import StructuredEstimator, _Model, class_rows
 
@@ -126,6 +127,12 @@ class ProbabilisticStructured(StructuredEstimator):
     verbose : int, default=0
         Print the objective (NaN when inference is sampled) and relative gradient norm after every
         iteration when > 0.
+    decision : {"mode", "hamming", "kendall", "spearman", "hierarchical"}, default="mode"
+        What :meth:`predict` returns: the most probable structure (``"mode"``), or the structure
+        with the least expected loss for the named loss, computed from :meth:`predict_marginals`
+        by :func:`combpred.decision.bayes_decode` (Hamming on 0/1 ψ, Kendall's distance or
+        Spearman's squared rank differences on rankings, the hierarchical loss on subtrees).
+        Choose it by the metric you are scored on, or by ``GridSearchCV``.
 
     Attributes
     ----------
@@ -168,6 +175,7 @@ class ProbabilisticStructured(StructuredEstimator):
         "sampler": [StrOptions(set(SAMPLERS))],
         "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "decision": [StrOptions({"mode", *_decision.LOSSES})],
     }
 
     def __init__(
@@ -183,6 +191,7 @@ class ProbabilisticStructured(StructuredEstimator):
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,
+        decision: str = "mode",
     ):
         self.space = space
         self.alpha = alpha
@@ -195,6 +204,7 @@ class ProbabilisticStructured(StructuredEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.decision = decision
 
     # -- fitting ------------------------------------------------------------------------------
     def _params_string(self) -> bytes:
@@ -230,6 +240,11 @@ class ProbabilisticStructured(StructuredEstimator):
         self : ProbabilisticStructured
         """
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
+        if self.decision != "mode":  # a rule the space cannot take is refused before the fit
+            try:
+                _decision.bayes_decode(space, space.mean()[None, :], self.decision)
+            except ValueError as exc:
+                raise ValueError(f"decision={self.decision!r}: {exc}") from None
         self._fit_model("cp_prob_fit", X, space, rows, classes, sw, self._params_string())
         return self
 
@@ -257,12 +272,18 @@ class ProbabilisticStructured(StructuredEstimator):
         return self._margin(self._scores(X))
 
     def predict(self, X: Any) -> np.ndarray:
-        """Return the mode argmax_y p(y | x) of each input, in the space's encoding.
+        """Return the structure chosen by ``decision`` for each input, in the space's encoding.
 
-        Decoded by the space's decoder (exact, or within its ``decoder_guarantee``). Multiclass
-        models return class labels (``classes_``); multilabel models a 0/1 matrix.
+        ``decision="mode"``: the mode argmax_y p(y | x); otherwise the structure of least expected
+        loss, from the marginals. Both are decoded by the space's decoder (exact, or within its
+        ``decoder_guarantee``). Multiclass models return class labels (``classes_``); multilabel
+        models a 0/1 matrix.
         """
-        return self._predict(X)
+        if self.decision == "mode":
+            return self._predict(X)
+        fitted = self._fitted()
+        rows = _decision.bayes_decode(fitted.space, self.predict_marginals(X), self.decision)
+        return self._structures(fitted, rows)
 
     def _seed_or_own(self, random_state: Any) -> int:
         """A seed from random_state, or from the estimator's random_state when it is None."""
