@@ -38,6 +38,7 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
         ("yeast.py", "yeast", "## Multi-label: yeast"),
         ("probabilistic.py", "probabilistic", "## ProbabilisticStructured"),
         ("prob_fit_time.py", "prob_fit_time", "## ProbabilisticStructured fit time against LogisticRegression"),
+        ("decision_rules.py", "decision_rules", "## Decision rules on label ranking"),
     ],
 )
 def test_benchmark_script_quick_run(tmp_path, script, section, header):
