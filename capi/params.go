@@ -11,63 +11,14 @@ import (
 )
 
 // parseFitParams reads the fit parameter string, "key=value" pairs separated by ';', as LightGBM
-// does: new parameters never change the ABI. Unknown keys and bad values are errors naming the key.
-//
-// Keys: alpha, kernel (linear, poly, rbf, precomputed), gamma, degree, coef0, fit_intercept (0/1),
-// solver (auto, exact, cg, sgd), tol (0 with solver sgd: no tolerance stop), max_iter (CG
-// iterations, SGD epochs), n_components (Nyström map, 0 = none), random_state (seed of the
-// landmarks and of SGD's example order, an unsigned 64-bit integer), eta0 (SGD step parameter p,
-// η_t = p/(α·t); 0 = default 0.5), tau (SGD expansion truncation, 0 = none) and trace_objective
-// (0/1: SGD evaluates the objective after every epoch for the progress callback even when tol = 0
-// does not need it; the callback gets NaN otherwise).
+// does (new parameters never change the ABI), by the table ridgeParams (schema.go), which says
+// each key's type, default and range. Unknown keys and bad values are errors naming the key; the
+// options are then validated as a whole (ridge.Options.Validate: the combinations).
 func parseFitParams(s string) (ridge.Options, error) {
-	opt := ridge.Options{
-		Alpha:     1,
-		Kernel:    kernel.Kernel{Kind: kernel.Linear, Gamma: 1, Degree: 3, Coef0: 1},
-		Intercept: true,
-		Tol:       1e-8,
-		MaxIter:   1000,
-	}
-	err := eachParam(s, func(key, val string) (bool, error) {
-		var err error
-		switch key {
-		case "alpha":
-			opt.Alpha, err = parseFloat(val)
-		case "gamma":
-			opt.Kernel.Gamma, err = parseFloat(val)
-		case "coef0":
-			opt.Kernel.Coef0, err = parseFloat(val)
-		case "tol":
-			opt.Tol, err = parseFloat(val)
-		case "degree":
-			opt.Kernel.Degree, err = parseInt(val)
-		case "max_iter":
-			opt.MaxIter, err = parseInt(val)
-		case "fit_intercept":
-			opt.Intercept, err = parseFlag(val)
-		case "trace_objective":
-			opt.TraceObjective, err = parseFlag(val)
-		case "kernel":
-			opt.Kernel.Kind, err = kernel.ParseKind(val)
-		case "solver":
-			opt.Solver, err = ridge.ParseSolver(val)
-		case "n_components":
-			opt.NComponents, err = parseInt(val)
-		case "tau":
-			opt.Tau, err = parseInt(val)
-		case "eta0":
-			opt.Eta0, err = parseFloat(val)
-		case "random_state":
-			opt.Seed, err = strconv.ParseUint(val, 10, 64)
-			if err != nil {
-				err = fmt.Errorf("not an unsigned 64-bit integer")
-			}
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
+	// Gamma 1 stands in for Python's None (1/n_features, which only Python knows) for Go callers.
+	opt := ridge.Options{Kernel: kernel.Kernel{Gamma: 1}}
+	defaults(ridgeParams, &opt)
+	if err := parseTable(ridgeParams, s, &opt); err != nil {
 		return opt, err
 	}
 	return opt, opt.Validate()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/combpred/combpred/core/prob"
@@ -90,42 +89,12 @@ func checkSampler(sp space.Space, o prob.SampleOptions) error {
 	return nil
 }
 
-// parseProbFitParams reads the fit parameters of cp_prob_fit. Keys: alpha (λ > 0), fit_intercept
-// (0/1), sampler (auto, exact, cftp, metropolis, local, mixed: see samplerNames), solver (auto,
-// lbfgs, adam), n_samples (samples per row and gradient, ≥ 1), max_iter (≥ 1), tol (in (0, 1)),
-// random_state (unsigned 64-bit seed), learning_rate (Adam's base step, > 0), batch_size (Adam's
-// minibatch, 0 = all rows), burn_in and thinning (chain steps, 0 = the space's default), n_chains
-// (≥ 1). Unknown keys and bad values are errors naming the key.
+// parseProbFitParams reads the fit parameters of cp_prob_fit by the table probParams (schema.go).
+// Unknown keys and bad values are errors naming the key.
 func parseProbFitParams(s string) (prob.Options, error) {
-	opt := prob.Options{Alpha: 1, Intercept: true, Tol: 1e-6, MaxIter: 200,
-		Inference: prob.InferenceOptions{Sampler: prob.SampleOptions{Sampler: prob.SamplerAuto}}}
-	err := eachParam(s, func(key, val string) (bool, error) {
-		var err error
-		switch key {
-		case "alpha":
-			opt.Alpha, err = floatIn(val, 0, math.Inf(1))
-		case "fit_intercept":
-			opt.Intercept, err = parseFlag(val)
-		case "solver":
-			opt.Solver, err = prob.ParseSolver(val)
-		case "n_samples":
-			opt.Inference.Samples, err = intAtLeast(val, 1)
-		case "max_iter":
-			opt.MaxIter, err = intAtLeast(val, 1)
-		case "tol":
-			opt.Tol, err = floatIn(val, 0, 1)
-		case "random_state":
-			opt.Seed, err = parseSeed(val)
-		case "learning_rate":
-			opt.LearningRate, err = floatIn(val, 0, math.Inf(1))
-		case "batch_size":
-			opt.BatchSize, err = intAtLeast(val, 0)
-		default:
-			return setSampler(&opt.Inference, key, val, true)
-		}
-		return true, err
-	})
-	if err != nil {
+	opt := prob.Options{Inference: prob.InferenceOptions{Sampler: prob.SampleOptions{Sampler: prob.SamplerAuto}}}
+	defaults(probParams, &opt)
+	if err := parseTable(probParams, s, &opt); err != nil {
 		return opt, err
 	}
 	return opt, opt.Validate()

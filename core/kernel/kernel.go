@@ -9,6 +9,7 @@ import (
 	"github.com/combpred/combpred/core/parallel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"slices"
 )
 
 // Kind names an input kernel.
@@ -179,3 +180,6 @@ func (k Kernel) CheckFinite(K []float64, cols int) error {
 	}
 	return nil
 }
+
+// KindNames returns the names of the kernel kinds, in the order of their values.
+func KindNames() []string { return slices.Clone(kindNames[:]) }

@@ -7,6 +7,7 @@ import (
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/enum"
+	"slices"
 )
 
 // Solver chooses how J is minimised.
@@ -96,3 +97,6 @@ type Result struct {
 	RelGrad    float64 // ‖∇J‖/‖∇J(0)‖ at the solution (a sampled estimate when inference is sampled)
 	Converged  bool
 }
+
+// SolverNames returns the names of the solvers, in the order of their values.
+func SolverNames() []string { return slices.Clone(solverNames[:]) }

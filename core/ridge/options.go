@@ -8,6 +8,7 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/enum"
 	"github.com/combpred/combpred/core/kernel"
+	"slices"
 )
 
 // Solver chooses how J is minimised.
@@ -173,3 +174,6 @@ type Result struct {
 	RelGrad   float64
 	Converged bool // RelGrad ≤ Tol, or an exact solve
 }
+
+// SolverNames returns the names of the solvers, in the order of their values.
+func SolverNames() []string { return slices.Clone(solverNames[:]) }

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -181,13 +181,10 @@ class StructuredEstimator(BaseEstimator):
 
     # The parameters every estimator over a space takes, with the same meaning and range; a
     # subclass extends this dict with its own (``{**StructuredEstimator._parameter_constraints, ...}``).
+    # Only the parameters that live in Python: those the core parses (alpha, tol, ...) come from
+    # its schema (_schema.py), in each estimator's own dict.
     _parameter_constraints: dict = {
         "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "fit_intercept": ["boolean"],
-        "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
     }

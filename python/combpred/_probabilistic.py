@@ -10,16 +10,17 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
-from . import _capi
+from . import _capi, _schema
 from . import decision as _decision
 from . import spaces as _spaces
 from ._estimator_base import StructuredEstimator, _Model, class_rows
 
 __all__ = ["ProbabilisticStructured"]
 
-SAMPLERS = ("auto", "exact", "cftp", "metropolis", "local", "mixed")
+SAMPLERS = tuple(_schema.options("prob", "sampler"))
+_D = _schema.defaults("prob")
 LOG_Z_METHODS = ("auto", "exact", "fpras", "taylor")
 _METHOD_NAMES = {1: "exact", 2: "fpras", 3: "taylor"}
 _SOLVER_NAMES = {0: "none", 1: "lbfgs", 2: "adam"}
@@ -172,23 +173,21 @@ class ProbabilisticStructured(StructuredEstimator):
 
     _parameter_constraints: dict = {
         **StructuredEstimator._parameter_constraints,
-        "sampler": [StrOptions(set(SAMPLERS))],
-        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "decision": [StrOptions({"mode", *_decision.LOSSES})],
+        **_schema.constraints("prob"),
+        "decision": [StrOptions({"mode", *_decision.LOSSES})],  # Python-only: combpred.decision
     }
 
     def __init__(
         self,
         space: str | _spaces.Space = "multilabel",
-        alpha: float = 1.0,
-        fit_intercept: bool = True,
-        sampler: str = "auto",
-        n_samples: int = 100,
-        max_iter: int = 200,
-        tol: float = 1e-6,
-        learning_rate: float | None = None,
-        random_state: Any = None,
+        alpha: float = _D["alpha"],
+        fit_intercept: bool = _D["fit_intercept"],
+        sampler: str = _D["sampler"],
+        n_samples: int = _D["n_samples"],
+        max_iter: int = _D["max_iter"],
+        tol: float = _D["tol"],
+        learning_rate: float | None = _D["learning_rate"],
+        random_state: Any = _D["random_state"],
         n_jobs: int | None = None,
         verbose: int = 0,
         decision: str = "mode",

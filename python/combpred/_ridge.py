@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import numbers
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -13,16 +12,17 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from . import _capi
+from . import _capi, _schema
 from . import spaces as _spaces
 from ._estimator_base import StructuredEstimator, _Model, check_sample_weight, class_rows, run_fit
 
 __all__ = ["StructuredRidge"]
 
-_KERNELS = {"linear": 0, "poly": 1, "rbf": 2, "precomputed": 3}
+# The kernels and their codes, as the core declares them.
+_KERNELS = {name: code for code, name in enumerate(_schema.options("ridge", "kernel"))}
+_D = _schema.defaults("ridge")
 
 
 class StructuredRidge(StructuredEstimator):
@@ -151,37 +151,31 @@ class StructuredRidge(StructuredEstimator):
 
     _parameter_constraints: dict = {
         **StructuredEstimator._parameter_constraints,
-        "kernel": [StrOptions(set(_KERNELS)), callable],
-        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "degree": [Interval(numbers.Integral, 1, None, closed="left")],
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        **_schema.constraints("ridge"),
+        # Python-only: a callable kernel, its parameters, warm starts
+        "kernel": [*_schema.constraints("ridge")["kernel"], callable],
         "kernel_params": [dict, None],
-        "solver": [StrOptions({"auto", "exact", "cg", "sgd"})],
-        "tol": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "warm_start": ["boolean"],
-        "n_components": [Interval(numbers.Integral, 1, 10000, closed="both"), None],
-        "tau": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "eta0": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
 
     def __init__(
         self,
         space: str | _spaces.Space = "multilabel",
-        alpha: float = 1.0,
-        kernel: str | Callable[..., Any] = "linear",
-        gamma: float | None = None,
-        degree: int = 3,
-        coef0: float = 1.0,
+        alpha: float = _D["alpha"],
+        kernel: str | Callable[..., Any] = _D["kernel"],
+        gamma: float | None = _D["gamma"],
+        degree: int = _D["degree"],
+        coef0: float = _D["coef0"],
         kernel_params: dict | None = None,
-        fit_intercept: bool = True,
-        solver: str = "auto",
-        tol: float | None = 1e-8,
-        max_iter: int = 1000,
+        fit_intercept: bool = _D["fit_intercept"],
+        solver: str = _D["solver"],
+        tol: float | None = _D["tol"],
+        max_iter: int = _D["max_iter"],
         warm_start: bool = False,
-        n_components: int | None = None,
-        tau: int | None = None,
-        eta0: float | None = None,
-        random_state: Any = None,
+        n_components: int | None = _D["n_components"],
+        tau: int | None = _D["tau"],
+        eta0: float | None = _D["eta0"],
+        random_state: Any = _D["random_state"],
         n_jobs: int | None = None,
         verbose: int = 0,
     ):

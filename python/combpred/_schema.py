@@ -1,0 +1,56 @@
+"""The estimators' parameters as the core declares them (``capi/schema.go``, copied into
+``_schema.json`` by a Go test that keeps it current): each parameter's type, default, range and
+enum options are written once, in Go, and the scikit-learn parameter constraints and ``__init__``
+defaults of :class:`~combpred.StructuredRidge` and :class:`~combpred.ProbabilisticStructured` are
+derived from them here."""
+
+from __future__ import annotations
+
+import json
+import numbers
+from importlib import resources
+from typing import Any
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+_SCHEMA = json.loads(resources.files(__package__).joinpath("_schema.json").read_text(encoding="utf-8"))
+
+
+def params(estimator: str) -> list[dict[str, Any]]:
+    """The user-facing parameters of ``estimator`` ("ridge" or "prob"), in declaration order."""
+    return [p for p in _SCHEMA[estimator] if not p.get("internal")]
+
+
+def defaults(estimator: str) -> dict[str, Any]:
+    """Each parameter's default (None where the core's schema says None)."""
+    out = {}
+    for p in params(estimator):
+        value = p["default"]
+        out[p["name"]] = float(value) if p["type"] == "real" and value is not None else value
+    return out
+
+
+def options(estimator: str, name: str) -> list[str]:
+    """The values of an enum parameter, in the order of the core's codes."""
+    return next(p["options"] for p in _SCHEMA[estimator] if p["name"] == name)
+
+
+def _constraint(p: dict[str, Any]) -> list:
+    kind = p["type"]
+    if kind in ("real", "int"):
+        number = numbers.Real if kind == "real" else numbers.Integral
+        out: list = [Interval(number, p.get("low"), p.get("high"), closed=p.get("closed", "neither"))]
+    elif kind == "bool":
+        out = ["boolean"]
+    elif kind == "enum":
+        out = [StrOptions(set(p["options"]))]
+    else:  # seed
+        out = ["random_state"]
+    if p.get("none") and kind != "seed":  # "random_state" admits None itself
+        out.append(None)
+    return out
+
+
+def constraints(estimator: str) -> dict[str, list]:
+    """scikit-learn ``_parameter_constraints`` entries of the core-owned parameters."""
+    return {p["name"]: _constraint(p) for p in params(estimator)}

@@ -1,0 +1,73 @@
+"""One contract across the boundary (issue 12, item 1): every core-owned parameter's default and
+range in Python come from the schema the core declares (capi/schema.go -> _schema.json), and the
+Python and core checks agree at the edges of every range."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from combpred import ProbabilisticStructured, StructuredRidge, _schema
+from sklearn.utils._param_validation import InvalidParameterError
+
+ESTIMATORS = {"ridge": StructuredRidge, "prob": ProbabilisticStructured}
+
+
+@pytest.mark.parametrize("key", list(ESTIMATORS))
+def test_defaults_and_constraints_come_from_the_schema(key):
+    cls = ESTIMATORS[key]
+    signature = inspect.signature(cls.__init__).parameters
+    built = _schema.constraints(key)
+    for p in _schema.params(key):
+        name = p["name"]
+        assert name in signature, f"{cls.__name__} lacks the core parameter {name}"
+        default = signature[name].default
+        expected = p["default"]
+        assert default == expected and type(default) is (
+            float if p["type"] == "real" and expected is not None else type(expected)
+        )
+        # the estimator's constraint list starts with the schema's (a Python-only extra may follow)
+        ours = cls._parameter_constraints[name]
+        assert [str(c) for c in ours[: len(built[name])]] == [str(c) for c in built[name]], name
+
+
+def _edge_values(p):
+    """Values just outside a parameter's range, and its bounds inside it."""
+    outside, inside = [], []
+    low, high, closed = p.get("low"), p.get("high"), p.get("closed", "neither")
+    step = 1 if p["type"] == "int" else 1e-9
+    if low is not None:
+        lo_in = closed in ("left", "both")
+        outside.append(low - step if lo_in else low)
+        inside.append(low if lo_in else low + step)
+    if high is not None:
+        hi_in = closed in ("right", "both")
+        outside.append(high + step if hi_in else high)
+        inside.append(high if hi_in else high - step)
+    return outside, inside
+
+
+@pytest.mark.parametrize("key", list(ESTIMATORS))
+def test_python_refuses_just_outside_every_schema_range(key):
+    cls = ESTIMATORS[key]
+    X, Y = np.random.default_rng(0).normal(size=(12, 3)), np.eye(3, dtype=int)[np.arange(12) % 3]
+    for p in _schema.params(key):
+        if p["type"] not in ("real", "int"):
+            continue
+        outside, _ = _edge_values(p)
+        for value in outside:
+            if p.get("none_sentinel") is not None and value == p["none_sentinel"]:
+                continue
+            value = int(value) if p["type"] == "int" else float(value)
+            with pytest.raises(InvalidParameterError, match=p["name"]):
+                cls(**{p["name"]: value}).fit(X, Y)
+
+
+def test_enum_options_are_the_cores():
+    from combpred._probabilistic import SAMPLERS
+    from combpred._ridge import _KERNELS
+
+    assert list(_KERNELS) == _schema.options("ridge", "kernel")
+    assert list(SAMPLERS) == _schema.options("prob", "sampler")
+    assert StructuredRidge._parameter_constraints["solver"][0].options == set(_schema.options("ridge", "solver"))
