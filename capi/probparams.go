@@ -121,7 +121,7 @@ type queryOptions struct {
 // sampler is given. Bad values are errors naming the key (epsilon and delta must be in (0, 1),
 // n_samples ≥ 1).
 func parseProbQuery(s string, call probQuery, base prob.InferenceOptions) (queryOptions, error) {
-	q := queryOptions{Inference: base, LogZ: prob.LogZOptions{Eps: 0.1, Delta: 0.25}}
+	q := queryOptions{Inference: base, LogZ: prob.LogZOptions{Eps: prob.DefaultEpsilon, Delta: prob.DefaultDelta}}
 	if call == queryLogZ {
 		q.Inference = prob.InferenceOptions{}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/ridge"
+	"github.com/combpred/combpred/core/space"
 )
 
 // The estimators' parameters are declared once, here: their names, types, defaults, ranges, enum
@@ -290,13 +291,24 @@ var probParams = []param[prob.Options]{
 // schemaJSON is the tables as the JSON document python/combpred/_schema.json holds.
 func schemaJSON() ([]byte, error) {
 	doc := struct {
-		Note  string                 `json:"note"`
-		Ridge []param[ridge.Options] `json:"ridge"`
-		Prob  []param[prob.Options]  `json:"prob"`
+		Note     string                 `json:"note"`
+		Ridge    []param[ridge.Options] `json:"ridge"`
+		Prob     []param[prob.Options]  `json:"prob"`
+		Enums    map[string][]string    `json:"enums"`
+		Statuses map[string]int         `json:"statuses"`
+		Defaults map[string]float64     `json:"query_defaults"`
 	}{
 		Note:  "generated from capi/schema.go by COMBPRED_UPDATE_SCHEMA=1 go test ./capi -run TestSchemaFile; do not edit",
 		Ridge: ridgeParams,
 		Prob:  probParams,
+		// enum values in the order of the core's codes
+		Enums: map[string][]string{
+			"log_z_methods": prob.LogZMethodNames(),
+			"decoder_modes": space.DecoderModeNames(),
+		},
+		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
+			"internal": cpInternal, "memory": cpMemory},
+		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta},
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

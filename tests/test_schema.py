@@ -71,3 +71,17 @@ def test_enum_options_are_the_cores():
     assert list(_KERNELS) == _schema.options("ridge", "kernel")
     assert list(SAMPLERS) == _schema.options("prob", "sampler")
     assert StructuredRidge._parameter_constraints["solver"][0].options == set(_schema.options("ridge", "solver"))
+
+
+def test_enums_statuses_and_query_defaults_are_the_cores():
+    import inspect as _inspect
+
+    from combpred import _capi, spaces
+    from combpred._probabilistic import LOG_Z_METHODS
+
+    assert list(LOG_Z_METHODS) == _schema.enum("log_z_methods")
+    assert list(spaces._DECODERS) == _schema.enum("decoder_modes")
+    assert (_capi.OK, _capi.VALUE, _capi.TYPE, _capi.CANCELLED, _capi.INTERNAL, _capi.MEMORY) == (0, 1, 2, 3, 4, 5)
+    sig = _inspect.signature(ProbabilisticStructured.log_partition).parameters
+    assert sig["epsilon"].default == _schema.query_default("epsilon") == 0.1
+    assert sig["delta"].default == _schema.query_default("delta") == 0.25

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/combpred/combpred/core/space"
+	"slices"
 )
 
 // LogZMethod chooses how log Z is computed.
@@ -108,3 +109,13 @@ func LogPartition(sp space.Space, u []float64, opt LogZOptions) (LogZResult, err
 	}
 	return LogZResult{}, fmt.Errorf("prob: unknown log-partition method %d", int(opt.Method))
 }
+
+// LogZMethodNames returns the names of the log Z methods, in the order of their values.
+func LogZMethodNames() []string { return slices.Clone(logZNames[:]) }
+
+// The (ε, δ) of the FPRAS when a caller gives none: Z within a factor 1 ± 0.1 with probability 0.75
+// (the thesis' single run).
+const (
+	DefaultEpsilon = 0.1
+	DefaultDelta   = 0.25
+)

@@ -2,6 +2,8 @@ package space
 
 import (
 	"fmt"
+
+	"slices"
 )
 
 // DecoderMode selects how a space whose decoding is NP-hard (permutations, cycles, cliques)
@@ -83,3 +85,6 @@ func newWithMode[S interface {
 	s.setMode(mode)
 	return s, nil
 }
+
+// DecoderModeNames returns the names of the decoder modes, in the order of their values.
+func DecoderModeNames() []string { return slices.Clone(decoderModeNames[:]) }

@@ -18,10 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from . import _libpath
+from . import _libpath, _schema
 from ._version import __version__
 
-OK, VALUE, TYPE, CANCELLED, INTERNAL, MEMORY = 0, 1, 2, 3, 4, 5
+# The status codes, as the core declares them (capi/main.go, through _schema.json).
+OK, VALUE, TYPE, CANCELLED, INTERNAL, MEMORY = (
+    _schema.status(name) for name in ("ok", "value", "type", "cancelled", "internal", "memory")
+)
 
 PROGRESS = ctypes.CFUNCTYPE(c_int, c_int64, c_double, c_double, c_void_p)
 

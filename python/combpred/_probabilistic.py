@@ -21,8 +21,8 @@ __all__ = ["ProbabilisticStructured"]
 
 SAMPLERS = tuple(_schema.options("prob", "sampler"))
 _D = _schema.defaults("prob")
-LOG_Z_METHODS = ("auto", "exact", "fpras", "taylor")
-_METHOD_NAMES = {1: "exact", 2: "fpras", 3: "taylor"}
+LOG_Z_METHODS = tuple(_schema.enum("log_z_methods"))
+_METHOD_NAMES = dict(enumerate(LOG_Z_METHODS))  # the method code in log_partition's info
 _SOLVER_NAMES = {0: "none", 1: "lbfgs", 2: "adam"}
 
 
@@ -357,8 +357,8 @@ class ProbabilisticStructured(StructuredEstimator):
     def _log_z_params(
         self,
         method: str = "auto",
-        epsilon: float = 0.1,
-        delta: float = 0.25,
+        epsilon: float = _schema.query_default("epsilon"),
+        delta: float = _schema.query_default("delta"),
         n_samples: int | None = None,
         sampler: str | None = None,
         random_state: Any = None,
@@ -378,8 +378,8 @@ class ProbabilisticStructured(StructuredEstimator):
         self,
         X: Any,
         method: str = "auto",
-        epsilon: float = 0.1,
-        delta: float = 0.25,
+        epsilon: float = _schema.query_default("epsilon"),
+        delta: float = _schema.query_default("delta"),
         n_samples: int | None = None,
         sampler: str | None = None,
         random_state: Any = None,

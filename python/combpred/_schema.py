@@ -54,3 +54,18 @@ def _constraint(p: dict[str, Any]) -> list:
 def constraints(estimator: str) -> dict[str, list]:
     """scikit-learn ``_parameter_constraints`` entries of the core-owned parameters."""
     return {p["name"]: _constraint(p) for p in params(estimator)}
+
+
+def enum(name: str) -> list[str]:
+    """The values of a core enum (``log_z_methods``, ``decoder_modes``), in the order of its codes."""
+    return list(_SCHEMA["enums"][name])
+
+
+def status(name: str) -> int:
+    """The C ABI's status code called ``name`` (ok, value, type, cancelled, internal, memory)."""
+    return int(_SCHEMA["statuses"][name])
+
+
+def query_default(name: str) -> float:
+    """The core's default of a query argument (``epsilon``, ``delta`` of the FPRAS)."""
+    return float(_SCHEMA["query_defaults"][name])

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from . import _capi
+from . import _capi, _schema
 
 _handle_lock = threading.Lock()
 
@@ -413,7 +413,7 @@ class _PairSpace(Space):
         return (self.n,)
 
 
-_DECODERS = {"auto": 0, "exact": 1, "approximate": 2}
+_DECODERS = {name: code for code, name in enumerate(_schema.enum("decoder_modes"))}  # the core's codes
 
 
 class _HardDecodingSpace(_PairSpace):
