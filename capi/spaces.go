@@ -1,0 +1,318 @@
+package main
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+#include "cp_helpers.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/space"
+)
+
+// cp_space_new builds the space of the registered kind with its nparams integer parameters and
+// writes its handle into out.
+//
+//export cp_space_new
+func cp_space_new(kind *C.char, params *C.int64_t, nparams C.int64_t, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if kind == nil {
+		return status(errors.New("space kind is a NULL pointer"))
+	}
+	if nparams > 1<<24 {
+		return status(errors.New("too many space parameters"))
+	}
+	p, err := i64s("space parameters", params, nparams)
+	if err == nil {
+		err = outPtr("handle", out)
+	}
+	if err != nil {
+		return status(err)
+	}
+	sp, err := space.New(C.GoString(kind), append([]int64(nil), p...))
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(sp))
+	return cpOK
+}
+
+// cp_space_free releases a space handle; models that use the space keep it alive.
+//
+//export cp_space_free
+func cp_space_free(h C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	return status(freeHandle(int64(h), "space"))
+}
+
+// cp_space_info writes the space's dimension d, its width (int64 values per structure), log|Y|
+// and its decoder's z-approximation factor (0 when exact).
+//
+//export cp_space_info
+func cp_space_info(h C.int64_t, dim, width *C.int64_t, logCount, guarantee *C.double) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err == nil && (dim == nil || width == nil || logCount == nil || guarantee == nil) {
+		err = errors.New("an output pointer is NULL")
+	}
+	if err != nil {
+		return status(err)
+	}
+	*dim, *width = C.int64_t(sp.Dim()), C.int64_t(sp.Width())
+	*logCount, *guarantee = C.double(sp.LogCount()), C.double(sp.Guarantee())
+	return cpOK
+}
+
+// cp_space_mean writes p = Ψ/|Y|, the mean of ψ under the uniform distribution (d values).
+//
+//export cp_space_mean
+func cp_space_mean(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("mean: output has %d entries, the space has dimension %d", int64(d), sp.Dim()))
+	}
+	buf, err := f64s("mean output", out, d)
+	if err != nil {
+		return status(err)
+	}
+	sp.Mean(buf)
+	return cpOK
+}
+
+// maxDenseCov bounds the dense covariance that cp_space_covariance writes (d² doubles).
+const maxDenseCov = 8192
+
+// denseCovAllowed says why the dense covariance of sp may not be written: above maxDenseCov, or
+// above the memory budget.
+func denseCovAllowed(sp space.Space) error {
+	d := sp.Dim()
+	if d > maxDenseCov {
+		return fmt.Errorf("covariance: d = %d is too large for a dense matrix (d×d needs %d bytes; at most d = %d): use covariance_dot",
+			d, budget.Floats(d, d), maxDenseCov)
+	}
+	return budget.Check(fmt.Sprintf("covariance: the dense %d×%d matrix of the %s space", d, d, sp.Kind()), budget.Floats(d, d))
+}
+
+// cp_space_covariance_check refuses, as cp_space_covariance would, a dense covariance that is not
+// allowed, so that the caller can ask before it allocates the output.
+//
+//export cp_space_covariance_check
+func cp_space_covariance_check(h C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	return status(denseCovAllowed(sp))
+}
+
+// cp_space_covariance writes the dense d×d covariance S of ψ under the uniform distribution; see
+// cp_space_covariance_check for the sizes it refuses.
+//
+//export cp_space_covariance
+func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("covariance: output is %d×%d, the space has dimension %d", int64(d), int64(d), sp.Dim()))
+	}
+	if err := denseCovAllowed(sp); err != nil {
+		return status(err)
+	}
+	buf, err := f64s("covariance output", out, d, d)
+	if err != nil {
+		return status(err)
+	}
+	op := sp.Covariance()
+	n := int(d)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			buf[i*n+j] = op.At(i, j)
+		}
+	}
+	return cpOK
+}
+
+// cp_space_cov_mul writes S·v into out (d values) without forming S.
+//
+//export cp_space_cov_mul
+func cp_space_cov_mul(h C.int64_t, v *C.double, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("cov_mul: vector has %d entries, the space has dimension %d", int64(d), sp.Dim()))
+	}
+	in, err := f64s("v", v, d)
+	if err != nil {
+		return status(err)
+	}
+	dst, err := f64s("output", out, d)
+	if err != nil {
+		return status(err)
+	}
+	sp.Covariance().MulVec(dst, append([]float64(nil), in...))
+	return cpOK
+}
+
+// rowsOf checks that a structure array has the space's width.
+func rowsOf(sp space.Space, name string, p *C.int64_t, m, w C.int64_t) ([]int64, error) {
+	if int64(w) != int64(sp.Width()) {
+		return nil, fmt.Errorf("%s has %d columns, the space encodes a structure in %d", name, int64(w), sp.Width())
+	}
+	return i64s(name, p, m, w)
+}
+
+// cp_space_validate checks m structures (m × w) and names the first invalid row.
+//
+//export cp_space_validate
+func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "Y", ys, m, w)
+	if err != nil {
+		return status(err)
+	}
+	return status(space.ValidateRows(sp, y, int(m)))
+}
+
+// cp_space_embed writes ψ of m valid structures (m × w) into out (m × d).
+//
+//export cp_space_embed
+func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "Y", ys, m, w)
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("embed: output has %d columns, the space has dimension %d", int64(d), sp.Dim()))
+	}
+	psi, err := f64s("embed output", out, m, d)
+	if err != nil {
+		return status(err)
+	}
+	if err := space.ValidateRows(sp, y, int(m)); err != nil {
+		return status(err)
+	}
+	space.EmbedRows(sp, y, int(m), psi)
+	return cpOK
+}
+
+// cp_space_sample draws n uniform structures, determined by seed, into out (n × w); cancellable
+// through the interrupt poll.
+//
+//export cp_space_sample
+func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "sample output", out, n, w)
+	if err != nil {
+		return status(err)
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 0x636f6d6270726564))
+	width := int(w)
+	return status(cancellable(n <= smallQuery, func(stop *cancel.Flag) error {
+		for i := 0; i < int(n); i++ {
+			if i&4095 == 0 && stop.Stopped() {
+				return cancel.ErrCancelled
+			}
+			sp.Sample(r, y[i*width:(i+1)*width])
+		}
+		return nil
+	}))
+}
+
+// cp_space_decode writes argmax_y ⟨u, ψ(y)⟩ (exact, or within the decoder's guarantee) of m score
+// rows (m × d) into out (m × w); cancellable through the interrupt poll.
+//
+//export cp_space_decode
+func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return status(fmt.Errorf("decode: scores have %d columns, the space has dimension %d", int64(d), sp.Dim()))
+	}
+	u, err := f64s("scores", us, m, d)
+	if err != nil {
+		return status(err)
+	}
+	y, err := rowsOf(sp, "decode output", out, m, w)
+	if err != nil {
+		return status(err)
+	}
+	if err := check.Finite("scores", u, int(d)); err != nil {
+		return status(err)
+	}
+	if err := space.CheckDecode(sp, int(m)); err != nil {
+		return status(err)
+	}
+	return status(cancellable(m <= smallQuery, func(stop *cancel.Flag) error { return space.DecodeRows(sp, u, int(m), y, stop) }))
+}
+
+// cp_space_enumerate writes every structure (for tests; refused beyond 2²² structures or 2²⁶
+// values) into out, which holds capacity rows, and their number into count; call it with capacity
+// 0 to learn the count.
+//
+//export cp_space_enumerate
+func cp_space_enumerate(h C.int64_t, out *C.int64_t, capacity C.int64_t, w C.int64_t, count *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(h))
+	if err == nil {
+		err = outPtr("count", count)
+	}
+	if err != nil {
+		return status(err)
+	}
+	if space.Enumerable(sp) != nil {
+		return status(fmt.Errorf("enumerate: the space has more than %d structures or %d values in all (structures × width %d)",
+			space.MaxEnumerate, space.MaxEnumerateValues, sp.Width()))
+	}
+	y, err := rowsOf(sp, "enumerate output", out, capacity, w)
+	if err != nil {
+		return status(err)
+	}
+	width, k := int(w), 0
+	err = sp.Enumerate(func(s []int64) bool {
+		if k < int(capacity) {
+			copy(y[k*width:(k+1)*width], s)
+		}
+		k++
+		return true
+	})
+	if err != nil {
+		return status(fmt.Errorf("enumerate: the space has more than %d structures", space.MaxEnumerate))
+	}
+	*count = C.int64_t(k)
+	return cpOK
+}
