@@ -76,12 +76,9 @@ func cp_space_info(h C.int64_t, dim, width *C.int64_t, logCount, guarantee *C.do
 //export cp_space_mean
 func cp_space_mean(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	sp, err := spaceOf(int64(h))
+	sp, err := spaceWithDim(h, d, "mean: output", "entries")
 	if err != nil {
 		return status(err)
-	}
-	if int64(d) != int64(sp.Dim()) {
-		return status(fmt.Errorf("mean: output has %d entries, the space has dimension %d", int64(d), sp.Dim()))
 	}
 	buf, err := f64s("mean output", out, d)
 	if err != nil {
@@ -124,12 +121,9 @@ func cp_space_covariance_check(h C.int64_t) (rc C.int) {
 //export cp_space_covariance
 func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	sp, err := spaceOf(int64(h))
+	sp, err := spaceWithDim(h, d, "covariance: output", "rows")
 	if err != nil {
 		return status(err)
-	}
-	if int64(d) != int64(sp.Dim()) {
-		return status(fmt.Errorf("covariance: output is %d×%d, the space has dimension %d", int64(d), int64(d), sp.Dim()))
 	}
 	if err := denseCovAllowed(sp); err != nil {
 		return status(err)
@@ -153,12 +147,9 @@ func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 //export cp_space_cov_mul
 func cp_space_cov_mul(h C.int64_t, v *C.double, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	sp, err := spaceOf(int64(h))
+	sp, err := spaceWithDim(h, d, "cov_mul: vector", "entries")
 	if err != nil {
 		return status(err)
-	}
-	if int64(d) != int64(sp.Dim()) {
-		return status(fmt.Errorf("cov_mul: vector has %d entries, the space has dimension %d", int64(d), sp.Dim()))
 	}
 	in, err := f64s("v", v, d)
 	if err != nil {
@@ -201,16 +192,13 @@ func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w C.int64_t) (rc C.int) {
 //export cp_space_embed
 func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	sp, err := spaceOf(int64(h))
+	sp, err := spaceWithDim(h, d, "embed: output", "columns")
 	if err != nil {
 		return status(err)
 	}
 	y, err := rowsOf(sp, "Y", ys, m, w)
 	if err != nil {
 		return status(err)
-	}
-	if int64(d) != int64(sp.Dim()) {
-		return status(fmt.Errorf("embed: output has %d columns, the space has dimension %d", int64(d), sp.Dim()))
 	}
 	psi, err := f64s("embed output", out, m, d)
 	if err != nil {
@@ -256,12 +244,9 @@ func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, 
 //export cp_space_decode
 func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	sp, err := spaceOf(int64(h))
+	sp, err := spaceWithDim(h, d, "decode: scores", "columns")
 	if err != nil {
 		return status(err)
-	}
-	if int64(d) != int64(sp.Dim()) {
-		return status(fmt.Errorf("decode: scores have %d columns, the space has dimension %d", int64(d), sp.Dim()))
 	}
 	u, err := f64s("scores", us, m, d)
 	if err != nil {
@@ -315,4 +300,17 @@ func cp_space_enumerate(h C.int64_t, out *C.int64_t, capacity C.int64_t, w C.int
 	}
 	*count = C.int64_t(k)
 	return cpOK
+}
+
+// spaceWithDim returns the space of handle h after checking that the caller's d, the length of an
+// argument (what, counted in unit), is the space's dimension.
+func spaceWithDim(h, d C.int64_t, what, unit string) (space.Space, error) {
+	sp, err := spaceOf(int64(h))
+	if err != nil {
+		return nil, err
+	}
+	if int64(d) != int64(sp.Dim()) {
+		return nil, fmt.Errorf("%s has %d %s, the space has dimension %d", what, int64(d), unit, sp.Dim())
+	}
+	return sp, nil
 }
