@@ -1,13 +1,10 @@
 package ridge
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"math"
 
+	"github.com/combpred/combpred/core/binfmt"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -28,8 +25,6 @@ const (
 	maxCount     = 1 << 62 // bounds the example and step counters
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // ErrCorrupt wraps every reason bytes are rejected by UnmarshalModel.
 var ErrCorrupt = errors.New("corrupt model bytes")
 
@@ -43,45 +38,34 @@ func (md *Model) marshal(version int) ([]byte, error) {
 	if version == 1 && (md.Seen != 0 || md.Steps != 0 || md.ny != nil || md.stats != nil) {
 		return nil, fmt.Errorf("format version 1 cannot hold this model")
 	}
-	var b bytes.Buffer
-	b.WriteString(modelMagic)
-	w := func(v any) { _ = binary.Write(&b, binary.LittleEndian, v) }
-	w(uint16(version))
-	kind := md.Space.Kind()
-	w(uint16(len(kind)))
-	b.WriteString(kind)
-	params := md.Space.Params()
-	w(uint32(len(params)))
-	w(params)
-	w(uint8(md.Kernel.Kind))
-	w(md.Kernel.Gamma)
-	w(int32(md.Kernel.Degree))
-	w(md.Kernel.Coef0)
-	w(boolByte(md.Intercept))
-	w(uint32(md.NFeatures))
-	w(uint32(md.Result.Iterations))
-	w(md.Result.Objective)
-	w(md.Result.RelGrad)
-	w(boolByte(md.Result.Converged))
-	matrix := func(m *mat.Dense) {
+	w := binfmt.NewWriter(modelMagic, uint16(version))
+	w.String(md.Space.Kind())
+	w.Int64s(md.Space.Params())
+	w.U8(uint8(md.Kernel.Kind))
+	w.F64(md.Kernel.Gamma)
+	w.U32(uint32(int32(md.Kernel.Degree)))
+	w.F64(md.Kernel.Coef0)
+	w.Bool(md.Intercept)
+	w.U32(uint32(md.NFeatures))
+	w.U32(uint32(md.Result.Iterations))
+	w.F64(md.Result.Objective)
+	w.F64(md.Result.RelGrad)
+	w.Bool(md.Result.Converged)
+	matrix := func(m *mat.Dense) { // a presence byte, then the matrix
 		if m == nil {
-			w(uint8(0))
+			w.U8(0)
 			return
 		}
+		w.U8(1)
 		r, c := m.Dims()
-		w(uint8(1))
-		w(uint32(r))
-		w(uint32(c))
-		for i := 0; i < r; i++ {
-			w(m.RawRowView(i))
-		}
+		w.Matrix(r, c, mat.DenseCopyOf(m).RawMatrix().Data)
 	}
 	matrix(md.Coef)
 	matrix(md.Dual)
 	matrix(md.Support)
 	if version >= 2 {
-		w(uint64(md.Seen))
-		w(uint64(md.Steps))
+		w.U64(uint64(md.Seen))
+		w.U64(uint64(md.Steps))
 		var landmarks, proj, stats *mat.Dense
 		if md.ny != nil {
 			landmarks, proj = md.ny.landmarks, md.ny.proj
@@ -92,9 +76,9 @@ func (md *Model) marshal(version int) ([]byte, error) {
 		matrix(landmarks)
 		matrix(proj)
 		matrix(stats)
-		w(uint64(md.statsCount()))
+		w.U64(uint64(md.statsCount()))
 	}
-	return appendChecksum(b.Bytes()), nil
+	return w.Sign(), nil
 }
 
 func (md *Model) statsCount() int64 {
@@ -104,185 +88,76 @@ func (md *Model) statsCount() int64 {
 	return md.stats.count
 }
 
-// appendChecksum appends the CRC-32C of b.
-func appendChecksum(b []byte) []byte {
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
-}
-
-func boolByte(v bool) uint8 {
-	if v {
-		return 1
-	}
-	return 0
-}
-
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) take(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b) {
-		r.err = fmt.Errorf("%w: truncated", ErrCorrupt)
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *reader) u8() uint8 {
-	if b := r.take(1); b != nil {
-		return b[0]
-	}
-	return 0
-}
-func (r *reader) u16() uint16 {
-	if b := r.take(2); b != nil {
-		return binary.LittleEndian.Uint16(b)
-	}
-	return 0
-}
-func (r *reader) u32() uint32 {
-	if b := r.take(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-func (r *reader) f64() float64 {
-	if b := r.take(8); b != nil {
-		return math.Float64frombits(binary.LittleEndian.Uint64(b))
-	}
-	return 0
-}
-
-func (r *reader) matrix(name string) *mat.Dense {
-	switch r.u8() {
+// optionalMatrix reads a presence byte and, when it is 1, a matrix.
+func optionalMatrix(r *binfmt.Reader, name string) *mat.Dense {
+	switch r.U8() {
 	case 0:
 		return nil
 	case 1:
 	default:
-		r.fail("bad presence flag for %s", name)
+		r.Fail("bad presence flag for %s", name)
 		return nil
 	}
-	rows, cols := int(r.u32()), int(r.u32())
-	if r.err != nil {
+	rows, cols, data := r.Matrix(name, maxDim)
+	if r.Err() != nil {
 		return nil
-	}
-	if rows < 1 || cols < 1 || rows > maxDim || cols > maxDim || rows*cols > len(r.b)/8 {
-		r.fail("%s claims %d×%d values, more than the bytes hold", name, rows, cols)
-		return nil
-	}
-	data := make([]float64, rows*cols)
-	raw := r.take(8 * rows * cols)
-	for i := range data {
-		data[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
-		if math.IsNaN(data[i]) || math.IsInf(data[i], 0) {
-			r.fail("%s holds a non-finite value", name)
-			return nil
-		}
 	}
 	return mat.NewDense(rows, cols, data)
 }
 
-// flag reads a boolean byte, 0 or 1.
-func (r *reader) flag(name string) bool {
-	v := r.u8()
-	if v > 1 {
-		r.fail("bad %s flag %d", name, v)
-	}
-	return v == 1
-}
-
 // count reads a non-negative counter.
-func (r *reader) count(name string) int64 {
-	var v uint64
-	if b := r.take(8); b != nil {
-		v = binary.LittleEndian.Uint64(b)
-	}
+func count(r *binfmt.Reader, name string) int64 {
+	v := r.U64()
 	if v > maxCount {
-		r.fail("%s: %d out of range", name, v)
+		r.Fail("%s: %d out of range", name, v)
 		return 0
 	}
 	return int64(v)
 }
 
-func (r *reader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
-	}
-}
-
-// UnmarshalModel decodes and validates bytes written by MarshalBinary.
+// UnmarshalModel decodes and validates bytes written by MarshalBinary (either format version).
 func UnmarshalModel(data []byte) (*Model, error) {
-	if len(data) < len(modelMagic)+2+4 || string(data[:len(modelMagic)]) != modelMagic {
-		return nil, fmt.Errorf("%w: not a combpred model (bad magic)", ErrCorrupt)
+	r, version, err := binfmt.Open(data, modelMagic, modelVersion, ErrCorrupt)
+	if err != nil {
+		return nil, err
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
-	}
-	r := &reader{b: body[len(modelMagic):]}
-	version := r.u16()
-	if version < 1 || version > modelVersion {
-		return nil, fmt.Errorf("%w: format version %d, this library reads versions 1 to %d", ErrCorrupt, version, modelVersion)
-	}
-	kindLen := int(r.u16())
-	if kindLen > maxKindLen {
-		r.fail("space kind of %d bytes", kindLen)
-	}
-	kind := string(r.take(kindLen))
-	nParams := int(r.u32())
-	if r.err == nil && nParams > len(r.b)/8 {
-		r.fail("%d space parameters, more than the bytes hold", nParams)
-	}
-	params := make([]int64, 0, max(0, min(nParams, len(r.b)/8)))
-	for i := 0; i < nParams && r.err == nil; i++ {
-		if b := r.take(8); b != nil {
-			params = append(params, int64(binary.LittleEndian.Uint64(b)))
-		}
-	}
+	kind := r.String("space kind", maxKindLen)
+	params := r.Int64s("space parameters")
 	md := &Model{}
-	md.Kernel.Kind = kernel.Kind(r.u8())
-	md.Kernel.Gamma = r.f64()
-	md.Kernel.Degree = int(int32(r.u32()))
-	md.Kernel.Coef0 = r.f64()
-	md.Intercept = r.flag("intercept")
-	md.NFeatures = int(r.u32())
-	md.Result.Iterations = int(r.u32())
-	md.Result.Objective = r.f64()
-	md.Result.RelGrad = r.f64()
-	md.Result.Converged = r.flag("converged")
-	md.Coef = r.matrix("coefficients")
-	md.Dual = r.matrix("dual coefficients")
-	if support := r.matrix("support inputs"); support != nil {
+	md.Kernel.Kind = kernel.Kind(r.U8())
+	md.Kernel.Gamma = r.F64()
+	md.Kernel.Degree = int(int32(r.U32()))
+	md.Kernel.Coef0 = r.F64()
+	md.Intercept = r.Bool("intercept")
+	md.NFeatures = int(r.U32())
+	md.Result.Iterations = int(r.U32())
+	md.Result.Objective = r.F64()
+	md.Result.RelGrad = r.F64()
+	md.Result.Converged = r.Bool("converged")
+	md.Coef = optionalMatrix(r, "coefficients")
+	md.Dual = optionalMatrix(r, "dual coefficients")
+	if support := optionalMatrix(r, "support inputs"); support != nil {
 		md.setSupport(support)
 	}
 	if version >= 2 {
-		md.Seen, md.Steps = r.count("examples seen"), r.count("SGD steps")
-		landmarks, proj := r.matrix("Nyström landmarks"), r.matrix("Nyström projection")
+		md.Seen, md.Steps = count(r, "examples seen"), count(r, "SGD steps")
+		landmarks, proj := optionalMatrix(r, "Nyström landmarks"), optionalMatrix(r, "Nyström projection")
 		if (landmarks == nil) != (proj == nil) {
-			r.fail("Nyström landmarks without projection or the reverse")
+			r.Fail("Nyström landmarks without projection or the reverse")
 		} else if landmarks != nil {
 			md.ny = newNystromMap(md.Kernel, md.Intercept, landmarks, proj)
 		}
-		if stats := r.matrix("sufficient statistics"); stats != nil {
+		if stats := optionalMatrix(r, "sufficient statistics"); stats != nil {
 			md.stats = &linearStats{M: stats}
 		}
-		if count := r.count("examples in the statistics"); md.stats != nil {
-			md.stats.count = count
-		} else if count != 0 {
-			r.fail("an example count without statistics")
+		if n := count(r, "examples in the statistics"); md.stats != nil {
+			md.stats.count = n
+		} else if n != 0 {
+			r.Fail("an example count without statistics")
 		}
 	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	if len(r.b) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(r.b))
+	if err := r.Finish(); err != nil {
+		return nil, err
 	}
 	sp, err := space.New(kind, params)
 	if err != nil {

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"strings"
 	"testing"
 
+	"github.com/combpred/combpred/core/binfmt"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -200,7 +200,7 @@ func FuzzUnmarshalModelBody(f *testing.F) {
 		f.Add(b[:len(b)-4])
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		data := binary.LittleEndian.AppendUint32(append([]byte(nil), body...), crc32.Checksum(body, castagnoli))
+		data := binary.LittleEndian.AppendUint32(append([]byte(nil), body...), binfmt.Checksum(body))
 		md, err := UnmarshalModel(data)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {

@@ -1,0 +1,55 @@
+package ridge
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestEncodingGolden pins the byte format: the bytes of every model shape, in versions 2 and 1,
+// were written by the encoder before it moved onto core/binfmt (COMBPRED_UPDATE_GOLDEN=1 rewrites
+// them). Today's decoder must read them, and its encoder write them back byte for byte (version 1
+// files as version 1). The comparison never involves a fresh fit, whose last bits may depend on
+// the CPU's kernels.
+func TestEncodingGolden(t *testing.T) {
+	update := os.Getenv("COMBPRED_UPDATE_GOLDEN") == "1"
+	for i, md := range fittedModels(t) {
+		versions := map[int][]byte{}
+		b, err := md.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions[2] = b
+		if md.ny == nil && md.stats == nil {
+			versions[1] = version1(t, md)
+		}
+		for v, got := range versions {
+			path := filepath.Join("testdata", fmt.Sprintf("model%d.v%d.bin", i, v))
+			if update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := UnmarshalModel(want)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			again, err := back.marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(again, want) {
+				t.Errorf("%s: read and written again, the bytes differ", path)
+			}
+		}
+	}
+}
