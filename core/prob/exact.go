@@ -16,16 +16,10 @@ const BruteForceMax = 1 << 20
 // and is too large to enumerate.
 var ErrNoExact = errors.New("prob: no exact inference")
 
-// HasClosedForm reports whether log Z and E[ψ] of sp have a closed form or a dynamic programme:
-// here (multiclass, multilabel, ordinal, hierarchy paths, subtrees, k-subsets and partial
-// tournaments), or in the space itself (space.Partition: permutations up to 16 labels, cycles up to
-// 14 vertices).
+// HasClosedForm reports whether log Z and E[ψ] of sp have a closed form or a dynamic programme at
+// its size (space.Partition: multiclass, multilabel, ordinal, hierarchy paths, subtrees, k-subsets,
+// partial tournaments; permutations up to 16 labels, cycles up to 14 vertices).
 func HasClosedForm(sp space.Space) bool {
-	switch sp.(type) {
-	case *space.Multiclass, *space.Multilabel, *space.Ordinal, *space.HierarchyPaths,
-		*space.Subtrees, *space.KSubsets, *space.Tournaments:
-		return true
-	}
 	_, ok := space.PartitionOf(sp)
 	return ok
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 func init() {
@@ -223,4 +225,39 @@ func (o hierarchyCov) MulVec(dst, v []float64) {
 	for w := 0; w < n; w++ {
 		dst[w] += p[w] * (a[w] - pv)
 	}
+}
+
+// HasPartition is true: log Z and E[ψ] take one pass down and one up the tree.
+func (s *HierarchyPaths) HasPartition() bool { return true }
+
+// LogPartition: the structure z scores the sum of u over its root path (computed top-down); log Z
+// is the log-sum-exp over the structures, and E[ψ_v] sums the probabilities of the structures in
+// the subtree of v (bottom-up).
+func (s *HierarchyPaths) LogPartition(u, mean []float64) float64 {
+	t := s.t
+	a := make([]float64, len(t.parent))
+	cand := make([]float64, 0, len(s.cand))
+	for _, v := range t.pre { // parents before children
+		a[v] = u[v]
+		if p := t.parent[v]; p >= 0 {
+			a[v] += a[p]
+		}
+		if s.isCand[v] {
+			cand = append(cand, a[v])
+		}
+	}
+	lz := logmath.SumExp(cand)
+	if mean != nil {
+		clear(mean)
+		for i := len(t.pre) - 1; i >= 0; i-- {
+			v := t.pre[i]
+			if s.isCand[v] {
+				mean[v] += math.Exp(a[v] - lz)
+			}
+			if p := t.parent[v]; p >= 0 {
+				mean[p] += mean[v]
+			}
+		}
+	}
+	return lz
 }

@@ -6,6 +6,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/logmath"
+	"math"
 )
 
 func init() {
@@ -192,4 +196,52 @@ func binomialAtMost(n, k, limit int) bool {
 		}
 	}
 	return true
+}
+
+// HasPartition is true: log Z and E[ψ] have an O(nk) recursion.
+func (s *KSubsets) HasPartition() bool { return true }
+
+// PartitionBytes is what LogPartition allocates beyond O(d) vectors: its forward and backward
+// tables, (n+1) rows of k+1 floats (and a slice header) each.
+func (s *KSubsets) PartitionBytes() int64 {
+	return budget.Mul(2, int64(s.n)+1, int64(s.k+1)*8+24)
+}
+
+// LogPartition: Z = e_k(e^{u_1}, …, e^{u_n}), the elementary symmetric polynomial, by the
+// recursion e_i(x_1..x_j) = e_i(x_1..x_{j−1}) + x_j e_{i−1}(x_1..x_{j−1}) in log space, O(nk).
+// E[ψ_j] = x_j e_{k−1}(all but x_j)/Z, with e_{k−1}(all but x_j) = Σ_{a+b=k−1} e_a(x_<j) e_b(x_>j)
+// from forward and backward tables.
+func (s *KSubsets) LogPartition(u, mean []float64) float64 {
+	n, k := len(u), s.k
+	neg := math.Inf(-1)
+	table := func(idx func(j int) int) [][]float64 {
+		t := make([][]float64, n+1)
+		t[0] = make([]float64, k+1)
+		for i := 1; i <= k; i++ {
+			t[0][i] = neg
+		}
+		for j := 1; j <= n; j++ {
+			x := u[idx(j)]
+			t[j] = make([]float64, k+1)
+			t[j][0] = 0
+			for i := 1; i <= k; i++ {
+				t[j][i] = logmath.AddExp(t[j-1][i], t[j-1][i-1]+x)
+			}
+		}
+		return t
+	}
+	fwd := table(func(j int) int { return j - 1 }) // fwd[j]: the first j items
+	lz := fwd[n][k]
+	if mean == nil {
+		return lz
+	}
+	bwd := table(func(j int) int { return n - j }) // bwd[j]: the last j items
+	for j := 0; j < n; j++ {
+		acc := neg
+		for a := 0; a <= k-1; a++ {
+			acc = logmath.AddExp(acc, fwd[j][a]+bwd[n-1-j][k-1-a])
+		}
+		mean[j] = math.Exp(u[j] + acc - lz)
+	}
+	return lz
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 func init() {
@@ -98,4 +100,16 @@ func newFromOne[S Space](kind string, p []int64, ctor func(int) (S, error)) (Spa
 		return nil, fmt.Errorf("space: %s parameter %d is out of range", kind, p[0])
 	}
 	return ctor(int(p[0])) // the constructor applies checkSize, naming the parameter
+}
+
+// HasPartition is true: log Z and E[ψ] have a closed form.
+func (s *Multiclass) HasPartition() bool { return true }
+
+// LogPartition: Z = Σ_j e^{u_j}, E[ψ] = softmax(u).
+func (s *Multiclass) LogPartition(u, mean []float64) float64 {
+	lz := logmath.SumExp(u)
+	for j := range mean {
+		mean[j] = math.Exp(u[j] - lz)
+	}
+	return lz
 }

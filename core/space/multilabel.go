@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 func init() {
@@ -101,4 +103,19 @@ func (s *Multilabel) Enumerate(yield func(y []int64) bool) error {
 		}
 	}
 	return nil
+}
+
+// HasPartition is true: log Z and E[ψ] have a closed form.
+func (s *Multilabel) HasPartition() bool { return true }
+
+// LogPartition: labels are independent, Z = Π_j (1 + e^{u_j}), E[ψ_j] = σ(u_j).
+func (s *Multilabel) LogPartition(u, mean []float64) float64 {
+	var lz float64
+	for j, x := range u {
+		lz += logmath.Log1pExp(x)
+		if mean != nil {
+			mean[j] = logmath.Logistic(x)
+		}
+	}
+	return lz
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 func init() {
@@ -141,4 +143,25 @@ func (o ordinalCov) MulVec(dst, v []float64) {
 		head += v[j]
 		dst[j] = (float64(o.n-1-j)*head+dst[j])/nf - o.p(j)*pv
 	}
+}
+
+// HasPartition is true: log Z and E[ψ] have a closed form.
+func (s *Ordinal) HasPartition() bool { return true }
+
+// LogPartition: level z scores s_z = u_0 + … + u_{z−1} (prefix sums, s_0 = 0) over the d+1 levels;
+// E[ψ_j] = P(z > j) is a suffix sum of the level probabilities.
+func (s *Ordinal) LogPartition(u, mean []float64) float64 {
+	sc := make([]float64, len(u)+1)
+	for z := 1; z <= len(u); z++ {
+		sc[z] = sc[z-1] + u[z-1]
+	}
+	lz := logmath.SumExp(sc)
+	if mean != nil {
+		var tail float64
+		for z := len(u); z >= 1; z-- {
+			tail += math.Exp(sc[z] - lz)
+			mean[z-1] = tail
+		}
+	}
+	return lz
 }

@@ -24,3 +24,9 @@ func PartitionOf(s Space) (Partition, bool) {
 	}
 	return p, true
 }
+
+// PartitionMemory is implemented by partitions whose LogPartition allocates more than O(Dim())
+// per call: the bytes, so that callers check them against the memory budget first.
+type PartitionMemory interface {
+	PartitionBytes() int64
+}

@@ -266,3 +266,30 @@ func (o subtreesCov) MulVec(dst, v []float64) {
 		dst[w] += b[w] - s.p[w]*pv
 	}
 }
+
+// HasPartition is true: log Z and E[ψ] take one pass up and one down the tree.
+func (s *Subtrees) HasPartition() bool { return true }
+
+// LogPartition: with G(v) = Σ over the subtrees of T_v containing v of exp(Σ u), the children are
+// chosen independently, G(v) = e^{u_v} Π_c (1 + G(c)), Z = G(root). Given its parent is in, child c
+// is in with probability G(c)/(1 + G(c)) = σ(log G(c)), independently of everything outside T_c,
+// so E[ψ_v] is the product of these along the root path.
+func (s *Subtrees) LogPartition(u, mean []float64) float64 {
+	t := s.t
+	lg := make([]float64, len(t.parent))
+	copy(lg, u)
+	for i := len(t.pre) - 1; i > 0; i-- { // pre[0] is the root
+		v := t.pre[i]
+		lg[t.parent[v]] += logmath.Log1pExp(lg[v])
+	}
+	if mean != nil {
+		for _, v := range t.pre {
+			if v == t.root {
+				mean[v] = 1
+			} else {
+				mean[v] = mean[t.parent[v]] * logmath.Logistic(lg[v])
+			}
+		}
+	}
+	return lg[t.root]
+}

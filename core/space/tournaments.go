@@ -157,3 +157,25 @@ func pairAt(n, e int) (a, b int) {
 	}
 	return a, a + 1 + e
 }
+
+// HasPartition is true: log Z and E[ψ] have a closed form.
+func (s *Tournaments) HasPartition() bool { return true }
+
+// LogPartition: pairs are independent with ψ ∈ {−1, 0, 1}: Z = Π_j (e^{u_j} + 1 + e^{−u_j}),
+// E[ψ_j] = (e^{u_j} − e^{−u_j})/(e^{u_j} + 1 + e^{−u_j}), written with m = |u_j| to avoid overflow.
+func (s *Tournaments) LogPartition(u, mean []float64) float64 {
+	var lz float64
+	for j, x := range u {
+		m := math.Abs(x)
+		e1, e2 := math.Exp(-m), math.Exp(-2*m)
+		den := 1 + e1 + e2
+		lz += m + math.Log(den)
+		if mean != nil {
+			mean[j] = math.Copysign((1-e2)/den, x)
+			if x == 0 {
+				mean[j] = 0
+			}
+		}
+	}
+	return lz
+}
