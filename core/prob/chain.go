@@ -69,11 +69,8 @@ type localChain interface {
 
 // HasLocalChain reports whether sp has a local-move chain (ChainLocal).
 func HasLocalChain(sp space.Space) bool {
-	switch sp.(type) {
-	case *space.Multilabel, *space.Subtrees, *space.Permutations, *space.DirectedCycles, *space.UndirectedCycles:
-		return true
-	}
-	return false
+	_, ok := sp.(space.Local)
+	return ok
 }
 
 // NewChain returns a chain of the given kind for π ∝ exp(⟨u, ψ⟩) on sp, started at y0 (the
@@ -103,13 +100,15 @@ func newLocalChain(sp space.Space, u []float64, kind ChainKind) (localChain, err
 	case ChainMeta:
 		return newMetaChain(sp, u), nil
 	case ChainLocal:
-		switch sp.(type) {
-		case *space.Multilabel, *space.Subtrees:
-			return newCubeChain(sp, u)
-		case *space.Permutations:
-			return newTranspositionChain(sp, u), nil
-		case *space.DirectedCycles, *space.UndirectedCycles:
-			return newCycleChain(sp, u), nil
+		if l, ok := sp.(space.Local); ok {
+			switch l.LocalMoves() {
+			case space.MovesCube:
+				return newCubeChain(sp, u)
+			case space.MovesTransposition:
+				return newTranspositionChain(sp, u), nil
+			case space.MovesCycle, space.MovesDirectedCycle:
+				return newCycleChain(sp, u), nil
+			}
 		}
 		return nil, fmt.Errorf("prob: the %s space has no local chain (use meta or auto)", sp.Kind())
 	case ChainAuto, ChainMixed:

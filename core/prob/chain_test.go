@@ -149,10 +149,10 @@ func TestCanonicalCycle(t *testing.T) {
 		c.Step(r)
 		y := append([]int64(nil), c.State()...)
 		sp.Embed(y, a)
-		canonicalCycle(y)
+		sp.(space.Canonical).Canonicalize(y)
 		sp.Embed(y, b)
 		if psiKey(a) != psiKey(b) {
-			t.Fatalf("canonicalCycle changed the cycle %v", c.State())
+			t.Fatalf("Canonicalize changed the cycle %v", c.State())
 		}
 		// The smallest vertex on the cycle has a smaller successor than predecessor.
 		v0 := 0

@@ -30,17 +30,12 @@ type CubeChain struct {
 
 func newCubeChain(sp space.Space, u []float64) (*CubeChain, error) {
 	c := &CubeChain{sc: newScorer(sp, u), u: u, y: make([]int64, sp.Width())}
-	switch s := sp.(type) {
-	case *space.Multilabel:
-	case *space.Subtrees:
-		par := s.Params()
-		c.parent = make([]int, len(par))
-		for v, p := range par {
-			c.parent[v] = int(p)
-		}
-		c.kidsIn = make([]int32, len(par))
-	default:
-		return nil, fmt.Errorf("prob: the cube chain needs a multilabel or subtrees space, got %s", sp.Kind())
+	if l, ok := sp.(space.Local); !ok || l.LocalMoves() != space.MovesCube {
+		return nil, fmt.Errorf("prob: the cube chain needs a space with cube moves (multilabel, subtrees), got %s", sp.Kind())
+	}
+	if r, ok := sp.(space.Rooted); ok { // a flip must keep the node set closed under parents
+		c.parent = r.Parent()
+		c.kidsIn = make([]int32, len(c.parent))
 	}
 	return c, nil
 }

@@ -57,7 +57,7 @@ func newCycleChain(sp space.Space, u []float64) *CycleChain {
 	n := sp.Width()
 	c := &CycleChain{sc: newScorer(sp, u), n: n, next: make([]int64, n), prev: make([]int, n),
 		on: make([]int, n), pos: make([]int, n), seg: make([]int, 0, n), logInt: make([]float64, n+1)}
-	if _, ok := sp.(*space.DirectedCycles); ok {
+	if l, ok := sp.(space.Local); ok && l.LocalMoves() == space.MovesDirectedCycle {
 		c.directed = true
 		c.w = orientedWeights(n, u)
 	} else {
@@ -233,41 +233,4 @@ func (c *CycleChain) load(y []int64, f float64) {
 		}
 	}
 	c.f = f
-}
-
-// canonicalCycle rewrites an undirected cycle's successor row in place so that the smallest
-// vertex on the cycle has a smaller successor than predecessor (the orientation space.Sample and
-// space.Decode write).
-func canonicalCycle(y []int64) {
-	v0 := -1
-	for v, s := range y {
-		if s >= 0 {
-			v0 = v
-			break
-		}
-	}
-	if v0 < 0 {
-		return
-	}
-	var pred int64 = -1
-	for v, s := range y {
-		if s == int64(v0) {
-			pred = int64(v)
-			break
-		}
-	}
-	if y[v0] < pred {
-		return
-	}
-	// Reverse every arc.
-	start := int64(v0)
-	cur, nxt := start, y[v0]
-	for {
-		after := y[nxt]
-		y[nxt] = cur
-		cur, nxt = nxt, after
-		if cur == start {
-			break
-		}
-	}
 }

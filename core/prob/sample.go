@@ -165,7 +165,7 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 	if opt.Sampler == SamplerAuto {
 		opt.Sampler = autoSampler(sp, u)
 	}
-	_, undirected := sp.(*space.UndirectedCycles)
+	canon, _ := sp.(space.Canonical) // undirected cycles: one orientation
 	w, d := sp.Width(), sp.Dim()
 	var nBlocks int
 	var blockRange func(b int) (lo, hi int)
@@ -224,8 +224,8 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 						failed.Store(true)
 						return
 					}
-					if undirected {
-						canonicalCycle(y)
+					if canon != nil {
+						canon.Canonicalize(y)
 					}
 					sp.Embed(y, psi)
 					visit(b, i, y, psi)
@@ -252,8 +252,8 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 				}
 				steps[b] += int64(k)
 				copy(y, c.State())
-				if undirected {
-					canonicalCycle(y)
+				if canon != nil {
+					canon.Canonicalize(y)
 				}
 				sp.Embed(y, psi)
 				visit(b, i, y, psi)

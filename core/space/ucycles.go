@@ -209,3 +209,39 @@ func (o undirectedPairCov) At(i, j int) float64 {
 	}
 	return o.disjoint
 }
+
+// Canonicalize rewrites a successor row in place into the orientation Sample and Decode write:
+// the smallest vertex on the cycle has a smaller successor than predecessor.
+func (s *UndirectedCycles) Canonicalize(y []int64) {
+	v0 := -1
+	for v, s := range y {
+		if s >= 0 {
+			v0 = v
+			break
+		}
+	}
+	if v0 < 0 {
+		return
+	}
+	var pred int64 = -1
+	for v, s := range y {
+		if s == int64(v0) {
+			pred = int64(v)
+			break
+		}
+	}
+	if y[v0] < pred {
+		return
+	}
+	// Reverse every arc.
+	start := int64(v0)
+	cur, nxt := start, y[v0]
+	for {
+		after := y[nxt]
+		y[nxt] = cur
+		cur, nxt = nxt, after
+		if cur == start {
+			break
+		}
+	}
+}
