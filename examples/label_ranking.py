@@ -52,5 +52,6 @@ for k, (name, t) in enumerate(taus.items()):
 title = f"vehicle: paired by fold (mean difference {np.mean(paired[:, 0] - paired[:, 1]):+.3f})"
 ax.set(xticks=[0, 1], xticklabels=names, xlim=(-0.4, 1.5), ylabel="Kendall τ on the outer fold", title=title)
 ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=8)
+fig.subplots_adjust(bottom=0.28)  # room for the legend below the axes
 fig.savefig("label_ranking.png", dpi=100, bbox_inches="tight")
 print("saved label_ranking.png")
