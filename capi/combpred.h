@@ -65,6 +65,12 @@ CP_EXPORT int cp_model_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
    for linear and Nyström models; at most tau for SGD with truncation). */
 CP_EXPORT int cp_model_info(int64_t h, int64_t *nFeatures, int64_t *dim, int64_t *width, int64_t *nDual, int64_t *kernelKind, int64_t *nIter, int64_t *converged, double *objective, double *relGrad);
 
+/* cp_model_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
+   (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
+   into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). A chunk of
+   rows at a time; cancellable through the interrupt poll. */
+CP_EXPORT int cp_model_marginals(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d, int64_t *ys, int64_t w);
+
 /* cp_model_predict writes the decoded structures of q inputs (q × n) into out (q × w), a chunk of
    rows at a time; cancellable through the interrupt poll. */
 CP_EXPORT int cp_model_predict(int64_t h, double *x, int64_t q, int64_t n, int64_t *out, int64_t w);

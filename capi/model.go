@@ -230,6 +230,45 @@ func cp_model_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, 
 	return status(predictCall(ridgeView, h, x, q, n, out, w))
 }
 
+// cp_model_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
+// (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
+// into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). A chunk of
+// rows at a time; cancellable through the interrupt poll.
+//
+//export cp_model_marginals
+func cp_model_marginals(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	X, err := f64s("X", x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	if out == nil && ys == nil {
+		return status(errors.New("marginals: both outputs are NULL; pass the marginals buffer, the structures buffer or both"))
+	}
+	var M []float64
+	if out != nil {
+		if M, err = dimOut(md.Space, "marginals output", out, q, d); err != nil {
+			return status(err)
+		}
+	}
+	var Y []int64
+	if ys != nil {
+		if Y, err = rowsOf(md.Space, "structures output", ys, q, w); err != nil {
+			return status(err)
+		}
+	}
+	if q == 0 {
+		return cpOK
+	}
+	return status(cancellable(q <= smallQuery, func(stop *cancel.Flag) error {
+		return md.Marginals(X, int(q), int(n), M, Y, stop)
+	}))
+}
+
 // cp_model_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
 // intercept is not NULL and the model has one, the intercept (d values).
 //

@@ -106,6 +106,7 @@ _SIGNATURES = {
     "cp_space_same": ([c_int64, c_int64, _i64p], c_int),
     "cp_model_decision": ([c_int64, _f64p, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_model_predict": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
+    "cp_model_marginals": ([c_int64, _f64p, c_int64, c_int64, _f64p, c_int64, _i64p, c_int64], c_int),
     "cp_model_coef": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),
     "cp_model_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_model_from_bytes": ([POINTER(c_uint8), c_int64, _i64p], c_int),

@@ -12,6 +12,7 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import validate_data
 
 from . import _capi, _schema
@@ -23,6 +24,7 @@ __all__ = ["StructuredRidge"]
 # The kernels and their codes, as the core declares them.
 _KERNELS = {name: code for code, name in enumerate(_schema.options("ridge", "kernel"))}
 _D = _schema.defaults("ridge")
+_DECODE_FROM = ("scores", "marginals")  # Python-only: which of the model's outputs predict decodes
 
 
 class StructuredRidge(StructuredEstimator):
@@ -113,6 +115,16 @@ class StructuredRidge(StructuredEstimator):
         When > 0, print the objective and ‖∇J‖ / ‖∇J(0)‖ after every CG iteration and after the
         exact solver's direct solve, and the objective and its relative change over the epoch
         after every SGD epoch.
+    decode_from : {"scores", "marginals"}, default="scores"
+        What ``predict`` decodes with the space's decoder. ``"scores"``: the scores u(x), the
+        structure maximising f(x, y) = ⟨u(x), ψ(y)⟩. ``"marginals"``: the centred marginal estimate
+        m̂(x) − p of :meth:`predict_marginals` (p the mean of ψ over the whole space), the structure
+        maximising ⟨m̂(x) − p, ψ(y)⟩ — an estimate of the expected agreement E[⟨ψ(Y) − p, ψ(y)⟩ | x]
+        with the unknown true structure Y (for permutations, the expected Kendall τ up to a
+        constant; for multilabel, the expected Hamming accuracy). The two differ because u is
+        S⁻¹-whitened: m̂ − p points along S·u. Neither is better everywhere — select it by
+        cross-validation (it is a parameter of GridSearchCV like any other). Only prediction
+        depends on it: changing it needs no refit.
 
     Attributes
     ----------
@@ -156,6 +168,7 @@ class StructuredRidge(StructuredEstimator):
         "kernel": [*_schema.constraints("ridge")["kernel"], callable],
         "kernel_params": [dict, None],
         "warm_start": ["boolean"],
+        "decode_from": [StrOptions(set(_DECODE_FROM))],
     }
 
     def __init__(
@@ -178,6 +191,7 @@ class StructuredRidge(StructuredEstimator):
         random_state: Any = _D["random_state"],
         n_jobs: int | None = None,
         verbose: int = 0,
+        decode_from: str = "scores",
     ):
         self.space = space
         self.alpha = alpha
@@ -197,6 +211,7 @@ class StructuredRidge(StructuredEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.decode_from = decode_from
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -478,16 +493,38 @@ class StructuredRidge(StructuredEstimator):
             self._call(fitted, "decision", block, p, d)
         return out
 
+    def _row_blocks(self, X: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
+        """Yield (rows, the core model's inputs for X[rows]) for validated inputs X: all of X at
+        once, or block by block for a model fitted with a callable kernel (see _core_blocks)."""
+        if "_callable" in self.__dict__:
+            yield from self._core_blocks(X)
+        else:
+            yield slice(0, X.shape[0]), X
+
+    def _decodes_marginals(self) -> bool:
+        """Whether predict decodes the marginal estimates (``decode_from``), validated here too:
+        set_params after fit is only checked by the next fit, and predict needs no refit."""
+        validate_parameter_constraints(
+            {"decode_from": self._parameter_constraints["decode_from"]},
+            {"decode_from": self.decode_from},
+            caller_name=type(self).__name__,
+        )
+        return self.decode_from == "marginals"
+
     def _predict(self, X: Any) -> np.ndarray:
-        if "_callable" not in self.__dict__:
+        marginals = self._decodes_marginals()
+        if "_callable" not in self.__dict__ and not marginals:
             return super()._predict(X)
         fitted = self._fitted()
         X = self._inputs(X)
-        w = fitted.width
-        out = np.empty((X.shape[0], w), dtype=np.int64)
-        for rows, block in self._core_blocks(X):
-            _, p = _capi.i64(out[rows], (block.shape[0], w), "out", writable=True)
-            self._call(fitted, "predict", block, p, w)
+        w, d = fitted.width, fitted.dim
+        out, _ = _capi.out_i64_array((X.shape[0], w))
+        for rows, block in self._row_blocks(X):
+            _, p = _capi.i64(out[rows], (block.shape[0], w), "out", writable=True)  # a contiguous view
+            if marginals:
+                self._call(fitted, "marginals", block, None, d, p, w)
+            else:
+                self._call(fitted, "predict", block, p, w)
         return self._structures(fitted, out)
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -501,9 +538,66 @@ class StructuredRidge(StructuredEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Return the decoded structure of each input, in the space's encoding.
 
-        Multiclass models return class labels (``classes_``); multilabel models a 0/1 matrix.
+        The space's decoder maximises ⟨u(x), ψ(y)⟩ over the structures y, or with
+        ``decode_from="marginals"`` ⟨m̂(x) − p, ψ(y)⟩ (see :meth:`predict_marginals`). Multiclass
+        models return class labels (``classes_``); multilabel models a 0/1 matrix.
         """
         return self._predict(X)
+
+    def predict_marginals(self, X: Any) -> np.ndarray:
+        """Estimate E[ψ(y) | x], the marginals of the structure given each input, from the scores.
+
+        At the optimum of the objective, the scores u(x) are whitened by the covariance S of ψ
+        over the whole space: S·u(x) points along E[ψ(y) | x] − p (p the mean of ψ over the
+        space). The estimate is ``m̂(x) = clip(p + c·S u(x))`` with the per-input scale
+        ``c = min((1 + √(1 − 4a)) / (2a), 1 + r)``, ``a = u(x)ᵀ S u(x)`` (taken as 1/4 when
+        larger) and r the rank of S, each coordinate clipped to the range of ψ's coordinates
+        ([0, 1] for indicators, [−1, 1] for the pair signs of permutations, directed cycles and
+        tournaments). The derivation is in docs/design.md §2a.
+
+        What it recovers: where the training targets are a function of x (no noise) and the
+        model fits them, ψ(y) itself — exactly, for every structure whose Mahalanobis norm
+        t = δᵀS⁺δ (δ = ψ(y) − p) is at most r, which is every structure of Multiclass, Multilabel,
+        KSubsets, Ordinal, HierarchyPaths and Permutations; beyond, ψ(y) − p shrunk by
+        (1 + r)/(1 + t). Where y given x is random, no function of the scores recovers E[ψ | x]
+        in general — different conditional distributions give the same scores (the ranking loss
+        is not a proper scoring rule) — and the estimate is a heuristic: right in sign and
+        direction, with a scale that assumes little noise and may be over-confident. Weak scores
+        (heavy regularisation, inputs far from the training data) give marginals near p.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs; with ``kernel="precomputed"``, the kernel values against the training samples
+            (n_samples, n_samples_fit).
+
+        Returns
+        -------
+        marginals : ndarray of shape (n_samples, d)
+            Row i estimates E[ψ(y) | x_i]. For 0/1 feature maps (multilabel, multiclass, k-subsets,
+            subtrees, hierarchy paths, ordinal thresholds, cliques, undirected cycles) entry j
+            estimates P(ψ_j(y) = 1 | x); for permutations, E[ψ_uv] = 2·P(u before v | x) − 1. Every
+            entry is finite and in the range of ψ's coordinates; constraints that tie the
+            coordinates together (a k-subset's k ones, a ranking's transitivity) hold only
+            approximately.
+
+        See Also
+        --------
+        decision_function : the scores u(x) themselves.
+        """
+        fitted = self._fitted()
+        X = self._inputs(X)
+        d = fitted.dim
+        out, _ = _capi.out_f64((X.shape[0], d))
+        for rows, block in self._row_blocks(X):
+            _, p = _capi.f64(out[rows], (block.shape[0], d), "out", writable=True)  # a contiguous view
+            self._call(fitted, "marginals", block, p, d, None, 0)
+        return out
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickles from before decode_from existed predict as they did: from the scores
+        state = {"decode_from": "scores", **state}
+        super().__setstate__(state)
 
 
 # A relative gradient below this is rounding noise: a solver that stops there has converged as far

@@ -1,0 +1,156 @@
+package ridge
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/space"
+)
+
+// marginalMap turns score rows u into estimates of the marginals E[ψ(y) | x] (docs/design.md §2a):
+//
+//	m̂ = clip(p + c(a)·S u),   a = uᵀS u,   c(a) = min(1 + t₊(a), 1 + r),
+//
+// where t₊(a) ≥ 1 is the root of t/(1+t)² = a (for a ≥ ¼: 1), so that 1 + t₊(a) =
+// (1 + √(1 − 4a))/(2a), and r is the rank of S. At the optimum of J for a target without noise,
+// S u = δ/(1 + t) with t = δᵀS⁺δ and a = t/(1+t)², so c(a)·S u = δ exactly whenever t ≤ r;
+// clip keeps each coordinate in the range of ψ's coordinates.
+type marginalMap struct {
+	cov      space.Operator
+	p        []float64
+	lo, hi   float64
+	maxScale float64 // 1 + r
+}
+
+func newMarginalMap(sp space.Space) *marginalMap {
+	mm := &marginalMap{cov: sp.Covariance(), p: make([]float64, sp.Dim()), maxScale: 1 + float64(space.CovRank(sp))}
+	sp.Mean(mm.p)
+	mm.lo, mm.hi = space.CoordRange(sp)
+	return mm
+}
+
+// marginalScale is c(a) = min((1 + √(1 − 4a))/(2a), maxScale) with a taken as ¼ when larger (the
+// largest a of an exact fit, where the two roots of t/(1+t)² = a meet at t = 1); maxScale when
+// a is not positive (then S u = 0, S being positive semi-definite, and the scale is moot).
+func marginalScale(a, maxScale float64) float64 {
+	if !(a > 0) {
+		return maxScale
+	}
+	a = math.Min(a, 0.25)
+	return math.Min((1+math.Sqrt(1-4*a))/(2*a), maxScale)
+}
+
+// centre overwrites the score row u with m̂ − p, the centred marginal estimate; su is scratch of
+// the same length. The row is first scaled by a power of two (exact) that brings its largest
+// magnitude near 1, so that S u and uᵀS u neither overflow nor lose their digits whatever the
+// scale of the scores; the results are scaled back, saturating at the ends of the range.
+func (mm *marginalMap) centre(u, su []float64) {
+	var top float64
+	for _, v := range u {
+		top = math.Max(top, math.Abs(v))
+	}
+	if top == 0 {
+		return // m̂ = p
+	}
+	_, e := math.Frexp(top)
+	for j, v := range u {
+		u[j] = math.Ldexp(v, -e)
+	}
+	mm.cov.MulVec(su, u)
+	var av float64
+	for j, v := range u {
+		av += v * su[j]
+	}
+	c := marginalScale(math.Ldexp(av, 2*e), mm.maxScale)
+	for j, s := range su {
+		m := math.Ldexp(c*s, e)
+		u[j] = math.Min(math.Max(m, mm.lo-mm.p[j]), mm.hi-mm.p[j])
+	}
+}
+
+// centreRows applies centre to the rows of U (rows × d) on all threads.
+func (mm *marginalMap) centreRows(U []float64, rows int) {
+	d := len(mm.p)
+	parallel.For(rows, 64, func(lo, hi int) {
+		su := make([]float64, d)
+		for i := lo; i < hi; i++ {
+			mm.centre(U[i*d:(i+1)*d], su)
+		}
+	})
+}
+
+// addMean adds p to the rows of centred estimates M (rows × d).
+func (mm *marginalMap) addMean(M []float64, rows int) {
+	d := len(mm.p)
+	for i := 0; i < rows; i++ {
+		row := M[i*d : (i+1)*d]
+		for j, v := range mm.p {
+			row[j] += v
+		}
+	}
+}
+
+// Marginals estimates E[ψ(y) | x] from the scores of q inputs X (q×n, row-major), as
+// docs/design.md §2a derives: it writes the estimates m̂(x) into M (q×d) when M is not nil, and
+// the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩ by the space's decoder, into ys
+// (q × Width()) when ys is not nil. Rows are scored a chunk at a time (space.PredictRows), so
+// that without M the memory stays bounded whatever q; it stops with ErrCancelled once stop is
+// set (nil: never).
+func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, stop *cancel.Flag) error {
+	sp := md.Space
+	d, w := sp.Dim(), sp.Width()
+	if M == nil && ys == nil {
+		return fmt.Errorf("marginals: neither marginals nor structures were asked for")
+	}
+	if len(X) != q*n {
+		return fmt.Errorf("buffer sizes do not match %d rows of %d features", q, n)
+	}
+	if M != nil && len(M) != q*d {
+		return fmt.Errorf("marginals output has %d values, want %d×%d", len(M), q, d)
+	}
+	if ys != nil {
+		if len(ys) != q*w {
+			return fmt.Errorf("output has %d values, want %d×%d", len(ys), q, w)
+		}
+		if err := space.CheckDecode(sp, q); err != nil {
+			return err
+		}
+	}
+	mm := newMarginalMap(sp)
+	centred := func(Xc []float64, rows int, U []float64) error {
+		if err := md.Decision(Xc, rows, n, U); err != nil {
+			return err
+		}
+		mm.centreRows(U, rows)
+		return nil
+	}
+	if M == nil {
+		if err := space.CheckScores(sp, space.PredictChunk(sp, q)); err != nil {
+			return err
+		}
+		return space.PredictRows(sp, X, q, n, ys, centred, stop)
+	}
+	chunk := max(1, space.PredictChunk(sp, q))
+	for lo := 0; lo < q; lo += chunk {
+		if err := stop.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+chunk, q)
+		Mc := M[lo*d : hi*d]
+		if err := centred(X[lo*n:hi*n], hi-lo, Mc); err != nil {
+			if lo > 0 {
+				return fmt.Errorf("in the rows from %d on: %w", lo, err)
+			}
+			return err
+		}
+		if ys != nil {
+			if err := space.DecodeRows(sp, Mc, hi-lo, ys[lo*w:hi*w], stop); err != nil {
+				return err
+			}
+		}
+		mm.addMean(Mc, hi-lo)
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package space
+
+import "math"
+
+// This file gives what an estimate of the marginals E[ψ(y) | x] needs of a space beyond p and S
+// (docs/design.md §2a): the interval that holds every coordinate of ψ, and the rank of S.
+
+// CoordRange returns the interval [lo, hi] that holds every coordinate of ψ(y) for every structure
+// y, hence every coordinate of E[ψ] under any distribution on Y: [−1, 1] for the spaces of
+// oriented pairs (Permutations, DirectedCycles, Tournaments), whose coordinates are ±1 (or 0), and
+// [0, 1] for the indicator spaces (all the others). The tests check it against enumeration for
+// every registered kind.
+func CoordRange(s Space) (lo, hi float64) {
+	switch s.(type) {
+	case *Permutations, *DirectedCycles, *Tournaments:
+		return -1, 1
+	}
+	return 0, 1
+}
+
+// spectrumTol is the relative size below which an eigenvalue of a closed-form spectrum counts as
+// zero: the exact zeros (the constant sums of Multiclass and KSubsets, the cycle space of
+// DirectedCycles) come out of their formulas as rounding residues of about 1e-17.
+const spectrumTol = 1e-9
+
+// CovRank returns the rank r of the covariance S, the dimension of the affine hull of ψ(Y). It is
+// the mean of δᵀS⁺δ, δ = ψ(y) − p, under the uniform distribution (E tr(S⁺δδᵀ) = tr(S⁺S) = r),
+// and equals δᵀS⁺δ for every y when the symmetries of the space act transitively on Y (Multilabel,
+// KSubsets, Permutations, ...) or when ψ(Y) is affinely independent (Multiclass, Ordinal,
+// HierarchyPaths), where it is |Y| − 1. It costs O(1) beyond the closed-form spectrum: for the
+// tree and chain spaces it is counted, for the others read from the spectrum of S.
+func CovRank(s Space) int {
+	switch t := s.(type) {
+	case *Ordinal:
+		return t.Dim() // n levels, affinely independent embeddings
+	case *HierarchyPaths:
+		return len(t.cand) - 1 // the path indicators are linearly independent
+	case *Subtrees:
+		return t.Dim() - 1 // ψ_root ≡ 1; {root} ∪ path(v) spans every other coordinate
+	}
+	if sp, ok := SpectralOf(s.Covariance()); ok {
+		es := sp.Spectrum()
+		var top float64
+		for _, e := range es {
+			top = math.Max(top, math.Abs(e.Value))
+		}
+		r := 0
+		for _, e := range es {
+			if math.Abs(e.Value) > spectrumTol*top {
+				r += e.Dim
+			}
+		}
+		return r
+	}
+	return s.Dim() // an upper bound, for a space added without a case here (the tests list every kind)
+}
