@@ -39,6 +39,14 @@ class BuildGo(build_ext):
         if os.path.exists(header):
             os.remove(header)
 
+    def copy_extensions_to_source(self):
+        # An editable install copies the library next to the sources, into a folder that a clean
+        # checkout lacks.
+        build_py = self.get_finalized_command("build_py")
+        for ext in self.extensions:
+            os.makedirs(build_py.get_package_dir(ext.name.rpartition(".")[0]), exist_ok=True)
+        super().copy_extensions_to_source()
+
     def get_ext_filename(self, ext_name):
         # The library keeps its plain name (libcombpred.so), which _libpath looks for.
         parts = ext_name.split(".")

@@ -46,46 +46,16 @@ CP_EXPORT int cp_check_output(int64_t bytes, const char *what);
    (bytes) into effective. */
 CP_EXPORT int cp_get_max_memory(int64_t *setting, int64_t *effective);
 
-/* cp_model_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
-   intercept is not NULL and the model has one, the intercept (d values). */
-CP_EXPORT int cp_model_coef(int64_t h, double *out, int64_t rows, int64_t cols, double *intercept);
+/* cp_nystrom_landmarks writes the landmarks of a Nyström map of count components on m training
+   rows into out (capacity entries, at least min(count, m)): sorted distinct row indices drawn
+   uniformly without replacement from seed; *n receives their number, min(count, m). */
+CP_EXPORT int cp_nystrom_landmarks(int64_t m, int64_t count, uint64_t seed, int64_t *out, int64_t capacity, int64_t *n);
 
-/* cp_model_decision writes the scores u(x) of q inputs (q × n) into out (q × d). */
-CP_EXPORT int cp_model_decision(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d);
-
-/* cp_model_free releases a StructuredRidge model handle. */
-CP_EXPORT int cp_model_free(int64_t h);
-
-/* cp_model_from_bytes builds a StructuredRidge model from the bytes of cp_model_to_bytes (versioned
-   and checksummed; corrupt bytes are an error) and writes its handle into out. */
-CP_EXPORT int cp_model_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
-
-/* cp_model_info reports the model's shapes and how its fit ended; kernelKind is 0 linear, 1 poly,
-   2 rbf, 3 precomputed. nDual is the number of training samples kept in the kernel expansion (0
-   for linear and Nyström models; at most tau for SGD with truncation). */
-CP_EXPORT int cp_model_info(int64_t h, int64_t *nFeatures, int64_t *dim, int64_t *width, int64_t *nDual, int64_t *kernelKind, int64_t *nIter, int64_t *converged, double *objective, double *relGrad);
-
-/* cp_model_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
-   (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
-   into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). A chunk of
-   rows at a time; cancellable through the interrupt poll. */
-CP_EXPORT int cp_model_marginals(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d, int64_t *ys, int64_t w);
-
-/* cp_model_predict writes the decoded structures of q inputs (q × n) into out (q × w), a chunk of
-   rows at a time; cancellable through the interrupt poll. */
-CP_EXPORT int cp_model_predict(int64_t h, double *x, int64_t q, int64_t n, int64_t *out, int64_t w);
-
-/* cp_model_space writes a new handle of the model's own space into out. */
-CP_EXPORT int cp_model_space(int64_t h, int64_t *out);
-
-/* cp_model_stream_info reports the model's Nyström components (0 without a map), the examples it
-   was trained on, its SGD steps, and whether it holds the sufficient statistics with which
-   cp_ridge_partial_fit continues it exactly (1) or not (0). */
-CP_EXPORT int cp_model_stream_info(int64_t h, int64_t *nComponents, int64_t *nSeen, int64_t *nSteps, int64_t *streaming);
-
-/* cp_model_to_bytes writes the model's bytes into buf when capacity suffices; *needed always
-   receives the size, so callers ask once with capacity 0 and again with a buffer that size. */
-CP_EXPORT int cp_model_to_bytes(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
+/* cp_nystrom_projection computes the projection P of a Nyström map from the landmarks' Gram matrix
+   K (l × l, finite; its symmetric part is used), so that the map is φ(x) = K(x, landmarks)·P. P
+   has l rows and c ≤ l columns; it is written row-major into the first l·c entries of out (l × l)
+   and *c receives c. */
+CP_EXPORT int cp_nystrom_projection(double *k, int64_t l, double *out, int64_t *c);
 
 /* cp_prob_coef copies W without its intercept row (features × d) and, when intercept is not NULL,
    the intercept (d values; zeros without one). */
@@ -106,10 +76,11 @@ CP_EXPORT int cp_prob_free(int64_t h);
    (versioned and checksummed) and writes its handle into out. */
 CP_EXPORT int cp_prob_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
 
-/* cp_prob_info reports the model's shapes and how its fit ended: intercept, converged and exact
-   (inference was exact) are 0/1; solver is 0 none (a model built from coefficients), 1 L-BFGS,
-   2 Adam; objective is NaN when inference was sampled. */
-CP_EXPORT int cp_prob_info(int64_t h, int64_t *nFeatures, int64_t *dim, int64_t *width, int64_t *intercept, int64_t *nIter, int64_t *converged, int64_t *exact, int64_t *solver, double *objective, double *relGrad);
+/* cp_prob_info writes the ProbabilisticStructured model's shapes and how its fit ended as a JSON
+   object into buf (as cp_space_info): version, n_features, dim, width, n_iter, converged, objective
+   (NaN when inference was sampled), relative_gradient, intercept, exact (inference during the fit
+   was exact) and solver ("none" for a model built from coefficients, "lbfgs", "adam"). */
+CP_EXPORT int cp_prob_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_prob_log_partition writes log Z(x_i) of q inputs into out (q values) and, when not NULL, per
    row stats (q × 3: ε, δ of the FPRAS guarantee, the Taylor error bound; 0 where not applicable)
@@ -145,13 +116,52 @@ CP_EXPORT int cp_prob_space(int64_t h, int64_t *out);
    receives the size, so callers ask once with capacity 0 and again with a buffer that size. */
 CP_EXPORT int cp_prob_to_bytes(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
+/* cp_ridge_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
+   intercept is not NULL and the model has one, the intercept (d values). */
+CP_EXPORT int cp_ridge_coef(int64_t h, double *out, int64_t rows, int64_t cols, double *intercept);
+
+/* cp_ridge_decision writes the scores u(x) of q inputs (q × n) into out (q × d). */
+CP_EXPORT int cp_ridge_decision(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d);
+
 /* cp_ridge_fit fits a model; init is the handle of a model to warm-start the iterative solvers
    from (see ridge.Options.Init; an incompatible one is ignored), or 0. */
 CP_EXPORT int cp_ridge_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
 
+/* cp_ridge_free releases a StructuredRidge model handle. */
+CP_EXPORT int cp_ridge_free(int64_t h);
+
+/* cp_ridge_from_bytes builds a StructuredRidge model from the bytes of cp_ridge_to_bytes (versioned
+   and checksummed; corrupt bytes are an error) and writes its handle into out. */
+CP_EXPORT int cp_ridge_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
+
+/* cp_ridge_info writes the StructuredRidge model's shapes and how its fit ended as a JSON object
+   into buf (as cp_space_info): version, n_features, dim, width, n_iter, converged, objective,
+   relative_gradient, kernel (its name), n_dual (training samples kept in the kernel expansion: 0
+   for linear and Nyström models), n_components (of the Nyström map, 0 without one), n_seen
+   (examples trained on), n_steps (SGD steps) and streaming (the model holds the statistics with
+   which cp_ridge_partial_fit continues it exactly). */
+CP_EXPORT int cp_ridge_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
+
+/* cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
+   (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
+   into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). A chunk of
+   rows at a time; cancellable through the interrupt poll. */
+CP_EXPORT int cp_ridge_marginals(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d, int64_t *ys, int64_t w);
+
 /* cp_ridge_partial_fit continues the model prev (0 to start one) with a chunk of examples and
    returns a new model handle in *out (see ridge.PartialFit); prev is left unchanged and valid. */
 CP_EXPORT int cp_ridge_partial_fit(int64_t prev, int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, cp_progress_fn progress, void *ctx, int64_t *out);
+
+/* cp_ridge_predict writes the decoded structures of q inputs (q × n) into out (q × w), a chunk of
+   rows at a time; cancellable through the interrupt poll. */
+CP_EXPORT int cp_ridge_predict(int64_t h, double *x, int64_t q, int64_t n, int64_t *out, int64_t w);
+
+/* cp_ridge_space writes a new handle of the model's own space into out. */
+CP_EXPORT int cp_ridge_space(int64_t h, int64_t *out);
+
+/* cp_ridge_to_bytes writes the model's bytes into buf when capacity suffices; *needed always
+   receives the size, so callers ask once with capacity 0 and again with a buffer that size. */
+CP_EXPORT int cp_ridge_to_bytes(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_set_interrupt_poll registers poll, called on the caller's thread during long queries with
    (0, 0, 0, NULL); a nonzero return cancels the query, which then returns status 3. NULL
@@ -192,9 +202,11 @@ CP_EXPORT int cp_space_enumerate(int64_t h, int64_t *out, int64_t capacity, int6
 /* cp_space_free releases a space handle; models that use the space keep it alive. */
 CP_EXPORT int cp_space_free(int64_t h);
 
-/* cp_space_info writes the space's dimension d, its width (int64 values per structure), log|Y|
-   and its decoder's z-approximation factor (0 when exact). */
-CP_EXPORT int cp_space_info(int64_t h, int64_t *dim, int64_t *width, double *logCount, double *guarantee);
+/* cp_space_info writes the space's description as a JSON object into buf (capacity bytes; *needed
+   receives the size, and nothing is written when it exceeds capacity): version, kind, dim (d, the
+   length of ψ), width (int64 values per structure), log_count (log|Y|) and guarantee (its
+   decoder's z-approximation factor, 0 when exact). */
+CP_EXPORT int cp_space_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_space_mean writes p = Ψ/|Y|, the mean of ψ under the uniform distribution (d values). */
 CP_EXPORT int cp_space_mean(int64_t h, double *out, int64_t d);

@@ -13,6 +13,7 @@ import (
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/ridge"
 	"github.com/combpred/combpred/core/space"
 )
@@ -122,76 +123,18 @@ func cp_ridge_partial_fit(prev C.int64_t, spaceHandle C.int64_t, x *C.double, m,
 	return cpOK
 }
 
-// cp_model_stream_info reports the model's Nyström components (0 without a map), the examples it
-// was trained on, its SGD steps, and whether it holds the sufficient statistics with which
-// cp_ridge_partial_fit continues it exactly (1) or not (0).
+// cp_ridge_free releases a StructuredRidge model handle.
 //
-//export cp_model_stream_info
-func cp_model_stream_info(h C.int64_t, nComponents, nSeen, nSteps, streaming *C.int64_t) (rc C.int) {
-	defer guard(&rc)
-	md, err := modelOf(int64(h))
-	if err != nil {
-		return status(err)
-	}
-	if nComponents == nil || nSeen == nil || nSteps == nil || streaming == nil {
-		return status(errors.New("an output pointer is NULL"))
-	}
-	*nComponents, *nSeen, *nSteps = C.int64_t(md.Components()), C.int64_t(md.Seen), C.int64_t(md.Steps)
-	*streaming = 0
-	if md.Streaming() {
-		*streaming = 1
-	}
-	return cpOK
-}
-
-// cp_model_free releases a StructuredRidge model handle.
-//
-//export cp_model_free
-func cp_model_free(h C.int64_t) (rc C.int) {
+//export cp_ridge_free
+func cp_ridge_free(h C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	return status(freeHandle(int64(h), "model"))
 }
 
-// cp_model_info reports the model's shapes and how its fit ended; kernelKind is 0 linear, 1 poly,
-// 2 rbf, 3 precomputed. nDual is the number of training samples kept in the kernel expansion (0
-// for linear and Nyström models; at most tau for SGD with truncation).
+// cp_ridge_space writes a new handle of the model's own space into out.
 //
-//export cp_model_info
-func cp_model_info(h C.int64_t, nFeatures, dim, width, nDual, kernelKind, nIter, converged *C.int64_t,
-	objective, relGrad *C.double) (rc C.int) {
-	defer guard(&rc)
-	md, err := modelOf(int64(h))
-	if err != nil {
-		return status(err)
-	}
-	for _, p := range []*C.int64_t{nFeatures, dim, width, nDual, kernelKind, nIter, converged} {
-		if p == nil {
-			return status(errors.New("an output pointer is NULL"))
-		}
-	}
-	if objective == nil || relGrad == nil {
-		return status(errors.New("an output pointer is NULL"))
-	}
-	*nFeatures, *dim, *width = C.int64_t(md.NFeatures), C.int64_t(md.Space.Dim()), C.int64_t(md.Space.Width())
-	*nDual = 0
-	if md.Dual != nil {
-		r, _ := md.Dual.Dims()
-		*nDual = C.int64_t(r)
-	}
-	*kernelKind = C.int64_t(md.Kernel.Kind)
-	*nIter = C.int64_t(md.Result.Iterations)
-	*converged = 0
-	if md.Result.Converged {
-		*converged = 1
-	}
-	*objective, *relGrad = C.double(md.Result.Objective), C.double(md.Result.RelGrad)
-	return cpOK
-}
-
-// cp_model_space writes a new handle of the model's own space into out.
-//
-//export cp_model_space
-func cp_model_space(h C.int64_t, out *C.int64_t) (rc C.int) {
+//export cp_ridge_space
+func cp_ridge_space(h C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, err := modelOf(int64(h))
 	if err == nil {
@@ -205,38 +148,38 @@ func cp_model_space(h C.int64_t, out *C.int64_t) (rc C.int) {
 }
 
 // ridgeView resolves a StructuredRidge model handle for the calls of modelcalls.go.
-func ridgeView(h C.int64_t) (modelView, error) {
+func ridgeView(h C.int64_t) (model.Model, error) {
 	md, err := modelOf(int64(h))
 	if err != nil {
-		return modelView{}, err
+		return nil, err
 	}
-	return modelView{space: md.Space, scores: md.Decision, mode: md.Predict, marshal: md.MarshalBinary}, nil
+	return md, nil
 }
 
-// cp_model_decision writes the scores u(x) of q inputs (q × n) into out (q × d).
+// cp_ridge_decision writes the scores u(x) of q inputs (q × n) into out (q × d).
 //
-//export cp_model_decision
-func cp_model_decision(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+//export cp_ridge_decision
+func cp_ridge_decision(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	return status(decisionCall(ridgeView, h, x, q, n, out, d))
 }
 
-// cp_model_predict writes the decoded structures of q inputs (q × n) into out (q × w), a chunk of
+// cp_ridge_predict writes the decoded structures of q inputs (q × n) into out (q × w), a chunk of
 // rows at a time; cancellable through the interrupt poll.
 //
-//export cp_model_predict
-func cp_model_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
+//export cp_ridge_predict
+func cp_ridge_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	return status(predictCall(ridgeView, h, x, q, n, out, w))
 }
 
-// cp_model_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
+// cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
 // (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
 // into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). A chunk of
 // rows at a time; cancellable through the interrupt poll.
 //
-//export cp_model_marginals
-func cp_model_marginals(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) (rc C.int) {
+//export cp_ridge_marginals
+func cp_ridge_marginals(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, err := modelOf(int64(h))
 	if err != nil {
@@ -269,11 +212,11 @@ func cp_model_marginals(h C.int64_t, x *C.double, q, n C.int64_t, out *C.double,
 	}))
 }
 
-// cp_model_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
+// cp_ridge_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
 // intercept is not NULL and the model has one, the intercept (d values).
 //
-//export cp_model_coef
-func cp_model_coef(h C.int64_t, out *C.double, rows, cols C.int64_t, intercept *C.double) (rc C.int) {
+//export cp_ridge_coef
+func cp_ridge_coef(h C.int64_t, out *C.double, rows, cols C.int64_t, intercept *C.double) (rc C.int) {
 	defer guard(&rc)
 	md, err := modelOf(int64(h))
 	if err != nil {
@@ -285,20 +228,20 @@ func cp_model_coef(h C.int64_t, out *C.double, rows, cols C.int64_t, intercept *
 	return status(writeCoef(md.Coef, md.NFeatures, md.Intercept, out, rows, cols, intercept))
 }
 
-// cp_model_to_bytes writes the model's bytes into buf when capacity suffices; *needed always
+// cp_ridge_to_bytes writes the model's bytes into buf when capacity suffices; *needed always
 // receives the size, so callers ask once with capacity 0 and again with a buffer that size.
 //
-//export cp_model_to_bytes
-func cp_model_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {
+//export cp_ridge_to_bytes
+func cp_ridge_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	return status(toBytesCall(ridgeView, h, buf, capacity, needed))
 }
 
-// cp_model_from_bytes builds a StructuredRidge model from the bytes of cp_model_to_bytes (versioned
+// cp_ridge_from_bytes builds a StructuredRidge model from the bytes of cp_ridge_to_bytes (versioned
 // and checksummed; corrupt bytes are an error) and writes its handle into out.
 //
-//export cp_model_from_bytes
-func cp_model_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
+//export cp_ridge_from_bytes
+func cp_ridge_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	return status(fromBytesCall(ridge.UnmarshalModel, buf, length, out))
 }

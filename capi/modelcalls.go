@@ -9,33 +9,26 @@ import (
 	"fmt"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
 
-// The calls that every model kind of the ABI answers alike: StructuredRidge's "model" handles
-// (model.go) and ProbabilisticStructured's "prob model" handles (prob.go). A kind's exports only
-// say how to find its models (a resolver) or decode its bytes; the argument checks live here once,
-// so that the kinds cannot drift apart in what they accept or in the messages Python shows.
+// The calls that every model kind of the ABI answers alike, through model.Model: StructuredRidge's
+// handles (model.go) and ProbabilisticStructured's (prob.go). A kind's exports only say how to find
+// its models (a resolver) or decode its bytes; the argument checks live here once, so that the
+// kinds cannot drift apart in what they accept or in the messages Python shows.
 
-// modelView is what the shared calls need of a model, whatever its kind.
-type modelView struct {
-	space   space.Space                                                      // shapes of the score and structure outputs
-	scores  func(X []float64, q, n int, U []float64) error                   // the q × d scores u(x) (decision function)
-	mode    func(X []float64, q, n int, ys []int64, stop *cancel.Flag) error // the q predicted structures
-	marshal func() ([]byte, error)
-}
-
-// A resolver finds the model of a handle of one kind, as a modelView; it fails on a handle that is
-// freed or of another kind.
-type resolver func(h C.int64_t) (modelView, error)
+// A resolver finds the model of a handle of one kind; it fails on a handle that is freed or of
+// another kind.
+type resolver func(h C.int64_t) (model.Model, error)
 
 // inputsOf resolves the model of handle h and views its q inputs X (q × n): the start of the
 // decision and predict calls.
-func inputsOf(resolve resolver, h C.int64_t, x *C.double, q, n C.int64_t) (modelView, []float64, error) {
+func inputsOf(resolve resolver, h C.int64_t, x *C.double, q, n C.int64_t) (model.Model, []float64, error) {
 	md, err := resolve(h)
 	if err != nil {
-		return modelView{}, nil, err
+		return nil, nil, err
 	}
 	X, err := f64s("X", x, q, n)
 	return md, X, err
@@ -46,7 +39,7 @@ func inputsOf(resolve resolver, h C.int64_t, x *C.double, q, n C.int64_t) (model
 func decisionCall(resolve resolver, h C.int64_t, x *C.double, q, n C.int64_t, out *C.double, d C.int64_t) error {
 	md, X, err := inputsOf(resolve, h, x, q, n)
 	if err == nil {
-		err = md.writeScores(X, q, n, out, d)
+		err = writeScores(md, X, q, n, out, d)
 	}
 	return err
 }
@@ -56,28 +49,28 @@ func decisionCall(resolve resolver, h C.int64_t, x *C.double, q, n C.int64_t, ou
 func predictCall(resolve resolver, h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w C.int64_t) error {
 	md, X, err := inputsOf(resolve, h, x, q, n)
 	if err == nil {
-		err = md.writeStructures(X, q, n, out, w)
+		err = writeStructures(md, X, q, n, out, w)
 	}
 	return err
 }
 
 // writeScores checks and views the output of a decision call and fills it with the scores of X.
-func (md modelView) writeScores(X []float64, q, n C.int64_t, out *C.double, d C.int64_t) error {
-	U, err := dimOut(md.space, "decision output", out, q, d)
+func writeScores(md model.Model, X []float64, q, n C.int64_t, out *C.double, d C.int64_t) error {
+	U, err := dimOut(md.Output(), "decision output", out, q, d)
 	if err != nil {
 		return err
 	}
-	return md.scores(X, int(q), int(n), U)
+	return md.Decision(X, int(q), int(n), U)
 }
 
 // writeStructures checks and views the output of a predict call and fills it with the structures
 // predicted for X.
-func (md modelView) writeStructures(X []float64, q, n C.int64_t, out *C.int64_t, w C.int64_t) error {
-	y, err := rowsOf(md.space, "predict output", out, q, w)
+func writeStructures(md model.Model, X []float64, q, n C.int64_t, out *C.int64_t, w C.int64_t) error {
+	y, err := rowsOf(md.Output(), "predict output", out, q, w)
 	if err != nil {
 		return err
 	}
-	return cancellable(q <= smallQuery, func(stop *cancel.Flag) error { return md.mode(X, int(q), int(n), y, stop) })
+	return cancellable(q <= smallQuery, func(stop *cancel.Flag) error { return md.Predict(X, int(q), int(n), y, stop) })
 }
 
 // dimOut views a q × d output buffer whose d must be the dimension of the model's space.
@@ -120,7 +113,7 @@ func toBytesCall(resolve resolver, h C.int64_t, buf *C.uint8_t, capacity C.int64
 	if err != nil {
 		return err
 	}
-	return writeBytes(md.marshal, buf, capacity, needed)
+	return writeBytes(md.MarshalBinary, buf, capacity, needed)
 }
 
 // fromBytesCall decodes a model of the kind unmarshal reads from the caller's bytes and returns

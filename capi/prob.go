@@ -7,11 +7,11 @@ package main
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/prob"
 )
 
@@ -109,39 +109,6 @@ func cp_prob_free(h C.int64_t) (rc C.int) {
 	return status(freeHandle(int64(h), "prob model"))
 }
 
-// cp_prob_info reports the model's shapes and how its fit ended: intercept, converged and exact
-// (inference was exact) are 0/1; solver is 0 none (a model built from coefficients), 1 L-BFGS,
-// 2 Adam; objective is NaN when inference was sampled.
-//
-//export cp_prob_info
-func cp_prob_info(h C.int64_t, nFeatures, dim, width, intercept, nIter, converged, exact, solver *C.int64_t,
-	objective, relGrad *C.double) (rc C.int) {
-	defer guard(&rc)
-	md, err := probModelOf(int64(h))
-	if err != nil {
-		return status(err)
-	}
-	for _, p := range []*C.int64_t{nFeatures, dim, width, intercept, nIter, converged, exact, solver} {
-		if p == nil {
-			return status(errors.New("an output pointer is NULL"))
-		}
-	}
-	if objective == nil || relGrad == nil {
-		return status(errors.New("an output pointer is NULL"))
-	}
-	flag := func(b bool) C.int64_t {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	*nFeatures, *dim, *width = C.int64_t(md.NFeatures), C.int64_t(md.Space.Dim()), C.int64_t(md.Space.Width())
-	*intercept, *converged, *exact = flag(md.Intercept), flag(md.Result.Converged), flag(md.Result.Exact)
-	*nIter, *solver = C.int64_t(md.Result.Iterations), C.int64_t(md.Result.Solver)
-	*objective, *relGrad = C.double(md.Result.Objective), C.double(md.Result.RelGrad)
-	return cpOK
-}
-
 // cp_prob_coef copies W without its intercept row (features × d) and, when intercept is not NULL,
 // the intercept (d values; zeros without one).
 //
@@ -166,12 +133,12 @@ func probInputs(h C.int64_t, x *C.double, q, n C.int64_t) (*prob.Model, []float6
 }
 
 // probView resolves a ProbabilisticStructured model handle for the calls of modelcalls.go.
-func probView(h C.int64_t) (modelView, error) {
+func probView(h C.int64_t) (model.Model, error) {
 	md, err := probModelOf(int64(h))
 	if err != nil {
-		return modelView{}, err
+		return nil, err
 	}
-	return modelView{space: md.Space, scores: md.Scores, mode: md.Mode, marshal: md.MarshalBinary}, nil
+	return md, nil
 }
 
 // cp_prob_decision writes the scores u = Wᵀx̃ of q inputs (q × d).

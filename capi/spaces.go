@@ -53,24 +53,6 @@ func cp_space_free(h C.int64_t) (rc C.int) {
 	return status(freeHandle(int64(h), "space"))
 }
 
-// cp_space_info writes the space's dimension d, its width (int64 values per structure), log|Y|
-// and its decoder's z-approximation factor (0 when exact).
-//
-//export cp_space_info
-func cp_space_info(h C.int64_t, dim, width *C.int64_t, logCount, guarantee *C.double) (rc C.int) {
-	defer guard(&rc)
-	sp, err := spaceOf(int64(h))
-	if err == nil && (dim == nil || width == nil || logCount == nil || guarantee == nil) {
-		err = errors.New("an output pointer is NULL")
-	}
-	if err != nil {
-		return status(err)
-	}
-	*dim, *width = C.int64_t(sp.Dim()), C.int64_t(sp.Width())
-	*logCount, *guarantee = C.double(sp.LogCount()), C.double(sp.Guarantee())
-	return cpOK
-}
-
 // cp_space_mean writes p = Ψ/|Y|, the mean of ψ under the uniform distribution (d values).
 //
 //export cp_space_mean

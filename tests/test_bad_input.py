@@ -12,7 +12,7 @@ import _abi
 import numpy as np
 import pytest
 from combpred import StructuredRidge, _capi, spaces
-from combpred._ridge import _Model
+from combpred._core import RidgeModel as _Model
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import NotFittedError
 
@@ -68,7 +68,7 @@ def test_non_finite_X_reaching_the_core_is_named(fitted, data):
     model = fitted[0]
     bad = _with(X, (7, 4), np.nan)
     out = np.empty((len(X), 3))
-    status = _capi.lib().cp_model_decision(model._model.value, _abi.f64(bad), *bad.shape, _abi.f64(out), 3)
+    status = _capi.lib().cp_ridge_decision(model._model.value, _abi.f64(bad), *bad.shape, _abi.f64(out), 3)
     with pytest.raises(ValueError, match=r"X\[7, 4\] = NaN"):
         _capi.check(status)
 
@@ -258,21 +258,21 @@ def test_wrong_number_of_features_at_predict(data, fitted):
 
 def _decision_status(handle: int, X: np.ndarray, d: int) -> int:
     out = np.empty((X.shape[0], d))
-    return _capi.lib().cp_model_decision(handle, _abi.f64(X), X.shape[0], X.shape[1], _abi.f64(out), d)
+    return _capi.lib().cp_ridge_decision(handle, _abi.f64(X), X.shape[0], X.shape[1], _abi.f64(out), d)
 
 
 def test_freed_model_handle(data):
     X, Y, _ = data
     model = StructuredRidge().fit(X, Y)
     handle = model._model.value
-    _capi.check(_capi.lib().cp_model_free(handle))
+    _capi.check(_capi.lib().cp_ridge_free(handle))
     with pytest.raises(ValueError, match="invalid or already freed"):
         _capi.check(_decision_status(handle, X, 3))
     out = np.empty((len(X), 3), dtype=np.int64)
     with pytest.raises(ValueError, match="invalid or already freed"):
-        _capi.check(_capi.lib().cp_model_predict(handle, _abi.f64(X), *X.shape, _abi.i64(out), 3))
+        _capi.check(_capi.lib().cp_ridge_predict(handle, _abi.f64(X), *X.shape, _abi.i64(out), 3))
     with pytest.raises(ValueError, match="invalid or already freed"):
-        _capi.check(_capi.lib().cp_model_free(handle))
+        _capi.check(_capi.lib().cp_ridge_free(handle))
     # and through the estimator: an error, not a crash
     with pytest.raises(ValueError, match="invalid or already freed"):
         model.predict(X)
@@ -299,7 +299,7 @@ def test_handle_of_the_wrong_kind(data, fitted):
     with pytest.raises(TypeError, match="not a model handle"):
         _capi.check(_decision_status(space_handle, X, 3))
     with pytest.raises(TypeError, match="not a model handle"):
-        _capi.check(_capi.lib().cp_model_free(space_handle))
+        _capi.check(_capi.lib().cp_ridge_free(space_handle))
     with pytest.raises(TypeError, match="not a space handle"):
         _capi.check(_capi.lib().cp_space_mean(model_handle, _abi.f64(np.empty(3)), 3))
     with pytest.raises(TypeError, match="not a space handle"):
@@ -322,20 +322,20 @@ def test_null_pointers_with_nonzero_sizes(data, fitted):
     sh = space._h()
     rows = np.ascontiguousarray(Y)
     cases = [
-        (lambda: lib.cp_model_decision(h, None, len(X), 6, _abi.f64(out), 3), "X is a NULL pointer"),
-        (lambda: lib.cp_model_decision(h, _abi.f64(X), len(X), 6, None, 3), "NULL pointer"),
-        (lambda: lib.cp_model_predict(h, None, len(X), 6, _abi.i64(iout), 3), "X is a NULL pointer"),
-        (lambda: lib.cp_model_predict(h, _abi.f64(X), len(X), 6, None, 3), "NULL pointer"),
-        (lambda: lib.cp_model_coef(h, None, 6, 3, None), "NULL pointer"),
-        (lambda: lib.cp_model_to_bytes(h, None, 10**6, None), "NULL pointer"),
-        (lambda: lib.cp_model_from_bytes(None, 100, _capi.out_i64()), "NULL pointer"),
-        (lambda: lib.cp_model_from_bytes((ctypes.c_uint8 * 4)(), 4, None), "NULL pointer"),
-        (lambda: lib.cp_model_info(h, *([None] * 7), None, None), "NULL"),
-        (lambda: lib.cp_model_space(h, None), "NULL pointer"),
+        (lambda: lib.cp_ridge_decision(h, None, len(X), 6, _abi.f64(out), 3), "X is a NULL pointer"),
+        (lambda: lib.cp_ridge_decision(h, _abi.f64(X), len(X), 6, None, 3), "NULL pointer"),
+        (lambda: lib.cp_ridge_predict(h, None, len(X), 6, _abi.i64(iout), 3), "X is a NULL pointer"),
+        (lambda: lib.cp_ridge_predict(h, _abi.f64(X), len(X), 6, None, 3), "NULL pointer"),
+        (lambda: lib.cp_ridge_coef(h, None, 6, 3, None), "NULL pointer"),
+        (lambda: lib.cp_ridge_to_bytes(h, None, 10**6, None), "NULL pointer"),
+        (lambda: lib.cp_ridge_from_bytes(None, 100, _capi.out_i64()), "NULL pointer"),
+        (lambda: lib.cp_ridge_from_bytes((ctypes.c_uint8 * 4)(), 4, None), "NULL pointer"),
+        (lambda: lib.cp_ridge_info(h, None, 10, None), "NULL"),
+        (lambda: lib.cp_ridge_space(h, None), "NULL pointer"),
         (lambda: lib.cp_space_new(None, None, 0, _capi.out_i64()), "NULL pointer"),
         (lambda: lib.cp_space_new(b"multilabel", None, 1, _capi.out_i64()), "NULL pointer"),
         (lambda: lib.cp_space_new(b"multilabel", _abi.i64(np.array([3])), 1, None), "NULL pointer"),
-        (lambda: lib.cp_space_info(sh, None, None, None, None), "NULL"),
+        (lambda: lib.cp_space_info(sh, None, 10, None), "NULL"),
         (lambda: lib.cp_space_mean(sh, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_covariance(sh, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_cov_mul(sh, None, _abi.f64(np.empty(3)), 3), "NULL pointer"),
@@ -380,12 +380,12 @@ def test_negative_and_mismatched_sizes(data, fitted):
     sh = space._h()
     rows = np.ascontiguousarray(Y)
     cases = [
-        (lambda: lib.cp_model_decision(h, _abi.f64(X), -1, 6, _abi.f64(out), 3), "negative"),
-        (lambda: lib.cp_model_decision(h, _abi.f64(X), len(X), -6, _abi.f64(out), 3), "negative"),
-        (lambda: lib.cp_model_decision(h, _abi.f64(X), len(X), 6, _abi.f64(out), 4), "columns"),
-        (lambda: lib.cp_model_decision(h, _abi.f64(X), 2**40, 2**40, _abi.f64(out), 3), "too large"),
-        (lambda: lib.cp_model_from_bytes((ctypes.c_uint8 * 4)(), -4, _capi.out_i64()), "bad length"),
-        (lambda: lib.cp_model_coef(h, _abi.f64(out), 5, 3, None), "coef output"),
+        (lambda: lib.cp_ridge_decision(h, _abi.f64(X), -1, 6, _abi.f64(out), 3), "negative"),
+        (lambda: lib.cp_ridge_decision(h, _abi.f64(X), len(X), -6, _abi.f64(out), 3), "negative"),
+        (lambda: lib.cp_ridge_decision(h, _abi.f64(X), len(X), 6, _abi.f64(out), 4), "columns"),
+        (lambda: lib.cp_ridge_decision(h, _abi.f64(X), 2**40, 2**40, _abi.f64(out), 3), "too large"),
+        (lambda: lib.cp_ridge_from_bytes((ctypes.c_uint8 * 4)(), -4, _capi.out_i64()), "bad length"),
+        (lambda: lib.cp_ridge_coef(h, _abi.f64(out), 5, 3, None), "coef output"),
         (lambda: lib.cp_space_new(b"multilabel", None, -1, _capi.out_i64()), "negative"),
         (lambda: lib.cp_space_new(b"no-such-space", _abi.i64(np.array([3])), 1, _capi.out_i64()), "no-such-space"),
         (lambda: lib.cp_space_validate(sh, _abi.i64(rows), -5, 3), "negative"),
@@ -450,7 +450,7 @@ def test_zero_sizes_with_null_pointers_are_fine(fitted):
     """An empty array may come as NULL: zero rows are not an error at the ABI."""
     lib = _capi.lib()
     h = fitted[0]._model.value
-    _capi.check(lib.cp_model_decision(h, None, 0, 6, None, 3))
+    _capi.check(lib.cp_ridge_decision(h, None, 0, 6, None, 3))
     space = spaces.Multilabel(3)
     _capi.check(lib.cp_space_validate(space._h(), None, 0, 3))
 
@@ -507,3 +507,33 @@ def test_bad_state_in_setstate(fitted, model_bytes):
         broken = dict(state, _model_bytes=bad)
         with pytest.raises(exc, match=match):
             StructuredRidge().__setstate__(broken)
+
+
+def test_nystrom_calls_refuse_bad_arguments():
+    """cp_nystrom_landmarks and cp_nystrom_projection (the core's half of a callable kernel's
+    Nyström map) name what is wrong, never crash."""
+    lib = _capi.lib()
+    idx, n = np.empty(4, dtype=np.int64), _capi.out_i64()
+    K, P, c = np.eye(3), np.empty((3, 3)), _capi.out_i64()
+    bad = np.eye(3)
+    bad[1, 2] = np.nan
+    cases = [
+        (lambda: lib.cp_nystrom_landmarks(0, 4, 1, _abi.i64(idx), 4, n), "n_samples"),
+        (lambda: lib.cp_nystrom_landmarks(10, 0, 1, _abi.i64(idx), 4, n), "n_components"),
+        (lambda: lib.cp_nystrom_landmarks(10, 5, 1, _abi.i64(idx), 4, n), "holds 4 entries"),
+        (lambda: lib.cp_nystrom_landmarks(10, 4, 1, None, 4, n), "NULL"),
+        (lambda: lib.cp_nystrom_landmarks(10, 4, 1, _abi.i64(idx), 4, None), "NULL"),
+        (lambda: lib.cp_nystrom_projection(_abi.f64(K), 0, _abi.f64(P), c), "at least 1"),
+        (lambda: lib.cp_nystrom_projection(None, 3, _abi.f64(P), c), "NULL"),
+        (lambda: lib.cp_nystrom_projection(_abi.f64(bad), 3, _abi.f64(P), c), "kernel matrix"),
+        (lambda: lib.cp_nystrom_projection(_abi.f64(-K), 3, _abi.f64(P), c), "positive eigenvalue"),
+        (lambda: lib.cp_nystrom_projection(_abi.f64(K), 2**40, _abi.f64(P), c), "too large"),
+    ]
+    for call, words in cases:
+        with pytest.raises((ValueError, MemoryError), match=words):
+            _capi.check(call())
+    _capi.check(lib.cp_nystrom_landmarks(10, 4, 7, _abi.i64(idx), 4, n))
+    assert n.value == 4 and np.all(np.diff(idx) > 0) and idx.min() >= 0 and idx.max() < 10
+    _capi.check(lib.cp_nystrom_projection(_abi.f64(4 * K), 3, _abi.f64(P), c))
+    proj = P.reshape(-1)[: 3 * c.value].reshape(3, c.value)
+    assert_allclose(proj @ proj.T, np.linalg.inv(4 * K), atol=1e-12)  # P Pᵀ = K⁻¹: φ(x)ᵀφ(x') = K_xL K⁻¹ K_Lx'

@@ -74,7 +74,7 @@ def test_error_messages_are_per_thread():
         for r in range(rounds):
             barrier.wait()
             if (r + tid) % 2 == 0:
-                status = _capi.lib().cp_model_decision(handle, _abi.f64(Xq), 3, n_features, _abi.f64(out), 3)
+                status = _capi.lib().cp_ridge_decision(handle, _abi.f64(Xq), 3, n_features, _abi.f64(out), 3)
                 expected = f"X has {n_features} features"
             else:
                 status = _capi.lib().cp_space_validate(space._h(), _abi.i64(rows), rows.shape[0], 4)

@@ -11,7 +11,7 @@ import _abi
 import numpy as np
 import pytest
 from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces
-from combpred._probabilistic import _ProbModel
+from combpred._core import ProbModel as _ProbModel
 from numpy.testing import assert_array_equal
 from sklearn.exceptions import NotFittedError
 
@@ -151,11 +151,11 @@ def test_handles_of_the_wrong_kind(data, fitted):
     with pytest.raises(TypeError, match="not a prob model handle"):
         _capi.check(lib.cp_prob_decision(ridge._model.value, _abi.f64(X), *X.shape, _abi.f64(out), 3))
     with pytest.raises(TypeError, match="not a model handle"):
-        _capi.check(lib.cp_model_decision(fitted._model.value, _abi.f64(X), *X.shape, _abi.f64(out), 3))
+        _capi.check(lib.cp_ridge_decision(fitted._model.value, _abi.f64(X), *X.shape, _abi.f64(out), 3))
     with pytest.raises(TypeError, match="not a prob model handle"):
         _capi.check(lib.cp_prob_free(ridge._model.value))
     with pytest.raises(TypeError, match="not a model handle"):
-        _capi.check(lib.cp_model_free(fitted._model.value))
+        _capi.check(lib.cp_ridge_free(fitted._model.value))
     space = spaces.Multilabel(3)
     with pytest.raises(TypeError, match="not a space handle"):
         _capi.check(
@@ -212,7 +212,7 @@ def test_null_pointers_and_sizes(data, fitted):
         (lambda: lib.cp_prob_log_partition(h, _abi.f64(X), q, 6, None, None, None, None), "NULL pointer"),
         (lambda: lib.cp_prob_log_partition(h, _abi.f64(X), -1, 6, None, _abi.f64(out), None, None), "negative"),
         (lambda: lib.cp_prob_coef(h, _abi.f64(out), 5, 3, None), "coef output"),
-        (lambda: lib.cp_prob_info(h, *([None] * 8), None, None), "NULL"),
+        (lambda: lib.cp_prob_info(h, None, 10, None), "NULL"),
         (lambda: lib.cp_prob_to_bytes(h, None, 10**6, None), "NULL pointer"),
         (lambda: lib.cp_prob_from_bytes(None, 100, _capi.out_i64()), "NULL pointer"),
         (lambda: lib.cp_prob_from_bytes((ctypes.c_uint8 * 4)(), -4, _capi.out_i64()), "bad length"),

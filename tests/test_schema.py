@@ -66,9 +66,12 @@ def test_python_refuses_just_outside_every_schema_range(key):
 
 def test_enum_options_are_the_cores():
     from combpred._probabilistic import SAMPLERS
-    from combpred._ridge import _KERNELS
 
-    assert list(_KERNELS) == _schema.options("ridge", "kernel")
+    assert StructuredRidge._parameter_constraints["kernel"][0].options == set(_schema.options("ridge", "kernel"))
+    # the fitted model names its kernel with the schema's names (cp_ridge_info)
+    X, Y = np.random.default_rng(0).random((12, 3)), np.eye(3, dtype=int)[np.arange(12) % 3]
+    for kernel in ("linear", "rbf"):
+        assert StructuredRidge(space="multilabel", kernel=kernel).fit(X, Y)._model.info.kernel == kernel
     assert list(SAMPLERS) == _schema.options("prob", "sampler")
     assert StructuredRidge._parameter_constraints["solver"][0].options == set(_schema.options("ridge", "solver"))
 

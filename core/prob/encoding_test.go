@@ -48,10 +48,10 @@ func sameScores(t *testing.T, a, b *Model) {
 	q := len(X) / a.NFeatures
 	X = X[:q*a.NFeatures]
 	u1, u2 := make([]float64, q*a.Space.Dim()), make([]float64, q*a.Space.Dim())
-	if err := a.Scores(X, q, a.NFeatures, u1); err != nil {
+	if err := a.Decision(X, q, a.NFeatures, u1); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Scores(X, q, b.NFeatures, u2); err != nil {
+	if err := b.Decision(X, q, b.NFeatures, u2); err != nil {
 		t.Fatal(err)
 	}
 	for i := range u1 {
@@ -230,7 +230,7 @@ func FuzzUnmarshalModelBody(f *testing.F) {
 			return // valid but too large to exercise quickly
 		}
 		X := make([]float64, 2*md.NFeatures)
-		if err := md.Mode(X, 2, md.NFeatures, make([]int64, 2*md.Space.Width()), nil); err != nil {
+		if err := md.Predict(X, 2, md.NFeatures, make([]int64, 2*md.Space.Width()), nil); err != nil {
 			t.Fatalf("accepted model cannot predict: %v", err)
 		}
 	})

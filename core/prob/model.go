@@ -44,8 +44,8 @@ func NewModel(sp space.Space, coef []float64, nFeatures int, intercept bool) (*M
 		Intercept: intercept, NFeatures: nFeatures}, nil
 }
 
-// Scores writes u_i = Wᵀx̃_i of q inputs into U (q × Dim()).
-func (md *Model) Scores(X []float64, q, n int, U []float64) error {
+// Decision writes the scores u_i = Wᵀx̃_i of q inputs into U (q × Dim()).
+func (md *Model) Decision(X []float64, q, n int, U []float64) error {
 	if n != md.NFeatures {
 		return fmt.Errorf("prob: X has %d features, the model was fitted with %d", n, md.NFeatures)
 	}
@@ -79,13 +79,13 @@ func (md *Model) scores(X []float64, q, n int) ([]float64, error) {
 		return nil, err
 	}
 	U := make([]float64, q*md.Space.Dim())
-	return U, md.Scores(X, q, n, U)
+	return U, md.Decision(X, q, n, U)
 }
 
-// Mode writes the most probable structure of each input, argmax_y ⟨u, ψ(y)⟩ by the space's
+// Predict writes the mode, the most probable structure of each input, argmax_y ⟨u, ψ(y)⟩ by the space's
 // decoder (exact, or within its Guarantee), into ys (q × Width()); it stops with ErrCancelled
 // once stop is set (nil: never).
-func (md *Model) Mode(X []float64, q, n int, ys []int64, stop *cancel.Flag) error {
+func (md *Model) Predict(X []float64, q, n int, ys []int64, stop *cancel.Flag) error {
 	if len(ys) != q*md.Space.Width() {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(ys), q, md.Space.Width())
 	}
@@ -98,7 +98,7 @@ func (md *Model) Mode(X []float64, q, n int, ys []int64, stop *cancel.Flag) erro
 	if err := space.CheckScores(md.Space, space.PredictChunk(md.Space, q)); err != nil {
 		return err
 	}
-	scores := func(Xc []float64, rows int, U []float64) error { return md.Scores(Xc, rows, n, U) }
+	scores := func(Xc []float64, rows int, U []float64) error { return md.Decision(Xc, rows, n, U) }
 	return space.PredictRows(md.Space, X, q, n, ys, scores, stop)
 }
 
@@ -234,3 +234,6 @@ func forRows(q int, stop *cancel.Flag, one func(i int) error) error {
 	}
 	return stop.Err()
 }
+
+// Output is the space of the structures the model predicts (model.Model).
+func (md *Model) Output() space.Space { return md.Space }

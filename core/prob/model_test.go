@@ -24,7 +24,7 @@ func TestModelMethods(t *testing.T) {
 	}
 	Xq := X[:q*n]
 	U := make([]float64, q*sp.Dim())
-	if err := md.Scores(Xq, q, n, U); err != nil {
+	if err := md.Decision(Xq, q, n, U); err != nil {
 		t.Fatal(err)
 	}
 	b := newExactDist(t, sp, U[:sp.Dim()]).b
@@ -54,7 +54,7 @@ func TestModelMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 	modes := make([]int64, q*sp.Width())
-	if err := md.Mode(Xq, q, n, modes, nil); err != nil {
+	if err := md.Predict(Xq, q, n, modes, nil); err != nil {
 		t.Fatal(err)
 	}
 	lz := make([]float64, q)
@@ -114,7 +114,7 @@ func TestModelBadInput(t *testing.T) {
 	if err := md.Sample(X, 1, 2, 0, 1, SampleOptions{}, nil); err == nil {
 		t.Error("0 samples accepted")
 	}
-	if err := md.Mode(X, 1, 3, make([]int64, 1), nil); err == nil {
+	if err := md.Predict(X, 1, 3, make([]int64, 1), nil); err == nil {
 		t.Error("wrong feature count accepted")
 	}
 	if err := md.Marginals(X, 1, 2, 0, make([]float64, 2)); err == nil {

@@ -3,6 +3,7 @@ package ridge
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/combpred/combpred/core/binfmt"
 	"github.com/combpred/combpred/core/kernel"
@@ -16,10 +17,12 @@ import (
 // Version 2 appends to the fields of version 1: the examples seen and SGD steps taken (uint64
 // each), the Nyström landmarks and projection and the sufficient statistics of PartialFit (three
 // optional matrices) and the count of examples in those statistics (uint64). Version 1 bytes are
-// still read (as models with none of these).
+// still read (as models with none of these). Version 3 appends the reference measure when it is not
+// the uniform one (Options.EmpiricalWeight): its mean (1×d) and covariance (d×d) as optional
+// matrices and the covariance's rank (uint64); version 1 and 2 models have the uniform reference.
 const (
 	modelMagic   = "CPRM"
-	modelVersion = 2
+	modelVersion = 3
 	maxKindLen   = 64
 	maxDim       = 1 << 28 // bounds a single matrix dimension read from bytes
 	maxCount     = 1 << 62 // bounds the example and step counters
@@ -33,10 +36,11 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 	return md.marshal(modelVersion)
 }
 
-// marshal encodes the model in format version 1 or 2; version 1 cannot hold what version 2 added.
+// marshal encodes the model in format version 1, 2 or 3; an older version cannot hold what a
+// newer one added.
 func (md *Model) marshal(version int) ([]byte, error) {
-	if version == 1 && (md.Seen != 0 || md.Steps != 0 || md.ny != nil || md.stats != nil) {
-		return nil, fmt.Errorf("format version 1 cannot hold this model")
+	if version == 1 && (md.Seen != 0 || md.Steps != 0 || md.ny != nil || md.stats != nil) || version < 3 && md.ref != nil {
+		return nil, fmt.Errorf("format version %d cannot hold this model", version)
 	}
 	w := binfmt.NewWriter(modelMagic, uint16(version))
 	w.String(md.Space.Kind())
@@ -77,6 +81,16 @@ func (md *Model) marshal(version int) ([]byte, error) {
 		matrix(proj)
 		matrix(stats)
 		w.U64(uint64(md.statsCount()))
+	}
+	if version >= 3 {
+		var mean, cov *mat.Dense
+		var rank int
+		if md.ref != nil {
+			mean, cov, rank = mat.NewDense(1, len(md.ref.mean), md.ref.mean), mat.DenseCopyOf(md.ref.cov), md.ref.rank
+		}
+		matrix(mean)
+		matrix(cov)
+		w.U64(uint64(rank))
 	}
 	return w.Sign(), nil
 }
@@ -156,6 +170,12 @@ func UnmarshalModel(data []byte) (*Model, error) {
 			r.Fail("an example count without statistics")
 		}
 	}
+	var refMean, refCov *mat.Dense
+	var refRank int64
+	if version >= 3 {
+		refMean, refCov = optionalMatrix(r, "reference mean"), optionalMatrix(r, "reference covariance")
+		refRank = count(r, "reference rank")
+	}
 	if err := r.Finish(); err != nil {
 		return nil, err
 	}
@@ -170,7 +190,49 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	if err := md.checkShapes(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
+	if err := md.setReference(refMean, refCov, refRank); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
 	return md, nil
+}
+
+// setReference restores a reference measure read from bytes, checking that it is one: a finite
+// mean of length d with a symmetric d×d covariance and a rank of at most d, or none of them.
+func (md *Model) setReference(mean, cov *mat.Dense, rank int64) error {
+	d := md.Space.Dim()
+	if mean == nil && cov == nil {
+		if rank != 0 {
+			return fmt.Errorf("a reference rank without a reference measure")
+		}
+		return nil
+	}
+	if mean == nil || cov == nil {
+		return fmt.Errorf("a reference mean without covariance or the reverse")
+	}
+	if r, c := mean.Dims(); r != 1 || c != d {
+		return fmt.Errorf("reference mean %d×%d, want 1×%d", r, c, d)
+	}
+	if r, c := cov.Dims(); r != d || c != d {
+		return fmt.Errorf("reference covariance %d×%d, want %d×%d", r, c, d, d)
+	}
+	if rank > int64(d) {
+		return fmt.Errorf("reference rank %d above the dimension %d", rank, d)
+	}
+	ref := &reference{mean: mean.RawRowView(0), cov: mat.NewSymDense(d, nil), rank: int(rank)}
+	for a := 0; a < d; a++ {
+		if math.IsNaN(ref.mean[a]) || math.IsInf(ref.mean[a], 0) {
+			return fmt.Errorf("reference mean[%d] = %v", a, ref.mean[a])
+		}
+		for b := a; b < d; b++ {
+			v := cov.At(a, b)
+			if v != cov.At(b, a) || math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("reference covariance is not a finite symmetric matrix at (%d, %d)", a, b)
+			}
+			ref.cov.SetSym(a, b, v)
+		}
+	}
+	md.ref = ref
+	return nil
 }
 
 // checkShapes verifies that the matrices agree with the kernel, the space and NFeatures.

@@ -21,8 +21,13 @@ func TestEncodingGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		versions[2] = b
-		if md.ny == nil && md.stats == nil {
+		versions[3] = b
+		if md.ref == nil {
+			if versions[2], err = md.marshal(2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if md.ny == nil && md.stats == nil && md.ref == nil {
 			versions[1] = version1(t, md)
 		}
 		for v, got := range versions {

@@ -44,6 +44,8 @@ func fittedModels(t testing.TB) []*Model {
 		{partial, func(o *Options) {}},
 		{partial, func(o *Options) { o.Kernel, o.NComponents = rbf, 6 }},
 		{partial, func(o *Options) { o.Kernel = rbf }},
+		{fit, func(o *Options) { o.EmpiricalWeight = 1 }},
+		{partial, func(o *Options) { o.EmpiricalWeight = 0.5 }},
 	} {
 		opt := baseOptions()
 		v.mut(&opt)

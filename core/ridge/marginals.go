@@ -24,9 +24,15 @@ type marginalMap struct {
 	maxScale float64 // 1 + r
 }
 
-func newMarginalMap(sp space.Space) *marginalMap {
-	mm := &marginalMap{cov: sp.Covariance(), p: make([]float64, sp.Dim()), maxScale: 1 + float64(space.CovRank(sp))}
-	sp.Mean(mm.p)
+// newMarginalMap is the map of a model over sp whose reference measure is ref (nil: uniform).
+func newMarginalMap(sp space.Space, ref *reference) *marginalMap {
+	var mm *marginalMap
+	if ref != nil {
+		mm = &marginalMap{cov: denseOperator{ref.cov}, p: ref.mean, maxScale: 1 + float64(ref.rank)}
+	} else {
+		mm = &marginalMap{cov: sp.Covariance(), p: make([]float64, sp.Dim()), maxScale: 1 + float64(space.CovRank(sp))}
+		sp.Mean(mm.p)
+	}
 	mm.lo, mm.hi = space.CoordRange(sp)
 	return mm
 }
@@ -118,7 +124,7 @@ func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, stop 
 			return err
 		}
 	}
-	mm := newMarginalMap(sp)
+	mm := newMarginalMap(sp, md.ref)
 	centred := func(Xc []float64, rows int, U []float64) error {
 		if err := md.Decision(Xc, rows, n, U); err != nil {
 			return err

@@ -65,7 +65,7 @@ func TestMarginalsInvertTheNoiseFreeOptimum(t *testing.T) {
 		name := sp.Kind()
 		b := spacetest.Enumerate(t, sp)
 		Sp := pinvOf(t, b)
-		mm := newMarginalMap(sp)
+		mm := newMarginalMap(sp, nil)
 		d := sp.Dim()
 		r := float64(space.CovRank(sp))
 		exact := 0

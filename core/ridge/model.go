@@ -32,6 +32,7 @@ type Model struct {
 	supportNorms []float64    // ‖support_i‖², set with Support
 	ny           *nystrom     // the Nyström map of an rbf or poly model with Coef
 	stats        *linearStats // sufficient statistics of an exact fit, which PartialFit continues
+	ref          *reference   // the reference measure when not uniform (Options.EmpiricalWeight)
 }
 
 // setSupport stores the training inputs of a kernel model with what prediction needs from them.
@@ -87,6 +88,9 @@ func prepareProblem(sp space.Space, X []float64, m, n int, ys []int64, weights [
 		return nil, nil, err
 	}
 	p, err := newProblem(sp, ys, m, weights, opt.Alpha, operatorOK)
+	if err == nil {
+		err = p.useEmpirical(sp, opt.EmpiricalWeight)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -136,7 +140,7 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 	if err != nil {
 		return nil, err
 	}
-	model := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m)}
+	model := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m), ref: p.ref}
 	switch {
 	case opt.Kernel.Kind == kernel.Linear:
 		err = model.fitLinear(p, design{X: Xm, intercept: opt.Intercept, stop: opt.Stop}, &opt)
@@ -238,8 +242,19 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 	if err := md.stats.add(p, des.X, opt.Stop); err != nil {
 		return err
 	}
+	S, mean := p.S, p.Mean
+	if opt.EmpiricalWeight > 0 {
+		// The reference of every example seen, not only this chunk's: the empirical moments are
+		// in the statistics.
+		pu, Su := uniformReference(md.Space)
+		ref, err := mixtureReference(pu, Su, md.stats.moments(), opt.EmpiricalWeight)
+		if err != nil {
+			return err
+		}
+		md.ref, S, mean = ref, ref.cov, ref.mean
+	}
 	var err error
-	if md.Coef, md.Result, err = md.stats.solve(p.S, p.Mean, p.Alpha, des.intercept, opt.Stop); err != nil {
+	if md.Coef, md.Result, err = md.stats.solve(S, mean, p.Alpha, des.intercept, opt.Stop); err != nil {
 		return err
 	}
 	return progressOnce(opt, md.Result)
@@ -495,3 +510,6 @@ func checkSymmetric(k *mat.Dense) error {
 	}
 	return nil
 }
+
+// Output is the space of the structures the model predicts (model.Model).
+func (md *Model) Output() space.Space { return md.Space }

@@ -37,9 +37,11 @@ func newNystromMap(kern kernel.Kernel, intercept bool, landmarks, proj *mat.Dens
 	return &nystrom{kern: kern, intercept: intercept, landmarks: landmarks, norms: kernel.SquaredNorms(landmarks), proj: proj}
 }
 
-// chooseLandmarks returns min(count, m) distinct row indices of m, drawn uniformly without
-// replacement (a partial Fisher–Yates shuffle seeded with seed) and sorted.
-func chooseLandmarks(m, count int, seed uint64) []int {
+// NystromLandmarks returns the landmarks of a Nyström map of count components on m training rows:
+// min(count, m) distinct row indices, drawn uniformly without replacement (a partial Fisher–Yates
+// shuffle seeded with seed) and sorted. It is the one rule for every map, including those of
+// callable kernels that Python evaluates.
+func NystromLandmarks(m, count int, seed uint64) []int {
 	idx := make([]int, m)
 	for i := range idx {
 		idx[i] = i
@@ -59,7 +61,7 @@ func chooseLandmarks(m, count int, seed uint64) []int {
 // reuse instead when that map has the same kernel and landmarks (a warm start on the same data).
 func buildNystrom(kern kernel.Kernel, intercept bool, X *mat.Dense, count int, seed uint64, reuse *nystrom) (*nystrom, error) {
 	m, n := X.Dims()
-	idx := chooseLandmarks(m, count, seed)
+	idx := NystromLandmarks(m, count, seed)
 	L := mat.NewDense(len(idx), n, nil)
 	for r, i := range idx {
 		copy(L.RawRowView(r), X.RawRowView(i))
@@ -76,11 +78,25 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X *mat.Dense, count int, s
 			sym.SetSym(i, j, 0.5*(K.At(i, j)+K.At(j, i)))
 		}
 	}
-	if proj := choleskyProjection(sym); proj != nil {
-		ny.proj = proj
-		return ny, nil
+	proj, err := NystromProjection(sym)
+	if err != nil {
+		return nil, err
 	}
-	vals, vecs, err := eigenSym(sym, "the landmarks' Gram matrix (n_components)")
+	ny.proj = proj
+	return ny, nil
+}
+
+// NystromProjection returns the projection P (L×c) of a Nyström map from the landmarks' Gram
+// matrix K (L×L, of the kernel the map approximates), so that φ(x) = K_{x,L}·P: R⁻¹ of K's
+// Cholesky factor when K is comfortably positive definite, else U_c Λ_c^{-1/2} from the
+// eigenpairs above nystromEigenFloor of the largest (largest first). It fails when K has no
+// positive eigenvalue.
+func NystromProjection(K *mat.SymDense) (*mat.Dense, error) {
+	if proj := choleskyProjection(K); proj != nil {
+		return proj, nil
+	}
+	l := K.SymmetricDim()
+	vals, vecs, err := eigenSym(K, "the landmarks' Gram matrix (n_components)")
 	if err != nil {
 		return nil, err
 	}
@@ -92,16 +108,16 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X *mat.Dense, count int, s
 		}
 	}
 	if len(keep) == 0 {
-		return nil, fmt.Errorf("n_components: the landmarks' Gram matrix is zero")
+		return nil, fmt.Errorf("n_components: the landmarks' Gram matrix has no positive eigenvalue")
 	}
-	ny.proj = mat.NewDense(len(idx), len(keep), nil)
+	proj := mat.NewDense(l, len(keep), nil)
 	for c, e := range keep {
 		f := 1 / math.Sqrt(vals[e])
-		for r := range idx {
-			ny.proj.Set(r, c, f*vecs.At(r, e))
+		for r := 0; r < l; r++ {
+			proj.Set(r, c, f*vecs.At(r, e))
 		}
 	}
-	return ny, nil
+	return proj, nil
 }
 
 // choleskyProjection returns R⁻¹ for K_LL = RᵀR (R upper triangular) when K_LL is comfortably

@@ -42,7 +42,7 @@ func TestNystromAllLandmarksEqualsKernelModel(t *testing.T) {
 // Landmarks are drawn without replacement with the seed; a warm start on the same data reuses the
 // map of Init.
 func TestNystromLandmarks(t *testing.T) {
-	idx := chooseLandmarks(100, 30, 7)
+	idx := NystromLandmarks(100, 30, 7)
 	seen := map[int]bool{}
 	for i, v := range idx {
 		if v < 0 || v >= 100 || seen[v] || (i > 0 && v <= idx[i-1]) {
@@ -50,10 +50,10 @@ func TestNystromLandmarks(t *testing.T) {
 		}
 		seen[v] = true
 	}
-	if other := chooseLandmarks(100, 30, 8); equalInts(idx, other) {
+	if other := NystromLandmarks(100, 30, 8); equalInts(idx, other) {
 		t.Errorf("seeds 7 and 8 drew the same landmarks")
 	}
-	if all := chooseLandmarks(10, 30, 7); len(all) != 10 {
+	if all := NystromLandmarks(10, 30, 7); len(all) != 10 {
 		t.Errorf("30 landmarks of 10 rows: got %d", len(all))
 	}
 	sp, _ := space.NewMultilabel(3)

@@ -123,6 +123,10 @@ type Options struct {
 	// Tau > 0 truncates the kernel expansion of solver=sgd to the examples updated within the
 	// last Tau steps (thesis §5.3.2); 0 keeps every example.
 	Tau int
+	// EmpiricalWeight w ∈ [0, 1] chooses the reference measure of the objective (reference.go):
+	// (1 − w)·uniform + w·empirical, the empirical measure being the training structures weighted
+	// by the sample weights. 0 is the thesis' uniform measure over Y.
+	EmpiricalWeight float64
 }
 
 // Validate reports the first option out of range.
@@ -135,6 +139,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Solver < Auto || o.Solver > SGD {
 		return fmt.Errorf("unknown solver %d", int(o.Solver))
+	}
+	if !(o.EmpiricalWeight >= 0 && o.EmpiricalWeight <= 1) {
+		return fmt.Errorf("empirical_weight must be in [0, 1], got %v", o.EmpiricalWeight)
 	}
 	if !(o.Tol > 0 || o.Tol == 0 && o.Solver == SGD) || o.Tol >= 1 {
 		return fmt.Errorf("tol must be in (0, 1), or 0 with solver sgd (no tolerance stop), got %v", o.Tol)

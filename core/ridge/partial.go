@@ -44,6 +44,11 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 		prevSteps = prev.Steps
 		md.ny = prev.ny
 	}
+	sgd := opt.Solver == SGD || (opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0)
+	if sgd && opt.EmpiricalWeight > 0 {
+		return nil, fmt.Errorf("partial_fit with empirical_weight > 0 needs the exact solver's statistics (a linear or Nyström " +
+			"model, solver auto or exact): the empirical measure changes as data arrive, and only those statistics keep it exact")
+	}
 	if opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0 {
 		if opt.Solver != Auto && opt.Solver != SGD {
 			return nil, fmt.Errorf("partial_fit of a %v kernel model without n_components uses solver=\"sgd\" (or auto), not %v",

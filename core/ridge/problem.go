@@ -31,6 +31,9 @@ type Problem struct {
 	Delta  *mat.Dense     // m×d, row i is δ_i = ψ(y_i) − p
 	Weight []float64      // m sample weights s_i ≥ 0
 	Mean   []float64      // p, the mean of ψ under the uniform distribution (ψ(y_i) = δ_i + p)
+	// ref, when not nil, is the reference measure that replaced the uniform one (reference.go):
+	// S, Cov and Mean are then its covariance and mean.
+	ref *reference
 }
 
 // denseMaxDim is the largest d for which a Problem holds S densely: MaxDim, lowered by tests to

@@ -129,6 +129,22 @@ func (st *linearStats) add(p *Problem, X *mat.Dense, stop *cancel.Flag) error {
 	return nil
 }
 
+// moments returns the weighted moments of the structures accumulated: the entries of M in the
+// column of the constant feature's pair (x̂_{n}x̂_{n} = 1).
+func (st *linearStats) moments() psiMoments {
+	d, kh := st.d, st.n+1
+	c := triIndex(st.n, st.n, kh)
+	pd := d * (d + 1) / 2
+	mo := psiMoments{first: make([]float64, d), second: mat.NewSymDense(d, nil), sum: st.M.At(pd+d, c)}
+	for a := 0; a < d; a++ {
+		mo.first[a] = st.M.At(pd+a, c)
+		for b := a; b < d; b++ {
+			mo.second.SetSym(a, b, st.M.At(triIndex(a, b, d), c))
+		}
+	}
+	return mo
+}
+
 // unknowns is the size of the normal equations: (rows of W)·d.
 func (st *linearStats) unknowns(intercept bool) int {
 	k := st.n

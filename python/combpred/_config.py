@@ -12,7 +12,7 @@ import numbers
 from collections.abc import Iterator
 from typing import Any
 
-from . import _capi
+from . import _core
 
 _UNSET = object()
 
@@ -46,7 +46,7 @@ def set_config(max_memory: Any = _UNSET) -> None:
         (the smallest of the physical memory, the cgroup limit and the address-space limit).
     """
     if max_memory is not _UNSET:
-        _capi.check(_capi.lib().cp_set_max_memory(_max_memory_bytes(max_memory)))
+        _core.set_max_memory(_max_memory_bytes(max_memory))
 
 
 def get_config() -> dict[str, Any]:
@@ -58,9 +58,8 @@ def get_config() -> dict[str, Any]:
         ``max_memory``: the budget as set (None for the default); ``max_memory_bytes``: the budget
         in force, in bytes.
     """
-    setting, effective = _capi.out_i64(), _capi.out_i64()
-    _capi.check(_capi.lib().cp_get_max_memory(setting, effective))
-    return {"max_memory": setting.value or None, "max_memory_bytes": effective.value}
+    setting, effective = _core.get_max_memory()
+    return {"max_memory": setting or None, "max_memory_bytes": effective}
 
 
 @contextlib.contextmanager

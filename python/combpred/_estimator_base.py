@@ -3,7 +3,6 @@ validation of inputs and targets, the fast prediction path, scoring and pickling
 
 from __future__ import annotations
 
-import ctypes
 import numbers
 import sys
 import threading
@@ -18,67 +17,15 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _capi
+from . import _capi, _core
 from . import spaces as _spaces
-
-
-class _Model:
-    """Owns one fitted Go model handle; frees it with the Python object.
-
-    The C functions are ``{prefix}_free``, ``{prefix}_to_bytes`` and ``{prefix}_from_bytes``; each
-    model kind (a subclass) names its prefix.
-    """
-
-    prefix = "cp_model"
-    n_counts = 7  # the integer fields of {prefix}_info, which begin with n_features, dim, width
-
-    def __init__(self, value: int):
-        self.value = value
-        counts = [_capi.out_i64() for _ in range(self.n_counts)]
-        objective, rel = ctypes.c_double(), ctypes.c_double()
-        _capi.check(getattr(_capi.lib(), f"{self.prefix}_info")(value, *counts, objective, rel))
-        self.counts = tuple(c.value for c in counts)
-        self.objective, self.relative_gradient = objective.value, rel.value
-        # The dimensions of every call on this model come from the model itself: an estimator refitted
-        # in another thread cannot change them under a call (see StructuredEstimator._fitted).
-        self.n_features, self.dim, self.width = self.counts[:3]
-
-    def same_space(self, space: _spaces.Space) -> bool:
-        """Whether ``space`` is the model's own space (same kind and parameters, per the core)."""
-        out = _capi.out_i64()
-        _capi.check(getattr(_capi.lib(), f"{self.prefix}_space")(self.value, out))
-        own = _spaces._Handle(out.value)
-        same = _capi.out_i64()
-        _capi.check(_capi.lib().cp_space_same(own.value, space._h(), same))
-        return bool(same.value)
-
-    def __del__(self):
-        if _capi.usable() and _capi._lib is not None:
-            getattr(_capi.lib(), f"{self.prefix}_free")(self.value)
-
-    def to_bytes(self) -> bytes:
-        to_bytes = getattr(_capi.lib(), f"{self.prefix}_to_bytes")
-        needed = _capi.out_i64()
-        _capi.check(to_bytes(self.value, None, 0, needed))
-        buf = (ctypes.c_uint8 * needed.value)()
-        _capi.check(to_bytes(self.value, buf, needed.value, needed))
-        return bytes(buf)
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> _Model:
-        if not isinstance(data, (bytes, bytearray)):
-            raise TypeError(f"model bytes must be bytes, got {type(data).__name__}")
-        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
-        out = _capi.out_i64()
-        _capi.check(getattr(_capi.lib(), f"{cls.prefix}_from_bytes")(buf, len(data), out))
-        return cls(out.value)
 
 
 class _Fitted(NamedTuple):
     """The fitted state one call uses, read once: a refit in another thread replaces the estimator's
     attributes, never this snapshot (the model handle stays alive while the snapshot does)."""
 
-    model: _Model
+    model: _core.Model
     space: _spaces.Space
     classes: Any
 
@@ -118,12 +65,12 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None
 
 
 def run_fit(
-    model_class: type[_Model],
+    model_class: type[_core.Model],
     name: str,
     verbose: int,
     call: Callable[[Any, Any], int],
     measure: str = "relative gradient",
-) -> _Model:
+) -> _core.Model:
     """Run a fit, ``call(progress_callback, out_handle) -> status``, and return its model.
 
     The callback prints the objective and the solver's convergence measure (``measure`` names it:
@@ -166,18 +113,17 @@ def set_threads(n_jobs: int | None) -> None:
     The core clamps larger counts to 4 threads per CPU; any integer is accepted.
     """
     n = 0 if n_jobs is None or n_jobs < 0 else min(int(n_jobs), 2**63 - 1)  # the C ABI takes an int64
-    _capi.check(_capi.lib().cp_set_threads(n))
+    _core.set_threads(n)
 
 
 class StructuredEstimator(BaseEstimator):
     """Base of the estimators over an output space (``self.space``) backed by one Go model.
 
-    Subclasses set ``_model_class``, fit through :meth:`_fit_data` and :meth:`_fit_model`, and read
-    their fitted attributes in :meth:`_set_model`; the C functions of their model kind are named by
-    ``_model_class.prefix`` (``{prefix}_decision``, ``{prefix}_predict``, ...).
+    Subclasses set ``_model_class`` (their kind of :class:`_core.Model`), fit through
+    :meth:`_fit_data` and :meth:`_fit_model`, and read their fitted attributes in :meth:`_set_model`.
     """
 
-    _model_class: type[_Model] = _Model
+    _model_class: type[_core.Model] = _core.Model
 
     # The parameters every estimator over a space takes, with the same meaning and range; a
     # subclass extends this dict with its own (``{**StructuredEstimator._parameter_constraints, ...}``).
@@ -257,58 +203,31 @@ class StructuredEstimator(BaseEstimator):
         """What the progress callback's third number is, for verbose output."""
         return "relative gradient"
 
-    def _fit_model(self, fit: str, X: np.ndarray, space: Any, rows: np.ndarray, classes: Any, sw: Any, *args: Any):
-        """Run ``fit(space, X, m, n, Y, w, sample_weight, *args, progress, ctx, out)`` of the C ABI
-        through :func:`run_fit` and store the fitted state (``space_``, ``classes_``, the model)."""
-        fn = getattr(_capi.lib(), fit)
-        m, n, w = X.shape[0], X.shape[1], space.width
-        X, px = _capi.f64(X, (m, n), "X")
-        rows, py = _capi.i64(rows, (m, w), "y")
-        sw, pw = (None, None) if sw is None else _capi.f64(sw, (m,), "sample_weight")
+    def _fit_model(self, call: Any, space: Any, classes: Any) -> None:
+        """Run a fit call of the core layer (``call(progress, out) -> status``, see
+        ``_core.RidgeModel.fit_call``) through :func:`run_fit` and store the fitted state
+        (``space_``, ``classes_``, the model)."""
         model = run_fit(
-            self._model_class,
-            type(self).__name__,
-            self.verbose,
-            lambda callback, out: fn(
-                space._h(),
-                px,
-                m,
-                n,
-                py,
-                w,
-                pw,
-                *args,
-                callback,
-                None,
-                out,
-            ),
-            self._progress_measure(partial=False),
+            self._model_class, type(self).__name__, self.verbose, call, self._progress_measure(partial=False)
         )
         self.space_ = space
         if classes is not None:
             self.classes_ = classes
         self._set_model(model)
 
-    def _set_model(self, model: _Model) -> None:
+    def _set_model(self, model: _core.Model) -> None:
         """Store a fitted model and read its attributes (coef_, n_iter_, ...)."""
         self.__dict__.setdefault("_model_lock", threading.Lock())
         self._model = model
 
-    def _read_info(self, model: _Model) -> tuple[int, ...]:
-        """Set ``objective_`` and ``relative_gradient_`` from how the model's fit ended, and return
-        the model kind's integer fields of ``{prefix}_info``."""
-        self.objective_ = model.objective
-        self.relative_gradient_ = model.relative_gradient
-        return model.counts
+    def _read_info(self, model: _core.Model) -> None:
+        """Set ``objective_`` and ``relative_gradient_`` from how the model's fit ended."""
+        self.objective_ = model.info.objective
+        self.relative_gradient_ = model.info.relative_gradient
 
-    def _read_coef(self, model: _Model) -> None:
-        """Read a linear model's W and b through ``{prefix}_coef`` into ``coef_`` and ``intercept_``."""
-        n_features, dim = model.n_features, model.dim
-        coef, pc = _capi.out_f64((n_features, dim))
-        intercept, pi = _capi.out_f64((dim,))
-        read = getattr(_capi.lib(), f"{model.prefix}_coef")
-        _capi.check(read(model.value, pc, n_features, dim, pi))
-        self.coef_, self.intercept_ = coef, intercept
+    def _read_coef(self, model: _core.Model) -> None:
+        """Read a linear model's W and b into ``coef_`` and ``intercept_``."""
+        self.coef_, self.intercept_ = model.coef()
 
     def _targets(
         self, X: np.ndarray, y: Any, classes: Any = None
@@ -396,20 +315,9 @@ class StructuredEstimator(BaseEstimator):
             check_is_fitted(self, ["_model", "space_"])
             raise
 
-    def _call(self, fitted: _Fitted, name: str, X: np.ndarray, *args: Any) -> None:
-        """Call ``{prefix}_{name}(model, X, q, n, *args)`` and raise on error."""
-        fn = getattr(_capi.lib(), f"{fitted.model.prefix}_{name}")
-        q, n = X.shape[0], fitted.model.n_features
-        X, px = _capi.f64(X, (q, n), "X")
-        with _capi.interruptible():
-            _capi.check(fn(fitted.model.value, px, q, n, *args))
-
     def _scores(self, X: Any) -> np.ndarray:
         fitted = self._fitted()
-        X = self._inputs(X)
-        out, p = _capi.out_f64((X.shape[0], fitted.dim))
-        self._call(fitted, "decision", X, p, fitted.dim)
-        return out
+        return fitted.model.decision(self._inputs(X))
 
     def _margin(self, scores: np.ndarray) -> np.ndarray:
         """scikit-learn's shape of a decision function: the margin u₁ − u₀ for two classes."""
@@ -426,10 +334,7 @@ class StructuredEstimator(BaseEstimator):
 
     def _predict(self, X: Any) -> np.ndarray:
         fitted = self._fitted()
-        X = self._inputs(X)
-        out, p = _capi.out_i64_array((X.shape[0], fitted.width))
-        self._call(fitted, "predict", X, p, fitted.width)
-        return self._structures(fitted, out)
+        return self._structures(fitted, fitted.model.predict(self._inputs(X)))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean quality of the predictions on (X, y): accuracy for multiclass, 1 − Hamming loss for
@@ -473,7 +378,7 @@ class StructuredEstimator(BaseEstimator):
             self._model  # noqa: B018 -- build (and check) now
 
     @property
-    def _model(self) -> _Model:
+    def _model(self) -> _core.Model:
         model = self.__dict__.get("_model_obj")
         if model is not None:
             return model
@@ -486,15 +391,15 @@ class StructuredEstimator(BaseEstimator):
         return model
 
     @_model.setter
-    def _model(self, model: _Model) -> None:
+    def _model(self, model: _core.Model) -> None:
         self.__dict__["_model_obj"] = model
         self.__dict__.pop("_model_bytes", None)
 
-    def _load_model(self, data: bytes) -> _Model:
+    def _load_model(self, data: bytes) -> _core.Model:
         """Build the model of pickled bytes and derive the fitted attributes from it."""
         model = self._model_class.from_bytes(data)
         space = self.__dict__.get("space_")
-        if not isinstance(space, _spaces.Space) or not model.same_space(space):
+        if not isinstance(space, _spaces.Space) or not model.space().same(space._handle()):
             raise ValueError(
                 f"inconsistent pickle of {type(self).__name__}: its model bytes hold another space than "
                 f"space_={space!r}; the pickle was altered"

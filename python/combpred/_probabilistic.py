@@ -12,10 +12,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 
-from . import _capi, _schema
+from . import _capi, _core, _schema
 from . import decision as _decision
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, _Model, class_rows
+from ._estimator_base import StructuredEstimator, class_rows
 
 __all__ = ["ProbabilisticStructured"]
 
@@ -23,14 +23,6 @@ SAMPLERS = tuple(_schema.options("prob", "sampler"))
 _D = _schema.defaults("prob")
 LOG_Z_METHODS = tuple(_schema.enum("log_z_methods"))
 _METHOD_NAMES = dict(enumerate(LOG_Z_METHODS))  # the method code in log_partition's info
-_SOLVER_NAMES = {0: "none", 1: "lbfgs", 2: "adam"}
-
-
-class _ProbModel(_Model):
-    """A fitted ProbabilisticStructured model in the core (``cp_prob_*``)."""
-
-    prefix = "cp_prob"
-    n_counts = 8
 
 
 def _params(**items: Any) -> bytes:
@@ -169,7 +161,7 @@ class ProbabilisticStructured(StructuredEstimator):
     True
     """
 
-    _model_class = _ProbModel
+    _model_class = _core.ProbModel
 
     _parameter_constraints: dict = {
         **StructuredEstimator._parameter_constraints,
@@ -244,16 +236,16 @@ class ProbabilisticStructured(StructuredEstimator):
                 _decision.bayes_decode(space, space.mean()[None, :], self.decision)
             except ValueError as exc:
                 raise ValueError(f"decision={self.decision!r}: {exc}") from None
-        self._fit_model("cp_prob_fit", X, space, rows, classes, sw, self._params_string())
+        self._fit_model(_core.ProbModel.fit_call(space._handle(), X, rows, sw, self._params_string()), space, classes)
         return self
 
-    def _set_model(self, model: _ProbModel) -> None:
+    def _set_model(self, model: _core.ProbModel) -> None:
         super()._set_model(model)
-        _, _, _, _, n_iter, converged, _, solver = self._read_info(model)
-        self.n_iter_ = n_iter
-        self.solver_ = _SOLVER_NAMES.get(solver, str(solver))
+        self._read_info(model)
+        n_iter = self.n_iter_ = model.info.n_iter
+        self.solver_ = model.info.solver
         self._read_coef(model)
-        if self.solver_ == "lbfgs" and not converged:
+        if self.solver_ == "lbfgs" and not model.info.converged:
             warnings.warn(
                 f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "
                 f"(tol={self.tol}); increase max_iter",
@@ -302,15 +294,13 @@ class ProbabilisticStructured(StructuredEstimator):
         """
         fitted = self._fitted()
         X = self._inputs(X)
-        dim = fitted.dim
-        out, p = _capi.out_f64((X.shape[0], dim))
+        _capi.check_output((X.shape[0], fitted.dim), "out")
         params = _params(
             n_samples=_count(n_samples, "n_samples", True),
             sampler=_sampler(sampler),
             random_state=self._seed_or_own(random_state),
         )
-        self._call(fitted, "marginals", X, params, p, dim)
-        return out
+        return fitted.model.marginals(X, params)
 
     @available_if(lambda self: self._is_classifier())
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -348,11 +338,8 @@ class ProbabilisticStructured(StructuredEstimator):
         rows = self._target_rows(fitted, self.predict(X) if Y is None else Y)
         if rows.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but Y has {rows.shape[0]}")
-        rows, py = _capi.i64(rows, (X.shape[0], fitted.width), "Y")
-        out, p = _capi.out_f64((X.shape[0],))
         params = self._log_z_params(method, **log_partition_params)
-        self._call(fitted, "score_samples", X, py, fitted.width, params, p)
-        return out
+        return fitted.model.score_samples(X, rows, params)
 
     def _log_z_params(
         self,
@@ -422,9 +409,7 @@ class ProbabilisticStructured(StructuredEstimator):
         fitted = self._fitted()
         X = self._inputs(X)
         params = self._log_z_params(method, epsilon, delta, n_samples, sampler, random_state)
-        q = X.shape[0]
-        (out, p), (stats, ps), (counts, pc) = _capi.out_f64((q,)), _capi.out_f64((q, 3)), _capi.out_i64_array((q, 7))
-        self._call(fitted, "log_partition", X, params, p, ps, pc)
+        out, stats, counts = fitted.model.log_partition(X, params)
         info = {
             "method": np.array([_METHOD_NAMES[m] for m in counts[:, 0]]),
             "valid": counts[:, 1].astype(bool),
@@ -459,8 +444,8 @@ class ProbabilisticStructured(StructuredEstimator):
         X = self._inputs(X)
         count = _count(n_samples, "n_samples")
         width, q = fitted.width, X.shape[0]
-        out, p = _capi.out_i64_array((q, count, width), "n_samples")
+        _capi.check_output((q, count, width), "n_samples")  # before the parameters, as the output is sized
         params = _params(sampler=_sampler(sampler), random_state=self._seed_or_own(random_state))
-        self._call(fitted, "sample", X, count, params, p, width)
+        out = fitted.model.sample(X, count, params)
         structures = self._structures(fitted, out.reshape(q * count, width))
         return structures.reshape((q, count) + structures.shape[1:])

@@ -15,14 +15,13 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import validate_data
 
-from . import _capi, _schema
+from . import _capi, _core, _schema
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, _Model, check_sample_weight, class_rows, run_fit
+from ._estimator_base import StructuredEstimator, check_sample_weight, class_rows, run_fit
 
 __all__ = ["StructuredRidge"]
 
 # The kernels and their codes, as the core declares them.
-_KERNELS = {name: code for code, name in enumerate(_schema.options("ridge", "kernel"))}
 _D = _schema.defaults("ridge")
 _DECODE_FROM = ("scores", "marginals")  # Python-only: which of the model's outputs predict decodes
 
@@ -125,6 +124,17 @@ class StructuredRidge(StructuredEstimator):
         S⁻¹-whitened: m̂ − p points along S·u. Neither is better everywhere — select it by
         cross-validation (it is a parameter of GridSearchCV like any other). Only prediction
         depends on it: changing it needs no refit.
+    empirical_weight : float in [0, 1], default=0.0
+        The reference measure μ of the objective: the loss of an example is the expected Taylor
+        loss over structures z ~ μ, and only μ's mean p and covariance S enter it. 0 is the
+        thesis' uniform measure over the whole space; 1 the empirical measure of the training
+        structures (weighted by ``sample_weight``), which puts the wrong structures where the data
+        are — on a taxonomy, small subtrees rather than the huge ones that dominate the uniform
+        measure; between, the mixture ``(1 − w)·uniform + w·empirical``. With w > 0 the model
+        keeps p and S (d × d) and needs d ≤ 4096; ``partial_fit`` stays exact (the empirical
+        moments are among its statistics) with the linear or Nyström model and solver ``"auto"``
+        or ``"exact"``, and refuses SGD. :meth:`predict_marginals` and
+        ``decode_from="marginals"`` use the same p and S. Select it by cross-validation.
 
     Attributes
     ----------
@@ -161,6 +171,8 @@ class StructuredRidge(StructuredEstimator):
     (2, 3)
     """
 
+    _model_class = _core.RidgeModel
+
     _parameter_constraints: dict = {
         **StructuredEstimator._parameter_constraints,
         **_schema.constraints("ridge"),
@@ -192,6 +204,7 @@ class StructuredRidge(StructuredEstimator):
         n_jobs: int | None = None,
         verbose: int = 0,
         decode_from: str = "scores",
+        empirical_weight: float = _D["empirical_weight"],
     ):
         self.space = space
         self.alpha = alpha
@@ -212,6 +225,7 @@ class StructuredRidge(StructuredEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.decode_from = decode_from
+        self.empirical_weight = empirical_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -241,6 +255,7 @@ class StructuredRidge(StructuredEstimator):
             # like gamma and degree, n_components is ignored by the kernels it does not apply to
             + (f";n_components={int(self.n_components)}" if self.n_components and kernel in ("rbf", "poly") else "")
             + (f";tau={int(self.tau)}" if self.tau is not None else "")
+            + (f";empirical_weight={float(self.empirical_weight)!r}" if self.empirical_weight else "")
             + (f";eta0={float(self.eta0)!r}" if self.eta0 is not None else "")
             # verbose progress lines need the objective after every SGD epoch, which the core
             # otherwise evaluates only for its tolerance stop (tol=None: none)
@@ -283,7 +298,7 @@ class StructuredRidge(StructuredEstimator):
             if not (same and previous_kernel is not None and previous_kernel.same(self.kernel, self.kernel_params)):
                 previous = None
         params = self._params_string(core_X.shape[1]).encode()
-        self._fit_model("cp_ridge_fit", core_X, space, rows, classes, sw, params, previous.value if previous else 0)
+        self._fit_model(_core.RidgeModel.fit_call(space._handle(), core_X, rows, sw, params, previous), space, classes)
         if fitted is not None:
             self._set_callable(fitted, X)
         self._warn_unconverged(partial=False)
@@ -296,8 +311,7 @@ class StructuredRidge(StructuredEstimator):
         measure = self._progress_measure(partial)
         if self.tol is None or (partial and measure != "relative gradient"):
             return
-        converged = self._model.counts[6]  # cp_model_info: n_features, dim, width, n_dual, kernel, n_iter, converged
-        if not converged:
+        if not self._model.info.converged:
             reached = self.relative_gradient_
             advice = (
                 "tol asks for less than floating point resolves; raise tol"
@@ -387,29 +401,11 @@ class StructuredRidge(StructuredEstimator):
             sw = check_sample_weight(sample_weight, X.shape[0])
         core_X = fitted.features(X) if fitted is not None else X
         params = self._params_string(core_X.shape[1]).encode()
-        fn = _capi.lib().cp_ridge_partial_fit
-        m, n, w = core_X.shape[0], core_X.shape[1], space.width
-        core_X, px = _capi.f64(core_X, (m, n), "X")
-        rows, py = _capi.i64(rows, (m, w), "y")
-        sw, pw = (None, None) if sw is None else _capi.f64(sw, (m,), "sample_weight")
         model = run_fit(
             self._model_class,
             type(self).__name__,
             self.verbose,
-            lambda callback, out: fn(
-                previous.value if previous is not None else 0,
-                space._h(),
-                px,
-                m,
-                n,
-                py,
-                w,
-                pw,
-                params,
-                callback,
-                None,
-                out,
-            ),
+            _core.RidgeModel.partial_fit_call(previous, space._handle(), core_X, rows, sw, params),
             self._progress_measure(partial=True),
         )
         self.space_ = space
@@ -447,20 +443,18 @@ class StructuredRidge(StructuredEstimator):
             for name in ("coef_", "intercept_"):
                 self.__dict__.pop(name, None)
 
-    def _set_model(self, model: _Model) -> None:
+    def _set_model(self, model: _core.RidgeModel) -> None:
         super()._set_model(model)
-        _, _, _, _, kind, n_iter, _ = self._read_info(model)
-        self.n_iter_ = max(n_iter, 1)  # the exact solver's single direct solve counts as one iteration
-        stream = [_capi.out_i64() for _ in range(4)]
-        _capi.check(_capi.lib().cp_model_stream_info(model.value, *stream))
-        n_components, n_seen = stream[0].value, stream[1].value
-        self.n_samples_seen_ = n_seen
-        if n_components:
-            self.n_components_ = n_components
-        if kind == _KERNELS["linear"]:
+        self._read_info(model)
+        info = model.info
+        self.n_iter_ = max(info.n_iter, 1)  # the exact solver's single direct solve counts as one iteration
+        self.n_samples_seen_ = info.n_seen
+        if info.n_components:
+            self.n_components_ = info.n_components
+        if info.kernel == "linear":
             self._read_coef(model)
 
-    def _load_model(self, data: bytes) -> _Model:
+    def _load_model(self, data: bytes) -> _core.Model:
         model = super()._load_model(data)
         fitted = self.__dict__.get("_callable")
         if fitted is not None and fitted.projection is not None:
@@ -489,8 +483,7 @@ class StructuredRidge(StructuredEstimator):
         d = fitted.dim
         out = np.empty((X.shape[0], d))
         for rows, block in self._core_blocks(X):
-            _, p = _capi.f64(out[rows], (block.shape[0], d), "out", writable=True)  # a contiguous view
-            self._call(fitted, "decision", block, p, d)
+            fitted.model.decision(block, out[rows])  # a contiguous view
         return out
 
     def _row_blocks(self, X: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
@@ -517,14 +510,13 @@ class StructuredRidge(StructuredEstimator):
             return super()._predict(X)
         fitted = self._fitted()
         X = self._inputs(X)
-        w, d = fitted.width, fitted.dim
+        w = fitted.width
         out, _ = _capi.out_i64_array((X.shape[0], w))
         for rows, block in self._row_blocks(X):
-            _, p = _capi.i64(out[rows], (block.shape[0], w), "out", writable=True)  # a contiguous view
             if marginals:
-                self._call(fitted, "marginals", block, None, d, p, w)
+                fitted.model.marginals(block, None, out[rows])  # a contiguous view
             else:
-                self._call(fitted, "predict", block, p, w)
+                fitted.model.predict(block, out[rows])
         return self._structures(fitted, out)
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -590,13 +582,13 @@ class StructuredRidge(StructuredEstimator):
         d = fitted.dim
         out, _ = _capi.out_f64((X.shape[0], d))
         for rows, block in self._row_blocks(X):
-            _, p = _capi.f64(out[rows], (block.shape[0], d), "out", writable=True)  # a contiguous view
-            self._call(fitted, "marginals", block, p, d, None, 0)
+            fitted.model.marginals(block, out[rows], None)  # a contiguous view
         return out
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        # pickles from before decode_from existed predict as they did: from the scores
-        state = {"decode_from": "scores", **state}
+        # pickles from before decode_from and empirical_weight existed predict as they did: from
+        # the scores, with the uniform reference measure
+        state = {"decode_from": "scores", "empirical_weight": 0.0, **state}
         super().__setstate__(state)
 
 
@@ -608,19 +600,13 @@ _ROUNDING_FLOOR = 1e-12
 # hold at most this many values (32 MiB).
 _BLOCK_VALUES = 1 << 22
 
-# The core's floor on the eigenvalues of the landmarks' Gram matrix, relative to the largest.
-_NYSTROM_EIGEN_FLOOR = 1e-12
-
-# Separates the landmark draw from the core's uses of the same seed.
-_NYSTROM_STREAM = 0x6E797374726F6D
-
 
 class _CallableKernel:
     """A callable kernel as a model was fitted with it: the function and a copy of its parameters,
-    and with n_components its Nyström map φ(x) = (K(x, L) + shift)·P, built as the core builds the
-    map of rbf and poly models (thesis appendix A): L are landmark rows of X drawn without
-    replacement, P = U_c Λ_c^{-1/2} from the eigenpairs of K_LL + shift above 1e-12 of the largest,
-    and shift = 1 with an intercept (the map is of the kernel k + 1 of the kernel model)."""
+    and with n_components its Nyström map φ(x) = (K(x, L) + shift)·P (thesis appendix A), with
+    shift = 1 with an intercept (the map is of the kernel k + 1 of the kernel model). Python only
+    evaluates the kernel: the core draws the landmark rows L and computes the projection P from
+    K_LL + shift, by the rules of its own rbf and poly maps (core/ridge/nystrom.go)."""
 
     def __init__(self, kernel: Callable[..., Any], params: dict | None):
         self.kernel = kernel
@@ -686,9 +672,7 @@ class _CallableKernel:
     ) -> bool:
         """Build the Nyström map from the rows of X; take the projection of ``reuse`` when it is the
         map of the same kernel on the same landmarks (and then return True)."""
-        m = X.shape[0]
-        rng = np.random.default_rng([seed, _NYSTROM_STREAM])
-        idx = np.sort(rng.choice(m, size=min(int(n_components), m), replace=False))
+        idx = _core.nystrom_landmarks(X.shape[0], n_components, seed)
         self.landmarks, self.shift = X[idx].copy(), shift
         if (
             reuse is not None
@@ -699,20 +683,10 @@ class _CallableKernel:
         ):
             self.projection = reuse.projection
             return True
-        K = self(self.landmarks, self.landmarks, symmetric=True) + shift
         try:
-            values, vectors = np.linalg.eigh(0.5 * (K + K.T))
-        except np.linalg.LinAlgError as exc:
-            raise ValueError(
-                f"n_components: the eigendecomposition of the landmarks' Gram matrix failed: {exc}"
-            ) from exc
-        top = values[-1]
-        keep = np.flatnonzero(values > _NYSTROM_EIGEN_FLOOR * top)[::-1] if top > 0 else []  # largest first
-        if len(keep) == 0:
-            raise ValueError(
-                f"n_components: the landmarks' Gram matrix of kernel={self.name} has no positive eigenvalue"
-            )
-        self.projection = np.ascontiguousarray(vectors[:, keep] / np.sqrt(values[keep]))
+            self.projection = _core.nystrom_projection(self(self.landmarks, self.landmarks, symmetric=True) + shift)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (kernel={self.name})") from None
         return False
 
     def features(self, X: np.ndarray) -> np.ndarray:

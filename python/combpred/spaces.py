@@ -32,20 +32,9 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from . import _capi, _schema
+from . import _capi, _core, _schema
 
 _handle_lock = threading.Lock()
-
-
-class _Handle:
-    """Owns one Go space handle and frees it with the Python object."""
-
-    def __init__(self, value: int):
-        self.value = value
-
-    def __del__(self):
-        if _capi.usable() and _capi._lib is not None:
-            _capi.lib().cp_space_free(self.value)
 
 
 class Space:
@@ -59,34 +48,24 @@ class Space:
     # A handle is created lazily, once per process: spaces are pickled by their parameters. The lock
     # makes threads that race on first use share one handle (a second one would be freed at once,
     # under the feet of the thread using it).
-    def _h(self) -> int:
+    def _handle(self) -> _core.SpaceHandle:
         h = self.__dict__.get("_handle_obj")
         if h is None:
             with _handle_lock:
                 h = self.__dict__.get("_handle_obj")
                 if h is None:
-                    values = self._params()
-                    _, params = _capi.i64(np.array(values, dtype=np.int64), (len(values),), "space parameters")
-                    out = _capi.out_i64()
-                    _capi.check(_capi.lib().cp_space_new(self.kind.encode(), params, len(values), out))
-                    h = _Handle(out.value)
-                    self.__dict__["_info_cache"] = self._read_info(h.value)
-                    self.__dict__["_handle_obj"] = h  # published last: the info is ready with it
-        return h.value
+                    h = _core.SpaceHandle.new(self.kind, self._params())
+                    self.__dict__["_handle_obj"] = h
+        return h
 
-    @staticmethod
-    def _read_info(handle: int) -> tuple[int, int, float, float]:
-        dim, width = _capi.out_i64(), _capi.out_i64()
-        log_count, guarantee = _capi.c_double(), _capi.c_double()
-        _capi.check(_capi.lib().cp_space_info(handle, dim, width, log_count, guarantee))
-        return dim.value, width.value, log_count.value, guarantee.value
+    def _h(self) -> int:
+        return self._handle().value
 
-    def _info(self) -> tuple[int, int, float, float]:
-        self._h()
-        return self.__dict__["_info_cache"]
+    def _info(self) -> _core.SpaceInfo:
+        return self._handle().info
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k not in ("_handle_obj", "_info_cache")}
+        return {k: v for k, v in self.__dict__.items() if k != "_handle_obj"}
 
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self._params() == other._params()
@@ -103,12 +82,12 @@ class Space:
     @property
     def dim(self) -> int:
         """d, the length of ψ(y)."""
-        return self._info()[0]
+        return self._info().dim
 
     @property
     def width(self) -> int:
         """Number of integers encoding one structure."""
-        return self._info()[1]
+        return self._info().width
 
     @property
     def decoder_guarantee(self) -> float:
@@ -116,18 +95,15 @@ class Space:
 
         The decoded structure ŷ satisfies f(ŷ) ≥ (1 − ν) max f + ν min f.
         """
-        return self._info()[3]
+        return self._info().guarantee
 
     def log_count(self) -> float:
         """Return log |Y|, the natural logarithm of the number of structures."""
-        return self._info()[2]
+        return self._info().log_count
 
     def mean(self) -> np.ndarray:
         """Return p = Ψ/|Y|, the mean of ψ under the uniform distribution, shape (d,)."""
-        d = self.dim
-        out, p = _capi.out_f64((d,), f"the mean of {self!r} (dim d = {d})")
-        _capi.check(_capi.lib().cp_space_mean(self._h(), p, d))
-        return out
+        return self._handle().mean(f"the mean of {self!r} (dim d = {self.dim})")
 
     def covariance(self) -> np.ndarray:
         """Return S = C/|Y| − ppᵀ, the covariance of ψ under the uniform distribution, (d, d).
@@ -135,19 +111,11 @@ class Space:
         Dense: for inspection and tests. Large pair spaces refuse (use :meth:`covariance_dot`), and
         so does a matrix above the memory budget (``MemoryError``, see :func:`combpred.set_config`).
         """
-        _capi.check(_capi.lib().cp_space_covariance_check(self._h()))  # refuses before NumPy allocates
-        d = self.dim
-        out, p = _capi.out_f64((d, d))
-        _capi.check(_capi.lib().cp_space_covariance(self._h(), p, d))
-        return out
+        return self._handle().covariance()
 
     def covariance_dot(self, v: np.ndarray) -> np.ndarray:
         """Return S·v without materialising S."""
-        d = self.dim
-        v, pv = _capi.f64(v, (d,), "v")
-        out, p = _capi.out_f64((d,))
-        _capi.check(_capi.lib().cp_space_cov_mul(self._h(), pv, p, d))
-        return out
+        return self._handle().covariance_dot(v)
 
     # Encoding: subclasses with a non-row encoding (Multiclass: one int) override these two.
     def _to_rows(self, Y: Any, name: str = "Y") -> np.ndarray:
@@ -163,49 +131,26 @@ class Space:
 
     def validate(self, Y: Any) -> None:
         """Raise ``ValueError`` naming the first row of Y that is not a structure of the space."""
-        rows = self._to_rows(Y)
-        m, w = rows.shape[0], self.width
-        rows, p = _capi.i64(rows, (m, w), "Y")
-        _capi.check(_capi.lib().cp_space_validate(self._h(), p, m, w))
+        self._handle().validate(self._to_rows(Y))
 
     def embed(self, Y: Any) -> np.ndarray:
         """Return ψ of each structure of Y, shape (n_samples, d)."""
-        rows = self._to_rows(Y)
-        m, w, d = rows.shape[0], self.width, self.dim
-        rows, p = _capi.i64(rows, (m, w), "Y")
-        out, pout = _capi.out_f64((m, d))
-        _capi.check(_capi.lib().cp_space_embed(self._h(), p, m, w, pout, d))
-        return out
+        return self._handle().embed(self._to_rows(Y))
 
     def sample(self, n_samples: int, random_state: Any = None) -> np.ndarray:
         """Draw n_samples structures uniformly at random from the space."""
         if not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
         seed = int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
-        w = self.width
-        out, p = _capi.out_i64_array((int(n_samples), w), "n_samples")
-        with _capi.interruptible():
-            _capi.check(_capi.lib().cp_space_sample(self._h(), int(n_samples), seed, p, w))
-        return self._from_rows(out)
+        return self._from_rows(self._handle().sample(int(n_samples), seed))
 
     def decode(self, U: Any) -> np.ndarray:
         """Return, for each row u of scores U (n_samples, d), a structure maximising ⟨u, ψ(y)⟩."""
-        d, w = self.dim, self.width
-        U = _as_float_rows(U, d, "U")
-        U, p = _capi.f64(U, (U.shape[0], d), "U")
-        out, pout = _capi.out_i64_array((U.shape[0], w), "U (rows to decode)")
-        with _capi.interruptible():
-            _capi.check(_capi.lib().cp_space_decode(self._h(), p, U.shape[0], d, pout, w))
-        return self._from_rows(out)
+        return self._from_rows(self._handle().decode(_as_float_rows(U, self.dim, "U")))
 
     def enumerate(self) -> np.ndarray:
         """Return every structure of the space (tests only; refused above a few million)."""
-        count = _capi.out_i64()
-        _capi.check(_capi.lib().cp_space_enumerate(self._h(), None, 0, self.width, count))
-        w = self.width
-        out, p = _capi.out_i64_array((count.value, w))
-        _capi.check(_capi.lib().cp_space_enumerate(self._h(), p, count.value, w, count))
-        return self._from_rows(out)
+        return self._from_rows(self._handle().enumerate())
 
     def score(self, Y_true: Any, Y_pred: Any) -> float:
         """Mean agreement between true and predicted structures (1.0 is perfect): the mean of

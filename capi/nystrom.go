@@ -1,0 +1,100 @@
+package main
+
+/*
+#include <stdint.h>
+*/
+import "C"
+
+import (
+	"fmt"
+
+	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/ridge"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The Nyström map of a callable kernel: Python evaluates the kernel (it is a Python function), the
+// core chooses the landmarks and computes the projection, by the same rules as the maps of the
+// built-in kernels (core/ridge/nystrom.go).
+
+// cp_nystrom_landmarks writes the landmarks of a Nyström map of count components on m training
+// rows into out (capacity entries, at least min(count, m)): sorted distinct row indices drawn
+// uniformly without replacement from seed; *n receives their number, min(count, m).
+//
+//export cp_nystrom_landmarks
+func cp_nystrom_landmarks(m, count C.int64_t, seed C.uint64_t, out *C.int64_t, capacity C.int64_t, n *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if err := outPtr("count", n); err != nil {
+		return status(err)
+	}
+	if m < 1 || m > maxElems {
+		return status(fmt.Errorf("n_samples: a Nyström map needs 1 to %d training rows, got %d", int64(maxElems), int64(m)))
+	}
+	if count < 1 {
+		return status(fmt.Errorf("n_components must be at least 1, got %d", int64(count)))
+	}
+	k := min(m, count)
+	if capacity < k {
+		return status(fmt.Errorf("landmarks output holds %d entries, want %d", int64(capacity), int64(k)))
+	}
+	buf, err := i64s("landmarks output", out, k)
+	if err == nil {
+		err = budget.Check("n_samples (landmark draw)", 8*int64(m))
+	}
+	if err != nil {
+		return status(err)
+	}
+	for i, r := range ridge.NystromLandmarks(int(m), int(k), uint64(seed)) {
+		buf[i] = int64(r)
+	}
+	*n = k
+	return cpOK
+}
+
+// cp_nystrom_projection computes the projection P of a Nyström map from the landmarks' Gram matrix
+// K (l × l, finite; its symmetric part is used), so that the map is φ(x) = K(x, landmarks)·P. P
+// has l rows and c ≤ l columns; it is written row-major into the first l·c entries of out (l × l)
+// and *c receives c.
+//
+//export cp_nystrom_projection
+func cp_nystrom_projection(k *C.double, l C.int64_t, out *C.double, c *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if err := outPtr("components", c); err != nil {
+		return status(err)
+	}
+	if l < 1 {
+		return status(fmt.Errorf("n_components: the landmarks' Gram matrix needs at least 1 row, got %d", int64(l)))
+	}
+	K, err := f64s("kernel matrix", k, l, l)
+	if err != nil {
+		return status(err)
+	}
+	P, err := f64s("projection output", out, l, l)
+	if err == nil {
+		err = check.Finite("kernel matrix", K, int(l))
+	}
+	if err == nil {
+		err = budget.Check("n_components (Nyström projection)", 4*8*int64(l)*int64(l))
+	}
+	if err != nil {
+		return status(err)
+	}
+	L := int(l)
+	sym := mat.NewSymDense(L, nil)
+	for i := 0; i < L; i++ {
+		for j := i; j < L; j++ {
+			sym.SetSym(i, j, 0.5*(K[i*L+j]+K[j*L+i]))
+		}
+	}
+	proj, err := ridge.NystromProjection(sym)
+	if err != nil {
+		return status(err)
+	}
+	_, cols := proj.Dims()
+	for i := 0; i < L; i++ {
+		copy(P[i*cols:(i+1)*cols], proj.RawRowView(i))
+	}
+	*c = C.int64_t(cols)
+	return cpOK
+}

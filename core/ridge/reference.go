@@ -1,0 +1,160 @@
+package ridge
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Reference measures (docs/design.md §2b). The loss of §2 is the expected Taylor loss over
+// structures z drawn from a reference measure μ, E_μ[a + a²/2] with a = f(x, z) − f(x, y); only
+// μ's mean p and covariance S enter J, so any measure with known p and S gives an objective of the
+// same form, solved by the same code. The thesis' μ is uniform on Y, whose p and S the spaces
+// count in closed form. The uniform measure over rooted subtrees, say, is dominated by huge trees
+// that no example resembles, and whitening by its S says little about the structures that occur;
+// the empirical measure of the training structures (weighted by the sample weights) is available
+// for every space, and mixtures of the two interpolate. For μ = (1 − w)·U + w·E:
+//
+//	p = (1 − w) p_U + w p_E,   E_μ[ψψᵀ] = (1 − w)(S_U + p_U p_Uᵀ) + w E_E[ψψᵀ],   S = E_μ[ψψᵀ] − p pᵀ.
+//
+// The empirical moments are sums over examples, so partial_fit's statistics hold them (stats.go,
+// the column of the constant feature) and a continued fit stays exactly the fit on all chunks.
+
+// reference is the mean p and covariance S of a reference measure other than the uniform one,
+// with the rank of S (which caps the marginal estimates' scale, marginals.go).
+type reference struct {
+	mean []float64
+	cov  *mat.SymDense
+	rank int
+}
+
+// psiMoments are the weighted moments of the training structures: Σs, Σ s ψ and Σ s ψψᵀ.
+type psiMoments struct {
+	sum    float64
+	first  []float64
+	second *mat.SymDense
+}
+
+// momentsOf sums the moments of the structures of p (ψ_i = δ_i + p.Mean) with its weights.
+func momentsOf(p *Problem) psiMoments {
+	m, d := p.Delta.Dims()
+	mo := psiMoments{first: make([]float64, d), second: mat.NewSymDense(d, nil)}
+	psi := make([]float64, d)
+	nz := make([]int, 0, d)
+	raw := mo.second.RawSymmetric()
+	for i := 0; i < m; i++ {
+		s := p.Weight[i]
+		if s == 0 {
+			continue
+		}
+		mo.sum += s
+		nz = nz[:0]
+		for a, v := range p.Delta.RawRowView(i) {
+			if psi[a] = v + p.Mean[a]; psi[a] != 0 {
+				nz = append(nz, a)
+				mo.first[a] += s * psi[a]
+			}
+		}
+		for u, a := range nz { // ψ is sparse in most spaces: O(nnz²) per example
+			sa := s * psi[a]
+			for _, b := range nz[u:] {
+				raw.Data[a*raw.Stride+b] += sa * psi[b]
+			}
+		}
+	}
+	return mo
+}
+
+// mixtureReference returns the reference (1 − w)·uniform + w·empirical from the uniform mean pu
+// and covariance Su and the empirical moments.
+func mixtureReference(pu []float64, Su *mat.SymDense, mo psiMoments, w float64) (*reference, error) {
+	if !(mo.sum > 0) {
+		return nil, fmt.Errorf("empirical_weight: the training structures have zero total weight")
+	}
+	d := len(pu)
+	ref := &reference{mean: make([]float64, d), cov: mat.NewSymDense(d, nil)}
+	for a := range pu {
+		ref.mean[a] = (1-w)*pu[a] + w*mo.first[a]/mo.sum
+	}
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			second := w * mo.second.At(a, b) / mo.sum
+			if w < 1 {
+				second += (1 - w) * (Su.At(a, b) + pu[a]*pu[b])
+			}
+			ref.cov.SetSym(a, b, second-ref.mean[a]*ref.mean[b])
+		}
+	}
+	ref.rank = symRank(ref.cov)
+	return ref, nil
+}
+
+// symRank is the numerical rank of a positive semi-definite S: its eigenvalues above 1e-10 of
+// the largest (the tolerance of the spaces' closed-form ranks).
+func symRank(S *mat.SymDense) int {
+	var es mat.EigenSym
+	if !es.Factorize(S, false) {
+		return S.SymmetricDim() // an upper bound, which only loosens the marginals' cap
+	}
+	vals := es.Values(nil)
+	top := vals[len(vals)-1]
+	r := 0
+	for _, v := range vals {
+		if v > 1e-10*math.Abs(top) {
+			r++
+		}
+	}
+	return r
+}
+
+// denseOperator is a covariance held as a dense symmetric matrix.
+type denseOperator struct{ s *mat.SymDense }
+
+func (o denseOperator) Dim() int            { return o.s.SymmetricDim() }
+func (o denseOperator) At(i, j int) float64 { return o.s.At(i, j) }
+func (o denseOperator) MulVec(dst, v []float64) {
+	mat.NewVecDense(len(dst), dst).MulVec(o.s, mat.NewVecDense(len(v), v))
+}
+
+// setReference makes ref the Problem's reference measure: its mean and covariance, and δ_i
+// re-centred on the new mean.
+func (p *Problem) setReference(ref *reference) {
+	m, d := p.Delta.Dims()
+	for i := 0; i < m; i++ {
+		row := p.Delta.RawRowView(i)
+		for a := 0; a < d; a++ {
+			row[a] += p.Mean[a] - ref.mean[a]
+		}
+	}
+	p.Mean = ref.mean
+	p.S = ref.cov
+	p.Cov = denseOperator{ref.cov}
+	p.ref = ref
+}
+
+// uniformReference returns the uniform measure's mean and dense covariance of sp (d ≤ MaxDim).
+func uniformReference(sp space.Space) ([]float64, *mat.SymDense) {
+	pu := make([]float64, sp.Dim())
+	sp.Mean(pu)
+	return pu, space.Dense(sp.Covariance())
+}
+
+// useEmpirical replaces the uniform reference measure of p (built by newProblem) by the mixture
+// with weight w on its own training structures; w = 0 keeps the uniform one.
+func (p *Problem) useEmpirical(sp space.Space, w float64) error {
+	if w == 0 {
+		return nil
+	}
+	if p.S == nil {
+		return fmt.Errorf("empirical_weight > 0 holds the reference covariance densely: the %s space's dimension %d is above %d",
+			sp.Kind(), sp.Dim(), denseMaxDim)
+	}
+	ref, err := mixtureReference(p.Mean, p.S, momentsOf(p), w)
+	if err != nil {
+		return err
+	}
+	p.setReference(ref)
+	return nil
+}

@@ -1,0 +1,205 @@
+package ridge
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// With a reference measure μ = (1 − w)·uniform + w·empirical, the loss must be the expected Taylor
+// loss over z ~ μ, computed here by brute force: every structure of Y with mass (1 − w)/|Y| and
+// every training structure with mass w·s_j/Σs. lossGrad returns ½ Σ s_i [uᵀSu + (1 − δᵀu)²] =
+// Σ s_i (E_μ[a + a²/2] + ½), a = ⟨u_i, ψ(z) − ψ(y_i)⟩.
+func TestReferenceLossIsExpectedTaylorLoss(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, tc := range []struct {
+		kind   string
+		params []int64
+	}{
+		{"multilabel", []int64{3}},
+		{"multiclass", []int64{4}},
+		{"permutations", []int64{4}},
+		{"subtrees", []int64{-1, 0, 0, 1, 1}},
+		{"ksubsets", []int64{5, 2}},
+	} {
+		sp, err := space.New(tc.kind, tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m = 7
+		_, ys := synthetic(t, sp, m, 2, 5)
+		s := weights(r, m)
+		d, wd := sp.Dim(), sp.Width()
+		embed := func(y []int64) []float64 {
+			psi := make([]float64, sp.Dim())
+			space.EmbedRows(sp, y, 1, psi)
+			return psi
+		}
+		var all [][]float64
+		if err := sp.Enumerate(func(y []int64) bool {
+			all = append(all, embed(append([]int64(nil), y...)))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		train := make([][]float64, m)
+		var sum float64
+		for i := range train {
+			train[i] = embed(ys[i*wd : (i+1)*wd])
+			sum += s[i]
+		}
+		for _, w := range []float64{0, 0.3, 1} {
+			p, err := NewProblem(sp, ys, m, s, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.useEmpirical(sp, w); err != nil {
+				t.Fatal(err)
+			}
+			U := mat.NewDense(m, d, nil)
+			for i := range U.RawMatrix().Data {
+				U.RawMatrix().Data[i] = r.NormFloat64()
+			}
+			got := p.lossGrad(U, nil)
+			var want float64
+			for i := 0; i < m; i++ {
+				u := U.RawRowView(i)
+				taylor := func(z []float64) float64 {
+					var a float64
+					for c := range u {
+						a += u[c] * (z[c] - train[i][c])
+					}
+					return a + a*a/2
+				}
+				var e float64
+				for _, z := range all {
+					e += (1 - w) / float64(len(all)) * taylor(z)
+				}
+				for j, z := range train {
+					e += w * s[j] / sum * taylor(z)
+				}
+				want += s[i] * (e + 0.5)
+			}
+			if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("%s, w = %v: loss %v, brute force over μ %v", tc.kind, w, got, want)
+			}
+		}
+	}
+}
+
+// partial_fit with an empirical reference keeps the measure of every example seen, so that two
+// chunks give Fit on both; a chunk alone gives another model.
+func TestPartialFitEmpiricalEqualsFit(t *testing.T) {
+	sp, _ := space.New("multilabel", []int64{4})
+	const m, n = 40, 3
+	X, ys := synthetic(t, sp, m, n, 8)
+	w := weights(rand.New(rand.NewPCG(1, 2)), m)
+	opt := baseOptions()
+	opt.Solver, opt.EmpiricalWeight = Exact, 0.6
+	full, err := Fit(sp, X, m, n, ys, w, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, wd := 15, sp.Width()
+	first, err := PartialFit(nil, sp, X[:h*n], h, n, ys[:h*wd], w[:h], opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both, err := PartialFit(first, sp, X[h*n:], m-h, n, ys[h*wd:], w[h:], opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := relDiff(both.Coef, full.Coef); e > 1e-10 {
+		t.Errorf("partial_fit in two chunks differs from fit by %.2e", e)
+	}
+	if e := relDiff(first.Coef, full.Coef); e < 1e-3 {
+		t.Errorf("the first chunk alone matches the full fit (%.2e): the test cannot tell", e)
+	}
+	uniform := opt
+	uniform.EmpiricalWeight = 0
+	other, err := Fit(sp, X, m, n, ys, w, uniform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := relDiff(other.Coef, full.Coef); e < 1e-3 {
+		t.Errorf("the uniform reference gives the same model (%.2e): the option does nothing", e)
+	}
+	// the CG solver reaches the same optimum from the Problem's own reference
+	cg := opt
+	cg.Solver = CG
+	viaCG, err := Fit(sp, X, m, n, ys, w, cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := relDiff(viaCG.Coef, full.Coef); e > 1e-6 {
+		t.Errorf("CG and the exact solver differ by %.2e with an empirical reference", e)
+	}
+	sgd := opt
+	sgd.Solver = SGD
+	if _, err := PartialFit(nil, sp, X, m, n, ys, w, sgd); err == nil {
+		t.Error("partial_fit by SGD with an empirical reference was accepted")
+	}
+}
+
+// Without noise, a rich model's marginal estimates under the empirical reference follow design.md
+// §2a with that measure's p, S and rank r: m̂ = p + δ·min(1 + t, 1 + r)/(1 + t), t = δᵀS⁺δ, which
+// is ψ(y) itself when t ≤ r (here the training structures have t above and below r).
+func TestEmpiricalMarginalsRecoverTargets(t *testing.T) {
+	sp, _ := space.New("multilabel", []int64{3})
+	const k = 5 // one-hot inputs, one per structure
+	ys := []int64{1, 0, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0}
+	X := make([]float64, k*k)
+	for i := 0; i < k; i++ {
+		X[i*k+i] = 1
+	}
+	opt := baseOptions()
+	opt.Alpha, opt.Intercept, opt.Solver, opt.EmpiricalWeight = 1e-9, false, Exact, 1
+	md, err := Fit(sp, X, k, k, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.ref == nil || md.ref.rank != 3 {
+		t.Fatalf("reference %+v, want the empirical measure of rank 3", md.ref)
+	}
+	var es mat.EigenSym
+	if !es.Factorize(md.ref.cov, true) {
+		t.Fatal("eigendecomposition failed")
+	}
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	vals := es.Values(nil)
+	M := make([]float64, k*3)
+	if err := md.Marginals(X, k, k, M, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	exact := 0
+	for i := 0; i < k; i++ {
+		delta := make([]float64, 3)
+		for a := range delta {
+			delta[a] = float64(ys[i*3+a]) - md.ref.mean[a]
+		}
+		var tt float64 // δᵀS⁺δ
+		for e, v := range vals {
+			if v > 1e-10 {
+				proj := mat.Dot(vecs.ColView(e), mat.NewVecDense(3, delta))
+				tt += proj * proj / v
+			}
+		}
+		scale := math.Min(1+tt, 1+3) / (1 + tt)
+		if scale == 1 {
+			exact++
+		}
+		for a := range delta {
+			want := md.ref.mean[a] + scale*delta[a]
+			if got := M[i*3+a]; math.Abs(got-want) > 1e-5 {
+				t.Errorf("structure %d: m̂[%d] = %v, want %v (t = %v)", i, a, got, want, tt)
+			}
+		}
+	}
+	if exact == 0 || exact == k {
+		t.Errorf("%d of %d structures have t ≤ r: the test does not cover both cases", exact, k)
+	}
+}

@@ -1,0 +1,486 @@
+"""The typed layer over the C ABI: one class per handle kind, one method per ABI call.
+
+The estimators (``_ridge``, ``_probabilistic``), the spaces and the settings call these methods;
+nothing else in the package touches ``_capi.lib()`` or names an ABI function. Every ABI function
+appears here under its full name (``cp_ridge_decision``, never a name assembled at run time), so
+that ``grep`` finds each use. Arrays reach these methods already validated by their callers; the
+methods check them once more for the call (shape and dtype, through ``_capi.f64``/``_capi.i64``,
+which refuse anything else) and turn every status into an exception (``_capi.check``).
+
+The info calls answer with a JSON object (see capi/info.go); the dataclasses below hold the fields
+Python uses, and ignore the others, so that a field the core adds breaks nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import json
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import _capi
+
+# -- info results -----------------------------------------------------------------------------------
+
+
+def _from_json(cls: type, fields: dict[str, Any]) -> Any:
+    """An info dataclass from the core's JSON object: the fields it declares, the rest ignored.
+    Floats go through float(): the core writes NaN and ±Inf as the strings "NaN", "Infinity"."""
+    return cls(
+        **{f.name: float(fields[f.name]) if f.type == "float" else fields[f.name] for f in dataclasses.fields(cls)}
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class SpaceInfo:
+    """What ``cp_space_info`` reports of a space."""
+
+    kind: str
+    dim: int  # d, the length of ψ
+    width: int  # int64 values per structure
+    log_count: float  # log|Y|
+    guarantee: float  # the decoder's z-approximation factor, 0 when exact
+
+
+@dataclasses.dataclass(frozen=True)
+class FitInfo:
+    """How a fit ended, as both model kinds report it."""
+
+    n_features: int
+    dim: int
+    width: int
+    n_iter: int
+    converged: bool
+    objective: float  # NaN when the probabilistic model's inference was sampled
+    relative_gradient: float
+
+
+@dataclasses.dataclass(frozen=True)
+class RidgeInfo(FitInfo):
+    """What ``cp_ridge_info`` reports of a StructuredRidge model."""
+
+    kernel: str
+    n_dual: int  # training samples kept in the kernel expansion (0: linear or Nyström)
+    n_components: int  # of the Nyström map, 0 without one
+    n_seen: int  # examples trained on (partial_fit: the running total)
+    n_steps: int  # SGD steps taken
+    streaming: bool  # partial_fit continues the model exactly
+
+
+@dataclasses.dataclass(frozen=True)
+class ProbInfo(FitInfo):
+    """What ``cp_prob_info`` reports of a ProbabilisticStructured model."""
+
+    intercept: bool
+    exact: bool  # inference during the fit was exact
+    solver: str  # "none" for a model built from coefficients, "lbfgs", "adam"
+
+
+def _read_json(call: Callable[[Any, int, Any], int]) -> dict[str, Any]:
+    """Read the JSON object of an info call ``call(buf, capacity, needed) -> status``: into a
+    buffer that usually suffices, or a second time into one of the size the first call reported."""
+    needed = ctypes.c_int64(0)
+    buf = (ctypes.c_uint8 * 1024)()
+    _capi.check(call(buf, len(buf), needed))
+    if needed.value > len(buf):
+        buf = (ctypes.c_uint8 * needed.value)()
+        _capi.check(call(buf, len(buf), needed))
+    return json.loads(bytes(buf[: needed.value]))
+
+
+def _read_bytes(call: Callable[[Any, int, Any], int]) -> bytes:
+    """Read the bytes of a ``*_to_bytes`` call: its size first, then the bytes."""
+    needed = ctypes.c_int64(0)
+    _capi.check(call(None, 0, needed))
+    buf = (ctypes.c_uint8 * needed.value)()
+    _capi.check(call(buf, needed.value, needed))
+    return bytes(buf)
+
+
+def _byte_view(data: Any) -> tuple[Any, int]:
+    """The caller's model bytes as a ctypes array (a copy: ctypes needs a writable buffer)."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"model bytes must be bytes, got {type(data).__name__}")
+    return (ctypes.c_uint8 * len(data)).from_buffer_copy(data), len(data)
+
+
+# -- process-wide settings --------------------------------------------------------------------------
+
+
+def set_threads(n: int) -> None:
+    """Set the core's thread count (process-wide; 0 means all cores)."""
+    _capi.check(_capi.lib().cp_set_threads(n))
+
+
+def set_max_memory(n_bytes: int) -> None:
+    """Set the core's memory budget in bytes (0: the default)."""
+    _capi.check(_capi.lib().cp_set_max_memory(n_bytes))
+
+
+def get_max_memory() -> tuple[int, int]:
+    """Return (the budget as set, 0 for the default; the budget in force), in bytes."""
+    setting, effective = ctypes.c_int64(0), ctypes.c_int64(0)
+    _capi.check(_capi.lib().cp_get_max_memory(setting, effective))
+    return setting.value, effective.value
+
+
+# -- spaces ----------------------------------------------------------------------------------------
+
+
+class SpaceHandle:
+    """Owns one Go space handle (``cp_space_*``) and frees it with the Python object."""
+
+    def __init__(self, value: int):
+        self.value = value
+        self.info: SpaceInfo = _from_json(
+            SpaceInfo, _read_json(lambda buf, cap, needed: _capi.lib().cp_space_info(value, buf, cap, needed))
+        )
+
+    @classmethod
+    def new(cls, kind: str, params: tuple[int, ...]) -> SpaceHandle:
+        """Create the space ``kind`` with its integer parameters (the core checks them)."""
+        _, p = _capi.i64(np.array(params, dtype=np.int64), (len(params),), "space parameters")
+        out = ctypes.c_int64(0)
+        _capi.check(_capi.lib().cp_space_new(kind.encode(), p, len(params), out))
+        return cls(out.value)
+
+    def __del__(self):
+        if _capi.usable() and _capi._lib is not None:
+            _capi.lib().cp_space_free(self.value)
+
+    def same(self, other: SpaceHandle) -> bool:
+        """Whether both handles hold the same space (kind and parameters)."""
+        out = ctypes.c_int64(0)
+        _capi.check(_capi.lib().cp_space_same(self.value, other.value, out))
+        return bool(out.value)
+
+    def mean(self, what: str) -> np.ndarray:
+        """p, the mean of ψ under the uniform distribution (d,); ``what`` names it for the budget."""
+        d = self.info.dim
+        out, p = _capi.out_f64((d,), what)
+        _capi.check(_capi.lib().cp_space_mean(self.value, p, d))
+        return out
+
+    def covariance(self) -> np.ndarray:
+        """S, the covariance of ψ under the uniform distribution (d, d), refused before NumPy
+        allocates when the core would refuse it."""
+        _capi.check(_capi.lib().cp_space_covariance_check(self.value))
+        d = self.info.dim
+        out, p = _capi.out_f64((d, d))
+        _capi.check(_capi.lib().cp_space_covariance(self.value, p, d))
+        return out
+
+    def covariance_dot(self, v: Any) -> np.ndarray:
+        """S·v (d,) without materialising S."""
+        d = self.info.dim
+        v, pv = _capi.f64(v, (d,), "v")
+        out, p = _capi.out_f64((d,))
+        _capi.check(_capi.lib().cp_space_cov_mul(self.value, pv, p, d))
+        return out
+
+    def validate(self, rows: np.ndarray) -> None:
+        """Raise ValueError naming the first of the int64 rows (m, width) that is no structure."""
+        m, w = rows.shape[0], self.info.width
+        rows, p = _capi.i64(rows, (m, w), "Y")
+        _capi.check(_capi.lib().cp_space_validate(self.value, p, m, w))
+
+    def embed(self, rows: np.ndarray) -> np.ndarray:
+        """ψ of each structure (m, d)."""
+        m, w, d = rows.shape[0], self.info.width, self.info.dim
+        rows, p = _capi.i64(rows, (m, w), "Y")
+        out, pout = _capi.out_f64((m, d))
+        _capi.check(_capi.lib().cp_space_embed(self.value, p, m, w, pout, d))
+        return out
+
+    def sample(self, n_samples: int, seed: int) -> np.ndarray:
+        """n_samples uniform structures as int64 rows; interruptible."""
+        w = self.info.width
+        out, p = _capi.out_i64_array((n_samples, w), "n_samples")
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_space_sample(self.value, n_samples, seed, p, w))
+        return out
+
+    def decode(self, U: np.ndarray) -> np.ndarray:
+        """argmax_y ⟨u, ψ(y)⟩ of each row of U (q, d), as int64 rows; interruptible."""
+        d, w, q = self.info.dim, self.info.width, U.shape[0]
+        U, p = _capi.f64(U, (q, d), "U")
+        out, pout = _capi.out_i64_array((q, w), "U (rows to decode)")
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_space_decode(self.value, p, q, d, pout, w))
+        return out
+
+    def enumerate(self) -> np.ndarray:
+        """Every structure as int64 rows (the core refuses large spaces)."""
+        w, count = self.info.width, ctypes.c_int64(0)
+        _capi.check(_capi.lib().cp_space_enumerate(self.value, None, 0, w, count))
+        out, p = _capi.out_i64_array((count.value, w))
+        _capi.check(_capi.lib().cp_space_enumerate(self.value, p, count.value, w, count))
+        return out
+
+
+# -- models ----------------------------------------------------------------------------------------
+
+
+class Model:
+    """Owns one fitted Go model handle and frees it with the Python object.
+
+    A subclass per model kind binds the kind's ABI functions, each under its full name; the calls
+    that both kinds answer alike (scores, predictions, coefficients, bytes) are written once here.
+    """
+
+    _info_class: ClassVar[type[FitInfo]] = FitInfo
+
+    def __init__(self, value: int):
+        self.value = value
+        info = self._info_call()
+        self.info = _from_json(self._info_class, _read_json(lambda buf, cap, needed: info(value, buf, cap, needed)))
+        # The dimensions of every call on this model come from the model itself: an estimator
+        # refitted in another thread cannot change them under a call.
+        self.n_features, self.dim, self.width = self.info.n_features, self.info.dim, self.info.width
+
+    # The kind's ABI functions (each subclass returns its own).
+    @staticmethod
+    def _info_call() -> Callable[..., int]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _calls() -> dict[str, Callable[..., int]]:
+        raise NotImplementedError
+
+    def __del__(self):
+        if _capi.usable() and _capi._lib is not None:
+            self._calls()["free"](self.value)
+
+    def space(self) -> SpaceHandle:
+        """A new handle of the model's own space."""
+        out = ctypes.c_int64(0)
+        _capi.check(self._calls()["space"](self.value, out))
+        return SpaceHandle(out.value)
+
+    def to_bytes(self) -> bytes:
+        """The model's bytes (pickling goes through these)."""
+        to_bytes = self._calls()["to_bytes"]
+        return _read_bytes(lambda buf, cap, needed: to_bytes(self.value, buf, cap, needed))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Model:
+        """The model of bytes that ``to_bytes`` wrote (the core checks them)."""
+        buf, n = _byte_view(data)
+        out = ctypes.c_int64(0)
+        _capi.check(cls._calls()["from_bytes"](buf, n, out))
+        return cls(out.value)
+
+    def _inputs(self, X: np.ndarray) -> tuple[int, Any]:
+        q = X.shape[0]
+        _, px = _capi.f64(X, (q, self.n_features), "X")
+        return q, px
+
+    def decision(self, X: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The scores u(x) of the rows of X (q, d), into ``out`` (a writable C-contiguous view) or
+        a new array; interruptible."""
+        q, px = self._inputs(X)
+        if out is None:
+            out, _ = _capi.out_f64((q, self.dim))
+        _, p = _capi.f64(out, (q, self.dim), "out", writable=True)
+        with _capi.interruptible():
+            _capi.check(self._calls()["decision"](self.value, px, q, self.n_features, p, self.dim))
+        return out
+
+    def predict(self, X: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The predicted structures of the rows of X as int64 rows (q, width), into ``out`` or a
+        new array; interruptible."""
+        q, px = self._inputs(X)
+        if out is None:
+            out, _ = _capi.out_i64_array((q, self.width))
+        _, p = _capi.i64(out, (q, self.width), "out", writable=True)
+        with _capi.interruptible():
+            _capi.check(self._calls()["predict"](self.value, px, q, self.n_features, p, self.width))
+        return out
+
+    def coef(self) -> tuple[np.ndarray, np.ndarray]:
+        """A linear model's W (n_features, d) and intercept (d,)."""
+        coef, pc = _capi.out_f64((self.n_features, self.dim))
+        intercept, pi = _capi.out_f64((self.dim,))
+        _capi.check(self._calls()["coef"](self.value, pc, self.n_features, self.dim, pi))
+        return coef, intercept
+
+
+def _fit_arrays(X: np.ndarray, rows: np.ndarray, width: int, sample_weight: np.ndarray | None) -> tuple[Any, ...]:
+    """The checked (X, m, n, Y, width, sample_weight) arguments of a fit call (each buffer keeps
+    its array alive, a converted copy included)."""
+    m, n = X.shape
+    _, px = _capi.f64(X, (m, n), "X")
+    _, py = _capi.i64(rows, (m, width), "y")
+    pw = None if sample_weight is None else _capi.f64(sample_weight, (m,), "sample_weight")[1]
+    return px, m, n, py, width, pw
+
+
+class RidgeModel(Model):
+    """A fitted StructuredRidge model (``cp_ridge_*``)."""
+
+    _info_class = RidgeInfo
+    info: RidgeInfo
+
+    @staticmethod
+    def _info_call() -> Callable[..., int]:
+        return _capi.lib().cp_ridge_info
+
+    @staticmethod
+    def _calls() -> dict[str, Callable[..., int]]:
+        lib = _capi.lib()
+        return {
+            "free": lib.cp_ridge_free,
+            "space": lib.cp_ridge_space,
+            "to_bytes": lib.cp_ridge_to_bytes,
+            "from_bytes": lib.cp_ridge_from_bytes,
+            "decision": lib.cp_ridge_decision,
+            "predict": lib.cp_ridge_predict,
+            "coef": lib.cp_ridge_coef,
+        }
+
+    @staticmethod
+    def fit_call(
+        space: SpaceHandle,
+        X: np.ndarray,
+        rows: np.ndarray,
+        sample_weight: np.ndarray | None,
+        params: bytes,
+        init: RidgeModel | None,
+    ) -> Callable[[Any, Any], int]:
+        """The call ``(progress, out) -> status`` that fits a model (warm-started from ``init``)."""
+        args = _fit_arrays(X, rows, space.info.width, sample_weight)
+        fit = _capi.lib().cp_ridge_fit
+
+        def call(progress: Any, out: Any) -> int:
+            return fit(space.value, *args, params, init.value if init is not None else 0, progress, None, out)
+
+        return call
+
+    @staticmethod
+    def partial_fit_call(
+        previous: RidgeModel | None,
+        space: SpaceHandle,
+        X: np.ndarray,
+        rows: np.ndarray,
+        sample_weight: np.ndarray | None,
+        params: bytes,
+    ) -> Callable[[Any, Any], int]:
+        """The call ``(progress, out) -> status`` that continues ``previous`` on a chunk."""
+        args = _fit_arrays(X, rows, space.info.width, sample_weight)
+        fit = _capi.lib().cp_ridge_partial_fit
+
+        def call(progress: Any, out: Any) -> int:
+            return fit(previous.value if previous is not None else 0, space.value, *args, params, progress, None, out)
+
+        return call
+
+    def marginals(self, X: np.ndarray, marginals: np.ndarray | None, structures: np.ndarray | None) -> None:
+        """The marginal estimates of the rows of X into ``marginals`` (q, d) and/or the structures
+        decoded from them into ``structures`` (q, width); interruptible."""
+        q, px = self._inputs(X)
+        pm = None if marginals is None else _capi.f64(marginals, (q, self.dim), "out", writable=True)[1]
+        ps = None if structures is None else _capi.i64(structures, (q, self.width), "out", writable=True)[1]
+        d = self.dim if marginals is not None else 0
+        w = self.width if structures is not None else 0
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_ridge_marginals(self.value, px, q, self.n_features, pm, d, ps, w))
+
+
+class ProbModel(Model):
+    """A fitted ProbabilisticStructured model (``cp_prob_*``)."""
+
+    _info_class = ProbInfo
+    info: ProbInfo
+
+    @staticmethod
+    def _info_call() -> Callable[..., int]:
+        return _capi.lib().cp_prob_info
+
+    @staticmethod
+    def _calls() -> dict[str, Callable[..., int]]:
+        lib = _capi.lib()
+        return {
+            "free": lib.cp_prob_free,
+            "space": lib.cp_prob_space,
+            "to_bytes": lib.cp_prob_to_bytes,
+            "from_bytes": lib.cp_prob_from_bytes,
+            "decision": lib.cp_prob_decision,
+            "predict": lib.cp_prob_predict,
+            "coef": lib.cp_prob_coef,
+        }
+
+    @staticmethod
+    def fit_call(
+        space: SpaceHandle, X: np.ndarray, rows: np.ndarray, sample_weight: np.ndarray | None, params: bytes
+    ) -> Callable[[Any, Any], int]:
+        """The call ``(progress, out) -> status`` that fits a model."""
+        args = _fit_arrays(X, rows, space.info.width, sample_weight)
+        fit = _capi.lib().cp_prob_fit
+
+        def call(progress: Any, out: Any) -> int:
+            return fit(space.value, *args, params, progress, None, out)
+
+        return call
+
+    def marginals(self, X: np.ndarray, params: bytes) -> np.ndarray:
+        """E[ψ(y) | x] of the rows of X (q, d), exact or sampled per ``params``; interruptible."""
+        q, px = self._inputs(X)
+        out, p = _capi.out_f64((q, self.dim))
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_prob_marginals(self.value, px, q, self.n_features, params, p, self.dim))
+        return out
+
+    def score_samples(self, X: np.ndarray, rows: np.ndarray, params: bytes) -> np.ndarray:
+        """log p(y_i | x_i) of the structures ``rows`` (q, width) given the rows of X (q,)."""
+        q, px = self._inputs(X)
+        _, py = _capi.i64(rows, (q, self.width), "Y")
+        out, p = _capi.out_f64((q,))
+        with _capi.interruptible():
+            _capi.check(
+                _capi.lib().cp_prob_score_samples(self.value, px, q, self.n_features, py, self.width, params, p)
+            )
+        return out
+
+    def log_partition(self, X: np.ndarray, params: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """log Z(x) of the rows of X (q,), with per-row statistics (q, 3) and counts (q, 7) in the
+        order ``cp_prob_log_partition`` documents."""
+        q, px = self._inputs(X)
+        (out, p), (stats, ps), (counts, pc) = _capi.out_f64((q,)), _capi.out_f64((q, 3)), _capi.out_i64_array((q, 7))
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_prob_log_partition(self.value, px, q, self.n_features, params, p, ps, pc))
+        return out, stats, counts
+
+    def sample(self, X: np.ndarray, count: int, params: bytes) -> np.ndarray:
+        """``count`` structures from p(y | x) for each row of X, as int64 rows (q, count, width)."""
+        q, px = self._inputs(X)
+        out, p = _capi.out_i64_array((q, count, self.width), "n_samples")
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_prob_sample(self.value, px, q, self.n_features, count, params, p, self.width))
+        return out
+
+
+# -- the Nyström map of a callable kernel ------------------------------------------------------------
+
+
+def nystrom_landmarks(n_samples: int, n_components: int, seed: int) -> np.ndarray:
+    """The sorted row indices of a Nyström map's landmarks among n_samples rows, as the core
+    draws those of its own kernels' maps."""
+    k = max(1, min(int(n_samples), int(n_components)))
+    out, p = _capi.out_i64_array((k,), "n_components")
+    n = ctypes.c_int64(0)
+    _capi.check(_capi.lib().cp_nystrom_landmarks(int(n_samples), int(n_components), seed, p, k, n))
+    return out[: n.value]
+
+
+def nystrom_projection(K: np.ndarray) -> np.ndarray:
+    """The projection P (l, c) of a Nyström map from the landmarks' Gram matrix K (l, l), as the
+    core computes that of its own kernels' maps."""
+    n_landmarks = K.shape[0]
+    _, pk = _capi.f64(K, (n_landmarks, n_landmarks), "kernel matrix")
+    out, p = _capi.out_f64((n_landmarks, n_landmarks), "n_components")
+    c = ctypes.c_int64(0)
+    _capi.check(_capi.lib().cp_nystrom_projection(pk, n_landmarks, p, c))
+    return np.ascontiguousarray(out.reshape(-1)[: n_landmarks * c.value].reshape(n_landmarks, c.value))
