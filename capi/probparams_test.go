@@ -49,7 +49,6 @@ func TestParseProbFitParams(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"alpha=0":                    "alpha",
 		"alpha=-1":                   "alpha",
 		"alpha=inf":                  "alpha",
 		"n_samples=0":                "n_samples",

@@ -414,3 +414,20 @@ def test_cycles_beyond_enumeration_fit_by_exact_inference(space):
     """Cycles on 9 vertices (125,628 directed, above the 2¹⁴ of enumeration) get exact inference
     from the sum-product Held–Karp programme."""
     _check_exact_inference_beyond_enumeration(space, 80, 5)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_default_alpha_is_logistic_regressions_default(weighted):
+    """alpha=None is scikit-learn's C = 1: a multiclass model's probabilities are those of
+    LogisticRegression() (issue 14: the former default gave near-uniform probabilities)."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.8)
+    w = rng.uniform(0.2, 3.0, size=150) if weighted else None
+    ours = ProbabilisticStructured(space="multiclass", tol=1e-10, max_iter=2000).fit(X, y, sample_weight=w)
+    peer = LogisticRegression(tol=1e-10, max_iter=2000).fit(X, y, sample_weight=w)
+    assert ProbabilisticStructured().alpha is None
+    np.testing.assert_allclose(ours.predict_proba(X), peer.predict_proba(X), atol=1e-5)
+    assert peer.predict_proba(X).max(axis=1).mean() > 0.7  # confident, not near-uniform

@@ -30,7 +30,12 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 	if err := checkFitMemory(sp, m, n, &opt); err != nil {
 		return nil, err
 	}
-	p, err := NewProblem(sp, X, m, n, ys, weights, opt.Alpha, opt.Intercept)
+	alpha := opt.Alpha
+	if alpha == 0 {
+		// Data that give no finite default (no rows, zero weights) fail NewProblem's checks first.
+		alpha = DefaultAlpha(weights, m)
+	}
+	p, err := NewProblem(sp, X, m, n, ys, weights, alpha, opt.Intercept)
 	if err != nil {
 		return nil, err
 	}

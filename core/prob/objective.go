@@ -34,9 +34,6 @@ type Problem struct {
 // optional positive finite weights and λ > 0. X is viewed, not copied: it must not change while
 // the Problem is in use.
 func NewProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, lambda float64, intercept bool) (*Problem, error) {
-	if err := check.Alpha(lambda); err != nil {
-		return nil, err
-	}
 	if m < 1 || n < 1 {
 		return nil, fmt.Errorf("prob: X must have at least one sample and one feature, got %d×%d", m, n)
 	}
@@ -71,6 +68,9 @@ func NewProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 			scaled[i] = w * (float64(m) / sum)
 		}
 		weights = scaled
+	}
+	if err := check.Alpha(lambda); err != nil { // after the data: the default λ is derived from it
+		return nil, err
 	}
 	d := sp.Dim()
 	psi := make([]float64, m*d)

@@ -88,9 +88,16 @@ class ProbabilisticStructured(StructuredEstimator):
         The output space, as for :class:`combpred.StructuredRidge`: ``"multiclass"`` (y: any labels,
         1-D), ``"multilabel"`` (Y: 0/1 indicator matrix), ``"permutations"`` (Y: rank rows, 1 =
         best), ``"dicycles"``, ``"ucycles"``, ``"cliques"``, ``"tournaments"``, or a space object.
-    alpha : float, default=1.0
+    alpha : float or None, default=None
         Regularisation strength λ > 0, the weight of ‖W‖² against the *mean* negative
-        log-likelihood.
+        log-likelihood. None is ``1 / (2 · n_samples)`` (``1 / (2 · Σw)`` with sample weights):
+        scikit-learn's default ``C = 1``, so that multiclass and multi-label models reproduce
+        ``LogisticRegression()``'s probabilities. Chosen from held-out log-likelihoods on the
+        shared data (BENCHMARKS.md, "prob_default_alpha"): on small sets (label ranking, their
+        top label) it is at or near the best value tried, where the former default 1.0 was the
+        worst on every set; data with many features and labels (yeast, scene) prefer stronger
+        regularisation (alpha ≈ 0.1). Tune it by cross-validation; ``alpha = 1 / (2 · C · m)``
+        converts from ``C``.
     fit_intercept : bool, default=True
         Learn an unpenalised per-coordinate offset b of the scores.
     sampler : {"auto", "exact", "cftp", "metropolis", "local", "mixed"}, default="auto"
@@ -172,7 +179,7 @@ class ProbabilisticStructured(StructuredEstimator):
     def __init__(
         self,
         space: str | _spaces.Space = "multilabel",
-        alpha: float = _D["alpha"],
+        alpha: float | None = _D["alpha"],
         fit_intercept: bool = _D["fit_intercept"],
         sampler: str = _D["sampler"],
         n_samples: int = _D["n_samples"],
@@ -200,7 +207,7 @@ class ProbabilisticStructured(StructuredEstimator):
     # -- fitting ------------------------------------------------------------------------------
     def _params_string(self) -> bytes:
         return _params(
-            alpha=float(self.alpha),
+            alpha=None if self.alpha is None else float(self.alpha),
             fit_intercept=int(bool(self.fit_intercept)),
             sampler=self.sampler,
             n_samples=int(self.n_samples),
