@@ -87,6 +87,38 @@ def test_hierarchical_rule_minimises_expected_hierarchical_loss(parent, weighted
         assert expected[index[0]] <= expected.min() + 1e-9
 
 
+def _f1_loss(Psi_hat, Psi):
+    inter = Psi_hat @ Psi.T
+    sizes = Psi_hat.sum(axis=1)[:, None] + Psi.sum(axis=1)[None, :]
+    return 1 - np.where(sizes == 0, 1.0, 2 * inter / np.maximum(sizes, 1))
+
+
+@pytest.mark.parametrize("d", [1, 3, 5, 7])
+def test_f1_rule_maximises_expected_f1_under_independent_labels(d):
+    """Brute force over all 2^d predictions and all 2^d label sets, with independent labels (the
+    distribution of ProbabilisticStructured's multi-label model): the rule attains the largest E[F1]."""
+    rng = np.random.default_rng(d)
+    space = spaces.Multilabel(d)
+    Y = space.enumerate()
+    C = _f1_loss(Y.astype(float), Y.astype(float))
+    for trial in range(40):
+        # spread, near-0/1 and near-½ marginals, and ties
+        p = [rng.uniform(size=d), rng.beta(0.2, 0.2, size=d), rng.uniform(0.4, 0.6, size=d), np.full(d, 0.3)][trial % 4]
+        dist = np.prod(np.where(Y == 1, p, 1 - p), axis=1)  # P(y) for every label set
+        expected = C @ dist
+        y_hat = bayes_decode(space, p[None, :], "f1")[0]
+        index = np.flatnonzero(np.all(Y == y_hat, axis=1))[0]
+        assert expected[index] <= expected.min() + 1e-12, (p, y_hat, Y[np.argmin(expected)])
+    if d >= 3:  # not Hamming's rule: labels below ½ are predicted when F1 is scored
+        p = np.full((1, d), 0.45)
+        assert bayes_decode(space, p, "hamming").sum() == 0 and bayes_decode(space, p, "f1").sum() > 0
+
+
+def test_f1_rule_refuses_other_spaces():
+    with pytest.raises(ValueError, match="Multilabel"):
+        bayes_decode(spaces.KSubsets(4, 2), np.full((1, 4), 0.5), "f1")
+
+
 def test_pair_order_is_the_one_the_rules_assume():
     # identity ranking: every pair u < v has u first (+1); label 0 last: pairs (0, v) are −1, in triu order
     space = spaces.Permutations(4)
@@ -112,7 +144,7 @@ def test_with_a_fitted_model_the_rules_give_valid_structures():
     [
         (spaces.Permutations(3), np.zeros((1, 3)), "hamming", "0/1"),
         (spaces.Multilabel(3), np.zeros((1, 3)), "kendall", "Permutations"),
-        (spaces.Multilabel(3), np.zeros((1, 3)), "f1", "loss must be one of"),
+        (spaces.Multilabel(3), np.zeros((1, 3)), "zero_one", "loss must be one of"),
         (spaces.Multilabel(3), np.zeros((1, 4)), "hamming", "shape"),
         (spaces.Multilabel(3), np.full((1, 3), np.nan), "hamming", "NaN"),
         (spaces.Multilabel(3), np.full((1, 3), 1.5), "hamming", r"\[0, 1\]"),
@@ -152,3 +184,5 @@ def test_estimator_decision_parameter_uses_the_rule_and_is_searchable():
         ProbabilisticStructured(space=space, decision="f1").fit(X, Y)
     multilabel = ProbabilisticStructured(space="multilabel", alpha=0.01, decision="hamming").fit(X, (X > 0).astype(int))
     np.testing.assert_array_equal(multilabel.predict(X), (multilabel.predict_proba(X) > 0.5).astype(int))
+    f1 = multilabel.set_params(decision="f1")
+    np.testing.assert_array_equal(f1.predict(X), bayes_decode(f1.space_, f1.predict_marginals(X), "f1"))

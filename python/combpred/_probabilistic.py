@@ -127,11 +127,12 @@ class ProbabilisticStructured(StructuredEstimator):
     verbose : int, default=0
         Print the objective (NaN when inference is sampled) and relative gradient norm after every
         iteration when > 0.
-    decision : {"mode", "hamming", "kendall", "spearman", "hierarchical"}, default="mode"
+    decision : {"mode", "hamming", "kendall", "spearman", "hierarchical", "f1"}, default="mode"
         What :meth:`predict` returns: the most probable structure (``"mode"``), or the structure
         with the least expected loss for the named loss, computed from :meth:`predict_marginals`
         by :func:`combpred.decision.bayes_decode` (Hamming on 0/1 ψ, Kendall's distance or
-        Spearman's squared rank differences on rankings, the hierarchical loss on subtrees).
+        Spearman's squared rank differences on rankings, the hierarchical loss on subtrees,
+        example-based F1 on label sets, exact for this model's independent labels).
         Choose it by the metric you are scored on, or by ``GridSearchCV``.
 
     Attributes
