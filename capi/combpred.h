@@ -144,9 +144,10 @@ CP_EXPORT int cp_ridge_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *
 
 /* cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
    (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
-   into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). A chunk of
+   into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). scale is the
+   code of the estimates' scale (the schema's marginal_scales: 0 noise_free, 1 unit). A chunk of
    rows at a time; cancellable through the interrupt poll. */
-CP_EXPORT int cp_ridge_marginals(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d, int64_t *ys, int64_t w);
+CP_EXPORT int cp_ridge_marginals(int64_t h, double *x, int64_t q, int64_t n, int64_t scale, double *out, int64_t d, int64_t *ys, int64_t w);
 
 /* cp_ridge_partial_fit continues the model prev (0 to start one) with a chunk of examples and
    returns a new model handle in *out (see ridge.PartialFit); prev is left unchanged and valid. */

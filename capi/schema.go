@@ -308,6 +308,7 @@ func schemaJSON() ([]byte, error) {
 		Enums: map[string][]string{
 			"log_z_methods": prob.LogZMethodNames(),
 			"decoder_modes": space.DecoderModeNames(),
+			"marginal_scales": ridge.MarginalScaleNames(),
 		},
 		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
 			"internal": cpInternal, "memory": cpMemory},

@@ -306,23 +306,39 @@ def test_c_abi_arguments():
     h = model._model.value
     M, ys = np.empty((20, 3)), np.empty((20, 3), dtype=np.int64)
     cases = [
-        (lambda: lib.cp_ridge_marginals(h, None, 20, 2, f64(M), 3, None, 0), ValueError, "X is a NULL pointer"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, None, 3, None, 3), ValueError, "both outputs are NULL"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, f64(M), 4, None, 0), ValueError, "has 4 columns"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, None, 0, i64(ys), 2), ValueError, "has 2 columns"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 3, f64(M), 3, None, 0), ValueError, "features"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), -1, 2, f64(M), 3, None, 0), ValueError, "negative"),
-        (lambda: lib.cp_ridge_marginals(2**62, f64(X), 20, 2, f64(M), 3, None, 0), ValueError, "invalid"),
+        (lambda: lib.cp_ridge_marginals(h, None, 20, 2, 0, f64(M), 3, None, 0), ValueError, "X is a NULL pointer"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, None, 3, None, 3), ValueError, "both outputs are NULL"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, f64(M), 4, None, 0), ValueError, "has 4 columns"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, None, 0, i64(ys), 2), ValueError, "has 2 columns"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 3, 0, f64(M), 3, None, 0), ValueError, "features"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), -1, 2, 0, f64(M), 3, None, 0), ValueError, "negative"),
+        (lambda: lib.cp_ridge_marginals(2**62, f64(X), 20, 2, 0, f64(M), 3, None, 0), ValueError, "invalid"),
         (
-            lambda: lib.cp_ridge_marginals(model.space_._h(), f64(X), 20, 2, f64(M), 3, None, 0),
+            lambda: lib.cp_ridge_marginals(model.space_._h(), f64(X), 20, 2, 0, f64(M), 3, None, 0),
             TypeError,
             "not a model",
         ),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 2, f64(M), 3, None, 0), ValueError, "scale code 2"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, -1, f64(M), 3, None, 0), ValueError, "scale code -1"),
     ]
     for call, error, message in cases:
         with pytest.raises(error, match=message):
             _capi.check(call())
     # both outputs at once: the marginals and their decoding
-    _capi.check(lib.cp_ridge_marginals(h, f64(X), 20, 2, f64(M), 3, i64(ys), 3))
+    _capi.check(lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, f64(M), 3, i64(ys), 3))
     np.testing.assert_array_equal(M, model.predict_marginals(X))
     np.testing.assert_array_equal(ys, M > 0.5)
+
+
+def test_unit_scale_is_p_plus_S_u():
+    """scale="unit": m̂ = clip(p + S u), the same scale for every input (multilabel under the uniform
+    measure: p = ½, S = ¼ I); the default scale differs, and unknown scales are refused."""
+    rng = np.random.default_rng(5)
+    X, Y = rng.normal(size=(60, 3)), (rng.random((60, 4)) < 0.5).astype(np.int64)
+    model = StructuredRidge(space="multilabel", alpha=3.0).fit(X, Y)
+    U = model.decision_function(X)
+    unit = model.predict_marginals(X, scale="unit")
+    np.testing.assert_allclose(unit, np.clip(0.5 + U / 4, 0, 1), atol=1e-12)
+    assert not np.allclose(unit, model.predict_marginals(X))
+    with pytest.raises(ValueError, match="scale"):
+        model.predict_marginals(X, scale="linear")

@@ -3,6 +3,7 @@ package ridge
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/parallel"
@@ -22,6 +23,35 @@ type marginalMap struct {
 	p        []float64
 	lo, hi   float64
 	maxScale float64 // 1 + r
+	unit     bool    // ScaleUnit: c = 1
+}
+
+// MarginalScale chooses the scale c of the marginal estimates m̂ = clip(p + c·S u).
+type MarginalScale int
+
+const (
+	// ScaleNoiseFree is c(a) above: exact at the optimum for targets without noise, and
+	// over-confident (estimates pushed to the ends of the range) where the scores are weak
+	// because the targets are noisy.
+	ScaleNoiseFree MarginalScale = iota
+	// ScaleUnit is c = 1, the same for every input: m̂ = clip(p + S u). It keeps the order of the
+	// estimates across inputs (what ranking metrics such as AU(PRC) compare) and shrinks a
+	// noise-free target's δ by 1/(1 + t); S·u is the direction design.md §2a derives for any
+	// noise.
+	ScaleUnit
+)
+
+var marginalScaleNames = [...]string{"noise_free", "unit"}
+
+// MarginalScaleNames returns the names of the scales, in the order of their values.
+func MarginalScaleNames() []string { return slices.Clone(marginalScaleNames[:]) }
+
+// ParseMarginalScale maps a scale's code to it, refusing unknown codes.
+func ParseMarginalScale(code int64) (MarginalScale, error) {
+	if code < 0 || code >= int64(len(marginalScaleNames)) {
+		return 0, fmt.Errorf("marginal scale code %d is not one of 0 (noise_free) and 1 (unit)", code)
+	}
+	return MarginalScale(code), nil
 }
 
 // newMarginalMap is the map of a model over sp whose reference measure is ref (nil: uniform).
@@ -69,7 +99,10 @@ func (mm *marginalMap) centre(u, su []float64) {
 	for j, v := range u {
 		av += v * su[j]
 	}
-	c := marginalScale(math.Ldexp(av, 2*e), mm.maxScale)
+	c := 1.0
+	if !mm.unit {
+		c = marginalScale(math.Ldexp(av, 2*e), mm.maxScale)
+	}
 	for j, s := range su {
 		m := math.Ldexp(c*s, e)
 		u[j] = math.Min(math.Max(m, mm.lo-mm.p[j]), mm.hi-mm.p[j])
@@ -103,8 +136,9 @@ func (mm *marginalMap) addMean(M []float64, rows int) {
 // the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩ by the space's decoder, into ys
 // (q × Width()) when ys is not nil. Rows are scored a chunk at a time (space.PredictRows), so
 // that without M the memory stays bounded whatever q; it stops with ErrCancelled once stop is
-// set (nil: never).
-func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, stop *cancel.Flag) error {
+// set (nil: never). scale chooses the scale c of the estimates (the decoded structures do not
+// depend on it unless the estimates are clipped).
+func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, scale MarginalScale, stop *cancel.Flag) error {
 	sp := md.Space
 	d, w := sp.Dim(), sp.Width()
 	if M == nil && ys == nil {
@@ -125,6 +159,7 @@ func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, stop 
 		}
 	}
 	mm := newMarginalMap(sp, md.ref)
+	mm.unit = scale == ScaleUnit
 	centred := func(Xc []float64, rows int, U []float64) error {
 		if err := md.Decision(Xc, rows, n, U); err != nil {
 			return err

@@ -160,7 +160,7 @@ func TestMarginalsOfANoiseFreeFit(t *testing.T) {
 		d := sp.Dim()
 		M := make([]float64, K*d)
 		got := make([]int64, K*w)
-		if err := model.Marginals(X[:K*K], K, K, M, got, nil); err != nil {
+		if err := model.Marginals(X[:K*K], K, K, M, got, ScaleNoiseFree, nil); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		Sp := pinvOf(t, b)
@@ -223,15 +223,15 @@ func TestMarginalsDecodeAndRange(t *testing.T) {
 		model, X := scoreModel(sp, U, q)
 		M := make([]float64, q*d)
 		ys := make([]int64, q*w)
-		if err := model.Marginals(X, q, q, M, ys, nil); err != nil {
+		if err := model.Marginals(X, q, q, M, ys, ScaleNoiseFree, nil); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		M2 := make([]float64, q*d)
 		ys2 := make([]int64, q*w)
-		if err := model.Marginals(X, q, q, M2, nil, nil); err != nil {
+		if err := model.Marginals(X, q, q, M2, nil, ScaleNoiseFree, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := model.Marginals(X, q, q, nil, ys2, nil); err != nil {
+		if err := model.Marginals(X, q, q, nil, ys2, ScaleNoiseFree, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i, v := range M {
@@ -288,31 +288,31 @@ func floatsDot(a, b []float64) float64 {
 func TestMarginalsArguments(t *testing.T) {
 	sp, _ := space.NewMultilabel(3)
 	model, X := scoreModel(sp, []float64{1, -1, 0.5, 0, 0, 0}, 2)
-	if err := model.Marginals(X, 2, 2, nil, nil, nil); err == nil {
+	if err := model.Marginals(X, 2, 2, nil, nil, ScaleNoiseFree, nil); err == nil {
 		t.Error("no output: want an error")
 	}
-	if err := model.Marginals(X, 2, 2, make([]float64, 5), nil, nil); err == nil {
+	if err := model.Marginals(X, 2, 2, make([]float64, 5), nil, ScaleNoiseFree, nil); err == nil {
 		t.Error("short marginals output: want an error")
 	}
-	if err := model.Marginals(X, 2, 2, nil, make([]int64, 5), nil); err == nil {
+	if err := model.Marginals(X, 2, 2, nil, make([]int64, 5), ScaleNoiseFree, nil); err == nil {
 		t.Error("short structures output: want an error")
 	}
-	if err := model.Marginals(X[:3], 2, 2, make([]float64, 6), nil, nil); err == nil {
+	if err := model.Marginals(X[:3], 2, 2, make([]float64, 6), nil, ScaleNoiseFree, nil); err == nil {
 		t.Error("short X: want an error")
 	}
-	if err := model.Marginals(X, 2, 3, make([]float64, 6), nil, nil); err == nil {
+	if err := model.Marginals(X, 2, 3, make([]float64, 6), nil, ScaleNoiseFree, nil); err == nil {
 		t.Error("X with the wrong number of features: want an error")
 	}
 	stop := new(cancel.Flag)
 	stop.Stop()
 	for _, M := range [][]float64{make([]float64, 6), nil} {
-		if err := model.Marginals(X, 2, 2, M, make([]int64, 6), stop); !errors.Is(err, ErrCancelled) {
+		if err := model.Marginals(X, 2, 2, M, make([]int64, 6), ScaleNoiseFree, stop); !errors.Is(err, ErrCancelled) {
 			t.Errorf("stopped call: got %v, want ErrCancelled", err)
 		}
 	}
 	// u = 0 gives p; the zero vector stays the mean.
 	M := make([]float64, 6)
-	if err := model.Marginals(X, 2, 2, M, nil, nil); err != nil {
+	if err := model.Marginals(X, 2, 2, M, nil, ScaleNoiseFree, nil); err != nil {
 		t.Fatal(err)
 	}
 	for j := 3; j < 6; j++ {

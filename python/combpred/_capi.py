@@ -105,7 +105,7 @@ _SIGNATURES = {
     "cp_space_same": ([c_int64, c_int64, _i64p], c_int),
     "cp_ridge_decision": ([c_int64, _f64p, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_ridge_predict": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
-    "cp_ridge_marginals": ([c_int64, _f64p, c_int64, c_int64, _f64p, c_int64, _i64p, c_int64], c_int),
+    "cp_ridge_marginals": ([c_int64, _f64p, c_int64, c_int64, c_int64, _f64p, c_int64, _i64p, c_int64], c_int),
     "cp_ridge_coef": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),
     "cp_ridge_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_ridge_from_bytes": ([POINTER(c_uint8), c_int64, _i64p], c_int),

@@ -377,16 +377,19 @@ class RidgeModel(Model):
 
         return call
 
-    def marginals(self, X: np.ndarray, marginals: np.ndarray | None, structures: np.ndarray | None) -> None:
+    def marginals(
+        self, X: np.ndarray, marginals: np.ndarray | None, structures: np.ndarray | None, scale: int = 0
+    ) -> None:
         """The marginal estimates of the rows of X into ``marginals`` (q, d) and/or the structures
-        decoded from them into ``structures`` (q, width); interruptible."""
+        decoded from them into ``structures`` (q, width), at the scale of code ``scale`` (the
+        schema's ``marginal_scales``); interruptible."""
         q, px = self._inputs(X)
         pm = None if marginals is None else _capi.f64(marginals, (q, self.dim), "out", writable=True)[1]
         ps = None if structures is None else _capi.i64(structures, (q, self.width), "out", writable=True)[1]
         d = self.dim if marginals is not None else 0
         w = self.width if structures is not None else 0
         with _capi.interruptible():
-            _capi.check(_capi.lib().cp_ridge_marginals(self.value, px, q, self.n_features, pm, d, ps, w))
+            _capi.check(_capi.lib().cp_ridge_marginals(self.value, px, q, self.n_features, scale, pm, d, ps, w))
 
 
 class ProbModel(Model):

@@ -22,6 +22,7 @@ from ._estimator_base import StructuredEstimator, check_sample_weight, class_row
 __all__ = ["StructuredRidge"]
 
 # The kernels and their codes, as the core declares them.
+_MARGINAL_SCALES = _schema.enum("marginal_scales")  # their codes are the positions
 _D = _schema.defaults("ridge")
 _DECODE_FROM = ("scores", "marginals")  # Python-only: which of the model's outputs predict decodes
 
@@ -536,7 +537,7 @@ class StructuredRidge(StructuredEstimator):
         """
         return self._predict(X)
 
-    def predict_marginals(self, X: Any) -> np.ndarray:
+    def predict_marginals(self, X: Any, scale: str = "noise_free") -> np.ndarray:
         """Estimate E[ψ(y) | x], the marginals of the structure given each input, from the scores.
 
         At the optimum of the objective, the scores u(x) are whitened by the covariance S of ψ
@@ -557,11 +558,19 @@ class StructuredRidge(StructuredEstimator):
         direction, with a scale that assumes little noise and may be over-confident. Weak scores
         (heavy regularisation, inputs far from the training data) give marginals near p.
 
+        With ``scale="unit"`` the estimate is ``clip(p + S u(x))``: the same scale for every
+        input, which keeps the order of the estimates across inputs — what ranking metrics over
+        (input, coordinate) pairs compare, such as the AU(PRC) of taxonomy nodes — and shrinks a
+        noise-free target's ψ(y) − p by 1/(1 + t) instead of recovering it. On noisy data it is
+        usually the better ranking (BENCHMARKS.md, "reference_measures").
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Inputs; with ``kernel="precomputed"``, the kernel values against the training samples
             (n_samples, n_samples_fit).
+        scale : {"noise_free", "unit"}, default="noise_free"
+            The scale c of S·u(x): the per-input c above, or 1.
 
         Returns
         -------
@@ -577,12 +586,14 @@ class StructuredRidge(StructuredEstimator):
         --------
         decision_function : the scores u(x) themselves.
         """
+        if scale not in _MARGINAL_SCALES:
+            raise ValueError(f"scale must be one of {_MARGINAL_SCALES}, got {scale!r}")
         fitted = self._fitted()
         X = self._inputs(X)
         d = fitted.dim
         out, _ = _capi.out_f64((X.shape[0], d))
         for rows, block in self._row_blocks(X):
-            fitted.model.marginals(block, out[rows], None)  # a contiguous view
+            fitted.model.marginals(block, out[rows], None, _MARGINAL_SCALES.index(scale))  # a contiguous view
         return out
 
     def __setstate__(self, state: dict[str, Any]) -> None:
