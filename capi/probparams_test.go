@@ -13,7 +13,7 @@ func TestParseProbFitParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opt.Alpha != 1 || !opt.Intercept || opt.Inference.Method != prob.InferAuto || opt.Inference.Sampler.Sampler != prob.SamplerAuto {
+	if opt.Alpha != 0 || !opt.Intercept || opt.Inference.Method != prob.InferAuto || opt.Inference.Sampler.Sampler != prob.SamplerAuto {
 		t.Errorf("defaults %+v", opt)
 	}
 	opt, err = parseProbFitParams("alpha=0.25; fit_intercept=0;sampler=metropolis;n_samples=7;max_iter=9;tol=1e-3;" +

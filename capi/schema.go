@@ -306,8 +306,8 @@ func schemaJSON() ([]byte, error) {
 		Prob:  probParams,
 		// enum values in the order of the core's codes
 		Enums: map[string][]string{
-			"log_z_methods": prob.LogZMethodNames(),
-			"decoder_modes": space.DecoderModeNames(),
+			"log_z_methods":   prob.LogZMethodNames(),
+			"decoder_modes":   space.DecoderModeNames(),
 			"marginal_scales": ridge.MarginalScaleNames(),
 		},
 		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
