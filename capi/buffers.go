@@ -29,32 +29,28 @@ func size(name string, dims ...C.int64_t) (int, error) {
 	return int(total), nil
 }
 
-func f64s(name string, p *C.double, dims ...C.int64_t) ([]float64, error) {
+// view checks the shape dims of an array argument and views the caller's memory as n values of
+// G, the Go type of the C element type T (C.double → float64, C.int64_t → int64).
+func view[G float64 | int64, T C.double | C.int64_t](name string, p *T, dims ...C.int64_t) ([]G, error) {
 	n, err := size(name, dims...)
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
-		return []float64{}, nil
+		return []G{}, nil
 	}
 	if p == nil {
 		return nil, fmt.Errorf("%s is a NULL pointer", name)
 	}
-	return unsafe.Slice((*float64)(unsafe.Pointer(p)), n), nil
+	return unsafe.Slice((*G)(unsafe.Pointer(p)), n), nil
+}
+
+func f64s(name string, p *C.double, dims ...C.int64_t) ([]float64, error) {
+	return view[float64](name, p, dims...)
 }
 
 func i64s(name string, p *C.int64_t, dims ...C.int64_t) ([]int64, error) {
-	n, err := size(name, dims...)
-	if err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return []int64{}, nil
-	}
-	if p == nil {
-		return nil, fmt.Errorf("%s is a NULL pointer", name)
-	}
-	return unsafe.Slice((*int64)(unsafe.Pointer(p)), n), nil
+	return view[int64](name, p, dims...)
 }
 
 func outPtr[T any](name string, p *T) error {
