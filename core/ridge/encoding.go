@@ -231,7 +231,7 @@ func (md *Model) setReference(mean, cov *mat.Dense, rank int64) error {
 			ref.cov.SetSym(a, b, v)
 		}
 	}
-	md.ref = ref
+	md.ref = newReference(ref.mean, ref.cov, ref.rank)
 	return nil
 }
 

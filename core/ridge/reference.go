@@ -27,7 +27,13 @@ import (
 type reference struct {
 	mean []float64
 	cov  *mat.SymDense
+	full *mat.Dense // cov with both triangles, for the products of mulS
 	rank int
+}
+
+// newReference completes a reference from its mean, covariance and rank.
+func newReference(mean []float64, cov *mat.SymDense, rank int) *reference {
+	return &reference{mean: mean, cov: cov, full: mat.DenseCopyOf(cov), rank: rank}
 }
 
 // psiMoments are the weighted moments of the training structures: Σs, Σ s ψ and Σ s ψψᵀ.
@@ -87,8 +93,7 @@ func mixtureReference(pu []float64, Su *mat.SymDense, mo psiMoments, w float64) 
 			ref.cov.SetSym(a, b, second-ref.mean[a]*ref.mean[b])
 		}
 	}
-	ref.rank = symRank(ref.cov)
-	return ref, nil
+	return newReference(ref.mean, ref.cov, symRank(ref.cov)), nil
 }
 
 // symRank is the numerical rank of a positive semi-definite S: its eigenvalues above 1e-10 of
