@@ -9,9 +9,14 @@ from a data directory.
     directory holding ``label_ranking/``, when given or found, is read instead;
 ``load_hierarchical(name)``
     the Clus HMC taxonomies ``"imclef07a"`` (single path) and ``"cellcycle_FUN"`` (multi-path),
-    read from the data directory (their source repository is GPL-3.0, so they do not ship).
+    read from the data directory (their source repository is GPL-3.0, so they do not ship), and
+    any other set of that format there, Gene Ontology DAGs (``"gasch2_GO"``) included;
+``load_multilabel(name)``
+    MULAN's multi-label text sets (``"medical"``, ``"enron"``, ``"bibtex"``, or any other in that
+    format) from the data directory, features as a scipy.sparse CSR matrix.
 
-The data directory is the one holding ``label_ranking/`` and ``hierarchical_funcat_go/``. It is
+The data directory is the one holding ``label_ranking/``, ``hierarchical_funcat_go/`` and
+``multilabel_sparse/``. It is
 looked for, in order, at the ``data_home`` argument, at the environment variable ``COMBPRED_DATA``,
 and — in a source checkout — at ``../shared/datasets`` next to the repository root (the directory
 holding ``go.mod``). A ``FileNotFoundError`` lists every place tried.
@@ -30,7 +35,8 @@ from sklearn.utils import Bunch
 
 from ._arff import read_arff
 from ._fetch import fetch_file, get_data_home
-from ._hmc import _closure_rows, _single_paths, _taxonomy, read_hmc_arff
+from ._hmc import _closure_rows, _closure_rows_dag, _dag, _single_paths, _taxonomy, is_edge_list, read_hmc_arff
+from ._mulan import read_label_names, read_sparse_arff
 
 __all__ = [
     "LABEL_RANKING_DATASETS",
@@ -40,10 +46,14 @@ __all__ = [
     "get_data_home",
     "load_hierarchical",
     "load_label_ranking",
+    "load_multilabel",
     "load_yeast",
     "read_arff",
     "read_hmc_arff",
+    "read_sparse_arff",
 ]
+
+MULTILABEL_DATASETS = ("medical", "enron", "bibtex")
 
 
 def _read_bundled(name: str) -> tuple[list[str], np.ndarray]:
@@ -203,8 +213,17 @@ def load_label_ranking(
     FileNotFoundError
         When the data directory is not found; the message lists where it looked.
     """
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"a label-ranking data set name must be a plain file name, got {name!r}")
     if name not in LABEL_RANKING_DATASETS:
-        raise ValueError(f"unknown label-ranking data set {name!r}: use one of {list(LABEL_RANKING_DATASETS)}")
+        # any other set in the same format, from the data directory
+        try:
+            _locate(f"label_ranking/{name}.csv", data_home)
+        except FileNotFoundError as exc:
+            raise ValueError(
+                f"unknown label-ranking data set {name!r}: the shipped ones are {list(LABEL_RANKING_DATASETS)}, and no "
+                f"data directory holds label_ranking/{name}.csv ({exc})"
+            ) from None
     try:
         path = _locate(f"label_ranking/{name}.csv", data_home)
         opened = open(path, encoding="ascii")  # noqa: SIM115 -- closed by the with below
@@ -243,8 +262,182 @@ def load_label_ranking(
 
 
 # --------------------------------------------------------------------------------------------
+# multi-label text (MULAN sparse ARFF)
+# --------------------------------------------------------------------------------------------
+def load_multilabel(
+    name: str,
+    *,
+    subset: str = "train",
+    data_home: str | os.PathLike | None = None,
+    sparse_targets: bool = True,
+) -> Bunch:
+    """Load a MULAN multi-label set from the data directory, features as a sparse matrix.
+
+    ``multilabel_sparse/<name>/<name>-{train,test}.arff`` with ``<name>.xml``: the shared
+    ``"medical"`` (978 clinical reports, 1449 binary word features, 45 ICD-9 codes), ``"enron"``
+    (1702 e-mails, 1001 features, 53 labels) and ``"bibtex"`` (7395 entries, 1836 features, 159
+    tags), or any other set in MULAN's format. Labels are the attributes the XML names, wherever
+    they stand; the others are features. Rows are read as they come (sparse ``{index value}``
+    rows are never densified).
+
+    Parameters
+    ----------
+    name : str
+        The set's folder name.
+    subset : {"train", "test", "all"}, default="train"
+        The split (MULAN's; "all" stacks train then test).
+    data_home : str or path-like, default=None
+        Data directory to try first (see the module docstring for the search order).
+    sparse_targets : bool, default=True
+        Return Y as a CSR matrix (as ``MultiLabelBinarizer(sparse_output=True)`` does); False gives
+        a dense int64 array.
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``X`` (scipy.sparse.csr_matrix, float64, n_samples × n_features), ``Y`` (0/1, CSR int64 or
+        dense), ``feature_names``, ``target_names``, ``name``, ``subset``, ``DESCR``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed file (naming it and the line), a label that is not 0/1, or an XML label
+        the ARFF lacks.
+    FileNotFoundError
+        When no data directory holds the files; the message lists where it looked.
+    """
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"a multi-label data set name must be a plain folder name, got {name!r}")
+    if subset not in ("train", "test", "all"):
+        raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}")
+    folder = f"multilabel_sparse/{name}"
+    xml = _locate(f"{folder}/{name}.xml", data_home)
+    try:
+        labels = read_label_names(xml.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{xml}: {exc}") from None
+    parts = []
+    for split in ("train", "test") if subset == "all" else (subset,):
+        path = _locate(f"{folder}/{name}-{split}.arff", data_home)
+        try:
+            names, M = read_sparse_arff(path.read_text(encoding="utf-8", errors="replace"))
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+        if parts and names != parts[0][0]:
+            raise ValueError(f"{path}: its attributes differ from the train split's")
+        parts.append((names, M, path))
+    from scipy import sparse as _sparse
+
+    names = parts[0][0]
+    M = _sparse.vstack([p[1] for p in parts]).tocsr() if len(parts) > 1 else parts[0][1]
+    position = {n: j for j, n in enumerate(names)}
+    missing = [lab for lab in labels if lab not in position]
+    if missing:
+        raise ValueError(f"{xml}: labels {missing[:5]} are not attributes of {parts[0][2]}")
+    label_cols = np.array([position[lab] for lab in labels], dtype=np.int64)
+    is_label = np.zeros(len(names), dtype=bool)
+    is_label[label_cols] = True
+    feature_cols = np.flatnonzero(~is_label)
+    Y = M[:, label_cols]
+    if Y.nnz and not np.all(Y.data == 1):
+        raise ValueError(f"{parts[0][2]}: a label holds a value other than 0 and 1")
+    Y = Y.astype(np.int64)
+    X = M[:, feature_cols].tocsr()
+    X.sort_indices()
+    return Bunch(
+        X=X,
+        Y=Y.tocsr() if sparse_targets else Y.toarray(),
+        feature_names=[names[j] for j in feature_cols],
+        target_names=labels,
+        name=name,
+        subset=subset,
+        DESCR=f"{name} (MULAN multi-label ARFF), {subset}: {X.shape[0]} samples, {X.shape[1]} features "
+        f"({X.nnz / max(1, X.shape[0]):.1f} non-zero per row), {len(labels)} labels (cardinality "
+        f"{Y.sum() / max(1, Y.shape[0]):.2f}). Provenance: multilabel_sparse/PROVENANCE.md in the data directory.",
+    )
+
+
+# --------------------------------------------------------------------------------------------
 # hierarchical (Clus HMC ARFF)
 # --------------------------------------------------------------------------------------------
+def _hierarchical_files(name: str, data_home: str | os.PathLike | None) -> tuple[str, dict[str, str]]:
+    """The folder and split files of a hierarchical set: the two named ones, or any other
+    ``hierarchical_funcat_go/<name>/<name>.{train,valid,test}.arff`` a data directory holds."""
+    if name in _HIERARCHICAL_FILES:
+        return _HIERARCHICAL_FILES[name]
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"a hierarchical data set name must be a plain folder name, got {name!r}")
+    folder = f"hierarchical_funcat_go/{name}"
+    candidates = data_home_candidates(data_home)
+    files = {
+        split: f"{name}.{split}.arff"
+        for split in ("train", "valid", "test")
+        if any((c / folder / f"{name}.{split}.arff").is_file() for c in candidates)
+    }
+    if "train" not in files:
+        tried = ", ".join(str(c / folder / f"{name}.train.arff") for c in candidates) or "no data directory"
+        raise ValueError(
+            f"unknown hierarchical data set {name!r}: the named ones are {list(HIERARCHICAL_DATASETS)}; any other "
+            f"needs {folder}/{name}.train.arff (and optionally .valid/.test) in a data directory; looked at: {tried}"
+        )
+    return folder, files
+
+
+class _DAGBunch(Bunch):
+    """The Bunch of a DAG taxonomy: asking it for a tree's ``parent`` array is an error that says
+    why, not a KeyError."""
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "parent" and not dict.__contains__(self, "parent"):
+            v = int(np.argmax([len(p) for p in dict.__getitem__(self, "parents")]))
+            names = dict.__getitem__(self, "node_names")
+            ps = [names[p] for p in dict.__getitem__(self, "parents")[v]]
+            raise ValueError(
+                f"{dict.__getitem__(self, 'name')}: the taxonomy is a DAG (node {names[v]!r} has {len(ps)} parents: "
+                f"{ps[:4]}), not a tree, so it has no parent array: Subtrees and HierarchyPaths take trees. Use the "
+                "parent sets (parents) and the ancestor-closed 0/1 node rows (Y_*), e.g. with one binary model per "
+                "node or a multi-label space."
+            )
+        return super().__getitem__(key)
+
+
+def _load_dag(name: str, parsed: dict[str, Any], first: tuple) -> Bunch:
+    """The Bunch of a taxonomy declared as parent/child edges (Gene Ontology)."""
+    node_names, parents = _dag(first[2])
+    index = {n: i for i, n in enumerate(node_names)}
+    n_nodes = len(node_names)
+    depth = np.zeros(n_nodes, dtype=np.int64)  # the longest path from the root
+    is_leaf = np.ones(n_nodes, dtype=bool)
+    for v in range(1, n_nodes):  # topological order: parents first
+        depth[v] = 1 + max(depth[p] for p in parents[v])
+        is_leaf[parents[v]] = False
+    tree = all(len(p) <= 1 for p in parents)
+    out = (Bunch if tree else _DAGBunch)(
+        parents=parents,
+        is_tree=tree,
+        node_names=node_names,
+        is_leaf=is_leaf,
+        depth=depth,
+        feature_names=first[0],
+        splits=list(parsed),
+        name=name,
+    )
+    if tree:
+        out["parent"] = np.array([p[0] if len(p) else -1 for p in parents], dtype=np.int64)
+    sizes = []
+    for split, (_, X, _, labels) in parsed.items():
+        out[f"X_{split}"] = X
+        out[f"Y_{split}"] = _closure_rows_dag(labels, index, parents)
+        sizes.append(f"{split} {X.shape[0]}")
+    multi = sum(len(p) > 1 for p in parents)
+    out["DESCR"] = (
+        f"{name} (Clus HMC ARFF, parent/child edges): {len(first[0])} features, "
+        + ("a tree" if tree else f"a DAG ({multi} nodes with several parents)")
+        + f" of {n_nodes - 1} nodes plus the root (longest path {int(depth.max())}, {int(is_leaf.sum())} leaves); "
+        f"Y: 0/1 node rows closed under every parent; {' / '.join(sizes)}. Missing features are NaN (not imputed). "
+        "Provenance: hierarchical_funcat_go/PROVENANCE.md in the data directory."
+    )
+    return out
 
 
 def load_hierarchical(
@@ -309,9 +502,7 @@ def load_hierarchical(
     OSError
         When a download fails.
     """
-    if name not in _HIERARCHICAL_FILES:
-        raise ValueError(f"unknown hierarchical data set {name!r}: use one of {list(HIERARCHICAL_DATASETS)}")
-    folder, files = _HIERARCHICAL_FILES[name]
+    folder, files = _hierarchical_files(name, data_home)
     parsed: dict[str, Any] = {}
     for split, filename in files.items():
         try:
@@ -328,6 +519,8 @@ def load_hierarchical(
     for split, (feature_names, _, nodes, _) in parsed.items():
         if nodes != first[2] or feature_names != first[0]:
             raise ValueError(f"{name}: split {split!r} declares different features or taxonomy from the first split")
+    if is_edge_list(first[2]):
+        return _load_dag(name, parsed, first)
     node_names, parent = _taxonomy(first[2])
     index = {n: i for i, n in enumerate(node_names)}
     n_nodes = parent.size
@@ -338,6 +531,8 @@ def load_hierarchical(
         depth[v] = depth[parent[v]] + 1
     out = Bunch(
         parent=parent,
+        parents=[np.array([p], dtype=np.int64) if p >= 0 else np.empty(0, dtype=np.int64) for p in parent],
+        is_tree=True,
         node_names=node_names,
         is_leaf=is_leaf,
         depth=depth,
@@ -346,18 +541,20 @@ def load_hierarchical(
         name=name,
     )
     sizes = []
+    single = name == "imclef07a"
     for split, (_, X, _, labels) in parsed.items():
         out[f"X_{split}"] = X
-        if name == "imclef07a":
+        if single:
             out[f"y_{split}"] = _single_paths(labels, index, parent, split)
         else:
             out[f"Y_{split}"] = _closure_rows(labels, index, parent)
         sizes.append(f"{split} {X.shape[0]}")
-    kind = "single path (y: leaf node ids)" if name == "imclef07a" else "multi-path (Y: 0/1 node rows)"
+    kind = "single path (y: leaf node ids)" if single else "multi-path (Y: 0/1 node rows)"
+    missing = any(np.isnan(X).any() for _, X, _, _ in parsed.values())
     out["DESCR"] = (
         f"{name} (Clus HMC ARFF): {len(first[0])} features, tree of {n_nodes - 1} nodes plus a virtual root "
         f"(depth {int(depth.max())}, {int(is_leaf.sum())} leaves), {kind}; {' / '.join(sizes)}. "
-        + ("Missing features are NaN (not imputed). " if name == "cellcycle_FUN" else "")
+        + ("Missing features are NaN (not imputed). " if missing else "")
         + "Provenance: hierarchical_funcat_go/PROVENANCE.md in the data directory."
     )
     return out
