@@ -232,6 +232,10 @@ class Model:
     """
 
     _info_class: ClassVar[type[FitInfo]] = FitInfo
+    # (the library, its functions of this kind): bound once per loaded library, so that a call
+    # costs no attribute lookups; a child forked after the load gets ForkedChildError from
+    # _capi.lib() before the cache is read.
+    _bound: ClassVar[tuple[Any, dict[str, Callable[..., int]]] | None] = None
 
     def __init__(self, value: int):
         self.value = value
@@ -241,14 +245,22 @@ class Model:
         # refitted in another thread cannot change them under a call.
         self.n_features, self.dim, self.width = self.info.n_features, self.info.dim, self.info.width
 
-    # The kind's ABI functions (each subclass returns its own).
+    # The kind's ABI functions (each subclass binds its own).
     @staticmethod
     def _info_call() -> Callable[..., int]:
         raise NotImplementedError
 
     @staticmethod
-    def _calls() -> dict[str, Callable[..., int]]:
+    def _bind(lib: Any) -> dict[str, Callable[..., int]]:
         raise NotImplementedError
+
+    @classmethod
+    def _calls(cls) -> dict[str, Callable[..., int]]:
+        lib = _capi.lib()
+        bound = cls._bound
+        if bound is None or bound[0] is not lib:
+            bound = cls._bound = (lib, cls._bind(lib))
+        return bound[1]
 
     def __del__(self):
         if _capi.usable() and _capi._lib is not None:
@@ -283,8 +295,9 @@ class Model:
         a new array; interruptible."""
         q, px = self._inputs(X)
         if out is None:
-            out, _ = _capi.out_f64((q, self.dim))
-        _, p = _capi.f64(out, (q, self.dim), "out", writable=True)
+            out, p = _capi.out_f64((q, self.dim))
+        else:
+            _, p = _capi.f64(out, (q, self.dim), "out", writable=True)
         with _capi.interruptible():
             _capi.check(self._calls()["decision"](self.value, px, q, self.n_features, p, self.dim))
         return out
@@ -294,8 +307,9 @@ class Model:
         new array; interruptible."""
         q, px = self._inputs(X)
         if out is None:
-            out, _ = _capi.out_i64_array((q, self.width))
-        _, p = _capi.i64(out, (q, self.width), "out", writable=True)
+            out, p = _capi.out_i64_array((q, self.width))
+        else:
+            _, p = _capi.i64(out, (q, self.width), "out", writable=True)
         with _capi.interruptible():
             _capi.check(self._calls()["predict"](self.value, px, q, self.n_features, p, self.width))
         return out
@@ -329,8 +343,7 @@ class RidgeModel(Model):
         return _capi.lib().cp_ridge_info
 
     @staticmethod
-    def _calls() -> dict[str, Callable[..., int]]:
-        lib = _capi.lib()
+    def _bind(lib: Any) -> dict[str, Callable[..., int]]:
         return {
             "free": lib.cp_ridge_free,
             "space": lib.cp_ridge_space,
@@ -403,8 +416,7 @@ class ProbModel(Model):
         return _capi.lib().cp_prob_info
 
     @staticmethod
-    def _calls() -> dict[str, Callable[..., int]]:
-        lib = _capi.lib()
+    def _bind(lib: Any) -> dict[str, Callable[..., int]]:
         return {
             "free": lib.cp_prob_free,
             "space": lib.cp_prob_space,
