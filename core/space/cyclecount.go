@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"sync"
 )
 
 // cycleCounts holds the counting sums of cycles (length ≥ 3) on subsets of n vertices, each
@@ -279,3 +280,36 @@ func cycleCanonical(y []int64) {
 	}
 	y[s] = prev
 }
+
+// cycleBase is what the two cycle spaces share: n vertices with their cycle counts, the decoder
+// mode and the decoders' scratch buffers.
+type cycleBase struct {
+	n      int
+	counts cycleCounts
+	mode   DecoderMode // DecoderApprox forces the approximate decoder at every n
+	pool   sync.Pool   // *cycleBuf
+}
+
+// init sets up the base of the kind's space on n ≥ 3 vertices.
+func (b *cycleBase) init(kind string, n int) error {
+	if n < 3 {
+		return fmt.Errorf("space: %s needs n_vertices ≥ 3, got %d", kind, n)
+	}
+	if err := checkSize(kind, "n_vertices", int64(n), pairDim(n), int64(n)); err != nil {
+		return err
+	}
+	b.n, b.counts = n, newCycleCounts(n)
+	b.pool.New = func() any { return &cycleBuf{} }
+	return nil
+}
+
+// Params is [n], or [n, decoder mode] when the mode is not auto.
+func (b *cycleBase) Params() []int64 { return modeParams(b.n, b.mode) }
+
+func (b *cycleBase) setMode(m DecoderMode) { b.mode = m }
+
+// Dim is n(n−1)/2, one coordinate per unordered pair of vertices.
+func (b *cycleBase) Dim() int { return b.n * (b.n - 1) / 2 }
+
+// Width is n, one successor per vertex.
+func (b *cycleBase) Width() int { return b.n }

@@ -1,10 +1,8 @@
 package space
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 )
 
 func init() {
@@ -21,38 +19,20 @@ func init() {
 // arc of the cycle, −1 when v→u is, 0 otherwise (the thesis' ordered pairs, halved since
 // ψ_vu = −ψ_uv).
 type DirectedCycles struct {
-	n      int
-	counts cycleCounts
-	mode   DecoderMode // DecoderApprox forces the approximate decoder at every n
-	pool   sync.Pool   // *cycleBuf
+	cycleBase
 }
 
 // NewDirectedCycles returns the space of directed cycles on n vertices (n ≥ 3).
 func NewDirectedCycles(n int) (*DirectedCycles, error) {
-	if n < 3 {
-		return nil, fmt.Errorf("space: dicycles needs n_vertices ≥ 3, got %d", n)
-	}
-	if err := checkSize("dicycles", "n_vertices", int64(n), pairDim(n), int64(n)); err != nil {
+	s := &DirectedCycles{}
+	if err := s.init("dicycles", n); err != nil {
 		return nil, err
 	}
-	s := &DirectedCycles{n: n, counts: newCycleCounts(n)}
-	s.pool.New = func() any { return &cycleBuf{} }
 	return s, nil
 }
 
 // Kind is "dicycles".
 func (s *DirectedCycles) Kind() string { return "dicycles" }
-
-// Params is [n], or [n, decoder mode] when the mode is not auto.
-func (s *DirectedCycles) Params() []int64 { return modeParams(s.n, s.mode) }
-
-func (s *DirectedCycles) setMode(m DecoderMode) { s.mode = m }
-
-// Dim is n(n−1)/2, one coordinate per unordered pair of vertices.
-func (s *DirectedCycles) Dim() int { return s.n * (s.n - 1) / 2 }
-
-// Width is n, one successor per vertex.
-func (s *DirectedCycles) Width() int { return s.n }
 
 // LogCount is log Σ_{i=3}^{n} C(n,i)(i−1)!, computed as log (n−1)! + log t with t ≤ e (see
 // cycleCounts), so that it is finite and exact to rounding at any n.

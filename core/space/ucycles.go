@@ -1,10 +1,8 @@
 package space
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 )
 
 func init() {
@@ -22,38 +20,20 @@ func init() {
 // predecessor. ψ has one coordinate per unordered pair u < v in lexicographic order: 1 when the
 // edge uv is on the cycle, 0 otherwise.
 type UndirectedCycles struct {
-	n      int
-	counts cycleCounts
-	mode   DecoderMode // DecoderApprox forces the approximate decoder at every n
-	pool   sync.Pool   // *cycleBuf
+	cycleBase
 }
 
 // NewUndirectedCycles returns the space of undirected cycles on n vertices (n ≥ 3).
 func NewUndirectedCycles(n int) (*UndirectedCycles, error) {
-	if n < 3 {
-		return nil, fmt.Errorf("space: ucycles needs n_vertices ≥ 3, got %d", n)
-	}
-	if err := checkSize("ucycles", "n_vertices", int64(n), pairDim(n), int64(n)); err != nil {
+	s := &UndirectedCycles{}
+	if err := s.init("ucycles", n); err != nil {
 		return nil, err
 	}
-	s := &UndirectedCycles{n: n, counts: newCycleCounts(n)}
-	s.pool.New = func() any { return &cycleBuf{} }
 	return s, nil
 }
 
 // Kind is "ucycles".
 func (s *UndirectedCycles) Kind() string { return "ucycles" }
-
-// Params is [n], or [n, decoder mode] when the mode is not auto.
-func (s *UndirectedCycles) Params() []int64 { return modeParams(s.n, s.mode) }
-
-func (s *UndirectedCycles) setMode(m DecoderMode) { s.mode = m }
-
-// Dim is n(n−1)/2, one coordinate per unordered pair of vertices.
-func (s *UndirectedCycles) Dim() int { return s.n * (s.n - 1) / 2 }
-
-// Width is n, one successor per vertex.
-func (s *UndirectedCycles) Width() int { return s.n }
 
 // LogCount is log Σ_{i=3}^{n} C(n,i)(i−1)!/2: half the directed cycles, each undirected cycle
 // having two orientations. The thesis prints the sum from i = 2, which counts a "cycle" of two
