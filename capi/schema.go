@@ -303,8 +303,9 @@ func schemaJSON() ([]byte, error) {
 		Prob:  probParams,
 		// enum values in the order of the core's codes
 		Enums: map[string][]string{
-			"log_z_methods": prob.LogZMethodNames(),
-			"decoder_modes": space.DecoderModeNames(),
+			"log_z_methods":   prob.LogZMethodNames(),
+			"fpras_schedules": prob.FPRASScheduleNames(),
+			"decoder_modes":   space.DecoderModeNames(),
 		},
 		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
 			"internal": cpInternal, "memory": cpMemory},
