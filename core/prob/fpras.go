@@ -157,6 +157,30 @@ func FPRASThesis(sp space.Space, u []float64, opt LogZOptions) (LogZResult, erro
 	return res, nil
 }
 
+// FPRASThesisSamples returns the number of samples FPRASThesis would draw on (sp, u) with the
+// ε, δ, P and Samples of opt (runs × l × S), without drawing any: 0 when u = 0.
+func FPRASThesisSamples(sp space.Space, u []float64, opt LogZOptions) (float64, error) {
+	if err := checkScores(sp, u); err != nil {
+		return 0, err
+	}
+	if err := checkEpsDelta(opt.Eps, opt.Delta); err != nil {
+		return 0, err
+	}
+	p := opt.P
+	if p == 0 {
+		p = 3
+	}
+	if p < 3 || opt.Samples < 0 {
+		return 0, fmt.Errorf("prob: the thesis schedule needs p ≥ 3 and Samples ≥ 0, got %d and %d", p, opt.Samples)
+	}
+	R, err := psiNorm(sp)
+	if err != nil {
+		return 0, err
+	}
+	runs, l, S := thesisPlan(R*norm2(u), opt.Eps, opt.Delta, p, opt.Samples)
+	return float64(runs) * l * S, nil
+}
+
 // thesisPlan returns the thesis schedule's number of runs (1, or the odd ⌈8 ln(1/δ)⌉ for δ < ¼),
 // its length l = p⌈R‖u‖⌉ (0 when a = R‖u‖ = 0) and its samples per stage S (the printed
 // ⌈65 ε⁻² l e^{2/p}⌉, or samples when > 0): the run draws runs·l·S samples.

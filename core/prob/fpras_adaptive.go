@@ -27,9 +27,9 @@ import (
 // Z̃(β) is the measure of A(β) = {(y, w): 0 ≤ w ≤ exp(−βH(y))} (counting measure on y times
 // Lebesgue on w), and the sets are nested: A(β′) ⊆ A(β) for β′ ≥ β.
 //
-// One TPA run. Start at β_0 = 0. Given β_i, draw y ∼ π_{β_i} ∝ exp(β_i f) (exactly, by CFTP at
-// temperature β_i: see CFTP.sampleAt) and w uniform on [0, exp(−β_i H(y))]: (y, w) is uniform on
-// A(β_i). The largest β with (y, w) ∈ A(β) is β_{i+1} = −ln w / H(y) = β_i + E/H(y), E = −ln U
+// One TPA run. Start at β_0 = 0. Given β_i, draw y ∼ π_{β_i} ∝ exp(β_i f) (exactly, by the coalescence
+// step of CFTP at temperature β_i: see CFTP.sampleAt) and w uniform on [0, exp(−β_i H(y))]: (y, w) is
+// uniform on A(β_i). The largest β with (y, w) ∈ A(β) is β_{i+1} = −ln w / H(y) = β_i + E/H(y), E = −ln U
 // exponential with mean 1 (β_{i+1} = ∞ when H(y) = 0). Stop at the first i with β_{i+1} ≥ 1; the
 // run's count is k = i, the number of points that fell strictly before β = 1. Because
 // P(β_{i+1} ≥ b | β_i) = P((y, w) ∈ A(b)) = Z̃(b)/Z̃(β_i) for b ≥ β_i, the variables
@@ -69,8 +69,10 @@ import (
 // samples is (r_1 + r_2)(L + 1) ≈ 2L(L + 1) ln(4/δ)/a_l², against the thesis schedule's
 // ⌈R‖u‖⌉² · 65 p² e^{2/p} ε⁻² (6·10⁷ at R‖u‖ = 23, ε = 0.1).
 //
-// Sampling. The guarantee needs exact samples: SamplerCFTP (the default) draws each one by CFTP at
-// β_i; its expected backward steps, 1/E_uniform[exp(β_i(f − F))], grow with β_i and are at most
+// Sampling. The guarantee needs exact samples: SamplerCFTP (the default) draws each one at β_i by
+// the coalescence step of CFTP, which is rejection sampling from uniform proposals with envelope
+// e^{β_i F} (CFTP.sampleAt without its forward pass, exact by the remark in CFTP's comment); its
+// expected proposals, 1/E_uniform[exp(β_i(f − F))], grow with β_i and are at most
 // e^L ≤ e^{L_max}. SamplerChain warm-starts each run's chain at the run's previous sample (the first
 // is uniform, exact at β = 0) and runs BurnIn steps at every new β_i; like the thesis' chain
 // variant it voids the guarantee unless the chain has mixed. SamplerAuto takes CFTP when
@@ -271,7 +273,7 @@ func (t *tpa) run(seed uint64, cf *CFTP, sc *scorer, y []int64) (int64, error) {
 		}
 		var f float64
 		if cf != nil {
-			steps, fy, err := cf.sampleAt(r.Uint64(), beta, y)
+			steps, fy, err := cf.sampleAt(r.Uint64(), beta, y, false)
 			t.steps.Add(int64(steps))
 			if err != nil {
 				return 0, fmt.Errorf("β = %.4g: %w", beta, err)

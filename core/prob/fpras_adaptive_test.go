@@ -45,9 +45,11 @@ func binomialFloor(n int, p, alpha float64) int {
 
 // thesisCount is the number of samples the thesis schedule would draw (runs × l × S, printed S).
 func thesisCount(sp space.Space, u []float64, eps, delta float64) float64 {
-	R, _ := psiNorm(sp)
-	runs, l, S := thesisPlan(R*norm2(u), eps, delta, 3, 0)
-	return float64(runs) * l * S
+	n, err := FPRASThesisSamples(sp, u, LogZOptions{Eps: eps, Delta: delta})
+	if err != nil {
+		panic(err)
+	}
+	return n
 }
 
 // TestFPRASAdaptiveGuarantee runs the adaptive FPRAS (the default schedule) 40 times with seeds
