@@ -113,7 +113,10 @@ def log_partition_accuracy(quick: bool) -> list[dict]:
         row = {"norm": norm}
         taylor, info = model.log_partition(xs, method="taylor")
         row["taylor"] = (np.abs(taylor - exact).max(), info["bound"].max(), info["valid"].mean())
-        runs = {"fpras-cftp": {"epsilon": 0.25}, "fpras-1000": {"epsilon": 0.25, "n_samples": 1000, "sampler": "auto"}}
+        runs = {
+            "fpras-cftp": {"epsilon": 0.25, "schedule": "thesis"},
+            "fpras-1000": {"epsilon": 0.25, "n_samples": 1000, "sampler": "auto"},
+        }
         for name, kw in runs.items():
             if name == "fpras-cftp" and norm > (0.5 if quick else 2.0):
                 row[name] = None  # minutes at ‖u‖ = 4 (172 s), hours beyond: CFTP's cost grows as exp(f_max − f_min)

@@ -87,7 +87,9 @@ CP_EXPORT int cp_prob_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *n
    and counts (q × 7: method used, whether its guarantee applies, FPRAS stages, samples per stage,
    runs, total samples, Markov steps). Parameters: method (auto, exact, fpras, taylor; auto is exact
    where the space allows and the FPRAS otherwise), epsilon and delta (in (0, 1); 0.1 and 0.25 by
-   default), n_samples (override of the FPRAS' samples per stage), max_samples (bound on the total),
+   default), schedule (the FPRAS' schedule: auto, adaptive or thesis; auto is adaptive unless
+   n_samples is given; the adaptive schedule reports 0 stages and samples per stage), n_samples
+   (override of the thesis schedule's samples per stage), max_samples (bound on the total),
    random_state, and the sampler keys (the FPRAS samples exactly by CFTP by default). Taylor
    estimates outside the proven range are returned with valid = 0. */
 CP_EXPORT int cp_prob_log_partition(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, double *stats, int64_t *counts);

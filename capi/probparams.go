@@ -106,7 +106,7 @@ type probQuery int
 const (
 	queryMarginals probQuery = iota // method (auto, exact, sampled), n_samples, random_state, sampler keys
 	querySample                     // random_state, sampler keys
-	queryLogZ                       // method (auto, exact, fpras, taylor), epsilon, delta, n_samples, max_samples, random_state, sampler keys
+	queryLogZ                       // method (auto, exact, fpras, taylor), epsilon, delta, schedule, n_samples, max_samples, random_state, sampler keys
 )
 
 // queryOptions are the parsed parameters of a query call.
@@ -146,6 +146,8 @@ func parseProbQuery(s string, call probQuery, base prob.InferenceOptions) (query
 			q.LogZ.Eps, err = floatIn(val, 0, 1)
 		case key == "delta" && call == queryLogZ:
 			q.LogZ.Delta, err = floatIn(val, 0, 1)
+		case key == "schedule" && call == queryLogZ:
+			q.LogZ.Schedule, err = prob.ParseFPRASSchedule(val)
 		default:
 			return setSampler(&q.Inference, key, val, false)
 		}

@@ -99,11 +99,14 @@ func TestParseProbQuery(t *testing.T) {
 		q.LogZ.Sampler != (prob.SampleOptions{}) {
 		t.Errorf("log Z defaults %+v, %v", q.LogZ, err)
 	}
-	q, err = parseProbQuery("method=fpras;epsilon=0.05;delta=0.01;n_samples=100;max_samples=1000;random_state=8;sampler=metropolis",
+	q, err = parseProbQuery("method=fpras;epsilon=0.05;delta=0.01;n_samples=100;max_samples=1000;random_state=8;sampler=metropolis;schedule=thesis",
 		queryLogZ, base)
 	if err != nil || q.LogZ.Method != prob.LogZFPRAS || q.LogZ.Eps != 0.05 || q.LogZ.Delta != 0.01 || q.LogZ.Samples != 100 ||
-		q.LogZ.MaxSamples != 1000 || q.LogZ.Seed != 8 || q.LogZ.Sampler.Chain != prob.ChainMeta {
+		q.LogZ.MaxSamples != 1000 || q.LogZ.Seed != 8 || q.LogZ.Sampler.Chain != prob.ChainMeta || q.LogZ.Schedule != prob.ScheduleThesis {
 		t.Errorf("log Z %+v, %v", q.LogZ, err)
+	}
+	if q, err = parseProbQuery("method=fpras;schedule=adaptive", queryLogZ, base); err != nil || q.LogZ.Schedule != prob.ScheduleAdaptive {
+		t.Errorf("schedule=adaptive: %+v, %v", q.LogZ, err)
 	}
 	bad := []struct {
 		in   string
@@ -111,6 +114,8 @@ func TestParseProbQuery(t *testing.T) {
 		want string
 	}{
 		{"epsilon=0", queryLogZ, "epsilon"},
+		{"schedule=tpa", queryLogZ, "schedule"},
+		{"schedule=adaptive", querySample, "schedule"},
 		{"epsilon=1", queryLogZ, "epsilon"},
 		{"epsilon=-0.5", queryLogZ, "epsilon"},
 		{"delta=0", queryLogZ, "delta"},

@@ -307,6 +307,7 @@ func schemaJSON() ([]byte, error) {
 		// enum values in the order of the core's codes
 		Enums: map[string][]string{
 			"log_z_methods":   prob.LogZMethodNames(),
+			"fpras_schedules": prob.FPRASScheduleNames(),
 			"decoder_modes":   space.DecoderModeNames(),
 			"marginal_scales": ridge.MarginalScaleNames(),
 		},

@@ -80,9 +80,10 @@ def test_enums_statuses_and_query_defaults_are_the_cores():
     import inspect as _inspect
 
     from combpred import _capi, spaces
-    from combpred._probabilistic import LOG_Z_METHODS
+    from combpred._probabilistic import FPRAS_SCHEDULES, LOG_Z_METHODS
 
     assert list(LOG_Z_METHODS) == _schema.enum("log_z_methods")
+    assert list(FPRAS_SCHEDULES) == _schema.enum("fpras_schedules") == ["auto", "adaptive", "thesis"]
     assert list(spaces._DECODERS) == _schema.enum("decoder_modes")
     assert (_capi.OK, _capi.VALUE, _capi.TYPE, _capi.CANCELLED, _capi.INTERNAL, _capi.MEMORY) == (0, 1, 2, 3, 4, 5)
     sig = _inspect.signature(ProbabilisticStructured.log_partition).parameters

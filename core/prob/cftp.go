@@ -100,12 +100,23 @@ func (c *CFTP) Sample(r *rand.Rand, y []int64) (steps int, err error) {
 // SampleSeed writes into y one exact sample determined by seed and returns T, the number of
 // backward steps it took. It fails, writing nothing, when T would exceed the work bound.
 func (c *CFTP) SampleSeed(seed uint64, y []int64) (steps int, err error) {
-	var pSum float64 // Σ exp(f(z_k) − F): its mean estimates the coalescence probability
+	steps, _, err = c.sampleAt(seed, 1, y, true)
+	return steps, err
+}
+
+// sampleAt is SampleSeed for π_β ∝ exp(β f) with 0 ≤ β ≤ 1 (β = 1 with forward is SampleSeed, bit
+// for bit): the same construction with f replaced by βf and F by βF, which bounds max βf because
+// β ≥ 0. It returns also f(y), the unscaled score of the sample. E T = E_uniform[exp(β(f − F))]⁻¹
+// grows with β, so a CFTP that is affordable at β = 1 is affordable at every β ∈ [0, 1]; at β = 0
+// every proposal coalesces (T = 1) and the sample is uniform. Without forward, the sample is the
+// coalescing proposal z_T itself, exact by the Remark above (rejection sampling with envelope
+// e^{βF}), at half the cost: the adaptive FPRAS needs exact samples, not this construction.
+func (c *CFTP) sampleAt(seed uint64, beta float64, y []int64, forward bool) (steps int, f float64, err error) {
+	var pSum float64 // Σ exp(β(f(z_k) − F)): its mean estimates the coalescence probability
 	T := 0
-	var f float64
 	for k := 1; k <= c.maxSteps; k++ {
 		fz, U := c.draw(seed, k)
-		a := math.Exp(fz - c.fMax)
+		a := math.Exp(beta * (fz - c.fMax))
 		pSum += a
 		if U < a {
 			T, f = k, fz
@@ -115,20 +126,30 @@ func (c *CFTP) SampleSeed(seed uint64, y []int64) (steps int, err error) {
 	}
 	if T == 0 {
 		p := pSum / float64(c.maxSteps)
-		return c.maxSteps, fmt.Errorf("%w: CFTP did not coalesce within %d backward steps; the estimated "+
+		return c.maxSteps, 0, fmt.Errorf("%w: CFTP did not coalesce within %d backward steps; the estimated "+
 			"coalescence probability per step is %.3g (expected time ≈ %.3g steps, proven bound "+
 			"exp(f_max − f_min) = %.3g): the scores are too large for exact sampling; use a Markov "+
 			"chain sampler, smaller scores (stronger regularisation) or a larger bound",
-			ErrWorkBound, c.maxSteps, p, 1/p, c.MeanStepsBound())
+			ErrWorkBound, c.maxSteps, p, 1/p, math.Exp(beta*(c.fMax-c.fMin)))
 	}
-	for k := T - 1; k >= 1; k-- {
+	for k := T - 1; k >= 1 && forward; k-- {
 		fz, U := c.draw(seed, k)
-		if U < math.Exp(fz-f) {
+		if U < math.Exp(beta*(fz-f)) {
 			f = fz
 			copy(y, c.z)
 		}
 	}
-	return T, nil
+	return T, f, nil
+}
+
+// clone returns a CFTP for the same distribution with its own scratch space and generator, for
+// use on another goroutine (the bounds are shared, not recomputed).
+func (c *CFTP) clone() *CFTP {
+	pcg := rand.NewPCG(0, 0)
+	d := *c
+	d.sc = newScorer(c.sc.sp, c.sc.u)
+	d.pcg, d.r, d.z = pcg, rand.New(pcg), make([]int64, len(c.z))
+	return &d
 }
 
 // draw regenerates step k's proposal (into c.z) and uniform from a generator seeded by (seed, k),

@@ -26,6 +26,7 @@
 //	exact.go          exact log Z and E[ψ]: dispatch, brute force on enumerable spaces
 //	closedforms.go    the closed forms per space
 //	fpras.go          the FPRAS: telescoping product over a cooling schedule (thesis §6.3)
+//	fpras_adaptive.go the FPRAS' default: Huber's tootsie-pop algorithm, an adaptive schedule
 //	taylor.go         the second-order Taylor approximation of Z (thesis §6.4, corrected)
 //	logz.go           LogPartition: one entry point for the three methods
 //	marginals.go      E[ψ], exact or from samples

@@ -11,7 +11,25 @@ import (
 // DefaultMaxSamples is the default bound on the total number of samples of one FPRAS call.
 const DefaultMaxSamples = 50_000_000
 
-// FPRAS estimates log Z(u) by the thesis' fully polynomial randomised approximation scheme
+// FPRAS estimates log Z(u), Z within a factor (1 ± ε) with probability ≥ 1 − δ, by the schedule
+// opt.Schedule: FPRASAdaptive (the default: ScheduleAuto is adaptive unless Samples or P, which
+// only the thesis schedule uses, is set) or FPRASThesis.
+func FPRAS(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
+	switch opt.Schedule {
+	case ScheduleAuto:
+		if opt.Samples != 0 || opt.P != 0 {
+			return FPRASThesis(sp, u, opt)
+		}
+		return FPRASAdaptive(sp, u, opt)
+	case ScheduleAdaptive:
+		return FPRASAdaptive(sp, u, opt)
+	case ScheduleThesis:
+		return FPRASThesis(sp, u, opt)
+	}
+	return LogZResult{}, fmt.Errorf("prob: unknown FPRAS schedule %d", int(opt.Schedule))
+}
+
+// FPRASThesis estimates log Z(u) by the thesis' fully polynomial randomised approximation scheme
 // (§6.3, theorem th:fpras): a telescoping product over a cooling schedule
 // 0 = β_0 < β_1 < … < β_l = 1,
 //
@@ -42,16 +60,16 @@ const DefaultMaxSamples = 50_000_000
 //
 // Work. The total samples k·l·S must not exceed opt.MaxSamples (checked before sampling), and each
 // CFTP sample is bounded by its own MaxSteps; both are errors, never hangs.
-func FPRAS(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
+//
+// At the scores of fitted models R‖u‖ is tens, and l·S grows like (R‖u‖)²: 6·10⁷ samples at
+// R‖u‖ = 23 and ε = 0.1. FPRASAdaptive keeps the guarantee with orders of magnitude fewer.
+func FPRASThesis(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
 	if err := checkScores(sp, u); err != nil {
 		return LogZResult{}, err
 	}
 	eps, delta := opt.Eps, opt.Delta
-	if !(eps > 0 && eps < 1) {
-		return LogZResult{}, fmt.Errorf("prob: the FPRAS needs 0 < ε < 1, got ε = %v", eps)
-	}
-	if !(delta > 0 && delta < 1) {
-		return LogZResult{}, fmt.Errorf("prob: the FPRAS needs 0 < δ < 1, got δ = %v", delta)
+	if err := checkEpsDelta(eps, delta); err != nil {
+		return LogZResult{}, err
 	}
 	p := opt.P
 	if p == 0 {
@@ -74,24 +92,16 @@ func FPRAS(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
 	if err != nil {
 		return LogZResult{}, err
 	}
-	res := LogZResult{Method: LogZFPRAS, Eps: eps, Delta: delta, Runs: 1, Valid: true}
-	if delta < 0.25 {
-		res.Runs = int(math.Ceil(8 * math.Log(1/delta)))
-		res.Runs |= 1
-	}
-	a := R * norm2(u)
-	if a == 0 {
+	res := LogZResult{Method: LogZFPRAS, Schedule: ScheduleThesis, Eps: eps, Delta: delta, Valid: true}
+	runs, lf, sf := thesisPlan(R*norm2(u), eps, delta, p, opt.Samples)
+	res.Runs = runs
+	if lf == 0 {
 		res.LogZ = sp.LogCount() // Z(0) = |Y|, nothing to estimate
 		return res, nil
 	}
-	lf := float64(p) * math.Ceil(a)
-	sf := math.Ceil(65 / (eps * eps) * lf * math.Exp(2/float64(p)))
-	if opt.Samples > 0 {
-		sf = float64(opt.Samples)
-	}
 	if total := float64(res.Runs) * lf * sf; total > float64(maxSamples) {
 		return LogZResult{}, fmt.Errorf("%w: the FPRAS would draw %.3g samples (%d run(s) × l = %.0f stages × S = %.0f), above the bound %d; "+
-			"the printed S = ⌈65 ε⁻² l e^{2/p}⌉ is very conservative: pass Samples to override it, raise MaxSamples, or use smaller scores",
+			"the printed S = ⌈65 ε⁻² l e^{2/p}⌉ is very conservative: pass Samples to override it, raise MaxSamples, use the adaptive schedule or smaller scores",
 			ErrWorkBound, total, res.Runs, lf, sf, maxSamples)
 	}
 	l, S := int(lf), int(sf)
@@ -102,7 +112,6 @@ func FPRAS(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
 	// Every run uses the same schedule, so each stage draws the samples of all runs in one call
 	// (run r takes samples r·S … r·S+S−1): a stage's sampler is built once, not once per run,
 	// which made δ = 1e-300 (5,527 runs of 20 samples) spend minutes building samplers.
-	runs := res.Runs
 	logX := make([]float64, runs)
 	for i := 1; i <= l; i++ {
 		bPrev, b := float64(i-1)/lf, float64(i)/lf
@@ -146,6 +155,49 @@ func FPRAS(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
 	slices.Sort(logZs)
 	res.LogZ = logZs[len(logZs)/2]
 	return res, nil
+}
+
+// FPRASThesisSamples returns the number of samples FPRASThesis would draw on (sp, u) with the
+// ε, δ, P and Samples of opt (runs × l × S), without drawing any: 0 when u = 0.
+func FPRASThesisSamples(sp space.Space, u []float64, opt LogZOptions) (float64, error) {
+	if err := checkScores(sp, u); err != nil {
+		return 0, err
+	}
+	if err := checkEpsDelta(opt.Eps, opt.Delta); err != nil {
+		return 0, err
+	}
+	p := opt.P
+	if p == 0 {
+		p = 3
+	}
+	if p < 3 || opt.Samples < 0 {
+		return 0, fmt.Errorf("prob: the thesis schedule needs p ≥ 3 and Samples ≥ 0, got %d and %d", p, opt.Samples)
+	}
+	R, err := psiNorm(sp)
+	if err != nil {
+		return 0, err
+	}
+	runs, l, S := thesisPlan(R*norm2(u), opt.Eps, opt.Delta, p, opt.Samples)
+	return float64(runs) * l * S, nil
+}
+
+// thesisPlan returns the thesis schedule's number of runs (1, or the odd ⌈8 ln(1/δ)⌉ for δ < ¼),
+// its length l = p⌈R‖u‖⌉ (0 when a = R‖u‖ = 0) and its samples per stage S (the printed
+// ⌈65 ε⁻² l e^{2/p}⌉, or samples when > 0): the run draws runs·l·S samples.
+func thesisPlan(a, eps, delta float64, p, samples int) (runs int, l, S float64) {
+	runs = 1
+	if delta < 0.25 {
+		runs = int(math.Ceil(8*math.Log(1/delta))) | 1
+	}
+	if a == 0 {
+		return runs, 0, 0
+	}
+	l = float64(p) * math.Ceil(a)
+	S = math.Ceil(65 / (eps * eps) * l * math.Exp(2/float64(p)))
+	if samples > 0 {
+		S = float64(samples)
+	}
+	return runs, l, S
 }
 
 // runSum is the sum of f_i over the samples of one run that one block of samples drew.

@@ -48,7 +48,7 @@ func TestFPRASPrinted(t *testing.T) {
 	u := randomScores(rand.New(rand.NewPCG(20, 21)), sp.Dim(), 0.95/R)
 	e := newExactDist(t, sp, u)
 	rate, z := fprasRate(t, "printed S", e.logZ, 100, func(seed uint64) (LogZResult, error) {
-		return FPRAS(sp, u, LogZOptions{Eps: 0.1, Delta: 0.25, Seed: seed})
+		return FPRAS(sp, u, LogZOptions{Schedule: ScheduleThesis, Eps: 0.1, Delta: 0.25, Seed: seed})
 	}, 0.1)
 	if rate < 0.75 {
 		t.Errorf("FPRAS with printed S: success rate %.2f < 0.75", rate)
@@ -120,9 +120,11 @@ func TestFPRASMedianAndChains(t *testing.T) {
 	if math.Abs(math.Exp(res.LogZ-e.logZ)-1) > 0.1 {
 		t.Errorf("chain-sampled FPRAS %.4f, exact %.4f", res.LogZ, e.logZ)
 	}
-	res, err = FPRAS(sp, make([]float64, sp.Dim()), LogZOptions{Eps: 0.1, Delta: 0.25})
-	if err != nil || res.LogZ != sp.LogCount() || res.Samples != 0 {
-		t.Errorf("u = 0: %+v, %v", res, err)
+	for _, sched := range []FPRASSchedule{ScheduleThesis, ScheduleAdaptive} {
+		res, err = FPRAS(sp, make([]float64, sp.Dim()), LogZOptions{Schedule: sched, Eps: 0.1, Delta: 0.25})
+		if err != nil || res.LogZ != sp.LogCount() || res.Samples != 0 {
+			t.Errorf("%v, u = 0: %+v, %v", sched, res, err)
+		}
 	}
 }
 
@@ -134,12 +136,15 @@ func TestFPRASBadInput(t *testing.T) {
 	for _, o := range []LogZOptions{
 		{Eps: 0, Delta: 0.25}, {Eps: -0.1, Delta: 0.25}, {Eps: 1, Delta: 0.25}, {Eps: math.NaN(), Delta: 0.25},
 		{Eps: 0.1, Delta: 0}, {Eps: 0.1, Delta: 1}, {Eps: 0.1, Delta: 0.25, P: 2}, {Eps: 0.1, Delta: 0.25, Samples: -1},
+		{Eps: 0.1, Delta: 0.25, Schedule: ScheduleAdaptive, Samples: 100}, {Eps: 0.1, Delta: 0.25, Schedule: ScheduleAdaptive, P: 3},
+		{Eps: 0.1, Delta: 0.25, Schedule: ScheduleAdaptive + 5}, {Eps: 0, Delta: 0.25, Schedule: ScheduleAdaptive},
+		{Eps: 0.1, Delta: 1, Schedule: ScheduleAdaptive},
 	} {
 		if _, err := FPRAS(sp, u, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}
 	}
-	if _, err := FPRAS(sp, u, LogZOptions{Eps: 1e-4, Delta: 0.25}); !errors.Is(err, ErrWorkBound) {
+	if _, err := FPRAS(sp, u, LogZOptions{Schedule: ScheduleThesis, Eps: 1e-4, Delta: 0.25}); !errors.Is(err, ErrWorkBound) {
 		t.Errorf("ε = 1e-4 (S ≈ 10¹⁰): want ErrWorkBound, got %v", err)
 	}
 }

@@ -43,21 +43,64 @@ func ParseLogZMethod(name string) (LogZMethod, error) {
 	return 0, fmt.Errorf("prob: unknown log-partition method %q (want auto, exact, fpras or taylor)", name)
 }
 
-// LogZOptions configure LogPartition. Eps, Delta, P, Samples, MaxSamples and Sampler concern the
-// FPRAS only (see FPRAS).
+// FPRASSchedule chooses how the FPRAS moves from β = 0 to β = 1.
+type FPRASSchedule int
+
+// The schedules.
+const (
+	// ScheduleAuto is ScheduleThesis when a thesis-only option (Samples or P) is set, and
+	// ScheduleAdaptive otherwise.
+	ScheduleAuto FPRASSchedule = iota
+	// ScheduleAdaptive is the tootsie-pop algorithm (FPRASAdaptive): a random schedule that
+	// adapts to the scores, with the (ε, δ) guarantee for any δ.
+	ScheduleAdaptive
+	// ScheduleThesis is the thesis' fixed cooling schedule with its printed sample size
+	// (FPRASThesis).
+	ScheduleThesis
+)
+
+var scheduleNames = [...]string{"auto", "adaptive", "thesis"}
+
+// String returns the name of the schedule.
+func (s FPRASSchedule) String() string {
+	if s >= 0 && int(s) < len(scheduleNames) {
+		return scheduleNames[s]
+	}
+	return fmt.Sprintf("FPRASSchedule(%d)", int(s))
+}
+
+// ParseFPRASSchedule maps a name (auto, adaptive, thesis) to its FPRASSchedule.
+func ParseFPRASSchedule(name string) (FPRASSchedule, error) {
+	for i, n := range scheduleNames {
+		if n == name {
+			return FPRASSchedule(i), nil
+		}
+	}
+	return 0, fmt.Errorf("prob: unknown FPRAS schedule %q (want auto, adaptive or thesis)", name)
+}
+
+// FPRASScheduleNames returns the names of the schedules, in the order of their values.
+func FPRASScheduleNames() []string { return slices.Clone(scheduleNames[:]) }
+
+// LogZOptions configure LogPartition. Eps, Delta, Schedule, P, Samples, MaxSamples and Sampler
+// concern the FPRAS only (see FPRAS).
 type LogZOptions struct {
 	Method LogZMethod
 	// Eps is the relative error ε ∈ (0, 1) of the FPRAS: Z within (1 ± ε) with probability ≥ 1 − δ.
 	Eps float64
-	// Delta is the failure probability δ ∈ (0, 1). δ ≥ ¼ runs the thesis' scheme once (success
-	// probability ¾); smaller δ takes the median of ⌈8 ln(1/δ)⌉ (odd) independent runs.
+	// Delta is the failure probability δ ∈ (0, 1). The adaptive schedule meets any δ directly. The
+	// thesis schedule runs once for δ ≥ ¼ (success probability ¾); smaller δ takes the median of
+	// ⌈8 ln(1/δ)⌉ (odd) independent runs.
 	Delta float64
-	// P is the cooling-schedule constant p ≥ 3 (0 means 3).
+	// Schedule is the FPRAS' schedule (ScheduleAuto: adaptive unless Samples or P is set).
+	Schedule FPRASSchedule
+	// P is the thesis' cooling-schedule constant p ≥ 3 (0 means 3).
 	P int
 	// Samples overrides the thesis' sample size per stage S = ⌈65 ε⁻² l e^{2/p}⌉ when > 0.
 	Samples int
-	// MaxSamples bounds the total number of samples (runs × stages × S); 0 means
-	// DefaultMaxSamples. Exceeding it is an error, reported before any work.
+	// MaxSamples bounds the total number of samples; 0 means DefaultMaxSamples. Exceeding it is an
+	// error: the thesis schedule reports it before any work (runs × stages × S); the adaptive one
+	// checks each phase's expected count before the phase and stops when the count drawn exceeds it.
 	MaxSamples int64
 	// Sampler is how each stage samples π_β (default: exact samples by CFTP, as the thesis'
 	// theorem assumes).
@@ -70,8 +113,10 @@ type LogZOptions struct {
 type LogZResult struct {
 	LogZ   float64
 	Method LogZMethod // the method used (never LogZAuto)
-	// FPRAS: the ε and δ of the guarantee, the schedule length l, samples per stage S, number of
-	// runs (median), total samples and total Markov steps.
+	// FPRAS: the schedule used, the ε and δ of the guarantee, the schedule length l and samples
+	// per stage S (thesis schedule; 0 for the adaptive one), the number of runs (thesis: runs of
+	// the median; adaptive: TPA runs of both phases), total samples and total Markov steps.
+	Schedule   FPRASSchedule
 	Eps, Delta float64
 	Stages     int
 	PerStage   int

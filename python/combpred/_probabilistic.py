@@ -22,6 +22,7 @@ __all__ = ["ProbabilisticStructured"]
 SAMPLERS = tuple(_schema.options("prob", "sampler"))
 _D = _schema.defaults("prob")
 LOG_Z_METHODS = tuple(_schema.enum("log_z_methods"))
+FPRAS_SCHEDULES = tuple(_schema.enum("fpras_schedules"))
 _METHOD_NAMES = dict(enumerate(LOG_Z_METHODS))  # the method code in log_partition's info
 
 
@@ -357,13 +358,17 @@ class ProbabilisticStructured(StructuredEstimator):
         n_samples: int | None = None,
         sampler: str | None = None,
         random_state: Any = None,
+        schedule: str | None = None,
     ) -> bytes:
         if method not in LOG_Z_METHODS:
             raise ValueError(f"method must be one of {list(LOG_Z_METHODS)}, got {method!r}")
+        if schedule is not None and schedule not in FPRAS_SCHEDULES:
+            raise ValueError(f"schedule must be None or one of {list(FPRAS_SCHEDULES)}, got {schedule!r}")
         return _params(
             method=method,
             epsilon=_open_unit(epsilon, "epsilon"),
             delta=_open_unit(delta, "delta"),
+            schedule=schedule,
             n_samples=_count(n_samples, "n_samples", True),
             sampler=_sampler(sampler),
             random_state=self._seed_or_own(random_state),
@@ -378,6 +383,7 @@ class ProbabilisticStructured(StructuredEstimator):
         n_samples: int | None = None,
         sampler: str | None = None,
         random_state: Any = None,
+        schedule: str | None = None,
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Return log Z(x) = log Σ_y exp⟨u(x), ψ(y)⟩ of each input, and how each was obtained.
 
@@ -386,17 +392,18 @@ class ProbabilisticStructured(StructuredEstimator):
         X : array-like of shape (n_samples, n_features)
         method : {"auto", "exact", "fpras", "taylor"}, default="auto"
             ``"exact"``: closed forms, or enumeration up to 2²⁰ structures (an error beyond).
-            ``"fpras"``: the randomised approximation scheme of the thesis (§6.3), Z within a factor
-            (1 ± epsilon) with probability ≥ 1 − delta, from exact (CFTP) samples along a cooling
-            schedule. ``"taylor"``: the second-order approximation from the counting formulae
+            ``"fpras"``: a randomised approximation scheme, Z within a factor (1 ± epsilon) with
+            probability ≥ 1 − delta, from exact (CFTP) samples along a cooling schedule (see
+            ``schedule``). ``"taylor"``: the second-order approximation from the counting formulae
             (§6.4), with a proven error bound that is small only while every ``|⟨u, ψ(y)⟩| ≤ 1`` (rows
             beyond have ``valid`` False). ``"auto"``: exact where the space allows, else fpras.
         epsilon, delta : float in (0, 1), default=0.1 and 0.25
-            The FPRAS' relative error and failure probability (δ < ¼ takes the median of
-            ⌈8 ln(1/δ)⌉ runs).
+            The FPRAS' relative error and failure probability (the thesis schedule takes the median
+            of ⌈8 ln(1/δ)⌉ runs for δ < ¼; the adaptive one meets any δ directly).
         n_samples : int, default=None
-            Samples per cooling stage of the FPRAS; None uses the thesis' S = ⌈65 ε⁻² l e^{2/3}⌉,
-            which is very conservative.
+            Samples per cooling stage of the thesis schedule; None uses the thesis'
+            S = ⌈65 ε⁻² l e^{2/3}⌉, which is very conservative. Giving it selects the thesis
+            schedule unless ``schedule`` says otherwise (``"adaptive"`` with n_samples is an error).
         sampler : {"auto", "cftp", "metropolis", "local", "mixed"}, default=None
             How the FPRAS samples each stage. None means exact samples by CFTP, which the
             guarantee assumes (their cost grows as exp(f_max − f_min): large scores hit a work bound,
@@ -404,6 +411,14 @@ class ProbabilisticStructured(StructuredEstimator):
             mixed (see the ``sampler`` parameter of the estimator).
         random_state : int, RandomState instance or None, default=None
             Seeds the FPRAS (None: the estimator's random_state).
+        schedule : {"auto", "adaptive", "thesis"}, default=None
+            The FPRAS' cooling schedule. ``"adaptive"``: Huber's tootsie-pop algorithm, a random
+            schedule that follows the scores; its expected samples, about
+            2L(L + 1) ln(4/δ)/ln(1 + ε)² with L = ln|Y| + max score − log Z (≈ ln|Y| at most on
+            spaces that decode exactly), do not grow with the size of the scores. ``"thesis"``: the
+            thesis' fixed schedule of 3⌈R‖u‖⌉ stages (R = max ‖ψ‖), whose printed sample size grows
+            like (R‖u‖)² and hits the work bound on fitted models. None and ``"auto"``: adaptive
+            unless ``n_samples`` is given.
 
         Returns
         -------
@@ -411,12 +426,13 @@ class ProbabilisticStructured(StructuredEstimator):
         info : dict of ndarrays of shape (n_samples,)
             ``method`` (the method used: "exact", "fpras" or "taylor"), ``valid`` (whether its
             guarantee applies), ``epsilon`` and ``delta`` (of the FPRAS guarantee, 0 otherwise),
-            ``bound`` (Taylor: a proven bound on ``|log Z − estimate|``), ``stages``,
-            ``samples_per_stage``, ``runs``, ``samples`` (total) and ``steps`` (Markov steps).
+            ``bound`` (Taylor: a proven bound on ``|log Z − estimate|``), ``stages`` and
+            ``samples_per_stage`` (thesis schedule; 0 for the adaptive one), ``runs`` (thesis: runs
+            of the median; adaptive: TPA runs), ``samples`` (total) and ``steps`` (Markov steps).
         """
         fitted = self._fitted()
         X = self._inputs(X)
-        params = self._log_z_params(method, epsilon, delta, n_samples, sampler, random_state)
+        params = self._log_z_params(method, epsilon, delta, n_samples, sampler, random_state, schedule)
         out, stats, counts = fitted.model.log_partition(X, params)
         info = {
             "method": np.array([_METHOD_NAMES[m] for m in counts[:, 0]]),
