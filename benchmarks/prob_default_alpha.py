@@ -61,6 +61,8 @@ def main() -> None:
     args = ap.parse_args()
     header = "| data | space | m | " + " | ".join(f"α={a:g}" for a in FIXED) + " | **α=1/(2m)** (C=1) |"
     lines = [
+        "## ProbabilisticStructured: the default regularisation (`benchmarks/prob_default_alpha.py`)",
+        "",
         machine(),
         "",
         "Held-out mean log-likelihood (higher is better) / held-out quality of `predict` (Hamming accuracy, "
