@@ -212,9 +212,9 @@ def test_read_hmc_arff_and_taxonomy():
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        (HMC.replace("01/02\n", "03\n"), "not a node of the declared hierarchy"),
-        (HMC.replace("@ATTRIBUTE b numeric", "@ATTRIBUTE b string"), "has type"),
-        (HMC.replace("@ATTRIBUTE b numeric", "@ATTRIBUTE b {x,y}"), "is not a value of nominal attribute 'b'"),
+        (HMC.replace("01/02\n", "03\n"), "not a declared node"),
+        (HMC.replace("@ATTRIBUTE b numeric", "@ATTRIBUTE b string"), "only numeric and nominal"),
+        (HMC.replace("@ATTRIBUTE b numeric", "@ATTRIBUTE b {x,y}"), "not one of its declared values"),
         (HMC.replace("1.5,?,", "1.5,"), "2 values for 3 attributes"),
         (HMC.replace("@ATTRIBUTE class hierarchical 01/02,01,02,01/01,01/01/05\n", ""), "before any"),
         (HMC.replace("1.5,?", "x,?"), "line 7"),

@@ -1,210 +1,587 @@
-"""Data as users have it (issue 15): MULAN sparse ARFF, nominal HMC attributes, Gene Ontology DAGs
-declared as edges, and data sets the loaders do not name."""
+"""Data intake (issue 15): MULAN sparse multi-label sets, data sets the loaders do not know by name,
+nominal features in Clus HMC files and Gene Ontology DAG taxonomies.
+
+Synthetic files are written in tmp_path; the tests on the shared data are skipped, with the places
+looked at, when the data directory is absent (COMBPRED_DATA, or ../shared/datasets next to a
+source checkout).
+"""
 
 from __future__ import annotations
 
+import pickle
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
-from combpred import datasets
-from combpred.datasets import load_hierarchical, load_label_ranking, load_multilabel, read_hmc_arff, read_sparse_arff
+from combpred import datasets, spaces
+from combpred.datasets import (
+    load_hierarchical,
+    load_label_ranking,
+    load_multilabel,
+    read_hmc_arff,
+    read_mulan_arff,
+    read_mulan_xml,
+)
 from scipy import sparse
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
-SPARSE = """@relation toy
-@attribute w1 numeric
-@attribute 'lab A' {0,1}
-@attribute w2 {0,1}
-@attribute labB {0,1}
+def _shared(sub: str) -> Path | None:
+    for folder in datasets.data_home_candidates():
+        if (folder / sub).is_dir():
+            return folder
+    return None
+
+
+def _needs(sub: str):
+    return pytest.mark.skipif(
+        _shared(sub) is None,
+        reason=f"shared benchmark data ({sub}/) not found (set COMBPRED_DATA to the datasets directory); looked at: "
+        + (", ".join(str(p) for p in datasets.data_home_candidates()) or "nothing"),
+    )
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    """No data directory but the test's own: COMBPRED_DATA unset, no source-checkout lookup."""
+    monkeypatch.delenv("COMBPRED_DATA", raising=False)
+    monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
+    return tmp_path
+
+
+# --------------------------------------------------------------------------------------------
+# MULAN multi-label: synthetic files
+# --------------------------------------------------------------------------------------------
+XML = """<?xml version="1.0" encoding="utf-8"?>
+<labels xmlns="http://mulan.sourceforge.net/labels">
+<label name="lab b"></label>
+<label name="la"></label>
+</labels>
+"""
+
+# The labels are not last, and the XML lists them in another order than the ARFF.
+SPARSE = """% toy
+@relation toy
+@attribute w1 {0,1}
+@attribute la {0,1}
+@attribute w2 numeric
+@attribute 'lab b' {0,1}
+@attribute colour {red,green,blue}
+
 @data
-{0 2.5,1 1}
-{2 1,3 1}
-0,0,0,1
+{0 1,2 2.5,3 1}
 {}
+{1 1,2 ?,4 blue}
+{4 ?, 0 1}
+"""
+
+DENSE = """@relation toy
+@attribute w1 {0,1}
+@attribute la {0,1}
+@attribute w2 numeric
+@attribute 'lab b' {0,1}
+@attribute colour {red,green,blue}
+@data
+1,0,2.5,1,red
+0,0,0,0,red
+0,1,?,0,blue
+1,0,0,0,?
 """
 
 
-def test_read_sparse_arff_rows_and_names():
-    names, M = read_sparse_arff(SPARSE)
-    assert names == ["w1", "lab A", "w2", "labB"]
-    assert sparse.isspmatrix_csr(M) and M.dtype == np.float64
-    np.testing.assert_array_equal(M.toarray(), [[2.5, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, 1], [0, 0, 0, 0]])
+def test_read_mulan_arff_sparse_rows():
+    data = read_mulan_arff(SPARSE, read_mulan_xml(XML), source="toy.arff")
+    assert data.feature_names == ["w1", "w2", "colour=red", "colour=green", "colour=blue"]
+    assert data.target_names == ["la", "lab b"]  # the ARFF's order, chosen by name
+    assert sparse.isspmatrix_csr(data.X) and data.X.dtype == np.float64
+    assert sparse.isspmatrix_csr(data.Y) and data.Y.dtype == np.int64
+    X = data.X.toarray()
+    nan = np.nan
+    expected = [
+        [1, 2.5, 1, 0, 0],  # colour absent: its first value, red (Weka's sparse convention)
+        [0, 0, 1, 0, 0],
+        [0, nan, 0, 0, 1],
+        [1, 0, nan, nan, nan],  # '?' for a nominal: NaN in every one-hot column
+    ]
+    np.testing.assert_array_equal(X, expected)
+    assert data.Y.toarray().tolist() == [[0, 1], [0, 0], [1, 0], [0, 0]]
+    assert data.X.has_canonical_format
+
+
+def test_read_mulan_arff_dense_rows_give_the_same_matrices():
+    a = read_mulan_arff(SPARSE, ["la", "lab b"])
+    b = read_mulan_arff(DENSE.encode(), ["la", "lab b"])
+    assert a.feature_names == b.feature_names and a.target_names == b.target_names
+    np.testing.assert_array_equal(a.X.toarray(), b.X.toarray())
+    np.testing.assert_array_equal(a.Y.toarray(), b.Y.toarray())
+
+
+def _write_set(root: Path, name: str, train: str, test: str, xml: str = XML, folder: str = "multilabel_sparse") -> Path:
+    where = root / folder / name
+    where.mkdir(parents=True)
+    (where / f"{name}.xml").write_text(xml)
+    (where / f"{name}-train.arff").write_text(train)
+    (where / f"{name}-test.arff").write_text(test)
+    return where
+
+
+def test_load_multilabel_reads_any_name_whose_files_exist(isolated):
+    _write_set(isolated, "toy", SPARSE, DENSE)
+    train = load_multilabel("toy", data_home=isolated)
+    assert sparse.isspmatrix_csr(train.X) and sparse.isspmatrix_csr(train.Y)
+    assert train.X.shape == (4, 5) and train.Y.shape == (4, 2)
+    assert train.target_names == ["la", "lab b"] and train.subset == "train"
+    both = load_multilabel("toy", subset="all", data_home=isolated)
+    assert both.X.shape == (8, 5) and sparse.isspmatrix_csr(both.X)
+    dense = load_multilabel("toy", subset="all", data_home=isolated, sparse=False)
+    assert isinstance(dense.X, np.ndarray) and dense.X.flags.c_contiguous and dense.X.dtype == np.float64
+    assert isinstance(dense.Y, np.ndarray) and dense.Y.dtype == np.int64
+    np.testing.assert_array_equal(dense.X, both.X.toarray())
+    np.testing.assert_array_equal(dense.Y[:4], dense.Y[4:])
+    # a folder named after the set directly under the data directory (as scene/, yeast/) works too
+    _write_set(isolated, "flat", DENSE, DENSE, folder=".")
+    assert load_multilabel("flat", subset="test", data_home=isolated).X.shape == (4, 5)
+
+
+def test_load_multilabel_unknown_name_lists_known_names_and_paths(isolated):
+    with pytest.raises(ValueError, match="unknown multi-label data set 'nothing'") as info:
+        load_multilabel("nothing", data_home=isolated)
+    message = str(info.value)
+    assert "'medical'" in message and "'bibtex'" in message
+    assert str(isolated / "multilabel_sparse" / "nothing" / "nothing.xml") in message
+    with pytest.raises(FileNotFoundError, match="medical"):
+        load_multilabel("medical", data_home=isolated)
+    with pytest.raises(ValueError, match="subset"):
+        load_multilabel("medical", subset="valid", data_home=isolated)
+
+
+@pytest.mark.parametrize("name", ["../etc", "a/b", ".hidden", "", "x..y"])
+def test_names_cannot_escape_the_data_directory(name, isolated):
+    for load in (load_multilabel, load_label_ranking, load_hierarchical):
+        with pytest.raises(ValueError, match="not a valid"):
+            load(name, data_home=isolated)
+
+
+HEADER = """@relation t
+@attribute f0 numeric
+@attribute f1 {0,1}
+@attribute y0 {0,1}
+@attribute y1 {0,1}
+@data
+"""
 
 
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        (SPARSE.replace("{0 2.5,1 1}", "{4 1}"), "index 4 is outside the 4 attributes"),
-        (SPARSE.replace("{0 2.5,1 1}", "{0 1,0 2}"), "index 0 appears twice"),
-        (SPARSE.replace("{0 2.5,1 1}", "{0 x}"), "is not 'index value'"),
-        (SPARSE.replace("{0 2.5,1 1}", "{0 2.5,1 1"), "must end with"),
-        (SPARSE.replace("{0 2.5,1 1}", "{0 nan}"), "non-finite"),
-        (SPARSE.replace("0,0,0,1", "0,0,1"), "3 values for 4 attributes"),
-        (SPARSE.replace("@data", ""), "line 7: unexpected header line"),
-        (SPARSE.replace("@attribute w1 numeric", "@attribute w1 string"), "only numeric"),
-        (SPARSE.split("@data")[0], "no @data"),
+        (HEADER + "{0 1,x 1}\n", r"line 7: sparse index 'x' is not a non-negative integer"),
+        (HEADER + "{0 1}\n{-1 1}\n", r"line 8: sparse index '-1'"),
+        (HEADER + "{0 1,4 1}\n", r"line 7: sparse index 4 is out of range \(the file has 4 attributes\)"),
+        (HEADER + "{0 1,2 1,0 2}\n", r"line 7: sparse index 0 appears twice"),
+        (HEADER + "{0 abc}\n", r"line 7: attribute 'f0': 'abc' is not a finite number"),
+        (HEADER + "{0 1e999}\n", r"line 7: attribute 'f0': '1e999' is not a finite number"),
+        (HEADER + "{0 nan}\n", r"not a finite number"),
+        (HEADER + "{0 1_0}\n", r"not a finite number"),
+        (HEADER + "{1 2}\n", r"line 7: attribute 'f1': '2' is not one of its declared values"),
+        (HEADER + "{2 2}\n", r"line 7: label 'y0' has value '2'; labels must be 0 or 1"),
+        (HEADER + "1,0,?,0\n", r"line 7: label 'y0' has value '\?'"),
+        (HEADER + "{0 1\n", r"line 7: a sparse row must end with '}'"),
+        (HEADER + "{0}\n", r"line 7: sparse entry '0' is not 'index value'"),
+        (HEADER + "1,0,1\n", r"line 7: 3 values for 4 attributes"),
+        (HEADER + "1,0,'1,0\n", r"line 7: unterminated ' quote"),
+        (HEADER.replace("@data\n", ""), r"no @DATA section"),
+        (HEADER.replace("@attribute y1 {0,1}", "@attribute y1 {0,2}"), r"line 5: label 'y1' must be declared"),
+        (HEADER.replace("@attribute y1 {0,1}", "@attribute y1 string"), r"line 5: label 'y1' has type 'string'"),
+        (HEADER.replace("@attribute f0 numeric", "@attribute f0 date"), r"line 2: attribute 'f0' has type 'date'"),
+        (HEADER.replace("@attribute f0 numeric", "@attribute f1 numeric"), r"line 3: attribute 'f1' is declared twice"),
+        (
+            HEADER.replace("@attribute y1 {0,1}", "@attribute z {0,1}"),
+            r"are not attributes of the ARFF file, e\.g\. 'y1'",
+        ),
+        (HEADER.replace("@attribute f0 numeric", "@attribute f0 {a,a}"), r"line 2: .*declared twice"),
+        (HEADER.replace("@attribute f0 numeric", "@attribute f0 {a,b"), r"line 2: .*must end with"),
+        (HEADER.replace("@attribute f0 numeric", "@attribute f0"), r"line 2: malformed @attribute"),
+        (HEADER.replace("@attribute f0 numeric", "1,2,3"), r"line 2: expected @RELATION, @ATTRIBUTE or @DATA"),
+        (b"@data\n\xff\n", r"not UTF-8"),
     ],
 )
-def test_read_sparse_arff_refuses_malformed_rows(text, match):
-    with pytest.raises(ValueError, match=match):
-        read_sparse_arff(text)
+def test_read_mulan_arff_names_file_and_line(text, match):
+    with pytest.raises(ValueError, match=match) as info:
+        read_mulan_arff(text, ["y0", "y1"], source="bad.arff")
+    assert str(info.value).startswith("bad.arff")
 
 
-def test_read_sparse_arff_fuzz_never_raises_anything_but_value_error():
-    rng = np.random.default_rng(0)
-    alphabet = list("{}, 0123456789.-e@xn\n'%")
-    for _ in range(400):
-        text = list(SPARSE)
-        for _ in range(rng.integers(1, 6)):
-            i = int(rng.integers(len(text)))
-            op = rng.integers(3)
-            if op == 0:
-                text[i] = str(rng.choice(alphabet))
-            elif op == 1:
-                text.insert(i, str(rng.choice(alphabet)))
-            else:
-                del text[i]
-        try:
-            names, M = read_sparse_arff("".join(text))
-        except ValueError:
-            continue
-        assert M.shape[1] == len(names) and np.all(np.isfinite(M.data))
-
-
-def _write_set(home: Path, name: str) -> None:
-    folder = home / "multilabel_sparse" / name
-    folder.mkdir(parents=True)
-    (folder / f"{name}-train.arff").write_text(SPARSE)
-    (folder / f"{name}-test.arff").write_text(SPARSE.replace("{0 2.5,1 1}", "{0 7}"))
-    (folder / f"{name}.xml").write_text(
-        '<?xml version="1.0"?><labels xmlns="http://mulan.sourceforge.net/labels">'
-        '<label name="labB"></label><label name="lab A"></label></labels>'
-    )
-
-
-def test_load_multilabel_takes_labels_by_name(tmp_path):
-    _write_set(tmp_path, "toy")
-    data = load_multilabel("toy", data_home=tmp_path)
-    assert data.target_names == ["labB", "lab A"] and data.feature_names == ["w1", "w2"]
-    assert sparse.isspmatrix_csr(data.X) and sparse.isspmatrix_csr(data.Y)
-    np.testing.assert_array_equal(data.X.toarray(), [[2.5, 0], [0, 1], [0, 0], [0, 0]])
-    np.testing.assert_array_equal(data.Y.toarray(), [[0, 1], [1, 0], [1, 0], [0, 0]])
-    both = load_multilabel("toy", subset="all", data_home=tmp_path, sparse_targets=False)
-    assert both.X.shape == (8, 2) and isinstance(both.Y, np.ndarray) and both.X[4, 0] == 7
-    with pytest.raises(ValueError, match="subset"):
-        load_multilabel("toy", subset="valid", data_home=tmp_path)
-    with pytest.raises(ValueError, match="plain folder name"):
-        load_multilabel("../toy", data_home=tmp_path)
-    bad = tmp_path / "multilabel_sparse" / "toy" / "toy-train.arff"
-    bad.write_text(SPARSE.replace("{2 1,3 1}", "{2 1,3 2}"))
-    with pytest.raises(ValueError, match="other than 0 and 1"):
-        load_multilabel("toy", data_home=tmp_path)
-
-
-@pytest.mark.skipif(not (SHARED / "multilabel_sparse").is_dir(), reason="the shared data are not here")
 @pytest.mark.parametrize(
-    ("name", "train", "test", "features", "labels", "cardinality"),
+    ("xml", "match"),
     [
-        ("medical", 333, 645, 1449, 45, 1.25),
-        ("enron", 1123, 579, 1001, 53, 3.38),
-        ("bibtex", 4880, 2515, 1836, 159, 2.40),
+        ("<labels><label name='a'/>", "malformed XML"),
+        ("<labels/>", "no <label"),
+        ("<labels><label/></labels>", "no name"),
+        ("<labels><label name='a'/><label name='a'/></labels>", "listed twice"),
+        ('<!DOCTYPE x [<!ENTITY a "aaaa">]><labels><label name="&a;"/></labels>', "document type"),
     ],
 )
-def test_shared_mulan_sets(name, train, test, features, labels, cardinality):
-    a = load_multilabel(name, subset="all", data_home=SHARED)
-    assert a.X.shape == (train + test, features) and a.Y.shape == (train + test, labels)
-    assert abs(a.Y.sum() / a.Y.shape[0] - cardinality) < 0.01
-    assert load_multilabel(name, data_home=SHARED).X.shape[0] == train
+def test_read_mulan_xml_errors(xml, match):
+    with pytest.raises(ValueError, match=match) as info:
+        read_mulan_xml(xml, source="bad.xml")
+    assert str(info.value).startswith("bad.xml")
 
 
-HMC_NOMINAL = """@RELATION t
-@ATTRIBUTE a numeric
-@ATTRIBUTE colour {red,'dark blue'}
-@ATTRIBUTE class hierarchical 01,01/01,02
+def test_read_mulan_xml_nested_labels_any_namespace():
+    xml = '<labels xmlns="urn:x"><label name="a"><label name="a.b"/></label><label name="c"/></labels>'
+    assert read_mulan_xml(xml.encode()) == ["a", "a.b", "c"]
+
+
+def _check_valid(result, n_labels: int) -> None:
+    """What every successful parse must satisfy."""
+    X, Y = result.X, result.Y
+    assert sparse.isspmatrix_csr(X) and X.dtype == np.float64
+    assert sparse.isspmatrix_csr(Y) and Y.dtype == np.int64
+    assert X.shape == (Y.shape[0], len(result.feature_names))
+    assert Y.shape[1] == len(result.target_names) == n_labels
+    assert X.has_canonical_format and Y.has_canonical_format
+    assert not np.isinf(X.data).any()
+    assert np.all(Y.data == 1)
+
+
+_ALPHABET = list("{}, \n\t'\"%?@01289-+.eE_xX") + ["@data", "@attribute", "{0,1}", "numeric", "\x00", "é"]
+
+
+def _mutate(text: str, rng: random.Random) -> str:
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(6)
+        i = rng.randrange(len(text) + 1)
+        if op == 0 and text:  # delete a span
+            text = text[:i] + text[i + rng.randint(1, 5) :]
+        elif op == 1:  # insert a significant character or keyword
+            text = text[:i] + rng.choice(_ALPHABET) + text[i:]
+        elif op == 2 and i < len(text):  # replace one character
+            text = text[:i] + rng.choice(_ALPHABET) + text[i + 1 :]
+        elif op == 3:  # duplicate or drop a line
+            lines = text.split("\n")
+            k = rng.randrange(len(lines))
+            lines[k:k] = [lines[k]] if rng.random() < 0.5 else []
+            if rng.random() < 0.5 and len(lines) > 1:
+                del lines[k]
+            text = "\n".join(lines)
+        elif op == 4:  # swap two characters
+            j = rng.randrange(len(text) + 1)
+            if i < len(text) and j < len(text):
+                chars = list(text)
+                chars[i], chars[j] = chars[j], chars[i]
+                text = "".join(chars)
+        else:  # change a number
+            text = text.replace(str(rng.randint(0, 4)), str(rng.choice([-1, 5, 99, 10**12])), 1)
+    return text
+
+
+@pytest.mark.parametrize("base", [SPARSE, DENSE], ids=["sparse", "dense"])
+def test_fuzzed_arff_raises_value_error_or_parses_validly(base):
+    rng = random.Random(15)
+    outcomes = {"ok": 0, "ValueError": 0}
+    for _ in range(1500):
+        text = _mutate(base, rng)
+        data = text.encode("utf-8") if rng.random() < 0.5 else text
+        if isinstance(data, bytes) and rng.random() < 0.2:  # raw byte damage too
+            raw = bytearray(data)
+            raw[rng.randrange(len(raw))] = rng.randrange(256)
+            data = bytes(raw)
+        try:
+            result = read_mulan_arff(data, ["la", "lab b"], source="fuzz.arff")
+        except ValueError as exc:
+            assert str(exc).startswith("fuzz.arff"), str(exc)
+            outcomes["ValueError"] += 1
+            continue
+        _check_valid(result, 2)
+        outcomes["ok"] += 1
+    assert outcomes["ok"] > 50 and outcomes["ValueError"] > 50  # the mutations exercise both sides
+
+
+def test_fuzzed_xml_raises_value_error_or_gives_names():
+    rng = random.Random(16)
+    for _ in range(500):
+        text = _mutate(XML, rng)
+        try:
+            names = read_mulan_xml(text, source="fuzz.xml")
+        except ValueError as exc:
+            assert str(exc).startswith("fuzz.xml")
+            continue
+        assert names and all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names)
+
+
+# --------------------------------------------------------------------------------------------
+# MULAN multi-label: the shared data (multilabel_sparse/PROVENANCE.md)
+# --------------------------------------------------------------------------------------------
+MULTILABEL = {  # train rows, test rows, features, labels, label cardinality (all rows)
+    "medical": (333, 645, 1449, 45, 1.25),
+    "enron": (1123, 579, 1001, 53, 3.38),
+    "bibtex": (4880, 2515, 1836, 159, 2.40),
+}
+
+
+@_needs("multilabel_sparse")
+@pytest.mark.parametrize("name", sorted(MULTILABEL))
+def test_multilabel_sparse_sets_match_provenance(name):
+    n_train, n_test, p, k, cardinality = MULTILABEL[name]
+    train = load_multilabel(name)
+    test = load_multilabel(name, subset="test")
+    assert train.X.shape == (n_train, p) and test.X.shape == (n_test, p)
+    assert train.Y.shape == (n_train, k) and test.Y.shape == (n_test, k)
+    for part in (train, test):
+        assert sparse.isspmatrix_csr(part.X) and part.X.dtype == np.float64
+        assert sparse.isspmatrix_csr(part.Y) and part.Y.dtype == np.int64
+        assert np.all(part.X.data == 1)  # binary bag of words, zeros implicit
+    assert (train.Y.sum() + test.Y.sum()) / (n_train + n_test) == pytest.approx(cardinality, abs=0.005)
+    xml = _shared("multilabel_sparse") / "multilabel_sparse" / name / f"{name}.xml"
+    assert sorted(train.target_names) == sorted(read_mulan_xml(xml.read_bytes()))
+    assert len(train.feature_names) == p and not set(train.feature_names) & set(train.target_names)
+    both = load_multilabel(name, subset="all")
+    assert both.X.shape == (n_train + n_test, p)
+    assert (both.X[:n_train] != train.X).nnz == 0
+
+
+@_needs("multilabel_sparse")
+def test_enron_labels_are_taken_by_name_not_position():
+    # enron's ARFF declares its labels in an order unlike the XML's (its last attributes are D.D4, C.C13, D.D14)
+    data = load_multilabel("enron", subset="test")
+    assert data.target_names[-3:] == ["D.D4", "C.C13", "D.D14"]
+    assert "A.A1" in data.target_names and "A.A1" not in data.feature_names
+
+
+@_needs("yeast")
+def test_dense_mulan_yeast_equals_the_bundled_loader():
+    data = load_multilabel("yeast", subset="test", sparse=False)
+    bundled = datasets.load_yeast()
+    np.testing.assert_array_equal(data.X, bundled.X_test)
+    np.testing.assert_array_equal(data.Y, bundled.Y_test)
+    assert data.target_names == bundled.target_names
+
+
+# --------------------------------------------------------------------------------------------
+# label ranking and hierarchical: names not hard-coded
+# --------------------------------------------------------------------------------------------
+def test_label_ranking_reads_any_name_whose_file_exists(isolated):
+    (isolated / "label_ranking").mkdir()
+    (isolated / "label_ranking" / "my_set.csv").write_text("2,1,3\n0.5,2,1,3\n-0.5,1,2,3\n")
+    X, Y = load_label_ranking("my_set", data_home=isolated, return_X_y=True)
+    np.testing.assert_array_equal(Y, [[2, 1, 3], [1, 2, 3]])
+    with pytest.raises(ValueError, match="unknown label-ranking data set 'other'") as info:
+        load_label_ranking("other", data_home=isolated)
+    assert "'iris'" in str(info.value) and str(isolated / "label_ranking" / "other.csv") in str(info.value)
+    # a shipped name still loads from the package when no directory holds it
+    assert load_label_ranking("iris", data_home=isolated).filename.endswith("iris.csv.gz")
+
+
+HMC_TREE = """@RELATION toy
+@ATTRIBUTE a NUMERIC
+@ATTRIBUTE class hierarchical 1,1/1,1/2,2
 @DATA
-1,red,01/01
-2,?,02
-3,'dark blue',01
+0.5,1/1
+1.5,2
+"""
+
+
+def test_load_hierarchical_reads_any_name_whose_files_exist(isolated):
+    folder = isolated / "hierarchical_funcat_go" / "toy"
+    folder.mkdir(parents=True)
+    for split in ("test", "train", "valid"):
+        (folder / f"toy.{split}.arff").write_text(HMC_TREE)
+    data = load_hierarchical("toy", data_home=isolated)
+    assert data.splits == ["train", "valid", "test"]
+    assert data.node_names == ["root", "1", "1/1", "1/2", "2"]
+    assert data.parent.tolist() == [-1, 0, 1, 1, 0] and data.is_tree
+    assert data.Y_train.tolist() == [[1, 1, 1, 0, 0], [1, 0, 0, 0, 1]]
+    paths = load_hierarchical("toy", data_home=isolated, targets="paths")
+    assert paths.y_valid.tolist() == [2, 4]
+    # ImCLEF's naming (<name>_Train.arff) gives the same splits
+    other = isolated / "hierarchical_funcat_go" / "Toy2"
+    other.mkdir()
+    (other / "Toy2_Train.arff").write_text(HMC_TREE)
+    (other / "Toy2_Test.arff").write_text(HMC_TREE)
+    assert load_hierarchical("Toy2", data_home=isolated).splits == ["train", "test"]
+
+
+def test_load_hierarchical_unknown_name_lists_known_names_and_paths(isolated):
+    with pytest.raises(ValueError, match="unknown hierarchical data set 'wipo'") as info:
+        load_hierarchical("wipo", data_home=isolated)
+    message = str(info.value)
+    assert "'cellcycle_FUN'" in message and "'gasch2_GO'" in message
+    assert str(isolated / "hierarchical_funcat_go" / "wipo") in message
+    with pytest.raises(ValueError, match="targets"):
+        load_hierarchical("imclef07a", targets="leaves")
+
+
+# --------------------------------------------------------------------------------------------
+# nominal attributes in Clus HMC files
+# --------------------------------------------------------------------------------------------
+HMC_NOMINAL = """@RELATION 'seq'
+@ATTRIBUTE len                                     numeric
+@ATTRIBUTE strand                                  {w,c}
+@ATTRIBUTE flag                                    {0,1}
+@ATTRIBUTE chromosome                              {1,2,'mit x'}
+@ATTRIBUTE class                                   hierarchical 01,01/01,02
+@DATA
+3.5,w,1,2,01/01
+?,c,?,'mit x',02
+4,?,0,?,01@02
 """
 
 
 def test_nominal_attributes_are_one_hot():
-    names, X, _, _ = read_hmc_arff(HMC_NOMINAL)
-    assert names == ["a", "colour=red", "colour=dark blue"]
-    np.testing.assert_array_equal(X[[0, 2]], [[1, 1, 0], [3, 0, 1]])
-    assert X[1, 0] == 2 and np.isnan(X[1, 1:]).all()
+    names, X, _, labels = read_hmc_arff(HMC_NOMINAL)
+    assert names == ["len", "strand=w", "strand=c", "flag", "chromosome=1", "chromosome=2", "chromosome=mit x"]
+    nan = np.nan
+    expected = [
+        [3.5, 1, 0, 1, 0, 1, 0],
+        [nan, 0, 1, nan, 0, 0, 1],
+        [4, nan, nan, 0, nan, nan, nan],  # '?' -> NaN in every column of the attribute, as for numeric ones
+    ]
+    np.testing.assert_array_equal(X, expected)
+    assert labels == [["01/01"], ["02"], ["01", "02"]]
 
 
-GO = """@RELATION g
-@ATTRIBUTE a numeric
-@ATTRIBUTE class hierarchical root/A,root/B,A/C,B/C,C/D,A/E
+@pytest.mark.parametrize(
+    ("old", "new", "match"),
+    [
+        ("3.5,w,", "3.5,x,", r"line 8: attribute 'strand': 'x' is not one of its declared values"),
+        ("3.5,w,1,", "3.5,w,2,", r"line 8: attribute 'flag': '2' is not one of its values"),
+        ("{w,c}", "string", r"line 3: attribute 'strand' has type 'string'"),
+    ],
+)
+def test_nominal_attribute_errors(old, new, match):
+    with pytest.raises(ValueError, match=match):
+        read_hmc_arff(HMC_NOMINAL.replace(old, new, 1))
+
+
+# --------------------------------------------------------------------------------------------
+# DAG taxonomies (Gene Ontology edge lists)
+# --------------------------------------------------------------------------------------------
+# root -> A, root -> B; A -> C, B -> C (C has two parents); C -> D; B -> E
+HMC_DAG = """@RELATION go
+@ATTRIBUTE a NUMERIC
+@ATTRIBUTE class hierarchical root/GA,root/GB,GA/GC,GB/GC,GC/GD,GB/GE
 @DATA
-1,D
-2,E@B
+1,GD
+2,GE@GA
+3,GC
 """
 
 
-def _write_hmc(home: Path, name: str, text: str) -> None:
-    folder = home / "hierarchical_funcat_go" / name
+def _write_hmc(root: Path, name: str, text: str) -> None:
+    folder = root / "hierarchical_funcat_go" / name
     folder.mkdir(parents=True)
-    for split in ("train", "test"):
-        (folder / f"{name}.{split}.arff").write_text(text)
+    (folder / f"{name}.train.arff").write_text(text)
+    (folder / f"{name}.test.arff").write_text(text)
 
 
-def test_go_dag_from_edges(tmp_path):
-    _write_hmc(tmp_path, "toy_GO", GO)
-    data = load_hierarchical("toy_GO", data_home=tmp_path, download_if_missing=False)
-    assert data.splits == ["train", "test"] and not data.is_tree
-    names = data.node_names
-    assert names[0] == "root" and set(names) == {"root", "A", "B", "C", "D", "E"}
-    pos = {n: i for i, n in enumerate(names)}
-    for v, ps in enumerate(data.parents):  # topological: parents first
-        assert all(p < v for p in ps)
-    assert sorted(names[p] for p in data.parents[pos["C"]]) == ["A", "B"]
-    rows = {frozenset(n for n, on in zip(names, r, strict=True) if on) for r in data.Y_train}
-    assert rows == {frozenset("root A B C D".split()), frozenset("root A B E".split())}  # closed through every parent
-    assert data.depth[pos["D"]] == 3 and data.is_leaf[pos["D"]] and not data.is_leaf[pos["C"]]
-    with pytest.raises(ValueError, match="DAG .*'C' has 2 parents"):
-        data.parent  # noqa: B018
-    with pytest.raises(ValueError, match="DAG"):
-        data["parent"]
+def test_read_hmc_arff_accepts_edge_lists():
+    # the bug: "label 'GD' is not a declared node of the hierarchy"
+    _, X, nodes, labels = read_hmc_arff(HMC_DAG)
+    assert nodes == ["root/GA", "root/GB", "GA/GC", "GB/GC", "GC/GD", "GB/GE"]
+    assert labels == [["GD"], ["GE", "GA"], ["GC"]]
+    with pytest.raises(ValueError, match="'GX' is not a declared node"):
+        read_hmc_arff(HMC_DAG.replace("3,GC", "3,GX"))
 
 
-def test_tree_written_as_edges_has_a_parent_array(tmp_path):
-    _write_hmc(tmp_path, "toy_tree", GO.replace(",B/C", "").replace("E@B", "E"))
-    data = load_hierarchical("toy_tree", data_home=tmp_path, download_if_missing=False)
-    assert data.is_tree and data.parent[0] == -1 and np.all(data.parent[1:] < np.arange(1, len(data.parent)))
+def test_dag_taxonomy_parent_sets_and_closure(isolated):
+    _write_hmc(isolated, "go", HMC_DAG)
+    data = load_hierarchical("go", data_home=isolated)
+    assert data.node_names == ["root", "GA", "GB", "GC", "GD", "GE"]
+    assert [p.tolist() for p in data.parents] == [[], [0], [0], [1, 2], [3], [2]]
+    assert all(p.dtype == np.int64 for p in data.parents)
+    assert all((p < v).all() for v, p in enumerate(data.parents))  # parents first
+    assert data.is_tree is False
+    assert data.depth.tolist() == [0, 1, 1, 2, 3, 2]
+    assert data.is_leaf.tolist() == [False, False, False, False, True, True]
+    # closed through every parent: GD -> GC -> GA and GB -> root
+    assert data.Y_train.tolist() == [[1, 1, 1, 1, 1, 0], [1, 1, 1, 0, 0, 1], [1, 1, 1, 1, 0, 0]]
+    assert data.targets == "nodes" and "DAG" in data.DESCR
+    # a round trip through pickle keeps the Bunch and its behaviour
+    again = pickle.loads(pickle.dumps(data))
+    np.testing.assert_array_equal(again.Y_test, data.Y_test)
+    assert not hasattr(again, "parent")
 
 
-def test_cyclic_edges_are_refused(tmp_path):
-    _write_hmc(tmp_path, "loop_GO", GO.replace("C/D", "C/D,D/A"))
-    with pytest.raises(ValueError, match="cycle"):
-        load_hierarchical("loop_GO", data_home=tmp_path, download_if_missing=False)
+def test_tree_representations_of_a_dag_are_refused_clearly(isolated):
+    _write_hmc(isolated, "go", HMC_DAG)
+    data = load_hierarchical("go", data_home=isolated)
+    assert not hasattr(data, "parent")
+    with pytest.raises(ValueError, match=r"taxonomy is a DAG: node 'GC' has 2 parents \('GA', 'GB'\)") as info:
+        spaces.Subtrees(data.parent)
+    assert "targets='nodes'" in str(info.value) and "parents" in str(info.value)
+    assert isinstance(info.value, datasets.TaxonomyIsDAGError)
+    with pytest.raises(ValueError, match=r"targets='paths' \(single paths\) needs a tree.*node 'GC'"):
+        load_hierarchical("go", data_home=isolated, targets="paths")
 
 
-@pytest.mark.skipif(
-    not (SHARED / "hierarchical_funcat_go" / "gasch2_GO").is_dir(), reason="the shared data are not here"
+def test_edge_list_trees_keep_a_parent_array(isolated):
+    text = HMC_DAG.replace("GB/GC,", "").replace("1,GD\n", "1,GD@GC\n").replace("2,GE@GA", "2,GE")
+    _write_hmc(isolated, "gotree", text)
+    data = load_hierarchical("gotree", data_home=isolated)
+    assert data.is_tree and data.parent.tolist() == [-1, 0, 0, 1, 3, 2]
+    spaces.Subtrees(data.parent).validate(data.Y_train)
+    paths = load_hierarchical("gotree", data_home=isolated, targets="paths")
+    assert [paths.node_names[v] for v in paths.y_train] == ["GD", "GE", "GC"]
+
+
+@pytest.mark.parametrize(
+    ("edges", "match"),
+    [
+        ("root/GA,GA/GB,GB/GA", "cycle"),
+        ("root/GA,GA/GA", "cycle"),
+        ("root/GA,GA/root", "root cannot have a parent"),
+    ],
 )
-def test_shared_gene_ontology_set():
-    data = load_hierarchical("gasch2_GO", data_home=SHARED, download_if_missing=False)
-    assert data.X_train.shape == (1636, 52) and data.X_valid.shape[0] == 849 and data.X_test.shape[0] == 1288
-    assert not data.is_tree and data.Y_train[:, 0].all()
-    # every row is closed under every parent
-    for v, ps in enumerate(data.parents):
-        for p in ps:
-            assert np.all(data.Y_train[:, p] >= data.Y_train[:, v])
+def test_bad_edge_lists(isolated, edges, match):
+    _write_hmc(isolated, "bad", f"@ATTRIBUTE a NUMERIC\n@ATTRIBUTE class hierarchical {edges}\n@DATA\n1,GA\n")
+    with pytest.raises(ValueError, match=match):
+        load_hierarchical("bad", data_home=isolated)
 
 
-def test_label_ranking_sets_the_loader_does_not_name(tmp_path):
-    folder = tmp_path / "label_ranking"
-    folder.mkdir()
-    (folder / "mine.csv").write_text("3,2,3\n0.1,0.2,1,2,3\n0.3,0.4,3,1,2\n0.5,0.6,2,3,1\n")
-    X, Y = load_label_ranking("mine", data_home=tmp_path, return_X_y=True)
-    assert X.shape == (3, 2) and Y.tolist()[1] == [3, 1, 2]
-    with pytest.raises(ValueError, match="unknown label-ranking data set 'theirs'"):
-        load_label_ranking("theirs", data_home=tmp_path)
-    with pytest.raises(ValueError, match="plain file name"):
-        load_label_ranking("../mine", data_home=tmp_path)
-    assert "mine" not in datasets.LABEL_RANKING_DATASETS
+def test_edge_lists_without_an_explicit_root_get_a_virtual_one():
+    names, parents = datasets._dag_taxonomy(["A/B", "C/B"])
+    assert names == ["root", "A", "C", "B"]
+    assert [p.tolist() for p in parents] == [[], [0], [0], [1, 2]]
+
+
+# --------------------------------------------------------------------------------------------
+# the shared hierarchical data
+# --------------------------------------------------------------------------------------------
+@_needs("hierarchical_funcat_go")
+def test_gasch2_go_matches_provenance():
+    data = load_hierarchical("gasch2_GO")
+    assert data.splits == ["train", "valid", "test"]
+    for split, n in {"train": 1636, "valid": 849, "test": 1288}.items():
+        X, Y = data[f"X_{split}"], data[f"Y_{split}"]
+        assert X.shape == (n, 52) and Y.shape == (n, len(data.node_names))
+        assert np.all(Y[:, 0] == 1)
+        for v in range(1, len(data.parents)):  # closed under every parent
+            assert np.all(Y[:, v] <= Y[:, data.parents[v]].min(axis=1))
+    assert np.isnan(data.X_train).any()  # '?' present
+    assert data.is_tree is False and not hasattr(data, "parent")
+    assert data.node_names[0] == "root"
+    assert sum(p.size for p in data.parents) == 5837  # every declared edge
+    multi = [v for v, p in enumerate(data.parents) if p.size > 1]
+    assert len(multi) == 1480
+    # a row's nodes are exactly its labels and everything above them, through every parent
+    path = _shared("hierarchical_funcat_go") / "hierarchical_funcat_go" / "gasch2_GO" / "gasch2_GO.test.arff"
+    _, _, _, labels = read_hmc_arff(path.read_text(encoding="latin-1"))
+    index = {n: i for i, n in enumerate(data.node_names)}
+    for i in (0, 1, 500, 1287):
+        seen, stack = set(), [index[lab] for lab in labels[i]]
+        while stack:
+            v = stack.pop()
+            if v not in seen:
+                seen.add(v)
+                stack.extend(data.parents[v].tolist())
+        assert set(np.flatnonzero(data.Y_test[i]).tolist()) == seen
+    with pytest.raises(ValueError, match="DAG"):
+        load_hierarchical("gasch2_GO", targets="paths")
+
+
+@_needs("hierarchical_funcat_go")
+def test_tree_sets_report_parent_sets_too():
+    data = load_hierarchical("imclef07a")
+    assert data.is_tree and data.targets == "paths"
+    assert [p.tolist() for p in data.parents[1:]] == [[v] for v in data.parent[1:]]
+    assert data.parents[0].size == 0

@@ -8,12 +8,17 @@ from a data directory.
     gzipped inside the package (MIT-licensed, provenance in ``data/label_ranking/``); a data
     directory holding ``label_ranking/``, when given or found, is read instead;
 ``load_hierarchical(name)``
-    the Clus HMC taxonomies ``"imclef07a"`` (single path) and ``"cellcycle_FUN"`` (multi-path),
-    read from the data directory (their source repository is GPL-3.0, so they do not ship), and
-    any other set of that format there, Gene Ontology DAGs (``"gasch2_GO"``) included;
+    the Clus HMC taxonomies ``"imclef07a"`` (single path), ``"cellcycle_FUN"`` (multi-path tree)
+    and ``"gasch2_GO"`` (Gene Ontology DAG), read from the data directory or downloaded (their
+    source repository is GPL-3.0, so they do not ship);
 ``load_multilabel(name)``
-    MULAN's multi-label text sets (``"medical"``, ``"enron"``, ``"bibtex"``, or any other in that
-    format) from the data directory, features as a scipy.sparse CSR matrix.
+    MULAN multi-label sets, sparse (``"medical"``, ``"enron"``, ``"bibtex"``) or dense
+    (``"scene"``, ``"yeast"``), read from the data directory with X as a scipy.sparse CSR matrix.
+
+Every loader also reads a data set it does not know by name when its files are in the data
+directory, laid out like the known ones (``label_ranking/<name>.csv``,
+``hierarchical_funcat_go/<name>/*.arff``, ``multilabel_sparse/<name>/`` or ``<name>/`` holding
+``<name>.xml`` and ``<name>-{train,test}.arff``).
 
 The data directory is the one holding ``label_ranking/``, ``hierarchical_funcat_go/`` and
 ``multilabel_sparse/``. It is
@@ -26,21 +31,33 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy import sparse as _sparse
 from sklearn.utils import Bunch
 
 from ._arff import read_arff
 from ._fetch import fetch_file, get_data_home
-from ._hmc import _closure_rows, _closure_rows_dag, _dag, _single_paths, _taxonomy, is_edge_list, read_hmc_arff
-from ._mulan import read_label_names, read_sparse_arff
+from ._hmc import (
+    _closure_rows,  # noqa: F401 -- the tests reach the tree closure through this module
+    _closure_rows_dag,
+    _dag_taxonomy,
+    _single_paths,
+    _taxonomy,
+    hierarchy_form,
+    read_hmc_arff,
+)
+from ._mulan import read_mulan_arff, read_mulan_xml
 
 __all__ = [
     "LABEL_RANKING_DATASETS",
     "HIERARCHICAL_DATASETS",
+    "MULTILABEL_DATASETS",
+    "TaxonomyIsDAGError",
     "data_home_candidates",
     "fetch_file",
     "get_data_home",
@@ -50,10 +67,9 @@ __all__ = [
     "load_yeast",
     "read_arff",
     "read_hmc_arff",
-    "read_sparse_arff",
+    "read_mulan_arff",
+    "read_mulan_xml",
 ]
-
-MULTILABEL_DATASETS = ("medical", "enron", "bibtex")
 
 
 def _read_bundled(name: str) -> tuple[list[str], np.ndarray]:
@@ -94,8 +110,41 @@ def load_yeast() -> Bunch:
 LABEL_RANKING_DATASETS = ("authorship", "calhousing", "glass", "iris", "stock", "vehicle", "vowel", "wine")
 """Names accepted by :func:`load_label_ranking`."""
 
-HIERARCHICAL_DATASETS = ("imclef07a", "cellcycle_FUN")
-"""Names accepted by :func:`load_hierarchical`."""
+HIERARCHICAL_DATASETS = ("imclef07a", "cellcycle_FUN", "gasch2_GO")
+"""Names :func:`load_hierarchical` knows (and can download); others are read when their files exist."""
+
+MULTILABEL_DATASETS = ("bibtex", "enron", "medical", "scene", "yeast")
+"""Names :func:`load_multilabel` knows; others are read when their files exist."""
+
+_MULTILABEL_FOLDERS = {
+    "bibtex": "multilabel_sparse/bibtex",
+    "enron": "multilabel_sparse/enron",
+    "medical": "multilabel_sparse/medical",
+    "scene": "scene",
+    "yeast": "yeast",
+}
+
+# A data set's name becomes part of a path: no separators, no "..", nothing hidden.
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+-]*(?:\.[A-Za-z0-9_+-]+)*")
+
+
+def _check_name(name: Any, kind: str) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"the {kind} data set's name must be a str, got {type(name).__name__}")
+    if not _SAFE_NAME.fullmatch(name):
+        raise ValueError(
+            f"{name!r} is not a valid {kind} data set name (letters, digits, '_', '-', '+' and inner dots only)"
+        )
+    return name
+
+
+def _unknown(kind: str, name: str, known: tuple[str, ...], tried: list[Path]) -> ValueError:
+    looked = "\n".join(f"  {p}" for p in tried) or "  (no candidate directory: set COMBPRED_DATA or pass data_home=)"
+    return ValueError(
+        f"unknown {kind} data set {name!r}: it is none of {list(known)}, and no data directory holds its files. "
+        f"Looked for:\n{looked}"
+    )
+
 
 _HIERARCHICAL_FILES = {
     "imclef07a": ("hierarchical_funcat_go/imclef07a", {"train": "ImCLEF07A_Train.arff", "test": "ImCLEF07A_Test.arff"}),
@@ -106,6 +155,10 @@ _HIERARCHICAL_FILES = {
             "valid": "cellcycle_FUN.valid.arff",
             "test": "cellcycle_FUN.test.arff",
         },
+    ),
+    "gasch2_GO": (
+        "hierarchical_funcat_go/gasch2_GO",
+        {"train": "gasch2_GO.train.arff", "valid": "gasch2_GO.valid.arff", "test": "gasch2_GO.test.arff"},
     ),
 }
 
@@ -191,7 +244,8 @@ def load_label_ranking(
     Parameters
     ----------
     name : str
-        One of :data:`LABEL_RANKING_DATASETS`.
+        One of :data:`LABEL_RANKING_DATASETS`, or the name of any file ``label_ranking/<name>.csv``
+        in the same format in a data directory.
     data_home : str or path-like, default=None
         Data directory to try first (see the module docstring for the search order).
     return_X_y : bool, default=False
@@ -209,25 +263,18 @@ def load_label_ranking(
     Raises
     ------
     ValueError
-        For an unknown name or a malformed file.
-    FileNotFoundError
-        When the data directory is not found; the message lists where it looked.
+        For a malformed file, or a name that is neither known nor has a file in a data directory
+        (the message lists the known names and the paths searched).
     """
-    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
-        raise ValueError(f"a label-ranking data set name must be a plain file name, got {name!r}")
-    if name not in LABEL_RANKING_DATASETS:
-        # any other set in the same format, from the data directory
-        try:
-            _locate(f"label_ranking/{name}.csv", data_home)
-        except FileNotFoundError as exc:
-            raise ValueError(
-                f"unknown label-ranking data set {name!r}: the shipped ones are {list(LABEL_RANKING_DATASETS)}, and no "
-                f"data directory holds label_ranking/{name}.csv ({exc})"
-            ) from None
+    _check_name(name, "label-ranking")
+    relative = f"label_ranking/{name}.csv"
     try:
-        path = _locate(f"label_ranking/{name}.csv", data_home)
+        path = _locate(relative, data_home)
         opened = open(path, encoding="ascii")  # noqa: SIM115 -- closed by the with below
     except FileNotFoundError:
+        if name not in LABEL_RANKING_DATASETS:
+            tried = [folder / relative for folder in data_home_candidates(data_home)]
+            raise _unknown("label-ranking", name, LABEL_RANKING_DATASETS, tried) from None
         # The package ships every label-ranking file (gzipped, 400 KB in all); a data directory,
         # when given or found, wins so that a user's own copy is read.
         bundled = resources.files(__package__) / "data" / "label_ranking" / f"{name}.csv.gz"
@@ -262,182 +309,73 @@ def load_label_ranking(
 
 
 # --------------------------------------------------------------------------------------------
-# multi-label text (MULAN sparse ARFF)
-# --------------------------------------------------------------------------------------------
-def load_multilabel(
-    name: str,
-    *,
-    subset: str = "train",
-    data_home: str | os.PathLike | None = None,
-    sparse_targets: bool = True,
-) -> Bunch:
-    """Load a MULAN multi-label set from the data directory, features as a sparse matrix.
-
-    ``multilabel_sparse/<name>/<name>-{train,test}.arff`` with ``<name>.xml``: the shared
-    ``"medical"`` (978 clinical reports, 1449 binary word features, 45 ICD-9 codes), ``"enron"``
-    (1702 e-mails, 1001 features, 53 labels) and ``"bibtex"`` (7395 entries, 1836 features, 159
-    tags), or any other set in MULAN's format. Labels are the attributes the XML names, wherever
-    they stand; the others are features. Rows are read as they come (sparse ``{index value}``
-    rows are never densified).
-
-    Parameters
-    ----------
-    name : str
-        The set's folder name.
-    subset : {"train", "test", "all"}, default="train"
-        The split (MULAN's; "all" stacks train then test).
-    data_home : str or path-like, default=None
-        Data directory to try first (see the module docstring for the search order).
-    sparse_targets : bool, default=True
-        Return Y as a CSR matrix (as ``MultiLabelBinarizer(sparse_output=True)`` does); False gives
-        a dense int64 array.
-
-    Returns
-    -------
-    data : sklearn.utils.Bunch
-        ``X`` (scipy.sparse.csr_matrix, float64, n_samples × n_features), ``Y`` (0/1, CSR int64 or
-        dense), ``feature_names``, ``target_names``, ``name``, ``subset``, ``DESCR``.
-
-    Raises
-    ------
-    ValueError
-        For a malformed file (naming it and the line), a label that is not 0/1, or an XML label
-        the ARFF lacks.
-    FileNotFoundError
-        When no data directory holds the files; the message lists where it looked.
-    """
-    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
-        raise ValueError(f"a multi-label data set name must be a plain folder name, got {name!r}")
-    if subset not in ("train", "test", "all"):
-        raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}")
-    folder = f"multilabel_sparse/{name}"
-    xml = _locate(f"{folder}/{name}.xml", data_home)
-    try:
-        labels = read_label_names(xml.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ValueError(f"{xml}: {exc}") from None
-    parts = []
-    for split in ("train", "test") if subset == "all" else (subset,):
-        path = _locate(f"{folder}/{name}-{split}.arff", data_home)
-        try:
-            names, M = read_sparse_arff(path.read_text(encoding="utf-8", errors="replace"))
-        except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
-        if parts and names != parts[0][0]:
-            raise ValueError(f"{path}: its attributes differ from the train split's")
-        parts.append((names, M, path))
-    from scipy import sparse as _sparse
-
-    names = parts[0][0]
-    M = _sparse.vstack([p[1] for p in parts]).tocsr() if len(parts) > 1 else parts[0][1]
-    position = {n: j for j, n in enumerate(names)}
-    missing = [lab for lab in labels if lab not in position]
-    if missing:
-        raise ValueError(f"{xml}: labels {missing[:5]} are not attributes of {parts[0][2]}")
-    label_cols = np.array([position[lab] for lab in labels], dtype=np.int64)
-    is_label = np.zeros(len(names), dtype=bool)
-    is_label[label_cols] = True
-    feature_cols = np.flatnonzero(~is_label)
-    Y = M[:, label_cols]
-    if Y.nnz and not np.all(Y.data == 1):
-        raise ValueError(f"{parts[0][2]}: a label holds a value other than 0 and 1")
-    Y = Y.astype(np.int64)
-    X = M[:, feature_cols].tocsr()
-    X.sort_indices()
-    return Bunch(
-        X=X,
-        Y=Y.tocsr() if sparse_targets else Y.toarray(),
-        feature_names=[names[j] for j in feature_cols],
-        target_names=labels,
-        name=name,
-        subset=subset,
-        DESCR=f"{name} (MULAN multi-label ARFF), {subset}: {X.shape[0]} samples, {X.shape[1]} features "
-        f"({X.nnz / max(1, X.shape[0]):.1f} non-zero per row), {len(labels)} labels (cardinality "
-        f"{Y.sum() / max(1, Y.shape[0]):.2f}). Provenance: multilabel_sparse/PROVENANCE.md in the data directory.",
-    )
-
-
-# --------------------------------------------------------------------------------------------
 # hierarchical (Clus HMC ARFF)
 # --------------------------------------------------------------------------------------------
-def _hierarchical_files(name: str, data_home: str | os.PathLike | None) -> tuple[str, dict[str, str]]:
-    """The folder and split files of a hierarchical set: the two named ones, or any other
-    ``hierarchical_funcat_go/<name>/<name>.{train,valid,test}.arff`` a data directory holds."""
-    if name in _HIERARCHICAL_FILES:
-        return _HIERARCHICAL_FILES[name]
-    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
-        raise ValueError(f"a hierarchical data set name must be a plain folder name, got {name!r}")
-    folder = f"hierarchical_funcat_go/{name}"
-    candidates = data_home_candidates(data_home)
-    files = {
-        split: f"{name}.{split}.arff"
-        for split in ("train", "valid", "test")
-        if any((c / folder / f"{name}.{split}.arff").is_file() for c in candidates)
-    }
-    if "train" not in files:
-        tried = ", ".join(str(c / folder / f"{name}.train.arff") for c in candidates) or "no data directory"
-        raise ValueError(
-            f"unknown hierarchical data set {name!r}: the named ones are {list(HIERARCHICAL_DATASETS)}; any other "
-            f"needs {folder}/{name}.train.arff (and optionally .valid/.test) in a data directory; looked at: {tried}"
-        )
-    return folder, files
 
 
-class _DAGBunch(Bunch):
-    """The Bunch of a DAG taxonomy: asking it for a tree's ``parent`` array is an error that says
-    why, not a KeyError."""
+class TaxonomyIsDAGError(ValueError, AttributeError):
+    """Raised when a tree representation (a ``parent`` array, single paths) of a DAG is asked for.
 
-    def __getitem__(self, key: str) -> Any:
-        if key == "parent" and not dict.__contains__(self, "parent"):
-            v = int(np.argmax([len(p) for p in dict.__getitem__(self, "parents")]))
-            names = dict.__getitem__(self, "node_names")
-            ps = [names[p] for p in dict.__getitem__(self, "parents")[v]]
-            raise ValueError(
-                f"{dict.__getitem__(self, 'name')}: the taxonomy is a DAG (node {names[v]!r} has {len(ps)} parents: "
-                f"{ps[:4]}), not a tree, so it has no parent array: Subtrees and HierarchyPaths take trees. Use the "
-                "parent sets (parents) and the ancestor-closed 0/1 node rows (Y_*), e.g. with one binary model per "
-                "node or a multi-label space."
+    A ``ValueError``; also an ``AttributeError``, so that ``hasattr(data, "parent")`` is False on a
+    DAG's Bunch.
+    """
+
+
+def _dag_message(name: str, node_names: list[str], parents: list[np.ndarray], wanted: str) -> str:
+    v = next(v for v, ps in enumerate(parents) if ps.size > 1)
+    n_multi = sum(ps.size > 1 for ps in parents)
+    listed = ", ".join(repr(node_names[p]) for p in parents[v][:4]) + (", ..." if parents[v].size > 4 else "")
+    return (
+        f"{name}: {wanted} needs a tree, but the taxonomy is a DAG: node {node_names[v]!r} has "
+        f"{parents[v].size} parents ({listed}), and {n_multi} nodes have several. "
+        "spaces.HierarchyPaths and spaces.Subtrees take trees only. What works instead: targets='nodes' "
+        "(Y_<split>: 0/1 node rows closed under every parent) with the Bunch's `parents` (one array of "
+        "parent ids per node), e.g. a multi-label model over the node columns (spaces.Multilabel) whose "
+        "predictions you close under `parents`."
+    )
+
+
+class _TaxonomyBunch(Bunch):
+    """A Bunch whose ``parent`` attribute, on a DAG, explains why there is none."""
+
+    def __getattr__(self, key: str) -> Any:
+        if key == "parent" and "parent" not in self and self.get("is_tree") is False:
+            raise TaxonomyIsDAGError(
+                _dag_message(self.get("name", "this data set"), self["node_names"], self["parents"], "a parent array")
             )
-        return super().__getitem__(key)
+        return super().__getattr__(key)
 
 
-def _load_dag(name: str, parsed: dict[str, Any], first: tuple) -> Bunch:
-    """The Bunch of a taxonomy declared as parent/child edges (Gene Ontology)."""
-    node_names, parents = _dag(first[2])
-    index = {n: i for i, n in enumerate(node_names)}
-    n_nodes = len(node_names)
-    depth = np.zeros(n_nodes, dtype=np.int64)  # the longest path from the root
-    is_leaf = np.ones(n_nodes, dtype=bool)
-    for v in range(1, n_nodes):  # topological order: parents first
-        depth[v] = 1 + max(depth[p] for p in parents[v])
-        is_leaf[parents[v]] = False
-    tree = all(len(p) <= 1 for p in parents)
-    out = (Bunch if tree else _DAGBunch)(
-        parents=parents,
-        is_tree=tree,
-        node_names=node_names,
-        is_leaf=is_leaf,
-        depth=depth,
-        feature_names=first[0],
-        splits=list(parsed),
-        name=name,
-    )
-    if tree:
-        out["parent"] = np.array([p[0] if len(p) else -1 for p in parents], dtype=np.int64)
-    sizes = []
-    for split, (_, X, _, labels) in parsed.items():
-        out[f"X_{split}"] = X
-        out[f"Y_{split}"] = _closure_rows_dag(labels, index, parents)
-        sizes.append(f"{split} {X.shape[0]}")
-    multi = sum(len(p) > 1 for p in parents)
-    out["DESCR"] = (
-        f"{name} (Clus HMC ARFF, parent/child edges): {len(first[0])} features, "
-        + ("a tree" if tree else f"a DAG ({multi} nodes with several parents)")
-        + f" of {n_nodes - 1} nodes plus the root (longest path {int(depth.max())}, {int(is_leaf.sum())} leaves); "
-        f"Y: 0/1 node rows closed under every parent; {' / '.join(sizes)}. Missing features are NaN (not imputed). "
-        "Provenance: hierarchical_funcat_go/PROVENANCE.md in the data directory."
-    )
-    return out
+def _split_of(filename: str, name: str) -> str:
+    """The split a Clus HMC file holds, from its name: ``x.train.arff``, ``X_Train.arff`` -> ``"train"``."""
+    stem = filename[: -len(".arff")]
+    if stem.lower().startswith(name.lower()) and len(stem) > len(name):
+        suffix = stem[len(name) :].lstrip("._-")
+    else:
+        suffix = re.split(r"[._-]", stem)[-1]
+    return suffix.lower() or stem.lower()
+
+
+def _hierarchical_files(name: str, data_home: str | os.PathLike | None) -> tuple[str, dict[str, str]] | None:
+    """The folder and split files of a data set the loader does not know, from the first data
+    directory holding ``hierarchical_funcat_go/<name>/*.arff``; None if none does."""
+    folder = f"hierarchical_funcat_go/{name}"
+    for base in data_home_candidates(data_home):
+        found = (
+            sorted(p.name for p in (base / folder).glob("*.arff") if p.is_file()) if (base / folder).is_dir() else []
+        )
+        if not found:
+            continue
+        files: dict[str, str] = {}
+        for filename in found:
+            split = _split_of(filename, name)
+            if split in files:
+                raise ValueError(f"{base / folder}: {files[split]!r} and {filename!r} both look like split {split!r}")
+            files[split] = filename
+        order = {"train": 0, "valid": 1, "test": 2}
+        ordered = sorted(files, key=lambda k: (order.get(k, 3), k))
+        return folder, {split: str(base / folder / files[split]) for split in ordered}
+    return None
 
 
 def load_hierarchical(
@@ -446,13 +384,20 @@ def load_hierarchical(
     data_home: str | os.PathLike | None = None,
     download_if_missing: bool = True,
     cache_home: str | os.PathLike | None = None,
+    targets: str = "auto",
 ) -> Bunch:
     """Load a hierarchical-classification benchmark in Clus HMC format, with its taxonomy.
 
-    The taxonomy is returned as a parent array with a **virtual root** (node 0, ``"root"``) above
-    the declared top-level nodes; the other nodes follow in depth-first preorder of their codes,
-    so ``parent[v] < v``. Use it with :class:`combpred.spaces.HierarchyPaths` (single paths) or
-    :class:`combpred.spaces.Subtrees` (multi-path).
+    The taxonomy's node 0 is the **root**: a virtual root (``"root"``) above the declared
+    top-level nodes of a tree, or the ``root`` of a GO edge list. The other nodes follow parents
+    first: for a tree declared by paths, in depth-first preorder of their codes; for a DAG, in a
+    topological order (ties broken by name). So every parent id is smaller than its child's.
+
+    The taxonomy is returned as parent **sets** (``parents``), which hold for trees and DAGs alike,
+    and, for a tree (``is_tree``), as a parent array (``parent``) for
+    :class:`combpred.spaces.HierarchyPaths` (single paths) or :class:`combpred.spaces.Subtrees`
+    (multi-path). A DAG has no parent array: reading ``data.parent``, or asking for
+    ``targets="paths"``, raises a ``ValueError`` that names a node with several parents.
 
     ``"imclef07a"`` — ImageCLEF 2007 medical images (IRMA code, axis A), 80 edge-histogram
     features, a tree of 96 nodes (8/25/63 per level, 63 leaves; 97 with the virtual root). Every
@@ -464,53 +409,86 @@ def load_hierarchical(
     stopping above a leaf: ``Y_*`` are 0/1 node rows closed under parents (root column 1).
     Split: train 1628 / valid 848 / test 1281.
 
-    **Missing values.** cellcycle_FUN has missing features (``?`` in the files, in most rows);
+    ``"gasch2_GO"`` — yeast genes (Gasch et al. stress-response microarrays), 52 numeric features,
+    a Gene Ontology **DAG** of 4131 terms plus its root (5837 ``parent/child`` edges; 1480 terms
+    have several parents). ``Y_*`` are 0/1 node rows closed under every parent.
+    Split: train 1636 / valid 849 / test 1288.
+
+    Any other name is read from ``hierarchical_funcat_go/<name>/`` in a data directory: every
+    ``.arff`` file there is a split, named from the file name (``<name>.train.arff`` or
+    ``<name>_Train.arff`` -> ``"train"``), ordered train, valid, test, then the others.
+
+    **Missing values.** cellcycle_FUN and gasch2_GO have missing features (``?`` in the files);
     they are returned as NaN, not imputed. Impute inside the model so that validation and test rows
     are filled from training statistics only, e.g.
-    ``make_pipeline(SimpleImputer(strategy="mean"), StandardScaler(), model)``.
+    ``make_pipeline(SimpleImputer(strategy="mean"), StandardScaler(), model)``. Nominal
+    features are one-hot encoded (see :func:`read_hmc_arff`).
 
     Parameters
     ----------
-    name : {"imclef07a", "cellcycle_FUN"}
-        The data set.
+    name : str
+        ``"imclef07a"``, ``"cellcycle_FUN"``, ``"gasch2_GO"``, or a folder of
+        ``hierarchical_funcat_go/`` in a data directory.
     data_home : str or path-like, default=None
         Data directory to try first (see the module docstring for the search order).
     download_if_missing : bool, default=True
-        When no data directory holds a file, download it from its original public source (the
-        C-HMCNN repository at a pinned commit; ``COMBPRED_DATA_URL`` names a mirror), check its
-        SHA-256 and cache it (:func:`fetch_file`); False raises ``FileNotFoundError`` instead.
+        For the known names: when no data directory holds a file, download it from its original
+        public source (the C-HMCNN repository at a pinned commit; ``COMBPRED_DATA_URL`` names a
+        mirror), check its SHA-256 and cache it (:func:`fetch_file`); False raises
+        ``FileNotFoundError`` instead.
     cache_home : str or path-like, default=None
         Where downloads are cached (:func:`get_data_home`: ``$COMBPRED_DATA_HOME`` or
         ``~/combpred_data``).
+    targets : {"auto", "nodes", "paths"}, default="auto"
+        ``"nodes"``: ``Y_<split>``, int 0/1 rows of width n_nodes, each row's labels closed under
+        every parent (root column 1). ``"paths"``: ``y_<split>``, one node id per row, the end of
+        the row's single path from the root (a tree only, and rows that are one chain).
+        ``"auto"``: ``"paths"`` for imclef07a, ``"nodes"`` otherwise.
 
     Returns
     -------
     data : sklearn.utils.Bunch
-        ``X_<split>`` float (NaN = missing) and ``y_<split>`` (imclef07a: node ids) or ``Y_<split>``
-        (cellcycle_FUN: int 0/1 rows of width n_nodes) for each split; ``parent`` int64
-        (n_nodes,), −1 at the virtual root; ``node_names`` (the codes, ``"root"`` first);
-        ``is_leaf`` bool (n_nodes,); ``depth`` int (n_nodes,), 0 at the virtual root;
-        ``feature_names``; ``splits``; ``DESCR``.
+        ``X_<split>`` float (NaN = missing) and ``y_<split>`` or ``Y_<split>`` (see ``targets``)
+        for each split; ``parents``, a list of int64 arrays (the parent ids of each node, empty at
+        the root); ``is_tree`` bool; ``parent`` int64 (n_nodes,), −1 at the root (trees only);
+        ``node_names`` (``"root"`` first, then the node codes or ids); ``is_leaf`` bool
+        (n_nodes,); ``depth`` int (n_nodes,), the longest path from the root, 0 at the root;
+        ``feature_names``; ``splits``; ``name``; ``targets``; ``DESCR``.
 
     Raises
     ------
     ValueError
-        For an unknown name or a malformed file (also if the splits declare different taxonomies).
+        For a malformed file (also if the splits declare different taxonomies); a name that is
+        neither known nor has files in a data directory (the message lists the known names and
+        the paths searched); ``targets="paths"`` on a DAG (:class:`TaxonomyIsDAGError`, naming a
+        node with several parents) or on rows that are not single paths.
     FileNotFoundError
-        When no data directory holds a file and ``download_if_missing`` is False; the message lists
-        where it looked.
+        For a known name, when no data directory holds a file and ``download_if_missing`` is
+        False; the message lists where it looked.
     OSError
         When a download fails.
     """
-    folder, files = _hierarchical_files(name, data_home)
+    _check_name(name, "hierarchical")
+    if targets not in ("auto", "nodes", "paths"):
+        raise ValueError(f"targets must be 'auto', 'nodes' or 'paths', got {targets!r}")
+    paths: dict[str, Path] = {}
+    if name in _HIERARCHICAL_FILES:
+        folder, files = _HIERARCHICAL_FILES[name]
+        for split, filename in files.items():
+            try:
+                paths[split] = _locate(f"{folder}/{filename}", data_home)
+            except FileNotFoundError:
+                if not download_if_missing:
+                    raise
+                paths[split] = fetch_file(f"{folder}/{filename}", cache_home)
+    else:
+        found = _hierarchical_files(name, data_home)
+        if found is None:
+            tried = [folder / f"hierarchical_funcat_go/{name}/*.arff" for folder in data_home_candidates(data_home)]
+            raise _unknown("hierarchical", name, HIERARCHICAL_DATASETS, tried)
+        paths = {split: Path(path) for split, path in found[1].items()}
     parsed: dict[str, Any] = {}
-    for split, filename in files.items():
-        try:
-            path = _locate(f"{folder}/{filename}", data_home)
-        except FileNotFoundError:
-            if not download_if_missing:
-                raise
-            path = fetch_file(f"{folder}/{filename}", cache_home)
+    for split, path in paths.items():
         try:
             parsed[split] = read_hmc_arff(path.read_text(encoding="latin-1"))
         except ValueError as exc:
@@ -519,42 +497,184 @@ def load_hierarchical(
     for split, (feature_names, _, nodes, _) in parsed.items():
         if nodes != first[2] or feature_names != first[0]:
             raise ValueError(f"{name}: split {split!r} declares different features or taxonomy from the first split")
-    if is_edge_list(first[2]):
-        return _load_dag(name, parsed, first)
-    node_names, parent = _taxonomy(first[2])
+    form = hierarchy_form(first[2])
+    try:
+        if form == "paths":
+            node_names, parent = _taxonomy(first[2])
+            parents = [parent[v : v + 1] if v else parent[:0] for v in range(parent.size)]
+        else:
+            node_names, parents = _dag_taxonomy(first[2])
+    except ValueError as exc:
+        raise ValueError(f"{paths[next(iter(parsed))]}: {exc}") from None
+    n_nodes = len(parents)
+    is_tree = all(ps.size <= 1 for ps in parents)
     index = {n: i for i, n in enumerate(node_names)}
-    n_nodes = parent.size
     is_leaf = np.ones(n_nodes, dtype=bool)
-    is_leaf[parent[parent >= 0]] = False
     depth = np.zeros(n_nodes, dtype=np.int64)
-    for v in range(1, n_nodes):  # preorder: a parent's depth is known before its children's
-        depth[v] = depth[parent[v]] + 1
-    out = Bunch(
-        parent=parent,
-        parents=[np.array([p], dtype=np.int64) if p >= 0 else np.empty(0, dtype=np.int64) for p in parent],
-        is_tree=True,
+    for v in range(1, n_nodes):  # parents first: their depths are known
+        is_leaf[parents[v]] = False
+        depth[v] = depth[parents[v]].max() + 1
+    if targets == "auto":
+        targets = "paths" if name == "imclef07a" else "nodes"
+    if targets == "paths" and not is_tree:
+        raise TaxonomyIsDAGError(_dag_message(name, node_names, parents, "targets='paths' (single paths)"))
+    out = _TaxonomyBunch(
+        parents=parents,
+        is_tree=is_tree,
         node_names=node_names,
         is_leaf=is_leaf,
         depth=depth,
         feature_names=first[0],
-        splits=list(files),
+        splits=list(paths),
         name=name,
+        targets=targets,
     )
+    if is_tree:
+        parent = np.full(n_nodes, -1, dtype=np.int64)
+        for v in range(1, n_nodes):
+            parent[v] = parents[v][0]
+        out["parent"] = parent
     sizes = []
-    single = name == "imclef07a"
     for split, (_, X, _, labels) in parsed.items():
         out[f"X_{split}"] = X
-        if single:
-            out[f"y_{split}"] = _single_paths(labels, index, parent, split)
+        if targets == "paths":
+            out[f"y_{split}"] = _single_paths(labels, index, out["parent"], split)
         else:
-            out[f"Y_{split}"] = _closure_rows(labels, index, parent)
+            out[f"Y_{split}"] = _closure_rows_dag(labels, index, parents)
         sizes.append(f"{split} {X.shape[0]}")
-    kind = "single path (y: leaf node ids)" if single else "multi-path (Y: 0/1 node rows)"
+    n_multi = sum(ps.size > 1 for ps in parents)
+    shape = (
+        f"tree of {n_nodes - 1} nodes plus a root"
+        if is_tree
+        else f"DAG of {n_nodes - 1} nodes plus a root ({n_multi} with several parents)"
+    )
+    kind = "single path (y: node ids)" if targets == "paths" else "multi-path (Y: 0/1 node rows closed under parents)"
     missing = any(np.isnan(X).any() for _, X, _, _ in parsed.values())
     out["DESCR"] = (
-        f"{name} (Clus HMC ARFF): {len(first[0])} features, tree of {n_nodes - 1} nodes plus a virtual root "
+        f"{name} (Clus HMC ARFF): {len(first[0])} features, {shape} "
         f"(depth {int(depth.max())}, {int(is_leaf.sum())} leaves), {kind}; {' / '.join(sizes)}. "
         + ("Missing features are NaN (not imputed). " if missing else "")
         + "Provenance: hierarchical_funcat_go/PROVENANCE.md in the data directory."
     )
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# multi-label (MULAN ARFF + XML)
+# --------------------------------------------------------------------------------------------
+def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[Path, list[Path]]:
+    """The first folder holding ``<name>.xml`` (and the list of places tried)."""
+    relatives = [_MULTILABEL_FOLDERS[name]] if name in _MULTILABEL_FOLDERS else [f"multilabel_sparse/{name}", name]
+    tried: list[Path] = []
+    for base in data_home_candidates(data_home):
+        for relative in relatives:
+            folder = base / relative
+            tried.append(folder / f"{name}.xml")
+            if (folder / f"{name}.xml").is_file():
+                return folder, tried
+    if name in _MULTILABEL_FOLDERS:
+        looked = "\n".join(f"  {p}" for p in tried) or "  (no candidate directory)"
+        raise FileNotFoundError(
+            f"combpred could not find the label file of {name!r}. Looked at:\n{looked}\n"
+            "The multi-label text sets do not ship with the package. Set the environment variable COMBPRED_DATA "
+            "(or pass data_home=) to the directory holding multilabel_sparse/; a source checkout also looks at "
+            "../shared/datasets next to the repository root."
+        )
+    raise _unknown("multi-label", name, MULTILABEL_DATASETS, tried)
+
+
+def load_multilabel(
+    name: str,
+    *,
+    subset: str = "train",
+    data_home: str | os.PathLike | None = None,
+    sparse: bool = True,
+) -> Bunch:
+    """Load a MULAN multi-label data set (sparse or dense ARFF plus its XML label file).
+
+    The features come back as a scipy.sparse CSR matrix, parsed straight from the sparse ARFF
+    rows (``{index value, ...}``) without ever building a dense matrix; ``scipy.io.arff`` cannot
+    read these files. The labels are the attributes the XML file names (by name, wherever they
+    stand in the ARFF), kept in the ARFF's attribute order. Feature encoding is that of
+    :func:`read_mulan_arff`: numeric and 0/1 attributes one column each, other nominal attributes
+    one-hot (``"attr=value"``), ``?`` as NaN.
+
+    ==============  =============  ========  ======  ===========
+    name            train / test   features  labels  cardinality
+    ==============  =============  ========  ======  ===========
+    ``"medical"``   333 / 645      1449      45      1.25
+    ``"enron"``     1123 / 579     1001      53      3.38
+    ``"bibtex"``    4880 / 2515    1836      159     2.40
+    ``"scene"``     1211 / 1196    294       6       1.07 (dense)
+    ``"yeast"``     1500 / 917     103       14      4.24 (dense)
+    ==============  =============  ========  ======  ===========
+
+    medical's train file is the smaller one, as MULAN distributes it. Any other name is read from
+    ``multilabel_sparse/<name>/`` or ``<name>/`` in a data directory, holding ``<name>.xml`` and
+    ``<name>-train.arff``, ``<name>-test.arff`` (or a single ``<name>.arff``, for
+    ``subset="all"``).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`MULTILABEL_DATASETS` or a folder laid out as above.
+    subset : {"train", "test", "all"}, default="train"
+        Which split; ``"all"`` stacks train over test.
+    data_home : str or path-like, default=None
+        Data directory to try first (see the module docstring for the search order).
+    sparse : bool, default=True
+        True: X is CSR float64 and Y CSR int64. False: X a dense C-contiguous float64 array and
+        Y a dense int64 array (densified after parsing; bibtex's X is then 72 MB).
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``X`` (n_samples, n_features), ``Y`` (n_samples, n_labels) 0/1, ``feature_names``,
+        ``target_names`` (the label attributes, ARFF order), ``name``, ``subset``, ``filenames``
+        and ``DESCR``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed file (the message names the file and line), a bad ``subset``, or a name
+        that is neither known nor has files in a data directory (the message lists the known
+        names and the paths searched).
+    FileNotFoundError
+        For a known name whose files no data directory holds; the message lists where it looked.
+    """
+    _check_name(name, "multi-label")
+    if subset not in ("train", "test", "all"):
+        raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}")
+    folder, _ = _multilabel_folder(name, data_home)
+    xml = folder / f"{name}.xml"
+    label_names = read_mulan_xml(xml.read_bytes(), source=str(xml))
+    wanted = ["train", "test"] if subset == "all" else [subset]
+    files = [folder / f"{name}-{s}.arff" for s in wanted]
+    if subset == "all" and not all(f.is_file() for f in files) and (folder / f"{name}.arff").is_file():
+        files = [folder / f"{name}.arff"]
+    for f in files:
+        if not f.is_file():
+            raise FileNotFoundError(f"{name}: {f} is missing (the label file {xml} is there)")
+    parts = [read_mulan_arff(f.read_bytes(), label_names, source=str(f)) for f in files]
+    for f, part in zip(files[1:], parts[1:], strict=True):
+        if part.feature_names != parts[0].feature_names or part.target_names != parts[0].target_names:
+            raise ValueError(f"{f}: declares different attributes from {files[0]}")
+    X = _sparse.vstack([p.X for p in parts], format="csr") if len(parts) > 1 else parts[0].X
+    Y = _sparse.vstack([p.Y for p in parts], format="csr") if len(parts) > 1 else parts[0].Y
+    if not sparse:
+        X = np.ascontiguousarray(X.toarray())
+        Y = Y.toarray()
+    n, p = X.shape
+    k = Y.shape[1]
+    cardinality = float(Y.sum()) / n if n else 0.0
+    return Bunch(
+        X=X,
+        Y=Y,
+        feature_names=parts[0].feature_names,
+        target_names=parts[0].target_names,
+        name=name,
+        subset=subset,
+        filenames=[str(f) for f in files],
+        DESCR=f"{name} (MULAN multi-label, {subset}): {n} samples, {p} features, {k} labels, "
+        f"label cardinality {cardinality:.3f}. Provenance: PROVENANCE.md next to the files.",
+    )

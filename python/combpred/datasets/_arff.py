@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import re
+from typing import NamedTuple
+
 import numpy as np
 
 
@@ -42,3 +46,121 @@ def read_arff(text: str) -> tuple[list[str], np.ndarray]:
     if not in_data or not names:
         raise ValueError("text is not an ARFF document: it has no @attribute declarations or no @data section")
     return names, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
+
+
+# --------------------------------------------------------------------------------------------
+# pieces shared by the MULAN (multi-label) and Clus HMC readers
+# --------------------------------------------------------------------------------------------
+NUMERIC_TYPES = ("numeric", "real", "integer")
+
+# An ARFF number: no underscores, no "nan"/"inf" spellings, ASCII digits only (float() accepts all three).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_number(token: str) -> float | None:
+    """The finite float an ARFF numeric token stands for, or None if it is not one."""
+    if not _NUMBER.fullmatch(token):
+        return None
+    value = float(token)
+    return value if math.isfinite(value) else None
+
+
+def split_fields(text: str, where: str) -> list[str]:
+    """Split on commas outside single or double quotes; quotes are kept (see :func:`unquote`)."""
+    if "'" not in text and '"' not in text:
+        return text.split(",")
+    fields: list[str] = []
+    start, quote, i = 0, "", 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == ",":
+            fields.append(text[start:i])
+            start = i + 1
+        i += 1
+    if quote:
+        raise ValueError(f"{where}: unterminated {quote} quote")
+    fields.append(text[start:])
+    return fields
+
+
+def unquote(token: str, where: str) -> str:
+    """Strip the blanks around a token and the quotes around a quoted one (``\\`` escapes)."""
+    token = token.strip()
+    if token[:1] in ("'", '"'):
+        if len(token) < 2 or token[-1] != token[0]:
+            raise ValueError(f"{where}: badly quoted value {token[:40]!r}")
+        return re.sub(r"\\(.)", r"\1", token[1:-1])
+    return token
+
+
+class Attribute(NamedTuple):
+    """One ``@attribute`` declaration: its name, kind and, for a nominal one, its values."""
+
+    name: str
+    kind: str  # "numeric", "nominal", "hierarchical" or the declared type, lower-case, for any other
+    values: tuple[str, ...] = ()  # nominal values; for "hierarchical", the raw declaration list
+    lineno: int = 0
+
+
+def parse_attribute(line: str, where: str, lineno: int = 0) -> Attribute:
+    """Parse an ``@attribute <name> <type>`` line (the name may be quoted)."""
+    rest = line[len("@attribute") :]
+    if not rest[:1].isspace():
+        raise ValueError(f"{where}: malformed @attribute")
+    rest = rest.strip()
+    if rest[:1] in ("'", '"'):
+        end = 1
+        while end < len(rest) and rest[end] != rest[0]:
+            end += 2 if rest[end] == "\\" else 1
+        if end >= len(rest):
+            raise ValueError(f"{where}: malformed @attribute (unterminated quoted name)")
+        name, rest = unquote(rest[: end + 1], where), rest[end + 1 :]
+        if rest[:1] and not rest[:1].isspace() and rest[:1] != "{":
+            raise ValueError(f"{where}: malformed @attribute")
+    else:
+        parts = rest.split(None, 1)
+        if len(parts) < 2:
+            raise ValueError(f"{where}: malformed @attribute (it needs a name and a type)")
+        name, rest = parts
+    spec = rest.strip()
+    if not name or not spec:
+        raise ValueError(f"{where}: malformed @attribute (it needs a name and a type)")
+    if spec.startswith("{"):
+        if not spec.endswith("}"):
+            raise ValueError(f"{where}: attribute {name!r}: nominal values must end with '}}'")
+        values = tuple(unquote(v, where) for v in split_fields(spec[1:-1], where))
+        if not all(values):
+            raise ValueError(f"{where}: attribute {name!r}: empty nominal value")
+        if len(set(values)) != len(values):
+            raise ValueError(f"{where}: attribute {name!r}: a nominal value is declared twice")
+        return Attribute(name, "nominal", values, lineno)
+    keyword, _, tail = spec.replace("\t", " ").partition(" ")
+    keyword = keyword.lower()
+    if keyword in NUMERIC_TYPES:
+        return Attribute(name, "numeric", (), lineno)
+    if keyword == "hierarchical":
+        return Attribute(name, "hierarchical", (tail.strip(),), lineno)
+    return Attribute(name, keyword, (), lineno)
+
+
+def nominal_columns(attribute: Attribute) -> list[str]:
+    """Column names of a nominal feature: ``[name]`` for a 0/1 indicator, else ``name=value`` each.
+
+    A nominal attribute whose values are exactly ``0`` and ``1`` (in either order) is already an
+    indicator and stays one column holding 0 or 1; any other is one-hot encoded, one column per
+    declared value, in declaration order, named ``"<attribute>=<value>"``.
+    """
+    if is_indicator(attribute):
+        return [attribute.name]
+    return [f"{attribute.name}={v}" for v in attribute.values]
+
+
+def is_indicator(attribute: Attribute) -> bool:
+    return attribute.kind == "nominal" and sorted(attribute.values) == ["0", "1"]

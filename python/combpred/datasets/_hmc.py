@@ -3,23 +3,60 @@ taxonomy helpers of the hierarchical loaders."""
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
-_NUMERIC_TYPES = ("numeric", "real", "integer")
+from ._arff import Attribute, is_indicator, nominal_columns, parse_attribute, split_fields, unquote
+
+
+def hierarchy_form(entries: list[str]) -> str:
+    """How a ``hierarchical`` declaration writes its taxonomy: ``"paths"`` or ``"edges"``.
+
+    Tree taxonomies (FunCat, ImageCLEF) list every node as its path from the root, so the
+    top-level nodes appear without a ``/``. Gene Ontology files list the edges of a DAG as
+    ``parent/child`` (``root/GO0003674``): every entry has exactly one ``/``. A list of that
+    second shape is read as edges, any other as paths.
+    """
+    if entries and all(e.count("/") == 1 for e in entries):
+        return "edges"
+    return "paths"
+
+
+def declared_nodes(entries: list[str]) -> list[str]:
+    """The node names a declaration introduces, in order of first appearance."""
+    if hierarchy_form(entries) == "paths":
+        return list(entries)
+    nodes: dict[str, None] = {}
+    for edge in entries:
+        parent, child = edge.split("/")
+        nodes.setdefault(parent)
+        nodes.setdefault(child)
+    return list(nodes)
 
 
 def read_hmc_arff(text: str) -> tuple[list[str], np.ndarray, list[str], list[list[str]]]:
-    """Parse a dense Clus HMC ARFF document (FunCat, ImageCLEF and Gene Ontology taxonomies).
+    """Parse a dense Clus HMC ARFF document (a tree or a DAG taxonomy).
 
     The last attribute must be ``@ATTRIBUTE class hierarchical <list>``, whose comma-separated
-    list declares the taxonomy, in one of two forms: every node as its path from the root
-    (``01/01/03``, the parent being the path prefix: FunCat, ImageCLEF trees), or every edge as
-    ``parent/child`` (the Gene Ontology's DAGs, where a node may have several parents; recognised
-    when every entry is one ``a/b`` pair). In data rows the last field is the node set joined by
-    ``@`` (paths, or node ids for edge lists). Numeric attributes become one column each; nominal
-    attributes (``{a,b,c}``) one 0/1 column per value, named ``"attribute=value"``; ``?``
-    (missing) becomes NaN (in every column of a nominal attribute). Duplicate declarations are
-    dropped.
+    list declares the taxonomy, in one of two forms (:func:`hierarchy_form`):
+
+    * **paths** (FunCat, ImageCLEF trees): every node as its path from the root (``01/01/03``), the
+      parent being the path prefix; data rows name nodes by their paths;
+    * **edges** (Gene Ontology DAGs): every edge as ``parent/child`` (``GO0003674/GO0003774``),
+      a node may have several parents; data rows name nodes by their ids (``GO0003774``).
+
+    In data rows the last field is the node set joined by ``@``. The other attributes are the
+    features:
+
+    * numeric ones, one column each; ``?`` (missing) becomes NaN;
+    * nominal ones (``{a,b,c}``), **one-hot encoded**: one column per declared value, in
+      declaration order, named ``"<attribute>=<value>"``, holding 1 for the row's value and 0
+      for the others; a missing ``?`` gives NaN in every column of that attribute (as a missing
+      numeric value gives NaN in its column). A nominal attribute whose values are exactly
+      ``{0,1}`` is already an indicator and stays one 0/1 column named after the attribute.
+
+    Duplicate declarations are dropped.
 
     Parameters
     ----------
@@ -29,26 +66,30 @@ def read_hmc_arff(text: str) -> tuple[list[str], np.ndarray, list[str], list[lis
     Returns
     -------
     feature_names : list of str
+        One per column of X (nominal attributes expanded as above).
     X : ndarray of shape (n_samples, n_features)
         Features, NaN where the file has ``?``.
     nodes : list of str
-        The declared node paths (or ``parent/child`` edges), deduplicated, in declaration order.
+        The declaration list, deduplicated, in declaration order: node paths, or ``parent/child``
+        edges.
     labels : list of list of str
-        Each row's node paths (or ids) as written (ancestors are implied, not necessarily listed).
+        Each row's nodes as written (paths or node ids; ancestors are implied, not necessarily
+        listed).
 
     Raises
     ------
     ValueError
         Naming the line, for anything else: string or date attributes, sparse rows, a missing or
-        misplaced hierarchical attribute, wrong field counts, unknown nominal values, undeclared
-        labels.
+        misplaced hierarchical attribute, wrong field counts, values that are neither numbers nor
+        declared nominal values, undeclared labels.
     """
+    attributes: list[Attribute] = []
     names: list[str] = []
-    nominal: dict[int, list[str]] = {}  # attribute position -> its values
     hierarchy: list[str] | None = None
     rows: list[list[float]] = []
     labels: list[list[str]] = []
     in_data = False
+    declared_set: set[str] = set()
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("%"):
@@ -58,134 +99,89 @@ def read_hmc_arff(text: str) -> tuple[list[str], np.ndarray, list[str], list[lis
             if lower.startswith("@attribute"):
                 if hierarchy is not None:
                     raise ValueError(f"line {lineno}: the hierarchical attribute must be the last attribute")
-                parts = line.split(None, 2)
-                if len(parts) < 3:
-                    raise ValueError(f"line {lineno}: malformed @ATTRIBUTE")
-                kind = parts[2].split(None, 1)
-                if kind[0].lower() == "hierarchical":
-                    if len(kind) < 2:
+                attribute = parse_attribute(line, f"line {lineno}", lineno)
+                if attribute.kind == "hierarchical":
+                    declared = [v.strip() for v in attribute.values[0].split(",") if v.strip()]
+                    if not declared:
                         raise ValueError(f"line {lineno}: the hierarchical attribute declares no nodes")
-                    declared = [v.strip() for v in kind[1].split(",") if v.strip()]
                     hierarchy = list(dict.fromkeys(declared))
-                elif kind[0].lower() in _NUMERIC_TYPES:
-                    names.append(parts[1].strip("'\""))
-                elif parts[2].lstrip().startswith("{") and parts[2].rstrip().endswith("}"):
-                    values = [v.strip().strip("'\"") for v in parts[2].strip()[1:-1].split(",")]
-                    if not all(values) or len(set(values)) != len(values):
-                        raise ValueError(f"line {lineno}: nominal attribute {parts[1]!r} has empty or repeated values")
-                    nominal[len(names)] = values
-                    names.append(parts[1].strip("'\""))
+                elif attribute.kind == "numeric":
+                    attributes.append(attribute)
+                    names.append(attribute.name)
+                elif attribute.kind == "nominal":
+                    attributes.append(attribute)
+                    names.extend(nominal_columns(attribute))
                 else:
                     raise ValueError(
-                        f"line {lineno}: attribute {parts[1]!r} has type {parts[2][:40]!r}; only numeric "
-                        "features and the final hierarchical attribute are supported"
+                        f"line {lineno}: attribute {attribute.name!r} has type {attribute.kind!r}; only numeric "
+                        "and nominal features and the final hierarchical attribute are supported"
                     )
             elif lower.startswith("@data"):
                 if hierarchy is None:
                     raise ValueError(f"line {lineno}: @DATA before any 'hierarchical' class attribute")
                 in_data = True
-                declared_set = set(_edge_endpoints(hierarchy) if is_edge_list(hierarchy) else hierarchy)
-                codes = {j: {v: k for k, v in enumerate(vals)} for j, vals in nominal.items()}
+                declared_set = set(declared_nodes(hierarchy))
+                encoders = [_encoder(a) for a in attributes]
             continue
         if line.startswith("{"):
             raise ValueError(f"line {lineno}: sparse ARFF rows are not supported")
-        values = line.split(",")
-        if len(values) != len(names) + 1:
-            raise ValueError(f"line {lineno}: {len(values)} values for {len(names) + 1} attributes")
+        values = split_fields(line, f"line {lineno}")
+        if len(values) != len(attributes) + 1:
+            raise ValueError(f"line {lineno}: {len(values)} values for {len(attributes) + 1} attributes")
         row: list[float] = []
-        for j, v in enumerate(values[:-1]):
-            v = v.strip()
-            if j in codes:
-                onehot = [np.nan] * len(codes[j]) if v == "?" else [0.0] * len(codes[j])
-                if v != "?":
-                    code = codes[j].get(v.strip("'\""))
-                    if code is None:
-                        raise ValueError(f"line {lineno}: {v!r} is not a value of nominal attribute {names[j]!r}")
-                    onehot[code] = 1.0
-                row.extend(onehot)
-                continue
-            try:
-                row.append(np.nan if v == "?" else float(v))
-            except ValueError as exc:
-                raise ValueError(f"line {lineno}: attribute {names[j]!r}: {exc}") from None
+        try:
+            for encode, value in zip(encoders, values[:-1], strict=True):
+                encode(value.strip(), row)
+        except ValueError as exc:
+            raise ValueError(f"line {lineno}: {exc}") from None
         rows.append(row)
         row_labels = [v.strip() for v in values[-1].split("@")]
         for lab in row_labels:
             if lab not in declared_set:
-                raise ValueError(f"line {lineno}: label {lab!r} is not a node of the declared hierarchy")
+                raise ValueError(f"line {lineno}: label {lab!r} is not a declared node of the hierarchy")
         labels.append(row_labels)
     if hierarchy is None:
         raise ValueError("no '@ATTRIBUTE class hierarchical ...' declaration found")
-    columns = names
-    if nominal:
-        columns = []
-        for j, name in enumerate(names):
-            columns.extend([f"{name}={v}" for v in nominal[j]] if j in nominal else [name])
-    X = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(columns))
-    return columns, X, hierarchy, labels
+    X = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
+    return names, X, hierarchy, labels
 
 
-def is_edge_list(declared: list[str]) -> bool:
-    """Whether a hierarchical declaration lists ``parent/child`` edges (GO) rather than root paths:
-    every entry is one ``a/b`` pair (a tree written as paths declares its top-level nodes alone)."""
-    return bool(declared) and all(entry.count("/") == 1 for entry in declared)
+def _encoder(attribute: Attribute):
+    """A function appending one field's column(s) to a row (see :func:`read_hmc_arff`)."""
+    if attribute.kind == "numeric":
 
+        def numeric(value: str, row: list[float]) -> None:
+            row.append(np.nan if value == "?" else float(value))
 
-def _edge_endpoints(edges: list[str]) -> list[str]:
-    return list(dict.fromkeys(v for e in edges for v in e.split("/")))
+        return numeric
+    if is_indicator(attribute):
 
+        def indicator(value: str, row: list[float]) -> None:
+            value = unquote(value, "value")
+            if value == "?":
+                row.append(np.nan)
+            elif value in ("0", "1"):
+                row.append(float(value))
+            else:
+                raise ValueError(f"attribute {attribute.name!r}: {value[:40]!r} is not one of its values 0, 1")
 
-def _dag(edges: list[str]) -> tuple[list[str], list[np.ndarray]]:
-    """Node names and parent sets of a DAG declared as ``parent/child`` edges, nodes in a
-    topological order (parents first; Kahn's algorithm, ties by declaration order), under a
-    virtual root ``"root"`` above every node without a parent (GO files name that root
-    themselves). Cycles are refused."""
-    nodes = _edge_endpoints(edges)
-    parents: dict[str, list[str]] = {v: [] for v in nodes}
-    children: dict[str, list[str]] = {v: [] for v in nodes}
-    for e in edges:
-        a, b = e.split("/")
-        if a == b:
-            raise ValueError(f"edge {e!r} is a loop")
-        parents[b].append(a)
-        children[a].append(b)
-    if "root" not in parents:
-        for v in nodes:
-            if not parents[v]:
-                parents[v].append("root")
-        children["root"] = [v for v in nodes if parents[v] == ["root"]]
-        parents["root"] = []
-        nodes = ["root", *nodes]
-    tops = [v for v in nodes if not parents[v]]
-    if tops != ["root"]:
-        raise ValueError(f"the taxonomy has nodes without a parent other than 'root': {tops[:5]}")
-    waiting = {v: len(parents[v]) for v in nodes}
-    order, ready = [], ["root"]
-    while ready:
-        v = ready.pop(0)
-        order.append(v)
-        for c in children[v]:
-            waiting[c] -= 1
-            if waiting[c] == 0:
-                ready.append(c)
-    if len(order) != len(nodes):
-        stuck = [v for v in nodes if waiting[v] > 0]
-        raise ValueError(f"the taxonomy has a cycle through {stuck[:5]}")
-    index = {v: i for i, v in enumerate(order)}
-    return order, [np.array(sorted(index[p] for p in parents[v]), dtype=np.int64) for v in order]
+        return indicator
+    position = {v: i for i, v in enumerate(attribute.values)}
+    width = len(position)
 
+    def onehot(value: str, row: list[float]) -> None:
+        value = unquote(value, "value")
+        if value == "?":
+            row.extend([np.nan] * width)
+            return
+        i = position.get(value)
+        if i is None:
+            raise ValueError(f"attribute {attribute.name!r}: {value[:40]!r} is not one of its declared values")
+        block = [0.0] * width
+        block[i] = 1.0
+        row.extend(block)
 
-def _closure_rows_dag(labels: list[list[str]], index: dict[str, int], parents: list[np.ndarray]) -> np.ndarray:
-    """0/1 node rows closed under every parent (the ancestors of a DAG node through all paths)."""
-    Y = np.zeros((len(labels), len(parents)), dtype=np.int64)
-    for i, row in enumerate(labels):
-        stack = [index[lab] for lab in row]
-        while stack:
-            v = stack.pop()
-            if not Y[i, v]:
-                Y[i, v] = 1
-                stack.extend(parents[v].tolist())
-    return Y
+    return onehot
 
 
 def _path_key(path: str) -> tuple:
@@ -207,11 +203,63 @@ def _taxonomy(nodes: list[str]) -> tuple[list[str], np.ndarray]:
         elif prefix in index:
             parent[i] = index[prefix]
         else:
-            raise ValueError(
-                f"node {path!r}: its parent {prefix!r} is not declared (only tree taxonomies written as "
-                "root paths are supported, not DAG edge lists such as the GO files')"
-            )
+            raise ValueError(f"node {path!r}: its parent {prefix!r} is not declared")
     return names, parent
+
+
+def _dag_taxonomy(edges: list[str]) -> tuple[list[str], list[np.ndarray]]:
+    """Node names and parent sets of a taxonomy declared as ``parent/child`` edges.
+
+    Node 0 is the root: the node named ``"root"`` when the edges have one, else a virtual root
+    named ``"root"``; every other node without a parent hangs below it. The other nodes follow in
+    a topological order (ties broken by name), so every parent id is smaller than its child's.
+    Cycles are refused, naming a node on one.
+    """
+    parents_of: dict[str, set[str]] = {}
+    for edge in edges:
+        parent, _, child = edge.partition("/")
+        if not parent or not child or "/" in child:
+            raise ValueError(f"edge {edge!r} is not 'parent/child'")
+        if child == "root":
+            raise ValueError(f"edge {edge!r}: the root cannot have a parent")
+        parents_of.setdefault(parent, set())
+        parents_of.setdefault(child, set()).add(parent)
+    parents_of.pop("root", None)
+    for ps in parents_of.values():
+        if not ps:
+            ps.add("root")
+    children: dict[str, list[str]] = {"root": []}
+    for node, ps in parents_of.items():
+        for p in ps:
+            children.setdefault(p, []).append(node)
+    waiting = {node: len(ps) for node, ps in parents_of.items()}
+    ready = ["root"]
+    names: list[str] = []
+    while ready:
+        node = heapq.heappop(ready)
+        names.append(node)
+        for child in children.get(node, ()):
+            waiting[child] -= 1
+            if not waiting[child]:
+                heapq.heappush(ready, child)
+    if len(names) != len(parents_of) + 1:
+        stuck = min(node for node, count in waiting.items() if count)
+        raise ValueError(f"the taxonomy's edges form a cycle (through or above node {stuck!r})")
+    index = {name: i for i, name in enumerate(names)}
+    parents = [np.zeros(0, dtype=np.int64)]
+    parents += [np.array(sorted(index[p] for p in parents_of[name]), dtype=np.int64) for name in names[1:]]
+    return names, parents
+
+
+def _closure_rows_dag(labels: list[list[str]], index: dict[str, int], parents: list[np.ndarray]) -> np.ndarray:
+    """0/1 node rows holding each row's labels and all their ancestors, through every parent."""
+    Y = np.zeros((len(labels), len(parents)), dtype=np.int64)
+    for i, row in enumerate(labels):
+        Y[i, [index[lab] for lab in row]] = 1
+    for v in range(len(parents) - 1, 0, -1):  # children after parents: sweep from the last node up
+        if parents[v].size:
+            Y[:, parents[v]] |= Y[:, v : v + 1]
+    return Y
 
 
 def _closure_rows(labels: list[list[str]], index: dict[str, int], parent: np.ndarray) -> np.ndarray:
@@ -226,15 +274,20 @@ def _closure_rows(labels: list[list[str]], index: dict[str, int], parent: np.nda
 
 
 def _single_paths(labels: list[list[str]], index: dict[str, int], parent: np.ndarray, split: str) -> np.ndarray:
+    """The deepest node of each row, checking that the row's nodes all lie on its root path."""
+    depth = np.zeros(parent.size, dtype=np.int64)
+    for v in range(1, parent.size):  # parents first
+        depth[v] = depth[parent[v]] + 1
     y = np.empty(len(labels), dtype=np.int64)
     for i, row in enumerate(labels):
-        deepest = max(row, key=lambda p: p.count("/"))
-        v = index[deepest]
+        ids = [index[lab] for lab in row]
+        v = max(ids, key=lambda u: depth[u])
+        deepest = v
         chain = set()
         while v > 0:
             chain.add(v)
             v = parent[v]
-        if not {index[lab] for lab in row} <= chain:
+        if not set(ids) - {0} <= chain:
             raise ValueError(f"{split} row {i}: labels {row} are not one path from the root")
-        y[i] = index[deepest]
+        y[i] = deepest
     return y

@@ -1,140 +1,319 @@
-"""A reader of MULAN multi-label ARFF documents with sparse rows, and their XML label lists."""
+"""Readers of MULAN multi-label data: the ARFF file (sparse or dense rows) and its XML label file.
+
+Both read untrusted bytes: anything they do not understand raises ``ValueError`` naming the file
+(``source``) and, for the ARFF, the line. Sparse rows are parsed straight into CSR arrays; no
+dense matrix is ever built.
+"""
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
 
-_NUMERIC_TYPES = ("numeric", "real", "integer")
+from ._arff import Attribute, is_indicator, nominal_columns, parse_attribute, parse_number, split_fields, unquote
+
+__all__ = ["MulanData", "read_mulan_arff", "read_mulan_xml"]
+
+_INDEX = re.compile(r"[0-9]{1,9}")
 
 
-def _attribute(line: str, lineno: int) -> tuple[str, str]:
-    """The name and type of an ``@attribute`` line; the name may be quoted and hold spaces."""
-    rest = line[len("@attribute") :].strip()
-    if not rest:
-        raise ValueError(f"line {lineno}: malformed @attribute")
-    if rest[0] in "'\"":
-        end = rest.find(rest[0], 1)
-        if end < 0:
-            raise ValueError(f"line {lineno}: unterminated quoted attribute name")
-        name, kind = rest[1:end], rest[end + 1 :].strip()
-    else:
-        parts = rest.split(None, 1)
-        name, kind = parts[0], parts[1].strip() if len(parts) > 1 else ""
-    if not kind:
-        raise ValueError(f"line {lineno}: attribute {name!r} has no type")
-    return name, kind
+def _decode(data: str | bytes, source: str) -> str:
+    if isinstance(data, str):
+        return data
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{source}: expected the file's contents as str or bytes, got {type(data).__name__}")
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
-def read_sparse_arff(text: str) -> tuple[list[str], sparse.csr_matrix]:
-    """Parse a MULAN ARFF document, sparse rows (``{index value, ...}``) or dense ones, into the
-    attribute names and a CSR float64 matrix of every attribute (features and labels alike).
+def read_mulan_xml(data: str | bytes, *, source: str = "<xml>") -> list[str]:
+    """Read the label names of a MULAN XML label file, in document order.
 
-    Attributes must be numeric or the nominal ``{0,1}`` MULAN uses for binary features and labels.
-    The document is untrusted input: anything else — an index out of range or repeated within a
-    row, a non-numeric value, a row of the wrong length, a missing ``@data`` — raises ``ValueError``
-    naming the line.
+    Every ``<label name="...">`` element counts, at any depth (MULAN nests the labels of a
+    hierarchy); the namespace is ignored.
 
     Parameters
     ----------
-    text : str
+    data : str or bytes
         The file's contents.
+    source : str, default="<xml>"
+        The file's name, for messages.
 
     Returns
     -------
     names : list of str
-        The attribute names, in order.
-    matrix : scipy.sparse.csr_matrix of shape (n_rows, n_attributes)
-        The values; entries a sparse row leaves out are 0.
+
+    Raises
+    ------
+    ValueError
+        For malformed XML, a document type declaration (refused: entities can expand without
+        bound), a label without a name, a repeated name, or no label at all.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be the ARFF document as a str, got {type(text).__name__}")
+    text = _decode(data, source)
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        raise ValueError(f"{source}: document type declarations are not accepted in a label file")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise ValueError(f"{source}: malformed XML: {exc}") from None
     names: list[str] = []
-    indptr, indices, data = [0], [], []
-    in_data = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    for element in root.iter():
+        if not isinstance(element.tag, str) or element.tag.rpartition("}")[2] != "label":
+            continue
+        name = element.get("name")
+        if not name:
+            raise ValueError(f"{source}: a <label> element has no name attribute")
+        names.append(name)
+    if not names:
+        raise ValueError(f"{source}: no <label name=...> element")
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"{source}: label {name!r} is listed twice")
+        seen.add(name)
+    return names
+
+
+class MulanData(NamedTuple):
+    """What :func:`read_mulan_arff` returns."""
+
+    feature_names: list[str]
+    X: sparse.csr_matrix
+    target_names: list[str]
+    Y: sparse.csr_matrix
+
+
+class _Column(NamedTuple):
+    attribute: Attribute
+    is_label: bool
+    first: int  # first output column (of X or Y)
+    lookup: dict[str, float] | None  # nominal value -> number (indicator, label) or column offset (one-hot)
+    onehot: bool
+
+
+def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: str = "<arff>") -> MulanData:
+    """Parse a MULAN multi-label ARFF file, sparse or dense, into CSR feature and label matrices.
+
+    Rows are either dense (``v1,v2,...``, one value per attribute) or sparse
+    (``{index value, index value, ...}``, attribute indices from 0, absent attributes take their
+    default: 0 for a numeric attribute, the first declared value for a nominal one, as in Weka).
+
+    The labels are the attributes named in ``label_names`` (from the XML file), wherever they
+    stand; they keep the ARFF's attribute order. Their values must be 0 or 1. The other
+    attributes are features: numeric ones (``?`` = missing, NaN), 0/1 nominal ones (one 0/1
+    column) and other nominal ones, one-hot encoded with columns ``"<attribute>=<value>"`` (a
+    missing ``?`` gives NaN in every column of the attribute).
+
+    Parameters
+    ----------
+    data : str or bytes
+        The file's contents (bytes must be UTF-8).
+    label_names : sequence of str
+        The label attributes' names.
+    source : str, default="<arff>"
+        The file's name, for messages.
+
+    Returns
+    -------
+    MulanData
+        ``feature_names``, ``X`` (CSR float64, n_samples × n_features, explicit zeros dropped),
+        ``target_names`` and ``Y`` (CSR int64, 0/1, n_samples × n_labels).
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line: no ``@DATA``, malformed declarations, unsupported types
+        (string, date, relational), a label absent from the header or declared with values other
+        than 0/1, a sparse index that is not a number, out of range or repeated, a value that is
+        not a number or not a declared nominal value, a label value other than 0/1, wrong field
+        counts.
+    """
+    text = _decode(data, source)
+    labels = list(label_names)
+    if not labels or not all(isinstance(name, str) for name in labels):
+        raise ValueError(f"{source}: label_names must be a non-empty list of attribute names")
+    attributes: list[Attribute] = []
+    lines = text.splitlines()
+    data_start = None
+    for lineno, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or line.startswith("%"):
             continue
-        if not in_data:
-            lower = line.lower()
-            if lower.startswith("@attribute"):
-                name, kind = _attribute(line, lineno)
-                k = kind.lower()
-                binary = k.startswith("{") and sorted(v.strip().strip("'\"") for v in k[1:-1].split(",")) == ["0", "1"]
-                if not (k in _NUMERIC_TYPES or binary):
-                    raise ValueError(
-                        f"line {lineno}: attribute {name!r} has type {kind[:40]!r}; only numeric and {{0,1}} are read"
-                    )
-                names.append(name)
-            elif lower.startswith("@data"):
-                in_data = True
-            elif not (lower.startswith("@relation")):
-                raise ValueError(f"line {lineno}: unexpected header line {line[:40]!r}")
+        where = f"{source}, line {lineno}"
+        lower = line.lower()
+        if lower.startswith("@attribute"):
+            attributes.append(parse_attribute(line, where, lineno))
+        elif lower.startswith("@relation"):
             continue
-        n = len(names)
+        elif lower.startswith("@data") and lower[5:].strip() == "":
+            data_start = lineno
+            break
+        else:
+            raise ValueError(f"{where}: expected @RELATION, @ATTRIBUTE or @DATA, got {line[:40]!r}")
+    if data_start is None:
+        raise ValueError(f"{source}: no @DATA section (is this an ARFF file?)")
+    if not attributes:
+        raise ValueError(f"{source}: no @ATTRIBUTE declarations before @DATA")
+
+    by_name: dict[str, Attribute] = {}
+    for a in attributes:
+        if a.name in by_name:
+            raise ValueError(f"{source}, line {a.lineno}: attribute {a.name!r} is declared twice")
+        by_name[a.name] = a
+    label_set = set(labels)
+    if len(label_set) != len(labels):
+        raise ValueError(f"{source}: a label name is given twice")
+    absent = [name for name in labels if name not in by_name]
+    if absent:
+        raise ValueError(
+            f"{source}: {len(absent)} label(s) of the XML file are not attributes of the ARFF file, e.g. {absent[0]!r}"
+        )
+
+    columns: list[_Column] = []
+    feature_names: list[str] = []
+    target_names: list[str] = []
+    for a in attributes:
+        where = f"{source}, line {a.lineno}"
+        if a.name in label_set:
+            if a.kind == "nominal":
+                if not set(a.values) <= {"0", "1"}:
+                    raise ValueError(f"{where}: label {a.name!r} must be declared {{0,1}}, got {set(a.values)}")
+                lookup = {v: float(v) for v in a.values}
+            elif a.kind == "numeric":
+                lookup = None
+            else:
+                raise ValueError(f"{where}: label {a.name!r} has type {a.kind!r}; labels must be {{0,1}} or numeric")
+            columns.append(_Column(a, True, len(target_names), lookup, False))
+            target_names.append(a.name)
+            continue
+        if a.kind == "numeric":
+            columns.append(_Column(a, False, len(feature_names), None, False))
+            feature_names.append(a.name)
+        elif a.kind == "nominal":
+            if is_indicator(a):
+                lookup = {v: float(v) for v in a.values}
+                onehot = False
+            else:
+                lookup = {v: float(i) for i, v in enumerate(a.values)}
+                onehot = True
+            columns.append(_Column(a, False, len(feature_names), lookup, onehot))
+            feature_names.extend(nominal_columns(a))
+        else:
+            raise ValueError(
+                f"{where}: attribute {a.name!r} has type {a.kind!r}; only numeric and nominal attributes are supported"
+            )
+
+    # Sparse rows: what an absent attribute stands for, where that is not zero (Weka: the first nominal value).
+    defaults: list[tuple[int, _Column]] = []
+    for j, col in enumerate(columns):
+        if col.attribute.kind == "nominal" and (col.onehot or col.lookup[col.attribute.values[0]] != 0):
+            defaults.append((j, col))
+
+    n_attr = len(attributes)
+    x_indptr, x_indices, x_data = [0], [], []
+    y_indptr, y_indices, y_data = [0], [], []
+
+    def put(j: int, token: str, where: str, xrow: dict[int, float], yrow: dict[int, int]) -> None:
+        col = columns[j]
+        a = col.attribute
+        value = unquote(token, where)
+        if col.is_label:
+            number = col.lookup.get(value) if col.lookup is not None else parse_number(value)
+            if number not in (0.0, 1.0):
+                raise ValueError(f"{where}: label {a.name!r} has value {value[:40]!r}; labels must be 0 or 1")
+            if number:
+                yrow[col.first] = 1
+            return
+        if value == "?":
+            if col.onehot:
+                for k in range(len(a.values)):
+                    xrow[col.first + k] = np.nan
+            else:
+                xrow[col.first] = np.nan
+            return
+        if col.lookup is None:
+            number = parse_number(value)
+            if number is None:
+                raise ValueError(f"{where}: attribute {a.name!r}: {value[:40]!r} is not a finite number")
+            if number != 0.0:
+                xrow[col.first] = number
+            return
+        number = col.lookup.get(value)
+        if number is None:
+            raise ValueError(f"{where}: attribute {a.name!r}: {value[:40]!r} is not one of its declared values")
+        if col.onehot:
+            xrow[col.first + int(number)] = 1.0
+        elif number != 0.0:
+            xrow[col.first] = number
+
+    for lineno in range(data_start + 1, len(lines) + 1):
+        line = lines[lineno - 1].strip()
+        if not line or line.startswith("%"):
+            continue
+        where = f"{source}, line {lineno}"
+        xrow: dict[int, float] = {}
+        yrow: dict[int, int] = {}
         if line.startswith("{"):
             if not line.endswith("}"):
-                raise ValueError(f"line {lineno}: a sparse row must end with '}}'")
+                raise ValueError(f"{where}: a sparse row must end with '}}'")
             body = line[1:-1].strip()
-            seen = set()
-            for item in body.split(",") if body else []:
-                parts = item.split()
-                if len(parts) != 2:
-                    raise ValueError(f"line {lineno}: sparse entry {item.strip()!r} is not 'index value'")
-                try:
-                    j, v = int(parts[0]), float(parts[1])
-                except ValueError:
-                    raise ValueError(f"line {lineno}: sparse entry {item.strip()!r} is not 'index value'") from None
-                if not 0 <= j < n:
-                    raise ValueError(f"line {lineno}: index {j} is outside the {n} attributes")
-                if j in seen:
-                    raise ValueError(f"line {lineno}: index {j} appears twice")
-                if not np.isfinite(v):
-                    raise ValueError(f"line {lineno}: attribute {names[j]!r} has the non-finite value {parts[1]!r}")
-                seen.add(j)
-                if v != 0:
-                    indices.append(j)
-                    data.append(v)
+            seen: set[int] = set()
+            if body:
+                for item in split_fields(body, where):
+                    parts = item.strip().split(None, 1)
+                    if len(parts) != 2:
+                        raise ValueError(f"{where}: sparse entry {item.strip()[:40]!r} is not 'index value'")
+                    if not _INDEX.fullmatch(parts[0]):
+                        raise ValueError(f"{where}: sparse index {parts[0][:40]!r} is not a non-negative integer")
+                    j = int(parts[0])
+                    if j >= n_attr:
+                        raise ValueError(
+                            f"{where}: sparse index {j} is out of range (the file has {n_attr} attributes)"
+                        )
+                    if j in seen:
+                        raise ValueError(f"{where}: sparse index {j} appears twice")
+                    seen.add(j)
+                    put(j, parts[1], where, xrow, yrow)
+            for j, col in defaults:
+                if j not in seen:
+                    put(j, col.attribute.values[0], where, xrow, yrow)
         else:
-            values = line.split(",")
-            if len(values) != n:
-                raise ValueError(f"line {lineno}: {len(values)} values for {n} attributes")
-            for j, s in enumerate(values):
-                try:
-                    v = float(s)
-                except ValueError:
-                    raise ValueError(f"line {lineno}: attribute {names[j]!r}: {s.strip()!r} is not a number") from None
-                if not np.isfinite(v):
-                    raise ValueError(f"line {lineno}: attribute {names[j]!r} has the non-finite value {s.strip()!r}")
-                if v != 0:
-                    indices.append(j)
-                    data.append(v)
-        # a row's indices are sorted by CSR's canonical form below
-        indptr.append(len(indices))
-    if not in_data:
-        raise ValueError("no @data section")
-    matrix = sparse.csr_matrix(
-        (np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
-        shape=(len(indptr) - 1, len(names)),
+            fields = split_fields(line, where)
+            if len(fields) != n_attr:
+                raise ValueError(f"{where}: {len(fields)} values for {n_attr} attributes")
+            for j, token in enumerate(fields):
+                put(j, token, where, xrow, yrow)
+        for k in sorted(xrow):
+            x_indices.append(k)
+            x_data.append(xrow[k])
+        x_indptr.append(len(x_indices))
+        for k in sorted(yrow):
+            y_indices.append(k)
+            y_data.append(1)
+        y_indptr.append(len(y_indices))
+
+    n = len(x_indptr) - 1
+    X = sparse.csr_matrix(
+        (
+            np.asarray(x_data, dtype=np.float64),
+            np.asarray(x_indices, dtype=np.int32),
+            np.asarray(x_indptr, dtype=np.int64),
+        ),
+        shape=(n, len(feature_names)),
     )
-    matrix.sort_indices()
-    return names, matrix
-
-
-def read_label_names(xml_text: str) -> list[str]:
-    """The label names a MULAN XML file lists (``<label name="..."/>``, namespaced or not, nested
-    label hierarchies flattened in document order)."""
-    try:
-        root = ET.fromstring(xml_text)
-    except ET.ParseError as exc:
-        raise ValueError(f"the label XML does not parse: {exc}") from None
-    names = [el.get("name") for el in root.iter() if re.sub(r"^\{.*\}", "", el.tag) == "label"]
-    if not names or any(not n for n in names):
-        raise ValueError("the label XML lists no labels, or a label without a name")
-    if len(set(names)) != len(names):
-        raise ValueError("the label XML lists a label twice")
-    return names
+    Y = sparse.csr_matrix(
+        (
+            np.asarray(y_data, dtype=np.int64),
+            np.asarray(y_indices, dtype=np.int32),
+            np.asarray(y_indptr, dtype=np.int64),
+        ),
+        shape=(n, len(target_names)),
+    )
+    return MulanData(feature_names, X, target_names, Y)
