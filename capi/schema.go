@@ -313,7 +313,9 @@ func schemaJSON() ([]byte, error) {
 		},
 		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
 			"internal": cpInternal, "memory": cpMemory},
-		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta},
+		// inline_rows: queries of at most this many rows run inline, not cancellable (smallQuery):
+		// Python skips its Ctrl-C plumbing for them.
+		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta, "inline_rows": smallQuery},
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -13,6 +13,7 @@ Python uses, and ignore the others, so that a field the core adds breaks nothing
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import dataclasses
 import json
@@ -21,7 +22,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from . import _capi
+from . import _capi, _schema
+
+# Queries of at most this many rows run inline in the core, which cannot cancel them: the Ctrl-C
+# plumbing of _capi.interruptible (two signal-handler swaps) would only slow single-row predictions.
+_INLINE_ROWS = int(_schema.query_default("inline_rows"))
+
+
+def _interruptible(rows: int) -> Any:
+    return _capi.interruptible() if rows > _INLINE_ROWS else contextlib.nullcontext()
+
 
 # -- info results -----------------------------------------------------------------------------------
 
@@ -298,7 +308,7 @@ class Model:
             out, p = _capi.out_f64((q, self.dim))
         else:
             _, p = _capi.f64(out, (q, self.dim), "out", writable=True)
-        with _capi.interruptible():
+        with _interruptible(q):
             _capi.check(self._calls()["decision"](self.value, px, q, self.n_features, p, self.dim))
         return out
 
@@ -310,7 +320,7 @@ class Model:
             out, p = _capi.out_i64_array((q, self.width))
         else:
             _, p = _capi.i64(out, (q, self.width), "out", writable=True)
-        with _capi.interruptible():
+        with _interruptible(q):
             _capi.check(self._calls()["predict"](self.value, px, q, self.n_features, p, self.width))
         return out
 
@@ -401,7 +411,7 @@ class RidgeModel(Model):
         ps = None if structures is None else _capi.i64(structures, (q, self.width), "out", writable=True)[1]
         d = self.dim if marginals is not None else 0
         w = self.width if structures is not None else 0
-        with _capi.interruptible():
+        with _interruptible(q):
             _capi.check(_capi.lib().cp_ridge_marginals(self.value, px, q, self.n_features, scale, pm, d, ps, w))
 
 

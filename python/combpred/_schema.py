@@ -67,5 +67,6 @@ def status(name: str) -> int:
 
 
 def query_default(name: str) -> float:
-    """The core's default of a query argument (``epsilon``, ``delta`` of the FPRAS)."""
+    """The core's default of a query argument (``epsilon``, ``delta`` of the FPRAS) or limit
+    (``inline_rows``: queries of at most this many rows run inline and cannot be cancelled)."""
     return float(_SCHEMA["query_defaults"][name])
