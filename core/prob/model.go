@@ -3,6 +3,7 @@ package prob
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/cancel"
@@ -211,6 +212,10 @@ func (md *Model) ScoreSamples(X []float64, q, n int, ys []int64, opt LogZOptions
 	for i := 0; i < q; i++ {
 		md.Space.Embed(ys[i*w:(i+1)*w], psi)
 		out[i] = dot(U[i*d:(i+1)*d], psi) - lz[i]
+		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
+			// Scores near the float64 limit: ⟨u, ψ⟩ or log Z overflowed, and log p(y | x) is lost.
+			return fmt.Errorf("prob: X row %d gives scores too large for float64 (log p(y | x) overflows); rescale X", i)
+		}
 	}
 	return nil
 }

@@ -75,13 +75,13 @@ type Options struct {
 // was the worst choice on every set.
 func DefaultAlpha(weights []float64, m int) float64 {
 	if weights == nil {
-		return 1 / (2 * float64(m))
+		return 0.5 / float64(m)
 	}
 	var sum float64
 	for _, w := range weights {
 		sum += w
 	}
-	return 1 / (2 * sum)
+	return 0.5 / sum // not 1/(2·sum): 2·sum overflows for sums above 9e307
 }
 
 // Validate reports the first option out of range.
