@@ -249,17 +249,13 @@ class Model:
 
     def __init__(self, value: int):
         self.value = value
-        info = self._info_call()
+        info = self._calls()["info"]
         self.info = _from_json(self._info_class, _read_json(lambda buf, cap, needed: info(value, buf, cap, needed)))
         # The dimensions of every call on this model come from the model itself: an estimator
         # refitted in another thread cannot change them under a call.
         self.n_features, self.dim, self.width = self.info.n_features, self.info.dim, self.info.width
 
     # The kind's ABI functions (each subclass binds its own).
-    @staticmethod
-    def _info_call() -> Callable[..., int]:
-        raise NotImplementedError
-
     @staticmethod
     def _bind(lib: Any) -> dict[str, Callable[..., int]]:
         raise NotImplementedError
@@ -349,13 +345,10 @@ class RidgeModel(Model):
     info: RidgeInfo
 
     @staticmethod
-    def _info_call() -> Callable[..., int]:
-        return _capi.lib().cp_ridge_info
-
-    @staticmethod
     def _bind(lib: Any) -> dict[str, Callable[..., int]]:
         return {
             "free": lib.cp_ridge_free,
+            "info": lib.cp_ridge_info,
             "space": lib.cp_ridge_space,
             "to_bytes": lib.cp_ridge_to_bytes,
             "from_bytes": lib.cp_ridge_from_bytes,
@@ -422,13 +415,10 @@ class ProbModel(Model):
     info: ProbInfo
 
     @staticmethod
-    def _info_call() -> Callable[..., int]:
-        return _capi.lib().cp_prob_info
-
-    @staticmethod
     def _bind(lib: Any) -> dict[str, Callable[..., int]]:
         return {
             "free": lib.cp_prob_free,
+            "info": lib.cp_prob_info,
             "space": lib.cp_prob_space,
             "to_bytes": lib.cp_prob_to_bytes,
             "from_bytes": lib.cp_prob_from_bytes,
