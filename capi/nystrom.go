@@ -81,13 +81,7 @@ func cp_nystrom_projection(k *C.double, l C.int64_t, out *C.double, c *C.int64_t
 		return status(err)
 	}
 	L := int(l)
-	sym := mat.NewSymDense(L, nil)
-	for i := 0; i < L; i++ {
-		for j := i; j < L; j++ {
-			sym.SetSym(i, j, 0.5*(K[i*L+j]+K[j*L+i]))
-		}
-	}
-	proj, err := ridge.NystromProjection(sym)
+	proj, err := ridge.NystromProjection(mat.NewDense(L, L, K))
 	if err != nil {
 		return status(err)
 	}

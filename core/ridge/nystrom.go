@@ -72,13 +72,7 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X *mat.Dense, count int, s
 	}
 	K := mat.NewDense(len(idx), len(idx), nil)
 	ny.gram(K, L)
-	sym := mat.NewSymDense(len(idx), nil)
-	for i := range idx {
-		for j := i; j < len(idx); j++ {
-			sym.SetSym(i, j, 0.5*(K.At(i, j)+K.At(j, i)))
-		}
-	}
-	proj, err := NystromProjection(sym)
+	proj, err := NystromProjection(K)
 	if err != nil {
 		return nil, err
 	}
@@ -87,16 +81,23 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X *mat.Dense, count int, s
 }
 
 // NystromProjection returns the projection P (L×c) of a Nyström map from the landmarks' Gram
-// matrix K (L×L, of the kernel the map approximates), so that φ(x) = K_{x,L}·P: R⁻¹ of K's
-// Cholesky factor when K is comfortably positive definite, else U_c Λ_c^{-1/2} from the
+// matrix K (L×L, of the kernel the map approximates; its symmetric part ½(K + Kᵀ) is used, as a
+// computed Gram matrix may differ from its transpose by rounding), so that φ(x) = K_{x,L}·P: R⁻¹ of
+// K's Cholesky factor when K is comfortably positive definite, else U_c Λ_c^{-1/2} from the
 // eigenpairs above nystromEigenFloor of the largest (largest first). It fails when K has no
 // positive eigenvalue.
-func NystromProjection(K *mat.SymDense) (*mat.Dense, error) {
-	if proj := choleskyProjection(K); proj != nil {
+func NystromProjection(K *mat.Dense) (*mat.Dense, error) {
+	l, _ := K.Dims()
+	sym := mat.NewSymDense(l, nil)
+	for i := 0; i < l; i++ {
+		for j := i; j < l; j++ {
+			sym.SetSym(i, j, 0.5*(K.At(i, j)+K.At(j, i)))
+		}
+	}
+	if proj := choleskyProjection(sym); proj != nil {
 		return proj, nil
 	}
-	l := K.SymmetricDim()
-	vals, vecs, err := eigenSym(K, "the landmarks' Gram matrix (n_components)")
+	vals, vecs, err := eigenSym(sym, "the landmarks' Gram matrix (n_components)")
 	if err != nil {
 		return nil, err
 	}
