@@ -91,12 +91,17 @@ func newSpaceInfo(sp space.Space) spaceInfo {
 		LogCount: jsonFloat(sp.LogCount()), Guarantee: jsonFloat(sp.Guarantee())}
 }
 
+// newFitInfo fills the fields both model kinds report from their fit's outcome.
+func newFitInfo(nFeatures int, sp space.Space, iterations int, converged bool, objective, relGrad float64) fitInfo {
+	return fitInfo{Version: infoVersion, NFeatures: nFeatures, Dim: sp.Dim(), Width: sp.Width(), NIter: iterations,
+		Converged: converged, Objective: jsonFloat(objective), RelativeGradient: jsonFloat(relGrad)}
+}
+
 func newRidgeInfo(md *ridge.Model) ridgeInfo {
+	r := md.Result
 	in := ridgeInfo{
-		fitInfo: fitInfo{Version: infoVersion, NFeatures: md.NFeatures, Dim: md.Space.Dim(), Width: md.Space.Width(),
-			NIter: md.Result.Iterations, Converged: md.Result.Converged,
-			Objective: jsonFloat(md.Result.Objective), RelativeGradient: jsonFloat(md.Result.RelGrad)},
-		Kernel: md.Kernel.Kind.String(), NComponents: md.Components(), NSeen: md.Seen, NSteps: md.Steps,
+		fitInfo: newFitInfo(md.NFeatures, md.Space, r.Iterations, r.Converged, r.Objective, r.RelGrad),
+		Kernel:  md.Kernel.Kind.String(), NComponents: md.Components(), NSeen: md.Seen, NSteps: md.Steps,
 		Streaming: md.Streaming(),
 	}
 	if md.Dual != nil {
@@ -106,10 +111,9 @@ func newRidgeInfo(md *ridge.Model) ridgeInfo {
 }
 
 func newProbInfo(md *prob.Model) probInfo {
+	r := md.Result
 	return probInfo{
-		fitInfo: fitInfo{Version: infoVersion, NFeatures: md.NFeatures, Dim: md.Space.Dim(), Width: md.Space.Width(),
-			NIter: md.Result.Iterations, Converged: md.Result.Converged,
-			Objective: jsonFloat(md.Result.Objective), RelativeGradient: jsonFloat(md.Result.RelGrad)},
+		fitInfo:   newFitInfo(md.NFeatures, md.Space, r.Iterations, r.Converged, r.Objective, r.RelGrad),
 		Intercept: md.Intercept, Exact: md.Result.Exact, Solver: solverName(md.Result.Solver),
 	}
 }
