@@ -243,9 +243,10 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 		return err
 	}
 	S, mean := p.S, p.Mean
-	if opt.EmpiricalWeight > 0 {
-		// The reference of every example seen, not only this chunk's: the empirical moments are
-		// in the statistics.
+	md.ref = p.ref
+	if m, _ := p.Delta.Dims(); opt.EmpiricalWeight > 0 && md.stats.count > int64(m) {
+		// The reference of every example seen, not only this chunk's (which p holds): the
+		// empirical moments are in the statistics.
 		pu, Su := uniformReference(md.Space)
 		ref, err := mixtureReference(pu, Su, md.stats.moments(), opt.EmpiricalWeight)
 		if err != nil {

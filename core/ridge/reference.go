@@ -80,9 +80,9 @@ func mixtureReference(pu []float64, Su *mat.SymDense, mo psiMoments, w float64) 
 		return nil, fmt.Errorf("empirical_weight: the training structures have zero total weight")
 	}
 	d := len(pu)
-	ref := &reference{mean: make([]float64, d), cov: mat.NewSymDense(d, nil)}
+	mean, cov := make([]float64, d), mat.NewSymDense(d, nil)
 	for a := range pu {
-		ref.mean[a] = (1-w)*pu[a] + w*mo.first[a]/mo.sum
+		mean[a] = (1-w)*pu[a] + w*mo.first[a]/mo.sum
 	}
 	for a := 0; a < d; a++ {
 		for b := a; b < d; b++ {
@@ -90,10 +90,10 @@ func mixtureReference(pu []float64, Su *mat.SymDense, mo psiMoments, w float64) 
 			if w < 1 {
 				second += (1 - w) * (Su.At(a, b) + pu[a]*pu[b])
 			}
-			ref.cov.SetSym(a, b, second-ref.mean[a]*ref.mean[b])
+			cov.SetSym(a, b, second-mean[a]*mean[b])
 		}
 	}
-	return newReference(ref.mean, ref.cov, symRank(ref.cov)), nil
+	return newReference(mean, cov, symRank(cov)), nil
 }
 
 // symRank is the numerical rank of a positive semi-definite S: its eigenvalues above 1e-10 of
