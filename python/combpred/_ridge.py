@@ -136,6 +136,15 @@ class StructuredRidge(StructuredEstimator):
         moments are among its statistics) with the linear or Nyström model and solver ``"auto"``
         or ``"exact"``, and refuses SGD. :meth:`predict_marginals` and
         ``decode_from="marginals"`` use the same p and S. Select it by cross-validation.
+    reference : {"empirical", "product"}, default="empirical"
+        The data-driven measure D that ``empirical_weight`` mixes with the uniform one, as
+        ``(1 − w)·uniform + w·D``. ``"empirical"``: the training structures themselves.
+        ``"product"``: the space's measure fixed by the training structures' marginals alone —
+        independent labels with the training label rates (multilabel), a branching process with
+        per-node rates P(node | parent) of the training subtrees (subtrees), and for multiclass and
+        hierarchy paths the empirical measure itself (the only one with those marginals). It
+        ignores the correlations the empirical measure keeps; other spaces refuse it. Ignored when
+        ``empirical_weight=0``.
 
     Attributes
     ----------
@@ -206,6 +215,7 @@ class StructuredRidge(StructuredEstimator):
         verbose: int = 0,
         decode_from: str = "scores",
         empirical_weight: float = _D["empirical_weight"],
+        reference: str = _D["reference"],
     ):
         self.space = space
         self.alpha = alpha
@@ -227,6 +237,7 @@ class StructuredRidge(StructuredEstimator):
         self.verbose = verbose
         self.decode_from = decode_from
         self.empirical_weight = empirical_weight
+        self.reference = reference
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -256,7 +267,11 @@ class StructuredRidge(StructuredEstimator):
             # like gamma and degree, n_components is ignored by the kernels it does not apply to
             + (f";n_components={int(self.n_components)}" if self.n_components and kernel in ("rbf", "poly") else "")
             + (f";tau={int(self.tau)}" if self.tau is not None else "")
-            + (f";empirical_weight={float(self.empirical_weight)!r}" if self.empirical_weight else "")
+            + (
+                f";empirical_weight={float(self.empirical_weight)!r};reference={self.reference}"
+                if self.empirical_weight
+                else ""
+            )
             + (f";eta0={float(self.eta0)!r}" if self.eta0 is not None else "")
             # verbose progress lines need the objective after every SGD epoch, which the core
             # otherwise evaluates only for its tolerance stop (tol=None: none)
@@ -599,7 +614,7 @@ class StructuredRidge(StructuredEstimator):
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles from before decode_from and empirical_weight existed predict as they did: from
         # the scores, with the uniform reference measure
-        state = {"decode_from": "scores", "empirical_weight": 0.0, **state}
+        state = {"decode_from": "scores", "empirical_weight": 0.0, "reference": "empirical", **state}
         super().__setstate__(state)
 
 
