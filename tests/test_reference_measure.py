@@ -97,7 +97,9 @@ def test_product_reference_drops_the_label_correlations():
     Y = np.column_stack([a, a, X[:, 1] > 0]).astype(int)
     prod = StructuredRidge(space="multilabel", empirical_weight=1.0, reference="product", alpha=1e6).fit(X, Y)
     emp = StructuredRidge(space="multilabel", empirical_weight=1.0, reference="empirical").fit(X, Y)
-    assert not np.allclose(prod.coef_, StructuredRidge(space="multilabel", empirical_weight=1.0).fit(X, Y).coef_, rtol=1e-3)
+    assert not np.allclose(
+        prod.coef_, StructuredRidge(space="multilabel", empirical_weight=1.0).fit(X, Y).coef_, rtol=1e-3
+    )
     assert emp.reference == "empirical"
     # a huge alpha leaves the scores near 0: the marginals are the reference's mean, the label rates
     np.testing.assert_allclose(prod.predict_marginals(X[:5]), np.tile(Y.mean(0), (5, 1)), atol=1e-4)
