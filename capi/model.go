@@ -217,6 +217,39 @@ func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, scale C.int64_t, out *C.
 	}))
 }
 
+// cp_ridge_max_margins writes into out (q × d) the max-marginal margins of the vector the model
+// decodes for q inputs (q × n): per coordinate of ψ, the best objective with the coordinate at its
+// largest value minus the best with it at its smallest (±Inf for coordinates constant over Y).
+// from is the code of the decoded vector (the schema's decode_sources: 0 the scores, 1 the centred
+// marginal estimates). It needs an exact decoder; cancellable through the interrupt poll.
+//
+//export cp_ridge_max_margins
+func cp_ridge_max_margins(h C.int64_t, x *C.double, q, n, from C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	src, err := ridge.ParseDecodeSource(int64(from))
+	if err != nil {
+		return status(err)
+	}
+	X, err := f64s("X", x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	M, err := dimOut(md.Space, "max margins output", out, q, d)
+	if err != nil {
+		return status(err)
+	}
+	if q == 0 {
+		return cpOK
+	}
+	return status(cancellable(false, func(stop *cancel.Flag) error {
+		return md.MaxMargins(X, int(q), int(n), M, src, stop)
+	}))
+}
+
 // cp_ridge_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
 // intercept is not NULL and the model has one, the intercept (d values).
 //

@@ -317,6 +317,7 @@ func schemaJSON() ([]byte, error) {
 			"fpras_schedules": prob.FPRASScheduleNames(),
 			"decoder_modes":   space.DecoderModeNames(),
 			"marginal_scales": ridge.MarginalScaleNames(),
+			"decode_sources":  ridge.DecodeSourceNames(),
 		},
 		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
 			"internal": cpInternal, "memory": cpMemory},

@@ -24,7 +24,7 @@ __all__ = ["StructuredRidge"]
 # The kernels and their codes, as the core declares them.
 _MARGINAL_SCALES = _schema.enum("marginal_scales")  # their codes are the positions
 _D = _schema.defaults("ridge")
-_DECODE_FROM = ("scores", "marginals")  # Python-only: which of the model's outputs predict decodes
+_DECODE_FROM = _schema.enum("decode_sources")  # which of the model's outputs predict decodes; codes are positions
 
 
 class StructuredRidge(StructuredEstimator):
@@ -609,6 +609,45 @@ class StructuredRidge(StructuredEstimator):
         out, _ = _capi.out_f64((X.shape[0], d))
         for rows, block in self._row_blocks(X):
             fitted.model.marginals(block, out[rows], None, _MARGINAL_SCALES.index(scale))  # a contiguous view
+        return out
+
+    def max_marginal_margins(self, X: Any) -> np.ndarray:
+        """Return a confidence for every coordinate of ψ: the max-marginal margin of what predict
+        maximises.
+
+        For input x and coordinate j, the margin is ``max f(y) over the structures with ψ_j(y) at
+        its largest value − max f(y) over those with ψ_j(y) at its smallest``, f the objective that
+        :meth:`predict` maximises (⟨u(x), ψ(y)⟩, or ⟨m̂(x) − p, ψ(y)⟩ with
+        ``decode_from="marginals"``). It is positive where the predicted structure has the
+        coordinate on (a label in the set, a node in the subtree, u before v in the ranking), by how
+        much the best structure without it would score less — a per-coordinate score for ranking
+        metrics (average precision over (input, label) or (input, node) pairs, ranking loss) that
+        comes from the same decoder as the prediction. Coordinates constant over the space (the
+        root of a taxonomy) get +inf when on and −inf when off.
+
+        Each entry costs two exact decodings (2·d per input): use it where the space decodes
+        exactly (``space_.decoder_guarantee == 0``); approximate decoders are refused.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs; with ``kernel="precomputed"``, the kernel values against the training samples.
+
+        Returns
+        -------
+        margins : ndarray of shape (n_samples, d)
+            The margins, in the units of the objective.
+
+        See Also
+        --------
+        predict_marginals : the estimates of E[ψ(y) | x], another confidence per coordinate.
+        """
+        source = _DECODE_FROM.index("marginals" if self._decodes_marginals() else "scores")
+        fitted = self._fitted()
+        X = self._inputs(X)
+        out, _ = _capi.out_f64((X.shape[0], fitted.dim))
+        for rows, block in self._row_blocks(X):
+            fitted.model.max_margins(block, source, out[rows])  # a contiguous view
         return out
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -148,6 +148,12 @@ class Space:
         """Return, for each row u of scores U (n_samples, d), a structure maximising ⟨u, ψ(y)⟩."""
         return self._from_rows(self._handle().decode(_as_float_rows(U, self.dim, "U")))
 
+    def max_margins(self, U: Any) -> np.ndarray:
+        """Return, for each row u of scores U (n_samples, d) and each coordinate j of ψ, the best
+        ⟨u, ψ(y)⟩ with ψ_j(y) at its largest value minus the best with it at its smallest (±inf for
+        coordinates constant over the space). Needs an exact decoder (2·d decodings per row)."""
+        return self._handle().max_margins(_as_float_rows(U, self.dim, "U"))
+
     def enumerate(self) -> np.ndarray:
         """Return every structure of the space (tests only; refused above a few million)."""
         return self._from_rows(self._handle().enumerate())
