@@ -106,7 +106,10 @@ _SIGNATURES = {
     "cp_space_same": ([c_int64, c_int64, _i64p], c_int),
     "cp_ridge_decision": ([c_int64, _f64p, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_ridge_predict": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
-    "cp_ridge_marginals": ([c_int64, _f64p, c_int64, c_int64, c_int64, _f64p, c_int64, _i64p, c_int64], c_int),
+    "cp_ridge_marginals": (
+        [c_int64, _f64p, c_int64, c_int64, c_int64, c_double, _f64p, c_int64, _i64p, c_int64],
+        c_int,
+    ),
     "cp_ridge_max_margins": ([c_int64, _f64p, c_int64, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_ridge_coef": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),
     "cp_ridge_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),

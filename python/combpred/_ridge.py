@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import numbers
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -552,7 +553,7 @@ class StructuredRidge(StructuredEstimator):
         """
         return self._predict(X)
 
-    def predict_marginals(self, X: Any, scale: str = "noise_free") -> np.ndarray:
+    def predict_marginals(self, X: Any, scale: str | float = "noise_free") -> np.ndarray:
         """Estimate E[ψ(y) | x], the marginals of the structure given each input, from the scores.
 
         At the optimum of the objective, the scores u(x) are whitened by the covariance S of ψ
@@ -579,13 +580,19 @@ class StructuredRidge(StructuredEstimator):
         noise-free target's ψ(y) − p by 1/(1 + t) instead of recovering it. On noisy data it is
         usually the better ranking (BENCHMARKS.md, "reference_measures").
 
+        A positive number ``scale=c`` gives ``clip(p + c·S u(x))`` (``"unit"`` is c = 1): under
+        noise the estimates come out shrunk towards p by a factor that depends on the data, and a
+        constant chosen on validation data (like ``alpha``) calibrates them; it changes the ranking
+        of (input, coordinate) pairs, since p differs between coordinates (on cellcycle_FUN c ≈ 4
+        ranked best, BENCHMARKS.md "reference_measures").
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Inputs; with ``kernel="precomputed"``, the kernel values against the training samples
             (n_samples, n_samples_fit).
-        scale : {"noise_free", "unit"}, default="noise_free"
-            The scale c of S·u(x): the per-input c above, or 1.
+        scale : {"noise_free", "unit"} or float, default="noise_free"
+            The scale c of S·u(x): the per-input c above, 1, or the given positive number.
 
         Returns
         -------
@@ -601,14 +608,13 @@ class StructuredRidge(StructuredEstimator):
         --------
         decision_function : the scores u(x) themselves.
         """
-        if scale not in _MARGINAL_SCALES:
-            raise ValueError(f"scale must be one of {_MARGINAL_SCALES}, got {scale!r}")
+        code, factor = _marginal_scale(scale)
         fitted = self._fitted()
         X = self._inputs(X)
         d = fitted.dim
         out, _ = _capi.out_f64((X.shape[0], d))
         for rows, block in self._row_blocks(X):
-            fitted.model.marginals(block, out[rows], None, _MARGINAL_SCALES.index(scale))  # a contiguous view
+            fitted.model.marginals(block, out[rows], None, code, factor)  # a contiguous view
         return out
 
     def max_marginal_margins(self, X: Any) -> np.ndarray:
@@ -762,6 +768,18 @@ class _CallableKernel:
             block = self(X[lo : lo + step], self.landmarks) + self.shift  # a new array: never the kernel's own
             np.matmul(block, self.projection, out=out[lo : lo + step])
         return out
+
+
+def _marginal_scale(scale: Any) -> tuple[int, float]:
+    """(scale code, factor) of predict_marginals' ``scale``: a named scale, or the unit scale times a
+    number (whose range the core checks)."""
+    if isinstance(scale, str):
+        if scale not in _MARGINAL_SCALES:
+            raise ValueError(f"scale must be one of {_MARGINAL_SCALES} or a positive number, got {scale!r}")
+        return _MARGINAL_SCALES.index(scale), 1.0
+    if isinstance(scale, numbers.Real) and not isinstance(scale, (bool, np.bool_)):
+        return _MARGINAL_SCALES.index("unit"), float(scale)
+    raise TypeError(f"scale must be one of {_MARGINAL_SCALES} or a positive number, got {scale!r}")
 
 
 def _equal(a: Any, b: Any) -> bool:
