@@ -21,6 +21,7 @@ func TestCapabilities(t *testing.T) {
 		{mk(NewKSubsets(4, 2)), caps{partition: true, norm: true}},
 		{mk(NewOrdinal(3)), caps{partition: true, norm: true}},
 		{mk(NewHierarchyPaths([]int{-1, 0, 0}, false)), caps{partition: true, norm: true, marginal: true}},
+		{mk(NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}}, false)), caps{partition: true, norm: true}},
 		{mk(NewSubtrees([]int{-1, 0, 0})), caps{partition: true, local: true, rooted: true, norm: true, marginal: true}},
 		{mk(NewTournaments(4)), caps{partition: true, norm: true, support: true}},
 		{mk(NewPermutations(4)), caps{partition: true, local: true, norm: true, support: true}},

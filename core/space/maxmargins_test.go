@@ -25,6 +25,7 @@ func smallSpaces(t *testing.T) []space.Space {
 		{"hierarchy_paths", []int64{0, -1, 0, 0, 1, 1}},
 		{"hierarchy_paths", []int64{1, -1, 0, 0, 1, 1}},
 		{"subtrees", []int64{-1, 0, 0, 1, 1, 2}},
+		{"dag_paths", []int64{0, 5, 0, 1, 0, 1, 0, 2, 1, 2, 2, 0, 3}},
 		{"tournaments", []int64{4}},
 		{"permutations", []int64{5}},
 		{"dicycles", []int64{5}},
