@@ -27,6 +27,9 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
+	if err := space.Counts(sp); err != nil {
+		return nil, fmt.Errorf("prob: the model samples and sums over the space: %w", err)
+	}
 	if err := checkFitMemory(sp, m, n, &opt); err != nil {
 		return nil, err
 	}

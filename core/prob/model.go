@@ -30,6 +30,9 @@ type Model struct {
 // NewModel builds a model from its coefficients W (rows × Dim(), row-major, copied), where rows is
 // nFeatures, plus one for the intercept.
 func NewModel(sp space.Space, coef []float64, nFeatures int, intercept bool) (*Model, error) {
+	if err := space.Counts(sp); err != nil {
+		return nil, fmt.Errorf("prob: the model samples and sums over the space: %w", err)
+	}
 	rows := nFeatures
 	if intercept {
 		rows++

@@ -84,6 +84,9 @@ func prepareProblem(sp space.Space, X []float64, m, n int, ys []int64, weights [
 	if err := check.Magnitude("X", X, n); err != nil {
 		return nil, nil, err
 	}
+	if err := checkCounts(sp, opt); err != nil {
+		return nil, nil, err
+	}
 	if err := checkFitMemory(sp, m, n, opt); err != nil {
 		return nil, nil, err
 	}

@@ -99,8 +99,11 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 	d := sp.Dim()
 	delta := mat.NewDense(m, d, nil)
 	space.EmbedRows(sp, ys, m, delta.RawMatrix().Data)
+	counted := space.Counts(sp) == nil
 	p := make([]float64, d)
-	sp.Mean(p)
+	if counted {
+		sp.Mean(p)
+	}
 	raw := delta.RawMatrix().Data
 	for i := 0; i < m; i++ {
 		for a := 0; a < d; a++ {
@@ -108,8 +111,11 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 		}
 	}
 	prob := &Problem{Alpha: alpha, Cov: sp.Covariance(), Delta: delta, Weight: w, Mean: p}
-	if dense {
+	if dense && counted {
 		prob.S = space.Dense(prob.Cov)
+	} else if dense {
+		// No uniform measure: a placeholder of weight 0 that useReference replaces (checkCounts).
+		prob.S = mat.NewSymDense(d, nil)
 	}
 	return prob, nil
 }

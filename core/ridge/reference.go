@@ -166,11 +166,26 @@ func (p *Problem) setReference(ref *reference) {
 	p.ref = ref
 }
 
-// uniformReference returns the uniform measure's mean and dense covariance of sp (d ≤ MaxDim).
+// uniformReference returns the uniform measure's mean and dense covariance of sp (d ≤ MaxDim);
+// zeros for an uncounted space, which only ever takes them with weight 0 (checkCounts).
 func uniformReference(sp space.Space) ([]float64, *mat.SymDense) {
-	pu := make([]float64, sp.Dim())
+	d := sp.Dim()
+	pu := make([]float64, d)
+	if space.Counts(sp) != nil {
+		return pu, mat.NewSymDense(d, nil)
+	}
 	sp.Mean(pu)
 	return pu, space.Dense(sp.Covariance())
+}
+
+// checkCounts refuses a reference measure that needs the uniform measure of a space without one:
+// such spaces take the training structures' measure alone (empirical_weight = 1, "empirical").
+func checkCounts(sp space.Space, opt *Options) error {
+	err := space.Counts(sp)
+	if err == nil || (opt.EmpiricalWeight == 1 && opt.Reference == Empirical) {
+		return nil
+	}
+	return fmt.Errorf("%w; got empirical_weight=%v, reference=%q", err, opt.EmpiricalWeight, opt.Reference.String())
 }
 
 // useReference replaces the uniform reference measure of p (built by newProblem) by the mixture

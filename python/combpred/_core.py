@@ -53,6 +53,7 @@ class SpaceInfo:
     width: int  # int64 values per structure
     log_count: float  # log|Y|
     guarantee: float  # the decoder's z-approximation factor, 0 when exact
+    uncounted: str  # why |Y|, the uniform moments and sampler are unknown; "" when known
 
 
 @dataclasses.dataclass(frozen=True)
