@@ -123,10 +123,15 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 // mulS writes V·S into dst (m×d), row i being S v_i, through the covariance operator row by row:
 // O(d) per row for every space, where the dense product would cost O(d²).
 func (p *Problem) mulS(dst, V *mat.Dense) {
-	if p.ref != nil {
+	if p.ref != nil && p.ref.op == nil {
 		// A reference measure's S is dense: one matrix product instead of m matrix-vector ones
-		// (cellcycle_FUN, d = 500: the difference between minutes and seconds per fit).
+		// (cellcycle_FUN, d = 500: the difference between minutes and seconds per fit), unless
+		// the sparse training structures apply it faster (empiricalOperator).
 		gemm.Mul(dst.RawMatrix(), V.RawMatrix(), p.ref.full.RawMatrix())
+		return
+	}
+	if p.ref != nil {
+		p.ref.op.mulRows(dst, V)
 		return
 	}
 	m, _ := V.Dims()

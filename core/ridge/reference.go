@@ -31,6 +31,9 @@ type reference struct {
 	cov  *mat.SymDense
 	full *mat.Dense // cov with both triangles, for the products of mulS
 	rank int
+	// op applies cov from the sparse training structures (empirical references of a fit; nil:
+	// the dense products of full are cheaper, or the moments came from partial_fit's statistics).
+	op *empiricalOperator
 }
 
 // newReference completes a reference from its mean, covariance and rank.
@@ -163,6 +166,9 @@ func (p *Problem) setReference(ref *reference) {
 	p.Mean = ref.mean
 	p.S = ref.cov
 	p.Cov = denseOperator{ref.cov}
+	if ref.op != nil {
+		p.Cov = ref.op
+	}
 	p.ref = ref
 }
 
@@ -202,6 +208,9 @@ func (p *Problem) useReference(sp space.Space, kind Reference, w float64) error 
 	ref, err := mixtureReference(sp, kind, p.Mean, p.S, momentsOf(p), w)
 	if err != nil {
 		return err
+	}
+	if kind == Empirical {
+		ref.op = newEmpiricalOperator(p, ref, w) // from ψ_i = δ_i + p.Mean, before the re-centring
 	}
 	p.setReference(ref)
 	return nil
