@@ -3,8 +3,8 @@ package prob
 import (
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/xmat"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
