@@ -245,6 +245,18 @@ class StructuredRidge(StructuredEstimator):
         tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
         return tags
 
+    def _sparse_refusal(self, fitting: bool) -> str | None:
+        if callable(self.kernel):
+            return "with a callable kernel (it is called with dense arrays)"
+        if self.kernel == "precomputed":
+            return "with kernel='precomputed' (the kernel matrix is dense)"
+        if fitting and self.kernel != "linear" and not self.n_components and self.solver == "sgd":
+            return (
+                f"with kernel={self.kernel!r} and solver='sgd' (its expansion keeps the support inputs densely); "
+                "use solver='cg' or 'exact', or n_components"
+            )
+        return None
+
     # -- fitting ------------------------------------------------------------------------------
     def _core_kernel(self) -> str:
         """The kernel of the core model: a callable kernel reaches the core as its precomputed Gram
@@ -386,6 +398,7 @@ class StructuredRidge(StructuredEstimator):
         previous = getattr(self, "_model", None)
         fitted = self.__dict__.get("_callable")
         shift = 1.0 if self.fit_intercept else 0.0
+        self._accept_partial_sparse(X)
         if previous is None:
             if self._is_multiclass() and classes is None:
                 raise ValueError("classes must be given in the first call to partial_fit with space='multiclass'")
@@ -411,7 +424,15 @@ class StructuredRidge(StructuredEstimator):
                     raise ValueError(f"partial_fit: fit_intercept must stay that of the model ({bool(fitted.shift)})")
             multi = not self._is_multiclass()
             X, y = validate_data(
-                self, X, y, dtype=np.float64, order="C", multi_output=multi, y_numeric=multi, reset=False
+                self,
+                X,
+                y,
+                accept_sparse=self._accept_partial_sparse(X),
+                dtype=np.float64,
+                order="C",
+                multi_output=multi,
+                y_numeric=multi,
+                reset=False,
             )
             space, fitted_classes = self.space_, getattr(self, "classes_", None)
             rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
@@ -433,6 +454,16 @@ class StructuredRidge(StructuredEstimator):
             self._set_callable(fitted, X)
         self._warn_unconverged(partial=True)
         return self
+
+    def _accept_partial_sparse(self, X: Any) -> str | bool:
+        """accept_sparse for a partial_fit chunk: a kernel model without n_components continues
+        by SGD over dense support inputs and refuses a sparse chunk."""
+        if _capi.is_sparse(X) and self.kernel != "linear" and not callable(self.kernel) and not self.n_components:
+            raise TypeError(
+                f"StructuredRidge.partial_fit does not take a sparse X with kernel={self.kernel!r} without "
+                "n_components (the SGD pass keeps the support inputs densely); use n_components or the linear kernel"
+            )
+        return self._accept_sparse(X, fitting=True)
 
     def _progress_measure(self, partial: bool) -> str:
         # SGD reports the relative change of J over an epoch: a kernel model's full gradient would
