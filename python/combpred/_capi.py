@@ -79,7 +79,9 @@ class _IndexArg:
     def from_param(cls, obj: Any) -> Any:
         if isinstance(obj, _Buffer) and obj.array.dtype in (np.dtype(np.int32), np.dtype(np.int64)):
             return obj.pointer
-        raise TypeError(f"internal error: a CSR index argument must come from combpred._capi.Csr, got {type(obj).__name__}")
+        raise TypeError(
+            f"internal error: a CSR index argument must come from combpred._capi.Csr, got {type(obj).__name__}"
+        )
 
 
 _idxp = _IndexArg
