@@ -296,10 +296,14 @@ class StructuredRidge(StructuredEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Inputs; with ``kernel="precomputed"``, the kernel matrix (n_samples, n_samples). The
             core computes in float64: a C-contiguous float64 array is read in place, any other
             (float32, integers, a strided view) is first copied to float64, 8 bytes per value.
+            A ``scipy.sparse`` X is used without densifying (a float64 CSR matrix in canonical
+            form without a copy; other formats are converted to CSR) for the linear, poly and rbf
+            kernels and Nyström maps; callable and precomputed kernels, and ``solver="sgd"`` on a
+            kernel expansion, refuse it with a TypeError.
         y : array-like
             Structures in the space's encoding: 1-D labels for multiclass, (n_samples, width)
             integer rows otherwise.
@@ -386,7 +390,8 @@ class StructuredRidge(StructuredEstimator):
         Parameters
         ----------
         X, y, sample_weight
-            As in :meth:`fit`, for the new chunk.
+            As in :meth:`fit`, for the new chunk (X dense or ``scipy.sparse``; a sparse chunk is
+            refused by kernel models without ``n_components``, which continue by SGD).
         classes : array-like, default=None
             All class labels, required in the first call with ``space="multiclass"`` (a chunk may
             lack some classes); ignored afterwards.
@@ -572,6 +577,7 @@ class StructuredRidge(StructuredEstimator):
 
         The predicted structure maximises ⟨u(x), ψ(y)⟩. For a two-class ``space="multiclass"``
         model the result is the margin u₁ − u₀ of shape (n_samples,), as scikit-learn expects.
+        X may be dense or ``scipy.sparse``, whatever the layout of the training inputs.
         """
         return self._margin(self._scores(X))
 
@@ -580,7 +586,8 @@ class StructuredRidge(StructuredEstimator):
 
         The space's decoder maximises ⟨u(x), ψ(y)⟩ over the structures y, or with
         ``decode_from="marginals"`` ⟨m̂(x) − p, ψ(y)⟩ (see :meth:`predict_marginals`). Multiclass
-        models return class labels (``classes_``); multilabel models a 0/1 matrix.
+        models return class labels (``classes_``); multilabel models a 0/1 matrix. X may be dense
+        or ``scipy.sparse``, whatever the layout of the training inputs.
         """
         return self._predict(X)
 
@@ -619,8 +626,9 @@ class StructuredRidge(StructuredEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs; with ``kernel="precomputed"``, the kernel values against the training samples
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Inputs (dense or ``scipy.sparse``, whatever the layout of the training inputs); with
+            ``kernel="precomputed"``, the kernel values against the training samples
             (n_samples, n_samples_fit).
         scale : {"noise_free", "unit"} or float, default="noise_free"
             The scale c of S·u(x): the per-input c above, 1, or the given positive number.
@@ -667,8 +675,9 @@ class StructuredRidge(StructuredEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs; with ``kernel="precomputed"``, the kernel values against the training samples.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Inputs (dense or ``scipy.sparse``); with ``kernel="precomputed"``, the kernel values
+            against the training samples.
 
         Returns
         -------
