@@ -150,7 +150,8 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 		return Result{}, err
 	}
 	var h hessian = ls
-	if G != nil {
+	// The grouped form costs k²·d per application, a sparse X's own products 2·nnz·d.
+	if G != nil && (des.sp == nil || 2*float64(des.sp.NNZ()) > float64(k)*float64(k)) {
 		if gs := newGroupedSystem(p, des, G); gs != nil {
 			h = gs
 		} else if ns := newNarrowSystem(p, des); ns != nil {
