@@ -197,9 +197,13 @@ func (p *Problem) curvature(dst, V *mat.Dense) {
 // LinearObjective returns J at W ((n+1)×d when intercept, else n×d) for inputs X (m×n) and writes
 // ∇J into grad when it is not nil. The intercept row, W's last, is not penalised.
 func (p *Problem) LinearObjective(X *mat.Dense, intercept bool, W, grad *mat.Dense) float64 {
-	m, _ := X.Dims()
+	return p.linearObjective(design{X: X, intercept: intercept}, W, grad)
+}
+
+// linearObjective is LinearObjective on the rows of des, dense or sparse.
+func (p *Problem) linearObjective(des design, W, grad *mat.Dense) float64 {
+	m := des.samples()
 	_, d := W.Dims()
-	des := design{X: X, intercept: intercept}
 	U := mat.NewDense(m, d, nil)
 	des.mul(U, W)
 	var g *mat.Dense

@@ -152,6 +152,7 @@ class StructuredEstimator(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.sparse = self._sparse_refusal(fitting=True) is None
         if self._is_classifier():
             from sklearn.utils import ClassifierTags
 
@@ -167,6 +168,25 @@ class StructuredEstimator(BaseEstimator):
             tags.target_tags.single_output = False
         return tags
 
+    # -- sparse inputs ---------------------------------------------------------------------
+    def _sparse_refusal(self, fitting: bool) -> str | None:
+        """Why this configuration refuses a scipy.sparse X (None: it accepts one), for fitting
+        (``fitting``) or for prediction."""
+        return None
+
+    def _accept_sparse(self, X: Any, fitting: bool) -> str | bool:
+        """validate_data's ``accept_sparse`` for X: ``"csr"`` (other formats are converted to it)
+        where the configuration takes sparse inputs; a sparse X it refuses is a TypeError naming
+        the reason."""
+        if not _capi.is_sparse(X):
+            return False
+        reason = self._sparse_refusal(fitting)
+        if reason is not None:
+            raise TypeError(
+                f"{type(self).__name__} does not take a sparse X {reason}; pass a dense array (X.toarray())"
+            )
+        return "csr"
+
     # -- fitting ------------------------------------------------------------------------------
     def _check_fit_X(self, X: np.ndarray) -> None:
         """Further checks of the validated training inputs (none by default)."""
@@ -176,7 +196,8 @@ class StructuredEstimator(BaseEstimator):
     ) -> tuple[np.ndarray, Any, np.ndarray, Any, Any]:
         """Validate the parameters and the data of a fit, forgetting any previous fit.
 
-        Returns (X, space, rows, classes, sample_weight): X as C-contiguous float64, the resolved
+        Returns (X, space, rows, classes, sample_weight): X as C-contiguous float64 (or a float64
+        scipy.sparse CSR matrix where the configuration takes sparse inputs), the resolved
         space, y encoded as int64 rows, classes_ (or None) and the weights (or None).
         """
         self._validate_params()
@@ -186,6 +207,7 @@ class StructuredEstimator(BaseEstimator):
             self,
             X,
             y,
+            accept_sparse=self._accept_sparse(X, fitting=True),
             dtype=np.float64,
             order="C",
             multi_output=multi,
@@ -304,7 +326,9 @@ class StructuredEstimator(BaseEstimator):
                     f"{n_features} features as input."
                 )
             return X
-        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        return validate_data(
+            self, X, accept_sparse=self._accept_sparse(X, fitting=False), dtype=np.float64, order="C", reset=False
+        )
 
     def _fitted(self) -> _Fitted:
         """The fitted state of one call (see :class:`_Fitted`), read once."""
