@@ -38,7 +38,11 @@ func TestEmpiricalOperatorEqualsDenseCovariance(t *testing.T) {
 		for _, w := range []float64{1, 0.4} {
 			opt := baseOptions()
 			opt.EmpiricalWeight, opt.Solver = w, CG
-			p, _, err := prepareProblem(sp, X, m, n, ys, wts, &opt, false)
+			xm, err := denseInput(X, m, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := prepareProblem(sp, xm, ys, wts, &opt, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -129,7 +129,7 @@ func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64
 		return nil, fmt.Errorf("a precomputed kernel must be given as a dense array (samples × samples), not a sparse matrix")
 	}
 	if err := checkCounts(sp, opt); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := checkFitMemory(sp, m, n, opt); err != nil {
 		return nil, err
