@@ -492,6 +492,11 @@ class Stats:
         if _capi.usable() and _capi._lib is not None:
             _capi.lib().cp_stats_free(self.value)
 
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        # Statistics travel between the processes of a cluster as their checked bytes; a result
+        # that stays in its worker is never serialised.
+        return Stats.from_bytes, (self.to_bytes(),)
+
     @classmethod
     def new(cls, space: SpaceHandle, n_features: int, params: bytes, sample: np.ndarray | None) -> Stats:
         """Empty statistics for inputs of ``n_features`` columns; ``sample`` (rows, n_features) are the
