@@ -301,6 +301,10 @@ class DaskStructuredRidge(StructuredRidge):
     def _lazy(self, X: Any, method: str, **kwargs: Any) -> Any:
         """``method`` over the row blocks of a Dask X, as a lazy Dask array with X's row chunks."""
         local = self.to_local()
+        names = local.__dict__.pop("feature_names_in_", None)  # blocks are NumPy: checked here instead
+        columns = getattr(X, "columns", None)
+        if names is not None and columns is not None and list(columns) != list(names):
+            raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
         X = _as_array(X, "X").rechunk({1: -1})
         # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return)
         probe = getattr(local, method)(np.zeros((1, X.shape[1])), **kwargs)
