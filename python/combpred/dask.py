@@ -86,10 +86,13 @@ def _block_stats(
     lo: int,
     space: _spaces.Space,
     classes: np.ndarray | None,
+    n_jobs: int | None,
 ) -> _core.Stats:
     """The statistics of one partition, computed on the worker that holds it; every input is
     validated here, and an error names the partition (index and global rows)."""
     m = X.shape[0]
+    if n_jobs is not None:
+        set_threads(n_jobs)  # the core's threads in this worker process
     X = np.ascontiguousarray(X, dtype=np.float64)
     finite = np.isfinite(X)
     if not finite.all():
@@ -274,7 +277,7 @@ class DaskStructuredRidge(StructuredRidge):
         ws = W.to_delayed().ravel() if W is not None else [None] * len(xs)
         starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
         parts = [
-            dask.delayed(_block_stats, pure=False)(empty, xb, yb, wb, i, int(starts[i]), space, classes)
+            dask.delayed(_block_stats, pure=False)(empty, xb, yb, wb, i, int(starts[i]), space, classes, self.n_jobs)
             for i, (xb, yb, wb) in enumerate(zip(xs, ys, ws, strict=True))
         ]
         (stats,) = dask.compute(_tree(parts))
