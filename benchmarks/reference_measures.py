@@ -5,9 +5,10 @@ Usage: python benchmarks/reference_measures.py [--quick] [--output BENCHMARKS.md
 StructuredRidge(space=Subtrees(parent)) ranks each gene's node set above the structures of a
 reference measure. The thesis' uniform measure over rooted subtrees is dominated by huge trees
 (empirical_weight=0); the empirical measure of the training node sets (empirical_weight=1) and
-their mixture put the competing structures where the data are. Node confidences are
-``predict_marginals`` (the estimate of P(node | gene), docs/design.md §2a; its scale, noise_free
-or unit, chosen on valid) and are scored by
+the product measure of per-node rates fitted to them (reference="product") put the competing
+structures where the data are; linear and rbf kernels. Node confidences are ``predict_marginals``
+(the estimate of P(node | gene), docs/design.md §2a; its scale — noise_free, unit or a calibration
+constant — chosen on valid) or the max-marginal margins of the exact tree decoder, and are scored by
 AU(PRC): the micro-averaged precision over every (gene, node) pair except the virtual root, as the
 HMC literature computes it. Predictions (``decode_from`` scores or marginals, or the Bayes rule of ℓ_H,
 ``combpred.decision.bayes_decode(..., "hierarchical")``, on the marginal estimates) are scored by
@@ -65,6 +66,32 @@ def marginals(est, X: np.ndarray, scale: str = "noise_free") -> np.ndarray:
     return est[-1].predict_marginals(est[:-1].transform(X), scale=scale)
 
 
+# The node confidences of StructuredRidge compared on valid: predict_marginals at the two named scales
+# and at fixed calibration constants c (m̂ = clip(p + c·S u)), and the max-marginal margins of the
+# scores and of the centred marginals.
+CONFIDENCES = ("noise_free", "unit", 2.0, 4.0, 8.0, "margins:scores", "margins:marginals")
+
+
+def confidences(est, X: np.ndarray, conf) -> np.ndarray:
+    """Node scores of one of CONFIDENCES through the pipeline's preprocessing."""
+    if isinstance(conf, str) and conf.startswith("margins:"):
+        model = est[-1]
+        before = model.decode_from
+        model.set_params(decode_from=conf.split(":")[1])
+        try:
+            margins = model.max_marginal_margins(est[:-1].transform(X))
+        finally:
+            model.set_params(decode_from=before)
+        return np.nan_to_num(margins, posinf=np.finfo(float).max, neginf=-np.finfo(float).max)
+    return marginals(est, X, conf)
+
+
+def alphas_for(args, empirical_weight: float) -> list[float]:
+    if args.quick:
+        return [10.0, 1000.0]
+    return [1.0, 100.0, 1e4] if empirical_weight == 0 else [1.0, 10.0, 100.0, 1000.0]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run on 300 rows per split and a small grid")
@@ -80,8 +107,8 @@ def main() -> None:
     space = spaces.Subtrees(parent)
     rows = []
 
-    def record(name, params, val_auprc, val_hier, est, decode, seconds, scale="noise_free"):
-        S = marginals(est, Xt, scale) if hasattr(est[-1], "predict_marginals") else est.node_scores(Xt)
+    def record(name, params, val_auprc, val_hier, est, decode, seconds, conf="noise_free"):
+        S = confidences(est, Xt, conf) if hasattr(est[-1], "predict_marginals") else est.node_scores(Xt)
         P = est.predict(Xt) if decode is None else decode(est, Xt)
         distinct = len({p.tobytes() for p in P})
         rows.append(
@@ -116,57 +143,79 @@ def main() -> None:
         )
     )
 
-    # StructuredRidge over alpha × empirical_weight; per fit, the confidences at both scales and the
-    # predictions of both decode_from (neither needs a refit)
-    alphas = [10.0, 1000.0] if args.quick else [1.0, 100.0, 1e4]
-    weights = [0.0, 1.0]
-    for w in weights:
+    # StructuredRidge families, each over its grid; per fit, the confidences (predict_marginals at each
+    # scale, the max-marginal margins of both decodings) and the predictions (both decode_from and the
+    # Bayes rule of ℓ_H) are all scored on valid, none needs a refit
+    gn = [0.3] if args.quick else [0.3, 1.0]
+    families = [
+        (
+            "linear, empirical_weight=0 (uniform)",
+            dict(empirical_weight=0.0),
+            [dict(alpha=a) for a in alphas_for(args, 0)],
+        ),
+        ("linear, reference=empirical", dict(empirical_weight=1.0), [dict(alpha=a) for a in alphas_for(args, 1)]),
+        (
+            "linear, reference=product",
+            dict(empirical_weight=1.0, reference="product"),
+            [dict(alpha=a) for a in alphas_for(args, 1)],
+        ),
+        (
+            "rbf, reference=empirical",
+            dict(empirical_weight=1.0, kernel="rbf"),
+            [dict(alpha=a, gamma=g / X.shape[1]) for a in ([1.0] if args.quick else [0.1, 1.0, 10.0]) for g in gn],
+        ),
+    ]
+    for family, fixed, grid in families:
         t0 = time.perf_counter()
         best_a, best_h = (-1.0, None), (np.inf, None)
-        for alpha in alphas:
-            est = pipeline(StructuredRidge(space=space, alpha=alpha, empirical_weight=w, tol=1e-6))
+        for params in grid:
+            est = pipeline(StructuredRidge(space=space, tol=1e-6, **fixed, **params))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est.fit(X, R)
-            for scale in ("noise_free", "unit"):
-                best_a = max(best_a, (auprc(Rv, marginals(est, Xv, scale)), (alpha, scale)), key=lambda t: t[0])
+            for conf in CONFIDENCES:
+                best_a = max(best_a, (auprc(Rv, confidences(est, Xv, conf)), (params, conf)), key=lambda t: t[0])
             for decode_from in ("scores", "marginals"):
                 est.set_params(structuredridge__decode_from=decode_from)
                 h = float(hierarchical_loss(Rv, est.predict(Xv), parent))
                 if h < best_h[0]:
-                    best_h = (h, (alpha, decode_from))
+                    best_h = (h, (params, decode_from))
+            est.set_params(structuredridge__decode_from="scores")
             for scale in ("noise_free", "unit"):  # the Bayes rule of ℓ_H on the marginal estimates
                 P = bayes_decode(space, marginals(est, Xv, scale), "hierarchical")
                 h = float(hierarchical_loss(Rv, P, parent))
                 if h < best_h[0]:
-                    best_h = (h, (alpha, f"bayes:{scale}"))
+                    best_h = (h, (params, f"bayes:{scale}"))
         fitted = {}
-        for what, (val, (alpha, choice)) in (("confidences", best_a), ("predictions", best_h)):
-            if alpha not in fitted:
-                fitted[alpha] = pipeline(StructuredRidge(space=space, alpha=alpha, empirical_weight=w, tol=1e-6))
+        for what, (val, (params, choice)) in (("confidences", best_a), ("predictions", best_h)):
+            key = tuple(sorted(params.items()))
+            if key not in fitted:
+                fitted[key] = pipeline(StructuredRidge(space=space, tol=1e-6, **fixed, **params))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    fitted[alpha].fit(Xa, Ra)
-            est = fitted[alpha]
-            scale = choice if what == "confidences" else "noise_free"
-            decode, how = None, f"scale={scale}"
-            if what == "predictions":
-                if choice.startswith("bayes:"):
-                    rule_scale = choice.split(":")[1]
-                    decode = lambda e, Z, s=rule_scale: bayes_decode(space, marginals(e, Z, s), "hierarchical")  # noqa: E731
-                    how = f"Bayes rule of ℓ_H on predict_marginals(scale={rule_scale})"
-                else:
-                    est.set_params(structuredridge__decode_from=choice)
-                    how = f"decode_from={choice}"
+                    fitted[key].fit(Xa, Ra)
+            est = fitted[key]
+            est.set_params(structuredridge__decode_from="scores")
+            conf, decode, how = "noise_free", None, f"confidences: {choice}"
+            if what == "confidences":
+                conf = choice
+            elif choice.startswith("bayes:"):
+                rule_scale = choice.split(":")[1]
+                decode = lambda e, Z, s=rule_scale: bayes_decode(space, marginals(e, Z, s), "hierarchical")  # noqa: E731
+                how = f"Bayes rule of ℓ_H on predict_marginals(scale={rule_scale})"
+            else:
+                est.set_params(structuredridge__decode_from=choice)
+                how = f"decode_from={choice}"
+            shown = ", ".join(f"{k}={v * X.shape[1] if k == 'gamma' else v:g}" for k, v in params.items())
             record(
-                f"StructuredRidge linear, empirical_weight={w:g} (chosen for {what})",
-                f"alpha={alpha:g}, {how}",
+                f"StructuredRidge {family} (chosen for {what})",
+                f"{shown.replace('gamma=', 'gamma·n_features=')}, {how}",
                 val if what == "confidences" else float("nan"),
                 val if what == "predictions" else float("nan"),
                 est,
                 decode,
                 time.perf_counter() - t0,
-                scale,
+                conf,
             )
 
     # binary relevance: one logistic regression per node
@@ -219,8 +268,11 @@ def main() -> None:
     lines += [
         "",
         "The constant predictor's ℓ_H is that of predicting the root only (the reference the target names). "
-        "AU(PRC) of StructuredRidge is that of `predict_marginals`; its ℓ_H that of `predict` with the chosen "
-        "`decode_from`.",
+        "StructuredRidge's node confidences are chosen on valid among "
+        + ", ".join(f"`{c}`" for c in CONFIDENCES)
+        + " (named or numeric: `predict_marginals(scale=...)`, a number c giving clip(p + c·S u); `margins:...`: "
+        "`max_marginal_margins` with that `decode_from`); its ℓ_H is that of `predict` with the chosen "
+        "`decode_from` or of the Bayes rule of ℓ_H on its marginal estimates.",
     ]
     if args.quick:
         lines += ["", "Quick smoke run (300 rows per split, small grid): not the measurement."]

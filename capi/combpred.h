@@ -147,9 +147,17 @@ CP_EXPORT int cp_ridge_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *
 /* cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
    (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
    into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). scale is the
-   code of the estimates' scale (the schema's marginal_scales: 0 noise_free, 1 unit). A chunk of
-   rows at a time; cancellable through the interrupt poll. */
-CP_EXPORT int cp_ridge_marginals(int64_t h, double *x, int64_t q, int64_t n, int64_t scale, double *out, int64_t d, int64_t *ys, int64_t w);
+   code of the estimates' scale (the schema's marginal_scales: 0 noise_free, 1 unit) and factor
+   multiplies it (positive; 1 leaves it). A chunk of rows at a time; cancellable through the
+   interrupt poll. */
+CP_EXPORT int cp_ridge_marginals(int64_t h, double *x, int64_t q, int64_t n, int64_t scale, double factor, double *out, int64_t d, int64_t *ys, int64_t w);
+
+/* cp_ridge_max_margins writes into out (q × d) the max-marginal margins of the vector the model
+   decodes for q inputs (q × n): per coordinate of ψ, the best objective with the coordinate at its
+   largest value minus the best with it at its smallest (±Inf for coordinates constant over Y).
+   from is the code of the decoded vector (the schema's decode_sources: 0 the scores, 1 the centred
+   marginal estimates). It needs an exact decoder; cancellable through the interrupt poll. */
+CP_EXPORT int cp_ridge_max_margins(int64_t h, double *x, int64_t q, int64_t n, int64_t from, double *out, int64_t d);
 
 /* cp_ridge_partial_fit continues the model prev (0 to start one) with a chunk of examples and
    returns a new model handle in *out (see ridge.PartialFit); prev is left unchanged and valid. */
@@ -210,6 +218,11 @@ CP_EXPORT int cp_space_free(int64_t h);
    length of ψ), width (int64 values per structure), log_count (log|Y|) and guarantee (its
    decoder's z-approximation factor, 0 when exact). */
 CP_EXPORT int cp_space_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
+
+/* cp_space_max_margins writes the max-marginal margin of every coordinate of ψ for m score rows
+   (m × d) into out (m × d): the best score with ψ_j on minus the best with it off, ±Inf for
+   coordinates constant over Y. It needs an exact decoder; cancellable through the interrupt poll. */
+CP_EXPORT int cp_space_max_margins(int64_t h, double *us, int64_t m, int64_t d, double *out);
 
 /* cp_space_mean writes p = Ψ/|Y|, the mean of ψ under the uniform distribution (d values). */
 CP_EXPORT int cp_space_mean(int64_t h, double *out, int64_t d);

@@ -176,11 +176,12 @@ func cp_ridge_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, 
 // cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
 // (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
 // into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). scale is the
-// code of the estimates' scale (the schema's marginal_scales: 0 noise_free, 1 unit). A chunk of
-// rows at a time; cancellable through the interrupt poll.
+// code of the estimates' scale (the schema's marginal_scales: 0 noise_free, 1 unit) and factor
+// multiplies it (positive; 1 leaves it). A chunk of rows at a time; cancellable through the
+// interrupt poll.
 //
 //export cp_ridge_marginals
-func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, scale C.int64_t, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) (rc C.int) {
+func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, err := modelOf(int64(h))
 	if err != nil {
@@ -188,6 +189,9 @@ func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, scale C.int64_t, out *C.
 	}
 	sc, err := ridge.ParseMarginalScale(int64(scale))
 	if err != nil {
+		return status(err)
+	}
+	if err := ridge.CheckScaleFactor(float64(factor)); err != nil {
 		return status(err)
 	}
 	X, err := f64s("X", x, q, n)
@@ -213,7 +217,40 @@ func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, scale C.int64_t, out *C.
 		return cpOK
 	}
 	return status(cancellable(q <= smallQuery, func(stop *cancel.Flag) error {
-		return md.Marginals(X, int(q), int(n), M, Y, sc, stop)
+		return md.Marginals(X, int(q), int(n), M, Y, sc, float64(factor), stop)
+	}))
+}
+
+// cp_ridge_max_margins writes into out (q × d) the max-marginal margins of the vector the model
+// decodes for q inputs (q × n): per coordinate of ψ, the best objective with the coordinate at its
+// largest value minus the best with it at its smallest (±Inf for coordinates constant over Y).
+// from is the code of the decoded vector (the schema's decode_sources: 0 the scores, 1 the centred
+// marginal estimates). It needs an exact decoder; cancellable through the interrupt poll.
+//
+//export cp_ridge_max_margins
+func cp_ridge_max_margins(h C.int64_t, x *C.double, q, n, from C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := modelOf(int64(h))
+	if err != nil {
+		return status(err)
+	}
+	src, err := ridge.ParseDecodeSource(int64(from))
+	if err != nil {
+		return status(err)
+	}
+	X, err := f64s("X", x, q, n)
+	if err != nil {
+		return status(err)
+	}
+	M, err := dimOut(md.Space, "max margins output", out, q, d)
+	if err != nil {
+		return status(err)
+	}
+	if q == 0 {
+		return cpOK
+	}
+	return status(cancellable(false, func(stop *cancel.Flag) error {
+		return md.MaxMargins(X, int(q), int(n), M, src, stop)
 	}))
 }
 

@@ -227,8 +227,15 @@ var ridgeParams = []param[ridge.Options]{
 		Doc: fmt.Sprintf("solver sgd: the step-size parameter p of η_t = p/(α·t); None: %g", ridge.DefaultEta0),
 		set: func(o *ridge.Options, v paramValue) error { o.Eta0 = v.f; return nil }},
 	{Name: "empirical_weight", Type: typeReal, Default: 0.0, Low: ptr(0), High: ptr(1), Closed: "both",
-		Doc: "weight w of the training structures' empirical measure in the reference measure (1 − w)·uniform + w·empirical; 0: the thesis' uniform measure over Y",
+		Doc: "weight w of the data-driven measure D (see reference) in the reference measure (1 − w)·uniform + w·D; 0: the thesis' uniform measure over Y",
 		set: func(o *ridge.Options, v paramValue) error { o.EmpiricalWeight = v.f; return nil }},
+	{Name: "reference", Type: typeEnum, Default: "empirical", Options: ridge.ReferenceNames(),
+		Doc: "the data-driven measure that empirical_weight mixes in: empirical (the training structures) or product (the space's measure with their marginals: independent labels, per-node fugacities of subtrees)",
+		set: func(o *ridge.Options, v paramValue) error {
+			r, err := ridge.ParseReference(v.s)
+			o.Reference = r
+			return err
+		}},
 	{Name: "random_state", Type: typeSeed, Default: nil, None: true,
 		Doc: "seeds the Nyström landmarks and SGD's example order",
 		set: func(o *ridge.Options, v paramValue) error { o.Seed = v.u; return nil }},
@@ -310,6 +317,7 @@ func schemaJSON() ([]byte, error) {
 			"fpras_schedules": prob.FPRASScheduleNames(),
 			"decoder_modes":   space.DecoderModeNames(),
 			"marginal_scales": ridge.MarginalScaleNames(),
+			"decode_sources":  ridge.DecodeSourceNames(),
 		},
 		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
 			"internal": cpInternal, "memory": cpMemory},

@@ -247,6 +247,34 @@ func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, 
 	return status(cancellable(m <= smallQuery, func(stop *cancel.Flag) error { return space.DecodeRows(sp, u, int(m), y, stop) }))
 }
 
+// cp_space_max_margins writes the max-marginal margin of every coordinate of ψ for m score rows
+// (m × d) into out (m × d): the best score with ψ_j on minus the best with it off, ±Inf for
+// coordinates constant over Y. It needs an exact decoder; cancellable through the interrupt poll.
+//
+//export cp_space_max_margins
+func cp_space_max_margins(h C.int64_t, us *C.double, m, d C.int64_t, out *C.double) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceWithDim(h, d, "max margins: scores", "columns")
+	if err != nil {
+		return status(err)
+	}
+	u, err := f64s("scores", us, m, d)
+	if err != nil {
+		return status(err)
+	}
+	margins, err := f64s("max margins output", out, m, d)
+	if err != nil {
+		return status(err)
+	}
+	if err := check.Finite("scores", u, int(d)); err != nil {
+		return status(err)
+	}
+	if err := space.CheckDecode(sp, int(m)); err != nil {
+		return status(err)
+	}
+	return status(cancellable(false, func(stop *cancel.Flag) error { return space.MaxMarginalMargins(sp, u, int(m), margins, stop) }))
+}
+
 // cp_space_enumerate writes every structure (for tests; refused beyond 2²² structures or 2²⁶
 // values) into out, which holds capacity rows, and their number into count; call it with capacity
 // 0 to learn the count.

@@ -74,3 +74,42 @@ def test_grid_search_selects_the_reference_measure():
     search = GridSearchCV(StructuredRidge(space="multilabel"), {"empirical_weight": [0.0, 0.5, 1.0]}, cv=3)
     search.fit(X, Y)
     assert search.best_params_["empirical_weight"] in (0.0, 0.5, 1.0)
+
+
+def test_product_reference_matches_the_empirical_one_where_the_marginals_fix_the_measure():
+    # multiclass: the categorical measure with the training class rates is the empirical measure
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 4))
+    y = np.argmax(X[:, :3] + rng.normal(size=(150, 3)), axis=1)
+    kw = dict(space="multiclass", empirical_weight=0.8, solver="exact")
+    a = StructuredRidge(reference="empirical", **kw).fit(X, y)
+    b = StructuredRidge(reference="product", **kw).fit(X, y)
+    np.testing.assert_allclose(b.coef_, a.coef_, rtol=1e-10, atol=1e-12)
+
+
+def test_product_reference_drops_the_label_correlations():
+    # two perfectly correlated labels: the empirical measure's covariance couples them, the
+    # product measure's is diagonal with the same label rates, so the models differ; the
+    # multilabel product measure's S is diag(p(1 - p)) and its marginal estimates start at p
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(200, 3))
+    a = X[:, 0] + rng.normal(size=200) > 0.5
+    Y = np.column_stack([a, a, X[:, 1] > 0]).astype(int)
+    prod = StructuredRidge(space="multilabel", empirical_weight=1.0, reference="product", alpha=1e6).fit(X, Y)
+    emp = StructuredRidge(space="multilabel", empirical_weight=1.0, reference="empirical").fit(X, Y)
+    assert not np.allclose(
+        prod.coef_, StructuredRidge(space="multilabel", empirical_weight=1.0).fit(X, Y).coef_, rtol=1e-3
+    )
+    assert emp.reference == "empirical"
+    # a huge alpha leaves the scores near 0: the marginals are the reference's mean, the label rates
+    np.testing.assert_allclose(prod.predict_marginals(X[:5]), np.tile(Y.mean(0), (5, 1)), atol=1e-4)
+
+
+def test_product_reference_is_refused_by_spaces_without_it():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    Y = np.argsort(rng.normal(size=(30, 4)), axis=1) + 1
+    with pytest.raises(ValueError, match='reference="product".*permutations'):
+        StructuredRidge(space="permutations", empirical_weight=0.5, reference="product").fit(X, Y)
+    with pytest.raises(ValueError, match="reference"):
+        StructuredRidge(space="multilabel", reference="products").fit(X, (X > 0).astype(int))

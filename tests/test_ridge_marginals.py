@@ -306,26 +306,32 @@ def test_c_abi_arguments():
     h = model._model.value
     M, ys = np.empty((20, 3)), np.empty((20, 3), dtype=np.int64)
     cases = [
-        (lambda: lib.cp_ridge_marginals(h, None, 20, 2, 0, f64(M), 3, None, 0), ValueError, "X is a NULL pointer"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, None, 3, None, 3), ValueError, "both outputs are NULL"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, f64(M), 4, None, 0), ValueError, "has 4 columns"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, None, 0, i64(ys), 2), ValueError, "has 2 columns"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 3, 0, f64(M), 3, None, 0), ValueError, "features"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), -1, 2, 0, f64(M), 3, None, 0), ValueError, "negative"),
-        (lambda: lib.cp_ridge_marginals(2**62, f64(X), 20, 2, 0, f64(M), 3, None, 0), ValueError, "invalid"),
+        (lambda: lib.cp_ridge_marginals(h, None, 20, 2, 0, 1.0, f64(M), 3, None, 0), ValueError, "X is a NULL pointer"),
         (
-            lambda: lib.cp_ridge_marginals(model.space_._h(), f64(X), 20, 2, 0, f64(M), 3, None, 0),
+            lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, 1.0, None, 3, None, 3),
+            ValueError,
+            "both outputs are NULL",
+        ),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, 1.0, f64(M), 4, None, 0), ValueError, "has 4 columns"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, 1.0, None, 0, i64(ys), 2), ValueError, "has 2 columns"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 3, 0, 1.0, f64(M), 3, None, 0), ValueError, "features"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), -1, 2, 0, 1.0, f64(M), 3, None, 0), ValueError, "negative"),
+        (lambda: lib.cp_ridge_marginals(2**62, f64(X), 20, 2, 0, 1.0, f64(M), 3, None, 0), ValueError, "invalid"),
+        (
+            lambda: lib.cp_ridge_marginals(model.space_._h(), f64(X), 20, 2, 0, 1.0, f64(M), 3, None, 0),
             TypeError,
             "not a model",
         ),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 2, f64(M), 3, None, 0), ValueError, "scale code 2"),
-        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, -1, f64(M), 3, None, 0), ValueError, "scale code -1"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 2, 1.0, f64(M), 3, None, 0), ValueError, "scale code 2"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, -1, 1.0, f64(M), 3, None, 0), ValueError, "scale code -1"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 1, 0.0, f64(M), 3, None, 0), ValueError, "factor"),
+        (lambda: lib.cp_ridge_marginals(h, f64(X), 20, 2, 1, float("nan"), f64(M), 3, None, 0), ValueError, "factor"),
     ]
     for call, error, message in cases:
         with pytest.raises(error, match=message):
             _capi.check(call())
     # both outputs at once: the marginals and their decoding
-    _capi.check(lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, f64(M), 3, i64(ys), 3))
+    _capi.check(lib.cp_ridge_marginals(h, f64(X), 20, 2, 0, 1.0, f64(M), 3, i64(ys), 3))
     np.testing.assert_array_equal(M, model.predict_marginals(X))
     np.testing.assert_array_equal(ys, M > 0.5)
 
@@ -342,3 +348,18 @@ def test_unit_scale_is_p_plus_S_u():
     assert not np.allclose(unit, model.predict_marginals(X))
     with pytest.raises(ValueError, match="scale"):
         model.predict_marginals(X, scale="linear")
+
+
+def test_numeric_scale_multiplies_the_unit_scale():
+    """scale=c (a positive number): m̂ = clip(p + c·S u), a calibration constant to choose by validation;
+    1.0 is "unit"; zero, negative, non-finite and non-numeric scales are refused naming the argument."""
+    rng = np.random.default_rng(6)
+    X, Y = rng.normal(size=(60, 3)), (rng.random((60, 4)) < 0.5).astype(np.int64)
+    model = StructuredRidge(space="multilabel", alpha=3.0).fit(X, Y)
+    U = model.decision_function(X)
+    for c in (0.5, 4, np.float32(2.0), 1e6):
+        np.testing.assert_allclose(model.predict_marginals(X, scale=c), np.clip(0.5 + c * U / 4, 0, 1), atol=1e-12)
+    np.testing.assert_array_equal(model.predict_marginals(X, scale=1.0), model.predict_marginals(X, scale="unit"))
+    for bad in (0, -1.0, float("nan"), float("inf"), 1e300, True, None, [1.0]):
+        with pytest.raises((ValueError, TypeError), match="scale"):
+            model.predict_marginals(X, scale=bad)

@@ -63,6 +63,16 @@ for name, parent in TREES.items():
     CASES[f"paths-{name}"] = functools.partial(spaces.HierarchyPaths, parent)
     CASES[f"leafpaths-{name}"] = functools.partial(spaces.HierarchyPaths, parent, leaves_only=True)
     CASES[f"subtrees-{name}"] = functools.partial(spaces.Subtrees, parent)
+DAGS = {
+    "single": [[]],
+    "diamond": [[], [0], [0], [1, 2]],
+    "shortcut": [[], [0], [0, 1]],
+    "rootlast": [[2], [2], [], [0, 1], [0, 1, 3]],
+    "two-diamonds": [[], [0], [0], [1, 2], [1], [3, 4], [2, 5]],
+}
+for name, parents in DAGS.items():
+    CASES[f"dagpaths-{name}"] = functools.partial(spaces.DAGPaths, parents)
+    CASES[f"dagleafpaths-{name}"] = functools.partial(spaces.DAGPaths, parents, leaves_only=True)
 for n in (1, 2, 3, 5, 8):
     CASES[f"permutations-{n}"] = functools.partial(spaces.Permutations, n)
 for n in (2, 3, 4, 5):
@@ -80,6 +90,7 @@ ALL_CLASSES = {
     spaces.KSubsets,
     spaces.Ordinal,
     spaces.HierarchyPaths,
+    spaces.DAGPaths,
     spaces.Subtrees,
     spaces.Permutations,
     spaces.PartialTournaments,
@@ -135,6 +146,7 @@ def test_every_space_class_is_covered():
     for cls in ALL_CLASSES - {spaces.HierarchyPaths, spaces.Subtrees}:
         assert sum(type(CASES[name]()) is cls for name in CASES) >= 3, cls
     assert {CASES[name]().leaves_only for name in CASES if name.startswith(("paths", "leafpaths"))} == {False, True}
+    assert {CASES[name]().leaves_only for name in CASES if name.startswith("dag")} == {False, True}
 
 
 @pytest.mark.parametrize("name", CASES)

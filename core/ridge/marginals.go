@@ -24,6 +24,7 @@ type marginalMap struct {
 	lo, hi   float64
 	maxScale float64 // 1 + r
 	unit     bool    // ScaleUnit: c = 1
+	factor   float64 // multiplies c (CheckScaleFactor); 0 counts as 1
 }
 
 // MarginalScale chooses the scale c of the marginal estimates m̂ = clip(p + c·S u).
@@ -52,6 +53,21 @@ func ParseMarginalScale(code int64) (MarginalScale, error) {
 		return 0, fmt.Errorf("marginal scale code %d is not one of 0 (noise_free) and 1 (unit)", code)
 	}
 	return MarginalScale(code), nil
+}
+
+// MaxScaleFactor bounds the factor of CheckScaleFactor: c·S u stays finite for every score row
+// (centre scales rows to a largest magnitude near 1 before S u).
+const MaxScaleFactor = 1e100
+
+// CheckScaleFactor reports why factor, which multiplies the scale c of the marginal estimates
+// (m̂ = clip(p + factor·c·S u)), is not a finite number in (0, MaxScaleFactor]. A factor other
+// than 1 calibrates the estimates: the scale that ranks or decodes best under noise is a property
+// of the data, to be chosen by validation like the regularisation.
+func CheckScaleFactor(factor float64) error {
+	if !(factor > 0 && factor <= MaxScaleFactor) {
+		return fmt.Errorf("the factor of the marginals' scale must be positive and at most %g, got %v", MaxScaleFactor, factor)
+	}
+	return nil
 }
 
 // newMarginalMap is the map of a model over sp whose reference measure is ref (nil: uniform).
@@ -103,6 +119,9 @@ func (mm *marginalMap) centre(u, su []float64) {
 	if !mm.unit {
 		c = marginalScale(math.Ldexp(av, 2*e), mm.maxScale)
 	}
+	if mm.factor != 0 {
+		c *= mm.factor
+	}
 	for j, s := range su {
 		m := math.Ldexp(c*s, e)
 		u[j] = math.Min(math.Max(m, mm.lo-mm.p[j]), mm.hi-mm.p[j])
@@ -136,9 +155,9 @@ func (mm *marginalMap) addMean(M []float64, rows int) {
 // the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩ by the space's decoder, into ys
 // (q × Width()) when ys is not nil. Rows are scored a chunk at a time (space.PredictRows), so
 // that without M the memory stays bounded whatever q; it stops with ErrCancelled once stop is
-// set (nil: never). scale chooses the scale c of the estimates (the decoded structures do not
-// depend on it unless the estimates are clipped).
-func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, scale MarginalScale, stop *cancel.Flag) error {
+// set (nil: never). scale chooses the scale c of the estimates and factor (CheckScaleFactor)
+// multiplies it (the decoded structures depend on neither unless the estimates are clipped).
+func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, scale MarginalScale, factor float64, stop *cancel.Flag) error {
 	sp := md.Space
 	d, w := sp.Dim(), sp.Width()
 	if M == nil && ys == nil {
@@ -158,8 +177,12 @@ func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, scale
 			return err
 		}
 	}
+	if err := CheckScaleFactor(factor); err != nil {
+		return err
+	}
 	mm := newMarginalMap(sp, md.ref)
 	mm.unit = scale == ScaleUnit
+	mm.factor = factor
 	centred := func(Xc []float64, rows int, U []float64) error {
 		if err := md.Decision(Xc, rows, n, U); err != nil {
 			return err

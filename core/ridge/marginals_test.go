@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/cancel"
@@ -160,7 +161,7 @@ func TestMarginalsOfANoiseFreeFit(t *testing.T) {
 		d := sp.Dim()
 		M := make([]float64, K*d)
 		got := make([]int64, K*w)
-		if err := model.Marginals(X[:K*K], K, K, M, got, ScaleNoiseFree, nil); err != nil {
+		if err := model.Marginals(X[:K*K], K, K, M, got, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		Sp := pinvOf(t, b)
@@ -223,15 +224,15 @@ func TestMarginalsDecodeAndRange(t *testing.T) {
 		model, X := scoreModel(sp, U, q)
 		M := make([]float64, q*d)
 		ys := make([]int64, q*w)
-		if err := model.Marginals(X, q, q, M, ys, ScaleNoiseFree, nil); err != nil {
+		if err := model.Marginals(X, q, q, M, ys, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		M2 := make([]float64, q*d)
 		ys2 := make([]int64, q*w)
-		if err := model.Marginals(X, q, q, M2, nil, ScaleNoiseFree, nil); err != nil {
+		if err := model.Marginals(X, q, q, M2, nil, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := model.Marginals(X, q, q, nil, ys2, ScaleNoiseFree, nil); err != nil {
+		if err := model.Marginals(X, q, q, nil, ys2, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i, v := range M {
@@ -288,36 +289,75 @@ func floatsDot(a, b []float64) float64 {
 func TestMarginalsArguments(t *testing.T) {
 	sp, _ := space.NewMultilabel(3)
 	model, X := scoreModel(sp, []float64{1, -1, 0.5, 0, 0, 0}, 2)
-	if err := model.Marginals(X, 2, 2, nil, nil, ScaleNoiseFree, nil); err == nil {
+	if err := model.Marginals(X, 2, 2, nil, nil, ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("no output: want an error")
 	}
-	if err := model.Marginals(X, 2, 2, make([]float64, 5), nil, ScaleNoiseFree, nil); err == nil {
+	if err := model.Marginals(X, 2, 2, make([]float64, 5), nil, ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("short marginals output: want an error")
 	}
-	if err := model.Marginals(X, 2, 2, nil, make([]int64, 5), ScaleNoiseFree, nil); err == nil {
+	if err := model.Marginals(X, 2, 2, nil, make([]int64, 5), ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("short structures output: want an error")
 	}
-	if err := model.Marginals(X[:3], 2, 2, make([]float64, 6), nil, ScaleNoiseFree, nil); err == nil {
+	if err := model.Marginals(X[:3], 2, 2, make([]float64, 6), nil, ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("short X: want an error")
 	}
-	if err := model.Marginals(X, 2, 3, make([]float64, 6), nil, ScaleNoiseFree, nil); err == nil {
+	if err := model.Marginals(X, 2, 3, make([]float64, 6), nil, ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("X with the wrong number of features: want an error")
 	}
 	stop := new(cancel.Flag)
 	stop.Stop()
 	for _, M := range [][]float64{make([]float64, 6), nil} {
-		if err := model.Marginals(X, 2, 2, M, make([]int64, 6), ScaleNoiseFree, stop); !errors.Is(err, ErrCancelled) {
+		if err := model.Marginals(X, 2, 2, M, make([]int64, 6), ScaleNoiseFree, 1, stop); !errors.Is(err, ErrCancelled) {
 			t.Errorf("stopped call: got %v, want ErrCancelled", err)
+		}
+	}
+	for _, f := range []float64{0, -1, math.NaN(), math.Inf(1), 2 * MaxScaleFactor} {
+		if err := model.Marginals(X, 2, 2, make([]float64, 6), nil, ScaleUnit, f, nil); err == nil || !strings.Contains(err.Error(), "factor") {
+			t.Errorf("factor %v: got %v, want an error naming the factor", f, err)
 		}
 	}
 	// u = 0 gives p; the zero vector stays the mean.
 	M := make([]float64, 6)
-	if err := model.Marginals(X, 2, 2, M, nil, ScaleNoiseFree, nil); err != nil {
+	if err := model.Marginals(X, 2, 2, M, nil, ScaleNoiseFree, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	for j := 3; j < 6; j++ {
 		if M[j] != 0.5 {
 			t.Errorf("zero scores: marginals %v, want p = 0.5", M[3:])
+		}
+	}
+}
+
+// A factor multiplies the scale before clipping: with ScaleUnit, m̂ = clip(p + f·S u) for every f,
+// and with ScaleNoiseFree the unclipped estimates scale by f.
+func TestMarginalsScaleFactor(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, sp := range everySpace(t) {
+		d := sp.Dim()
+		lo, hi := space.CoordRange(sp)
+		p := make([]float64, d)
+		sp.Mean(p)
+		const q = 6
+		U := make([]float64, q*d)
+		for i := range U {
+			U[i] = 0.01 * r.NormFloat64()
+		}
+		model, X := scoreModel(sp, U, q)
+		for _, f := range []float64{0.25, 1, 4, 1e6} {
+			M := make([]float64, q*d)
+			if err := model.Marginals(X, q, q, M, nil, ScaleUnit, f, nil); err != nil {
+				t.Fatal(err)
+			}
+			su := make([]float64, d)
+			for i := 0; i < q; i++ {
+				sp.Covariance().MulVec(su, U[i*d:(i+1)*d])
+				for j := range su {
+					want := math.Min(math.Max(p[j]+f*su[j], lo), hi)
+					if g := M[i*d+j]; math.Abs(g-want) > 1e-12*math.Max(1, math.Abs(want)) {
+						t.Fatalf("%s factor %g row %d coordinate %d: %v, want clip(p + f·S u) = %v", sp.Kind(), f, i, j, g, want)
+					}
+				}
+			}
 		}
 	}
 }

@@ -89,7 +89,7 @@ func prepareProblem(sp space.Space, X []float64, m, n int, ys []int64, weights [
 	}
 	p, err := newProblem(sp, ys, m, weights, opt.Alpha, operatorOK)
 	if err == nil {
-		err = p.useEmpirical(sp, opt.EmpiricalWeight)
+		err = p.useReference(sp, opt.Reference, opt.EmpiricalWeight)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -248,7 +248,7 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 		// The reference of every example seen, not only this chunk's (which p holds): the
 		// empirical moments are in the statistics.
 		pu, Su := uniformReference(md.Space)
-		ref, err := mixtureReference(pu, Su, md.stats.moments(), opt.EmpiricalWeight)
+		ref, err := mixtureReference(md.Space, opt.Reference, pu, Su, md.stats.moments(), opt.EmpiricalWeight)
 		if err != nil {
 			return err
 		}

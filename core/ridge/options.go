@@ -35,6 +35,32 @@ func ParseSolver(name string) (Solver, error) {
 	return enum.Parse[Solver](solverNames[:], "solver", name)
 }
 
+// Reference names the data-driven measure that Options.EmpiricalWeight mixes with the uniform
+// one (reference.go).
+type Reference int
+
+// The data-driven reference measures. Empirical is the training structures themselves (weighted by
+// the sample weights), available for every space. Product is the space's measure fixed by the
+// training structures' mean (space.MarginalMeasure: independent labels for multi-label, per-node
+// fugacities for subtrees), which matches their marginals only.
+const (
+	Empirical Reference = iota
+	Product
+)
+
+var referenceNames = [...]string{"empirical", "product"}
+
+func (r Reference) String() string { return enum.Name(referenceNames[:], r, "Reference") }
+
+// ParseReference maps a reference measure's name to its Reference.
+func ParseReference(name string) (Reference, error) {
+	return enum.Parse[Reference](referenceNames[:], "reference", name)
+}
+
+// ReferenceNames returns the names of the data-driven reference measures, in the order of their
+// values.
+func ReferenceNames() []string { return slices.Clone(referenceNames[:]) }
+
 // ErrCancelled is returned when the Progress callback asks the solver to stop.
 var ErrCancelled = cancel.ErrCancelled
 
@@ -124,9 +150,12 @@ type Options struct {
 	// last Tau steps (thesis §5.3.2); 0 keeps every example.
 	Tau int
 	// EmpiricalWeight w ∈ [0, 1] chooses the reference measure of the objective (reference.go):
-	// (1 − w)·uniform + w·empirical, the empirical measure being the training structures weighted
-	// by the sample weights. 0 is the thesis' uniform measure over Y.
+	// (1 − w)·uniform + w·D, D the data-driven measure named by Reference (the training structures
+	// weighted by the sample weights, or the space's measure with their mean). 0 is the thesis'
+	// uniform measure over Y.
 	EmpiricalWeight float64
+	// Reference is the data-driven measure D of EmpiricalWeight.
+	Reference Reference
 }
 
 // Validate reports the first option out of range.
@@ -142,6 +171,9 @@ func (o *Options) Validate() error {
 	}
 	if !(o.EmpiricalWeight >= 0 && o.EmpiricalWeight <= 1) {
 		return fmt.Errorf("empirical_weight must be in [0, 1], got %v", o.EmpiricalWeight)
+	}
+	if o.Reference < Empirical || o.Reference > Product {
+		return fmt.Errorf("unknown reference measure %d", int(o.Reference))
 	}
 	if !(o.Tol > 0 || o.Tol == 0 && o.Solver == SGD) || o.Tol >= 1 {
 		return fmt.Errorf("tol must be in (0, 1), or 0 with solver sgd (no tolerance stop), got %v", o.Tol)

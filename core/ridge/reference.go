@@ -15,7 +15,9 @@ import (
 // count in closed form. The uniform measure over rooted subtrees, say, is dominated by huge trees
 // that no example resembles, and whitening by its S says little about the structures that occur;
 // the empirical measure of the training structures (weighted by the sample weights) is available
-// for every space, and mixtures of the two interpolate. For μ = (1 − w)·U + w·E:
+// for every space, and mixtures of the two interpolate. The product reference replaces E by the
+// space's measure with E's mean (space.MarginalMeasure), which keeps the training marginals and
+// drops their correlations. For μ = (1 − w)·U + w·E:
 //
 //	p = (1 − w) p_U + w p_E,   E_μ[ψψᵀ] = (1 − w)(S_U + p_U p_Uᵀ) + w E_E[ψψᵀ],   S = E_μ[ψψᵀ] − p pᵀ.
 //
@@ -73,24 +75,49 @@ func momentsOf(p *Problem) psiMoments {
 	return mo
 }
 
-// mixtureReference returns the reference (1 − w)·uniform + w·empirical from the uniform mean pu
-// and covariance Su and the empirical moments.
-func mixtureReference(pu []float64, Su *mat.SymDense, mo psiMoments, w float64) (*reference, error) {
+// mixtureReference returns the reference (1 − w)·uniform + w·D from the uniform mean pu and
+// covariance Su and the empirical moments of the training structures: D is those structures
+// (Empirical) or the space's measure with their mean (Product, space.MarginalMeasure).
+func mixtureReference(sp space.Space, kind Reference, pu []float64, Su *mat.SymDense, mo psiMoments, w float64) (*reference, error) {
 	if !(mo.sum > 0) {
 		return nil, fmt.Errorf("empirical_weight: the training structures have zero total weight")
 	}
 	d := len(pu)
+	pd := make([]float64, d)
+	for a := range pd {
+		pd[a] = mo.first[a] / mo.sum
+	}
+	// second holds E_D[ψψᵀ] in its upper triangle.
+	second := mat.NewSymDense(d, nil)
+	switch kind {
+	case Empirical:
+		second.ScaleSym(1/mo.sum, mo.second)
+	case Product:
+		mm, ok := sp.(space.MarginalMeasure)
+		if !ok {
+			return nil, fmt.Errorf("reference=\"product\" is defined for the multilabel, multiclass, hierarchy_paths and subtrees spaces, not %s: "+
+				"use reference=\"empirical\"", sp.Kind())
+		}
+		mm.MarginalCovariance(pd, second)
+		for a := 0; a < d; a++ {
+			for b := a; b < d; b++ {
+				second.SetSym(a, b, second.At(a, b)+pd[a]*pd[b])
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unknown reference measure %d", int(kind))
+	}
 	mean, cov := make([]float64, d), mat.NewSymDense(d, nil)
 	for a := range pu {
-		mean[a] = (1-w)*pu[a] + w*mo.first[a]/mo.sum
+		mean[a] = (1-w)*pu[a] + w*pd[a]
 	}
 	for a := 0; a < d; a++ {
 		for b := a; b < d; b++ {
-			second := w * mo.second.At(a, b) / mo.sum
+			e := w * second.At(a, b)
 			if w < 1 {
-				second += (1 - w) * (Su.At(a, b) + pu[a]*pu[b])
+				e += (1 - w) * (Su.At(a, b) + pu[a]*pu[b])
 			}
-			cov.SetSym(a, b, second-mean[a]*mean[b])
+			cov.SetSym(a, b, e-mean[a]*mean[b])
 		}
 	}
 	return newReference(mean, cov, symRank(cov)), nil
@@ -146,9 +173,10 @@ func uniformReference(sp space.Space) ([]float64, *mat.SymDense) {
 	return pu, space.Dense(sp.Covariance())
 }
 
-// useEmpirical replaces the uniform reference measure of p (built by newProblem) by the mixture
-// with weight w on its own training structures; w = 0 keeps the uniform one.
-func (p *Problem) useEmpirical(sp space.Space, w float64) error {
+// useReference replaces the uniform reference measure of p (built by newProblem) by the mixture
+// with weight w on the data-driven measure kind of its own training structures; w = 0 keeps the
+// uniform one.
+func (p *Problem) useReference(sp space.Space, kind Reference, w float64) error {
 	if w == 0 {
 		return nil
 	}
@@ -156,7 +184,7 @@ func (p *Problem) useEmpirical(sp space.Space, w float64) error {
 		return fmt.Errorf("empirical_weight > 0 holds the reference covariance densely: the %s space's dimension %d is above %d",
 			sp.Kind(), sp.Dim(), denseMaxDim)
 	}
-	ref, err := mixtureReference(p.Mean, p.S, momentsOf(p), w)
+	ref, err := mixtureReference(sp, kind, p.Mean, p.S, momentsOf(p), w)
 	if err != nil {
 		return err
 	}

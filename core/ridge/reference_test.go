@@ -3,6 +3,7 @@ package ridge
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/space"
@@ -56,7 +57,7 @@ func TestReferenceLossIsExpectedTaylorLoss(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := p.useEmpirical(sp, w); err != nil {
+			if err := p.useReference(sp, Empirical, w); err != nil {
 				t.Fatal(err)
 			}
 			U := mat.NewDense(m, d, nil)
@@ -87,6 +88,179 @@ func TestReferenceLossIsExpectedTaylorLoss(t *testing.T) {
 				t.Errorf("%s, w = %v: loss %v, brute force over μ %v", tc.kind, w, got, want)
 			}
 		}
+	}
+}
+
+// productProb is the probability of the structure with embedding z under the space's measure with
+// mean pd (space.MarginalMeasure), written out per space from its definition.
+func productProb(t *testing.T, kind string, params []int64, pd, z []float64) float64 {
+	t.Helper()
+	switch kind {
+	case "multilabel":
+		pr := 1.0
+		for a, v := range z {
+			if v == 1 {
+				pr *= pd[a]
+			} else {
+				pr *= 1 - pd[a]
+			}
+		}
+		return pr
+	case "multiclass":
+		for a, v := range z {
+			if v == 1 {
+				return pd[a]
+			}
+		}
+	case "hierarchy_paths", "subtrees":
+		parent := params
+		if kind == "hierarchy_paths" {
+			parent = params[1:]
+		}
+		if kind == "hierarchy_paths" { // z = v, the deepest node on the path: p_v minus its children's
+			for v := range z {
+				if z[v] == 0 {
+					continue
+				}
+				deepest, stop := true, pd[v]
+				for c, pc := range parent {
+					if pc == int64(v) {
+						if z[c] == 1 {
+							deepest = false
+						}
+						stop -= pd[c]
+					}
+				}
+				if deepest {
+					return stop
+				}
+			}
+		}
+		pr := 1.0 // each child of an included node joins with q_c = p_c/p_parent
+		for c, pc := range parent {
+			if pc < 0 || z[pc] == 0 {
+				continue
+			}
+			q := pd[c] / pd[pc]
+			if z[c] == 1 {
+				pr *= q
+			} else {
+				pr *= 1 - q
+			}
+		}
+		return pr
+	}
+	t.Fatalf("no product measure written for %s", kind)
+	return 0
+}
+
+// The product reference measure: (1 − w)·uniform + w·P, P the space's measure with the training
+// structures' mean. By enumeration: P is a probability measure with that mean, and the loss is the
+// expected Taylor loss over the mixture.
+func TestProductReferenceLossIsExpectedTaylorLoss(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	for _, tc := range []struct {
+		kind   string
+		params []int64
+	}{
+		{"multilabel", []int64{3}},
+		{"multiclass", []int64{4}},
+		{"hierarchy_paths", []int64{0, -1, 0, 0, 1, 1, 2}},
+		{"hierarchy_paths", []int64{1, -1, 0, 0, 1, 1}},
+		{"subtrees", []int64{-1, 0, 0, 1, 1}},
+		{"subtrees", []int64{-1, 0, 1, 1, 0}},
+	} {
+		sp, err := space.New(tc.kind, tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m = 9
+		_, ys := synthetic(t, sp, m, 2, 6)
+		s := weights(r, m)
+		d, wd := sp.Dim(), sp.Width()
+		embed := func(y []int64) []float64 {
+			psi := make([]float64, d)
+			space.EmbedRows(sp, y, 1, psi)
+			return psi
+		}
+		var all [][]float64
+		if err := sp.Enumerate(func(y []int64) bool {
+			all = append(all, embed(append([]int64(nil), y...)))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		pd := make([]float64, d)
+		var sum float64
+		train := make([][]float64, m)
+		for i := range train {
+			train[i] = embed(ys[i*wd : (i+1)*wd])
+			sum += s[i]
+			for a, v := range train[i] {
+				pd[a] += s[i] * v
+			}
+		}
+		for a := range pd {
+			pd[a] /= sum
+		}
+		prob := make([]float64, len(all))
+		var total float64
+		mean := make([]float64, d)
+		for k, z := range all {
+			prob[k] = productProb(t, tc.kind, tc.params, pd, z)
+			total += prob[k]
+			for a, v := range z {
+				mean[a] += prob[k] * v
+			}
+		}
+		if math.Abs(total-1) > 1e-12 {
+			t.Fatalf("%s %v: the product measure has mass %v", tc.kind, tc.params, total)
+		}
+		for a := range mean {
+			if math.Abs(mean[a]-pd[a]) > 1e-12 {
+				t.Fatalf("%s %v: the product measure's mean %v, the training mean %v", tc.kind, tc.params, mean, pd)
+			}
+		}
+		for _, w := range []float64{0.4, 1} {
+			p, err := NewProblem(sp, ys, m, s, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.useReference(sp, Product, w); err != nil {
+				t.Fatal(err)
+			}
+			U := mat.NewDense(m, d, nil)
+			for i := range U.RawMatrix().Data {
+				U.RawMatrix().Data[i] = r.NormFloat64()
+			}
+			got := p.lossGrad(U, nil)
+			var want float64
+			for i := 0; i < m; i++ {
+				u := U.RawRowView(i)
+				var e float64
+				for k, z := range all {
+					var a float64
+					for c := range u {
+						a += u[c] * (z[c] - train[i][c])
+					}
+					e += ((1-w)/float64(len(all)) + w*prob[k]) * (a + a*a/2)
+				}
+				want += s[i] * (e + 0.5)
+			}
+			if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("%s %v, w = %v: loss %v, brute force over μ %v", tc.kind, tc.params, w, got, want)
+			}
+		}
+	}
+	// spaces without the measure refuse it by name
+	sp, _ := space.New("permutations", []int64{4})
+	_, ys := synthetic(t, sp, 5, 2, 3)
+	p, err := NewProblem(sp, ys, 5, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.useReference(sp, Product, 0.5); err == nil || !strings.Contains(err.Error(), "permutations") {
+		t.Errorf("product reference on permutations: %v", err)
 	}
 }
 
@@ -172,7 +346,7 @@ func TestEmpiricalMarginalsRecoverTargets(t *testing.T) {
 	es.VectorsTo(&vecs)
 	vals := es.Values(nil)
 	M := make([]float64, k*3)
-	if err := md.Marginals(X, k, k, M, nil, ScaleNoiseFree, nil); err != nil {
+	if err := md.Marginals(X, k, k, M, nil, ScaleNoiseFree, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	exact := 0
@@ -201,5 +375,41 @@ func TestEmpiricalMarginalsRecoverTargets(t *testing.T) {
 	}
 	if exact == 0 || exact == k {
 		t.Errorf("%d of %d structures have t ≤ r: the test does not cover both cases", exact, k)
+	}
+}
+
+// The product reference is a function of the training structures' mean, which partial_fit's
+// statistics hold: two chunks give Fit on both.
+func TestPartialFitProductEqualsFit(t *testing.T) {
+	sp, _ := space.New("subtrees", []int64{-1, 0, 0, 1, 1, 2})
+	const m, n = 40, 3
+	X, ys := synthetic(t, sp, m, n, 8)
+	w := weights(rand.New(rand.NewPCG(3, 4)), m)
+	opt := baseOptions()
+	opt.Solver, opt.EmpiricalWeight, opt.Reference = Exact, 0.7, Product
+	full, err := Fit(sp, X, m, n, ys, w, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, wd := 13, sp.Width()
+	first, err := PartialFit(nil, sp, X[:h*n], h, n, ys[:h*wd], w[:h], opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both, err := PartialFit(first, sp, X[h*n:], m-h, n, ys[h*wd:], w[h:], opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := relDiff(both.Coef, full.Coef); e > 1e-10 {
+		t.Errorf("partial_fit in two chunks differs from fit by %.2e", e)
+	}
+	emp := opt
+	emp.Reference = Empirical
+	other, err := Fit(sp, X, m, n, ys, w, emp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := relDiff(other.Coef, full.Coef); e < 1e-3 {
+		t.Errorf("the empirical reference gives the same model (%.2e): the option does nothing", e)
 	}
 }

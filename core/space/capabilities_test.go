@@ -11,17 +11,18 @@ func TestCapabilities(t *testing.T) {
 		}
 		return s
 	}
-	type caps struct{ partition, local, rooted, canonical, norm, support bool }
+	type caps struct{ partition, local, rooted, canonical, norm, support, marginal bool }
 	for _, c := range []struct {
 		sp   Space
 		want caps
 	}{
-		{mk(NewMulticlass(3)), caps{partition: true, norm: true}},
-		{mk(NewMultilabel(3)), caps{partition: true, local: true, norm: true}},
+		{mk(NewMulticlass(3)), caps{partition: true, norm: true, marginal: true}},
+		{mk(NewMultilabel(3)), caps{partition: true, local: true, norm: true, marginal: true}},
 		{mk(NewKSubsets(4, 2)), caps{partition: true, norm: true}},
 		{mk(NewOrdinal(3)), caps{partition: true, norm: true}},
-		{mk(NewHierarchyPaths([]int{-1, 0, 0}, false)), caps{partition: true, norm: true}},
-		{mk(NewSubtrees([]int{-1, 0, 0})), caps{partition: true, local: true, rooted: true, norm: true}},
+		{mk(NewHierarchyPaths([]int{-1, 0, 0}, false)), caps{partition: true, norm: true, marginal: true}},
+		{mk(NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}}, false)), caps{partition: true, norm: true}},
+		{mk(NewSubtrees([]int{-1, 0, 0})), caps{partition: true, local: true, rooted: true, norm: true, marginal: true}},
 		{mk(NewTournaments(4)), caps{partition: true, norm: true, support: true}},
 		{mk(NewPermutations(4)), caps{partition: true, local: true, norm: true, support: true}},
 		{mk(NewDirectedCycles(5)), caps{partition: true, local: true, norm: true, support: true}},
@@ -34,7 +35,8 @@ func TestCapabilities(t *testing.T) {
 		_, canonical := c.sp.(Canonical)
 		_, norm := c.sp.(NormBounded)
 		_, support := c.sp.(SupportBounded)
-		if got := (caps{partition, local, rooted, canonical, norm, support}); got != c.want {
+		_, marginal := c.sp.(MarginalMeasure)
+		if got := (caps{partition, local, rooted, canonical, norm, support, marginal}); got != c.want {
 			t.Errorf("%s: capabilities %+v, want %+v", c.sp.Kind(), got, c.want)
 		}
 	}

@@ -27,7 +27,7 @@ const spectrumTol = 1e-9
 // the mean of δᵀS⁺δ, δ = ψ(y) − p, under the uniform distribution (E tr(S⁺δδᵀ) = tr(S⁺S) = r),
 // and equals δᵀS⁺δ for every y when the symmetries of the space act transitively on Y (Multilabel,
 // KSubsets, Permutations, ...) or when ψ(Y) is affinely independent (Multiclass, Ordinal,
-// HierarchyPaths), where it is |Y| − 1. It costs O(1) beyond the closed-form spectrum: for the
+// HierarchyPaths, DAGPaths), where it is |Y| − 1. It costs O(1) beyond the closed-form spectrum: for the
 // tree and chain spaces it is counted, for the others read from the spectrum of S.
 func CovRank(s Space) int {
 	switch t := s.(type) {
@@ -35,6 +35,8 @@ func CovRank(s Space) int {
 		return t.Dim() // n levels, affinely independent embeddings
 	case *HierarchyPaths:
 		return len(t.cand) - 1 // the path indicators are linearly independent
+	case *DAGPaths:
+		return len(t.cand) - 1 // so are anc*(z): in topological order, z is the last node of its own
 	case *Subtrees:
 		return t.Dim() - 1 // ψ_root ≡ 1; {root} ∪ path(v) spans every other coordinate
 	}

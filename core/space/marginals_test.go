@@ -33,6 +33,8 @@ func marginalSpaces(t *testing.T) []space.Space {
 	add(space.NewHierarchyPaths(tree, false))
 	add(space.NewHierarchyPaths(tree, true))
 	add(space.NewSubtrees(tree))
+	add(space.NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}, {1}}, false))
+	add(space.NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}, {1}}, true))
 	add(space.NewSubtrees([]int{-1}))
 	add(space.NewSubtrees([]int{-1, 0, 1, 2}))
 	add(space.NewPermutations(2))

@@ -123,17 +123,28 @@ func permPartitionLinear(n int, lo, hi []float64, buf *permBuf, mean []float64) 
 	if mean == nil {
 		return logZ
 	}
+	// The backward programme's terms gain(v, T)·R(T ∪ v) are, times Z(T) and the level's
+	// normalisation, the step probabilities q(T, v): one pass computes both.
 	b := permGrow(&buf.back, full+1)
 	b[full], scaleB[n] = 1, 0
+	acc := newPermBeforeAcc(n, buf)
 	for k := n - 1; k >= 0; k-- {
+		// q(T, v) = Z(T)·exp(c(v, T))·R(T ∪ v) · exp(L_k + M_{k+1} − log Z) for |T| = k.
+		norm := math.Exp(scaleF[k] + scaleB[k+1] - logZ)
 		level := sets[start[k]:start[k+1]]
 		var top float64
 		for _, s32 := range level {
 			set := int(s32)
+			low, high := set&lowMask, set>>h
+			fs := f[set] * norm
 			var z float64
 			for rest := full &^ set; rest != 0; rest &= rest - 1 {
 				v := bits.TrailingZeros(uint(rest))
-				z += gain(v, set) * b[set|1<<v]
+				t := elo[v<<h|low] * ehi[v<<hb|high] * b[set|1<<v]
+				z += t
+				q := t * fs
+				acc.rows[v<<h|low] += q
+				acc.cols[v<<hb|high] += q
 			}
 			b[set] = z
 			top = max(top, z)
@@ -143,24 +154,7 @@ func permPartitionLinear(n int, lo, hi []float64, buf *permBuf, mean []float64) 
 		}
 		scaleB[k] = scaleB[k+1] + math.Log(top)
 	}
-	before := permGrow(&buf.before, n*n)
-	clear(before)
-	for k := 0; k < n; k++ {
-		// q(T, v) = Z(T)·exp(c(v, T))·R(T ∪ v) · exp(L_k + M_{k+1} − log Z) for |T| = k.
-		norm := math.Exp(scaleF[k] + scaleB[k+1] - logZ)
-		for _, s32 := range sets[start[k]:start[k+1]] {
-			set := int(s32)
-			fs := f[set] * norm
-			for rest := full &^ set; rest != 0; rest &= rest - 1 {
-				v := bits.TrailingZeros(uint(rest))
-				q := fs * gain(v, set) * b[set|1<<v]
-				for in := set; in != 0; in &= in - 1 {
-					before[bits.TrailingZeros(uint(in))*n+v] += q
-				}
-			}
-		}
-	}
-	permMarginals(n, before, mean)
+	permMarginals(n, acc.before(buf), mean)
 	return logZ
 }
 
@@ -191,9 +185,12 @@ func permPartitionLog(n int, lo, hi []float64, buf *permBuf, mean []float64) flo
 	if mean == nil {
 		return logZ
 	}
+	// As in permPartitionLinear, the backward terms give the step probabilities in the same pass.
 	b := permGrow(&buf.back, full+1)
 	b[full] = 0
+	acc := newPermBeforeAcc(n, buf)
 	for set := full - 1; set >= 0; set-- {
+		low, high := set&lowMask, set>>h
 		k, top := 0, math.Inf(-1)
 		for rest := full &^ set; rest != 0; rest &= rest - 1 {
 			v := bits.TrailingZeros(uint(rest))
@@ -201,22 +198,54 @@ func permPartitionLog(n int, lo, hi []float64, buf *permBuf, mean []float64) flo
 			terms[k] = t
 			top = max(top, t)
 			k++
+			q := math.Exp(f[set] + t - logZ)
+			acc.rows[v<<h|low] += q
+			acc.cols[v<<hb|high] += q
 		}
 		b[set] = top + math.Log(sumExpShifted(terms[:k], top))
 	}
+	permMarginals(n, acc.before(buf), mean)
+	return logZ
+}
+
+// permBeforeAcc sums the step probabilities q(T, v) into P(a before v) = Σ_{T ∋ a, v ∉ T} q(T, v)
+// without visiting the members of every T: q is added to rows[v][T_low] and cols[v][T_high]
+// (the halves of T as in permGainTables), and P(a before v) is then the sum of rows[v] over the
+// low halves that hold a (a low label) or of cols[v] over the high halves that hold a. That is two
+// additions per (T, v) instead of |T|: the n²/4 factor of the marginals becomes 2.
+type permBeforeAcc struct {
+	n, h       int
+	rows, cols []float64
+}
+
+func newPermBeforeAcc(n int, buf *permBuf) permBeforeAcc {
+	h := n / 2
+	rows := permGrow(&buf.rows, n<<h)
+	cols := permGrow(&buf.cols, n<<(n-h))
+	clear(rows)
+	clear(cols)
+	return permBeforeAcc{n: n, h: h, rows: rows, cols: cols}
+}
+
+// before returns P(a before v) at [a·n+v] from the accumulated halves.
+func (acc permBeforeAcc) before(buf *permBuf) []float64 {
+	n, h := acc.n, acc.h
+	hb := n - h
 	before := permGrow(&buf.before, n*n)
 	clear(before)
-	for set := 0; set < full; set++ {
-		for rest := full &^ set; rest != 0; rest &= rest - 1 {
-			v := bits.TrailingZeros(uint(rest))
-			q := math.Exp(f[set] + gain(v, set) + b[set|1<<v] - logZ)
-			for in := set; in != 0; in &= in - 1 {
+	for v := 0; v < n; v++ {
+		for low, q := range acc.rows[v<<h : (v+1)<<h] {
+			for in := low; in != 0; in &= in - 1 {
 				before[bits.TrailingZeros(uint(in))*n+v] += q
 			}
 		}
+		for high, q := range acc.cols[v<<hb : (v+1)<<hb] {
+			for in := high; in != 0; in &= in - 1 {
+				before[(h+bits.TrailingZeros(uint(in)))*n+v] += q
+			}
+		}
 	}
-	permMarginals(n, before, mean)
-	return logZ
+	return before
 }
 
 // permMarginals writes E[ψ_av] = P(a before v) − P(v before a) for the pairs a < v from

@@ -49,5 +49,15 @@ func BenchmarkPermutationsPartition(b *testing.B) {
 				s.LogPartition(u, mean)
 			}
 		})
+		// Scores of a fitted model are small: the programme runs in the linear domain.
+		small := make([]float64, s.Dim())
+		for i := range small {
+			small[i] = 0.05 * (float64(i%7) - 3)
+		}
+		b.Run(fmt.Sprintf("%d/small", n), func(b *testing.B) {
+			for b.Loop() {
+				s.LogPartition(small, mean)
+			}
+		})
 	}
 }

@@ -184,6 +184,8 @@ type permBuf struct {
 	dp     []float64 // best score (LogPartition: log-sum) of the subsets placed first
 	back   []float64 // LogPartition: (log-)sum over the orders of the labels after each subset
 	before []float64 // LogPartition: P(a before b) at [a·n+b]
+	rows   []float64 // LogPartition: step probabilities summed by low and by high half (permBeforeAcc)
+	cols   []float64
 	elo    []float64 // LogPartition: exp of lo and hi
 	ehi    []float64
 	scaleF []float64 // LogPartition: the log rescalings of each level, forward and backward

@@ -89,6 +89,7 @@ _SIGNATURES = {
     "cp_space_embed": ([c_int64, _i64p, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_space_sample": ([c_int64, c_int64, c_uint64, _i64p, c_int64], c_int),
     "cp_space_decode": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
+    "cp_space_max_margins": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),
     "cp_space_enumerate": ([c_int64, _i64p, c_int64, c_int64, _i64p], c_int),
     "cp_ridge_fit": (
         [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p],
@@ -105,7 +106,11 @@ _SIGNATURES = {
     "cp_space_same": ([c_int64, c_int64, _i64p], c_int),
     "cp_ridge_decision": ([c_int64, _f64p, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_ridge_predict": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
-    "cp_ridge_marginals": ([c_int64, _f64p, c_int64, c_int64, c_int64, _f64p, c_int64, _i64p, c_int64], c_int),
+    "cp_ridge_marginals": (
+        [c_int64, _f64p, c_int64, c_int64, c_int64, c_double, _f64p, c_int64, _i64p, c_int64],
+        c_int,
+    ),
+    "cp_ridge_max_margins": ([c_int64, _f64p, c_int64, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_ridge_coef": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),
     "cp_ridge_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_ridge_from_bytes": ([POINTER(c_uint8), c_int64, _i64p], c_int),

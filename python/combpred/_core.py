@@ -222,6 +222,15 @@ class SpaceHandle:
             _capi.check(_capi.lib().cp_space_decode(self.value, p, q, d, pout, w))
         return out
 
+    def max_margins(self, U: np.ndarray) -> np.ndarray:
+        """Max-marginal margin of every coordinate of ψ for each row of U (q, d); interruptible."""
+        d, q = self.info.dim, U.shape[0]
+        U, p = _capi.f64(U, (q, d), "U")
+        out, pout = _capi.out_f64((q, d), "U (rows of max margins)")
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_space_max_margins(self.value, p, q, d, pout))
+        return out
+
     def enumerate(self) -> np.ndarray:
         """Every structure as int64 rows (the core refuses large spaces)."""
         w, count = self.info.width, ctypes.c_int64(0)
@@ -394,18 +403,31 @@ class RidgeModel(Model):
         return call
 
     def marginals(
-        self, X: np.ndarray, marginals: np.ndarray | None, structures: np.ndarray | None, scale: int = 0
+        self,
+        X: np.ndarray,
+        marginals: np.ndarray | None,
+        structures: np.ndarray | None,
+        scale: int = 0,
+        factor: float = 1.0,
     ) -> None:
         """The marginal estimates of the rows of X into ``marginals`` (q, d) and/or the structures
         decoded from them into ``structures`` (q, width), at the scale of code ``scale`` (the
-        schema's ``marginal_scales``); interruptible."""
+        schema's ``marginal_scales``) times ``factor``; interruptible."""
         q, px = self._inputs(X)
         pm = None if marginals is None else _capi.f64(marginals, (q, self.dim), "out", writable=True)[1]
         ps = None if structures is None else _capi.i64(structures, (q, self.width), "out", writable=True)[1]
         d = self.dim if marginals is not None else 0
         w = self.width if structures is not None else 0
         with _interruptible(q):
-            _capi.check(_capi.lib().cp_ridge_marginals(self.value, px, q, self.n_features, scale, pm, d, ps, w))
+            _capi.check(_capi.lib().cp_ridge_marginals(self.value, px, q, self.n_features, scale, factor, pm, d, ps, w))
+
+    def max_margins(self, X: np.ndarray, source: int, out: np.ndarray) -> None:
+        """The max-marginal margins of the vector decoded from source code ``source`` (the schema's
+        ``decode_sources``) for the rows of X into ``out`` (q, d); interruptible."""
+        q, px = self._inputs(X)
+        po = _capi.f64(out, (q, self.dim), "out", writable=True)[1]
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_ridge_max_margins(self.value, px, q, self.n_features, source, po, self.dim))
 
 
 class ProbModel(Model):

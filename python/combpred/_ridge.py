@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import numbers
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,7 +25,7 @@ __all__ = ["StructuredRidge"]
 # The kernels and their codes, as the core declares them.
 _MARGINAL_SCALES = _schema.enum("marginal_scales")  # their codes are the positions
 _D = _schema.defaults("ridge")
-_DECODE_FROM = ("scores", "marginals")  # Python-only: which of the model's outputs predict decodes
+_DECODE_FROM = _schema.enum("decode_sources")  # which of the model's outputs predict decodes; codes are positions
 
 
 class StructuredRidge(StructuredEstimator):
@@ -136,6 +137,15 @@ class StructuredRidge(StructuredEstimator):
         moments are among its statistics) with the linear or Nyström model and solver ``"auto"``
         or ``"exact"``, and refuses SGD. :meth:`predict_marginals` and
         ``decode_from="marginals"`` use the same p and S. Select it by cross-validation.
+    reference : {"empirical", "product"}, default="empirical"
+        The data-driven measure D that ``empirical_weight`` mixes with the uniform one, as
+        ``(1 − w)·uniform + w·D``. ``"empirical"``: the training structures themselves.
+        ``"product"``: the space's measure fixed by the training structures' marginals alone —
+        independent labels with the training label rates (multilabel), a branching process with
+        per-node rates P(node | parent) of the training subtrees (subtrees), and for multiclass and
+        hierarchy paths the empirical measure itself (the only one with those marginals). It
+        ignores the correlations the empirical measure keeps; other spaces refuse it. Ignored when
+        ``empirical_weight=0``.
 
     Attributes
     ----------
@@ -206,6 +216,7 @@ class StructuredRidge(StructuredEstimator):
         verbose: int = 0,
         decode_from: str = "scores",
         empirical_weight: float = _D["empirical_weight"],
+        reference: str = _D["reference"],
     ):
         self.space = space
         self.alpha = alpha
@@ -227,6 +238,7 @@ class StructuredRidge(StructuredEstimator):
         self.verbose = verbose
         self.decode_from = decode_from
         self.empirical_weight = empirical_weight
+        self.reference = reference
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -256,7 +268,11 @@ class StructuredRidge(StructuredEstimator):
             # like gamma and degree, n_components is ignored by the kernels it does not apply to
             + (f";n_components={int(self.n_components)}" if self.n_components and kernel in ("rbf", "poly") else "")
             + (f";tau={int(self.tau)}" if self.tau is not None else "")
-            + (f";empirical_weight={float(self.empirical_weight)!r}" if self.empirical_weight else "")
+            + (
+                f";empirical_weight={float(self.empirical_weight)!r};reference={self.reference}"
+                if self.empirical_weight
+                else ""
+            )
             + (f";eta0={float(self.eta0)!r}" if self.eta0 is not None else "")
             # verbose progress lines need the objective after every SGD epoch, which the core
             # otherwise evaluates only for its tolerance stop (tol=None: none)
@@ -537,7 +553,7 @@ class StructuredRidge(StructuredEstimator):
         """
         return self._predict(X)
 
-    def predict_marginals(self, X: Any, scale: str = "noise_free") -> np.ndarray:
+    def predict_marginals(self, X: Any, scale: str | float = "noise_free") -> np.ndarray:
         """Estimate E[ψ(y) | x], the marginals of the structure given each input, from the scores.
 
         At the optimum of the objective, the scores u(x) are whitened by the covariance S of ψ
@@ -564,13 +580,19 @@ class StructuredRidge(StructuredEstimator):
         noise-free target's ψ(y) − p by 1/(1 + t) instead of recovering it. On noisy data it is
         usually the better ranking (BENCHMARKS.md, "reference_measures").
 
+        A positive number ``scale=c`` gives ``clip(p + c·S u(x))`` (``"unit"`` is c = 1): under
+        noise the estimates come out shrunk towards p by a factor that depends on the data, and a
+        constant chosen on validation data (like ``alpha``) calibrates them; it changes the ranking
+        of (input, coordinate) pairs, since p differs between coordinates (on cellcycle_FUN c ≈ 4
+        ranked best, BENCHMARKS.md "reference_measures").
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Inputs; with ``kernel="precomputed"``, the kernel values against the training samples
             (n_samples, n_samples_fit).
-        scale : {"noise_free", "unit"}, default="noise_free"
-            The scale c of S·u(x): the per-input c above, or 1.
+        scale : {"noise_free", "unit"} or float, default="noise_free"
+            The scale c of S·u(x): the per-input c above, 1, or the given positive number.
 
         Returns
         -------
@@ -586,20 +608,58 @@ class StructuredRidge(StructuredEstimator):
         --------
         decision_function : the scores u(x) themselves.
         """
-        if scale not in _MARGINAL_SCALES:
-            raise ValueError(f"scale must be one of {_MARGINAL_SCALES}, got {scale!r}")
+        code, factor = _marginal_scale(scale)
         fitted = self._fitted()
         X = self._inputs(X)
         d = fitted.dim
         out, _ = _capi.out_f64((X.shape[0], d))
         for rows, block in self._row_blocks(X):
-            fitted.model.marginals(block, out[rows], None, _MARGINAL_SCALES.index(scale))  # a contiguous view
+            fitted.model.marginals(block, out[rows], None, code, factor)  # a contiguous view
+        return out
+
+    def max_marginal_margins(self, X: Any) -> np.ndarray:
+        """Return a confidence for every coordinate of ψ: the max-marginal margin of what predict
+        maximises.
+
+        For input x and coordinate j, the margin is ``max f(y) over the structures with ψ_j(y) at
+        its largest value − max f(y) over those with ψ_j(y) at its smallest``, f the objective that
+        :meth:`predict` maximises (⟨u(x), ψ(y)⟩, or ⟨m̂(x) − p, ψ(y)⟩ with
+        ``decode_from="marginals"``). It is positive where the predicted structure has the
+        coordinate on (a label in the set, a node in the subtree, u before v in the ranking), by how
+        much the best structure without it would score less — a per-coordinate score for ranking
+        metrics (average precision over (input, label) or (input, node) pairs, ranking loss) that
+        comes from the same decoder as the prediction. Coordinates constant over the space (the
+        root of a taxonomy) get +inf when on and −inf when off.
+
+        Each entry costs two exact decodings (2·d per input): use it where the space decodes
+        exactly (``space_.decoder_guarantee == 0``); approximate decoders are refused.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs; with ``kernel="precomputed"``, the kernel values against the training samples.
+
+        Returns
+        -------
+        margins : ndarray of shape (n_samples, d)
+            The margins, in the units of the objective.
+
+        See Also
+        --------
+        predict_marginals : the estimates of E[ψ(y) | x], another confidence per coordinate.
+        """
+        source = _DECODE_FROM.index("marginals" if self._decodes_marginals() else "scores")
+        fitted = self._fitted()
+        X = self._inputs(X)
+        out, _ = _capi.out_f64((X.shape[0], fitted.dim))
+        for rows, block in self._row_blocks(X):
+            fitted.model.max_margins(block, source, out[rows])  # a contiguous view
         return out
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles from before decode_from and empirical_weight existed predict as they did: from
         # the scores, with the uniform reference measure
-        state = {"decode_from": "scores", "empirical_weight": 0.0, **state}
+        state = {"decode_from": "scores", "empirical_weight": 0.0, "reference": "empirical", **state}
         super().__setstate__(state)
 
 
@@ -708,6 +768,18 @@ class _CallableKernel:
             block = self(X[lo : lo + step], self.landmarks) + self.shift  # a new array: never the kernel's own
             np.matmul(block, self.projection, out=out[lo : lo + step])
         return out
+
+
+def _marginal_scale(scale: Any) -> tuple[int, float]:
+    """(scale code, factor) of predict_marginals' ``scale``: a named scale, or the unit scale times a
+    number (whose range the core checks)."""
+    if isinstance(scale, str):
+        if scale not in _MARGINAL_SCALES:
+            raise ValueError(f"scale must be one of {_MARGINAL_SCALES} or a positive number, got {scale!r}")
+        return _MARGINAL_SCALES.index(scale), 1.0
+    if isinstance(scale, numbers.Real) and not isinstance(scale, (bool, np.bool_)):
+        return _MARGINAL_SCALES.index("unit"), float(scale)
+    raise TypeError(f"scale must be one of {_MARGINAL_SCALES} or a positive number, got {scale!r}")
 
 
 def _equal(a: Any, b: Any) -> bool:

@@ -148,6 +148,12 @@ class Space:
         """Return, for each row u of scores U (n_samples, d), a structure maximising ⟨u, ψ(y)⟩."""
         return self._from_rows(self._handle().decode(_as_float_rows(U, self.dim, "U")))
 
+    def max_margins(self, U: Any) -> np.ndarray:
+        """Return, for each row u of scores U (n_samples, d) and each coordinate j of ψ, the best
+        ⟨u, ψ(y)⟩ with ψ_j(y) at its largest value minus the best with it at its smallest (±inf for
+        coordinates constant over the space). Needs an exact decoder (2·d decodings per row)."""
+        return self._handle().max_margins(_as_float_rows(U, self.dim, "U"))
+
     def enumerate(self) -> np.ndarray:
         """Return every structure of the space (tests only; refused above a few million)."""
         return self._from_rows(self._handle().enumerate())
@@ -317,6 +323,49 @@ class HierarchyPaths(Multiclass):
 
     def _repr_args(self) -> tuple:
         return (f"parent=<{len(self.parent)} nodes>", f"leaves_only={self.leaves_only}")
+
+
+def _parent_sets(parents: Any) -> tuple[tuple[int, ...], ...]:
+    """Parent sets as tuples of ints; the core checks what they describe (one root, no cycle)."""
+    if isinstance(parents, (str, bytes)) or not hasattr(parents, "__len__") or len(parents) == 0:
+        raise ValueError("parents must be a non-empty sequence of parent-id sequences, one per node ([] at the root)")
+    out = []
+    for v, ps in enumerate(parents):
+        ps = np.asarray(ps if ps is not None else [], dtype=object).ravel()
+        if not all(isinstance(p, (int, np.integer)) and not isinstance(p, bool) for p in ps):
+            raise ValueError(f"parents[{v}] must hold integer node ids, got {list(ps)!r}")
+        if any(not -(2**63) <= int(p) < 2**63 for p in ps):
+            raise ValueError(f"parents[{v}] holds a node id out of range")
+        out.append(tuple(int(p) for p in ps))
+    return tuple(out)
+
+
+class DAGPaths(Multiclass):
+    """One node of a rooted DAG (a taxonomy whose nodes may have several parents, such as the Gene
+    Ontology), standing for the node with all its ancestors through every parent.
+
+    ``parents[v]`` lists v's parents (empty at the single root; give several roots a virtual root),
+    as ``combpred.datasets.load_hierarchical`` returns them. y is a node id; ψ marks the node and
+    all its ancestors. With ``leaves_only`` only nodes without children are structures. Counts,
+    moments, decoding and exact inference cost O(Σ_z |ancestors(z)|).
+    """
+
+    kind = "dag_paths"
+
+    def __init__(self, parents: Any, leaves_only: bool = False):
+        self.parents = _parent_sets(parents)
+        self.leaves_only = bool(leaves_only)
+        self._h()
+
+    def _params(self) -> tuple[int, ...]:
+        flat = [int(self.leaves_only), len(self.parents)]
+        for ps in self.parents:
+            flat.append(len(ps))
+            flat.extend(ps)
+        return tuple(flat)
+
+    def _repr_args(self) -> tuple:
+        return (f"parents=<{len(self.parents)} nodes>", f"leaves_only={self.leaves_only}")
 
 
 class Subtrees(Multilabel):

@@ -331,7 +331,7 @@ def _dag_message(name: str, node_names: list[str], parents: list[np.ndarray], wa
         "spaces.HierarchyPaths and spaces.Subtrees take trees only. What works instead: targets='nodes' "
         "(Y_<split>: 0/1 node rows closed under every parent) with the Bunch's `parents` (one array of "
         "parent ids per node), e.g. a multi-label model over the node columns (spaces.Multilabel) whose "
-        "predictions you close under `parents`."
+        "predictions you close under `parents`; for one node per instance, spaces.DAGPaths(data.parents)."
     )
 
 

@@ -1,0 +1,174 @@
+package space_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/space/spacetest"
+)
+
+// dagRandom is a random rooted DAG on n nodes: node labels permuted, every non-root node given
+// between 1 and maxParents distinct parents among the nodes before it.
+func dagRandom(r *rand.Rand, n, maxParents int) [][]int {
+	label := r.Perm(n)
+	parents := make([][]int, n)
+	parents[label[0]] = nil
+	for v := 1; v < n; v++ {
+		k := 1 + r.IntN(min(maxParents, v))
+		for _, i := range r.Perm(v)[:k] {
+			parents[label[v]] = append(parents[label[v]], label[i])
+		}
+	}
+	return parents
+}
+
+// dagShapes are small DAGs with the shapes that break tree formulas: a diamond (one node below two
+// incomparable ones, whose descendant sets overlap), a node whose parents are ancestor and
+// descendant of each other, and a tree given as a DAG.
+func dagShapes(r *rand.Rand) map[string][][]int {
+	shapes := map[string][][]int{
+		"single node":            {nil},
+		"diamond":                {nil, {0}, {0}, {1, 2}},
+		"shortcut":               {nil, {0}, {0, 1}},
+		"two diamonds":           {nil, {0}, {0}, {1, 2}, {1}, {3, 4}, {2, 5}},
+		"tree":                   {nil, {0}, {0}, {1}, {1}, {2}},
+		"root not first, shared": {{2}, {2}, nil, {0, 1}, {0, 1, 3}},
+	}
+	for i := 0; i < 4; i++ {
+		shapes["random 12 #"+string(rune('a'+i))] = dagRandom(r, 12, 3)
+	}
+	return shapes
+}
+
+func TestDAGPathsByEnumeration(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	i := 0
+	for name, parents := range dagShapes(r) {
+		for _, leaves := range []bool{false, true} {
+			s, err := space.NewDAGPaths(parents, leaves)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			checkRoundTrip(t, s)
+			b := spacetest.CheckCounts(t, s, 1e-12)
+			spacetest.CheckDecoder(t, s, b, 300, uint64(i))
+			spacetest.CheckSampler(t, s, b, 200*len(b.Ys), uint64(600+i), 1e-4)
+			spacetest.CheckPartition(t, s, b, 20, uint64(700+i), 1e-9)
+			var top float64
+			for _, psi := range b.Psis {
+				var n2 float64
+				for _, v := range psi {
+					n2 += v * v
+				}
+				top = math.Max(top, math.Sqrt(n2))
+			}
+			if s.MaxNorm() != top {
+				t.Errorf("%s: MaxNorm %v, largest ‖ψ‖ %v", name, s.MaxNorm(), top)
+			}
+			i++
+		}
+	}
+}
+
+// A tree given as parent sets is the same space as HierarchyPaths over it.
+func TestDAGPathsOfATreeEqualHierarchyPaths(t *testing.T) {
+	parent := []int{-1, 0, 0, 1, 1, 2, 5, 5}
+	parents := make([][]int, len(parent))
+	for v, p := range parent {
+		if p >= 0 {
+			parents[v] = []int{p}
+		}
+	}
+	for _, leaves := range []bool{false, true} {
+		dag, err := space.NewDAGPaths(parents, leaves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := space.NewHierarchyPaths(parent, leaves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := dag.Dim()
+		pd, pt := make([]float64, d), make([]float64, d)
+		dag.Mean(pd)
+		tree.Mean(pt)
+		for i := 0; i < d; i++ {
+			if math.Abs(pd[i]-pt[i]) > 1e-15 {
+				t.Fatalf("mean %v, tree %v", pd, pt)
+			}
+			for j := 0; j < d; j++ {
+				if a, b := dag.Covariance().At(i, j), tree.Covariance().At(i, j); math.Abs(a-b) > 1e-15 {
+					t.Fatalf("S[%d,%d] = %v, tree %v", i, j, a, b)
+				}
+			}
+		}
+	}
+}
+
+func TestDAGPathsRefuseBadParents(t *testing.T) {
+	for _, c := range []struct {
+		params []int64
+		want   string
+	}{
+		{[]int64{0, 0}, "at least one"},
+		{[]int64{0, 2, 0, 0}, "two roots"},
+		{[]int64{0, 2, 1, 1, 1, 0}, "no root"},
+		{[]int64{0, 3, 0, 1, 2, 1, 1}, "cycle"},
+		{[]int64{0, 2, 0, 1, 5}, "out of range"},
+		{[]int64{0, 2, 0, 1, -1}, "out of range"},
+		{[]int64{0, 2, 0, 1, 1}, "its own parent"},
+		{[]int64{0, 3, 0, 1, 0, 2, 0, 0}, "twice"},
+		{[]int64{0, 2, 0, 1, 0, 7}, "left over"},
+		{[]int64{0, 2, 0}, "cannot hold"},
+		{[]int64{0, 2, 0, 9, 0}, "parent count of 9"},
+		{[]int64{2, 1, 0}, "leaves_only flag"},
+		{[]int64{0, 1 << 40}, "out of range"},
+	} {
+		_, err := space.New("dag_paths", c.params)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want an error mentioning %q", c.params, err, c.want)
+		}
+	}
+}
+
+func TestDAGPathsValidate(t *testing.T) {
+	s, err := space.NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		y    []int64
+		want string
+	}{
+		{[]int64{4}, "outside"},
+		{[]int64{-1}, "outside"},
+		{[]int64{1}, "not a leaf"},
+		{[]int64{3, 3}, "one node id"},
+	} {
+		if err := s.Validate(c.y); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate(%v) = %v, want %q", c.y, err, c.want)
+		}
+	}
+	if err := s.Validate([]int64{3}); err != nil {
+		t.Error(err)
+	}
+}
+
+func BenchmarkDAGPathsDecode(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	s, err := space.NewDAGPaths(dagRandom(r, 4000, 3), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := make([]float64, s.Dim())
+	for i := range u {
+		u[i] = r.NormFloat64()
+	}
+	y := make([]int64, 1)
+	for b.Loop() {
+		s.Decode(u, y)
+	}
+}

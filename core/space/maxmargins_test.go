@@ -1,0 +1,132 @@
+package space_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/space/spacetest"
+)
+
+// smallSpaces is a small instance of every space, enumerable.
+func smallSpaces(t *testing.T) []space.Space {
+	t.Helper()
+	var out []space.Space
+	for _, c := range []struct {
+		kind   string
+		params []int64
+	}{
+		{"multiclass", []int64{4}},
+		{"multilabel", []int64{3}},
+		{"ksubsets", []int64{5, 2}},
+		{"ordinal", []int64{4}},
+		{"hierarchy_paths", []int64{0, -1, 0, 0, 1, 1}},
+		{"hierarchy_paths", []int64{1, -1, 0, 0, 1, 1}},
+		{"subtrees", []int64{-1, 0, 0, 1, 1, 2}},
+		{"dag_paths", []int64{0, 5, 0, 1, 0, 1, 0, 2, 1, 2, 2, 0, 3}},
+		{"tournaments", []int64{4}},
+		{"permutations", []int64{5}},
+		{"dicycles", []int64{5}},
+		{"ucycles", []int64{6}},
+		{"cliques", []int64{4}},
+	} {
+		sp, err := space.New(c.kind, c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// The margins equal brute force over Y: the best score with ψ_j at its largest value minus the best
+// with it at its smallest, ±Inf for constant coordinates; and every space's ψ has integer
+// coordinates in [−1, 1], which the push of MaxMarginalMargins relies on.
+func TestMaxMarginalMarginsEqualBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, sp := range smallSpaces(t) {
+		if sp.Guarantee() != 0 {
+			continue
+		}
+		b := spacetest.Enumerate(t, sp)
+		d := sp.Dim()
+		for _, psi := range b.Psis {
+			for j, v := range psi {
+				if v != math.Trunc(v) || math.Abs(v) > 1 {
+					t.Fatalf("%s%v: ψ_%d = %v is not an integer in [−1, 1]", sp.Kind(), sp.Params(), j, v)
+				}
+			}
+		}
+		const m = 4
+		us := make([]float64, m*d)
+		for i := range us {
+			us[i] = r.NormFloat64()
+		}
+		for i := 0; i < d; i++ { // one row of huge scores, one of tiny ones
+			us[2*d+i] *= 1e200
+			us[3*d+i] *= 1e-200
+		}
+		got := make([]float64, m*d)
+		if err := space.MaxMarginalMargins(sp, us, m, got, nil); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < m; i++ {
+			u := us[i*d : (i+1)*d]
+			for j := 0; j < d; j++ {
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for _, psi := range b.Psis {
+					lo, hi = math.Min(lo, psi[j]), math.Max(hi, psi[j])
+				}
+				bestHi, bestLo := math.Inf(-1), math.Inf(-1)
+				for _, psi := range b.Psis {
+					var f float64
+					for c := range u {
+						f += u[c] * psi[c]
+					}
+					if psi[j] == hi {
+						bestHi = math.Max(bestHi, f)
+					}
+					if psi[j] == lo {
+						bestLo = math.Max(bestLo, f)
+					}
+				}
+				want := bestHi - bestLo
+				if lo == hi {
+					want = math.Inf(1)
+					if hi <= 0 {
+						want = math.Inf(-1)
+					}
+				}
+				g := got[i*d+j]
+				if !(g == want || math.Abs(g-want) <= 1e-9*math.Max(1e-300, math.Max(math.Abs(want), maxAbs(u)))) {
+					t.Errorf("%s%v row %d coordinate %d: margin %v, brute force %v", sp.Kind(), sp.Params(), i, j, g, want)
+				}
+			}
+		}
+	}
+}
+
+func maxAbs(u []float64) float64 {
+	var m float64
+	for _, v := range u {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// Approximate decoders are refused by name.
+func TestMaxMarginalMarginsRefuseApproximateDecoders(t *testing.T) {
+	sp, err := space.New("dicycles", []int64{40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Guarantee() == 0 {
+		t.Skip("DirectedCycles(40) decodes exactly")
+	}
+	err = space.MaxMarginalMargins(sp, make([]float64, sp.Dim()), 1, make([]float64, sp.Dim()), nil)
+	if err == nil || !strings.Contains(err.Error(), "exact decoder") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,97 @@
+"""DAG taxonomies (issue 15, item 4): single paths through every parent (spaces.DAGPaths), checked
+against enumeration in tests/test_spaces_all.py and here on the Gene Ontology DAG of gasch2_GO and
+with both estimators."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from combpred import ProbabilisticStructured, StructuredRidge, datasets, spaces
+
+DIAMOND = [[], [0], [0], [1, 2], [3], [2]]
+
+
+@pytest.mark.parametrize(
+    ("parents", "error", "match"),
+    [
+        ([], ValueError, "non-empty"),
+        ("abc", ValueError, "non-empty"),
+        ([[1], [0]], ValueError, "no root"),
+        ([[], [5]], ValueError, "out of range"),
+        ([[], [1]], ValueError, "its own parent"),
+        ([[], [0, 0]], ValueError, "twice"),
+        ([[], [0], [3], [2]], ValueError, "cycle"),
+        ([[], []], ValueError, "two roots"),
+        ([[], ["a"]], ValueError, r"parents\[1\] must hold integer"),
+        ([[], [True]], ValueError, r"parents\[1\] must hold integer"),
+        ([[], [2**64]], ValueError, "out of range"),
+    ],
+)
+def test_bad_parent_sets_are_refused_naming_the_node(parents, error, match):
+    with pytest.raises(error, match=match):
+        spaces.DAGPaths(parents)
+
+
+def test_moments_of_a_diamond():
+    space = spaces.DAGPaths(DIAMOND)
+    # node 3 lies below both 1 and 2: P(1 and 2 on the path) = |{3, 4}|/6, not 0 as on a tree
+    psi = space.embed(np.arange(6))
+    np.testing.assert_array_equal(psi[4], [1, 1, 1, 1, 1, 0])
+    cov = space.covariance()
+    assert cov[1, 2] == pytest.approx(2 / 6 - (3 / 6) * (4 / 6))
+    assert space.decode(np.array([[0, -1, -1, 5, -9, 1.5]]))[0] == 3
+    leaves = spaces.DAGPaths(DIAMOND, leaves_only=True)
+    assert leaves.log_count() == pytest.approx(np.log(2))
+    with pytest.raises(ValueError, match="not a leaf"):
+        leaves.validate([3])
+
+
+def test_gene_ontology_dag_of_gasch2():
+    data = datasets.load_hierarchical("gasch2_GO")
+    space = spaces.DAGPaths(data.parents)
+    n = len(data.node_names)
+    assert space.dim == n and space.log_count() == pytest.approx(np.log(n))
+    # a node's ψ is its closure under every parent: the loader's closure of a one-label row
+    rng = np.random.default_rng(0)
+    for v in rng.choice(n, 20, replace=False):
+        row = np.zeros(n, dtype=np.int64)
+        stack = [v]
+        while stack:
+            w = stack.pop()
+            if not row[w]:
+                row[w] = 1
+                stack.extend(data.parents[w].tolist())
+        np.testing.assert_array_equal(space.embed([v])[0], row)
+    p = space.mean()
+    assert p[0] == 1.0 and np.all((p > 0) & (p <= 1))
+    u = rng.normal(size=(3, n))
+    best = space.decode(u)
+    scores = u @ space.embed(np.arange(n)).T
+    np.testing.assert_array_equal(best, scores.argmax(axis=1))
+
+
+def _planted(n_samples: int, seed: int):
+    """Inputs whose nearest of six centres is the node (one per node of DIAMOND)."""
+    centres = np.random.default_rng(0).normal(size=(6, 4)) * 3
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 6, n_samples)
+    return centres[y] + rng.normal(size=(n_samples, 4)) * 0.3, y
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda s: StructuredRidge(space=s, kernel="rbf", alpha=0.01),
+        lambda s: ProbabilisticStructured(space=s, alpha=0.01),
+    ],
+)
+def test_estimators_learn_dag_paths(make):
+    X, y = _planted(300, 1)
+    Xt, yt = _planted(200, 2)
+    model = make(spaces.DAGPaths(DIAMOND)).fit(X, y)
+    pred = model.predict(Xt)
+    assert np.mean(pred == yt) > 0.9
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(Xt), pred)
