@@ -264,7 +264,7 @@ CP_EXPORT int cp_stats_merge(int64_t a, int64_t b, int64_t *out);
 
 /* cp_stats_new writes into out the handle of empty statistics for fits with the parameter string
    params (as cp_ridge_fit's: the kernel, its parameters, fit_intercept, n_components and
-   random_state matter here; alpha, solver and empirical_weight are given to cp_stats_solve) on
+   random_state matter here; alpha, solver, empirical_weight and reference are given to cp_stats_solve) on
    inputs of n features in the space of spaceHandle. With n_components (rbf and poly kernels) the
    Nyström map is built from the ms rows of sample (ms × n) as cp_ridge_fit builds it from its X;
    a linear model takes sample NULL and ms 0. */
@@ -272,7 +272,7 @@ CP_EXPORT int cp_stats_new(int64_t spaceHandle, int64_t n, const char *params, d
 
 /* cp_stats_solve writes into out the handle of the StructuredRidge model that cp_ridge_fit with
    solver=exact gives on all the examples of the statistics h, with the parameter string params
-   (alpha and empirical_weight apply; kernel, fit_intercept and n_components must be those of the
+   (alpha, empirical_weight and reference apply; kernel, fit_intercept and n_components must be those of the
    statistics; solver auto or exact). The model continues exactly with cp_ridge_partial_fit. */
 CP_EXPORT int cp_stats_solve(int64_t h, const char *params, int64_t *out);
 

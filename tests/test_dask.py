@@ -61,6 +61,16 @@ CASES = {
     "hierarchy_paths": (spaces.HierarchyPaths(TREE), None, {"empirical_weight": 0.5}),
     "subtrees": (spaces.Subtrees(TREE), None, {}),
     "dicycles": (spaces.DirectedCycles(5), "dicycles", {}),
+    "ksubsets": (spaces.KSubsets(5, 2), None, {}),
+    "ordinal": (spaces.Ordinal(5), None, {"empirical_weight": 0.5}),
+    "dag_paths": (spaces.DAGPaths([[], [0], [0], [1, 2], [2]]), None, {}),
+    "tournaments": (spaces.PartialTournaments(4), None, {}),
+    "ucycles": (spaces.UndirectedCycles(5), None, {}),
+    "cliques": (spaces.Cliques(4), None, {}),
+    # the product reference is a function of the training structures' weighted mean, which the
+    # merged statistics hold exactly
+    "multilabel_product": (spaces.Multilabel(5), "multilabel", {"empirical_weight": 0.5, "reference": "product"}),
+    "subtrees_product": (spaces.Subtrees(TREE), None, {"empirical_weight": 1.0, "reference": "product"}),
 }
 
 
@@ -68,7 +78,8 @@ CASES = {
 def test_distributed_fit_equals_the_exact_fit(client, case):
     space, name, params = CASES[case]
     X, Y = _data(space, seed=len(case))
-    w = np.random.default_rng(1).uniform(0.2, 2.0, size=M) if case in ("hierarchy_paths", "multilabel") else None
+    weighted = case in ("hierarchy_paths", "multilabel", "multilabel_product", "ordinal")
+    w = np.random.default_rng(1).uniform(0.2, 2.0, size=M) if weighted else None
     est = {"space": name or space, "alpha": 0.3, "solver": "exact", **params}
     local = StructuredRidge(**est).fit(X, Y, sample_weight=w)
     dX = da.from_array(X, chunks=(ROWS, N))
@@ -76,6 +87,17 @@ def test_distributed_fit_equals_the_exact_fit(client, case):
     dw = None if w is None else da.from_array(w, chunks=120)
     dist = DaskStructuredRidge(**est).fit(dX, dY, sample_weight=dw)
     _same_model(dist, local)
+
+
+def test_product_reference_is_refused_where_fit_refuses_it(client):
+    space = spaces.DirectedCycles(5)
+    X, Y = _data(space, seed=2)
+    est = {"space": "dicycles", "empirical_weight": 0.5, "reference": "product"}
+    with pytest.raises(ValueError, match="product") as local_error:
+        StructuredRidge(**est).fit(X, Y)
+    with pytest.raises(ValueError, match="product") as dist_error:
+        DaskStructuredRidge(**est).fit(da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 5)))
+    assert str(dist_error.value) == str(local_error.value)
 
 
 def test_dataframe_input_and_lazy_prediction(client):
@@ -94,7 +116,7 @@ def test_dataframe_input_and_lazy_prediction(client):
         lazy = getattr(dist, method)(aX)
         assert isinstance(lazy, da.Array) and lazy.chunks[0] == ROWS
         out = lazy.compute()
-        expected = getattr(local, method)(X)
+        expected = getattr(local, method)(pd.DataFrame(X, columns=names))
         assert out.dtype == expected.dtype and out.shape == expected.shape
         np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-12)
 

@@ -18,8 +18,10 @@ import (
 // they were computed for: the space, the kernel (linear, or rbf/poly through a Nyström map fixed
 // beforehand), the intercept and the input width. Every term of the normal equations is a sum
 // over examples, so statistics computed on disjoint chunks of the data — on different machines —
-// add up to those of the concatenation, and Solve gives Fit(solver=exact) on all of it. α and the
-// empirical weight enter only at the solve. A Stats value is never modified after it is returned:
+// add up to those of the concatenation, and Solve gives Fit(solver=exact) on all of it. α, the
+// empirical weight and the reference measure enter only at the solve: both data-driven references
+// are functions of the weighted moments Σs, Σsψ, Σsψψᵀ of the training structures (the product
+// one of their mean only), which the statistics hold as sums, so they merge exactly too. A Stats value is never modified after it is returned:
 // Add and MergeStats return new ones, so a value may be shared between goroutines.
 type Stats struct {
 	Space     space.Space
@@ -224,7 +226,7 @@ func MergeStats(a, b *Stats) (*Stats, error) {
 }
 
 // Solve returns the model that Fit with the exact solver gives on all the examples accumulated
-// in s, with opt's alpha and empirical weight; opt's kernel, intercept and presence of
+// in s, with opt's alpha, empirical weight and reference measure; opt's kernel, intercept and presence of
 // n_components must be those of s, and its solver auto or exact. The model keeps the statistics,
 // so PartialFit continues it exactly.
 func (s *Stats) Solve(opt Options) (*Model, error) {
@@ -245,7 +247,7 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 	md := &Model{Space: s.Space, Kernel: s.Kernel, Intercept: s.Intercept, NFeatures: s.NFeatures, Seen: s.st.count, ny: s.ny,
 		stats: s.st.clone()}
 	if opt.EmpiricalWeight > 0 {
-		ref, err := mixtureReference(mean, S, s.st.moments(), opt.EmpiricalWeight)
+		ref, err := mixtureReference(s.Space, opt.Reference, mean, S, s.st.moments(), opt.EmpiricalWeight)
 		if err != nil {
 			return nil, err
 		}

@@ -14,8 +14,9 @@ import (
 	"github.com/combpred/combpred/core/space"
 )
 
-// mergeSpaces are the families the distributed fit is checked on: one-hot, sparse 0/1, dense ±1
-// rankings, paths and subtrees of a hierarchy, directed cycles.
+// mergeSpaces are the families the distributed fit is checked on: every family of the core
+// (one-hot, sparse 0/1, k-subsets, ordinal, dense ±1 rankings and tournaments, paths and subtrees
+// of a hierarchy, single paths of a DAG, directed and undirected cycles, cliques).
 func mergeSpaces(t testing.TB) []space.Space {
 	t.Helper()
 	tree := []int{-1, 0, 0, 1, 1, 2, 5}
@@ -32,6 +33,12 @@ func mergeSpaces(t testing.TB) []space.Space {
 	add(space.NewHierarchyPaths(tree, false))
 	add(space.NewSubtrees(tree))
 	add(space.NewDirectedCycles(5))
+	add(space.NewKSubsets(5, 2))
+	add(space.NewOrdinal(5))
+	add(space.NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}, {2}}, false))
+	add(space.NewTournaments(4))
+	add(space.NewUndirectedCycles(5))
+	add(space.NewCliques(4))
 	return out
 }
 
@@ -108,15 +115,30 @@ func TestMergedStatsSolveEqualsExactFit(t *testing.T) {
 		}
 		for _, intercept := range []bool{true, false} {
 			for _, sw := range [][]float64{nil, w, wz} {
-				for _, ew := range []float64{0, 0.5} {
-					name := fmt.Sprintf("%s intercept=%v weights=%v empirical=%v", sp.Kind(), intercept, sw != nil, ew)
+				for _, rm := range []struct {
+					w    float64
+					kind Reference
+				}{{0, Empirical}, {0.5, Empirical}, {0.5, Product}, {1, Product}} {
+					ew := rm.w
+					name := fmt.Sprintf("%s intercept=%v weights=%v empirical_weight=%v reference=%v", sp.Kind(), intercept, sw != nil, ew, rm.kind)
 					opt := baseOptions()
-					opt.Intercept, opt.Solver, opt.EmpiricalWeight = intercept, Exact, ew
-					ref := mustFit(t, sp, X, m, n, ys, sw, opt)
+					opt.Intercept, opt.Solver, opt.EmpiricalWeight, opt.Reference = intercept, Exact, ew, rm.kind
 					empty, err := NewStats(sp, n, nil, 0, opt)
 					if err != nil {
 						t.Fatal(err)
 					}
+					if _, ok := sp.(space.MarginalMeasure); rm.kind == Product && !ok {
+						// Fit refuses the product reference on this space; the merged solve
+						// refuses it with the same message.
+						_, ferr := Fit(sp, X, m, n, ys, sw, opt)
+						s := reductions(t, chunkStats(t, empty, X, n, ys, sw, parts))["tree"]
+						_, serr := s.Solve(opt)
+						if ferr == nil || serr == nil || ferr.Error() != serr.Error() || !strings.Contains(serr.Error(), "product") {
+							t.Errorf("%s: Fit error %v, merged solve error %v", name, ferr, serr)
+						}
+						continue
+					}
+					ref := mustFit(t, sp, X, m, n, ys, sw, opt)
 					whole := chunkStats(t, empty, X, n, ys, sw, [][2]int{{0, m}})[0]
 					for order, s := range reductions(t, chunkStats(t, empty, X, n, ys, sw, parts)) {
 						if !s.Equal(whole, 1e-12) {
