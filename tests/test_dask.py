@@ -112,7 +112,7 @@ def test_dataframe_input_and_lazy_prediction(client):
     _same_model(dist, local)
     assert list(dist.feature_names_in_) == names
     aX = da.from_array(X, chunks=(ROWS, N))
-    for method in ("predict", "decision_function", "predict_marginals"):
+    for method in ("predict", "decision_function", "predict_marginals", "max_marginal_margins"):
         lazy = getattr(dist, method)(aX)
         assert isinstance(lazy, da.Array) and lazy.chunks[0] == ROWS
         out = lazy.compute()

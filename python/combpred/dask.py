@@ -141,7 +141,8 @@ class DaskStructuredRidge(StructuredRidge):
     accepts Dask arrays and DataFrames: every partition's sufficient statistics are computed on the
     worker that holds it, merged pairwise up a tree, and solved once on the client. The model
     equals ``StructuredRidge(solver="exact").fit`` on the concatenated data to rounding (1e-10
-    relative), for every output space, with sample weights and ``empirical_weight``. Prediction
+    relative), for every output space, with sample weights and ``empirical_weight`` (either
+    ``reference``: both are functions of sums over the examples). Prediction
     methods given a Dask collection return lazy Dask arrays (one block per row block of X); given
     NumPy input they behave as StructuredRidge's. NumPy input to ``fit`` is fitted in memory.
 
@@ -339,7 +340,7 @@ class DaskStructuredRidge(StructuredRidge):
         """
         return self._lazy(X, "decision_function") if _is_dask(X) else super().decision_function(X)
 
-    def predict_marginals(self, X: Any, scale: str = "noise_free") -> Any:
+    def predict_marginals(self, X: Any, scale: str | float = "noise_free") -> Any:
         """Estimate E[ψ(y) | x]; lazily, as a Dask array, for Dask input.
 
         See :meth:`combpred.StructuredRidge.predict_marginals`.
@@ -347,3 +348,11 @@ class DaskStructuredRidge(StructuredRidge):
         if not _is_dask(X):
             return super().predict_marginals(X, scale)
         return self._lazy(X, "predict_marginals", scale=scale)
+
+    def max_marginal_margins(self, X: Any) -> Any:
+        """Return the max-marginal margin of every coordinate of ψ; lazily, as a Dask array, for
+        Dask input.
+
+        See :meth:`combpred.StructuredRidge.max_marginal_margins`.
+        """
+        return self._lazy(X, "max_marginal_margins") if _is_dask(X) else super().max_marginal_margins(X)
