@@ -276,6 +276,44 @@ CP_EXPORT int cp_space_sample(int64_t h, int64_t n, uint64_t seed, int64_t *out,
 /* cp_space_validate checks m structures (m × w) and names the first invalid row. */
 CP_EXPORT int cp_space_validate(int64_t h, int64_t *ys, int64_t m, int64_t w);
 
+/* cp_stats_add writes into out the handle of the statistics of prev plus a chunk of m examples:
+   inputs x (m × n), structures ys (m × w) and sample_weight (m values, or NULL). m may be 0. prev
+   is left unchanged; cancellable through the interrupt poll. */
+CP_EXPORT int cp_stats_add(int64_t prev, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t *out);
+
+/* cp_stats_count writes into out the number of examples the statistics h hold, and into
+   components the dimension of their Nyström map (0 without one). */
+CP_EXPORT int cp_stats_count(int64_t h, int64_t *out, int64_t *components);
+
+/* cp_stats_free releases a statistics handle. */
+CP_EXPORT int cp_stats_free(int64_t h);
+
+/* cp_stats_from_bytes builds statistics from the bytes of cp_stats_to_bytes (corrupt bytes are an
+   error) and writes their handle into out. */
+CP_EXPORT int cp_stats_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
+
+/* cp_stats_merge writes into out the handle of the statistics of the examples of a and b together;
+   they must be of the same space, features, kernel, intercept and Nyström map. */
+CP_EXPORT int cp_stats_merge(int64_t a, int64_t b, int64_t *out);
+
+/* cp_stats_new writes into out the handle of empty statistics for fits with the parameter string
+   params (as cp_ridge_fit's: the kernel, its parameters, fit_intercept, n_components and
+   random_state matter here; alpha, solver, empirical_weight and reference are given to cp_stats_solve) on
+   inputs of n features in the space of spaceHandle. With n_components (rbf and poly kernels) the
+   Nyström map is built from the ms rows of sample (ms × n) as cp_ridge_fit builds it from its X;
+   a linear model takes sample NULL and ms 0. */
+CP_EXPORT int cp_stats_new(int64_t spaceHandle, int64_t n, const char *params, double *sample, int64_t ms, int64_t *out);
+
+/* cp_stats_solve writes into out the handle of the StructuredRidge model that cp_ridge_fit with
+   solver=exact gives on all the examples of the statistics h, with the parameter string params
+   (alpha, empirical_weight and reference apply; kernel, fit_intercept and n_components must be those of the
+   statistics; solver auto or exact). The model continues exactly with cp_ridge_partial_fit. */
+CP_EXPORT int cp_stats_solve(int64_t h, const char *params, int64_t *out);
+
+/* cp_stats_to_bytes writes the statistics' bytes (versioned and checksummed) into buf when
+   capacity suffices; *needed always receives the size. */
+CP_EXPORT int cp_stats_to_bytes(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
+
 #ifdef __cplusplus
 }
 #endif

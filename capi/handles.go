@@ -55,6 +55,8 @@ func isKind(obj any, what string) bool {
 		return what == "prob model"
 	case space.Space:
 		return what == "space"
+	case *ridge.Stats:
+		return what == "stats"
 	}
 	return false
 }

@@ -7,6 +7,7 @@ checkout and against an installed package.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -39,6 +40,12 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
         ("probabilistic.py", "probabilistic", "## ProbabilisticStructured"),
         ("prob_fit_time.py", "prob_fit_time", "## ProbabilisticStructured fit time against LogisticRegression"),
         ("decision_rules.py", "decision_rules", "## Decision rules on label ranking"),
+        pytest.param(
+            "dask_scale.py",
+            "dask_scale",
+            "## Out-of-core fit on Dask",
+            marks=pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="dask not installed"),
+        ),
     ],
 )
 def test_benchmark_script_quick_run(tmp_path, script, section, header):

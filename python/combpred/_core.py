@@ -542,6 +542,78 @@ class ProbModel(Model):
         return out
 
 
+# -- mergeable sufficient statistics -----------------------------------------------------------------
+
+
+class Stats:
+    """Owns one Go statistics handle (``cp_stats_*``): the mergeable sufficient statistics of an
+    exact linear (or Nyström) StructuredRidge fit, freed with the Python object. Every call
+    returns new statistics and leaves its arguments unchanged."""
+
+    def __init__(self, value: int):
+        self.value = value
+
+    def __del__(self):
+        if _capi.usable() and _capi._lib is not None:
+            _capi.lib().cp_stats_free(self.value)
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        # Statistics travel between the processes of a cluster as their checked bytes; a result
+        # that stays in its worker is never serialised.
+        return Stats.from_bytes, (self.to_bytes(),)
+
+    @classmethod
+    def new(cls, space: SpaceHandle, n_features: int, params: bytes, sample: np.ndarray | None) -> Stats:
+        """Empty statistics for inputs of ``n_features`` columns; ``sample`` (rows, n_features) are the
+        rows a Nyström map draws its landmarks from (None for linear models)."""
+        ps, rows = None, 0
+        if sample is not None:
+            rows = sample.shape[0]
+            _, ps = _capi.f64(sample, (rows, n_features), "landmark sample")
+        out = ctypes.c_int64(0)
+        _capi.check(_capi.lib().cp_stats_new(space.value, n_features, params, ps, rows, out))
+        return cls(out.value)
+
+    def add(self, X: np.ndarray, rows: np.ndarray, width: int, sample_weight: np.ndarray | None) -> Stats:
+        """These statistics plus the examples (X, rows, sample_weight); interruptible."""
+        args = _fit_arrays(X, rows, width, sample_weight)
+        out = ctypes.c_int64(0)
+        with _interruptible(X.shape[0]):
+            _capi.check(_capi.lib().cp_stats_add(self.value, *args, out))
+        return Stats(out.value)
+
+    def merge(self, other: Stats) -> Stats:
+        """The statistics of the examples of both."""
+        out = ctypes.c_int64(0)
+        _capi.check(_capi.lib().cp_stats_merge(self.value, other.value, out))
+        return Stats(out.value)
+
+    def solve(self, params: bytes) -> RidgeModel:
+        """The model of the exact fit on every example accumulated; interruptible."""
+        out = ctypes.c_int64(0)
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_stats_solve(self.value, params, out))
+        return RidgeModel(out.value)
+
+    def count(self) -> tuple[int, int]:
+        """(examples accumulated, components of the Nyström map or 0)."""
+        n, components = ctypes.c_int64(0), ctypes.c_int64(0)
+        _capi.check(_capi.lib().cp_stats_count(self.value, n, components))
+        return n.value, components.value
+
+    def to_bytes(self) -> bytes:
+        """The statistics' bytes (versioned, checksummed), which travel between processes."""
+        return _read_bytes(lambda buf, cap, needed: _capi.lib().cp_stats_to_bytes(self.value, buf, cap, needed))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Stats:
+        """The statistics of bytes that ``to_bytes`` wrote (the core checks them)."""
+        buf, n = _byte_view(data)
+        out = ctypes.c_int64(0)
+        _capi.check(_capi.lib().cp_stats_from_bytes(buf, n, out))
+        return cls(out.value)
+
+
 # -- the Nyström map of a callable kernel ------------------------------------------------------------
 
 

@@ -1,0 +1,286 @@
+package ridge
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Stats are the mergeable sufficient statistics of an exact linear fit (stats.go), with what
+// they were computed for: the space, the kernel (linear, or rbf/poly through a Nyström map fixed
+// beforehand), the intercept and the input width. Every term of the normal equations is a sum
+// over examples, so statistics computed on disjoint chunks of the data — on different machines —
+// add up to those of the concatenation, and Solve gives Fit(solver=exact) on all of it. α, the
+// empirical weight and the reference measure enter only at the solve: both data-driven references
+// are functions of the weighted moments Σs, Σsψ, Σsψψᵀ of the training structures (the product
+// one of their mean only), which the statistics hold as sums, so they merge exactly too. A Stats value is never modified after it is returned:
+// Add and MergeStats return new ones, so a value may be shared between goroutines.
+type Stats struct {
+	Space     space.Space
+	Kernel    kernel.Kernel
+	Intercept bool
+	NFeatures int // columns of the inputs (before the Nyström map)
+
+	ny *nystrom     // the Nyström map of an rbf or poly kernel, nil for the linear one
+	st *linearStats // the moments, over the design (X itself or its map)
+}
+
+// NewStats returns empty statistics for fits with the kernel, intercept, Nyström components and
+// seed of opt on inputs of n features in sp. A Nyström model (opt.NComponents > 0) builds its
+// map here from the ms×n rows of sample exactly as Fit builds it from its X (the same landmarks
+// for the same rows and seed); every chunk is then mapped by it, and the model is linear on the
+// map. Linear models take no sample (nil).
+func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*Stats, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("statistics need at least one feature, got %d", n)
+	}
+	if sp.Dim() > denseMaxDim {
+		return nil, largeDimError(sp)
+	}
+	s := &Stats{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n}
+	switch {
+	case opt.Kernel.Kind == kernel.Linear:
+		if sample != nil {
+			return nil, fmt.Errorf("a linear model's statistics take no landmark sample (it is for Nyström maps, n_components > 0)")
+		}
+	case opt.Kernel.Kind == kernel.Precomputed:
+		return nil, fmt.Errorf("statistics need a linear model: kernel=precomputed is a kernel expansion over the training samples")
+	case opt.NComponents == 0:
+		return nil, fmt.Errorf("statistics of a %v kernel need a Nyström map (n_components > 0): the exact kernel model is an expansion over all training samples",
+			opt.Kernel.Kind)
+	default:
+		if ms < 1 || len(sample) != ms*n {
+			return nil, fmt.Errorf("the Nyström map needs a landmark sample of at least one row of %d features, got %d values for %d rows",
+				n, len(sample), ms)
+		}
+		if err := check.Finite("landmark sample", sample, n); err != nil {
+			return nil, err
+		}
+		if err := check.Magnitude("landmark sample", sample, n); err != nil {
+			return nil, err
+		}
+		ny, err := buildNystrom(opt.Kernel, opt.Intercept, mat.NewDense(ms, n, slices.Clone(sample)), opt.NComponents, opt.Seed, nil)
+		if err != nil {
+			return nil, err
+		}
+		s.ny = ny
+	}
+	nf := s.designWidth()
+	if u := s.unknowns(nf); u > MaxExactUnknowns {
+		return nil, fmt.Errorf("statistics of %d unknowns (features × output dimension > %d) would hold (%d)²/4 values; "+
+			"use StructuredRidge.partial_fit with solver=\"sgd\", or fewer features (n_components)", u, MaxExactUnknowns, u)
+	}
+	r, c := statsDims(nf, sp.Dim())
+	if err := budget.Check(fmt.Sprintf("sufficient statistics of %d features on the %s space of dimension d = %d", nf, sp.Kind(), sp.Dim()),
+		budget.Mul(8, int64(r), int64(c))); err != nil {
+		return nil, err
+	}
+	s.st = newLinearStats(nf, sp.Dim())
+	return s, nil
+}
+
+// designWidth is the number of columns the moments are over: n, or the map's components.
+func (s *Stats) designWidth() int {
+	if s.ny != nil {
+		return s.ny.components()
+	}
+	return s.NFeatures
+}
+
+// unknowns is the size of the normal equations solved from statistics over nf design columns.
+func (s *Stats) unknowns(nf int) int {
+	if s.Intercept && s.ny == nil {
+		nf++
+	}
+	return nf * s.Space.Dim()
+}
+
+// Count is the number of examples accumulated (zero weights included).
+func (s *Stats) Count() int64 { return s.st.count }
+
+// Components is the dimension of the Nyström map, 0 without one.
+func (s *Stats) Components() int {
+	if s.ny == nil {
+		return 0
+	}
+	return s.ny.components()
+}
+
+// Add returns s plus the examples of a chunk: inputs X (m×n, row-major, not retained), structures
+// ys (m × Width) and optional weights. s is left unchanged. An empty chunk (m = 0) returns a copy.
+func (s *Stats) Add(X []float64, m, n int, ys []int64, weights []float64, stop *cancel.Flag) (*Stats, error) {
+	if n != s.NFeatures {
+		return nil, fmt.Errorf("X has %d features, the statistics were started with %d", n, s.NFeatures)
+	}
+	if m < 0 || len(X) != m*n {
+		return nil, fmt.Errorf("X has %d values, want %d×%d", len(X), m, n)
+	}
+	out := *s
+	out.st = s.st.clone()
+	if m == 0 {
+		return &out, nil
+	}
+	if err := check.Finite("X", X, n); err != nil {
+		return nil, err
+	}
+	if err := check.Magnitude("X", X, n); err != nil {
+		return nil, err
+	}
+	if zeroWeights(weights) {
+		// A chunk whose weights are all zero adds nothing (newProblem would refuse it: a fit
+		// needs some weight, which Solve checks over all the chunks).
+		if err := space.ValidateRows(s.Space, ys, m); err != nil {
+			return nil, err
+		}
+		if len(weights) != m {
+			return nil, fmt.Errorf("sample_weight has %d entries for %d samples", len(weights), m)
+		}
+		out.st.count += int64(m)
+		return &out, nil
+	}
+	// α does not enter the statistics; the Problem only carries ψ (as δ + p) and the weights.
+	p, err := newProblem(s.Space, ys, m, weights, 1, false)
+	if err != nil {
+		return nil, err
+	}
+	des := mat.NewDense(m, n, X)
+	if s.ny != nil {
+		des = s.ny.apply(des)
+	}
+	if err := out.st.add(p, des, stop); err != nil {
+		return nil, err
+	}
+	if err := out.st.checkFinite(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// zeroWeights reports whether weights are given and all exactly zero.
+func zeroWeights(w []float64) bool {
+	if w == nil {
+		return false
+	}
+	for _, v := range w {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkFinite refuses moments that overflowed (with the exact solver's advice), so that what is
+// kept, merged and serialised is always finite.
+func (st *linearStats) checkFinite() error {
+	for _, v := range st.M.RawMatrix().Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("the sufficient statistics' weighted sums overflow (%v): sample_weight or X holds "+
+				"values too large; rescale them (dividing every weight by c fits as alpha / c does)", v)
+		}
+	}
+	return nil
+}
+
+// compatible reports why statistics a and b cannot be merged.
+func (s *Stats) compatible(o *Stats) error {
+	switch {
+	case s.Space.Kind() != o.Space.Kind() || !slices.Equal(s.Space.Params(), o.Space.Params()):
+		return fmt.Errorf("merging statistics of different spaces: %s%v and %s%v", s.Space.Kind(), s.Space.Params(), o.Space.Kind(), o.Space.Params())
+	case s.NFeatures != o.NFeatures:
+		return fmt.Errorf("merging statistics of %d and %d features", s.NFeatures, o.NFeatures)
+	case s.Kernel != o.Kernel || s.Intercept != o.Intercept:
+		return fmt.Errorf("merging statistics of different models (kernel %v and %v, fit_intercept %v and %v)",
+			s.Kernel.Kind, o.Kernel.Kind, s.Intercept, o.Intercept)
+	case (s.ny == nil) != (o.ny == nil) || s.ny != nil && !s.ny.sameMap(o.ny):
+		return fmt.Errorf("merging statistics computed with different Nyström maps: compute every chunk's statistics " +
+			"from the same starting statistics (the same landmarks)")
+	}
+	return nil
+}
+
+// MergeStats returns the statistics of the examples of a and of b together; a and b must have
+// been computed for the same space, features, kernel, intercept and Nyström map.
+func MergeStats(a, b *Stats) (*Stats, error) {
+	if err := a.compatible(b); err != nil {
+		return nil, err
+	}
+	out := *a
+	out.st = a.st.clone()
+	out.st.M.Add(out.st.M, b.st.M)
+	out.st.count += b.st.count
+	if err := out.st.checkFinite(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Solve returns the model that Fit with the exact solver gives on all the examples accumulated
+// in s, with opt's alpha, empirical weight and reference measure; opt's kernel, intercept and presence of
+// n_components must be those of s, and its solver auto or exact. The model keeps the statistics,
+// so PartialFit continues it exactly.
+func (s *Stats) Solve(opt Options) (*Model, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Kernel != s.Kernel || opt.Intercept != s.Intercept || (opt.NComponents > 0) != (s.ny != nil) {
+		return nil, fmt.Errorf("solving statistics of kernel=%v, fit_intercept=%v, n_components=%d with kernel=%v, fit_intercept=%v, n_components=%d: "+
+			"they must be those the statistics were computed for", s.Kernel.Kind, s.Intercept, s.Components(), opt.Kernel.Kind, opt.Intercept, opt.NComponents)
+	}
+	if opt.Solver != Auto && opt.Solver != Exact {
+		return nil, fmt.Errorf("statistics are solved exactly (solver auto or exact), not by %v", opt.Solver)
+	}
+	if s.st.count == 0 {
+		return nil, fmt.Errorf("the statistics hold no examples")
+	}
+	mean, S := uniformReference(s.Space)
+	md := &Model{Space: s.Space, Kernel: s.Kernel, Intercept: s.Intercept, NFeatures: s.NFeatures, Seen: s.st.count, ny: s.ny,
+		stats: s.st.clone()}
+	if opt.EmpiricalWeight > 0 {
+		ref, err := mixtureReference(s.Space, opt.Reference, mean, S, s.st.moments(), opt.EmpiricalWeight)
+		if err != nil {
+			return nil, err
+		}
+		md.ref, mean, S = ref, ref.mean, ref.cov
+	} else if mo := s.st.moments(); !(mo.sum > 0) {
+		return nil, fmt.Errorf("the statistics' examples have zero total weight")
+	}
+	var err error
+	// A Nyström map carries the intercept itself (the kernel k + 1): the design has no constant.
+	if md.Coef, md.Result, err = md.stats.solve(S, mean, opt.Alpha, s.Intercept && s.ny == nil, opt.Stop); err != nil {
+		return nil, err
+	}
+	if err := progressOnce(&opt, md.Result); err != nil {
+		return nil, err
+	}
+	if err := md.checkFinite(); err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// Equal reports whether two statistics are for the same model and their moments agree to within
+// tol relative to the largest moment (for tests and callers checking a reduction).
+func (s *Stats) Equal(o *Stats, tol float64) bool {
+	if s.compatible(o) != nil || s.st.count != o.st.count {
+		return false
+	}
+	a, b := s.st.M.RawMatrix().Data, o.st.M.RawMatrix().Data
+	scale := math.Max(floats.Norm(a, math.Inf(1)), 1e-300)
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > tol*scale {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,135 @@
+package ridge
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/binfmt"
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The statistics byte format, in the framing of the model bytes (core/binfmt: magic, version,
+// little-endian fields, CRC-32C): the space (kind, parameters), the kernel (kind, gamma, degree,
+// coef0), the intercept, the input width, the Nyström landmarks and projection (optional
+// matrices, both or neither), the moment matrix and the count of examples. The bytes travel
+// between the workers of a cluster and may be stored: UnmarshalStats trusts nothing — the shapes
+// must agree with the space, kernel and map, and every moment must be finite.
+const (
+	statsMagic   = "CPRS"
+	statsVersion = 1
+)
+
+// ErrCorruptStats wraps every reason bytes are rejected by UnmarshalStats.
+var ErrCorruptStats = errors.New("corrupt statistics bytes")
+
+// MarshalBinary encodes the statistics in the current format version.
+func (s *Stats) MarshalBinary() ([]byte, error) {
+	w := binfmt.NewWriter(statsMagic, statsVersion)
+	w.String(s.Space.Kind())
+	w.Int64s(s.Space.Params())
+	w.U8(uint8(s.Kernel.Kind))
+	w.F64(s.Kernel.Gamma)
+	w.U32(uint32(int32(s.Kernel.Degree)))
+	w.F64(s.Kernel.Coef0)
+	w.Bool(s.Intercept)
+	w.U32(uint32(s.NFeatures))
+	matrix := func(m *mat.Dense) {
+		if m == nil {
+			w.U8(0)
+			return
+		}
+		w.U8(1)
+		r, c := m.Dims()
+		w.Matrix(r, c, mat.DenseCopyOf(m).RawMatrix().Data)
+	}
+	var landmarks, proj *mat.Dense
+	if s.ny != nil {
+		landmarks, proj = s.ny.landmarks, s.ny.proj
+	}
+	matrix(landmarks)
+	matrix(proj)
+	r, c := s.st.M.Dims()
+	w.Matrix(r, c, s.st.M.RawMatrix().Data)
+	w.U64(uint64(s.st.count))
+	return w.Sign(), nil
+}
+
+// UnmarshalStats decodes and validates bytes written by Stats.MarshalBinary.
+func UnmarshalStats(data []byte) (*Stats, error) {
+	r, _, err := binfmt.Open(data, statsMagic, statsVersion, ErrCorruptStats)
+	if err != nil {
+		return nil, err
+	}
+	kind := r.String("space kind", maxKindLen)
+	params := r.Int64s("space parameters")
+	s := &Stats{}
+	s.Kernel.Kind = kernel.Kind(r.U8())
+	s.Kernel.Gamma = r.F64()
+	s.Kernel.Degree = int(int32(r.U32()))
+	s.Kernel.Coef0 = r.F64()
+	s.Intercept = r.Bool("intercept")
+	s.NFeatures = int(r.U32())
+	landmarks, proj := optionalMatrix(r, "Nyström landmarks"), optionalMatrix(r, "Nyström projection")
+	rows, cols, moments := r.Matrix("moments", maxDim)
+	n := count(r, "examples in the statistics")
+	if err := r.Finish(); err != nil {
+		return nil, err
+	}
+	corrupt := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrCorruptStats, fmt.Sprintf(format, a...))
+	}
+	sp, err := space.New(kind, params)
+	if err != nil {
+		return nil, corrupt("%v", err)
+	}
+	s.Space = sp
+	if err := s.Kernel.Validate(); err != nil {
+		return nil, corrupt("%v", err)
+	}
+	if s.NFeatures < 1 || s.NFeatures > maxDim {
+		return nil, corrupt("%d features", s.NFeatures)
+	}
+	if sp.Dim() > denseMaxDim {
+		return nil, corrupt("space of dimension %d above %d", sp.Dim(), denseMaxDim)
+	}
+	switch {
+	case (landmarks == nil) != (proj == nil):
+		return nil, corrupt("Nyström landmarks without projection or the reverse")
+	case s.Kernel.Kind == kernel.Precomputed:
+		return nil, corrupt("statistics of a precomputed kernel")
+	case s.Kernel.Kind == kernel.Linear && landmarks != nil:
+		return nil, corrupt("a linear model with a Nyström map")
+	case s.Kernel.Kind != kernel.Linear && landmarks == nil:
+		return nil, corrupt("a %v kernel without a Nyström map", s.Kernel.Kind)
+	}
+	if landmarks != nil {
+		lr, lc := landmarks.Dims()
+		pr, pc := proj.Dims()
+		if lr > MaxComponents || lc != s.NFeatures || pr != lr || pc > pr {
+			return nil, corrupt("Nyström map with landmarks %d×%d and projection %d×%d", lr, lc, pr, pc)
+		}
+		for _, m := range []*mat.Dense{landmarks, proj} {
+			for _, v := range m.RawMatrix().Data {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, corrupt("Nyström map holds %v", v)
+				}
+			}
+		}
+		s.ny = newNystromMap(s.Kernel, s.Intercept, landmarks, proj)
+	}
+	nf := s.designWidth()
+	if u := s.unknowns(nf); u > MaxExactUnknowns {
+		return nil, corrupt("%d unknowns above %d", u, MaxExactUnknowns)
+	}
+	if wr, wc := statsDims(nf, sp.Dim()); rows != wr || cols != wc {
+		return nil, corrupt("moments %d×%d, want %d×%d", rows, cols, wr, wc)
+	}
+	s.st = &linearStats{n: nf, d: sp.Dim(), M: mat.NewDense(rows, cols, moments), count: n}
+	if err := s.st.checkFinite(); err != nil {
+		return nil, corrupt("%v", err)
+	}
+	return s, nil
+}

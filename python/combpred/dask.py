@@ -1,0 +1,358 @@
+"""StructuredRidge on Dask collections: the exact single-machine answer from data spread over a cluster.
+
+The exact solution of the linear StructuredRidge needs only sums over examples (docs/design.md §2):
+the normal equations' blocks are moments of (x, ψ(y)) pairs. Each partition's moments are computed
+where the partition lives, merged pairwise up a tree, and the small merged system is solved on the
+client — so :class:`DaskStructuredRidge` gives, to rounding, the coefficients that
+``StructuredRidge(solver="exact").fit`` gives on the concatenated data, whatever the partitioning,
+with O((n_features · d)²) memory per task whatever the number of rows.
+
+Install with ``pip install "combpred[dask]"``. The same code runs on a local cluster, on a
+multi-machine cluster (``Client("scheduler-address:8786")``), or on Dask's local schedulers.
+
+Workers load the Go library themselves, on first use. The Go runtime does not survive ``fork()``:
+distributed starts worker processes by spawn (its default ``distributed.worker.multiprocessing-method``),
+which is safe; a worker forked from a process that had loaded the library raises
+:class:`combpred._capi.ForkedChildError` on its first call instead of hanging.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as exc:  # pragma: no cover - the optional extra
+    raise ImportError('combpred.dask needs Dask: pip install "combpred[dask]"') from exc
+
+from . import _core
+from . import spaces as _spaces
+from ._estimator_base import class_labels, class_rows, set_threads
+from ._ridge import StructuredRidge
+
+__all__ = ["DaskStructuredRidge"]
+
+
+def _is_dask(obj: Any) -> bool:
+    """Whether obj is a Dask collection (array, DataFrame or Series)."""
+    return dask.is_dask_collection(obj)
+
+
+def _as_array(data: Any, name: str) -> da.Array:
+    """A Dask array of ``data`` (a Dask array, DataFrame or Series) with known row chunks."""
+    if isinstance(data, da.Array):
+        arr = data
+    elif hasattr(data, "to_dask_array"):  # dask.dataframe DataFrame or Series
+        arr = data.to_dask_array(lengths=True)
+    else:
+        raise TypeError(f"{name} must be a Dask array, DataFrame or Series, got {type(data).__name__}")
+    if any(np.isnan(c) for c in arr.chunks[0]):
+        arr = arr.compute_chunk_sizes()
+    return arr
+
+
+def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None:
+    """``data`` (Dask or NumPy, 1-D or 2-D) as a Dask array chunked along rows as X is, with all its
+    columns in one chunk: each task then sees matching rows of X and of ``data``."""
+    if data is None:
+        return None
+    arr = (
+        _as_array(data, name)
+        if _is_dask(data)
+        else da.from_array(np.asarray(data), chunks=(row_chunks,) + (-1,) * (np.ndim(data) - 1))
+    )
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"{name} must be 1-D or 2-D, got {arr.ndim} dimensions")
+    if arr.shape[0] != sum(row_chunks):
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: X has {sum(row_chunks)}, {name} has {arr.shape[0]}"
+        )
+    return arr.rechunk((row_chunks,) + tuple((c,) for c in arr.shape[1:]))
+
+
+def _partition_error(index: int, lo: int, m: int, message: str) -> ValueError:
+    return ValueError(f"partition {index} (rows {lo} to {lo + m - 1}): {message}")
+
+
+def _block_stats(
+    empty: _core.Stats,
+    X: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None,
+    index: int,
+    lo: int,
+    space: _spaces.Space,
+    classes: np.ndarray | None,
+    n_jobs: int | None,
+) -> _core.Stats:
+    """The statistics of one partition, computed on the worker that holds it; every input is
+    validated here, and an error names the partition (index and global rows)."""
+    m = X.shape[0]
+    if n_jobs is not None:
+        set_threads(n_jobs)  # the core's threads in this worker process
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    finite = np.isfinite(X)
+    if not finite.all():
+        i, j = np.unravel_index(np.argmin(finite), X.shape)
+        raise _partition_error(index, lo, m, f"X holds {X[i, j]} at row {lo + i}, column {j}; X must be finite")
+    try:
+        rows = class_rows(y, classes) if classes is not None else space._to_rows(y, "y")
+        w = None
+        if sample_weight is not None:
+            w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            bad = ~np.isfinite(w) | (w < 0)
+            if bad.any():  # all-zero weights are fine in one partition: the solve checks the total
+                i = int(np.argmax(bad))
+                raise ValueError(f"sample_weight[{lo + i}] = {w[i]}: weights must be finite and non-negative")
+        return empty.add(X, rows, space.width, w)
+    except (ValueError, TypeError) as exc:
+        raise _partition_error(index, lo, m, str(exc)) from None
+
+
+def _merge(a: _core.Stats, b: _core.Stats) -> _core.Stats:
+    return a.merge(b)
+
+
+def _tree(parts: list[Any]) -> Any:
+    """Merge the partitions' statistics pairwise, level by level (depth log₂ of their number), so
+    that merges run in parallel and mostly where their inputs already are."""
+    while len(parts) > 1:
+        merged = [dask.delayed(_merge, pure=False)(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        parts = merged + parts[len(parts) - len(parts) % 2 :]
+    return parts[0]
+
+
+def _apply(
+    block: np.ndarray, estimator: StructuredRidge, method: str, tail: tuple[int, ...], dtype: Any, kwargs: dict
+) -> np.ndarray:
+    """``estimator.method`` on one block of rows (an empty block gives an empty result)."""
+    if block.shape[0] == 0:
+        return np.empty((0, *tail), dtype=dtype)
+    return getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
+
+
+class DaskStructuredRidge(StructuredRidge):
+    """StructuredRidge fitted on Dask collections, with the exact answer of a single-machine fit.
+
+    A :class:`~combpred.StructuredRidge` (same parameters, attributes, pickling) whose ``fit``
+    accepts Dask arrays and DataFrames: every partition's sufficient statistics are computed on the
+    worker that holds it, merged pairwise up a tree, and solved once on the client. The model
+    equals ``StructuredRidge(solver="exact").fit`` on the concatenated data to rounding (1e-10
+    relative), for every output space, with sample weights and ``empirical_weight`` (either
+    ``reference``: both are functions of sums over the examples). Prediction
+    methods given a Dask collection return lazy Dask arrays (one block per row block of X); given
+    NumPy input they behave as StructuredRidge's. NumPy input to ``fit`` is fitted in memory.
+
+    Supported: ``kernel="linear"``, or ``"rbf"``/``"poly"`` with ``n_components`` (the model is
+    linear on a Nyström map, fixed before the statistics from the rows of ``landmark_sample``,
+    by default the first partition of X — the map :meth:`StructuredRidge.partial_fit` builds from
+    its first chunk); ``solver`` ``"auto"`` or ``"exact"``. Not supported: callable and
+    precomputed kernels and the exact kernel expansion (their model lives on all training
+    samples), and problems with n_features · d above 8000 unknowns, whose exact system is too
+    large and which would need distributed CG: stream them through
+    ``StructuredRidge(solver="sgd").partial_fit`` partition by partition instead.
+
+    Parameters
+    ----------
+    **params
+        Those of :class:`~combpred.StructuredRidge`.
+
+    See Also
+    --------
+    combpred.StructuredRidge.partial_fit : the single-process stream over chunks, which keeps the
+        same statistics.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from combpred.dask import DaskStructuredRidge
+    >>> X = da.random.default_rng(0).normal(size=(1000, 5), chunks=250)
+    >>> Y = (X[:, :3] > 0).astype(int)
+    >>> model = DaskStructuredRidge(space="multilabel", alpha=0.1).fit(X, Y)
+    >>> model.predict(X).shape
+    (1000, 3)
+    """
+
+    def _check_distributable(self) -> None:
+        """Refuse the settings whose fit is not a reduction of per-partition statistics."""
+        if callable(self.kernel):
+            raise ValueError(
+                "DaskStructuredRidge does not support callable kernels; use kernel='rbf' or 'poly' with n_components"
+            )
+        if self.kernel == "precomputed" or (self.kernel != "linear" and not self.n_components):
+            raise ValueError(
+                f"DaskStructuredRidge fits linear models: kernel='linear', or kernel='rbf'/'poly' with n_components "
+                f"(a Nyström map); kernel={self.kernel!r} with n_components={self.n_components!r} is an expansion over "
+                "every training sample"
+            )
+        if self.solver not in ("auto", "exact"):
+            raise ValueError(
+                f"DaskStructuredRidge solves exactly from merged statistics (solver 'auto' or 'exact'), not solver={self.solver!r}: "
+                "distributed CG and SGD are not implemented; for problems too large for the exact solver, stream the "
+                "partitions through StructuredRidge(solver='sgd').partial_fit"
+            )
+
+    def _space_of(self, y: da.Array) -> tuple[_spaces.Space, np.ndarray | None]:
+        """The output space and, for space='multiclass', the sorted class labels (one pass over y)."""
+        if self.space == "multiclass":
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = y[:, 0]
+            if y.ndim != 1:
+                raise ValueError(
+                    f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}"
+                )
+            classes, _ = class_labels(
+                da.unique(y).compute(), f"{type(self).__name__} needs at least 2 classes"
+            )  # validates the labels as fit does
+            return _spaces.Multiclass(len(classes)), classes
+        if isinstance(self.space, str):
+            if y.ndim != 2:
+                raise ValueError(f"Y must be 2-D (n_samples, n_columns) for space={self.space!r}, got shape {y.shape}")
+            space = _spaces.from_name(self.space, np.empty((0, y.shape[1])))
+        else:
+            space = self.space
+        classes = None
+        if type(space) is _spaces.Multiclass:
+            classes = np.arange(space.n_classes)
+        return space, classes
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None, landmark_sample: Any = None) -> DaskStructuredRidge:
+        """Fit the model on Dask collections (or in memory on NumPy input).
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+            Inputs, partitioned along rows; the columns are gathered into one chunk.
+        y : dask.array.Array, dask.dataframe.DataFrame or Series, or ndarray
+            Structures in the space's encoding (1-D labels for multiclass, (n_samples, width) rows
+            otherwise), rechunked to the row partitions of X.
+        sample_weight : dask.array.Array, Series or ndarray of shape (n_samples,), default=None
+            Non-negative weights of the examples (a partition may have only zero weights).
+        landmark_sample : array-like of shape (n_rows, n_features), default=None
+            With n_components: the rows the Nyström landmarks are drawn from; None takes the first
+            partition of X.
+
+        Returns
+        -------
+        self : DaskStructuredRidge
+        """
+        if not _is_dask(X):
+            if landmark_sample is not None:
+                raise ValueError("landmark_sample applies to Dask inputs; an in-memory fit draws the landmarks from X")
+            return super().fit(X, y, sample_weight)
+        self._validate_params()
+        self._reset()
+        self._check_distributable()
+        columns = getattr(X, "columns", None)
+        X = _as_array(X, "X")
+        if X.ndim != 2 or X.shape[1] < 1 or X.shape[0] < 1:
+            raise ValueError(f"X must be 2-D with at least one sample and one feature, got shape {X.shape}")
+        if X.dtype.kind not in "biuf":
+            raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
+        X = X.rechunk({1: -1})
+        n = X.shape[1]
+        Y = _align(y, X.chunks[0], "y")
+        if Y is None:
+            raise ValueError("y is required")
+        W = _align(sample_weight, X.chunks[0], "sample_weight")
+        if W is not None and W.ndim != 1:
+            raise ValueError(f"sample_weight must be 1-D, got shape {W.shape}")
+        space, classes = self._space_of(Y)
+        if classes is not None and Y.ndim == 2:
+            Y = Y[:, 0]
+        params = self._params_string(n).encode()
+        set_threads(self.n_jobs)
+        sample = None
+        if self.kernel != "linear":
+            raw = X.blocks[0].compute() if landmark_sample is None else landmark_sample
+            sample = np.ascontiguousarray(np.asarray(raw), dtype=np.float64)
+            if sample.ndim != 2 or sample.shape[1] != n or not np.isfinite(sample).all():
+                raise ValueError(
+                    f"landmark_sample must be a finite array of shape (n_rows, {n}), got shape {sample.shape}"
+                )
+        empty = dask.delayed(_core.Stats.new(space._handle(), n, params, sample), pure=False)
+        xs, ys = X.to_delayed().ravel(), Y.to_delayed().ravel()
+        ws = W.to_delayed().ravel() if W is not None else [None] * len(xs)
+        starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
+        parts = [
+            dask.delayed(_block_stats, pure=False)(empty, xb, yb, wb, i, int(starts[i]), space, classes, self.n_jobs)
+            for i, (xb, yb, wb) in enumerate(zip(xs, ys, ws, strict=True))
+        ]
+        (stats,) = dask.compute(_tree(parts))
+        model = stats.solve(params)
+        self.space_ = space
+        if classes is not None:
+            self.classes_ = classes
+        elif self._is_multilabel():
+            self.classes_ = np.array([0, 1])
+        self.n_features_in_ = n
+        if columns is not None and all(isinstance(c, str) for c in columns):
+            self.feature_names_in_ = np.asarray(list(columns), dtype=object)
+        self._set_model(model)
+        self._warn_unconverged(partial=False)
+        return self
+
+    def to_local(self) -> StructuredRidge:
+        """The fitted model as a plain in-memory :class:`~combpred.StructuredRidge` (same parameters
+        and fitted state), which unpickles without Dask installed."""
+        local = StructuredRidge(**self.get_params())
+        local.__setstate__(self.__getstate__())
+        return local
+
+    def _lazy(self, X: Any, method: str, **kwargs: Any) -> Any:
+        """``method`` over the row blocks of a Dask X, as a lazy Dask array with X's row chunks."""
+        local = self.to_local()
+        names = local.__dict__.pop("feature_names_in_", None)  # blocks are NumPy: checked here instead
+        columns = getattr(X, "columns", None)
+        if names is not None and columns is not None and list(columns) != list(names):
+            raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
+        X = _as_array(X, "X").rechunk({1: -1})
+        # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return)
+        probe = getattr(local, method)(np.zeros((1, X.shape[1])), **kwargs)
+        tail, dtype = probe.shape[1:], probe.dtype
+        return X.map_blocks(
+            _apply,
+            local,
+            method,
+            tail,
+            dtype,
+            kwargs,
+            dtype=dtype,
+            chunks=(X.chunks[0], *((t,) for t in tail)),
+            drop_axis=[] if tail else [1],
+            meta=np.empty((0, *tail), dtype=dtype),
+        )
+
+    def predict(self, X: Any) -> Any:
+        """Return the decoded structure of each input; lazily, as a Dask array, for Dask input.
+
+        See :meth:`combpred.StructuredRidge.predict`.
+        """
+        return self._lazy(X, "predict") if _is_dask(X) else super().predict(X)
+
+    def decision_function(self, X: Any) -> Any:
+        """Return the scores u(x); lazily, as a Dask array, for Dask input.
+
+        See :meth:`combpred.StructuredRidge.decision_function`.
+        """
+        return self._lazy(X, "decision_function") if _is_dask(X) else super().decision_function(X)
+
+    def predict_marginals(self, X: Any, scale: str | float = "noise_free") -> Any:
+        """Estimate E[ψ(y) | x]; lazily, as a Dask array, for Dask input.
+
+        See :meth:`combpred.StructuredRidge.predict_marginals`.
+        """
+        if not _is_dask(X):
+            return super().predict_marginals(X, scale)
+        return self._lazy(X, "predict_marginals", scale=scale)
+
+    def max_marginal_margins(self, X: Any) -> Any:
+        """Return the max-marginal margin of every coordinate of ψ; lazily, as a Dask array, for
+        Dask input.
+
+        See :meth:`combpred.StructuredRidge.max_marginal_margins`.
+        """
+        return self._lazy(X, "max_marginal_margins") if _is_dask(X) else super().max_marginal_margins(X)

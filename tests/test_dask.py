@@ -1,0 +1,204 @@
+"""combpred.dask on a real LocalCluster (separate worker processes): the distributed fit equals the
+single-machine exact fit on every space family, with uneven partitions, DataFrames, Nyström maps,
+weights and the empirical reference; lazy prediction; a worker killed mid-fit; NaN in a partition."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+import _dask_tasks  # noqa: E402
+from combpred import StructuredRidge, _capi, spaces  # noqa: E402
+from combpred.dask import DaskStructuredRidge  # noqa: E402
+
+TREE = [-1, 0, 0, 1, 1, 2, 5]
+ROWS = (37, 150, 0, 13, 200, 60)  # uneven, one partition empty
+M, N = sum(ROWS), 4
+
+
+@pytest.fixture(scope="module")
+def client():
+    # One failure of a task (its worker died) is retried; a second fails the computation: the
+    # killed-worker tests stay fast.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="1GiB"
+        )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _data(space: spaces.Space, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs and structures (in the space's encoding) from a noisy planted linear model."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(M, N))
+    d = space.dim
+    U = X @ rng.normal(size=(N, d)) + rng.normal(size=(M, d))
+    return X, space._from_rows(space._handle().decode(U))
+
+
+def _close(a: np.ndarray, b: np.ndarray, rtol: float = 1e-10) -> None:
+    assert np.abs(a - b).max() <= rtol * max(np.abs(b).max(), 1e-300), np.abs(a - b).max()
+
+
+def _same_model(dist: StructuredRidge, local: StructuredRidge) -> None:
+    _close(dist.coef_, local.coef_)
+    _close(dist.intercept_, local.intercept_, 1e-9)
+    assert dist.n_samples_seen_ == M
+
+
+CASES = {
+    "multilabel": (spaces.Multilabel(5), "multilabel", {}),
+    "multiclass": (spaces.Multiclass(4), "multiclass", {"fit_intercept": False}),
+    "permutations": (spaces.Permutations(4), "permutations", {}),
+    "hierarchy_paths": (spaces.HierarchyPaths(TREE), None, {"empirical_weight": 0.5}),
+    "subtrees": (spaces.Subtrees(TREE), None, {}),
+    "dicycles": (spaces.DirectedCycles(5), "dicycles", {}),
+    "ksubsets": (spaces.KSubsets(5, 2), None, {}),
+    "ordinal": (spaces.Ordinal(5), None, {"empirical_weight": 0.5}),
+    "dag_paths": (spaces.DAGPaths([[], [0], [0], [1, 2], [2]]), None, {}),
+    "tournaments": (spaces.PartialTournaments(4), None, {}),
+    "ucycles": (spaces.UndirectedCycles(5), None, {}),
+    "cliques": (spaces.Cliques(4), None, {}),
+    # the product reference is a function of the training structures' weighted mean, which the
+    # merged statistics hold exactly
+    "multilabel_product": (spaces.Multilabel(5), "multilabel", {"empirical_weight": 0.5, "reference": "product"}),
+    "subtrees_product": (spaces.Subtrees(TREE), None, {"empirical_weight": 1.0, "reference": "product"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_distributed_fit_equals_the_exact_fit(client, case):
+    space, name, params = CASES[case]
+    X, Y = _data(space, seed=len(case))
+    weighted = case in ("hierarchy_paths", "multilabel", "multilabel_product", "ordinal")
+    w = np.random.default_rng(1).uniform(0.2, 2.0, size=M) if weighted else None
+    est = {"space": name or space, "alpha": 0.3, "solver": "exact", **params}
+    local = StructuredRidge(**est).fit(X, Y, sample_weight=w)
+    dX = da.from_array(X, chunks=(ROWS, N))
+    dY = da.from_array(Y, chunks=(100,) + Y.shape[1:])  # other row chunks than X: rechunked to X's
+    dw = None if w is None else da.from_array(w, chunks=120)
+    dist = DaskStructuredRidge(**est).fit(dX, dY, sample_weight=dw)
+    _same_model(dist, local)
+
+
+def test_product_reference_is_refused_where_fit_refuses_it(client):
+    space = spaces.DirectedCycles(5)
+    X, Y = _data(space, seed=2)
+    est = {"space": "dicycles", "empirical_weight": 0.5, "reference": "product"}
+    with pytest.raises(ValueError, match="product") as local_error:
+        StructuredRidge(**est).fit(X, Y)
+    with pytest.raises(ValueError, match="product") as dist_error:
+        DaskStructuredRidge(**est).fit(da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 5)))
+    assert str(dist_error.value) == str(local_error.value)
+
+
+def test_dataframe_input_and_lazy_prediction(client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, Y = _data(spaces.Multilabel(4), seed=3)
+    names = [f"f{j}" for j in range(N)]
+    dX = dd.from_pandas(pd.DataFrame(X, columns=names), npartitions=4)
+    dY = dd.from_pandas(pd.DataFrame(Y), npartitions=3)
+    dist = DaskStructuredRidge(alpha=0.5, solver="exact").fit(dX, dY)
+    local = StructuredRidge(alpha=0.5, solver="exact").fit(pd.DataFrame(X, columns=names), Y)
+    _same_model(dist, local)
+    assert list(dist.feature_names_in_) == names
+    aX = da.from_array(X, chunks=(ROWS, N))
+    for method in ("predict", "decision_function", "predict_marginals", "max_marginal_margins"):
+        lazy = getattr(dist, method)(aX)
+        assert isinstance(lazy, da.Array) and lazy.chunks[0] == ROWS
+        out = lazy.compute()
+        expected = getattr(local, method)(pd.DataFrame(X, columns=names))
+        assert out.dtype == expected.dtype and out.shape == expected.shape
+        np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_multiclass_labels_and_pickle(client):
+    import pickle
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(M, N))
+    y = np.array(["ant", "bee", "cat"])[np.argmax(X[:, :3] + rng.normal(size=(M, 3)), axis=1)]
+    local = StructuredRidge(space="multiclass", solver="exact").fit(X, y)
+    dist = DaskStructuredRidge(space="multiclass", solver="exact").fit(
+        da.from_array(X, chunks=(ROWS, N)), da.from_array(y, chunks=90)
+    )
+    _same_model(dist, local)
+    assert list(dist.classes_) == ["ant", "bee", "cat"]
+    pred = dist.predict(da.from_array(X, chunks=(ROWS, N))).compute()
+    np.testing.assert_array_equal(pred, local.predict(X))
+    back = pickle.loads(pickle.dumps(dist.to_local()))
+    assert type(back) is StructuredRidge
+    np.testing.assert_array_equal(back.predict(X), pred)
+
+
+def test_nystrom_map_from_the_first_partition(client):
+    X, Y = _data(spaces.Multilabel(3), seed=8)
+    est = {"kernel": "rbf", "gamma": 0.3, "n_components": 20, "random_state": 0, "alpha": 0.5}
+    stream = StructuredRidge(**est)
+    lo = 0
+    for rows in ROWS:
+        if rows:
+            stream.partial_fit(X[lo : lo + rows], Y[lo : lo + rows])
+        lo += rows
+    dist = DaskStructuredRidge(**est).fit(da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 3)))
+    np.testing.assert_allclose(dist.decision_function(X), stream.decision_function(X), rtol=1e-9, atol=1e-11)
+
+
+def test_workers_are_spawned_and_load_the_library_themselves(client):
+    assert dask.config.get("distributed.worker.multiprocessing-method") == "spawn"
+    X, Y = _data(spaces.Multilabel(3), seed=9)
+    DaskStructuredRidge().fit(da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 3)))
+    states = client.run(_dask_tasks.library_state)
+    assert len(states) == 2
+    for pid, _method, loaded_in, _ppid in states.values():
+        assert pid != os.getpid()
+        assert loaded_in in (None, pid)  # a worker that ran no task has not loaded it
+
+
+def test_nan_in_one_partition_names_it(client):
+    X, Y = _data(spaces.Multilabel(3), seed=10)
+    X[37 + 150 + 5, 2] = np.nan  # partition 3 (partition 2 is empty)
+    with pytest.raises(ValueError, match=r"partition 3 \(rows 187 to 199\): X holds nan at row 192, column 2"):
+        DaskStructuredRidge().fit(da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 3)))
+
+
+def test_a_worker_killed_mid_fit_is_retried_to_the_same_model(client, tmp_path):
+    X, Y = _data(spaces.Multilabel(3), seed=11)
+    local = StructuredRidge(solver="exact").fit(X, Y)
+    dX = da.from_array(X, chunks=(ROWS, N)).map_blocks(
+        _dask_tasks.kill_on_block, 4, str(tmp_path / "killed"), dtype=float
+    )
+    dist = DaskStructuredRidge(solver="exact").fit(dX, da.from_array(Y, chunks=(ROWS, 3)))
+    assert (tmp_path / "killed").exists()  # a worker did die
+    _same_model(dist, local)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_a_task_that_keeps_killing_workers_fails_the_fit(client):
+    X, Y = _data(spaces.Multilabel(3), seed=12)
+    dX = da.from_array(X, chunks=(ROWS, N)).map_blocks(_dask_tasks.kill_on_block, 1, None, dtype=float)
+    with pytest.raises(distributed.scheduler.KilledWorker):
+        DaskStructuredRidge().fit(dX, da.from_array(Y, chunks=(ROWS, 3)))
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_settings_without_a_reduction_are_refused():
+    X = da.zeros((10, 2), chunks=5)
+    Y = da.zeros((10, 3), chunks=5, dtype=int)
+    for params, match in [
+        ({"solver": "cg"}, "partial_fit"),
+        ({"kernel": "rbf"}, "n_components"),
+        ({"kernel": "precomputed"}, "linear models"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            DaskStructuredRidge(**params).fit(X, Y)
+    assert _capi.usable()
