@@ -124,3 +124,59 @@ func TestUncountedSpaceFitsWithTheEmpiricalReference(t *testing.T) {
 		}
 	}
 }
+
+// Statistics merged from chunks solve an uncounted space exactly as Fit does, with the same
+// refusal of every reference that needs the uniform measure.
+func TestUncountedSpaceStatistics(t *testing.T) {
+	dag, err := space.NewDAGSubsets([][]int{nil, {0}, {0}, {1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 30, 2
+	r := rand.New(rand.NewPCG(7, 8))
+	X := make([]float64, m*n)
+	for i := range X {
+		X[i] = r.NormFloat64()
+	}
+	ys := make([]int64, m*4)
+	u := make([]float64, 4)
+	for i := 0; i < m; i++ {
+		for v := range u {
+			u[v] = X[i*n+v%n] + 0.3*r.NormFloat64()
+		}
+		dag.Decode(u, ys[i*4:(i+1)*4])
+	}
+	opt := baseOptions()
+	opt.Solver, opt.EmpiricalWeight = Exact, 1
+	a, err := NewStats(dag, n, nil, 0, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewStats(dag, n, nil, 0, opt)
+	if a, err = a.Add(X[:12*n], 12, n, ys[:12*4], nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = b.Add(X[12*n:], m-12, n, ys[12*4:], nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	merged, err := MergeStats(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := merged.Solve(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Fit(dag, X, m, n, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := relDiff(got.Coef, want.Coef); e > 1e-10 {
+		t.Errorf("merged statistics differ from Fit by %.2e", e)
+	}
+	bad := opt
+	bad.EmpiricalWeight = 0
+	if _, err := merged.Solve(bad); !errors.Is(err, space.ErrUncounted) {
+		t.Errorf("empirical_weight 0: got %v, want ErrUncounted", err)
+	}
+}
