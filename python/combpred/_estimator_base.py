@@ -203,6 +203,7 @@ class StructuredEstimator(BaseEstimator):
         self._validate_params()
         self._reset()
         multi = not (self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass))
+        y = self._dense_targets(y)
         X, y = validate_data(
             self,
             X,
@@ -220,6 +221,15 @@ class StructuredEstimator(BaseEstimator):
         sw = check_sample_weight(sample_weight, X.shape[0])
         set_threads(self.n_jobs)
         return X, space, rows, classes, sw
+
+    def _dense_targets(self, y: Any) -> Any:
+        """A scipy.sparse Y of structure rows as the dense rows the core reads (checked against the
+        memory budget first); class labels are 1-D and never sparse."""
+        if not _capi.is_sparse(y):
+            return y
+        if self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass):
+            raise ValueError(f"space={self.space!r} takes 1-D class labels or node ids, not a sparse matrix")
+        return _spaces._densify_targets(y, "y")
 
     def _progress_measure(self, partial: bool) -> str:
         """What the progress callback's third number is, for verbose output."""
@@ -376,6 +386,7 @@ class StructuredEstimator(BaseEstimator):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
             class_rows(y, self.classes_)  # a label the model does not know (NaN, say) is an error, not a miss
             return float(np.average(pred == y, weights=sw))
+        y = self._dense_targets(y)
         if len(np.asarray(y)) != len(pred):
             raise ValueError(f"y has {len(np.asarray(y))} rows but X has {len(pred)} rows")
         self.space_.validate(y)  # an invalid structure is an error, not a low score

@@ -428,6 +428,7 @@ class StructuredRidge(StructuredEstimator):
                 if fitted.shift != shift:
                     raise ValueError(f"partial_fit: fit_intercept must stay that of the model ({bool(fitted.shift)})")
             multi = not self._is_multiclass()
+            y = self._dense_targets(y)
             X, y = validate_data(
                 self,
                 X,

@@ -30,11 +30,21 @@ import threading
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 from sklearn.utils import check_random_state
 
 from . import _capi, _core, _schema
 
 _handle_lock = threading.Lock()
+
+
+def _densify_targets(Y: Any, name: str) -> Any:
+    """A scipy.sparse Y (e.g. MultiLabelBinarizer(sparse_output=True)) as the dense int64 rows the core
+    reads, checked against the memory budget before they are allocated; anything else unchanged."""
+    if not sparse.issparse(Y):
+        return np.asarray(Y)
+    _capi.check_output(Y.shape, f"{name} (a sparse matrix, as the core's dense int64 rows)")
+    return Y.toarray()
 
 
 class Space:
@@ -122,7 +132,7 @@ class Space:
 
     # Encoding: subclasses with a non-row encoding (Multiclass: one int) override these two.
     def _to_rows(self, Y: Any, name: str = "Y") -> np.ndarray:
-        Y = np.asarray(Y)
+        Y = _densify_targets(Y, name)
         if Y.ndim == 1 and self.width == 1:
             Y = Y.reshape(-1, 1)
         if Y.ndim != 2 or Y.shape[1] != self.width:
