@@ -85,7 +85,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run on 200 rows per split and a small grid")
     ap.add_argument("--output", type=Path, default=BENCHMARKS_MD)
+    ap.add_argument(
+        "--min-genes",
+        type=int,
+        default=None,
+        help="keep the terms carried by at least this many train+valid genes "
+        "(default 1: every learnable term; --quick: 20)",
+    )
     args = ap.parse_args()
+    min_genes = args.min_genes or (20 if args.quick else 1)
     t_all = time.perf_counter()
     data = datasets.load_hierarchical("gasch2_GO")
     parts = [(data.X_train, data.Y_train), (data.X_valid, data.Y_valid), (data.X_test, data.Y_test)]
@@ -93,8 +101,9 @@ def main() -> None:
         parts = [(X[:200], Y[:200]) for X, Y in parts]
     (X, R), (Xv, Rv), (Xt, Rt) = parts
     n_all = R.shape[1]
-    # the terms some training or validation gene carries: closed under parents, a sub-DAG
-    keep = np.flatnonzero(R.any(axis=0) | Rv.any(axis=0))
+    # the terms enough training or validation genes carry: closed under parents (a gene carrying a
+    # term carries its ancestors), a sub-DAG
+    keep = np.flatnonzero(R.sum(axis=0) + Rv.sum(axis=0) >= min_genes)
     index = np.full(n_all, -1)
     index[keep] = np.arange(keep.size)
     parents = [index[data.parents[v]] for v in keep]
@@ -241,7 +250,7 @@ def main() -> None:
         "",
         f"gasch2_GO: {X.shape[1]} features (missing values imputed by the training mean inside each pipeline), "
         f"a GO DAG of {n_all - 1} terms (+ root), {sum(len(p) > 1 for p in data.parents)} with several parents; "
-        f"{keep.size} terms carried by some training or validation gene form the models' space "
+        f"{keep.size} terms carried by at least {min_genes} training or validation gene(s) form the models' space "
         f"(`spaces.DAGSubsets`, d = {keep.size}). Train {len(R)} / valid {len(Rv)} (selection), refit on both, "
         f"test {len(Rt)}; {Rt[:, 1:].sum(axis=1).mean():.1f} terms per test gene. "
         f"`python benchmarks/gene_ontology.py{' --quick' if args.quick else ''}`.",
@@ -264,7 +273,8 @@ def main() -> None:
     lines += [
         "",
         f"- node AU(PRC): StructuredRidge {best_a[4]:.4f} (best family on test, chosen on valid within it), "
-        f"per-term logistic regression {lr[4]:.4f}, constant {const[4]:.4f}.",
+        f"per-term logistic regression {lr[4]:.4f}, constant {const[4]:.4f}: StructuredRidge ≥ per-term logistic "
+        f"regression **{'met' if best_a[4] >= lr[4] else 'missed'}**.",
         f"- hierarchical F1: StructuredRidge {best_f[5]:.4f}, per-term logistic regression {lr[5]:.4f}, "
         f"constant {const[5]:.4f}.",
         "- Published Clus-HMC values for this split are not quoted: no copy of them could be checked here.",
