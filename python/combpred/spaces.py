@@ -369,7 +369,7 @@ class DAGPaths(Multiclass):
     ``parents[v]`` lists v's parents (empty at the single root; give several roots a virtual root),
     as ``combpred.datasets.load_hierarchical`` returns them. y is a node id; ψ marks the node and
     all its ancestors. With ``leaves_only`` only nodes without children are structures. Counts,
-    moments, decoding and exact inference cost O(Σ_z |ancestors(z)|).
+    moments, decoding and exact inference cost O(Σ_z #ancestors(z)).
     """
 
     kind = "dag_paths"
