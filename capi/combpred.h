@@ -64,10 +64,16 @@ CP_EXPORT int cp_prob_coef(int64_t h, double *out, int64_t rows, int64_t cols, d
 /* cp_prob_decision writes the scores u = Wᵀx̃ of q inputs (q × d). */
 CP_EXPORT int cp_prob_decision(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d);
 
+/* cp_prob_decision_csr is cp_prob_decision on a sparse X (rows × cols CSR: see the _csr calls). */
+CP_EXPORT int cp_prob_decision_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, double *out, int64_t d);
+
 /* cp_prob_fit fits a model by MAP on X (m × n) and structures Y (m × w), with optional sample
    weights (NULL: all 1), fit parameters (see parseProbFitParams) and a progress callback (NULL:
    none; a nonzero return cancels the fit with status 3). */
 CP_EXPORT int cp_prob_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, cp_progress_fn progress, void *ctx, int64_t *out);
+
+/* cp_prob_fit_csr is cp_prob_fit on a sparse X (rows × cols CSR: see the _csr calls). */
+CP_EXPORT int cp_prob_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *ys, int64_t w, double *sampleWeight, const char *params, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_prob_free releases a ProbabilisticStructured model handle. */
 CP_EXPORT int cp_prob_free(int64_t h);
@@ -99,8 +105,14 @@ CP_EXPORT int cp_prob_log_partition(int64_t h, double *x, int64_t q, int64_t n, 
    model's fit-time inference options. */
 CP_EXPORT int cp_prob_marginals(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, int64_t d);
 
+/* cp_prob_marginals_csr is cp_prob_marginals on a sparse X (rows × cols CSR: see the _csr calls). */
+CP_EXPORT int cp_prob_marginals_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, const char *params, double *out, int64_t d);
+
 /* cp_prob_predict writes the mode argmax_y p(y | x) of q inputs, by the space's decoder (q × w). */
 CP_EXPORT int cp_prob_predict(int64_t h, double *x, int64_t q, int64_t n, int64_t *out, int64_t w);
+
+/* cp_prob_predict_csr is cp_prob_predict on a sparse X (rows × cols CSR: see the _csr calls). */
+CP_EXPORT int cp_prob_predict_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *out, int64_t w);
 
 /* cp_prob_sample draws count structures from p(· | x_i) for each of q inputs into out
    (q × count × w, input i's samples first). Parameters: random_state, sampler, burn_in, thinning,
@@ -125,9 +137,17 @@ CP_EXPORT int cp_ridge_coef(int64_t h, double *out, int64_t rows, int64_t cols, 
 /* cp_ridge_decision writes the scores u(x) of q inputs (q × n) into out (q × d). */
 CP_EXPORT int cp_ridge_decision(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d);
 
+/* cp_ridge_decision_csr is cp_ridge_decision on a sparse X (rows × cols CSR: see the _csr calls). */
+CP_EXPORT int cp_ridge_decision_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, double *out, int64_t d);
+
 /* cp_ridge_fit fits a model; init is the handle of a model to warm-start the iterative solvers
    from (see ridge.Options.Init; an incompatible one is ignored), or 0. */
 CP_EXPORT int cp_ridge_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
+
+/* cp_ridge_fit_csr is cp_ridge_fit on a sparse X (rows × cols CSR: see the _csr calls): linear,
+   kernel (rbf, poly; not precomputed) and Nyström models, by every solver but SGD on a kernel
+   expansion. The model predicts sparse and dense inputs alike. */
+CP_EXPORT int cp_ridge_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *ys, int64_t w, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_ridge_free releases a StructuredRidge model handle. */
 CP_EXPORT int cp_ridge_free(int64_t h);
@@ -152,6 +172,9 @@ CP_EXPORT int cp_ridge_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *
    interrupt poll. */
 CP_EXPORT int cp_ridge_marginals(int64_t h, double *x, int64_t q, int64_t n, int64_t scale, double factor, double *out, int64_t d, int64_t *ys, int64_t w);
 
+/* cp_ridge_marginals_csr is cp_ridge_marginals on a sparse X (rows × cols CSR: see the _csr calls). */
+CP_EXPORT int cp_ridge_marginals_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t scale, double factor, double *out, int64_t d, int64_t *ys, int64_t w);
+
 /* cp_ridge_max_margins writes into out (q × d) the max-marginal margins of the vector the model
    decodes for q inputs (q × n): per coordinate of ψ, the best objective with the coordinate at its
    largest value minus the best with it at its smallest (±Inf for coordinates constant over Y).
@@ -159,13 +182,24 @@ CP_EXPORT int cp_ridge_marginals(int64_t h, double *x, int64_t q, int64_t n, int
    marginal estimates). It needs an exact decoder; cancellable through the interrupt poll. */
 CP_EXPORT int cp_ridge_max_margins(int64_t h, double *x, int64_t q, int64_t n, int64_t from, double *out, int64_t d);
 
+/* cp_ridge_max_margins_csr is cp_ridge_max_margins on a sparse X (rows × cols CSR: see the _csr
+   calls). */
+CP_EXPORT int cp_ridge_max_margins_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t from, double *out, int64_t d);
+
 /* cp_ridge_partial_fit continues the model prev (0 to start one) with a chunk of examples and
    returns a new model handle in *out (see ridge.PartialFit); prev is left unchanged and valid. */
 CP_EXPORT int cp_ridge_partial_fit(int64_t prev, int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, cp_progress_fn progress, void *ctx, int64_t *out);
 
+/* cp_ridge_partial_fit_csr is cp_ridge_partial_fit on a sparse chunk X (rows × cols CSR: see the
+   _csr calls); kernel expansions without a Nyström map are refused. */
+CP_EXPORT int cp_ridge_partial_fit_csr(int64_t prev, int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *ys, int64_t w, double *sampleWeight, const char *params, cp_progress_fn progress, void *ctx, int64_t *out);
+
 /* cp_ridge_predict writes the decoded structures of q inputs (q × n) into out (q × w), a chunk of
    rows at a time; cancellable through the interrupt poll. */
 CP_EXPORT int cp_ridge_predict(int64_t h, double *x, int64_t q, int64_t n, int64_t *out, int64_t w);
+
+/* cp_ridge_predict_csr is cp_ridge_predict on a sparse X (rows × cols CSR: see the _csr calls). */
+CP_EXPORT int cp_ridge_predict_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *out, int64_t w);
 
 /* cp_ridge_space writes a new handle of the model's own space into out. */
 CP_EXPORT int cp_ridge_space(int64_t h, int64_t *out);

@@ -48,6 +48,8 @@ type spaceInfo struct {
 	LogCount jsonFloat `json:"log_count"` // log|Y|
 	// Guarantee is the decoder's z-approximation factor, 0 when exact.
 	Guarantee jsonFloat `json:"guarantee"`
+	// Uncounted says why |Y|, the uniform moments and sampler are unknown; empty when known.
+	Uncounted string `json:"uncounted"`
 }
 
 // fitInfo is how a fit ended, common to both model kinds.
@@ -87,8 +89,12 @@ type probInfo struct {
 }
 
 func newSpaceInfo(sp space.Space) spaceInfo {
-	return spaceInfo{Version: infoVersion, Kind: sp.Kind(), Dim: sp.Dim(), Width: sp.Width(),
+	info := spaceInfo{Version: infoVersion, Kind: sp.Kind(), Dim: sp.Dim(), Width: sp.Width(),
 		LogCount: jsonFloat(sp.LogCount()), Guarantee: jsonFloat(sp.Guarantee())}
+	if u, ok := sp.(space.Uncounted); ok {
+		info.Uncounted = u.Uncounted()
+	}
+	return info
 }
 
 // newFitInfo fills the fields both model kinds report from their fit's outcome.

@@ -16,12 +16,14 @@ import (
 	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/ridge"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 )
 
 // fitArgs are the arguments common to cp_ridge_fit and cp_ridge_partial_fit, checked and viewed.
 type fitArgs struct {
 	sp      space.Space
 	X       []float64
+	csr     *xmat.CSR // a sparse X (the _csr calls), X then nil
 	m, n    int
 	y       []int64
 	weights []float64
@@ -29,6 +31,15 @@ type fitArgs struct {
 }
 
 func readFitArgs(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
+	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*fitArgs, error) {
+	return readFitArgsOf(spaceHandle, m, n, func(a *fitArgs) (err error) {
+		a.X, err = f64s("X", x, m, n)
+		return err
+	}, ys, w, sampleWeight, params, progress, ctx, out)
+}
+
+// readFitArgsOf is readFitArgs with X (m × n) viewed by readX, dense or sparse.
+func readFitArgsOf(spaceHandle C.int64_t, m, n C.int64_t, readX func(*fitArgs) error, ys *C.int64_t, w C.int64_t,
 	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*fitArgs, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -38,7 +49,7 @@ func readFitArgs(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64
 		return nil, err
 	}
 	a := &fitArgs{sp: sp, m: int(m), n: int(n)}
-	if a.X, err = f64s("X", x, m, n); err != nil {
+	if err := readX(a); err != nil {
 		return nil, err
 	}
 	if a.y, err = rowsOf(sp, "Y", ys, m, w); err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/prob"
+	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 )
 
 // The C ABI of ProbabilisticStructured (core/prob): p(y | x) ∝ exp(⟨Wᵀx̃, ψ(y)⟩). Models are
@@ -54,15 +56,26 @@ func cp_prob_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64
 
 func probFit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
 	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
+	X, err := f64s("X", x, m, n)
+	if err != nil {
+		return nil, err
+	}
+	return probFitWith(spaceHandle, m, ys, w, sampleWeight, params, progress, ctx, out,
+		func(sp space.Space, opt prob.Options, y []int64, weights []float64) (*prob.Model, error) {
+			return prob.Fit(sp, X, int(m), int(n), y, weights, opt)
+		})
+}
+
+// probFitWith reads the arguments of a fit on m examples other than X and runs fit, which
+// fits the model on X (dense or sparse), on the worker.
+func probFitWith(spaceHandle C.int64_t, m C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double, params *C.char,
+	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t,
+	fit func(sp space.Space, opt prob.Options, y []int64, weights []float64) (*prob.Model, error)) (*prob.Model, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
 		return nil, err
 	}
 	if err := outPtr("model handle", out); err != nil {
-		return nil, err
-	}
-	X, err := f64s("X", x, m, n)
-	if err != nil {
 		return nil, err
 	}
 	y, err := rowsOf(sp, "Y", ys, m, w)
@@ -92,7 +105,7 @@ func probFit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, 
 	opt.Inference.Sampler.Stop = stop
 	var md *prob.Model
 	err = onWorker(&opt.Progress, stop, func() (err error) {
-		md, err = prob.Fit(sp, X, int(m), int(n), y, weights, opt)
+		md, err = fit(sp, opt, y, weights)
 		return err
 	})
 	if md != nil {
@@ -168,24 +181,31 @@ func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char,
 	if err != nil {
 		return status(err)
 	}
+	return status(probMarginals(md, xmat.DenseRows(X, int(q), int(n)), params, out, d))
+}
+
+// probMarginals fills out (q × d) with E_{p(·|x)}[ψ] of the rows X for cp_prob_marginals and
+// cp_prob_marginals_csr.
+func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d C.int64_t) error {
+	q := C.int64_t(X.Q)
 	dst, err := dimOut(md.Space, "marginals output", out, q, d)
 	if err != nil {
-		return status(err)
+		return err
 	}
 	qo, err := queryOf(md, params, queryMarginals)
 	if err != nil {
-		return status(err)
+		return err
 	}
 	if qo.Inference.Method == prob.InferExact && !prob.HasExact(md.Space) {
-		return status(fmt.Errorf("parameter method=exact: the %s space (log|Y| = %.1f) has no exact marginals; use sampled",
-			md.Space.Kind(), md.Space.LogCount()))
+		return fmt.Errorf("parameter method=exact: the %s space (log|Y| = %.1f) has no exact marginals; use sampled",
+			md.Space.Kind(), md.Space.LogCount())
 	}
 	view := *md // a read-only copy with the call's inference options
 	view.Inference = qo.Inference
-	return status(cancellable(false, func(stop *cancel.Flag) error {
+	return cancellable(false, func(stop *cancel.Flag) error {
 		view.Inference.Sampler.Stop = stop
-		return view.Marginals(X, int(q), int(n), qo.Seed, dst)
-	}))
+		return view.MarginalsRows(X, qo.Seed, dst)
+	})
 }
 
 // queryOf parses a query call's parameters against the model and checks its sampler.

@@ -59,6 +59,9 @@ func cp_space_free(h C.int64_t) (rc C.int) {
 func cp_space_mean(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceWithDim(h, d, "mean: output", "entries")
+	if err == nil {
+		err = space.Counts(sp)
+	}
 	if err != nil {
 		return status(err)
 	}
@@ -76,6 +79,9 @@ const maxDenseCov = 8192
 // denseCovAllowed says why the dense covariance of sp may not be written: above maxDenseCov, or
 // above the memory budget.
 func denseCovAllowed(sp space.Space) error {
+	if err := space.Counts(sp); err != nil {
+		return err
+	}
 	d := sp.Dim()
 	if d > maxDenseCov {
 		return fmt.Errorf("covariance: d = %d is too large for a dense matrix (d×d needs %d bytes; at most d = %d): use covariance_dot",
@@ -130,6 +136,9 @@ func cp_space_covariance(h C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
 func cp_space_cov_mul(h C.int64_t, v *C.double, out *C.double, d C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceWithDim(h, d, "cov_mul: vector", "entries")
+	if err == nil {
+		err = space.Counts(sp)
+	}
 	if err != nil {
 		return status(err)
 	}
@@ -200,6 +209,9 @@ func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d
 func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceOf(int64(h))
+	if err == nil {
+		err = space.Counts(sp)
+	}
 	if err != nil {
 		return status(err)
 	}
@@ -283,6 +295,9 @@ func cp_space_max_margins(h C.int64_t, us *C.double, m, d C.int64_t, out *C.doub
 func cp_space_enumerate(h C.int64_t, out *C.int64_t, capacity C.int64_t, w C.int64_t, count *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceOf(int64(h))
+	if err == nil {
+		err = space.Counts(sp)
+	}
 	if err == nil {
 		err = outPtr("count", count)
 	}

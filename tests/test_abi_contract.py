@@ -42,7 +42,7 @@ def _c_type(t) -> str:
     }
     if t in known:
         return known[t]
-    return {"_F64Arg": "double*", "_I64Arg": "int64_t*"}.get(t.__name__, repr(t))
+    return {"_F64Arg": "double*", "_I64Arg": "int64_t*", "_IndexArg": "void*"}.get(t.__name__, repr(t))
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")

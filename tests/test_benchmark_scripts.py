@@ -40,6 +40,7 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
         ("probabilistic.py", "probabilistic", "## ProbabilisticStructured"),
         ("prob_fit_time.py", "prob_fit_time", "## ProbabilisticStructured fit time against LogisticRegression"),
         ("decision_rules.py", "decision_rules", "## Decision rules on label ranking"),
+        ("many_labels.py", "many_labels", "## Many labels"),
         pytest.param(
             "dask_scale.py",
             "dask_scale",

@@ -95,3 +95,62 @@ def test_estimators_learn_dag_paths(make):
     assert np.mean(pred == yt) > 0.9
     again = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(again.predict(Xt), pred)
+
+
+def _closed_sets(parents):
+    n = len(parents)
+    out = []
+    for mask in range(1 << n):
+        row = [(mask >> v) & 1 for v in range(n)]
+        if row[0] and all(row[p] for v in range(n) if row[v] for p in parents[v]):
+            out.append(row)
+    return np.array(out)
+
+
+def test_dag_subsets_decode_a_best_closed_set():
+    space = spaces.DAGSubsets(DIAMOND)
+    Y = _closed_sets(DIAMOND)
+    rng = np.random.default_rng(3)
+    U = rng.normal(size=(200, 6)) - 0.3
+    best = (U @ Y.T).max(axis=1)
+    got = space.decode(U)
+    space.validate(got)
+    np.testing.assert_allclose(np.einsum("ij,ij->i", U, got), best, rtol=1e-12)
+
+
+def test_dag_subsets_have_no_counts_and_say_why():
+    space = spaces.DAGSubsets(DIAMOND)
+    for call in (space.log_count, space.mean, space.covariance, space.enumerate, lambda: space.sample(3)):
+        with pytest.raises(ValueError, match="#P-hard"):
+            call()
+    with pytest.raises(ValueError, match="parent 2 is not"):
+        space.validate([[1, 1, 0, 1, 0, 0]])
+
+
+def _planted_sets(n_samples: int, seed: int):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, 3))
+    W = np.random.default_rng(0).normal(size=(3, 6)) * 2
+    return X, spaces.DAGSubsets(DIAMOND).decode(X @ W - 0.5)
+
+
+def test_structured_ridge_fits_dag_subsets_with_the_empirical_reference():
+    X, Y = _planted_sets(300, 1)
+    Xt, Yt = _planted_sets(200, 2)
+    space = spaces.DAGSubsets(DIAMOND)
+    with pytest.raises(ValueError, match=r"#P-hard.*empirical_weight=1"):
+        StructuredRidge(space=space).fit(X, Y)
+    model = StructuredRidge(space=space, empirical_weight=1.0, alpha=0.01).fit(X, Y)
+    pred = model.predict(Xt)
+    space.validate(pred)
+    assert np.mean(pred == Yt) > 0.9
+    # the same fit as the multi-label one over the same rows: only the decoder differs
+    labels = StructuredRidge(space="multilabel", empirical_weight=1.0, alpha=0.01).fit(X, Y)
+    np.testing.assert_allclose(model.decision_function(Xt), labels.decision_function(Xt), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(pred, space.decode(model.decision_function(Xt)))
+    M = model.predict_marginals(Xt)
+    assert M.shape == Yt.shape and np.all((M >= 0) & (M <= 1))
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(Xt), pred)
+    with pytest.raises(ValueError, match="#P-hard"):
+        ProbabilisticStructured(space=space).fit(X, Y)

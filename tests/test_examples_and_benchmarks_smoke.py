@@ -58,6 +58,18 @@ def _needs(*relatives: str | None):
         ("dicycles.py", "dicycles", "| m | StructuredRidge, α = 1 | StructuredRidge, α by CV |", None),
         ("sgd.py", "sgd", "| solver | iterations / epochs | seconds | final gap |", None),
         ("scale.py", "scale", "| model | training data | fit (s) | peak memory (GiB) |", None),
+        (
+            "gene_ontology.py",
+            "gene_ontology",
+            "| model | chosen on valid | valid AU(PRC) | valid hF1 |",
+            "hierarchical_funcat_go/gasch2_GO/gasch2_GO.train.arff",
+        ),
+        (
+            "sparse_text.py",
+            "sparse_text",
+            "| model | chosen | Hamming loss | ranking loss | micro-F1 | macro-F1 | fit (s) | fit memory (MiB) |",
+            "multilabel_sparse/medical/medical-train.arff",
+        ),
     ],
 )
 def test_benchmark_quick_run(tmp_path, script, section, header, data):

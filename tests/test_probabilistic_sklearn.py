@@ -19,6 +19,11 @@ from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from test_sklearn_compat import MULTILABEL_FAILURES
 
+_PROBA_SHAPE = (
+    "fits and predicts the sparse X, then asserts that predict_proba has shape (n_samples, 2) for a one-column "
+    "binary target; the multi-label predict_proba returns P(label on), shape (n_samples, n_labels) (by design)"
+)
+
 # The multiclass configuration passes every check. The multi-label one fails the checks that the
 # multi-label StructuredRidge fails, for the same reasons (test_sklearn_compat.py), and one more
 # that feeds a 1-D target.
@@ -26,6 +31,9 @@ PROB_MULTILABEL_FAILURES = dict(
     MULTILABEL_FAILURES,
     check_decision_proba_consistency="fits a 1-D binary y; space='multilabel' needs a 2-D 0/1 indicator matrix "
     "and says to use space='multiclass' (by design)",
+    # sparse X is accepted (fit and predict pass); the check then wants predict_proba of shape (n_samples, 2)
+    check_estimator_sparse_array=_PROBA_SHAPE,
+    check_estimator_sparse_matrix=_PROBA_SHAPE,
 )
 
 

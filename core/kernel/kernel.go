@@ -7,6 +7,7 @@ import (
 
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"slices"
@@ -183,3 +184,53 @@ func (k Kernel) CheckFinite(K []float64, cols int) error {
 
 // KindNames returns the names of the kernel kinds, in the order of their values.
 func KindNames() []string { return slices.Clone(kindNames[:]) }
+
+// GramX is GramNorms for inputs that may be sparse: k(a_i, b_j) into dst (rows of a × rows of
+// b), with the squared row norms of b given (nb, rbf only; nil computes them). The inner products
+// of sparse rows cost their shared entries, and no sparse input is densified, so a model fitted on
+// sparse X predicts dense X and the reverse with the same kernel values up to rounding.
+func (k Kernel) GramX(dst *mat.Dense, a, b xmat.Matrix, nb []float64) {
+	if a.Sparse == nil && b.Sparse == nil {
+		if k.Kind == RBF && nb == nil {
+			nb = SquaredNorms(b.Dense)
+		}
+		k.GramNorms(dst, a.Dense, b.Dense, nb)
+		return
+	}
+	if k.Kind == Precomputed {
+		panic("kernel: Gram called on a " + k.Kind.String() + " kernel")
+	}
+	switch {
+	case a.Sparse != nil && b.Sparse != nil:
+		if b.SparseT != nil {
+			xmat.ProductsT(dst, a.Sparse, b.SparseT)
+		} else {
+			xmat.Products(dst, a.Sparse, b.Sparse)
+		}
+	case a.Sparse != nil:
+		xmat.ProductsDense(dst, a.Sparse, b.Dense)
+	default:
+		xmat.DenseProducts(dst, a.Dense, b.Sparse)
+	}
+	if k.Kind == Linear {
+		return
+	}
+	var na []float64
+	if k.Kind == RBF {
+		na = a.SquaredNorms()
+		if nb == nil {
+			nb = b.SquaredNorms()
+		}
+	}
+	rows, cols := dst.Dims()
+	raw := dst.RawMatrix()
+	parallel.For(rows, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var ni float64
+			if na != nil {
+				ni = na[i]
+			}
+			k.Row(raw.Data[i*raw.Stride:i*raw.Stride+cols], ni, nb, 0)
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 )
 
 // Model is a fitted predictor of structures of one output space from feature vectors.
@@ -21,6 +22,9 @@ type Model interface {
 	// Predict writes the structure predicted for each of the q inputs X into ys (q × w, w the
 	// width of Output); it stops with cancel.ErrCancelled once stop is set (nil: never).
 	Predict(X []float64, q, n int, ys []int64, stop *cancel.Flag) error
+	// DecisionRows and PredictRows are Decision and Predict on dense or sparse (CSR) rows.
+	DecisionRows(X xmat.Rows, U []float64) error
+	PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error
 	// MarshalBinary encodes the model; each kind's Unmarshal reads it back.
 	encoding.BinaryMarshaler
 }

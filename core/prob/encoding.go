@@ -106,6 +106,9 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	if !slices.Equal(sp.Params(), params) {
 		return nil, fmt.Errorf("%w: space parameters %v are not in canonical form %v", ErrCorrupt, params, sp.Params())
 	}
+	if err := space.Counts(sp); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
 	md.Space = sp
 	want := md.NFeatures
 	if md.Intercept {

@@ -10,6 +10,7 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -24,8 +25,28 @@ import (
 // ρ_t = 4/(t + 3), which forgets the early iterates and averages out the sampling noise. Everything
 // is determined by opt.Seed.
 func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
+	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
+		return NewProblem(sp, X, m, n, ys, weights, alpha, opt.Intercept)
+	})
+}
+
+// FitCSR is Fit on a sparse X (m×n CSR, viewed and not retained): the scores and the gradient
+// are products with X's entries, never with a dense copy. The model is the one Fit gives on the
+// dense X with the same entries, up to rounding.
+func FitCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Options) (*Model, error) {
+	m, n := X.Dims()
+	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
+		return NewProblemCSR(sp, X, ys, weights, alpha, opt.Intercept)
+	})
+}
+
+// fit is Fit with the Problem built by problem for the regularisation in effect.
+func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(alpha float64) (*Problem, error)) (*Model, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
+	}
+	if err := space.Counts(sp); err != nil {
+		return nil, fmt.Errorf("prob: the model samples and sums over the space: %w", err)
 	}
 	if err := checkFitMemory(sp, m, n, &opt); err != nil {
 		return nil, err
@@ -35,7 +56,7 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 		// Data that give no finite default (no rows, zero weights) fail NewProblem's checks first.
 		alpha = DefaultAlpha(weights, m)
 	}
-	p, err := NewProblem(sp, X, m, n, ys, weights, alpha, opt.Intercept)
+	p, err := problem(alpha)
 	if err != nil {
 		return nil, err
 	}

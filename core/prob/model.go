@@ -10,6 +10,7 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,6 +31,9 @@ type Model struct {
 // NewModel builds a model from its coefficients W (rows × Dim(), row-major, copied), where rows is
 // nFeatures, plus one for the intercept.
 func NewModel(sp space.Space, coef []float64, nFeatures int, intercept bool) (*Model, error) {
+	if err := space.Counts(sp); err != nil {
+		return nil, fmt.Errorf("prob: the model samples and sums over the space: %w", err)
+	}
 	rows := nFeatures
 	if intercept {
 		rows++
@@ -47,21 +51,35 @@ func NewModel(sp space.Space, coef []float64, nFeatures int, intercept bool) (*M
 
 // Decision writes the scores u_i = Wᵀx̃_i of q inputs into U (q × Dim()).
 func (md *Model) Decision(X []float64, q, n int, U []float64) error {
+	if q < 0 || len(X) != q*n {
+		return fmt.Errorf("prob: buffer sizes do not match %d rows of %d features", q, n)
+	}
+	return md.DecisionRows(xmat.DenseRows(X, q, n), U)
+}
+
+// DecisionRows is Decision on dense or sparse rows: the same scores, up to rounding, for the same
+// entries in either layout.
+func (md *Model) DecisionRows(X xmat.Rows, U []float64) error {
+	q, n := X.Q, X.N
 	if n != md.NFeatures {
 		return fmt.Errorf("prob: X has %d features, the model was fitted with %d", n, md.NFeatures)
 	}
 	d := md.Space.Dim()
-	if q < 0 || len(X) != q*n || len(U) != q*d {
+	if q < 0 || len(U) != q*d {
 		return fmt.Errorf("prob: buffer sizes do not match %d rows of %d features and %d scores", q, n, d)
 	}
 	if q == 0 {
 		return nil
 	}
-	if err := check.Finite("X", X, n); err != nil {
+	Um := mat.NewDense(q, d, U)
+	if X.Sparse != nil {
+		scoresX(Um, xmat.Matrix{Sparse: X.Sparse}, md.Coef, md.Intercept)
+		return check.Scores(U, d)
+	}
+	if err := check.Finite("X", X.Dense, n); err != nil {
 		return err
 	}
-	Um := mat.NewDense(q, d, U)
-	Um.Mul(mat.NewDense(q, n, X), md.Coef.Slice(0, n, 0, d))
+	Um.Mul(mat.NewDense(q, n, X.Dense), md.Coef.Slice(0, n, 0, d))
 	if md.Intercept {
 		b := md.Coef.RawRowView(n)
 		for i := 0; i < q; i++ {
@@ -74,38 +92,50 @@ func (md *Model) Decision(X []float64, q, n int, U []float64) error {
 	return check.Scores(U, d)
 }
 
-// scores is Scores into a new slice.
-func (md *Model) scores(X []float64, q, n int) ([]float64, error) {
-	if err := space.CheckScores(md.Space, q); err != nil {
+// scores is DecisionRows into a new slice.
+func (md *Model) scores(X xmat.Rows) ([]float64, error) {
+	if err := space.CheckScores(md.Space, X.Q); err != nil {
 		return nil, err
 	}
-	U := make([]float64, q*md.Space.Dim())
-	return U, md.Decision(X, q, n, U)
+	U := make([]float64, X.Q*md.Space.Dim())
+	return U, md.DecisionRows(X, U)
 }
 
 // Predict writes the mode, the most probable structure of each input, argmax_y ⟨u, ψ(y)⟩ by the space's
 // decoder (exact, or within its Guarantee), into ys (q × Width()); it stops with ErrCancelled
 // once stop is set (nil: never).
 func (md *Model) Predict(X []float64, q, n int, ys []int64, stop *cancel.Flag) error {
+	if len(X) != q*n {
+		return fmt.Errorf("prob: buffer sizes do not match %d rows of %d features", q, n)
+	}
+	return md.PredictRows(xmat.DenseRows(X, q, n), ys, stop)
+}
+
+// PredictRows is Predict on dense or sparse rows.
+func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
+	q := X.Q
 	if len(ys) != q*md.Space.Width() {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(ys), q, md.Space.Width())
 	}
 	if err := space.CheckDecode(md.Space, q); err != nil {
 		return err
 	}
-	if len(X) != q*n {
-		return fmt.Errorf("prob: buffer sizes do not match %d rows of %d features", q, n)
-	}
 	if err := space.CheckScores(md.Space, space.PredictChunk(md.Space, q)); err != nil {
 		return err
 	}
-	scores := func(Xc []float64, rows int, U []float64) error { return md.Decision(Xc, rows, n, U) }
-	return space.PredictRows(md.Space, X, q, n, ys, scores, stop)
+	scores := func(lo, hi int, U []float64) error { return md.DecisionRows(X.Slice(lo, hi), U) }
+	return space.PredictRowsBy(md.Space, q, ys, scores, stop)
 }
 
 // Sample draws count structures from p(· | x_i) for each input into out
 // (q × count × Width(), row-major: input i's samples first).
 func (md *Model) Sample(X []float64, q, n, count int, seed uint64, opt SampleOptions, out []int64) error {
+	return md.SampleRows(xmat.DenseRows(X, q, n), count, seed, opt, out)
+}
+
+// SampleRows is Sample on dense or sparse rows.
+func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptions, out []int64) error {
+	q := X.Q
 	if count < 1 {
 		return fmt.Errorf("prob: the number of samples must be ≥ 1, got %d", count)
 	}
@@ -116,7 +146,7 @@ func (md *Model) Sample(X []float64, q, n, count int, seed uint64, opt SampleOpt
 	if err := checkSampleMemory(count, opt, 0, parallel.Threads()); err != nil {
 		return err
 	}
-	U, err := md.scores(X, q, n)
+	U, err := md.scores(X)
 	if err != nil {
 		return err
 	}
@@ -130,7 +160,12 @@ func (md *Model) Sample(X []float64, q, n, count int, seed uint64, opt SampleOpt
 
 // Marginals writes E_{p(·|x_i)}[ψ] of each input into out (q × Dim()), by md.Inference.
 func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) error {
-	d := md.Space.Dim()
+	return md.MarginalsRows(xmat.DenseRows(X, q, n), seed, out)
+}
+
+// MarginalsRows is Marginals on dense or sparse rows.
+func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64) error {
+	q, d := X.Q, md.Space.Dim()
 	if len(out) != q*d {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
 	}
@@ -139,7 +174,7 @@ func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) er
 			return err
 		}
 	}
-	U, err := md.scores(X, q, n)
+	U, err := md.scores(X)
 	if err != nil {
 		return err
 	}
@@ -154,10 +189,16 @@ func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) er
 // approximation's proven range (ErrTaylorRange) does not fail the call: the row keeps its estimate
 // and bound, with Valid false.
 func (md *Model) LogPartition(X []float64, q, n int, opt LogZOptions, out []float64) ([]LogZResult, error) {
+	return md.LogPartitionRows(xmat.DenseRows(X, q, n), opt, out)
+}
+
+// LogPartitionRows is LogPartition on dense or sparse rows.
+func (md *Model) LogPartitionRows(X xmat.Rows, opt LogZOptions, out []float64) ([]LogZResult, error) {
+	q := X.Q
 	if len(out) != q {
 		return nil, fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
 	}
-	U, err := md.scores(X, q, n)
+	U, err := md.scores(X)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +234,12 @@ func (md *Model) LogPartition(X []float64, q, n int, opt LogZOptions, out []floa
 // ScoreSamples writes log p(y_i | x_i) = ⟨u_i, ψ(y_i)⟩ − log Z(u_i) into out (length q), with
 // log Z by opt (exact where available when opt.Method is LogZAuto).
 func (md *Model) ScoreSamples(X []float64, q, n int, ys []int64, opt LogZOptions, out []float64) error {
+	return md.ScoreSamplesRows(xmat.DenseRows(X, q, n), ys, opt, out)
+}
+
+// ScoreSamplesRows is ScoreSamples on dense or sparse rows.
+func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out []float64) error {
+	q := X.Q
 	if len(out) != q {
 		return fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
 	}
@@ -200,10 +247,10 @@ func (md *Model) ScoreSamples(X []float64, q, n int, ys []int64, opt LogZOptions
 		return err
 	}
 	lz := make([]float64, q)
-	if _, err := md.LogPartition(X, q, n, opt, lz); err != nil {
+	if _, err := md.LogPartitionRows(X, opt, lz); err != nil {
 		return err
 	}
-	U, err := md.scores(X, q, n)
+	U, err := md.scores(X)
 	if err != nil {
 		return err
 	}

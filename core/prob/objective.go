@@ -8,6 +8,7 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,7 +23,7 @@ import (
 // weight the same as removing it. W has Cols() rows and Dim() columns.
 type Problem struct {
 	sp        space.Space
-	X         *mat.Dense // m × n, a view of the caller's slice
+	X         xmat.Matrix // m × n, a view of the caller's slice or CSR matrix
 	m, n      int
 	intercept bool
 	psiY      *mat.Dense // m × d: ψ(y_i)
@@ -46,6 +47,24 @@ func NewProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	if err := check.Magnitude("X", X, n); err != nil {
 		return nil, err
 	}
+	return newProblem(sp, xmat.Matrix{Dense: mat.NewDense(m, n, X)}, ys, weights, lambda, intercept)
+}
+
+// NewProblemCSR is NewProblem on a sparse X (m×n CSR, viewed: it must not change while the
+// Problem is in use).
+func NewProblemCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, lambda float64, intercept bool) (*Problem, error) {
+	m, n := X.Dims()
+	if m < 1 || n < 1 {
+		return nil, fmt.Errorf("prob: X must have at least one sample and one feature, got %d×%d", m, n)
+	}
+	if err := X.CheckMagnitude("X"); err != nil {
+		return nil, err
+	}
+	return newProblem(sp, xmat.Matrix{Sparse: X}, ys, weights, lambda, intercept)
+}
+
+func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, lambda float64, intercept bool) (*Problem, error) {
+	m, n := X.Dims()
 	if err := space.ValidateRows(sp, ys, m); err != nil {
 		return nil, err
 	}
@@ -75,7 +94,7 @@ func NewProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	d := sp.Dim()
 	psi := make([]float64, m*d)
 	space.EmbedRows(sp, ys, m, psi)
-	return &Problem{sp: sp, X: mat.NewDense(m, n, X), m: m, n: n, intercept: intercept,
+	return &Problem{sp: sp, X: X, m: m, n: n, intercept: intercept,
 		psiY: mat.NewDense(m, d, psi), weights: weights, lambda: lambda}, nil
 }
 
@@ -114,14 +133,11 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 			rows[i] = i
 		}
 	} else {
-		Xb = mat.NewDense(len(rows), p.n, nil)
-		for k, i := range rows {
-			copy(Xb.RawRowView(k), p.X.RawRowView(i))
-		}
+		Xb = p.X.CopyRows(rows)
 	}
 	b := len(rows)
 	U := mat.NewDense(b, d, nil)
-	scores(U, Xb, W, p.intercept)
+	scoresX(U, Xb, W, p.intercept)
 	G := mat.NewDense(b, d, nil)
 	terms := make([]float64, b)
 	errs := make([]error, b)
@@ -174,7 +190,7 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 		J = p.lambda*pen + s/float64(b)
 	}
 	if grad != nil {
-		gradientProduct(grad, Xb, G, p.intercept)
+		gradientProductX(grad, Xb, G, p.intercept)
 		grad.Scale(1/float64(b), grad)
 		for j := 0; j < p.n; j++ {
 			gr, wr := grad.RawRowView(j), W.RawRowView(j)

@@ -2,7 +2,9 @@ package prob
 
 import (
 	"github.com/combpred/combpred/core/gemm"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -59,6 +61,41 @@ func gradientProduct(grad, X, G *mat.Dense, intercept bool) {
 			for a, v := range G.RawRowView(i) {
 				row[a] += v
 			}
+		}
+	}
+}
+
+// scoresX is scores for dense or sparse X.
+func scoresX(U *mat.Dense, X xmat.Matrix, W *mat.Dense, intercept bool) {
+	if X.Sparse == nil {
+		scores(U, X.Dense, W, intercept)
+		return
+	}
+	_, n := X.Dims()
+	u, w := U.RawMatrix(), W.RawMatrix()
+	X.Sparse.Mul(u.Data, u.Stride, w.Data, w.Stride, u.Cols)
+	if intercept {
+		b := W.RawRowView(n)
+		for i := 0; i < u.Rows; i++ {
+			floats.Add(U.RawRowView(i), b)
+		}
+	}
+}
+
+// gradientProductX is gradientProduct for dense or sparse X.
+func gradientProductX(grad *mat.Dense, X xmat.Matrix, G *mat.Dense, intercept bool) {
+	if X.Sparse == nil {
+		gradientProduct(grad, X.Dense, G, intercept)
+		return
+	}
+	m, n := X.Dims()
+	o, g := grad.RawMatrix(), G.RawMatrix()
+	X.Sparse.TMul(o.Data, o.Stride, g.Data, g.Stride, g.Cols)
+	if intercept {
+		row := grad.RawRowView(n)
+		clear(row)
+		for i := 0; i < m; i++ {
+			floats.Add(row, G.RawRowView(i))
 		}
 	}
 }

@@ -3,22 +3,49 @@ package ridge
 import (
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/gemm"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
 // design is the input matrix X (m×n) with an optional implicit column of ones for the intercept,
-// kept implicit so that fitting never copies the caller's X.
+// kept implicit so that fitting never copies the caller's X. X is dense (X) or sparse (sp, CSR;
+// X is then nil): every product the solvers take of X goes through the methods below, which never
+// densify a sparse X (sparse.go).
 type design struct {
 	X         *mat.Dense
+	sp        *xmat.CSR
 	intercept bool
 	// stop, when set, cuts the blocked passes over X (gram, tmul) short: their callers check it
 	// and discard the partial result.
 	stop *cancel.Flag
 }
 
+// features is n, the number of columns of X.
+func (d design) features() int {
+	if d.sp != nil {
+		_, n := d.sp.Dims()
+		return n
+	}
+	_, n := d.X.Dims()
+	return n
+}
+
+// samples is m, the number of rows of X.
+func (d design) samples() int {
+	if d.sp != nil {
+		m, _ := d.sp.Dims()
+		return m
+	}
+	m, _ := d.X.Dims()
+	return m
+}
+
+// input is X as an xmat.Matrix.
+func (d design) input() xmat.Matrix { return xmat.Matrix{Dense: d.X, Sparse: d.sp} }
+
 // cols is the number of rows of W: n, plus one for the intercept.
 func (d design) cols() int {
-	_, n := d.X.Dims()
+	n := d.features()
 	if d.intercept {
 		return n + 1
 	}
@@ -27,8 +54,13 @@ func (d design) cols() int {
 
 // mul writes [X 1]·W into U (m×k).
 func (d design) mul(U, W *mat.Dense) {
-	_, n := d.X.Dims()
-	gemm.Mul(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
+	n := d.features()
+	if d.sp != nil {
+		u, w := U.RawMatrix(), W.RawMatrix()
+		d.sp.Mul(u.Data, u.Stride, w.Data, w.Stride, u.Cols)
+	} else {
+		gemm.Mul(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
+	}
 	if d.intercept {
 		b := W.RawRowView(n)
 		m, k := U.Dims()
@@ -43,6 +75,10 @@ func (d design) mul(U, W *mat.Dense) {
 
 // tmul writes [X 1]ᵀ·G into out (cols()×k).
 func (d design) tmul(out, G *mat.Dense) {
+	if d.sp != nil {
+		d.sparseTmul(out, G)
+		return
+	}
 	m, n := d.X.Dims()
 	_, k := G.Dims()
 	// Xᵀ·G as (Gᵀ·X)ᵀ, so that gemm streams X in its row-major layout; Gᵀ is formed a block of
@@ -79,7 +115,7 @@ func (d design) tmul(out, G *mat.Dense) {
 
 // penalty is ‖W‖²_F without the intercept row.
 func (d design) penalty(W *mat.Dense) float64 {
-	_, n := d.X.Dims()
+	n := d.features()
 	_, k := W.Dims()
 	var s float64
 	for j := 0; j < n; j++ {
@@ -92,7 +128,7 @@ func (d design) penalty(W *mat.Dense) float64 {
 
 // addPenaltyGrad adds f·W to grad on every row but the intercept's.
 func (d design) addPenaltyGrad(grad, W *mat.Dense, f float64) {
-	_, n := d.X.Dims()
+	n := d.features()
 	_, k := W.Dims()
 	for j := 0; j < n; j++ {
 		g, w := grad.RawRowView(j), W.RawRowView(j)
@@ -104,6 +140,9 @@ func (d design) addPenaltyGrad(grad, W *mat.Dense, f float64) {
 
 // gram is [X 1]ᵀ diag(s) [X 1], accumulated over blocks of rows so that X is never copied whole.
 func (d design) gram(s []float64) *mat.SymDense {
+	if d.sp != nil {
+		return d.sparseGram(s)
+	}
 	m, n := d.X.Dims()
 	const block = 4096
 	xsT := mat.NewDense(n, min(m, block), nil) // (diag(s)·X_block)ᵀ

@@ -8,6 +8,7 @@ import (
 	"github.com/combpred/combpred/core/binfmt"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,9 +21,11 @@ import (
 // still read (as models with none of these). Version 3 appends the reference measure when it is not
 // the uniform one (Options.EmpiricalWeight): its mean (1×d) and covariance (d×d) as optional
 // matrices and the covariance's rank (uint64); version 1 and 2 models have the uniform reference.
+// Version 4 appends the support inputs and the Nyström landmarks of a model fitted on sparse X, as
+// optional CSR matrices (their dense slots are then absent); older models have dense ones.
 const (
 	modelMagic   = "CPRM"
-	modelVersion = 3
+	modelVersion = 4
 	maxKindLen   = 64
 	maxDim       = 1 << 28 // bounds a single matrix dimension read from bytes
 	maxCount     = 1 << 62 // bounds the example and step counters
@@ -39,7 +42,9 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 // marshal encodes the model in format version 1, 2 or 3; an older version cannot hold what a
 // newer one added.
 func (md *Model) marshal(version int) ([]byte, error) {
-	if version == 1 && (md.Seen != 0 || md.Steps != 0 || md.ny != nil || md.stats != nil) || version < 3 && md.ref != nil {
+	sparseLandmarks := md.ny != nil && md.ny.landmarks.Sparse != nil
+	if version == 1 && (md.Seen != 0 || md.Steps != 0 || md.ny != nil || md.stats != nil) || version < 3 && md.ref != nil ||
+		version < 4 && (md.supportCSR != nil || sparseLandmarks) {
 		return nil, fmt.Errorf("format version %d cannot hold this model", version)
 	}
 	w := binfmt.NewWriter(modelMagic, uint16(version))
@@ -72,7 +77,7 @@ func (md *Model) marshal(version int) ([]byte, error) {
 		w.U64(uint64(md.Steps))
 		var landmarks, proj, stats *mat.Dense
 		if md.ny != nil {
-			landmarks, proj = md.ny.landmarks, md.ny.proj
+			landmarks, proj = md.ny.landmarks.Dense, md.ny.proj
 		}
 		if md.stats != nil {
 			stats = md.stats.M
@@ -92,7 +97,71 @@ func (md *Model) marshal(version int) ([]byte, error) {
 		matrix(cov)
 		w.U64(uint64(rank))
 	}
+	if version >= 4 {
+		writeCSR(w, md.supportCSR)
+		var lm *xmat.CSR
+		if md.ny != nil {
+			lm = md.ny.landmarks.Sparse
+		}
+		writeCSR(w, lm)
+	}
 	return w.Sign(), nil
+}
+
+// writeCSR writes a presence byte and, when a is not nil, its shape (uint64 each), indptr and
+// indices (binfmt.Int64s) and data (uint32 count, then the values).
+func writeCSR(w *binfmt.Writer, a *xmat.CSR) {
+	if a == nil {
+		w.U8(0)
+		return
+	}
+	w.U8(1)
+	r, c := a.Dims()
+	w.U64(uint64(r))
+	w.U64(uint64(c))
+	indptr, indices, data := a.Raw()
+	w.Int64s(indptr)
+	w.Int64s(indices)
+	w.U32(uint32(len(data)))
+	for _, v := range data {
+		w.F64(v)
+	}
+}
+
+// readCSR reads what writeCSR wrote and validates it as a CSR matrix (xmat.New).
+func readCSR(r *binfmt.Reader, name string) *xmat.CSR {
+	switch r.U8() {
+	case 0:
+		return nil
+	case 1:
+	default:
+		r.Fail("bad presence flag for %s", name)
+		return nil
+	}
+	rows, cols := r.U64(), r.U64()
+	indptr := r.Int64s(name + " indptr")
+	indices := r.Int64s(name + " indices")
+	nnz := int(r.U32())
+	if r.Err() != nil {
+		return nil
+	}
+	if rows < 1 || rows > maxDim || cols < 1 || cols > maxDim || nnz != len(indices) {
+		r.Fail("%s: shape %d×%d with %d values for %d indices", name, rows, cols, nnz, len(indices))
+		return nil
+	}
+	data := make([]float64, nnz)
+	for k := range data {
+		data[k] = r.F64()
+	}
+	if r.Err() != nil {
+		return nil
+	}
+	a, err := xmat.New(int(rows), int(cols), indptr, indices, data)
+	if err != nil {
+		r.Fail("%s: %v", name, err)
+		return nil
+	}
+	return a
 }
 
 func (md *Model) statsCount() int64 {
@@ -138,6 +207,7 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	kind := r.String("space kind", maxKindLen)
 	params := r.Int64s("space parameters")
 	md := &Model{}
+	var landmarks, proj *mat.Dense
 	md.Kernel.Kind = kernel.Kind(r.U8())
 	md.Kernel.Gamma = r.F64()
 	md.Kernel.Degree = int(int32(r.U32()))
@@ -151,16 +221,11 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	md.Coef = optionalMatrix(r, "coefficients")
 	md.Dual = optionalMatrix(r, "dual coefficients")
 	if support := optionalMatrix(r, "support inputs"); support != nil {
-		md.setSupport(support)
+		md.setSupport(xmat.Matrix{Dense: support})
 	}
 	if version >= 2 {
 		md.Seen, md.Steps = count(r, "examples seen"), count(r, "SGD steps")
-		landmarks, proj := optionalMatrix(r, "Nyström landmarks"), optionalMatrix(r, "Nyström projection")
-		if (landmarks == nil) != (proj == nil) {
-			r.Fail("Nyström landmarks without projection or the reverse")
-		} else if landmarks != nil {
-			md.ny = newNystromMap(md.Kernel, md.Intercept, landmarks, proj)
-		}
+		landmarks, proj = optionalMatrix(r, "Nyström landmarks"), optionalMatrix(r, "Nyström projection")
 		if stats := optionalMatrix(r, "sufficient statistics"); stats != nil {
 			md.stats = &linearStats{M: stats}
 		}
@@ -175,6 +240,24 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	if version >= 3 {
 		refMean, refCov = optionalMatrix(r, "reference mean"), optionalMatrix(r, "reference covariance")
 		refRank = count(r, "reference rank")
+	}
+	var sparseLandmarks *xmat.CSR
+	if version >= 4 {
+		if support := readCSR(r, "sparse support inputs"); support != nil {
+			if md.Support != nil {
+				r.Fail("both dense and sparse support inputs")
+			}
+			md.setSupport(xmat.Matrix{Sparse: support})
+		}
+		sparseLandmarks = readCSR(r, "sparse Nyström landmarks")
+	}
+	switch {
+	case landmarks != nil && sparseLandmarks != nil:
+		r.Fail("both dense and sparse Nyström landmarks")
+	case (landmarks == nil && sparseLandmarks == nil) != (proj == nil):
+		r.Fail("Nyström landmarks without projection or the reverse")
+	case proj != nil:
+		md.ny = newNystromMap(md.Kernel, md.Intercept, xmat.Matrix{Dense: landmarks, Sparse: sparseLandmarks}, proj)
 	}
 	if err := r.Finish(); err != nil {
 		return nil, err
@@ -250,17 +333,20 @@ func (md *Model) checkShapes() error {
 	cr, cc := dims(md.Coef)
 	dr, dc := dims(md.Dual)
 	sr, sc := dims(md.Support)
+	if md.supportCSR != nil {
+		sr, sc = md.supportCSR.Dims()
+	}
 	switch md.Kernel.Kind {
 	case kernel.Linear:
 		want := md.NFeatures
 		if md.Intercept {
 			want++
 		}
-		if cr != want || cc != d || md.Dual != nil || md.Support != nil {
+		if cr != want || cc != d || md.Dual != nil || md.hasSupport() {
 			return fmt.Errorf("linear model with coefficients %d×%d, want %d×%d", cr, cc, want, d)
 		}
 	case kernel.Precomputed:
-		if md.Coef != nil || md.Support != nil || dr != md.NFeatures || dc != d {
+		if md.Coef != nil || md.hasSupport() || dr != md.NFeatures || dc != d {
 			return fmt.Errorf("precomputed-kernel model with dual %d×%d, want %d×%d", dr, dc, md.NFeatures, d)
 		}
 	default:
@@ -281,7 +367,7 @@ func (md *Model) checkShapes() error {
 func (md *Model) checkNystrom() error {
 	lr, lc := md.ny.landmarks.Dims()
 	pr, pc := md.ny.proj.Dims()
-	if lr > MaxComponents || lc != md.NFeatures || pr != lr || pc > pr || md.Dual != nil || md.Support != nil || md.Coef == nil {
+	if lr > MaxComponents || lc != md.NFeatures || pr != lr || pc > pr || md.Dual != nil || md.hasSupport() || md.Coef == nil {
 		return fmt.Errorf("Nyström model with landmarks %d×%d and projection %d×%d", lr, lc, pr, pc)
 	}
 	if cr, cc := md.Coef.Dims(); cr != pc || cc != md.Space.Dim() {

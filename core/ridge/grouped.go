@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/combpred/combpred/core/gemm"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,7 +21,7 @@ import (
 // of the arithmetic of narrowSystem.
 type groupedSystem struct {
 	p         *Problem
-	x         *mat.Dense // X (m×n)
+	des       design // X (m×n)
 	intercept bool
 	gram      *mat.Dense // G, k×k
 	s         *mat.Dense // S, d×d
@@ -75,7 +74,7 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 	}
 	ng := len(index)
 	k := des.cols()
-	gs := &groupedSystem{p: p, x: des.X, intercept: des.intercept, gram: mat.DenseCopyOf(G), s: mat.DenseCopyOf(p.S),
+	gs := &groupedSystem{p: p, des: des, intercept: des.intercept, gram: mat.DenseCopyOf(G), s: mat.DenseCopyOf(p.S),
 		deltas: mat.NewDense(ng, d, distinct), group: group,
 		vt: mat.NewDense(d, k, nil), svt: mat.NewDense(d, k, nil), hv: mat.NewDense(d, k, nil), qd: mat.NewDense(d, k, nil),
 		pt: mat.NewDense(ng, k, nil), q: mat.NewDense(ng, k, nil)}
@@ -85,7 +84,7 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 
 func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 	d, k := gs.vt.Dims()
-	_, n := gs.x.Dims()
+	n := gs.des.features()
 	transposeInto(gs.vt, V)
 	gemm.Mul(gs.pt.RawMatrix(), gs.deltas.RawMatrix(), gs.vt.RawMatrix())
 	gs.q.Zero()
@@ -94,14 +93,14 @@ func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 		if w[i] == 0 {
 			continue
 		}
-		x, pr := gs.x.RawRowView(i)[:n], gs.pt.RawRowView(g)
-		r := floats.Dot(x, pr[:n])
+		pr := gs.pt.RawRowView(g)
+		r := gs.des.rowDot(i, pr[:n])
 		if gs.intercept {
 			r += pr[n]
 		}
 		f := w[i] * r
 		q := gs.q.RawRowView(g)
-		floats.AddScaled(q[:n], f, x)
+		gs.des.rowAxpy(i, f, q[:n])
 		if gs.intercept {
 			q[n] += f
 		}

@@ -139,24 +139,39 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	if err := opt.Stop.Err(); err != nil {
 		return Result{}, err
 	}
-	G := des.gram(p.Weight)
+	k, d := W.Dims()
+	// A sparse X with many features gets no k×k Gram matrix (useGram): memory stays O(nnz + k·d),
+	// and the preconditioner uses G's diagonal instead.
+	var G *mat.SymDense
+	if des.useGram(d) {
+		G = des.gram(p.Weight)
+	}
 	if err := opt.Stop.Err(); err != nil {
 		return Result{}, err
 	}
 	var h hessian = ls
-	if gs := newGroupedSystem(p, des, G); gs != nil {
-		h = gs
-	} else if ns := newNarrowSystem(p, des); ns != nil {
-		h = ns
+	// The grouped form costs k²·d per application, a sparse X's own products 2·nnz·d.
+	if G != nil && (des.sp == nil || 2*float64(des.sp.NNZ()) > float64(k)*float64(k)) {
+		if gs := newGroupedSystem(p, des, G); gs != nil {
+			h = gs
+		} else if ns := newNarrowSystem(p, des); ns != nil {
+			h = ns
+		}
 	}
 	if err := opt.Stop.Err(); err != nil {
 		return Result{}, err
 	}
-	pc, err := newLinearPrecond(p, des, G)
-	if err != nil {
-		return Result{}, err
+	var pc linearPrecond = identityPrecond{}
+	if G == nil {
+		if linearPrecondMode != precondNone {
+			pc = newDiagGramPrecond(p, des)
+		}
+	} else {
+		var err error
+		if pc, err = newLinearPrecond(p, des, G); err != nil {
+			return Result{}, err
+		}
 	}
-	k, d := W.Dims()
 	if W.RawMatrix().Stride != d { // the iteration works on W's backing slice
 		work := mat.DenseCopyOf(W)
 		defer W.Copy(work)

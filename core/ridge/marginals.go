@@ -8,6 +8,7 @@ import (
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 )
 
 // marginalMap turns score rows u into estimates of the marginals E[ψ(y) | x] (docs/design.md §2a):
@@ -158,13 +159,19 @@ func (mm *marginalMap) addMean(M []float64, rows int) {
 // set (nil: never). scale chooses the scale c of the estimates and factor (CheckScaleFactor)
 // multiplies it (the decoded structures depend on neither unless the estimates are clipped).
 func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, scale MarginalScale, factor float64, stop *cancel.Flag) error {
+	if len(X) != q*n {
+		return fmt.Errorf("buffer sizes do not match %d rows of %d features", q, n)
+	}
+	return md.MarginalsRows(xmat.DenseRows(X, q, n), M, ys, scale, factor, stop)
+}
+
+// MarginalsRows is Marginals on dense or sparse rows.
+func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, scale MarginalScale, factor float64, stop *cancel.Flag) error {
 	sp := md.Space
+	q := X.Q
 	d, w := sp.Dim(), sp.Width()
 	if M == nil && ys == nil {
 		return fmt.Errorf("marginals: neither marginals nor structures were asked for")
-	}
-	if len(X) != q*n {
-		return fmt.Errorf("buffer sizes do not match %d rows of %d features", q, n)
 	}
 	if M != nil && len(M) != q*d {
 		return fmt.Errorf("marginals output has %d values, want %d×%d", len(M), q, d)
@@ -183,18 +190,18 @@ func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, scale
 	mm := newMarginalMap(sp, md.ref)
 	mm.unit = scale == ScaleUnit
 	mm.factor = factor
-	centred := func(Xc []float64, rows int, U []float64) error {
-		if err := md.Decision(Xc, rows, n, U); err != nil {
+	centred := func(lo, hi int, U []float64) error {
+		if err := md.DecisionRows(X.Slice(lo, hi), U); err != nil {
 			return err
 		}
-		mm.centreRows(U, rows)
+		mm.centreRows(U, hi-lo)
 		return nil
 	}
 	if M == nil {
 		if err := space.CheckScores(sp, space.PredictChunk(sp, q)); err != nil {
 			return err
 		}
-		return space.PredictRows(sp, X, q, n, ys, centred, stop)
+		return space.PredictRowsBy(sp, q, ys, centred, stop)
 	}
 	chunk := max(1, space.PredictChunk(sp, q))
 	for lo := 0; lo < q; lo += chunk {
@@ -203,7 +210,7 @@ func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, scale
 		}
 		hi := min(lo+chunk, q)
 		Mc := M[lo*d : hi*d]
-		if err := centred(X[lo*n:hi*n], hi-lo, Mc); err != nil {
+		if err := centred(lo, hi, Mc); err != nil {
 			if lo > 0 {
 				return fmt.Errorf("in the rows from %d on: %w", lo, err)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 )
 
 // DecodeSource names the vector a model's prediction decodes: the scores u(x) or the centred
@@ -38,10 +39,18 @@ func ParseDecodeSource(code int64) (DecodeSource, error) {
 // the same source and its size is a confidence. It needs an exact decoder and stops with
 // ErrCancelled once stop is set (nil: never). A chunk of rows is scored at a time.
 func (md *Model) MaxMargins(X []float64, q, n int, out []float64, from DecodeSource, stop *cancel.Flag) error {
+	if len(X) != q*n {
+		return fmt.Errorf("buffer sizes do not match %d rows of %d features", q, n)
+	}
+	return md.MaxMarginsRows(xmat.DenseRows(X, q, n), out, from, stop)
+}
+
+// MaxMarginsRows is MaxMargins on dense or sparse rows.
+func (md *Model) MaxMarginsRows(X xmat.Rows, out []float64, from DecodeSource, stop *cancel.Flag) error {
 	sp := md.Space
-	d := sp.Dim()
-	if len(X) != q*n || len(out) != q*d {
-		return fmt.Errorf("buffer sizes do not match %d rows of %d features and %d margins", q, n, d)
+	d, q := sp.Dim(), X.Q
+	if len(out) != q*d {
+		return fmt.Errorf("buffer sizes do not match %d rows and %d margins", q, d)
 	}
 	if err := space.CheckDecode(sp, q); err != nil {
 		return err
@@ -61,7 +70,7 @@ func (md *Model) MaxMargins(X []float64, q, n int, out []float64, from DecodeSou
 		}
 		hi := min(lo+chunk, q)
 		Uc := U[:(hi-lo)*d]
-		if err := md.Decision(X[lo*n:hi*n], hi-lo, n, Uc); err != nil {
+		if err := md.DecisionRows(X.Slice(lo, hi), Uc); err != nil {
 			if lo > 0 {
 				return fmt.Errorf("in the rows from %d on: %w", lo, err)
 			}

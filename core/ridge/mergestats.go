@@ -10,6 +10,7 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -70,7 +71,7 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 		if err := check.Magnitude("landmark sample", sample, n); err != nil {
 			return nil, err
 		}
-		ny, err := buildNystrom(opt.Kernel, opt.Intercept, mat.NewDense(ms, n, slices.Clone(sample)), opt.NComponents, opt.Seed, nil)
+		ny, err := buildNystrom(opt.Kernel, opt.Intercept, xmat.Matrix{Dense: mat.NewDense(ms, n, slices.Clone(sample))}, opt.NComponents, opt.Seed, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -154,9 +155,10 @@ func (s *Stats) Add(X []float64, m, n int, ys []int64, weights []float64, stop *
 	if err != nil {
 		return nil, err
 	}
-	des := mat.NewDense(m, n, X)
+	// The statistics append the constant column themselves (the intercept is Stats').
+	des := design{X: mat.NewDense(m, n, X)}
 	if s.ny != nil {
-		des = s.ny.apply(des)
+		des = design{X: s.ny.apply(xmat.Matrix{Dense: des.X})}
 	}
 	if err := out.st.add(p, des, stop); err != nil {
 		return nil, err
@@ -242,6 +244,9 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 	}
 	if s.st.count == 0 {
 		return nil, fmt.Errorf("the statistics hold no examples")
+	}
+	if err := checkCounts(s.Space, &opt); err != nil {
+		return nil, err
 	}
 	mean, S := uniformReference(s.Space)
 	md := &Model{Space: s.Space, Kernel: s.Kernel, Intercept: s.Intercept, NFeatures: s.NFeatures, Seen: s.st.count, ny: s.ny,

@@ -10,6 +10,7 @@ import (
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -24,22 +25,33 @@ type Model struct {
 	NFeatures int        // columns of the X given to Fit (for precomputed kernels: training samples)
 	Coef      *mat.Dense // linear kernel: W, NFeatures(+1 intercept row) × d; Nyström: components × d
 	Dual      *mat.Dense // other kernels: Γ = Aᵀ, support samples × d
-	Support   *mat.Dense // rbf and poly kernels: the support inputs, samples × NFeatures
+	Support   *mat.Dense // rbf and poly kernels: the support inputs, samples × NFeatures (nil when sparse)
 	Result    Result
 	Seen      int64 // examples the model was trained on (PartialFit: the running total)
 	Steps     int64 // SGD steps taken, which PartialFit's step-size schedule continues from
 
+	supportCSR   *xmat.CSR    // the support inputs of a kernel model fitted on sparse X (Support is then nil)
 	supportNorms []float64    // ‖support_i‖², set with Support
 	ny           *nystrom     // the Nyström map of an rbf or poly model with Coef
 	stats        *linearStats // sufficient statistics of an exact fit, which PartialFit continues
 	ref          *reference   // the reference measure when not uniform (Options.EmpiricalWeight)
 }
 
-// setSupport stores the training inputs of a kernel model with what prediction needs from them.
-func (md *Model) setSupport(s *mat.Dense) {
-	md.Support = s
-	md.supportNorms = kernel.SquaredNorms(s)
+// setSupport stores the training inputs of a kernel model (dense or sparse) with what prediction
+// needs from them.
+func (md *Model) setSupport(s xmat.Matrix) {
+	md.Support, md.supportCSR = s.Dense, s.Sparse
+	md.supportNorms = s.SquaredNorms()
 }
+
+// support is the support inputs of a kernel model, dense or sparse.
+func (md *Model) support() xmat.Matrix { return xmat.Matrix{Dense: md.Support, Sparse: md.supportCSR} }
+
+// hasSupport reports whether the model holds support inputs.
+func (md *Model) hasSupport() bool { return md.Support != nil || md.supportCSR != nil }
+
+// SupportSparse reports whether the model's support inputs are held sparse (fitted on sparse X).
+func (md *Model) SupportSparse() bool { return md.supportCSR != nil }
 
 // Components is the dimension of the model's Nyström map, 0 when it has none.
 func (md *Model) Components() int {
@@ -56,7 +68,12 @@ func (md *Model) Streaming() bool { return md.stats != nil }
 // prepare validates the options and inputs of a fit and builds its Problem, which holds S densely
 // (spaces with d > MaxDim are refused).
 func prepare(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt *Options) (*Problem, *mat.Dense, error) {
-	return prepareProblem(sp, X, m, n, ys, weights, opt, false)
+	in, err := denseInput(X, m, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := prepareProblem(sp, in, ys, weights, opt, false)
+	return p, in.Dense, err
 }
 
 // operatorOnly reports whether a fit with these options only needs the covariance S as an
@@ -66,35 +83,65 @@ func operatorOnly(opt *Options) bool {
 	return (opt.Kernel.Kind == kernel.Linear || opt.NComponents > 0) && (opt.Solver == Auto || opt.Solver == CG)
 }
 
-// prepareProblem is prepare; with operatorOK, a space with d > MaxDim gets an operator-only
-// Problem (S nil) instead of an error.
-func prepareProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt *Options, operatorOK bool) (*Problem, *mat.Dense, error) {
-	if err := opt.Validate(); err != nil {
-		return nil, nil, err
-	}
+// denseInput checks a dense X (m×n, row-major: at least one sample and one feature, finite, rows
+// whose squared norms do not overflow) and views it.
+func denseInput(X []float64, m, n int) (xmat.Matrix, error) {
 	if m < 1 || n < 1 {
-		return nil, nil, fmt.Errorf("X must have at least one sample and one feature, got %d×%d", m, n)
+		return xmat.Matrix{}, fmt.Errorf("X must have at least one sample and one feature, got %d×%d", m, n)
 	}
 	if len(X) != m*n {
-		return nil, nil, fmt.Errorf("X has %d values, want %d×%d", len(X), m, n)
+		return xmat.Matrix{}, fmt.Errorf("X has %d values, want %d×%d", len(X), m, n)
 	}
 	if err := check.Finite("X", X, n); err != nil {
-		return nil, nil, err
+		return xmat.Matrix{}, err
 	}
 	if err := check.Magnitude("X", X, n); err != nil {
-		return nil, nil, err
+		return xmat.Matrix{}, err
+	}
+	return xmat.Matrix{Dense: mat.NewDense(m, n, X)}, nil
+}
+
+// sparseInput checks a sparse X (valid CSR by construction: finite values, canonical indices)
+// for its shape and the magnitude of its rows.
+func sparseInput(X *xmat.CSR) (xmat.Matrix, error) {
+	if X == nil {
+		return xmat.Matrix{}, fmt.Errorf("X is nil")
+	}
+	m, n := X.Dims()
+	if m < 1 || n < 1 {
+		return xmat.Matrix{}, fmt.Errorf("X must have at least one sample and one feature, got %d×%d", m, n)
+	}
+	if err := X.CheckMagnitude("X"); err != nil {
+		return xmat.Matrix{}, err
+	}
+	return xmat.Matrix{Sparse: X}, nil
+}
+
+// prepareProblem checks the options and builds the Problem of a fit on the checked inputs X;
+// with operatorOK, a space with d > MaxDim gets an operator-only Problem (S nil) instead of an
+// error.
+func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt *Options, operatorOK bool) (*Problem, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	m, n := X.Dims()
+	if X.Sparse != nil && opt.Kernel.Kind == kernel.Precomputed {
+		return nil, fmt.Errorf("a precomputed kernel must be given as a dense array (samples × samples), not a sparse matrix")
+	}
+	if err := checkCounts(sp, opt); err != nil {
+		return nil, err
 	}
 	if err := checkFitMemory(sp, m, n, opt); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p, err := newProblem(sp, ys, m, weights, opt.Alpha, operatorOK)
 	if err == nil {
 		err = p.useReference(sp, opt.Reference, opt.EmpiricalWeight)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return p, mat.NewDense(m, n, X), nil
+	return p, nil
 }
 
 // checkFitMemory checks the working set of a fit against the memory budget before any of it is
@@ -136,20 +183,43 @@ func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
 // Fit trains StructuredRidge on inputs X (m×n, row-major, not retained) and structures ys
 // (m × sp.Width()), with optional sample weights.
 func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
-	p, Xm, err := prepareProblem(sp, X, m, n, ys, weights, &opt, operatorOnly(&opt))
+	in, err := denseInput(X, m, n)
 	if err != nil {
 		return nil, err
 	}
+	return fit(sp, in, ys, weights, opt)
+}
+
+// FitCSR is Fit on a sparse X (m×n CSR, viewed and not retained): the linear model's products
+// with X, the kernels' Gram matrices and the Nyström map are computed from its entries, in memory
+// O(nnz + k·d) besides what the dense fit holds per example and per row of W, never O(m·n). Kernel
+// models keep their support inputs sparse. A model fitted on sparse X predicts dense X and the
+// reverse. Not supported: precomputed kernels, and kernel expansions (rbf, poly without
+// NComponents) with solver SGD.
+func FitCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Options) (*Model, error) {
+	in, err := sparseInput(X)
+	if err != nil {
+		return nil, err
+	}
+	return fit(sp, in, ys, weights, opt)
+}
+
+func fit(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt Options) (*Model, error) {
+	p, err := prepareProblem(sp, X, ys, weights, &opt, operatorOnly(&opt))
+	if err != nil {
+		return nil, err
+	}
+	m, n := X.Dims()
 	model := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m), ref: p.ref}
 	switch {
 	case opt.Kernel.Kind == kernel.Linear:
-		err = model.fitLinear(p, design{X: Xm, intercept: opt.Intercept, stop: opt.Stop}, &opt)
+		err = model.fitLinear(p, design{X: X.Dense, sp: X.Sparse, intercept: opt.Intercept, stop: opt.Stop}, &opt)
 	case opt.NComponents > 0:
-		if err = model.setNystrom(Xm, &opt); err == nil {
-			err = model.fitLinear(p, design{X: model.ny.apply(Xm), stop: opt.Stop}, &opt)
+		if err = model.setNystrom(X, &opt); err == nil {
+			err = model.fitLinear(p, design{X: model.ny.apply(X), stop: opt.Stop}, &opt)
 		}
 	default:
-		err = model.fitKernel(p, Xm, &opt)
+		err = model.fitKernel(p, X, &opt)
 	}
 	if err == nil {
 		err = model.checkFinite()
@@ -177,7 +247,7 @@ func (md *Model) checkFinite() error {
 
 // setNystrom builds the model's Nyström map from the rows of X, reusing the map of opt.Init when
 // it has the same landmarks.
-func (md *Model) setNystrom(X *mat.Dense, opt *Options) error {
+func (md *Model) setNystrom(X xmat.Matrix, opt *Options) error {
 	var reuse *nystrom
 	if opt.Init != nil {
 		reuse = opt.Init.ny
@@ -217,7 +287,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 			return fmt.Errorf("solver=exact would factor a %d×%d matrix (features × output dimension > %d); use solver=\"cg\"",
 				k*d, k*d, MaxExactUnknowns)
 		}
-		_, n := des.X.Dims()
+		n := des.features()
 		// The statistics are kept (O((kd)²) memory, bounded by MaxExactUnknowns), so that
 		// partial_fit can continue an exact fit exactly, as scikit-learn users expect.
 		md.stats = newLinearStats(n, d)
@@ -228,8 +298,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	case SGD:
 		W := md.warmCoef(opt, k, d)
 		ln := &linearSGD{p: p, des: des, W: W}
-		m, _ := des.X.Dims()
-		run := newSGDRun(p, ln, float64(m), warmSteps(opt, W), opt)
+		run := newSGDRun(p, ln, float64(des.samples()), warmSteps(opt, W), opt)
 		md.Result, err = run.fit(ln, opt, false)
 		md.Coef, md.Steps = ln.result(), run.steps
 	}
@@ -239,7 +308,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 // addAndSolve adds the examples of p (rows of des) to the model's sufficient statistics and
 // solves the normal equations they give, reporting the direct solve as one iteration to Progress.
 func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
-	if err := md.stats.add(p, des.X, opt.Stop); err != nil {
+	if err := md.stats.add(p, des, opt.Stop); err != nil {
 		return err
 	}
 	S, mean := p.S, p.Mean
@@ -287,15 +356,27 @@ func warmSteps(opt *Options, start *mat.Dense) int64 {
 // warmDual returns a copy of opt.Init's dual coefficients when Init is a kernel model of the same
 // kernel whose expansion is over these training samples (its support equals X; for a precomputed
 // kernel, which has no support to compare, it has as many rows as X), else zeros.
-func (md *Model) warmDual(opt *Options, X *mat.Dense) *mat.Dense {
+func (md *Model) warmDual(opt *Options, X xmat.Matrix) *mat.Dense {
 	m, _ := X.Dims()
 	d := md.Space.Dim()
 	if in := md.kernelInit(opt); in != nil {
-		if r, _ := in.Dual.Dims(); (in.Support == nil && r == m) || (in.Support != nil && mat.Equal(in.Support, X)) {
+		if r, _ := in.Dual.Dims(); (!in.hasSupport() && r == m) || sameInputs(in.support(), X) {
 			return mat.DenseCopyOf(in.Dual)
 		}
 	}
 	return mat.NewDense(m, d, nil)
+}
+
+// sameInputs reports whether a and b hold the same matrix in the same layout (a support is
+// compared with the X of a warm start).
+func sameInputs(a, b xmat.Matrix) bool {
+	switch {
+	case a.Dense != nil && b.Dense != nil:
+		return mat.Equal(a.Dense, b.Dense)
+	case a.Sparse != nil && b.Sparse != nil:
+		return xmat.Equal(a.Sparse, b.Sparse)
+	}
+	return false
 }
 
 // kernelInit returns opt.Init when it is a kernel expansion of the same kernel, else nil.
@@ -311,8 +392,13 @@ func (md *Model) kernelInit(opt *Options) *Model {
 }
 
 // fitKernel fits the kernel expansion over the training samples.
-func (md *Model) fitKernel(p *Problem, Xm *mat.Dense, opt *Options) error {
-	m, n := Xm.Dims()
+func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
+	m, n := X.Dims()
+	Xm := X.Dense
+	if X.Sparse != nil && opt.Solver == SGD {
+		return fmt.Errorf("solver=\"sgd\" with the %v kernel needs dense X (its expansion keeps the support inputs densely); "+
+			"on sparse X use solver=\"cg\" or \"exact\", or n_components (a Nyström map, linear on sparse X)", opt.Kernel.Kind)
+	}
 	if opt.Kernel.Kind == kernel.Precomputed {
 		if m != n {
 			return fmt.Errorf("a precomputed kernel must be square (samples × samples), got %d×%d", m, n)
@@ -324,7 +410,7 @@ func (md *Model) fitKernel(p *Problem, Xm *mat.Dense, opt *Options) error {
 	if opt.Solver == SGD {
 		// A warm start on the same inputs starts from Init's coefficients on them; on other inputs,
 		// from Init's expansion, which the examples of X then join.
-		Gamma := md.warmDual(opt, Xm)
+		Gamma := md.warmDual(opt, X)
 		var old, oldDual *mat.Dense
 		var steps int64
 		if in := md.kernelInit(opt); in != nil {
@@ -350,7 +436,7 @@ func (md *Model) fitKernel(p *Problem, Xm *mat.Dense, opt *Options) error {
 		support, dual := ks.expansion(false)
 		md.Dual = dual
 		if support != nil {
-			md.setSupport(support)
+			md.setSupport(xmat.Matrix{Dense: support})
 		}
 		return nil
 	}
@@ -362,9 +448,13 @@ func (md *Model) fitKernel(p *Problem, Xm *mat.Dense, opt *Options) error {
 	if opt.Kernel.Kind == kernel.Precomputed {
 		K = mat.DenseCopyOf(Xm)
 	} else {
-		md.setSupport(mat.DenseCopyOf(Xm))
+		if X.Sparse != nil {
+			md.setSupport(xmat.Matrix{Sparse: X.Sparse.Copy()})
+		} else {
+			md.setSupport(xmat.Matrix{Dense: mat.DenseCopyOf(Xm)})
+		}
 		K = mat.NewDense(m, m, nil)
-		if err := gramCancellable(opt.Kernel, K, Xm, opt.Stop); err != nil {
+		if err := gramCancellable(opt.Kernel, K, X, opt.Stop); err != nil {
 			return err
 		}
 		if err := opt.Kernel.CheckFinite(K.RawMatrix().Data, m); err != nil {
@@ -374,7 +464,7 @@ func (md *Model) fitKernel(p *Problem, Xm *mat.Dense, opt *Options) error {
 	if opt.Intercept {
 		addConstant(K, 1)
 	}
-	md.Dual = md.warmDual(opt, Xm)
+	md.Dual = md.warmDual(opt, X)
 	var err error
 	// Auto takes CG: with deflation it needs 13–22 iterations where the direct solve costs
 	// O((md)³) (m = 400, d = 6: 10–13 ms against 1.3 s, BenchmarkKernelSolvers), so the direct
@@ -393,18 +483,19 @@ const gramRows = 1024
 
 // gramCancellable writes the Gram matrix of X into K (m×m) a block of rows at a time, stopping
 // with ErrCancelled when stop is set.
-func gramCancellable(kern kernel.Kernel, K, X *mat.Dense, stop *cancel.Flag) error {
-	m, n := X.Dims()
+func gramCancellable(kern kernel.Kernel, K *mat.Dense, X xmat.Matrix, stop *cancel.Flag) error {
+	m, _ := X.Dims()
 	var norms []float64
 	if kern.Kind == kernel.RBF {
-		norms = kernel.SquaredNorms(X)
+		norms = X.SquaredNorms()
 	}
+	X = X.WithTranspose()
 	for lo := 0; lo < m; lo += gramRows {
 		if stop.Yield() {
 			return ErrCancelled
 		}
 		hi := min(lo+gramRows, m)
-		kern.GramNorms(K.Slice(lo, hi, 0, m).(*mat.Dense), X.Slice(lo, hi, 0, n).(*mat.Dense), X, norms)
+		kern.GramX(K.Slice(lo, hi, 0, m).(*mat.Dense), X.Slice(lo, hi), X, norms)
 	}
 	return nil
 }
@@ -415,12 +506,8 @@ const predictBlock = 1024
 // Decision writes the scores u = Wᵀx̃ (or Γᵀk(x), or Wᵀφ(x) through a Nyström map) of q inputs X
 // (q×n, row-major) into U (q×d).
 func (md *Model) Decision(X []float64, q, n int, U []float64) error {
-	if n != md.NFeatures {
-		what := "features"
-		if md.Kernel.Kind == kernel.Precomputed {
-			what = "columns (training samples) in the precomputed kernel"
-		}
-		return fmt.Errorf("X has %d %s, the model was fitted with %d", n, what, md.NFeatures)
+	if err := md.checkFeatures(n); err != nil {
+		return err
 	}
 	d := md.Space.Dim()
 	if len(X) != q*n || len(U) != q*d {
@@ -432,36 +519,76 @@ func (md *Model) Decision(X []float64, q, n int, U []float64) error {
 	if err := check.Finite("X", X, n); err != nil {
 		return err
 	}
-	Xm := mat.NewDense(q, n, X)
+	return md.decision(xmat.Matrix{Dense: mat.NewDense(q, n, X)}, U)
+}
+
+// DecisionCSR is Decision on a sparse X (q×n CSR): the same scores, up to rounding, as on the
+// dense X with the same entries, whether the model was fitted on sparse or dense inputs.
+func (md *Model) DecisionCSR(X *xmat.CSR, U []float64) error {
+	q, n := X.Dims()
+	if err := md.checkFeatures(n); err != nil {
+		return err
+	}
+	if d := md.Space.Dim(); len(U) != q*d {
+		return fmt.Errorf("buffer sizes do not match %d rows and %d scores", q, d)
+	}
+	if q == 0 {
+		return nil
+	}
+	return md.decision(xmat.Matrix{Sparse: X}, U)
+}
+
+// checkFeatures refuses inputs with another number of features than the model's.
+func (md *Model) checkFeatures(n int) error {
+	if n != md.NFeatures {
+		what := "features"
+		if md.Kernel.Kind == kernel.Precomputed {
+			what = "columns (training samples) in the precomputed kernel"
+		}
+		return fmt.Errorf("X has %d %s, the model was fitted with %d", n, what, md.NFeatures)
+	}
+	return nil
+}
+
+// decision writes the scores of the q ≥ 1 checked inputs X into U (q×d).
+func (md *Model) decision(X xmat.Matrix, U []float64) error {
+	q, _ := X.Dims()
+	d := md.Space.Dim()
+	if X.Sparse != nil && md.Kernel.Kind == kernel.Precomputed {
+		return fmt.Errorf("a precomputed kernel must be given as a dense array, not a sparse matrix")
+	}
 	Um := mat.NewDense(q, d, U)
 	switch {
 	case md.ny != nil:
 		for lo := 0; lo < q; lo += predictBlock {
 			hi := min(lo+predictBlock, q)
-			Um.Slice(lo, hi, 0, d).(*mat.Dense).Mul(md.ny.apply(Xm.Slice(lo, hi, 0, n).(*mat.Dense)), md.Coef)
+			Um.Slice(lo, hi, 0, d).(*mat.Dense).Mul(md.ny.apply(X.Slice(lo, hi)), md.Coef)
 		}
 	case md.Coef != nil:
-		design{X: Xm, intercept: md.Intercept}.mul(Um, md.Coef)
+		design{X: X.Dense, sp: X.Sparse, intercept: md.Intercept}.mul(Um, md.Coef)
 	default:
-		expansionScores(md.Kernel, md.Intercept, Xm, md.Support, md.supportNorms, md.Dual, Um)
+		expansionScores(md.Kernel, md.Intercept, X, md.support(), md.supportNorms, md.Dual, Um)
 	}
 	return check.Scores(U, d)
 }
 
 // expansionScores writes U = (K(Xq, support) + c)·dual, c = 1 with an intercept, block by block;
 // for a precomputed kernel Xq holds the kernel values themselves and support is unused.
-func expansionScores(kern kernel.Kernel, intercept bool, Xq, support *mat.Dense, norms []float64, dual, U *mat.Dense) {
-	q, n := Xq.Dims()
+func expansionScores(kern kernel.Kernel, intercept bool, Xq, support xmat.Matrix, norms []float64, dual, U *mat.Dense) {
+	q, _ := Xq.Dims()
 	m, d := dual.Dims()
 	kb := mat.NewDense(min(q, predictBlock), m, nil)
+	if Xq.Sparse != nil && q > predictBlock {
+		support = support.WithTranspose() // one transpose of the support for every block
+	}
 	for lo := 0; lo < q; lo += predictBlock {
 		hi := min(lo+predictBlock, q)
-		xb := Xq.Slice(lo, hi, 0, n).(*mat.Dense)
+		xb := Xq.Slice(lo, hi)
 		kx := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
 		if kern.Kind == kernel.Precomputed {
-			kx.Copy(xb)
+			kx.Copy(xb.Dense)
 		} else {
-			kern.GramNorms(kx, xb, support, norms)
+			kern.GramX(kx, xb, support, norms)
 		}
 		if intercept {
 			addConstant(kx, 1)
@@ -473,11 +600,25 @@ func expansionScores(kern kernel.Kernel, intercept bool, Xq, support *mat.Dense,
 // Predict decodes the scores of q inputs into structures ys (q × Width()), a chunk of rows at a
 // time (space.PredictRows); it stops with ErrCancelled once stop is set (nil: never).
 func (md *Model) Predict(X []float64, q, n int, ys []int64, stop *cancel.Flag) error {
-	if len(ys) != q*md.Space.Width() {
-		return fmt.Errorf("output has %d values, want %d×%d", len(ys), q, md.Space.Width())
-	}
 	if len(X) != q*n {
 		return fmt.Errorf("buffer sizes do not match %d rows of %d features", q, n)
+	}
+	return md.PredictRows(xmat.DenseRows(X, q, n), ys, stop)
+}
+
+// DecisionRows is Decision (dense rows) or DecisionCSR (sparse rows).
+func (md *Model) DecisionRows(X xmat.Rows, U []float64) error {
+	if X.Sparse != nil {
+		return md.DecisionCSR(X.Sparse, U)
+	}
+	return md.Decision(X.Dense, X.Q, X.N, U)
+}
+
+// PredictRows is Predict on dense or sparse rows.
+func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
+	q := X.Q
+	if len(ys) != q*md.Space.Width() {
+		return fmt.Errorf("output has %d values, want %d×%d", len(ys), q, md.Space.Width())
 	}
 	if err := space.CheckScores(md.Space, space.PredictChunk(md.Space, q)); err != nil {
 		return err
@@ -485,8 +626,8 @@ func (md *Model) Predict(X []float64, q, n int, ys []int64, stop *cancel.Flag) e
 	if err := space.CheckDecode(md.Space, q); err != nil {
 		return err
 	}
-	scores := func(Xc []float64, rows int, U []float64) error { return md.Decision(Xc, rows, n, U) }
-	return space.PredictRows(md.Space, X, q, n, ys, scores, stop)
+	scores := func(lo, hi int, U []float64) error { return md.DecisionRows(X.Slice(lo, hi), U) }
+	return space.PredictRowsBy(md.Space, q, ys, scores, stop)
 }
 
 func addConstant(a *mat.Dense, c float64) {

@@ -36,6 +36,9 @@ const (
 
 // newNarrowSystem returns the transposed form of H for des, or nil when it does not apply.
 func newNarrowSystem(p *Problem, des design) *narrowSystem {
+	if des.sp != nil {
+		return nil // it would hold Xᵀ densely
+	}
 	m, n := des.X.Dims()
 	_, d := p.Delta.Dims()
 	if d >= narrowCols || m*n > narrowMaxEntries || p.S == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,14 +28,14 @@ const nystromSeedStream = 0x6e79_7374_726f_6d
 // is the kernel model (its intercept is penalised, as the kernel model's is).
 type nystrom struct {
 	kern      kernel.Kernel
-	intercept bool       // the mapped kernel is k + 1
-	landmarks *mat.Dense // L×n
-	norms     []float64  // ‖landmark‖², for the rbf kernel
-	proj      *mat.Dense // L×c, U_c Λ_c^{-1/2}
+	intercept bool        // the mapped kernel is k + 1
+	landmarks xmat.Matrix // L×n, dense or sparse (the layout of the X they were drawn from)
+	norms     []float64   // ‖landmark‖², for the rbf kernel
+	proj      *mat.Dense  // L×c, U_c Λ_c^{-1/2}
 }
 
-func newNystromMap(kern kernel.Kernel, intercept bool, landmarks, proj *mat.Dense) *nystrom {
-	return &nystrom{kern: kern, intercept: intercept, landmarks: landmarks, norms: kernel.SquaredNorms(landmarks), proj: proj}
+func newNystromMap(kern kernel.Kernel, intercept bool, landmarks xmat.Matrix, proj *mat.Dense) *nystrom {
+	return &nystrom{kern: kern, intercept: intercept, landmarks: landmarks.WithTranspose(), norms: landmarks.SquaredNorms(), proj: proj}
 }
 
 // NystromLandmarks returns the landmarks of a Nyström map of count components on m training rows:
@@ -59,19 +60,16 @@ func NystromLandmarks(m, count int, seed uint64) []int {
 
 // buildNystrom draws the landmarks among the rows of X and computes the projection; it returns
 // reuse instead when that map has the same kernel and landmarks (a warm start on the same data).
-func buildNystrom(kern kernel.Kernel, intercept bool, X *mat.Dense, count int, seed uint64, reuse *nystrom) (*nystrom, error) {
-	m, n := X.Dims()
+func buildNystrom(kern kernel.Kernel, intercept bool, X xmat.Matrix, count int, seed uint64, reuse *nystrom) (*nystrom, error) {
+	m, _ := X.Dims()
 	idx := NystromLandmarks(m, count, seed)
-	L := mat.NewDense(len(idx), n, nil)
-	for r, i := range idx {
-		copy(L.RawRowView(r), X.RawRowView(i))
-	}
+	L := X.CopyRows(idx)
 	ny := newNystromMap(kern, intercept, L, nil)
 	if ny.sameMap(reuse) {
 		return reuse, nil
 	}
 	K := mat.NewDense(len(idx), len(idx), nil)
-	ny.gram(K, L)
+	ny.gram(K, ny.landmarks)
 	proj, err := NystromProjection(K)
 	if err != nil {
 		return nil, err
@@ -147,28 +145,28 @@ func (ny *nystrom) components() int {
 }
 
 // gram writes k(x_i, landmark_j) (+1 with an intercept) into dst for the rows of X.
-func (ny *nystrom) gram(dst, X *mat.Dense) {
-	ny.kern.GramNorms(dst, X, ny.landmarks, ny.norms)
+func (ny *nystrom) gram(dst *mat.Dense, X xmat.Matrix) {
+	ny.kern.GramX(dst, X, ny.landmarks, ny.norms)
 	if ny.intercept {
 		addConstant(dst, 1)
 	}
 }
 
 // transform writes φ of the rows of X (q×n) into Phi (q×c), block by block.
-func (ny *nystrom) transform(Phi, X *mat.Dense) {
-	q, n := X.Dims()
+func (ny *nystrom) transform(Phi *mat.Dense, X xmat.Matrix) {
+	q, _ := X.Dims()
 	l, c := ny.proj.Dims()
 	kb := mat.NewDense(min(q, predictBlock), l, nil)
 	for lo := 0; lo < q; lo += predictBlock {
 		hi := min(lo+predictBlock, q)
 		kx := kb.Slice(0, hi-lo, 0, l).(*mat.Dense)
-		ny.gram(kx, X.Slice(lo, hi, 0, n).(*mat.Dense))
+		ny.gram(kx, X.Slice(lo, hi))
 		gemm.Mul(Phi.Slice(lo, hi, 0, c).(*mat.Dense).RawMatrix(), kx.RawMatrix(), ny.proj.RawMatrix())
 	}
 }
 
 // apply returns φ(X) as a new q×c matrix.
-func (ny *nystrom) apply(X *mat.Dense) *mat.Dense {
+func (ny *nystrom) apply(X xmat.Matrix) *mat.Dense {
 	q, _ := X.Dims()
 	Phi := mat.NewDense(q, ny.components(), nil)
 	ny.transform(Phi, X)
@@ -177,5 +175,5 @@ func (ny *nystrom) apply(X *mat.Dense) *mat.Dense {
 
 // sameMap reports whether o maps inputs as ny does (same kernel, intercept and landmarks).
 func (ny *nystrom) sameMap(o *nystrom) bool {
-	return o != nil && ny.kern == o.kern && ny.intercept == o.intercept && mat.Equal(ny.landmarks, o.landmarks)
+	return o != nil && ny.kern == o.kern && ny.intercept == o.intercept && sameInputs(ny.landmarks, o.landmarks)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -33,10 +34,47 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 			return nil, err
 		}
 	}
-	p, Xm, err := prepare(sp, X, m, n, ys, weights, &opt)
+	in, err := denseInput(X, m, n)
 	if err != nil {
 		return nil, err
 	}
+	return partialFit(prev, sp, in, ys, weights, opt)
+}
+
+// PartialFitCSR is PartialFit on a sparse X (m×n CSR, viewed and not retained): linear models
+// and Nyström models continue exactly as on dense X; kernel expansions without a Nyström map, which
+// PartialFit continues by SGD over dense support inputs, are refused.
+func PartialFitCSR(prev *Model, sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Options) (*Model, error) {
+	if opt.Kernel.Kind == kernel.Precomputed {
+		return nil, fmt.Errorf("partial_fit does not support precomputed kernels; use fit")
+	}
+	in, err := sparseInput(X)
+	if err != nil {
+		return nil, err
+	}
+	_, n := in.Dims()
+	if prev != nil {
+		if err := prev.continuable(sp, n, &opt); err != nil {
+			return nil, err
+		}
+	}
+	return partialFit(prev, sp, in, ys, weights, opt)
+}
+
+func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weights []float64, opt Options) (*Model, error) {
+	m, n := Xin.Dims()
+	if opt.Kernel.Kind == kernel.Precomputed {
+		return nil, fmt.Errorf("partial_fit does not support precomputed kernels; use fit")
+	}
+	if Xin.Sparse != nil && opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0 {
+		return nil, fmt.Errorf("partial_fit of a %v kernel model without n_components runs SGD over dense support inputs: "+
+			"on sparse X use n_components (a Nyström map) or the linear kernel", opt.Kernel.Kind)
+	}
+	p, err := prepareProblem(sp, Xin, ys, weights, &opt, false)
+	if err != nil {
+		return nil, err
+	}
+	Xm := Xin.Dense
 	md := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m)}
 	var prevSteps int64
 	if prev != nil {
@@ -67,20 +105,20 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 		md.Steps = run.steps
 		support, dual := ks.expansion(true)
 		md.Dual = dual
-		md.setSupport(support)
+		md.setSupport(xmat.Matrix{Dense: support})
 		if err := md.checkFinite(); err != nil {
 			return nil, err
 		}
 		return md, nil
 	}
-	des := design{X: Xm, intercept: opt.Intercept}
+	des := design{X: Xm, sp: Xin.Sparse, intercept: opt.Intercept}
 	if opt.NComponents > 0 {
 		if md.ny == nil {
-			if md.ny, err = buildNystrom(opt.Kernel, opt.Intercept, Xm, opt.NComponents, opt.Seed, nil); err != nil {
+			if md.ny, err = buildNystrom(opt.Kernel, opt.Intercept, Xin, opt.NComponents, opt.Seed, nil); err != nil {
 				return nil, err
 			}
 		}
-		des = design{X: md.ny.apply(Xm)}
+		des = design{X: md.ny.apply(Xin)}
 	}
 	_, d := p.Delta.Dims()
 	k := des.cols()
@@ -90,7 +128,7 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 			return nil, fmt.Errorf("partial_fit solves exactly from statistics of (%d·%d)² values (features × output dimension > %d); use solver=\"sgd\"",
 				k, d, MaxExactUnknowns)
 		}
-		_, nf := des.X.Dims()
+		nf := des.features()
 		switch {
 		case prev == nil:
 			md.stats = newLinearStats(nf, d)
@@ -138,6 +176,8 @@ func (md *Model) continuable(sp space.Space, n int, opt *Options) error {
 		if md.Coef == nil {
 			return fmt.Errorf("partial_fit: the model has no coefficients to continue")
 		}
+	} else if md.supportCSR != nil {
+		return fmt.Errorf("partial_fit: the model was fitted on sparse X, and its %v kernel expansion cannot be continued by SGD; refit it", md.Kernel.Kind)
 	} else if md.Support == nil {
 		return fmt.Errorf("partial_fit: the model has no support inputs to continue")
 	}

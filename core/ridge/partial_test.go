@@ -123,7 +123,7 @@ func TestLinearStatsThreadIndependent(t *testing.T) {
 	for _, threads := range []int{1, 2, 3, 0} {
 		withThreads(threads, func() {
 			st := newLinearStats(n, 6)
-			if err := st.add(p, mat.NewDense(m, n, X), nil); err != nil {
+			if err := st.add(p, design{X: mat.NewDense(m, n, X)}, nil); err != nil {
 				t.Fatal(err)
 			}
 			if first == nil {

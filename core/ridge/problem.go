@@ -99,8 +99,11 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 	d := sp.Dim()
 	delta := mat.NewDense(m, d, nil)
 	space.EmbedRows(sp, ys, m, delta.RawMatrix().Data)
+	counted := space.Counts(sp) == nil
 	p := make([]float64, d)
-	sp.Mean(p)
+	if counted {
+		sp.Mean(p)
+	}
 	raw := delta.RawMatrix().Data
 	for i := 0; i < m; i++ {
 		for a := 0; a < d; a++ {
@@ -108,8 +111,11 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 		}
 	}
 	prob := &Problem{Alpha: alpha, Cov: sp.Covariance(), Delta: delta, Weight: w, Mean: p}
-	if dense {
+	if dense && counted {
 		prob.S = space.Dense(prob.Cov)
+	} else if dense {
+		// No uniform measure: a placeholder of weight 0 that useReference replaces (checkCounts).
+		prob.S = mat.NewSymDense(d, nil)
 	}
 	return prob, nil
 }
@@ -117,10 +123,15 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 // mulS writes V·S into dst (m×d), row i being S v_i, through the covariance operator row by row:
 // O(d) per row for every space, where the dense product would cost O(d²).
 func (p *Problem) mulS(dst, V *mat.Dense) {
-	if p.ref != nil {
+	if p.ref != nil && p.ref.op == nil {
 		// A reference measure's S is dense: one matrix product instead of m matrix-vector ones
-		// (cellcycle_FUN, d = 500: the difference between minutes and seconds per fit).
+		// (cellcycle_FUN, d = 500: the difference between minutes and seconds per fit), unless
+		// the sparse training structures apply it faster (empiricalOperator).
 		gemm.Mul(dst.RawMatrix(), V.RawMatrix(), p.ref.full.RawMatrix())
+		return
+	}
+	if p.ref != nil {
+		p.ref.op.mulRows(dst, V)
 		return
 	}
 	m, _ := V.Dims()
@@ -186,9 +197,13 @@ func (p *Problem) curvature(dst, V *mat.Dense) {
 // LinearObjective returns J at W ((n+1)×d when intercept, else n×d) for inputs X (m×n) and writes
 // ∇J into grad when it is not nil. The intercept row, W's last, is not penalised.
 func (p *Problem) LinearObjective(X *mat.Dense, intercept bool, W, grad *mat.Dense) float64 {
-	m, _ := X.Dims()
+	return p.linearObjective(design{X: X, intercept: intercept}, W, grad)
+}
+
+// linearObjective is LinearObjective on the rows of des, dense or sparse.
+func (p *Problem) linearObjective(des design, W, grad *mat.Dense) float64 {
+	m := des.samples()
 	_, d := W.Dims()
-	des := design{X: X, intercept: intercept}
 	U := mat.NewDense(m, d, nil)
 	des.mul(U, W)
 	var g *mat.Dense

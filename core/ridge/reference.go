@@ -31,6 +31,9 @@ type reference struct {
 	cov  *mat.SymDense
 	full *mat.Dense // cov with both triangles, for the products of mulS
 	rank int
+	// op applies cov from the sparse training structures (empirical references of a fit; nil:
+	// the dense products of full are cheaper, or the moments came from partial_fit's statistics).
+	op *empiricalOperator
 }
 
 // newReference completes a reference from its mean, covariance and rank.
@@ -163,14 +166,32 @@ func (p *Problem) setReference(ref *reference) {
 	p.Mean = ref.mean
 	p.S = ref.cov
 	p.Cov = denseOperator{ref.cov}
+	if ref.op != nil {
+		p.Cov = ref.op
+	}
 	p.ref = ref
 }
 
-// uniformReference returns the uniform measure's mean and dense covariance of sp (d ≤ MaxDim).
+// uniformReference returns the uniform measure's mean and dense covariance of sp (d ≤ MaxDim);
+// zeros for an uncounted space, which only ever takes them with weight 0 (checkCounts).
 func uniformReference(sp space.Space) ([]float64, *mat.SymDense) {
-	pu := make([]float64, sp.Dim())
+	d := sp.Dim()
+	pu := make([]float64, d)
+	if space.Counts(sp) != nil {
+		return pu, mat.NewSymDense(d, nil)
+	}
 	sp.Mean(pu)
 	return pu, space.Dense(sp.Covariance())
+}
+
+// checkCounts refuses a reference measure that needs the uniform measure of a space without one:
+// such spaces take the training structures' measure alone (empirical_weight = 1, "empirical").
+func checkCounts(sp space.Space, opt *Options) error {
+	err := space.Counts(sp)
+	if err == nil || (opt.EmpiricalWeight == 1 && opt.Reference == Empirical) {
+		return nil
+	}
+	return fmt.Errorf("%w; got empirical_weight=%v, reference=%q", err, opt.EmpiricalWeight, opt.Reference.String())
 }
 
 // useReference replaces the uniform reference measure of p (built by newProblem) by the mixture
@@ -187,6 +208,9 @@ func (p *Problem) useReference(sp space.Space, kind Reference, w float64) error 
 	ref, err := mixtureReference(sp, kind, p.Mean, p.S, momentsOf(p), w)
 	if err != nil {
 		return err
+	}
+	if kind == Empirical {
+		ref.op = newEmpiricalOperator(p, ref, w) // from ψ_i = δ_i + p.Mean, before the re-centring
 	}
 	p.setReference(ref)
 	return nil

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// linearSGD is a linear model W ((n+1)×d with an intercept, n×d without) on the rows of des.X.
+// linearSGD is a linear model W ((n+1)×d with an intercept, n×d without) on the rows of des.
 type linearSGD struct {
 	p   *Problem
 	des design
@@ -16,19 +16,23 @@ type linearSGD struct {
 }
 
 func (l *linearSGD) scores(i int, u []float64) {
-	_, n := l.des.X.Dims()
-	x := l.des.X.RawRowView(i)
+	n := l.des.features()
 	W := l.W.RawMatrix()
-	blas64.Gemv(blas.Trans, 1, blas64.General{Rows: n, Cols: W.Cols, Stride: W.Stride, Data: W.Data},
-		blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: len(u), Inc: 1, Data: u})
+	if l.des.sp != nil {
+		clear(u)
+		l.des.sp.RowEntries(i, func(j int, v float64) { floats.AddScaled(u, v, W.Data[j*W.Stride:j*W.Stride+len(u)]) })
+	} else {
+		x := l.des.X.RawRowView(i)
+		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: n, Cols: W.Cols, Stride: W.Stride, Data: W.Data},
+			blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: len(u), Inc: 1, Data: u})
+	}
 	if l.des.intercept {
 		floats.Add(u, l.W.RawRowView(n))
 	}
 }
 
 func (l *linearSGD) kappa(i int) float64 {
-	x := l.des.X.RawRowView(i)
-	k := floats.Dot(x, x)
+	k := l.des.rowSqNorm(i)
 	if l.des.intercept {
 		k++
 	}
@@ -36,11 +40,15 @@ func (l *linearSGD) kappa(i int) float64 {
 }
 
 func (l *linearSGD) step(i int, _ int64, shrink float64, c []float64) {
-	_, n := l.des.X.Dims()
+	n := l.des.features()
 	W := l.W.RawMatrix()
 	top := blas64.General{Rows: n, Cols: W.Cols, Stride: W.Stride, Data: W.Data[:n*W.Stride]}
 	floats.Scale(shrink, top.Data)
-	blas64.Ger(1, blas64.Vector{N: n, Inc: 1, Data: l.des.X.RawRowView(i)}, blas64.Vector{N: len(c), Inc: 1, Data: c}, top)
+	if l.des.sp != nil {
+		l.des.sp.RowEntries(i, func(j int, v float64) { floats.AddScaled(top.Data[j*W.Stride:j*W.Stride+len(c)], v, c) })
+	} else {
+		blas64.Ger(1, blas64.Vector{N: n, Inc: 1, Data: l.des.X.RawRowView(i)}, blas64.Vector{N: len(c), Inc: 1, Data: c}, top)
+	}
 	if l.des.intercept {
 		floats.Add(l.W.RawRowView(n), c)
 	}
@@ -59,5 +67,5 @@ func (l *linearSGD) result() *mat.Dense {
 }
 
 func (l *linearSGD) objective() float64 {
-	return l.p.LinearObjective(l.des.X, l.des.intercept, l.result(), nil)
+	return l.p.linearObjective(l.des, l.result(), nil)
 }

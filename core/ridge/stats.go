@@ -59,10 +59,10 @@ func triIndex(i, j, n int) int {
 // statsBlock is the number of examples whose non-zero ψ coordinates are listed at a time.
 const statsBlock = 1024
 
-// add accumulates the examples of p with inputs X (m×n), or returns ErrCancelled when stop is
+// add accumulates the examples of p with the inputs of des (m×n, dense or sparse), or returns ErrCancelled when stop is
 // set, leaving the statistics partly updated (PartialFit adds to a clone, which it then drops).
-func (st *linearStats) add(p *Problem, X *mat.Dense, stop *cancel.Flag) error {
-	m, n := X.Dims()
+func (st *linearStats) add(p *Problem, des design, stop *cancel.Flag) error {
+	m, n := des.samples(), des.features()
 	d, k := st.d, n+1
 	_, pk := st.M.Dims()
 	pd := d * (d + 1) / 2
@@ -83,7 +83,7 @@ func (st *linearStats) add(p *Problem, X *mat.Dense, stop *cancel.Flag) error {
 		hi := min(lo+statsBlock, m)
 		for i := lo; i < hi; i++ {
 			row := xh.RawRowView(i - lo)
-			copy(row, X.RawRowView(i))
+			des.rowInto(i, row[:n])
 			row[n] = 1
 			a, v := nzA[i-lo][:0], nzV[i-lo][:0]
 			for c, del := range p.Delta.RawRowView(i) {

@@ -8,6 +8,7 @@ import (
 	"github.com/combpred/combpred/core/binfmt"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -47,7 +48,7 @@ func (s *Stats) MarshalBinary() ([]byte, error) {
 	}
 	var landmarks, proj *mat.Dense
 	if s.ny != nil {
-		landmarks, proj = s.ny.landmarks, s.ny.proj
+		landmarks, proj = s.ny.landmarks.Dense, s.ny.proj // statistics draw landmarks from dense samples
 	}
 	matrix(landmarks)
 	matrix(proj)
@@ -118,7 +119,7 @@ func UnmarshalStats(data []byte) (*Stats, error) {
 				}
 			}
 		}
-		s.ny = newNystromMap(s.Kernel, s.Intercept, landmarks, proj)
+		s.ny = newNystromMap(s.Kernel, s.Intercept, xmat.Matrix{Dense: landmarks}, proj)
 	}
 	nf := s.designWidth()
 	if u := s.unknowns(nf); u > MaxExactUnknowns {

@@ -11,7 +11,7 @@ func TestCapabilities(t *testing.T) {
 		}
 		return s
 	}
-	type caps struct{ partition, local, rooted, canonical, norm, support, marginal bool }
+	type caps struct{ partition, local, rooted, canonical, norm, support, marginal, uncounted bool }
 	for _, c := range []struct {
 		sp   Space
 		want caps
@@ -22,6 +22,7 @@ func TestCapabilities(t *testing.T) {
 		{mk(NewOrdinal(3)), caps{partition: true, norm: true}},
 		{mk(NewHierarchyPaths([]int{-1, 0, 0}, false)), caps{partition: true, norm: true, marginal: true}},
 		{mk(NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}}, false)), caps{partition: true, norm: true}},
+		{mk(NewDAGSubsets([][]int{nil, {0}, {0}, {1, 2}})), caps{norm: true, uncounted: true}},
 		{mk(NewSubtrees([]int{-1, 0, 0})), caps{partition: true, local: true, rooted: true, norm: true, marginal: true}},
 		{mk(NewTournaments(4)), caps{partition: true, norm: true, support: true}},
 		{mk(NewPermutations(4)), caps{partition: true, local: true, norm: true, support: true}},
@@ -36,7 +37,8 @@ func TestCapabilities(t *testing.T) {
 		_, norm := c.sp.(NormBounded)
 		_, support := c.sp.(SupportBounded)
 		_, marginal := c.sp.(MarginalMeasure)
-		if got := (caps{partition, local, rooted, canonical, norm, support, marginal}); got != c.want {
+		_, uncounted := c.sp.(Uncounted)
+		if got := (caps{partition, local, rooted, canonical, norm, support, marginal, uncounted}); got != c.want {
 			t.Errorf("%s: capabilities %+v, want %+v", c.sp.Kind(), got, c.want)
 		}
 	}

@@ -51,6 +51,9 @@ func marginalSpaces(t *testing.T) []space.Space {
 		kinds[sp.Kind()] = true
 	}
 	for _, k := range space.Kinds() {
+		if k == "dag_subsets" {
+			continue // uncounted: no uniform moments to compare (TestDAGSubsetsAreUncounted)
+		}
 		if !kinds[k] {
 			t.Errorf("marginalSpaces has no instance of the registered kind %q: add one", k)
 		}

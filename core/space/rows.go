@@ -54,6 +54,12 @@ const predictChunkValues = 1 << 21
 // DecodeRows, between rows); it then returns cancel.ErrCancelled. An error of a later chunk names
 // its first row.
 func PredictRows(s Space, X []float64, q, n int, ys []int64, scores func(Xc []float64, rows int, U []float64) error, stop *cancel.Flag) error {
+	return PredictRowsBy(s, q, ys, func(lo, hi int, U []float64) error { return scores(X[lo*n:hi*n], hi-lo, U) }, stop)
+}
+
+// PredictRowsBy is PredictRows with the rows named by their range: scores(lo, hi, U) writes the
+// scores of inputs [lo, hi) into U ((hi−lo) × Dim()), whatever the inputs' layout.
+func PredictRowsBy(s Space, q int, ys []int64, scores func(lo, hi int, U []float64) error, stop *cancel.Flag) error {
 	w, d := s.Width(), s.Dim()
 	chunk := max(64, predictChunkValues/max(d, 1))
 	U := make([]float64, min(chunk, q)*d)
@@ -62,7 +68,7 @@ func PredictRows(s Space, X []float64, q, n int, ys []int64, scores func(Xc []fl
 			return err
 		}
 		hi := min(lo+chunk, q)
-		if err := scores(X[lo*n:hi*n], hi-lo, U[:(hi-lo)*d]); err != nil {
+		if err := scores(lo, hi, U[:(hi-lo)*d]); err != nil {
 			if lo > 0 {
 				return fmt.Errorf("in the rows from %d on: %w", lo, err)
 			}

@@ -70,6 +70,26 @@ class _I64Arg(_ArrayArg):
 
 _i64p, _f64p = _I64Arg, _F64Arg
 
+
+class _IndexArg:
+    """ctypes argument type of the ``void*`` indptr and indices of a sparse X: only the arrays
+    of a :class:`Csr` (int32 or int64, checked together with ``index_bits``) are accepted."""
+
+    @classmethod
+    def from_param(cls, obj: Any) -> Any:
+        if isinstance(obj, _Buffer) and obj.array.dtype in (np.dtype(np.int32), np.dtype(np.int64)):
+            return obj.pointer
+        raise TypeError(
+            f"internal error: a CSR index argument must come from combpred._capi.Csr, got {type(obj).__name__}"
+        )
+
+
+_idxp = _IndexArg
+
+# The seven arguments of a sparse X in the _csr calls: rows, cols, nnz, index_bits, indptr,
+# indices, data (capi/sparse.go).
+_CSR = [c_int64, c_int64, c_int64, c_int64, _idxp, _idxp, _f64p]
+
 _SIGNATURES = {
     "cp_version": ([], c_char_p),
     "cp_last_error": ([], c_char_p),
@@ -129,6 +149,22 @@ _SIGNATURES = {
     "cp_prob_log_partition": ([c_int64, _f64p, c_int64, c_int64, c_char_p, _f64p, _f64p, _i64p], c_int),
     "cp_prob_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_prob_from_bytes": ([POINTER(c_uint8), c_int64, _i64p], c_int),
+    "cp_ridge_fit_csr": (
+        [c_int64, *_CSR, _i64p, c_int64, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p],
+        c_int,
+    ),
+    "cp_ridge_partial_fit_csr": (
+        [c_int64, c_int64, *_CSR, _i64p, c_int64, _f64p, c_char_p, PROGRESS, c_void_p, _i64p],
+        c_int,
+    ),
+    "cp_ridge_decision_csr": ([c_int64, *_CSR, _f64p, c_int64], c_int),
+    "cp_ridge_predict_csr": ([c_int64, *_CSR, _i64p, c_int64], c_int),
+    "cp_ridge_marginals_csr": ([c_int64, *_CSR, c_int64, c_double, _f64p, c_int64, _i64p, c_int64], c_int),
+    "cp_ridge_max_margins_csr": ([c_int64, *_CSR, c_int64, _f64p, c_int64], c_int),
+    "cp_prob_fit_csr": ([c_int64, *_CSR, _i64p, c_int64, _f64p, c_char_p, PROGRESS, c_void_p, _i64p], c_int),
+    "cp_prob_decision_csr": ([c_int64, *_CSR, _f64p, c_int64], c_int),
+    "cp_prob_predict_csr": ([c_int64, *_CSR, _i64p, c_int64], c_int),
+    "cp_prob_marginals_csr": ([c_int64, *_CSR, c_char_p, _f64p, c_int64], c_int),
     "cp_nystrom_landmarks": ([c_int64, c_int64, c_uint64, _i64p, c_int64, _i64p], c_int),
     "cp_nystrom_projection": ([_f64p, c_int64, _f64p, _i64p], c_int),
     "cp_stats_new": ([c_int64, c_int64, c_char_p, _f64p, c_int64, _i64p], c_int),
@@ -415,3 +451,58 @@ def out_i64_array(shape: tuple[int, ...], name: str = "out") -> tuple[np.ndarray
 def out_i64():
     """A fresh int64 output cell."""
     return c_int64(0)
+
+
+def is_sparse(X: Any) -> bool:
+    """Whether X is a scipy.sparse matrix or array (without importing scipy when it is not)."""
+    return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
+
+
+class Csr:
+    """A sparse X as the ``_csr`` calls of the C ABI take it: canonical CSR (sorted column
+    indices without duplicates, which scipy calls ``has_canonical_format``) with float64 data and
+    int32 or int64 indptr and indices of one type. A float64 CSR matrix in canonical format is
+    passed without a copy; other formats are converted to CSR, other dtypes of the data to float64
+    (8 bytes a value), duplicates summed and indices sorted on a copy (as scipy does), and an
+    indptr whose type differs from the indices' converted (rows + 1 values).
+
+    ``args`` are the seven arguments (rows, cols, nnz, index_bits, indptr, indices, data); the
+    object keeps the arrays alive, so keep it for the duration of the call.
+    """
+
+    __slots__ = ("X", "args", "shape")
+
+    def __init__(self, X: Any, name: str = "X"):
+        if X.format != "csr":
+            X = X.tocsr()
+        if X.dtype != np.float64:
+            if X.dtype.kind not in "fiub" or (X.dtype.kind == "f" and X.dtype.itemsize > 8):
+                raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
+            X = X.astype(np.float64)
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()  # sorts the indices of every row, summing duplicates
+        indices, indptr = X.indices, X.indptr
+        if indices.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+            indices = indices.astype(np.int64)
+        if indptr.dtype != indices.dtype:
+            if indices.dtype == np.int32 and indptr.size and indptr[-1] > np.iinfo(np.int32).max:
+                indices = indices.astype(np.int64)
+            indptr = indptr.astype(indices.dtype)
+        indptr, indices, data = (np.ascontiguousarray(a) for a in (indptr, indices, X.data))
+        rows, cols = X.shape
+        nnz = int(indptr[-1]) if indptr.size else 0
+        if data.shape[0] != nnz or indices.shape[0] != nnz:
+            indices, data = indices[:nnz], data[:nnz]  # scipy may keep unused capacity beyond indptr[-1]
+        bits = 8 * indices.dtype.itemsize
+        self.X, self.shape = X, (rows, cols)
+        ptr_t = POINTER(ctypes.c_int32 if bits == 32 else c_int64)
+        self.args = (
+            rows,
+            cols,
+            nnz,
+            bits,
+            _Buffer(indptr, indptr.ctypes.data_as(ptr_t)),
+            _Buffer(indices, indices.ctypes.data_as(ptr_t)),
+            _Buffer(data, data.ctypes.data_as(POINTER(c_double))),
+        )

@@ -53,6 +53,7 @@ class SpaceInfo:
     width: int  # int64 values per structure
     log_count: float  # log|Y|
     guarantee: float  # the decoder's z-approximation factor, 0 when exact
+    uncounted: str  # why |Y|, the uniform moments and sampler are unknown; "" when known
 
 
 @dataclasses.dataclass(frozen=True)
@@ -300,33 +301,44 @@ class Model:
         _capi.check(cls._calls()["from_bytes"](buf, n, out))
         return cls(out.value)
 
-    def _inputs(self, X: np.ndarray) -> tuple[int, Any]:
+    def _inputs(self, X: Any) -> tuple[int, tuple[Any, ...]]:
+        """(q, the X arguments of a call): (x, q, n) for a dense X, the seven arguments of a
+        ``_csr`` call for a scipy.sparse X (whose calls are named with the suffix)."""
         q = X.shape[0]
+        if _capi.is_sparse(X):
+            csr = _capi.Csr(X)
+            if csr.shape[1] != self.n_features:
+                raise ValueError(f"X has {csr.shape[1]} features, the model was fitted with {self.n_features}")
+            return q, csr.args
         _, px = _capi.f64(X, (q, self.n_features), "X")
-        return q, px
+        return q, (px, q, self.n_features)
 
-    def decision(self, X: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """The scores u(x) of the rows of X (q, d), into ``out`` (a writable C-contiguous view) or
-        a new array; interruptible."""
-        q, px = self._inputs(X)
+    @staticmethod
+    def _call_name(name: str, args: tuple[Any, ...]) -> str:
+        return name + "_csr" if len(args) == 7 else name
+
+    def decision(self, X: Any, out: np.ndarray | None = None) -> np.ndarray:
+        """The scores u(x) of the rows of X (q, d; dense or scipy.sparse), into ``out`` (a
+        writable C-contiguous view) or a new array; interruptible."""
+        q, xa = self._inputs(X)
         if out is None:
             out, p = _capi.out_f64((q, self.dim))
         else:
             _, p = _capi.f64(out, (q, self.dim), "out", writable=True)
         with _interruptible(q):
-            _capi.check(self._calls()["decision"](self.value, px, q, self.n_features, p, self.dim))
+            _capi.check(self._calls()[self._call_name("decision", xa)](self.value, *xa, p, self.dim))
         return out
 
-    def predict(self, X: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """The predicted structures of the rows of X as int64 rows (q, width), into ``out`` or a
-        new array; interruptible."""
-        q, px = self._inputs(X)
+    def predict(self, X: Any, out: np.ndarray | None = None) -> np.ndarray:
+        """The predicted structures of the rows of X (dense or scipy.sparse) as int64 rows
+        (q, width), into ``out`` or a new array; interruptible."""
+        q, xa = self._inputs(X)
         if out is None:
             out, p = _capi.out_i64_array((q, self.width))
         else:
             _, p = _capi.i64(out, (q, self.width), "out", writable=True)
         with _interruptible(q):
-            _capi.check(self._calls()["predict"](self.value, px, q, self.n_features, p, self.width))
+            _capi.check(self._calls()[self._call_name("predict", xa)](self.value, *xa, p, self.width))
         return out
 
     def coef(self) -> tuple[np.ndarray, np.ndarray]:
@@ -337,14 +349,29 @@ class Model:
         return coef, intercept
 
 
-def _fit_arrays(X: np.ndarray, rows: np.ndarray, width: int, sample_weight: np.ndarray | None) -> tuple[Any, ...]:
+def _fit_arrays(X: Any, rows: np.ndarray, width: int, sample_weight: np.ndarray | None) -> tuple[Any, ...]:
     """The checked (X, m, n, Y, width, sample_weight) arguments of a fit call (each buffer keeps
-    its array alive, a converted copy included)."""
+    its array alive, a converted copy included); for a scipy.sparse X, the seven arguments of a
+    ``_csr`` call stand for (X, m, n)."""
     m, n = X.shape
-    _, px = _capi.f64(X, (m, n), "X")
+    if _capi.is_sparse(X):
+        xa: tuple[Any, ...] = _capi.Csr(X).args
+    else:
+        xa = (_capi.f64(X, (m, n), "X")[1], m, n)
     _, py = _capi.i64(rows, (m, width), "y")
     pw = None if sample_weight is None else _capi.f64(sample_weight, (m,), "sample_weight")[1]
-    return px, m, n, py, width, pw
+    return (*xa, py, width, pw)
+
+
+def _fit_function(lib: Any, name: str, args: tuple[Any, ...]) -> Callable[..., int]:
+    """The fit function ``name`` of the ABI, or its ``_csr`` form for the arguments of a sparse X
+    (written out, so that every ABI function appears under its full name)."""
+    sparse = len(args) == 10
+    return {
+        "cp_ridge_fit": lib.cp_ridge_fit_csr if sparse else lib.cp_ridge_fit,
+        "cp_ridge_partial_fit": lib.cp_ridge_partial_fit_csr if sparse else lib.cp_ridge_partial_fit,
+        "cp_prob_fit": lib.cp_prob_fit_csr if sparse else lib.cp_prob_fit,
+    }[name]
 
 
 class RidgeModel(Model):
@@ -363,6 +390,8 @@ class RidgeModel(Model):
             "from_bytes": lib.cp_ridge_from_bytes,
             "decision": lib.cp_ridge_decision,
             "predict": lib.cp_ridge_predict,
+            "decision_csr": lib.cp_ridge_decision_csr,
+            "predict_csr": lib.cp_ridge_predict_csr,
             "coef": lib.cp_ridge_coef,
         }
 
@@ -377,7 +406,7 @@ class RidgeModel(Model):
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that fits a model (warm-started from ``init``)."""
         args = _fit_arrays(X, rows, space.info.width, sample_weight)
-        fit = _capi.lib().cp_ridge_fit
+        fit = _fit_function(_capi.lib(), "cp_ridge_fit", args)
 
         def call(progress: Any, out: Any) -> int:
             return fit(space.value, *args, params, init.value if init is not None else 0, progress, None, out)
@@ -395,7 +424,7 @@ class RidgeModel(Model):
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that continues ``previous`` on a chunk."""
         args = _fit_arrays(X, rows, space.info.width, sample_weight)
-        fit = _capi.lib().cp_ridge_partial_fit
+        fit = _fit_function(_capi.lib(), "cp_ridge_partial_fit", args)
 
         def call(progress: Any, out: Any) -> int:
             return fit(previous.value if previous is not None else 0, space.value, *args, params, progress, None, out)
@@ -413,21 +442,25 @@ class RidgeModel(Model):
         """The marginal estimates of the rows of X into ``marginals`` (q, d) and/or the structures
         decoded from them into ``structures`` (q, width), at the scale of code ``scale`` (the
         schema's ``marginal_scales``) times ``factor``; interruptible."""
-        q, px = self._inputs(X)
+        q, xa = self._inputs(X)
         pm = None if marginals is None else _capi.f64(marginals, (q, self.dim), "out", writable=True)[1]
         ps = None if structures is None else _capi.i64(structures, (q, self.width), "out", writable=True)[1]
         d = self.dim if marginals is not None else 0
         w = self.width if structures is not None else 0
+        lib = _capi.lib()
+        call = lib.cp_ridge_marginals_csr if len(xa) == 7 else lib.cp_ridge_marginals
         with _interruptible(q):
-            _capi.check(_capi.lib().cp_ridge_marginals(self.value, px, q, self.n_features, scale, factor, pm, d, ps, w))
+            _capi.check(call(self.value, *xa, scale, factor, pm, d, ps, w))
 
     def max_margins(self, X: np.ndarray, source: int, out: np.ndarray) -> None:
         """The max-marginal margins of the vector decoded from source code ``source`` (the schema's
         ``decode_sources``) for the rows of X into ``out`` (q, d); interruptible."""
-        q, px = self._inputs(X)
+        q, xa = self._inputs(X)
         po = _capi.f64(out, (q, self.dim), "out", writable=True)[1]
+        lib = _capi.lib()
+        call = lib.cp_ridge_max_margins_csr if len(xa) == 7 else lib.cp_ridge_max_margins
         with _capi.interruptible():
-            _capi.check(_capi.lib().cp_ridge_max_margins(self.value, px, q, self.n_features, source, po, self.dim))
+            _capi.check(call(self.value, *xa, source, po, self.dim))
 
 
 class ProbModel(Model):
@@ -446,6 +479,8 @@ class ProbModel(Model):
             "from_bytes": lib.cp_prob_from_bytes,
             "decision": lib.cp_prob_decision,
             "predict": lib.cp_prob_predict,
+            "decision_csr": lib.cp_prob_decision_csr,
+            "predict_csr": lib.cp_prob_predict_csr,
             "coef": lib.cp_prob_coef,
         }
 
@@ -455,7 +490,7 @@ class ProbModel(Model):
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that fits a model."""
         args = _fit_arrays(X, rows, space.info.width, sample_weight)
-        fit = _capi.lib().cp_prob_fit
+        fit = _fit_function(_capi.lib(), "cp_prob_fit", args)
 
         def call(progress: Any, out: Any) -> int:
             return fit(space.value, *args, params, progress, None, out)
@@ -464,15 +499,23 @@ class ProbModel(Model):
 
     def marginals(self, X: np.ndarray, params: bytes) -> np.ndarray:
         """E[ψ(y) | x] of the rows of X (q, d), exact or sampled per ``params``; interruptible."""
-        q, px = self._inputs(X)
+        q, xa = self._inputs(X)
         out, p = _capi.out_f64((q, self.dim))
+        lib = _capi.lib()
+        call = lib.cp_prob_marginals_csr if len(xa) == 7 else lib.cp_prob_marginals
         with _capi.interruptible():
-            _capi.check(_capi.lib().cp_prob_marginals(self.value, px, q, self.n_features, params, p, self.dim))
+            _capi.check(call(self.value, *xa, params, p, self.dim))
         return out
+
+    def _dense_inputs(self, X: Any, what: str) -> tuple[int, Any]:
+        if _capi.is_sparse(X):
+            raise TypeError(f"{what} takes a dense X; convert a sparse one with X.toarray()")
+        q, (px, _, _) = self._inputs(X)
+        return q, px
 
     def score_samples(self, X: np.ndarray, rows: np.ndarray, params: bytes) -> np.ndarray:
         """log p(y_i | x_i) of the structures ``rows`` (q, width) given the rows of X (q,)."""
-        q, px = self._inputs(X)
+        q, px = self._dense_inputs(X, "score_samples")
         _, py = _capi.i64(rows, (q, self.width), "Y")
         out, p = _capi.out_f64((q,))
         with _capi.interruptible():
@@ -484,7 +527,7 @@ class ProbModel(Model):
     def log_partition(self, X: np.ndarray, params: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """log Z(x) of the rows of X (q,), with per-row statistics (q, 3) and counts (q, 7) in the
         order ``cp_prob_log_partition`` documents."""
-        q, px = self._inputs(X)
+        q, px = self._dense_inputs(X, "log_partition")
         (out, p), (stats, ps), (counts, pc) = _capi.out_f64((q,)), _capi.out_f64((q, 3)), _capi.out_i64_array((q, 7))
         with _capi.interruptible():
             _capi.check(_capi.lib().cp_prob_log_partition(self.value, px, q, self.n_features, params, p, ps, pc))
@@ -492,7 +535,7 @@ class ProbModel(Model):
 
     def sample(self, X: np.ndarray, count: int, params: bytes) -> np.ndarray:
         """``count`` structures from p(y | x) for each row of X, as int64 rows (q, count, width)."""
-        q, px = self._inputs(X)
+        q, px = self._dense_inputs(X, "sample")
         out, p = _capi.out_i64_array((q, count, self.width), "n_samples")
         with _capi.interruptible():
             _capi.check(_capi.lib().cp_prob_sample(self.value, px, q, self.n_features, count, params, p, self.width))

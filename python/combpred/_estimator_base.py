@@ -152,6 +152,7 @@ class StructuredEstimator(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.sparse = self._sparse_refusal(fitting=True) is None
         if self._is_classifier():
             from sklearn.utils import ClassifierTags
 
@@ -167,6 +168,25 @@ class StructuredEstimator(BaseEstimator):
             tags.target_tags.single_output = False
         return tags
 
+    # -- sparse inputs ---------------------------------------------------------------------
+    def _sparse_refusal(self, fitting: bool) -> str | None:
+        """Why this configuration refuses a scipy.sparse X (None: it accepts one), for fitting
+        (``fitting``) or for prediction."""
+        return None
+
+    def _accept_sparse(self, X: Any, fitting: bool) -> str | bool:
+        """validate_data's ``accept_sparse`` for X: ``"csr"`` (other formats are converted to it)
+        where the configuration takes sparse inputs; a sparse X it refuses is a TypeError naming
+        the reason."""
+        if not _capi.is_sparse(X):
+            return False
+        reason = self._sparse_refusal(fitting)
+        if reason is not None:
+            raise TypeError(
+                f"{type(self).__name__} does not take a sparse X {reason}; pass a dense array (X.toarray())"
+            )
+        return "csr"
+
     # -- fitting ------------------------------------------------------------------------------
     def _check_fit_X(self, X: np.ndarray) -> None:
         """Further checks of the validated training inputs (none by default)."""
@@ -176,16 +196,19 @@ class StructuredEstimator(BaseEstimator):
     ) -> tuple[np.ndarray, Any, np.ndarray, Any, Any]:
         """Validate the parameters and the data of a fit, forgetting any previous fit.
 
-        Returns (X, space, rows, classes, sample_weight): X as C-contiguous float64, the resolved
+        Returns (X, space, rows, classes, sample_weight): X as C-contiguous float64 (or a float64
+        scipy.sparse CSR matrix where the configuration takes sparse inputs), the resolved
         space, y encoded as int64 rows, classes_ (or None) and the weights (or None).
         """
         self._validate_params()
         self._reset()
         multi = not (self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass))
+        y = self._dense_targets(y)
         X, y = validate_data(
             self,
             X,
             y,
+            accept_sparse=self._accept_sparse(X, fitting=True),
             dtype=np.float64,
             order="C",
             multi_output=multi,
@@ -198,6 +221,15 @@ class StructuredEstimator(BaseEstimator):
         sw = check_sample_weight(sample_weight, X.shape[0])
         set_threads(self.n_jobs)
         return X, space, rows, classes, sw
+
+    def _dense_targets(self, y: Any) -> Any:
+        """A scipy.sparse Y of structure rows as the dense rows the core reads (checked against the
+        memory budget first); class labels are 1-D and never sparse."""
+        if not _capi.is_sparse(y):
+            return y
+        if self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass):
+            raise ValueError(f"space={self.space!r} takes 1-D class labels or node ids, not a sparse matrix")
+        return _spaces._densify_targets(y, "y")
 
     def _progress_measure(self, partial: bool) -> str:
         """What the progress callback's third number is, for verbose output."""
@@ -304,7 +336,9 @@ class StructuredEstimator(BaseEstimator):
                     f"{n_features} features as input."
                 )
             return X
-        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        return validate_data(
+            self, X, accept_sparse=self._accept_sparse(X, fitting=False), dtype=np.float64, order="C", reset=False
+        )
 
     def _fitted(self) -> _Fitted:
         """The fitted state of one call (see :class:`_Fitted`), read once."""
@@ -352,6 +386,7 @@ class StructuredEstimator(BaseEstimator):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
             class_rows(y, self.classes_)  # a label the model does not know (NaN, say) is an error, not a miss
             return float(np.average(pred == y, weights=sw))
+        y = self._dense_targets(y)
         if len(np.asarray(y)) != len(pred):
             raise ValueError(f"y has {len(np.asarray(y))} rows but X has {len(pred)} rows")
         self.space_.validate(y)  # an invalid structure is an error, not a low score

@@ -224,10 +224,14 @@ class ProbabilisticStructured(StructuredEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Inputs. The core computes in float64: a C-contiguous float64 array is read in place,
             any other (float32, integers, a strided view) is first copied to float64, 8 bytes per
-            value.
+            value. A ``scipy.sparse`` X is used without densifying (a float64 CSR matrix in
+            canonical form without a copy, other formats converted to CSR); the fitted model
+            predicts (``predict``, ``decision_function``, ``predict_marginals``, ``predict_proba``,
+            ``score``) dense and sparse X alike, while ``score_samples``, ``log_partition`` and
+            ``sample`` take dense X.
         y : array-like
             Structures in the space's encoding: 1-D labels for multiclass, (n_samples, width)
             integer rows otherwise.

@@ -245,6 +245,18 @@ class StructuredRidge(StructuredEstimator):
         tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
         return tags
 
+    def _sparse_refusal(self, fitting: bool) -> str | None:
+        if callable(self.kernel):
+            return "with a callable kernel (it is called with dense arrays)"
+        if self.kernel == "precomputed":
+            return "with kernel='precomputed' (the kernel matrix is dense)"
+        if fitting and self.kernel != "linear" and not self.n_components and self.solver == "sgd":
+            return (
+                f"with kernel={self.kernel!r} and solver='sgd' (its expansion keeps the support inputs densely); "
+                "use solver='cg' or 'exact', or n_components"
+            )
+        return None
+
     # -- fitting ------------------------------------------------------------------------------
     def _core_kernel(self) -> str:
         """The kernel of the core model: a callable kernel reaches the core as its precomputed Gram
@@ -284,10 +296,14 @@ class StructuredRidge(StructuredEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Inputs; with ``kernel="precomputed"``, the kernel matrix (n_samples, n_samples). The
             core computes in float64: a C-contiguous float64 array is read in place, any other
             (float32, integers, a strided view) is first copied to float64, 8 bytes per value.
+            A ``scipy.sparse`` X is used without densifying (a float64 CSR matrix in canonical
+            form without a copy; other formats are converted to CSR) for the linear, poly and rbf
+            kernels and Nyström maps; callable and precomputed kernels, and ``solver="sgd"`` on a
+            kernel expansion, refuse it with a TypeError.
         y : array-like
             Structures in the space's encoding: 1-D labels for multiclass, (n_samples, width)
             integer rows otherwise.
@@ -374,7 +390,8 @@ class StructuredRidge(StructuredEstimator):
         Parameters
         ----------
         X, y, sample_weight
-            As in :meth:`fit`, for the new chunk.
+            As in :meth:`fit`, for the new chunk (X dense or ``scipy.sparse``; a sparse chunk is
+            refused by kernel models without ``n_components``, which continue by SGD).
         classes : array-like, default=None
             All class labels, required in the first call with ``space="multiclass"`` (a chunk may
             lack some classes); ignored afterwards.
@@ -386,6 +403,7 @@ class StructuredRidge(StructuredEstimator):
         previous = getattr(self, "_model", None)
         fitted = self.__dict__.get("_callable")
         shift = 1.0 if self.fit_intercept else 0.0
+        self._accept_partial_sparse(X)
         if previous is None:
             if self._is_multiclass() and classes is None:
                 raise ValueError("classes must be given in the first call to partial_fit with space='multiclass'")
@@ -410,8 +428,17 @@ class StructuredRidge(StructuredEstimator):
                 if fitted.shift != shift:
                     raise ValueError(f"partial_fit: fit_intercept must stay that of the model ({bool(fitted.shift)})")
             multi = not self._is_multiclass()
+            y = self._dense_targets(y)
             X, y = validate_data(
-                self, X, y, dtype=np.float64, order="C", multi_output=multi, y_numeric=multi, reset=False
+                self,
+                X,
+                y,
+                accept_sparse=self._accept_partial_sparse(X),
+                dtype=np.float64,
+                order="C",
+                multi_output=multi,
+                y_numeric=multi,
+                reset=False,
             )
             space, fitted_classes = self.space_, getattr(self, "classes_", None)
             rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
@@ -433,6 +460,16 @@ class StructuredRidge(StructuredEstimator):
             self._set_callable(fitted, X)
         self._warn_unconverged(partial=True)
         return self
+
+    def _accept_partial_sparse(self, X: Any) -> str | bool:
+        """accept_sparse for a partial_fit chunk: a kernel model without n_components continues
+        by SGD over dense support inputs and refuses a sparse chunk."""
+        if _capi.is_sparse(X) and self.kernel != "linear" and not callable(self.kernel) and not self.n_components:
+            raise TypeError(
+                f"StructuredRidge.partial_fit does not take a sparse X with kernel={self.kernel!r} without "
+                "n_components (the SGD pass keeps the support inputs densely); use n_components or the linear kernel"
+            )
+        return self._accept_sparse(X, fitting=True)
 
     def _progress_measure(self, partial: bool) -> str:
         # SGD reports the relative change of J over an epoch: a kernel model's full gradient would
@@ -541,6 +578,7 @@ class StructuredRidge(StructuredEstimator):
 
         The predicted structure maximises ⟨u(x), ψ(y)⟩. For a two-class ``space="multiclass"``
         model the result is the margin u₁ − u₀ of shape (n_samples,), as scikit-learn expects.
+        X may be dense or ``scipy.sparse``, whatever the layout of the training inputs.
         """
         return self._margin(self._scores(X))
 
@@ -549,7 +587,8 @@ class StructuredRidge(StructuredEstimator):
 
         The space's decoder maximises ⟨u(x), ψ(y)⟩ over the structures y, or with
         ``decode_from="marginals"`` ⟨m̂(x) − p, ψ(y)⟩ (see :meth:`predict_marginals`). Multiclass
-        models return class labels (``classes_``); multilabel models a 0/1 matrix.
+        models return class labels (``classes_``); multilabel models a 0/1 matrix. X may be dense
+        or ``scipy.sparse``, whatever the layout of the training inputs.
         """
         return self._predict(X)
 
@@ -588,8 +627,9 @@ class StructuredRidge(StructuredEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs; with ``kernel="precomputed"``, the kernel values against the training samples
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Inputs (dense or ``scipy.sparse``, whatever the layout of the training inputs); with
+            ``kernel="precomputed"``, the kernel values against the training samples
             (n_samples, n_samples_fit).
         scale : {"noise_free", "unit"} or float, default="noise_free"
             The scale c of S·u(x): the per-input c above, 1, or the given positive number.
@@ -636,8 +676,9 @@ class StructuredRidge(StructuredEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs; with ``kernel="precomputed"``, the kernel values against the training samples.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Inputs (dense or ``scipy.sparse``); with ``kernel="precomputed"``, the kernel values
+            against the training samples.
 
         Returns
         -------

@@ -30,11 +30,21 @@ import threading
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 from sklearn.utils import check_random_state
 
 from . import _capi, _core, _schema
 
 _handle_lock = threading.Lock()
+
+
+def _densify_targets(Y: Any, name: str) -> Any:
+    """A scipy.sparse Y (e.g. MultiLabelBinarizer(sparse_output=True)) as the dense int64 rows the core
+    reads, checked against the memory budget before they are allocated; anything else unchanged."""
+    if not sparse.issparse(Y):
+        return np.asarray(Y)
+    _capi.check_output(Y.shape, f"{name} (a sparse matrix, as the core's dense int64 rows)")
+    return Y.toarray()
 
 
 class Space:
@@ -99,7 +109,10 @@ class Space:
 
     def log_count(self) -> float:
         """Return log |Y|, the natural logarithm of the number of structures."""
-        return self._info().log_count
+        info = self._info()
+        if info.uncounted:
+            raise ValueError(info.uncounted)
+        return info.log_count
 
     def mean(self) -> np.ndarray:
         """Return p = Ψ/|Y|, the mean of ψ under the uniform distribution, shape (d,)."""
@@ -119,7 +132,7 @@ class Space:
 
     # Encoding: subclasses with a non-row encoding (Multiclass: one int) override these two.
     def _to_rows(self, Y: Any, name: str = "Y") -> np.ndarray:
-        Y = np.asarray(Y)
+        Y = _densify_targets(Y, name)
         if Y.ndim == 1 and self.width == 1:
             Y = Y.reshape(-1, 1)
         if Y.ndim != 2 or Y.shape[1] != self.width:
@@ -340,6 +353,15 @@ def _parent_sets(parents: Any) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
+def _dag_params(parents: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """The core's encoding of parent sets: N, then per node its parent count and parents."""
+    flat = [len(parents)]
+    for ps in parents:
+        flat.append(len(ps))
+        flat.extend(ps)
+    return tuple(flat)
+
+
 class DAGPaths(Multiclass):
     """One node of a rooted DAG (a taxonomy whose nodes may have several parents, such as the Gene
     Ontology), standing for the node with all its ancestors through every parent.
@@ -358,14 +380,41 @@ class DAGPaths(Multiclass):
         self._h()
 
     def _params(self) -> tuple[int, ...]:
-        flat = [int(self.leaves_only), len(self.parents)]
-        for ps in self.parents:
-            flat.append(len(ps))
-            flat.extend(ps)
-        return tuple(flat)
+        return (int(self.leaves_only), *_dag_params(self.parents))
 
     def _repr_args(self) -> tuple:
         return (f"parents=<{len(self.parents)} nodes>", f"leaves_only={self.leaves_only}")
+
+
+class DAGSubsets(Multilabel):
+    """Node sets of a rooted DAG closed under every parent (multi-path taxonomies such as the Gene
+    Ontology): a 0/1 node row holding the root and every parent of each node it holds; ψ is the row.
+
+    ``parents[v]`` lists v's parents (empty at the single root), as
+    ``combpred.datasets.load_hierarchical`` returns them; ``Y_<split>`` of a DAG data set are rows of
+    this space. Decoding is exact (a maximum-weight closure, by a minimum cut).
+
+    Notes
+    -----
+    Counting the closed node sets of a DAG is #P-hard, so this space has no size, no uniform mean
+    or covariance and no uniform sampler: :meth:`log_count`, :meth:`mean`, :meth:`covariance`,
+    :meth:`sample` and :meth:`enumerate` raise ``ValueError`` saying so. ``StructuredRidge`` fits it
+    with the training structures as the reference measure (``empirical_weight=1``, the default
+    ``reference="empirical"``; at most 4096 nodes, the dense reference covariance);
+    ``ProbabilisticStructured`` needs the uniform measure and refuses it.
+    """
+
+    kind = "dag_subsets"
+
+    def __init__(self, parents: Any):
+        self.parents = _parent_sets(parents)
+        self._h()
+
+    def _params(self) -> tuple[int, ...]:
+        return _dag_params(self.parents)
+
+    def _repr_args(self) -> tuple:
+        return (f"parents=<{len(self.parents)} nodes>",)
 
 
 class Subtrees(Multilabel):

@@ -1,0 +1,76 @@
+package prob
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
+)
+
+// FitCSR on a sparse X gives the model Fit gives on the dense X with the same entries (L-BFGS
+// with exact inference, and Adam over minibatches), and both models score either layout alike.
+func TestSparseFitEqualsDense(t *testing.T) {
+	for _, c := range []struct {
+		kind   string
+		par    int64
+		solver Solver
+		batch  int
+	}{{"multilabel", 5, SolverLBFGS, 0}, {"multiclass", 4, SolverLBFGS, 0}, {"multilabel", 4, SolverAdam, 16}} {
+		sp, err := space.New(c.kind, []int64{c.par})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m, n = 70, 8
+		r := rand.New(rand.NewPCG(4, uint64(c.par)))
+		X := make([]float64, m*n)
+		for i := range X {
+			if r.Float64() < 0.35 && i/n != 2 { // row 2 stays empty
+				X[i] = r.NormFloat64()
+			}
+		}
+		ys := make([]int64, m*sp.Width())
+		u := make([]float64, sp.Dim())
+		for i := 0; i < m; i++ {
+			for a := range u {
+				u[a] = r.NormFloat64() + X[i*n+a%n]*2
+			}
+			sp.Decode(u, ys[i*sp.Width():(i+1)*sp.Width()])
+		}
+		A := xmat.FromDense(m, n, X)
+		opt := Options{Alpha: 0.01, Intercept: true, Solver: c.solver, Tol: 1e-10, MaxIter: 500, BatchSize: c.batch, Seed: 3}
+		if c.solver == SolverAdam {
+			opt.Tol, opt.MaxIter = 1e-6, 60
+		}
+		dense, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sparse, err := FitCSR(sp, A, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scale, diff float64
+		for k, v := range dense.Coef.RawMatrix().Data {
+			scale = math.Max(scale, math.Abs(v))
+			diff = math.Max(diff, math.Abs(v-sparse.Coef.RawMatrix().Data[k]))
+		}
+		if !(diff <= 1e-10*scale) {
+			t.Fatalf("%s %v: sparse and dense fits differ by %.3g (scale %.3g)", c.kind, c.solver, diff, scale)
+		}
+		d := sp.Dim()
+		U, V := make([]float64, m*d), make([]float64, m*d)
+		if err := dense.Decision(X, m, n, U); err != nil {
+			t.Fatal(err)
+		}
+		if err := dense.DecisionRows(xmat.SparseRows(A), V); err != nil {
+			t.Fatal(err)
+		}
+		for k := range U {
+			if math.Abs(U[k]-V[k]) > 1e-12*math.Max(1, math.Abs(U[k])) {
+				t.Fatalf("scores of sparse rows %v, of dense rows %v", V[k], U[k])
+			}
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package ridge
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
+	"gonum.org/v1/gonum/mat"
+)
+
+// sparsify zeroes about 70% of X's entries, and the whole of row 3, and returns X with its CSR
+// form with int32 or int64 indices.
+func sparsify(t testing.TB, X []float64, m, n int, seed uint64, wide bool) *xmat.CSR {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 5))
+	for i := range X {
+		if r.Float64() < 0.7 || i/n == 3 {
+			X[i] = 0
+		}
+	}
+	ptr64, ptr32 := []int64{0}, []int32{0}
+	var ind64 []int64
+	var ind32 []int32
+	var data []float64
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			if v := X[i*n+j]; v != 0 {
+				ind64, ind32, data = append(ind64, int64(j)), append(ind32, int32(j)), append(data, v)
+			}
+		}
+		ptr64, ptr32 = append(ptr64, int64(len(data))), append(ptr32, int32(len(data)))
+	}
+	var a *xmat.CSR
+	var err error
+	if wide {
+		a, err = xmat.New(m, n, ptr64, ind64, data)
+	} else {
+		a, err = xmat.New(m, n, ptr32, ind32, data)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// Sparse and dense inputs with the same entries give the same model — coefficients or dual
+// coefficients within 1e-10 relative — for every solver and kernel and a few spaces, and each
+// model predicts the other layout's inputs with the same scores.
+func TestSparseFitEqualsDense(t *testing.T) {
+	rbf := kernel.Kernel{Kind: kernel.RBF, Gamma: 0.3}
+	poly := kernel.Kernel{Kind: kernel.Poly, Gamma: 0.5, Degree: 2, Coef0: 1}
+	lin := kernel.Kernel{Kind: kernel.Linear}
+	cases := []struct {
+		name string
+		opt  func(o *Options)
+	}{
+		{"linear exact", func(o *Options) { o.Solver = Exact }},
+		{"linear cg", func(o *Options) { o.Solver = CG }},
+		{"linear cg diag precond", func(o *Options) { o.Solver = CG; o.MaxIter = 5000 }},
+		{"linear sgd", func(o *Options) { o.Solver = SGD; o.MaxIter = 5; o.Tol = 0 }},
+		{"linear empirical reference", func(o *Options) { o.Solver = CG; o.EmpiricalWeight = 0.5 }},
+		{"rbf cg", func(o *Options) { o.Kernel = rbf; o.Solver = CG }},
+		{"rbf exact", func(o *Options) { o.Kernel = rbf; o.Solver = Exact }},
+		{"poly cg", func(o *Options) { o.Kernel = poly; o.Solver = CG }},
+		{"rbf nystrom", func(o *Options) { o.Kernel = rbf; o.NComponents = 15; o.Solver = Exact }},
+		{"poly nystrom cg", func(o *Options) { o.Kernel = poly; o.NComponents = 12; o.Solver = CG }},
+	}
+	const m, n = 60, 9
+	for _, sp := range testSpaces(t) {
+		for ci, c := range cases {
+			for _, wide := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%s/int64=%v", sp.Kind(), c.name, wide)
+				t.Run(name, func(t *testing.T) {
+					if c.name == "linear cg diag precond" {
+						defer func(e int) { sparseGramEntries = e }(sparseGramEntries)
+						sparseGramEntries = 0
+					}
+					X, ys := synthetic(t, sp, m, n, uint64(40+ci))
+					A := sparsify(t, X, m, n, uint64(ci), wide)
+					opt := baseOptions()
+					opt.Tol = 1e-13
+					opt.Kernel = lin
+					c.opt(&opt)
+					w := weights(rand.New(rand.NewPCG(3, uint64(ci))), m)
+					dense, err := Fit(sp, X, m, n, ys, w, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sparse, err := FitCSR(sp, A, ys, w, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					a, b := dense.Coef, sparse.Coef
+					if a == nil {
+						a, b = dense.Dual, sparse.Dual
+					}
+					if diff := relDiff(b, a); !(diff <= 1e-10) {
+						t.Fatalf("sparse and dense fits differ by %.3g relative", diff)
+					}
+					d := sp.Dim()
+					U := [4][]float64{make([]float64, m*d), make([]float64, m*d), make([]float64, m*d), make([]float64, m*d)}
+					for k, md := range []*Model{dense, sparse} {
+						if err := md.Decision(X, m, n, U[2*k]); err != nil {
+							t.Fatal(err)
+						}
+						if err := md.DecisionCSR(A, U[2*k+1]); err != nil {
+							t.Fatal(err)
+						}
+					}
+					ref := mat.NewDense(m, d, U[0])
+					for k := 1; k < 4; k++ {
+						if diff := relDiff(mat.NewDense(m, d, U[k]), ref); !(diff <= 1e-10) {
+							t.Fatalf("scores %d differ from the dense model's on dense X by %.3g relative", k, diff)
+						}
+					}
+					// The model round-trips through bytes, sparse support and landmarks included.
+					raw, err := sparse.MarshalBinary()
+					if err != nil {
+						t.Fatal(err)
+					}
+					back, err := UnmarshalModel(raw)
+					if err != nil {
+						t.Fatal(err)
+					}
+					V := make([]float64, m*d)
+					if err := back.DecisionCSR(A, V); err != nil {
+						t.Fatal(err)
+					}
+					for i, v := range V {
+						if v != U[3][i] {
+							t.Fatalf("the model read back from bytes scores %v, not %v", v, U[3][i])
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// PartialFit over sparse chunks equals the exact fit on the dense data, and so does SGD's pass.
+func TestSparsePartialFitEqualsDense(t *testing.T) {
+	const m, n = 80, 7
+	for _, sp := range testSpaces(t) {
+		for _, solver := range []Solver{Exact, SGD} {
+			X, ys := synthetic(t, sp, m, n, 7)
+			A := sparsify(t, X, m, n, 8, false)
+			opt := baseOptions()
+			opt.Solver = solver
+			if solver == SGD {
+				opt.Tol = 0
+			}
+			var dense, sparse *Model
+			w := sp.Width()
+			for _, c := range chunks(m, 3) {
+				var err error
+				if dense, err = PartialFit(dense, sp, X[c[0]*n:c[1]*n], c[1]-c[0], n, ys[c[0]*w:c[1]*w], nil, opt); err != nil {
+					t.Fatal(err)
+				}
+				if sparse, err = PartialFitCSR(sparse, sp, A.Slice(c[0], c[1]), ys[c[0]*w:c[1]*w], nil, opt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := relDiff(sparse.Coef, dense.Coef); !(diff <= 1e-10) {
+				t.Fatalf("%s %v: sparse and dense partial fits differ by %.3g relative", sp.Kind(), solver, diff)
+			}
+		}
+	}
+}
+
+// An all-zero sparse X fits (W = 0 but the intercept) and predicts.
+func TestSparseAllZero(t *testing.T) {
+	sp, _ := space.New("multilabel", []int64{3})
+	const m, n = 20, 5
+	ptr := make([]int32, m+1)
+	A, err := xmat.New(m, n, ptr, []int32{}, []float64{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ys := make([]int64, m*3)
+	for i := range ys {
+		ys[i] = int64(i % 2)
+	}
+	for _, solver := range []Solver{Exact, CG, SGD} {
+		opt := baseOptions()
+		opt.Solver = solver
+		md, err := FitCSR(sp, A, ys, nil, opt)
+		if err != nil {
+			t.Fatalf("%v: %v", solver, err)
+		}
+		for j := 0; j < n; j++ {
+			for _, v := range md.Coef.RawRowView(j) {
+				if v != 0 {
+					t.Fatalf("%v: coefficient %v on an all-zero feature", solver, v)
+				}
+			}
+		}
+		out := make([]int64, m*3)
+		if err := md.PredictRows(xmat.SparseRows(A), out, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A linear fit on a wide sparse X allocates O(nnz + n·d), far less than the m·n of its dense form:
+// m = 3000 rows of n = 400,000 features (9.6 GB dense) with 20 entries each.
+func TestSparseWideFitMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("memory test")
+	}
+	sp, _ := space.New("multilabel", []int64{4})
+	const m, n, per = 3000, 400000, 20
+	r := rand.New(rand.NewPCG(1, 2))
+	ptr := make([]int64, m+1)
+	var ind []int64
+	var data []float64
+	ys := make([]int64, m*4)
+	for i := 0; i < m; i++ {
+		used := map[int64]bool{}
+		for len(used) < per {
+			used[r.Int64N(n)] = true
+		}
+		row := make([]int64, 0, per)
+		for j := range used {
+			row = append(row, j)
+		}
+		sortInt64s(row)
+		for _, j := range row {
+			ind = append(ind, j)
+			data = append(data, r.NormFloat64())
+			if j%4 == 0 {
+				ys[i*4+int(j/4)%4] = 1
+			}
+		}
+		ptr[i+1] = int64(len(ind))
+	}
+	A, err := xmat.New(m, n, ptr, ind, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := baseOptions()
+	opt.Solver = CG
+	opt.Tol = 1e-6
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	md, err := FitCSR(sp, A, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	// W and the CG vectors: about 10 rows of d per feature, 8 bytes each (128 MB), plus O(m·d).
+	limit := uint64(12*n*4*8 + 64<<20)
+	if alloc > limit {
+		t.Fatalf("the fit allocated %d MB, more than %d MB (dense X alone would be %d MB)", alloc>>20, limit>>20, m*n*8>>20)
+	}
+	if !md.Result.Converged {
+		t.Logf("not converged: %+v", md.Result)
+	}
+	t.Logf("allocated %d MB over the fit (%d iterations); dense X would be %d MB", alloc>>20, md.Result.Iterations, m*n*8>>20)
+}
+
+func sortInt64s(a []int64) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+var _ = math.Abs

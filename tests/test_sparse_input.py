@@ -1,0 +1,264 @@
+"""Sparse X (scipy.sparse) for StructuredRidge and ProbabilisticStructured: the same model as on the
+dense X with the same entries, for every solver and kernel; either layout predicted by a model fitted
+on the other; malformed CSR refused by the C ABI naming the argument; configurations that cannot
+take sparse X refused with a TypeError naming why."""
+
+from __future__ import annotations
+
+import ctypes
+import pickle
+
+import numpy as np
+import pytest
+from combpred import ProbabilisticStructured, StructuredRidge, _capi
+from numpy.testing import assert_array_equal
+from scipy import sparse
+
+
+def _data(space: str, m: int = 90, n: int = 14, seed: int = 0):
+    """A sparse-ish X (70% zeros, one all-zero row) and targets in ``space`` that depend on it."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, n))
+    X[rng.random(X.shape) < 0.7] = 0
+    X[3] = 0
+    U = X[:, :5] @ rng.normal(size=(5, 4)) + 0.3 * rng.normal(size=(m, 4))
+    if space == "multiclass":
+        return X, U.argmax(axis=1)
+    if space == "multilabel":
+        return X, (U > 0).astype(int)
+    return X, np.argsort(np.argsort(-U, axis=1), axis=1) + 1  # permutations: ranks 1..d
+
+
+def _close(a, b, rtol=1e-10):
+    scale = max(np.abs(a).max(), 1e-300)
+    assert np.abs(a - b).max() <= rtol * scale, np.abs(a - b).max() / scale
+
+
+CONFIGS = [
+    dict(solver="exact"),
+    dict(solver="cg", tol=1e-12),
+    dict(solver="sgd", max_iter=4, tol=None, random_state=0),
+    dict(solver="cg", tol=1e-12, empirical_weight=0.5),
+    dict(kernel="rbf", gamma=0.2, solver="cg", tol=1e-12),
+    dict(kernel="rbf", gamma=0.2, solver="exact"),
+    dict(kernel="poly", degree=2, gamma=0.3, solver="cg", tol=1e-12),
+    dict(kernel="rbf", gamma=0.2, n_components=25, random_state=0),
+    dict(kernel="poly", degree=2, gamma=0.3, n_components=20, solver="cg", tol=1e-12, random_state=0),
+]
+
+
+@pytest.mark.parametrize("space", ["multilabel", "multiclass", "permutations"])
+@pytest.mark.parametrize("params", CONFIGS, ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
+def test_sparse_fit_equals_dense(space, params):
+    X, y = _data(space)
+    dense = StructuredRidge(space=space, **params).fit(X, y)
+    sparse_model = StructuredRidge(space=space, **params).fit(sparse.csr_matrix(X), y)
+    if hasattr(dense, "coef_"):
+        _close(dense.coef_, sparse_model.coef_)
+        _close(dense.intercept_, sparse_model.intercept_)
+    # Scores of both layouts by both models agree (for kernel models they are the dual expansion).
+    ref = dense.decision_function(X)
+    for model in (dense, sparse_model):
+        for Xq in (X, sparse.csr_matrix(X), sparse.csc_matrix(X), sparse.coo_array(X)):
+            _close(ref, model.decision_function(Xq))
+        assert_array_equal(model.predict(sparse.csr_matrix(X)), dense.predict(X))
+        _close(model.predict_marginals(sparse.csr_matrix(X)), dense.predict_marginals(X))
+    assert sparse_model.score(sparse.csr_matrix(X), y) == pytest.approx(dense.score(X, y))
+    # a pickled sparse model (sparse support inputs and landmarks included) predicts the same
+    back = pickle.loads(pickle.dumps(sparse_model))
+    assert_array_equal(
+        back.decision_function(sparse.csr_matrix(X)), sparse_model.decision_function(sparse.csr_matrix(X))
+    )
+
+
+@pytest.mark.parametrize("solver", ["exact", "sgd"])
+@pytest.mark.parametrize("kernel", [dict(), dict(kernel="rbf", gamma=0.2, n_components=20, random_state=0)])
+def test_sparse_partial_fit_equals_dense(solver, kernel):
+    X, Y = _data("multilabel", m=120)
+    params = dict(solver=solver, **kernel)
+    if solver == "sgd":
+        params.update(tol=None, random_state=0)
+    dense, sp = StructuredRidge(space="multilabel", **params), StructuredRidge(space="multilabel", **params)
+    for lo, hi in [(0, 35), (35, 80), (80, 120)]:
+        dense.partial_fit(X[lo:hi], Y[lo:hi])
+        sp.partial_fit(sparse.csr_matrix(X[lo:hi]), Y[lo:hi])
+    _close(dense.decision_function(X), sp.decision_function(sparse.csr_matrix(X)))
+    if solver == "exact" and not kernel:
+        _close(StructuredRidge(space="multilabel", solver="exact").fit(X, Y).coef_, sp.coef_)
+
+
+@pytest.mark.parametrize("space", ["multilabel", "multiclass"])
+def test_probabilistic_sparse_equals_dense(space):
+    X, y = _data(space)
+    dense = ProbabilisticStructured(space=space, tol=1e-10).fit(X, y)
+    sp = ProbabilisticStructured(space=space, tol=1e-10).fit(sparse.csr_matrix(X), y)
+    _close(dense.coef_, sp.coef_)
+    for model in (dense, sp):
+        _close(dense.decision_function(X), model.decision_function(sparse.csc_matrix(X)))
+        _close(dense.predict_marginals(X), model.predict_marginals(sparse.csr_matrix(X)))
+        assert_array_equal(dense.predict(X), model.predict(sparse.csr_matrix(X)))
+    assert sp.score(sparse.csr_matrix(X), y) == pytest.approx(dense.score(X, y))
+    with pytest.raises(TypeError, match="dense X"):
+        sp.score_samples(sparse.csr_matrix(X), y)
+
+
+def test_index_dtypes_float32_and_duplicates():
+    X, Y = _data("multilabel")
+    ref = StructuredRidge(space="multilabel", solver="exact").fit(X, Y)
+    A = sparse.csr_matrix(X)
+    wide = A.copy()
+    wide.indices, wide.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)  # scipy would downcast
+    assert _capi.Csr(wide).args[3] == 64  # passed as int64, not converted
+    _close(ref.coef_, StructuredRidge(space="multilabel", solver="exact").fit(wide, Y).coef_)
+    # float32 data are converted to float64 (the model equals the one on the rounded values)
+    A32 = A.astype(np.float32)
+    ref32 = StructuredRidge(space="multilabel", solver="exact").fit(A32.toarray().astype(np.float64), Y)
+    _close(ref32.coef_, StructuredRidge(space="multilabel", solver="exact").fit(A32, Y).coef_)
+    # duplicates are summed and unsorted indices sorted, as scipy does (on a copy): each entry
+    # is given as two halves, the row's entries in decreasing column order
+    indptr, indices, data = [0], [], []
+    for i in range(A.shape[0]):
+        cols, vals = A.indices[A.indptr[i] : A.indptr[i + 1]][::-1], A.data[A.indptr[i] : A.indptr[i + 1]][::-1]
+        indices += [*cols, *cols]
+        data += [*(vals / 2), *(vals / 2)]
+        indptr.append(len(data))
+    raw = sparse.csr_matrix((np.array(data), np.array(indices, dtype=np.int32), np.array(indptr)), shape=A.shape)
+    assert not raw.has_canonical_format
+    before = raw.copy()
+    _close(ref.coef_, StructuredRidge(space="multilabel", solver="exact").fit(raw, Y).coef_)
+    assert_array_equal(raw.indices, before.indices)  # the caller's matrix is left as it was
+
+
+@pytest.fixture
+def empty_rows():
+    X = np.zeros((30, 6))
+    X[::4, 2] = 1.0
+    return X
+
+
+def test_all_zero_and_empty_rows(empty_rows):
+    Y = (np.arange(30)[:, None] % np.array([2, 3]) == 0).astype(int)
+    for X in (np.zeros((30, 6)), empty_rows):
+        dense = StructuredRidge(space="multilabel", solver="exact").fit(X, Y)
+        sp = StructuredRidge(space="multilabel", solver="exact").fit(sparse.csr_matrix(X), Y)
+        _close(dense.intercept_, sp.intercept_)
+        assert_array_equal(dense.coef_, sp.coef_) if not X.any() else _close(dense.coef_, sp.coef_)
+        assert_array_equal(sp.predict(sparse.csr_matrix(X)), dense.predict(X))
+
+
+@pytest.mark.parametrize(
+    "make, why",
+    [
+        (lambda: StructuredRidge(space="multilabel", kernel=lambda a, b: a @ b.T), "callable kernel"),
+        (lambda: StructuredRidge(space="multilabel", kernel="precomputed"), "precomputed"),
+        (lambda: StructuredRidge(space="multilabel", kernel="rbf", solver="sgd"), "solver='sgd'"),
+    ],
+)
+def test_unsupported_configurations_raise_type_error(make, why):
+    X, Y = _data("multilabel")
+    with pytest.raises(TypeError, match=why):
+        make().fit(sparse.csr_matrix(X), Y)
+
+
+def test_partial_fit_kernel_expansion_refuses_sparse():
+    X, Y = _data("multilabel")
+    with pytest.raises(TypeError, match="n_components"):
+        StructuredRidge(space="multilabel", kernel="rbf").partial_fit(sparse.csr_matrix(X), Y)
+
+
+def test_model_fitted_dense_predicts_sparse_with_dense_support():
+    X, Y = _data("multilabel")
+    model = StructuredRidge(space="multilabel", kernel="rbf", solver="sgd", max_iter=3, tol=None, random_state=0)
+    model.fit(X, Y)
+    _close(model.decision_function(X), model.decision_function(sparse.csr_matrix(X)))
+
+
+# -- the C ABI refuses malformed CSR by name -------------------------------------------------------
+
+
+def _args(indptr, indices, data, rows, cols, bits=32):
+    t = np.int32 if bits == 32 else np.int64
+    indptr, indices, data = np.asarray(indptr, t), np.asarray(indices, t), np.asarray(data, np.float64)
+    pt = ctypes.POINTER(ctypes.c_int32 if bits == 32 else ctypes.c_int64)
+    keep = (
+        _capi._Buffer(indptr, indptr.ctypes.data_as(pt)),
+        _capi._Buffer(indices, indices.ctypes.data_as(pt)),
+        _capi._Buffer(data, data.ctypes.data_as(ctypes.POINTER(ctypes.c_double))),
+    )
+    return (rows, cols, len(data), bits, *keep)
+
+
+@pytest.mark.parametrize(
+    "indptr, indices, data, message",
+    [
+        ([0, 2, 1], [0, 1], [1.0, 2.0], "indptr must be non-decreasing"),
+        ([1, 1, 2], [0, 1], [1.0, 2.0], "indptr[0] = 1"),
+        ([0, 1, 3], [0, 1], [1.0, 2.0], "exceeds nnz"),
+        ([0, 1, 2], [0, 9], [1.0, 2.0], "indices[1] = 9 (row 1) is out of range [0, 3)"),
+        ([0, 1, 2], [0, -1], [1.0, 2.0], "indices[1] = -1"),
+        ([0, 2, 2], [2, 1], [1.0, 2.0], "must be sorted"),
+        ([0, 2, 2], [1, 1], [1.0, 2.0], "without duplicates"),
+        ([0, 1, 2], [0, 1], [1.0, np.nan], "data[1] = NaN"),
+        ([0, 1, 2], [0, 1], [np.inf, 1.0], "data[0] = +Inf"),
+    ],
+)
+@pytest.mark.parametrize("bits", [32, 64])
+def test_abi_refuses_malformed_csr(multilabel_data, indptr, indices, data, message, bits):
+    X, Y, _, _ = multilabel_data
+    model = StructuredRidge(space="multilabel").fit(X[:, :3], Y)
+    out = np.empty((2, Y.shape[1]))
+    lib = _capi.lib()
+    args = _args(indptr, indices, data, 2, 3, bits)
+    status = lib.cp_ridge_decision_csr(
+        model._model.value, *args, _capi.f64(out, out.shape, "o", writable=True)[1], out.shape[1]
+    )
+    assert status != _capi.OK
+    assert message in lib.cp_last_error().decode()
+    # the fit call checks the same way, before anything else
+    space = model.space_._handle()
+    rows = np.zeros((2, Y.shape[1]), dtype=np.int64)
+    cell = ctypes.c_int64(0)
+    status = lib.cp_ridge_fit_csr(
+        space.value,
+        *args,
+        _capi.i64(rows, rows.shape, "y")[1],
+        rows.shape[1],
+        None,
+        b"",
+        0,
+        _capi.PROGRESS(0),
+        None,
+        cell,
+    )
+    assert status != _capi.OK
+    assert message in lib.cp_last_error().decode()
+
+
+def test_abi_refuses_bad_index_bits(multilabel_data):
+    X, Y, _, _ = multilabel_data
+    model = StructuredRidge(space="multilabel").fit(X[:, :3], Y)
+    out = np.empty((1, Y.shape[1]))
+    rows, cols, nnz, _, *arrays = _args([0, 1], [0], [1.0], 1, 3)
+    status = _capi.lib().cp_ridge_decision_csr(
+        model._model.value, rows, cols, nnz, 16, *arrays, _capi.f64(out, out.shape, "o", writable=True)[1], out.shape[1]
+    )
+    assert status != _capi.OK
+    assert "index_bits = 16" in _capi.lib().cp_last_error().decode()
+
+
+def test_wide_sparse_fit_stays_small():
+    """A linear fit on X of 2,000 rows × 300,000 features (4.8 GB dense) with 15 entries a row
+    raises the peak RSS by far less than the dense X would need (the Go test checks allocations)."""
+    import resource
+
+    rng = np.random.default_rng(1)
+    m, n = 2000, 300_000
+    indptr = np.arange(0, 15 * m + 1, 15)
+    indices = np.sort(rng.integers(0, n - 15, size=(m, 15)), axis=1) + np.arange(15)  # strictly increasing rows
+    X = sparse.csr_matrix((rng.normal(size=15 * m), indices.ravel(), indptr), shape=(m, n))
+    Y = (rng.random((m, 3)) < 0.3).astype(int)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    model = StructuredRidge(space="multilabel", solver="cg", tol=1e-4).fit(X, Y)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert model.coef_.shape == (n, 3)
+    assert grown_mb < 600, grown_mb  # dense X alone would be 4,800 MB

@@ -1,0 +1,59 @@
+"""Sparse targets (issue 15, item 2): a scipy.sparse Y of 0/1 rows (MultiLabelBinarizer's
+sparse_output) fits, continues and scores exactly as its dense twin; the core reads dense int64 rows,
+so the conversion is checked against the memory budget first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from combpred import ProbabilisticStructured, StructuredRidge, config_context, spaces
+from scipy import sparse
+from sklearn.preprocessing import MultiLabelBinarizer
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 4))
+    Y = (X @ rng.normal(size=(4, 6)) + rng.normal(size=(80, 6)) > 0.5).astype(np.int64)
+    return X, Y
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("make", [lambda: StructuredRidge(alpha=0.5), lambda: ProbabilisticStructured(alpha=0.01)])
+def test_sparse_y_fits_as_dense(make, fmt):
+    X, Y = _data()
+    Ys = sparse.csr_matrix(Y).asformat(fmt)
+    a, b = make().fit(X, Y), make().fit(X, Ys)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert a.score(X, Y) == b.score(X, Ys)
+
+
+def test_multilabel_binarizer_sparse_output_and_partial_fit():
+    X, Y = _data()
+    sets = [np.flatnonzero(row).tolist() for row in Y]
+    Ys = MultiLabelBinarizer(classes=range(6), sparse_output=True).fit_transform(sets)
+    dense = StructuredRidge().partial_fit(X[:40], Y[:40]).partial_fit(X[40:], Y[40:])
+    model = StructuredRidge().partial_fit(X[:40], Ys[:40]).partial_fit(X[40:], Ys[40:])
+    np.testing.assert_array_equal(model.decision_function(X), dense.decision_function(X))
+
+
+def test_sparse_closed_node_sets():
+    X, Y = _data()
+    space = spaces.Subtrees([-1, 0, 0, 1, 1, 2])
+    Y = space.decode(X @ np.random.default_rng(1).normal(size=(4, 6)))
+    a = StructuredRidge(space=space).fit(X, Y)
+    b = StructuredRidge(space=space).fit(X, sparse.csr_matrix(Y))
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    space.validate(sparse.csr_matrix(Y))
+
+
+def test_sparse_y_refusals():
+    X, Y = _data()
+    with pytest.raises(ValueError, match="1-D class labels"):
+        StructuredRidge(space="multiclass").fit(X, sparse.csr_matrix(Y[:, :1]))
+    bad = sparse.csr_matrix(Y * 2)
+    with pytest.raises(ValueError, match="row 0: label 4 has value 2"):
+        StructuredRidge().fit(X, bad)
+    with config_context(max_memory=1024), pytest.raises(MemoryError, match="sparse matrix"):
+        StructuredRidge().fit(X, sparse.csr_matrix(Y))
