@@ -101,8 +101,13 @@ def test_product_reference_is_refused_where_fit_refuses_it(client):
 
 
 def test_dataframe_input_and_lazy_prediction(client):
-    dd = pytest.importorskip("dask.dataframe")
     pd = pytest.importorskip("pandas")
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:
+        # e.g. at the numpy floor (.ci/floors): dask.dataframe needs pyarrow, whose current
+        # releases refuse numpy 1.x on import (the array path above is still tested there)
+        pytest.skip(f"dask.dataframe cannot be imported: {exc}")
     X, Y = _data(spaces.Multilabel(4), seed=3)
     names = [f"f{j}" for j in range(N)]
     dX = dd.from_pandas(pd.DataFrame(X, columns=names), npartitions=4)
