@@ -198,38 +198,44 @@ func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, scale C.int64_t, factor 
 	if err != nil {
 		return status(err)
 	}
-	sc, err := ridge.ParseMarginalScale(int64(scale))
-	if err != nil {
-		return status(err)
-	}
-	if err := ridge.CheckScaleFactor(float64(factor)); err != nil {
-		return status(err)
-	}
 	X, err := f64s("X", x, q, n)
 	if err != nil {
 		return status(err)
 	}
-	if out == nil && ys == nil {
-		return status(errors.New("marginals: both outputs are NULL; pass the marginals buffer, the structures buffer or both"))
+	return status(ridgeMarginals(md, xmat.DenseRows(X, int(q), int(n)), scale, factor, out, d, ys, w))
+}
+
+// ridgeMarginals is cp_ridge_marginals (and its _csr twin) once the model and X are resolved.
+func ridgeMarginals(md *ridge.Model, X xmat.Rows, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) error {
+	sc, err := ridge.ParseMarginalScale(int64(scale))
+	if err != nil {
+		return err
 	}
+	if err := ridge.CheckScaleFactor(float64(factor)); err != nil {
+		return err
+	}
+	if out == nil && ys == nil {
+		return errors.New("marginals: both outputs are NULL; pass the marginals buffer, the structures buffer or both")
+	}
+	q := C.int64_t(X.Q)
 	var M []float64
 	if out != nil {
 		if M, err = dimOut(md.Space, "marginals output", out, q, d); err != nil {
-			return status(err)
+			return err
 		}
 	}
 	var Y []int64
 	if ys != nil {
 		if Y, err = rowsOf(md.Space, "structures output", ys, q, w); err != nil {
-			return status(err)
+			return err
 		}
 	}
 	if q == 0 {
-		return cpOK
+		return nil
 	}
-	return status(cancellable(q <= smallQuery, func(stop *cancel.Flag) error {
-		return md.Marginals(X, int(q), int(n), M, Y, sc, float64(factor), stop)
-	}))
+	return cancellable(q <= smallQuery, func(stop *cancel.Flag) error {
+		return md.MarginalsRows(X, M, Y, sc, float64(factor), stop)
+	})
 }
 
 // cp_ridge_max_margins writes into out (q × d) the max-marginal margins of the vector the model
@@ -245,24 +251,27 @@ func cp_ridge_max_margins(h C.int64_t, x *C.double, q, n, from C.int64_t, out *C
 	if err != nil {
 		return status(err)
 	}
-	src, err := ridge.ParseDecodeSource(int64(from))
-	if err != nil {
-		return status(err)
-	}
 	X, err := f64s("X", x, q, n)
 	if err != nil {
 		return status(err)
 	}
-	M, err := dimOut(md.Space, "max margins output", out, q, d)
+	return status(ridgeMaxMargins(md, xmat.DenseRows(X, int(q), int(n)), from, out, d))
+}
+
+// ridgeMaxMargins is cp_ridge_max_margins (and its _csr twin) once the model and X are resolved.
+func ridgeMaxMargins(md *ridge.Model, X xmat.Rows, from C.int64_t, out *C.double, d C.int64_t) error {
+	src, err := ridge.ParseDecodeSource(int64(from))
 	if err != nil {
-		return status(err)
+		return err
 	}
-	if q == 0 {
-		return cpOK
+	M, err := dimOut(md.Space, "max margins output", out, C.int64_t(X.Q), d)
+	if err != nil {
+		return err
 	}
-	return status(cancellable(false, func(stop *cancel.Flag) error {
-		return md.MaxMargins(X, int(q), int(n), M, src, stop)
-	}))
+	if X.Q == 0 {
+		return nil
+	}
+	return cancellable(false, func(stop *cancel.Flag) error { return md.MaxMarginsRows(X, M, src, stop) })
 }
 
 // cp_ridge_coef copies the linear model's coefficients (features × d, intercept excluded) and, when

@@ -204,38 +204,11 @@ func cp_ridge_marginals_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t, i
 	if err != nil {
 		return status(err)
 	}
-	sc, err := ridge.ParseMarginalScale(int64(scale))
-	if err != nil {
-		return status(err)
-	}
-	if err := ridge.CheckScaleFactor(float64(factor)); err != nil {
-		return status(err)
-	}
 	X, err := csrArg(rows, cols, nnz, indexBits, indptr, indices, data)
 	if err != nil {
 		return status(err)
 	}
-	if out == nil && ys == nil {
-		return status(errors.New("marginals: both outputs are NULL; pass the marginals buffer, the structures buffer or both"))
-	}
-	var M []float64
-	if out != nil {
-		if M, err = dimOut(md.Space, "marginals output", out, rows, d); err != nil {
-			return status(err)
-		}
-	}
-	var Y []int64
-	if ys != nil {
-		if Y, err = rowsOf(md.Space, "structures output", ys, rows, w); err != nil {
-			return status(err)
-		}
-	}
-	if rows == 0 {
-		return cpOK
-	}
-	return status(cancellable(rows <= smallQuery, func(stop *cancel.Flag) error {
-		return md.MarginalsRows(xmat.SparseRows(X), M, Y, sc, float64(factor), stop)
-	}))
+	return status(ridgeMarginals(md, xmat.SparseRows(X), scale, factor, out, d, ys, w))
 }
 
 // cp_ridge_max_margins_csr is cp_ridge_max_margins on a sparse X (rows × cols CSR: see the _csr
@@ -249,24 +222,11 @@ func cp_ridge_max_margins_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t,
 	if err != nil {
 		return status(err)
 	}
-	src, err := ridge.ParseDecodeSource(int64(from))
-	if err != nil {
-		return status(err)
-	}
 	X, err := csrArg(rows, cols, nnz, indexBits, indptr, indices, data)
 	if err != nil {
 		return status(err)
 	}
-	M, err := dimOut(md.Space, "max margins output", out, rows, d)
-	if err != nil {
-		return status(err)
-	}
-	if rows == 0 {
-		return cpOK
-	}
-	return status(cancellable(false, func(stop *cancel.Flag) error {
-		return md.MaxMarginsRows(xmat.SparseRows(X), M, src, stop)
-	}))
+	return status(ridgeMaxMargins(md, xmat.SparseRows(X), from, out, d))
 }
 
 // cp_prob_fit_csr is cp_prob_fit on a sparse X (rows × cols CSR: see the _csr calls).
