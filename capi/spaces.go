@@ -238,11 +238,7 @@ func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, 
 //export cp_space_decode
 func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	sp, err := spaceWithDim(h, d, "decode: scores", "columns")
-	if err != nil {
-		return status(err)
-	}
-	u, err := f64s("scores", us, m, d)
+	sp, u, err := scoreRows(h, us, m, d, "decode: scores")
 	if err != nil {
 		return status(err)
 	}
@@ -250,13 +246,27 @@ func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, 
 	if err != nil {
 		return status(err)
 	}
+	return status(cancellable(m <= smallQuery, func(stop *cancel.Flag) error { return space.DecodeRows(sp, u, int(m), y, stop) }))
+}
+
+// scoreRows resolves the space of handle h and its m finite score rows (m × d) for decoding,
+// checking the decoders' scratch against the memory budget; what names the call in errors.
+func scoreRows(h C.int64_t, us *C.double, m, d C.int64_t, what string) (space.Space, []float64, error) {
+	sp, err := spaceWithDim(h, d, what, "columns")
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := f64s("scores", us, m, d)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := check.Finite("scores", u, int(d)); err != nil {
-		return status(err)
+		return nil, nil, err
 	}
 	if err := space.CheckDecode(sp, int(m)); err != nil {
-		return status(err)
+		return nil, nil, err
 	}
-	return status(cancellable(m <= smallQuery, func(stop *cancel.Flag) error { return space.DecodeRows(sp, u, int(m), y, stop) }))
+	return sp, u, nil
 }
 
 // cp_space_max_margins writes the max-marginal margin of every coordinate of ψ for m score rows
@@ -266,22 +276,12 @@ func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, 
 //export cp_space_max_margins
 func cp_space_max_margins(h C.int64_t, us *C.double, m, d C.int64_t, out *C.double) (rc C.int) {
 	defer guard(&rc)
-	sp, err := spaceWithDim(h, d, "max margins: scores", "columns")
-	if err != nil {
-		return status(err)
-	}
-	u, err := f64s("scores", us, m, d)
+	sp, u, err := scoreRows(h, us, m, d, "max margins: scores")
 	if err != nil {
 		return status(err)
 	}
 	margins, err := f64s("max margins output", out, m, d)
 	if err != nil {
-		return status(err)
-	}
-	if err := check.Finite("scores", u, int(d)); err != nil {
-		return status(err)
-	}
-	if err := space.CheckDecode(sp, int(m)); err != nil {
 		return status(err)
 	}
 	return status(cancellable(false, func(stop *cancel.Flag) error { return space.MaxMarginalMargins(sp, u, int(m), margins, stop) }))
