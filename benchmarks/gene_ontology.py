@@ -28,22 +28,15 @@ from pathlib import Path
 import numpy as np
 from _report import BENCHMARKS_MD, machine, write_section
 from combpred import StructuredRidge, datasets, spaces
-from sklearn.impute import SimpleImputer
+from reference_measures import auprc, pipeline  # the same AU(PRC) and preprocessing as on cellcycle_FUN
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import average_precision_score
 from sklearn.multiclass import OneVsRestClassifier
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 TARGET = (
     "Target (issue 15): node AU(PRC) and hierarchical F1 of StructuredRidge on the DAG against per-term logistic "
     "regression and the constant term-frequency predictor."
 )
 SCALES = ("noise_free", "unit", 2.0, 4.0, 8.0)
-
-
-def auprc(R: np.ndarray, S: np.ndarray) -> float:
-    return float(average_precision_score(R[:, 1:].ravel(), S[:, 1:].ravel()))
 
 
 def hierarchical_f1(R: np.ndarray, P: np.ndarray) -> float:
@@ -75,10 +68,6 @@ def topological(parents: list[np.ndarray]) -> list[int]:
             if waiting[c] == 0:
                 order.append(c)
     return order
-
-
-def pipeline(model):
-    return make_pipeline(SimpleImputer(strategy="mean"), StandardScaler(), model)
 
 
 def main() -> None:
