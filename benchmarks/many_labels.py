@@ -2,10 +2,13 @@
 
 Usage: python benchmarks/many_labels.py [--quick] [--output BENCHMARKS.md]
 
-Synthetic linear data (labels = thresholded noisy linear scores, 30 % on), 100 features. Both models
-are linear ridge fits of the same inputs; StructuredRidge's multi-label S is diagonal under the
-uniform measure, and above d = 4096 it is applied as an operator (CG with the closed-form spectral
-preconditioner), never held densely. Fits alternate (ours, peer, ours, peer, ...) and the ratio is
+Synthetic linear data (labels = thresholded noisy linear scores), 100 features, at two label
+densities: 30 % on, and 2 % on, which is what real many-label sets look like (label cardinality over
+d: bibtex 1.5 %, delicious 1.9 %, eurlex 0.13 %). Both models are linear ridge fits of the same
+inputs; StructuredRidge's multi-label S is diagonal under the uniform measure, and above d = 4096 it
+is applied as an operator (CG with the closed-form spectral preconditioner), never held densely.
+Its Hessian products go through the sparse targets when that is cheaper (core/ridge/sparsetargets.go:
+about nnz(Y)·features instead of rows·features·labels per product). Fits alternate (ours, peer, ours, peer, ...) and the ratio is
 that of the medians. Writes the ``many_labels`` section of BENCHMARKS.md.
 """
 
@@ -29,11 +32,11 @@ TARGETS = (
 )
 
 
-def data(m: int, n: int, d: int, seed: int):
+def data(m: int, n: int, d: int, density: float, seed: int):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(2 * m, n))
     scores = X @ rng.normal(size=(n, d)) / np.sqrt(n) + rng.normal(size=(2 * m, d))
-    Y = (scores > np.quantile(scores, 0.7, axis=0)).astype(np.int64)
+    Y = (scores > np.quantile(scores, 1 - density, axis=0)).astype(np.int64)
     return X[:m], Y[:m], X[m:], Y[m:]
 
 
@@ -48,7 +51,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="small sizes, one round")
     ap.add_argument("--output", type=Path, default=BENCHMARKS_MD)
     args = ap.parse_args()
-    cases = [(500, 20, 200)] if args.quick else [(5000, 100, 1000), (2000, 100, 10000)]
+    cases = (
+        [(500, 20, 200, 0.3), (500, 20, 200, 0.02)]
+        if args.quick
+        else [(5000, 100, 1000, 0.3), (5000, 100, 1000, 0.02), (2000, 100, 10000, 0.3), (2000, 100, 10000, 0.02)]
+    )
     rounds = 1 if args.quick else 3
     lines = [
         "## Many labels: multi-label with 1,000 and 10,000 labels (`benchmarks/many_labels.py`)",
@@ -57,13 +64,13 @@ def main() -> None:
         "",
         TARGETS,
         "",
-        "| rows × features | labels d | StructuredRidge fit (s, median) | RidgeClassifier fit (s, median) | ratio | "
+        "| rows × features | labels d | labels on | StructuredRidge fit (s, median) | RidgeClassifier fit (s, median) | ratio | "
         "CG iterations | StructuredRidge predict (µs/row) | Hamming (ours / peer) | ranking loss (ours / peer) |",
-        "|---|---:|---:|---:|---:|---:|---:|---|---|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     loads, ratios = [], {}
-    for m, n, d in cases:
-        X, Y, Xt, Yt = data(m, n, d, 0)
+    for m, n, d, density in cases:
+        X, Y, Xt, Yt = data(m, n, d, density, 0)
         ours, theirs = [], []
         with threadpool_limits(1, user_api="blas"):
             for _ in range(rounds):
@@ -77,9 +84,9 @@ def main() -> None:
         ham = (hamming_loss(Yt, P), hamming_loss(Yt, peer.predict(Xt)))
         rl = (label_ranking_loss(Yt, model.decision_function(Xt)), label_ranking_loss(Yt, peer.decision_function(Xt)))
         loads.append(os.getloadavg()[0])
-        ratios[d] = a / b
+        ratios[d, density] = a / b
         lines.append(
-            f"| {m} × {n} | {d} | {a:.2f} | {b:.2f} | {a / b:.2f}× | {model.n_iter_} | {per_row:.0f} | "
+            f"| {m} × {n} | {d} | {density:.0%} | {a:.2f} | {b:.2f} | {a / b:.2f}× | {model.n_iter_} | {per_row:.0f} | "
             f"{ham[0]:.4f} / {ham[1]:.4f} | {rl[0]:.4f} / {rl[1]:.4f} |"
         )
         print(lines[-1], flush=True)
@@ -89,13 +96,19 @@ def main() -> None:
         "Cholesky on XᵀX through it); combpred's core on all cores; alpha = 1 for both (different losses: the "
         "comparison is of time and of the losses users score). 1-minute load average after each size: "
         + ", ".join(f"{v:.1f}" for v in loads)
-        + " (other work shared the 2 cores: the ratios are what this run measured, not a quiet-machine figure).",
+        + (
+            " (other work shared the 2 cores: the ratios are what this run measured, not a quiet-machine figure)."
+            if max(loads) > 2.5
+            else "."
+        ),
+        "",
     ]
-    if 1000 in ratios:
-        lines += [
-            "",
-            f"- d = 1000 fit ≤ 2× RidgeClassifier: **{'met' if ratios[1000] <= 2 else 'missed'}** ({ratios[1000]:.2f}×).",
-        ]
+    for (d, density), ratio in ratios.items():
+        if d == 1000:
+            verdict = "met" if ratio <= 2 else "missed"
+            lines.append(
+                f"- d = 1000, {density:.0%} of labels on: fit ≤ 2× RidgeClassifier **{verdict}** ({ratio:.2f}×)."
+            )
     if args.quick:
         lines += ["", "Quick smoke run: not the measurement."]
     write_section("many_labels", "\n".join(lines), args.output)

@@ -130,15 +130,31 @@ func newLinearPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, e
 	return newDiagPrecond(p, G)
 }
 
+// linearHessian returns the cheapest form of H for des with its Gram matrix G (nil when not
+// formed), and B = −∇J(0).
+func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense) {
+	k := des.cols()
+	// The grouped form costs k²·d per application, a sparse X's own products 2·nnz·d.
+	if G != nil && (des.sp == nil || 2*float64(des.sp.NNZ()) > float64(k)*float64(k)) {
+		if gs := newGroupedSystem(p, des, G); gs != nil {
+			return gs, newLinearSystem(p, des).B
+		}
+		if ns := newNarrowSystem(p, des); ns != nil {
+			return ns, newLinearSystem(p, des).B
+		}
+	}
+	if ts := newSparseTargetSystem(p, des, G); ts != nil {
+		return ts, ts.rhs()
+	}
+	ls := newLinearSystem(p, des)
+	return ls, ls.B
+}
+
 // solveLinearCG minimises J by conjugate gradients preconditioned with newLinearPrecond, starting
 // at W (updated in place).
 func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
 	// Each step of the set-up is one pass over X at most (a tenth of a second at 200,000 × 60):
 	// Stop is checked between them, and every iteration.
-	ls := newLinearSystem(p, des)
-	if err := opt.Stop.Err(); err != nil {
-		return Result{}, err
-	}
 	k, d := W.Dims()
 	// A sparse X with many features gets no k×k Gram matrix (useGram): memory stays O(nnz + k·d),
 	// and the preconditioner uses G's diagonal instead.
@@ -149,15 +165,7 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	if err := opt.Stop.Err(); err != nil {
 		return Result{}, err
 	}
-	var h hessian = ls
-	// The grouped form costs k²·d per application, a sparse X's own products 2·nnz·d.
-	if G != nil && (des.sp == nil || 2*float64(des.sp.NNZ()) > float64(k)*float64(k)) {
-		if gs := newGroupedSystem(p, des, G); gs != nil {
-			h = gs
-		} else if ns := newNarrowSystem(p, des); ns != nil {
-			h = ns
-		}
-	}
+	h, B := linearHessian(p, des, G)
 	if err := opt.Stop.Err(); err != nil {
 		return Result{}, err
 	}
@@ -177,13 +185,13 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 		defer W.Copy(work)
 		W = work
 	}
-	bnorm := mat.Norm(ls.B, 2)
+	bnorm := mat.Norm(B, 2)
 	if bnorm == 0 {
 		W.Zero()
 		return Result{Objective: p.Constant(), Converged: true}, nil
 	}
 	R, Z, P, HP := mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil)
-	w, r, z, pp, hp, b := W.RawMatrix().Data, R.RawMatrix().Data, Z.RawMatrix().Data, P.RawMatrix().Data, HP.RawMatrix().Data, ls.B.RawMatrix().Data
+	w, r, z, pp, hp, b := W.RawMatrix().Data, R.RawMatrix().Data, Z.RawMatrix().Data, P.RawMatrix().Data, HP.RawMatrix().Data, B.RawMatrix().Data
 	h.apply(HP, W)
 	floats.SubTo(r, b, hp)
 	// J(W) = −½⟨W, B + R⟩ + c, R = B − H W being the negative gradient.

@@ -29,6 +29,7 @@ type CSR struct {
 type csrImpl interface {
 	dims() (int, int)
 	nnz() int
+	span(i int) (int, int)
 	slice(lo, hi int) csrImpl
 	copyRows(rows []int) csrImpl
 	transpose() csrImpl
@@ -154,6 +155,12 @@ func (a *CSR) Transpose() *CSR { return &CSR{impl: a.impl.transpose()} }
 
 // RowDense writes row i into dst (n values, zeros included).
 func (a *CSR) RowDense(i int, dst []float64) { a.impl.rowDense(i, dst) }
+
+// RowNNZ is the number of stored entries of row i.
+func (a *CSR) RowNNZ(i int) int {
+	lo, hi := a.impl.span(i)
+	return hi - lo
+}
 
 // RowDot returns ⟨row i, x⟩ for a dense x of n values.
 func (a *CSR) RowDot(i int, x []float64) float64 { return a.impl.rowDot(i, x) }
