@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
+from scipy import sparse as _sparse
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
@@ -19,6 +20,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _capi, _core
 from . import spaces as _spaces
+
+# Entries of dense predictions decoded at a time when predict returns a sparse matrix (64 MiB of int64).
+_SPARSE_OUTPUT_BLOCK = 1 << 23
 
 
 class _Fitted(NamedTuple):
@@ -203,6 +207,7 @@ class StructuredEstimator(BaseEstimator):
         self._validate_params()
         self._reset()
         multi = not (self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass))
+        sparse_y = _capi.is_sparse(y)
         y = self._dense_targets(y)
         X, y = validate_data(
             self,
@@ -220,6 +225,7 @@ class StructuredEstimator(BaseEstimator):
         space, rows, classes = self._targets(X, y, classes)
         sw = check_sample_weight(sample_weight, X.shape[0])
         set_threads(self.n_jobs)
+        self.sparse_output_ = sparse_y
         return X, space, rows, classes, sw
 
     def _dense_targets(self, y: Any) -> Any:
@@ -366,15 +372,29 @@ class StructuredEstimator(BaseEstimator):
             return fitted.classes[structures]
         return structures
 
-    def _predict(self, X: Any) -> np.ndarray:
+    def _predict(self, X: Any) -> Any:
         fitted = self._fitted()
-        return self._structures(fitted, fitted.model.predict(self._inputs(X)))
+        X = self._inputs(X)
+        return self._output(lambda rows: self._structures(fitted, fitted.model.predict(rows)), X)
+
+    def _output(self, structures_of: Callable[[Any], np.ndarray], X: Any) -> Any:
+        """``structures_of(X)`` as predict returns it: a scipy.sparse CSR matrix when the training
+        targets were sparse (``sparse_output_``, as OneVsRestClassifier does), decoded and converted
+        a block of rows at a time so that the dense predictions never exist whole; else as is."""
+        if not self.__dict__.get("sparse_output_", False):
+            return structures_of(X)
+        q = X.shape[0]
+        step = max(1, _SPARSE_OUTPUT_BLOCK // max(1, self._fitted().model.width))
+        blocks = [_sparse.csr_matrix(structures_of(X[lo : lo + step])) for lo in range(0, q, step)]
+        return _sparse.vstack(blocks, format="csr")
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean quality of the predictions on (X, y): accuracy for multiclass, 1 − Hamming loss for
         multilabel, the space's own score otherwise (see ``combpred.spaces``), weighted by
         ``sample_weight`` (validated as in :meth:`fit`)."""
         pred = self.predict(X)
+        if _capi.is_sparse(pred):
+            pred = pred.toarray()
         sw = check_sample_weight(sample_weight, len(pred))
         if self._is_multiclass():
             y = np.asarray(y)

@@ -148,6 +148,8 @@ class ProbabilisticStructured(StructuredEstimator):
         b (zeros when ``fit_intercept=False``).
     n_features_in_ : int
         Number of features seen during fit.
+    sparse_output_ : bool
+        Whether ``predict`` returns a scipy.sparse CSR matrix: ``fit`` was given a sparse Y.
     n_iter_ : int
         Iterations run.
     solver_ : str
@@ -281,13 +283,14 @@ class ProbabilisticStructured(StructuredEstimator):
         ``decision="mode"``: the mode argmax_y p(y | x); otherwise the structure of least expected
         loss, from the marginals. Both are decoded by the space's decoder (exact, or within its
         ``decoder_guarantee``). Multiclass models return class labels (``classes_``); multilabel
-        models a 0/1 matrix.
+        models a 0/1 matrix, or a scipy.sparse CSR matrix when ``fit`` was given a sparse Y
+        (``sparse_output_``).
         """
         if self.decision == "mode":
             return self._predict(X)
         fitted = self._fitted()
         rows = _decision.bayes_decode(fitted.space, self.predict_marginals(X), self.decision)
-        return self._structures(fitted, rows)
+        return self._output(lambda r: self._structures(fitted, r), rows)
 
     def _seed_or_own(self, random_state: Any) -> int:
         """A seed from random_state, or from the estimator's random_state when it is None."""

@@ -162,6 +162,8 @@ class StructuredRidge(StructuredEstimator):
         (callable kernels without ``n_components`` only).
     n_features_in_ : int
         Number of features seen during fit.
+    sparse_output_ : bool
+        Whether ``predict`` returns a scipy.sparse CSR matrix: ``fit`` was given a sparse Y.
     n_iter_ : int
         CG iterations or SGD epochs run (at least 1; the exact solver's direct solve counts as one).
     objective_ : float
@@ -564,14 +566,17 @@ class StructuredRidge(StructuredEstimator):
             return super()._predict(X)
         fitted = self._fitted()
         X = self._inputs(X)
-        w = fitted.width
-        out, _ = _capi.out_i64_array((X.shape[0], w))
-        for rows, block in self._row_blocks(X):
-            if marginals:
-                fitted.model.marginals(block, None, out[rows])  # a contiguous view
-            else:
-                fitted.model.predict(block, out[rows])
-        return self._structures(fitted, out)
+
+        def structures_of(inputs: Any) -> np.ndarray:
+            out, _ = _capi.out_i64_array((inputs.shape[0], fitted.width))
+            for rows, block in self._row_blocks(inputs):
+                if marginals:
+                    fitted.model.marginals(block, None, out[rows])  # a contiguous view
+                else:
+                    fitted.model.predict(block, out[rows])
+            return self._structures(fitted, out)
+
+        return self._output(structures_of, X)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Return the scores u(x) in ψ-coordinates, shape (n_samples, d).
@@ -587,8 +592,10 @@ class StructuredRidge(StructuredEstimator):
 
         The space's decoder maximises ⟨u(x), ψ(y)⟩ over the structures y, or with
         ``decode_from="marginals"`` ⟨m̂(x) − p, ψ(y)⟩ (see :meth:`predict_marginals`). Multiclass
-        models return class labels (``classes_``); multilabel models a 0/1 matrix. X may be dense
-        or ``scipy.sparse``, whatever the layout of the training inputs.
+        models return class labels (``classes_``); multilabel models a 0/1 matrix, or a
+        scipy.sparse CSR matrix when ``fit`` was given a sparse Y (``sparse_output_``, as
+        scikit-learn's OneVsRestClassifier does; decoded a block of rows at a time). X may be
+        dense or ``scipy.sparse``, whatever the layout of the training inputs.
         """
         return self._predict(X)
 
