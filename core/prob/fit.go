@@ -76,9 +76,12 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	}
 	W := mat.NewDense(p.Cols(), sp.Dim(), nil)
 	var res Result
-	if solver == SolverLBFGS {
+	switch {
+	case solver == SolverLBFGS && separable(sp, opt.Inference) && separableFits:
+		res, err = fitSeparable(p, W, &opt)
+	case solver == SolverLBFGS:
 		res, err = fitLBFGS(p, W, &opt)
-	} else {
+	default:
 		res, err = fitAdam(p, W, &opt, exact)
 	}
 	if err == nil {
@@ -90,6 +93,10 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	res.Solver, res.Exact = solver, exact
 	return &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}, nil
 }
+
+// separableFits lets fit solve separable problems column by column (tests compare with the joint
+// run by switching it off).
+var separableFits = true
 
 // overflowAtZero refuses a fit whose gradient at its starting point is not finite: the sum
 // Σ x_i (E[ψ] − ψ(y_i)) overflowed because X holds values too large (check.Magnitude catches
