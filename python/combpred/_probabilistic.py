@@ -114,10 +114,13 @@ class ProbabilisticStructured(StructuredEstimator):
     n_samples : int, default=100
         Samples per input and gradient evaluation when inference is sampled.
     max_iter : int, default=200
-        Maximum iterations of L-BFGS (exact inference) or Adam (sampled).
+        Maximum iterations of L-BFGS (exact inference) or Adam (sampled). On ``"multilabel"``,
+        where J is a sum of one binary logistic regression per label, each label runs its own
+        L-BFGS (labels in parallel), and the limit applies to each.
     tol : float, default=1e-6
-        L-BFGS stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; Adam when its averaged iterate moves by at most
-        tol · ‖W̄‖ over 10 iterations.
+        L-BFGS stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖ (per label on ``"multilabel"``: ‖∇J_a‖ ≤ tol ·
+        ‖∇J_a(0)‖ for every label a, which implies it); Adam when its averaged iterate moves by at
+        most tol · ‖W̄‖ over 10 iterations.
     learning_rate : float, default=None
         Adam's base step η (step t is η/√t); None means the core's default, 0.2.
     random_state : int, RandomState instance or None, default=None
