@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from combpred import metrics, spaces
 from combpred.metrics import (
+    hierarchical_f1,
     hierarchical_loss,
     hierarchical_node_weights,
     kendall_tau,
@@ -216,6 +217,70 @@ def test_hierarchical_loss_matches_the_formula_on_random_trees():
         got = hierarchical_loss(T, P, parent, node_weights=w, average=False)
         want = [brute_force_h_loss(T[k], P[k], parent, w) for k in range(15)]
         np.testing.assert_allclose(got, want)
+
+
+def _augmented(row, parent):
+    """The node set of a 0/1 row with every ancestor of its nodes added."""
+    out = set()
+    for v in np.flatnonzero(row):
+        while v >= 0 and v not in out:
+            out.add(int(v))
+            v = parent[v]
+    return out
+
+
+def test_hierarchical_f1_matches_the_set_formula_on_random_trees():
+    """Kiritchenko et al.'s definition, with Python sets: pooled (micro, weighted) and per row; the
+    single root is not counted, unclosed rows are closed by the augmentation."""
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        n = int(rng.integers(2, 25))
+        parent = np.array([-1] + [int(rng.integers(0, v)) for v in range(1, n)])
+        T = (rng.random((12, n)) < 0.2).astype(int)
+        P = (rng.random((12, n)) < 0.2).astype(int)
+        w = rng.uniform(0.1, 2, 12)
+        both, sizes = [], []
+        for t, p in zip(T, P, strict=True):
+            a, b = _augmented(t, parent) - {0}, _augmented(p, parent) - {0}
+            both.append(len(a & b))
+            sizes.append(len(a) + len(b))
+        both, sizes = np.array(both, float), np.array(sizes, float)
+        rows = np.where(sizes > 0, 2 * both / np.maximum(sizes, 1), 1.0)
+        np.testing.assert_allclose(hierarchical_f1(T, P, parent, average=None), rows)
+        assert hierarchical_f1(T, P, parent, average="samples", sample_weight=w) == pytest.approx(
+            np.average(rows, weights=w)
+        )
+        want = 2 * (w @ both) / (w @ sizes) if w @ sizes else 1.0
+        assert hierarchical_f1(T, P, parent, sample_weight=w) == pytest.approx(want)
+
+
+def test_hierarchical_f1_by_hand_forest_and_weights():
+    assert hierarchical_f1([3], [3], PARENT) == 1.0
+    assert hierarchical_f1([3], [2], PARENT) == 0.0  # {1, 3} against {2}: nothing shared
+    assert hierarchical_f1([0], [0], PARENT) == 1.0  # the root alone on both sides: two empty sets
+    assert hierarchical_f1([3], [0], PARENT) == 0.0
+    # a forest counts its roots: {0, 2} against {0}
+    assert hierarchical_f1([2], [0], [-1, -1, 0]) == pytest.approx(2 * 1 / 3)
+    # an integer weight is that many copies of the row
+    T, P = [3, 4, 2], [4, 4, 1]
+    assert hierarchical_f1(T, P, PARENT, sample_weight=[2, 1, 1]) == pytest.approx(
+        hierarchical_f1([3, 3, 4, 2], [4, 4, 4, 1], PARENT)
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"average": "macro"}, "average must be"),
+        ({"sample_weight": [1.0]}, "sample_weight must have shape"),
+        ({"sample_weight": [-1.0, 1.0]}, "non-negative"),
+    ],
+)
+def test_hierarchical_f1_refusals(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        hierarchical_f1([3, 4], [3, 3], PARENT, **kwargs)
+    with pytest.raises(ValueError, match="different numbers of samples"):
+        hierarchical_f1([3, 4], [3], PARENT)
 
 
 def test_hierarchical_node_weights():

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 __all__ = [
+    "hierarchical_f1",
     "hierarchical_loss",
     "hierarchical_node_weights",
     "kendall_tau",
@@ -96,15 +97,20 @@ def _check_pair(Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     return T, P
 
 
+def _sample_weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    """Validated weights of n rows (None when not given)."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight must have shape ({n},), got {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
+        raise ValueError("sample_weight must be finite, non-negative and not all zero")
+    return w
+
+
 def _reduce(values: np.ndarray, sample_weight: Any, average: bool) -> float | np.ndarray:
-    if sample_weight is not None:
-        w = np.asarray(sample_weight, dtype=np.float64)
-        if w.shape != values.shape:
-            raise ValueError(f"sample_weight must have shape {values.shape}, got {w.shape}")
-        if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
-            raise ValueError("sample_weight must be finite, non-negative and not all zero")
-    else:
-        w = None
+    w = _sample_weights(sample_weight, values.shape[0])
     if not average:
         return values
     return float(np.average(values, weights=w))
@@ -380,6 +386,95 @@ def hierarchical_loss(
     charged = wrong & ~ancestor_wrong
     values = charged.astype(np.float64) @ w
     return _reduce(values, sample_weight, average)
+
+
+def hierarchical_f1(
+    y_true: Any,
+    y_pred: Any,
+    parent: Any,
+    *,
+    sample_weight: Any = None,
+    average: str | None = "micro",
+) -> float | np.ndarray:
+    """Hierarchical F1 of Kiritchenko et al. (2005), the usual F-measure of hierarchical multi-label
+    classification.
+
+    Each label set is augmented with the ancestors of its nodes, so that a prediction that stops
+    short of the true node, or strays into a sibling, is credited with the ancestors it got right.
+    With Y_i and Ŷ_i the augmented true and predicted node sets of row i,
+
+        hP = Σ_i |Ŷ_i ∩ Y_i| / Σ_i |Ŷ_i|,   hR = Σ_i |Ŷ_i ∩ Y_i| / Σ_i |Y_i|,
+        hF1 = 2·hP·hR / (hP + hR) = 2 Σ_i |Ŷ_i ∩ Y_i| / (Σ_i |Ŷ_i| + Σ_i |Y_i|),
+
+    sums weighted by ``sample_weight`` (``average="micro"``, as the HMC literature pools them), or
+    the mean of the rows' own 2|Ŷ_i ∩ Y_i| / (|Ŷ_i| + |Y_i|) (``average="samples"``). When the tree
+    has a single root it is the virtual root of :class:`combpred.spaces.Subtrees` and
+    :class:`combpred.spaces.HierarchyPaths`, in every set, and is not counted; in a forest every
+    node counts. Two empty sets agree perfectly (F1 = 1).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like
+        Node ids of shape (n_samples,) (single paths: the node and its ancestors) or 0/1 node rows
+        of shape (n_samples, n_nodes), as for :func:`hierarchical_loss`; rows need not be closed
+        under parents (binary relevance's are not): the augmentation closes them.
+    parent : array-like of int of shape (n_nodes,)
+        ``parent[v]`` is v's parent, −1 at a root.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the rows in the sums (micro) or the mean (samples).
+    average : {"micro", "samples"} or None, default="micro"
+        Pooled counts, the mean of the rows' F1, or (None) every row's F1.
+
+    Returns
+    -------
+    f1 : float or ndarray of shape (n_samples,)
+        In [0, 1], 1 for perfect predictions.
+
+    Raises
+    ------
+    ValueError
+        On a malformed parent array, node ids out of range, rows of the wrong width or not 0/1,
+        mismatched numbers of samples, or an unknown ``average``.
+
+    Examples
+    --------
+    A root 0 with children 1, 2; node 1 has children 3, 4. Predicting leaf 4 for leaf 3 gets node 1
+    right of the true {1, 3} and the predicted {1, 4}: F1 = 2·1 / (2 + 2) = 0.5. Predicting 1 for 3
+    gets {1} of {1, 3}: 2·1 / (1 + 2).
+
+    >>> parent = [-1, 0, 0, 1, 1]
+    >>> hierarchical_f1([3, 3], [4, 1], parent, average=None)
+    array([0.5       , 0.66666667])
+    >>> round(hierarchical_f1([3, 3], [4, 1], parent), 4)  # 2·2 / (3 + 4)
+    0.5714
+    """
+    if average not in ("micro", "samples", None):
+        raise ValueError(f"average must be 'micro', 'samples' or None, got {average!r}")
+    par, levels = _check_parent(parent)
+    T = _node_rows(y_true, par, "y_true")
+    P = _node_rows(y_pred, par, "y_pred")
+    if T.shape[0] != P.shape[0]:
+        raise ValueError(f"y_true and y_pred have different numbers of samples: {T.shape[0]} and {P.shape[0]}")
+    if T.shape[0] == 0:
+        raise ValueError("y_true is empty: there is nothing to score")
+    for rows in (T, P):  # augment with ancestors: children before parents
+        for nodes in reversed(levels[1:]):
+            np.logical_or.at(rows, (slice(None), par[nodes]), rows[:, nodes])
+    counted = np.ones(par.size, dtype=bool)
+    if len(levels[0]) == 1:
+        counted[levels[0]] = False
+    T, P = T[:, counted], P[:, counted]
+    both = np.sum(T & P, axis=1).astype(np.float64)
+    sizes = (T.sum(axis=1) + P.sum(axis=1)).astype(np.float64)
+    if average == "micro":
+        w = _sample_weights(sample_weight, both.size)
+        if w is None:
+            w = np.ones_like(both)
+        total = float(w @ sizes)
+        return 1.0 if total == 0 else float(2 * (w @ both) / total)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(sizes > 0, 2 * both / np.where(sizes > 0, sizes, 1), 1.0)
+    return _reduce(values, sample_weight, average == "samples")
 
 
 def hierarchical_node_weights(parent: Any, scheme: str = "siblings") -> np.ndarray:
