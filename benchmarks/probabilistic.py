@@ -9,9 +9,7 @@ part runs the Go benchmark ``go test ./core/prob -bench ChainESS`` in the source
 (skipped, with a note, where Go or the source tree is missing).
 (b) Accuracy of the FPRAS and of the Taylor approximation against exact log Z (permutations of 6
 labels, 720 structures, enumerated) as ‖u‖ grows, through ``log_partition``.
-(c) Label ranking on 5 sets of ``combpred.datasets.load_label_ranking``, 10-fold CV: Kendall τ of the
-mode and held-out log-likelihood, against StructuredRidge, KNNBordaRanker and PairwiseRanker (and,
-for the likelihood, the uniform distribution and the feature-less model).
+(c) Label ranking: in ``benchmarks/prob_label_ranking.py`` (all eight shared sets).
 (d) Multi-label yeast: log-loss and Hamming loss against MultiOutputClassifier(LogisticRegression()),
 the regularisation of both chosen by 3-fold CV on the training split.
 """
@@ -29,9 +27,7 @@ from pathlib import Path
 
 import numpy as np
 from _report import BENCHMARKS_MD, machine, pyplot, save_figure, write_section
-from combpred import ProbabilisticStructured, StructuredRidge, datasets, spaces
-from combpred.baselines import KNNBordaRanker, PairwiseRanker
-from combpred.metrics import kendall_tau, kendall_tau_scorer
+from combpred import ProbabilisticStructured, datasets, spaces
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import hamming_loss
@@ -157,7 +153,7 @@ def log_partition_table(rows: list[dict]) -> list[str]:
     return lines
 
 
-# -- (c) label ranking ----------------------------------------------------------------------------
+# -- helpers of the searches (also used by prob_label_ranking.py) ---------------------------------
 
 
 def _mean_log_likelihood(estimator, X, Y) -> float:
@@ -172,97 +168,6 @@ def _mean_log_likelihood(estimator, X, Y) -> float:
 def _search(estimator, grid: dict, scoring, cv) -> GridSearchCV:
     pipe = Pipeline([("scale", StandardScaler()), ("model", estimator)])
     return GridSearchCV(pipe, {f"model__{k}": v for k, v in grid.items()}, scoring=scoring, cv=cv)
-
-
-def label_ranking(quick: bool) -> list[dict]:
-    names = ["iris", "wine"] if quick else ["iris", "wine", "glass", "vehicle", "stock"]
-    results = []
-    for name in names:
-        X, Y = datasets.load_label_ranking(name, return_X_y=True)
-        if quick:
-            X, Y = X[:90], Y[:90]
-        k = Y.shape[1]
-        space = spaces.Permutations(k)
-        models = {
-            "ProbabilisticStructured": (
-                ProbabilisticStructured(space=space, max_iter=500),
-                {"alpha": [1e-4, 1e-3, 1e-2, 1e-1]},
-                _mean_log_likelihood,
-            ),
-            "StructuredRidge": (StructuredRidge(space=space), {"alpha": [0.01, 0.1, 1.0, 10.0]}, kendall_tau_scorer),
-            "KNN-Borda": (KNNBordaRanker(), {"n_neighbors": [5, 10, 20]}, kendall_tau_scorer),
-            "Pairwise (logistic)": (
-                PairwiseRanker(LogisticRegression()),
-                {"estimator__C": [0.1, 1.0, 10.0]},
-                kendall_tau_scorer,
-            ),
-        }
-        taus = {m: [] for m in models}
-        ll = {"ProbabilisticStructured": [], "feature-less": []}
-        seconds = dict.fromkeys(models, 0.0)
-        outer = KFold(3 if quick else 10, shuffle=True, random_state=0)
-        for fold, (train, test) in enumerate(outer.split(X)):
-            inner = KFold(3, shuffle=True, random_state=fold)
-            for m, (est, grid, scoring) in models.items():
-                t0 = time.perf_counter()
-                search = _search(est, grid, scoring, inner).fit(X[train], Y[train])
-                taus[m].append(float(kendall_tau(Y[test], search.predict(X[test]))))
-                if m == "ProbabilisticStructured":
-                    ll[m].append(_mean_log_likelihood(search, X[test], Y[test]))
-                seconds[m] += time.perf_counter() - t0
-            # the learned distribution over rankings ignoring x: a constant input and the intercept
-            const = ProbabilisticStructured(space=space, alpha=1e-4, max_iter=500)
-            const.fit(np.zeros((train.size, 1)), Y[train])
-            ll["feature-less"].append(_mean_log_likelihood(const, np.zeros((test.size, 1)), Y[test]))
-        results.append(
-            {"name": name, "shape": (*X.shape, k), "taus": taus, "ll": ll, "uniform": -math.lgamma(k + 1), "s": seconds}
-        )
-        print(name, {m: round(float(np.mean(t)), 3) for m, t in taus.items()}, flush=True)
-    return results
-
-
-def label_ranking_table(results: list[dict], quick: bool) -> list[str]:
-    models = list(results[0]["taus"])
-    lines = [
-        "### (c) Label ranking: Kendall τ and held-out log-likelihood",
-        "",
-        f"{'3' if quick else '10'}-fold CV (`KFold(shuffle=True, random_state=0)`); in every training fold a 3-fold CV "
-        "chooses the hyper-parameters — ProbabilisticStructured's α ∈ {1e-4, 1e-3, 1e-2, 0.1} by held-out "
-        "log-likelihood (exact: at most 6 labels, 720 rankings), StructuredRidge's α ∈ {0.01, 0.1, 1, 10}, "
-        "KNN-Borda's k ∈ {5, 10, 20} and the pairwise logistic regressions' C ∈ {0.1, 1, 10} by τ. Inputs "
-        "standardised inside each pipeline. Log-likelihood: mean log p(y | x) of the test rankings (nats); "
-        "*feature-less* is the model fitted on a constant input (a learned distribution over rankings), "
-        "*uniform* is −log k!. The other models predict rankings without probabilities.",
-        "",
-        "| data set | n × features / labels | " + " | ".join(f"τ {m}" for m in models) + " | "
-        "log-lik ProbabilisticStructured | log-lik feature-less | log-lik uniform |",
-        "|---|---|" + "---:|" * (len(models) + 3),
-    ]
-    for r in results:
-        means = {m: np.mean(t) for m, t in r["taus"].items()}
-        top = max(means.values())
-        cells = [
-            (f"**{means[m]:.3f}**" if means[m] == top else f"{means[m]:.3f}") + f" ± {np.std(r['taus'][m]):.3f}"
-            for m in models
-        ]
-        n, p, k = r["shape"]
-        lines.append(
-            f"| {r['name']} | {n} × {p} / {k} | "
-            + " | ".join(cells)
-            + f" | {np.mean(r['ll']['ProbabilisticStructured']):.3f} | "
-            f"{np.mean(r['ll']['feature-less']):.3f} | {r['uniform']:.3f} |"
-        )
-    total = {m: sum(r["s"][m] for r in results) for m in models}
-    lines += [
-        "",
-        "Time, CV + refit + predict over all folds and sets: "
-        + ", ".join(f"{m} {s:.1f} s" for m, s in total.items())
-        + ".",
-    ]
-    return lines
-
-
-# -- (d) yeast ------------------------------------------------------------------------------------
 
 
 def _label_probabilities(estimator, X) -> np.ndarray:
@@ -375,7 +280,6 @@ def main() -> None:
     t0 = time.perf_counter()
     ess, how = chain_ess(args.quick)
     logz = log_partition_accuracy(args.quick)
-    ranking = label_ranking(args.quick)
     multilabel = yeast(args.quick)
     body = [
         "## ProbabilisticStructured (`benchmarks/probabilistic.py`)",
@@ -385,8 +289,6 @@ def main() -> None:
         *chain_table(ess, how),
         "",
         *log_partition_table(logz),
-        "",
-        *label_ranking_table(ranking, args.quick),
         "",
         *yeast_table(multilabel, args.quick),
         "",

@@ -39,6 +39,7 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
         ("yeast.py", "yeast", "## Multi-label: yeast"),
         ("probabilistic.py", "probabilistic", "## ProbabilisticStructured"),
         ("prob_fit_time.py", "prob_fit_time", "## ProbabilisticStructured fit time against LogisticRegression"),
+        ("prob_label_ranking.py", "prob_label_ranking", "## Label ranking with ProbabilisticStructured"),
         ("decision_rules.py", "decision_rules", "## Decision rules on label ranking"),
         ("many_labels.py", "many_labels", "## Many labels"),
         pytest.param(
