@@ -68,12 +68,13 @@ CP_EXPORT int cp_prob_decision(int64_t h, double *x, int64_t q, int64_t n, doubl
 CP_EXPORT int cp_prob_decision_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, double *out, int64_t d);
 
 /* cp_prob_fit fits a model by MAP on X (m × n) and structures Y (m × w), with optional sample
-   weights (NULL: all 1), fit parameters (see parseProbFitParams) and a progress callback (NULL:
-   none; a nonzero return cancels the fit with status 3). */
-CP_EXPORT int cp_prob_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, cp_progress_fn progress, void *ctx, int64_t *out);
+   weights (NULL: all 1), fit parameters (see parseProbFitParams), the handle of a model to
+   warm-start from (see prob.Options.Init; an incompatible one is ignored), or 0, and a progress
+   callback (NULL: none; a nonzero return cancels the fit with status 3). */
+CP_EXPORT int cp_prob_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_prob_fit_csr is cp_prob_fit on a sparse X (rows × cols CSR: see the _csr calls). */
-CP_EXPORT int cp_prob_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *ys, int64_t w, double *sampleWeight, const char *params, cp_progress_fn progress, void *ctx, int64_t *out);
+CP_EXPORT int cp_prob_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *ys, int64_t w, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_prob_free releases a ProbabilisticStructured model handle. */
 CP_EXPORT int cp_prob_free(int64_t h);

@@ -39,14 +39,15 @@ func progressFunc(progress C.cp_progress_fn, ctx unsafe.Pointer) func(int, float
 }
 
 // cp_prob_fit fits a model by MAP on X (m × n) and structures Y (m × w), with optional sample
-// weights (NULL: all 1), fit parameters (see parseProbFitParams) and a progress callback (NULL:
-// none; a nonzero return cancels the fit with status 3).
+// weights (NULL: all 1), fit parameters (see parseProbFitParams), the handle of a model to
+// warm-start from (see prob.Options.Init; an incompatible one is ignored), or 0, and a progress
+// callback (NULL: none; a nonzero return cancels the fit with status 3).
 //
 //export cp_prob_fit
 func cp_prob_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
-	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	sampleWeight *C.double, params *C.char, init C.int64_t, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := probFit(spaceHandle, x, m, n, ys, w, sampleWeight, params, progress, ctx, out)
+	md, err := probFit(spaceHandle, x, m, n, ys, w, sampleWeight, params, init, progress, ctx, out)
 	if err != nil {
 		return status(err)
 	}
@@ -55,12 +56,12 @@ func cp_prob_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64
 }
 
 func probFit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
-	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
+	sampleWeight *C.double, params *C.char, init C.int64_t, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
 	X, err := f64s("X", x, m, n)
 	if err != nil {
 		return nil, err
 	}
-	return probFitWith(spaceHandle, m, ys, w, sampleWeight, params, progress, ctx, out,
+	return probFitWith(spaceHandle, m, ys, w, sampleWeight, params, init, progress, ctx, out,
 		func(sp space.Space, opt prob.Options, y []int64, weights []float64) (*prob.Model, error) {
 			return prob.Fit(sp, X, int(m), int(n), y, weights, opt)
 		})
@@ -69,7 +70,7 @@ func probFit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, 
 // probFitWith reads the arguments of a fit on m examples other than X and runs fit, which
 // fits the model on X (dense or sparse), on the worker.
 func probFitWith(spaceHandle C.int64_t, m C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double, params *C.char,
-	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t,
+	init C.int64_t, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t,
 	fit func(sp space.Space, opt prob.Options, y []int64, weights []float64) (*prob.Model, error)) (*prob.Model, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -91,6 +92,11 @@ func probFitWith(spaceHandle C.int64_t, m C.int64_t, ys *C.int64_t, w C.int64_t,
 	opt, err := parseProbFitParams(goString(params))
 	if err != nil {
 		return nil, err
+	}
+	if init != 0 {
+		if opt.Init, err = probModelOf(int64(init)); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkSampler(sp, opt.Inference.Sampler); err != nil {
 		return nil, err

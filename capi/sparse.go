@@ -233,13 +233,13 @@ func cp_ridge_max_margins_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t,
 //
 //export cp_prob_fit_csr
 func cp_prob_fit_csr(spaceHandle C.int64_t, rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double,
-	ys *C.int64_t, w C.int64_t, sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	ys *C.int64_t, w C.int64_t, sampleWeight *C.double, params *C.char, init C.int64_t, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	X, err := csrArg(rows, cols, nnz, indexBits, indptr, indices, data)
 	if err != nil {
 		return status(err)
 	}
-	md, err := probFitWith(spaceHandle, rows, ys, w, sampleWeight, params, progress, ctx, out,
+	md, err := probFitWith(spaceHandle, rows, ys, w, sampleWeight, params, init, progress, ctx, out,
 		func(sp space.Space, opt prob.Options, y []int64, weights []float64) (*prob.Model, error) {
 			return prob.FitCSR(sp, X, y, weights, opt)
 		})

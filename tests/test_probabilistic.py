@@ -473,3 +473,23 @@ def test_default_alpha_is_logistic_regressions_default(weighted):
     assert ProbabilisticStructured().alpha is None
     np.testing.assert_allclose(ours.predict_proba(X), peer.predict_proba(X), atol=1e-5)
     assert peer.predict_proba(X).max(axis=1).mean() > 0.7  # confident, not near-uniform
+
+
+@pytest.mark.parametrize("space", ["multiclass", "multilabel"])
+def test_warm_start(multiclass_data, multilabel_data, space):
+    """A refit from its own solution runs no iteration and keeps it; along a path of alpha values a
+    warm start reaches the cold fit's optimum; a previous model of other features is ignored."""
+    X, y = multiclass_data if space == "multiclass" else multilabel_data
+    model = ProbabilisticStructured(space=space, alpha=0.01, tol=1e-8, max_iter=1000, warm_start=True).fit(X, y)
+    coef = model.coef_.copy()
+    model.fit(X, y)
+    assert model.n_iter_ == 0
+    assert_allclose(model.coef_, coef, rtol=0, atol=1e-12)
+    model.set_params(alpha=0.003).fit(X, y)
+    cold = ProbabilisticStructured(space=space, alpha=0.003, tol=1e-8, max_iter=1000).fit(X, y)
+    assert_allclose(model.coef_, cold.coef_, rtol=1e-5, atol=1e-7)
+    assert model.n_iter_ <= cold.n_iter_
+    model.fit(X[:, :2], y)  # other features: starts from zero, as a cold fit
+    fresh = ProbabilisticStructured(space=space, alpha=0.003, tol=1e-8, max_iter=1000).fit(X[:, :2], y)
+    assert model.n_iter_ == fresh.n_iter_
+    assert_allclose(model.coef_, fresh.coef_, rtol=0, atol=0)

@@ -171,6 +171,23 @@ def test_handles_of_the_wrong_kind(data, fitted):
                 3,
                 None,
                 b"",
+                0,
+                _capi.PROGRESS(),
+                None,
+                _capi.out_i64(),
+            )
+        )
+    with pytest.raises(TypeError, match="not a prob model handle"):  # a warm start from a ridge model
+        _capi.check(
+            lib.cp_prob_fit(
+                space._h(),
+                _abi.f64(X),
+                *X.shape,
+                _abi.i64(Y),
+                3,
+                None,
+                b"",
+                ridge._model.value,
                 _capi.PROGRESS(),
                 None,
                 _capi.out_i64(),
@@ -221,15 +238,19 @@ def test_null_pointers_and_sizes(data, fitted):
         (lambda: lib.cp_prob_from_bytes(None, 100, _capi.out_i64()), "NULL pointer"),
         (lambda: lib.cp_prob_from_bytes((ctypes.c_uint8 * 4)(), -4, _capi.out_i64()), "bad length"),
         (
-            lambda: lib.cp_prob_fit(sh, None, q, 6, _abi.i64(Y), 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()),
+            lambda: lib.cp_prob_fit(
+                sh, None, q, 6, _abi.i64(Y), 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
+            ),
             "X is",
         ),
         (
-            lambda: lib.cp_prob_fit(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, b"", _capi.PROGRESS(), None, None),
+            lambda: lib.cp_prob_fit(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, b"", 0, _capi.PROGRESS(), None, None),
             "NULL",
         ),
         (
-            lambda: lib.cp_prob_fit(sh, _abi.f64(X), 0, 6, None, 3, None, b"", _capi.PROGRESS(), None, _capi.out_i64()),
+            lambda: lib.cp_prob_fit(
+                sh, _abi.f64(X), 0, 6, None, 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
+            ),
             "sample",
         ),
     ]
@@ -272,6 +293,7 @@ def test_parameter_strings(data, fitted, function, params, match):
             3,
             None,
             params,
+            0,
             _capi.PROGRESS(),
             None,
             _capi.out_i64(),

@@ -74,7 +74,7 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	if solver == SolverLBFGS && !exact {
 		return nil, errors.New("prob: L-BFGS needs exact inference (noisy gradients break its line search); use the adam solver")
 	}
-	W := mat.NewDense(p.Cols(), sp.Dim(), nil)
+	W := warmStart(opt.Init, sp, n, opt.Intercept)
 	var res Result
 	switch {
 	case solver == SolverLBFGS && separable(sp, opt.Inference) && separableFits:
@@ -92,6 +92,22 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	}
 	res.Solver, res.Exact = solver, exact
 	return &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}, nil
+}
+
+// warmStart returns a copy of init's coefficients when init is a model of sp on n features with
+// the same intercept, else zeros of that shape.
+func warmStart(init *Model, sp space.Space, n int, intercept bool) *mat.Dense {
+	rows := n
+	if intercept {
+		rows++
+	}
+	if init != nil && init.Coef != nil && init.NFeatures == n && init.Intercept == intercept &&
+		init.Space.Kind() == sp.Kind() && slices.Equal(init.Space.Params(), sp.Params()) {
+		if r, c := init.Coef.Dims(); r == rows && c == sp.Dim() {
+			return mat.DenseCopyOf(init.Coef)
+		}
+	}
+	return mat.NewDense(rows, sp.Dim(), nil)
 }
 
 // separableFits lets fit solve separable problems column by column (tests compare with the joint
@@ -142,9 +158,10 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	eval := func(x, g []float64) (float64, error) {
 		return p.Objective(mat.NewDense(rows, d, x), inf, opt.Seed, mat.NewDense(rows, d, g))
 	}
-	x := W.RawMatrix().Data // W = 0
+	x := W.RawMatrix().Data // zero, or a warm start
 	g := make([]float64, len(x))
-	f, err := eval(x, g)
+	// The stopping rule is relative to the gradient at W = 0, wherever the run starts.
+	f, err := eval(make([]float64, len(x)), g)
 	if err != nil {
 		return Result{}, err
 	}
@@ -153,7 +170,16 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 		return Result{}, err
 	}
 	if g0 == 0 { // W = 0 is optimal
+		W.Zero()
 		return Result{Objective: f, Converged: true}, nil
+	}
+	if floats.Norm(x, 2) > 0 { // a warm start that already meets the tolerance runs no iteration
+		if f, err = eval(x, g); err != nil {
+			return Result{}, err
+		}
+		if rel := floats.Norm(g, 2) / g0; rel <= opt.Tol {
+			return Result{Objective: f, RelGrad: rel, Converged: true}, nil
+		}
 	}
 	record := func(it int, f float64, g []float64) error {
 		rel := floats.Norm(g, 2) / g0

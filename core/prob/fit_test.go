@@ -301,3 +301,39 @@ func TestFitBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A fit warm-started from a converged model of the same problem stops before any iteration (jointly
+// and label by label) at the same optimum, and an
+// incompatible Init (another space, other features) is ignored: the fit is the cold one.
+func TestFitWarmStart(t *testing.T) {
+	for _, c := range []struct{ kind string }{{"multiclass"}, {"multilabel"}} {
+		sp := mustSpace(t, c.kind, 4)
+		const m, n = 120, 3
+		X, ys := syntheticData(t, sp, m, n, 1.5, 41)
+		opt := Options{Alpha: 0.01, Intercept: true, Tol: 1e-8, MaxIter: 500}
+		cold, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Init = cold
+		warm, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !warm.Result.Converged || warm.Result.Iterations != 0 || relDiff(warm.Coef, cold.Coef) > 1e-6 {
+			t.Errorf("%s: warm start %+v, coefficients differ by %.3g", c.kind, warm.Result, relDiff(warm.Coef, cold.Coef))
+		}
+		other := mustSpace(t, c.kind, 5)
+		Xo, yo := syntheticData(t, other, m, n, 1.5, 42)
+		if opt.Init, err = Fit(other, Xo, m, n, yo, nil, Options{Alpha: 0.01, Intercept: true, Tol: 1e-8, MaxIter: 500}); err != nil {
+			t.Fatal(err)
+		}
+		ignored, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ignored.Result.Iterations != cold.Result.Iterations || relDiff(ignored.Coef, cold.Coef) != 0 {
+			t.Errorf("%s: an Init of another space changed the fit: %+v", c.kind, ignored.Result)
+		}
+	}
+}

@@ -65,6 +65,10 @@ type Options struct {
 	// is sampled: it would need log Z) and the relative gradient norm ‖∇J‖/‖∇J(0)‖ (a noisy
 	// estimate when sampled); returning false stops the fit with ErrCancelled.
 	Progress func(iter int, objective, relGrad float64) bool
+	// Init, when set, is a model to start from: the fit starts at its coefficients when it is a
+	// model of the same space with the same features and intercept, and ignores it otherwise. The
+	// stopping rule stays relative to ‖∇J(0)‖, so a warm start stops where a cold one would.
+	Init *Model
 }
 
 // DefaultAlpha is the λ of Options.Alpha = 0 for sample weights w (nil: m ones): 1/(2·Σw), the

@@ -27,13 +27,14 @@ func separable(sp space.Space, inf InferenceOptions) bool {
 // label in each; here each label stops when its own relative gradient is below Tol, which implies
 // the joint criterion, ‖∇J‖² = Σ_a ‖∇J_a‖² ≤ Tol² Σ_a ‖∇J_a(0)‖² = Tol² ‖∇J(0)‖². Progress
 // reports the sum of the columns' latest objectives and the joint relative gradient, once per
-// iteration of the furthest column. W (zero) is updated in place.
+// iteration of the furthest column. W (zero, or a warm start) is updated in place.
 func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	k, d := W.Dims()
 	cols := make([][]float64, d) // each column's coefficients, then copied into W
 	for a := range cols {
 		cols[a] = make([]float64, k)
 	}
+	start := mat.DenseCopyOf(W) // zero, or a warm start
 	f, g2, g0 := make([]float64, d), make([]float64, d), make([]float64, d)
 	iters := make([]int, d)
 	errs := make([]error, d)
@@ -56,7 +57,13 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 		return Result{}, err
 	}
 	if total0 == 0 {
+		W.Zero()
 		return Result{Objective: floats.Sum(f), Converged: true}, nil
+	}
+	for a, col := range cols {
+		if g0[a] > 0 { // else w_a = 0 is the optimum
+			mat.Col(col, a, start)
+		}
 	}
 	var (
 		mu        sync.Mutex
@@ -90,6 +97,12 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 				continue // w_a = 0 is optimal
 			}
 			eval := func(x, g []float64) (float64, error) { return p.columnObjective(a, x, g, scratch), nil }
+			if floats.Norm(cols[a], 2) > 0 { // a warm start that already meets the tolerance
+				g := make([]float64, k)
+				if p.columnObjective(a, cols[a], g, scratch); floats.Norm(g, 2) <= opt.Tol*g0[a] {
+					continue
+				}
+			}
 			record := func(it int, fa float64, g []float64) error {
 				if err := progress(a, it, fa, g); err != nil {
 					return err

@@ -135,7 +135,7 @@ _SIGNATURES = {
     "cp_ridge_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_ridge_from_bytes": ([POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_prob_fit": (
-        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, PROGRESS, c_void_p, _i64p],
+        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p],
         c_int,
     ),
     "cp_prob_free": ([c_int64], c_int),
@@ -161,7 +161,7 @@ _SIGNATURES = {
     "cp_ridge_predict_csr": ([c_int64, *_CSR, _i64p, c_int64], c_int),
     "cp_ridge_marginals_csr": ([c_int64, *_CSR, c_int64, c_double, _f64p, c_int64, _i64p, c_int64], c_int),
     "cp_ridge_max_margins_csr": ([c_int64, *_CSR, c_int64, _f64p, c_int64], c_int),
-    "cp_prob_fit_csr": ([c_int64, *_CSR, _i64p, c_int64, _f64p, c_char_p, PROGRESS, c_void_p, _i64p], c_int),
+    "cp_prob_fit_csr": ([c_int64, *_CSR, _i64p, c_int64, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p], c_int),
     "cp_prob_decision_csr": ([c_int64, *_CSR, _f64p, c_int64], c_int),
     "cp_prob_predict_csr": ([c_int64, *_CSR, _i64p, c_int64], c_int),
     "cp_prob_marginals_csr": ([c_int64, *_CSR, c_char_p, _f64p, c_int64], c_int),

@@ -486,14 +486,19 @@ class ProbModel(Model):
 
     @staticmethod
     def fit_call(
-        space: SpaceHandle, X: np.ndarray, rows: np.ndarray, sample_weight: np.ndarray | None, params: bytes
+        space: SpaceHandle,
+        X: np.ndarray,
+        rows: np.ndarray,
+        sample_weight: np.ndarray | None,
+        params: bytes,
+        init: ProbModel | None = None,
     ) -> Callable[[Any, Any], int]:
-        """The call ``(progress, out) -> status`` that fits a model."""
+        """The call ``(progress, out) -> status`` that fits a model (warm-started from ``init``)."""
         args = _fit_arrays(X, rows, space.info.width, sample_weight)
         fit = _fit_function(_capi.lib(), "cp_prob_fit", args)
 
         def call(progress: Any, out: Any) -> int:
-            return fit(space.value, *args, params, progress, None, out)
+            return fit(space.value, *args, params, init.value if init is not None else 0, progress, None, out)
 
         return call
 

@@ -138,6 +138,10 @@ class ProbabilisticStructured(StructuredEstimator):
         Spearman's squared rank differences on rankings, the hierarchical loss on subtrees,
         example-based F1 on label sets, exact for this model's independent labels).
         Choose it by the metric you are scored on, or by ``GridSearchCV``.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous solution when it is a model of the same space, features
+        and intercept (e.g. along a path of alpha values); otherwise from zero. The stopping rule
+        stays relative to the gradient at zero, so a warm start stops where a cold one would.
 
     Attributes
     ----------
@@ -181,6 +185,7 @@ class ProbabilisticStructured(StructuredEstimator):
         **StructuredEstimator._parameter_constraints,
         **_schema.constraints("prob"),
         "decision": [StrOptions({"mode", *_decision.LOSSES})],  # Python-only: combpred.decision
+        "warm_start": ["boolean"],  # Python-only: which model the core starts from
     }
 
     def __init__(
@@ -197,6 +202,7 @@ class ProbabilisticStructured(StructuredEstimator):
         n_jobs: int | None = None,
         verbose: int = 0,
         decision: str = "mode",
+        warm_start: bool = False,
     ):
         self.space = space
         self.alpha = alpha
@@ -210,6 +216,7 @@ class ProbabilisticStructured(StructuredEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.decision = decision
+        self.warm_start = warm_start
 
     # -- fitting ------------------------------------------------------------------------------
     def _params_string(self) -> bytes:
@@ -248,14 +255,20 @@ class ProbabilisticStructured(StructuredEstimator):
         -------
         self : ProbabilisticStructured
         """
+        previous = getattr(self, "_model", None) if self.warm_start else None  # _fit_data forgets it
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
         if self.decision != "mode":  # a rule the space cannot take is refused before the fit
             try:
                 _decision.bayes_decode(space, space.mean()[None, :], self.decision)
             except ValueError as exc:
                 raise ValueError(f"decision={self.decision!r}: {exc}") from None
-        self._fit_model(_core.ProbModel.fit_call(space._handle(), X, rows, sw, self._params_string()), space, classes)
+        call = _core.ProbModel.fit_call(space._handle(), X, rows, sw, self._params_string(), previous)
+        self._fit_model(call, space, classes)
         return self
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickles from before warm_start existed fit as they did: from zero
+        super().__setstate__({"warm_start": False, **state})
 
     def _set_model(self, model: _core.ProbModel) -> None:
         super()._set_model(model)
