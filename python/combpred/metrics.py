@@ -401,13 +401,13 @@ def hierarchical_f1(
 
     Each label set is augmented with the ancestors of its nodes, so that a prediction that stops
     short of the true node, or strays into a sibling, is credited with the ancestors it got right.
-    With Y_i and Ŷ_i the augmented true and predicted node sets of row i,
+    With Y_i and Ŷ_i the augmented true and predicted node sets of row i::
 
         hP = Σ_i |Ŷ_i ∩ Y_i| / Σ_i |Ŷ_i|,   hR = Σ_i |Ŷ_i ∩ Y_i| / Σ_i |Y_i|,
         hF1 = 2·hP·hR / (hP + hR) = 2 Σ_i |Ŷ_i ∩ Y_i| / (Σ_i |Ŷ_i| + Σ_i |Y_i|),
 
     sums weighted by ``sample_weight`` (``average="micro"``, as the HMC literature pools them), or
-    the mean of the rows' own 2|Ŷ_i ∩ Y_i| / (|Ŷ_i| + |Y_i|) (``average="samples"``). When the tree
+    the mean of the rows' own ``2 |Ŷ_i ∩ Y_i| / (|Ŷ_i| + |Y_i|)`` (``average="samples"``). When the tree
     has a single root it is the virtual root of :class:`combpred.spaces.Subtrees` and
     :class:`combpred.spaces.HierarchyPaths`, in every set, and is not counted; in a forest every
     node counts. Two empty sets agree perfectly (F1 = 1).
