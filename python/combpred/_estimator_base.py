@@ -32,6 +32,7 @@ class _Fitted(NamedTuple):
     model: _core.Model
     space: _spaces.Space
     classes: Any
+    sparse_output: bool  # predict returns CSR (the training targets were sparse)
 
     @property
     def dim(self) -> int:
@@ -350,7 +351,9 @@ class StructuredEstimator(BaseEstimator):
         """The fitted state of one call (see :class:`_Fitted`), read once."""
         check_is_fitted(self, "_model")
         try:
-            return _Fitted(self._model, self.space_, self.__dict__.get("classes_"))
+            return _Fitted(
+                self._model, self.space_, self.__dict__.get("classes_"), self.__dict__.get("sparse_output_", False)
+            )
         except AttributeError:  # a fit in another thread has just reset the estimator
             check_is_fitted(self, ["_model", "space_"])
             raise
@@ -375,16 +378,17 @@ class StructuredEstimator(BaseEstimator):
     def _predict(self, X: Any) -> Any:
         fitted = self._fitted()
         X = self._inputs(X)
-        return self._output(lambda rows: self._structures(fitted, fitted.model.predict(rows)), X)
+        return self._output(fitted, lambda rows: self._structures(fitted, fitted.model.predict(rows)), X)
 
-    def _output(self, structures_of: Callable[[Any], np.ndarray], X: Any) -> Any:
+    @staticmethod
+    def _output(fitted: _Fitted, structures_of: Callable[[Any], np.ndarray], X: Any) -> Any:
         """``structures_of(X)`` as predict returns it: a scipy.sparse CSR matrix when the training
         targets were sparse (``sparse_output_``, as OneVsRestClassifier does), decoded and converted
         a block of rows at a time so that the dense predictions never exist whole; else as is."""
-        if not self.__dict__.get("sparse_output_", False):
+        if not fitted.sparse_output:
             return structures_of(X)
         q = X.shape[0]
-        step = max(1, _SPARSE_OUTPUT_BLOCK // max(1, self._fitted().model.width))
+        step = max(1, _SPARSE_OUTPUT_BLOCK // max(1, fitted.width))
         blocks = [_sparse.csr_matrix(structures_of(X[lo : lo + step])) for lo in range(0, q, step)]
         return _sparse.vstack(blocks, format="csr")
 

@@ -306,7 +306,7 @@ class ProbabilisticStructured(StructuredEstimator):
             return self._predict(X)
         fitted = self._fitted()
         rows = _decision.bayes_decode(fitted.space, self.predict_marginals(X), self.decision)
-        return self._output(lambda r: self._structures(fitted, r), rows)
+        return self._output(fitted, lambda r: self._structures(fitted, r), rows)
 
     def _seed_or_own(self, random_state: Any) -> int:
         """A seed from random_state, or from the estimator's random_state when it is None."""

@@ -576,7 +576,7 @@ class StructuredRidge(StructuredEstimator):
                     fitted.model.predict(block, out[rows])
             return self._structures(fitted, out)
 
-        return self._output(structures_of, X)
+        return self._output(fitted, structures_of, X)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Return the scores u(x) in ψ-coordinates, shape (n_samples, d).
