@@ -294,6 +294,21 @@ def _node_rows(y: Any, par: np.ndarray, name: str) -> np.ndarray:
     return arr.astype(bool)
 
 
+def _node_row_pair(
+    y_true: Any, y_pred: Any, parent: Any
+) -> tuple[np.ndarray, list[np.ndarray], np.ndarray, np.ndarray]:
+    """The checked parent array, its depth levels, and the true and predicted node rows (bool) of
+    a hierarchical metric's arguments, with as many rows each and at least one."""
+    par, levels = _check_parent(parent)
+    T = _node_rows(y_true, par, "y_true")
+    P = _node_rows(y_pred, par, "y_pred")
+    if T.shape[0] != P.shape[0]:
+        raise ValueError(f"y_true and y_pred have different numbers of samples: {T.shape[0]} and {P.shape[0]}")
+    if T.shape[0] == 0:
+        raise ValueError("y_true is empty: there is nothing to score")
+    return par, levels, T, P
+
+
 def hierarchical_loss(
     y_true: Any,
     y_pred: Any,
@@ -362,13 +377,7 @@ def hierarchical_loss(
     >>> hierarchical_loss([3, 3], [4, 2], parent, average=False)
     array([2., 2.])
     """
-    par, levels = _check_parent(parent)
-    T = _node_rows(y_true, par, "y_true")
-    P = _node_rows(y_pred, par, "y_pred")
-    if T.shape[0] != P.shape[0]:
-        raise ValueError(f"y_true and y_pred have different numbers of samples: {T.shape[0]} and {P.shape[0]}")
-    if T.shape[0] == 0:
-        raise ValueError("y_true is empty: there is nothing to score")
+    par, levels, T, P = _node_row_pair(y_true, y_pred, parent)
     if node_weights is None:
         w = np.ones(par.size)
     else:
@@ -450,13 +459,7 @@ def hierarchical_f1(
     """
     if average not in ("micro", "samples", None):
         raise ValueError(f"average must be 'micro', 'samples' or None, got {average!r}")
-    par, levels = _check_parent(parent)
-    T = _node_rows(y_true, par, "y_true")
-    P = _node_rows(y_pred, par, "y_pred")
-    if T.shape[0] != P.shape[0]:
-        raise ValueError(f"y_true and y_pred have different numbers of samples: {T.shape[0]} and {P.shape[0]}")
-    if T.shape[0] == 0:
-        raise ValueError("y_true is empty: there is nothing to score")
+    par, levels, T, P = _node_row_pair(y_true, y_pred, parent)
     for rows in (T, P):  # augment with ancestors: children before parents
         for nodes in reversed(levels[1:]):
             np.logical_or.at(rows, (slice(None), par[nodes]), rows[:, nodes])
