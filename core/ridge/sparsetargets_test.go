@@ -88,22 +88,9 @@ func TestSparseTargetFitsEqualAndChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(11, 12))
-	X := make([]float64, m*n)
-	for i := range X {
-		X[i] = r.NormFloat64()
-	}
+	X := randDense(r, m, n)
 	for _, density := range []float64{0.01, 0.6} {
-		ys := make([]int64, m*d)
-		for i := range ys {
-			if r.Float64() < density {
-				ys[i] = 1
-			}
-		}
-		p, err := NewProblem(sp, ys, m, nil, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		des := design{X: mat.NewDense(m, n, X), intercept: true}
+		ys, p, des := rareLabels(t, sp, r, X, density)
 		sparseTargetMode = sparseTargetAuto
 		chosen := newSparseTargetSystem(p, des, des.gram(p.Weight)) != nil
 		if chosen != (density < 0.5) {
@@ -114,7 +101,7 @@ func TestSparseTargetFitsEqualAndChoice(t *testing.T) {
 			sparseTargetMode = mode
 			opt := baseOptions()
 			opt.Solver, opt.Tol = CG, 1e-12
-			model, err := Fit(sp, X, m, n, ys, nil, opt)
+			model, err := Fit(sp, X.RawMatrix().Data, m, n, ys, nil, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,22 +140,9 @@ func BenchmarkHessianForms(b *testing.B) {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	X := make([]float64, m*n)
-	for i := range X {
-		X[i] = r.NormFloat64()
-	}
+	X := randDense(r, m, n)
 	for _, density := range []float64{0.02, 0.3} {
-		ys := make([]int64, m*d)
-		for i := range ys {
-			if r.Float64() < density {
-				ys[i] = 1
-			}
-		}
-		p, err := NewProblem(sp, ys, m, nil, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		des := design{X: mat.NewDense(m, n, X), intercept: true}
+		_, p, des := rareLabels(b, sp, r, X, density)
 		defer func(m int) { sparseTargetMode = m }(sparseTargetMode)
 		sparseTargetMode = sparseTargetAlways
 		forms := map[string]hessian{
@@ -188,4 +162,22 @@ func BenchmarkHessianForms(b *testing.B) {
 			})
 		}
 	}
+}
+
+// rareLabels draws multi-label targets for the rows of X, each label on with probability density,
+// and returns them with their Problem (α = 1) and the design with the intercept.
+func rareLabels(tb testing.TB, sp space.Space, r *rand.Rand, X *mat.Dense, density float64) ([]int64, *Problem, design) {
+	tb.Helper()
+	m, _ := X.Dims()
+	ys := make([]int64, m*sp.Dim())
+	for i := range ys {
+		if r.Float64() < density {
+			ys[i] = 1
+		}
+	}
+	p, err := NewProblem(sp, ys, m, nil, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ys, p, design{X: X, intercept: true}
 }
