@@ -30,6 +30,22 @@ type fitArgs struct {
 	opt     ridge.Options
 }
 
+// run fits on a worker (onWorker) with a stop flag of its own, which fit reads through a.opt, and
+// stores the new model's handle in *out.
+func (a *fitArgs) run(out *C.int64_t, fit func() (*ridge.Model, error)) C.int {
+	var md *ridge.Model
+	a.opt.Stop = new(cancel.Flag)
+	err := onWorker(&a.opt.Progress, a.opt.Stop, func() (err error) {
+		md, err = fit()
+		return err
+	})
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(md))
+	return cpOK
+}
+
 func readFitArgs(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
 	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*fitArgs, error) {
 	return readFitArgsOf(spaceHandle, m, n, func(a *fitArgs) (err error) {
@@ -93,17 +109,7 @@ func cp_ridge_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 	if a.opt.Init, err = optionalModel(init); err != nil {
 		return status(err)
 	}
-	var md *ridge.Model
-	a.opt.Stop = new(cancel.Flag)
-	err = onWorker(&a.opt.Progress, a.opt.Stop, func() (err error) {
-		md, err = ridge.Fit(a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
-		return err
-	})
-	if err != nil {
-		return status(err)
-	}
-	*out = C.int64_t(newHandle(md))
-	return cpOK
+	return a.run(out, func() (*ridge.Model, error) { return ridge.Fit(a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt) })
 }
 
 // cp_ridge_partial_fit continues the model prev (0 to start one) with a chunk of examples and
@@ -121,17 +127,7 @@ func cp_ridge_partial_fit(prev C.int64_t, spaceHandle C.int64_t, x *C.double, m,
 	if err != nil {
 		return status(err)
 	}
-	var md *ridge.Model
-	a.opt.Stop = new(cancel.Flag)
-	err = onWorker(&a.opt.Progress, a.opt.Stop, func() (err error) {
-		md, err = ridge.PartialFit(pm, a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt)
-		return err
-	})
-	if err != nil {
-		return status(err)
-	}
-	*out = C.int64_t(newHandle(md))
-	return cpOK
+	return a.run(out, func() (*ridge.Model, error) { return ridge.PartialFit(pm, a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt) })
 }
 
 // cp_ridge_free releases a StructuredRidge model handle.

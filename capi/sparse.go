@@ -96,17 +96,7 @@ func cp_ridge_fit_csr(spaceHandle C.int64_t, rows, cols, nnz, indexBits C.int64_
 	if a.opt.Init, err = optionalModel(init); err != nil {
 		return status(err)
 	}
-	var md *ridge.Model
-	a.opt.Stop = new(cancel.Flag)
-	err = onWorker(&a.opt.Progress, a.opt.Stop, func() (err error) {
-		md, err = ridge.FitCSR(a.sp, a.csr, a.y, a.weights, a.opt)
-		return err
-	})
-	if err != nil {
-		return status(err)
-	}
-	*out = C.int64_t(newHandle(md))
-	return cpOK
+	return a.run(out, func() (*ridge.Model, error) { return ridge.FitCSR(a.sp, a.csr, a.y, a.weights, a.opt) })
 }
 
 // cp_ridge_partial_fit_csr is cp_ridge_partial_fit on a sparse chunk X (rows × cols CSR: see the
@@ -125,17 +115,7 @@ func cp_ridge_partial_fit_csr(prev C.int64_t, spaceHandle C.int64_t, rows, cols,
 	if err != nil {
 		return status(err)
 	}
-	var md *ridge.Model
-	a.opt.Stop = new(cancel.Flag)
-	err = onWorker(&a.opt.Progress, a.opt.Stop, func() (err error) {
-		md, err = ridge.PartialFitCSR(pm, a.sp, a.csr, a.y, a.weights, a.opt)
-		return err
-	})
-	if err != nil {
-		return status(err)
-	}
-	*out = C.int64_t(newHandle(md))
-	return cpOK
+	return a.run(out, func() (*ridge.Model, error) { return ridge.PartialFitCSR(pm, a.sp, a.csr, a.y, a.weights, a.opt) })
 }
 
 // csrInputs resolves the model of handle h and views its sparse inputs.
