@@ -259,21 +259,8 @@ type diagPrecond struct {
 }
 
 func newDiagPrecond(p *Problem, G *mat.SymDense) (*diagPrecond, error) {
-	m, d := p.Delta.Dims()
-	diag := make([]float64, d)
-	var total float64
-	for i := 0; i < m; i++ {
-		total += p.Weight[i]
-	}
-	for i := 0; i < m; i++ {
-		f := p.Weight[i] / total
-		for a, v := range p.Delta.RawRowView(i) {
-			diag[a] += f * v * v
-		}
-	}
-	for a := range diag {
-		diag[a] = math.Max(0, diag[a]+p.Cov.At(a, a))
-	}
+	_, d := p.Delta.Dims()
+	diag := p.curvatureDiag()
 	var eg mat.EigenSym
 	if !eg.Factorize(G, true) {
 		return nil, fmt.Errorf("eigendecomposition of XᵀX failed (non-finite inputs?)")
@@ -303,3 +290,24 @@ func (pc *diagPrecond) apply(dst, R *mat.Dense) {
 type identityPrecond struct{}
 
 func (identityPrecond) apply(dst, R *mat.Dense) { dst.Copy(R) }
+
+// curvatureDiag is the diagonal of the average curvature M̄ = S + Σ s_i δ_iδ_iᵀ / Σ s_i of the loss
+// in the scores (see kronPrecond), clipped at 0: what the diagonal preconditioners scale by.
+func (p *Problem) curvatureDiag() []float64 {
+	m, d := p.Delta.Dims()
+	diag := make([]float64, d)
+	var total float64
+	for i := 0; i < m; i++ {
+		total += p.Weight[i]
+	}
+	for i := 0; i < m; i++ {
+		f := p.Weight[i] / total
+		for a, v := range p.Delta.RawRowView(i) {
+			diag[a] += f * v * v
+		}
+	}
+	for a := range diag {
+		diag[a] = math.Max(0, diag[a]+p.Cov.At(a, a))
+	}
+	return diag
+}

@@ -141,7 +141,7 @@ type diagGramPrecond struct {
 func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 	g := des.gramDiag(p.Weight)
 	k, n := len(g), des.features()
-	m, d := p.Delta.Dims()
+	_, d := p.Delta.Dims()
 	if sp, ok := space.SpectralOf(p.Cov); ok && linearPrecondMode != precondDiag {
 		es := sp.Spectrum()
 		var top float64
@@ -163,21 +163,8 @@ func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 		}
 		return pc
 	}
-	diag := make([]float64, d)
-	var total float64
-	for i := 0; i < m; i++ {
-		total += p.Weight[i]
-	}
-	for i := 0; i < m; i++ {
-		f := p.Weight[i] / total
-		for a, v := range p.Delta.RawRowView(i) {
-			diag[a] += f * v * v
-		}
-	}
+	diag := p.curvatureDiag()
 	pc := &diagGramPrecond{scale: mat.NewDense(k, d, nil)}
-	for a := range diag {
-		diag[a] = math.Max(0, diag[a]+p.Cov.At(a, a))
-	}
 	for j := 0; j < k; j++ {
 		row := pc.scale.RawRowView(j)
 		for a := range row {
