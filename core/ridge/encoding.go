@@ -128,14 +128,20 @@ func writeCSR(w *binfmt.Writer, a *xmat.CSR) {
 	}
 }
 
+// present reads the presence byte of the optional value name: whether the value follows (1) or
+// not (0); any other byte fails r.
+func present(r *binfmt.Reader, name string) bool {
+	switch v := r.U8(); v {
+	case 0, 1:
+		return v == 1
+	}
+	r.Fail("bad presence flag for %s", name)
+	return false
+}
+
 // readCSR reads what writeCSR wrote and validates it as a CSR matrix (xmat.New).
 func readCSR(r *binfmt.Reader, name string) *xmat.CSR {
-	switch r.U8() {
-	case 0:
-		return nil
-	case 1:
-	default:
-		r.Fail("bad presence flag for %s", name)
+	if !present(r, name) {
 		return nil
 	}
 	rows, cols := r.U64(), r.U64()
@@ -173,12 +179,7 @@ func (md *Model) statsCount() int64 {
 
 // optionalMatrix reads a presence byte and, when it is 1, a matrix.
 func optionalMatrix(r *binfmt.Reader, name string) *mat.Dense {
-	switch r.U8() {
-	case 0:
-		return nil
-	case 1:
-	default:
-		r.Fail("bad presence flag for %s", name)
+	if !present(r, name) {
 		return nil
 	}
 	rows, cols, data := r.Matrix(name, maxDim)
