@@ -96,12 +96,18 @@ func (k Kernel) GramNorms(dst *mat.Dense, a, b *mat.Dense, nb []float64) {
 	if k.Kind == Linear {
 		return
 	}
-	rows, cols := dst.Dims()
-	raw := dst.RawMatrix()
 	var na []float64
 	if k.Kind == RBF {
 		na = SquaredNorms(a)
 	}
+	k.fromProducts(dst, na, nb)
+}
+
+// fromProducts turns the inner products in dst into kernel values, row by row in parallel; na
+// and nb are the squared row norms of both sides (rbf only, else nil).
+func (k Kernel) fromProducts(dst *mat.Dense, na, nb []float64) {
+	rows, cols := dst.Dims()
+	raw := dst.RawMatrix()
 	parallel.For(rows, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var ni float64
@@ -222,15 +228,5 @@ func (k Kernel) GramX(dst *mat.Dense, a, b xmat.Matrix, nb []float64) {
 			nb = b.SquaredNorms()
 		}
 	}
-	rows, cols := dst.Dims()
-	raw := dst.RawMatrix()
-	parallel.For(rows, 64, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			var ni float64
-			if na != nil {
-				ni = na[i]
-			}
-			k.Row(raw.Data[i*raw.Stride:i*raw.Stride+cols], ni, nb, 0)
-		}
-	})
+	k.fromProducts(dst, na, nb)
 }
