@@ -110,6 +110,15 @@ _POOLS = {
 }
 
 
+# Seconds after which a child script counts as hung: it prints every thread's stack and exits.
+_HANG_AFTER = 60
+
+# Where CPython's Pool.terminate can deadlock when a task has failed (its _help_stuff_finish takes
+# the task queue's lock, which an idle worker may hold: joblib/joblib#295, uqfoundation/pathos#266).
+# A hang there happens after the task's error reached the pool, in the peer's clean-up, not ours.
+_POOL_TERMINATE_DEADLOCK = ("_help_stuff_finish", "_terminate_pool")
+
+
 def _run(body: str) -> subprocess.CompletedProcess:
     code = textwrap.dedent(
         """
@@ -138,15 +147,6 @@ def _run(body: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=2 * _HANG_AFTER, env=env
     )
-
-
-# Seconds after which a child script counts as hung: it prints every thread's stack and exits.
-_HANG_AFTER = 60
-
-# Where CPython's Pool.terminate can deadlock when a task has failed (its _help_stuff_finish takes
-# the task queue's lock, which an idle worker may hold: joblib/joblib#295, uqfoundation/pathos#266).
-# A hang there happens after the task's error reached the pool, in the peer's clean-up, not ours.
-_POOL_TERMINATE_DEADLOCK = ("_help_stuff_finish", "_terminate_pool")
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
