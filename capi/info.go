@@ -86,6 +86,11 @@ type probInfo struct {
 	Intercept bool   `json:"intercept"`
 	Exact     bool   `json:"exact"`  // inference during the fit was exact
 	Solver    string `json:"solver"` // "none" for a model built from coefficients
+	// RelativeGradientSE is the Monte Carlo standard error of relative_gradient (0 when inference
+	// was exact, NaN when unknown: bytes of format version 1).
+	RelativeGradientSE jsonFloat `json:"relative_gradient_se"`
+	// FinalSamples is the samples per row of the last sampled gradient (0 when exact or unknown).
+	FinalSamples int `json:"final_samples"`
 }
 
 func newSpaceInfo(sp space.Space) spaceInfo {
@@ -121,6 +126,7 @@ func newProbInfo(md *prob.Model) probInfo {
 	return probInfo{
 		fitInfo:   newFitInfo(md.NFeatures, md.Space, r.Iterations, r.Converged, r.Objective, r.RelGrad),
 		Intercept: md.Intercept, Exact: md.Result.Exact, Solver: solverName(md.Result.Solver),
+		RelativeGradientSE: jsonFloat(r.RelGradSE), FinalSamples: r.FinalSamples,
 	}
 }
 
@@ -173,8 +179,10 @@ func cp_ridge_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.in
 
 // cp_prob_info writes the ProbabilisticStructured model's shapes and how its fit ended as a JSON
 // object into buf (as cp_space_info): version, n_features, dim, width, n_iter, converged, objective
-// (NaN when inference was sampled), relative_gradient, intercept, exact (inference during the fit
-// was exact) and solver ("none" for a model built from coefficients, "lbfgs", "adam").
+// (NaN when inference was sampled), relative_gradient, relative_gradient_se (its Monte Carlo
+// standard error: 0 when inference was exact), final_samples (per row, at the last sampled
+// gradient), intercept, exact (inference during the fit was exact) and solver ("none" for a model
+// built from coefficients, "lbfgs", "adam").
 //
 //export cp_prob_info
 func cp_prob_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {

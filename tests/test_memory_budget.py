@@ -105,6 +105,8 @@ def test_model_bytes_declaring_two_billion_samples_are_refused_at_use():
         w = at + 4 + 2 + 16 + 2 + 4 + 16 + 1
         rows, cols = struct.unpack_from("<II", blob, w)
         end = w + 8 + 8 * rows * cols
+        if struct.unpack_from("<H", blob, i + 4)[0] >= 2:
+            end += 8 + 4  # format version 2: relative gradient SE, final samples
         struct.pack_into("<I", blob, end, crc32c(bytes(blob[i:end])))
         pickle.loads(bytes(blob)).predict_marginals(X)
     """)

@@ -7,11 +7,14 @@ Tolerances are stated with what was measured when they were set.
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from combpred import ProbabilisticStructured, spaces
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import chisquare
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 
@@ -204,6 +207,18 @@ def test_multilabel_monte_carlo_fit_near_exact(exact_multilabel, multilabel_data
     assert model.solver_ == "adam" and np.isnan(model.objective_)
     exact = _stacked(exact_multilabel)
     assert np.linalg.norm(_stacked(model) - exact) / np.linalg.norm(exact) < MC_TOLERANCE
+
+
+def test_sampled_fit_reports_its_noise(exact_multilabel, multilabel_data):
+    X, Y = multilabel_data
+    assert exact_multilabel.relative_gradient_se_ == 0 and exact_multilabel.n_samples_final_ == 0
+    model = ProbabilisticStructured(alpha=ALPHA, sampler="local", n_samples=4, random_state=0).fit(X, Y)
+    assert 0 < model.relative_gradient_se_ < 1 and 4 <= model.n_samples_final_ <= 32
+    with pytest.warns(ConvergenceWarning, match=r"Adam stopped after 3 iterations .* ± .* samples per input"):
+        ProbabilisticStructured(alpha=ALPHA, sampler="local", max_iter=3, random_state=0).fit(X, Y)
+    restored = pickle.loads(pickle.dumps(model))
+    assert restored.relative_gradient_se_ == model.relative_gradient_se_
+    assert restored.n_samples_final_ == model.n_samples_final_
 
 
 @pytest.mark.parametrize("sampler", ["cftp", "metropolis"])

@@ -34,6 +34,8 @@
 //	lbfgs.go          a small L-BFGS for the exact objective
 //	options.go        Fit options and result
 //	fit.go            Fit: L-BFGS (exact inference) or Adam with iterate averaging (sampled)
+//	persistent.go     sampled fits: persistent chains, the norm test's sample growth, the report
+//	                  of the gradient reached with its Monte Carlo standard error
 //	model.go          Model: scores, mode, samples, marginals, log Z and log p(y|x) per row
 //
 // Determinism: every random routine takes a seed; samples, rows and FPRAS stages derive their

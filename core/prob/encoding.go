@@ -13,7 +13,7 @@ import (
 
 // The model byte format (package binfmt: magic, version, little-endian fields, CRC-32C):
 //
-//	"CPPM" | version u16 = 1
+//	"CPPM" | version u16 = 2
 //	space kind (u16 length + bytes) | space parameters (u32 count + int64 each)
 //	intercept u8 | n_features u32
 //	inference: method u8 | samples u32 | sampler u8 | chain u8 | burn-in u32 | thinning u32 |
@@ -21,7 +21,11 @@ import (
 //	result: solver u8 | exact u8 | iterations u32 | objective f64 | relative gradient f64 |
 //	        converged u8
 //	W: rows u32 | cols u32 | rows·cols f64, row-major
+//	version ≥ 2: relative gradient's standard error f64 | final samples per row u32
 //	CRC-32C of everything before
+//
+// Version 1 bytes (no standard error or final samples) are read with RelGradSE NaN and
+// FinalSamples 0 (unknown); they are written back as version 2.
 //
 // UnmarshalModel trusts nothing: it checks every flag and enumeration, bounds every count, rebuilds
 // the space through space.New, requires W to be finite and of shape (n_features [+1]) × Dim(), and
@@ -29,7 +33,7 @@ import (
 // diagnostics and may hold any value (NaN when inference was sampled).
 const (
 	modelMagic   = "CPPM"
-	modelVersion = 1
+	modelVersion = 2
 	maxKindLen   = 64
 	maxDim       = 1 << 28       // bounds a dimension of W
 	maxInt       = math.MaxInt32 // bounds the integer options and counters
@@ -42,7 +46,7 @@ var ErrCorrupt = errors.New("corrupt probabilistic model bytes")
 func (md *Model) MarshalBinary() ([]byte, error) {
 	inf := md.Inference
 	for _, v := range []int{md.NFeatures, inf.Samples, inf.Sampler.BurnIn, inf.Sampler.Thin, inf.Sampler.Chains,
-		inf.Sampler.MaxSteps, md.Result.Iterations} {
+		inf.Sampler.MaxSteps, md.Result.Iterations, md.Result.FinalSamples} {
 		if v < 0 || v > maxInt {
 			return nil, fmt.Errorf("prob: cannot encode the model: a count (%d) is out of range", v)
 		}
@@ -67,12 +71,14 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 	w.Bool(md.Result.Converged)
 	r, c := md.Coef.Dims()
 	w.Matrix(r, c, mat.DenseCopyOf(md.Coef).RawMatrix().Data)
+	w.F64(md.Result.RelGradSE)
+	w.U32(uint32(md.Result.FinalSamples))
 	return w.Sign(), nil
 }
 
 // UnmarshalModel decodes and validates bytes written by MarshalBinary.
 func UnmarshalModel(data []byte) (*Model, error) {
-	r, _, err := binfmt.Open(data, modelMagic, modelVersion, ErrCorrupt)
+	r, version, err := binfmt.Open(data, modelMagic, modelVersion, ErrCorrupt)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +102,11 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	md.Result.RelGrad = r.F64()
 	md.Result.Converged = r.Bool("converged")
 	rows, cols, coef := r.Matrix("W", maxDim)
+	md.Result.RelGradSE = math.NaN()
+	if version >= 2 {
+		md.Result.RelGradSE = r.F64()
+		md.Result.FinalSamples = r.Int("final samples", 0, maxInt)
+	}
 	if err := r.Finish(); err != nil {
 		return nil, err
 	}

@@ -78,7 +78,8 @@ func TestMarshalRoundTrip(t *testing.T) {
 			t.Errorf("%s: fields differ after a round trip", md.Space.Kind())
 		}
 		same := back.Result == md.Result || (math.IsNaN(md.Result.Objective) && math.IsNaN(back.Result.Objective) &&
-			back.Result.Iterations == md.Result.Iterations && back.Result.Solver == md.Result.Solver)
+			back.Result.Iterations == md.Result.Iterations && back.Result.Solver == md.Result.Solver &&
+			back.Result.RelGradSE == md.Result.RelGradSE && back.Result.FinalSamples == md.Result.FinalSamples)
 		if !same {
 			t.Errorf("%s: result %+v, want %+v", md.Space.Kind(), back.Result, md.Result)
 		}
@@ -86,6 +87,27 @@ func TestMarshalRoundTrip(t *testing.T) {
 		again, _ := back.MarshalBinary()
 		if !bytes.Equal(again, b) {
 			t.Errorf("%s: bytes differ after a round trip", md.Space.Kind())
+		}
+	}
+}
+
+// TestUnmarshalVersion1 reads the bytes of format version 1, which end at W: the standard
+// error is unknown (NaN), the final sample count 0, and everything else as written.
+func TestUnmarshalVersion1(t *testing.T) {
+	for _, md := range encodedModels(t) {
+		b, _ := md.MarshalBinary()
+		v1 := append([]byte(nil), b[:len(b)-4-12]...) // without the checksum and the version 2 fields
+		binary.LittleEndian.PutUint16(v1[len(modelMagic):], 1)
+		back, err := UnmarshalModel(resign(append(v1, 0, 0, 0, 0)))
+		if err != nil {
+			t.Fatalf("%s: %v", md.Space.Kind(), err)
+		}
+		if !math.IsNaN(back.Result.RelGradSE) || back.Result.FinalSamples != 0 || back.Result.Iterations != md.Result.Iterations ||
+			!mat.Equal(back.Coef, md.Coef) {
+			t.Errorf("%s: version 1 read as %+v", md.Space.Kind(), back.Result)
+		}
+		if md.Result.Iterations > 0 && !md.Result.Exact && !(md.Result.RelGradSE > 0 && md.Result.FinalSamples >= md.Inference.Samples) {
+			t.Errorf("%s: a sampled fit reports RelGradSE %v and %d final samples", md.Space.Kind(), md.Result.RelGradSE, md.Result.FinalSamples)
 		}
 	}
 }
@@ -104,7 +126,7 @@ func TestUnmarshalRejectsCorruption(t *testing.T) {
 	b, _ := models[0].MarshalBinary() // multiclass(3), intercept, 3 features
 	// Offsets into b: magic 4, version 2, kind "multiclass" 2+10, params 4+8, intercept 1,
 	// n_features 4, method 1, samples 4, sampler 1, chain 1, 4×4 sampler ints, solver 1, exact 1,
-	// iterations 4, objective 8, relgrad 8, converged 1, rows 4, cols 4, W.
+	// iterations 4, objective 8, relgrad 8, converged 1, rows 4, cols 4, W, relgrad SE 8, final samples 4.
 	const (
 		offParam     = 4 + 2 + 2 + 10 + 4
 		offIntercept = offParam + 8
@@ -132,7 +154,7 @@ func TestUnmarshalRejectsCorruption(t *testing.T) {
 		"truncated":      {b[:len(b)-9], "checksum"},
 		"bit flip":       {append(append([]byte(nil), b[:30]...), append([]byte{b[30] ^ 0x10}, b[31:]...)...), "checksum"},
 		"trailing":       {resign(append(append([]byte(nil), b[:len(b)-4]...), 0, 0, 0, 0, 0)), "trailing"},
-		"cut body":       {resign(b[:len(b)-12]), "more than the bytes hold"},
+		"cut body":       {resign(b[:len(b)-24]), "more than the bytes hold"},
 		"cut header":     {resign(b[:offSolver+4]), "truncated"},
 		"version":        {set(4, 9, 0), "version 9"},
 		"space":          {set(offParam, 1), "multiclass"},
@@ -204,7 +226,21 @@ func FuzzUnmarshalModel(f *testing.F) {
 			return
 		}
 		again, err := md.MarshalBinary()
-		if err != nil || !bytes.Equal(again, data) {
+		if err != nil {
+			t.Fatalf("accepted model cannot be encoded: %v", err)
+		}
+		if binary.LittleEndian.Uint16(data[len(modelMagic):]) < modelVersion {
+			// older bytes are written back in the current version, which must then be stable
+			md2, err := UnmarshalModel(again)
+			if err != nil {
+				t.Fatalf("re-encoded older bytes are refused: %v", err)
+			}
+			data = again
+			if again, err = md2.MarshalBinary(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(again, data) {
 			t.Fatalf("accepted bytes do not round-trip")
 		}
 	})

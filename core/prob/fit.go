@@ -22,8 +22,11 @@ import (
 // L-BFGS (minimizeLBFGS) to ‖∇J‖ ≤ Tol·‖∇J(0)‖. With sampled inference the gradient is a Monte Carlo estimate,
 // unbiased when samples are exact, and Fit runs Adam with steps η/√t on (minibatch) sampled
 // gradients and returns the polynomial-decay average W̄_t = (1 − ρ_t) W̄_{t−1} + ρ_t W_t,
-// ρ_t = 4/(t + 3), which forgets the early iterates and averages out the sampling noise. Everything
-// is determined by opt.Seed.
+// ρ_t = 4/(t + 3), which forgets the early iterates and averages out the sampling noise. Chains
+// persist from one gradient to the next (unless opt.FreshChains), the samples per row double
+// while the gradient's Monte Carlo error exceeds half its norm (up to opt.MaxSampleGrowth times),
+// and the result reports the relative gradient at W̄ with its standard error. Everything is
+// determined by opt.Seed.
 func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
 	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
 		return NewProblem(sp, X, m, n, ys, weights, alpha, opt.Intercept)
@@ -136,6 +139,8 @@ func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
 			return err
 		}
 	} else {
+		// the per-block sums at the first sample size (a doubling that does not fit the budget is
+		// not made)
 		if err := checkSampleMemory(opt.Inference.samples(), opt.Inference.Sampler, 8*int64(sp.Dim()), parallel.Threads()); err != nil {
 			return err
 		}
@@ -146,6 +151,9 @@ func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
 	}
 	need := budget.Add(budget.Mul(3, int64(m), d, 8), budget.Mul(2*lbfgsMemory+8, k, d, 8),
 		budget.Mul(2, int64(parallel.Threads()), d, 8))
+	if !opt.Inference.exact(sp) { // the rows' norms and persistent chain states
+		need = budget.Add(need, budget.Mul(int64(m), budget.Add(1, budget.Mul(int64(max(1, opt.Inference.Sampler.Chains)), int64(sp.Width()))), 8))
+	}
 	return budget.Check(fmt.Sprintf("fitting X of %d samples × %d features on the %s space of dimension d = %d", m, n, sp.Kind(), d), need)
 }
 
@@ -234,6 +242,17 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 	for i := range perm {
 		perm[i] = i
 	}
+	var sg *sampledGradient
+	growth := 1
+	if !exact {
+		sg = newSampledGradient(p, inf.Sampler, !opt.FreshChains)
+		growth = opt.MaxSampleGrowth
+		if growth == 0 {
+			growth = DefaultMaxSampleGrowth
+		}
+	}
+	inf.Samples = inf.samples()
+	maxSamples := inf.Samples * growth
 	var g0 float64
 	res := Result{Objective: math.NaN(), RelGrad: math.NaN()}
 	var b1t, b2t float64 = 1, 1
@@ -247,11 +266,14 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 			}
 			batchRows = slices.Clone(perm[:batch])
 		}
-		J, err := p.objectiveRows(mat.NewDense(rows, d, w), batchRows, inf, deriveSeed(opt.Seed, 2, uint64(t)), g)
+		J, err := p.objectiveRows(mat.NewDense(rows, d, w), batchRows, inf, deriveSeed(opt.Seed, 2, uint64(t)), g, sg)
 		if err != nil {
 			return Result{}, err
 		}
 		gn := floats.Norm(gd, 2)
+		if sg != nil && sg.noise > normTestTheta*gn && inf.Samples < maxSamples {
+			inf.Samples = grownSamples(inf, maxSamples, p.sp.Dim())
+		}
 		if t == 1 {
 			if err := overflowAtZero(gn); err != nil {
 				return Result{}, err
@@ -287,13 +309,19 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 		}
 	}
 	copy(w, avg)
+	if !exact {
+		se, err := reportGradient(p, W, inf, deriveSeed(opt.Seed, 3), g)
+		if err != nil {
+			return Result{}, err
+		}
+		res.RelGrad, res.RelGradSE, res.FinalSamples = floats.Norm(gd, 2)/g0, se/g0, inf.Samples
+		return res, nil
+	}
 	J, err := p.Objective(W, inf, deriveSeed(opt.Seed, 3), g)
 	if err != nil {
 		return Result{}, err
 	}
 	res.RelGrad = floats.Norm(gd, 2) / g0
-	if exact {
-		res.Objective = J
-	}
+	res.Objective = J
 	return res, nil
 }

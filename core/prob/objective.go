@@ -111,12 +111,22 @@ func (p *Problem) Cols() int {
 // samples (an unbiased estimate when they are exact CFTP samples) and J, which would need log Z,
 // is NaN. Rows are processed in parallel; row i's samples are seeded by (seed, i).
 func (p *Problem) Objective(W *mat.Dense, inf InferenceOptions, seed uint64, grad *mat.Dense) (float64, error) {
-	return p.objectiveRows(W, nil, inf, seed, grad)
+	return p.objectiveRows(W, nil, inf, seed, grad, nil)
+}
+
+// sampledGradient is what a sampled fit carries from one gradient to the next, and what each
+// gradient reports back.
+type sampledGradient struct {
+	chains   []*chainStates // per row: its persistent chains (nil: fresh chains at every gradient)
+	rowNorms []float64      // ‖x̃_i‖², the row's squared norm with the intercept's 1
+	// noise is set to the Monte Carlo standard error of the gradient, √E‖ĝ − E ĝ‖² =
+	// √(Σ_i (s_i/b)² ‖x̃_i‖² tr Cov(Ê_i)) over the b rows, s_i their weights.
+	noise float64
 }
 
 // objectiveRows is Objective on the rows listed (all when rows is nil), with the data term
 // averaged over them: an unbiased estimate of the full average for a uniform minibatch.
-func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, seed uint64, grad *mat.Dense) (float64, error) {
+func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, seed uint64, grad *mat.Dense, sg *sampledGradient) (float64, error) {
 	if err := inf.validate(); err != nil {
 		return 0, err
 	}
@@ -142,6 +152,10 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 	terms := make([]float64, b)
 	errs := make([]error, b)
 	exact := inf.exact(p.sp)
+	var noise []float64 // per row of the batch: (s_i/b)² ‖x̃_i‖² tr Cov(Ê_i)
+	if sg != nil && !exact {
+		noise = make([]float64, b)
+	}
 	var failed atomic.Bool // a row failed (e.g. a sampler hit its work bound): skip the rest
 	parallel.For(b, 4, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
@@ -151,7 +165,14 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 			i := rows[k]
 			u := U.RawRowView(k)
 			g := G.RawRowView(k)
-			info, err := marginals(p.sp, u, inf, deriveSeed(seed, uint64(i)), g, false)
+			var rs *rowSampling
+			if noise != nil {
+				rs = &rowSampling{}
+				if sg.chains != nil {
+					rs.chains = sg.chains[i]
+				}
+			}
+			info, err := marginalsFrom(p.sp, u, inf, deriveSeed(seed, uint64(i)), g, false, rs)
 			if err != nil {
 				errs[k] = fmt.Errorf("row %d: %w", i, err)
 				failed.Store(true)
@@ -160,6 +181,9 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 			w := 1.0
 			if p.weights != nil {
 				w = p.weights[i]
+			}
+			if rs != nil {
+				noise[k] = w * w * sg.rowNorms[i] * rs.variance / float64(b) / float64(b)
 			}
 			py := p.psiY.RawRowView(i)
 			for j := range g {
@@ -174,6 +198,13 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 		if err != nil {
 			return 0, err
 		}
+	}
+	if noise != nil {
+		var v float64
+		for _, x := range noise {
+			v += x
+		}
+		sg.noise = math.Sqrt(v)
 	}
 	var pen float64
 	for j := 0; j < p.n; j++ {

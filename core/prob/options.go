@@ -61,6 +61,13 @@ type Options struct {
 	LearningRate float64
 	// BatchSize is Adam's minibatch size (0 means all rows).
 	BatchSize int
+	// FreshChains makes every sampled gradient start its chains from uniform structures with the
+	// full burn-in, as fits did before persistent chains (chainStates): for comparisons.
+	FreshChains bool
+	// MaxSampleGrowth bounds how far Adam may raise the samples per row (by doubling, when the
+	// gradient's Monte Carlo error exceeds half its norm): to MaxSampleGrowth times
+	// Inference.Samples. 0 means DefaultMaxSampleGrowth; 1 keeps the sample size fixed.
+	MaxSampleGrowth int
 	// Progress, when set, is called after every iteration with the objective (NaN when inference
 	// is sampled: it would need log Z) and the relative gradient norm ‖∇J‖/‖∇J(0)‖ (a noisy
 	// estimate when sampled); returning false stops the fit with ErrCancelled.
@@ -110,6 +117,9 @@ func (o *Options) Validate() error {
 	if o.BatchSize < 0 {
 		return fmt.Errorf("prob: batch_size must be ≥ 0, got %d", o.BatchSize)
 	}
+	if o.MaxSampleGrowth < 0 {
+		return fmt.Errorf("prob: the sample growth bound must be ≥ 0, got %d", o.MaxSampleGrowth)
+	}
 	return o.Inference.validate()
 }
 
@@ -120,7 +130,14 @@ type Result struct {
 	Iterations int
 	Objective  float64 // J at the solution; NaN when inference is sampled
 	RelGrad    float64 // ‖∇J‖/‖∇J(0)‖ at the solution (a sampled estimate when inference is sampled)
-	Converged  bool
+	// RelGradSE is the Monte Carlo standard error of RelGrad, the noise of the sampled gradient
+	// relative to ‖∇J(0)‖ (0 when inference is exact): a RelGrad within about two of it is
+	// indistinguishable from zero.
+	RelGradSE float64
+	// FinalSamples is the number of samples per row of the last sampled gradient, after the
+	// norm test's doublings (0 when inference is exact).
+	FinalSamples int
+	Converged    bool
 }
 
 // SolverNames returns the names of the solvers, in the order of their values.

@@ -153,6 +153,15 @@ func Sample(sp space.Space, u []float64, n int, seed uint64, opt SampleOptions, 
 // block fails the others stop early and one failing block's error is returned.
 func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOptions, par bool,
 	visit func(block, i int, y []int64, psi []float64)) (SampleStats, error) {
+	return visitSamplesFrom(sp, u, n, seed, opt, par, nil, visit)
+}
+
+// visitSamplesFrom is visitSamples whose chains, when states is not nil, start where the same
+// chains of states stopped at the previous call (persistent chains) and leave their last state
+// there: a chain with a stored state is burnt in for one thinning interval only. CFTP ignores
+// states.
+func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt SampleOptions, par bool,
+	states *chainStates, visit func(block, i int, y []int64, psi []float64)) (SampleStats, error) {
 	if err := opt.validate(); err != nil {
 		return SampleStats{}, err
 	}
@@ -168,6 +177,7 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 	canon, _ := sp.(space.Canonical) // undirected cycles: one orientation
 	w, d := sp.Width(), sp.Dim()
 	var nBlocks int
+	resume := false // every chain starts from its state in states
 	var blockRange func(b int) (lo, hi int)
 	if opt.Sampler == SamplerCFTP {
 		nBlocks = (n + cftpBlock - 1) / cftpBlock
@@ -190,6 +200,10 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 		if limit == 0 {
 			limit = DefaultChainMaxSteps
 		}
+		if resume = states.resumable(nBlocks); resume {
+			burn = thin
+		}
+		opt.BurnIn = burn
 		per := (n + nBlocks - 1) / nBlocks
 		if need := float64(burn) + float64(per-1)*float64(thin); need > float64(limit) {
 			return SampleStats{}, fmt.Errorf("%w: a chain would take %.0f steps (burn-in %d + %d samples × thinning %d), above the bound %d",
@@ -233,7 +247,11 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 				continue
 			}
 			r := newRand(seed, uint64(b))
-			sp.Sample(r, y)
+			if resume {
+				copy(y, states.y[b])
+			} else {
+				sp.Sample(r, y)
+			}
 			c, err := NewChain(sp, u, opt.Chain, y)
 			if err != nil {
 				errs[b] = err
@@ -258,6 +276,7 @@ func visitSamples(sp space.Space, u []float64, n int, seed uint64, opt SampleOpt
 				sp.Embed(y, psi)
 				visit(b, i, y, psi)
 			}
+			states.keep(b, c.State())
 		}
 	}
 	if par {

@@ -88,6 +88,8 @@ class ProbInfo(FitInfo):
     intercept: bool
     exact: bool  # inference during the fit was exact
     solver: str  # "none" for a model built from coefficients, "lbfgs", "adam"
+    relative_gradient_se: float  # Monte Carlo standard error of relative_gradient (0: exact; NaN: unknown)
+    final_samples: int  # samples per row of the last sampled gradient (0: exact or unknown)
 
 
 def _read_json(call: Callable[[Any, int, Any], int]) -> dict[str, Any]:

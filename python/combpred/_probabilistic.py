@@ -165,6 +165,14 @@ class ProbabilisticStructured(StructuredEstimator):
         J at the solution; NaN when inference was sampled (J needs log Z).
     relative_gradient_ : float
         ‖∇J‖ / ‖∇J(0)‖ at the solution (a sampled estimate when inference was sampled).
+    relative_gradient_se_ : float
+        The Monte Carlo standard error of ``relative_gradient_``: 0 when inference was exact. A
+        sampled fit whose ``relative_gradient_`` is within about two of it stopped where the samples
+        cannot tell its gradient from zero; a larger ``n_samples`` lowers it.
+    n_samples_final_ : int
+        Samples per input at the last sampled gradient (0 when inference was exact). Sampled fits
+        double ``n_samples`` (up to 8 times it) whenever the gradient's Monte Carlo error exceeds
+        half its norm, so the samples grow as the fit nears the optimum.
 
     Examples
     --------
@@ -276,10 +284,20 @@ class ProbabilisticStructured(StructuredEstimator):
         n_iter = self.n_iter_ = model.info.n_iter
         self.solver_ = model.info.solver
         self._read_coef(model)
+        self.relative_gradient_se_ = model.info.relative_gradient_se
+        self.n_samples_final_ = model.info.final_samples
         if self.solver_ == "lbfgs" and not model.info.converged:
             warnings.warn(
                 f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "
                 f"(tol={self.tol}); increase max_iter",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        elif self.solver_ == "adam" and not model.info.converged and n_iter > 0:
+            warnings.warn(
+                f"Adam stopped after {n_iter} iterations before its averaged coefficients settled (tol={self.tol}); "
+                f"relative gradient {self.relative_gradient_:.2e} ± {self.relative_gradient_se_:.1e} (Monte Carlo "
+                f"standard error, {self.n_samples_final_} samples per input); increase max_iter",
                 ConvergenceWarning,
                 stacklevel=3,
             )

@@ -2001,12 +2001,12 @@ def _ps_huge_samples_bytes() -> Any:
 
 
 def _patch_samples(raw: bytes, samples: int) -> bytes:
-    """Rewrite the samples field of probabilistic model bytes (format version 1 of core/prob/encoding.go:
+    """Rewrite the samples field of probabilistic model bytes (format versions 1-2 of core/prob/encoding.go:
     magic, u16 version, u16-prefixed kind, u32-counted int64 parameters, u8 intercept, u32 n_features,
     u8 method, u32 samples, ..., CRC-32C) and re-sign them."""
     import struct
 
-    if raw[:4] != b"CPPM" or struct.unpack_from("<H", raw, 4)[0] != 1:
+    if raw[:4] != b"CPPM" or struct.unpack_from("<H", raw, 4)[0] not in (1, 2):
         raise RuntimeError("probe: unknown probabilistic model format; update _patch_samples")
     pos = 6
     (kind_len,) = struct.unpack_from("<H", raw, pos)
