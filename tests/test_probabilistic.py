@@ -211,14 +211,13 @@ def test_multilabel_monte_carlo_fit_near_exact(exact_multilabel, multilabel_data
 
 def test_sampled_fit_reports_its_noise(exact_multilabel, multilabel_data):
     X, Y = multilabel_data
-    assert exact_multilabel.relative_gradient_se_ == 0 and exact_multilabel.n_samples_final_ == 0
+    assert exact_multilabel.relative_gradient_se_ == 0
     model = ProbabilisticStructured(alpha=ALPHA, sampler="local", n_samples=4, random_state=0).fit(X, Y)
-    assert 0 < model.relative_gradient_se_ < 1 and 4 <= model.n_samples_final_ <= 32
-    with pytest.warns(ConvergenceWarning, match=r"Adam stopped after 3 iterations .* ± .* samples per input"):
+    assert 0 < model.relative_gradient_se_ < 1
+    with pytest.warns(ConvergenceWarning, match=r"Adam stopped after 3 iterations .* ± .* 100 samples per input"):
         ProbabilisticStructured(alpha=ALPHA, sampler="local", max_iter=3, random_state=0).fit(X, Y)
     restored = pickle.loads(pickle.dumps(model))
     assert restored.relative_gradient_se_ == model.relative_gradient_se_
-    assert restored.n_samples_final_ == model.n_samples_final_
 
 
 @pytest.mark.parametrize("sampler", ["cftp", "metropolis"])

@@ -23,9 +23,9 @@ import (
 // unbiased when samples are exact, and Fit runs Adam with steps η/√t on (minibatch) sampled
 // gradients and returns the polynomial-decay average W̄_t = (1 − ρ_t) W̄_{t−1} + ρ_t W_t,
 // ρ_t = 4/(t + 3), which forgets the early iterates and averages out the sampling noise. Chains
-// persist from one gradient to the next (unless opt.FreshChains), the samples per row double
-// while the gradient's Monte Carlo error exceeds half its norm (up to opt.MaxSampleGrowth times),
-// and the result reports the relative gradient at W̄ with its standard error. Everything is
+// persist from one gradient to the next (unless opt.FreshChains), the samples per row may grow
+// by the norm test (opt.MaxSampleGrowth), and the result reports the relative gradient at W̄
+// with its Monte Carlo standard error. Everything is
 // determined by opt.Seed.
 func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
 	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
@@ -246,10 +246,7 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 	growth := 1
 	if !exact {
 		sg = newSampledGradient(p, inf.Sampler, !opt.FreshChains)
-		growth = opt.MaxSampleGrowth
-		if growth == 0 {
-			growth = DefaultMaxSampleGrowth
-		}
+		growth = max(1, opt.MaxSampleGrowth)
 	}
 	inf.Samples = inf.samples()
 	maxSamples := inf.Samples * growth

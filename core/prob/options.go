@@ -64,9 +64,11 @@ type Options struct {
 	// FreshChains makes every sampled gradient start its chains from uniform structures with the
 	// full burn-in, as fits did before persistent chains (chainStates): for comparisons.
 	FreshChains bool
-	// MaxSampleGrowth bounds how far Adam may raise the samples per row (by doubling, when the
-	// gradient's Monte Carlo error exceeds half its norm): to MaxSampleGrowth times
-	// Inference.Samples. 0 means DefaultMaxSampleGrowth; 1 keeps the sample size fixed.
+	// MaxSampleGrowth, above 1, lets Adam double the samples per row whenever the gradient's
+	// Monte Carlo error exceeds half its norm (the norm test, normTestTheta), up to
+	// MaxSampleGrowth times Inference.Samples. 0 and 1 keep the sample size fixed, the default:
+	// on label ranking (BENCHMARKS.md, sampled fits) the extra samples cost more time than the
+	// same time spent on iterations saved.
 	MaxSampleGrowth int
 	// Progress, when set, is called after every iteration with the objective (NaN when inference
 	// is sampled: it would need log Z) and the relative gradient norm ‖∇J‖/‖∇J(0)‖ (a noisy

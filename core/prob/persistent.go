@@ -47,9 +47,6 @@ func (s *chainStates) keep(b int, y []int64) {
 	s.y[b] = append(s.y[b][:0], y...)
 }
 
-// DefaultMaxSampleGrowth is the default of Options.MaxSampleGrowth.
-const DefaultMaxSampleGrowth = 8
-
 // normTestTheta is the norm test's bound on the relative noise of a sampled gradient (Byrd,
 // Chin, Nocedal & Wu 2012): while the Monte Carlo error of ĝ exceeds θ‖ĝ‖, the estimate's
 // direction is mostly noise and Adam doubles the samples per row, up to its bound. Far from the

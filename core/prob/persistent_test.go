@@ -173,10 +173,10 @@ func TestFitPersistentChains(t *testing.T) {
 			t.Errorf("fresh %v: reported relative gradient %.4f ± %.4f, exact %.4f", fresh, res.RelGrad, res.RelGradSE, rel)
 		}
 	}
-	// A fixed sample size stays fixed.
-	md, err := Fit(sp, X, m, n, ys, nil, Options{Alpha: lambda, Tol: 1e-6, MaxIter: 30, Seed: 3, MaxSampleGrowth: 1,
+	// By default the sample size stays fixed.
+	md, err := Fit(sp, X, m, n, ys, nil, Options{Alpha: lambda, Tol: 1e-6, MaxIter: 30, Seed: 3,
 		Inference: InferenceOptions{Method: InferSampled, Samples: 5, Sampler: chain}})
 	if err != nil || md.Result.FinalSamples != 5 {
-		t.Fatalf("MaxSampleGrowth 1: %v, final samples %d", err, md.Result.FinalSamples)
+		t.Fatalf("MaxSampleGrowth 0: %v, final samples %d", err, md.Result.FinalSamples)
 	}
 }

@@ -169,10 +169,6 @@ class ProbabilisticStructured(StructuredEstimator):
         The Monte Carlo standard error of ``relative_gradient_``: 0 when inference was exact. A
         sampled fit whose ``relative_gradient_`` is within about two of it stopped where the samples
         cannot tell its gradient from zero; a larger ``n_samples`` lowers it.
-    n_samples_final_ : int
-        Samples per input at the last sampled gradient (0 when inference was exact). Sampled fits
-        double ``n_samples`` (up to 8 times it) whenever the gradient's Monte Carlo error exceeds
-        half its norm, so the samples grow as the fit nears the optimum.
 
     Examples
     --------
@@ -285,7 +281,6 @@ class ProbabilisticStructured(StructuredEstimator):
         self.solver_ = model.info.solver
         self._read_coef(model)
         self.relative_gradient_se_ = model.info.relative_gradient_se
-        self.n_samples_final_ = model.info.final_samples
         if self.solver_ == "lbfgs" and not model.info.converged:
             warnings.warn(
                 f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "
@@ -297,7 +292,7 @@ class ProbabilisticStructured(StructuredEstimator):
             warnings.warn(
                 f"Adam stopped after {n_iter} iterations before its averaged coefficients settled (tol={self.tol}); "
                 f"relative gradient {self.relative_gradient_:.2e} ± {self.relative_gradient_se_:.1e} (Monte Carlo "
-                f"standard error, {self.n_samples_final_} samples per input); increase max_iter",
+                f"standard error, {model.info.final_samples} samples per input); increase max_iter",
                 ConvergenceWarning,
                 stacklevel=3,
             )
