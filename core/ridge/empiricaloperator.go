@@ -45,7 +45,7 @@ func newEmpiricalOperator(p *Problem, ref *reference, w float64) *empiricalOpera
 	if !sparseReference {
 		return nil
 	}
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	nnz := 0
 	for i := 0; i < m; i++ {
 		if p.Weight[i] == 0 {

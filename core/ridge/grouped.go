@@ -44,7 +44,7 @@ const groupedProbe = 4096
 // newGroupedSystem returns the grouped form of H for des with the Gram matrix G of des (k×k), or
 // nil when the targets are too varied or the outputs too wide (narrowCols) for it.
 func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	if d >= narrowCols || p.S == nil || m == 0 {
 		return nil
 	}

@@ -118,7 +118,7 @@ func checkReferenceOptimum(t *testing.T, c kernelCase, Gamma *mat.Dense, jTol fl
 
 func TestKernelSolverReachesTheOptimum(t *testing.T) {
 	for _, c := range kernelCases(t) {
-		m, d := c.p.Delta.Dims()
+		m, d := c.p.dims()
 		opt := Options{Alpha: c.p.Alpha, Tol: 1e-8, MaxIter: 1000}
 		Gamma := mat.NewDense(m, d, nil)
 		res, err := solveKernelCG(c.p, c.K, Gamma, &opt)
@@ -243,7 +243,7 @@ func TestKernelSolverIsDeterministic(t *testing.T) {
 // iterations; the reported relative gradient is the true one even when the fit stops early.
 func TestKernelSolverProgressAndMaxIter(t *testing.T) {
 	c := kernelCases(t)[0]
-	m, d := c.p.Delta.Dims()
+	m, d := c.p.dims()
 	for _, maxIter := range []int{1, 3, 1000} {
 		var calls []int
 		var lastObj, lastRel float64
@@ -281,7 +281,7 @@ func TestKernelSolverProgressAndMaxIter(t *testing.T) {
 // A warm start from another problem's solution converges to this problem's optimum.
 func TestKernelSolverWarmStart(t *testing.T) {
 	c := kernelCases(t)[2]
-	m, d := c.p.Delta.Dims()
+	m, d := c.p.dims()
 	other := *c.p
 	other.Alpha = 5 * c.p.Alpha
 	Gamma := mat.NewDense(m, d, nil)

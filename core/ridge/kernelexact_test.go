@@ -16,7 +16,7 @@ import (
 // singular Gram matrices, zero weights, singular S (multiclass), extreme α.
 func TestKernelExactReachesTheOptimum(t *testing.T) {
 	for _, c := range kernelCases(t) {
-		m, d := c.p.Delta.Dims()
+		m, d := c.p.dims()
 		calls := 0
 		opt := Options{Alpha: c.p.Alpha, Progress: func(it int, j, rel float64) bool {
 			calls++

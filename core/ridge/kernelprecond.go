@@ -30,7 +30,7 @@ type kernelSystem struct {
 }
 
 func newKernelSystem(p *Problem, K *mat.Dense) *kernelSystem {
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	ks := &kernelSystem{
 		m: m, d: d, twoAlpha: 2 * p.Alpha,
 		K:  K.RawMatrix(),

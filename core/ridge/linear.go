@@ -21,7 +21,7 @@ type linearSystem struct {
 }
 
 func newLinearSystem(p *Problem, des design) *linearSystem {
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	sd := mat.NewDense(m, d, nil)
 	for i := 0; i < m; i++ {
 		src, dst := p.Delta.RawRowView(i), sd.RawRowView(i)
@@ -36,7 +36,7 @@ func newLinearSystem(p *Problem, des design) *linearSystem {
 
 func (ls *linearSystem) apply(dst, V *mat.Dense) {
 	if ls.U == nil {
-		m, d := ls.p.Delta.Dims()
+		m, d := ls.p.dims()
 		ls.U, ls.C = mat.NewDense(m, d, nil), mat.NewDense(m, d, nil)
 	}
 	ls.des.mul(ls.U, V)
@@ -54,14 +54,15 @@ type kronPrecond struct {
 }
 
 func newKronPrecond(p *Problem, G *mat.SymDense) (*kronPrecond, error) {
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	mbar := mat.NewSymDense(d, nil)
 	var total float64
 	for i := 0; i < m; i++ {
 		total += p.Weight[i]
 	}
+	row := make([]float64, d)
 	for i := 0; i < m; i++ {
-		di := p.Delta.RawRowView(i)
+		di := p.deltaRow(i, row)
 		f := p.Weight[i] / total
 		for a := 0; a < d; a++ {
 			for b := a; b < d; b++ {
@@ -134,6 +135,10 @@ func newLinearPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, e
 // formed), and B = −∇J(0).
 func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense) {
 	k := des.cols()
+	if p.targets != nil { // Δ only held sparsely (newCubeProblem): G was computed for it
+		ts := newSparseTargetSystem(p, des, G)
+		return ts, ts.rhs()
+	}
 	// The grouped form costs k²·d per application, a sparse X's own products 2·nnz·d.
 	if G != nil && (des.sp == nil || 2*float64(des.sp.NNZ()) > float64(k)*float64(k)) {
 		if gs := newGroupedSystem(p, des, G); gs != nil {
@@ -159,7 +164,7 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	// A sparse X with many features gets no k×k Gram matrix (useGram): memory stays O(nnz + k·d),
 	// and the preconditioner uses G's diagonal instead.
 	var G *mat.SymDense
-	if des.useGram(d) {
+	if des.useGram(d) || p.targets != nil { // sparse targets are applied through G
 		G = des.gram(p.Weight)
 	}
 	if err := opt.Stop.Err(); err != nil {

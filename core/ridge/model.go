@@ -131,7 +131,7 @@ func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64
 	if err := checkCounts(sp, opt); err != nil {
 		return nil, err
 	}
-	if err := checkFitMemory(sp, m, n, opt); err != nil {
+	if err := checkFitMemory(sp, m, n, opt, budget.Mul(4, int64(m), int64(sp.Dim()))); err != nil {
 		return nil, err
 	}
 	p, err := newProblem(sp, ys, m, weights, opt.Alpha, operatorOK)
@@ -145,13 +145,13 @@ func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64
 }
 
 // checkFitMemory checks the working set of a fit against the memory budget before any of it is
-// allocated. Per example the fit holds δ_i, its weighted copy and the scores with their curvature
-// (4 rows of d); per row of W (n features, +1 intercept; Nyström components; for kernel models
+// allocated. For the targets it counts targetWords words: per example δ_i, its weighted copy and
+// the scores with their curvature (4 rows of d) when Δ is dense; per row of W (n features, +1 intercept; Nyström components; for kernel models
 // the m expansion rows) W, B and the CG or SGD vectors and preconditioner (10 rows of d); with
 // d ≤ MaxDim, S and the preconditioner's d×d matrices (4); a Nyström map its m×k features and
 // the landmarks' Gram matrix and eigenvectors; other kernel models the m×m Gram matrix; the exact
 // solvers their square systems.
-func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
+func checkFitMemory(sp space.Space, m, n int, opt *Options, targetWords int64) error {
 	d := int64(sp.Dim())
 	k := int64(n)
 	switch {
@@ -163,7 +163,7 @@ func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
 	if opt.Intercept {
 		k++
 	}
-	need := budget.Add(budget.Mul(4, int64(m), d), budget.Mul(10, k, d))
+	need := budget.Add(targetWords, budget.Mul(10, k, d))
 	if d <= int64(denseMaxDim) {
 		need = budget.Add(need, budget.Mul(4, d, d))
 	}
@@ -209,6 +209,12 @@ func fit(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt Optio
 	if err != nil {
 		return nil, err
 	}
+	return fitProblem(sp, X, p, opt)
+}
+
+// fitProblem fits the model of opt on inputs X and the Problem p built for them.
+func fitProblem(sp space.Space, X xmat.Matrix, p *Problem, opt Options) (*Model, error) {
+	var err error
 	m, n := X.Dims()
 	model := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m), ref: p.ref}
 	switch {
@@ -270,7 +276,7 @@ func resolveSolver(s Solver, unknowns int) Solver {
 
 // fitLinear fits W on the rows of des (X itself, or its Nyström map).
 func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
-	_, d := p.Delta.Dims()
+	_, d := p.dims()
 	k := des.cols()
 	var err error
 	solver := resolveSolver(opt.Solver, k*d)
@@ -313,7 +319,7 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 	}
 	S, mean := p.S, p.Mean
 	md.ref = p.ref
-	if m, _ := p.Delta.Dims(); opt.EmpiricalWeight > 0 && md.stats.count > int64(m) {
+	if m, _ := p.dims(); opt.EmpiricalWeight > 0 && md.stats.count > int64(m) {
 		// The reference of every example seen, not only this chunk's (which p holds): the
 		// empirical moments are in the statistics.
 		pu, Su := uniformReference(md.Space)

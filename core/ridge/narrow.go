@@ -40,7 +40,7 @@ func newNarrowSystem(p *Problem, des design) *narrowSystem {
 		return nil // it would hold Xᵀ densely
 	}
 	m, n := des.X.Dims()
-	_, d := p.Delta.Dims()
+	_, d := p.dims()
 	if d >= narrowCols || m*n > narrowMaxEntries || p.S == nil {
 		return nil
 	}

@@ -120,7 +120,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		}
 		des = design{X: md.ny.apply(Xin)}
 	}
-	_, d := p.Delta.Dims()
+	_, d := p.dims()
 	k := des.cols()
 	switch opt.Solver {
 	case Auto, Exact:

@@ -96,7 +96,7 @@ var (
 func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectral, correct bool) (*spectralPrecond, error) {
 	es := op.Spectrum()
 	nk := len(es)
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	M := make([]float64, nk)
 	for c, e := range es {
 		M[c] = e.Value
@@ -106,12 +106,12 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 		// so that the result does not depend on the number of threads.
 		terms := mat.NewDense(m, nk, nil)
 		parallel.For(m, 4, func(lo, hi int) {
-			buf := make([]float64, d)
+			buf, row := make([]float64, d), make([]float64, d)
 			for i := lo; i < hi; i++ {
 				if p.Weight[i] == 0 {
 					continue
 				}
-				di := p.Delta.RawRowView(i)
+				di := p.deltaRow(i, row)
 				for c := range es {
 					op.Project(c, buf, di)
 					terms.Set(i, c, p.Weight[i]*floats.Dot(buf, buf))
@@ -183,7 +183,7 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 // except on eigenspaces where M_c vanishes, as with the eigenbasis).
 func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float64, top float64, G *mat.SymDense) (*spectralPrecond, error) {
 	k := des.cols()
-	_, d := p.Delta.Dims()
+	_, d := p.dims()
 	pc := &spectralPrecond{op: op, m: M, inv: make([]*mat.Dense, len(M)),
 		acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil), t: mat.NewDense(k, d, nil)}
 	B := mat.NewSymDense(k, nil)
@@ -259,7 +259,7 @@ type diagPrecond struct {
 }
 
 func newDiagPrecond(p *Problem, G *mat.SymDense) (*diagPrecond, error) {
-	_, d := p.Delta.Dims()
+	_, d := p.dims()
 	diag := p.curvatureDiag()
 	var eg mat.EigenSym
 	if !eg.Factorize(G, true) {
@@ -294,15 +294,16 @@ func (identityPrecond) apply(dst, R *mat.Dense) { dst.Copy(R) }
 // curvatureDiag is the diagonal of the average curvature M̄ = S + Σ s_i δ_iδ_iᵀ / Σ s_i of the loss
 // in the scores (see kronPrecond), clipped at 0: what the diagonal preconditioners scale by.
 func (p *Problem) curvatureDiag() []float64 {
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	diag := make([]float64, d)
 	var total float64
 	for i := 0; i < m; i++ {
 		total += p.Weight[i]
 	}
+	row := make([]float64, d)
 	for i := 0; i < m; i++ {
 		f := p.Weight[i] / total
-		for a, v := range p.Delta.RawRowView(i) {
+		for a, v := range p.deltaRow(i, row) {
 			diag[a] += f * v * v
 		}
 	}

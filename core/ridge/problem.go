@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
@@ -35,6 +36,44 @@ type Problem struct {
 	// ref, when not nil, is the reference measure that replaced the uniform one (reference.go):
 	// S, Cov and Mean are then its covariance and mean.
 	ref *reference
+	// targets, when not nil, holds Δ sparsely and Delta is nil until densify (a cube space's
+	// targets given by the positions of their ones: newCubeProblem).
+	targets *sparseTargets
+}
+
+// dims returns m and d, the shape of Δ.
+func (p *Problem) dims() (m, d int) {
+	if p.Delta == nil {
+		return p.targets.m, p.targets.d
+	}
+	return p.Delta.Dims()
+}
+
+// deltaRow returns δ_i: a view of Delta's row, or the row written into buf (length d) from the
+// sparse targets.
+func (p *Problem) deltaRow(i int, buf []float64) []float64 {
+	if p.Delta == nil {
+		return p.targets.row(i, buf)
+	}
+	return p.Delta.RawRowView(i)
+}
+
+// densify writes Δ densely for the parts of a fit that read it row by row as a matrix, after a
+// check of its m×d size against the memory budget.
+func (p *Problem) densify() error {
+	if p.Delta != nil {
+		return nil
+	}
+	m, d := p.dims()
+	if err := budget.Check(fmt.Sprintf("the targets as a dense %d×%d matrix (only the linear model solved by conjugate gradients "+
+		"keeps sparse targets sparse)", m, d), budget.Mul(int64(m), int64(d), 8)); err != nil {
+		return err
+	}
+	p.Delta = mat.NewDense(m, d, nil)
+	for i := 0; i < m; i++ {
+		p.targets.row(i, p.Delta.RawRowView(i))
+	}
+	return nil
 }
 
 // denseMaxDim is the largest d for which a Problem holds S densely: MaxDim, lowered by tests to
@@ -70,6 +109,37 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 	if err := space.ValidateRows(sp, ys, m); err != nil {
 		return nil, err
 	}
+	w, err := sampleWeights(weights, m)
+	if err != nil {
+		return nil, err
+	}
+	d := sp.Dim()
+	delta := mat.NewDense(m, d, nil)
+	space.EmbedRows(sp, ys, m, delta.RawMatrix().Data)
+	counted := space.Counts(sp) == nil
+	p := make([]float64, d)
+	if counted {
+		sp.Mean(p)
+	}
+	raw := delta.RawMatrix().Data
+	for i := 0; i < m; i++ {
+		for a := 0; a < d; a++ {
+			raw[i*d+a] -= p[a]
+		}
+	}
+	prob := &Problem{Alpha: alpha, Cov: sp.Covariance(), Delta: delta, Weight: w, Mean: p}
+	if dense && counted {
+		prob.S = space.Dense(prob.Cov)
+	} else if dense {
+		// No uniform measure: a placeholder of weight 0 that useReference replaces (checkCounts).
+		prob.S = mat.NewSymDense(d, nil)
+	}
+	return prob, nil
+}
+
+// sampleWeights checks the sample weights of m examples (nil means all ones: finite,
+// non-negative, with a positive finite sum) and returns a copy.
+func sampleWeights(weights []float64, m int) ([]float64, error) {
 	w := make([]float64, m)
 	if weights == nil {
 		for i := range w {
@@ -96,28 +166,7 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 		}
 		copy(w, weights)
 	}
-	d := sp.Dim()
-	delta := mat.NewDense(m, d, nil)
-	space.EmbedRows(sp, ys, m, delta.RawMatrix().Data)
-	counted := space.Counts(sp) == nil
-	p := make([]float64, d)
-	if counted {
-		sp.Mean(p)
-	}
-	raw := delta.RawMatrix().Data
-	for i := 0; i < m; i++ {
-		for a := 0; a < d; a++ {
-			raw[i*d+a] -= p[a]
-		}
-	}
-	prob := &Problem{Alpha: alpha, Cov: sp.Covariance(), Delta: delta, Weight: w, Mean: p}
-	if dense && counted {
-		prob.S = space.Dense(prob.Cov)
-	} else if dense {
-		// No uniform measure: a placeholder of weight 0 that useReference replaces (checkCounts).
-		prob.S = mat.NewSymDense(d, nil)
-	}
-	return prob, nil
+	return w, nil
 }
 
 // mulS writes V·S into dst (m×d), row i being S v_i, through the covariance operator row by row:

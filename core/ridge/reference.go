@@ -50,7 +50,7 @@ type psiMoments struct {
 
 // momentsOf sums the moments of the structures of p (ψ_i = δ_i + p.Mean) with its weights.
 func momentsOf(p *Problem) psiMoments {
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	mo := psiMoments{first: make([]float64, d), second: mat.NewSymDense(d, nil)}
 	psi := make([]float64, d)
 	nz := make([]int, 0, d)
@@ -156,7 +156,7 @@ func (o denseOperator) MulVec(dst, v []float64) {
 // setReference makes ref the Problem's reference measure: its mean and covariance, and δ_i
 // re-centred on the new mean.
 func (p *Problem) setReference(ref *reference) {
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	for i := 0; i < m; i++ {
 		row := p.Delta.RawRowView(i)
 		for a := 0; a < d; a++ {

@@ -90,7 +90,7 @@ type sgdRun struct {
 }
 
 func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Options) *sgdRun {
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	var sNorm float64 // the ∞-norm of S bounds its largest eigenvalue
 	for a := 0; a < d; a++ {
 		var row float64
@@ -115,7 +115,7 @@ const stopEvery = 64
 // epoch makes one pass over the examples in a random order, or stops early with ErrCancelled
 // when stop is set (the learner then holds a partial epoch, which the caller discards).
 func (r *sgdRun) epoch(ln sgdLearner, stop *cancel.Flag) error {
-	m, d := r.p.Delta.Dims()
+	m, d := r.p.dims()
 	u, su, g := make([]float64, d), make([]float64, d), make([]float64, d)
 	S := r.p.S.RawSymmetric()
 	order := r.rng.Perm(m)

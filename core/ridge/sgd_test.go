@@ -66,7 +66,7 @@ func TestSGDApproachesOptimum(t *testing.T) {
 // kernelObjectiveOf recomputes J of a kernel model over its training set (support = the samples
 // with nonzero coefficients) with KernelObjective on the full Gram matrix.
 func kernelObjectiveOf(md *Model, p *Problem, X []float64) float64 {
-	m, d := p.Delta.Dims()
+	m, d := p.dims()
 	n := len(X) / m
 	Xm := mat.NewDense(m, n, X)
 	K := mat.NewDense(m, m, nil)
@@ -244,7 +244,7 @@ type sgdReference struct {
 
 func newSGDReference(p *Problem, kern kernel.Kernel, intercept bool, X, old, oldCoef *mat.Dense, steps int64, tau int) *sgdReference {
 	m, n := X.Dims()
-	_, d := p.Delta.Dims()
+	_, d := p.dims()
 	nOld := 0
 	if old != nil {
 		nOld, _ = old.Dims()

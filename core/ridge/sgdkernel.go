@@ -119,7 +119,7 @@ const sgdMaxDrift = 1e4
 // dual coefficients, oldest update first, which are given the update times steps−len+1 … steps.
 func newKernelSGD(p *Problem, kern kernel.Kernel, intercept bool, X, old, oldCoef *mat.Dense, steps int64, tau int) *kernelSGD {
 	m, n := X.Dims()
-	_, d := p.Delta.Dims()
+	_, d := p.dims()
 	nOld := 0
 	if old != nil {
 		nOld, _ = old.Dims()
@@ -397,7 +397,7 @@ func (ks *kernelSGD) expansion(byRecency bool) (support, dual *mat.Dense) {
 // slots s with coefficients a_s: f(x_s) is a row of the chunk's scores for the chunk's examples,
 // and only the old support rows need scores of their own.
 func (ks *kernelSGD) objective() float64 {
-	m, d := ks.p.Delta.Dims()
+	m, d := ks.p.dims()
 	e, size := ks.size, ks.blk.size
 	A := mat.NewDense(max(1, e), d, nil)
 	for s := 0; s < e; s++ {

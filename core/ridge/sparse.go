@@ -141,7 +141,7 @@ type diagGramPrecond struct {
 func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 	g := des.gramDiag(p.Weight)
 	k, n := len(g), des.features()
-	_, d := p.Delta.Dims()
+	_, d := p.dims()
 	if sp, ok := space.SpectralOf(p.Cov); ok && linearPrecondMode != precondDiag {
 		es := sp.Spectrum()
 		var top float64

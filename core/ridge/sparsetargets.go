@@ -21,18 +21,120 @@ type sparseTargetSystem struct {
 	p    *Problem
 	des  design
 	gram *mat.Dense // G, k×k
-	c    []float64  // the most common value of each column of Δ
-	// B by rows (rowPtr, rowCol, rowVal) and by columns (colPtr, colRow, colVal)
-	rowPtr, rowCol []int
-	rowVal         []float64
-	colPtr, colRow []int
-	colVal         []float64
+	*sparseTargets
 	// scratch
 	vt, qt *mat.Dense // d×k: Vᵀ and Qᵀ
 	vs     *mat.Dense // k×d: V S
 	vc     []float64  // V c, k
 	f      *mat.Dense // m×1: f
 	z      *mat.Dense // k×1: X̃ᵀ f
+}
+
+// sparseTargets is Δ (m×d) written as c + B: c the most common value of each column, B sparse,
+// held by rows (rowPtr, rowCol, rowVal) and by columns (colPtr, colRow, colVal).
+type sparseTargets struct {
+	m, d           int
+	c              []float64
+	rowPtr, rowCol []int
+	rowVal         []float64
+	colPtr, colRow []int
+	colVal         []float64
+}
+
+// row writes δ_i into buf (length d) and returns it.
+func (t *sparseTargets) row(i int, buf []float64) []float64 {
+	copy(buf, t.c)
+	for k := t.rowPtr[i]; k < t.rowPtr[i+1]; k++ {
+		buf[t.rowCol[k]] += t.rowVal[k]
+	}
+	return buf
+}
+
+// newSparseTargets returns the targets with column values c and the entries of B given by rows
+// (rowPtr, rowCol, rowVal), building B's columns.
+func newSparseTargets(m, d int, c []float64, rowPtr, rowCol []int, rowVal []float64) *sparseTargets {
+	nnz := rowPtr[m]
+	t := &sparseTargets{m: m, d: d, c: c, rowPtr: rowPtr, rowCol: rowCol, rowVal: rowVal,
+		colPtr: make([]int, d+1), colRow: make([]int, nnz), colVal: make([]float64, nnz)}
+	for _, a := range rowCol[:nnz] {
+		t.colPtr[a+1]++
+	}
+	for a := 0; a < d; a++ {
+		t.colPtr[a+1] += t.colPtr[a]
+	}
+	next := append([]int(nil), t.colPtr[:d]...)
+	for i := 0; i < m; i++ {
+		for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
+			a := rowCol[k]
+			t.colRow[next[a]], t.colVal[next[a]] = i, rowVal[k]
+			next[a]++
+		}
+	}
+	return t
+}
+
+// denseTargets writes a dense Δ as c + B for the column values c (columnModes).
+func denseTargets(delta *mat.Dense, c []float64) *sparseTargets {
+	m, d := delta.Dims()
+	rowPtr := make([]int, m+1)
+	var rowCol []int
+	var rowVal []float64
+	for i := 0; i < m; i++ {
+		for a, v := range delta.RawRowView(i)[:d] {
+			if v != c[a] {
+				rowCol, rowVal = append(rowCol, a), append(rowVal, v-c[a])
+			}
+		}
+		rowPtr[i+1] = len(rowCol)
+	}
+	return newSparseTargets(m, d, c, rowPtr, rowCol, rowVal)
+}
+
+// cubeTargets is Δ = Y − 1pᵀ for 0/1 targets Y (m×d) given by the positions of their ones
+// (indptr, indices: CSR without values, validated by the caller) and the mean p: a column with at
+// most half its entries on has c_a = −p_a and B's entries 1 where Y is on; a column mostly on has
+// c_a = 1 − p_a and B's entries −1 where Y is off. nnz(B) is at most nnz(Y), and m·d never appears.
+func cubeTargets(m, d int, indptr, indices []int64, p []float64) *sparseTargets {
+	on := make([]int, d)
+	for _, a := range indices[:indptr[m]] {
+		on[a]++
+	}
+	c := make([]float64, d)
+	var frequent []int // the columns mostly on
+	for a := range c {
+		c[a] = -p[a]
+		if 2*on[a] > m {
+			c[a] = 1 - p[a]
+			frequent = append(frequent, a)
+		}
+	}
+	mostlyOn := make([]bool, d)
+	for _, a := range frequent {
+		mostlyOn[a] = true
+	}
+	rowPtr := make([]int, m+1)
+	var rowCol []int
+	var rowVal []float64
+	mark := make([]bool, d)
+	for i := 0; i < m; i++ {
+		row := indices[indptr[i]:indptr[i+1]]
+		for _, a := range row {
+			if mostlyOn[a] {
+				mark[a] = true
+			} else {
+				rowCol, rowVal = append(rowCol, int(a)), append(rowVal, 1)
+			}
+		}
+		for _, a := range frequent {
+			if !mark[a] {
+				rowCol, rowVal = append(rowCol, a), append(rowVal, -1)
+			}
+			mark[a] = false
+		}
+		rowPtr[i+1] = len(rowCol)
+	}
+	// rows are in column order within each kind; the products do not depend on the order
+	return newSparseTargets(m, d, c, rowPtr, rowCol, rowVal)
 }
 
 // sparseTargetMode forces (sparseTargetAlways) or forbids (sparseTargetNever) the sparse-target
@@ -52,55 +154,37 @@ const (
 const sparseTargetGather = 3.0
 
 // newSparseTargetSystem returns the sparse-target form of H for des with the Gram matrix G of des
-// (k×k), or nil when it would cost more than the products with X it replaces.
+// (k×k), or nil when it would cost more than the products with X it replaces. A Problem whose
+// targets are only held sparsely (p.targets) always gets it.
 func newSparseTargetSystem(p *Problem, des design, G *mat.SymDense) *sparseTargetSystem {
-	m, d := p.Delta.Dims()
-	if sparseTargetMode == sparseTargetNever || G == nil || m == 0 {
+	m, d := p.dims()
+	if G == nil || m == 0 {
 		return nil
 	}
-	c := columnModes(p.Delta)
-	nnz := 0
-	perRow := make([]int, m)
-	for i := 0; i < m; i++ {
-		for a, v := range p.Delta.RawRowView(i)[:d] {
-			if v != c[a] {
-				perRow[i]++
-			}
+	t := p.targets
+	if t == nil {
+		if sparseTargetMode == sparseTargetNever {
+			return nil
 		}
-		nnz += perRow[i]
+		c := columnModes(p.Delta)
+		nnz, perRow := 0, make([]int, m)
+		for i := range perRow {
+			for a, v := range p.Delta.RawRowView(i)[:d] {
+				if v != c[a] {
+					perRow[i]++
+				}
+			}
+			nnz += perRow[i]
+		}
+		if sparseTargetMode != sparseTargetAlways && !sparseTargetPays(des, perRow, nnz, m, des.cols(), d) {
+			return nil
+		}
+		t = denseTargets(p.Delta, c)
 	}
 	k := des.cols()
-	if sparseTargetMode != sparseTargetAlways && !sparseTargetPays(des, perRow, nnz, m, k, d) {
-		return nil
-	}
-	ts := &sparseTargetSystem{p: p, des: des, gram: mat.DenseCopyOf(G), c: c,
-		rowPtr: make([]int, m+1), rowCol: make([]int, nnz), rowVal: make([]float64, nnz),
-		colPtr: make([]int, d+1), colRow: make([]int, nnz), colVal: make([]float64, nnz),
+	return &sparseTargetSystem{p: p, des: des, gram: mat.DenseCopyOf(G), sparseTargets: t,
 		vt: mat.NewDense(d, k, nil), qt: mat.NewDense(d, k, nil), vs: mat.NewDense(k, d, nil),
 		vc: make([]float64, k), f: mat.NewDense(m, 1, nil), z: mat.NewDense(k, 1, nil)}
-	t := 0
-	for i := 0; i < m; i++ {
-		for a, v := range p.Delta.RawRowView(i)[:d] {
-			if v != c[a] {
-				ts.rowCol[t], ts.rowVal[t] = a, v-c[a]
-				ts.colPtr[a+1]++
-				t++
-			}
-		}
-		ts.rowPtr[i+1] = t
-	}
-	for a := 0; a < d; a++ {
-		ts.colPtr[a+1] += ts.colPtr[a]
-	}
-	next := append([]int(nil), ts.colPtr[:d]...)
-	for i := 0; i < m; i++ {
-		for t := ts.rowPtr[i]; t < ts.rowPtr[i+1]; t++ {
-			a := ts.rowCol[t]
-			ts.colRow[next[a]], ts.colVal[next[a]] = i, ts.rowVal[t]
-			next[a]++
-		}
-	}
-	return ts
 }
 
 // sparseTargetPays compares the arithmetic of one application of both forms.
@@ -142,7 +226,7 @@ func columnModes(a *mat.Dense) []float64 {
 
 // rhs returns X̃ᵀ diag(s) Δ, linearSystem's B, through B and c.
 func (ts *sparseTargetSystem) rhs() *mat.Dense {
-	m, d := ts.p.Delta.Dims()
+	m, d := ts.p.dims()
 	copy(ts.f.RawMatrix().Data, ts.p.Weight[:m])
 	ts.scatter()
 	out := mat.NewDense(ts.des.cols(), d, nil)
