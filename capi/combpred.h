@@ -85,8 +85,10 @@ CP_EXPORT int cp_prob_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
 
 /* cp_prob_info writes the ProbabilisticStructured model's shapes and how its fit ended as a JSON
    object into buf (as cp_space_info): version, n_features, dim, width, n_iter, converged, objective
-   (NaN when inference was sampled), relative_gradient, intercept, exact (inference during the fit
-   was exact) and solver ("none" for a model built from coefficients, "lbfgs", "adam"). */
+   (NaN when inference was sampled), relative_gradient, relative_gradient_se (its Monte Carlo
+   standard error: 0 when inference was exact), final_samples (per row, at the last sampled
+   gradient), intercept, exact (inference during the fit was exact) and solver ("none" for a model
+   built from coefficients, "lbfgs", "adam"). */
 CP_EXPORT int cp_prob_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_prob_log_partition writes log Z(x_i) of q inputs into out (q values) and, when not NULL, per
@@ -149,6 +151,18 @@ CP_EXPORT int cp_ridge_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n,
    kernel (rbf, poly; not precomputed) and Nyström models, by every solver but SGD on a kernel
    expansion. The model predicts sparse and dense inputs alike. */
 CP_EXPORT int cp_ridge_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *ys, int64_t w, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
+
+/* cp_ridge_fit_csr_sparse_y is cp_ridge_fit_sparse_y on a sparse X (rows × cols CSR: see the
+   _csr calls): the targets are the positions of their ones, y_indptr (rows + 1) and y_indices
+   (y_nnz). */
+CP_EXPORT int cp_ridge_fit_csr_sparse_y(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *yIndptr, int64_t yNNZ, int64_t *yIndices, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
+
+/* cp_ridge_fit_sparse_y is cp_ridge_fit for a multi-label space whose m targets are given by the
+   positions of their ones: y_indptr (m + 1 values from 0 to nnz) and y_indices (nnz label indices,
+   increasing within each row), a CSR matrix without its values. The linear model solved by
+   conjugate gradients keeps them sparse (memory O(nnz) instead of m × d); other fits receive them
+   as dense rows (see ridge.FitSparseY). */
+CP_EXPORT int cp_ridge_fit_sparse_y(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *yIndptr, int64_t nnz, int64_t *yIndices, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_ridge_free releases a StructuredRidge model handle. */
 CP_EXPORT int cp_ridge_free(int64_t h);

@@ -21,13 +21,15 @@ import (
 
 // fitArgs are the arguments common to cp_ridge_fit and cp_ridge_partial_fit, checked and viewed.
 type fitArgs struct {
-	sp      space.Space
-	X       []float64
-	csr     *xmat.CSR // a sparse X (the _csr calls), X then nil
-	m, n    int
-	y       []int64
-	weights []float64
-	opt     ridge.Options
+	sp   space.Space
+	X    []float64
+	csr  *xmat.CSR // a sparse X (the _csr calls), X then nil
+	m, n int
+	y    []int64
+	// yPtr and yInd are the positions of the targets' ones (the _sparse_y calls), y then nil
+	yPtr, yInd []int64
+	weights    []float64
+	opt        ridge.Options
 }
 
 // run fits on a worker (onWorker) with a stop flag of its own, which fit reads through a.opt, and
@@ -48,14 +50,39 @@ func (a *fitArgs) run(out *C.int64_t, fit func() (*ridge.Model, error)) C.int {
 
 func readFitArgs(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
 	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*fitArgs, error) {
-	return readFitArgsOf(spaceHandle, m, n, func(a *fitArgs) (err error) {
-		a.X, err = f64s("X", x, m, n)
-		return err
-	}, ys, w, sampleWeight, params, progress, ctx, out)
+	return readFitArgsOf(spaceHandle, m, n, denseX(x, m, n), denseY(ys, m, w), sampleWeight, params, progress, ctx, out)
 }
 
-// readFitArgsOf is readFitArgs with X (m × n) viewed by readX, dense or sparse.
-func readFitArgsOf(spaceHandle C.int64_t, m, n C.int64_t, readX func(*fitArgs) error, ys *C.int64_t, w C.int64_t,
+// denseX views X (m × n) for readFitArgsOf.
+func denseX(x *C.double, m, n C.int64_t) func(*fitArgs) error {
+	return func(a *fitArgs) (err error) {
+		a.X, err = f64s("X", x, m, n)
+		return err
+	}
+}
+
+// denseY views the structures Y (m rows of w values) for readFitArgsOf.
+func denseY(ys *C.int64_t, m, w C.int64_t) func(*fitArgs) error {
+	return func(a *fitArgs) (err error) {
+		a.y, err = rowsOf(a.sp, "Y", ys, m, w)
+		return err
+	}
+}
+
+// onesY views the positions of the ones of 0/1 targets (m + 1 row pointers, nnz column indices)
+// for readFitArgsOf; ridge checks their values.
+func onesY(yIndptr *C.int64_t, nnz C.int64_t, yIndices *C.int64_t, m C.int64_t) func(*fitArgs) error {
+	return func(a *fitArgs) (err error) {
+		if a.yPtr, err = i64s("Y's indptr", yIndptr, m+1); err != nil {
+			return err
+		}
+		a.yInd, err = i64s("Y's indices", yIndices, nnz)
+		return err
+	}
+}
+
+// readFitArgsOf is readFitArgs with X (m × n) viewed by readX, dense or sparse, and Y by readY.
+func readFitArgsOf(spaceHandle C.int64_t, m, n C.int64_t, readX, readY func(*fitArgs) error,
 	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*fitArgs, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -68,7 +95,7 @@ func readFitArgsOf(spaceHandle C.int64_t, m, n C.int64_t, readX func(*fitArgs) e
 	if err := readX(a); err != nil {
 		return nil, err
 	}
-	if a.y, err = rowsOf(sp, "Y", ys, m, w); err != nil {
+	if err := readY(a); err != nil {
 		return nil, err
 	}
 	if sampleWeight != nil {
@@ -110,6 +137,28 @@ func cp_ridge_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 		return status(err)
 	}
 	return a.run(out, func() (*ridge.Model, error) { return ridge.Fit(a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt) })
+}
+
+// cp_ridge_fit_sparse_y is cp_ridge_fit for a multi-label space whose m targets are given by the
+// positions of their ones: y_indptr (m + 1 values from 0 to nnz) and y_indices (nnz label indices,
+// increasing within each row), a CSR matrix without its values. The linear model solved by
+// conjugate gradients keeps them sparse (memory O(nnz) instead of m × d); other fits receive them
+// as dense rows (see ridge.FitSparseY).
+//
+//export cp_ridge_fit_sparse_y
+func cp_ridge_fit_sparse_y(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, yIndptr *C.int64_t, nnz C.int64_t, yIndices *C.int64_t,
+	sampleWeight *C.double, params *C.char, init C.int64_t, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	a, err := readFitArgsOf(spaceHandle, m, n, denseX(x, m, n), onesY(yIndptr, nnz, yIndices, m), sampleWeight, params, progress, ctx, out)
+	if err != nil {
+		return status(err)
+	}
+	if a.opt.Init, err = optionalModel(init); err != nil {
+		return status(err)
+	}
+	return a.run(out, func() (*ridge.Model, error) {
+		return ridge.FitSparseY(a.sp, a.X, a.m, a.n, a.yPtr, a.yInd, a.weights, a.opt)
+	})
 }
 
 // cp_ridge_partial_fit continues the model prev (0 to start one) with a chunk of examples and

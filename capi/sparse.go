@@ -74,10 +74,38 @@ func csrArg(rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer
 // csrFitArgs reads the arguments of a _csr fit call.
 func csrFitArgs(spaceHandle, rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double, ys *C.int64_t, w C.int64_t,
 	sampleWeight *C.double, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*fitArgs, error) {
-	return readFitArgsOf(spaceHandle, rows, cols, func(a *fitArgs) (err error) {
+	return readFitArgsOf(spaceHandle, rows, cols, csrX(rows, cols, nnz, indexBits, indptr, indices, data), denseY(ys, rows, w),
+		sampleWeight, params, progress, ctx, out)
+}
+
+// csrX views a sparse X for readFitArgsOf.
+func csrX(rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double) func(*fitArgs) error {
+	return func(a *fitArgs) (err error) {
 		a.csr, err = csrArg(rows, cols, nnz, indexBits, indptr, indices, data)
 		return err
-	}, ys, w, sampleWeight, params, progress, ctx, out)
+	}
+}
+
+// cp_ridge_fit_csr_sparse_y is cp_ridge_fit_sparse_y on a sparse X (rows × cols CSR: see the
+// _csr calls): the targets are the positions of their ones, y_indptr (rows + 1) and y_indices
+// (y_nnz).
+//
+//export cp_ridge_fit_csr_sparse_y
+func cp_ridge_fit_csr_sparse_y(spaceHandle C.int64_t, rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double,
+	yIndptr *C.int64_t, yNNZ C.int64_t, yIndices *C.int64_t, sampleWeight *C.double, params *C.char, init C.int64_t,
+	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	a, err := readFitArgsOf(spaceHandle, rows, cols, csrX(rows, cols, nnz, indexBits, indptr, indices, data),
+		onesY(yIndptr, yNNZ, yIndices, rows), sampleWeight, params, progress, ctx, out)
+	if err != nil {
+		return status(err)
+	}
+	if a.opt.Init, err = optionalModel(init); err != nil {
+		return status(err)
+	}
+	return a.run(out, func() (*ridge.Model, error) {
+		return ridge.FitCSRSparseY(a.sp, a.csr, a.yPtr, a.yInd, a.weights, a.opt)
+	})
 }
 
 // cp_ridge_fit_csr is cp_ridge_fit on a sparse X (rows × cols CSR: see the _csr calls): linear,

@@ -14,6 +14,7 @@ import pytest
 from combpred import StructuredRidge, _capi, spaces
 from combpred._core import RidgeModel as _Model
 from numpy.testing import assert_allclose, assert_array_equal
+from scipy import sparse
 from sklearn.exceptions import NotFittedError
 
 
@@ -444,6 +445,42 @@ def test_negative_and_mismatched_sizes(data, fitted):
     for call, match in cases:
         with pytest.raises(ValueError, match=match):
             _capi.check(call())
+
+
+def test_sparse_y_calls_refuse_bad_ones(data):
+    """cp_ridge_fit_sparse_y and its _csr twin check the positions of the ones they are given."""
+    X, Y, _ = data
+    lib = _capi.lib()
+    space, perm = spaces.Multilabel(3), spaces.Permutations(3)  # keep the handles alive
+    sh, ph = space._h(), perm._h()
+    m = len(X)
+    ptr = np.arange(m + 1, dtype=np.int64)
+    ind = np.zeros(m, dtype=np.int64)
+    csr = _capi.Csr(sparse.csr_matrix(X))
+
+    def fit(h, indptr, nnz, indices):
+        return lib.cp_ridge_fit_sparse_y(
+            h, _abi.f64(X), m, 6, indptr, nnz, indices, None, b"solver=cg", 0, _capi.PROGRESS(), None, _capi.out_i64()
+        )
+
+    def fit_csr(h, indptr, nnz, indices):
+        return lib.cp_ridge_fit_csr_sparse_y(
+            h, *csr.args, indptr, nnz, indices, None, b"solver=cg", 0, _capi.PROGRESS(), None, _capi.out_i64()
+        )
+
+    for call in (fit, fit_csr):
+        cases = [
+            ((sh, None, m, _abi.i64(ind)), "indptr is a NULL pointer"),
+            ((sh, _abi.i64(ptr), m, None), "indices is a NULL pointer"),
+            ((sh, _abi.i64(ptr), -1, _abi.i64(ind)), "negative"),
+            ((sh, _abi.i64(ptr), m, _abi.i64(ind + 3)), "out of range"),
+            ((sh, _abi.i64(ptr[::-1].copy()), m, _abi.i64(ind)), "row pointers"),
+            ((ph, _abi.i64(ptr), m, _abi.i64(ind)), "multilabel"),
+        ]
+        for args, match in cases:
+            with pytest.raises(ValueError, match=match):
+                _capi.check(call(*args))
+        _capi.check(call(sh, _abi.i64(ptr), m, _abi.i64(ind)))  # the same arguments, valid
 
 
 def test_zero_sizes_with_null_pointers_are_fine(fitted):

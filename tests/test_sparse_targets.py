@@ -62,8 +62,52 @@ def test_sparse_y_refusals():
     bad = sparse.csr_matrix(Y * 2)
     with pytest.raises(ValueError, match="row 0: label 4 has value 2"):
         StructuredRidge().fit(X, bad)
-    with config_context(max_memory=1024), pytest.raises(MemoryError, match="sparse matrix"):
+    # fit hands the core the positions of the ones; a fit that reads them densely checks their size
+    with config_context(max_memory=1024), pytest.raises(MemoryError, match="Y as dense rows of 80 × 6 labels"):
         StructuredRidge().fit(X, sparse.csr_matrix(Y))
+    with config_context(max_memory=1024), pytest.raises(MemoryError, match="sparse matrix"):
+        StructuredRidge().partial_fit(X, sparse.csr_matrix(Y))
+    with pytest.raises(ValueError, match="row 2: label 1 has value -1"):
+        StructuredRidge().fit(X, sparse.csr_matrix(([1.0, -1.0], ([0, 2], [3, 1])), shape=Y.shape))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        StructuredRidge().fit(X[:10], sparse.csr_matrix(Y))
+
+
+@pytest.mark.parametrize("sparse_x", [False, True])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"solver": "cg"},
+        {"solver": "cg", "fit_intercept": False},
+        {"solver": "cg", "kernel": "rbf", "n_components": 30, "random_state": 0},
+        {"solver": "exact"},
+        {"kernel": "rbf"},
+    ],
+)
+def test_sparse_y_through_the_core_fits_as_dense(params, sparse_x):
+    # the linear CG fit keeps Δ sparse in the core (ridge.FitSparseY); the others get dense rows
+    X, Y = _data()
+    if sparse_x:
+        X = sparse.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    w = np.random.default_rng(3).uniform(0.5, 2, size=len(Y))
+    dense = StructuredRidge(alpha=0.5, tol=1e-12, max_iter=1000, **params).fit(X, Y, sample_weight=w)
+    ones = StructuredRidge(alpha=0.5, tol=1e-12, max_iter=1000, **params).fit(X, sparse.csr_matrix(Y), sample_weight=w)
+    np.testing.assert_allclose(ones.decision_function(X), dense.decision_function(X), rtol=1e-8, atol=1e-10)
+    np.testing.assert_array_equal(ones.predict(X).toarray(), dense.predict(X))
+
+
+def test_many_sparse_labels_fit_within_a_budget_their_dense_rows_exceed():
+    rng = np.random.default_rng(5)
+    m, d = 2000, 20000
+    X = rng.normal(size=(m, 20))
+    rows = np.repeat(np.arange(m), 3)
+    Y = sparse.csr_matrix((np.ones(3 * m), (rows, rng.integers(0, d, size=3 * m))), shape=(m, d))
+    Y.data[:] = 1  # duplicates summed to 2 count once
+    with config_context(max_memory=150 * 2**20):  # the dense int64 rows alone: 305 MiB
+        model = StructuredRidge(solver="cg", tol=1e-6).fit(X, Y)
+        with pytest.raises(MemoryError, match="Y as dense rows"):
+            StructuredRidge(solver="sgd").fit(X, Y)
+    assert model.coef_.shape == (20, d) and model.n_iter_ >= 1
 
 
 @pytest.mark.parametrize(

@@ -351,28 +351,37 @@ class Model:
         return coef, intercept
 
 
-def _fit_arrays(X: Any, rows: np.ndarray, width: int, sample_weight: np.ndarray | None) -> tuple[Any, ...]:
+def _fit_arrays(X: Any, rows: Any, width: int, sample_weight: np.ndarray | None) -> tuple[Any, ...]:
     """The checked (X, m, n, Y, width, sample_weight) arguments of a fit call (each buffer keeps
     its array alive, a converted copy included); for a scipy.sparse X, the seven arguments of a
-    ``_csr`` call stand for (X, m, n)."""
+    ``_csr`` call stand for (X, m, n); for multi-label targets kept sparse (rows a canonical CSR
+    matrix of their ones, ``_spaces._multilabel_ones``), (indptr, nnz, indices) stand for (Y, width)."""
     m, n = X.shape
     if _capi.is_sparse(X):
         xa: tuple[Any, ...] = _capi.Csr(X).args
     else:
         xa = (_capi.f64(X, (m, n), "X")[1], m, n)
-    _, py = _capi.i64(rows, (m, width), "y")
+    if _capi.is_sparse(rows):
+        _, pp = _capi.i64(rows.indptr, (m + 1,), "y's indptr")
+        _, pi = _capi.i64(rows.indices, (rows.nnz,), "y's indices")
+        ya: tuple[Any, ...] = (pp, rows.nnz, pi)
+    else:
+        ya = (_capi.i64(rows, (m, width), "y")[1], width)
     pw = None if sample_weight is None else _capi.f64(sample_weight, (m,), "sample_weight")[1]
-    return (*xa, py, width, pw)
+    return (*xa, *ya, pw)
 
 
 def _fit_function(lib: Any, name: str, args: tuple[Any, ...]) -> Callable[..., int]:
-    """The fit function ``name`` of the ABI, or its ``_csr`` form for the arguments of a sparse X
-    (written out, so that every ABI function appears under its full name)."""
-    sparse = len(args) == 10
+    """The fit function ``name`` of the ABI, its ``_csr`` form for the arguments of a sparse X, and
+    its ``_sparse_y`` forms for targets given by their ones (written out, so that every ABI function
+    appears under its full name)."""
+    sparse_x, sparse_y = len(args) in (10, 11), len(args) in (7, 11)
+    if sparse_y:
+        return {"cp_ridge_fit": lib.cp_ridge_fit_csr_sparse_y if sparse_x else lib.cp_ridge_fit_sparse_y}[name]
     return {
-        "cp_ridge_fit": lib.cp_ridge_fit_csr if sparse else lib.cp_ridge_fit,
-        "cp_ridge_partial_fit": lib.cp_ridge_partial_fit_csr if sparse else lib.cp_ridge_partial_fit,
-        "cp_prob_fit": lib.cp_prob_fit_csr if sparse else lib.cp_prob_fit,
+        "cp_ridge_fit": lib.cp_ridge_fit_csr if sparse_x else lib.cp_ridge_fit,
+        "cp_ridge_partial_fit": lib.cp_ridge_partial_fit_csr if sparse_x else lib.cp_ridge_partial_fit,
+        "cp_prob_fit": lib.cp_prob_fit_csr if sparse_x else lib.cp_prob_fit,
     }[name]
 
 

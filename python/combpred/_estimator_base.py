@@ -197,18 +197,22 @@ class StructuredEstimator(BaseEstimator):
         """Further checks of the validated training inputs (none by default)."""
 
     def _fit_data(
-        self, X: Any, y: Any, sample_weight: Any, classes: Any = None
-    ) -> tuple[np.ndarray, Any, np.ndarray, Any, Any]:
+        self, X: Any, y: Any, sample_weight: Any, classes: Any = None, sparse_targets: bool = False
+    ) -> tuple[np.ndarray, Any, Any, Any, Any]:
         """Validate the parameters and the data of a fit, forgetting any previous fit.
 
         Returns (X, space, rows, classes, sample_weight): X as C-contiguous float64 (or a float64
         scipy.sparse CSR matrix where the configuration takes sparse inputs), the resolved
-        space, y encoded as int64 rows, classes_ (or None) and the weights (or None).
+        space, y encoded as int64 rows, classes_ (or None) and the weights (or None). With
+        ``sparse_targets``, a sparse multi-label y stays sparse: rows is then its canonical CSR
+        form (``_spaces._multilabel_ones``).
         """
         self._validate_params()
         self._reset()
         multi = not (self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass))
         sparse_y = _capi.is_sparse(y)
+        if sparse_y and sparse_targets and self._is_multilabel():
+            return self._fit_data_sparse_y(X, y, sample_weight)
         y = self._dense_targets(y)
         X, y = validate_data(
             self,
@@ -228,6 +232,31 @@ class StructuredEstimator(BaseEstimator):
         set_threads(self.n_jobs)
         self.sparse_output_ = sparse_y
         return X, space, rows, classes, sw
+
+    def _fit_data_sparse_y(self, X: Any, y: Any, sample_weight: Any) -> tuple[Any, Any, Any, Any, Any]:
+        """_fit_data for a sparse multi-label Y kept sparse: rows is its canonical CSR form."""
+        ones = _spaces._multilabel_ones(y, "y")
+        X = validate_data(
+            self,
+            X,
+            accept_sparse=self._accept_sparse(X, fitting=True),
+            dtype=np.float64,
+            order="C",
+            ensure_min_features=1,
+            ensure_min_samples=1,
+        )
+        if ones.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"Found input variables with inconsistent numbers of samples: X has {X.shape[0]}, y has {ones.shape[0]}"
+            )
+        self._check_fit_X(X)
+        space = self.space if isinstance(self.space, _spaces.Space) else _spaces.Multilabel(ones.shape[1])
+        if space.dim != ones.shape[1]:
+            raise ValueError(f"y has {ones.shape[1]} labels, the space {space!r} has {space.dim}")
+        sw = check_sample_weight(sample_weight, X.shape[0])
+        set_threads(self.n_jobs)
+        self.sparse_output_ = True
+        return X, space, ones, np.array([0, 1]), sw
 
     def _dense_targets(self, y: Any) -> Any:
         """A scipy.sparse Y of structure rows as the dense rows the core reads (checked against the

@@ -306,9 +306,14 @@ class StructuredRidge(StructuredEstimator):
             form without a copy; other formats are converted to CSR) for the linear, poly and rbf
             kernels and Nyström maps; callable and precomputed kernels, and ``solver="sgd"`` on a
             kernel expansion, refuse it with a TypeError.
-        y : array-like
+        y : {array-like, sparse matrix}
             Structures in the space's encoding: 1-D labels for multiclass, (n_samples, width)
-            integer rows otherwise.
+            integer rows otherwise. A ``scipy.sparse`` 0/1 Y (``MultiLabelBinarizer(sparse_output=True)``)
+            makes ``predict`` return CSR; for ``space="multilabel"`` the core receives the positions
+            of its ones, and the linear model (or a Nyström map) solved by conjugate gradients keeps
+            them sparse: memory and time per iteration grow with the number of ones, not with
+            n_samples × n_labels. Other fits read Y as dense rows (8 bytes per entry, checked
+            against the memory budget first).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the examples.
 
@@ -318,7 +323,7 @@ class StructuredRidge(StructuredEstimator):
         """
         previous = getattr(self, "_model", None) if self.warm_start else None  # _fit_data forgets it
         previous_kernel, previous_X = self.__dict__.get("_callable"), self.__dict__.get("X_fit_")
-        X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
+        X, space, rows, classes, sw = self._fit_data(X, y, sample_weight, sparse_targets=True)
         fitted, core_X = None, X
         if callable(self.kernel):
             fitted = _CallableKernel(self.kernel, self.kernel_params)
