@@ -42,6 +42,7 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
         ("prob_label_ranking.py", "prob_label_ranking", "## Label ranking with ProbabilisticStructured"),
         ("decision_rules.py", "decision_rules", "## Decision rules on label ranking"),
         ("many_labels.py", "many_labels", "## Many labels"),
+        ("sparse_many_labels.py", "sparse_many_labels", "## Many labels on sparse data"),
         pytest.param(
             "dask_scale.py",
             "dask_scale",
