@@ -69,3 +69,20 @@ def save_figure(fig, name: str) -> Path:
     path = FIGURES / f"{name}.png"
     fig.savefig(path, dpi=120, bbox_inches="tight")
     return path
+
+
+def vm(field: str) -> int:
+    """A field of /proc/self/status in bytes (VmRSS, VmHWM: they see Go's memory, unlike tracemalloc)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def reset_peak() -> bool:
+    """Reset VmHWM to the current resident set; False where the kernel does not allow it."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False

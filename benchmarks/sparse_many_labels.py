@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _report import BENCHMARKS_MD, machine, write_section
+from _report import BENCHMARKS_MD, machine, reset_peak, vm, write_section
 from scipy import sparse
 
 TARGET = "Target (issue 15): a multi-label problem with 10,000 labels and 100,000 sparse rows trains in under a minute."
@@ -59,13 +59,6 @@ def data(m: int, n: int, d: int, seed: int, topics: int = 500):
     return X, Y
 
 
-def vm(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
 def precision_at(scores: np.ndarray, Y, k: int) -> float:
     top = np.argpartition(-scores, k, axis=1)[:, :k]
     return float(np.take_along_axis(Y.toarray(), top, axis=1).mean())
@@ -88,11 +81,7 @@ def run_child(model: str, m: int, d: int, quick: bool) -> dict:
     else:
         est = RidgeClassifier()
         target = Y.toarray()
-    try:
-        Path("/proc/self/clear_refs").write_text("5")  # VmHWM := the current resident set
-        reset = True
-    except OSError:
-        reset = False
+    reset = reset_peak()
     rss0 = vm("VmRSS")
     t0 = time.perf_counter()
     est.fit(X, target)

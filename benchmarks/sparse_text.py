@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _report import BENCHMARKS_MD, machine, write_section
+from _report import BENCHMARKS_MD, machine, reset_peak, vm, write_section
 from scipy import sparse
 
 SETS = ("medical", "enron", "bibtex")
@@ -117,13 +117,6 @@ def cv_choose(key: str, X, Y, grid: list[float], folds: int) -> tuple[float, lis
     return grid[int(np.argmin(losses))], losses
 
 
-def vm(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
 def run_child(name: str, key: str, value: float, quick: bool) -> dict:
     """Fit the chosen setting on the training split and score it on the test split, in this process."""
     from sklearn.metrics import f1_score, hamming_loss, label_ranking_loss
@@ -137,11 +130,7 @@ def run_child(name: str, key: str, value: float, quick: bool) -> dict:
 
         _capi.lib()  # load the library (and start Go) before the baseline: its start-up is no part of the fit
     csr_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
-    try:
-        Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current resident set
-        reset = True
-    except OSError:
-        reset = False
+    reset = reset_peak()
     rss0 = vm("VmRSS")
     t0 = time.perf_counter()
     model.fit(X, sparse.csr_matrix(Y) if key.startswith("sr_") else Y)

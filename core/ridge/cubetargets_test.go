@@ -3,6 +3,7 @@ package ridge
 import (
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,7 +78,7 @@ func TestCubeTargetsEqualDelta(t *testing.T) {
 	}
 	buf := make([]float64, d)
 	for i := 0; i < m; i++ {
-		if got, want := q.deltaRow(i, buf), p.Delta.RawRowView(i); !equalFloats(got, want) {
+		if got, want := q.deltaRow(i, buf), p.Delta.RawRowView(i); !slices.Equal(got, want) {
 			t.Fatalf("row %d: δ = %v, want %v", i, got, want)
 		}
 	}
@@ -87,18 +88,6 @@ func TestCubeTargetsEqualDelta(t *testing.T) {
 	if err := q.densify(); err != nil || !mat.Equal(q.Delta, p.Delta) {
 		t.Errorf("densify: %v", err)
 	}
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestFitSparseYEqualsFit: a fit on targets given by their ones is the fit on the same targets as

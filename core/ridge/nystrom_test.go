@@ -3,6 +3,7 @@ package ridge
 import (
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -50,7 +51,7 @@ func TestNystromLandmarks(t *testing.T) {
 		}
 		seen[v] = true
 	}
-	if other := NystromLandmarks(100, 30, 8); equalInts(idx, other) {
+	if other := NystromLandmarks(100, 30, 8); slices.Equal(idx, other) {
 		t.Errorf("seeds 7 and 8 drew the same landmarks")
 	}
 	if all := NystromLandmarks(10, 30, 7); len(all) != 10 {
@@ -66,18 +67,6 @@ func TestNystromLandmarks(t *testing.T) {
 	if b.ny != a.ny || b.Result.Iterations > 1 {
 		t.Errorf("warm start: map reused %v, %d iterations", b.ny == a.ny, b.Result.Iterations)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestNystromLarge fits an rbf model on 100,000 examples through a 300-component map, which the
