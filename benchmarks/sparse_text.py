@@ -136,9 +136,8 @@ def run_child(name: str, key: str, value: float, quick: bool) -> dict:
     model.fit(X, sparse.csr_matrix(Y) if key.startswith("sr_") else Y)
     seconds = time.perf_counter() - t0
     peak = vm("VmHWM")
-    pred = np.asarray(model.predict(Xt))
-    if hasattr(pred, "toarray"):
-        pred = pred.toarray()
+    pred = model.predict(Xt)
+    pred = pred.toarray() if sparse.issparse(pred) else np.asarray(pred)
     s = scores(model, Xt)
     coef = getattr(model, "coef_", None)
     model_bytes = 8 * X.shape[1] * Y.shape[1]  # a linear model's W (n_features × labels)
