@@ -112,7 +112,12 @@ class ProbabilisticStructured(StructuredEstimator):
         draws per input exact CFTP samples where their proven cost is small and samples of the mixed
         chain (or Metropolis, on spaces without local moves) elsewhere.
     n_samples : int, default=100
-        Samples per input and gradient evaluation when inference is sampled.
+        Samples per input and gradient evaluation when inference is sampled. Markov chains persist
+        from one gradient to the next: each input's chains resume where the last gradient left
+        them, with one thinning interval of burn-in instead of a hundred (on label ranking, an
+        iteration 5–7× faster at the same sample size; BENCHMARKS.md, "Sampled fits"). The fit
+        reports the relative gradient it reached with its Monte Carlo standard error
+        (``relative_gradient_se_``).
     max_iter : int, default=200
         Maximum iterations of L-BFGS (exact inference) or Adam (sampled). On ``"multilabel"``,
         where J is a sum of one binary logistic regression per label, each label runs its own
