@@ -25,8 +25,7 @@ import (
 // ρ_t = 4/(t + 3), which forgets the early iterates and averages out the sampling noise. Chains
 // persist from one gradient to the next (unless opt.FreshChains), the samples per row may grow
 // by the norm test (opt.MaxSampleGrowth), and the result reports the relative gradient at W̄
-// with its Monte Carlo standard error. Everything is
-// determined by opt.Seed.
+// with its Monte Carlo standard error. Everything is determined by opt.Seed.
 func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
 	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
 		return NewProblem(sp, X, m, n, ys, weights, alpha, opt.Intercept)
@@ -245,8 +244,8 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 	var sg *sampledGradient
 	growth := 1
 	if !exact {
-		sg = newSampledGradient(p, inf.Sampler, !opt.FreshChains)
 		growth = max(1, opt.MaxSampleGrowth)
+		sg = newSampledGradient(p, inf.Sampler, !opt.FreshChains, growth > 1)
 	}
 	inf.Samples = inf.samples()
 	maxSamples := inf.Samples * growth

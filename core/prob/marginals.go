@@ -99,14 +99,16 @@ func marginals(sp space.Space, u []float64, opt InferenceOptions, seed uint64, m
 }
 
 // rowSampling is what a sampled fit passes to marginalsFrom for one row: the row's persistent
-// chains, and where the estimate's Monte Carlo variance comes back.
+// chains, and whether it wants the estimate's Monte Carlo variance back.
 type rowSampling struct {
-	chains *chainStates
-	// variance is set to an estimate of tr Cov(mean) by batch means: the n samples, in the order
-	// drawn, are cut into B = batchCount(n) runs, and Σ_a Σ_k (m_ka − mean_a)² / (B(B − 1)) over
-	// the runs' means m_k. For exact samples it is unbiased; for a chain's correlated states it is
-	// low (see batchRuns), less so than Σ_a s_a²/n, which treats the states as independent.
-	variance float64
+	chains   *chainStates
+	variance bool // estimate trCov
+	// trCov is set, when variance is, to an estimate of tr Cov(mean) by batch means: the n
+	// samples, in the order drawn, are cut into B = batchCount(n) runs, and
+	// Σ_a Σ_k (m_ka − mean_a)² / (B(B − 1)) over the runs' means m_k. For exact samples it is
+	// unbiased; for a chain's correlated states it is low (see batchRuns), less so than
+	// Σ_a s_a²/n, which treats the states as independent.
+	trCov float64
 }
 
 // batchRuns is the number of runs of batch means. Few long runs suit correlated chains: on
@@ -146,7 +148,10 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 		if par {
 			return MarginalsInfo{}, errors.New("prob: a sampled fit's marginals are drawn in one goroutine")
 		}
-		chains, nRuns = rs.chains, batchCount(n)
+		chains = rs.chains
+		if rs.variance {
+			nRuns = batchCount(n)
+		}
 	}
 	if err := checkSampleMemory(n, opt.Sampler, 8*int64(d), concurrent); err != nil {
 		return MarginalsInfo{}, err
@@ -186,8 +191,8 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 	for j := range mean {
 		mean[j] /= float64(n)
 	}
-	if rs != nil {
-		rs.variance = math.Inf(1) // one sample says nothing of its spread
+	if nRuns > 0 {
+		rs.trCov = math.Inf(1) // one sample says nothing of its spread
 		if nRuns >= 2 {
 			var v float64
 			for k := 0; k < nRuns; k++ {
@@ -197,7 +202,7 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 					v += dev * dev
 				}
 			}
-			rs.variance = v / float64(nRuns*(nRuns-1))
+			rs.trCov = v / float64(nRuns*(nRuns-1))
 		}
 	}
 	return info, nil

@@ -118,7 +118,7 @@ func (p *Problem) Objective(W *mat.Dense, inf InferenceOptions, seed uint64, gra
 // gradient reports back.
 type sampledGradient struct {
 	chains   []*chainStates // per row: its persistent chains (nil: fresh chains at every gradient)
-	rowNorms []float64      // ‖x̃_i‖², the row's squared norm with the intercept's 1
+	rowNorms []float64      // ‖x̃_i‖², the row's squared norm with the intercept's 1; nil: no noise wanted
 	// noise is set to the Monte Carlo standard error of the gradient, √E‖ĝ − E ĝ‖² =
 	// √(Σ_i (s_i/b)² ‖x̃_i‖² tr Cov(Ê_i)) over the b rows, s_i their weights.
 	noise float64
@@ -153,7 +153,7 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 	errs := make([]error, b)
 	exact := inf.exact(p.sp)
 	var noise []float64 // per row of the batch: (s_i/b)² ‖x̃_i‖² tr Cov(Ê_i)
-	if sg != nil && !exact {
+	if sg != nil && !exact && sg.rowNorms != nil {
 		noise = make([]float64, b)
 	}
 	var failed atomic.Bool // a row failed (e.g. a sampler hit its work bound): skip the rest
@@ -166,8 +166,8 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 			u := U.RawRowView(k)
 			g := G.RawRowView(k)
 			var rs *rowSampling
-			if noise != nil {
-				rs = &rowSampling{}
+			if sg != nil && !exact {
+				rs = &rowSampling{variance: noise != nil}
 				if sg.chains != nil {
 					rs.chains = sg.chains[i]
 				}
@@ -182,8 +182,8 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 			if p.weights != nil {
 				w = p.weights[i]
 			}
-			if rs != nil {
-				noise[k] = w * w * sg.rowNorms[i] * rs.variance / float64(b) / float64(b)
+			if noise != nil {
+				noise[k] = w * w * sg.rowNorms[i] * rs.trCov / float64(b) / float64(b)
 			}
 			py := p.psiY.RawRowView(i)
 			for j := range g {

@@ -63,16 +63,18 @@ func grownSamples(inf InferenceOptions, maxSamples, d int) int {
 	return n
 }
 
-// newSampledGradient returns the state of a sampled fit on p: the rows' squared norms and, when
-// persistent, empty chain states for every row.
-func newSampledGradient(p *Problem, opt SampleOptions, persistent bool) *sampledGradient {
-	norms := p.X.SquaredNorms()
-	if p.intercept {
-		for i := range norms {
-			norms[i]++
+// newSampledGradient returns the state of a sampled fit on p: when persistent, empty chain states
+// for every row; when noise is wanted (the norm test), the rows' squared norms.
+func newSampledGradient(p *Problem, opt SampleOptions, persistent, noise bool) *sampledGradient {
+	sg := &sampledGradient{}
+	if noise {
+		sg.rowNorms = p.X.SquaredNorms()
+		if p.intercept {
+			for i := range sg.rowNorms {
+				sg.rowNorms[i]++
+			}
 		}
 	}
-	sg := &sampledGradient{rowNorms: norms}
 	if persistent && opt.Sampler != SamplerCFTP {
 		sg.chains = make([]*chainStates, p.m)
 		for i := range sg.chains {

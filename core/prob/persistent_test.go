@@ -79,11 +79,11 @@ func TestSampledVarianceEstimate(t *testing.T) {
 	var reported float64
 	for s := range means {
 		means[s] = make([]float64, d)
-		rs := &rowSampling{}
+		rs := &rowSampling{variance: true}
 		if _, err := marginalsFrom(sp, u, inf, uint64(s), means[s], false, rs); err != nil {
 			t.Fatal(err)
 		}
-		reported += rs.variance / seeds
+		reported += rs.trCov / seeds
 	}
 	empirical := traceVariance(means)
 	if ratio := reported / empirical; ratio < 0.85 || ratio > 1.18 {
@@ -100,7 +100,7 @@ func TestSampledVarianceEstimate(t *testing.T) {
 	for i := range W.RawMatrix().Data {
 		W.RawMatrix().Data[i] = r.NormFloat64() * 0.5
 	}
-	sg := newSampledGradient(p, inf.Sampler, false)
+	sg := newSampledGradient(p, inf.Sampler, false, true)
 	grads := make([][]float64, 200)
 	var noise float64
 	for s := range grads {

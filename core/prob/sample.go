@@ -195,15 +195,14 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 		if thin == 0 {
 			thin = DefaultThin(sp)
 		}
+		if resume = states.resumable(nBlocks); resume {
+			burn = thin
+		}
 		opt.BurnIn, opt.Thin = burn, thin
 		limit := opt.MaxSteps
 		if limit == 0 {
 			limit = DefaultChainMaxSteps
 		}
-		if resume = states.resumable(nBlocks); resume {
-			burn = thin
-		}
-		opt.BurnIn = burn
 		per := (n + nBlocks - 1) / nBlocks
 		if need := float64(burn) + float64(per-1)*float64(thin); need > float64(limit) {
 			return SampleStats{}, fmt.Errorf("%w: a chain would take %.0f steps (burn-in %d + %d samples × thinning %d), above the bound %d",
