@@ -271,7 +271,8 @@ def main() -> None:
         f"{keep.size} terms carried by at least {min_genes} training or validation gene(s) form the models' space "
         f"(`spaces.DAGSubsets`, d = {keep.size}). Train {len(R)} / valid {len(Rv)} (selection), refit on both, "
         f"test {len(Rt)}; {Rt[:, 1:].sum(axis=1).mean():.1f} terms per test gene. "
-        f"`python benchmarks/gene_ontology.py{' --quick' if args.quick else ''}`.",
+        f"`python benchmarks/gene_ontology.py{' --quick' if args.quick else ''}"
+        f"{f' --min-genes {args.min_genes}' if args.min_genes else ''}`.",
         "",
         TARGET,
         "",
