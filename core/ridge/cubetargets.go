@@ -63,10 +63,11 @@ func checkCubeTargets(m, d int, indptr, indices []int64) error {
 // FitSparseY is Fit for a cube space (multi-label) whose m targets are given by the positions of
 // their ones (yIndptr, yIndices: a CSR matrix of m rows and Dim() columns without its values,
 // the indices of each row strictly increasing). The linear model (on X or a Nyström map) solved
-// by conjugate gradients under the uniform reference keeps the targets sparse: Δ is c + B
-// (cubeTargets) and every product goes through the Gram matrix (sparseTargetSystem), so memory
-// and time per iteration grow with nnz(Y), never with m×d. Every other fit gets the targets as
-// dense rows, after a check of their size, and is the same fit as Fit's.
+// by conjugate gradients under the uniform reference keeps the targets sparse when Δ would be
+// large (sparseYMinEntries): Δ is c + B (cubeTargets) and every product goes through the Gram
+// matrix (sparseTargetSystem), so memory and time per iteration grow with nnz(Y), never with m×d.
+// Every other fit gets the targets as dense rows, after a check of their size, and is the same
+// fit as Fit's.
 func FitSparseY(sp space.Space, X []float64, m, n int, yIndptr, yIndices []int64, weights []float64, opt Options) (*Model, error) {
 	in, err := denseInput(X, m, n)
 	if err != nil {

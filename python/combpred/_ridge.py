@@ -310,10 +310,10 @@ class StructuredRidge(StructuredEstimator):
             Structures in the space's encoding: 1-D labels for multiclass, (n_samples, width)
             integer rows otherwise. A ``scipy.sparse`` 0/1 Y (``MultiLabelBinarizer(sparse_output=True)``)
             makes ``predict`` return CSR; for ``space="multilabel"`` the core receives the positions
-            of its ones, and the linear model (or a Nyström map) solved by conjugate gradients keeps
-            them sparse: memory and time per iteration grow with the number of ones, not with
-            n_samples × n_labels. Other fits read Y as dense rows (8 bytes per entry, checked
-            against the memory budget first).
+            of its ones, and when n_samples × n_labels is large the linear model (or a Nyström map)
+            solved by conjugate gradients keeps them sparse: memory and time per iteration grow
+            with the number of ones, not with n_samples × n_labels. Other fits read Y as dense
+            rows (8 bytes per entry, checked against the memory budget first).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the examples.
 
