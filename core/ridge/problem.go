@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
@@ -36,8 +35,8 @@ type Problem struct {
 	// ref, when not nil, is the reference measure that replaced the uniform one (reference.go):
 	// S, Cov and Mean are then its covariance and mean.
 	ref *reference
-	// targets, when not nil, holds Δ sparsely and Delta is nil until densify (a cube space's
-	// targets given by the positions of their ones: newCubeProblem).
+	// targets, when not nil, holds Δ sparsely and Delta is nil (a cube space's targets given by
+	// the positions of their ones: newCubeProblem); only the sparse-target linear CG fit reads it.
 	targets *sparseTargets
 }
 
@@ -56,24 +55,6 @@ func (p *Problem) deltaRow(i int, buf []float64) []float64 {
 		return p.targets.row(i, buf)
 	}
 	return p.Delta.RawRowView(i)
-}
-
-// densify writes Δ densely for the parts of a fit that read it row by row as a matrix, after a
-// check of its m×d size against the memory budget.
-func (p *Problem) densify() error {
-	if p.Delta != nil {
-		return nil
-	}
-	m, d := p.dims()
-	if err := budget.Check(fmt.Sprintf("the targets as a dense %d×%d matrix (only the linear model solved by conjugate gradients "+
-		"keeps sparse targets sparse)", m, d), budget.Mul(int64(m), int64(d), 8)); err != nil {
-		return err
-	}
-	p.Delta = mat.NewDense(m, d, nil)
-	for i := 0; i < m; i++ {
-		p.targets.row(i, p.Delta.RawRowView(i))
-	}
-	return nil
 }
 
 // denseMaxDim is the largest d for which a Problem holds S densely: MaxDim, lowered by tests to
