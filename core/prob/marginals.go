@@ -54,6 +54,10 @@ type InferenceOptions struct {
 	Samples int
 	// Sampler draws the samples (default: exact, CFTP).
 	Sampler SampleOptions
+	// PlainMeans averages ψ over the samples as drawn. By default permutations and directed
+	// cycles average its conditional expectation within pairs of structures instead (see
+	// conditioning): the same mean, with less variance.
+	PlainMeans bool
 }
 
 func (o InferenceOptions) validate() error {
@@ -163,15 +167,33 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 		}
 		runs = make([]float64, nRuns*d)
 	}
+	runSize := make([]int, nRuns)
 	nb := (n+cftpBlock-1)/cftpBlock + max(1, opt.Sampler.Chains)
 	acc := make([]float64, nb*d) // per block, summed in block order: deterministic
-	st, err := visitSamplesFrom(sp, u, n, seed, opt.Sampler, par, chains, func(b, i int, _ []int64, psi []float64) {
+	var newCond func() conditioning
+	if !opt.PlainMeans {
+		var condBytes int64
+		if newCond, condBytes = newConditioning(sp, u); newCond != nil {
+			if err := checkSampleMemory(n, opt.Sampler, 8*int64(d)+condBytes, concurrent); err != nil {
+				return MarginalsInfo{}, err
+			}
+		}
+	}
+	conds := make([]conditioning, nb) // per block: blocks run concurrently
+	st, err := visitSamplesFrom(sp, u, n, seed, opt.Sampler, par, chains, func(b, i int, y []int64, psi []float64) {
+		if newCond != nil {
+			if conds[b] == nil {
+				conds[b] = newCond()
+			}
+			conds[b].condition(y, psi)
+		}
 		row := acc[b*d : (b+1)*d]
 		for j, x := range psi {
 			row[j] += x
 		}
 		if runs != nil {
 			k := i * nRuns / n
+			runSize[k]++
 			run := runs[k*d : (k+1)*d]
 			for j, x := range psi {
 				run[j] += x
@@ -196,7 +218,7 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 		if nRuns >= 2 {
 			var v float64
 			for k := 0; k < nRuns; k++ {
-				size := float64((k+1)*n/nRuns - k*n/nRuns)
+				size := float64(runSize[k])
 				for j, mu := range mean {
 					dev := runs[k*d+j]/size - mu
 					v += dev * dev

@@ -116,6 +116,27 @@ func TestSampledVarianceEstimate(t *testing.T) {
 	}
 }
 
+// TestBatchMeansOfConstantSamples: when every sample is the same structure the batch-means
+// variance is exactly 0, also with runs of unequal sizes (40 samples in 3 runs). It was not while
+// the runs' sizes were computed by a rounding other than the one that assigned the samples: the
+// reported variance of Permutations(5) was 3 % above the spread over seeds (measured over 4,000
+// seeds), 8–10 % with conditioned means.
+func TestBatchMeansOfConstantSamples(t *testing.T) {
+	sp := mustSpace(t, "permutations", 3)
+	u := []float64{200, 200, 200} // π(1 2 3) = 1 − O(e^−400)
+	for _, plain := range []bool{true, false} {
+		mean := make([]float64, sp.Dim())
+		rs := &rowSampling{variance: true}
+		inf := InferenceOptions{Method: InferSampled, Samples: 40, Sampler: SampleOptions{Sampler: SamplerCFTP}, PlainMeans: plain}
+		if _, err := marginalsFrom(sp, u, inf, 1, mean, false, rs); err != nil {
+			t.Fatal(err)
+		}
+		if rs.trCov != 0 {
+			t.Errorf("plain %v: batch-means variance %g of constant samples (mean %v)", plain, rs.trCov, mean)
+		}
+	}
+}
+
 // traceVariance is Σ_j Var(x_j) over the rows of xs.
 func traceVariance(xs [][]float64) float64 {
 	k := float64(len(xs))
