@@ -165,7 +165,13 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	eval := func(x, g []float64) (float64, error) {
 		return p.Objective(mat.NewDense(rows, d, x), inf, opt.Seed, mat.NewDense(rows, d, g))
 	}
-	x := W.RawMatrix().Data // zero, or a warm start
+	return minimizeRelative(W.RawMatrix().Data, eval, opt)
+}
+
+// minimizeRelative minimises J by L-BFGS from x (zero, or a warm start; updated in place) to
+// ‖∇J‖ ≤ opt.Tol·‖∇J(0)‖, eval writing ∇J into g and returning J, with opt's progress reports and
+// iteration bound.
+func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), opt *Options) (Result, error) {
 	g := make([]float64, len(x))
 	// The stopping rule is relative to the gradient at W = 0, wherever the run starts.
 	f, err := eval(make([]float64, len(x)), g)
@@ -177,7 +183,7 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 		return Result{}, err
 	}
 	if g0 == 0 { // W = 0 is optimal
-		W.Zero()
+		clear(x)
 		return Result{Objective: f, Converged: true}, nil
 	}
 	if floats.Norm(x, 2) > 0 { // a warm start that already meets the tolerance runs no iteration

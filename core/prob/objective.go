@@ -27,7 +27,8 @@ type Problem struct {
 	m, n      int
 	intercept bool
 	psiY      *mat.Dense // m × d: ψ(y_i)
-	weights   []float64  // nil: all 1
+	weights   []float64  // nil: all 1; else scaled to mean 1
+	weightSum float64    // Σ of the weights as given (m when nil)
 	lambda    float64
 }
 
@@ -68,6 +69,7 @@ func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, la
 	if err := space.ValidateRows(sp, ys, m); err != nil {
 		return nil, err
 	}
+	weightSum := float64(m)
 	if weights != nil {
 		if len(weights) != m {
 			return nil, fmt.Errorf("prob: %d sample weights for %d samples", len(weights), m)
@@ -82,6 +84,7 @@ func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, la
 		if !(sum > 0) || math.IsInf(sum, 0) {
 			return nil, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", sum)
 		}
+		weightSum = sum
 		scaled := make([]float64, m)
 		for i, w := range weights {
 			scaled[i] = w * (float64(m) / sum)
@@ -95,7 +98,7 @@ func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, la
 	psi := make([]float64, m*d)
 	space.EmbedRows(sp, ys, m, psi)
 	return &Problem{sp: sp, X: X, m: m, n: n, intercept: intercept,
-		psiY: mat.NewDense(m, d, psi), weights: weights, lambda: lambda}, nil
+		psiY: mat.NewDense(m, d, psi), weights: weights, weightSum: weightSum, lambda: lambda}, nil
 }
 
 // Cols is the number of rows of W: n, plus one for the intercept.
@@ -127,12 +130,46 @@ type sampledGradient struct {
 // objectiveRows is Objective on the rows listed (all when rows is nil), with the data term
 // averaged over them: an unbiased estimate of the full average for a uniform minibatch.
 func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, seed uint64, grad *mat.Dense, sg *sampledGradient) (float64, error) {
-	if err := inf.validate(); err != nil {
+	s, b, err := p.dataTerm(W, rows, inf, seed, grad, sg)
+	if err != nil {
 		return 0, err
+	}
+	return penalized(W, p.n, p.lambda, s, float64(b), grad), nil
+}
+
+// DataSums returns the data term of J over the Problem's rows as sums, not averaged: loss =
+// Σ_i s_i [log Z(u_i) − ⟨u_i, ψ(y_i)⟩] and, in grad (Cols()×Dim()), Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ,
+// with the sample weights s_i as given to NewProblem (1 when nil), and weight = Σ_i s_i. Sums over
+// disjoint sets of rows add up to the sums over their union, which FitSums turns into J and ∇J: a
+// fit whose rows are spread over machines. Inference must be exact.
+func (p *Problem) DataSums(W *mat.Dense, inf InferenceOptions, grad *mat.Dense) (loss, weight float64, err error) {
+	if !inf.exact(p.sp) || !HasExact(p.sp) {
+		return 0, 0, fmt.Errorf("%w: sums of the data term need exact inference, which the %s space (log|Y| = %.1f) with method %v has not",
+			ErrNoExact, p.sp.Kind(), p.sp.LogCount(), inf.Method)
+	}
+	if r, c := grad.Dims(); r != p.Cols() || c != p.sp.Dim() {
+		return 0, 0, fmt.Errorf("prob: the gradient is %d×%d, want %d×%d", r, c, p.Cols(), p.sp.Dim())
+	}
+	s, _, err := p.dataTerm(W, nil, inf, 0, grad, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	// The rows' weights were scaled to mean 1: undo it, so that the sums carry the raw weights.
+	scale := p.weightSum / float64(p.m)
+	grad.Scale(scale, grad)
+	return s * scale, p.weightSum, nil
+}
+
+// dataTerm writes Σ_k s_k x̃_k (E[ψ] − ψ(y_k))ᵀ over the rows listed (all when rows is nil) into
+// grad (when not nil) and returns Σ_k s_k [log Z(u_k) − ⟨u_k, ψ(y_k)⟩] (NaN with sampled
+// inference) and the number of rows, s_k the scaled weights.
+func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed uint64, grad *mat.Dense, sg *sampledGradient) (float64, int, error) {
+	if err := inf.validate(); err != nil {
+		return 0, 0, err
 	}
 	d := p.sp.Dim()
 	if r, c := W.Dims(); r != p.Cols() || c != d {
-		return 0, fmt.Errorf("prob: W is %d×%d, want %d×%d", r, c, p.Cols(), d)
+		return 0, 0, fmt.Errorf("prob: W is %d×%d, want %d×%d", r, c, p.Cols(), d)
 	}
 	// All rows (a full-batch evaluation): the products read X where it lies; a minibatch gathers
 	// its rows first.
@@ -196,7 +233,7 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 	})
 	for _, err := range errs {
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	if noise != nil {
@@ -206,29 +243,37 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 		}
 		sg.noise = math.Sqrt(v)
 	}
+	s := math.NaN()
+	if exact {
+		s = 0
+		for _, t := range terms {
+			s += t
+		}
+	}
+	if grad != nil {
+		gradientProductX(grad, Xb, G, p.intercept)
+	}
+	return s, b, nil
+}
+
+// penalized turns the data term's sums over rows of total weight b — loss = Σ_i s_i ℓ_i and, in
+// grad, Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ — into J = λ‖W_{:n}‖² + loss/b and, in place, ∇J = grad/b +
+// 2λW_{:n}, the first n rows of W (the intercept's row is not penalised). grad may be nil.
+func penalized(W *mat.Dense, n int, lambda, loss, b float64, grad *mat.Dense) float64 {
 	var pen float64
-	for j := 0; j < p.n; j++ {
+	for j := 0; j < n; j++ {
 		for _, v := range W.RawRowView(j) {
 			pen += v * v
 		}
 	}
-	J := math.NaN()
-	if exact {
-		var s float64
-		for _, t := range terms {
-			s += t
-		}
-		J = p.lambda*pen + s/float64(b)
-	}
 	if grad != nil {
-		gradientProductX(grad, Xb, G, p.intercept)
-		grad.Scale(1/float64(b), grad)
-		for j := 0; j < p.n; j++ {
+		grad.Scale(1/b, grad)
+		for j := 0; j < n; j++ {
 			gr, wr := grad.RawRowView(j), W.RawRowView(j)
 			for a := range gr {
-				gr[a] += 2 * (p.lambda * wr[a]) // not (2λ)·w: 2λ overflows for λ near 1e308, and ∞·0 is NaN
+				gr[a] += 2 * (lambda * wr[a]) // not (2λ)·w: 2λ overflows for λ near 1e308, and ∞·0 is NaN
 			}
 		}
 	}
-	return J, nil
+	return lambda*pen + loss/b
 }

@@ -1,0 +1,126 @@
+package prob
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// SumsFunc returns the data term of J at W summed over the whole training set, as
+// Problem.DataSums gives it for one part of the rows: the parts' loss, weight and grad
+// (Cols×Dim, written into grad) added up.
+type SumsFunc func(W, grad *mat.Dense) (loss, weight float64, err error)
+
+// FitSums trains ProbabilisticStructured on n features from the data sums that sums returns for
+// each W (see SumsFunc), the fit of rows spread over machines: each evaluation sums
+// Problem.DataSums over the parts. It runs the L-BFGS of Fit with exact inference (the same
+// objective, stopping rule and Result), so the model equals Fit's on the rows taken together up to
+// rounding and the solver's tolerance. opt.Alpha 0 means DefaultAlpha of the summed weight. The
+// weight must be the same at every evaluation (the data may not change during the fit).
+func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("prob: the number of features must be ≥ 1, got %d", n)
+	}
+	if !opt.Inference.exact(sp) || !HasExact(sp) {
+		return nil, fmt.Errorf("%w: a fit from data sums needs exact inference; the %s space (log|Y| = %.1f) with method %v has not",
+			ErrNoExact, sp.Kind(), sp.LogCount(), opt.Inference.Method)
+	}
+	if opt.Solver == SolverAdam {
+		return nil, errors.New("prob: a fit from data sums runs L-BFGS on exact gradients, not Adam")
+	}
+	if err := checkClosedFormMemory(sp); err != nil {
+		return nil, err
+	}
+	rows := n
+	if opt.Intercept {
+		rows++
+	}
+	W := warmStart(opt.Init, sp, n, opt.Intercept)
+	d := sp.Dim()
+	alpha, total := opt.Alpha, math.NaN()
+	eval := func(x, g []float64) (float64, error) {
+		Wx, G := mat.NewDense(rows, d, x), mat.NewDense(rows, d, g)
+		loss, weight, err := sums(Wx, G)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case !(weight > 0) || math.IsInf(weight, 0):
+			return 0, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", weight)
+		case math.IsNaN(total):
+			total = weight
+			if alpha == 0 {
+				alpha = DefaultAlpha([]float64{weight}, 1)
+				if err := check.Alpha(alpha); err != nil {
+					return 0, err
+				}
+			}
+		case math.Abs(weight-total) > 1e-9*total:
+			return 0, fmt.Errorf("prob: the data changed during the fit: the weights summed to %v, then to %v", total, weight)
+		}
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return 0, fmt.Errorf("prob: the data term's sum is %v", loss)
+		}
+		return penalized(Wx, n, alpha, loss, weight, G), nil
+	}
+	res, err := minimizeRelative(W.RawMatrix().Data, eval, &opt)
+	if err == nil {
+		err = check.Fitted("coefficients", W.RawMatrix().Data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Solver, res.Exact = SolverLBFGS, true
+	return &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}, nil
+}
+
+// DataSumsOf returns Problem.DataSums at W for one part of a data set, rows X (m×n, row-major)
+// with structures ys and optional weights (nil: all 1), checked as NewProblem checks them. A part
+// may be empty or have only zero weights: its sums are zero (FitSums checks the total).
+func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, intercept bool,
+	inf InferenceOptions, W, grad *mat.Dense) (loss, weight float64, err error) {
+	rows := n
+	if intercept {
+		rows++
+	}
+	if n < 1 || m < 0 {
+		return 0, 0, fmt.Errorf("prob: a part of the data has shape %d×%d", m, n)
+	}
+	if r, c := W.Dims(); r != rows || c != sp.Dim() {
+		return 0, 0, fmt.Errorf("prob: W is %d×%d, want %d×%d", r, c, rows, sp.Dim())
+	}
+	if r, c := grad.Dims(); r != rows || c != sp.Dim() {
+		return 0, 0, fmt.Errorf("prob: the gradient is %d×%d, want %d×%d", r, c, rows, sp.Dim())
+	}
+	zero := m == 0
+	if weights != nil && !zero {
+		zero = true
+		for _, w := range weights {
+			if w != 0 {
+				zero = false
+				break
+			}
+		}
+		if zero {
+			weights = nil // the rows are still checked below
+		}
+	}
+	if m > 0 {
+		p, err := NewProblem(sp, X, m, n, ys, weights, 1, intercept) // λ plays no part in the sums
+		if err != nil {
+			return 0, 0, err
+		}
+		if !zero {
+			return p.DataSums(W, inf, grad)
+		}
+	}
+	grad.Zero()
+	return 0, 0, nil
+}

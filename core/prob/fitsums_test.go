@@ -1,0 +1,170 @@
+package prob
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// parts cuts m rows into parts of the given sizes (the last takes the rest).
+func parts(m int, sizes ...int) [][2]int {
+	var out [][2]int
+	lo := 0
+	for _, s := range sizes {
+		out = append(out, [2]int{lo, lo + s})
+		lo += s
+	}
+	return append(out, [2]int{lo, m})
+}
+
+// partSums is the SumsFunc of a data set cut into parts, each summed by DataSumsOf as a worker
+// would.
+func partSums(sp space.Space, X []float64, n int, ys []int64, weights []float64, intercept bool, cuts [][2]int) SumsFunc {
+	w := sp.Width()
+	return func(W, grad *mat.Dense) (float64, float64, error) {
+		grad.Zero()
+		g := mat.DenseCopyOf(grad)
+		var loss, weight float64
+		for _, c := range cuts {
+			var pw []float64
+			if weights != nil {
+				pw = weights[c[0]:c[1]]
+			}
+			l, s, err := DataSumsOf(sp, X[c[0]*n:c[1]*n], c[1]-c[0], n, ys[c[0]*w:c[1]*w], pw, intercept,
+				InferenceOptions{Method: InferExact}, W, g)
+			if err != nil {
+				return 0, 0, err
+			}
+			loss, weight = loss+l, weight+s
+			grad.Add(grad, g)
+		}
+		return loss, weight, nil
+	}
+}
+
+// TestFitSumsEqualsFit: the fit from sums over uneven parts (one empty, one with only zero
+// weights) equals Fit on the rows taken together, for every family with exact inference, with
+// and without intercept and weights; and the summed data term, penalised, is Objective exactly.
+func TestFitSumsEqualsFit(t *testing.T) {
+	tree := make([]int64, len(smallTree))
+	copy(tree, smallTree)
+	for _, tc := range []struct {
+		kind   string
+		params []int64
+	}{
+		{"multiclass", []int64{4}}, {"multilabel", []int64{5}}, {"permutations", []int64{4}},
+		{"subtrees", tree}, {"dicycles", []int64{5}}, {"ordinal", []int64{5}}, {"ucycles", []int64{5}},
+	} {
+		for _, intercept := range []bool{true, false} {
+			for _, weighted := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/intercept=%v/weights=%v", tc.kind, intercept, weighted), func(t *testing.T) {
+					sp := mustSpace(t, tc.kind, tc.params...)
+					const m, n = 90, 3
+					X, ys := syntheticData(t, sp, m, n, 0.8, 5)
+					var weights []float64
+					cuts := parts(m, 17, 0, 40)
+					if weighted {
+						r := rand.New(rand.NewPCG(2, 3))
+						weights = make([]float64, m)
+						for i := range weights {
+							weights[i] = 0.2 + 2*r.Float64()
+						}
+						for i := 17; i < 57; i++ { // the third part weighs nothing
+							weights[i] = 0
+						}
+					}
+					opt := Options{Tol: 1e-10, MaxIter: 1000, Intercept: intercept}
+					want, err := Fit(sp, X, m, n, ys, weights, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sums := partSums(sp, X, n, ys, weights, intercept, cuts)
+					got, err := FitSums(sp, n, opt, sums)
+					if err != nil {
+						t.Fatal(err)
+					}
+					diff := mat.NewDense(want.Coef.RawMatrix().Rows, sp.Dim(), nil)
+					diff.Sub(got.Coef, want.Coef)
+					if rel := mat.Norm(diff, 2) / mat.Norm(want.Coef, 2); rel > 1e-7 {
+						t.Errorf("coefficients differ by %.2e relative", rel)
+					}
+					if !got.Result.Converged || got.Result.Solver != SolverLBFGS || !got.Result.Exact {
+						t.Errorf("result %+v", got.Result)
+					}
+					if math.Abs(got.Result.Objective-want.Result.Objective) > 1e-10*math.Abs(want.Result.Objective) {
+						t.Errorf("objective %.15g, Fit's %.15g", got.Result.Objective, want.Result.Objective)
+					}
+					// The penalised sums are the Problem's objective and gradient at any W.
+					p, err := NewProblem(sp, X, m, n, ys, weights, DefaultAlpha(weights, m), intercept)
+					if err != nil {
+						t.Fatal(err)
+					}
+					W := mat.DenseCopyOf(want.Coef)
+					W.Scale(0.7, W)
+					g1, g2 := mat.NewDense(p.Cols(), sp.Dim(), nil), mat.NewDense(p.Cols(), sp.Dim(), nil)
+					J1, _ := p.Objective(W, InferenceOptions{Method: InferExact}, 0, g1)
+					loss, weight, err := sums(W, g2)
+					if err != nil {
+						t.Fatal(err)
+					}
+					J2 := penalized(W, n, DefaultAlpha(weights, m), loss, weight, g2)
+					if math.Abs(J1-J2) > 1e-12*math.Abs(J1) || !floats.EqualApprox(g1.RawMatrix().Data, g2.RawMatrix().Data, 1e-12) {
+						t.Errorf("sums: J %.15g vs Objective %.15g", J2, J1)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestFitSumsRefusals: sampled inference, Adam, data that change between evaluations, a zero
+// total weight and a failing sum are refused with the reason; a warm start that is already
+// optimal runs no iteration.
+func TestFitSumsRefusals(t *testing.T) {
+	sp := mustSpace(t, "permutations", 4)
+	const m, n = 30, 2
+	X, ys := syntheticData(t, sp, m, n, 0.8, 7)
+	good := partSums(sp, X, n, ys, nil, true, parts(m, 10))
+	calls := 0
+	for _, tc := range []struct {
+		name string
+		opt  Options
+		sums SumsFunc
+		want string
+	}{
+		{"sampled", Options{Inference: InferenceOptions{Method: InferSampled}}, good, "exact inference"},
+		{"adam", Options{Solver: SolverAdam}, good, "not Adam"},
+		{"changing", Options{}, func(W, g *mat.Dense) (float64, float64, error) {
+			calls++
+			l, w, err := good(W, g)
+			return l, w + float64(calls), err
+		}, "data changed"},
+		{"no weight", Options{}, func(W, g *mat.Dense) (float64, float64, error) { return 0, 0, nil }, "positive finite sum"},
+		{"nan", Options{}, func(W, g *mat.Dense) (float64, float64, error) { return math.NaN(), 1, nil }, "NaN"},
+		{"failing", Options{}, func(W, g *mat.Dense) (float64, float64, error) { return 0, 0, errors.New("worker lost") }, "worker lost"},
+	} {
+		tc.opt.Intercept, tc.opt.Tol, tc.opt.MaxIter = true, 1e-6, 100
+		if _, err := FitSums(sp, n, tc.opt, tc.sums); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	md, err := FitSums(sp, n, Options{Intercept: true, Tol: 1e-8, MaxIter: 100}, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := FitSums(sp, n, Options{Intercept: true, Tol: 1e-6, MaxIter: 100, Init: md}, good)
+	if err != nil || again.Result.Iterations != 0 || !again.Result.Converged {
+		t.Fatalf("warm start: %v, %+v", err, again.Result)
+	}
+	if _, _, err := DataSumsOf(sp, X, m, n, ys, nil, true, InferenceOptions{Method: InferExact},
+		mat.NewDense(n, sp.Dim(), nil), mat.NewDense(n+1, sp.Dim(), nil)); err == nil || !strings.Contains(err.Error(), "W is") {
+		t.Errorf("W of the wrong shape: %v", err)
+	}
+}
