@@ -30,6 +30,12 @@ extern "C" {
    objective and the solver's convergence measure; a nonzero return cancels the call. */
 typedef int (*cp_progress_fn)(int64_t iteration, double objective, double rel_grad, void *ctx);
 
+/* The data-sums callback of cp_prob_fit_sums: given the coefficients coef (rows × d, row-major,
+   read-only and valid during the call only), it writes the data term's sums over every part of
+   the data into *loss, *weight and grad (rows × d), as cp_prob_data_sums gives them for one part;
+   a nonzero return fails the fit. */
+typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
+
 /* The message of the last failed call on this thread. */
 CP_EXPORT const char *cp_last_error(void);
 
@@ -61,6 +67,14 @@ CP_EXPORT int cp_nystrom_projection(double *k, int64_t l, double *out, int64_t *
    the intercept (d values; zeros without one). */
 CP_EXPORT int cp_prob_coef(int64_t h, double *out, int64_t rows, int64_t cols, double *intercept);
 
+/* cp_prob_data_sums writes the data term of the ProbabilisticStructured objective at the
+   coefficients coef (rows × d: n feature rows, then the intercept's row when intercept is nonzero)
+   summed over one part of the data, X (m × n) with structures Y (m × w) and optional sample
+   weights (NULL: all 1): *loss = Σ_i s_i [log Z(x_i) − ⟨u_i, ψ(y_i)⟩], *weight = Σ_i s_i and grad
+   (rows × d) = Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ, by exact inference. A part may be empty (m = 0) or
+   weigh nothing; its sums are then zero. */
+CP_EXPORT int cp_prob_data_sums(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t intercept, double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad);
+
 /* cp_prob_decision writes the scores u = Wᵀx̃ of q inputs (q × d). */
 CP_EXPORT int cp_prob_decision(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d);
 
@@ -75,6 +89,13 @@ CP_EXPORT int cp_prob_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n, 
 
 /* cp_prob_fit_csr is cp_prob_fit on a sparse X (rows × cols CSR: see the _csr calls). */
 CP_EXPORT int cp_prob_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *ys, int64_t w, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
+
+/* cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over
+   parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
+   cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
+   inference); init is a model to warm-start from, or 0; progress as cp_prob_fit's (NULL: none).
+   Both callbacks run on the calling thread and receive ctx. */
+CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *params, int64_t init, cp_sums_fn sums, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_prob_free releases a ProbabilisticStructured model handle. */
 CP_EXPORT int cp_prob_free(int64_t h);

@@ -59,3 +59,7 @@ __attribute__((visibility("default"))) const char *cp_version(void) { return "0.
 int cp_call_progress(cp_progress_fn fn, int64_t iteration, double objective, double rel_grad, void *ctx) {
     return fn(iteration, objective, rel_grad, ctx);
 }
+
+int cp_call_sums(cp_sums_fn fn, const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx) {
+    return fn(coef, rows, d, loss, weight, grad, ctx);
+}

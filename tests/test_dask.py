@@ -1,6 +1,7 @@
-"""combpred.dask on a real LocalCluster (separate worker processes): the distributed fit equals the
-single-machine exact fit on every space family, with uneven partitions, DataFrames, Nyström maps,
-weights and the empirical reference; lazy prediction; a worker killed mid-fit; NaN in a partition."""
+"""combpred.dask on a real LocalCluster (separate worker processes): the distributed fits equal the
+single-machine fits on every space family (StructuredRidge's exact fit; ProbabilisticStructured's
+L-BFGS on exact inference), with uneven partitions, DataFrames, Nyström maps, weights and the
+empirical reference; lazy prediction; a worker killed mid-fit; NaN in a partition."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
 import _dask_tasks  # noqa: E402
-from combpred import StructuredRidge, _capi, spaces  # noqa: E402
-from combpred.dask import DaskStructuredRidge  # noqa: E402
+from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces  # noqa: E402
+from combpred.dask import DaskProbabilisticStructured, DaskStructuredRidge  # noqa: E402
 
 TREE = [-1, 0, 0, 1, 1, 2, 5]
 ROWS = (37, 150, 0, 13, 200, 60)  # uneven, one partition empty
@@ -207,3 +208,124 @@ def test_settings_without_a_reduction_are_refused():
         with pytest.raises(ValueError, match=match):
             DaskStructuredRidge(**params).fit(X, Y)
     assert _capi.usable()
+
+
+# -- ProbabilisticStructured ------------------------------------------------------------------
+
+PROB_CASES = {
+    "multiclass": (spaces.Multiclass(4), "multiclass"),
+    "multilabel": (spaces.Multilabel(4), "multilabel"),
+    "permutations": (spaces.Permutations(4), "permutations"),
+    "ordinal": (spaces.Ordinal(5), None),
+    "hierarchy_paths": (spaces.HierarchyPaths(TREE), None),
+    "subtrees": (spaces.Subtrees(TREE), None),
+    "ksubsets": (spaces.KSubsets(5, 2), None),
+    "dag_paths": (spaces.DAGPaths([[], [0], [0], [1, 2], [2]]), None),
+    "tournaments": (spaces.PartialTournaments(3), None),
+    "dicycles": (spaces.DirectedCycles(5), "dicycles"),
+    "ucycles": (spaces.UndirectedCycles(5), None),
+    "cliques": (spaces.Cliques(4), None),
+}
+
+
+def _prob_data(space: spaces.Space, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    X, Y = _data(space, seed)
+    if type(space) is spaces.Multiclass:
+        Y = np.array(["ant", "bee", "cat", "dog"])[np.asarray(Y).ravel()]
+    return X, Y
+
+
+@pytest.mark.parametrize("case", sorted(PROB_CASES))
+def test_distributed_probabilistic_fit_equals_the_in_memory_fit(client, case):
+    space, name = PROB_CASES[case]
+    X, Y = _prob_data(space, seed=len(case) + 20)
+    w = np.random.default_rng(2).uniform(0.2, 2.0, size=M) if case in ("multilabel", "subtrees") else None
+    if w is not None:
+        w[37:187] = 0  # partition 1 weighs nothing
+    est = {"space": name or space, "tol": 1e-8, "max_iter": 2000, "fit_intercept": case != "ordinal"}
+    local = ProbabilisticStructured(**est).fit(X, Y, sample_weight=w)
+    dX = da.from_array(X, chunks=(ROWS, N))
+    dY = da.from_array(Y, chunks=(100,) + Y.shape[1:])
+    dw = None if w is None else da.from_array(w, chunks=120)
+    dist = DaskProbabilisticStructured(**est).fit(dX, dY, sample_weight=dw)
+    # The solver is the same; only the order of the sums differs (and multi-label's in-memory fit
+    # solves its separable problem label by label).
+    _close(dist.coef_, local.coef_, 1e-6)
+    _close(dist.intercept_, local.intercept_, 1e-6)
+    assert dist.n_features_in_ == N and dist.solver_ == "lbfgs"
+    assert abs(dist.objective_ - local.objective_) <= 1e-10 * abs(local.objective_)
+    np.testing.assert_array_equal(dist.predict(dX).compute(), local.predict(X))
+
+
+def test_distributed_probabilistic_predictions_and_pickle(client):
+    import pickle
+
+    X, y = _prob_data(spaces.Multiclass(4), seed=31)
+    dX = da.from_array(X, chunks=(ROWS, N))
+    dist = DaskProbabilisticStructured(space="multiclass", alpha=0.01).fit(dX, da.from_array(y, chunks=90))
+    local = dist.to_local()
+    assert type(local) is ProbabilisticStructured and list(dist.classes_) == ["ant", "bee", "cat", "dog"]
+    for method in ("predict", "decision_function", "predict_marginals", "predict_proba"):
+        lazy = getattr(dist, method)(dX)
+        assert isinstance(lazy, da.Array) and lazy.chunks[0] == ROWS
+        expected = getattr(local, method)(X)
+        out = lazy.compute()
+        assert out.dtype == expected.dtype and out.shape == expected.shape
+        if out.dtype.kind == "f":
+            np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-15)
+        else:
+            np.testing.assert_array_equal(out, expected)
+    back = pickle.loads(pickle.dumps(local))
+    np.testing.assert_array_equal(back.predict(X), local.predict(X))
+    # a warm start from the fitted model is already converged
+    again = DaskProbabilisticStructured(space="multiclass", alpha=0.01, warm_start=True)
+    again.fit(dX, da.from_array(y, chunks=90))
+    n0 = again.n_iter_
+    again.fit(dX, da.from_array(y, chunks=90))
+    assert n0 > 0 and again.n_iter_ == 0
+
+
+def test_distributed_probabilistic_fit_refuses_sampled_inference(client):
+    X, Y = _data(spaces.Permutations(4), seed=3)
+    dX, dY = da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))
+    with pytest.raises(ValueError, match="needs exact inference.*sampled inference"):
+        DaskProbabilisticStructured(space="permutations", sampler="metropolis").fit(dX, dY)
+
+
+def test_distributed_probabilistic_fit_names_a_partition_with_nan(client):
+    X, Y = _data(spaces.Multilabel(3), seed=10)
+    X[37 + 150 + 5, 2] = np.nan
+    with pytest.raises(ValueError, match=r"partition 3 \(rows 187 to 199\): X holds nan at row 192, column 2"):
+        DaskProbabilisticStructured().fit(da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 3)))
+
+
+def test_a_worker_killed_mid_probabilistic_fit_is_retried_to_the_same_model(client, tmp_path, monkeypatch):
+    import functools
+
+    from combpred import dask as cdask
+
+    X, Y = _data(spaces.Permutations(4), seed=13)
+    est = {"space": "permutations", "tol": 1e-10, "max_iter": 2000}
+    local = ProbabilisticStructured(**est).fit(X, Y)
+    marker = str(tmp_path / "killed")
+    monkeypatch.setattr(cdask, "_block_sums", functools.partial(_dask_tasks.killing_block_sums, marker))
+    dist = DaskProbabilisticStructured(**est).fit(
+        da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))
+    )
+    assert (tmp_path / "killed").exists()  # a worker died at the third evaluation
+    _close(dist.coef_, local.coef_, 1e-6)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_a_sum_that_keeps_killing_workers_fails_the_probabilistic_fit(client, monkeypatch):
+    import functools
+
+    from combpred import dask as cdask
+
+    X, Y = _data(spaces.Permutations(4), seed=14)
+    monkeypatch.setattr(cdask, "_block_sums", functools.partial(_dask_tasks.killing_block_sums, None))
+    with pytest.raises(distributed.scheduler.KilledWorker):
+        DaskProbabilisticStructured(space="permutations").fit(
+            da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))
+        )
+    client.wait_for_workers(2, timeout=60)

@@ -113,6 +113,7 @@ var cTypes = map[string]string{
 	"*C.uint8_t":       "uint8_t *",
 	"*C.char":          "const char *",
 	"C.cp_progress_fn": "cp_progress_fn",
+	"C.cp_sums_fn":     "cp_sums_fn",
 	"unsafe.Pointer":   "void *",
 }
 
@@ -211,6 +212,12 @@ extern "C" {
 /* The progress callback of long calls: called on the calling thread with the iteration, the
    objective and the solver's convergence measure; a nonzero return cancels the call. */
 typedef int (*cp_progress_fn)(int64_t iteration, double objective, double rel_grad, void *ctx);
+
+/* The data-sums callback of cp_prob_fit_sums: given the coefficients coef (rows × d, row-major,
+   read-only and valid during the call only), it writes the data term's sums over every part of
+   the data into *loss, *weight and grad (rows × d), as cp_prob_data_sums gives them for one part;
+   a nonzero return fails the fit. */
+typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
 
 /* The message of the last failed call on this thread. */
 CP_EXPORT const char *cp_last_error(void);

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -28,9 +29,8 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 	if n < 1 {
 		return nil, fmt.Errorf("prob: the number of features must be ≥ 1, got %d", n)
 	}
-	if !opt.Inference.exact(sp) || !HasExact(sp) {
-		return nil, fmt.Errorf("%w: a fit from data sums needs exact inference; the %s space (log|Y| = %.1f) with method %v has not",
-			ErrNoExact, sp.Kind(), sp.LogCount(), opt.Inference.Method)
+	if err := sumsInference(sp, opt.Inference); err != nil {
+		return nil, err
 	}
 	if opt.Solver == SolverAdam {
 		return nil, errors.New("prob: a fit from data sums runs L-BFGS on exact gradients, not Adam")
@@ -41,6 +41,11 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 	rows := n
 	if opt.Intercept {
 		rows++
+	}
+	// W, ∇J and L-BFGS's history, as checkFitMemory counts them
+	if err := budget.Check(fmt.Sprintf("fitting %d features on the %s space of dimension d = %d", n, sp.Kind(), sp.Dim()),
+		budget.Mul(2*lbfgsMemory+8, int64(rows), int64(sp.Dim()), 8)); err != nil {
+		return nil, err
 	}
 	W := warmStart(opt.Init, sp, n, opt.Intercept)
 	d := sp.Dim()
@@ -123,4 +128,17 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	}
 	grad.Zero()
 	return 0, 0, nil
+}
+
+// sumsInference refuses inference options under which the data sums are not exact.
+func sumsInference(sp space.Space, inf InferenceOptions) error {
+	switch {
+	case !HasExact(sp):
+		return fmt.Errorf("%w: a fit from data sums needs exact inference, which the %s space (log|Y| = %.1f) does not have",
+			ErrNoExact, sp.Kind(), sp.LogCount())
+	case !inf.exact(sp):
+		return fmt.Errorf("%w: a fit from data sums needs exact inference, and the sampler parameter resolves to sampled "+
+			"inference on the %s space; use the exact sampler", ErrNoExact, sp.Kind())
+	}
+	return nil
 }

@@ -143,9 +143,8 @@ func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, 
 // disjoint sets of rows add up to the sums over their union, which FitSums turns into J and ∇J: a
 // fit whose rows are spread over machines. Inference must be exact.
 func (p *Problem) DataSums(W *mat.Dense, inf InferenceOptions, grad *mat.Dense) (loss, weight float64, err error) {
-	if !inf.exact(p.sp) || !HasExact(p.sp) {
-		return 0, 0, fmt.Errorf("%w: sums of the data term need exact inference, which the %s space (log|Y| = %.1f) with method %v has not",
-			ErrNoExact, p.sp.Kind(), p.sp.LogCount(), inf.Method)
+	if err := sumsInference(p.sp, inf); err != nil {
+		return 0, 0, err
 	}
 	if r, c := grad.Dims(); r != p.Cols() || c != p.sp.Dim() {
 		return 0, 0, fmt.Errorf("prob: the gradient is %d×%d, want %d×%d", r, c, p.Cols(), p.sp.Dim())

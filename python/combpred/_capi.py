@@ -27,6 +27,8 @@ OK, VALUE, TYPE, CANCELLED, INTERNAL, MEMORY = (
 )
 
 PROGRESS = ctypes.CFUNCTYPE(c_int, c_int64, c_double, c_double, c_void_p)
+_f64ptr = POINTER(c_double)
+SUMS = ctypes.CFUNCTYPE(c_int, _f64ptr, c_int64, c_int64, _f64ptr, _f64ptr, _f64ptr, c_void_p)
 
 
 class _Buffer:
@@ -138,6 +140,26 @@ _SIGNATURES = {
         [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p],
         c_int,
     ),
+    "cp_prob_data_sums": (
+        [
+            c_int64,
+            _f64p,
+            c_int64,
+            c_int64,
+            _i64p,
+            c_int64,
+            _f64p,
+            c_int64,
+            _f64p,
+            c_int64,
+            c_int64,
+            _f64p,
+            _f64p,
+            _f64p,
+        ],
+        c_int,
+    ),
+    "cp_prob_fit_sums": ([c_int64, c_int64, c_char_p, c_int64, SUMS, PROGRESS, c_void_p, _i64p], c_int),
     "cp_prob_free": ([c_int64], c_int),
     "cp_prob_info": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_prob_coef": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),

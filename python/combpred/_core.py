@@ -385,6 +385,27 @@ def _fit_function(lib: Any, name: str, args: tuple[Any, ...]) -> Callable[..., i
     }[name]
 
 
+def prob_data_sums(
+    space: SpaceHandle,
+    X: np.ndarray,
+    rows: np.ndarray,
+    sample_weight: np.ndarray | None,
+    intercept: bool,
+    coef: np.ndarray,
+) -> tuple[float, float, np.ndarray]:
+    """The ProbabilisticStructured data term at ``coef`` (rows × d) summed over the rows of a dense
+    X with structures ``rows``: ``(loss, weight, grad)`` as ``cp_prob_data_sums`` defines them."""
+    if _capi.is_sparse(X):
+        raise TypeError("prob_data_sums takes a dense X")
+    args = _fit_arrays(X, rows, space.info.width, sample_weight)
+    shape = coef.shape
+    _, pc = _capi.f64(coef, shape, "coef")
+    grad, pg = _capi.out_f64(shape, "coef")
+    loss, weight = ctypes.c_double(), ctypes.c_double()
+    _capi.check(_capi.lib().cp_prob_data_sums(space.value, *args, int(intercept), pc, *shape, loss, weight, pg))
+    return loss.value, weight.value, grad
+
+
 class RidgeModel(Model):
     """A fitted StructuredRidge model (``cp_ridge_*``)."""
 
@@ -510,6 +531,45 @@ class ProbModel(Model):
 
         def call(progress: Any, out: Any) -> int:
             return fit(space.value, *args, params, init.value if init is not None else 0, progress, None, out)
+
+        return call
+
+    @staticmethod
+    def fit_sums_call(
+        space: SpaceHandle,
+        n_features: int,
+        params: bytes,
+        init: ProbModel | None,
+        sums: Callable[[np.ndarray], tuple[float, float, np.ndarray]],
+    ) -> Callable[[Any, Any], int]:
+        """The call ``(progress, out) -> status`` that fits a model from data sums: Go's L-BFGS
+        asks ``sums(W)`` (W of shape (rows, d), a copy) for the data term summed over every part
+        of the data, as :func:`prob_data_sums` gives it for one part — ``(loss, weight, grad)``.
+        An exception raised by ``sums`` stops the fit and is raised again by the call."""
+        captured: list[BaseException] = []
+
+        def callback(coef: Any, rows: int, d: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
+            try:
+                W = np.ctypeslib.as_array(coef, shape=(rows, d)).copy()
+                total_loss, total_weight, total_grad = sums(W)
+                np.ctypeslib.as_array(grad, shape=(rows, d))[...] = total_grad
+                loss[0], weight[0] = float(total_loss), float(total_weight)
+                return 0
+            except BaseException as exc:  # a worker's error, KeyboardInterrupt: raised after the call
+                captured.append(exc)
+                return 1
+
+        callback_c = _capi.SUMS(callback)
+
+        def call(progress: Any, out: Any) -> int:
+            status = _capi.lib().cp_prob_fit_sums(
+                space.value, n_features, params, init.value if init is not None else 0, callback_c, progress, None, out
+            )
+            if captured:
+                if status == _capi.OK:  # pragma: no cover - Go fails the fit when the callback fails
+                    ProbModel(out.value)
+                raise captured[0]
+            return status
 
         return call
 

@@ -1,4 +1,5 @@
-"""StructuredRidge on Dask collections: the exact single-machine answer from data spread over a cluster.
+"""StructuredRidge and ProbabilisticStructured on Dask collections: the single-machine answer from
+data spread over a cluster.
 
 The exact solution of the linear StructuredRidge needs only sums over examples (docs/design.md §2):
 the normal equations' blocks are moments of (x, ψ(y)) pairs. Each partition's moments are computed
@@ -6,6 +7,11 @@ where the partition lives, merged pairwise up a tree, and the small merged syste
 client — so :class:`DaskStructuredRidge` gives, to rounding, the coefficients that
 ``StructuredRidge(solver="exact").fit`` gives on the concatenated data, whatever the partitioning,
 with O((n_features · d)²) memory per task whatever the number of rows.
+
+ProbabilisticStructured's objective and gradient are sums over examples too: at every iteration of
+the core's L-BFGS, :class:`DaskProbabilisticStructured` sums each partition's data term where the
+partition lives (exact inference), adds the sums up a tree and returns them to the solver, which
+runs on the client exactly as in ``ProbabilisticStructured.fit``.
 
 Install with ``pip install "combpred[dask]"``. The same code runs on a local cluster, on a
 multi-machine cluster (``Client("scheduler-address:8786")``), or on Dask's local schedulers.
@@ -31,9 +37,10 @@ except ImportError as exc:  # pragma: no cover - the optional extra
 from . import _core
 from . import spaces as _spaces
 from ._estimator_base import class_labels, class_rows, set_threads
+from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
 
-__all__ = ["DaskStructuredRidge"]
+__all__ = ["DaskProbabilisticStructured", "DaskStructuredRidge"]
 
 
 def _is_dask(obj: Any) -> bool:
@@ -77,8 +84,7 @@ def _partition_error(index: int, lo: int, m: int, message: str) -> ValueError:
     return ValueError(f"partition {index} (rows {lo} to {lo + m - 1}): {message}")
 
 
-def _block_stats(
-    empty: _core.Stats,
+def _block_inputs(
     X: np.ndarray,
     y: np.ndarray,
     sample_weight: np.ndarray | None,
@@ -86,13 +92,10 @@ def _block_stats(
     lo: int,
     space: _spaces.Space,
     classes: np.ndarray | None,
-    n_jobs: int | None,
-) -> _core.Stats:
-    """The statistics of one partition, computed on the worker that holds it; every input is
-    validated here, and an error names the partition (index and global rows)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """One partition's X (float64, C order), structure rows and weights, validated on the worker
+    that holds it; an error names the partition (index and global rows)."""
     m = X.shape[0]
-    if n_jobs is not None:
-        set_threads(n_jobs)  # the core's threads in this worker process
     X = np.ascontiguousarray(X, dtype=np.float64)
     finite = np.isfinite(X)
     if not finite.all():
@@ -104,25 +107,139 @@ def _block_stats(
         if sample_weight is not None:
             w = np.ascontiguousarray(sample_weight, dtype=np.float64)
             bad = ~np.isfinite(w) | (w < 0)
-            if bad.any():  # all-zero weights are fine in one partition: the solve checks the total
+            if bad.any():  # all-zero weights are fine in one partition: the solver checks the total
                 i = int(np.argmax(bad))
                 raise ValueError(f"sample_weight[{lo + i}] = {w[i]}: weights must be finite and non-negative")
-        return empty.add(X, rows, space.width, w)
     except (ValueError, TypeError) as exc:
         raise _partition_error(index, lo, m, str(exc)) from None
+    return X, rows, w
+
+
+def _block_stats(
+    empty: _core.Stats,
+    X: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None,
+    index: int,
+    lo: int,
+    space: _spaces.Space,
+    classes: np.ndarray | None,
+    n_jobs: int | None,
+) -> _core.Stats:
+    """The statistics of one partition, computed on the worker that holds it."""
+    if n_jobs is not None:
+        set_threads(n_jobs)  # the core's threads in this worker process
+    X, rows, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
+    try:
+        return empty.add(X, rows, space.width, w)
+    except (ValueError, TypeError) as exc:
+        raise _partition_error(index, lo, X.shape[0], str(exc)) from None
+
+
+def _block_sums(
+    X: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None,
+    index: int,
+    lo: int,
+    space: _spaces.Space,
+    classes: np.ndarray | None,
+    intercept: bool,
+    coef: np.ndarray,
+    n_jobs: int | None,
+) -> tuple[float, float, np.ndarray]:
+    """ProbabilisticStructured's data term at ``coef`` summed over one partition, on the worker
+    that holds it: (loss, weight, gradient) as ``cp_prob_data_sums`` defines them."""
+    if n_jobs is not None:
+        set_threads(n_jobs)
+    X, rows, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
+    try:
+        return _core.prob_data_sums(space._handle(), X, rows, w, intercept, coef)
+    except (ValueError, TypeError) as exc:
+        raise _partition_error(index, lo, X.shape[0], str(exc)) from None
+
+
+def _add_sums(
+    a: tuple[float, float, np.ndarray], b: tuple[float, float, np.ndarray]
+) -> tuple[float, float, np.ndarray]:
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
 
 
 def _merge(a: _core.Stats, b: _core.Stats) -> _core.Stats:
     return a.merge(b)
 
 
-def _tree(parts: list[Any]) -> Any:
-    """Merge the partitions' statistics pairwise, level by level (depth log₂ of their number), so
-    that merges run in parallel and mostly where their inputs already are."""
+def _tree(parts: list[Any], merge: Any = _merge) -> Any:
+    """Merge the partitions' results pairwise with ``merge``, level by level (depth log₂ of their
+    number), so that merges run in parallel and mostly where their inputs already are."""
     while len(parts) > 1:
-        merged = [dask.delayed(_merge, pure=False)(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        merged = [dask.delayed(merge, pure=False)(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
         parts = merged + parts[len(parts) - len(parts) % 2 :]
     return parts[0]
+
+
+def _space_of(space: Any, y: da.Array, name: str) -> tuple[_spaces.Space, np.ndarray | None]:
+    """The output space of an estimator's ``space`` parameter and, for space='multiclass', the
+    sorted class labels (one pass over y)."""
+    if space == "multiclass":
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}")
+        classes, _ = class_labels(da.unique(y).compute(), f"{name} needs at least 2 classes")
+        return _spaces.Multiclass(len(classes)), classes
+    if isinstance(space, str):
+        if y.ndim != 2:
+            raise ValueError(f"Y must be 2-D (n_samples, n_columns) for space={space!r}, got shape {y.shape}")
+        space = _spaces.from_name(space, np.empty((0, y.shape[1])))
+    classes = None
+    if type(space) is _spaces.Multiclass:
+        classes = np.arange(space.n_classes)
+    return space, classes
+
+
+def _inputs(
+    estimator: Any, X: Any, y: Any, sample_weight: Any
+) -> tuple[da.Array, da.Array, da.Array | None, Any, _spaces.Space, np.ndarray | None]:
+    """The Dask inputs of a fit: X (columns in one chunk), y and the weights aligned with its row
+    partitions, X's column names (or None), the space and the class labels (or None)."""
+    columns = getattr(X, "columns", None)
+    X = _as_array(X, "X")
+    if X.ndim != 2 or X.shape[1] < 1 or X.shape[0] < 1:
+        raise ValueError(f"X must be 2-D with at least one sample and one feature, got shape {X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
+    X = X.rechunk({1: -1})
+    Y = _align(y, X.chunks[0], "y")
+    if Y is None:
+        raise ValueError("y is required")
+    W = _align(sample_weight, X.chunks[0], "sample_weight")
+    if W is not None and W.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D, got shape {W.shape}")
+    space, classes = _space_of(estimator.space, Y, type(estimator).__name__)
+    if classes is not None and Y.ndim == 2:
+        Y = Y[:, 0]
+    return X, Y, W, columns, space, classes
+
+
+def _blocks(X: da.Array, Y: da.Array, W: da.Array | None) -> list[tuple[Any, Any, Any, int, int]]:
+    """(X block, y block, weight block or None, index, first global row) of every row partition."""
+    xs, ys = X.to_delayed().ravel(), Y.to_delayed().ravel()
+    ws = W.to_delayed().ravel() if W is not None else [None] * len(xs)
+    starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
+    return [(xb, yb, wb, i, int(starts[i])) for i, (xb, yb, wb) in enumerate(zip(xs, ys, ws, strict=True))]
+
+
+def _set_fitted(estimator: Any, space: _spaces.Space, classes: np.ndarray | None, n: int, columns: Any) -> None:
+    """The fitted attributes a Dask fit sets besides the model's."""
+    estimator.space_ = space
+    if classes is not None:
+        estimator.classes_ = classes
+    elif estimator._is_multilabel():
+        estimator.classes_ = np.array([0, 1])
+    estimator.n_features_in_ = n
+    if columns is not None and all(isinstance(c, str) for c in columns):
+        estimator.feature_names_in_ = np.asarray(list(columns), dtype=object)
 
 
 def _apply(
@@ -134,7 +251,46 @@ def _apply(
     return getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
 
 
-class DaskStructuredRidge(StructuredRidge):
+class _DaskPrediction:
+    """What the Dask estimators share: the in-memory estimator they convert to, and prediction
+    over the row blocks of a Dask X."""
+
+    _local_class: type
+
+    def to_local(self) -> Any:
+        """The fitted model as a plain in-memory estimator (:class:`~combpred.StructuredRidge` or
+        :class:`~combpred.ProbabilisticStructured`, same parameters and fitted state), which
+        unpickles without Dask installed."""
+        local = self._local_class(**self.get_params())
+        local.__setstate__(self.__getstate__())
+        return local
+
+    def _lazy(self, X: Any, method: str, **kwargs: Any) -> Any:
+        """``method`` over the row blocks of a Dask X, as a lazy Dask array with X's row chunks."""
+        local = self.to_local()
+        names = local.__dict__.pop("feature_names_in_", None)  # blocks are NumPy: checked here instead
+        columns = getattr(X, "columns", None)
+        if names is not None and columns is not None and list(columns) != list(names):
+            raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
+        X = _as_array(X, "X").rechunk({1: -1})
+        # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return)
+        probe = getattr(local, method)(np.zeros((1, X.shape[1])), **kwargs)
+        tail, dtype = probe.shape[1:], probe.dtype
+        return X.map_blocks(
+            _apply,
+            local,
+            method,
+            tail,
+            dtype,
+            kwargs,
+            dtype=dtype,
+            chunks=(X.chunks[0], *((t,) for t in tail)),
+            drop_axis=[] if tail else [1],
+            meta=np.empty((0, *tail), dtype=dtype),
+        )
+
+
+class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     """StructuredRidge fitted on Dask collections, with the exact answer of a single-machine fit.
 
     A :class:`~combpred.StructuredRidge` (same parameters, attributes, pickling) whose ``fit``
@@ -176,6 +332,8 @@ class DaskStructuredRidge(StructuredRidge):
     (1000, 3)
     """
 
+    _local_class = StructuredRidge
+
     def _check_distributable(self) -> None:
         """Refuse the settings whose fit is not a reduction of per-partition statistics."""
         if callable(self.kernel):
@@ -194,30 +352,6 @@ class DaskStructuredRidge(StructuredRidge):
                 "distributed CG and SGD are not implemented; for problems too large for the exact solver, stream the "
                 "partitions through StructuredRidge(solver='sgd').partial_fit"
             )
-
-    def _space_of(self, y: da.Array) -> tuple[_spaces.Space, np.ndarray | None]:
-        """The output space and, for space='multiclass', the sorted class labels (one pass over y)."""
-        if self.space == "multiclass":
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = y[:, 0]
-            if y.ndim != 1:
-                raise ValueError(
-                    f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}"
-                )
-            classes, _ = class_labels(
-                da.unique(y).compute(), f"{type(self).__name__} needs at least 2 classes"
-            )  # validates the labels as fit does
-            return _spaces.Multiclass(len(classes)), classes
-        if isinstance(self.space, str):
-            if y.ndim != 2:
-                raise ValueError(f"Y must be 2-D (n_samples, n_columns) for space={self.space!r}, got shape {y.shape}")
-            space = _spaces.from_name(self.space, np.empty((0, y.shape[1])))
-        else:
-            space = self.space
-        classes = None
-        if type(space) is _spaces.Multiclass:
-            classes = np.arange(space.n_classes)
-        return space, classes
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, landmark_sample: Any = None) -> DaskStructuredRidge:
         """Fit the model on Dask collections (or in memory on NumPy input).
@@ -246,23 +380,8 @@ class DaskStructuredRidge(StructuredRidge):
         self._validate_params()
         self._reset()
         self._check_distributable()
-        columns = getattr(X, "columns", None)
-        X = _as_array(X, "X")
-        if X.ndim != 2 or X.shape[1] < 1 or X.shape[0] < 1:
-            raise ValueError(f"X must be 2-D with at least one sample and one feature, got shape {X.shape}")
-        if X.dtype.kind not in "biuf":
-            raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
-        X = X.rechunk({1: -1})
+        X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
         n = X.shape[1]
-        Y = _align(y, X.chunks[0], "y")
-        if Y is None:
-            raise ValueError("y is required")
-        W = _align(sample_weight, X.chunks[0], "sample_weight")
-        if W is not None and W.ndim != 1:
-            raise ValueError(f"sample_weight must be 1-D, got shape {W.shape}")
-        space, classes = self._space_of(Y)
-        if classes is not None and Y.ndim == 2:
-            Y = Y[:, 0]
         params = self._params_string(n).encode()
         set_threads(self.n_jobs)
         sample = None
@@ -274,57 +393,16 @@ class DaskStructuredRidge(StructuredRidge):
                     f"landmark_sample must be a finite array of shape (n_rows, {n}), got shape {sample.shape}"
                 )
         empty = dask.delayed(_core.Stats.new(space._handle(), n, params, sample), pure=False)
-        xs, ys = X.to_delayed().ravel(), Y.to_delayed().ravel()
-        ws = W.to_delayed().ravel() if W is not None else [None] * len(xs)
-        starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
         parts = [
-            dask.delayed(_block_stats, pure=False)(empty, xb, yb, wb, i, int(starts[i]), space, classes, self.n_jobs)
-            for i, (xb, yb, wb) in enumerate(zip(xs, ys, ws, strict=True))
+            dask.delayed(_block_stats, pure=False)(empty, xb, yb, wb, i, lo, space, classes, self.n_jobs)
+            for xb, yb, wb, i, lo in _blocks(X, Y, W)
         ]
         (stats,) = dask.compute(_tree(parts))
         model = stats.solve(params)
-        self.space_ = space
-        if classes is not None:
-            self.classes_ = classes
-        elif self._is_multilabel():
-            self.classes_ = np.array([0, 1])
-        self.n_features_in_ = n
-        if columns is not None and all(isinstance(c, str) for c in columns):
-            self.feature_names_in_ = np.asarray(list(columns), dtype=object)
+        _set_fitted(self, space, classes, n, columns)
         self._set_model(model)
         self._warn_unconverged(partial=False)
         return self
-
-    def to_local(self) -> StructuredRidge:
-        """The fitted model as a plain in-memory :class:`~combpred.StructuredRidge` (same parameters
-        and fitted state), which unpickles without Dask installed."""
-        local = StructuredRidge(**self.get_params())
-        local.__setstate__(self.__getstate__())
-        return local
-
-    def _lazy(self, X: Any, method: str, **kwargs: Any) -> Any:
-        """``method`` over the row blocks of a Dask X, as a lazy Dask array with X's row chunks."""
-        local = self.to_local()
-        names = local.__dict__.pop("feature_names_in_", None)  # blocks are NumPy: checked here instead
-        columns = getattr(X, "columns", None)
-        if names is not None and columns is not None and list(columns) != list(names):
-            raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
-        X = _as_array(X, "X").rechunk({1: -1})
-        # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return)
-        probe = getattr(local, method)(np.zeros((1, X.shape[1])), **kwargs)
-        tail, dtype = probe.shape[1:], probe.dtype
-        return X.map_blocks(
-            _apply,
-            local,
-            method,
-            tail,
-            dtype,
-            kwargs,
-            dtype=dtype,
-            chunks=(X.chunks[0], *((t,) for t in tail)),
-            drop_axis=[] if tail else [1],
-            meta=np.empty((0, *tail), dtype=dtype),
-        )
 
     def predict(self, X: Any) -> Any:
         """Return the decoded structure of each input; lazily, as a Dask array, for Dask input.
@@ -356,3 +434,112 @@ class DaskStructuredRidge(StructuredRidge):
         See :meth:`combpred.StructuredRidge.max_marginal_margins`.
         """
         return self._lazy(X, "max_marginal_margins") if _is_dask(X) else super().max_marginal_margins(X)
+
+
+class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
+    """ProbabilisticStructured fitted on Dask collections, by the solver of a single-machine fit.
+
+    A :class:`~combpred.ProbabilisticStructured` (same parameters, attributes, pickling) whose
+    ``fit`` accepts Dask arrays and DataFrames. The objective and its gradient are sums over the
+    examples: at every evaluation the core's L-BFGS asks for, each partition's sums are computed on
+    the worker that holds it (exact inference), added up a tree and returned to the solver, which
+    runs on the client exactly as ``ProbabilisticStructured.fit`` runs it (same objective, default
+    ``alpha``, stopping rule and warm start). The model equals the in-memory fit on the concatenated
+    data up to rounding and ``tol``. The data are persisted on the workers for the iterations
+    (``dask.persist``); an evaluation moves W to every partition and a gradient of W's size back.
+    Prediction methods given a Dask collection return lazy Dask arrays (one block per row block of
+    X); given NumPy input they behave as ProbabilisticStructured's. NumPy input to ``fit`` is
+    fitted in memory.
+
+    Supported: spaces and samplers with exact inference (``sampler="auto"`` where the space has a
+    closed form, a dynamic programme or few enough structures, or ``"exact"``); a sampled fit
+    (Adam on Monte Carlo gradients, whose chains live with the rows) is refused.
+
+    Parameters
+    ----------
+    **params
+        Those of :class:`~combpred.ProbabilisticStructured`.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from combpred.dask import DaskProbabilisticStructured
+    >>> X = da.random.default_rng(0).normal(size=(1000, 5), chunks=250)
+    >>> Y = (X[:, :3] > 0).astype(int)
+    >>> model = DaskProbabilisticStructured(space="multilabel", alpha=0.01).fit(X, Y)
+    >>> model.predict_proba(X).shape
+    (1000, 3)
+    """
+
+    _local_class = ProbabilisticStructured
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DaskProbabilisticStructured:
+        """Fit W by MAP on Dask collections (or in memory on NumPy input).
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+            Inputs, partitioned along rows; the columns are gathered into one chunk.
+        y : dask.array.Array, dask.dataframe.DataFrame or Series, or ndarray
+            Structures in the space's encoding (1-D labels for multiclass, (n_samples, width) rows
+            otherwise), rechunked to the row partitions of X.
+        sample_weight : dask.array.Array, Series or ndarray of shape (n_samples,), default=None
+            Non-negative weights of the examples (a partition may have only zero weights).
+
+        Returns
+        -------
+        self : DaskProbabilisticStructured
+        """
+        if not _is_dask(X):
+            return super().fit(X, y, sample_weight)
+        previous = getattr(self, "_model", None) if self.warm_start else None  # _reset forgets it
+        self._validate_params()
+        self._reset()
+        X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
+        self._check_decision(space)
+        n = X.shape[1]
+        set_threads(self.n_jobs)
+        X, Y, W = dask.persist(X, Y, W)  # read (or generated) once, for every evaluation
+        blocks = _blocks(X, Y, W)
+        intercept = bool(self.fit_intercept)
+
+        def sums(coef: np.ndarray) -> tuple[float, float, np.ndarray]:
+            shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
+            parts = [
+                dask.delayed(_block_sums, pure=False)(xb, yb, wb, i, lo, space, classes, intercept, shared, self.n_jobs)
+                for xb, yb, wb, i, lo in blocks
+            ]
+            (total,) = dask.compute(_tree(parts, _add_sums))
+            return total
+
+        call = _core.ProbModel.fit_sums_call(space._handle(), n, self._params_string(), previous, sums)
+        self._fit_model(call, space, classes)
+        _set_fitted(self, space, classes, n, columns)
+        self.sparse_output_ = False
+        return self
+
+    def predict(self, X: Any) -> Any:
+        """Return the structure chosen by ``decision`` for each input; lazily, as a Dask array, for
+        Dask input.
+
+        See :meth:`combpred.ProbabilisticStructured.predict`.
+        """
+        return self._lazy(X, "predict") if _is_dask(X) else super().predict(X)
+
+    def decision_function(self, X: Any) -> Any:
+        """Return the scores u(x); lazily, as a Dask array, for Dask input.
+
+        See :meth:`combpred.ProbabilisticStructured.decision_function`.
+        """
+        return self._lazy(X, "decision_function") if _is_dask(X) else super().decision_function(X)
+
+    def predict_marginals(
+        self, X: Any, n_samples: int | None = None, sampler: str | None = None, random_state: Any = None
+    ) -> Any:
+        """Return E[ψ(y) | x] of each input; lazily, as a Dask array, for Dask input (every block
+        with the same seed when sampled).
+
+        See :meth:`combpred.ProbabilisticStructured.predict_marginals`.
+        """
+        kwargs = {"n_samples": n_samples, "sampler": sampler, "random_state": random_state}
+        return self._lazy(X, "predict_marginals", **kwargs) if _is_dask(X) else super().predict_marginals(X, **kwargs)

@@ -1,0 +1,157 @@
+package main
+
+/*
+#include <stdint.h>
+#include "cp_helpers.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/combpred/combpred/core/prob"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The distributed fit of ProbabilisticStructured: every part of the data (a partition, on the
+// machine that holds it) sums its data term at the current coefficients with cp_prob_data_sums;
+// the caller adds the parts' sums up in the callback it gives cp_prob_fit_sums, which runs Fit's
+// L-BFGS on them (prob.FitSums).
+
+// coefShape is the shape of W: n features (plus the intercept's row) × the space's dimension.
+func coefShape(n C.int64_t, intercept bool, d int) (C.int64_t, C.int64_t) {
+	rows := n
+	if intercept {
+		rows++
+	}
+	return rows, C.int64_t(d)
+}
+
+// cp_prob_data_sums writes the data term of the ProbabilisticStructured objective at the
+// coefficients coef (rows × d: n feature rows, then the intercept's row when intercept is nonzero)
+// summed over one part of the data, X (m × n) with structures Y (m × w) and optional sample
+// weights (NULL: all 1): *loss = Σ_i s_i [log Z(x_i) − ⟨u_i, ψ(y_i)⟩], *weight = Σ_i s_i and grad
+// (rows × d) = Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ, by exact inference. A part may be empty (m = 0) or
+// weigh nothing; its sums are then zero.
+//
+//export cp_prob_data_sums
+func cp_prob_data_sums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
+	sampleWeight *C.double, intercept C.int64_t, coef *C.double, rows, d C.int64_t,
+	loss, weight *C.double, grad *C.double) (rc C.int) {
+	defer guard(&rc)
+	return status(probDataSums(spaceHandle, x, m, n, ys, w, sampleWeight, intercept, coef, rows, d, loss, weight, grad))
+}
+
+func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
+	sampleWeight *C.double, intercept C.int64_t, coef *C.double, rows, d C.int64_t,
+	loss, weight *C.double, grad *C.double) error {
+	sp, err := spaceOf(int64(spaceHandle))
+	if err != nil {
+		return err
+	}
+	if n < 1 || n > maxElems {
+		return fmt.Errorf("X must have at least one feature (and at most %d), got %d", maxElems, int64(n))
+	}
+	if wantRows, wantD := coefShape(n, intercept != 0, sp.Dim()); rows != wantRows || d != wantD {
+		return fmt.Errorf("coef is %d×%d, want %d×%d (n_features, plus 1 with an intercept, × the space's dimension)",
+			int64(rows), int64(d), int64(wantRows), int64(wantD))
+	}
+	X, err := f64s("X", x, m, n)
+	if err != nil {
+		return err
+	}
+	var y []int64
+	if m > 0 {
+		if y, err = rowsOf(sp, "Y", ys, m, w); err != nil {
+			return err
+		}
+	}
+	var weights []float64
+	if sampleWeight != nil {
+		if weights, err = f64s("sample_weight", sampleWeight, m); err != nil {
+			return err
+		}
+	}
+	W, err := f64s("coef", coef, rows, d)
+	if err != nil {
+		return err
+	}
+	G, err := f64s("grad", grad, rows, d)
+	if err != nil {
+		return err
+	}
+	if err := outPtr("loss", loss); err != nil {
+		return err
+	}
+	if err := outPtr("weight", weight); err != nil {
+		return err
+	}
+	l, s, err := prob.DataSumsOf(sp, X, int(m), int(n), y, weights, intercept != 0, prob.InferenceOptions{Method: prob.InferExact},
+		mat.NewDense(int(rows), int(d), W), mat.NewDense(int(rows), int(d), G))
+	if err != nil {
+		return err
+	}
+	*loss, *weight = C.double(l), C.double(s)
+	return nil
+}
+
+// cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over
+// parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
+// cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
+// inference); init is a model to warm-start from, or 0; progress as cp_prob_fit's (NULL: none).
+// Both callbacks run on the calling thread and receive ctx.
+//
+//export cp_prob_fit_sums
+func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, init C.int64_t, sums C.cp_sums_fn,
+	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	md, err := probFitSums(spaceHandle, n, params, init, sums, progress, ctx, out)
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(md))
+	return cpOK
+}
+
+func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, init C.int64_t, sums C.cp_sums_fn,
+	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
+	sp, err := spaceOf(int64(spaceHandle))
+	if err != nil {
+		return nil, err
+	}
+	if err := outPtr("model handle", out); err != nil {
+		return nil, err
+	}
+	if sums == nil {
+		return nil, fmt.Errorf("the sums callback is a NULL pointer")
+	}
+	if n < 1 || n > maxElems {
+		return nil, fmt.Errorf("n_features must be in [1, %d], got %d", maxElems, int64(n))
+	}
+	opt, err := parseProbFitParams(goString(params))
+	if err != nil {
+		return nil, err
+	}
+	if init != 0 {
+		if opt.Init, err = probModelOf(int64(init)); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkSampler(sp, opt.Inference.Sampler); err != nil {
+		return nil, err
+	}
+	opt.Progress = progressFunc(progress, ctx)
+	call := func(W, grad *mat.Dense) (float64, float64, error) {
+		r, c := W.Dims()
+		var loss, weight C.double
+		data := W.RawMatrix().Data
+		if rc := C.cp_call_sums(sums, (*C.double)(unsafe.Pointer(&data[0])), C.int64_t(r), C.int64_t(c), &loss, &weight,
+			(*C.double)(unsafe.Pointer(&grad.RawMatrix().Data[0])), ctx); rc != 0 {
+			return 0, 0, fmt.Errorf("the sums callback failed (status %d)", int(rc))
+		}
+		return float64(loss), float64(weight), nil
+	}
+	// The fit runs here, on the caller's thread: its work is the callback's.
+	return prob.FitSums(sp, int(n), opt, call)
+}
