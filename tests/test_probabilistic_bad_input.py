@@ -343,3 +343,130 @@ def test_corrupt_pickle(data, fitted):
     with pytest.raises(ValueError, match="corrupt"):
         pickle.loads(bytes(corrupt))
     assert_array_equal(pickle.loads(blob).predict(X), fitted.predict(X))
+
+
+def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
+    """The calls of the distributed fit (cp_prob_data_sums per partition, cp_prob_fit_sums with a
+    callback adding them up) refuse bad shapes, NULL pointers and callbacks that fail or return
+    sums no data could give, with the reason; an exception in the callback is raised as itself."""
+    X, Y = data
+    lib = _capi.lib()
+    space = spaces.Multilabel(3)
+    sh = space._h()
+    q = len(X)
+    W = np.zeros((7, 3))
+    grad = np.empty((7, 3))
+    loss, weight = ctypes.c_double(), ctypes.c_double()
+
+    def sums(*args):
+        return lib.cp_prob_data_sums(sh, *args)
+
+    cases = [
+        (
+            lambda: sums(
+                _abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, _abi.f64(W[:6]), 6, 3, loss, weight, _abi.f64(grad)
+            ),
+            "coef is 6×3, want 7×3",
+        ),
+        (
+            lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 0, _abi.f64(W), 7, 3, loss, weight, _abi.f64(grad)),
+            "want 6×3",
+        ),
+        (
+            lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, None, 7, 3, loss, weight, _abi.f64(grad)),
+            "coef is a NULL",
+        ),
+        (
+            lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, _abi.f64(W), 7, 3, None, weight, _abi.f64(grad)),
+            "output loss",
+        ),
+        (
+            lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, _abi.f64(W), 7, 3, loss, weight, None),
+            "grad is a NULL",
+        ),
+        (
+            lambda: sums(None, q, 6, _abi.i64(Y), 3, None, 1, _abi.f64(W), 7, 3, loss, weight, _abi.f64(grad)),
+            "X is a NULL",
+        ),
+        (
+            lambda: sums(
+                _abi.f64(X), q, 2**62, _abi.i64(Y), 3, None, 1, _abi.f64(W), 7, 3, loss, weight, _abi.f64(grad)
+            ),
+            "at least one feature",
+        ),
+        (
+            lambda: sums(
+                _abi.f64(X), q, 6, _abi.i64(2 * Y), 3, None, 1, _abi.f64(W), 7, 3, loss, weight, _abi.f64(grad)
+            ),
+            "label 1 has value 2, want 0 or 1",
+        ),
+        (
+            lambda: sums(
+                _abi.f64(X),
+                q,
+                6,
+                _abi.i64(Y),
+                3,
+                _abi.f64(-np.ones(q)),
+                1,
+                _abi.f64(W),
+                7,
+                3,
+                loss,
+                weight,
+                _abi.f64(grad),
+            ),
+            "weight",
+        ),
+    ]
+    for call, match in cases:
+        with pytest.raises(ValueError, match=match):
+            _capi.check(call())
+    # an empty part, and a part that weighs nothing, have zero sums
+    _capi.check(sums(None, 0, 6, None, 3, None, 1, _abi.f64(W), 7, 3, loss, weight, _abi.f64(grad)))
+    assert loss.value == weight.value == 0 and not grad.any()
+    _capi.check(
+        sums(
+            _abi.f64(X), q, 6, _abi.i64(Y), 3, _abi.f64(np.zeros(q)), 1, _abi.f64(W), 7, 3, loss, weight, _abi.f64(grad)
+        )
+    )
+    assert loss.value == weight.value == 0 and not grad.any()
+
+    def fit_with(callback, n=6, params=b"", space_handle=sh):
+        cb = _capi.SUMS(callback) if callback is not None else ctypes.cast(None, _capi.SUMS)
+        return lib.cp_prob_fit_sums(space_handle, n, params, 0, cb, _capi.PROGRESS(), None, _capi.out_i64())
+
+    def writing(total_loss, total_weight):
+        def callback(coef, rows, d, loss, weight, grad, _ctx):
+            np.ctypeslib.as_array(grad, shape=(rows, d))[...] = 0
+            loss[0], weight[0] = total_loss, total_weight
+            return 0
+
+        return callback
+
+    for call, match in [
+        (lambda: fit_with(None), "sums callback is a NULL"),
+        (lambda: fit_with(writing(1.0, 1.0), n=0), "n_features must be in"),
+        (lambda: fit_with(lambda *args: 7), "sums callback failed \\(status 7\\)"),
+        (lambda: fit_with(writing(float("nan"), 1.0)), "data term's sum is NaN"),
+        (lambda: fit_with(writing(1.0, 0.0)), "positive finite sum"),
+        (lambda: fit_with(writing(1.0, 1.0), params=b"sampler=metropolis"), "exact inference"),
+        (lambda: fit_with(writing(1.0, 1.0), params=b"tol=2"), "tol"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            _capi.check(call())
+
+    def raising(W):
+        raise ZeroDivisionError("from a worker")
+
+    call = _ProbModel.fit_sums_call(space._handle(), 6, b"", None, raising)
+    with pytest.raises(ZeroDivisionError, match="from a worker"):
+        call(_capi.PROGRESS(), _capi.out_i64())
+
+
+def test_fit_sums_takes_only_a_space_handle(data, fitted):
+    cb = _capi.SUMS(lambda *args: 1)
+    with pytest.raises(TypeError):
+        _capi.check(
+            _capi.lib().cp_prob_fit_sums(fitted._model.value, 6, b"", 0, cb, _capi.PROGRESS(), None, _capi.out_i64())
+        )
