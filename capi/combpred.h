@@ -36,6 +36,11 @@ typedef int (*cp_progress_fn)(int64_t iteration, double objective, double rel_gr
    a nonzero return fails the fit. */
 typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
 
+/* The products callback of cp_ridge_fit_cg_sums: given a direction v (rows × d, row-major,
+   read-only and valid during the call only), it writes into out (rows × d) the parts'
+   cp_ridge_cg_product at v added up; a nonzero return fails the fit. */
+typedef int (*cp_products_fn)(const double *v, int64_t rows, int64_t d, double *out, void *ctx);
+
 /* The message of the last failed call on this thread. */
 CP_EXPORT const char *cp_last_error(void);
 
@@ -154,6 +159,17 @@ CP_EXPORT int cp_prob_space(int64_t h, int64_t *out);
    receives the size, so callers ask once with capacity 0 and again with a buffer that size. */
 CP_EXPORT int cp_prob_to_bytes(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
+/* cp_ridge_cg_product writes into out (k × d) one part's share of the distributed CG product at
+   v (k × d): Σ s_i x̃_i [(S + δ_iδ_iᵀ) vᵀx̃_i]ᵀ over its rows (arguments as cp_ridge_cg_setup's). */
+CP_EXPORT int cp_ridge_cg_product(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, double *v, double *out);
+
+/* cp_ridge_cg_setup writes the sums over one part of the data (X m × n, structures Y m × w,
+   optional sample weights) that a distributed CG fit of the linear model with the parameter
+   string params needs before iterating: b (k × d) = Σ s_i x̃_i δ_iᵀ, g (k × k) = Σ s_i x̃_i x̃_iᵀ,
+   mm (d × d) = Σ s_i δ_i δ_iᵀ, *weight = Σ s_i and *count = m, with k = n (+1 with fit_intercept)
+   and d the space's dimension. A part may be empty or weigh nothing. */
+CP_EXPORT int cp_ridge_cg_setup(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, double *b, double *g, double *mm, double *weight, int64_t *count);
+
 /* cp_ridge_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
    intercept is not NULL and the model has one, the intercept (d values). */
 CP_EXPORT int cp_ridge_coef(int64_t h, double *out, int64_t rows, int64_t cols, double *intercept);
@@ -164,9 +180,22 @@ CP_EXPORT int cp_ridge_decision(int64_t h, double *x, int64_t q, int64_t n, doub
 /* cp_ridge_decision_csr is cp_ridge_decision on a sparse X (rows × cols CSR: see the _csr calls). */
 CP_EXPORT int cp_ridge_decision_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, double *out, int64_t d);
 
+/* cp_ridge_distributed_solver writes into solver the index, in the solver parameter's options,
+   of the solver a fit of data spread over machines runs for the parameter string params on n
+   features in the space of spaceHandle (ridge.DistributedSolver: auto is exact, from mergeable
+   statistics, up to 8,000 unknowns, and conjugate gradients beyond for a linear model). */
+CP_EXPORT int cp_ridge_distributed_solver(int64_t spaceHandle, int64_t n, const char *params, int64_t *solver);
+
 /* cp_ridge_fit fits a model; init is the handle of a model to warm-start the iterative solvers
    from (see ridge.Options.Init; an incompatible one is ignored), or 0. */
 CP_EXPORT int cp_ridge_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
+
+/* cp_ridge_fit_cg_sums fits the linear StructuredRidge of params (solver cg or auto, the uniform
+   reference) on n features by conjugate gradients on data spread over parts: b, g, mm, weight and
+   count are the parts' cp_ridge_cg_setup sums added up, and products, called at every iteration
+   on the calling thread with ctx, writes the parts' cp_ridge_cg_product at v added up. init is a
+   model to warm-start from, or 0; progress as cp_ridge_fit's (NULL: none). */
+CP_EXPORT int cp_ridge_fit_cg_sums(int64_t spaceHandle, int64_t n, const char *params, double *b, double *g, double *mm, double weight, int64_t count, int64_t init, cp_products_fn products, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_ridge_fit_csr is cp_ridge_fit on a sparse X (rows × cols CSR: see the _csr calls): linear,
    kernel (rbf, poly; not precomputed) and Nyström models, by every solver but SGD on a kernel

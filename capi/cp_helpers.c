@@ -63,3 +63,7 @@ int cp_call_progress(cp_progress_fn fn, int64_t iteration, double objective, dou
 int cp_call_sums(cp_sums_fn fn, const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx) {
     return fn(coef, rows, d, loss, weight, grad, ctx);
 }
+
+int cp_call_products(cp_products_fn fn, const double *v, int64_t rows, int64_t d, double *out, void *ctx) {
+    return fn(v, rows, d, out, ctx);
+}

@@ -1,5 +1,5 @@
 /* Helpers of the combpred C ABI that must be written in C: the per-thread error buffer and the
-   trampolines through which Go calls the progress and data-sums callbacks. */
+   trampolines through which Go calls the progress, data-sums and products callbacks. */
 #ifndef CP_HELPERS_H
 #define CP_HELPERS_H
 #include <stdint.h>
@@ -10,9 +10,13 @@ typedef int (*cp_progress_fn)(int64_t iteration, double objective, double rel_gr
 /* cp_sums_fn computes the data sums of a distributed fit (see combpred.h). */
 typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
 
+/* cp_products_fn computes the summed products of a distributed CG fit (see combpred.h). */
+typedef int (*cp_products_fn)(const double *v, int64_t rows, int64_t d, double *out, void *ctx);
+
 void cp_set_error(const char *msg);
 const char *cp_last_error(void);
 const char *cp_version(void);
 int cp_call_progress(cp_progress_fn fn, int64_t iteration, double objective, double rel_grad, void *ctx);
+int cp_call_products(cp_products_fn fn, const double *v, int64_t rows, int64_t d, double *out, void *ctx);
 int cp_call_sums(cp_sums_fn fn, const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
 #endif

@@ -31,10 +31,11 @@ def library_state() -> tuple[int, str, int | None, int | None]:
     return os.getpid(), multiprocessing.get_start_method(allow_none=True) or "", _capi._loaded_in_pid, os.getppid()
 
 
-def killing_block_sums(marker: str | None, *args, **kwargs):
-    """combpred.dask._block_sums, except that the third evaluation of partition 4 kills its worker
-    (SIGKILL) while the marker file does not exist yet; with no marker, every evaluation of
-    partition 4 does. Bound to a marker with functools.partial in place of _block_sums."""
+def killing(name: str, marker: str | None, *args, **kwargs):
+    """combpred.dask's block function ``name`` (``_block_sums``, ``_block_cg_product``), except
+    that the third call on partition 4 kills its worker (SIGKILL) while the marker file does not
+    exist yet; with no marker, every call on partition 4 does. Bound with functools.partial in
+    place of that function."""
     from combpred import dask as cdask
 
     if args[3] == 4:
@@ -48,7 +49,7 @@ def killing_block_sums(marker: str | None, *args, **kwargs):
             try:
                 fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:
-                return cdask._block_sums(*args, **kwargs)
+                return getattr(cdask, name)(*args, **kwargs)
             os.close(fd)
             os.kill(os.getpid(), signal.SIGKILL)
-    return cdask._block_sums(*args, **kwargs)
+    return getattr(cdask, name)(*args, **kwargs)

@@ -40,6 +40,7 @@ def _c_type(t) -> str:
         ctypes.POINTER(ctypes.c_uint8): "uint8_t*",
         _capi.PROGRESS: "cp_progress_fn",
         _capi.SUMS: "cp_sums_fn",
+        _capi.PRODUCTS: "cp_products_fn",
     }
     if t in known:
         return known[t]

@@ -574,3 +574,104 @@ def test_nystrom_calls_refuse_bad_arguments():
     _capi.check(lib.cp_nystrom_projection(_abi.f64(4 * K), 3, _abi.f64(P), c))
     proj = P.reshape(-1)[: 3 * c.value].reshape(3, c.value)
     assert_allclose(proj @ proj.T, np.linalg.inv(4 * K), atol=1e-12)  # P Pᵀ = K⁻¹: φ(x)ᵀφ(x') = K_xL K⁻¹ K_Lx'
+
+
+def test_distributed_cg_calls_refuse_bad_arguments(data):
+    """The calls of distributed CG (cp_ridge_cg_setup and cp_ridge_cg_product per partition,
+    cp_ridge_fit_cg_sums with a callback adding the products up, cp_ridge_distributed_solver)
+    refuse bad shapes, NULL pointers and failing callbacks with the reason; an exception in the
+    callback is raised as itself."""
+    X, Y, _ = data
+    lib = _capi.lib()
+    space = spaces.Multilabel(3)
+    sh = space._h()
+    q = len(X)
+    b, g, mm = np.empty((7, 3)), np.empty((7, 7)), np.empty((3, 3))
+    V, out = np.zeros((7, 3)), np.empty((7, 3))
+    weight, count = ctypes.c_double(), _capi.out_i64()
+    P = b"solver=cg"
+
+    def setup(x="X", n=6, y=None, params=P, ww=None):
+        return lib.cp_ridge_cg_setup(
+            sh,
+            _abi.f64(X) if x == "X" else x,
+            q,
+            n,
+            _abi.i64(Y) if y is None else y,
+            3,
+            ww,
+            params,
+            _abi.f64(b),
+            _abi.f64(g),
+            _abi.f64(mm),
+            weight,
+            count,
+        )
+
+    for call, match in [
+        (lambda: setup(x=None), "X is a NULL"),
+        (lambda: setup(n=2**62), "at least one feature"),
+        (lambda: setup(y=_abi.i64(2 * Y)), "want 0 or 1"),
+        (lambda: setup(ww=_abi.f64(-np.ones(q))), "weights must be finite and non-negative"),
+        (lambda: setup(params=b"solver=sgd"), "solver=cg"),
+        (lambda: setup(params=b"empirical_weight=0.5"), "uniform reference"),
+        (
+            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, P, None, _abi.f64(out)),
+            "v is a NULL",
+        ),
+        (
+            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, P, _abi.f64(V), None),
+            "out is a NULL",
+        ),
+        (lambda: lib.cp_ridge_distributed_solver(sh, 0, P, _capi.out_i64()), "n_features"),
+        (lambda: lib.cp_ridge_distributed_solver(sh, 6, P, None), "solver"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            _capi.check(call())
+    _capi.check(setup())
+    assert weight.value == q and count.value == q
+    # an empty part, and one that weighs nothing, add nothing (but count their rows)
+    _capi.check(setup(ww=_abi.f64(np.zeros(q))))
+    assert weight.value == 0 and count.value == q and not b.any() and not g.any()
+    _capi.check(lib.cp_ridge_cg_product(sh, None, 0, 6, None, 3, None, P, _abi.f64(V), _abi.f64(out)))
+    assert not out.any()
+    _capi.check(setup())
+
+    def fit_with(callback, params=P, weight_sum=float(q)):
+        cb = _capi.PRODUCTS(callback) if callback is not None else ctypes.cast(None, _capi.PRODUCTS)
+        return lib.cp_ridge_fit_cg_sums(
+            sh,
+            6,
+            params,
+            _abi.f64(b),
+            _abi.f64(g),
+            _abi.f64(mm),
+            weight_sum,
+            q,
+            0,
+            cb,
+            _capi.PROGRESS(),
+            None,
+            _capi.out_i64(),
+        )
+
+    def zero(v, rows, d, out, _ctx):
+        np.ctypeslib.as_array(out, shape=(rows, d))[...] = 0
+        return 0
+
+    for call, match in [
+        (lambda: fit_with(None), "products callback is a NULL"),
+        (lambda: fit_with(lambda *args: 9), "products callback failed \\(status 9\\)"),
+        (lambda: fit_with(zero, weight_sum=0.0), "positive finite sum"),
+        (lambda: fit_with(zero, params=b"solver=exact"), "solver=cg"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            _capi.check(call())
+
+    def raising(V):
+        raise ZeroDivisionError("from a worker")
+
+    setup_sums = (b, g, mm, float(q), q)
+    call = _Model.fit_cg_sums_call(space._handle(), 6, P, setup_sums, None, raising)
+    with pytest.raises(ZeroDivisionError, match="from a worker"):
+        call(_capi.PROGRESS(), _capi.out_i64())

@@ -201,13 +201,83 @@ def test_settings_without_a_reduction_are_refused():
     X = da.zeros((10, 2), chunks=5)
     Y = da.zeros((10, 3), chunks=5, dtype=int)
     for params, match in [
-        ({"solver": "cg"}, "partial_fit"),
+        ({"solver": "sgd"}, "partial_fit"),
         ({"kernel": "rbf"}, "n_components"),
         ({"kernel": "precomputed"}, "linear models"),
     ]:
         with pytest.raises(ValueError, match=match):
             DaskStructuredRidge(**params).fit(X, Y)
     assert _capi.usable()
+
+
+# -- StructuredRidge by distributed conjugate gradients ---------------------------------------
+
+CG_CASES = ["multilabel", "multiclass", "permutations", "subtrees", "dicycles"]
+
+
+@pytest.mark.parametrize("case", CG_CASES)
+def test_distributed_cg_equals_the_exact_fit(client, case):
+    space, name, params = CASES[case]
+    X, Y = _data(space, seed=len(case) + 40)
+    w = np.random.default_rng(3).uniform(0.2, 2.0, size=M) if case in ("multilabel", "subtrees") else None
+    est = {"space": name or space, "alpha": 0.3, **params}
+    local = StructuredRidge(**est, solver="exact").fit(X, Y, sample_weight=w)
+    dX = da.from_array(X, chunks=(ROWS, N))
+    dY = da.from_array(Y, chunks=(100,) + Y.shape[1:])
+    dw = None if w is None else da.from_array(w, chunks=120)
+    dist = DaskStructuredRidge(**est, solver="cg", tol=1e-12, max_iter=10_000).fit(dX, dY, sample_weight=dw)
+    _close(dist.coef_, local.coef_, 1e-8)
+    _close(dist.intercept_, local.intercept_, 1e-8)
+    assert dist.n_iter_ > 1 and dist.n_samples_seen_ == M
+
+
+def test_auto_runs_distributed_cg_beyond_the_exact_size(client):
+    # 450 features (+ intercept) × 20 labels = 9,020 unknowns: more than the exact distributed
+    # solve takes (8,000), so solver="auto" runs conjugate gradients; the in-memory CG agrees.
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(900, 450))
+    Y = (X[:, :20] + rng.normal(size=(900, 20)) > 0).astype(int)
+    est = {"space": "multilabel", "alpha": 5.0, "tol": 1e-10, "max_iter": 10_000}
+    local = StructuredRidge(**est, solver="cg").fit(X, Y)
+    dist = DaskStructuredRidge(**est).fit(da.from_array(X, chunks=(300, 450)), da.from_array(Y, chunks=(250, 20)))
+    assert dist.n_iter_ > 1  # iterations: not the one-step exact solve
+    _close(dist.coef_, local.coef_, 1e-7)
+    # warm-started from its own solution, CG has (up to rounding of the residual) nothing left to do
+    again = DaskStructuredRidge(**est, warm_start=True)
+    again.fit(da.from_array(X, chunks=(300, 450)), da.from_array(Y, chunks=(250, 20)))
+    again.fit(da.from_array(X, chunks=(300, 450)), da.from_array(Y, chunks=(250, 20)))
+    assert dist.n_iter_ > 10 and again.n_iter_ <= 1
+
+
+def test_distributed_cg_refusals_and_partition_errors(client):
+    X, Y = _data(spaces.Multilabel(3), seed=15)
+    dX, dY = da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 3))
+    for params, match in [
+        ({"solver": "cg", "kernel": "rbf", "n_components": 5}, "linear kernel"),
+        ({"solver": "cg", "empirical_weight": 0.5}, "uniform reference"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            DaskStructuredRidge(**params).fit(dX, dY)
+    X[37 + 150 + 5, 2] = np.inf
+    with pytest.raises(ValueError, match=r"partition 3 \(rows 187 to 199\): X holds inf at row 192, column 2"):
+        DaskStructuredRidge(solver="cg").fit(da.from_array(X, chunks=(ROWS, N)), dY)
+
+
+def test_a_worker_killed_mid_cg_is_retried_to_the_same_model(client, tmp_path, monkeypatch):
+    import functools
+
+    from combpred import dask as cdask
+
+    X, Y = _data(spaces.Multilabel(4), seed=16)
+    local = StructuredRidge(solver="exact", alpha=0.3).fit(X, Y)
+    marker = str(tmp_path / "killed")
+    monkeypatch.setattr(cdask, "_block_cg_product", functools.partial(_dask_tasks.killing, "_block_cg_product", marker))
+    dist = DaskStructuredRidge(solver="cg", alpha=0.3, tol=1e-12, max_iter=1000).fit(
+        da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))
+    )
+    assert (tmp_path / "killed").exists()
+    _close(dist.coef_, local.coef_, 1e-8)
+    client.wait_for_workers(2, timeout=60)
 
 
 # -- ProbabilisticStructured ------------------------------------------------------------------
@@ -308,7 +378,7 @@ def test_a_worker_killed_mid_probabilistic_fit_is_retried_to_the_same_model(clie
     est = {"space": "permutations", "tol": 1e-10, "max_iter": 2000}
     local = ProbabilisticStructured(**est).fit(X, Y)
     marker = str(tmp_path / "killed")
-    monkeypatch.setattr(cdask, "_block_sums", functools.partial(_dask_tasks.killing_block_sums, marker))
+    monkeypatch.setattr(cdask, "_block_sums", functools.partial(_dask_tasks.killing, "_block_sums", marker))
     dist = DaskProbabilisticStructured(**est).fit(
         da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))
     )
@@ -323,7 +393,7 @@ def test_a_sum_that_keeps_killing_workers_fails_the_probabilistic_fit(client, mo
     from combpred import dask as cdask
 
     X, Y = _data(spaces.Permutations(4), seed=14)
-    monkeypatch.setattr(cdask, "_block_sums", functools.partial(_dask_tasks.killing_block_sums, None))
+    monkeypatch.setattr(cdask, "_block_sums", functools.partial(_dask_tasks.killing, "_block_sums", None))
     with pytest.raises(distributed.scheduler.KilledWorker):
         DaskProbabilisticStructured(space="permutations").fit(
             da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))

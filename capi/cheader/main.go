@@ -114,6 +114,7 @@ var cTypes = map[string]string{
 	"*C.char":          "const char *",
 	"C.cp_progress_fn": "cp_progress_fn",
 	"C.cp_sums_fn":     "cp_sums_fn",
+	"C.cp_products_fn": "cp_products_fn",
 	"unsafe.Pointer":   "void *",
 }
 
@@ -218,6 +219,11 @@ typedef int (*cp_progress_fn)(int64_t iteration, double objective, double rel_gr
    the data into *loss, *weight and grad (rows × d), as cp_prob_data_sums gives them for one part;
    a nonzero return fails the fit. */
 typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
+
+/* The products callback of cp_ridge_fit_cg_sums: given a direction v (rows × d, row-major,
+   read-only and valid during the call only), it writes into out (rows × d) the parts'
+   cp_ridge_cg_product at v added up; a nonzero return fails the fit. */
+typedef int (*cp_products_fn)(const double *v, int64_t rows, int64_t d, double *out, void *ctx);
 
 /* The message of the last failed call on this thread. */
 CP_EXPORT const char *cp_last_error(void);

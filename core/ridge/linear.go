@@ -71,6 +71,11 @@ func newKronPrecond(p *Problem, G *mat.SymDense) (*kronPrecond, error) {
 		}
 	}
 	mbar.AddSym(mbar, p.S)
+	return kronPrecondOf(mbar, G, p.Alpha)
+}
+
+// kronPrecondOf is the kronPrecond of the average curvature mbar and the Gram matrix G.
+func kronPrecondOf(mbar, G *mat.SymDense, alpha float64) (*kronPrecond, error) {
 	var em, eg mat.EigenSym
 	if !em.Factorize(mbar, true) {
 		return nil, fmt.Errorf("eigendecomposition of the average curvature failed")
@@ -82,11 +87,11 @@ func newKronPrecond(p *Problem, G *mat.SymDense) (*kronPrecond, error) {
 	eg.VectorsTo(pc.qg)
 	em.VectorsTo(pc.qm)
 	mu, nu := eg.Values(nil), em.Values(nil)
-	k := len(mu)
+	k, d := len(mu), len(nu)
 	pc.scale = mat.NewDense(k, d, nil)
 	for j := 0; j < k; j++ {
 		for a := 0; a < d; a++ {
-			pc.scale.Set(j, a, 1/(2*p.Alpha+math.Max(0, mu[j])*math.Max(0, nu[a])))
+			pc.scale.Set(j, a, 1/(2*alpha+math.Max(0, mu[j])*math.Max(0, nu[a])))
 		}
 	}
 	return pc, nil
@@ -160,7 +165,7 @@ func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense
 func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
 	// Each step of the set-up is one pass over X at most (a tenth of a second at 200,000 × 60):
 	// Stop is checked between them, and every iteration.
-	k, d := W.Dims()
+	_, d := W.Dims()
 	// A sparse X with many features gets no k×k Gram matrix (useGram): memory stays O(nnz + k·d),
 	// and the preconditioner uses G's diagonal instead.
 	var G *mat.SymDense
@@ -185,6 +190,14 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 			return Result{}, err
 		}
 	}
+	return conjugateGradients(h, B, pc, W, p.Constant(), opt)
+}
+
+// conjugateGradients minimises J(W) = ½⟨W, H W⟩ − ⟨B, W⟩ + constant by conjugate gradients
+// preconditioned with pc, from W (updated in place) to ‖B − H W‖ ≤ Tol·‖B‖, with opt's progress
+// reports, iteration bound and cancellation.
+func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense, constant float64, opt *Options) (Result, error) {
+	k, d := W.Dims()
 	if W.RawMatrix().Stride != d { // the iteration works on W's backing slice
 		work := mat.DenseCopyOf(W)
 		defer W.Copy(work)
@@ -193,14 +206,14 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	bnorm := mat.Norm(B, 2)
 	if bnorm == 0 {
 		W.Zero()
-		return Result{Objective: p.Constant(), Converged: true}, nil
+		return Result{Objective: constant, Converged: true}, nil
 	}
 	R, Z, P, HP := mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil)
 	w, r, z, pp, hp, b := W.RawMatrix().Data, R.RawMatrix().Data, Z.RawMatrix().Data, P.RawMatrix().Data, HP.RawMatrix().Data, B.RawMatrix().Data
 	h.apply(HP, W)
 	floats.SubTo(r, b, hp)
 	// J(W) = −½⟨W, B + R⟩ + c, R = B − H W being the negative gradient.
-	objective := func() float64 { return -0.5*(floats.Dot(w, b)+floats.Dot(w, r)) + p.Constant() }
+	objective := func() float64 { return -0.5*(floats.Dot(w, b)+floats.Dot(w, r)) + constant }
 	res := Result{}
 	pc.apply(Z, R)
 	copy(pp, z)

@@ -80,7 +80,8 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 	nf := s.designWidth()
 	if u := s.unknowns(nf); u > MaxExactUnknowns {
 		return nil, fmt.Errorf("statistics of %d unknowns (features × output dimension > %d) would hold (%d)²/4 values; "+
-			"use StructuredRidge.partial_fit with solver=\"sgd\", or fewer features (n_components)", u, MaxExactUnknowns, u)
+			"a linear model is solved by distributed conjugate gradients instead (solver=\"cg\"); otherwise use fewer "+
+			"features (n_components) or StructuredRidge.partial_fit with solver=\"sgd\"", u, MaxExactUnknowns, u)
 	}
 	r, c := statsDims(nf, sp.Dim())
 	if err := budget.Check(fmt.Sprintf("sufficient statistics of %d features on the %s space of dimension d = %d", nf, sp.Kind(), sp.Dim()),

@@ -29,6 +29,7 @@ OK, VALUE, TYPE, CANCELLED, INTERNAL, MEMORY = (
 PROGRESS = ctypes.CFUNCTYPE(c_int, c_int64, c_double, c_double, c_void_p)
 _f64ptr = POINTER(c_double)
 SUMS = ctypes.CFUNCTYPE(c_int, _f64ptr, c_int64, c_int64, _f64ptr, _f64ptr, _f64ptr, c_void_p)
+PRODUCTS = ctypes.CFUNCTYPE(c_int, _f64ptr, c_int64, c_int64, _f64ptr, c_void_p)
 
 
 class _Buffer:
@@ -160,6 +161,30 @@ _SIGNATURES = {
         c_int,
     ),
     "cp_prob_fit_sums": ([c_int64, c_int64, c_char_p, c_int64, SUMS, PROGRESS, c_void_p, _i64p], c_int),
+    "cp_ridge_cg_setup": (
+        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, _f64p, _f64p, _f64p, _f64p, _i64p],
+        c_int,
+    ),
+    "cp_ridge_cg_product": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, _f64p, _f64p], c_int),
+    "cp_ridge_fit_cg_sums": (
+        [
+            c_int64,
+            c_int64,
+            c_char_p,
+            _f64p,
+            _f64p,
+            _f64p,
+            c_double,
+            c_int64,
+            c_int64,
+            PRODUCTS,
+            PROGRESS,
+            c_void_p,
+            _i64p,
+        ],
+        c_int,
+    ),
+    "cp_ridge_distributed_solver": ([c_int64, c_int64, c_char_p, _i64p], c_int),
     "cp_prob_free": ([c_int64], c_int),
     "cp_prob_info": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_prob_coef": ([c_int64, _f64p, c_int64, c_int64, _f64p], c_int),

@@ -406,6 +406,47 @@ def prob_data_sums(
     return loss.value, weight.value, grad
 
 
+def ridge_cg_setup(
+    space: SpaceHandle, X: np.ndarray, rows: np.ndarray, sample_weight: np.ndarray | None, params: bytes, n_rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+    """The sums over the rows of a dense X that a distributed CG fit of the linear StructuredRidge
+    needs first: (b, g, mm, weight, count) as ``cp_ridge_cg_setup`` defines them, b of shape
+    (n_rows, d) with n_rows the rows of W."""
+    if _capi.is_sparse(X):
+        raise TypeError("ridge_cg_setup takes a dense X")
+    args = _fit_arrays(X, rows, space.info.width, sample_weight)
+    d = space.info.dim
+    (b, pb), (g, pg), (mm, pm) = (
+        _capi.out_f64((n_rows, d), "b"),
+        _capi.out_f64((n_rows, n_rows), "g"),
+        _capi.out_f64((d, d), "mm"),
+    )
+    weight, count = ctypes.c_double(), _capi.out_i64()
+    _capi.check(_capi.lib().cp_ridge_cg_setup(space.value, *args, params, pb, pg, pm, weight, count))
+    return b, g, mm, weight.value, count.value
+
+
+def ridge_cg_product(
+    space: SpaceHandle, X: np.ndarray, rows: np.ndarray, sample_weight: np.ndarray | None, params: bytes, V: np.ndarray
+) -> np.ndarray:
+    """One part's share of the distributed CG product at V over the rows of a dense X
+    (``cp_ridge_cg_product``)."""
+    if _capi.is_sparse(X):
+        raise TypeError("ridge_cg_product takes a dense X")
+    args = _fit_arrays(X, rows, space.info.width, sample_weight)
+    _, pv = _capi.f64(V, V.shape, "v")
+    out, po = _capi.out_f64(V.shape)
+    _capi.check(_capi.lib().cp_ridge_cg_product(space.value, *args, params, pv, po))
+    return out
+
+
+def ridge_distributed_solver(space: SpaceHandle, n_features: int, params: bytes) -> str:
+    """The solver a distributed fit of StructuredRidge runs for ``params`` (the core's rule)."""
+    out = _capi.out_i64()
+    _capi.check(_capi.lib().cp_ridge_distributed_solver(space.value, n_features, params, out))
+    return _schema.options("ridge", "solver")[out.value]
+
+
 class RidgeModel(Model):
     """A fitted StructuredRidge model (``cp_ridge_*``)."""
 
@@ -460,6 +501,59 @@ class RidgeModel(Model):
 
         def call(progress: Any, out: Any) -> int:
             return fit(previous.value if previous is not None else 0, space.value, *args, params, progress, None, out)
+
+        return call
+
+    @staticmethod
+    def fit_cg_sums_call(
+        space: SpaceHandle,
+        n_features: int,
+        params: bytes,
+        setup: tuple[np.ndarray, np.ndarray, np.ndarray, float, int],
+        init: RidgeModel | None,
+        products: Callable[[np.ndarray], np.ndarray],
+    ) -> Callable[[Any, Any], int]:
+        """The call ``(progress, out) -> status`` that fits the linear model by distributed
+        conjugate gradients: ``setup`` is the parts' :func:`ridge_cg_setup` sums added up, and
+        ``products(V)`` (V of shape (rows, d), a copy) returns their :func:`ridge_cg_product` at V
+        added up. An exception raised by ``products`` stops the fit and is raised again."""
+        b, g, mm, weight, count = setup
+        k, d = b.shape
+        (b, pb), (g, pg), (mm, pm) = _capi.f64(b, (k, d), "b"), _capi.f64(g, (k, k), "g"), _capi.f64(mm, (d, d), "mm")
+        captured: list[BaseException] = []
+
+        def callback(v: Any, rows: int, cols: int, out: Any, _ctx: Any) -> int:
+            try:
+                V = np.ctypeslib.as_array(v, shape=(rows, cols)).copy()
+                np.ctypeslib.as_array(out, shape=(rows, cols))[...] = products(V)
+                return 0
+            except BaseException as exc:  # a worker's error, KeyboardInterrupt: raised after the call
+                captured.append(exc)
+                return 1
+
+        callback_c = _capi.PRODUCTS(callback)
+
+        def call(progress: Any, out: Any) -> int:
+            status = _capi.lib().cp_ridge_fit_cg_sums(
+                space.value,
+                n_features,
+                params,
+                pb,
+                pg,
+                pm,
+                weight,
+                count,
+                init.value if init is not None else 0,
+                callback_c,
+                progress,
+                None,
+                out,
+            )
+            if captured:
+                if status == _capi.OK:  # pragma: no cover - Go fails the fit when the callback fails
+                    RidgeModel(out.value)
+                raise captured[0]
+            return status
 
         return call
 

@@ -24,6 +24,7 @@ which is safe; a worker forked from a process that had loaded the library raises
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra
 
 from . import _core
 from . import spaces as _spaces
-from ._estimator_base import class_labels, class_rows, set_threads
+from ._estimator_base import class_labels, class_rows, run_fit, set_threads
 from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
 
@@ -159,10 +160,53 @@ def _block_sums(
         raise _partition_error(index, lo, X.shape[0], str(exc)) from None
 
 
-def _add_sums(
-    a: tuple[float, float, np.ndarray], b: tuple[float, float, np.ndarray]
-) -> tuple[float, float, np.ndarray]:
-    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
+def _add_sums(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Two partitions' sums (tuples of numbers and arrays) added term by term."""
+    return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def _block_cg_setup(
+    X: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None,
+    index: int,
+    lo: int,
+    space: _spaces.Space,
+    classes: np.ndarray | None,
+    params: bytes,
+    rows: int,
+    n_jobs: int | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+    """One partition's moments for distributed CG (``cp_ridge_cg_setup``), on its worker."""
+    if n_jobs is not None:
+        set_threads(n_jobs)
+    X, rows_y, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
+    try:
+        return _core.ridge_cg_setup(space._handle(), X, rows_y, w, params, rows)
+    except (ValueError, TypeError) as exc:
+        raise _partition_error(index, lo, X.shape[0], str(exc)) from None
+
+
+def _block_cg_product(
+    X: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None,
+    index: int,
+    lo: int,
+    space: _spaces.Space,
+    classes: np.ndarray | None,
+    params: bytes,
+    V: np.ndarray,
+    n_jobs: int | None,
+) -> np.ndarray:
+    """One partition's share of H·V for distributed CG (``cp_ridge_cg_product``), on its worker."""
+    if n_jobs is not None:
+        set_threads(n_jobs)
+    X, rows_y, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
+    try:
+        return _core.ridge_cg_product(space._handle(), X, rows_y, w, params, V)
+    except (ValueError, TypeError) as exc:
+        raise _partition_error(index, lo, X.shape[0], str(exc)) from None
 
 
 def _merge(a: _core.Stats, b: _core.Stats) -> _core.Stats:
@@ -346,11 +390,11 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
                 f"(a Nyström map); kernel={self.kernel!r} with n_components={self.n_components!r} is an expansion over "
                 "every training sample"
             )
-        if self.solver not in ("auto", "exact"):
+        if self.solver == "sgd":
             raise ValueError(
-                f"DaskStructuredRidge solves exactly from merged statistics (solver 'auto' or 'exact'), not solver={self.solver!r}: "
-                "distributed CG and SGD are not implemented; for problems too large for the exact solver, stream the "
-                "partitions through StructuredRidge(solver='sgd').partial_fit"
+                "DaskStructuredRidge solves exactly from merged statistics (solver 'exact') or by distributed conjugate "
+                "gradients (solver 'cg'), not solver='sgd': stream the partitions through "
+                "StructuredRidge(solver='sgd').partial_fit for that"
             )
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, landmark_sample: Any = None) -> DaskStructuredRidge:
@@ -378,12 +422,19 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
                 raise ValueError("landmark_sample applies to Dask inputs; an in-memory fit draws the landmarks from X")
             return super().fit(X, y, sample_weight)
         self._validate_params()
+        previous = getattr(self, "_model", None) if self.warm_start else None  # _reset forgets it (CG starts there)
         self._reset()
         self._check_distributable()
         X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
         n = X.shape[1]
         params = self._params_string(n).encode()
         set_threads(self.n_jobs)
+        if _core.ridge_distributed_solver(space._handle(), n, params) == "cg":
+            model = self._fit_cg(X, Y, W, space, classes, params, previous)
+            _set_fitted(self, space, classes, n, columns)
+            self._set_model(model)
+            self._warn_unconverged(partial=False)
+            return self
         sample = None
         if self.kernel != "linear":
             raw = X.blocks[0].compute() if landmark_sample is None else landmark_sample
@@ -403,6 +454,44 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         self._set_model(model)
         self._warn_unconverged(partial=False)
         return self
+
+    def _fit_cg(
+        self,
+        X: da.Array,
+        Y: da.Array,
+        W: da.Array | None,
+        space: _spaces.Space,
+        classes: np.ndarray | None,
+        params: bytes,
+        previous: _core.RidgeModel | None,
+    ) -> _core.RidgeModel:
+        """The linear model by distributed conjugate gradients: the partitions' moments once, then
+        their share of H·V at every iteration, summed up a tree; the data are persisted on the
+        workers for the iterations."""
+        X, Y, W = dask.persist(X, Y, W)
+        blocks = _blocks(X, Y, W)
+        rows = X.shape[1] + (1 if self.fit_intercept else 0)
+        parts = [
+            dask.delayed(_block_cg_setup, pure=False)(xb, yb, wb, i, lo, space, classes, params, rows, self.n_jobs)
+            for xb, yb, wb, i, lo in blocks
+        ]
+        (setup,) = dask.compute(_tree(parts, _add_sums))
+
+        def products(V: np.ndarray) -> np.ndarray:
+            shared = dask.delayed(V, pure=True)
+            parts = [
+                dask.delayed(_block_cg_product, pure=False)(
+                    xb, yb, wb, i, lo, space, classes, params, shared, self.n_jobs
+                )
+                for xb, yb, wb, i, lo in blocks
+            ]
+            (total,) = dask.compute(_tree(parts, operator.add))
+            return total
+
+        call = _core.RidgeModel.fit_cg_sums_call(space._handle(), X.shape[1], params, setup, previous, products)
+        return run_fit(
+            self._model_class, type(self).__name__, self.verbose, call, self._progress_measure(partial=False)
+        )
 
     def predict(self, X: Any) -> Any:
         """Return the decoded structure of each input; lazily, as a Dask array, for Dask input.

@@ -1,0 +1,236 @@
+package main
+
+/*
+#include <stdint.h>
+#include "cp_helpers.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/ridge"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The distributed conjugate gradients of the linear StructuredRidge (core/ridge/cgsums.go): each
+// part of the data sums its moments once (cp_ridge_cg_setup) and its share of H·V at every
+// iteration (cp_ridge_cg_product) where it lives; cp_ridge_fit_cg_sums runs Fit's CG on the
+// totals, asking the caller's callback for the summed products.
+
+// ridgePart reads the arguments that describe one part of the data of a distributed CG fit.
+func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
+	params *C.char) (sp space.Space, X []float64, y []int64, weights []float64, opt ridge.Options, k int, err error) {
+	if sp, err = spaceOf(int64(spaceHandle)); err != nil {
+		return
+	}
+	if n < 1 || n > maxElems {
+		err = fmt.Errorf("X must have at least one feature (and at most %d), got %d", maxElems, int64(n))
+		return
+	}
+	if opt, err = paramsOf(params); err != nil {
+		return
+	}
+	if X, err = f64s("X", x, m, n); err != nil {
+		return
+	}
+	if m > 0 {
+		if y, err = rowsOf(sp, "Y", ys, m, w); err != nil {
+			return
+		}
+	}
+	if sampleWeight != nil {
+		if weights, err = f64s("sample_weight", sampleWeight, m); err != nil {
+			return
+		}
+	}
+	k = int(n)
+	if opt.Intercept {
+		k++
+	}
+	return
+}
+
+// cp_ridge_cg_setup writes the sums over one part of the data (X m × n, structures Y m × w,
+// optional sample weights) that a distributed CG fit of the linear model with the parameter
+// string params needs before iterating: b (k × d) = Σ s_i x̃_i δ_iᵀ, g (k × k) = Σ s_i x̃_i x̃_iᵀ,
+// mm (d × d) = Σ s_i δ_i δ_iᵀ, *weight = Σ s_i and *count = m, with k = n (+1 with fit_intercept)
+// and d the space's dimension. A part may be empty or weigh nothing.
+//
+//export cp_ridge_cg_setup
+func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
+	params *C.char, b, g, mm *C.double, weight *C.double, count *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, params)
+	if err != nil {
+		return status(err)
+	}
+	d := C.int64_t(sp.Dim())
+	B, err := f64s("b", b, C.int64_t(k), d)
+	if err != nil {
+		return status(err)
+	}
+	G, err := f64s("g", g, C.int64_t(k), C.int64_t(k))
+	if err != nil {
+		return status(err)
+	}
+	M, err := f64s("mm", mm, d, d)
+	if err != nil {
+		return status(err)
+	}
+	if err := outPtr("weight", weight); err != nil {
+		return status(err)
+	}
+	if err := outPtr("count", count); err != nil {
+		return status(err)
+	}
+	var st *ridge.CGSetup
+	err = cancellable(false, func(stop *cancel.Flag) (err error) {
+		opt.Stop = stop
+		st, err = ridge.CGSetupOf(sp, X, int(m), int(n), y, weights, opt)
+		return err
+	})
+	if err != nil {
+		return status(err)
+	}
+	copy(B, st.B.RawMatrix().Data)
+	copy(G, mat.DenseCopyOf(st.G).RawMatrix().Data)
+	copy(M, mat.DenseCopyOf(st.M).RawMatrix().Data)
+	*weight, *count = C.double(st.Weight), C.int64_t(st.Count)
+	return cpOK
+}
+
+// cp_ridge_cg_product writes into out (k × d) one part's share of the distributed CG product at
+// v (k × d): Σ s_i x̃_i [(S + δ_iδ_iᵀ) vᵀx̃_i]ᵀ over its rows (arguments as cp_ridge_cg_setup's).
+//
+//export cp_ridge_cg_product
+func cp_ridge_cg_product(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
+	params *C.char, v *C.double, out *C.double) (rc C.int) {
+	defer guard(&rc)
+	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, params)
+	if err != nil {
+		return status(err)
+	}
+	d := C.int64_t(sp.Dim())
+	V, err := f64s("v", v, C.int64_t(k), d)
+	if err != nil {
+		return status(err)
+	}
+	O, err := f64s("out", out, C.int64_t(k), d)
+	if err != nil {
+		return status(err)
+	}
+	return status(cancellable(false, func(stop *cancel.Flag) error {
+		opt.Stop = stop
+		return ridge.CGProductOf(sp, X, int(m), int(n), y, weights, opt, mat.NewDense(k, int(d), V), mat.NewDense(k, int(d), O))
+	}))
+}
+
+// cp_ridge_fit_cg_sums fits the linear StructuredRidge of params (solver cg or auto, the uniform
+// reference) on n features by conjugate gradients on data spread over parts: b, g, mm, weight and
+// count are the parts' cp_ridge_cg_setup sums added up, and products, called at every iteration
+// on the calling thread with ctx, writes the parts' cp_ridge_cg_product at v added up. init is a
+// model to warm-start from, or 0; progress as cp_ridge_fit's (NULL: none).
+//
+//export cp_ridge_fit_cg_sums
+func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, b, g, mm *C.double, weight C.double, count C.int64_t,
+	init C.int64_t, products C.cp_products_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(spaceHandle))
+	if err != nil {
+		return status(err)
+	}
+	if err := outPtr("model handle", out); err != nil {
+		return status(err)
+	}
+	if products == nil {
+		return status(fmt.Errorf("the products callback is a NULL pointer"))
+	}
+	if n < 1 || n > maxElems {
+		return status(fmt.Errorf("n_features must be in [1, %d], got %d", maxElems, int64(n)))
+	}
+	opt, err := paramsOf(params)
+	if err != nil {
+		return status(err)
+	}
+	k := int(n)
+	if opt.Intercept {
+		k++
+	}
+	d := sp.Dim()
+	B, err := f64s("b", b, C.int64_t(k), C.int64_t(d))
+	if err != nil {
+		return status(err)
+	}
+	G, err := f64s("g", g, C.int64_t(k), C.int64_t(k))
+	if err != nil {
+		return status(err)
+	}
+	M, err := f64s("mm", mm, C.int64_t(d), C.int64_t(d))
+	if err != nil {
+		return status(err)
+	}
+	if init != 0 {
+		if opt.Init, err = modelOf(int64(init)); err != nil {
+			return status(err)
+		}
+	}
+	setup := &ridge.CGSetup{B: mat.NewDense(k, d, append([]float64(nil), B...)), G: symOf(G, k), M: symOf(M, d),
+		Weight: float64(weight), Count: int64(count)}
+	opt.Progress = progressFunc(progress, ctx)
+	call := func(V, dst *mat.Dense) error {
+		r, c := V.Dims()
+		if rc := C.cp_call_products(products, (*C.double)(unsafe.Pointer(&V.RawMatrix().Data[0])), C.int64_t(r), C.int64_t(c),
+			(*C.double)(unsafe.Pointer(&dst.RawMatrix().Data[0])), ctx); rc != 0 {
+			return fmt.Errorf("the products callback failed (status %d)", int(rc))
+		}
+		return nil
+	}
+	// The fit runs here, on the caller's thread: its work is the callback's.
+	md, err := ridge.FitCGSums(sp, int(n), opt, setup, call)
+	if err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(newHandle(md))
+	return cpOK
+}
+
+// symOf is the symmetric matrix of the upper triangle of a (n × n, row-major).
+func symOf(a []float64, n int) *mat.SymDense {
+	s := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, a[i*n+j])
+		}
+	}
+	return s
+}
+
+// cp_ridge_distributed_solver writes into solver the index, in the solver parameter's options,
+// of the solver a fit of data spread over machines runs for the parameter string params on n
+// features in the space of spaceHandle (ridge.DistributedSolver: auto is exact, from mergeable
+// statistics, up to 8,000 unknowns, and conjugate gradients beyond for a linear model).
+//
+//export cp_ridge_distributed_solver
+func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.char, solver *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(spaceHandle))
+	if err != nil {
+		return status(err)
+	}
+	if err := outPtr("solver", solver); err != nil {
+		return status(err)
+	}
+	if n < 1 || n > maxElems {
+		return status(fmt.Errorf("n_features must be in [1, %d], got %d", maxElems, int64(n)))
+	}
+	opt, err := paramsOf(params)
+	if err != nil {
+		return status(err)
+	}
+	*solver = C.int64_t(ridge.DistributedSolver(sp, int(n), opt))
+	return cpOK
+}

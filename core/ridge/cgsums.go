@@ -1,0 +1,256 @@
+package ridge
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/gemm"
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The linear model's conjugate gradients on data spread over machines. J = ½⟨W, H W⟩ − ⟨B, W⟩ +
+// ½Σs with H V = 2αV (intercept row excepted) + Σ_i s_i x̃_i [(S + δ_iδ_iᵀ) Vᵀx̃_i]ᵀ and
+// B = Σ_i s_i x̃_i δ_iᵀ (linear.go): B, the preconditioner's moments and every product H V are sums
+// over examples. Each part of the data computes its own (CGSetupOf once, CGProductOf at every
+// iteration) where it lives; FitCGSums runs the CG of Fit on their totals.
+
+// CGSetup holds the sums over examples that a distributed CG fit needs before iterating.
+type CGSetup struct {
+	B      *mat.Dense    // k×d: Σ s_i x̃_i δ_iᵀ, = −∇J(0)
+	G      *mat.SymDense // k×k: Σ s_i x̃_i x̃_iᵀ, for the preconditioner
+	M      *mat.SymDense // d×d: Σ s_i δ_i δ_iᵀ, for the preconditioner
+	Weight float64       // Σ s_i
+	Count  int64         // examples (zero weights included)
+}
+
+// cgPart checks one part of the data of a distributed CG fit, rows X (m×n) with structures ys and
+// optional weights, and returns its Problem and design, or a nil Problem when the part adds
+// nothing (no rows, or only zero weights).
+func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Problem, design, error) {
+	if err := checkCGOptions(sp, opt); err != nil {
+		return nil, design{}, err
+	}
+	if m == 0 {
+		return nil, design{}, nil
+	}
+	in, err := denseInput(X, m, n)
+	if err != nil {
+		return nil, design{}, err
+	}
+	if weights != nil && zeroWeights(weights) {
+		if _, err := newProblem(sp, ys, m, nil, opt.Alpha, false); err != nil { // the rows are still checked
+			return nil, design{}, err
+		}
+		return nil, design{}, nil
+	}
+	if err := checkFitMemory(sp, m, n, &opt, budget.Mul(4, int64(m), int64(sp.Dim()))); err != nil {
+		return nil, design{}, err
+	}
+	p, err := newProblem(sp, ys, m, weights, opt.Alpha, false)
+	if err != nil {
+		return nil, design{}, err
+	}
+	return p, design{X: in.Dense, intercept: opt.Intercept, stop: opt.Stop}, nil
+}
+
+// checkCGOptions refuses what a distributed CG fit does not do: kernels other than the linear one
+// (a Nyström map is fitted exactly from merged statistics), solvers other than CG, reference
+// measures other than the uniform one (their S and p depend on every training structure), and
+// spaces whose S is not held densely or that have no uniform measure.
+func checkCGOptions(sp space.Space, opt Options) error {
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case opt.Kernel.Kind != kernel.Linear || opt.NComponents > 0:
+		return fmt.Errorf("distributed conjugate gradients fit the linear kernel without n_components, not kernel=%v with n_components=%d "+
+			"(a Nyström map is solved exactly from merged statistics: solver=\"exact\")", opt.Kernel.Kind, opt.NComponents)
+	case opt.Solver != CG && opt.Solver != Auto:
+		return fmt.Errorf("distributed conjugate gradients run solver=cg, not %v", opt.Solver)
+	case opt.EmpiricalWeight > 0:
+		return errors.New("distributed conjugate gradients use the uniform reference measure (empirical_weight=0); " +
+			"the empirical one is supported by the exact distributed fit (solver=\"exact\")")
+	case sp.Dim() > denseMaxDim:
+		return largeDimError(sp)
+	}
+	return space.Counts(sp)
+}
+
+// CGSetupOf returns the CGSetup sums of one part of the data (see cgPart): zero for a part that
+// adds nothing.
+func CGSetupOf(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*CGSetup, error) {
+	p, des, err := cgPart(sp, X, m, n, ys, weights, opt)
+	if err != nil {
+		return nil, err
+	}
+	d := sp.Dim()
+	k := n
+	if opt.Intercept {
+		k++
+	}
+	// Count is every example, zero weights included, as Fit's Model.Seen.
+	st := &CGSetup{B: mat.NewDense(k, d, nil), G: mat.NewSymDense(k, nil), M: mat.NewSymDense(d, nil), Count: int64(m)}
+	if p == nil {
+		return st, nil
+	}
+	st.B = newLinearSystem(p, des).B
+	st.G = des.gram(p.Weight)
+	sd := mat.NewDense(m, d, nil) // diag(s) Δ
+	for i := 0; i < m; i++ {
+		src, dst := p.Delta.RawRowView(i), sd.RawRowView(i)
+		for a := range src {
+			dst[a] = p.Weight[i] * src[a]
+		}
+		st.Weight += p.Weight[i]
+	}
+	full := mat.NewDense(d, d, nil)
+	gemm.Mul(full.RawMatrix(), mat.DenseCopyOf(p.Delta.T()).RawMatrix(), sd.RawMatrix())
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			st.M.SetSym(a, b, full.At(a, b))
+		}
+	}
+	return st, opt.Stop.Err()
+}
+
+// CGProductOf writes into dst (k×d) the data part of H V over one part of the data (see cgPart):
+// Σ_i s_i x̃_i [(S + δ_iδ_iᵀ) Vᵀx̃_i]ᵀ, zero for a part that adds nothing.
+func CGProductOf(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options, V, dst *mat.Dense) error {
+	k := n
+	if opt.Intercept {
+		k++
+	}
+	for _, a := range []struct {
+		name string
+		m    *mat.Dense
+	}{{"V", V}, {"the product", dst}} {
+		if r, c := a.m.Dims(); r != k || c != sp.Dim() {
+			return fmt.Errorf("%s is %d×%d, want %d×%d (n_features, plus 1 with an intercept, × the space's dimension)", a.name, r, c, k, sp.Dim())
+		}
+	}
+	p, des, err := cgPart(sp, X, m, n, ys, weights, opt)
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		dst.Zero()
+		return nil
+	}
+	U, C := mat.NewDense(m, sp.Dim(), nil), mat.NewDense(m, sp.Dim(), nil)
+	des.mul(U, V)
+	p.curvature(C, U)
+	des.tmul(dst, C)
+	return opt.Stop.Err()
+}
+
+// sumsHessian applies H through the caller's summed products.
+type sumsHessian struct {
+	products  func(V, dst *mat.Dense) error
+	n         int // rows of W that are penalised (the features)
+	alpha     float64
+	err       error // the first failure of products: the CG stops on the NaN it leaves
+	evaluated int
+}
+
+func (h *sumsHessian) apply(dst, V *mat.Dense) {
+	if h.err == nil {
+		h.err = h.products(V, dst)
+		h.evaluated++
+	}
+	if h.err != nil {
+		for i := range dst.RawMatrix().Data {
+			dst.RawMatrix().Data[i] = math.NaN()
+		}
+		return
+	}
+	for j := 0; j < h.n; j++ {
+		g, w := dst.RawRowView(j), V.RawRowView(j)
+		for a := range g {
+			g[a] += 2 * h.alpha * w[a]
+		}
+	}
+}
+
+// FitCGSums fits the linear StructuredRidge of opt (solver cg or auto, uniform reference) on n
+// features by the preconditioned conjugate gradients of Fit, from the sums of its data: setup,
+// the parts' CGSetupOf added up, and products, which writes the parts' CGProductOf at V added up
+// into dst. The preconditioner is the Kronecker one (kronPrecond) of the summed G and
+// M̄ = S + M/Σs, whatever Fit would choose for the space, so the iterates differ from Fit's and
+// the solution agrees to the tolerance. opt.Init warm-starts as in Fit.
+func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func(V, dst *mat.Dense) error) (*Model, error) {
+	if err := checkCGOptions(sp, opt); err != nil {
+		return nil, err
+	}
+	d := sp.Dim()
+	k := n
+	if opt.Intercept {
+		k++
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("distributed conjugate gradients need at least one feature, got %d", n)
+	}
+	if r, c := setup.B.Dims(); r != k || c != d {
+		return nil, fmt.Errorf("B is %d×%d, want %d×%d", r, c, k, d)
+	}
+	if setup.G.SymmetricDim() != k || setup.M.SymmetricDim() != d {
+		return nil, fmt.Errorf("G is %d×%d and M %d×%d, want %d×%d and %d×%d", setup.G.SymmetricDim(), setup.G.SymmetricDim(),
+			setup.M.SymmetricDim(), setup.M.SymmetricDim(), k, k, d, d)
+	}
+	if !(setup.Weight > 0) || math.IsInf(setup.Weight, 0) {
+		return nil, fmt.Errorf("the examples' weights sum to %v; they need a positive finite sum", setup.Weight)
+	}
+	for _, a := range [][]float64{setup.B.RawMatrix().Data, setup.G.RawSymmetric().Data, setup.M.RawSymmetric().Data} {
+		if err := check.Fitted("the summed moments", a); err != nil {
+			return nil, err
+		}
+	}
+	if err := budget.Check(fmt.Sprintf("conjugate gradients on %d×%d coefficients", k, d),
+		budget.Add(budget.Mul(12, int64(k), int64(d), 8), budget.Mul(3, int64(k), int64(k), 8), budget.Mul(4, int64(d), int64(d), 8))); err != nil {
+		return nil, err
+	}
+	_, S := uniformReference(sp)
+	mbar := mat.NewSymDense(d, nil)
+	mbar.ScaleSym(1/setup.Weight, setup.M)
+	mbar.AddSym(mbar, S)
+	pc, err := kronPrecondOf(mbar, setup.G, opt.Alpha)
+	if err != nil {
+		return nil, err
+	}
+	md := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: setup.Count}
+	md.Coef = md.warmCoef(&opt, k, d)
+	h := &sumsHessian{products: products, n: n, alpha: opt.Alpha}
+	md.Result, err = conjugateGradients(h, setup.B, pc, md.Coef, setup.Weight/2, &opt)
+	if err == nil {
+		err = h.err
+	}
+	if err == nil {
+		err = md.checkFinite()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// DistributedSolver resolves opt.Solver for a fit of data spread over machines on n features:
+// Auto is Exact, one pass of mergeable statistics (Stats), for kernel models on a Nyström map and
+// for linear ones whose normal equations have at most MaxExactUnknowns unknowns, and CG (one
+// pass of summed products per iteration, FitCGSums) for larger linear ones. Other solvers stay.
+func DistributedSolver(sp space.Space, n int, opt Options) Solver {
+	if opt.Solver != Auto || opt.Kernel.Kind != kernel.Linear || opt.NComponents > 0 {
+		if opt.Solver == Auto {
+			return Exact
+		}
+		return opt.Solver
+	}
+	s := Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}
+	if sp.Dim() > denseMaxDim || s.unknowns(n) > MaxExactUnknowns {
+		return CG
+	}
+	return Exact
+}

@@ -1,0 +1,182 @@
+package ridge
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// cgParts cuts m rows into parts ending at the given rows (the last part takes the rest) and
+// returns the summed setup and the summed product a distributed CG fit runs on.
+func cgParts(t testing.TB, sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options, ends []int) (*CGSetup, func(V, dst *mat.Dense) error) {
+	t.Helper()
+	w := sp.Width()
+	bounds := append(append([]int{0}, ends...), m)
+	part := func(a int) ([]float64, int, []int64, []float64) {
+		lo, hi := bounds[a], bounds[a+1]
+		var pw []float64
+		if weights != nil {
+			pw = weights[lo:hi]
+		}
+		return X[lo*n : hi*n], hi - lo, ys[lo*w : hi*w], pw
+	}
+	var total *CGSetup
+	for a := 0; a+1 < len(bounds); a++ {
+		px, pm, py, pw := part(a)
+		st, err := CGSetupOf(sp, px, pm, n, py, pw, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total == nil {
+			total = st
+			continue
+		}
+		total.B.Add(total.B, st.B)
+		total.G.AddSym(total.G, st.G)
+		total.M.AddSym(total.M, st.M)
+		total.Weight += st.Weight
+		total.Count += st.Count
+	}
+	products := func(V, dst *mat.Dense) error {
+		dst.Zero()
+		tmp := mat.DenseCopyOf(dst)
+		for a := 0; a+1 < len(bounds); a++ {
+			px, pm, py, pw := part(a)
+			if err := CGProductOf(sp, px, pm, n, py, pw, opt, V, tmp); err != nil {
+				return err
+			}
+			dst.Add(dst, tmp)
+		}
+		return nil
+	}
+	return total, products
+}
+
+// TestFitCGSumsEqualsFit: distributed CG over uneven parts (one empty, one of zero weights)
+// reaches the coefficients of Fit's exact solve, for several families, with and without
+// intercept and weights; the summed products plus the penalty are linearSystem's H V.
+func TestFitCGSumsEqualsFit(t *testing.T) {
+	tree := []int64{-1, 0, 0, 1, 1, 2, 5}
+	for _, tc := range []struct {
+		kind   string
+		params []int64
+	}{
+		{"multilabel", []int64{5}}, {"multiclass", []int64{4}}, {"permutations", []int64{4}},
+		{"subtrees", tree}, {"dicycles", []int64{5}}, {"ordinal", []int64{5}},
+	} {
+		for _, intercept := range []bool{true, false} {
+			for _, weighted := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/intercept=%v/weights=%v", tc.kind, intercept, weighted), func(t *testing.T) {
+					sp, err := space.New(tc.kind, tc.params)
+					if err != nil {
+						t.Fatal(err)
+					}
+					const m, n = 120, 4
+					X, ys := synthetic(t, sp, m, n, 3)
+					var weights []float64
+					if weighted {
+						r := rand.New(rand.NewPCG(4, 5))
+						weights = make([]float64, m)
+						for i := range weights {
+							weights[i] = 0.2 + 2*r.Float64()
+						}
+						for i := 30; i < 70; i++ { // the second part weighs nothing
+							weights[i] = 0
+						}
+					}
+					opt := Options{Alpha: 0.3, Intercept: intercept, Solver: CG, Tol: 1e-12, MaxIter: 10000}
+					exact := opt
+					exact.Solver = Exact
+					want, err := Fit(sp, X, m, n, ys, weights, exact)
+					if err != nil {
+						t.Fatal(err)
+					}
+					setup, products := cgParts(t, sp, X, m, n, ys, weights, opt, []int{30, 70, 70})
+					got, err := FitCGSums(sp, n, opt, setup, products)
+					if err != nil {
+						t.Fatal(err)
+					}
+					diff := mat.NewDense(want.Coef.RawMatrix().Rows, sp.Dim(), nil)
+					diff.Sub(got.Coef, want.Coef)
+					if rel := mat.Norm(diff, 2) / mat.Norm(want.Coef, 2); rel > 1e-9 {
+						t.Errorf("coefficients differ from the exact solve by %.2e relative", rel)
+					}
+					if !got.Result.Converged || got.Seen != m {
+						t.Errorf("result %+v, seen %d", got.Result, got.Seen)
+					}
+					// The summed products are H V of the whole data set, the penalty aside.
+					p, err := NewProblem(sp, ys, m, weights, opt.Alpha)
+					if err != nil {
+						t.Fatal(err)
+					}
+					des := design{X: mat.NewDense(m, n, X), intercept: intercept}
+					V := mat.DenseCopyOf(want.Coef)
+					whole, parts := mat.NewDense(des.cols(), sp.Dim(), nil), mat.NewDense(des.cols(), sp.Dim(), nil)
+					newLinearSystem(p, des).apply(whole, V)
+					des.addPenaltyGrad(whole, V, -2*opt.Alpha)
+					if err := products(V, parts); err != nil {
+						t.Fatal(err)
+					}
+					if !mat.EqualApprox(whole, parts, 1e-10*mat.Norm(whole, 2)) {
+						t.Errorf("the summed products differ from H V")
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestFitCGSumsRefusals: what distributed CG does not fit is refused with the reason, and a
+// failing product ends the fit with its error.
+func TestFitCGSumsRefusals(t *testing.T) {
+	sp, _ := space.New("multilabel", []int64{3})
+	const m, n = 40, 3
+	X, ys := synthetic(t, sp, m, n, 8)
+	opt := Options{Alpha: 1, Intercept: true, Solver: CG, Tol: 1e-8, MaxIter: 100}
+	setup, products := cgParts(t, sp, X, m, n, ys, nil, opt, []int{20})
+	for _, tc := range []struct {
+		name string
+		edit func(o *Options)
+		want string
+	}{
+		{"nystrom", func(o *Options) { o.Kernel, o.NComponents = kernel.Kernel{Kind: kernel.RBF, Gamma: 1}, 5 }, "linear kernel"},
+		{"sgd", func(o *Options) { o.Solver = SGD }, "solver=cg"},
+		{"empirical", func(o *Options) { o.EmpiricalWeight = 0.5 }, "uniform reference"},
+	} {
+		o := opt
+		tc.edit(&o)
+		if _, err := FitCGSums(sp, n, o, setup, products); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+		if _, err := CGSetupOf(sp, X, m, n, ys, nil, o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s (setup): %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	calls := 0
+	failing := func(V, dst *mat.Dense) error {
+		if calls++; calls == 3 {
+			return errors.New("worker lost")
+		}
+		return products(V, dst)
+	}
+	if _, err := FitCGSums(sp, n, opt, setup, failing); err == nil || !strings.Contains(err.Error(), "worker lost") {
+		t.Errorf("failing products: %v", err)
+	}
+	zero := *setup
+	zero.Weight = 0
+	if _, err := FitCGSums(sp, n, opt, &zero, products); err == nil || !strings.Contains(err.Error(), "positive finite sum") {
+		t.Errorf("zero weight: %v", err)
+	}
+	if _, err := FitCGSums(sp, n+1, opt, setup, products); err == nil || !strings.Contains(err.Error(), "B is") {
+		t.Errorf("wrong n: %v", err)
+	}
+	if err := CGProductOf(sp, X, m, n, ys, nil, opt, mat.NewDense(n, 3, nil), mat.NewDense(n+1, 3, nil)); err == nil || !strings.Contains(err.Error(), "V is") {
+		t.Errorf("V of the wrong shape: %v", err)
+	}
+}
