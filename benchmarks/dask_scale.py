@@ -75,7 +75,13 @@ class LoadSampler:
 
 
 def _peak_rss() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    """The calling process's peak resident set in KiB, VmHWM. Not getrusage's ru_maxrss: that one
+    survives execve, so a spawned worker reported the resident set its parent had when it started
+    the cluster (the runs before 2026-11-23 18:30 UTC printed the stream's 0.68 GB for every worker)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
 
 
 def _cpu_seconds() -> float:

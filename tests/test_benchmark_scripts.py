@@ -44,6 +44,12 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
         ("many_labels.py", "many_labels", "## Many labels"),
         ("sparse_many_labels.py", "sparse_many_labels", "## Many labels on sparse data"),
         pytest.param(
+            "dask_iterative.py",
+            "dask_iterative",
+            "## Iterative fits on Dask",
+            marks=pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="dask not installed"),
+        ),
+        pytest.param(
             "dask_scale.py",
             "dask_scale",
             "## Out-of-core fit on Dask",

@@ -6,7 +6,8 @@ the normal equations' blocks are moments of (x, ψ(y)) pairs. Each partition's m
 where the partition lives, merged pairwise up a tree, and the small merged system is solved on the
 client — so :class:`DaskStructuredRidge` gives, to rounding, the coefficients that
 ``StructuredRidge(solver="exact").fit`` gives on the concatenated data, whatever the partitioning,
-with O((n_features · d)²) memory per task whatever the number of rows.
+with O((n_features · d)²) memory per task whatever the number of rows. Beyond the exact solve's
+size, its conjugate gradients sum each Hessian product over the partitions in the same way.
 
 ProbabilisticStructured's objective and gradient are sums over examples too: at every iteration of
 the core's L-BFGS, :class:`DaskProbabilisticStructured` sums each partition's data term where the
@@ -341,7 +342,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     accepts Dask arrays and DataFrames: every partition's sufficient statistics are computed on the
     worker that holds it, merged pairwise up a tree, and solved once on the client. The model
     equals ``StructuredRidge(solver="exact").fit`` on the concatenated data to rounding (1e-10
-    relative), for every output space, with sample weights and ``empirical_weight`` (either
+    relative; with ``solver="cg"``, to ``tol``), for every output space, with sample weights and ``empirical_weight`` (either
     ``reference``: both are functions of sums over the examples). Prediction
     methods given a Dask collection return lazy Dask arrays (one block per row block of X); given
     NumPy input they behave as StructuredRidge's. NumPy input to ``fit`` is fitted in memory.
@@ -349,11 +350,14 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     Supported: ``kernel="linear"``, or ``"rbf"``/``"poly"`` with ``n_components`` (the model is
     linear on a Nyström map, fixed before the statistics from the rows of ``landmark_sample``,
     by default the first partition of X — the map :meth:`StructuredRidge.partial_fit` builds from
-    its first chunk); ``solver`` ``"auto"`` or ``"exact"``. Not supported: callable and
-    precomputed kernels and the exact kernel expansion (their model lives on all training
-    samples), and problems with n_features · d above 8000 unknowns, whose exact system is too
-    large and which would need distributed CG: stream them through
-    ``StructuredRidge(solver="sgd").partial_fit`` partition by partition instead.
+    its first chunk). ``solver="exact"`` solves from merged statistics (up to 8,000 unknowns,
+    n_features · d); ``solver="cg"`` runs the conjugate gradients of the in-memory fit on a linear
+    model with the uniform reference, every product H·V summed over the partitions where they live
+    (one pass over the data per iteration; the data are persisted on the workers); ``"auto"`` is
+    exact up to 8,000 unknowns and CG beyond (the core's rule, ``cp_ridge_distributed_solver``).
+    Not supported: ``solver="sgd"`` (stream the partitions through
+    ``StructuredRidge(solver="sgd").partial_fit``), callable and precomputed kernels and the exact
+    kernel expansion (their model lives on all training samples).
 
     Parameters
     ----------
