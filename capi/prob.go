@@ -89,16 +89,8 @@ func probFitWith(spaceHandle C.int64_t, m C.int64_t, ys *C.int64_t, w C.int64_t,
 			return nil, err
 		}
 	}
-	opt, err := parseProbFitParams(goString(params))
+	opt, err := probFitOptions(sp, params, init)
 	if err != nil {
-		return nil, err
-	}
-	if init != 0 {
-		if opt.Init, err = probModelOf(int64(init)); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkSampler(sp, opt.Inference.Sampler); err != nil {
 		return nil, err
 	}
 	if opt.Inference.Method == prob.InferExact && !prob.HasExact(sp) {
@@ -118,6 +110,21 @@ func probFitWith(spaceHandle C.int64_t, m C.int64_t, ys *C.int64_t, w C.int64_t,
 		md.Inference.Sampler.Stop = nil // the flag belongs to this call, not to the model
 	}
 	return md, err
+}
+
+// probFitOptions reads the parameter string of a fit on sp and the handle of the model it
+// warm-starts from (0: none), and checks the sampler against the space.
+func probFitOptions(sp space.Space, params *C.char, init C.int64_t) (prob.Options, error) {
+	opt, err := parseProbFitParams(goString(params))
+	if err != nil {
+		return opt, err
+	}
+	if init != 0 {
+		if opt.Init, err = probModelOf(int64(init)); err != nil {
+			return opt, err
+		}
+	}
+	return opt, checkSampler(sp, opt.Inference.Sampler)
 }
 
 // cp_prob_free releases a ProbabilisticStructured model handle.

@@ -129,16 +129,8 @@ func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, init C.int6
 	if n < 1 || n > maxElems {
 		return nil, fmt.Errorf("n_features must be in [1, %d], got %d", maxElems, int64(n))
 	}
-	opt, err := parseProbFitParams(goString(params))
+	opt, err := probFitOptions(sp, params, init)
 	if err != nil {
-		return nil, err
-	}
-	if init != 0 {
-		if opt.Init, err = probModelOf(int64(init)); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkSampler(sp, opt.Inference.Sampler); err != nil {
 		return nil, err
 	}
 	opt.Progress = progressFunc(progress, ctx)

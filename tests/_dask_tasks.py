@@ -31,14 +31,14 @@ def library_state() -> tuple[int, str, int | None, int | None]:
     return os.getpid(), multiprocessing.get_start_method(allow_none=True) or "", _capi._loaded_in_pid, os.getppid()
 
 
-def killing(name: str, marker: str | None, *args, **kwargs):
-    """combpred.dask's block function ``name`` (``_block_sums``, ``_block_cg_product``), except
-    that the third call on partition 4 kills its worker (SIGKILL) while the marker file does not
-    exist yet; with no marker, every call on partition 4 does. Bound with functools.partial in
-    place of that function."""
+def killing(name: str, marker: str | None, work, *args, **kwargs):
+    """combpred.dask._on_partition, except that the third run of the work function ``name``
+    (``_prob_sums``, ``_cg_product``) on partition 4 kills its worker (SIGKILL) while the marker
+    file does not exist yet; with no marker, every such run does. Bound to name and marker with
+    functools.partial in place of _on_partition."""
     from combpred import dask as cdask
 
-    if args[3] == 4:
+    if work.__name__ == name and args[3] == 4:
         if marker is None:
             os.kill(os.getpid(), signal.SIGKILL)
         with open(marker + ".count", "a+") as f:
@@ -49,7 +49,7 @@ def killing(name: str, marker: str | None, *args, **kwargs):
             try:
                 fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:
-                return getattr(cdask, name)(*args, **kwargs)
+                return cdask._on_partition(work, *args, **kwargs)
             os.close(fd)
             os.kill(os.getpid(), signal.SIGKILL)
-    return getattr(cdask, name)(*args, **kwargs)
+    return cdask._on_partition(work, *args, **kwargs)

@@ -271,7 +271,7 @@ def test_a_worker_killed_mid_cg_is_retried_to_the_same_model(client, tmp_path, m
     X, Y = _data(spaces.Multilabel(4), seed=16)
     local = StructuredRidge(solver="exact", alpha=0.3).fit(X, Y)
     marker = str(tmp_path / "killed")
-    monkeypatch.setattr(cdask, "_block_cg_product", functools.partial(_dask_tasks.killing, "_block_cg_product", marker))
+    monkeypatch.setattr(cdask, "_on_partition", functools.partial(_dask_tasks.killing, "_cg_product", marker))
     dist = DaskStructuredRidge(solver="cg", alpha=0.3, tol=1e-12, max_iter=1000).fit(
         da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))
     )
@@ -378,7 +378,7 @@ def test_a_worker_killed_mid_probabilistic_fit_is_retried_to_the_same_model(clie
     est = {"space": "permutations", "tol": 1e-10, "max_iter": 2000}
     local = ProbabilisticStructured(**est).fit(X, Y)
     marker = str(tmp_path / "killed")
-    monkeypatch.setattr(cdask, "_block_sums", functools.partial(_dask_tasks.killing, "_block_sums", marker))
+    monkeypatch.setattr(cdask, "_on_partition", functools.partial(_dask_tasks.killing, "_prob_sums", marker))
     dist = DaskProbabilisticStructured(**est).fit(
         da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))
     )
@@ -393,7 +393,7 @@ def test_a_sum_that_keeps_killing_workers_fails_the_probabilistic_fit(client, mo
     from combpred import dask as cdask
 
     X, Y = _data(spaces.Permutations(4), seed=14)
-    monkeypatch.setattr(cdask, "_block_sums", functools.partial(_dask_tasks.killing, "_block_sums", None))
+    monkeypatch.setattr(cdask, "_on_partition", functools.partial(_dask_tasks.killing, "_prob_sums", None))
     with pytest.raises(distributed.scheduler.KilledWorker):
         DaskProbabilisticStructured(space="permutations").fit(
             da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))

@@ -385,6 +385,33 @@ def _fit_function(lib: Any, name: str, args: tuple[Any, ...]) -> Callable[..., i
     }[name]
 
 
+class _KeptException:
+    """The exception of a Python callback that Go calls during a fit (a Dask worker's error,
+    KeyboardInterrupt): ``with kept:`` around the callback's body keeps it and sets ``status`` to
+    the nonzero return that makes Go fail the fit; ``reraise`` raises it once the call returned."""
+
+    def __init__(self) -> None:
+        self.exception: BaseException | None = None
+
+    @property
+    def status(self) -> int:
+        return 0 if self.exception is None else 1
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is not None:
+            self.exception = exc
+        return True  # never let an exception unwind into Go
+
+    def reraise(self, status: int, model_class: type[Model], out: Any) -> None:
+        if self.exception is not None:
+            if status == _capi.OK:  # pragma: no cover - Go fails the fit when the callback fails
+                model_class(out.value)  # frees the model
+            raise self.exception
+
+
 def prob_data_sums(
     space: SpaceHandle,
     X: np.ndarray,
@@ -520,16 +547,13 @@ class RidgeModel(Model):
         b, g, mm, weight, count = setup
         k, d = b.shape
         (b, pb), (g, pg), (mm, pm) = _capi.f64(b, (k, d), "b"), _capi.f64(g, (k, k), "g"), _capi.f64(mm, (d, d), "mm")
-        captured: list[BaseException] = []
+        kept = _KeptException()
 
         def callback(v: Any, rows: int, cols: int, out: Any, _ctx: Any) -> int:
-            try:
+            with kept:
                 V = np.ctypeslib.as_array(v, shape=(rows, cols)).copy()
                 np.ctypeslib.as_array(out, shape=(rows, cols))[...] = products(V)
-                return 0
-            except BaseException as exc:  # a worker's error, KeyboardInterrupt: raised after the call
-                captured.append(exc)
-                return 1
+            return kept.status
 
         callback_c = _capi.PRODUCTS(callback)
 
@@ -549,10 +573,7 @@ class RidgeModel(Model):
                 None,
                 out,
             )
-            if captured:
-                if status == _capi.OK:  # pragma: no cover - Go fails the fit when the callback fails
-                    RidgeModel(out.value)
-                raise captured[0]
+            kept.reraise(status, RidgeModel, out)
             return status
 
         return call
@@ -640,18 +661,15 @@ class ProbModel(Model):
         asks ``sums(W)`` (W of shape (rows, d), a copy) for the data term summed over every part
         of the data, as :func:`prob_data_sums` gives it for one part — ``(loss, weight, grad)``.
         An exception raised by ``sums`` stops the fit and is raised again by the call."""
-        captured: list[BaseException] = []
+        kept = _KeptException()
 
         def callback(coef: Any, rows: int, d: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
-            try:
+            with kept:
                 W = np.ctypeslib.as_array(coef, shape=(rows, d)).copy()
                 total_loss, total_weight, total_grad = sums(W)
                 np.ctypeslib.as_array(grad, shape=(rows, d))[...] = total_grad
                 loss[0], weight[0] = float(total_loss), float(total_weight)
-                return 0
-            except BaseException as exc:  # a worker's error, KeyboardInterrupt: raised after the call
-                captured.append(exc)
-                return 1
+            return kept.status
 
         callback_c = _capi.SUMS(callback)
 
@@ -659,10 +677,7 @@ class ProbModel(Model):
             status = _capi.lib().cp_prob_fit_sums(
                 space.value, n_features, params, init.value if init is not None else 0, callback_c, progress, None, out
             )
-            if captured:
-                if status == _capi.OK:  # pragma: no cover - Go fails the fit when the callback fails
-                    ProbModel(out.value)
-                raise captured[0]
+            kept.reraise(status, ProbModel, out)
             return status
 
         return call

@@ -117,8 +117,8 @@ def _block_inputs(
     return X, rows, w
 
 
-def _block_stats(
-    empty: _core.Stats,
+def _on_partition(
+    work: Any,
     X: np.ndarray,
     y: np.ndarray,
     sample_weight: np.ndarray | None,
@@ -127,87 +127,48 @@ def _block_stats(
     space: _spaces.Space,
     classes: np.ndarray | None,
     n_jobs: int | None,
-) -> _core.Stats:
-    """The statistics of one partition, computed on the worker that holds it."""
+    *args: Any,
+) -> Any:
+    """``work(space, X, rows, weights, *args)`` on one partition, on the worker that holds it: its
+    inputs validated first (:func:`_block_inputs`), and every error naming the partition."""
     if n_jobs is not None:
         set_threads(n_jobs)  # the core's threads in this worker process
     X, rows, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
     try:
-        return empty.add(X, rows, space.width, w)
+        return work(space, X, rows, w, *args)
     except (ValueError, TypeError) as exc:
         raise _partition_error(index, lo, X.shape[0], str(exc)) from None
 
 
-def _block_sums(
-    X: np.ndarray,
-    y: np.ndarray,
-    sample_weight: np.ndarray | None,
-    index: int,
-    lo: int,
-    space: _spaces.Space,
-    classes: np.ndarray | None,
-    intercept: bool,
-    coef: np.ndarray,
-    n_jobs: int | None,
+def _stats(space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, empty: _core.Stats) -> _core.Stats:
+    """A partition's sufficient statistics of the exact fit."""
+    return empty.add(X, rows, space.width, w)
+
+
+def _prob_sums(
+    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, intercept: bool, coef: np.ndarray
 ) -> tuple[float, float, np.ndarray]:
-    """ProbabilisticStructured's data term at ``coef`` summed over one partition, on the worker
-    that holds it: (loss, weight, gradient) as ``cp_prob_data_sums`` defines them."""
-    if n_jobs is not None:
-        set_threads(n_jobs)
-    X, rows, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
-    try:
-        return _core.prob_data_sums(space._handle(), X, rows, w, intercept, coef)
-    except (ValueError, TypeError) as exc:
-        raise _partition_error(index, lo, X.shape[0], str(exc)) from None
+    """A partition's ProbabilisticStructured data term at ``coef`` (``cp_prob_data_sums``)."""
+    return _core.prob_data_sums(space._handle(), X, rows, w, intercept, coef)
+
+
+def _cg_setup(
+    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, params: bytes, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+    """A partition's moments for distributed CG (``cp_ridge_cg_setup``)."""
+    return _core.ridge_cg_setup(space._handle(), X, rows, w, params, k)
+
+
+def _cg_product(
+    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, params: bytes, V: np.ndarray
+) -> np.ndarray:
+    """A partition's share of H·V for distributed CG (``cp_ridge_cg_product``)."""
+    return _core.ridge_cg_product(space._handle(), X, rows, w, params, V)
 
 
 def _add_sums(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
     """Two partitions' sums (tuples of numbers and arrays) added term by term."""
     return tuple(x + y for x, y in zip(a, b, strict=True))
-
-
-def _block_cg_setup(
-    X: np.ndarray,
-    y: np.ndarray,
-    sample_weight: np.ndarray | None,
-    index: int,
-    lo: int,
-    space: _spaces.Space,
-    classes: np.ndarray | None,
-    params: bytes,
-    rows: int,
-    n_jobs: int | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
-    """One partition's moments for distributed CG (``cp_ridge_cg_setup``), on its worker."""
-    if n_jobs is not None:
-        set_threads(n_jobs)
-    X, rows_y, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
-    try:
-        return _core.ridge_cg_setup(space._handle(), X, rows_y, w, params, rows)
-    except (ValueError, TypeError) as exc:
-        raise _partition_error(index, lo, X.shape[0], str(exc)) from None
-
-
-def _block_cg_product(
-    X: np.ndarray,
-    y: np.ndarray,
-    sample_weight: np.ndarray | None,
-    index: int,
-    lo: int,
-    space: _spaces.Space,
-    classes: np.ndarray | None,
-    params: bytes,
-    V: np.ndarray,
-    n_jobs: int | None,
-) -> np.ndarray:
-    """One partition's share of H·V for distributed CG (``cp_ridge_cg_product``), on its worker."""
-    if n_jobs is not None:
-        set_threads(n_jobs)
-    X, rows_y, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
-    try:
-        return _core.ridge_cg_product(space._handle(), X, rows_y, w, params, V)
-    except (ValueError, TypeError) as exc:
-        raise _partition_error(index, lo, X.shape[0], str(exc)) from None
 
 
 def _merge(a: _core.Stats, b: _core.Stats) -> _core.Stats:
@@ -449,7 +410,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
                 )
         empty = dask.delayed(_core.Stats.new(space._handle(), n, params, sample), pure=False)
         parts = [
-            dask.delayed(_block_stats, pure=False)(empty, xb, yb, wb, i, lo, space, classes, self.n_jobs)
+            dask.delayed(_on_partition, pure=False)(_stats, xb, yb, wb, i, lo, space, classes, self.n_jobs, empty)
             for xb, yb, wb, i, lo in _blocks(X, Y, W)
         ]
         (stats,) = dask.compute(_tree(parts))
@@ -476,7 +437,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         blocks = _blocks(X, Y, W)
         rows = X.shape[1] + (1 if self.fit_intercept else 0)
         parts = [
-            dask.delayed(_block_cg_setup, pure=False)(xb, yb, wb, i, lo, space, classes, params, rows, self.n_jobs)
+            dask.delayed(_on_partition, pure=False)(
+                _cg_setup, xb, yb, wb, i, lo, space, classes, self.n_jobs, params, rows
+            )
             for xb, yb, wb, i, lo in blocks
         ]
         (setup,) = dask.compute(_tree(parts, _add_sums))
@@ -484,8 +447,8 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         def products(V: np.ndarray) -> np.ndarray:
             shared = dask.delayed(V, pure=True)
             parts = [
-                dask.delayed(_block_cg_product, pure=False)(
-                    xb, yb, wb, i, lo, space, classes, params, shared, self.n_jobs
+                dask.delayed(_on_partition, pure=False)(
+                    _cg_product, xb, yb, wb, i, lo, space, classes, self.n_jobs, params, shared
                 )
                 for xb, yb, wb, i, lo in blocks
             ]
@@ -599,7 +562,9 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         def sums(coef: np.ndarray) -> tuple[float, float, np.ndarray]:
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
             parts = [
-                dask.delayed(_block_sums, pure=False)(xb, yb, wb, i, lo, space, classes, intercept, shared, self.n_jobs)
+                dask.delayed(_on_partition, pure=False)(
+                    _prob_sums, xb, yb, wb, i, lo, space, classes, self.n_jobs, intercept, shared
+                )
                 for xb, yb, wb, i, lo in blocks
             ]
             (total,) = dask.compute(_tree(parts, _add_sums))
