@@ -152,8 +152,8 @@ def main() -> None:
             "",
             machine(),
             "",
-            ("Quick smoke run (tiny sizes): " if args.quick else "")
-            + "each fit on a fresh LocalCluster of spawned single-threaded workers (the data generated on the workers "
+            ("Quick smoke run (tiny sizes). " if args.quick else "")
+            + "Each fit on a fresh LocalCluster of spawned single-threaded workers (the data generated on the workers "
             "partition by partition and persisted for the iterations), against the same estimator in memory in one "
             "process on the same rows with `n_jobs=1`. Times exclude starting the cluster; the Dask times include "
             "generating the data on the workers, the in-memory ones do not. 'rel. diff' is the largest coefficient "
