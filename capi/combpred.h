@@ -204,15 +204,16 @@ CP_EXPORT int cp_ridge_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, 
 
 /* cp_ridge_fit_csr_sparse_y is cp_ridge_fit_sparse_y on a sparse X (rows × cols CSR: see the
    _csr calls): the targets are the positions of their ones, y_indptr (rows + 1) and y_indices
-   (y_nnz). */
-CP_EXPORT int cp_ridge_fit_csr_sparse_y(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *yIndptr, int64_t yNNZ, int64_t *yIndices, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
+   (y_nnz), with the values stored there, y_values (y_nnz; NULL: all 1). */
+CP_EXPORT int cp_ridge_fit_csr_sparse_y(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *yIndptr, int64_t yNNZ, int64_t *yIndices, double *yValues, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_ridge_fit_sparse_y is cp_ridge_fit for a multi-label space whose m targets are given by the
    positions of their ones: y_indptr (m + 1 values from 0 to nnz) and y_indices (nnz label indices,
-   increasing within each row), a CSR matrix without its values. The linear model solved by
+   increasing within each row), with the values stored there, y_values (nnz, each 1; NULL: all 1):
+   a CSR matrix of the ones. The linear model solved by
    conjugate gradients keeps them sparse (memory O(nnz) instead of m × d); other fits receive them
    as dense rows (see ridge.FitSparseY). */
-CP_EXPORT int cp_ridge_fit_sparse_y(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *yIndptr, int64_t nnz, int64_t *yIndices, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
+CP_EXPORT int cp_ridge_fit_sparse_y(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *yIndptr, int64_t nnz, int64_t *yIndices, double *yValues, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_ridge_free releases a StructuredRidge model handle. */
 CP_EXPORT int cp_ridge_free(int64_t h);

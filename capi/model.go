@@ -70,14 +70,21 @@ func denseY(ys *C.int64_t, m, w C.int64_t) func(*fitArgs) error {
 }
 
 // onesY views the positions of the ones of 0/1 targets (m + 1 row pointers, nnz column indices)
-// for readFitArgsOf; ridge checks their values.
-func onesY(yIndptr *C.int64_t, nnz C.int64_t, yIndices *C.int64_t, m C.int64_t) func(*fitArgs) error {
+// for readFitArgsOf, and checks the values stored there (ridge.CheckOnes; NULL: all 1). FitSparseY
+// checks the positions.
+func onesY(yIndptr *C.int64_t, nnz C.int64_t, yIndices *C.int64_t, yValues *C.double, m C.int64_t) func(*fitArgs) error {
 	return func(a *fitArgs) (err error) {
 		if a.yPtr, err = i64s("Y's indptr", yIndptr, m+1); err != nil {
 			return err
 		}
-		a.yInd, err = i64s("Y's indices", yIndices, nnz)
-		return err
+		if a.yInd, err = i64s("Y's indices", yIndices, nnz); err != nil || yValues == nil {
+			return err
+		}
+		values, err := f64s("Y's values", yValues, nnz)
+		if err != nil {
+			return err
+		}
+		return ridge.CheckOnes(a.yPtr, a.yInd, values)
 	}
 }
 
@@ -141,15 +148,16 @@ func cp_ridge_fit(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 
 // cp_ridge_fit_sparse_y is cp_ridge_fit for a multi-label space whose m targets are given by the
 // positions of their ones: y_indptr (m + 1 values from 0 to nnz) and y_indices (nnz label indices,
-// increasing within each row), a CSR matrix without its values. The linear model solved by
+// increasing within each row), with the values stored there, y_values (nnz, each 1; NULL: all 1):
+// a CSR matrix of the ones. The linear model solved by
 // conjugate gradients keeps them sparse (memory O(nnz) instead of m × d); other fits receive them
 // as dense rows (see ridge.FitSparseY).
 //
 //export cp_ridge_fit_sparse_y
 func cp_ridge_fit_sparse_y(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, yIndptr *C.int64_t, nnz C.int64_t, yIndices *C.int64_t,
-	sampleWeight *C.double, params *C.char, init C.int64_t, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	yValues *C.double, sampleWeight *C.double, params *C.char, init C.int64_t, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	a, err := readFitArgsOf(spaceHandle, m, n, denseX(x, m, n), onesY(yIndptr, nnz, yIndices, m), sampleWeight, params, progress, ctx, out)
+	a, err := readFitArgsOf(spaceHandle, m, n, denseX(x, m, n), onesY(yIndptr, nnz, yIndices, yValues, m), sampleWeight, params, progress, ctx, out)
 	if err != nil {
 		return status(err)
 	}

@@ -88,15 +88,15 @@ func csrX(rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, 
 
 // cp_ridge_fit_csr_sparse_y is cp_ridge_fit_sparse_y on a sparse X (rows × cols CSR: see the
 // _csr calls): the targets are the positions of their ones, y_indptr (rows + 1) and y_indices
-// (y_nnz).
+// (y_nnz), with the values stored there, y_values (y_nnz; NULL: all 1).
 //
 //export cp_ridge_fit_csr_sparse_y
 func cp_ridge_fit_csr_sparse_y(spaceHandle C.int64_t, rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double,
-	yIndptr *C.int64_t, yNNZ C.int64_t, yIndices *C.int64_t, sampleWeight *C.double, params *C.char, init C.int64_t,
+	yIndptr *C.int64_t, yNNZ C.int64_t, yIndices *C.int64_t, yValues *C.double, sampleWeight *C.double, params *C.char, init C.int64_t,
 	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	a, err := readFitArgsOf(spaceHandle, rows, cols, csrX(rows, cols, nnz, indexBits, indptr, indices, data),
-		onesY(yIndptr, yNNZ, yIndices, rows), sampleWeight, params, progress, ctx, out)
+		onesY(yIndptr, yNNZ, yIndices, yValues, rows), sampleWeight, params, progress, ctx, out)
 	if err != nil {
 		return status(err)
 	}

@@ -458,14 +458,27 @@ def test_sparse_y_calls_refuse_bad_ones(data):
     ind = np.zeros(m, dtype=np.int64)
     csr = _capi.Csr(sparse.csr_matrix(X))
 
-    def fit(h, indptr, nnz, indices):
+    def fit(h, indptr, nnz, indices, values=None):
         return lib.cp_ridge_fit_sparse_y(
-            h, _abi.f64(X), m, 6, indptr, nnz, indices, None, b"solver=cg", 0, _capi.PROGRESS(), None, _capi.out_i64()
+            h,
+            _abi.f64(X),
+            m,
+            6,
+            indptr,
+            nnz,
+            indices,
+            values,
+            None,
+            b"solver=cg",
+            0,
+            _capi.PROGRESS(),
+            None,
+            _capi.out_i64(),
         )
 
-    def fit_csr(h, indptr, nnz, indices):
+    def fit_csr(h, indptr, nnz, indices, values=None):
         return lib.cp_ridge_fit_csr_sparse_y(
-            h, *csr.args, indptr, nnz, indices, None, b"solver=cg", 0, _capi.PROGRESS(), None, _capi.out_i64()
+            h, *csr.args, indptr, nnz, indices, values, None, b"solver=cg", 0, _capi.PROGRESS(), None, _capi.out_i64()
         )
 
     for call in (fit, fit_csr):
@@ -476,6 +489,15 @@ def test_sparse_y_calls_refuse_bad_ones(data):
             ((sh, _abi.i64(ptr), m, _abi.i64(ind + 3)), "out of range"),
             ((sh, _abi.i64(ptr[::-1].copy()), m, _abi.i64(ind)), "row pointers"),
             ((ph, _abi.i64(ptr), m, _abi.i64(ind)), "multilabel"),
+            # the values stored at the positions: Go checks they are ones
+            (
+                (sh, _abi.i64(ptr), m, _abi.i64(ind), _abi.f64(np.r_[np.ones(m - 1), 2.0])),
+                f"Y row {m - 1}: label 0 has value 2, want 0 or 1",
+            ),
+            (
+                (sh, _abi.i64(ptr), m, _abi.i64(ind), _abi.f64(np.r_[0.0, np.ones(m - 1)])),
+                "Y row 0: label 0 is stored as 0",
+            ),
         ]
         for args, match in cases:
             with pytest.raises(ValueError, match=match):

@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
@@ -56,6 +57,27 @@ func checkCubeTargets(m, d int, indptr, indices []int64) error {
 			}
 			prev = a
 		}
+	}
+	return nil
+}
+
+// CheckOnes checks the values stored at the positions (indptr, indices) of a CSR matrix of 0/1
+// targets, which FitSparseY receives without them: every one must be 1 (a stored 0 is not a
+// position of a one, and anything else is not a 0/1 indicator).
+func CheckOnes(indptr, indices []int64, values []float64) error {
+	if len(values) != len(indices) {
+		return fmt.Errorf("Y: %d values for %d positions", len(values), len(indices))
+	}
+	for k, v := range values {
+		if v == 1 {
+			continue
+		}
+		// the row holding position k (indptr is checked with the positions themselves)
+		row := sort.Search(max(len(indptr)-1, 0), func(i int) bool { return indptr[i+1] > int64(k) })
+		if v == 0 {
+			return fmt.Errorf("Y row %d: label %d is stored as 0; only the positions of the ones may be stored", row, indices[k])
+		}
+		return fmt.Errorf("Y row %d: label %d has value %v, want 0 or 1", row, indices[k], v)
 	}
 	return nil
 }

@@ -238,3 +238,25 @@ func TestFitSparseYManyLabels(t *testing.T) {
 		t.Errorf("converged %v, %.0f MiB allocated against %.0f MiB for Δ", md.Result.Converged, alloc, delta)
 	}
 }
+
+// TestCheckOnes: the values stored at the positions of 0/1 targets must be ones; the error names
+// the row and the label.
+func TestCheckOnes(t *testing.T) {
+	indptr, indices := []int64{0, 2, 2, 3}, []int64{0, 3, 1}
+	for _, c := range []struct {
+		values []float64
+		want   string
+	}{
+		{[]float64{1, 1, 1}, ""},
+		{[]float64{1, 1, 2}, "Y row 2: label 1 has value 2, want 0 or 1"},
+		{[]float64{1, -1, 1}, "Y row 0: label 3 has value -1, want 0 or 1"},
+		{[]float64{1, 1, 0.5}, "has value 0.5"},
+		{[]float64{0, 1, 1}, "Y row 0: label 0 is stored as 0"},
+		{[]float64{1, 1}, "2 values for 3 positions"},
+	} {
+		err := CheckOnes(indptr, indices, c.values)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("values %v: %v, want %q", c.values, err, c.want)
+		}
+	}
+}

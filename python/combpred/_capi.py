@@ -201,11 +201,26 @@ _SIGNATURES = {
         c_int,
     ),
     "cp_ridge_fit_sparse_y": (
-        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _i64p, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p],
+        [
+            c_int64,
+            _f64p,
+            c_int64,
+            c_int64,
+            _i64p,
+            c_int64,
+            _i64p,
+            _f64p,
+            _f64p,
+            c_char_p,
+            c_int64,
+            PROGRESS,
+            c_void_p,
+            _i64p,
+        ],
         c_int,
     ),
     "cp_ridge_fit_csr_sparse_y": (
-        [c_int64, *_CSR, _i64p, c_int64, _i64p, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p],
+        [c_int64, *_CSR, _i64p, c_int64, _i64p, _f64p, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p],
         c_int,
     ),
     "cp_ridge_partial_fit_csr": (

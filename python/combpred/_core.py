@@ -355,7 +355,8 @@ def _fit_arrays(X: Any, rows: Any, width: int, sample_weight: np.ndarray | None)
     """The checked (X, m, n, Y, width, sample_weight) arguments of a fit call (each buffer keeps
     its array alive, a converted copy included); for a scipy.sparse X, the seven arguments of a
     ``_csr`` call stand for (X, m, n); for multi-label targets kept sparse (rows a canonical CSR
-    matrix of their ones, ``_spaces._multilabel_ones``), (indptr, nnz, indices) stand for (Y, width)."""
+    matrix of their ones, ``_spaces._multilabel_ones``), (indptr, nnz, indices, values) stand for
+    (Y, width): the core checks the values."""
     m, n = X.shape
     if _capi.is_sparse(X):
         xa: tuple[Any, ...] = _capi.Csr(X).args
@@ -364,7 +365,8 @@ def _fit_arrays(X: Any, rows: Any, width: int, sample_weight: np.ndarray | None)
     if _capi.is_sparse(rows):
         _, pp = _capi.i64(rows.indptr, (m + 1,), "y's indptr")
         _, pi = _capi.i64(rows.indices, (rows.nnz,), "y's indices")
-        ya: tuple[Any, ...] = (pp, rows.nnz, pi)
+        _, pv = _capi.f64(rows.data, (rows.nnz,), "y's values")
+        ya: tuple[Any, ...] = (pp, rows.nnz, pi, pv)
     else:
         ya = (_capi.i64(rows, (m, width), "y")[1], width)
     pw = None if sample_weight is None else _capi.f64(sample_weight, (m,), "sample_weight")[1]
@@ -375,7 +377,7 @@ def _fit_function(lib: Any, name: str, args: tuple[Any, ...]) -> Callable[..., i
     """The fit function ``name`` of the ABI, its ``_csr`` form for the arguments of a sparse X, and
     its ``_sparse_y`` forms for targets given by their ones (written out, so that every ABI function
     appears under its full name)."""
-    sparse_x, sparse_y = len(args) in (10, 11), len(args) in (7, 11)
+    sparse_x, sparse_y = len(args) in (10, 12), len(args) in (8, 12)
     if sparse_y:
         return {"cp_ridge_fit": lib.cp_ridge_fit_csr_sparse_y if sparse_x else lib.cp_ridge_fit_sparse_y}[name]
     return {
