@@ -172,6 +172,7 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 // ‖∇J‖ ≤ opt.Tol·‖∇J(0)‖, eval writing ∇J into g and returning J, with opt's progress reports and
 // iteration bound.
 func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), opt *Options) (Result, error) {
+	eval = memoized(eval)
 	g := make([]float64, len(x))
 	// The stopping rule is relative to the gradient at W = 0, wherever the run starts.
 	f, err := eval(make([]float64, len(x)), g)
@@ -326,4 +327,25 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 	res.RelGrad = floats.Norm(gd, 2) / g0
 	res.Objective = J
 	return res, nil
+}
+
+// memoized returns eval with a memory of its last point: asking again for the point it just
+// evaluated (L-BFGS's first step from a warm start, the final report after convergence) returns the
+// remembered value and gradient instead of another pass over the data, or another round through a
+// cluster for FitSums.
+func memoized(eval func(x, g []float64) (float64, error)) func(x, g []float64) (float64, error) {
+	var lastX, lastG []float64
+	var lastF float64
+	valid := false
+	return func(x, g []float64) (float64, error) {
+		if valid && slices.Equal(x, lastX) {
+			copy(g, lastG)
+			return lastF, nil
+		}
+		f, err := eval(x, g)
+		if valid = err == nil; valid {
+			lastX, lastG, lastF = append(lastX[:0], x...), append(lastG[:0], g...), f
+		}
+		return f, err
+	}
 }

@@ -168,3 +168,34 @@ func TestFitSumsRefusals(t *testing.T) {
 		t.Errorf("W of the wrong shape: %v", err)
 	}
 }
+
+// TestFitSumsEvaluatesEachPointOnce: no coefficient vector is summed twice in a row, from a warm
+// start that still has iterations to run (L-BFGS's first step starts where the warm start was
+// evaluated) through the report after convergence; each such repeat is a pass over every part.
+func TestFitSumsEvaluatesEachPointOnce(t *testing.T) {
+	sp := mustSpace(t, "permutations", 4)
+	const m, n = 60, 3
+	X, ys := syntheticData(t, sp, m, n, 0.8, 9)
+	good := partSums(sp, X, n, ys, nil, true, parts(m, 25))
+	var points [][]float64
+	counting := func(W, g *mat.Dense) (float64, float64, error) {
+		points = append(points, append([]float64(nil), W.RawMatrix().Data...))
+		return good(W, g)
+	}
+	rough, err := FitSums(sp, n, Options{Intercept: true, Tol: 1e-2, MaxIter: 100}, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, init := range []*Model{nil, rough} {
+		points = nil
+		md, err := FitSums(sp, n, Options{Intercept: true, Tol: 1e-9, MaxIter: 500, Init: init}, counting)
+		if err != nil || !md.Result.Converged || md.Result.Iterations == 0 {
+			t.Fatalf("warm start %v: %v, %+v", init != nil, err, md.Result)
+		}
+		for i := 1; i < len(points); i++ {
+			if floats.Equal(points[i], points[i-1]) {
+				t.Fatalf("warm start %v: evaluation %d repeats the point of evaluation %d", init != nil, i, i-1)
+			}
+		}
+	}
+}
