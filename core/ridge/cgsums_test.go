@@ -180,3 +180,22 @@ func TestFitCGSumsRefusals(t *testing.T) {
 		t.Errorf("V of the wrong shape: %v", err)
 	}
 }
+
+// TestFitCGSumsProducts: a cold start costs one summed product per iteration and one for the
+// final gradient, none for H·0.
+func TestFitCGSumsProducts(t *testing.T) {
+	sp, _ := space.New("multilabel", []int64{4})
+	const m, n = 50, 3
+	X, ys := synthetic(t, sp, m, n, 12)
+	opt := Options{Alpha: 0.5, Intercept: true, Solver: CG, Tol: 1e-10, MaxIter: 100}
+	setup, products := cgParts(t, sp, X, m, n, ys, nil, opt, []int{20})
+	calls := 0
+	counting := func(V, dst *mat.Dense) error { calls++; return products(V, dst) }
+	md, err := FitCGSums(sp, n, opt, setup, counting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != md.Result.Iterations+1 {
+		t.Errorf("%d products for %d iterations", calls, md.Result.Iterations)
+	}
+}

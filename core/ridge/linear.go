@@ -210,7 +210,9 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 	}
 	R, Z, P, HP := mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil)
 	w, r, z, pp, hp, b := W.RawMatrix().Data, R.RawMatrix().Data, Z.RawMatrix().Data, P.RawMatrix().Data, HP.RawMatrix().Data, B.RawMatrix().Data
-	h.apply(HP, W)
+	if floats.Norm(w, 2) > 0 { // H·0 = 0: a cold start needs no product (a pass over the data)
+		h.apply(HP, W)
+	}
 	floats.SubTo(r, b, hp)
 	// J(W) = −½⟨W, B + R⟩ + c, R = B − H W being the negative gradient.
 	objective := func() float64 { return -0.5*(floats.Dot(w, b)+floats.Dot(w, r)) + constant }
