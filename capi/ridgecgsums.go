@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/combpred/combpred/core/cancel"
@@ -178,7 +179,8 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, b,
 			return status(err)
 		}
 	}
-	setup := &ridge.CGSetup{B: mat.NewDense(k, d, append([]float64(nil), B...)), G: symOf(G, k), M: symOf(M, d),
+	setup := &ridge.CGSetup{B: mat.NewDense(k, d, slices.Clone(B)), G: mat.NewSymDense(k, slices.Clone(G)),
+		M:      mat.NewSymDense(d, slices.Clone(M)),
 		Weight: float64(weight), Count: int64(count)}
 	opt.Progress = progressFunc(progress, ctx)
 	call := func(V, dst *mat.Dense) error {
@@ -196,17 +198,6 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, b,
 	}
 	*out = C.int64_t(newHandle(md))
 	return cpOK
-}
-
-// symOf is the symmetric matrix of the upper triangle of a (n × n, row-major).
-func symOf(a []float64, n int) *mat.SymDense {
-	s := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			s.SetSym(i, j, a[i*n+j])
-		}
-	}
-	return s
 }
 
 // cp_ridge_distributed_solver writes into solver the index, in the solver parameter's options,

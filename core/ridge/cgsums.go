@@ -7,7 +7,6 @@ import (
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
-	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -100,21 +99,15 @@ func CGSetupOf(sp space.Space, X []float64, m, n int, ys []int64, weights []floa
 	}
 	st.B = newLinearSystem(p, des).B
 	st.G = des.gram(p.Weight)
-	sd := mat.NewDense(m, d, nil) // diag(s) Δ
+	rt := mat.NewDense(m, d, nil) // diag(√s) Δ, so that M = (diag(√s) Δ)ᵀ (diag(√s) Δ)
 	for i := 0; i < m; i++ {
-		src, dst := p.Delta.RawRowView(i), sd.RawRowView(i)
+		src, dst, r := p.Delta.RawRowView(i), rt.RawRowView(i), math.Sqrt(p.Weight[i])
 		for a := range src {
-			dst[a] = p.Weight[i] * src[a]
+			dst[a] = r * src[a]
 		}
 		st.Weight += p.Weight[i]
 	}
-	full := mat.NewDense(d, d, nil)
-	gemm.Mul(full.RawMatrix(), mat.DenseCopyOf(p.Delta.T()).RawMatrix(), sd.RawMatrix())
-	for a := 0; a < d; a++ {
-		for b := a; b < d; b++ {
-			st.M.SetSym(a, b, full.At(a, b))
-		}
-	}
+	st.M.SymOuterK(1, rt.T())
 	return st, opt.Stop.Err()
 }
 
@@ -150,17 +143,15 @@ func CGProductOf(sp space.Space, X []float64, m, n int, ys []int64, weights []fl
 
 // sumsHessian applies H through the caller's summed products.
 type sumsHessian struct {
-	products  func(V, dst *mat.Dense) error
-	n         int // rows of W that are penalised (the features)
-	alpha     float64
-	err       error // the first failure of products: the CG stops on the NaN it leaves
-	evaluated int
+	products func(V, dst *mat.Dense) error
+	n        int // rows of W that are penalised (the features)
+	alpha    float64
+	err      error // the first failure of products: the CG stops on the NaN it leaves
 }
 
 func (h *sumsHessian) apply(dst, V *mat.Dense) {
 	if h.err == nil {
 		h.err = h.products(V, dst)
-		h.evaluated++
 	}
 	if h.err != nil {
 		for i := range dst.RawMatrix().Data {
