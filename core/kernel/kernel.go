@@ -149,9 +149,7 @@ const serialRows = 4
 func products(dst, a, b *mat.Dense) {
 	ra, _ := a.Dims()
 	if ra > serialRows {
-		bt := mat.NewDense(b.RawMatrix().Cols, b.RawMatrix().Rows, nil) // bᵀ: gemm multiplies row-major X·B
-		bt.Copy(b.T())
-		gemm.Mul(dst.RawMatrix(), a.RawMatrix(), bt.RawMatrix())
+		gemm.MulT(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
 		return
 	}
 	rb, _ := b.Dims()

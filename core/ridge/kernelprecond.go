@@ -51,7 +51,7 @@ func newKernelSystem(p *Problem, K *mat.Dense) *kernelSystem {
 
 // kmul sets dst = X·K for X with m columns (the transpose of K·Xᵀ).
 func (ks *kernelSystem) kmul(dst, X *mat.Dense) {
-	gemm.Mul(dst.RawMatrix(), X.RawMatrix(), ks.K)
+	gemm.MulT(dst.RawMatrix(), X.RawMatrix(), ks.K) // K is symmetric: X·K = X·Kᵀ, rows against rows
 }
 
 // applyA sets dst = A(V)ᵀ = 2αV + T(KV) in the transposed layout, given V and KV (both d×m).

@@ -1,0 +1,8 @@
+package gemm
+
+// dot2x6 writes into out the twelve dot products of two rows of X (rows[0], rows[1]) with six rows
+// of B (rows[2:8]), each of length n, in the order dot_amd64.s spells out; mask holds all ones in
+// its first n mod 4 lanes. It needs AVX2 and FMA (haveFMA).
+//
+//go:noescape
+func dot2x6(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64)

@@ -1,0 +1,125 @@
+package gemm
+
+import (
+	"github.com/combpred/combpred/core/parallel"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// MulT sets C = X·Bᵀ for X (q×p), B (m×p) and C (q×m). C must not alias X or B.
+//
+// Every entry of C is the dot product of two contiguous rows, so neither operand is transposed or
+// packed. Where the processor has AVX2 and FMA, the kernel dot2x6 holds a 2×6 block of C in twelve
+// vector registers while two rows of X and six rows of B stream through them: eight loads feed
+// twelve fused multiply–adds, and C is written once per chunk of dotChunk terms, where Mul's
+// kernel reads and writes its tile of C for every eight terms. A symmetric B gives X·B: the
+// products with the kernel matrix K in kernel CG, and Gram matrices a·bᵀ, take this path.
+//
+// The rows of B are spread over the goroutines of package parallel in groups of six, and every
+// entry of C is always accumulated in the same order, so the result does not depend on the number
+// of threads.
+func MulT(C, X, B blas64.General) {
+	q, p := X.Rows, X.Cols
+	m := B.Rows
+	if B.Cols != p || C.Rows != q || C.Cols != m {
+		panic("gemm: dimension mismatch")
+	}
+	if q == 0 || m == 0 {
+		return
+	}
+	if p == 0 {
+		for i := 0; i < q; i++ {
+			clear(C.Data[i*C.Stride:][:m])
+		}
+		return
+	}
+	groups := (m + 5) / 6
+	body := func(lo, hi int) { mulTCols(C, X, B, 6*lo, min(m, 6*hi)) }
+	if q*p*m < 1<<20 {
+		body(0, groups)
+		return
+	}
+	parallel.For(groups, 1, body)
+}
+
+// Blocking of MulT: dot2x6 reads dotChunk terms of eight rows per call (16 KB, in the first level
+// of cache across the rows of X a chunk of six rows of B meets), and the rows of X are taken in
+// panels whose chunks (at most panelBytes) stay in the second level while the rows of B go by.
+const (
+	dotChunk   = 256
+	panelBytes = 192 << 10
+)
+
+// tailMasks[k] selects the first k lanes of a vector: the last p mod 4 terms of a dot product.
+var tailMasks = [4][4]uint64{
+	{},
+	{^uint64(0)},
+	{^uint64(0), ^uint64(0)},
+	{^uint64(0), ^uint64(0), ^uint64(0)},
+}
+
+// mulTCols computes the columns j0..j1 of C = X·Bᵀ (the rows j0..j1 of B); j0 is a multiple of 6.
+func mulTCols(C, X, B blas64.General, j0, j1 int) {
+	q, p := X.Rows, X.Cols
+	if !haveFMA {
+		mulTColsPortable(C, X, B, j0, j1)
+		return
+	}
+	panel := max(2, panelBytes/(8*min(p, dotChunk))&^1)
+	var rows [8]*float64
+	var out [12]float64
+	for i0 := 0; i0 < q; i0 += panel {
+		i1 := min(q, i0+panel)
+		for l0 := 0; l0 < p; l0 += dotChunk {
+			n := min(dotChunk, p-l0)
+			mask := &tailMasks[n&3]
+			for j := j0; j < j1; j += 6 {
+				nc := min(6, j1-j)
+				// A group of fewer than six rows repeats its last row; the extra sums are dropped.
+				for c := 0; c < 6; c++ {
+					rows[2+c] = &B.Data[(j+min(c, nc-1))*B.Stride+l0]
+				}
+				for i := i0; i < i1; i += 2 {
+					nr := min(2, i1-i)
+					rows[0] = &X.Data[i*X.Stride+l0]
+					rows[1] = &X.Data[(i+nr-1)*X.Stride+l0]
+					dot2x6(&rows, n, mask, &out)
+					for r := 0; r < nr; r++ {
+						c := C.Data[(i+r)*C.Stride+j:][:nc]
+						if l0 == 0 {
+							copy(c, out[6*r:6*r+nc])
+						} else {
+							for k := range c {
+								c[k] += out[6*r+k]
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// mulTColsPortable is mulTCols without the vector kernel: each entry a dot product with four
+// partial sums.
+func mulTColsPortable(C, X, B blas64.General, j0, j1 int) {
+	q, p := X.Rows, X.Cols
+	p4 := p &^ 3
+	for i := 0; i < q; i++ {
+		x := X.Data[i*X.Stride:][:p]
+		c := C.Data[i*C.Stride:]
+		for j := j0; j < j1; j++ {
+			b := B.Data[j*B.Stride:][:p]
+			var s0, s1, s2, s3 float64
+			for l := 0; l < p4; l += 4 {
+				s0 += x[l] * b[l]
+				s1 += x[l+1] * b[l+1]
+				s2 += x[l+2] * b[l+2]
+				s3 += x[l+3] * b[l+3]
+			}
+			for l := p4; l < p; l++ {
+				s0 += x[l] * b[l]
+			}
+			c[j] = (s0 + s2) + (s1 + s3)
+		}
+	}
+}

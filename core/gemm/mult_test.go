@@ -1,0 +1,145 @@
+package gemm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/combpred/combpred/core/parallel"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// dot2x6 must compute exactly (bit for bit) the sums its doc comment states, on every length its
+// loops split differently (whole vectors, a masked tail of 1–3 terms, none at all), and must not
+// read past n: the rows end there, followed by NaN that would poison any sum that touched it.
+func TestDot2x6(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no AVX2/FMA on this processor")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 101, 256} {
+		var rows [8]*float64
+		var vals [8][]float64
+		for k := range rows {
+			v := make([]float64, n+4)
+			for j := range v {
+				v[j] = math.NaN()
+			}
+			for j := 0; j < n; j++ {
+				v[j] = r.NormFloat64()
+			}
+			vals[k] = v
+			rows[k] = &v[0]
+		}
+		var out [12]float64
+		dot2x6(&rows, n, &tailMasks[n&3], &out)
+		for a := 0; a < 2; a++ {
+			for c := 0; c < 6; c++ {
+				var lane [4]float64
+				for j := 0; j < n; j++ {
+					lane[j&3] = math.FMA(vals[a][j], vals[2+c][j], lane[j&3])
+				}
+				want := (lane[0] + lane[2]) + (lane[1] + lane[3])
+				if got := out[6*a+c]; got != want {
+					t.Fatalf("n=%d: out[%d] = %v, want %v", n, 6*a+c, got, want)
+				}
+			}
+		}
+	}
+}
+
+// MulT must agree with gonum's X·Bᵀ for any shape: rows of X not a multiple of the kernel's two,
+// rows of B not a multiple of its six, lengths with a masked tail, several chunks and panels,
+// strided views, and both kernels.
+func TestMulT(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, fma := range []bool{true, false} {
+		old := setHaveFMA(fma)
+		for _, c := range []struct{ q, p, m int }{{1, 1, 1}, {1, 3, 5}, {2, 4, 6}, {3, 7, 7}, {14, 9, 9}, {5, 300, 301},
+			{14, 641, 643}, {15, 1283, 1283}, {130, 103, 150}, {1000, 20, 3}, {70, 17, 700}, {4, 0, 5}} {
+			B := randDense(r, c.m+1, c.p+3).Slice(1, c.m+1, 1, c.p+1).(*mat.Dense)
+			var X *mat.Dense
+			if c.p == 0 {
+				X = &mat.Dense{}
+				X.SetRawMatrix(blasGeneral(c.q, 0))
+			} else {
+				X = randDense(r, c.q+2, c.p+3).Slice(1, c.q+1, 2, c.p+2).(*mat.Dense) // a strided view
+			}
+			want := mat.NewDense(c.q, c.m, nil)
+			if c.p > 0 {
+				want.Mul(X, B.T())
+			}
+			gotBig := mat.NewDense(c.q+1, c.m+5, nil)
+			got := gotBig.Slice(1, c.q+1, 1, c.m+1).(*mat.Dense)
+			gotBig.Set(0, 0, math.NaN()) // outside the view: must be left alone
+			for i := 0; i < c.q; i++ {
+				for j := 0; j < c.m; j++ {
+					got.Set(i, j, math.NaN()) // MulT must overwrite, not accumulate
+				}
+			}
+			MulT(got.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+			tol := 1e-13 * math.Sqrt(float64(c.p)) * math.Max(1, mat.Norm(want, math.Inf(1)))
+			if diff := maxAbsDiff(got, want); !(diff <= tol) {
+				t.Errorf("fma=%v %d×%d·(%d×%d)ᵀ: differs from gonum by %.3g", fma, c.q, c.p, c.m, c.p, diff)
+			}
+			if !math.IsNaN(gotBig.At(0, 0)) || gotBig.At(c.q, c.m+1) != 0 {
+				t.Errorf("%d×%d: wrote outside the destination", c.q, c.m)
+			}
+		}
+		setHaveFMA(old)
+	}
+}
+
+// blasGeneral is an empty-column matrix, which mat.NewDense refuses to make.
+func blasGeneral(rows, cols int) blas64.General {
+	return blas64.General{Rows: rows, Cols: cols, Stride: 1}
+}
+
+// The product must not depend on the number of threads, which moves the groups of rows of B.
+func TestMulTThreadIndependent(t *testing.T) {
+	defer parallel.SetThreads(parallel.Threads())
+	r := rand.New(rand.NewPCG(15, 16))
+	const q, m = 15, 1283
+	K, X := randDense(r, m, m), randDense(r, q, m)
+	var first *mat.Dense
+	for _, threads := range []int{1, 2, 3, 7} {
+		parallel.SetThreads(threads)
+		got := mat.NewDense(q, m, nil)
+		MulT(got.RawMatrix(), X.RawMatrix(), K.RawMatrix())
+		if first == nil {
+			first = got
+			continue
+		}
+		if !mat.Equal(first, got) {
+			t.Errorf("%d threads: result differs from 1 thread (max %.3g)", threads, maxAbsDiff(first, got))
+		}
+	}
+}
+
+// BenchmarkMulT times the kernel CG's product with K (symmetric, so X·K = X·Kᵀ) at the size of
+// the yeast training set, next to Mul on the same operands, and the Gram matrix's products.
+func BenchmarkMulT(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		name    string
+		q, p, m int
+	}{{"cg_14x1500x1500", 14, 1500, 1500}, {"gram_1500x103x1500", 1500, 103, 1500}} {
+		B, X := randDense(r, c.m, c.p), randDense(r, c.q, c.p)
+		Bt := mat.DenseCopyOf(B.T())
+		C := mat.NewDense(c.q, c.m, nil)
+		flops := float64(2 * c.q * c.p * c.m)
+		b.Run(c.name+"/MulT", func(b *testing.B) {
+			for b.Loop() {
+				MulT(C.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		b.Run(c.name+"/Mul", func(b *testing.B) {
+			for b.Loop() {
+				Mul(C.RawMatrix(), X.RawMatrix(), Bt.RawMatrix())
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
