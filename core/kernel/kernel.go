@@ -8,7 +8,6 @@ import (
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/xmat"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"slices"
 )
@@ -140,25 +139,12 @@ func (k Kernel) Row(v []float64, na float64, nb []float64, plus float64) {
 	}
 }
 
-// serialRows is the largest number of rows of a for which products avoids gemm: gonum runs gemm
-// on several goroutines, and waking parked threads costs more than a few hundred dot products,
-// which matters for single-row predictions.
-const serialRows = 4
-
-// products writes a·bᵀ into dst.
+// products writes a·bᵀ into dst. Every entry is computed the same way whatever the number of rows
+// of a, so a block of rows, a single prediction and the whole training Gram matrix agree bit for
+// bit (and a product of a few rows stays on the calling goroutine: gemm.MulT is serial below a
+// million multiply–adds).
 func products(dst, a, b *mat.Dense) {
-	ra, _ := a.Dims()
-	if ra > serialRows {
-		gemm.MulT(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
-		return
-	}
-	rb, _ := b.Dims()
-	for i := 0; i < ra; i++ {
-		x, out := a.RawRowView(i), dst.RawRowView(i)
-		for j := 0; j < rb; j++ {
-			out[j] = floats.Dot(x, b.RawRowView(j))
-		}
-	}
+	gemm.MulT(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
 }
 
 // SquaredNorms returns ‖a_i‖² for every row of a.
