@@ -10,3 +10,19 @@ func fmaRows8(c, k *float64, stride, n int, a *[8]float64) {
 }
 
 func setHaveFMA(bool) bool { return false }
+
+func dot2x6(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64) {
+	panic("gemm: dot2x6 called without a vector kernel")
+}
+
+func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64) {
+	panic("gemm: fma4x12 called without a vector kernel")
+}
+
+func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64) {
+	panic("gemm: fma4x8 called without a vector kernel")
+}
+
+func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64) {
+	panic("gemm: fma4x4 called without a vector kernel")
+}

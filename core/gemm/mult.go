@@ -49,12 +49,14 @@ const (
 	panelBytes = 192 << 10
 )
 
-// tailMasks[k] selects the first k lanes of a vector: the last p mod 4 terms of a dot product.
-var tailMasks = [4][4]uint64{
+// tailMasks[k] selects the first k lanes of a vector: the last p mod 4 terms of a dot product,
+// or the last columns of a block of C.
+var tailMasks = [5][4]uint64{
 	{},
 	{^uint64(0)},
 	{^uint64(0), ^uint64(0)},
 	{^uint64(0), ^uint64(0), ^uint64(0)},
+	{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)},
 }
 
 // mulTCols computes the columns j0..j1 of C = X·Bᵀ (the rows j0..j1 of B); j0 is a multiple of 6.

@@ -3,7 +3,6 @@ package prob
 import (
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/xmat"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -12,10 +11,6 @@ import (
 // with the intercept's column of ones kept implicit: gonum's Dgemm ran Xᵀ·G at a third of
 // core/gemm's speed, and the copy of X with its column of ones was made at every evaluation
 // (together half of a multi-label fit on yeast).
-
-// transposeBlock is how many rows of G are transposed at a time for scoresT, so that the scratch
-// stays small however many rows there are.
-const transposeBlock = 4096
 
 // scores writes [X 1]·W into U (b×d) for the b rows of X (b×n, a view), W having n rows, plus the
 // intercept's row when intercept is set.
@@ -35,25 +30,11 @@ func scores(U, X, W *mat.Dense, intercept bool) {
 	}
 }
 
-// gradientProduct writes [X 1]ᵀ·G into grad (n×d, or (n+1)×d with the intercept) as (Gᵀ·X)ᵀ, so
-// that gemm streams X in its row-major layout.
+// gradientProduct writes [X 1]ᵀ·G into grad (n×d, or (n+1)×d with the intercept), over the rows
+// of X and G as they are stored.
 func gradientProduct(grad, X, G *mat.Dense, intercept bool) {
 	m, n := X.Dims()
-	_, d := G.Dims()
-	gt := mat.NewDense(d, min(m, transposeBlock), nil)
-	prod := mat.NewDense(d, n, nil)
-	for lo := 0; lo < m; lo += transposeBlock {
-		hi := min(lo+transposeBlock, m)
-		raw := gt.RawMatrix()
-		for i := lo; i < hi; i++ {
-			for a, v := range G.RawRowView(i) {
-				raw.Data[a*raw.Stride+i-lo] = v
-			}
-		}
-		gemm.MulAdd(prod.RawMatrix(), blas64.General{Rows: d, Cols: hi - lo, Stride: raw.Stride, Data: raw.Data},
-			X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix())
-	}
-	grad.Slice(0, n, 0, d).(*mat.Dense).Copy(prod.T())
+	gemm.MulTN(grad.Slice(0, n, 0, G.RawMatrix().Cols).(*mat.Dense).RawMatrix(), X.RawMatrix(), G.RawMatrix())
 	if intercept {
 		row := grad.RawRowView(n)
 		clear(row)

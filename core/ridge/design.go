@@ -81,26 +81,27 @@ func (d design) tmul(out, G *mat.Dense) {
 	}
 	m, n := d.X.Dims()
 	_, k := G.Dims()
-	// Xᵀ·G as (Gᵀ·X)ᵀ, so that gemm streams X in its row-major layout; Gᵀ is formed a block of
-	// rows at a time, so that the scratch stays small however many samples there are.
-	const block = 4096
-	gt := mat.NewDense(k, min(m, block), nil)
-	prod := mat.NewDense(k, n, nil)
+	// Xᵀ·G over the rows as they are stored (no transposed copies), a block of rows at a time so
+	// that a stop request ends a pass over a large X early.
+	const block = 1 << 18
+	dst := out.Slice(0, n, 0, k).(*mat.Dense).RawMatrix()
+	if m == 0 {
+		for j := 0; j < n; j++ {
+			clear(dst.Data[j*dst.Stride:][:k])
+		}
+	}
 	for lo := 0; lo < m; lo += block {
 		if d.stop.Yield() {
 			return
 		}
 		hi := min(lo+block, m)
-		w := hi - lo
-		raw := gt.RawMatrix()
-		for i := lo; i < hi; i++ {
-			for a, v := range G.RawRowView(i)[:k] {
-				raw.Data[a*raw.Stride+i-lo] = v
-			}
+		x, g := d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix(), G.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix()
+		if lo == 0 {
+			gemm.MulTN(dst, x, g)
+		} else {
+			gemm.MulTNAdd(dst, x, g)
 		}
-		gemm.MulAdd(prod.RawMatrix(), gt.Slice(0, k, 0, w).(*mat.Dense).RawMatrix(), d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix())
 	}
-	out.Slice(0, n, 0, k).(*mat.Dense).Copy(prod.T())
 	if d.intercept {
 		b := out.RawRowView(n)
 		clear(b)

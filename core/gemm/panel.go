@@ -1,0 +1,227 @@
+package gemm
+
+import (
+	"sync"
+
+	"github.com/combpred/combpred/core/parallel"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// MulTN sets C = Aᵀ·B for A (p×q), B (p×m) and C (q×m): the products Xᵀ·G of the linear solvers,
+// taken over the rows of X and G as they are stored. C must not alias A or B.
+//
+// Where the processor has AVX2 and FMA, a 4×12 block of C stays in twelve vector registers while
+// the kernel runs down the rows: each row adds four broadcast entries of A times three vectors of
+// B, seven loads for twelve fused multiply–adds, and neither operand is transposed or packed.
+// Every entry of C accumulates its p terms in order of the rows, whatever the blocking and the
+// number of threads.
+func MulTN(C, A, B blas64.General) { mulTN(C, A, B, false) }
+
+// MulTNAdd sets C += Aᵀ·B, with the shapes and aliasing rules of MulTN.
+func MulTNAdd(C, A, B blas64.General) { mulTN(C, A, B, true) }
+
+func mulTN(C, A, B blas64.General, add bool) {
+	p, q := A.Rows, A.Cols
+	if B.Rows != p || C.Rows != q || C.Cols != B.Cols {
+		panic("gemm: dimension mismatch")
+	}
+	if q == 0 || B.Cols == 0 {
+		return
+	}
+	m := B.Cols
+	if p < 2*slabTerms || q*m > slabMaxEntries {
+		panelMul(C, strided{A.Data, 1, A.Stride}, p, B, add)
+		return
+	}
+	// A long sum into a small C (Xᵀ·G on tall X): each goroutine takes whole slabs of terms into
+	// a partial product of its own, so that the cores share the rows of X instead of each
+	// streaming all of them, and the partial products are added in slab order, whatever the
+	// number of threads.
+	slabs := (p + slabTerms - 1) / slabTerms
+	parts := make([]float64, slabs*q*m)
+	parallel.For(slabs, 1, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			l0, n := s*slabTerms, min(slabTerms, p-s*slabTerms)
+			part := blas64.General{Rows: q, Cols: m, Stride: m, Data: parts[s*q*m : (s+1)*q*m]}
+			Bs := blas64.General{Rows: n, Cols: m, Stride: B.Stride, Data: B.Data[l0*B.Stride:]}
+			panelRange(part, strided{A.Data[l0*A.Stride:], 1, A.Stride}, n, Bs, 0, q, 0, m)
+		}
+	})
+	for i := 0; i < q; i++ {
+		c := C.Data[i*C.Stride:][:m]
+		if !add {
+			clear(c)
+		}
+		for s := 0; s < slabs; s++ {
+			for j, v := range parts[(s*q+i)*m:][:m] {
+				c[j] += v
+			}
+		}
+	}
+}
+
+// MulTN splits a sum of at least 2·slabTerms terms into slabs when C has at most slabMaxEntries
+// entries (the partial products then take at most 32 bytes per row of A).
+const (
+	slabTerms      = 8192
+	slabMaxEntries = 4096
+)
+
+// MulPanel sets C = X·B for X (q×p), B (p×m) and C (q×m), as Mul does, with MulTN's kernel: the
+// block of C stays in registers across all p terms instead of being read and written every
+// eight. C must not alias X or B.
+func MulPanel(C, X, B blas64.General) {
+	if B.Rows != X.Cols || C.Rows != X.Rows || C.Cols != B.Cols {
+		panic("gemm: dimension mismatch")
+	}
+	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false)
+}
+
+// strided is a matrix whose entry (i, l) is data[i·row + l·col]: X (row = stride, col = 1) or the
+// transpose of A (row = 1, col = stride), read in place.
+type strided struct {
+	data     []float64
+	row, col int
+}
+
+// Blocking of panelMul: terms in chunks of panelTerms rows of B, so that a chunk of twelve columns
+// of B (24 KB) stays in the first level of cache while the rows of A go by, and the rows of A in
+// blocks whose chunks (panelRowBytes) stay in the second level while the columns of B go by.
+const (
+	panelTerms    = 256
+	panelRowBytes = 128 << 10
+)
+
+// panelMul sets C = A·B (or adds it to C) for A (q×p, strided) and B (p×m).
+func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool) {
+	q, m := C.Rows, C.Cols
+	if q == 0 || m == 0 {
+		return
+	}
+	if !add {
+		for i := 0; i < q; i++ {
+			clear(C.Data[i*C.Stride:][:m])
+		}
+	}
+	if p == 0 {
+		return
+	}
+	rowGroups, colBlocks := (q+3)/4, (m+11)/12
+	body := func(lo, hi int) {
+		if rowGroups >= colBlocks {
+			panelRange(C, A, p, B, 4*lo, min(q, 4*hi), 0, m)
+		} else {
+			panelRange(C, A, p, B, 0, q, 12*lo, min(m, 12*hi))
+		}
+	}
+	n := max(rowGroups, colBlocks)
+	if q*p*m < 1<<20 {
+		body(0, n)
+		return
+	}
+	parallel.For(n, 1, body)
+}
+
+// panelRange adds to rows i0..i1 and columns j0..j1 of C their products; i0 is a multiple of 4
+// and j0 of 12.
+//
+// A transposed operand (A.col ≠ 1: the rows of C are columns of X) is first copied, a block of
+// rows and a chunk of terms at a time, into groups of four interleaved rows: read in place, each
+// term of the kernel would fetch a new line of X for four of its values, and the kernel ran at a
+// third of its speed on tall X.
+func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0, j1 int) {
+	if !haveFMA {
+		panelPortable(C, A, p, B, i0, i1, j0, j1)
+		return
+	}
+	rowBlock := max(4, panelRowBytes/(8*min(p, panelTerms))&^3)
+	var pack []float64
+	if A.col != 1 {
+		buf := packPool.Get().(*[]float64)
+		defer packPool.Put(buf)
+		if size := min(rowBlock, i1-i0+3) * min(p, panelTerms); cap(*buf) < size {
+			*buf = make([]float64, size)
+		}
+		pack = *buf
+	}
+	var a, c [4]*float64
+	for ib := i0; ib < i1; ib += rowBlock {
+		ie := min(i1, ib+rowBlock)
+		for l0 := 0; l0 < p; l0 += panelTerms {
+			n := min(panelTerms, p-l0)
+			if pack != nil {
+				packGroups(pack, A, ib, ie, l0, n)
+			}
+			for j := j0; j < j1; j += 12 {
+				w := min(12, j1-j)
+				b := &B.Data[l0*B.Stride+j]
+				for i := ib; i < ie; i += 4 {
+					// A group of fewer than four rows repeats its last row: the repeated rows load the
+					// same values, add the same terms and store the same sums.
+					aStep := A.col
+					for r := range 4 {
+						ir := min(i+r, ie-1)
+						if pack != nil {
+							a[r], aStep = &pack[(i-ib)*n+r], 4
+						} else {
+							a[r] = &A.data[ir*A.row+l0*A.col]
+						}
+						c[r] = &C.Data[ir*C.Stride+j]
+					}
+					switch {
+					case w == 12:
+						fma4x12(&a, aStep, b, B.Stride, n, &c)
+					case w > 8:
+						fma4x8(&a, aStep, b, B.Stride, n, &c, &tailMasks[4])
+						for r := range 4 {
+							c[r] = &C.Data[min(i+r, ie-1)*C.Stride+j+8]
+						}
+						fma4x4(&a, aStep, &B.Data[l0*B.Stride+j+8], B.Stride, n, &c, &tailMasks[w-8])
+					case w > 4:
+						fma4x8(&a, aStep, b, B.Stride, n, &c, &tailMasks[w-4])
+					default:
+						fma4x4(&a, aStep, b, B.Stride, n, &c, &tailMasks[w])
+					}
+				}
+			}
+		}
+	}
+}
+
+// packPool holds panelRange's buffers for transposed operands, one per concurrent call.
+var packPool = sync.Pool{New: func() any { return new([]float64) }}
+
+// packGroups copies the terms l0..l0+n of the rows ib..ie of A into pack, four rows at a time with
+// their terms interleaved: pack[(i−ib)·n + 4l + r] = A(i + r, l0 + l) for each group i, a short
+// last group repeating its last row. A term's values are contiguous in a transposed operand, so
+// the copy runs along them.
+func packGroups(pack []float64, A strided, ib, ie, l0, n int) {
+	full := ib + (ie-ib)&^3
+	for l := 0; l < n; l++ {
+		src := A.data[(l0+l)*A.col:]
+		for i := ib; i < full; i += 4 {
+			g := pack[(i-ib)*n+4*l:][:4]
+			g[0], g[1], g[2], g[3] = src[i*A.row], src[(i+1)*A.row], src[(i+2)*A.row], src[(i+3)*A.row]
+		}
+		if full < ie {
+			g := pack[(full-ib)*n+4*l:][:4]
+			for r := range 4 {
+				g[r] = src[min(full+r, ie-1)*A.row]
+			}
+		}
+	}
+}
+
+// panelPortable is panelRange without the vector kernels.
+func panelPortable(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0, j1 int) {
+	for i := i0; i < i1; i++ {
+		c := C.Data[i*C.Stride:][j0:j1]
+		for l := 0; l < p; l++ {
+			x := A.data[i*A.row+l*A.col]
+			b := B.Data[l*B.Stride:][j0:j1]
+			for k := range c {
+				c[k] += x * b[k]
+			}
+		}
+	}
+}

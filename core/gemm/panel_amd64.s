@@ -1,0 +1,210 @@
+#include "textflag.h"
+
+// func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64)
+//
+// c_r[0:12] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+12] for the four rows r and 0 ≤ l < n, each
+// term a fused multiply–add in order of l, the block of c held in registers throughout.
+TEXT ·fma4x12(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), AX
+	MOVQ 0(AX), SI
+	MOVQ 8(AX), DI
+	MOVQ 16(AX), R8
+	MOVQ 24(AX), R9
+	MOVQ aStep+8(FP), R10
+	SHLQ $3, R10
+	MOVQ b+16(FP), R11
+	MOVQ bStep+24(FP), R12
+	SHLQ $3, R12
+	MOVQ n+32(FP), CX
+	MOVQ c+40(FP), AX
+	MOVQ 0(AX), R13
+	MOVQ 8(AX), BX
+	MOVQ 16(AX), DX
+	MOVQ 24(AX), AX
+	VMOVUPD 0(R13), Y0
+	VMOVUPD 32(R13), Y1
+	VMOVUPD 64(R13), Y2
+	VMOVUPD 0(BX), Y3
+	VMOVUPD 32(BX), Y4
+	VMOVUPD 64(BX), Y5
+	VMOVUPD 0(DX), Y6
+	VMOVUPD 32(DX), Y7
+	VMOVUPD 64(DX), Y8
+	VMOVUPD 0(AX), Y9
+	VMOVUPD 32(AX), Y10
+	VMOVUPD 64(AX), Y11
+	TESTQ CX, CX
+	JLE  store12
+
+loop12:
+	VMOVUPD 0(R11), Y12
+	VMOVUPD 32(R11), Y13
+	VMOVUPD 64(R11), Y14
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD Y12, Y15, Y0
+	VFMADD231PD Y13, Y15, Y1
+	VFMADD231PD Y14, Y15, Y2
+	VBROADCASTSD (DI), Y15
+	VFMADD231PD Y12, Y15, Y3
+	VFMADD231PD Y13, Y15, Y4
+	VFMADD231PD Y14, Y15, Y5
+	VBROADCASTSD (R8), Y15
+	VFMADD231PD Y12, Y15, Y6
+	VFMADD231PD Y13, Y15, Y7
+	VFMADD231PD Y14, Y15, Y8
+	VBROADCASTSD (R9), Y15
+	VFMADD231PD Y12, Y15, Y9
+	VFMADD231PD Y13, Y15, Y10
+	VFMADD231PD Y14, Y15, Y11
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ R10, R8
+	ADDQ R10, R9
+	ADDQ R12, R11
+	DECQ CX
+	JNZ  loop12
+
+store12:
+	VMOVUPD Y0, 0(R13)
+	VMOVUPD Y1, 32(R13)
+	VMOVUPD Y2, 64(R13)
+	VMOVUPD Y3, 0(BX)
+	VMOVUPD Y4, 32(BX)
+	VMOVUPD Y5, 64(BX)
+	VMOVUPD Y6, 0(DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD Y8, 64(DX)
+	VMOVUPD Y9, 0(AX)
+	VMOVUPD Y10, 32(AX)
+	VMOVUPD Y11, 64(AX)
+	VZEROUPPER
+	RET
+
+// func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64)
+//
+// c_r[0:8] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+8] for the four rows r and 0 ≤ l < n, each
+// term a fused multiply–add in order of l, the block of c held in registers throughout.
+// The last vector of b and of each c_r is read and written through mask, so that the block
+// may end anywhere in it.
+TEXT ·fma4x8(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), AX
+	MOVQ 0(AX), SI
+	MOVQ 8(AX), DI
+	MOVQ 16(AX), R8
+	MOVQ 24(AX), R9
+	MOVQ aStep+8(FP), R10
+	SHLQ $3, R10
+	MOVQ b+16(FP), R11
+	MOVQ bStep+24(FP), R12
+	SHLQ $3, R12
+	MOVQ n+32(FP), CX
+	MOVQ mask+48(FP), DX
+	VMOVDQU (DX), Y15
+	MOVQ c+40(FP), AX
+	MOVQ 0(AX), R13
+	MOVQ 8(AX), BX
+	MOVQ 16(AX), DX
+	MOVQ 24(AX), AX
+	VMOVUPD 0(R13), Y0
+	VMASKMOVPD 32(R13), Y15, Y1
+	VMOVUPD 0(BX), Y2
+	VMASKMOVPD 32(BX), Y15, Y3
+	VMOVUPD 0(DX), Y4
+	VMASKMOVPD 32(DX), Y15, Y5
+	VMOVUPD 0(AX), Y6
+	VMASKMOVPD 32(AX), Y15, Y7
+	TESTQ CX, CX
+	JLE  store8
+
+loop8:
+	VMOVUPD 0(R11), Y12
+	VMASKMOVPD 32(R11), Y15, Y13
+	VBROADCASTSD (SI), Y14
+	VFMADD231PD Y12, Y14, Y0
+	VFMADD231PD Y13, Y14, Y1
+	VBROADCASTSD (DI), Y14
+	VFMADD231PD Y12, Y14, Y2
+	VFMADD231PD Y13, Y14, Y3
+	VBROADCASTSD (R8), Y14
+	VFMADD231PD Y12, Y14, Y4
+	VFMADD231PD Y13, Y14, Y5
+	VBROADCASTSD (R9), Y14
+	VFMADD231PD Y12, Y14, Y6
+	VFMADD231PD Y13, Y14, Y7
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ R10, R8
+	ADDQ R10, R9
+	ADDQ R12, R11
+	DECQ CX
+	JNZ  loop8
+
+store8:
+	VMOVUPD Y0, 0(R13)
+	VMASKMOVPD Y1, Y15, 32(R13)
+	VMOVUPD Y2, 0(BX)
+	VMASKMOVPD Y3, Y15, 32(BX)
+	VMOVUPD Y4, 0(DX)
+	VMASKMOVPD Y5, Y15, 32(DX)
+	VMOVUPD Y6, 0(AX)
+	VMASKMOVPD Y7, Y15, 32(AX)
+	VZEROUPPER
+	RET
+
+// func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64)
+//
+// c_r[0:4] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+4] for the four rows r and 0 ≤ l < n, each
+// term a fused multiply–add in order of l, the block of c held in registers throughout.
+// The last vector of b and of each c_r is read and written through mask, so that the block
+// may end anywhere in it.
+TEXT ·fma4x4(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), AX
+	MOVQ 0(AX), SI
+	MOVQ 8(AX), DI
+	MOVQ 16(AX), R8
+	MOVQ 24(AX), R9
+	MOVQ aStep+8(FP), R10
+	SHLQ $3, R10
+	MOVQ b+16(FP), R11
+	MOVQ bStep+24(FP), R12
+	SHLQ $3, R12
+	MOVQ n+32(FP), CX
+	MOVQ mask+48(FP), DX
+	VMOVDQU (DX), Y15
+	MOVQ c+40(FP), AX
+	MOVQ 0(AX), R13
+	MOVQ 8(AX), BX
+	MOVQ 16(AX), DX
+	MOVQ 24(AX), AX
+	VMASKMOVPD 0(R13), Y15, Y0
+	VMASKMOVPD 0(BX), Y15, Y1
+	VMASKMOVPD 0(DX), Y15, Y2
+	VMASKMOVPD 0(AX), Y15, Y3
+	TESTQ CX, CX
+	JLE  store4
+
+loop4:
+	VMASKMOVPD 0(R11), Y15, Y12
+	VBROADCASTSD (SI), Y14
+	VFMADD231PD Y12, Y14, Y0
+	VBROADCASTSD (DI), Y14
+	VFMADD231PD Y12, Y14, Y1
+	VBROADCASTSD (R8), Y14
+	VFMADD231PD Y12, Y14, Y2
+	VBROADCASTSD (R9), Y14
+	VFMADD231PD Y12, Y14, Y3
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ R10, R8
+	ADDQ R10, R9
+	ADDQ R12, R11
+	DECQ CX
+	JNZ  loop4
+
+store4:
+	VMASKMOVPD Y0, Y15, 0(R13)
+	VMASKMOVPD Y1, Y15, 0(BX)
+	VMASKMOVPD Y2, Y15, 0(DX)
+	VMASKMOVPD Y3, Y15, 0(AX)
+	VZEROUPPER
+	RET

@@ -1,0 +1,213 @@
+package gemm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/combpred/combpred/core/parallel"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The vector kernels must compute exactly (bit for bit) the fused multiply–add sequence their doc
+// comment states, for every width the drivers ask of them, and must touch no column of C past it:
+// those hold NaN, which a masked lane would carry into the sums or leave changed.
+func TestPanelKernels(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no AVX2/FMA on this processor")
+	}
+	r := rand.New(rand.NewPCG(17, 18))
+	const aStep, bStep, cStride = 5, 13, 15
+	for _, n := range []int{0, 1, 2, 7, 33} {
+		for _, w := range []int{1, 2, 3, 4, 5, 6, 7, 8, 12} {
+			A := make([]float64, 4+n*aStep)
+			for i := range A {
+				A[i] = r.NormFloat64()
+			}
+			B := make([]float64, n*bStep+12)
+			for i := range B {
+				B[i] = r.NormFloat64()
+			}
+			C := make([]float64, 4*cStride)
+			for i := range C {
+				C[i] = math.NaN()
+			}
+			for row := 0; row < 4; row++ {
+				for k := 0; k < w; k++ {
+					C[row*cStride+k] = r.NormFloat64()
+				}
+			}
+			want := append([]float64(nil), C...)
+			for row := 0; row < 4; row++ {
+				for k := 0; k < w; k++ {
+					for l := 0; l < n; l++ {
+						want[row*cStride+k] = math.FMA(A[row+l*aStep], B[l*bStep+k], want[row*cStride+k])
+					}
+				}
+			}
+			var a, c [4]*float64
+			for row := range 4 {
+				a[row], c[row] = &A[row], &C[row*cStride]
+			}
+			switch {
+			case w == 12:
+				fma4x12(&a, aStep, &B[0], bStep, n, &c)
+			case w > 4:
+				fma4x8(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w-4])
+			default:
+				fma4x4(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w])
+			}
+			for i := range C {
+				if C[i] != want[i] && !(math.IsNaN(C[i]) && math.IsNaN(want[i])) {
+					t.Fatalf("n=%d w=%d: C[%d] = %v, want %v", n, w, i, C[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// MulTN and MulPanel must agree with gonum for any shape: rows of C not a multiple of four, columns
+// not a multiple of twelve (each remainder width), several chunks of terms and blocks of rows,
+// strided views, no terms at all, and both kernels.
+func TestMulTNAndMulPanel(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, fma := range []bool{true, false} {
+		old := setHaveFMA(fma)
+		for _, c := range []struct{ q, p, m int }{{1, 1, 1}, {3, 2, 5}, {4, 9, 12}, {5, 300, 13}, {14, 641, 21},
+			{101, 700, 1000}, {50, 3000, 20}, {7, 17, 23}, {2000, 50, 20}, {9, 17000, 7}} {
+			Bbig := randDense(r, c.p+2, c.m+3)
+			B := Bbig.Slice(1, c.p+1, 2, c.m+2).(*mat.Dense)
+			Xbig := randDense(r, c.q+1, c.p+2)
+			X := Xbig.Slice(1, c.q+1, 1, c.p+1).(*mat.Dense) // q×p
+			Abig := randDense(r, c.p+1, c.q+2)
+			A := Abig.Slice(1, c.p+1, 1, c.q+1).(*mat.Dense) // p×q
+			for _, tn := range []bool{true, false} {
+				want := mat.NewDense(c.q, c.m, nil)
+				if c.p > 0 {
+					if tn {
+						want.Mul(A.T(), B)
+					} else {
+						want.Mul(X, B)
+					}
+				}
+				gotBig := mat.NewDense(c.q+1, c.m+5, nil)
+				got := gotBig.Slice(1, c.q+1, 1, c.m+1).(*mat.Dense)
+				gotBig.Set(0, 0, math.NaN())
+				for i := 0; i < c.q; i++ {
+					for j := 0; j < c.m; j++ {
+						got.Set(i, j, math.NaN()) // must overwrite, not accumulate
+					}
+				}
+				if tn {
+					MulTN(got.RawMatrix(), A.RawMatrix(), B.RawMatrix())
+				} else {
+					MulPanel(got.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+				}
+				tol := 1e-13 * math.Sqrt(float64(c.p)) * math.Max(1, mat.Norm(want, math.Inf(1)))
+				if diff := maxAbsDiff(got, want); !(diff <= tol) {
+					t.Errorf("fma=%v tn=%v %d×%d·%d×%d: differs from gonum by %.3g", fma, tn, c.q, c.p, c.p, c.m, diff)
+				}
+				if !math.IsNaN(gotBig.At(0, 0)) || gotBig.At(c.q, c.m+1) != 0 {
+					t.Errorf("tn=%v %d×%d: wrote outside the destination", tn, c.q, c.m)
+				}
+				if tn {
+					MulTNAdd(got.RawMatrix(), A.RawMatrix(), B.RawMatrix())
+					want.Scale(2, want)
+					if diff := maxAbsDiff(got, want); !(diff <= 2*tol) {
+						t.Errorf("fma=%v %d×%d·%d×%d: MulTNAdd differs from 2·AᵀB by %.3g", fma, c.q, c.p, c.p, c.m, diff)
+					}
+				}
+			}
+		}
+		setHaveFMA(old)
+	}
+}
+
+// With no terms, both products are zero, whatever C held.
+func TestPanelNoTerms(t *testing.T) {
+	for _, tn := range []bool{true, false} {
+		C := blas64.General{Rows: 6, Cols: 4, Stride: 4, Data: make([]float64, 24)}
+		for i := range C.Data {
+			C.Data[i] = math.NaN()
+		}
+		B := blas64.General{Rows: 0, Cols: 4, Stride: 4}
+		if tn {
+			MulTN(C, blas64.General{Rows: 0, Cols: 6, Stride: 6}, B)
+		} else {
+			MulPanel(C, blas64.General{Rows: 6, Cols: 0, Stride: 1}, B)
+		}
+		for i, v := range C.Data {
+			if v != 0 {
+				t.Fatalf("tn=%v: C[%d] = %v, want 0", tn, i, v)
+			}
+		}
+	}
+}
+
+// The products must not depend on the number of threads, which moves the row groups and the
+// column blocks between goroutines.
+func TestPanelThreadIndependent(t *testing.T) {
+	defer parallel.SetThreads(parallel.Threads())
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, c := range []struct{ q, p, m int }{{2003, 53, 21}, {101, 1301, 1003}, {13, 40000, 9}} {
+		A, B := randDense(r, c.p, c.q), randDense(r, c.p, c.m)
+		var first *mat.Dense
+		for _, threads := range []int{1, 2, 3, 7} {
+			parallel.SetThreads(threads)
+			got := mat.NewDense(c.q, c.m, nil)
+			MulTN(got.RawMatrix(), A.RawMatrix(), B.RawMatrix())
+			if first == nil {
+				first = got
+				continue
+			}
+			if !mat.Equal(first, got) {
+				t.Errorf("%v, %d threads: result differs from 1 thread (max %.3g)", c, threads, maxAbsDiff(first, got))
+			}
+		}
+	}
+}
+
+// BenchmarkPanel times the linear solvers' products on the shapes of issue 18: X·W and Xᵀ·G for a
+// thousand labels (5000 × 101, d = 1000) and for tall thin data (200,000 × 50, d = 20), with the
+// panel kernels, with Mul, and (Xᵀ·G) with tmul's former route, a transposed copy of G and Mul.
+func BenchmarkPanel(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		name    string
+		m, n, d int
+	}{{"labels1000_5000x101", 5000, 101, 1000}, {"tall_200000x50_d20", 200000, 50, 20}} {
+		X, W, G := randDense(r, c.m, c.n), randDense(r, c.n, c.d), randDense(r, c.m, c.d)
+		U, H := mat.NewDense(c.m, c.d, nil), mat.NewDense(c.n, c.d, nil)
+		flops := float64(2 * c.m * c.n * c.d)
+		report := func(b *testing.B) {
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		}
+		b.Run(c.name+"/XW/MulPanel", func(b *testing.B) {
+			for b.Loop() {
+				MulPanel(U.RawMatrix(), X.RawMatrix(), W.RawMatrix())
+			}
+			report(b)
+		})
+		b.Run(c.name+"/XW/Mul", func(b *testing.B) {
+			for b.Loop() {
+				Mul(U.RawMatrix(), X.RawMatrix(), W.RawMatrix())
+			}
+			report(b)
+		})
+		b.Run(c.name+"/XtG/MulTN", func(b *testing.B) {
+			for b.Loop() {
+				MulTN(H.RawMatrix(), X.RawMatrix(), G.RawMatrix())
+			}
+			report(b)
+		})
+		b.Run(c.name+"/XtG/transpose+Mul", func(b *testing.B) {
+			Ht := mat.NewDense(c.d, c.n, nil)
+			for b.Loop() {
+				Gt := mat.DenseCopyOf(G.T())
+				Mul(Ht.RawMatrix(), Gt.RawMatrix(), X.RawMatrix())
+			}
+			report(b)
+		})
+	}
+}
