@@ -17,7 +17,7 @@ import (
 func scores(U, X, W *mat.Dense, intercept bool) {
 	_, n := X.Dims()
 	_, d := W.Dims()
-	gemm.Mul(U.RawMatrix(), X.RawMatrix(), W.Slice(0, n, 0, d).(*mat.Dense).RawMatrix())
+	gemm.MulPanel(U.RawMatrix(), X.RawMatrix(), W.Slice(0, n, 0, d).(*mat.Dense).RawMatrix())
 	if intercept {
 		b := W.RawRowView(n)
 		rows, _ := U.Dims()

@@ -59,7 +59,7 @@ func (d design) mul(U, W *mat.Dense) {
 		u, w := U.RawMatrix(), W.RawMatrix()
 		d.sp.Mul(u.Data, u.Stride, w.Data, w.Stride, u.Cols)
 	} else {
-		gemm.Mul(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
+		gemm.MulPanel(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
 	}
 	if d.intercept {
 		b := W.RawRowView(n)
