@@ -86,6 +86,11 @@ func TestMulT(t *testing.T) {
 			if !math.IsNaN(gotBig.At(0, 0)) || gotBig.At(c.q, c.m+1) != 0 {
 				t.Errorf("%d×%d: wrote outside the destination", c.q, c.m)
 			}
+			MulTAdd(got.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+			want.Scale(2, want)
+			if diff := maxAbsDiff(got, want); !(diff <= 2*tol) {
+				t.Errorf("fma=%v %d×%d·(%d×%d)ᵀ: MulTAdd differs from 2·X·Bᵀ by %.3g", fma, c.q, c.p, c.m, c.p, diff)
+			}
 		}
 		setHaveFMA(old)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,7 +29,7 @@ import (
 func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error) {
 	m, d := Gamma.Dims()
 	ks := newKernelSystem(p, K)
-	kScale := floats.Norm(K.RawMatrix().Data, math.Inf(1))
+	kScale := maxMagnitude(K.RawMatrix().Data)
 
 	// One product gives Kb and starts the subspace iteration of the coarse space.
 	r0 := deflationRank(m, d)
@@ -173,6 +172,17 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 	res.Converged = res.RelGrad <= opt.Tol
 	res.Objective = objective()
 	return res, nil
+}
+
+// maxMagnitude is max_i |x_i| (0 for an empty x; NaN is skipped, as the checks of K have refused it).
+func maxMagnitude(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		if a := math.Abs(v); a > m {
+			m = a
+		}
+	}
+	return m
 }
 
 // axpy sets y += a·x.

@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/combpred/combpred/core/gemm"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -223,7 +222,7 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 		}
 		pt := PT.Slice(0, pr, 0, hi-lo).(*mat.Dense).RawMatrix()
 		qt := QT.Slice(0, pd, 0, hi-lo).(*mat.Dense).RawMatrix()
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, pt, qt, 1, PQ.RawMatrix())
+		gemm.MulTAdd(PQ.RawMatrix(), pt, qt)
 	}
 	pairR := func(l, l2 int) int { // index of (min, max) in PT
 		if l > l2 {
