@@ -3,6 +3,7 @@ package ridge
 import (
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/gemm"
+	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
@@ -64,12 +65,15 @@ func (d design) mul(U, W *mat.Dense) {
 	if d.intercept {
 		b := W.RawRowView(n)
 		m, k := U.Dims()
-		for i := 0; i < m; i++ {
-			row := U.RawRowView(i)
-			for a := 0; a < k; a++ {
-				row[a] += b[a]
+		b = b[:k]
+		parallel.For(m, 256, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := U.RawRowView(i)[:k]
+				for a, v := range b {
+					row[a] += v
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -103,15 +107,24 @@ func (d design) tmul(out, G *mat.Dense) {
 		}
 	}
 	if d.intercept {
-		b := out.RawRowView(n)
-		clear(b)
+		columnSums(out.RawRowView(n)[:k], G)
+	}
+}
+
+// columnSums writes the sums of the first len(dst) columns of G into dst, the columns split over the
+// goroutines of package parallel and each summed in row order, whatever the number of threads.
+func columnSums(dst []float64, G *mat.Dense) {
+	m, _ := G.Dims()
+	k := len(dst)
+	clear(dst)
+	parallel.For(k, 64, func(lo, hi int) {
+		b := dst[lo:hi]
 		for i := 0; i < m; i++ {
-			row := G.RawRowView(i)
-			for a := 0; a < k; a++ {
-				b[a] += row[a]
+			for a, v := range G.RawRowView(i)[lo:hi] {
+				b[a] += v
 			}
 		}
-	}
+	})
 }
 
 // penalty is ‖W‖²_F without the intercept row.

@@ -212,16 +212,19 @@ func (p *Problem) exampleLoss(i int, u, su, g []float64) float64 {
 func (p *Problem) curvature(dst, V *mat.Dense) {
 	m, d := V.Dims()
 	p.mulS(dst, V)
-	for i := 0; i < m; i++ {
-		v, di, out := V.RawRowView(i), p.Delta.RawRowView(i), dst.RawRowView(i)
-		var dv float64
-		for a := 0; a < d; a++ {
-			dv += di[a] * v[a]
+	parallel.For(m, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v, di, out := V.RawRowView(i)[:d], p.Delta.RawRowView(i)[:d], dst.RawRowView(i)[:d]
+			var dv float64
+			for a, x := range v {
+				dv += di[a] * x
+			}
+			w := p.Weight[i]
+			for a, x := range di {
+				out[a] = w * (out[a] + dv*x)
+			}
 		}
-		for a := 0; a < d; a++ {
-			out[a] = p.Weight[i] * (out[a] + dv*di[a])
-		}
-	}
+	})
 }
 
 // LinearObjective returns J at W ((n+1)×d when intercept, else n×d) for inputs X (m×n) and writes
