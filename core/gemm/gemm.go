@@ -1,11 +1,14 @@
-// Package gemm multiplies dense row-major matrices, C = X·B, the products that dominate the
-// kernel solvers: Gram matrices, the Nyström map, and the products with K in every CG iteration.
+// Package gemm multiplies dense row-major matrices, the products that dominate the solvers:
+// Gram matrices, the Nyström map, the products with K in every kernel CG iteration (MulT: K is
+// symmetric, so X·K = X·Kᵀ, rows against rows), and the linear solvers' X·W (MulPanel) and Xᵀ·G
+// (MulTN, over the rows as stored).
 //
 // gonum's Dgemm forms such products as rank-one updates of 64×64 blocks, one axpy of length 64 per
-// entry of X. Here each row of a tile of C takes eight rows of B at once, which reads and writes C
-// an eighth as often; where the processor has AVX2 and FMA, the vector kernel fmaRows8 combines
-// the eight rows (BenchmarkMul, 2 cores, the kernel CG's 14×1500 by 1500×1500 product: 15–22
-// GFLOP/s, against 4.3 for the portable loop and about 3 for gonum's Dgemm).
+// entry of X. Mul combines eight rows of B per row of a tile of C, which reads and writes C an
+// eighth as often (fmaRows8). MulT, MulTN and MulPanel go further where the processor has AVX2 and
+// FMA: a block of C stays in vector registers for a whole chunk of terms (dot2x6, fma4x12), so
+// loads feed the multiply–adds at about 0.6 per operation and C is written once per chunk. On one
+// core of this project's 2-core AMD EPYC machine the kernels run at about 46 GFLOP/s in cache.
 //
 // Tiles of C are independent and spread over the goroutines of package parallel; every entry of C
 // is always accumulated in the same order and with the same arithmetic, so results do not depend
