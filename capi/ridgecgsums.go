@@ -48,10 +48,7 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 			return
 		}
 	}
-	k = int(n)
-	if opt.Intercept {
-		k++
-	}
+	k = ridge.WeightRows(int(n), opt)
 	return
 }
 
@@ -203,16 +200,21 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, b,
 // cp_ridge_distributed_solver writes into solver the index, in the solver parameter's options,
 // of the solver a fit of data spread over machines runs for the parameter string params on n
 // features in the space of spaceHandle (ridge.DistributedSolver: auto is exact, from mergeable
-// statistics, up to 8,000 unknowns, and conjugate gradients beyond for a linear model).
+// statistics, up to 8,000 unknowns, and conjugate gradients beyond for a linear model), and into
+// rows the number of rows k of the linear model's W (n, plus one with fit_intercept): the rows of
+// the b and g buffers of cp_ridge_cg_setup.
 //
 //export cp_ridge_distributed_solver
-func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.char, solver *C.int64_t) (rc C.int) {
+func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.char, solver, rows *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
 		return status(err)
 	}
 	if err := outPtr("solver", solver); err != nil {
+		return status(err)
+	}
+	if err := outPtr("rows", rows); err != nil {
 		return status(err)
 	}
 	if n < 1 || n > maxElems {
@@ -223,5 +225,6 @@ func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.c
 		return status(err)
 	}
 	*solver = C.int64_t(ridge.DistributedSolver(sp, int(n), opt))
+	*rows = C.int64_t(ridge.WeightRows(int(n), opt))
 	return cpOK
 }

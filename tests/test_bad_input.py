@@ -11,7 +11,7 @@ import pickle
 import _abi
 import numpy as np
 import pytest
-from combpred import StructuredRidge, _capi, spaces
+from combpred import StructuredRidge, _capi, _core, spaces
 from combpred._core import RidgeModel as _Model
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import sparse
@@ -645,13 +645,17 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
             lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, P, _abi.f64(V), None),
             "out is a NULL",
         ),
-        (lambda: lib.cp_ridge_distributed_solver(sh, 0, P, _capi.out_i64()), "n_features"),
-        (lambda: lib.cp_ridge_distributed_solver(sh, 6, P, None), "solver"),
+        (lambda: lib.cp_ridge_distributed_solver(sh, 0, P, _capi.out_i64(), _capi.out_i64()), "n_features"),
+        (lambda: lib.cp_ridge_distributed_solver(sh, 6, P, None, _capi.out_i64()), "solver"),
+        (lambda: lib.cp_ridge_distributed_solver(sh, 6, P, _capi.out_i64(), None), "rows"),
     ]:
         with pytest.raises(ValueError, match=match):
             _capi.check(call())
     _capi.check(setup())
     assert weight.value == q and count.value == q
+    # the rows of W (b's and g's buffers) come from the core, with and without the intercept
+    for params, rows in [(P, 7), (b"solver=cg;fit_intercept=0", 6)]:
+        assert _core.ridge_distributed_solver(space._handle(), 6, params) == ("cg", rows)
     # an empty part, and one that weighs nothing, add nothing (but count their rows)
     _capi.check(setup(ww=_abi.f64(np.zeros(q))))
     assert weight.value == 0 and count.value == q and not b.any() and not g.any()

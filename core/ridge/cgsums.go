@@ -228,6 +228,15 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	return md, nil
 }
 
+// WeightRows is the number of rows of the linear model's W on n features: one per feature, and
+// one more for the intercept with opt.Intercept.
+func WeightRows(n int, opt Options) int {
+	if opt.Intercept {
+		return n + 1
+	}
+	return n
+}
+
 // DistributedSolver resolves opt.Solver for a fit of data spread over machines on n features:
 // Auto is Exact, one pass of mergeable statistics (Stats), for kernel models on a Nyström map and
 // for linear ones whose normal equations have at most MaxExactUnknowns unknowns, and CG (one

@@ -469,11 +469,12 @@ def ridge_cg_product(
     return out
 
 
-def ridge_distributed_solver(space: SpaceHandle, n_features: int, params: bytes) -> str:
-    """The solver a distributed fit of StructuredRidge runs for ``params`` (the core's rule)."""
-    out = _capi.out_i64()
-    _capi.check(_capi.lib().cp_ridge_distributed_solver(space.value, n_features, params, out))
-    return _schema.options("ridge", "solver")[out.value]
+def ridge_distributed_solver(space: SpaceHandle, n_features: int, params: bytes) -> tuple[str, int]:
+    """The solver a distributed fit of StructuredRidge runs for ``params``, and the rows of the
+    linear model's W (both the core's rules, ``cp_ridge_distributed_solver``)."""
+    out, rows = _capi.out_i64(), _capi.out_i64()
+    _capi.check(_capi.lib().cp_ridge_distributed_solver(space.value, n_features, params, out, rows))
+    return _schema.options("ridge", "solver")[out.value], rows.value
 
 
 class RidgeModel(Model):

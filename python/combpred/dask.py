@@ -394,8 +394,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         n = X.shape[1]
         params = self._params_string(n).encode()
         set_threads(self.n_jobs)
-        if _core.ridge_distributed_solver(space._handle(), n, params) == "cg":
-            model = self._fit_cg(X, Y, W, space, classes, params, previous)
+        solver, rows = _core.ridge_distributed_solver(space._handle(), n, params)
+        if solver == "cg":
+            model = self._fit_cg(X, Y, W, space, classes, params, rows, previous)
             _set_fitted(self, space, classes, n, columns)
             self._set_model(model)
             self._warn_unconverged(partial=False)
@@ -428,14 +429,14 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         space: _spaces.Space,
         classes: np.ndarray | None,
         params: bytes,
+        rows: int,
         previous: _core.RidgeModel | None,
     ) -> _core.RidgeModel:
         """The linear model by distributed conjugate gradients: the partitions' moments once, then
         their share of H·V at every iteration, summed up a tree; the data are persisted on the
-        workers for the iterations."""
+        workers for the iterations. ``rows`` is the rows of W, as the core reports them."""
         X, Y, W = dask.persist(X, Y, W)
         blocks = _blocks(X, Y, W)
-        rows = X.shape[1] + (1 if self.fit_intercept else 0)
         parts = [
             dask.delayed(_on_partition, pure=False)(
                 _cg_setup, xb, yb, wb, i, lo, space, classes, self.n_jobs, params, rows
