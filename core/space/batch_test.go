@@ -104,8 +104,8 @@ func TestDecodeRowsBatchedByEnumeration(t *testing.T) {
 	}
 }
 
-// TestDecodeRowsBatchedMatchesDecode: at sizes too large to enumerate, DecodeRows (batched) and
-// Decode (row by row) find structures of equal scores.
+// TestDecodeRowsBatchedMatchesDecode: at sizes too large to enumerate, DecodeRows (batched),
+// Decode (one-lane kernels) and the portable decoders find structures of equal scores.
 func TestDecodeRowsBatchedMatchesDecode(t *testing.T) {
 	sizes := []int{10, 11, 12}
 	if !testing.Short() {
@@ -113,9 +113,6 @@ func TestDecodeRowsBatchedMatchesDecode(t *testing.T) {
 	}
 	for _, kind := range batchKinds {
 		for _, n := range sizes {
-			if kind == "permutations" && n > 12 && testing.Short() {
-				continue
-			}
 			s, err := space.New(kind, []int64{int64(n)})
 			if err != nil {
 				t.Fatal(err)
@@ -131,20 +128,28 @@ func TestDecodeRowsBatchedMatchesDecode(t *testing.T) {
 			if err := space.DecodeRows(s, us, m, ys, nil); err != nil {
 				t.Fatal(err)
 			}
-			y := make([]int64, w)
+			portable := make([]int64, m*w)
+			old := space.SetHaveBatch(false)
+			for i := 0; i < m; i++ {
+				s.Decode(us[i*d:(i+1)*d], portable[i*w:(i+1)*w])
+			}
+			space.SetHaveBatch(old)
+			single := make([]int64, w)
 			psi := make([]float64, d)
 			for i := 0; i < m; i++ {
 				u := us[i*d : (i+1)*d]
-				s.Decode(u, y)
-				s.Embed(y, psi)
+				s.Embed(portable[i*w:(i+1)*w], psi)
 				want := batchDot(u, psi)
-				got := ys[i*w : (i+1)*w]
-				if err := s.Validate(got); err != nil {
-					t.Fatalf("%s(%d) row %d: decoded %v is invalid: %v", kind, n, i, got, err)
-				}
-				s.Embed(got, psi)
-				if f := batchDot(u, psi); math.Abs(f-want) > batchTol(u) {
-					t.Errorf("%s(%d) row %d: batched %v scores %.17g, Decode's %v %.17g", kind, n, i, got, f, y, want)
+				s.Decode(u, single)
+				for _, y := range [][]int64{ys[i*w : (i+1)*w], single} {
+					if err := s.Validate(y); err != nil {
+						t.Fatalf("%s(%d) row %d: decoded %v is invalid: %v", kind, n, i, y, err)
+					}
+					s.Embed(y, psi)
+					if f := batchDot(u, psi); math.Abs(f-want) > batchTol(u) {
+						t.Errorf("%s(%d) row %d: %v scores %.17g, the portable decoder's %v %.17g",
+							kind, n, i, y, f, portable[i*w:(i+1)*w], want)
+					}
 				}
 			}
 		}
@@ -260,3 +265,20 @@ func batchBenchmark(b *testing.B, kind string) {
 func BenchmarkPermutationsDecodeBatch(b *testing.B) { batchBenchmark(b, "permutations") }
 
 func BenchmarkDicyclesDecodeBatch(b *testing.B) { batchBenchmark(b, "dicycles") }
+
+// TestExactDecodersPortable: with the vector kernels switched off, Decode and DecodeRows take
+// the portable decoders (permDecodeExact, the Go Held–Karp), which must still find the
+// brute-force maximum; elsewhere on amd64 they serve only sizes beyond the kernels' limits.
+func TestExactDecodersPortable(t *testing.T) {
+	defer space.SetHaveBatch(space.SetHaveBatch(false))
+	for _, kind := range batchKinds {
+		for n := 3; n <= 7; n++ {
+			s, err := space.New(kind, []int64{int64(n)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := spacetest.Enumerate(t, s)
+			spacetest.CheckDecoder(t, s, b, 200, uint64(n))
+		}
+	}
+}

@@ -16,9 +16,9 @@ func (s *DirectedCycles) decodeBatch(us *[batchLanes][]float64, ys []int64) {
 	wt := permGrow(&buf.wt, batchLanes*n*n)
 	for lane, u := range us {
 		permGainMatrix(n, u, w)
-		cycleLaneWeights(n, w, wt[lane:])
+		cycleLaneWeights(n, w, wt[lane:], batchLanes)
 	}
-	cycleDecodeBatch(n, buf, ys)
+	cycleDecodeVector(n, batchLanes, buf, ys)
 }
 
 func (s *UndirectedCycles) batchable() bool { return s.exact() && s.n <= cycleExactMax }
@@ -32,35 +32,37 @@ func (s *UndirectedCycles) decodeBatch(us *[batchLanes][]float64, ys []int64) {
 	wt := permGrow(&buf.wt, batchLanes*n*n)
 	for lane, u := range us {
 		ucycleWeights(n, u, w)
-		cycleLaneWeights(n, w, wt[lane:])
+		cycleLaneWeights(n, w, wt[lane:], batchLanes)
 	}
-	cycleDecodeBatch(n, buf, ys)
+	cycleDecodeVector(n, batchLanes, buf, ys)
 	for lane := range batchLanes {
 		cycleCanonical(ys[lane*n : (lane+1)*n])
 	}
 }
 
-// cycleLaneWeights writes one lane of a batch's transposed arc weights: w[a·n+b], the arc a→b, at
-// wt[(b·n+a)·batchLanes], so that the weights into a vertex are one run of entries.
-func cycleLaneWeights(n int, w, wt []float64) {
+// cycleLaneWeights writes one lane of the transposed arc weights: w[a·n+b], the arc a→b, at
+// wt[(b·n+a)·stride], so that the weights into a vertex are one run of entries and the lanes of
+// a batch sit side by side.
+func cycleLaneWeights(n int, w, wt []float64, stride int) {
 	for a := 0; a < n; a++ {
 		for b := 0; b < n; b++ {
-			wt[(b*n+a)*batchLanes] = w[a*n+b]
+			wt[(b*n+a)*stride] = w[a*n+b]
 		}
 	}
 }
 
-// cycleDecodeBatch is cycleDecodeExact on batchLanes rows at once, under the lanes' transposed
-// arc weights in buf.wt (cycleLaneWeights); it writes lane l's cycle into ys[l·n : (l+1)·n].
+// cycleDecodeVector is cycleDecodeExact on lanes rows (1, for Decode, or batchLanes) under the
+// lanes' transposed arc weights in buf.wt (cycleLaneWeights with stride lanes); it writes lane
+// l's cycle into ys[l·n : (l+1)·n].
 //
 // The Held–Karp paths are split by their start s, the smallest vertex of the cycle: those from s
-// only pass through vertices above s, and cycleDP4 stores them compacted by the rank of their
-// end within the set they visit. The table of the largest start (s = 0) then holds
+// only pass through vertices above s, and the vector kernel stores them compacted by the rank of
+// their end within the set they visit. The table of the largest start (s = 0) then holds
 // (n−1)·2^(n−2) entries per lane instead of n·2^n, 360 KiB for four lanes at n = 12, and is the
 // only one in use while it is filled; each start gets its own region, so that the best cycle's
 // table is still there for the walk back.
-func cycleDecodeBatch(n int, buf *cycleBuf, ys []int64) {
-	const L = batchLanes
+func cycleDecodeVector(n, lanes int, buf *cycleBuf, ys []int64) {
+	L := lanes
 	off := cycleRankOffsets()
 	wt := buf.wt
 	var region [cycleExactMax]int // first entry of each start's paths
@@ -71,24 +73,28 @@ func cycleDecodeBatch(n int, buf *cycleBuf, ys []int64) {
 		total += m << (m - 1)
 	}
 	dp := permGrow(&buf.dp, total*L)
-	var best [L]float64
-	var bestStart [L]int
-	var bestAt [L]int64
+	var best [batchLanes]float64
+	var bestStart [batchLanes]int
+	var bestAt [batchLanes]int64
 	for lane := range best {
 		best[lane] = math.Inf(-1)
 	}
 	for s := 0; s+2 < n; s++ {
-		startBest := [L]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1)}
-		var startAt [L]int64
-		cycleDP4(&dp[region[s]*L], &off[0], &wt[0], n, s, &startBest, &startAt)
-		for lane := range best {
+		startBest := [batchLanes]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+		var startAt [batchLanes]int64
+		if L == 1 {
+			cycleDP1(&dp[region[s]], &off[0], &wt[0], n, s, &startBest, &startAt)
+		} else {
+			cycleDP4(&dp[region[s]*L], &off[0], &wt[0], n, s, &startBest, &startAt)
+		}
+		for lane := range L {
 			if startBest[lane] > best[lane] {
 				best[lane], bestStart[lane], bestAt[lane] = startBest[lane], s, startAt[lane]
 			}
 		}
 	}
 	for lane := range L {
-		// Walk back as cycleDecodeExact does: the same sums in the same order as cycleDP4
+		// Walk back as cycleDecodeExact does: the same sums in the same order as the kernel
 		// compared, so == finds the one it kept. Path ends are numbered from s+1.
 		y := ys[lane*n : (lane+1)*n]
 		for v := range y {
