@@ -60,11 +60,11 @@ func batchTol(u []float64) float64 {
 
 // TestDecodeRowsBatchedByEnumeration: every row that DecodeRows decodes, in batches and in the
 // remainder, scores the brute-force maximum, for numbers of rows that are and are not multiples
-// of the batch size.
+// of the batch size (n = 2 only for permutations: cycles need three vertices).
 func TestDecodeRowsBatchedByEnumeration(t *testing.T) {
 	for _, kind := range batchKinds {
-		for n := 3; n <= 8; n++ {
-			if testing.Short() && n == 8 {
+		for n := 2; n <= 8; n++ {
+			if (testing.Short() && n == 8) || (n == 2 && kind != "permutations") {
 				continue
 			}
 			s, err := space.New(kind, []int64{int64(n)})
