@@ -6,8 +6,9 @@ import (
 	"slices"
 )
 
-// cycleExactMax is the largest n whose cycles are decoded exactly: the Held–Karp DP holds n·2^n
-// floats (1.8 MB at n = 14) and takes about a millisecond there, more than doubling per vertex.
+// cycleExactMax is the largest n whose cycles are decoded exactly: the Held–Karp DP holds about
+// (n−1)·2^(n−1) floats (cycleDecodeVector; n·2^n in the portable cycleDecodeExact, 1.8 MB at
+// n = 14) and takes a fraction of a millisecond there, more than doubling per vertex.
 const cycleExactMax = 14
 
 // cycleExactHardMax is the largest n decoded exactly on demand (DecoderExact): the DP then holds
@@ -33,7 +34,15 @@ type cycleBuf struct {
 // Each entry is pulled from the row of mask∖{v} with a branch-free max, so that the inner loop has
 // no unpredictable branches and writes once; entries of vertices outside a mask are never read
 // and need no initialisation. wt is w transposed, so that the weights into v are contiguous.
+//
+// Where the vector kernels run (haveBatch) and n ≤ cycleExactMax, it hands the row to
+// cycleDecodeVector instead, whose table is about half as large and stays in L2 longer.
 func cycleDecodeExact(n int, w []float64, buf *cycleBuf, y []int64) {
+	if haveBatch && n <= cycleExactMax {
+		cycleLaneWeights(n, w, permGrow(&buf.wt, n*n), 1)
+		cycleDecodeVector(n, 1, buf, y)
+		return
+	}
 	size := n << n
 	if cap(buf.dp) < size {
 		buf.dp = make([]float64, size)

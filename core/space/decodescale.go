@@ -13,21 +13,25 @@ const scaleExp = 256
 // argmax_y ⟨u, ψ(y)⟩ is invariant under positive scaling, so the structure is that of u itself.
 // scratch has len(u) values; it is used only when u is rescaled.
 func decodeScaled(s Space, u []float64, y []int64, scratch []float64) {
+	s.Decode(scaledScores(u, scratch), y)
+}
+
+// scaledScores is u, or u rescaled as decodeScaled describes into scratch (len(u) values) when
+// its largest magnitude lies outside the safe range.
+func scaledScores(u, scratch []float64) []float64 {
 	var top float64
 	for _, v := range u {
 		top = math.Max(top, math.Abs(v))
 	}
 	if top == 0 || math.IsInf(top, 0) || math.IsNaN(top) {
-		s.Decode(u, y)
-		return
+		return u
 	}
 	_, exp := math.Frexp(top)
 	if exp >= -scaleExp && exp <= scaleExp {
-		s.Decode(u, y)
-		return
+		return u
 	}
 	for i, v := range u {
 		scratch[i] = math.Ldexp(v, -exp)
 	}
-	s.Decode(scratch, y)
+	return scratch
 }

@@ -274,24 +274,9 @@ func sumExpShifted(terms []float64, top float64) float64 {
 // the low n/2 labels (lo) and of the high labels (hi), so that c(v, T) = lo_v[T_low] + hi_v[T_high]
 // (see permDecodeExact).
 func permGainTables(n int, w []float64, buf *permBuf) (lo, hi []float64) {
-	h := n / 2
-	hb := n - h
-	lo = permGrow(&buf.lo, n<<h)
-	hi = permGrow(&buf.hi, n<<hb)
-	for v := 0; v < n; v++ {
-		t := lo[v<<h : (v+1)<<h]
-		t[0] = 0
-		for sub := 1; sub < len(t); sub++ {
-			a := bits.TrailingZeros(uint(sub))
-			t[sub] = t[sub&(sub-1)] + w[a*n+v]
-		}
-		t = hi[v<<hb : (v+1)<<hb]
-		t[0] = 0
-		for sub := 1; sub < len(t); sub++ {
-			a := h + bits.TrailingZeros(uint(sub))
-			t[sub] = t[sub&(sub-1)] + w[a*n+v]
-		}
-	}
+	lo = permGrow(&buf.lo, n<<(n/2))
+	hi = permGrow(&buf.hi, n<<(n-n/2))
+	permGainTablesStrided(n, w, lo, hi, 1)
 	return lo, hi
 }
 

@@ -147,6 +147,11 @@ func (s *Permutations) Decode(u []float64, y []int64) {
 	defer s.pool.Put(buf)
 	w := permGrow(&buf.w, n*n)
 	scale := permGainMatrix(n, u, w)
+	if s.exact() && haveBatch && n <= permBatchMax {
+		permGainTables(n, w, buf)
+		permDecodeVector(n, 1, buf, y)
+		return
+	}
 	order := permGrowInt(&buf.order, n)
 	if s.exact() {
 		permDecodeExact(n, w, buf, order)
@@ -227,6 +232,9 @@ func permFiniteScore(n int, x float64) float64 {
 // c(v, T\{v}) = Σ_{a ∈ T\{v}} w[a][v]. Splitting the subset into its low h and high n−h labels,
 // c(v, S) = lo_v[S_low] + hi_v[S_high] with tables of 2^h + 2^(n−h) entries per label, a few
 // kilobytes at n = 16 instead of the n·2^n entries of a full table, and both stay in cache.
+//
+// It is the portable decoder: where the vector kernels run (haveBatch), Decode takes
+// permDecodeVector up to permBatchMax labels.
 func permDecodeExact(n int, w []float64, buf *permBuf, order []int) {
 	h := n / 2
 	hb := n - h

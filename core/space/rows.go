@@ -32,13 +32,28 @@ func EmbedRows(s Space, ys []int64, m int, psi []float64) {
 }
 
 // DecodeRows decodes m score rows (us, m × Dim()) into structures (ys, m × Width()) on all threads.
-// It checks stop before every row and returns cancel.ErrCancelled once stop is set (the rows not
-// yet decoded are left as they were); a nil stop never stops.
+// Spaces with a batched exact decoder (permutations, cycles) decode batchLanes rows at a time and
+// the remainder row by row. It checks stop before every batch and row and returns
+// cancel.ErrCancelled once stop is set (the rows not yet decoded are left as they were); a nil stop
+// never stops.
 func DecodeRows(s Space, us []float64, m int, ys []int64, stop *cancel.Flag) error {
 	w, d := s.Width(), s.Dim()
+	batch, batched := batchDecoderOf(s)
 	parallel.For(m, 64, func(lo, hi int) {
+		i := lo
+		if batched && hi-lo >= batchLanes {
+			// Each row is rescaled on its own: the rows of a batch may have different scales.
+			scratch := make([]float64, batchLanes*d)
+			var rows [batchLanes][]float64
+			for ; i+batchLanes <= hi && !stop.Stopped(); i += batchLanes {
+				for l := range rows {
+					rows[l] = scaledScores(us[(i+l)*d:(i+l+1)*d], scratch[l*d:(l+1)*d])
+				}
+				batch.decodeBatch(&rows, ys[i*w:(i+batchLanes)*w])
+			}
+		}
 		scratch := make([]float64, d)
-		for i := lo; i < hi && !stop.Stopped(); i++ {
+		for ; i < hi && !stop.Stopped(); i++ {
 			decodeScaled(s, us[i*d:(i+1)*d], ys[i*w:(i+1)*w], scratch)
 		}
 	})

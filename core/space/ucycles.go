@@ -115,6 +115,18 @@ func (s *UndirectedCycles) Decode(u []float64, y []int64) {
 	buf := s.pool.Get().(*cycleBuf)
 	defer s.pool.Put(buf)
 	w := permGrow(&buf.w, n*n)
+	scale := ucycleWeights(n, u, w)
+	if s.exact() {
+		cycleDecodeExact(n, w, buf, y)
+	} else {
+		cycleDecodeLocal(n, w, scale, false, buf, y)
+	}
+	cycleCanonical(y)
+}
+
+// ucycleWeights fills w[a·n+b] with the score of the edge ab, in both directions; it returns
+// max |w|, the scale of rounding tolerances.
+func ucycleWeights(n int, u, w []float64) float64 {
 	var scale float64
 	k := 0
 	for a := 0; a < n; a++ {
@@ -126,12 +138,7 @@ func (s *UndirectedCycles) Decode(u []float64, y []int64) {
 			k++
 		}
 	}
-	if s.exact() {
-		cycleDecodeExact(n, w, buf, y)
-	} else {
-		cycleDecodeLocal(n, w, scale, false, buf, y)
-	}
-	cycleCanonical(y)
+	return scale
 }
 
 // Enumerate lists the cycles subset by subset (masks in increasing order), each once, in the
