@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,15 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
         ("prob_label_ranking.py", "prob_label_ranking", "## Label ranking with ProbabilisticStructured"),
         ("decision_rules.py", "decision_rules", "## Decision rules on label ranking"),
         ("many_labels.py", "many_labels", "## Many labels"),
+        pytest.param(
+            "kernels.py",
+            "kernels",
+            "## Closer to the hardware",
+            marks=pytest.mark.skipif(
+                shutil.which("go") is None or not (BENCHMARKS.parent / "core" / "gemm").is_dir(),
+                reason="runs the Go benchmarks of a source checkout",
+            ),
+        ),
         ("sparse_many_labels.py", "sparse_many_labels", "## Many labels on sparse data"),
         pytest.param(
             "dask_iterative.py",

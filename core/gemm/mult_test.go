@@ -148,3 +148,47 @@ func BenchmarkMulT(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKernelCeiling runs the vector kernels on operands that stay in the first level of
+// cache, on every thread at once (b.RunParallel, one set of operands per goroutine): the rate the
+// cores reach when memory is no limit, the ceiling the products are measured against.
+func BenchmarkKernelCeiling(b *testing.B) {
+	if !haveFMA {
+		b.Skip("no AVX2/FMA on this processor")
+	}
+	const n = 256
+	operands := func() (vals []float64, rows [8]*float64) {
+		vals = make([]float64, 12*n)
+		for i := range vals {
+			vals[i] = 1e-3
+		}
+		for k := range rows {
+			rows[k] = &vals[k*n]
+		}
+		return vals, rows
+	}
+	b.Run("dot2x6", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			_, rows := operands()
+			var out [12]float64
+			for pb.Next() {
+				dot2x6(&rows, n, &tailMasks[0], &out)
+			}
+		})
+		b.ReportMetric(float64(24*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+	b.Run("fma4x12", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			vals, _ := operands()
+			c := make([]float64, 48)
+			var a, cr [4]*float64
+			for r := range 4 {
+				a[r], cr[r] = &vals[r], &c[12*r]
+			}
+			for pb.Next() {
+				fma4x12(&a, 4, &vals[0], 12, n, &cr)
+			}
+		})
+		b.ReportMetric(float64(96*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+}
