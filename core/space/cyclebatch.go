@@ -9,34 +9,16 @@ func (s *DirectedCycles) batchable() bool { return s.exact() && s.n <= cycleExac
 
 // decodeBatch decodes batchLanes rows as Decode does when exact.
 func (s *DirectedCycles) decodeBatch(us *[batchLanes][]float64, ys []int64) {
-	n := s.n
-	buf := s.pool.Get().(*cycleBuf)
-	defer s.pool.Put(buf)
-	w := permGrow(&buf.w, n*n)
-	wt := permGrow(&buf.wt, batchLanes*n*n)
-	for lane, u := range us {
-		permGainMatrix(n, u, w)
-		cycleLaneWeights(n, w, wt[lane:], batchLanes)
-	}
-	cycleDecodeVector(n, batchLanes, buf, ys)
+	s.decodeBatchWith(us, ys, permGainMatrix)
 }
 
 func (s *UndirectedCycles) batchable() bool { return s.exact() && s.n <= cycleExactMax }
 
 // decodeBatch decodes batchLanes rows as Decode does when exact, in the canonical orientation.
 func (s *UndirectedCycles) decodeBatch(us *[batchLanes][]float64, ys []int64) {
-	n := s.n
-	buf := s.pool.Get().(*cycleBuf)
-	defer s.pool.Put(buf)
-	w := permGrow(&buf.w, n*n)
-	wt := permGrow(&buf.wt, batchLanes*n*n)
-	for lane, u := range us {
-		ucycleWeights(n, u, w)
-		cycleLaneWeights(n, w, wt[lane:], batchLanes)
-	}
-	cycleDecodeVector(n, batchLanes, buf, ys)
+	s.decodeBatchWith(us, ys, ucycleWeights)
 	for lane := range batchLanes {
-		cycleCanonical(ys[lane*n : (lane+1)*n])
+		cycleCanonical(ys[lane*s.n : (lane+1)*s.n])
 	}
 }
 
@@ -125,4 +107,19 @@ func cycleDecodeVector(n, lanes int, buf *cycleBuf, ys []int64) {
 			set, last = prevSet, prev
 		}
 	}
+}
+
+// decodeBatchWith decodes batchLanes rows of a cycle space whose arc weights weights writes (n×n,
+// row-major) from a row of scores.
+func (b *cycleBase) decodeBatchWith(us *[batchLanes][]float64, ys []int64, weights func(n int, u, w []float64) float64) {
+	n := b.n
+	buf := b.pool.Get().(*cycleBuf)
+	defer b.pool.Put(buf)
+	w := permGrow(&buf.w, n*n)
+	wt := permGrow(&buf.wt, batchLanes*n*n)
+	for lane, u := range us {
+		weights(n, u, w)
+		cycleLaneWeights(n, w, wt[lane:], batchLanes)
+	}
+	cycleDecodeVector(n, batchLanes, buf, ys)
 }
