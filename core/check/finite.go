@@ -2,6 +2,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -29,13 +30,19 @@ func Fitted(what string, x []float64) error {
 	return nil
 }
 
+// ErrScoresOverflow is wrapped by the error of Scores: a model's finite parameters met an input
+// whose scores are not finite. It is the one way a valid model can fail on valid X, since finite
+// parameters do not bound the sums a kernel expansion or a Nyström map forms with them.
+var ErrScoresOverflow = errors.New("scores overflow")
+
 // Scores names the first row of scores (u, row-major with d columns) that overflowed: the
-// corresponding input row holds values too large for the model.
+// corresponding input row holds values too large for the model, or (in a model read from bytes)
+// the model's parameters are too large for any input.
 func Scores(u []float64, d int) error {
 	for i, v := range u {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("X row %d: its scores overflow (%v); X holds values too large for this model "+
-				"(scale X as it was scaled for fit)", i/d, v)
+			return fmt.Errorf("X row %d: its %w (%v): X holds values too large for this model "+
+				"(scale X as it was scaled for fit), or the model's parameters are too large", i/d, ErrScoresOverflow, v)
 		}
 	}
 	return nil

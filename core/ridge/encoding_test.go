@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/binfmt"
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -210,9 +212,40 @@ func FuzzUnmarshalModelBody(f *testing.F) {
 			}
 			return
 		}
+		// Finite parameters do not bound a kernel expansion's sums, so the one error allowed is the
+		// scores' overflow (TestHugeParametersOverflowScores).
 		X := make([]float64, 2*md.NFeatures)
-		if err := md.Decision(X, 2, md.NFeatures, make([]float64, 2*md.Space.Dim())); err != nil {
+		err = md.Decision(X, 2, md.NFeatures, make([]float64, 2*md.Space.Dim()))
+		if err != nil && !errors.Is(err, check.ErrScoresOverflow) {
 			t.Fatalf("accepted model cannot predict: %v", err)
 		}
 	})
+}
+
+// TestHugeParametersOverflowScores is the case the fuzzer found (CI, session 13): model bytes with
+// finite dual coefficients near the largest float64 are valid, and their kernel expansion
+// overflows on any input. Loading must accept them and predicting must name the overflow.
+func TestHugeParametersOverflowScores(t *testing.T) {
+	for i, md := range fittedModels(t) {
+		params := md.Dual
+		if params == nil {
+			continue // a linear model's scores at X = 0 are its intercepts
+		}
+		for j := range params.RawMatrix().Data {
+			params.RawMatrix().Data[j] = math.MaxFloat64 / 2
+		}
+		b, err := md.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := UnmarshalModel(b)
+		if err != nil {
+			t.Fatalf("model %d: finite parameters refused: %v", i, err)
+		}
+		X := make([]float64, 2*back.NFeatures)
+		err = back.Decision(X, 2, back.NFeatures, make([]float64, 2*back.Space.Dim()))
+		if !errors.Is(err, check.ErrScoresOverflow) || !strings.Contains(err.Error(), "X row 0") {
+			t.Errorf("model %d: error %v, want the scores' overflow at row 0", i, err)
+		}
+	}
 }
