@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
+
+	"github.com/combpred/combpred/core/parallel"
 )
 
 // Finite names the first NaN or infinite entry of the row-major matrix x with cols columns.
@@ -64,6 +67,49 @@ func Magnitude(name string, x []float64, cols int) error {
 		}
 	}
 	return nil
+}
+
+// FiniteMagnitude is Finite and then Magnitude, in one pass over x on all threads: a NaN or
+// infinite entry, or a row whose squared norm overflows, leaves that row's sum of squares
+// non-finite, and only then do the two checks run, for their messages. The two passes took a
+// tenth of a 1,000,000 × 50 linear fit.
+func FiniteMagnitude(name string, x []float64, cols int) error {
+	if cols <= 0 {
+		return Finite(name, x, 1)
+	}
+	var bad atomic.Bool
+	parallel.For(len(x)/cols, 4096, func(lo, hi int) {
+		for i := lo; i < hi && !bad.Load(); i++ {
+			if !finiteSquares(x[i*cols : (i+1)*cols]) {
+				bad.Store(true)
+			}
+		}
+	})
+	if !bad.Load() {
+		return nil
+	}
+	if err := Finite(name, x, cols); err != nil {
+		return err
+	}
+	return Magnitude(name, x, cols)
+}
+
+// finiteSquares reports whether the sum of squares of row is finite, in four independent sums
+// (one sum's chain of additions bounds it at one term per add latency).
+func finiteSquares(row []float64) bool {
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(row); j += 4 {
+		s0 += row[j] * row[j]
+		s1 += row[j+1] * row[j+1]
+		s2 += row[j+2] * row[j+2]
+		s3 += row[j+3] * row[j+3]
+	}
+	for ; j < len(row); j++ {
+		s0 += row[j] * row[j]
+	}
+	s := s0 + s1 + s2 + s3
+	return s-s == 0 // false for NaN and ±Inf
 }
 
 // MaxAlpha is the largest regularisation strength alpha: the solvers form 2α and 2α·w, which must

@@ -75,7 +75,7 @@ func TestMulTNAndMulPanel(t *testing.T) {
 	for _, fma := range []bool{true, false} {
 		old := setHaveFMA(fma)
 		for _, c := range []struct{ q, p, m int }{{1, 1, 1}, {3, 2, 5}, {4, 9, 12}, {5, 300, 13}, {14, 641, 21},
-			{101, 700, 1000}, {50, 3000, 20}, {7, 17, 23}, {2000, 50, 20}, {9, 17000, 7}} {
+			{101, 700, 1000}, {50, 3000, 20}, {7, 17, 23}, {2000, 50, 20}, {9, 17000, 7}, {7, 17000, 9}, {50, 20000, 20}} {
 			Bbig := randDense(r, c.p+2, c.m+3)
 			B := Bbig.Slice(1, c.p+1, 2, c.m+2).(*mat.Dense)
 			Xbig := randDense(r, c.q+1, c.p+2)
@@ -142,6 +142,25 @@ func TestPanelNoTerms(t *testing.T) {
 				t.Fatalf("tn=%v: C[%d] = %v, want 0", tn, i, v)
 			}
 		}
+	}
+}
+
+// A long sum into a small C with more rows than columns is computed as Cᵀ = Bᵀ·A, slab by slab:
+// every entry must be bit-identical to the one MulTN computes for Cᵀ itself, for both kernels.
+func TestMulTNSlabsTransposeExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, fma := range []bool{true, false} {
+		old := setHaveFMA(fma)
+		for _, c := range []struct{ q, p, m int }{{50, 20000, 20}, {13, 2*slabTerms + 5, 9}, {5, 3 * slabTerms, 4}} {
+			A, B := randDense(r, c.p, c.q), randDense(r, c.p, c.m)
+			C, Ct := mat.NewDense(c.q, c.m, nil), mat.NewDense(c.m, c.q, nil)
+			MulTN(C.RawMatrix(), A.RawMatrix(), B.RawMatrix())
+			MulTN(Ct.RawMatrix(), B.RawMatrix(), A.RawMatrix())
+			if !mat.Equal(C, Ct.T()) {
+				t.Errorf("fma=%v %v: AᵀB differs from (BᵀA)ᵀ (max %.3g)", fma, c, maxAbsDiff(C, mat.DenseCopyOf(Ct.T())))
+			}
+		}
+		setHaveFMA(old)
 	}
 }
 

@@ -42,10 +42,7 @@ func NewProblem(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	if len(X) != m*n {
 		return nil, fmt.Errorf("prob: X has %d values, want %d×%d", len(X), m, n)
 	}
-	if err := check.Finite("X", X, n); err != nil {
-		return nil, err
-	}
-	if err := check.Magnitude("X", X, n); err != nil {
+	if err := check.FiniteMagnitude("X", X, n); err != nil {
 		return nil, err
 	}
 	return newProblem(sp, xmat.Matrix{Dense: mat.NewDense(m, n, X)}, ys, weights, lambda, intercept)

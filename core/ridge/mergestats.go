@@ -65,10 +65,7 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 			return nil, fmt.Errorf("the Nyström map needs a landmark sample of at least one row of %d features, got %d values for %d rows",
 				n, len(sample), ms)
 		}
-		if err := check.Finite("landmark sample", sample, n); err != nil {
-			return nil, err
-		}
-		if err := check.Magnitude("landmark sample", sample, n); err != nil {
+		if err := check.FiniteMagnitude("landmark sample", sample, n); err != nil {
 			return nil, err
 		}
 		ny, err := buildNystrom(opt.Kernel, opt.Intercept, xmat.Matrix{Dense: mat.NewDense(ms, n, slices.Clone(sample))}, opt.NComponents, opt.Seed, nil)
@@ -133,10 +130,7 @@ func (s *Stats) Add(X []float64, m, n int, ys []int64, weights []float64, stop *
 	if m == 0 {
 		return &out, nil
 	}
-	if err := check.Finite("X", X, n); err != nil {
-		return nil, err
-	}
-	if err := check.Magnitude("X", X, n); err != nil {
+	if err := check.FiniteMagnitude("X", X, n); err != nil {
 		return nil, err
 	}
 	if zeroWeights(weights) {

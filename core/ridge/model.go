@@ -92,10 +92,7 @@ func denseInput(X []float64, m, n int) (xmat.Matrix, error) {
 	if len(X) != m*n {
 		return xmat.Matrix{}, fmt.Errorf("X has %d values, want %d×%d", len(X), m, n)
 	}
-	if err := check.Finite("X", X, n); err != nil {
-		return xmat.Matrix{}, err
-	}
-	if err := check.Magnitude("X", X, n); err != nil {
+	if err := check.FiniteMagnitude("X", X, n); err != nil {
 		return xmat.Matrix{}, err
 	}
 	return xmat.Matrix{Dense: mat.NewDense(m, n, X)}, nil

@@ -33,6 +33,17 @@ type diagPlusConst struct {
 	c    float64
 }
 
+// DiagonalPlusConstant is implemented by the operators diag(a) + c·11ᵀ (multi-class, multi-label,
+// k-subsets), so that a solver can apply them inside a pass over its rows that does more than
+// S·v (the linear solver's curvature), instead of in a pass of their own.
+type DiagonalPlusConstant interface {
+	Operator
+	// DiagonalPlusConstant returns a and c; a must not be modified.
+	DiagonalPlusConstant() (a []float64, c float64)
+}
+
+func (o diagPlusConst) DiagonalPlusConstant() ([]float64, float64) { return o.diag, o.c }
+
 func (o diagPlusConst) Dim() int { return len(o.diag) }
 
 func (o diagPlusConst) MulVec(dst, v []float64) {
