@@ -92,6 +92,14 @@ func MulPanel(C, X, B blas64.General) {
 	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false)
 }
 
+// MulPanelAdd sets C += X·B, with the shapes and aliasing rules of MulPanel.
+func MulPanelAdd(C, X, B blas64.General) {
+	if B.Rows != X.Cols || C.Rows != X.Rows || C.Cols != B.Cols {
+		panic("gemm: dimension mismatch")
+	}
+	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, true)
+}
+
 // strided is a matrix whose entry (i, l) is data[i·row + l·col]: X (row = stride, col = 1) or the
 // transpose of A (row = 1, col = stride), read in place.
 type strided struct {

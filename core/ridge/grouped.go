@@ -3,8 +3,10 @@ package ridge
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/combpred/combpred/core/gemm"
+	"github.com/combpred/combpred/core/parallel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -26,8 +28,8 @@ type groupedSystem struct {
 	gram      *mat.Dense // G, k×k
 	s         *mat.Dense // S, d×d
 	deltas    *mat.Dense // Δ_G, g×d: the distinct δ_i
-	deltasT   *mat.Dense // Δ_Gᵀ
-	group     []int      // g(i)
+	members   []int      // the examples of group g, ascending: members[start[g]:start[g+1]]
+	start     []int
 	// scratch
 	vt, svt, hv, qd *mat.Dense // d×k: Vᵀ, S Vᵀ, S Vᵀ G and Δ_Gᵀ Q
 	pt, q           *mat.Dense // g×k: Δ_G Vᵀ and Q (rows q_g)
@@ -74,40 +76,56 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 	}
 	ng := len(index)
 	k := des.cols()
-	gs := &groupedSystem{p: p, des: des, intercept: des.intercept, gram: mat.DenseCopyOf(G), s: mat.DenseCopyOf(p.S),
-		deltas: mat.NewDense(ng, d, distinct), group: group,
+	// The examples listed by group, so that each q_g is summed by one goroutine, over its
+	// examples in their order.
+	start := make([]int, ng+1)
+	for _, g := range group {
+		start[g+1]++
+	}
+	for g := 0; g < ng; g++ {
+		start[g+1] += start[g]
+	}
+	members, next := make([]int, m), slices.Clone(start[:ng])
+	for i, g := range group {
+		members[next[g]] = i
+		next[g]++
+	}
+	return &groupedSystem{p: p, des: des, intercept: des.intercept, gram: mat.DenseCopyOf(G), s: mat.DenseCopyOf(p.S),
+		deltas: mat.NewDense(ng, d, distinct), members: members, start: start,
 		vt: mat.NewDense(d, k, nil), svt: mat.NewDense(d, k, nil), hv: mat.NewDense(d, k, nil), qd: mat.NewDense(d, k, nil),
 		pt: mat.NewDense(ng, k, nil), q: mat.NewDense(ng, k, nil)}
-	gs.deltasT = transpose(gs.deltas)
-	return gs
 }
 
 func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 	d, k := gs.vt.Dims()
 	n := gs.des.features()
 	transposeInto(gs.vt, V)
-	gemm.Mul(gs.pt.RawMatrix(), gs.deltas.RawMatrix(), gs.vt.RawMatrix())
-	gs.q.Zero()
+	gemm.MulPanel(gs.pt.RawMatrix(), gs.deltas.RawMatrix(), gs.vt.RawMatrix())
 	w := gs.p.Weight
-	for i, g := range gs.group {
-		if w[i] == 0 {
-			continue
+	ng, _ := gs.q.Dims()
+	parallel.For(ng, 4, func(lo, hi int) {
+		for g := lo; g < hi; g++ {
+			pr, q := gs.pt.RawRowView(g), gs.q.RawRowView(g)
+			clear(q)
+			for _, i := range gs.members[gs.start[g]:gs.start[g+1]] {
+				if w[i] == 0 {
+					continue
+				}
+				r := gs.des.rowDot(i, pr[:n])
+				if gs.intercept {
+					r += pr[n]
+				}
+				f := w[i] * r
+				gs.des.rowAxpy(i, f, q[:n])
+				if gs.intercept {
+					q[n] += f
+				}
+			}
 		}
-		pr := gs.pt.RawRowView(g)
-		r := gs.des.rowDot(i, pr[:n])
-		if gs.intercept {
-			r += pr[n]
-		}
-		f := w[i] * r
-		q := gs.q.RawRowView(g)
-		gs.des.rowAxpy(i, f, q[:n])
-		if gs.intercept {
-			q[n] += f
-		}
-	}
-	gemm.Mul(gs.qd.RawMatrix(), gs.deltasT.RawMatrix(), gs.q.RawMatrix())
-	gemm.Mul(gs.svt.RawMatrix(), gs.s.RawMatrix(), gs.vt.RawMatrix())
-	gemm.Mul(gs.hv.RawMatrix(), gs.svt.RawMatrix(), gs.gram.RawMatrix())
+	})
+	gemm.MulTN(gs.qd.RawMatrix(), gs.deltas.RawMatrix(), gs.q.RawMatrix())
+	gemm.MulPanel(gs.svt.RawMatrix(), gs.s.RawMatrix(), gs.vt.RawMatrix())
+	gemm.MulPanel(gs.hv.RawMatrix(), gs.svt.RawMatrix(), gs.gram.RawMatrix())
 	hv, qd := gs.hv.RawMatrix().Data, gs.qd.RawMatrix().Data
 	f := 2 * gs.p.Alpha
 	for j := 0; j < k; j++ {

@@ -218,7 +218,7 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 					pc.op.Project(c, pc.proj.RawRowView(j), R.RawRowView(j))
 				}
 			})
-			gemm.MulAdd(pc.acc.RawMatrix(), inv.RawMatrix(), pc.proj.RawMatrix())
+			gemm.MulPanelAdd(pc.acc.RawMatrix(), inv.RawMatrix(), pc.proj.RawMatrix())
 		}
 		dst.Copy(pc.acc)
 		return
