@@ -3,7 +3,6 @@ package prob
 import (
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/xmat"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -19,30 +18,17 @@ func scores(U, X, W *mat.Dense, intercept bool) {
 	_, d := W.Dims()
 	gemm.MulPanel(U.RawMatrix(), X.RawMatrix(), W.Slice(0, n, 0, d).(*mat.Dense).RawMatrix())
 	if intercept {
-		b := W.RawRowView(n)
-		rows, _ := U.Dims()
-		for i := 0; i < rows; i++ {
-			row := U.RawRowView(i)
-			for a, v := range b {
-				row[a] += v
-			}
-		}
+		gemm.AddRow(U.RawMatrix(), W.RawRowView(n)[:d])
 	}
 }
 
 // gradientProduct writes [X 1]ᵀ·G into grad (n×d, or (n+1)×d with the intercept), over the rows
 // of X and G as they are stored.
 func gradientProduct(grad, X, G *mat.Dense, intercept bool) {
-	m, n := X.Dims()
+	_, n := X.Dims()
 	gemm.MulTN(grad.Slice(0, n, 0, G.RawMatrix().Cols).(*mat.Dense).RawMatrix(), X.RawMatrix(), G.RawMatrix())
 	if intercept {
-		row := grad.RawRowView(n)
-		clear(row)
-		for i := 0; i < m; i++ {
-			for a, v := range G.RawRowView(i) {
-				row[a] += v
-			}
-		}
+		gemm.ColumnSums(grad.RawRowView(n)[:G.RawMatrix().Cols], G.RawMatrix())
 	}
 }
 
@@ -56,10 +42,7 @@ func scoresX(U *mat.Dense, X xmat.Matrix, W *mat.Dense, intercept bool) {
 	u, w := U.RawMatrix(), W.RawMatrix()
 	X.Sparse.Mul(u.Data, u.Stride, w.Data, w.Stride, u.Cols)
 	if intercept {
-		b := W.RawRowView(n)
-		for i := 0; i < u.Rows; i++ {
-			floats.Add(U.RawRowView(i), b)
-		}
+		gemm.AddRow(u, W.RawRowView(n)[:u.Cols])
 	}
 }
 
@@ -69,14 +52,10 @@ func gradientProductX(grad *mat.Dense, X xmat.Matrix, G *mat.Dense, intercept bo
 		gradientProduct(grad, X.Dense, G, intercept)
 		return
 	}
-	m, n := X.Dims()
+	_, n := X.Dims()
 	o, g := grad.RawMatrix(), G.RawMatrix()
 	X.Sparse.TMul(o.Data, o.Stride, g.Data, g.Stride, g.Cols)
 	if intercept {
-		row := grad.RawRowView(n)
-		clear(row)
-		for i := 0; i < m; i++ {
-			floats.Add(row, G.RawRowView(i))
-		}
+		gemm.ColumnSums(grad.RawRowView(n)[:g.Cols], g)
 	}
 }

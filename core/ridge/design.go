@@ -64,17 +64,8 @@ func (d design) mul(U, W *mat.Dense) {
 		gemm.MulPanel(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
 	}
 	if d.intercept {
-		b := W.RawRowView(n)
-		m, k := U.Dims()
-		b = b[:k]
-		parallel.For(m, 256, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				row := U.RawRowView(i)[:k]
-				for a, v := range b {
-					row[a] += v
-				}
-			}
-		})
+		_, k := U.Dims()
+		gemm.AddRow(U.RawMatrix(), W.RawRowView(n)[:k])
 	}
 }
 
@@ -108,24 +99,8 @@ func (d design) tmul(out, G *mat.Dense) {
 		}
 	}
 	if d.intercept {
-		columnSums(out.RawRowView(n)[:k], G)
+		gemm.ColumnSums(out.RawRowView(n)[:k], G.RawMatrix())
 	}
-}
-
-// columnSums writes the sums of the first len(dst) columns of G into dst, the columns split over the
-// goroutines of package parallel and each summed in row order, whatever the number of threads.
-func columnSums(dst []float64, G *mat.Dense) {
-	m, _ := G.Dims()
-	k := len(dst)
-	clear(dst)
-	parallel.For(k, 64, func(lo, hi int) {
-		b := dst[lo:hi]
-		for i := 0; i < m; i++ {
-			for a, v := range G.RawRowView(i)[lo:hi] {
-				b[a] += v
-			}
-		}
-	})
 }
 
 // penalty is ‖W‖²_F without the intercept row.
@@ -181,7 +156,7 @@ func (d design) gram(s []float64) *mat.SymDense {
 		})
 		gemm.MulTNAdd(top.RawMatrix(), b.RawMatrix(), d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix())
 		if d.intercept {
-			columnSums(part, b)
+			gemm.ColumnSums(part, b.RawMatrix())
 			floats.Add(col, part)
 		}
 		for _, w := range s[lo:hi] {
