@@ -53,6 +53,11 @@ CP_EXPORT const char *cp_version(void);
    huge n_samples is refused before NumPy tries to allocate terabytes. */
 CP_EXPORT int cp_check_output(int64_t bytes, const char *what);
 
+/* cp_gemm_flops writes into out the floating-point operations of the core's dense products since
+   the library was loaded (gemm.Flops): benchmarks read it around a fit to report the rate it
+   achieved. */
+CP_EXPORT int cp_gemm_flops(int64_t *out);
+
 /* cp_get_max_memory writes the budget as set (0: the default) into setting and the budget in force
    (bytes) into effective. */
 CP_EXPORT int cp_get_max_memory(int64_t *setting, int64_t *effective);

@@ -17,9 +17,11 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 )
 
@@ -68,6 +70,20 @@ func cp_get_max_memory(setting, effective *C.int64_t) (rc C.int) {
 		return status(errors.New("an output pointer is NULL"))
 	}
 	*setting, *effective = C.int64_t(budget.Setting()), C.int64_t(budget.Get())
+	return cpOK
+}
+
+// cp_gemm_flops writes into out the floating-point operations of the core's dense products since
+// the library was loaded (gemm.Flops): benchmarks read it around a fit to report the rate it
+// achieved.
+//
+//export cp_gemm_flops
+func cp_gemm_flops(out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if out == nil {
+		return status(errors.New("out is a NULL pointer"))
+	}
+	*out = C.int64_t(min(gemm.Flops(), math.MaxInt64))
 	return cpOK
 }
 

@@ -333,6 +333,7 @@ def test_null_pointers_with_nonzero_sizes(data, fitted):
         (lambda: lib.cp_ridge_from_bytes((ctypes.c_uint8 * 4)(), 4, None), "NULL pointer"),
         (lambda: lib.cp_ridge_info(h, None, 10, None), "NULL"),
         (lambda: lib.cp_ridge_space(h, None), "NULL pointer"),
+        (lambda: lib.cp_gemm_flops(None), "NULL pointer"),
         (lambda: lib.cp_space_new(None, None, 0, _capi.out_i64()), "NULL pointer"),
         (lambda: lib.cp_space_new(b"multilabel", None, 1, _capi.out_i64()), "NULL pointer"),
         (lambda: lib.cp_space_new(b"multilabel", _abi.i64(np.array([3])), 1, None), "NULL pointer"),

@@ -329,3 +329,19 @@ def test_verbose_partial_fit_names_its_measure(capsys, multilabel_data, kw, meas
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2
     assert all(measure in line for line in lines)
+
+
+def test_gemm_flops_counts_a_fits_products():
+    """The core's operation counter (read by the benchmarks for their GFLOP/s) stands still between
+    calls, and a kernel fit adds at least the half of its Gram matrix it computes (m²·n/2 products,
+    two operations each) and its CG products (2·m²·d per iteration)."""
+    from combpred import _core
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(300, 7)), rng.integers(0, 2, size=(300, 4))
+    before = _core.gemm_flops()
+    assert _core.gemm_flops() == before
+    model = StructuredRidge(kernel="rbf", gamma=0.1, alpha=1.0).fit(X, Y)
+    added = _core.gemm_flops() - before
+    m, n = X.shape
+    assert added >= m * m * n + model.n_iter_ * 2 * m * m * Y.shape[1]

@@ -42,6 +42,7 @@ func mul(C, X, B blas64.General, add bool) {
 	if B.Rows != p || C.Rows != q || C.Cols != m {
 		panic("gemm: dimension mismatch")
 	}
+	count(q, p, m)
 	if q == 0 || m == 0 {
 		return
 	}

@@ -28,6 +28,7 @@ func mulT(C, X, B blas64.General, add bool) {
 	if B.Cols != p || C.Rows != q || C.Cols != m {
 		panic("gemm: dimension mismatch")
 	}
+	count(q, p, m)
 	if q == 0 || m == 0 {
 		return
 	}

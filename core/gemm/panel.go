@@ -33,6 +33,7 @@ func mulTN(C, A, B blas64.General, add bool) {
 		panelMul(C, strided{A.Data, 1, A.Stride}, p, B, add)
 		return
 	}
+	count(q, p, m) // panelMul counts the other path
 	// A long sum into a small C (Xᵀ·G on tall X): each goroutine takes whole slabs of terms into
 	// a partial product of its own, so that the cores share the rows of X instead of each
 	// streaming all of them, and the partial products are added in slab order, whatever the
@@ -118,6 +119,7 @@ const (
 // panelMul sets C = A·B (or adds it to C) for A (q×p, strided) and B (p×m).
 func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool) {
 	q, m := C.Rows, C.Cols
+	count(q, p, m)
 	if q == 0 || m == 0 {
 		return
 	}

@@ -101,6 +101,7 @@ _SIGNATURES = {
     "cp_check_output": ([c_int64, c_char_p], c_int),
     "cp_set_max_memory": ([c_int64], c_int),
     "cp_get_max_memory": ([_i64p, _i64p], c_int),
+    "cp_gemm_flops": ([_i64p], c_int),
     "cp_space_new": ([c_char_p, _i64p, c_int64, _i64p], c_int),
     "cp_space_free": ([c_int64], c_int),
     "cp_space_info": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),

@@ -140,6 +140,17 @@ def get_max_memory() -> tuple[int, int]:
     return setting.value, effective.value
 
 
+def gemm_flops() -> int:
+    """Return the floating-point operations of the core's dense products since it was loaded.
+
+    A benchmark reads it before and after a fit: the difference over the fit's time is the rate
+    the fit achieved (its products only; kernel functions and decoders are not counted).
+    """
+    out = ctypes.c_int64(0)
+    _capi.check(_capi.lib().cp_gemm_flops(out))
+    return out.value
+
+
 # -- spaces ----------------------------------------------------------------------------------------
 
 
