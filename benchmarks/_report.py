@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import re
+import time
 from pathlib import Path
 
 import combpred
@@ -86,3 +87,36 @@ def reset_peak() -> bool:
         return True
     except OSError:
         return False
+
+
+def dgemm_ceiling(size: int = 2048, rounds: int = 3) -> float:
+    """The machine's measured arithmetic ceiling in GFLOP/s: NumPy's BLAS multiplying two size×size
+    float64 matrices on all its threads, best of `rounds` (a BLAS dgemm runs near the cores' peak).
+    Fits are reported as a share of it; the core's own in-cache kernel ceiling is in `kernels`."""
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(size, size)), rng.normal(size=(size, size))
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - t0)
+    return 2 * size**3 / best / 1e9
+
+
+def rate(flops: float, seconds: float, ceiling: float) -> str:
+    """'GFLOP/s (share of the ceiling)' for a fit of `flops` operations in `seconds`."""
+    g = flops / seconds / 1e9
+    return f"{g:.1f} ({g / ceiling:.0%})"
+
+
+# Operation counts of the peers' fits (their dominant dense arithmetic, as the core's counter counts
+# its own products: 2 per multiply–add), for m rows, n features and d outputs.
+def ridge_flops(m: int, n: int, d: int) -> float:
+    """RidgeClassifier / Ridge by Cholesky: XᵀX, XᵀY, the factorisation and the d solves."""
+    return 2 * m * n * n + 2 * m * n * d + n**3 / 3 + 2 * n * n * d
+
+
+def kernel_ridge_flops(m: int, n: int, d: int) -> float:
+    """KernelRidge on a 2-D target: the Gram matrix's inner products, the Cholesky factorisation of
+    K + αI and the d solves (its exponentials are not counted, as the core's are not)."""
+    return 2 * m * m * n + m**3 / 3 + 2 * m * m * d
