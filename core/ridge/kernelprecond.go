@@ -119,9 +119,9 @@ type deflation struct {
 	lower, upper []float64
 	rhs          *mat.VecDense // r·d
 	y            *mat.VecDense // r·d
-	// KU is KUTᵀ (m×r), and rhsT and yT (d×r) scratch, so that the products of every iteration
-	// are row-major ones for package gemm (gonum's took a fifth of the yeast rbf fit).
-	KU, rhsT, yT *mat.Dense
+	// rhsT and yT (d×r) are scratch, so that the products of every iteration are row-major ones
+	// for package gemm (gonum's took a fifth of the yeast rbf fit).
+	rhsT, yT *mat.Dense
 }
 
 // deflationSeed fixes the random start of the subspace iteration, so that fits are reproducible.
@@ -145,14 +145,7 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 	Q = Q.Slice(0, r, 0, m).(*mat.Dense)
 	Z := mat.NewDense(r, m, nil)
 	ks.kmul(Z, Q)
-	H := mat.NewSymDense(r, nil)
-	for a := 0; a < r; a++ {
-		qa, za := Q.RawRowView(a), Z.RawRowView(a)
-		for b := a; b < r; b++ {
-			qb, zb := Q.RawRowView(b), Z.RawRowView(b)
-			H.SetSym(a, b, 0.5*(dot(qa, zb)+dot(qb, za)))
-		}
-	}
+	H := symmetricPart(Q, Z)
 	var eig mat.EigenSym
 	if !eig.Factorize(H, true) {
 		return nil
@@ -187,8 +180,8 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 		}
 	}
 	df := &deflation{r: r, UT: mat.NewDense(r, m, nil), KUT: mat.NewDense(r, m, nil)}
-	df.UT.Mul(V.T(), Q)
-	df.KUT.Mul(V.T(), Z)
+	gemm.MulTN(df.UT.RawMatrix(), V.RawMatrix(), Q.RawMatrix())
+	gemm.MulTN(df.KUT.RawMatrix(), V.RawMatrix(), Z.RawMatrix())
 
 	rd := r * d
 	// The last term of E, Σ_i s_i k_il k_il' δ_ia δ_ib, is symmetric in (l, l') and in (a, b)
@@ -236,17 +229,20 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 		}
 		return a*d - a*(a-1)/2 + b - a
 	}
-	sk := make([]float64, m)
-	E := mat.NewSymDense(rd, nil)
+	C1 := symmetricPart(df.UT, df.KUT) // UᵀKU
+	SK := mat.NewDense(r, m, nil)       // (KU)ᵀ diag(s)
 	for l := 0; l < r; l++ {
-		ul, kl := df.UT.RawRowView(l), df.KUT.RawRowView(l)
-		for i, v := range kl {
+		sk := SK.RawRowView(l)
+		for i, v := range df.KUT.RawRowView(l) {
 			sk[i] = ks.w[i] * v
 		}
+	}
+	C2 := mat.NewDense(r, r, nil) // (KU)ᵀ diag(s) KU
+	gemm.MulT(C2.RawMatrix(), SK.RawMatrix(), df.KUT.RawMatrix())
+	E := mat.NewSymDense(rd, nil)
+	for l := 0; l < r; l++ {
 		for l2 := l; l2 < r; l2++ {
-			ul2, kl2 := df.UT.RawRowView(l2), df.KUT.RawRowView(l2)
-			c1 := 0.5 * (dot(ul, kl2) + dot(ul2, kl)) // (UᵀKU)_{l,l2}
-			c2 := dot(sk, kl2)                        // ((KU)ᵀ diag(s) KU)_{l,l2}
+			c1, c2 := C1.At(l, l2), C2.At(l, l2)
 			pq := PQ.RawRowView(pairR(l, l2))
 			for a := 0; a < d; a++ {
 				lo := 0
@@ -278,8 +274,23 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 	}
 	df.rhs = mat.NewVecDense(rd, nil)
 	df.y = mat.NewVecDense(rd, nil)
-	df.KU, df.rhsT, df.yT = transpose(df.KUT), mat.NewDense(d, r, nil), mat.NewDense(d, r, nil)
+	df.rhsT, df.yT = mat.NewDense(d, r, nil), mat.NewDense(d, r, nil)
 	return df
+}
+
+// symmetricPart returns ½(A Bᵀ + B Aᵀ) for A and B of the same shape (r×m): the Rayleigh quotient
+// matrix of rows A against their images B.
+func symmetricPart(A, B *mat.Dense) *mat.SymDense {
+	r, _ := A.Dims()
+	AB := mat.NewDense(r, r, nil)
+	gemm.MulT(AB.RawMatrix(), A.RawMatrix(), B.RawMatrix())
+	out := mat.NewSymDense(r, nil)
+	for a := 0; a < r; a++ {
+		for b := a; b < r; b++ {
+			out.SetSym(a, b, 0.5*(AB.At(a, b)+AB.At(b, a)))
+		}
+	}
+	return out
 }
 
 // drawOmega returns the r0×m random start of the subspace iteration.
@@ -312,7 +323,7 @@ func deflationRank(m, d int) int {
 // Galerkin solution ⟨W, A(W y)⟩_K = ⟨W, Xᵀ⟩_K for X (d×m), using ⟨u_l e_aᵀ, Xᵀ⟩_K = (K u_l)ᵀ X[a, :].
 func (df *deflation) solve(X *mat.Dense) {
 	d := X.RawMatrix().Rows
-	gemm.Mul(df.rhsT.RawMatrix(), X.RawMatrix(), df.KU.RawMatrix())
+	gemm.MulT(df.rhsT.RawMatrix(), X.RawMatrix(), df.KUT.RawMatrix())
 	transposeInto(mat.NewDense(df.r, d, df.rhs.RawVector().Data), df.rhsT)
 	// Uᵀz = rhs, then U y = z. An ill-conditioned E gives an inaccurate coarse solve, which can
 	// slow the iteration down; convergence is always judged on the gradient recomputed from Γ.
@@ -339,7 +350,7 @@ func (df *deflation) addScaled(X, B *mat.Dense, f float64) {
 	d, _ := df.yT.Dims()
 	transposeInto(df.yT, mat.NewDense(df.r, d, df.y.RawVector().Data))
 	df.yT.Scale(f, df.yT)
-	gemm.MulAdd(X.RawMatrix(), df.yT.RawMatrix(), B.RawMatrix())
+	gemm.MulPanelAdd(X.RawMatrix(), df.yT.RawMatrix(), B.RawMatrix())
 }
 
 // orthonormalizeRows orthonormalises the first r rows of Q in place by modified Gram–Schmidt run
