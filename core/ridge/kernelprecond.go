@@ -230,7 +230,7 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 		return a*d - a*(a-1)/2 + b - a
 	}
 	C1 := symmetricPart(df.UT, df.KUT) // UᵀKU
-	SK := mat.NewDense(r, m, nil)       // (KU)ᵀ diag(s)
+	SK := mat.NewDense(r, m, nil)      // (KU)ᵀ diag(s)
 	for l := 0; l < r; l++ {
 		sk := SK.RawRowView(l)
 		for i, v := range df.KUT.RawRowView(l) {
