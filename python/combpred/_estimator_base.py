@@ -25,6 +25,14 @@ from . import spaces as _spaces
 _SPARSE_OUTPUT_BLOCK = 1 << 23
 
 
+def _check_fitted(estimator: Any) -> None:
+    """scikit-learn's ``check_is_fitted(estimator, "_model")``, answered from the instance's own
+    attributes when it is fitted: scikit-learn's reads the estimator's tags, a third of a
+    single-row predict (about 9 µs of 70). An unfitted estimator gets scikit-learn's error."""
+    if "_model" not in estimator.__dict__:
+        check_is_fitted(estimator, "_model")
+
+
 class _Fitted(NamedTuple):
     """The fitted state one call uses, read once: a refit in another thread replaces the estimator's
     attributes, never this snapshot (the model handle stays alive while the snapshot does)."""
@@ -355,7 +363,7 @@ class StructuredEstimator(BaseEstimator):
     def _inputs(self, X: Any) -> np.ndarray:
         """Validate prediction inputs; plain float64 arrays skip scikit-learn's slower checks
         (the core rejects non-finite values itself, naming the entry)."""
-        check_is_fitted(self, "_model")
+        _check_fitted(self)
         if (
             type(X) is np.ndarray
             and X.dtype == np.float64
@@ -378,7 +386,7 @@ class StructuredEstimator(BaseEstimator):
 
     def _fitted(self) -> _Fitted:
         """The fitted state of one call (see :class:`_Fitted`), read once."""
-        check_is_fitted(self, "_model")
+        _check_fitted(self)
         try:
             return _Fitted(
                 self._model, self.space_, self.__dict__.get("classes_"), self.__dict__.get("sparse_output_", False)

@@ -558,11 +558,12 @@ class StructuredRidge(StructuredEstimator):
     def _decodes_marginals(self) -> bool:
         """Whether predict decodes the marginal estimates (``decode_from``), validated here too:
         set_params after fit is only checked by the next fit, and predict needs no refit."""
-        validate_parameter_constraints(
-            {"decode_from": self._parameter_constraints["decode_from"]},
-            {"decode_from": self.decode_from},
-            caller_name=type(self).__name__,
-        )
+        if not (isinstance(self.decode_from, str) and self.decode_from in _DECODE_FROM):
+            validate_parameter_constraints(  # raises, with scikit-learn's message
+                {"decode_from": self._parameter_constraints["decode_from"]},
+                {"decode_from": self.decode_from},
+                caller_name=type(self).__name__,
+            )
         return self.decode_from == "marginals"
 
     def _predict(self, X: Any) -> np.ndarray:
