@@ -208,7 +208,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	mbar := mat.NewSymDense(d, nil)
 	mbar.ScaleSym(1/setup.Weight, setup.M)
 	mbar.AddSym(mbar, S)
-	pc, err := kronPrecondOf(mbar, setup.G, opt.Alpha)
+	pc, err := kronPrecondOf(mbar, setup.G, opt.Alpha, opt.Intercept)
 	if err != nil {
 		return nil, err
 	}

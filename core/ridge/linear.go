@@ -1,7 +1,6 @@
 package ridge
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/combpred/combpred/core/space"
@@ -45,67 +44,6 @@ func (ls *linearSystem) apply(dst, V *mat.Dense) {
 	ls.des.addPenaltyGrad(dst, V, 2*ls.p.Alpha)
 }
 
-// kronPrecond applies (2αI + M̄⊗G)⁻¹, where M̄ = S + Σ s_i δ_iδ_iᵀ / Σ s_i is the average curvature
-// of the loss in the scores. It is exact when the δ_i do not depend on the inputs, and it is
-// diagonal in the joint eigenbasis of G and M̄.
-type kronPrecond struct {
-	qg, qm *mat.Dense
-	scale  *mat.Dense // 1 / (2α + μ_j ν_a)
-}
-
-func newKronPrecond(p *Problem, G *mat.SymDense) (*kronPrecond, error) {
-	m, d := p.dims()
-	mbar := mat.NewSymDense(d, nil)
-	var total float64
-	for i := 0; i < m; i++ {
-		total += p.Weight[i]
-	}
-	row := make([]float64, d)
-	for i := 0; i < m; i++ {
-		di := p.deltaRow(i, row)
-		f := p.Weight[i] / total
-		for a := 0; a < d; a++ {
-			for b := a; b < d; b++ {
-				mbar.SetSym(a, b, mbar.At(a, b)+f*di[a]*di[b])
-			}
-		}
-	}
-	mbar.AddSym(mbar, p.S)
-	return kronPrecondOf(mbar, G, p.Alpha)
-}
-
-// kronPrecondOf is the kronPrecond of the average curvature mbar and the Gram matrix G.
-func kronPrecondOf(mbar, G *mat.SymDense, alpha float64) (*kronPrecond, error) {
-	var em, eg mat.EigenSym
-	if !em.Factorize(mbar, true) {
-		return nil, fmt.Errorf("eigendecomposition of the average curvature failed")
-	}
-	if !eg.Factorize(G, true) {
-		return nil, fmt.Errorf("eigendecomposition of XᵀX failed (non-finite inputs?)")
-	}
-	pc := &kronPrecond{qg: new(mat.Dense), qm: new(mat.Dense)}
-	eg.VectorsTo(pc.qg)
-	em.VectorsTo(pc.qm)
-	mu, nu := eg.Values(nil), em.Values(nil)
-	k, d := len(mu), len(nu)
-	pc.scale = mat.NewDense(k, d, nil)
-	for j := 0; j < k; j++ {
-		for a := 0; a < d; a++ {
-			pc.scale.Set(j, a, 1/(2*alpha+math.Max(0, mu[j])*math.Max(0, nu[a])))
-		}
-	}
-	return pc, nil
-}
-
-func (pc *kronPrecond) apply(dst, R *mat.Dense) {
-	var t1, t2 mat.Dense
-	t1.Mul(pc.qg.T(), R)
-	t2.Mul(&t1, pc.qm)
-	t2.MulElem(&t2, pc.scale)
-	t1.Mul(pc.qg, &t2)
-	dst.Mul(&t1, pc.qm.T())
-}
-
 // linearPrecond approximates the inverse of the linear model's Hessian H: apply writes M⁻¹R into
 // dst, both k×d (rows of W × d).
 type linearPrecond interface {
@@ -114,26 +52,26 @@ type linearPrecond interface {
 
 // newLinearPrecond picks the preconditioner: spectralPrecond when the covariance operator knows
 // its spectral decomposition (the pair spaces, multiclass, multilabel, k-subsets), at any d;
-// otherwise kronPrecond when S is held densely, and the weaker diagPrecond for an operator-only
-// Problem (d > MaxDim). spectralPrecond and diagPrecond need O(k² + k·d) memory, never d×d.
+// otherwise kronPrecond when S is held densely, and the weaker newDiagPrecond for an operator-only
+// Problem (d > MaxDim). spectralPrecond and newDiagPrecond need O(k² + k·d) memory, never d×d.
 func newLinearPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, error) {
 	switch linearPrecondMode {
 	case precondNone:
 		return identityPrecond{}, nil
 	case precondDiag:
-		return newDiagPrecond(p, G)
+		return newDiagPrecond(p, des, G)
 	case precondKron:
 		if p.S != nil {
-			return newKronPrecond(p, G)
+			return newKronPrecond(p, des, G)
 		}
 	}
 	if sp, ok := space.SpectralOf(p.Cov); ok {
 		return newSpectralPrecond(p, des, G, sp, linearPrecondMode == precondSpectralMean)
 	}
 	if p.S != nil {
-		return newKronPrecond(p, G)
+		return newKronPrecond(p, des, G)
 	}
-	return newDiagPrecond(p, G)
+	return newDiagPrecond(p, des, G)
 }
 
 // linearHessian returns the cheapest form of H for des with its Gram matrix G (nil when not

@@ -11,15 +11,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// This file holds the linear CG preconditioners that never form a d×d matrix, so that they serve
-// operator-only Problems (d > MaxDim). The Hessian of J in W (k×d, k = rows of W) is
+// This file holds the linear CG preconditioners. The Hessian of J in W (k×d, k = rows of W) is
 //
 //	H = 2α E⊗I + Σ_i s_i x̃_i x̃_iᵀ ⊗ (S + δ_iδ_iᵀ),   E = diag(1, …, 1, 0 for the intercept),
 //
 // (Kronecker factors written as (k×k) ⊗ (d×d), acting on W as A⊗B: W ↦ A W B). Its Kronecker
-// part 2αE⊗I + G⊗S, G = X̃ᵀdiag(s)X̃, is what spectralPrecond inverts exactly; diagPrecond, for
-// covariances without a closed-form spectrum, replaces S + D̄, D̄ = Σ_i s_i δ_iδ_iᵀ / Σ_i s_i, by
-// its diagonal.
+// part 2αE⊗I + G⊗S, G = X̃ᵀdiag(s)X̃, is what spectralPrecond inverts exactly; kronPrecond inverts
+// 2αE⊗I + G⊗M̄, M̄ = S + D̄, D̄ = Σ_i s_i δ_iδ_iᵀ / Σ_i s_i, from a dense M̄ (d ≤ MaxDim); and
+// newDiagPrecond, for operator-only Problems (d > MaxDim) without a closed-form spectrum, replaces
+// M̄ by its diagonal. Only kronPrecond holds a d×d matrix.
 
 // precondMode selects the linear CG preconditioner; tests and benchmarks change it to compare.
 type precondMode int
@@ -161,7 +161,7 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 		// multiclass), the intercept has no curvature at all: leaving it penalised there, like
 		// the other rows, keeps the block invertible and the intercept's component along ker S
 		// at zero, the minimum-norm optimum that the exact solver picks.
-		if qe == nil || M[c] <= 1e-12*top {
+		if qe == nil || M[c] <= nullRelTol*top {
 			continue
 		}
 		ac := make([]float64, k)
@@ -190,7 +190,7 @@ func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float
 	for c := range M {
 		B.ScaleSym(M[c], G)
 		for j := 0; j < k; j++ {
-			if j < k-1 || !des.intercept || M[c] <= 1e-12*top {
+			if j < k-1 || !des.intercept || M[c] <= nullRelTol*top {
 				B.SetSym(j, j, B.At(j, j)+2*p.Alpha)
 			}
 		}
@@ -247,43 +247,153 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	dst.Mul(pc.q, pc.acc)
 }
 
-// diagPrecond is the fallback for covariance operators without a closed-form spectral
-// decomposition (space.Spectral): it applies (2αI + G ⊗ diag(S + D̄))⁻¹, diagonal in the
-// eigenbasis of G, with diag(S) read off the operator in O(d). It is weaker than spectralPrecond
-// (it ignores every off-diagonal entry of S and penalises the intercept like the other rows) but
-// still costs O(k²d) per application and O(k·d) memory.
-type diagPrecond struct {
-	qg    *mat.Dense // eigenvectors of G, k×k
-	scale *mat.Dense // 1 / (2α + μ_j M_a), k×d
-	t     *mat.Dense // scratch k×d
+// kronPrecond applies M⁻¹ for M = 2αE⊗I + G⊗M̄, where M̄ = S + Σ s_i δ_iδ_iᵀ / Σ s_i is the average
+// curvature of the loss in the scores and E the identity with the intercept's entry zeroed (the
+// intercept is not penalised). M is H when the δ_i do not depend on the inputs.
+//
+// In the eigenbasis of M̄ = Σ_b ν_b q_b q_bᵀ, M is block diagonal with blocks 2αE + ν_b G, and the
+// eigenbasis G = Q diag(μ) Qᵀ makes 2αI + ν_b G diagonal. The intercept makes each block a rank-one
+// update of that diagonal, inverted by Sherman–Morrison as in spectralPrecond:
+//
+//	(2αE + ν_b G)⁻¹ = Q [D_b + γ_b D_b Qᵀe eᵀQ D_b] Qᵀ,  D_b = diag(1/(2α + ν_b μ_j)),
+//	γ_b = 2α / (1 − 2α eᵀQ D_b Qᵀe).
+//
+// Penalising the intercept here (M = 2αI + G⊗M̄) looks harmless but is not: along the
+// eigenvectors of M̄ with small ν_b, the intercept's curvature m·ν_b is far below 2α, and CG then
+// resolves those directions one at a time (gasch2_GO with the empirical measure, d = 564: 785
+// iterations against 20; TestKronPrecondInterceptIterations).
+type kronPrecond struct {
+	qg, qm *mat.Dense // eigenvectors of G (k×k) and M̄ (d×d; nil: the identity)
+	scale  *mat.Dense // D_b's diagonals: 1 / (2α + μ_j ν_b), k×d
+	// qe is Qᵀe, the intercept's unit vector in G's eigenbasis, and gamma the γ_b (nil without
+	// an intercept; 0 where ν_b vanishes, whose block stays penalised as in spectralPrecond).
+	qe, gamma []float64
+	t1, t2    *mat.Dense // k×d scratch
+	s         []float64
 }
 
-func newDiagPrecond(p *Problem, G *mat.SymDense) (*diagPrecond, error) {
-	_, d := p.dims()
-	diag := p.curvatureDiag()
+func newKronPrecond(p *Problem, des design, G *mat.SymDense) (*kronPrecond, error) {
+	m, d := p.dims()
+	var total float64
+	for i := 0; i < m; i++ {
+		total += p.Weight[i]
+	}
+	// M̄'s δδᵀ part as Δᵀ diag(s/Σs) Δ, one block of rows at a time on package gemm.
+	const block = 256
+	sum := mat.NewDense(d, d, nil)
+	rows, scaled := mat.NewDense(min(block, max(m, 1)), d, nil), mat.NewDense(min(block, max(m, 1)), d, nil)
+	for lo := 0; lo < m; lo += block {
+		hi := min(m, lo+block)
+		for i := lo; i < hi; i++ {
+			di := p.deltaRow(i, rows.RawRowView(i-lo))
+			copy(rows.RawRowView(i-lo), di)
+			floats.ScaleTo(scaled.RawRowView(i-lo), p.Weight[i]/total, di)
+		}
+		r := rows.Slice(0, hi-lo, 0, d).(*mat.Dense).RawMatrix()
+		sr := scaled.Slice(0, hi-lo, 0, d).(*mat.Dense).RawMatrix()
+		gemm.MulTNAdd(sum.RawMatrix(), r, sr)
+	}
+	mbar := mat.NewSymDense(d, nil)
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			mbar.SetSym(a, b, 0.5*(sum.At(a, b)+sum.At(b, a))+p.S.At(a, b))
+		}
+	}
+	return kronPrecondOf(mbar, G, p.Alpha, des.intercept)
+}
+
+// kronPrecondOf is the kronPrecond of the average curvature mbar and the Gram matrix G, whose
+// last row and column are the intercept's when intercept is set.
+func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (*kronPrecond, error) {
+	var em mat.EigenSym
+	if !em.Factorize(mbar, true) {
+		return nil, fmt.Errorf("eigendecomposition of the average curvature failed")
+	}
+	qm := new(mat.Dense)
+	em.VectorsTo(qm)
+	return newKronBlocks(G, qm, em.Values(nil), alpha, intercept)
+}
+
+// newKronBlocks is the kronPrecond of G and the curvature Q_M diag(nu) Q_Mᵀ; a nil qm stands for
+// the identity (newDiagPrecond: M̄ replaced by its diagonal nu).
+func newKronBlocks(G *mat.SymDense, qm *mat.Dense, nu []float64, alpha float64, intercept bool) (*kronPrecond, error) {
 	var eg mat.EigenSym
 	if !eg.Factorize(G, true) {
 		return nil, fmt.Errorf("eigendecomposition of XᵀX failed (non-finite inputs?)")
 	}
-	pc := &diagPrecond{qg: new(mat.Dense)}
+	pc := &kronPrecond{qg: new(mat.Dense), qm: qm}
 	eg.VectorsTo(pc.qg)
 	mu := eg.Values(nil)
-	k := len(mu)
+	k, d := len(mu), len(nu)
 	pc.scale = mat.NewDense(k, d, nil)
-	pc.t = mat.NewDense(k, d, nil)
 	for j := 0; j < k; j++ {
 		row := pc.scale.RawRowView(j)
-		for a := range row {
-			row[a] = 1 / (2*p.Alpha + math.Max(0, mu[j])*diag[a])
+		for b := range row {
+			row[b] = 1 / (2*alpha + math.Max(0, mu[j])*math.Max(0, nu[b]))
 		}
+	}
+	pc.t1, pc.t2 = mat.NewDense(k, d, nil), mat.NewDense(k, d, nil)
+	if !intercept {
+		return pc, nil
+	}
+	pc.qe = pc.qg.RawRowView(k - 1)
+	pc.gamma = make([]float64, d)
+	pc.s = make([]float64, d)
+	top := math.Max(0, floats.Max(nu))
+	for b := range pc.gamma {
+		if nu[b] <= nullRelTol*top {
+			continue
+		}
+		var eAe float64
+		for j, q := range pc.qe {
+			eAe += q * q * pc.scale.At(j, b)
+		}
+		denom := 1 - 2*alpha*eAe
+		if !(denom > 0) {
+			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", nu[b])
+		}
+		pc.gamma[b] = 2 * alpha / denom
 	}
 	return pc, nil
 }
 
-func (pc *diagPrecond) apply(dst, R *mat.Dense) {
-	pc.t.Mul(pc.qg.T(), R)
-	pc.t.MulElem(pc.t, pc.scale)
-	dst.Mul(pc.qg, pc.t)
+func (pc *kronPrecond) apply(dst, R *mat.Dense) {
+	t1, t2 := pc.t1.RawMatrix(), pc.t2.RawMatrix()
+	if pc.qm == nil {
+		gemm.MulTN(t2, pc.qg.RawMatrix(), R.RawMatrix()) // Qᵀ R
+	} else {
+		gemm.MulTN(t1, pc.qg.RawMatrix(), R.RawMatrix())
+		gemm.MulPanel(t2, t1, pc.qm.RawMatrix()) // Qᵀ R Q_M̄: column b is ν_b's block
+	}
+	pc.t2.MulElem(pc.t2, pc.scale)
+	if pc.qe != nil {
+		// column b += γ_b D_b Qᵀe (eᵀQ D_b t_b), with D_b t_b already in place
+		clear(pc.s)
+		for j, q := range pc.qe {
+			floats.AddScaled(pc.s, q, pc.t2.RawRowView(j))
+		}
+		floats.Mul(pc.s, pc.gamma)
+		for j, q := range pc.qe {
+			row, sc := pc.t2.RawRowView(j), pc.scale.RawRowView(j)
+			for b, v := range pc.s {
+				row[b] += q * sc[b] * v
+			}
+		}
+	}
+	if pc.qm == nil {
+		gemm.MulPanel(dst.RawMatrix(), pc.qg.RawMatrix(), t2)
+		return
+	}
+	gemm.MulPanel(t1, pc.qg.RawMatrix(), t2)
+	gemm.MulT(dst.RawMatrix(), t1, pc.qm.RawMatrix())
+}
+
+// newDiagPrecond is the fallback for covariance operators without a closed-form spectral
+// decomposition (space.Spectral): kronPrecond with M̄ replaced by its diagonal, read off the
+// operator in O(d), so that the ψ side needs no rotation. It is weaker than spectralPrecond (it
+// ignores every off-diagonal entry of S) but costs O(k²d) per application and O(k·d) memory.
+func newDiagPrecond(p *Problem, des design, G *mat.SymDense) (*kronPrecond, error) {
+	return newKronBlocks(G, nil, p.curvatureDiag(), p.Alpha, des.intercept)
 }
 
 // identityPrecond leaves the residual unchanged (plain CG), for comparisons.

@@ -130,7 +130,8 @@ func (d design) rowSqNorm(i int) float64 {
 // (useGram): it is the preconditioner of newLinearPrecond with G replaced by its diagonal g, so
 // that it needs O(k·d) memory and time per application. With a Spectral covariance
 // S = Σ_c σ_c P_c it applies Σ_c diag(1/(2αe_j + σ_c g_j)) ⊗ P_c, the intercept row e_j = 0
-// left unpenalised where σ_c > 0; otherwise (2αI + g ⊗ diag(S + D̄))⁻¹ as diagPrecond does.
+// left unpenalised where σ_c > 0; otherwise (2αE + g ⊗ diag(S + D̄))⁻¹ as newDiagPrecond's, the
+// intercept again unpenalised where the diagonal entry is positive.
 type diagGramPrecond struct {
 	op    space.Spectral
 	inv   [][]float64 // per eigenspace (Spectral) or per coordinate of ψ (else): k values
@@ -154,7 +155,7 @@ func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 			iv := make([]float64, k)
 			for j := range iv {
 				pen := 2 * p.Alpha
-				if des.intercept && j == n && mc > 1e-12*top {
+				if des.intercept && j == n && mc > nullRelTol*top {
 					pen = 0
 				}
 				iv[j] = 1 / (pen + mc*g[j])
@@ -164,11 +165,16 @@ func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 		return pc
 	}
 	diag := p.curvatureDiag()
+	top := floats.Max(diag)
 	pc := &diagGramPrecond{scale: mat.NewDense(k, d, nil)}
 	for j := 0; j < k; j++ {
 		row := pc.scale.RawRowView(j)
 		for a := range row {
-			row[a] = 1 / (2*p.Alpha + g[j]*diag[a])
+			pen := 2 * p.Alpha
+			if des.intercept && j == n && diag[a] > nullRelTol*top {
+				pen = 0
+			}
+			row[a] = 1 / (pen + g[j]*diag[a])
 		}
 	}
 	return pc

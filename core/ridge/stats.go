@@ -331,6 +331,13 @@ func eigenSym(a *mat.SymDense, what string) ([]float64, *mat.Dense, error) {
 	return eig.Values(nil), vecs, nil
 }
 
+// nullRelTol is where a curvature counts as none: eigenvalues of S (or of the average curvature
+// M̄) at or below nullRelTol times the largest. The exact solver penalises the intercept's
+// component along them to pick the minimum-norm optimum, and the CG preconditioners keep the
+// intercept penalised there, so that both solvers agree on that component; CG amplifies any
+// rounding along a direction left unpenalised with a curvature this small.
+const nullRelTol = 1e-10
+
 // nullProjector returns the orthogonal projector onto the null space of the covariance S.
 func nullProjector(S *mat.SymDense) (*mat.SymDense, error) {
 	vals, vecs, err := eigenSym(S, "the space covariance")
@@ -338,7 +345,7 @@ func nullProjector(S *mat.SymDense) (*mat.SymDense, error) {
 		return nil, err
 	}
 	d := len(vals)
-	tol := 1e-10 * math.Max(vals[d-1], 1e-300)
+	tol := nullRelTol * math.Max(vals[d-1], 1e-300)
 	proj := mat.NewSymDense(d, nil)
 	for c, v := range vals {
 		if v > tol {
