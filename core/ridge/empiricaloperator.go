@@ -1,9 +1,11 @@
 package ridge
 
 import (
+	"math"
 	"slices"
 	"sync"
 
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
@@ -124,6 +126,32 @@ func (o *empiricalOperator) MulVec(dst, v []float64) {
 	for a := range dst {
 		dst[a] -= o.p[a] * pv
 	}
+}
+
+// gram returns ΓΓᵀ for the rows Γ_r = √(s_r/Σs)·(ψ_r − p) of the pure empirical reference
+// (w = 1), whose covariance is ΓᵀΓ: both have the same non-zero eigenvalues.
+func (o *empiricalOperator) gram() *mat.SymDense {
+	nr, d := len(o.wt), len(o.p)
+	g := mat.NewDense(nr, d, nil)
+	for r, s := range o.wt {
+		row := g.RawRowView(r)
+		for a, v := range o.p {
+			row[a] = -v
+		}
+		for k := o.off[r]; k < o.off[r+1]; k++ {
+			row[o.idx[k]] += o.val[k]
+		}
+		floats.Scale(math.Sqrt(s), row)
+	}
+	c := mat.NewDense(nr, nr, nil)
+	gemm.MulT(c.RawMatrix(), g.RawMatrix(), g.RawMatrix())
+	out := mat.NewSymDense(nr, nil)
+	for a := 0; a < nr; a++ {
+		for b := a; b < nr; b++ {
+			out.SetSym(a, b, c.At(a, b))
+		}
+	}
+	return out
 }
 
 // mulRows writes V·S into dst (m×d), row i being S v_i, a block of rows at a time in the

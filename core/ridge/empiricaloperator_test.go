@@ -105,3 +105,38 @@ func TestEmpiricalOperatorEqualsDenseCovariance(t *testing.T) {
 		}
 	}
 }
+
+// The rank of a pure empirical reference taken from the m×m Gram matrix of its structures equals
+// the rank of its d×d covariance, with fewer structures than d and with weights of zero.
+func TestEmpiricalGramRank(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	sp, err := space.New("multilabel", []int64{60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []int{1, 2, 7, 30} {
+		const n = 3
+		X, ys := synthetic(t, sp, m, n, uint64(m))
+		wts := weights(r, m)
+		wts[0] = 0
+		if m == 1 {
+			wts[0] = 1
+		}
+		opt := baseOptions()
+		opt.EmpiricalWeight, opt.Solver = 1, CG
+		xm, err := denseInput(X, m, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := prepareProblem(sp, xm, ys, wts, &opt, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ref.op == nil {
+			t.Fatalf("m=%d: no sparse operator", m)
+		}
+		if got, want := symRank(p.ref.op.gram()), symRank(p.ref.cov); got != want || p.ref.rank != want {
+			t.Errorf("m=%d: rank %d from the Gram matrix, %d stored, %d from S", m, got, p.ref.rank, want)
+		}
+	}
+}

@@ -408,3 +408,32 @@ func solveKernelCGPlain(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, 
 	res.Objective = objective()
 	return res, nil
 }
+
+// The coarse space's assembly works in chunks of samples bounded by deflationChunkEntries (down to
+// one sample at a time) and reaches the same optimum.
+func TestKernelSolverDeflationChunks(t *testing.T) {
+	sp, _ := space.NewMultilabel(8)
+	const m, n = 300, 10
+	X, ys := synthetic(t, sp, m, n, 6)
+	p, _ := NewProblem(sp, ys, m, nil, 1)
+	Xm := mat.NewDense(m, n, X)
+	K := mat.NewDense(m, m, nil)
+	kernel.Kernel{Kind: kernel.RBF, Gamma: 0.1}.Gram(K, Xm, Xm)
+	opt := Options{Alpha: 1, Tol: 1e-10, MaxIter: 1000}
+	want := mat.NewDense(m, 8, nil)
+	if _, err := solveKernelCG(p, K, want, &opt); err != nil {
+		t.Fatal(err)
+	}
+	defer func(v int) { deflationChunkEntries = v }(deflationChunkEntries)
+	for _, entries := range []int{1, 100, 5000} {
+		deflationChunkEntries = entries
+		got := mat.NewDense(m, 8, nil)
+		res, err := solveKernelCG(p, K, got, &opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := maxAbsDiff(got, want); !res.Converged || diff > 1e-8*maxAbs(want) {
+			t.Errorf("%d entries: converged %v, %d iterations, differs by %.3g", entries, res.Converged, res.Iterations, diff)
+		}
+	}
+}

@@ -324,6 +324,7 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 		if err != nil {
 			return err
 		}
+		ref.setRank(nil, opt.EmpiricalWeight)
 		md.ref, S, mean = ref, ref.cov, ref.mean
 	}
 	var err error
