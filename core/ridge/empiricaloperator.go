@@ -128,6 +128,51 @@ func (o *empiricalOperator) MulVec(dst, v []float64) {
 	}
 }
 
+// mulCols writes S·X into dst for X and dst (d×m) in kernel CG's transposed layout, a block of
+// columns at a time: mulRows' two sparse passes without its transposes. A reference with a
+// uniform part (w < 1), whose operator works on rows, goes through mulRows.
+func (o *empiricalOperator) mulCols(dst, X *mat.Dense) {
+	d, m := X.Dims()
+	if o.su != nil {
+		V, out := mat.NewDense(m, d, nil), mat.NewDense(m, d, nil)
+		transposeInto(V, X)
+		o.mulRows(out, V)
+		transposeInto(dst, out)
+		return
+	}
+	nr := len(o.wt)
+	o.ensureColumns()
+	const block = 1024
+	at, pv := make([]float64, nr*min(block, m)), make([]float64, min(block, m))
+	for lo := 0; lo < m; lo += block {
+		hi := min(lo+block, m)
+		b := hi - lo
+		parallel.For(nr, 16, func(r0, r1 int) {
+			for r := r0; r < r1; r++ {
+				row := at[r*b : (r+1)*b]
+				clear(row)
+				for k := o.off[r]; k < o.off[r+1]; k++ {
+					floats.AddScaled(row, o.val[k], X.RawRowView(int(o.idx[k]))[lo:hi])
+				}
+				floats.Scale(o.w*o.wt[r], row)
+			}
+		})
+		clear(pv[:b])
+		for a, v := range o.p {
+			floats.AddScaled(pv[:b], v, X.RawRowView(a)[lo:hi])
+		}
+		parallel.For(d, 16, func(k0, k1 int) {
+			for k := k0; k < k1; k++ {
+				row := dst.RawRowView(k)[lo:hi]
+				floats.ScaleTo(row, -o.p[k], pv[:b])
+				for e := o.colOff[k]; e < o.colOff[k+1]; e++ {
+					floats.AddScaled(row, o.colVal[e], at[int(o.colRow[e])*b:int(o.colRow[e]+1)*b])
+				}
+			}
+		})
+	}
+}
+
 // gram returns ΓΓᵀ for the rows Γ_r = √(s_r/Σs)·(ψ_r − p) of the pure empirical reference
 // (w = 1), whose covariance is ΓᵀΓ: both have the same non-zero eigenvalues.
 func (o *empiricalOperator) gram() *mat.SymDense {

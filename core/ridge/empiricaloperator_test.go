@@ -77,6 +77,15 @@ func TestEmpiricalOperatorEqualsDenseCovariance(t *testing.T) {
 			if e := relDiff(got2, want2); e > 1e-12 {
 				t.Fatalf("%s w=%v: V·S differs from the dense product by %.2e", c.kind, w, e)
 			}
+			VT, got3, want3 := mat.NewDense(d, 1100, nil), mat.NewDense(d, 1100, nil), mat.NewDense(d, 1100, nil)
+			for i := range VT.RawMatrix().Data { // more columns than one block of mulCols
+				VT.RawMatrix().Data[i] = r.NormFloat64()
+			}
+			op.mulCols(got3, VT)
+			want3.Mul(p.ref.cov, VT)
+			if e := relDiff(got3, want3); e > 1e-12 {
+				t.Fatalf("%s w=%v: S·X differs from the dense product by %.2e", c.kind, w, e)
+			}
 			for _, k := range []kernel.Kernel{{Kind: kernel.Linear}, {Kind: kernel.RBF, Gamma: 0.3}} {
 				o := opt
 				o.Kernel = k

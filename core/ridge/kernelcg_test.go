@@ -409,8 +409,9 @@ func solveKernelCGPlain(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, 
 	return res, nil
 }
 
-// The coarse space's assembly works in chunks of samples bounded by deflationChunkEntries (down to
-// one sample at a time) and reaches the same optimum.
+// The coarse space's assembly works in chunks of samples bounded by deflationChunkEntries, or by
+// weighted Gram matrices where fewer than 64 samples fit (1 and 100 entries here), and reaches
+// the same optimum.
 func TestKernelSolverDeflationChunks(t *testing.T) {
 	sp, _ := space.NewMultilabel(8)
 	const m, n = 300, 10

@@ -20,12 +20,13 @@ import (
 type kernelSystem struct {
 	m, d     int
 	twoAlpha float64
-	K        blas64.General // m×m, symmetric: X·K is the transpose of K·Xᵀ
-	S        blas64.General // d×d
-	DT       *mat.Dense     // d×m, Δᵀ
-	w        []float64      // sample weights s_i
-	bT       *mat.Dense     // d×m, bᵀ
-	dv       []float64      // scratch, m
+	K        blas64.General     // m×m, symmetric: X·K is the transpose of K·Xᵀ
+	S        blas64.General     // d×d
+	op       *empiricalOperator // applies S when the reference's training structures do it faster
+	DT       *mat.Dense         // d×m, Δᵀ
+	w        []float64          // sample weights s_i
+	bT       *mat.Dense         // d×m, bᵀ
+	dv       []float64          // scratch, m
 }
 
 func newKernelSystem(p *Problem, K *mat.Dense) *kernelSystem {
@@ -38,6 +39,9 @@ func newKernelSystem(p *Problem, K *mat.Dense) *kernelSystem {
 		w:  p.Weight,
 		bT: mat.NewDense(d, m, nil),
 		dv: make([]float64, m),
+	}
+	if p.ref != nil {
+		ks.op = p.ref.op
 	}
 	for a := 0; a < d; a++ {
 		src, dst := ks.DT.RawRowView(a), ks.bT.RawRowView(a)
@@ -57,7 +61,11 @@ func (ks *kernelSystem) kmul(dst, X *mat.Dense) {
 // dst must not alias V or KV.
 func (ks *kernelSystem) applyA(dst, V, KV *mat.Dense) {
 	m, d := ks.m, ks.d
-	gemm.Mul(dst.RawMatrix(), ks.S, KV.RawMatrix())
+	if ks.op != nil {
+		ks.op.mulCols(dst, KV) // gasch2_GO, d = 3,698: 0.2 GFLOP per product against the dense 45
+	} else {
+		gemm.Mul(dst.RawMatrix(), ks.S, KV.RawMatrix())
+	}
 	dv := ks.dv
 	clear(dv)
 	for a := 0; a < d; a++ {
@@ -126,8 +134,9 @@ type deflation struct {
 
 // deflationChunkEntries bounds the entries of QT, the pd×chunk scratch of E's assembly: with a
 // fixed chunk of 512 samples it took 28 GB at d = 3,698 (gasch2_GO with every GO term, an rbf
-// fit), and the Go runtime aborted the process on the failed allocation. A variable so that tests
-// can lower it.
+// fit), and the Go runtime aborted the process on the failed allocation. Where fewer than 64
+// samples would fit, E is assembled by weightedGrams instead. A variable so that tests can lower
+// it and take either route.
 var deflationChunkEntries = 1 << 24
 
 // deflationSeed fixes the random start of the subspace iteration, so that fits are reproducible.
@@ -196,32 +205,36 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 	// forming Σ_i s_i (k_i ⊗ δ_i)(k_i ⊗ δ_i)ᵀ directly. It dominates the cost of the coarse space.
 	pr, pd := r*(r+1)/2, d*(d+1)/2
 	PQ := mat.NewDense(pr, pd, nil)
-	chunk := max(1, min(512, deflationChunkEntries/pd)) // samples at a time: bounds PT and QT
-	c := min(m, chunk)
-	PT, QT := mat.NewDense(pr, c, nil), mat.NewDense(pd, c, nil)
-	for lo := 0; lo < m; lo += chunk {
-		hi := min(m, lo+chunk)
-		for l, t := 0, 0; l < r; l++ {
-			kl := df.KUT.RawRowView(l)[lo:hi]
-			for l2 := l; l2 < r; l2, t = l2+1, t+1 {
-				kl2, dst := df.KUT.RawRowView(l2)[lo:hi], PT.RawRowView(t)
-				for i, v := range kl {
-					dst[i] = v * kl2[i]
+	if 64*pd > deflationChunkEntries {
+		df.weightedGrams(ks, PQ)
+	} else {
+		chunk := min(512, deflationChunkEntries/pd) // samples at a time: bounds PT and QT
+		c := min(m, chunk)
+		PT, QT := mat.NewDense(pr, c, nil), mat.NewDense(pd, c, nil)
+		for lo := 0; lo < m; lo += chunk {
+			hi := min(m, lo+chunk)
+			for l, t := 0, 0; l < r; l++ {
+				kl := df.KUT.RawRowView(l)[lo:hi]
+				for l2 := l; l2 < r; l2, t = l2+1, t+1 {
+					kl2, dst := df.KUT.RawRowView(l2)[lo:hi], PT.RawRowView(t)
+					for i, v := range kl {
+						dst[i] = v * kl2[i]
+					}
 				}
 			}
-		}
-		for a, t := 0, 0; a < d; a++ {
-			da := ks.DT.RawRowView(a)[lo:hi]
-			for b := a; b < d; b, t = b+1, t+1 {
-				db, dst, w := ks.DT.RawRowView(b)[lo:hi], QT.RawRowView(t), ks.w[lo:hi]
-				for i, v := range da {
-					dst[i] = w[i] * v * db[i]
+			for a, t := 0, 0; a < d; a++ {
+				da := ks.DT.RawRowView(a)[lo:hi]
+				for b := a; b < d; b, t = b+1, t+1 {
+					db, dst, w := ks.DT.RawRowView(b)[lo:hi], QT.RawRowView(t), ks.w[lo:hi]
+					for i, v := range da {
+						dst[i] = w[i] * v * db[i]
+					}
 				}
 			}
+			pt := PT.Slice(0, pr, 0, hi-lo).(*mat.Dense).RawMatrix()
+			qt := QT.Slice(0, pd, 0, hi-lo).(*mat.Dense).RawMatrix()
+			gemm.MulTAdd(PQ.RawMatrix(), pt, qt)
 		}
-		pt := PT.Slice(0, pr, 0, hi-lo).(*mat.Dense).RawMatrix()
-		qt := QT.Slice(0, pd, 0, hi-lo).(*mat.Dense).RawMatrix()
-		gemm.MulTAdd(PQ.RawMatrix(), pt, qt)
 	}
 	pairR := func(l, l2 int) int { // index of (min, max) in PT
 		if l > l2 {
@@ -308,6 +321,33 @@ func drawOmega(r0, m int) *mat.Dense {
 		raw[i] = rng.NormFloat64()
 	}
 	return om
+}
+
+// weightedGrams fills PQ with E's last term one pair (l, l') at a time, as the weighted Gram
+// matrix Σ_i s_i k_il k_il' δ_i δ_iᵀ of the rows of ks.DT on package gemm: the route for large d,
+// where the chunked pairwise products would have to run a handful of samples at a time to keep
+// QT (pd × chunk) bounded — at d = 3,698 that took 66 s against one product's 2 s.
+func (df *deflation) weightedGrams(ks *kernelSystem, PQ *mat.Dense) {
+	m, d, r := ks.m, ks.d, df.r
+	scaled, gram := mat.NewDense(d, m, nil), mat.NewDense(d, d, nil)
+	w := make([]float64, m)
+	for l, t := 0, 0; l < r; l++ {
+		kl := df.KUT.RawRowView(l)
+		for l2 := l; l2 < r; l2, t = l2+1, t+1 {
+			kl2 := df.KUT.RawRowView(l2)
+			for i := range w {
+				w[i] = ks.w[i] * kl[i] * kl2[i]
+			}
+			for a := 0; a < d; a++ {
+				floats.MulTo(scaled.RawRowView(a), ks.DT.RawRowView(a), w)
+			}
+			gemm.MulT(gram.RawMatrix(), ks.DT.RawMatrix(), scaled.RawMatrix())
+			row := PQ.RawRowView(t)
+			for a, u := 0, 0; a < d; a++ {
+				u += copy(row[u:], gram.RawRowView(a)[a:])
+			}
+		}
+	}
 }
 
 // deflationRank is the number of random vectors the coarse space starts from: up to 32, fewer when
