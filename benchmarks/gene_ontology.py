@@ -21,6 +21,7 @@ on test. Writes the ``gene_ontology`` section of BENCHMARKS.md.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 import warnings
 from pathlib import Path
@@ -301,7 +302,8 @@ def main() -> None:
         f"- hierarchical F1 (rules chosen on valid): StructuredRidge {best_f[5]:.4f}, per-term logistic regression "
         f"{lr_f[5]:.4f}, constant {const[5]:.4f}.",
         "- Published Clus-HMC values for this split are not quoted: no copy of them could be checked here.",
-        f"- whole script: {(time.perf_counter() - t_all) / 60:.1f} min (other work shared the 2 cores).",
+        f"- whole script: {(time.perf_counter() - t_all) / 60:.1f} min; load average over the last 15 minutes "
+        f"{os.getloadavg()[2]:.1f} on {os.cpu_count()} cores.",
     ]
     if args.quick:
         lines += ["", "Quick smoke run (200 rows per split, small grids): not the measurement."]
