@@ -38,14 +38,7 @@ func TestEmpiricalOperatorEqualsDenseCovariance(t *testing.T) {
 		for _, w := range []float64{1, 0.4} {
 			opt := baseOptions()
 			opt.EmpiricalWeight, opt.Solver = w, CG
-			xm, err := denseInput(X, m, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := prepareProblem(sp, xm, ys, wts, &opt, false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := preparedProblem(t, sp, X, m, n, ys, wts, &opt)
 			op := p.ref.op
 			if op == nil {
 				t.Fatalf("%s w=%v: no sparse operator (d = %d)", c.kind, w, sp.Dim())
@@ -133,14 +126,7 @@ func TestEmpiricalGramRank(t *testing.T) {
 		}
 		opt := baseOptions()
 		opt.EmpiricalWeight, opt.Solver = 1, CG
-		xm, err := denseInput(X, m, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := prepareProblem(sp, xm, ys, wts, &opt, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := preparedProblem(t, sp, X, m, n, ys, wts, &opt)
 		if p.ref.op == nil {
 			t.Fatalf("m=%d: no sparse operator", m)
 		}
@@ -148,4 +134,18 @@ func TestEmpiricalGramRank(t *testing.T) {
 			t.Errorf("m=%d: rank %d from the Gram matrix, %d stored, %d from S", m, got, p.ref.rank, want)
 		}
 	}
+}
+
+// preparedProblem is the Problem a fit of X (m×n) and ys with opt builds.
+func preparedProblem(t *testing.T, sp space.Space, X []float64, m, n int, ys []int64, wts []float64, opt *Options) *Problem {
+	t.Helper()
+	xm, err := denseInput(X, m, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prepareProblem(sp, xm, ys, wts, opt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
