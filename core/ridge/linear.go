@@ -75,12 +75,13 @@ func newLinearPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, e
 	return newDiagPrecond(p, des, G)
 }
 
-// kronMaxDim is the largest d for which auto picks kronPrecond over the diagonal one: its set-up,
-// gonum's eigendecomposition of the d×d M̄, grows as d³ — measured on gasch2_GO with the empirical
-// reference, 0.4 s at d = 564 (18 CG iterations against the diagonal's 407: 0.7 s against 2.5 s
-// in all) but 218 s at d = 3,698, where the diagonal one's 2,651 iterations took 24 s. About 5 s
-// at 1,024 by the d³ rule.
-const kronMaxDim = 1024
+// kronMaxDim is the largest d for which auto picks kronPrecond over the diagonal one. Its set-up,
+// gonum's eigendecomposition of the d×d M̄, leaves the cache between d = 640 and 768. Measured
+// beside other work: 0.57 s at 564, 0.79 s at 640, 3.2 s at 768, 17 s at 1,024, and 218 s at
+// 3,698. On gasch2_GO with the empirical reference, at d = 564 it beats the diagonal one
+// (18 iterations against 407: 0.7 s against 2.5 s in all); at d = 3,698 the diagonal one's
+// 2,651 iterations take 24 s.
+const kronMaxDim = 640
 
 // linearHessian returns the cheapest form of H for des with its Gram matrix G (nil when not
 // formed), and B = −∇J(0).
