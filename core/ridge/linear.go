@@ -127,7 +127,12 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 		return Result{}, err
 	}
 	var pc linearPrecond = identityPrecond{}
-	if G == nil {
+	if sp, ok := useDual(p, des); ok {
+		var err error
+		if pc, err = newDualPrecond(p, des, sp); err != nil {
+			return Result{}, err
+		}
+	} else if G == nil {
 		if linearPrecondMode != precondNone {
 			pc = newDiagGramPrecond(p, des)
 		}

@@ -135,6 +135,8 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 		M[c] = math.Max(0, M[c])
 		top = math.Max(top, M[c])
 	}
+	op, M = mergeEqualValues(op, M)
+	es, nk = op.Spectrum(), len(M)
 	k := des.cols()
 	if k > spectralEigenMax || nk <= spectralCholeskySpaces {
 		return newSpectralPrecondChol(p, des, op, M, top, G)

@@ -1,0 +1,189 @@
+package ridge
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/gemm"
+	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// dualPrecond applies spectralPrecond's M⁻¹ = Σ_c (2αE + M_c G)⁻¹ ⊗ P_c for a wide design, one
+// with fewer rows than columns (sparse text: medical has 333 documents and 1,449 words), through
+// the m×m Gram matrix of the rows instead of the k×k G, which is never formed. With
+// Z = diag(√s) X̃ (m×k), G = ZᵀZ, and Woodbury's identity gives
+//
+//	B_c⁻¹ = (2αI + M_c ZᵀZ)⁻¹ = (I − Zᵀ C_c Z) / 2α,  C_c = (2α/M_c · I + Z Zᵀ)⁻¹ (m×m),
+//
+// and the unpenalised intercept, A_c = B_c − 2α e eᵀ, is the rank-one update of spectralPrecond:
+//
+//	A_c⁻¹ = B_c⁻¹ + γ_c b_c b_cᵀ,  b_c = B_c⁻¹ e,  γ_c = 2α / (1 − 2α eᵀb_c),
+//
+// left out, as there, on eigenspaces where M_c vanishes. So the CG fit of a wide sparse design gets
+// the exact Kronecker part that a narrow one gets, where it used to get G's diagonal
+// (diagGramPrecond): medical, 166 iterations with the diagonal, 20 with this. Applying it costs two
+// passes over X and a product with C_c per eigenspace: O(nnz·d + K·m²·d) time, O(K·m² + m·d)
+// memory.
+type dualPrecond struct {
+	op    space.Spectral
+	des   design
+	alpha float64
+	sq    []float64    // √s_i
+	c     []*mat.Dense // C_c (nil where M_c = 0: the block is 2αI)
+	b     [][]float64  // b_c (nil without the intercept update)
+	gamma []float64
+	// scratch: proj and acc k×d, t and u m×d
+	proj, acc, t, u *mat.Dense
+}
+
+// dualMaxRows bounds the rows m of a design that gets dualPrecond: its set-up factorises an m×m
+// matrix per eigenspace of S, and it holds their inverses. A variable so that tests reach both
+// preconditioners.
+var dualMaxRows = 2048
+
+// useDual reports whether the CG fit of des on p takes dualPrecond: a Spectral covariance and a
+// design with fewer rows than columns, at most dualMaxRows of them.
+func useDual(p *Problem, des design) (space.Spectral, bool) {
+	if linearPrecondMode != precondAuto {
+		return nil, false
+	}
+	sp, ok := space.SpectralOf(p.Cov)
+	m := des.samples()
+	return sp, ok && m < des.cols() && m <= dualMaxRows
+}
+
+func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, error) {
+	m, k := des.samples(), des.cols()
+	_, d := p.dims()
+	es := op.Spectrum()
+	M := make([]float64, len(es))
+	for c, e := range es {
+		M[c] = math.Max(0, e.Value)
+	}
+	op, M = mergeEqualValues(op, M)
+	es = op.Spectrum()
+	pc := &dualPrecond{op: op, des: des, alpha: p.Alpha, sq: make([]float64, m), c: make([]*mat.Dense, len(es)),
+		b: make([][]float64, len(es)), gamma: make([]float64, len(es)),
+		proj: mat.NewDense(k, d, nil), acc: mat.NewDense(k, d, nil), t: mat.NewDense(m, d, nil), u: mat.NewDense(m, d, nil)}
+	for i, s := range p.Weight[:m] {
+		pc.sq[i] = math.Sqrt(s)
+	}
+	K := des.rowGram(pc.sq)
+	top := floats.Max(M)
+	A := mat.NewSymDense(m, nil)
+	for c, mc := range M {
+		if mc == 0 {
+			continue
+		}
+		A.CopySym(K)
+		for i := 0; i < m; i++ {
+			A.SetSym(i, i, A.At(i, i)+2*p.Alpha/mc)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(A) {
+			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", mc)
+		}
+		var inv mat.SymDense
+		_ = ch.InverseTo(&inv) // a large condition number still gives the best inverse available
+		pc.c[c] = mat.DenseCopyOf(&inv)
+		if !des.intercept || mc <= nullRelTol*top {
+			continue
+		}
+		e := mat.NewDense(k, 1, nil)
+		e.Set(k-1, 0, 1)
+		b := mat.NewDense(k, 1, nil)
+		pc.applyB(c, b, e, mat.NewDense(m, 1, nil), mat.NewDense(m, 1, nil))
+		denom := 1 - 2*p.Alpha*b.At(k-1, 0)
+		if !(denom > 0) {
+			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", mc)
+		}
+		pc.b[c], pc.gamma[c] = b.RawMatrix().Data, 2*p.Alpha/denom
+	}
+	return pc, nil
+}
+
+// applyB writes B_c⁻¹R into dst (k×cols), with t and u m×cols scratch.
+func (pc *dualPrecond) applyB(c int, dst, R, t, u *mat.Dense) {
+	f := 1 / (2 * pc.alpha)
+	if pc.c[c] == nil {
+		dst.Scale(f, R)
+		return
+	}
+	pc.des.mul(t, R) // X̃R, then Z R = diag(√s) X̃R
+	pc.scaleRows(t)
+	gemm.MulPanel(u.RawMatrix(), pc.c[c].RawMatrix(), t.RawMatrix())
+	pc.scaleRows(u)
+	pc.des.tmul(dst, u) // Zᵀ C Z R
+	dst.Sub(R, dst)
+	dst.Scale(f, dst)
+}
+
+// scaleRows multiplies row i of a (m×cols) by √s_i.
+func (pc *dualPrecond) scaleRows(a *mat.Dense) {
+	m, _ := a.Dims()
+	parallel.For(m, 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			floats.Scale(pc.sq[i], a.RawRowView(i))
+		}
+	})
+}
+
+func (pc *dualPrecond) apply(dst, R *mat.Dense) {
+	k, d := R.Dims()
+	project := func(c int) {
+		parallel.For(k, max(1, 4096/max(d, 1)), func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				pc.op.Project(c, pc.proj.RawRowView(j), R.RawRowView(j))
+			}
+		})
+	}
+	if len(pc.c) == 1 {
+		pc.proj.Copy(R)
+	}
+	dst.Zero()
+	s := make([]float64, d)
+	for c := range pc.c {
+		if len(pc.c) > 1 {
+			project(c)
+		}
+		pc.applyB(c, pc.acc, pc.proj, pc.t, pc.u)
+		if b := pc.b[c]; b != nil {
+			clear(s) // s = b_cᵀ P_c R
+			for j, v := range b {
+				floats.AddScaled(s, v, pc.proj.RawRowView(j))
+			}
+			for j, v := range b {
+				floats.AddScaled(pc.acc.RawRowView(j), pc.gamma[c]*v, s)
+			}
+		}
+		dst.Add(dst, pc.acc)
+	}
+}
+
+// rowGram is Z Zᵀ for Z = diag(sq) X̃: the inner products of the rows of [X 1], scaled by sq on
+// both sides (m×m).
+func (d design) rowGram(sq []float64) *mat.SymDense {
+	m := d.samples()
+	K := mat.NewDense(m, m, nil)
+	if d.sp != nil {
+		xmat.Products(K, d.sp, d.sp)
+	} else {
+		gemm.MulT(K.RawMatrix(), d.X.RawMatrix(), d.X.RawMatrix())
+	}
+	g := mat.NewSymDense(m, nil)
+	for i := 0; i < m; i++ {
+		row := K.RawRowView(i)
+		for j := i; j < m; j++ {
+			v := row[j]
+			if d.intercept {
+				v++
+			}
+			g.SetSym(i, j, sq[i]*v*sq[j])
+		}
+	}
+	return g
+}
