@@ -18,3 +18,11 @@ func setHaveFMA(v bool) bool {
 	haveFMA = v && cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	return old
 }
+
+// axpy4 and axpy1 are Axpy4's and Axpy's kernels (axpy_amd64.s); n must be a multiple of 4.
+//
+//go:noescape
+func axpy4(c *float64, k *[4]*float64, a *[4]float64, n int)
+
+//go:noescape
+func axpy1(c, k *float64, a float64, n int)

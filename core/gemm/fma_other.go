@@ -26,3 +26,11 @@ func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64,
 func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64) {
 	panic("gemm: fma4x4 called without a vector kernel")
 }
+
+func axpy4(c *float64, k *[4]*float64, a *[4]float64, n int) {
+	panic("gemm: axpy4 called without a vector kernel")
+}
+
+func axpy1(c, k *float64, a float64, n int) {
+	panic("gemm: axpy1 called without a vector kernel")
+}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 )
 
@@ -124,12 +125,14 @@ func (a *csr[I]) mul(U []float64, ldu int, W []float64, ldw, k int) {
 			u := U[i*ldu : i*ldu+k]
 			clear(u)
 			lo, hi := a.span(i)
-			for p := lo; p < hi; p++ {
-				v := a.data[p]
+			p := lo
+			for ; p+4 <= hi; p += 4 {
+				j0, j1, j2, j3 := int(a.ind[p]), int(a.ind[p+1]), int(a.ind[p+2]), int(a.ind[p+3])
+				gemm.Axpy4(u, (*[4]float64)(a.data[p:p+4]), W[j0*ldw:j0*ldw+k], W[j1*ldw:j1*ldw+k], W[j2*ldw:j2*ldw+k], W[j3*ldw:j3*ldw+k])
+			}
+			for ; p < hi; p++ {
 				j := int(a.ind[p])
-				for c, w := range W[j*ldw : j*ldw+k] {
-					u[c] += v * w
-				}
+				gemm.Axpy(u, a.data[p], W[j*ldw:j*ldw+k])
 			}
 		}
 	})
@@ -191,11 +194,7 @@ func (a *csr[I]) tmul(out []float64, ldo int, G []float64, ldg, k int) {
 				if j >= c1 {
 					break
 				}
-				v := a.data[p]
-				o := out[j*ldo : j*ldo+k]
-				for c, x := range g {
-					o[c] += v * x
-				}
+				gemm.Axpy(out[j*ldo:j*ldo+k], a.data[p], g)
 			}
 		}
 	})

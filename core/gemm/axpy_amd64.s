@@ -1,0 +1,114 @@
+#include "textflag.h"
+
+// func axpy4(c *float64, k *[4]*float64, a *[4]float64, n int)
+//
+// c[j] = (((c[j] + a0·k0[j]) + a1·k1[j]) + a2·k2[j]) + a3·k3[j] for 0 ≤ j < n (a multiple of 4),
+// each sum a fused multiply–add. Four vectors of c are in flight in the main loop so that the
+// chains of four dependent FMAs overlap.
+TEXT ·axpy4(SB), NOSPLIT, $0-32
+	MOVQ c+0(FP), DI
+	MOVQ k+8(FP), BX
+	MOVQ 0(BX), SI
+	MOVQ 8(BX), R8
+	MOVQ 16(BX), R9
+	MOVQ 24(BX), R10
+	MOVQ a+16(FP), BX
+	VBROADCASTSD 0(BX), Y0
+	VBROADCASTSD 8(BX), Y1
+	VBROADCASTSD 16(BX), Y2
+	VBROADCASTSD 24(BX), Y3
+	MOVQ n+24(FP), DX
+	SHLQ $3, DX
+	XORQ CX, CX
+	MOVQ DX, AX
+	ANDQ $-128, AX
+
+loop16:
+	CMPQ CX, AX
+	JGE  loop4
+	VMOVUPD 0(DI)(CX*1), Y4
+	VMOVUPD 32(DI)(CX*1), Y5
+	VMOVUPD 64(DI)(CX*1), Y6
+	VMOVUPD 96(DI)(CX*1), Y7
+	VFMADD231PD 0(SI)(CX*1), Y0, Y4
+	VFMADD231PD 32(SI)(CX*1), Y0, Y5
+	VFMADD231PD 64(SI)(CX*1), Y0, Y6
+	VFMADD231PD 96(SI)(CX*1), Y0, Y7
+	VFMADD231PD 0(R8)(CX*1), Y1, Y4
+	VFMADD231PD 32(R8)(CX*1), Y1, Y5
+	VFMADD231PD 64(R8)(CX*1), Y1, Y6
+	VFMADD231PD 96(R8)(CX*1), Y1, Y7
+	VFMADD231PD 0(R9)(CX*1), Y2, Y4
+	VFMADD231PD 32(R9)(CX*1), Y2, Y5
+	VFMADD231PD 64(R9)(CX*1), Y2, Y6
+	VFMADD231PD 96(R9)(CX*1), Y2, Y7
+	VFMADD231PD 0(R10)(CX*1), Y3, Y4
+	VFMADD231PD 32(R10)(CX*1), Y3, Y5
+	VFMADD231PD 64(R10)(CX*1), Y3, Y6
+	VFMADD231PD 96(R10)(CX*1), Y3, Y7
+	VMOVUPD Y4, 0(DI)(CX*1)
+	VMOVUPD Y5, 32(DI)(CX*1)
+	VMOVUPD Y6, 64(DI)(CX*1)
+	VMOVUPD Y7, 96(DI)(CX*1)
+	ADDQ $128, CX
+	JMP  loop16
+
+loop4:
+	CMPQ CX, DX
+	JGE  done4
+	VMOVUPD 0(DI)(CX*1), Y4
+	VFMADD231PD 0(SI)(CX*1), Y0, Y4
+	VFMADD231PD 0(R8)(CX*1), Y1, Y4
+	VFMADD231PD 0(R9)(CX*1), Y2, Y4
+	VFMADD231PD 0(R10)(CX*1), Y3, Y4
+	VMOVUPD Y4, 0(DI)(CX*1)
+	ADDQ $32, CX
+	JMP  loop4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func axpy1(c, k *float64, a float64, n int)
+//
+// c[j] += a·k[j] for 0 ≤ j < n (a multiple of 4), each a fused multiply–add.
+TEXT ·axpy1(SB), NOSPLIT, $0-32
+	MOVQ c+0(FP), DI
+	MOVQ k+8(FP), SI
+	VBROADCASTSD a+16(FP), Y0
+	MOVQ n+24(FP), DX
+	SHLQ $3, DX
+	XORQ CX, CX
+	MOVQ DX, AX
+	ANDQ $-128, AX
+
+loop16:
+	CMPQ CX, AX
+	JGE  loop4
+	VMOVUPD 0(DI)(CX*1), Y4
+	VMOVUPD 32(DI)(CX*1), Y5
+	VMOVUPD 64(DI)(CX*1), Y6
+	VMOVUPD 96(DI)(CX*1), Y7
+	VFMADD231PD 0(SI)(CX*1), Y0, Y4
+	VFMADD231PD 32(SI)(CX*1), Y0, Y5
+	VFMADD231PD 64(SI)(CX*1), Y0, Y6
+	VFMADD231PD 96(SI)(CX*1), Y0, Y7
+	VMOVUPD Y4, 0(DI)(CX*1)
+	VMOVUPD Y5, 32(DI)(CX*1)
+	VMOVUPD Y6, 64(DI)(CX*1)
+	VMOVUPD Y7, 96(DI)(CX*1)
+	ADDQ $128, CX
+	JMP  loop16
+
+loop4:
+	CMPQ CX, DX
+	JGE  done1
+	VMOVUPD 0(DI)(CX*1), Y4
+	VFMADD231PD 0(SI)(CX*1), Y0, Y4
+	VMOVUPD Y4, 0(DI)(CX*1)
+	ADDQ $32, CX
+	JMP  loop4
+
+done1:
+	VZEROUPPER
+	RET
