@@ -345,3 +345,26 @@ def test_gemm_flops_counts_a_fits_products():
     added = _core.gemm_flops() - before
     m, n = X.shape
     assert added >= m * m * n + model.n_iter_ * 2 * m * m * Y.shape[1]
+
+
+def test_fitted_predictions_skip_scikit_learns_fitted_check(multilabel_data, monkeypatch):
+    """A fitted estimator answers the fitted check from its own state: scikit-learn's check reads
+    the estimator's tags, a third of a single-row predict. Unfitted ones still get its error, and
+    an unpickled model (its bytes not yet loaded) counts as fitted."""
+    import pickle
+
+    from combpred import _estimator_base
+
+    X, Y, Xt, _ = multilabel_data
+    model = StructuredRidge(space="multilabel").fit(X, Y)
+    restored = pickle.loads(pickle.dumps(model))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("scikit-learn's check_is_fitted was called on a fitted estimator")
+
+    monkeypatch.setattr(_estimator_base, "check_is_fitted", refuse)
+    assert_array_equal(model.predict(Xt), restored.predict(Xt))
+    model.decision_function(Xt)
+    monkeypatch.undo()
+    with pytest.raises(NotFittedError):
+        StructuredRidge(space="multilabel").predict(Xt)
