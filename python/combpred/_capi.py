@@ -451,7 +451,9 @@ def _checked(a: Any, dtype: np.dtype, shape: tuple[int, ...], name: str, writabl
         a = _convert(a, dtype, name)
     if a.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {a.shape}")
-    return a, _Buffer(a, a.ctypes.data_as(POINTER(c_double if dtype.kind == "f" else c_int64)))
+    # The address as a c_void_p: half the cost of ndarray.ctypes.data_as, a microsecond of a
+    # single-row predict per buffer; the argument types still admit only checked buffers.
+    return a, _Buffer(a, c_void_p(a.ctypes.data))
 
 
 def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
@@ -472,10 +474,11 @@ def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
                 raise ValueError(f"{name} holds a value outside the int64 range")
         elif kind not in "iub":
             raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
-    if not (a.dtype == dtype and a.flags.c_contiguous and a.flags.aligned):
-        # The copy is sized by the caller's array (a broadcast view can stand for terabytes):
-        # check it against the budget first, so that it fails naming the argument.
-        check_output(a.shape, name)
+    if a.dtype == dtype and a.flags.c_contiguous and a.flags.aligned:
+        return a
+    # The copy is sized by the caller's array (a broadcast view can stand for terabytes): check it
+    # against the budget first, so that it fails naming the argument.
+    check_output(a.shape, name)
     return np.require(a, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
 
 
@@ -504,7 +507,9 @@ def check_output(shape: tuple[int, ...], name: str) -> None:
     size = 8
     for n in shape:
         size *= max(int(n), 0)
-    check(lib().cp_check_output(min(size, 2**63 - 1), f"{name}: an output of shape {tuple(shape)}".encode()))
+    size = min(size, 2**63 - 1)
+    if lib().cp_check_output(size, b"") != OK:  # the message is built only for a refusal
+        check(lib().cp_check_output(size, f"{name}: an output of shape {tuple(shape)}".encode()))
 
 
 def out_f64(shape: tuple[int, ...], name: str = "out") -> tuple[np.ndarray, _Buffer]:
