@@ -74,22 +74,22 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 	}
 	K := des.rowGram(pc.sq)
 	top := floats.Max(M)
-	A := mat.NewSymDense(m, nil)
+	diag := make([]float64, m)
+	for i := range diag {
+		diag[i] = K.At(i, i)
+	}
 	for c, mc := range M {
 		if mc == 0 {
 			continue
 		}
-		A.CopySym(K)
-		for i := 0; i < m; i++ {
-			A.SetSym(i, i, A.At(i, i)+2*p.Alpha/mc)
+		for i, v := range diag {
+			K.Set(i, i, v+2*p.Alpha/mc)
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(A) {
+		inv, err := spdInverse(K.RawMatrix())
+		if err != nil {
 			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", mc)
 		}
-		var inv mat.SymDense
-		_ = ch.InverseTo(&inv) // a large condition number still gives the best inverse available
-		pc.c[c] = mat.DenseCopyOf(&inv)
+		pc.c[c] = inv
 		if !des.intercept || mc <= nullRelTol*top {
 			continue
 		}
@@ -165,8 +165,8 @@ func (pc *dualPrecond) apply(dst, R *mat.Dense) {
 }
 
 // rowGram is Z Zᵀ for Z = diag(sq) X̃: the inner products of the rows of [X 1], scaled by sq on
-// both sides (m×m).
-func (d design) rowGram(sq []float64) *mat.SymDense {
+// both sides (m×m, symmetric).
+func (d design) rowGram(sq []float64) *mat.Dense {
 	m := d.samples()
 	K := mat.NewDense(m, m, nil)
 	if d.sp != nil {
@@ -174,16 +174,15 @@ func (d design) rowGram(sq []float64) *mat.SymDense {
 	} else {
 		gemm.MulT(K.RawMatrix(), d.X.RawMatrix(), d.X.RawMatrix())
 	}
-	g := mat.NewSymDense(m, nil)
+	one := 0.0
+	if d.intercept {
+		one = 1
+	}
 	for i := 0; i < m; i++ {
 		row := K.RawRowView(i)
-		for j := i; j < m; j++ {
-			v := row[j]
-			if d.intercept {
-				v++
-			}
-			g.SetSym(i, j, sq[i]*v*sq[j])
+		for j, v := range row {
+			row[j] = sq[i] * (v + one) * sq[j]
 		}
 	}
-	return g
+	return K
 }

@@ -215,3 +215,53 @@ func choleskyCondition(u blas64.General, anorm float64, stop *cancel.Flag) (floa
 	}
 	return est * anorm, nil
 }
+
+// invPanel is the order below which invertUpper hands a triangle to LAPACK's unblocked dtrti2.
+const invPanel = 64
+
+// spdInverse returns the inverse of the symmetric positive definite n×n A (its upper triangle read)
+// as a dense matrix, or errNotPositiveDefinite. A = UᵀU by factorCholesky, U⁻¹ by invertUpper
+// and A⁻¹ = U⁻¹U⁻ᵀ by one product on package gemm: the preconditioners' blocks are inverted
+// once and applied every CG iteration as products. gonum's Cholesky.InverseTo, level-2-bound in
+// its triangular inverse, took 1.5 s of bibtex's 3 s fit at n = 1,837.
+func spdInverse(A blas64.General) (*mat.Dense, error) {
+	n := A.Rows
+	u := mat.NewDense(n, n, nil) // the upper triangle of A, zeros below for the products
+	for i := 0; i < n; i++ {
+		copy(u.RawRowView(i)[i:], A.Data[i*A.Stride+i:i*A.Stride+n])
+	}
+	if err := factorCholesky(u.RawMatrix(), nil); err != nil {
+		return nil, err
+	}
+	invertUpper(u.RawMatrix(), make([]float64, (n/2+1)*(n/2+1)))
+	inv := mat.NewDense(n, n, nil)
+	gemm.MulT(inv.RawMatrix(), u.RawMatrix(), u.RawMatrix())
+	return inv, nil
+}
+
+// invertUpper overwrites the non-singular upper triangular u (zeros below the diagonal) with its
+// inverse, by halves: [A B; 0 C]⁻¹ = [A⁻¹ −A⁻¹BC⁻¹; 0 C⁻¹], the off-diagonal block by two
+// products on package gemm (the triangles taken as full matrices, their zeros included). scratch
+// holds at least ⌈n/2⌉² values.
+func invertUpper(u blas64.General, scratch []float64) {
+	n := u.Rows
+	if n <= invPanel {
+		gonum.Implementation{}.Dtrti2(blas.Upper, blas.NonUnit, n, u.Data, u.Stride)
+		return
+	}
+	h := n / 2
+	a := blas64.General{Rows: h, Cols: h, Stride: u.Stride, Data: u.Data}
+	b := blas64.General{Rows: h, Cols: n - h, Stride: u.Stride, Data: u.Data[h:]}
+	c := blas64.General{Rows: n - h, Cols: n - h, Stride: u.Stride, Data: u.Data[h*u.Stride+h:]}
+	invertUpper(a, scratch)
+	invertUpper(c, scratch)
+	t := blas64.General{Rows: h, Cols: n - h, Stride: n - h, Data: scratch[:h*(n-h)]}
+	gemm.Mul(t, b, c) // B·C⁻¹
+	gemm.Mul(b, a, t) // A⁻¹·B·C⁻¹
+	for i := 0; i < h; i++ {
+		row := b.Data[i*b.Stride : i*b.Stride+b.Cols]
+		for j := range row {
+			row[j] = -row[j]
+		}
+	}
+}

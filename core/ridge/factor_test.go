@@ -163,3 +163,36 @@ func TestFitStops(t *testing.T) {
 		}
 	}
 }
+
+// spdInverse inverts symmetric positive definite matrices of every size around invertUpper's
+// halving and its unblocked panel, and refuses one that is not positive definite.
+func TestSPDInverse(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	for _, n := range []int{1, 2, 5, 63, 64, 65, 130, 257} {
+		B := randDense(r, n+3, n)
+		var a mat.Dense
+		a.Mul(B.T(), B)
+		for i := 0; i < n; i++ {
+			a.Set(i, i, a.At(i, i)+0.5)
+		}
+		inv, err := spdInverse(a.RawMatrix())
+		if err != nil {
+			t.Fatalf("n = %d: %v", n, err)
+		}
+		var prod mat.Dense
+		prod.Mul(&a, inv)
+		for i := 0; i < n; i++ {
+			prod.Set(i, i, prod.At(i, i)-1)
+		}
+		if e := maxAbs(&prod); e > 1e-10 {
+			t.Errorf("n = %d: A·A⁻¹ differs from I by %.3g", n, e)
+		}
+		if !mat.EqualApprox(inv, inv.T(), 1e-12*maxAbs(inv)) {
+			t.Errorf("n = %d: the inverse is not symmetric", n)
+		}
+	}
+	a := mat.NewDense(3, 3, []float64{1, 2, 0, 2, 1, 0, 0, 0, 1})
+	if _, err := spdInverse(a.RawMatrix()); err == nil {
+		t.Error("an indefinite matrix was inverted without an error")
+	}
+}
