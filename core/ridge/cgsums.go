@@ -208,7 +208,11 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	mbar := mat.NewSymDense(d, nil)
 	mbar.ScaleSym(1/setup.Weight, setup.M)
 	mbar.AddSym(mbar, S)
+	var pc linearPrecond
 	pc, err := kronPrecondOf(mbar, setup.G, opt.Alpha, opt.Intercept)
+	if errors.Is(err, errIllConditioned) {
+		pc, err = newDiagScalePrecond(diagOf(setup.G), diagOf(mbar), opt.Alpha, opt.Intercept), nil
+	}
 	if err != nil {
 		return nil, err
 	}

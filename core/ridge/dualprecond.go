@@ -1,7 +1,6 @@
 package ridge
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/combpred/combpred/core/gemm"
@@ -74,10 +73,17 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 	}
 	K := des.rowGram(pc.sq)
 	top := floats.Max(M)
+	// B_c has the eigenvalue 2α on the k − m directions the rows leave flat and at most
+	// 2α + M_c‖K‖₁ elsewhere: its condition number, which maxPrecondCondition bounds.
+	if !(top*norm1(K.RawMatrix()) <= (maxPrecondCondition-1)*2*p.Alpha) {
+		return nil, errIllConditioned
+	}
 	diag := make([]float64, m)
 	for i := range diag {
 		diag[i] = K.At(i, i)
 	}
+	cz := mat.NewDense(m, 1, nil)
+	w := mat.NewDense(k, 1, nil)
 	for c, mc := range M {
 		if mc == 0 {
 			continue
@@ -87,21 +93,29 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 		}
 		inv, err := spdInverse(K.RawMatrix())
 		if err != nil {
-			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", mc)
+			return nil, errIllConditioned
 		}
 		pc.c[c] = inv
 		if !des.intercept || mc <= nullRelTol*top {
 			continue
 		}
-		e := mat.NewDense(k, 1, nil)
-		e.Set(k-1, 0, 1)
-		b := mat.NewDense(k, 1, nil)
-		pc.applyB(c, b, e, mat.NewDense(m, 1, nil), mat.NewDense(m, 1, nil))
-		denom := 1 - 2*p.Alpha*b.At(k-1, 0)
-		if !(denom > 0) {
-			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", mc)
+		// With z = Z e = √s: 1 − 2α eᵀB_c⁻¹e = zᵀC_c z, taken as it stands rather than as a
+		// difference that cancels when the intercept's curvature is small, and
+		// b_c = (e − Zᵀ C_c z) / 2α.
+		gemm.Mul(cz.RawMatrix(), inv.RawMatrix(), mat.NewDense(m, 1, pc.sq).RawMatrix())
+		denom := floats.Dot(pc.sq, cz.RawMatrix().Data)
+		pc.scaleRows(cz)
+		des.tmul(w, cz)
+		b := make([]float64, k)
+		for j, v := range w.RawMatrix().Data {
+			b[j] = -v / (2 * p.Alpha)
 		}
-		pc.b[c], pc.gamma[c] = b.RawMatrix().Data, 2*p.Alpha/denom
+		b[k-1] = (1 - w.At(k-1, 0)) / (2 * p.Alpha)
+		gamma := 2 * p.Alpha / denom
+		if !(denom > 0) || math.IsInf(gamma, 0) {
+			return nil, errIllConditioned
+		}
+		pc.b[c], pc.gamma[c] = b, gamma
 	}
 	return pc, nil
 }

@@ -1,6 +1,7 @@
 package ridge
 
 import (
+	"errors"
 	"math"
 
 	"github.com/combpred/combpred/core/space"
@@ -127,20 +128,20 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 		return Result{}, err
 	}
 	var pc linearPrecond = identityPrecond{}
-	if sp, ok := useDual(p, des); ok {
-		var err error
-		if pc, err = newDualPrecond(p, des, sp); err != nil {
-			return Result{}, err
-		}
-	} else if G == nil {
-		if linearPrecondMode != precondNone {
-			pc = newDiagGramPrecond(p, des)
-		}
-	} else {
-		var err error
-		if pc, err = newLinearPrecond(p, des, G); err != nil {
-			return Result{}, err
-		}
+	var err error
+	switch sp, dual := useDual(p, des); {
+	case dual:
+		pc, err = newDualPrecond(p, des, sp)
+	case G != nil:
+		pc, err = newLinearPrecond(p, des, G)
+	case linearPrecondMode != precondNone:
+		pc = newDiagGramPrecond(p, des)
+	}
+	if errors.Is(err, errIllConditioned) {
+		pc, err = newDiagGramPrecond(p, des), nil
+	}
+	if err != nil {
+		return Result{}, err
 	}
 	return conjugateGradients(h, B, pc, W, p.Constant(), opt)
 }
@@ -161,19 +162,38 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 		return Result{Objective: constant, Converged: true}, nil
 	}
 	R, Z, P, HP := mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil), mat.NewDense(k, d, nil)
-	w, r, z, pp, hp, b := W.RawMatrix().Data, R.RawMatrix().Data, Z.RawMatrix().Data, P.RawMatrix().Data, HP.RawMatrix().Data, B.RawMatrix().Data
-	if floats.Norm(w, 2) > 0 { // H·0 = 0: a cold start needs no product (a pass over the data)
+	w, r, z, pp, hp := W.RawMatrix().Data, R.RawMatrix().Data, Z.RawMatrix().Data, P.RawMatrix().Data, HP.RawMatrix().Data
+	// The iteration solves H (W/‖B‖) = B/‖B‖, H being linear, so that its dot products stay near 1
+	// whatever the scale of the data: with sample weights of 1e-300 they underflowed (‖W‖² ≈
+	// 1e-600) and CG stopped a few steps from the start, far from the optimum. W is scaled back on
+	// return.
+	b := make([]float64, len(w))
+	for i, v := range B.RawMatrix().Data {
+		b[i] = v / bnorm
+	}
+	warm, finite := false, true
+	for i, v := range w {
+		w[i] = v / bnorm
+		warm = warm || w[i] != 0
+		finite = finite && !math.IsInf(w[i], 0) && !math.IsNaN(w[i])
+	}
+	if !finite { // a warm start far out of scale: start cold
+		clear(w)
+		warm = false
+	}
+	defer floats.Scale(bnorm, w)
+	if warm { // H·0 = 0: a cold start needs no product (a pass over the data)
 		h.apply(HP, W)
 	}
 	floats.SubTo(r, b, hp)
-	// J(W) = −½⟨W, B + R⟩ + c, R = B − H W being the negative gradient.
-	objective := func() float64 { return -0.5*(floats.Dot(w, b)+floats.Dot(w, r)) + constant }
+	// J(W) = −½⟨W, B + R⟩ + c, R = B − H W being the negative gradient, here in the scaled units.
+	objective := func() float64 { return -0.5*bnorm*(bnorm*(floats.Dot(w, b)+floats.Dot(w, r))) + constant }
 	res := Result{}
 	pc.apply(Z, R)
 	copy(pp, z)
 	rz := floats.Dot(r, z)
 	for it := 1; ; it++ {
-		rel := floats.Norm(r, 2) / bnorm
+		rel := floats.Norm(r, 2)
 		if rel <= opt.Tol {
 			res.Converged = true
 			break
@@ -197,7 +217,7 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 		floats.AddScaled(w, step, pp)
 		floats.AddScaled(r, -step, hp)
 		res.Iterations = it
-		if opt.Progress != nil && !opt.Progress(it, objective(), floats.Norm(r, 2)/bnorm) {
+		if opt.Progress != nil && !opt.Progress(it, objective(), floats.Norm(r, 2)) {
 			return res, ErrCancelled
 		}
 		pc.apply(Z, R)
@@ -208,7 +228,7 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 	// Report the true gradient, not the recursively updated residual.
 	h.apply(HP, W)
 	floats.SubTo(r, b, hp)
-	res.RelGrad = floats.Norm(r, 2) / bnorm
+	res.RelGrad = floats.Norm(r, 2)
 	res.Objective = objective()
 	return res, nil
 }

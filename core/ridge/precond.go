@@ -154,10 +154,12 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 	if des.intercept {
 		qe = pc.q.RawRowView(k - 1)
 	}
+	blocks := make([]float64, 0, nk*k)
 	for c := range es {
 		dc := make([]float64, k)
 		for j := range dc {
 			dc[j] = 1 / (2*p.Alpha + M[c]*math.Max(0, mu[j]))
+			blocks = append(blocks, 2*p.Alpha+M[c]*math.Max(0, mu[j]))
 		}
 		pc.diag[c] = dc
 		// On an eigenspace where M_c vanishes (the potentials of directed cycles, span(1) of
@@ -167,17 +169,22 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 		if qe == nil || M[c] <= nullRelTol*top {
 			continue
 		}
+		// 1 − 2α eᵀA_c⁻¹e = Σ_j (Qᵀe)_j² M_c μ_j / (2α + M_c μ_j), summed without the cancellation
+		// of 1 − 2α·Σ_j (Qᵀe)_j² / (2α + M_c μ_j) when α is small.
 		ac := make([]float64, k)
-		var eAe float64
+		var denom float64
 		for j := range ac {
 			ac[j] = dc[j] * qe[j]
-			eAe += qe[j] * ac[j]
+			denom += qe[j] * ac[j] * M[c] * math.Max(0, mu[j])
 		}
-		denom := 1 - 2*p.Alpha*eAe
-		if !(denom > 0) {
-			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", M[c])
+		gamma := 2 * p.Alpha / denom
+		if !(denom > 0) || math.IsInf(gamma, 0) {
+			return nil, errIllConditioned
 		}
-		pc.a[c], pc.gamma[c] = ac, 2*p.Alpha/denom
+		pc.a[c], pc.gamma[c] = ac, gamma
+	}
+	if !spreadWithin(blocks) {
+		return nil, errIllConditioned
 	}
 	return pc, nil
 }
@@ -198,9 +205,10 @@ func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float
 			}
 		}
 		raw := B.RawSymmetric()
-		inv, err := spdInverse(blas64.General{Rows: k, Cols: k, Stride: raw.Stride, Data: raw.Data})
-		if err != nil {
-			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", M[c])
+		b := blas64.General{Rows: k, Cols: k, Stride: raw.Stride, Data: raw.Data}
+		inv, err := spdInverse(b)
+		if err != nil || !wellConditioned(b, inv.RawMatrix()) {
+			return nil, errIllConditioned
 		}
 		pc.inv[c] = inv
 	}
@@ -326,11 +334,17 @@ func newKronBlocks(G *mat.SymDense, qm *mat.Dense, nu []float64, alpha float64, 
 	mu := eg.Values(nil)
 	k, d := len(mu), len(nu)
 	pc.scale = mat.NewDense(k, d, nil)
+	blocks := make([]float64, 0, k*d)
 	for j := 0; j < k; j++ {
 		row := pc.scale.RawRowView(j)
 		for b := range row {
-			row[b] = 1 / (2*alpha + math.Max(0, mu[j])*math.Max(0, nu[b]))
+			v := 2*alpha + math.Max(0, mu[j])*math.Max(0, nu[b])
+			row[b] = 1 / v
+			blocks = append(blocks, v)
 		}
+	}
+	if !spreadWithin(blocks) {
+		return nil, errIllConditioned
 	}
 	pc.t1, pc.t2 = mat.NewDense(k, d, nil), mat.NewDense(k, d, nil)
 	if !intercept {
@@ -344,15 +358,15 @@ func newKronBlocks(G *mat.SymDense, qm *mat.Dense, nu []float64, alpha float64, 
 		if nu[b] <= nullRelTol*top {
 			continue
 		}
-		var eAe float64
+		var denom float64 // 1 − 2α eᵀ(2αI + ν_b G)⁻¹e without cancellation, as in spectralPrecond
 		for j, q := range pc.qe {
-			eAe += q * q * pc.scale.At(j, b)
+			denom += q * q * math.Max(0, mu[j]) * math.Max(0, nu[b]) * pc.scale.At(j, b)
 		}
-		denom := 1 - 2*alpha*eAe
-		if !(denom > 0) {
-			return nil, fmt.Errorf("the preconditioner block 2αE + %g·XᵀX is not positive definite (non-finite inputs?)", nu[b])
+		gamma := 2 * alpha / denom
+		if !(denom > 0) || math.IsInf(gamma, 0) {
+			return nil, errIllConditioned
 		}
-		pc.gamma[b] = 2 * alpha / denom
+		pc.gamma[b] = gamma
 	}
 	return pc, nil
 }

@@ -164,20 +164,36 @@ func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 		}
 		return pc
 	}
-	diag := p.curvatureDiag()
+	return newDiagScalePrecond(g, p.curvatureDiag(), p.Alpha, des.intercept)
+}
+
+// newDiagScalePrecond is diagGramPrecond for the Gram diagonal g (k values, the intercept's last
+// when intercept is set) and the curvature diagonal diag (d values): W's entry (j, a) scaled by
+// 1/(2α + g_j·diag_a), the intercept row unpenalised where diag_a > 0.
+func newDiagScalePrecond(g, diag []float64, alpha float64, intercept bool) *diagGramPrecond {
+	k, d := len(g), len(diag)
 	top := floats.Max(diag)
 	pc := &diagGramPrecond{scale: mat.NewDense(k, d, nil)}
 	for j := 0; j < k; j++ {
 		row := pc.scale.RawRowView(j)
 		for a := range row {
-			pen := 2 * p.Alpha
-			if des.intercept && j == n && diag[a] > nullRelTol*top {
+			pen := 2 * alpha
+			if intercept && j == k-1 && diag[a] > nullRelTol*top {
 				pen = 0
 			}
-			row[a] = 1 / (pen + g[j]*diag[a])
+			row[a] = 1 / (pen + g[j]*math.Max(0, diag[a]))
 		}
 	}
 	return pc
+}
+
+// diagOf returns the diagonal of a.
+func diagOf(a *mat.SymDense) []float64 {
+	out := make([]float64, a.SymmetricDim())
+	for i := range out {
+		out[i] = a.At(i, i)
+	}
+	return out
 }
 
 func (pc *diagGramPrecond) apply(dst, R *mat.Dense) {
