@@ -3,6 +3,7 @@ package ridge
 import (
 	"math"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
@@ -52,7 +53,9 @@ func useDual(p *Problem, des design) (space.Spectral, bool) {
 	}
 	sp, ok := space.SpectralOf(p.Cov)
 	m := des.samples()
-	return sp, ok && m < des.cols() && m <= dualMaxRows
+	// Its set-up holds the m×m Gram matrix, a factor and an inverse per eigenspace (at most three).
+	fits := budget.Check("", budget.Mul(5, int64(m), int64(m), 8)) == nil
+	return sp, ok && m < des.cols() && m <= dualMaxRows && fits
 }
 
 func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, error) {

@@ -2,8 +2,10 @@ package ridge
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -115,10 +117,17 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	// Stop is checked between them, and every iteration.
 	_, d := W.Dims()
 	// A sparse X with many features gets no k×k Gram matrix (useGram): memory stays O(nnz + k·d),
-	// and the preconditioner uses G's diagonal instead.
+	// and the preconditioner uses G's diagonal instead. Neither does a wide design preconditioned
+	// through its rows (dualPrecond), nor one whose Gram matrix and preconditioner blocks would
+	// exceed the memory budget: a dense X of 10 × 60,000 would have asked for 6 × 29 GB.
+	sp, dual := useDual(p, des)
 	var G *mat.SymDense
-	if des.useGram(d) || p.targets != nil { // sparse targets are applied through G
-		G = des.gram(p.Weight)
+	if p.targets != nil || !dual && des.useGram(d) {
+		if err := gramBudget(des); err == nil {
+			G = des.gram(p.Weight)
+		} else if p.targets != nil { // sparse targets are applied through G
+			return Result{}, err
+		}
 	}
 	if err := opt.Stop.Err(); err != nil {
 		return Result{}, err
@@ -129,7 +138,7 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	}
 	var pc linearPrecond = identityPrecond{}
 	var err error
-	switch sp, dual := useDual(p, des); {
+	switch {
 	case dual:
 		pc, err = newDualPrecond(p, des, sp)
 	case G != nil:
@@ -144,6 +153,15 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 		return Result{}, err
 	}
 	return conjugateGradients(h, B, pc, W, p.Constant(), opt)
+}
+
+// gramBudget checks the k×k matrices of the CG set-up against the memory budget: G and, in the
+// preconditioner, a block, its factor and up to three inverses (spectralPrecond with Cholesky).
+func gramBudget(des design) error {
+	k := int64(des.cols())
+	m, n := des.samples(), des.features()
+	return budget.Check(fmt.Sprintf("the %d×%d Gram matrix of X (%d samples × %d features) and its preconditioner", k, k, m, n),
+		budget.Mul(6, k, k, 8))
 }
 
 // conjugateGradients minimises J(W) = ½⟨W, H W⟩ − ⟨B, W⟩ + constant by conjugate gradients

@@ -3,8 +3,10 @@ package ridge
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -75,5 +77,46 @@ func TestPrecondIllConditionedFallsBack(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A fit whose Gram matrix and preconditioner blocks would exceed the memory budget goes without
+// them (products with X, the diagonal or the rows' preconditioner) instead of allocating them:
+// a dense X of 10 × 60,000 features asked for six matrices of 29 GB, past any budget. The fit
+// allocates a fraction of what G would take, and reaches the optimum of the unrestricted fit.
+func TestLinearCGStaysWithinBudget(t *testing.T) {
+	sp, err := space.New("multilabel", []int64{5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ m, n int }{{30, 3000}, {1200, 1000}} {
+		t.Run(fmt.Sprintf("%dx%d", c.m, c.n), func(t *testing.T) {
+			X, ys := synthetic(t, sp, c.m, c.n, 3)
+			opt := baseOptions()
+			opt.Solver, opt.Tol = CG, 1e-9
+			ref, err := Fit(sp, X, c.m, c.n, ys, nil, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := int64(c.n + 1)
+			limit := 8 * k * k // one k×k matrix: G alone would not fit
+			defer func(v int64) { _ = budget.Set(v) }(budget.Setting())
+			if err := budget.Set(limit); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			md, err := Fit(sp, X, c.m, c.n, ys, nil, opt)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := int64(after.TotalAlloc - before.TotalAlloc); got > limit {
+				t.Errorf("the fit allocated %d bytes, more than the budget of %d", got, limit)
+			}
+			if diff := maxAbsDiff(md.Coef, ref.Coef); diff > 1e-6*maxAbs(ref.Coef) {
+				t.Errorf("the fit within the budget differs from the unrestricted one by %.3g", diff)
+			}
+		})
 	}
 }
