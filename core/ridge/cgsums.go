@@ -92,6 +92,10 @@ func CGSetupOf(sp space.Space, X []float64, m, n int, ys []int64, weights []floa
 	if opt.Intercept {
 		k++
 	}
+	if err := budget.Check(fmt.Sprintf("the sums of conjugate gradients' set-up for %d features on the %s space of dimension d = %d", n, sp.Kind(), d),
+		budget.Mul(8, budget.Add(budget.Mul(int64(k), int64(k)), budget.Mul(int64(d), int64(d)), budget.Mul(int64(k), int64(d))))); err != nil {
+		return nil, err
+	}
 	// Count is every example, zero weights included, as Fit's Model.Seen.
 	st := &CGSetup{B: mat.NewDense(k, d, nil), G: mat.NewSymDense(k, nil), M: mat.NewSymDense(d, nil), Count: int64(m)}
 	if p == nil {

@@ -89,3 +89,25 @@ func TestExtremeAlphaSolves(t *testing.T) {
 		t.Fatalf("alpha = 1e308: %v, want an error naming alpha", err)
 	}
 }
+
+// A part's CG set-up sums hold a k×k Gram matrix: one with 60,000 features (29 GB) is refused
+// by the budget, naming the features, before it is allocated.
+func TestCGSetupIsBudgeted(t *testing.T) {
+	sp, err := space.New("multilabel", []int64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(v int64) { _ = budget.Set(v) }(budget.Setting())
+	if err := budget.Set(1 << 30); err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 2, 60000
+	X := make([]float64, m*n)
+	ys := []int64{1, 0, 1, 0, 1, 1}
+	opt := baseOptions()
+	opt.Solver = CG
+	_, err = CGSetupOf(sp, X, m, n, ys, nil, opt)
+	if !budget.Is(err) || !strings.Contains(err.Error(), "60000 features") {
+		t.Fatalf("CGSetupOf = %v, want a budget error naming the features", err)
+	}
+}
