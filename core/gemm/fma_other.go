@@ -34,3 +34,12 @@ func axpy4(c *float64, k *[4]*float64, a *[4]float64, n int) {
 func axpy1(c, k *float64, a float64, n int) {
 	panic("gemm: axpy1 called without a vector kernel")
 }
+
+// haveAVX512 is false where no vector kernel exists.
+const haveAVX512 = false
+
+func setHaveAVX512(bool) bool { return false }
+
+func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64) {
+	panic("gemm: fma4x24 called without a vector kernel")
+}

@@ -185,8 +185,13 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 			if pack != nil {
 				packGroups(pack, A, ib, ie, l0, n)
 			}
-			for j := j0; j < j1; j += 12 {
+			for j := j0; j < j1; {
+				// 24 columns at a time in 512-bit registers where the processor has them, the
+				// rest (and every column elsewhere) 12 at a time.
 				w := min(12, j1-j)
+				if haveAVX512 && j1-j >= 24 {
+					w = 24
+				}
 				b := &B.Data[l0*B.Stride+j]
 				for i := ib; i < ie; i += 4 {
 					// A group of fewer than four rows repeats its last row: the repeated rows load the
@@ -202,6 +207,8 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 						c[r] = &C.Data[ir*C.Stride+j]
 					}
 					switch {
+					case w == 24:
+						fma4x24(&a, aStep, b, B.Stride, n, &c)
 					case w == 12:
 						fma4x12(&a, aStep, b, B.Stride, n, &c)
 					case w > 8:
@@ -216,6 +223,7 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 						fma4x4(&a, aStep, b, B.Stride, n, &c, &tailMasks[w])
 					}
 				}
+				j += w
 			}
 		}
 	}

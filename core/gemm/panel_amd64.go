@@ -13,3 +13,9 @@ func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64,
 
 //go:noescape
 func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64)
+
+// fma4x24 is fma4x12 on 24 columns in 512-bit registers (panel512_amd64.s); it needs AVX-512F
+// (haveAVX512).
+//
+//go:noescape
+func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64)

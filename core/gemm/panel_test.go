@@ -72,10 +72,12 @@ func TestPanelKernels(t *testing.T) {
 // strided views, no terms at all, and both kernels.
 func TestMulTNAndMulPanel(t *testing.T) {
 	r := rand.New(rand.NewPCG(19, 20))
-	for _, fma := range []bool{true, false} {
-		old := setHaveFMA(fma)
+	for _, kern := range []struct{ fma, avx512 bool }{{true, true}, {true, false}, {false, false}} {
+		fma := kern.fma
+		old, oldAVX := setHaveFMA(fma), setHaveAVX512(kern.avx512)
 		for _, c := range []struct{ q, p, m int }{{1, 1, 1}, {3, 2, 5}, {4, 9, 12}, {5, 300, 13}, {14, 641, 21},
-			{101, 700, 1000}, {50, 3000, 20}, {7, 17, 23}, {2000, 50, 20}, {9, 17000, 7}, {7, 17000, 9}, {50, 20000, 20}} {
+			{101, 700, 1000}, {50, 3000, 20}, {7, 17, 23}, {2000, 50, 20}, {9, 17000, 7}, {7, 17000, 9}, {50, 20000, 20},
+			{6, 40, 24}, {9, 70, 47}, {5, 33, 59}, {3, 300, 72}} {
 			Bbig := randDense(r, c.p+2, c.m+3)
 			B := Bbig.Slice(1, c.p+1, 2, c.m+2).(*mat.Dense)
 			Xbig := randDense(r, c.q+1, c.p+2)
@@ -122,7 +124,29 @@ func TestMulTNAndMulPanel(t *testing.T) {
 				}
 			}
 		}
+		setHaveAVX512(oldAVX)
 		setHaveFMA(old)
+	}
+}
+
+// The 512-bit kernel performs every entry's fused multiply–adds in the same order as the 256-bit
+// ones: the products are identical to the last bit, so results do not depend on the processor.
+func TestPanelAVX512Identical(t *testing.T) {
+	defer setHaveAVX512(setHaveAVX512(true))
+	if !haveAVX512 {
+		t.Skip("no AVX-512 on this processor")
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, c := range []struct{ q, p, m int }{{9, 70, 47}, {101, 700, 1000}, {6, 300, 24}} {
+		X, B := randDense(r, c.q, c.p), randDense(r, c.p, c.m)
+		got, want := mat.NewDense(c.q, c.m, nil), mat.NewDense(c.q, c.m, nil)
+		MulPanel(got.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+		setHaveAVX512(false)
+		MulPanel(want.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+		setHaveAVX512(true)
+		if !mat.Equal(got, want) {
+			t.Errorf("%d×%d·%d×%d: the 512-bit kernel's product differs from the 256-bit one's by %.3g", c.q, c.p, c.p, c.m, maxAbsDiff(got, want))
+		}
 	}
 }
 

@@ -1,0 +1,82 @@
+#include "textflag.h"
+
+// func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64)
+//
+// fma4x12 on 512-bit registers: c_r[0:24] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+24] for the four
+// rows r and 0 ≤ l < n, each term a fused multiply–add in order of l (so every entry of C gets the
+// same operations as under fma4x12), the block of c held in twelve registers throughout.
+TEXT ·fma4x24(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), AX
+	MOVQ 0(AX), SI
+	MOVQ 8(AX), DI
+	MOVQ 16(AX), R8
+	MOVQ 24(AX), R9
+	MOVQ aStep+8(FP), R10
+	SHLQ $3, R10
+	MOVQ b+16(FP), R11
+	MOVQ bStep+24(FP), R12
+	SHLQ $3, R12
+	MOVQ n+32(FP), CX
+	MOVQ c+40(FP), AX
+	MOVQ 0(AX), R13
+	MOVQ 8(AX), BX
+	MOVQ 16(AX), DX
+	MOVQ 24(AX), AX
+	VMOVUPD 0(R13), Z0
+	VMOVUPD 64(R13), Z1
+	VMOVUPD 128(R13), Z2
+	VMOVUPD 0(BX), Z3
+	VMOVUPD 64(BX), Z4
+	VMOVUPD 128(BX), Z5
+	VMOVUPD 0(DX), Z6
+	VMOVUPD 64(DX), Z7
+	VMOVUPD 128(DX), Z8
+	VMOVUPD 0(AX), Z9
+	VMOVUPD 64(AX), Z10
+	VMOVUPD 128(AX), Z11
+	TESTQ CX, CX
+	JLE  store24
+
+loop24:
+	VMOVUPD 0(R11), Z12
+	VMOVUPD 64(R11), Z13
+	VMOVUPD 128(R11), Z14
+	VBROADCASTSD (SI), Z15
+	VFMADD231PD Z12, Z15, Z0
+	VFMADD231PD Z13, Z15, Z1
+	VFMADD231PD Z14, Z15, Z2
+	VBROADCASTSD (DI), Z16
+	VFMADD231PD Z12, Z16, Z3
+	VFMADD231PD Z13, Z16, Z4
+	VFMADD231PD Z14, Z16, Z5
+	VBROADCASTSD (R8), Z17
+	VFMADD231PD Z12, Z17, Z6
+	VFMADD231PD Z13, Z17, Z7
+	VFMADD231PD Z14, Z17, Z8
+	VBROADCASTSD (R9), Z18
+	VFMADD231PD Z12, Z18, Z9
+	VFMADD231PD Z13, Z18, Z10
+	VFMADD231PD Z14, Z18, Z11
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ R10, R8
+	ADDQ R10, R9
+	ADDQ R12, R11
+	DECQ CX
+	JNZ  loop24
+
+store24:
+	VMOVUPD Z0, 0(R13)
+	VMOVUPD Z1, 64(R13)
+	VMOVUPD Z2, 128(R13)
+	VMOVUPD Z3, 0(BX)
+	VMOVUPD Z4, 64(BX)
+	VMOVUPD Z5, 128(BX)
+	VMOVUPD Z6, 0(DX)
+	VMOVUPD Z7, 64(DX)
+	VMOVUPD Z8, 128(DX)
+	VMOVUPD Z9, 0(AX)
+	VMOVUPD Z10, 64(AX)
+	VMOVUPD Z11, 128(AX)
+	VZEROUPPER
+	RET
