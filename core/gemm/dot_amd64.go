@@ -6,3 +6,9 @@ package gemm
 //
 //go:noescape
 func dot2x6(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64)
+
+// dot2x6z is dot2x6 taking its terms eight at a time in 512-bit registers first (dot512_amd64.s);
+// it needs AVX-512F (haveAVX512).
+//
+//go:noescape
+func dot2x6z(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64)

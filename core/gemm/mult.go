@@ -92,7 +92,11 @@ func mulTCols(C, X, B blas64.General, j0, j1 int, add bool) {
 					nr := min(2, i1-i)
 					rows[0] = &X.Data[i*X.Stride+l0]
 					rows[1] = &X.Data[(i+nr-1)*X.Stride+l0]
-					dot2x6(&rows, n, mask, &out)
+					if haveAVX512 {
+						dot2x6z(&rows, n, mask, &out)
+					} else {
+						dot2x6(&rows, n, mask, &out)
+					}
 					for r := 0; r < nr; r++ {
 						c := C.Data[(i+r)*C.Stride+j:][:nc]
 						if l0 == 0 && !add {

@@ -49,13 +49,60 @@ func TestDot2x6(t *testing.T) {
 	}
 }
 
+// dot2x6z must compute exactly the sums its doc comment states: eight lanes over the first ⌊n/8⌋·8
+// terms, folded to four, then dot2x6's four lanes and masked tail, without reading past n.
+func TestDot2x6z(t *testing.T) {
+	if !haveAVX512 {
+		t.Skip("no AVX-512 on this processor")
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, n := range []int{0, 1, 3, 4, 7, 8, 9, 12, 15, 16, 17, 23, 24, 63, 64, 101, 256, 512} {
+		var rows [8]*float64
+		var vals [8][]float64
+		for k := range rows {
+			v := make([]float64, n+8)
+			for j := range v {
+				v[j] = math.NaN()
+			}
+			for j := 0; j < n; j++ {
+				v[j] = r.NormFloat64()
+			}
+			vals[k] = v
+			rows[k] = &v[0]
+		}
+		var out [12]float64
+		dot2x6z(&rows, n, &tailMasks[n&3], &out)
+		n8 := n &^ 7
+		for a := 0; a < 2; a++ {
+			for c := 0; c < 6; c++ {
+				var lane8 [8]float64
+				for j := 0; j < n8; j++ {
+					lane8[j&7] = math.FMA(vals[a][j], vals[2+c][j], lane8[j&7])
+				}
+				var lane [4]float64
+				for l := range lane {
+					lane[l] = lane8[l] + lane8[l+4]
+				}
+				for j := n8; j < n; j++ {
+					lane[j&3] = math.FMA(vals[a][j], vals[2+c][j], lane[j&3])
+				}
+				want := (lane[0] + lane[2]) + (lane[1] + lane[3])
+				if got := out[6*a+c]; got != want {
+					t.Fatalf("n=%d: out[%d] = %v, want %v", n, 6*a+c, got, want)
+				}
+			}
+		}
+	}
+}
+
 // MulT must agree with gonum's X·Bᵀ for any shape: rows of X not a multiple of the kernel's two,
 // rows of B not a multiple of its six, lengths with a masked tail, several chunks and panels,
 // strided views, and both kernels.
 func TestMulT(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	for _, fma := range []bool{true, false} {
-		old := setHaveFMA(fma)
+	for _, kern := range []struct{ fma, avx512 bool }{{true, true}, {true, false}, {false, false}} {
+		fma := kern.fma
+		old, oldAVX := setHaveFMA(fma), setHaveAVX512(kern.avx512)
 		for _, c := range []struct{ q, p, m int }{{1, 1, 1}, {1, 3, 5}, {2, 4, 6}, {3, 7, 7}, {14, 9, 9}, {5, 300, 301},
 			{14, 641, 643}, {15, 1283, 1283}, {130, 103, 150}, {1000, 20, 3}, {70, 17, 700}, {4, 0, 5}} {
 			B := randDense(r, c.m+1, c.p+3).Slice(1, c.m+1, 1, c.p+1).(*mat.Dense)
@@ -92,6 +139,7 @@ func TestMulT(t *testing.T) {
 				t.Errorf("fma=%v %d×%d·(%d×%d)ᵀ: MulTAdd differs from 2·X·Bᵀ by %.3g", fma, c.q, c.p, c.m, c.p, diff)
 			}
 		}
+		setHaveAVX512(oldAVX)
 		setHaveFMA(old)
 	}
 }
