@@ -188,6 +188,13 @@ func BenchmarkMulT(b *testing.B) {
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+		b.Run(c.name+"/MulT-256", func(b *testing.B) { // the 256-bit kernel alone
+			defer setHaveAVX512(setHaveAVX512(false))
+			for b.Loop() {
+				MulT(C.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 		b.Run(c.name+"/Mul", func(b *testing.B) {
 			for b.Loop() {
 				Mul(C.RawMatrix(), X.RawMatrix(), Bt.RawMatrix())
@@ -225,6 +232,32 @@ func BenchmarkKernelCeiling(b *testing.B) {
 		})
 		b.ReportMetric(float64(24*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
+	if haveAVX512 {
+		b.Run("dot2x6z", func(b *testing.B) {
+			b.RunParallel(func(pb *testing.PB) {
+				_, rows := operands()
+				var out [12]float64
+				for pb.Next() {
+					dot2x6z(&rows, n, &tailMasks[0], &out)
+				}
+			})
+			b.ReportMetric(float64(24*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		b.Run("fma4x24", func(b *testing.B) {
+			b.RunParallel(func(pb *testing.PB) {
+				vals, _ := operands()
+				c := make([]float64, 96)
+				var a, cr [4]*float64
+				for r := range 4 {
+					a[r], cr[r] = &vals[r], &c[24*r]
+				}
+				for pb.Next() {
+					fma4x24(&a, 4, &vals[0], 24, n/2, &cr)
+				}
+			})
+			b.ReportMetric(float64(96*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
 	b.Run("fma4x12", func(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			vals, _ := operands()

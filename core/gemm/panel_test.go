@@ -234,6 +234,13 @@ func BenchmarkPanel(b *testing.B) {
 			}
 			report(b)
 		})
+		b.Run(c.name+"/XW/MulPanel-256", func(b *testing.B) { // the 256-bit kernels alone
+			defer setHaveAVX512(setHaveAVX512(false))
+			for b.Loop() {
+				MulPanel(U.RawMatrix(), X.RawMatrix(), W.RawMatrix())
+			}
+			report(b)
+		})
 		b.Run(c.name+"/XW/Mul", func(b *testing.B) {
 			for b.Loop() {
 				Mul(U.RawMatrix(), X.RawMatrix(), W.RawMatrix())
@@ -241,6 +248,13 @@ func BenchmarkPanel(b *testing.B) {
 			report(b)
 		})
 		b.Run(c.name+"/XtG/MulTN", func(b *testing.B) {
+			for b.Loop() {
+				MulTN(H.RawMatrix(), X.RawMatrix(), G.RawMatrix())
+			}
+			report(b)
+		})
+		b.Run(c.name+"/XtG/MulTN-256", func(b *testing.B) {
+			defer setHaveAVX512(setHaveAVX512(false))
 			for b.Loop() {
 				MulTN(H.RawMatrix(), X.RawMatrix(), G.RawMatrix())
 			}
