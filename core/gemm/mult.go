@@ -56,6 +56,12 @@ const (
 	panelBytes = 192 << 10
 )
 
+// dotWideTerms is the shortest chunk that dot2x6z takes over from dot2x6 where the processor has
+// AVX-512F: on short rows its fold from eight lanes to four costs more than its wider loads save
+// (the rbf Gram matrix of 103 features: 69 against 75 GFLOP/s on 2 threads), on kernel CG's
+// 512-term chunks it is the faster (74 against 62).
+const dotWideTerms = 256
+
 // tailMasks[k] selects the first k lanes of a vector: the last p mod 4 terms of a dot product,
 // or the last columns of a block of C.
 var tailMasks = [5][4]uint64{
@@ -92,7 +98,7 @@ func mulTCols(C, X, B blas64.General, j0, j1 int, add bool) {
 					nr := min(2, i1-i)
 					rows[0] = &X.Data[i*X.Stride+l0]
 					rows[1] = &X.Data[(i+nr-1)*X.Stride+l0]
-					if haveAVX512 {
+					if haveAVX512 && n >= dotWideTerms {
 						dot2x6z(&rows, n, mask, &out)
 					} else {
 						dot2x6(&rows, n, mask, &out)
