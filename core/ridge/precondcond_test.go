@@ -84,6 +84,7 @@ func TestPrecondIllConditionedFallsBack(t *testing.T) {
 // them (products with X, the diagonal or the rows' preconditioner) instead of allocating them:
 // a dense X of 10 × 60,000 features asked for six matrices of 29 GB, past any budget. The fit
 // allocates a fraction of what G would take, and reaches the optimum of the unrestricted fit.
+// Under the race detector only the optimum is checked (see raceEnabled).
 func TestLinearCGStaysWithinBudget(t *testing.T) {
 	sp, err := space.New("multilabel", []int64{5})
 	if err != nil {
@@ -111,7 +112,7 @@ func TestLinearCGStaysWithinBudget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := int64(after.TotalAlloc - before.TotalAlloc); got > limit {
+			if got := int64(after.TotalAlloc - before.TotalAlloc); got > limit && !raceEnabled {
 				t.Errorf("the fit allocated %d bytes, more than the budget of %d", got, limit)
 			}
 			if diff := maxAbsDiff(md.Coef, ref.Coef); diff > 1e-6*maxAbs(ref.Coef) {
