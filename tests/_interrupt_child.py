@@ -82,6 +82,10 @@ def setup(name: str):
 
 def main() -> None:
     name, delay = sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 0.5
+    # A process started in the background by a non-interactive shell (nohup, `cmd &` in a CI script)
+    # inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler: the press below
+    # would be lost and the call would run to its end. Ctrl-C's handler is what is measured here.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     long_call, quick_call = setup(name)
     pressed = []
 
