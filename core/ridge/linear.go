@@ -19,6 +19,7 @@ type linearSystem struct {
 	B   *mat.Dense // X̃ᵀ diag(s) Δ, = −∇J(0)
 	// U and C are m×d scratch, allocated by the first apply: when the narrow or grouped form of
 	// H does the iterations, linearSystem only provides B, and they would be memory for nothing.
+	// C is U where the curvature can be applied in place.
 	U, C *mat.Dense
 }
 
@@ -39,7 +40,10 @@ func newLinearSystem(p *Problem, des design) *linearSystem {
 func (ls *linearSystem) apply(dst, V *mat.Dense) {
 	if ls.U == nil {
 		m, d := ls.p.dims()
-		ls.U, ls.C = mat.NewDense(m, d, nil), mat.NewDense(m, d, nil)
+		ls.U = mat.NewDense(m, d, nil)
+		if ls.C = ls.U; !ls.p.curvatureInPlace() {
+			ls.C = mat.NewDense(m, d, nil)
+		}
 	}
 	ls.des.mul(ls.U, V)
 	ls.p.curvature(ls.C, ls.U)
@@ -105,6 +109,11 @@ func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense
 	}
 	if ts := newSparseTargetSystem(p, des, G); ts != nil {
 		return ts, ts.rhs()
+	}
+	if _, d := p.dims(); d >= narrowCols && des.features() < d {
+		// Wide outputs: the copy [X 1] is smaller than either m×d scratch of linearSystem and saves
+		// a pass over each per application.
+		des = des.withOnes()
 	}
 	ls := newLinearSystem(p, des)
 	return ls, ls.B

@@ -208,7 +208,7 @@ func (p *Problem) exampleLoss(i int, u, su, g []float64) float64 {
 }
 
 // curvature writes row i = s_i (S + δ_iδ_iᵀ) v_i into dst for V (m×d): the Hessian of the loss in
-// the scores, applied row by row.
+// the scores, applied row by row. dst may be V where curvatureInPlace says so.
 func (p *Problem) curvature(dst, V *mat.Dense) {
 	m, d := V.Dims()
 	// Without a reference measure S is applied row by row in the same pass (a separate pass of
@@ -236,6 +236,15 @@ func (p *Problem) curvature(dst, V *mat.Dense) {
 			}
 		}
 	})
+}
+
+// curvatureInPlace reports whether curvature may write over its input: for S = diag(a) + c·11ᵀ
+// without a reference measure (multi-label, multi-class), diagonalCurvature reads each row whole
+// before it writes it. In place, an application of H on 1,000 labels moves one m×d matrix less
+// through memory.
+func (p *Problem) curvatureInPlace() bool {
+	_, ok := p.Cov.(space.DiagonalPlusConstant)
+	return ok && p.ref == nil
 }
 
 // diagonalCurvature is curvature for S = diag(a) + c·11ᵀ: each row's two sums (1ᵀv_i and δ_iᵀv_i)

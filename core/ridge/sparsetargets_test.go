@@ -115,26 +115,29 @@ func TestSparseTargetFitsEqualAndChoice(t *testing.T) {
 
 // clearlyDenseTargets (a sample of the rows) skips the exact count only where the count would
 // refuse the sparse form too, and does skip it for dense targets, on both sides of the 1/4.5
-// share of entries at which the sparse form stops paying.
+// share of entries at which the sparse form stops paying: with sparseTargetSample rows, and with
+// every fourth row of a smaller problem.
 func TestClearlyDenseTargetsAgreesWithCount(t *testing.T) {
-	const m, n, d = 5 * sparseTargetSample, 12, 40
+	const n, d = 12, 40
 	sp, err := space.NewMultilabel(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(13, 14))
-	X := randDense(r, m, n)
-	for _, density := range []float64{0.01, 0.15, 0.2, 0.25, 0.3, 0.5, 0.9} {
-		_, p, des := rareLabels(t, sp, r, X, density)
-		perRow := make([]int, m)
-		nnz := countOffMode(p.Delta, columnModes(p.Delta), perRow)
-		pays := sparseTargetPays(des, perRow, nnz, m, des.cols(), d)
-		skipped := clearlyDenseTargets(p.Delta, des, d)
-		if skipped && pays {
-			t.Errorf("density %v: the sample skipped a sparse form that pays", density)
-		}
-		if share := min(density, 1-density); share >= 0.3 && !skipped {
-			t.Errorf("density %v: %v of the entries off the mode, and the sample did not skip the count", density, share)
+	for _, m := range []int{5 * sparseTargetSample, 4 * sparseTargetMinSample, 1203} {
+		X := randDense(r, m, n)
+		for _, density := range []float64{0.01, 0.15, 0.2, 0.25, 0.3, 0.5, 0.9} {
+			_, p, des := rareLabels(t, sp, r, X, density)
+			perRow := make([]int, m)
+			nnz := countOffMode(p.Delta, columnModes(p.Delta), perRow)
+			pays := sparseTargetPays(des, perRow, nnz, m, des.cols(), d)
+			skipped := clearlyDenseTargets(p.Delta, des, d)
+			if skipped && pays {
+				t.Errorf("m = %d, density %v: the sample skipped a sparse form that pays", m, density)
+			}
+			if share := min(density, 1-density); share >= 0.3 && !skipped {
+				t.Errorf("m = %d, density %v: %v of the entries off the mode, and the sample did not skip the count", m, density, share)
+			}
 		}
 	}
 }
