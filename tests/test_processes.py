@@ -248,6 +248,8 @@ def test_ctrl_c_cancels_a_long_fit_promptly(setup):
         import os, signal, threading, time
         import numpy as np
         import combpred
+        # a child of a background job (nohup, `cmd &` in a script) inherits SIGINT ignored
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         rng = np.random.default_rng(0)
         X = rng.normal(size=(600, 10))
         """
