@@ -121,16 +121,25 @@ type deflation struct {
 	r   int
 	UT  *mat.Dense // r×m, rows u_l (orthonormal)
 	KUT *mat.Dense // r×m, rows K u_l
-	E   mat.Cholesky
-	// lower and upper are the factors Uᵀ and U of E = UᵀU, row-major: the solve in every CG
-	// iteration substitutes through them by rows, several times faster than gonum's Dpotrs.
-	lower, upper []float64
-	rhs          *mat.VecDense // r·d
-	y            *mat.VecDense // r·d
+	// inv is E⁻¹ (rd×rd, row-major), inverted once on package gemm: the solve in every CG
+	// iteration is then rd dot products of length rd. Substituting through the Cholesky factors
+	// took 0.33 ms of a 2.3 ms iteration on yeast (rbf, r = 32, d = 14: rd = 448), and gonum's
+	// factorisation with its condition estimate a tenth of the fit.
+	inv []float64
+	rhs *mat.VecDense // r·d
+	y   *mat.VecDense // r·d
 	// rhsT and yT (d×r) are scratch, so that the products of every iteration are row-major ones
 	// for package gemm (gonum's took a fifth of the yeast rbf fit).
 	rhsT, yT *mat.Dense
 }
+
+// deflationMaxRows bounds the order rd of E. The iterations a larger coarse space saves are paid
+// for in its set-up (E's inverse, (rd)³) and in every iteration (the coarse solve and two
+// corrections of r·d·m each, serial products too small to share between the cores). On the yeast
+// training set (d = 14, rbf, γ = 0.02), median fit times for r = 16, 24 and 32 (rd = 224, 336,
+// 448): 119, 110 and 132 ms at α = 0.01 (60, 51 and 49 iterations), 86, 97 and 102 ms at
+// α = 0.03, 60, 58 and 69 ms at α = 0.3.
+const deflationMaxRows = 320
 
 // deflationChunkEntries bounds the entries of QT, the pd×chunk scratch of E's assembly: with a
 // fixed chunk of 512 samples it took 28 GB at d = 3,698 (gasch2_GO with every GO term, an rbf
@@ -258,7 +267,7 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 	}
 	C2 := mat.NewDense(r, r, nil) // (KU)ᵀ diag(s) KU
 	gemm.MulT(C2.RawMatrix(), SK.RawMatrix(), df.KUT.RawMatrix())
-	E := mat.NewSymDense(rd, nil)
+	E := make([]float64, rd*rd) // the upper triangle, row-major
 	for l := 0; l < r; l++ {
 		for l2 := l; l2 < r; l2++ {
 			c1, c2 := C1.At(l, l2), C2.At(l, l2)
@@ -273,24 +282,16 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 					if a == b {
 						v += ks.twoAlpha * c1
 					}
-					E.SetSym(l*d+a, l2*d+b, v)
+					E[(l*d+a)*rd+l2*d+b] = v
 				}
 			}
 		}
 	}
-	if !df.E.Factorize(E) {
+	inv, err := spdInverse(blas64.General{Rows: rd, Cols: rd, Stride: rd, Data: E})
+	if err != nil {
 		return nil
 	}
-	var U mat.TriDense
-	df.E.UTo(&U)
-	df.lower, df.upper = make([]float64, rd*rd), make([]float64, rd*rd)
-	for i := 0; i < rd; i++ {
-		for j := i; j < rd; j++ {
-			v := U.At(i, j)
-			df.upper[i*rd+j] = v
-			df.lower[j*rd+i] = v
-		}
-	}
+	df.inv = inv.RawMatrix().Data
 	df.rhs = mat.NewVecDense(rd, nil)
 	df.y = mat.NewVecDense(rd, nil)
 	df.rhsT, df.yT = mat.NewDense(d, r, nil), mat.NewDense(d, r, nil)
@@ -352,14 +353,14 @@ func (df *deflation) weightedGrams(ks *kernelSystem, PQ *mat.Dense) {
 
 // deflationRank is the number of random vectors the coarse space starts from: up to 32, fewer when
 // forming E (about m·r²d²/4 operations) would cost more than three products with K (m²d) or E
-// would exceed 600 rows; at least 1, at most m. Real data sets have a broad bulk of kernel
-// eigenvalues below a few separated ones, and every deflated direction shortens the iteration: on
-// the yeast training set (rbf, γ = 0.02, intercept) r = 12, 20, 28, 32 take 65, 56, 50, 49
-// iterations at α = 0.01 and r = 12 → 32 takes 43 → 32 at α = 0.1, for a setup of about five
-// products with K. One vector suffices for the constant direction of an intercept.
+// would exceed deflationMaxRows rows; at least 1, at most m. Real data sets have a broad bulk of
+// kernel eigenvalues below a few separated ones, and every deflated direction shortens the
+// iteration: on the yeast training set (rbf, γ = 0.02, intercept) r = 12, 20, 28, 32 take 65, 56,
+// 50, 49 iterations at α = 0.01 and r = 12 → 32 takes 43 → 32 at α = 0.1. One vector suffices for
+// the constant direction of an intercept.
 func deflationRank(m, d int) int {
 	r := 32
-	for r > 1 && (r*(r+1)/2*(d*(d+1)/2) > 3*m*d || r*d > 600) {
+	for r > 1 && (r*(r+1)/2*(d*(d+1)/2) > 3*m*d || r*d > deflationMaxRows) {
 		r--
 	}
 	return min(m, r)
@@ -371,17 +372,12 @@ func (df *deflation) solve(X *mat.Dense) {
 	d := X.RawMatrix().Rows
 	gemm.MulT(df.rhsT.RawMatrix(), X.RawMatrix(), df.KUT.RawMatrix())
 	transposeInto(mat.NewDense(df.r, d, df.rhs.RawVector().Data), df.rhsT)
-	// Uᵀz = rhs, then U y = z. An ill-conditioned E gives an inaccurate coarse solve, which can
-	// slow the iteration down; convergence is always judged on the gradient recomputed from Γ.
+	// y = E⁻¹ rhs. An ill-conditioned E gives an inaccurate coarse solve, which can slow the
+	// iteration down; convergence is always judged on the gradient recomputed from Γ.
 	n := df.r * X.RawMatrix().Rows
 	b, y := df.rhs.RawVector().Data, df.y.RawVector().Data
-	for i := 0; i < n; i++ {
-		row := df.lower[i*n : i*n+i]
-		y[i] = (b[i] - floats.Dot(row, y[:i])) / df.lower[i*n+i]
-	}
-	for i := n - 1; i >= 0; i-- {
-		row := df.upper[i*n+i+1 : (i+1)*n]
-		y[i] = (y[i] - floats.Dot(row, y[i+1:n])) / df.upper[i*n+i]
+	for i := range y[:n] {
+		y[i] = floats.Dot(df.inv[i*n:(i+1)*n], b[:n])
 	}
 }
 
