@@ -80,14 +80,8 @@ func TestPanelKernelsSet(t *testing.T) {
 			continue
 		}
 		for _, n := range []int{0, 1, 5, 40} {
-			A := make([]float64, 4+n*aStep)
-			for i := range A {
-				A[i] = r.NormFloat64()
-			}
-			B := make([]float64, n*bStep+24)
-			for i := range B {
-				B[i] = r.NormFloat64()
-			}
+			A := randDense(r, 1, 4+n*aStep).RawMatrix().Data
+			B := randDense(r, 1, n*bStep+24).RawMatrix().Data
 			C := make([]float64, 4*cStride)
 			for i := range C {
 				C[i] = math.NaN()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
 )
 
 // manyLabels draws benchmarks/many_labels.py's data: m examples of n standard normal features and
@@ -14,14 +15,9 @@ import (
 func manyLabels(m, n, d int, on float64, seed uint64) (space.Space, []float64, []int64) {
 	sp, _ := space.NewMultilabel(d)
 	r := rand.New(rand.NewPCG(seed, 3))
-	X := make([]float64, m*n)
-	for i := range X {
-		X[i] = r.NormFloat64()
-	}
-	W := make([]float64, n*d)
-	for i := range W {
-		W[i] = r.NormFloat64() / math.Sqrt(float64(n))
-	}
+	X := randDense(r, m, n).RawMatrix().Data
+	W := randDense(r, n, d).RawMatrix().Data
+	floats.Scale(1/math.Sqrt(float64(n)), W)
 	scores := make([]float64, m*d)
 	for i := 0; i < m; i++ {
 		for a := 0; a < d; a++ {
