@@ -186,3 +186,80 @@ def test_estimator_decision_parameter_uses_the_rule_and_is_searchable():
     np.testing.assert_array_equal(multilabel.predict(X), (multilabel.predict_proba(X) > 0.5).astype(int))
     f1 = multilabel.set_params(decision="f1")
     np.testing.assert_array_equal(f1.predict(X), bayes_decode(f1.space_, f1.predict_marginals(X), "f1"))
+
+
+@pytest.mark.parametrize(
+    ("space", "rules"),
+    [
+        (spaces.Multilabel(4), ("hamming", "f1")),
+        (spaces.Permutations(4), ("kendall", "spearman")),
+        (spaces.Subtrees([-1, 0, 0, 1, 1, 2]), ("hierarchical", "hamming")),
+    ],
+)
+@pytest.mark.parametrize("empirical_weight", [0.0, 1.0])
+def test_ridge_decision_is_the_rule_on_its_marginal_estimates(space, rules, empirical_weight):
+    """StructuredRidge(decision=...) predicts the rule's structure from its own predict_marginals, on
+    every space a rule takes, under the uniform and the empirical reference measure; the fit is the
+    same whatever the rule (only prediction depends on it)."""
+    from combpred import StructuredRidge
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 3))
+    Y = space.sample(120, random_state=2)
+    mode = StructuredRidge(space=space, alpha=0.1, empirical_weight=empirical_weight).fit(X, Y)
+    for rule in rules:
+        model = StructuredRidge(space=space, alpha=0.1, empirical_weight=empirical_weight, decision=rule).fit(X, Y)
+        np.testing.assert_array_equal(model.decision_function(X), mode.decision_function(X))
+        want = bayes_decode(space, model.predict_marginals(X[:20]), rule)
+        np.testing.assert_array_equal(space._to_rows(model.predict(X[:20])), space._to_rows(want))
+
+
+def test_ridge_hamming_rule_under_the_uniform_measure_is_the_decoded_set():
+    """Under the uniform measure a label set's marginal estimates are ½ + c·u/4 (c > 0), so thresholding
+    them at ½ is decoding u: decision="hamming" and "mode" agree row for row. Under the product measure
+    the marginals are centred on the training rates instead, and the two differ."""
+    from combpred import StructuredRidge
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(300, 4))
+    Y = (X @ rng.normal(size=(4, 6)) + rng.normal(size=(300, 6)) > 1.0).astype(int)  # rare labels
+    uniform = StructuredRidge(alpha=1.0).fit(X, Y)
+    np.testing.assert_array_equal(
+        uniform.set_params(decision="hamming").predict(X), uniform.set_params(decision="mode").predict(X)
+    )
+    product = StructuredRidge(alpha=1.0, empirical_weight=1.0, reference="product").fit(X, Y)
+    hamming = product.set_params(decision="hamming").predict(X)
+    np.testing.assert_array_equal(hamming, (product.predict_marginals(X) > 0.5).astype(int))
+    assert not np.array_equal(hamming, product.set_params(decision="mode").predict(X))
+
+
+def test_ridge_decision_is_refused_at_fit_searchable_and_pickled():
+    import pickle
+
+    from combpred import StructuredRidge
+    from combpred.metrics import kendall_tau_scorer
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(9)
+    space = spaces.Permutations(4)
+    X = rng.normal(size=(80, 3))
+    Y = space.sample(80, random_state=3)
+    with pytest.raises(ValueError, match="decision='hamming'"):
+        StructuredRidge(space=space, decision="hamming").fit(X, Y)
+    with pytest.raises(ValueError, match="decision='kendall'"):
+        StructuredRidge(decision="kendall").partial_fit(X, (X > 0).astype(int))
+    with pytest.raises(ValueError, match="decision"):
+        StructuredRidge(space=space, decision="median").fit(X, Y)
+    search = GridSearchCV(
+        StructuredRidge(space=space, alpha=0.1), {"decision": ["mode", "kendall"]}, scoring=kendall_tau_scorer, cv=2
+    ).fit(X, Y)
+    assert search.best_params_["decision"] in ("mode", "kendall")
+    model = StructuredRidge(space=space, alpha=0.1, decision="spearman").fit(X, Y)
+    again = pickle.loads(pickle.dumps(model))
+    assert again.decision == "spearman"
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    state = model.__getstate__()
+    del state["decision"]  # a pickle from before decision existed predicts as it did: the mode
+    old = StructuredRidge.__new__(StructuredRidge)
+    old.__setstate__(state)
+    np.testing.assert_array_equal(old.predict(X), model.set_params(decision="mode").predict(X))

@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _capi, _core
+from . import decision as _decision
 from . import spaces as _spaces
 
 # Entries of dense predictions decoded at a time when predict returns a sparse matrix (64 MiB of int64).
@@ -417,6 +418,23 @@ class StructuredEstimator(BaseEstimator):
         fitted = self._fitted()
         X = self._inputs(X)
         return self._output(fitted, lambda rows: self._structures(fitted, fitted.model.predict(rows)), X)
+
+    def _check_decision(self, space: Any) -> None:
+        """Refuse, before the fit, a ``decision`` rule the space cannot take."""
+        if self.decision != "mode":
+            try:
+                _decision.bayes_decode(space, space.mean()[None, :], self.decision)
+            except ValueError as exc:
+                raise ValueError(f"decision={self.decision!r}: {exc}") from None
+
+    def _decide(self, X: Any) -> Any:
+        """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for
+        ``"mode"``, else the structure of least expected loss from ``predict_marginals``."""
+        if self.decision == "mode":
+            return self._predict(X)
+        fitted = self._fitted()
+        rows = _decision.bayes_decode(fitted.space, self.predict_marginals(X), self.decision)
+        return self._output(fitted, lambda r: self._structures(fitted, r), rows)
 
     @staticmethod
     def _output(fitted: _Fitted, structures_of: Callable[[Any], np.ndarray], X: Any) -> Any:

@@ -274,14 +274,6 @@ class ProbabilisticStructured(StructuredEstimator):
         self._fit_model(call, space, classes)
         return self
 
-    def _check_decision(self, space: Any) -> None:
-        """Refuse, before the fit, a ``decision`` rule the space cannot take."""
-        if self.decision != "mode":
-            try:
-                _decision.bayes_decode(space, space.mean()[None, :], self.decision)
-            except ValueError as exc:
-                raise ValueError(f"decision={self.decision!r}: {exc}") from None
-
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles from before warm_start existed fit as they did: from zero
         super().__setstate__({"warm_start": False, **state})
@@ -327,11 +319,7 @@ class ProbabilisticStructured(StructuredEstimator):
         models a 0/1 matrix, or a scipy.sparse CSR matrix when ``fit`` was given a sparse Y
         (``sparse_output_``).
         """
-        if self.decision == "mode":
-            return self._predict(X)
-        fitted = self._fitted()
-        rows = _decision.bayes_decode(fitted.space, self.predict_marginals(X), self.decision)
-        return self._output(fitted, lambda r: self._structures(fitted, r), rows)
+        return self._decide(X)
 
     def _seed_or_own(self, random_state: Any) -> int:
         """A seed from random_state, or from the estimator's random_state when it is None."""
