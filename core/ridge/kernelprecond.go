@@ -136,9 +136,9 @@ type deflation struct {
 // deflationMaxRows bounds the order rd of E. The iterations a larger coarse space saves are paid
 // for in its set-up (E's inverse, (rd)³) and in every iteration (the coarse solve and two
 // corrections of r·d·m each, serial products too small to share between the cores). On the yeast
-// training set (d = 14, rbf, γ = 0.02), median fit times for r = 16, 24 and 32 (rd = 224, 336,
-// 448): 119, 110 and 132 ms at α = 0.01 (60, 51 and 49 iterations), 86, 97 and 102 ms at
-// α = 0.03, 60, 58 and 69 ms at α = 0.3.
+// training set (d = 14, rbf, γ = 0.02), fits alternated over 15 rounds: at α = 0.01 the bounds 240,
+// 320 and 600 (r = 17, 22, 32) took 140, 145 and 145 ms (medians; 60, 54 and 49 iterations), at
+// α = 0.03 106, 111 and 129 ms.
 const deflationMaxRows = 320
 
 // deflationChunkEntries bounds the entries of QT, the pd×chunk scratch of E's assembly: with a
