@@ -15,7 +15,7 @@ func dot2x6(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64) {
 	panic("gemm: dot2x6 called without a vector kernel")
 }
 
-func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, set int) {
+func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64) {
 	panic("gemm: fma4x12 called without a vector kernel")
 }
 
@@ -40,7 +40,7 @@ const haveAVX512 = false
 
 func setHaveAVX512(bool) bool { return false }
 
-func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, set int) {
+func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64) {
 	panic("gemm: fma4x24 called without a vector kernel")
 }
 

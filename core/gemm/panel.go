@@ -175,22 +175,13 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 		pack = *buf
 	}
 	var a, c [4]*float64
-	// Setting C, the first chunk of terms writes the columns of the 24- and 12-wide kernels without
-	// reading them (their registers start at zero): a cleared block, read back and written again,
-	// was three passes over C where one does (X·W with 1,000 columns spent a tenth of its time
-	// clearing). Only the masked last columns, fewer than 12, are cleared first.
-	tail := j1 - (j1-j0)%12
 	for ib := i0; ib < i1; ib += rowBlock {
 		ie := min(i1, ib+rowBlock)
 		if !add {
-			clearBlock(C, ib, ie, tail, j1)
+			clearBlock(C, ib, ie, j0, j1)
 		}
 		for l0 := 0; l0 < p; l0 += panelTerms {
 			n := min(panelTerms, p-l0)
-			set := 0
-			if !add && l0 == 0 {
-				set = 1
-			}
 			if pack != nil {
 				packGroups(pack, A, ib, ie, l0, n)
 			}
@@ -217,9 +208,9 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 					}
 					switch {
 					case w == 24:
-						fma4x24(&a, aStep, b, B.Stride, n, &c, set)
+						fma4x24(&a, aStep, b, B.Stride, n, &c)
 					case w == 12:
-						fma4x12(&a, aStep, b, B.Stride, n, &c, set)
+						fma4x12(&a, aStep, b, B.Stride, n, &c)
 					case w > 8:
 						fma4x8(&a, aStep, b, B.Stride, n, &c, &tailMasks[4])
 						for r := range 4 {

@@ -1,12 +1,11 @@
 #include "textflag.h"
 
-// func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, set int)
+// func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64)
 //
 // fma4x12 on 512-bit registers: c_r[0:24] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+24] for the four
 // rows r and 0 ≤ l < n, each term a fused multiply–add in order of l (so every entry of C gets the
-// same operations as under fma4x12), the block of c held in twelve registers throughout. With
-// set ≠ 0 the registers start at zero instead of the block of c, which is then only written.
-TEXT ·fma4x24(SB), NOSPLIT, $0-56
+// same operations as under fma4x12), the block of c held in twelve registers throughout.
+TEXT ·fma4x24(SB), NOSPLIT, $0-48
 	MOVQ a+0(FP), AX
 	MOVQ 0(AX), SI
 	MOVQ 8(AX), DI
@@ -23,8 +22,6 @@ TEXT ·fma4x24(SB), NOSPLIT, $0-56
 	MOVQ 8(AX), BX
 	MOVQ 16(AX), DX
 	MOVQ 24(AX), AX
-	CMPQ set+48(FP), $0
-	JNE  zero24
 	VMOVUPD 0(R13), Z0
 	VMOVUPD 64(R13), Z1
 	VMOVUPD 128(R13), Z2
@@ -37,23 +34,6 @@ TEXT ·fma4x24(SB), NOSPLIT, $0-56
 	VMOVUPD 0(AX), Z9
 	VMOVUPD 64(AX), Z10
 	VMOVUPD 128(AX), Z11
-	JMP  terms24
-
-zero24:
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
-	VPXORQ Z8, Z8, Z8
-	VPXORQ Z9, Z9, Z9
-	VPXORQ Z10, Z10, Z10
-	VPXORQ Z11, Z11, Z11
-
-terms24:
 	TESTQ CX, CX
 	JLE  store24
 

@@ -1,11 +1,10 @@
 #include "textflag.h"
 
-// func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, set int)
+// func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64)
 //
 // c_r[0:12] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+12] for the four rows r and 0 ≤ l < n, each
-// term a fused multiply–add in order of l, the block of c held in registers throughout. With
-// set ≠ 0 the registers start at zero instead of the block of c, which is then only written.
-TEXT ·fma4x12(SB), NOSPLIT, $0-56
+// term a fused multiply–add in order of l, the block of c held in registers throughout.
+TEXT ·fma4x12(SB), NOSPLIT, $0-48
 	MOVQ a+0(FP), AX
 	MOVQ 0(AX), SI
 	MOVQ 8(AX), DI
@@ -22,8 +21,6 @@ TEXT ·fma4x12(SB), NOSPLIT, $0-56
 	MOVQ 8(AX), BX
 	MOVQ 16(AX), DX
 	MOVQ 24(AX), AX
-	CMPQ set+48(FP), $0
-	JNE  zero12
 	VMOVUPD 0(R13), Y0
 	VMOVUPD 32(R13), Y1
 	VMOVUPD 64(R13), Y2
@@ -36,23 +33,6 @@ TEXT ·fma4x12(SB), NOSPLIT, $0-56
 	VMOVUPD 0(AX), Y9
 	VMOVUPD 32(AX), Y10
 	VMOVUPD 64(AX), Y11
-	JMP  terms12
-
-zero12:
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
-
-terms12:
 	TESTQ CX, CX
 	JLE  store12
 
