@@ -255,6 +255,9 @@ def test_ridge_decision_is_refused_at_fit_searchable_and_pickled():
     ).fit(X, Y)
     assert search.best_params_["decision"] in ("mode", "kendall")
     model = StructuredRidge(space=space, alpha=0.1, decision="spearman").fit(X, Y)
+    with pytest.raises(ValueError, match="decision='f1'"):  # set after fit: refused at predict, naming it
+        model.set_params(decision="f1").predict(X)
+    model.set_params(decision="spearman")
     again = pickle.loads(pickle.dumps(model))
     assert again.decision == "spearman"
     np.testing.assert_array_equal(again.predict(X), model.predict(X))

@@ -433,7 +433,11 @@ class StructuredEstimator(BaseEstimator):
         if self.decision == "mode":
             return self._predict(X)
         fitted = self._fitted()
-        rows = _decision.bayes_decode(fitted.space, self.predict_marginals(X), self.decision)
+        marginals = self.predict_marginals(X)
+        try:
+            rows = _decision.bayes_decode(fitted.space, marginals, self.decision)
+        except ValueError as exc:  # a rule set after fit (set_params) that the space cannot take
+            raise ValueError(f"decision={self.decision!r}: {exc}") from None
         return self._output(fitted, lambda r: self._structures(fitted, r), rows)
 
     @staticmethod
