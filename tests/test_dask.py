@@ -219,6 +219,7 @@ def test_settings_without_a_reduction_are_refused():
         ({"solver": "sgd"}, "partial_fit"),
         ({"kernel": "rbf"}, "n_components"),
         ({"kernel": "precomputed"}, "linear models"),
+        ({"decision": "kendall"}, "decision='kendall'"),  # a rule the space cannot take, as the in-memory fit says
     ]:
         with pytest.raises(ValueError, match=match):
             DaskStructuredRidge(**params).fit(X, Y)

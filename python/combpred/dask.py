@@ -391,6 +391,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         self._reset()
         self._check_distributable()
         X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
+        self._check_decision(space)
         n = X.shape[1]
         params = self._params_string(n).encode()
         set_threads(self.n_jobs)
