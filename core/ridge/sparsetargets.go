@@ -217,10 +217,10 @@ const (
 const sparseTargetMargin = 1.25
 
 // clearlyDenseTargets reports whether a sample of the rows of Δ (every m/sparseTargetSample-th,
-// or every fourth) shows that the sparse-target form would cost more than sparseTargetMargin times the products it
-// replaces, so that the two exact passes over Δ (columnModes and the count, a tenth of a second
-// each at a million rows on one thread, in a fit of 3.7 s) are skipped. It only chooses the
-// cheaper of two forms of the same H, never the answer.
+// or every fourth) shows that the sparse-target form would cost more than sparseTargetMargin
+// times the products it replaces, so that the two exact passes over Δ (columnModes and the count,
+// a tenth of a second each at a million rows on one thread, in a fit of 3.7 s) are skipped. It
+// only chooses the cheaper of two forms of the same H, never the answer.
 func clearlyDenseTargets(delta *mat.Dense, des design, d int) bool {
 	m, _ := delta.Dims()
 	rows := min(sparseTargetSample, m/4)

@@ -148,6 +148,7 @@ class StructuredEstimator(BaseEstimator):
         "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
+        "decision": [StrOptions({"mode", *_decision.LOSSES})],  # Python-only: combpred.decision
     }
 
     # -- scikit-learn conventions -------------------------------------------------------------

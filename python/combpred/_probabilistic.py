@@ -10,10 +10,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import StrOptions
 
 from . import _capi, _core, _schema
-from . import decision as _decision
 from . import spaces as _spaces
 from ._estimator_base import StructuredEstimator, class_rows
 
@@ -196,7 +194,6 @@ class ProbabilisticStructured(StructuredEstimator):
     _parameter_constraints: dict = {
         **StructuredEstimator._parameter_constraints,
         **_schema.constraints("prob"),
-        "decision": [StrOptions({"mode", *_decision.LOSSES})],  # Python-only: combpred.decision
         "warm_start": ["boolean"],  # Python-only: which model the core starts from
     }
 

@@ -17,7 +17,6 @@ from sklearn.utils._param_validation import StrOptions, validate_parameter_const
 from sklearn.utils.validation import validate_data
 
 from . import _capi, _core, _schema
-from . import decision as _decision
 from . import spaces as _spaces
 from ._estimator_base import StructuredEstimator, check_sample_weight, class_rows, run_fit
 
@@ -206,7 +205,6 @@ class StructuredRidge(StructuredEstimator):
         "kernel_params": [dict, None],
         "warm_start": ["boolean"],
         "decode_from": [StrOptions(set(_DECODE_FROM))],
-        "decision": [StrOptions({"mode", *_decision.LOSSES})],  # Python-only: combpred.decision
     }
 
     def __init__(
