@@ -586,7 +586,7 @@ def test_nystrom_calls_refuse_bad_arguments():
         (lambda: lib.cp_nystrom_projection(_abi.f64(K), 0, _abi.f64(P), c), "at least 1"),
         (lambda: lib.cp_nystrom_projection(None, 3, _abi.f64(P), c), "NULL"),
         (lambda: lib.cp_nystrom_projection(_abi.f64(bad), 3, _abi.f64(P), c), "kernel matrix"),
-        (lambda: lib.cp_nystrom_projection(_abi.f64(-K), 3, _abi.f64(P), c), "positive eigenvalue"),
+        (lambda: lib.cp_nystrom_projection(_abi.f64(-K), 3, _abi.f64(P), c), "positive finite diagonal entry"),
         (lambda: lib.cp_nystrom_projection(_abi.f64(K), 2**40, _abi.f64(P), c), "too large"),
     ]
     for call, words in cases:

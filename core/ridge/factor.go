@@ -265,3 +265,73 @@ func invertUpper(u blas64.General, scratch []float64) {
 		}
 	}
 }
+
+// factorPivotedCholesky overwrites the n×n symmetric matrix a (row-major, both triangles held)
+// with the Cholesky factor of P·A·Pᵀ computed with complete (diagonal) pivoting, as LAPACK's
+// blocked dpstrf does: at each step the largest remaining diagonal entry of the Schur complement
+// is the next pivot, and the factorisation stops before the first one at or below tol. It returns
+// the pivot order (piv[i] is the row of A that became row i) and the rank r: the leading r×r upper
+// triangle of a then holds R with P·A·Pᵀ's leading r×r block = RᵀR; the rest of a is scratch.
+// Pivoting keeps every pivot above tol, so R is as well conditioned as the numerical rank allows,
+// and a positive semi-definite A that is singular, or nearly so, gives the factor of its
+// resolved part instead of a failure.
+func factorPivotedCholesky(a blas64.General, tol float64) (piv []int, rank int) {
+	n, lda, data := a.Rows, a.Stride, a.Data
+	piv = make([]int, n)
+	d := make([]float64, n) // diagonal of the Schur complement, kept current within a block
+	for i := range piv {
+		piv[i], d[i] = i, data[i*lda+i]
+	}
+	swap := func(j, p int) {
+		d[j], d[p] = d[p], d[j]
+		piv[j], piv[p] = piv[p], piv[j]
+		for k := 0; k < n; k++ { // columns j and p: R's rows above, the Schur complement below
+			data[k*lda+j], data[k*lda+p] = data[k*lda+p], data[k*lda+j]
+		}
+		rj, rp := data[j*lda:j*lda+n], data[p*lda:p*lda+n]
+		for c := j; c < n; c++ {
+			rj[c], rp[c] = rp[c], rj[c]
+		}
+	}
+	neg := make([]float64, luPanel*n)
+	for j0 := 0; j0 < n; j0 += luPanel {
+		j1 := min(j0+luPanel, n)
+		for j := j0; j < j1; j++ {
+			p := j
+			for i := j + 1; i < n; i++ {
+				if d[i] > d[p] {
+					p = i
+				}
+			}
+			if !(d[p] > tol) {
+				return piv, j
+			}
+			if p != j {
+				swap(j, p)
+			}
+			rjj := math.Sqrt(d[j])
+			row := data[j*lda : j*lda+n]
+			// The Schur complement's row j, less the contributions of this block's earlier rows,
+			// which the trailing update has not yet applied.
+			for k := j0; k < j; k++ {
+				gemm.Axpy(row[j+1:], -data[k*lda+j], data[k*lda+j+1:k*lda+n])
+			}
+			row[j] = rjj
+			for i := j + 1; i < n; i++ {
+				row[i] /= rjj
+				d[i] -= row[i] * row[i]
+			}
+		}
+		if j1 == n {
+			break
+		}
+		// S22 −= R12ᵀ·R12 over the block's rows, on package gemm with R12 negated.
+		t := n - j1
+		r12 := blas64.General{Rows: j1 - j0, Cols: t, Stride: lda, Data: data[j0*lda+j1:]}
+		gemm.MulTNAdd(blas64.General{Rows: t, Cols: t, Stride: lda, Data: data[j1*lda+j1:]}, negated(r12, neg), r12)
+		for i := j1; i < n; i++ {
+			d[i] = data[i*lda+i]
+		}
+	}
+	return piv, n
+}

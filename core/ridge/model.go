@@ -146,7 +146,7 @@ func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64
 // the scores with their curvature (4 rows of d) when Δ is dense; per row of W (n features, +1 intercept; Nyström components; for kernel models
 // the m expansion rows) W, B and the CG or SGD vectors and preconditioner (10 rows of d); with
 // d ≤ MaxDim, S and the preconditioner's d×d matrices (4); a Nyström map its m×k features and
-// the landmarks' Gram matrix and eigenvectors; other kernel models the m×m Gram matrix; the exact
+// the landmarks' Gram matrix and its factor; other kernel models the m×m Gram matrix; the exact
 // solvers their square systems.
 func checkFitMemory(sp space.Space, m, n int, opt *Options, targetWords int64) error {
 	d := int64(sp.Dim())
