@@ -3,6 +3,7 @@ package gemm
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/combpred/combpred/core/parallel"
@@ -268,5 +269,37 @@ func BenchmarkPanel(b *testing.B) {
 			}
 			report(b)
 		})
+	}
+}
+
+// MulTNUpperAdd adds exactly MulTNAdd's entries on and above the diagonal, and leaves the entries
+// below the diagonal blocks as they were.
+func TestMulTNUpperAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	fill := func(rows, cols int) blas64.General {
+		g := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: make([]float64, rows*cols)}
+		for i := range g.Data {
+			g.Data[i] = r.NormFloat64()
+		}
+		return g
+	}
+	for _, sh := range [][2]int{{50, 40}, {300, 256}, {700, 389}} {
+		p, n := sh[0], sh[1]
+		A, B, C0 := fill(p, n), fill(p, n), fill(n, n)
+		full := blas64.General{Rows: n, Cols: n, Stride: n, Data: slices.Clone(C0.Data)}
+		MulTNAdd(full, A, B)
+		upper := blas64.General{Rows: n, Cols: n, Stride: n, Data: slices.Clone(C0.Data)}
+		MulTNUpperAdd(upper, A, B)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				got := upper.Data[i*n+j]
+				switch {
+				case j >= i && got != full.Data[i*n+j]:
+					t.Fatalf("%d×%d: entry (%d, %d) = %v, MulTNAdd gives %v", p, n, i, j, got, full.Data[i*n+j])
+				case n >= 2*upperBlock && i/upperBlock > j/upperBlock && got != C0.Data[i*n+j]:
+					t.Fatalf("%d×%d: entry (%d, %d) below the diagonal blocks changed", p, n, i, j)
+				}
+			}
+		}
 	}
 }

@@ -174,7 +174,7 @@ func (d design) gram(s []float64) *mat.SymDense {
 		return d.sparseGram(s)
 	}
 	m, n := d.X.Dims()
-	// Blocks of rows of diag(s)·X, each multiplied into XᵀX by MulTNAdd: long enough for its
+	// Blocks of rows of diag(s)·X, each multiplied into XᵀX's upper triangle: long enough for its
 	// slabs to share the cores, short enough for the copy to stay small (a quarter of a
 	// megabyte per feature). The copy and a block transpose ran on one thread, a quarter of the
 	// set-up of a tall fit.
@@ -194,7 +194,7 @@ func (d design) gram(s []float64) *mat.SymDense {
 				floats.ScaleTo(b.RawRowView(i), s[lo+i], d.X.RawRowView(lo + i)[:n])
 			}
 		})
-		gemm.MulTNAdd(top.RawMatrix(), b.RawMatrix(), d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix())
+		gemm.MulTNUpperAdd(top.RawMatrix(), b.RawMatrix(), d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix())
 		if d.intercept {
 			gemm.ColumnSums(part, b.RawMatrix())
 			floats.Add(col, part)

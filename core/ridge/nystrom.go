@@ -35,10 +35,69 @@ type nystrom struct {
 	landmarks xmat.Matrix // L×n, dense or sparse (the layout of the X they were drawn from)
 	norms     []float64   // ‖landmark‖², for the rbf kernel
 	proj      *mat.Dense  // L×c, NystromProjection
+
+	// A projection from NystromProjection is triangular in the order of its pivots (one made by
+	// an eigendecomposition, in models written before it, is dense). transform then evaluates
+	// the kernel at the c resolved landmarks only, in pivot order, and multiplies by the triangle
+	// block by block: about 0.55 of the dense product's arithmetic.
+	resolved      xmat.Matrix // c×n, the landmarks in pivot order; empty when proj is dense
+	resolvedNorms []float64
+	tri           *mat.Dense // c×c, upper triangular: proj's rows in pivot order
 }
 
 func newNystromMap(kern kernel.Kernel, intercept bool, landmarks xmat.Matrix, proj *mat.Dense) *nystrom {
-	return &nystrom{kern: kern, intercept: intercept, landmarks: landmarks.WithTranspose(), norms: landmarks.SquaredNorms(), proj: proj}
+	ny := &nystrom{kern: kern, intercept: intercept, landmarks: landmarks.WithTranspose(), norms: landmarks.SquaredNorms()}
+	if proj != nil {
+		ny.setProjection(proj)
+	}
+	return ny
+}
+
+// setProjection sets proj and, when it is triangular in some order of its rows, the resolved
+// landmarks and the triangle.
+func (ny *nystrom) setProjection(proj *mat.Dense) {
+	ny.proj, ny.resolved, ny.resolvedNorms, ny.tri = proj, xmat.Matrix{}, nil, nil
+	order := pivotOrder(proj)
+	if order == nil {
+		return
+	}
+	_, c := proj.Dims()
+	ny.tri = mat.NewDense(c, c, nil)
+	for i, r := range order {
+		copy(ny.tri.RawRowView(i), proj.RawRowView(r))
+	}
+	resolved := ny.landmarks.CopyRows(order)
+	ny.resolved, ny.resolvedNorms = resolved.WithTranspose(), resolved.SquaredNorms()
+}
+
+// pivotOrder returns, for a projection whose row order[i] has its first non-zero entry in column
+// i and whose other rows are zero, that order; nil for any other projection.
+func pivotOrder(proj *mat.Dense) []int {
+	l, c := proj.Dims()
+	order := make([]int, c)
+	for i := range order {
+		order[i] = -1
+	}
+	for r := 0; r < l; r++ {
+		row := proj.RawRowView(r)
+		f := 0
+		for f < c && row[f] == 0 {
+			f++
+		}
+		if f == c {
+			continue
+		}
+		if order[f] >= 0 {
+			return nil
+		}
+		order[f] = r
+	}
+	for _, r := range order {
+		if r < 0 {
+			return nil
+		}
+	}
+	return order
 }
 
 // NystromLandmarks returns the landmarks of a Nyström map of count components on m training rows:
@@ -77,7 +136,7 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X xmat.Matrix, count int, 
 	if err != nil {
 		return nil, err
 	}
-	ny.proj = proj
+	ny.setProjection(proj)
 	return ny, nil
 }
 
@@ -138,14 +197,34 @@ func (ny *nystrom) gram(dst *mat.Dense, X xmat.Matrix) {
 func (ny *nystrom) transform(Phi *mat.Dense, X xmat.Matrix) {
 	q, _ := X.Dims()
 	l, c := ny.proj.Dims()
+	if ny.tri != nil {
+		l = c
+	}
 	kb := mat.NewDense(min(q, predictBlock), l, nil)
 	for lo := 0; lo < q; lo += predictBlock {
 		hi := min(lo+predictBlock, q)
 		kx := kb.Slice(0, hi-lo, 0, l).(*mat.Dense)
-		ny.gram(kx, X.Slice(lo, hi))
-		gemm.Mul(Phi.Slice(lo, hi, 0, c).(*mat.Dense).RawMatrix(), kx.RawMatrix(), ny.proj.RawMatrix())
+		out := Phi.Slice(lo, hi, 0, c).(*mat.Dense)
+		if ny.tri == nil {
+			ny.gram(kx, X.Slice(lo, hi))
+			gemm.Mul(out.RawMatrix(), kx.RawMatrix(), ny.proj.RawMatrix())
+			continue
+		}
+		ny.kern.GramX(kx, X.Slice(lo, hi), ny.resolved, ny.resolvedNorms)
+		if ny.intercept {
+			addConstant(kx, 1)
+		}
+		// Columns c0..c1 of φ take only the first c1 resolved landmarks.
+		for c0 := 0; c0 < c; c0 += triBlock {
+			c1 := min(c0+triBlock, c)
+			gemm.Mul(out.Slice(0, hi-lo, c0, c1).(*mat.Dense).RawMatrix(), kx.Slice(0, hi-lo, 0, c1).(*mat.Dense).RawMatrix(),
+				ny.tri.Slice(0, c1, c0, c1).(*mat.Dense).RawMatrix())
+		}
 	}
 }
+
+// triBlock is the width of the column blocks of the triangular product in transform.
+const triBlock = 128
 
 // apply returns φ(X) as a new q×c matrix.
 func (ny *nystrom) apply(X xmat.Matrix) *mat.Dense {

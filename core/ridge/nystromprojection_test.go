@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -142,6 +144,81 @@ func TestNystromProjectionDegenerate(t *testing.T) {
 	}
 	if _, c := P.Dims(); c != 1 || P.At(0, 0) != 1 || P.At(1, 0) != 0 {
 		t.Errorf("indefinite [[1 2] [2 1]]: projection %v, want the first landmark alone", mat.Formatted(P))
+	}
+}
+
+// The map's triangular product (the kernel at the resolved landmarks in pivot order, times the
+// triangle block by block) gives the dense product's φ, on dense and sparse inputs, and a dense
+// projection (an older model's, from an eigendecomposition) takes the dense product.
+func TestNystromTriangularTransform(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const m, n = 900, 5
+	X := make([]float64, m*n)
+	for i := range X {
+		if r.IntN(3) > 0 {
+			X[i] = r.NormFloat64()
+		}
+	}
+	copy(X[300*n:], X[:200*n]) // duplicate rows: dependent landmarks for the pivoting to leave out
+	for _, in := range []xmat.Matrix{{Dense: mat.NewDense(m, n, X)}, {Sparse: xmat.FromDense(m, n, X)}} {
+		for _, intercept := range []bool{true, false} {
+			ny, err := buildNystrom(kernel.Kernel{Kind: kernel.RBF, Gamma: 0.3}, intercept, in, 600, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, c := ny.proj.Dims()
+			if ny.tri == nil || c >= l {
+				t.Fatalf("sparse=%v: %d landmarks, %d components, triangular %v: want fewer components and the triangle",
+					in.Sparse != nil, l, c, ny.tri != nil)
+			}
+			got := ny.apply(in)
+			dense := *ny
+			dense.tri, dense.resolved, dense.resolvedNorms = nil, xmat.Matrix{}, nil
+			want := dense.apply(in)
+			// The two sum the same terms in different orders; R⁻¹'s entries reach 1/√(the floor),
+			// so the bound on their difference is 2·L·ε·(|K_xL|·|P|), not a multiple of |φ|.
+			K := mat.NewDense(m, l, nil)
+			ny.gram(K, in)
+			absK, absP := mat.DenseCopyOf(K), mat.DenseCopyOf(ny.proj)
+			absK.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, absK)
+			absP.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, absP)
+			var bound mat.Dense
+			bound.Mul(absK, absP)
+			worst := 0.0
+			for i := 0; i < m; i++ {
+				for j := 0; j < c; j++ {
+					worst = math.Max(worst, math.Abs(got.At(i, j)-want.At(i, j))/(2*float64(l)*0x1p-52*bound.At(i, j)))
+				}
+			}
+			t.Logf("sparse=%v intercept=%v: %d of %d landmarks resolved; |difference| / bound at most %.3g",
+				in.Sparse != nil, intercept, c, l, worst)
+			if worst > 1 {
+				t.Errorf("sparse=%v intercept=%v: triangular φ differs from the dense product by %.3g × the rounding bound",
+					in.Sparse != nil, intercept, worst)
+			}
+			// A projection rotated by an orthogonal Q (as an eigenvector map is) is dense: no pivot
+			// order, the dense product, the same inner products.
+			var q mat.QR
+			g := mat.NewDense(c, c, nil)
+			for i := range g.RawMatrix().Data {
+				g.RawMatrix().Data[i] = r.NormFloat64()
+			}
+			q.Factorize(g)
+			var Q, rotated mat.Dense
+			q.QTo(&Q)
+			rotated.Mul(ny.proj, &Q)
+			old := newNystromMap(ny.kern, intercept, ny.landmarks, &rotated)
+			if old.tri != nil {
+				t.Fatalf("a rotated projection was taken as triangular")
+			}
+			var a, b mat.Dense
+			phi := old.apply(in)
+			a.Mul(phi, phi.T())
+			b.Mul(want, want.T())
+			if diff := maxAbsDiff(&a, &b) / maxAbs(&b); diff > 1e-10 {
+				t.Errorf("sparse=%v intercept=%v: the dense map's inner products differ by %.3g", in.Sparse != nil, intercept, diff)
+			}
+		}
 	}
 }
 
