@@ -283,7 +283,7 @@ func TestMulTNUpperAdd(t *testing.T) {
 		}
 		return g
 	}
-	for _, sh := range [][2]int{{50, 40}, {300, 256}, {700, 389}} {
+	for _, sh := range [][2]int{{50, 40}, {300, 2 * upperBlock}, {100, 1000}} {
 		p, n := sh[0], sh[1]
 		A, B, C0 := fill(p, n), fill(p, n), fill(n, n)
 		full := blas64.General{Rows: n, Cols: n, Stride: n, Data: slices.Clone(C0.Data)}
