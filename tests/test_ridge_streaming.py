@@ -92,6 +92,22 @@ def test_nystrom_with_every_sample_as_landmark_equals_the_kernel_model():
     np.testing.assert_allclose(mapped.decision_function(Xt), full.decision_function(Xt), atol=1e-6)
 
 
+def test_nystrom_leaves_out_the_landmarks_it_cannot_resolve():
+    # Every row twice, every landmark drawn: the map keeps one of each pair and is the kernel
+    # model's all the same. A degree-2 polynomial kernel on 3 features has rank 10.
+    rng = np.random.default_rng(5)
+    X = np.repeat(rng.normal(size=(40, 3)), 2, axis=0)
+    Y = (X > 0).astype(int)
+    full = StructuredRidge(kernel="rbf", gamma=0.3, tol=1e-12).fit(X, Y)
+    mapped = StructuredRidge(kernel="rbf", gamma=0.3, n_components=80, tol=1e-12, random_state=0).fit(X, Y)
+    assert mapped.n_components_ == 40
+    Xt = rng.normal(size=(20, 3))
+    np.testing.assert_allclose(mapped.decision_function(Xt), full.decision_function(Xt), atol=1e-6)
+    Xp = rng.normal(size=(100, 3))
+    poly = StructuredRidge(kernel="poly", degree=2, gamma=0.5, coef0=1.0, n_components=60, random_state=0)
+    assert poly.fit(Xp, (Xp > 0).astype(int)).n_components_ == 10
+
+
 def test_nystrom_trains_a_kernel_model_on_many_samples():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(20000, 5))

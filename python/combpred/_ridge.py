@@ -173,6 +173,11 @@ class StructuredRidge(StructuredEstimator):
         (callable kernels without ``n_components`` only).
     n_features_in_ : int
         Number of features seen during fit.
+    n_components_ : int
+        Dimension of the Nyström map (with ``n_components`` only): the number of landmarks whose
+        kernel features the map resolves. It is smaller than ``n_components`` when X has fewer
+        rows, or when some landmarks are reproduced by the others to within 1e-12 of the largest
+        kernel value (duplicate rows, or a polynomial kernel's finite rank); those are left out.
     sparse_output_ : bool
         Whether ``predict`` returns a scipy.sparse CSR matrix: ``fit`` was given a sparse Y.
     n_iter_ : int
