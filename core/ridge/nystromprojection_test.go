@@ -10,37 +10,38 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// rbfGram returns exp(−γ‖a_i − b_j‖²) for the rows of a (p×n) and b (q×n).
-func rbfGram(a, b []float64, n int, gamma float64) *mat.Dense {
+// testGram returns k(a_i, b_j) for the rows of a and b (n features each).
+func testGram(a, b []float64, n int, k func(x, y []float64) float64) *mat.Dense {
 	p, q := len(a)/n, len(b)/n
 	K := mat.NewDense(p, q, nil)
 	for i := 0; i < p; i++ {
 		for j := 0; j < q; j++ {
-			s := 0.0
-			for c := 0; c < n; c++ {
-				t := a[i*n+c] - b[j*n+c]
-				s += t * t
-			}
-			K.Set(i, j, math.Exp(-gamma*s))
+			K.Set(i, j, k(a[i*n:(i+1)*n], b[j*n:(j+1)*n]))
 		}
 	}
 	return K
 }
 
+// rbfGram returns exp(−γ‖a_i − b_j‖²) for the rows of a and b.
+func rbfGram(a, b []float64, n int, gamma float64) *mat.Dense {
+	return testGram(a, b, n, func(x, y []float64) float64 {
+		s := 0.0
+		for c := range x {
+			s += (x[c] - y[c]) * (x[c] - y[c])
+		}
+		return math.Exp(-gamma * s)
+	})
+}
+
 // polyGram returns (a_i·b_j + 1)² for the rows of a and b.
 func polyGram(a, b []float64, n int) *mat.Dense {
-	p, q := len(a)/n, len(b)/n
-	K := mat.NewDense(p, q, nil)
-	for i := 0; i < p; i++ {
-		for j := 0; j < q; j++ {
-			s := 1.0
-			for c := 0; c < n; c++ {
-				s += a[i*n+c] * b[j*n+c]
-			}
-			K.Set(i, j, s*s)
+	return testGram(a, b, n, func(x, y []float64) float64 {
+		s := 1.0
+		for c := range x {
+			s += x[c] * y[c]
 		}
-	}
-	return K
+		return s * s
+	})
 }
 
 // eigenApprox returns K_xL K_LL⁺ K_Lx' through the eigenpairs of K_LL above floor·λ_max: the map
