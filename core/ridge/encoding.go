@@ -77,7 +77,7 @@ func (md *Model) marshal(version int) ([]byte, error) {
 		w.U64(uint64(md.Steps))
 		var landmarks, proj, stats *mat.Dense
 		if md.ny != nil {
-			landmarks, proj = md.ny.landmarks.Dense, md.ny.proj
+			landmarks, proj = md.ny.landmarks.Dense, md.ny.projection()
 		}
 		if md.stats != nil {
 			stats = md.stats.M
@@ -367,7 +367,7 @@ func (md *Model) checkShapes() error {
 // checkNystrom verifies the shapes of a model linear on its Nyström map.
 func (md *Model) checkNystrom() error {
 	lr, lc := md.ny.landmarks.Dims()
-	pr, pc := md.ny.proj.Dims()
+	pr, pc := md.ny.dims()
 	if lr > MaxComponents || lc != md.NFeatures || pr != lr || pc > pr || md.Dual != nil || md.hasSupport() || md.Coef == nil {
 		return fmt.Errorf("Nyström model with landmarks %d×%d and projection %d×%d", lr, lc, pr, pc)
 	}

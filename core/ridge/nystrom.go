@@ -34,15 +34,17 @@ type nystrom struct {
 	intercept bool        // the mapped kernel is k + 1
 	landmarks xmat.Matrix // L×n, dense or sparse (the layout of the X they were drawn from)
 	norms     []float64   // ‖landmark‖², for the rbf kernel
-	proj      *mat.Dense  // L×c, NystromProjection
 
-	// A projection from NystromProjection is triangular in the order of its pivots (one made by
-	// an eigendecomposition, in models written before it, is dense). transform then evaluates
-	// the kernel at the c resolved landmarks only, in pivot order, and multiplies by the triangle
-	// block by block: about 0.55 of the dense product's arithmetic.
-	resolved      xmat.Matrix // c×n, the landmarks in pivot order; empty when proj is dense
+	// The projection P (L×c). NystromProjection's is triangular in the order of its pivots: then
+	// tri holds its rows in that order, order the landmarks they belong to, and P itself is not
+	// kept (projection rebuilds it); transform evaluates the kernel at the c resolved landmarks
+	// only and multiplies by the triangle block by block, about 0.55 of the dense product's
+	// arithmetic. A dense P (an eigendecomposition's, in models written before) is kept as proj.
+	proj          *mat.Dense
+	order         []int
+	tri           *mat.Dense  // c×c, upper triangular
+	resolved      xmat.Matrix // c×n, the landmarks in pivot order
 	resolvedNorms []float64
-	tri           *mat.Dense // c×c, upper triangular: proj's rows in pivot order
 }
 
 func newNystromMap(kern kernel.Kernel, intercept bool, landmarks xmat.Matrix, proj *mat.Dense) *nystrom {
@@ -53,25 +55,51 @@ func newNystromMap(kern kernel.Kernel, intercept bool, landmarks xmat.Matrix, pr
 	return ny
 }
 
-// setProjection sets proj and, when it is triangular in some order of its rows, the resolved
-// landmarks and the triangle.
-func (ny *nystrom) setProjection(proj *mat.Dense) {
-	ny.proj, ny.resolved, ny.resolvedNorms, ny.tri = proj, xmat.Matrix{}, nil, nil
-	order := pivotOrder(proj)
+// setProjection sets the projection P, as its triangle when it is triangular in some order of its
+// rows (and has a row per landmark: a decoded model's shapes are checked after it is built).
+func (ny *nystrom) setProjection(P *mat.Dense) {
+	ny.proj, ny.order, ny.tri, ny.resolved, ny.resolvedNorms = P, nil, nil, xmat.Matrix{}, nil
+	if l, _ := ny.landmarks.Dims(); l != P.RawMatrix().Rows {
+		return
+	}
+	order := pivotOrder(P)
 	if order == nil {
 		return
 	}
-	_, c := proj.Dims()
+	c := len(order)
 	ny.tri = mat.NewDense(c, c, nil)
 	for i, r := range order {
-		copy(ny.tri.RawRowView(i), proj.RawRowView(r))
+		copy(ny.tri.RawRowView(i), P.RawRowView(r))
 	}
 	resolved := ny.landmarks.CopyRows(order)
-	ny.resolved, ny.resolvedNorms = resolved.WithTranspose(), resolved.SquaredNorms()
+	ny.proj, ny.order, ny.resolved, ny.resolvedNorms = nil, order, resolved.WithTranspose(), resolved.SquaredNorms()
+}
+
+// projection returns P (L×c), rebuilt from the triangle when the map keeps one.
+func (ny *nystrom) projection() *mat.Dense {
+	if ny.proj != nil {
+		return ny.proj
+	}
+	l, c := ny.dims()
+	P := mat.NewDense(l, c, nil)
+	for i, r := range ny.order {
+		copy(P.RawRowView(r), ny.tri.RawRowView(i))
+	}
+	return P
+}
+
+// dims returns the shape of P: L landmarks, c components.
+func (ny *nystrom) dims() (l, c int) {
+	if ny.proj != nil {
+		return ny.proj.Dims()
+	}
+	l, _ = ny.landmarks.Dims()
+	return l, len(ny.order)
 }
 
 // pivotOrder returns, for a projection whose row order[i] has its first non-zero entry in column
-// i and whose other rows are zero, that order; nil for any other projection.
+// i and whose other rows are zero, that order; nil for any other projection. Zero means +0 to the
+// bit (−0 counts as non-zero), so that projection rebuilds a decoded P exactly.
 func pivotOrder(proj *mat.Dense) []int {
 	l, c := proj.Dims()
 	order := make([]int, c)
@@ -81,7 +109,7 @@ func pivotOrder(proj *mat.Dense) []int {
 	for r := 0; r < l; r++ {
 		row := proj.RawRowView(r)
 		f := 0
-		for f < c && row[f] == 0 {
+		for f < c && math.Float64bits(row[f]) == 0 {
 			f++
 		}
 		if f == c {
@@ -181,7 +209,7 @@ func NystromProjection(K *mat.Dense) (*mat.Dense, error) {
 
 // components is c, the dimension of the map.
 func (ny *nystrom) components() int {
-	_, c := ny.proj.Dims()
+	_, c := ny.dims()
 	return c
 }
 
@@ -196,7 +224,7 @@ func (ny *nystrom) gram(dst *mat.Dense, X xmat.Matrix) {
 // transform writes φ of the rows of X (q×n) into Phi (q×c), block by block.
 func (ny *nystrom) transform(Phi *mat.Dense, X xmat.Matrix) {
 	q, _ := X.Dims()
-	l, c := ny.proj.Dims()
+	l, c := ny.dims()
 	if ny.tri != nil {
 		l = c
 	}

@@ -3,6 +3,7 @@ package ridge
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/combpred/combpred/core/kernel"
@@ -167,20 +168,20 @@ func TestNystromTriangularTransform(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, c := ny.proj.Dims()
-			if ny.tri == nil || c >= l {
+			l, c := ny.dims()
+			if ny.tri == nil || ny.proj != nil || c >= l {
 				t.Fatalf("sparse=%v: %d landmarks, %d components, triangular %v: want fewer components and the triangle",
 					in.Sparse != nil, l, c, ny.tri != nil)
 			}
 			got := ny.apply(in)
 			dense := *ny
-			dense.tri, dense.resolved, dense.resolvedNorms = nil, xmat.Matrix{}, nil
+			dense.proj, dense.order, dense.tri, dense.resolved, dense.resolvedNorms = ny.projection(), nil, nil, xmat.Matrix{}, nil
 			want := dense.apply(in)
 			// The two sum the same terms in different orders; R⁻¹'s entries reach 1/√(the floor),
 			// so the bound on their difference is 2·L·ε·(|K_xL|·|P|), not a multiple of |φ|.
 			K := mat.NewDense(m, l, nil)
 			ny.gram(K, in)
-			absK, absP := mat.DenseCopyOf(K), mat.DenseCopyOf(ny.proj)
+			absK, absP := mat.DenseCopyOf(K), mat.DenseCopyOf(ny.projection())
 			absK.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, absK)
 			absP.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, absP)
 			var bound mat.Dense
@@ -207,7 +208,7 @@ func TestNystromTriangularTransform(t *testing.T) {
 			q.Factorize(g)
 			var Q, rotated mat.Dense
 			q.QTo(&Q)
-			rotated.Mul(ny.proj, &Q)
+			rotated.Mul(ny.projection(), &Q)
 			old := newNystromMap(ny.kern, intercept, ny.landmarks, &rotated)
 			if old.tri != nil {
 				t.Fatalf("a rotated projection was taken as triangular")
@@ -219,6 +220,33 @@ func TestNystromTriangularTransform(t *testing.T) {
 			if diff := maxAbsDiff(&a, &b) / maxAbs(&b); diff > 1e-10 {
 				t.Errorf("sparse=%v intercept=%v: the dense map's inner products differ by %.3g", in.Sparse != nil, intercept, diff)
 			}
+		}
+	}
+}
+
+// pivotOrder recognises a projection triangular in some order of its rows, with zero rows for the
+// landmarks left out, and nothing else: a dense row, two rows starting in one column, a column
+// where no row starts, or −0 where the triangle has +0 (projection could not rebuild it).
+func TestPivotOrder(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	cases := []struct {
+		name string
+		rows [][]float64
+		want []int
+	}{
+		{"triangular", [][]float64{{0, 2, 3}, {0, 0, 0}, {1, 4, 5}, {0, 0, 6}}, []int{2, 0, 3}},
+		{"dense", [][]float64{{1, 2}, {3, 4}}, nil},
+		{"two rows start in a column", [][]float64{{1, 2}, {1, 0}}, nil},
+		{"no row starts in a column", [][]float64{{1, 2}, {0, 0}}, nil},
+		{"−0 before the pivot", [][]float64{{1, 2}, {negZero, 3}}, nil},
+	}
+	for _, tc := range cases {
+		P := mat.NewDense(len(tc.rows), len(tc.rows[0]), nil)
+		for i, row := range tc.rows {
+			P.SetRow(i, row)
+		}
+		if got := pivotOrder(P); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: order %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -48,7 +48,7 @@ func (s *Stats) MarshalBinary() ([]byte, error) {
 	}
 	var landmarks, proj *mat.Dense
 	if s.ny != nil {
-		landmarks, proj = s.ny.landmarks.Dense, s.ny.proj // statistics draw landmarks from dense samples
+		landmarks, proj = s.ny.landmarks.Dense, s.ny.projection() // statistics draw landmarks from dense samples
 	}
 	matrix(landmarks)
 	matrix(proj)
