@@ -274,8 +274,9 @@ func invertUpper(u blas64.General, scratch []float64) {
 // triangle of a then holds R with P·A·Pᵀ's leading r×r block = RᵀR; the rest of a is scratch.
 // Pivoting keeps every pivot above tol, so R is as well conditioned as the numerical rank allows,
 // and a positive semi-definite A that is singular, or nearly so, gives the factor of its
-// resolved part instead of a failure.
-func factorPivotedCholesky(a blas64.General, tol float64) (piv []int, rank int) {
+// resolved part instead of a failure. It returns ErrCancelled as soon as stop is seen set (checked
+// between blocks of pivots: a block's update of 10,000 rows is about 13 GFLOP).
+func factorPivotedCholesky(a blas64.General, tol float64, stop *cancel.Flag) (piv []int, rank int, err error) {
 	n, lda, data := a.Rows, a.Stride, a.Data
 	piv = make([]int, n)
 	d := make([]float64, n) // diagonal of the Schur complement, kept current within a block
@@ -295,6 +296,9 @@ func factorPivotedCholesky(a blas64.General, tol float64) (piv []int, rank int) 
 	}
 	neg := make([]float64, luPanel*n)
 	for j0 := 0; j0 < n; j0 += luPanel {
+		if stop.Yield() {
+			return nil, 0, ErrCancelled
+		}
 		j1 := min(j0+luPanel, n)
 		for j := j0; j < j1; j++ {
 			p := j
@@ -304,7 +308,7 @@ func factorPivotedCholesky(a blas64.General, tol float64) (piv []int, rank int) 
 				}
 			}
 			if !(d[p] > tol) {
-				return piv, j
+				return piv, j, nil
 			}
 			if p != j {
 				swap(j, p)
@@ -333,5 +337,5 @@ func factorPivotedCholesky(a blas64.General, tol float64) (piv []int, rank int) 
 			d[i] = data[i*lda+i]
 		}
 	}
-	return piv, n
+	return piv, n, nil
 }

@@ -68,7 +68,7 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 		if err := check.FiniteMagnitude("landmark sample", sample, n); err != nil {
 			return nil, err
 		}
-		ny, err := buildNystrom(opt.Kernel, opt.Intercept, xmat.Matrix{Dense: mat.NewDense(ms, n, slices.Clone(sample))}, opt.NComponents, opt.Seed, nil)
+		ny, err := buildNystrom(opt.Kernel, opt.Intercept, xmat.Matrix{Dense: mat.NewDense(ms, n, slices.Clone(sample))}, opt.NComponents, opt.Seed, nil, opt.Stop)
 		if err != nil {
 			return nil, err
 		}

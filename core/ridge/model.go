@@ -255,7 +255,7 @@ func (md *Model) setNystrom(X xmat.Matrix, opt *Options) error {
 	if opt.Init != nil {
 		reuse = opt.Init.ny
 	}
-	ny, err := buildNystrom(opt.Kernel, opt.Intercept, X, opt.NComponents, opt.Seed, reuse)
+	ny, err := buildNystrom(opt.Kernel, opt.Intercept, X, opt.NComponents, opt.Seed, reuse, opt.Stop)
 	md.ny = ny
 	return err
 }

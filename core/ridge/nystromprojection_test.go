@@ -1,11 +1,14 @@
 package ridge
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
@@ -164,7 +167,7 @@ func TestNystromTriangularTransform(t *testing.T) {
 	copy(X[300*n:], X[:200*n]) // duplicate rows: dependent landmarks for the pivoting to leave out
 	for _, in := range []xmat.Matrix{{Dense: mat.NewDense(m, n, X)}, {Sparse: xmat.FromDense(m, n, X)}} {
 		for _, intercept := range []bool{true, false} {
-			ny, err := buildNystrom(kernel.Kernel{Kind: kernel.RBF, Gamma: 0.3}, intercept, in, 600, 1, nil)
+			ny, err := buildNystrom(kernel.Kernel{Kind: kernel.RBF, Gamma: 0.3}, intercept, in, 600, 1, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,6 +225,25 @@ func TestNystromTriangularTransform(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A set stop flag cancels the map's factorisation: 10,000 landmarks (the most n_components allows)
+// take seconds to factor, which Ctrl-C must not wait for.
+func TestNystromProjectionCancels(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const m, n = 3000, 4
+	X := make([]float64, m*n)
+	for i := range X {
+		X[i] = r.NormFloat64()
+	}
+	var stop cancel.Flag
+	stop.Stop()
+	t0 := time.Now()
+	_, err := buildNystrom(kernel.Kernel{Kind: kernel.RBF, Gamma: 0.5}, true, xmat.Matrix{Dense: mat.NewDense(m, n, X)}, m, 1, nil, &stop)
+	if !errors.Is(err, ErrCancelled) {
+		t.Fatalf("stopped map: error %v, want ErrCancelled", err)
+	}
+	t.Logf("cancelled after %v", time.Since(t0))
 }
 
 // pivotOrder recognises a projection triangular in some order of its rows, with zero rows for the

@@ -114,7 +114,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 	des := design{X: Xm, sp: Xin.Sparse, intercept: opt.Intercept}
 	if opt.NComponents > 0 {
 		if md.ny == nil {
-			if md.ny, err = buildNystrom(opt.Kernel, opt.Intercept, Xin, opt.NComponents, opt.Seed, nil); err != nil {
+			if md.ny, err = buildNystrom(opt.Kernel, opt.Intercept, Xin, opt.NComponents, opt.Seed, nil, opt.Stop); err != nil {
 				return nil, err
 			}
 		}
