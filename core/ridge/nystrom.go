@@ -67,13 +67,18 @@ func (ny *nystrom) setProjection(P *mat.Dense) {
 	if order == nil {
 		return
 	}
-	c := len(order)
-	ny.tri = mat.NewDense(c, c, nil)
+	tri := mat.NewDense(len(order), len(order), nil)
 	for i, r := range order {
-		copy(ny.tri.RawRowView(i), P.RawRowView(r))
+		copy(tri.RawRowView(i), P.RawRowView(r))
 	}
+	ny.setTriangle(order, tri)
+}
+
+// setTriangle sets the projection whose row order[i] is row i of the upper triangle tri (the other
+// rows zero).
+func (ny *nystrom) setTriangle(order []int, tri *mat.Dense) {
 	resolved := ny.landmarks.CopyRows(order)
-	ny.proj, ny.order, ny.resolved, ny.resolvedNorms = nil, order, resolved.WithTranspose(), resolved.SquaredNorms()
+	ny.proj, ny.order, ny.tri, ny.resolved, ny.resolvedNorms = nil, order, tri, resolved.WithTranspose(), resolved.SquaredNorms()
 }
 
 // projection returns P (L×c), rebuilt from the triangle when the map keeps one.
@@ -81,10 +86,16 @@ func (ny *nystrom) projection() *mat.Dense {
 	if ny.proj != nil {
 		return ny.proj
 	}
-	l, c := ny.dims()
-	P := mat.NewDense(l, c, nil)
-	for i, r := range ny.order {
-		copy(P.RawRowView(r), ny.tri.RawRowView(i))
+	l, _ := ny.landmarks.Dims()
+	return expandTriangle(l, ny.order, ny.tri)
+}
+
+// expandTriangle returns the l×c projection whose row order[i] is row i of tri (c×c) and whose
+// other rows are zero.
+func expandTriangle(l int, order []int, tri *mat.Dense) *mat.Dense {
+	P := mat.NewDense(l, len(order), nil)
+	for i, r := range order {
+		copy(P.RawRowView(r), tri.RawRowView(i))
 	}
 	return P
 }
@@ -161,11 +172,11 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X xmat.Matrix, count int, 
 	}
 	K := mat.NewDense(len(idx), len(idx), nil)
 	ny.gram(K, ny.landmarks)
-	proj, err := nystromProjection(K, stop)
+	order, tri, err := nystromTriangle(K, stop)
 	if err != nil {
 		return nil, err
 	}
-	ny.setProjection(proj)
+	ny.setTriangle(order, tri)
 	return ny, nil
 }
 
@@ -182,39 +193,44 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X xmat.Matrix, count int, 
 // An eigendecomposition K = UΛUᵀ gives the same inner products through U_c Λ_c^{-1/2} when no
 // eigenvalue is dropped, at 70 times the cost: for 1,500 rbf landmarks gonum's took 8.2 s, this
 // factorisation (blocked, its updates on package gemm) 0.11 s (BenchmarkNystromProjection).
-func NystromProjection(K *mat.Dense) (*mat.Dense, error) { return nystromProjection(K, nil) }
-
-// nystromProjection is NystromProjection, returning ErrCancelled as soon as stop is seen set.
-func nystromProjection(K *mat.Dense, stop *cancel.Flag) (*mat.Dense, error) {
+func NystromProjection(K *mat.Dense) (*mat.Dense, error) {
+	order, tri, err := nystromTriangle(K, nil)
+	if err != nil {
+		return nil, err
+	}
 	l, _ := K.Dims()
+	return expandTriangle(l, order, tri), nil
+}
+
+// nystromTriangle is NystromProjection's factorisation: the pivot order of the c landmarks it
+// resolves and R⁻¹ (c×c, upper triangular), or ErrCancelled as soon as stop is seen set.
+func nystromTriangle(K *mat.Dense, stop *cancel.Flag) (order []int, tri *mat.Dense, err error) {
+	k := K.RawMatrix()
+	l := k.Rows
 	a := make([]float64, l*l)
 	top := 0.0
 	for i := 0; i < l; i++ {
 		for j := 0; j < l; j++ {
-			a[i*l+j] = 0.5 * (K.At(i, j) + K.At(j, i))
+			a[i*l+j] = 0.5 * (k.Data[i*k.Stride+j] + k.Data[j*k.Stride+i])
 		}
 		top = math.Max(top, a[i*l+i])
 	}
 	piv, c, err := factorPivotedCholesky(blas64.General{Rows: l, Cols: l, Stride: l, Data: a}, nystromFloor*top, stop)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c == 0 || math.IsInf(top, 0) {
-		return nil, fmt.Errorf("n_components: the landmarks' Gram matrix has no positive finite diagonal entry")
-	}
-	R := mat.NewDense(c, c, nil)
-	for i := 0; i < c; i++ {
-		copy(R.RawRowView(i)[i:], a[i*l+i:i*l+c])
+		return nil, nil, fmt.Errorf("n_components: the landmarks' Gram matrix has no positive finite diagonal entry")
 	}
 	if stop.Yield() {
-		return nil, ErrCancelled
+		return nil, nil, ErrCancelled
 	}
-	invertUpper(R.RawMatrix(), make([]float64, (c/2+1)*(c/2+1)))
-	proj := mat.NewDense(l, c, nil)
+	tri = mat.NewDense(c, c, nil)
 	for i := 0; i < c; i++ {
-		copy(proj.RawRowView(piv[i])[i:], R.RawRowView(i)[i:])
+		copy(tri.RawRowView(i)[i:], a[i*l+i:i*l+c])
 	}
-	return proj, nil
+	invertUpper(tri.RawMatrix(), make([]float64, (c/2+1)*(c/2+1)))
+	return piv[:c], tri, nil
 }
 
 // components is c, the dimension of the map.
@@ -224,8 +240,11 @@ func (ny *nystrom) components() int {
 }
 
 // gram writes k(x_i, landmark_j) (+1 with an intercept) into dst for the rows of X.
-func (ny *nystrom) gram(dst *mat.Dense, X xmat.Matrix) {
-	ny.kern.GramX(dst, X, ny.landmarks, ny.norms)
+func (ny *nystrom) gram(dst *mat.Dense, X xmat.Matrix) { ny.gramAt(dst, X, ny.landmarks, ny.norms) }
+
+// gramAt is gram at the inputs at (with their squared norms) in place of the landmarks.
+func (ny *nystrom) gramAt(dst *mat.Dense, X, at xmat.Matrix, norms []float64) {
+	ny.kern.GramX(dst, X, at, norms)
 	if ny.intercept {
 		addConstant(dst, 1)
 	}
@@ -234,23 +253,21 @@ func (ny *nystrom) gram(dst *mat.Dense, X xmat.Matrix) {
 // transform writes φ of the rows of X (q×n) into Phi (q×c), block by block.
 func (ny *nystrom) transform(Phi *mat.Dense, X xmat.Matrix) {
 	q, _ := X.Dims()
-	l, c := ny.dims()
+	at, norms := ny.landmarks, ny.norms
 	if ny.tri != nil {
-		l = c
+		at, norms = ny.resolved, ny.resolvedNorms
 	}
+	l, _ := at.Dims()
+	c := ny.components()
 	kb := mat.NewDense(min(q, predictBlock), l, nil)
 	for lo := 0; lo < q; lo += predictBlock {
 		hi := min(lo+predictBlock, q)
 		kx := kb.Slice(0, hi-lo, 0, l).(*mat.Dense)
 		out := Phi.Slice(lo, hi, 0, c).(*mat.Dense)
+		ny.gramAt(kx, X.Slice(lo, hi), at, norms)
 		if ny.tri == nil {
-			ny.gram(kx, X.Slice(lo, hi))
 			gemm.Mul(out.RawMatrix(), kx.RawMatrix(), ny.proj.RawMatrix())
 			continue
-		}
-		ny.kern.GramX(kx, X.Slice(lo, hi), ny.resolved, ny.resolvedNorms)
-		if ny.intercept {
-			addConstant(kx, 1)
 		}
 		// Columns c0..c1 of φ take only the first c1 resolved landmarks.
 		for c0 := 0; c0 < c; c0 += triBlock {

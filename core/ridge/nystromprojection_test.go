@@ -82,13 +82,7 @@ func eigenApprox(t *testing.T, KLL, KxL *mat.Dense, floor float64) *mat.Dense {
 func TestNystromProjectionIsNystromMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const n = 3
-	draw := func(rows int) []float64 {
-		x := make([]float64, rows*n)
-		for i := range x {
-			x[i] = r.NormFloat64()
-		}
-		return x
-	}
+	draw := func(rows int) []float64 { return randDense(r, rows, n).RawMatrix().Data }
 	base := draw(40)
 	dup := append(append([]float64{}, base...), base[:15*n]...) // 15 landmarks twice
 	test := draw(25)
@@ -176,6 +170,10 @@ func TestNystromTriangularTransform(t *testing.T) {
 				t.Fatalf("sparse=%v: %d landmarks, %d components, triangular %v: want fewer components and the triangle",
 					in.Sparse != nil, l, c, ny.tri != nil)
 			}
+			if decoded := newNystromMap(ny.kern, intercept, ny.landmarks, ny.projection()); decoded.tri == nil ||
+				!slices.Equal(decoded.order, ny.order) || !mat.Equal(decoded.tri, ny.tri) {
+				t.Fatalf("sparse=%v: the map rebuilt from its projection (as a model is decoded) lost its triangle", in.Sparse != nil)
+			}
 			got := ny.apply(in)
 			dense := *ny
 			dense.proj, dense.order, dense.tri, dense.resolved, dense.resolvedNorms = ny.projection(), nil, nil, xmat.Matrix{}, nil
@@ -204,11 +202,7 @@ func TestNystromTriangularTransform(t *testing.T) {
 			// A projection rotated by an orthogonal Q (as an eigenvector map is) is dense: no pivot
 			// order, the dense product, the same inner products.
 			var q mat.QR
-			g := mat.NewDense(c, c, nil)
-			for i := range g.RawMatrix().Data {
-				g.RawMatrix().Data[i] = r.NormFloat64()
-			}
-			q.Factorize(g)
+			q.Factorize(randDense(r, c, c))
 			var Q, rotated mat.Dense
 			q.QTo(&Q)
 			rotated.Mul(ny.projection(), &Q)
@@ -232,10 +226,7 @@ func TestNystromTriangularTransform(t *testing.T) {
 func TestNystromProjectionCancels(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	const m, n = 3000, 4
-	X := make([]float64, m*n)
-	for i := range X {
-		X[i] = r.NormFloat64()
-	}
+	X := randDense(r, m, n).RawMatrix().Data
 	var stop cancel.Flag
 	stop.Stop()
 	t0 := time.Now()
@@ -278,10 +269,7 @@ func TestPivotOrder(t *testing.T) {
 func BenchmarkNystromProjection(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
 	const l, n = 1500, 4
-	x := make([]float64, l*n)
-	for i := range x {
-		x[i] = r.NormFloat64()
-	}
+	x := randDense(r, l, n).RawMatrix().Data
 	K := rbfGram(x, x, n, 10.0/n)
 	b.Run("pivoted-cholesky", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
