@@ -12,8 +12,9 @@ parents) and the constant predictor that scores every gene by the training term 
 Terms that no training or validation gene carries (a set closed under parents) are left out of
 every model's space: no model can learn them; they stay in the evaluation with score 0 (as absent
 from every prediction). Node AU(PRC): the micro-averaged precision over every (gene, term) pair
-except the root, as the HMC literature computes it. Hierarchical F1: micro-averaged over genes, of
-the predicted and true term sets without the root (Kiritchenko et al. 2005). Selection uses the
+except the virtual root and the three GO ontology roots that every gene carries, as the HMC
+literature computes it (benchmarks/_hmc.py). Hierarchical F1: micro-averaged over genes, of the
+predicted and true term sets over the same terms (Kiritchenko et al. 2005). Selection uses the
 official train / valid split only; the chosen setting is refitted on train + valid and scored once
 on test. Writes the ``gene_ontology`` section of BENCHMARKS.md.
 """
@@ -27,9 +28,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _hmc import PUBLISHED_SOURCE, auprc, published_line, scored_columns
 from _report import BENCHMARKS_MD, machine, write_section
 from combpred import StructuredRidge, datasets, spaces
-from reference_measures import auprc, pipeline  # the same AU(PRC) and preprocessing as on cellcycle_FUN
+from reference_measures import pipeline  # the same preprocessing as on cellcycle_FUN
 from sklearn.linear_model import LogisticRegression
 from sklearn.multiclass import OneVsRestClassifier
 
@@ -49,8 +51,8 @@ RBF_ALPHAS = (0.1, 1.0, 10.0, 100.0)
 LOGISTIC_CS = (0.001, 0.01, 0.1, 1.0)
 
 
-def hierarchical_f1(R: np.ndarray, P: np.ndarray) -> float:
-    R, P = R[:, 1:].astype(bool), P[:, 1:].astype(bool)
+def hierarchical_f1(R: np.ndarray, P: np.ndarray, columns: np.ndarray) -> float:
+    R, P = R[:, columns].astype(bool), P[:, columns].astype(bool)
     both = np.sum(R & P)
     precision = both / max(P.sum(), 1)
     recall = both / max(R.sum(), 1)
@@ -100,6 +102,14 @@ def main() -> None:
         parts = [(X[:200], Y[:200]) for X, Y in parts]
     (X, R), (Xv, Rv), (Xt, Rt) = parts
     n_all = R.shape[1]
+    scored = scored_columns(data.node_names)
+
+    def score_a(R_: np.ndarray, S_: np.ndarray) -> float:  # AU(PRC) over the scored terms
+        return auprc(R_, S_, scored)
+
+    def score_f(R_: np.ndarray, P_: np.ndarray) -> float:  # hierarchical F1 over the scored terms
+        return hierarchical_f1(R_, P_, scored)
+
     # the terms enough training or validation genes carry: closed under parents (a gene carrying a
     # term carries its ancestors), a sub-DAG
     keep = np.flatnonzero(R.sum(axis=0) + Rv.sum(axis=0) >= min_genes)
@@ -126,9 +136,9 @@ def main() -> None:
                 chosen,
                 val_auprc,
                 val_f1,
-                auprc(Rt, full(S)),
-                hierarchical_f1(Rt, full(P)),
-                float(np.mean(full(P)[:, 1:].sum(axis=1))),
+                score_a(Rt, full(S)),
+                score_f(Rt, full(P)),
+                float(np.mean(full(P)[:, scored].sum(axis=1))),
                 len({p.tobytes() for p in P}),
                 seconds,
             )
@@ -139,14 +149,13 @@ def main() -> None:
     t0 = time.perf_counter()
     freq_train = R_k.mean(axis=0)
     best_t = max(
-        (hierarchical_f1(full(Rv_k), full(np.tile(freq_train >= t, (len(Rv), 1)))), t)
-        for t in (0.05, 0.1, 0.2, 0.3, 0.5)
+        (score_f(full(Rv_k), full(np.tile(freq_train >= t, (len(Rv), 1)))), t) for t in (0.05, 0.1, 0.2, 0.3, 0.5)
     )
     freq = Ra_k.mean(axis=0)
     record(
         "constant: training term frequencies",
         f"threshold {best_t[1]:g}",
-        auprc(full(Rv_k), full(np.tile(freq_train, (len(Rv), 1)))),
+        score_a(full(Rv_k), full(np.tile(freq_train, (len(Rv), 1)))),
         best_t[0],
         np.tile(freq, (len(Rt), 1)),
         np.tile((freq >= best_t[1]).astype(np.int64), (len(Rt), 1)),
@@ -172,16 +181,16 @@ def main() -> None:
                 est.fit(X, R_k)
             Z = est[:-1].transform(Xv)
             for scale in SCALES:
-                a = auprc(full(Rv_k), full(est[-1].predict_marginals(Z, scale=scale)))
+                a = score_a(full(Rv_k), full(est[-1].predict_marginals(Z, scale=scale)))
                 best_a = max(best_a, (a, (params, scale)), key=lambda t: t[0])
             for decode_from in ("scores", "marginals"):
                 est[-1].set_params(decode_from=decode_from)
-                f = hierarchical_f1(full(Rv_k), full(est[-1].predict(Z)))
+                f = score_f(full(Rv_k), full(est[-1].predict(Z)))
                 best_f = max(best_f, (f, (params, decode_from)), key=lambda t: t[0])
             for scale in ("noise_free", "unit", 4.0):
                 M = est[-1].predict_marginals(Z, scale=scale)
                 for t in THRESHOLDS:
-                    f = hierarchical_f1(full(Rv_k), full(space.decode(M - t)))
+                    f = score_f(full(Rv_k), full(space.decode(M - t)))
                     best_f = max(best_f, (f, (params, (scale, t))), key=lambda t: t[0])
         fitted = {}
         for what, (val, (params, choice)) in (("confidences", best_a), ("predictions", best_f)):
@@ -240,9 +249,9 @@ def main() -> None:
     best = (-1.0, None)
     for C in [0.1] if args.quick else LOGISTIC_CS:
         proba = per_term(C, X, R_k, fit_cols)
-        best = max(best, (auprc(full(Rv_k), full(proba(Xv))), C), key=lambda t: t[0])
+        best = max(best, (score_a(full(Rv_k), full(proba(Xv))), C), key=lambda t: t[0])
     Pv = per_term(best[1], X, R_k, fit_cols)(Xv)
-    best_t = max((hierarchical_f1(full(Rv_k), full(space.decode(Pv - t))), t) for t in THRESHOLDS)
+    best_t = max((score_f(full(Rv_k), full(space.decode(Pv - t))), t) for t in THRESHOLDS)
     cols_a = np.flatnonzero(Ra_k.any(axis=0) & ~Ra_k.all(axis=0))
     proba = per_term(best[1], Xa, Ra_k, cols_a)
     S = proba(Xt)
@@ -276,7 +285,9 @@ def main() -> None:
         f"a GO DAG of {n_all - 1} terms (+ root), {sum(len(p) > 1 for p in data.parents)} with several parents; "
         f"{keep.size} terms carried by at least {min_genes} training or validation gene(s) form the models' space "
         f"(`spaces.DAGSubsets`, d = {keep.size}). Train {len(R)} / valid {len(Rv)} (selection), refit on both, "
-        f"test {len(Rt)}; {Rt[:, 1:].sum(axis=1).mean():.1f} terms per test gene. "
+        f"test {len(Rt)}; {Rt[:, scored].sum(axis=1).mean():.1f} scored terms per test gene. AU(PRC) and hF1 "
+        f"score {scored.size} terms: every term but the virtual root and the three GO ontology roots, which every "
+        "gene carries (the literature leaves them out; `benchmarks/_hmc.py`). "
         f"`python benchmarks/gene_ontology.py{' --quick' if args.quick else ''}"
         f"{f' --min-genes {args.min_genes}' if args.min_genes else ''}`.",
         "",
@@ -310,7 +321,13 @@ def main() -> None:
         f"**{'met' if best_a[4] >= lr[4] else 'missed'}**.",
         f"- hierarchical F1 (rules chosen on valid): StructuredRidge {best_f[5]:.4f}, per-term logistic regression "
         f"{lr_f[5]:.4f}, constant {const[5]:.4f}.",
-        "- Published Clus-HMC values for this split are not quoted: no copy of them could be checked here.",
+        published_line(
+            "gasch2_GO",
+            {"StructuredRidge": best_a[4], "per-term logistic regression": lr[4], "constant": const[4]},
+        ),
+        "",
+        PUBLISHED_SOURCE,
+        "",
         f"- whole script: {(time.perf_counter() - t_all) / 60:.1f} min; load average over the last 15 minutes "
         f"{os.getloadavg()[2]:.1f} on {os.cpu_count()} cores.",
     ]
