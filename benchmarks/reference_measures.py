@@ -208,7 +208,10 @@ def main() -> None:
     # StructuredRidge families, each over its grid; per fit, the confidences (predict_marginals at each
     # scale, the max-marginal margins of both decodings) and the predictions (both decode_from and the
     # Bayes rule of ℓ_H) are all scored on valid, none needs a refit
-    gn = [0.3] if args.quick else [0.3, 1.0]
+    # rbf: the previous run chose the lowest gamma·n (0.3, for the confidences) and the lowest alpha (0.1, for
+    # the predictions) of alpha ∈ {0.1, 1, 10} × gamma·n ∈ {0.3, 1}, so both axes reach past those ends now
+    gn = [0.3] if args.quick else [0.1, 0.3, 1.0]
+    rbf_alphas = [1.0] if args.quick else [0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
     families = [
         (
             "linear, empirical_weight=0 (uniform)",
@@ -224,7 +227,7 @@ def main() -> None:
         (
             "rbf, reference=empirical",
             dict(empirical_weight=1.0, kernel="rbf"),
-            [dict(alpha=a, gamma=g / X.shape[1]) for a in ([1.0] if args.quick else [0.1, 1.0, 10.0]) for g in gn],
+            [dict(alpha=a, gamma=g / X.shape[1]) for a in rbf_alphas for g in gn],
         ),
     ]
     for family, fixed, grid in families:
