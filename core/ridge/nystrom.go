@@ -172,6 +172,9 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X xmat.Matrix, count int, 
 	}
 	K := mat.NewDense(len(idx), len(idx), nil)
 	ny.gram(K, ny.landmarks)
+	if err := kern.CheckFinite(K.RawMatrix().Data, len(idx)); err != nil {
+		return nil, err // what overflowed, not a landmark count that cannot be factored
+	}
 	order, tri, err := nystromTriangle(K, stop)
 	if err != nil {
 		return nil, err

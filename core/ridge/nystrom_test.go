@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 )
 
 // With every training input as a landmark, the Nyström model is the kernel model: same scores on
-// new inputs, to the accuracy of the solvers and the eigenvalue floor.
+// new inputs, to the accuracy of the solvers and the factorisation's floor.
 func TestNystromAllLandmarksEqualsKernelModel(t *testing.T) {
 	sp, _ := space.NewMultilabel(4)
 	const m, n, q = 70, 3, 25
@@ -36,6 +37,25 @@ func TestNystromAllLandmarksEqualsKernelModel(t *testing.T) {
 			if diff > 1e-6 || math.Abs(full.Result.Objective-ny.Result.Objective) > 1e-8*full.Result.Objective {
 				t.Errorf("%v intercept=%v: Nyström scores differ from the kernel model's by %.3g", k.Kind, intercept, diff)
 			}
+		}
+	}
+}
+
+// A kernel that overflows at the landmarks is named as the exact kernel model names it, with the
+// entry and the parameters, not reported as a Gram matrix the factorisation cannot take.
+func TestNystromKernelOverflow(t *testing.T) {
+	sp, _ := space.NewMultilabel(3)
+	const m, n = 30, 2
+	X, ys := synthetic(t, sp, m, n, 16)
+	for i := range X {
+		X[i] *= 1e100
+	}
+	for _, nc := range []int{0, 10} {
+		opt := baseOptions()
+		opt.Kernel, opt.NComponents = kernel.Kernel{Kind: kernel.Poly, Gamma: 0.5, Degree: 3, Coef0: 1}, nc
+		_, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err == nil || !strings.Contains(err.Error(), "kernel=poly overflows: K[") {
+			t.Errorf("n_components=%d: err = %v, want the kernel's overflow named", nc, err)
 		}
 	}
 }

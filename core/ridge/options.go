@@ -85,8 +85,8 @@ const (
 	// MaxExactUnknowns bounds (rows of W)·d for the exact solver, which factors a square matrix of
 	// that size.
 	MaxExactUnknowns = 8000
-	// MaxComponents bounds Options.NComponents: the Nyström map eigendecomposes the landmarks'
-	// Gram matrix, O(NComponents³) time and 16·NComponents² bytes.
+	// MaxComponents bounds Options.NComponents: the Nyström map factors the landmarks' Gram
+	// matrix, O(NComponents³) time and 16·NComponents² bytes (10,000 landmarks: 48 s beside a CI run).
 	MaxComponents = 10000
 	// MaxDim bounds the output dimension d for the solvers that hold the space covariance S as a
 	// dense d×d matrix (8d² bytes): solver exact and sgd, kernel models without a Nyström map and
