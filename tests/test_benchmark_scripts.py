@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import combpred
+import numpy as np
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -81,3 +82,33 @@ def test_benchmark_script_quick_run(tmp_path, script, section, header):
         for heading in ("Decoding throughput", "Realised z-factor", "Uniform sampling", "Memory of the covariance"):
             assert heading in text
         assert "| Permutations(10) | exact |" in text and "| DirectedCycles(10) | exact |" in text
+
+
+def _benchmark_module(name: str):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_hmc_scoring_leaves_out_the_roots_every_instance_carries():
+    """AU(PRC) as the HMC literature scores it: the virtual root and the GO ontology roots are not
+    scored, so always-positive columns cannot raise the figure."""
+    from sklearn.metrics import average_precision_score
+
+    hmc = _benchmark_module("_hmc")
+    names = ["root", "GO0003674", "GO0001", "GO0008150", "GO0002", "GO0005575", "GO0003"]
+    cols = hmc.scored_columns(names)
+    assert cols.tolist() == [2, 4, 6]
+    rng = np.random.default_rng(0)
+    R = (rng.random((40, len(names))) < 0.3).astype(np.int64)
+    R[:, [0, 1, 3, 5]] = 1  # the roots: every instance carries them
+    S = rng.random(R.shape)
+    S[:, [0, 1, 3, 5]] = 2.0  # ranked first: scored, they would be certain true positives
+    expected = average_precision_score(R[:, cols].ravel(), S[:, cols].ravel())
+    assert hmc.auprc(R, S, cols) == pytest.approx(expected)
+    assert hmc.auprc(R, S, cols) < hmc.auprc(R, S)  # the default (all but column 0) counts them
+    for data_set in ("cellcycle_FUN", "gasch2_GO", "imclef07a"):
+        line = hmc.published_line(data_set, {"ours": 0.5})
+        assert "Clus-HMC" in line and "ours 0.500" in line
+    assert "no published" in hmc.published_line("medical", {"ours": 0.5})
