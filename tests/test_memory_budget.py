@@ -181,6 +181,22 @@ def test_the_budget_is_settable_and_names_itself():
     StructuredRidge(space=sp).fit(X, Y)
 
 
+def test_outputs_follow_a_budget_changed_between_calls():
+    """Outputs within the budget skip the call into the core (the Python side keeps the budget the core
+    reported): a change of the budget must reach the very next check, either way."""
+    sp = spaces.Multilabel(4)
+    rng = np.random.default_rng(2)
+    X, Y = rng.normal(size=(40, 3)), (rng.random((40, 4)) < 0.5).astype(np.int64)
+    model = StructuredRidge(space=sp).fit(X, Y)
+    rows = np.repeat(X, 50, axis=0)  # 2,000 rows: the scores take 64,000 bytes
+    assert model.decision_function(rows).shape == (2000, 4)
+    with combpred.config_context(max_memory=50_000):
+        with pytest.raises(MemoryError, match=r"an output of shape \(2000, 4\).*above the memory budget of 50.0 kB"):
+            model.decision_function(rows)
+        assert model.decision_function(rows[:100]).shape == (100, 4)
+    assert model.decision_function(rows).shape == (2000, 4)
+
+
 @pytest.mark.parametrize("bad", [True, -1, 0, math.nan, math.inf, 2**63, 1.5, "1GB", [1]])
 def test_max_memory_is_validated(bad):
     with pytest.raises(ValueError, match="max_memory"):

@@ -130,7 +130,10 @@ def set_threads(n: int) -> None:
 
 def set_max_memory(n_bytes: int) -> None:
     """Set the core's memory budget in bytes (0: the default)."""
-    _capi.check(_capi.lib().cp_set_max_memory(n_bytes))
+    try:
+        _capi.check(_capi.lib().cp_set_max_memory(n_bytes))
+    finally:
+        _capi.forget_budget()
 
 
 def get_max_memory() -> tuple[int, int]:
