@@ -152,11 +152,6 @@ def _tau_decoding(source: str):
     return scorer
 
 
-def _best_decoding(results: dict) -> int:
-    means = np.column_stack([results[f"mean_test_{s}"] for s in DECODE_FROM])
-    return int(np.unravel_index(np.argmax(means), means.shape)[0])
-
-
 class _Search:
     """GridSearchCV over the fit parameters; for StructuredRidge also over decode_from (without refits)
     and then over the reference measure at the chosen fit parameters.
@@ -185,9 +180,9 @@ class _Search:
     def _best(search: GridSearchCV) -> tuple[float, dict]:
         """The best inner-CV τ over (fit parameters, decoding) pairs, and those parameters."""
         results = search.cv_results_
-        i = _best_decoding(results)
-        source = max(DECODE_FROM, key=lambda src: results[f"mean_test_{src}"][i])
-        return float(results[f"mean_test_{source}"][i]), {**results["params"][i], "model__decode_from": source}
+        means = np.column_stack([results[f"mean_test_{s}"] for s in DECODE_FROM])
+        i, j = np.unravel_index(np.argmax(means), means.shape)
+        return float(means[i, j]), {**results["params"][i], "model__decode_from": DECODE_FROM[j]}
 
     def fit(self, X: np.ndarray, Y: np.ndarray) -> _Search:
         if not self.structured:

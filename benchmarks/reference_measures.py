@@ -133,6 +133,7 @@ def verdicts(rows, scores, preds, Rt, parent) -> list[str]:
         f"{min(r[5] for r in rows if r[0].startswith('LogisticRegression')):.4f}.",
     ]
     ps = next((r for r in rows if r[0] == "ProbabilisticStructured (chosen for confidences)"), None)
+    ours = {"StructuredRidge": sr_conf[4]} | ({"ProbabilisticStructured": ps[4]} if ps is not None else {})
     if ps is not None:
         diff, se, share = paired_bootstrap(Rt, scores[ps[0]], scores[lr[0]])
         out.append(
@@ -141,6 +142,8 @@ def verdicts(rows, scores, preds, Rt, parent) -> list[str]:
             f"bootstrap SE {se:.4f}, ProbabilisticStructured ≥ in {share:.0%} of the resamples; its Bayes rule of ℓ_H "
             f"reaches {next(r for r in rows if r[0] == 'ProbabilisticStructured (chosen for predictions)')[5]:.4f}."
         )
+    constant = rows[0][4]  # the first row: the constant predictor
+    out.append(published_line("cellcycle_FUN", ours | {"per-node logistic regression": lr[4], "constant": constant}))
     return out
 
 
@@ -373,16 +376,7 @@ def main() -> None:
         "`max_marginal_margins` with that `decode_from`); its ℓ_H is that of `predict` with the chosen "
         "`decode_from` or of the Bayes rule of ℓ_H on its marginal estimates.",
     ]
-    lines += ["", *verdicts(rows, test_scores, test_preds, Rt, parent)]
-    sr_conf = max((r for r in rows if r[0].startswith("StructuredRidge") and "confidences" in r[0]), key=lambda r: r[2])
-    ps_conf = next((r for r in rows if r[0] == "ProbabilisticStructured (chosen for confidences)"), None)
-    ours = {"StructuredRidge": sr_conf[4]} | ({"ProbabilisticStructured": ps_conf[4]} if ps_conf else {})
-    lr = next(r for r in rows if r[0].startswith("LogisticRegression per node (P"))
-    lines += [
-        published_line("cellcycle_FUN", ours | {"per-node logistic regression": lr[4], "constant": rows[0][4]}),
-        "",
-        PUBLISHED_SOURCE,
-    ]
+    lines += ["", *verdicts(rows, test_scores, test_preds, Rt, parent), "", PUBLISHED_SOURCE]
     if args.quick:
         lines += ["", "Quick smoke run (300 rows per split, small grid): not the measurement."]
     write_section("reference_measures", "\n".join(lines), args.output)

@@ -435,21 +435,6 @@ def check(status: int) -> None:
 
 def _checked(a: Any, dtype: np.dtype, shape: tuple[int, ...], name: str, writable: bool) -> tuple[np.ndarray, _Buffer]:
     """The checks of :func:`f64` and :func:`i64`, for ``dtype``."""
-    if (
-        not writable
-        and type(a) is np.ndarray
-        and a.dtype is dtype  # the native built-in dtype: a byte-swapped one is another object
-        and a.flags.c_contiguous
-        and a.flags.aligned
-    ):
-        # The common case, a row or block of float64 rows, without the conversions below: a
-        # single-row predict spends a fifth of its time in these checks.
-        if a.shape != shape:
-            shape = tuple(int(n) for n in shape)
-            if a.shape != shape:
-                raise ValueError(f"{name} must have shape {shape}, got {a.shape}")
-        return a, _Buffer(a, _address(a))
-    shape = tuple(int(n) for n in shape)
     if writable:
         # An output buffer is written in place: a converted copy would silently lose the result.
         if not (
@@ -461,10 +446,19 @@ def _checked(a: Any, dtype: np.dtype, shape: tuple[int, ...], name: str, writabl
             and a.dtype.isnative
         ):
             raise RuntimeError(f"internal error: output {name} must be a writable C-contiguous {dtype} array")
-    else:
+    elif not (
+        type(a) is np.ndarray
+        and a.dtype is dtype  # the native built-in dtype: a byte-swapped one is another object
+        and a.flags.c_contiguous
+        and a.flags.aligned
+    ):
+        # the common case, float64 rows as given, skips the conversions: a single-row predict spent
+        # a fifth of its time in them
         a = _convert(a, dtype, name)
     if a.shape != shape:
-        raise ValueError(f"{name} must have shape {shape}, got {a.shape}")
+        shape = tuple(int(n) for n in shape)
+        if a.shape != shape:
+            raise ValueError(f"{name} must have shape {shape}, got {a.shape}")
     return a, _Buffer(a, _address(a))
 
 
@@ -539,13 +533,18 @@ def forget_budget() -> None:
     _budget_in_force = None
 
 
+def max_memory() -> tuple[int, int]:
+    """(The budget as set, 0 for the default; the budget in force), in bytes, as the core reports them."""
+    setting, effective = c_int64(0), c_int64(0)
+    check(lib().cp_get_max_memory(setting, effective))
+    return setting.value, effective.value
+
+
 def _budget() -> int:
     global _budget_in_force
     budget = _budget_in_force
     if budget is None:
-        setting, effective = c_int64(0), c_int64(0)
-        check(lib().cp_get_max_memory(setting, effective))
-        budget = _budget_in_force = effective.value
+        budget = _budget_in_force = max_memory()[1]
     return budget
 
 

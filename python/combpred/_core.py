@@ -138,9 +138,7 @@ def set_max_memory(n_bytes: int) -> None:
 
 def get_max_memory() -> tuple[int, int]:
     """Return (the budget as set, 0 for the default; the budget in force), in bytes."""
-    setting, effective = ctypes.c_int64(0), ctypes.c_int64(0)
-    _capi.check(_capi.lib().cp_get_max_memory(setting, effective))
-    return setting.value, effective.value
+    return _capi.max_memory()
 
 
 def gemm_flops() -> int:
