@@ -257,6 +257,9 @@ def test_ridge_decision_is_refused_at_fit_searchable_and_pickled():
     model = StructuredRidge(space=space, alpha=0.1, decision="spearman").fit(X, Y)
     with pytest.raises(ValueError, match="decision='f1'"):  # set after fit: refused at predict, naming it
         model.set_params(decision="f1").predict(X)
+    for bogus in (None, 3, "median"):  # not a rule at all: scikit-learn's message, as fit gives it
+        with pytest.raises(ValueError, match="'decision' parameter of StructuredRidge must be a str among"):
+            model.set_params(decision=bogus).predict(X)
     model.set_params(decision="spearman")
     again = pickle.loads(pickle.dumps(model))
     assert again.decision == "spearman"

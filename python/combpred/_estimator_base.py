@@ -14,7 +14,7 @@ import numpy as np
 from scipy import sparse as _sparse
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -430,7 +430,14 @@ class StructuredEstimator(BaseEstimator):
 
     def _decide(self, X: Any) -> Any:
         """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for
-        ``"mode"``, else the structure of least expected loss from ``predict_marginals``."""
+        ``"mode"``, else the structure of least expected loss from ``predict_marginals``. A value set
+        after fit (set_params) is validated here, as fit would, since predict needs no refit."""
+        if not (isinstance(self.decision, str) and (self.decision == "mode" or self.decision in _decision.LOSSES)):
+            validate_parameter_constraints(  # raises, with scikit-learn's message
+                {"decision": self._parameter_constraints["decision"]},
+                {"decision": self.decision},
+                caller_name=type(self).__name__,
+            )
         if self.decision == "mode":
             return self._predict(X)
         fitted = self._fitted()

@@ -373,6 +373,10 @@ def _unit_open(v: Any) -> bool | None:
     return _real(v) and 0 < v < 1 and True or False
 
 
+def _unit_closed(v: Any) -> bool | None:
+    return _real(v) and 0 <= v <= 1 and True or False
+
+
 def _real_any(v: Any) -> bool | None:
     return _real(v) and math.isfinite(v) or False
 
@@ -441,6 +445,11 @@ SR_PARAMS: dict[str, tuple[dict, Callable[[Any], bool | None]]] = {
     "verbose": ({}, _verbose),
     "kernel": ({}, _option(("linear", "rbf", "poly"))),
     "space": ({}, lambda v: False),
+    "decode_from": ({}, _option(("scores", "marginals"))),
+    "empirical_weight": ({}, _unit_closed),
+    "reference": ({"empirical_weight": 0.5}, _option(("empirical", "product"))),
+    # the rules a label set takes; the ranking and taxonomy rules are refused on it
+    "decision": ({}, _option(("mode", "hamming", "f1"))),
 }
 PS_PARAMS: dict[str, tuple[dict, Callable[[Any], bool | None]]] = {
     "alpha": ({}, _or_none(_alpha)),  # None: scikit-learn's C = 1 (issue 14)
@@ -457,6 +466,8 @@ PS_PARAMS: dict[str, tuple[dict, Callable[[Any], bool | None]]] = {
     "n_jobs": ({}, _n_jobs),
     "verbose": ({}, _verbose),
     "space": ({}, lambda v: False),
+    "decision": ({}, _option(("mode", "hamming", "f1"))),
+    "warm_start": ({}, _boolean),
 }
 
 
