@@ -778,7 +778,16 @@ def _n_rows(Xv: Any) -> int:
         return Xv.shape[0] if hasattr(Xv, "shape") else M
 
 
-SR_METHODS = ("fit", "partial_fit", "partial_fit#2", "predict", "decision_function", "score")
+SR_METHODS = (
+    "fit",
+    "partial_fit",
+    "partial_fit#2",
+    "predict",
+    "decision_function",
+    "score",
+    "predict_marginals",
+    "max_marginal_margins",
+)
 PS_METHODS = (
     "fit",
     "predict",
@@ -818,7 +827,8 @@ def call_method(kind: str, key: str, method: str, Xv: Any, Y: Any = None, sample
     if method == "log_partition":
         return est.log_partition(Xv)[0]
     if method in ("predict_marginals", "predict_proba"):
-        return getattr(est, method)(Xv, **({"random_state": 0} if method == "predict_marginals" else {}))
+        sampled = method == "predict_marginals" and kind == "PS"
+        return getattr(est, method)(Xv, **({"random_state": 0} if sampled else {}))
     return getattr(est, method)(Xv)
 
 
