@@ -585,3 +585,78 @@ def test_tree_sets_report_parent_sets_too():
     assert data.is_tree and data.targets == "paths"
     assert [p.tolist() for p in data.parents[1:]] == [[v] for v in data.parent[1:]]
     assert data.parents[0].size == 0
+
+
+# --------------------------------------------------------------------------------------------
+# fuzzed Clus HMC and label-ranking files, end to end through the loaders
+# --------------------------------------------------------------------------------------------
+def _check_hierarchical(data) -> None:
+    """What every successful load of a Clus HMC set must satisfy."""
+    n = len(data.node_names)
+    assert len(set(data.node_names)) == n and data.node_names[0] == "root"
+    assert len(data.parents) == n and data.parents[0].size == 0
+    assert all(p.dtype == np.int64 and (p < v).all() and (p >= 0).all() for v, p in enumerate(data.parents))
+    for split in data.splits:
+        X, Y = data[f"X_{split}"], data[f"Y_{split}"]
+        assert X.dtype == np.float64 and X.ndim == 2 and not np.isinf(X).any()
+        assert Y.shape == (X.shape[0], n) and set(np.unique(Y)) <= {0, 1}
+        if Y.size:
+            assert (Y[:, 0] == 1).all()
+        for v, p in enumerate(data.parents[1:], start=1):  # closed under ancestors
+            if p.size:
+                assert (Y[:, p].min(axis=1) >= Y[:, v]).all()
+
+
+def _fuzz_files(base: str, rng: random.Random) -> str | bytes:
+    text = _mutate(base, rng)
+    if rng.random() < 0.2:  # raw byte damage too
+        raw = bytearray(text.encode("utf-8"))
+        raw[rng.randrange(len(raw))] = rng.randrange(256)
+        return bytes(raw)
+    return text
+
+
+@pytest.mark.parametrize("base", [HMC_TREE, HMC_DAG, HMC_NOMINAL], ids=["tree", "dag", "nominal"])
+def test_fuzzed_hmc_files_raise_value_error_or_load_validly(isolated, base):
+    rng = random.Random(17)
+    outcomes = {"ok": 0, "ValueError": 0}
+    for trial in range(300):
+        name = f"f{trial}"
+        folder = isolated / "hierarchical_funcat_go" / name
+        folder.mkdir(parents=True)
+        damaged = rng.choice(("train", "test"))
+        for split in ("train", "test"):
+            data = _fuzz_files(base, rng) if split == damaged else base
+            path = folder / f"{name}.{split}.arff"
+            path.write_bytes(data) if isinstance(data, bytes) else path.write_text(data, encoding="utf-8")
+        try:
+            loaded = load_hierarchical(name, data_home=isolated)
+        except ValueError as exc:
+            assert str(exc), "an empty message"
+            outcomes["ValueError"] += 1
+            continue
+        _check_hierarchical(loaded)
+        outcomes["ok"] += 1
+    assert outcomes["ok"] > 20 and outcomes["ValueError"] > 20  # the mutations exercise both sides
+
+
+def test_fuzzed_label_ranking_files_raise_value_error_or_load_validly(isolated):
+    rng = random.Random(18)
+    base = "3,2,4\n0.5,1,2,1,3,4\n-0.5,2e-3,4,3,2,1\n1,-1,1,3,2,4\n"
+    (isolated / "label_ranking").mkdir()
+    outcomes = {"ok": 0, "ValueError": 0}
+    for trial in range(1000):
+        data = _fuzz_files(base, rng)
+        path = isolated / "label_ranking" / f"f{trial}.csv"
+        path.write_bytes(data) if isinstance(data, bytes) else path.write_text(data, encoding="utf-8")
+        try:
+            X, Y = load_label_ranking(f"f{trial}", data_home=isolated, return_X_y=True)
+        except ValueError as exc:
+            assert str(exc), "an empty message"
+            outcomes["ValueError"] += 1
+            continue
+        assert X.dtype == np.float64 and X.ndim == 2 and np.isfinite(X).all()
+        assert Y.ndim == 2 and Y.shape[0] == X.shape[0] and Y.shape[1] >= 1
+        spaces.Permutations(Y.shape[1]).validate(Y)
+        outcomes["ok"] += 1
+    assert outcomes["ok"] > 20 and outcomes["ValueError"] > 20
