@@ -3,10 +3,13 @@ package space
 import (
 	"fmt"
 	"slices"
+
+	"github.com/combpred/combpred/core/budget"
 )
 
 // MaxDAGAncestry bounds Σ_v |anc*(v)|, the ancestor sets (each node with all its ancestors through
-// every parent) that a DAG space holds: 4 bytes an entry, 1 GiB at the bound. Taxonomies such as
+// every parent) that a DAG space holds, and as many descendant entries: 4 bytes an entry each, 2 GiB
+// at the bound (and the memory budget applies below it). Taxonomies such as
 // the Gene Ontology have tens of ancestors per node; a DAG near the bound is a long chain with
 // shortcuts, for which single-path spaces are not the natural model anyway.
 const MaxDAGAncestry = 1 << 28
@@ -20,9 +23,8 @@ type rootedDAG struct {
 	parents [][]int
 	root    int
 	topo    []int // parents before children
-	// anc[ancOff[v]:ancOff[v+1]] is anc*(v): v and all its ancestors, increasing ids.
-	ancOff []int
-	anc    []int32
+	// anc[v] is anc*(v): v and all its ancestors, increasing ids.
+	anc [][]int32
 	// desc[descOff[v]:descOff[v+1]] is desc*(v): v and all its descendants, increasing ids.
 	descOff  []int
 	desc     []int32
@@ -126,36 +128,44 @@ func (g *rootedDAG) order(kind string) error {
 	return nil
 }
 
-// ancestry builds anc* and desc* in topological order, refusing ancestries above MaxDAGAncestry.
+// ancestry builds anc* and desc* in topological order, refusing ancestries above MaxDAGAncestry
+// or, as they grow, above the memory budget. Each set is gathered in one scratch buffer and kept
+// as an exact-size copy: no append slack and no second flat copy, so the ancestries take 4 bytes
+// an entry, and desc* as much again.
 func (g *rootedDAG) ancestry(kind string) error {
 	n := len(g.parents)
-	sets := make([][]int32, n)
+	g.anc = make([][]int32, n)
 	mark := make([]int, n)
-	total := 0
+	var scratch []int32
+	total, checked := 0, 0 // entries so far, and when the budget was last checked
 	for _, v := range g.topo {
-		set := []int32{int32(v)}
+		scratch = append(scratch[:0], int32(v))
 		mark[v] = v + 1
 		for _, p := range g.parents[v] {
-			for _, a := range sets[p] {
+			for _, a := range g.anc[p] {
 				if mark[a] != v+1 {
 					mark[a] = v + 1
-					set = append(set, a)
+					scratch = append(scratch, a)
 				}
 			}
 		}
-		slices.Sort(set)
-		sets[v] = set
-		if total += len(set); total > MaxDAGAncestry {
+		slices.Sort(scratch)
+		g.anc[v] = slices.Clone(scratch)
+		if total += len(scratch); total > MaxDAGAncestry {
 			return fmt.Errorf("space: %s: the ancestor sets of the DAG's nodes hold more than %d entries in all (at node %d); this space keeps them in memory", kind, MaxDAGAncestry, v)
 		}
+		if total > 2*checked && total > 1<<16 {
+			// what the ancestries would take if they doubled from here, with as many descendants
+			checked = total
+			if err := budget.Check(fmt.Sprintf("the ancestor sets of the %s space's DAG (%d nodes; %d entries by node %d)", kind, n, total, v),
+				budget.Mul(4, int64(total), 4)); err != nil {
+				return err
+			}
+		}
 	}
-	g.ancOff = make([]int, n+1)
-	g.anc = make([]int32, 0, total)
 	g.descOff = make([]int, n+1)
-	for v := 0; v < n; v++ {
-		g.anc = append(g.anc, sets[v]...)
-		g.ancOff[v+1] = len(g.anc)
-		for _, a := range sets[v] {
+	for _, set := range g.anc {
+		for _, a := range set {
 			g.descOff[a+1]++
 		}
 	}
@@ -164,8 +174,8 @@ func (g *rootedDAG) ancestry(kind string) error {
 	}
 	g.desc = make([]int32, total)
 	fill := slices.Clone(g.descOff[:n])
-	for v := 0; v < n; v++ { // increasing v keeps every descendant list sorted
-		for _, a := range sets[v] {
+	for v, set := range g.anc { // increasing v keeps every descendant list sorted
+		for _, a := range set {
 			g.desc[fill[a]] = int32(v)
 			fill[a]++
 		}
@@ -174,7 +184,7 @@ func (g *rootedDAG) ancestry(kind string) error {
 }
 
 func (g *rootedDAG) n() int                    { return len(g.parents) }
-func (g *rootedDAG) ancestors(v int) []int32   { return g.anc[g.ancOff[v]:g.ancOff[v+1]] }
+func (g *rootedDAG) ancestors(v int) []int32   { return g.anc[v] }
 func (g *rootedDAG) descendants(v int) []int32 { return g.desc[g.descOff[v]:g.descOff[v+1]] }
 func (g *rootedDAG) isLeaf(v int) bool         { return g.nChild[v] == 0 }
 

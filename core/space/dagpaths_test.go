@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/space/spacetest"
 )
@@ -170,5 +171,55 @@ func BenchmarkDAGPathsDecode(b *testing.B) {
 	y := make([]int64, 1)
 	for b.Loop() {
 		s.Decode(u, y)
+	}
+}
+
+// TestDAGAncestryFollowsTheBudget builds a chain of 4,000 nodes (8 million ancestor entries, about
+// 100 MB with the descendant sets): refused under a 16 MiB budget with an error naming the DAG,
+// built under the default one, with anc*(v) = {0, …, v} and desc*(v) = {v, …, N−1}.
+func TestDAGAncestryFollowsTheBudget(t *testing.T) {
+	const n = 4000
+	parents := make([][]int, n)
+	for v := 1; v < n; v++ {
+		parents[v] = []int{v - 1}
+	}
+	defer func(v int64) { _ = budget.Set(v) }(budget.Setting())
+	if err := budget.Set(16 << 20); err != nil {
+		t.Fatal(err)
+	}
+	_, err := space.NewDAGSubsets(parents)
+	if !budget.Is(err) || !strings.Contains(err.Error(), "ancestor sets of the dag_subsets space's DAG (4000 nodes") {
+		t.Fatalf("under a 16 MiB budget: %v, want a budget error naming the ancestor sets", err)
+	}
+	if err := budget.Set(0); err != nil {
+		t.Fatal(err)
+	}
+	s, err := space.NewDAGSubsets(parents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Decoding all-positive scores picks every node: the closure of the deepest one.
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = 1
+	}
+	y := make([]int64, n)
+	s.Decode(u, y)
+	for v, b := range y {
+		if b != 1 {
+			t.Fatalf("node %d left out of the decoded chain", v)
+		}
+	}
+	// A set closed under parents is a prefix of the chain: with −1 on every node but the root (0)
+	// and the last (n), the whole chain (gain 2) beats every shorter prefix (gain ≤ 0).
+	for i := range u {
+		u[i] = -1
+	}
+	u[0], u[n-1] = 0, float64(n) // taking node n−1 takes the whole chain: gain n − (n−2) > 0
+	s.Decode(u, y)
+	for v, b := range y {
+		if b != 1 {
+			t.Fatalf("node %d left out of the chain closed under node %d", v, n-1)
+		}
 	}
 }
