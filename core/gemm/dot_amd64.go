@@ -12,3 +12,10 @@ func dot2x6(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64)
 //
 //go:noescape
 func dot2x6z(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64)
+
+// dot1x12 writes into out the twelve dot products of one row a of X with the rows b + c·stride
+// (c = 0, …, 11) of B, each of length n, with dot2x6's arithmetic (dot_amd64.s): a product with
+// one row of X, which dot2x6 would compute twice. It needs AVX2 and FMA (haveFMA).
+//
+//go:noescape
+func dot1x12(a, b *float64, stride, n int, mask *[4]uint64, out *[12]float64)

@@ -38,3 +38,9 @@ func axpy4(c *float64, k *[4]*float64, a *[4]float64, n int)
 
 //go:noescape
 func axpy1(c, k *float64, a float64, n int)
+
+// fmaRowsSpan does fmaRows8's arithmetic for groups consecutive groups of eight rows of B on one
+// row c of C, 16 columns wide (those masks selects), keeping c in registers (fma_amd64.s).
+//
+//go:noescape
+func fmaRowsSpan(c, k *float64, stride, groups int, x *float64, masks *[4][4]uint64)

@@ -47,3 +47,11 @@ func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64
 func dot2x6z(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64) {
 	panic("gemm: dot2x6z called without a vector kernel")
 }
+
+func dot1x12(a, b *float64, stride, n int, mask *[4]uint64, out *[12]float64) {
+	panic("gemm: dot1x12 called without a vector kernel")
+}
+
+func fmaRowsSpan(c, k *float64, stride, groups int, x *float64, masks *[4][4]uint64) {
+	panic("gemm: fmaRowsSpan called without a vector kernel")
+}

@@ -77,6 +77,10 @@ func mulTile(C, X, B blas64.General, i0, i1, j0, j1 int, add bool) {
 		}
 	}
 	row := func(l int) []float64 { return B.Data[l*B.Stride+j0:][:n] }
+	if haveFMA && i1-i0 == 1 {
+		mulRow(C.Data[i0*C.Stride+j0:][:n], X.Data[i0*X.Stride:][:p], B, j0)
+		return
+	}
 	l := 0
 	if haveFMA {
 		n4 := n &^ 3
@@ -141,6 +145,36 @@ func mulTile(C, X, B blas64.General, i0, i1, j0, j1 int, add bool) {
 			for j := range c {
 				c[j] += a0 * k0[j]
 			}
+		}
+	}
+}
+
+// mulRow adds x·B[:, j0:j0+len(c)] to c, the tile of a single row of C (a single prediction's
+// product with the dual coefficients), with mulTile's arithmetic: groups of eight rows of B, the
+// last p mod 8 padded with zero rows. Its columns, 16 at a time, stay in registers over all the
+// groups (fmaRowsSpan); with one row, mulTile's calls of fmaRows8 would wait on each other's store
+// and reload of the same row.
+func mulRow(c, x []float64, B blas64.General, j0 int) {
+	p, n := len(x), len(c)
+	groups := p / 8
+	var xpad [8]float64
+	copy(xpad[:], x[8*groups:])
+	var pad [8 * 16]float64
+	for b := 0; b < n; b += 16 {
+		w := min(16, n-b)
+		var masks [4][4]uint64
+		for j := 0; j < w; j++ {
+			masks[j/4][j%4] = ^uint64(0)
+		}
+		if groups > 0 {
+			fmaRowsSpan(&c[b], &B.Data[j0+b], B.Stride, groups, &x[0], &masks)
+		}
+		if 8*groups < p {
+			clear(pad[:])
+			for t := 0; 8*groups+t < p; t++ {
+				copy(pad[16*t:16*t+w], B.Data[(8*groups+t)*B.Stride+j0+b:][:w])
+			}
+			fmaRowsSpan(&c[b], &pad[0], 16, 1, &xpad[0], &masks)
 		}
 	}
 }

@@ -130,6 +130,86 @@ func TestMul(t *testing.T) {
 	}
 }
 
+// fmaRowsSpan must do fmaRows8's arithmetic group after group on the columns its masks select,
+// and neither read nor write the others (NaN there would show).
+func TestFMARowsSpan(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no AVX2/FMA on this processor")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, w := range []int{1, 3, 4, 5, 8, 13, 16} {
+		for _, groups := range []int{1, 2, 7} {
+			const stride = 23
+			k := make([]float64, 8*groups*stride)
+			for i := range k {
+				k[i] = math.NaN()
+				if i%stride < w {
+					k[i] = r.NormFloat64()
+				}
+			}
+			x := make([]float64, 8*groups)
+			for i := range x {
+				x[i] = r.NormFloat64()
+			}
+			c := make([]float64, 17)
+			for i := range c {
+				c[i] = math.NaN()
+				if i < w {
+					c[i] = r.NormFloat64()
+				}
+			}
+			want := append([]float64(nil), c...)
+			for g := 0; g < groups; g++ {
+				a := x[8*g:]
+				for j := 0; j < w; j++ {
+					kt := func(t int) float64 { return k[(8*g+t)*stride+j] }
+					lo := math.FMA(a[3], kt(3), math.FMA(a[2], kt(2), math.FMA(a[1], kt(1), math.FMA(a[0], kt(0), want[j]))))
+					hi := math.FMA(a[7], kt(7), math.FMA(a[6], kt(6), math.FMA(a[5], kt(5), a[4]*kt(4))))
+					want[j] = lo + hi
+				}
+			}
+			var masks [4][4]uint64
+			for j := 0; j < w; j++ {
+				masks[j/4][j%4] = ^uint64(0)
+			}
+			fmaRowsSpan(&c[0], &k[0], stride, groups, &x[0], &masks)
+			for j := range c {
+				if j < w && c[j] != want[j] || j >= w && !math.IsNaN(c[j]) {
+					t.Fatalf("w=%d groups=%d: c[%d] = %v, want %v", w, groups, j, c[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+// A row's products are the same, bit for bit, whether the row is multiplied alone (mulRow, a
+// single prediction) or among others, for every remainder of p mod 8 and across column tiles.
+func TestMulOneRowIsARowOfTheProduct(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	for _, p := range []int{1, 5, 8, 9, 15, 16, 103, 1500} {
+		for _, m := range []int{1, 3, 14, 16, 17, 33, 700} {
+			B := randDense(r, p, m+2).Slice(0, p, 1, m+1).(*mat.Dense)
+			X := randDense(r, 3, p)
+			all := mat.NewDense(3, m, nil)
+			Mul(all.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+			added := mat.DenseCopyOf(all)
+			MulAdd(added.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+			for i := 0; i < 3; i++ {
+				xi := X.Slice(i, i+1, 0, p).(*mat.Dense)
+				row := mat.NewDense(1, m, nil)
+				Mul(row.RawMatrix(), xi.RawMatrix(), B.RawMatrix())
+				if !mat.Equal(row, all.Slice(i, i+1, 0, m)) {
+					t.Fatalf("p=%d m=%d: row %d alone differs from its row of the product", p, m, i)
+				}
+				MulAdd(row.RawMatrix(), xi.RawMatrix(), B.RawMatrix())
+				if !mat.Equal(row, added.Slice(i, i+1, 0, m)) {
+					t.Fatalf("p=%d m=%d: MulAdd of row %d alone differs from its row of MulAdd", p, m, i)
+				}
+			}
+		}
+	}
+}
+
 func randDense(r *rand.Rand, rows, cols int) *mat.Dense {
 	a := mat.NewDense(rows, cols, nil)
 	for i := 0; i < rows; i++ {

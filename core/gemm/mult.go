@@ -38,6 +38,10 @@ func mulT(C, X, B blas64.General, add bool) {
 		}
 		return
 	}
+	if q == 1 && haveFMA && !(haveAVX512 && p >= dotWideTerms) && p*m < 1<<20 {
+		mulTRow(C, X, B, add)
+		return
+	}
 	groups := (m + 5) / 6
 	body := func(lo, hi int) { mulTCols(C, X, B, 6*lo, min(m, 6*hi), add) }
 	if q*p*m < 1<<20 {
@@ -115,6 +119,44 @@ func mulTCols(C, X, B blas64.General, j0, j1 int, add bool) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// mulTRow is mulTCols for one row of X (a single prediction's kernel row), twelve rows of B at a
+// time with dot1x12 instead of six with dot2x6, which would compute the row's products twice. It
+// takes the place of mulTCols only where that would run dot2x6 alone (no chunk of dot2x6z's
+// length), so that the row's entries are those of any other product it is part of.
+func mulTRow(C, X, B blas64.General, add bool) {
+	p, m := X.Cols, B.Rows
+	c := C.Data[:m]
+	var rows [8]*float64
+	var out [12]float64
+	for l0 := 0; l0 < p; l0 += dotChunk {
+		n := min(dotChunk, p-l0)
+		mask := &tailMasks[n&3]
+		put := func(j int, v []float64) {
+			if l0 == 0 && !add {
+				copy(c[j:], v)
+				return
+			}
+			for k, x := range v {
+				c[j+k] += x
+			}
+		}
+		j := 0
+		for ; j+12 <= m; j += 12 {
+			dot1x12(&X.Data[l0], &B.Data[j*B.Stride+l0], B.Stride, n, mask, &out)
+			put(j, out[:])
+		}
+		for ; j < m; j += 6 { // the last m mod 12 rows of B, as mulTCols takes them
+			nc := min(6, m-j)
+			rows[0], rows[1] = &X.Data[l0], &X.Data[l0]
+			for k := 0; k < 6; k++ {
+				rows[2+k] = &B.Data[(j+min(k, nc-1))*B.Stride+l0]
+			}
+			dot2x6(&rows, n, mask, &out)
+			put(j, out[:nc])
 		}
 	}
 }

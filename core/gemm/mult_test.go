@@ -49,6 +49,74 @@ func TestDot2x6(t *testing.T) {
 	}
 }
 
+// dot1x12 must compute exactly dot2x6's sums for its one row, on strided rows of B, without
+// reading past n (NaN follows every row).
+func TestDot1x12(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no AVX2/FMA on this processor")
+	}
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 101, 103, 256} {
+		stride := n + 3
+		a := make([]float64, n+4)
+		b := make([]float64, 12*stride+4)
+		for _, v := range [][]float64{a, b} {
+			for j := range v {
+				v[j] = math.NaN()
+			}
+		}
+		for j := 0; j < n; j++ {
+			a[j] = r.NormFloat64()
+			for c := 0; c < 12; c++ {
+				b[c*stride+j] = r.NormFloat64()
+			}
+		}
+		var out [12]float64
+		dot1x12(&a[0], &b[0], stride, n, &tailMasks[n&3], &out)
+		for c := 0; c < 12; c++ {
+			var lane [4]float64
+			for j := 0; j < n; j++ {
+				lane[j&3] = math.FMA(a[j], b[c*stride+j], lane[j&3])
+			}
+			if want := (lane[0] + lane[2]) + (lane[1] + lane[3]); out[c] != want {
+				t.Fatalf("n=%d: out[%d] = %v, want %v", n, c, out[c], want)
+			}
+		}
+	}
+}
+
+// A row's products are the same, bit for bit, whether the row is multiplied alone (mulTRow, a
+// single prediction) or among others (mulTCols), with and without the 512-bit kernels.
+func TestMulTOneRowIsARowOfTheProduct(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, avx512 := range []bool{true, false} {
+		old := setHaveAVX512(avx512)
+		for _, p := range []int{1, 3, 4, 5, 103, 255, 300, 513, 1283} {
+			for _, m := range []int{1, 5, 11, 12, 13, 25, 150} {
+				B := randDense(r, m+1, p+3).Slice(1, m+1, 1, p+1).(*mat.Dense)
+				X := randDense(r, 3, p)
+				all := mat.NewDense(3, m, nil)
+				MulT(all.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+				added := mat.DenseCopyOf(all)
+				MulTAdd(added.RawMatrix(), X.RawMatrix(), B.RawMatrix())
+				for i := 0; i < 3; i++ {
+					row := mat.NewDense(1, m, nil)
+					xi := X.Slice(i, i+1, 0, p).(*mat.Dense)
+					MulT(row.RawMatrix(), xi.RawMatrix(), B.RawMatrix())
+					if !mat.Equal(row, all.Slice(i, i+1, 0, m)) {
+						t.Fatalf("avx512=%v p=%d m=%d: row %d alone differs from its row of the product", avx512, p, m, i)
+					}
+					MulTAdd(row.RawMatrix(), xi.RawMatrix(), B.RawMatrix())
+					if !mat.Equal(row, added.Slice(i, i+1, 0, m)) {
+						t.Fatalf("avx512=%v p=%d m=%d: MulTAdd of row %d alone differs from its row of MulTAdd", avx512, p, m, i)
+					}
+				}
+			}
+		}
+		setHaveAVX512(old)
+	}
+}
+
 // dot2x6z must compute exactly the sums its doc comment states: eight lanes over the first ⌊n/8⌋·8
 // terms, folded to four, then dot2x6's four lanes and masked tail, without reading past n.
 func TestDot2x6z(t *testing.T) {
