@@ -77,7 +77,14 @@ def test_sdist_holds_everything_a_wheel_and_the_tests_need(tmp_path):
     (sdist,) = tmp_path.glob("combpred-*.tar.gz")
     with tarfile.open(sdist) as tar:
         names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
-    for needed in ("core/gemm/fma_amd64.s", "tests/conftest.py", "tests/_synthetic.py", "LICENSE", "go.mod"):
+    for needed in (
+        "core/gemm/fma_amd64.s",
+        "core/gemm/dotsum_amd64.h",
+        "tests/conftest.py",
+        "tests/_synthetic.py",
+        "LICENSE",
+        "go.mod",
+    ):
         assert needed in names, needed
     if shutil.which("go") is None:
         pytest.skip("building the wheel needs Go")
