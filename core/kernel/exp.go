@@ -13,6 +13,26 @@ import "math"
 // (truncated at r⁵/120 < 4e-17). Below −708, where e^x is subnormal, and for NaN, math.Exp
 // takes over.
 func rbfRow(v []float64, na float64, nb []float64, gamma, plus float64) {
+	nb = nb[:len(v)]
+	if !haveRBFKernel {
+		rbfRowGo(v, na, nb, gamma, plus)
+		return
+	}
+	// The vector kernel stops before a block of four with an argument below −708 (or NaN): that
+	// block goes through the loop in Go, and the kernel resumes after it.
+	args := [3][4]float64{{na, na, na, na}, {-gamma, -gamma, -gamma, -gamma}, {plus, plus, plus, plus}}
+	n4 := len(v) &^ 3
+	for j := 0; j < n4; j += 4 {
+		j += rbfRow4(&v[j], &nb[j], n4-j, &args, &rbfConsts, &exp2Frac)
+		if j < n4 {
+			rbfRowGo(v[j:j+4], na, nb[j:j+4], gamma, plus)
+		}
+	}
+	rbfRowGo(v[n4:], na, nb[n4:], gamma, plus)
+}
+
+// rbfRowGo is rbfRow one value at a time.
+func rbfRowGo(v []float64, na float64, nb []float64, gamma, plus float64) {
 	const (
 		scale = 256 * math.Log2E
 		round = 0x1.8p52                         // adding it rounds a float64 below 2⁵¹ to an integer
@@ -37,6 +57,23 @@ func rbfRow(v []float64, na float64, nb []float64, gamma, plus float64) {
 		v[j] = math.Float64frombits(exp2Frac[q&255]+uint64(q>>8)<<52)*p + plus
 	}
 }
+
+// rbfConsts are rbfRowGo's constants as rbfRow4 reads them, each in four lanes: 2, scale, round,
+// hi, lo, 1, 1/2, 1/6, 1/24, −708, and the masks 255 and ^255 of q's table index and exponent.
+var rbfConsts = func() (c [12][4]uint64) {
+	const (
+		scale = 256 * math.Log2E
+		round = 0x1.8p52
+		hi    = 6.93147180369123816490e-01 / 256
+		lo    = 1.90821492927058770002e-10 / 256
+	)
+	for i, x := range []float64{2, scale, round, hi, lo, 1, 1.0 / 2, 1.0 / 6, 1.0 / 24, -708} {
+		c[i] = [4]uint64{math.Float64bits(x), math.Float64bits(x), math.Float64bits(x), math.Float64bits(x)}
+	}
+	c[10] = [4]uint64{255, 255, 255, 255}
+	c[11] = [4]uint64{^uint64(255), ^uint64(255), ^uint64(255), ^uint64(255)}
+	return c
+}()
 
 // exp2Frac holds the bits of 2^(j/256) for j = 0, …, 255, to whose exponent field rbfRow adds q.
 var exp2Frac = func() (t [256]uint64) {

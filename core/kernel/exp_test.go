@@ -57,6 +57,13 @@ func BenchmarkRBFRow(b *testing.B) {
 			Kernel{Kind: RBF, Gamma: 1}.Row(v, 0, nb, 0)
 		}
 	})
+	b.Run("Row-go", func(b *testing.B) { // the loop in Go alone
+		defer setHaveRBFKernel(setHaveRBFKernel(false))
+		for b.Loop() {
+			clear(v)
+			Kernel{Kind: RBF, Gamma: 1}.Row(v, 0, nb, 0)
+		}
+	})
 	b.Run("math.Exp", func(b *testing.B) {
 		for b.Loop() {
 			for j, d2 := range nb {
@@ -88,6 +95,43 @@ func TestRowMatchesGram(t *testing.T) {
 			for j, got := range v {
 				if w := want.At(i, j) + 0.5; got != w {
 					t.Fatalf("%v: k(a_%d, b_%d) + 0.5 = %v, GramNorms gives %v", k.Kind, i, j, got, w)
+				}
+			}
+		}
+	}
+}
+
+// rbfRow's vector kernel gives rbfRowGo's values bit for bit, including blocks it hands back to
+// the loop in Go (arguments below −708, NaN), distances that rounding makes negative or −0, and
+// every length modulo 4.
+func TestRBFRowKernelMatchesGo(t *testing.T) {
+	if !haveRBFKernel {
+		t.Skip("no AVX2 on this processor")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	special := []float64{0, math.Copysign(0, -1), -1e-12, 1e-300, 1011.4, 1011.5, 1065, math.Inf(1), math.NaN(), 1e308}
+	for _, n := range []int{0, 1, 3, 4, 5, 8, 13, 64, 1001} {
+		for _, gamma := range []float64{0.7, 1e-3, 40} {
+			for _, plus := range []float64{0, 1} {
+				dots, nb := make([]float64, n), make([]float64, n)
+				for j := range dots {
+					dots[j] = 3 * r.NormFloat64()
+					nb[j] = 20 * r.Float64()
+					if r.IntN(10) == 0 {
+						nb[j] = special[r.IntN(len(special))]
+						dots[j] = 0
+					}
+				}
+				na := 2 * r.Float64()
+				want := append([]float64(nil), dots...)
+				rbfRowGo(want, na, nb, gamma, plus)
+				got := append([]float64(nil), dots...)
+				rbfRow(got, na, nb, gamma, plus)
+				for j := range got {
+					if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+						t.Fatalf("n=%d γ=%g plus=%g: v[%d] = %v (nb %v, dot %v), the loop in Go gives %v",
+							n, gamma, plus, j, got[j], nb[j], dots[j], want[j])
+					}
 				}
 			}
 		}
