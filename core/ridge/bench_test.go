@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -124,5 +125,39 @@ func BenchmarkLinearYeastSize(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(md.Result.Iterations), "iterations")
+	}
+}
+
+// BenchmarkPredictOneRow times a single prediction and its scores at the yeast benchmark's size
+// (1,500 training rows of 103 features, 14 labels): for the rbf model, one kernel row against the
+// 1.2 MB of support vectors, its exponentials and the product with the dual coefficients, the
+// core's part of issue 18's single-row latency.
+func BenchmarkPredictOneRow(b *testing.B) {
+	sp, _ := space.NewMultilabel(14)
+	const m, n = 1500, 103
+	X, ys := synthetic(b, sp, m, n, 1)
+	for _, kind := range []kernel.Kind{kernel.Linear, kernel.RBF} {
+		opt := baseOptions()
+		opt.Alpha, opt.Tol = 0.01, 1e-8
+		opt.Kernel = kernel.Kernel{Kind: kind, Gamma: 0.02}
+		md, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		y, u := make([]int64, 14), make([]float64, 14)
+		b.Run(kind.String()+"/predict", func(b *testing.B) {
+			for b.Loop() {
+				if err := md.Predict(X[:n], 1, n, y, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(kind.String()+"/decision", func(b *testing.B) {
+			for b.Loop() {
+				if err := md.Decision(X[:n], 1, n, u); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
