@@ -50,11 +50,13 @@ func rbfRowGo(v []float64, na float64, nb []float64, gamma, plus float64) {
 			v[j] = math.Exp(x) + plus
 			continue
 		}
-		qf := (x*scale + round) - round
+		// The conversions keep each product rounded on its own (the Go spec lets a compiler fuse a
+		// product with a sum, as it does for GOAMD64=v3), so that rbfRow4's values stay these.
+		qf := (float64(x*scale) + round) - round
 		q := int64(qf)
-		r := (x - qf*hi) - qf*lo
-		p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24))))
-		v[j] = math.Float64frombits(exp2Frac[q&255]+uint64(q>>8)<<52)*p + plus
+		r := (x - float64(qf*hi)) - float64(qf*lo)
+		p := 1 + float64(r*(1+float64(r*(1.0/2+float64(r*(1.0/6+float64(r*(1.0/24))))))))
+		v[j] = float64(math.Float64frombits(exp2Frac[q&255]+uint64(q>>8)<<52)*p) + plus
 	}
 }
 
