@@ -1,3 +1,18 @@
+// DOTZERO12 clears the twelve accumulators Y0–Y11 of dot2x6 and dot1x12.
+#define DOTZERO12 \
+	VXORPD Y0, Y0, Y0; \
+	VXORPD Y1, Y1, Y1; \
+	VXORPD Y2, Y2, Y2; \
+	VXORPD Y3, Y3, Y3; \
+	VXORPD Y4, Y4, Y4; \
+	VXORPD Y5, Y5, Y5; \
+	VXORPD Y6, Y6, Y6; \
+	VXORPD Y7, Y7, Y7; \
+	VXORPD Y8, Y8, Y8; \
+	VXORPD Y9, Y9, Y9; \
+	VXORPD Y10, Y10, Y10; \
+	VXORPD Y11, Y11, Y11
+
 // The end of the dot-product kernels (dot2x6, dot2x6z, dot1x12): each of twelve accumulators
 // Y0–Y11 holds four partial sums of one product, added as (lane0 + lane2) + (lane1 + lane3) and
 // stored at out + 8·index (out in AX); X12 and X13 are scratch. One definition, so that every
