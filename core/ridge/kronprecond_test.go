@@ -13,7 +13,7 @@ import (
 // M = 2αE⊗I + G⊗M̄, the intercept row of E zero: M·M⁻¹R = R.
 func TestKronPrecondInvertsKroneckerPart(t *testing.T) {
 	r := rand.New(rand.NewPCG(51, 52))
-	const k, d, alpha = 6, 9, 0.7
+	const k, d, alpha = 10, 9, 0.7
 	A := randDense(r, k+3, k)
 	var g mat.Dense
 	g.Mul(A.T(), A)
@@ -26,15 +26,23 @@ func TestKronPrecondInvertsKroneckerPart(t *testing.T) {
 	for b := range nu {
 		nu[b] = 0.1 + r.Float64()
 	}
-	for _, form := range []string{"dense", "diagonal"} {
+	for _, form := range []string{"dense", "cholesky", "diagonal"} {
 		for _, intercept := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/intercept=%v", form, intercept), func(t *testing.T) {
-				var pc *kronPrecond
+				var pc linearPrecond
 				var err error
 				var curv mat.Matrix = mbar
-				if form == "dense" {
+				switch form {
+				case "dense", "cholesky":
+					if form == "cholesky" { // every k takes the Cholesky form
+						defer func(v, w int) { spectralEigenMax, kronCholeskyRatio = v, w }(spectralEigenMax, kronCholeskyRatio)
+						spectralEigenMax, kronCholeskyRatio = 0, 1
+					}
 					pc, err = kronPrecondOf(mbar, G, alpha, intercept)
-				} else {
+					if _, ok := pc.(*spectralPrecond); ok != (form == "cholesky") {
+						t.Fatalf("kronPrecondOf gave a %T", pc)
+					}
+				default:
 					pc, err = newKronBlocks(G, nil, nu, alpha, intercept)
 					curv = mat.NewDiagDense(d, nu)
 				}
@@ -104,4 +112,36 @@ func TestKronPrecondInterceptIterations(t *testing.T) {
 		}
 		t.Logf("mode %d: %d iterations", mode, md.Result.Iterations)
 	}
+}
+
+// A fit whose Kronecker preconditioner takes the Cholesky form (kronCholesky) reaches the optimum
+// of the eigenbasis form, in about as many iterations: the two apply the same inverse.
+func TestKronCholeskyFitMatchesEigenbasis(t *testing.T) {
+	sp, err := space.New("permutations", []int64{4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 300, 12
+	X, ys := synthetic(t, sp, m, n, 17)
+	opt := baseOptions()
+	opt.Solver, opt.EmpiricalWeight = CG, 0.3
+	fit := func(cholesky bool) *Model {
+		defer func(v, w int) { spectralEigenMax, kronCholeskyRatio = v, w }(spectralEigenMax, kronCholeskyRatio)
+		if cholesky {
+			spectralEigenMax, kronCholeskyRatio = 0, 1
+		}
+		md, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return md
+	}
+	eig, chol := fit(false), fit(true)
+	if e := relDiff(chol.Coef, eig.Coef); e > 1e-8 {
+		t.Errorf("Cholesky form's coefficients differ from the eigenbasis form's by %.2e", e)
+	}
+	if a, b := chol.Result.Iterations, eig.Result.Iterations; a > b+2 || a < b-2 {
+		t.Errorf("Cholesky form took %d iterations, the eigenbasis form %d", a, b)
+	}
+	t.Logf("iterations: %d (Cholesky), %d (eigenbasis)", chol.Result.Iterations, eig.Result.Iterations)
 }

@@ -66,7 +66,7 @@ var linearPrecondMode = precondAuto
 // MaxDim (22 instead of 78 iterations on Permutations(50)), and it is used for every space whose
 // covariance is Spectral.
 type spectralPrecond struct {
-	op    space.Spectral
+	op    projector
 	m     []float64   // M_c = σ_c (+ τ_c)
 	q     *mat.Dense  // Q, eigenvectors of G, k×k
 	diag  [][]float64 // D_c, per eigenspace k values
@@ -140,7 +140,7 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 	es, nk = op.Spectrum(), len(M)
 	k := des.cols()
 	if k > spectralEigenMax || nk <= spectralCholeskySpaces {
-		return newSpectralPrecondChol(p, des, op, M, top, G)
+		return newSpectralPrecondChol(des.cols(), d, p.Alpha, des.intercept, op, M, top, G)
 	}
 	var eg mat.EigenSym
 	if !eg.Factorize(G, true) {
@@ -189,19 +189,24 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 	return pc, nil
 }
 
-// newSpectralPrecondChol factorises every block 2αE + M_c G (the intercept left unpenalised
-// except on eigenspaces where M_c vanishes, as with the eigenbasis).
-func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float64, top float64, G *mat.SymDense) (*spectralPrecond, error) {
-	k := des.cols()
-	_, d := p.dims()
+// projector writes P_c v into dst, the projection onto the c-th eigenspace of the curvature that
+// a spectralPrecond inverts (space.Spectral's Project, or eigenProjector's).
+type projector interface {
+	Project(c int, dst, v []float64)
+}
+
+// newSpectralPrecondChol factorises every block 2αE + M_c G of the k×d coefficients (the intercept,
+// when there is one, left unpenalised except on eigenspaces where M_c vanishes, as with the
+// eigenbasis).
+func newSpectralPrecondChol(k, d int, alpha float64, intercept bool, op projector, M []float64, top float64, G *mat.SymDense) (*spectralPrecond, error) {
 	pc := &spectralPrecond{op: op, m: M, inv: make([]*mat.Dense, len(M)),
 		acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil), t: mat.NewDense(k, d, nil)}
 	B := mat.NewSymDense(k, nil)
 	for c := range M {
 		B.ScaleSym(M[c], G)
 		for j := 0; j < k; j++ {
-			if j < k-1 || !des.intercept || M[c] <= nullRelTol*top {
-				B.SetSym(j, j, B.At(j, j)+2*p.Alpha)
+			if j < k-1 || !intercept || M[c] <= nullRelTol*top {
+				B.SetSym(j, j, B.At(j, j)+2*alpha)
 			}
 		}
 		raw := B.RawSymmetric()
@@ -280,7 +285,7 @@ type kronPrecond struct {
 	s         []float64
 }
 
-func newKronPrecond(p *Problem, des design, G *mat.SymDense) (*kronPrecond, error) {
+func newKronPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, error) {
 	m, d := p.dims()
 	var total float64
 	for i := 0; i < m; i++ {
@@ -310,16 +315,26 @@ func newKronPrecond(p *Problem, des design, G *mat.SymDense) (*kronPrecond, erro
 	return kronPrecondOf(mbar, G, p.Alpha, des.intercept)
 }
 
-// kronPrecondOf is the kronPrecond of the average curvature mbar and the Gram matrix G, whose
-// last row and column are the intercept's when intercept is set.
-func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (*kronPrecond, error) {
+// kronPrecondOf is the Kronecker preconditioner of the average curvature mbar and the Gram matrix
+// G, whose last row and column are the intercept's when intercept is set: a kronPrecond, or for a
+// large G and a small mbar the same inverse in the Cholesky form of spectralPrecond (kronCholesky).
+func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (linearPrecond, error) {
 	var em mat.EigenSym
 	if !em.Factorize(mbar, true) {
 		return nil, fmt.Errorf("eigendecomposition of the average curvature failed")
 	}
 	qm := new(mat.Dense)
 	em.VectorsTo(qm)
-	return newKronBlocks(G, qm, em.Values(nil), alpha, intercept)
+	nu := em.Values(nil)
+	if k := G.SymmetricDim(); kronCholesky(k, len(nu)) {
+		var top float64
+		for b, v := range nu {
+			nu[b] = math.Max(0, v)
+			top = math.Max(top, nu[b])
+		}
+		return newSpectralPrecondChol(k, len(nu), alpha, intercept, eigenProjector{qm}, nu, top, G)
+	}
+	return newKronBlocks(G, qm, nu, alpha, intercept)
 }
 
 // newKronBlocks is the kronPrecond of G and the curvature Q_M diag(nu) Q_Mᵀ; a nil qm stands for
