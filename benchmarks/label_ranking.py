@@ -1,7 +1,13 @@
 """Label ranking on the 8 benchmark sets of Cheng, Hühn & Hüllermeier (2009): the thesis' label
 ranking experiment, with nested cross-validation.
 
-Usage: python benchmarks/label_ranking.py [--quick] [--output BENCHMARKS.md]
+Usage: python benchmarks/label_ranking.py [--quick] [--datasets NAME ...] [--output BENCHMARKS.md]
+
+A full run takes about two hours on 2 cores, longer than a working session may last, so every outer fold
+is saved as it finishes (benchmarks/results/label_ranking/<set>.json, with the settings it was run with): a
+run that is stopped resumes at the first missing fold, the report takes every set whose saved folds are
+complete and were run with this script's settings, and a set whose saved folds are incomplete or stale is
+rerun. ``--datasets`` runs some sets; the report still covers every set with complete saved folds.
 
 StructuredRidge(space=Permutations(k)) with a linear and an RBF kernel against the instance-based
 Borda ranker (KNNBordaRanker) and ranking by pairwise comparison (PairwiseRanker with logistic
@@ -16,10 +22,11 @@ BENCHMARKS.md and benchmarks/figures/label_ranking.png.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -218,21 +225,91 @@ def _short(params: dict, n_features: int) -> dict:
     return short
 
 
+RESULTS_DIR = Path(__file__).resolve().parent / "results" / "label_ranking"
+
+
+def settings(name: str, quick: bool) -> dict:
+    """What a saved fold was run with: folds saved under other settings are stale."""
+    return {
+        "grids": QUICK_GRIDS if quick else GRIDS,
+        "calhousing_rbf_grid": CALHOUSING_RBF_GRID,
+        "empirical_weights": QUICK_EMPIRICAL_WEIGHTS if quick else EMPIRICAL_WEIGHTS,
+        "decode_from": list(DECODE_FROM),
+        "nystrom": [NYSTROM_ABOVE, NYSTROM_COMPONENTS],
+        "rbf_tol": RBF_TOL,
+        "data_set": name,
+        "quick": quick,
+    }
+
+
+def load_saved(name: str, quick: bool, results_dir: Path | None) -> tuple[Result | None, int]:
+    """The folds of ``name`` saved in ``results_dir`` with this script's settings, and how many there are."""
+    path = results_dir / f"{name}.json" if results_dir else None
+    if path is None or not path.exists():
+        return None, 0
+    saved = json.loads(path.read_text())
+    if saved.get("settings") != json.loads(json.dumps(settings(name, quick))):
+        print(f"{name}: saved folds were run with other settings; starting again", flush=True)
+        return None, 0
+    r = saved["result"]
+    result = Result(r["name"], tuple(r["shape"]), r["taus"], r["chosen"], r["seconds"], r["grids"], r["nystrom"])
+    return result, saved["folds"]
+
+
+def save(result: Result, folds: int, total: int, quick: bool, results_dir: Path | None) -> None:
+    if results_dir is None:
+        return
+    results_dir.mkdir(parents=True, exist_ok=True)
+    body = {
+        "settings": settings(result.name, quick),
+        "folds": folds,
+        "of": total,
+        "machine": machine(),
+        "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "result": asdict(result),
+    }
+    path = results_dir / f"{result.name}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(body, indent=1) + "\n")
+    tmp.replace(path)  # a run killed while writing keeps the previous file
+
+
+def complete(name: str, quick: bool, results_dir: Path | None) -> Result | None:
+    """The saved result of ``name`` if all its outer folds are saved with this script's settings."""
+    result, folds = load_saved(name, quick, results_dir)
+    return result if result is not None and folds == _outer(quick).get_n_splits() else None
+
+
+def _outer(quick: bool) -> RepeatedKFold:
+    return RepeatedKFold(n_splits=3 if quick else 10, n_repeats=1 if quick else 5, random_state=0)
+
+
 def run_dataset(
-    name: str, quick: bool, nystrom_above: int = NYSTROM_ABOVE, n_components: int = NYSTROM_COMPONENTS
+    name: str,
+    quick: bool,
+    nystrom_above: int = NYSTROM_ABOVE,
+    n_components: int = NYSTROM_COMPONENTS,
+    results_dir: Path | None = None,
 ) -> Result:
     X, Y = datasets.load_label_ranking(name, return_X_y=True)
     if quick:
         rows = np.random.default_rng(0).permutation(X.shape[0])[:120]
         X, Y = X[rows], Y[rows]
     k = Y.shape[1]
-    result = Result(name, (X.shape[0], X.shape[1], k))
     large = X.shape[0] * 0.9 > nystrom_above
-    result.nystrom = n_components if large else 0
     models = grids(X.shape[1], quick, large, n_components)
-    result.grids = {m: _short(grid, X.shape[1]) for m, (_, grid) in models.items()}
-    outer = RepeatedKFold(n_splits=3 if quick else 10, n_repeats=1 if quick else 5, random_state=0)
+    result, done = load_saved(name, quick, results_dir)
+    if result is None:
+        result, done = Result(name, (X.shape[0], X.shape[1], k)), 0
+        result.nystrom = n_components if large else 0
+        result.grids = {m: _short(grid, X.shape[1]) for m, (_, grid) in models.items()}
+    elif done:
+        print(f"{name}: resuming after {done} saved folds", flush=True)
+    outer = _outer(quick)
+    total = outer.get_n_splits()
     for fold, (train, test) in enumerate(outer.split(X)):
+        if fold < done:
+            continue
         inner = KFold(3, shuffle=True, random_state=fold)
         best_cv: dict[str, float] = {}
         for model, (estimator, grid) in models.items():
@@ -248,6 +325,7 @@ def run_dataset(
         # The kernel chosen by the inner CV: the SR variant with the better inner score (no extra fit).
         pick = SR_LINEAR if best_cv[SR_LINEAR] >= best_cv[SR_RBF] else SR_RBF
         result.add(SR_CV, result.taus[pick][-1], {"kernel": pick.split("(")[1].rstrip(")")}, 0.0)
+        save(result, fold + 1, total, quick, results_dir)
     return result
 
 
@@ -314,7 +392,7 @@ def paired_table(results: list[Result], quick: bool) -> list[str]:
     return lines
 
 
-def report(results: list[Result], quick: bool, seconds: float, cpu_seconds: float, loads: list[float]) -> str:
+def report(results: list[Result], quick: bool, seconds: float, cpu_seconds: float, loads: list[str]) -> str:
     head = " | ".join(ORDER)
     n_components = max((r.nystrom for r in results), default=0) or NYSTROM_COMPONENTS
     lines = [
@@ -397,9 +475,11 @@ def report(results: list[Result], quick: bool, seconds: float, cpu_seconds: floa
         f"**{'met' if wins >= 7 else 'missed'}** (target ≥ 7 of 8; ≥ 6: {'met' if wins >= 6 else 'missed'}). "
         "With the kernel chosen by inner CV instead: "
         f"{wins_cv} of {n}.",
-        f"- whole script: {seconds / 60:.1f} min wall clock, {cpu_seconds / 60:.1f} min of CPU time in the process "
-        f"(1-minute load average at the end of each data set: {', '.join(f'{v:.1f}' for v in loads)}; the wall "
-        "clock grows with other work on the machine).",
+        f"- time in all folds (CV + refit + predict of every model, summed over the saved folds): "
+        f"{sum(sum(r.seconds.values()) for r in results) / 60:.1f} min; the last invocation of the script: "
+        f"{seconds / 60:.1f} min wall clock, {cpu_seconds / 60:.1f} min of CPU time in the process "
+        f"(1-minute load average at the end of each data set it ran: {', '.join(loads) or 'none'}; times grow "
+        "with other work on the machine).",
     ]
     if not quick:
         lines += ["", "![Mean Kendall τ per data set and model](benchmarks/figures/label_ranking.png)"]
@@ -435,23 +515,37 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="120-row subsets of 3 sets, 3 folds, tiny grids")
     parser.add_argument("--output", type=Path, default=BENCHMARKS_MD)
     parser.add_argument("--datasets", nargs="*", default=None, help="subset of the data sets (default: all 8)")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help=f"where every finished outer fold is saved and resumed from (default: {RESULTS_DIR}; quick runs: none)",
+    )
     args = parser.parse_args()
-    names = args.datasets or (["iris", "glass", "calhousing"] if args.quick else list(datasets.LABEL_RANKING_DATASETS))
+    results_dir = args.results or (None if args.quick else RESULTS_DIR)
+    every = ["iris", "glass", "calhousing"] if args.quick else list(datasets.LABEL_RANKING_DATASETS)
+    names = args.datasets or every
     t0, c0 = time.perf_counter(), time.process_time()
-    results, loads = [], []
+    ran, loads = {}, []
     for name in names:
         t1 = time.perf_counter()
         with threadpool_limits(1, user_api="blas"):  # see the note in the report
             if args.quick:  # the Nyström path on calhousing's 120-row subset, with a tiny map
-                results.append(run_dataset(name, True, 60 if name == "calhousing" else NYSTROM_ABOVE, 20))
+                ran[name] = run_dataset(name, True, 60 if name == "calhousing" else NYSTROM_ABOVE, 20, results_dir)
             else:
-                results.append(run_dataset(name, False))
-        loads.append(os.getloadavg()[0])
-        means = {m: round(float(np.mean(t)), 3) for m, t in results[-1].taus.items()}
+                ran[name] = run_dataset(name, False, results_dir=results_dir)
+        loads.append(f"{name} {os.getloadavg()[0]:.1f}")
+        means = {m: round(float(np.mean(t)), 3) for m, t in ran[name].taus.items()}
         print(f"{name}: {means} ({time.perf_counter() - t1:.0f} s)", flush=True)
+    saved = {n: complete(n, args.quick, results_dir) for n in every if n not in ran}
+    results = [ran[n] if n in ran else saved[n] for n in every if n in ran or saved.get(n)]
     body = report(results, args.quick, time.perf_counter() - t0, time.process_time() - c0, loads)
-    write_section("label_ranking", body, args.output)
     print(body)
+    missing = [n for n in every if n not in {r.name for r in results}]
+    if missing:  # a partial table would replace the last complete one
+        print(f"not written to {args.output}: no complete saved folds for {', '.join(missing)}")
+        return
+    write_section("label_ranking", body, args.output)
     if not args.quick:
         figure(results)
 

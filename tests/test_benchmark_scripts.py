@@ -112,3 +112,53 @@ def test_hmc_scoring_leaves_out_the_roots_every_instance_carries():
         line = hmc.published_line(data_set, {"ours": 0.5})
         assert "Clus-HMC" in line and "ours 0.500" in line
     assert "no published" in hmc.published_line("medical", {"ours": 0.5})
+
+
+def _run_label_ranking(args: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
+    package_root = str(Path(combpred.__file__).resolve().parent.parent)
+    path = [package_root, str(BENCHMARKS)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "label_ranking.py"), "--quick", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc
+
+
+def test_label_ranking_resumes_from_saved_folds(tmp_path):
+    """A stopped run resumes at the first unsaved outer fold, with the same result; folds saved
+    under other settings are run again; a table that lacks a data set is not written."""
+    import json
+
+    results, output = tmp_path / "results", tmp_path / "BENCHMARKS.md"
+    output.write_text("# Benchmarks\n")
+    args = ["--datasets", "iris", "--results", str(results), "--output", str(output)]
+    first = _run_label_ranking(args)
+    saved = json.loads((results / "iris.json").read_text())
+    assert saved["folds"] == saved["of"] == 3
+    assert len(saved["result"]["taus"]["KNN-Borda"]) == 3
+    assert "not written" in first.stdout and "glass" in first.stdout  # the quick table has three sets
+    assert output.read_text() == "# Benchmarks\n"
+
+    # Cut back to one fold, as a run stopped after its first fold leaves it.
+    cut = json.loads(json.dumps(saved))
+    cut["folds"] = 1
+    for part in ("taus", "chosen"):
+        cut["result"][part] = {m: v[:1] for m, v in cut["result"][part].items()}
+    (results / "iris.json").write_text(json.dumps(cut))
+    resumed = _run_label_ranking(args)
+    assert "resuming after 1 saved folds" in resumed.stdout
+    again = json.loads((results / "iris.json").read_text())
+    assert again["folds"] == 3
+    assert again["result"]["taus"] == saved["result"]["taus"]  # as the uninterrupted run
+    assert again["result"]["chosen"] == saved["result"]["chosen"]
+
+    again["settings"]["rbf_tol"] = 1.0  # saved under other settings: stale
+    (results / "iris.json").write_text(json.dumps(again))
+    stale = _run_label_ranking(args)
+    assert "other settings" in stale.stdout and "resuming" not in stale.stdout
+    assert json.loads((results / "iris.json").read_text())["settings"]["rbf_tol"] != 1.0
