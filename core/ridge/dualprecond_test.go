@@ -60,7 +60,7 @@ func TestDualPrecondEqualsSpectral(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					spec, err := newSpectralPrecondChol(des.cols(), op.Dim(), p.Alpha, des.intercept, op, spectrumValues(op), spectrumTop(op), des.gram(w))
+					spec, err := newSpectralPrecondChol(p, des, op, spectrumValues(op), spectrumTop(op), des.gram(w))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -26,20 +26,26 @@ func TestKronPrecondInvertsKroneckerPart(t *testing.T) {
 	for b := range nu {
 		nu[b] = 0.1 + r.Float64()
 	}
-	for _, form := range []string{"dense", "cholesky", "diagonal"} {
+	for _, form := range []string{"dense", "cholesky", "merged", "diagonal"} {
 		for _, intercept := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/intercept=%v", form, intercept), func(t *testing.T) {
 				var pc linearPrecond
 				var err error
 				var curv mat.Matrix = mbar
 				switch form {
-				case "dense", "cholesky":
-					if form == "cholesky" { // every k takes the Cholesky form
-						defer func(v, w int) { spectralEigenMax, kronCholeskyRatio = v, w }(spectralEigenMax, kronCholeskyRatio)
-						spectralEigenMax, kronCholeskyRatio = 0, 1
+				case "dense", "cholesky", "merged":
+					defer func(a, b, c int, e int64) {
+						spectralEigenMax, kronCholRatio, kronCholMergeMinK, kronCholBytes = a, b, c, e
+					}(spectralEigenMax, kronCholRatio, kronCholMergeMinK, kronCholBytes)
+					switch form {
+					case "cholesky": // a block per eigenvalue at this k
+						spectralEigenMax, kronCholRatio = 0, 1
+					case "merged": // three blocks: the d − 2 smallest eigenvalues share one
+						kronCholMergeMinK, kronCholBytes = 0, 3*8*k*k
+						curv = mergedCurvature(t, mbar, 3)
 					}
 					pc, err = kronPrecondOf(mbar, G, alpha, intercept)
-					if _, ok := pc.(*spectralPrecond); ok != (form == "cholesky") {
+					if _, ok := pc.(*kronCholPrecond); ok != (form != "dense") {
 						t.Fatalf("kronPrecondOf gave a %T", pc)
 					}
 				default:
@@ -114,9 +120,9 @@ func TestKronPrecondInterceptIterations(t *testing.T) {
 	}
 }
 
-// A fit whose Kronecker preconditioner takes the Cholesky form (kronCholesky) reaches the optimum
+// A fit whose Kronecker preconditioner takes the Cholesky form (kronCholPrecond) reaches the optimum
 // of the eigenbasis form, in about as many iterations: the two apply the same inverse.
-func TestKronCholeskyFitMatchesEigenbasis(t *testing.T) {
+func TestKronCholFitMatchesEigenbasis(t *testing.T) {
 	sp, err := space.New("permutations", []int64{4})
 	if err != nil {
 		t.Fatal(err)
@@ -126,9 +132,9 @@ func TestKronCholeskyFitMatchesEigenbasis(t *testing.T) {
 	opt := baseOptions()
 	opt.Solver, opt.EmpiricalWeight = CG, 0.3
 	fit := func(cholesky bool) *Model {
-		defer func(v, w int) { spectralEigenMax, kronCholeskyRatio = v, w }(spectralEigenMax, kronCholeskyRatio)
+		defer func(v, w int) { spectralEigenMax, kronCholRatio = v, w }(spectralEigenMax, kronCholRatio)
 		if cholesky {
-			spectralEigenMax, kronCholeskyRatio = 0, 1
+			spectralEigenMax, kronCholRatio = 0, 1
 		}
 		md, err := Fit(sp, X, m, n, ys, nil, opt)
 		if err != nil {
@@ -144,4 +150,28 @@ func TestKronCholeskyFitMatchesEigenbasis(t *testing.T) {
 		t.Errorf("Cholesky form took %d iterations, the eigenbasis form %d", a, b)
 	}
 	t.Logf("iterations: %d (Cholesky), %d (eigenbasis)", chol.Result.Iterations, eig.Result.Iterations)
+}
+
+// mergedCurvature is mbar with its d − blocks + 1 smallest eigenvalues replaced by their mean: the
+// curvature a kronCholPrecond with that many blocks inverts.
+func mergedCurvature(t *testing.T, mbar *mat.SymDense, blocks int) *mat.Dense {
+	t.Helper()
+	var es mat.EigenSym
+	if !es.Factorize(mbar, true) {
+		t.Fatal("eigendecomposition failed")
+	}
+	nu := es.Values(nil)
+	merged := len(nu) - blocks + 1
+	var mean float64
+	for _, v := range nu[:merged] {
+		mean += v / float64(merged)
+	}
+	for b := range nu[:merged] {
+		nu[b] = mean
+	}
+	var q, qd, out mat.Dense
+	es.VectorsTo(&q)
+	qd.Mul(&q, mat.NewDiagDense(len(nu), nu))
+	out.Mul(&qd, q.T())
+	return &out
 }

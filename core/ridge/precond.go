@@ -66,7 +66,7 @@ var linearPrecondMode = precondAuto
 // MaxDim (22 instead of 78 iterations on Permutations(50)), and it is used for every space whose
 // covariance is Spectral.
 type spectralPrecond struct {
-	op    projector
+	op    space.Spectral
 	m     []float64   // M_c = σ_c (+ τ_c)
 	q     *mat.Dense  // Q, eigenvectors of G, k×k
 	diag  [][]float64 // D_c, per eigenspace k values
@@ -140,7 +140,7 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 	es, nk = op.Spectrum(), len(M)
 	k := des.cols()
 	if k > spectralEigenMax || nk <= spectralCholeskySpaces {
-		return newSpectralPrecondChol(des.cols(), d, p.Alpha, des.intercept, op, M, top, G)
+		return newSpectralPrecondChol(p, des, op, M, top, G)
 	}
 	var eg mat.EigenSym
 	if !eg.Factorize(G, true) {
@@ -189,18 +189,25 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 	return pc, nil
 }
 
-// projector writes P_c v into dst, the projection onto the c-th eigenspace of the curvature that
-// a spectralPrecond inverts (space.Spectral's Project, or eigenProjector's).
-type projector interface {
-	Project(c int, dst, v []float64)
+// newSpectralPrecondChol factorises every block 2αE + M_c G (the intercept left unpenalised
+// except on eigenspaces where M_c vanishes, as with the eigenbasis).
+func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float64, top float64, G *mat.SymDense) (*spectralPrecond, error) {
+	k := des.cols()
+	_, d := p.dims()
+	inv, err := blockInverses(G, M, top, p.Alpha, des.intercept)
+	if err != nil {
+		return nil, err
+	}
+	return &spectralPrecond{op: op, m: M, inv: inv,
+		acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil), t: mat.NewDense(k, d, nil)}, nil
 }
 
-// newSpectralPrecondChol factorises every block 2αE + M_c G of the k×d coefficients (the intercept,
-// when there is one, left unpenalised except on eigenspaces where M_c vanishes, as with the
-// eigenbasis).
-func newSpectralPrecondChol(k, d int, alpha float64, intercept bool, op projector, M []float64, top float64, G *mat.SymDense) (*spectralPrecond, error) {
-	pc := &spectralPrecond{op: op, m: M, inv: make([]*mat.Dense, len(M)),
-		acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil), t: mat.NewDense(k, d, nil)}
+// blockInverses returns the inverses of the blocks 2αE + M_c G, each through its Cholesky
+// factorisation, with E the identity whose intercept entry (the last, when intercept is set) is
+// zero except for the blocks where M_c vanishes (M_c ≤ nullRelTol·top), which stay penalised.
+func blockInverses(G *mat.SymDense, M []float64, top, alpha float64, intercept bool) ([]*mat.Dense, error) {
+	k := G.SymmetricDim()
+	inv := make([]*mat.Dense, len(M))
 	B := mat.NewSymDense(k, nil)
 	for c := range M {
 		B.ScaleSym(M[c], G)
@@ -211,13 +218,13 @@ func newSpectralPrecondChol(k, d int, alpha float64, intercept bool, op projecto
 		}
 		raw := B.RawSymmetric()
 		b := blas64.General{Rows: k, Cols: k, Stride: raw.Stride, Data: raw.Data}
-		inv, err := spdInverse(b)
-		if err != nil || !wellConditioned(b, inv.RawMatrix()) {
+		var err error
+		inv[c], err = spdInverse(b)
+		if err != nil || !wellConditioned(b, inv[c].RawMatrix()) {
 			return nil, errIllConditioned
 		}
-		pc.inv[c] = inv
 	}
-	return pc, nil
+	return inv, nil
 }
 
 func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
@@ -316,8 +323,8 @@ func newKronPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, err
 }
 
 // kronPrecondOf is the Kronecker preconditioner of the average curvature mbar and the Gram matrix
-// G, whose last row and column are the intercept's when intercept is set: a kronPrecond, or for a
-// large G and a small mbar the same inverse in the Cholesky form of spectralPrecond (kronCholesky).
+// G, whose last row and column are the intercept's when intercept is set: a kronPrecond, which
+// diagonalises G, or for a large G a kronCholPrecond, which does not (kroncholesky.go).
 func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (linearPrecond, error) {
 	var em mat.EigenSym
 	if !em.Factorize(mbar, true) {
@@ -326,13 +333,8 @@ func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (linear
 	qm := new(mat.Dense)
 	em.VectorsTo(qm)
 	nu := em.Values(nil)
-	if k := G.SymmetricDim(); kronCholesky(k, len(nu)) {
-		var top float64
-		for b, v := range nu {
-			nu[b] = math.Max(0, v)
-			top = math.Max(top, nu[b])
-		}
-		return newSpectralPrecondChol(k, len(nu), alpha, intercept, eigenProjector{qm}, nu, top, G)
+	if blocks := kronCholBlocks(G.SymmetricDim(), len(nu)); blocks > 0 {
+		return newKronCholPrecond(G, qm, nu, blocks, alpha, intercept)
 	}
 	return newKronBlocks(G, qm, nu, alpha, intercept)
 }
