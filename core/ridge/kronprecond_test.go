@@ -175,3 +175,33 @@ func mergedCurvature(t *testing.T, mbar *mat.SymDense, blocks int) *mat.Dense {
 	out.Mul(&qd, q.T())
 	return &out
 }
+
+// BenchmarkKronPrecondSetUp times kronPrecondOf at the sizes where its two forms part: a
+// Nyström map's G (k = 1,501) with a ranking's small curvature (d = 6) or a text set's
+// (d = 159), in the eigenbasis form (kronPrecond) and the Cholesky form (kronCholPrecond).
+func BenchmarkKronPrecondSetUp(b *testing.B) {
+	r := rand.New(rand.NewPCG(61, 62))
+	for _, c := range []struct{ k, d int }{{1501, 6}, {1501, 159}} {
+		A := randDense(r, c.k+50, c.k)
+		var g mat.Dense
+		g.Mul(A.T(), A)
+		G := mat.NewSymDense(c.k, g.RawMatrix().Data)
+		B := randDense(r, c.d+5, c.d)
+		var mb mat.Dense
+		mb.Mul(B.T(), B)
+		mbar := mat.NewSymDense(c.d, mb.RawMatrix().Data)
+		for _, form := range []string{"eigenbasis", "cholesky"} {
+			b.Run(fmt.Sprintf("k=%d/d=%d/%s", c.k, c.d, form), func(b *testing.B) {
+				defer func(v int) { kronCholMaxBlocks = v }(kronCholMaxBlocks)
+				if form == "eigenbasis" {
+					kronCholMaxBlocks = 0
+				}
+				for b.Loop() {
+					if _, err := kronPrecondOf(mbar, G, 0.5, true); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
