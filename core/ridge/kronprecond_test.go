@@ -41,7 +41,7 @@ func TestKronPrecondInvertsKroneckerPart(t *testing.T) {
 					case "cholesky": // a block per eigenvalue at this k
 						spectralEigenMax, kronCholRatio = 0, 1
 					case "merged": // three blocks: the d − 2 smallest eigenvalues share one
-						kronCholMergeMinK, kronCholBytes = 0, 3*8*k*k
+						kronCholMergeMinK, kronCholRatio, kronCholBytes = 0, 1, 3*8*k*k
 						curv = mergedCurvature(t, mbar, 3)
 					}
 					pc, err = kronPrecondOf(mbar, G, alpha, intercept)
