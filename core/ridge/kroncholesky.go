@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"math"
+	"sort"
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/gemm"
@@ -25,8 +26,13 @@ import (
 // 0.3, beside another benchmark) the fit took 157 s with kronPrecond and takes 23 s with nine
 // blocks, 57 CG iterations to 1e-8 either way (7 s with the uniform measure); calhousing's ranking
 // of 4 labels on a 1,500-landmark Nyström map (d = 6, six exact blocks) 18–38 s against 7–10 s.
+//
+// newDiagPrecond's M̄ is diagonal: then the eigenvectors are unit vectors, and the columns of R are
+// reordered by their eigenvalues instead of multiplied by Q.
 type kronCholPrecond struct {
-	qm *mat.Dense // eigenvectors of M̄ (d×d), ascending eigenvalues
+	qm *mat.Dense // eigenvectors of M̄ (d×d), ascending eigenvalues; nil for a diagonal M̄
+	// order lists the coordinates of a diagonal M̄ by ascending eigenvalue (qm nil).
+	order []int
 	// inv[g] is the inverse of block g, which acts on columns first[g] to first[g+1] − 1 of R Q.
 	inv    []*mat.Dense
 	first  []int
@@ -63,37 +69,69 @@ var (
 )
 
 // newKronCholPrecond is the kronCholPrecond of G (k×k) and the curvature Q diag(nu) Qᵀ (nu
-// ascending, as gonum returns them) with the given number of blocks.
+// ascending, as gonum returns them), or with a nil q the diagonal curvature diag(nu) (nu in any
+// order), with the given number of blocks.
 func newKronCholPrecond(G *mat.SymDense, q *mat.Dense, nu []float64, blocks int, alpha float64, intercept bool) (*kronCholPrecond, error) {
 	k, d := G.SymmetricDim(), len(nu)
+	pc := &kronCholPrecond{qm: q, t1: mat.NewDense(k, d, nil), t2: mat.NewDense(k, d, nil)}
+	if q == nil {
+		pc.order = make([]int, d)
+		for b := range pc.order {
+			pc.order[b] = b
+		}
+		sort.SliceStable(pc.order, func(i, j int) bool { return nu[pc.order[i]] < nu[pc.order[j]] })
+		sorted := make([]float64, d)
+		for b, a := range pc.order {
+			sorted[b] = nu[a]
+		}
+		nu = sorted
+	}
 	blocks = min(blocks, d)
 	merged := d - blocks + 1 // eigenvalues 0 … merged−1 share the first block
 	values := make([]float64, blocks)
-	first := make([]int, blocks+1)
+	pc.first = make([]int, blocks+1)
 	for b, v := range nu {
 		v = math.Max(0, v)
 		if b < merged {
 			values[0] += v / float64(merged)
 		} else {
 			values[b-merged+1] = v
-			first[b-merged+1] = b
+			pc.first[b-merged+1] = b
 		}
 	}
-	first[blocks] = d
-	inv, err := blockInverses(G, values, floats.Max(values), alpha, intercept)
-	if err != nil {
+	pc.first[blocks] = d
+	var err error
+	if pc.inv, err = blockInverses(G, values, floats.Max(values), alpha, intercept); err != nil {
 		return nil, err
 	}
-	return &kronCholPrecond{qm: q, inv: inv, first: first, t1: mat.NewDense(k, d, nil), t2: mat.NewDense(k, d, nil)}, nil
+	return pc, nil
 }
 
 func (pc *kronCholPrecond) apply(dst, R *mat.Dense) {
 	t1, t2 := pc.t1.RawMatrix(), pc.t2.RawMatrix()
-	gemm.MulPanel(t1, R.RawMatrix(), pc.qm.RawMatrix()) // R Q
+	if pc.qm != nil {
+		gemm.MulPanel(t1, R.RawMatrix(), pc.qm.RawMatrix()) // R Q
+	} else {
+		for j := 0; j < t1.Rows; j++ {
+			row, out := R.RawRowView(j), t1.Data[j*t1.Stride:]
+			for b, a := range pc.order {
+				out[b] = row[a]
+			}
+		}
+	}
 	for g, inv := range pc.inv {
 		gemm.MulPanel(columns(t2, pc.first[g], pc.first[g+1]), inv.RawMatrix(), columns(t1, pc.first[g], pc.first[g+1]))
 	}
-	gemm.MulT(dst.RawMatrix(), t2, pc.qm.RawMatrix()) // (…) Qᵀ
+	if pc.qm != nil {
+		gemm.MulT(dst.RawMatrix(), t2, pc.qm.RawMatrix()) // (…) Qᵀ
+		return
+	}
+	for j := 0; j < t2.Rows; j++ {
+		row, out := t2.Data[j*t2.Stride:], dst.RawRowView(j)
+		for b, a := range pc.order {
+			out[a] = row[b]
+		}
+	}
 }
 
 // columns is the view of columns c0 to c1 − 1 of a.

@@ -3,6 +3,7 @@ package ridge
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/combpred/combpred/core/space"
@@ -26,7 +27,7 @@ func TestKronPrecondInvertsKroneckerPart(t *testing.T) {
 	for b := range nu {
 		nu[b] = 0.1 + r.Float64()
 	}
-	for _, form := range []string{"dense", "cholesky", "merged", "diagonal"} {
+	for _, form := range []string{"dense", "cholesky", "merged", "diagonal", "diagonal-cholesky", "diagonal-merged"} {
 		for _, intercept := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/intercept=%v", form, intercept), func(t *testing.T) {
 				var pc linearPrecond
@@ -48,9 +49,15 @@ func TestKronPrecondInvertsKroneckerPart(t *testing.T) {
 					if _, ok := pc.(*kronCholPrecond); ok != (form != "dense") {
 						t.Fatalf("kronPrecondOf gave a %T", pc)
 					}
-				default:
+				case "diagonal":
 					pc, err = newKronBlocks(G, nil, nu, alpha, intercept)
 					curv = mat.NewDiagDense(d, nu)
+				case "diagonal-cholesky":
+					pc, err = newKronCholPrecond(G, nil, nu, d, alpha, intercept)
+					curv = mat.NewDiagDense(d, nu)
+				case "diagonal-merged": // four blocks: the d − 3 smallest values share one at their mean
+					pc, err = newKronCholPrecond(G, nil, nu, 4, alpha, intercept)
+					curv = mat.NewDiagDense(d, mergedValues(nu, 4))
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -204,4 +211,24 @@ func BenchmarkKronPrecondSetUp(b *testing.B) {
 			})
 		}
 	}
+}
+
+// mergedValues is nu with its len(nu) − blocks + 1 smallest values replaced by their mean.
+func mergedValues(nu []float64, blocks int) []float64 {
+	sorted := append([]float64(nil), nu...)
+	slices.Sort(sorted)
+	merged := len(nu) - blocks + 1
+	cut := sorted[merged] // the smallest value kept on its own (the values are distinct)
+	var mean float64
+	for _, v := range sorted[:merged] {
+		mean += v / float64(merged)
+	}
+	out := make([]float64, len(nu))
+	for b, v := range nu {
+		out[b] = v
+		if v < cut {
+			out[b] = mean
+		}
+	}
+	return out
 }

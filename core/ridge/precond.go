@@ -421,10 +421,15 @@ func (pc *kronPrecond) apply(dst, R *mat.Dense) {
 
 // newDiagPrecond is the fallback for covariance operators without a closed-form spectral
 // decomposition (space.Spectral): kronPrecond with M̄ replaced by its diagonal, read off the
-// operator in O(d), so that the ψ side needs no rotation. It is weaker than spectralPrecond (it
+// operator in O(d), so that the ψ side needs no rotation (for a large G, a kronCholPrecond of that
+// diagonal: kronCholBlocks). It is weaker than spectralPrecond (it
 // ignores every off-diagonal entry of S) but costs O(k²d) per application and O(k·d) memory.
-func newDiagPrecond(p *Problem, des design, G *mat.SymDense) (*kronPrecond, error) {
-	return newKronBlocks(G, nil, p.curvatureDiag(), p.Alpha, des.intercept)
+func newDiagPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, error) {
+	nu := p.curvatureDiag()
+	if blocks := kronCholBlocks(G.SymmetricDim(), len(nu)); blocks > 0 {
+		return newKronCholPrecond(G, nil, nu, blocks, p.Alpha, des.intercept)
+	}
+	return newKronBlocks(G, nil, nu, p.Alpha, des.intercept)
 }
 
 // identityPrecond leaves the residual unchanged (plain CG), for comparisons.
