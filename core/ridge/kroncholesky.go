@@ -41,17 +41,23 @@ type kronCholPrecond struct {
 
 // kronCholBlocks returns the number of blocks of a kronCholPrecond for a k×d problem (0: use
 // kronPrecond). A block's inverse costs about 1/13 of G's eigendecomposition up to k = 600, 1/29 at
-// 1,000 and 1/150 at 1,500 (the measurements above), so every eigenvalue of M̄ gets its own block
-// while d ≤ k/kronCholRatio (and k > spectralEigenMax), and from kronCholMergeMinK, where the
+// 1,000 and 1/150 at 1,500 (the measurements above), so for k > spectralEigenMax every eigenvalue
+// of M̄ gets its own block while d ≤ k/kronCholRatio, and from kronCholMergeMinK, where the
 // eigendecomposition takes seconds, up to k/(2·kronCholRatio) blocks take any d, the smallest
-// eigenvalues merged; at most kronCholMaxBlocks and kronCholBytes, within the memory budget.
+// eigenvalues merged. The blocks hold k² values each: at most kronCholMaxBlocks of them and
+// kronCholBytes in all (but one block at any k: G's eigendecomposition holds as much, and at k in
+// the thousands it takes minutes), within the memory budget.
 func kronCholBlocks(k, d int) int {
+	if k <= spectralEigenMax {
+		return 0
+	}
+	limit := max(1, min(kronCholMaxBlocks, int(kronCholBytes/(8*int64(k)*int64(k)))))
 	var blocks int
 	switch {
-	case k > spectralEigenMax && d <= min(k/kronCholRatio, kronCholMaxBlocks):
+	case d <= min(k/kronCholRatio, limit):
 		blocks = d
 	case k >= kronCholMergeMinK:
-		blocks = min(d, k/(2*kronCholRatio), kronCholMaxBlocks, int(kronCholBytes/(8*int64(k)*int64(k))))
+		blocks = min(d, k/(2*kronCholRatio), limit)
 	}
 	// The inverses, and a block, its factor and their product while each is computed.
 	if blocks < 1 || budget.Check("", budget.Mul(int64(blocks+3), int64(k), int64(k), 8)) != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
@@ -42,7 +43,7 @@ func TestKronPrecondInvertsKroneckerPart(t *testing.T) {
 					case "cholesky": // a block per eigenvalue at this k
 						spectralEigenMax, kronCholRatio = 0, 1
 					case "merged": // three blocks: the d − 2 smallest eigenvalues share one
-						kronCholMergeMinK, kronCholRatio, kronCholBytes = 0, 1, 3*8*k*k
+						spectralEigenMax, kronCholMergeMinK, kronCholRatio, kronCholBytes = 0, 0, 1, 3*8*k*k
 						curv = mergedCurvature(t, mbar, 3)
 					}
 					pc, err = kronPrecondOf(mbar, G, alpha, intercept)
@@ -199,9 +200,9 @@ func BenchmarkKronPrecondSetUp(b *testing.B) {
 		mbar := mat.NewSymDense(c.d, mb.RawMatrix().Data)
 		for _, form := range []string{"eigenbasis", "cholesky"} {
 			b.Run(fmt.Sprintf("k=%d/d=%d/%s", c.k, c.d, form), func(b *testing.B) {
-				defer func(v int) { kronCholMaxBlocks = v }(kronCholMaxBlocks)
+				defer func(v int) { spectralEigenMax = v }(spectralEigenMax)
 				if form == "eigenbasis" {
-					kronCholMaxBlocks = 0
+					spectralEigenMax = c.k
 				}
 				for b.Loop() {
 					if _, err := kronPrecondOf(mbar, G, 0.5, true); err != nil {
@@ -231,4 +232,38 @@ func mergedValues(nu []float64, blocks int) []float64 {
 		}
 	}
 	return out
+}
+
+// kronCholBlocks: the eigenbasis form for a small G, a block per eigenvalue for few of them, merged
+// blocks for many at a large G, and never more than 256 MB of blocks but one.
+func TestKronCholBlocks(t *testing.T) {
+	defer budget.Set(budget.Setting())
+	if err := budget.Set(8 << 30); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ k, d, want int }{
+		{200, 6, 0},     // G small: its eigendecomposition is cheap
+		{300, 6, 6},     // d ≤ k/32
+		{300, 20, 0},    // too many for exact blocks, G too small to merge
+		{1000, 159, 15}, // k/64
+		{1501, 6, 6},    // calhousing's ranking on a Nyström map
+		{1501, 159, 14}, // 256 MB of 1,501² blocks
+		{6000, 6, 1},    // one block of 288 MB
+		{4097, 4097, 1}, // merged into one
+	} {
+		if got := kronCholBlocks(c.k, c.d); got != c.want {
+			t.Errorf("kronCholBlocks(%d, %d) = %d, want %d", c.k, c.d, got, c.want)
+		}
+	}
+}
+
+// Under a small memory budget the blocks are refused, not allocated.
+func TestKronCholBlocksFollowTheBudget(t *testing.T) {
+	defer budget.Set(budget.Setting())
+	if err := budget.Set(64 << 20); err != nil {
+		t.Fatal(err)
+	}
+	if got := kronCholBlocks(1501, 6); got != 0 {
+		t.Errorf("kronCholBlocks(1501, 6) = %d under a 64 MiB budget (nine 1,501² matrices are 162 MB)", got)
+	}
 }
