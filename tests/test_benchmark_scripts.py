@@ -21,6 +21,16 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
+def _have_text_sets() -> bool:
+    from combpred import datasets
+
+    try:
+        datasets.load_multilabel("medical", subset="train")
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProcess:
     package_root = str(Path(combpred.__file__).resolve().parent.parent)
     path = [package_root, str(BENCHMARKS)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -54,6 +64,12 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
             ),
         ),
         ("sparse_many_labels.py", "sparse_many_labels", "## Many labels on sparse data"),
+        pytest.param(
+            "reference_fit_time.py",
+            "reference_fit_time",
+            "## Fit time of the reference measures",
+            marks=pytest.mark.skipif(not _have_text_sets(), reason="the MULAN text sets (shared data) are not here"),
+        ),
         pytest.param(
             "dask_iterative.py",
             "dask_iterative",
