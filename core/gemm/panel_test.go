@@ -172,13 +172,16 @@ func TestPanelNoTerms(t *testing.T) {
 	}
 }
 
-// A long sum into a small C with more rows than columns is computed as Cᵀ = Bᵀ·A, slab by slab:
+// A long sum into a small C with more rows than columns is computed as Cᵀ = Bᵀ·A, slab by slab,
+// and so is the product of a thin B with a wide A (without slabs):
 // every entry must be bit-identical to the one MulTN computes for Cᵀ itself, for both kernels.
 func TestMulTNSlabsTransposeExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	for _, fma := range []bool{true, false} {
 		old := setHaveFMA(fma)
-		for _, c := range []struct{ q, p, m int }{{50, 20000, 20}, {13, 2*slabTerms + 5, 9}, {5, 3 * slabTerms, 4}} {
+		// The slabs, and the thin B of a wide A (computed transposed, without slabs).
+		for _, c := range []struct{ q, p, m int }{{50, 20000, 20}, {13, 2*slabTerms + 5, 9}, {5, 3 * slabTerms, 4},
+			{1001, 300, 20}, {400, 500, thinColumns}, {300, 40, 7}} {
 			A, B := randDense(r, c.p, c.q), randDense(r, c.p, c.m)
 			C, Ct := mat.NewDense(c.q, c.m, nil), mat.NewDense(c.m, c.q, nil)
 			MulTN(C.RawMatrix(), A.RawMatrix(), B.RawMatrix())
