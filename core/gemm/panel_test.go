@@ -306,3 +306,22 @@ func TestMulTNUpperAdd(t *testing.T) {
 		}
 	}
 }
+
+// MulTN's transposed product of a thin B equals the direct one (panelMul on Aᵀ) bit for bit, for
+// both kernels: each entry sums the same products in the same order.
+func TestMulTNThinIsTheDirectProduct(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, fma := range []bool{true, false} {
+		old := setHaveFMA(fma)
+		for _, c := range []struct{ p, q, m int }{{1000, 301, 6}, {3000, 1001, 20}, {700, 400, thinColumns}, {5, 300, 7}} {
+			A, B := randDense(r, c.p, c.q), randDense(r, c.p, c.m)
+			got, want := mat.NewDense(c.q, c.m, nil), mat.NewDense(c.q, c.m, nil)
+			MulTN(got.RawMatrix(), A.RawMatrix(), B.RawMatrix())
+			panelMul(want.RawMatrix(), strided{A.RawMatrix().Data, 1, A.RawMatrix().Stride}, c.p, B.RawMatrix(), false)
+			if !mat.Equal(got, want) {
+				t.Errorf("fma=%v %v: MulTN differs from the direct product (max %.3g)", fma, c, maxAbsDiff(got, want))
+			}
+		}
+		setHaveFMA(old)
+	}
+}
