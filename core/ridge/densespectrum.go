@@ -1,8 +1,6 @@
 package ridge
 
 import (
-	"math"
-
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -30,19 +28,7 @@ func newDenseSpectrum(S *mat.SymDense, spaces int) (*denseSpectrum, bool) {
 	var q mat.Dense
 	es.VectorsTo(&q)
 	qt := mat.DenseCopyOf(q.T())
-	nu := es.Values(nil)
-	d := len(nu)
-	spaces = max(1, min(spaces, d))
-	merged := d - spaces + 1
-	values := make([]float64, spaces)
-	for b, v := range nu {
-		v = math.Max(0, v)
-		if b < merged {
-			values[0] += v / float64(merged)
-		} else {
-			values[b-merged+1] = v
-		}
-	}
+	values, merged := mergeSmallest(es.Values(nil), spaces)
 	return &denseSpectrum{s: S, qt: qt, values: values, merged: merged}, true
 }
 

@@ -58,21 +58,7 @@ func TestDualPrecondEqualsSpectral(t *testing.T) {
 					if !ok {
 						t.Fatal("a wide design with a Spectral covariance should take dualPrecond")
 					}
-					dual, err := newDualPrecond(p, des, op)
-					if err != nil {
-						t.Fatal(err)
-					}
-					spec, err := newSpectralPrecondChol(p, des, op, spectrumValues(op), spectrumTop(op), des.gram(w))
-					if err != nil {
-						t.Fatal(err)
-					}
-					R := randDense(r, des.cols(), sp.Dim())
-					got, want := mat.NewDense(des.cols(), sp.Dim(), nil), mat.NewDense(des.cols(), sp.Dim(), nil)
-					dual.apply(got, R)
-					spec.apply(want, R)
-					if diff := maxAbsDiff(got, want); diff > 1e-9*maxAbs(want) {
-						t.Errorf("dualPrecond differs from spectralPrecond by %.3g (largest entry %.3g)", diff, maxAbs(want))
-					}
+					dualMatchesSpectral(t, r, p, des, op, w)
 				})
 			}
 		}
@@ -130,23 +116,31 @@ func TestDualPrecondDenseSpectrum(t *testing.T) {
 				if e := math.Abs(floats.Sum(resolved) - floats.Dot(v, v)); e > 1e-12*floats.Dot(v, v) {
 					t.Errorf("the projections of v hold %v of ‖v‖² = %v", floats.Sum(resolved), floats.Dot(v, v))
 				}
-				dual, err := newDualPrecond(p, des, op)
-				if err != nil {
-					t.Fatal(err)
-				}
-				spec, err := newSpectralPrecondChol(p, des, op, spectrumValues(op), spectrumTop(op), des.gram(w))
-				if err != nil {
-					t.Fatal(err)
-				}
-				R := randDense(r, des.cols(), sp.Dim())
-				got, want := mat.NewDense(des.cols(), sp.Dim(), nil), mat.NewDense(des.cols(), sp.Dim(), nil)
-				dual.apply(got, R)
-				spec.apply(want, R)
-				if diff := maxAbsDiff(got, want); diff > 1e-9*maxAbs(want) {
-					t.Errorf("dualPrecond differs from spectralPrecond by %.3g (largest entry %.3g)", diff, maxAbs(want))
-				}
+				dualMatchesSpectral(t, r, p, des, op, w)
 			})
 		}
+	}
+}
+
+// dualMatchesSpectral checks that dualPrecond, through the rows, applies spectralPrecond's
+// inverse, through G, to a random residual.
+func dualMatchesSpectral(t *testing.T, r *rand.Rand, p *Problem, des design, op space.Spectral, w []float64) {
+	t.Helper()
+	dual, err := newDualPrecond(p, des, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := newSpectralPrecondChol(p, des, op, spectrumValues(op), spectrumTop(op), des.gram(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := op.Dim()
+	R := randDense(r, des.cols(), d)
+	got, want := mat.NewDense(des.cols(), d, nil), mat.NewDense(des.cols(), d, nil)
+	dual.apply(got, R)
+	spec.apply(want, R)
+	if diff := maxAbsDiff(got, want); diff > 1e-9*maxAbs(want) {
+		t.Errorf("dualPrecond differs from spectralPrecond by %.3g (largest entry %.3g)", diff, maxAbs(want))
 	}
 }
 

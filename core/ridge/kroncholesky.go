@@ -92,20 +92,12 @@ func newKronCholPrecond(G *mat.SymDense, q *mat.Dense, nu []float64, blocks int,
 		}
 		nu = sorted
 	}
-	blocks = min(blocks, d)
-	merged := d - blocks + 1 // eigenvalues 0 … merged−1 share the first block
-	values := make([]float64, blocks)
-	pc.first = make([]int, blocks+1)
-	for b, v := range nu {
-		v = math.Max(0, v)
-		if b < merged {
-			values[0] += v / float64(merged)
-		} else {
-			values[b-merged+1] = v
-			pc.first[b-merged+1] = b
-		}
+	values, merged := mergeSmallest(nu, blocks)
+	pc.first = make([]int, len(values)+1)
+	for g := 1; g < len(values); g++ {
+		pc.first[g] = merged - 1 + g
 	}
-	pc.first[blocks] = d
+	pc.first[len(values)] = d
 	var err error
 	if pc.inv, err = blockInverses(G, values, floats.Max(values), alpha, intercept); err != nil {
 		return nil, err
@@ -138,6 +130,25 @@ func (pc *kronCholPrecond) apply(dst, R *mat.Dense) {
 			out[a] = row[b]
 		}
 	}
+}
+
+// mergeSmallest returns the eigenvalues nu (ascending, clipped at 0) in at most groups groups (at
+// least one): the merged smallest share the first group at their mean, each other is a group
+// alone; merged is how many share the first.
+func mergeSmallest(nu []float64, groups int) (values []float64, merged int) {
+	d := len(nu)
+	groups = max(1, min(groups, d))
+	merged = d - groups + 1
+	values = make([]float64, groups)
+	for b, v := range nu {
+		v = math.Max(0, v)
+		if b < merged {
+			values[0] += v / float64(merged)
+		} else {
+			values[b-merged+1] = v
+		}
+	}
+	return values, merged
 }
 
 // columns is the view of columns c0 to c1 − 1 of a.
