@@ -90,6 +90,16 @@ def main() -> None:
             "Panel/tall_200000x50_d20/XtG/MulTN",
             "Panel/tall_200000x50_d20/XtG/transpose+Mul",
         ),
+        (
+            "X·W on a Nyström map, 12,384 × 1,501 · 1,501 × 6",
+            "Panel/nystrom_12384x1501_d6/XW/MulPanel",
+            "Panel/nystrom_12384x1501_d6/XW/Mul",
+        ),
+        (
+            "Xᵀ·G on a Nyström map, (12,384 × 1,501)ᵀ · 12,384 × 6 (old: the direct product)",
+            "Panel/nystrom_12384x1501_d6/XtG/MulTN",
+            "Panel/nystrom_12384x1501_d6/XtG/direct",
+        ),
     ]
     body = [
         "## Closer to the hardware: product kernels and exact decoders (`benchmarks/kernels.py`)",

@@ -225,7 +225,7 @@ func BenchmarkPanel(b *testing.B) {
 	for _, c := range []struct {
 		name    string
 		m, n, d int
-	}{{"labels1000_5000x101", 5000, 101, 1000}, {"tall_200000x50_d20", 200000, 50, 20}} {
+	}{{"labels1000_5000x101", 5000, 101, 1000}, {"tall_200000x50_d20", 200000, 50, 20}, {"nystrom_12384x1501_d6", 12384, 1501, 6}} {
 		X, W, G := randDense(r, c.m, c.n), randDense(r, c.n, c.d), randDense(r, c.m, c.d)
 		U, H := mat.NewDense(c.m, c.d, nil), mat.NewDense(c.n, c.d, nil)
 		flops := float64(2 * c.m * c.n * c.d)
@@ -261,6 +261,13 @@ func BenchmarkPanel(b *testing.B) {
 			defer setHaveAVX512(setHaveAVX512(false))
 			for b.Loop() {
 				MulTN(H.RawMatrix(), X.RawMatrix(), G.RawMatrix())
+			}
+			report(b)
+		})
+		b.Run(c.name+"/XtG/direct", func(b *testing.B) { // MulTN's route before the thin B's transposed product
+			A := strided{X.RawMatrix().Data, 1, X.RawMatrix().Stride}
+			for b.Loop() {
+				panelMul(H.RawMatrix(), A, c.m, G.RawMatrix(), false)
 			}
 			report(b)
 		})
