@@ -136,7 +136,10 @@ class StructuredRidge(StructuredEstimator):
         keeps p and S (d × d) and needs d ≤ 4096; ``partial_fit`` stays exact (the empirical
         moments are among its statistics) with the linear or Nyström model and solver ``"auto"``
         or ``"exact"``, and refuses SGD. :meth:`predict_marginals` and
-        ``decode_from="marginals"`` use the same p and S. Select it by cross-validation.
+        ``decode_from="marginals"`` use the same p and S. Select it by cross-validation. Its S
+        has no closed-form spectrum, so the CG solver's preconditioner is built from S and the
+        data instead: expect a fit to take a few times the uniform measure's on wide data (4× on
+        the bibtex text set, 1.4× on a 1,500-component Nyström map; BENCHMARKS.md).
     reference : {"empirical", "product"}, default="empirical"
         The data-driven measure D that ``empirical_weight`` mixes with the uniform one, as
         ``(1 − w)·uniform + w·D``. ``"empirical"``: the training structures themselves.
