@@ -421,9 +421,10 @@ func (pc *kronPrecond) apply(dst, R *mat.Dense) {
 
 // newDiagPrecond is the fallback for covariance operators without a closed-form spectral
 // decomposition (space.Spectral): kronPrecond with M̄ replaced by its diagonal, read off the
-// operator in O(d), so that the ψ side needs no rotation (for a large G, a kronCholPrecond of that
-// diagonal: kronCholBlocks). It is weaker than spectralPrecond (it
-// ignores every off-diagonal entry of S) but costs O(k²d) per application and O(k·d) memory.
+// operator in O(d), so that the ψ side needs no rotation. It is weaker than spectralPrecond (it
+// ignores every off-diagonal entry of S) but costs O(k²d) per application and O(k·d) memory besides
+// G's eigenbasis; for a large G it is a kronCholPrecond of that diagonal instead (kronCholBlocks),
+// whose blocks hold up to 256 MB.
 func newDiagPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, error) {
 	nu := p.curvatureDiag()
 	if blocks := kronCholBlocks(G.SymmetricDim(), len(nu)); blocks > 0 {
