@@ -94,6 +94,78 @@ func FiniteMagnitude(name string, x []float64, cols int) error {
 	return Magnitude(name, x, cols)
 }
 
+// MaxAbs returns max_i |x_i| (0 for an empty x), or NaN when x holds a NaN or an infinity:
+// Finite's test and a scale in one pass, on all threads. Finite's loop, one entry and two tests at
+// a time, took 6.5 ms on yeast's 1,500 × 1,500 kernel matrix, a twentieth of the fit.
+func MaxAbs(x []float64) float64 { return AddMaxAbs(x, 0) }
+
+// AddMaxAbs adds c to every entry of x (nothing is written when c is 0) and returns MaxAbs of the
+// result, in the same pass: a kernel fit's intercept, added to K, and the scale of K, which a
+// pass of its own reads from memory again (18 MB on yeast, 1.4 ms).
+func AddMaxAbs(x []float64, c float64) float64 {
+	n := (len(x) + maxAbsChunk - 1) / maxAbsChunk
+	parts := make([]float64, n)
+	parallel.For(n, 4, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			chunk := x[k*maxAbsChunk : min(len(x), (k+1)*maxAbsChunk)]
+			if c != 0 {
+				for i := range chunk {
+					chunk[i] += c
+				}
+			}
+			parts[k] = maxAbs(chunk)
+		}
+	})
+	var top float64
+	for _, v := range parts {
+		if math.IsNaN(v) {
+			return v
+		}
+		top = math.Max(top, v)
+	}
+	return top
+}
+
+// maxAbsChunk is AddMaxAbs's unit of work (256 KB, which the addition leaves in cache for the
+// maxima).
+const maxAbsChunk = 1 << 15
+
+// maxAbs is MaxAbs on one thread, in four lanes. The maxima are taken by comparisons, which skip
+// NaN (the builtin max propagates it but ran at 4 ns per entry); |v| − |v|, zero for every finite
+// v and NaN otherwise, summed alongside, catches NaN and the infinities.
+func maxAbs(x []float64) float64 {
+	var m0, m1, m2, m3, s0, s1, s2, s3 float64
+	for ; len(x) >= 4; x = x[4:] {
+		v := x[:4:4]
+		a0, a1, a2, a3 := math.Abs(v[0]), math.Abs(v[1]), math.Abs(v[2]), math.Abs(v[3])
+		s0 += a0 - a0
+		s1 += a1 - a1
+		s2 += a2 - a2
+		s3 += a3 - a3
+		if a0 > m0 {
+			m0 = a0
+		}
+		if a1 > m1 {
+			m1 = a1
+		}
+		if a2 > m2 {
+			m2 = a2
+		}
+		if a3 > m3 {
+			m3 = a3
+		}
+	}
+	for _, v := range x {
+		a := math.Abs(v)
+		s0 += a - a
+		m0 = math.Max(m0, a)
+	}
+	if s0+s1+s2+s3 != 0 {
+		return math.NaN()
+	}
+	return math.Max(math.Max(m0, m1), math.Max(m2, m3))
+}
+
 // finiteSquares reports whether the sum of squares of row is finite, in four independent sums
 // (one sum's chain of additions bounds it at one term per add latency).
 func finiteSquares(row []float64) bool {

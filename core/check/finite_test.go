@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/combpred/combpred/core/parallel"
 )
 
 // FiniteMagnitude answers as Finite and then Magnitude do, message for message, on clean inputs,
@@ -42,4 +44,68 @@ func TestFiniteMagnitudeMatchesTheTwoChecks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// MaxAbs is the largest magnitude, NaN when x holds a NaN or an infinity (AddMaxAbs that of x + c),
+// wherever the bad entry falls (each of the four lanes, the remainder, the second chunk), and
+// whatever the number of threads.
+func TestMaxAbs(t *testing.T) {
+	defer parallel.SetThreads(parallel.Threads())
+	for _, n := range []int{0, 1, 3, 4, 7, maxAbsChunk + 5, 3*maxAbsChunk + 2} {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = math.Sin(float64(i)) * 10
+		}
+		want := 0.0
+		for _, v := range x {
+			want = math.Max(want, math.Abs(v))
+		}
+		for _, threads := range []int{1, 2, 5} {
+			parallel.SetThreads(threads)
+			if got := MaxAbs(x); got != want {
+				t.Errorf("n %d, %d threads: MaxAbs = %v, want %v", n, threads, got, want)
+			}
+			shifted, wantShifted := append([]float64(nil), x...), 0.0
+			for _, v := range x {
+				wantShifted = math.Max(wantShifted, math.Abs(v+1))
+			}
+			if got := AddMaxAbs(shifted, 1); got != wantShifted {
+				t.Errorf("n %d, %d threads: AddMaxAbs = %v, want %v", n, threads, got, wantShifted)
+			}
+			for i, v := range x {
+				if shifted[i] != v+1 {
+					t.Fatalf("n %d: AddMaxAbs left x[%d] = %v, want %v", n, i, shifted[i], v+1)
+				}
+			}
+		}
+		for _, pos := range []int{0, 1, 2, 3, n - 1, maxAbsChunk + 1} {
+			if pos < 0 || pos >= n {
+				continue
+			}
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1e300} {
+				y := append([]float64(nil), x...)
+				y[pos] = bad
+				got := MaxAbs(y)
+				if math.IsNaN(bad) || math.IsInf(bad, 0) {
+					if !math.IsNaN(got) {
+						t.Errorf("n %d, %v at %d: MaxAbs = %v, want NaN", n, bad, pos, got)
+					}
+				} else if got != 1e300 {
+					t.Errorf("n %d, %v at %d: MaxAbs = %v, want 1e300", n, bad, pos, got)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMaxAbs scans a kernel matrix of yeast's size.
+func BenchmarkMaxAbs(b *testing.B) {
+	x := make([]float64, 1500*1500)
+	for i := range x {
+		x[i] = math.Sin(float64(i))
+	}
+	for b.Loop() {
+		MaxAbs(x)
+	}
+	b.ReportMetric(float64(len(x)*b.N)/b.Elapsed().Seconds()/1e9, "Gentries/s")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/xmat"
@@ -161,8 +162,12 @@ func SquaredNorms(a *mat.Dense) []float64 {
 
 // CheckFinite names the first kernel value of K (rows × cols, row-major) that overflowed, with the
 // parameters that set the kernel's scale: a poly kernel with coef0 = 1e300 gives +Inf, from which
-// a fit would return NaN coefficients.
+// a fit would return NaN coefficients. One parallel pass (check.MaxAbs) clears a finite K; only a
+// K that fails it is searched for its first bad value.
 func (k Kernel) CheckFinite(K []float64, cols int) error {
+	if top := check.MaxAbs(K); !math.IsNaN(top) && !math.IsInf(top, 0) {
+		return nil
+	}
 	for i, v := range K {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("kernel=%v overflows: K[%d, %d] = %v (gamma=%v, degree=%d, coef0=%v); "+

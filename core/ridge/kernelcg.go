@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/check"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,9 +29,14 @@ import (
 // All m×d iterates are held transposed (d×m) so that the products with K are (d×m)·(m×m), done by
 // gemm.Mul.
 func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error) {
+	return solveKernelCGScaled(p, K, check.MaxAbs(K.RawMatrix().Data), Gamma, opt)
+}
+
+// solveKernelCGScaled is solveKernelCG given kScale = max |K_ij| (check.AddMaxAbs), which the fit
+// reads off K in the pass that adds the intercept's constant.
+func solveKernelCGScaled(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.Dense, opt *Options) (Result, error) {
 	m, d := Gamma.Dims()
 	ks := newKernelSystem(p, K)
-	kScale := maxMagnitude(K.RawMatrix().Data)
 
 	// One product gives Kb and starts the subspace iteration of the coarse space.
 	r0 := deflationRank(m, d)
@@ -40,7 +47,7 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 	stackK := mat.NewDense(d+r0, m, nil)
 	ks.kmul(stackK, stack)
 	Kb := mat.DenseCopyOf(stackK.Slice(0, d, 0, m))
-	kbNorm := mat.Norm(Kb, 2)
+	kbNorm := norm(Kb.RawMatrix().Data)
 	if kbNorm == 0 {
 		Gamma.Zero()
 		return Result{Objective: p.Constant(), Converged: true}, nil
@@ -109,7 +116,7 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 		}
 		return -0.5*s + p.Constant()
 	}
-	relGrad := func() float64 { return mat.Norm(KR, 2) / kbNorm }
+	relGrad := func() float64 { return norm(raw(KR)) / kbNorm }
 
 	const restartEvery = 50
 	res := Result{}
@@ -174,15 +181,14 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 	return res, nil
 }
 
-// maxMagnitude is max_i |x_i| (0 for an empty x; NaN is skipped, as the checks of K have refused it).
-func maxMagnitude(x []float64) float64 {
-	var m float64
-	for _, v := range x {
-		if a := math.Abs(v); a > m {
-			m = a
-		}
+// norm is the Euclidean norm of x, as the square root of dot(x, x) where that sum neither
+// overflows nor underflows, and otherwise with floats.Norm's scaling: mat.Norm's scaled sum took
+// twice a fit's dot products on yeast.
+func norm(x []float64) float64 {
+	if s := dot(x, x); s > 0x1p-900 && s < 0x1p900 {
+		return math.Sqrt(s)
 	}
-	return m
+	return floats.Norm(x, 2)
 }
 
 // axpy sets y += a·x.

@@ -9,6 +9,7 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
@@ -461,12 +462,18 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 		if err := gramCancellable(opt.Kernel, K, X, opt.Stop); err != nil {
 			return err
 		}
+	}
+	// The intercept's constant, the finiteness check and the scale of K in one pass over it.
+	var shift float64
+	if opt.Intercept {
+		shift = 1
+	}
+	kScale := check.AddMaxAbs(K.RawMatrix().Data, shift)
+	if math.IsNaN(kScale) {
 		if err := opt.Kernel.CheckFinite(K.RawMatrix().Data, m); err != nil {
 			return err
 		}
-	}
-	if opt.Intercept {
-		addConstant(K, 1)
+		return fmt.Errorf("the kernel matrix holds non-finite values")
 	}
 	md.Dual = md.warmDual(opt, X)
 	var err error
@@ -476,7 +483,7 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 	if opt.Solver == Exact {
 		md.Result, err = solveKernelExact(p, K, md.Dual, opt)
 	} else {
-		md.Result, err = solveKernelCG(p, K, md.Dual, opt)
+		md.Result, err = solveKernelCGScaled(p, K, kScale, md.Dual, opt)
 	}
 	return err
 }
@@ -611,14 +618,18 @@ func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
 	return space.PredictRowsBy(md.Space, q, ys, scores, stop)
 }
 
+// addConstant adds c to every entry of a, in blocks of rows of at least 64K entries on the
+// threads of package parallel (a single prediction's row stays on the caller's).
 func addConstant(a *mat.Dense, c float64) {
 	r, cols := a.Dims()
-	for i := 0; i < r; i++ {
-		row := a.RawRowView(i)
-		for j := 0; j < cols; j++ {
-			row[j] += c
+	parallel.For(r, max(1, 1<<16/max(cols, 1)), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := a.RawRowView(i)
+			for j := range row[:cols] {
+				row[j] += c
+			}
 		}
-	}
+	})
 }
 
 func checkSymmetric(k *mat.Dense) error {
