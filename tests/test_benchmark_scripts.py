@@ -31,13 +31,17 @@ def _have_text_sets() -> bool:
     return True
 
 
-def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProcess:
+def _script_env() -> dict[str, str]:
+    """The environment a benchmark script runs in: the installed package and benchmarks/ on its path."""
     package_root = str(Path(combpred.__file__).resolve().parent.parent)
     path = [package_root, str(BENCHMARKS)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+
+
+def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(BENCHMARKS / script), "--quick", "--output", str(output)],
-        env=env,
+        env=_script_env(),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -131,12 +135,9 @@ def test_hmc_scoring_leaves_out_the_roots_every_instance_carries():
 
 
 def _run_label_ranking(args: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
-    package_root = str(Path(combpred.__file__).resolve().parent.parent)
-    path = [package_root, str(BENCHMARKS)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     proc = subprocess.run(
         [sys.executable, str(BENCHMARKS / "label_ranking.py"), "--quick", *args],
-        env=env,
+        env=_script_env(),
         capture_output=True,
         text=True,
         timeout=timeout,
