@@ -19,3 +19,10 @@ func dot2x6z(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64)
 //
 //go:noescape
 func dot1x12(a, b *float64, stride, n int, mask *[4]uint64, out *[12]float64)
+
+// dot4x6z writes into out[6r + c] the dot product of row r of X (x + r·xStride, r = 0…3) with row c
+// of B (b + c·bStride, c = 0…5), each of length n, with dot2x6z's arithmetic (dot4x6_amd64.s);
+// maskBits has its low n mod 4 bits set. It needs AVX-512F and VL (haveAVX512).
+//
+//go:noescape
+func dot4x6z(x *float64, xStride int, b *float64, bStride, n, maskBits int, out *[24]float64)

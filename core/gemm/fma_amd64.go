@@ -12,15 +12,16 @@ var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func fmaRows8(c, k *float64, stride, n int, a *[8]float64)
 
-// haveAVX512 reports whether the 512-bit kernels may run (with haveFMA): AVX-512F with the operating
-// system's support for its registers, which package cpu checks. Zen 5 executes them at twice the
-// AVX2 rate (175 against 88 GFLOP/s per core, measured in issue 18's audit).
-var haveAVX512 = haveFMA && cpu.X86.HasAVX512F
+// haveAVX512 reports whether the 512-bit kernels may run (with haveFMA): AVX-512F and VL (dot4x6z
+// keeps 256-bit sums in the upper sixteen registers), with the operating system's support for its
+// registers, which package cpu checks. Zen 5 executes them at twice the AVX2 rate (175 against 88
+// GFLOP/s per core, measured in issue 18's audit).
+var haveAVX512 = haveFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 
 // setHaveAVX512 sets haveAVX512 for tests that compare the two paths and returns its previous value.
 func setHaveAVX512(v bool) bool {
 	old := haveAVX512
-	haveAVX512 = v && haveFMA && cpu.X86.HasAVX512F
+	haveAVX512 = v && haveFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 	return old
 }
 

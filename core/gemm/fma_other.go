@@ -15,6 +15,10 @@ func dot2x6(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64) {
 	panic("gemm: dot2x6 called without a vector kernel")
 }
 
+func dot4x6z(x *float64, xStride int, b *float64, bStride, n, maskBits int, out *[24]float64) {
+	panic("gemm: dot4x6z called without a vector kernel")
+}
+
 func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64) {
 	panic("gemm: fma4x12 called without a vector kernel")
 }
