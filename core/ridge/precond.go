@@ -64,7 +64,11 @@ var linearPrecondMode = precondAuto
 // to M⁻¹H in few iterations. It is therefore off by default. For the same reason this
 // preconditioner also beats kronPrecond, whose M̄ holds D̄ exactly, on the pair spaces below
 // MaxDim (22 instead of 78 iterations on Permutations(50)), and it is used for every space whose
-// covariance is Spectral.
+// covariance is Spectral. With many more examples than labels, where D̄ has full rank, it still
+// wins: on BenchmarkManyLabels' d = 1,000 problem (30 % of labels on) it takes 26 iterations,
+// against 64 with τ_k, 32 with the diagonal of M̄, 104 with kronPrecond's exact M̄ and 57 with
+// kronPrecond on S plus D̄'s mean part δ̄δ̄ᵀ alone: δ_i varies with x_i, and no Kronecker
+// product G ⊗ M captures Σ_i x_i x_iᵀ ⊗ δ_iδ_iᵀ better than G ⊗ S does.
 type spectralPrecond struct {
 	op    space.Spectral
 	m     []float64   // M_c = σ_c (+ τ_c)
