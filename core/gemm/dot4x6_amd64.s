@@ -1,53 +1,165 @@
 #include "textflag.h"
 #include "dotsum_amd64.h"
 
+// The kernels of four rows of X (x + r·xStride, r = 0…3) against six rows of B (b + c·bStride, c =
+// 0…5), their 24 sums held in Y0–Y23 (Z0–Z23), the sum of row r with row c at out[6r + c]. They
+// need AVX-512F and VL (the upper sixteen registers). Their arguments:
+//
+//	x *float64, xStride int, b *float64, bStride int, n int, maskBits int, out *[24]float64
+//
+// (SI, DI) point at rows 0 and 3 of X, R8 is X's stride in bytes; (R9, R11) at rows 0 and 3 of B,
+// R10 B's stride; CX counts the bytes done of DX = 8n.
+#define DOT4X6SETUP \
+	MOVQ x+0(FP), SI; \
+	MOVQ xStride+8(FP), R8; \
+	SHLQ $3, R8; \
+	LEAQ (SI)(R8*2), DI; \
+	ADDQ R8, DI; \
+	MOVQ b+16(FP), R9; \
+	MOVQ bStride+24(FP), R10; \
+	SHLQ $3, R10; \
+	LEAQ (R9)(R10*2), R11; \
+	ADDQ R10, R11; \
+	MOVQ n+32(FP), DX; \
+	SHLQ $3, DX; \
+	XORQ CX, CX; \
+	VXORPD Z0, Z0, Z0; \
+	VXORPD Z1, Z1, Z1; \
+	VXORPD Z2, Z2, Z2; \
+	VXORPD Z3, Z3, Z3; \
+	VXORPD Z4, Z4, Z4; \
+	VXORPD Z5, Z5, Z5; \
+	VXORPD Z6, Z6, Z6; \
+	VXORPD Z7, Z7, Z7; \
+	VXORPD Z8, Z8, Z8; \
+	VXORPD Z9, Z9, Z9; \
+	VXORPD Z10, Z10, Z10; \
+	VXORPD Z11, Z11, Z11; \
+	VXORPD Z12, Z12, Z12; \
+	VXORPD Z13, Z13, Z13; \
+	VXORPD Z14, Z14, Z14; \
+	VXORPD Z15, Z15, Z15; \
+	VXORPD Z16, Z16, Z16; \
+	VXORPD Z17, Z17, Z17; \
+	VXORPD Z18, Z18, Z18; \
+	VXORPD Z19, Z19, Z19; \
+	VXORPD Z20, Z20, Z20; \
+	VXORPD Z21, Z21, Z21; \
+	VXORPD Z22, Z22, Z22; \
+	VXORPD Z23, Z23, Z23
+
+// DOT4X6STEP4 takes four terms of every sum (256-bit lanes), DOT4X6TAIL the last n mod 4 through the
+// mask K1 (masked-off lanes read as zero), as dot2x6 does with VMASKMOVPD.
+#define DOT4X6STEP4 \
+	VMOVUPD (SI), Y24; \
+	VMOVUPD (SI)(R8*1), Y25; \
+	VMOVUPD (SI)(R8*2), Y26; \
+	VMOVUPD (DI), Y27; \
+	VMOVUPD (R9), Y28; \
+	VFMADD231PD Y28, Y24, Y0; \
+	VFMADD231PD Y28, Y25, Y6; \
+	VFMADD231PD Y28, Y26, Y12; \
+	VFMADD231PD Y28, Y27, Y18; \
+	VMOVUPD (R9)(R10*1), Y29; \
+	VFMADD231PD Y29, Y24, Y1; \
+	VFMADD231PD Y29, Y25, Y7; \
+	VFMADD231PD Y29, Y26, Y13; \
+	VFMADD231PD Y29, Y27, Y19; \
+	VMOVUPD (R9)(R10*2), Y28; \
+	VFMADD231PD Y28, Y24, Y2; \
+	VFMADD231PD Y28, Y25, Y8; \
+	VFMADD231PD Y28, Y26, Y14; \
+	VFMADD231PD Y28, Y27, Y20; \
+	VMOVUPD (R11), Y29; \
+	VFMADD231PD Y29, Y24, Y3; \
+	VFMADD231PD Y29, Y25, Y9; \
+	VFMADD231PD Y29, Y26, Y15; \
+	VFMADD231PD Y29, Y27, Y21; \
+	VMOVUPD (R11)(R10*1), Y28; \
+	VFMADD231PD Y28, Y24, Y4; \
+	VFMADD231PD Y28, Y25, Y10; \
+	VFMADD231PD Y28, Y26, Y16; \
+	VFMADD231PD Y28, Y27, Y22; \
+	VMOVUPD (R11)(R10*2), Y29; \
+	VFMADD231PD Y29, Y24, Y5; \
+	VFMADD231PD Y29, Y25, Y11; \
+	VFMADD231PD Y29, Y26, Y17; \
+	VFMADD231PD Y29, Y27, Y23; \
+	ADDQ $32, SI; \
+	ADDQ $32, DI; \
+	ADDQ $32, R9; \
+	ADDQ $32, R11; \
+	ADDQ $32, CX
+
+#define DOT4X6TAIL \
+	MOVQ maskBits+40(FP), AX; \
+	KMOVW AX, K1; \
+	VMOVUPD.Z (SI), K1, Y24; \
+	VMOVUPD.Z (SI)(R8*1), K1, Y25; \
+	VMOVUPD.Z (SI)(R8*2), K1, Y26; \
+	VMOVUPD.Z (DI), K1, Y27; \
+	VMOVUPD.Z (R9), K1, Y28; \
+	VFMADD231PD Y28, Y24, Y0; \
+	VFMADD231PD Y28, Y25, Y6; \
+	VFMADD231PD Y28, Y26, Y12; \
+	VFMADD231PD Y28, Y27, Y18; \
+	VMOVUPD.Z (R9)(R10*1), K1, Y29; \
+	VFMADD231PD Y29, Y24, Y1; \
+	VFMADD231PD Y29, Y25, Y7; \
+	VFMADD231PD Y29, Y26, Y13; \
+	VFMADD231PD Y29, Y27, Y19; \
+	VMOVUPD.Z (R9)(R10*2), K1, Y28; \
+	VFMADD231PD Y28, Y24, Y2; \
+	VFMADD231PD Y28, Y25, Y8; \
+	VFMADD231PD Y28, Y26, Y14; \
+	VFMADD231PD Y28, Y27, Y20; \
+	VMOVUPD.Z (R11), K1, Y29; \
+	VFMADD231PD Y29, Y24, Y3; \
+	VFMADD231PD Y29, Y25, Y9; \
+	VFMADD231PD Y29, Y26, Y15; \
+	VFMADD231PD Y29, Y27, Y21; \
+	VMOVUPD.Z (R11)(R10*1), K1, Y28; \
+	VFMADD231PD Y28, Y24, Y4; \
+	VFMADD231PD Y28, Y25, Y10; \
+	VFMADD231PD Y28, Y26, Y16; \
+	VFMADD231PD Y28, Y27, Y22; \
+	VMOVUPD.Z (R11)(R10*2), K1, Y29; \
+	VFMADD231PD Y29, Y24, Y5; \
+	VFMADD231PD Y29, Y25, Y11; \
+	VFMADD231PD Y29, Y26, Y17; \
+	VFMADD231PD Y29, Y27, Y23
+
+// DOT4X6SUM stores the 24 sums with DOTSUM, twelve at a time (DOTSUM12 uses X12 and X13 as scratch).
+#define DOT4X6SUM \
+	MOVQ out+48(FP), AX; \
+	VMOVAPD Y12, Y24; \
+	VMOVAPD Y13, Y25; \
+	DOTSUM12; \
+	VMOVAPD Y24, Y0; \
+	VMOVAPD Y25, Y1; \
+	VMOVAPD Y14, Y2; \
+	VMOVAPD Y15, Y3; \
+	VMOVAPD Y16, Y4; \
+	VMOVAPD Y17, Y5; \
+	VMOVAPD Y18, Y6; \
+	VMOVAPD Y19, Y7; \
+	VMOVAPD Y20, Y8; \
+	VMOVAPD Y21, Y9; \
+	VMOVAPD Y22, Y10; \
+	VMOVAPD Y23, Y11; \
+	ADDQ $96, AX; \
+	DOTSUM12; \
+	VZEROUPPER
+
 // func dot4x6z(x *float64, xStride int, b *float64, bStride int, n int, maskBits int, out *[24]float64)
 //
-// dot2x6z on four rows of X (x + r·xStride, r = 0…3) and six rows of B (b + c·bStride, c = 0…5), the
-// sum of row r with row c at out[6r + c], each with exactly dot2x6z's arithmetic: eight lanes over
-// the first ⌊n/8⌋·8 terms folded to four, four lanes over the rest, a tail masked by maskBits (its
-// low n mod 4 bits set) and DOTSUM's reduction. Its 24 sums take 30 of the 32 registers, so ten
-// loads feed 24 multiply–adds where dot2x6z's eight feed twelve. It needs AVX-512F and VL.
+// dot2x6z on four rows of X and six of B, each sum with exactly dot2x6z's arithmetic: eight lanes
+// over the first ⌊n/8⌋·8 terms folded to four, four lanes over the rest, the masked tail and
+// DOTSUM's reduction. Ten loads feed 24 multiply–adds where dot2x6z's eight feed twelve.
 TEXT ·dot4x6z(SB), NOSPLIT, $0-56
-	MOVQ x+0(FP), SI
-	MOVQ xStride+8(FP), R8
-	SHLQ $3, R8
-	LEAQ (SI)(R8*2), DI
-	ADDQ R8, DI
-	MOVQ b+16(FP), R9
-	MOVQ bStride+24(FP), R10
-	SHLQ $3, R10
-	LEAQ (R9)(R10*2), R11
-	ADDQ R10, R11
-	MOVQ n+32(FP), DX
-	SHLQ $3, DX
-	XORQ CX, CX
+	DOT4X6SETUP
 	MOVQ DX, BX
 	ANDQ $-64, BX
-	VXORPD Z0, Z0, Z0
-	VXORPD Z1, Z1, Z1
-	VXORPD Z2, Z2, Z2
-	VXORPD Z3, Z3, Z3
-	VXORPD Z4, Z4, Z4
-	VXORPD Z5, Z5, Z5
-	VXORPD Z6, Z6, Z6
-	VXORPD Z7, Z7, Z7
-	VXORPD Z8, Z8, Z8
-	VXORPD Z9, Z9, Z9
-	VXORPD Z10, Z10, Z10
-	VXORPD Z11, Z11, Z11
-	VXORPD Z12, Z12, Z12
-	VXORPD Z13, Z13, Z13
-	VXORPD Z14, Z14, Z14
-	VXORPD Z15, Z15, Z15
-	VXORPD Z16, Z16, Z16
-	VXORPD Z17, Z17, Z17
-	VXORPD Z18, Z18, Z18
-	VXORPD Z19, Z19, Z19
-	VXORPD Z20, Z20, Z20
-	VXORPD Z21, Z21, Z21
-	VXORPD Z22, Z22, Z22
-	VXORPD Z23, Z23, Z23
 zloop4:
 	CMPQ CX, BX
 	JGE  fold4
@@ -142,106 +254,36 @@ fold4:
 	VADDPD Y24, Y23, Y23
 	MOVQ DX, BX
 	ANDQ $-32, BX
-yloop4:
+yloopz:
 	CMPQ CX, BX
-	JGE  tail4
-	VMOVUPD (SI), Y24
-	VMOVUPD (SI)(R8*1), Y25
-	VMOVUPD (SI)(R8*2), Y26
-	VMOVUPD (DI), Y27
-	VMOVUPD (R9), Y28
-	VFMADD231PD Y28, Y24, Y0
-	VFMADD231PD Y28, Y25, Y6
-	VFMADD231PD Y28, Y26, Y12
-	VFMADD231PD Y28, Y27, Y18
-	VMOVUPD (R9)(R10*1), Y29
-	VFMADD231PD Y29, Y24, Y1
-	VFMADD231PD Y29, Y25, Y7
-	VFMADD231PD Y29, Y26, Y13
-	VFMADD231PD Y29, Y27, Y19
-	VMOVUPD (R9)(R10*2), Y28
-	VFMADD231PD Y28, Y24, Y2
-	VFMADD231PD Y28, Y25, Y8
-	VFMADD231PD Y28, Y26, Y14
-	VFMADD231PD Y28, Y27, Y20
-	VMOVUPD (R11), Y29
-	VFMADD231PD Y29, Y24, Y3
-	VFMADD231PD Y29, Y25, Y9
-	VFMADD231PD Y29, Y26, Y15
-	VFMADD231PD Y29, Y27, Y21
-	VMOVUPD (R11)(R10*1), Y28
-	VFMADD231PD Y28, Y24, Y4
-	VFMADD231PD Y28, Y25, Y10
-	VFMADD231PD Y28, Y26, Y16
-	VFMADD231PD Y28, Y27, Y22
-	VMOVUPD (R11)(R10*2), Y29
-	VFMADD231PD Y29, Y24, Y5
-	VFMADD231PD Y29, Y25, Y11
-	VFMADD231PD Y29, Y26, Y17
-	VFMADD231PD Y29, Y27, Y23
-	ADDQ $32, SI
-	ADDQ $32, DI
-	ADDQ $32, R9
-	ADDQ $32, R11
-	ADDQ $32, CX
-	JMP  yloop4
-tail4:
+	JGE  tailz
+	DOT4X6STEP4
+	JMP  yloopz
+tailz:
 	CMPQ CX, DX
-	JGE  reduce4
-	MOVQ maskBits+40(FP), AX
-	KMOVW AX, K1
-	VMOVUPD.Z (SI), K1, Y24
-	VMOVUPD.Z (SI)(R8*1), K1, Y25
-	VMOVUPD.Z (SI)(R8*2), K1, Y26
-	VMOVUPD.Z (DI), K1, Y27
-	VMOVUPD.Z (R9), K1, Y28
-	VFMADD231PD Y28, Y24, Y0
-	VFMADD231PD Y28, Y25, Y6
-	VFMADD231PD Y28, Y26, Y12
-	VFMADD231PD Y28, Y27, Y18
-	VMOVUPD.Z (R9)(R10*1), K1, Y29
-	VFMADD231PD Y29, Y24, Y1
-	VFMADD231PD Y29, Y25, Y7
-	VFMADD231PD Y29, Y26, Y13
-	VFMADD231PD Y29, Y27, Y19
-	VMOVUPD.Z (R9)(R10*2), K1, Y28
-	VFMADD231PD Y28, Y24, Y2
-	VFMADD231PD Y28, Y25, Y8
-	VFMADD231PD Y28, Y26, Y14
-	VFMADD231PD Y28, Y27, Y20
-	VMOVUPD.Z (R11), K1, Y29
-	VFMADD231PD Y29, Y24, Y3
-	VFMADD231PD Y29, Y25, Y9
-	VFMADD231PD Y29, Y26, Y15
-	VFMADD231PD Y29, Y27, Y21
-	VMOVUPD.Z (R11)(R10*1), K1, Y28
-	VFMADD231PD Y28, Y24, Y4
-	VFMADD231PD Y28, Y25, Y10
-	VFMADD231PD Y28, Y26, Y16
-	VFMADD231PD Y28, Y27, Y22
-	VMOVUPD.Z (R11)(R10*2), K1, Y29
-	VFMADD231PD Y29, Y24, Y5
-	VFMADD231PD Y29, Y25, Y11
-	VFMADD231PD Y29, Y26, Y17
-	VFMADD231PD Y29, Y27, Y23
-reduce4:
-	MOVQ out+48(FP), AX
-	VMOVAPD Y12, Y24
-	VMOVAPD Y13, Y25
-	DOTSUM12
-	VMOVAPD Y24, Y0
-	VMOVAPD Y25, Y1
-	VMOVAPD Y14, Y2
-	VMOVAPD Y15, Y3
-	VMOVAPD Y16, Y4
-	VMOVAPD Y17, Y5
-	VMOVAPD Y18, Y6
-	VMOVAPD Y19, Y7
-	VMOVAPD Y20, Y8
-	VMOVAPD Y21, Y9
-	VMOVAPD Y22, Y10
-	VMOVAPD Y23, Y11
-	ADDQ $96, AX
-	DOTSUM12
-	VZEROUPPER
+	JGE  sumz
+	DOT4X6TAIL
+sumz:
+	DOT4X6SUM
+	RET
+
+// func dot4x6y(x *float64, xStride int, b *float64, bStride int, n int, maskBits int, out *[24]float64)
+//
+// dot2x6 on four rows of X and six of B, each sum with exactly dot2x6's arithmetic (four lanes, the
+// masked tail, DOTSUM), for the short rows that MulT leaves to dot2x6 (the rbf Gram matrix's).
+TEXT ·dot4x6y(SB), NOSPLIT, $0-56
+	DOT4X6SETUP
+	MOVQ DX, BX
+	ANDQ $-32, BX
+yloop:
+	CMPQ CX, BX
+	JGE  taily
+	DOT4X6STEP4
+	JMP  yloop
+taily:
+	CMPQ CX, DX
+	JGE  sumy
+	DOT4X6TAIL
+sumy:
+	DOT4X6SUM
 	RET

@@ -26,3 +26,9 @@ func dot1x12(a, b *float64, stride, n int, mask *[4]uint64, out *[12]float64)
 //
 //go:noescape
 func dot4x6z(x *float64, xStride int, b *float64, bStride, n, maskBits int, out *[24]float64)
+
+// dot4x6y is dot4x6z with dot2x6's arithmetic (four lanes from the first term): the same sums as
+// dot2x6, for rows shorter than dotWideTerms. It needs AVX-512F and VL (haveAVX512).
+//
+//go:noescape
+func dot4x6y(x *float64, xStride int, b *float64, bStride, n, maskBits int, out *[24]float64)

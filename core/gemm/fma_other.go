@@ -19,6 +19,10 @@ func dot4x6z(x *float64, xStride int, b *float64, bStride, n, maskBits int, out 
 	panic("gemm: dot4x6z called without a vector kernel")
 }
 
+func dot4x6y(x *float64, xStride int, b *float64, bStride, n, maskBits int, out *[24]float64) {
+	panic("gemm: dot4x6y called without a vector kernel")
+}
+
 func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64) {
 	panic("gemm: fma4x12 called without a vector kernel")
 }

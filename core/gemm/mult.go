@@ -11,11 +11,11 @@ import (
 // packed. Where the processor has AVX2 and FMA, the kernel dot2x6 holds a 2×6 block of C in twelve
 // vector registers while two rows of X and six rows of B stream through them: eight loads feed
 // twelve fused multiply–adds, and C is written once per chunk of dotChunk terms, where Mul's
-// kernel reads and writes its tile of C for every eight terms; with AVX-512, dot4x6z holds a 4×6
-// block in 24 of the 32 registers (ten loads feed 24 multiply–adds) and gives each entry exactly
-// as dot2x6z does (kernel CG's X·K on yeast: 39 → 42 GFLOP/s on one thread of a Xeon whose
-// cache delivers K at about 12 GB/s per core). A symmetric B gives X·B: the products with the
-// kernel matrix K in kernel CG, and Gram matrices a·bᵀ, take this path.
+// kernel reads and writes its tile of C for every eight terms. With AVX-512, dot4x6z and dot4x6y
+// hold a 4×6 block in 24 of the 32 registers (ten loads feed 24 multiply–adds) and give each entry
+// exactly as dot2x6z and dot2x6 do: on a 2-core Xeon, kernel CG's X·K went from 39 to 46 GFLOP/s
+// on one thread and the rbf Gram matrix of 103 features from 19 to 42. A symmetric B gives X·B:
+// the products with the kernel matrix K in kernel CG, and Gram matrices a·bᵀ, take this path.
 //
 // The rows of B are spread over the goroutines of package parallel in groups of six, and every
 // entry of C is always accumulated in the same order, so the result does not depend on the number
@@ -104,10 +104,16 @@ func mulTCols(C, X, B blas64.General, j0, j1 int, add bool) {
 					rows[2+c] = &B.Data[(j+min(c, nc-1))*B.Stride+l0]
 				}
 				i := i0
-				// Four rows of X at a time where dot4x6z computes the same sums as dot2x6z (which
-				// takes the rest): its 24 sums need ten loads per step against dot2x6z's sixteen.
-				for ; wide && nc == 6 && i+4 <= i1; i += 4 {
-					dot4x6z(&X.Data[i*X.Stride+l0], X.Stride, &B.Data[j*B.Stride+l0], B.Stride, n, 1<<(n&3)-1, &out4)
+				// Four rows of X at a time where dot4x6z and dot4x6y compute the same sums as
+				// dot2x6z and dot2x6 (which take the rest): their 24 sums need ten loads per step
+				// against sixteen.
+				for ; haveAVX512 && nc == 6 && i+4 <= i1; i += 4 {
+					x, b := &X.Data[i*X.Stride+l0], &B.Data[j*B.Stride+l0]
+					if wide {
+						dot4x6z(x, X.Stride, b, B.Stride, n, 1<<(n&3)-1, &out4)
+					} else {
+						dot4x6y(x, X.Stride, b, B.Stride, n, 1<<(n&3)-1, &out4)
+					}
 					for r := 0; r < 4; r++ {
 						c := C.Data[(i+r)*C.Stride+j:][:6]
 						if l0 == 0 && !add {

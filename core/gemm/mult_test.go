@@ -342,45 +342,53 @@ func BenchmarkKernelCeiling(b *testing.B) {
 	})
 }
 
-// dot4x6z must give each of its 24 sums exactly as dot2x6z gives it, for every length (the
-// eight-lane part, the four-lane step, every masked tail), strided rows and NaN past the end.
-func TestDot4x6zIsDot2x6z(t *testing.T) {
+// dot4x6z and dot4x6y must give each of their 24 sums exactly as dot2x6z and dot2x6 give it, for
+// every length (the eight-lane part, the four-lane steps, every masked tail), strided rows and NaN
+// past the end.
+func TestDot4x6IsDot2x6(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512 on this processor")
 	}
 	r := rand.New(rand.NewPCG(17, 18))
-	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 12, 13, 15, 16, 17, 23, 24, 63, 64, 101, 256, 476, 512} {
-		const xStride, bStride = 530, 517
-		x := make([]float64, 3*xStride+n+8)
-		b := make([]float64, 5*bStride+n+8)
-		for _, v := range [][]float64{x, b} {
-			for j := range v {
-				v[j] = math.NaN()
+	for _, k := range []struct {
+		name   string
+		four   func(x *float64, xStride int, b *float64, bStride, n, maskBits int, out *[24]float64)
+		two    func(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64)
+		twoFor string
+	}{{"dot4x6z", dot4x6z, dot2x6z, "dot2x6z"}, {"dot4x6y", dot4x6y, dot2x6, "dot2x6"}} {
+		for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 12, 13, 15, 16, 17, 23, 24, 63, 64, 101, 103, 256, 476, 512} {
+			const xStride, bStride = 530, 517
+			x := make([]float64, 3*xStride+n+8)
+			b := make([]float64, 5*bStride+n+8)
+			for _, v := range [][]float64{x, b} {
+				for j := range v {
+					v[j] = math.NaN()
+				}
 			}
-		}
-		for rr := 0; rr < 4; rr++ {
-			for j := 0; j < n; j++ {
-				x[rr*xStride+j] = r.NormFloat64()
+			for rr := 0; rr < 4; rr++ {
+				for j := 0; j < n; j++ {
+					x[rr*xStride+j] = r.NormFloat64()
+				}
 			}
-		}
-		for c := 0; c < 6; c++ {
-			for j := 0; j < n; j++ {
-				b[c*bStride+j] = r.NormFloat64()
-			}
-		}
-		var got [24]float64
-		dot4x6z(&x[0], xStride, &b[0], bStride, n, 1<<(n&3)-1, &got)
-		for pair := 0; pair < 2; pair++ {
-			var rows [8]*float64
-			rows[0], rows[1] = &x[2*pair*xStride], &x[(2*pair+1)*xStride]
 			for c := 0; c < 6; c++ {
-				rows[2+c] = &b[c*bStride]
+				for j := 0; j < n; j++ {
+					b[c*bStride+j] = r.NormFloat64()
+				}
 			}
-			var want [12]float64
-			dot2x6z(&rows, n, &tailMasks[n&3], &want)
-			for k, w := range want {
-				if g := got[12*pair+k]; g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
-					t.Fatalf("n=%d: out[%d] = %v, dot2x6z gives %v", n, 12*pair+k, g, w)
+			var got [24]float64
+			k.four(&x[0], xStride, &b[0], bStride, n, 1<<(n&3)-1, &got)
+			for pair := 0; pair < 2; pair++ {
+				var rows [8]*float64
+				rows[0], rows[1] = &x[2*pair*xStride], &x[(2*pair+1)*xStride]
+				for c := 0; c < 6; c++ {
+					rows[2+c] = &b[c*bStride]
+				}
+				var want [12]float64
+				k.two(&rows, n, &tailMasks[n&3], &want)
+				for i, w := range want {
+					if g := got[12*pair+i]; g != w {
+						t.Fatalf("%s, n=%d: out[%d] = %v, %s gives %v", k.name, n, 12*pair+i, g, k.twoFor, w)
+					}
 				}
 			}
 		}
