@@ -23,15 +23,15 @@ func dot4x6y(x *float64, xStride int, b *float64, bStride, n, maskBits int, out 
 	panic("gemm: dot4x6y called without a vector kernel")
 }
 
-func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64) {
+func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64) {
 	panic("gemm: fma4x12 called without a vector kernel")
 }
 
-func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64) {
+func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64, init *float64) {
 	panic("gemm: fma4x8 called without a vector kernel")
 }
 
-func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64) {
+func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64, init *float64) {
 	panic("gemm: fma4x4 called without a vector kernel")
 }
 
@@ -48,7 +48,7 @@ const haveAVX512 = false
 
 func setHaveAVX512(bool) bool { return false }
 
-func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64) {
+func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64) {
 	panic("gemm: fma4x24 called without a vector kernel")
 }
 

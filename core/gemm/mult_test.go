@@ -320,7 +320,7 @@ func BenchmarkKernelCeiling(b *testing.B) {
 					a[r], cr[r] = &vals[r], &c[24*r]
 				}
 				for pb.Next() {
-					fma4x24(&a, 4, &vals[0], 24, n/2, &cr)
+					fma4x24(&a, 4, &vals[0], 24, n/2, &cr, nil)
 				}
 			})
 			b.ReportMetric(float64(96*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
@@ -335,7 +335,7 @@ func BenchmarkKernelCeiling(b *testing.B) {
 				a[r], cr[r] = &vals[r], &c[12*r]
 			}
 			for pb.Next() {
-				fma4x12(&a, 4, &vals[0], 12, n, &cr)
+				fma4x12(&a, 4, &vals[0], 12, n, &cr, nil)
 			}
 		})
 		b.ReportMetric(float64(96*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")

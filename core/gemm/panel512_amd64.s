@@ -1,11 +1,12 @@
 #include "textflag.h"
 
-// func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64)
+// func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64)
 //
 // fma4x12 on 512-bit registers: c_r[0:24] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+24] for the four
 // rows r and 0 ≤ l < n, each term a fused multiply–add in order of l (so every entry of C gets the
-// same operations as under fma4x12), the block of c held in twelve registers throughout.
-TEXT ·fma4x24(SB), NOSPLIT, $0-48
+// same operations as under fma4x12), the block of c held in twelve registers throughout; init
+// as in fma4x12.
+TEXT ·fma4x24(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ 0(AX), SI
 	MOVQ 8(AX), DI
@@ -16,12 +17,14 @@ TEXT ·fma4x24(SB), NOSPLIT, $0-48
 	MOVQ b+16(FP), R11
 	MOVQ bStep+24(FP), R12
 	SHLQ $3, R12
-	MOVQ n+32(FP), CX
 	MOVQ c+40(FP), AX
 	MOVQ 0(AX), R13
 	MOVQ 8(AX), BX
 	MOVQ 16(AX), DX
 	MOVQ 24(AX), AX
+	MOVQ init+48(FP), CX
+	TESTQ CX, CX
+	JNZ  init24
 	VMOVUPD 0(R13), Z0
 	VMOVUPD 64(R13), Z1
 	VMOVUPD 128(R13), Z2
@@ -34,6 +37,24 @@ TEXT ·fma4x24(SB), NOSPLIT, $0-48
 	VMOVUPD 0(AX), Z9
 	VMOVUPD 64(AX), Z10
 	VMOVUPD 128(AX), Z11
+	JMP  sum24
+
+init24:
+	VMOVUPD 0(CX), Z0
+	VMOVUPD 64(CX), Z1
+	VMOVUPD 128(CX), Z2
+	VMOVAPD Z0, Z3
+	VMOVAPD Z1, Z4
+	VMOVAPD Z2, Z5
+	VMOVAPD Z0, Z6
+	VMOVAPD Z1, Z7
+	VMOVAPD Z2, Z8
+	VMOVAPD Z0, Z9
+	VMOVAPD Z1, Z10
+	VMOVAPD Z2, Z11
+
+sum24:
+	MOVQ n+32(FP), CX
 	TESTQ CX, CX
 	JLE  store24
 

@@ -3,19 +3,20 @@ package gemm
 // fma4x12, fma4x8 and fma4x4 add to a 4×w block of C (rows c[0..3], w = 12, 8, 4 columns) the
 // products of four rows of A, whose element l is at a[r] + l·aStep, with n rows of B, whose row l
 // starts at b + l·bStep, in the order panel_amd64.s spells out; fma4x8 and fma4x4 read and write
-// the lanes of their last vector that mask selects. They need AVX2 and FMA (haveFMA).
+// the lanes of their last vector that mask selects; with init not nil, each row's sums start from
+// init's values instead of the block's, which is then never read. They need AVX2 and FMA (haveFMA).
 //
 //go:noescape
-func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64)
+func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64)
 
 //go:noescape
-func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64)
+func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64, init *float64)
 
 //go:noescape
-func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64)
+func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64, init *float64)
 
 // fma4x24 is fma4x12 on 24 columns in 512-bit registers (panel512_amd64.s); it needs AVX-512F
 // (haveAVX512).
 //
 //go:noescape
-func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64)
+func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64)

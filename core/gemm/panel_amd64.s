@@ -1,10 +1,12 @@
 #include "textflag.h"
 
-// func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64)
+// func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64)
 //
 // c_r[0:12] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+12] for the four rows r and 0 ≤ l < n, each
-// term a fused multiply–add in order of l, the block of c held in registers throughout.
-TEXT ·fma4x12(SB), NOSPLIT, $0-48
+// term a fused multiply–add in order of l, the block of c held in registers throughout. With init
+// not nil, each row's sums start from init[0:12] instead of c_r's values, which are then never
+// read: a product that sets C (from zeros, or from an intercept row) needs no pass of its own.
+TEXT ·fma4x12(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ 0(AX), SI
 	MOVQ 8(AX), DI
@@ -15,12 +17,14 @@ TEXT ·fma4x12(SB), NOSPLIT, $0-48
 	MOVQ b+16(FP), R11
 	MOVQ bStep+24(FP), R12
 	SHLQ $3, R12
-	MOVQ n+32(FP), CX
 	MOVQ c+40(FP), AX
 	MOVQ 0(AX), R13
 	MOVQ 8(AX), BX
 	MOVQ 16(AX), DX
 	MOVQ 24(AX), AX
+	MOVQ init+48(FP), CX
+	TESTQ CX, CX
+	JNZ  init12
 	VMOVUPD 0(R13), Y0
 	VMOVUPD 32(R13), Y1
 	VMOVUPD 64(R13), Y2
@@ -33,6 +37,24 @@ TEXT ·fma4x12(SB), NOSPLIT, $0-48
 	VMOVUPD 0(AX), Y9
 	VMOVUPD 32(AX), Y10
 	VMOVUPD 64(AX), Y11
+	JMP  sum12
+
+init12:
+	VMOVUPD 0(CX), Y0
+	VMOVUPD 32(CX), Y1
+	VMOVUPD 64(CX), Y2
+	VMOVAPD Y0, Y3
+	VMOVAPD Y1, Y4
+	VMOVAPD Y2, Y5
+	VMOVAPD Y0, Y6
+	VMOVAPD Y1, Y7
+	VMOVAPD Y2, Y8
+	VMOVAPD Y0, Y9
+	VMOVAPD Y1, Y10
+	VMOVAPD Y2, Y11
+
+sum12:
+	MOVQ n+32(FP), CX
 	TESTQ CX, CX
 	JLE  store12
 
@@ -80,13 +102,13 @@ store12:
 	VZEROUPPER
 	RET
 
-// func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64)
+// func fma4x8(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64, init *float64)
 //
 // c_r[0:8] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+8] for the four rows r and 0 ≤ l < n, each
 // term a fused multiply–add in order of l, the block of c held in registers throughout.
 // The last vector of b and of each c_r is read and written through mask, so that the block
-// may end anywhere in it.
-TEXT ·fma4x8(SB), NOSPLIT, $0-56
+// may end anywhere in it. init as in fma4x12, its last vector read through mask too.
+TEXT ·fma4x8(SB), NOSPLIT, $0-64
 	MOVQ a+0(FP), AX
 	MOVQ 0(AX), SI
 	MOVQ 8(AX), DI
@@ -97,7 +119,6 @@ TEXT ·fma4x8(SB), NOSPLIT, $0-56
 	MOVQ b+16(FP), R11
 	MOVQ bStep+24(FP), R12
 	SHLQ $3, R12
-	MOVQ n+32(FP), CX
 	MOVQ mask+48(FP), DX
 	VMOVDQU (DX), Y15
 	MOVQ c+40(FP), AX
@@ -105,6 +126,9 @@ TEXT ·fma4x8(SB), NOSPLIT, $0-56
 	MOVQ 8(AX), BX
 	MOVQ 16(AX), DX
 	MOVQ 24(AX), AX
+	MOVQ init+56(FP), CX
+	TESTQ CX, CX
+	JNZ  init8
 	VMOVUPD 0(R13), Y0
 	VMASKMOVPD 32(R13), Y15, Y1
 	VMOVUPD 0(BX), Y2
@@ -113,6 +137,20 @@ TEXT ·fma4x8(SB), NOSPLIT, $0-56
 	VMASKMOVPD 32(DX), Y15, Y5
 	VMOVUPD 0(AX), Y6
 	VMASKMOVPD 32(AX), Y15, Y7
+	JMP  sum8
+
+init8:
+	VMOVUPD 0(CX), Y0
+	VMASKMOVPD 32(CX), Y15, Y1
+	VMOVAPD Y0, Y2
+	VMOVAPD Y1, Y3
+	VMOVAPD Y0, Y4
+	VMOVAPD Y1, Y5
+	VMOVAPD Y0, Y6
+	VMOVAPD Y1, Y7
+
+sum8:
+	MOVQ n+32(FP), CX
 	TESTQ CX, CX
 	JLE  store8
 
@@ -151,13 +189,13 @@ store8:
 	VZEROUPPER
 	RET
 
-// func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64)
+// func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, mask *[4]uint64, init *float64)
 //
 // c_r[0:4] += Σ_l a_r[l·aStep]·b[l·bStep : l·bStep+4] for the four rows r and 0 ≤ l < n, each
 // term a fused multiply–add in order of l, the block of c held in registers throughout.
 // The last vector of b and of each c_r is read and written through mask, so that the block
-// may end anywhere in it.
-TEXT ·fma4x4(SB), NOSPLIT, $0-56
+// may end anywhere in it. init as in fma4x12, its last vector read through mask too.
+TEXT ·fma4x4(SB), NOSPLIT, $0-64
 	MOVQ a+0(FP), AX
 	MOVQ 0(AX), SI
 	MOVQ 8(AX), DI
@@ -168,7 +206,6 @@ TEXT ·fma4x4(SB), NOSPLIT, $0-56
 	MOVQ b+16(FP), R11
 	MOVQ bStep+24(FP), R12
 	SHLQ $3, R12
-	MOVQ n+32(FP), CX
 	MOVQ mask+48(FP), DX
 	VMOVDQU (DX), Y15
 	MOVQ c+40(FP), AX
@@ -176,10 +213,23 @@ TEXT ·fma4x4(SB), NOSPLIT, $0-56
 	MOVQ 8(AX), BX
 	MOVQ 16(AX), DX
 	MOVQ 24(AX), AX
+	MOVQ init+56(FP), CX
+	TESTQ CX, CX
+	JNZ  init4
 	VMASKMOVPD 0(R13), Y15, Y0
 	VMASKMOVPD 0(BX), Y15, Y1
 	VMASKMOVPD 0(DX), Y15, Y2
 	VMASKMOVPD 0(AX), Y15, Y3
+	JMP  sum4
+
+init4:
+	VMASKMOVPD 0(CX), Y15, Y0
+	VMOVAPD Y0, Y1
+	VMOVAPD Y0, Y2
+	VMOVAPD Y0, Y3
+
+sum4:
+	MOVQ n+32(FP), CX
 	TESTQ CX, CX
 	JLE  store4
 

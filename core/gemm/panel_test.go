@@ -13,55 +13,83 @@ import (
 
 // The vector kernels must compute exactly (bit for bit) the fused multiply–add sequence their doc
 // comment states, for every width the drivers ask of them, and must touch no column of C past it:
-// those hold NaN, which a masked lane would carry into the sums or leave changed.
+// those hold NaN, which a masked lane would carry into the sums or leave changed. With an init row
+// the block's own values are NaN too (a kernel that read them would return NaN), and so are the
+// init row's values past the width.
 func TestPanelKernels(t *testing.T) {
 	if !haveFMA {
 		t.Skip("no AVX2/FMA on this processor")
 	}
 	r := rand.New(rand.NewPCG(17, 18))
-	const aStep, bStep, cStride = 5, 13, 15
-	for _, n := range []int{0, 1, 2, 7, 33} {
-		for _, w := range []int{1, 2, 3, 4, 5, 6, 7, 8, 12} {
-			A := make([]float64, 4+n*aStep)
-			for i := range A {
-				A[i] = r.NormFloat64()
-			}
-			B := make([]float64, n*bStep+12)
-			for i := range B {
-				B[i] = r.NormFloat64()
-			}
-			C := make([]float64, 4*cStride)
-			for i := range C {
-				C[i] = math.NaN()
-			}
-			for row := 0; row < 4; row++ {
-				for k := 0; k < w; k++ {
-					C[row*cStride+k] = r.NormFloat64()
+	const aStep, bStep, cStride = 5, 29, 27
+	widths := []int{1, 2, 3, 4, 5, 6, 7, 8, 12}
+	if haveAVX512 {
+		widths = append(widths, 24)
+	}
+	for _, start := range []string{"c", "zeros", "row"} {
+		for _, n := range []int{0, 1, 2, 7, 33} {
+			for _, w := range widths {
+				A := make([]float64, 4+n*aStep)
+				for i := range A {
+					A[i] = r.NormFloat64()
 				}
-			}
-			want := append([]float64(nil), C...)
-			for row := 0; row < 4; row++ {
-				for k := 0; k < w; k++ {
-					for l := 0; l < n; l++ {
-						want[row*cStride+k] = math.FMA(A[row+l*aStep], B[l*bStep+k], want[row*cStride+k])
+				B := make([]float64, n*bStep+24)
+				for i := range B {
+					B[i] = r.NormFloat64()
+				}
+				C := make([]float64, 4*cStride)
+				want := make([]float64, len(C))
+				for i := range C {
+					C[i], want[i] = math.NaN(), math.NaN()
+				}
+				init := make([]float64, 24)
+				for k := range init {
+					init[k] = math.NaN()
+					if k < w {
+						init[k] = r.NormFloat64()
 					}
 				}
-			}
-			var a, c [4]*float64
-			for row := range 4 {
-				a[row], c[row] = &A[row], &C[row*cStride]
-			}
-			switch {
-			case w == 12:
-				fma4x12(&a, aStep, &B[0], bStep, n, &c)
-			case w > 4:
-				fma4x8(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w-4])
-			default:
-				fma4x4(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w])
-			}
-			for i := range C {
-				if C[i] != want[i] && !(math.IsNaN(C[i]) && math.IsNaN(want[i])) {
-					t.Fatalf("n=%d w=%d: C[%d] = %v, want %v", n, w, i, C[i], want[i])
+				var initp *float64
+				switch start {
+				case "zeros":
+					initp = &zeroRow[0]
+				case "row":
+					initp = &init[0]
+				}
+				for row := 0; row < 4; row++ {
+					for k := 0; k < w; k++ {
+						switch start {
+						case "c":
+							C[row*cStride+k] = r.NormFloat64()
+							want[row*cStride+k] = C[row*cStride+k]
+						case "zeros":
+							want[row*cStride+k] = 0
+						case "row":
+							want[row*cStride+k] = init[k]
+						}
+						for l := 0; l < n; l++ {
+							want[row*cStride+k] = math.FMA(A[row+l*aStep], B[l*bStep+k], want[row*cStride+k])
+						}
+					}
+				}
+				var a, c [4]*float64
+				for row := range 4 {
+					a[row], c[row] = &A[row], &C[row*cStride]
+				}
+				switch {
+				case w == 24:
+					fma4x24(&a, aStep, &B[0], bStep, n, &c, initp)
+				case w == 12:
+					fma4x12(&a, aStep, &B[0], bStep, n, &c, initp)
+				case w > 4:
+					fma4x8(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w-4], initp)
+				default:
+					fma4x4(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w], initp)
+				}
+				for i := range C {
+					if C[i] != want[i] && !(math.IsNaN(C[i]) && math.IsNaN(want[i])) {
+						t.Fatalf("start=%s n=%d w=%d: C[%d] = %v, want %v", start, n, w, i, C[i], want[i])
+					}
 				}
 			}
 		}
@@ -122,6 +150,53 @@ func TestMulTNAndMulPanel(t *testing.T) {
 				want.Scale(2, want)
 				if diff := maxAbsDiff(got, want); !(diff <= 2*tol) {
 					t.Errorf("fma=%v tn=%v %d×%d·%d×%d: the adding form differs from twice the product by %.3g", fma, tn, c.q, c.p, c.p, c.m, diff)
+				}
+			}
+		}
+		setHaveAVX512(oldAVX)
+		setHaveFMA(old)
+	}
+}
+
+// MulPanelBias must equal the product plus the bias in every row, for any shape and every kernel
+// (no terms included: then C is the bias), overwriting C and nothing past it; the bias row past C's
+// columns is never read.
+func TestMulPanelBias(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, kern := range []struct{ fma, avx512 bool }{{true, true}, {true, false}, {false, false}} {
+		old, oldAVX := setHaveFMA(kern.fma), setHaveAVX512(kern.avx512)
+		for _, c := range []struct{ q, p, m int }{{1, 1, 1}, {3, 2, 5}, {4, 9, 12}, {5, 300, 13}, {14, 641, 21},
+			{2000, 51, 20}, {6, 40, 24}, {9, 70, 47}, {5, 33, 59}, {7, 0, 9}} {
+			xr, br := blas64.General{Rows: c.q, Stride: 1}, blas64.General{Cols: c.m, Stride: c.m}
+			want := mat.NewDense(c.q, c.m, nil)
+			if c.p > 0 {
+				X, B := randDense(r, c.q, c.p), randDense(r, c.p, c.m)
+				xr, br = X.RawMatrix(), B.RawMatrix()
+				want.Mul(X, B)
+			}
+			bias := make([]float64, c.m+3)
+			for j := range bias {
+				bias[j] = r.NormFloat64()
+			}
+			bias[c.m] = math.NaN() // past the columns: must not be read
+			for i := 0; i < c.q; i++ {
+				for j := 0; j < c.m; j++ {
+					want.Set(i, j, want.At(i, j)+bias[j])
+				}
+			}
+			gotBig := mat.NewDense(c.q+1, c.m+1, nil)
+			for i := range gotBig.RawMatrix().Data {
+				gotBig.RawMatrix().Data[i] = math.NaN()
+			}
+			got := gotBig.Slice(0, c.q, 0, c.m).(*mat.Dense)
+			MulPanelBias(got.RawMatrix(), xr, br, bias)
+			tol := 1e-13 * math.Sqrt(float64(c.p+1)) * math.Max(1, mat.Norm(want, math.Inf(1)))
+			if diff := maxAbsDiff(got, want); !(diff <= tol) {
+				t.Errorf("fma=%v avx512=%v %d×%d·%d×%d: differs from the product plus the bias by %.3g", kern.fma, kern.avx512, c.q, c.p, c.p, c.m, diff)
+			}
+			for i := 0; i <= c.q; i++ {
+				if v := gotBig.At(i, c.m); !math.IsNaN(v) {
+					t.Fatalf("%d×%d: wrote %v past the columns of C", c.q, c.m, v)
 				}
 			}
 		}
@@ -267,7 +342,7 @@ func BenchmarkPanel(b *testing.B) {
 		b.Run(c.name+"/XtG/direct", func(b *testing.B) { // MulTN's route before the thin B's transposed product
 			A := strided{X.RawMatrix().Data, 1, X.RawMatrix().Stride}
 			for b.Loop() {
-				panelMul(H.RawMatrix(), A, c.m, G.RawMatrix(), false)
+				panelMul(H.RawMatrix(), A, c.m, G.RawMatrix(), false, nil)
 			}
 			report(b)
 		})
@@ -324,7 +399,7 @@ func TestMulTNThinIsTheDirectProduct(t *testing.T) {
 			A, B := randDense(r, c.p, c.q), randDense(r, c.p, c.m)
 			got, want := mat.NewDense(c.q, c.m, nil), mat.NewDense(c.q, c.m, nil)
 			MulTN(got.RawMatrix(), A.RawMatrix(), B.RawMatrix())
-			panelMul(want.RawMatrix(), strided{A.RawMatrix().Data, 1, A.RawMatrix().Stride}, c.p, B.RawMatrix(), false)
+			panelMul(want.RawMatrix(), strided{A.RawMatrix().Data, 1, A.RawMatrix().Stride}, c.p, B.RawMatrix(), false, nil)
 			if !mat.Equal(got, want) {
 				t.Errorf("fma=%v %v: MulTN differs from the direct product (max %.3g)", fma, c, maxAbsDiff(got, want))
 			}

@@ -16,10 +16,12 @@ import (
 func scores(U, X, W *mat.Dense, intercept bool) {
 	_, n := X.Dims()
 	_, d := W.Dims()
-	gemm.MulPanel(U.RawMatrix(), X.RawMatrix(), W.Slice(0, n, 0, d).(*mat.Dense).RawMatrix())
+	w := W.Slice(0, n, 0, d).(*mat.Dense).RawMatrix()
 	if intercept {
-		gemm.AddRow(U.RawMatrix(), W.RawRowView(n)[:d])
+		gemm.MulPanelBias(U.RawMatrix(), X.RawMatrix(), w, W.RawRowView(n)[:d])
+		return
 	}
+	gemm.MulPanel(U.RawMatrix(), X.RawMatrix(), w)
 }
 
 // gradientProduct writes [X 1]ᵀ·G into grad (n×d, or (n+1)×d with the intercept), over the rows

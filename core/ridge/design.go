@@ -29,12 +29,13 @@ type design struct {
 }
 
 // withOnes returns d with [X 1] held explicitly when X is dense and has an intercept, and d itself
-// otherwise. The products are then the same sums in the same order (the ones column is the last
+// otherwise. tmul's products are then the same sums in the same order (the ones column is the last
 // term of each, and 1·v is exact; only where gemm.MulTN sums a tall X in slabs is the intercept's
-// row summed slab by slab), one pass over the m×d operand shorter each: for a wide output
-// (1,000 labels) the intercept's broadcast and column sums took 0.24 of the 1.77 CPU-seconds of a
-// fit. The copy costs m·(n+1) values, checked against the memory budget; when refused,
-// d is returned as it is.
+// row summed slab by slab), one pass over the m×d operand shorter: for a wide output (1,000
+// labels) the intercept's broadcast and column sums took 0.24 of the 1.77 CPU-seconds of a fit.
+// (mul reads the copy's first n columns and adds the intercept within the product either way.)
+// The copy costs m·(n+1) values, checked against the memory budget; when refused, d is returned
+// as it is.
 func (d design) withOnes() design {
 	if d.sp != nil || !d.intercept || d.ones != nil {
 		return d
@@ -89,19 +90,25 @@ func (d design) cols() int {
 // mul writes [X 1]·W into U (m×k).
 func (d design) mul(U, W *mat.Dense) {
 	n := d.features()
-	if d.ones != nil {
-		gemm.MulPanel(U.RawMatrix(), d.ones.RawMatrix(), W.Slice(0, n+1, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
+	m, k := U.Dims()
+	if d.sp == nil {
+		X, w := d.X, W.Slice(0, n, 0, k).(*mat.Dense).RawMatrix()
+		if d.ones != nil {
+			X = d.ones.Slice(0, m, 0, n).(*mat.Dense)
+		}
+		if d.intercept {
+			// The intercept in the product's own pass (each sum starts from it): a separate pass
+			// read and wrote U again.
+			gemm.MulPanelBias(U.RawMatrix(), X.RawMatrix(), w, W.RawRowView(n)[:k])
+		} else {
+			gemm.MulPanel(U.RawMatrix(), X.RawMatrix(), w)
+		}
 		return
 	}
-	if d.sp != nil {
-		u, w := U.RawMatrix(), W.RawMatrix()
-		d.sp.Mul(u.Data, u.Stride, w.Data, w.Stride, u.Cols)
-	} else {
-		gemm.MulPanel(U.RawMatrix(), d.X.RawMatrix(), W.Slice(0, n, 0, W.RawMatrix().Cols).(*mat.Dense).RawMatrix())
-	}
+	u, w := U.RawMatrix(), W.RawMatrix()
+	d.sp.Mul(u.Data, u.Stride, w.Data, w.Stride, u.Cols)
 	if d.intercept {
-		_, k := U.Dims()
-		gemm.AddRow(U.RawMatrix(), W.RawRowView(n)[:k])
+		gemm.AddRow(u, W.RawRowView(n)[:k])
 	}
 }
 
