@@ -39,15 +39,18 @@ type groupedSystem struct {
 // groupedSystem is used: its products of size g·k·d cost as much as narrowSystem's when g = m.
 const groupedMaxShare = 0.25
 
+// groupedCols bounds the outputs of groupedSystem: its products with S and Δ_G grow as d².
+const groupedCols = 64
+
 // groupedProbe is the number of examples after which newGroupedSystem gives up if they already
 // hold too many distinct targets.
 const groupedProbe = 4096
 
 // newGroupedSystem returns the grouped form of H for des with the Gram matrix G of des (k×k), or
-// nil when the targets are too varied or the outputs too wide (narrowCols) for it.
+// nil when the targets are too varied or the outputs too wide (groupedCols) for it.
 func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 	m, d := p.dims()
-	if d >= narrowCols || p.S == nil || m == 0 {
+	if d >= groupedCols || p.S == nil || m == 0 {
 		return nil
 	}
 	limit := int(groupedMaxShare * float64(m))

@@ -116,7 +116,7 @@ func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense
 	if ts := newSparseTargetSystem(p, des, G); ts != nil {
 		return ts, ts.rhs()
 	}
-	if _, d := p.dims(); d >= narrowCols && des.features() < d {
+	if _, d := p.dims(); d >= wideCols && des.features() < d {
 		// Wide outputs: the copy [X 1] is smaller than either m×d scratch of linearSystem and saves
 		// a pass over each per application.
 		des = des.withOnes()
@@ -124,6 +124,10 @@ func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense
 	ls := newLinearSystem(p, des)
 	return ls, ls.B
 }
+
+// wideCols is the narrowest output for which linearHessian holds [X 1] explicitly (when X has
+// fewer columns than the output).
+const wideCols = 64
 
 // solveLinearCG minimises J by conjugate gradients preconditioned with newLinearPrecond, starting
 // at W (updated in place).

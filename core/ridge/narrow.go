@@ -11,11 +11,16 @@ type hessian interface {
 }
 
 // narrowSystem applies the same H as linearSystem with the scores held transposed (d×m), for
-// outputs narrower than narrowCols (multi-label, multi-class, small taxonomies). The row-major
-// products X·V and Xᵀ·C with d columns run gemm at a fraction of its speed, since each output
-// row is shorter than a vector loop; transposed, they are (d×n)·(n×m) and (d×m)·(m×n), whose
-// rows are m and n long, and the curvature becomes d operations on rows of length m. On yeast
-// (1500 × 103 inputs, 14 labels) one application of H drops from about 0.57 to 0.33 ms.
+// outputs narrower than narrowCols (multi-class, small rankings). Transposed, the products are
+// (d×n)·(n×m) and (d×m)·(m×n), whose rows are m and n long, and the curvature with a full S
+// becomes one product of d×d by d×m instead of m matrix–vector products. It was written when
+// the row-major products with d columns ran gemm at a fraction of its speed; MulPanel's 4×12 and
+// masked kernels now cover a narrow W as well, and linearSystem is as fast or faster from 12
+// columns on. One application of H (2 cores, AMD EPYC with AVX-512), narrowSystem against
+// linearSystem: permutations(5) (d = 10, 1,000 × 20) 47 against 124 µs, multiclass(10) 5,000 × 50
+// 387 against 410 µs, multilabel(14) 1,500 × 103 245 against 280 µs but a whole fit 8.1 against
+// 7.5 ms (the copy of Xᵀ doubles what the iterations read), multilabel(40) 5,000 × 100 1.9
+// against 1.3 ms, permutations(11) (d = 55) 650 against 580 µs.
 type narrowSystem struct {
 	p         *Problem
 	x, xt     *mat.Dense // X (m×n) and a copy of Xᵀ (n×m)
@@ -31,7 +36,7 @@ type narrowSystem struct {
 // of Xᵀ it keeps, 8 bytes each) and W fewer than narrowCols columns.
 const (
 	narrowMaxEntries = 1 << 24
-	narrowCols       = 64
+	narrowCols       = 12
 )
 
 // newNarrowSystem returns the transposed form of H for des, or nil when it does not apply.
@@ -73,7 +78,7 @@ func transposeInto(dst, src *mat.Dense) {
 func (ns *narrowSystem) apply(dst, V *mat.Dense) {
 	d, n := ns.vt.Dims()
 	transposeInto(ns.vt, V) // without the intercept row
-	gemm.Mul(ns.ut.RawMatrix(), ns.vt.RawMatrix(), ns.xt.RawMatrix())
+	gemm.MulPanel(ns.ut.RawMatrix(), ns.vt.RawMatrix(), ns.xt.RawMatrix())
 	if ns.intercept {
 		for a, b := range V.RawRowView(n)[:d] {
 			row := ns.ut.RawRowView(a)
@@ -83,7 +88,7 @@ func (ns *narrowSystem) apply(dst, V *mat.Dense) {
 		}
 	}
 	// Row i of C is s_i (S u_i + (δ_iᵀu_i) δ_i); transposed, Cᵀ = (S Uᵀ + Δᵀ diag(r)) diag(s).
-	gemm.Mul(ns.ct.RawMatrix(), ns.s.RawMatrix(), ns.ut.RawMatrix())
+	gemm.MulPanel(ns.ct.RawMatrix(), ns.s.RawMatrix(), ns.ut.RawMatrix())
 	r := ns.r
 	clear(r)
 	for a := 0; a < d; a++ {
@@ -99,7 +104,7 @@ func (ns *narrowSystem) apply(dst, V *mat.Dense) {
 			c[i] = w[i] * (c[i] + r[i]*da[i])
 		}
 	}
-	gemm.Mul(ns.prod.RawMatrix(), ns.ct.RawMatrix(), ns.x.RawMatrix())
+	gemm.MulPanel(ns.prod.RawMatrix(), ns.ct.RawMatrix(), ns.x.RawMatrix())
 	prod := ns.prod.RawMatrix().Data
 	f := 2 * ns.p.Alpha
 	for j := 0; j < n; j++ {
