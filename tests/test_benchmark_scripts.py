@@ -53,6 +53,7 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
     [
         ("spaces.py", "spaces", "| space | d | log\\|Y\\| | create | mean() | covariance_dot(v) | total |"),
         ("yeast.py", "yeast", "## Multi-label: yeast"),
+        ("yeast_measures.py", "yeast_measures", "## Multi-label yeast: decision rule and reference measure"),
         ("probabilistic.py", "probabilistic", "## ProbabilisticStructured"),
         ("prob_fit_time.py", "prob_fit_time", "## ProbabilisticStructured fit time against LogisticRegression"),
         ("prob_label_ranking.py", "prob_label_ranking", "## Label ranking with ProbabilisticStructured"),
