@@ -29,7 +29,14 @@ from threadpoolctl import threadpool_limits
 
 # (empirical_weight, reference): the uniform measure, mixtures with the empirical measure, the
 # empirical measure itself, and the product measure of the training label rates.
-MEASURES = [(0.0, "empirical"), (0.1, "empirical"), (0.3, "empirical"), (1.0, "empirical"), (0.3, "product"), (1.0, "product")]
+MEASURES = [
+    (0.0, "empirical"),
+    (0.1, "empirical"),
+    (0.3, "empirical"),
+    (1.0, "empirical"),
+    (0.3, "product"),
+    (1.0, "product"),
+]
 # (decision, decode_from) pairs predict can use, scored by the Hamming loss.
 RULES = [("mode", "scores"), ("mode", "marginals"), ("hamming", "scores"), ("f1", "scores")]
 # What ranks the labels of a gene, scored by the ranking loss.
@@ -76,7 +83,10 @@ def _peer_scores(params: dict, Xa, Ya, Xb, Yb) -> tuple[dict, dict]:
     model = _demo.OneVsRestKernelRidge(kernel="rbf", **params).fit(scaler.transform(Xa), Ya)
     scores = model.decision_function(scaler.transform(Xb))
     pred = (scores > 0).astype(int)
-    losses = {("hamming", "threshold 0"): hamming_loss(Yb, pred), ("ranking", "decision_function"): label_ranking_loss(Yb, scores)}
+    losses = {
+        ("hamming", "threshold 0"): hamming_loss(Yb, pred),
+        ("ranking", "decision_function"): label_ranking_loss(Yb, scores),
+    }
     per_gene = {
         ("hamming", "threshold 0"): np.mean(Yb != pred, axis=1),
         ("ranking", "decision_function"): np.array(
