@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _report import BENCHMARKS_MD, machine, pyplot, save_figure, write_section
+from _report import BENCHMARKS_MD, bootstrap_difference, machine, pyplot, save_figure, write_section
 from combpred import StructuredRidge, _demo, datasets
 from sklearn.base import clone
 from sklearn.kernel_ridge import KernelRidge
@@ -189,15 +189,6 @@ def per_row_loss(name: str, Y: np.ndarray, pred: np.ndarray) -> np.ndarray:
         out = np.array([label_ranking_loss(Y[i : i + 1], pred[i : i + 1]) for i in range(len(Y))])
     assert np.isclose(out.mean(), LOSSES[name][1](Y, pred)), name
     return out
-
-
-def bootstrap_difference(a: np.ndarray, b: np.ndarray, n_boot: int = 10000, seed: int = 0) -> tuple[float, float]:
-    """A 95 % percentile interval of mean(a − b) over test genes resampled with replacement (paired)."""
-    diff = np.asarray(a) - np.asarray(b)
-    idx = np.random.default_rng(seed).integers(0, len(diff), size=(n_boot, len(diff)))
-    means = diff[idx].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return float(lo), float(hi)
 
 
 def _fmt(params: dict) -> str:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _report import BENCHMARKS_MD, machine, write_section
+from _report import BENCHMARKS_MD, bootstrap_difference, machine, write_section
 from combpred import StructuredRidge, _demo, datasets
 from sklearn.metrics import hamming_loss, label_ranking_loss
 from sklearn.model_selection import KFold
@@ -99,13 +99,6 @@ def _peer_scores(params: dict, Xa, Ya, Xb, Yb) -> tuple[dict, dict]:
 def _cv(score, X, Y) -> dict:
     folds = [score(X[a], Y[a], X[b], Y[b])[0] for a, b in KFold(3, shuffle=True, random_state=0).split(X)]
     return {k: float(np.mean([f[k] for f in folds])) for k in folds[0]}
-
-
-def _bootstrap(a: np.ndarray, b: np.ndarray, n_boot: int = 10000, seed: int = 0) -> tuple[float, float]:
-    """A 95 % percentile interval of mean(a − b) over test genes resampled with replacement (paired)."""
-    diff = a - b
-    idx = np.random.default_rng(seed).integers(0, len(diff), size=(n_boot, len(diff)))
-    return tuple(float(v) for v in np.percentile(diff[idx].mean(axis=1), [2.5, 97.5]))
 
 
 def run(quick: bool) -> dict:
@@ -197,7 +190,7 @@ def report(results: dict, quick: bool, seconds: float) -> str:
                 chosen += f"; {_measure_name(entry['measure'])}; {entry['rule']}"
             gap = ""
             if entry is not peer:
-                lo, hi = _bootstrap(entry["per_gene"], peer["per_gene"])
+                lo, hi = bootstrap_difference(entry["per_gene"], peer["per_gene"])
                 gap = f"{entry['test'] - peer['test']:+.4f} [{lo:+.4f}, {hi:+.4f}]"
             lines.append(f"| {loss} | {label} | {chosen} | {entry['cv']:.4f} | {entry['test']:.4f} | {gap} |")
     lines += [
