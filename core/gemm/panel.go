@@ -222,7 +222,8 @@ func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool, bi
 // products plus bias (nil: zeros) when add is false; i0 is a multiple of 4 and j0 of 12. To set
 // them, the kernels start the first chunk of terms from the bias row (or a row of zeros) without
 // reading C: clearing each block first, and adding an intercept row after, were passes over C of
-// their own, 13 % and 5 % of a linear fit on a million rows (X·W at 1,000,000 × 50 by 50 × 20).
+// their own, 10 % and 3 % of the CPU profile of a linear fit on a million rows (X·W at
+// 1,000,000 × 50 by 50 × 20), whose time went from 1.55 to 1.41 s without them.
 //
 // A transposed operand (A.col ≠ 1: the rows of C are columns of X) is first copied, a block of
 // rows and a chunk of terms at a time, into groups of four interleaved rows: read in place, each
