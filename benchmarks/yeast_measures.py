@@ -57,9 +57,13 @@ def grids(quick: bool) -> tuple[dict, dict]:
     )
 
 
-def _ours_scores(params: dict, measure: tuple, Xa, Ya, Xb, Yb) -> tuple[dict, dict]:
+def _per_gene_ranking(Y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    return np.array([label_ranking_loss(Y[i : i + 1], scores[i : i + 1]) for i in range(len(Y))])
+
+
+def _ours_scores(params: dict, measure: tuple, Xa, Ya, Xb, Yb, paired: bool = False) -> tuple[dict, dict]:
     """Fit on (Xa, Ya); every rule's Hamming loss and every confidence's ranking loss on (Xb, Yb),
-    with the per-gene losses (for the paired statistics)."""
+    and with ``paired`` the per-gene losses too (for the paired statistics of the test split)."""
     scaler = StandardScaler().fit(Xa)
     w, ref = measure
     model = StructuredRidge(kernel="rbf", empirical_weight=w, reference=ref, **params).fit(scaler.transform(Xa), Ya)
@@ -69,16 +73,18 @@ def _ours_scores(params: dict, measure: tuple, Xa, Ya, Xb, Yb) -> tuple[dict, di
         pred = model.set_params(decision=decision, decode_from=decode_from).predict(Xb)
         key = ("hamming", f"decision={decision}, decode_from={decode_from}")
         losses[key] = hamming_loss(Yb, pred)
-        per_gene[key] = np.mean(Yb != pred, axis=1)
+        if paired:
+            per_gene[key] = np.mean(Yb != pred, axis=1)
     for name, confidence in CONFIDENCES.items():
         scores = confidence(model, Xb)
         key = ("ranking", name)
         losses[key] = label_ranking_loss(Yb, scores)
-        per_gene[key] = np.array([label_ranking_loss(Yb[i : i + 1], scores[i : i + 1]) for i in range(len(Yb))])
+        if paired:
+            per_gene[key] = _per_gene_ranking(Yb, scores)
     return losses, per_gene
 
 
-def _peer_scores(params: dict, Xa, Ya, Xb, Yb) -> tuple[dict, dict]:
+def _peer_scores(params: dict, Xa, Ya, Xb, Yb, paired: bool = False) -> tuple[dict, dict]:
     scaler = StandardScaler().fit(Xa)
     model = _demo.OneVsRestKernelRidge(kernel="rbf", **params).fit(scaler.transform(Xa), Ya)
     scores = model.decision_function(scaler.transform(Xb))
@@ -87,11 +93,11 @@ def _peer_scores(params: dict, Xa, Ya, Xb, Yb) -> tuple[dict, dict]:
         ("hamming", "threshold 0"): hamming_loss(Yb, pred),
         ("ranking", "decision_function"): label_ranking_loss(Yb, scores),
     }
+    if not paired:
+        return losses, {}
     per_gene = {
         ("hamming", "threshold 0"): np.mean(Yb != pred, axis=1),
-        ("ranking", "decision_function"): np.array(
-            [label_ranking_loss(Yb[i : i + 1], scores[i : i + 1]) for i in range(len(Yb))]
-        ),
+        ("ranking", "decision_function"): _per_gene_ranking(Yb, scores),
     }
     return losses, per_gene
 
@@ -109,6 +115,7 @@ def run(quick: bool) -> dict:
     ours_grid, peer_grid = grids(quick)
     measures = MEASURES[:2] if quick else MEASURES
     cv = {}  # (family, params tuple, measure) -> {(loss, rule): CV loss}
+    tested = {}  # the same keys -> (test losses, per-gene test losses): each refit once
     with threadpool_limits(1):
         for values in itertools.product(*ours_grid.values()):
             params = dict(zip(ours_grid, values, strict=True))
@@ -129,10 +136,12 @@ def run(quick: bool) -> dict:
             v, key, rule = min(pool, key=lambda t: t[0])
             grid = ours_grid if family == "ours" else peer_grid
             params = dict(zip(grid, key[1], strict=True))
-            if family == "ours":
-                losses, per_gene = _ours_scores(params, key[2], X, Y, Xt, Yt)
-            else:
-                losses, per_gene = _peer_scores(params, X, Y, Xt, Yt)
+            if key not in tested:
+                if family == "ours":
+                    tested[key] = _ours_scores(params, key[2], X, Y, Xt, Yt, paired=True)
+                else:
+                    tested[key] = _peer_scores(params, X, Y, Xt, Yt, paired=True)
+            losses, per_gene = tested[key]
             return {
                 "params": params, "measure": key[2], "rule": rule, "cv": v,
                 "test": losses[(loss, rule)], "per_gene": per_gene[(loss, rule)],
