@@ -1,6 +1,9 @@
 package space
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
 
 // Operator is a symmetric linear operator on R^d, such as the covariance S of a space.
 // Spaces whose d is large implement MulVec in less than O(d²) time and memory.
@@ -47,10 +50,7 @@ func (o diagPlusConst) DiagonalPlusConstant() ([]float64, float64) { return o.di
 func (o diagPlusConst) Dim() int { return len(o.diag) }
 
 func (o diagPlusConst) MulVec(dst, v []float64) {
-	var sum float64
-	for _, x := range v {
-		sum += x
-	}
+	sum := floats.Sum(v)
 	for i, x := range v {
 		dst[i] = o.diag[i]*x + o.c*sum
 	}
