@@ -169,7 +169,7 @@ func newSparseTargetSystem(p *Problem, des design, G *mat.SymDense) *sparseTarge
 		if sparseTargetMode == sparseTargetNever {
 			return nil
 		}
-		if m >= 4*sparseTargetMinSample && clearlyDenseTargets(p.Delta, des, d) {
+		if sparseTargetMode != sparseTargetAlways && m >= 4*sparseTargetMinSample && clearlyDenseTargets(p.Delta, des, d) {
 			return nil
 		}
 		c := columnModes(p.Delta)
