@@ -262,3 +262,56 @@ def test_wide_sparse_fit_stays_small():
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert model.coef_.shape == (n, 3)
     assert grown_mb < 600, grown_mb  # dense X alone would be 4,800 MB
+
+
+def _corrupt(kind: str, X: np.ndarray):
+    """A scipy.sparse matrix of X's entries whose index arrays were then damaged in place, as a
+    buggy producer or a careless user can (scipy checks them only when a matrix is built)."""
+    if kind == "csr indptr past the entries":
+        S = sparse.csr_matrix(X)
+        S.indptr[5] = 10**6
+    elif kind == "csr indptr decreasing":
+        S = sparse.csr_matrix(X)
+        S.indptr[6] = S.indptr[7] + 1
+    elif kind == "csr column out of range":
+        S = sparse.csr_array(X)
+        S.indices[4] = X.shape[1] + 7
+    elif kind == "csc indptr past the entries":
+        S = sparse.csc_matrix(X)
+        S.indptr[2] = 10**6
+    elif kind == "coo row out of range":
+        S = sparse.coo_matrix(X)
+        S.row[3] = 10**6
+    else:
+        S = sparse.bsr_matrix(X, blocksize=(1, 1))
+        S.indptr[-1] = len(S.indices) + 5
+    return S
+
+
+CORRUPTIONS = [
+    "csr indptr past the entries",
+    "csr indptr decreasing",
+    "csr column out of range",
+    "csc indptr past the entries",
+    "coo row out of range",
+    "bsr indptr past the entries",
+]
+
+
+@pytest.mark.parametrize("kind", CORRUPTIONS)
+def test_corrupt_sparse_inputs_are_refused_before_scipy_reads_them(kind):
+    # scipy's compiled conversions (has_canonical_format, tocsr, toarray) trust the index arrays:
+    # a CSR matrix whose indptr points past its entries killed the process with SIGSEGV. Every
+    # entry point now refuses it with a ValueError naming the argument.
+    X, Y = _data("multilabel")
+    model = StructuredRidge().fit(X, Y)
+    for call, name in [
+        (lambda: model.decision_function(_corrupt(kind, X)), "X"),
+        (lambda: model.predict(_corrupt(kind, X)), "X"),
+        (lambda: StructuredRidge().fit(_corrupt(kind, X), Y), "X"),
+        (lambda: ProbabilisticStructured(max_iter=3).fit(_corrupt(kind, X), Y), "X"),
+        (lambda: StructuredRidge().fit(X, _corrupt(kind, Y.astype(float))), "y"),
+    ]:
+        with pytest.raises(ValueError, match=rf"^{name} is not a valid scipy.sparse \w+ matrix"):
+            call()
+    assert_array_equal(model.predict(sparse.csr_matrix(X)), model.predict(X))  # intact ones still pass

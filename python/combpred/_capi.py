@@ -584,6 +584,48 @@ def is_sparse(X: Any) -> bool:
     return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
 
 
+def check_sparse_structure(X: Any, name: str) -> None:
+    """Refuse a scipy.sparse matrix whose index arrays contradict each other or its shape, with a
+    ValueError naming ``name``, before scipy's compiled routines read them: its format conversions,
+    canonicalisation and ``toarray`` trust the arrays (a CSR matrix whose ``indptr`` points past its
+    entries killed the process in ``has_canonical_format``). One pass over the indices (O(nnz));
+    list-of-lists and dictionary formats hold Python objects and need none."""
+    fmt = getattr(X, "format", None)
+    rows, cols = X.shape
+    problem = None
+    if fmt in ("csr", "csc", "bsr"):
+        if fmt == "bsr":
+            br, bc = X.blocksize
+            major, minor = rows // br, cols // bc
+        else:
+            major, minor = (rows, cols) if fmt == "csr" else (cols, rows)
+        indptr, indices = np.asarray(X.indptr), np.asarray(X.indices)
+        stored = min(indices.shape[0] if indices.ndim == 1 else -1, len(X.data))
+        if indptr.ndim != 1 or indptr.shape[0] != major + 1:
+            problem = f"indptr has shape {indptr.shape}, want ({major + 1},)"
+        elif indptr[0] != 0:
+            problem = f"indptr starts at {indptr[0]}, want 0"
+        elif major and (np.diff(indptr) < 0).any():
+            problem = "indptr decreases"
+        elif indptr[-1] > stored:
+            problem = f"indptr ends at {indptr[-1]}, past the {stored} stored entries"
+        else:
+            used = indices[: int(indptr[-1])]
+            if used.size and (used.min() < 0 or used.max() >= minor):
+                problem = f"an index is outside [0, {minor})"
+    elif fmt == "coo":
+        row, col = np.asarray(X.row), np.asarray(X.col)
+        if not (row.shape == col.shape == (len(X.data),)):
+            problem = f"row, col and data have {row.shape}, {col.shape} and {len(X.data)} entries"
+        elif row.size and (row.min() < 0 or row.max() >= rows or col.min() < 0 or col.max() >= cols):
+            problem = f"an index is outside the shape {rows}×{cols}"
+    elif fmt == "dia":
+        if np.asarray(X.offsets).shape != (np.asarray(X.data).shape[0],):
+            problem = "offsets and data hold different numbers of diagonals"
+    if problem is not None:
+        raise ValueError(f"{name} is not a valid scipy.sparse {fmt} matrix: {problem}")
+
+
 class Csr:
     """A sparse X as the ``_csr`` calls of the C ABI take it: canonical CSR (sorted column
     indices without duplicates, which scipy calls ``has_canonical_format``) with float64 data and
@@ -599,6 +641,7 @@ class Csr:
     __slots__ = ("X", "args", "shape")
 
     def __init__(self, X: Any, name: str = "X"):
+        check_sparse_structure(X, name)
         if X.format != "csr":
             X = X.tocsr()
         if X.dtype != np.float64:

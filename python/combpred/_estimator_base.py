@@ -196,6 +196,7 @@ class StructuredEstimator(BaseEstimator):
         the reason."""
         if not _capi.is_sparse(X):
             return False
+        _capi.check_sparse_structure(X, "X")
         reason = self._sparse_refusal(fitting)
         if reason is not None:
             raise TypeError(

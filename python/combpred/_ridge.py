@@ -800,6 +800,7 @@ class _CallableKernel:
             raise ValueError(f"{what} raised {type(exc).__name__}: {exc}") from exc
         returned = type(K).__name__
         if sparse.issparse(K):
+            _capi.check_sparse_structure(K, what)
             K = K.toarray()
         try:
             K = np.asarray(K)

@@ -43,6 +43,7 @@ def _densify_targets(Y: Any, name: str) -> Any:
     reads, checked against the memory budget before they are allocated; anything else unchanged."""
     if not sparse.issparse(Y):
         return np.asarray(Y)
+    _capi.check_sparse_structure(Y, name)
     _capi.check_output(Y.shape, f"{name} (a sparse matrix, as the core's dense int64 rows)")
     return Y.toarray()
 
@@ -51,6 +52,7 @@ def _multilabel_ones(Y: Any, name: str) -> Any:
     """A scipy.sparse 0/1 Y as a canonical CSR matrix (sorted indices, no duplicates, no stored
     zeros) with float64 values and int64 indices and row pointers: the positions of the ones the
     core reads without densifying, with their values, which the core checks are 1."""
+    _capi.check_sparse_structure(Y, name)
     Y = sparse.csr_array(Y, dtype=np.float64, copy=True)
     Y.sum_duplicates()
     Y.eliminate_zeros()
