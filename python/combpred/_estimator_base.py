@@ -404,14 +404,19 @@ class StructuredEstimator(BaseEstimator):
         return fitted.model.decision(self._inputs(X))
 
     def _margin(self, scores: np.ndarray) -> np.ndarray:
-        """scikit-learn's shape of a decision function: the margin u₁ − u₀ for two classes."""
-        if self._is_multiclass() and scores.shape[1] == 2:
+        """scikit-learn's shape of a decision function: the margin u₁ − u₀ for two classes, for
+        every estimator tagged a multi-class classifier (``space="multiclass"`` or a Multiclass
+        object), so that scikit-learn's binary scorers (roc_auc, average_precision) take it."""
+        if self._is_classifier() and not self._is_multilabel() and scores.shape[1] == 2:
             return scores[:, 1] - scores[:, 0]
         return scores
 
     def _structures(self, fitted: _Fitted, rows: np.ndarray) -> np.ndarray:
         """Structures in the space's encoding from int64 rows (class labels for multiclass)."""
-        structures = fitted.space._from_rows(rows)
+        return self._labelled(fitted, fitted.space._from_rows(rows))
+
+    def _labelled(self, fitted: _Fitted, structures: np.ndarray) -> np.ndarray:
+        """Structures in the space's encoding as predict returns them: class labels for multiclass."""
         if self._is_multiclass():
             return fitted.classes[structures]
         return structures
@@ -444,10 +449,11 @@ class StructuredEstimator(BaseEstimator):
         fitted = self._fitted()
         marginals = self.predict_marginals(X)
         try:
-            rows = _decision.bayes_decode(fitted.space, marginals, self.decision)
+            # in the space's encoding already (ids, not the core's rows, for the multiclass family)
+            structures = _decision.bayes_decode(fitted.space, marginals, self.decision)
         except ValueError as exc:  # a rule set after fit (set_params) that the space cannot take
             raise ValueError(f"decision={self.decision!r}: {exc}") from None
-        return self._output(fitted, lambda r: self._structures(fitted, r), rows)
+        return self._output(fitted, lambda s: self._labelled(fitted, s), structures)
 
     @staticmethod
     def _output(fitted: _Fitted, structures_of: Callable[[Any], np.ndarray], X: Any) -> Any:
