@@ -11,7 +11,7 @@ import pickle
 import _abi
 import numpy as np
 import pytest
-from combpred import StructuredRidge, _capi, _core, spaces
+from combpred import ProbabilisticStructured, StructuredRidge, _capi, _core, spaces
 from combpred._core import RidgeModel as _Model
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import sparse
@@ -702,3 +702,17 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
     call = _Model.fit_cg_sums_call(space._handle(), 6, P, setup_sums, None, raising)
     with pytest.raises(ZeroDivisionError, match="from a worker"):
         call(_capi.PROGRESS(), _capi.out_i64())
+
+
+def test_targets_too_narrow_for_the_named_space_are_named():
+    # One label has one ranking and no pairs (ψ without coordinates): the space is refused, and
+    # a y of too few columns for a space named by string is named as the cause. It used to end in
+    # an "internal error" carrying a goroutine dump.
+    X = np.random.default_rng(0).normal(size=(10, 3))
+    with pytest.raises(ValueError, match=r"n_labels must be an integer ≥ 2, got 1"):
+        spaces.Permutations(1)
+    for est in (StructuredRidge(space="permutations"), ProbabilisticStructured(space="permutations")):
+        with pytest.raises(ValueError, match=r"^y has 1 column\(s\), too few for space='permutations'"):
+            est.fit(X, np.ones((10, 1), dtype=int))
+    with pytest.raises(ValueError, match=r"^y has 2 column\(s\), too few for space='dicycles'"):
+        StructuredRidge(space="dicycles").fit(X, np.tile([1, 2], (10, 1)))

@@ -501,7 +501,7 @@ class Permutations(_HardDecodingSpace):
     ψ has one entry per pair u < v: +1 when u is ranked before v, −1 otherwise.
     """
 
-    kind, _size_name, _min = "permutations", "n_labels", 1
+    kind, _size_name, _min = "permutations", "n_labels", 2
 
     @property
     def n_labels(self) -> int:
@@ -554,7 +554,10 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
     if name in _BY_NAME:
         if Y.ndim != 2:
             raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}")
-        return _BY_NAME[name](Y.shape[1])
+        try:
+            return _BY_NAME[name](Y.shape[1])
+        except ValueError as exc:  # the size the columns of y imply is too small for the space
+            raise ValueError(f"y has {Y.shape[1]} column(s), too few for space={name!r}: {exc}") from None
     if name == "tournaments":
         n = (1 + math.isqrt(1 + 8 * Y.shape[1])) // 2
         return PartialTournaments(n)
