@@ -73,7 +73,7 @@ DAGS = {
 for name, parents in DAGS.items():
     CASES[f"dagpaths-{name}"] = functools.partial(spaces.DAGPaths, parents)
     CASES[f"dagleafpaths-{name}"] = functools.partial(spaces.DAGPaths, parents, leaves_only=True)
-for n in (1, 2, 3, 5, 8):
+for n in (2, 3, 4, 5, 8):  # one label has no pairs: Permutations(1) is refused
     CASES[f"permutations-{n}"] = functools.partial(spaces.Permutations, n)
 for n in (2, 3, 4, 5):
     CASES[f"tournaments-{n}"] = functools.partial(spaces.PartialTournaments, n)
@@ -456,7 +456,8 @@ def _first_use(space: spaces.Space) -> None:
         (lambda: spaces.KSubsets(3, 0), "k must be an integer ≥ 1"),
         (lambda: _first_use(spaces.KSubsets(3, 4)), r"1 ≤ k ≤ n_labels = 3, got k = 4"),
         (lambda: spaces.Ordinal(1), "n_levels must be an integer ≥ 2"),
-        (lambda: spaces.Permutations(0), "n_labels must be an integer ≥ 1"),
+        (lambda: spaces.Permutations(0), "n_labels must be an integer ≥ 2"),
+        (lambda: spaces.Permutations(1), "n_labels must be an integer ≥ 2"),
         (lambda: _first_use(spaces.Permutations(100_000)), "not supported"),
         (lambda: spaces.PartialTournaments(1), "n_items must be an integer ≥ 2"),
         (lambda: spaces.DirectedCycles(2), "n_vertices must be an integer ≥ 3"),
