@@ -113,3 +113,31 @@ def test_product_reference_is_refused_by_spaces_without_it():
         StructuredRidge(space="permutations", empirical_weight=0.5, reference="product").fit(X, Y)
     with pytest.raises(ValueError, match="reference"):
         StructuredRidge(space="multilabel", reference="products").fit(X, (X > 0).astype(int))
+
+
+def test_predict_keeps_what_every_training_structure_holds():
+    # Under the empirical measure a label on in every training target has δ = 0 and no variance:
+    # its score is exactly 0 and the decoder used to break the tie towards "off", so the label was
+    # never predicted (and a single distinct training structure came back as another). predict
+    # keeps such coordinates where the measure holds them, as predict_marginals does; the
+    # decision function is left as fitted.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    Y = (rng.random((200, 3)) > 0.5).astype(int)
+    Y[:, 2] = 1
+    model = StructuredRidge(empirical_weight=1.0).fit(X, Y)
+    assert model.predict(X)[:, 2].all()
+    assert np.abs(model.decision_function(X)[:, 2]).max() < 1e-12
+    np.testing.assert_array_equal(model.predict_marginals(X)[:, 2], 1.0)
+
+    only = np.tile([2, 3, 4, 1], (200, 1))
+    ranker = StructuredRidge(space="permutations", empirical_weight=1.0).fit(X, only)
+    np.testing.assert_array_equal(ranker.predict(X), only)
+
+    dag = spaces.DAGSubsets([[], [0], [0], [1], [2]])
+    Yd = np.zeros((200, 5), dtype=int)
+    Yd[:, [0, 1]] = 1  # node 1 in every target
+    Yd[:, 2] = X[:, 1] > 0
+    Yd[:, 3] = X[:, 0] > 0
+    Yd[:, 4] = Yd[:, 2] & (X[:, 2] > 0)
+    assert StructuredRidge(space=dag, empirical_weight=1.0).fit(X, Yd).predict(X)[:, 1].all()

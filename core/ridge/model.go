@@ -614,7 +614,14 @@ func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
 	if err := space.CheckDecode(md.Space, q); err != nil {
 		return err
 	}
-	scores := func(lo, hi int, U []float64) error { return md.DecisionRows(X.Slice(lo, hi), U) }
+	pins, d := md.pins(), md.Space.Dim()
+	scores := func(lo, hi int, U []float64) error {
+		if err := md.DecisionRows(X.Slice(lo, hi), U); err != nil {
+			return err
+		}
+		pinScores(U, d, pins)
+		return nil
+	}
 	return space.PredictRowsBy(md.Space, q, ys, scores, stop)
 }
 

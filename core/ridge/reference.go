@@ -3,6 +3,7 @@ package ridge
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -34,6 +35,10 @@ type reference struct {
 	// op applies cov from the sparse training structures (empirical references of a fit; nil:
 	// the dense products of full are cheaper, or the moments came from partial_fit's statistics).
 	op *empiricalOperator
+	// pinned are the coordinates the measure holds at an end of their range (pins.go), found
+	// once, on the first prediction.
+	pinOnce sync.Once
+	pinned  []pin
 }
 
 // newReference completes a reference from its mean, covariance and rank.
