@@ -543,3 +543,12 @@ def test_policy_cosine_at_extreme_scales():
     ref = policy_cosine(W1, W2, X, average=False)
     np.testing.assert_allclose(policy_cosine(W1 * 1e300, W2 * 1e-300, X * 1e300, average=False), ref, atol=1e-12)
     np.testing.assert_allclose(policy_cosine(W1 * 1e-310, W2, X, average=False), ref, atol=1e-9)
+
+
+def test_ids_outside_int64_are_refused_not_wrapped():
+    # A uint64 2**64 − 1 used to wrap to −1 (a root, to a parent array) and a float 1e19 to the
+    # smallest int64, both without a word.
+    with pytest.raises(ValueError, match="parent holds .*outside the 64-bit signed integers"):
+        metrics.hierarchical_loss([1], [1], np.array([2**64 - 1, 0], dtype=np.uint64))
+    with pytest.raises(ValueError, match="y_true holds .*outside the 64-bit signed integers"):
+        metrics.hierarchical_loss(np.array([1e19]), [1], [-1, 0])

@@ -160,3 +160,14 @@ def test_empty_inputs():
     assert space.embed(np.zeros((0, 3), dtype=int)).shape == (0, 3)
     assert space.sample(0).shape == (0, 3)
     assert space.decode(np.zeros((0, 3))).shape == (0, 3)
+
+
+def test_leaves_only_must_be_a_boolean():
+    # bool("False") is True: a string would have silently meant the opposite.
+    for make in (
+        lambda v: spaces.HierarchyPaths([-1, 0, 0], leaves_only=v),
+        lambda v: spaces.DAGPaths([[], [0]], leaves_only=v),
+    ):
+        with pytest.raises(TypeError, match="leaves_only must be True or False, got 'False'"):
+            make("False")
+        assert make(np.bool_(True)).leaves_only is True and make(False).leaves_only is False

@@ -315,3 +315,15 @@ def test_corrupt_sparse_inputs_are_refused_before_scipy_reads_them(kind):
         with pytest.raises(ValueError, match=rf"^{name} is not a valid scipy.sparse \w+ matrix"):
             call()
     assert_array_equal(model.predict(sparse.csr_matrix(X)), model.predict(X))  # intact ones still pass
+
+
+def test_complex_sparse_inputs_are_refused():
+    # scipy's conversions of a complex matrix to float drop the imaginary part with a warning only;
+    # a dense complex X or y is refused, and so are sparse ones.
+    X, Y = _data("multilabel")
+    Yc = sparse.csr_matrix(Y).astype(complex)
+    Yc.data[0] = 1 + 5j
+    with pytest.raises(ValueError, match="^y: complex data not supported"):
+        StructuredRidge().fit(X, Yc)
+    with pytest.raises(ValueError, match="^X: complex data not supported"):
+        StructuredRidge().fit(sparse.csr_matrix(X).astype(complex), Y)

@@ -624,6 +624,8 @@ def check_sparse_structure(X: Any, name: str) -> None:
             problem = "offsets and data hold different numbers of diagonals"
     if problem is not None:
         raise ValueError(f"{name} is not a valid scipy.sparse {fmt} matrix: {problem}")
+    if np.iscomplexobj(X.dtype.type(0)):  # scipy's conversions drop the imaginary part with a warning
+        raise ValueError(f"{name}: complex data not supported, got dtype {X.dtype}")
 
 
 class Csr:

@@ -59,10 +59,22 @@ def _as_integer_array(a: Any, name: str) -> np.ndarray:
             raise ValueError(f"{name} contains NaN or infinity")
         if np.any(arr != np.round(arr)):
             raise ValueError(f"{name} must hold integers, found a fractional value")
+        _check_int64_range(arr, name)
         return arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
         raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    _check_int64_range(arr, name)
     return arr.astype(np.int64, copy=False)
+
+
+def _check_int64_range(arr: np.ndarray, name: str) -> None:
+    """Refuse values that int64 cannot hold (a uint64 2**64 − 1 or a float 1e19), which the
+    conversion would wrap to other ids (−1 is a root to a parent array) without a word."""
+    if arr.size and (
+        arr.max() > np.iinfo(np.int64).max or (arr.dtype.kind == "f" and arr.min() < np.iinfo(np.int64).min)
+    ):
+        bad = arr.max() if arr.max() > np.iinfo(np.int64).max else arr.min()
+        raise ValueError(f"{name} holds {bad!r}, outside the 64-bit signed integers")
 
 
 def _check_rankings(Y: Any, name: str = "Y") -> np.ndarray:
@@ -244,6 +256,7 @@ def _check_parent(parent: Any) -> tuple[np.ndarray, list[np.ndarray]]:
     par = np.asarray(parent)
     if par.ndim != 1 or par.size == 0 or par.dtype.kind not in "iu":
         raise ValueError("parent must be a non-empty 1-D integer array, with -1 at the root")
+    _check_int64_range(par, "parent")
     par = par.astype(np.int64)
     n = par.size
     bad = (par < -1) | (par >= n)

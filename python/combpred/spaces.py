@@ -241,6 +241,13 @@ def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:
     return U
 
 
+def _flag(value: Any, name: str) -> bool:
+    """A boolean parameter: True, False or a NumPy bool (a string such as "False" is truthy)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
@@ -342,7 +349,7 @@ class HierarchyPaths(Multiclass):
 
     def __init__(self, parent: Any, leaves_only: bool = False):
         self.parent = _parent_array(parent)
-        self.leaves_only = bool(leaves_only)
+        self.leaves_only = _flag(leaves_only, "leaves_only")
         self._h()
 
     def _params(self) -> tuple[int, ...]:
@@ -390,7 +397,7 @@ class DAGPaths(Multiclass):
 
     def __init__(self, parents: Any, leaves_only: bool = False):
         self.parents = _parent_sets(parents)
-        self.leaves_only = bool(leaves_only)
+        self.leaves_only = _flag(leaves_only, "leaves_only")
         self._h()
 
     def _params(self) -> tuple[int, ...]:
