@@ -716,3 +716,12 @@ def test_targets_too_narrow_for_the_named_space_are_named():
             est.fit(X, np.ones((10, 1), dtype=int))
     with pytest.raises(ValueError, match=r"^y has 2 column\(s\), too few for space='dicycles'"):
         StructuredRidge(space="dicycles").fit(X, np.tile([1, 2], (10, 1)))
+
+
+def test_class_labels_that_cannot_be_sorted_or_nan_classes_are_named():
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    with pytest.raises(ValueError, match="^y holds class labels that cannot be sorted together"):
+        StructuredRidge(space="multiclass").fit(X, np.array(["a", None] * 20, dtype=object))
+    # NaN among the declared classes made a class of its own
+    with pytest.raises(ValueError, match="^classes must be 1-D real or string labels without NaN"):
+        StructuredRidge(space="multiclass").partial_fit(X, np.array([0, 1] * 20), classes=[0, 1, 2, np.nan])

@@ -321,7 +321,13 @@ class StructuredEstimator(BaseEstimator):
         if self.space == "multiclass" and classes is not None:
             if y.ndim == 2 and y.shape[1] == 1:
                 y = y.ravel()
-            classes = np.unique(np.asarray(classes))
+            classes = _sorted_labels(np.asarray(classes), "classes")
+            if (
+                classes.ndim != 1
+                or classes.dtype.kind == "c"
+                or (classes.dtype.kind == "f" and np.isnan(classes).any())
+            ):
+                raise ValueError(f"classes must be 1-D real or string labels without NaN, got {classes!r}")
             if len(classes) < 2:
                 raise ValueError(f"classes must hold at least 2 labels, got {list(classes)}")
             return _spaces.Multiclass(len(classes)), class_rows(y, classes), classes
@@ -566,13 +572,25 @@ def class_labels(y: Any, too_few: str) -> tuple[np.ndarray, np.ndarray]:
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}")
-    kind = type_of_target(y, input_name="y")
+    try:
+        kind = type_of_target(y, input_name="y")
+    except TypeError as exc:  # labels that cannot be ordered (None among strings): its np.unique fails
+        raise ValueError(f"y holds class labels that cannot be sorted together: {exc}") from None
     if kind not in ("binary", "multiclass"):
         raise ValueError(f"Unknown label type: y is {kind!r}; space='multiclass' needs class labels")
-    classes, idx = np.unique(y, return_inverse=True)
+    classes, idx = _sorted_labels(y, "y", return_inverse=True)
     if len(classes) < 2:
         raise ValueError(f"y has only one class ({classes[0]!r}); {too_few}")
     return classes, idx.astype(np.int64)
+
+
+def _sorted_labels(labels: np.ndarray, name: str, return_inverse: bool = False) -> Any:
+    """np.unique of class labels, refusing with a ValueError naming ``name`` labels that cannot be
+    ordered against each other (None among strings: numpy's TypeError named neither)."""
+    try:
+        return np.unique(labels, return_inverse=return_inverse)
+    except TypeError as exc:
+        raise ValueError(f"{name} holds class labels that cannot be sorted together: {exc}") from None
 
 
 def class_rows(y: Any, classes: np.ndarray) -> np.ndarray:
