@@ -150,3 +150,15 @@ def test_sgd_without_tolerance_stop(multilabel_data, capsys):
     for solver in ("auto", "exact", "cg"):
         with pytest.raises(ValueError, match="tol=None"):
             StructuredRidge(tol=None, solver=solver).fit(X, Y)
+
+
+def test_partial_fit_refuses_a_changed_space():
+    # The next chunk used to be validated against the old space, with a message about its labels.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    model = StructuredRidge().partial_fit(X, (X > 0).astype(int))
+    model.partial_fit(X, (X < 0).astype(int))  # the same space (named) continues
+    with pytest.raises(ValueError, match=r"^partial_fit: space must stay that of the model \(Multilabel\(3\)\)"):
+        model.set_params(space="permutations").partial_fit(X, np.argsort(X, axis=1) + 1)
+    model = StructuredRidge(space=spaces.Multilabel(3)).partial_fit(X, (X > 0).astype(int))
+    model.set_params(space=spaces.Multilabel(3)).partial_fit(X, (X > 0).astype(int))  # an equal object continues

@@ -444,6 +444,11 @@ class StructuredRidge(StructuredEstimator):
                 fitted.fit_nystrom(X, self.n_components, shift, _seed(self.random_state))
         else:
             self._validate_params()
+            if not _same_space(self.space, self.space_):
+                raise ValueError(
+                    f"partial_fit: space must stay that of the model ({self.space_!r}), got space={self.space!r}; "
+                    "fit anew to change it"
+                )
             if fitted is not None or callable(self.kernel):
                 if fitted is None or fitted.projection is None:
                     raise ValueError(
@@ -898,3 +903,11 @@ def _check_symmetric(K: np.ndarray, what: str) -> None:
 def _seed(random_state: Any) -> int:
     """A 63-bit seed for the core from a scikit-learn random_state."""
     return int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
+
+
+def _same_space(param: Any, fitted: _spaces.Space) -> bool:
+    """Whether the ``space`` parameter names the fitted space: its kind for a name (the size comes
+    from y), its type and parameters for a space object."""
+    if isinstance(param, str):
+        return param == fitted.kind
+    return type(param) is type(fitted) and param._params() == fitted._params()
