@@ -75,3 +75,22 @@ def test_bad_score_weights_are_refused_naming_sample_weight(name, bad, match):
         model.score(X, Y, sample_weight=bad)
     with pytest.raises(ValueError, match=match):  # the same rule as fit
         StructuredRidge(space=space).fit(X, Y, sample_weight=bad)
+
+
+def test_extreme_sample_weights_are_named_or_handled():
+    # Weights of 5e-324 made ProbabilisticStructured's default alpha = 1/(2Σw) infinite, and the
+    # error blamed alpha, which the user never set; the empirical measure's covariance came out
+    # NaN (scaled by the reciprocal of Σw) and its eigendecomposition failed; weights of 1e200
+    # overflowed the kernel solver, whose message blamed the kernel values alone.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = (X > 0).astype(int)
+    tiny, huge = np.full(40, 5e-324), np.full(40, 1e200)
+    with pytest.raises(
+        ValueError, match=r"default alpha, 1/\(2·Σ sample_weight\), is \+Inf .* scale sample_weight up or set alpha"
+    ):
+        ProbabilisticStructured().fit(X, Y, sample_weight=tiny)
+    marginals = StructuredRidge(empirical_weight=0.5).fit(X, Y, sample_weight=tiny).predict_marginals(X)
+    assert np.isfinite(marginals).all()
+    with pytest.raises(ValueError, match="the kernel values or the sample weights are too large"):
+        StructuredRidge(kernel="rbf").fit(X, Y, sample_weight=huge)

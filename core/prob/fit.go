@@ -59,7 +59,10 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	alpha := opt.Alpha
 	if alpha == 0 {
 		// Data that give no finite default (no rows, zero weights) fail NewProblem's checks first.
-		alpha = DefaultAlpha(weights, m)
+		var err error
+		if alpha, err = defaultAlpha(weights, m); err != nil {
+			return nil, err
+		}
 	}
 	p, err := problem(alpha)
 	if err != nil {

@@ -65,8 +65,8 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		case math.IsNaN(total):
 			total = weight
 			if alpha == 0 {
-				alpha = DefaultAlpha([]float64{weight}, 1)
-				if err := check.Alpha(alpha); err != nil {
+				var err error
+				if alpha, err = defaultAlpha([]float64{weight}, 1); err != nil {
 					return 0, err
 				}
 			}

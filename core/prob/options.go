@@ -97,6 +97,18 @@ func DefaultAlpha(weights []float64, m int) float64 {
 	return 0.5 / sum // not 1/(2·sum): 2·sum overflows for sums above 9e307
 }
 
+// defaultAlpha is DefaultAlpha, refused naming the sample weights when it leaves the range of
+// check.Alpha (weights summing to less than about 1e-308): the error used to blame alpha, which
+// the user never set.
+func defaultAlpha(weights []float64, m int) (float64, error) {
+	alpha := DefaultAlpha(weights, m)
+	if err := check.Alpha(alpha); err != nil {
+		return 0, fmt.Errorf("prob: the default alpha, 1/(2·Σ sample_weight), is %v for these sample weights, "+
+			"outside its range; scale sample_weight up or set alpha", alpha)
+	}
+	return alpha, nil
+}
+
 // Validate reports the first option out of range.
 func (o *Options) Validate() error {
 	if o.Alpha != 0 {

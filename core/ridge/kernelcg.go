@@ -216,8 +216,8 @@ const indefinite = 1e-3
 // below, and CG stopped after one step and returned a meaningless model.
 func checkCurvature(c float64, x []float64, kScale float64) error {
 	if math.IsNaN(c) || math.IsInf(c, 0) {
-		return fmt.Errorf("the kernel computations overflowed (a curvature of %v): the kernel values are too large; "+
-			"scale X or reduce gamma, coef0 or degree", c)
+		return fmt.Errorf("the kernel computations overflowed (a curvature of %v): the kernel values or the sample "+
+			"weights are too large; scale X or sample_weight, or reduce gamma, coef0 or degree", c)
 	}
 	if xx := dot(x, x); c >= -indefinite*kScale*xx {
 		return nil

@@ -99,7 +99,14 @@ func mixtureReference(sp space.Space, kind Reference, pu []float64, Su *mat.SymD
 	second := mat.NewSymDense(d, nil)
 	switch kind {
 	case Empirical:
-		second.ScaleSym(1/mo.sum, mo.second)
+		// Divided, not scaled by 1/Σs: weights summing to less than 1/MaxFloat64 (sample weights
+		// of 5e-324) made the reciprocal +Inf and the covariance NaN.
+		src, dst := mo.second.RawSymmetric(), second.RawSymmetric()
+		for a := 0; a < d; a++ {
+			for b := a; b < d; b++ {
+				dst.Data[a*dst.Stride+b] = src.Data[a*src.Stride+b] / mo.sum
+			}
+		}
 	case Product:
 		mm, ok := sp.(space.MarginalMeasure)
 		if !ok {
