@@ -19,7 +19,16 @@ var ErrTaylorRange = errors.New("prob: scores outside the Taylor approximation's
 
 // taylorRatio returns log g(a) for g(a) = eᵃ/(1 + a + a²/2): the log of the ratio between eᵃ and
 // its second-order Taylor polynomial, increasing in a with g(0) = 1.
-func taylorRatio(a float64) float64 { return a - math.Log(1+a+a*a/2) }
+func taylorRatio(a float64) float64 { return a - logTaylorPoly(a) }
+
+// logTaylorPoly returns log(1 + a + a²/2) without overflow: beyond |a| = 1e100, where a² would
+// overflow from about 1e154 on, it is 2·log|a| − log 2 to within 2/|a|.
+func logTaylorPoly(a float64) float64 {
+	if math.Abs(a) > 1e100 {
+		return 2*math.Log(math.Abs(a)) - math.Ln2
+	}
+	return math.Log(1 + a + a*a/2)
+}
 
 // Taylor approximates log Z(u) from the counting formulae (thesis §6.4), with the ½ the printed
 // derivation loses (docs/errata.md):
@@ -48,20 +57,12 @@ func Taylor(sp space.Space, u []float64) (LogZResult, error) {
 	if err := checkScores(sp, u); err != nil {
 		return LogZResult{}, err
 	}
-	d := sp.Dim()
-	p := make([]float64, d)
-	sp.Mean(p)
-	su := make([]float64, d)
-	sp.Covariance().MulVec(su, u)
-	up := dot(u, p)
-	q := math.Max(dot(u, su), 0) // S is positive semi-definite; clip rounding
-	t := 1 + up + (q+up*up)/2
 	lo, hi, _, err := scoreRange(sp, u)
 	if err != nil {
 		return LogZResult{}, err
 	}
 	res := LogZResult{
-		LogZ:   sp.LogCount() + math.Log(t),
+		LogZ:   sp.LogCount() + logTaylorMean(sp, u),
 		Method: LogZTaylor,
 		Bound:  math.Max(math.Abs(taylorRatio(lo)), math.Abs(taylorRatio(hi))),
 		Valid:  math.Max(math.Abs(lo), math.Abs(hi)) <= TaylorMaxScore,
@@ -71,4 +72,39 @@ func Taylor(sp space.Space, u []float64) (LogZResult, error) {
 			ErrTaylorRange, lo, hi, TaylorMaxScore, res.Bound)
 	}
 	return res, nil
+}
+
+// logTaylorMean returns log t, t = 1 + ⟨u, p⟩ + ½(uᵀSu + ⟨u, p⟩²) the uniform mean of the Taylor
+// polynomial. Scores far outside the approximation's range (|u| of 1e160) overflowed t to +Inf,
+// or to NaN as −Inf + Inf, where the estimate is only reported with its bound: the products are
+// taken of u/σ, σ = max|u_a|, and t = σ²·(1/σ² + ⟨u', p⟩/σ + ½(u'ᵀSu' + ⟨u', p⟩²)) is summed in
+// logs, finite for every finite u (t ≥ ½).
+func logTaylorMean(sp space.Space, u []float64) float64 {
+	d := sp.Dim()
+	var sigma float64
+	for _, v := range u {
+		sigma = math.Max(sigma, math.Abs(v))
+	}
+	if sigma <= 1 {
+		sigma = 1 // the direct formula: nothing can overflow
+	}
+	us := make([]float64, d)
+	for a, v := range u {
+		us[a] = v / sigma
+	}
+	p := make([]float64, d)
+	sp.Mean(p)
+	su := make([]float64, d)
+	sp.Covariance().MulVec(su, us)
+	up := dot(us, p)
+	q := math.Max(dot(us, su), 0) // S is positive semi-definite; clip rounding
+	if sigma == 1 {
+		return math.Log(1 + up + (q+up*up)/2)
+	}
+	second := (q + up*up) / 2
+	if second == 0 { // f(y) = 0 on every y: t = 1
+		return 0
+	}
+	// t/σ² = second + up/σ + 1/σ², whose last terms only matter while σ is moderate.
+	return 2*math.Log(sigma) + math.Log(second+up/sigma+1/sigma/sigma)
 }

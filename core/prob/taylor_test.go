@@ -81,3 +81,38 @@ func TestTaylorBound(t *testing.T) {
 		t.Errorf("permutations(20), small u: %+v, %v", res, err)
 	}
 }
+
+// Far outside its range the Taylor estimate is reported (not valid) with its bound, and both must
+// be numbers: scores of 1e155–1e300 made t overflow to +Inf or to NaN (−Inf + Inf). The scaled
+// sum agrees with the direct formula where that is finite.
+func TestTaylorStaysFiniteForHugeScores(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, sp := range []space.Space{mustSpace(t, "permutations", 5), mustSpace(t, "permutations", 20), mustSpace(t, "multilabel", 6)} {
+		u0 := randomScores(r, sp.Dim(), 1)
+		p, su := make([]float64, sp.Dim()), make([]float64, sp.Dim())
+		sp.Mean(p)
+		for _, c := range []float64{0.5, 3, 1e3, 1e50} {
+			u := make([]float64, len(u0))
+			for a, v := range u0 {
+				u[a] = c * v
+			}
+			sp.Covariance().MulVec(su, u)
+			up := dot(u, p)
+			direct := math.Log(1 + up + (dot(u, su)+up*up)/2)
+			if got := logTaylorMean(sp, u); math.Abs(got-direct) > 1e-12*math.Max(1, math.Abs(direct)) {
+				t.Errorf("%s, scale %g: log t = %.15g, direct formula %.15g", sp.Kind(), c, got, direct)
+			}
+		}
+		for _, c := range []float64{1e155, 1e160, 1e300} {
+			u := make([]float64, len(u0))
+			for a, v := range u0 {
+				u[a] = c * v
+			}
+			res, err := Taylor(sp, u)
+			if !errors.Is(err, ErrTaylorRange) || res.Valid || math.IsNaN(res.LogZ) || math.IsInf(res.LogZ, 0) ||
+				math.IsNaN(res.Bound) || math.IsInf(res.Bound, 0) {
+				t.Errorf("%s, scale %g: %+v, %v", sp.Kind(), c, res, err)
+			}
+		}
+	}
+}
