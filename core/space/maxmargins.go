@@ -40,18 +40,19 @@ func MaxMarginalMargins(s Space, us []float64, m int, out []float64, stop *cance
 			u := us[i*d : (i+1)*d]
 			// Decoding is invariant to positive scaling: decode u/‖u‖∞, whose push 2‖u‖₁/‖u‖∞ + 1 ≤ 2d + 1
 			// neither overflows for huge rows nor swamps the scores of tiny ones.
-			var l1, top float64
+			var top float64
 			for _, v := range u {
-				l1 += math.Abs(v)
 				top = math.Max(top, math.Abs(v))
 			}
 			if top == 0 {
 				top = 1
 			}
+			var l1 float64 // of the scaled row: on u itself it overflowed for rows of ±1e308
 			for c, v := range u {
 				pushed[c] = v / top
+				l1 += math.Abs(pushed[c])
 			}
-			push := 2*(l1/top) + 1
+			push := 2*l1 + 1
 			row := out[i*d : (i+1)*d]
 			for j := 0; j < d && !stop.Stopped(); j++ {
 				uj := pushed[j]
@@ -60,11 +61,13 @@ func MaxMarginalMargins(s Space, us []float64, m int, out []float64, stop *cance
 				pushed[j] = uj - push
 				decodeScaled(s, pushed, yLo, scratch)
 				pushed[j] = uj
-				fHi, hiJ := embedScore(s, u, yHi, psi, j)
-				fLo, loJ := embedScore(s, u, yLo, psi, j)
+				// The scores of the scaled row, the margin scaled back: on u itself two sums of
+				// ±1e308 scores overflowed, and their difference was NaN.
+				fHi, hiJ := embedScore(s, pushed, yHi, psi, j)
+				fLo, loJ := embedScore(s, pushed, yLo, psi, j)
 				switch {
 				case hiJ != loJ:
-					row[j] = fHi - fLo
+					row[j] = top * (fHi - fLo)
 				case hiJ > 0:
 					row[j] = math.Inf(1)
 				default:

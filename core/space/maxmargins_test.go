@@ -130,3 +130,44 @@ func TestMaxMarginalMarginsRefuseApproximateDecoders(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Finite scores at the ends of float64 (alternating ±1e308) gave NaN margins: two sums of them
+// overflowed and were subtracted. The margins are now those of the scaled row times its scale:
+// finite or ±Inf with the sign of the decoded structure, never NaN, and for moderate rows equal
+// to the direct ones up to rounding.
+func TestMaxMarginalMarginsOfExtremeScores(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		n    int64
+	}{{"permutations", 6}, {"tournaments", 5}, {"multilabel", 5}} {
+		sp, err := space.New(c.kind, []int64{c.n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sp.Dim()
+		u := make([]float64, d)
+		for a := range u {
+			u[a] = 1e308
+			if a%2 == 1 {
+				u[a] = -1e308
+			}
+		}
+		out := make([]float64, d)
+		if err := space.MaxMarginalMargins(sp, u, 1, out, nil); err != nil {
+			t.Fatal(err)
+		}
+		y := make([]int64, sp.Width())
+		psi := make([]float64, d)
+		scaled := make([]float64, d) // decoding is scale-invariant, and a decoder's own sums of ±1e308 overflow
+		for a, v := range u {
+			scaled[a] = v / 1e308
+		}
+		sp.Decode(scaled, y)
+		sp.Embed(y, psi)
+		for j, v := range out {
+			if math.IsNaN(v) || (v > 0) != (psi[j] > 0) && v != 0 {
+				t.Errorf("%s: margin %d = %v for ψ_j = %v of the decoded structure", sp.Kind(), j, v, psi[j])
+			}
+		}
+	}
+}
