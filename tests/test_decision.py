@@ -327,3 +327,21 @@ def test_binary_multiclass_space_object_gives_a_margin_like_the_string():
         assert obj.decision_function(X).shape == (60,)
         np.testing.assert_allclose(obj.decision_function(X), name.decision_function(X), rtol=1e-9, atol=1e-12)
         assert cross_val_score(make(space=spaces.Multiclass(2)), X, y, scoring="roc_auc", cv=3).min() > 0.8
+
+
+@pytest.mark.parametrize(
+    "space, loss",
+    [
+        (spaces.Multilabel(3), "hamming"),
+        (spaces.Multilabel(3), "f1"),
+        (spaces.Permutations(3), "kendall"),
+        (spaces.Permutations(3), "spearman"),
+        (spaces.Subtrees(np.array([-1, 0, 0])), "hierarchical"),
+        (spaces.Multiclass(3), "hamming"),
+    ],
+    ids=str,
+)
+def test_zero_rows_give_zero_structures(space, loss):
+    # numpy's "zero-size array to reduction operation minimum" used to come out of the range check
+    decoded = bayes_decode(space, np.empty((0, space.dim)), loss)
+    assert decoded.shape[0] == 0 and decoded.shape == space.decode(np.empty((0, space.dim))).shape

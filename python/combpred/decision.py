@@ -70,6 +70,11 @@ def _zero_one(space: _spaces.Space) -> bool:
     return bool(np.all((psi == 0) | (psi == 1)))
 
 
+def _outside(M: np.ndarray, lo: float, hi: float) -> bool:
+    """Whether some marginal lies below lo or above hi (none of zero rows does)."""
+    return bool(M.size) and (M.min() < lo or M.max() > hi)
+
+
 def _expected_ranks(M: np.ndarray, n: int) -> np.ndarray:
     """r̄_j = 1 + Σ_{k≠j} P(k before j) from pairwise marginals m_uv = P(u ≺ v) − P(v ≺ u) (pairs
     u < v in the space's order, that of ``np.triu_indices``)."""
@@ -191,13 +196,13 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
     if loss == "f1":
         if type(space) is not _spaces.Multilabel:
             raise ValueError(f"loss='f1' needs a Multilabel space, got {space!r}")
-        if M.min() < -1e-9 or M.max() > 1 + 1e-9:
+        if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("label marginals must lie in [0, 1]")
         return _f1(np.clip(M, 0.0, 1.0))
     if loss == "hierarchical":
         if not isinstance(space, _spaces.Subtrees):
             raise ValueError(f"loss='hierarchical' needs a Subtrees space, got {space!r}")
-        if M.min() < -1e-9 or M.max() > 1 + 1e-9:
+        if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("node marginals must lie in [0, 1]")
         costs = np.ones(space.dim) if node_weights is None else np.asarray(node_weights, dtype=np.float64)
         if costs.shape != (space.dim,) or not np.all(np.isfinite(costs)) or np.any(costs < 0):
@@ -208,12 +213,12 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
             raise ValueError(
                 f"loss='hamming' needs a space whose ψ is 0/1; {space!r} is not (use 'kendall' for rankings)"
             )
-        if M.min() < -1e-9 or M.max() > 1 + 1e-9:
+        if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("marginals of a 0/1 ψ must lie in [0, 1]")
         return space.decode(2.0 * M - 1.0)
     if not permutations:
         raise ValueError(f"loss={loss!r} needs a Permutations space, got {space!r}")
-    if M.min() < -1 - 1e-9 or M.max() > 1 + 1e-9:
+    if _outside(M, -1 - 1e-9, 1 + 1e-9):
         raise ValueError("marginals of rankings (ψ = ±1 per pair) must lie in [−1, 1]")
     if loss == "kendall":
         return space.decode(M)
