@@ -1214,8 +1214,8 @@ CONSTRUCTORS: dict[str, tuple[str, int, Callable[..., Any]]] = {
     "KSubsets.n_labels": ("n_labels", 2, lambda s, v: s.KSubsets(v, 2)),
     "KSubsets.k": ("k", 1, lambda s, v: s.KSubsets(5, v)),
     "Ordinal": ("n_levels", 2, lambda s, v: s.Ordinal(v)),
-    "Permutations": ("n_labels", 1, lambda s, v: s.Permutations(v)),
-    "Permutations.exact": ("n_labels", 1, lambda s, v: s.Permutations(v, decoder="exact")),
+    "Permutations": ("n_labels", 2, lambda s, v: s.Permutations(v)),  # one label: no pairs, d = 0
+    "Permutations.exact": ("n_labels", 2, lambda s, v: s.Permutations(v, decoder="exact")),
     "PartialTournaments": ("n_items", 2, lambda s, v: s.PartialTournaments(v)),
     "DirectedCycles": ("n_vertices", 3, lambda s, v: s.DirectedCycles(v)),
     "UndirectedCycles": ("n_vertices", 3, lambda s, v: s.UndirectedCycles(v)),
