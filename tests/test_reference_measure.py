@@ -141,3 +141,13 @@ def test_predict_keeps_what_every_training_structure_holds():
     Yd[:, 3] = X[:, 0] > 0
     Yd[:, 4] = Yd[:, 2] & (X[:, 2] > 0)
     assert StructuredRidge(space=dag, empirical_weight=1.0).fit(X, Yd).predict(X)[:, 1].all()
+
+
+def test_decoding_the_marginals_keeps_them_too():
+    # decode_from="marginals" decodes m̂ − p, also 0 along a label on in every training target.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 3))
+    Y = (rng.random((120, 3)) > 0.5).astype(int)
+    Y[:, 2] = 1
+    model = StructuredRidge(empirical_weight=1.0, decode_from="marginals").fit(X, Y)
+    assert model.predict(X)[:, 2].all()

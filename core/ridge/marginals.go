@@ -197,12 +197,23 @@ func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, scale Margi
 		mm.centreRows(U, hi-lo)
 		return nil
 	}
+	// The decoder reads m̂ − p, which is 0 along the coordinates the reference holds constant:
+	// those are pinned as Predict pins them (pins.go), in a copy when the estimates are returned.
+	pins := md.pins()
 	if M == nil {
 		if err := space.CheckScores(sp, space.PredictChunk(sp, q)); err != nil {
 			return err
 		}
-		return space.PredictRowsBy(sp, q, ys, centred, stop)
+		pinned := func(lo, hi int, U []float64) error {
+			if err := centred(lo, hi, U); err != nil {
+				return err
+			}
+			pinScores(U, d, pins)
+			return nil
+		}
+		return space.PredictRowsBy(sp, q, ys, pinned, stop)
 	}
+	var scratch []float64
 	chunk := max(1, space.PredictChunk(sp, q))
 	for lo := 0; lo < q; lo += chunk {
 		if err := stop.Err(); err != nil {
@@ -217,7 +228,13 @@ func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, scale Margi
 			return err
 		}
 		if ys != nil {
-			if err := space.DecodeRows(sp, Mc, hi-lo, ys[lo*w:hi*w], stop); err != nil {
+			src := Mc
+			if len(pins) > 0 {
+				scratch = append(scratch[:0], Mc...)
+				pinScores(scratch, d, pins)
+				src = scratch
+			}
+			if err := space.DecodeRows(sp, src, hi-lo, ys[lo*w:hi*w], stop); err != nil {
 				return err
 			}
 		}

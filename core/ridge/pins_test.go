@@ -71,6 +71,26 @@ func TestPredictKeepsCoordinatesTheReferenceHoldsConstant(t *testing.T) {
 			t.Fatalf("row %d: predicted %v, want label 2 on and label 3 off as in every training target", i, out[i*4:i*4+4])
 		}
 	}
+	// Decoding the marginal estimates (decode_from="marginals") reads m̂ − p, 0 along those labels
+	// too: pinned alike, while the estimates returned beside the structures stay as estimated.
+	for _, withM := range []bool{false, true} {
+		var M []float64
+		if withM {
+			M = make([]float64, m*4)
+		}
+		fromMarginals := make([]int64, m*4)
+		if err := md.Marginals(X, m, n, M, fromMarginals, ScaleNoiseFree, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < m; i++ {
+			if fromMarginals[i*4+2] != 1 || fromMarginals[i*4+3] != 0 {
+				t.Fatalf("marginals (returned too: %v), row %d: decoded %v", withM, i, fromMarginals[i*4:i*4+4])
+			}
+			if withM && (M[i*4+2] != 1 || M[i*4+3] != 0) {
+				t.Fatalf("row %d: estimates %v, want 1 and 0 for the constant labels", i, M[i*4:i*4+4])
+			}
+		}
+	}
 	U := make([]float64, m*4)
 	if err := md.Decision(X, m, n, U); err != nil {
 		t.Fatal(err)

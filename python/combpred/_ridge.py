@@ -626,7 +626,10 @@ class StructuredRidge(StructuredEstimator):
 
         ``decision="mode"``: the space's decoder maximises ⟨u(x), ψ(y)⟩ over the structures y, or
         with ``decode_from="marginals"`` ⟨m̂(x) − p, ψ(y)⟩ (see :meth:`predict_marginals`);
-        otherwise the structure of least expected loss under the marginal estimates. Multiclass
+        otherwise the structure of least expected loss under the marginal estimates. A coordinate
+        of ψ that the reference measure holds at one value (under ``empirical_weight=1``, a label
+        on in every training target; every pair of the only training ranking) carries no score,
+        and the decoder keeps it at that value, where ``predict_marginals`` puts it. Multiclass
         models return class labels (``classes_``); multilabel models a 0/1 matrix, or a
         scipy.sparse CSR matrix when ``fit`` was given a sparse Y (``sparse_output_``, as
         scikit-learn's OneVsRestClassifier does; decoded a block of rows at a time). X may be
