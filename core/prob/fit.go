@@ -44,9 +44,6 @@ func FitCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Opti
 
 // fit is Fit with the Problem built by problem for the regularisation in effect.
 func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(alpha float64) (*Problem, error)) (*Model, error) {
-	if err := space.CheckLearnable(sp); err != nil {
-		return nil, err
-	}
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}

@@ -23,9 +23,6 @@ type SumsFunc func(W, grad *mat.Dense) (loss, weight float64, err error)
 // rounding and the solver's tolerance. opt.Alpha 0 means DefaultAlpha of the summed weight. The
 // weight must be the same at every evaluation (the data may not change during the fit).
 func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) {
-	if err := space.CheckLearnable(sp); err != nil {
-		return nil, err
-	}
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}

@@ -63,9 +63,6 @@ func NewProblemCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, l
 
 func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, lambda float64, intercept bool) (*Problem, error) {
 	m, n := X.Dims()
-	if err := space.CheckLearnable(sp); err != nil {
-		return nil, err
-	}
 	if err := space.ValidateRows(sp, ys, m); err != nil {
 		return nil, err
 	}

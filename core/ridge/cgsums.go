@@ -178,9 +178,6 @@ func (h *sumsHessian) apply(dst, V *mat.Dense) {
 // M̄ = S + M/Σs, whatever Fit would choose for the space, so the iterates differ from Fit's and
 // the solution agrees to the tolerance. opt.Init warm-starts as in Fit.
 func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func(V, dst *mat.Dense) error) (*Model, error) {
-	if err := space.CheckLearnable(sp); err != nil {
-		return nil, err
-	}
 	if err := checkCGOptions(sp, opt); err != nil {
 		return nil, err
 	}

@@ -81,9 +81,6 @@ func NewProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 // newProblem is NewProblem; with operatorOK, a space with d > denseMaxDim gets an operator-only
 // Problem (S nil) instead of an error.
 func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha float64, operatorOK bool) (*Problem, error) {
-	if err := space.CheckLearnable(sp); err != nil {
-		return nil, err
-	}
 	if err := check.Alpha(alpha); err != nil {
 		return nil, err
 	}

@@ -38,8 +38,10 @@ type Permutations struct {
 
 // NewPermutations returns the space of rankings of n labels (n ≥ 1).
 func NewPermutations(n int) (*Permutations, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("space: permutations needs n_labels ≥ 1, got %d", n)
+	if n < 2 {
+		// One label has one ranking and no pairs: ψ would have no coordinates, nothing could be
+		// learnt, and a fit on it ended in gonum's panic on a zero-length matrix.
+		return nil, fmt.Errorf("space: permutations needs n_labels ≥ 2, got %d", n)
 	}
 	if err := checkSize("permutations", "n_labels", int64(n), pairDim(n), int64(n)); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 )
 
 func TestPermutationsByEnumeration(t *testing.T) {
-	for n := 1; n <= 7; n++ {
+	for n := 2; n <= 7; n++ {
 		s, err := space.New("permutations", []int64{int64(n)})
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +60,7 @@ func TestPermutationsGuaranteeSwitch(t *testing.T) {
 	for _, c := range []struct {
 		n    int
 		want float64
-	}{{1, 0}, {16, 0}, {17, 0.5}, {300, 0.5}} {
+	}{{2, 0}, {16, 0}, {17, 0.5}, {300, 0.5}} {
 		s, _ := space.NewPermutations(c.n)
 		if got := s.Guarantee(); got != c.want {
 			t.Errorf("Permutations(%d).Guarantee() = %v, want %v", c.n, got, c.want)
@@ -239,7 +239,8 @@ func TestPermCyclesRejectBadParameters(t *testing.T) {
 		params []int64
 		want   string
 	}{
-		{"permutations", []int64{0}, "n_labels ≥ 1"},
+		{"permutations", []int64{0}, "n_labels ≥ 2"},
+		{"permutations", []int64{1}, "n_labels ≥ 2"},
 		{"dicycles", []int64{2}, "n_vertices ≥ 3"},
 		{"ucycles", []int64{-1}, "out of range"},
 		{"ucycles", []int64{2}, "n_vertices ≥ 3"},

@@ -98,14 +98,3 @@ func PredictRowsBy(s Space, q int, ys []int64, scores func(lo, hi int, U []float
 
 // PredictChunk is the number of rows PredictRows scores at once in s, for memory checks.
 func PredictChunk(s Space, q int) int { return min(q, max(64, predictChunkValues/max(s.Dim(), 1))) }
-
-// CheckLearnable refuses a space whose ψ has no coordinates (permutations of one label, the only
-// such space its constructors allow): it holds one structure, so there is nothing to learn, and a
-// model of d = 0 outputs is a matrix of zero length, which the solvers' linear algebra refuses
-// with a panic. Every fit checks it first.
-func CheckLearnable(s Space) error {
-	if s.Dim() == 0 {
-		return fmt.Errorf("space: %s of these parameters holds a single structure (ψ has no coordinates): there is nothing to learn", s.Kind())
-	}
-	return nil
-}
