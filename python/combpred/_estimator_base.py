@@ -322,11 +322,7 @@ class StructuredEstimator(BaseEstimator):
             if y.ndim == 2 and y.shape[1] == 1:
                 y = y.ravel()
             classes = _sorted_labels(np.asarray(classes), "classes")
-            if (
-                classes.ndim != 1
-                or classes.dtype.kind == "c"
-                or (classes.dtype.kind == "f" and np.isnan(classes).any())
-            ):
+            if classes.dtype.kind == "c" or (classes.dtype.kind == "f" and np.isnan(classes).any()):
                 raise ValueError(f"classes must be 1-D real or string labels without NaN, got {classes!r}")
             if len(classes) < 2:
                 raise ValueError(f"classes must hold at least 2 labels, got {list(classes)}")
@@ -572,13 +568,12 @@ def class_labels(y: Any, too_few: str) -> tuple[np.ndarray, np.ndarray]:
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}")
-    try:
-        kind = type_of_target(y, input_name="y")
-    except TypeError as exc:  # labels that cannot be ordered (None among strings): its np.unique fails
-        raise ValueError(f"y holds class labels that cannot be sorted together: {exc}") from None
+    # sorted first: type_of_target's own np.unique raised numpy's TypeError on labels that cannot be
+    # ordered (None among strings)
+    classes, idx = _sorted_labels(y, "y", return_inverse=True)
+    kind = type_of_target(y, input_name="y")
     if kind not in ("binary", "multiclass"):
         raise ValueError(f"Unknown label type: y is {kind!r}; space='multiclass' needs class labels")
-    classes, idx = _sorted_labels(y, "y", return_inverse=True)
     if len(classes) < 2:
         raise ValueError(f"y has only one class ({classes[0]!r}); {too_few}")
     return classes, idx.astype(np.int64)

@@ -70,10 +70,11 @@ def _as_integer_array(a: Any, name: str) -> np.ndarray:
 def _check_int64_range(arr: np.ndarray, name: str) -> None:
     """Refuse values that int64 cannot hold (a uint64 2**64 − 1 or a float 1e19), which the
     conversion would wrap to other ids (−1 is a root to a parent array) without a word."""
-    if arr.size and (
-        arr.max() > np.iinfo(np.int64).max or (arr.dtype.kind == "f" and arr.min() < np.iinfo(np.int64).min)
-    ):
-        bad = arr.max() if arr.max() > np.iinfo(np.int64).max else arr.min()
+    if not arr.size:
+        return
+    hi, lo = arr.max(), arr.min()
+    if hi > np.iinfo(np.int64).max or (arr.dtype.kind == "f" and lo < np.iinfo(np.int64).min):
+        bad = hi if hi > np.iinfo(np.int64).max else lo
         raise ValueError(f"{name} holds {bad!r}, outside the 64-bit signed integers")
 
 
