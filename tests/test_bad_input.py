@@ -709,7 +709,7 @@ def test_targets_too_narrow_for_the_named_space_are_named():
     # a y of too few columns for a space named by string is named as the cause. It used to end in
     # an "internal error" carrying a goroutine dump.
     X = np.random.default_rng(0).normal(size=(10, 3))
-    with pytest.raises(ValueError, match=r"n_labels must be an integer ≥ 2, got 1"):
+    with pytest.raises(ValueError, match=r"permutations needs n_labels ≥ 2, got 1"):
         spaces.Permutations(1)
     for est in (StructuredRidge(space="permutations"), ProbabilisticStructured(space="permutations")):
         with pytest.raises(ValueError, match=r"^y has 1 column\(s\), too few for space='permutations'"):

@@ -43,9 +43,6 @@ func sizeAndMode(kind, sizeName string, p []int64, hardMax int) (int, DecoderMod
 	if len(p) != 1 && len(p) != 2 {
 		return 0, 0, fmt.Errorf("space: %s takes 1 or 2 parameters (size, decoder mode), got %d", kind, len(p))
 	}
-	if p[0] < 0 {
-		return 0, 0, fmt.Errorf("space: %s parameter %d is out of range", kind, p[0])
-	}
 	mode := DecoderAuto
 	if len(p) == 2 {
 		mode = DecoderMode(p[1])

@@ -96,10 +96,7 @@ func newFromOne[S Space](kind string, p []int64, ctor func(int) (S, error)) (Spa
 	if err := wantParams(kind, p, 1); err != nil {
 		return nil, err
 	}
-	if p[0] < 0 {
-		return nil, fmt.Errorf("space: %s parameter %d is out of range", kind, p[0])
-	}
-	return ctor(int(p[0])) // the constructor applies checkSize, naming the parameter
+	return ctor(int(p[0])) // the constructor checks the size's minimum and range, naming the parameter
 }
 
 // HasPartition is true: log Z and E[ψ] have a closed form.

@@ -28,7 +28,7 @@ func TestOrdinalRejects(t *testing.T) {
 	}{
 		{[]int64{1}, "n_levels ≥ 2"},
 		{[]int64{0}, "n_levels ≥ 2"},
-		{[]int64{-4}, "out of range"},
+		{[]int64{-4}, "n_levels ≥ 2 (one level leaves nothing to predict and d = n−1 = 0), got -4"},
 		{[]int64{3, 4}, "takes 1 parameter"},
 	}
 	for _, c := range bad {

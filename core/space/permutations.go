@@ -36,7 +36,7 @@ type Permutations struct {
 	pool sync.Pool   // *permBuf, so that concurrent Decode calls do not share scratch space
 }
 
-// NewPermutations returns the space of rankings of n labels (n ≥ 1).
+// NewPermutations returns the space of rankings of n labels (n ≥ 2).
 func NewPermutations(n int) (*Permutations, error) {
 	if n < 2 {
 		// One label has one ranking and no pairs: ψ would have no coordinates, nothing could be

@@ -242,7 +242,7 @@ func TestPermCyclesRejectBadParameters(t *testing.T) {
 		{"permutations", []int64{0}, "n_labels ≥ 2"},
 		{"permutations", []int64{1}, "n_labels ≥ 2"},
 		{"dicycles", []int64{2}, "n_vertices ≥ 3"},
-		{"ucycles", []int64{-1}, "out of range"},
+		{"ucycles", []int64{-1}, "n_vertices ≥ 3, got -1"},
 		{"ucycles", []int64{2}, "n_vertices ≥ 3"},
 		{"dicycles", []int64{4, 5}, "decoder mode 5"},
 		{"ucycles", []int64{4, 0, 0}, "takes 1 or 2 parameters"},

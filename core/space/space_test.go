@@ -57,7 +57,9 @@ func TestNewRejectsBadParameters(t *testing.T) {
 		want   string
 	}{
 		{"multiclass", []int64{0}, "n_classes ≥ 1"},
-		{"multilabel", []int64{-3}, "out of range"},
+		{"multilabel", []int64{-3}, "n_labels ≥ 1, got -3"},
+		{"tournaments", []int64{-1 << 63}, "n_items ≥ 2, got -9223372036854775808"},
+		{"permutations", []int64{-5, 1}, "n_labels ≥ 2, got -5"},
 		{"multilabel", []int64{1, 2}, "takes 1 parameter"},
 		{"nosuchspace", []int64{3}, "unknown kind"},
 	}

@@ -38,7 +38,7 @@ func TestTournamentsRejects(t *testing.T) {
 		want   string
 	}{
 		{[]int64{1}, "n_items ≥ 2"},
-		{[]int64{-2}, "out of range"},
+		{[]int64{-2}, "n_items ≥ 2, got -2"},
 		{[]int64{}, "takes 1 parameter"},
 	} {
 		if _, err := space.New("tournaments", c.params); err == nil || !strings.Contains(err.Error(), c.want) {

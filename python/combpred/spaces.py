@@ -248,10 +248,11 @@ def _flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    if value > 2**63 - 1:  # the C ABI's int64; the core states the real limit on larger values
+def _size(value: Any, name: str) -> int:
+    """A size parameter as the C ABI's int64; its minimum and range are the core's to check."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not -(2**63) <= value <= 2**63 - 1:  # the core states the real limit on smaller values
         raise ValueError(f"{name} = {value} is out of range: it does not fit a 64-bit integer")
     return int(value)
 
@@ -262,7 +263,7 @@ class Multiclass(Space):
     kind = "multiclass"
 
     def __init__(self, n_classes: int):
-        self.n_classes = _positive_int(n_classes, "n_classes")
+        self.n_classes = _size(n_classes, "n_classes")
         self._h()
 
     def _params(self) -> tuple[int, ...]:
@@ -285,7 +286,7 @@ class Multilabel(Space):
     kind = "multilabel"
 
     def __init__(self, n_labels: int):
-        self.n_labels = _positive_int(n_labels, "n_labels")
+        self.n_labels = _size(n_labels, "n_labels")
         self._h()
 
     def _params(self) -> tuple[int, ...]:
@@ -305,8 +306,8 @@ class KSubsets(Multilabel):
     kind = "ksubsets"
 
     def __init__(self, n_labels: int, k: int):
-        self.n_labels = _positive_int(n_labels, "n_labels")
-        self.k = _positive_int(k, "k")
+        self.n_labels = _size(n_labels, "n_labels")
+        self.k = _size(k, "k")
         self._h()
 
     def _params(self) -> tuple[int, ...]:
@@ -322,7 +323,7 @@ class Ordinal(Multiclass):
     kind = "ordinal"
 
     def __init__(self, n_levels: int):
-        self.n_levels = _positive_int(n_levels, "n_levels", 2)
+        self.n_levels = _size(n_levels, "n_levels")
         self._h()
 
     def _params(self) -> tuple[int, ...]:
@@ -470,7 +471,7 @@ class Subtrees(Multilabel):
 
 class _PairSpace(Space):
     def __init__(self, n: int):
-        self.n = _positive_int(n, self._size_name, self._min)
+        self.n = _size(n, self._size_name)
         self._h()
 
     def _params(self) -> tuple[int, ...]:
@@ -508,7 +509,7 @@ class Permutations(_HardDecodingSpace):
     ψ has one entry per pair u < v: +1 when u is ranked before v, −1 otherwise.
     """
 
-    kind, _size_name, _min = "permutations", "n_labels", 2
+    kind, _size_name = "permutations", "n_labels"
 
     @property
     def n_labels(self) -> int:
@@ -518,7 +519,7 @@ class Permutations(_HardDecodingSpace):
 class PartialTournaments(_PairSpace):
     """Orientations of some pairs of ``n_items`` items: a row in {−1, 0, 1} per pair u < v."""
 
-    kind, _size_name, _min = "tournaments", "n_items", 2
+    kind, _size_name = "tournaments", "n_items"
 
 
 class DirectedCycles(_HardDecodingSpace):
@@ -528,20 +529,20 @@ class DirectedCycles(_HardDecodingSpace):
     ψ has one entry per pair u < v: +1 for the arc u→v, −1 for v→u, 0 when neither is used.
     """
 
-    kind, _size_name, _min = "dicycles", "n_vertices", 3
+    kind, _size_name = "dicycles", "n_vertices"
 
 
 class UndirectedCycles(_HardDecodingSpace):
     """Undirected cycles of length ≥ 3 on ``n_vertices`` vertices; a successor row of either
     orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle."""
 
-    kind, _size_name, _min = "ucycles", "n_vertices", 3
+    kind, _size_name = "ucycles", "n_vertices"
 
 
 class Cliques(_HardDecodingSpace):
     """Vertex subsets of ``n_vertices`` vertices, a 0/1 row; ψ is 1 on each pair inside."""
 
-    kind, _size_name, _min = "cliques", "n_vertices", 2
+    kind, _size_name = "cliques", "n_vertices"
 
 
 _BY_NAME = {
