@@ -36,18 +36,27 @@ def fitted(data):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"epsilon": 0}, r"epsilon must be a number in \(0, 1\)"),
+        # ranges and options are the core's (capi/probparams.go), and its errors name the argument
+        ({"epsilon": 0}, r'parameter epsilon="0.0": must be in \(0, 1\)'),
         ({"epsilon": -0.1}, "epsilon"),
         ({"epsilon": 1.0}, "epsilon"),
-        ({"epsilon": float("nan")}, "epsilon"),
+        ({"epsilon": float("nan")}, r'epsilon="nan": must be finite'),
+        ({"epsilon": "0.5"}, "epsilon must be a real number"),
+        ({"epsilon": True}, "epsilon must be a real number"),
         ({"delta": 0}, "delta"),
-        ({"delta": 2}, "delta"),
-        ({"n_samples": 0}, r"n_samples must be an integer ≥ 1"),
-        ({"n_samples": 2.5}, "n_samples"),
-        ({"method": "bogus"}, "method must be one of"),
-        ({"method": "sampled"}, "method must be one of"),
-        ({"sampler": "exact"}, "sampler must be None or one of"),
-        ({"sampler": "gibbs"}, "sampler must be None or one of"),
+        ({"delta": 2}, r'parameter delta="2.0": must be in \(0, 1\)'),
+        ({"n_samples": 0}, r'parameter n_samples="0": must be an integer ≥ 1'),
+        ({"n_samples": 2**40}, r'n_samples="1099511627776": not a 32-bit integer'),
+        ({"n_samples": 2.5}, "n_samples must be an integer"),
+        ({"method": "bogus"}, r'parameter method="bogus": .*want auto, exact, fpras or taylor'),
+        ({"method": "sampled"}, "want auto, exact, fpras or taylor"),
+        ({"method": None}, "method must be a name, got None"),
+        ({"schedule": "fast"}, "want auto, adaptive or thesis"),
+        ({"sampler": "exact"}, r'parameter sampler="exact": want auto, cftp, metropolis, local or mixed'),
+        ({"sampler": "gibbs"}, "want auto, cftp, metropolis, local or mixed"),
+        # a name cannot smuggle other keys into the parameter string
+        ({"sampler": "auto;n_samples=1"}, "sampler must be None or a name"),
+        ({"schedule": "thesis;epsilon=0.9"}, "schedule must be None or a name"),
     ],
 )
 def test_bad_log_partition_arguments(data, fitted, kwargs, match):
@@ -60,16 +69,28 @@ def test_bad_log_partition_arguments(data, fitted, kwargs, match):
 
 def test_bad_sampling_arguments(data, fitted):
     X, _ = data
-    for n in (0, -3, 1.5, True):
+    for n in (0, -3):
+        with pytest.raises(ValueError, match=f"n_samples must be ≥ 1, got {n}"):
+            fitted.sample(X[:2], n)
+        with pytest.raises(ValueError, match=f'parameter n_samples="{n}": must be an integer ≥ 1'):
+            fitted.predict_marginals(X[:2], n_samples=n)
+    for n in (1.5, True, None):
         with pytest.raises(ValueError, match="n_samples must be an integer"):
             fitted.sample(X[:2], n)
+    for n in (1.5, True):
         with pytest.raises(ValueError, match="n_samples must be an integer"):
             fitted.predict_marginals(X[:2], n_samples=n)
-    for sampler in ("exact", "gibbs", 3):
-        with pytest.raises(ValueError, match="sampler must be None or one of"):
+    for sampler in ("exact", "gibbs"):
+        with pytest.raises(ValueError, match=f'parameter sampler="{sampler}": want auto, cftp, metropolis'):
             fitted.sample(X[:2], 2, sampler=sampler)
-        with pytest.raises(ValueError, match="sampler must be None or one of"):
+        with pytest.raises(ValueError, match=f'parameter sampler="{sampler}": want auto, cftp, metropolis'):
             fitted.predict_marginals(X[:2], sampler=sampler)
+    for sampler in (3, "cftp;n_samples=1"):
+        with pytest.raises(ValueError, match="sampler must be None or a name"):
+            fitted.sample(X[:2], 2, sampler=sampler)
+        with pytest.raises(ValueError, match="sampler must be None or a name"):
+            fitted.predict_marginals(X[:2], sampler=sampler)
+    assert fitted.sample(X[:2], np.int32(3)).shape[:2] == (2, 3)  # NumPy integers are integers
     y = np.arange(len(X)) % 3
     multiclass = ProbabilisticStructured(space="multiclass").fit(X, y)
     with pytest.raises(ValueError, match="sampler=local: the multiclass space has no local chain"):

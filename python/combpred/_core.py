@@ -736,7 +736,8 @@ class ProbModel(Model):
     def sample(self, X: np.ndarray, count: int, params: bytes) -> np.ndarray:
         """``count`` structures from p(y | x) for each row of X, as int64 rows (q, count, width)."""
         q, px = self._dense_inputs(X, "sample")
-        out, p = _capi.out_i64_array((q, count, self.width), "n_samples")
+        # a count below 1 is the core's to refuse, by name: the output is only sized here
+        out, p = _capi.out_i64_array((q, max(count, 0), self.width), "n_samples")
         with _capi.interruptible():
             _capi.check(_capi.lib().cp_prob_sample(self.value, px, q, self.n_features, count, params, p, self.width))
         return out

@@ -17,10 +17,8 @@ from ._estimator_base import StructuredEstimator, class_rows
 
 __all__ = ["ProbabilisticStructured"]
 
-SAMPLERS = tuple(_schema.options("prob", "sampler"))
 _D = _schema.defaults("prob")
 LOG_Z_METHODS = tuple(_schema.enum("log_z_methods"))
-FPRAS_SCHEDULES = tuple(_schema.enum("fpras_schedules"))
 _METHOD_NAMES = dict(enumerate(LOG_Z_METHODS))  # the method code in log_partition's info
 
 
@@ -39,25 +37,33 @@ def _seed(random_state: Any) -> int:
     return int(rng.randint(0, 2**63 - 1, dtype=np.int64))
 
 
-def _open_unit(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
-        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
+# A query call's arguments are marshalled here by type only; their ranges and options (epsilon in
+# (0, 1), n_samples ≥ 1, the samplers a query takes) are the core's to check (capi/probparams.go),
+# and its errors name the argument.
+
+
+def _real(value: Any, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
     return float(value)
 
 
-def _sampler(value: Any) -> str | None:
-    """A query call's sampler: None (the call's default) or a sampler name other than "exact"."""
-    if value is not None and (value not in SAMPLERS or value == "exact"):
-        raise ValueError(f"sampler must be None or one of {[s for s in SAMPLERS if s != 'exact']}, got {value!r}")
-    return value
-
-
-def _count(value: Any, name: str, allow_none: bool = False) -> int | None:
-    if value is None and allow_none:
+def _integer(value: Any, name: str) -> int | None:
+    if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer ≥ 1{' or None' if allow_none else ''}, got {value!r}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
     return int(value)
+
+
+def _name(value: Any, name: str, allow_none: bool = True) -> str | None:
+    """A name the core looks up (a method, a sampler): a string that cannot split the parameter
+    string into other keys, or None (the call's default) where allowed."""
+    if (value is None and not allow_none) or (
+        value is not None and (not isinstance(value, str) or any(c in value for c in ";="))
+    ):
+        raise ValueError(f"{name} must be {'None or ' if allow_none else ''}a name, got {value!r}")
+    return value
 
 
 class ProbabilisticStructured(StructuredEstimator):
@@ -339,8 +345,8 @@ class ProbabilisticStructured(StructuredEstimator):
         X = self._inputs(X)
         _capi.check_output((X.shape[0], fitted.dim), "out")
         params = _params(
-            n_samples=_count(n_samples, "n_samples", True),
-            sampler=_sampler(sampler),
+            n_samples=_integer(n_samples, "n_samples"),
+            sampler=_name(sampler, "sampler"),
             random_state=self._seed_or_own(random_state),
         )
         return fitted.model.marginals(X, params)
@@ -394,17 +400,13 @@ class ProbabilisticStructured(StructuredEstimator):
         random_state: Any = None,
         schedule: str | None = None,
     ) -> bytes:
-        if method not in LOG_Z_METHODS:
-            raise ValueError(f"method must be one of {list(LOG_Z_METHODS)}, got {method!r}")
-        if schedule is not None and schedule not in FPRAS_SCHEDULES:
-            raise ValueError(f"schedule must be None or one of {list(FPRAS_SCHEDULES)}, got {schedule!r}")
         return _params(
-            method=method,
-            epsilon=_open_unit(epsilon, "epsilon"),
-            delta=_open_unit(delta, "delta"),
-            schedule=schedule,
-            n_samples=_count(n_samples, "n_samples", True),
-            sampler=_sampler(sampler),
+            method=_name(method, "method", allow_none=False),
+            epsilon=_real(epsilon, "epsilon"),
+            delta=_real(delta, "delta"),
+            schedule=_name(schedule, "schedule"),
+            n_samples=_integer(n_samples, "n_samples"),
+            sampler=_name(sampler, "sampler"),
             random_state=self._seed_or_own(random_state),
         )
 
@@ -500,10 +502,12 @@ class ProbabilisticStructured(StructuredEstimator):
         """
         fitted = self._fitted()
         X = self._inputs(X)
-        count = _count(n_samples, "n_samples")
+        count = _integer(n_samples, "n_samples")
+        if count is None:
+            raise ValueError("n_samples must be an integer, got None")
         width, q = fitted.width, X.shape[0]
         _capi.check_output((q, count, width), "n_samples")  # before the parameters, as the output is sized
-        params = _params(sampler=_sampler(sampler), random_state=self._seed_or_own(random_state))
+        params = _params(sampler=_name(sampler, "sampler"), random_state=self._seed_or_own(random_state))
         out = fitted.model.sample(X, count, params)
         structures = self._structures(fitted, out.reshape(q * count, width))
         return structures.reshape((q, count) + structures.shape[1:])
