@@ -148,7 +148,7 @@ def test_sgd_without_tolerance_stop(multilabel_data, capsys):
     lines = [line for line in capsys.readouterr().err.splitlines() if "objective" in line]
     assert len(lines) == 4 and "nan" not in " ".join(lines).lower()
     for solver in ("auto", "exact", "cg"):
-        with pytest.raises(ValueError, match="tol=None"):
+        with pytest.raises(ValueError, match=f"tol=None \\(no tolerance stop\\) needs solver sgd, got solver {solver}"):
             StructuredRidge(tol=None, solver=solver).fit(X, Y)
 
 

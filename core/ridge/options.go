@@ -176,7 +176,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("unknown reference measure %d", int(o.Reference))
 	}
 	if !(o.Tol > 0 || o.Tol == 0 && o.Solver == SGD) || o.Tol >= 1 {
-		return fmt.Errorf("tol must be in (0, 1), or 0 with solver sgd (no tolerance stop), got %v", o.Tol)
+		if o.Tol == 0 { // Python's None
+			return fmt.Errorf("tol=None (no tolerance stop) needs solver sgd, got solver %s", o.Solver)
+		}
+		return fmt.Errorf("tol must be in (0, 1), or None (0: no tolerance stop) with solver sgd, got %v", o.Tol)
 	}
 	if o.MaxIter < 1 {
 		return fmt.Errorf("max_iter must be ≥ 1, got %d", o.MaxIter)

@@ -289,8 +289,6 @@ class StructuredRidge(StructuredEstimator):
         return "precomputed" if self.n_components is None else "linear"
 
     def _params_string(self, n_features: int) -> str:
-        if self.tol is None and self.solver != "sgd":
-            raise ValueError(f"tol=None (no tolerance stop) needs solver='sgd', got solver={self.solver!r}")
         gamma = self.gamma if self.gamma is not None else 1.0 / n_features
         kernel = self._core_kernel()
         # the Nyström map of a callable kernel carries the intercept itself (the kernel k + 1)
