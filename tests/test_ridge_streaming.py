@@ -162,3 +162,27 @@ def test_partial_fit_refuses_a_changed_space():
         model.set_params(space="permutations").partial_fit(X, np.argsort(X, axis=1) + 1)
     model = StructuredRidge(space=spaces.Multilabel(3)).partial_fit(X, (X > 0).astype(int))
     model.set_params(space=spaces.Multilabel(3)).partial_fit(X, (X > 0).astype(int))  # an equal object continues
+
+
+def _rbf(A, B, gamma=0.5):
+    return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+
+@pytest.mark.parametrize("kernel", ["rbf", _rbf])
+def test_partial_fit_refuses_a_changed_n_components(kernel):
+    # The Nyström map is the first chunk's: a new n_components used to be ignored in silence. The
+    # request is what must stay, also when the first chunk had fewer rows and gave fewer landmarks,
+    # and it survives pickling.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 3))
+    Y = (X + rng.normal(size=X.shape) > 0).astype(int)
+    model = StructuredRidge(kernel=kernel, n_components=15, random_state=0).partial_fit(X[:10], Y[:10])
+    model = pickle.loads(pickle.dumps(model))
+    model.partial_fit(X[10:30], Y[10:30])  # the same request continues
+    for k in (10, 20):
+        with pytest.raises(
+            ValueError, match=rf"^partial_fit: n_components must stay that of the model \(15\), got {k}"
+        ):
+            model.set_params(n_components=k).partial_fit(X[30:], Y[30:])
+    whole = model.set_params(n_components=15).partial_fit(X[30:], Y[30:])
+    assert whole.predict(X).shape == Y.shape

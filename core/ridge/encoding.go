@@ -23,9 +23,11 @@ import (
 // matrices and the covariance's rank (uint64); version 1 and 2 models have the uniform reference.
 // Version 4 appends the support inputs and the Nyström landmarks of a model fitted on sparse X, as
 // optional CSR matrices (their dense slots are then absent); older models have dense ones.
+// Version 5 appends the n_components a Nyström map was built for (uint64, 0 without a map), which
+// PartialFit holds the next chunks to; older models hold it as unknown (0) and accept any.
 const (
 	modelMagic   = "CPRM"
-	modelVersion = 4
+	modelVersion = 5
 	maxKindLen   = 64
 	maxDim       = 1 << 28 // bounds a single matrix dimension read from bytes
 	maxCount     = 1 << 62 // bounds the example and step counters
@@ -39,8 +41,8 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 	return md.marshal(modelVersion)
 }
 
-// marshal encodes the model in format version 1, 2 or 3; an older version cannot hold what a
-// newer one added.
+// marshal encodes the model in format version 1 to 5; an older version cannot hold what a newer
+// one added (except the requested n_components of version 5, which older versions leave unknown).
 func (md *Model) marshal(version int) ([]byte, error) {
 	sparseLandmarks := md.ny != nil && md.ny.landmarks.Sparse != nil
 	if version == 1 && (md.Seen != 0 || md.Steps != 0 || md.ny != nil || md.stats != nil) || version < 3 && md.ref != nil ||
@@ -104,6 +106,9 @@ func (md *Model) marshal(version int) ([]byte, error) {
 			lm = md.ny.landmarks.Sparse
 		}
 		writeCSR(w, lm)
+	}
+	if version >= 5 {
+		w.U64(uint64(md.components))
 	}
 	return w.Sign(), nil
 }
@@ -252,6 +257,9 @@ func UnmarshalModel(data []byte) (*Model, error) {
 		}
 		sparseLandmarks = readCSR(r, "sparse Nyström landmarks")
 	}
+	if version >= 5 {
+		md.components = int(count(r, "n_components"))
+	}
 	switch {
 	case landmarks != nil && sparseLandmarks != nil:
 		r.Fail("both dense and sparse Nyström landmarks")
@@ -361,6 +369,9 @@ func (md *Model) checkShapes() error {
 	if md.ny != nil {
 		return fmt.Errorf("a %v model with a Nyström map", md.Kernel.Kind)
 	}
+	if md.components != 0 {
+		return fmt.Errorf("n_components = %d without a Nyström map", md.components)
+	}
 	return md.checkStats(md.NFeatures)
 }
 
@@ -370,6 +381,9 @@ func (md *Model) checkNystrom() error {
 	pr, pc := md.ny.dims()
 	if lr > MaxComponents || lc != md.NFeatures || pr != lr || pc > pr || md.Dual != nil || md.hasSupport() || md.Coef == nil {
 		return fmt.Errorf("Nyström model with landmarks %d×%d and projection %d×%d", lr, lc, pr, pc)
+	}
+	if md.components != 0 && (md.components < lr || md.components > MaxComponents) {
+		return fmt.Errorf("Nyström model with %d landmarks built for n_components = %d", lr, md.components)
 	}
 	if cr, cc := md.Coef.Dims(); cr != pc || cc != md.Space.Dim() {
 		return fmt.Errorf("Nyström model with %d components and coefficients %d×%d", pc, cr, cc)

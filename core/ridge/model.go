@@ -34,6 +34,7 @@ type Model struct {
 	supportCSR   *xmat.CSR    // the support inputs of a kernel model fitted on sparse X (Support is then nil)
 	supportNorms []float64    // ‖support_i‖², set with Support
 	ny           *nystrom     // the Nyström map of an rbf or poly model with Coef
+	components   int          // the n_components ny was built for (≥ its landmarks), 0 when unknown
 	stats        *linearStats // sufficient statistics of an exact fit, which PartialFit continues
 	ref          *reference   // the reference measure when not uniform (Options.EmpiricalWeight)
 }
@@ -60,6 +61,15 @@ func (md *Model) Components() int {
 		return 0
 	}
 	return md.ny.components()
+}
+
+// requestedComponents is the n_components the model's Nyström map was built for, or its
+// dimension when that is unknown (bytes older than format version 5).
+func (md *Model) requestedComponents() int {
+	if md.components != 0 {
+		return md.components
+	}
+	return md.Components()
 }
 
 // Streaming reports whether the model holds the sufficient statistics that let PartialFit
@@ -257,7 +267,7 @@ func (md *Model) setNystrom(X xmat.Matrix, opt *Options) error {
 		reuse = opt.Init.ny
 	}
 	ny, err := buildNystrom(opt.Kernel, opt.Intercept, X, opt.NComponents, opt.Seed, reuse, opt.Stop)
-	md.ny = ny
+	md.ny, md.components = ny, opt.NComponents
 	return err
 }
 

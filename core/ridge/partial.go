@@ -12,7 +12,7 @@ import (
 
 // PartialFit continues prev (nil to start) with a new chunk of examples and returns the updated
 // model; prev is not modified and stays valid, so concurrent predictions with it are safe. The
-// space, kernel, intercept, feature count and the presence of a Nyström map must be those of prev;
+// space, kernel, intercept, feature count and the Nyström map's n_components must be those of prev;
 // Alpha, Tol, Eta0, Tau and Seed may change between calls.
 //
 // Linear models, and rbf or poly models with NComponents > 0 (which are linear on their Nyström
@@ -80,7 +80,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 	if prev != nil {
 		md.Seen += prev.Seen
 		prevSteps = prev.Steps
-		md.ny = prev.ny
+		md.ny, md.components = prev.ny, prev.components
 	}
 	sgd := opt.Solver == SGD || (opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0)
 	if sgd && opt.EmpiricalWeight > 0 {
@@ -117,6 +117,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 			if md.ny, err = buildNystrom(opt.Kernel, opt.Intercept, Xin, opt.NComponents, opt.Seed, nil, opt.Stop); err != nil {
 				return nil, err
 			}
+			md.components = opt.NComponents
 		}
 		des = design{X: md.ny.apply(Xin)}
 	}
@@ -170,7 +171,12 @@ func (md *Model) continuable(sp space.Space, n int, opt *Options) error {
 	}
 	if opt.Kernel != md.Kernel || opt.Intercept != md.Intercept || (opt.NComponents > 0) != (md.ny != nil) {
 		return fmt.Errorf("partial_fit: kernel, its parameters, fit_intercept and n_components must stay those of the model "+
-			"(kernel=%v, fit_intercept=%v, n_components=%d)", md.Kernel.Kind, md.Intercept, md.Components())
+			"(kernel=%v, fit_intercept=%v, n_components=%d)", md.Kernel.Kind, md.Intercept, md.requestedComponents())
+	}
+	if md.ny != nil && md.components != 0 && opt.NComponents != md.components {
+		// the map stays the first chunk's: a new n_components would be silently ignored
+		return fmt.Errorf("partial_fit: n_components must stay that of the model (%d), got %d; fit anew to change it",
+			md.components, opt.NComponents)
 	}
 	if md.Kernel.Kind == kernel.Linear || md.ny != nil {
 		if md.Coef == nil {

@@ -2,6 +2,8 @@ package ridge
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -182,6 +184,92 @@ func TestPartialFitNystrom(t *testing.T) {
 	all := streamFit(t, first, sp, X, n, ys, nil, parts[1:], opt)
 	if all.ny != first.ny || all.Seen != m {
 		t.Errorf("later chunks changed the Nyström map (or Seen = %d)", all.Seen)
+	}
+}
+
+// The Nyström map stays the first chunk's, so a later chunk must ask for the n_components it was
+// built for, even when the first chunk had fewer rows than that and gave fewer landmarks; the
+// request survives the model's bytes, and bytes of format version 4 (which lack it) accept any.
+func TestPartialFitHoldsNComponents(t *testing.T) {
+	sp, _ := space.NewMultilabel(3)
+	const n = 3
+	X, ys := synthetic(t, sp, 40, n, 4)
+	opt := baseOptions()
+	opt.Kernel = kernel.Kernel{Kind: kernel.RBF, Gamma: 0.3}
+	opt.NComponents = 15 // more than the first chunk's 10 rows
+	first, err := PartialFit(nil, sp, X[:10*n], 10, n, ys[:10*3], nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Components() != 10 || first.components != 15 {
+		t.Fatalf("first chunk: %d components for n_components = %d, want 10 for 15", first.Components(), first.components)
+	}
+	b, err := first.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := UnmarshalModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := first.marshal(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown, err := UnmarshalModel(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		prev *Model
+		k    int
+		ok   bool
+	}{
+		{"same request", first, 15, true},
+		{"same request after bytes", back, 15, true},
+		{"the landmark count", first, 10, false},
+		{"another request", back, 20, false},
+		{"version 4 bytes, any request", unknown, 20, true},
+	} {
+		o := opt
+		o.NComponents = c.k
+		next, err := PartialFit(c.prev, sp, X[10*n:], 30, n, ys[10*3:], nil, o)
+		if c.ok != (err == nil) || !c.ok && !strings.Contains(err.Error(), fmt.Sprintf("n_components must stay that of the model (15), got %d", c.k)) {
+			t.Errorf("%s: error %v", c.name, err)
+		}
+		if err == nil && next.ny != c.prev.ny {
+			t.Errorf("%s: the Nyström map changed", c.name)
+		}
+	}
+}
+
+// Model bytes whose requested n_components contradicts the map are corrupt.
+func TestUnmarshalRejectsNComponents(t *testing.T) {
+	sp, _ := space.NewMultilabel(3)
+	X, ys := synthetic(t, sp, 20, 3, 4)
+	opt := baseOptions()
+	lin := mustFit(t, sp, X, 20, 3, ys, nil, opt)
+	opt.Kernel, opt.NComponents = kernel.Kernel{Kind: kernel.RBF, Gamma: 0.3}, 8
+	ny := mustFit(t, sp, X, 20, 3, ys, nil, opt)
+	for _, c := range []struct {
+		md   *Model
+		k    int
+		want string
+	}{
+		{lin, 5, "n_components = 5 without a Nyström map"},
+		{ny, 7, "8 landmarks built for n_components = 7"},
+		{ny, MaxComponents + 1, "built for n_components"},
+	} {
+		bad := *c.md
+		bad.components = c.k
+		b, err := bad.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := UnmarshalModel(b); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("n_components = %d: error %v, want it to mention %q", c.k, err, c.want)
+		}
 	}
 }
 

@@ -411,8 +411,10 @@ class StructuredRidge(StructuredEstimator):
         ``n_components``, each call makes one SGD pass over the chunk. The method does not exist
         for precomputed kernels nor for callable kernels without ``n_components`` (the expansion
         lives on the fit samples), nor for ``solver="cg"`` (a batch method: use ``"exact"`` or
-        ``"sgd"`` to stream). The Nyström map of a callable kernel is built from the first chunk,
-        and the kernel, ``kernel_params`` and ``fit_intercept`` must then stay the same.
+        ``"sgd"`` to stream). A Nyström map is built from the first chunk, and the space, the
+        kernel and its parameters, ``fit_intercept`` and ``n_components`` must then stay the same
+        (``alpha``, ``empirical_weight`` and ``reference`` may change: the exact update refits on
+        the statistics of every chunk with them).
 
         Parameters
         ----------
@@ -460,6 +462,13 @@ class StructuredRidge(StructuredEstimator):
                     )
                 if fitted.shift != shift:
                     raise ValueError(f"partial_fit: fit_intercept must stay that of the model ({bool(fitted.shift)})")
+                # the map stays the first chunk's (as the core holds its own maps, core/ridge/partial.go)
+                requested = getattr(fitted, "n_components", None)  # None in pickles from before it was kept
+                if requested is not None and self.n_components != requested:
+                    raise ValueError(
+                        f"partial_fit: n_components must stay that of the model ({requested}), "
+                        f"got {self.n_components}; fit anew to change it"
+                    )
             multi = not self._is_multiclass()
             y = self._dense_targets(y)
             X, y = validate_data(
@@ -774,6 +783,7 @@ class _CallableKernel:
         self.params = copy.deepcopy(params) if params else {}
         self.landmarks: np.ndarray | None = None
         self.projection: np.ndarray | None = None
+        self.n_components: int | None = None  # the request, which may exceed the landmarks drawn
         self.shift = 0.0
 
     @property
@@ -835,7 +845,7 @@ class _CallableKernel:
         """Build the Nyström map from the rows of X; take the projection of ``reuse`` when it is the
         map of the same kernel on the same landmarks (and then return True)."""
         idx = _core.nystrom_landmarks(X.shape[0], n_components, seed)
-        self.landmarks, self.shift = X[idx].copy(), shift
+        self.landmarks, self.shift, self.n_components = X[idx].copy(), shift, n_components
         if (
             reuse is not None
             and reuse.projection is not None
