@@ -64,6 +64,22 @@ def test_huge_inputs_are_an_error_naming_X(data, estimator):
         estimator.fit(X, Y)
 
 
+def test_huge_kernel_values_are_an_error_naming_the_kernel_matrix(data):
+    # The core receives a callable's Gram matrix as a precomputed kernel: its overflow used to be
+    # blamed on X, with advice to scale X.
+    X, Y = data
+
+    def huge(A, B):
+        return 1e300 * (A @ B.T) ** 2 + 1e300
+
+    K = huge(X, X)
+    for kernel, fit_X in ((huge, X), ("precomputed", K)):
+        with pytest.raises(
+            ValueError, match=r"^the kernel matrix row 0: its squared norm overflows .*; scale the kernel$"
+        ):
+            StructuredRidge(kernel=kernel).fit(fit_X, Y)
+
+
 def test_prediction_overflow_is_an_error_naming_the_row(data):
     X, Y = data
     model = StructuredRidge(alpha=1e-6).fit(X * 1e-3, Y)  # coefficients in the hundreds

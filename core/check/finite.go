@@ -51,6 +51,11 @@ func Scores(u []float64, d int) error {
 	return nil
 }
 
+// KernelMatrix is the name of a fit's input when it is a kernel matrix (a precomputed kernel, or
+// the Gram matrix Python computes with a callable kernel): Magnitude then advises scaling the
+// kernel, not the features.
+const KernelMatrix = "the kernel matrix"
+
 // Magnitude names the first row of the row-major matrix x (cols columns) whose squared norm
 // overflows: fits multiply inputs with themselves (XᵀX, the curvature of the loss), so values
 // beyond about 1e154 make them infinite, and a fit returned W = 0 or NaN instead of an error.
@@ -62,8 +67,12 @@ func Magnitude(name string, x []float64, cols int) error {
 			top = math.Max(top, math.Abs(v))
 		}
 		if math.IsInf(s, 0) {
-			return fmt.Errorf("%s row %d: its squared norm overflows (largest |value| %g): %s holds values too large; "+
-				"scale %s (e.g. with StandardScaler)", name, i/cols, top, name, name)
+			advice := "scale " + name + " (e.g. with StandardScaler)"
+			if name == KernelMatrix {
+				advice = "scale the kernel"
+			}
+			return fmt.Errorf("%s row %d: its squared norm overflows (largest |value| %g): %s holds values too large; %s",
+				name, i/cols, top, name, advice)
 		}
 	}
 	return nil

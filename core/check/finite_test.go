@@ -109,3 +109,16 @@ func BenchmarkMaxAbs(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(x)*b.N)/b.Elapsed().Seconds()/1e9, "Gentries/s")
 }
+
+// A kernel matrix is scaled through its kernel, not with StandardScaler.
+func TestMagnitudeAdvice(t *testing.T) {
+	x := []float64{1, 2, 1e200, 3}
+	for name, want := range map[string]string{
+		"X":          "X row 1: its squared norm overflows (largest |value| 1e+200): X holds values too large; scale X (e.g. with StandardScaler)",
+		KernelMatrix: "the kernel matrix row 1: its squared norm overflows (largest |value| 1e+200): the kernel matrix holds values too large; scale the kernel",
+	} {
+		if err := FiniteMagnitude(name, x, 2); err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", name, err, want)
+		}
+	}
+}

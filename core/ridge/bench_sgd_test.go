@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
 )
 
 // BenchmarkKernelSGDEpoch times kernel SGD on data of the dicycle target's shape: n = 15
@@ -47,4 +49,15 @@ func BenchmarkKernelSGDEpoch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// prepare validates the options and inputs of a fit and builds its Problem, which holds S densely
+// (spaces with d > MaxDim are refused).
+func prepare(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt *Options) (*Problem, *mat.Dense, error) {
+	in, err := denseInput(X, m, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := prepareProblem(sp, in, ys, weights, opt, false)
+	return p, in.Dense, err
 }

@@ -76,17 +76,6 @@ func (md *Model) requestedComponents() int {
 // continue it exactly.
 func (md *Model) Streaming() bool { return md.stats != nil }
 
-// prepare validates the options and inputs of a fit and builds its Problem, which holds S densely
-// (spaces with d > MaxDim are refused).
-func prepare(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt *Options) (*Problem, *mat.Dense, error) {
-	in, err := denseInput(X, m, n)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := prepareProblem(sp, in, ys, weights, opt, false)
-	return p, in.Dense, err
-}
-
 // operatorOnly reports whether a fit with these options only needs the covariance S as an
 // operator: the linear model (on X or on a Nyström map) solved by conjugate gradients, which is
 // what Auto picks whenever d > MaxDim.
@@ -96,14 +85,25 @@ func operatorOnly(opt *Options) bool {
 
 // denseInput checks a dense X (m×n, row-major: at least one sample and one feature, finite, rows
 // whose squared norms do not overflow) and views it.
-func denseInput(X []float64, m, n int) (xmat.Matrix, error) {
+func denseInput(X []float64, m, n int) (xmat.Matrix, error) { return namedInput("X", X, m, n) }
+
+// inputName is what a fit's X is called in its errors: the kernel matrix for precomputed kernels.
+func inputName(k kernel.Kernel) string {
+	if k.Kind == kernel.Precomputed {
+		return check.KernelMatrix
+	}
+	return "X"
+}
+
+// namedInput is denseInput with the input called name in its errors.
+func namedInput(name string, X []float64, m, n int) (xmat.Matrix, error) {
 	if m < 1 || n < 1 {
 		return xmat.Matrix{}, fmt.Errorf("X must have at least one sample and one feature, got %d×%d", m, n)
 	}
 	if len(X) != m*n {
 		return xmat.Matrix{}, fmt.Errorf("X has %d values, want %d×%d", len(X), m, n)
 	}
-	if err := check.FiniteMagnitude("X", X, n); err != nil {
+	if err := check.FiniteMagnitude(name, X, n); err != nil {
 		return xmat.Matrix{}, err
 	}
 	return xmat.Matrix{Dense: mat.NewDense(m, n, X)}, nil
@@ -191,7 +191,7 @@ func checkFitMemory(sp space.Space, m, n int, opt *Options, targetWords int64) e
 // Fit trains StructuredRidge on inputs X (m×n, row-major, not retained) and structures ys
 // (m × sp.Width()), with optional sample weights.
 func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
-	in, err := denseInput(X, m, n)
+	in, err := namedInput(inputName(opt.Kernel), X, m, n)
 	if err != nil {
 		return nil, err
 	}
