@@ -242,7 +242,8 @@ def test_import_is_lazy():
     ],
     ids=["StructuredRidge", "ProbabilisticStructured"],
 )
-def test_ctrl_c_cancels_a_long_fit_promptly(setup):
+@pytest.mark.parametrize("refit", [False, True], ids=["first fit", "refit"])
+def test_ctrl_c_cancels_a_long_fit_promptly(setup, refit):
     result = _run_python(
         """
         import os, signal, threading, time
@@ -254,6 +255,7 @@ def test_ctrl_c_cancels_a_long_fit_promptly(setup):
         X = rng.normal(size=(600, 10))
         """
         + setup
+        + ("model.set_params(max_iter=2).fit(X[:50], Y[:50]).set_params(max_iter=1_000_000)" if refit else "")
         + """
         threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
         start = time.monotonic()
@@ -271,6 +273,38 @@ def test_ctrl_c_cancels_a_long_fit_promptly(setup):
     outcome, elapsed, fitted, handler_restored = result.stdout.split()
     assert outcome == "interrupted"
     assert float(elapsed) < 10
-    assert fitted == "False"
+    assert fitted == "False"  # an earlier fit is forgotten too: no stale model passes for the new one (README)
     assert handler_restored == "True"
     assert "Exception ignored" not in result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to self")
+def test_ctrl_c_cancels_an_exact_sample_promptly():
+    # Coupling from the past on peaked scores runs to its work bound (1.5 s here, tens of seconds on
+    # larger spaces); Ctrl-C used to wait for the end of the draw.
+    result = _run_python(
+        """
+        import os, signal, threading, time, warnings
+        import numpy as np
+        import combpred
+        warnings.simplefilter("ignore")
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(40, 6))
+        space = combpred.spaces.Permutations(12)
+        Y = np.argsort(np.argsort(-(X @ rng.normal(size=(6, 12))), axis=1), axis=1) + 1
+        model = combpred.ProbabilisticStructured(space=space, alpha=1e-6, max_iter=3).fit(X, Y)
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+        start = time.monotonic()
+        try:
+            model.sample(X[:1] * 1000, 1, sampler="cftp")
+            outcome = "finished"
+        except KeyboardInterrupt:
+            outcome = "interrupted"
+        print(outcome, round(time.monotonic() - start, 3))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    outcome, elapsed = result.stdout.split()
+    assert outcome == "interrupted"
+    assert float(elapsed) < 1.0

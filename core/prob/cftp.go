@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/combpred/combpred/core/cancel"
+
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -57,6 +59,7 @@ type CFTP struct {
 	fMin     float64 // lower bound on min f (diagnostics)
 	exactMax bool
 	maxSteps int
+	stop     *cancel.Flag // checked every cftpStopEvery steps: a sample may take millions of them
 	pcg      *rand.PCG
 	r        *rand.Rand
 	z        []int64
@@ -88,6 +91,16 @@ func NewCFTP(sp space.Space, u []float64, maxSteps int) (*CFTP, error) {
 		pcg: pcg, r: rand.New(pcg), z: make([]int64, sp.Width())}, nil
 }
 
+// cftpStopEvery is how often (in steps of either pass) a sample checks its stop flag: a step costs
+// about a microsecond on the large spaces where samples take millions of them.
+const cftpStopEvery = 4096
+
+// stoppable returns c with its samples stopping on a set stop flag (nil: never).
+func (c *CFTP) stoppable(stop *cancel.Flag) *CFTP {
+	c.stop = stop
+	return c
+}
+
 // MeanStepsBound returns exp(F − f_min) ≥ E T, the bound on the expected number of backward steps
 // per sample (+Inf when it overflows).
 func (c *CFTP) MeanStepsBound() float64 { return math.Exp(c.fMax - c.fMin) }
@@ -115,6 +128,9 @@ func (c *CFTP) sampleAt(seed uint64, beta float64, y []int64, forward bool) (ste
 	var pSum float64 // Σ exp(β(f(z_k) − F)): its mean estimates the coalescence probability
 	T := 0
 	for k := 1; k <= c.maxSteps; k++ {
+		if k%cftpStopEvery == 0 && c.stop.Yield() {
+			return k, 0, cancel.ErrCancelled
+		}
 		fz, U := c.draw(seed, k)
 		a := math.Exp(beta * (fz - c.fMax))
 		pSum += a
@@ -133,6 +149,9 @@ func (c *CFTP) sampleAt(seed uint64, beta float64, y []int64, forward bool) (ste
 			ErrWorkBound, c.maxSteps, p, 1/p, math.Exp(beta*(c.fMax-c.fMin)))
 	}
 	for k := T - 1; k >= 1 && forward; k-- {
+		if k%cftpStopEvery == 0 && c.stop.Yield() {
+			return T, 0, cancel.ErrCancelled
+		}
 		fz, U := c.draw(seed, k)
 		if U < math.Exp(beta*(fz-f)) {
 			f = fz

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -108,6 +109,40 @@ func TestCFTPWorkBound(t *testing.T) {
 	if _, err := Sample(sp, u, 1, 3, SampleOptions{MaxSteps: 100000}, out); !errors.Is(err, ErrWorkBound) {
 		t.Fatalf("Sample: want ErrWorkBound, got %v", err)
 	}
+}
+
+// TestCFTPCancellable: a sample that would run to a far work bound stops at a set stop flag within
+// cftpStopEvery steps, in Sample and in the adaptive FPRAS alike (Ctrl-C was ignored for the whole
+// of a draw, tens of seconds on large spaces).
+func TestCFTPCancellable(t *testing.T) {
+	sp := mustSpace(t, "permutations", 10)
+	u := randomScores(rand.New(rand.NewPCG(2, 2)), sp.Dim(), 60)
+	stop := &cancel.Flag{}
+	stop.Stop()
+	out := make([]int64, sp.Width())
+	start := time.Now()
+	steps, _, err := mustCFTP(t, sp, u, 1<<40).stoppable(stop).sampleAt(1, 1, out, true)
+	if !errors.Is(err, ErrCancelled) || steps != cftpStopEvery {
+		t.Errorf("sampleAt: %d steps, error %v; want ErrCancelled after %d", steps, err, cftpStopEvery)
+	}
+	later := &cancel.Flag{} // set while the first sample runs, not before it starts
+	time.AfterFunc(50*time.Millisecond, later.Stop)
+	_, err = Sample(sp, u, 1, 3, SampleOptions{Sampler: SamplerCFTP, MaxSteps: 1 << 40, Stop: later}, out)
+	if !errors.Is(err, ErrCancelled) {
+		t.Errorf("Sample: want ErrCancelled, got %v", err)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("stopping took %v", el)
+	}
+}
+
+func mustCFTP(t *testing.T, sp space.Space, u []float64, maxSteps int) *CFTP {
+	t.Helper()
+	cf, err := NewCFTP(sp, u, maxSteps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cf
 }
 
 // TestCFTPApproximateDecoders: beyond exact decoding (dicycles and ucycles on 16 vertices,

@@ -114,6 +114,7 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 	if err != nil {
 		return LogZResult{}, err
 	}
+	cf.stoppable(opt.Sampler.Stop)
 	F := cf.fMax
 	yDec := make([]int64, sp.Width())
 	sp.Decode(u, yDec)

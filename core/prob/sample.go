@@ -225,6 +225,7 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 						errs[b] = err
 						return
 					}
+					cf.stoppable(opt.Stop)
 				}
 				for i := lo; i < hi; i++ {
 					if failed.Load() || opt.Stop.Stopped() {
