@@ -222,3 +222,35 @@ def test_extreme_alpha_fits_the_limit_or_is_named(estimator):
     assert np.abs(model.coef_).max() < 1e-100 and np.isfinite(model.intercept_).all()
     with pytest.raises(ValueError, match=r"alpha must be a positive number at most 4\.49e\+307, got 1e\+308"):
         estimator(space=sp, alpha=1e308).fit(X, Y)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/statm")
+def test_requests_beyond_the_free_address_space_are_refused():
+    # Under `ulimit -v` the default budget is half the limit, fixed at first use, but imports, BLAS
+    # thread stacks and the Go heap's arenas map much of the limit first: a fit the budget allowed
+    # ended in the Go runtime's fatal "out of memory" (SIGABRT). The limit here leaves 1.2 GB of
+    # address space free; the exact solve below needs about 1 GB.
+    code = textwrap.dedent(
+        """
+        import json, os, resource
+        import numpy as np
+        from combpred import StructuredRidge
+        rng = np.random.default_rng(0)
+        StructuredRidge().fit(rng.normal(size=(20, 3)), (rng.random((20, 3)) > 0.5).astype(int))
+        with open("/proc/self/statm") as f:
+            mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (mapped + 1_200_000_000, resource.RLIM_INFINITY))
+        X, Y = rng.normal(size=(200, 79)), (rng.random((200, 100)) > 0.5).astype(int)
+        try:
+            StructuredRidge(solver="exact").fit(X, Y)
+            outcome = {"raised": None, "message": ""}
+        except Exception as exc:
+            outcome = {"raised": type(exc).__name__, "message": str(exc)}
+        print(json.dumps(outcome))
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
+    outcome = json.loads(child.stdout.strip().splitlines()[-1])
+    _assert_refused(outcome, "MemoryError", "fitting X of 200 samples", "address-space limit (ulimit -v)")

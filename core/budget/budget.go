@@ -8,7 +8,8 @@
 //
 // The budget defaults to DefaultFraction of the memory the process may use: the smallest of the
 // physical memory, the cgroup memory limit and the address-space limit (RLIMIT_AS). Set changes
-// it for the whole process.
+// it for the whole process. Under an address-space limit, Check also refuses a request above
+// DefaultFraction of the address space still free at the time of the request, whatever the budget.
 package budget
 
 import (
@@ -73,12 +74,20 @@ type Error struct {
 	What   string // the parameter or argument that sets the size, and what is allocated
 	Need   int64  // bytes requested (Unbounded when the size overflowed)
 	Budget int64  // the budget in force
+	// Room, when positive, is the address space left under the process's RLIMIT_AS: the request
+	// was refused because it exceeds DefaultFraction of it, whatever the budget.
+	Room int64
 }
 
 func (e *Error) Error() string {
 	need := Human(e.Need)
 	if e.Need == Unbounded {
 		need = "more than 9.2 EB"
+	}
+	if e.Room > 0 {
+		return fmt.Sprintf("%s: needs %s (%s bytes), but the process's address-space limit (ulimit -v) leaves it %s "+
+			"(%d bytes), of which one request may take half; make it smaller, or raise the limit",
+			e.What, need, group(e.Need), Human(e.Room), e.Room)
 	}
 	return fmt.Sprintf("%s: needs %s (%s bytes), above the memory budget of %s (%d bytes); make it smaller, or raise "+
 		"the budget with combpred.set_config(max_memory=...)", e.What, need, group(e.Need), Human(e.Budget), e.Budget)
@@ -93,6 +102,13 @@ func Check(what string, bytes int64) error {
 	}
 	if bytes > b {
 		return &Error{What: what, Need: bytes, Budget: b}
+	}
+	// Under an address-space limit the budget (a share of the limit, fixed at first use) does not
+	// see what the process has mapped since: imports, thread stacks and the Go heap's arenas took
+	// 2.1 of a 3 GB limit in one run, and a request the budget let through ended in the Go
+	// runtime's fatal "out of memory", which no caller can recover from.
+	if room, ok := addressSpaceRoom(); ok && float64(bytes) > float64(room)*DefaultFraction {
+		return &Error{What: what, Need: bytes, Budget: b, Room: max(room, 1)}
 	}
 	return nil
 }

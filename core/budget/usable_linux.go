@@ -38,3 +38,27 @@ func usableMemory() int64 {
 	}
 	return usable
 }
+
+// addressSpaceRoom is the address space the process may still map, RLIMIT_AS minus the size of
+// its mappings now (/proc/self/statm), and false when no address-space limit is set or the size
+// cannot be read. It is read at every call: the mappings grow as the process runs (Python's
+// imports, BLAS thread stacks, the Go heap's arenas) and setrlimit may change the limit.
+func addressSpaceRoom() (int64, bool) {
+	var rl unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_AS, &rl) != nil || rl.Cur == unix.RLIM_INFINITY || rl.Cur > math.MaxInt64 {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(fields[0], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return max(0, int64(rl.Cur)-Mul(pages, int64(os.Getpagesize()))), true
+}

@@ -4,3 +4,6 @@ package budget
 
 // usableMemory is unknown outside Linux: the default budget then uses fallbackMemory.
 func usableMemory() int64 { return 0 }
+
+// addressSpaceRoom is not known outside Linux.
+func addressSpaceRoom() (int64, bool) { return 0, false }
