@@ -383,6 +383,15 @@ def test_z_factor_by_hand():
     assert z_approximation_factor(3.0 + 1e-12, 3.0, -1.0) == 0.0  # rounding tolerated
 
 
+def test_z_factor_of_huge_finite_scores():
+    # max f − min f overflowed to inf: ν came out 0 (an exact decoder, falsely) or NaN
+    assert z_approximation_factor(1.0, 1e308, -1e308) == pytest.approx(0.5)
+    assert z_approximation_factor(1e308, 1.7e308, -1.7e308) == pytest.approx(0.7 / 3.4)
+    assert z_approximation_factor(-1e308, 1.7e308, -1.7e308) == pytest.approx(2.7 / 3.4)
+    np.testing.assert_allclose(z_approximation_factor([2.0, 2e300], [3.0, 3e300], [-1.0, -1e300]), [0.25, 0.25])
+    assert z_approximation_factor(1.7e308 * (1 + 1e-12), 1.7e308, -1.7e308) == 0.0  # rounding tolerated
+
+
 @pytest.mark.parametrize(
     ("args", "match"),
     [

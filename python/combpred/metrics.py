@@ -668,7 +668,14 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
         raise ValueError(f"f_decoded, f_max and f_min do not broadcast together: {exc}") from None
     if not (np.all(np.isfinite(f)) and np.all(np.isfinite(hi)) and np.all(np.isfinite(lo))):
         raise ValueError("f_decoded, f_max and f_min must be finite")
-    tol = rtol * np.maximum(1.0, np.maximum(np.abs(hi), np.abs(lo)))
+    # ν does not change when the three scores are divided by one positive number: divided by the
+    # power of two at or above max(1, |f_max|, |f_min|) (an exact division) they lie in [−1, 1] (up
+    # to the tolerance), and the differences below cannot overflow (max f − min f of ±1e308 scores
+    # was +inf, which gave ν = 0 or NaN)
+    top = np.maximum(1.0, np.maximum(np.abs(hi), np.abs(lo)))
+    exponent = -np.frexp(top)[1]  # 2**1024 itself overflows: scale by ldexp
+    f, hi, lo = np.ldexp(f, exponent), np.ldexp(hi, exponent), np.ldexp(lo, exponent)
+    tol = rtol * np.ldexp(top, exponent)
     if np.any(lo > hi + tol):
         raise ValueError("f_min exceeds f_max")
     if np.any(f > hi + tol):
