@@ -19,6 +19,7 @@ from combpred.datasets import (
     load_hierarchical,
     load_label_ranking,
     load_multilabel,
+    read_arff,
     read_hmc_arff,
     read_mulan_arff,
     read_mulan_xml,
@@ -660,3 +661,17 @@ def test_fuzzed_label_ranking_files_raise_value_error_or_load_validly(isolated):
         spaces.Permutations(Y.shape[1]).validate(Y)
         outcomes["ok"] += 1
     assert outcomes["ok"] > 20 and outcomes["ValueError"] > 20
+
+
+@pytest.mark.parametrize("token", ["inf", "-Infinity", "nan", "1e999", "1_000", "\u0661\u0662"])
+def test_non_arff_numbers_are_refused_by_every_reader(token):
+    # float() takes all of these; the MULAN reader refused them, the HMC and plain ARFF readers
+    # turned them into values (inf, nan, 1000, 12)
+    hmc = "@ATTRIBUTE a NUMERIC\n@ATTRIBUTE class hierarchical 01,01/01,02\n@DATA\n" + token + ",01/01\n"
+    with pytest.raises(ValueError, match=r"line 4: attribute 'a': .* is not a finite number"):
+        read_hmc_arff(hmc)
+    with pytest.raises(ValueError, match=r"line 3: .* is not a finite number"):
+        read_arff("@attribute a numeric\n@data\n" + token + "\n")
+    mulan = "@relation r\n@attribute a numeric\n@attribute l {0,1}\n@data\n" + token + ",1\n"
+    with pytest.raises(ValueError, match="is not a finite number"):
+        read_mulan_arff(mulan, ["l"])

@@ -39,10 +39,11 @@ def read_arff(text: str) -> tuple[list[str], np.ndarray]:
         values = line.split(",")
         if len(values) != len(names):
             raise ValueError(f"line {lineno}: {len(values)} values for {len(names)} attributes")
-        try:
-            rows.append([float(v) for v in values])
-        except ValueError as exc:
-            raise ValueError(f"line {lineno}: {exc}") from None
+        row = [parse_number(v.strip()) for v in values]
+        if None in row:  # float() also took "inf", "nan", "1e999", "1_000" and non-ASCII digits
+            bad = values[row.index(None)].strip()
+            raise ValueError(f"line {lineno}: {bad[:40]!r} is not a finite number")
+        rows.append(row)
     if not in_data or not names:
         raise ValueError("text is not an ARFF document: it has no @attribute declarations or no @data section")
     return names, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))

@@ -7,7 +7,7 @@ import heapq
 
 import numpy as np
 
-from ._arff import Attribute, is_indicator, nominal_columns, parse_attribute, split_fields, unquote
+from ._arff import Attribute, is_indicator, nominal_columns, parse_attribute, parse_number, split_fields, unquote
 
 
 def hierarchy_form(entries: list[str]) -> str:
@@ -151,7 +151,11 @@ def _encoder(attribute: Attribute):
     if attribute.kind == "numeric":
 
         def numeric(value: str, row: list[float]) -> None:
-            row.append(np.nan if value == "?" else float(value))
+            value = value.strip()
+            number = np.nan if value == "?" else parse_number(value)
+            if number is None:  # float() also took "inf", "nan", "1e999", "1_000" and non-ASCII digits
+                raise ValueError(f"attribute {attribute.name!r}: {value[:40]!r} is not a finite number")
+            row.append(number)
 
         return numeric
     if is_indicator(attribute):
