@@ -10,6 +10,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/combpred/combpred/core/budget"
@@ -162,20 +163,24 @@ func rowsOf(sp space.Space, name string, p *C.int64_t, m, w C.int64_t) ([]int64,
 	return i64s(name, p, m, w)
 }
 
-// cp_space_validate checks m structures (m × w) and names the first invalid row.
+// cp_space_validate checks m structures (m × w) and names the first invalid row, counting the
+// rows from first (a block of a larger Y, such as a Dask partition, names the rows of the whole).
 //
 //export cp_space_validate
-func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w C.int64_t) (rc C.int) {
+func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w, first C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceOf(int64(h))
 	if err != nil {
 		return status(err)
 	}
 	y, err := rowsOf(sp, "Y", ys, m, w)
+	if err == nil && (first < 0 || int64(first) > math.MaxInt64-int64(m)) {
+		err = fmt.Errorf("first row %d is out of range", int64(first))
+	}
 	if err != nil {
 		return status(err)
 	}
-	return status(space.ValidateRows(sp, y, int(m)))
+	return status(space.ValidateRowsFrom(sp, y, int(m), int(first)))
 }
 
 // cp_space_embed writes ψ of m valid structures (m × w) into out (m × d).

@@ -341,7 +341,7 @@ def test_null_pointers_with_nonzero_sizes(data, fitted):
         (lambda: lib.cp_space_mean(sh, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_covariance(sh, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_cov_mul(sh, None, _abi.f64(np.empty(3)), 3), "NULL pointer"),
-        (lambda: lib.cp_space_validate(sh, None, 5, 3), "NULL pointer"),
+        (lambda: lib.cp_space_validate(sh, None, 5, 3, 0), "NULL pointer"),
         (lambda: lib.cp_space_embed(sh, None, 5, 3, _abi.f64(out), 3), "NULL pointer"),
         (lambda: lib.cp_space_embed(sh, _abi.i64(rows), 5, 3, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_sample(sh, 5, 1, None, 3), "NULL pointer"),
@@ -390,8 +390,8 @@ def test_negative_and_mismatched_sizes(data, fitted):
         (lambda: lib.cp_ridge_coef(h, _abi.f64(out), 5, 3, None), "coef output"),
         (lambda: lib.cp_space_new(b"multilabel", None, -1, _capi.out_i64()), "negative"),
         (lambda: lib.cp_space_new(b"no-such-space", _abi.i64(np.array([3])), 1, _capi.out_i64()), "no-such-space"),
-        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), -5, 3), "negative"),
-        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), 5, 4), "columns"),
+        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), -5, 3, 0), "negative"),
+        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), 5, 4, 0), "columns"),
         (lambda: lib.cp_space_mean(sh, _abi.f64(out), 4), "dimension"),
         (lambda: lib.cp_space_sample(sh, -5, 1, _abi.i64(rows), 3), "negative"),
         (lambda: lib.cp_space_enumerate(sh, _abi.i64(rows), -1, 3, _capi.out_i64()), "negative"),
@@ -512,7 +512,7 @@ def test_zero_sizes_with_null_pointers_are_fine(fitted):
     h = fitted[0]._model.value
     _capi.check(lib.cp_ridge_decision(h, None, 0, 6, None, 3))
     space = spaces.Multilabel(3)
-    _capi.check(lib.cp_space_validate(space._h(), None, 0, 3))
+    _capi.check(lib.cp_space_validate(space._h(), None, 0, 3, 0))
 
 
 # -- model bytes (pickling) -------------------------------------------------------------------------

@@ -8,14 +8,18 @@ import (
 )
 
 // ValidateRows checks m structures stored row-major in ys (m × Width()) and names the first bad row.
-func ValidateRows(s Space, ys []int64, m int) error {
+func ValidateRows(s Space, ys []int64, m int) error { return ValidateRowsFrom(s, ys, m, 0) }
+
+// ValidateRowsFrom is ValidateRows on rows that start at row first of a larger set, which the
+// error counts from.
+func ValidateRowsFrom(s Space, ys []int64, m, first int) error {
 	w := s.Width()
 	if len(ys) != m*w {
 		return fmt.Errorf("structures: expected %d×%d values, got %d", m, w, len(ys))
 	}
 	for i := 0; i < m; i++ {
 		if err := s.Validate(ys[i*w : (i+1)*w]); err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
+			return fmt.Errorf("row %d: %w", first+i, err)
 		}
 	}
 	return nil

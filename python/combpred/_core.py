@@ -206,11 +206,12 @@ class SpaceHandle:
         _capi.check(_capi.lib().cp_space_cov_mul(self.value, pv, p, d))
         return out
 
-    def validate(self, rows: np.ndarray) -> None:
-        """Raise ValueError naming the first of the int64 rows (m, width) that is no structure."""
+    def validate(self, rows: np.ndarray, first: int = 0) -> None:
+        """Raise ValueError naming the first of the int64 rows (m, width) that is no structure,
+        counting the rows from ``first``."""
         m, w = rows.shape[0], self.info.width
         rows, p = _capi.i64(rows, (m, w), "Y")
-        _capi.check(_capi.lib().cp_space_validate(self.value, p, m, w))
+        _capi.check(_capi.lib().cp_space_validate(self.value, p, m, w, first))
 
     def embed(self, rows: np.ndarray) -> np.ndarray:
         """ψ of each structure (m, d)."""

@@ -105,6 +105,7 @@ def _block_inputs(
         raise _partition_error(index, lo, m, f"X holds {X[i, j]} at row {lo + i}, column {j}; X must be finite")
     try:
         rows = class_rows(y, classes) if classes is not None else space._to_rows(y, "y")
+        space._handle().validate(rows, first=lo)  # the core's own check would count from the partition's start
         w = None
         if sample_weight is not None:
             w = np.ascontiguousarray(sample_weight, dtype=np.float64)
