@@ -90,6 +90,8 @@ def test_extreme_sample_weights_are_named_or_handled():
         ValueError, match=r"default alpha, 1/\(2·Σ sample_weight\), is \+Inf .* scale sample_weight up or set alpha"
     ):
         ProbabilisticStructured().fit(X, Y, sample_weight=tiny)
+    with pytest.raises(ValueError, match=r"is 0 for these sample weights, .* scale sample_weight down or set alpha"):
+        ProbabilisticStructured().fit(X, Y, sample_weight=np.full(40, 1e308))  # the sum overflows
     marginals = StructuredRidge(empirical_weight=0.5).fit(X, Y, sample_weight=tiny).predict_marginals(X)
     assert np.isfinite(marginals).all()
     with pytest.raises(ValueError, match="the kernel values or the sample weights are too large"):

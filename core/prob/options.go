@@ -103,8 +103,12 @@ func DefaultAlpha(weights []float64, m int) float64 {
 func defaultAlpha(weights []float64, m int) (float64, error) {
 	alpha := DefaultAlpha(weights, m)
 	if err := check.Alpha(alpha); err != nil {
+		way := "up" // a sum below about 1e-308
+		if alpha == 0 {
+			way = "down" // the sum overflowed
+		}
 		return 0, fmt.Errorf("prob: the default alpha, 1/(2·Σ sample_weight), is %v for these sample weights, "+
-			"outside its range; scale sample_weight up or set alpha", alpha)
+			"outside its range; scale sample_weight %s or set alpha", alpha, way)
 	}
 	return alpha, nil
 }
