@@ -491,3 +491,15 @@ def test_fit_sums_takes_only_a_space_handle(data, fitted):
         _capi.check(
             _capi.lib().cp_prob_fit_sums(fitted._model.value, 6, b"", 0, cb, _capi.PROGRESS(), None, _capi.out_i64())
         )
+
+
+def test_a_diverging_learning_rate_is_named():
+    # The overflow of the scores used to be reported against an input row ("row 15: score u[0] =
+    # -Inf is not finite"), as if the data were at fault.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    space = spaces.Permutations(18)  # sampled inference: the Adam solver
+    with pytest.raises(
+        ValueError, match=r"Adam diverged at iteration \d+ with learning_rate = 1e\+308: .*lower learning_rate"
+    ):
+        ProbabilisticStructured(space=space, learning_rate=1e308, max_iter=20).fit(X, space.sample(30, random_state=0))

@@ -273,6 +273,12 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 			batchRows = slices.Clone(perm[:batch])
 		}
 		J, err := p.objectiveRows(mat.NewDense(rows, d, w), batchRows, inf, deriveSeed(opt.Seed, 2, uint64(t)), g, sg)
+		if err != nil && t > 1 && errors.Is(err, errScoresNotFinite) {
+			// the inputs gave finite scores at the start: the steps made them overflow, and the
+			// error named an input row as if it were at fault
+			return Result{}, fmt.Errorf("prob: Adam diverged at iteration %d with learning_rate = %g: the coefficients "+
+				"grew until the scores overflowed (%w); lower learning_rate", t, eta, err)
+		}
 		if err != nil {
 			return Result{}, err
 		}

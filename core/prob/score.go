@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -34,6 +35,9 @@ func dot(a, b []float64) float64 {
 
 func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
 
+// errScoresNotFinite is wrapped by checkScores' refusal of a non-finite score.
+var errScoresNotFinite = errors.New("is not finite")
+
 // checkScores reports why u cannot be a score vector of sp.
 func checkScores(sp space.Space, u []float64) error {
 	if len(u) != sp.Dim() {
@@ -41,7 +45,7 @@ func checkScores(sp space.Space, u []float64) error {
 	}
 	for j, v := range u {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("prob: score u[%d] = %v is not finite", j, v)
+			return fmt.Errorf("prob: score u[%d] = %v %w", j, v, errScoresNotFinite)
 		}
 	}
 	return nil
