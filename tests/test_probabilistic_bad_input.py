@@ -13,7 +13,7 @@ import pytest
 from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces
 from combpred._core import ProbModel as _ProbModel
 from numpy.testing import assert_array_equal
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 
 @pytest.fixture(scope="module")
@@ -503,3 +503,15 @@ def test_a_diverging_learning_rate_is_named():
         ValueError, match=r"Adam diverged at iteration \d+ with learning_rate = 1e\+308: .*lower learning_rate"
     ):
         ProbabilisticStructured(space=space, learning_rate=1e308, max_iter=20).fit(X, space.sample(30, random_state=0))
+
+
+def test_a_failed_line_search_is_not_blamed_on_max_iter():
+    # alpha = 1e20 dwarfs the data term: L-BFGS's line search finds no decrease at its first
+    # step, and the warning said "increase max_iter", which changes nothing
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match="line search found no decrease.*lower alpha or rescale X"):
+        ProbabilisticStructured(alpha=1e20, max_iter=100_000).fit(X, Y)
+    with pytest.warns(ConvergenceWarning, match=r"stopped after 2 iterations .*; increase max_iter$"):
+        ProbabilisticStructured(alpha=1e-3, max_iter=2).fit(X, Y)

@@ -289,9 +289,16 @@ class ProbabilisticStructured(StructuredEstimator):
         self._read_coef(model)
         self.relative_gradient_se_ = model.info.relative_gradient_se
         if self.solver_ == "lbfgs" and not model.info.converged:
+            # short of max_iter, L-BFGS stops only when its line search finds no decrease
+            advice = (
+                "increase max_iter"
+                if n_iter >= self.max_iter
+                else "its line search found no decrease, which more iterations do not change: the objective is "
+                "badly scaled (a very large alpha, or very large values in X); lower alpha or rescale X"
+            )
             warnings.warn(
                 f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "
-                f"(tol={self.tol}); increase max_iter",
+                f"(tol={self.tol}); {advice}",
                 ConvergenceWarning,
                 stacklevel=3,
             )
