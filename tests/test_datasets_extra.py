@@ -174,11 +174,19 @@ def test_environment_variable_is_used(tmp_path, monkeypatch):
         ("3,1,3\n0.5,2,1,3\n-0.5,1,2,3\n", "header promises"),
         ("2,1,3\n0.5,2,2,3\n-0.5,1,2,3\n", "not a permutation"),
         ("n,p,k\n", "line 1"),
+        # numpy's loadtxt named neither the file nor the line (its "row 2" was the third data row)
+        ("2,2,3\n0.1,0.2,1,2,3\n0.3,0.4,3,1\n", r"wine\.csv: line 3: 4 values, the header promises 5"),
+        # and took these as numbers
+        ("2,1,3\n0.5,2,1,3\nnan,1,2,3\n", r"wine\.csv: line 3: 'nan' is not a finite number"),
+        ("2,1,3\n0.5,2,1,3\n1_0,1,2,3\n", r"line 3: '1_0' is not a finite number"),
+        # a non-ASCII byte was a bare UnicodeDecodeError
+        (b"2,1,3\n0.5,2,1,3\n\xc5,1,2,3\n", r"wine\.csv: not an ASCII text file"),
     ],
 )
 def test_malformed_label_ranking_files(tmp_path, content, match):
     (tmp_path / "label_ranking").mkdir()
-    (tmp_path / "label_ranking" / "wine.csv").write_text(content)
+    path = tmp_path / "label_ranking" / "wine.csv"
+    path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
     with pytest.raises(ValueError, match=match):
         load_label_ranking("wine", data_home=tmp_path)
 
@@ -207,6 +215,8 @@ def test_read_hmc_arff_and_taxonomy():
     index = {n: i for i, n in enumerate(node_names)}
     Y = datasets._closure_rows(labels, index, parent)
     assert Y.tolist() == [[1, 1, 1, 1, 0, 1], [1, 1, 0, 0, 1, 0]]
+    # "²" is a digit to str.isdigit that int() refuses: it sorts as a code, after the numbers
+    assert datasets._taxonomy(["01", "01/²", "01/02", "01/a"])[0] == ["root", "01", "01/02", "01/a", "01/²"]
 
 
 @pytest.mark.parametrize(

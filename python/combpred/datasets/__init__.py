@@ -40,7 +40,7 @@ import numpy as np
 from scipy import sparse as _sparse
 from sklearn.utils import Bunch
 
-from ._arff import read_arff
+from ._arff import parse_number, read_arff
 from ._fetch import fetch_file, get_data_home
 from ._hmc import (
     _closure_rows,  # noqa: F401 -- the tests reach the tree closure through this module
@@ -280,13 +280,17 @@ def load_label_ranking(
         bundled = resources.files(__package__) / "data" / "label_ranking" / f"{name}.csv.gz"
         path = Path(str(bundled))
         opened = gzip.open(path, "rt", encoding="ascii")
-    with opened as fh:
-        header = fh.readline().strip()
-        try:
-            n_samples, n_features, n_labels = (int(v) for v in header.split(","))
-        except ValueError:
-            raise ValueError(f"{path}: line 1 must be 'n_samples,n_features,n_labels', got {header!r}") from None
-        data = np.loadtxt(fh, delimiter=",", dtype=np.float64, ndmin=2)
+    try:
+        with opened as fh:
+            lines = fh.read().splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not an ASCII text file ({exc.reason}, byte {exc.start})") from None
+    header = lines[0].strip() if lines else ""
+    try:
+        n_samples, n_features, n_labels = (int(v) for v in header.split(","))
+    except ValueError:
+        raise ValueError(f"{path}: line 1 must be 'n_samples,n_features,n_labels', got {header[:80]!r}") from None
+    data = _label_ranking_rows(lines, path, n_features + n_labels)
     if data.shape != (n_samples, n_features + n_labels):
         raise ValueError(
             f"{path}: the header promises {n_samples} rows of {n_features + n_labels} values, found shape {data.shape}"
@@ -306,6 +310,24 @@ def load_label_ranking(
         f"{n_labels} labels; Y rows are ranks (1 = best). No canonical split: use repeated 10-fold CV. "
         "Provenance: label_ranking/PROVENANCE.md in the data directory.",
     )
+
+
+def _label_ranking_rows(lines: list[str], path: Path, width: int) -> np.ndarray:
+    """The data rows of a label-ranking CSV (the lines after the header), each of ``width`` ARFF
+    numbers; a bad row raises ValueError naming the file and its line."""
+    rows = []
+    for lineno, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            continue
+        fields = line.split(",")
+        if len(fields) != width:
+            raise ValueError(f"{path}: line {lineno}: {len(fields)} values, the header promises {width}")
+        row = [parse_number(f.strip()) for f in fields]
+        if None in row:  # not "nan", "inf", "1_000" or non-ASCII digits, which float() takes
+            bad = fields[row.index(None)].strip()
+            raise ValueError(f"{path}: line {lineno}: {bad[:40]!r} is not a finite number")
+        rows.append(row)
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), width)
 
 
 # --------------------------------------------------------------------------------------------

@@ -189,8 +189,9 @@ def _encoder(attribute: Attribute):
 
 
 def _path_key(path: str) -> tuple:
-    # Natural order of the components: numbers numerically, other codes (e.g. "a") after them.
-    return tuple((0, int(c), "") if c.isdigit() else (1, 0, c) for c in path.split("/"))
+    # Natural order of the components: numbers numerically, other codes (e.g. "a", or "²", a digit to
+    # str.isdigit that int() refuses) after them.
+    return tuple((0, int(c), "") if c.isascii() and c.isdigit() else (1, 0, c) for c in path.split("/"))
 
 
 def _taxonomy(nodes: list[str]) -> tuple[list[str], np.ndarray]:
