@@ -13,6 +13,7 @@ import pytest
 from combpred import ProbabilisticStructured, StructuredRidge, _capi
 from numpy.testing import assert_array_equal
 from scipy import sparse
+from sklearn.base import clone
 
 
 def _data(space: str, m: int = 90, n: int = 14, seed: int = 0):
@@ -327,3 +328,19 @@ def test_complex_sparse_inputs_are_refused():
         StructuredRidge().fit(X, Yc)
     with pytest.raises(ValueError, match="^X: complex data not supported"):
         StructuredRidge().fit(sparse.csr_matrix(X).astype(complex), Y)
+
+
+def test_a_sparse_pandas_frame_is_taken_as_sparse_x():
+    # scikit-learn converts a DataFrame of SparseDtype columns to scipy.sparse when sparse X is
+    # accepted; we told it sparse X was not, and its "dense data is required" came out
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4))
+    X[X < 0.5] = 0.0
+    Y = (X[:, :3] > 0).astype(int)
+    frame = pd.DataFrame(X).astype(pd.SparseDtype(float, 0.0))
+    for model in (StructuredRidge(), ProbabilisticStructured()):
+        dense = clone(model).fit(X, Y).predict_marginals(X)
+        np.testing.assert_allclose(clone(model).fit(frame, Y).predict_marginals(frame), dense, rtol=1e-12, atol=1e-12)
+    with pytest.raises(TypeError, match=r"does not take a sparse X with kernel='precomputed'.*X\.sparse\.to_dense\(\)"):
+        StructuredRidge(kernel="precomputed").fit(pd.DataFrame(X @ X.T).astype(pd.SparseDtype(float, 0.0)), Y)

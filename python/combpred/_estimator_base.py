@@ -79,6 +79,14 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None
     return w
 
 
+def _is_pandas_sparse(X: Any) -> bool:
+    """Whether X is a pandas DataFrame whose every column is sparse (pandas.SparseDtype)."""
+    dtypes = getattr(X, "dtypes", None)
+    if not hasattr(X, "sparse") or dtypes is None or not hasattr(dtypes, "__iter__"):
+        return False
+    return len(dtypes) > 0 and all(type(t).__name__ == "SparseDtype" for t in dtypes)
+
+
 def run_fit(
     model_class: type[_core.Model],
     name: str,
@@ -194,6 +202,13 @@ class StructuredEstimator(BaseEstimator):
         """validate_data's ``accept_sparse`` for X: ``"csr"`` (other formats are converted to it)
         where the configuration takes sparse inputs; a sparse X it refuses is a TypeError naming
         the reason."""
+        if _is_pandas_sparse(X):  # scikit-learn converts it (DataFrame.sparse.to_coo) where sparse X is taken
+            reason = self._sparse_refusal(fitting)
+            if reason is not None:
+                raise TypeError(
+                    f"{type(self).__name__} does not take a sparse X {reason}; pass a dense array (X.sparse.to_dense())"
+                )
+            return "csr"
         if not _capi.is_sparse(X):
             return False
         _capi.check_sparse_structure(X, "X")
