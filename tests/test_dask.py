@@ -10,6 +10,7 @@ import os
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -192,6 +193,14 @@ def test_nan_in_one_partition_names_it(client):
     X[37 + 150 + 5, 2] = np.nan  # partition 3 (partition 2 is empty)
     with pytest.raises(ValueError, match=r"partition 3 \(rows 187 to 199\): X holds nan at row 192, column 2"):
         DaskStructuredRidge().fit(da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 3)))
+
+
+def test_sparse_chunks_are_refused_by_name():
+    # NumPy's "setting an array element with a sequence" came out of the first partition
+    X, Y = _data(spaces.Multilabel(3), seed=10)
+    dX = da.from_array(sparse.csr_matrix(X), chunks=(ROWS, N))
+    with pytest.raises(TypeError, match=r"X must have NumPy chunks, got scipy\.sparse\..*csr_matrix chunks: densify"):
+        DaskStructuredRidge().fit(dX, da.from_array(Y, chunks=(ROWS, 3)))
 
 
 def test_an_invalid_target_names_its_global_row(client):

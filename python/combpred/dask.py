@@ -58,6 +58,11 @@ def _as_array(data: Any, name: str) -> da.Array:
         arr = data.to_dask_array(lengths=True)
     else:
         raise TypeError(f"{name} must be a Dask array, DataFrame or Series, got {type(data).__name__}")
+    if not isinstance(getattr(arr, "_meta", None), np.ndarray):  # the type of its chunks
+        raise TypeError(
+            f"{name} must have NumPy chunks, got {type(arr._meta).__module__}.{type(arr._meta).__name__} chunks: "
+            f"densify them ({name}.map_blocks(lambda b: b.toarray())), or fit a sparse {name} in memory"
+        )
     if any(np.isnan(c) for c in arr.chunks[0]):
         arr = arr.compute_chunk_sizes()
     return arr
