@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/combpred/combpred/core/cancel"
-
 	"github.com/combpred/combpred/core/space"
 )
 
