@@ -505,13 +505,18 @@ def test_a_diverging_learning_rate_is_named():
         ProbabilisticStructured(space=space, learning_rate=1e308, max_iter=20).fit(X, space.sample(30, random_state=0))
 
 
-def test_a_failed_line_search_is_not_blamed_on_max_iter():
-    # alpha = 1e20 dwarfs the data term: L-BFGS's line search finds no decrease at its first
-    # step, and the warning said "increase max_iter", which changes nothing
+def test_huge_alpha_fits_the_intercept_or_names_the_scaling():
+    # alpha = 1e20 dwarfs the data term: the line search halved its first step 60 times, to 1e-18,
+    # found no decrease and stopped at the start (intercept 0, where it is the logit of the label
+    # rates), and the warning said "increase max_iter", which changed nothing. It now steps by
+    # the quadratic model; beyond what 60 of its steps reach, the warning names the scaling.
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 4))
     Y = (X[:, :3] > 0).astype(int)
+    rates = Y.mean(axis=0)
+    model = ProbabilisticStructured(alpha=1e20, max_iter=1000).fit(X, Y)
+    np.testing.assert_allclose(model.intercept_, np.log(rates / (1 - rates)), atol=1e-6)
     with pytest.warns(ConvergenceWarning, match="line search found no decrease.*lower alpha or rescale X"):
-        ProbabilisticStructured(alpha=1e20, max_iter=100_000).fit(X, Y)
+        ProbabilisticStructured(alpha=1e200, max_iter=100_000).fit(X, Y)
     with pytest.warns(ConvergenceWarning, match=r"stopped after 2 iterations .*; increase max_iter$"):
         ProbabilisticStructured(alpha=1e-3, max_iter=2).fit(X, Y)

@@ -93,7 +93,7 @@ func minimizeLBFGS(x []float64, eval func(x, g []float64) (float64, error), maxI
 				accepted = true
 				break
 			}
-			step /= 2
+			step = backtrack(step, f, fn, gd)
 		}
 		if !accepted {
 			return it - 1, errLineSearch
@@ -118,4 +118,17 @@ func minimizeLBFGS(x []float64, eval func(x, g []float64) (float64, error), maxI
 		}
 	}
 	return maxIter, nil
+}
+
+// backtrack returns the next trial step after step failed the Armijo test with value fn (f and
+// the slope gd at 0): the minimiser of the quadratic through f, gd and fn, kept within
+// [step/10, step/2] (Nocedal & Wright's safeguard), or step/2 when fn is not finite. Halving
+// alone took 60 tries to reach 1e-18 and failed the first step of a fit with alpha = 1e20, whose
+// penalty needs steps near 1e-20: the fit stopped at its starting point.
+func backtrack(step, f, fn, gd float64) float64 {
+	curv := fn - f - gd*step
+	if math.IsNaN(curv) || math.IsInf(curv, 0) || curv <= 0 {
+		return step / 2
+	}
+	return math.Min(step/2, math.Max(step/10, -gd*step*step/(2*curv)))
 }
