@@ -174,6 +174,8 @@ def test_environment_variable_is_used(tmp_path, monkeypatch):
         ("3,1,3\n0.5,2,1,3\n-0.5,1,2,3\n", "header promises"),
         ("2,1,3\n0.5,2,2,3\n-0.5,1,2,3\n", "not a permutation"),
         ("n,p,k\n", "line 1"),
+        ("2,-2,5\n7,1,2\n8,2,1\n", r"line 1 must be .*non-negative integers"),  # a negative slice of the rows
+        ("1_0,1,3\n", r"line 1 must be"),
         # numpy's loadtxt named neither the file nor the line (its "row 2" was the third data row)
         ("2,2,3\n0.1,0.2,1,2,3\n0.3,0.4,3,1\n", r"wine\.csv: line 3: 4 values, the header promises 5"),
         # and took these as numbers

@@ -57,6 +57,11 @@ def fitted(data):
         # a name cannot smuggle other keys into the parameter string
         ({"sampler": "auto;n_samples=1"}, "sampler must be None or a name"),
         ({"schedule": "thesis;epsilon=0.9"}, "schedule must be None or a name"),
+        # a NUL ended the C string there, dropping the keys after it (random_state among them)
+        ({"schedule": "thesis\x00"}, "schedule must be None or a name"),
+        ({"sampler": "cftp\x00"}, "sampler must be None or a name"),
+        ({"method": "fpras\x00"}, "method must be a name"),
+        ({"sampler": " auto"}, "sampler must be None or a name"),
     ],
 )
 def test_bad_log_partition_arguments(data, fitted, kwargs, match):

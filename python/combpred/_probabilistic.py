@@ -58,9 +58,11 @@ def _integer(value: Any, name: str) -> int | None:
 
 def _name(value: Any, name: str, allow_none: bool = True) -> str | None:
     """A name the core looks up (a method, a sampler): a string that cannot split the parameter
-    string into other keys, or None (the call's default) where allowed."""
+    string into other keys (";", "="), end the C string early (NUL, which silently dropped the
+    keys after it) or be trimmed into another name, or None (the call's default) where allowed."""
     if (value is None and not allow_none) or (
-        value is not None and (not isinstance(value, str) or any(c in value for c in ";="))
+        value is not None
+        and (not isinstance(value, str) or any(c in value for c in ";=\x00") or value != value.strip())
     ):
         raise ValueError(f"{name} must be {'None or ' if allow_none else ''}a name, got {value!r}")
     return value

@@ -286,10 +286,13 @@ def load_label_ranking(
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not an ASCII text file ({exc.reason}, byte {exc.start})") from None
     header = lines[0].strip() if lines else ""
-    try:
-        n_samples, n_features, n_labels = (int(v) for v in header.split(","))
-    except ValueError:
-        raise ValueError(f"{path}: line 1 must be 'n_samples,n_features,n_labels', got {header[:80]!r}") from None
+    counts = header.split(",")
+    if len(counts) != 3 or not all(c.strip().isascii() and c.strip().isdigit() for c in counts):
+        # int() took "-2" (a negative slice of the rows) and "1_0"
+        raise ValueError(
+            f"{path}: line 1 must be 'n_samples,n_features,n_labels' (non-negative integers), got {header[:80]!r}"
+        )
+    n_samples, n_features, n_labels = (int(c) for c in counts)
     data = _label_ranking_rows(lines, path, n_features + n_labels)
     if data.shape != (n_samples, n_features + n_labels):
         raise ValueError(
