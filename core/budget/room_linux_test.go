@@ -31,7 +31,10 @@ func TestCheckAddressSpaceRoom(t *testing.T) {
 	if err := Set(1 << 50); err != nil { // a budget that allows anything
 		t.Fatal(err)
 	}
-	mapped := currentMapped(t)
+	mapped, ok := mappedBytes()
+	if !ok {
+		t.Skip("the mapped size cannot be read")
+	}
 	const room = 1 << 30
 	lim := unix.Rlimit{Cur: uint64(mapped + room), Max: old.Max}
 	if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
@@ -55,30 +58,4 @@ func TestCheckAddressSpaceRoom(t *testing.T) {
 	if err := Check("n_samples: the buffers", 800<<20); err != nil {
 		t.Errorf("without the limit: %v", err)
 	}
-}
-
-func currentMapped(t *testing.T) int64 {
-	t.Helper()
-	var rl unix.Rlimit
-	rl.Cur, rl.Max = 1<<62, 1<<62
-	// addressSpaceRoom under a huge limit is the limit minus what is mapped
-	var old unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_AS, &old); err != nil {
-		t.Skip(err)
-	}
-	rl.Max = old.Max
-	if old.Max != unix.RLIM_INFINITY && old.Max < rl.Cur {
-		rl.Cur = old.Max
-	}
-	if err := unix.Setrlimit(unix.RLIMIT_AS, &rl); err != nil {
-		t.Skip(err)
-	}
-	room, ok := addressSpaceRoom()
-	if err := unix.Setrlimit(unix.RLIMIT_AS, &old); err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		t.Skip("the mapped size cannot be read")
-	}
-	return int64(rl.Cur) - room
 }

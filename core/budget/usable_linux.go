@@ -40,14 +40,24 @@ func usableMemory() int64 {
 }
 
 // addressSpaceRoom is the address space the process may still map, RLIMIT_AS minus the size of
-// its mappings now (/proc/self/statm), and false when no address-space limit is set or the size
-// cannot be read. It is read at every call: the mappings grow as the process runs (Python's
-// imports, BLAS thread stacks, the Go heap's arenas) and setrlimit may change the limit.
+// its mappings now, and false when no address-space limit is set or the size cannot be read. It is
+// read at every call: the mappings grow as the process runs (Python's imports, BLAS thread stacks,
+// the Go heap's arenas) and setrlimit may change the limit.
 func addressSpaceRoom() (int64, bool) {
 	var rl unix.Rlimit
 	if unix.Getrlimit(unix.RLIMIT_AS, &rl) != nil || rl.Cur == unix.RLIM_INFINITY || rl.Cur > math.MaxInt64 {
 		return 0, false
 	}
+	mapped, ok := mappedBytes()
+	if !ok {
+		return 0, false
+	}
+	return max(0, int64(rl.Cur)-mapped), true
+}
+
+// mappedBytes is the size of the process's mappings (/proc/self/statm), and false when it cannot
+// be read.
+func mappedBytes() (int64, bool) {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
 		return 0, false
@@ -60,5 +70,5 @@ func addressSpaceRoom() (int64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return max(0, int64(rl.Cur)-Mul(pages, int64(os.Getpagesize()))), true
+	return Mul(pages, int64(os.Getpagesize())), true
 }
