@@ -573,6 +573,9 @@ def test_exact_decoder_refused_beyond_hard_limit(cls):
         cls(HARD_LIMITS[cls] + 1, decoder="exact")
     with pytest.raises(ValueError, match="decoder"):
         cls(8, decoder="fast")
+    for not_a_name in ([], None, 1):  # a list met "unhashable type: 'list'"
+        with pytest.raises(ValueError, match="decoder must be one of"):
+            cls(8, decoder=not_a_name)
 
 
 @pytest.mark.parametrize("cls", list(HARD_LIMITS), ids=lambda c: c.__name__)

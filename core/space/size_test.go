@@ -101,3 +101,21 @@ func TestCheckDecodeCountsExactTables(t *testing.T) {
 		}
 	}
 }
+
+// pairDim is exact wherever n(n−1)/2 fits in int64, although n(n−1) itself may not: the
+// error for Permutations(2³²−1) said d was "more than 2⁶³" where d = 2⁶³ − 3·2³¹ + 1.
+func TestPairDimAtTheInt64Edge(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want int64
+	}{
+		{0, 0}, {1, 0}, {2, 1}, {5, 10}, {6, 15},
+		{1<<32 - 1, 1<<63 - 3<<31 + 1},
+		{1 << 32, 1<<63 - 1<<31},
+		{1<<32 + 1, budget.Unbounded},
+	} {
+		if got := pairDim(c.n); got != c.want {
+			t.Errorf("pairDim(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+}

@@ -60,10 +60,14 @@ func pairDim(n int) int64 {
 	if n < 2 {
 		return 0
 	}
-	if p := budget.Mul(int64(n), int64(n-1)); p != budget.Unbounded {
-		return p / 2
+	// Halve the even factor first: n(n−1) overflows int64 for some n whose d does not.
+	a, b := int64(n), int64(n-1)
+	if a%2 == 0 {
+		a /= 2
+	} else {
+		b /= 2
 	}
-	return budget.Unbounded
+	return budget.Mul(a, b)
 }
 
 // ErrTooLarge is returned by Enumerate when the space has more than MaxEnumerate structures.

@@ -488,7 +488,7 @@ class _HardDecodingSpace(_PairSpace):
     local search, e.g. to measure its realised z-factor on enumerable sizes)."""
 
     def __init__(self, n: int, decoder: str = "auto"):
-        if decoder not in _DECODERS:
+        if not isinstance(decoder, str) or decoder not in _DECODERS:
             raise ValueError(f"decoder must be one of {sorted(_DECODERS)}, got {decoder!r}")
         self.decoder = decoder
         super().__init__(n)
