@@ -261,3 +261,25 @@ def test_read_arff_still_works():
     text = "@relation r\n@attribute x numeric\n@attribute y {0,1}\n@data\n0.5,1\n"
     names, M = datasets.read_arff(text)
     assert names == ["x", "y"] and M.tolist() == [[0.5, 1.0]]
+
+
+# str.splitlines also broke lines at form feeds, vertical tabs, \x1c-\x1e, \x85 and U+2028/9: a row
+# holding one was cut in two, and every line number after it was off by one in messages.
+@pytest.mark.parametrize("breaker", ["\f", "\v", "\x1c", "\x85", "\u2028"])
+def test_readers_break_lines_at_newlines_only(tmp_path, breaker):
+    arff = f"@relation r\n@attribute x numeric\n@attribute y {{0,1}}\n@data\n0.5,{breaker}1\n0.25,0\nbad,1\n"
+    with pytest.raises(ValueError, match="line 7"):
+        datasets.read_arff(arff)
+    names, M = datasets.read_arff(arff.replace("bad,1\n", "").replace("0.25,0\n", "0.25,0\r\n"))
+    assert M.tolist() == [[0.5, 1.0], [0.25, 0.0]]
+    hmc = HMC.replace("1.5,?", f"1.5{breaker},?")
+    read_hmc_arff(hmc)  # the row stays whole: the form feed is blank space inside a field
+    with pytest.raises(ValueError, match="line 7"):
+        read_hmc_arff(hmc.replace("1.5", "x"))
+    mulan = f"@relation t\n@attribute f0 numeric\n@attribute y0 {{0,1}}\n@data\n1,{breaker}0\n1_0,1\n"
+    with pytest.raises(ValueError, match="line 6"):
+        datasets.read_mulan_arff(mulan, ["y0"])
+    (tmp_path / "label_ranking").mkdir()
+    (tmp_path / "label_ranking" / "wine.csv").write_text(f"2,1,3\n0.5,{breaker}2,1,3\nnan,1,2,3\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 3: 'nan'" if breaker.isascii() else "not an ASCII text file"):
+        load_label_ranking("wine", data_home=tmp_path)

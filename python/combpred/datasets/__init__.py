@@ -40,7 +40,7 @@ import numpy as np
 from scipy import sparse as _sparse
 from sklearn.utils import Bunch
 
-from ._arff import parse_number, read_arff
+from ._arff import parse_number, read_arff, text_lines
 from ._fetch import fetch_file, get_data_home
 from ._hmc import (
     _closure_rows,  # noqa: F401 -- the tests reach the tree closure through this module
@@ -282,7 +282,7 @@ def load_label_ranking(
         opened = gzip.open(path, "rt", encoding="ascii")
     try:
         with opened as fh:
-            lines = fh.read().splitlines()
+            lines = text_lines(fh.read())
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not an ASCII text file ({exc.reason}, byte {exc.start})") from None
     header = lines[0].strip() if lines else ""

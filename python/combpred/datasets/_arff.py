@@ -20,7 +20,7 @@ def read_arff(text: str) -> tuple[list[str], np.ndarray]:
     names: list[str] = []
     rows: list[list[float]] = []
     in_data = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    for lineno, raw in enumerate(text_lines(text), 1):
         line = raw.strip()
         if not line or line.startswith("%"):
             continue
@@ -64,6 +64,16 @@ def parse_number(token: str) -> float | None:
         return None
     value = float(token)
     return value if math.isfinite(value) else None
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text file, split at ``\\n``, ``\\r\\n`` and ``\\r`` only: ``str.splitlines``
+    also splits at form feeds, vertical tabs, ``\\x1c``–``\\x1e``, ``\\x85`` and the Unicode line
+    separators, which cut a data row in two and shifted every line number after it in messages."""
+    return _LINE_BREAK.split(text)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def split_fields(text: str, where: str) -> list[str]:

@@ -7,7 +7,16 @@ import heapq
 
 import numpy as np
 
-from ._arff import Attribute, is_indicator, nominal_columns, parse_attribute, parse_number, split_fields, unquote
+from ._arff import (
+    Attribute,
+    is_indicator,
+    nominal_columns,
+    parse_attribute,
+    parse_number,
+    split_fields,
+    text_lines,
+    unquote,
+)
 
 
 def hierarchy_form(entries: list[str]) -> str:
@@ -90,7 +99,7 @@ def read_hmc_arff(text: str) -> tuple[list[str], np.ndarray, list[str], list[lis
     labels: list[list[str]] = []
     in_data = False
     declared_set: set[str] = set()
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    for lineno, raw in enumerate(text_lines(text), 1):
         line = raw.strip()
         if not line or line.startswith("%"):
             continue

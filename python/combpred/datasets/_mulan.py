@@ -15,7 +15,16 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from ._arff import Attribute, is_indicator, nominal_columns, parse_attribute, parse_number, split_fields, unquote
+from ._arff import (
+    Attribute,
+    is_indicator,
+    nominal_columns,
+    parse_attribute,
+    parse_number,
+    split_fields,
+    text_lines,
+    unquote,
+)
 
 __all__ = ["MulanData", "read_mulan_arff", "read_mulan_xml"]
 
@@ -140,7 +149,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
     if not labels or not all(isinstance(name, str) for name in labels):
         raise ValueError(f"{source}: label_names must be a non-empty list of attribute names")
     attributes: list[Attribute] = []
-    lines = text.splitlines()
+    lines = text_lines(text)
     data_start = None
     for lineno, raw in enumerate(lines, 1):
         line = raw.strip()
