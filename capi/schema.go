@@ -323,7 +323,8 @@ func schemaJSON() ([]byte, error) {
 			"internal": cpInternal, "memory": cpMemory},
 		// inline_rows: queries of at most this many rows run inline, not cancellable (smallQuery):
 		// Python skips its Ctrl-C plumbing for them.
-		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta, "inline_rows": smallQuery},
+		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta,
+			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery},
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

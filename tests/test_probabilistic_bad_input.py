@@ -170,6 +170,27 @@ def test_fpras_work_bound_is_an_error_not_a_hang(data, fitted):
         fitted.log_partition(X[:1] * 1e4, method="fpras", epsilon=1e-4)
 
 
+def test_fpras_work_bound_is_max_samples(data, fitted):
+    """The bound is the user's ``max_samples`` (it was settable only from Go, yet the message told
+    Python users to raise it), and the plan is printed compactly (ε = 1e-300 printed its run
+    count as a 300-digit integer)."""
+    X, _ = data
+    est, info = fitted.log_partition(X[:1], method="fpras", random_state=0)
+    used = int(info["samples"][0])
+    with pytest.raises(ValueError, match=r"above the bound 10: raise epsilon or max_samples") as error:
+        fitted.log_partition(X[:1], method="fpras", random_state=0, max_samples=10)
+    assert len(str(error.value)) < 400
+    # a bound above the plan (which overestimates the draw: 1,510 planned, 1,361 drawn) changes nothing
+    again, _ = fitted.log_partition(X[:1], method="fpras", random_state=0, max_samples=2 * used)
+    assert again[0] == est[0]
+    with pytest.raises(ValueError, match=r"\(1\.04e\+301 runs") as error:
+        fitted.log_partition(X[:1], method="fpras", epsilon=1e-300)
+    assert len(str(error.value)) < 400
+    for bad in (0, -1, 2**63, 1.5):
+        with pytest.raises(ValueError, match="max_samples"):
+            fitted.log_partition(X[:1], method="fpras", max_samples=bad)
+
+
 # -- the C ABI ---------------------------------------------------------------------------------------
 
 

@@ -89,3 +89,5 @@ def test_enums_statuses_and_query_defaults_are_the_cores():
     sig = _inspect.signature(ProbabilisticStructured.log_partition).parameters
     assert sig["epsilon"].default == _schema.query_default("epsilon") == 0.1
     assert sig["delta"].default == _schema.query_default("delta") == 0.25
+    assert sig["max_samples"].default == _schema.query_default("max_samples") == 50_000_000
+    assert "max_samples : int, default=50_000_000" in ProbabilisticStructured.log_partition.__doc__

@@ -101,7 +101,7 @@ func FPRASThesis(sp space.Space, u []float64, opt LogZOptions) (LogZResult, erro
 	}
 	if total := float64(res.Runs) * lf * sf; total > float64(maxSamples) {
 		return LogZResult{}, fmt.Errorf("%w: the FPRAS would draw %.3g samples (%d run(s) × l = %.0f stages × S = %.0f), above the bound %d; "+
-			"the printed S = ⌈65 ε⁻² l e^{2/p}⌉ is very conservative: pass Samples (n_samples) to override it, raise the bound (Options.MaxSamples in Go), use the adaptive schedule or smaller scores",
+			"the printed S = ⌈65 ε⁻² l e^{2/p}⌉ is very conservative: pass n_samples to override it, raise max_samples, use the adaptive schedule or smaller scores",
 			ErrWorkBound, total, res.Runs, lf, sf, maxSamples)
 	}
 	l, S := int(lf), int(sf)

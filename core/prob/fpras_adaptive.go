@@ -141,8 +141,8 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 	aLow, aUp := math.Log1p(eps), -math.Log1p(-eps)
 	r1 := math.Ceil(5 * math.Log(2/delta) / aLow)
 	if planned := r1 * (lMax + 1); planned > float64(maxSamples) {
-		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS' first phase would draw about %.3g samples (%.0f runs × (L ≤ %.3g) + 1), "+
-			"above the bound %d: raise ε (epsilon) or the bound (Options.MaxSamples in Go)", ErrWorkBound, planned, r1, lMax, maxSamples)
+		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS' first phase would draw about %.3g samples (%.3g runs × (L ≤ %.3g) + 1), "+
+			"above the bound %d: raise epsilon or max_samples", ErrWorkBound, planned, r1, lMax, maxSamples)
 	}
 	k1, err := t.phase(1, int(r1))
 	if err != nil {
@@ -151,8 +151,8 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 	lUp := math.Min(poissonUpper(float64(k1), math.Log(2/delta))/r1, lMax)
 	r2 := math.Max(1, math.Ceil(tpaRuns(lUp, aLow, aUp, delta)))
 	if planned := float64(t.samples.Load()) + r2*(lUp+1); planned > float64(maxSamples) {
-		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS would draw about %.3g samples (%.0f runs × (L ≤ %.3g) + 1, after %d in its "+
-			"first phase), above the bound %d: raise ε (epsilon) or the bound (Options.MaxSamples in Go)", ErrWorkBound, planned, r2, lUp, t.samples.Load(), maxSamples)
+		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS would draw about %.3g samples (%.3g runs × (L ≤ %.3g) + 1, after %d in its "+
+			"first phase), above the bound %d: raise epsilon or max_samples", ErrWorkBound, planned, r2, lUp, t.samples.Load(), maxSamples)
 	}
 	k2, err := t.phase(2, int(r2))
 	if err != nil {

@@ -20,6 +20,7 @@ __all__ = ["ProbabilisticStructured"]
 _D = _schema.defaults("prob")
 LOG_Z_METHODS = tuple(_schema.enum("log_z_methods"))
 _METHOD_NAMES = dict(enumerate(LOG_Z_METHODS))  # the method code in log_partition's info
+_MAX_SAMPLES = int(_schema.query_default("max_samples"))  # the FPRAS work bound per row
 
 
 def _params(**items: Any) -> bytes:
@@ -389,7 +390,7 @@ class ProbabilisticStructured(StructuredEstimator):
         predicted structures, log p(predict(X) | X), the confidence of each prediction. log Z comes
         from :meth:`log_partition` with ``method`` (exact where the space allows under
         ``"auto"``) and its other parameters (``epsilon``, ``delta``, ``n_samples``, ``sampler``,
-        ``random_state``).
+        ``random_state``, ``schedule``, ``max_samples``).
         """
         fitted = self._fitted()
         X = self._inputs(X)
@@ -408,6 +409,7 @@ class ProbabilisticStructured(StructuredEstimator):
         sampler: str | None = None,
         random_state: Any = None,
         schedule: str | None = None,
+        max_samples: int = _MAX_SAMPLES,
     ) -> bytes:
         return _params(
             method=_name(method, "method", allow_none=False),
@@ -415,6 +417,7 @@ class ProbabilisticStructured(StructuredEstimator):
             delta=_real(delta, "delta"),
             schedule=_name(schedule, "schedule"),
             n_samples=_integer(n_samples, "n_samples"),
+            max_samples=_integer(max_samples, "max_samples"),
             sampler=_name(sampler, "sampler"),
             random_state=self._seed_or_own(random_state),
         )
@@ -429,6 +432,7 @@ class ProbabilisticStructured(StructuredEstimator):
         sampler: str | None = None,
         random_state: Any = None,
         schedule: str | None = None,
+        max_samples: int = _MAX_SAMPLES,
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Return log Z(x) = log Σ_y exp⟨u(x), ψ(y)⟩ of each input, and how each was obtained.
 
@@ -464,6 +468,11 @@ class ProbabilisticStructured(StructuredEstimator):
             thesis' fixed schedule of 3⌈R‖u‖⌉ stages (R = max ‖ψ‖), whose printed sample size grows
             like (R‖u‖)² and hits the work bound on fitted models. None and ``"auto"``: adaptive
             unless ``n_samples`` is given.
+        max_samples : int, default=50_000_000
+            The work bound: the most samples the FPRAS may draw for one row, checked against its
+            plan before it samples and counted as it samples. A plan beyond it is a ValueError
+            that gives the planned number; raise it for a smaller epsilon or delta (the call stays
+            cancellable with Ctrl-C).
 
         Returns
         -------
@@ -477,7 +486,7 @@ class ProbabilisticStructured(StructuredEstimator):
         """
         fitted = self._fitted()
         X = self._inputs(X)
-        params = self._log_z_params(method, epsilon, delta, n_samples, sampler, random_state, schedule)
+        params = self._log_z_params(method, epsilon, delta, n_samples, sampler, random_state, schedule, max_samples)
         out, stats, counts = fitted.model.log_partition(X, params)
         info = {
             "method": np.array([_METHOD_NAMES[m] for m in counts[:, 0]]),
