@@ -157,3 +157,34 @@ def test_grid_search_same_in_processes(search_results, multiclass_data):
     assert one.best_score_ > 0.8
     # the refitted best model is a genuine fitted StructuredRidge
     assert one.best_estimator_.n_features_in_ == X.shape[1]
+
+
+@pytest.mark.parametrize("estimator", ["ridge", "prob"])
+def test_space_set_after_fit_does_not_change_the_fitted_model(estimator):
+    """predict, score and decision_function answer for the fitted model (space_, classes_), not for
+    a ``space`` set afterwards: a string-label multi-class model predicted class ids instead of its
+    labels after set_params(space=Multiclass(3)) or space="multilabel", without a refit."""
+    from combpred import ProbabilisticStructured
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 4))
+    y = np.array(["cat", "dog", "eel"])[np.argmax(X[:, :3], 1)]
+    make = StructuredRidge if estimator == "ridge" else ProbabilisticStructured
+    model = make(space="multiclass").fit(X, y)
+    before = (model.predict(X), model.score(X, y), model.decision_function(X))
+    extra = model.score_samples(X, y) if estimator == "prob" else None
+    for later in (spaces.Multiclass(3), "multilabel", spaces.Permutations(3)):
+        model.set_params(space=later)
+        assert_array_equal(model.predict(X), before[0])
+        assert model.score(X, y) == before[1]
+        assert_allclose(model.decision_function(X), before[2])
+        if extra is not None:
+            assert_allclose(model.score_samples(X, y), extra)
+    # and a two-class model keeps scikit-learn's margin shape
+    two = make(space="multiclass").fit(X, y == "cat").set_params(space="multilabel")
+    assert two.decision_function(X).shape == (90,)
+    # a Multiclass object's model predicts its ids, as before
+    ids = np.argmax(X[:, :3], 1)
+    model = make(space=spaces.Multiclass(3)).fit(X, ids)
+    pred = model.predict(X)
+    assert pred.dtype.kind == "i" and pred.shape == (90,) and model.score(X, ids) == np.mean(pred == ids)

@@ -49,6 +49,13 @@ class _Fitted(NamedTuple):
         return self.model.dim
 
     @property
+    def labels(self) -> Any:
+        """The class labels a multi-class model predicts (``classes_``; the ids themselves for a
+        Multiclass object), or None for every other space. Read from the fit, not from ``space``:
+        a value set after the fit (set_params) does not change what the model predicts."""
+        return self.classes if type(self.space) is _spaces.Multiclass else None
+
+    @property
     def width(self) -> int:
         return self.model.width
 
@@ -420,11 +427,14 @@ class StructuredEstimator(BaseEstimator):
         fitted = self._fitted()
         return fitted.model.decision(self._inputs(X))
 
-    def _margin(self, scores: np.ndarray) -> np.ndarray:
+    def _decision_function(self, X: Any) -> np.ndarray:
+        return self._margin(self._fitted(), self._scores(X))
+
+    def _margin(self, fitted: _Fitted, scores: np.ndarray) -> np.ndarray:
         """scikit-learn's shape of a decision function: the margin u₁ − u₀ for two classes, for
-        every estimator tagged a multi-class classifier (``space="multiclass"`` or a Multiclass
+        every model fitted as a multi-class classifier (``space="multiclass"`` or a Multiclass
         object), so that scikit-learn's binary scorers (roc_auc, average_precision) take it."""
-        if self._is_classifier() and not self._is_multilabel() and scores.shape[1] == 2:
+        if type(fitted.space) is _spaces.Multiclass and scores.shape[1] == 2:
             return scores[:, 1] - scores[:, 0]
         return scores
 
@@ -434,8 +444,8 @@ class StructuredEstimator(BaseEstimator):
 
     def _labelled(self, fitted: _Fitted, structures: np.ndarray) -> np.ndarray:
         """Structures in the space's encoding as predict returns them: class labels for multiclass."""
-        if self._is_multiclass():
-            return fitted.classes[structures]
+        if fitted.labels is not None:
+            return fitted.labels[structures]
         return structures
 
     def _predict(self, X: Any) -> Any:
@@ -488,11 +498,12 @@ class StructuredEstimator(BaseEstimator):
         """Mean quality of the predictions on (X, y): accuracy for multiclass, 1 − Hamming loss for
         multilabel, the space's own score otherwise (see ``combpred.spaces``), weighted by
         ``sample_weight`` (validated as in :meth:`fit`)."""
+        fitted = self._fitted()
         pred = self.predict(X)
         if _capi.is_sparse(pred):
             pred = pred.toarray()
         sw = check_sample_weight(sample_weight, len(pred))
-        if self._is_multiclass():
+        if fitted.labels is not None:
             y = np.asarray(y)
             if y.ndim == 2 and y.shape[1] == 1:
                 y = y.ravel()
@@ -500,13 +511,13 @@ class StructuredEstimator(BaseEstimator):
                 raise ValueError(f"y must be a 1-D array of class labels, got shape {y.shape} and dtype {y.dtype}")
             if y.shape[0] != len(pred):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
-            class_rows(y, self.classes_)  # a label the model does not know (NaN, say) is an error, not a miss
+            class_rows(y, fitted.labels)  # a label the model does not know (NaN, say) is an error, not a miss
             return float(np.average(pred == y, weights=sw))
         y = self._dense_targets(y)
         if len(np.asarray(y)) != len(pred):
             raise ValueError(f"y has {len(np.asarray(y))} rows but X has {len(pred)} rows")
-        self.space_.validate(y)  # an invalid structure is an error, not a low score
-        return float(np.average(self.space_.score_samples(y, pred), weights=sw))
+        fitted.space.validate(y)  # an invalid structure is an error, not a low score
+        return float(np.average(fitted.space.score_samples(y, pred), weights=sw))
 
     # -- pickling: the Go model travels as its bytes --------------------------------------------
     def __getstate__(self) -> dict[str, Any]:

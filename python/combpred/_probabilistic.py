@@ -321,7 +321,7 @@ class ProbabilisticStructured(StructuredEstimator):
         log p(y | x) = ⟨u(x), ψ(y)⟩ − log Z(x). For a two-class ``space="multiclass"`` model the
         result is the margin u₁ − u₀ of shape (n_samples,), as scikit-learn expects.
         """
-        return self._margin(self._scores(X))
+        return self._decision_function(X)
 
     def predict(self, X: Any) -> np.ndarray:
         """Return the structure chosen by ``decision`` for each input, in the space's encoding.
@@ -374,13 +374,13 @@ class ProbabilisticStructured(StructuredEstimator):
 
     def _target_rows(self, fitted: Any, Y: Any) -> np.ndarray:
         """Encode structures given in the space's encoding (class labels for multiclass) as rows."""
-        if self._is_multiclass():
+        if fitted.labels is not None:
             y = np.asarray(Y)
             if y.ndim == 2 and y.shape[1] == 1:
                 y = y.ravel()
             if y.ndim != 1:
                 raise ValueError(f"y must be 1-D class labels for space='multiclass', got shape {y.shape}")
-            return class_rows(y, fitted.classes)
+            return class_rows(y, fitted.labels)
         return fitted.space._to_rows(Y, "Y")
 
     def score_samples(self, X: Any, Y: Any = None, method: str = "auto", **log_partition_params: Any) -> np.ndarray:

@@ -626,7 +626,7 @@ class StructuredRidge(StructuredEstimator):
         model the result is the margin u₁ − u₀ of shape (n_samples,), as scikit-learn expects.
         X may be dense or ``scipy.sparse``, whatever the layout of the training inputs.
         """
-        return self._margin(self._scores(X))
+        return self._decision_function(X)
 
     def predict(self, X: Any) -> np.ndarray:
         """Return the structure chosen by ``decision`` for each input, in the space's encoding.
