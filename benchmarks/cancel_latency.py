@@ -28,6 +28,7 @@ CALLS = {
     "prob.predict_marginals": "ProbabilisticStructured(Permutations(20)).predict_marginals, n_samples=20,000",
     "prob.log_partition": "ProbabilisticStructured(Permutations(8)).log_partition(method='fpras')",
     "prob.fit": "ProbabilisticStructured(Permutations(20)).fit (Adam on sampled gradients)",
+    "prob.fit-exact": "ProbabilisticStructured(Permutations(15)).fit (L-BFGS on exact inference), 2,000 rows",
     "ridge.fit": "StructuredRidge(Multilabel(30), solver='cg').fit, 200,000 × 60",
     "ridge.partial_fit": "StructuredRidge(kernel='rbf').partial_fit (one SGD pass, 6,000 rows onto 6,000)",
     "ridge.fit-exact": "StructuredRidge(Multilabel(20), solver='exact').fit, 3,000 × 399 (8,000 unknowns)",

@@ -55,6 +55,14 @@ def setup(name: str):
         Y = sp.sample(300, random_state=0)
         model = ProbabilisticStructured(space=sp, alpha=0.1, n_samples=2000, max_iter=1000)
         return lambda: model.fit(X, Y), lambda: ProbabilisticStructured(space=sp, max_iter=1).fit(X[:20], Y[:20])
+    if name == "prob.fit-exact":
+        # exact inference (a subset DP per row): one evaluation over 2,000 rows takes about a second
+        # and a line search makes several; Ctrl-C waited for them (12 s)
+        sp = spaces.Permutations(15)
+        X = rng.normal(size=(2000, 20))
+        Y = sp.sample(2000, random_state=0)
+        model = ProbabilisticStructured(space=sp, max_iter=100_000, tol=1e-14)
+        return lambda: model.fit(X, Y), lambda: ProbabilisticStructured(space=sp, max_iter=1).fit(X[:20], Y[:20])
     if name == "ridge.fit":
         sp = spaces.Multilabel(30)
         X = rng.normal(size=(200_000, 60))

@@ -16,7 +16,15 @@ from pathlib import Path
 import pytest
 
 CHILD = Path(__file__).resolve().parent / "_interrupt_child.py"
-CALLS = ["ridge.predict", "space.decode", "prob.sample", "prob.predict_marginals", "prob.log_partition", "prob.fit"]
+CALLS = [
+    "ridge.predict",
+    "space.decode",
+    "prob.sample",
+    "prob.predict_marginals",
+    "prob.log_partition",
+    "prob.fit",
+    "prob.fit-exact",
+]
 
 
 @pytest.mark.parametrize("call", CALLS)

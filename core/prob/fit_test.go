@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
@@ -335,5 +336,27 @@ func TestFitWarmStart(t *testing.T) {
 		if ignored.Result.Iterations != cold.Result.Iterations || relDiff(ignored.Coef, cold.Coef) != 0 {
 			t.Errorf("%s: an Init of another space changed the fit: %+v", c.kind, ignored.Result)
 		}
+	}
+}
+
+// TestObjectiveStopsBetweenRows: a set stop flag ends an objective evaluation between rows with
+// ErrCancelled (Ctrl-C waited for whole evaluations of exact inference: seconds each on
+// Permutations(15) over 2,000 rows, several per line search).
+func TestObjectiveStopsBetweenRows(t *testing.T) {
+	sp := mustSpace(t, "permutations", 6)
+	X, ys := syntheticData(t, sp, 40, 3, 1, 17)
+	p, err := NewProblem(sp, X, 40, 3, ys, nil, 0.1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	W := mat.NewDense(p.Cols(), sp.Dim(), nil)
+	inf := InferenceOptions{Method: InferExact}
+	if _, err := p.Objective(W, inf, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	inf.Sampler.Stop = new(cancel.Flag)
+	inf.Sampler.Stop.Stop()
+	if _, err := p.Objective(W, inf, 1, nil); !errors.Is(err, ErrCancelled) {
+		t.Errorf("stopped: want ErrCancelled, got %v", err)
 	}
 }

@@ -190,9 +190,12 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 		noise = make([]float64, b)
 	}
 	var failed atomic.Bool // a row failed (e.g. a sampler hit its work bound): skip the rest
+	// Ctrl-C is checked between rows: one evaluation of exact inference on Permutations(15) over
+	// 2,000 rows took seconds, and a line search makes several.
+	stop := inf.Sampler.Stop
 	parallel.For(b, 4, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
-			if failed.Load() {
+			if failed.Load() || stop.Stopped() {
 				return
 			}
 			i := rows[k]
@@ -231,6 +234,9 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 		if err != nil {
 			return 0, 0, err
 		}
+	}
+	if err := stop.Err(); err != nil {
+		return 0, 0, err
 	}
 	if noise != nil {
 		var v float64
