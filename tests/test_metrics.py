@@ -128,6 +128,33 @@ def test_sample_weight_validation():
         kendall_tau([[1, 2]], [[1, 2]], sample_weight=[-1])
 
 
+def test_weights_whose_sum_overflows():
+    """Weights are scale-free: finite weights of 1e308 (their sum overflows) give the mean the same
+    weights scaled down give, where np.average returned NaN; so does StructuredRidge.score."""
+    T = [[1, 2, 3], [1, 2, 3], [3, 2, 1]]
+    P = [[1, 2, 3], [2, 1, 3], [3, 2, 1]]
+    huge, small = [1e308, 1e308, 5e307], [2.0, 2.0, 1.0]
+    for metric in (kendall_tau, spearman_rho):
+        assert metric(T, P, sample_weight=huge) == pytest.approx(metric(T, P, sample_weight=small), rel=1e-15)
+    parent = [-1, 0, 0, 1]
+    y, y_hat = [3, 2, 1], [3, 1, 2]
+    for average in ("micro", "samples"):
+        got = hierarchical_f1(y, y_hat, parent, average=average, sample_weight=huge)
+        assert got == pytest.approx(hierarchical_f1(y, y_hat, parent, average=average, sample_weight=small), rel=1e-15)
+    assert hierarchical_loss(y, y_hat, parent, sample_weight=huge) == pytest.approx(
+        hierarchical_loss(y, y_hat, parent, sample_weight=small), rel=1e-15
+    )
+    from combpred import StructuredRidge
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 3)), spaces.Multilabel(4).sample(40, random_state=0)
+    model = StructuredRidge(space="multilabel").fit(X, Y)
+    assert model.score(X, Y, sample_weight=np.full(40, 1e308)) == pytest.approx(model.score(X, Y), rel=1e-15)
+    labels = np.array(["a", "b"])[(X[:, 0] > 0).astype(int)]
+    model = StructuredRidge(space="multiclass").fit(X, labels)
+    assert model.score(X, labels, sample_weight=np.full(40, 1e308)) == model.score(X, labels)
+
+
 # ---------------------------------------------------------------------------------------------
 # hierarchical loss
 # ---------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _capi, _core
 from . import decision as _decision
 from . import spaces as _spaces
+from ._weights import check_sample_weight, weighted_mean
 
 # Entries of dense predictions decoded at a time when predict returns a sparse matrix (64 MiB of int64).
 _SPARSE_OUTPUT_BLOCK = 1 << 23
@@ -58,32 +59,6 @@ class _Fitted(NamedTuple):
     @property
     def width(self) -> int:
         return self.model.width
-
-
-def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None:
-    """Validate sample weights: the one rule of fit, partial_fit and score.
-
-    Returns None for None, else a C-contiguous float64 array of length ``n_samples`` that is finite,
-    non-negative and not all zero; anything else raises ``ValueError`` naming sample_weight.
-    """
-    if sample_weight is None:
-        return None
-    w = np.asarray(sample_weight)
-    if w.dtype.kind not in "fiub":
-        raise ValueError(f"sample_weight must hold real numbers, got dtype {w.dtype}")
-    if w.ndim == 0:
-        w = np.full(n_samples, w, dtype=np.float64)
-    w = np.ascontiguousarray(w, dtype=np.float64)
-    if w.shape != (n_samples,):
-        raise ValueError(f"sample_weight must have shape ({n_samples},), got {w.shape}")
-    bad = ~np.isfinite(w) | (w < 0)
-    if np.any(bad):
-        i = int(np.argmax(bad))
-        value = "NaN" if np.isnan(w[i]) else repr(float(w[i]))
-        raise ValueError(f"sample_weight[{i}] = {value}: weights must be finite and non-negative")
-    if n_samples and not np.any(w > 0):
-        raise ValueError("sample_weight must hold at least one non-zero weight (all are zero)")
-    return w
 
 
 def _is_pandas_sparse(X: Any) -> bool:
@@ -512,12 +487,12 @@ class StructuredEstimator(BaseEstimator):
             if y.shape[0] != len(pred):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
             class_rows(y, fitted.labels)  # a label the model does not know (NaN, say) is an error, not a miss
-            return float(np.average(pred == y, weights=sw))
+            return weighted_mean(pred == y, sw)
         y = self._dense_targets(y)
         if len(np.asarray(y)) != len(pred):
             raise ValueError(f"y has {len(np.asarray(y))} rows but X has {len(pred)} rows")
         fitted.space.validate(y)  # an invalid structure is an error, not a low score
-        return float(np.average(fitted.space.score_samples(y, pred), weights=sw))
+        return weighted_mean(fitted.space.score_samples(y, pred), sw)
 
     # -- pickling: the Go model travels as its bytes --------------------------------------------
     def __getstate__(self) -> dict[str, Any]:

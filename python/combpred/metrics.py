@@ -31,6 +31,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ._weights import check_sample_weight, weighted_mean
+
 __all__ = [
     "hierarchical_f1",
     "hierarchical_loss",
@@ -110,23 +112,11 @@ def _check_pair(Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     return T, P
 
 
-def _sample_weights(sample_weight: Any, n: int) -> np.ndarray | None:
-    """Validated weights of n rows (None when not given)."""
-    if sample_weight is None:
-        return None
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight must have shape ({n},), got {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
-        raise ValueError("sample_weight must be finite, non-negative and not all zero")
-    return w
-
-
 def _reduce(values: np.ndarray, sample_weight: Any, average: bool) -> float | np.ndarray:
-    w = _sample_weights(sample_weight, values.shape[0])
+    w = check_sample_weight(sample_weight, values.shape[0])
     if not average:
         return values
-    return float(np.average(values, weights=w))
+    return weighted_mean(values, w)
 
 
 # --------------------------------------------------------------------------------------------
@@ -484,11 +474,9 @@ def hierarchical_f1(
     both = np.sum(T & P, axis=1).astype(np.float64)
     sizes = (T.sum(axis=1) + P.sum(axis=1)).astype(np.float64)
     if average == "micro":
-        w = _sample_weights(sample_weight, both.size)
-        if w is None:
-            w = np.ones_like(both)
-        total = float(w @ sizes)
-        return 1.0 if total == 0 else float(2 * (w @ both) / total)
+        w = check_sample_weight(sample_weight, both.size)
+        total = weighted_mean(sizes, w)
+        return 1.0 if total == 0 else 2 * weighted_mean(both, w) / total
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, 2 * both / np.where(sizes > 0, sizes, 1), 1.0)
     return _reduce(values, sample_weight, average == "samples")

@@ -1,0 +1,49 @@
+"""Sample weights: the one rule that validates them (fit, partial_fit, score and the metrics) and the
+weighted mean that every score takes with them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None:
+    """Validate sample weights: the one rule of fit, partial_fit and score.
+
+    Returns None for None, else a C-contiguous float64 array of length ``n_samples`` that is finite,
+    non-negative and not all zero; anything else raises ``ValueError`` naming sample_weight.
+    """
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "fiub":
+        raise ValueError(f"sample_weight must hold real numbers, got dtype {w.dtype}")
+    if w.ndim == 0:
+        w = np.full(n_samples, w, dtype=np.float64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if w.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {w.shape}")
+    bad = ~np.isfinite(w) | (w < 0)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        value = "NaN" if np.isnan(w[i]) else repr(float(w[i]))
+        raise ValueError(f"sample_weight[{i}] = {value}: weights must be finite and non-negative")
+    if n_samples and not np.any(w > 0):
+        raise ValueError("sample_weight must hold at least one non-zero weight (all are zero)")
+    return w
+
+
+def weighted_mean(values: Any, weights: np.ndarray | None) -> float:
+    """The mean of ``values`` (one per row) weighted by validated ``weights`` (None: unweighted).
+
+    Weights are scale-free, so they are divided by a power of two near their largest first (an
+    exact operation): finite weights whose sum overflows, 1e308 each, gave NaN through
+    ``np.average``, where the mean of values in [0, 1] must stay in [0, 1].
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if weights is None or weights.size == 0:
+        return float(np.mean(values))
+    _, exponent = np.frexp(np.max(weights))
+    w = np.ldexp(weights, -int(exponent))
+    return float(w @ values / np.sum(w))
