@@ -588,3 +588,23 @@ def test_ids_outside_int64_are_refused_not_wrapped():
         metrics.hierarchical_loss([1], [1], np.array([2**64 - 1, 0], dtype=np.uint64))
     with pytest.raises(ValueError, match="y_true holds .*outside the 64-bit signed integers"):
         metrics.hierarchical_loss(np.array([1e19]), [1], [-1, 0])
+
+
+def test_hierarchical_metrics_take_sparse_predictions():
+    """A model fitted on sparse targets predicts CSR (documented); the hierarchical metrics and the
+    scorer took it as an object array ("y_pred must hold integers, got dtype object")."""
+    from combpred import StructuredRidge
+    from scipy import sparse
+
+    parent = [-1, 0, 0, 1, 1, 2]
+    space = spaces.Subtrees(parent)
+    X = np.random.default_rng(0).normal(size=(60, 4))
+    Y = space.sample(60, random_state=0)
+    model = StructuredRidge(space=space).fit(X, sparse.csr_matrix(Y))
+    P = model.predict(X[:5])
+    assert sparse.issparse(P)
+    for metric in (hierarchical_loss, hierarchical_f1):
+        assert metric(Y[:5], P, parent) == metric(Y[:5], P.toarray(), parent)
+        assert metric(sparse.csr_matrix(Y[:5]), P, parent) == metric(Y[:5], P.toarray(), parent)
+    scorer = metrics.make_hierarchical_loss_scorer(parent)
+    assert scorer(model, X[:5], Y[:5]) == -hierarchical_loss(Y[:5], P.toarray(), parent)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
+from scipy import sparse as _sparse
 
 from ._weights import check_sample_weight, weighted_mean
 
@@ -52,8 +53,9 @@ __all__ = [
 # validation helpers (also used by combpred.baselines)
 # --------------------------------------------------------------------------------------------
 def _as_integer_array(a: Any, name: str) -> np.ndarray:
-    """Return ``a`` as an int64 array; floats must be finite and integral, bools become 0/1."""
-    arr = np.asarray(a)
+    """Return ``a`` as an int64 array; floats must be finite and integral, bools become 0/1. A
+    scipy.sparse matrix (what a model fitted on sparse targets predicts) is taken densely."""
+    arr = a.toarray() if _sparse.issparse(a) else np.asarray(a)
     if arr.dtype == bool:
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":
