@@ -419,6 +419,21 @@ def test_validate_names_row_and_problem(space, good, bad, message):
 
 
 @pytest.mark.parametrize(
+    "space, good, bad, message", CORRUPTIONS, ids=lambda x: repr(x) if isinstance(x, spaces.Space) else ""
+)
+def test_score_samples_refuses_what_validate_refuses(space, good, bad, message):
+    """score_samples scored invalid structures on the spaces with their own scores (a 0/1 row
+    holding 7, class 100 of three, a subtree without its root, node 99 of a path space)."""
+    good_rows = np.array(good + good[:1])
+    bad_rows = np.array(good + [bad])
+    assert np.all(space.score_samples(good_rows, good_rows) == 1.0)
+    with pytest.raises(ValueError, match=rf"^Y_true row {len(good)}: .*({message})"):
+        space.score_samples(bad_rows, good_rows)
+    with pytest.raises(ValueError, match=rf"^Y_pred row {len(good)}: .*({message})"):
+        space.score_samples(good_rows, bad_rows)
+
+
+@pytest.mark.parametrize(
     "space, Y, message",
     [
         (spaces.Permutations(3), np.ones((2, 4), dtype=int), r"shape \(n_samples, 3\)"),

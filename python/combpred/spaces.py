@@ -160,6 +160,19 @@ class Space:
         """Raise ``ValueError`` naming the first row of Y that is not a structure of the space."""
         self._handle().validate(self._to_rows(Y))
 
+    def _scored_rows(self, Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of a pair of structure arrays for score_samples: equal in number and each a
+        structure of the space (a 0/1 row holding 7, or a subtree without its root, was scored)."""
+        a, b = self._to_rows(Y_true, "Y_true"), self._to_rows(Y_pred, "Y_pred")
+        if a.shape != b.shape:
+            raise ValueError(f"Y_true and Y_pred have different numbers of rows: {a.shape[0]} and {b.shape[0]}")
+        for rows, name in ((a, "Y_true"), (b, "Y_pred")):
+            try:
+                self._handle().validate(rows)
+            except ValueError as exc:
+                raise ValueError(f"{name} {exc}") from None
+        return a, b
+
     def embed(self, Y: Any) -> np.ndarray:
         """Return ψ of each structure of Y, shape (n_samples, d)."""
         return self._handle().embed(self._to_rows(Y))
@@ -198,10 +211,8 @@ class Space:
 
         The fraction of equal ψ coordinates; subclasses refine it.
         """
-        a, b = self.embed(Y_true), self.embed(Y_pred)
-        if a.shape != b.shape:
-            raise ValueError(f"Y_true and Y_pred have different numbers of rows: {a.shape[0]} and {b.shape[0]}")
-        return np.mean(a == b, axis=1)
+        a, b = self._scored_rows(Y_true, Y_pred)
+        return np.mean(self._handle().embed(a) == self._handle().embed(b), axis=1)
 
 
 def _as_int_rows(Y: np.ndarray, name: str) -> np.ndarray:
@@ -274,9 +285,7 @@ class Multiclass(Space):
 
     def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
         """Whether each prediction is right (1.0) or wrong (0.0): their mean is the accuracy."""
-        a, b = self._to_rows(Y_true, "Y_true"), self._to_rows(Y_pred, "Y_pred")
-        if a.shape != b.shape:
-            raise ValueError(f"Y_true and Y_pred have different numbers of rows: {a.shape[0]} and {b.shape[0]}")
+        a, b = self._scored_rows(Y_true, Y_pred)
         return (a[:, 0] == b[:, 0]).astype(np.float64)
 
 
@@ -294,9 +303,7 @@ class Multilabel(Space):
 
     def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
         """One minus the Hamming loss of each row: their mean is one minus the Hamming loss."""
-        a, b = self._to_rows(Y_true, "Y_true"), self._to_rows(Y_pred, "Y_pred")
-        if a.shape != b.shape:
-            raise ValueError(f"Y_true and Y_pred have different numbers of rows: {a.shape[0]} and {b.shape[0]}")
+        a, b = self._scored_rows(Y_true, Y_pred)
         return np.mean(a == b, axis=1)
 
 
