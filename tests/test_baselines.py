@@ -295,3 +295,17 @@ def test_structured_svm_before_fit_raises_not_fitted(method):
     args = (X, np.zeros(3)) if method == "score" else (X,)
     with pytest.raises(NotFittedError):
         getattr(StructuredSVM(space="multiclass"), method)(*args)
+
+
+def test_pairwise_ranker_validates_sample_weight():
+    """Negative weights went to scikit-learn unchecked (accepted, or a bare ZeroDivisionError when
+    they summed to zero); the estimators' one weight rule now names them."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4))
+    Y = spaces.Permutations(4).sample(50, random_state=0)
+    for w in (-np.ones(50), np.r_[-np.ones(25), np.ones(25)], np.zeros(50), np.full(50, np.nan)):
+        with pytest.raises(ValueError, match="sample_weight"):
+            PairwiseRanker().fit(X, Y, sample_weight=w)
+    weighted = PairwiseRanker().fit(X, Y, sample_weight=np.r_[np.ones(25), np.zeros(25)])
+    first_half = PairwiseRanker().fit(X[:25], Y[:25])
+    np.testing.assert_allclose(weighted.predict_pair_proba(X), first_half.predict_pair_proba(X), atol=1e-4)

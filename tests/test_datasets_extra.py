@@ -283,3 +283,21 @@ def test_readers_break_lines_at_newlines_only(tmp_path, breaker):
     (tmp_path / "label_ranking" / "wine.csv").write_text(f"2,1,3\n0.5,{breaker}2,1,3\nnan,1,2,3\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 3: 'nan'" if breaker.isascii() else "not an ASCII text file"):
         load_label_ranking("wine", data_home=tmp_path)
+
+
+def test_readers_take_str_or_utf8_bytes_and_name_anything_else():
+    """read_hmc_arff failed inside re on bytes (which the MULAN readers take) and on None; a single
+    label name as a str was iterated letter by letter."""
+    assert read_hmc_arff(HMC.encode())[2:] == read_hmc_arff(HMC)[2:]
+    np.testing.assert_array_equal(read_hmc_arff(HMC.encode())[1], read_hmc_arff(HMC)[1])
+    arff = "@relation r\n@attribute x numeric\n@data\n0.5\n"
+    assert datasets.read_arff(arff.encode())[1].tolist() == [[0.5]]
+    for reader in (read_hmc_arff, datasets.read_arff):
+        with pytest.raises(TypeError, match="text: expected the file's contents as str or bytes, got NoneType"):
+            reader(None)
+        with pytest.raises(ValueError, match="text: not UTF-8"):
+            reader(b"@relation \xff\n")
+    mulan = "@relation r\n@attribute f1 numeric\n@attribute L1 {0,1}\n@data\n1.5,1\n"
+    assert datasets.read_mulan_arff(mulan, ["L1"]).Y.toarray().tolist() == [[1]]
+    with pytest.raises(TypeError, match="label_names must be a list of attribute names, got a single str"):
+        datasets.read_mulan_arff(mulan, "L1")

@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import spaces as _spaces
 from ._estimator_base import class_labels
+from ._weights import check_sample_weight
 from .metrics import _check_rankings, kendall_tau
 
 __all__ = ["KNNBordaRanker", "PairwiseRanker", "StructuredSVM"]
@@ -268,7 +269,8 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         base = LogisticRegression() if self.estimator is None else self.estimator
         n = Y.shape[1]
         iu, iv = np.triu_indices(n, k=1)
-        fit_kw = {} if sample_weight is None else {"sample_weight": sample_weight}
+        sw = check_sample_weight(sample_weight, X.shape[0])  # scikit-learn took negative weights
+        fit_kw = {} if sw is None else {"sample_weight": sw}
         self.estimators_ = []
         for u, v in zip(iu, iv, strict=True):
             target = (Y[:, u] < Y[:, v]).astype(np.int64)

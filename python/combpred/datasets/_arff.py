@@ -9,14 +9,14 @@ from typing import NamedTuple
 import numpy as np
 
 
-def read_arff(text: str) -> tuple[list[str], np.ndarray]:
-    """Parse a dense numeric ARFF document into attribute names and a float matrix.
+def read_arff(text: str | bytes) -> tuple[list[str], np.ndarray]:
+    """Parse a dense numeric ARFF document (str, or bytes in UTF-8) into attribute names and a
+    float matrix.
 
     Only what the bundled files use is supported: numeric and {0,1} nominal attributes, dense rows,
     ``%`` comments. Anything else raises ``ValueError`` naming the line.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be the ARFF document as a str, got {type(text).__name__}")
+    text = document_text(text, "text")
     names: list[str] = []
     rows: list[list[float]] = []
     in_data = False
@@ -64,6 +64,18 @@ def parse_number(token: str) -> float | None:
         return None
     value = float(token)
     return value if math.isfinite(value) else None
+
+
+def document_text(data: str | bytes, source: str) -> str:
+    """The text of a document given as str, or as bytes in UTF-8; ``source`` names it in errors."""
+    if isinstance(data, str):
+        return data
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{source}: expected the file's contents as str or bytes, got {type(data).__name__}")
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
 def text_lines(text: str) -> list[str]:

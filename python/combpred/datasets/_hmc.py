@@ -9,6 +9,7 @@ import numpy as np
 
 from ._arff import (
     Attribute,
+    document_text,
     is_indicator,
     nominal_columns,
     parse_attribute,
@@ -44,7 +45,7 @@ def declared_nodes(entries: list[str]) -> list[str]:
     return list(nodes)
 
 
-def read_hmc_arff(text: str) -> tuple[list[str], np.ndarray, list[str], list[list[str]]]:
+def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], list[list[str]]]:
     """Parse a dense Clus HMC ARFF document (a tree or a DAG taxonomy).
 
     The last attribute must be ``@ATTRIBUTE class hierarchical <list>``, whose comma-separated
@@ -69,8 +70,8 @@ def read_hmc_arff(text: str) -> tuple[list[str], np.ndarray, list[str], list[lis
 
     Parameters
     ----------
-    text : str
-        The file's contents.
+    text : str or bytes
+        The file's contents (bytes in UTF-8).
 
     Returns
     -------
@@ -92,6 +93,7 @@ def read_hmc_arff(text: str) -> tuple[list[str], np.ndarray, list[str], list[lis
         misplaced hierarchical attribute, wrong field counts, values that are neither numbers nor
         declared nominal values, undeclared labels.
     """
+    text = document_text(text, "text")
     attributes: list[Attribute] = []
     names: list[str] = []
     hierarchy: list[str] | None = None

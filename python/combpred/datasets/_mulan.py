@@ -17,6 +17,7 @@ from scipy import sparse
 
 from ._arff import (
     Attribute,
+    document_text,
     is_indicator,
     nominal_columns,
     parse_attribute,
@@ -29,17 +30,6 @@ from ._arff import (
 __all__ = ["MulanData", "read_mulan_arff", "read_mulan_xml"]
 
 _INDEX = re.compile(r"[0-9]{1,9}")
-
-
-def _decode(data: str | bytes, source: str) -> str:
-    if isinstance(data, str):
-        return data
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{source}: expected the file's contents as str or bytes, got {type(data).__name__}")
-    try:
-        return bytes(data).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
 def read_mulan_xml(data: str | bytes, *, source: str = "<xml>") -> list[str]:
@@ -65,7 +55,7 @@ def read_mulan_xml(data: str | bytes, *, source: str = "<xml>") -> list[str]:
         For malformed XML, a document type declaration (refused: entities can expand without
         bound), a label without a name, a repeated name, or no label at all.
     """
-    text = _decode(data, source)
+    text = document_text(data, source)
     if "<!DOCTYPE" in text or "<!ENTITY" in text:
         raise ValueError(f"{source}: document type declarations are not accepted in a label file")
     try:
@@ -144,7 +134,11 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         not a number or not a declared nominal value, a label value other than 0/1, wrong field
         counts.
     """
-    text = _decode(data, source)
+    text = document_text(data, source)
+    if isinstance(label_names, (str, bytes)):  # iterated, "L1" was the labels "L" and "1"
+        raise TypeError(
+            f"{source}: label_names must be a list of attribute names, got a single {type(label_names).__name__}"
+        )
     labels = list(label_names)
     if not labels or not all(isinstance(name, str) for name in labels):
         raise ValueError(f"{source}: label_names must be a non-empty list of attribute names")
