@@ -121,7 +121,7 @@ def _f1_loss(Psi_hat, Psi):
     return 1 - np.where(sizes == 0, 1.0, 2 * inter / np.maximum(sizes, 1))
 
 
-@pytest.mark.parametrize("d", [1, 3, 5, 7])
+@pytest.mark.parametrize("d", [1, 3, 5, 7, 10])
 def test_f1_rule_maximises_expected_f1_under_independent_labels(d):
     """Brute force over all 2^d predictions and all 2^d label sets, with independent labels (the
     distribution of ProbabilisticStructured's multi-label model): the rule attains the largest E[F1]."""
@@ -140,6 +140,17 @@ def test_f1_rule_maximises_expected_f1_under_independent_labels(d):
     if d >= 3:  # not Hamming's rule: labels below ½ are predicted when F1 is scored
         p = np.full((1, d), 0.45)
         assert bayes_decode(space, p, "hamming").sum() == 0 and bayes_decode(space, p, "f1").sum() > 0
+
+
+def test_f1_rule_work_tables_follow_the_memory_budget():
+    """Its d×d tables were allocated outside the budget (205 MB under a 2 MB max_memory at d = 800;
+    40 GB at d = 50,000); now they are refused first, naming the rule."""
+    import combpred
+
+    with combpred.config_context(max_memory=2 * 2**20), pytest.raises(MemoryError, match="decision='f1' on 800 labels"):
+        bayes_decode(spaces.Multilabel(800), np.full((1, 800), 0.3), "f1")
+    with combpred.config_context(max_memory=2 * 2**20):
+        assert bayes_decode(spaces.Multilabel(100), np.full((1, 100), 0.3), "f1").shape == (1, 100)
 
 
 def test_f1_rule_refuses_other_spaces():

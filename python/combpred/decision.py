@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _capi
 from . import spaces as _spaces
 
 __all__ = ["LOSSES", "bayes_decode"]
@@ -119,20 +120,24 @@ def _hierarchical(parent: np.ndarray, M: np.ndarray, costs: np.ndarray) -> np.nd
 def _f1(P: np.ndarray) -> np.ndarray:
     """The label set of largest expected F1 per row of independent label probabilities P."""
     m, d = P.shape
+    # Two d×d tables at a time: checked against the core's memory budget before they exist (d =
+    # 50,000 would take 40 GB). The time grows as d³ too: about a second per row at d = 800.
+    _capi.check_output((2, d, d), f"decision='f1' on {d} labels: its work tables")
     Y = np.zeros((m, d), dtype=np.int64)
     s = np.arange(d)  # S_{-j} takes 0 … d − 1
     for row, p in enumerate(P):
         order = np.argsort(-p, kind="stable")
         q = p[order]
-        # g[j] = pmf of the count of the labels other than order[j], by one DP for all j at once
+        # g[j] = pmf of the count of the labels other than order[j], by one DP for all j at once;
+        # after label i the counts reach at most i + 1, so only the columns up to there change.
         g = np.zeros((d, d))
         g[:, 0] = 1.0
         for i in range(d):
-            upd = g.copy()
-            upd[:, 1:] = g[:, 1:] * (1 - q[i]) + g[:, :-1] * q[i]
-            upd[:, 0] = g[:, 0] * (1 - q[i])
-            upd[i] = g[i]  # label i is not among the others of itself
-            g = upd
+            top = min(i + 2, d)
+            kept = g[i, :top].copy()  # label i is not among the others of itself
+            g[:, 1:top] = g[:, 1:top] * (1 - q[i]) + g[:, : top - 1] * q[i]
+            g[:, 0] *= 1 - q[i]
+            g[i, :top] = kept
         k = np.arange(1, d + 1)
         h = g @ (2.0 / (k[None, :] + 1 + s[:, None]))  # h[j, k−1] = E[2 / (k + 1 + S_{-j})]
         contrib = q[:, None] * h  # label j's share when it is among the top k
