@@ -301,3 +301,19 @@ def test_readers_take_str_or_utf8_bytes_and_name_anything_else():
     assert datasets.read_mulan_arff(mulan, ["L1"]).Y.toarray().tolist() == [[1]]
     with pytest.raises(TypeError, match="label_names must be a list of attribute names, got a single str"):
         datasets.read_mulan_arff(mulan, "L1")
+
+
+def test_readers_skip_a_utf8_byte_order_mark(tmp_path):
+    """A BOM (Windows editors write one) was refused by the label-ranking and MULAN readers."""
+    bom = "\ufeff"
+    (tmp_path / "label_ranking").mkdir()
+    (tmp_path / "label_ranking" / "wine.csv").write_text(bom + "2,1,3\n0.5,2,1,3\n-0.5,1,2,3\n", encoding="utf-8")
+    X, Y = load_label_ranking("wine", data_home=tmp_path, return_X_y=True)
+    assert X.tolist() == [[0.5], [-0.5]] and Y.tolist() == [[2, 1, 3], [1, 2, 3]]
+    mulan = "@relation r\n@attribute f1 numeric\n@attribute L1 {0,1}\n@data\n1.5,1\n"
+    for doc in (bom + mulan, (bom + mulan).encode()):
+        assert datasets.read_mulan_arff(doc, ["L1"]).Y.toarray().tolist() == [[1]]
+    assert read_hmc_arff((bom + HMC).encode())[0] == read_hmc_arff(HMC)[0]
+    (tmp_path / "label_ranking" / "wine.csv").write_text("2,1,3\n0.5,2,1,3\n-0.5,1,2,3é\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"not an ASCII text file \(character 'é' at offset"):
+        load_label_ranking("wine", data_home=tmp_path)

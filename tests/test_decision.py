@@ -356,3 +356,16 @@ def test_zero_rows_give_zero_structures(space, loss):
     # numpy's "zero-size array to reduction operation minimum" used to come out of the range check
     decoded = bayes_decode(space, np.empty((0, space.dim)), loss)
     assert decoded.shape[0] == 0 and decoded.shape == space.decode(np.empty((0, space.dim))).shape
+
+
+def test_bayes_decode_argument_errors_name_the_problem():
+    subtrees = spaces.Subtrees([-1, 0, 0, 1])
+    m = np.full((1, 4), 0.5)
+    with pytest.raises(ValueError, match="node_weights must be finite and non-negative, got -1.0 at node 0"):
+        bayes_decode(subtrees, m, "hierarchical", node_weights=[-1, 1, 1, 1])  # said "got shape (4,)"
+    with pytest.raises(ValueError, match=r"node_weights must be 4 costs, one per node, got shape \(3,\)"):
+        bayes_decode(subtrees, m, "hierarchical", node_weights=[1, 1, 1])
+    with pytest.raises(ValueError, match="loss='hamming' takes none"):  # was ignored
+        bayes_decode(spaces.Multilabel(2), np.full((1, 2), 0.5), "hamming", node_weights="garbage")
+    with pytest.raises(ValueError, match="real numbers, got dtype complex128"):  # lost its imaginary part
+        bayes_decode(spaces.Multilabel(2), np.array([[0.2 + 1j, 0.7]]), "hamming")

@@ -608,3 +608,9 @@ def test_hierarchical_metrics_take_sparse_predictions():
         assert metric(sparse.csr_matrix(Y[:5]), P, parent) == metric(Y[:5], P.toarray(), parent)
     scorer = metrics.make_hierarchical_loss_scorer(parent)
     assert scorer(model, X[:5], Y[:5]) == -hierarchical_loss(Y[:5], P.toarray(), parent)
+
+
+def test_average_must_be_a_bool():
+    with pytest.raises(ValueError, match="average must be True or False, got 'no'"):  # "no" was true
+        kendall_tau([[1, 2]], [[2, 1]], average="no")
+    assert kendall_tau([[1, 2]], [[2, 1]], average=np.bool_(False)).tolist() == [-1.0]

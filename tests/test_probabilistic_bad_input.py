@@ -72,6 +72,16 @@ def test_bad_log_partition_arguments(data, fitted, kwargs, match):
         fitted.score_samples(X[:3], Y[:3], **kwargs)
 
 
+def test_score_samples_names_an_unknown_argument(data, fitted):
+    """It named the private _log_z_params()."""
+    X, Y = data
+    with pytest.raises(
+        TypeError, match=r"score_samples\(\) got unexpected keyword arguments \['bogus'\]; it takes \['epsilon'"
+    ):
+        fitted.score_samples(X[:3], Y[:3], bogus=1)
+    assert fitted.score_samples(X[:3], Y[:3], max_samples=10**6, schedule="auto").shape == (3,)
+
+
 def test_bad_sampling_arguments(data, fitted):
     X, _ = data
     for n in (0, -3):

@@ -619,3 +619,12 @@ def test_structured_ridge_predicts_exactly_when_demanded():
     U = model.decision_function(X[:4])
     got = _scores(space, model.predict(X[:4]), U)
     np.testing.assert_allclose(got, [_exact.linear_ordering_max(u, 17) for u in U], rtol=1e-10)
+
+
+def test_sample_arguments_are_named():
+    space = spaces.Multilabel(2)
+    with pytest.raises(ValueError, match="n_samples must be a non-negative integer, got True"):
+        space.sample(True)  # drew one structure
+    with pytest.raises(ValueError, match="^random_state: "):  # numpy's message named only the value
+        space.sample(2, random_state=np.random.default_rng(0))
+    assert space.sample(np.int64(3), random_state=np.random.RandomState(0)).shape == (3, 2)

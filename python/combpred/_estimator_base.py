@@ -440,21 +440,22 @@ class StructuredEstimator(BaseEstimator):
         """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for
         ``"mode"``, else the structure of least expected loss from ``predict_marginals``. A value set
         after fit (set_params) is validated here, as fit would, since predict needs no refit."""
-        if not (isinstance(self.decision, str) and (self.decision == "mode" or self.decision in _decision.LOSSES)):
+        decision = self.decision  # read once: set_params in another thread may change it meanwhile
+        if not (isinstance(decision, str) and (decision == "mode" or decision in _decision.LOSSES)):
             validate_parameter_constraints(  # raises, with scikit-learn's message
                 {"decision": self._parameter_constraints["decision"]},
-                {"decision": self.decision},
+                {"decision": decision},
                 caller_name=type(self).__name__,
             )
-        if self.decision == "mode":
+        if decision == "mode":
             return self._predict(X)
         fitted = self._fitted()
         marginals = self.predict_marginals(X)
         try:
             # in the space's encoding already (ids, not the core's rows, for the multiclass family)
-            structures = _decision.bayes_decode(fitted.space, marginals, self.decision)
+            structures = _decision.bayes_decode(fitted.space, marginals, decision)
         except ValueError as exc:  # a rule set after fit (set_params) that the space cannot take
-            raise ValueError(f"decision={self.decision!r}: {exc}") from None
+            raise ValueError(f"decision={decision!r}: {exc}") from None
         return self._output(fitted, lambda s: self._labelled(fitted, s), structures)
 
     @staticmethod

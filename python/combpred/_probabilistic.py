@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import warnings
 from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 
 from . import _capi, _core, _schema
@@ -28,14 +28,6 @@ def _params(**items: Any) -> bytes:
     return ";".join(
         f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}" for k, v in items.items() if v is not None
     ).encode()
-
-
-def _seed(random_state: Any) -> int:
-    try:
-        rng = check_random_state(random_state)
-    except (TypeError, ValueError) as exc:  # scikit-learn's message names the value, not the parameter
-        raise ValueError(f"random_state: {exc}") from exc
-    return int(rng.randint(0, 2**63 - 1, dtype=np.int64))
 
 
 # A query call's arguments are marshalled here by type only; their ranges and options (epsilon in
@@ -246,7 +238,7 @@ class ProbabilisticStructured(StructuredEstimator):
             max_iter=int(self.max_iter),
             tol=float(self.tol),
             learning_rate=None if self.learning_rate is None else float(self.learning_rate),
-            random_state=_seed(self.random_state),
+            random_state=_spaces.core_seed(self.random_state),
         )
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> ProbabilisticStructured:
@@ -336,7 +328,7 @@ class ProbabilisticStructured(StructuredEstimator):
 
     def _seed_or_own(self, random_state: Any) -> int:
         """A seed from random_state, or from the estimator's random_state when it is None."""
-        return _seed(self.random_state if random_state is None else random_state)
+        return _spaces.core_seed(self.random_state if random_state is None else random_state)
 
     def predict_marginals(
         self, X: Any, n_samples: int | None = None, sampler: str | None = None, random_state: Any = None
@@ -392,6 +384,10 @@ class ProbabilisticStructured(StructuredEstimator):
         ``"auto"``) and its other parameters (``epsilon``, ``delta``, ``n_samples``, ``sampler``,
         ``random_state``, ``schedule``, ``max_samples``).
         """
+        known = [name for name in inspect.signature(self._log_z_params).parameters if name != "method"]
+        unknown = sorted(set(log_partition_params) - set(known))
+        if unknown:  # else the TypeError named the private _log_z_params
+            raise TypeError(f"score_samples() got unexpected keyword arguments {unknown}; it takes {known}")
         fitted = self._fitted()
         X = self._inputs(X)
         rows = self._target_rows(fitted, self.predict(X) if Y is None else Y)

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import validate_data
@@ -297,7 +296,7 @@ class StructuredRidge(StructuredEstimator):
             f"alpha={float(self.alpha)!r};kernel={kernel};gamma={float(gamma)!r};"
             f"degree={int(self.degree)};coef0={float(self.coef0)!r};"
             f"fit_intercept={int(intercept)};solver={self.solver};"
-            f"tol={float(self.tol or 0)!r};max_iter={int(self.max_iter)};random_state={_seed(self.random_state)}"
+            f"tol={float(self.tol or 0)!r};max_iter={int(self.max_iter)};random_state={_spaces.core_seed(self.random_state)}"
             # like gamma and degree, n_components is ignored by the kernels it does not apply to
             + (f";n_components={int(self.n_components)}" if self.n_components and kernel in ("rbf", "poly") else "")
             + (f";tau={int(self.tau)}" if self.tau is not None else "")
@@ -353,7 +352,9 @@ class StructuredRidge(StructuredEstimator):
                 # the core's warm start on a precomputed kernel assumes the same training samples: make sure
                 same = previous_X is not None and np.array_equal(previous_X, X)
             else:
-                same = fitted.fit_nystrom(X, self.n_components, shift, _seed(self.random_state), previous_kernel)
+                same = fitted.fit_nystrom(
+                    X, self.n_components, shift, _spaces.core_seed(self.random_state), previous_kernel
+                )
                 core_X = fitted.features(X)
             if not (same and previous_kernel is not None and previous_kernel.same(self.kernel, self.kernel_params)):
                 previous = None
@@ -441,7 +442,7 @@ class StructuredRidge(StructuredEstimator):
             fitted = None
             if callable(self.kernel):
                 fitted = _CallableKernel(self.kernel, self.kernel_params)
-                fitted.fit_nystrom(X, self.n_components, shift, _seed(self.random_state))
+                fitted.fit_nystrom(X, self.n_components, shift, _spaces.core_seed(self.random_state))
         else:
             self._validate_params()
             if not _same_space(self.space, self.space_):
@@ -909,11 +910,6 @@ def _check_symmetric(K: np.ndarray, what: str) -> None:
                 f"{what} returned a kernel matrix that is not symmetric: K[{i}, {j}] = {K[i, j]} but "
                 f"K[{j}, {i}] = {K[j, i]}"
             )
-
-
-def _seed(random_state: Any) -> int:
-    """A 63-bit seed for the core from a scikit-learn random_state."""
-    return int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
 
 
 def _same_space(param: Any, fitted: _spaces.Space) -> bool:

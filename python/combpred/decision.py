@@ -190,7 +190,12 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
         raise TypeError(f"space must be a combpred.spaces.Space, got {type(space).__name__}")
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {list(LOSSES)}, got {loss!r}")
-    M = np.asarray(marginals, dtype=np.float64)
+    if loss != "hierarchical" and node_weights is not None:
+        raise ValueError(f"node_weights is the costs of loss='hierarchical'; loss={loss!r} takes none")
+    M = np.asarray(marginals)
+    if M.dtype.kind not in "biuf":  # complex marginals lost their imaginary part in the cast
+        raise ValueError(f"marginals must hold real numbers, got dtype {M.dtype}")
+    M = M.astype(np.float64, copy=False)
     if M.ndim == 1:
         M = M.reshape(1, -1)
     if M.ndim != 2 or M.shape[1] != space.dim:
@@ -210,8 +215,11 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
         if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("node marginals must lie in [0, 1]")
         costs = np.ones(space.dim) if node_weights is None else np.asarray(node_weights, dtype=np.float64)
-        if costs.shape != (space.dim,) or not np.all(np.isfinite(costs)) or np.any(costs < 0):
-            raise ValueError(f"node_weights must be {space.dim} finite non-negative costs, got shape {costs.shape}")
+        if costs.shape != (space.dim,):
+            raise ValueError(f"node_weights must be {space.dim} costs, one per node, got shape {costs.shape}")
+        if not np.all(np.isfinite(costs)) or np.any(costs < 0):
+            bad = int(np.argmax(~np.isfinite(costs) | (costs < 0)))
+            raise ValueError(f"node_weights must be finite and non-negative, got {float(costs[bad])!r} at node {bad}")
         return _hierarchical(np.asarray(space.parent), M, costs)
     if loss == "hamming":
         if permutations or not _zero_one(space):

@@ -115,6 +115,8 @@ def _check_pair(Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _reduce(values: np.ndarray, sample_weight: Any, average: bool) -> float | np.ndarray:
+    if not isinstance(average, (bool, np.bool_)):  # "no" was true
+        raise ValueError(f"average must be True or False, got {average!r}")
     w = check_sample_weight(sample_weight, values.shape[0])
     if not average:
         return values

@@ -179,10 +179,9 @@ class Space:
 
     def sample(self, n_samples: int, random_state: Any = None) -> np.ndarray:
         """Draw n_samples structures uniformly at random from the space."""
-        if not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
+        if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-        seed = int(check_random_state(random_state).randint(0, 2**63 - 1, dtype=np.int64))
-        return self._from_rows(self._handle().sample(int(n_samples), seed))
+        return self._from_rows(self._handle().sample(int(n_samples), core_seed(random_state)))
 
     def decode(self, U: Any) -> np.ndarray:
         """Return, for each row u of scores U (n_samples, d), a structure maximising ⟨u, ψ(y)⟩."""
@@ -213,6 +212,16 @@ class Space:
         """
         a, b = self._scored_rows(Y_true, Y_pred)
         return np.mean(self._handle().embed(a) == self._handle().embed(b), axis=1)
+
+
+def core_seed(random_state: Any) -> int:
+    """The core's 63-bit seed from a scikit-learn ``random_state`` (None, an int or a RandomState);
+    anything else is a ValueError naming random_state (scikit-learn's message names only the value)."""
+    try:
+        rng = check_random_state(random_state)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"random_state: {exc}") from None
+    return int(rng.randint(0, 2**63 - 1, dtype=np.int64))
 
 
 def _as_int_rows(Y: np.ndarray, name: str) -> np.ndarray:

@@ -270,7 +270,7 @@ def load_label_ranking(
     relative = f"label_ranking/{name}.csv"
     try:
         path = _locate(relative, data_home)
-        opened = open(path, encoding="ascii")  # noqa: SIM115 -- closed by the with below
+        opened = open(path, encoding="utf-8-sig")  # noqa: SIM115 -- closed by the with below
     except FileNotFoundError:
         if name not in LABEL_RANKING_DATASETS:
             tried = [folder / relative for folder in data_home_candidates(data_home)]
@@ -279,12 +279,17 @@ def load_label_ranking(
         # when given or found, wins so that a user's own copy is read.
         bundled = resources.files(__package__) / "data" / "label_ranking" / f"{name}.csv.gz"
         path = Path(str(bundled))
-        opened = gzip.open(path, "rt", encoding="ascii")
+        opened = gzip.open(path, "rt", encoding="utf-8-sig")
+    # ASCII, after an optional byte-order mark
     try:
         with opened as fh:
-            lines = text_lines(fh.read())
+            text = fh.read()
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not an ASCII text file ({exc.reason}, byte {exc.start})") from None
+    if not text.isascii():
+        at = next(i for i, c in enumerate(text) if not c.isascii())
+        raise ValueError(f"{path}: not an ASCII text file (character {text[at]!r} at offset {at})")
+    lines = text_lines(text)
     header = lines[0].strip() if lines else ""
     counts = header.split(",")
     if len(counts) != 3 or not all(c.strip().isascii() and c.strip().isdigit() for c in counts):

@@ -67,13 +67,15 @@ def parse_number(token: str) -> float | None:
 
 
 def document_text(data: str | bytes, source: str) -> str:
-    """The text of a document given as str, or as bytes in UTF-8; ``source`` names it in errors."""
+    """The text of a document given as str, or as bytes in UTF-8, without a leading byte-order
+    mark (which editors on Windows write, and which made the first line unreadable); ``source``
+    names it in errors."""
     if isinstance(data, str):
-        return data
+        return data.removeprefix("\ufeff")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"{source}: expected the file's contents as str or bytes, got {type(data).__name__}")
     try:
-        return bytes(data).decode("utf-8")
+        return bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
