@@ -317,3 +317,9 @@ def test_readers_skip_a_utf8_byte_order_mark(tmp_path):
     (tmp_path / "label_ranking" / "wine.csv").write_text("2,1,3\n0.5,2,1,3\n-0.5,1,2,3é\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"not an ASCII text file \(character 'é' at offset"):
         load_label_ranking("wine", data_home=tmp_path)
+
+
+def test_hmc_reader_refuses_a_repeated_attribute():
+    """It kept both columns under one name (the MULAN reader refused them)."""
+    with pytest.raises(ValueError, match="line 4: attribute 'a' is declared twice"):
+        read_hmc_arff(HMC.replace("@ATTRIBUTE b numeric", "@ATTRIBUTE a numeric"))

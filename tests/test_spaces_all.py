@@ -628,3 +628,12 @@ def test_sample_arguments_are_named():
     with pytest.raises(ValueError, match="^random_state: "):  # numpy's message named only the value
         space.sample(2, random_state=np.random.default_rng(0))
     assert space.sample(np.int64(3), random_state=np.random.RandomState(0)).shape == (3, 2)
+
+
+def test_covariance_dot_refuses_non_finite_input_and_overflow():
+    space = spaces.Multilabel(3)
+    with pytest.raises(ValueError, match=r"v\[0, 1\] = NaN: values must be finite"):
+        space.covariance_dot(np.array([0.0, np.nan, 1.0]))  # returned NaN
+    with pytest.raises(ValueError, match="scale v down"):
+        spaces.Permutations(4).covariance_dot(np.full(6, 1e308))
+    np.testing.assert_allclose(space.covariance_dot(np.ones(3)), space.covariance() @ np.ones(3))

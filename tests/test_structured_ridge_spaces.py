@@ -130,8 +130,12 @@ def test_string_multiclass_keeps_labels():
 
 def test_tournaments_string_rejects_non_triangular_width():
     X = np.random.default_rng(0).normal(size=(10, 3))
-    with pytest.raises(ValueError, match="shape"):
-        StructuredRidge(space="tournaments").fit(X, np.zeros((10, 7), dtype=int))
+    # it said "must have shape (n_samples, 6) for PartialTournaments(4)", the nearest smaller size
+    for columns in (7, 4, 2):
+        with pytest.raises(ValueError, match=rf"y has {columns} column\(s\); space='tournaments' takes one per pair"):
+            StructuredRidge(space="tournaments").fit(X, np.zeros((10, columns), dtype=int))
+    with pytest.raises(ValueError, match="(?i)y must be 2-D"):
+        StructuredRidge(space="tournaments").fit(X, np.zeros(10, dtype=int))
 
 
 def test_invalid_targets_are_rejected_with_the_row():

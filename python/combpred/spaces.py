@@ -583,7 +583,14 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
         except ValueError as exc:  # the size the columns of y imply is too small for the space
             raise ValueError(f"y has {Y.shape[1]} column(s), too few for space={name!r}: {exc}") from None
     if name == "tournaments":
+        if Y.ndim != 2:
+            raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}")
         n = (1 + math.isqrt(1 + 8 * Y.shape[1])) // 2
+        if n * (n - 1) // 2 != Y.shape[1] or n < 2:  # a shape error named the nearest smaller size
+            raise ValueError(
+                f"y has {Y.shape[1]} column(s); space='tournaments' takes one per pair of n items, "
+                "n(n−1)/2 columns (1, 3, 6, 10, …)"
+            )
         return PartialTournaments(n)
     raise ValueError(
         f"unknown space {name!r}: use one of {sorted(_BY_NAME) + ['tournaments']} or a space object "

@@ -111,6 +111,8 @@ def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], 
                 if hierarchy is not None:
                     raise ValueError(f"line {lineno}: the hierarchical attribute must be the last attribute")
                 attribute = parse_attribute(line, f"line {lineno}", lineno)
+                if any(a.name == attribute.name for a in attributes):  # as the MULAN reader refuses
+                    raise ValueError(f"line {lineno}: attribute {attribute.name!r} is declared twice")
                 if attribute.kind == "hierarchical":
                     declared = [v.strip() for v in attribute.values[0].split(",") if v.strip()]
                     if not declared:
