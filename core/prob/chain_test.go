@@ -173,3 +173,34 @@ func TestCanonicalCycle(t *testing.T) {
 		}
 	}
 }
+
+// TestChainSamplesReachTheMode: on a peaked π the chain sampler's samples lie where π puts its
+// mass. Under π, P(⟨u, ψ(y)⟩ ≤ f − t) ≤ |Y|·e^{−t} for the score f of any structure (Z ≥ e^f), so
+// a sample more than ln|Y| + 20 + ln n below the decoded mode's score has probability below e^{−20}.
+// Chains started from uniform structures stayed about 126 below it on Permutations(20), beyond
+// that bound (ln 20! ≈ 42).
+func TestChainSamplesReachTheMode(t *testing.T) {
+	sp := mustSpace(t, "permutations", 20)
+	r := rand.New(rand.NewPCG(3, 4))
+	u := make([]float64, sp.Dim())
+	for i := range u {
+		u[i] = 30 * r.NormFloat64()
+	}
+	mode := make([]int64, sp.Width())
+	sp.Decode(u, mode)
+	sc := newScorer(sp, u)
+	const n = 50
+	bound := sc.score(mode) - sp.LogCount() - 20 - math.Log(n)
+	for _, kind := range []ChainKind{ChainAuto, ChainLocal, ChainMeta} {
+		out := make([]int64, n*sp.Width())
+		if _, err := Sample(sp, u, n, 7, SampleOptions{Sampler: SamplerChain, Chain: kind, Chains: 2}, out); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			if f := sc.score(out[i*sp.Width() : (i+1)*sp.Width()]); f < bound {
+				t.Errorf("chain %v: sample %d scores %.1f, below %.1f (mode %.1f): π gives that region less than e^-20", kind, i, f, bound, sc.score(mode))
+				break
+			}
+		}
+	}
+}

@@ -16,7 +16,7 @@ import (
 // whatever its start, so the estimate stays consistent; what persistence trades is the
 // burn-in's bias, which is small when the steps are, for time.
 //
-// A nil *chainStates keeps nothing: every call burns its chains in from uniform starts.
+// A nil *chainStates keeps nothing: every call burns its chains in from the decoded mode.
 type chainStates struct {
 	y [][]int64 // per chain block; nil until that chain has run
 }

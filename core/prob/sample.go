@@ -63,8 +63,11 @@ type SampleOptions struct {
 	BurnIn int
 	// Thin is the number of chain steps between kept states; 0 means DefaultThin(space).
 	Thin int
-	// Chains is the number of independent chains (each started from a uniform structure and burnt
-	// in) that share the samples, run in parallel; 0 means 1.
+	// Chains is the number of independent chains (each started at the decoded mode of the scores
+	// and burnt in) that share the samples, run in parallel; 0 means 1. A uniform start left
+	// chains on peaked distributions far below the mode for good: on Permutations(20) with
+	// scores ×100, every sample was e^126 times less likely than the mode, beyond what |Y| = 20!
+	// structures can explain (e^42).
 	Chains int
 	// MaxSteps bounds the work: backward steps per sample for CFTP (0: DefaultCFTPMaxSteps), steps
 	// per chain for SamplerChain (0: DefaultChainMaxSteps). Reaching it is an error.
@@ -247,12 +250,13 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 				continue
 			}
 			r := newRand(seed, uint64(b))
+			start := y // a chain without a kept state starts at the decoded mode (nil)
 			if resume {
 				copy(y, states.y[b])
 			} else {
-				sp.Sample(r, y)
+				start = nil
 			}
-			c, err := NewChain(sp, u, opt.Chain, y)
+			c, err := NewChain(sp, u, opt.Chain, start)
 			if err != nil {
 				errs[b] = err
 				return
