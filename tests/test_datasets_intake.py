@@ -178,6 +178,9 @@ HEADER = """@relation t
         (HEADER + "{0 1,x 1}\n", r"line 7: sparse index 'x' is not a non-negative integer"),
         (HEADER + "{0 1}\n{-1 1}\n", r"line 8: sparse index '-1'"),
         (HEADER + "{0 1,4 1}\n", r"line 7: sparse index 4 is out of range \(the file has 4 attributes\)"),
+        # it said "is not a non-negative integer" of these
+        (HEADER + "{99999999999999999999999 1}\n", r"line 7: sparse index 99999999999999999999999 is out of range"),
+        (HEADER + "{" + "9" * 5000 + " 1}\n", r"line 7: sparse index 9{40} is out of range"),
         (HEADER + "{0 1,2 1,0 2}\n", r"line 7: sparse index 0 appears twice"),
         (HEADER + "{0 abc}\n", r"line 7: attribute 'f0': 'abc' is not a finite number"),
         (HEADER + "{0 1e999}\n", r"line 7: attribute 'f0': '1e999' is not a finite number"),

@@ -29,7 +29,7 @@ from ._arff import (
 
 __all__ = ["MulanData", "read_mulan_arff", "read_mulan_xml"]
 
-_INDEX = re.compile(r"[0-9]{1,9}")
+_INDEX = re.compile(r"[0-9]+")
 
 
 def read_mulan_xml(data: str | bytes, *, source: str = "<xml>") -> list[str]:
@@ -275,10 +275,11 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
                         raise ValueError(f"{where}: sparse entry {item.strip()[:40]!r} is not 'index value'")
                     if not _INDEX.fullmatch(parts[0]):
                         raise ValueError(f"{where}: sparse index {parts[0][:40]!r} is not a non-negative integer")
-                    j = int(parts[0])
+                    digits = parts[0].lstrip("0") or "0"
+                    j = int(digits) if len(digits) <= 18 else n_attr  # beyond int64: out of range too
                     if j >= n_attr:
                         raise ValueError(
-                            f"{where}: sparse index {j} is out of range (the file has {n_attr} attributes)"
+                            f"{where}: sparse index {parts[0][:40]} is out of range (the file has {n_attr} attributes)"
                         )
                     if j in seen:
                         raise ValueError(f"{where}: sparse index {j} appears twice")
