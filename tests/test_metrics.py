@@ -427,6 +427,8 @@ def test_z_factor_of_huge_finite_scores():
         ((0.0, -1.0, 3.0), "f_min exceeds f_max"),
         ((np.nan, 3.0, -1.0), "finite"),
         (([1.0, 2.0], [3.0, 3.0, 3.0], 0.0), "broadcast"),
+        (("a", 2.0, 0.0), "f_decoded must hold real scores, got dtype <U1"),  # it blamed broadcasting
+        ((1.0, 2.0 + 1j, 0.0), "f_max must hold real scores"),
     ],
 )
 def test_z_factor_errors(args, match):

@@ -650,12 +650,14 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
     """
     if not isinstance(rtol, numbers.Real) or not rtol >= 0:
         raise ValueError(f"rtol must be a non-negative number, got {rtol!r}")
+    values = []
+    for value, name in ((f_decoded, "f_decoded"), (f_max, "f_max"), (f_min, "f_min")):
+        a = np.asarray(value)
+        if a.dtype.kind not in "biuf":  # a string met "do not broadcast together"
+            raise ValueError(f"{name} must hold real scores, got dtype {a.dtype}")
+        values.append(a.astype(np.float64, copy=False))
     try:
-        f, hi, lo = np.broadcast_arrays(
-            np.asarray(f_decoded, dtype=np.float64),
-            np.asarray(f_max, dtype=np.float64),
-            np.asarray(f_min, dtype=np.float64),
-        )
+        f, hi, lo = np.broadcast_arrays(*values)
     except ValueError as exc:
         raise ValueError(f"f_decoded, f_max and f_min do not broadcast together: {exc}") from None
     if not (np.all(np.isfinite(f)) and np.all(np.isfinite(hi)) and np.all(np.isfinite(lo))):
