@@ -505,8 +505,8 @@ class ProbabilisticStructured(StructuredEstimator):
         ``"auto"`` (and a fit with ``"exact"``) takes exact CFTP samples where their proven cost is
         small and the mixed (or Metropolis) chain elsewhere; ``"cftp"`` always samples exactly and
         fails with a work-bound error on very peaked distributions; chain samples are approximate
-        and, within one input, correlated (burn-in 100·max(d, width) steps, then one sample every
-        max(d, width) steps).
+        and, within one input, correlated (a chain starts at the decoded mode of p(· | x), burns in
+        for 100·max(d, width) steps, then keeps one sample every max(d, width) steps).
 
         Returns
         -------
