@@ -427,8 +427,8 @@ def test_z_factor_of_huge_finite_scores():
         ((0.0, -1.0, 3.0), "f_min exceeds f_max"),
         ((np.nan, 3.0, -1.0), "finite"),
         (([1.0, 2.0], [3.0, 3.0, 3.0], 0.0), "broadcast"),
-        (("a", 2.0, 0.0), "f_decoded must hold real scores, got dtype <U1"),  # it blamed broadcasting
-        ((1.0, 2.0 + 1j, 0.0), "f_max must hold real scores"),
+        (("a", 2.0, 0.0), "f_decoded must hold real numbers, got dtype <U1"),  # it blamed broadcasting
+        ((1.0, 2.0 + 1j, 0.0), "f_max must hold real numbers, got complex"),
     ],
 )
 def test_z_factor_errors(args, match):
@@ -590,6 +590,29 @@ def test_ids_outside_int64_are_refused_not_wrapped():
         metrics.hierarchical_loss([1], [1], np.array([2**64 - 1, 0], dtype=np.uint64))
     with pytest.raises(ValueError, match="y_true holds .*outside the 64-bit signed integers"):
         metrics.hierarchical_loss(np.array([1e19]), [1], [-1, 0])
+
+
+def test_micro_f1_with_weights_far_apart():
+    """A 1e-300 weight on the only row with nodes vanished beside a 1e308 weight on a row without
+    any when the weights were scaled together: a wholly wrong prediction scored 1."""
+    parent = [-1, 0, 0]
+    T = np.array([[1, 0, 0], [1, 1, 0]])
+    P = np.array([[1, 0, 0], [1, 0, 1]])
+    assert hierarchical_f1(T, P, parent, average="micro", sample_weight=[1e308, 1e-300]) == 0.0
+    T2, P2 = np.array([[1, 1, 0], [1, 1, 0]]), np.array([[1, 1, 0], [1, 1, 1]])
+    got = hierarchical_f1(T2, P2, parent, average="micro", sample_weight=[1e308, 3e-15])
+    assert got == pytest.approx(hierarchical_f1(T2, P2, parent, average="micro", sample_weight=[1, 0]), rel=1e-15)
+
+
+def test_real_arguments_may_be_object_arrays_of_numbers():
+    """The dtype checks added for strings and complex numbers refused object arrays of floats."""
+    floats = np.array([2.0, 3.0], dtype=object)
+    assert z_approximation_factor(floats, 3.0, -1.0).tolist() == [0.25, 0.0]
+    with pytest.raises(ValueError, match="f_decoded must hold real numbers, got complex values"):
+        z_approximation_factor(np.array([2.0 + 1j], dtype=object), 3.0, -1.0)
+    from combpred.decision import bayes_decode
+
+    assert bayes_decode(spaces.Multilabel(2), np.array([[0.2, 0.9]], dtype=object), "hamming").tolist() == [[0, 1]]
 
 
 def test_hierarchical_metrics_take_sparse_predictions():

@@ -73,6 +73,12 @@ def test_altered_classes_are_refused():
     state["classes_"] = np.array([0, 1])
     with pytest.raises(ValueError, match="classes_"):
         _restore(StructuredRidge, state)
+    # a Multiclass object's model predicts through classes_ too: an altered one ended in a bare
+    # IndexError at predict
+    state = StructuredRidge(space=spaces.Multiclass(3)).fit(X, y).__getstate__()
+    state["classes_"] = np.array([0, 1])
+    with pytest.raises(ValueError, match="inconsistent pickle of StructuredRidge: classes_"):
+        _restore(StructuredRidge, state)
 
 
 @pytest.mark.parametrize("cls", [StructuredRidge, ProbabilisticStructured])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from combpred import StructuredRidge, spaces
 from numpy.testing import assert_allclose, assert_array_equal
+from scipy import sparse
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -188,3 +189,5 @@ def test_space_set_after_fit_does_not_change_the_fitted_model(estimator):
     model = make(space=spaces.Multiclass(3)).fit(X, ids)
     pred = model.predict(X)
     assert pred.dtype.kind == "i" and pred.shape == (90,) and model.score(X, ids) == np.mean(pred == ids)
+    with pytest.raises(ValueError, match="y must be 1-D class labels, not a sparse matrix"):  # "got shape ()"
+        model.score(X, sparse.csr_matrix(ids.reshape(-1, 1)))

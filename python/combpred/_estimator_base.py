@@ -61,6 +61,18 @@ class _Fitted(NamedTuple):
         return self.model.width
 
 
+def class_label_vector(y: Any, name: str) -> np.ndarray:
+    """The 1-D class labels a multi-class model scores, from a 1-D array or one column."""
+    if _capi.is_sparse(y):  # else numpy saw a 0-d object array
+        raise ValueError(f"{name} must be 1-D class labels, not a sparse matrix")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1 or np.iscomplexobj(y):
+        raise ValueError(f"{name} must be a 1-D array of class labels, got shape {y.shape} and dtype {y.dtype}")
+    return y
+
+
 def _is_pandas_sparse(X: Any) -> bool:
     """Whether X is a pandas DataFrame whose every column is sparse (pandas.SparseDtype)."""
     dtypes = getattr(X, "dtypes", None)
@@ -480,11 +492,7 @@ class StructuredEstimator(BaseEstimator):
             pred = pred.toarray()
         sw = check_sample_weight(sample_weight, len(pred))
         if fitted.labels is not None:
-            y = np.asarray(y)
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = y.ravel()
-            if y.ndim != 1 or np.iscomplexobj(y):
-                raise ValueError(f"y must be a 1-D array of class labels, got shape {y.shape} and dtype {y.dtype}")
+            y = class_label_vector(y, "y")
             if y.shape[0] != len(pred):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
             class_rows(y, fitted.labels)  # a label the model does not know (NaN, say) is an error, not a miss
@@ -550,7 +558,9 @@ class StructuredEstimator(BaseEstimator):
                 f"bytes take {model.n_features} features; the pickle was altered"
             )
         classes = self.__dict__.get("classes_")
-        if self._is_multiclass() and (classes is None or len(classes) != model.dim):
+        # predict maps the ids of every Multiclass model through classes_ (Multiclass objects too)
+        labelled = classes is not None and type(space) is _spaces.Multiclass
+        if (self._is_multiclass() and classes is None) or (labelled and len(classes) != model.dim):
             raise ValueError(
                 f"inconsistent pickle of {type(self).__name__}: classes_ does not match the model's "
                 f"{model.dim} classes; the pickle was altered"

@@ -13,7 +13,7 @@ from sklearn.utils._available_if import available_if
 
 from . import _capi, _core, _schema
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, class_rows
+from ._estimator_base import StructuredEstimator, class_label_vector, class_rows
 
 __all__ = ["ProbabilisticStructured"]
 
@@ -367,12 +367,7 @@ class ProbabilisticStructured(StructuredEstimator):
     def _target_rows(self, fitted: Any, Y: Any) -> np.ndarray:
         """Encode structures given in the space's encoding (class labels for multiclass) as rows."""
         if fitted.labels is not None:
-            y = np.asarray(Y)
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = y.ravel()
-            if y.ndim != 1:
-                raise ValueError(f"y must be 1-D class labels for space='multiclass', got shape {y.shape}")
-            return class_rows(y, fitted.labels)
+            return class_rows(class_label_vector(Y, "Y"), fitted.labels)
         return fitted.space._to_rows(Y, "Y")
 
     def score_samples(self, X: Any, Y: Any = None, method: str = "auto", **log_partition_params: Any) -> np.ndarray:

@@ -71,6 +71,18 @@ def _as_integer_array(a: Any, name: str) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
+def _real_array(a: Any, name: str) -> np.ndarray:
+    """``a`` as a float64 array; strings and complex numbers (whose imaginary part a cast drops)
+    are a ValueError naming ``name``."""
+    arr = np.asarray(a)
+    if np.iscomplexobj(arr) or (arr.dtype == object and any(isinstance(v, complex) for v in arr.flat)):
+        raise ValueError(f"{name} must hold real numbers, got complex values")
+    try:
+        return arr.astype(np.float64, copy=False)
+    except (TypeError, ValueError):  # a string met "do not broadcast together" further on
+        raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}") from None
+
+
 def _check_int64_range(arr: np.ndarray, name: str) -> None:
     """Refuse values that int64 cannot hold (a uint64 2**64 − 1 or a float 1e19), which the
     conversion would wrap to other ids (−1 is a root to a parent array) without a word."""
@@ -479,8 +491,14 @@ def hierarchical_f1(
     sizes = (T.sum(axis=1) + P.sum(axis=1)).astype(np.float64)
     if average == "micro":
         w = check_sample_weight(sample_weight, both.size)
-        total = weighted_mean(sizes, w)
-        return 1.0 if total == 0 else 2 * weighted_mean(both, w) / total
+        # Only rows with weight and nodes count; scaling the weights of just those (one ratio of two
+        # weighted sums) keeps a 1e-300 weight from vanishing beside a 1e308 one on a row with no
+        # nodes, which made a wrong prediction score 1.
+        scored = sizes > 0 if w is None else (sizes > 0) & (w > 0)
+        if not np.any(scored):
+            return 1.0
+        kept = None if w is None else w[scored]
+        return 2 * weighted_mean(both[scored], kept) / weighted_mean(sizes[scored], kept)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, 2 * both / np.where(sizes > 0, sizes, 1), 1.0)
     return _reduce(values, sample_weight, average == "samples")
@@ -650,12 +668,7 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
     """
     if not isinstance(rtol, numbers.Real) or not rtol >= 0:
         raise ValueError(f"rtol must be a non-negative number, got {rtol!r}")
-    values = []
-    for value, name in ((f_decoded, "f_decoded"), (f_max, "f_max"), (f_min, "f_min")):
-        a = np.asarray(value)
-        if a.dtype.kind not in "biuf":  # a string met "do not broadcast together"
-            raise ValueError(f"{name} must hold real scores, got dtype {a.dtype}")
-        values.append(a.astype(np.float64, copy=False))
+    values = [_real_array(v, name) for v, name in ((f_decoded, "f_decoded"), (f_max, "f_max"), (f_min, "f_min"))]
     try:
         f, hi, lo = np.broadcast_arrays(*values)
     except ValueError as exc:
