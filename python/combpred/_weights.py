@@ -37,9 +37,11 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None
 def weighted_mean(values: Any, weights: np.ndarray | None) -> float:
     """The mean of ``values`` (one per row) weighted by validated ``weights`` (None: unweighted).
 
-    Weights are scale-free, so they are divided by a power of two near their largest first (an
-    exact operation): finite weights whose sum overflows, 1e308 each, gave NaN through
-    ``np.average``, where the mean of values in [0, 1] must stay in [0, 1].
+    Weights are scale-free, so they are divided by a power of two near their largest first: finite
+    weights whose sum overflows, 1e308 each, gave NaN through ``np.average``, where the mean of
+    values in [0, 1] must stay in [0, 1]. The division is exact but for weights below about 2⁻¹⁰²²
+    of the largest, which flush towards zero; their share of the mean is below rounding anyway (a
+    ratio of two such means must scale only the rows that count, as micro ``hierarchical_f1`` does).
     """
     values = np.asarray(values, dtype=np.float64)
     if weights is None or weights.size == 0:
