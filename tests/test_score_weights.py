@@ -96,3 +96,21 @@ def test_extreme_sample_weights_are_named_or_handled():
     assert np.isfinite(marginals).all()
     with pytest.raises(ValueError, match="the kernel values or the sample weights are too large"):
         StructuredRidge(kernel="rbf").fit(X, Y, sample_weight=huge)
+
+
+@pytest.mark.parametrize("name", ["multilabel", "permutations", "dicycles"])
+def test_an_invalid_y_in_score_is_named_y_with_its_row(name):
+    # score validated y as a bare "row 3: ..." (and Space.score validated each side twice before
+    # score_samples did it a third time); the message now names the argument the user passed.
+    rng = np.random.default_rng(7)
+    make_y, space = CASES[name]
+    X, Y = rng.normal(size=(30, 3)), make_y(rng, 30)
+    model = StructuredRidge(space=space).fit(X, Y)
+    bad = np.array(Y, copy=True)
+    bad[3, 0] = bad[3, 1] if name != "multilabel" else 7  # a repeated item, or a 7 in a 0/1 row
+    with pytest.raises(ValueError, match=r"^y row 3: "):
+        model.score(X, bad)
+    with pytest.raises(ValueError, match=r"^Y_true row 3: "):
+        space.score(bad, Y)
+    with pytest.raises(ValueError, match=r"^Y_pred row 3: "):
+        space.score(Y, bad)

@@ -410,12 +410,15 @@ class StructuredEstimator(BaseEstimator):
             check_is_fitted(self, ["_model", "space_"])
             raise
 
-    def _scores(self, X: Any) -> np.ndarray:
-        fitted = self._fitted()
+    def _scores(self, X: Any, fitted: _Fitted | None = None) -> np.ndarray:
+        """The scores ⟨w, φ(x)⟩ of every ψ coordinate for each row of X, from ``fitted`` (a snapshot
+        taken by the caller) or else from one taken now."""
+        fitted = fitted or self._fitted()
         return fitted.model.decision(self._inputs(X))
 
     def _decision_function(self, X: Any) -> np.ndarray:
-        return self._margin(self._fitted(), self._scores(X))
+        fitted = self._fitted()  # one snapshot: a refit in another thread cannot mix two models
+        return self._margin(fitted, self._scores(X, fitted))
 
     def _margin(self, fitted: _Fitted, scores: np.ndarray) -> np.ndarray:
         """scikit-learn's shape of a decision function: the margin u₁ − u₀ for two classes, for
@@ -500,7 +503,7 @@ class StructuredEstimator(BaseEstimator):
         y = self._dense_targets(y)
         if len(np.asarray(y)) != len(pred):
             raise ValueError(f"y has {len(np.asarray(y))} rows but X has {len(pred)} rows")
-        fitted.space.validate(y)  # an invalid structure is an error, not a low score
+        y = fitted.space._checked_rows(y, "y")  # an invalid structure is an error, not a low score
         return weighted_mean(fitted.space.score_samples(y, pred), sw)
 
     # -- pickling: the Go model travels as its bytes --------------------------------------------

@@ -17,7 +17,7 @@ from sklearn.utils.validation import validate_data
 
 from . import _capi, _core, _schema
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, check_sample_weight, class_rows, run_fit
+from ._estimator_base import StructuredEstimator, _Fitted, check_sample_weight, class_rows, run_fit
 
 __all__ = ["StructuredRidge"]
 
@@ -572,10 +572,10 @@ class StructuredRidge(StructuredEstimator):
             rows = slice(lo, min(lo + step, X.shape[0]))
             yield rows, fitted(X[rows], self.X_fit_) if exact else fitted.features(X[rows])
 
-    def _scores(self, X: Any) -> np.ndarray:
+    def _scores(self, X: Any, fitted: _Fitted | None = None) -> np.ndarray:
         if "_callable" not in self.__dict__:
-            return super()._scores(X)
-        fitted = self._fitted()
+            return super()._scores(X, fitted)
+        fitted = fitted or self._fitted()
         X = self._inputs(X)
         d = fitted.dim
         out = np.empty((X.shape[0], d))

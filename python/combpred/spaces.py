@@ -158,7 +158,16 @@ class Space:
 
     def validate(self, Y: Any) -> None:
         """Raise ``ValueError`` naming the first row of Y that is not a structure of the space."""
-        self._handle().validate(self._to_rows(Y))
+        self._checked_rows(Y, "Y")
+
+    def _checked_rows(self, Y: Any, name: str) -> np.ndarray:
+        """The int64 rows of Y, each a structure of the space; an error names Y as ``name``."""
+        rows = self._to_rows(Y, name)
+        try:
+            self._handle().validate(rows)
+        except ValueError as exc:
+            raise ValueError(f"{name} {exc}") from None
+        return rows
 
     def _scored_rows(self, Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
         """The rows of a pair of structure arrays for score_samples: equal in number and each a
@@ -166,12 +175,7 @@ class Space:
         a, b = self._to_rows(Y_true, "Y_true"), self._to_rows(Y_pred, "Y_pred")
         if a.shape != b.shape:
             raise ValueError(f"Y_true and Y_pred have different numbers of rows: {a.shape[0]} and {b.shape[0]}")
-        for rows, name in ((a, "Y_true"), (b, "Y_pred")):
-            try:
-                self._handle().validate(rows)
-            except ValueError as exc:
-                raise ValueError(f"{name} {exc}") from None
-        return a, b
+        return self._checked_rows(a, "Y_true"), self._checked_rows(b, "Y_pred")
 
     def embed(self, Y: Any) -> np.ndarray:
         """Return ψ of each structure of Y, shape (n_samples, d)."""
@@ -201,8 +205,6 @@ class Space:
         """Mean agreement between true and predicted structures (1.0 is perfect): the mean of
         :meth:`score_samples`. Both must hold valid structures: an invalid one is an error, not a
         low score."""
-        self.validate(Y_true)
-        self.validate(Y_pred)
         return float(np.mean(self.score_samples(Y_true, Y_pred)))
 
     def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
