@@ -323,3 +323,25 @@ def test_hmc_reader_refuses_a_repeated_attribute():
     """It kept both columns under one name (the MULAN reader refused them)."""
     with pytest.raises(ValueError, match="line 4: attribute 'a' is declared twice"):
         read_hmc_arff(HMC.replace("@ATTRIBUTE b numeric", "@ATTRIBUTE a numeric"))
+
+
+@pytest.mark.parametrize(
+    "edit, line",
+    [
+        (lambda doc: "\ufeff\ufeff" + doc, 1),  # a second BOM hid the first line from the keyword checks
+        (lambda doc: doc.replace("@ATTRIBUTE b", "@ATRIBUTE b", 1), 4),
+        (lambda doc: doc.replace("@DATA", "@DATA extra", 1), 6),
+    ],
+)
+def test_every_arff_reader_refuses_an_unknown_header_line(edit, line):
+    """The plain and HMC readers skipped a header line they did not know, silently dropping a
+    misspelt attribute (or whichever line followed a second byte-order mark); the MULAN reader
+    refused it. All three follow that one rule now."""
+    where = rf"line {line}: expected @RELATION, @ATTRIBUTE or @DATA, got"
+    with pytest.raises(ValueError, match=where):
+        read_hmc_arff(edit(HMC))
+    plain = "@RELATION toy\n% a comment\n@ATTRIBUTE a NUMERIC\n@ATTRIBUTE b numeric\n% two\n@DATA\n1.5,2\n"
+    with pytest.raises(ValueError, match=where):
+        datasets.read_arff(edit(plain))
+    with pytest.raises(ValueError, match=where):
+        datasets.read_mulan_arff(edit(plain.replace("b numeric", "b {0,1}").replace("1.5,2", "1.5,1")), ["b"])

@@ -254,3 +254,11 @@ def test_requests_beyond_the_free_address_space_are_refused():
     assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
     outcome = json.loads(child.stdout.strip().splitlines()[-1])
     _assert_refused(outcome, "MemoryError", "fitting X of 200 samples", "address-space limit (ulimit -v)")
+
+
+def test_a_sample_too_wide_for_the_budget_names_the_width():
+    # Multilabel(2³¹ − 1).sample(1) blamed n_samples alone, which the user had set to 1.
+    with combpred.config_context(max_memory=50_000):
+        with pytest.raises(MemoryError, match=r"^n_samples structures of width 10000: an output of shape \(1, 10000\)"):
+            spaces.Multilabel(10_000).sample(1)
+        assert spaces.Multilabel(10_000).sample(0).shape == (0, 10_000)

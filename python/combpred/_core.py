@@ -224,7 +224,7 @@ class SpaceHandle:
     def sample(self, n_samples: int, seed: int) -> np.ndarray:
         """n_samples uniform structures as int64 rows; interruptible."""
         w = self.info.width
-        out, p = _capi.out_i64_array((n_samples, w), "n_samples")
+        out, p = _capi.out_i64_array((n_samples, w), f"n_samples structures of width {w}")
         with _capi.interruptible():
             _capi.check(_capi.lib().cp_space_sample(self.value, n_samples, seed, p, w))
         return out
@@ -738,7 +738,7 @@ class ProbModel(Model):
         """``count`` structures from p(y | x) for each row of X, as int64 rows (q, count, width)."""
         q, px = self._dense_inputs(X, "sample")
         # a count below 1 is the core's to refuse, by name: the output is only sized here
-        out, p = _capi.out_i64_array((q, max(count, 0), self.width), "n_samples")
+        out, p = _capi.out_i64_array((q, max(count, 0), self.width), f"n_samples structures of width {self.width}")
         with _capi.interruptible():
             _capi.check(_capi.lib().cp_prob_sample(self.value, px, q, self.n_features, count, params, p, self.width))
         return out

@@ -178,6 +178,8 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         self : KNNBordaRanker
         """
         self._validate_params()
+        if isinstance(self.n_neighbors, (bool, np.bool_)):  # an Integral to scikit-learn's check
+            raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
         X, Y = self._fit_data(X, Y)
         if self.n_neighbors > X.shape[0]:
             raise ValueError(f"n_neighbors={self.n_neighbors} exceeds the number of training samples {X.shape[0]}")

@@ -24,14 +24,14 @@ def read_arff(text: str | bytes) -> tuple[list[str], np.ndarray]:
         line = raw.strip()
         if not line or line.startswith("%"):
             continue
-        lower = line.lower()
         if not in_data:
-            if lower.startswith("@attribute"):
+            keyword = header_keyword(line, f"line {lineno}")
+            if keyword == "attribute":
                 parts = line.split(None, 2)
                 if len(parts) < 3:
                     raise ValueError(f"line {lineno}: malformed @attribute")
                 names.append(parts[1].strip("'\""))
-            elif lower.startswith("@data"):
+            elif keyword == "data":
                 in_data = True
             continue
         if line.startswith("{"):
@@ -78,6 +78,20 @@ def document_text(data: str | bytes, source: str) -> str:
         return bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+
+
+def header_keyword(line: str, where: str) -> str:
+    """The keyword of a stripped, non-comment line before ``@data``: ``"relation"``, ``"attribute"``
+    or ``"data"``. Anything else is an error naming ``where``: readers that skipped unknown lines
+    silently dropped a misspelt ``@atribute``, or the first line after a second byte-order mark."""
+    lower = line.lower()
+    if lower == "@data":
+        return "data"
+    for keyword in ("relation", "attribute"):
+        rest = lower[len(keyword) + 1 :]
+        if lower.startswith("@" + keyword) and (not rest or rest[0].isspace()):
+            return keyword
+    raise ValueError(f"{where}: expected @RELATION, @ATTRIBUTE or @DATA, got {line[:40]!r}")
 
 
 def text_lines(text: str) -> list[str]:

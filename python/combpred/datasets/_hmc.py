@@ -10,6 +10,7 @@ import numpy as np
 from ._arff import (
     Attribute,
     document_text,
+    header_keyword,
     is_indicator,
     nominal_columns,
     parse_attribute,
@@ -106,8 +107,8 @@ def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], 
         if not line or line.startswith("%"):
             continue
         if not in_data:
-            lower = line.lower()
-            if lower.startswith("@attribute"):
+            keyword = header_keyword(line, f"line {lineno}")
+            if keyword == "attribute":
                 if hierarchy is not None:
                     raise ValueError(f"line {lineno}: the hierarchical attribute must be the last attribute")
                 attribute = parse_attribute(line, f"line {lineno}", lineno)
@@ -129,7 +130,7 @@ def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], 
                         f"line {lineno}: attribute {attribute.name!r} has type {attribute.kind!r}; only numeric "
                         "and nominal features and the final hierarchical attribute are supported"
                     )
-            elif lower.startswith("@data"):
+            elif keyword == "data":
                 if hierarchy is None:
                     raise ValueError(f"line {lineno}: @DATA before any 'hierarchical' class attribute")
                 in_data = True

@@ -18,6 +18,7 @@ from scipy import sparse
 from ._arff import (
     Attribute,
     document_text,
+    header_keyword,
     is_indicator,
     nominal_columns,
     parse_attribute,
@@ -150,16 +151,12 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         if not line or line.startswith("%"):
             continue
         where = f"{source}, line {lineno}"
-        lower = line.lower()
-        if lower.startswith("@attribute"):
+        keyword = header_keyword(line, where)
+        if keyword == "attribute":
             attributes.append(parse_attribute(line, where, lineno))
-        elif lower.startswith("@relation"):
-            continue
-        elif lower.startswith("@data") and lower[5:].strip() == "":
+        elif keyword == "data":
             data_start = lineno
             break
-        else:
-            raise ValueError(f"{where}: expected @RELATION, @ATTRIBUTE or @DATA, got {line[:40]!r}")
     if data_start is None:
         raise ValueError(f"{source}: no @DATA section (is this an ARFF file?)")
     if not attributes:
