@@ -515,7 +515,8 @@ class ProbabilisticStructured(StructuredEstimator):
         if count is None:
             raise ValueError("n_samples must be an integer, got None")
         width, q = fitted.width, X.shape[0]
-        _capi.check_output((q, count, width), "n_samples")  # before the parameters, as the output is sized
+        # before the parameters, as the output is sized
+        _capi.check_output((q, count, width), f"n_samples structures of width {width} for each of {q} inputs")
         params = _params(sampler=_name(sampler, "sampler"), random_state=self._seed_or_own(random_state))
         out = fitted.model.sample(X, count, params)
         structures = self._structures(fitted, out.reshape(q * count, width))
