@@ -311,3 +311,18 @@ def test_pairwise_ranker_validates_sample_weight():
     weighted = PairwiseRanker().fit(X, Y, sample_weight=np.r_[np.ones(25), np.zeros(25)])
     first_half = PairwiseRanker().fit(X[:25], Y[:25])
     np.testing.assert_allclose(weighted.predict_pair_proba(X), first_half.predict_pair_proba(X), atol=1e-4)
+
+
+def test_fit_takes_y_by_keyword_and_refuses_none():
+    """The rankers named their target Y, so fit(X, y=...) (scikit-learn's keyword, used by its
+    estimator checks) raised TypeError; StructuredSVM.fit(X, None) said "got shape ()"."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    Y = np.argsort(np.argsort(-X @ rng.normal(size=(2, 4)), axis=1), axis=1) + 1
+    for ranker in (KNNBordaRanker(n_neighbors=3), PairwiseRanker()):
+        np.testing.assert_array_equal(clone(ranker).fit(X, y=Y).predict(X), clone(ranker).fit(X, Y).predict(X))
+        with pytest.raises(ValueError, match=r"X has 30 samples but y has 29|inconsistent numbers of samples"):
+            clone(ranker).fit(X, Y[:-1])
+    for estimator in (KNNBordaRanker(), PairwiseRanker(), StructuredSVM(space="multiclass")):
+        with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
+            estimator.fit(X, None)

@@ -203,6 +203,31 @@ def test_sparse_chunks_are_refused_by_name():
         DaskStructuredRidge().fit(dX, da.from_array(Y, chunks=(ROWS, 3)))
 
 
+def test_lazy_predictions_of_a_model_fitted_on_a_sparse_y_have_numpy_blocks():
+    # the blocks were CSR matrices in an array declared NumPy: compute() gave a CSR matrix and a
+    # reduction failed with scipy's "unexpected keyword argument 'keepdims'"
+    X, Y = _data(spaces.Multilabel(3), seed=11)
+    model = DaskStructuredRidge(solver="exact").fit(X, sparse.csr_matrix(Y))
+    assert model.sparse_output_
+    lazy = model.predict(da.from_array(X, chunks=(ROWS, N)))
+    expected = model.predict(X).toarray()
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(lazy.compute(), expected)
+        assert int(lazy.sum().compute()) == expected.sum()
+
+
+@pytest.mark.parametrize("name", ["y", "sample_weight"])
+def test_an_in_memory_y_or_weight_of_another_length_is_named(name):
+    # Dask's "Chunks do not add up to shape" came first, from wrapping the NumPy array in X's chunks
+    X, Y = _data(spaces.Multilabel(3), seed=12)
+    dX = da.from_array(X, chunks=(ROWS, N))
+    args = {"y": Y[:-1], "sample_weight": None} if name == "y" else {"y": Y, "sample_weight": np.ones(M + 1)}
+    with pytest.raises(
+        ValueError, match=rf"inconsistent numbers of samples: X has {M}, {name} has {M + (1 if name != 'y' else -1)}"
+    ):
+        DaskStructuredRidge(solver="exact").fit(dX, **args)
+
+
 def test_an_invalid_target_names_its_global_row(client):
     # the core's check of the partition's rows counted from the partition's start ("row 5")
     X, Y = _data(spaces.Multilabel(3), seed=10)

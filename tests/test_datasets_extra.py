@@ -128,12 +128,28 @@ def test_unknown_names():
 def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):
     monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
     monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
+    (tmp_path / "explicit").mkdir()
     with pytest.raises(FileNotFoundError) as info:
         load_hierarchical("imclef07a", data_home=tmp_path / "explicit", download_if_missing=False)
     message = str(info.value)
     assert str(tmp_path / "explicit" / "hierarchical_funcat_go") in message
     assert str(tmp_path / "nowhere" / "hierarchical_funcat_go") in message
     assert "COMBPRED_DATA" in message
+
+
+@pytest.mark.parametrize("bad", ["missing", "a_file", ""])
+def test_a_data_home_that_is_not_a_directory_is_refused(bad, tmp_path, monkeypatch):
+    """A mistyped data_home fell through to $COMBPRED_DATA, ../shared or the bundled copy: the
+    user believed their own copy was read."""
+    (tmp_path / "a_file").write_text("x")
+    home = "" if bad == "" else tmp_path / bad
+    for load in (
+        lambda: load_label_ranking("iris", data_home=home),
+        lambda: datasets.load_multilabel("medical", data_home=home),
+        lambda: load_hierarchical("cellcycle_FUN", data_home=home, download_if_missing=False),
+    ):
+        with pytest.raises(ValueError, match=r"data_home .* is not a directory"):
+            load()
 
 
 @pytest.mark.parametrize("name", sorted(LABEL_RANKING))

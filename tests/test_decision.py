@@ -402,3 +402,14 @@ def test_bayes_decode_argument_errors_name_the_problem():
         ValueError, match="marginals must hold real numbers, got complex values"
     ):  # lost its imaginary part
         bayes_decode(spaces.Multilabel(2), np.array([[0.2 + 1j, 0.7]]), "hamming")
+
+
+def test_bayes_decode_takes_sparse_marginals():
+    # a scipy.sparse matrix became a 0-d object array: "marginals must hold real numbers, got dtype object"
+    from scipy import sparse
+
+    M = np.array([[0.2, 0.8, 0.5], [0.9, 0.0, 0.4]])
+    for loss in ("hamming", "f1"):
+        np.testing.assert_array_equal(
+            bayes_decode(spaces.Multilabel(3), sparse.csr_matrix(M), loss), bayes_decode(spaces.Multilabel(3), M, loss)
+        )

@@ -55,6 +55,27 @@ def test_partial_fit_multiclass_needs_all_classes_first():
         model.partial_fit(X[:5], ["a", "b", "z", "a", "b"])
 
 
+def test_partial_fit_refuses_classes_it_would_ignore(multilabel_data):
+    """classes was "ignored afterwards" and, for a space object, ignored from the start: different
+    labels on a later call passed without a word (scikit-learn refuses them), and a Multiclass(3)
+    object given classes=["x", "y", "z"] predicted 0, 1, 2."""
+    X, Y = multilabel_data
+    y = np.array([3, 7, 9])[np.argmax(X[:, :3], axis=1)]
+    model = StructuredRidge(space="multiclass").partial_fit(X[:100], y[:100], classes=[9, 3, 7])
+    model.partial_fit(X[100:200], y[100:200], classes=[3, 7, 9])  # the same labels, in any order
+    model.partial_fit(X[200:300], y[200:300])
+    with pytest.raises(ValueError, match=r"classes=\[3, 7\] is not the same as on the first call .* was \[3, 7, 9\]"):
+        model.partial_fit(X[300:], y[300:], classes=[3, 7])
+    with pytest.raises(
+        ValueError, match=r"space=Multiclass\(3\) predicts the labels \[0, 1, 2\], got \['x', 'y', 'z'\]"
+    ):
+        StructuredRidge(space=spaces.Multiclass(3)).partial_fit(X, np.argmax(X[:, :3], axis=1), classes=["x", "y", "z"])
+    with pytest.raises(ValueError, match=r"space=Permutations\(3\) has no class labels"):
+        ranks = np.argsort(np.argsort(-X[:, :3], axis=1), axis=1) + 1
+        StructuredRidge(space=spaces.Permutations(3)).partial_fit(X, ranks, classes=[1, 2, 3])
+    assert StructuredRidge().partial_fit(X, Y, classes=[1, 0]).classes_.tolist() == [0, 1]  # a label's values
+
+
 def test_partial_fit_rejects_a_changed_feature_count(multilabel_data):
     X, Y = multilabel_data
     model = StructuredRidge().partial_fit(X, Y)

@@ -30,3 +30,20 @@ def test_demo_tours_four_families_in_plain_text():
     assert len(verdicts) >= 6, text
     assert "**" not in text and "|---" not in text  # no Markdown in a terminal
     assert "Traceback" not in run.stderr
+
+
+def test_demo_piped_into_a_reader_that_leaves_stops_without_a_traceback():
+    # `python -m combpred demo | head -1` ended in a BrokenPipeError traceback
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "combpred", "demo", "--quick"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout.readline().startswith("combpred demo")
+    proc.stdout.close()  # the reader leaves; the next line the tour writes meets a closed pipe
+    _, err = proc.communicate(timeout=600)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err[-3000:]
+    assert proc.returncode == 1

@@ -2,6 +2,8 @@
 structures on bundled data (`_tour.py`)."""
 
 import argparse
+import os
+import sys
 
 from . import _tour
 
@@ -15,7 +17,13 @@ def main() -> None:
     demo.add_argument("--quick", action="store_true", help="one timing round (a smoke run)")
     args = parser.parse_args()
     if args.command == "demo":
-        _tour.main(quick=args.quick)
+        try:
+            _tour.main(quick=args.quick)
+        except BrokenPipeError:
+            # The reader left (`... demo | head`): stop quietly, as Unix tools do. Output still
+            # buffered for the closed pipe would raise again at exit, so stdout goes to devnull.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
 
 
 if __name__ == "__main__":

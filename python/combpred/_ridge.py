@@ -17,7 +17,7 @@ from sklearn.utils.validation import validate_data
 
 from . import _capi, _core, _schema
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, _Fitted, check_sample_weight, class_rows, run_fit
+from ._estimator_base import StructuredEstimator, _Fitted, _sorted_labels, check_sample_weight, class_rows, run_fit
 
 __all__ = ["StructuredRidge"]
 
@@ -25,6 +25,28 @@ __all__ = ["StructuredRidge"]
 _MARGINAL_SCALES = _schema.enum("marginal_scales")  # their codes are the positions
 _D = _schema.defaults("ridge")
 _DECODE_FROM = _schema.enum("decode_sources")  # which of the model's outputs predict decodes; codes are positions
+
+
+def _check_partial_classes(classes: Any, space: _spaces.Space, fitted: np.ndarray | None, first: bool) -> None:
+    """Refuse a ``classes`` argument of partial_fit that would be ignored: labels for a space
+    without them, labels other than those a space predicts (a Multiclass object's 0 … n − 1: given
+    strings came back as ids), or, after the first call, labels other than the model's
+    (scikit-learn's partial_fit refuses them too)."""
+    if classes is None:
+        return
+    given = _sorted_labels(np.asarray(classes), "classes")
+    if fitted is None:
+        raise ValueError(f"classes: space={space!r} has no class labels; for labelled classes use space='multiclass'")
+    if np.array_equal(given, fitted):
+        return
+    if first:
+        raise ValueError(
+            f"classes: space={space!r} predicts the labels {fitted.tolist()!r}, got {given.tolist()!r}; "
+            "for labels of your own use space='multiclass'"
+        )
+    raise ValueError(
+        f"classes={given.tolist()!r} is not the same as on the first call to partial_fit, was {fitted.tolist()!r}"
+    )
 
 
 class StructuredRidge(StructuredEstimator):
@@ -424,7 +446,9 @@ class StructuredRidge(StructuredEstimator):
             refused by kernel models without ``n_components``, which continue by SGD).
         classes : array-like, default=None
             All class labels, required in the first call with ``space="multiclass"`` (a chunk may
-            lack some classes); ignored afterwards.
+            lack some classes). Later calls may omit it or repeat it; different labels are an
+            error, as are labels for a space without them (a ``Multiclass`` object's classes are
+            0 … n − 1).
 
         Returns
         -------
@@ -438,6 +462,7 @@ class StructuredRidge(StructuredEstimator):
             if self._is_multiclass() and classes is None:
                 raise ValueError("classes must be given in the first call to partial_fit with space='multiclass'")
             X, space, rows, fitted_classes, sw = self._fit_data(X, y, sample_weight, classes)
+            _check_partial_classes(classes, space, fitted_classes, first=True)
             self._check_decision(space)
             fitted = None
             if callable(self.kernel):
@@ -484,6 +509,7 @@ class StructuredRidge(StructuredEstimator):
                 reset=False,
             )
             space, fitted_classes = self.space_, getattr(self, "classes_", None)
+            _check_partial_classes(classes, space, fitted_classes, first=False)
             rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
             sw = check_sample_weight(sample_weight, X.shape[0])
         core_X = fitted.features(X) if fitted is not None else X

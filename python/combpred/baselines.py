@@ -60,11 +60,11 @@ class _RankerMixin:
         tags.target_tags.single_output = False
         return tags
 
-    def _fit_data(self, X: Any, Y: Any) -> tuple[np.ndarray, np.ndarray]:
-        X, Y = validate_data(self, X, Y, multi_output=True, dtype=np.float64, y_numeric=True)
-        Y = _check_rankings(Y, "Y")
+    def _fit_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        X, Y = validate_data(self, X, y, multi_output=True, dtype=np.float64, y_numeric=True)
+        Y = _check_rankings(Y, "y")
         if Y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} samples but Y has {Y.shape[0]}")
+            raise ValueError(f"X has {X.shape[0]} samples but y has {Y.shape[0]}")
         return X, Y
 
     def _label_scores(self, X: Any) -> np.ndarray:
@@ -164,13 +164,13 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         self.p = p
         self.n_jobs = n_jobs
 
-    def fit(self, X: Any, Y: Any) -> KNNBordaRanker:
+    def fit(self, X: Any, y: Any) -> KNNBordaRanker:
         """Store the training rankings and index the inputs.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        Y : array-like of shape (n_samples, n_labels)
+        y : array-like of shape (n_samples, n_labels)
             Rank rows, each a permutation of 1..n_labels.
 
         Returns
@@ -180,7 +180,7 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         self._validate_params()
         if isinstance(self.n_neighbors, (bool, np.bool_)):  # an Integral to scikit-learn's check
             raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
-        X, Y = self._fit_data(X, Y)
+        X, Y = self._fit_data(X, y)
         if self.n_neighbors > X.shape[0]:
             raise ValueError(f"n_neighbors={self.n_neighbors} exceeds the number of training samples {X.shape[0]}")
         self.nn_ = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric, p=self.p, n_jobs=self.n_jobs)
@@ -249,13 +249,13 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
     def __init__(self, estimator: Any = None):
         self.estimator = estimator
 
-    def fit(self, X: Any, Y: Any, sample_weight: Any = None) -> PairwiseRanker:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> PairwiseRanker:
         """Fit one classifier per label pair.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        Y : array-like of shape (n_samples, n_labels)
+        y : array-like of shape (n_samples, n_labels)
             Rank rows, each a permutation of 1..n_labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Passed to every pairwise classifier's ``fit``.
@@ -267,7 +267,7 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         from sklearn.dummy import DummyClassifier
 
         self._validate_params()
-        X, Y = self._fit_data(X, Y)
+        X, Y = self._fit_data(X, y)
         base = LogisticRegression() if self.estimator is None else self.estimator
         n = Y.shape[1]
         iu, iv = np.triu_indices(n, k=1)
@@ -486,6 +486,8 @@ class StructuredSVM(BaseEstimator):
         self : StructuredSVM
         """
         self._validate_params()
+        if y is None:  # scikit-learn's words (check_requires_y_none); "got shape ()" came before
+            raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
         X = validate_data(self, X, dtype=np.float64)
         space, y_enc = self._targets(y)
         n_rows = np.asarray(y_enc).shape[0]

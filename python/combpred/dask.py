@@ -36,7 +36,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the optional extra
     raise ImportError('combpred.dask needs Dask: pip install "combpred[dask]"') from exc
 
-from . import _core
+from . import _capi, _core
 from . import spaces as _spaces
 from ._estimator_base import class_labels, class_rows, run_fit, set_threads
 from ._probabilistic import ProbabilisticStructured
@@ -73,17 +73,15 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
     columns in one chunk: each task then sees matching rows of X and of ``data``."""
     if data is None:
         return None
-    arr = (
-        _as_array(data, name)
-        if _is_dask(data)
-        else da.from_array(np.asarray(data), chunks=(row_chunks,) + (-1,) * (np.ndim(data) - 1))
-    )
+    arr = _as_array(data, name) if _is_dask(data) else np.asarray(data)
     if arr.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D or 2-D, got {arr.ndim} dimensions")
-    if arr.shape[0] != sum(row_chunks):
+    if arr.shape[0] != sum(row_chunks):  # before from_array, whose chunks would not add up
         raise ValueError(
             f"Found input variables with inconsistent numbers of samples: X has {sum(row_chunks)}, {name} has {arr.shape[0]}"
         )
+    if not _is_dask(arr):
+        return da.from_array(arr, chunks=(row_chunks,) + tuple((c,) for c in arr.shape[1:]))
     return arr.rechunk((row_chunks,) + tuple((c,) for c in arr.shape[1:]))
 
 
@@ -257,10 +255,13 @@ def _set_fitted(estimator: Any, space: _spaces.Space, classes: np.ndarray | None
 def _apply(
     block: np.ndarray, estimator: StructuredRidge, method: str, tail: tuple[int, ...], dtype: Any, kwargs: dict
 ) -> np.ndarray:
-    """``estimator.method`` on one block of rows (an empty block gives an empty result)."""
+    """``estimator.method`` on one block of rows (an empty block gives an empty result), as a NumPy
+    array: the blocks of a Dask prediction are dense, the structures of a model fitted on a sparse
+    Y included (its CSR blocks broke every Dask reduction of an array declared NumPy)."""
     if block.shape[0] == 0:
         return np.empty((0, *tail), dtype=dtype)
-    return getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
+    out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
+    return out.toarray() if _capi.is_sparse(out) else out
 
 
 class _DaskPrediction:
@@ -286,7 +287,7 @@ class _DaskPrediction:
             raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
         X = _as_array(X, "X").rechunk({1: -1})
         # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return)
-        probe = getattr(local, method)(np.zeros((1, X.shape[1])), **kwargs)
+        probe = _apply(np.zeros((1, X.shape[1])), local, method, (), None, kwargs)
         tail, dtype = probe.shape[1:], probe.dtype
         return X.map_blocks(
             _apply,
@@ -471,7 +472,8 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     def predict(self, X: Any) -> Any:
         """Return the decoded structure of each input; lazily, as a Dask array, for Dask input.
 
-        See :meth:`combpred.StructuredRidge.predict`.
+        See :meth:`combpred.StructuredRidge.predict`. A Dask array's blocks are dense NumPy arrays,
+        also for a model fitted on a sparse Y (whose in-memory predictions are sparse).
         """
         return self._lazy(X, "predict") if _is_dask(X) else super().predict(X)
 

@@ -73,8 +73,9 @@ def _as_integer_array(a: Any, name: str) -> np.ndarray:
 
 def _real_array(a: Any, name: str) -> np.ndarray:
     """``a`` as a float64 array; strings and complex numbers (whose imaginary part a cast drops)
-    are a ValueError naming ``name``."""
-    arr = np.asarray(a)
+    are a ValueError naming ``name``. A scipy.sparse matrix is taken densely (it was an object
+    array, "got dtype object")."""
+    arr = a.toarray() if _sparse.issparse(a) else np.asarray(a)
     if np.iscomplexobj(arr) or (arr.dtype == object and any(isinstance(v, complex) for v in arr.flat)):
         raise ValueError(f"{name} must hold real numbers, got complex values")
     try:

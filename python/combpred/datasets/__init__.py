@@ -178,19 +178,28 @@ def data_home_candidates(data_home: str | os.PathLike | None = None) -> list[Pat
     Parameters
     ----------
     data_home : str or path-like, default=None
-        An explicit data directory, tried first.
+        An explicit data directory, tried first. It must exist: a mistyped one would otherwise
+        let the data silently come from the next place searched.
 
     Returns
     -------
     candidates : list of pathlib.Path
         ``data_home``, then ``$COMBPRED_DATA``, then ``<repository root>/../shared/datasets`` when
         the package runs from a source checkout; each only when given or found.
+
+    Raises
+    ------
+    ValueError
+        When ``data_home`` is given but is not a directory (an empty string included).
     """
     out: list[Path] = []
     if data_home is not None:
         if not isinstance(data_home, (str, os.PathLike)):
             raise TypeError(f"data_home must be a path (str or os.PathLike), got {type(data_home).__name__}")
-        out.append(Path(data_home).expanduser())
+        folder = Path(data_home).expanduser()
+        if os.fspath(data_home) == "" or not folder.is_dir():
+            raise ValueError(f"data_home {os.fspath(data_home)!r} is not a directory")
+        out.append(folder)
     env = os.environ.get("COMBPRED_DATA")
     if env:
         out.append(Path(env).expanduser())
