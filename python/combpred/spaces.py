@@ -158,7 +158,7 @@ class Space:
 
     def validate(self, Y: Any) -> None:
         """Raise ``ValueError`` naming the first row of Y that is not a structure of the space."""
-        self._checked_rows(Y, "Y")
+        self._handle().validate(self._to_rows(Y))
 
     def _checked_rows(self, Y: Any, name: str) -> np.ndarray:
         """The int64 rows of Y, each a structure of the space; an error names Y as ``name``."""
