@@ -25,10 +25,12 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import warnings
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -226,7 +228,35 @@ def death_outcome(worker: Worker) -> tuple[str, str]:
     return outcome, f"worker {how}: " + " | ".join(key or lines[-3:])[:600]
 
 
-def run_probes(table, indices, timeout: float | None, memory_gib: float, progress: bool) -> list[dict]:
+def run_probes(table, indices, timeout: float | None, memory_gib: float, progress: bool, jobs: int = 1) -> list[dict]:
+    """Run the probes ``indices`` of ``table`` in ``jobs`` workers at a time, each taking the next
+    probe when it is done (the slowest probes wait on child processes or take a core for tens of
+    seconds); the results come back in the order of ``indices``."""
+    if jobs <= 1:
+        results = _run_probes(table, iter(indices), len(indices), timeout, memory_gib, progress)
+        for r in results:
+            del r["index"]
+        return results
+    lock = threading.Lock()
+    pending = iter(indices)
+
+    def take():
+        while True:
+            with lock:
+                i = next(pending, None)
+            if i is None:
+                return
+            yield i
+
+    with ThreadPoolExecutor(jobs) as pool:
+        parts = list(
+            pool.map(lambda _: _run_probes(table, take(), len(indices), timeout, memory_gib, progress), range(jobs))
+        )
+    by_index = {r.pop("index"): r for part in parts for r in part}
+    return [by_index[i] for i in indices]
+
+
+def _run_probes(table, indices, total: int, timeout: float | None, memory_gib: float, progress: bool) -> list[dict]:
     results: list[dict] = []
     current: Worker | None = None
     started = time.monotonic()
@@ -282,6 +312,7 @@ def run_probes(table, indices, timeout: float | None, memory_gib: float, progres
                 current = None
         results.append(
             {
+                "index": i,
                 "id": probe.id,
                 "category": probe.category,
                 "call": probe.call,
@@ -292,9 +323,7 @@ def run_probes(table, indices, timeout: float | None, memory_gib: float, progres
             }
         )
         if progress and (outcome not in ("ok", "clear") or n % 200 == 0):
-            print(
-                f"[{n + 1}/{len(indices)} {time.monotonic() - started:6.1f}s] {outcome:8s} {probe.id}", file=sys.stderr
-            )
+            print(f"[{n + 1} of {total} {time.monotonic() - started:6.1f}s] {outcome:8s} {probe.id}", file=sys.stderr)
     if current is not None:
         current.close()
     return results
@@ -350,6 +379,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the probe ids and exit")
     parser.add_argument("--from-json", help="re-render the report of a previous --json run instead of running")
     parser.add_argument("--header", default="", help="a line added under the report's title")
+    parser.add_argument(
+        "--jobs", type=int, default=min(2, os.cpu_count() or 1), help="workers at a time (default: 2, or 1 on one CPU)"
+    )
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     if args.worker:
@@ -372,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
             r["call"] = calls.get(r["id"], r["call"])
     else:
         t0 = time.monotonic()
-        results = run_probes(table, indices, args.timeout, args.memory, not args.quiet)
+        results = run_probes(table, indices, args.timeout, args.memory, not args.quiet, args.jobs)
         seconds = time.monotonic() - t0
         when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         commit = subprocess.run(
