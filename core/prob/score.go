@@ -21,8 +21,7 @@ func newScorer(sp space.Space, u []float64) *scorer {
 
 // score returns ⟨u, ψ(y)⟩.
 func (s *scorer) score(y []int64) float64 {
-	s.sp.Embed(y, s.psi)
-	return dot(s.u, s.psi)
+	return space.Score(s.sp, s.u, y, s.psi)
 }
 
 func dot(a, b []float64) float64 {
