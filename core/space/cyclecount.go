@@ -106,7 +106,14 @@ func (c cycleCounts) sample(r *rand.Rand, y []int64) {
 		k++
 	}
 	length := n - k
-	verts := make([]int64, 2*n)
+	// Scratch on the stack up to 64 vertices: the chains draw a uniform cycle per global proposal,
+	// and a heap slice per draw kept the garbage collector busy for most of a sampled fit.
+	var stack [128]int64
+	verts := stack[:]
+	if 2*n > len(stack) {
+		verts = make([]int64, 2*n)
+	}
+	verts = verts[:2*n]
 	cyc := verts[n:]
 	for v := range n {
 		verts[v] = int64(v)

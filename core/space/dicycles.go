@@ -83,6 +83,23 @@ func (s *DirectedCycles) Embed(y []int64, psi []float64) {
 	}
 }
 
+// Score returns ⟨u, ψ(y)⟩ from the cycle's arcs alone (Scorer): O(n) where Embed and a dot product
+// cost O(n²). The terms are summed in vertex order, not in ψ's.
+func (s *DirectedCycles) Score(u []float64, y []int64) float64 {
+	var f float64
+	for v, t := range y {
+		if t < 0 {
+			continue
+		}
+		if w := int(t); v < w {
+			f += u[lexPairIndex(s.n, v, w)]
+		} else {
+			f -= u[lexPairIndex(s.n, w, v)]
+		}
+	}
+	return f
+}
+
 // Sample draws a uniform directed cycle: its length i with probability ∝ C(n,i)(i−1)!, then a
 // uniform set of i vertices and a uniform cyclic order of them (Sattolo's algorithm).
 func (s *DirectedCycles) Sample(r *rand.Rand, y []int64) { s.counts.sample(r, y) }

@@ -1,12 +1,12 @@
 package space
 
 // Scorer is implemented by spaces that compute ⟨u, ψ(y)⟩ without writing ψ. The Markov chains
-// score every uniform proposal, and through Embed and a dot product that was most of a sampled
-// fit's time on Permutations(20): ψ's sign of each pair was a branch taken at random.
+// score every uniform proposal (and the cycle chains every local move), and through Embed and a
+// dot product that was most of a sampled fit's time: on Permutations(20) ψ's sign of each pair
+// was a branch taken at random, on the cycle spaces ψ has n(n−1)/2 coordinates for n arcs.
 //
-// Score must equal the dot product of u with Embed(y) bit for bit (the same terms summed in the
-// same order), so that a sampler gives the same draws whichever path it takes. It is safe for
-// concurrent use.
+// Score sums the non-zero terms of the dot product of u with Embed(y), in an order of the space's
+// choosing (Permutations keeps ψ's, bit for bit). It is safe for concurrent use.
 type Scorer interface {
 	Score(u []float64, y []int64) float64
 }

@@ -40,6 +40,39 @@ func TestScorerEqualsEmbedDot(t *testing.T) {
 			}
 		}
 	}
+	// The cycle spaces sum their n arcs in vertex order: equal up to rounding.
+	for _, n := range []int{3, 5, 12, 40} {
+		dc, err := space.NewDirectedCycles(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uc, err := space.NewUndirectedCycles(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range []interface {
+			space.Space
+			space.Scorer
+		}{dc, uc} {
+			u, y, psi := make([]float64, sp.Dim()), make([]int64, sp.Width()), make([]float64, sp.Dim())
+			for trial := 0; trial < 200; trial++ {
+				var scale float64
+				for j := range u {
+					u[j] = r.NormFloat64()
+					scale += math.Abs(u[j])
+				}
+				sp.Sample(r, y)
+				sp.Embed(y, psi)
+				var want float64
+				for j := range u {
+					want += u[j] * psi[j]
+				}
+				if got := sp.Score(u, y); math.Abs(got-want) > 1e-13*scale {
+					t.Fatalf("%s(%d), %v: Score %v, Embed·u %v", sp.Kind(), n, y, got, want)
+				}
+			}
+		}
+	}
 	// The fallback embeds into psi: a space without Score (multilabel) gives the same dot product.
 	ml, err := space.NewMultilabel(5)
 	if err != nil {

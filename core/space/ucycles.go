@@ -98,6 +98,18 @@ func (s *UndirectedCycles) Embed(y []int64, psi []float64) {
 	}
 }
 
+// Score returns ⟨u, ψ(y)⟩ from the cycle's edges alone (Scorer): O(n) where Embed and a dot
+// product cost O(n²). The terms are summed in vertex order, not in ψ's.
+func (s *UndirectedCycles) Score(u []float64, y []int64) float64 {
+	var f float64
+	for v, t := range y {
+		if t >= 0 {
+			f += u[lexPairIndex(s.n, min(v, int(t)), max(v, int(t)))]
+		}
+	}
+	return f
+}
+
 // Sample draws a uniform undirected cycle: a uniform directed cycle (each undirected cycle has
 // exactly two orientations, so the length law ∝ C(n,i)(i−1)!/2 is the same), written in the
 // canonical orientation.
