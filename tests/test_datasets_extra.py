@@ -361,3 +361,13 @@ def test_every_arff_reader_refuses_an_unknown_header_line(edit, line):
         datasets.read_arff(edit(plain))
     with pytest.raises(ValueError, match=where):
         datasets.read_mulan_arff(edit(plain.replace("b numeric", "b {0,1}").replace("1.5,2", "1.5,1")), ["b"])
+
+
+def test_loader_flags_must_be_bools():
+    # a truthy string such as "no" was taken as True (return_X_y="no" returned a tuple)
+    with pytest.raises(TypeError, match="return_X_y must be True or False, got 'no'"):
+        load_label_ranking("iris", return_X_y="no")
+    with pytest.raises(TypeError, match="sparse must be True or False, got 'no'"):
+        datasets.load_multilabel("medical", sparse="no")
+    with pytest.raises(TypeError, match="download_if_missing must be True or False, got 0"):
+        load_hierarchical("cellcycle_FUN", download_if_missing=0)

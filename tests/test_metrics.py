@@ -639,3 +639,13 @@ def test_average_must_be_a_bool():
     with pytest.raises(ValueError, match="average must be True or False, got 'no'"):  # "no" was true
         kendall_tau([[1, 2]], [[2, 1]], average="no")
     assert kendall_tau([[1, 2]], [[2, 1]], average=np.bool_(False)).tolist() == [-1.0]
+
+
+def test_policy_cosine_names_complex_input():
+    # float() raised its own TypeError on a complex entry
+    from combpred.metrics import policy_cosine
+
+    with pytest.raises(ValueError, match="W_true must hold real numbers, got complex values"):
+        policy_cosine([1j, 1.0], [1.0, 1.0])
+    with pytest.raises(ValueError, match="X must hold real numbers"):
+        policy_cosine(np.ones((2, 3)), np.ones((2, 3)), X=[["a", "b"]])

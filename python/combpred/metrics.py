@@ -609,8 +609,7 @@ def policy_cosine(
     >>> policy_cosine([[1.0, 0.0]], [[2.0, 0.0]])
     1.0
     """
-    A = np.asarray(W_true, dtype=np.float64)
-    B = np.asarray(W_pred, dtype=np.float64)
+    A, B = _real_array(W_true, "W_true"), _real_array(W_pred, "W_pred")  # complex met float()'s TypeError
     if A.shape != B.shape:
         raise ValueError(f"W_true and W_pred have different shapes: {A.shape} and {B.shape}")
     if A.size == 0:
@@ -621,7 +620,7 @@ def policy_cosine(
         if sample_weight is not None or not average:
             raise ValueError("sample_weight and average=False need X (per-instance policies)")
         return float(_cosine_rows(A.reshape(1, -1), B.reshape(1, -1))[0])
-    Xa = np.asarray(X, dtype=np.float64)
+    Xa = _real_array(X, "X")
     if Xa.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {Xa.shape}")
     if A.ndim != 2 or A.shape[0] != Xa.shape[1]:

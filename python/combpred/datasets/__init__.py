@@ -40,6 +40,7 @@ import numpy as np
 from scipy import sparse as _sparse
 from sklearn.utils import Bunch
 
+from ..spaces import _flag
 from ._arff import parse_number, read_arff, text_lines
 from ._fetch import fetch_file, get_data_home
 from ._hmc import (
@@ -276,6 +277,7 @@ def load_label_ranking(
         (the message lists the known names and the paths searched).
     """
     _check_name(name, "label-ranking")
+    _flag(return_X_y, "return_X_y")  # a truthy "no" returned a tuple
     relative = f"label_ranking/{name}.csv"
     try:
         path = _locate(relative, data_home)
@@ -508,6 +510,7 @@ def load_hierarchical(
         When a download fails.
     """
     _check_name(name, "hierarchical")
+    _flag(download_if_missing, "download_if_missing")
     if targets not in ("auto", "nodes", "paths"):
         raise ValueError(f"targets must be 'auto', 'nodes' or 'paths', got {targets!r}")
     paths: dict[str, Path] = {}
@@ -682,6 +685,7 @@ def load_multilabel(
         For a known name whose files no data directory holds; the message lists where it looked.
     """
     _check_name(name, "multi-label")
+    _flag(sparse, "sparse")
     if subset not in ("train", "test", "all"):
         raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}")
     folder, _ = _multilabel_folder(name, data_home)
