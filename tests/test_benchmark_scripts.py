@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import combpred
@@ -48,53 +49,71 @@ def _run(script: str, output: Path, timeout: float) -> subprocess.CompletedProce
     )
 
 
+def _skip_reason(needs: str | None) -> str | None:
+    """Why a script cannot run here (None when it can)."""
+    if needs == "go" and (shutil.which("go") is None or not (BENCHMARKS.parent / "core" / "gemm").is_dir()):
+        return "runs the Go benchmarks of a source checkout"
+    if needs == "text" and not _have_text_sets():
+        return "the MULAN text sets (shared data) are not here"
+    if needs == "dask" and importlib.util.find_spec("distributed") is None:
+        return "dask not installed"
+    return None
+
+
+# (script, its section in BENCHMARKS.md, a line of its table, what it needs beyond the package)
+SCRIPTS = [
+    ("spaces.py", "spaces", "| space | d | log\\|Y\\| | create | mean() | covariance_dot(v) | total |", None),
+    ("yeast.py", "yeast", "## Multi-label: yeast", None),
+    ("yeast_measures.py", "yeast_measures", "## Multi-label yeast: decision rule and reference measure", None),
+    ("probabilistic.py", "probabilistic", "## ProbabilisticStructured", None),
+    ("prob_fit_time.py", "prob_fit_time", "## ProbabilisticStructured fit time against LogisticRegression", None),
+    ("prob_label_ranking.py", "prob_label_ranking", "## Label ranking with ProbabilisticStructured", None),
+    ("decision_rules.py", "decision_rules", "## Decision rules on label ranking", None),
+    ("many_labels.py", "many_labels", "## Many labels", None),
+    ("kernels.py", "kernels", "## Closer to the hardware", "go"),
+    ("sparse_many_labels.py", "sparse_many_labels", "## Many labels on sparse data", None),
+    ("reference_fit_time.py", "reference_fit_time", "## Fit time of the reference measures", "text"),
+    ("dask_iterative.py", "dask_iterative", "## Iterative fits on Dask", "dask"),
+    ("dask_scale.py", "dask_scale", "## Out-of-core fit on Dask", "dask"),
+]
+
+
+@pytest.fixture(scope="module")
+def quick_runs(request, tmp_path_factory):
+    """The quick run of every selected script, two at a time: most of a run is one core of Python
+    (or a child's start-up), so on CI's two cores the runs take less time than one after another.
+    Each test waits for its own run."""
+    folder = tmp_path_factory.mktemp("quick_runs")
+    selected = {
+        item.callspec.params["script"]
+        for item in request.session.items
+        if getattr(item, "originalname", None) == "test_benchmark_script_quick_run"
+    }
+
+    def run(script: str) -> tuple[subprocess.CompletedProcess, str]:
+        output = folder / f"{script}.md"
+        output.write_text("# Benchmarks\n\nkept text\n")
+        proc = _run(script, output, timeout=600)
+        return proc, output.read_text()
+
+    with ThreadPoolExecutor(2) as pool:
+        yield {
+            script: pool.submit(run, script)
+            for script, _, _, needs in SCRIPTS
+            if script in selected and _skip_reason(needs) is None
+        }
+
+
 @pytest.mark.parametrize(
     "script, section, header",
     [
-        ("spaces.py", "spaces", "| space | d | log\\|Y\\| | create | mean() | covariance_dot(v) | total |"),
-        ("yeast.py", "yeast", "## Multi-label: yeast"),
-        ("yeast_measures.py", "yeast_measures", "## Multi-label yeast: decision rule and reference measure"),
-        ("probabilistic.py", "probabilistic", "## ProbabilisticStructured"),
-        ("prob_fit_time.py", "prob_fit_time", "## ProbabilisticStructured fit time against LogisticRegression"),
-        ("prob_label_ranking.py", "prob_label_ranking", "## Label ranking with ProbabilisticStructured"),
-        ("decision_rules.py", "decision_rules", "## Decision rules on label ranking"),
-        ("many_labels.py", "many_labels", "## Many labels"),
-        pytest.param(
-            "kernels.py",
-            "kernels",
-            "## Closer to the hardware",
-            marks=pytest.mark.skipif(
-                shutil.which("go") is None or not (BENCHMARKS.parent / "core" / "gemm").is_dir(),
-                reason="runs the Go benchmarks of a source checkout",
-            ),
-        ),
-        ("sparse_many_labels.py", "sparse_many_labels", "## Many labels on sparse data"),
-        pytest.param(
-            "reference_fit_time.py",
-            "reference_fit_time",
-            "## Fit time of the reference measures",
-            marks=pytest.mark.skipif(not _have_text_sets(), reason="the MULAN text sets (shared data) are not here"),
-        ),
-        pytest.param(
-            "dask_iterative.py",
-            "dask_iterative",
-            "## Iterative fits on Dask",
-            marks=pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="dask not installed"),
-        ),
-        pytest.param(
-            "dask_scale.py",
-            "dask_scale",
-            "## Out-of-core fit on Dask",
-            marks=pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="dask not installed"),
-        ),
+        pytest.param(script, section, header, marks=pytest.mark.skipif(reason is not None, reason=reason or ""))
+        for script, section, header, reason in ((s, sec, h, _skip_reason(n)) for s, sec, h, n in SCRIPTS)
     ],
 )
-def test_benchmark_script_quick_run(tmp_path, script, section, header):
-    output = tmp_path / "BENCHMARKS.md"
-    output.write_text("# Benchmarks\n\nkept text\n")
-    proc = _run(script, output, timeout=300)
+def test_benchmark_script_quick_run(quick_runs, script, section, header):
+    proc, text = quick_runs[script].result()
     assert proc.returncode == 0, proc.stderr[-4000:]
-    text = output.read_text()
     assert "kept text" in text  # the script rewrites its own section only
     assert f"<!-- {section}:start -->" in text and f"<!-- {section}:end -->" in text
     assert header in text
