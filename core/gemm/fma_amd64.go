@@ -45,3 +45,8 @@ func axpy1(c, k *float64, a float64, n int)
 //
 //go:noescape
 func fmaRowsSpan(c, k *float64, stride, groups int, x *float64, masks *[4][4]uint64)
+
+// dotRows4 is DotRows4's kernel (dotrows_amd64.s); n must be a multiple of 4.
+//
+//go:noescape
+func dotRows4(x *[4]*float64, b *float64, n int, out *[4]float64)

@@ -63,3 +63,7 @@ func dot1x12(a, b *float64, stride, n int, mask *[4]uint64, out *[12]float64) {
 func fmaRowsSpan(c, k *float64, stride, groups int, x *float64, masks *[4][4]uint64) {
 	panic("gemm: fmaRowsSpan called without a vector kernel")
 }
+
+func dotRows4(x *[4]*float64, b *float64, n int, out *[4]float64) {
+	panic("gemm: dotRows4 called without a vector kernel")
+}

@@ -5,8 +5,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,6 +32,12 @@ type groupedSystem struct {
 	deltas    *mat.Dense // Δ_G, g×d: the distinct δ_i
 	members   []int      // the examples of group g, ascending: members[start[g]:start[g+1]]
 	start     []int
+	// xs, for a dense X of at most groupedCopyEntries entries, holds X's rows in the order of
+	// members, so that each application reads X front to back (taken in the examples' order,
+	// rows are fetched from across X, and the prefetcher cannot follow: 3.3 ms of a 9.7 ms fit
+	// on yeast), and ws their weights.
+	xs *mat.Dense
+	ws []float64
 	// scratch
 	vt, svt, hv, qd *mat.Dense // d×k: Vᵀ, S Vᵀ, S Vᵀ G and Δ_Gᵀ Q
 	pt, q           *mat.Dense // g×k: Δ_G Vᵀ and Q (rows q_g)
@@ -93,11 +101,23 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 		members[next[g]] = i
 		next[g]++
 	}
-	return &groupedSystem{p: p, des: des, intercept: des.intercept, gram: mat.DenseCopyOf(G), s: mat.DenseCopyOf(p.S),
+	gs := &groupedSystem{p: p, des: des, intercept: des.intercept, gram: mat.DenseCopyOf(G), s: mat.DenseCopyOf(p.S),
 		deltas: mat.NewDense(ng, d, distinct), members: members, start: start,
 		vt: mat.NewDense(d, k, nil), svt: mat.NewDense(d, k, nil), hv: mat.NewDense(d, k, nil), qd: mat.NewDense(d, k, nil),
 		pt: mat.NewDense(ng, k, nil), q: mat.NewDense(ng, k, nil)}
+	// The copy is a speed-up, not a need: where the budget refuses it, X is read in place.
+	if n := des.features(); des.sp == nil && m*n <= groupedCopyEntries && budget.Check("", budget.Floats(m, n+1)) == nil {
+		gs.xs, gs.ws = mat.NewDense(m, n, nil), make([]float64, m)
+		for j, i := range members {
+			copy(gs.xs.RawRowView(j), des.X.RawRowView(i))
+			gs.ws[j] = p.Weight[i]
+		}
+	}
+	return gs
 }
+
+// groupedCopyEntries bounds the copy of X that groupedSystem keeps (8 bytes an entry).
+const groupedCopyEntries = 1 << 22
 
 func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 	d, k := gs.vt.Dims()
@@ -110,18 +130,13 @@ func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 		for g := lo; g < hi; g++ {
 			pr, q := gs.pt.RawRowView(g), gs.q.RawRowView(g)
 			clear(q)
+			if gs.xs != nil {
+				gs.addGroupRows(gs.start[g], gs.start[g+1], pr, q)
+				continue
+			}
 			for _, i := range gs.members[gs.start[g]:gs.start[g+1]] {
-				if w[i] == 0 {
-					continue
-				}
-				r := gs.des.rowDot(i, pr[:n])
-				if gs.intercept {
-					r += pr[n]
-				}
-				f := w[i] * r
-				gs.des.rowAxpy(i, f, q[:n])
-				if gs.intercept {
-					q[n] += f
+				if w[i] != 0 {
+					gs.addRow(i, pr, q)
 				}
 			}
 		}
@@ -139,6 +154,60 @@ func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 		}
 		for a := range out {
 			out[a] = hv[a*k+j] + qd[a*k+j] + pen*v[a]
+		}
+	}
+}
+
+// addRow adds s_i r_i x̃_i to q, r_i = ⟨x̃_i, pr⟩ (the intercept, when there is one, pr's and q's
+// last entry).
+func (gs *groupedSystem) addRow(i int, pr, q []float64) {
+	n := gs.des.features()
+	r := gs.des.rowDot(i, pr[:n])
+	if gs.intercept {
+		r += pr[n]
+	}
+	f := gs.p.Weight[i] * r
+	gs.des.rowAxpy(i, f, q[:n])
+	if gs.intercept {
+		q[n] += f
+	}
+}
+
+// addGroupRows is addRow for the rows lo…hi−1 of xs, four at a time where it can: pr is read once
+// for four scores, and q updated once for four rows.
+func (gs *groupedSystem) addGroupRows(lo, hi int, pr, q []float64) {
+	n := gs.des.features()
+	xs := gs.xs.RawMatrix()
+	row := func(j int) []float64 { return xs.Data[j*xs.Stride : j*xs.Stride+n] }
+	var f [4]float64
+	j := lo
+	for ; j+4 <= hi; j += 4 {
+		x0, x1, x2, x3 := row(j), row(j+1), row(j+2), row(j+3)
+		r := gemm.DotRows4(x0, x1, x2, x3, pr[:n])
+		for t := range r {
+			if gs.intercept {
+				r[t] += pr[n]
+			}
+			f[t] = gs.ws[j+t] * r[t]
+		}
+		gemm.Axpy4(q[:n], &f, x0, x1, x2, x3)
+		if gs.intercept {
+			q[n] += f[0] + f[1] + f[2] + f[3]
+		}
+	}
+	for ; j < hi; j++ {
+		if gs.ws[j] == 0 {
+			continue
+		}
+		x := row(j)
+		r := floats.Dot(x, pr[:n])
+		if gs.intercept {
+			r += pr[n]
+		}
+		fj := gs.ws[j] * r
+		gemm.Axpy(q[:n], fj, x)
+		if gs.intercept {
+			q[n] += fj
 		}
 	}
 }
