@@ -184,6 +184,30 @@ def test_f1_rule_work_tables_follow_the_memory_budget():
         assert bayes_decode(spaces.Multilabel(100), np.full((1, 100), 0.3), "f1").shape == (1, 100)
 
 
+def test_f1_rule_blocks_of_rows_follow_the_memory_budget():
+    """One row's table fitting the budget is not enough: rows go in blocks, and a block of 200 rows
+    at d = 100 held 16 MB of tables under a 2 MB max_memory. Blocks are sized from the budget now,
+    with the same decisions."""
+    import tracemalloc
+
+    import combpred
+
+    P = np.random.default_rng(0).random((200, 100))
+    want = bayes_decode(spaces.Multilabel(100), P, "f1")
+    with combpred.config_context(max_memory=2 * 2**20):
+        tracemalloc.start()
+        try:
+            got = bayes_decode(spaces.Multilabel(100), P, "f1")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    np.testing.assert_array_equal(got, want)
+    # The budget, plus the arrays of P's size around the tables (P checked, its order and sorted
+    # copy, the decisions, the blocks' scores): 18 MB before, 4.8 MB with a second block's tables
+    # allocated while the first's were still held.
+    assert peak < 2 * 2**20 + 6 * P.nbytes, peak
+
+
 def test_f1_rule_refuses_other_spaces():
     with pytest.raises(ValueError, match="Multilabel"):
         bayes_decode(spaces.KSubsets(4, 2), np.full((1, 4), 0.5), "f1")

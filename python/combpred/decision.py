@@ -135,16 +135,19 @@ def _f1(P: np.ndarray) -> np.ndarray:
         return Y
     # Φ_k(k + a) for a = 1 … k is kept for every k until the forward pass: a (d+1)×(d+1) table per
     # row, checked against the core's memory budget before it exists (d = 50,000 would take 20 GB).
+    # Rows go in blocks (vector work for small d) whose tables stay within the budget too.
     _capi.check_output((d + 1, d + 1), f"decision='f1' on {d} labels: its work table")
+    block_values = min(_F1_BLOCK_VALUES, _capi.max_memory()[1] // 8)
+    step = max(1, block_values // ((d + 1) * (d + 1)))
     order = np.argsort(-P, axis=1, kind="stable")
     Q = np.take_along_axis(P, order, axis=1)
-    step = max(1, _F1_BLOCK_VALUES // ((d + 1) * (d + 1)))  # rows per block: vector work for small d
     counts = np.arange(d + 1, dtype=np.float64)
+    tables = np.empty((min(step, m), d + 1, d + 1))  # one allocation: a block's is freed only after the next's
     for lo in range(0, m, step):
         q = Q[lo : lo + step]
         b = q.shape[0]
         phi = np.broadcast_to(1.0 / np.arange(1, 2 * d + 1), (b, 2 * d)).copy()  # Φ_d(s), s = 1 … 2d
-        table = np.empty((b, d + 1, d + 1))
+        table = tables[:b]
         for k in range(d, 0, -1):
             table[:, k, 1 : k + 1] = phi[:, k : 2 * k]  # Φ_k(s) for s = k + 1 … 2k
             n, qk = d + k - 1, q[:, k - 1 : k]  # Φ_{k−1} is needed up to s = d + k − 1
