@@ -73,16 +73,16 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
     columns in one chunk: each task then sees matching rows of X and of ``data``."""
     if data is None:
         return None
-    arr = _as_array(data, name) if _is_dask(data) else np.asarray(data)
+    lazy = _is_dask(data)
+    arr = _as_array(data, name) if lazy else np.asarray(data)
     if arr.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D or 2-D, got {arr.ndim} dimensions")
     if arr.shape[0] != sum(row_chunks):  # before from_array, whose chunks would not add up
         raise ValueError(
             f"Found input variables with inconsistent numbers of samples: X has {sum(row_chunks)}, {name} has {arr.shape[0]}"
         )
-    if not _is_dask(arr):
-        return da.from_array(arr, chunks=(row_chunks,) + tuple((c,) for c in arr.shape[1:]))
-    return arr.rechunk((row_chunks,) + tuple((c,) for c in arr.shape[1:]))
+    chunks = (row_chunks,) + tuple((c,) for c in arr.shape[1:])
+    return arr.rechunk(chunks) if lazy else da.from_array(arr, chunks=chunks)
 
 
 def _partition_error(index: int, lo: int, m: int, message: str) -> ValueError:
