@@ -11,13 +11,7 @@ import (
 // 16, with and without the vector kernels, and touch nothing past dst.
 func TestAxpy(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	vec := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = r.NormFloat64()
-		}
-		return v
-	}
+	vec := func(n int) []float64 { return randVec(r, n) }
 	for _, fma := range []bool{true, false} {
 		old := setHaveFMA(fma)
 		for n := 0; n <= 37; n++ {
@@ -45,4 +39,13 @@ func TestAxpy(t *testing.T) {
 		}
 		setHaveFMA(old)
 	}
+}
+
+// randVec returns n standard normal values.
+func randVec(r *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = r.NormFloat64()
+	}
+	return v
 }

@@ -11,22 +11,15 @@ import (
 // with and without the vector kernel, and reads nothing past b's length in the rows.
 func TestDotRows4(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	vec := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = r.NormFloat64()
-		}
-		return v
-	}
 	for _, fma := range []bool{true, false} {
 		old := setHaveFMA(fma)
 		for n := 0; n <= 37; n++ {
 			t.Run(fmt.Sprintf("fma=%v/n=%d", fma, n), func(t *testing.T) {
-				b := vec(n)
+				b := randVec(r, n)
 				var x [4][]float64
 				for i := range x {
 					// A NaN past the end would poison the sum if the kernel read it.
-					x[i] = append(vec(n), math.NaN())
+					x[i] = append(randVec(r, n), math.NaN())
 				}
 				got := DotRows4(x[0], x[1], x[2], x[3], b)
 				for i := range x {
@@ -48,14 +41,8 @@ func TestDotRows4(t *testing.T) {
 func BenchmarkDotRows4(b *testing.B) {
 	r := rand.New(rand.NewPCG(7, 8))
 	const n = 104
-	var x [4][]float64
-	for i := range x {
-		x[i] = make([]float64, n)
-		for j := range x[i] {
-			x[i][j] = r.NormFloat64()
-		}
-	}
-	v := x[3][:n]
+	x := [4][]float64{randVec(r, n), randVec(r, n), randVec(r, n), randVec(r, n)}
+	v := x[3]
 	var sink float64
 	for range b.N {
 		out := DotRows4(x[0], x[1], x[2], x[3], v)
