@@ -29,12 +29,12 @@ type conditioning interface {
 }
 
 // newConditioning returns a constructor of conditionings for π ∝ exp(⟨u, ψ⟩) on sp (one per
-// goroutine; they share the weights), or nil when sp has no pairing here, and the bytes each
-// holds.
-func newConditioning(sp space.Space, u []float64) (func() conditioning, int64) {
+// goroutine; they share the weights), or nil when sp has no pairing here. Each holds
+// conditioningBytes(sp).
+func newConditioning(sp space.Space, u []float64) func() conditioning {
 	l, ok := sp.(space.Local)
 	if !ok {
-		return nil, 0
+		return nil
 	}
 	// The move families name the encodings used here: ranks (transpositions), successor rows
 	// with ψ on oriented pairs (directed cycles).
@@ -44,14 +44,31 @@ func newConditioning(sp space.Space, u []float64) (func() conditioning, int64) {
 		w := orientedWeights(n, u)
 		return func() conditioning {
 			return &rankConditioning{n: n, w: w, order: make([]int, n), pre: make([]float64, n*(n+1))}
-		}, 8 * int64(n*(n+2))
+		}
 	case space.MovesDirectedCycle:
 		w := orientedWeights(n, u)
 		return func() conditioning {
 			return &cycleConditioning{n: n, w: w, pred: make([]int, n)}
-		}, 8 * int64(n)
+		}
 	}
-	return nil, 0
+	return nil
+}
+
+// conditioningBytes is what one conditioning of newConditioning holds on sp (0 without one), for
+// the memory budget's checks before anything is allocated.
+func conditioningBytes(sp space.Space) int64 {
+	l, ok := sp.(space.Local)
+	if !ok {
+		return 0
+	}
+	n := int64(sp.Width())
+	switch l.LocalMoves() {
+	case space.MovesTransposition:
+		return 8 * n * (n + 2) // order and prefix sums
+	case space.MovesDirectedCycle:
+		return 8 * n // predecessors
+	}
+	return 0
 }
 
 // rankConditioning pairs rankings by exchanging two labels. When a at position i precedes b at

@@ -45,7 +45,7 @@ func TestConditioningByEnumeration(t *testing.T) {
 				n, d := int(tc.n), sp.Dim()
 				u := randomScores(rand.New(rand.NewPCG(uint64(tc.n), uint64(norm*10))), d, norm)
 				e := newExactDist(t, sp, u)
-				newCond, _ := newConditioning(sp, u)
+				newCond := newConditioning(sp, u)
 				if newCond == nil {
 					t.Fatal("no conditioning")
 				}

@@ -78,6 +78,9 @@ func bruteForce(sp space.Space, u, mean []float64) (float64, error) {
 	}
 	err := sp.Enumerate(func(y []int64) bool {
 		f := sc.score(y)
+		if mean != nil {
+			sp.Embed(y, sc.psi) // a space.Scorer scores y without writing ψ
+		}
 		if f > m {
 			scale := math.Exp(m - f)
 			s *= scale

@@ -29,6 +29,10 @@ func closedFormSpaces(t testing.TB) []space.Space {
 		mustSpace(t, "ksubsets", 7, 3),
 		mustSpace(t, "ksubsets", 5, 5),
 		mustSpace(t, "ksubsets", 6, 1),
+		// The space.Scorer spaces: scoring writes no ψ, which the brute force must embed itself.
+		mustSpace(t, "permutations", 5),
+		mustSpace(t, "dicycles", 5),
+		mustSpace(t, "ucycles", 5),
 	}
 }
 

@@ -143,7 +143,7 @@ func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
 	} else {
 		// the per-block sums at the first sample size (a doubling that does not fit the budget is
 		// not made)
-		if err := checkSampleMemory(opt.Inference.samples(), opt.Inference.Sampler, 8*int64(sp.Dim()), parallel.Threads()); err != nil {
+		if err := checkSampleMemory(opt.Inference.samples(), opt.Inference.Sampler, sampleBlockBytes(sp, opt.Inference), parallel.Threads()); err != nil {
 			return err
 		}
 	}
@@ -284,7 +284,7 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 		}
 		gn := floats.Norm(gd, 2)
 		if sg != nil && sg.noise > normTestTheta*gn && inf.Samples < maxSamples {
-			inf.Samples = grownSamples(inf, maxSamples, p.sp.Dim())
+			inf.Samples = grownSamples(p.sp, inf, maxSamples)
 		}
 		if t == 1 {
 			if err := overflowAtZero(gn); err != nil {

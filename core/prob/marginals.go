@@ -125,6 +125,16 @@ const batchRuns = 3
 // batchRuns).
 func batchCount(n int) int { return min(n, batchRuns) }
 
+// sampleBlockBytes is what each block of a sampled estimate of E[ψ] holds: its sums of ψ and,
+// unless opt asks for plain means, its conditioning scratch.
+func sampleBlockBytes(sp space.Space, opt InferenceOptions) int64 {
+	b := 8 * int64(sp.Dim())
+	if !opt.PlainMeans {
+		b += conditioningBytes(sp)
+	}
+	return b
+}
+
 // marginalsFrom is marginals with a sampled fit's per-row state (rs may be nil). With rs, the
 // samples are drawn in one goroutine (par must be false): the runs' sums are shared by blocks.
 func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint64, mean []float64, par bool, rs *rowSampling) (MarginalsInfo, error) {
@@ -157,7 +167,9 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 			nRuns = batchCount(n)
 		}
 	}
-	if err := checkSampleMemory(n, opt.Sampler, 8*int64(d), concurrent); err != nil {
+	// Every block's sums and conditioning scratch are checked before any is allocated: a refusal
+	// after the sums (gigabytes at n_samples = 2³¹) left them to the garbage collector.
+	if err := checkSampleMemory(n, opt.Sampler, sampleBlockBytes(sp, opt), concurrent); err != nil {
 		return MarginalsInfo{}, err
 	}
 	if nRuns > 0 {
@@ -172,12 +184,7 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 	acc := make([]float64, nb*d) // per block, summed in block order: deterministic
 	var newCond func() conditioning
 	if !opt.PlainMeans {
-		var condBytes int64
-		if newCond, condBytes = newConditioning(sp, u); newCond != nil {
-			if err := checkSampleMemory(n, opt.Sampler, 8*int64(d)+condBytes, concurrent); err != nil {
-				return MarginalsInfo{}, err
-			}
-		}
+		newCond = newConditioning(sp, u)
 	}
 	conds := make([]conditioning, nb) // per block: blocks run concurrently
 	st, err := visitSamplesFrom(sp, u, n, seed, opt.Sampler, par, chains, func(b, i int, y []int64, psi []float64) {

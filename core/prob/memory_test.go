@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -83,5 +84,28 @@ func TestClosedFormTablesAreBudgeted(t *testing.T) {
 	}
 	if _, err := ExactMarginals(mustSpace(t, "ksubsets", 100, 50), make([]float64, 100), make([]float64, 100)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A sampled estimate the budget refuses allocates nothing first: its per-block sums were made
+// before the conditioning scratch was counted, so a refusal left gigabytes to the garbage
+// collector (n_samples = 2³¹ − 1: 5 GB resident and 10 s per refused call).
+func TestRefusedSamplingAllocatesNothing(t *testing.T) {
+	defer func(v int64) { _ = budget.Set(v) }(budget.Setting())
+	sp := mustSpace(t, "permutations", 5) // d = 10: 104 bytes of sums per block, 280 of conditioning
+	const n = 1 << 26                     // a million blocks: 110 MB of sums, 400 MB with conditioning
+	if err := budget.Set(250 << 20); err != nil {
+		t.Fatal(err)
+	}
+	u := make([]float64, sp.Dim())
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Marginals(sp, u, InferenceOptions{Method: InferSampled, Samples: n}, 1, make([]float64, sp.Dim()))
+	runtime.ReadMemStats(&after)
+	if !budget.Is(err) {
+		t.Fatalf("Marginals = %v, want a budget error", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("the refused estimate allocated %d bytes first", got)
 	}
 }

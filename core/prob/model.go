@@ -170,7 +170,7 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64) error {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
 	}
 	if !md.Inference.exact(md.Space) {
-		if err := checkSampleMemory(md.Inference.samples(), md.Inference.Sampler, 8*int64(d), parallel.Threads()); err != nil {
+		if err := checkSampleMemory(md.Inference.samples(), md.Inference.Sampler, sampleBlockBytes(md.Space, md.Inference), parallel.Threads()); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -55,9 +56,9 @@ const normTestTheta = 0.5
 
 // grownSamples is the doubled sample size of inf, capped at maxSamples and at what the memory
 // budget allows (the current size when even one more doubling does not fit).
-func grownSamples(inf InferenceOptions, maxSamples, d int) int {
+func grownSamples(sp space.Space, inf InferenceOptions, maxSamples int) int {
 	n := min(2*inf.Samples, maxSamples)
-	if checkSampleMemory(n, inf.Sampler, 8*int64(d), parallel.Threads()) != nil {
+	if checkSampleMemory(n, inf.Sampler, sampleBlockBytes(sp, inf), parallel.Threads()) != nil {
 		return inf.Samples
 	}
 	return n
