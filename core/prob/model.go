@@ -178,6 +178,11 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64) error {
 	if err != nil {
 		return err
 	}
+	if md.Inference.exact(md.Space) && !scaleExact(md.Space) {
+		if err := checkScoreScale(U, d, fmt.Sprintf("exact inference on the %s space", md.Space.Kind())); err != nil {
+			return err
+		}
+	}
 	return forRows(q, md.Inference.Sampler.Stop, func(i int) error {
 		_, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(i)), out[i*d:(i+1)*d], false)
 		return err
@@ -246,15 +251,18 @@ func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out 
 	if err := space.ValidateRows(md.Space, ys, q); err != nil {
 		return err
 	}
-	lz := make([]float64, q)
-	if _, err := md.LogPartitionRows(X, opt, lz); err != nil {
-		return err
-	}
 	U, err := md.scores(X)
 	if err != nil {
 		return err
 	}
 	d, w := md.Space.Dim(), md.Space.Width()
+	if err := checkScoreScale(U, d, "log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u)"); err != nil {
+		return err
+	}
+	lz := make([]float64, q)
+	if _, err := md.LogPartitionRows(X, opt, lz); err != nil {
+		return err
+	}
 	psi := make([]float64, d)
 	for i := 0; i < q; i++ {
 		md.Space.Embed(ys[i*w:(i+1)*w], psi)

@@ -248,3 +248,7 @@ func (o dagPathsCov) MulVec(dst, v []float64) {
 		dst[w] -= s.p[w] * pv
 	}
 }
+
+// PartitionScaleExact marks LogPartition as accurate at any scale of the scores
+// (ScaleExactPartition).
+func (s *DAGPaths) PartitionScaleExact() {}

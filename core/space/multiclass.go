@@ -110,3 +110,7 @@ func (s *Multiclass) LogPartition(u, mean []float64) float64 {
 	}
 	return lz
 }
+
+// PartitionScaleExact marks LogPartition as accurate at any scale of the scores
+// (ScaleExactPartition).
+func (s *Multiclass) PartitionScaleExact() {}

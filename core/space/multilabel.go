@@ -119,3 +119,7 @@ func (s *Multilabel) LogPartition(u, mean []float64) float64 {
 	}
 	return lz
 }
+
+// PartitionScaleExact marks LogPartition as accurate at any scale of the scores
+// (ScaleExactPartition).
+func (s *Multilabel) PartitionScaleExact() {}

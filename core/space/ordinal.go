@@ -165,3 +165,7 @@ func (s *Ordinal) LogPartition(u, mean []float64) float64 {
 	}
 	return lz
 }
+
+// PartitionScaleExact marks LogPartition as accurate at any scale of the scores
+// (ScaleExactPartition).
+func (s *Ordinal) PartitionScaleExact() {}

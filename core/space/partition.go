@@ -30,3 +30,13 @@ func PartitionOf(s Space) (Partition, bool) {
 type PartitionMemory interface {
 	PartitionBytes() int64
 }
+
+// ScaleExactPartition is implemented by spaces whose LogPartition keeps E[ψ] accurate however
+// large the scores: each marginal is a ratio of terms that share their largest exponent (a
+// logistic function of a score, a softmax, a tree's upward messages). The other programmes add
+// and subtract log-domain sums of size ‖u‖₁, so each probability carries a relative error of
+// about ‖u‖₁·2⁻⁵², and callers bound ‖u‖₁ (package prob's exactScoreLimit).
+type ScaleExactPartition interface {
+	Partition
+	PartitionScaleExact()
+}

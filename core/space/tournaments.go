@@ -179,3 +179,7 @@ func (s *Tournaments) LogPartition(u, mean []float64) float64 {
 	}
 	return lz
 }
+
+// PartitionScaleExact marks LogPartition as accurate at any scale of the scores
+// (ScaleExactPartition).
+func (s *Tournaments) PartitionScaleExact() {}

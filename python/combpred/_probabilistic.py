@@ -342,6 +342,10 @@ class ProbabilisticStructured(StructuredEstimator):
         in the class documentation; default: the estimator's ``n_samples``) drawn by ``sampler`` (default: the
         fit's; the names of the estimator's ``sampler`` but "exact"), seeded by random_state (default:
         the estimator's).
+
+        Exact marginals on permutations, cycles and k-subsets come from sums in the log domain whose
+        rounding grows with the scores: an input whose scores are too large for that (far outside
+        the scale of the training data) is refused with a ValueError naming its row and the limit.
         """
         fitted = self._fitted()
         X = self._inputs(X)
@@ -378,6 +382,10 @@ class ProbabilisticStructured(StructuredEstimator):
         from :meth:`log_partition` with ``method`` (exact where the space allows under
         ``"auto"``) and its other parameters (``epsilon``, ``delta``, ``n_samples``, ``sampler``,
         ``random_state``, ``schedule``, ``max_samples``).
+
+        log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u) is a difference of numbers as large as the scores: an
+        input whose scores are too large for float64 precision is refused with a ValueError naming
+        its row and the limit.
         """
         known = [name for name in inspect.signature(self._log_z_params).parameters if name != "method"]
         unknown = sorted(set(log_partition_params) - set(known))
