@@ -55,6 +55,38 @@ def test_converged_fits_and_sgd_passes_do_not_warn(data):
         StructuredRidge(kernel="rbf").partial_fit(X[:30], Y[:30]).partial_fit(X[30:], Y[30:])
 
 
+@pytest.mark.parametrize("kw", [{"eta0": 1e-300}, {"alpha": 1e10}])
+def test_sgd_steps_too_small_to_move_warn(data, kw):
+    """eta0 = 1e-300, or alpha = 1e10 (steps capped at 1/(2·alpha) freeze the unpenalised
+    intercept), stopped after one or two epochs at J(0), reported converged, without a warning."""
+    X, Y = data
+    with pytest.warns(ConvergenceWarning, match="never moved J"):
+        model = StructuredRidge(solver="sgd", max_iter=30, random_state=0, **kw).fit(X, Y)
+    assert model.n_iter_ == 30
+
+
+@pytest.mark.parametrize("weight", [1.5e306, 2.5e306])
+def test_sgd_weights_overflowing_its_step_bound_are_refused(data, weight):
+    """Weights this large made the step bound 1/L zero: an all-zero model, reported converged."""
+    X, Y = data
+    with pytest.raises(ValueError, match="sample_weight"):
+        StructuredRidge(solver="sgd").fit(X, Y, sample_weight=np.full(len(X), weight))
+    with pytest.raises(ValueError, match="sample_weight"):
+        StructuredRidge(solver="sgd").partial_fit(X, Y, sample_weight=np.full(len(X), weight))
+
+
+def test_cg_sums_overflowing_are_refused_not_a_nan_model(data):
+    """Weights summing to 1.5e308 (finite, under the sum's own check) returned an all-zero model
+    with J = NaN and only a ConvergenceWarning; now an error names sample_weight, as the exact
+    solver's does. Slightly smaller weights fit as unit weights do (the solution is scale-free)."""
+    X, Y = data
+    with pytest.raises(ValueError, match="cg solver's weighted sums overflow.*sample_weight"):
+        StructuredRidge(solver="cg").fit(X, Y, sample_weight=np.full(len(X), 2.5e306))
+    big = StructuredRidge(solver="cg", alpha=1.5e306).fit(X, Y, sample_weight=np.full(len(X), 1.5e306))
+    unit = StructuredRidge(solver="cg", alpha=1.0).fit(X, Y)
+    np.testing.assert_allclose(big.coef_, unit.coef_, rtol=1e-6, atol=1e-9)
+
+
 @pytest.mark.parametrize("estimator", [StructuredRidge(), ProbabilisticStructured()])
 def test_huge_inputs_are_an_error_naming_X(data, estimator):
     X, Y = data

@@ -224,7 +224,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	md.Coef = md.warmCoef(&opt, k, d)
 	h := &sumsHessian{products: products, n: n, alpha: opt.Alpha}
 	md.Result, err = conjugateGradients(h, setup.B, pc, md.Coef, setup.Weight/2, &opt)
-	if err == nil {
+	if h.err != nil { // a failed product (NaN in its place) is the cause of what CG reports
 		err = h.err
 	}
 	if err == nil {

@@ -194,6 +194,9 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 		W = work
 	}
 	bnorm := mat.Norm(B, 2)
+	if !(bnorm <= math.MaxFloat64) {
+		return Result{}, sumsOverflow("the cg solver's", bnorm)
+	}
 	if bnorm == 0 {
 		W.Zero()
 		return Result{Objective: constant, Converged: true}, nil
@@ -267,6 +270,10 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 	floats.SubTo(r, b, hp)
 	res.RelGrad = floats.Norm(r, 2)
 	res.Objective = objective()
+	if math.IsNaN(res.RelGrad) || math.IsInf(res.RelGrad, 0) || math.IsNaN(res.Objective) || math.IsInf(res.Objective, 0) {
+		// H's products overflowed (weights whose sum is near the float64 limit): the iterate is garbage.
+		return res, sumsOverflow("the cg solver's", res.Objective)
+	}
 	return res, nil
 }
 

@@ -182,8 +182,7 @@ func zeroWeights(w []float64) bool {
 func (st *linearStats) checkFinite() error {
 	for _, v := range st.M.RawMatrix().Data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("the sufficient statistics' weighted sums overflow (%v): sample_weight or X holds "+
-				"values too large; rescale them (dividing every weight by c fits as alpha / c does)", v)
+			return sumsOverflow("the sufficient statistics'", v)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package ridge
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -42,7 +43,8 @@ import (
 // to approach the batch solution.
 //
 // Stopping: the fit stops when J, evaluated at the returned iterate after every epoch, changed by
-// at most Tol·|J| over the epoch, or after MaxIter epochs. Result.RelGrad holds that relative
+// at most Tol·|J| over the epoch (and, from a cold start, by more than that since J(0)), or after
+// MaxIter epochs. Result.RelGrad holds that relative
 // change: the full gradient of a kernel model would cost O(m²n). J costs about as much as an
 // epoch, so with Tol = 0 (no tolerance stop) it is evaluated after every epoch only for
 // Options.TraceObjective, and otherwise once at the end: Progress then gets NaN for J and its
@@ -108,6 +110,18 @@ func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Option
 		rng: rand.New(rand.NewPCG(opt.Seed, sgdSeedStream^uint64(steps)))}
 }
 
+// checkCurvature refuses a run whose curvature bound L overflowed: its steps, capped at 1/L, would
+// all be zero, and the unchanged model would pass the tolerance stop as converged. Only weights
+// near the float64 limit make it overflow (the inputs' magnitudes are checked before).
+func (r *sgdRun) checkCurvature() error {
+	if r.L <= math.MaxFloat64 {
+		return nil
+	}
+	return fmt.Errorf("ridge: solver sgd: the curvature bound of its steps overflows float64 (largest sample_weight %.3g, %g examples): "+
+		"scale sample_weight down (multiplying every weight and alpha by one factor leaves the model unchanged), or use another solver",
+		floats.Max(r.p.Weight), r.mEff)
+}
+
 // stopEvery is how many SGD steps pass between two checks of Options.Stop: a kernel step costs
 // up to a kernel row over the expansion, about a millisecond at 30,000 support vectors.
 const stopEvery = 64
@@ -141,11 +155,18 @@ func (r *sgdRun) epoch(ln sgdLearner, stop *cancel.Flag) error {
 // after every epoch only when the tolerance stop or opt.TraceObjective needs it; otherwise
 // Progress gets NaN for it and its change, and J is evaluated once at the end.
 func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error) {
+	if err := r.checkCurvature(); err != nil {
+		return Result{}, err
+	}
 	trace := opt.Tol > 0 || opt.TraceObjective
 	prev := math.NaN()
 	if trace {
 		prev = ln.objective()
 	}
+	// A cold start that has not moved J beyond the tolerance has not converged, however little
+	// an epoch changes it: steps too small to move the model (eta0 = 1e-300, or the intercept's
+	// steps at alpha = 1e10, capped at 1/(2α)) passed the stop after one or two epochs at J(0).
+	start, cold := prev, r.steps == 0
 	res := Result{}
 	for ep := 1; ep <= opt.MaxIter; ep++ {
 		if ep >= 2 && ep&(ep-1) == 0 && !noAverage {
@@ -161,7 +182,7 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 				return res, err
 			}
 			res.Objective, res.RelGrad = j, math.Abs(prev-j)/math.Max(math.Abs(j), math.SmallestNonzeroFloat64)
-			res.Converged = res.RelGrad <= opt.Tol
+			res.Converged = res.RelGrad <= opt.Tol && !(cold && math.Abs(start-j) <= opt.Tol*math.Abs(j))
 			prev = j
 		}
 		if opt.Progress != nil && !opt.Progress(ep, res.Objective, res.RelGrad) {
@@ -179,6 +200,9 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 
 // pass makes the single epoch of PartialFit, reporting J over the chunk and its relative change.
 func (r *sgdRun) pass(ln sgdLearner, opt *Options) (Result, error) {
+	if err := r.checkCurvature(); err != nil {
+		return Result{}, err
+	}
 	before := ln.objective()
 	if err := r.epoch(ln, opt.Stop); err != nil {
 		return Result{}, err

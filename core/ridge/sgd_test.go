@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,6 +170,32 @@ func TestSGDProgressAndTol(t *testing.T) {
 	md, _ = Fit(sp, X, m, n, ys, nil, opt)
 	if !md.Result.Converged || md.Result.Iterations >= 1000 || md.Result.RelGrad > 1e-3 {
 		t.Errorf("tol 1e-3: %d epochs, relative change %.3g, converged %v", md.Result.Iterations, md.Result.RelGrad, md.Result.Converged)
+	}
+}
+
+// Steps too small to move the model do not pass the tolerance stop as converged (eta0 = 1e-300
+// stopped after one epoch at J(0), reported converged), and weights whose curvature bound
+// overflows are refused (their steps, capped at 1/L, were zero: an all-zero model, "converged").
+func TestSGDStallsAreNotConvergence(t *testing.T) {
+	sp, _ := space.NewMultilabel(3)
+	const m, n = 40, 3
+	X, ys := synthetic(t, sp, m, n, 8)
+	for _, k := range []kernel.Kernel{{Kind: kernel.Linear}, {Kind: kernel.RBF, Gamma: 0.5}} {
+		opt := baseOptions()
+		opt.Kernel, opt.Solver, opt.MaxIter, opt.Tol, opt.Eta0 = k, SGD, 20, 1e-3, 1e-300
+		md, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil || md.Result.Converged || md.Result.Iterations != 20 {
+			t.Errorf("%v, eta0 = 1e-300: converged %v after %d epochs (err %v), want 20 epochs, not converged",
+				k.Kind, md.Result.Converged, md.Result.Iterations, err)
+		}
+		opt.Eta0 = 0
+		w := make([]float64, m)
+		for i := range w {
+			w[i] = 1e307
+		}
+		if _, err := Fit(sp, X, m, n, ys, w, opt); err == nil || !strings.Contains(err.Error(), "sample_weight") {
+			t.Errorf("%v, weights 1e307: %v, want an error naming sample_weight", k.Kind, err)
+		}
 	}
 }
 

@@ -238,8 +238,7 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 		}
 		for j := i; j < H.SymmetricDim(); j++ {
 			if v := H.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, Result{}, fmt.Errorf("the exact solver's weighted sums overflow (%v): sample_weight or X holds "+
-					"values too large; rescale them (dividing every weight by c fits as alpha / c does)", v)
+				return nil, Result{}, sumsOverflow("the exact solver's", v)
 			}
 		}
 	}
@@ -355,4 +354,11 @@ func nullProjector(S *mat.SymDense) (*mat.SymDense, error) {
 		proj.SymRankOne(proj, 1, mat.NewVecDense(d, col))
 	}
 	return proj, nil
+}
+
+// sumsOverflow is the error of a solver (named as a possessive: "the exact solver's") whose
+// weighted sums of the data overflowed to v.
+func sumsOverflow(whose string, v float64) error {
+	return fmt.Errorf("%s weighted sums overflow (%v): sample_weight or X holds values too large; "+
+		"rescale them (dividing every weight by c fits as alpha / c does)", whose, v)
 }

@@ -396,11 +396,16 @@ class StructuredRidge(StructuredEstimator):
             return
         if not self._model.info.converged:
             reached = self.relative_gradient_
-            advice = (
-                "tol asks for less than floating point resolves; raise tol"
-                if reached < _ROUNDING_FLOOR
-                else "increase max_iter or alpha, or check the scale of X"
-            )
+            if measure != "relative gradient" and reached <= self.tol:
+                # SGD within tol yet unconverged: from a cold start, J never moved from J(0)
+                advice = (
+                    "its steps never moved J from where it started: raise eta0 or lower alpha (the steps are "
+                    "capped at 1/(2·alpha)), or use solver='cg'"
+                )
+            elif reached < _ROUNDING_FLOOR:
+                advice = "tol asks for less than floating point resolves; raise tol"
+            else:
+                advice = "increase max_iter or alpha, or check the scale of X"
             warnings.warn(
                 f"{type(self).__name__} stopped after {self.n_iter_} {'iterations' if measure == 'relative gradient' else 'epochs'} at a {measure} of "
                 f"{reached:.2e} (tol={self.tol}); {advice}",
