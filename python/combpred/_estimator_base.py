@@ -447,7 +447,7 @@ class StructuredEstimator(BaseEstimator):
         """Refuse, before the fit, a ``decision`` rule the space cannot take."""
         if self.decision != "mode":
             try:
-                _decision.bayes_decode(space, space.mean()[None, :], self.decision)
+                _decision.check_rule(space, self.decision)
             except ValueError as exc:
                 raise ValueError(f"decision={self.decision!r}: {exc}") from None
 

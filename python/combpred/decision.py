@@ -52,7 +52,7 @@ from . import _capi
 from . import spaces as _spaces
 from .metrics import _real_array
 
-__all__ = ["LOSSES", "bayes_decode"]
+__all__ = ["LOSSES", "bayes_decode", "check_rule"]
 
 LOSSES = ("hamming", "kendall", "spearman", "hierarchical", "f1")
 
@@ -173,6 +173,37 @@ def _f1(P: np.ndarray) -> np.ndarray:
 _F1_BLOCK_VALUES = 1 << 22
 
 
+def check_rule(space: _spaces.Space, loss: str) -> None:
+    """Raise ValueError when :func:`bayes_decode` cannot minimise ``loss`` on ``space``, without
+    decoding anything (the estimators check their ``decision`` before a fit with it).
+
+    Examples
+    --------
+    >>> from combpred import spaces
+    >>> check_rule(spaces.Multilabel(3), "f1")
+    >>> check_rule(spaces.Multiclass(3), "kendall")
+    Traceback (most recent call last):
+    ...
+    ValueError: loss='kendall' needs a Permutations space, got Multiclass(3)
+    """
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {list(LOSSES)}, got {loss!r}")
+    permutations = isinstance(space, _spaces.Permutations)
+    if loss == "f1":
+        if type(space) is not _spaces.Multilabel:
+            raise ValueError(f"loss='f1' needs a Multilabel space, got {space!r}")
+    elif loss == "hierarchical":
+        if not isinstance(space, _spaces.Subtrees):
+            raise ValueError(f"loss='hierarchical' needs a Subtrees space, got {space!r}")
+    elif loss == "hamming":
+        if permutations or not _zero_one(space):
+            raise ValueError(
+                f"loss='hamming' needs a space whose ψ is 0/1; {space!r} is not (use 'kendall' for rankings)"
+            )
+    elif not permutations:
+        raise ValueError(f"loss={loss!r} needs a Permutations space, got {space!r}")
+
+
 def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weights: Any = None) -> np.ndarray:
     """Return, for each row of marginals, the structure with the least expected ``loss``.
 
@@ -211,8 +242,7 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
     """
     if not isinstance(space, _spaces.Space):
         raise TypeError(f"space must be a combpred.spaces.Space, got {type(space).__name__}")
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {list(LOSSES)}, got {loss!r}")
+    check_rule(space, loss)
     if loss != "hierarchical" and node_weights is not None:
         raise ValueError(f"node_weights is the costs of loss='hierarchical'; loss={loss!r} takes none")
     M = _real_array(marginals, "marginals")  # complex marginals lost their imaginary part in a cast
@@ -222,16 +252,11 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
         raise ValueError(f"marginals must have shape (n_samples, {space.dim}), got {M.shape}")
     if not np.all(np.isfinite(M)):
         raise ValueError("marginals contain NaN or infinity")
-    permutations = isinstance(space, _spaces.Permutations)
     if loss == "f1":
-        if type(space) is not _spaces.Multilabel:
-            raise ValueError(f"loss='f1' needs a Multilabel space, got {space!r}")
         if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("label marginals must lie in [0, 1]")
         return _f1(np.clip(M, 0.0, 1.0))
     if loss == "hierarchical":
-        if not isinstance(space, _spaces.Subtrees):
-            raise ValueError(f"loss='hierarchical' needs a Subtrees space, got {space!r}")
         if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("node marginals must lie in [0, 1]")
         costs = np.ones(space.dim) if node_weights is None else np.asarray(node_weights, dtype=np.float64)
@@ -242,15 +267,9 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
             raise ValueError(f"node_weights must be finite and non-negative, got {float(costs[bad])!r} at node {bad}")
         return _hierarchical(np.asarray(space.parent), M, costs)
     if loss == "hamming":
-        if permutations or not _zero_one(space):
-            raise ValueError(
-                f"loss='hamming' needs a space whose ψ is 0/1; {space!r} is not (use 'kendall' for rankings)"
-            )
         if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("marginals of a 0/1 ψ must lie in [0, 1]")
         return space.decode(2.0 * M - 1.0)
-    if not permutations:
-        raise ValueError(f"loss={loss!r} needs a Permutations space, got {space!r}")
     if _outside(M, -1 - 1e-9, 1 + 1e-9):
         raise ValueError("marginals of rankings (ψ = ±1 per pair) must lie in [−1, 1]")
     if loss == "kendall":
