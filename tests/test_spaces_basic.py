@@ -180,3 +180,14 @@ def test_leaves_only_must_be_a_boolean():
         with pytest.raises(TypeError, match="leaves_only must be True or False, got 'False'"):
             make("False")
         assert make(np.bool_(True)).leaves_only is True and make(False).leaves_only is False
+
+
+@pytest.mark.parametrize("make", [spaces.Subtrees, spaces.HierarchyPaths])
+def test_parent_ids_are_not_bools(make):
+    """np.asarray([-1, 0, True]) is an integer array: True became node 1 without a word, where
+    Multilabel(True) and DAGPaths refuse a bool."""
+    with pytest.raises(ValueError, match="parent must hold integer node ids, got a bool"):
+        make([-1, 0, True])
+    with pytest.raises(ValueError, match="parent must be a non-empty 1-D integer array"):
+        make(np.array([True, False]))
+    assert make([-1, 0, 1]).parent == (-1, 0, 1)

@@ -349,6 +349,11 @@ class Ordinal(Multiclass):
 
 
 def _parent_array(parent: Any) -> tuple[int, ...]:
+    if not isinstance(parent, np.ndarray) and any(
+        isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(parent, dtype=object))
+    ):
+        # np.asarray([-1, 0, True]) is an integer array: True would become node 1
+        raise ValueError("parent must hold integer node ids, got a bool")
     parent = np.asarray(parent)
     if parent.ndim != 1 or parent.size == 0 or parent.dtype.kind not in "iu":
         raise ValueError("parent must be a non-empty 1-D integer array, with -1 at the root")
