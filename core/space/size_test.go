@@ -119,3 +119,14 @@ func TestPairDimAtTheInt64Edge(t *testing.T) {
 		}
 	}
 }
+
+// A size of exactly 2⁶³ − 1 (Multiclass(2⁶³ − 1)) is int64's largest value, the one that also
+// stands for an overflow: the message said "more than 2⁶³" of it.
+func TestSizeStringAtTheInt64Edge(t *testing.T) {
+	if got := sizeString(budget.Unbounded); got != "(2⁶³ − 1 or more)" {
+		t.Errorf("sizeString(2⁶³ − 1) = %q", got)
+	}
+	if got := sizeString(1<<62); got != "4611686018427387904" {
+		t.Errorf("sizeString(2⁶²) = %q", got)
+	}
+}

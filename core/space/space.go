@@ -46,10 +46,11 @@ func checkSize(kind, param string, n, d, width int64) error {
 	return nil
 }
 
-// sizeString prints a size, or that it overflowed int64 (budget.Unbounded).
+// sizeString prints a size, or, at budget.Unbounded (int64's largest value, which also stands for an
+// overflow), that it is at least that.
 func sizeString(v int64) string {
 	if v == budget.Unbounded {
-		return "(more than 2⁶³)"
+		return "(2⁶³ − 1 or more)"
 	}
 	return fmt.Sprint(v)
 }
