@@ -126,7 +126,7 @@ func TestSizeStringAtTheInt64Edge(t *testing.T) {
 	if got := sizeString(budget.Unbounded); got != "(2⁶³ − 1 or more)" {
 		t.Errorf("sizeString(2⁶³ − 1) = %q", got)
 	}
-	if got := sizeString(1<<62); got != "4611686018427387904" {
+	if got := sizeString(1 << 62); got != "4611686018427387904" {
 		t.Errorf("sizeString(2⁶²) = %q", got)
 	}
 }
