@@ -55,14 +55,25 @@ def test_converged_fits_and_sgd_passes_do_not_warn(data):
         StructuredRidge(kernel="rbf").partial_fit(X[:30], Y[:30]).partial_fit(X[30:], Y[30:])
 
 
-@pytest.mark.parametrize("kw", [{"eta0": 1e-300}, {"alpha": 1e10}])
+@pytest.mark.parametrize(
+    "kw", [{"eta0": 1e-300}, {"alpha": 1e6}, {"alpha": 1e10}, {"eta0": 1e-300, "kernel": "rbf", "max_iter": 30}]
+)
 def test_sgd_steps_too_small_to_move_warn(data, kw):
-    """eta0 = 1e-300, or alpha = 1e10 (steps capped at 1/(2·alpha) freeze the unpenalised
-    intercept), stopped after one or two epochs at J(0), reported converged, without a warning."""
+    """eta0 = 1e-300, or alpha = 1e6-1e10 (steps capped at 1/(2·alpha) freeze the unpenalised
+    intercept at 0), stopped after one or two epochs far from the optimum, reported converged,
+    without a warning."""
     X, Y = data
-    with pytest.warns(ConvergenceWarning, match="never moved J"):
-        model = StructuredRidge(solver="sgd", max_iter=30, random_state=0, **kw).fit(X, Y)
-    assert model.n_iter_ == 30
+    with pytest.warns(ConvergenceWarning, match="too small to move the model"):
+        StructuredRidge(solver="sgd", random_state=0, **kw).fit(X, Y)
+
+
+def test_sgd_at_an_optimal_start_converges_quietly():
+    """The stall check must not fire when the zero model is the optimum (X = 0, no intercept)."""
+    X, Y = np.zeros((40, 3)), (np.random.default_rng(0).random((40, 3)) < 0.5).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = StructuredRidge(solver="sgd", fit_intercept=False, random_state=0).fit(X, Y)
+    assert not model.coef_.any()
 
 
 @pytest.mark.parametrize("weight", [1.5e306, 2.5e306])

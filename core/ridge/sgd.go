@@ -111,15 +111,20 @@ func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Option
 }
 
 // checkCurvature refuses a run whose curvature bound L overflowed: its steps, capped at 1/L, would
-// all be zero, and the unchanged model would pass the tolerance stop as converged. Only weights
-// near the float64 limit make it overflow (the inputs' magnitudes are checked before).
-func (r *sgdRun) checkCurvature() error {
+// all be zero, and the unchanged model would pass the tolerance stop as converged. Weights near
+// the float64 limit make it overflow, or inputs whose squared norms approach it.
+func (r *sgdRun) checkCurvature(ln sgdLearner) error {
 	if r.L <= math.MaxFloat64 {
 		return nil
 	}
-	return fmt.Errorf("ridge: solver sgd: the curvature bound of its steps overflows float64 (largest sample_weight %.3g, %g examples): "+
-		"scale sample_weight down (multiplying every weight and alpha by one factor leaves the model unchanged), or use another solver",
-		floats.Max(r.p.Weight), r.mEff)
+	m, _ := r.p.dims()
+	var kappa float64
+	for i := 0; i < m; i++ {
+		kappa = math.Max(kappa, ln.kappa(i))
+	}
+	return fmt.Errorf("solver sgd: the curvature bound of its steps overflows float64 (largest sample_weight %.3g, "+
+		"largest squared norm of an input %.3g, %g examples): scale sample_weight or X down (multiplying every weight "+
+		"and alpha by one factor leaves the model unchanged), or use another solver", floats.Max(r.p.Weight), kappa, r.mEff)
 }
 
 // stopEvery is how many SGD steps pass between two checks of Options.Stop: a kernel step costs
@@ -155,7 +160,7 @@ func (r *sgdRun) epoch(ln sgdLearner, stop *cancel.Flag) error {
 // after every epoch only when the tolerance stop or opt.TraceObjective needs it; otherwise
 // Progress gets NaN for it and its change, and J is evaluated once at the end.
 func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error) {
-	if err := r.checkCurvature(); err != nil {
+	if err := r.checkCurvature(ln); err != nil {
 		return Result{}, err
 	}
 	trace := opt.Tol > 0 || opt.TraceObjective
@@ -163,10 +168,13 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 	if trace {
 		prev = ln.objective()
 	}
-	// A cold start that has not moved J beyond the tolerance has not converged, however little
-	// an epoch changes it: steps too small to move the model (eta0 = 1e-300, or the intercept's
-	// steps at alpha = 1e10, capped at 1/(2α)) passed the stop after one or two epochs at J(0).
+	// Steps too small to move the model (eta0 = 1e-300; at alpha = 1e6–1e10 the unpenalised
+	// intercept, whose steps are capped at 1/(2α) like the others') change J by less than the
+	// tolerance per epoch and passed the stop far from the optimum. A linear model checks its
+	// gradient at the end (sgdStallGradient); for a kernel expansion, whose gradient costs O(m²n), a
+	// cold start that never moved J past the tolerance from J(0) has not converged.
 	start, cold := prev, r.steps == 0
+	grad, linear := ln.(interface{ relativeGradient() float64 })
 	res := Result{}
 	for ep := 1; ep <= opt.MaxIter; ep++ {
 		if ep >= 2 && ep&(ep-1) == 0 && !noAverage {
@@ -182,7 +190,7 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 				return res, err
 			}
 			res.Objective, res.RelGrad = j, math.Abs(prev-j)/math.Max(math.Abs(j), math.SmallestNonzeroFloat64)
-			res.Converged = res.RelGrad <= opt.Tol && !(cold && math.Abs(start-j) <= opt.Tol*math.Abs(j))
+			res.Converged = res.RelGrad <= opt.Tol && (linear || !(cold && math.Abs(start-j) <= opt.Tol*math.Abs(j)))
 			prev = j
 		}
 		if opt.Progress != nil && !opt.Progress(ep, res.Objective, res.RelGrad) {
@@ -195,12 +203,20 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 	if !trace {
 		res.Objective = ln.objective()
 	}
+	if res.Converged && linear && grad.relativeGradient() > sgdStallGradient {
+		res.Converged = false
+	}
 	return res, opt.Stop.Err()
 }
 
+// sgdStallGradient is the largest ‖∇J‖/‖∇J(0)‖ at which a linear SGD fit that met its tolerance
+// counts as converged: SGD's averaged iterate is not expected to reach a small gradient, but one
+// that has not halved it has not moved (on the stalled fits above it stayed at 0.9–1).
+const sgdStallGradient = 0.5
+
 // pass makes the single epoch of PartialFit, reporting J over the chunk and its relative change.
 func (r *sgdRun) pass(ln sgdLearner, opt *Options) (Result, error) {
-	if err := r.checkCurvature(); err != nil {
+	if err := r.checkCurvature(ln); err != nil {
 		return Result{}, err
 	}
 	before := ln.objective()

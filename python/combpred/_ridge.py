@@ -397,13 +397,18 @@ class StructuredRidge(StructuredEstimator):
         if not self._model.info.converged:
             reached = self.relative_gradient_
             if measure != "relative gradient" and reached <= self.tol:
-                # SGD within tol yet unconverged: from a cold start, J never moved from J(0)
+                # SGD within tol yet unconverged: its steps did not move the model (the core's stall checks)
                 advice = (
-                    "its steps never moved J from where it started: raise eta0 or lower alpha (the steps are "
-                    "capped at 1/(2·alpha)), or use solver='cg'"
+                    "its steps were too small to move the model (they are capped at 1/(2·alpha), the "
+                    "unpenalised intercept's too): raise eta0 or lower alpha, or use solver='cg'"
                 )
             elif reached < _ROUNDING_FLOOR:
                 advice = "tol asks for less than floating point resolves; raise tol"
+            elif measure != "relative gradient":  # SGD: a larger alpha would slow the intercept further
+                advice = (
+                    "increase max_iter or eta0 (at a large alpha its steps, capped at 1/(2·alpha), move the "
+                    "unpenalised intercept slowly), or use solver='cg'"
+                )
             else:
                 advice = "increase max_iter or alpha, or check the scale of X"
             warnings.warn(
