@@ -452,3 +452,10 @@ def test_fit_checks_the_decision_rule_without_decoding():
             model.predict(X[:1])  # predicting does need the table
     with pytest.raises(ValueError, match="decision='f1': loss='f1' needs a Multilabel space"):
         StructuredRidge(space=spaces.KSubsets(4, 2), decision="f1").fit(X[:, :1], np.tile([1, 1, 0, 0], (20, 1)))
+
+
+def test_check_rule_names_a_space_that_is_not_one():
+    from combpred.decision import check_rule
+
+    with pytest.raises(TypeError, match="space must be a combpred.spaces.Space, got str"):
+        check_rule("multilabel", "hamming")

@@ -186,8 +186,9 @@ def test_leaves_only_must_be_a_boolean():
 def test_parent_ids_are_not_bools(make):
     """np.asarray([-1, 0, True]) is an integer array: True became node 1 without a word, where
     Multilabel(True) and DAGPaths refuse a bool."""
-    with pytest.raises(ValueError, match="parent must hold integer node ids, got a bool"):
-        make([-1, 0, True])
+    for bad in ([-1, 0, True], [-1, 0, np.bool_(True)], [-1, 0, np.array(True)]):
+        with pytest.raises(ValueError, match="parent must hold integer node ids, got a bool"):
+            make(bad)
     with pytest.raises(ValueError, match="parent must be a non-empty 1-D integer array"):
         make(np.array([True, False]))
     assert make([-1, 0, 1]).parent == (-1, 0, 1)

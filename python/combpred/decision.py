@@ -186,6 +186,8 @@ def check_rule(space: _spaces.Space, loss: str) -> None:
     ...
     ValueError: loss='kendall' needs a Permutations space, got Multiclass(3)
     """
+    if not isinstance(space, _spaces.Space):
+        raise TypeError(f"space must be a combpred.spaces.Space, got {type(space).__name__}")
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {list(LOSSES)}, got {loss!r}")
     permutations = isinstance(space, _spaces.Permutations)
@@ -240,8 +242,6 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
     >>> bayes_decode(spaces.Multilabel(3), [[0.9, 0.4, 0.6]], "hamming")
     array([[1, 0, 1]])
     """
-    if not isinstance(space, _spaces.Space):
-        raise TypeError(f"space must be a combpred.spaces.Space, got {type(space).__name__}")
     check_rule(space, loss)
     if loss != "hierarchical" and node_weights is not None:
         raise ValueError(f"node_weights is the costs of loss='hierarchical'; loss={loss!r} takes none")

@@ -350,7 +350,8 @@ class Ordinal(Multiclass):
 
 def _parent_array(parent: Any) -> tuple[int, ...]:
     if not isinstance(parent, np.ndarray) and any(
-        isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(parent, dtype=object))
+        isinstance(v, (bool, np.bool_)) or (isinstance(v, np.ndarray) and v.dtype == bool)
+        for v in np.ravel(np.asarray(parent, dtype=object))
     ):
         # np.asarray([-1, 0, True]) is an integer array: True would become node 1
         raise ValueError("parent must hold integer node ids, got a bool")
