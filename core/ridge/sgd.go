@@ -43,9 +43,12 @@ import (
 // to approach the batch solution.
 //
 // Stopping: the fit stops when J, evaluated at the returned iterate after every epoch, changed by
-// at most Tol·|J| over the epoch (and, from a cold start, by more than that since J(0)), or after
-// MaxIter epochs. Result.RelGrad holds that relative
-// change: the full gradient of a kernel model would cost O(m²n). J costs about as much as an
+// at most Tol·|J| over the epoch, or after MaxIter epochs. Meeting the tolerance is not enough to
+// count as converged when the steps were too small to move the model: a linear model must also
+// have halved the gradient of its weights and of its intercept (sgdStallGradient), and a kernel
+// expansion started cold must have moved J by more than Tol·|J| from J(0). Result.RelGrad holds
+// the relative change of J over the last epoch: the full gradient of a kernel model would cost
+// O(m²n). J costs about as much as an
 // epoch, so with Tol = 0 (no tolerance stop) it is evaluated after every epoch only for
 // Options.TraceObjective, and otherwise once at the end: Progress then gets NaN for J and its
 // change, and Result.RelGrad is NaN.
