@@ -207,7 +207,12 @@ func (md *Model) LogPartitionRows(X xmat.Rows, opt LogZOptions, out []float64) (
 	if err != nil {
 		return nil, err
 	}
-	d := md.Space.Dim()
+	return md.logPartitionOf(U, opt, out)
+}
+
+// logPartitionOf is LogPartitionRows on the rows' scores U (len(out) rows of Dim() values).
+func (md *Model) logPartitionOf(U []float64, opt LogZOptions, out []float64) ([]LogZResult, error) {
+	q, d := len(out), md.Space.Dim()
 	res := make([]LogZResult, q)
 	one := func(i int) error {
 		o := opt
@@ -260,7 +265,7 @@ func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out 
 		return err
 	}
 	lz := make([]float64, q)
-	if _, err := md.LogPartitionRows(X, opt, lz); err != nil {
+	if _, err := md.logPartitionOf(U, opt, lz); err != nil { // the scores once, not again for log Z
 		return err
 	}
 	psi := make([]float64, d)
