@@ -454,3 +454,28 @@ def test_a_sum_that_keeps_killing_workers_fails_the_probabilistic_fit(killable, 
         DaskProbabilisticStructured(space="permutations").fit(
             da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 4))
         )
+
+
+@pytest.mark.parametrize(
+    ("wrapper", "base"),
+    [(DaskStructuredRidge, StructuredRidge), (DaskProbabilisticStructured, ProbabilisticStructured)],
+)
+def test_wrappers_take_the_parameters_of_the_methods_they_override(wrapper, base):
+    """A public method the Dask estimator overrides takes the parameters of the single-machine
+    method, in its order and with its defaults, before any of its own (DaskStructuredRidge.fit's
+    landmark_sample): a parameter added to one and not the other was unavailable on Dask."""
+    import inspect
+
+    own = [cls for cls in wrapper.__mro__ if cls.__module__ == "combpred.dask"]
+    overridden = {
+        name
+        for cls in own
+        for name, attr in vars(cls).items()
+        if callable(attr) and not name.startswith("_") and hasattr(base, name)
+    }
+    assert "predict_marginals" in overridden
+    for name in overridden:
+        theirs = inspect.signature(getattr(base, name)).parameters
+        ours = inspect.signature(getattr(wrapper, name)).parameters
+        ours = [(p.name, p.default) for p in ours.values()]
+        assert ours[: len(theirs)] == [(p.name, p.default) for p in theirs.values()], name

@@ -420,6 +420,28 @@ def test_sampled_marginals_estimate_exact_ones():
     assert_array_equal(model.predict_marginals(X[:2], n_samples=n, random_state=1), est)
 
 
+def test_method_sampled_estimates_marginals_of_an_exact_fit():
+    """predict_marginals(method="sampled") samples even where exact inference exists (its only way
+    to answer inputs beyond the exact programme's precision): on Permutations(5), fitted with
+    exact inference, CFTP means are within 5 standard errors of the exact marginals and are not
+    those marginals; a method the call does not take is named."""
+    space = spaces.Permutations(5)
+    X, Y = _structured(space)
+    model = ProbabilisticStructured(space=space, alpha=0.05).fit(X, Y)
+    assert model.solver_ == "lbfgs"  # exact inference during fit
+    exact = model.predict_marginals(X[:3], method="exact")
+    assert_array_equal(model.predict_marginals(X[:3]), exact)
+    n = 3000
+    est = model.predict_marginals(X[:3], method="sampled", sampler="cftp", n_samples=n, random_state=0)
+    se = np.sqrt(np.maximum(1 - exact**2, 1e-12) / n)
+    assert np.all(np.abs(est - exact) < 5 * se)
+    assert not np.allclose(est, exact, atol=1e-9)
+    with pytest.raises(ValueError, match='method="fpras".*want auto, exact or sampled'):
+        model.predict_marginals(X[:1], method="fpras")
+    with pytest.raises(ValueError, match="method must be a name"):
+        model.predict_marginals(X[:1], method=None)
+
+
 def test_concurrent_queries_equal_serial_ones(exact_multilabel, multilabel_data):
     """A fitted model serves threads at once (ctypes releases the GIL): the answers equal serial
     ones, seeds included."""

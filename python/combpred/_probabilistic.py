@@ -331,26 +331,54 @@ class ProbabilisticStructured(StructuredEstimator):
         return _spaces.core_seed(self.random_state if random_state is None else random_state)
 
     def predict_marginals(
-        self, X: Any, n_samples: int | None = None, sampler: str | None = None, random_state: Any = None
+        self,
+        X: Any,
+        n_samples: int | None = None,
+        sampler: str | None = None,
+        random_state: Any = None,
+        method: str = "auto",
     ) -> np.ndarray:
         """Return ``E_{p(·|x)}[ψ]`` of each input, shape (n_samples, d).
 
         For 0/1 feature maps (multilabel, subtrees, k-subsets, cliques, undirected cycles) entry j
         is the probability that coordinate j is on; for permutations, E[ψ_uv] = 2 P(u before v) − 1.
-        Exact where the space allows (see ``sampler``); otherwise the mean of ψ over ``n_samples``
-        samples per input (Rao–Blackwellised on permutations and directed cycles, see ``n_samples``
-        in the class documentation; default: the estimator's ``n_samples``) drawn by ``sampler`` (default: the
-        fit's; the names of the estimator's ``sampler`` but "exact"), seeded by random_state (default:
-        the estimator's).
 
-        Exact marginals on permutations, cycles and k-subsets come from sums in the log domain whose
-        rounding grows with the scores: an input whose scores are too large for that (far outside
-        the scale of the training data) is refused with a ValueError naming its row and the limit.
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        n_samples : int, default=None
+            Samples per input of sampled marginals (Rao–Blackwellised on permutations and
+            directed cycles, see ``n_samples`` in the class documentation); None: the estimator's
+            ``n_samples``. Unused by exact inference.
+        sampler : str, default=None
+            What draws the samples of sampled marginals: the names of the estimator's ``sampler``
+            but ``"exact"``; None: the fit's sampler.
+        random_state : int, RandomState instance or None, default=None
+            Seeds sampled marginals (None: the estimator's random_state).
+        method : {"auto", "exact", "sampled"}, default="auto"
+            ``"exact"``: closed forms, dynamic programmes or enumeration of small spaces (an error
+            on spaces without them). ``"sampled"``: the mean of ψ over ``n_samples`` samples,
+            also on spaces with exact inference. ``"auto"``: exact where the space allows, else
+            sampled.
+
+        Returns
+        -------
+        marginals : ndarray of shape (n_samples, d)
+
+        Notes
+        -----
+        Exact marginals on permutations, cycles and k-subsets come from sums in the log domain
+        whose rounding grows with the scores: an input whose scores are too large for that (far
+        outside the scale of the training data) is refused with a ValueError naming its row and
+        the limit. ``method="sampled"`` estimates them there, with the default sampler or a
+        Markov chain (``"metropolis"``, ``"local"`` or ``"mixed"``); exact samples (``"cftp"``)
+        hit their work bound at such scores.
         """
         fitted = self._fitted()
         X = self._inputs(X)
         _capi.check_output((X.shape[0], fitted.dim), "out")
         params = _params(
+            method=_name(method, "method", allow_none=False),
             n_samples=_integer(n_samples, "n_samples"),
             sampler=_name(sampler, "sampler"),
             random_state=self._seed_or_own(random_state),

@@ -278,8 +278,9 @@ class _DaskPrediction:
         local.__setstate__(self.__getstate__())
         return local
 
-    def _lazy(self, X: Any, method: str, **kwargs: Any) -> Any:
-        """``method`` over the row blocks of a Dask X, as a lazy Dask array with X's row chunks."""
+    def _lazy(self, X: Any, call: str, /, **kwargs: Any) -> Any:
+        """The method named ``call`` over the row blocks of a Dask X, as a lazy Dask array with X's
+        row chunks; kwargs are its arguments (predict_marginals' own ``method`` among them)."""
         local = self.to_local()
         names = local.__dict__.pop("feature_names_in_", None)  # blocks are NumPy: checked here instead
         columns = getattr(X, "columns", None)
@@ -287,12 +288,12 @@ class _DaskPrediction:
             raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
         X = _as_array(X, "X").rechunk({1: -1})
         # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return)
-        probe = _apply(np.zeros((1, X.shape[1])), local, method, (), None, kwargs)
+        probe = _apply(np.zeros((1, X.shape[1])), local, call, (), None, kwargs)
         tail, dtype = probe.shape[1:], probe.dtype
         return X.map_blocks(
             _apply,
             local,
-            method,
+            call,
             tail,
             dtype,
             kwargs,
@@ -602,12 +603,17 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         return self._lazy(X, "decision_function") if _is_dask(X) else super().decision_function(X)
 
     def predict_marginals(
-        self, X: Any, n_samples: int | None = None, sampler: str | None = None, random_state: Any = None
+        self,
+        X: Any,
+        n_samples: int | None = None,
+        sampler: str | None = None,
+        random_state: Any = None,
+        method: str = "auto",
     ) -> Any:
         """Return E[ψ(y) | x] of each input; lazily, as a Dask array, for Dask input (every block
         with the same seed when sampled).
 
         See :meth:`combpred.ProbabilisticStructured.predict_marginals`.
         """
-        kwargs = {"n_samples": n_samples, "sampler": sampler, "random_state": random_state}
+        kwargs = {"n_samples": n_samples, "sampler": sampler, "random_state": random_state, "method": method}
         return self._lazy(X, "predict_marginals", **kwargs) if _is_dask(X) else super().predict_marginals(X, **kwargs)
