@@ -68,7 +68,7 @@ func TestSampledFitTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		alpha := prob.DefaultAlpha(nil, m)
+		alpha := prob.DefaultAlpha(sp, nil, m)
 		exact, err := prob.Fit(sp, X, m, n, ys, nil, prob.Options{Alpha: alpha, Intercept: true, Tol: 1e-9, MaxIter: 2000})
 		if err != nil {
 			t.Fatal(err)

@@ -89,6 +89,22 @@ def test_multiclass_is_multinomial_logistic_regression(multiclass_data, fit_inte
 
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
+def test_two_classes_are_binary_logistic_regression_at_twice_its_c(multiclass_data, fit_intercept):
+    """On two classes the log-odds' weights w₁ − w₀ (w₀ = −w₁ at the optimum) pay (α/2)‖w₁ − w₀‖²:
+    the model is LogisticRegression's binary one at C = 1/(αm), as documented, not 1/(2αm)."""
+    X, y = multiclass_data
+    y = (y == 2).astype(int)
+    model = ProbabilisticStructured(
+        space="multiclass", alpha=ALPHA, fit_intercept=fit_intercept, tol=1e-10, max_iter=1000
+    ).fit(X, y)
+    lr = LogisticRegression(C=2 * _C(ALPHA, len(X)), fit_intercept=fit_intercept, tol=1e-12, max_iter=10_000)
+    lr.fit(X, y)
+    assert_allclose(model.coef_[:, 0], -model.coef_[:, 1], atol=1e-8)
+    assert_allclose(model.coef_[:, 1] - model.coef_[:, 0], lr.coef_[0], atol=1e-6)
+    assert_allclose(model.predict_proba(X)[:, 1], lr.predict_proba(X)[:, 1], atol=1e-7)
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
 def test_multilabel_is_one_logistic_regression_per_label(multilabel_data, fit_intercept):
     """Each column of coef_ (and intercept_) equals a binary LogisticRegression on that label with
     C = 1/(2αm) to 1e-6 (measured 9e-9 and 1.7e-9)."""
@@ -495,14 +511,16 @@ def test_cycles_beyond_enumeration_fit_by_exact_inference(space):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_default_alpha_is_logistic_regressions_default(weighted):
+@pytest.mark.parametrize("classes", [2, 3])
+def test_default_alpha_is_logistic_regressions_default(weighted, classes):
     """alpha=None is scikit-learn's C = 1: a multiclass model's probabilities are those of
-    LogisticRegression() (issue 14: the former default gave near-uniform probabilities)."""
+    LogisticRegression() (issue 14: the former default gave near-uniform probabilities), on two
+    classes too (whose default was half LogisticRegression's penalty: probabilities off by 5e-3)."""
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(150, 4))
-    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.8)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (classes == 3) * (X[:, 2] > 0.8)
     w = rng.uniform(0.2, 3.0, size=150) if weighted else None
     ours = ProbabilisticStructured(space="multiclass", tol=1e-10, max_iter=2000).fit(X, y, sample_weight=w)
     peer = LogisticRegression(tol=1e-10, max_iter=2000).fit(X, y, sample_weight=w)

@@ -57,7 +57,7 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	if alpha == 0 {
 		// Data that give no finite default (no rows, zero weights) fail NewProblem's checks first.
 		var err error
-		if alpha, err = defaultAlpha(weights, m); err != nil {
+		if alpha, err = defaultAlpha(sp, weights, m); err != nil {
 			return nil, err
 		}
 	}

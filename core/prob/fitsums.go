@@ -63,7 +63,7 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 			total = weight
 			if alpha == 0 {
 				var err error
-				if alpha, err = defaultAlpha([]float64{weight}, 1); err != nil {
+				if alpha, err = defaultAlpha(sp, []float64{weight}, 1); err != nil {
 					return 0, err
 				}
 			}

@@ -102,7 +102,7 @@ func TestFitSumsEqualsFit(t *testing.T) {
 						t.Errorf("objective %.15g, Fit's %.15g", got.Result.Objective, want.Result.Objective)
 					}
 					// The penalised sums are the Problem's objective and gradient at any W.
-					p, err := NewProblem(sp, X, m, n, ys, weights, DefaultAlpha(weights, m), intercept)
+					p, err := NewProblem(sp, X, m, n, ys, weights, DefaultAlpha(sp, weights, m), intercept)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -114,7 +114,7 @@ func TestFitSumsEqualsFit(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					J2 := penalized(W, n, DefaultAlpha(weights, m), loss, weight, g2)
+					J2 := penalized(W, n, DefaultAlpha(sp, weights, m), loss, weight, g2)
 					if math.Abs(J1-J2) > 1e-12*math.Abs(J1) || !floats.EqualApprox(g1.RawMatrix().Data, g2.RawMatrix().Data, 1e-12) {
 						t.Errorf("sums: J %.15g vs Objective %.15g", J2, J1)
 					}

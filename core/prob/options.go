@@ -7,6 +7,7 @@ import (
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/enum"
+	"github.com/combpred/combpred/core/space"
 	"slices"
 )
 
@@ -80,34 +81,41 @@ type Options struct {
 	Init *Model
 }
 
-// DefaultAlpha is the λ of Options.Alpha = 0 for sample weights w (nil: m ones): 1/(2·Σw), the
-// objective scikit-learn's LogisticRegression minimises at its default C = 1 (C·Σ w_i NLL_i + ½‖W‖²
-// divided by C·Σw). Held-out log-likelihoods on the shared data sets (BENCHMARKS.md,
-// prob_default_alpha) put it at or near the best of the fixed values tried on small sets, and it
-// makes multiclass probabilities those of LogisticRegression's defaults; the former default λ = 1
-// was the worst choice on every set.
-func DefaultAlpha(weights []float64, m int) float64 {
+// DefaultAlpha is the λ of Options.Alpha = 0 on the space sp for sample weights w (nil: m ones):
+// 1/(2·Σw), the objective scikit-learn's LogisticRegression minimises at its default C = 1
+// (C·Σ w_i NLL_i + ½‖W‖² divided by C·Σw), and 1/Σw on a multiclass space of two classes. There
+// the model scores each class with its own weights, and at the optimum w₀ = −w₁ = −w/2 for the
+// weights w of the log-odds: λ(‖w₀‖² + ‖w₁‖²) = (λ/2)‖w‖², half the penalty LogisticRegression's
+// single binary w pays at the same λ. Held-out log-likelihoods on the shared data sets
+// (BENCHMARKS.md, prob_default_alpha) put it at or near the best of the fixed values tried on
+// small sets, and it makes multiclass probabilities those of LogisticRegression's defaults; the
+// former default λ = 1 was the worst choice on every set.
+func DefaultAlpha(sp space.Space, weights []float64, m int) float64 {
+	half := 0.5
+	if space.IsBinaryChoice(sp) {
+		half = 1
+	}
 	if weights == nil {
-		return 0.5 / float64(m)
+		return half / float64(m)
 	}
 	var sum float64
 	for _, w := range weights {
 		sum += w
 	}
-	return 0.5 / sum // not 1/(2·sum): 2·sum overflows for sums above 9e307
+	return half / sum // not 1/(2·sum): 2·sum overflows for sums above 9e307
 }
 
 // defaultAlpha is DefaultAlpha, refused naming the sample weights when it leaves the range of
 // check.Alpha (weights summing to less than about 1e-308): the error used to blame alpha, which
 // the user never set.
-func defaultAlpha(weights []float64, m int) (float64, error) {
-	alpha := DefaultAlpha(weights, m)
+func defaultAlpha(sp space.Space, weights []float64, m int) (float64, error) {
+	alpha := DefaultAlpha(sp, weights, m)
 	if err := check.Alpha(alpha); err != nil {
 		way := "up" // a sum below about 1e-308
 		if alpha == 0 {
 			way = "down" // the sum overflowed
 		}
-		return 0, fmt.Errorf("prob: the default alpha, 1/(2·Σ sample_weight), is %v for these sample weights, "+
+		return 0, fmt.Errorf("prob: the default alpha, 1/(2·Σ sample_weight) (1/Σ sample_weight on two classes), is %v for these sample weights, "+
 			"outside its range; scale sample_weight %s or set alpha", alpha, way)
 	}
 	return alpha, nil

@@ -11,12 +11,13 @@ func TestCapabilities(t *testing.T) {
 		}
 		return s
 	}
-	type caps struct{ partition, local, rooted, canonical, norm, support, marginal, uncounted bool }
+	type caps struct{ partition, local, rooted, canonical, norm, support, marginal, uncounted, binary bool }
 	for _, c := range []struct {
 		sp   Space
 		want caps
 	}{
 		{mk(NewMulticlass(3)), caps{partition: true, norm: true, marginal: true}},
+		{mk(NewMulticlass(2)), caps{partition: true, norm: true, marginal: true, binary: true}},
 		{mk(NewMultilabel(3)), caps{partition: true, local: true, norm: true, marginal: true}},
 		{mk(NewKSubsets(4, 2)), caps{partition: true, norm: true}},
 		{mk(NewOrdinal(3)), caps{partition: true, norm: true}},
@@ -38,7 +39,8 @@ func TestCapabilities(t *testing.T) {
 		_, support := c.sp.(SupportBounded)
 		_, marginal := c.sp.(MarginalMeasure)
 		_, uncounted := c.sp.(Uncounted)
-		if got := (caps{partition, local, rooted, canonical, norm, support, marginal, uncounted}); got != c.want {
+		binary := IsBinaryChoice(c.sp)
+		if got := (caps{partition, local, rooted, canonical, norm, support, marginal, uncounted, binary}); got != c.want {
 			t.Errorf("%s: capabilities %+v, want %+v", c.sp.Kind(), got, c.want)
 		}
 	}

@@ -80,7 +80,10 @@ class ProbabilisticStructured(StructuredEstimator):
     On ``space="multiclass"`` this is multinomial logistic regression and on ``"multilabel"`` one
     binary logistic regression per label: scikit-learn's ``LogisticRegression(C=C)`` with
     ``C = 1 / (2 · alpha · n_samples)`` minimises the same objective (with sample weights, the mean
-    is weighted, ``(1/Σw) Σ w_i [...]``, and ``C = 1 / (2 · alpha · Σw)``).
+    is weighted, ``(1/Σw) Σ w_i [...]``, and ``C = 1 / (2 · alpha · Σw)``). On two classes the
+    model keeps one weight vector per class, w₀ = −w₁ at the optimum, so the log-odds' weights
+    w₁ − w₀ pay half the penalty of LogisticRegression's single binary vector:
+    ``C = 1 / (alpha · n_samples)`` there.
 
     Parameters
     ----------
@@ -90,14 +93,14 @@ class ProbabilisticStructured(StructuredEstimator):
         best), ``"dicycles"``, ``"ucycles"``, ``"cliques"``, ``"tournaments"``, or a space object.
     alpha : float or None, default=None
         Regularisation strength λ > 0, the weight of ‖W‖² against the *mean* negative
-        log-likelihood. None is ``1 / (2 · n_samples)`` (``1 / (2 · Σw)`` with sample weights):
-        scikit-learn's default ``C = 1``, so that multiclass and multi-label models reproduce
-        ``LogisticRegression()``'s probabilities. Chosen from held-out log-likelihoods on the
+        log-likelihood. None is ``1 / (2 · n_samples)`` (``1 / (2 · Σw)`` with sample weights;
+        twice that on two classes): scikit-learn's default ``C = 1``, so that multiclass and
+        multi-label models reproduce ``LogisticRegression()``'s probabilities. Chosen from held-out log-likelihoods on the
         shared data (BENCHMARKS.md, "prob_default_alpha"): on small sets (label ranking, their
         top label) it is at or near the best value tried, where the former default 1.0 was the
         worst on every set; data with many features and labels (yeast, scene) prefer stronger
         regularisation (alpha ≈ 0.1). Tune it by cross-validation; ``alpha = 1 / (2 · C · m)``
-        converts from ``C``.
+        converts from ``C`` (``1 / (C · m)`` on two classes).
     fit_intercept : bool, default=True
         Learn an unpenalised per-coordinate offset b of the scores.
     sampler : {"auto", "exact", "cftp", "metropolis", "local", "mixed"}, default="auto"
