@@ -251,7 +251,7 @@ var probSamplers = []string{"auto", "exact", "cftp", "metropolis", "local", "mix
 // thinning and n_chains, the solver and Adam's batch_size are internal: Go callers and tests set them.
 var probParams = []param[prob.Options]{
 	{Name: "alpha", Type: typeReal, Default: nil, None: true, NoneSentinel: ptr(0), Low: ptr(0), Closed: "neither",
-		Doc: "regularisation strength λ, the weight of ‖W‖² against the mean negative log-likelihood; None: 1/(2·Σ sample weights), the objective of scikit-learn's LogisticRegression at C = 1",
+		Doc: "regularisation strength λ, the weight of ‖W‖² against the mean negative log-likelihood; None: 1/(2·Σ sample weights) (1/Σ on two classes), the objective of scikit-learn's LogisticRegression at C = 1",
 		set: func(o *prob.Options, v paramValue) error { o.Alpha = v.f; return nil }},
 	{Name: "fit_intercept", Type: typeBool, Default: true,
 		Doc: "learn an unpenalised offset of the scores",

@@ -454,8 +454,15 @@ def test_method_sampled_estimates_marginals_of_an_exact_fit():
     assert not np.allclose(est, exact, atol=1e-9)
     with pytest.raises(ValueError, match='method="fpras".*want auto, exact or sampled'):
         model.predict_marginals(X[:1], method="fpras")
-    with pytest.raises(ValueError, match="method must be a name"):
-        model.predict_marginals(X[:1], method=None)
+    with pytest.raises(ValueError, match="method must be None or a name"):
+        model.predict_marginals(X[:1], method=1)
+    # the default is the fit's inference: a model fitted by sampling answers by sampling
+    with pytest.warns(ConvergenceWarning):  # five Adam steps: the fit's quality does not matter here
+        sampled = ProbabilisticStructured(space=space, alpha=0.05, sampler="cftp", max_iter=5, random_state=0)
+        sampled.fit(X, Y)
+    default = sampled.predict_marginals(X[:3], n_samples=n, random_state=0)
+    assert_array_equal(default, sampled.predict_marginals(X[:3], method="sampled", n_samples=n, random_state=0))
+    assert not np.allclose(default, sampled.predict_marginals(X[:3], method="exact"), atol=1e-9)
 
 
 def test_concurrent_queries_equal_serial_ones(exact_multilabel, multilabel_data):

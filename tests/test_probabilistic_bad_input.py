@@ -569,7 +569,8 @@ def test_predictions_refuse_scores_beyond_their_precision():
         model = ProbabilisticStructured(space=space).fit(X, space.sample(20, random_state=0))
         assert np.all(np.isfinite(model.predict_marginals(big[:1])))
         with pytest.raises(
-            ValueError, match=r"X row 1: its scores have ‖u‖₁ = .*loses its precision.*method=\"sampled\""
+            ValueError,
+            match=r"X row 1: its scores have ‖u‖₁ = .*loses its precision.*predict_marginals\(X, method=\"sampled\"\)",
         ):
             model.predict_marginals(big)
         # the error's advice works: at such scores p(·|x) is a point mass at the mode, which the

@@ -64,12 +64,17 @@ func conditioningBytes(sp space.Space) int64 {
 	n := int64(sp.Width())
 	switch l.LocalMoves() {
 	case space.MovesTransposition:
-		return 8 * n * (n + 2) // order and prefix sums
+		return conditioningOverhead + 8*n*(n+2) // order and prefix sums
 	case space.MovesDirectedCycle:
-		return 8 * n // predecessors
+		return conditioningOverhead + 8*n // predecessors
 	}
 	return 0
 }
+
+// conditioningOverhead is what a block's conditioning holds besides its slices: its slot in the
+// blocks' list (an interface value) and the struct itself (80 bytes for rankConditioning, the
+// larger).
+const conditioningOverhead = 16 + 80
 
 // rankConditioning pairs rankings by exchanging two labels. When a at position i precedes b at
 // position j, the exchange turns "a before b", "a before c" and "c before b" for the labels c

@@ -186,7 +186,10 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 	if !opt.PlainMeans {
 		newCond = newConditioning(sp, u)
 	}
-	conds := make([]conditioning, nb) // per block: blocks run concurrently
+	var conds []conditioning // per block (blocks run concurrently), on spaces that condition
+	if newCond != nil {
+		conds = make([]conditioning, nb)
+	}
 	st, err := visitSamplesFrom(sp, u, n, seed, opt.Sampler, par, chains, func(b, i int, y []int64, psi []float64) {
 		if newCond != nil {
 			if conds[b] == nil {

@@ -180,7 +180,7 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64) error {
 	}
 	if md.Inference.exact(md.Space) && !scaleExact(md.Space) {
 		if err := checkScoreScale(U, d, fmt.Sprintf("exact inference on the %s space", md.Space.Kind())); err != nil {
-			return fmt.Errorf(`%w, or estimate these marginals by sampling (method="sampled")`, err)
+			return fmt.Errorf(`%w, or estimate the marginals by sampling: predict_marginals(X, method="sampled")`, err)
 		}
 	}
 	return forRows(q, md.Inference.Sampler.Stop, func(i int) error {

@@ -115,8 +115,12 @@ func defaultAlpha(sp space.Space, weights []float64, m int) (float64, error) {
 		if alpha == 0 {
 			way = "down" // the sum overflowed
 		}
-		return 0, fmt.Errorf("prob: the default alpha, 1/(2·Σ sample_weight) (1/Σ sample_weight on two classes), is %v for these sample weights, "+
-			"outside its range; scale sample_weight %s or set alpha", alpha, way)
+		formula := "1/(2·Σ sample_weight)"
+		if space.IsBinaryChoice(sp) {
+			formula = "1/Σ sample_weight"
+		}
+		return 0, fmt.Errorf("prob: the default alpha, %s, is %v for these sample weights, "+
+			"outside its range; scale sample_weight %s or set alpha", formula, alpha, way)
 	}
 	return alpha, nil
 }

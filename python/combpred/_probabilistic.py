@@ -339,7 +339,7 @@ class ProbabilisticStructured(StructuredEstimator):
         n_samples: int | None = None,
         sampler: str | None = None,
         random_state: Any = None,
-        method: str = "auto",
+        method: str | None = None,
     ) -> np.ndarray:
         """Return ``E_{p(·|x)}[ψ]`` of each input, shape (n_samples, d).
 
@@ -358,11 +358,12 @@ class ProbabilisticStructured(StructuredEstimator):
             but ``"exact"``; None: the fit's sampler.
         random_state : int, RandomState instance or None, default=None
             Seeds sampled marginals (None: the estimator's random_state).
-        method : {"auto", "exact", "sampled"}, default="auto"
+        method : {"auto", "exact", "sampled"}, default=None
             ``"exact"``: closed forms, dynamic programmes or enumeration of small spaces (an error
             on spaces without them). ``"sampled"``: the mean of ψ over ``n_samples`` samples,
             also on spaces with exact inference. ``"auto"``: exact where the space allows, else
-            sampled.
+            sampled. None: as the fit computed them (sampled after a fit with a sampler, on any
+            space).
 
         Returns
         -------
@@ -381,7 +382,7 @@ class ProbabilisticStructured(StructuredEstimator):
         X = self._inputs(X)
         _capi.check_output((X.shape[0], fitted.dim), "out")
         params = _params(
-            method=_name(method, "method", allow_none=False),
+            method=_name(method, "method"),
             n_samples=_integer(n_samples, "n_samples"),
             sampler=_name(sampler, "sampler"),
             random_state=self._seed_or_own(random_state),

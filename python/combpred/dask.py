@@ -608,7 +608,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         n_samples: int | None = None,
         sampler: str | None = None,
         random_state: Any = None,
-        method: str = "auto",
+        method: str | None = None,
     ) -> Any:
         """Return E[ψ(y) | x] of each input; lazily, as a Dask array, for Dask input (every block
         with the same seed when sampled).
