@@ -459,3 +459,37 @@ def test_check_rule_names_a_space_that_is_not_one():
 
     with pytest.raises(TypeError, match="space must be a combpred.spaces.Space, got str"):
         check_rule("multilabel", "hamming")
+
+
+def test_hamming_rule_is_checked_without_decoding():
+    """check_rule(space, "hamming") asked whether ψ is 0/1 by decoding two score vectors and
+    sampling eight structures: 0.12 s on UndirectedCycles(18) with its exact decoder, and a
+    MemoryError under a small max_memory (the decoder's table is 38 MB). The core now says it of
+    the space; here it agrees with the enumeration of small instances."""
+    import combpred
+    from combpred.decision import check_rule
+
+    with combpred.config_context(max_memory=1 << 20):
+        check_rule(spaces.UndirectedCycles(18, decoder="exact"), "hamming")
+        with pytest.raises(ValueError, match="loss='hamming' needs a space whose ψ is 0/1"):
+            check_rule(spaces.DirectedCycles(18, decoder="exact"), "hamming")
+    for space in (
+        spaces.Multilabel(3),
+        spaces.Multiclass(3),
+        spaces.KSubsets(4, 2),
+        spaces.Ordinal(4),
+        spaces.Subtrees([-1, 0, 0, 1]),
+        spaces.HierarchyPaths([-1, 0, 0, 1]),
+        spaces.DAGPaths([[], [0], [0], [1, 2]]),
+        spaces.PartialTournaments(4),
+        spaces.DirectedCycles(4),
+        spaces.UndirectedCycles(4),
+        spaces.Cliques(4),
+    ):
+        psi = space.embed(space.enumerate())
+        zero_one = bool(np.all((psi == 0) | (psi == 1)))
+        if zero_one:
+            check_rule(space, "hamming")
+        else:
+            with pytest.raises(ValueError, match="needs a space whose ψ is 0/1"):
+                check_rule(space, "hamming")

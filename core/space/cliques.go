@@ -67,6 +67,9 @@ func NewCliques(n int) (*Cliques, error) {
 // Kind returns "cliques".
 func (s *Cliques) Kind() string { return "cliques" }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *Cliques) PsiZeroOne() bool { return true }
+
 // Params returns [n], or [n, decoder mode] when the mode is not auto.
 func (s *Cliques) Params() []int64 { return modeParams(s.n, s.mode) }
 

@@ -87,6 +87,9 @@ func newDAGPaths(params []int64, leavesOnly bool) (*DAGPaths, error) {
 // Kind returns "dag_paths".
 func (s *DAGPaths) Kind() string { return "dag_paths" }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *DAGPaths) PsiZeroOne() bool { return true }
+
 // Params returns the leaves_only flag (0 or 1) followed by the DAG's encoding (DAGParams).
 func (s *DAGPaths) Params() []int64 {
 	flag := int64(0)

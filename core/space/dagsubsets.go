@@ -49,6 +49,9 @@ func newDAGSubsets(params []int64) (*DAGSubsets, error) {
 // Kind returns "dag_subsets".
 func (s *DAGSubsets) Kind() string { return "dag_subsets" }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *DAGSubsets) PsiZeroOne() bool { return true }
+
 // Params returns the DAG's encoding (DAGParams).
 func (s *DAGSubsets) Params() []int64 { return slices.Clone(s.g.encoding) }
 

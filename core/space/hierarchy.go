@@ -91,6 +91,9 @@ func newHierarchyPaths(parent []int64, leavesOnly bool) (*HierarchyPaths, error)
 // Kind returns "hierarchy_paths".
 func (s *HierarchyPaths) Kind() string { return "hierarchy_paths" }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *HierarchyPaths) PsiZeroOne() bool { return true }
+
 // Params returns the leaves_only flag (0 or 1) followed by the parent array.
 func (s *HierarchyPaths) Params() []int64 {
 	flag := int64(0)

@@ -55,6 +55,9 @@ func NewKSubsets(n, k int) (*KSubsets, error) {
 // Kind returns "ksubsets".
 func (s *KSubsets) Kind() string { return "ksubsets" }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *KSubsets) PsiZeroOne() bool { return true }
+
 // Params returns (n, k).
 func (s *KSubsets) Params() []int64 { return []int64{int64(s.n), int64(s.k)} }
 

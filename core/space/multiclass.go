@@ -33,6 +33,9 @@ func (s *Multiclass) Width() int         { return 1 }
 func (s *Multiclass) LogCount() float64  { return math.Log(float64(s.d)) }
 func (s *Multiclass) Guarantee() float64 { return 0 }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *Multiclass) PsiZeroOne() bool { return true }
+
 // BinaryChoice reports whether there are two classes.
 func (s *Multiclass) BinaryChoice() bool { return s.d == 2 }
 

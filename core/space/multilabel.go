@@ -34,6 +34,9 @@ func (s *Multilabel) Width() int         { return s.d }
 func (s *Multilabel) LogCount() float64  { return float64(s.d) * math.Ln2 }
 func (s *Multilabel) Guarantee() float64 { return 0 }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *Multilabel) PsiZeroOne() bool { return true }
+
 // Mean is ½ in every coordinate: each label is in half of the subsets.
 func (s *Multilabel) Mean(p []float64) {
 	for i := range p {

@@ -38,6 +38,9 @@ func NewOrdinal(n int) (*Ordinal, error) {
 // Kind returns "ordinal".
 func (s *Ordinal) Kind() string { return "ordinal" }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *Ordinal) PsiZeroOne() bool { return true }
+
 // Params returns (n).
 func (s *Ordinal) Params() []int64 { return []int64{int64(s.n)} }
 

@@ -91,6 +91,9 @@ func newSubtrees(parent []int64) (*Subtrees, error) {
 // Kind returns "subtrees".
 func (s *Subtrees) Kind() string { return "subtrees" }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *Subtrees) PsiZeroOne() bool { return true }
+
 // Params returns the parent array.
 func (s *Subtrees) Params() []int64 { return s.t.params() }
 

@@ -35,6 +35,9 @@ func NewUndirectedCycles(n int) (*UndirectedCycles, error) {
 // Kind is "ucycles".
 func (s *UndirectedCycles) Kind() string { return "ucycles" }
 
+// PsiZeroOne is true: ψ is an indicator vector.
+func (s *UndirectedCycles) PsiZeroOne() bool { return true }
+
 // LogCount is log Σ_{i=3}^{n} C(n,i)(i−1)!/2: half the directed cycles, each undirected cycle
 // having two orientations. The thesis prints the sum from i = 2, which counts a "cycle" of two
 // vertices as half a structure (see docs/errata.md).

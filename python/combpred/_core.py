@@ -54,6 +54,7 @@ class SpaceInfo:
     log_count: float  # log|Y|
     guarantee: float  # the decoder's z-approximation factor, 0 when exact
     uncounted: str  # why |Y|, the uniform moments and sampler are unknown; "" when known
+    zero_one: bool  # every ψ(y) is in {0, 1}^d
 
 
 @dataclasses.dataclass(frozen=True)

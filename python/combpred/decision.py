@@ -58,18 +58,8 @@ LOSSES = ("hamming", "kendall", "spearman", "hierarchical", "f1")
 
 
 def _zero_one(space: _spaces.Space) -> bool:
-    """Whether ψ takes values in {0, 1}, asked of the space itself (the extreme structures of the
-    all-ones and all-minus-ones scores, and a few sampled ones where the space can be sampled)
-    rather than written here again. Each probe is embedded on its own: structures are rows of a
-    matrix in some spaces and class or node ids (1-D) in others."""
-    d = space.dim
-    probes = [space.decode(np.ones((1, d))), space.decode(-np.ones((1, d)))]
-    try:
-        probes.append(space.sample(8, random_state=0))
-    except ValueError:  # no uniform sampler (DAGSubsets: counting its node sets is #P-hard)
-        pass
-    psi = np.vstack([space.embed(p) for p in probes])
-    return bool(np.all((psi == 0) | (psi == 1)))
+    """Whether ψ takes values in {0, 1}, as the core says of the space (nothing is decoded)."""
+    return space._info().zero_one
 
 
 def _outside(M: np.ndarray, lo: float, hi: float) -> bool:
