@@ -76,6 +76,37 @@ def test_sgd_at_an_optimal_start_converges_quietly():
     assert not model.coef_.any()
 
 
+def test_sgd_intercept_check_is_not_swayed_by_the_weights_noise():
+    """With labels near half on, the intercept's gradient at 0 is small (1.7 against the weights'
+    194), and the weights' remaining SGD error kept it above half that value: at tol = 1e-3, 11 of
+    20 fits warned that their steps were "too small to move the model" though their intercepts were
+    as close to the optimum as any. The intercept is now judged by how far its steps can move it."""
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(300, 5))
+        S = X @ rng.normal(size=(5, 3)) + rng.normal(size=(300, 3))
+        Y = (S > np.median(S, axis=0) + 0.02).astype(int)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            sgd = StructuredRidge(solver="sgd", random_state=0, tol=1e-3).fit(X, Y)
+        exact = StructuredRidge(solver="exact").fit(X, Y)
+        np.testing.assert_allclose(sgd.intercept_, exact.intercept_, atol=0.03)
+
+
+def test_sgd_kernel_at_an_optimum_near_zero_stops_quietly():
+    """At alpha = 1e6 the rbf optimum is within tol of J(0): the cold-start check, which wanted J
+    to move past tol from J(0), never passed, and the fit ran its 1000 epochs (each O(m²)) to warn
+    that its steps were too small, with a model already 4e-11 from the batch solution."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(60, 3)), (rng.random((60, 3)) < 0.3).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        sgd = StructuredRidge(solver="sgd", kernel="rbf", alpha=1e6, tol=1e-4, random_state=0).fit(X, Y)
+    assert sgd.n_iter_ <= 5
+    batch = StructuredRidge(kernel="rbf", alpha=1e6).fit(X, Y)
+    np.testing.assert_allclose(sgd.decision_function(X), batch.decision_function(X), rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize("weight", [1.5e306, 2.5e306])
 def test_sgd_weights_overflowing_its_step_bound_are_refused(data, weight):
     """Weights this large made the step bound 1/L zero: an all-zero model, reported converged."""

@@ -70,34 +70,24 @@ func (l *linearSGD) objective() float64 {
 	return l.p.linearObjective(l.des, l.result(), nil)
 }
 
-// relativeGradient is ‖∇J‖ at the returned iterate over ‖∇J(0)‖, taken for the weights and for
-// the intercept apart (the larger of the two; 0 for a part whose gradient at 0 vanishes): the
-// stall check of sgdRun.fit, affordable for a linear model (two passes over the data, once per
-// fit). The intercept is apart because at a large alpha the weights reach their optimum, near
-// 0, and their gradient vanishes, while the intercept, unpenalised, has not moved.
-func (l *linearSGD) relativeGradient() float64 {
+// weightGradient is ‖∇J‖ of the weights (the intercept's left out) at the returned iterate over
+// its value at 0 (0 when that vanishes): the stall check of sgdRun.fit, affordable for a linear
+// model (two passes over the data, once per fit). The intercept is judged by sgdRun.moved.
+func (l *linearSGD) weightGradient() float64 {
 	W := l.result()
 	k, d := W.Dims()
 	g := mat.NewDense(k, d, nil)
 	l.p.linearObjective(l.des, W, g)
-	now := l.gradientParts(g)
+	now := l.weightNorm(g)
 	l.p.linearObjective(l.des, mat.NewDense(k, d, nil), g)
-	zero := l.gradientParts(g)
-	var rel float64
-	for i := range now {
-		if zero[i] > 0 {
-			rel = max(rel, now[i]/zero[i])
-		}
+	if zero := l.weightNorm(g); zero > 0 {
+		return now / zero
 	}
-	return rel
+	return 0
 }
 
-// gradientParts returns the norms of g's weight rows and of its intercept row (0 without one).
-func (l *linearSGD) gradientParts(g *mat.Dense) [2]float64 {
+// weightNorm returns the norm of g's weight rows (its intercept row left out).
+func (l *linearSGD) weightNorm(g *mat.Dense) float64 {
 	n := l.des.features()
-	parts := [2]float64{floats.Norm(g.RawMatrix().Data[:n*g.RawMatrix().Stride], 2), 0}
-	if l.des.intercept {
-		parts[1] = floats.Norm(g.RawRowView(n), 2)
-	}
-	return parts
+	return floats.Norm(g.RawMatrix().Data[:n*g.RawMatrix().Stride], 2)
 }
