@@ -272,7 +272,11 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 	res.Objective = objective()
 	if math.IsNaN(res.RelGrad) || math.IsInf(res.RelGrad, 0) || math.IsNaN(res.Objective) || math.IsInf(res.Objective, 0) {
 		// H's products overflowed (weights whose sum is near the float64 limit): the iterate is garbage.
-		return res, sumsOverflow("the cg solver's", res.Objective)
+		bad := res.RelGrad // the value that is not finite: the residual's norm, or else J
+		if !math.IsNaN(bad) && !math.IsInf(bad, 0) {
+			bad = res.Objective
+		}
+		return res, sumsOverflow("the cg solver's", bad)
 	}
 	return res, nil
 }
