@@ -322,9 +322,10 @@ func schemaJSON() ([]byte, error) {
 		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
 			"internal": cpInternal, "memory": cpMemory},
 		// inline_rows: queries of at most this many rows run inline, not cancellable (smallQuery):
-		// Python skips its Ctrl-C plumbing for them.
+		// Python skips its Ctrl-C plumbing for them. exact_unknowns: solver="auto"'s limit for the
+		// exact linear solve, which StructuredRidge's docstring states (checked by a test).
 		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta,
-			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery},
+			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery, "exact_unknowns": ridge.ExactLimit},
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

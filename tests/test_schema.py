@@ -91,3 +91,19 @@ def test_enums_statuses_and_query_defaults_are_the_cores():
     assert sig["delta"].default == _schema.query_default("delta") == 0.25
     assert sig["max_samples"].default == _schema.query_default("max_samples") == 50_000_000
     assert "max_samples : int, default=50_000_000" in ProbabilisticStructured.log_partition.__doc__
+
+
+def test_auto_solver_limit_is_the_cores():
+    """solver="auto" solves a linear model exactly up to the core's limit of unknowns, counting the
+    intercept's row (the docstring said n_features · d ≤ 600: a model of 100 features and 6 labels
+    with an intercept, 606 unknowns, ran CG)."""
+    import numpy as np
+
+    limit = int(_schema.query_default("exact_unknowns"))
+    assert f"at most {limit} unknowns ((n_features + 1) · d" in StructuredRidge.__doc__
+    d = 6
+    rng = np.random.default_rng(0)
+    Y = (rng.random((300, d)) < 0.5).astype(int)
+    for n, intercept, exact in [(limit // d - 1, True, True), (limit // d, True, False), (limit // d, False, True)]:
+        model = StructuredRidge(fit_intercept=intercept).fit(rng.normal(size=(300, n)), Y)
+        assert (model.n_iter_ == 1) == exact, (n, intercept, model.n_iter_)

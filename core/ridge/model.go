@@ -276,7 +276,7 @@ func resolveSolver(s Solver, unknowns int) Solver {
 	if s != Auto {
 		return s
 	}
-	if unknowns <= exactLimit {
+	if unknowns <= ExactLimit {
 		return Exact
 	}
 	return CG

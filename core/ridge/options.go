@@ -73,9 +73,10 @@ func progressOnce(opt *Options, res Result) error {
 	return nil
 }
 
-// exactLimit is the largest number of unknowns (rows of W times d) that Auto solves by Cholesky
-// of the normal equations; beyond it preconditioned CG is cheaper.
-const exactLimit = 600
+// ExactLimit is the largest number of unknowns of a linear model (rows of W, the intercept's
+// included, times d) that Auto solves by Cholesky of the normal equations; beyond it
+// preconditioned CG is cheaper.
+const ExactLimit = 600
 
 // Memory bounds, checked before allocating, so that a large problem gets an error naming the
 // way out instead of exhausting the machine.
