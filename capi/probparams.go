@@ -17,6 +17,19 @@ func intAtLeast(val string, lo int) (int, error) {
 	return v, err
 }
 
+// int64AtLeast parses a 64-bit integer ≥ lo: a work bound (max_samples), which the FPRAS's own
+// error invites the caller to raise past 2³¹ − 1.
+func int64AtLeast(val string, lo int64) (int64, error) {
+	v, err := strconv.ParseInt(val, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a 64-bit integer")
+	}
+	if v < lo {
+		return 0, fmt.Errorf("must be an integer ≥ %d", lo)
+	}
+	return v, nil
+}
+
 // floatIn parses a number in the open interval (lo, hi).
 func floatIn(val string, lo, hi float64) (float64, error) {
 	v, err := parseFloat(val)
@@ -139,9 +152,7 @@ func parseProbQuery(s string, call probQuery, base prob.InferenceOptions) (query
 		case key == "n_samples" && call == queryLogZ:
 			q.LogZ.Samples, err = intAtLeast(val, 1)
 		case key == "max_samples" && call == queryLogZ:
-			var v int
-			v, err = intAtLeast(val, 1)
-			q.LogZ.MaxSamples = int64(v)
+			q.LogZ.MaxSamples, err = int64AtLeast(val, 1)
 		case key == "epsilon" && call == queryLogZ:
 			q.LogZ.Eps, err = floatIn(val, 0, 1)
 		case key == "delta" && call == queryLogZ:

@@ -108,6 +108,10 @@ func TestParseProbQuery(t *testing.T) {
 	if q, err = parseProbQuery("method=fpras;schedule=adaptive", queryLogZ, base); err != nil || q.LogZ.Schedule != prob.ScheduleAdaptive {
 		t.Errorf("schedule=adaptive: %+v, %v", q.LogZ, err)
 	}
+	// the FPRAS's work-bound error invites a larger max_samples: it was read as a 32-bit integer
+	if q, err = parseProbQuery("max_samples=100000000000", queryLogZ, base); err != nil || q.LogZ.MaxSamples != 1e11 {
+		t.Errorf("max_samples=1e11: %+v, %v", q.LogZ, err)
+	}
 	bad := []struct {
 		in   string
 		call probQuery
@@ -121,6 +125,8 @@ func TestParseProbQuery(t *testing.T) {
 		{"delta=0", queryLogZ, "delta"},
 		{"delta=1.5", queryLogZ, "delta"},
 		{"n_samples=0", queryLogZ, "n_samples"},
+		{"max_samples=0", queryLogZ, "max_samples"},
+		{"max_samples=9223372036854775808", queryLogZ, "max_samples"},
 		{"n_samples=0", queryMarginals, "n_samples"},
 		{"method=bogus", queryLogZ, "method"},
 		{"method=fpras", queryMarginals, "method"},

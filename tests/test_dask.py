@@ -145,6 +145,23 @@ def test_dataframe_input_and_lazy_prediction(client):
         np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-12)
 
 
+def test_dataframe_of_bool_and_float_columns(client):
+    """A Dask DataFrame of a bool column and float ones became an object array ("X must hold real
+    numbers, got dtype object"), where the same pandas DataFrame fits in memory as numbers."""
+    pd = pytest.importorskip("pandas")
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:
+        pytest.skip(f"dask.dataframe cannot be imported: {exc}")
+    X, Y = _data(spaces.Multilabel(4), seed=4)
+    frame = pd.DataFrame({"on": X[:, 0] > 0, **{f"f{j}": X[:, j] for j in range(1, N)}})
+    dist = DaskStructuredRidge(solver="exact").fit(dd.from_pandas(frame, npartitions=4), da.from_array(Y, chunks=50))
+    local = StructuredRidge(solver="exact").fit(frame, Y)
+    _same_model(dist, local)
+    lazy = dist.decision_function(dd.from_pandas(frame, npartitions=3))
+    np.testing.assert_allclose(lazy.compute(), local.decision_function(frame), rtol=1e-9, atol=1e-12)
+
+
 def test_multiclass_labels_and_pickle(client):
     import pickle
 

@@ -93,18 +93,20 @@ func FPRASThesis(sp space.Space, u []float64, opt LogZOptions) (LogZResult, erro
 		return LogZResult{}, err
 	}
 	res := LogZResult{Method: LogZFPRAS, Schedule: ScheduleThesis, Eps: eps, Delta: delta, Valid: true}
-	runs, lf, sf := thesisPlan(R*norm2(u), eps, delta, p, opt.Samples)
-	res.Runs = runs
+	rf, lf, sf := thesisPlan(R*norm2(u), eps, delta, p, opt.Samples)
 	if lf == 0 {
 		res.LogZ = sp.LogCount() // Z(0) = |Y|, nothing to estimate
 		return res, nil
 	}
-	if total := float64(res.Runs) * lf * sf; total > float64(maxSamples) {
-		return LogZResult{}, fmt.Errorf("%w: the FPRAS would draw %.3g samples (%d run(s) × l = %.0f stages × S = %.0f), above the bound %d; "+
+	// The plan is in floats: a tiny ε makes S infinite, which the bound refuses before it becomes
+	// an int (int(+Inf) is MinInt64, whose negative total passed it).
+	if total := rf * lf * sf; !(total <= float64(maxSamples)) {
+		return LogZResult{}, fmt.Errorf("%w: the FPRAS would draw %.3g samples (%.3g run(s) × l = %.0f stages × S = %.3g), above the bound %d; "+
 			"the printed S = ⌈65 ε⁻² l e^{2/p}⌉ is very conservative: pass n_samples to override it, raise max_samples, use the adaptive schedule or smaller scores",
-			ErrWorkBound, total, res.Runs, lf, sf, maxSamples)
+			ErrWorkBound, total, rf, lf, sf, maxSamples)
 	}
-	l, S := int(lf), int(sf)
+	runs, l, S := int(rf), int(lf), int(sf)
+	res.Runs = runs
 	if err := checkSampleMemory(S, opt.Sampler, 8, 1); err != nil {
 		return LogZResult{}, err
 	}
@@ -178,16 +180,25 @@ func FPRASThesisSamples(sp space.Space, u []float64, opt LogZOptions) (float64, 
 		return 0, err
 	}
 	runs, l, S := thesisPlan(R*norm2(u), opt.Eps, opt.Delta, p, opt.Samples)
-	return float64(runs) * l * S, nil
+	if l == 0 {
+		return 0, nil
+	}
+	return runs * l * S, nil
 }
 
-// thesisPlan returns the thesis schedule's number of runs (1, or the odd ⌈8 ln(1/δ)⌉ for δ < ¼),
-// its length l = p⌈R‖u‖⌉ (0 when a = R‖u‖ = 0) and its samples per stage S (the printed
-// ⌈65 ε⁻² l e^{2/p}⌉, or samples when > 0): the run draws runs·l·S samples.
-func thesisPlan(a, eps, delta float64, p, samples int) (runs int, l, S float64) {
+// thesisPlan returns the thesis schedule's number of runs (1, or the odd ⌈8 ln(1/δ)⌉ for δ < ¼,
+// taken as −8 ln δ: 1/δ overflows for a subnormal δ), its length l = p⌈R‖u‖⌉ (0 when
+// a = R‖u‖ = 0) and its samples per stage S (the printed ⌈65 ε⁻² l e^{2/p}⌉, +Inf when ε⁻²
+// overflows, or samples when > 0): the run draws runs·l·S samples.
+func thesisPlan(a, eps, delta float64, p, samples int) (runs, l, S float64) {
 	runs = 1
 	if delta < 0.25 {
-		runs = int(math.Ceil(8*math.Log(1/delta))) | 1
+		// ln δ through Frexp: Go's math.Log on amd64 gives −709.09 for 5e-324 (ln is −744.44)
+		frac, exp := math.Frexp(delta)
+		runs = math.Ceil(-8 * (math.Log(frac) + float64(exp)*math.Ln2))
+		if math.Mod(runs, 2) == 0 {
+			runs++ // odd, for the median
+		}
 	}
 	if a == 0 {
 		return runs, 0, 0

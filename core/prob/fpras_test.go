@@ -147,4 +147,22 @@ func TestFPRASBadInput(t *testing.T) {
 	if _, err := FPRAS(sp, u, LogZOptions{Schedule: ScheduleThesis, Eps: 1e-4, Delta: 0.25}); !errors.Is(err, ErrWorkBound) {
 		t.Errorf("ε = 1e-4 (S ≈ 10¹⁰): want ErrWorkBound, got %v", err)
 	}
+	// A subnormal δ made 1/δ infinite: int(8 ln(+Inf)) is MinInt64, whose negative total passed the
+	// bound and panicked in make (or, with ε = 1e-300, asked for -9.2e18 samples). Runs now come
+	// from −8 ln δ, finite for every δ > 0, and an S that overflows is refused by the bound.
+	small := LogZOptions{Schedule: ScheduleThesis, Eps: 0.5, Delta: 5e-324, Samples: 1}
+	if r, err := FPRAS(sp, u, small); err != nil || r.Runs != 5957 {
+		t.Errorf("δ = 5e-324 with S = 1: %d runs (err %v), want ⌈8 · 744.44⌉ = 5956, made odd", r.Runs, err)
+	}
+	for _, o := range []LogZOptions{
+		{Schedule: ScheduleThesis, Eps: 0.5, Delta: 5e-324}, {Schedule: ScheduleThesis, Eps: 1e-300, Delta: 5e-324},
+		{Schedule: ScheduleThesis, Eps: 1e-300, Delta: 0.25},
+	} {
+		if _, err := FPRAS(sp, u, o); !errors.Is(err, ErrWorkBound) {
+			t.Errorf("%+v: want ErrWorkBound, got %v", o, err)
+		}
+		if n, err := FPRASThesisSamples(sp, u, o); err != nil || !(n > DefaultMaxSamples) {
+			t.Errorf("%+v: planned %v samples (err %v), want more than the bound", o, n, err)
+		}
+	}
 }

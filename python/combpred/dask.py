@@ -208,13 +208,26 @@ def _space_of(space: Any, y: da.Array, name: str) -> tuple[_spaces.Space, np.nda
     return space, classes
 
 
+def _real_columns(X: Any) -> Any:
+    """A Dask DataFrame whose columns are numbers and bools of several dtypes, as float64 (its
+    array would hold objects, which pandas X fits in memory as numbers); anything else as it is."""
+    dtypes = getattr(X, "dtypes", None)
+    if getattr(X, "columns", None) is None or dtypes is None or not hasattr(X, "to_dask_array"):
+        return X
+    import pandas as pd
+
+    kinds = list(dtypes)
+    real = all(pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t) for t in kinds)
+    return X.astype("float64") if real and len({str(t) for t in kinds}) > 1 else X
+
+
 def _inputs(
     estimator: Any, X: Any, y: Any, sample_weight: Any
 ) -> tuple[da.Array, da.Array, da.Array | None, Any, _spaces.Space, np.ndarray | None]:
     """The Dask inputs of a fit: X (columns in one chunk), y and the weights aligned with its row
     partitions, X's column names (or None), the space and the class labels (or None)."""
     columns = getattr(X, "columns", None)
-    X = _as_array(X, "X")
+    X = _as_array(_real_columns(X), "X")
     if X.ndim != 2 or X.shape[1] < 1 or X.shape[0] < 1:
         raise ValueError(f"X must be 2-D with at least one sample and one feature, got shape {X.shape}")
     if X.dtype.kind not in "biuf":
@@ -286,7 +299,7 @@ class _DaskPrediction:
         columns = getattr(X, "columns", None)
         if names is not None and columns is not None and list(columns) != list(names):
             raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
-        X = _as_array(X, "X").rechunk({1: -1})
+        X = _as_array(_real_columns(X), "X").rechunk({1: -1})
         # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return)
         probe = _apply(np.zeros((1, X.shape[1])), local, call, (), None, kwargs)
         tail, dtype = probe.shape[1:], probe.dtype
