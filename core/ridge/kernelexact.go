@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/combpred/combpred/core/cancel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -17,12 +18,15 @@ import (
 // two positive semi-definite matrices, whose eigenvalues are real and ≥ 0, so every eigenvalue is
 // at least 2α. It is not symmetric, hence LU rather than Cholesky; (md)² doubles of memory and
 // O((md)³) time, which is why Auto never picks it: CG with deflation is far cheaper (fitKernel).
-func solveKernelExact(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error) {
+func solveKernelExact(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.Dense, opt *Options) (Result, error) {
 	m, d := Gamma.Dims()
 	N := m * d
 	if N > MaxExactUnknowns {
 		return Result{}, fmt.Errorf("solver=exact would factor a %d×%d matrix (samples × output dimension > %d); use solver=\"cg\"",
 			N, N, MaxExactUnknowns)
+	}
+	if err := checkPSD(K, kScale, opt.Stop); err != nil {
+		return Result{}, err
 	}
 	S := p.S
 	M := mat.NewDense(N, N, nil)
@@ -73,4 +77,25 @@ func solveKernelExact(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, er
 		res.RelGrad = mat.Norm(grad, 2) / n0
 	}
 	return res, progressOnce(opt, res)
+}
+
+// checkPSD refuses a kernel matrix K (m×m, max |K_ij| = kScale) with an eigenvalue below
+// −indefinite·kScale, the margin of CG's curvature check, by a Cholesky factorisation of
+// K + indefinite·kScale·I: on an indefinite K the objective is unbounded below, and the direct
+// solve returned its stationary point, a meaningless model, without a word (CG refused the same
+// K). It costs m³/3, against the (md)³ of the solve it guards.
+func checkPSD(K *mat.Dense, kScale float64, stop *cancel.Flag) error {
+	m, _ := K.Dims()
+	a := mat.DenseCopyOf(K)
+	raw := a.RawMatrix()
+	for i := 0; i < m; i++ {
+		raw.Data[i*raw.Stride+i] += indefinite * kScale
+	}
+	err := factorCholesky(raw, stop)
+	if errors.Is(err, errNotPositiveDefinite) {
+		return fmt.Errorf("the kernel matrix is not positive semi-definite (an eigenvalue below −%g·max |K_ij| = %.3g): "+
+			"StructuredRidge needs a PSD kernel; check a precomputed or callable kernel (or coef0 ≥ 0 for poly)",
+			indefinite, -indefinite*kScale)
+	}
+	return err
 }

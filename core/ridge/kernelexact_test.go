@@ -23,7 +23,7 @@ func TestKernelExactReachesTheOptimum(t *testing.T) {
 			return it == 1
 		}}
 		Gamma := mat.NewDense(m, d, nil)
-		res, err := solveKernelExact(c.p, c.K, Gamma, &opt)
+		res, err := solveKernelExact(c.p, c.K, maxAbs(c.K), Gamma, &opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -100,6 +100,46 @@ func BenchmarkKernelSolvers(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// An indefinite kernel matrix is refused by the direct solve as by CG: the solve returned the
+// stationary point of an objective unbounded below, a meaningless model, where CG refused K.
+// A PSD but singular K (a linear kernel of rank 2) and float32 rounding are accepted.
+func TestKernelExactRefusesAnIndefiniteKernel(t *testing.T) {
+	sp, _ := space.NewMultilabel(3)
+	const m = 30
+	X, ys := synthetic(t, sp, m, 2, 5)
+	K := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			var dx float64
+			for f := 0; f < 2; f++ {
+				v := X[i*2+f] - X[j*2+f]
+				dx += v * v
+			}
+			K.Set(i, j, math.Exp(-0.5*dx))
+		}
+	}
+	indef, linear, rounded := mat.DenseCopyOf(K), mat.NewDense(m, m, nil), mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		indef.Set(i, i, K.At(i, i)-1.01) // smallest eigenvalue about −1
+		for j := 0; j < m; j++ {
+			linear.Set(i, j, X[i*2]*X[j*2]+X[i*2+1]*X[j*2+1])
+			rounded.Set(i, j, float64(float32(K.At(i, j))))
+		}
+	}
+	for _, c := range []struct {
+		name string
+		K    *mat.Dense
+		ok   bool
+	}{{"rbf − 1.01·I", indef, false}, {"linear, rank 2", linear, true}, {"rbf in float32", rounded, true}} {
+		opt := baseOptions()
+		opt.Kernel, opt.Solver = kernel.Kernel{Kind: kernel.Precomputed}, Exact
+		_, err := Fit(sp, c.K.RawMatrix().Data, m, m, ys, nil, opt)
+		if c.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "not positive semi-definite")) {
+			t.Errorf("%s: err %v, want accepted %v", c.name, err, c.ok)
 		}
 	}
 }

@@ -491,7 +491,7 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 	// O((md)³) (m = 400, d = 6: 10–13 ms against 1.3 s, BenchmarkKernelSolvers), so the direct
 	// solve is for those who ask.
 	if opt.Solver == Exact {
-		md.Result, err = solveKernelExact(p, K, md.Dual, opt)
+		md.Result, err = solveKernelExact(p, K, kScale, md.Dual, opt)
 	} else {
 		md.Result, err = solveKernelCGScaled(p, K, kScale, md.Dual, opt)
 	}
