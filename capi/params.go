@@ -44,12 +44,19 @@ func parseFlag(s string) (bool, error) {
 	return v == 1, err
 }
 
+// parseInt reads a 32-bit integer.
 func parseInt(s string) (int, error) {
-	v, err := strconv.ParseInt(s, 10, 32)
+	v, err := parseIntBits(s, 32)
+	return int(v), err
+}
+
+// parseIntBits reads a signed integer of the given size in bits.
+func parseIntBits(s string, bits int) (int64, error) {
+	v, err := strconv.ParseInt(s, 10, bits)
 	if err != nil {
-		return 0, fmt.Errorf("not a 32-bit integer")
+		return 0, fmt.Errorf("not a %d-bit integer", bits)
 	}
-	return int(v), nil
+	return v, nil
 }
 
 // maxParamsLen bounds a parameter string.

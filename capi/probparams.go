@@ -8,26 +8,20 @@ import (
 	"github.com/combpred/combpred/core/space"
 )
 
-// intAtLeast parses an integer ≥ lo.
+// intAtLeast parses a 32-bit integer ≥ lo.
 func intAtLeast(val string, lo int) (int, error) {
-	v, err := parseInt(val)
+	v, err := int64AtLeast(val, int64(lo), 32)
+	return int(v), err
+}
+
+// int64AtLeast parses an integer of the given size in bits that is ≥ lo: 64 bits for a work bound
+// (max_samples), which the FPRAS's own error invites the caller to raise past 2³¹ − 1.
+func int64AtLeast(val string, lo int64, bits int) (int64, error) {
+	v, err := parseIntBits(val, bits)
 	if err == nil && v < lo {
 		err = fmt.Errorf("must be an integer ≥ %d", lo)
 	}
 	return v, err
-}
-
-// int64AtLeast parses a 64-bit integer ≥ lo: a work bound (max_samples), which the FPRAS's own
-// error invites the caller to raise past 2³¹ − 1.
-func int64AtLeast(val string, lo int64) (int64, error) {
-	v, err := strconv.ParseInt(val, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("not a 64-bit integer")
-	}
-	if v < lo {
-		return 0, fmt.Errorf("must be an integer ≥ %d", lo)
-	}
-	return v, nil
 }
 
 // floatIn parses a number in the open interval (lo, hi).
@@ -152,7 +146,7 @@ func parseProbQuery(s string, call probQuery, base prob.InferenceOptions) (query
 		case key == "n_samples" && call == queryLogZ:
 			q.LogZ.Samples, err = intAtLeast(val, 1)
 		case key == "max_samples" && call == queryLogZ:
-			q.LogZ.MaxSamples, err = int64AtLeast(val, 1)
+			q.LogZ.MaxSamples, err = int64AtLeast(val, 1, 64)
 		case key == "epsilon" && call == queryLogZ:
 			q.LogZ.Eps, err = floatIn(val, 0, 1)
 		case key == "delta" && call == queryLogZ:

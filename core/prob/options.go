@@ -91,18 +91,23 @@ type Options struct {
 // small sets, and it makes multiclass probabilities those of LogisticRegression's defaults; the
 // former default λ = 1 was the worst choice on every set.
 func DefaultAlpha(sp space.Space, weights []float64, m int) float64 {
-	half := 0.5
-	if space.IsBinaryChoice(sp) {
-		half = 1
-	}
+	c, _ := defaultAlphaScale(sp)
 	if weights == nil {
-		return half / float64(m)
+		return c / float64(m)
 	}
 	var sum float64
 	for _, w := range weights {
 		sum += w
 	}
-	return half / sum // not 1/(2·sum): 2·sum overflows for sums above 9e307
+	return c / sum // not 1/(2·sum): 2·sum overflows for sums above 9e307
+}
+
+// defaultAlphaScale is the c of DefaultAlpha = c/Σw on sp, and the formula as errors name it.
+func defaultAlphaScale(sp space.Space) (c float64, formula string) {
+	if space.IsBinaryChoice(sp) {
+		return 1, "1/Σ sample_weight"
+	}
+	return 0.5, "1/(2·Σ sample_weight)"
 }
 
 // defaultAlpha is DefaultAlpha, refused naming the sample weights when it leaves the range of
@@ -115,10 +120,7 @@ func defaultAlpha(sp space.Space, weights []float64, m int) (float64, error) {
 		if alpha == 0 {
 			way = "down" // the sum overflowed
 		}
-		formula := "1/(2·Σ sample_weight)"
-		if space.IsBinaryChoice(sp) {
-			formula = "1/Σ sample_weight"
-		}
+		_, formula := defaultAlphaScale(sp)
 		return 0, fmt.Errorf("prob: the default alpha, %s, is %v for these sample weights, "+
 			"outside its range; scale sample_weight %s or set alpha", formula, alpha, way)
 	}

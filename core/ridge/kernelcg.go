@@ -223,6 +223,8 @@ func checkCurvature(c float64, x []float64, kScale float64) error {
 		return nil
 	}
 	return fmt.Errorf("the kernel matrix is not positive semi-definite (CG met a direction of negative curvature, "+
-		"⟨r, Kr⟩/⟨r, r⟩ = %.3g against max |K_ij| = %.3g): StructuredRidge needs a PSD kernel; "+
-		"check a precomputed or callable kernel (or coef0 ≥ 0 for poly)", c/dot(x, x), kScale)
+		"⟨r, Kr⟩/⟨r, r⟩ = %.3g against max |K_ij| = %.3g): %s", c/dot(x, x), kScale, needPSD)
 }
+
+// needPSD is the advice of both refusals of an indefinite kernel matrix (CG's and the direct solve's).
+const needPSD = "StructuredRidge needs a PSD kernel; check a precomputed or callable kernel (or coef0 ≥ 0 for poly)"

@@ -93,9 +93,8 @@ func checkPSD(K *mat.Dense, kScale float64, stop *cancel.Flag) error {
 	}
 	err := factorCholesky(raw, stop)
 	if errors.Is(err, errNotPositiveDefinite) {
-		return fmt.Errorf("the kernel matrix is not positive semi-definite (an eigenvalue below −%g·max |K_ij| = %.3g): "+
-			"StructuredRidge needs a PSD kernel; check a precomputed or callable kernel (or coef0 ≥ 0 for poly)",
-			indefinite, -indefinite*kScale)
+		return fmt.Errorf("the kernel matrix is not positive semi-definite (an eigenvalue below −%g·max |K_ij| = %.3g): %s",
+			indefinite, -indefinite*kScale, needPSD)
 	}
 	return err
 }

@@ -95,7 +95,9 @@ type sgdRun struct {
 	// travel is Σ η_t over the steps of this call: with the curvature h of a coordinate,
 	// travel·h bounds how far the steps can have contracted its distance to the optimum (moved).
 	travel float64
-	rng    *rand.Rand
+	// the mean curvature of J along the intercept and along a kernel expansion (moved)
+	interceptCurvature, expansionCurvature float64
+	rng                                    *rand.Rand
 }
 
 func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Options) *sgdRun {
@@ -108,13 +110,29 @@ func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Option
 		}
 		sNorm = math.Max(sNorm, row)
 	}
+	var trS float64
+	for a := 0; a < d; a++ {
+		trS += p.S.At(a, a)
+	}
+	// L bounds every example's curvature; the mean curvatures of the intercept and of the
+	// expansion come from the examples' s_i (tr S + ‖δ_i‖²)/d (see moved).
 	L := 2 * p.Alpha
+	var interceptSum, expansionSum float64
 	for i := 0; i < m; i++ {
 		di := p.Delta.RawRowView(i)
-		L = math.Max(L, 2*p.Alpha+mEff*p.Weight[i]*(sNorm+floats.Dot(di, di))*ln.kappa(i))
+		dd, kappa := floats.Dot(di, di), ln.kappa(i)
+		L = math.Max(L, 2*p.Alpha+mEff*p.Weight[i]*(sNorm+dd)*kappa)
+		c := p.Weight[i] * (trS + dd) / float64(d)
+		interceptSum += c
+		expansionSum += c * kappa
 	}
-	return &sgdRun{p: p, mEff: mEff, eta0: opt.eta0(), L: L, steps: steps,
+	r := &sgdRun{p: p, mEff: mEff, eta0: opt.eta0(), L: L, steps: steps,
 		rng: rand.New(rand.NewPCG(opt.Seed, sgdSeedStream^uint64(steps)))}
+	if m > 0 && d > 0 {
+		r.interceptCurvature = mEff / float64(m) * interceptSum
+		r.expansionCurvature = 2*p.Alpha + mEff/float64(m)*expansionSum/float64(m)
+	}
+	return r
 }
 
 // checkCurvature refuses a run whose curvature bound L overflowed: its steps, capped at 1/L, would
@@ -201,7 +219,7 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 				return res, err
 			}
 			res.Objective, res.RelGrad = j, math.Abs(prev-j)/math.Max(math.Abs(j), math.SmallestNonzeroFloat64)
-			res.Converged = res.RelGrad <= opt.Tol && (linear || !cold || r.moved(ln, false))
+			res.Converged = res.RelGrad <= opt.Tol && (linear || !cold || r.moved(false))
 			prev = j
 		}
 		if opt.Progress != nil && !opt.Progress(ep, res.Objective, res.RelGrad) {
@@ -214,7 +232,7 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 	if !trace {
 		res.Objective = ln.objective()
 	}
-	if res.Converged && linear && (lin.weightGradient() > sgdStallGradient || cold && lin.des.intercept && !r.moved(ln, true)) {
+	if res.Converged && linear && (lin.weightGradient() > sgdStallGradient || cold && lin.des.intercept && !r.moved(true)) {
 		res.Converged = false
 	}
 	return res, opt.Stop.Err()
@@ -230,28 +248,15 @@ const sgdStallTravel = math.Ln2
 // h the mean curvature of J along that coordinate, from the examples' curvature in the scores
 // s_i (tr S + ‖δ_i‖²)/d. Every step moves the intercept by its example's gradient, so its h sums
 // the examples' curvatures; an expansion's coefficient of x_i moves on i's steps (1 in m), along
-// k(x_i, ·) of squared norm κ_i, and every step shrinks it by 2αη_t.
-func (r *sgdRun) moved(ln sgdLearner, intercept bool) bool {
-	m, d := r.p.dims()
-	if m == 0 || d == 0 {
+// k(x_i, ·) of squared norm κ_i, and every step shrinks it by 2αη_t. Both h are computed once,
+// with L, by newSGDRun.
+func (r *sgdRun) moved(intercept bool) bool {
+	if m, d := r.p.dims(); m == 0 || d == 0 {
 		return true
 	}
-	var trS float64
-	for a := 0; a < d; a++ {
-		trS += r.p.S.At(a, a)
-	}
-	var h float64
-	for i := 0; i < m; i++ {
-		di := r.p.Delta.RawRowView(i)[:d]
-		c := r.p.Weight[i] * (trS + floats.Dot(di, di)) / float64(d)
-		if !intercept {
-			c *= ln.kappa(i) / float64(m)
-		}
-		h += c
-	}
-	h *= r.mEff / float64(m)
-	if !intercept {
-		h += 2 * r.p.Alpha
+	h := r.expansionCurvature
+	if intercept {
+		h = r.interceptCurvature
 	}
 	return r.travel*h >= sgdStallTravel
 }
