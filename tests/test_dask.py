@@ -220,6 +220,23 @@ def test_sparse_chunks_are_refused_by_name():
         DaskStructuredRidge().fit(dX, da.from_array(Y, chunks=(ROWS, 3)))
 
 
+def test_an_error_in_a_lazy_prediction_names_the_block_and_its_rows_in_x():
+    # the single-machine message counted rows from the block's first row ("row 5") and said nothing
+    # of the block, so the user looked for the bad value at X's row 5
+    X, Y = _data(spaces.Multilabel(3), seed=10)
+    model = DaskStructuredRidge(solver="exact").fit(X, Y)
+    bad = X.copy()
+    bad[37 + 150 + 5, 2] = np.nan  # block 3 (block 2 is empty)
+    lazy = model.predict(da.from_array(bad, chunks=(ROWS, N)))
+    with pytest.raises(ValueError, match=r"^partition 3 \(rows 187 to 199\): Input X contains NaN"):
+        lazy.compute()
+    bad[37 + 150 + 5, :] = 1e308  # the scores overflow: the core names the row
+    lazy = DaskProbabilisticStructured().fit(X, Y).predict_marginals(da.from_array(bad, chunks=(ROWS, N)))
+    first = r"counts from the partition's first row, X's row 187\)"
+    with pytest.raises(ValueError, match=r"^partition 3 \(rows 187 to 199\): X row 5: .*" + first):
+        lazy.compute()
+
+
 def test_lazy_predictions_of_a_model_fitted_on_a_sparse_y_have_numpy_blocks():
     # the blocks were CSR matrices in an array declared NumPy: compute() gave a CSR matrix and a
     # reduction failed with scipy's "unexpected keyword argument 'keepdims'"

@@ -26,6 +26,7 @@ which is safe; a worker forked from a process that had loaded the library raises
 from __future__ import annotations
 
 import operator
+import re
 from typing import Any
 
 import numpy as np
@@ -266,14 +267,31 @@ def _set_fitted(estimator: Any, space: _spaces.Space, classes: np.ndarray | None
 
 
 def _apply(
-    block: np.ndarray, estimator: StructuredRidge, method: str, tail: tuple[int, ...], dtype: Any, kwargs: dict
+    block: np.ndarray,
+    estimator: StructuredRidge,
+    method: str,
+    tail: tuple[int, ...],
+    dtype: Any,
+    kwargs: dict,
+    block_info: dict | None = None,
 ) -> np.ndarray:
     """``estimator.method`` on one block of rows (an empty block gives an empty result), as a NumPy
     array: the blocks of a Dask prediction are dense, the structures of a model fitted on a sparse
-    Y included (its CSR blocks broke every Dask reduction of an array declared NumPy)."""
+    Y included (its CSR blocks broke every Dask reduction of an array declared NumPy). Dask passes
+    ``block_info``, the block's place in X: an error names the block and its rows in X, since the
+    row numbers of the single-machine method's message count from the block's first row."""
     if block.shape[0] == 0:
         return np.empty((0, *tail), dtype=dtype)
-    out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
+    try:
+        out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
+    except (ValueError, TypeError) as exc:
+        if block_info is None:
+            raise
+        index, lo = block_info[0]["chunk-location"][0], block_info[0]["array-location"][0][0]
+        message = str(exc)
+        if re.search(r"\brow \d", message):
+            message += f" (this row number counts from the partition's first row, X's row {lo})"
+        raise _partition_error(index, lo, block.shape[0], message) from None
     return out.toarray() if _capi.is_sparse(out) else out
 
 
