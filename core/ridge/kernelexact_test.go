@@ -104,10 +104,13 @@ func BenchmarkKernelSolvers(b *testing.B) {
 	}
 }
 
-// An indefinite kernel matrix is refused by the direct solve as by CG: the solve returned the
-// stationary point of an objective unbounded below, a meaningless model, where CG refused K.
-// A PSD but singular K (a linear kernel of rank 2) and float32 rounding are accepted.
-func TestKernelExactRefusesAnIndefiniteKernel(t *testing.T) {
+// The exact solver and SGD refuse an indefinite precomputed kernel as CG does (the objective is
+// unbounded below), and accept singular and float32-rounded PSD ones. The exact solver fitted the
+// stationary point without a word; SGD diverged for max_iter epochs into a NaN objective and
+// warned to raise max_iter. Its two certificates are tried apart: a negative diagonal entry, and
+// coefficients A with tr(AᵀKA) < 0 (K − 0.5·I, whose diagonal is positive), the latter with J
+// evaluated every epoch (tol) and once at the end (Tol = 0).
+func TestKernelSolversRefuseAnIndefiniteKernel(t *testing.T) {
 	sp, _ := space.NewMultilabel(3)
 	const m = 30
 	X, ys := synthetic(t, sp, m, 2, 5)
@@ -122,24 +125,33 @@ func TestKernelExactRefusesAnIndefiniteKernel(t *testing.T) {
 			K.Set(i, j, math.Exp(-0.5*dx))
 		}
 	}
-	indef, linear, rounded := mat.DenseCopyOf(K), mat.NewDense(m, m, nil), mat.NewDense(m, m, nil)
+	negDiag, indef, linear, rounded := mat.DenseCopyOf(K), mat.DenseCopyOf(K), mat.NewDense(m, m, nil), mat.NewDense(m, m, nil)
 	for i := 0; i < m; i++ {
-		indef.Set(i, i, K.At(i, i)-1.01) // smallest eigenvalue about −1
+		negDiag.Set(i, i, K.At(i, i)-1.01) // smallest eigenvalue about −1
+		indef.Set(i, i, K.At(i, i)-0.5)
 		for j := 0; j < m; j++ {
 			linear.Set(i, j, X[i*2]*X[j*2]+X[i*2+1]*X[j*2+1])
 			rounded.Set(i, j, float64(float32(K.At(i, j))))
 		}
 	}
-	for _, c := range []struct {
-		name string
-		K    *mat.Dense
-		ok   bool
-	}{{"rbf − 1.01·I", indef, false}, {"linear, rank 2", linear, true}, {"rbf in float32", rounded, true}} {
-		opt := baseOptions()
-		opt.Kernel, opt.Solver = kernel.Kernel{Kind: kernel.Precomputed}, Exact
-		_, err := Fit(sp, c.K.RawMatrix().Data, m, m, ys, nil, opt)
-		if c.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "not positive semi-definite")) {
-			t.Errorf("%s: err %v, want accepted %v", c.name, err, c.ok)
+	type solver struct {
+		name   string
+		solver Solver
+		tol    float64
+	}
+	for _, s := range []solver{{"exact", Exact, 1e-10}, {"sgd", SGD, 1e-10}, {"sgd, J at the end", SGD, 0}} {
+		for _, c := range []struct {
+			name string
+			K    *mat.Dense
+			ok   bool
+		}{{"rbf − 1.01·I", negDiag, false}, {"rbf − 0.5·I", indef, false}, {"linear, rank 2", linear, true},
+			{"rbf in float32", rounded, true}} {
+			opt := baseOptions()
+			opt.Kernel, opt.Solver, opt.Tol, opt.MaxIter = kernel.Kernel{Kind: kernel.Precomputed}, s.solver, s.tol, 200
+			_, err := Fit(sp, c.K.RawMatrix().Data, m, m, ys, nil, opt)
+			if c.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "not positive semi-definite")) {
+				t.Errorf("%s, %s: err %v, want accepted %v", s.name, c.name, err, c.ok)
+			}
 		}
 	}
 }

@@ -78,6 +78,15 @@ type sgdLearner interface {
 	objective() float64
 }
 
+// sgdIllPosed returns the refusal of a problem that the learner's objective has shown to be
+// unbounded below (a kernel expansion on an indefinite kernel matrix), or nil.
+func sgdIllPosed(ln sgdLearner) error {
+	if ks, ok := ln.(*kernelSGD); ok {
+		return ks.psd
+	}
+	return nil
+}
+
 // sgdPlanner is a learner that computes its scores faster knowing the order of the epoch's
 // examples in advance.
 type sgdPlanner interface {
@@ -97,7 +106,9 @@ type sgdRun struct {
 	travel float64
 	// the mean curvature of J along the intercept and along a kernel expansion (moved)
 	interceptCurvature, expansionCurvature float64
-	rng                                    *rand.Rand
+	// negRow is the first example whose kappa is negative, −1 for none: a PSD kernel has none.
+	negRow int
+	rng    *rand.Rand
 }
 
 func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Options) *sgdRun {
@@ -118,15 +129,19 @@ func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Option
 	// expansion come from the examples' s_i (tr S + ‖δ_i‖²)/d (see moved).
 	L := 2 * p.Alpha
 	var interceptSum, expansionSum float64
+	negRow := -1
 	for i := 0; i < m; i++ {
 		di := p.Delta.RawRowView(i)
 		dd, kappa := floats.Dot(di, di), ln.kappa(i)
+		if kappa < 0 && negRow < 0 {
+			negRow = i
+		}
 		L = math.Max(L, 2*p.Alpha+mEff*p.Weight[i]*(sNorm+dd)*kappa)
 		c := p.Weight[i] * (trS + dd) / float64(d)
 		interceptSum += c
 		expansionSum += c * kappa
 	}
-	r := &sgdRun{p: p, mEff: mEff, eta0: opt.eta0(), L: L, steps: steps,
+	r := &sgdRun{p: p, mEff: mEff, eta0: opt.eta0(), L: L, steps: steps, negRow: negRow,
 		rng: rand.New(rand.NewPCG(opt.Seed, sgdSeedStream^uint64(steps)))}
 	if m > 0 && d > 0 {
 		r.interceptCurvature = mEff / float64(m) * interceptSum
@@ -138,7 +153,14 @@ func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Option
 // checkCurvature refuses a run whose curvature bound L overflowed: its steps, capped at 1/L, would
 // all be zero, and the unchanged model would pass the tolerance stop as converged. Weights near
 // the float64 limit make it overflow, or inputs whose squared norms approach it.
+//
+// It also refuses a kernel with a negative value k(x_i, x_i) on its diagonal, which proves it
+// indefinite: SGD diverged on it until the coefficients overflowed.
 func (r *sgdRun) checkCurvature(ln sgdLearner) error {
+	if i := r.negRow; i >= 0 {
+		return fmt.Errorf("the kernel matrix is not positive semi-definite: k(x_%d, x_%d) = %.3g < 0 on its diagonal "+
+			"(with the intercept's constant): %s", i, i, ln.kappa(i), needPSD)
+	}
 	if r.L <= math.MaxFloat64 {
 		return nil
 	}
@@ -218,6 +240,9 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 			if err := opt.Stop.Err(); err != nil {
 				return res, err
 			}
+			if err := sgdIllPosed(ln); err != nil {
+				return res, err
+			}
 			res.Objective, res.RelGrad = j, math.Abs(prev-j)/math.Max(math.Abs(j), math.SmallestNonzeroFloat64)
 			res.Converged = res.RelGrad <= opt.Tol && (linear || !cold || r.moved(false))
 			prev = j
@@ -231,6 +256,9 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 	}
 	if !trace {
 		res.Objective = ln.objective()
+		if err := sgdIllPosed(ln); err != nil {
+			return res, err
+		}
 	}
 	if res.Converged && linear && (lin.weightGradient() > sgdStallGradient || cold && lin.des.intercept && !r.moved(true)) {
 		res.Converged = false
@@ -277,6 +305,9 @@ func (r *sgdRun) pass(ln sgdLearner, opt *Options) (Result, error) {
 	}
 	j := ln.objective()
 	if err := opt.Stop.Err(); err != nil {
+		return Result{}, err
+	}
+	if err := sgdIllPosed(ln); err != nil {
 		return Result{}, err
 	}
 	res := Result{Iterations: 1, Objective: j, RelGrad: math.Abs(before-j) / math.Max(math.Abs(j), math.SmallestNonzeroFloat64)}

@@ -1,6 +1,7 @@
 package ridge
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -66,6 +67,8 @@ type kernelSGD struct {
 	queue  []sgdUpdate // updates in time order (with truncation only)
 	kv     []float64
 	blk    sgdBlock
+	// psd is nil, or the refusal of a kernel matrix that objective found indefinite (see psdCheck).
+	psd error
 }
 
 type sgdUpdate struct {
@@ -440,5 +443,26 @@ func (ks *kernelSGD) objective() float64 {
 			}
 		}
 	}
+	ks.psdCheck(norm, A.RawMatrix().Data[:e*d])
 	return ks.p.lossGrad(U, nil) + ks.p.Alpha*norm
+}
+
+// psdCheck sets psd when the squared norm of the returned function, ‖f‖² = tr(AᵀKA) = norm for its
+// coefficients A, proves the kernel matrix (with the intercept's constant) indefinite: below
+// −indefinite·κ·‖A‖²_F, the margin of CG's check with κ the largest |k(x_i, x_i)| of the chunk
+// (max |K_ij| on a PSD kernel). SGD on an indefinite K diverged along its negative directions,
+// for 1,000 epochs, and ended in a NaN objective with a warning to raise max_iter.
+func (ks *kernelSGD) psdCheck(norm float64, A []float64) {
+	if ks.psd != nil || !(norm < 0) {
+		return
+	}
+	m, _ := ks.p.dims()
+	var kScale float64
+	for i := 0; i < m; i++ {
+		kScale = math.Max(kScale, math.Abs(ks.kappa(i)))
+	}
+	if aa := floats.Dot(A, A); norm < -indefinite*kScale*aa {
+		ks.psd = fmt.Errorf("the kernel matrix is not positive semi-definite (SGD's coefficients A have ‖f‖² = "+
+			"tr(AᵀKA) = %.3g, a Rayleigh quotient of %.3g against max k(x_i, x_i) = %.3g): %s", norm, norm/aa, kScale, needPSD)
+	}
 }

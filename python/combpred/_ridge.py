@@ -75,7 +75,10 @@ class StructuredRidge(StructuredEstimator):
         (len(X), len(Y)), as with scikit-learn's SVC: the functions of
         :mod:`sklearn.metrics.pairwise` such as ``laplacian_kernel`` qualify (unlike with
         KernelRidge, the callable is not called on single pairs of rows). At fit the Gram matrix
-        K(X, X) must be finite and symmetric; the model keeps X as ``X_fit_`` and is fitted as
+        K(X, X) must be finite, symmetric and positive semi-definite (every solver refuses a matrix it
+        finds indefinite, where the objective is unbounded below: CG by a direction of negative
+        curvature, the direct solve by a Cholesky factorisation, SGD by a negative diagonal entry
+        or coefficients of negative norm); the model keeps X as ``X_fit_`` and is fitted as
         with ``"precomputed"`` on K, and prediction evaluates ``K(X_new, X_fit_)`` in blocks of rows.
         With ``n_components`` the model is linear on a Nyström map of the callable (as for
         ``"rbf"`` and ``"poly"``), which also streams with ``partial_fit``. ``gamma``, ``degree``
