@@ -4,6 +4,18 @@ package logmath
 
 import "math"
 
+// Log returns the natural logarithm of x, as math.Log does, but correct for subnormal x: on amd64
+// (and s390x) math.Log runs an assembly routine that does not normalise them, and returns about
+// −709.09 for every x below 2⁻¹⁰²² (ln 5e-324 is −744.44; golang/go#56600). Subnormal values
+// reach the logarithms of this module from products and ratios of tiny probabilities, and
+// from parameters such as a user's delta.
+func Log(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log(x*0x1p52) - 52*math.Ln2
+	}
+	return math.Log(x)
+}
+
 // Log1pExp returns log(1 + eˣ) without overflow for large x and without loss for very negative x.
 func Log1pExp(x float64) float64 {
 	switch {

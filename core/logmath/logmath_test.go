@@ -1,7 +1,12 @@
 package logmath
 
 import (
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +30,55 @@ func TestAgainstDirectFormulas(t *testing.T) {
 	}
 	if !math.IsInf(SumExp(nil), -1) {
 		t.Error("SumExp(nil) is not −Inf")
+	}
+}
+
+// Log is right on subnormal inputs, where math.Log on amd64 returns about −709.09 for all of
+// them, and is math.Log elsewhere.
+func TestLogSubnormal(t *testing.T) {
+	for _, c := range []struct{ x, want float64 }{
+		{5e-324, -744.4400719213812}, // the smallest subnormal, 2⁻¹⁰⁷⁴
+		{0x1p-1023, -1023 * math.Ln2},
+		{0x1.8p-1050, math.Log(1.5) - 1050*math.Ln2},
+		{0x1p-1022, -1022 * math.Ln2}, // the smallest normal number
+		{1, 0},
+		{math.E, 1},
+		{0, math.Inf(-1)},
+		{math.Inf(1), math.Inf(1)},
+	} {
+		if got := Log(c.x); !(got == c.want || math.Abs(got-c.want) <= 1e-15*math.Abs(c.want)) {
+			t.Errorf("Log(%g) = %.17g, want %.17g", c.x, got, c.want)
+		}
+	}
+	for _, x := range []float64{-1, math.NaN(), math.Inf(-1)} {
+		if got := Log(x); !math.IsNaN(got) {
+			t.Errorf("Log(%g) = %g, want NaN", x, got)
+		}
+	}
+}
+
+// stdLog matches a call of math.Log (not of logmath.Log).
+var stdLog = regexp.MustCompile(`(^|[^\w.])math\.Log\(`)
+
+// The packages of the core take logarithms through Log (see its doc comment), not math.Log.
+func TestCoreUsesLog(t *testing.T) {
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
+			filepath.Base(filepath.Dir(path)) == "logmath" {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if stdLog.MatchString(line) {
+				t.Errorf("%s:%d calls math.Log, which is wrong on subnormal inputs on amd64: use logmath.Log", path, i+1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,9 +1,9 @@
 package prob
 
 import (
-	"math"
 	"math/rand/v2"
 
+	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -64,7 +64,7 @@ func newCycleChain(sp space.Space, u []float64) *CycleChain {
 		c.w = edgeWeights(n, u)
 	}
 	for k := 1; k <= n; k++ {
-		c.logInt[k] = math.Log(float64(k))
+		c.logInt[k] = logmath.Log(float64(k))
 	}
 	return c
 }

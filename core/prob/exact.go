@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -32,13 +33,13 @@ const AutoBruteForceMax = 1 << 14
 // HasExact reports whether ExactLogPartition and ExactMarginals succeed on sp: it has a closed
 // form, or at most BruteForceMax structures.
 func HasExact(sp space.Space) bool {
-	return HasClosedForm(sp) || sp.LogCount() <= math.Log(BruteForceMax)+1e-9
+	return HasClosedForm(sp) || sp.LogCount() <= logmath.Log(BruteForceMax)+1e-9
 }
 
 // autoExact reports whether the automatic choices use exact inference on sp: a closed form, or at
 // most AutoBruteForceMax structures.
 func autoExact(sp space.Space) bool {
-	return HasClosedForm(sp) || sp.LogCount() <= math.Log(AutoBruteForceMax)+1e-9
+	return HasClosedForm(sp) || sp.LogCount() <= logmath.Log(AutoBruteForceMax)+1e-9
 }
 
 // ExactLogPartition returns log Z(u) = log Σ_y exp(⟨u, ψ(y)⟩), exactly up to rounding.
@@ -102,5 +103,5 @@ func bruteForce(sp space.Space, u, mean []float64) (float64, error) {
 	for j := range mean {
 		mean[j] /= s
 	}
-	return m + math.Log(s), nil
+	return m + logmath.Log(s), nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -147,7 +148,7 @@ func FPRASThesis(sp space.Space, u []float64, opt LogZOptions) (LogZResult, erro
 			}
 		}
 		for r := range logX {
-			logX[r] += math.Log(means[r] / float64(S))
+			logX[r] += logmath.Log(means[r] / float64(S))
 		}
 	}
 	logZs := make([]float64, runs)
@@ -193,9 +194,7 @@ func FPRASThesisSamples(sp space.Space, u []float64, opt LogZOptions) (float64, 
 func thesisPlan(a, eps, delta float64, p, samples int) (runs, l, S float64) {
 	runs = 1
 	if delta < 0.25 {
-		// ln δ through Frexp: Go's math.Log on amd64 gives −709.09 for 5e-324 (ln is −744.44)
-		frac, exp := math.Frexp(delta)
-		runs = math.Ceil(-8 * (math.Log(frac) + float64(exp)*math.Ln2))
+		runs = math.Ceil(-8 * logmath.Log(delta))
 		if math.Mod(runs, 2) == 0 {
 			runs++ // odd, for the median
 		}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
+	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 )
@@ -139,7 +140,7 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 	}
 
 	aLow, aUp := math.Log1p(eps), -math.Log1p(-eps)
-	r1 := math.Ceil(5 * math.Log(2/delta) / aLow)
+	r1 := math.Ceil(5 * logmath.Log(2/delta) / aLow)
 	if planned := r1 * (lMax + 1); planned > float64(maxSamples) {
 		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS' first phase would draw about %.3g samples (%.3g runs × (L ≤ %.3g) + 1), "+
 			"above the bound %d: raise epsilon or max_samples", ErrWorkBound, planned, r1, lMax, maxSamples)
@@ -148,7 +149,7 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 	if err != nil {
 		return LogZResult{}, err
 	}
-	lUp := math.Min(poissonUpper(float64(k1), math.Log(2/delta))/r1, lMax)
+	lUp := math.Min(poissonUpper(float64(k1), logmath.Log(2/delta))/r1, lMax)
 	r2 := math.Max(1, math.Ceil(tpaRuns(lUp, aLow, aUp, delta)))
 	if planned := float64(t.samples.Load()) + r2*(lUp+1); planned > float64(maxSamples) {
 		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS would draw about %.3g samples (%.3g runs × (L ≤ %.3g) + 1, after %d in its "+
@@ -178,7 +179,7 @@ func checkEpsDelta(eps, delta float64) error {
 // tpaRuns is the number of TPA runs r that puts L̂ = K/r, K ∼ Poisson(rL), within
 // [L − aLow, L + aUp] with probability ≥ 1 − δ/2 (see FPRASAdaptive).
 func tpaRuns(L, aLow, aUp, delta float64) float64 {
-	c := math.Log(4 / delta)
+	c := logmath.Log(4 / delta)
 	return c * math.Max(2*L/(aLow*aLow), (2*L+2*aUp/3)/(aUp*aUp))
 }
 
@@ -188,7 +189,7 @@ func poissonUpper(k, c float64) float64 {
 	if k == 0 {
 		return c
 	}
-	g := func(mu float64) float64 { return mu - k - k*math.Log(mu/k) }
+	g := func(mu float64) float64 { return mu - k - k*logmath.Log(mu/k) }
 	lo, hi := k, k+c+math.Sqrt(2*k*c)+1
 	for g(hi) < c {
 		lo, hi = hi, 2*hi

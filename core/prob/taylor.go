@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -25,9 +26,9 @@ func taylorRatio(a float64) float64 { return a - logTaylorPoly(a) }
 // overflow from about 1e154 on, it is 2·log|a| − log 2 to within 2/|a|.
 func logTaylorPoly(a float64) float64 {
 	if math.Abs(a) > 1e100 {
-		return 2*math.Log(math.Abs(a)) - math.Ln2
+		return 2*logmath.Log(math.Abs(a)) - math.Ln2
 	}
-	return math.Log(1 + a + a*a/2)
+	return logmath.Log(1 + a + a*a/2)
 }
 
 // Taylor approximates log Z(u) from the counting formulae (thesis §6.4), with the ½ the printed
@@ -99,12 +100,12 @@ func logTaylorMean(sp space.Space, u []float64) float64 {
 	up := dot(us, p)
 	q := math.Max(dot(us, su), 0) // S is positive semi-definite; clip rounding
 	if sigma == 1 {
-		return math.Log(1 + up + (q+up*up)/2)
+		return logmath.Log(1 + up + (q+up*up)/2)
 	}
 	second := (q + up*up) / 2
 	if second == 0 { // f(y) = 0 on every y: t = 1
 		return 0
 	}
 	// t/σ² = second + up/σ + 1/σ², whose last terms only matter while σ is moderate.
-	return 2*math.Log(sigma) + math.Log(second+up/sigma+1/sigma/sigma)
+	return 2*logmath.Log(sigma) + logmath.Log(second+up/sigma+1/sigma/sigma)
 }

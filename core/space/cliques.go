@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 func init() {
@@ -382,7 +384,7 @@ func (s *Cliques) localSearch(sc *cliquesScratch, tol float64) float64 {
 // Enumerate yields the empty clique and then every vertex set with at least two vertices, in
 // increasing order of the bitmask (vertex v is bit v).
 func (s *Cliques) Enumerate(yield func(y []int64) bool) error {
-	if s.LogCount() > math.Log(MaxEnumerate)+1e-9 {
+	if s.LogCount() > logmath.Log(MaxEnumerate)+1e-9 {
 		return ErrTooLarge
 	}
 	y := make([]int64, s.n)

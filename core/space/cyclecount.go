@@ -2,10 +2,11 @@ package space
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 // cycleCounts holds the counting sums of cycles (length ≥ 3) on subsets of n vertices, each
@@ -55,7 +56,7 @@ func newCycleCounts(n int) cycleCounts {
 }
 
 // logDirected is log Σ_{i=3}^{n} C(n,i)(i−1)!, the log number of directed cycles.
-func (c cycleCounts) logDirected() float64 { return permLogFactorial(c.n-1) + math.Log(c.t) }
+func (c cycleCounts) logDirected() float64 { return permLogFactorial(c.n-1) + logmath.Log(c.t) }
 
 // arcShare is the fraction of directed cycles that use a given arc u→v, Σ C(n−2,i−2)(i−2)! / |Y|.
 // It is also the fraction of undirected cycles through a given edge.

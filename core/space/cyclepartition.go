@@ -141,12 +141,12 @@ func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ flo
 				}
 			}
 		}
-		scaleF[k] = scaleF[k-1] + math.Log(top)
+		scaleF[k] = scaleF[k-1] + logmath.Log(top)
 	}
 	logZ = math.Inf(-1)
 	for k := 3; k <= n; k++ {
 		if closed[k] > 0 {
-			logZ = logmath.AddExp(logZ, scaleF[k]+math.Log(closed[k]))
+			logZ = logmath.AddExp(logZ, scaleF[k]+logmath.Log(closed[k]))
 		}
 	}
 	if !marginals {
@@ -203,7 +203,7 @@ func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ flo
 				h[mask*n+bits.TrailingZeros(uint(rest))] /= top
 			}
 		}
-		scaleB[k] = base + math.Log(top)
+		scaleB[k] = base + logmath.Log(top)
 	}
 	arcs = permGrow(&buf.arcs, n*n)
 	clear(arcs)
@@ -216,7 +216,7 @@ func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ flo
 				// the first arc s→x of every path
 				for x := ext; x != 0; x &= x - 1 {
 					t := bits.TrailingZeros(uint(x))
-					arcs[s*n+t] += math.Exp(math.Log(e[s*n+t]*h[(mask|1<<t)*n+t]) + scaleB[2] - logZ)
+					arcs[s*n+t] += math.Exp(logmath.Log(e[s*n+t]*h[(mask|1<<t)*n+t]) + scaleB[2] - logZ)
 				}
 				continue
 			}
@@ -262,7 +262,7 @@ func cyclePartitionLog(n int, w []float64, buf *cycleBuf, marginals bool) (logZ 
 		if math.IsInf(top, -1) {
 			return top
 		}
-		return top + math.Log(sumExpShifted(terms, top))
+		return top + logmath.Log(sumExpShifted(terms, top))
 	}
 	logZ = math.Inf(-1)
 	for mask := 1; mask <= full; mask++ {

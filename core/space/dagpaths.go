@@ -106,7 +106,7 @@ func (s *DAGPaths) Dim() int { return s.g.n() }
 func (s *DAGPaths) Width() int { return 1 }
 
 // LogCount returns log N, or log(number of leaves) with leavesOnly.
-func (s *DAGPaths) LogCount() float64 { return math.Log(float64(len(s.cand))) }
+func (s *DAGPaths) LogCount() float64 { return logmath.Log(float64(len(s.cand))) }
 
 // Guarantee returns 0: Decode is exact.
 func (s *DAGPaths) Guarantee() float64 { return 0 }

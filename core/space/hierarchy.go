@@ -110,7 +110,7 @@ func (s *HierarchyPaths) Dim() int { return s.t.n() }
 func (s *HierarchyPaths) Width() int { return 1 }
 
 // LogCount returns log N, or log(number of leaves) with leavesOnly.
-func (s *HierarchyPaths) LogCount() float64 { return math.Log(float64(len(s.cand))) }
+func (s *HierarchyPaths) LogCount() float64 { return logmath.Log(float64(len(s.cand))) }
 
 // Guarantee returns 0: Decode is exact.
 func (s *HierarchyPaths) Guarantee() float64 { return 0 }

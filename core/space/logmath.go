@@ -1,6 +1,10 @@
 package space
 
-import "math"
+import (
+	"math"
+
+	"github.com/combpred/combpred/core/logmath"
+)
 
 // logBinomial returns log C(n, k), the natural logarithm of a binomial coefficient, for
 // 0 ≤ k ≤ n. It stays finite where C(n, k) overflows a float64.
@@ -18,7 +22,7 @@ func logBinomial(n, k int) float64 {
 		// Few factors: the product formula is exact up to rounding of each term.
 		var s float64
 		for i := 1; i <= k; i++ {
-			s += math.Log(float64(n-k+i) / float64(i))
+			s += logmath.Log(float64(n-k+i) / float64(i))
 		}
 		return s
 	}

@@ -30,7 +30,7 @@ func (s *Multiclass) Kind() string       { return "multiclass" }
 func (s *Multiclass) Params() []int64    { return []int64{int64(s.d)} }
 func (s *Multiclass) Dim() int           { return s.d }
 func (s *Multiclass) Width() int         { return 1 }
-func (s *Multiclass) LogCount() float64  { return math.Log(float64(s.d)) }
+func (s *Multiclass) LogCount() float64  { return logmath.Log(float64(s.d)) }
 func (s *Multiclass) Guarantee() float64 { return 0 }
 
 // PsiZeroOne is true: ψ is an indicator vector.

@@ -51,7 +51,7 @@ func (s *Ordinal) Dim() int { return s.n - 1 }
 func (s *Ordinal) Width() int { return 1 }
 
 // LogCount returns log n.
-func (s *Ordinal) LogCount() float64 { return math.Log(float64(s.n)) }
+func (s *Ordinal) LogCount() float64 { return logmath.Log(float64(s.n)) }
 
 // Guarantee returns 0: Decode is exact.
 func (s *Ordinal) Guarantee() float64 { return 0 }

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 // permPartitionMax is the largest n for which Permutations computes log Z and the pairwise
@@ -117,9 +119,9 @@ func permPartitionLinear(n int, lo, hi []float64, buf *permBuf, mean []float64) 
 		for _, s32 := range level {
 			f[s32] /= top
 		}
-		scaleF[k] = scaleF[k-1] + math.Log(top)
+		scaleF[k] = scaleF[k-1] + logmath.Log(top)
 	}
-	logZ := scaleF[n] + math.Log(f[full])
+	logZ := scaleF[n] + logmath.Log(f[full])
 	if mean == nil {
 		return logZ
 	}
@@ -152,7 +154,7 @@ func permPartitionLinear(n int, lo, hi []float64, buf *permBuf, mean []float64) 
 		for _, s32 := range level {
 			b[s32] /= top
 		}
-		scaleB[k] = scaleB[k+1] + math.Log(top)
+		scaleB[k] = scaleB[k+1] + logmath.Log(top)
 	}
 	permMarginals(n, acc.before(buf), mean)
 	return logZ
@@ -179,7 +181,7 @@ func permPartitionLog(n int, lo, hi []float64, buf *permBuf, mean []float64) flo
 			top = max(top, t)
 			k++
 		}
-		f[set] = top + math.Log(sumExpShifted(terms[:k], top))
+		f[set] = top + logmath.Log(sumExpShifted(terms[:k], top))
 	}
 	logZ := f[full]
 	if mean == nil {
@@ -202,7 +204,7 @@ func permPartitionLog(n int, lo, hi []float64, buf *permBuf, mean []float64) flo
 			acc.rows[v<<h|low] += q
 			acc.cols[v<<hb|high] += q
 		}
-		b[set] = top + math.Log(sumExpShifted(terms[:k], top))
+		b[set] = top + logmath.Log(sumExpShifted(terms[:k], top))
 	}
 	permMarginals(n, acc.before(buf), mean)
 	return logZ

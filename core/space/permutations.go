@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 func init() {
@@ -449,7 +451,7 @@ func lexPair(n, k int) (u, v int) {
 // show in relative terms.
 func permLogFactorial(k int) float64 {
 	if k <= 20 {
-		return math.Log(permFactorial(k))
+		return logmath.Log(permFactorial(k))
 	}
 	l, _ := math.Lgamma(float64(k) + 1)
 	return l

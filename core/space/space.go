@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/logmath"
 )
 
 // MaxEnumerate is the largest |Y| that Enumerate accepts.
@@ -78,7 +79,7 @@ var ErrTooLarge = errors.New("space: too large to enumerate")
 // MaxEnumerateValues values in all. It decides from the closed-form count, without enumerating.
 func Enumerable(s Space) error {
 	logCount := s.LogCount()
-	if logCount > math.Log(MaxEnumerate)+1e-9 || logCount+math.Log(float64(max(s.Width(), 1))) > math.Log(MaxEnumerateValues)+1e-9 {
+	if logCount > logmath.Log(MaxEnumerate)+1e-9 || logCount+logmath.Log(float64(max(s.Width(), 1))) > logmath.Log(MaxEnumerateValues)+1e-9 {
 		return ErrTooLarge
 	}
 	return nil

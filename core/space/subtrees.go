@@ -2,10 +2,10 @@ package space
 
 import (
 	"fmt"
-	"github.com/combpred/combpred/core/logmath"
-	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 func init() {
@@ -189,7 +189,7 @@ func (s *Subtrees) Decode(u []float64, y []int64) {
 
 // Enumerate yields the subtrees in lexicographic order of their rows read in preorder.
 func (s *Subtrees) Enumerate(yield func(y []int64) bool) error {
-	if s.LogCount() > math.Log(MaxEnumerate)+1e-9 {
+	if s.LogCount() > logmath.Log(MaxEnumerate)+1e-9 {
 		return ErrTooLarge
 	}
 	t := s.t

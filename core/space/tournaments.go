@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/combpred/combpred/core/logmath"
 )
 
 func init() {
@@ -47,7 +49,7 @@ func (s *Tournaments) Dim() int { return s.d }
 func (s *Tournaments) Width() int { return s.d }
 
 // LogCount returns d log 3.
-func (s *Tournaments) LogCount() float64 { return float64(s.d) * math.Log(3) }
+func (s *Tournaments) LogCount() float64 { return float64(s.d) * logmath.Log(3) }
 
 // Guarantee returns 0: Decode is exact.
 func (s *Tournaments) Guarantee() float64 { return 0 }
@@ -102,7 +104,7 @@ func (s *Tournaments) Decode(u []float64, y []int64) {
 
 // Enumerate yields the 3^d tournaments in lexicographic order of their rows (−1 < 0 < 1).
 func (s *Tournaments) Enumerate(yield func(y []int64) bool) error {
-	if s.LogCount() > math.Log(MaxEnumerate)+1e-9 {
+	if s.LogCount() > logmath.Log(MaxEnumerate)+1e-9 {
 		return ErrTooLarge
 	}
 	y := make([]int64, s.d)
@@ -169,7 +171,7 @@ func (s *Tournaments) LogPartition(u, mean []float64) float64 {
 		m := math.Abs(x)
 		e1, e2 := math.Exp(-m), math.Exp(-2*m)
 		den := 1 + e1 + e2
-		lz += m + math.Log(den)
+		lz += m + logmath.Log(den)
 		if mean != nil {
 			mean[j] = math.Copysign((1-e2)/den, x)
 			if x == 0 {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -66,7 +67,7 @@ func CheckCounts(t *testing.T, s space.Space, tol float64) *Brute {
 	t.Helper()
 	b := Enumerate(t, s)
 	name := fmt.Sprintf("%s%v", s.Kind(), s.Params())
-	if got, want := s.LogCount(), math.Log(float64(len(b.Ys))); !close(got, want, tol) {
+	if got, want := s.LogCount(), logmath.Log(float64(len(b.Ys))); !close(got, want, tol) {
 		t.Errorf("%s: LogCount = %.15g, enumeration gives log %d = %.15g", name, got, len(b.Ys), want)
 	}
 	d := s.Dim()
@@ -239,7 +240,7 @@ func CheckPartition(t *testing.T, s space.Space, b *Brute, trials int, seed uint
 		for i := range want {
 			want[i] /= z
 		}
-		wantLogZ := top + math.Log(z)
+		wantLogZ := top + logmath.Log(z)
 		if got := part.LogPartition(u, nil); !close(got, wantLogZ, tol) {
 			t.Fatalf("%s%v, scale %g: log Z = %.15g without marginals, enumeration %.15g", s.Kind(), s.Params(), scale, got, wantLogZ)
 		}
