@@ -183,25 +183,33 @@ func cp_prob_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w
 	return status(predictCall(probView, h, x, q, n, out, w))
 }
 
-// cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d). Parameters: method (auto, exact,
-// sampled), n_samples, random_state, sampler, burn_in, thinning, n_chains; the defaults are the
-// model's fit-time inference options.
+// cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and into unvouched (q) each row's
+// number of Metropolis chains that never moved and cannot vouch for their state (0 for exact
+// marginals and other samplers): that row's estimate is ψ of one structure. Parameters: method
+// (auto, exact, sampled), n_samples, random_state, sampler, burn_in, thinning, n_chains; the
+// defaults are the model's fit-time inference options.
 //
 //export cp_prob_marginals
-func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char, out *C.double, d C.int64_t) (rc C.int) {
+func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char, out *C.double, d C.int64_t,
+	unvouched *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, X, err := probInputs(h, x, q, n)
 	if err != nil {
 		return status(err)
 	}
-	return status(probMarginals(md, xmat.DenseRows(X, int(q), int(n)), params, out, d))
+	return status(probMarginals(md, xmat.DenseRows(X, int(q), int(n)), params, out, d, unvouched))
 }
 
-// probMarginals fills out (q × d) with E_{p(·|x)}[ψ] of the rows X for cp_prob_marginals and
+// probMarginals fills out (q × d) with E_{p(·|x)}[ψ] of the rows X, and unvouched (q) with their
+// counts of chains that cannot vouch for their state, for cp_prob_marginals and
 // cp_prob_marginals_csr.
-func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d C.int64_t) error {
+func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d C.int64_t, unvouched *C.int64_t) error {
 	q := C.int64_t(X.Q)
 	dst, err := dimOut(md.Space, "marginals output", out, q, d)
+	if err != nil {
+		return err
+	}
+	flags, err := i64s("unvouched chains output", unvouched, q)
 	if err != nil {
 		return err
 	}
@@ -217,7 +225,7 @@ func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d
 	view.Inference = qo.Inference
 	return cancellable(false, func(stop *cancel.Flag) error {
 		view.Inference.Sampler.Stop = stop
-		return view.MarginalsRows(X, qo.Seed, dst)
+		return view.MarginalsRows(X, qo.Seed, dst, flags)
 	})
 }
 

@@ -263,7 +263,17 @@ def test_freed_and_never_issued_handles(data):
     _capi.check(lib.cp_prob_free(handle))
     for h in (handle, 0, -1, 2**62):
         with pytest.raises(ValueError, match="prob model handle .* invalid or already freed"):
-            _capi.check(lib.cp_prob_marginals(h, _abi.f64(X), *X.shape, None, _abi.f64(np.empty((40, 3))), 3))
+            _capi.check(
+                lib.cp_prob_marginals(
+                    h,
+                    _abi.f64(X),
+                    *X.shape,
+                    None,
+                    _abi.f64(np.empty((40, 3))),
+                    3,
+                    _abi.i64(np.empty(40, dtype=np.int64)),
+                )
+            )
     with pytest.raises(ValueError, match="invalid or already freed"):
         model.predict_proba(X)
     del model  # __del__ frees again: the error status is ignored
@@ -275,14 +285,16 @@ def test_null_pointers_and_sizes(data, fitted):
     h = fitted._model.value
     out = np.empty((len(X), 3))
     iout = np.empty((len(X), 3), dtype=np.int64)
+    flags = np.empty(len(X), dtype=np.int64)
     space = spaces.Multilabel(3)
     sh = space._h()
     q = len(X)
     cases = [
         (lambda: lib.cp_prob_decision(h, None, q, 6, _abi.f64(out), 3), "X is a NULL pointer"),
         (lambda: lib.cp_prob_predict(h, _abi.f64(X), q, 6, None, 3), "NULL pointer"),
-        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, None, 3), "NULL pointer"),
-        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 4), "columns"),
+        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, None, 3, _abi.i64(flags)), "NULL pointer"),
+        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 4, _abi.i64(flags)), "columns"),
+        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 3, None), "unvouched .*NULL pointer"),
         (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, None, 3), "NULL pointer"),
         (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 0, None, _abi.i64(iout), 3), "n_samples must be ≥ 1"),
         (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 2), "columns"),
@@ -356,7 +368,9 @@ def test_parameter_strings(data, fitted, function, params, match):
             _capi.out_i64(),
         ),
         "log_partition": lambda: lib.cp_prob_log_partition(h, _abi.f64(X), q, 6, params, _abi.f64(out), None, None),
-        "marginals": lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, params, _abi.f64(out), 3),
+        "marginals": lambda: lib.cp_prob_marginals(
+            h, _abi.f64(X), q, 6, params, _abi.f64(out), 3, _abi.i64(np.empty(q, dtype=np.int64))
+        ),
         "sample": lambda: lib.cp_prob_sample(
             h, _abi.f64(X), q, 6, 1, params, _abi.i64(np.empty((q, 3), dtype=np.int64)), 3
         ),

@@ -204,3 +204,55 @@ func TestChainSamplesReachTheMode(t *testing.T) {
 		}
 	}
 }
+
+// A Metropolis chain that never moves vouches for its state only after metaVouch·|Y| proposals.
+// Permutations(12) (|Y| = 4.8·10⁸) at large scores: the chain stays at the mode, whose mass is
+// far from all (the exact marginals differ), and it is reported; Multiclass(8) at the same scores
+// also stays, after enough proposals to vouch (the mode holds 1 − 4e-7 of the mass); moving
+// chains, local chains and CFTP are not reported.
+func TestUnvouchedMetropolisChains(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		space   string
+		size    int64
+		norm    float64
+		sampler SamplerKind
+		chain   ChainKind
+		want    int
+	}{
+		{"permutations", 12, 30, SamplerChain, ChainMeta, 2},
+		{"permutations", 12, 30, SamplerChain, ChainMixed, 0},
+		{"permutations", 12, 30, SamplerChain, ChainLocal, 0},
+		{"permutations", 12, 0.1, SamplerChain, ChainMeta, 0}, // it moves
+		{"multiclass", 8, 30, SamplerChain, ChainMeta, 0},
+		{"multiclass", 8, 30, SamplerCFTP, ChainMeta, 0},
+	} {
+		sp := mustSpace(t, c.space, c.size)
+		u := randomScores(r, sp.Dim(), c.norm)
+		mean := make([]float64, sp.Dim())
+		opt := InferenceOptions{Method: InferSampled, Samples: 200,
+			Sampler: SampleOptions{Sampler: c.sampler, Chain: c.chain, Chains: 2}}
+		info, err := Marginals(sp, u, opt, 1, mean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Unvouched != c.want {
+			t.Errorf("%s(%d), ‖u‖ = %g, %v/%v: %d unvouched chains, want %d", c.space, c.size, c.norm, c.sampler, c.chain,
+				info.Unvouched, c.want)
+		}
+		if c.want > 0 {
+			exact := make([]float64, sp.Dim())
+			if _, err := ExactMarginals(sp, u, exact); err != nil {
+				t.Fatal(err)
+			}
+			var diff float64
+			for j := range mean {
+				diff = math.Max(diff, math.Abs(mean[j]-exact[j]))
+			}
+			if diff < 0.1 {
+				t.Errorf("%s(%d): the unvouched estimate is %.3g from the exact marginals: not a case that needs the report",
+					c.space, c.size, diff)
+			}
+		}
+	}
+}

@@ -89,6 +89,8 @@ type MarginalsInfo struct {
 	LogZ    float64 // log Z(u) when exact, NaN otherwise
 	Samples int     // samples averaged (sampled)
 	Steps   int64   // Markov steps spent (sampled)
+	// Unvouched counts chains that cannot stand for π (SampleStats.Unvouched).
+	Unvouched int
 }
 
 // Marginals writes E_π[ψ] for π ∝ exp(⟨u, ψ⟩) on sp into mean (length Dim()): exactly when opt
@@ -210,7 +212,7 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 			}
 		}
 	})
-	info := MarginalsInfo{LogZ: math.NaN(), Samples: st.Samples, Steps: st.Steps}
+	info := MarginalsInfo{LogZ: math.NaN(), Samples: st.Samples, Steps: st.Steps, Unvouched: st.Unvouched}
 	if err != nil {
 		return info, err
 	}

@@ -160,14 +160,18 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 
 // Marginals writes E_{p(·|x_i)}[ψ] of each input into out (q × Dim()), by md.Inference.
 func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) error {
-	return md.MarginalsRows(xmat.DenseRows(X, q, n), seed, out)
+	return md.MarginalsRows(xmat.DenseRows(X, q, n), seed, out, nil)
 }
 
-// MarginalsRows is Marginals on dense or sparse rows.
-func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64) error {
+// MarginalsRows is Marginals on dense or sparse rows. When unvouched is not nil (length q), it
+// receives each row's count of chains that cannot stand for p(· | x_i) (SampleStats.Unvouched).
+func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, unvouched []int64) error {
 	q, d := X.Q, md.Space.Dim()
 	if len(out) != q*d {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
+	}
+	if unvouched != nil && len(unvouched) != q {
+		return fmt.Errorf("prob: the chain report holds %d values, want %d", len(unvouched), q)
 	}
 	if !md.Inference.exact(md.Space) {
 		if err := checkSampleMemory(md.Inference.samples(), md.Inference.Sampler, sampleBlockBytes(md.Space, md.Inference), parallel.Threads()); err != nil {
@@ -184,7 +188,10 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64) error {
 		}
 	}
 	return forRows(q, md.Inference.Sampler.Stop, func(i int) error {
-		_, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(i)), out[i*d:(i+1)*d], false)
+		info, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(i)), out[i*d:(i+1)*d], false)
+		if unvouched != nil {
+			unvouched[i] = int64(info.Unvouched)
+		}
 		return err
 	})
 }

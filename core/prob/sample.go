@@ -111,6 +111,10 @@ type SampleStats struct {
 	Samples int   // samples drawn
 	Steps   int64 // Markov steps: CFTP backward steps, or chain transitions
 	Exact   bool  // the samples are exact and independent (CFTP)
+	// Unvouched counts the Metropolis chains (uniform proposals) that never left their start
+	// and made too few proposals to show that it holds nearly all the mass (MetaChain.vouched):
+	// their samples are that one structure, whatever π is.
+	Unvouched int
 }
 
 // cftpBlock is the number of CFTP samples a worker draws in a row; blocks are the unit of
@@ -214,6 +218,7 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 	}
 	errs := make([]error, nBlocks)
 	steps := make([]int64, nBlocks)
+	unvouched := make([]bool, nBlocks)
 	var failed atomic.Bool // a block failed: the others stop early
 	body := func(blo, bhi int) {
 		y := make([]int64, w)
@@ -281,6 +286,9 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 				visit(b, i, y, psi)
 			}
 			states.keep(b, c.State())
+			if mc, ok := c.(*MetaChain); ok && !mc.vouched(steps[b]) {
+				unvouched[b] = true
+			}
 		}
 	}
 	if par {
@@ -294,6 +302,9 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 	}
 	for b := range steps {
 		st.Steps += steps[b]
+		if unvouched[b] {
+			st.Unvouched++
+		}
 		if errs[b] != nil {
 			return st, errs[b]
 		}

@@ -14,6 +14,7 @@ from sklearn.utils._available_if import available_if
 from . import _capi, _core, _schema
 from . import spaces as _spaces
 from ._estimator_base import StructuredEstimator, class_label_vector, class_rows
+from .exceptions import MixingWarning
 
 __all__ = ["ProbabilisticStructured"]
 
@@ -369,6 +370,13 @@ class ProbabilisticStructured(StructuredEstimator):
         -------
         marginals : ndarray of shape (n_samples, d)
 
+        Warns
+        -----
+        MixingWarning
+            When a Metropolis chain (``sampler="metropolis"``, or ``"auto"`` on spaces without
+            local moves) never left the decoded mode in too few proposals to vouch for it (see
+            :class:`combpred.exceptions.MixingWarning`); the warning names the rows.
+
         Notes
         -----
         Exact marginals on permutations, cycles and k-subsets come from sums in the log domain
@@ -387,7 +395,19 @@ class ProbabilisticStructured(StructuredEstimator):
             sampler=_name(sampler, "sampler"),
             random_state=self._seed_or_own(random_state),
         )
-        return fitted.model.marginals(X, params)
+        marginals, unvouched = fitted.model.marginals(X, params)
+        if unvouched.any():
+            rows = np.flatnonzero(unvouched)
+            warnings.warn(
+                f"predict_marginals: in {len(rows)} of {len(unvouched)} rows (the first: row {rows[0]}) a Metropolis "
+                f"chain never left the decoded mode, in too few proposals to show that the mode holds nearly all the "
+                f"mass of the {fitted.space.kind} space: those rows' estimates are ψ of the mode, whatever p(· | x) "
+                'is. Use method="exact" where the space has it, or sampler="mixed" or "local" (local moves), or "cftp" '
+                "(exact samples)",
+                MixingWarning,
+                stacklevel=2,
+            )
+        return marginals
 
     @available_if(lambda self: self._is_classifier())
     def predict_proba(self, X: Any) -> np.ndarray:
