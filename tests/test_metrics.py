@@ -649,3 +649,12 @@ def test_policy_cosine_names_complex_input():
         policy_cosine([1j, 1.0], [1.0, 1.0])
     with pytest.raises(ValueError, match="X must hold real numbers"):
         policy_cosine(np.ones((2, 3)), np.ones((2, 3)), X=[["a", "b"]])
+
+
+def test_spearman_rho_of_millions_of_labels():
+    # Σ (y_j − ŷ_j)² was summed in int64, which wraps past 2⁶³ from about 3.03 million labels:
+    # a ranking against its reverse gave 2.715 at 3.1 million instead of −1
+    n = 3_100_000
+    ranks = np.arange(1, n + 1)
+    assert metrics.spearman_rho(ranks, ranks[::-1]) == pytest.approx(-1.0, abs=1e-12)
+    assert metrics.spearman_rho(ranks, ranks) == 1.0

@@ -247,7 +247,8 @@ def spearman_rho(Y_true: Any, Y_pred: Any, *, sample_weight: Any = None, average
     """
     T, P = _check_pair(Y_true, Y_pred)
     n = T.shape[1]
-    d2 = ((T - P) ** 2).sum(axis=1)
+    diff = (T - P).astype(np.float64)  # Σ (y_j − ŷ_j)² passes 2⁶³ from about 3·10⁶ labels
+    d2 = np.einsum("ij,ij->i", diff, diff)
     values = 1.0 - 6.0 * d2 / (n * (n * n - 1.0))
     return _reduce(values, sample_weight, average)
 
@@ -274,18 +275,24 @@ def _check_parent(parent: Any) -> tuple[np.ndarray, list[np.ndarray]]:
     if np.any(par == np.arange(n)):
         v = int(np.flatnonzero(par == np.arange(n))[0])
         raise ValueError(f"parent array has a cycle: node {v} is its own parent")
-    depth = np.full(n, -1)
-    frontier = np.flatnonzero(par == -1)
-    if frontier.size == 0:
+    if not np.any(par == -1):
         raise ValueError("parent array has no root (no node has parent -1), so it has a cycle")
-    levels = []
-    while frontier.size:
-        depth[frontier] = len(levels)
-        levels.append(frontier)
-        frontier = np.flatnonzero(np.isin(par, frontier))
-    if np.any(depth < 0):
-        v = int(np.flatnonzero(depth < 0)[0])
+    # Depths by pointer jumping: after round k, jump[v] is v's ancestor 2^k levels up (−1 past a
+    # root) and depth[v] the distance covered, so ⌈log₂ n⌉ + 1 rounds reach every root; a node
+    # still jumping then is on a cycle. (Following the levels down from the roots took one pass
+    # over all nodes per level: 20 s on a chain of 100,000 nodes.)
+    jump, depth = par.copy(), (par >= 0).astype(np.int64)
+    for _ in range(n.bit_length() + 1):
+        up = jump >= 0
+        if not up.any():
+            break
+        depth[up] += depth[jump[up]]
+        jump[up] = jump[jump[up]]
+    if np.any(jump >= 0):
+        v = int(np.flatnonzero(jump >= 0)[0])
         raise ValueError(f"parent array has a cycle: node {v} never reaches a root")
+    order = np.argsort(depth, kind="stable")
+    levels = np.split(order, np.cumsum(np.bincount(depth))[:-1])
     return par, levels
 
 
