@@ -154,6 +154,12 @@ def test_svm_separable_multiclass():
     assert model.score(Xt, names[yt]) == 1.0
     assert model.coef_.shape == (2, 3) and model.intercept_.shape == (3,)
     assert model.loss_curve_[-1] < model.loss_curve_[0]
+    # score compared y with the predictions by broadcasting: a column y scored its n × n
+    # comparison, and one label was taken for every row
+    wrong = np.where(np.arange(len(yt)) % 4 == 0, names[(yt + 1) % 3], names[yt])
+    assert model.score(Xt, wrong.reshape(-1, 1)) == model.score(Xt, wrong) == np.mean(wrong == names[yt])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        model.score(Xt, names[yt][:1])
     # the same problem given as a space object takes y in the space's encoding (0..2)
     model = StructuredSVM(spaces.Multiclass(3), alpha=0.01, random_state=0).fit(X, y)
     np.testing.assert_array_equal(model.predict(Xt), yt)

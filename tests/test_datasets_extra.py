@@ -7,7 +7,7 @@ checkout). Tests that need them are skipped, with the places looked at, when the
 import numpy as np
 import pytest
 from combpred import datasets, spaces
-from combpred.datasets import load_hierarchical, load_label_ranking, read_hmc_arff
+from combpred.datasets import load_hierarchical, load_label_ranking, load_multilabel, read_hmc_arff
 
 
 def _data_dir():
@@ -123,6 +123,14 @@ def test_unknown_names():
         load_label_ranking("yeast")
     with pytest.raises(ValueError, match="unknown hierarchical data set"):
         load_hierarchical("wipo")
+    # a name of valid characters but too long for a file name reached the file system (OSError)
+    for load, kind in (
+        (load_label_ranking, "label-ranking"),
+        (load_hierarchical, "hierarchical"),
+        (load_multilabel, "multi-label"),
+    ):
+        with pytest.raises(ValueError, match=f"the {kind} data set's name has 300 characters, at most 200"):
+            load("a" * 300)
 
 
 def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ from pathlib import Path
 import combpred
 import numpy as np
 import pytest
-from combpred import metrics, spaces
+from combpred import decision, metrics, spaces
 from combpred.metrics import (
     hierarchical_f1,
     hierarchical_loss,
@@ -658,3 +658,14 @@ def test_spearman_rho_of_millions_of_labels():
     ranks = np.arange(1, n + 1)
     assert metrics.spearman_rho(ranks, ranks[::-1]) == pytest.approx(-1.0, abs=1e-12)
     assert metrics.spearman_rho(ranks, ranks) == 1.0
+
+
+@pytest.mark.parametrize("weights", [np.full(5, 1j), [1j] * 5, ["a"] * 5])
+def test_node_weights_must_be_real(weights):
+    # a complex ndarray was cast with only a ComplexWarning (costs 1j became 0: the loss was 0.0);
+    # a complex list raised float()'s TypeError and strings numpy's words, neither naming the argument
+    parent = [-1, 0, 0, 1, 1]
+    with pytest.raises(ValueError, match="node_weights must hold real numbers"):
+        metrics.hierarchical_loss([3], [4], parent, node_weights=weights)
+    with pytest.raises(ValueError, match="node_weights must hold real numbers"):
+        decision.bayes_decode(spaces.Subtrees(parent), np.full((1, 5), 0.5), "hierarchical", node_weights=weights)

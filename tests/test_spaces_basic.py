@@ -192,3 +192,9 @@ def test_parent_ids_are_not_bools(make):
     with pytest.raises(ValueError, match="parent must be a non-empty 1-D integer array"):
         make(np.array([True, False]))
     assert make([-1, 0, 1]).parent == (-1, 0, 1)
+
+
+def test_from_name_takes_y_as_a_list():
+    # a list met Y.ndim: AttributeError
+    assert spaces.from_name("multilabel", [[0, 1], [1, 0]]) == spaces.Multilabel(2)
+    assert spaces.from_name("tournaments", [[0, 1, -1]]) == spaces.PartialTournaments(3)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -596,6 +597,6 @@ class StructuredSVM(BaseEstimator):
         if sample_weight is not None:
             raise ValueError("StructuredSVM.score does not support sample_weight")
         pred = self.predict(X)
-        if self.space == "multiclass":
-            return float(np.mean(np.asarray(y) == pred))
+        if self.space == "multiclass":  # y (n, 1) was compared by broadcasting, n × n, and one label was taken for all
+            return float(accuracy_score(y, pred))
         return self.space_.score(y, pred)

@@ -249,7 +249,7 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
     if loss == "hierarchical":
         if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("node marginals must lie in [0, 1]")
-        costs = np.ones(space.dim) if node_weights is None else np.asarray(node_weights, dtype=np.float64)
+        costs = np.ones(space.dim) if node_weights is None else _real_array(node_weights, "node_weights")
         if costs.shape != (space.dim,):
             raise ValueError(f"node_weights must be {space.dim} costs, one per node, got shape {costs.shape}")
         if not np.all(np.isfinite(costs)) or np.any(costs < 0):

@@ -409,7 +409,7 @@ def hierarchical_loss(
     if node_weights is None:
         w = np.ones(par.size)
     else:
-        w = np.asarray(node_weights, dtype=np.float64)
+        w = _real_array(node_weights, "node_weights")  # a complex array's cast dropped its imaginary part
         if w.shape != (par.size,):
             raise ValueError(f"node_weights must have shape ({par.size},), got {w.shape}")
         if not np.all(np.isfinite(w)) or np.any(w < 0):

@@ -583,6 +583,7 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
     """Build the space a string names, sized from the training targets Y."""
     if name == "multiclass":
         return Multiclass(n_classes)
+    Y = np.asarray(Y)  # a list met Y.ndim
     if name in _BY_NAME:
         if Y.ndim != 2:
             raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}")

@@ -127,11 +127,15 @@ _MULTILABEL_FOLDERS = {
 
 # A data set's name becomes part of a path: no separators, no "..", nothing hidden.
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+-]*(?:\.[A-Za-z0-9_+-]+)*")
+# a data set's files add suffixes such as "-train.arff" to its name, within the 255 bytes of a file name
+_MAX_NAME = 200
 
 
 def _check_name(name: Any, kind: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"the {kind} data set's name must be a str, got {type(name).__name__}")
+    if len(name) > _MAX_NAME:  # the file system refused its files' names with a raw OSError
+        raise ValueError(f"the {kind} data set's name has {len(name)} characters, at most {_MAX_NAME} are allowed")
     if not _SAFE_NAME.fullmatch(name):
         raise ValueError(
             f"{name!r} is not a valid {kind} data set name (letters, digits, '_', '-', '+' and inner dots only)"
