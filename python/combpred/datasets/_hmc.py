@@ -7,8 +7,10 @@ import heapq
 
 import numpy as np
 
+from .. import _capi
 from ._arff import (
     Attribute,
+    ValueBudget,
     document_text,
     header_keyword,
     is_indicator,
@@ -136,6 +138,7 @@ def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], 
                 in_data = True
                 declared_set = set(declared_nodes(hierarchy))
                 encoders = [_encoder(a) for a in attributes]
+                budget = ValueBudget("")
             continue
         if line.startswith("{"):
             raise ValueError(f"line {lineno}: sparse ARFF rows are not supported")
@@ -148,6 +151,7 @@ def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], 
                 encode(value.strip(), row)
         except ValueError as exc:
             raise ValueError(f"line {lineno}: {exc}") from None
+        budget.add(len(row), lineno)
         rows.append(row)
         row_labels = [v.strip() for v in values[-1].split("@")]
         for lab in row_labels:
@@ -272,6 +276,7 @@ def _dag_taxonomy(edges: list[str]) -> tuple[list[str], list[np.ndarray]]:
 
 def _closure_rows_dag(labels: list[list[str]], index: dict[str, int], parents: list[np.ndarray]) -> np.ndarray:
     """0/1 node rows holding each row's labels and all their ancestors, through every parent."""
+    _capi.check_output((len(labels), len(parents)), "Y, the rows × nodes targets of the file")
     Y = np.zeros((len(labels), len(parents)), dtype=np.int64)
     for i, row in enumerate(labels):
         Y[i, [index[lab] for lab in row]] = 1
@@ -282,6 +287,7 @@ def _closure_rows_dag(labels: list[list[str]], index: dict[str, int], parents: l
 
 
 def _closure_rows(labels: list[list[str]], index: dict[str, int], parent: np.ndarray) -> np.ndarray:
+    _capi.check_output((len(labels), parent.size), "Y, the rows × nodes targets of the file")
     Y = np.zeros((len(labels), parent.size), dtype=np.int64)
     for i, row in enumerate(labels):
         for lab in row:

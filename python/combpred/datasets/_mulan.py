@@ -17,6 +17,7 @@ from scipy import sparse
 
 from ._arff import (
     Attribute,
+    ValueBudget,
     document_text,
     header_keyword,
     is_indicator,
@@ -253,6 +254,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         elif number != 0.0:
             xrow[col.first] = number
 
+    budget = ValueBudget(source)
     for lineno in range(data_start + 1, len(lines) + 1):
         line = lines[lineno - 1].strip()
         if not line or line.startswith("%"):
@@ -291,6 +293,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
                 raise ValueError(f"{where}: {len(fields)} values for {n_attr} attributes")
             for j, token in enumerate(fields):
                 put(j, token, where, xrow, yrow)
+        budget.add(len(xrow) + len(yrow), lineno)
         for k in sorted(xrow):
             x_indices.append(k)
             x_data.append(xrow[k])
