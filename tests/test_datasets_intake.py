@@ -12,9 +12,9 @@ import pickle
 import random
 from pathlib import Path
 
+import combpred
 import numpy as np
 import pytest
-import combpred
 from combpred import datasets, spaces
 from combpred.datasets import (
     load_hierarchical,

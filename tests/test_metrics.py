@@ -669,3 +669,24 @@ def test_node_weights_must_be_real(weights):
         metrics.hierarchical_loss([3], [4], parent, node_weights=weights)
     with pytest.raises(ValueError, match="node_weights must hold real numbers"):
         decision.bayes_decode(spaces.Subtrees(parent), np.full((1, 5), 0.5), "hierarchical", node_weights=weights)
+
+
+def test_metrics_check_their_working_memory_against_the_budget():
+    # 240 KB of node ids on a tree of 20,000 nodes took 1.5 GB; a broadcast view of 10⁸ scores
+    # (no memory of its own) made z_approximation_factor allocate gigabytes
+    import combpred
+
+    parent = np.arange(-1, 19_999)
+    nodes = np.full(5000, 19_999)
+    with combpred.config_context(max_memory=100 * 2**20):
+        with pytest.raises(MemoryError, match="a hierarchical metric of 5000 rows × 20000 nodes"):
+            metrics.hierarchical_loss(nodes, nodes, parent)
+        with pytest.raises(MemoryError, match="a hierarchical metric of 5000 rows × 20000 nodes"):
+            metrics.hierarchical_f1(nodes, nodes, parent)
+        scores = np.broadcast_to(np.float64(1.0), (10**8,))
+        with pytest.raises(MemoryError, match="z_approximation_factor over 100000000 scores"):
+            metrics.z_approximation_factor(scores, 2.0, 0.0)
+        marginals = np.full((200_000, 100), 0.5)  # 160 MB: the rules' copies would be 640 MB
+        with pytest.raises(MemoryError, match=r"decision='f1' on marginals of shape \(200000, 100\)"):
+            decision.bayes_decode(spaces.Multilabel(100), marginals, "f1")
+    assert metrics.hierarchical_loss(nodes[:10], nodes[:10], parent) == 0.0

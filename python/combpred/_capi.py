@@ -554,10 +554,16 @@ def check_output(shape: tuple[int, ...], name: str) -> None:
     size = 8
     for n in shape:
         size *= max(int(n), 0)
-    size = min(size, 2**63 - 1)
+    check_bytes(size, f"{name}: an output of shape {tuple(shape)}")
+
+
+def check_bytes(size: int, what: str) -> None:
+    """Check ``size`` bytes of working memory that Python code is about to allocate against the
+    core's memory budget, describing them as ``what`` in the MemoryError."""
+    size = min(max(int(size), 0), 2**63 - 1)
     if size <= _budget():
         return
-    check(lib().cp_check_output(size, f"{name}: an output of shape {tuple(shape)}".encode()))
+    check(lib().cp_check_output(size, what.encode()))
 
 
 def out_f64(shape: tuple[int, ...], name: str = "out") -> tuple[np.ndarray, _Buffer]:

@@ -242,6 +242,8 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
         raise ValueError(f"marginals must have shape (n_samples, {space.dim}), got {M.shape}")
     if not np.all(np.isfinite(M)):
         raise ValueError("marginals contain NaN or infinity")
+    # the rules' working arrays: a few copies of the marginals (Space.decode checks its own)
+    _capi.check_bytes(4 * M.nbytes, f"decision={loss!r} on marginals of shape {M.shape}")
     if loss == "f1":
         if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("label marginals must lie in [0, 1]")

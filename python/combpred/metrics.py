@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import numpy as np
 from scipy import sparse as _sparse
 
+from . import _capi
 from ._weights import check_sample_weight, weighted_mean
 
 __all__ = [
@@ -328,6 +329,11 @@ def _node_row_pair(
     """The checked parent array, its depth levels, and the true and predicted node rows (bool) of
     a hierarchical metric's arguments, with as many rows each and at least one."""
     par, levels = _check_parent(parent)
+    rows = [np.shape(y) for y in (y_true, y_pred)]
+    n_rows = max((shape[0] if shape else 1) for shape in rows)
+    # the node rows and the loss's masks and costs: about 24 bytes per (row, node); 240 KB of node
+    # ids on a tree of 20,000 nodes took 1.5 GB
+    _capi.check_bytes(24 * n_rows * par.size, f"a hierarchical metric of {n_rows} rows × {par.size} nodes")
     T = _node_rows(y_true, par, "y_true")
     P = _node_rows(y_pred, par, "y_pred")
     if T.shape[0] != P.shape[0]:
@@ -680,6 +686,8 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
         f, hi, lo = np.broadcast_arrays(*values)
     except ValueError as exc:
         raise ValueError(f"f_decoded, f_max and f_min do not broadcast together: {exc}") from None
+    # broadcast views cost nothing; the arithmetic below makes about ten arrays of their shape
+    _capi.check_bytes(80 * f.size, f"z_approximation_factor over {f.size} scores")
     if not (np.all(np.isfinite(f)) and np.all(np.isfinite(hi)) and np.all(np.isfinite(lo))):
         raise ValueError("f_decoded, f_max and f_min must be finite")
     # ν does not change when the three scores are divided by one positive number: divided by the
