@@ -332,3 +332,26 @@ def test_fit_takes_y_by_keyword_and_refuses_none():
     for estimator in (KNNBordaRanker(), PairwiseRanker(), StructuredSVM(space="multiclass")):
         with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
             estimator.fit(X, None)
+
+
+def test_knn_borda_refuses_overflowing_distances():
+    # at |x| ≈ 1e200 every distance was inf, and every query got the same arbitrary neighbours
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    Y = np.argsort(np.argsort(-X, 1), 1) + 1
+    model = KNNBordaRanker(n_neighbors=5).fit(1e200 * X, Y)
+    with pytest.raises(ValueError, match="distances from X row 0 to the training inputs overflow"):
+        model.predict(1e200 * X)
+    model.fit(1e150 * X, Y)  # large but finite distances keep the neighbours
+    np.testing.assert_array_equal(model.predict(1e150 * X), KNNBordaRanker(n_neighbors=5).fit(X, Y).predict(X))
+
+
+def test_pairwise_ranker_refuses_a_regressor():
+    # LinearRegression passed the fit/predict check; predict then met its missing classes_
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    Y = np.argsort(np.argsort(-X, 1), 1) + 1
+    with pytest.raises(ValueError, match="estimator must be a classifier .* got LinearRegression"):
+        PairwiseRanker(estimator=LinearRegression()).fit(X, Y)

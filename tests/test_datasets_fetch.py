@@ -109,3 +109,11 @@ def test_get_data_home_honours_the_environment(tmp_path, monkeypatch):
     assert datasets.get_data_home(tmp_path / "x") == tmp_path / "x"
     with pytest.raises(TypeError, match="data_home"):
         datasets.get_data_home(5)
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), -1, 0, 1e308, float("inf"), None, True, "5"])
+def test_fetch_file_checks_its_timeout(timeout, tmp_path):
+    # inf raised the socket layer's OverflowError, NaN and -1 its words naming neither the argument
+    # nor the call, and None waited forever on a server that never answered
+    with pytest.raises(ValueError, match=r"timeout must be a number of seconds in \(0, 86400\]"):
+        datasets.fetch_file("hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff", tmp_path, timeout=timeout)

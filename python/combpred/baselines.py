@@ -26,7 +26,7 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.neighbors import NearestNeighbors
@@ -195,6 +195,12 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         dist, ind = self.nn_.kneighbors(X)
+        if not np.all(np.isfinite(dist)):  # every query then had the same, arbitrary neighbours
+            i = int(np.flatnonzero(~np.isfinite(dist).all(axis=1))[0])
+            raise ValueError(
+                f"the distances from X row {i} to the training inputs overflow float64 (largest |value| of the row "
+                f"{np.abs(X[i]).max():.3g}): scale X and the training inputs down, e.g. with StandardScaler"
+            )
         if self.weights == "distance":
             exact = dist == 0
             with np.errstate(divide="ignore"):
@@ -270,6 +276,10 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         self._validate_params()
         X, Y = self._fit_data(X, y)
         base = LogisticRegression() if self.estimator is None else self.estimator
+        if not is_classifier(base):  # a regressor was fitted, and predict met its missing classes_
+            raise ValueError(
+                f"estimator must be a classifier (it learns whether label u is ranked before v), got {base!r}"
+            )
         n = Y.shape[1]
         iu, iv = np.triu_indices(n, k=1)
         sw = check_sample_weight(sample_weight, X.shape[0])  # scikit-learn took negative weights

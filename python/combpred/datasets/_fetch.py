@@ -11,6 +11,7 @@ directory (``<url>/hierarchical_funcat_go/...``): an offline copy, or the tests'
 from __future__ import annotations
 
 import hashlib
+import numbers
 import os
 import shutil
 import tempfile
@@ -94,6 +95,9 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+_MAX_TIMEOUT = 86_400
+
+
 def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, timeout: float = 60.0) -> Path:
     """Return the local path of a data file, downloading and checking it on first use.
 
@@ -104,7 +108,7 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
     data_home : str or path-like, default=None
         The cache directory (see :func:`get_data_home`).
     timeout : float, default=60.0
-        Seconds to wait for the server.
+        Seconds to wait for the server, a positive number of at most a day (86,400).
 
     Returns
     -------
@@ -118,7 +122,11 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
     OSError
         When the download fails (no network, say); the message names the URL and the way out.
     """
-    if relative not in REMOTE_FILES:
+    # the socket layer's words for a bad timeout named neither it nor the call (inf: OverflowError),
+    # and None waited forever on a server that accepted and never answered
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not 0 < timeout <= _MAX_TIMEOUT:
+        raise ValueError(f"timeout must be a number of seconds in (0, {_MAX_TIMEOUT}], got {timeout!r}")
+    if not isinstance(relative, str) or relative not in REMOTE_FILES:
         raise ValueError(f"no download is known for {relative!r}")
     url, sha256 = REMOTE_FILES[relative]
     mirror = os.environ.get("COMBPRED_DATA_URL")
