@@ -200,6 +200,9 @@ def test_environment_variable_is_used(tmp_path, monkeypatch):
         ("n,p,k\n", "line 1"),
         ("2,-2,5\n7,1,2\n8,2,1\n", r"line 1 must be .*non-negative integers"),  # a negative slice of the rows
         ("1_0,1,3\n", r"line 1 must be"),
+        # numpy's reshape refused these shapes in its own words, naming neither the file nor the header
+        ("0,99999999999999999999,1\n", r"wine\.csv: the header promises 0 rows of 100000000000000000000 values"),
+        ("1000000,3,3\n1,2,3,1,2,3\n", r"the header promises 1000000 rows of 6 values, more than the file's"),
         # numpy's loadtxt named neither the file nor the line (its "row 2" was the third data row)
         ("2,2,3\n0.1,0.2,1,2,3\n0.3,0.4,3,1\n", r"wine\.csv: line 3: 4 values, the header promises 5"),
         # and took these as numbers

@@ -690,3 +690,16 @@ def test_metrics_check_their_working_memory_against_the_budget():
         with pytest.raises(MemoryError, match=r"decision='f1' on marginals of shape \(200000, 100\)"):
             decision.bayes_decode(spaces.Multilabel(100), marginals, "f1")
     assert metrics.hierarchical_loss(nodes[:10], nodes[:10], parent) == 0.0
+
+
+def test_the_float_2_63_is_outside_int64():
+    # it passed the range check (int64's maximum rounds to it) and wrapped to −2⁶³ in the cast
+    with pytest.raises(ValueError, match=r"Y_true holds .*9\.22337\d*e\+18.*, outside the 64-bit signed integers"):
+        metrics.kendall_tau([[2.0**63, 1.0]], [[1, 2]])
+    with pytest.raises(ValueError, match="outside the 64-bit signed integers"):
+        metrics.kendall_tau([[-(2.0**64), 1.0]], [[1, 2]])
+
+
+def test_a_boolean_parent_is_refused():
+    with pytest.raises(ValueError, match="parent must hold node ids, not booleans"):
+        metrics.hierarchical_loss([1], [1], [-1, True])

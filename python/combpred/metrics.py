@@ -91,8 +91,12 @@ def _check_int64_range(arr: np.ndarray, name: str) -> None:
     if not arr.size:
         return
     hi, lo = arr.max(), arr.min()
-    if hi > np.iinfo(np.int64).max or (arr.dtype.kind == "f" and lo < np.iinfo(np.int64).min):
-        bad = hi if hi > np.iinfo(np.int64).max else lo
+    if arr.dtype.kind == "f":  # int64's maximum rounds to the float 2⁶³, which itself wraps in the cast
+        over, under = hi >= 2.0**63, lo < -(2.0**63)
+    else:
+        over, under = hi > np.iinfo(np.int64).max, False
+    if over or under:
+        bad = hi if over else lo
         raise ValueError(f"{name} holds {bad!r}, outside the 64-bit signed integers")
 
 
@@ -263,6 +267,8 @@ def _check_parent(parent: Any) -> tuple[np.ndarray, list[np.ndarray]]:
     ``levels[k]`` holds the nodes at depth k (roots at depth 0), so parents are handled before
     their children when the levels are visited in order.
     """
+    if isinstance(parent, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in parent):
+        raise ValueError("parent must hold node ids, not booleans (True became node 1)")  # as spaces.Subtrees says
     par = np.asarray(parent)
     if par.ndim != 1 or par.size == 0 or par.dtype.kind not in "iu":
         raise ValueError("parent must be a non-empty 1-D integer array, with -1 at the root")

@@ -313,6 +313,13 @@ def load_label_ranking(
             f"{path}: line 1 must be 'n_samples,n_features,n_labels' (non-negative integers), got {header[:80]!r}"
         )
     n_samples, n_features, n_labels = (int(c) for c in counts)
+    width = n_features + n_labels
+    # every value takes a character (numpy's reshape refused the header's shape in its own words)
+    if n_samples * width > len(text) or width > 2**31:
+        raise ValueError(
+            f"{path}: the header promises {n_samples} rows of {width} values, more than the file's "
+            f"{len(text)} characters can hold"
+        )
     data = _label_ranking_rows(lines, path, n_features + n_labels)
     if data.shape != (n_samples, n_features + n_labels):
         raise ValueError(
