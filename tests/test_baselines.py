@@ -355,3 +355,17 @@ def test_pairwise_ranker_refuses_a_regressor():
     Y = np.argsort(np.argsort(-X, 1), 1) + 1
     with pytest.raises(ValueError, match="estimator must be a classifier .* got LinearRegression"):
         PairwiseRanker(estimator=LinearRegression()).fit(X, Y)
+
+
+def test_structured_svm_names_overflow():
+    # the decoder's "U contains NaN or infinity" named its own variable, not alpha or X
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    Y = (X > 0).astype(int)
+    with pytest.raises(ValueError, match=r"StructuredSVM's (scores|weights) overflowed.*raise alpha"):
+        StructuredSVM(space="multilabel", alpha=1e-308, max_iter=3, random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match=r"scores overflowed in epoch 1 .*largest \|X\| 2\.\d+e\+200"):
+        StructuredSVM(space="multilabel", max_iter=2, random_state=0).fit(X * 1e200, Y)
+    model = StructuredSVM(space="multilabel", max_iter=2, random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match="the scores of X row 0 overflow float64"):
+        model.predict(np.full((3, 3), 1e308))

@@ -522,7 +522,13 @@ class StructuredSVM(BaseEstimator):
                 batch = order[start : start + self.batch_size]
                 t += 1
                 Xb, Pb = X[batch], Psi[batch]
-                U = Xb @ W + b
+                with np.errstate(over="ignore", invalid="ignore"):  # refused below
+                    U = Xb @ W + b
+                if not np.all(np.isfinite(U)):  # the decoder's "U contains NaN" named its own variable
+                    raise ValueError(
+                        f"StructuredSVM's scores overflowed in epoch {len(self.loss_curve_) + 1} (alpha={self.alpha!r}, "
+                        f"largest |X| {np.abs(X).max():.3g}): scale X down (e.g. with StandardScaler) or raise alpha"
+                    )
                 if shift is not None:
                     Pz = space.embed(space.decode(U - Pb + shift))
                 else:
@@ -539,6 +545,11 @@ class StructuredSVM(BaseEstimator):
                 W_avg += (W - W_avg) / t
                 b_avg += (b - b_avg) / t
             self.loss_curve_.append(total / m)
+        if not (np.all(np.isfinite(W_avg)) and np.all(np.isfinite(b_avg))):
+            raise ValueError(
+                f"StructuredSVM's weights overflowed (alpha={self.alpha!r}: its steps are 1/(alpha·t)): raise alpha, "
+                "or scale X down"
+            )
         self.space_ = space
         self.coef_ = W_avg
         self.intercept_ = b_avg
@@ -569,7 +580,12 @@ class StructuredSVM(BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
+        with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row
+            U = X @ self.coef_ + self.intercept_
+        if not np.all(np.isfinite(U)):
+            i = int(np.flatnonzero(~np.isfinite(U).all(axis=1))[0])
+            raise ValueError(f"the scores of X row {i} overflow float64: X holds values too large for this model")
+        return U
 
     def predict(self, X: Any) -> np.ndarray:
         """Decode argmax_y ⟨u(x), ψ(y)⟩ for each row of X.
