@@ -239,11 +239,13 @@ func queryOf(md *prob.Model, params *C.char, call probQuery) (queryOptions, erro
 }
 
 // cp_prob_sample draws count structures from p(· | x_i) for each of q inputs into out
-// (q × count × w, input i's samples first). Parameters: random_state, sampler, burn_in, thinning,
-// n_chains (defaults: the model's fit-time sampler).
+// (q × count × w, input i's samples first), and into unvouched (q) each row's number of Metropolis
+// chains that never moved and cannot vouch for their state (see cp_prob_marginals). Parameters:
+// random_state, sampler, burn_in, thinning, n_chains (defaults: the model's fit-time sampler).
 //
 //export cp_prob_sample
-func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.char, out *C.int64_t, w C.int64_t) (rc C.int) {
+func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.char, out *C.int64_t, w C.int64_t,
+	unvouched *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, X, err := probInputs(h, x, q, n)
 	if err != nil {
@@ -259,6 +261,10 @@ func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
+	flags, err := i64s("unvouched chains output", unvouched, q)
+	if err != nil {
+		return status(err)
+	}
 	qo, err := queryOf(md, params, querySample)
 	if err != nil {
 		return status(err)
@@ -266,7 +272,7 @@ func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.c
 	return status(cancellable(false, func(stop *cancel.Flag) error {
 		opt := qo.Inference.Sampler
 		opt.Stop = stop
-		return md.Sample(X, int(q), int(n), int(count), qo.Seed, opt, dst)
+		return md.SampleRows(xmat.DenseRows(X, int(q), int(n)), int(count), qo.Seed, opt, dst, flags)
 	}))
 }
 

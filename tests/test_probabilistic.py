@@ -485,10 +485,14 @@ def test_a_metropolis_chain_that_never_moved_is_reported():
         assert np.abs(est - exact).max() > 0.1
         estimates.append(est)
     assert_allclose(estimates[0], estimates[1], rtol=0, atol=1e-9)  # no new information in 1,800 more samples
+    with pytest.warns(MixingWarning, match=r"^sample: in 3 of 3 rows .* those rows' samples are all the mode"):
+        drawn = model.sample(peaked, n_samples=50, sampler="metropolis", random_state=0)
+    assert all(len(np.unique(row, axis=0)) == 1 for row in drawn)
     with warnings.catch_warnings():
         warnings.simplefilter("error", MixingWarning)
         model.predict_marginals(peaked, method="sampled", sampler="mixed", n_samples=200, random_state=0)
         model.predict_marginals(peaked)
+        model.sample(peaked, n_samples=50, sampler="mixed", random_state=0)
         classes = spaces.Multiclass(8)
         Xc, yc = _structured(classes)
         multiclass = ProbabilisticStructured(space=classes, alpha=0.01).fit(Xc, yc)

@@ -295,9 +295,16 @@ def test_null_pointers_and_sizes(data, fitted):
         (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, None, 3, _abi.i64(flags)), "NULL pointer"),
         (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 4, _abi.i64(flags)), "columns"),
         (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 3, None), "unvouched .*NULL pointer"),
-        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, None, 3), "NULL pointer"),
-        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 0, None, _abi.i64(iout), 3), "n_samples must be ≥ 1"),
-        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 2), "columns"),
+        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, None, 3, _abi.i64(flags)), "NULL pointer"),
+        (
+            lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 0, None, _abi.i64(iout), 3, _abi.i64(flags)),
+            "n_samples must be ≥ 1",
+        ),
+        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 2, _abi.i64(flags)), "columns"),
+        (
+            lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 3, None),
+            "unvouched .*NULL pointer",
+        ),
         (lambda: lib.cp_prob_score_samples(h, _abi.f64(X), q, 6, None, 3, None, _abi.f64(out)), "Y is a NULL"),
         (lambda: lib.cp_prob_log_partition(h, _abi.f64(X), q, 6, None, None, None, None), "NULL pointer"),
         (lambda: lib.cp_prob_log_partition(h, _abi.f64(X), -1, 6, None, _abi.f64(out), None, None), "negative"),
@@ -372,7 +379,15 @@ def test_parameter_strings(data, fitted, function, params, match):
             h, _abi.f64(X), q, 6, params, _abi.f64(out), 3, _abi.i64(np.empty(q, dtype=np.int64))
         ),
         "sample": lambda: lib.cp_prob_sample(
-            h, _abi.f64(X), q, 6, 1, params, _abi.i64(np.empty((q, 3), dtype=np.int64)), 3
+            h,
+            _abi.f64(X),
+            q,
+            6,
+            1,
+            params,
+            _abi.i64(np.empty((q, 3), dtype=np.int64)),
+            3,
+            _abi.i64(np.empty(q, dtype=np.int64)),
         ),
     }
     if match is None:

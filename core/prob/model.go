@@ -130,11 +130,12 @@ func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
 // Sample draws count structures from p(· | x_i) for each input into out
 // (q × count × Width(), row-major: input i's samples first).
 func (md *Model) Sample(X []float64, q, n, count int, seed uint64, opt SampleOptions, out []int64) error {
-	return md.SampleRows(xmat.DenseRows(X, q, n), count, seed, opt, out)
+	return md.SampleRows(xmat.DenseRows(X, q, n), count, seed, opt, out, nil)
 }
 
-// SampleRows is Sample on dense or sparse rows.
-func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptions, out []int64) error {
+// SampleRows is Sample on dense or sparse rows. When unvouched is not nil (length q), it receives
+// each row's count of chains that cannot stand for p(· | x_i) (SampleStats.Unvouched).
+func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptions, out []int64, unvouched []int64) error {
 	q := X.Q
 	if count < 1 {
 		return fmt.Errorf("prob: the number of samples must be ≥ 1, got %d", count)
@@ -142,6 +143,9 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 	w, d := md.Space.Width(), md.Space.Dim()
 	if len(out) != q*count*w {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d×%d", len(out), q, count, w)
+	}
+	if unvouched != nil && len(unvouched) != q {
+		return fmt.Errorf("prob: the chain report holds %d values, want %d", len(unvouched), q)
 	}
 	if err := checkSampleMemory(count, opt, 0, parallel.Threads()); err != nil {
 		return err
@@ -152,8 +156,11 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 	}
 	return forRows(q, opt.Stop, func(i int) error {
 		dst := out[i*count*w : (i+1)*count*w]
-		_, err := visitSamples(md.Space, U[i*d:(i+1)*d], count, deriveSeed(seed, uint64(i)), opt, false,
+		st, err := visitSamples(md.Space, U[i*d:(i+1)*d], count, deriveSeed(seed, uint64(i)), opt, false,
 			func(_, k int, y []int64, _ []float64) { copy(dst[k*w:(k+1)*w], y) })
+		if unvouched != nil {
+			unvouched[i] = int64(st.Unvouched)
+		}
 		return err
 	})
 }

@@ -737,14 +737,19 @@ class ProbModel(Model):
             _capi.check(_capi.lib().cp_prob_log_partition(self.value, px, q, self.n_features, params, p, ps, pc))
         return out, stats, counts
 
-    def sample(self, X: np.ndarray, count: int, params: bytes) -> np.ndarray:
-        """``count`` structures from p(y | x) for each row of X, as int64 rows (q, count, width)."""
+    def sample(self, X: np.ndarray, count: int, params: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` structures from p(y | x) for each row of X, as int64 rows (q, count, width),
+        and each row's count of Metropolis chains that never moved and cannot vouch for their
+        state (q,)."""
         q, px = self._dense_inputs(X, "sample")
         # a count below 1 is the core's to refuse, by name: the output is only sized here
         out, p = _capi.out_i64_array((q, max(count, 0), self.width), f"n_samples structures of width {self.width}")
+        unvouched, pu = _capi.out_i64_array((q,))
         with _capi.interruptible():
-            _capi.check(_capi.lib().cp_prob_sample(self.value, px, q, self.n_features, count, params, p, self.width))
-        return out
+            _capi.check(
+                _capi.lib().cp_prob_sample(self.value, px, q, self.n_features, count, params, p, self.width, pu)
+            )
+        return out, unvouched
 
 
 # -- mergeable sufficient statistics -----------------------------------------------------------------

@@ -18,6 +18,22 @@ from .exceptions import MixingWarning
 
 __all__ = ["ProbabilisticStructured"]
 
+
+def _warn_unvouched(call: str, result: str, unvouched: np.ndarray, space: _spaces.Space) -> None:
+    """The MixingWarning of a query whose rows' counts of unvouched chains (the core's) are not all 0."""
+    if not unvouched.any():
+        return
+    rows = np.flatnonzero(unvouched)
+    warnings.warn(
+        f"{call}: in {len(rows)} of {len(unvouched)} rows (the first: row {rows[0]}) a Metropolis chain never left "
+        f"the decoded mode, in too few proposals to show that the mode holds nearly all the mass of the {space.kind} "
+        f'space: those rows\' {result}, whatever p(· | x) is. Use sampler="mixed" or "local" (local moves) or '
+        '"cftp" (exact samples), or exact inference where the space has it',
+        MixingWarning,
+        stacklevel=3,
+    )
+
+
 _D = _schema.defaults("prob")
 LOG_Z_METHODS = tuple(_schema.enum("log_z_methods"))
 _METHOD_NAMES = dict(enumerate(LOG_Z_METHODS))  # the method code in log_partition's info
@@ -396,17 +412,7 @@ class ProbabilisticStructured(StructuredEstimator):
             random_state=self._seed_or_own(random_state),
         )
         marginals, unvouched = fitted.model.marginals(X, params)
-        if unvouched.any():
-            rows = np.flatnonzero(unvouched)
-            warnings.warn(
-                f"predict_marginals: in {len(rows)} of {len(unvouched)} rows (the first: row {rows[0]}) a Metropolis "
-                f"chain never left the decoded mode, in too few proposals to show that the mode holds nearly all the "
-                f"mass of the {fitted.space.kind} space: those rows' estimates are ψ of the mode, whatever p(· | x) "
-                'is. Use method="exact" where the space has it, or sampler="mixed" or "local" (local moves), or "cftp" '
-                "(exact samples)",
-                MixingWarning,
-                stacklevel=2,
-            )
+        _warn_unvouched("predict_marginals", "estimates are ψ of the mode", unvouched, fitted.space)
         return marginals
 
     @available_if(lambda self: self._is_classifier())
@@ -563,7 +569,9 @@ class ProbabilisticStructured(StructuredEstimator):
         small and the mixed (or Metropolis) chain elsewhere; ``"cftp"`` always samples exactly and
         fails with a work-bound error on very peaked distributions; chain samples are approximate
         and, within one input, correlated (a chain starts at the decoded mode of p(· | x), burns in
-        for 100·max(d, width) steps, then keeps one sample every max(d, width) steps).
+        for 100·max(d, width) steps, then keeps one sample every max(d, width) steps). A Metropolis
+        chain that never left the mode in too few proposals to vouch for it raises a
+        :class:`~combpred.exceptions.MixingWarning` naming the rows, as in :meth:`predict_marginals`.
 
         Returns
         -------
@@ -580,6 +588,7 @@ class ProbabilisticStructured(StructuredEstimator):
         # before the parameters, as the output is sized
         _capi.check_output((q, count, width), f"n_samples structures of width {width} for each of {q} inputs")
         params = _params(sampler=_name(sampler, "sampler"), random_state=self._seed_or_own(random_state))
-        out = fitted.model.sample(X, count, params)
+        out, unvouched = fitted.model.sample(X, count, params)
+        _warn_unvouched("sample", "samples are all the mode", unvouched, fitted.space)
         structures = self._structures(fitted, out.reshape(q * count, width))
         return structures.reshape((q, count) + structures.shape[1:])
