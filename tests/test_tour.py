@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import combpred
+import pytest
 
 PACKAGE_PARENT = str(Path(combpred.__file__).resolve().parent.parent)
 
@@ -47,3 +48,20 @@ def test_demo_piped_into_a_reader_that_leaves_stops_without_a_traceback():
     _, err = proc.communicate(timeout=600)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err[-3000:]
     assert proc.returncode == 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_demo_whose_output_cannot_be_written_says_so_in_one_line():
+    # `python -m combpred demo > /dev/full` dumped an OSError traceback
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(
+            [sys.executable, "-m", "combpred", "demo", "--quick"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+    assert run.returncode == 1
+    assert run.stderr.strip() == "python -m combpred demo: could not write its output: No space left on device"

@@ -24,6 +24,14 @@ def main() -> None:
             # buffered for the closed pipe would raise again at exit, so stdout goes to devnull.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
+        except OSError as exc:
+            if exc.filename is not None:  # a file of the tour's own, not its output
+                raise
+            # Its output could not be written (`> /dev/full`, a full disk): say so in one line, not
+            # a traceback, and drop what is still buffered for stdout.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            print(f"python -m combpred demo: could not write its output: {exc.strerror or exc}", file=sys.stderr)
+            sys.exit(1)
 
 
 if __name__ == "__main__":
