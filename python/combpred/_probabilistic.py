@@ -321,7 +321,9 @@ class ProbabilisticStructured(StructuredEstimator):
             warnings.warn(
                 f"Adam stopped after {n_iter} iterations before its averaged coefficients settled (tol={self.tol}); "
                 f"relative gradient {self.relative_gradient_:.2e} ± {self.relative_gradient_se_:.1e} (Monte Carlo "
-                f"standard error, {model.info.final_samples} samples per input); increase max_iter",
+                f"standard error, {model.info.final_samples} samples per input); increase max_iter (the gradients of "
+                'Markov-chain samples are biased until the chains mix: sampler="cftp" draws exact samples where '
+                "they are affordable)",
                 ConvergenceWarning,
                 stacklevel=3,
             )
