@@ -126,6 +126,9 @@ func TestKernelSolversRefuseAnIndefiniteKernel(t *testing.T) {
 		}
 	}
 	negDiag, indef, linear, rounded := mat.DenseCopyOf(K), mat.DenseCopyOf(K), mat.NewDense(m, m, nil), mat.NewDense(m, m, nil)
+	// a centred Gram matrix's row at the mean is zero up to rounding, its diagonal −1e-18 or so:
+	// SGD's diagonal check refused it without CG's margin
+	tiny := mat.DenseCopyOf(K)
 	for i := 0; i < m; i++ {
 		negDiag.Set(i, i, K.At(i, i)-1.01) // smallest eigenvalue about −1
 		indef.Set(i, i, K.At(i, i)-0.5)
@@ -134,6 +137,11 @@ func TestKernelSolversRefuseAnIndefiniteKernel(t *testing.T) {
 			rounded.Set(i, j, float64(float32(K.At(i, j))))
 		}
 	}
+	for j := 0; j < m; j++ {
+		tiny.Set(3, j, 0)
+		tiny.Set(j, 3, 0)
+	}
+	tiny.Set(3, 3, -1e-17)
 	type solver struct {
 		name   string
 		solver Solver
@@ -145,9 +153,10 @@ func TestKernelSolversRefuseAnIndefiniteKernel(t *testing.T) {
 			K    *mat.Dense
 			ok   bool
 		}{{"rbf − 1.01·I", negDiag, false}, {"rbf − 0.5·I", indef, false}, {"linear, rank 2", linear, true},
-			{"rbf in float32", rounded, true}} {
+			{"rbf in float32", rounded, true}, {"rbf with a zero row, diagonal −1e-17", tiny, true}} {
 			opt := baseOptions()
 			opt.Kernel, opt.Solver, opt.Tol, opt.MaxIter = kernel.Kernel{Kind: kernel.Precomputed}, s.solver, s.tol, 200
+			opt.Intercept = false // the intercept's constant would lift the negative diagonal
 			_, err := Fit(sp, c.K.RawMatrix().Data, m, m, ys, nil, opt)
 			if c.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "not positive semi-definite")) {
 				t.Errorf("%s, %s: err %v, want accepted %v", s.name, c.name, err, c.ok)

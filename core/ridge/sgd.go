@@ -106,7 +106,8 @@ type sgdRun struct {
 	travel float64
 	// the mean curvature of J along the intercept and along a kernel expansion (moved)
 	interceptCurvature, expansionCurvature float64
-	// negRow is the first example whose kappa is negative, −1 for none: a PSD kernel has none.
+	// negRow is the first example whose kappa is clearly negative (below −indefinite times the
+	// largest |kappa|), −1 for none: a PSD kernel has none.
 	negRow int
 	rng    *rand.Rand
 }
@@ -128,18 +129,23 @@ func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Option
 	// L bounds every example's curvature; the mean curvatures of the intercept and of the
 	// expansion come from the examples' s_i (tr S + ‖δ_i‖²)/d (see moved).
 	L := 2 * p.Alpha
-	var interceptSum, expansionSum float64
-	negRow := -1
+	var interceptSum, expansionSum, kScale float64
+	kappas := make([]float64, m)
 	for i := 0; i < m; i++ {
 		di := p.Delta.RawRowView(i)
 		dd, kappa := floats.Dot(di, di), ln.kappa(i)
-		if kappa < 0 && negRow < 0 {
-			negRow = i
-		}
+		kappas[i], kScale = kappa, math.Max(kScale, math.Abs(kappa))
 		L = math.Max(L, 2*p.Alpha+mEff*p.Weight[i]*(sNorm+dd)*kappa)
 		c := p.Weight[i] * (trS + dd) / float64(d)
 		interceptSum += c
 		expansionSum += c * kappa
+	}
+	negRow := -1 // a diagonal entry below CG's margin: rounding leaves centred Gram matrices at −1e-18
+	for i, kappa := range kappas {
+		if kappa < -indefinite*kScale {
+			negRow = i
+			break
+		}
 	}
 	r := &sgdRun{p: p, mEff: mEff, eta0: opt.eta0(), L: L, steps: steps, negRow: negRow,
 		rng: rand.New(rand.NewPCG(opt.Seed, sgdSeedStream^uint64(steps)))}
@@ -159,7 +165,7 @@ func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Option
 func (r *sgdRun) checkCurvature(ln sgdLearner) error {
 	if i := r.negRow; i >= 0 {
 		return fmt.Errorf("the kernel matrix is not positive semi-definite: k(x_%d, x_%d) = %.3g < 0 on its diagonal "+
-			"(with the intercept's constant): %s", i, i, ln.kappa(i), needPSD)
+			"(counting the intercept's constant, with fit_intercept): %s", i, i, ln.kappa(i), needPSD)
 	}
 	if r.L <= math.MaxFloat64 {
 		return nil

@@ -450,8 +450,9 @@ func (ks *kernelSGD) objective() float64 {
 // psdCheck sets psd when the squared norm of the returned function, ‖f‖² = tr(AᵀKA) = norm for its
 // coefficients A, proves the kernel matrix (with the intercept's constant) indefinite: below
 // −indefinite·κ·‖A‖²_F, the margin of CG's check with κ the largest |k(x_i, x_i)| of the chunk
-// (max |K_ij| on a PSD kernel). SGD on an indefinite K diverged along its negative directions,
-// for 1,000 epochs, and ended in a NaN objective with a warning to raise max_iter.
+// and of the previous support rows (max |K_ij| on a PSD kernel). SGD on an indefinite K diverged
+// along its negative directions, for 1,000 epochs, and ended in a NaN objective with a warning to
+// raise max_iter.
 func (ks *kernelSGD) psdCheck(norm float64, A []float64) {
 	if ks.psd != nil || !(norm < 0) {
 		return
@@ -460,6 +461,15 @@ func (ks *kernelSGD) psdCheck(norm float64, A []float64) {
 	var kScale float64
 	for i := 0; i < m; i++ {
 		kScale = math.Max(kScale, math.Abs(ks.kappa(i)))
+	}
+	if ks.inputs != nil { // the previous model's support rows of a stream carry coefficients too
+		v := []float64{0}
+		for key := 0; key < ks.nOld; key++ {
+			_, norm2 := ks.input(key)
+			v[0] = norm2
+			ks.kern.Row(v, norm2, v, ks.plus())
+			kScale = math.Max(kScale, math.Abs(v[0]))
+		}
 	}
 	if aa := floats.Dot(A, A); norm < -indefinite*kScale*aa {
 		ks.psd = fmt.Errorf("the kernel matrix is not positive semi-definite (SGD's coefficients A have ‖f‖² = "+
