@@ -7,8 +7,9 @@ import pytest
 from combpred import spaces
 from combpred.baselines import KNNBordaRanker, PairwiseRanker, StructuredSVM
 from combpred.metrics import kendall_tau, kendall_tau_scorer
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import LinearSVC
 
@@ -355,6 +356,22 @@ def test_pairwise_ranker_refuses_a_regressor():
     Y = np.argsort(np.argsort(-X, 1), 1) + 1
     with pytest.raises(ValueError, match="estimator must be a classifier .* got LinearRegression"):
         PairwiseRanker(estimator=LinearRegression()).fit(X, Y)
+
+    # a duck-typed classifier (no ClassifierMixin, which is_classifier needs) is still taken
+    class DuckClassifier(BaseEstimator):
+        def fit(self, X, y, sample_weight=None):
+            self.inner_ = LogisticRegression().fit(X, y, sample_weight=sample_weight)
+            self.classes_ = self.inner_.classes_
+            return self
+
+        def predict_proba(self, X):
+            return self.inner_.predict_proba(X)
+
+        def predict(self, X):
+            return self.inner_.predict(X)
+
+    ranker = PairwiseRanker(estimator=DuckClassifier()).fit(X, Y)
+    np.testing.assert_array_equal(ranker.predict(X), PairwiseRanker().fit(X, Y).predict(X))
 
 
 def test_structured_svm_names_overflow():

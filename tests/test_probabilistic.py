@@ -468,9 +468,9 @@ def test_method_sampled_estimates_marginals_of_an_exact_fit():
 
 
 def test_a_metropolis_chain_that_never_moved_is_reported():
-    """Sampled marginals by a Metropolis chain that never left the decoded mode are ψ of the mode,
-    whatever p(· | x) is: on Permutations(12) at scaled-up inputs they stay 0.1 or more from the
-    exact marginals at 200 and 2,000 samples alike, and nothing said so. A MixingWarning now names
+    """Sampled marginals by a Metropolis chain that never left the decoded mode rest on the mode
+    alone: on Permutations(12) at scaled-up inputs they stay 0.1 or more from the exact marginals at
+    200 and 2,000 samples alike, and nothing said so. A MixingWarning now names
     the rows; the mixed chain and exact marginals of the same rows, and a Multiclass(8) chain whose
     proposals vouch for the mode, raise none."""
     space = spaces.Permutations(12)

@@ -113,7 +113,8 @@ type SampleStats struct {
 	Exact   bool  // the samples are exact and independent (CFTP)
 	// Unvouched counts the Metropolis chains (uniform proposals) that never left their start
 	// and made too few proposals to show that it holds nearly all the mass (MetaChain.vouched):
-	// their samples are that one structure, whatever π is.
+	// their samples are that one structure, whatever π is (and sampled marginals rest on it, with
+	// its pair exchanges where the space conditions).
 	Unvouched int
 }
 

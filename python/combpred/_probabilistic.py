@@ -27,8 +27,8 @@ def _warn_unvouched(call: str, result: str, unvouched: np.ndarray, space: _space
     warnings.warn(
         f"{call}: in {len(rows)} of {len(unvouched)} rows (the first: row {rows[0]}) a Metropolis chain never left "
         f"the decoded mode, in too few proposals to show that the mode holds nearly all the mass of the {space.kind} "
-        f'space: those rows\' {result}, whatever p(· | x) is. Use sampler="mixed" or "local" (local moves) or '
-        '"cftp" (exact samples), or exact inference where the space has it',
+        f'space: those rows\' {result}. Use a sampler with local moves where the space has them, "cftp" (exact '
+        "samples), or exact inference where the space has it",
         MixingWarning,
         stacklevel=3,
     )
@@ -414,7 +414,12 @@ class ProbabilisticStructured(StructuredEstimator):
             random_state=self._seed_or_own(random_state),
         )
         marginals, unvouched = fitted.model.marginals(X, params)
-        _warn_unvouched("predict_marginals", "estimates are ψ of the mode", unvouched, fitted.space)
+        _warn_unvouched(
+            "predict_marginals",
+            "estimates rest on the mode alone (with its pair exchanges, on permutations and directed cycles)",
+            unvouched,
+            fitted.space,
+        )
         return marginals
 
     @available_if(lambda self: self._is_classifier())
@@ -591,6 +596,6 @@ class ProbabilisticStructured(StructuredEstimator):
         _capi.check_output((q, count, width), f"n_samples structures of width {width} for each of {q} inputs")
         params = _params(sampler=_name(sampler, "sampler"), random_state=self._seed_or_own(random_state))
         out, unvouched = fitted.model.sample(X, count, params)
-        _warn_unvouched("sample", "samples are all the mode", unvouched, fitted.space)
+        _warn_unvouched("sample", "samples are all the mode, whatever p(· | x) is", unvouched, fitted.space)
         structures = self._structures(fitted, out.reshape(q * count, width))
         return structures.reshape((q, count) + structures.shape[1:])

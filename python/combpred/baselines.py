@@ -26,7 +26,7 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone, is_classifier
+from sklearn.base import BaseEstimator, clone, is_regressor
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.neighbors import NearestNeighbors
@@ -276,7 +276,7 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         self._validate_params()
         X, Y = self._fit_data(X, y)
         base = LogisticRegression() if self.estimator is None else self.estimator
-        if not is_classifier(base):  # a regressor was fitted, and predict met its missing classes_
+        if is_regressor(base):  # it was fitted, and predict met its missing classes_ (duck-typed classifiers pass)
             raise ValueError(
                 f"estimator must be a classifier (it learns whether label u is ranked before v), got {base!r}"
             )

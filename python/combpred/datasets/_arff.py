@@ -10,25 +10,27 @@ import numpy as np
 
 from .. import _capi
 
-# Bytes a reader holds per value until its matrix is built: a list slot and a float object (32),
-# then the float64 matrix (8). A nominal attribute is one column per declared value, and a missing
-# value fills them all: files of 70–150 KB reached 1.3–1.75 GB.
-READ_BYTES_PER_VALUE = 40
-
 
 class ValueBudget:
     """The values a reader may hold under the memory budget (``combpred.set_config(max_memory=)``),
-    counted as rows arrive; ``add`` raises the core's MemoryError past it, naming the source."""
+    counted as rows arrive at ``bytes_per_value`` (the reader's peak, measured with tracemalloc);
+    ``add`` raises the core's MemoryError past it, naming the source. A nominal attribute is one
+    column per declared value, and a missing value fills them all: files of 70–150 KB reached
+    1.3–1.75 GB."""
 
-    def __init__(self, source: str):
-        self.source, self.values = source, 0
-        self.limit = _capi.max_memory()[1] // READ_BYTES_PER_VALUE
+    def __init__(self, source: str, bytes_per_value: int):
+        self.source, self.values, self.bytes_per_value = source, 0, bytes_per_value
+        self.limit = _capi.max_memory()[1] // bytes_per_value
 
     def add(self, values: int, lineno: int) -> None:
         self.values += values
         if self.values > self.limit:
-            what = f"{source_line(self.source, lineno)}: the values read so far ({self.values}, {READ_BYTES_PER_VALUE} bytes each while read)"
-            _capi.check(_capi.lib().cp_check_output(min(self.values * READ_BYTES_PER_VALUE, 2**63 - 1), what.encode()))
+            what = (
+                f"{source_line(self.source, lineno)}: the values read so far ({self.values}, "
+                f"{self.bytes_per_value} bytes each while read)"
+            )
+            size = min(self.values * self.bytes_per_value, 2**63 - 1)
+            _capi.check(_capi.lib().cp_check_output(size, what.encode()))
 
 
 def source_line(source: str, lineno: int) -> str:

@@ -99,6 +99,11 @@ class _Column(NamedTuple):
     onehot: bool
 
 
+# the reader's peak per value: a Python int index and a float in two lists, then the CSR arrays
+# (59 bytes measured with tracemalloc)
+_BYTES_PER_VALUE = 64
+
+
 def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: str = "<arff>") -> MulanData:
     """Parse a MULAN multi-label ARFF file, sparse or dense, into CSR feature and label matrices.
 
@@ -254,7 +259,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         elif number != 0.0:
             xrow[col.first] = number
 
-    budget = ValueBudget(source)
+    budget = ValueBudget(source, _BYTES_PER_VALUE)
     for lineno in range(data_start + 1, len(lines) + 1):
         line = lines[lineno - 1].strip()
         if not line or line.startswith("%"):
