@@ -291,7 +291,8 @@ def _apply(
         message = str(exc)
         if re.search(r"\brow \d", message):
             message += f" (this row number counts from the partition's first row, X's row {lo})"
-        raise _partition_error(index, lo, block.shape[0], message) from None
+        error = _partition_error(index, lo, block.shape[0], message)
+        raise (TypeError(str(error)) if type(exc) is TypeError else error) from None  # the type as raised
     return out.toarray() if _capi.is_sparse(out) else out
 
 
