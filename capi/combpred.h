@@ -131,7 +131,8 @@ CP_EXPORT int cp_prob_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *n
    n_samples is given; the adaptive schedule reports 0 stages and samples per stage), n_samples
    (override of the thesis schedule's samples per stage), max_samples (bound on the total),
    random_state, and the sampler keys (the FPRAS samples exactly by CFTP by default). Taylor
-   estimates outside the proven range are returned with valid = 0. */
+   estimates outside the proven range, and FPRAS estimates from Markov-chain samples, are returned
+   with valid = 0. */
 CP_EXPORT int cp_prob_log_partition(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, double *stats, int64_t *counts);
 
 /* cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and into unvouched (q) each row's

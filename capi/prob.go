@@ -320,7 +320,8 @@ const (
 // n_samples is given; the adaptive schedule reports 0 stages and samples per stage), n_samples
 // (override of the thesis schedule's samples per stage), max_samples (bound on the total),
 // random_state, and the sampler keys (the FPRAS samples exactly by CFTP by default). Taylor
-// estimates outside the proven range are returned with valid = 0.
+// estimates outside the proven range, and FPRAS estimates from Markov-chain samples, are returned
+// with valid = 0.
 //
 //export cp_prob_log_partition
 func cp_prob_log_partition(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char, out *C.double,

@@ -138,6 +138,7 @@ func FPRASThesis(sp space.Space, u []float64, opt LogZOptions) (LogZResult, erro
 			})
 		res.Samples += int64(st.Samples)
 		res.Steps += st.Steps
+		res.Valid = res.Valid && st.Exact // the guarantee assumes exact samples; a chain's void it
 		if err != nil {
 			return LogZResult{}, fmt.Errorf("prob: FPRAS stage %d of %d (β = %.4g): %w", i, l, b, err)
 		}

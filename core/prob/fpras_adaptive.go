@@ -160,6 +160,7 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 		return LogZResult{}, err
 	}
 	res.LogZ = logY + F - float64(k2)/r2
+	res.Valid = t.opt.Sampler == SamplerCFTP // the guarantee assumes exact samples; a chain's void it
 	res.Runs = int(r1 + r2)
 	res.Samples, res.Steps = t.samples.Load(), t.steps.Load()
 	return res, nil

@@ -109,6 +109,9 @@ func TestFPRASMedianAndChains(t *testing.T) {
 	if res.Runs != 37 || res.Runs%2 == 0 {
 		t.Errorf("δ = 0.01 should take ⌈8 ln 100⌉ = 37 runs, took %d", res.Runs)
 	}
+	if !res.Valid {
+		t.Error("an FPRAS of exact (CFTP) samples is reported without its guarantee")
+	}
 	if math.Abs(math.Exp(res.LogZ-e.logZ)-1) > 0.1 {
 		t.Errorf("median FPRAS %.4f, exact %.4f", res.LogZ, e.logZ)
 	}
@@ -119,6 +122,17 @@ func TestFPRASMedianAndChains(t *testing.T) {
 	}
 	if math.Abs(math.Exp(res.LogZ-e.logZ)-1) > 0.1 {
 		t.Errorf("chain-sampled FPRAS %.4f, exact %.4f", res.LogZ, e.logZ)
+	}
+	// the guarantee assumes exact samples: chain samples were reported valid, with either schedule
+	if res.Valid {
+		t.Error("the thesis schedule on chain samples is reported with the FPRAS guarantee")
+	}
+	for _, kind := range []SamplerKind{SamplerChain, SamplerCFTP} {
+		res, err = FPRAS(sp, u, LogZOptions{Schedule: ScheduleAdaptive, Eps: 0.2, Delta: 0.25, Seed: 3,
+			Sampler: SampleOptions{Sampler: kind}})
+		if err != nil || res.Valid != (kind == SamplerCFTP) {
+			t.Errorf("adaptive schedule, %v samples: valid %v, %v", kind, res.Valid, err)
+		}
 	}
 	for _, sched := range []FPRASSchedule{ScheduleThesis, ScheduleAdaptive} {
 		res, err = FPRAS(sp, make([]float64, sp.Dim()), LogZOptions{Schedule: sched, Eps: 0.1, Delta: 0.25})

@@ -125,9 +125,10 @@ type LogZResult struct {
 	Steps      int64
 	// Taylor: Bound ≥ |log Z − LogZ| (proven, see Taylor).
 	Bound float64
-	// Valid says whether the method's guarantee applies: always for exact values and the FPRAS
-	// (whose guarantee is probabilistic, see Eps and Delta); for Taylor, whether the thesis'
-	// condition max|⟨u, ψ⟩| ≤ 1 holds.
+	// Valid says whether the method's guarantee applies: always for exact values; for the FPRAS
+	// (whose guarantee is probabilistic, see Eps and Delta), when every sample was exact (CFTP):
+	// chain samples void it, and were reported valid; for Taylor, whether the thesis' condition
+	// max|⟨u, ψ⟩| ≤ 1 holds.
 	Valid bool
 }
 

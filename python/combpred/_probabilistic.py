@@ -545,7 +545,8 @@ class ProbabilisticStructured(StructuredEstimator):
         log_z : ndarray of shape (n_samples,)
         info : dict of ndarrays of shape (n_samples,)
             ``method`` (the method used: "exact", "fpras" or "taylor"), ``valid`` (whether its
-            guarantee applies), ``epsilon`` and ``delta`` (of the FPRAS guarantee, 0 otherwise),
+            guarantee applies: an FPRAS on Markov-chain samples has none, as its guarantee assumes
+            exact samples), ``epsilon`` and ``delta`` (of the FPRAS guarantee, 0 otherwise),
             ``bound`` (Taylor: a proven bound on ``|log Z − estimate|``), ``stages`` and
             ``samples_per_stage`` (thesis schedule; 0 for the adaptive one), ``runs`` (thesis: runs
             of the median; adaptive: TPA runs), ``samples`` (total) and ``steps`` (Markov steps).
