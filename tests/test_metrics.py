@@ -703,3 +703,13 @@ def test_the_float_2_63_is_outside_int64():
 def test_a_boolean_parent_is_refused():
     with pytest.raises(ValueError, match="parent must hold node ids, not booleans"):
         metrics.hierarchical_loss([1], [1], [-1, True])
+
+
+def test_huge_node_costs_average_to_their_mean():
+    # losses of 1e308 each averaged to inf, although their mean is a float
+    parent = [-1, 0, 0]
+    costs = np.array([1.0, 1e308, 0.0])
+    losses = metrics.hierarchical_loss([1, 2], [2, 1], parent, node_weights=costs, average=False)
+    assert_array_equal(losses, [1e308, 1e308])
+    assert metrics.hierarchical_loss([1, 2], [2, 1], parent, node_weights=costs) == 1e308
+    assert metrics.hierarchical_loss([1, 2], [2, 1], parent, node_weights=costs, sample_weight=[1, 3]) == 1e308

@@ -44,8 +44,13 @@ def weighted_mean(values: Any, weights: np.ndarray | None) -> float:
     ratio of two such means must scale only the rows that count, as micro ``hierarchical_f1`` does).
     """
     values = np.asarray(values, dtype=np.float64)
+    # the values are scaled the same way, and the mean back: losses of 1e308 each (node costs of
+    # hierarchical_loss) averaged to inf although their mean is representable
+    top = float(np.max(np.abs(values))) if values.size else 0.0
+    shift = int(np.frexp(top)[1]) if 0 < top < np.inf else 0
+    values = np.ldexp(values, -shift)
     if weights is None or weights.size == 0:
-        return float(np.mean(values))
+        return float(np.ldexp(np.mean(values), shift))
     _, exponent = np.frexp(np.max(weights))
     w = np.ldexp(weights, -int(exponent))
-    return float(w @ values / np.sum(w))
+    return float(np.ldexp(w @ values / np.sum(w), shift))
