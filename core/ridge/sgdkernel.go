@@ -203,8 +203,15 @@ func (ks *kernelSGD) kappa(i int) float64 {
 	if ks.inputs == nil {
 		return ks.X.At(i, i) + ks.plus()
 	}
-	v := []float64{ks.xn[i]}
-	ks.kern.Row(v, ks.xn[i], v, ks.plus())
+	return ks.keyKappa(ks.nOld + i)
+}
+
+// keyKappa is k(x, x) for the input of key, a previous support row or an example of the chunk
+// (kernels on inputs only: a precomputed kernel has no previous support rows).
+func (ks *kernelSGD) keyKappa(key int) float64 {
+	_, norm := ks.input(key)
+	v := []float64{norm}
+	ks.kern.Row(v, norm, v, ks.plus())
 	return v[0]
 }
 
@@ -463,12 +470,8 @@ func (ks *kernelSGD) psdCheck(norm float64, A []float64) {
 		kScale = math.Max(kScale, math.Abs(ks.kappa(i)))
 	}
 	if ks.inputs != nil { // the previous model's support rows of a stream carry coefficients too
-		v := []float64{0}
 		for key := 0; key < ks.nOld; key++ {
-			_, norm2 := ks.input(key)
-			v[0] = norm2
-			ks.kern.Row(v, norm2, v, ks.plus())
-			kScale = math.Max(kScale, math.Abs(v[0]))
+			kScale = math.Max(kScale, math.Abs(ks.keyKappa(key)))
 		}
 	}
 	if aa := floats.Dot(A, A); norm < -indefinite*kScale*aa {
