@@ -137,7 +137,8 @@ CP_EXPORT int cp_prob_log_partition(int64_t h, double *x, int64_t q, int64_t n, 
 
 /* cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and into unvouched (q) each row's
    number of Metropolis chains that never moved and cannot vouch for their state (0 for exact
-   marginals and other samplers): that row's estimate is ψ of one structure. Parameters: method
+   marginals and other samplers): that row's estimate rests on one structure (with its pair
+   exchanges, on permutations and directed cycles). Parameters: method
    (auto, exact, sampled), n_samples, random_state, sampler, burn_in, thinning, n_chains; the
    defaults are the model's fit-time inference options. */
 CP_EXPORT int cp_prob_marginals(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, int64_t d, int64_t *unvouched);

@@ -185,7 +185,8 @@ func cp_prob_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w
 
 // cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and into unvouched (q) each row's
 // number of Metropolis chains that never moved and cannot vouch for their state (0 for exact
-// marginals and other samplers): that row's estimate is ψ of one structure. Parameters: method
+// marginals and other samplers): that row's estimate rests on one structure (with its pair
+// exchanges, on permutations and directed cycles). Parameters: method
 // (auto, exact, sampled), n_samples, random_state, sampler, burn_in, thinning, n_chains; the
 // defaults are the model's fit-time inference options.
 //
@@ -200,6 +201,9 @@ func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char,
 	return status(probMarginals(md, xmat.DenseRows(X, int(q), int(n)), params, out, d, unvouched))
 }
 
+// unvouchedOutput names the per-row chain report of cp_prob_marginals and cp_prob_sample.
+const unvouchedOutput = "unvouched chains output"
+
 // probMarginals fills out (q × d) with E_{p(·|x)}[ψ] of the rows X, and unvouched (q) with their
 // counts of chains that cannot vouch for their state, for cp_prob_marginals and
 // cp_prob_marginals_csr.
@@ -209,7 +213,7 @@ func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d
 	if err != nil {
 		return err
 	}
-	flags, err := i64s("unvouched chains output", unvouched, q)
+	flags, err := i64s(unvouchedOutput, unvouched, q)
 	if err != nil {
 		return err
 	}
@@ -261,7 +265,7 @@ func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
-	flags, err := i64s("unvouched chains output", unvouched, q)
+	flags, err := i64s(unvouchedOutput, unvouched, q)
 	if err != nil {
 		return status(err)
 	}

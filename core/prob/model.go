@@ -144,8 +144,8 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 	if len(out) != q*count*w {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d×%d", len(out), q, count, w)
 	}
-	if unvouched != nil && len(unvouched) != q {
-		return fmt.Errorf("prob: the chain report holds %d values, want %d", len(unvouched), q)
+	if err := checkChainReport(unvouched, q); err != nil {
+		return err
 	}
 	if err := checkSampleMemory(count, opt, 0, parallel.Threads()); err != nil {
 		return err
@@ -165,6 +165,15 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 	})
 }
 
+// checkChainReport checks the optional per-row chain report of SampleRows and MarginalsRows: nil,
+// or one count per row.
+func checkChainReport(unvouched []int64, q int) error {
+	if unvouched != nil && len(unvouched) != q {
+		return fmt.Errorf("prob: the chain report holds %d values, want %d", len(unvouched), q)
+	}
+	return nil
+}
+
 // Marginals writes E_{p(·|x_i)}[ψ] of each input into out (q × Dim()), by md.Inference.
 func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) error {
 	return md.MarginalsRows(xmat.DenseRows(X, q, n), seed, out, nil)
@@ -177,8 +186,8 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, unvouche
 	if len(out) != q*d {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
 	}
-	if unvouched != nil && len(unvouched) != q {
-		return fmt.Errorf("prob: the chain report holds %d values, want %d", len(unvouched), q)
+	if err := checkChainReport(unvouched, q); err != nil {
+		return err
 	}
 	if !md.Inference.exact(md.Space) {
 		if err := checkSampleMemory(md.Inference.samples(), md.Inference.Sampler, sampleBlockBytes(md.Space, md.Inference), parallel.Threads()); err != nil {
