@@ -24,13 +24,12 @@ class ValueBudget:
 
     def add(self, values: int, lineno: int) -> None:
         self.values += values
-        if self.values > self.limit:
+        if self.values > self.limit:  # the message is worded only then: add runs once per row
             what = (
                 f"{source_line(self.source, lineno)}: the values read so far ({self.values}, "
                 f"{self.bytes_per_value} bytes each while read)"
             )
-            size = min(self.values * self.bytes_per_value, 2**63 - 1)
-            _capi.check(_capi.lib().cp_check_output(size, what.encode()))
+            _capi.check_bytes(self.values * self.bytes_per_value, what)
 
 
 def source_line(source: str, lineno: int) -> str:
