@@ -135,16 +135,17 @@ CP_EXPORT int cp_prob_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *n
    with valid = 0. */
 CP_EXPORT int cp_prob_log_partition(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, double *stats, int64_t *counts);
 
-/* cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and into unvouched (q) each row's
-   number of Metropolis chains that never moved and cannot vouch for their state (0 for exact
-   marginals and other samplers): that row's estimate rests on one structure (with its pair
-   exchanges, on permutations and directed cycles). Parameters: method
-   (auto, exact, sampled), n_samples, random_state, sampler, burn_in, thinning, n_chains; the
-   defaults are the model's fit-time inference options. */
-CP_EXPORT int cp_prob_marginals(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, int64_t d, int64_t *unvouched);
+/* cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and a chain report of each row into
+   report (q × 2): the number of Metropolis chains that never moved and cannot vouch for their state
+   (0 for exact marginals and other samplers), and 1 when the dispersed-start check
+   (dispersed_check=1, chain samplers) disagreed, 0 otherwise: a chain started away from the mode
+   found another mean of ψ, the chains did not mix. Parameters: method (auto, exact, sampled),
+   n_samples, dispersed_check (0 or 1, default 0), random_state, sampler, burn_in, thinning,
+   n_chains; the defaults are the model's fit-time inference options. */
+CP_EXPORT int cp_prob_marginals(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, int64_t d, int64_t *report);
 
 /* cp_prob_marginals_csr is cp_prob_marginals on a sparse X (rows × cols CSR: see the _csr calls). */
-CP_EXPORT int cp_prob_marginals_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, const char *params, double *out, int64_t d, int64_t *unvouched);
+CP_EXPORT int cp_prob_marginals_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, const char *params, double *out, int64_t d, int64_t *report);
 
 /* cp_prob_predict writes the mode argmax_y p(y | x) of q inputs, by the space's decoder (q × w). */
 CP_EXPORT int cp_prob_predict(int64_t h, double *x, int64_t q, int64_t n, int64_t *out, int64_t w);

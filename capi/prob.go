@@ -183,37 +183,37 @@ func cp_prob_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w
 	return status(predictCall(probView, h, x, q, n, out, w))
 }
 
-// cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and into unvouched (q) each row's
-// number of Metropolis chains that never moved and cannot vouch for their state (0 for exact
-// marginals and other samplers): that row's estimate rests on one structure (with its pair
-// exchanges, on permutations and directed cycles). Parameters: method
-// (auto, exact, sampled), n_samples, random_state, sampler, burn_in, thinning, n_chains; the
-// defaults are the model's fit-time inference options.
+// cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and a chain report of each row into
+// report (q × 2): the number of Metropolis chains that never moved and cannot vouch for their state
+// (0 for exact marginals and other samplers), and 1 when the dispersed-start check
+// (dispersed_check=1, chain samplers) disagreed, 0 otherwise: a chain started away from the mode
+// found another mean of ψ, the chains did not mix. Parameters: method (auto, exact, sampled),
+// n_samples, dispersed_check (0 or 1, default 0), random_state, sampler, burn_in, thinning,
+// n_chains; the defaults are the model's fit-time inference options.
 //
 //export cp_prob_marginals
 func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char, out *C.double, d C.int64_t,
-	unvouched *C.int64_t) (rc C.int) {
+	report *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, X, err := probInputs(h, x, q, n)
 	if err != nil {
 		return status(err)
 	}
-	return status(probMarginals(md, xmat.DenseRows(X, int(q), int(n)), params, out, d, unvouched))
+	return status(probMarginals(md, xmat.DenseRows(X, int(q), int(n)), params, out, d, report))
 }
 
-// unvouchedOutput names the per-row chain report of cp_prob_marginals and cp_prob_sample.
-const unvouchedOutput = "unvouched chains output"
+// chainReportOutput names the per-row chain report of cp_prob_marginals and cp_prob_sample.
+const chainReportOutput = "chain report output"
 
-// probMarginals fills out (q × d) with E_{p(·|x)}[ψ] of the rows X, and unvouched (q) with their
-// counts of chains that cannot vouch for their state, for cp_prob_marginals and
-// cp_prob_marginals_csr.
-func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d C.int64_t, unvouched *C.int64_t) error {
+// probMarginals fills out (q × d) with E_{p(·|x)}[ψ] of the rows X, and report (q × 2) with their
+// chain reports, for cp_prob_marginals and cp_prob_marginals_csr.
+func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d C.int64_t, report *C.int64_t) error {
 	q := C.int64_t(X.Q)
 	dst, err := dimOut(md.Space, "marginals output", out, q, d)
 	if err != nil {
 		return err
 	}
-	flags, err := i64s(unvouchedOutput, unvouched, q)
+	chains, err := i64s(chainReportOutput, report, q, 2)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d
 	view.Inference = qo.Inference
 	return cancellable(false, func(stop *cancel.Flag) error {
 		view.Inference.Sampler.Stop = stop
-		return view.MarginalsRows(X, qo.Seed, dst, flags)
+		return view.MarginalsRows(X, qo.Seed, dst, chains)
 	})
 }
 
@@ -265,7 +265,7 @@ func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
-	flags, err := i64s(unvouchedOutput, unvouched, q)
+	flags, err := i64s(chainReportOutput, unvouched, q)
 	if err != nil {
 		return status(err)
 	}

@@ -280,7 +280,7 @@ func cp_prob_predict_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t, indp
 //
 //export cp_prob_marginals_csr
 func cp_prob_marginals_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double,
-	params *C.char, out *C.double, d C.int64_t, unvouched *C.int64_t) (rc C.int) {
+	params *C.char, out *C.double, d C.int64_t, report *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, err := probModelOf(int64(h))
 	if err != nil {
@@ -290,5 +290,5 @@ func cp_prob_marginals_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t, in
 	if err != nil {
 		return status(err)
 	}
-	return status(probMarginals(md, xmat.SparseRows(X), params, out, d, unvouched))
+	return status(probMarginals(md, xmat.SparseRows(X), params, out, d, report))
 }

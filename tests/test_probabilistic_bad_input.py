@@ -271,7 +271,7 @@ def test_freed_and_never_issued_handles(data):
                     None,
                     _abi.f64(np.empty((40, 3))),
                     3,
-                    _abi.i64(np.empty(40, dtype=np.int64)),
+                    _abi.i64(np.empty((40, 2), dtype=np.int64)),
                 )
             )
     with pytest.raises(ValueError, match="invalid or already freed"):
@@ -285,16 +285,20 @@ def test_null_pointers_and_sizes(data, fitted):
     h = fitted._model.value
     out = np.empty((len(X), 3))
     iout = np.empty((len(X), 3), dtype=np.int64)
-    flags = np.empty(len(X), dtype=np.int64)
+    flags = np.empty(len(X), dtype=np.int64)  # cp_prob_sample's per-row count
+    report = np.empty((len(X), 2), dtype=np.int64)  # cp_prob_marginals' chain report
     space = spaces.Multilabel(3)
     sh = space._h()
     q = len(X)
     cases = [
         (lambda: lib.cp_prob_decision(h, None, q, 6, _abi.f64(out), 3), "X is a NULL pointer"),
         (lambda: lib.cp_prob_predict(h, _abi.f64(X), q, 6, None, 3), "NULL pointer"),
-        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, None, 3, _abi.i64(flags)), "NULL pointer"),
-        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 4, _abi.i64(flags)), "columns"),
-        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 3, None), "unvouched .*NULL pointer"),
+        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, None, 3, _abi.i64(report)), "NULL pointer"),
+        (lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 4, _abi.i64(report)), "columns"),
+        (
+            lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 3, None),
+            "chain report .*NULL pointer",
+        ),
         (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, None, 3, _abi.i64(flags)), "NULL pointer"),
         (
             lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 0, None, _abi.i64(iout), 3, _abi.i64(flags)),
@@ -303,7 +307,7 @@ def test_null_pointers_and_sizes(data, fitted):
         (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 2, _abi.i64(flags)), "columns"),
         (
             lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 3, None),
-            "unvouched .*NULL pointer",
+            "chain report .*NULL pointer",
         ),
         (lambda: lib.cp_prob_score_samples(h, _abi.f64(X), q, 6, None, 3, None, _abi.f64(out)), "Y is a NULL"),
         (lambda: lib.cp_prob_log_partition(h, _abi.f64(X), q, 6, None, None, None, None), "NULL pointer"),
@@ -376,7 +380,7 @@ def test_parameter_strings(data, fitted, function, params, match):
         ),
         "log_partition": lambda: lib.cp_prob_log_partition(h, _abi.f64(X), q, 6, params, _abi.f64(out), None, None),
         "marginals": lambda: lib.cp_prob_marginals(
-            h, _abi.f64(X), q, 6, params, _abi.f64(out), 3, _abi.i64(np.empty(q, dtype=np.int64))
+            h, _abi.f64(X), q, 6, params, _abi.f64(out), 3, _abi.i64(np.empty((q, 2), dtype=np.int64))
         ),
         "sample": lambda: lib.cp_prob_sample(
             h,

@@ -58,6 +58,11 @@ type InferenceOptions struct {
 	// cycles average its conditional expectation within pairs of structures instead (see
 	// conditioning): the same mean, with less variance.
 	PlainMeans bool
+	// DispersedCheck runs, for chain samplers (not CFTP, not a sampled fit's persistent
+	// chains), one diagnostic chain from a dispersed start whose samples are not averaged into
+	// the estimate, and reports in MarginalsInfo.Disagrees whether its mean of ψ differs from the
+	// estimate beyond Monte Carlo noise (dispersed.go).
+	DispersedCheck bool
 }
 
 func (o InferenceOptions) validate() error {
@@ -91,6 +96,12 @@ type MarginalsInfo struct {
 	Steps   int64   // Markov steps spent (sampled)
 	// Unvouched counts chains that cannot stand for π (SampleStats.Unvouched).
 	Unvouched int
+	// Checked says that the dispersed-start check ran (InferenceOptions.DispersedCheck on a
+	// chain sampler), Disagrees that its diagnostic chain's mean of ψ differed from the estimate
+	// beyond the check's tolerance: the chains did not mix. CheckSteps are the diagnostic chain's
+	// steps (not in Steps).
+	Checked, Disagrees bool
+	CheckSteps         int64
 }
 
 // Marginals writes E_π[ψ] for π ∝ exp(⟨u, ψ⟩) on sp into mean (length Dim()): exactly when opt
@@ -152,6 +163,14 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 	}
 	n := opt.samples()
 	d := sp.Dim()
+	check := opt.DispersedCheck && rs == nil
+	if check && opt.Sampler.Sampler == SamplerAuto {
+		if err := checkScores(sp, u); err != nil {
+			return MarginalsInfo{}, err
+		}
+		opt.Sampler.Sampler = autoSampler(sp, u)
+	}
+	check = check && opt.Sampler.Sampler == SamplerChain
 	// Unparallel calls run one per row, Threads() at a time (Model.Marginals, the fit's objective).
 	concurrent := 1
 	if !par {
@@ -181,6 +200,13 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 		}
 		runs = make([]float64, nRuns*d)
 	}
+	var mainRuns *batchSums // the estimate's runs of batch means for the dispersed-start check
+	if check {
+		if err := checkDispersedMemory(n, opt.Sampler, d, concurrent); err != nil {
+			return MarginalsInfo{}, err
+		}
+		mainRuns = newBatchSums(n, chainBlocks(n, opt.Sampler), d)
+	}
 	runSize := make([]int, nRuns)
 	nb := (n+cftpBlock-1)/cftpBlock + max(1, opt.Sampler.Chains)
 	acc := make([]float64, nb*d) // per block, summed in block order: deterministic
@@ -203,6 +229,9 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 		for j, x := range psi {
 			row[j] += x
 		}
+		if mainRuns != nil {
+			mainRuns.add(b, i, psi)
+		}
 		if runs != nil {
 			k := i * nRuns / n
 			runSize[k]++
@@ -224,6 +253,13 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 	}
 	for j := range mean {
 		mean[j] /= float64(n)
+	}
+	if check {
+		ds, disagrees, err := runDispersed(sp, u, opt, seed, mean, mainRuns.se())
+		if err != nil {
+			return info, err
+		}
+		info.Checked, info.Disagrees, info.CheckSteps = true, disagrees, ds.steps
 	}
 	if nRuns > 0 {
 		rs.trCov = math.Inf(1) // one sample says nothing of its spread

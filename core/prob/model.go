@@ -144,7 +144,7 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 	if len(out) != q*count*w {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d×%d", len(out), q, count, w)
 	}
-	if err := checkChainReport(unvouched, q); err != nil {
+	if err := checkChainReport(unvouched, q, 1); err != nil {
 		return err
 	}
 	if err := checkSampleMemory(count, opt, 0, parallel.Threads()); err != nil {
@@ -165,11 +165,11 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 	})
 }
 
-// checkChainReport checks the optional per-row chain report of SampleRows and MarginalsRows: nil,
-// or one count per row.
-func checkChainReport(unvouched []int64, q int) error {
-	if unvouched != nil && len(unvouched) != q {
-		return fmt.Errorf("prob: the chain report holds %d values, want %d", len(unvouched), q)
+// checkChainReport checks the optional per-row chain report of SampleRows (one value per row) and
+// MarginalsRows (two): nil, or cols values per row.
+func checkChainReport(report []int64, q, cols int) error {
+	if report != nil && len(report) != q*cols {
+		return fmt.Errorf("prob: the chain report holds %d values, want %d×%d", len(report), q, cols)
 	}
 	return nil
 }
@@ -179,19 +179,25 @@ func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) er
 	return md.MarginalsRows(xmat.DenseRows(X, q, n), seed, out, nil)
 }
 
-// MarginalsRows is Marginals on dense or sparse rows. When unvouched is not nil (length q), it
-// receives each row's count of chains that cannot stand for p(· | x_i) (SampleStats.Unvouched).
-func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, unvouched []int64) error {
+// MarginalsRows is Marginals on dense or sparse rows. When report is not nil (q × 2, row-major),
+// row i receives its count of chains that cannot stand for p(· | x_i) (SampleStats.Unvouched) and
+// 1 when the dispersed-start check (InferenceOptions.DispersedCheck) disagreed, 0 otherwise.
+func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report []int64) error {
 	q, d := X.Q, md.Space.Dim()
 	if len(out) != q*d {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
 	}
-	if err := checkChainReport(unvouched, q); err != nil {
+	if err := checkChainReport(report, q, 2); err != nil {
 		return err
 	}
 	if !md.Inference.exact(md.Space) {
 		if err := checkSampleMemory(md.Inference.samples(), md.Inference.Sampler, sampleBlockBytes(md.Space, md.Inference), parallel.Threads()); err != nil {
 			return err
+		}
+		if md.Inference.DispersedCheck {
+			if err := checkDispersedMemory(md.Inference.samples(), md.Inference.Sampler, d, parallel.Threads()); err != nil {
+				return err
+			}
 		}
 	}
 	U, err := md.scores(X)
@@ -205,8 +211,13 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, unvouche
 	}
 	return forRows(q, md.Inference.Sampler.Stop, func(i int) error {
 		info, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(i)), out[i*d:(i+1)*d], false)
-		if unvouched != nil {
-			unvouched[i] = int64(info.Unvouched)
+		if report != nil {
+			report[2*i] = int64(info.Unvouched)
+			if info.Disagrees {
+				report[2*i+1] = 1
+			} else {
+				report[2*i+1] = 0
+			}
 		}
 		return err
 	})

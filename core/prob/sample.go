@@ -6,6 +6,7 @@ import (
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 )
@@ -75,7 +76,21 @@ type SampleOptions struct {
 	// Stop, when set, ends the sampling early with ErrCancelled: checked before every CFTP sample
 	// and every 1024 chain steps. It belongs to one call and is never stored in a model.
 	Stop *cancel.Flag
+	// start is where chains without a kept state start: the decoded mode (the default), or a
+	// dispersed start for the diagnostic chain of the dispersed-start check (dispersed.go).
+	start startKind
 }
+
+// eulerGamma is the mean of the standard Gumbel distribution.
+const eulerGamma = 0.5772156649015329
+
+// startKind says where a chain without a kept state starts.
+type startKind int
+
+const (
+	startMode      startKind = iota // the decoded mode of u
+	startPerturbed                  // the decoded mode of u + g, g_j standard Gumbel noise (centred): perturb-and-MAP
+)
 
 // DefaultThin is the default thinning of chain samplers: one step per coordinate of a structure,
 // max(Dim, Width), so that between kept states every coordinate had a chance to move.
@@ -257,9 +272,17 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 			}
 			r := newRand(seed, uint64(b))
 			start := y // a chain without a kept state starts at the decoded mode (nil)
-			if resume {
+			switch {
+			case resume:
 				copy(y, states.y[b])
-			} else {
+			case opt.start == startPerturbed:
+				pert := make([]float64, len(u))
+				for j, x := range u {
+					v := (float64(r.Uint64()>>11) + 0.5) / (1 << 53) // uniform on (0, 1), never 0 or 1
+					pert[j] = x - logmath.Log(-logmath.Log(v)) - eulerGamma
+				}
+				sp.Decode(pert, y)
+			default:
 				start = nil
 			}
 			c, err := NewChain(sp, u, opt.Chain, start)

@@ -700,16 +700,16 @@ class ProbModel(Model):
         return call
 
     def marginals(self, X: np.ndarray, params: bytes) -> tuple[np.ndarray, np.ndarray]:
-        """E[ψ(y) | x] of the rows of X (q, d), exact or sampled per ``params``, and each row's
-        count of Metropolis chains that never moved and cannot vouch for their state (q,);
-        interruptible."""
+        """E[ψ(y) | x] of the rows of X (q, d), exact or sampled per ``params``, and each row's chain
+        report (q, 2): its count of Metropolis chains that never moved and cannot vouch for their
+        state, and 1 where the dispersed-start check disagreed; interruptible."""
         q, xa = self._inputs(X)
-        (out, p), (unvouched, pu) = _capi.out_f64((q, self.dim)), _capi.out_i64_array((q,))
+        (out, p), (report, pr) = _capi.out_f64((q, self.dim)), _capi.out_i64_array((q, 2))
         lib = _capi.lib()
         call = lib.cp_prob_marginals_csr if len(xa) == 7 else lib.cp_prob_marginals
         with _capi.interruptible():
-            _capi.check(call(self.value, *xa, params, p, self.dim, pu))
-        return out, unvouched
+            _capi.check(call(self.value, *xa, params, p, self.dim, pr))
+        return out, report
 
     def _dense_inputs(self, X: Any, what: str) -> tuple[int, Any]:
         if _capi.is_sparse(X):

@@ -641,11 +641,18 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         sampler: str | None = None,
         random_state: Any = None,
         method: str | None = None,
+        check_mixing: bool = False,
     ) -> Any:
         """Return E[ψ(y) | x] of each input; lazily, as a Dask array, for Dask input (every block
         with the same seed when sampled).
 
         See :meth:`combpred.ProbabilisticStructured.predict_marginals`.
         """
-        kwargs = {"n_samples": n_samples, "sampler": sampler, "random_state": random_state, "method": method}
+        kwargs = {
+            "n_samples": n_samples,
+            "sampler": sampler,
+            "random_state": random_state,
+            "method": method,
+            "check_mixing": check_mixing,
+        }
         return self._lazy(X, "predict_marginals", **kwargs) if _is_dask(X) else super().predict_marginals(X, **kwargs)
