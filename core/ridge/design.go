@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/cancel"
@@ -186,7 +187,12 @@ func (d design) gram(s []float64) *mat.SymDense {
 	// megabyte per feature). The copy and a block transpose ran on one thread, a quarter of the
 	// set-up of a tall fit.
 	const block = 4 * 8192
-	xs := mat.NewDense(min(m, block), n, nil)
+	// Unit weights (no sample_weight) need no copy: diag(s)·X is X, bit for bit.
+	unit := !slices.ContainsFunc(s, func(w float64) bool { return w != 1 })
+	var xs *mat.Dense
+	if !unit {
+		xs = mat.NewDense(min(m, block), n, nil)
+	}
 	top := mat.NewDense(n, n, nil)
 	col, part := make([]float64, n), make([]float64, n)
 	var total float64
@@ -195,13 +201,17 @@ func (d design) gram(s []float64) *mat.SymDense {
 			break
 		}
 		hi := min(lo+block, m)
-		b := xs.Slice(0, hi-lo, 0, n).(*mat.Dense)
-		parallel.For(hi-lo, 1024, func(i0, i1 int) {
-			for i := i0; i < i1; i++ {
-				floats.ScaleTo(b.RawRowView(i), s[lo+i], d.X.RawRowView(lo + i)[:n])
-			}
-		})
-		gemm.MulTNUpperAdd(top.RawMatrix(), b.RawMatrix(), d.X.Slice(lo, hi, 0, n).(*mat.Dense).RawMatrix())
+		rows := d.X.Slice(lo, hi, 0, n).(*mat.Dense)
+		b := rows
+		if !unit {
+			b = xs.Slice(0, hi-lo, 0, n).(*mat.Dense)
+			parallel.For(hi-lo, 1024, func(i0, i1 int) {
+				for i := i0; i < i1; i++ {
+					floats.ScaleTo(b.RawRowView(i), s[lo+i], d.X.RawRowView(lo + i)[:n])
+				}
+			})
+		}
+		gemm.MulTNUpperAdd(top.RawMatrix(), b.RawMatrix(), rows.RawMatrix())
 		if d.intercept {
 			gemm.ColumnSums(part, b.RawMatrix())
 			floats.Add(col, part)

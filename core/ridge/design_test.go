@@ -9,17 +9,21 @@ import (
 )
 
 // design.gram is X̃ᵀ diag(s) X̃ (X̃ = [X 1] with an intercept) for row counts below, at and across
-// its block of rows, with and without the intercept.
+// its block of rows, with and without the intercept, with unit weights (read in place) and others.
 func TestDesignGram(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	const n = 7
 	for _, m := range []int{1, 5, 4 * 8192, 4*8192 + 5, 2*4*8192 + 3} {
 		X := randDense(r, m, n)
-		s := make([]float64, m)
-		for i := range s {
-			s[i] = r.Float64() * 2
+		weighted, unit := make([]float64, m), make([]float64, m)
+		for i := range weighted {
+			weighted[i], unit[i] = r.Float64()*2, 1
 		}
-		for _, intercept := range []bool{false, true} {
+		for _, c := range []struct {
+			s         []float64
+			intercept bool
+		}{{weighted, false}, {weighted, true}, {unit, false}, {unit, true}} { // unit weights skip diag(s)·X's copy
+			s, intercept := c.s, c.intercept
 			des := design{X: X, intercept: intercept}
 			k := des.cols()
 			xt := mat.NewDense(m, k, nil)
