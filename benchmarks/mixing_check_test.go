@@ -178,7 +178,7 @@ func writeMixingTables(b *strings.Builder, runs []mixingRun, cases int, elapsed 
 		"inference, from near-uniform to peaked π. Every chain sampler each space has (`auto` only where it resolves to a chain), "+
 		"n_samples ∈ {100, 2000}, 3 seeds; exact marginals by `prob.ExactMarginals`. A run is **wrong** when its estimate is more than %.2g "+
 		"off the exact marginals in some coordinate, **right** when it is within %.2g. The check (`DispersedCheck`, Python "+
-		"`check_mixing=True`) runs one chain from a perturb-and-MAP start for the burn-in + ⌈n/4⌉ samples and flags a row when a "+
+		"`check_mixing=True`) runs one chain from a perturb-and-MAP start for the burn-in + n/4 samples and flags a row when a "+
 		"coordinate's means differ by more than max(0.15, 4 se) (batch means); \"unvouched\" is the report every sampled estimate "+
 		"carries (a Metropolis chain that never moved, too few proposals to vouch for the mode).\n\n", cases, mixingBad, mixingFine)
 	fmt.Fprintf(b, "| n_samples | runs | wrong | wrong, flagged by the check | by unvouched | by either | off > 0.3, by either | right | right, flagged by the check | by either | check's steps / estimate's (median) | total |\n")

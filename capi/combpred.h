@@ -137,11 +137,12 @@ CP_EXPORT int cp_prob_log_partition(int64_t h, double *x, int64_t q, int64_t n, 
 
 /* cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and a chain report of each row into
    report (q × 2): the number of Metropolis chains that never moved and cannot vouch for their state
-   (0 for exact marginals and other samplers), and 1 when the dispersed-start check
-   (dispersed_check=1, chain samplers) disagreed, 0 otherwise: a chain started away from the mode
-   found another mean of ψ, the chains did not mix. Parameters: method (auto, exact, sampled),
-   n_samples, dispersed_check (0 or 1, default 0), random_state, sampler, burn_in, thinning,
-   n_chains; the defaults are the model's fit-time inference options. */
+   (0 for exact marginals and other samplers), and the mixing check's verdict: 1 when a chain
+   started away from the mode (check_mixing=1, chain samplers) found another mean of ψ, the chains
+   did not mix; 0 when it agreed; -1 when it did not run (exact marginals, exact samples, or no check
+   asked for). Parameters: method (auto, exact, sampled), n_samples, check_mixing (0 or 1, default
+   0), random_state, sampler, burn_in, thinning, n_chains; the defaults are the model's fit-time
+   inference options. */
 CP_EXPORT int cp_prob_marginals(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, int64_t d, int64_t *report);
 
 /* cp_prob_marginals_csr is cp_prob_marginals on a sparse X (rows × cols CSR: see the _csr calls). */

@@ -185,11 +185,12 @@ func cp_prob_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w
 
 // cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and a chain report of each row into
 // report (q × 2): the number of Metropolis chains that never moved and cannot vouch for their state
-// (0 for exact marginals and other samplers), and 1 when the dispersed-start check
-// (dispersed_check=1, chain samplers) disagreed, 0 otherwise: a chain started away from the mode
-// found another mean of ψ, the chains did not mix. Parameters: method (auto, exact, sampled),
-// n_samples, dispersed_check (0 or 1, default 0), random_state, sampler, burn_in, thinning,
-// n_chains; the defaults are the model's fit-time inference options.
+// (0 for exact marginals and other samplers), and the mixing check's verdict: 1 when a chain
+// started away from the mode (check_mixing=1, chain samplers) found another mean of ψ, the chains
+// did not mix; 0 when it agreed; -1 when it did not run (exact marginals, exact samples, or no check
+// asked for). Parameters: method (auto, exact, sampled), n_samples, check_mixing (0 or 1, default
+// 0), random_state, sampler, burn_in, thinning, n_chains; the defaults are the model's fit-time
+// inference options.
 //
 //export cp_prob_marginals
 func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char, out *C.double, d C.int64_t,
@@ -213,7 +214,7 @@ func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d
 	if err != nil {
 		return err
 	}
-	chains, err := i64s(chainReportOutput, report, q, 2)
+	chains, err := i64s(chainReportOutput, report, q, prob.MarginalsReportCols)
 	if err != nil {
 		return err
 	}

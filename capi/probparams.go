@@ -111,7 +111,7 @@ func parseProbFitParams(s string) (prob.Options, error) {
 type probQuery int
 
 const (
-	queryMarginals probQuery = iota // method (auto, exact, sampled), n_samples, dispersed_check, random_state, sampler keys
+	queryMarginals probQuery = iota // method (auto, exact, sampled), n_samples, check_mixing, random_state, sampler keys
 	querySample                     // random_state, sampler keys
 	queryLogZ                       // method (auto, exact, fpras, taylor), epsilon, delta, schedule, n_samples, max_samples, random_state, sampler keys
 )
@@ -143,7 +143,7 @@ func parseProbQuery(s string, call probQuery, base prob.InferenceOptions) (query
 			q.LogZ.Method, err = prob.ParseLogZMethod(val)
 		case key == "n_samples" && call == queryMarginals:
 			q.Inference.Samples, err = intAtLeast(val, 1)
-		case key == "dispersed_check" && call == queryMarginals:
+		case key == "check_mixing" && call == queryMarginals:
 			q.Inference.DispersedCheck, err = parseFlag(val)
 		case key == "n_samples" && call == queryLogZ:
 			q.LogZ.Samples, err = intAtLeast(val, 1)

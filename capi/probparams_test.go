@@ -89,15 +89,15 @@ func TestParseProbQuery(t *testing.T) {
 		q.Inference.Sampler.Sampler != prob.SamplerCFTP || q.Inference.Sampler.Thin != 4 {
 		t.Errorf("marginals %+v, %v", q, err)
 	}
-	q, err = parseProbQuery("dispersed_check=1;sampler=local", queryMarginals, base)
+	q, err = parseProbQuery("check_mixing=1;sampler=local", queryMarginals, base)
 	if err != nil || !q.Inference.DispersedCheck {
-		t.Errorf("dispersed_check=1: %+v, %v", q.Inference, err)
+		t.Errorf("check_mixing=1: %+v, %v", q.Inference, err)
 	}
-	if _, err = parseProbQuery("dispersed_check=1", querySample, base); err == nil {
-		t.Error("dispersed_check is a marginals parameter, sample took it")
+	if _, err = parseProbQuery("check_mixing=1", querySample, base); err == nil {
+		t.Error("check_mixing is a marginals parameter, sample took it")
 	}
-	if _, err = parseProbQuery("dispersed_check=2", queryMarginals, base); err == nil || !strings.Contains(err.Error(), "dispersed_check") {
-		t.Errorf("dispersed_check=2: %v", err)
+	if _, err = parseProbQuery("check_mixing=2", queryMarginals, base); err == nil || !strings.Contains(err.Error(), "check_mixing") {
+		t.Errorf("check_mixing=2: %v", err)
 	}
 	q, err = parseProbQuery("random_state=3;sampler=mixed;burn_in=2;n_chains=3", querySample, base)
 	if err != nil || q.Seed != 3 || q.Inference.Sampler.Chain != prob.ChainMixed || q.Inference.Sampler.BurnIn != 2 ||

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 
 import numpy as np
 import pytest
@@ -235,6 +236,33 @@ def test_an_error_in_a_lazy_prediction_names_the_block_and_its_rows_in_x():
     first = r"counts from the partition's first row, X's row 187\)"
     with pytest.raises(ValueError, match=r"^partition 3 \(rows 187 to 199\): X row 5: .*" + first):
         lazy.compute()
+
+
+def test_mixing_warnings_of_lazy_marginals_name_rows_of_x():
+    """A MixingWarning from a block named rows counted from the block's first row; and building
+    the lazy array ran the one-row probe with the user's check_mixing, which warned (or refused
+    n_samples) about a row of zeros the user never passed. Now the warning also names the row of
+    X, and the probe neither checks nor warns."""
+    import warnings
+
+    from combpred.exceptions import MixingWarning
+
+    space = spaces.Permutations(6)
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(60, 3)), space.sample(60, random_state=3)
+    model = DaskProbabilisticStructured(space=space, alpha=0.01).fit(X, Y)
+    query = dict(method="sampled", sampler="local", random_state=0, check_mixing=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MixingWarning)
+        lazy = model.predict_marginals(da.from_array(10 * X[:12], chunks=(4, 3)), n_samples=400, **query)
+        model.predict_marginals(da.from_array(X[:4], chunks=(4, 3)), n_samples=3, **query)  # refused at compute
+    with dask.config.set(scheduler="synchronous"), pytest.warns(MixingWarning) as caught:
+        lazy.compute()
+    named = [re.search(r"row (\d+) of partition (\d+), X's row (\d+)\)", str(w.message)) for w in caught]
+    assert named and all(named)
+    assert all(int(m[3]) == 4 * int(m[2]) + int(m[1]) for m in named)
+    with pytest.warns(MixingWarning, match=r"\(the first: row \d\) a chain"):  # in memory: no partition
+        model.predict_marginals(10 * X[:12], n_samples=400, **query)
 
 
 def test_lazy_predictions_of_a_model_fitted_on_a_sparse_y_have_numpy_blocks():

@@ -527,6 +527,9 @@ def test_check_mixing_reports_chains_that_depend_on_their_start():
         model.predict_marginals(trapped[:2], method="sampled", sampler="cftp", n_samples=50, check_mixing=True)
     with pytest.raises((TypeError, ValueError), match="check_mixing"):
         model.predict_marginals(trapped, check_mixing="yes", **query)
+    # its chain needs two states per run of batch means: at n_samples ≤ 4 it fired on almost every row
+    with pytest.raises(ValueError, match=r"check_mixing needs n_samples ≥ 80 .* got 79"):
+        model.predict_marginals(trapped, check_mixing=True, **(query | {"n_samples": 79}))
 
 
 def test_concurrent_queries_equal_serial_ones(exact_multilabel, multilabel_data):

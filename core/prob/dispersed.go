@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/combpred/combpred/core/budget"
@@ -10,22 +11,19 @@ import (
 // The dispersed-start check (InferenceOptions.DispersedCheck). Every chain of a sampled estimate
 // starts at the decoded mode, so chains that move but do not mix agree with each other and say
 // nothing (Gelman and Rubin's point). The check runs one more chain of the same kind from a
-// dispersed start, burnt in like the main chains and keeping ⌈n/4⌉ samples that are not averaged
+// dispersed start, burnt in like the main chains and keeping n/4 samples that are not averaged
 // into the estimate, and compares its mean of ψ with the estimate's coordinate by coordinate: the
 // row disagrees when some coordinate j differs by more than max(dispersedFloor, dispersedZ·se_j),
 // se_j² the sum of the two means' squared batch-means standard errors (dispersedBatches runs per
 // chain; the chains' states are correlated, so the spread of the states would understate it).
 //
-// The start is perturb-and-MAP, the decoded mode of u + g with g_j standard Gumbel noise: on the
-// audit's grid (13 spaces × the chain samplers × scores ×0.1…×10, 4 rows, 3 seeds; BENCHMARKS.md,
-// the mixing check, has the tables) the decoded mode of −u and a uniform structure disagreed on 3.3–3.6 %
-// of the rows whose estimate was within 0.05 of the exact marginals at n = 2,000 (13–15 % at
-// n = 100): from there a chain on a peaked π spends its burn-in climbing through structures
-// e^{-100} less likely than the mode on Permutations(16), and its mean differs from a right
-// estimate. The perturbed mode starts among likely structures and disagreed on 1.1 % (3.4 %), and
-// it detected as many wrong rows (44 % of those off by more than 0.1 at n = 2,000; 30 % at 100,
-// 67 % of those still off at 2,000). A diagnostic chain as long as the main chains detected fewer
-// (38 %, 23 %): its longer run forgets its start.
+// The start is perturb-and-MAP, the decoded mode of u + g with g_j standard Gumbel noise. A
+// prototype measured other starts on the mixing audit's grid (BENCHMARKS.md, the mixing check):
+// the decoded mode of −u or a uniform structure disagreed with right estimates several times as
+// often, because from there a chain on a peaked π spends its burn-in climbing through structures
+// far less likely than the mode, and its mean differs from a right estimate; the perturbed mode
+// starts among likely structures. A diagnostic chain as long as the main chains detected fewer
+// wrong estimates than a quarter as long: its longer run forgets its start.
 
 const (
 	// dispersedBatches is the number of runs of batch means per chain of the check.
@@ -33,23 +31,25 @@ const (
 	// dispersedZ scales the batch-means standard error of the difference.
 	dispersedZ = 4.0
 	// dispersedFloor is the smallest difference of a coordinate (ψ in [−1, 1] or [0, 1]) that
-	// flags a row: at n = 100, 0.15 instead of 0.1 kept the detections and cut the false alarms
-	// from 4.3 % to 3.4 %.
+	// flags a row: in the prototype, 0.15 instead of 0.1 kept the detections at n = 100 and cut
+	// the false alarms.
 	dispersedFloor = 0.15
-	// dispersedLengthDiv: the diagnostic chain keeps ⌈n/dispersedLengthDiv⌉ samples after the
-	// main chains' burn-in.
+	// dispersedLengthDiv: the diagnostic chain keeps ⌊n/dispersedLengthDiv⌋ samples after the
+	// main chains' burn-in, and no more than one main chain keeps (dispersedLength).
 	dispersedLengthDiv = 4
+	// dispersedMinLength is the shortest diagnostic chain the check runs: two states per run of
+	// batch means. Shorter chains have no estimate of their noise (a run of one state, or of
+	// equal states, has none), and the check fired on 95–100 % of well-mixing rows at
+	// n_samples ≤ 4.
+	dispersedMinLength = 2 * dispersedBatches
 )
 
-// dispersedStats are the measurements of the check on one row.
-type dispersedStats struct {
-	mean           []float64 // the diagnostic chain's mean of ψ
-	seMain, seDiag []float64 // batch-means standard errors of the two means, per coordinate
-	steps          int64     // the diagnostic chain's steps
-}
+// MarginalsReportCols is the number of values per row in the chain report of
+// Model.MarginalsRows: unvouched chains, and the mixing check's verdict.
+const MarginalsReportCols = 2
 
 // batchSums accumulates ψ over the runs of batch means of the blocks (chains) of an estimate of
-// n samples in nBlocks blocks (blockRange of visitSamplesFrom): block b's samples [lo, hi) are
+// n samples in nBlocks blocks (chainRange): block b's samples [lo, hi) are
 // cut into dispersedBatches runs. Each block writes only its own runs.
 type batchSums struct {
 	n, nBlocks, d int
@@ -64,7 +64,7 @@ func newBatchSums(n, nBlocks, d int) *batchSums {
 }
 
 func (s *batchSums) add(b, i int, psi []float64) {
-	lo, hi := b*s.n/s.nBlocks, (b+1)*s.n/s.nBlocks
+	lo, hi := chainRange(b, s.n, s.nBlocks)
 	k := b*dispersedBatches + (i-lo)*dispersedBatches/(hi-lo)
 	s.count[k]++
 	row := s.sums[k*s.d : (k+1)*s.d]
@@ -126,23 +126,30 @@ func (s *batchSums) se() []float64 {
 	return out
 }
 
-// chainBlocks is the number of chains (blocks) visitSamplesFrom runs for n samples.
-func chainBlocks(n int, opt SampleOptions) int { return min(max(1, opt.Chains), n) }
-
-// checkDispersedMemory checks the runs of batch means of the check against the memory budget.
-func checkDispersedMemory(n int, opt SampleOptions, d, concurrent int) error {
-	return budget.Check("the runs of batch means of the dispersed-start check",
+// checkDispersed checks that the check can run for an estimate of n samples, and the memory of
+// its runs of batch means against the budget.
+func checkDispersed(n int, opt SampleOptions, d, concurrent int) error {
+	if dispersedLength(n, opt) < dispersedMinLength {
+		return fmt.Errorf("check_mixing needs n_samples ≥ %d (with n_chains = %d; its chain keeps min(n/%d, n/n_chains) "+
+			"samples, at least %d), got %d", dispersedMinLength*max(dispersedLengthDiv, chainBlocks(n, opt)),
+			max(1, opt.Chains), dispersedLengthDiv, dispersedMinLength, n)
+	}
+	return budget.Check(fmt.Sprintf("n_samples = %d with n_chains = %d, for the runs of batch means of check_mixing", n, max(1, opt.Chains)),
 		budget.Mul(int64(chainBlocks(n, opt)+1), int64(dispersedBatches), budget.Add(8*int64(d), 8), int64(max(1, concurrent))))
 }
 
-// dispersedLength is the number of samples the diagnostic chain keeps for an estimate of n.
-func dispersedLength(n int) int { return (n + dispersedLengthDiv - 1) / dispersedLengthDiv }
+// dispersedLength is the number of samples the diagnostic chain keeps for an estimate of n:
+// a quarter of them, and no more than one main chain keeps, so that the check stays within the
+// work bound the main chains met.
+func dispersedLength(n int, opt SampleOptions) int {
+	return min(n/dispersedLengthDiv, n/chainBlocks(n, opt))
+}
 
 // runDispersed runs the diagnostic chain of the check for the estimate mean (whose batch-means
-// standard errors are seMain) and returns its measurements and whether the row disagrees.
-func runDispersed(sp space.Space, u []float64, opt InferenceOptions, seed uint64, mean, seMain []float64) (*dispersedStats, bool, error) {
+// standard errors are seMain) and returns its steps and whether the row disagrees.
+func runDispersed(sp space.Space, u []float64, opt InferenceOptions, seed uint64, mean, seMain []float64) (int64, bool, error) {
 	d := sp.Dim()
-	m := dispersedLength(opt.samples())
+	m := dispersedLength(opt.samples(), opt.Sampler)
 	dopt := opt.Sampler
 	dopt.Chains = 1
 	dopt.start = startPerturbed
@@ -160,29 +167,22 @@ func runDispersed(sp space.Space, u []float64, opt InferenceOptions, seed uint64
 		diag.add(b, i, psi)
 	})
 	if err != nil {
-		return nil, false, err
+		return 0, false, err
 	}
-	ds := &dispersedStats{mean: make([]float64, d), seMain: seMain, seDiag: diag.se(), steps: st.Steps}
-	for k := range diag.count {
-		for j := range ds.mean {
-			ds.mean[j] += diag.sums[k*d+j]
+	seDiag := diag.se()
+	for j := range mean {
+		var sum float64
+		for k := range diag.count {
+			sum += diag.sums[k*d+j]
+		}
+		if dispersedDisagree(math.Abs(sum/float64(m)-mean[j]), seMain[j], seDiag[j]) {
+			return st.Steps, true, nil
 		}
 	}
-	disagrees := false
-	for j := range ds.mean {
-		ds.mean[j] /= float64(m)
-		if dispersedDisagree(math.Abs(ds.mean[j]-mean[j]), ds.seMain[j], ds.seDiag[j]) {
-			disagrees = true
-		}
-	}
-	return ds, disagrees, nil
+	return st.Steps, false, nil
 }
 
 // dispersedDisagree is the check's rule for one coordinate whose means differ by gap.
 func dispersedDisagree(gap, seMain, seDiag float64) bool {
-	se := math.Hypot(seMain, seDiag)
-	if math.IsInf(se, 1) { // one run: no estimate of the noise, the floor decides
-		se = 0
-	}
-	return gap > max(dispersedFloor, dispersedZ*se)
+	return gap > max(dispersedFloor, dispersedZ*math.Hypot(seMain, seDiag))
 }

@@ -164,13 +164,13 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 	n := opt.samples()
 	d := sp.Dim()
 	check := opt.DispersedCheck && rs == nil
-	if check && opt.Sampler.Sampler == SamplerAuto {
-		if err := checkScores(sp, u); err != nil {
+	if check {
+		var err error
+		if opt.Sampler, err = resolveSampler(sp, u, opt.Sampler); err != nil {
 			return MarginalsInfo{}, err
 		}
-		opt.Sampler.Sampler = autoSampler(sp, u)
+		check = opt.Sampler.Sampler == SamplerChain
 	}
-	check = check && opt.Sampler.Sampler == SamplerChain
 	// Unparallel calls run one per row, Threads() at a time (Model.Marginals, the fit's objective).
 	concurrent := 1
 	if !par {
@@ -202,7 +202,7 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 	}
 	var mainRuns *batchSums // the estimate's runs of batch means for the dispersed-start check
 	if check {
-		if err := checkDispersedMemory(n, opt.Sampler, d, concurrent); err != nil {
+		if err := checkDispersed(n, opt.Sampler, d, concurrent); err != nil {
 			return MarginalsInfo{}, err
 		}
 		mainRuns = newBatchSums(n, chainBlocks(n, opt.Sampler), d)
@@ -255,11 +255,11 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 		mean[j] /= float64(n)
 	}
 	if check {
-		ds, disagrees, err := runDispersed(sp, u, opt, seed, mean, mainRuns.se())
+		steps, disagrees, err := runDispersed(sp, u, opt, seed, mean, mainRuns.se())
 		if err != nil {
 			return info, err
 		}
-		info.Checked, info.Disagrees, info.CheckSteps = true, disagrees, ds.steps
+		info.Checked, info.Disagrees, info.CheckSteps = true, disagrees, steps
 	}
 	if nRuns > 0 {
 		rs.trCov = math.Inf(1) // one sample says nothing of its spread

@@ -187,15 +187,15 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report [
 	if len(out) != q*d {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
 	}
-	if err := checkChainReport(report, q, 2); err != nil {
+	if err := checkChainReport(report, q, MarginalsReportCols); err != nil {
 		return err
 	}
 	if !md.Inference.exact(md.Space) {
 		if err := checkSampleMemory(md.Inference.samples(), md.Inference.Sampler, sampleBlockBytes(md.Space, md.Inference), parallel.Threads()); err != nil {
 			return err
 		}
-		if md.Inference.DispersedCheck {
-			if err := checkDispersedMemory(md.Inference.samples(), md.Inference.Sampler, d, parallel.Threads()); err != nil {
+		if md.Inference.DispersedCheck && md.Inference.Sampler.Sampler == SamplerChain { // "auto" is resolved per row
+			if err := checkDispersed(md.Inference.samples(), md.Inference.Sampler, d, parallel.Threads()); err != nil {
 				return err
 			}
 		}
@@ -212,12 +212,14 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report [
 	return forRows(q, md.Inference.Sampler.Stop, func(i int) error {
 		info, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(i)), out[i*d:(i+1)*d], false)
 		if report != nil {
-			report[2*i] = int64(info.Unvouched)
-			if info.Disagrees {
-				report[2*i+1] = 1
-			} else {
-				report[2*i+1] = 0
+			verdict := int64(-1) // not checked: exact marginals or samples, or no check asked for
+			if info.Checked {
+				verdict = 0
+				if info.Disagrees {
+					verdict = 1
+				}
 			}
+			report[i*MarginalsReportCols], report[i*MarginalsReportCols+1] = int64(info.Unvouched), verdict
 		}
 		return err
 	})

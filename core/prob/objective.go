@@ -127,6 +127,7 @@ type sampledGradient struct {
 // objectiveRows is Objective on the rows listed (all when rows is nil), with the data term
 // averaged over them: an unbiased estimate of the full average for a uniform minibatch.
 func (p *Problem) objectiveRows(W *mat.Dense, rows []int, inf InferenceOptions, seed uint64, grad *mat.Dense, sg *sampledGradient) (float64, error) {
+	inf.DispersedCheck = false // the mixing check's verdict has no use in J or its gradient
 	s, b, err := p.dataTerm(W, rows, inf, seed, grad, sg)
 	if err != nil {
 		return 0, err

@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -151,6 +152,10 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxSampleGrowth < 0 {
 		return fmt.Errorf("prob: the sample growth bound must be ≥ 0, got %d", o.MaxSampleGrowth)
+	}
+	if o.Inference.DispersedCheck {
+		// The fit's marginals could not use the verdict, and the model would keep the option.
+		return errors.New("prob: the mixing check (InferenceOptions.DispersedCheck) is an option of marginals queries, not of fits")
 	}
 	return o.Inference.validate()
 }

@@ -81,6 +81,11 @@ type SampleOptions struct {
 	start startKind
 }
 
+// openUnit maps 64 random bits to a uniform value in the open interval (0, 1), never 0 or 1:
+// 52 of them, and a half, which float64 holds exactly (with 53 bits, k + ½ rounded to 2⁵³ at the
+// top, and a Gumbel draw −log(−log 1) is +Inf).
+func openUnit(bits uint64) float64 { return (float64(bits>>12) + 0.5) / (1 << 52) }
+
 // eulerGamma is the mean of the standard Gumbel distribution.
 const eulerGamma = 0.5772156649015329
 
@@ -120,6 +125,23 @@ func autoSampler(sp space.Space, u []float64) SamplerKind {
 	}
 	return SamplerChain
 }
+
+// resolveSampler checks the scores u and replaces SamplerAuto in opt by the sampler it stands for.
+func resolveSampler(sp space.Space, u []float64, opt SampleOptions) (SampleOptions, error) {
+	if err := checkScores(sp, u); err != nil {
+		return opt, err
+	}
+	if opt.Sampler == SamplerAuto {
+		opt.Sampler = autoSampler(sp, u)
+	}
+	return opt, nil
+}
+
+// chainBlocks is the number of chains (blocks) among which SamplerChain shares n samples.
+func chainBlocks(n int, opt SampleOptions) int { return min(max(1, opt.Chains), n) }
+
+// chainRange is the range [lo, hi) of the n samples that chain b of nBlocks draws.
+func chainRange(b, n, nBlocks int) (lo, hi int) { return b * n / nBlocks, (b + 1) * n / nBlocks }
 
 // SampleStats reports the work of a sampler.
 type SampleStats struct {
@@ -188,14 +210,12 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 	if err := opt.validate(); err != nil {
 		return SampleStats{}, err
 	}
-	if err := checkScores(sp, u); err != nil {
-		return SampleStats{}, err
-	}
 	if n < 1 {
 		return SampleStats{}, fmt.Errorf("prob: the number of samples must be ≥ 1, got %d", n)
 	}
-	if opt.Sampler == SamplerAuto {
-		opt.Sampler = autoSampler(sp, u)
+	opt, err := resolveSampler(sp, u, opt)
+	if err != nil {
+		return SampleStats{}, err
 	}
 	canon, _ := sp.(space.Canonical) // undirected cycles: one orientation
 	w, d := sp.Width(), sp.Dim()
@@ -206,11 +226,8 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 		nBlocks = (n + cftpBlock - 1) / cftpBlock
 		blockRange = func(b int) (int, int) { return b * cftpBlock, min(n, (b+1)*cftpBlock) }
 	} else {
-		nBlocks = max(1, opt.Chains)
-		if nBlocks > n {
-			nBlocks = n
-		}
-		blockRange = func(b int) (int, int) { return b * n / nBlocks, (b + 1) * n / nBlocks }
+		nBlocks = chainBlocks(n, opt)
+		blockRange = func(b int) (int, int) { return chainRange(b, n, nBlocks) }
 		burn, thin := opt.BurnIn, opt.Thin
 		if burn == 0 {
 			burn = DefaultBurnIn(sp)
@@ -271,15 +288,14 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 				continue
 			}
 			r := newRand(seed, uint64(b))
-			start := y // a chain without a kept state starts at the decoded mode (nil)
+			start := y // a chain without a kept state starts at the decoded mode (nil) or at a dispersed start
 			switch {
 			case resume:
 				copy(y, states.y[b])
 			case opt.start == startPerturbed:
 				pert := make([]float64, len(u))
 				for j, x := range u {
-					v := (float64(r.Uint64()>>11) + 0.5) / (1 << 53) // uniform on (0, 1), never 0 or 1
-					pert[j] = x - logmath.Log(-logmath.Log(v)) - eulerGamma
+					pert[j] = x - logmath.Log(-logmath.Log(openUnit(r.Uint64()))) - eulerGamma
 				}
 				sp.Decode(pert, y)
 			default:

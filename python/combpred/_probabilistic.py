@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import threading
 import warnings
 from typing import Any
 
@@ -19,18 +20,32 @@ from .exceptions import MixingWarning
 __all__ = ["ProbabilisticStructured"]
 
 
+# Where the rows of the current call start in a larger X (partition index, first row), set by
+# combpred.dask around each block so that a warning names rows of X; None for in-memory calls.
+row_origin = threading.local()
+
+
+def _warn_rows(call: str, flagged: np.ndarray, what: str) -> None:
+    """A MixingWarning of a query naming its flagged rows: ``call: in k of q rows (the first: row
+    r) what``."""
+    if not flagged.any():
+        return
+    rows = np.flatnonzero(flagged)
+    where = f"the first: row {rows[0]}"
+    origin = getattr(row_origin, "value", None)
+    if origin is not None:
+        where += f" of partition {origin[0]}, X's row {origin[1] + rows[0]}"
+    warnings.warn(f"{call}: in {len(rows)} of {len(flagged)} rows ({where}) {what}", MixingWarning, stacklevel=3)
+
+
 def _warn_unvouched(call: str, result: str, unvouched: np.ndarray, space: _spaces.Space) -> None:
     """The MixingWarning of a query whose rows' counts of unvouched chains (the core's) are not all 0."""
-    if not unvouched.any():
-        return
-    rows = np.flatnonzero(unvouched)
-    warnings.warn(
-        f"{call}: in {len(rows)} of {len(unvouched)} rows (the first: row {rows[0]}) a Metropolis chain never left "
-        f"the decoded mode, in too few proposals to show that the mode holds nearly all the mass of the {space.kind} "
-        f'space: those rows\' {result}. Use a sampler with local moves where the space has them, "cftp" (exact '
-        "samples), or exact inference where the space has it",
-        MixingWarning,
-        stacklevel=3,
+    _warn_rows(
+        call,
+        unvouched > 0,
+        f"a Metropolis chain never left the decoded mode, in too few proposals to show that the mode holds nearly "
+        f"all the mass of the {space.kind} space: those rows' {result}. Use a sampler with local moves where the "
+        'space has them, "cftp" (exact samples), or exact inference where the space has it',
     )
 
 
@@ -389,11 +404,11 @@ class ProbabilisticStructured(StructuredEstimator):
             start (the decoded mode of the scores plus Gumbel noise), for a quarter of
             ``n_samples`` after the burn-in, and warn where its mean of ψ differs from the estimate
             by more than max(0.15, 4 standard errors) in a coordinate: those chains did not mix.
-            Its samples are not averaged into the estimate. It costs about 30 % more Markov steps
-            at 2,000 samples (60 % at 100) and is silent on exact marginals and exact samples
-            (``"cftp"``). A silent check is no proof of mixing: measured on rows from flat to
-            peaked, it caught 43 % of the estimates off by more than 0.1 at 2,000 samples, and it
-            flagged 2 % of those within 0.05 (a quarter on Permutations(16)); see BENCHMARKS.md.
+            Its samples are not averaged into the estimate; it needs ``n_samples`` ≥ 80 (two
+            states per run of its batch means) and does nothing on exact marginals and exact
+            samples (``"cftp"``). A silent check is no proof of mixing: it catches about half of
+            the wrong estimates, flags a few per cent of right ones, and costs a third to two
+            thirds more Markov steps (measured in BENCHMARKS.md, "the mixing check").
 
         Returns
         -------
@@ -424,20 +439,17 @@ class ProbabilisticStructured(StructuredEstimator):
             n_samples=_integer(n_samples, "n_samples"),
             sampler=_name(sampler, "sampler"),
             random_state=self._seed_or_own(random_state),
-            dispersed_check=int(_spaces._flag(check_mixing, "check_mixing")),
+            check_mixing=int(_spaces._flag(check_mixing, "check_mixing")),
         )
         marginals, report = fitted.model.marginals(X, params)
-        disagree = report[:, 1]  # the dispersed-start check disagreed
-        if disagree.any():
-            rows = np.flatnonzero(disagree)
-            warnings.warn(
-                f"predict_marginals: in {len(rows)} of {len(disagree)} rows (the first: row {rows[0]}) a chain started "
-                f"away from the decoded mode (check_mixing) found a mean of ψ that differs from the estimate beyond Monte "
-                f"Carlo noise: the chains did not mix and those rows' estimates depend on where the chains started. Use "
-                'exact inference where the space has it, "cftp" (exact samples), another sampler, or a longer burn-in',
-                MixingWarning,
-                stacklevel=2,
-            )
+        _warn_rows(
+            "predict_marginals",
+            report[:, 1] == 1,  # the mixing check's verdict: 1 disagreed, 0 agreed, -1 not run
+            "a chain started away from the decoded mode (check_mixing) found a mean of ψ that differs from the "
+            "estimate beyond Monte Carlo noise: the chains did not mix and those rows' estimates depend on where the "
+            'chains started. Use exact inference where the space has it, "cftp" (exact samples), another sampler, or '
+            "a longer burn-in",
+        )
         _warn_unvouched(
             "predict_marginals",
             "estimates rest on the mode alone (with its pair exchanges, on permutations and directed cycles)",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import operator
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -37,11 +38,12 @@ try:
 except ImportError as exc:  # pragma: no cover - the optional extra
     raise ImportError('combpred.dask needs Dask: pip install "combpred[dask]"') from exc
 
-from . import _capi, _core
+from . import _capi, _core, _probabilistic
 from . import spaces as _spaces
 from ._estimator_base import class_labels, class_rows, run_fit, set_threads
 from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
+from .exceptions import MixingWarning
 
 __all__ = ["DaskProbabilisticStructured", "DaskStructuredRidge"]
 
@@ -282,17 +284,21 @@ def _apply(
     row numbers of the single-machine method's message count from the block's first row."""
     if block.shape[0] == 0:
         return np.empty((0, *tail), dtype=dtype)
+    index, lo = (block_info[0]["chunk-location"][0], block_info[0]["array-location"][0][0]) if block_info else (0, 0)
+    # MixingWarnings name rows of X (row_origin is per thread: blocks run in parallel)
+    _probabilistic.row_origin.value = (index, lo) if block_info else None
     try:
         out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
     except (ValueError, TypeError) as exc:
         if block_info is None:
             raise
-        index, lo = block_info[0]["chunk-location"][0], block_info[0]["array-location"][0][0]
         message = str(exc)
         if re.search(r"\brow \d", message):
             message += f" (this row number counts from the partition's first row, X's row {lo})"
         error = _partition_error(index, lo, block.shape[0], message)
         raise (TypeError(str(error)) if type(exc) is TypeError else error) from None  # the type as raised
+    finally:
+        _probabilistic.row_origin.value = None
     return out.toarray() if _capi.is_sparse(out) else out
 
 
@@ -319,8 +325,18 @@ class _DaskPrediction:
         if names is not None and columns is not None and list(columns) != list(names):
             raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
         X = _as_array(_real_columns(X), "X").rechunk({1: -1})
-        # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return)
-        probe = _apply(np.zeros((1, X.shape[1])), local, call, (), None, kwargs)
+        # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return);
+        # its chains are not the user's rows, so it neither checks their mixing nor warns
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MixingWarning)
+            probe = _apply(
+                np.zeros((1, X.shape[1])),
+                local,
+                call,
+                (),
+                None,
+                (kwargs | {"check_mixing": False}) if "check_mixing" in kwargs else kwargs,
+            )
         tail, dtype = probe.shape[1:], probe.dtype
         return X.map_blocks(
             _apply,
