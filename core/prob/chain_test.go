@@ -256,3 +256,62 @@ func TestUnvouchedMetropolisChains(t *testing.T) {
 		}
 	}
 }
+
+// scriptedSource proposes the structure other and accepts only the first proposal: a Metropolis
+// chain that moves once and stays.
+type scriptedSource struct {
+	other  []int64
+	offers int
+}
+
+func (s *scriptedSource) IntN(int) int { return 0 }
+func (s *scriptedSource) Accept(float64) bool {
+	s.offers++
+	return s.offers == 1
+}
+func (s *scriptedSource) Uniform(_ space.Space, y []int64) { copy(y, s.other) }
+
+// A Metropolis chain that moved during its burn-in and then stayed kept one structure: it vouched
+// for it (it "moved") although its samples were that structure alone. It vouches when it moves
+// after the burn-in, or after metaVouch·|Y| proposals where it is.
+func TestMetropolisChainVouchesForItsSamplesOnly(t *testing.T) {
+	sp := mustSpace(t, "multilabel", 3) // |Y| = 8: 480 proposals vouch
+	u := []float64{0.5, -0.2, 0.1}
+	c, err := NewChain(sp, u, ChainMeta, []int64{0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := c.(*MetaChain)
+	src := &scriptedSource{other: []int64{1, 0, 1}}
+	const burnIn = 10
+	for range burnIn + 20 { // the move is the first step, in the burn-in
+		mc.step(src)
+	}
+	if mc.vouched(burnIn) {
+		t.Error("a chain that moved in its burn-in only and kept one structure vouched for it")
+	}
+	for range metaVouch*8 - 40 {
+		mc.step(src)
+	}
+	if mc.vouched(burnIn) { // 469 proposals since the move
+		t.Error("vouched before metaVouch·|Y| proposals where it is")
+	}
+	for range 20 {
+		mc.step(src)
+	}
+	if !mc.vouched(burnIn) { // 489
+		t.Error("did not vouch after metaVouch·|Y| proposals where it is")
+	}
+	moving, err := NewChain(sp, u, ChainMeta, []int64{0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = &scriptedSource{other: []int64{1, 1, 0}}
+	for range burnIn {
+		moving.(*MetaChain).step(&scriptedSource{other: []int64{0, 0, 0}}) // proposes its own state
+	}
+	moving.(*MetaChain).step(src) // moves after the burn-in
+	if !moving.(*MetaChain).vouched(burnIn) {
+		t.Error("a chain that moved after its burn-in did not vouch")
+	}
+}
