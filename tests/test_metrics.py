@@ -346,7 +346,7 @@ def test_hierarchical_loss_bad_parent(parent, match):
         ([[1, 0, 0]], [0], {}, "node rows of shape"),
         ([[1, 2, 0, 0, 0]], [0], {}, "only 0 and 1"),
         ([0, 1], [0], {}, "numbers of samples"),
-        ([0], [0], {"node_weights": [1, 1]}, "node_weights must have shape"),
+        ([0], [0], {"node_weights": [1, 1]}, r"node_weights must be 5 costs, one per node, got shape \(2,\)"),
         ([0], [0], {"node_weights": [1, 1, 1, -1, 1]}, "non-negative"),
         ([], [], {}, "empty"),
     ],

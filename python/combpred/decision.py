@@ -50,7 +50,7 @@ import numpy as np
 
 from . import _capi
 from . import spaces as _spaces
-from .metrics import _real_array
+from .metrics import _node_costs, _real_array
 
 __all__ = ["LOSSES", "bayes_decode", "check_rule"]
 
@@ -251,13 +251,7 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
     if loss == "hierarchical":
         if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("node marginals must lie in [0, 1]")
-        costs = np.ones(space.dim) if node_weights is None else _real_array(node_weights, "node_weights")
-        if costs.shape != (space.dim,):
-            raise ValueError(f"node_weights must be {space.dim} costs, one per node, got shape {costs.shape}")
-        if not np.all(np.isfinite(costs)) or np.any(costs < 0):
-            bad = int(np.argmax(~np.isfinite(costs) | (costs < 0)))
-            raise ValueError(f"node_weights must be finite and non-negative, got {float(costs[bad])!r} at node {bad}")
-        return _hierarchical(np.asarray(space.parent), M, costs)
+        return _hierarchical(np.asarray(space.parent), M, _node_costs(node_weights, space.dim))
     if loss == "hamming":
         if _outside(M, -1e-9, 1 + 1e-9):
             raise ValueError("marginals of a 0/1 ψ must lie in [0, 1]")

@@ -85,6 +85,21 @@ def _real_array(a: Any, name: str) -> np.ndarray:
         raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}") from None
 
 
+def _node_costs(node_weights: Any, n_nodes: int) -> np.ndarray:
+    """The costs c_i of the hierarchical loss, one per node: ``node_weights`` checked (finite,
+    non-negative reals), or 1 per node for None. Shared by :func:`hierarchical_loss` and the Bayes
+    rule of that loss (:func:`combpred.decision.bayes_decode`)."""
+    if node_weights is None:
+        return np.ones(n_nodes)
+    costs = _real_array(node_weights, "node_weights")  # a complex array's cast dropped its imaginary part
+    if costs.shape != (n_nodes,):
+        raise ValueError(f"node_weights must be {n_nodes} costs, one per node, got shape {costs.shape}")
+    if not np.all(np.isfinite(costs)) or np.any(costs < 0):
+        bad = int(np.argmax(~np.isfinite(costs) | (costs < 0)))
+        raise ValueError(f"node_weights must be finite and non-negative, got {float(costs[bad])!r} at node {bad}")
+    return costs
+
+
 def _check_int64_range(arr: np.ndarray, name: str) -> None:
     """Refuse values that int64 cannot hold (a uint64 2**64 − 1 or a float 1e19), which the
     conversion would wrap to other ids (−1 is a root to a parent array) without a word."""
@@ -418,14 +433,7 @@ def hierarchical_loss(
     array([2., 2.])
     """
     par, levels, T, P = _node_row_pair(y_true, y_pred, parent)
-    if node_weights is None:
-        w = np.ones(par.size)
-    else:
-        w = _real_array(node_weights, "node_weights")  # a complex array's cast dropped its imaginary part
-        if w.shape != (par.size,):
-            raise ValueError(f"node_weights must have shape ({par.size},), got {w.shape}")
-        if not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("node_weights must be finite and non-negative")
+    w = _node_costs(node_weights, par.size)
     wrong = T != P
     # ancestor_wrong[:, v]: some proper ancestor of v is wrong; built level by level from the roots.
     ancestor_wrong = np.zeros_like(wrong)
