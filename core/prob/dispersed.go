@@ -131,7 +131,7 @@ func (s *batchSums) se() []float64 {
 func checkDispersed(n int, opt SampleOptions, d, concurrent int) error {
 	if dispersedLength(n, opt) < dispersedMinLength {
 		return fmt.Errorf("check_mixing needs n_samples ≥ %d (with n_chains = %d; its chain keeps min(n/%d, n/n_chains) "+
-			"samples, at least %d), got %d", dispersedMinLength*max(dispersedLengthDiv, chainBlocks(n, opt)),
+			"samples, at least %d), got %d", dispersedMinLength*max(dispersedLengthDiv, opt.Chains),
 			max(1, opt.Chains), dispersedLengthDiv, dispersedMinLength, n)
 	}
 	return budget.Check(fmt.Sprintf("n_samples = %d with n_chains = %d, for the runs of batch means of check_mixing", n, max(1, opt.Chains)),

@@ -183,7 +183,7 @@ func TestDispersedCheckLengths(t *testing.T) {
 	}
 	u := []float64{0.1, -0.2, 0, 0.3, -0.1}
 	mean := make([]float64, sp.Dim())
-	for _, c := range []struct{ n, chains, min int }{{79, 0, 80}, {4, 0, 80}, {159, 8, 160}} {
+	for _, c := range []struct{ n, chains, min int }{{79, 0, 80}, {4, 0, 80}, {159, 8, 160}, {5, 8, 160}} {
 		opt := InferenceOptions{Method: InferSampled, Samples: c.n, DispersedCheck: true,
 			Sampler: SampleOptions{Sampler: SamplerChain, Chain: ChainLocal, Chains: c.chains}}
 		_, err := Marginals(sp, u, opt, 1, mean)
