@@ -179,9 +179,10 @@ func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) er
 	return md.MarginalsRows(xmat.DenseRows(X, q, n), seed, out, nil)
 }
 
-// MarginalsRows is Marginals on dense or sparse rows. When report is not nil (q × 2, row-major),
-// row i receives its count of chains that cannot stand for p(· | x_i) (SampleStats.Unvouched) and
-// 1 when the dispersed-start check (InferenceOptions.DispersedCheck) disagreed, 0 otherwise.
+// MarginalsRows is Marginals on dense or sparse rows. When report is not nil (q ×
+// MarginalsReportCols, row-major), row i receives its count of chains that cannot stand for
+// p(· | x_i) (SampleStats.Unvouched) and the dispersed-start check's verdict
+// (InferenceOptions.DispersedCheck): 1 disagreed, 0 agreed, -1 did not run.
 func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report []int64) error {
 	q, d := X.Q, md.Space.Dim()
 	if len(out) != q*d {
