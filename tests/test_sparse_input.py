@@ -344,3 +344,20 @@ def test_a_sparse_pandas_frame_is_taken_as_sparse_x():
         np.testing.assert_allclose(clone(model).fit(frame, Y).predict_marginals(frame), dense, rtol=1e-12, atol=1e-12)
     with pytest.raises(TypeError, match=r"does not take a sparse X with kernel='precomputed'.*X\.sparse\.to_dense\(\)"):
         StructuredRidge(kernel="precomputed").fit(pd.DataFrame(X @ X.T).astype(pd.SparseDtype(float, 0.0)), Y)
+
+
+@pytest.mark.parametrize("params", [dict(kernel="rbf"), dict(kernel="poly"), dict(kernel="rbf", n_components=5)])
+def test_a_kernel_fit_on_a_sparse_x_declaring_huge_width_is_refused_not_aborted(params):
+    """Ten rows, three stored values and 2**36 declared columns: the kernel's Gram matrix
+    transposed X with row pointers for every column (a 275 GB block), and the Go runtime aborted
+    the Python process. The fit now refuses it by the memory budget, naming X."""
+    X = sparse.csr_matrix(
+        (np.array([1.0, 2.0, 3.0]), (np.array([0, 2, 4]), np.array([5, 2**35, 7]))), shape=(10, 2**36)
+    )
+    Y = np.zeros((10, 2), dtype=int)
+    Y[::2, 0] = 1
+    with pytest.raises(MemoryError, match="X: the transpose of its 68719476736 columns"):
+        StructuredRidge(**params).fit(X, Y)
+    if "n_components" in params:  # partial_fit takes sparse X with kernels only through a Nyström map
+        with pytest.raises(MemoryError, match="X: the transpose"):
+            StructuredRidge(**params).partial_fit(X, Y)

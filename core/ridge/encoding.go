@@ -168,6 +168,9 @@ func readCSR(r *binfmt.Reader, name string) *xmat.CSR {
 		return nil
 	}
 	a, err := xmat.New(int(rows), int(cols), indptr, indices, data)
+	if err == nil {
+		err = a.CheckTranspose(name) // predictions transpose it
+	}
 	if err != nil {
 		r.Fail("%s: %v", name, err)
 		return nil

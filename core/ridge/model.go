@@ -122,6 +122,12 @@ func sparseInput(X *xmat.CSR) (xmat.Matrix, error) {
 	if err := X.CheckMagnitude("X"); err != nil {
 		return xmat.Matrix{}, err
 	}
+	// Kernels and the dual preconditioner transpose X (linear fits that declare that many columns
+	// meet the coefficients' budget first): checked once here, as later transposes are of X or of
+	// its rows (landmarks, the support).
+	if err := X.CheckTranspose("X"); err != nil {
+		return xmat.Matrix{}, err
+	}
 	return xmat.Matrix{Sparse: X}, nil
 }
 

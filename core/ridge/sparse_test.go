@@ -1,12 +1,15 @@
 package ridge
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
@@ -274,3 +277,58 @@ func sortInt64s(a []int64) {
 }
 
 var _ = math.Abs
+
+// A kernel fit on a sparse X of ten rows declaring 2³⁶ columns aborted the process: the Gram
+// matrix's transpose of X allocated row pointers for every declared column (1 TB) past the
+// memory budget. Every sparse fit now checks the transpose first, naming X; so does a model read
+// from bytes with sparse support rows.
+func TestSparseWideTransposeBudget(t *testing.T) {
+	defer budget.Set(budget.Setting())
+	if err := budget.Set(64 << 20); err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := space.New("multilabel", []int64{2})
+	ptr := []int64{0, 1, 1, 2, 2, 3, 3, 3, 3, 3, 3}
+	A, err := xmat.New(10, 1<<36, ptr, []int64{5, 1 << 35, 7}, []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ys := make([]int64, 20)
+	for _, kern := range []kernel.Kind{kernel.RBF, kernel.Linear} {
+		for _, comps := range []int{0, 5} {
+			opt := baseOptions()
+			opt.Kernel = kernel.Kernel{Kind: kern, Gamma: 1}
+			opt.NComponents = comps
+			for name, call := range map[string]func() error{
+				"FitCSR":        func() error { _, err := FitCSR(sp, A, ys, nil, opt); return err },
+				"PartialFitCSR": func() error { _, err := PartialFitCSR(nil, sp, A, ys, nil, opt); return err },
+			} {
+				var be *budget.Error
+				if err := call(); !errors.As(err, &be) || !strings.Contains(err.Error(), "X: the transpose of its 68719476736 columns") {
+					t.Errorf("%s, %v kernel, %d components: %v", name, kern, comps, err)
+				}
+			}
+		}
+	}
+	// at a size the budget allows, the same fit runs
+	B, err := xmat.New(10, 1<<16, ptr, []int64{5, 1 << 15, 7}, []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := baseOptions()
+	opt.Kernel = kernel.Kernel{Kind: kernel.RBF, Gamma: 1}
+	md, err := FitCSR(sp, B, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := md.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := budget.Set(256 << 10); err != nil { // the support's transpose needs 2 × 4 bytes × 2¹⁶ columns
+		t.Fatal(err)
+	}
+	if _, err := UnmarshalModel(raw); err == nil || !strings.Contains(err.Error(), "transpose") {
+		t.Errorf("a model whose sparse support's transpose exceeds the budget was read: %v", err)
+	}
+}

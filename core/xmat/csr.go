@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/budget"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -150,8 +151,22 @@ func (a *CSR) Copy() *CSR {
 	return a.CopyRows(idx)
 }
 
-// Transpose returns aᵀ as an owned CSR (n×m): the CSC form of a.
+// Transpose returns aᵀ as an owned CSR (n×m): the CSC form of a. Its row pointers and the
+// sort's cursors hold two indices per column of a, whatever a stores (CheckTranspose).
 func (a *CSR) Transpose() *CSR { return &CSR{impl: a.impl.transpose()} }
+
+// CheckTranspose checks the memory of Transpose against the budget, naming a as name: a sparse X
+// of ten rows that declares 2³⁶ columns needs 1 TB of row pointers, and its Gram matrix (the
+// products of kernels and of the dual preconditioner) goes through the transpose.
+func (a *CSR) CheckTranspose(name string) error {
+	m, n := a.Dims()
+	idx := int64(4)
+	if m > math.MaxInt32 || a.NNZ() > math.MaxInt32 {
+		idx = 8
+	}
+	return budget.Check(fmt.Sprintf("%s: the transpose of its %d columns (%d stored values), for its Gram matrix", name, n, a.NNZ()),
+		budget.Add(budget.Mul(2*idx, budget.Add(int64(n), 1)), budget.Mul(int64(a.NNZ()), idx+8)))
+}
 
 // RowDense writes row i into dst (n values, zeros included).
 func (a *CSR) RowDense(i int, dst []float64) { a.impl.rowDense(i, dst) }
