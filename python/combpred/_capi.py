@@ -597,6 +597,8 @@ def check_sparse_structure(X: Any, name: str) -> None:
     entries killed the process in ``has_canonical_format``). One pass over the indices (O(nnz));
     list-of-lists and dictionary formats hold Python objects and need none."""
     fmt = getattr(X, "format", None)
+    if len(X.shape) != 2:  # scipy's sparse arrays may be 1-D
+        raise ValueError(f"{name} must be 2-D, got a sparse array of shape {X.shape}")
     rows, cols = X.shape
     problem = None
     if fmt in ("csr", "csc", "bsr"):

@@ -479,6 +479,14 @@ class StructuredRidge(StructuredEstimator):
             _check_partial_classes(classes, space, fitted_classes, first=True)
             self._check_decision(space)
             fitted = None
+            if self.n_components and self.kernel != "linear" and X.shape[0] < self.n_components:
+                warnings.warn(
+                    f"partial_fit: the Nyström map is built from the first chunk, whose {X.shape[0]} rows are fewer than "
+                    f"n_components={self.n_components}: the map has at most {X.shape[0]} landmarks for every later chunk "
+                    "too; give a first chunk of at least n_components rows",
+                    UserWarning,
+                    stacklevel=2,
+                )
             if callable(self.kernel):
                 fitted = _CallableKernel(self.kernel, self.kernel_params)
                 fitted.fit_nystrom(X, self.n_components, shift, _spaces.core_seed(self.random_state))
