@@ -598,3 +598,25 @@ def test_nystrom_landmarks_come_from_enough_first_partitions():
         assert model.score(X, Y) > reference.score(X, Y) - 0.05
     with pytest.warns(UserWarning, match=r"first chunk, whose 1 rows are fewer than n_components=50"):
         StructuredRidge(**params).partial_fit(X[:1], Y[:1])
+
+
+def test_the_memory_budget_of_the_client_applies_on_worker_processes(client):
+    """config_context(max_memory=...) set the client's budget only: a distributed CG fit that the
+    budget refuses in memory ran on the worker processes under their own default budget. Tasks
+    now carry the client's budget; in the client's own process it is left as the context left it."""
+    import combpred
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 60))
+    Y = (X[:, :40] > 0).astype(int)
+    with combpred.config_context(max_memory=100_000):
+        with pytest.raises(MemoryError):
+            StructuredRidge(alpha=0.1, solver="cg", max_iter=5).fit(X, Y)
+        with pytest.raises(MemoryError, match="above the memory budget of 100.0 kB"):  # a partition's 500 × 40 Y
+            DaskStructuredRidge(alpha=0.1, solver="cg", max_iter=5).fit(da.from_array(X, chunks=500), Y)
+        assert set(client.run(lambda: combpred.get_config()["max_memory"]).values()) == {100_000}
+    assert combpred.get_config()["max_memory"] is None  # the context restored the client's default
+    model = DaskStructuredRidge(alpha=0.1, solver="cg", max_iter=5).fit(da.from_array(X, chunks=500), Y)
+    assert model.coef_.shape == (60, 40)
+    budgets = client.run(lambda: combpred.get_config()["max_memory"])
+    assert set(budgets.values()) == {None}  # and the next task set the workers' back

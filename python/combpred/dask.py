@@ -26,9 +26,10 @@ which is safe; a worker forked from a process that had loaded the library raises
 from __future__ import annotations
 
 import operator
+import os
 import re
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -99,6 +100,28 @@ def _partition_error(index: int, lo: int, m: int, message: str) -> ValueError:
     return ValueError(f"partition {index} (rows {lo} to {lo + m - 1}): {message}")
 
 
+class _Settings(NamedTuple):
+    """What a task sets in the worker process it runs in: the estimator's ``n_jobs`` (the core's
+    threads) and the memory budget of the process that built the graph (``max_memory``, as set: 0
+    for the default), which a worker process would not know otherwise: a fit refused in memory ran
+    on the workers. In the client's own process (threaded scheduler) the budget is left alone: a
+    lazy result computed after a ``config_context`` must not set that context's budget again."""
+
+    n_jobs: int | None
+    max_memory: int
+    pid: int
+
+    @classmethod
+    def of(cls, n_jobs: int | None) -> _Settings:
+        return cls(n_jobs, _core.get_max_memory()[0], os.getpid())
+
+    def apply(self) -> None:
+        if self.n_jobs is not None:
+            set_threads(self.n_jobs)
+        if os.getpid() != self.pid and _core.get_max_memory()[0] != self.max_memory:
+            _core.set_max_memory(self.max_memory)
+
+
 def _first_rows(X: da.Array, count: int) -> np.ndarray:
     """X's first partitions, as many as hold ``count`` rows (all of X if it has fewer): the default
     landmark sample of a Nyström map. The first partition alone gave a 1-row first partition a
@@ -162,13 +185,12 @@ def _on_partition(
     lo: int,
     space: _spaces.Space,
     classes: np.ndarray | None,
-    n_jobs: int | None,
+    settings: _Settings,
     *args: Any,
 ) -> Any:
     """``work(space, X, rows, weights, *args)`` on one partition, on the worker that holds it: its
     inputs validated first (:func:`_block_inputs`), and every error naming the partition."""
-    if n_jobs is not None:
-        set_threads(n_jobs)  # the core's threads in this worker process
+    settings.apply()
     X, rows, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
     try:
         return work(space, X, rows, w, *args)
@@ -317,6 +339,7 @@ def _apply(
     tail: tuple[int, ...],
     dtype: Any,
     kwargs: dict,
+    settings: _Settings | None = None,
     block_info: dict | None = None,
 ) -> np.ndarray:
     """``estimator.method`` on one block of rows (an empty block gives an empty result), as a NumPy
@@ -326,6 +349,8 @@ def _apply(
     row numbers of the single-machine method's message count from the block's first row."""
     if block.shape[0] == 0:
         return np.empty((0, *tail), dtype=dtype)
+    if settings is not None:
+        settings.apply()
     index, lo = (block_info[0]["chunk-location"][0], block_info[0]["array-location"][0][0]) if block_info else (0, 0)
     # MixingWarnings name rows of X (row_origin is per thread: blocks run in parallel)
     _probabilistic.row_origin.value = (index, lo) if block_info else None
@@ -384,6 +409,7 @@ class _DaskPrediction:
             tail,
             dtype,
             kwargs,
+            _Settings.of(None),  # the estimator's methods set its n_jobs themselves
             dtype=dtype,
             chunks=(X.chunks[0], *((t,) for t in tail)),
             drop_axis=[] if tail else [1],
@@ -508,7 +534,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
                 )
         empty = dask.delayed(_core.Stats.new(space._handle(), n, params, sample), pure=False)
         parts = [
-            dask.delayed(_on_partition, pure=False)(_stats, xb, yb, wb, i, lo, space, classes, self.n_jobs, empty)
+            dask.delayed(_on_partition, pure=False)(
+                _stats, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), empty
+            )
             for xb, yb, wb, i, lo in _blocks(X, Y, W)
         ]
         (stats,) = dask.compute(_tree(parts))
@@ -536,7 +564,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         blocks = _blocks(X, Y, W)
         parts = [
             dask.delayed(_on_partition, pure=False)(
-                _cg_setup, xb, yb, wb, i, lo, space, classes, self.n_jobs, params, rows
+                _cg_setup, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), params, rows
             )
             for xb, yb, wb, i, lo in blocks
         ]
@@ -546,7 +574,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             shared = dask.delayed(V, pure=True)
             parts = [
                 dask.delayed(_on_partition, pure=False)(
-                    _cg_product, xb, yb, wb, i, lo, space, classes, self.n_jobs, params, shared
+                    _cg_product, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), params, shared
                 )
                 for xb, yb, wb, i, lo in blocks
             ]
@@ -662,7 +690,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
             parts = [
                 dask.delayed(_on_partition, pure=False)(
-                    _prob_sums, xb, yb, wb, i, lo, space, classes, self.n_jobs, intercept, shared
+                    _prob_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), intercept, shared
                 )
                 for xb, yb, wb, i, lo in blocks
             ]
