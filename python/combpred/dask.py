@@ -328,6 +328,7 @@ def _set_fitted(estimator: Any, space: _spaces.Space, classes: np.ndarray | None
     elif estimator._is_multilabel():
         estimator.classes_ = np.array([0, 1])
     estimator.n_features_in_ = n
+    estimator.sparse_output_ = False  # partitions of a sparse y are taken densely
     if columns is not None and all(isinstance(c, str) for c in columns):
         estimator.feature_names_in_ = np.asarray(list(columns), dtype=object)
 
@@ -491,11 +492,13 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         ----------
         X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
             Inputs, partitioned along rows; the columns are gathered into one chunk.
-        y : dask.array.Array, dask.dataframe.DataFrame or Series, or ndarray
+        y : dask.array.Array, dask.dataframe.DataFrame or Series, ndarray or scipy.sparse matrix
             Structures in the space's encoding (1-D labels for multiclass, (n_samples, width) rows
-            otherwise), rechunked to the row partitions of X.
-        sample_weight : dask.array.Array, Series or ndarray of shape (n_samples,), default=None
-            Non-negative weights of the examples (a partition may have only zero weights).
+            otherwise), rechunked to the row partitions of X. A sparse matrix is taken densely,
+            and the model predicts dense arrays (``sparse_output_`` is False).
+        sample_weight : dask.array.Array, Series, ndarray of shape (n_samples,) or float, default=None
+            Non-negative weights of the examples (a partition may have only zero weights); a
+            number weighs every example alike.
         landmark_sample : array-like of shape (n_rows, n_features), default=None
             With n_components: the rows the Nyström landmarks are drawn from; None takes X's first
             partitions, as many as hold n_components rows (empty ones skipped).
@@ -663,11 +666,13 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         ----------
         X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
             Inputs, partitioned along rows; the columns are gathered into one chunk.
-        y : dask.array.Array, dask.dataframe.DataFrame or Series, or ndarray
+        y : dask.array.Array, dask.dataframe.DataFrame or Series, ndarray or scipy.sparse matrix
             Structures in the space's encoding (1-D labels for multiclass, (n_samples, width) rows
-            otherwise), rechunked to the row partitions of X.
-        sample_weight : dask.array.Array, Series or ndarray of shape (n_samples,), default=None
-            Non-negative weights of the examples (a partition may have only zero weights).
+            otherwise), rechunked to the row partitions of X. A sparse matrix is taken densely,
+            and the model predicts dense arrays (``sparse_output_`` is False).
+        sample_weight : dask.array.Array, Series, ndarray of shape (n_samples,) or float, default=None
+            Non-negative weights of the examples (a partition may have only zero weights); a
+            number weighs every example alike.
 
         Returns
         -------
@@ -700,7 +705,6 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         call = _core.ProbModel.fit_sums_call(space._handle(), n, self._params_string(), previous, sums)
         self._fit_model(call, space, classes)
         _set_fitted(self, space, classes, n, columns)
-        self.sparse_output_ = False
         return self
 
     def predict(self, X: Any) -> Any:
