@@ -136,7 +136,7 @@ CP_EXPORT int cp_prob_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *n
 CP_EXPORT int cp_prob_log_partition(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, double *stats, int64_t *counts);
 
 /* cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and a chain report of each row into
-   report (q × 2): the number of Metropolis chains that did not move after their burn-in and cannot vouch for their state
+   report (q × 2): the number of Metropolis chains that never moved and cannot vouch for their state
    (0 for exact marginals and other samplers), and the mixing check's verdict: 1 when a chain
    started away from the mode (check_mixing=1, chain samplers) found another mean of ψ, the chains
    did not mix; 0 when it agreed; -1 when it did not run (exact marginals, exact samples, or no check
@@ -156,7 +156,7 @@ CP_EXPORT int cp_prob_predict_csr(int64_t h, int64_t rows, int64_t cols, int64_t
 
 /* cp_prob_sample draws count structures from p(· | x_i) for each of q inputs into out
    (q × count × w, input i's samples first), and into unvouched (q) each row's number of Metropolis
-   chains that did not move after their burn-in and cannot vouch for their state (see cp_prob_marginals). Parameters:
+   chains that never moved and cannot vouch for their state (see cp_prob_marginals). Parameters:
    random_state, sampler, burn_in, thinning, n_chains (defaults: the model's fit-time sampler). */
 CP_EXPORT int cp_prob_sample(int64_t h, double *x, int64_t q, int64_t n, int64_t count, const char *params, int64_t *out, int64_t w, int64_t *unvouched);
 

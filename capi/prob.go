@@ -184,7 +184,7 @@ func cp_prob_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w
 }
 
 // cp_prob_marginals writes E_{p(·|x)}[ψ] of q inputs (q × d), and a chain report of each row into
-// report (q × 2): the number of Metropolis chains that did not move after their burn-in and cannot vouch for their state
+// report (q × 2): the number of Metropolis chains that never moved and cannot vouch for their state
 // (0 for exact marginals and other samplers), and the mixing check's verdict: 1 when a chain
 // started away from the mode (check_mixing=1, chain samplers) found another mean of ψ, the chains
 // did not mix; 0 when it agreed; -1 when it did not run (exact marginals, exact samples, or no check
@@ -245,7 +245,7 @@ func queryOf(md *prob.Model, params *C.char, call probQuery) (queryOptions, erro
 
 // cp_prob_sample draws count structures from p(· | x_i) for each of q inputs into out
 // (q × count × w, input i's samples first), and into unvouched (q) each row's number of Metropolis
-// chains that did not move after their burn-in and cannot vouch for their state (see cp_prob_marginals). Parameters:
+// chains that never moved and cannot vouch for their state (see cp_prob_marginals). Parameters:
 // random_state, sampler, burn_in, thinning, n_chains (defaults: the model's fit-time sampler).
 //
 //export cp_prob_sample

@@ -148,10 +148,10 @@ type SampleStats struct {
 	Samples int   // samples drawn
 	Steps   int64 // Markov steps: CFTP backward steps, or chain transitions
 	Exact   bool  // the samples are exact and independent (CFTP)
-	// Unvouched counts the Metropolis chains (uniform proposals) that did not move after their
-	// burn-in, in too few proposals to show that their structure holds nearly all the mass
-	// (MetaChain.vouched): their samples are that one structure, whatever π is (and sampled
-	// marginals rest on it, with its pair exchanges where the space conditions).
+	// Unvouched counts the Metropolis chains (uniform proposals) that never left their start
+	// and made too few proposals to show that it holds nearly all the mass (MetaChain.vouched):
+	// their samples are that one structure, whatever π is (and sampled marginals rest on it, with
+	// its pair exchanges where the space conditions).
 	Unvouched int
 }
 
@@ -326,7 +326,7 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 				visit(b, i, y, psi)
 			}
 			states.keep(b, c.State())
-			if mc, ok := c.(*MetaChain); ok && !mc.vouched(int64(opt.BurnIn)) {
+			if mc, ok := c.(*MetaChain); ok && !mc.vouched(steps[b]) {
 				unvouched[b] = true
 			}
 		}

@@ -701,7 +701,7 @@ class ProbModel(Model):
 
     def marginals(self, X: np.ndarray, params: bytes) -> tuple[np.ndarray, np.ndarray]:
         """E[ψ(y) | x] of the rows of X (q, d), exact or sampled per ``params``, and each row's chain
-        report (q, 2): its count of Metropolis chains that did not move after their burn-in and cannot vouch for their
+        report (q, 2): its count of Metropolis chains that never moved and cannot vouch for their
         state, and 1 where the dispersed-start check disagreed; interruptible."""
         q, xa = self._inputs(X)
         (out, p), (report, pr) = _capi.out_f64((q, self.dim)), _capi.out_i64_array((q, 2))
@@ -739,7 +739,7 @@ class ProbModel(Model):
 
     def sample(self, X: np.ndarray, count: int, params: bytes) -> tuple[np.ndarray, np.ndarray]:
         """``count`` structures from p(y | x) for each row of X, as int64 rows (q, count, width),
-        and each row's count of Metropolis chains that did not move after their burn-in and cannot vouch for their
+        and each row's count of Metropolis chains that never moved and cannot vouch for their
         state (q,)."""
         q, px = self._dense_inputs(X, "sample")
         # a count below 1 is the core's to refuse, by name: the output is only sized here

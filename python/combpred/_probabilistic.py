@@ -43,7 +43,7 @@ def _warn_unvouched(call: str, result: str, unvouched: np.ndarray, space: _space
     _warn_rows(
         call,
         unvouched > 0,
-        f"a Metropolis chain did not move after its burn-in, in too few proposals to show that its structure holds nearly "
+        f"a Metropolis chain never left the decoded mode, in too few proposals to show that the mode holds nearly "
         f"all the mass of the {space.kind} space: those rows' {result}. Use a sampler with local moves where the "
         'space has them, "cftp" (exact samples), or exact inference where the space has it',
     )
@@ -418,7 +418,7 @@ class ProbabilisticStructured(StructuredEstimator):
         -----
         MixingWarning
             When a Metropolis chain (``sampler="metropolis"``, or ``"auto"`` on spaces without
-            local moves) did not move after its burn-in, in too few proposals to vouch for its structure (see
+            local moves) never left the decoded mode in too few proposals to vouch for it (see
             :class:`combpred.exceptions.MixingWarning`); the warning names the rows. With
             ``check_mixing``, also when the check's chain disagreed with the estimate.
 
@@ -452,8 +452,8 @@ class ProbabilisticStructured(StructuredEstimator):
         )
         _warn_unvouched(
             "predict_marginals",
-            "estimates rest on one structure alone (with its pair exchanges, on permutations and directed cycles)",
-            report[:, 0],  # Metropolis chains that did not move after their burn-in
+            "estimates rest on the mode alone (with its pair exchanges, on permutations and directed cycles)",
+            report[:, 0],  # Metropolis chains that never moved
             fitted.space,
         )
         return marginals
@@ -614,7 +614,7 @@ class ProbabilisticStructured(StructuredEstimator):
         fails with a work-bound error on very peaked distributions; chain samples are approximate
         and, within one input, correlated (a chain starts at the decoded mode of p(· | x), burns in
         for 100·max(d, width) steps, then keeps one sample every max(d, width) steps). A Metropolis
-        chain that did not move after its burn-in, in too few proposals to vouch for its structure, raises a
+        chain that never left the mode in too few proposals to vouch for it raises a
         :class:`~combpred.exceptions.MixingWarning` naming the rows, as in :meth:`predict_marginals`.
 
         Returns
@@ -633,6 +633,6 @@ class ProbabilisticStructured(StructuredEstimator):
         _capi.check_output((q, count, width), f"n_samples structures of width {width} for each of {q} inputs")
         params = _params(sampler=_name(sampler, "sampler"), random_state=self._seed_or_own(random_state))
         out, unvouched = fitted.model.sample(X, count, params)
-        _warn_unvouched("sample", "samples are all one structure, whatever p(· | x) is", unvouched, fitted.space)
+        _warn_unvouched("sample", "samples are all the mode, whatever p(· | x) is", unvouched, fitted.space)
         structures = self._structures(fitted, out.reshape(q * count, width))
         return structures.reshape((q, count) + structures.shape[1:])

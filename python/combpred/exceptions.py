@@ -10,9 +10,9 @@ class MixingWarning(UserWarning):
 
     Raised by :meth:`combpred.ProbabilisticStructured.predict_marginals` and
     :meth:`~combpred.ProbabilisticStructured.sample` when a Metropolis chain
-    (uniform proposals) did not move after its burn-in (usually: never left its start, the
-    decoded mode), in too few proposals to show that its structure holds nearly all of the mass
-    (60·|Y| proposals bound the rest below 5 %, at 95 % confidence). Such a row's samples are all that one structure, and its estimated marginals
+    (uniform proposals) never left its start, the decoded mode, and made too few proposals to show
+    that the mode holds nearly all of the mass (60·|Y| proposals bound the rest below 5 %, at
+    95 % confidence). Such a row's samples are all that one structure, and its estimated marginals
     rest on it alone (with its pair exchanges, on permutations and directed cycles, whose estimates
     average over them): on Permutations(16) they stayed 1.5 from the exact marginals at any sample
     size. The warning says the chain cannot vouch for the result, which may still be close where
