@@ -256,3 +256,25 @@ func TestUnvouchedMetropolisChains(t *testing.T) {
 		}
 	}
 }
+
+// A chain that moves on a near-flat π vouches whatever the number of samples it keeps: a rule
+// that asked for a move after the burn-in reported every row at n_samples = 1 (no step after the
+// burn-in) and most at 2, where the window is one thinning interval.
+func TestMovingMetropolisChainsVouchForFewSamples(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	sp := mustSpace(t, "permutations", 6)
+	for _, n := range []int{1, 2, 5} {
+		for row := range 10 {
+			u := randomScores(r, sp.Dim(), 0.5)
+			opt := InferenceOptions{Method: InferSampled, Samples: n,
+				Sampler: SampleOptions{Sampler: SamplerChain, Chain: ChainMeta}}
+			info, err := Marginals(sp, u, opt, uint64(row), make([]float64, sp.Dim()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Unvouched != 0 {
+				t.Errorf("n_samples = %d, row %d: %d unvouched chains on a near-flat π", n, row, info.Unvouched)
+			}
+		}
+	}
+}
