@@ -62,8 +62,12 @@ func useDual(p *Problem, des design) (space.Spectral, bool) {
 	if !ok && p.S != nil {
 		spaces = min(p.S.SymmetricDim(), dualDenseSpaces)
 	}
-	// Its set-up holds the m×m Gram matrix, a factor and an inverse per eigenspace.
+	// Its set-up holds the m×m Gram matrix, a factor and an inverse per eigenspace; a sparse X's
+	// Gram matrix goes through its transpose, whose row pointers follow X's declared width.
 	if budget.Check("", budget.Mul(int64(spaces+2), int64(m), int64(m), 8)) != nil {
+		return nil, false
+	}
+	if des.sp != nil && des.sp.CheckTranspose("X", "the dual preconditioner") != nil {
 		return nil, false
 	}
 	if !ok && p.S != nil {

@@ -168,9 +168,6 @@ func readCSR(r *binfmt.Reader, name string) *xmat.CSR {
 		return nil
 	}
 	a, err := xmat.New(int(rows), int(cols), indptr, indices, data)
-	if err == nil {
-		err = a.CheckTranspose(name) // predictions transpose it
-	}
 	if err != nil {
 		r.Fail("%s: %v", name, err)
 		return nil
@@ -269,6 +266,11 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	case (landmarks == nil && sparseLandmarks == nil) != (proj == nil):
 		r.Fail("Nyström landmarks without projection or the reverse")
 	case proj != nil:
+		if sparseLandmarks != nil { // the map holds their transpose: a refusal of the budget, not corrupt bytes
+			if err := sparseLandmarks.CheckTranspose("the model's sparse Nyström landmarks", "its map"); err != nil {
+				return nil, err
+			}
+		}
 		md.ny = newNystromMap(md.Kernel, md.Intercept, xmat.Matrix{Dense: landmarks, Sparse: sparseLandmarks}, proj)
 	}
 	if err := r.Finish(); err != nil {

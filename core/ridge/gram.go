@@ -37,6 +37,9 @@ func gramCancellable(kern kernel.Kernel, K *mat.Dense, X xmat.Matrix, stop *canc
 		mirrorLower(K)
 		return nil
 	}
+	if err := X.Sparse.CheckTranspose("X", "the kernel's Gram matrix"); err != nil {
+		return err
+	}
 	X = X.WithTranspose()
 	for lo := 0; lo < m; lo += gramRows {
 		if stop.Yield() {

@@ -122,12 +122,6 @@ func sparseInput(X *xmat.CSR) (xmat.Matrix, error) {
 	if err := X.CheckMagnitude("X"); err != nil {
 		return xmat.Matrix{}, err
 	}
-	// Kernels and the dual preconditioner transpose X (linear fits that declare that many columns
-	// meet the coefficients' budget first): checked once here, as later transposes are of X or of
-	// its rows (landmarks, the support).
-	if err := X.CheckTranspose("X"); err != nil {
-		return xmat.Matrix{}, err
-	}
 	return xmat.Matrix{Sparse: X}, nil
 }
 
@@ -571,6 +565,11 @@ func (md *Model) decision(X xmat.Matrix, U []float64) error {
 	case md.Coef != nil:
 		design{X: X.Dense, sp: X.Sparse, intercept: md.Intercept}.mul(Um, md.Coef)
 	default:
+		if support := md.support(); X.Sparse != nil && support.Sparse != nil {
+			if err := support.Sparse.CheckTranspose("the model's sparse support inputs", "the kernel's values at sparse X"); err != nil {
+				return err
+			}
+		}
 		expansionScores(md.Kernel, md.Intercept, X, md.support(), md.supportNorms, md.Dual, Um)
 	}
 	return check.Scores(U, d)

@@ -166,6 +166,11 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X xmat.Matrix, count int, 
 	m, _ := X.Dims()
 	idx := NystromLandmarks(m, count, seed)
 	L := X.CopyRows(idx)
+	if L.Sparse != nil {
+		if err := L.Sparse.CheckTranspose("X's Nyström landmarks", "the kernel's values at them"); err != nil {
+			return nil, err
+		}
+	}
 	ny := newNystromMap(kern, intercept, L, nil)
 	if ny.sameMap(reuse) {
 		return reuse, nil

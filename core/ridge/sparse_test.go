@@ -280,8 +280,10 @@ var _ = math.Abs
 
 // A kernel fit on a sparse X of ten rows declaring 2³⁶ columns aborted the process: the Gram
 // matrix's transpose of X allocated row pointers for every declared column (1 TB) past the
-// memory budget. Every sparse fit now checks the transpose first, naming X; so does a model read
-// from bytes with sparse support rows.
+// memory budget. The transposes of X, of Nyström landmarks and of a model's sparse support now
+// check their row pointers against the budget where they are made; fits and predictions that
+// make none are not refused (a tall linear fit under a budget smaller than X's transpose), and a
+// model read from bytes is refused by the budget, not reported corrupt.
 func TestSparseWideTransposeBudget(t *testing.T) {
 	defer budget.Set(budget.Setting())
 	if err := budget.Set(64 << 20); err != nil {
@@ -294,30 +296,61 @@ func TestSparseWideTransposeBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	ys := make([]int64, 20)
-	for _, kern := range []kernel.Kind{kernel.RBF, kernel.Linear} {
-		for _, comps := range []int{0, 5} {
-			opt := baseOptions()
-			opt.Kernel = kernel.Kernel{Kind: kern, Gamma: 1}
-			opt.NComponents = comps
-			for name, call := range map[string]func() error{
-				"FitCSR":        func() error { _, err := FitCSR(sp, A, ys, nil, opt); return err },
-				"PartialFitCSR": func() error { _, err := PartialFitCSR(nil, sp, A, ys, nil, opt); return err },
-			} {
-				var be *budget.Error
-				if err := call(); !errors.As(err, &be) || !strings.Contains(err.Error(), "X: the transpose of its 68719476736 columns") {
-					t.Errorf("%s, %v kernel, %d components: %v", name, kern, comps, err)
-				}
-			}
+	ys[0], ys[3] = 1, 1
+	refused := func(name string, err error, want string) {
+		t.Helper()
+		var be *budget.Error
+		if !errors.As(err, &be) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want a budget error with %q", name, err, want)
 		}
 	}
-	// at a size the budget allows, the same fit runs
+	rbf := baseOptions()
+	rbf.Kernel = kernel.Kernel{Kind: kernel.RBF, Gamma: 1}
+	_, err = FitCSR(sp, A, ys, nil, rbf)
+	refused("rbf fit", err, "X: the transpose of its 68719476736 columns, for the kernel's Gram matrix")
+	nys := rbf
+	nys.NComponents = 5
+	_, err = FitCSR(sp, A, ys, nil, nys)
+	refused("Nyström fit", err, "X's Nyström landmarks: the transpose of its 68719476736 columns")
+	_, err = PartialFitCSR(nil, sp, A, ys, nil, nys)
+	refused("Nyström partial fit", err, "X's Nyström landmarks: the transpose")
+
+	// a tall linear fit transposes nothing: 4000 rows × 5000 columns under a budget below its
+	// transpose's row pointers (2 × 4 bytes × 5001)
+	const m, n = 4000, 5000
+	tp := make([]int64, m+1)
+	var ti []int64
+	var td []float64
+	tys := make([]int64, 2*m)
+	for i := range m {
+		ti = append(ti, int64(i%(n/2)), int64(n/2+(7*i+3)%(n/2))) // sorted within the row
+		td = append(td, 1, -0.5)
+		tp[i+1] = int64(len(ti))
+		tys[2*i] = int64(i % 2)
+	}
+	T, err := xmat.New(m, n, tp, ti, td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := budget.Set(39 << 10); err != nil {
+		t.Fatal(err)
+	}
+	lin := baseOptions()
+	lin.Solver, lin.Tol = CG, 1e-6
+	if _, err := FitCSR(sp, T, tys, nil, lin); errors.As(err, new(*budget.Error)) && strings.Contains(err.Error(), "transpose") {
+		t.Errorf("a tall linear fit was refused for a transpose it does not make: %v", err)
+	}
+
+	// a model with sparse support reads and predicts dense X under a small budget; sparse X is
+	// refused by the support's transpose
+	if err := budget.Set(64 << 20); err != nil {
+		t.Fatal(err)
+	}
 	B, err := xmat.New(10, 1<<16, ptr, []int64{5, 1 << 15, 7}, []float64{1, 2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := baseOptions()
-	opt.Kernel = kernel.Kernel{Kind: kernel.RBF, Gamma: 1}
-	md, err := FitCSR(sp, B, ys, nil, opt)
+	md, err := FitCSR(sp, B, ys, nil, rbf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +361,34 @@ func TestSparseWideTransposeBudget(t *testing.T) {
 	if err := budget.Set(256 << 10); err != nil { // the support's transpose needs 2 × 4 bytes × 2¹⁶ columns
 		t.Fatal(err)
 	}
-	if _, err := UnmarshalModel(raw); err == nil || !strings.Contains(err.Error(), "transpose") {
-		t.Errorf("a model whose sparse support's transpose exceeds the budget was read: %v", err)
+	back, err := UnmarshalModel(raw)
+	if err != nil {
+		t.Fatalf("a model with sparse support was refused at load: %v", err)
+	}
+	if err := back.Decision(make([]float64, 1<<16), 1, 1<<16, make([]float64, 2)); err != nil {
+		t.Errorf("dense prediction: %v", err)
+	}
+	err = back.DecisionCSR(B, make([]float64, 20))
+	refused("sparse prediction", err, "the model's sparse support inputs: the transpose of its 65536 columns")
+
+	// a Nyström model with sparse landmarks: their transpose is made at load
+	if err := budget.Set(64 << 20); err != nil {
+		t.Fatal(err)
+	}
+	nys.NComponents = 3
+	md, err = FitCSR(sp, B, ys, nil, nys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw, err = md.MarshalBinary(); err != nil {
+		t.Fatal(err)
+	}
+	if err := budget.Set(256 << 10); err != nil {
+		t.Fatal(err)
+	}
+	_, err = UnmarshalModel(raw)
+	refused("Nyström model at load", err, "the model's sparse Nyström landmarks: the transpose")
+	if errors.Is(err, ErrCorrupt) {
+		t.Errorf("a budget refusal reported as corrupt bytes: %v", err)
 	}
 }

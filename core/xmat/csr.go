@@ -155,17 +155,19 @@ func (a *CSR) Copy() *CSR {
 // sort's cursors hold two indices per column of a, whatever a stores (CheckTranspose).
 func (a *CSR) Transpose() *CSR { return &CSR{impl: a.impl.transpose()} }
 
-// CheckTranspose checks the memory of Transpose against the budget, naming a as name: a sparse X
-// of ten rows that declares 2³⁶ columns needs 1 TB of row pointers, and its Gram matrix (the
-// products of kernels and of the dual preconditioner) goes through the transpose.
-func (a *CSR) CheckTranspose(name string) error {
+// CheckTranspose checks the row pointers of Transpose against the budget, naming a as name and
+// what the transpose is for: a row pointer and a cursor per declared column, whatever a stores,
+// so that a sparse matrix of ten rows declaring 2³⁶ columns asks for 1 TB. (Its indices and
+// values are a copy of a's own, and are not counted: the callers transpose matrices whose rows
+// they also hold m×m products of.)
+func (a *CSR) CheckTranspose(name, purpose string) error {
 	m, n := a.Dims()
 	idx := int64(4)
-	if m > math.MaxInt32 || a.NNZ() > math.MaxInt32 {
+	if wideTranspose(m, a.NNZ()) {
 		idx = 8
 	}
-	return budget.Check(fmt.Sprintf("%s: the transpose of its %d columns (%d stored values), for its Gram matrix", name, n, a.NNZ()),
-		budget.Add(budget.Mul(2*idx, budget.Add(int64(n), 1)), budget.Mul(int64(a.NNZ()), idx+8)))
+	return budget.Check(fmt.Sprintf("%s: the transpose of its %d columns, for %s", name, n, purpose),
+		budget.Mul(2*idx, budget.Add(int64(n), 1)))
 }
 
 // RowDense writes row i into dst (n values, zeros included).

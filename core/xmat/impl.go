@@ -45,11 +45,15 @@ func (a *csr[I]) copyRows(rows []int) csrImpl {
 }
 
 func (a *csr[I]) transpose() csrImpl {
-	if a.rows > math.MaxInt32 || a.nnz() > math.MaxInt32 {
+	if wideTranspose(a.rows, a.nnz()) {
 		return transposeTo[I, int64](a)
 	}
 	return transposeTo[I, int32](a)
 }
+
+// wideTranspose reports whether the transpose of a CSR matrix of rows rows and nnz stored values
+// needs int64 indices.
+func wideTranspose(rows, nnz int) bool { return rows > math.MaxInt32 || nnz > math.MaxInt32 }
 
 // transposeTo returns aᵀ with indices of type J, by a counting sort of the entries by column: the
 // rows of aᵀ come out sorted since a's rows are visited in order.
