@@ -620,3 +620,31 @@ def test_the_memory_budget_of_the_client_applies_on_worker_processes(client):
     assert model.coef_.shape == (60, 40)
     budgets = client.run(lambda: combpred.get_config()["max_memory"])
     assert set(budgets.values()) == {None}  # and the next task set the workers' back
+
+
+def test_review_details_of_the_dask_inputs():
+    """Lazy predictions take numbers held as objects (as in memory; only complex and 1-D X are
+    refused); the default landmark sample takes a first partition whole and later ones only for
+    the rows still needed; a task from another process (told by a random token, not the process
+    id, which repeats across containers) sets the budget, one from this process does not."""
+    import combpred
+    from combpred import dask as cdask
+    from combpred.metrics import make_hierarchical_loss_scorer
+
+    X, Y = _data(spaces.Multilabel(3), seed=15)
+    model = DaskStructuredRidge(solver="exact").fit(X, Y)
+    lazy = model.decision_function(da.from_array(X.astype(object), chunks=(ROWS, N)))
+    np.testing.assert_allclose(lazy.compute(), model.decision_function(X), rtol=1e-12)
+    for chunks, rows in (((100, 360), 100), ((30, 430), 50), ((0, 1, 459), 50), ((10, 20, 430), 50)):
+        assert cdask._first_rows(da.from_array(X, chunks=(chunks, N)), 50).shape == (rows, N)
+    assert cdask._Settings.of(None).process == cdask._process
+    before = combpred.get_config()["max_memory"]
+    try:
+        cdask._Settings(None, 123_456_789, cdask._process).apply()
+        assert combpred.get_config()["max_memory"] == before
+        cdask._Settings(None, 123_456_789, "another process").apply()
+        assert combpred.get_config()["max_memory"] == 123_456_789
+    finally:
+        combpred.set_config(max_memory=before)
+    with pytest.raises(ValueError, match="node_weights must hold real numbers"):
+        make_hierarchical_loss_scorer([-1, 0, 0], node_weights=[1, 1j, 1])

@@ -25,11 +25,13 @@ which is safe; a worker forked from a process that had loaded the library raises
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import os
 import re
+import secrets
 import warnings
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -100,7 +102,20 @@ def _partition_error(index: int, lo: int, m: int, message: str) -> ValueError:
     return ValueError(f"partition {index} (rows {lo} to {lo + m - 1}): {message}")
 
 
-class _Settings(NamedTuple):
+# This process, for _Settings: a process id can repeat across machines and containers (PID 1).
+_process = secrets.token_hex(16)
+
+
+def _new_process() -> None:
+    global _process
+    _process = secrets.token_hex(16)
+
+
+os.register_at_fork(after_in_child=_new_process)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Settings:
     """What a task sets in the worker process it runs in: the estimator's ``n_jobs`` (the core's
     threads) and the memory budget of the process that built the graph (``max_memory``, as set: 0
     for the default), which a worker process would not know otherwise: a fit refused in memory ran
@@ -109,16 +124,16 @@ class _Settings(NamedTuple):
 
     n_jobs: int | None
     max_memory: int
-    pid: int
+    process: str
 
     @classmethod
     def of(cls, n_jobs: int | None) -> _Settings:
-        return cls(n_jobs, _core.get_max_memory()[0], os.getpid())
+        return cls(n_jobs, _core.get_max_memory()[0], _process)
 
     def apply(self) -> None:
         if self.n_jobs is not None:
             set_threads(self.n_jobs)
-        if os.getpid() != self.pid and _core.get_max_memory()[0] != self.max_memory:
+        if self.process != _process and _core.get_max_memory()[0] != self.max_memory:
             _core.set_max_memory(self.max_memory)
 
 
@@ -131,8 +146,10 @@ def _first_rows(X: da.Array, count: int) -> np.ndarray:
         if rows >= count:
             break
         if size:
-            blocks.append(X.blocks[b])
-            rows += size
+            # a first partition long enough is taken whole (partial_fit's first chunk); a later
+            # one only for the rows still needed, not its million
+            blocks.append(X.blocks[b] if not blocks else X.blocks[b][: count - rows])
+            rows += size if len(blocks) == 1 else min(size, count - rows)
     return da.concatenate(blocks).compute() if blocks else np.empty((0, X.shape[1]))
 
 
@@ -288,7 +305,8 @@ def _x_array(X: Any, *, fit: bool) -> da.Array:
     if X.ndim != 2 or X.shape[1] < 1 or (fit and X.shape[0] < 1):
         least = "one sample and one feature" if fit else "one feature"
         raise ValueError(f"X must be 2-D with at least {least}, got shape {X.shape}")
-    if X.dtype.kind not in "biuf":
+    # a prediction's blocks convert numbers held as objects, as the in-memory methods do
+    if X.dtype.kind not in ("biuf" if fit else "biufO"):
         raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
     return X.rechunk({1: -1})
 

@@ -797,8 +797,8 @@ def make_hierarchical_loss_scorer(parent: Any, *, node_weights: Any = None) -> C
     """
     par, _ = _check_parent(parent)
     kwargs: dict[str, Any] = {"parent": par}
-    if node_weights is not None:
-        kwargs["node_weights"] = np.asarray(node_weights, dtype=np.float64)
+    if node_weights is not None:  # checked now, as hierarchical_loss checks them
+        kwargs["node_weights"] = _node_costs(node_weights, par.size)
     return _StructuredScorer(hierarchical_loss, -1.0, kwargs)
 
 
