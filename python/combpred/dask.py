@@ -83,6 +83,8 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
     if lazy:
         arr = _as_array(data, name)
     elif _capi.is_sparse(data):  # a sparse Y, as the in-memory fit takes it (np.asarray made a 0-d object)
+        _capi.check_sparse_structure(data, name)
+        _capi.check_output(data.shape, f"{name}, densified")
         arr = data.toarray()
     else:
         arr = np.asarray(data)
