@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
@@ -151,6 +152,33 @@ func TestWideHessianMatchesDefinition(t *testing.T) {
 		}
 		if diff := relDiff(got, want); diff > 1e-12 {
 			t.Errorf("%s (d = %d): H V differs from its definition by %.3g relative", c.kind, d, diff)
+		}
+	}
+}
+
+// Unit weights read X in place where other weights copy diag(s)·X first: the copy of X·1 holds
+// X's values, and the product is the same to the last bit (shapes on both sides of the kernels'
+// slab and panel paths).
+func TestDesignGramUnitWeightsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	for _, c := range []struct{ m, n int }{{5, 7}, {3000, 50}, {40000, 13}, {700, 300}} {
+		X := randDense(r, c.m, c.n)
+		ones := make([]float64, c.m)
+		for i := range ones {
+			ones[i] = 1
+		}
+		got := design{X: X}.gram(ones)
+		top := mat.NewDense(c.n, c.n, nil)
+		for lo := 0; lo < c.m; lo += 4 * 8192 { // gram's blocks of rows, each copied as diag(s)·X is
+			rows := X.Slice(lo, min(lo+4*8192, c.m), 0, c.n).(*mat.Dense)
+			gemm.MulTNUpperAdd(top.RawMatrix(), mat.DenseCopyOf(rows).RawMatrix(), rows.RawMatrix())
+		}
+		for a := 0; a < c.n; a++ {
+			for b := a; b < c.n; b++ {
+				if got.At(a, b) != top.At(a, b) {
+					t.Fatalf("%d×%d: G[%d,%d] = %v in place, %v from the copy", c.m, c.n, a, b, got.At(a, b), top.At(a, b))
+				}
+			}
 		}
 	}
 }
