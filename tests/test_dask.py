@@ -26,6 +26,18 @@ ROWS = (37, 150, 0, 13, 200, 60)  # uneven, one partition empty
 M, N = sum(ROWS), 4
 
 
+def _dataframes():
+    """pandas and dask.dataframe, or a skip naming why: at the numpy floor (.ci/floors)
+    dask.dataframe needs pyarrow, whose current releases refuse numpy 1.x on import (the array
+    paths are still tested there)."""
+    pd = pytest.importorskip("pandas")
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:
+        pytest.skip(f"dask.dataframe cannot be imported: {exc}")
+    return pd, dd
+
+
 @contextlib.contextmanager
 def _cluster():
     # One failure of a task (its worker died) is retried; a second fails the computation: the
@@ -121,13 +133,7 @@ def test_product_reference_is_refused_where_fit_refuses_it(client):
 
 
 def test_dataframe_input_and_lazy_prediction(client):
-    pd = pytest.importorskip("pandas")
-    try:
-        import dask.dataframe as dd
-    except ImportError as exc:
-        # e.g. at the numpy floor (.ci/floors): dask.dataframe needs pyarrow, whose current
-        # releases refuse numpy 1.x on import (the array path above is still tested there)
-        pytest.skip(f"dask.dataframe cannot be imported: {exc}")
+    pd, dd = _dataframes()
     X, Y = _data(spaces.Multilabel(4), seed=3)
     names = [f"f{j}" for j in range(N)]
     dX = dd.from_pandas(pd.DataFrame(X, columns=names), npartitions=4)
@@ -149,11 +155,7 @@ def test_dataframe_input_and_lazy_prediction(client):
 def test_dataframe_of_bool_and_float_columns(client):
     """A Dask DataFrame of a bool column and float ones became an object array ("X must hold real
     numbers, got dtype object"), where the same pandas DataFrame fits in memory as numbers."""
-    pd = pytest.importorskip("pandas")
-    try:
-        import dask.dataframe as dd
-    except ImportError as exc:
-        pytest.skip(f"dask.dataframe cannot be imported: {exc}")
+    pd, dd = _dataframes()
     X, Y = _data(spaces.Multilabel(4), seed=4)
     frame = pd.DataFrame({"on": X[:, 0] > 0, **{f"f{j}": X[:, j] for j in range(1, N)}})
     dist = DaskStructuredRidge(solver="exact").fit(dd.from_pandas(frame, npartitions=4), da.from_array(Y, chunks=50))
@@ -565,22 +567,29 @@ def test_fit_errors_of_the_core_say_their_rows_count_from_the_partition():
 
 
 def test_dask_fit_takes_what_the_in_memory_fit_takes():
-    """A nullable-dtype DataFrame (all columns Float64) was refused as 'dtype object'; a sparse Y
-    and a scalar sample_weight gave 'y must be 1-D or 2-D, got 0 dimensions'; None among string
-    class labels raised NumPy's raw TypeError."""
-    pd = pytest.importorskip("pandas")
-    dd = pytest.importorskip("dask.dataframe")
+    """A sparse Y and a scalar sample_weight gave 'y must be 1-D or 2-D, got 0 dimensions'; None
+    among string class labels raised NumPy's raw TypeError."""
     X, Y = _data(spaces.Multilabel(3), seed=14)
-    frame = dd.from_pandas(pd.DataFrame(X).astype("Float64"), npartitions=3)
-    for Xd, Yd, w in ((frame, Y, None), (da.from_array(X, chunks=(ROWS, N)), sparse.csr_matrix(Y), 2.0)):
-        local = StructuredRidge(solver="exact").fit(X, Y, sample_weight=None if w is None else np.full(M, w))
-        dist = DaskStructuredRidge(solver="exact").fit(Xd, Yd, sample_weight=w)
-        np.testing.assert_allclose(dist.coef_, local.coef_, rtol=1e-9, atol=1e-12)
+    local = StructuredRidge(solver="exact").fit(X, Y, sample_weight=np.full(M, 2.0))
+    dist = DaskStructuredRidge(solver="exact").fit(
+        da.from_array(X, chunks=(ROWS, N)), sparse.csr_matrix(Y), sample_weight=2.0
+    )
+    np.testing.assert_allclose(dist.coef_, local.coef_, rtol=1e-9, atol=1e-12)
     labels = np.array(["a", "b", None] * (M // 3) + ["a"] * (M % 3), dtype=object)
     with pytest.raises(ValueError, match="y holds class labels that cannot be sorted together"):
         DaskStructuredRidge(space="multiclass").fit(
             da.from_array(X, chunks=(ROWS, N)), da.from_array(labels, chunks=ROWS)
         )
+
+
+def test_a_nullable_dtype_dataframe_fits_as_numbers():
+    """A DataFrame whose columns are all Float64 (pandas' nullable dtype) was refused as 'dtype
+    object', where the in-memory fit takes it."""
+    pd, dd = _dataframes()
+    X, Y = _data(spaces.Multilabel(3), seed=14)
+    local = StructuredRidge(solver="exact").fit(X, Y)
+    dist = DaskStructuredRidge(solver="exact").fit(dd.from_pandas(pd.DataFrame(X).astype("Float64"), npartitions=3), Y)
+    np.testing.assert_allclose(dist.coef_, local.coef_, rtol=1e-9, atol=1e-12)
 
 
 def test_nystrom_landmarks_come_from_enough_first_partitions():

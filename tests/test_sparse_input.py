@@ -366,7 +366,8 @@ def test_a_kernel_fit_on_a_sparse_x_declaring_huge_width_is_refused_not_aborted(
 def test_a_one_dimensional_sparse_array_is_refused_by_name():
     """scipy's sparse arrays may be 1-D: 'not enough values to unpack (expected 2, got 1)'."""
     X = sparse.coo_array(np.array([1.0, 0.0, 2.0]))
-    assert X.ndim == 1
+    if X.ndim != 1:  # scipy before 1.13 (the floor, .ci/floors) makes it 1 × 3
+        pytest.skip("this scipy has no 1-D sparse arrays")
     model = StructuredRidge().fit(np.eye(3), np.eye(3, dtype=int)[:, :2])
     with pytest.raises(ValueError, match=r"X must be 2-D, got a sparse array of shape \(3,\)"):
         model.predict(X)
