@@ -54,6 +54,31 @@ func newConditioning(sp space.Space, u []float64) func() conditioning {
 	return nil
 }
 
+// visitConditioned is visitSamplesFrom whose visit sees, unless plain, the conditional mean h(y)
+// of newConditioning in place of ψ(y) on the spaces that have one: the Rao–Blackwellised terms
+// of a sampled mean. Each block gets its own conditioning at its first sample, as blocks run
+// concurrently.
+func visitConditioned(sp space.Space, u []float64, n int, seed uint64, opt SampleOptions, par bool,
+	states *chainStates, plain bool, visit func(block, i int, psi []float64)) (SampleStats, error) {
+	var newCond func() conditioning
+	if !plain {
+		newCond = newConditioning(sp, u)
+	}
+	if newCond == nil {
+		return visitSamplesFrom(sp, u, n, seed, opt, par, states, func(b, i int, _ []int64, psi []float64) {
+			visit(b, i, psi)
+		})
+	}
+	conds := make([]conditioning, sampleBlocks(n, opt)) // the caller checked the blocks against the budget
+	return visitSamplesFrom(sp, u, n, seed, opt, par, states, func(b, i int, y []int64, psi []float64) {
+		if conds[b] == nil {
+			conds[b] = newCond()
+		}
+		conds[b].condition(y, psi)
+		visit(b, i, psi)
+	})
+}
+
 // conditioningBytes is what one conditioning of newConditioning holds on sp (0 without one), for
 // the memory budget's checks before anything is allocated.
 func conditioningBytes(sp space.Space) int64 {

@@ -153,17 +153,8 @@ func runDispersed(sp space.Space, u []float64, opt InferenceOptions, seed uint64
 	dopt := opt.Sampler
 	dopt.Chains = 1
 	dopt.start = startPerturbed
-	var cond conditioning
-	if !opt.PlainMeans {
-		if nc := newConditioning(sp, u); nc != nil {
-			cond = nc()
-		}
-	}
 	diag := newBatchSums(m, 1, d)
-	st, err := visitSamplesFrom(sp, u, m, deriveSeed(seed, 0xd15e55ed), dopt, false, nil, func(b, i int, y []int64, psi []float64) {
-		if cond != nil {
-			cond.condition(y, psi)
-		}
+	st, err := visitConditioned(sp, u, m, deriveSeed(seed, 0xd15e55ed), dopt, false, nil, opt.PlainMeans, func(b, i int, psi []float64) {
 		diag.add(b, i, psi)
 	})
 	if err != nil {

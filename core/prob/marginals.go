@@ -208,23 +208,9 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 		mainRuns = newBatchSums(n, chainBlocks(n, opt.Sampler), d)
 	}
 	runSize := make([]int, nRuns)
-	nb := (n+cftpBlock-1)/cftpBlock + max(1, opt.Sampler.Chains)
-	acc := make([]float64, nb*d) // per block, summed in block order: deterministic
-	var newCond func() conditioning
-	if !opt.PlainMeans {
-		newCond = newConditioning(sp, u)
-	}
-	var conds []conditioning // per block (blocks run concurrently), on spaces that condition
-	if newCond != nil {
-		conds = make([]conditioning, nb)
-	}
-	st, err := visitSamplesFrom(sp, u, n, seed, opt.Sampler, par, chains, func(b, i int, y []int64, psi []float64) {
-		if newCond != nil {
-			if conds[b] == nil {
-				conds[b] = newCond()
-			}
-			conds[b].condition(y, psi)
-		}
+	nb := int(sampleBlocks(n, opt.Sampler)) // within the budget checked above
+	acc := make([]float64, nb*d)            // per block, summed in block order: deterministic
+	st, err := visitConditioned(sp, u, n, seed, opt.Sampler, par, chains, opt.PlainMeans, func(b, i int, psi []float64) {
 		row := acc[b*d : (b+1)*d]
 		for j, x := range psi {
 			row[j] += x
