@@ -155,10 +155,13 @@ CP_EXPORT int cp_prob_predict(int64_t h, double *x, int64_t q, int64_t n, int64_
 CP_EXPORT int cp_prob_predict_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *out, int64_t w);
 
 /* cp_prob_sample draws count structures from p(· | x_i) for each of q inputs into out
-   (q × count × w, input i's samples first), and into unvouched (q) each row's number of Metropolis
-   chains that never moved and cannot vouch for their state (see cp_prob_marginals). Parameters:
-   random_state, sampler, burn_in, thinning, n_chains (defaults: the model's fit-time sampler). */
-CP_EXPORT int cp_prob_sample(int64_t h, double *x, int64_t q, int64_t n, int64_t count, const char *params, int64_t *out, int64_t w, int64_t *unvouched);
+   (q × count × w, input i's samples first), and a chain report of each row into report (q × 2), as
+   cp_prob_marginals writes it: the number of Metropolis chains that never moved and cannot vouch
+   for their state, and the mixing check's verdict on the samples' mean of ψ (1 disagreed, 0
+   agreed, -1 not run; its chain's samples are not returned). Parameters: check_mixing (0 or 1,
+   default 0), random_state, sampler, burn_in, thinning, n_chains (defaults: the model's fit-time
+   sampler). */
+CP_EXPORT int cp_prob_sample(int64_t h, double *x, int64_t q, int64_t n, int64_t count, const char *params, int64_t *out, int64_t w, int64_t *report);
 
 /* cp_prob_score_samples writes log p(y_i | x_i) of q pairs (X row i, Y row i) into out (q values),
    with log Z by the parameters of cp_prob_log_partition. */

@@ -244,13 +244,16 @@ func queryOf(md *prob.Model, params *C.char, call probQuery) (queryOptions, erro
 }
 
 // cp_prob_sample draws count structures from p(· | x_i) for each of q inputs into out
-// (q × count × w, input i's samples first), and into unvouched (q) each row's number of Metropolis
-// chains that never moved and cannot vouch for their state (see cp_prob_marginals). Parameters:
-// random_state, sampler, burn_in, thinning, n_chains (defaults: the model's fit-time sampler).
+// (q × count × w, input i's samples first), and a chain report of each row into report (q × 2), as
+// cp_prob_marginals writes it: the number of Metropolis chains that never moved and cannot vouch
+// for their state, and the mixing check's verdict on the samples' mean of ψ (1 disagreed, 0
+// agreed, -1 not run; its chain's samples are not returned). Parameters: check_mixing (0 or 1,
+// default 0), random_state, sampler, burn_in, thinning, n_chains (defaults: the model's fit-time
+// sampler).
 //
 //export cp_prob_sample
 func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.char, out *C.int64_t, w C.int64_t,
-	unvouched *C.int64_t) (rc C.int) {
+	report *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, X, err := probInputs(h, x, q, n)
 	if err != nil {
@@ -266,7 +269,7 @@ func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
-	flags, err := i64s(chainReportOutput, unvouched, q)
+	chains, err := i64s(chainReportOutput, report, q, prob.MarginalsReportCols)
 	if err != nil {
 		return status(err)
 	}
@@ -277,7 +280,7 @@ func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.c
 	return status(cancellable(false, func(stop *cancel.Flag) error {
 		opt := qo.Inference.Sampler
 		opt.Stop = stop
-		return md.SampleRows(xmat.DenseRows(X, int(q), int(n)), int(count), qo.Seed, opt, dst, flags)
+		return md.SampleRows(xmat.DenseRows(X, int(q), int(n)), int(count), qo.Seed, opt, qo.Inference.DispersedCheck, dst, chains)
 	}))
 }
 

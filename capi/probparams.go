@@ -112,7 +112,7 @@ type probQuery int
 
 const (
 	queryMarginals probQuery = iota // method (auto, exact, sampled), n_samples, check_mixing, random_state, sampler keys
-	querySample                     // random_state, sampler keys
+	querySample                     // check_mixing, random_state, sampler keys
 	queryLogZ                       // method (auto, exact, fpras, taylor), epsilon, delta, schedule, n_samples, max_samples, random_state, sampler keys
 )
 
@@ -143,7 +143,7 @@ func parseProbQuery(s string, call probQuery, base prob.InferenceOptions) (query
 			q.LogZ.Method, err = prob.ParseLogZMethod(val)
 		case key == "n_samples" && call == queryMarginals:
 			q.Inference.Samples, err = intAtLeast(val, 1)
-		case key == "check_mixing" && call == queryMarginals:
+		case key == "check_mixing" && (call == queryMarginals || call == querySample):
 			q.Inference.DispersedCheck, err = parseFlag(val)
 		case key == "n_samples" && call == queryLogZ:
 			q.LogZ.Samples, err = intAtLeast(val, 1)

@@ -93,8 +93,11 @@ func TestParseProbQuery(t *testing.T) {
 	if err != nil || !q.Inference.DispersedCheck {
 		t.Errorf("check_mixing=1: %+v, %v", q.Inference, err)
 	}
-	if _, err = parseProbQuery("check_mixing=1", querySample, base); err == nil {
-		t.Error("check_mixing is a marginals parameter, sample took it")
+	if q, err = parseProbQuery("check_mixing=1", querySample, base); err != nil || !q.Inference.DispersedCheck {
+		t.Errorf("sample check_mixing=1: %+v, %v", q.Inference, err)
+	}
+	if _, err = parseProbQuery("check_mixing=1", queryLogZ, base); err == nil {
+		t.Error("check_mixing is a marginals and sample parameter, log_partition took it")
 	}
 	if _, err = parseProbQuery("check_mixing=2", queryMarginals, base); err == nil || !strings.Contains(err.Error(), "check_mixing") {
 		t.Errorf("check_mixing=2: %v", err)

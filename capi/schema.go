@@ -324,8 +324,11 @@ func schemaJSON() ([]byte, error) {
 		// inline_rows: queries of at most this many rows run inline, not cancellable (smallQuery):
 		// Python skips its Ctrl-C plumbing for them. exact_unknowns: solver="auto"'s limit for the
 		// exact linear solve, which StructuredRidge's docstring states (checked by a test).
+		// chain_report_columns: the values per row of the chain report of cp_prob_marginals and
+		// cp_prob_sample.
 		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta,
-			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery, "exact_unknowns": ridge.ExactLimit},
+			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery, "exact_unknowns": ridge.ExactLimit,
+			"chain_report_columns": prob.MarginalsReportCols},
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -532,6 +532,38 @@ def test_check_mixing_reports_chains_that_depend_on_their_start():
         model.predict_marginals(trapped, check_mixing=True, **(query | {"n_samples": 79}))
 
 
+def test_sample_check_mixing_reports_chains_that_depend_on_their_start():
+    """``sample(..., check_mixing=True)`` applies the same check to the samples' mean of ψ: it names
+    the trapped rows of the test above, stays silent where the chains mix (their sample means are
+    close to the exact marginals), never changes the samples, and has nothing to check in exact
+    samples."""
+    space = spaces.Permutations(6)
+    X, Y = _structured(space)
+    model = ProbabilisticStructured(space=space, alpha=0.01).fit(X, Y)
+    query = dict(n_samples=400, sampler="local", random_state=0)
+    trapped = 10 * X[:8]
+    with pytest.warns(MixingWarning, match=r"sample: in \d of 8 rows \(the first: row \d\) a chain started away from"):
+        checked = model.sample(trapped, check_mixing=True, **query)
+
+    def off(samples, rows):  # the samples' means of ψ against the exact marginals, per row
+        means = np.stack([space.embed(s).mean(axis=0) for s in samples])
+        return np.abs(means - model.predict_marginals(rows, method="exact")).max(axis=1)
+
+    assert off(checked, trapped).max() > 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MixingWarning)
+        assert_array_equal(checked, model.sample(trapped, **query))  # unchecked: no warning, same samples
+        mixing = model.sample(X[:8], check_mixing=True, **query)
+        # at the training scale the chains mix: each of the 8 × 15 plain means of ±1 values is within
+        # 4 standard errors of its marginal, for 400 correlated states worth about 100 independent ones
+        assert off(mixing, X[:8]).max() < 0.4
+        model.sample(trapped[:2], n_samples=80, sampler="cftp", check_mixing=True)
+    with pytest.raises((TypeError, ValueError), match="check_mixing"):
+        model.sample(trapped, check_mixing="yes", **query)
+    with pytest.raises(ValueError, match=r"check_mixing needs n_samples ≥ 80 .* got 79"):
+        model.sample(trapped, check_mixing=True, **(query | {"n_samples": 79}))
+
+
 def test_concurrent_queries_equal_serial_ones(exact_multilabel, multilabel_data):
     """A fitted model serves threads at once (ctypes releases the GIL): the answers equal serial
     ones, seeds included."""

@@ -285,8 +285,7 @@ def test_null_pointers_and_sizes(data, fitted):
     h = fitted._model.value
     out = np.empty((len(X), 3))
     iout = np.empty((len(X), 3), dtype=np.int64)
-    flags = np.empty(len(X), dtype=np.int64)  # cp_prob_sample's per-row count
-    report = np.empty((len(X), 2), dtype=np.int64)  # cp_prob_marginals' chain report
+    report = np.empty((len(X), 2), dtype=np.int64)  # the chain report of cp_prob_marginals and cp_prob_sample
     space = spaces.Multilabel(3)
     sh = space._h()
     q = len(X)
@@ -299,12 +298,12 @@ def test_null_pointers_and_sizes(data, fitted):
             lambda: lib.cp_prob_marginals(h, _abi.f64(X), q, 6, None, _abi.f64(out), 3, None),
             "chain report .*NULL pointer",
         ),
-        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, None, 3, _abi.i64(flags)), "NULL pointer"),
+        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, None, 3, _abi.i64(report)), "NULL pointer"),
         (
-            lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 0, None, _abi.i64(iout), 3, _abi.i64(flags)),
+            lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 0, None, _abi.i64(iout), 3, _abi.i64(report)),
             "n_samples must be ≥ 1",
         ),
-        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 2, _abi.i64(flags)), "columns"),
+        (lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 2, _abi.i64(report)), "columns"),
         (
             lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 3, None),
             "chain report .*NULL pointer",
@@ -391,7 +390,7 @@ def test_parameter_strings(data, fitted, function, params, match):
             params,
             _abi.i64(np.empty((q, 3), dtype=np.int64)),
             3,
-            _abi.i64(np.empty(q, dtype=np.int64)),
+            _abi.i64(np.empty((q, 2), dtype=np.int64)),
         ),
     }
     if match is None:

@@ -59,15 +59,13 @@ func newConditioning(sp space.Space, u []float64) func() conditioning {
 // of a sampled mean. Each block gets its own conditioning at its first sample, as blocks run
 // concurrently.
 func visitConditioned(sp space.Space, u []float64, n int, seed uint64, opt SampleOptions, par bool,
-	states *chainStates, plain bool, visit func(block, i int, psi []float64)) (SampleStats, error) {
+	states *chainStates, plain bool, visit func(block, i int, y []int64, psi []float64)) (SampleStats, error) {
 	var newCond func() conditioning
 	if !plain {
 		newCond = newConditioning(sp, u)
 	}
 	if newCond == nil {
-		return visitSamplesFrom(sp, u, n, seed, opt, par, states, func(b, i int, _ []int64, psi []float64) {
-			visit(b, i, psi)
-		})
+		return visitSamplesFrom(sp, u, n, seed, opt, par, states, visit)
 	}
 	conds := make([]conditioning, sampleBlocks(n, opt)) // the caller checked the blocks against the budget
 	return visitSamplesFrom(sp, u, n, seed, opt, par, states, func(b, i int, y []int64, psi []float64) {
@@ -75,7 +73,7 @@ func visitConditioned(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 			conds[b] = newCond()
 		}
 		conds[b].condition(y, psi)
-		visit(b, i, psi)
+		visit(b, i, y, psi)
 	})
 }
 

@@ -78,6 +78,20 @@ func (s *batchSums) add(b, i int, psi []float64) {
 	}
 }
 
+// mean returns the mean of ψ over the n samples.
+func (s *batchSums) mean() []float64 {
+	out := make([]float64, s.d)
+	for k := range s.count {
+		for j, x := range s.sums[k*s.d : (k+1)*s.d] {
+			out[j] += x
+		}
+	}
+	for j := range out {
+		out[j] /= float64(s.n)
+	}
+	return out
+}
+
 // se returns, per coordinate, the standard error of the overall mean by batch means: the sample
 // standard deviation of the non-empty runs' means over √(runs), but at least sd_j/√n, the
 // standard error of n independent states (single-block sums only): ten runs of a few states each
@@ -154,19 +168,15 @@ func runDispersed(sp space.Space, u []float64, opt InferenceOptions, seed uint64
 	dopt.Chains = 1
 	dopt.start = startPerturbed
 	diag := newBatchSums(m, 1, d)
-	st, err := visitConditioned(sp, u, m, deriveSeed(seed, 0xd15e55ed), dopt, false, nil, opt.PlainMeans, func(b, i int, psi []float64) {
+	st, err := visitConditioned(sp, u, m, deriveSeed(seed, 0xd15e55ed), dopt, false, nil, opt.PlainMeans, func(b, i int, _ []int64, psi []float64) {
 		diag.add(b, i, psi)
 	})
 	if err != nil {
 		return 0, false, err
 	}
-	seDiag := diag.se()
+	seDiag, diagMean := diag.se(), diag.mean()
 	for j := range mean {
-		var sum float64
-		for k := range diag.count {
-			sum += diag.sums[k*d+j]
-		}
-		if dispersedDisagree(math.Abs(sum/float64(m)-mean[j]), seMain[j], seDiag[j]) {
+		if dispersedDisagree(math.Abs(diagMean[j]-mean[j]), seMain[j], seDiag[j]) {
 			return st.Steps, true, nil
 		}
 	}

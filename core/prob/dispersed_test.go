@@ -257,3 +257,57 @@ func TestDispersedCheckReport(t *testing.T) {
 		t.Errorf("report %v, want [0 -1 0 -1]", report)
 	}
 }
+
+// sampleRow's check is the marginals' check on the samples' mean: on the trapped row above and on
+// a mixing one, its verdict equals Marginals' for the same chain (seed and sampler), the samples
+// are those drawn without the check, and exact samples are not checked (-1).
+func TestSampleRowDispersedCheck(t *testing.T) {
+	sp, err := space.New("permutations", []int64{6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trapped := []float64{-1.731951, 3.108196, -0.235149, -1.69791, 2.573317, 0.188221, -1.0104, -0.300717, 1.598464,
+		0.414139, -0.486129, 2.322954, 1.5481, -2.00424, -1.087037}
+	mixing := make([]float64, len(trapped))
+	for j, x := range trapped {
+		mixing[j] = x / 6
+	}
+	const n = 100
+	w := sp.Width()
+	fired := 0
+	for _, u := range [][]float64{trapped, mixing} {
+		for s := uint64(0); s < 3; s++ {
+			seed := deriveSeed(s, 0) // TestDispersedCheckFiresOnTrappedChain's seeds
+			opt := SampleOptions{Sampler: SamplerChain, Chain: ChainLocal}
+			checked, plain := make([]int64, n*w), make([]int64, n*w)
+			_, verdict, err := sampleRow(sp, u, n, seed, opt, true, checked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, v, err := sampleRow(sp, u, n, seed, opt, false, plain); err != nil || v != -1 {
+				t.Fatalf("unchecked: verdict %d, %v", v, err)
+			}
+			if !slices.Equal(checked, plain) {
+				t.Errorf("seed %d: the check changed the samples", seed)
+			}
+			info, err := Marginals(sp, u, InferenceOptions{Method: InferSampled, Samples: n, DispersedCheck: true, Sampler: opt},
+				seed, make([]float64, sp.Dim()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int64{false: 0, true: 1}[info.Disagrees]; verdict != want {
+				t.Errorf("seed %d: sample's verdict %d, the marginals' %d", seed, verdict, want)
+			}
+			if &u[0] == &trapped[0] && verdict == 1 {
+				fired++
+			}
+		}
+	}
+	if fired < 2 {
+		t.Errorf("the check fired on %d of 3 seeds of the trapped row", fired)
+	}
+	out := make([]int64, n*w)
+	if _, v, err := sampleRow(sp, trapped, n, 1, SampleOptions{Sampler: SamplerCFTP}, true, out); err != nil || v != -1 {
+		t.Errorf("exact samples: verdict %d, %v; want -1", v, err)
+	}
+}

@@ -210,7 +210,7 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 	runSize := make([]int, nRuns)
 	nb := int(sampleBlocks(n, opt.Sampler)) // within the budget checked above
 	acc := make([]float64, nb*d)            // per block, summed in block order: deterministic
-	st, err := visitConditioned(sp, u, n, seed, opt.Sampler, par, chains, opt.PlainMeans, func(b, i int, psi []float64) {
+	st, err := visitConditioned(sp, u, n, seed, opt.Sampler, par, chains, opt.PlainMeans, func(b, i int, _ []int64, psi []float64) {
 		row := acc[b*d : (b+1)*d]
 		for j, x := range psi {
 			row[j] += x

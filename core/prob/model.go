@@ -130,12 +130,15 @@ func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
 // Sample draws count structures from p(· | x_i) for each input into out
 // (q × count × Width(), row-major: input i's samples first).
 func (md *Model) Sample(X []float64, q, n, count int, seed uint64, opt SampleOptions, out []int64) error {
-	return md.SampleRows(xmat.DenseRows(X, q, n), count, seed, opt, out, nil)
+	return md.SampleRows(xmat.DenseRows(X, q, n), count, seed, opt, false, out, nil)
 }
 
-// SampleRows is Sample on dense or sparse rows. When unvouched is not nil (length q), it receives
-// each row's count of chains that cannot stand for p(· | x_i) (SampleStats.Unvouched).
-func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptions, out []int64, unvouched []int64) error {
+// SampleRows is Sample on dense or sparse rows. When report is not nil (q × MarginalsReportCols,
+// row-major), row i receives its count of chains that cannot stand for p(· | x_i)
+// (SampleStats.Unvouched) and, when check is set, the dispersed-start check's verdict on the
+// samples' mean of ψ (InferenceOptions.DispersedCheck; its chain's samples are not returned): 1
+// disagreed, 0 agreed, -1 did not run (exact samples, or check unset).
+func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptions, check bool, out []int64, report []int64) error {
 	q := X.Q
 	if count < 1 {
 		return fmt.Errorf("prob: the number of samples must be ≥ 1, got %d", count)
@@ -144,11 +147,16 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 	if len(out) != q*count*w {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d×%d", len(out), q, count, w)
 	}
-	if err := checkChainReport(unvouched, q, 1); err != nil {
+	if err := checkChainReport(report, q, MarginalsReportCols); err != nil {
 		return err
 	}
 	if err := checkSampleMemory(count, opt, 0, parallel.Threads()); err != nil {
 		return err
+	}
+	if check && opt.Sampler == SamplerChain { // "auto" is resolved per row
+		if err := checkDispersed(count, opt, d, parallel.Threads()); err != nil {
+			return err
+		}
 	}
 	U, err := md.scores(X)
 	if err != nil {
@@ -156,13 +164,49 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 	}
 	return forRows(q, opt.Stop, func(i int) error {
 		dst := out[i*count*w : (i+1)*count*w]
-		st, err := visitSamples(md.Space, U[i*d:(i+1)*d], count, deriveSeed(seed, uint64(i)), opt, false,
-			func(_, k int, y []int64, _ []float64) { copy(dst[k*w:(k+1)*w], y) })
-		if unvouched != nil {
-			unvouched[i] = int64(st.Unvouched)
+		st, verdict, err := sampleRow(md.Space, U[i*d:(i+1)*d], count, deriveSeed(seed, uint64(i)), opt, check, dst)
+		if report != nil {
+			report[i*MarginalsReportCols], report[i*MarginalsReportCols+1] = int64(st.Unvouched), verdict
 		}
 		return err
 	})
+}
+
+// sampleRow draws count structures from π ∝ exp(⟨u, ψ⟩) into dst (count × Width()) and, when
+// check is set and the sampler resolves to a chain, runs the dispersed-start check on their
+// (conditioned) mean of ψ: the verdict is 1 when it disagreed, 0 when it agreed, -1 when it did
+// not run.
+func sampleRow(sp space.Space, u []float64, count int, seed uint64, opt SampleOptions, check bool, dst []int64) (SampleStats, int64, error) {
+	w := sp.Width()
+	keep := func(k int, y []int64) { copy(dst[k*w:(k+1)*w], y) }
+	if check {
+		var err error
+		if opt, err = resolveSampler(sp, u, opt); err != nil {
+			return SampleStats{}, -1, err
+		}
+		check = opt.Sampler == SamplerChain
+	}
+	if !check {
+		st, err := visitSamples(sp, u, count, seed, opt, false, func(_, k int, y []int64, _ []float64) { keep(k, y) })
+		return st, -1, err
+	}
+	if err := checkDispersed(count, opt, sp.Dim(), 1); err != nil {
+		return SampleStats{}, -1, err
+	}
+	runs := newBatchSums(count, chainBlocks(count, opt), sp.Dim())
+	st, err := visitConditioned(sp, u, count, seed, opt, false, nil, false, func(b, k int, y []int64, psi []float64) {
+		keep(k, y)
+		runs.add(b, k, psi)
+	})
+	if err != nil {
+		return st, -1, err
+	}
+	inf := InferenceOptions{Samples: count, Sampler: opt}
+	_, disagrees, err := runDispersed(sp, u, inf, seed, runs.mean(), runs.se())
+	if err != nil || !disagrees {
+		return st, 0, err
+	}
+	return st, 1, nil
 }
 
 // checkChainReport checks the optional per-row chain report of SampleRows (one value per row) and

@@ -27,6 +27,7 @@ from . import _capi, _schema
 # Queries of at most this many rows run inline in the core, which cannot cancel them: the Ctrl-C
 # plumbing of _capi.interruptible (two signal-handler swaps) would only slow single-row predictions.
 _INLINE_ROWS = int(_schema.query_default("inline_rows"))
+_CHAIN_REPORT_COLUMNS = int(_schema.query_default("chain_report_columns"))
 
 
 def _interruptible(rows: int) -> Any:
@@ -704,7 +705,7 @@ class ProbModel(Model):
         report (q, 2): its count of Metropolis chains that never moved and cannot vouch for their
         state, and 1 where the dispersed-start check disagreed; interruptible."""
         q, xa = self._inputs(X)
-        (out, p), (report, pr) = _capi.out_f64((q, self.dim)), _capi.out_i64_array((q, 2))
+        (out, p), (report, pr) = _capi.out_f64((q, self.dim)), _capi.out_i64_array((q, _CHAIN_REPORT_COLUMNS))
         lib = _capi.lib()
         call = lib.cp_prob_marginals_csr if len(xa) == 7 else lib.cp_prob_marginals
         with _capi.interruptible():
@@ -739,17 +740,17 @@ class ProbModel(Model):
 
     def sample(self, X: np.ndarray, count: int, params: bytes) -> tuple[np.ndarray, np.ndarray]:
         """``count`` structures from p(y | x) for each row of X, as int64 rows (q, count, width),
-        and each row's count of Metropolis chains that never moved and cannot vouch for their
-        state (q,)."""
+        and each row's chain report (q, 2): its Metropolis chains that never moved and cannot vouch
+        for their state, and the mixing check's verdict (1 disagreed, 0 agreed, -1 not run)."""
         q, px = self._dense_inputs(X, "sample")
         # a count below 1 is the core's to refuse, by name: the output is only sized here
         out, p = _capi.out_i64_array((q, max(count, 0), self.width), f"n_samples structures of width {self.width}")
-        unvouched, pu = _capi.out_i64_array((q,))
+        report, pr = _capi.out_i64_array((q, _CHAIN_REPORT_COLUMNS))
         with _capi.interruptible():
             _capi.check(
-                _capi.lib().cp_prob_sample(self.value, px, q, self.n_features, count, params, p, self.width, pu)
+                _capi.lib().cp_prob_sample(self.value, px, q, self.n_features, count, params, p, self.width, pr)
             )
-        return out, unvouched
+        return out, report
 
 
 # -- mergeable sufficient statistics -----------------------------------------------------------------

@@ -49,6 +49,19 @@ def _warn_unvouched(call: str, result: str, unvouched: np.ndarray, space: _space
     )
 
 
+def _warn_not_mixed(call: str, verdicts: np.ndarray, result: str) -> None:
+    """The MixingWarning of a query whose mixing-check verdicts (the core's: 1 disagreed, 0 agreed,
+    -1 not run) flag rows."""
+    _warn_rows(
+        call,
+        verdicts == 1,
+        "a chain started away from the decoded mode (check_mixing) found a mean of ψ that differs from the "
+        f"{result}' beyond Monte Carlo noise: the chains did not mix and those rows' {result} depend on where the "
+        'chains started. Use exact inference where the space has it, "cftp" (exact samples), another sampler, or '
+        "a longer burn-in",
+    )
+
+
 _D = _schema.defaults("prob")
 LOG_Z_METHODS = tuple(_schema.enum("log_z_methods"))
 _METHOD_NAMES = dict(enumerate(LOG_Z_METHODS))  # the method code in log_partition's info
@@ -442,14 +455,7 @@ class ProbabilisticStructured(StructuredEstimator):
             check_mixing=int(_spaces._flag(check_mixing, "check_mixing")),
         )
         marginals, report = fitted.model.marginals(X, params)
-        _warn_rows(
-            "predict_marginals",
-            report[:, 1] == 1,  # the mixing check's verdict: 1 disagreed, 0 agreed, -1 not run
-            "a chain started away from the decoded mode (check_mixing) found a mean of ψ that differs from the "
-            "estimate beyond Monte Carlo noise: the chains did not mix and those rows' estimates depend on where the "
-            'chains started. Use exact inference where the space has it, "cftp" (exact samples), another sampler, or '
-            "a longer burn-in",
-        )
+        _warn_not_mixed("predict_marginals", report[:, 1], "estimates")
         _warn_unvouched(
             "predict_marginals",
             "estimates rest on the mode alone (with its pair exchanges, on permutations and directed cycles)",
@@ -605,23 +611,50 @@ class ProbabilisticStructured(StructuredEstimator):
         }
         return out, info
 
-    def sample(self, X: Any, n_samples: int = 1, sampler: str | None = None, random_state: Any = None) -> np.ndarray:
+    def sample(
+        self,
+        X: Any,
+        n_samples: int = 1,
+        sampler: str | None = None,
+        random_state: Any = None,
+        check_mixing: bool = False,
+    ) -> np.ndarray:
         """Draw n_samples structures from p(· | x) for each input.
 
-        ``sampler`` (default: the fit's ``sampler``; the estimator's names but "exact") draws them:
-        ``"auto"`` (and a fit with ``"exact"``) takes exact CFTP samples where their proven cost is
-        small and the mixed (or Metropolis) chain elsewhere; ``"cftp"`` always samples exactly and
-        fails with a work-bound error on very peaked distributions; chain samples are approximate
-        and, within one input, correlated (a chain starts at the decoded mode of p(· | x), burns in
-        for 100·max(d, width) steps, then keeps one sample every max(d, width) steps). A Metropolis
-        chain that never left the mode in too few proposals to vouch for it raises a
-        :class:`~combpred.exceptions.MixingWarning` naming the rows, as in :meth:`predict_marginals`.
+        Parameters
+        ----------
+        X : array-like of shape (n_inputs, n_features)
+        n_samples : int, default=1
+            Structures drawn per input.
+        sampler : str, default=None
+            What draws them (default: the fit's ``sampler``; the estimator's names but
+            ``"exact"``): ``"auto"`` (and a fit with ``"exact"``) takes exact CFTP samples where
+            their proven cost is small and the mixed (or Metropolis) chain elsewhere; ``"cftp"``
+            always samples exactly and fails with a work-bound error on very peaked
+            distributions; chain samples are approximate and, within one input, correlated (a
+            chain starts at the decoded mode of p(· | x), burns in for 100·max(d, width) steps,
+            then keeps one sample every max(d, width) steps).
+        random_state : int, RandomState instance or None, default=None
+            Seeds the samples (None: the estimator's random_state).
+        check_mixing : bool, default=False
+            With a Markov-chain sampler, run one more chain per input from a perturb-and-MAP
+            start and warn where its mean of ψ differs from that of the samples beyond Monte Carlo
+            noise, as :meth:`predict_marginals` does with ``check_mixing`` (the same rule and
+            cost; its samples are not returned). Needs ``n_samples`` ≥ 80; does nothing for
+            exact samples (``"cftp"``).
 
         Returns
         -------
         Y : ndarray of shape (n_inputs, n_samples, width), or (n_inputs, n_samples) for
             multiclass spaces (class labels, as ``predict`` returns them)
             Structures in the space's encoding.
+
+        Warns
+        -----
+        MixingWarning
+            When a Metropolis chain never left the mode in too few proposals to vouch for it
+            (naming the rows, as in :meth:`predict_marginals`), and with ``check_mixing`` when the
+            check's chain disagreed with the samples.
         """
         fitted = self._fitted()
         X = self._inputs(X)
@@ -631,8 +664,13 @@ class ProbabilisticStructured(StructuredEstimator):
         width, q = fitted.width, X.shape[0]
         # before the parameters, as the output is sized
         _capi.check_output((q, count, width), f"n_samples structures of width {width} for each of {q} inputs")
-        params = _params(sampler=_name(sampler, "sampler"), random_state=self._seed_or_own(random_state))
-        out, unvouched = fitted.model.sample(X, count, params)
-        _warn_unvouched("sample", "samples are all the mode, whatever p(· | x) is", unvouched, fitted.space)
+        params = _params(
+            sampler=_name(sampler, "sampler"),
+            random_state=self._seed_or_own(random_state),
+            check_mixing=int(_spaces._flag(check_mixing, "check_mixing")),
+        )
+        out, report = fitted.model.sample(X, count, params)
+        _warn_not_mixed("sample", report[:, 1], "samples")
+        _warn_unvouched("sample", "samples are all the mode, whatever p(· | x) is", report[:, 0], fitted.space)
         structures = self._structures(fitted, out.reshape(q * count, width))
         return structures.reshape((q, count) + structures.shape[1:])

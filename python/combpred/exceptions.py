@@ -16,6 +16,7 @@ class MixingWarning(UserWarning):
     rest on it alone (with its pair exchanges, on permutations and directed cycles, whose estimates
     average over them): on Permutations(16) they stayed 1.5 from the exact marginals at any sample
     size. The warning says the chain cannot vouch for the result, which may still be close where
-    the mass is concentrated near the mode. ``predict_marginals(..., check_mixing=True)`` also
-    raises it where a chain from a dispersed start found another mean of ψ than the estimate.
+    the mass is concentrated near the mode. ``predict_marginals(..., check_mixing=True)`` and
+    ``sample(..., check_mixing=True)`` also raise it where a chain from a dispersed start found
+    another mean of ψ than the estimate or the samples.
     """
