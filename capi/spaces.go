@@ -296,7 +296,7 @@ func cp_space_max_margins(h C.int64_t, us *C.double, m, d C.int64_t, out *C.doub
 	if err != nil {
 		return status(err)
 	}
-	return status(cancellable(false, func(stop *cancel.Flag) error { return space.MaxMarginalMargins(sp, u, int(m), margins, stop) }))
+	return status(cancellable(false, func(stop *cancel.Flag) error { return space.MaxMarginalMargins(sp, u, int(m), nil, margins, stop) }))
 }
 
 // cp_space_enumerate writes every structure (for tests; refused beyond 2²² structures or 2²⁶

@@ -85,6 +85,38 @@ def test_ranking_margins_agree_with_predicted_rankings():
     np.testing.assert_array_equal(margins, space.max_margins(est.decision_function(X[:10])))
 
 
+@pytest.mark.parametrize("decode_from", ["scores", "marginals"])
+def test_margins_range_over_the_empirical_measures_support(decode_from):
+    """With empirical_weight=1, predict keeps the coordinates every training structure holds at one
+    value there (a node that is never a target stays out); the margins range over the same
+    structures: their signs agree with the predictions, those coordinates get ±inf, and the rest
+    equal enumeration over the structures that hold them (a probe found margins over the whole
+    space: nodes the prediction left out, on the never-seen node's only path, had positive ones)."""
+    dag = [[], [0], [0], [1, 2], [3], [1], [5, 2]]
+    space = spaces.DAGPaths(dag)
+    rng = np.random.default_rng(0)
+    y = rng.choice(6, size=40)  # node 6 is never a target
+    X = rng.normal(size=(40, 3))
+    est = StructuredRidge(space=space, alpha=0.7, empirical_weight=1.0, solver="exact", decode_from=decode_from)
+    est.fit(X, y)
+    Xq = 2 * rng.normal(size=(60, 3))
+    margins, psi = est.max_marginal_margins(Xq), space.embed(est.predict(Xq))
+    assert np.all(margins[psi == 1] > 0) and np.all(margins[psi == 0] < 0)
+    assert np.all(margins[:, 6] == -np.inf)  # held off by every training target
+    assert np.all(margins[:, 0] == np.inf)  # the root, on in every structure
+    if decode_from == "marginals":
+        return
+    # the rest: enumeration over the training targets' support
+    P = space.embed(space.enumerate()).astype(float)
+    allowed = P[P[:, 6] == 0]
+    V = est.decision_function(Xq)
+    V[:, 6] = 0
+    F = V @ allowed.T
+    for j in range(1, 6):
+        hi, lo = allowed[:, j] == allowed[:, j].max(), allowed[:, j] == allowed[:, j].min()
+        np.testing.assert_allclose(margins[:, j], F[:, hi].max(axis=1) - F[:, lo].max(axis=1), rtol=1e-9, atol=1e-12)
+
+
 def test_multiclass_estimator_and_precomputed_kernel():
     X, y = linear_multiclass(90, n_classes=3, seed=5)
     est = StructuredRidge(space="multiclass", kernel="rbf", alpha=0.1).fit(X, y)

@@ -79,7 +79,7 @@ func (md *Model) MaxMarginsRows(X xmat.Rows, out []float64, from DecodeSource, s
 		if mm != nil {
 			mm.centreRows(Uc, hi-lo)
 		}
-		if err := space.MaxMarginalMargins(sp, Uc, hi-lo, out[lo*d:hi*d], stop); err != nil {
+		if err := space.MaxMarginalMargins(sp, Uc, hi-lo, md.pins(), out[lo*d:hi*d], stop); err != nil {
 			return err
 		}
 	}

@@ -43,7 +43,7 @@ func TestModelMaxMarginsAgreeWithPredictions(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := make([]float64, q*d)
-			if err := space.MaxMarginalMargins(sp, V, q, want, nil); err != nil {
+			if err := space.MaxMarginalMargins(sp, V, q, nil, want, nil); err != nil {
 				t.Fatal(err)
 			}
 			psi := make([]float64, d)

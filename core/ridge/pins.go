@@ -6,19 +6,16 @@ import (
 	"github.com/combpred/combpred/core/space"
 )
 
-// pin is a coordinate a of ψ that the reference measure holds constant at one end of its range
-// (dir = +1: the top, −1: the bottom): a label on, or off, in every training structure under the
-// empirical measure, a node that every training subtree holds, each pair of the one ranking a
-// training set holds. J does not depend on the scores along such a coordinate (u_a = 0 up to
-// rounding), so a decoder of u breaks the tie however its loops happen to: a label on in every
-// training target was never predicted, and a single distinct training structure came back as
-// another one. Predict decodes u with u_a replaced by dir·M, M larger than anything the other
-// coordinates can trade (ψ ∈ [−1, 1]: 1 + 2Σ_b |u_b|), which keeps the structure in the measure's
-// support along a, where predict_marginals puts it.
-type pin struct {
-	a   int
-	dir float64
-}
+// A pin (space.Pin) is a coordinate a of ψ that the reference measure holds constant at one end
+// of its range (Dir = +1: the top, −1: the bottom): a label on, or off, in every training
+// structure under the empirical measure, a node that every training subtree holds, each pair of
+// the one ranking a training set holds. J does not depend on the scores along such a coordinate
+// (u_a = 0 up to rounding), so a decoder of u breaks the tie however its loops happen to: a label
+// on in every training target was never predicted, and a single distinct training structure came
+// back as another one. Predict decodes u with u_a replaced by Dir·M, M larger than anything the
+// other coordinates can trade (ψ ∈ [−1, 1]: 1 + 2Σ_b |u_b|), which keeps the structure in the
+// measure's support along a, where predict_marginals puts it; max-marginal margins range over
+// that support too (space.MaxMarginalMargins with pins).
 
 // pinVariance is how small a coordinate's variance under the reference measure must be, relative
 // to the largest, for the coordinate to count as constant (the moments of identical values are
@@ -28,7 +25,7 @@ const pinVariance = 1e-12
 // pins returns the coordinates the model's reference measure holds at an end of their range, none
 // under the uniform measure. The ends come from decoding ±e_a, so a value strictly inside the range
 // (an absent arc of a directed cycle, ψ_a = 0 between −1 and +1) pins nothing.
-func (md *Model) pins() []pin {
+func (md *Model) pins() []space.Pin {
 	ref := md.ref
 	if ref == nil {
 		return nil
@@ -39,13 +36,13 @@ func (md *Model) pins() []pin {
 	return ref.pinned
 }
 
-func pinsOf(sp space.Space, ref *reference) []pin {
+func pinsOf(sp space.Space, ref *reference) []space.Pin {
 	d := sp.Dim()
 	var top float64
 	for a := 0; a < d; a++ {
 		top = math.Max(top, ref.cov.At(a, a))
 	}
-	var pins []pin
+	var pins []space.Pin
 	u, y, psi := make([]float64, d), make([]int64, sp.Width()), make([]float64, d)
 	end := func(a int, sign float64) float64 {
 		clear(u)
@@ -64,16 +61,16 @@ func pinsOf(sp space.Space, ref *reference) []pin {
 		}
 		switch p := ref.mean[a]; {
 		case math.Abs(p-hi) <= 1e-9:
-			pins = append(pins, pin{a, 1})
+			pins = append(pins, space.Pin{A: a, Dir: 1})
 		case math.Abs(p-lo) <= 1e-9:
-			pins = append(pins, pin{a, -1})
+			pins = append(pins, space.Pin{A: a, Dir: -1})
 		}
 	}
 	return pins
 }
 
 // pinScores sets the pinned coordinates of each row of U (rows of d scores) to dir·M.
-func pinScores(U []float64, d int, pins []pin) {
+func pinScores(U []float64, d int, pins []space.Pin) {
 	if len(pins) == 0 || d == 0 {
 		return
 	}
@@ -85,7 +82,7 @@ func pinScores(U []float64, d int, pins []pin) {
 		}
 		m := math.Min(1+2*sum, 1e300) // finite, whatever the scores
 		for _, p := range pins {
-			row[p.a] = p.dir * m
+			row[p.A] = p.Dir * m
 		}
 	}
 }

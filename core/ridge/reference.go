@@ -38,7 +38,7 @@ type reference struct {
 	// pinned are the coordinates the measure holds at an end of their range (pins.go), found
 	// once, on the first prediction.
 	pinOnce sync.Once
-	pinned  []pin
+	pinned  []space.Pin
 }
 
 // newReference completes a reference from its mean, covariance and rank.

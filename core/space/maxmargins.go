@@ -8,6 +8,14 @@ import (
 	"github.com/combpred/combpred/core/parallel"
 )
 
+// Pin holds coordinate A of ψ at the end of its range that Dir points to (+1 the top, −1 the
+// bottom): a restriction of the structures a maximisation ranges over (a model's reference
+// measure that gives the coordinate one value).
+type Pin struct {
+	A   int
+	Dir float64
+}
+
 // MaxMarginalMargins writes, for m score rows us (m × Dim()), the max-marginal margin of every
 // coordinate of ψ into out (m × Dim()):
 //
@@ -20,39 +28,59 @@ import (
 // decoder as the prediction. A coordinate constant over Y gets +Inf when its value is positive and
 // −Inf otherwise (the root of a taxonomy is always in).
 //
+// With pins (coordinates that some structure holds at the ends the pins name), the structures
+// are those that hold every pinned coordinate at its end, hi_j and lo_j the extremes of ψ_j
+// among them, and u's pinned entries are ignored: a pinned coordinate gets ±Inf, as does any
+// coordinate those structures hold at one value.
+//
 // Each side is one exact decode of u (scaled to ‖u‖∞ = 1) with coordinate j pushed by ±M, M = 2‖u‖₁ + 1: every space's
 // ψ has integer coordinates in [−1, 1], so moving ψ_j changes M·ψ_j by at least M, more than
 // ⟨u, ψ⟩ can change (at most 2‖u‖₁), and the pushed decoder returns the best structure among those
-// with ψ_j at its extreme. That costs 2·Dim() decodes per row; it needs an exact decoder
+// with ψ_j at its extreme. Pinned coordinates are pushed towards their ends by more than j and
+// the rest can trade, so that every decode holds them. That costs 2·Dim() decodes per row; it needs an exact decoder
 // (Guarantee() = 0) and refuses approximate ones. It checks stop before every row and coordinate.
-func MaxMarginalMargins(s Space, us []float64, m int, out []float64, stop *cancel.Flag) error {
+func MaxMarginalMargins(s Space, us []float64, m int, pins []Pin, out []float64, stop *cancel.Flag) error {
 	if g := s.Guarantee(); g != 0 {
 		return fmt.Errorf("max-marginal margins need an exact decoder; the %s space of dimension %d decodes approximately "+
 			"(z-approximation factor %.3g): use predict_marginals", s.Kind(), s.Dim(), g)
 	}
 	d, w := s.Dim(), s.Width()
+	pinned := make([]bool, d)
+	for _, p := range pins {
+		pinned[p.A] = true
+	}
 	parallel.For(m, 1, func(lo, hi int) {
 		pushed := make([]float64, d)
 		scratch := make([]float64, d)
-		psi := make([]float64, d)
+		psiHi, psiLo := make([]float64, d), make([]float64, d)
 		yHi, yLo := make([]int64, w), make([]int64, w)
 		for i := lo; i < hi && !stop.Stopped(); i++ {
 			u := us[i*d : (i+1)*d]
 			// Decoding is invariant to positive scaling: decode u/‖u‖∞, whose push 2‖u‖₁/‖u‖∞ + 1 ≤ 2d + 1
 			// neither overflows for huge rows nor swamps the scores of tiny ones.
 			var top float64
-			for _, v := range u {
-				top = math.Max(top, math.Abs(v))
+			for c, v := range u {
+				if !pinned[c] {
+					top = math.Max(top, math.Abs(v))
+				}
 			}
 			if top == 0 {
 				top = 1
 			}
 			var l1 float64 // of the scaled row: on u itself it overflowed for rows of ±1e308
 			for c, v := range u {
+				if pinned[c] {
+					pushed[c] = 0
+					continue
+				}
 				pushed[c] = v / top
 				l1 += math.Abs(pushed[c])
 			}
 			push := 2*l1 + 1
+			held := 2*(l1+push) + 1 // what a pinned coordinate is pushed by: more than j and the rest can trade
+			for _, p := range pins {
+				pushed[p.A] = p.Dir * held
+			}
 			row := out[i*d : (i+1)*d]
 			for j := 0; j < d && !stop.Stopped(); j++ {
 				uj := pushed[j]
@@ -61,29 +89,30 @@ func MaxMarginalMargins(s Space, us []float64, m int, out []float64, stop *cance
 				pushed[j] = uj - push
 				decodeScaled(s, pushed, yLo, scratch)
 				pushed[j] = uj
-				// The scores of the scaled row, the margin scaled back: on u itself two sums of
-				// ±1e308 scores overflowed, and their difference was NaN.
-				fHi, hiJ := embedScore(s, pushed, yHi, psi, j)
-				fLo, loJ := embedScore(s, pushed, yLo, psi, j)
-				switch {
-				case hiJ != loJ:
-					row[j] = top * (fHi - fLo)
-				case hiJ > 0:
-					row[j] = math.Inf(1)
-				default:
-					row[j] = math.Inf(-1)
-				}
+				s.Embed(yHi, psiHi)
+				s.Embed(yLo, psiLo)
+				row[j] = top * margin(pushed, psiHi, psiLo, j, pinned)
 			}
 		}
 	})
 	return stop.Err()
 }
 
-// embedScore returns ⟨u, ψ(y)⟩ and ψ_j(y), with psi as scratch.
-func embedScore(s Space, u []float64, y []int64, psi []float64, j int) (f, psiJ float64) {
-	s.Embed(y, psi)
-	for c, v := range psi {
-		f += u[c] * v
+// margin is the margin of coordinate j between the best structures with ψ_j at its top (psiHi)
+// and at its bottom (psiLo), in the units of the scores u without its pinned entries: ±Inf when
+// ψ_j is the same in both (constant over the structures that hold the pins).
+func margin(u, psiHi, psiLo []float64, j int, pinned []bool) float64 {
+	if psiHi[j] == psiLo[j] {
+		if psiHi[j] > 0 {
+			return math.Inf(1)
+		}
+		return math.Inf(-1)
 	}
-	return f, psi[j]
+	var f float64
+	for c, v := range u {
+		if !pinned[c] {
+			f += v * (psiHi[c] - psiLo[c])
+		}
+	}
+	return f
 }

@@ -3,6 +3,7 @@ package space_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,7 +70,7 @@ func TestMaxMarginalMarginsEqualBruteForce(t *testing.T) {
 			us[3*d+i] *= 1e-200
 		}
 		got := make([]float64, m*d)
-		if err := space.MaxMarginalMargins(sp, us, m, got, nil); err != nil {
+		if err := space.MaxMarginalMargins(sp, us, m, nil, got, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < m; i++ {
@@ -108,6 +109,89 @@ func TestMaxMarginalMarginsEqualBruteForce(t *testing.T) {
 	}
 }
 
+// With pins, the margins equal brute force over the structures that hold every pinned coordinate
+// at its end (those of a structure y0 of the space, so that some do): the pinned entries of u
+// ignored, ±Inf for a coordinate those structures hold at one value, among them the pinned ones.
+func TestMaxMarginalMarginsPinnedEqualBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, sp := range smallSpaces(t) {
+		if sp.Guarantee() != 0 {
+			continue
+		}
+		b := spacetest.Enumerate(t, sp)
+		d := sp.Dim()
+		lo, hi := make([]float64, d), make([]float64, d)
+		for j := range lo {
+			lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+			for _, psi := range b.Psis {
+				lo[j], hi[j] = math.Min(lo[j], psi[j]), math.Max(hi[j], psi[j])
+			}
+		}
+		for trial := 0; trial < 6; trial++ {
+			y0 := b.Psis[r.IntN(len(b.Psis))]
+			var pins []space.Pin
+			for a, v := range y0 {
+				if lo[a] < hi[a] && (v == lo[a] || v == hi[a]) && r.IntN(3) == 0 {
+					pins = append(pins, space.Pin{A: a, Dir: map[bool]float64{true: 1, false: -1}[v == hi[a]]})
+				}
+			}
+			var allowed [][]float64
+			for _, psi := range b.Psis {
+				ok := true
+				for _, p := range pins {
+					ok = ok && psi[p.A] == map[bool]float64{true: hi[p.A], false: lo[p.A]}[p.Dir > 0]
+				}
+				if ok {
+					allowed = append(allowed, psi)
+				}
+			}
+			u := make([]float64, d)
+			for c := range u {
+				u[c] = r.NormFloat64()
+			}
+			for _, p := range pins { // ignored, whatever they hold
+				u[p.A] = -p.Dir * 1e6
+			}
+			got := make([]float64, d)
+			if err := space.MaxMarginalMargins(sp, u, 1, pins, got, nil); err != nil {
+				t.Fatal(err)
+			}
+			for j := 0; j < d; j++ {
+				bestHi, bestLo := math.Inf(-1), math.Inf(-1)
+				aLo, aHi := math.Inf(1), math.Inf(-1)
+				for _, psi := range allowed {
+					aLo, aHi = math.Min(aLo, psi[j]), math.Max(aHi, psi[j])
+				}
+				for _, psi := range allowed {
+					var f float64
+					for c := range u {
+						if !slices.ContainsFunc(pins, func(p space.Pin) bool { return p.A == c }) {
+							f += u[c] * psi[c]
+						}
+					}
+					if psi[j] == aHi {
+						bestHi = math.Max(bestHi, f)
+					}
+					if psi[j] == aLo {
+						bestLo = math.Max(bestLo, f)
+					}
+				}
+				want := bestHi - bestLo
+				if aLo == aHi {
+					want = math.Inf(1)
+					if aHi <= 0 {
+						want = math.Inf(-1)
+					}
+				}
+				if g := got[j]; !(g == want || math.Abs(g-want) <= 1e-9*math.Max(1, math.Abs(want))) {
+					t.Errorf("%s%v pins %v coordinate %d: margin %v, brute force over %d allowed structures %v",
+						sp.Kind(), sp.Params(), pins, j, g, len(allowed), want)
+				}
+			}
+		}
+	}
+}
+
 func maxAbs(u []float64) float64 {
 	var m float64
 	for _, v := range u {
@@ -125,7 +209,7 @@ func TestMaxMarginalMarginsRefuseApproximateDecoders(t *testing.T) {
 	if sp.Guarantee() == 0 {
 		t.Skip("DirectedCycles(40) decodes exactly")
 	}
-	err = space.MaxMarginalMargins(sp, make([]float64, sp.Dim()), 1, make([]float64, sp.Dim()), nil)
+	err = space.MaxMarginalMargins(sp, make([]float64, sp.Dim()), 1, nil, make([]float64, sp.Dim()), nil)
 	if err == nil || !strings.Contains(err.Error(), "exact decoder") {
 		t.Fatalf("got %v", err)
 	}
@@ -153,7 +237,7 @@ func TestMaxMarginalMarginsOfExtremeScores(t *testing.T) {
 			}
 		}
 		out := make([]float64, d)
-		if err := space.MaxMarginalMargins(sp, u, 1, out, nil); err != nil {
+		if err := space.MaxMarginalMargins(sp, u, 1, nil, out, nil); err != nil {
 			t.Fatal(err)
 		}
 		y := make([]int64, sp.Width())

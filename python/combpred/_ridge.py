@@ -770,7 +770,10 @@ class StructuredRidge(StructuredEstimator):
         much the best structure without it would score less — a per-coordinate score for ranking
         metrics (average precision over (input, label) or (input, node) pairs, ranking loss) that
         comes from the same decoder as the prediction. Coordinates constant over the space (the
-        root of a taxonomy) get +inf when on and −inf when off.
+        root of a taxonomy) get +inf when on and −inf when off. Where the reference measure holds
+        a coordinate at one value (``empirical_weight=1``: a label or node that every training
+        structure has, or that none has), both maxima range over the structures that hold it
+        there, as :meth:`predict` does, and such coordinates get ±inf too.
 
         Each entry costs two exact decodings (2·d per input): use it where the space decodes
         exactly (``space_.decoder_guarantee == 0``); approximate decoders are refused.
