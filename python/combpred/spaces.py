@@ -564,7 +564,13 @@ class UndirectedCycles(_HardDecodingSpace):
 
 
 class Cliques(_HardDecodingSpace):
-    """Vertex subsets of ``n_vertices`` vertices, a 0/1 row; ψ is 1 on each pair inside."""
+    """Cliques of the complete graph on ``n_vertices`` vertices, each given by its vertex set as a
+    0/1 row; ψ is 1 on each pair inside.
+
+    A single vertex has no edge, so it is the same graph as the empty set: Y holds the empty
+    clique (the all-zero row, "no clique") and every vertex set of at least 2 vertices, |Y| =
+    2^n − n, and rows with exactly one vertex are refused.
+    """
 
     kind, _size_name = "cliques", "n_vertices"
 
