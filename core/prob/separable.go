@@ -72,8 +72,13 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	)
 	// progress records column a's state after its iteration it and reports the joint state when
 	// it is the furthest column's newest iteration.
+	// Ctrl-C also reaches a column through the stop flag: the callback sees only the furthest
+	// column's iterations, and once the slowest column is done the others never report (a fit of
+	// 80 labels went on for seconds after an interrupt).
+	stop := opt.Inference.Sampler.Stop
 	progress := func(a, it int, fa float64, ga []float64) error {
-		if cancelled.Load() {
+		if cancelled.Load() || stop.Stopped() {
+			cancelled.Store(true)
 			return ErrCancelled
 		}
 		mu.Lock()
@@ -93,8 +98,8 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	parallel.For(d, 1, func(lo, hi int) {
 		scratch := newColumnScratch(p)
 		for a := lo; a < hi; a++ {
-			if g0[a] == 0 || cancelled.Load() {
-				continue // w_a = 0 is optimal
+			if g0[a] == 0 || cancelled.Load() || stop.Stopped() {
+				continue // w_a = 0 is optimal, or the fit was cancelled
 			}
 			eval := func(x, g []float64) (float64, error) { return p.columnObjective(a, x, g, scratch), nil }
 			if floats.Norm(cols[a], 2) > 0 { // a warm start that already meets the tolerance
@@ -119,7 +124,7 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 			}
 		}
 	})
-	if cancelled.Load() {
+	if cancelled.Load() || stop.Stopped() {
 		return Result{}, ErrCancelled
 	}
 	for _, err := range errs {

@@ -3,6 +3,7 @@ package prob
 import (
 	"errors"
 	"fmt"
+	"github.com/combpred/combpred/core/cancel"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -113,5 +114,30 @@ func TestSeparableFitProgressCancels(t *testing.T) {
 		}})
 	if !errors.Is(err, ErrCancelled) || last != 3 {
 		t.Errorf("got %v after %d iterations", err, last)
+	}
+}
+
+// The stop flag (Ctrl-C) cancels a separable fit whether or not Progress still reports: only the
+// furthest column's iterations are reported, and the others ran to their end after an interrupt.
+func TestSeparableFitStopFlagCancels(t *testing.T) {
+	sp := mustSpace(t, "multilabel", 5)
+	X, ys := syntheticData(t, sp, 80, 3, 1, 33)
+	stopped := new(cancel.Flag)
+	stopped.Stop()
+	if _, err := Fit(sp, X, 80, 3, ys, nil, Options{Alpha: 0.001, Tol: 1e-14, MaxIter: 100,
+		Inference: InferenceOptions{Sampler: SampleOptions{Stop: stopped}}}); !errors.Is(err, ErrCancelled) {
+		t.Errorf("a fit with its stop flag set: %v, want ErrCancelled", err)
+	}
+	stop := new(cancel.Flag)
+	reports := 0
+	_, err := Fit(sp, X, 80, 3, ys, nil, Options{Alpha: 0.001, Tol: 1e-14, MaxIter: 100,
+		Inference: InferenceOptions{Sampler: SampleOptions{Stop: stop}},
+		Progress: func(it int, obj, rel float64) bool {
+			reports++
+			stop.Stop() // the flag, not the callback's answer, asks to stop
+			return true
+		}})
+	if !errors.Is(err, ErrCancelled) || reports != 1 {
+		t.Errorf("stopped at the first report: %v after %d reports", err, reports)
 	}
 }
