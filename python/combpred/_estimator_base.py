@@ -3,6 +3,7 @@ validation of inputs and targets, the fast prediction path, scoring and pickling
 
 from __future__ import annotations
 
+import functools
 import numbers
 import sys
 import threading
@@ -124,6 +125,25 @@ def run_fit(
     return model_class(out.value)
 
 
+def fitted_labels(space: Any, classes: Any) -> dict[str, Any]:
+    """``space_`` and, when given, ``classes_``: the fitted attributes a fit stores with its model."""
+    return {"space_": space} | ({"classes_": classes} if classes is not None else {})
+
+
+def one_fit_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a fitting method holding the estimator's fit lock: two threads fitting one estimator
+    (``fit``, ``partial_fit``) take turns, a whole fit or chunk each, instead of mixing their
+    states (the attributes of one fit beside the model of the other, or chunks lost). Reentrant,
+    for fits that call another."""
+
+    @functools.wraps(method)
+    def fit_alone(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self.__dict__.setdefault("_fit_lock", threading.RLock()):
+            return method(self, *args, **kwargs)
+
+    return fit_alone
+
+
 def set_threads(n_jobs: int | None) -> None:
     """Set the core's thread count (process-wide): None or negative means all cores.
 
@@ -228,8 +248,8 @@ class StructuredEstimator(BaseEstimator):
         ``sparse_targets``, a sparse multi-label y stays sparse: rows is then its canonical CSR
         form (``_spaces._multilabel_ones``).
         """
+        self._reset()  # first: a fit refused for its parameters leaves no model either
         self._validate_params()
-        self._reset()
         multi = not (self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass))
         sparse_y = _capi.is_sparse(y)
         if sparse_y and sparse_targets and self._is_multilabel():
@@ -299,24 +319,21 @@ class StructuredEstimator(BaseEstimator):
         model = run_fit(
             self._model_class, type(self).__name__, self.verbose, call, self._progress_measure(partial=False)
         )
-        self.space_ = space
-        if classes is not None:
-            self.classes_ = classes
-        self._set_model(model)
+        self._set_model(model, **fitted_labels(space, classes))
 
-    def _set_model(self, model: _core.Model) -> None:
-        """Store a fitted model and read its attributes (coef_, n_iter_, ...)."""
+    def _set_model(self, model: _core.Model, **fitted: Any) -> None:
+        """Store a fitted model with the attributes read from it (:meth:`_model_attributes`) and the
+        ``fitted`` ones given (``space_``, ``classes_``) in one step: a Ctrl-C, or another thread
+        reading the estimator, finds the state before or after, never a mix of two models."""
+        state = {**fitted, **self._model_attributes(model), "_model_obj": model}
         self.__dict__.setdefault("_model_lock", threading.Lock())
-        self._model = model
+        self.__dict__.update(state)  # one call into C: no signal handler or other thread runs inside
+        self.__dict__.pop("_model_bytes", None)  # _model_obj now answers first
 
-    def _read_info(self, model: _core.Model) -> None:
-        """Set ``objective_`` and ``relative_gradient_`` from how the model's fit ended."""
-        self.objective_ = model.info.objective
-        self.relative_gradient_ = model.info.relative_gradient
-
-    def _read_coef(self, model: _core.Model) -> None:
-        """Read a linear model's W and b into ``coef_`` and ``intercept_``."""
-        self.coef_, self.intercept_ = model.coef()
+    def _model_attributes(self, model: _core.Model) -> dict[str, Any]:
+        """The fitted attributes read from a model: ``objective_`` and ``relative_gradient_`` (how
+        its fit ended), and those of the subclass (coef_, n_iter_, ...)."""
+        return {"objective_": model.info.objective, "relative_gradient_": model.info.relative_gradient}
 
     def _targets(
         self, X: np.ndarray, y: Any, classes: Any = None
@@ -510,6 +527,7 @@ class StructuredEstimator(BaseEstimator):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
         state.pop("_model_lock", None)
+        state.pop("_fit_lock", None)
         model = state.pop("_model_obj", None)  # else "_model_bytes" not yet built travels as it came
         if model is not None:
             state["_model_bytes"] = model.to_bytes()

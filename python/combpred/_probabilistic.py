@@ -14,7 +14,7 @@ from sklearn.utils._available_if import available_if
 
 from . import _capi, _core, _schema
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, class_label_vector, class_rows
+from ._estimator_base import StructuredEstimator, class_label_vector, class_rows, one_fit_at_a_time
 from .exceptions import MixingWarning
 
 __all__ = ["ProbabilisticStructured"]
@@ -289,6 +289,7 @@ class ProbabilisticStructured(StructuredEstimator):
             random_state=_spaces.core_seed(self.random_state),
         )
 
+    @one_fit_at_a_time
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> ProbabilisticStructured:
         """Fit W by MAP.
 
@@ -324,13 +325,16 @@ class ProbabilisticStructured(StructuredEstimator):
         # pickles from before warm_start existed fit as they did: from zero
         super().__setstate__({"warm_start": False, **state})
 
-    def _set_model(self, model: _core.ProbModel) -> None:
-        super()._set_model(model)
-        self._read_info(model)
-        n_iter = self.n_iter_ = model.info.n_iter
-        self.solver_ = model.info.solver
-        self._read_coef(model)
-        self.relative_gradient_se_ = model.info.relative_gradient_se
+    def _model_attributes(self, model: _core.ProbModel) -> dict[str, Any]:
+        info = model.info
+        attrs = super()._model_attributes(model)
+        attrs.update(n_iter_=info.n_iter, solver_=info.solver, relative_gradient_se_=info.relative_gradient_se)
+        attrs["coef_"], attrs["intercept_"] = model.coef()
+        return attrs
+
+    def _set_model(self, model: _core.ProbModel, **fitted: Any) -> None:
+        super()._set_model(model, **fitted)
+        n_iter = model.info.n_iter
         if self.solver_ == "lbfgs" and not model.info.converged:
             # short of max_iter, L-BFGS stops only when its line search finds no decrease
             advice = (

@@ -17,7 +17,16 @@ from sklearn.utils.validation import validate_data
 
 from . import _capi, _core, _schema
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, _Fitted, _sorted_labels, check_sample_weight, class_rows, run_fit
+from ._estimator_base import (
+    StructuredEstimator,
+    _Fitted,
+    _sorted_labels,
+    check_sample_weight,
+    class_rows,
+    fitted_labels,
+    one_fit_at_a_time,
+    run_fit,
+)
 
 __all__ = ["StructuredRidge"]
 
@@ -337,6 +346,7 @@ class StructuredRidge(StructuredEstimator):
             + (";trace_objective=1" if self.verbose else "")
         )
 
+    @one_fit_at_a_time
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> StructuredRidge:
         """Fit the model.
 
@@ -438,6 +448,7 @@ class StructuredRidge(StructuredEstimator):
         return True
 
     @available_if(_partial_fit_available)
+    @one_fit_at_a_time
     def partial_fit(self, X: Any, y: Any, sample_weight: Any = None, classes: Any = None) -> StructuredRidge:
         """Update the model with one more chunk of examples.
 
@@ -543,10 +554,7 @@ class StructuredRidge(StructuredEstimator):
             _core.RidgeModel.partial_fit_call(previous, space._handle(), core_X, rows, sw, params),
             self._progress_measure(partial=True),
         )
-        self.space_ = space
-        if fitted_classes is not None:
-            self.classes_ = fitted_classes
-        self._set_model(model)
+        self._set_model(model, **fitted_labels(space, fitted_classes))
         if fitted is not None:
             self._set_callable(fitted, X)
         self._warn_unconverged(partial=True)
@@ -588,16 +596,16 @@ class StructuredRidge(StructuredEstimator):
             for name in ("coef_", "intercept_"):
                 self.__dict__.pop(name, None)
 
-    def _set_model(self, model: _core.RidgeModel) -> None:
-        super()._set_model(model)
-        self._read_info(model)
+    def _model_attributes(self, model: _core.RidgeModel) -> dict[str, Any]:
         info = model.info
-        self.n_iter_ = max(info.n_iter, 1)  # the exact solver's single direct solve counts as one iteration
-        self.n_samples_seen_ = info.n_seen
+        attrs = super()._model_attributes(model)
+        attrs["n_iter_"] = max(info.n_iter, 1)  # the exact solver's single direct solve counts as one iteration
+        attrs["n_samples_seen_"] = info.n_seen
         if info.n_components:
-            self.n_components_ = info.n_components
+            attrs["n_components_"] = info.n_components
         if info.kernel == "linear":
-            self._read_coef(model)
+            attrs["coef_"], attrs["intercept_"] = model.coef()
+        return attrs
 
     def _load_model(self, data: bytes) -> _core.Model:
         model = super()._load_model(data)

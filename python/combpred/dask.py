@@ -43,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra
 
 from . import _capi, _core, _probabilistic
 from . import spaces as _spaces
-from ._estimator_base import class_labels, class_rows, run_fit, set_threads
+from ._estimator_base import class_labels, class_rows, one_fit_at_a_time, run_fit, set_threads
 from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
 from .exceptions import MixingWarning
@@ -505,6 +505,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
                 "StructuredRidge(solver='sgd').partial_fit for that"
             )
 
+    @one_fit_at_a_time
     def fit(self, X: Any, y: Any, sample_weight: Any = None, landmark_sample: Any = None) -> DaskStructuredRidge:
         """Fit the model on Dask collections (or in memory on NumPy input).
 
@@ -531,9 +532,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             if landmark_sample is not None:
                 raise ValueError("landmark_sample applies to Dask inputs; an in-memory fit draws the landmarks from X")
             return super().fit(X, y, sample_weight)
-        self._validate_params()
         previous = getattr(self, "_model", None) if self.warm_start else None  # _reset forgets it (CG starts there)
-        self._reset()
+        self._reset()  # first: a fit refused for its parameters leaves no model either
+        self._validate_params()
         self._check_distributable()
         X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
         self._check_decision(space)
@@ -679,6 +680,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
 
     _local_class = ProbabilisticStructured
 
+    @one_fit_at_a_time
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DaskProbabilisticStructured:
         """Fit W by MAP on Dask collections (or in memory on NumPy input).
 
@@ -701,8 +703,8 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         if not _is_dask(X):
             return super().fit(X, y, sample_weight)
         previous = getattr(self, "_model", None) if self.warm_start else None  # _reset forgets it
+        self._reset()  # first: a fit refused for its parameters leaves no model either
         self._validate_params()
-        self._reset()
         X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
         self._check_decision(space)
         n = X.shape[1]
