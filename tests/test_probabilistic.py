@@ -562,6 +562,33 @@ def test_sample_check_mixing_reports_chains_that_depend_on_their_start():
         model.sample(trapped, check_mixing="yes", **query)
     with pytest.raises(ValueError, match=r"check_mixing needs n_samples ≥ 80 .* got 79"):
         model.sample(trapped, check_mixing=True, **(query | {"n_samples": 79}))
+    # the default sampler (resolved per row): the same samples, and the same memory rule as the
+    # marginals' check (the review found its runs counted for one thread, not for the rows at once)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MixingWarning)
+        assert_array_equal(
+            model.sample(trapped, 100, random_state=0, check_mixing=True), model.sample(trapped, 100, random_state=0)
+        )
+    import combpred
+
+    def refused(call) -> bool:
+        try:
+            call()
+        except MemoryError:
+            return True
+        return False
+
+    outcomes = set()
+    for budget in range(3000, 8000, 250):
+        with combpred.config_context(max_memory=budget), warnings.catch_warnings():
+            warnings.simplefilter("ignore", MixingWarning)
+            sampled = refused(lambda: model.sample(trapped[:1], 100, random_state=0, check_mixing=True))
+            marginals = refused(
+                lambda: model.predict_marginals(trapped[:1], method="sampled", n_samples=100, check_mixing=True)
+            )
+        assert sampled == marginals, budget
+        outcomes.add(sampled)
+    assert outcomes == {True, False}  # the range crosses the threshold
 
 
 def test_concurrent_queries_equal_serial_ones(exact_multilabel, multilabel_data):

@@ -117,8 +117,8 @@ def test_an_interrupt_while_storing_a_chunk_leaves_the_model_before_it(monkeypat
     coef, seen, pred = model.coef_.copy(), model.n_samples_seen_, model.predict(X)
     read = type(model)._model_attributes
 
-    def interrupted(self, m):
-        read(self, m)
+    def interrupted(self, m, fitted):
+        read(self, m, fitted)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(type(model), "_model_attributes", interrupted)
@@ -149,3 +149,55 @@ def test_a_fit_refused_for_its_parameters_leaves_the_estimator_unfitted():
             model.fit(X, Y)
         with pytest.raises(NotFittedError):
             model.predict(X)
+
+
+def test_an_interrupt_while_storing_leaves_callable_and_dask_models_consistent(monkeypatch):
+    """The same one-step store covers what a callable kernel's model needs to predict (its kernel,
+    its Nyström map, no coef_) and a Dask fit's labels (review: they were set after the model, so
+    an interrupt left a "fitted" estimator that could not predict, or a model without classes_)."""
+    import numpy as np
+    import pytest
+    from combpred import StructuredRidge
+    from combpred._estimator_base import StructuredEstimator
+    from sklearn.exceptions import NotFittedError
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 4))
+    Y = (X[:, :2] > 0).astype(int)
+
+    def kernel(A, B):
+        return np.exp(-0.5 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+    model = StructuredRidge(kernel=kernel, n_components=20, random_state=0).partial_fit(X[:30], Y[:30])
+    before = (model.n_samples_seen_, model.predict(X), set(vars(model)))
+    assert not hasattr(model, "coef_")
+
+    def interrupted(self, m, fitted):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(StructuredEstimator, "_model_attributes", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        model.partial_fit(X[30:], Y[30:])
+    monkeypatch.undo()
+    assert (model.n_samples_seen_, set(vars(model))) == (before[0], before[2])
+    np.testing.assert_array_equal(model.predict(X), before[1])
+    exact = StructuredRidge(kernel=kernel)
+    monkeypatch.setattr(StructuredEstimator, "_model_attributes", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        exact.fit(X, Y)
+    monkeypatch.undo()
+    with pytest.raises(NotFittedError):
+        exact.predict(X)
+
+    da = pytest.importorskip("dask.array")
+    from combpred.dask import DaskProbabilisticStructured
+
+    dist = DaskProbabilisticStructured()
+    monkeypatch.setattr(StructuredEstimator, "_model_attributes", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        dist.fit(da.from_array(X, chunks=20), da.from_array(Y, chunks=20))
+    monkeypatch.undo()
+    assert not any(hasattr(dist, a) for a in ("classes_", "space_", "n_features_in_", "coef_"))
+    with pytest.raises(NotFittedError):
+        dist.predict(X)
+    assert dist.fit(da.from_array(X, chunks=20), da.from_array(Y, chunks=20)).predict(X).shape == Y.shape

@@ -67,7 +67,7 @@ func visitConditioned(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 	if newCond == nil {
 		return visitSamplesFrom(sp, u, n, seed, opt, par, states, visit)
 	}
-	conds := make([]conditioning, sampleBlocks(n, opt)) // the caller checked the blocks against the budget
+	conds := make([]conditioning, sampleBlocks(n, opt)) // the callers check the blocks' scratch against the budget (sampleBlockBytes)
 	return visitSamplesFrom(sp, u, n, seed, opt, par, states, func(b, i int, y []int64, psi []float64) {
 		if conds[b] == nil {
 			conds[b] = newCond()

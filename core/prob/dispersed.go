@@ -45,7 +45,7 @@ const (
 )
 
 // MarginalsReportCols is the number of values per row in the chain report of
-// Model.MarginalsRows: unvouched chains, and the mixing check's verdict.
+// Model.MarginalsRows and Model.SampleRows: unvouched chains, and the mixing check's verdict.
 const MarginalsReportCols = 2
 
 // batchSums accumulates ψ over the runs of batch means of the blocks (chains) of an estimate of

@@ -150,7 +150,12 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 	if err := checkChainReport(report, q, MarginalsReportCols); err != nil {
 		return err
 	}
-	if err := checkSampleMemory(count, opt, 0, parallel.Threads()); err != nil {
+	// With the check, the samples' ψ is summed (and conditioned) per block, as marginals' is.
+	var perBlock int64
+	if check {
+		perBlock = sampleBlockBytes(md.Space, InferenceOptions{})
+	}
+	if err := checkSampleMemory(count, opt, perBlock, parallel.Threads()); err != nil {
 		return err
 	}
 	if check && opt.Sampler == SamplerChain { // "auto" is resolved per row
@@ -190,7 +195,7 @@ func sampleRow(sp space.Space, u []float64, count int, seed uint64, opt SampleOp
 		st, err := visitSamples(sp, u, count, seed, opt, false, func(_, k int, y []int64, _ []float64) { keep(k, y) })
 		return st, -1, err
 	}
-	if err := checkDispersed(count, opt, sp.Dim(), 1); err != nil {
+	if err := checkDispersed(count, opt, sp.Dim(), parallel.Threads()); err != nil { // rows run concurrently
 		return SampleStats{}, -1, err
 	}
 	runs := newBatchSums(count, chainBlocks(count, opt), sp.Dim())
@@ -209,8 +214,8 @@ func sampleRow(sp space.Space, u []float64, count int, seed uint64, opt SampleOp
 	return st, 1, nil
 }
 
-// checkChainReport checks the optional per-row chain report of SampleRows (one value per row) and
-// MarginalsRows (two): nil, or cols values per row.
+// checkChainReport checks the optional per-row chain report of SampleRows and MarginalsRows: nil,
+// or cols values per row.
 func checkChainReport(report []int64, q, cols int) error {
 	if report != nil && len(report) != q*cols {
 		return fmt.Errorf("prob: the chain report holds %d values, want %d×%d", len(report), q, cols)

@@ -3,11 +3,11 @@ package prob
 import (
 	"errors"
 	"fmt"
-	"github.com/combpred/combpred/core/cancel"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )

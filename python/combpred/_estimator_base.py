@@ -157,7 +157,7 @@ class StructuredEstimator(BaseEstimator):
     """Base of the estimators over an output space (``self.space``) backed by one Go model.
 
     Subclasses set ``_model_class`` (their kind of :class:`_core.Model`), fit through
-    :meth:`_fit_data` and :meth:`_fit_model`, and read their fitted attributes in :meth:`_set_model`.
+    :meth:`_fit_data` and :meth:`_fit_model`, and read their fitted attributes in :meth:`_model_attributes`.
     """
 
     _model_class: type[_core.Model] = _core.Model
@@ -312,27 +312,31 @@ class StructuredEstimator(BaseEstimator):
         """What the progress callback's third number is, for verbose output."""
         return "relative gradient"
 
-    def _fit_model(self, call: Any, space: Any, classes: Any) -> None:
+    def _fit_model(self, call: Any, space: Any, classes: Any, **fitted: Any) -> None:
         """Run a fit call of the core layer (``call(progress, out) -> status``, see
         ``_core.RidgeModel.fit_call``) through :func:`run_fit` and store the fitted state
-        (``space_``, ``classes_``, the model)."""
+        (``space_``, ``classes_``, the other ``fitted`` attributes, the model)."""
         model = run_fit(
             self._model_class, type(self).__name__, self.verbose, call, self._progress_measure(partial=False)
         )
-        self._set_model(model, **fitted_labels(space, classes))
+        self._set_model(model, **fitted_labels(space, classes), **fitted)
 
     def _set_model(self, model: _core.Model, **fitted: Any) -> None:
         """Store a fitted model with the attributes read from it (:meth:`_model_attributes`) and the
-        ``fitted`` ones given (``space_``, ``classes_``) in one step: a Ctrl-C, or another thread
-        reading the estimator, finds the state before or after, never a mix of two models."""
-        state = {**fitted, **self._model_attributes(model), "_model_obj": model}
+        ``fitted`` ones given (``space_``, ``classes_``, ...) in one step: a Ctrl-C, or another
+        thread reading the estimator, finds the state before or after, never a mix of two models."""
+        state = {**fitted, **self._model_attributes(model, fitted), "_model_obj": model}
         self.__dict__.setdefault("_model_lock", threading.Lock())
-        self.__dict__.update(state)  # one call into C: no signal handler or other thread runs inside
+        # One call into C, which runs no Python code (no signal handler, no other thread) as long as
+        # no value it replaces is freed with a __del__: a fit has reset the estimator, and a
+        # partial_fit still holds the previous model.
+        self.__dict__.update(state)
         self.__dict__.pop("_model_bytes", None)  # _model_obj now answers first
 
-    def _model_attributes(self, model: _core.Model) -> dict[str, Any]:
-        """The fitted attributes read from a model: ``objective_`` and ``relative_gradient_`` (how
-        its fit ended), and those of the subclass (coef_, n_iter_, ...)."""
+    def _model_attributes(self, model: _core.Model, fitted: dict[str, Any]) -> dict[str, Any]:
+        """The fitted attributes read from a model (stored with ``fitted``, see :meth:`_set_model`):
+        ``objective_`` and ``relative_gradient_`` (how its fit ended), and those of the subclass
+        (coef_, n_iter_, ...)."""
         return {"objective_": model.info.objective, "relative_gradient_": model.info.relative_gradient}
 
     def _targets(

@@ -49,16 +49,17 @@ def _warn_unvouched(call: str, result: str, unvouched: np.ndarray, space: _space
     )
 
 
-def _warn_not_mixed(call: str, verdicts: np.ndarray, result: str) -> None:
+def _warn_not_mixed(call: str, verdicts: np.ndarray, against: str, result: str) -> None:
     """The MixingWarning of a query whose mixing-check verdicts (the core's: 1 disagreed, 0 agreed,
-    -1 not run) flag rows."""
+    -1 not run) flag rows; ``against`` names what the check's chain was compared with, ``result``
+    what the rows returned."""
     _warn_rows(
         call,
         verdicts == 1,
-        "a chain started away from the decoded mode (check_mixing) found a mean of ψ that differs from the "
-        f"{result}' beyond Monte Carlo noise: the chains did not mix and those rows' {result} depend on where the "
-        'chains started. Use exact inference where the space has it, "cftp" (exact samples), another sampler, or '
-        "a longer burn-in",
+        f"a chain started away from the decoded mode (check_mixing) found a mean of ψ that differs from {against} "
+        f"beyond Monte Carlo noise: the chains did not mix and those rows' {result} depend on where the chains "
+        'started. Use exact inference where the space has it, "cftp" (exact samples), another sampler, or a longer '
+        "burn-in",
     )
 
 
@@ -325,9 +326,9 @@ class ProbabilisticStructured(StructuredEstimator):
         # pickles from before warm_start existed fit as they did: from zero
         super().__setstate__({"warm_start": False, **state})
 
-    def _model_attributes(self, model: _core.ProbModel) -> dict[str, Any]:
+    def _model_attributes(self, model: _core.ProbModel, fitted: dict[str, Any]) -> dict[str, Any]:
         info = model.info
-        attrs = super()._model_attributes(model)
+        attrs = super()._model_attributes(model, fitted)
         attrs.update(n_iter_=info.n_iter, solver_=info.solver, relative_gradient_se_=info.relative_gradient_se)
         attrs["coef_"], attrs["intercept_"] = model.coef()
         return attrs
@@ -459,7 +460,7 @@ class ProbabilisticStructured(StructuredEstimator):
             check_mixing=int(_spaces._flag(check_mixing, "check_mixing")),
         )
         marginals, report = fitted.model.marginals(X, params)
-        _warn_not_mixed("predict_marginals", report[:, 1], "estimates")
+        _warn_not_mixed("predict_marginals", report[:, 1], "the estimate", "estimates")
         _warn_unvouched(
             "predict_marginals",
             "estimates rest on the mode alone (with its pair exchanges, on permutations and directed cycles)",
@@ -674,7 +675,7 @@ class ProbabilisticStructured(StructuredEstimator):
             check_mixing=int(_spaces._flag(check_mixing, "check_mixing")),
         )
         out, report = fitted.model.sample(X, count, params)
-        _warn_not_mixed("sample", report[:, 1], "samples")
+        _warn_not_mixed("sample", report[:, 1], "the samples' mean", "samples")
         _warn_unvouched("sample", "samples are all the mode, whatever p(· | x) is", report[:, 0], fitted.space)
         structures = self._structures(fitted, out.reshape(q * count, width))
         return structures.reshape((q, count) + structures.shape[1:])

@@ -58,6 +58,16 @@ def _check_partial_classes(classes: Any, space: _spaces.Space, fitted: np.ndarra
     )
 
 
+def _callable_attributes(fitted: _CallableKernel | None, X: np.ndarray) -> dict[str, Any]:
+    """What a model fitted with a callable kernel needs to predict, stored with it: the kernel with
+    its parameters, and X_fit_ (the exact model) or the Nyström map's width (none otherwise)."""
+    if fitted is None:
+        return {}
+    if fitted.projection is None:
+        return {"_callable": fitted, "X_fit_": X.copy()}  # X may be the caller's own array
+    return {"_callable": fitted, "n_components_": fitted.projection.shape[1]}
+
+
 class StructuredRidge(StructuredEstimator):
     """Structured ridge regression: predict combinatorial structures from feature vectors.
 
@@ -395,9 +405,12 @@ class StructuredRidge(StructuredEstimator):
             if not (same and previous_kernel is not None and previous_kernel.same(self.kernel, self.kernel_params)):
                 previous = None
         params = self._params_string(core_X.shape[1]).encode()
-        self._fit_model(_core.RidgeModel.fit_call(space._handle(), core_X, rows, sw, params, previous), space, classes)
-        if fitted is not None:
-            self._set_callable(fitted, X)
+        self._fit_model(
+            _core.RidgeModel.fit_call(space._handle(), core_X, rows, sw, params, previous),
+            space,
+            classes,
+            **_callable_attributes(fitted, X),
+        )
         self._warn_unconverged(partial=False)
         return self
 
@@ -554,9 +567,7 @@ class StructuredRidge(StructuredEstimator):
             _core.RidgeModel.partial_fit_call(previous, space._handle(), core_X, rows, sw, params),
             self._progress_measure(partial=True),
         )
-        self._set_model(model, **fitted_labels(space, fitted_classes))
-        if fitted is not None:
-            self._set_callable(fitted, X)
+        self._set_model(model, **fitted_labels(space, fitted_classes), **_callable_attributes(fitted, X))
         self._warn_unconverged(partial=True)
         return self
 
@@ -584,36 +595,18 @@ class StructuredRidge(StructuredEstimator):
         super()._reset()
         self.__dict__.pop("_callable", None)
 
-    def _set_callable(self, fitted: _CallableKernel, X: np.ndarray) -> None:
-        """Keep what a model fitted with a callable kernel needs to predict: the kernel with its
-        parameters, and X_fit_ (the exact model) or the Nyström map."""
-        self._callable = fitted
-        if fitted.projection is None:
-            self.X_fit_ = X.copy()  # X may be the caller's own array
-        else:
-            self.n_components_ = fitted.projection.shape[1]
-            # the core model is linear on the map, but like an rbf Nyström model it has no coef_
-            for name in ("coef_", "intercept_"):
-                self.__dict__.pop(name, None)
-
-    def _model_attributes(self, model: _core.RidgeModel) -> dict[str, Any]:
+    def _model_attributes(self, model: _core.RidgeModel, fitted: dict[str, Any]) -> dict[str, Any]:
         info = model.info
-        attrs = super()._model_attributes(model)
+        attrs = super()._model_attributes(model, fitted)
         attrs["n_iter_"] = max(info.n_iter, 1)  # the exact solver's single direct solve counts as one iteration
         attrs["n_samples_seen_"] = info.n_seen
         if info.n_components:
             attrs["n_components_"] = info.n_components
-        if info.kernel == "linear":
+        # the core model of a callable kernel's Nyström map is linear on the map, but like an rbf
+        # Nyström model it has no coef_
+        if info.kernel == "linear" and fitted.get("_callable", self.__dict__.get("_callable")) is None:
             attrs["coef_"], attrs["intercept_"] = model.coef()
         return attrs
-
-    def _load_model(self, data: bytes) -> _core.Model:
-        model = super()._load_model(data)
-        fitted = self.__dict__.get("_callable")
-        if fitted is not None and fitted.projection is not None:
-            for name in ("coef_", "intercept_"):  # as _set_callable: the core model is linear on the map
-                self.__dict__.pop(name, None)
-        return model
 
     # -- prediction ---------------------------------------------------------------------------
     def _core_blocks(self, X: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:

@@ -340,17 +340,19 @@ def _blocks(X: da.Array, Y: da.Array, W: da.Array | None) -> list[tuple[Any, Any
     return [(xb, yb, wb, i, int(starts[i])) for i, (xb, yb, wb) in enumerate(zip(xs, ys, ws, strict=True))]
 
 
-def _set_fitted(estimator: Any, space: _spaces.Space, classes: np.ndarray | None, n: int, columns: Any) -> None:
-    """The fitted attributes a Dask fit sets besides the model's."""
-    estimator.space_ = space
+def _fitted_attributes(
+    estimator: Any, space: _spaces.Space, classes: np.ndarray | None, n: int, columns: Any
+) -> dict[str, Any]:
+    """The fitted attributes a Dask fit stores with its model (see ``_set_model``)."""
+    attrs: dict[str, Any] = {"space_": space, "n_features_in_": n}
     if classes is not None:
-        estimator.classes_ = classes
+        attrs["classes_"] = classes
     elif estimator._is_multilabel():
-        estimator.classes_ = np.array([0, 1])
-    estimator.n_features_in_ = n
-    estimator.sparse_output_ = False  # partitions of a sparse y are taken densely
+        attrs["classes_"] = np.array([0, 1])
+    attrs["sparse_output_"] = False  # partitions of a sparse y are taken densely
     if columns is not None and all(isinstance(c, str) for c in columns):
-        estimator.feature_names_in_ = np.asarray(list(columns), dtype=object)
+        attrs["feature_names_in_"] = np.asarray(list(columns), dtype=object)
+    return attrs
 
 
 def _apply(
@@ -544,8 +546,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         solver, rows = _core.ridge_distributed_solver(space._handle(), n, params)
         if solver == "cg":
             model = self._fit_cg(X, Y, W, space, classes, params, rows, previous)
-            _set_fitted(self, space, classes, n, columns)
-            self._set_model(model)
+            self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
             self._warn_unconverged(partial=False)
             return self
         sample = None
@@ -565,8 +566,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         ]
         (stats,) = dask.compute(_tree(parts))
         model = stats.solve(params)
-        _set_fitted(self, space, classes, n, columns)
-        self._set_model(model)
+        self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
         self._warn_unconverged(partial=False)
         return self
 
@@ -725,8 +725,8 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
             return total
 
         call = _core.ProbModel.fit_sums_call(space._handle(), n, self._params_string(), previous, sums)
-        self._fit_model(call, space, classes)
-        _set_fitted(self, space, classes, n, columns)
+        fitted = _fitted_attributes(self, space, classes, n, columns)
+        self._fit_model(call, fitted.pop("space_"), fitted.pop("classes_", None), **fitted)
         return self
 
     def predict(self, X: Any) -> Any:
