@@ -76,30 +76,7 @@ func TestMaxMarginalMarginsEqualBruteForce(t *testing.T) {
 		for i := 0; i < m; i++ {
 			u := us[i*d : (i+1)*d]
 			for j := 0; j < d; j++ {
-				lo, hi := math.Inf(1), math.Inf(-1)
-				for _, psi := range b.Psis {
-					lo, hi = math.Min(lo, psi[j]), math.Max(hi, psi[j])
-				}
-				bestHi, bestLo := math.Inf(-1), math.Inf(-1)
-				for _, psi := range b.Psis {
-					var f float64
-					for c := range u {
-						f += u[c] * psi[c]
-					}
-					if psi[j] == hi {
-						bestHi = math.Max(bestHi, f)
-					}
-					if psi[j] == lo {
-						bestLo = math.Max(bestLo, f)
-					}
-				}
-				want := bestHi - bestLo
-				if lo == hi {
-					want = math.Inf(1)
-					if hi <= 0 {
-						want = math.Inf(-1)
-					}
-				}
+				want := bruteMargin(b.Psis, u, j)
 				g := got[i*d+j]
 				if !(g == want || math.Abs(g-want) <= 1e-9*math.Max(1e-300, math.Max(math.Abs(want), maxAbs(u)))) {
 					t.Errorf("%s%v row %d coordinate %d: margin %v, brute force %v", sp.Kind(), sp.Params(), i, j, g, want)
@@ -156,33 +133,12 @@ func TestMaxMarginalMarginsPinnedEqualBruteForce(t *testing.T) {
 			if err := space.MaxMarginalMargins(sp, u, 1, pins, got, nil); err != nil {
 				t.Fatal(err)
 			}
+			free := slices.Clone(u) // the scores brute force counts: the pinned ones are ignored
+			for _, p := range pins {
+				free[p.A] = 0
+			}
 			for j := 0; j < d; j++ {
-				bestHi, bestLo := math.Inf(-1), math.Inf(-1)
-				aLo, aHi := math.Inf(1), math.Inf(-1)
-				for _, psi := range allowed {
-					aLo, aHi = math.Min(aLo, psi[j]), math.Max(aHi, psi[j])
-				}
-				for _, psi := range allowed {
-					var f float64
-					for c := range u {
-						if !slices.ContainsFunc(pins, func(p space.Pin) bool { return p.A == c }) {
-							f += u[c] * psi[c]
-						}
-					}
-					if psi[j] == aHi {
-						bestHi = math.Max(bestHi, f)
-					}
-					if psi[j] == aLo {
-						bestLo = math.Max(bestLo, f)
-					}
-				}
-				want := bestHi - bestLo
-				if aLo == aHi {
-					want = math.Inf(1)
-					if aHi <= 0 {
-						want = math.Inf(-1)
-					}
-				}
+				want := bruteMargin(allowed, free, j)
 				if g := got[j]; !(g == want || math.Abs(g-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 					t.Errorf("%s%v pins %v coordinate %d: margin %v, brute force over %d allowed structures %v",
 						sp.Kind(), sp.Params(), pins, j, g, len(allowed), want)
@@ -190,6 +146,36 @@ func TestMaxMarginalMarginsPinnedEqualBruteForce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bruteMargin is the margin of coordinate j over the structures psis by enumeration: the best
+// score ⟨u, ψ⟩ with ψ_j at its largest value among them minus the best with it at its smallest,
+// ±Inf when they all hold it at one value.
+func bruteMargin(psis [][]float64, u []float64, j int) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, psi := range psis {
+		lo, hi = math.Min(lo, psi[j]), math.Max(hi, psi[j])
+	}
+	if lo == hi {
+		if hi > 0 {
+			return math.Inf(1)
+		}
+		return math.Inf(-1)
+	}
+	bestHi, bestLo := math.Inf(-1), math.Inf(-1)
+	for _, psi := range psis {
+		var f float64
+		for c := range u {
+			f += u[c] * psi[c]
+		}
+		if psi[j] == hi {
+			bestHi = math.Max(bestHi, f)
+		}
+		if psi[j] == lo {
+			bestLo = math.Max(bestLo, f)
+		}
+	}
+	return bestHi - bestLo
 }
 
 func maxAbs(u []float64) float64 {
