@@ -38,16 +38,21 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	f, g2, g0 := make([]float64, d), make([]float64, d), make([]float64, d)
 	iters := make([]int, d)
 	errs := make([]error, d)
-	// The starting point: every column's objective and gradient at w = 0.
+	stop := opt.Inference.Sampler.Stop
+	// The starting point: every column's objective and gradient at w = 0 (a pass over the data
+	// per column: Ctrl-C is read between them).
 	parallel.For(d, 1, func(lo, hi int) {
 		g := make([]float64, k)
 		scratch := newColumnScratch(p)
-		for a := lo; a < hi; a++ {
+		for a := lo; a < hi && !stop.Stopped(); a++ {
 			f[a] = p.columnObjective(a, cols[a], g, scratch)
 			g0[a] = floats.Norm(g, 2)
 			g2[a] = g0[a] * g0[a]
 		}
 	})
+	if stop.Stopped() {
+		return Result{}, ErrCancelled
+	}
 	var total0 float64
 	for _, v := range g0 {
 		total0 += v * v
@@ -75,7 +80,6 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	// Ctrl-C also reaches a column through the stop flag: the callback sees only the furthest
 	// column's iterations, and once the slowest column is done the others never report (a fit of
 	// 80 labels went on for seconds after an interrupt).
-	stop := opt.Inference.Sampler.Stop
 	progress := func(a, it int, fa float64, ga []float64) error {
 		if cancelled.Load() || stop.Stopped() {
 			cancelled.Store(true)
