@@ -312,14 +312,14 @@ class StructuredEstimator(BaseEstimator):
         """What the progress callback's third number is, for verbose output."""
         return "relative gradient"
 
-    def _fit_model(self, call: Any, space: Any, classes: Any, **fitted: Any) -> None:
+    def _fit_model(self, call: Any, **fitted: Any) -> None:
         """Run a fit call of the core layer (``call(progress, out) -> status``, see
-        ``_core.RidgeModel.fit_call``) through :func:`run_fit` and store the fitted state
-        (``space_``, ``classes_``, the other ``fitted`` attributes, the model)."""
+        ``_core.RidgeModel.fit_call``) through :func:`run_fit` and store the model with the
+        ``fitted`` attributes (``space_``, ``classes_``, ...: see :meth:`_set_model`)."""
         model = run_fit(
             self._model_class, type(self).__name__, self.verbose, call, self._progress_measure(partial=False)
         )
-        self._set_model(model, **fitted_labels(space, classes), **fitted)
+        self._set_model(model, **fitted)
 
     def _set_model(self, model: _core.Model, **fitted: Any) -> None:
         """Store a fitted model with the attributes read from it (:meth:`_model_attributes`) and the

@@ -14,7 +14,7 @@ from sklearn.utils._available_if import available_if
 
 from . import _capi, _core, _schema
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, class_label_vector, class_rows, one_fit_at_a_time
+from ._estimator_base import StructuredEstimator, class_label_vector, class_rows, fitted_labels, one_fit_at_a_time
 from .exceptions import MixingWarning
 
 __all__ = ["ProbabilisticStructured"]
@@ -319,7 +319,7 @@ class ProbabilisticStructured(StructuredEstimator):
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
         self._check_decision(space)
         call = _core.ProbModel.fit_call(space._handle(), X, rows, sw, self._params_string(), previous)
-        self._fit_model(call, space, classes)
+        self._fit_model(call, **fitted_labels(space, classes))
         return self
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -407,8 +407,7 @@ class StructuredRidge(StructuredEstimator):
         params = self._params_string(core_X.shape[1]).encode()
         self._fit_model(
             _core.RidgeModel.fit_call(space._handle(), core_X, rows, sw, params, previous),
-            space,
-            classes,
+            **fitted_labels(space, classes),
             **_callable_attributes(fitted, X),
         )
         self._warn_unconverged(partial=False)

@@ -43,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra
 
 from . import _capi, _core, _probabilistic
 from . import spaces as _spaces
-from ._estimator_base import class_labels, class_rows, one_fit_at_a_time, run_fit, set_threads
+from ._estimator_base import class_labels, class_rows, fitted_labels, one_fit_at_a_time, run_fit, set_threads
 from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
 from .exceptions import MixingWarning
@@ -344,12 +344,10 @@ def _fitted_attributes(
     estimator: Any, space: _spaces.Space, classes: np.ndarray | None, n: int, columns: Any
 ) -> dict[str, Any]:
     """The fitted attributes a Dask fit stores with its model (see ``_set_model``)."""
-    attrs: dict[str, Any] = {"space_": space, "n_features_in_": n}
-    if classes is not None:
-        attrs["classes_"] = classes
-    elif estimator._is_multilabel():
-        attrs["classes_"] = np.array([0, 1])
-    attrs["sparse_output_"] = False  # partitions of a sparse y are taken densely
+    if classes is None and estimator._is_multilabel():
+        classes = np.array([0, 1])
+    # partitions of a sparse y are taken densely: predictions are dense
+    attrs = fitted_labels(space, classes) | {"n_features_in_": n, "sparse_output_": False}
     if columns is not None and all(isinstance(c, str) for c in columns):
         attrs["feature_names_in_"] = np.asarray(list(columns), dtype=object)
     return attrs
@@ -725,8 +723,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
             return total
 
         call = _core.ProbModel.fit_sums_call(space._handle(), n, self._params_string(), previous, sums)
-        fitted = _fitted_attributes(self, space, classes, n, columns)
-        self._fit_model(call, fitted.pop("space_"), fitted.pop("classes_", None), **fitted)
+        self._fit_model(call, **_fitted_attributes(self, space, classes, n, columns))
         return self
 
     def predict(self, X: Any) -> Any:
