@@ -76,10 +76,9 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 		cancelled atomic.Bool
 	)
 	// progress records column a's state after its iteration it and reports the joint state when
-	// it is the furthest column's newest iteration.
-	// Ctrl-C also reaches a column through the stop flag: the callback sees only the furthest
-	// column's iterations, and once the slowest column is done the others never report (a fit of
-	// 80 labels went on for seconds after an interrupt).
+	// it is the furthest column's newest iteration. Ctrl-C also reaches a column through the stop
+	// flag: the callback sees only the furthest column's iterations, and once the slowest column
+	// is done the others never report (a fit of 80 labels went on for seconds after an interrupt).
 	progress := func(a, it int, fa float64, ga []float64) error {
 		if cancelled.Load() || stop.Stopped() {
 			cancelled.Store(true)
