@@ -47,7 +47,7 @@ func manyLabels(m, n, d int, on float64, seed uint64) (space.Space, []float64, [
 
 // BenchmarkManyLabels fits the many-label benchmark's d = 1000 problems (5000 × 100, 30 % and 2 %
 // of labels on, alpha = 1, tol 1e-8 as StructuredRidge's default), the fit issue 18 compares
-// with RidgeClassifier.
+// with RidgeClassifier, in the form the cost model picks and in the primal (/primal).
 func BenchmarkManyLabels(b *testing.B) {
 	for _, c := range []struct {
 		name string
@@ -57,14 +57,21 @@ func BenchmarkManyLabels(b *testing.B) {
 		sp, X, ys := manyLabels(m, n, d, c.on, 1)
 		opt := baseOptions()
 		opt.Alpha, opt.Tol = 1, 1e-8
-		b.Run(c.name, func(b *testing.B) {
-			for range b.N {
-				md, err := Fit(sp, X, m, n, ys, nil, opt)
-				if err != nil {
-					b.Fatal(err)
+		for _, form := range []struct {
+			name string
+			mode int
+		}{{"", cubeDualAuto}, {"/primal", cubeDualNever}} {
+			b.Run(c.name+form.name, func(b *testing.B) {
+				defer func(old int) { cubeDualMode = old }(cubeDualMode)
+				cubeDualMode = form.mode
+				for range b.N {
+					md, err := Fit(sp, X, m, n, ys, nil, opt)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(float64(md.Result.Iterations), "iterations")
 				}
-				b.ReportMetric(float64(md.Result.Iterations), "iterations")
-			}
-		})
+			})
+		}
 	}
 }

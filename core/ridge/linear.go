@@ -155,6 +155,13 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	if err := opt.Stop.Err(); err != nil {
 		return Result{}, err
 	}
+	if ls, ok := h.(*linearSystem); ok && G != nil {
+		if sigma, ok := useCubeDual(ls); ok {
+			if res, done, err := solveCubeDual(ls, G, sigma, W, opt); done {
+				return res, err
+			}
+		}
+	}
 	var pc linearPrecond = identityPrecond{}
 	var err error
 	switch {
