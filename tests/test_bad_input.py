@@ -493,11 +493,11 @@ def test_sparse_y_calls_refuse_bad_ones(data):
             # the values stored at the positions: Go checks they are ones
             (
                 (sh, _abi.i64(ptr), m, _abi.i64(ind), _abi.f64(np.r_[np.ones(m - 1), 2.0])),
-                f"Y row {m - 1}: label 0 has value 2, want 0 or 1",
+                f"y: row {m - 1}: label 0 has value 2, want 0 or 1",
             ),
             (
                 (sh, _abi.i64(ptr), m, _abi.i64(ind), _abi.f64(np.r_[0.0, np.ones(m - 1)])),
-                "Y row 0: label 0 is stored as 0",
+                "y: row 0: label 0 is stored as 0",
             ),
         ]
         for args, match in cases:

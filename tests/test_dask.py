@@ -296,7 +296,7 @@ def test_an_invalid_target_names_its_global_row(client):
     # the core's check of the partition's rows counted from the partition's start ("row 5")
     X, Y = _data(spaces.Multilabel(3), seed=10)
     Y[37 + 150 + 5, 1] = 5  # partition 3 (partition 2 is empty)
-    with pytest.raises(ValueError, match=r"partition 3 \(rows 187 to 199\): row 192: label 1 has value 5"):
+    with pytest.raises(ValueError, match=r"partition 3 \(rows 187 to 199\): y: row 192: label 1 has value 5"):
         DaskStructuredRidge().fit(da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 3)))
 
 

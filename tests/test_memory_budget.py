@@ -256,6 +256,34 @@ def test_requests_beyond_the_free_address_space_are_refused():
     _assert_refused(outcome, "MemoryError", "fitting X of 200 samples", "address-space limit (ulimit -v)")
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/statm")
+def test_outputs_python_allocates_beyond_the_free_address_space_are_refused():
+    # Outputs Python allocates for the core were checked against the budget alone, in Python: under
+    # `ulimit -v` a 1.6 GB sample the budget allowed reached NumPy's own "Unable to allocate"
+    # (found by a probe). The core weighs the room left, as it does for its own requests.
+    code = textwrap.dedent(
+        """
+        import json, os, resource
+        from combpred import spaces
+        spaces.Multilabel(10).sample(10, 0)
+        with open("/proc/self/statm") as f:
+            mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (mapped + 1_200_000_000, resource.RLIM_INFINITY))
+        try:
+            spaces.Multilabel(10).sample(20_000_000, 0)
+            outcome = {"raised": None, "message": ""}
+        except Exception as exc:
+            outcome = {"raised": type(exc).__name__, "message": str(exc)}
+        print(json.dumps(outcome))
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
+    outcome = json.loads(child.stdout.strip().splitlines()[-1])
+    _assert_refused(outcome, "MemoryError", "n_samples", "address-space limit (ulimit -v)")
+
+
 def test_a_sample_too_wide_for_the_budget_names_the_width():
     # Multilabel(2³¹ − 1).sample(1) blamed n_samples alone, which the user had set to 1.
     with combpred.config_context(max_memory=50_000):

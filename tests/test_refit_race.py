@@ -151,6 +151,30 @@ def test_a_fit_refused_for_its_parameters_leaves_the_estimator_unfitted():
             model.predict(X)
 
 
+def test_a_fit_refused_after_its_data_is_validated_is_unfitted_for_scikit_learn_too():
+    """A fit refused after validating its data keeps n_features_in_ (set by scikit-learn's
+    validate_data); scikit-learn's check_is_fitted took that trailing underscore for a fit, while
+    predict raised NotFittedError (found by a probe)."""
+    import numpy as np
+    import pytest
+    from combpred import ProbabilisticStructured, StructuredRidge
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    Y = (X[:, :2] > 0).astype(int)
+    for model in (StructuredRidge(), ProbabilisticStructured()):
+        check_is_fitted(model.fit(X, Y))
+        with pytest.raises(ValueError, match="y"):
+            model.fit(X, np.full_like(Y, 2))  # not 0/1: refused by the core, after validate_data
+        assert hasattr(model, "n_features_in_")
+        with pytest.raises(NotFittedError):
+            check_is_fitted(model)
+        with pytest.raises(NotFittedError):
+            model.predict(X)
+
+
 def test_an_interrupt_while_storing_leaves_callable_and_dask_models_consistent(monkeypatch):
     """The same one-step store covers what a callable kernel's model needs to predict (its kernel,
     its Nyström map, no coef_) and a Dask fit's labels (review: they were set after the model, so

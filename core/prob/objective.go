@@ -63,7 +63,7 @@ func NewProblemCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, l
 
 func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, lambda float64, intercept bool) (*Problem, error) {
 	m, n := X.Dims()
-	if err := space.ValidateRows(sp, ys, m); err != nil {
+	if err := space.ValidateTargets(sp, ys, m); err != nil {
 		return nil, err
 	}
 	weightSum := float64(m)

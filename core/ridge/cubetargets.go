@@ -53,7 +53,7 @@ func checkCubeTargets(m, d int, indptr, indices []int64) error {
 		prev := int64(-1)
 		for _, a := range indices[lo:hi] {
 			if a <= prev || a >= int64(d) {
-				return fmt.Errorf("Y row %d: label index %d is out of range [0, %d) or not increasing", i, a, d)
+				return fmt.Errorf("y: row %d: label index %d is out of range [0, %d) or not increasing", i, a, d)
 			}
 			prev = a
 		}
@@ -75,9 +75,9 @@ func CheckOnes(indptr, indices []int64, values []float64) error {
 		// the row holding position k (indptr is checked with the positions themselves)
 		row := sort.Search(max(len(indptr)-1, 0), func(i int) bool { return indptr[i+1] > int64(k) })
 		if v == 0 {
-			return fmt.Errorf("Y row %d: label %d is stored as 0; only the positions of the ones may be stored", row, indices[k])
+			return fmt.Errorf("y: row %d: label %d is stored as 0; only the positions of the ones may be stored", row, indices[k])
 		}
-		return fmt.Errorf("Y row %d: label %d has value %v, want 0 or 1", row, indices[k], v)
+		return fmt.Errorf("y: row %d: label %d has value %v, want 0 or 1", row, indices[k], v)
 	}
 	return nil
 }

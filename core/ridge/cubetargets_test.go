@@ -248,10 +248,10 @@ func TestCheckOnes(t *testing.T) {
 		want   string
 	}{
 		{[]float64{1, 1, 1}, ""},
-		{[]float64{1, 1, 2}, "Y row 2: label 1 has value 2, want 0 or 1"},
-		{[]float64{1, -1, 1}, "Y row 0: label 3 has value -1, want 0 or 1"},
+		{[]float64{1, 1, 2}, "y: row 2: label 1 has value 2, want 0 or 1"},
+		{[]float64{1, -1, 1}, "y: row 0: label 3 has value -1, want 0 or 1"},
 		{[]float64{1, 1, 0.5}, "has value 0.5"},
-		{[]float64{0, 1, 1}, "Y row 0: label 0 is stored as 0"},
+		{[]float64{0, 1, 1}, "y: row 0: label 0 is stored as 0"},
 		{[]float64{1, 1}, "2 values for 3 positions"},
 	} {
 		err := CheckOnes(indptr, indices, c.values)

@@ -136,7 +136,7 @@ func (s *Stats) Add(X []float64, m, n int, ys []int64, weights []float64, stop *
 	if zeroWeights(weights) {
 		// A chunk whose weights are all zero adds nothing (newProblem would refuse it: a fit
 		// needs some weight, which Solve checks over all the chunks).
-		if err := space.ValidateRows(s.Space, ys, m); err != nil {
+		if err := space.ValidateTargets(s.Space, ys, m); err != nil {
 			return nil, err
 		}
 		if len(weights) != m {

@@ -88,7 +88,7 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 	if !dense && !operatorOK {
 		return nil, largeDimError(sp)
 	}
-	if err := space.ValidateRows(sp, ys, m); err != nil {
+	if err := space.ValidateTargets(sp, ys, m); err != nil {
 		return nil, err
 	}
 	w, err := sampleWeights(weights, m)

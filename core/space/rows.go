@@ -10,6 +10,15 @@ import (
 // ValidateRows checks m structures stored row-major in ys (m × Width()) and names the first bad row.
 func ValidateRows(s Space, ys []int64, m int) error { return ValidateRowsFrom(s, ys, m, 0) }
 
+// ValidateTargets is ValidateRows for a fit's targets, which its errors name as y (the argument of
+// fit): "y: row 3: label 2 has value 5, want 0 or 1".
+func ValidateTargets(s Space, ys []int64, m int) error {
+	if err := ValidateRows(s, ys, m); err != nil {
+		return fmt.Errorf("y: %w", err)
+	}
+	return nil
+}
+
 // ValidateRowsFrom is ValidateRows on rows that start at row first of a larger set, which the
 // error counts from.
 func ValidateRowsFrom(s Space, ys []int64, m, first int) error {

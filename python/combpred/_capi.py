@@ -21,6 +21,11 @@ import numpy as np
 from . import _libpath, _schema
 from ._version import __version__
 
+try:
+    import resource
+except ImportError:  # not on Windows, where no address-space limit applies either
+    resource = None  # type: ignore[assignment]
+
 # The status codes, as the core declares them (capi/main.go, through _schema.json).
 OK, VALUE, TYPE, CANCELLED, INTERNAL, MEMORY = (
     _schema.status(name) for name in ("ok", "value", "type", "cancelled", "internal", "memory")
@@ -561,9 +566,19 @@ def check_bytes(size: int, what: str) -> None:
     """Check ``size`` bytes of working memory that Python code is about to allocate against the
     core's memory budget, describing them as ``what`` in the MemoryError."""
     size = min(max(int(size), 0), 2**63 - 1)
-    if size <= _budget():
+    # The core is asked only where it could refuse: beyond the budget, or under an address-space
+    # limit (ulimit -v), where it also weighs the room the process has left.
+    if size <= _budget() and not _address_space_limited():
         return
     check(lib().cp_check_output(size, what.encode()))
+
+
+def _address_space_limited() -> bool:
+    """Whether the process runs under an address-space limit (RLIMIT_AS), read at each call: a
+    user may set one after the first call."""
+    if resource is None:
+        return False
+    return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
 
 
 def out_f64(shape: tuple[int, ...], name: str = "out") -> tuple[np.ndarray, _Buffer]:

@@ -389,6 +389,12 @@ class StructuredEstimator(BaseEstimator):
             )
         return space, rows, classes
 
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether a model is held: scikit-learn's ``check_is_fitted`` asks this, not the trailing
+        underscores, which a fit that failed after validating its data (``n_features_in_``) leaves."""
+        state = self.__dict__
+        return "_model_obj" in state or "_model_bytes" in state
+
     def _reset(self) -> None:
         """Forget a previous fit, so that a fit that fails (or is interrupted) leaves no stale model."""
         for key in list(vars(self)):
