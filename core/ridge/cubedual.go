@@ -129,7 +129,8 @@ func useCubeDual(ls *linearSystem) (float64, bool) {
 }
 
 // solveCubeDual minimises J through the dual system (cubeDual) from the Gram matrix G, writing
-// the solution into W. It reports false, having changed nothing, when A is too ill-conditioned
+// the solution into W; it starts from zero (a warm start's W maps to no dual point that carries
+// its progress over, so warm starts stay primal: see solveLinearCG). It reports false, having changed nothing, when A is too ill-conditioned
 // for its inverse to be trusted; the caller then takes the primal.
 func solveCubeDual(ls *linearSystem, G *mat.SymDense, sigma float64, W *mat.Dense, opt *Options) (Result, bool, error) {
 	p, des := ls.p, ls.des

@@ -205,3 +205,35 @@ func TestCubeDualStopsAndReports(t *testing.T) {
 		t.Errorf("progress: %d calls for %d iterations, last objective %v, result %v (err %v)", calls, res.Iterations, last, res.Objective, err)
 	}
 }
+
+// A warm start continues in the primal, where the iterate carries over: fits of three iterations
+// each, every one from the last, converge to the dual's answer; the dual's start at zero could not
+// continue them (mapping W to the dual, t_i = s_i^½ (1 − x̃_iᵀWδ_i), multiplies the error by DKD).
+func TestCubeDualWarmStartStaysPrimal(t *testing.T) {
+	p, ls, G := cubeDualCase(t, 150, 6, 80, true, nil, 0.5, 6)
+	opt := baseOptions()
+	want := mat.NewDense(ls.des.cols(), 80, nil)
+	if _, _, err := solveCubeDual(ls, G, 0.25, want, &opt); err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int) { cubeDualMode = old }(cubeDualMode)
+	cubeDualMode = cubeDualAlways
+	W := mat.NewDense(ls.des.cols(), 80, nil)
+	opt.MaxIter = 3
+	var res Result
+	var err error
+	fits := 0
+	for ; fits < 100 && !res.Converged; fits++ {
+		if res, err = solveLinearCG(p, ls.des, W, &opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !res.Converged {
+		t.Fatalf("%d warm-started fits of 3 iterations did not converge", fits)
+	}
+	var diff mat.Dense
+	diff.Sub(W, want)
+	if e := mat.Norm(&diff, 2) / mat.Norm(want, 2); e > 1e-7 {
+		t.Errorf("warm-started W differs from the dual's by %.3g", e)
+	}
+}

@@ -155,7 +155,9 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	if err := opt.Stop.Err(); err != nil {
 		return Result{}, err
 	}
-	if ls, ok := h.(*linearSystem); ok && G != nil {
+	// A cold start may take the dual; a warm one continues in the primal, where the iterate carries
+	// over (fits of a few iterations each, continued, must progress).
+	if ls, ok := h.(*linearSystem); ok && G != nil && mat.Norm(W, 1) == 0 {
 		if sigma, ok := useCubeDual(ls); ok {
 			if res, done, err := solveCubeDual(ls, G, sigma, W, opt); done {
 				return res, err
