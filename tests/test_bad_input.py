@@ -11,7 +11,7 @@ import pickle
 import _abi
 import numpy as np
 import pytest
-from combpred import ProbabilisticStructured, StructuredRidge, _capi, _core, spaces
+from combpred import ProbabilisticStructured, StructuredRidge, _capi, _core, decision, metrics, spaces
 from combpred._core import RidgeModel as _Model
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import sparse
@@ -725,3 +725,22 @@ def test_class_labels_that_cannot_be_sorted_or_nan_classes_are_named():
     # NaN among the declared classes made a class of its own
     with pytest.raises(ValueError, match="^classes must be 1-D real or string labels without NaN"):
         StructuredRidge(space="multiclass").partial_fit(X, np.array([0, 1] * 20), classes=[0, 1, 2, np.nan])
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: spaces.Multilabel(3).decode([[0.1, 0.2, 0.3], [0.3]]), "U"),
+        (lambda: spaces.Multilabel(3).max_margins([[0.1, 0.2, 0.3], [0.3]]), "U"),
+        (lambda: spaces.Multilabel(3).embed([[0, 1, 0], [1]]), "Y"),
+        (lambda: spaces.Multilabel(3).covariance_dot([[1.0, 2.0], [3.0]]), "v"),
+        (lambda: decision.bayes_decode(spaces.Multilabel(3), [[0.1, 0.2, 0.3], [0.3]], "f1"), "marginals"),
+        (lambda: metrics.kendall_tau([[1, 2, 3], [1, 2]], [[1, 2, 3], [1, 2, 3]]), "Y_true"),
+        (lambda: metrics.hierarchical_loss([[1, 0], [1]], [[1, 0], [1, 0]], [-1, 0]), "y_true"),
+        (lambda: metrics.policy_cosine([[1, 2], [1]], [[1, 2], [1, 2]]), "W_true"),
+    ],
+)
+def test_ragged_lists_are_refused_naming_the_argument(call, name):
+    # NumPy's own "setting an array element with a sequence" named no argument (found by a probe).
+    with pytest.raises(ValueError, match=f"^{name} must be a rectangular array"):
+        call()

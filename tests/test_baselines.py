@@ -386,3 +386,23 @@ def test_structured_svm_names_overflow():
     model = StructuredSVM(space="multilabel", max_iter=2, random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match="the scores of X row 0 overflow float64"):
         model.predict(np.full((3, 3), 1e308))
+
+
+def test_structured_svm_takes_sparse_targets_as_the_estimators_do():
+    # np.asarray of a sparse matrix is a 0-d object array: "Y must be 2-D ... got shape ()".
+    from scipy import sparse
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(30, 4)), (rng.random((30, 3)) > 0.5).astype(int)
+    want = StructuredSVM(max_iter=3, random_state=0).fit(X, Y).predict(X)
+    for space in ("multilabel", spaces.Multilabel(3)):
+        got = StructuredSVM(space=space, max_iter=3, random_state=0).fit(X, sparse.csr_array(Y)).predict(X)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_metric_returning_nan_is_named():
+    # It was reported as distances overflowing float64, blaming the scale of X.
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(20, 3)), np.array([rng.permutation(4) + 1 for _ in range(20)])
+    with pytest.raises(ValueError, match="the metric returned NaN for a distance from X row 0"):
+        KNNBordaRanker(metric=lambda a, b: np.nan).fit(X, Y).predict(X[:2])

@@ -80,6 +80,7 @@ def test_fork_after_use_raises_in_the_child():
         assert outcome[name][0] == "no error", (name, outcome[name])
     assert outcome["collected"]
     assert issubclass(_capi.ForkedChildError, RuntimeError)
+    assert _capi.ForkedChildError is combpred.exceptions.ForkedChildError  # public, to catch
     # the parent is unaffected: the child's finalizers did not free the parent's handles
     assert_array_equal(model.predict(X), expected)
     assert_array_equal(space.mean(), space_mean)

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _libpath, _schema
 from ._version import __version__
+from .exceptions import ForkedChildError
 
 try:
     import resource
@@ -258,10 +259,6 @@ _lib: ctypes.CDLL | None = None
 _loaded_in_pid: int | None = None
 
 
-class ForkedChildError(RuntimeError):
-    """combpred was used in a child process forked after the parent loaded the library."""
-
-
 def _after_fork_in_child() -> None:
     global _lib
     if _lib is not None:
@@ -480,9 +477,18 @@ def _address(a: np.ndarray) -> c_void_p:
     return c_void_p(a.ctypes.data)
 
 
+def as_array(a: Any, name: str) -> np.ndarray:
+    """``np.asarray(a)``, with a ragged nested list refused by a ValueError naming ``name`` (NumPy's
+    own says only "setting an array element with a sequence")."""
+    try:
+        return np.asarray(a)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a rectangular array (rows of one length): {exc}") from None
+
+
 def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
     """``a`` as a C-contiguous, aligned, native-order array of ``dtype``, refusing lossy kinds."""
-    a = np.asarray(a)
+    a = as_array(a, name)
     kind = a.dtype.kind
     if dtype.kind == "f":
         if kind not in "fiub" or (kind == "f" and a.dtype.itemsize > 8):  # long double would lose precision

@@ -650,8 +650,9 @@ class ProbabilisticStructured(StructuredEstimator):
 
         Returns
         -------
-        Y : ndarray of shape (n_inputs, n_samples, width), or (n_inputs, n_samples) for
-            multiclass spaces (class labels, as ``predict`` returns them)
+        Y : ndarray of shape (n_inputs, n_samples, width), or (n_inputs, n_samples) for the
+            spaces whose structure is one integer (Multiclass, Ordinal, HierarchyPaths, DAGPaths;
+            class labels for ``space="multiclass"``, as ``predict`` returns them)
             Structures in the space's encoding.
 
         Warns

@@ -197,6 +197,8 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         dist, ind = self.nn_.kneighbors(X)
         if not np.all(np.isfinite(dist)):  # every query then had the same, arbitrary neighbours
             i = int(np.flatnonzero(~np.isfinite(dist).all(axis=1))[0])
+            if np.isnan(dist[i]).any():  # a callable metric's answer: nothing overflowed
+                raise ValueError(f"the metric returned NaN for a distance from X row {i} to the training inputs")
             raise ValueError(
                 f"the distances from X row {i} to the training inputs overflow float64 (largest |value| of the row "
                 f"{np.abs(X[i]).max():.3g}): scale X and the training inputs down, e.g. with StandardScaler"
@@ -379,7 +381,8 @@ class StructuredSVM(BaseEstimator):
     ``decoding="sampled"``
         The best of ``n_samples`` uniform samples (``space.sample``) and y_i itself, scored exactly —
         the approximate decoding of the structured SVM in the thesis' dicycle experiment (25
-        samples there). Works for every space.
+        samples there). Works for every space with a uniform sampler (all but
+        :class:`~combpred.spaces.DAGSubsets`, which refuses it; use ``"exact"`` there).
 
     Parameters
     ----------
@@ -465,8 +468,8 @@ class StructuredSVM(BaseEstimator):
         if self.space == "multiclass":
             self.classes_, idx = class_labels(y, "at least 2 are needed")
             return _spaces.Multiclass(len(self.classes_)), idx
+        y = _spaces._densify_targets(y, "y")  # a sparse Y as the estimators take it (it was "got shape ()")
         if isinstance(self.space, str):
-            y = np.asarray(y)
             if y.ndim != 2:
                 raise ValueError(f"Y must be 2-D (n_samples, n_columns) for space={self.space!r}, got shape {y.shape}")
             return _spaces.from_name(self.space, y), y

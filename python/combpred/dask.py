@@ -20,7 +20,7 @@ multi-machine cluster (``Client("scheduler-address:8786")``), or on Dask's local
 Workers load the Go library themselves, on first use. The Go runtime does not survive ``fork()``:
 distributed starts worker processes by spawn (its default ``distributed.worker.multiprocessing-method``),
 which is safe; a worker forked from a process that had loaded the library raises
-:class:`combpred._capi.ForkedChildError` on its first call instead of hanging.
+:class:`combpred.exceptions.ForkedChildError` on its first call instead of hanging.
 """
 
 from __future__ import annotations

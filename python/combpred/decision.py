@@ -216,7 +216,8 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
 
     Returns
     -------
-    Y : ndarray of shape (n_samples, space.width)
+    Y : ndarray of shape (n_samples, space.width), or (n_samples,) for the spaces whose structure is one integer
+        (Multiclass, Ordinal, HierarchyPaths, DAGPaths)
         Structures in the space's encoding; the minimiser is exact where ``space.decode`` is exact
         (``space.decoder_guarantee == 0``), else a z-approximation of it.
 

@@ -1,8 +1,17 @@
-"""Warnings of combpred, for ``warnings.filterwarnings`` and ``pytest.warns``."""
+"""Warnings and errors of combpred, for ``warnings.filterwarnings``, ``pytest.warns`` and ``except``."""
 
 from __future__ import annotations
 
-__all__ = ["MixingWarning"]
+__all__ = ["ForkedChildError", "MixingWarning"]
+
+
+class ForkedChildError(RuntimeError):
+    """combpred was used in a child process forked after the parent loaded the library.
+
+    The Go runtime does not survive ``fork()``: a child forked after its parent used combpred gets
+    this error on its first call, instead of a hang. Use the ``"spawn"`` or ``"forkserver"`` start
+    method of multiprocessing, or joblib's default ``"loky"`` backend.
+    """
 
 
 class MixingWarning(UserWarning):

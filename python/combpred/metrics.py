@@ -56,7 +56,7 @@ __all__ = [
 def _as_integer_array(a: Any, name: str) -> np.ndarray:
     """Return ``a`` as an int64 array; floats must be finite and integral, bools become 0/1. A
     scipy.sparse matrix (what a model fitted on sparse targets predicts) is taken densely."""
-    arr = a.toarray() if _sparse.issparse(a) else np.asarray(a)
+    arr = a.toarray() if _sparse.issparse(a) else _capi.as_array(a, name)
     if arr.dtype == bool:
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":
@@ -76,7 +76,7 @@ def _real_array(a: Any, name: str) -> np.ndarray:
     """``a`` as a float64 array; strings and complex numbers (whose imaginary part a cast drops)
     are a ValueError naming ``name``. A scipy.sparse matrix is taken densely (it was an object
     array, "got dtype object")."""
-    arr = a.toarray() if _sparse.issparse(a) else np.asarray(a)
+    arr = a.toarray() if _sparse.issparse(a) else _capi.as_array(a, name)
     if np.iscomplexobj(arr) or (arr.dtype == object and any(isinstance(v, complex) for v in arr.flat)):
         raise ValueError(f"{name} must hold real numbers, got complex values")
     try:
@@ -350,7 +350,10 @@ def _node_row_pair(
     """The checked parent array, its depth levels, and the true and predicted node rows (bool) of
     a hierarchical metric's arguments, with as many rows each and at least one."""
     par, levels = _check_parent(parent)
-    rows = [np.shape(y) for y in (y_true, y_pred)]
+    rows = [
+        np.shape(y if _sparse.issparse(y) else _capi.as_array(y, name))
+        for y, name in ((y_true, "y_true"), (y_pred, "y_pred"))
+    ]
     n_rows = max((shape[0] if shape else 1) for shape in rows)
     # the node rows and the loss's masks and costs: about 24 bytes per (row, node); 240 KB of node
     # ids on a tree of 20,000 nodes took 1.5 GB

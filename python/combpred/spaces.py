@@ -25,6 +25,7 @@ Constructors check their parameters at once (an invalid parent array or ``k > n_
 
 from __future__ import annotations
 
+import inspect
 import math
 import threading
 from typing import Any
@@ -42,7 +43,7 @@ def _densify_targets(Y: Any, name: str) -> Any:
     """A scipy.sparse Y (e.g. MultiLabelBinarizer(sparse_output=True)) as the dense int64 rows the core
     reads, checked against the memory budget before they are allocated; anything else unchanged."""
     if not sparse.issparse(Y):
-        return np.asarray(Y)
+        return _capi.as_array(Y, name)
     _capi.check_sparse_structure(Y, name)
     _capi.check_output(Y.shape, f"{name} (a sparse matrix, as the core's dense int64 rows)")
     return Y.toarray()
@@ -83,6 +84,8 @@ class Space:
         return h
 
     def _h(self) -> int:
+        if self.__dict__.get("_lazy_handle"):  # unpickling: the handle is made at first use
+            return 0
         return self._handle().value
 
     def _info(self) -> _core.SpaceInfo:
@@ -90,6 +93,32 @@ class Space:
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "_handle_obj"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A pickle is untrusted input: its parameters go through the constructor's checks (a bogus
+        # decoder was a KeyError at first use, n_labels='3' was taken as 3). The core checks the
+        # rest (a parent array's cycles) when the handle is made, at first use as before.
+        params = list(inspect.signature(type(self).__init__).parameters)[1:]
+        self.__dict__["_lazy_handle"] = True
+        try:
+            type(self).__init__(self, **{name: state[name] for name in params if name in state})
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"a pickled {type(self).__name__} holds an invalid parameter: {exc}") from None
+        finally:
+            del self.__dict__["_lazy_handle"]
+
+    # The parameters are fixed at construction: the handle, made from them once, would keep the old
+    # ones while equality, hashing and pickles read the new (Multilabel(3) with n_labels set to 5
+    # equalled Multilabel(5) and embedded 3 labels).
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not name.startswith("_") and name in self.__dict__:
+            raise AttributeError(f"{type(self).__name__}.{name} cannot be changed: build a new space")
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if not name.startswith("_") and name in self.__dict__:
+            raise AttributeError(f"{type(self).__name__}.{name} cannot be deleted")
+        super().__delattr__(name)
 
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self._params() == other._params()
@@ -205,7 +234,10 @@ class Space:
         """Mean agreement between true and predicted structures (1.0 is perfect): the mean of
         :meth:`score_samples`. Both must hold valid structures: an invalid one is an error, not a
         low score."""
-        return float(np.mean(self.score_samples(Y_true, Y_pred)))
+        scores = self.score_samples(Y_true, Y_pred)
+        if scores.size == 0:  # the mean of nothing (NumPy: nan and a warning)
+            raise ValueError("Y_true and Y_pred hold no structures: there is nothing to score")
+        return float(np.mean(scores))
 
     def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
         """Agreement of each pair of true and predicted structures, shape (n_samples,).
@@ -245,11 +277,12 @@ def _as_int_rows(Y: np.ndarray, name: str) -> np.ndarray:
 
 
 def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:
+    U = _capi.as_array(U, name)
     if np.iscomplexobj(U):
         raise TypeError(f"{name} must hold real scores, got complex values")
     try:
         U = np.asarray(U, dtype=np.float64)
-    except (TypeError, ValueError) as exc:  # strings, ragged lists, objects
+    except (TypeError, ValueError) as exc:  # strings, objects
         raise TypeError(f"{name} must hold real scores: {exc}") from None
     if U.ndim == 1 and U.shape[0] == d:
         U = U.reshape(1, -1)

@@ -1,0 +1,86 @@
+"""Space objects as values: fixed at construction, pickled by parameters that are checked again
+when read, and scored only on something (found by a probe of the spaces used directly)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from combpred import spaces
+
+EVERY = [
+    spaces.Multiclass(3),
+    spaces.Multilabel(3),
+    spaces.KSubsets(4, 2),
+    spaces.Ordinal(4),
+    spaces.HierarchyPaths([-1, 0, 0, 1], leaves_only=True),
+    spaces.DAGPaths([[], [0], [0], [1, 2]]),
+    spaces.DAGSubsets([[], [0], [0], [1, 2]]),
+    spaces.Subtrees([-1, 0, 0, 1]),
+    spaces.Permutations(4, decoder="exact"),
+    spaces.PartialTournaments(3),
+    spaces.DirectedCycles(4),
+    spaces.UndirectedCycles(4),
+    spaces.Cliques(4),
+]
+
+
+@pytest.mark.parametrize("space", EVERY, ids=repr)
+def test_parameters_cannot_change_after_construction(space):
+    # Multilabel(3) with n_labels set to 5 equalled Multilabel(5), printed as it, pickled as it,
+    # and embedded 3 labels: the core's handle keeps the parameters it was made from.
+    public = [k for k in vars(space) if not k.startswith("_")]
+    assert public
+    for name in public:
+        before = getattr(space, name)
+        with pytest.raises(AttributeError, match=f"{name} cannot be changed"):
+            setattr(space, name, before)
+        with pytest.raises(AttributeError, match=f"{name} cannot be deleted"):
+            delattr(space, name)
+        assert getattr(space, name) == before
+
+
+@pytest.mark.parametrize("space", EVERY, ids=repr)
+def test_pickles_round_trip(space):
+    copy = pickle.loads(pickle.dumps(space))
+    assert copy == space and repr(copy) == repr(space) and hash(copy) == hash(space)
+    assert copy.dim == space.dim and copy.width == space.width
+
+
+@pytest.mark.parametrize(
+    "space, name, value, words",
+    [
+        (spaces.Multilabel(3), "n_labels", 2**70, "out of range"),
+        (spaces.Multilabel(3), "n_labels", "3", "must be an integer"),
+        (spaces.Multilabel(3), "n_labels", 3.5, "must be an integer"),
+        (spaces.Permutations(4), "decoder", "bogus", "decoder must be one of"),
+        (spaces.HierarchyPaths([-1, 0, 0]), "leaves_only", "yes", "leaves_only must be True or False"),
+        (spaces.Subtrees([-1, 0, 0]), "parent", [-1, 0, True], "got a bool"),
+        (spaces.DAGSubsets([[], [0]]), "parents", "ab", "parents must be"),
+    ],
+)
+def test_tampered_pickles_are_refused_by_the_constructors_checks(space, name, value, words):
+    # A pickle is untrusted: its parameters were read unchecked (OverflowError, KeyError at first
+    # use, or n_labels='3' taken as 3).
+    state = space.__getstate__() | {name: value}
+    blank = type(space).__new__(type(space))
+    with pytest.raises(ValueError, match=f"a pickled {type(space).__name__} holds an invalid parameter: .*{words}"):
+        blank.__setstate__(state)
+
+
+def test_a_tampered_parent_set_is_refused_by_the_core_at_first_use():
+    state = spaces.DAGPaths([[], [0], [0]]).__getstate__() | {"parents": ((), (2,), (7,))}
+    blank = spaces.DAGPaths.__new__(spaces.DAGPaths)
+    blank.__setstate__(state)
+    with pytest.raises(ValueError, match="out of range"):
+        _ = blank.dim
+
+
+@pytest.mark.parametrize("space", [spaces.Multiclass(3), spaces.Multilabel(3), spaces.Permutations(3)], ids=repr)
+def test_scoring_nothing_is_an_error(space):
+    # The mean of no scores was nan with NumPy's "Mean of empty slice" warning.
+    empty = np.zeros((0,) if space.width == 1 else (0, space.width), dtype=np.int64)
+    with pytest.raises(ValueError, match="hold no structures"):
+        space.score(empty, empty)
+    assert space.score_samples(empty, empty).shape == (0,)
