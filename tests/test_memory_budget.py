@@ -224,35 +224,43 @@ def test_extreme_alpha_fits_the_limit_or_is_named(estimator):
         estimator(space=sp, alpha=1e308).fit(X, Y)
 
 
+def _with_free_address_space(warm_up: str, body: str) -> dict:
+    """Run ``warm_up`` in a child, then ``body`` under an address-space limit 1.2 GB above what the
+    child has mapped; return what ``body`` raised."""
+    code = textwrap.dedent(
+        """
+        import json, os, resource
+        import numpy as np
+        from combpred import StructuredRidge, spaces
+        rng = np.random.default_rng(0)
+        {warm_up}
+        with open("/proc/self/statm") as f:
+            mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (mapped + 1_200_000_000, resource.RLIM_INFINITY))
+        try:
+            {body}
+            outcome = {{"raised": None, "message": ""}}
+        except Exception as exc:
+            outcome = {{"raised": type(exc).__name__, "message": str(exc)}}
+        print(json.dumps(outcome))
+        """
+    ).format(warm_up=warm_up, body=body)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/statm")
 def test_requests_beyond_the_free_address_space_are_refused():
     # Under `ulimit -v` the default budget is half the limit, fixed at first use, but imports, BLAS
     # thread stacks and the Go heap's arenas map much of the limit first: a fit the budget allowed
     # ended in the Go runtime's fatal "out of memory" (SIGABRT). The limit here leaves 1.2 GB of
     # address space free; the exact solve below needs about 1 GB.
-    code = textwrap.dedent(
-        """
-        import json, os, resource
-        import numpy as np
-        from combpred import StructuredRidge
-        rng = np.random.default_rng(0)
-        StructuredRidge().fit(rng.normal(size=(20, 3)), (rng.random((20, 3)) > 0.5).astype(int))
-        with open("/proc/self/statm") as f:
-            mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        resource.setrlimit(resource.RLIMIT_AS, (mapped + 1_200_000_000, resource.RLIM_INFINITY))
-        X, Y = rng.normal(size=(200, 79)), (rng.random((200, 100)) > 0.5).astype(int)
-        try:
-            StructuredRidge(solver="exact").fit(X, Y)
-            outcome = {"raised": None, "message": ""}
-        except Exception as exc:
-            outcome = {"raised": type(exc).__name__, "message": str(exc)}
-        print(json.dumps(outcome))
-        """
+    outcome = _with_free_address_space(
+        "StructuredRidge().fit(rng.normal(size=(20, 3)), (rng.random((20, 3)) > 0.5).astype(int))",
+        'StructuredRidge(solver="exact").fit(rng.normal(size=(200, 79)), (rng.random((200, 100)) > 0.5).astype(int))',
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
-    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
-    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
-    outcome = json.loads(child.stdout.strip().splitlines()[-1])
     _assert_refused(outcome, "MemoryError", "fitting X of 200 samples", "address-space limit (ulimit -v)")
 
 
@@ -261,26 +269,9 @@ def test_outputs_python_allocates_beyond_the_free_address_space_are_refused():
     # Outputs Python allocates for the core were checked against the budget alone, in Python: under
     # `ulimit -v` a 1.6 GB sample the budget allowed reached NumPy's own "Unable to allocate"
     # (found by a probe). The core weighs the room left, as it does for its own requests.
-    code = textwrap.dedent(
-        """
-        import json, os, resource
-        from combpred import spaces
-        spaces.Multilabel(10).sample(10, 0)
-        with open("/proc/self/statm") as f:
-            mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        resource.setrlimit(resource.RLIMIT_AS, (mapped + 1_200_000_000, resource.RLIM_INFINITY))
-        try:
-            spaces.Multilabel(10).sample(20_000_000, 0)
-            outcome = {"raised": None, "message": ""}
-        except Exception as exc:
-            outcome = {"raised": type(exc).__name__, "message": str(exc)}
-        print(json.dumps(outcome))
-        """
+    outcome = _with_free_address_space(
+        "spaces.Multilabel(10).sample(10, 0)", "spaces.Multilabel(10).sample(20_000_000, 0)"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
-    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
-    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
-    outcome = json.loads(child.stdout.strip().splitlines()[-1])
     _assert_refused(outcome, "MemoryError", "n_samples", "address-space limit (ulimit -v)")
 
 
