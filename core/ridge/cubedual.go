@@ -89,11 +89,37 @@ const (
 	cubeDualAlways
 )
 
-// useCubeDual reports whether ls, the dense form of H, is better solved through its dual, and
-// returns σ when it is: the problem has the dual's structure (cubeDualSigma), X is dense, the
-// weights are within a range where s_i^½ s_j^½ neither overflows nor underflows, the estimated
-// arithmetic is smaller by cubeDualMargin, and its matrices fit the memory budget.
-func useCubeDual(ls *linearSystem) (float64, bool) {
+// cubeDualCandidate returns the dense system the dual would solve in place of h (with B, its
+// right-hand side) and the flops of one primal iteration of h, or nil where the dual cannot stand
+// in for h. The sparse-target form's arithmetic (sparseTargetPays) is weighed at
+// sparseTargetPace times a dense flop, its pace measured on the many-label benchmark (20 and
+// 131 ms per iteration at 1,000 and 10,000 labels with 2 % on, 2.6 and 3.6 times the estimate).
+func cubeDualCandidate(p *Problem, des design, h hessian, B *mat.Dense) (*linearSystem, float64) {
+	m, d := p.dims()
+	k := float64(des.cols())
+	switch h := h.(type) {
+	case *linearSystem:
+		return h, 4 * float64(m) * k * float64(d)
+	case *sparseTargetSystem:
+		if p.Delta == nil {
+			return nil, 0
+		}
+		nnz := float64(len(h.rowCol))
+		return &linearSystem{p: p, des: h.des, B: B}, sparseTargetPace * (sparseTargetGather*4*nnz*k + 2*k*k*float64(d))
+	}
+	return nil, 0
+}
+
+// sparseTargetPace is the time of a flop of the sparse-target form relative to a dense one's
+// (cubeDualCandidate).
+const sparseTargetPace = 3
+
+// useCubeDual reports whether the system of ls is better solved through its dual than by primal
+// iterations costing primalPerIter flops each, and returns σ when it is: the problem has the
+// dual's structure (cubeDualSigma), X is dense, the weights are within a range where
+// s_i^½ s_j^½ neither overflows nor underflows, the estimated arithmetic is smaller by
+// cubeDualMargin, and its matrices fit the memory budget.
+func useCubeDual(ls *linearSystem, primalPerIter float64) (float64, bool) {
 	p, des := ls.p, ls.des
 	if cubeDualMode == cubeDualNever || linearPrecondMode != precondAuto || des.sp != nil {
 		return 0, false
@@ -114,13 +140,13 @@ func useCubeDual(ls *linearSystem) (float64, bool) {
 	}
 	fm, fk, fd := float64(m), float64(k), float64(d)
 	words := float64((d + 63) / 64)
-	primal := cubeDualPrimalIters * 4 * fm * fk * fd
+	primal := cubeDualPrimalIters * primalPerIter
 	dual := 2*fm*fm*fk + 2*fm*fk*fk + fm*fm*words + cubeDualIters*cubeDualPassCost*fm*fm + 6*fm*fk*fd
 	if cubeDualMode != cubeDualAlways && cubeDualMargin*dual >= primal {
 		return 0, false
 	}
-	// K, X̃A⁻¹, the targets' bits and the rows diag(a)Δ of the products with X̃ᵀ.
-	need := budget.Add(budget.Mul(int64(m), int64(m), 8), budget.Mul(int64(m), int64(k), 8),
+	// K, X̃A⁻¹ and X̃ᵀ, the targets' bits and the rows diag(a)Δ of the products with X̃ᵀ.
+	need := budget.Add(budget.Mul(int64(m), int64(m), 8), budget.Mul(2, int64(m), int64(k), 8),
 		budget.Mul(int64(m), int64(words), 8), budget.Mul(int64(m), int64(d), 8))
 	if budget.Check("", need) != nil {
 		return 0, false
@@ -130,8 +156,9 @@ func useCubeDual(ls *linearSystem) (float64, bool) {
 
 // solveCubeDual minimises J through the dual system (cubeDual) from the Gram matrix G, writing
 // the solution into W; it starts from zero (a warm start's W maps to no dual point that carries
-// its progress over, so warm starts stay primal: see solveLinearCG). It reports false, having changed nothing, when A is too ill-conditioned
-// for its inverse to be trusted; the caller then takes the primal.
+// its progress over, so warm starts stay primal: see solveLinearCG). It reports false, having
+// changed nothing, when A is too ill-conditioned for its inverse to be trusted; the caller then
+// takes the primal.
 func solveCubeDual(ls *linearSystem, G *mat.SymDense, sigma float64, W *mat.Dense, opt *Options) (Result, bool, error) {
 	p, des := ls.p, ls.des
 	m, d := p.dims()

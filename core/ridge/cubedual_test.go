@@ -133,7 +133,9 @@ func TestUseCubeDual(t *testing.T) {
 		}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, got := useCubeDual(c.ls(t)); got != c.want {
+			ls := c.ls(t)
+			m, d := ls.p.dims()
+			if _, got := useCubeDual(ls, 4*float64(m*ls.des.cols()*d)); got != c.want {
 				t.Errorf("useCubeDual = %v, want %v", got, c.want)
 			}
 		})
@@ -141,7 +143,9 @@ func TestUseCubeDual(t *testing.T) {
 	t.Run("forbidden", func(t *testing.T) {
 		defer func(old int) { cubeDualMode = old }(cubeDualMode)
 		cubeDualMode = cubeDualNever
-		if _, got := useCubeDual(many(t)); got {
+		ls := many(t)
+		m, d := ls.p.dims()
+		if _, got := useCubeDual(ls, 4*float64(m*ls.des.cols()*d)); got {
 			t.Error("useCubeDual = true under cubeDualNever")
 		}
 	})
@@ -235,5 +239,55 @@ func TestCubeDualWarmStartStaysPrimal(t *testing.T) {
 	diff.Sub(W, want)
 	if e := mat.Norm(&diff, 2) / mat.Norm(want, 2); e > 1e-7 {
 		t.Errorf("warm-started W differs from the dual's by %.3g", e)
+	}
+}
+
+// The dual stands in for the sparse-target form too (few labels on, where that form is the
+// primal's choice): the same solution as that form's iterations.
+func TestCubeDualStandsInForSparseTargets(t *testing.T) {
+	defer func(old int) { sparseTargetMode = old }(sparseTargetMode)
+	defer func(old int) { cubeDualMode = old }(cubeDualMode)
+	sparseTargetMode = sparseTargetAlways
+	sp, _ := space.NewMultilabel(300)
+	const m, n = 120, 4
+	r := rand.New(rand.NewPCG(8, 9))
+	X := make([]float64, m*n)
+	for i := range X {
+		X[i] = r.NormFloat64()
+	}
+	ys := make([]int64, m*300)
+	for i := range ys {
+		if r.Float64() < 0.02 {
+			ys[i] = 1
+		}
+	}
+	p, err := NewProblem(sp, ys, m, nil, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	des := design{X: mat.NewDense(m, n, X), intercept: true}
+	G := des.gram(p.Weight)
+	h, B := linearHessian(p, des, G)
+	if _, ok := h.(*sparseTargetSystem); !ok {
+		t.Fatalf("linearHessian gave %T, want the sparse-target form", h)
+	}
+	if ls, perIter := cubeDualCandidate(p, des, h, B); ls == nil || !(perIter > 0) {
+		t.Fatalf("no dual candidate for the sparse-target form (%v, %v)", ls, perIter)
+	}
+	opt := baseOptions()
+	opt.Tol = 1e-11
+	solve := func(mode int) *mat.Dense {
+		cubeDualMode = mode
+		W := mat.NewDense(n+1, 300, nil)
+		if _, err := solveLinearCG(p, des, W, &opt); err != nil {
+			t.Fatal(err)
+		}
+		return W
+	}
+	dual, primal := solve(cubeDualAlways), solve(cubeDualNever)
+	var diff mat.Dense
+	diff.Sub(dual, primal)
+	if e := mat.Norm(&diff, 2) / mat.Norm(primal, 2); e > 1e-8 || mat.Equal(dual, primal) {
+		t.Errorf("dual and sparse-target solutions differ by %.3g (relative; equal bit for bit: %v)", e, mat.Equal(dual, primal))
 	}
 }

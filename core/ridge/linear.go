@@ -157,8 +157,8 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	}
 	// A cold start may take the dual; a warm one continues in the primal, where the iterate carries
 	// over (fits of a few iterations each, continued, must progress).
-	if ls, ok := h.(*linearSystem); ok && G != nil && mat.Norm(W, 1) == 0 {
-		if sigma, ok := useCubeDual(ls); ok {
+	if ls, perIter := cubeDualCandidate(p, des, h, B); ls != nil && G != nil && mat.Norm(W, 1) == 0 {
+		if sigma, ok := useCubeDual(ls, perIter); ok {
 			if res, done, err := solveCubeDual(ls, G, sigma, W, opt); done {
 				return res, err
 			}
