@@ -4,6 +4,8 @@ The data files live outside the package (COMBPRED_DATA, or ../shared/datasets ne
 checkout). Tests that need them are skipped, with the places looked at, when they are absent.
 """
 
+import re
+
 import numpy as np
 import pytest
 from combpred import datasets, spaces
@@ -382,3 +384,40 @@ def test_loader_flags_must_be_bools():
         datasets.load_multilabel("medical", sparse="no")
     with pytest.raises(TypeError, match="download_if_missing must be True or False, got 0"):
         load_hierarchical("cellcycle_FUN", download_if_missing=0)
+
+
+def test_read_arff_reads_quoted_attribute_names_whole():
+    """A split at blanks cut a quoted name: 'a b' was read as a."""
+    text = "@relation r\n@attribute 'a b' numeric\n@attribute \"c, d\" {0,1}\n@attribute e REAL\n@data\n1,0,2\n"
+    names, M = datasets.read_arff(text)
+    assert names == ["a b", "c, d", "e"] and M.tolist() == [[1.0, 0.0, 2.0]]
+    with pytest.raises(ValueError, match="line 2: malformed @attribute"):
+        datasets.read_arff("@relation r\n@attribute 'a b numeric\n@data\n1\n")
+
+
+@pytest.mark.parametrize(
+    ("declaration", "kind"),
+    [
+        ("'s t' string", "string"),
+        ("'s t' STRING", "string"),
+        ("'s t' date 'yyyy-MM-dd'", "date"),
+        ("'s t' relational", "relational"),
+        ("'s t' {a,b}", "nominal {a,b}"),
+        ("'s t' {0,1,2}", "nominal {0,1,2}"),
+        ("'s t' hierarchical 01,01/01", "hierarchical"),
+    ],
+)
+def test_read_arff_refuses_unsupported_attribute_types(declaration, kind):
+    """Every type was read as numeric: a string attribute of numbers loaded as numbers."""
+    text = f"@relation r\n@attribute x numeric\n@attribute {declaration}\n@data\n1,1\n"
+    with pytest.raises(ValueError, match=rf"^line 3: attribute 's t' has type '{re.escape(kind)}'; only numeric"):
+        datasets.read_arff(text)
+
+
+@pytest.mark.parametrize("value", ["2", "0.5", "-1", "1.0"])
+def test_read_arff_holds_a_01_attribute_to_its_values(value):
+    """A {0,1} attribute took any number."""
+    text = f"@relation r\n@attribute x numeric\n@attribute y {{0,1}}\n@data\n0.5,1\n0.5,{value}\n"
+    with pytest.raises(ValueError, match=rf"^line 6: attribute 'y': '{re.escape(value)}' is not one of its declared"):
+        datasets.read_arff(text)
+    assert datasets.read_arff(text.replace(f"0.5,{value}\n", "0.5,0\n"))[1].tolist() == [[0.5, 1.0], [0.5, 0.0]]
