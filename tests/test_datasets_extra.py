@@ -4,6 +4,9 @@ The data files live outside the package (COMBPRED_DATA, or ../shared/datasets ne
 checkout). Tests that need them are skipped, with the places looked at, when they are absent.
 """
 
+import re
+
+import combpred
 import numpy as np
 import pytest
 from combpred import datasets, spaces
@@ -382,3 +385,81 @@ def test_loader_flags_must_be_bools():
         datasets.load_multilabel("medical", sparse="no")
     with pytest.raises(TypeError, match="download_if_missing must be True or False, got 0"):
         load_hierarchical("cellcycle_FUN", download_if_missing=0)
+
+
+def test_read_arff_reads_quoted_attribute_names_whole():
+    """A split at blanks cut a quoted name: 'a b' was read as a."""
+    text = "@relation r\n@attribute 'a b' numeric\n@attribute \"c, d\" {0,1}\n@attribute e REAL\n@data\n1,0,2\n"
+    names, M = datasets.read_arff(text)
+    assert names == ["a b", "c, d", "e"] and M.tolist() == [[1.0, 0.0, 2.0]]
+    with pytest.raises(ValueError, match="line 2: malformed @attribute"):
+        datasets.read_arff("@relation r\n@attribute 'a b numeric\n@data\n1\n")
+
+
+@pytest.mark.parametrize(
+    ("declaration", "kind"),
+    [
+        ("'s t' string", "string"),
+        ("'s t' STRING", "string"),
+        ("'s t' date 'yyyy-MM-dd'", "date"),
+        ("'s t' relational", "relational"),
+        ("'s t' {a,b}", "nominal {a,b}"),
+        ("'s t' {0,1,2}", "nominal {0,1,2}"),
+        ("'s t' hierarchical 01,01/01", "hierarchical"),
+    ],
+)
+def test_read_arff_refuses_unsupported_attribute_types(declaration, kind):
+    """Every type was read as numeric: a string attribute of numbers loaded as numbers."""
+    text = f"@relation r\n@attribute x numeric\n@attribute {declaration}\n@data\n1,1\n"
+    with pytest.raises(ValueError, match=rf"^line 3: attribute 's t' has type '{re.escape(kind)}'; only numeric"):
+        datasets.read_arff(text)
+
+
+@pytest.mark.parametrize("value", ["2", "0.5", "-1", "1.0"])
+def test_read_arff_holds_a_01_attribute_to_its_values(value):
+    """A {0,1} attribute took any number."""
+    text = f"@relation r\n@attribute x numeric\n@attribute y {{0,1}}\n@data\n0.5,1\n0.5,{value}\n"
+    with pytest.raises(ValueError, match=rf"^line 6: attribute 'y': '{re.escape(value)}' is not one of its declared"):
+        datasets.read_arff(text)
+    assert datasets.read_arff(text.replace(f"0.5,{value}\n", "0.5,0\n"))[1].tolist() == [[0.5, 1.0], [0.5, 0.0]]
+
+
+def test_label_ranking_reader_counts_its_values_against_the_memory_budget(tmp_path):
+    """It ignored the budget: 60 MB of zeros loaded with a 1.7 GB peak under max_memory=100 MB,
+    where the MULAN reader raised MemoryError. It charges its measured peak, 64 bytes a value."""
+    width, rows = 500, 200
+    (tmp_path / "label_ranking").mkdir()
+    path = tmp_path / "label_ranking" / "big.csv"
+    path.write_text(f"{rows},{width - 3},3\n" + ("0," * (width - 3) + "1,2,3\n") * rows)
+    with combpred.config_context(max_memory=64 * width * 100):  # 100 rows' worth
+        with pytest.raises(
+            MemoryError, match=rf"^{re.escape(str(path))}, line 102: the values read so far \(50500, 64"
+        ):
+            load_label_ranking("big", data_home=tmp_path)
+    with combpred.config_context(max_memory=64 * width * rows):  # exactly the file's worth
+        X, Y = load_label_ranking("big", data_home=tmp_path, return_X_y=True)
+    assert X.shape == (rows, width - 3) and Y.shape == (rows, 3) and not X.any()
+    assert load_label_ranking("iris", return_X_y=True)[0].shape == (150, 4)  # the default budget
+
+
+def test_read_arff_counts_its_values_against_the_memory_budget():
+    """It ignored the budget (the MULAN and HMC readers enforced it); it charges its measured peak,
+    64 bytes a value, and names the source it is given."""
+    width, rows = 500, 200
+    text = (
+        "@relation r\n"
+        + "".join(f"@attribute a{i} numeric\n" for i in range(width))
+        + "@data\n"
+        + ("0," * (width - 1) + "0\n") * rows
+    )
+    header = width + 2
+    with combpred.config_context(max_memory=64 * width * 100):
+        with pytest.raises(MemoryError, match=rf"^big\.arff, line {header + 101}: the values read so far \(50500, 64"):
+            datasets.read_arff(text, source="big.arff")
+        with pytest.raises(MemoryError, match=rf"^line {header + 101}: the values read so far"):
+            datasets.read_arff(text)
+    with combpred.config_context(max_memory=64 * width * rows):
+        names, M = datasets.read_arff(text)
+    assert len(names) == width and M.shape == (rows, width) and not M.any()
+    with pytest.raises(ValueError, match=r"^big\.arff, line 3: 'x' is not a finite number"):
+        datasets.read_arff("@attribute a numeric\n@data\nx\n", source="big.arff")

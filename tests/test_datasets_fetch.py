@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import re
 import threading
 from pathlib import Path
 
@@ -117,3 +118,23 @@ def test_fetch_file_checks_its_timeout(timeout, tmp_path):
     # nor the call, and None waited forever on a server that never answered
     with pytest.raises(ValueError, match=r"timeout must be a number of seconds in \(0, 86400\]"):
         datasets.fetch_file("hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff", tmp_path, timeout=timeout)
+
+
+@pytest.mark.parametrize(
+    ("mirror", "reason"),
+    [
+        ("not a url", "unknown url type"),
+        ("http://[::1", "Invalid IPv6 URL"),
+        ("mailto:someone", "scheme 'mailto', not one of http, https, ftp, file"),
+        ("http://127.0.0.1:port", "nonnumeric port"),  # http.client's InvalidURL, before any connection
+    ],
+)
+def test_a_malformed_mirror_url_is_named(mirror, reason, tmp_path, monkeypatch):
+    """urllib's ValueError ('unknown url type: ...', 'Invalid IPv6 URL') and http.client's InvalidURL
+    did not name COMBPRED_DATA_URL; a mailto: URL failed as a download error."""
+    monkeypatch.setenv("COMBPRED_DATA_URL", mirror)
+    with pytest.raises(
+        ValueError, match=rf"^COMBPRED_DATA_URL={re.escape(repr(mirror))} is not a usable URL \(.*{reason}"
+    ):
+        datasets.fetch_file("hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff", tmp_path, timeout=5)
+    assert not any(p.is_file() for p in Path(tmp_path).rglob("*"))

@@ -11,12 +11,15 @@ directory (``<url>/hierarchical_funcat_go/...``): an offline copy, or the tests'
 from __future__ import annotations
 
 import hashlib
+import http.client
 import numbers
 import os
 import shutil
 import tempfile
+import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 __all__ = ["REMOTE_FILES", "fetch_file", "get_data_home"]
 
@@ -118,7 +121,8 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
     Raises
     ------
     ValueError
-        For a file this module does not know, or a download whose checksum differs.
+        For a file this module does not know, a download whose checksum differs, or a
+        ``COMBPRED_DATA_URL`` that is not an http(s), ftp or file URL (the message names it).
     OSError
         When the download fails (no network, say); the message names the URL and the way out.
     """
@@ -135,12 +139,14 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
     target = get_data_home(data_home) / relative
     if target.is_file() and _sha256(target) == sha256:
         return target
+    if mirror:
+        _check_mirror(mirror, url)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, partial = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".part")
     try:
         with os.fdopen(fd, "wb") as out:
             try:
-                with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 -- https or the user's mirror
+                with _open(url, mirror, timeout) as response:
                     copied = 0
                     while block := response.read(1 << 20):
                         copied += len(block)
@@ -160,3 +166,38 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
         if os.path.exists(partial):
             os.remove(partial)
     return target
+
+
+_SCHEMES = ("http", "https", "ftp", "file")
+
+
+def _bad_mirror(mirror: str, reason: object) -> ValueError:
+    return ValueError(
+        f"COMBPRED_DATA_URL={mirror!r} is not a usable URL ({reason}); set it to the http(s)://, ftp:// or "
+        "file:// URL of a mirror of the data directory, or unset it to download from the original source"
+    )
+
+
+def _check_mirror(mirror: str, url: str) -> None:
+    """Refuse a malformed ``COMBPRED_DATA_URL`` before a partial file is made or a connection tried
+    (a file already cached is returned without looking at it): urllib's words for one ("unknown url
+    type: 'not a url/...'", "Invalid IPv6 URL") did not name the variable."""
+    try:
+        scheme = urllib.parse.urlsplit(url).scheme.lower()
+        urllib.request.Request(url)
+    except ValueError as exc:
+        raise _bad_mirror(mirror, exc) from None
+    if scheme not in _SCHEMES:
+        raise _bad_mirror(mirror, f"scheme {scheme!r}, not one of {', '.join(_SCHEMES)}" if scheme else "no scheme")
+
+
+def _open(url: str, mirror: str | None, timeout: float) -> Any:
+    """``urlopen(url)``; a ValueError it raises for a URL from ``COMBPRED_DATA_URL`` (http.client's
+    InvalidURL, not a ValueError, for a port that is not a number or a blank in the host) names
+    the variable."""
+    try:
+        return urllib.request.urlopen(url, timeout=timeout)  # noqa: S310 -- https or the user's mirror
+    except (ValueError, http.client.InvalidURL) as exc:
+        if mirror:
+            raise _bad_mirror(mirror, exc) from None
+        raise
