@@ -157,10 +157,18 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	}
 	// A cold start may take the dual; a warm one continues in the primal, where the iterate carries
 	// over (fits of a few iterations each, continued, must progress).
+	var dualIters int
 	if ls, perIter := cubeDualCandidate(p, des, h, B); ls != nil && G != nil && mat.Norm(W, 1) == 0 {
-		if sigma, ok := useCubeDual(ls, perIter); ok {
-			if res, done, err := solveCubeDual(ls, G, sigma, W, opt); done {
+		if sigma, ok := useCubeDual(ls, perIter, opt); ok {
+			res, done, err := solveCubeDual(ls, G, sigma, W, opt)
+			if err != nil {
 				return res, err
+			}
+			if done {
+				if res, ok := checkedDual(h, B, W, p.Constant(), res, opt); ok {
+					return res, nil
+				}
+				dualIters = res.Iterations
 			}
 		}
 	}
@@ -180,7 +188,47 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	return conjugateGradients(h, B, pc, W, p.Constant(), opt)
+	if dualIters == 0 {
+		return conjugateGradients(h, B, pc, W, p.Constant(), opt)
+	}
+	// The dual's W falls short: the primal finishes from it, within the iterations left, its
+	// iterations numbered after the dual's.
+	rest := *opt
+	rest.MaxIter -= dualIters
+	if opt.Progress != nil {
+		rest.Progress = func(it int, objective, relGrad float64) bool {
+			return opt.Progress(dualIters+it, objective, relGrad)
+		}
+	}
+	res, err := conjugateGradients(h, B, pc, W, p.Constant(), &rest)
+	res.Iterations += dualIters
+	return res, err
+}
+
+// checkedDual judges the dual's W (its Result res) by the true gradient B − H W, one application
+// of h: the dual's own check rests on A⁻¹, which rounding spoils when A is ill-conditioned (a
+// duplicated column at alpha 1e-9 reported 8.7e-10 where the gradient was 2e-6). It returns
+// res with the true relative gradient and objective, and false when W misses Tol with
+// iterations left or is not finite, for the primal to finish (or to report the overflow).
+func checkedDual(h hessian, B, W *mat.Dense, constant float64, res Result, opt *Options) (Result, bool) {
+	k, d := W.Dims()
+	HW := mat.NewDense(k, d, nil)
+	h.apply(HW, W)
+	var R mat.Dense
+	R.Sub(B, HW)
+	res.RelGrad = mat.Norm(&R, 2) / mat.Norm(B, 2)
+	// J(W) = ½⟨W, H W⟩ − ⟨B, W⟩ + c = −½⟨W, B + R⟩ + c.
+	var dot float64
+	for j := 0; j < k; j++ {
+		w, b, r := W.RawRowView(j), B.RawRowView(j), R.RawRowView(j)
+		for a := range w {
+			dot += w[a] * (b[a] + r[a])
+		}
+	}
+	res.Objective = -0.5*dot + constant
+	res.Converged = res.RelGrad <= opt.Tol
+	finite := res.RelGrad < math.Inf(1) && !math.IsNaN(res.Objective) && !math.IsInf(res.Objective, 0)
+	return res, finite && (res.Converged || res.Iterations >= opt.MaxIter)
 }
 
 // gramBudget checks the k×k matrices of the CG set-up against the memory budget: G and, in the

@@ -159,7 +159,10 @@ class StructuredRidge(StructuredEstimator):
     verbose : int, default=0
         When > 0, print the objective and ‖∇J‖ / ‖∇J(0)‖ after every CG iteration and after the
         exact solver's direct solve, and the objective and its relative change over the epoch
-        after every SGD epoch.
+        after every SGD epoch. A multi-label fit solved in the dual over the examples (many
+        labels, docs/design.md §2) prints the dual system's relative residual in place of the
+        gradient, and its objective need not decrease from one iteration to the next; the fitted
+        ``relative_gradient_`` and ``objective_`` are always those of the returned model.
     decode_from : {"scores", "marginals"}, default="scores"
         What ``predict`` decodes with the space's decoder. ``"scores"``: the scores u(x), the
         structure maximising f(x, y) = ⟨u(x), ψ(y)⟩. ``"marginals"``: the centred marginal estimate
