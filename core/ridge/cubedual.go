@@ -27,14 +27,14 @@ import (
 // entries are (d − 2·Hamming(ψ_i, ψ_j))/4: popcounts of d/64 words, not d multiply–adds. After
 // that set-up a CG iteration is one pass over K (m² entries), where the primal one is two
 // products with X̃ (4mkd flops): on 5,000 × 100 with 1,000 labels, a fifth of the primal's.
-// The residual of the primal system is X̃ᵀ D diag(r) Δ for the dual's residual r, so the
-// primal's stopping rule (‖B − HW‖ ≤ Tol·‖B‖) is checked exactly, at the cost of one product.
+// The residual of the primal system is X̃ᵀ D diag(r) Δ for the dual's residual r, which gives the
+// dual an estimate of the primal's stopping rule (‖B − HW‖ ≤ Tol·‖B‖) at the cost of one product;
+// it rests on A⁻¹, so solveLinearCG judges the returned W by its true gradient (checkedDual).
 type cubeDual struct {
-	ls    *linearSystem // B and the design (with [X 1] explicit for wide outputs)
-	sigma float64
-	chol  mat.Cholesky // of A
-	m, k  int
-	dkd   []float64 // D K D, m×m row-major, upper triangle
+	ls   *linearSystem // B and the design (with [X 1] explicit for wide outputs)
+	chol mat.Cholesky  // of A
+	m, k int
+	dkd  []float64 // D K D, m×m row-major, upper triangle
 	// partial holds applyDual's partial sums.
 	partial []float64
 	sq      []float64 // s^½
@@ -186,7 +186,7 @@ func solveCubeDual(ls *linearSystem, G *mat.SymDense, sigma float64, W *mat.Dens
 			a.SetSym(i, i, a.At(i, i)+2*p.Alpha)
 		}
 	}
-	cd := &cubeDual{ls: ls, sigma: sigma, m: m, k: k}
+	cd := &cubeDual{ls: ls, m: m, k: k}
 	if !cd.chol.Factorize(a) || cd.chol.Cond() > 1e12 {
 		return Result{}, false, nil
 	}
@@ -377,9 +377,9 @@ func (cd *cubeDual) tmulRows(out *mat.Dense, v []float64) {
 	cd.ls.des.tmul(out, cd.rows)
 }
 
-// solve runs CG on (I + DKD) t = s^½ in units of ‖s^½‖ until the primal residual X̃ᵀ D diag(r) Δ
-// is at most Tol·‖B‖: the dual's tolerance starts at Tol and is tightened by the ratio it missed
-// by, at most cubeDualRounds times. It returns t.
+// solve runs CG on (I + DKD) t = s^½ in units of ‖s^½‖ until its estimate of the primal residual,
+// X̃ᵀ D diag(r) Δ, is at most Tol·‖B‖: the dual's tolerance starts at Tol and is tightened by the
+// ratio it missed by, at most cubeDualRounds times. It returns t.
 func (cd *cubeDual) solve(opt *Options) (Result, []float64, error) {
 	m := cd.m
 	beta := floats.Norm(cd.sq, 2)
