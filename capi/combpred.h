@@ -358,8 +358,9 @@ CP_EXPORT int cp_space_same(int64_t a, int64_t b, int64_t *same);
 CP_EXPORT int cp_space_sample(int64_t h, int64_t n, uint64_t seed, int64_t *out, int64_t w);
 
 /* cp_space_validate checks m structures (m × w) and names the first invalid row, counting the
-   rows from first (a block of a larger Y, such as a Dask partition, names the rows of the whole). */
-CP_EXPORT int cp_space_validate(int64_t h, int64_t *ys, int64_t m, int64_t w, int64_t first);
+   rows from first (a block of a larger Y, such as a Dask partition, names the rows of the whole)
+   and naming the array as name (NUL-terminated; NULL or empty: Y), as in "Y_true: row 3: …". */
+CP_EXPORT int cp_space_validate(int64_t h, int64_t *ys, int64_t m, int64_t w, int64_t first, const char *name);
 
 /* cp_stats_add writes into out the handle of the statistics of prev plus a chunk of m examples:
    inputs x (m × n), structures ys (m × w) and sample_weight (m values, or NULL). m may be 0. prev

@@ -171,23 +171,28 @@ func rowsOf(sp space.Space, name string, p *C.int64_t, m, w C.int64_t) ([]int64,
 }
 
 // cp_space_validate checks m structures (m × w) and names the first invalid row, counting the
-// rows from first (a block of a larger Y, such as a Dask partition, names the rows of the whole).
+// rows from first (a block of a larger Y, such as a Dask partition, names the rows of the whole)
+// and naming the array as name (NUL-terminated; NULL or empty: Y), as in "Y_true: row 3: …".
 //
 //export cp_space_validate
-func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w, first C.int64_t) (rc C.int) {
+func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w, first C.int64_t, name *C.char) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceOf(int64(h))
 	if err != nil {
 		return status(err)
 	}
-	y, err := rowsOf(sp, "Y", ys, m, w)
+	arg := goString(name)
+	if arg == "" {
+		arg = "Y"
+	}
+	y, err := rowsOf(sp, arg, ys, m, w)
 	if err == nil && (first < 0 || int64(first) > math.MaxInt64-int64(m)) {
 		err = fmt.Errorf("first row %d is out of range", int64(first))
 	}
 	if err != nil {
 		return status(err)
 	}
-	return status(space.ValidateRowsFrom(sp, y, int(m), int(first)))
+	return status(space.ValidateNamedRows(sp, y, int(m), int(first), arg))
 }
 
 // cp_space_embed writes ψ of m valid structures (m × w) into out (m × d).
@@ -207,7 +212,7 @@ func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d
 	if err != nil {
 		return status(err)
 	}
-	if err := space.ValidateRows(sp, y, int(m)); err != nil {
+	if err := space.ValidateNamedRows(sp, y, int(m), 0, "Y"); err != nil {
 		return status(err)
 	}
 	space.EmbedRows(sp, y, int(m), psi)

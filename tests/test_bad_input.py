@@ -341,7 +341,7 @@ def test_null_pointers_with_nonzero_sizes(data, fitted):
         (lambda: lib.cp_space_mean(sh, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_covariance(sh, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_cov_mul(sh, None, _abi.f64(np.empty(3)), 3), "NULL pointer"),
-        (lambda: lib.cp_space_validate(sh, None, 5, 3, 0), "NULL pointer"),
+        (lambda: lib.cp_space_validate(sh, None, 5, 3, 0, None), "NULL pointer"),
         (lambda: lib.cp_space_embed(sh, None, 5, 3, _abi.f64(out), 3), "NULL pointer"),
         (lambda: lib.cp_space_embed(sh, _abi.i64(rows), 5, 3, None, 3), "NULL pointer"),
         (lambda: lib.cp_space_sample(sh, 5, 1, None, 3), "NULL pointer"),
@@ -390,8 +390,8 @@ def test_negative_and_mismatched_sizes(data, fitted):
         (lambda: lib.cp_ridge_coef(h, _abi.f64(out), 5, 3, None), "coef output"),
         (lambda: lib.cp_space_new(b"multilabel", None, -1, _capi.out_i64()), "negative"),
         (lambda: lib.cp_space_new(b"no-such-space", _abi.i64(np.array([3])), 1, _capi.out_i64()), "no-such-space"),
-        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), -5, 3, 0), "negative"),
-        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), 5, 4, 0), "columns"),
+        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), -5, 3, 0, None), "negative"),
+        (lambda: lib.cp_space_validate(sh, _abi.i64(rows), 5, 4, 0, None), "columns"),
         (lambda: lib.cp_space_mean(sh, _abi.f64(out), 4), "dimension"),
         (lambda: lib.cp_space_sample(sh, -5, 1, _abi.i64(rows), 3), "negative"),
         (lambda: lib.cp_space_enumerate(sh, _abi.i64(rows), -1, 3, _capi.out_i64()), "negative"),
@@ -512,7 +512,7 @@ def test_zero_sizes_with_null_pointers_are_fine(fitted):
     h = fitted[0]._model.value
     _capi.check(lib.cp_ridge_decision(h, None, 0, 6, None, 3))
     space = spaces.Multilabel(3)
-    _capi.check(lib.cp_space_validate(space._h(), None, 0, 3, 0))
+    _capi.check(lib.cp_space_validate(space._h(), None, 0, 3, 0, None))
 
 
 # -- model bytes (pickling) -------------------------------------------------------------------------
@@ -744,3 +744,39 @@ def test_ragged_lists_are_refused_naming_the_argument(call, name):
     # NumPy's own "setting an array element with a sequence" named no argument (found by a probe).
     with pytest.raises(ValueError, match=f"^{name} must be a rectangular array"):
         call()
+
+
+def test_every_invalid_row_of_structures_is_worded_by_the_core(data):
+    """One wording, written in Go (space.ValidateNamedRows): the array's name, the row, the reason.
+    Python named some arrays "Y_true row 3", Dask "y: row 3", the fit "y: row 3"."""
+    from combpred.baselines import StructuredSVM
+
+    X, Y, _ = data
+    space = spaces.Multilabel(3)
+    bad = Y.copy()
+    bad[5, 2] = 4
+    reason = "row 5: label 2 has value 4, want 0 or 1"
+    model = StructuredRidge().fit(X, Y)
+    prob = ProbabilisticStructured(space=space, max_iter=2).fit(X, Y)
+    calls = [
+        (lambda: space.validate(bad), "Y"),
+        (lambda: space.embed(bad), "Y"),
+        (lambda: prob.score_samples(X, bad), "y"),
+        (lambda: space.score(bad, Y), "Y_true"),
+        (lambda: space.score(Y, bad), "Y_pred"),
+        (lambda: StructuredRidge().fit(X, bad), "y"),
+        (lambda: ProbabilisticStructured(space=space, max_iter=2).fit(X, bad), "y"),
+        (lambda: model.score(X, bad), "y"),
+        (lambda: StructuredSVM(space=space).fit(X, bad), "y"),
+    ]
+    for call, name in calls:
+        with pytest.raises(ValueError) as info:
+            call()
+        assert str(info.value) == f"{name}: {reason}"
+    # at the ABI the caller names the array and where its rows start counting
+    lib = _capi.lib()
+    rows = np.ascontiguousarray(bad, dtype=np.int64)
+    with pytest.raises(ValueError, match=r"^labels: row 105: label 2 has value 4, want 0 or 1$"):
+        _capi.check(lib.cp_space_validate(space._h(), _abi.i64(rows), rows.shape[0], 3, 100, b"labels"))
+    with pytest.raises(ValueError, match=r"^Y: row 5: "):  # NULL: the default name
+        _capi.check(lib.cp_space_validate(space._h(), _abi.i64(rows), rows.shape[0], 3, 0, None))

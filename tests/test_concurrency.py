@@ -77,7 +77,7 @@ def test_error_messages_are_per_thread():
                 status = _capi.lib().cp_ridge_decision(handle, _abi.f64(Xq), 3, n_features, _abi.f64(out), 3)
                 expected = f"X has {n_features} features"
             else:
-                status = _capi.lib().cp_space_validate(space._h(), _abi.i64(rows), rows.shape[0], 4, 0)
+                status = _capi.lib().cp_space_validate(space._h(), _abi.i64(rows), rows.shape[0], 4, 0, None)
                 expected = f"row {tid + 1}: label {tid % 4} has value 5"
             try:
                 _capi.check(status)

@@ -108,9 +108,9 @@ def test_an_invalid_y_in_score_is_named_y_with_its_row(name):
     model = StructuredRidge(space=space).fit(X, Y)
     bad = np.array(Y, copy=True)
     bad[3, 0] = bad[3, 1] if name != "multilabel" else 7  # a repeated item, or a 7 in a 0/1 row
-    with pytest.raises(ValueError, match=r"^y row 3: "):
+    with pytest.raises(ValueError, match=r"^y: row 3: "):
         model.score(X, bad)
-    with pytest.raises(ValueError, match=r"^Y_true row 3: "):
+    with pytest.raises(ValueError, match=r"^Y_true: row 3: "):
         space.score(bad, Y)
-    with pytest.raises(ValueError, match=r"^Y_pred row 3: "):
+    with pytest.raises(ValueError, match=r"^Y_pred: row 3: "):
         space.score(Y, bad)

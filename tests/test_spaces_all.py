@@ -206,9 +206,9 @@ class TestAgainstBruteForce:
                 continue
             n_rejected += 1
             good = b.rows[: min(2, len(b.rows))]
-            with pytest.raises(ValueError, match=rf"^row {len(good)}: "):
+            with pytest.raises(ValueError, match=rf"^Y: row {len(good)}: "):
                 b.space.validate(np.vstack([good, row]))
-            with pytest.raises(ValueError, match=rf"^row {len(good)}: "):
+            with pytest.raises(ValueError, match=rf"^Y: row {len(good)}: "):
                 b.space.embed(np.vstack([good, row]))
         assert n_rejected > 0
 
@@ -414,7 +414,7 @@ CORRUPTIONS = [
 def test_validate_names_row_and_problem(space, good, bad, message):
     space.validate(np.array(good))
     Y = np.array(good + [bad] + good)
-    with pytest.raises(ValueError, match=rf"^row {len(good)}: .*({message})"):
+    with pytest.raises(ValueError, match=rf"^Y: row {len(good)}: .*({message})"):
         space.validate(Y)
 
 
@@ -427,9 +427,9 @@ def test_score_samples_refuses_what_validate_refuses(space, good, bad, message):
     good_rows = np.array(good + good[:1])
     bad_rows = np.array(good + [bad])
     assert np.all(space.score_samples(good_rows, good_rows) == 1.0)
-    with pytest.raises(ValueError, match=rf"^Y_true row {len(good)}: .*({message})"):
+    with pytest.raises(ValueError, match=rf"^Y_true: row {len(good)}: .*({message})"):
         space.score_samples(bad_rows, good_rows)
-    with pytest.raises(ValueError, match=rf"^Y_pred row {len(good)}: .*({message})"):
+    with pytest.raises(ValueError, match=rf"^Y_pred: row {len(good)}: .*({message})"):
         space.score_samples(good_rows, bad_rows)
 
 

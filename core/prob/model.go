@@ -339,7 +339,7 @@ func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out 
 	if len(out) != q {
 		return fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
 	}
-	if err := space.ValidateRows(md.Space, ys, q); err != nil {
+	if err := space.ValidateTargets(md.Space, ys, q); err != nil {
 		return err
 	}
 	U, err := md.scores(X)

@@ -8,27 +8,33 @@ import (
 )
 
 // ValidateRows checks m structures stored row-major in ys (m × Width()) and names the first bad row.
-func ValidateRows(s Space, ys []int64, m int) error { return ValidateRowsFrom(s, ys, m, 0) }
+func ValidateRows(s Space, ys []int64, m int) error { return ValidateNamedRows(s, ys, m, 0, "") }
 
-// ValidateTargets is ValidateRows for a fit's targets, which its errors name as y (the argument of
-// fit): "y: row 3: label 2 has value 5, want 0 or 1".
-func ValidateTargets(s Space, ys []int64, m int) error {
-	if err := ValidateRows(s, ys, m); err != nil {
-		return fmt.Errorf("y: %w", err)
+// ValidateTargets is ValidateRows for the targets of a fit or a score, which its errors name as y
+// (the argument of fit and score_samples): "y: row 3: label 2 has value 5, want 0 or 1".
+func ValidateTargets(s Space, ys []int64, m int) error { return ValidateNamedRows(s, ys, m, 0, "y") }
+
+// ValidateNamedRows is ValidateRows on rows that start at row first of a larger set, which the
+// error counts from, held in the argument called name, which the error names first
+// ("Y_true: row 3: …"; without a name, "row 3: …"). Every message that names a bad row of
+// structures is written here, so that the estimators, the spaces and Dask's partitions word it
+// alike.
+func ValidateNamedRows(s Space, ys []int64, m, first int, name string) error {
+	prefix := ""
+	if name != "" {
+		prefix = name + ": "
 	}
-	return nil
-}
-
-// ValidateRowsFrom is ValidateRows on rows that start at row first of a larger set, which the
-// error counts from.
-func ValidateRowsFrom(s Space, ys []int64, m, first int) error {
 	w := s.Width()
 	if len(ys) != m*w {
-		return fmt.Errorf("structures: expected %d×%d values, got %d", m, w, len(ys))
+		what := name
+		if what == "" {
+			what = "structures"
+		}
+		return fmt.Errorf("%s: expected %d×%d values, got %d", what, m, w, len(ys))
 	}
 	for i := 0; i < m; i++ {
 		if err := s.Validate(ys[i*w : (i+1)*w]); err != nil {
-			return fmt.Errorf("row %d: %w", first+i, err)
+			return fmt.Errorf("%srow %d: %w", prefix, first+i, err)
 		}
 	}
 	return nil

@@ -71,6 +71,32 @@ func TestNewRejectsBadParameters(t *testing.T) {
 	}
 }
 
+func TestValidateNamedRowsWordsEveryRowError(t *testing.T) {
+	s, _ := space.NewMultilabel(3)
+	bad := []int64{0, 1, 0, 1, 2, 0}
+	cases := []struct {
+		name  string
+		err   error
+		exact string
+	}{
+		{"unnamed", space.ValidateRows(s, bad, 2), "row 1: label 1 has value 2, want 0 or 1"},
+		{"targets", space.ValidateTargets(s, bad, 2), "y: row 1: label 1 has value 2, want 0 or 1"},
+		{"named, counted from 40", space.ValidateNamedRows(s, bad, 2, 40, "Y_true"), "Y_true: row 41: label 1 has value 2, want 0 or 1"},
+		{"short, unnamed", space.ValidateRows(s, bad[:5], 2), "structures: expected 2×3 values, got 5"},
+		{"short, named", space.ValidateNamedRows(s, bad[:5], 2, 0, "y"), "y: expected 2×3 values, got 5"},
+		{"valid", space.ValidateNamedRows(s, bad[:3], 1, 7, "y"), ""},
+	}
+	for _, c := range cases {
+		got := ""
+		if c.err != nil {
+			got = c.err.Error()
+		}
+		if got != c.exact {
+			t.Errorf("%s: error %q, want %q", c.name, got, c.exact)
+		}
+	}
+}
+
 func TestValidateRowsNamesTheRow(t *testing.T) {
 	s, _ := space.NewMultilabel(3)
 	err := space.ValidateRows(s, []int64{0, 1, 0, 1, 2, 0}, 2)

@@ -115,7 +115,7 @@ _SIGNATURES = {
     "cp_space_covariance": ([c_int64, _f64p, c_int64], c_int),
     "cp_space_covariance_check": ([c_int64], c_int),
     "cp_space_cov_mul": ([c_int64, _f64p, _f64p, c_int64], c_int),
-    "cp_space_validate": ([c_int64, _i64p, c_int64, c_int64, c_int64], c_int),
+    "cp_space_validate": ([c_int64, _i64p, c_int64, c_int64, c_int64, c_char_p], c_int),
     "cp_space_embed": ([c_int64, _i64p, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_space_sample": ([c_int64, c_int64, c_uint64, _i64p, c_int64], c_int),
     "cp_space_decode": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),

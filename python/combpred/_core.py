@@ -208,12 +208,13 @@ class SpaceHandle:
         _capi.check(_capi.lib().cp_space_cov_mul(self.value, pv, p, d))
         return out
 
-    def validate(self, rows: np.ndarray, first: int = 0) -> None:
+    def validate(self, rows: np.ndarray, first: int = 0, name: str = "Y") -> None:
         """Raise ValueError naming the first of the int64 rows (m, width) that is no structure,
-        counting the rows from ``first``."""
+        counting the rows from ``first``; the core words the message ("Y: row 3: …", the array
+        named ``name``)."""
         m, w = rows.shape[0], self.info.width
-        rows, p = _capi.i64(rows, (m, w), "Y")
-        _capi.check(_capi.lib().cp_space_validate(self.value, p, m, w, first))
+        rows, p = _capi.i64(rows, (m, w), name)
+        _capi.check(_capi.lib().cp_space_validate(self.value, p, m, w, first, name.encode()))
 
     def embed(self, rows: np.ndarray) -> np.ndarray:
         """ψ of each structure (m, d)."""

@@ -507,7 +507,7 @@ class StructuredSVM(BaseEstimator):
         n_rows = np.asarray(y_enc).shape[0]
         if n_rows != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} samples but y has {n_rows}")
-        space.validate(y_enc)
+        space._checked_rows(y_enc, "y")
         shift = self._augmentation(space) if self.decoding == "exact" else None
         rng = check_random_state(self.random_state)
         Psi = space.embed(y_enc)  # (m, d)

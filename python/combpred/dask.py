@@ -182,10 +182,8 @@ def _block_inputs(
         raise _partition_error(index, lo, m, f"X holds {X[i, j]} at row {lo + i}, column {j}; X must be finite")
     try:
         rows = class_rows(y, classes) if classes is not None else space._to_rows(y, "y")
-        try:  # the core's own check in the fit would count from the partition's start
-            space._handle().validate(rows, first=lo)
-        except ValueError as exc:
-            raise ValueError(f"y: {exc}") from None  # as the in-memory fit names it
+        # the core's own check in the fit would count from the partition's start
+        space._handle().validate(rows, first=lo, name="y")
         w = None
         if sample_weight is not None:
             w = np.ascontiguousarray(sample_weight, dtype=np.float64)

@@ -192,10 +192,7 @@ class Space:
     def _checked_rows(self, Y: Any, name: str) -> np.ndarray:
         """The int64 rows of Y, each a structure of the space; an error names Y as ``name``."""
         rows = self._to_rows(Y, name)
-        try:
-            self._handle().validate(rows)
-        except ValueError as exc:
-            raise ValueError(f"{name} {exc}") from None
+        self._handle().validate(rows, name=name)
         return rows
 
     def _scored_rows(self, Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
