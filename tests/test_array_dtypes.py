@@ -208,3 +208,27 @@ def test_partial_fit_second_call_float32_weights_regression():
         return model.partial_fit(X[40:], Y[40:], sample_weight=w.astype(dtype)).coef_
 
     np.testing.assert_allclose(coef(np.float32), coef(np.float64), rtol=1e-12, atol=1e-12)
+
+
+def test_pandas_nullable_targets_are_taken_wherever_fit_takes_them():
+    # fit read an Int64 frame through scikit-learn's check_array; score, validate and embed read
+    # it by np.asarray, an object array, and refused it ("y must hold integers, got dtype object")
+    pd = pytest.importorskip("pandas")
+    from combpred import StructuredRidge, spaces
+
+    space = spaces.Permutations(4)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    Y = space.sample(60, random_state=0)
+    frame = pd.DataFrame(Y).astype("Int64")
+    model = StructuredRidge(space=space).fit(X, frame)
+    assert model.score(X, frame) == model.score(X, Y)
+    space.validate(frame)
+    np.testing.assert_array_equal(space.embed(frame), space.embed(Y))
+    labels = pd.DataFrame(Y < 3).astype("boolean")  # a nullable boolean frame as a multilabel Y
+    np.testing.assert_array_equal(spaces.Multilabel(4).embed(labels), spaces.Multilabel(4).embed(Y < 3))
+    frame.iloc[3, 1] = pd.NA
+    with pytest.raises(ValueError, match=r"^Y holds a missing value \(pd.NA\)$"):
+        space.validate(frame)
+    with pytest.raises(ValueError, match=r"^y holds a missing value \(pd.NA\)$"):
+        model.score(X, frame)

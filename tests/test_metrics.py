@@ -410,6 +410,17 @@ def test_z_factor_by_hand():
     assert z_approximation_factor(3.0 + 1e-12, 3.0, -1.0) == 0.0  # rounding tolerated
 
 
+def test_z_factor_does_not_depend_on_the_unit_of_the_scores():
+    # the rounding tolerance had a floor of 1e-9: scores of a heavily regularised model (spans
+    # under 1e-9) came out flat, and the worst structure was reported as exact (ν = 0)
+    for scale in (1.0, 1e-10, 1e-200, 5e-320, 1e200):
+        assert z_approximation_factor(0.0, scale, 0.0) == 1.0
+        assert z_approximation_factor(0.75 * scale, scale, -scale) == pytest.approx(0.125)
+        assert z_approximation_factor(scale * (1 + 1e-12), scale, -scale) == 0.0  # rounding tolerated
+    assert z_approximation_factor(0.0, 0.0, 0.0) == 0.0  # every structure is optimal
+    assert z_approximation_factor(-1e-300, -1e-300, -1e-300) == 0.0
+
+
 def test_z_factor_of_huge_finite_scores():
     # max f − min f overflowed to inf: ν came out 0 (an exact decoder, falsely) or NaN
     assert z_approximation_factor(1.0, 1e308, -1e308) == pytest.approx(0.5)

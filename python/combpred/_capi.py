@@ -479,11 +479,32 @@ def _address(a: np.ndarray) -> c_void_p:
 
 def as_array(a: Any, name: str) -> np.ndarray:
     """``np.asarray(a)``, with a ragged nested list refused by a ValueError naming ``name`` (NumPy's
-    own says only "setting an array element with a sequence")."""
+    own says only "setting an array element with a sequence"), and pandas' nullable columns
+    (``Int64``, ``Float64``, ``boolean``) read as their NumPy dtypes, as scikit-learn's
+    ``check_array`` reads them (``np.asarray`` made them object arrays, which fit took and score
+    refused)."""
+    nullable = _pandas_nullable(a, name)
+    if nullable is not None:
+        return nullable
     try:
         return np.asarray(a)
     except ValueError as exc:
         raise ValueError(f"{name} must be a rectangular array (rows of one length): {exc}") from None
+
+
+def _pandas_nullable(a: Any, name: str) -> np.ndarray | None:
+    """A pandas Series or DataFrame with a nullable (masked) column as an array of the columns'
+    common NumPy dtype, or None for anything else; a missing value is refused naming ``name``."""
+    dtypes = getattr(a, "dtypes", None)
+    if dtypes is None or not hasattr(a, "to_numpy") or not hasattr(a, "isna"):
+        return None
+    dtypes = [dtypes] if hasattr(dtypes, "kind") or hasattr(dtypes, "numpy_dtype") else list(dtypes)
+    if not any(hasattr(d, "numpy_dtype") for d in dtypes):
+        return None
+    if np.asarray(a.isna()).any():
+        raise ValueError(f"{name} holds a missing value (pd.NA)")
+    common = np.result_type(*[getattr(d, "numpy_dtype", d) for d in dtypes])
+    return a.to_numpy(dtype=common)
 
 
 def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:

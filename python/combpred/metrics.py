@@ -678,7 +678,8 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
         Score of the decoded structure and the largest and smallest scores over the space.
     rtol : float, default=1e-9
         Relative tolerance for rounding: f_decoded may exceed f_max (or fall below f_min) by
-        ``rtol · max(1, |f_max|, |f_min|)``, and the result is clipped to [0, 1].
+        ``rtol · max(|f_max|, |f_min|)``, and the result is clipped to [0, 1]. The tolerance
+        scales with the scores, so ν does not depend on their unit.
 
     Returns
     -------
@@ -708,10 +709,12 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
     if not (np.all(np.isfinite(f)) and np.all(np.isfinite(hi)) and np.all(np.isfinite(lo))):
         raise ValueError("f_decoded, f_max and f_min must be finite")
     # ν does not change when the three scores are divided by one positive number: divided by the
-    # power of two at or above max(1, |f_max|, |f_min|) (an exact division) they lie in [−1, 1] (up
-    # to the tolerance), and the differences below cannot overflow (max f − min f of ±1e308 scores
-    # was +inf, which gave ν = 0 or NaN)
-    top = np.maximum(1.0, np.maximum(np.abs(hi), np.abs(lo)))
+    # power of two at or above max(|f_max|, |f_min|) (an exact division) they lie in [−1, 1] (up to
+    # the tolerance), and the differences below cannot overflow (max f − min f of ±1e308 scores
+    # was +inf, which gave ν = 0 or NaN). The tolerance is relative to that scale alone: a floor
+    # of 1 made every span under 1e-9 flat, so the worst structure of scores 1e-10 apart got ν = 0.
+    top = np.maximum(np.abs(hi), np.abs(lo))
+    top = np.where(top > 0, top, 1.0)  # all three zero: flat, ν = 0
     exponent = -np.frexp(top)[1]  # 2**1024 itself overflows: scale by ldexp
     f, hi, lo = np.ldexp(f, exponent), np.ldexp(hi, exponent), np.ldexp(lo, exponent)
     tol = rtol * np.ldexp(top, exponent)
