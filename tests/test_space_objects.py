@@ -84,3 +84,29 @@ def test_scoring_nothing_is_an_error(space):
     with pytest.raises(ValueError, match="hold no structures"):
         space.score(empty, empty)
     assert space.score_samples(empty, empty).shape == (0,)
+
+
+@pytest.mark.parametrize(
+    ("cls", "size"),
+    [
+        (spaces.Permutations, "n_labels"),
+        (spaces.PartialTournaments, "n_items"),
+        (spaces.DirectedCycles, "n_vertices"),
+        (spaces.UndirectedCycles, "n_vertices"),
+        (spaces.Cliques, "n_vertices"),
+    ],
+)
+def test_pair_spaces_take_their_size_by_the_name_their_docstrings_use(cls, size):
+    # Permutations(n_labels=4) was a TypeError from a private base class, and
+    # DirectedCycles(5).n_vertices did not exist
+    by_name = cls(**{size: 5})
+    assert by_name == cls(5) and getattr(by_name, size) == 5
+    assert pickle.loads(pickle.dumps(by_name)) == by_name
+    with pytest.raises(ValueError, match=size):
+        cls(**{size: -1})
+    # the size is held as n, as pickles made before held it; a bogus one is still refused
+    state = by_name.__getstate__()
+    assert state["n"] == 5 and size not in state
+    clone = cls.__new__(cls)
+    with pytest.raises(ValueError, match="invalid parameter"):
+        clone.__setstate__({**state, "n": "5"})

@@ -524,9 +524,14 @@ class Subtrees(Multilabel):
 
 
 class _PairSpace(Space):
+    # Each subclass names its size (n_labels, n_items, n_vertices) in its constructor and as a
+    # property; the value is held once, as n, which is also what pickles hold.
     def __init__(self, n: int):
         self.n = _size(n, self._size_name)
         self._h()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__({**state, self._size_name: state["n"]} if "n" in state else state)
 
     def _params(self) -> tuple[int, ...]:
         return (self.n,)
@@ -565,6 +570,9 @@ class Permutations(_HardDecodingSpace):
 
     kind, _size_name = "permutations", "n_labels"
 
+    def __init__(self, n_labels: int, decoder: str = "auto"):
+        super().__init__(n_labels, decoder)
+
     @property
     def n_labels(self) -> int:
         return self.n
@@ -574,6 +582,13 @@ class PartialTournaments(_PairSpace):
     """Orientations of some pairs of ``n_items`` items: a row in {−1, 0, 1} per pair u < v."""
 
     kind, _size_name = "tournaments", "n_items"
+
+    def __init__(self, n_items: int):
+        super().__init__(n_items)
+
+    @property
+    def n_items(self) -> int:
+        return self.n
 
 
 class DirectedCycles(_HardDecodingSpace):
@@ -585,12 +600,26 @@ class DirectedCycles(_HardDecodingSpace):
 
     kind, _size_name = "dicycles", "n_vertices"
 
+    def __init__(self, n_vertices: int, decoder: str = "auto"):
+        super().__init__(n_vertices, decoder)
+
+    @property
+    def n_vertices(self) -> int:
+        return self.n
+
 
 class UndirectedCycles(_HardDecodingSpace):
     """Undirected cycles of length ≥ 3 on ``n_vertices`` vertices; a successor row of either
     orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle."""
 
     kind, _size_name = "ucycles", "n_vertices"
+
+    def __init__(self, n_vertices: int, decoder: str = "auto"):
+        super().__init__(n_vertices, decoder)
+
+    @property
+    def n_vertices(self) -> int:
+        return self.n
 
 
 class Cliques(_HardDecodingSpace):
@@ -603,6 +632,13 @@ class Cliques(_HardDecodingSpace):
     """
 
     kind, _size_name = "cliques", "n_vertices"
+
+    def __init__(self, n_vertices: int, decoder: str = "auto"):
+        super().__init__(n_vertices, decoder)
+
+    @property
+    def n_vertices(self) -> int:
+        return self.n
 
 
 _BY_NAME = {
