@@ -27,7 +27,10 @@ func separable(sp space.Space, inf InferenceOptions) bool {
 // label in each; here each label stops when its own relative gradient is below Tol, which implies
 // the joint criterion, ‖∇J‖² = Σ_a ‖∇J_a‖² ≤ Tol² Σ_a ‖∇J_a(0)‖² = Tol² ‖∇J(0)‖². Progress
 // reports the sum of the columns' latest objectives and the joint relative gradient, once per
-// iteration of the furthest column. W (zero, or a warm start) is updated in place.
+// iteration of the furthest column, and once more at the end, under the last iteration's number,
+// with the fitted model's: columns that run after the furthest one has finished never report, so
+// the last line of a verbose fit held their starting values (an objective of 1.66 for a model at
+// 0.80), or not, as the threads' timing fell. W (zero, or a warm start) is updated in place.
 func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	k, d := W.Dims()
 	cols := make([][]float64, d) // each column's coefficients, then copied into W
@@ -150,6 +153,9 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	most := 0
 	for _, n := range iters {
 		most = max(most, n)
+	}
+	if opt.Progress != nil && most > 0 && (obj != floats.Sum(f) || rel != math.Sqrt(floats.Sum(g2))/total0) {
+		opt.Progress(most, obj, rel) // the fit is over: a request to stop comes too late to matter
 	}
 	return Result{Iterations: most, Objective: obj, RelGrad: rel, Converged: rel <= opt.Tol}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
@@ -114,6 +115,36 @@ func TestSeparableFitProgressCancels(t *testing.T) {
 		}})
 	if !errors.Is(err, ErrCancelled) || last != 3 {
 		t.Errorf("got %v after %d iterations", err, last)
+	}
+}
+
+// The last progress report is the fitted model's joint state, whichever column finished last. On
+// one thread the columns run in turn: the first reported every iteration and the rest, needing
+// fewer, never did, so the last report held their starting objectives.
+func TestSeparableFitLastReportIsTheFittedModel(t *testing.T) {
+	defer parallel.SetThreads(parallel.Threads())
+	sp := mustSpace(t, "multilabel", 6)
+	X, ys := syntheticData(t, sp, 120, 4, 1, 34)
+	for _, w := range []int{1, 2} {
+		parallel.SetThreads(w)
+		var lastIt int
+		var lastObj, lastRel float64
+		md, err := Fit(sp, X, 120, 4, ys, nil, Options{Alpha: 1e-3, Tol: 1e-8, MaxIter: 500,
+			Progress: func(it int, obj, rel float64) bool {
+				if it < lastIt {
+					t.Errorf("%d workers: progress went back from iteration %d to %d", w, lastIt, it)
+				}
+				lastIt, lastObj, lastRel = it, obj, rel
+				return true
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := md.Result
+		if lastIt != r.Iterations || math.Abs(lastObj-r.Objective) > 1e-12*math.Abs(r.Objective) || lastRel != r.RelGrad {
+			t.Errorf("%d workers: last report iteration %d, objective %.12g, relative gradient %.3g; fitted %d, %.12g, %.3g",
+				w, lastIt, lastObj, lastRel, r.Iterations, r.Objective, r.RelGrad)
+		}
 	}
 }
 
