@@ -110,3 +110,24 @@ def test_pair_spaces_take_their_size_by_the_name_their_docstrings_use(cls, size)
     clone = cls.__new__(cls)
     with pytest.raises(ValueError, match="invalid parameter"):
         clone.__setstate__({**state, "n": "5"})
+
+
+def test_partial_tournaments_cannot_predict_an_unordered_pair_as_documented():
+    # the thesis' ψ (the row itself) gives an unordered pair score 0 against ±u for its
+    # orientations: predict orients every pair, and the model's probability of "unordered" is
+    # 1/(1 + e^u + e^-u) ≤ 1/3 per pair even when 90 % of the training pairs are unordered
+    from combpred import ProbabilisticStructured, StructuredRidge
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    Y = np.where(rng.random((200, 3)) < 0.9, 0, rng.choice([-1, 1], size=(200, 3)))
+    space = spaces.PartialTournaments(3)
+    assert np.all(StructuredRidge(space=space).fit(X, Y).predict(X) != 0)
+    prob = ProbabilisticStructured(space=space).fit(X, Y)
+    every = space.enumerate()
+    assert len(every) == 27
+    rows = np.repeat(X[:5], len(every), axis=0)
+    p = np.exp(prob.score_samples(rows, np.tile(every, (5, 1)))).reshape(5, len(every))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-9)
+    unordered = p @ (every == 0)  # (5 rows, 3 pairs)
+    assert np.all(unordered <= 1 / 3 + 1e-12) and unordered.max() > 0.3
