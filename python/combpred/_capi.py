@@ -499,12 +499,12 @@ def _pandas_nullable(a: Any, name: str) -> np.ndarray | None:
     if dtypes is None or not hasattr(a, "to_numpy") or not hasattr(a, "isna"):
         return None
     dtypes = [dtypes] if hasattr(dtypes, "kind") or hasattr(dtypes, "numpy_dtype") else list(dtypes)
-    if not any(hasattr(d, "numpy_dtype") for d in dtypes):
-        return None
+    numpy_dtypes = [getattr(d, "numpy_dtype", d) for d in dtypes]
+    if not any(hasattr(d, "numpy_dtype") for d in dtypes) or not all(isinstance(d, np.dtype) for d in numpy_dtypes):
+        return None  # no nullable column, or one of another kind (strings, categories): as before
     if np.asarray(a.isna()).any():
         raise ValueError(f"{name} holds a missing value (pd.NA)")
-    common = np.result_type(*[getattr(d, "numpy_dtype", d) for d in dtypes])
-    return a.to_numpy(dtype=common)
+    return a.to_numpy(dtype=np.result_type(*numpy_dtypes))
 
 
 def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
