@@ -154,7 +154,7 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	for _, n := range iters {
 		most = max(most, n)
 	}
-	if opt.Progress != nil && most > 0 && (obj != floats.Sum(f) || rel != math.Sqrt(floats.Sum(g2))/total0) {
+	if opt.Progress != nil && most > 0 {
 		opt.Progress(most, obj, rel) // the fit is over: a request to stop comes too late to matter
 	}
 	return Result{Iterations: most, Objective: obj, RelGrad: rel, Converged: rel <= opt.Tol}, nil

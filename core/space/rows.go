@@ -20,16 +20,12 @@ func ValidateTargets(s Space, ys []int64, m int) error { return ValidateNamedRow
 // structures is written here, so that the estimators, the spaces and Dask's partitions word it
 // alike.
 func ValidateNamedRows(s Space, ys []int64, m, first int, name string) error {
-	prefix := ""
+	what, prefix := "structures", ""
 	if name != "" {
-		prefix = name + ": "
+		what, prefix = name, name+": "
 	}
 	w := s.Width()
 	if len(ys) != m*w {
-		what := name
-		if what == "" {
-			what = "structures"
-		}
 		return fmt.Errorf("%s: expected %d×%d values, got %d", what, m, w, len(ys))
 	}
 	for i := 0; i < m; i++ {

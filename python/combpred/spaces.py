@@ -599,38 +599,37 @@ class PartialTournaments(_PairSpace):
         return self.n
 
 
-class DirectedCycles(_HardDecodingSpace):
+class _VertexSpace(_HardDecodingSpace):
+    """A pair space over the pairs of ``n_vertices`` vertices (cycles, cliques)."""
+
+    _size_name = "n_vertices"
+
+    def __init__(self, n_vertices: int, decoder: str = "auto"):
+        super().__init__(n_vertices, decoder)
+
+    @property
+    def n_vertices(self) -> int:
+        return self.n
+
+
+class DirectedCycles(_VertexSpace):
     """Directed cycles of length ≥ 3 on any subset of ``n_vertices`` vertices (routes).
 
     A cycle is a successor row: ``y[v]`` is the vertex after v, −1 when v is not on the cycle.
     ψ has one entry per pair u < v: +1 for the arc u→v, −1 for v→u, 0 when neither is used.
     """
 
-    kind, _size_name = "dicycles", "n_vertices"
-
-    def __init__(self, n_vertices: int, decoder: str = "auto"):
-        super().__init__(n_vertices, decoder)
-
-    @property
-    def n_vertices(self) -> int:
-        return self.n
+    kind = "dicycles"
 
 
-class UndirectedCycles(_HardDecodingSpace):
+class UndirectedCycles(_VertexSpace):
     """Undirected cycles of length ≥ 3 on ``n_vertices`` vertices; a successor row of either
     orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle."""
 
-    kind, _size_name = "ucycles", "n_vertices"
-
-    def __init__(self, n_vertices: int, decoder: str = "auto"):
-        super().__init__(n_vertices, decoder)
-
-    @property
-    def n_vertices(self) -> int:
-        return self.n
+    kind = "ucycles"
 
 
-class Cliques(_HardDecodingSpace):
+class Cliques(_VertexSpace):
     """Cliques of the complete graph on ``n_vertices`` vertices, each given by its vertex set as a
     0/1 row; ψ is 1 on each pair inside.
 
@@ -639,14 +638,7 @@ class Cliques(_HardDecodingSpace):
     2^n − n, and rows with exactly one vertex are refused.
     """
 
-    kind, _size_name = "cliques", "n_vertices"
-
-    def __init__(self, n_vertices: int, decoder: str = "auto"):
-        super().__init__(n_vertices, decoder)
-
-    @property
-    def n_vertices(self) -> int:
-        return self.n
+    kind = "cliques"
 
 
 _BY_NAME = {
