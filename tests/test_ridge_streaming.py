@@ -73,7 +73,11 @@ def test_partial_fit_refuses_classes_it_would_ignore(multilabel_data):
     with pytest.raises(ValueError, match=r"space=Permutations\(3\) has no class labels"):
         ranks = np.argsort(np.argsort(-X[:, :3], axis=1), axis=1) + 1
         StructuredRidge(space=spaces.Permutations(3)).partial_fit(X, ranks, classes=[1, 2, 3])
-    assert StructuredRidge().partial_fit(X, Y, classes=[1, 0]).classes_.tolist() == [0, 1]  # a label's values
+    labels = list(range(Y.shape[1]))
+    assert StructuredRidge().partial_fit(X, Y, classes=labels[::-1]).classes_.tolist() == labels  # Y's columns
+    assert StructuredRidge().partial_fit(X, Y, classes=[1, 0]).classes_.tolist() == labels  # a label's values
+    with pytest.raises(ValueError, match="predicts the labels"):
+        StructuredRidge().partial_fit(X, Y, classes=labels[:-1])
 
 
 def test_partial_fit_rejects_a_changed_feature_count(multilabel_data):

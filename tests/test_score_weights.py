@@ -114,3 +114,38 @@ def test_an_invalid_y_in_score_is_named_y_with_its_row(name):
         space.score(bad, Y)
     with pytest.raises(ValueError, match=r"^Y_pred: row 3: "):
         space.score(Y, bad)
+
+
+def test_scorers_take_sample_weight_through_metadata_routing():
+    # With scikit-learn's metadata routing on, a requested scorer gets each test fold's weights
+    # (as make_scorer's do); one not asked about is an error rather than a silently unweighted
+    # score; a request returns a copy, leaving the module's shared scorer untouched.
+    import sklearn
+    from combpred import metrics
+    from sklearn.exceptions import UnsetMetadataPassedError
+    from sklearn.model_selection import KFold, cross_validate
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 4))
+    Y = np.argsort(np.argsort(rng.normal(size=(60, 4)) + X, axis=1), axis=1) + 1
+    w = rng.uniform(0.1, 3.0, 60)
+    cv = KFold(3)
+    with pytest.raises(RuntimeError, match="enable_metadata_routing"):
+        metrics.kendall_tau_scorer.set_score_request(sample_weight=True)
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = metrics.kendall_tau_scorer.set_score_request(sample_weight=True)
+        assert scorer is not metrics.kendall_tau_scorer
+        est = StructuredRidge(space="permutations").set_fit_request(sample_weight=True)
+        got = cross_validate(est, X, Y, scoring=scorer, params={"sample_weight": w}, cv=cv)["test_score"]
+        want = []
+        for train, test in cv.split(X):
+            model = StructuredRidge(space="permutations").fit(X[train], Y[train], sample_weight=w[train])
+            want.append(metrics.kendall_tau(Y[test], model.predict(X[test]), sample_weight=w[test]))
+            unweighted = metrics.kendall_tau(Y[test], model.predict(X[test]))
+            assert abs(want[-1] - unweighted) > 1e-6  # the weights change the score
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        with pytest.raises(UnsetMetadataPassedError, match="set_score_request"):
+            cross_validate(est, X, Y, scoring=metrics.kendall_tau_scorer, params={"sample_weight": w}, cv=cv)
+        ignored = metrics.kendall_tau_scorer.set_score_request(sample_weight=False)
+        plain = cross_validate(est, X, Y, scoring=ignored, params={"sample_weight": w}, cv=cv)["test_score"]
+        assert not np.allclose(plain, got)

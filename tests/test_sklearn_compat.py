@@ -191,3 +191,25 @@ def test_space_set_after_fit_does_not_change_the_fitted_model(estimator):
     assert pred.dtype.kind == "i" and pred.shape == (90,) and model.score(X, ids) == np.mean(pred == ids)
     with pytest.raises(ValueError, match="y must be 1-D class labels, not a sparse matrix"):  # "got shape ()"
         model.score(X, sparse.csr_matrix(ids.reshape(-1, 1)))
+
+
+@pytest.mark.parametrize("method", ["decision_function", "predict_proba"])
+def test_cross_val_predict_of_multilabel_scores(method):
+    # cross_val_predict matches the columns of decision_function/predict_proba to classes_; with
+    # classes_ = [0, 1] (each label's values) instead of the labels' indices, as scikit-learn's
+    # multi-label classifiers have, both raised on a shape mismatch.
+    from combpred import ProbabilisticStructured
+    from sklearn.linear_model import RidgeClassifier
+    from sklearn.model_selection import KFold, cross_val_predict
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(90, 5))
+    Y = (X[:, :3] + rng.normal(size=(90, 3)) > 0).astype(int)
+    est = StructuredRidge() if method == "decision_function" else ProbabilisticStructured(max_iter=50)
+    assert_array_equal(clone(est).fit(X, Y).classes_, RidgeClassifier().fit(X, Y).classes_)
+    cv = KFold(3)
+    got = cross_val_predict(est, X, Y, cv=cv, method=method)
+    want = np.empty_like(got)
+    for train, test in cv.split(X):
+        want[test] = getattr(clone(est).fit(X[train], Y[train]), method)(X[test])
+    assert_allclose(got, want)

@@ -307,14 +307,20 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 		md.stats = newLinearStats(n, d)
 		err = md.addAndSolve(p, des, opt)
 	case CG:
+		des, mu := des.centred(p.Weight)
 		md.Coef = md.warmCoef(opt, k, d)
+		toCentred(md.Coef, mu)
 		md.Result, err = solveLinearCG(p, des, md.Coef, opt)
+		fromCentred(md.Coef, mu)
 	case SGD:
+		des, mu := des.centred(p.Weight)
 		W := md.warmCoef(opt, k, d)
+		toCentred(W, mu)
 		ln := &linearSGD{p: p, des: des, W: W}
 		run := newSGDRun(p, ln, float64(des.samples()), warmSteps(opt, W), opt)
 		md.Result, err = run.fit(ln, opt, false)
 		md.Coef, md.Steps = ln.result(), run.steps
+		fromCentred(md.Coef, mu)
 	}
 	return err
 }

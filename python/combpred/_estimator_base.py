@@ -125,6 +125,14 @@ def run_fit(
     return model_class(out.value)
 
 
+def multilabel_classes(space: Any) -> np.ndarray:
+    """``classes_`` of a multi-label model: the labels' indices 0 … n_labels − 1, as for
+    scikit-learn's multi-label classifiers (RidgeClassifier, OneVsRestClassifier, MLPClassifier);
+    ``cross_val_predict(method="decision_function" or "predict_proba")`` matches them to the
+    columns. (Before 0.2 it was [0, 1], the values of each label.)"""
+    return np.arange(space.n_labels)
+
+
 def fitted_labels(space: Any, classes: Any) -> dict[str, Any]:
     """``space_`` and, when given, ``classes_``: the fitted attributes a fit stores with its model."""
     return {"space_": space} | ({"classes_": classes} if classes is not None else {})
@@ -381,7 +389,7 @@ class StructuredEstimator(BaseEstimator):
             if type(space) is _spaces.Multiclass:
                 classes = np.arange(space.n_classes)
             elif multilabel:
-                classes = np.array([0, 1])  # the values of each label, as predict returns them
+                classes = multilabel_classes(space)
             rows = space._to_rows(y, "y")
         if rows.shape[0] != X.shape[0]:
             raise ValueError(

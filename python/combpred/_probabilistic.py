@@ -204,7 +204,8 @@ class ProbabilisticStructured(StructuredEstimator):
     space_ : combpred.spaces.Space
         The output space the model predicts in.
     classes_ : ndarray of shape (n_classes,)
-        Class labels for multiclass spaces; ``[0, 1]`` (the values of each label) for multilabel.
+        Class labels for multiclass spaces; for multilabel, the labels' indices
+        ``0 … n_labels − 1`` (the columns of Y, as scikit-learn's multi-label classifiers have).
     coef_ : ndarray of shape (n_features, d)
         W: scores are ``X @ coef_ + intercept_``.
     intercept_ : ndarray of shape (d,)

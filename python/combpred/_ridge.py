@@ -46,8 +46,8 @@ def _check_partial_classes(classes: Any, space: _spaces.Space, fitted: np.ndarra
     given = _sorted_labels(np.asarray(classes), "classes")
     if fitted is None:
         raise ValueError(f"classes: space={space!r} has no class labels; for labelled classes use space='multiclass'")
-    if np.array_equal(given, fitted):
-        return
+    if np.array_equal(given, fitted) or (isinstance(space, _spaces.Multilabel) and given.tolist() == [0, 1]):
+        return  # a multi-label Y's columns, or the values of each (what classes_ held before 0.2)
     if first:
         raise ValueError(
             f"classes: space={space!r} predicts the labels {fitted.tolist()!r}, got {given.tolist()!r}; "
@@ -115,7 +115,11 @@ class StructuredRidge(StructuredEstimator):
         ``laplacian_kernel``); ignored by the string kernels. None means no arguments.
     fit_intercept : bool, default=True
         Learn a per-coordinate offset of the scores. For the linear kernel it is unpenalised; for the
-        other kernels it is the penalised bias of the kernel k(x, x') + 1.
+        other kernels it is the penalised bias of the kernel k(x, x') + 1. With the linear kernel,
+        ``solver="cg"`` and ``"sgd"`` fit a dense X on its rows minus their (sample-weighted) mean,
+        in a copy of X, so that a constant added to a feature changes neither the model nor the
+        number of iterations; a sparse X, or one whose copy the memory budget refuses, is used as
+        it is (scale and centre it yourself if its features are far from zero).
     solver : {"auto", "exact", "cg", "sgd"}, default="auto"
         ``"exact"`` solves the normal equations directly: by Cholesky for the linear kernel (memory
         grows as (n_features · d)²), by LU of the (n_samples · d)² system of the expansion
@@ -213,7 +217,8 @@ class StructuredRidge(StructuredEstimator):
     space_ : combpred.spaces.Space
         The output space the model predicts in.
     classes_ : ndarray of shape (n_classes,)
-        Class labels for multiclass spaces; ``[0, 1]`` (the values of each label) for multilabel.
+        Class labels for multiclass spaces; for multilabel, the labels' indices
+        ``0 … n_labels − 1`` (the columns of Y, as scikit-learn's multi-label classifiers have).
     coef_ : ndarray of shape (n_features, d)
         Weights W of the linear model (``kernel="linear"`` only): scores are ``X @ coef_ + intercept_``.
     intercept_ : ndarray of shape (d,)
@@ -488,7 +493,8 @@ class StructuredRidge(StructuredEstimator):
             All class labels, required in the first call with ``space="multiclass"`` (a chunk may
             lack some classes). Later calls may omit it or repeat it; different labels are an
             error, as are labels for a space without them (a ``Multiclass`` object's classes are
-            0 … n − 1).
+            0 … n − 1; a multi-label model's are its labels' indices 0 … n_labels − 1, and [0, 1],
+            the values of each, is accepted too).
 
         Returns
         -------

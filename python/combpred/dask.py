@@ -43,7 +43,15 @@ except ImportError as exc:  # pragma: no cover - the optional extra
 
 from . import _capi, _core, _probabilistic
 from . import spaces as _spaces
-from ._estimator_base import class_labels, class_rows, fitted_labels, one_fit_at_a_time, run_fit, set_threads
+from ._estimator_base import (
+    class_labels,
+    class_rows,
+    fitted_labels,
+    multilabel_classes,
+    one_fit_at_a_time,
+    run_fit,
+    set_threads,
+)
 from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
 from .exceptions import MixingWarning
@@ -346,7 +354,7 @@ def _fitted_attributes(
 ) -> dict[str, Any]:
     """The fitted attributes a Dask fit stores with its model (see ``_set_model``)."""
     if classes is None and estimator._is_multilabel():
-        classes = np.array([0, 1])
+        classes = multilabel_classes(space)
     # partitions of a sparse y are taken densely: predictions are dense
     attrs = fitted_labels(space, classes) | {"n_features_in_": n, "sparse_output_": False}
     if columns is not None and all(isinstance(c, str) for c in columns):

@@ -16,7 +16,9 @@ Scorers
 -------
 scikit-learn's ``make_scorer`` asks classifiers for ``classes_``, which structured models lack, so
 the scorers here are plain callables ``scorer(estimator, X, y) -> float`` (greater is better), usable
-as ``scoring=`` in ``GridSearchCV`` and ``cross_val_score``:
+as ``scoring=`` in ``GridSearchCV`` and ``cross_val_score``. Under scikit-learn's metadata routing
+they take the test folds' ``sample_weight`` once asked to, as scikit-learn's own scorers do:
+``kendall_tau_scorer.set_score_request(sample_weight=True)`` (which returns a requesting copy).
 
 * :data:`kendall_tau_scorer`, :data:`spearman_rho_scorer` — mean rank correlation;
 * :func:`make_hierarchical_loss_scorer` — the negated hierarchical loss;
@@ -744,6 +746,9 @@ class _StructuredScorer:
         self._metric = metric
         self._sign = sign
         self._kwargs = kwargs
+        # What set_score_request asked for sample_weight (None: nothing asked; with metadata
+        # routing on, scikit-learn then refuses to route it, as for its own scorers).
+        self._sample_weight_request: bool | str | None = None
 
     def __call__(self, estimator: Any, X: Any, y_true: Any, sample_weight: Any = None) -> float:
         y_pred = estimator.predict(X)
@@ -751,6 +756,48 @@ class _StructuredScorer:
         if sample_weight is not None:
             kwargs["sample_weight"] = sample_weight
         return self._sign * float(self._metric(y_true, y_pred, **kwargs))
+
+    def set_score_request(self, *, sample_weight: bool | str | None = None) -> _StructuredScorer:
+        """Request ``sample_weight`` for scoring under scikit-learn's metadata routing.
+
+        As for ``sklearn.metrics.make_scorer``'s scorers: with
+        ``sklearn.set_config(enable_metadata_routing=True)``, ``cross_validate(...,
+        params={"sample_weight": w})`` and ``GridSearchCV.fit(X, y, sample_weight=w)`` pass the
+        weights of each test fold to a scorer that requested them. Unlike scikit-learn's, which
+        change the scorer itself, this returns a copy, so that the module's shared scorers
+        (:data:`kendall_tau_scorer`, ...) keep no request from one caller to the next.
+
+        Parameters
+        ----------
+        sample_weight : bool, str or None, default=None
+            True: pass ``sample_weight`` to the metric; False: do not; a string: pass the
+            metadata of that name as ``sample_weight``; None: no request (routing it is an error).
+
+        Returns
+        -------
+        scorer : callable
+            A copy of this scorer with the request.
+        """
+        import sklearn
+
+        if not sklearn.get_config().get("enable_metadata_routing", False):
+            raise RuntimeError(
+                "set_score_request is only available when metadata routing is enabled: "
+                "sklearn.set_config(enable_metadata_routing=True)"
+            )
+        if not (sample_weight is None or isinstance(sample_weight, (bool, str))):
+            raise ValueError(f"sample_weight must be a bool, a string or None, got {sample_weight!r}")
+        scorer = _StructuredScorer(self._metric, self._sign, self._kwargs)
+        scorer._sample_weight_request = sample_weight
+        return scorer
+
+    def get_metadata_routing(self) -> Any:
+        """The scorer's metadata request (scikit-learn's routing reads it): see set_score_request."""
+        from sklearn.utils.metadata_routing import MetadataRequest
+
+        request = MetadataRequest(owner=type(self).__name__)
+        request.score.add_request(param="sample_weight", alias=self._sample_weight_request)
+        return request
 
     def __repr__(self) -> str:
         args = "".join(f", {k}=..." for k in self._kwargs)
