@@ -226,3 +226,17 @@ def test_a_constant_added_to_the_features_changes_no_prediction(solver):
             model = StructuredRidge(solver=solver, alpha=0.5, tol=1e-10, max_iter=3000).fit(X + shift, Y)
         scores = model.decision_function(X + shift)
         assert np.linalg.norm(scores - optimum) <= tol * np.linalg.norm(optimum), shift
+
+
+def test_a_constant_added_to_the_features_changes_no_probability():
+    # ProbabilisticStructured's intercept is unpenalised too: at X + 1e3 its L-BFGS met the
+    # tolerance with probabilities 0.085 from the minimum's, without a warning (yeast, 4 labels).
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(200, 6))
+    Y = (X[:, :4] + rng.normal(size=(200, 4)) > 0).astype(int)
+    reference = ProbabilisticStructured(alpha=0.01).fit(X, Y).predict_proba(X)
+    for shift in (1e3, 1e6):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            model = ProbabilisticStructured(alpha=0.01).fit(X + shift, Y)
+        np.testing.assert_allclose(model.predict_proba(X + shift), reference, atol=1e-6)

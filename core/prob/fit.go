@@ -27,9 +27,27 @@ import (
 // by the norm test (opt.MaxSampleGrowth), and the result reports the relative gradient at W̄
 // with its Monte Carlo standard error. Everything is determined by opt.Seed.
 func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
-	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
-		return NewProblem(sp, X, m, n, ys, weights, alpha, opt.Intercept)
+	in, mu := X, centring(X, m, n, weights, opt.Intercept)
+	if mu != nil {
+		in = make([]float64, m*n)
+		xmat.CentreInto(mat.NewDense(m, n, in), mat.NewDense(m, n, X), mu)
+	}
+	return fit(sp, m, n, weights, opt, mu, func(alpha float64) (*Problem, error) {
+		return NewProblem(sp, in, m, n, ys, weights, alpha, opt.Intercept)
 	})
+}
+
+// centring returns the weighted mean of X's rows, at which Fit centres a copy of X when the model
+// has an (unpenalised) intercept, or nil: without one, for inputs the fit's validation refuses,
+// or when the budget refuses the copy. The model is the same (xmat.WeightedMean); L-BFGS's
+// probabilities were 0.085 away from the minimum's at X + 10³ (yeast, 4 labels), without a
+// warning, and are now those of X.
+func centring(X []float64, m, n int, weights []float64, intercept bool) []float64 {
+	if !intercept || m < 1 || n < 1 || len(X) != m*n || (weights != nil && len(weights) != m) ||
+		budget.Check(fmt.Sprintf("a centred copy of X (%d samples × %d features)", m, n), budget.Mul(int64(m), int64(n), 8)) != nil {
+		return nil
+	}
+	return xmat.WeightedMean(mat.NewDense(m, n, X), weights)
 }
 
 // FitCSR is Fit on a sparse X (m×n CSR, viewed and not retained): the scores and the gradient
@@ -37,13 +55,14 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 // dense X with the same entries, up to rounding.
 func FitCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Options) (*Model, error) {
 	m, n := X.Dims()
-	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
+	return fit(sp, m, n, weights, opt, nil, func(alpha float64) (*Problem, error) {
 		return NewProblemCSR(sp, X, ys, weights, alpha, opt.Intercept)
 	})
 }
 
-// fit is Fit with the Problem built by problem for the regularisation in effect.
-func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(alpha float64) (*Problem, error)) (*Model, error) {
+// fit is Fit with the Problem built by problem for the regularisation in effect, on X centred at
+// mu when mu is not nil (the coefficients are then taken to and from those coordinates).
+func fit(sp space.Space, m, n int, weights []float64, opt Options, mu []float64, problem func(alpha float64) (*Problem, error)) (*Model, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
@@ -80,6 +99,7 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 		return nil, errors.New("prob: L-BFGS needs exact inference (noisy gradients break its line search); use the adam solver")
 	}
 	W := warmStart(opt.Init, sp, n, opt.Intercept)
+	xmat.ShiftIntercept(W, mu, 1)
 	var res Result
 	switch {
 	case solver == SolverLBFGS && separable(sp, opt.Inference) && separableFits:
@@ -89,6 +109,7 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	default:
 		res, err = fitAdam(p, W, &opt, exact)
 	}
+	xmat.ShiftIntercept(W, mu, -1)
 	if err == nil {
 		err = check.Fitted("coefficients", W.RawMatrix().Data)
 	}

@@ -309,18 +309,18 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	case CG:
 		des, mu := des.centred(p.Weight)
 		md.Coef = md.warmCoef(opt, k, d)
-		toCentred(md.Coef, mu)
+		xmat.ShiftIntercept(md.Coef, mu, 1)
 		md.Result, err = solveLinearCG(p, des, md.Coef, opt)
-		fromCentred(md.Coef, mu)
+		xmat.ShiftIntercept(md.Coef, mu, -1)
 	case SGD:
 		des, mu := des.centred(p.Weight)
 		W := md.warmCoef(opt, k, d)
-		toCentred(W, mu)
+		xmat.ShiftIntercept(W, mu, 1)
 		ln := &linearSGD{p: p, des: des, W: W}
 		run := newSGDRun(p, ln, float64(des.samples()), warmSteps(opt, W), opt)
 		md.Result, err = run.fit(ln, opt, false)
 		md.Coef, md.Steps = ln.result(), run.steps
-		fromCentred(md.Coef, mu)
+		xmat.ShiftIntercept(md.Coef, mu, -1)
 	}
 	return err
 }

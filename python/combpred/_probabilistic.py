@@ -148,7 +148,10 @@ class ProbabilisticStructured(StructuredEstimator):
         regularisation (alpha ≈ 0.1). Tune it by cross-validation; ``alpha = 1 / (2 · C · m)``
         converts from ``C`` (``1 / (C · m)`` on two classes).
     fit_intercept : bool, default=True
-        Learn an unpenalised per-coordinate offset b of the scores.
+        Learn an unpenalised per-coordinate offset b of the scores. A dense X is then fitted on
+        its rows minus their (sample-weighted) mean, in a copy, so that a constant added to a
+        feature changes nothing; a sparse X, or one whose copy the memory budget refuses, is
+        used as it is.
     sampler : {"auto", "exact", "cftp", "metropolis", "local", "mixed"}, default="auto"
         How E[ψ] is computed during fit (and the default sampler of :meth:`sample`):
         ``"exact"`` demands exact inference (an error on spaces without it); ``"cftp"`` averages
@@ -221,7 +224,10 @@ class ProbabilisticStructured(StructuredEstimator):
     objective_ : float
         J at the solution; NaN when inference was sampled (J needs log Z).
     relative_gradient_ : float
-        ‖∇J‖ / ‖∇J(0)‖ at the solution (a sampled estimate when inference was sampled).
+        ‖∇J‖ / ‖∇J(0)‖ at the solution (a sampled estimate when inference was sampled), in the
+        coordinates the solver works in: with an intercept on a dense X, X centred at its
+        (sample-weighted) mean, so that a constant added to a feature changes neither the model
+        nor the fit's path.
     relative_gradient_se_ : float
         The Monte Carlo standard error of ``relative_gradient_``: 0 when inference was exact. A
         sampled fit whose ``relative_gradient_`` is within about two of it stopped where the samples

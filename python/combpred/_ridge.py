@@ -240,8 +240,10 @@ class StructuredRidge(StructuredEstimator):
     objective_ : float
         The objective J at the solution.
     relative_gradient_ : float
-        ‖∇J‖ / ‖∇J(0)‖ at the solution (CG, exact); for SGD, the relative change of J over the
-        last epoch (NaN with ``tol=None``, which does not evaluate J after every epoch).
+        ‖∇J‖ / ‖∇J(0)‖ at the solution (CG, exact), in the coordinates the solver works in (for
+        CG with an intercept on a dense X, X centred: see ``fit_intercept``); for SGD, the relative
+        change of J over the last epoch (NaN with ``tol=None``, which does not evaluate J after
+        every epoch).
 
     Examples
     --------

@@ -1,0 +1,75 @@
+package xmat
+
+import (
+	"math"
+
+	"github.com/combpred/combpred/core/parallel"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Centring a dense X before a fit with an unpenalised intercept changes the coordinates of the
+// model and nothing else: W·x + b = W·(x − μ) + (b + Wᵀμ), and the penalty reads W alone. The
+// iterative solvers need it: a constant added to the features (a year, an amount in cents) makes
+// the intercept's column nearly parallel to X's and the problem badly conditioned, and they met
+// their relative-gradient tolerance far from the minimum, without a warning (StructuredRidge's
+// conjugate gradients 0.1 away on yeast at X + 10⁵, ProbabilisticStructured's L-BFGS 0.085 in
+// probability at X + 10³).
+
+// WeightedMean returns the mean of X's rows weighted by s (nil: unit weights), or nil when a
+// weight is not finite and ≥ 0 or they sum to no positive finite number (the fit's validation
+// then names them).
+func WeightedMean(X *mat.Dense, s []float64) []float64 {
+	m, n := X.Dims()
+	mu := make([]float64, n)
+	var total float64
+	for i := 0; i < m; i++ {
+		w := 1.0
+		if s != nil {
+			w = s[i]
+		}
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return nil
+		}
+		if w != 0 {
+			floats.AddScaled(mu, w, X.RawRowView(i)[:n])
+			total += w
+		}
+	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return nil
+	}
+	floats.Scale(1/total, mu)
+	for _, v := range mu {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+	}
+	return mu
+}
+
+// CentreInto writes X's rows minus mu into the first n columns of dst's rows (dst has X's rows
+// and at least its n columns).
+func CentreInto(dst, X *mat.Dense, mu []float64) {
+	m, n := X.Dims()
+	parallel.For(m, 1024, func(i0, i1 int) {
+		for i := i0; i < i1; i++ {
+			floats.SubTo(dst.RawRowView(i)[:n], X.RawRowView(i)[:n], mu)
+		}
+	})
+}
+
+// ShiftIntercept adds sign·Wᵀmu to W's intercept row, the row after its len(mu) feature rows:
+// sign +1 takes coefficients on X to coefficients on X centred at mu, −1 takes them back. A nil
+// mu or W changes nothing.
+func ShiftIntercept(W *mat.Dense, mu []float64, sign float64) {
+	if mu == nil || W == nil {
+		return
+	}
+	b := W.RawRowView(len(mu))
+	for j, v := range mu {
+		if v != 0 {
+			floats.AddScaled(b, sign*v, W.RawRowView(j))
+		}
+	}
+}
