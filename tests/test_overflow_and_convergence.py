@@ -208,18 +208,19 @@ def test_wide_cg_fit_at_extreme_scales_converges(alpha, weight):
     np.testing.assert_array_equal(sparse_.predict(Xs), dense.predict(Xs.toarray()))
 
 
-@pytest.mark.parametrize("solver", ["cg", "sgd"])
+@pytest.mark.parametrize("solver", ["cg", "sgd", "exact"])
 def test_a_constant_added_to_the_features_changes_no_prediction(solver):
     # With an intercept the model is the same on X + c (a year, an amount in cents): the iterative
     # solvers once stopped at their tolerance far from it (cg's scores 0.1 away at c = 1e5 on
-    # yeast, without a warning) or crawled (sgd: 0.4 away, with one).
+    # yeast, without a warning) or crawled (sgd: 0.4 away, with one), and the exact solver's
+    # normal equations lost 1e-3 (what solver="auto" picks for small problems).
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 8))
     Y = (X[:, :4] + 0.5 * rng.normal(size=(300, 4)) > 0).astype(int)
     optimum = StructuredRidge(solver="exact", alpha=0.5).fit(X, Y).decision_function(X)
     # SGD's stopping rule (the relative change of J over an epoch) leaves it about 1e-3 from the
     # optimum, at an epoch that rounding can move; CG's reaches it.
-    tol = {"cg": 1e-7, "sgd": 1e-2}[solver]
+    tol = {"cg": 1e-7, "sgd": 1e-2, "exact": 1e-9}[solver]
     for shift in (0.0, 1e2, 1e5):
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)
@@ -231,12 +232,16 @@ def test_a_constant_added_to_the_features_changes_no_prediction(solver):
 def test_a_constant_added_to_the_features_changes_no_probability():
     # ProbabilisticStructured's intercept is unpenalised too: at X + 1e3 its L-BFGS met the
     # tolerance with probabilities 0.085 from the minimum's, without a warning (yeast, 4 labels).
+    # A sparse X (one-hot columns beside a year, say) is centred without being densified.
+    from scipy import sparse
+
     rng = np.random.default_rng(6)
     X = rng.normal(size=(200, 6))
     Y = (X[:, :4] + rng.normal(size=(200, 4)) > 0).astype(int)
     reference = ProbabilisticStructured(alpha=0.01).fit(X, Y).predict_proba(X)
     for shift in (1e3, 1e6):
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", ConvergenceWarning)
-            model = ProbabilisticStructured(alpha=0.01).fit(X + shift, Y)
-        np.testing.assert_allclose(model.predict_proba(X + shift), reference, atol=1e-6)
+        for Xs in (X + shift, sparse.csr_matrix(X + shift)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", ConvergenceWarning)
+                model = ProbabilisticStructured(alpha=0.01).fit(Xs, Y)
+            np.testing.assert_allclose(model.predict_proba(Xs), reference, atol=1e-6)

@@ -93,9 +93,8 @@ def test_sparse_partial_fit_equals_dense(solver, kernel):
 @pytest.mark.parametrize("space", ["multilabel", "multiclass"])
 def test_probabilistic_sparse_equals_dense(space):
     X, y = _data(space)
-    # a dense X is fitted centred, a sparse one as it is: two paths that meet at the minimum, to tol
-    dense = ProbabilisticStructured(space=space, tol=1e-13).fit(X, y)
-    sp = ProbabilisticStructured(space=space, tol=1e-13).fit(sparse.csr_matrix(X), y)
+    dense = ProbabilisticStructured(space=space, tol=1e-10).fit(X, y)
+    sp = ProbabilisticStructured(space=space, tol=1e-10).fit(sparse.csr_matrix(X), y)
     _close(dense.coef_, sp.coef_)
     for model in (dense, sp):
         _close(dense.decision_function(X), model.decision_function(sparse.csc_matrix(X)))
@@ -343,9 +342,8 @@ def test_a_sparse_pandas_frame_is_taken_as_sparse_x():
     Y = (X[:, :3] > 0).astype(int)
     frame = pd.DataFrame(X).astype(pd.SparseDtype(float, 0.0))
     for model in (StructuredRidge(), ProbabilisticStructured()):
-        # the same fit as on the CSR matrix (a dense X is fitted centred, on another path)
-        csr = clone(model).fit(sparse.csr_matrix(X), Y).predict_marginals(X)
-        np.testing.assert_allclose(clone(model).fit(frame, Y).predict_marginals(frame), csr, rtol=1e-12, atol=1e-12)
+        dense = clone(model).fit(X, Y).predict_marginals(X)
+        np.testing.assert_allclose(clone(model).fit(frame, Y).predict_marginals(frame), dense, rtol=1e-12, atol=1e-12)
     with pytest.raises(TypeError, match=r"does not take a sparse X with kernel='precomputed'.*X\.sparse\.to_dense\(\)"):
         StructuredRidge(kernel="precomputed").fit(pd.DataFrame(X @ X.T).astype(pd.SparseDtype(float, 0.0)), Y)
 

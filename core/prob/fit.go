@@ -31,9 +31,16 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 	if mu != nil {
 		in = make([]float64, m*n)
 		xmat.CentreInto(mat.NewDense(m, n, in), mat.NewDense(m, n, X), mu)
+		if check.FiniteMagnitude("X", in, n) != nil {
+			in, mu = X, nil // X's own check (NewProblem) names the row at fault
+		}
 	}
-	return fit(sp, m, n, weights, opt, mu, func(alpha float64) (*Problem, error) {
-		return NewProblem(sp, in, m, n, ys, weights, alpha, opt.Intercept)
+	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
+		p, err := NewProblem(sp, in, m, n, ys, weights, alpha, opt.Intercept)
+		if err == nil {
+			p.centre = mu
+		}
+		return p, err
 	})
 }
 
@@ -47,7 +54,7 @@ func centring(X []float64, m, n int, weights []float64, intercept bool) []float6
 		budget.Check(fmt.Sprintf("a centred copy of X (%d samples × %d features)", m, n), budget.Mul(int64(m), int64(n), 8)) != nil {
 		return nil
 	}
-	return xmat.WeightedMean(mat.NewDense(m, n, X), weights)
+	return xmat.WeightedMean(xmat.Matrix{Dense: mat.NewDense(m, n, X)}, weights)
 }
 
 // FitCSR is Fit on a sparse X (m×n CSR, viewed and not retained): the scores and the gradient
@@ -55,14 +62,14 @@ func centring(X []float64, m, n int, weights []float64, intercept bool) []float6
 // dense X with the same entries, up to rounding.
 func FitCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Options) (*Model, error) {
 	m, n := X.Dims()
-	return fit(sp, m, n, weights, opt, nil, func(alpha float64) (*Problem, error) {
+	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
 		return NewProblemCSR(sp, X, ys, weights, alpha, opt.Intercept)
 	})
 }
 
-// fit is Fit with the Problem built by problem for the regularisation in effect, on X centred at
-// mu when mu is not nil (the coefficients are then taken to and from those coordinates).
-func fit(sp space.Space, m, n int, weights []float64, opt Options, mu []float64, problem func(alpha float64) (*Problem, error)) (*Model, error) {
+// fit is Fit with the Problem built by problem for the regularisation in effect; when the Problem
+// works on X centred, the coefficients are taken to and from those coordinates.
+func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(alpha float64) (*Problem, error)) (*Model, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
@@ -99,6 +106,7 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, mu []float64,
 		return nil, errors.New("prob: L-BFGS needs exact inference (noisy gradients break its line search); use the adam solver")
 	}
 	W := warmStart(opt.Init, sp, n, opt.Intercept)
+	mu := p.centre
 	xmat.ShiftIntercept(W, mu, 1)
 	var res Result
 	switch {

@@ -30,6 +30,12 @@ type Problem struct {
 	weights   []float64  // nil: all 1; else scaled to mean 1
 	weightSum float64    // Σ of the weights as given (m when nil)
 	lambda    float64
+	// centre, when not nil, is the weighted mean of X's rows at which the fit works (with an
+	// intercept: a constant added to the features changes nothing, fit.go): W holds coefficients
+	// on X − 1·centreᵀ. A dense X is centred in a copy (X holds it); a sparse X stays as it is
+	// (implicit) and the products take the centre out of their result.
+	centre   []float64
+	implicit bool
 }
 
 // NewProblem checks a data set: X (m×n, row-major, finite), structures ys (m × Width(), valid),
@@ -58,7 +64,11 @@ func NewProblemCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, l
 	if err := X.CheckMagnitude("X"); err != nil {
 		return nil, err
 	}
-	return newProblem(sp, xmat.Matrix{Sparse: X}, ys, weights, lambda, intercept)
+	p, err := newProblem(sp, xmat.Matrix{Sparse: X}, ys, weights, lambda, intercept)
+	if err == nil && intercept {
+		p.centre, p.implicit = xmat.WeightedMean(p.X, p.weights), true
+	}
+	return p, err
 }
 
 func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, lambda float64, intercept bool) (*Problem, error) {
@@ -181,7 +191,13 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 	}
 	b := len(rows)
 	U := mat.NewDense(b, d, nil)
-	scoresX(U, Xb, W, p.intercept)
+	Wx := W
+	if p.implicit && p.centre != nil {
+		// (x − c)ᵀW + b = xᵀW + (b − Wᵀc)
+		Wx = mat.DenseCopyOf(W)
+		xmat.ShiftIntercept(Wx, p.centre, -1)
+	}
+	scoresX(U, Xb, Wx, p.intercept)
 	G := mat.NewDense(b, d, nil)
 	terms := make([]float64, b)
 	errs := make([]error, b)
@@ -255,6 +271,9 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 	}
 	if grad != nil {
 		gradientProductX(grad, Xb, G, p.intercept)
+		if p.implicit && p.centre != nil {
+			xmat.CentreTMul(grad, p.centre)
+		}
 	}
 	return s, b, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -70,6 +71,12 @@ func newSampledGradient(p *Problem, opt SampleOptions, persistent, noise bool) *
 	sg := &sampledGradient{}
 	if noise {
 		sg.rowNorms = p.X.SquaredNorms()
+		if p.implicit && p.centre != nil { // ‖x − c‖² = ‖x‖² − 2cᵀx + ‖c‖²
+			cc := floats.Dot(p.centre, p.centre)
+			for i := range sg.rowNorms {
+				sg.rowNorms[i] += cc - 2*p.X.Sparse.RowDot(i, p.centre)
+			}
+		}
 		if p.intercept {
 			for i := range sg.rowNorms {
 				sg.rowNorms[i]++

@@ -186,6 +186,9 @@ func (p *Problem) columnObjective(a int, w, g []float64, s *columnScratch) float
 	if p.intercept {
 		b = w[n]
 	}
+	if p.implicit && p.centre != nil {
+		b -= floats.Dot(p.centre, w[:n]) // (x − c)ᵀw + b = xᵀw + (b − cᵀw)
+	}
 	var data float64
 	for i := range u {
 		ui := u[i] + b
@@ -214,6 +217,9 @@ func (p *Problem) columnObjective(a int, w, g []float64, s *columnScratch) float
 	}
 	if p.intercept {
 		g[n] = floats.Sum(r)
+	}
+	if p.implicit && p.centre != nil {
+		floats.AddScaled(g[:n], -g[n], p.centre) // Σ r_i (x_i − c)
 	}
 	return p.lambda*pen + data/float64(m)
 }

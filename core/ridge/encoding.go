@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/combpred/combpred/core/binfmt"
 	"github.com/combpred/combpred/core/kernel"
@@ -25,9 +26,11 @@ import (
 // optional CSR matrices (their dense slots are then absent); older models have dense ones.
 // Version 5 appends the n_components a Nyström map was built for (uint64, 0 without a map), which
 // PartialFit holds the next chunks to; older models hold it as unknown (0) and accept any.
+// Version 6 appends the shift of the sufficient statistics (an optional 1×n matrix: the inputs'
+// mean they were accumulated around, with an intercept); older models' statistics have none.
 const (
 	modelMagic   = "CPRM"
-	modelVersion = 5
+	modelVersion = 6
 	maxKindLen   = 64
 	maxDim       = 1 << 28 // bounds a single matrix dimension read from bytes
 	maxCount     = 1 << 62 // bounds the example and step counters
@@ -41,12 +44,12 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 	return md.marshal(modelVersion)
 }
 
-// marshal encodes the model in format version 1 to 5; an older version cannot hold what a newer
+// marshal encodes the model in format version 1 to 6; an older version cannot hold what a newer
 // one added (except the requested n_components of version 5, which older versions leave unknown).
 func (md *Model) marshal(version int) ([]byte, error) {
 	sparseLandmarks := md.ny != nil && md.ny.landmarks.Sparse != nil
 	if version == 1 && (md.Seen != 0 || md.Steps != 0 || md.ny != nil || md.stats != nil) || version < 3 && md.ref != nil ||
-		version < 4 && (md.supportCSR != nil || sparseLandmarks) {
+		version < 4 && (md.supportCSR != nil || sparseLandmarks) || version < 6 && md.statsShift() != nil {
 		return nil, fmt.Errorf("format version %d cannot hold this model", version)
 	}
 	w := binfmt.NewWriter(modelMagic, uint16(version))
@@ -109,6 +112,13 @@ func (md *Model) marshal(version int) ([]byte, error) {
 	}
 	if version >= 5 {
 		w.U64(uint64(md.components))
+	}
+	if version >= 6 {
+		var shift *mat.Dense
+		if s := md.statsShift(); s != nil {
+			shift = mat.NewDense(1, len(s), s)
+		}
+		matrix(shift)
 	}
 	return w.Sign(), nil
 }
@@ -173,6 +183,13 @@ func readCSR(r *binfmt.Reader, name string) *xmat.CSR {
 		return nil
 	}
 	return a
+}
+
+func (md *Model) statsShift() []float64 {
+	if md.stats == nil {
+		return nil
+	}
+	return md.stats.shift
 }
 
 func (md *Model) statsCount() int64 {
@@ -260,6 +277,10 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	if version >= 5 {
 		md.components = int(count(r, "n_components"))
 	}
+	var shift *mat.Dense
+	if version >= 6 {
+		shift = optionalMatrix(r, "statistics shift")
+	}
 	switch {
 	case landmarks != nil && sparseLandmarks != nil:
 		r.Fail("both dense and sparse Nyström landmarks")
@@ -288,6 +309,9 @@ func UnmarshalModel(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if err := md.setReference(refMean, refCov, refRank); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if err := md.setStatsShift(shift); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return md, nil
@@ -394,6 +418,27 @@ func (md *Model) checkNystrom() error {
 		return fmt.Errorf("Nyström model with %d components and coefficients %d×%d", pc, cr, cc)
 	}
 	return md.checkStats(pc)
+}
+
+// setStatsShift restores the statistics' shift read from bytes: finite, one value per feature,
+// held only by a linear model with an intercept and statistics.
+func (md *Model) setStatsShift(shift *mat.Dense) error {
+	if shift == nil {
+		return nil
+	}
+	r, c := shift.Dims()
+	if md.stats == nil || !md.Intercept || md.Kernel.Kind != kernel.Linear || r != 1 || c != md.NFeatures {
+		return fmt.Errorf("a statistics shift of %d×%d for a model with %d features (statistics: %v, intercept: %v)",
+			r, c, md.NFeatures, md.stats != nil, md.Intercept)
+	}
+	s := shift.RawRowView(0)
+	for _, v := range s {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("the statistics shift holds %v", v)
+		}
+	}
+	md.stats.shift = slices.Clone(s)
+	return nil
 }
 
 // checkStats verifies the shape of the sufficient statistics of a model linear on nf features.

@@ -305,6 +305,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 		// The statistics are kept (O((kd)²) memory, bounded by MaxExactUnknowns), so that
 		// partial_fit can continue an exact fit exactly, as scikit-learn users expect.
 		md.stats = newLinearStats(n, d)
+		md.stats.shift = des.statsShift(p.Weight)
 		err = md.addAndSolve(p, des, opt)
 	case CG:
 		des, mu := des.centred(p.Weight)

@@ -133,6 +133,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		switch {
 		case prev == nil:
 			md.stats = newLinearStats(nf, d)
+			md.stats.shift = des.statsShift(p.Weight)
 		case prev.stats != nil:
 			md.stats = prev.stats.clone()
 		default:

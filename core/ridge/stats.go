@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -32,6 +34,11 @@ type linearStats struct {
 	n, d  int        // features of x (without the constant) and coordinates of ψ
 	M     *mat.Dense // (d(d+1)/2 + d + 1) × (n+1)(n+2)/2
 	count int64      // examples accumulated
+	// shift, when not nil, is subtracted from every x before it is accumulated: the first chunk's
+	// weighted mean, with an intercept (statsShift). The moments and the solution are then those
+	// of the shifted inputs, the same model in other coordinates (xmat.ShiftIntercept takes W
+	// back); being fixed, it keeps the sums of later chunks exact.
+	shift []float64
 }
 
 // statsDims returns the shape of the moment matrix for n features and d coordinates.
@@ -47,7 +54,7 @@ func newLinearStats(n, d int) *linearStats {
 
 // clone returns an independent copy, so that a model's statistics are never modified.
 func (st *linearStats) clone() *linearStats {
-	return &linearStats{n: st.n, d: st.d, M: mat.DenseCopyOf(st.M), count: st.count}
+	return &linearStats{n: st.n, d: st.d, M: mat.DenseCopyOf(st.M), count: st.count, shift: slices.Clone(st.shift)}
 }
 
 // triIndex is the position of (i, j), i ≤ j, in the row-major packed upper triangle of an n×n
@@ -84,6 +91,9 @@ func (st *linearStats) add(p *Problem, des design, stop *cancel.Flag) error {
 		for i := lo; i < hi; i++ {
 			row := xh.RawRowView(i - lo)
 			des.rowInto(i, row[:n])
+			if st.shift != nil {
+				floats.Sub(row[:n], st.shift)
+			}
 			row[n] = 1
 			a, v := nzA[i-lo][:0], nzV[i-lo][:0]
 			for c, del := range p.Delta.RawRowView(i) {
@@ -294,6 +304,9 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 	res := Result{Objective: 0.5*mat.Dot(w, &hw) - mat.Dot(rhs, w) + 0.5*sumW, Converged: true}
 	if bn := mat.Norm(rhs, 2); bn > 0 {
 		res.RelGrad = mat.Norm(&grad, 2) / bn
+	}
+	if intercept {
+		xmat.ShiftIntercept(W, st.shift, -1) // from the shifted inputs' coordinates to X's
 	}
 	return W, res, nil
 }

@@ -16,10 +16,10 @@ import (
 // conjugate gradients 0.1 away on yeast at X + 10⁵, ProbabilisticStructured's L-BFGS 0.085 in
 // probability at X + 10³).
 
-// WeightedMean returns the mean of X's rows weighted by s (nil: unit weights), or nil when a
-// weight is not finite and ≥ 0 or they sum to no positive finite number (the fit's validation
-// then names them).
-func WeightedMean(X *mat.Dense, s []float64) []float64 {
+// WeightedMean returns the mean of X's rows (dense or sparse) weighted by s (nil: unit weights),
+// or nil when a weight is not finite and ≥ 0 or they sum to no positive finite number (the fit's
+// validation then names them).
+func WeightedMean(X Matrix, s []float64) []float64 {
 	m, n := X.Dims()
 	mu := make([]float64, n)
 	var total float64
@@ -31,10 +31,15 @@ func WeightedMean(X *mat.Dense, s []float64) []float64 {
 		if !(w >= 0) || math.IsInf(w, 0) {
 			return nil
 		}
-		if w != 0 {
-			floats.AddScaled(mu, w, X.RawRowView(i)[:n])
-			total += w
+		if w == 0 {
+			continue
 		}
+		if X.Sparse != nil {
+			X.Sparse.RowAxpy(i, w, mu)
+		} else {
+			floats.AddScaled(mu, w, X.Dense.RawRowView(i)[:n])
+		}
+		total += w
 	}
 	if !(total > 0) || math.IsInf(total, 0) {
 		return nil
@@ -70,6 +75,18 @@ func ShiftIntercept(W *mat.Dense, mu []float64, sign float64) {
 	for j, v := range mu {
 		if v != 0 {
 			floats.AddScaled(b, sign*v, W.RawRowView(j))
+		}
+	}
+}
+
+// CentreTMul turns P = [X 1]ᵀG (n rows for X's columns, then the intercept's: the column sums of G)
+// into [X − 1μᵀ 1]ᵀG, the product with X centred at mu that was never formed (a sparse X stays
+// sparse): row j loses mu_j times the intercept's row.
+func CentreTMul(P *mat.Dense, mu []float64) {
+	sums := P.RawRowView(len(mu))
+	for j, v := range mu {
+		if v != 0 {
+			floats.AddScaled(P.RawRowView(j), -v, sums)
 		}
 	}
 }
