@@ -2,9 +2,13 @@ package prob
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // With an unpenalised intercept, a constant added to every feature changes nothing but the
@@ -60,5 +64,66 @@ func TestFitIgnoresAConstantShiftOfX(t *testing.T) {
 				t.Errorf("%s: a warm start from the fitted model took %d iterations", name, again.Result.Iterations)
 			}
 		}
+	}
+}
+
+// A sparse X centred implicitly (its products take the centre out) is the dense X centred in a
+// copy: the same J and gradient at the same W, jointly and column by column.
+func TestImplicitCentringEqualsACentredCopy(t *testing.T) {
+	sp := mustSpace(t, "multilabel", 4)
+	const m, n = 40, 5
+	X, ys := syntheticData(t, sp, m, n, 1, 13)
+	for i := range X {
+		if i%3 == 0 {
+			X[i] = 0
+		} else {
+			X[i] += 50
+		}
+	}
+	w := make([]float64, m)
+	for i := range w {
+		w[i] = 0.25 + float64(i%5)
+	}
+	c := xmat.WeightedMean(xmat.Matrix{Dense: mat.NewDense(m, n, X)}, w)
+	Xc := make([]float64, m*n)
+	xmat.CentreInto(mat.NewDense(m, n, Xc), mat.NewDense(m, n, X), c)
+	dense, err := NewProblem(sp, Xc, m, n, ys, w, 0.05, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sparse, err := NewProblemCSR(sp, xmat.FromDense(m, n, X), ys, w, 0.05, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sparse.centre, sparse.implicit = c, true
+	r := rand.New(rand.NewPCG(3, 4))
+	W := mat.NewDense(n+1, sp.Dim(), nil)
+	for i := range W.RawMatrix().Data {
+		W.RawMatrix().Data[i] = r.NormFloat64()
+	}
+	var J [2]float64
+	var G [2]*mat.Dense
+	for k, p := range []*Problem{dense, sparse} {
+		G[k] = mat.NewDense(n+1, sp.Dim(), nil)
+		if J[k], err = p.Objective(W, InferenceOptions{Method: InferExact}, 0, G[k]); err != nil {
+			t.Fatal(err)
+		}
+		var cols float64
+		g, s := make([]float64, n+1), newColumnScratch(p)
+		for a := 0; a < sp.Dim(); a++ {
+			cols += p.columnObjective(a, mat.Col(nil, a, W), g, s)
+			if diff := floats.Distance(g, mat.Col(nil, a, G[k]), math.Inf(1)); diff > 1e-12 {
+				t.Errorf("problem %d: column %d's gradient is %.3g from the joint one's", k, a, diff)
+			}
+		}
+		if math.Abs(cols-J[k]) > 1e-12*math.Abs(J[k]) {
+			t.Errorf("problem %d: the columns sum to %v, J = %v", k, cols, J[k])
+		}
+	}
+	if math.Abs(J[0]-J[1]) > 1e-12*math.Abs(J[0]) {
+		t.Errorf("J = %v on the centred copy, %v centred implicitly", J[0], J[1])
+	}
+	if diff := floats.Distance(G[0].RawMatrix().Data, G[1].RawMatrix().Data, math.Inf(1)); diff > 1e-10 {
+		t.Errorf("the gradients differ by %.3g", diff)
 	}
 }

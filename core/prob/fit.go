@@ -63,7 +63,13 @@ func centring(X []float64, m, n int, weights []float64, intercept bool) []float6
 func FitCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Options) (*Model, error) {
 	m, n := X.Dims()
 	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
-		return NewProblemCSR(sp, X, ys, weights, alpha, opt.Intercept)
+		p, err := NewProblemCSR(sp, X, ys, weights, alpha, opt.Intercept)
+		if err == nil && opt.Intercept {
+			// centred as Fit centres a dense X, without densifying it: the products take the
+			// mean out (implicit), so that the sparse and dense fits follow the same path
+			p.centre, p.implicit = xmat.WeightedMean(p.X, p.weights), true
+		}
+		return p, err
 	})
 }
 

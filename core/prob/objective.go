@@ -64,11 +64,7 @@ func NewProblemCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, l
 	if err := X.CheckMagnitude("X"); err != nil {
 		return nil, err
 	}
-	p, err := newProblem(sp, xmat.Matrix{Sparse: X}, ys, weights, lambda, intercept)
-	if err == nil && intercept {
-		p.centre, p.implicit = xmat.WeightedMean(p.X, p.weights), true
-	}
-	return p, err
+	return newProblem(sp, xmat.Matrix{Sparse: X}, ys, weights, lambda, intercept)
 }
 
 func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, lambda float64, intercept bool) (*Problem, error) {
