@@ -32,7 +32,9 @@ func paramsOf(params *C.char) (ridge.Options, error) {
 // random_state matter here; alpha, solver, empirical_weight and reference are given to cp_stats_solve) on
 // inputs of n features in the space of spaceHandle. With n_components (rbf and poly kernels) the
 // Nyström map is built from the ms rows of sample (ms × n) as cp_ridge_fit builds it from its X;
-// a linear model takes sample NULL and ms 0.
+// a linear model with an intercept accumulates every chunk around the mean of the sample's rows
+// (NULL and ms 0: around zero, which loses precision when X's columns are far from it), and one
+// without ignores the sample.
 //
 //export cp_stats_new
 func cp_stats_new(spaceHandle C.int64_t, n C.int64_t, params *C.char, sample *C.double, ms C.int64_t, out *C.int64_t) (rc C.int) {
@@ -50,7 +52,7 @@ func cp_stats_new(spaceHandle C.int64_t, n C.int64_t, params *C.char, sample *C.
 	}
 	var X []float64
 	if sample != nil || ms != 0 {
-		if X, err = f64s("landmark sample", sample, ms, n); err != nil {
+		if X, err = f64s("sample", sample, ms, n); err != nil {
 			return status(err)
 		}
 	}

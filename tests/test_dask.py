@@ -121,6 +121,19 @@ def test_distributed_fit_equals_the_exact_fit(client, case):
     _same_model(dist, local)
 
 
+def test_distributed_exact_fit_of_shifted_features(client):
+    # The statistics are accumulated around the mean of X's first rows, as the in-memory exact fit
+    # accumulates them around X's: uncentred, X + 1e5 lost 1e-3 in the normal equations. A
+    # landmark sample means nothing to the linear kernel and is refused, not ignored.
+    X, Y = _data(spaces.Multilabel(5), seed=3)
+    local = StructuredRidge(alpha=0.3, solver="exact").fit(X, Y).decision_function(X)
+    for shift in (1e4, 1e5):
+        dist = DaskStructuredRidge(alpha=0.3, solver="exact").fit(da.from_array(X + shift, chunks=(ROWS, N)), Y)
+        np.testing.assert_allclose(dist.decision_function(X + shift), local, rtol=0, atol=1e-9 * np.abs(local).max())
+    with pytest.raises(ValueError, match="landmark_sample is for the Nyström map"):
+        DaskStructuredRidge().fit(da.from_array(X, chunks=(ROWS, N)), Y, landmark_sample=X[:5])
+
+
 def test_product_reference_is_refused_where_fit_refuses_it(client):
     space = spaces.DirectedCycles(5)
     X, Y = _data(space, seed=2)

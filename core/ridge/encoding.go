@@ -420,25 +420,33 @@ func (md *Model) checkNystrom() error {
 	return md.checkStats(pc)
 }
 
-// setStatsShift restores the statistics' shift read from bytes: finite, one value per feature,
-// held only by a linear model with an intercept and statistics.
+// setStatsShift restores the statistics' shift read from bytes (checkedShift).
 func (md *Model) setStatsShift(shift *mat.Dense) error {
 	if shift == nil {
 		return nil
 	}
+	if md.stats == nil {
+		return fmt.Errorf("a statistics shift without statistics")
+	}
+	s, err := checkedShift(shift, md.Kernel, md.Intercept, md.NFeatures)
+	md.stats.shift = s
+	return err
+}
+
+// checkedShift returns the shift of statistics read from bytes as a row, or why it is not one:
+// finite, one value per feature, of a linear model with an intercept (the others have none).
+func checkedShift(shift *mat.Dense, k kernel.Kernel, intercept bool, n int) ([]float64, error) {
 	r, c := shift.Dims()
-	if md.stats == nil || !md.Intercept || md.Kernel.Kind != kernel.Linear || r != 1 || c != md.NFeatures {
-		return fmt.Errorf("a statistics shift of %d×%d for a model with %d features (statistics: %v, intercept: %v)",
-			r, c, md.NFeatures, md.stats != nil, md.Intercept)
+	if k.Kind != kernel.Linear || !intercept || r != 1 || c != n {
+		return nil, fmt.Errorf("a statistics shift of %d×%d for a %v model on %d features (intercept: %v)", r, c, k.Kind, n, intercept)
 	}
 	s := shift.RawRowView(0)
 	for _, v := range s {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("the statistics shift holds %v", v)
+			return nil, fmt.Errorf("the statistics shift holds %v", v)
 		}
 	}
-	md.stats.shift = slices.Clone(s)
-	return nil
+	return slices.Clone(s), nil
 }
 
 // checkStats verifies the shape of the sufficient statistics of a model linear on nf features.

@@ -38,7 +38,9 @@ type Stats struct {
 // seed of opt on inputs of n features in sp. A Nyström model (opt.NComponents > 0) builds its
 // map here from the ms×n rows of sample exactly as Fit builds it from its X (the same landmarks
 // for the same rows and seed); every chunk is then mapped by it, and the model is linear on the
-// map. Linear models take no sample (nil).
+// map. A linear model with an intercept accumulates every chunk around the mean of the sample's
+// rows, as Fit's exact solver does around its X's (statsShift), when a sample is given (nil: none,
+// and X + 10⁵ loses 10⁻³ in the normal equations); without an intercept it ignores the sample.
 func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*Stats, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
@@ -50,10 +52,17 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 		return nil, largeDimError(sp)
 	}
 	s := &Stats{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n}
+	var shift []float64
 	switch {
 	case opt.Kernel.Kind == kernel.Linear:
-		if sample != nil {
-			return nil, fmt.Errorf("a linear model's statistics take no landmark sample (it is for Nyström maps, n_components > 0)")
+		if sample != nil && opt.Intercept {
+			if ms < 1 || len(sample) != ms*n {
+				return nil, fmt.Errorf("the sample a linear model's statistics are centred at needs at least one row of %d features, got %d values for %d rows",
+					n, len(sample), ms)
+			}
+			if check.FiniteMagnitude("sample", sample, n) == nil { // else X's own checks name the row at fault
+				shift = xmat.WeightedMean(xmat.Matrix{Dense: mat.NewDense(ms, n, sample)}, nil)
+			}
 		}
 	case opt.Kernel.Kind == kernel.Precomputed:
 		return nil, fmt.Errorf("statistics need a linear model: kernel=precomputed is a kernel expansion over the training samples")
@@ -86,6 +95,7 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 		return nil, err
 	}
 	s.st = newLinearStats(nf, sp.Dim())
+	s.st.shift = shift
 	return s, nil
 }
 
@@ -201,6 +211,9 @@ func (s *Stats) compatible(o *Stats) error {
 	case (s.ny == nil) != (o.ny == nil) || s.ny != nil && !s.ny.sameMap(o.ny):
 		return fmt.Errorf("merging statistics computed with different Nyström maps: compute every chunk's statistics " +
 			"from the same starting statistics (the same landmarks)")
+	case !slices.Equal(s.st.shift, o.st.shift):
+		return fmt.Errorf("merging statistics accumulated around different means: compute every chunk's statistics " +
+			"from the same starting statistics (the same sample)")
 	}
 	return nil
 }

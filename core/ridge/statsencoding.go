@@ -15,12 +15,13 @@ import (
 // The statistics byte format, in the framing of the model bytes (core/binfmt: magic, version,
 // little-endian fields, CRC-32C): the space (kind, parameters), the kernel (kind, gamma, degree,
 // coef0), the intercept, the input width, the Nyström landmarks and projection (optional
-// matrices, both or neither), the moment matrix and the count of examples. The bytes travel
-// between the workers of a cluster and may be stored: UnmarshalStats trusts nothing — the shapes
-// must agree with the space, kernel and map, and every moment must be finite.
+// matrices, both or neither), the moment matrix and the count of examples; version 2 appends the
+// shift the moments were accumulated around (an optional 1×n matrix; version 1 has none). The
+// bytes travel between the workers of a cluster and may be stored: UnmarshalStats trusts nothing —
+// the shapes must agree with the space, kernel and map, and every moment must be finite.
 const (
 	statsMagic   = "CPRS"
-	statsVersion = 1
+	statsVersion = 2
 )
 
 // ErrCorruptStats wraps every reason bytes are rejected by UnmarshalStats.
@@ -55,12 +56,17 @@ func (s *Stats) MarshalBinary() ([]byte, error) {
 	r, c := s.st.M.Dims()
 	w.Matrix(r, c, s.st.M.RawMatrix().Data)
 	w.U64(uint64(s.st.count))
+	var shift *mat.Dense
+	if s.st.shift != nil {
+		shift = mat.NewDense(1, len(s.st.shift), s.st.shift)
+	}
+	matrix(shift)
 	return w.Sign(), nil
 }
 
 // UnmarshalStats decodes and validates bytes written by Stats.MarshalBinary.
 func UnmarshalStats(data []byte) (*Stats, error) {
-	r, _, err := binfmt.Open(data, statsMagic, statsVersion, ErrCorruptStats)
+	r, version, err := binfmt.Open(data, statsMagic, statsVersion, ErrCorruptStats)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +82,10 @@ func UnmarshalStats(data []byte) (*Stats, error) {
 	landmarks, proj := optionalMatrix(r, "Nyström landmarks"), optionalMatrix(r, "Nyström projection")
 	rows, cols, moments := r.Matrix("moments", maxDim)
 	n := count(r, "examples in the statistics")
+	var shift *mat.Dense
+	if version >= 2 {
+		shift = optionalMatrix(r, "statistics shift")
+	}
 	if err := r.Finish(); err != nil {
 		return nil, err
 	}
@@ -131,6 +141,11 @@ func UnmarshalStats(data []byte) (*Stats, error) {
 	s.st = &linearStats{n: nf, d: sp.Dim(), M: mat.NewDense(rows, cols, moments), count: n}
 	if err := s.st.checkFinite(); err != nil {
 		return nil, corrupt("%v", err)
+	}
+	if shift != nil {
+		if s.st.shift, err = checkedShift(shift, s.Kernel, s.Intercept, s.NFeatures); err != nil {
+			return nil, corrupt("%v", err)
+		}
 	}
 	return s, nil
 }

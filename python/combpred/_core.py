@@ -777,11 +777,12 @@ class Stats:
     @classmethod
     def new(cls, space: SpaceHandle, n_features: int, params: bytes, sample: np.ndarray | None) -> Stats:
         """Empty statistics for inputs of ``n_features`` columns; ``sample`` (rows, n_features) are the
-        rows a Nyström map draws its landmarks from (None for linear models)."""
+        rows a Nyström map draws its landmarks from, or, for a linear model, rows whose mean the
+        statistics are accumulated around (see ``cp_stats_new``; None: around zero)."""
         ps, rows = None, 0
         if sample is not None:
             rows = sample.shape[0]
-            _, ps = _capi.f64(sample, (rows, n_features), "landmark sample")
+            _, ps = _capi.f64(sample, (rows, n_features), "sample")
         out = ctypes.c_int64(0)
         _capi.check(_capi.lib().cp_stats_new(space.value, n_features, params, ps, rows, out))
         return cls(out.value)

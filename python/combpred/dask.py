@@ -147,6 +147,10 @@ class _Settings:
             _core.set_max_memory(self.max_memory)
 
 
+#: How many of X's first rows a linear exact fit's statistics are centred at the mean of.
+_CENTRE_ROWS = 1000
+
+
 def _first_rows(X: da.Array, count: int) -> np.ndarray:
     """X's first partitions, as many as hold ``count`` rows (all of X if it has fewer): the default
     landmark sample of a Nyström map. The first partition alone gave a 1-row first partition a
@@ -545,6 +549,10 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         self._reset()  # first: a fit refused for its parameters leaves no model either
         self._validate_params()
         self._check_distributable()
+        if landmark_sample is not None and self.kernel == "linear":
+            raise ValueError(
+                "landmark_sample is for the Nyström map of an rbf or poly kernel; kernel='linear' has none"
+            )
         X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
         self._check_decision(space)
         n = X.shape[1]
@@ -556,8 +564,12 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
             self._warn_unconverged(partial=False)
             return self
-        sample = None
-        if self.kernel != "linear":
+        if self.kernel == "linear":
+            # rows whose mean the statistics are taken around (the core uses it with an intercept:
+            # X + 1e5 lost 1e-3 in the normal equations uncentred); any mean keeps the sums exact
+            head = X[: min(_CENTRE_ROWS, X.shape[0])].compute()
+            sample = np.ascontiguousarray(head.toarray() if hasattr(head, "toarray") else head, dtype=np.float64)
+        else:
             raw = _first_rows(X, int(self.n_components)) if landmark_sample is None else landmark_sample
             sample = np.ascontiguousarray(np.asarray(raw), dtype=np.float64)
             if sample.ndim != 2 or sample.shape[1] != n or not np.isfinite(sample).all():
