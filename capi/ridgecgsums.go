@@ -22,9 +22,17 @@ import (
 // iteration (cp_ridge_cg_product) where it lives; cp_ridge_fit_cg_sums runs Fit's CG on the
 // totals, asking the caller's callback for the summed products.
 
+// centreOf reads the centre of a distributed CG fit: NULL (none) or n values.
+func centreOf(centre *C.double, n C.int64_t) ([]float64, error) {
+	if centre == nil {
+		return nil, nil
+	}
+	return f64s("centre", centre, 1, n)
+}
+
 // ridgePart reads the arguments that describe one part of the data of a distributed CG fit.
 func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
-	params *C.char) (sp space.Space, X []float64, y []int64, weights []float64, opt ridge.Options, k int, err error) {
+	params *C.char, centre *C.double) (sp space.Space, X []float64, y []int64, weights []float64, opt ridge.Options, k int, err error) {
 	if sp, err = spaceOf(int64(spaceHandle)); err != nil {
 		return
 	}
@@ -33,6 +41,9 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 		return
 	}
 	if opt, err = paramsOf(params); err != nil {
+		return
+	}
+	if opt.Centre, err = centreOf(centre, n); err != nil {
 		return
 	}
 	if X, err = f64s("X", x, m, n); err != nil {
@@ -56,13 +67,16 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 // optional sample weights) that a distributed CG fit of the linear model with the parameter
 // string params needs before iterating: b (k × d) = Σ s_i x̃_i δ_iᵀ, g (k × k) = Σ s_i x̃_i x̃_iᵀ,
 // mm (d × d) = Σ s_i δ_i δ_iᵀ, *weight = Σ s_i and *count = m, with k = n (+1 with fit_intercept)
-// and d the space's dimension. A part may be empty or weigh nothing.
+// and d the space's dimension. A part may be empty or weigh nothing. centre (n values, or NULL)
+// is where a fit with an intercept centres X, the same for every part and for
+// cp_ridge_fit_cg_sums (an estimate of X's mean: uncentred, X + 10⁵ cost the conjugate gradients
+// their accuracy); x̃_i is then (x_i − centre, 1).
 //
 //export cp_ridge_cg_setup
 func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
-	params *C.char, b, g, mm *C.double, weight *C.double, count *C.int64_t) (rc C.int) {
+	params *C.char, centre *C.double, b, g, mm *C.double, weight *C.double, count *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, params)
+	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, params, centre)
 	if err != nil {
 		return status(err)
 	}
@@ -106,9 +120,9 @@ func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C
 //
 //export cp_ridge_cg_product
 func cp_ridge_cg_product(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
-	params *C.char, v *C.double, out *C.double) (rc C.int) {
+	params *C.char, centre *C.double, v *C.double, out *C.double) (rc C.int) {
 	defer guard(&rc)
-	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, params)
+	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, params, centre)
 	if err != nil {
 		return status(err)
 	}
@@ -130,11 +144,12 @@ func cp_ridge_cg_product(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys 
 // cp_ridge_fit_cg_sums fits the linear StructuredRidge of params (solver cg or auto, the uniform
 // reference) on n features by conjugate gradients on data spread over parts: b, g, mm, weight and
 // count are the parts' cp_ridge_cg_setup sums added up, and products, called at every iteration
-// on the calling thread with ctx, writes the parts' cp_ridge_cg_product at v added up. init is a
-// model to warm-start from, or 0; progress as cp_ridge_fit's (NULL: none).
+// on the calling thread with ctx, writes the parts' cp_ridge_cg_product at v added up; centre is
+// the parts' (NULL: none). init is a model to warm-start from, or 0; progress as cp_ridge_fit's
+// (NULL: none).
 //
 //export cp_ridge_fit_cg_sums
-func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, b, g, mm *C.double, weight C.double, count C.int64_t,
+func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.double, b, g, mm *C.double, weight C.double, count C.int64_t,
 	init C.int64_t, products C.cp_products_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceOf(int64(spaceHandle))
@@ -152,6 +167,9 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, b,
 	}
 	opt, err := paramsOf(params)
 	if err != nil {
+		return status(err)
+	}
+	if opt.Centre, err = centreOf(centre, n); err != nil {
 		return status(err)
 	}
 	k := int(n)

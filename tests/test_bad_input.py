@@ -624,6 +624,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
             3,
             ww,
             params,
+            None,
             _abi.f64(b),
             _abi.f64(g),
             _abi.f64(mm),
@@ -639,12 +640,28 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
         (lambda: setup(params=b"solver=sgd"), "solver=cg"),
         (lambda: setup(params=b"empirical_weight=0.5"), "uniform reference"),
         (
-            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, P, None, _abi.f64(out)),
+            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, P, None, None, _abi.f64(out)),
             "v is a NULL",
         ),
         (
-            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, P, _abi.f64(V), None),
+            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, P, None, _abi.f64(V), None),
             "out is a NULL",
+        ),
+        (
+            lambda: lib.cp_ridge_cg_product(
+                sh,
+                _abi.f64(X),
+                q,
+                6,
+                _abi.i64(Y),
+                3,
+                None,
+                P,
+                _abi.f64(np.array([0, np.nan, 0, 0, 0, 0.0])),
+                _abi.f64(V),
+                _abi.f64(out),
+            ),
+            "centre",
         ),
         (lambda: lib.cp_ridge_distributed_solver(sh, 0, P, _capi.out_i64(), _capi.out_i64()), "n_features"),
         (lambda: lib.cp_ridge_distributed_solver(sh, 6, P, None, _capi.out_i64()), "solver"),
@@ -660,7 +677,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
     # an empty part, and one that weighs nothing, add nothing (but count their rows)
     _capi.check(setup(ww=_abi.f64(np.zeros(q))))
     assert weight.value == 0 and count.value == q and not b.any() and not g.any()
-    _capi.check(lib.cp_ridge_cg_product(sh, None, 0, 6, None, 3, None, P, _abi.f64(V), _abi.f64(out)))
+    _capi.check(lib.cp_ridge_cg_product(sh, None, 0, 6, None, 3, None, P, None, _abi.f64(V), _abi.f64(out)))
     assert not out.any()
     _capi.check(setup())
 
@@ -670,6 +687,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
             sh,
             6,
             params,
+            None,
             _abi.f64(b),
             _abi.f64(g),
             _abi.f64(mm),

@@ -121,17 +121,25 @@ def test_distributed_fit_equals_the_exact_fit(client, case):
     _same_model(dist, local)
 
 
-def test_distributed_exact_fit_of_shifted_features(client):
-    # The statistics are accumulated around the mean of X's first rows, as the in-memory exact fit
-    # accumulates them around X's: uncentred, X + 1e5 lost 1e-3 in the normal equations. A
-    # landmark sample means nothing to the linear kernel and is refused, not ignored.
+@pytest.mark.parametrize("solver, tol", [("exact", 1e-9), ("cg", 1e-6)])
+def test_distributed_fit_of_shifted_features(client, solver, tol):
+    # The statistics (exact) and every part (cg) are centred at the mean of X's first rows, as
+    # the in-memory fits centre X: uncentred, X + 1e5 lost 1e-3 in the normal equations, and
+    # conjugate gradients stopped at their tolerance far from the minimum. A landmark sample
+    # means nothing to the linear kernel and is refused, not ignored.
     X, Y = _data(spaces.Multilabel(5), seed=3)
     local = StructuredRidge(alpha=0.3, solver="exact").fit(X, Y).decision_function(X)
     for shift in (1e4, 1e5):
-        dist = DaskStructuredRidge(alpha=0.3, solver="exact").fit(da.from_array(X + shift, chunks=(ROWS, N)), Y)
-        np.testing.assert_allclose(dist.decision_function(X + shift), local, rtol=0, atol=1e-9 * np.abs(local).max())
+        est = DaskStructuredRidge(alpha=0.3, solver=solver, tol=1e-10)
+        dist = est.fit(da.from_array(X + shift, chunks=(ROWS, N)), Y)
+        np.testing.assert_allclose(dist.decision_function(X + shift), local, rtol=0, atol=tol * np.abs(local).max())
     with pytest.raises(ValueError, match="landmark_sample is for the Nyström map"):
         DaskStructuredRidge().fit(da.from_array(X, chunks=(ROWS, N)), Y, landmark_sample=X[:5])
+    # first rows too large to average are X's problem, named there (not an overflowing centre's)
+    huge = X.copy()
+    huge[[5, 6], 0] = 1e308
+    with pytest.raises(ValueError, match=r"partition 0 .*X row 5: its squared norm overflows"):
+        DaskStructuredRidge(solver=solver).fit(da.from_array(huge, chunks=(ROWS, N)), Y)
 
 
 def test_product_reference_is_refused_where_fit_refuses_it(client):

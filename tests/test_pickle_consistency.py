@@ -176,3 +176,15 @@ def test_spawn_pool_predicts():
         """
     )
     assert "OK" in result.stdout, (result.stdout, result.stderr[-2000:])
+
+
+def test_a_multilabel_pickle_from_before_0_2_takes_the_labels_indices_as_classes():
+    # classes_ of a multi-label model was [0, 1] (each label's values) before 0.2: restored, it is
+    # the labels' indices, which partial_fit(classes=...) now accepts as documented
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(60, 4)), (rng.random((60, 3)) < 0.4).astype(int)
+    state = StructuredRidge().partial_fit(X[:30], Y[:30]).__getstate__()
+    state["classes_"] = np.array([0, 1])
+    old = _restore(StructuredRidge, state)
+    np.testing.assert_array_equal(old.classes_, np.arange(3))
+    old.partial_fit(X[30:], Y[30:], classes=np.arange(3))

@@ -9,6 +9,7 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,7 +17,9 @@ import (
 // ½Σs with H V = 2αV (intercept row excepted) + Σ_i s_i x̃_i [(S + δ_iδ_iᵀ) Vᵀx̃_i]ᵀ and
 // B = Σ_i s_i x̃_i δ_iᵀ (linear.go): B, the preconditioner's moments and every product H V are sums
 // over examples. Each part of the data computes its own (CGSetupOf once, CGProductOf at every
-// iteration) where it lives; FitCGSums runs the CG of Fit on their totals.
+// iteration) where it lives; FitCGSums runs the CG of Fit on their totals. With an intercept,
+// every part centres its X at the same opt.Centre (the caller's estimate of X's mean), as Fit
+// centres its X, and FitCGSums takes W back to X's coordinates.
 
 // CGSetup holds the sums over examples that a distributed CG fit needs before iterating.
 type CGSetup struct {
@@ -32,6 +35,9 @@ type CGSetup struct {
 // nothing (no rows, or only zero weights).
 func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Problem, design, error) {
 	if err := checkCGOptions(sp, opt); err != nil {
+		return nil, design{}, err
+	}
+	if err := checkCentre(n, opt); err != nil {
 		return nil, design{}, err
 	}
 	if m == 0 {
@@ -54,7 +60,34 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 	if err != nil {
 		return nil, design{}, err
 	}
-	return p, design{X: in.Dense, intercept: opt.Intercept, stop: opt.Stop}, nil
+	des := design{X: in.Dense, intercept: opt.Intercept, stop: opt.Stop}
+	if c := partCentre(n, opt); c != nil {
+		if err := budget.Check(fmt.Sprintf("a centred copy of a part of X (%d samples × %d features)", m, n), budget.Mul(int64(m), int64(n), 8)); err != nil {
+			return nil, design{}, err
+		}
+		des.X = mat.NewDense(m, n, nil)
+		xmat.CentreInto(des.X, in.Dense, c)
+	}
+	return p, des, nil
+}
+
+// partCentre is opt.Centre when a distributed CG fit centres X at it (with an intercept), else nil.
+func partCentre(n int, opt Options) []float64 {
+	if !opt.Intercept {
+		return nil
+	}
+	return opt.Centre
+}
+
+// checkCentre refuses a centre that is not n finite values.
+func checkCentre(n int, opt Options) error {
+	if opt.Centre == nil {
+		return nil
+	}
+	if len(opt.Centre) != n {
+		return fmt.Errorf("the centre has %d values for %d features", len(opt.Centre), n)
+	}
+	return check.Finite("centre", opt.Centre, n)
 }
 
 // checkCGOptions refuses what a distributed CG fit does not do: kernels other than the linear one
@@ -189,6 +222,9 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	if n < 1 {
 		return nil, fmt.Errorf("distributed conjugate gradients need at least one feature, got %d", n)
 	}
+	if err := checkCentre(n, opt); err != nil {
+		return nil, err
+	}
 	if r, c := setup.B.Dims(); r != k || c != d {
 		return nil, fmt.Errorf("B is %d×%d, want %d×%d", r, c, k, d)
 	}
@@ -222,8 +258,11 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	}
 	md := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: setup.Count}
 	md.Coef = md.warmCoef(&opt, k, d)
+	centre := partCentre(n, opt) // the parts' X were centred there: W's coordinates are theirs
+	xmat.ShiftIntercept(md.Coef, centre, 1)
 	h := &sumsHessian{products: products, n: n, alpha: opt.Alpha}
 	md.Result, err = conjugateGradients(h, setup.B, pc, md.Coef, setup.Weight/2, &opt)
+	xmat.ShiftIntercept(md.Coef, centre, -1)
 	if h.err != nil { // a failed product (NaN in its place) is the cause of what CG reports
 		err = h.err
 	}

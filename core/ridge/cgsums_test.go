@@ -199,3 +199,42 @@ func TestFitCGSumsProducts(t *testing.T) {
 		t.Errorf("%d products for %d iterations", calls, md.Result.Iterations)
 	}
 }
+
+// Parts centred at a common point (Options.Centre, the caller's estimate of X's mean) give
+// distributed CG the fit of the unshifted X on X + 10⁵, as Fit's own centring does; uncentred,
+// it stopped at its tolerance far from there. A centre of the wrong length is refused.
+func TestFitCGSumsCentred(t *testing.T) {
+	sp, _ := space.NewMultilabel(5)
+	const m, n, shift = 160, 6, 1e5
+	X, ys := synthetic(t, sp, m, n, 21)
+	w := weights(rand.New(rand.NewPCG(2, 3)), m)
+	opt := baseOptions()
+	opt.Solver = Exact
+	base, err := Fit(sp, X, m, n, ys, w, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Xs := make([]float64, len(X))
+	for i, v := range X {
+		Xs[i] = v + shift
+	}
+	opt.Solver, opt.Tol = CG, 1e-10
+	opt.Centre = make([]float64, n)
+	for i := 0; i < 40; i++ { // the mean of the first rows, as the Dask fit takes it
+		for j := 0; j < n; j++ {
+			opt.Centre[j] += Xs[i*n+j] / 40
+		}
+	}
+	setup, products := cgParts(t, sp, Xs, m, n, ys, w, opt, []int{50, 50, 120})
+	md, err := FitCGSums(sp, n, opt, setup, products)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dist := relDist(scoresOf(t, md, Xs, m, n), scoresOf(t, base, X, m, n)); dist > 1e-7 {
+		t.Errorf("scores %.3g from the unshifted fit's", dist)
+	}
+	opt.Centre = opt.Centre[:2]
+	if _, err := CGSetupOf(sp, Xs, m, n, ys, w, opt); err == nil || !strings.Contains(err.Error(), "centre") {
+		t.Errorf("a centre of 2 values for 6 features: %v", err)
+	}
+}

@@ -139,6 +139,11 @@ type Options struct {
 	// schedule (Init.Steps; see warmSteps). An incompatible Init is ignored, and the exact solver
 	// ignores Init.
 	Init *Model
+	// Centre, when not nil (n values), is where a distributed conjugate-gradient fit with an
+	// intercept centres every part's X (CGSetupOf, CGProductOf, FitCGSums), as Fit centres its
+	// own X at its mean (centring.go): every part must be given the same. Ignored without an
+	// intercept and by the other fits.
+	Centre []float64
 	// NComponents > 0 replaces the rbf or poly kernel by its Nyström map into R^NComponents
 	// (nystrom.go) and fits the linear model there; 0 keeps the kernel expansion.
 	NComponents int

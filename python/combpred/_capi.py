@@ -169,15 +169,19 @@ _SIGNATURES = {
     ),
     "cp_prob_fit_sums": ([c_int64, c_int64, c_char_p, c_int64, SUMS, PROGRESS, c_void_p, _i64p], c_int),
     "cp_ridge_cg_setup": (
-        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, _f64p, _f64p, _f64p, _f64p, _i64p],
+        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, _f64p, _f64p, _f64p, _f64p, _f64p, _i64p],
         c_int,
     ),
-    "cp_ridge_cg_product": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, _f64p, _f64p], c_int),
+    "cp_ridge_cg_product": (
+        [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, _f64p, _f64p, _f64p],
+        c_int,
+    ),
     "cp_ridge_fit_cg_sums": (
         [
             c_int64,
             c_int64,
             c_char_p,
+            _f64p,
             _f64p,
             _f64p,
             _f64p,

@@ -451,15 +451,28 @@ def prob_data_sums(
     return loss.value, weight.value, grad
 
 
+def _centre_arg(centre: np.ndarray | None, n_features: int) -> Any:
+    """The centre argument of the distributed CG calls: NULL, or n_features float64 values."""
+    return None if centre is None else _capi.f64(centre, (n_features,), "centre")[1]
+
+
 def ridge_cg_setup(
-    space: SpaceHandle, X: np.ndarray, rows: np.ndarray, sample_weight: np.ndarray | None, params: bytes, n_rows: int
+    space: SpaceHandle,
+    X: np.ndarray,
+    rows: np.ndarray,
+    sample_weight: np.ndarray | None,
+    params: bytes,
+    n_rows: int,
+    centre: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
     """The sums over the rows of a dense X that a distributed CG fit of the linear StructuredRidge
     needs first: (b, g, mm, weight, count) as ``cp_ridge_cg_setup`` defines them, b of shape
-    (n_rows, d) with n_rows the rows of W."""
+    (n_rows, d) with n_rows the rows of W; ``centre`` is where X is centred (the same for every
+    part; None: nowhere)."""
     if _capi.is_sparse(X):
         raise TypeError("ridge_cg_setup takes a dense X")
     args = _fit_arrays(X, rows, space.info.width, sample_weight)
+    pc = _centre_arg(centre, X.shape[1])
     d = space.info.dim
     (b, pb), (g, pg), (mm, pm) = (
         _capi.out_f64((n_rows, d), "b"),
@@ -467,21 +480,28 @@ def ridge_cg_setup(
         _capi.out_f64((d, d), "mm"),
     )
     weight, count = ctypes.c_double(), _capi.out_i64()
-    _capi.check(_capi.lib().cp_ridge_cg_setup(space.value, *args, params, pb, pg, pm, weight, count))
+    _capi.check(_capi.lib().cp_ridge_cg_setup(space.value, *args, params, pc, pb, pg, pm, weight, count))
     return b, g, mm, weight.value, count.value
 
 
 def ridge_cg_product(
-    space: SpaceHandle, X: np.ndarray, rows: np.ndarray, sample_weight: np.ndarray | None, params: bytes, V: np.ndarray
+    space: SpaceHandle,
+    X: np.ndarray,
+    rows: np.ndarray,
+    sample_weight: np.ndarray | None,
+    params: bytes,
+    V: np.ndarray,
+    centre: np.ndarray | None = None,
 ) -> np.ndarray:
     """One part's share of the distributed CG product at V over the rows of a dense X
-    (``cp_ridge_cg_product``)."""
+    (``cp_ridge_cg_product``; ``centre`` as in :func:`ridge_cg_setup`)."""
     if _capi.is_sparse(X):
         raise TypeError("ridge_cg_product takes a dense X")
     args = _fit_arrays(X, rows, space.info.width, sample_weight)
+    pc = _centre_arg(centre, X.shape[1])
     _, pv = _capi.f64(V, V.shape, "v")
     out, po = _capi.out_f64(V.shape)
-    _capi.check(_capi.lib().cp_ridge_cg_product(space.value, *args, params, pv, po))
+    _capi.check(_capi.lib().cp_ridge_cg_product(space.value, *args, params, pc, pv, po))
     return out
 
 
@@ -558,12 +578,15 @@ class RidgeModel(Model):
         setup: tuple[np.ndarray, np.ndarray, np.ndarray, float, int],
         init: RidgeModel | None,
         products: Callable[[np.ndarray], np.ndarray],
+        centre: np.ndarray | None = None,
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that fits the linear model by distributed
         conjugate gradients: ``setup`` is the parts' :func:`ridge_cg_setup` sums added up, and
         ``products(V)`` (V of shape (rows, d), a copy) returns their :func:`ridge_cg_product` at V
-        added up. An exception raised by ``products`` stops the fit and is raised again."""
+        added up, all with ``centre``. An exception raised by ``products`` stops the fit and is
+        raised again."""
         b, g, mm, weight, count = setup
+        pc = _centre_arg(centre, n_features)
         k, d = b.shape
         (b, pb), (g, pg), (mm, pm) = _capi.f64(b, (k, d), "b"), _capi.f64(g, (k, k), "g"), _capi.f64(mm, (d, d), "mm")
         kept = _KeptException()
@@ -581,6 +604,7 @@ class RidgeModel(Model):
                 space.value,
                 n_features,
                 params,
+                pc,
                 pb,
                 pg,
                 pm,

@@ -604,6 +604,10 @@ class StructuredEstimator(BaseEstimator):
                 f"inconsistent pickle of {type(self).__name__}: classes_ does not match the model's "
                 f"{model.dim} classes; the pickle was altered"
             )
+        if type(space) is _spaces.Multilabel and classes is not None:
+            # pickles before 0.2 hold [0, 1], each label's values: partial_fit(classes=labels) then
+            # refused the labels' indices that classes_ documents now
+            self.__dict__["classes_"] = multilabel_classes(space)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # warned when it was fitted
             self._set_model(model)

@@ -116,10 +116,12 @@ class StructuredRidge(StructuredEstimator):
     fit_intercept : bool, default=True
         Learn a per-coordinate offset of the scores. For the linear kernel it is unpenalised; for the
         other kernels it is the penalised bias of the kernel k(x, x') + 1. With the linear kernel,
-        ``solver="cg"`` and ``"sgd"`` fit a dense X on its rows minus their (sample-weighted) mean,
-        in a copy of X, so that a constant added to a feature changes neither the model nor the
-        number of iterations; a sparse X, or one whose copy the memory budget refuses, is used as
-        it is (scale and centre it yourself if its features are far from zero).
+        :meth:`fit` with ``solver="cg"`` or ``"sgd"`` fits a dense X on its rows minus their
+        (sample-weighted) mean, in a copy of X, so that a constant added to a feature changes
+        neither the model nor the number of iterations, and the exact solver (``fit`` and
+        :meth:`partial_fit`) sums its statistics around the first chunk's mean; a sparse X with
+        ``cg`` or ``sgd``, one whose copy the memory budget refuses, and ``partial_fit`` with
+        ``sgd`` use X as it is (scale and centre it yourself if its features are far from zero).
     solver : {"auto", "exact", "cg", "sgd"}, default="auto"
         ``"exact"`` solves the normal equations directly: by Cholesky for the linear kernel (memory
         grows as (n_features · d)²), by LU of the (n_samples · d)² system of the expansion

@@ -147,7 +147,7 @@ class _Settings:
             _core.set_max_memory(self.max_memory)
 
 
-#: How many of X's first rows a linear exact fit's statistics are centred at the mean of.
+#: How many of X's first rows a linear fit's statistics (exact) or parts (cg) are centred at the mean of.
 _CENTRE_ROWS = 1000
 
 
@@ -243,17 +243,32 @@ def _prob_sums(
 
 
 def _cg_setup(
-    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, params: bytes, k: int
+    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, params: bytes, k: int, centre: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
     """A partition's moments for distributed CG (``cp_ridge_cg_setup``)."""
-    return _core.ridge_cg_setup(space._handle(), X, rows, w, params, k)
+    return _core.ridge_cg_setup(space._handle(), X, rows, w, params, k, centre)
 
 
 def _cg_product(
-    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, params: bytes, V: np.ndarray
+    space: _spaces.Space,
+    X: np.ndarray,
+    rows: np.ndarray,
+    w: Any,
+    params: bytes,
+    V: np.ndarray,
+    centre: np.ndarray | None,
 ) -> np.ndarray:
     """A partition's share of H·V for distributed CG (``cp_ridge_cg_product``)."""
-    return _core.ridge_cg_product(space._handle(), X, rows, w, params, V)
+    return _core.ridge_cg_product(space._handle(), X, rows, w, params, V, centre)
+
+
+def _head(X: da.Array) -> np.ndarray:
+    """X's first rows (at most _CENTRE_ROWS), dense: the linear model's statistics are taken
+    around their mean (the core uses it with an intercept: uncentred, X + 1e5 lost 1e-3 in the
+    normal equations and stopped conjugate gradients far from the minimum). Any point keeps the
+    sums exact; a near one keeps them well conditioned."""
+    head = X[: min(_CENTRE_ROWS, X.shape[0])].compute()
+    return np.ascontiguousarray(head.toarray() if hasattr(head, "toarray") else head, dtype=np.float64)
 
 
 def _add_sums(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -560,15 +575,16 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         set_threads(self.n_jobs)
         solver, rows = _core.ridge_distributed_solver(space._handle(), n, params)
         if solver == "cg":
-            model = self._fit_cg(X, Y, W, space, classes, params, rows, previous)
+            with np.errstate(over="ignore", invalid="ignore"):
+                centre = _head(X).mean(axis=0)
+            if not (centre.size and np.isfinite(centre).all()):
+                centre = None  # X's own checks name the row at fault
+            model = self._fit_cg(X, Y, W, space, classes, params, rows, previous, centre)
             self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
             self._warn_unconverged(partial=False)
             return self
         if self.kernel == "linear":
-            # rows whose mean the statistics are taken around (the core uses it with an intercept:
-            # X + 1e5 lost 1e-3 in the normal equations uncentred); any mean keeps the sums exact
-            head = X[: min(_CENTRE_ROWS, X.shape[0])].compute()
-            sample = np.ascontiguousarray(head.toarray() if hasattr(head, "toarray") else head, dtype=np.float64)
+            sample = _head(X)
         else:
             raw = _first_rows(X, int(self.n_components)) if landmark_sample is None else landmark_sample
             sample = np.ascontiguousarray(np.asarray(raw), dtype=np.float64)
@@ -599,6 +615,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         params: bytes,
         rows: int,
         previous: _core.RidgeModel | None,
+        centre: np.ndarray | None,
     ) -> _core.RidgeModel:
         """The linear model by distributed conjugate gradients: the partitions' moments once, then
         their share of H·V at every iteration, summed up a tree; the data are persisted on the
@@ -607,7 +624,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         blocks = _blocks(X, Y, W)
         parts = [
             dask.delayed(_on_partition, pure=False)(
-                _cg_setup, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), params, rows
+                _cg_setup, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), params, rows, centre
             )
             for xb, yb, wb, i, lo in blocks
         ]
@@ -617,14 +634,14 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             shared = dask.delayed(V, pure=True)
             parts = [
                 dask.delayed(_on_partition, pure=False)(
-                    _cg_product, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), params, shared
+                    _cg_product, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), params, shared, centre
                 )
                 for xb, yb, wb, i, lo in blocks
             ]
             (total,) = dask.compute(_tree(parts, operator.add))
             return total
 
-        call = _core.RidgeModel.fit_cg_sums_call(space._handle(), X.shape[1], params, setup, previous, products)
+        call = _core.RidgeModel.fit_cg_sums_call(space._handle(), X.shape[1], params, setup, previous, products, centre)
         return run_fit(
             self._model_class, type(self).__name__, self.verbose, call, self._progress_measure(partial=False)
         )
