@@ -82,8 +82,11 @@ CP_EXPORT int cp_prob_coef(int64_t h, double *out, int64_t rows, int64_t cols, d
    summed over one part of the data, X (m × n) with structures Y (m × w) and optional sample
    weights (NULL: all 1): *loss = Σ_i s_i [log Z(x_i) − ⟨u_i, ψ(y_i)⟩], *weight = Σ_i s_i and grad
    (rows × d) = Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ, by exact inference. A part may be empty (m = 0) or
-   weigh nothing; its sums are then zero. */
-CP_EXPORT int cp_prob_data_sums(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t intercept, double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad);
+   weigh nothing; its sums are then zero. centre (n values, or NULL) is where a fit with an
+   intercept centres X, the same for every part and for cp_prob_fit_sums (an estimate of X's
+   mean: uncentred, L-BFGS stopped at X + 10³ with probabilities 0.07 from the minimum's); x̃_i
+   is then (x_i − centre, 1) and coef holds coefficients in those coordinates. */
+CP_EXPORT int cp_prob_data_sums(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t intercept, double *centre, double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad);
 
 /* cp_prob_decision writes the scores u = Wᵀx̃ of q inputs (q × d). */
 CP_EXPORT int cp_prob_decision(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d);
@@ -103,9 +106,9 @@ CP_EXPORT int cp_prob_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, i
 /* cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over
    parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
    cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
-   inference); init is a model to warm-start from, or 0; progress as cp_prob_fit's (NULL: none).
-   Both callbacks run on the calling thread and receive ctx. */
-CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *params, int64_t init, cp_sums_fn sums, cp_progress_fn progress, void *ctx, int64_t *out);
+   inference); centre is the parts' (NULL: none); init is a model to warm-start from, or 0;
+   progress as cp_prob_fit's (NULL: none). Both callbacks run on the calling thread and receive ctx. */
+CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, int64_t init, cp_sums_fn sums, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_prob_free releases a ProbabilisticStructured model handle. */
 CP_EXPORT int cp_prob_free(int64_t h);

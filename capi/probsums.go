@@ -33,18 +33,21 @@ func coefShape(n C.int64_t, intercept bool, d int) (C.int64_t, C.int64_t) {
 // summed over one part of the data, X (m × n) with structures Y (m × w) and optional sample
 // weights (NULL: all 1): *loss = Σ_i s_i [log Z(x_i) − ⟨u_i, ψ(y_i)⟩], *weight = Σ_i s_i and grad
 // (rows × d) = Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ, by exact inference. A part may be empty (m = 0) or
-// weigh nothing; its sums are then zero.
+// weigh nothing; its sums are then zero. centre (n values, or NULL) is where a fit with an
+// intercept centres X, the same for every part and for cp_prob_fit_sums (an estimate of X's
+// mean: uncentred, L-BFGS stopped at X + 10³ with probabilities 0.07 from the minimum's); x̃_i
+// is then (x_i − centre, 1) and coef holds coefficients in those coordinates.
 //
 //export cp_prob_data_sums
 func cp_prob_data_sums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
-	sampleWeight *C.double, intercept C.int64_t, coef *C.double, rows, d C.int64_t,
+	sampleWeight *C.double, intercept C.int64_t, centre *C.double, coef *C.double, rows, d C.int64_t,
 	loss, weight *C.double, grad *C.double) (rc C.int) {
 	defer guard(&rc)
-	return status(probDataSums(spaceHandle, x, m, n, ys, w, sampleWeight, intercept, coef, rows, d, loss, weight, grad))
+	return status(probDataSums(spaceHandle, x, m, n, ys, w, sampleWeight, intercept, centre, coef, rows, d, loss, weight, grad))
 }
 
 func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
-	sampleWeight *C.double, intercept C.int64_t, coef *C.double, rows, d C.int64_t,
+	sampleWeight *C.double, intercept C.int64_t, centre *C.double, coef *C.double, rows, d C.int64_t,
 	loss, weight *C.double, grad *C.double) error {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -87,7 +90,11 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 	if err := outPtr("weight", weight); err != nil {
 		return err
 	}
-	l, s, err := prob.DataSumsOf(sp, X, int(m), int(n), y, weights, intercept != 0, prob.InferenceOptions{Method: prob.InferExact},
+	c, err := centreOf(centre, n)
+	if err != nil {
+		return err
+	}
+	l, s, err := prob.DataSumsOf(sp, X, int(m), int(n), y, weights, intercept != 0, c, prob.InferenceOptions{Method: prob.InferExact},
 		mat.NewDense(int(rows), int(d), W), mat.NewDense(int(rows), int(d), G))
 	if err != nil {
 		return err
@@ -99,14 +106,14 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 // cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over
 // parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
 // cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
-// inference); init is a model to warm-start from, or 0; progress as cp_prob_fit's (NULL: none).
-// Both callbacks run on the calling thread and receive ctx.
+// inference); centre is the parts' (NULL: none); init is a model to warm-start from, or 0;
+// progress as cp_prob_fit's (NULL: none). Both callbacks run on the calling thread and receive ctx.
 //
 //export cp_prob_fit_sums
-func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, init C.int64_t, sums C.cp_sums_fn,
+func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.double, init C.int64_t, sums C.cp_sums_fn,
 	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := probFitSums(spaceHandle, n, params, init, sums, progress, ctx, out)
+	md, err := probFitSums(spaceHandle, n, params, centre, init, sums, progress, ctx, out)
 	if err != nil {
 		return status(err)
 	}
@@ -114,7 +121,7 @@ func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, init C
 	return cpOK
 }
 
-func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, init C.int64_t, sums C.cp_sums_fn,
+func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.double, init C.int64_t, sums C.cp_sums_fn,
 	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -131,6 +138,9 @@ func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, init C.int6
 	}
 	opt, err := probFitOptions(sp, params, init)
 	if err != nil {
+		return nil, err
+	}
+	if opt.Centre, err = centreOf(centre, n); err != nil {
 		return nil, err
 	}
 	opt.Progress = progressFunc(progress, ctx)

@@ -142,6 +142,19 @@ def test_distributed_fit_of_shifted_features(client, solver, tol):
         DaskStructuredRidge(solver=solver).fit(da.from_array(huge, chunks=(ROWS, N)), Y)
 
 
+def test_distributed_probabilistic_fit_of_shifted_features(client):
+    # Every partition's data sums are taken with X centred at the mean of its first rows, as the
+    # in-memory fit centres X: uncentred, L-BFGS met its tolerance at X + 1e3 with probabilities
+    # 0.07 from the in-memory fit's, without a warning.
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(120, 4))
+    Y = (X[:, :3] + rng.normal(size=(120, 3)) > 0).astype(int)
+    local = ProbabilisticStructured(tol=1e-10).fit(X, Y).predict_proba(X)
+    for shift in (1e3, 1e5):
+        dist = DaskProbabilisticStructured(tol=1e-10).fit(da.from_array(X + shift, chunks=(40, 4)), Y)
+        np.testing.assert_allclose(dist.predict_proba(X + shift), local, atol=1e-7)
+
+
 def test_product_reference_is_refused_where_fit_refuses_it(client):
     space = spaces.DirectedCycles(5)
     X, Y = _data(space, seed=2)

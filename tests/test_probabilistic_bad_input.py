@@ -447,8 +447,8 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
     grad = np.empty((7, 3))
     loss, weight = ctypes.c_double(), ctypes.c_double()
 
-    def sums(*args):
-        return lib.cp_prob_data_sums(sh, *args)
+    def sums(*args, centre=None):  # args as the ABI's without the centre, which follows intercept
+        return lib.cp_prob_data_sums(sh, *args[:7], centre, *args[7:])
 
     cases = [
         (
@@ -464,6 +464,25 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
         (
             lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, None, 7, 3, loss, weight, _abi.f64(grad)),
             "coef is a NULL",
+        ),
+        (
+            lambda: sums(
+                _abi.f64(X),
+                q,
+                6,
+                _abi.i64(Y),
+                3,
+                None,
+                1,
+                _abi.f64(W),
+                7,
+                3,
+                loss,
+                weight,
+                _abi.f64(grad),
+                centre=_abi.f64(np.full(6, np.inf)),
+            ),
+            "centre",
         ),
         (
             lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, _abi.f64(W), 7, 3, None, weight, _abi.f64(grad)),
@@ -523,7 +542,7 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
 
     def fit_with(callback, n=6, params=b"", space_handle=sh):
         cb = _capi.SUMS(callback) if callback is not None else ctypes.cast(None, _capi.SUMS)
-        return lib.cp_prob_fit_sums(space_handle, n, params, 0, cb, _capi.PROGRESS(), None, _capi.out_i64())
+        return lib.cp_prob_fit_sums(space_handle, n, params, None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64())
 
     def writing(total_loss, total_weight):
         def callback(coef, rows, d, loss, weight, grad, _ctx):
@@ -557,7 +576,9 @@ def test_fit_sums_takes_only_a_space_handle(data, fitted):
     cb = _capi.SUMS(lambda *args: 1)
     with pytest.raises(TypeError):
         _capi.check(
-            _capi.lib().cp_prob_fit_sums(fitted._model.value, 6, b"", 0, cb, _capi.PROGRESS(), None, _capi.out_i64())
+            _capi.lib().cp_prob_fit_sums(
+                fitted._model.value, 6, b"", None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64()
+            )
         )
 
 

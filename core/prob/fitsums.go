@@ -8,6 +8,7 @@ import (
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -47,7 +48,15 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		budget.Mul(2*lbfgsMemory+8, int64(rows), int64(sp.Dim()), 8)); err != nil {
 		return nil, err
 	}
+	if err := checkCentre(opt.Centre, n); err != nil {
+		return nil, err
+	}
+	var centre []float64 // the parts centre X there (DataSumsOf): W's coordinates are theirs
+	if opt.Intercept {
+		centre = opt.Centre
+	}
 	W := warmStart(opt.Init, sp, n, opt.Intercept)
+	xmat.ShiftIntercept(W, centre, 1)
 	d := sp.Dim()
 	alpha, total := opt.Alpha, math.NaN()
 	eval := func(x, g []float64) (float64, error) {
@@ -76,6 +85,7 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		return penalized(Wx, n, alpha, loss, weight, G), nil
 	}
 	res, err := minimizeRelative(W.RawMatrix().Data, eval, &opt)
+	xmat.ShiftIntercept(W, centre, -1)
 	if err == nil {
 		err = check.Fitted("coefficients", W.RawMatrix().Data)
 	}
@@ -88,8 +98,10 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 
 // DataSumsOf returns Problem.DataSums at W for one part of a data set, rows X (m×n, row-major)
 // with structures ys and optional weights (nil: all 1), checked as NewProblem checks them. A part
-// may be empty or have only zero weights: its sums are zero (FitSums checks the total).
-func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, intercept bool,
+// may be empty or have only zero weights: its sums are zero (FitSums checks the total). With an
+// intercept and a centre (n values, nil: none), W holds coefficients on X − 1·centreᵀ (the
+// products take the centre out; X is not copied).
+func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, intercept bool, centre []float64,
 	inf InferenceOptions, W, grad *mat.Dense) (loss, weight float64, err error) {
 	rows := n
 	if intercept {
@@ -97,6 +109,9 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	}
 	if n < 1 || m < 0 {
 		return 0, 0, fmt.Errorf("prob: a part of the data has shape %d×%d", m, n)
+	}
+	if err := checkCentre(centre, n); err != nil {
+		return 0, 0, err
 	}
 	if r, c := W.Dims(); r != rows || c != sp.Dim() {
 		return 0, 0, fmt.Errorf("prob: W is %d×%d, want %d×%d", r, c, rows, sp.Dim())
@@ -122,6 +137,9 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 		if err != nil {
 			return 0, 0, err
 		}
+		if intercept && centre != nil {
+			p.centre, p.implicit = centre, true
+		}
 		if !zero {
 			return p.DataSums(W, inf, grad)
 		}
@@ -141,4 +159,15 @@ func sumsInference(sp space.Space, inf InferenceOptions) error {
 			"inference on the %s space; use the exact sampler", ErrNoExact, sp.Kind())
 	}
 	return nil
+}
+
+// checkCentre refuses a centre that is not n finite values (nil: none).
+func checkCentre(centre []float64, n int) error {
+	if centre == nil {
+		return nil
+	}
+	if len(centre) != n {
+		return fmt.Errorf("prob: the centre has %d values for %d features", len(centre), n)
+	}
+	return check.Finite("centre", centre, n)
 }

@@ -80,6 +80,10 @@ type Options struct {
 	// model of the same space with the same features and intercept, and ignores it otherwise. The
 	// stopping rule stays relative to ‖∇J(0)‖, so a warm start stops where a cold one would.
 	Init *Model
+	// Centre, when not nil (n values), is where FitSums and DataSumsOf, with an intercept,
+	// centre every part's X (the caller's estimate of X's mean, the same for every part), as Fit
+	// centres its X at its mean. Ignored without an intercept and by Fit.
+	Centre []float64
 }
 
 // DefaultAlpha is the λ of Options.Alpha = 0 on the space sp for sample weights w (nil: m ones):

@@ -437,17 +437,22 @@ def prob_data_sums(
     sample_weight: np.ndarray | None,
     intercept: bool,
     coef: np.ndarray,
+    centre: np.ndarray | None = None,
 ) -> tuple[float, float, np.ndarray]:
     """The ProbabilisticStructured data term at ``coef`` (rows × d) summed over the rows of a dense
-    X with structures ``rows``: ``(loss, weight, grad)`` as ``cp_prob_data_sums`` defines them."""
+    X with structures ``rows``: ``(loss, weight, grad)`` as ``cp_prob_data_sums`` defines them, X
+    centred at ``centre`` with an intercept (the same for every part; None: nowhere)."""
     if _capi.is_sparse(X):
         raise TypeError("prob_data_sums takes a dense X")
     args = _fit_arrays(X, rows, space.info.width, sample_weight)
+    pcentre = _centre_arg(centre, X.shape[1])
     shape = coef.shape
     _, pc = _capi.f64(coef, shape, "coef")
     grad, pg = _capi.out_f64(shape, "coef")
     loss, weight = ctypes.c_double(), ctypes.c_double()
-    _capi.check(_capi.lib().cp_prob_data_sums(space.value, *args, int(intercept), pc, *shape, loss, weight, pg))
+    _capi.check(
+        _capi.lib().cp_prob_data_sums(space.value, *args, int(intercept), pcentre, pc, *shape, loss, weight, pg)
+    )
     return loss.value, weight.value, grad
 
 
@@ -699,12 +704,15 @@ class ProbModel(Model):
         params: bytes,
         init: ProbModel | None,
         sums: Callable[[np.ndarray], tuple[float, float, np.ndarray]],
+        centre: np.ndarray | None = None,
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that fits a model from data sums: Go's L-BFGS
         asks ``sums(W)`` (W of shape (rows, d), a copy) for the data term summed over every part
-        of the data, as :func:`prob_data_sums` gives it for one part — ``(loss, weight, grad)``.
-        An exception raised by ``sums`` stops the fit and is raised again by the call."""
+        of the data, as :func:`prob_data_sums` gives it for one part — ``(loss, weight, grad)``,
+        all with ``centre``. An exception raised by ``sums`` stops the fit and is raised again by
+        the call."""
         kept = _KeptException()
+        pcentre = _centre_arg(centre, n_features)
 
         def callback(coef: Any, rows: int, d: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
             with kept:
@@ -718,7 +726,15 @@ class ProbModel(Model):
 
         def call(progress: Any, out: Any) -> int:
             status = _capi.lib().cp_prob_fit_sums(
-                space.value, n_features, params, init.value if init is not None else 0, callback_c, progress, None, out
+                space.value,
+                n_features,
+                params,
+                pcentre,
+                init.value if init is not None else 0,
+                callback_c,
+                progress,
+                None,
+                out,
             )
             kept.reraise(status, ProbModel, out)
             return status

@@ -147,8 +147,18 @@ class _Settings:
             _core.set_max_memory(self.max_memory)
 
 
-#: How many of X's first rows a linear fit's statistics (exact) or parts (cg) are centred at the mean of.
+#: How many of X's first rows a linear fit's statistics (exact) or parts (cg, and the
+#: ProbabilisticStructured fit from sums) are centred at the mean of.
 _CENTRE_ROWS = 1000
+
+
+def _centre(X: da.Array) -> np.ndarray | None:
+    """The mean of X's first rows, where a fit with an intercept centres every partition (the core
+    ignores it without one), or None when it does not exist in floating point (X's own checks then
+    name the row at fault, not an overflowing centre)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        centre = _head(X).mean(axis=0)
+    return centre if centre.size and np.isfinite(centre).all() else None
 
 
 def _first_rows(X: da.Array, count: int) -> np.ndarray:
@@ -236,10 +246,16 @@ def _stats(space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, empty:
 
 
 def _prob_sums(
-    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, intercept: bool, coef: np.ndarray
+    space: _spaces.Space,
+    X: np.ndarray,
+    rows: np.ndarray,
+    w: Any,
+    intercept: bool,
+    coef: np.ndarray,
+    centre: np.ndarray | None,
 ) -> tuple[float, float, np.ndarray]:
     """A partition's ProbabilisticStructured data term at ``coef`` (``cp_prob_data_sums``)."""
-    return _core.prob_data_sums(space._handle(), X, rows, w, intercept, coef)
+    return _core.prob_data_sums(space._handle(), X, rows, w, intercept, coef, centre)
 
 
 def _cg_setup(
@@ -575,11 +591,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         set_threads(self.n_jobs)
         solver, rows = _core.ridge_distributed_solver(space._handle(), n, params)
         if solver == "cg":
-            with np.errstate(over="ignore", invalid="ignore"):
-                centre = _head(X).mean(axis=0)
-            if not (centre.size and np.isfinite(centre).all()):
-                centre = None  # X's own checks name the row at fault
-            model = self._fit_cg(X, Y, W, space, classes, params, rows, previous, centre)
+            model = self._fit_cg(X, Y, W, space, classes, params, rows, previous, _centre(X))
             self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
             self._warn_unconverged(partial=False)
             return self
@@ -748,19 +760,20 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         X, Y, W = dask.persist(X, Y, W)  # read (or generated) once, for every evaluation
         blocks = _blocks(X, Y, W)
         intercept = bool(self.fit_intercept)
+        centre = _centre(X)
 
         def sums(coef: np.ndarray) -> tuple[float, float, np.ndarray]:
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
             parts = [
                 dask.delayed(_on_partition, pure=False)(
-                    _prob_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), intercept, shared
+                    _prob_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), intercept, shared, centre
                 )
                 for xb, yb, wb, i, lo in blocks
             ]
             (total,) = dask.compute(_tree(parts, _add_sums))
             return total
 
-        call = _core.ProbModel.fit_sums_call(space._handle(), n, self._params_string(), previous, sums)
+        call = _core.ProbModel.fit_sums_call(space._handle(), n, self._params_string(), previous, sums, centre)
         self._fit_model(call, **_fitted_attributes(self, space, classes, n, columns))
         return self
 
