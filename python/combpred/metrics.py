@@ -548,8 +548,8 @@ def hierarchical_node_weights(parent: Any, scheme: str = "siblings") -> np.ndarr
         ``"uniform"``: c_i = 1 (the thesis' formula). ``"siblings"``: c = 1 at a root and
         c_i = c_parent(i) / (number of children of parent(i)), so the costs of a node's children
         share the node's cost (Cesa-Bianchi et al. 2006; Rousu et al. 2006). ``"subtree"``:
-        c_i = |subtree(i)| / n_nodes, the fraction of the nodes in the subtree rooted at i
-        (Rousu et al. 2006).
+        c_i = (number of nodes in the subtree rooted at i) / n_nodes, the fraction of the nodes
+        below i, i included (Rousu et al. 2006).
 
     Returns
     -------
