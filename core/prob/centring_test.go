@@ -39,10 +39,7 @@ func TestFitIgnoresAConstantShiftOfX(t *testing.T) {
 		}
 		for _, shift := range []float64{1e3, 1e5} {
 			name := fmt.Sprintf("%s/shift %g", c.kind, shift)
-			Xs := make([]float64, len(X))
-			for i, v := range X {
-				Xs[i] = v + shift
-			}
+			Xs := shifted(X, shift)
 			md, err := Fit(sp, Xs, m, n, ys, w, opt)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -126,4 +123,13 @@ func TestImplicitCentringEqualsACentredCopy(t *testing.T) {
 	if diff := floats.Distance(G[0].RawMatrix().Data, G[1].RawMatrix().Data, math.Inf(1)); diff > 1e-10 {
 		t.Errorf("the gradients differ by %.3g", diff)
 	}
+}
+
+// shifted returns a copy of X with c added to every value.
+func shifted(X []float64, c float64) []float64 {
+	out := make([]float64, len(X))
+	for i, v := range X {
+		out[i] = v + c
+	}
+	return out
 }

@@ -48,7 +48,7 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		budget.Mul(2*lbfgsMemory+8, int64(rows), int64(sp.Dim()), 8)); err != nil {
 		return nil, err
 	}
-	if err := checkCentre(opt.Centre, n); err != nil {
+	if err := xmat.CheckCentre(opt.Centre, n); err != nil {
 		return nil, err
 	}
 	var centre []float64 // the parts centre X there (DataSumsOf): W's coordinates are theirs
@@ -110,7 +110,7 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	if n < 1 || m < 0 {
 		return 0, 0, fmt.Errorf("prob: a part of the data has shape %d×%d", m, n)
 	}
-	if err := checkCentre(centre, n); err != nil {
+	if err := xmat.CheckCentre(centre, n); err != nil {
 		return 0, 0, err
 	}
 	if r, c := W.Dims(); r != rows || c != sp.Dim() {
@@ -159,15 +159,4 @@ func sumsInference(sp space.Space, inf InferenceOptions) error {
 			"inference on the %s space; use the exact sampler", ErrNoExact, sp.Kind())
 	}
 	return nil
-}
-
-// checkCentre refuses a centre that is not n finite values (nil: none).
-func checkCentre(centre []float64, n int) error {
-	if centre == nil {
-		return nil
-	}
-	if len(centre) != n {
-		return fmt.Errorf("prob: the centre has %d values for %d features", len(centre), n)
-	}
-	return check.Finite("centre", centre, n)
 }

@@ -213,10 +213,7 @@ func TestFitSumsCentred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Xs := make([]float64, len(X))
-	for i, v := range X {
-		Xs[i] = v + shift
-	}
+	Xs := shifted(X, shift)
 	opt.Centre = make([]float64, n)
 	for i := 0; i < 30; i++ {
 		for j := 0; j < n; j++ {

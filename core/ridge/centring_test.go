@@ -56,10 +56,7 @@ func TestFitsIgnoreAConstantShiftOfX(t *testing.T) {
 			want := scoresOf(t, base, X, m, n)
 			for _, shift := range []float64{1e2, 1e4, 1e5} {
 				name := fmt.Sprintf("%s/%v/shift %g", c.kind, solver, shift)
-				Xs := make([]float64, len(X))
-				for i, v := range X {
-					Xs[i] = v + shift
-				}
+				Xs := shifted(X, shift)
 				md, err := Fit(sp, Xs, m, n, ys, w, opt)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -103,10 +100,7 @@ func TestExactStatisticsShiftAcrossChunksAndBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := scoresOf(t, base, X, m, n)
-	Xs := make([]float64, len(X))
-	for i, v := range X {
-		Xs[i] = v + shift
-	}
+	Xs := shifted(X, shift)
 	var md *Model
 	for lo := 0; lo < m; lo += 80 {
 		if md, err = PartialFit(md, sp, Xs[lo*n:(lo+80)*n], 80, n, ys[lo*5:(lo+80)*5], w[lo:lo+80], opt); err != nil {
@@ -144,4 +138,13 @@ func TestExactStatisticsShiftAcrossChunksAndBytes(t *testing.T) {
 	if _, err := md.marshal(5); err == nil {
 		t.Error("format version 5 wrote statistics with a shift it cannot hold")
 	}
+}
+
+// shifted returns a copy of X with c added to every value.
+func shifted(X []float64, c float64) []float64 {
+	out := make([]float64, len(X))
+	for i, v := range X {
+		out[i] = v + c
+	}
+	return out
 }

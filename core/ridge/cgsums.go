@@ -37,7 +37,7 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 	if err := checkCGOptions(sp, opt); err != nil {
 		return nil, design{}, err
 	}
-	if err := checkCentre(n, opt); err != nil {
+	if err := xmat.CheckCentre(opt.Centre, n); err != nil {
 		return nil, design{}, err
 	}
 	if m == 0 {
@@ -61,7 +61,7 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 		return nil, design{}, err
 	}
 	des := design{X: in.Dense, intercept: opt.Intercept, stop: opt.Stop}
-	if c := partCentre(n, opt); c != nil {
+	if c := partCentre(opt); c != nil {
 		if err := budget.Check(fmt.Sprintf("a centred copy of a part of X (%d samples × %d features)", m, n), budget.Mul(int64(m), int64(n), 8)); err != nil {
 			return nil, design{}, err
 		}
@@ -72,22 +72,11 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 }
 
 // partCentre is opt.Centre when a distributed CG fit centres X at it (with an intercept), else nil.
-func partCentre(n int, opt Options) []float64 {
+func partCentre(opt Options) []float64 {
 	if !opt.Intercept {
 		return nil
 	}
 	return opt.Centre
-}
-
-// checkCentre refuses a centre that is not n finite values.
-func checkCentre(n int, opt Options) error {
-	if opt.Centre == nil {
-		return nil
-	}
-	if len(opt.Centre) != n {
-		return fmt.Errorf("the centre has %d values for %d features", len(opt.Centre), n)
-	}
-	return check.Finite("centre", opt.Centre, n)
 }
 
 // checkCGOptions refuses what a distributed CG fit does not do: kernels other than the linear one
@@ -222,7 +211,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	if n < 1 {
 		return nil, fmt.Errorf("distributed conjugate gradients need at least one feature, got %d", n)
 	}
-	if err := checkCentre(n, opt); err != nil {
+	if err := xmat.CheckCentre(opt.Centre, n); err != nil {
 		return nil, err
 	}
 	if r, c := setup.B.Dims(); r != k || c != d {
@@ -258,7 +247,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	}
 	md := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: setup.Count}
 	md.Coef = md.warmCoef(&opt, k, d)
-	centre := partCentre(n, opt) // the parts' X were centred there: W's coordinates are theirs
+	centre := partCentre(opt) // the parts' X were centred there: W's coordinates are theirs
 	xmat.ShiftIntercept(md.Coef, centre, 1)
 	h := &sumsHessian{products: products, n: n, alpha: opt.Alpha}
 	md.Result, err = conjugateGradients(h, setup.B, pc, md.Coef, setup.Weight/2, &opt)

@@ -214,10 +214,7 @@ func TestFitCGSumsCentred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Xs := make([]float64, len(X))
-	for i, v := range X {
-		Xs[i] = v + shift
-	}
+	Xs := shifted(X, shift)
 	opt.Solver, opt.Tol = CG, 1e-10
 	opt.Centre = make([]float64, n)
 	for i := 0; i < 40; i++ { // the mean of the first rows, as the Dask fit takes it

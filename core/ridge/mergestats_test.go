@@ -383,10 +383,7 @@ func TestStatsCentredAtASampleMean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Xs := make([]float64, len(X))
-	for i, v := range X {
-		Xs[i] = v + shift
-	}
+	Xs := shifted(X, shift)
 	empty, err := NewStats(sp, n, Xs[:30*n], 30, opt)
 	if err != nil {
 		t.Fatal(err)

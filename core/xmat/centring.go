@@ -1,7 +1,10 @@
 package xmat
 
 import (
+	"fmt"
 	"math"
+
+	"github.com/combpred/combpred/core/check"
 
 	"github.com/combpred/combpred/core/parallel"
 	"gonum.org/v1/gonum/floats"
@@ -51,6 +54,17 @@ func WeightedMean(X Matrix, s []float64) []float64 {
 		}
 	}
 	return mu
+}
+
+// CheckCentre refuses a centre given for n features that is not n finite values (nil: none).
+func CheckCentre(centre []float64, n int) error {
+	if centre == nil {
+		return nil
+	}
+	if len(centre) != n {
+		return fmt.Errorf("the centre has %d values for %d features", len(centre), n)
+	}
+	return check.Finite("centre", centre, n)
 }
 
 // CentreInto writes X's rows minus mu into the first n columns of dst's rows (dst has X's rows
