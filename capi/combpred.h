@@ -307,8 +307,9 @@ CP_EXPORT int cp_set_interrupt_poll(cp_progress_fn poll);
    input is checked before it is made; 0 restores the default (half the memory the process may use). */
 CP_EXPORT int cp_set_max_memory(int64_t bytes);
 
-/* cp_set_threads sets the number of threads of every later call (process-wide); 0 means one per CPU,
-   and counts above 4 per CPU are clamped. */
+/* cp_set_threads sets the number of threads of every later call (process-wide) from an n_jobs as
+   joblib reads it: n > 0 threads, clamped at 4 per CPU; a negative n means CPUs + 1 + n (-1 all
+   CPUs, -2 all but one), at least one. 0 is refused: it means nothing, and joblib refuses it too. */
 CP_EXPORT int cp_set_threads(int64_t n);
 
 /* cp_space_cov_mul writes S·v into out (d values) without forming S. */

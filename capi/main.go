@@ -16,7 +16,6 @@ import "C"
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"runtime"
 
@@ -30,25 +29,34 @@ import (
 // threads under an address-space limit made the Go runtime abort (pthread_create failed).
 const maxThreadsPerCPU = 4
 
-// cp_set_threads sets the number of threads of every later call (process-wide); 0 means one per CPU,
-// and counts above 4 per CPU are clamped.
+// cp_set_threads sets the number of threads of every later call (process-wide) from an n_jobs as
+// joblib reads it: n > 0 threads, clamped at 4 per CPU; a negative n means CPUs + 1 + n (-1 all
+// CPUs, -2 all but one), at least one. 0 is refused: it means nothing, and joblib refuses it too.
 //
 //export cp_set_threads
 func cp_set_threads(n C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	if n < 0 {
-		return status(fmt.Errorf("n_jobs: thread count %d out of range", int64(n)))
+	t, err := threadCount(int64(n), runtime.NumCPU())
+	if err != nil {
+		return status(err)
 	}
-	// Larger requests are clamped (documented at n_jobs), not refused: a setting tuned for a large
-	// machine keeps working on a small one.
-	t := int(min(int64(n), int64(maxThreadsPerCPU*runtime.NumCPU())))
 	parallel.SetThreads(t)
-	if t > 0 {
-		runtime.GOMAXPROCS(t)
-	} else {
-		runtime.GOMAXPROCS(runtime.NumCPU())
-	}
+	runtime.GOMAXPROCS(t)
 	return cpOK
+}
+
+// threadCount is the number of threads n_jobs = n asks for on cpus CPUs. Larger requests are
+// clamped (documented at n_jobs), not refused: a setting tuned for a large machine keeps working
+// on a small one.
+func threadCount(n int64, cpus int) (int, error) {
+	switch {
+	case n == 0:
+		return 0, errors.New("n_jobs=0 means no threads; use None or -1 for all cores, or a positive count")
+	case n < 0:
+		return int(max(int64(cpus)+1+n, 1)), nil // n ≥ −2⁶³: no overflow
+	default:
+		return int(min(n, int64(maxThreadsPerCPU*cpus))), nil
+	}
 }
 
 // cp_set_max_memory sets the memory budget (bytes) against which every allocation sized by an

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/budget"
@@ -17,24 +18,48 @@ func TestBudgetErrorsHaveTheMemoryStatus(t *testing.T) {
 	}
 }
 
-// Thread counts are clamped at maxThreadsPerCPU per CPU: 4096 threads made the Go runtime abort
-// under an address-space limit (pthread_create failed).
-func TestThreadsAreClamped(t *testing.T) {
-	defer cp_set_threads(0)
+// n_jobs is read as joblib reads it: positive counts are clamped at maxThreadsPerCPU per CPU
+// (4096 threads made the Go runtime abort under an address-space limit: pthread_create failed),
+// negative ones count back from the CPUs (-1 all, -2 all but one, never fewer than one), and 0 is
+// refused.
+func TestThreadCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		cpus int
+		want int
+	}{
+		{1, 2, 1}, {8, 2, 8}, {9, 2, 8}, {4096 * 1024, 2, 8}, {1<<63 - 1, 2, 8},
+		{-1, 2, 2}, {-2, 2, 1}, {-3, 2, 1}, {-1 << 63, 2, 1}, {-2, 16, 15}, {-16, 16, 1},
+	} {
+		got, err := threadCount(c.n, c.cpus)
+		if err != nil || got != c.want {
+			t.Errorf("threadCount(%d, %d) = %d, %v; want %d", c.n, c.cpus, got, err, c.want)
+		}
+	}
+	if _, err := threadCount(0, 2); err == nil || !strings.HasPrefix(err.Error(), "n_jobs") {
+		t.Errorf("threadCount(0) = %v, want an error naming n_jobs", err)
+	}
+}
+
+func TestSetThreads(t *testing.T) {
+	defer cp_set_threads(-1)
 	limit := maxThreadsPerCPU * runtime.NumCPU()
 	for _, c := range []struct {
 		n    int64
 		want int
-	}{{1, 1}, {int64(limit), limit}, {4096 * 1024, limit}, {1<<63 - 1, limit}, {0, runtime.NumCPU()}} {
+	}{{1, 1}, {1<<63 - 1, limit}, {-1, runtime.NumCPU()}, {-1 << 63, 1}} {
 		if rc := cp_set_threads(_Ctype_int64_t(c.n)); rc != cpOK {
 			t.Fatalf("cp_set_threads(%d) = %d", c.n, rc)
 		}
 		if got := parallel.Threads(); got != c.want {
 			t.Errorf("cp_set_threads(%d): %d threads, want %d", c.n, got, c.want)
 		}
+		if got := runtime.GOMAXPROCS(0); got != c.want {
+			t.Errorf("cp_set_threads(%d): GOMAXPROCS %d, want %d", c.n, got, c.want)
+		}
 	}
-	if rc := cp_set_threads(-1); rc != cpValue {
-		t.Errorf("cp_set_threads(-1) = %d, want cpValue", rc)
+	if rc := cp_set_threads(0); rc != cpValue {
+		t.Errorf("cp_set_threads(0) = %d, want cpValue", rc)
 	}
 }
 

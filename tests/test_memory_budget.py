@@ -17,6 +17,7 @@ import combpred
 import numpy as np
 import pytest
 from combpred import ProbabilisticStructured, StructuredRidge, spaces
+from combpred._estimator_base import set_threads
 
 PACKAGE_PARENT = str(Path(combpred.__file__).resolve().parent.parent)
 ADDRESS_SPACE = 3 * 10**9  # bytes; the Go runtime, NumPy and scikit-learn load well below it
@@ -123,6 +124,22 @@ def test_thousands_of_threads_are_clamped_and_work():
             assert (got == expected).all(), n_jobs
     """)
     assert outcome["raised"] is None, outcome
+
+
+def test_n_jobs_reads_as_in_joblib():
+    # A negative n_jobs counts back from the cores (the core's TestThreadCount checks the counts);
+    # 0 means nothing and is refused, as joblib refuses it, instead of meaning all cores.
+    sp = spaces.Permutations(4)
+    X, Y = np.random.default_rng(0).normal(size=(30, 3)), sp.sample(30, 0)
+    try:
+        expected = StructuredRidge(space=sp, n_jobs=1).fit(X, Y).predict(X)
+        for n_jobs in (-1, -2, -(2**70)):
+            assert (StructuredRidge(space=sp, n_jobs=n_jobs).fit(X, Y).predict(X) == expected).all(), n_jobs
+        for est in (StructuredRidge(space=sp, n_jobs=0), ProbabilisticStructured(space=sp, n_jobs=0)):
+            with pytest.raises(ValueError, match="n_jobs=0"):
+                est.fit(X, Y)
+    finally:
+        set_threads(None)
 
 
 def test_ordinary_work_runs_under_the_cap_with_the_default_budget():

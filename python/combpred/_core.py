@@ -126,7 +126,7 @@ def _byte_view(data: Any) -> tuple[Any, int]:
 
 
 def set_threads(n: int) -> None:
-    """Set the core's thread count (process-wide; 0 means all cores)."""
+    """Set the core's thread count (process-wide) from an n_jobs as joblib reads it (-1: all cores)."""
     _capi.check(_capi.lib().cp_set_threads(n))
 
 

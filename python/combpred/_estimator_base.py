@@ -153,11 +153,11 @@ def one_fit_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def set_threads(n_jobs: int | None) -> None:
-    """Set the core's thread count (process-wide): None or negative means all cores.
+    """Set the core's thread count (process-wide) from ``n_jobs``; None means all cores.
 
-    The core clamps larger counts to 4 threads per CPU; any integer is accepted.
+    The core reads the count as joblib does and clamps larger counts to 4 threads per CPU.
     """
-    n = 0 if n_jobs is None or n_jobs < 0 else min(int(n_jobs), 2**63 - 1)  # the C ABI takes an int64
+    n = -1 if n_jobs is None else max(min(int(n_jobs), 2**63 - 1), -(2**63))  # the C ABI takes an int64
     _core.set_threads(n)
 
 

@@ -185,8 +185,9 @@ class ProbabilisticStructured(StructuredEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds sampled inference during fit, and the sampling methods when they are not given one.
     n_jobs : int, default=None
-        Threads used by the core. None or -1: all cores. The setting is process-wide. Counts
-        above 4 threads per CPU are clamped to that.
+        Threads used by the core. None or -1: all cores; a negative n counts back from them as
+        in joblib (-2: all but one, never fewer than one); 0 is refused. The setting is
+        process-wide. Counts above 4 threads per CPU are clamped to that.
     verbose : int, default=0
         Print the objective (NaN when inference is sampled) and relative gradient norm after every
         iteration when > 0.

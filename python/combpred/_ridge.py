@@ -159,9 +159,10 @@ class StructuredRidge(StructuredEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds SGD's shuffling and the Nyström landmarks.
     n_jobs : int, default=None
-        Threads used by the core (decoding, kernels, linear algebra). None or -1: all cores. The
-        setting is process-wide: it applies to every combpred call until changed. Counts above 4
-        threads per CPU are clamped to that.
+        Threads used by the core (decoding, kernels, linear algebra). None or -1: all cores; a
+        negative n counts back from them as in joblib (-2: all but one, never fewer than one); 0 is
+        refused. The setting is process-wide: it applies to every combpred call until changed.
+        Counts above 4 threads per CPU are clamped to that.
     verbose : int, default=0
         When > 0, print the objective and ‖∇J‖ / ‖∇J(0)‖ after every CG iteration and after the
         exact solver's direct solve, and the objective and its relative change over the epoch
