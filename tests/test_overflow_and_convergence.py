@@ -45,6 +45,31 @@ def test_unconverged_fit_warns_naming_the_measure(data, kw):
         StructuredRidge(**kw).fit(X, Y)
 
 
+@pytest.mark.parametrize("tol", [1e-2, 1e-3, 1e-5])
+@pytest.mark.parametrize("alpha", [1e-2, 1e-4])
+def test_kernel_cg_at_a_loose_tol_stops_near_the_minimum(tol, alpha):
+    # The relative gradient of the kernel coefficients falls by 1e3-1e4 in the first iteration (K's
+    # largest eigenvalues are solved at once), so the gradient test alone stopped these fits after
+    # one iteration with J far above its minimum (0.6·J* at tol=1e-2); kernel CG also waits until J
+    # is within about tol·|J| of it, by an estimate from its last decreases, which errs low by up
+    # to 2.4x here at alpha=1e-4 (CG's progress comes in steps there).
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 8))
+    Y = (X[:, :4] + 0.7 * rng.normal(size=(300, 4)) > 0).astype(int)
+    kw = {"kernel": "rbf", "gamma": 0.1, "alpha": alpha}
+    best = StructuredRidge(solver="exact", **kw).fit(X, Y).objective_
+    model = StructuredRidge(solver="cg", tol=tol, **kw).fit(X, Y)
+    assert model.objective_ - best <= 3 * tol * best, (model.n_iter_, model.objective_, best)
+
+
+def test_kernel_cg_unsettled_at_max_iter_warns_with_its_reason(data):
+    X, Y = data
+    model = StructuredRidge(kernel="rbf", tol=1e-2).fit(X, Y)
+    assert model.n_iter_ > 2  # else this case does not reach the second test
+    with pytest.warns(ConvergenceWarning, match="objective was still falling"):
+        StructuredRidge(kernel="rbf", tol=1e-2, max_iter=model.n_iter_ - 1).fit(X, Y)
+
+
 def test_converged_fits_and_sgd_passes_do_not_warn(data):
     X, Y = data
     with warnings.catch_warnings():

@@ -37,11 +37,6 @@ MULTILABEL_FAILURES = {
     "classification is supported'; the multi-label configuration rejects any 1-D y with its own message "
     "(Y must be 2-D ...; use space='multiclass')",
 }
-_CG_TOLERANCE = (
-    "kernel models are solved by CG to a relative gradient of tol=1e-8, so a weighted fit and the fit on repeated "
-    "rows agree to ~1e-8 while the check wants atol=1e-9; with tol=1e-12 they agree (test_ridge.py "
-    "test_kernel_weights_equal_repeated_rows)"
-)
 _PRECOMPUTED_RANDOM_KERNEL = (
     "fits a random, non-symmetric matrix as if it were a precomputed kernel; fit rejects a non-symmetric kernel "
     "(by design)"
@@ -66,10 +61,6 @@ def expected_failed_checks(estimator):
     failures = {}
     if estimator.space == "multilabel":
         failures.update(MULTILABEL_FAILURES)
-    if estimator.kernel in ("rbf", "poly") and estimator.space == "multiclass":
-        # (the multi-label rbf configuration happens to agree to 1e-9 on the check's data, and passes)
-        failures["check_sample_weight_equivalence_on_dense_data"] = _CG_TOLERANCE
-        failures["check_sample_weight_equivalence_on_sparse_data"] = _CG_TOLERANCE  # the same CG, on sparse X
     if estimator.kernel == "precomputed":
         failures["check_classifiers_one_label_sample_weights"] = _PRECOMPUTED_RANDOM_KERNEL
         failures["check_positive_only_tag_during_fit"] = _PRECOMPUTED_INDEFINITE_KERNEL

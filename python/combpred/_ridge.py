@@ -137,7 +137,10 @@ class StructuredRidge(StructuredEstimator):
         with S applied as an operator, never stored: there only the linear kernel (or
         ``n_components``) with ``"auto"`` or ``"cg"`` is supported, and ``partial_fit`` is not.
     tol : float or None, default=1e-8
-        CG stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; SGD stops when J changes by less than tol (relative)
+        CG stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; for kernel models also J must be within about
+        tol · |J| of its minimum, as estimated from its decrease over the last iterations (the
+        gradient alone let a loose tol stop an rbf fit after one iteration, far from the minimum:
+        J − J* bounds the scores' error whatever the kernel matrix's conditioning). SGD stops when J changes by less than tol (relative)
         over an epoch, which it evaluates over the whole training set after every epoch (about
         the cost of an epoch). ``None`` (solver ``"sgd"`` only): no tolerance stop; SGD runs
         ``max_iter`` epochs and evaluates J once, at the end (after every epoch only when
@@ -435,7 +438,10 @@ class StructuredRidge(StructuredEstimator):
             return
         if not self._model.info.converged:
             reached = self.relative_gradient_
-            if measure != "relative gradient" and reached <= self.tol:
+            if measure == "relative gradient" and reached <= self.tol:
+                # kernel CG within tol yet unconverged: J was still falling (its second test)
+                advice = "its objective was still falling by more than tol·|J|; increase max_iter"
+            elif measure != "relative gradient" and reached <= self.tol:
                 # SGD within tol yet unconverged: its steps did not move the model (the core's stall checks)
                 advice = (
                     "its steps were too small to move the model (they are capped at 1/(2·alpha), the "
