@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // scoresOf is the fitted model's scores on X (m×n).
@@ -82,7 +85,7 @@ func TestFitsIgnoreAConstantShiftOfX(t *testing.T) {
 	}
 }
 
-// The exact solver's statistics are accumulated around the first chunk's mean: partial fits of
+// The exact solver's statistics are accumulated around the chunks' running mean: partial fits of
 // shifted chunks must give the one-shot fit on the unshifted X, before and after the model's
 // bytes carry the shift (format version 6) from one chunk to the next.
 func TestExactStatisticsShiftAcrossChunksAndBytes(t *testing.T) {
@@ -137,6 +140,55 @@ func TestExactStatisticsShiftAcrossChunksAndBytes(t *testing.T) {
 	}
 	if _, err := md.marshal(5); err == nil {
 		t.Error("format version 5 wrote statistics with a shift it cannot hold")
+	}
+}
+
+// The statistics follow the running mean of the chunks: a first chunk far from the rest (one row
+// at 10⁶ among rows near zero, a stream whose first rows drifted) must not cost later chunks
+// their precision. With the shift fixed at the first chunk's mean, the scores were 316 (one row
+// first) and 17 (ten rows) times as far from the one-pass fit's as rounding puts a second one-pass
+// fit; following the mean, 0.8 times.
+func TestExactStatisticsFollowTheRunningMean(t *testing.T) {
+	sp, err := space.New("multilabel", []int64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 300, 5
+	X, ys := synthetic(t, sp, m, n, 11)
+	opt := baseOptions()
+	opt.Solver = Exact
+	for _, first := range []int{1, 10} {
+		Xf := slices.Clone(X)
+		for i := 0; i < first; i++ {
+			for j := 0; j < n; j++ {
+				Xf[i*n+j] += 1e6
+			}
+		}
+		base, err := Fit(sp, Xf, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The far rows make the problem ill-conditioned, so even one-pass fits differ by rounding:
+		// the noise floor is the distance of a one-pass fit of the rows in reverse order.
+		rev, rys := slices.Clone(Xf), slices.Clone(ys)
+		for i := 0; i < m; i++ {
+			copy(rev[i*n:(i+1)*n], Xf[(m-1-i)*n:(m-i)*n])
+			copy(rys[i*3:(i+1)*3], ys[(m-1-i)*3:(m-i)*3])
+		}
+		reversed, err := Fit(sp, rev, m, n, rys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := scoresOf(t, base, Xf, m, n)
+		floor := relDist(scoresOf(t, reversed, Xf, m, n), want)
+		md := streamFit(t, nil, sp, Xf, n, ys, nil, [][2]int{{0, first}, {first, m / 2}, {m / 2, m}}, opt)
+		if dist := relDist(scoresOf(t, md, Xf, m, n), want); dist > 3*floor {
+			t.Errorf("first chunk of %d rows at 1e6: scores %.3g from the one-pass fit's, whose rounding is %.3g", first, dist, floor)
+		}
+		mean := xmat.WeightedMean(xmat.Matrix{Dense: mat.NewDense(m, n, Xf)}, nil)
+		if got := md.statsShift(); relDist(got, mean) > 1e-12 {
+			t.Errorf("first chunk of %d rows: shift %v, want the mean of every row %v", first, got, mean)
+		}
 	}
 }
 

@@ -136,6 +136,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 			md.stats.shift = des.statsShift(p.Weight)
 		case prev.stats != nil:
 			md.stats = prev.stats.clone()
+			md.stats.recentre(des, p.Weight)
 		default:
 			return nil, fmt.Errorf("partial_fit (solver auto or exact) continues a model fitted by partial_fit with that solver; " +
 				"this model has no sufficient statistics: refit it with partial_fit, or use solver=\"sgd\"")

@@ -34,10 +34,10 @@ type linearStats struct {
 	n, d  int        // features of x (without the constant) and coordinates of ψ
 	M     *mat.Dense // (d(d+1)/2 + d + 1) × (n+1)(n+2)/2
 	count int64      // examples accumulated
-	// shift, when not nil, is subtracted from every x before it is accumulated: the first chunk's
-	// weighted mean, with an intercept (statsShift). The moments and the solution are then those
-	// of the shifted inputs, the same model in other coordinates (xmat.ShiftIntercept takes W
-	// back); being fixed, it keeps the sums of later chunks exact.
+	// shift, when not nil, is subtracted from every x before it is accumulated: with an
+	// intercept, the weighted mean of the rows so far (statsShift, then recentre before each later
+	// chunk). The moments and the solution are then those of the shifted inputs, the same model
+	// in other coordinates (xmat.ShiftIntercept takes W back); reshift moves the moments exactly.
 	shift []float64
 }
 

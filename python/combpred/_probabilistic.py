@@ -148,10 +148,10 @@ class ProbabilisticStructured(StructuredEstimator):
         regularisation (alpha ≈ 0.1). Tune it by cross-validation; ``alpha = 1 / (2 · C · m)``
         converts from ``C`` (``1 / (C · m)`` on two classes).
     fit_intercept : bool, default=True
-        Learn an unpenalised per-coordinate offset b of the scores. A dense X is then fitted on
-        its rows minus their (sample-weighted) mean, in a copy, so that a constant added to a
-        feature changes nothing; a sparse X, or one whose copy the memory budget refuses, is
-        used as it is.
+        Learn an unpenalised per-coordinate offset b of the scores. X is then fitted on its rows
+        minus their (sample-weighted) mean, so that a constant added to a feature changes
+        nothing: a dense X in a copy (one whose copy the memory budget refuses is used as it
+        is), a sparse X without densifying it (its products take the mean out).
     sampler : {"auto", "exact", "cftp", "metropolis", "local", "mixed"}, default="auto"
         How E[ψ] is computed during fit (and the default sampler of :meth:`sample`):
         ``"exact"`` demands exact inference (an error on spaces without it); ``"cftp"`` averages

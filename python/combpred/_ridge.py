@@ -119,7 +119,7 @@ class StructuredRidge(StructuredEstimator):
         :meth:`fit` with ``solver="cg"`` or ``"sgd"`` fits a dense X on its rows minus their
         (sample-weighted) mean, in a copy of X, so that a constant added to a feature changes
         neither the model nor the number of iterations, and the exact solver (``fit`` and
-        :meth:`partial_fit`) sums its statistics around the first chunk's mean; a sparse X with
+        :meth:`partial_fit`) sums its statistics around the running mean of the chunks; a sparse X with
         ``cg`` or ``sgd``, one whose copy the memory budget refuses, and ``partial_fit`` with
         ``sgd`` use X as it is (scale and centre it yourself if its features are far from zero).
     solver : {"auto", "exact", "cg", "sgd"}, default="auto"
