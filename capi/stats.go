@@ -32,9 +32,8 @@ func paramsOf(params *C.char) (ridge.Options, error) {
 // random_state matter here; alpha, solver, empirical_weight and reference are given to cp_stats_solve) on
 // inputs of n features in the space of spaceHandle. With n_components (rbf and poly kernels) the
 // Nyström map is built from the ms rows of sample (ms × n) as cp_ridge_fit builds it from its X;
-// a linear model with an intercept accumulates every chunk around the mean of the sample's rows
-// (NULL and ms 0: around zero, which loses precision when X's columns are far from it), and one
-// without ignores the sample.
+// a linear model takes none (NULL and ms 0): with an intercept its statistics follow the running
+// mean of the rows added, and cp_stats_merge moves both operands to their common mean.
 //
 //export cp_stats_new
 func cp_stats_new(spaceHandle C.int64_t, n C.int64_t, params *C.char, sample *C.double, ms C.int64_t, out *C.int64_t) (rc C.int) {

@@ -123,8 +123,8 @@ def test_distributed_fit_equals_the_exact_fit(client, case):
 
 @pytest.mark.parametrize("solver, tol", [("exact", 1e-9), ("cg", 1e-6)])
 def test_distributed_fit_of_shifted_features(client, solver, tol):
-    # The statistics (exact) and every part (cg) are centred at the mean of X's first rows, as
-    # the in-memory fits centre X: uncentred, X + 1e5 lost 1e-3 in the normal equations, and
+    # The statistics (exact) follow their rows' mean and every part (cg) is centred at the mean of
+    # X's first rows, as the in-memory fits centre X: uncentred, X + 1e5 lost 1e-3 in the normal equations, and
     # conjugate gradients stopped at their tolerance far from the minimum. A landmark sample
     # means nothing to the linear kernel and is refused, not ignored.
     X, Y = _data(spaces.Multilabel(5), seed=3)

@@ -74,21 +74,29 @@ func (st *linearStats) recentre(des design, s []float64) {
 	for _, w := range s {
 		added += w
 	}
-	n, k := st.n, st.n+1
-	ones := st.M.RawRowView(st.d*(st.d+1)/2 + st.d) // the moments of c(ψ) = 1: Σ s x̂x̂ᵀ
-	total := ones[triIndex(n, n, k)]
-	target := make([]float64, n)
-	for j := range target {
-		var mean float64 // of the rows so far
-		if st.shift != nil {
-			mean = st.shift[j]
-		}
-		if total > 0 {
-			mean += ones[triIndex(j, n, k)] / total
-		}
-		target[j] = mean + added/(total+added)*(mu[j]-mean)
+	mean, total := st.mean()
+	for j, v := range mean {
+		mu[j] = v + added/(total+added)*(mu[j]-v)
 	}
-	st.reshift(target)
+	st.reshift(mu)
+}
+
+// mean returns the weighted mean of the rows accumulated (the shift when there are none) and
+// their total weight, read off the moments of c(ψ) = 1: Σ s x̂x̂ᵀ.
+func (st *linearStats) mean() ([]float64, float64) {
+	n, k := st.n, st.n+1
+	ones := st.M.RawRowView(st.d*(st.d+1)/2 + st.d)
+	total := ones[triIndex(n, n, k)]
+	mean := make([]float64, n)
+	if st.shift != nil {
+		copy(mean, st.shift)
+	}
+	if total > 0 {
+		for j := range mean {
+			mean[j] += ones[triIndex(j, n, k)] / total
+		}
+	}
+	return mean, total
 }
 
 // reshift re-expresses the moments around the shift t in place of st.shift (nil: zero): with

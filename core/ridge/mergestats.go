@@ -38,9 +38,9 @@ type Stats struct {
 // seed of opt on inputs of n features in sp. A Nyström model (opt.NComponents > 0) builds its
 // map here from the ms×n rows of sample exactly as Fit builds it from its X (the same landmarks
 // for the same rows and seed); every chunk is then mapped by it, and the model is linear on the
-// map. A linear model with an intercept accumulates every chunk around the mean of the sample's
-// rows, as Fit's exact solver does around its X's (statsShift), when a sample is given (nil: none,
-// and X + 10⁵ loses 10⁻³ in the normal equations); without an intercept it ignores the sample.
+// map. A linear model takes no sample: with an intercept its statistics follow the running mean
+// of the rows added (linearStats.recentre), as Fit's exact solver centres its X (statsShift), and
+// MergeStats moves both operands to their common mean.
 func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*Stats, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
@@ -52,17 +52,10 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 		return nil, largeDimError(sp)
 	}
 	s := &Stats{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n}
-	var shift []float64
 	switch {
 	case opt.Kernel.Kind == kernel.Linear:
-		if sample != nil && opt.Intercept {
-			if ms < 1 || len(sample) != ms*n {
-				return nil, fmt.Errorf("the sample a linear model's statistics are centred at needs at least one row of %d features, got %d values for %d rows",
-					n, len(sample), ms)
-			}
-			if check.FiniteMagnitude("sample", sample, n) == nil { // else X's own checks name the row at fault
-				shift = xmat.WeightedMean(xmat.Matrix{Dense: mat.NewDense(ms, n, sample)}, nil)
-			}
+		if sample != nil || ms != 0 {
+			return nil, fmt.Errorf("the statistics of a linear model take no sample (they follow the mean of the rows added), got %d rows", ms)
 		}
 	case opt.Kernel.Kind == kernel.Precomputed:
 		return nil, fmt.Errorf("statistics need a linear model: kernel=precomputed is a kernel expansion over the training samples")
@@ -95,7 +88,6 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 		return nil, err
 	}
 	s.st = newLinearStats(nf, sp.Dim())
-	s.st.shift = shift
 	return s, nil
 }
 
@@ -160,10 +152,13 @@ func (s *Stats) Add(X []float64, m, n int, ys []int64, weights []float64, stop *
 	if err != nil {
 		return nil, err
 	}
-	// The statistics append the constant column themselves (the intercept is Stats').
+	// The statistics append the constant column themselves (the intercept is Stats'). A linear
+	// model's follow the running mean of the rows, as PartialFit's do.
 	des := design{X: mat.NewDense(m, n, X)}
 	if s.ny != nil {
 		des = design{X: s.ny.apply(xmat.Matrix{Dense: des.X})}
+	} else {
+		out.st.recentre(design{X: des.X, intercept: s.Intercept}, p.Weight)
 	}
 	if err := out.st.add(p, des, stop); err != nil {
 		return nil, err
@@ -211,9 +206,6 @@ func (s *Stats) compatible(o *Stats) error {
 	case (s.ny == nil) != (o.ny == nil) || s.ny != nil && !s.ny.sameMap(o.ny):
 		return fmt.Errorf("merging statistics computed with different Nyström maps: compute every chunk's statistics " +
 			"from the same starting statistics (the same landmarks)")
-	case !slices.Equal(s.st.shift, o.st.shift):
-		return fmt.Errorf("merging statistics accumulated around different means: compute every chunk's statistics " +
-			"from the same starting statistics (the same sample)")
 	}
 	return nil
 }
@@ -226,6 +218,24 @@ func MergeStats(a, b *Stats) (*Stats, error) {
 	}
 	out := *a
 	out.st = a.st.clone()
+	if !slices.Equal(a.st.shift, b.st.shift) {
+		// Both move to the mean of all their rows, where Add would have taken them one chunk at
+		// a time, so that each partition's statistics can follow its own mean.
+		bst := b.st.clone()
+		ma, wa := a.st.mean()
+		mb, wb := bst.mean()
+		if wa+wb > 0 {
+			for j := range ma {
+				ma[j] += wb / (wa + wb) * (mb[j] - ma[j])
+			}
+		}
+		out.st.reshift(ma)
+		bst.reshift(ma)
+		if !slices.Equal(out.st.shift, bst.shift) {
+			return nil, sumsOverflow("the sufficient statistics'", math.Inf(1))
+		}
+		b = &Stats{st: bst}
+	}
 	out.st.M.Add(out.st.M, b.st.M)
 	out.st.count += b.st.count
 	if err := out.st.checkFinite(); err != nil {

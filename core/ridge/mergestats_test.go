@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -307,8 +309,12 @@ func statsSeeds(f *testing.F) [][]byte {
 		o.Kernel, o.NComponents = kernel.Kernel{Kind: kernel.Poly, Gamma: 0.5, Degree: 2, Coef0: 1}, 3
 		return o
 	}()} {
-		// the sample: the Nyström map's landmarks, the linear model's shift
-		empty, err := NewStats(sp, 2, X, 12, o)
+		// the Nyström map's landmarks; the linear model takes none, and its rows give the shift
+		sample, ms := X, 12
+		if o.NComponents == 0 {
+			sample, ms = nil, 0
+		}
+		empty, err := NewStats(sp, 2, sample, ms, o)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -368,11 +374,12 @@ func FuzzUnmarshalStatsBody(f *testing.F) {
 	})
 }
 
-// A linear model's statistics accumulated around the mean of a sample of rows (as the distributed
-// exact fit takes X's first rows) solve to the fit on the unshifted X: uncentred, X + 10⁵ lost
-// 10⁻³ in the normal equations. The shift travels in the bytes (version 2), statistics around
-// different means do not merge, and a model without an intercept ignores the sample.
-func TestStatsCentredAtASampleMean(t *testing.T) {
+// A linear model's statistics follow the mean of their rows, each partition's its own, and merge
+// by moving both to their common mean: they solve to the fit on the unshifted X (uncentred, X +
+// 10⁵ lost 10⁻³ in the normal equations), also when the partitions lie far apart (the first at
+// 10⁶: a centre fixed by it left the others' sums without precision). The shift travels in the
+// bytes (version 2), and linear statistics refuse a sample.
+func TestStatsFollowTheirMean(t *testing.T) {
 	sp, _ := space.NewMultilabel(4)
 	const m, n, shift = 120, 5, 1e5
 	X, ys := synthetic(t, sp, m, n, 8)
@@ -384,15 +391,15 @@ func TestStatsCentredAtASampleMean(t *testing.T) {
 		t.Fatal(err)
 	}
 	Xs := shifted(X, shift)
-	empty, err := NewStats(sp, n, Xs[:30*n], 30, opt)
+	empty, err := NewStats(sp, n, nil, 0, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if empty.st.shift == nil {
-		t.Fatal("no shift from the sample")
-	}
 	parts := chunkStats(t, empty, Xs, n, ys, w, [][2]int{{0, 50}, {50, 90}, {90, m}})
-	all := mustMerge(t, mustMerge(t, parts[0], parts[1]), parts[2])
+	all := mustMerge(t, parts[2], mustMerge(t, parts[0], parts[1]))
+	if all.st.shift == nil {
+		t.Fatal("the statistics of an intercept model hold no shift")
+	}
 	b, err := all.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -411,13 +418,42 @@ func TestStatsCentredAtASampleMean(t *testing.T) {
 	if dist := relDist(scoresOf(t, md, Xs, m, n), scoresOf(t, base, X, m, n)); dist > 1e-9 {
 		t.Errorf("scores %.3g from the in-memory fit on the unshifted X", dist)
 	}
-	other, _ := NewStats(sp, n, Xs[30*n:60*n], 30, opt)
-	if _, err := MergeStats(all, other); err == nil {
-		t.Error("statistics around different means were merged")
+
+	// The first partition far from the others: as precise as a one-pass fit of the rows in
+	// another order is.
+	Xf := slices.Clone(X)
+	for i := 0; i < 10*n; i++ {
+		Xf[i] += 1e6
+	}
+	onePass, err := Fit(sp, Xf, m, n, ys, w, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts = chunkStats(t, empty, Xf, n, ys, w, [][2]int{{0, 10}, {10, 60}, {60, m}})
+	far, err := mustMerge(t, mustMerge(t, parts[0], parts[1]), parts[2]).Solve(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reordered, err := mustMerge(t, parts[2], mustMerge(t, parts[1], parts[0])).Solve(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scoresOf(t, onePass, Xf, m, n)
+	floor := relDist(scoresOf(t, reordered, Xf, m, n), want)
+	if dist := relDist(scoresOf(t, far, Xf, m, n), want); dist > 3*math.Max(floor, 1e-9) {
+		t.Errorf("first partition at 1e6: scores %.3g from the one-pass fit's, merged in another order %.3g", dist, floor)
+	}
+
+	if _, err := NewStats(sp, n, Xs[:30*n], 30, opt); err == nil {
+		t.Error("linear statistics took a sample")
 	}
 	noInt := opt
 	noInt.Intercept = false
-	if s, _ := NewStats(sp, n, Xs[:30*n], 30, noInt); s.st.shift != nil {
+	if s := chunkStats(t, empty, Xs, n, ys, w, [][2]int{{0, m}}); s[0].st.shift == nil {
+		t.Error("no shift with an intercept")
+	}
+	emptyNoInt, _ := NewStats(sp, n, nil, 0, noInt)
+	if s := chunkStats(t, emptyNoInt, Xs, n, ys, w, [][2]int{{0, m}}); s[0].st.shift != nil {
 		t.Error("a model without an intercept took a shift")
 	}
 	bad := *all

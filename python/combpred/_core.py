@@ -817,8 +817,8 @@ class Stats:
     @classmethod
     def new(cls, space: SpaceHandle, n_features: int, params: bytes, sample: np.ndarray | None) -> Stats:
         """Empty statistics for inputs of ``n_features`` columns; ``sample`` (rows, n_features) are the
-        rows a Nyström map draws its landmarks from, or, for a linear model, rows whose mean the
-        statistics are accumulated around (see ``cp_stats_new``; None: around zero)."""
+        rows a Nyström map draws its landmarks from (None for a linear model, whose statistics
+        follow the mean of the rows added; see ``cp_stats_new``)."""
         ps, rows = None, 0
         if sample is not None:
             rows = sample.shape[0]

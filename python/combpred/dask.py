@@ -147,8 +147,8 @@ class _Settings:
             _core.set_max_memory(self.max_memory)
 
 
-#: How many of X's first rows a linear fit's statistics (exact) or parts (cg, and the
-#: ProbabilisticStructured fit from sums) are centred at the mean of.
+#: How many of X's first rows the parts of the iterative fits (cg, and the ProbabilisticStructured
+#: fit from sums) are centred at the mean of (the exact fit's statistics follow each partition's own).
 _CENTRE_ROWS = 1000
 
 
@@ -279,10 +279,8 @@ def _cg_product(
 
 
 def _head(X: da.Array) -> np.ndarray:
-    """X's first rows (at most _CENTRE_ROWS), dense: the linear model's statistics are taken
-    around their mean (the core uses it with an intercept: uncentred, X + 1e5 lost 1e-3 in the
-    normal equations and stopped conjugate gradients far from the minimum). Any point keeps the
-    sums exact; a near one keeps them well conditioned."""
+    """X's first rows (at most _CENTRE_ROWS), dense, whose mean is the centre of the iterative
+    fits (_centre)."""
     head = X[: min(_CENTRE_ROWS, X.shape[0])].compute()
     return np.ascontiguousarray(head.toarray() if hasattr(head, "toarray") else head, dtype=np.float64)
 
@@ -595,9 +593,8 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
             self._warn_unconverged(partial=False)
             return self
-        if self.kernel == "linear":
-            sample = _head(X)
-        else:
+        sample = None  # a linear model's statistics follow the mean of the rows they take
+        if self.kernel != "linear":
             raw = _first_rows(X, int(self.n_components)) if landmark_sample is None else landmark_sample
             sample = np.ascontiguousarray(np.asarray(raw), dtype=np.float64)
             if sample.ndim != 2 or sample.shape[1] != n or not np.isfinite(sample).all():
