@@ -53,12 +53,20 @@ def test_tags():
     for space in ("multiclass", "multilabel", spaces.Multiclass(3), spaces.Multilabel(3)):
         assert is_classifier(ProbabilisticStructured(space=space))
         assert hasattr(ProbabilisticStructured(space=space), "predict_proba")
+        assert hasattr(ProbabilisticStructured(space=space), "predict_log_proba")
     assert get_tags(ProbabilisticStructured(space="multilabel")).classifier_tags.multi_label
     assert not get_tags(ProbabilisticStructured(space="multiclass")).classifier_tags.multi_label
     ranker = ProbabilisticStructured(space="permutations")
     assert not is_classifier(ranker)
     assert not hasattr(ranker, "predict_proba")  # structures have marginals, not class probabilities
+    assert not hasattr(ranker, "predict_log_proba")
     assert hasattr(ranker, "predict_marginals")
+
+
+def test_predict_log_proba_is_the_log_of_predict_proba(multiclass_data, multilabel_data):
+    for X, Y, Xt, _ in (multiclass_data, multilabel_data):
+        model = ProbabilisticStructured(space="multiclass" if Y.ndim == 1 else "multilabel").fit(X, Y)
+        assert_allclose(np.exp(model.predict_log_proba(Xt)), model.predict_proba(Xt), rtol=1e-12, atol=0)
 
 
 def test_clone_is_unfitted_with_equal_params(multilabel_data):

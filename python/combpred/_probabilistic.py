@@ -488,6 +488,13 @@ class ProbabilisticStructured(StructuredEstimator):
         """
         return self.predict_marginals(X)
 
+    @available_if(lambda self: self._is_classifier())
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Return the logarithms of :meth:`predict_proba` (as scikit-learn's classifiers do: a
+        probability that underflows to 0 gives -inf), same shape and column order."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
     def _target_rows(self, fitted: Any, Y: Any) -> np.ndarray:
         """Encode structures given in the space's encoding (class labels for multiclass) as rows."""
         if fitted.labels is not None:
