@@ -127,6 +127,10 @@ func solveKernelCGScaled(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.De
 		}
 		j := history[n-1]
 		last := history[max(n-1-settleIters, 0)] - j
+		floor := objectiveRounding * (math.Abs(j) + math.Abs(p.Constant()))
+		if last <= floor {
+			return true // J is flat to rounding (a rate would be 0/0)
+		}
 		gap := last
 		if n > 2*settleIters {
 			// The decreases fall geometrically, at a rate r over settleIters iterations: the
@@ -138,7 +142,7 @@ func solveKernelCGScaled(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.De
 			}
 			gap = last / (1 - max(r, 0))
 		}
-		return gap <= opt.Tol*math.Abs(j)+objectiveRounding*(math.Abs(j)+math.Abs(p.Constant()))
+		return gap <= opt.Tol*math.Abs(j)+floor
 	}
 
 	const restartEvery = 50
