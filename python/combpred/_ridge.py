@@ -140,9 +140,11 @@ class StructuredRidge(StructuredEstimator):
         CG stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; for kernel models also J must be within about
         tol · |J| of its minimum, as estimated from its decrease over the last iterations (the
         gradient alone let a loose tol stop an rbf fit after one iteration, far from the minimum:
-        J − J* bounds the scores' error whatever the kernel matrix's conditioning). SGD stops when J changes by less than tol (relative)
-        over an epoch, which it evaluates over the whole training set after every epoch (about
-        the cost of an epoch). ``None`` (solver ``"sgd"`` only): no tolerance stop; SGD runs
+        J − J* bounds the scores' error whatever the kernel matrix's conditioning). SGD stops
+        when J falls by less than tol (relative) over an epoch (a rise does not count, nor an
+        epoch that restarts its mean of the iterates), which it evaluates over the whole training
+        set after every epoch (about the cost of an epoch); SGD approaches the minimum slowly, so
+        that J may still be well above it (on yeast at alpha=0.1, 7e-3 relative at tol=1e-3). ``None`` (solver ``"sgd"`` only): no tolerance stop; SGD runs
         ``max_iter`` epochs and evaluates J once, at the end (after every epoch only when
         ``verbose``, to print it).
     max_iter : int, default=1000
