@@ -110,6 +110,7 @@ func (st *linearStats) reshift(t []float64) {
 	}
 	vMax := floats.Norm(v, math.Inf(1))
 	if vMax == 0 {
+		st.shift = slices.Clone(t) // a nil shift is zero: MergeStats compares them
 		return
 	}
 	pMax := floats.Norm(st.M.RawMatrix().Data, math.Inf(1))

@@ -463,3 +463,38 @@ func TestStatsFollowTheirMean(t *testing.T) {
 		t.Error("a shift of the wrong length was read")
 	}
 }
+
+// Statistics without a shift (empty, or a first chunk whose mean is exactly zero) merge with
+// statistics whose shift is exactly zero: reshift counted nil and zero as different shifts, and
+// MergeStats reported an overflow.
+func TestStatsMergeANilShiftWithAZeroOne(t *testing.T) {
+	sp, _ := space.NewMulticlass(3)
+	opt := baseOptions()
+	empty, err := NewStats(sp, 1, nil, 0, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plus, err := empty.Add([]float64{2}, 1, 1, []int64{0}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := plus.Add([]float64{-2}, 1, 1, []int64{1}, nil, nil) // shift [0]
+	if err != nil {
+		t.Fatal(err)
+	}
+	balanced, err := empty.Add([]float64{-1, 1}, 2, 1, []int64{2, 0}, nil, nil) // mean 0: no shift
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		a    *Stats
+	}{{"empty", empty}, {"mean zero", balanced}} {
+		if _, err := MergeStats(c.a, zero); err != nil {
+			t.Errorf("%s with a zero shift: %v", c.name, err)
+		}
+		if _, err := MergeStats(zero, c.a); err != nil {
+			t.Errorf("zero shift with %s: %v", c.name, err)
+		}
+	}
+}

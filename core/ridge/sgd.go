@@ -322,8 +322,9 @@ func (r *sgdRun) pass(ln sgdLearner, opt *Options) (Result, error) {
 	if err := sgdIllPosed(ln); err != nil {
 		return Result{}, err
 	}
-	res := Result{Iterations: 1, Objective: j, RelGrad: math.Abs(before-j) / math.Max(math.Abs(j), math.SmallestNonzeroFloat64)}
-	res.Converged = res.RelGrad <= opt.Tol
+	fall := (before - j) / math.Max(math.Abs(j), math.SmallestNonzeroFloat64)
+	res := Result{Iterations: 1, Objective: j, RelGrad: math.Abs(fall)}
+	res.Converged = fall >= 0 && fall <= opt.Tol // as fit's epochs: a rise does not count
 	if opt.Progress != nil && !opt.Progress(1, j, res.RelGrad) {
 		return res, ErrCancelled
 	}

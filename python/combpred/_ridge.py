@@ -444,10 +444,13 @@ class StructuredRidge(StructuredEstimator):
                 # kernel CG within tol yet unconverged: J was still falling (its second test)
                 advice = "its objective was still falling by more than tol·|J|; increase max_iter"
             elif measure != "relative gradient" and reached <= self.tol:
-                # SGD within tol yet unconverged: its steps did not move the model (the core's stall checks)
+                # SGD within tol yet unconverged: J rose over the last epoch, or the core's stall
+                # checks found that its steps did not move the model
                 advice = (
-                    "its steps were too small to move the model (they are capped at 1/(2·alpha), the "
-                    "unpenalised intercept's too): raise eta0 or lower alpha, or use solver='cg'"
+                    "J rose over its last epoch (SGD's noise, or the restart of its mean of the iterates), "
+                    "or its steps were too small to move the model (they are capped at 1/(2·alpha), the "
+                    "unpenalised intercept's too): increase max_iter, and if that does not help raise eta0 "
+                    "or lower alpha, or use solver='cg'"
                 )
             elif reached < _ROUNDING_FLOOR:
                 advice = "tol asks for less than floating point resolves; raise tol"
