@@ -138,7 +138,7 @@ class StructuredRidge(StructuredEstimator):
         ``n_components``) with ``"auto"`` or ``"cg"`` is supported, and ``partial_fit`` is not.
     tol : float or None, default=1e-8
         CG stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; for kernel models also J must be within about
-        tol · |J| of its minimum, as estimated from its decrease over the last iterations (the
+        tol · abs(J) of its minimum, as estimated from its decrease over the last iterations (the
         gradient alone let a loose tol stop an rbf fit after one iteration, far from the minimum:
         J − J* bounds the scores' error whatever the kernel matrix's conditioning). SGD stops
         when J falls by less than tol (relative) over an epoch (a rise does not count, nor an
