@@ -75,10 +75,18 @@ func (st *linearStats) recentre(des design, s []float64) {
 		added += w
 	}
 	mean, total := st.mean()
-	for j, v := range mean {
-		mu[j] = v + added/(total+added)*(mu[j]-v)
+	st.reshift(pooledMean(mean, total, mu, added))
+}
+
+// pooledMean returns the mean of two sets of rows, of means a and b and total weights wa and wb,
+// in a's storage (a itself when neither has weight).
+func pooledMean(a []float64, wa float64, b []float64, wb float64) []float64 {
+	if wa+wb > 0 {
+		for j := range a {
+			a[j] += wb / (wa + wb) * (b[j] - a[j])
+		}
 	}
-	st.reshift(mu)
+	return a
 }
 
 // mean returns the weighted mean of the rows accumulated (the shift when there are none) and

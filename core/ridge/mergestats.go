@@ -224,13 +224,9 @@ func MergeStats(a, b *Stats) (*Stats, error) {
 		bst := b.st.clone()
 		ma, wa := a.st.mean()
 		mb, wb := bst.mean()
-		if wa+wb > 0 {
-			for j := range ma {
-				ma[j] += wb / (wa + wb) * (mb[j] - ma[j])
-			}
-		}
-		out.st.reshift(ma)
-		bst.reshift(ma)
+		common := pooledMean(ma, wa, mb, wb)
+		out.st.reshift(common)
+		bst.reshift(common)
 		if !slices.Equal(out.st.shift, bst.shift) {
 			return nil, sumsOverflow("the sufficient statistics'", math.Inf(1))
 		}

@@ -251,7 +251,7 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 			if err := sgdIllPosed(ln); err != nil {
 				return res, err
 			}
-			fall := (prev - j) / math.Max(math.Abs(j), math.SmallestNonzeroFloat64)
+			fall := relativeFall(prev, j)
 			res.Objective, res.RelGrad = j, math.Abs(fall)
 			// Only a fall of J within tol counts: a rise is noise, and an epoch that restarted
 			// the mean compares two different averages (J rose by 1e-4 at epoch 4 on yeast, and
@@ -276,6 +276,12 @@ func (r *sgdRun) fit(ln sgdLearner, opt *Options, noAverage bool) (Result, error
 		res.Converged = false
 	}
 	return res, opt.Stop.Err()
+}
+
+// relativeFall is SGD's measure of an epoch: how far J fell from before to after, relative to
+// |after| (negative for a rise).
+func relativeFall(before, after float64) float64 {
+	return (before - after) / math.Max(math.Abs(after), math.SmallestNonzeroFloat64)
 }
 
 // sgdStallTravel is the least travel·h at which SGD counts as having moved a coordinate of
@@ -322,7 +328,7 @@ func (r *sgdRun) pass(ln sgdLearner, opt *Options) (Result, error) {
 	if err := sgdIllPosed(ln); err != nil {
 		return Result{}, err
 	}
-	fall := (before - j) / math.Max(math.Abs(j), math.SmallestNonzeroFloat64)
+	fall := relativeFall(before, j)
 	res := Result{Iterations: 1, Objective: j, RelGrad: math.Abs(fall)}
 	res.Converged = fall >= 0 && fall <= opt.Tol // as fit's epochs: a rise does not count
 	if opt.Progress != nil && !opt.Progress(1, j, res.RelGrad) {
