@@ -140,6 +140,107 @@ func factorCholesky(a blas64.General, stop *cancel.Flag) error {
 	return nil
 }
 
+// cholPanel is the width of the column panels factorLower factors one at a time.
+const cholPanel = 64
+
+// factorLower overwrites the lower triangle of the n×n symmetric matrix a (row-major, lower
+// triangle read, the strict upper one left alone) with L such that A = LLᵀ, or returns
+// errNotPositiveDefinite at a pivot that is not positive, or ErrCancelled as soon as stop is
+// seen set (checked between panels). It is LAPACK's left-looking blocked dpotrf with every
+// product in the shape of package gemm's fastest kernel, rows against rows (MulT): a panel's
+// update from the columns to its left is L[J,:j]·L[j:,:j]ᵀ, and its triangular solve a product
+// with the inverse of the diagonal block. At n = 1,500 on 2 cores it takes 39 ms against
+// factorCholesky's 103. The inverted diagonal blocks cost accuracy on ill-conditioned matrices
+// (a rank-deficient Gram matrix's deflation moved kernel CG's scores by 8e-7 where the
+// substitution of factorCholesky's Dtrsm kept them within 1e-7), so factorLower serves only
+// where the true gradient is checked after it (the kernel model's dual, kernelCubeDual), and
+// factorCholesky stays the factor of the exact solvers and the preconditioners.
+func factorLower(a blas64.General, stop *cancel.Flag) error {
+	n, lda, data := a.Rows, a.Stride, a.Data
+	if n == 0 {
+		return nil
+	}
+	nb := min(cholPanel, n)
+	t := make([]float64, nb*n)    // a panel's update, transposed
+	inv := make([]float64, nb*nb) // the inverse of its diagonal block
+	for j := 0; j < n; j += nb {
+		if stop.Yield() {
+			return ErrCancelled
+		}
+		jb := min(nb, n-j)
+		rows := n - j
+		if j > 0 {
+			// A[j:, J] −= L[j:, :j]·L[J, :j]ᵀ, computed transposed: T = L[J, :j]·L[j:, :j]ᵀ.
+			T := blas64.General{Rows: jb, Cols: rows, Stride: rows, Data: t[:jb*rows]}
+			gemm.MulT(T, blas64.General{Rows: jb, Cols: j, Stride: lda, Data: data[j*lda:]},
+				blas64.General{Rows: rows, Cols: j, Stride: lda, Data: data[j*lda:]})
+			for i := 0; i < rows; i++ {
+				row := data[(j+i)*lda+j:]
+				for c := range min(jb, i+1) {
+					row[c] -= T.Data[c*rows+i]
+				}
+			}
+		}
+		if err := factorLowerBlock(data[j*lda+j:], lda, jb); err != nil {
+			return err
+		}
+		if rows == jb {
+			break
+		}
+		// L[I, J] = A[I, J]·L_JJ⁻ᵀ for the rows I below, computed transposed: L_JJ⁻¹·A[I, J]ᵀ.
+		invertLowerBlock(inv[:jb*jb], data[j*lda+j:], lda, jb)
+		below := rows - jb
+		T := blas64.General{Rows: jb, Cols: below, Stride: below, Data: t[:jb*below]}
+		gemm.MulT(T, blas64.General{Rows: jb, Cols: jb, Stride: jb, Data: inv[:jb*jb]},
+			blas64.General{Rows: below, Cols: jb, Stride: lda, Data: data[(j+jb)*lda+j:]})
+		for i := 0; i < below; i++ {
+			row := data[(j+jb+i)*lda+j:][:jb]
+			for c := range row {
+				row[c] = T.Data[c*below+i]
+			}
+		}
+	}
+	return nil
+}
+
+// factorLowerBlock factors the k×k block at a (row stride lda, lower triangle read) in place by
+// the unblocked Cholesky–Crout recurrence on contiguous rows.
+func factorLowerBlock(a []float64, lda, k int) error {
+	for c := 0; c < k; c++ {
+		rc := a[c*lda:][:c]
+		d := a[c*lda+c] - dot(rc, rc)
+		if !(d > 0) || math.IsInf(d, 1) {
+			return errNotPositiveDefinite
+		}
+		d = math.Sqrt(d)
+		a[c*lda+c] = d
+		for i := c + 1; i < k; i++ {
+			a[i*lda+c] = (a[i*lda+c] - dot(a[i*lda:][:c], rc)) / d
+		}
+	}
+	return nil
+}
+
+// invertLowerBlock writes into inv (k×k, row-major, zeros above the diagonal) the inverse of the
+// lower triangular k×k block at l (row stride lda), by forward substitution on the identity.
+func invertLowerBlock(inv, l []float64, lda, k int) {
+	clear(inv)
+	for c := 0; c < k; c++ {
+		// Row c of L⁻¹: (e_c − Σ_{q<c} L_cq·row q) / L_cc, over the columns ≤ c.
+		row := inv[c*k:][:c+1]
+		row[c] = 1
+		for q := 0; q < c; q++ {
+			if f := l[c*lda+q]; f != 0 {
+				axpy(row[:q+1], -f, inv[q*k:][:q+1])
+			}
+		}
+		s := 1 / l[c*lda+c]
+		for i := range row {
+			row[i] *= s
+		}
+	}
+}
+
 // solveCholesky overwrites b with the solution x of A x = b for the symmetric positive definite A
 // (its upper triangle is read, and overwritten with the factor). Like gonum's mat.Cholesky it
 // reports errNotPositiveDefinite, or a mat.Condition error when the condition number exceeds

@@ -5,6 +5,7 @@ import (
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/xmat"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -34,7 +35,7 @@ func gramCancellable(kern kernel.Kernel, K *mat.Dense, X xmat.Matrix, stop *canc
 			hi := min(lo+symmetricGramRows, m)
 			kern.GramX(K.Slice(lo, hi, 0, hi).(*mat.Dense), X.Slice(lo, hi), X.Slice(0, hi), norms[:min(len(norms), hi)])
 		}
-		mirrorLower(K)
+		mirrorLower(K.RawMatrix())
 		return nil
 	}
 	if err := X.Sparse.CheckTranspose("X", "the kernel's Gram matrix"); err != nil {
@@ -51,12 +52,11 @@ func gramCancellable(kern kernel.Kernel, K *mat.Dense, X xmat.Matrix, stop *canc
 	return nil
 }
 
-// mirrorLower copies the lower triangle of the square K onto its upper one, in tiles that keep
+// mirrorLower copies the lower triangle of the square a onto its upper one, in tiles that keep
 // the column reads in cache.
-func mirrorLower(K *mat.Dense) {
+func mirrorLower(a blas64.General) {
 	const tile = 64
-	raw := K.RawMatrix()
-	m, st := raw.Rows, raw.Stride
+	m, st := a.Rows, a.Stride
 	tiles := (m + tile - 1) / tile
 	parallel.For(tiles, 1, func(lo, hi int) {
 		for ti := lo; ti < hi; ti++ {
@@ -64,9 +64,9 @@ func mirrorLower(K *mat.Dense) {
 			for j0 := i0; j0 < m; j0 += tile {
 				j1 := min(m, j0+tile)
 				for i := i0; i < i1; i++ {
-					row := raw.Data[i*st:]
+					row := a.Data[i*st:]
 					for j := max(j0, i+1); j < j1; j++ {
-						row[j] = raw.Data[j*st+i]
+						row[j] = a.Data[j*st+i]
 					}
 				}
 			}

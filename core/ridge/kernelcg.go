@@ -34,10 +34,41 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 
 // solveKernelCGScaled is solveKernelCG given kScale = max |K_ij| (check.AddMaxAbs), which the fit
 // reads off K in the pass that adds the intercept's constant.
+// A cold start of a multi-label problem under the uniform measure may take the dual over the
+// examples (kernelCubeDual); a warm start, or the dual's unfinished Γ, continues in kernel CG.
 func solveKernelCGScaled(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.Dense, opt *Options) (Result, error) {
 	m, d := Gamma.Dims()
 	ks := newKernelSystem(p, K)
+	var dualIters int
+	if sigma, ok := useKernelCubeDual(p, kScale, opt); ok && knownPSD(opt.Kernel) && mat.Norm(Gamma, 1) == 0 {
+		Kb := mat.NewDense(d, m, nil)
+		ks.kmul(Kb, ks.bT)
+		if kbNorm := norm(Kb.RawMatrix().Data); kbNorm > 0 {
+			res, done, err := solveKernelCubeDual(ks, p, K, Kb, kbNorm, sigma, Gamma, opt)
+			if err != nil || done {
+				return res, err
+			}
+			dualIters = res.Iterations
+		}
+	}
+	if dualIters > 0 {
+		rest := *opt
+		rest.MaxIter -= dualIters
+		if opt.Progress != nil {
+			rest.Progress = func(it int, objective, relGrad float64) bool {
+				return opt.Progress(dualIters+it, objective, relGrad)
+			}
+		}
+		res, err := kernelCG(p, ks, kScale, Gamma, &rest)
+		res.Iterations += dualIters
+		return res, err
+	}
+	return kernelCG(p, ks, kScale, Gamma, opt)
+}
 
+// kernelCG is solveKernelCGScaled's conjugate gradients from Gamma.
+func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, opt *Options) (Result, error) {
+	m, d := Gamma.Dims()
 	// One product gives Kb and starts the subspace iteration of the coarse space.
 	r0 := deflationRank(m, d)
 	Omega := drawOmega(r0, m)

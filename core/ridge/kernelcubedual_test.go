@@ -1,0 +1,226 @@
+package ridge
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
+)
+
+// dualCases are the kernel cases with the dual's structure (multi-label under the uniform measure).
+func dualCases(t *testing.T) []kernelCase {
+	var out []kernelCase
+	for _, c := range kernelCases(t) {
+		if _, ok := cubeDualSigma(c.p); ok && strings.HasPrefix(c.name, "multilabel") {
+			out = append(out, c)
+		}
+	}
+	if len(out) < 8 {
+		t.Fatalf("%d cases with the dual's structure", len(out))
+	}
+	return out
+}
+
+// The dual reaches the optimum that unpreconditioned CG reaches far past any tolerance, on every
+// multi-label kernel case (zero weights, singular and constant Gram matrices, α from 1e-4 to 1e4),
+// and reports the relative gradient and J of the Γ it returns.
+func TestKernelCubeDualReachesTheOptimum(t *testing.T) {
+	for _, c := range dualCases(t) {
+		m, d := c.p.dims()
+		sigma, _ := cubeDualSigma(c.p)
+		ks := newKernelSystem(c.p, c.K)
+		Kb := mat.NewDense(d, m, nil)
+		ks.kmul(Kb, ks.bT)
+		opt := Options{Alpha: c.p.Alpha, Tol: 1e-8, MaxIter: 1000}
+		Gamma := mat.NewDense(m, d, nil)
+		res, done, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, Gamma, &opt)
+		if err != nil || !done || !res.Converged {
+			t.Errorf("%s: done %v, %+v, %v", c.name, done, res, err)
+			continue
+		}
+		j, rel := kernelRelGrad(c.p, c.K, Gamma)
+		// The tolerances of kernel CG's own test (TestKernelSolverReachesTheOptimum).
+		if rel > 1.05*opt.Tol || math.Abs(res.RelGrad-rel) > 1e-3*opt.Tol || math.Abs(res.Objective-j) > 1e-10*math.Abs(j) {
+			t.Errorf("%s: reported J %.15g, relative gradient %.3g; true %.15g, %.3g", c.name, res.Objective, res.RelGrad, j, rel)
+		}
+		// Run to the reference's tolerance, the two must agree on the optimum.
+		opt.Tol = 1e-12
+		Gamma.Zero()
+		if _, _, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, Gamma, &opt); err != nil {
+			t.Fatal(err)
+		}
+		checkReferenceOptimum(t, c, Gamma, 1e-11)
+		t.Logf("%s: %d dual iterations", c.name, res.Iterations)
+	}
+}
+
+// The identities the dual's iteration rests on, at arbitrary t̃: b − A(Γ) = Q diag(r̃) Δ for
+// Γ = Q C̃⁻¹ diag(t̃) Δ and r̃ = q − H̃ t̃; J(Γ) = −½ Σ_i (q_i − t̃_i − r̃_i)(q_i + r̃_i) + c; and
+// J(Γ) − J* ≤ ½‖r̃‖².
+func TestKernelCubeDualIdentities(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range dualCases(t) {
+		m, d := c.p.dims()
+		sigma, _ := cubeDualSigma(c.p)
+		ks := newKernelSystem(c.p, c.K)
+		opt := Options{Alpha: c.p.Alpha, Tol: 1e-12, MaxIter: 1000}
+		kd, err := newKernelCubeDual(ks, c.K, sigma, &opt)
+		if kd == nil || err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		// The optimum, for J*.
+		Kb := mat.NewDense(d, m, nil)
+		ks.kmul(Kb, ks.bT)
+		best := mat.NewDense(m, d, nil)
+		if _, _, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, best, &opt); err != nil {
+			t.Fatal(err)
+		}
+		jStar, _ := kernelRelGrad(c.p, c.K, best)
+		for trial := 0; trial < 3; trial++ {
+			tv, ht := make([]float64, m), make([]float64, m)
+			for i := range tv {
+				tv[i] = kd.q[i] * (1 + 0.3*r.NormFloat64())
+			}
+			kd.applyH(ht, tv)
+			res := make([]float64, m)
+			var formula, rr float64
+			for i := range res {
+				res[i] = kd.q[i] - ht[i]
+				formula += (kd.q[i] - tv[i] - res[i]) * (kd.q[i] + res[i])
+				rr += res[i] * res[i]
+			}
+			formula = -0.5*formula + c.p.Constant()
+			Gamma := mat.NewDense(m, d, nil)
+			if _, err := kd.judge(c.p, c.K, Kb, 1, tv, Gamma, &opt); err != nil {
+				t.Fatal(err)
+			}
+			j, _ := kernelRelGrad(c.p, c.K, Gamma)
+			scale := math.Abs(j) + math.Abs(c.p.Constant())
+			if math.Abs(formula-j) > 1e-9*scale {
+				t.Errorf("%s: J from the dual's residual %.12g, J(Γ) %.12g", c.name, formula, j)
+			}
+			if gap := j - jStar; gap > 0.5*rr*(1+1e-9)+1e-10*scale {
+				t.Errorf("%s: J − J* = %.6g above ½‖r̃‖² = %.6g", c.name, gap, 0.5*rr)
+			}
+			// b − A(Γ) against Q diag(r̃) Δ.
+			G := mat.DenseCopyOf(Gamma.T())
+			KG, AG := mat.NewDense(d, m, nil), mat.NewDense(d, m, nil)
+			ks.kmul(KG, G)
+			ks.applyA(AG, G, KG)
+			AG.Sub(ks.bT, AG)
+			var worst, size float64
+			for a := 0; a < d; a++ {
+				for i := 0; i < m; i++ {
+					want := kd.q[i] * res[i] * ks.DT.At(a, i)
+					worst = math.Max(worst, math.Abs(AG.At(a, i)-want))
+					size = math.Max(size, math.Abs(ks.bT.At(a, i)))
+				}
+			}
+			if worst > 1e-8*math.Max(size, 1) {
+				t.Errorf("%s: b − A(Γ) differs from Q diag(r̃) Δ by %.3g", c.name, worst)
+			}
+		}
+	}
+}
+
+// The blocked triangular solves give C̃⁻¹V, across block boundaries (m = 700: blocks of 64 in
+// blocks of 256, the last ones partial).
+func TestKernelCubeDualSolve(t *testing.T) {
+	const m, d = 700, 7
+	r := rand.New(rand.NewPCG(5, 6))
+	Xd := mat.NewDense(m, 3, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < 3; j++ {
+			Xd.Set(i, j, r.NormFloat64())
+		}
+	}
+	K := mat.NewDense(m, m, nil)
+	kernel.Kernel{Kind: kernel.RBF, Gamma: 0.5}.Gram(K, Xd, Xd)
+	ks := &kernelSystem{m: m, d: d, twoAlpha: 0.02, w: weights(r, m), DT: mat.NewDense(d, m, nil)}
+	kd := &kernelCubeDual{ks: ks, m: m, d: d, twoAlpha: 0.02, sig: 0.25, q: make([]float64, m)}
+	for i, w := range ks.w {
+		kd.q[i] = math.Sqrt(w)
+	}
+	if ok, err := kd.factor(K, &Options{}); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	kd.blockT = make([]float64, d*kernelDualOuter)
+	C := mat.NewSymDense(m, nil)
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			v := 0.25 * kd.q[i] * kd.q[j] * K.At(i, j)
+			if i == j {
+				v += 0.02
+			}
+			C.SetSym(i, j, v)
+		}
+	}
+	VT := mat.NewDense(d, m, nil)
+	for a := 0; a < d; a++ {
+		for i := 0; i < m; i++ {
+			VT.Set(a, i, r.NormFloat64())
+		}
+	}
+	XT := mat.NewDense(d, m, nil)
+	kd.solve(XT, VT)
+	var back mat.Dense
+	back.Mul(XT, C) // XT·C = VT
+	var diff mat.Dense
+	diff.Sub(&back, VT)
+	if e := mat.Norm(&diff, math.Inf(1)) / mat.Norm(VT, math.Inf(1)); e > 1e-10 {
+		t.Errorf("‖X C − V‖/‖V‖ = %.3g", e)
+	}
+}
+
+// At MaxIter the dual returns its Γ, judged (not converged); a progress report asking to stop
+// cancels it.
+func TestKernelCubeDualStops(t *testing.T) {
+	c := dualCases(t)[0]
+	m, d := c.p.dims()
+	sigma, _ := cubeDualSigma(c.p)
+	ks := newKernelSystem(c.p, c.K)
+	Kb := mat.NewDense(d, m, nil)
+	ks.kmul(Kb, ks.bT)
+	opt := Options{Alpha: c.p.Alpha, Tol: 1e-12, MaxIter: 2}
+	Gamma := mat.NewDense(m, d, nil)
+	res, done, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, Gamma, &opt)
+	j, rel := kernelRelGrad(c.p, c.K, Gamma)
+	if err != nil || !done || res.Converged || res.Iterations != 2 || math.Abs(res.RelGrad-rel) > 1e-6*rel || math.Abs(res.Objective-j) > 1e-10*math.Abs(j) {
+		t.Errorf("MaxIter 2: done %v, %+v (true J %.15g, relative gradient %.3g), %v", done, res, j, rel, err)
+	}
+	calls := 0
+	opt = Options{Alpha: c.p.Alpha, Tol: 1e-12, MaxIter: 100, Progress: func(int, float64, float64) bool { calls++; return calls < 2 }}
+	if _, _, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, Gamma, &opt); !errors.Is(err, ErrCancelled) || calls != 2 {
+		t.Errorf("progress stop: %v after %d calls", err, calls)
+	}
+}
+
+// The choice follows the measured costs: the dual at small α, where kernel CG needs many
+// iterations, while the factorisation is cheap against them; kernel CG otherwise.
+func TestUseKernelCubeDual(t *testing.T) {
+	for _, c := range []struct {
+		m, d  int
+		alpha float64
+		want  bool
+	}{
+		{1500, 14, 0.01, true}, {1500, 14, 0.03, true}, {1500, 14, 1, false},
+		{500, 14, 0.1, true}, {500, 6, 0.01, true}, {500, 6, 1, false},
+		{1500, 6, 0.01, false}, {20000, 14, 0.001, false},
+	} {
+		sp, _ := space.NewMultilabel(c.d)
+		ys := make([]int64, c.m*c.d)
+		p, err := NewProblem(sp, ys, c.m, nil, c.alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got := useKernelCubeDual(p, 2, &Options{Alpha: c.alpha, Tol: 1e-8, MaxIter: 1000})
+		if got != c.want {
+			t.Errorf("m = %d, d = %d, α = %v: dual %v, want %v", c.m, c.d, c.alpha, got, c.want)
+		}
+	}
+}
