@@ -63,11 +63,24 @@ def test_kernel_cg_at_a_loose_tol_stops_near_the_minimum(tol, alpha):
 
 
 def test_kernel_cg_unsettled_at_max_iter_warns_with_its_reason(data):
+    # Multiclass: a multi-label problem of this size takes the dual over the examples instead of
+    # kernel CG (docs: tol), whose residual bounds J's gap; its unconverged fits warn below.
     X, Y = data
-    model = StructuredRidge(kernel="rbf", tol=1e-2).fit(X, Y)
+    y = Y.sum(axis=1)
+    model = StructuredRidge(kernel="rbf", space="multiclass", tol=1e-2).fit(X, y)
     assert model.n_iter_ > 2  # else this case does not reach the second test
     with pytest.warns(ConvergenceWarning, match="objective was still falling"):
-        StructuredRidge(kernel="rbf", tol=1e-2, max_iter=model.n_iter_ - 1).fit(X, Y)
+        StructuredRidge(kernel="rbf", space="multiclass", tol=1e-2, max_iter=model.n_iter_ - 1).fit(X, y)
+
+
+def test_kernel_dual_at_max_iter_warns_and_reports_its_true_gradient(data):
+    X, Y = data
+    model = StructuredRidge(kernel="rbf", tol=1e-10).fit(X, Y)
+    assert model.n_iter_ > 3
+    with pytest.warns(ConvergenceWarning, match="relative gradient"):
+        short = StructuredRidge(kernel="rbf", tol=1e-10, max_iter=3).fit(X, Y)
+    assert short.n_iter_ == 3 and short.relative_gradient_ > 1e-10
+    assert short.objective_ > model.objective_
 
 
 def test_converged_fits_and_sgd_passes_do_not_warn(data):

@@ -164,9 +164,12 @@ func solveKernelCubeDual(ks *kernelSystem, p *Problem, K *mat.Dense, Kb *mat.Den
 	checks := 0
 	for it := 0; ; {
 		j := objective()
-		if 0.5*rr <= opt.Tol*math.Abs(j)+floor(j) && rr <= checkBelow || it >= opt.MaxIter {
+		// J(Γ) − J* ≤ ½‖r̃‖²: the second test of kernel CG's (settleIters), here a bound.
+		settled := 0.5*rr <= opt.Tol*math.Abs(j)+floor(j)
+		if settled && rr <= checkBelow || it >= opt.MaxIter {
 			res, err = kd.judge(p, K, Kb, kbNorm, t, Gamma, opt)
 			res.Iterations = it
+			res.Converged = res.Converged && settled
 			if err != nil || res.Converged || it >= opt.MaxIter {
 				return res, err == nil, err
 			}

@@ -26,19 +26,26 @@ func dualCases(t *testing.T) []kernelCase {
 	return out
 }
 
+// dualSetUp returns the kernel system of c, its σ, Kb and ‖Kb‖.
+func dualSetUp(c kernelCase) (*kernelSystem, float64, *mat.Dense, float64) {
+	m, d := c.p.dims()
+	sigma, _ := cubeDualSigma(c.p)
+	ks := newKernelSystem(c.p, c.K)
+	Kb := mat.NewDense(d, m, nil)
+	ks.kmul(Kb, ks.bT)
+	return ks, sigma, Kb, norm(Kb.RawMatrix().Data)
+}
+
 // The dual reaches the optimum that unpreconditioned CG reaches far past any tolerance, on every
 // multi-label kernel case (zero weights, singular and constant Gram matrices, α from 1e-4 to 1e4),
 // and reports the relative gradient and J of the Γ it returns.
 func TestKernelCubeDualReachesTheOptimum(t *testing.T) {
 	for _, c := range dualCases(t) {
 		m, d := c.p.dims()
-		sigma, _ := cubeDualSigma(c.p)
-		ks := newKernelSystem(c.p, c.K)
-		Kb := mat.NewDense(d, m, nil)
-		ks.kmul(Kb, ks.bT)
+		ks, sigma, Kb, kbNorm := dualSetUp(c)
 		opt := Options{Alpha: c.p.Alpha, Tol: 1e-8, MaxIter: 1000}
 		Gamma := mat.NewDense(m, d, nil)
-		res, done, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, Gamma, &opt)
+		res, done, err := solveKernelCubeDual(ks, c.p, c.K, Kb, kbNorm, sigma, Gamma, &opt)
 		if err != nil || !done || !res.Converged {
 			t.Errorf("%s: done %v, %+v, %v", c.name, done, res, err)
 			continue
@@ -51,7 +58,7 @@ func TestKernelCubeDualReachesTheOptimum(t *testing.T) {
 		// Run to the reference's tolerance, the two must agree on the optimum.
 		opt.Tol = 1e-12
 		Gamma.Zero()
-		if _, _, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, Gamma, &opt); err != nil {
+		if _, _, err := solveKernelCubeDual(ks, c.p, c.K, Kb, kbNorm, sigma, Gamma, &opt); err != nil {
 			t.Fatal(err)
 		}
 		checkReferenceOptimum(t, c, Gamma, 1e-11)
@@ -66,18 +73,15 @@ func TestKernelCubeDualIdentities(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, c := range dualCases(t) {
 		m, d := c.p.dims()
-		sigma, _ := cubeDualSigma(c.p)
-		ks := newKernelSystem(c.p, c.K)
+		ks, sigma, Kb, kbNorm := dualSetUp(c)
 		opt := Options{Alpha: c.p.Alpha, Tol: 1e-12, MaxIter: 1000}
 		kd, err := newKernelCubeDual(ks, c.K, sigma, &opt)
 		if kd == nil || err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		// The optimum, for J*.
-		Kb := mat.NewDense(d, m, nil)
-		ks.kmul(Kb, ks.bT)
 		best := mat.NewDense(m, d, nil)
-		if _, _, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, best, &opt); err != nil {
+		if _, _, err := solveKernelCubeDual(ks, c.p, c.K, Kb, kbNorm, sigma, best, &opt); err != nil {
 			t.Fatal(err)
 		}
 		jStar, _ := kernelRelGrad(c.p, c.K, best)
@@ -182,20 +186,17 @@ func TestKernelCubeDualSolve(t *testing.T) {
 func TestKernelCubeDualStops(t *testing.T) {
 	c := dualCases(t)[0]
 	m, d := c.p.dims()
-	sigma, _ := cubeDualSigma(c.p)
-	ks := newKernelSystem(c.p, c.K)
-	Kb := mat.NewDense(d, m, nil)
-	ks.kmul(Kb, ks.bT)
+	ks, sigma, Kb, kbNorm := dualSetUp(c)
 	opt := Options{Alpha: c.p.Alpha, Tol: 1e-12, MaxIter: 2}
 	Gamma := mat.NewDense(m, d, nil)
-	res, done, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, Gamma, &opt)
+	res, done, err := solveKernelCubeDual(ks, c.p, c.K, Kb, kbNorm, sigma, Gamma, &opt)
 	j, rel := kernelRelGrad(c.p, c.K, Gamma)
 	if err != nil || !done || res.Converged || res.Iterations != 2 || math.Abs(res.RelGrad-rel) > 1e-6*rel || math.Abs(res.Objective-j) > 1e-10*math.Abs(j) {
 		t.Errorf("MaxIter 2: done %v, %+v (true J %.15g, relative gradient %.3g), %v", done, res, j, rel, err)
 	}
 	calls := 0
 	opt = Options{Alpha: c.p.Alpha, Tol: 1e-12, MaxIter: 100, Progress: func(int, float64, float64) bool { calls++; return calls < 2 }}
-	if _, _, err := solveKernelCubeDual(ks, c.p, c.K, Kb, norm(Kb.RawMatrix().Data), sigma, Gamma, &opt); !errors.Is(err, ErrCancelled) || calls != 2 {
+	if _, _, err := solveKernelCubeDual(ks, c.p, c.K, Kb, kbNorm, sigma, Gamma, &opt); !errors.Is(err, ErrCancelled) || calls != 2 {
 		t.Errorf("progress stop: %v after %d calls", err, calls)
 	}
 }
