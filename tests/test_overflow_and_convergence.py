@@ -63,14 +63,15 @@ def test_kernel_cg_at_a_loose_tol_stops_near_the_minimum(tol, alpha):
 
 
 def test_kernel_cg_unsettled_at_max_iter_warns_with_its_reason(data):
-    # Multiclass: a multi-label problem of this size takes the dual over the examples instead of
-    # kernel CG (docs: tol), whose residual bounds J's gap; its unconverged fits warn below.
+    # Ordinal: a multi-label or multi-class problem of this size takes the dual over the examples
+    # instead of kernel CG (docs: tol), whose residual bounds J's gap; its unconverged fits warn
+    # below.
     X, Y = data
     y = Y.sum(axis=1)
-    model = StructuredRidge(kernel="rbf", space="multiclass", tol=1e-2).fit(X, y)
+    model = StructuredRidge(kernel="rbf", space=spaces.Ordinal(4), tol=1e-2).fit(X, y)
     assert model.n_iter_ > 2  # else this case does not reach the second test
     with pytest.warns(ConvergenceWarning, match="objective was still falling"):
-        StructuredRidge(kernel="rbf", space="multiclass", tol=1e-2, max_iter=model.n_iter_ - 1).fit(X, y)
+        StructuredRidge(kernel="rbf", space=spaces.Ordinal(4), tol=1e-2, max_iter=model.n_iter_ - 1).fit(X, y)
 
 
 def test_kernel_dual_at_max_iter_warns_and_reports_its_true_gradient(data):

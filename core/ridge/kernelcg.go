@@ -34,8 +34,9 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 
 // solveKernelCGScaled is solveKernelCG given kScale = max |K_ij| (check.AddMaxAbs), which the fit
 // reads off K in the pass that adds the intercept's constant.
-// A cold start of a multi-label problem under the uniform measure may take the dual over the
-// examples (kernelCubeDual); a warm start, or the dual's unfinished Γ, continues in kernel CG.
+// A cold start where S acts as σI on the δ_i (multi-label, multi-class, k-subsets under the
+// uniform measure) may take the dual over the examples (kernelCubeDual); a warm start, or the
+// dual's unfinished Γ, continues in kernel CG.
 func solveKernelCGScaled(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.Dense, opt *Options) (Result, error) {
 	m, d := Gamma.Dims()
 	ks := newKernelSystem(p, K)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/kernel"
@@ -12,15 +11,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// dualCases are the kernel cases with the dual's structure (multi-label under the uniform measure).
+// dualCases are the kernel cases with the dual's structure: all of them, multi-label and
+// multi-class under the uniform measure.
 func dualCases(t *testing.T) []kernelCase {
 	var out []kernelCase
 	for _, c := range kernelCases(t) {
-		if _, ok := cubeDualSigma(c.p); ok && strings.HasPrefix(c.name, "multilabel") {
+		if _, _, ok := kernelDualSigma(c.p); ok {
 			out = append(out, c)
+		} else {
+			t.Errorf("%s: not the dual's structure", c.name)
 		}
 	}
-	if len(out) < 8 {
+	if len(out) < 15 {
 		t.Fatalf("%d cases with the dual's structure", len(out))
 	}
 	return out
@@ -29,7 +31,7 @@ func dualCases(t *testing.T) []kernelCase {
 // dualSetUp returns the kernel system of c, its σ, Kb and ‖Kb‖.
 func dualSetUp(c kernelCase) (*kernelSystem, float64, *mat.Dense, float64) {
 	m, d := c.p.dims()
-	sigma, _ := cubeDualSigma(c.p)
+	sigma, _, _ := kernelDualSigma(c.p)
 	ks := newKernelSystem(c.p, c.K)
 	Kb := mat.NewDense(d, m, nil)
 	ks.kmul(Kb, ks.bT)
@@ -205,23 +207,81 @@ func TestKernelCubeDualStops(t *testing.T) {
 // iterations, while the factorisation is cheap against them; kernel CG otherwise.
 func TestUseKernelCubeDual(t *testing.T) {
 	for _, c := range []struct {
+		kind  string
 		m, d  int
 		alpha float64
 		want  bool
 	}{
-		{1500, 14, 0.01, true}, {1500, 14, 0.03, true}, {1500, 14, 1, false},
-		{500, 14, 0.1, true}, {500, 6, 0.01, true}, {500, 6, 1, false},
-		{1500, 6, 0.01, false}, {20000, 14, 0.001, false},
+		{"multilabel", 1500, 14, 0.01, true}, {"multilabel", 1500, 14, 0.03, true}, {"multilabel", 1500, 14, 1, false},
+		{"multilabel", 500, 14, 0.1, true}, {"multilabel", 500, 6, 0.01, true}, {"multilabel", 500, 6, 1, false},
+		{"multilabel", 1500, 6, 0.01, false}, {"multilabel", 20000, 14, 0.001, false},
+		{"multiclass", 1500, 10, 0.1, false}, {"multiclass", 1500, 10, 0.003, true}, {"multiclass", 1500, 10, 0.001, true},
 	} {
-		sp, _ := space.NewMultilabel(c.d)
-		ys := make([]int64, c.m*c.d)
+		sp, err := space.New(c.kind, []int64{int64(c.d)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ys := synthetic(t, sp, c.m, 1, 1)
 		p, err := NewProblem(sp, ys, c.m, nil, c.alpha)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, got := useKernelCubeDual(p, 2, &Options{Alpha: c.alpha, Tol: 1e-8, MaxIter: 1000})
 		if got != c.want {
-			t.Errorf("m = %d, d = %d, α = %v: dual %v, want %v", c.m, c.d, c.alpha, got, c.want)
+			t.Errorf("%s, m = %d, d = %d, α = %v: dual %v, want %v", c.kind, c.m, c.d, c.alpha, got, c.want)
+		}
+	}
+}
+
+// The dual's structure: S = σI on the span of the δ_i, under the uniform measure only.
+func TestKernelDualSigma(t *testing.T) {
+	for _, c := range []struct {
+		kind  string
+		shape []int64
+		ref   bool
+		sigma float64
+		ok    bool
+	}{
+		{"multilabel", []int64{5}, false, 0.25, true},
+		{"multiclass", []int64{4}, false, 0.25, true},
+		{"multiclass", []int64{8}, false, 0.125, true},
+		{"ksubsets", []int64{6, 2}, false, 0, true},
+		{"permutations", []int64{4}, false, 0, false},
+		{"multilabel", []int64{5}, true, 0, false},
+	} {
+		sp, err := space.New(c.kind, c.shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m = 30
+		_, ys := synthetic(t, sp, m, 2, 3)
+		p, err := NewProblem(sp, ys, m, nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.ref { // any reference measure set on the problem, even the uniform one's moments
+			d := sp.Dim()
+			S := mat.NewSymDense(d, nil)
+			for a := 0; a < d; a++ {
+				for b := a; b < d; b++ {
+					S.SetSym(a, b, p.S.At(a, b))
+				}
+			}
+			p.setReference(newReference(append([]float64(nil), p.Mean...), S, d))
+		}
+		sigma, _, ok := kernelDualSigma(p)
+		if ok != c.ok || c.sigma != 0 && sigma != c.sigma {
+			t.Errorf("%s %v (reference %v): σ = %v, %v", c.kind, c.shape, c.ref, sigma, ok)
+		}
+		if ok { // S u = σu on the δ_i
+			u := mat.NewVecDense(sp.Dim(), nil)
+			u.MulVec(p.S, mat.NewVecDense(sp.Dim(), p.Delta.RawRowView(0)))
+			for a := 0; a < sp.Dim(); a++ {
+				if math.Abs(u.AtVec(a)-sigma*p.Delta.At(0, a)) > 1e-12 {
+					t.Errorf("%s: S δ_0 ≠ σ δ_0", c.kind)
+					break
+				}
+			}
 		}
 	}
 }

@@ -140,9 +140,9 @@ class StructuredRidge(StructuredEstimator):
         CG stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖; for kernel models also J must be within about
         tol · abs(J) of its minimum, as estimated from its decrease over the last iterations (the
         gradient alone let a loose tol stop an rbf fit after one iteration, far from the minimum:
-        J − J* bounds the scores' error whatever the kernel matrix's conditioning). A multi-label
-        kernel model under the uniform measure at small alpha is solved from a dual over the
-        examples when that costs less (its iterations then count in ``n_iter_``); there J − J*
+        J − J* bounds the scores' error whatever the kernel matrix's conditioning). A multi-label,
+        multi-class or k-subsets kernel model under the uniform measure at small alpha is solved
+        from a dual over the examples when that costs less (its iterations then count in ``n_iter_``); there J − J*
         is bounded by the dual's residual rather than estimated. SGD stops
         when J falls by less than tol (relative) over an epoch (a rise does not count, nor an
         epoch that restarts its mean of the iterates), which it evaluates over the whole training
