@@ -215,7 +215,11 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 			stalled = true
 			break
 		}
-		step := gamma / pap
+		// The exact line search along P, ⟨P, Kρ⟩/⟨P, KAP⟩, where CG's recurrence gives γ/⟨P, KAP⟩:
+		// the two agree while P stays conjugate to the coarse space, but an inaccurate coarse
+		// solve (sample weights 1e9 apart make E ill-conditioned) broke that, and γ's step then
+		// overshot: J rose to 1e66 against an optimum of 1e8. This step never raises J.
+		step := dot(raw(P), raw(KR)) / pap
 		axpy(raw(G), step, raw(P))
 		axpy(raw(R), -step, raw(AP))
 		axpy(raw(KR), -step, raw(KAP))

@@ -463,3 +463,40 @@ func TestKernelSolverLooseTolStopsNearTheMinimum(t *testing.T) {
 		}
 	}
 }
+
+// One sample weight 1e9 among ones made the deflation's coarse solve inaccurate, and CG's step
+// γ/⟨P, KAP⟩ then overshot until J reached 1e66 against an optimum of 1e8 (1,000 iterations,
+// "not converged"): the exact line search along P never raises J. Kernel CG alone (the dual,
+// which solves these problems too, is switched off), against the exact solver.
+func TestKernelCGWithOneHugeWeightConverges(t *testing.T) {
+	defer func(old int) { cubeDualMode = old }(cubeDualMode)
+	cubeDualMode = cubeDualNever
+	for _, kind := range []string{"multilabel", "multiclass"} {
+		sp, err := space.New(kind, []int64{3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m, n = 80, 4
+		X, ys := synthetic(t, sp, m, n, 5)
+		w := make([]float64, m)
+		for i := range w {
+			w[i] = 1
+		}
+		w[0] = 1e9
+		opt := Options{Alpha: 1, Kernel: kernel.Kernel{Kind: kernel.RBF, Gamma: 0.25}, Intercept: true, Tol: 1e-10, MaxIter: 1000}
+		md, err := Fit(sp, X, m, n, ys, w, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := opt
+		exact.Solver = Exact
+		ref, err := Fit(sp, X, m, n, ys, w, exact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, jRef := md.Result.Objective, ref.Result.Objective
+		if !md.Result.Converged || math.Abs(j-jRef) > 1e-8*math.Abs(jRef) {
+			t.Errorf("%s: %+v, J %.12g against the exact solver's %.12g", kind, md.Result, j, jRef)
+		}
+	}
+}
