@@ -147,17 +147,36 @@ class _Settings:
             _core.set_max_memory(self.max_memory)
 
 
-#: How many of X's first rows the parts of the iterative fits (cg, and the ProbabilisticStructured
-#: fit from sums) are centred at the mean of (the exact fit's statistics follow each partition's own).
-_CENTRE_ROWS = 1000
-
-
-def _centre(X: da.Array) -> np.ndarray | None:
-    """The mean of X's first rows, where a fit with an intercept centres every partition (the core
-    ignores it without one), or None when it does not exist in floating point (X's own checks then
-    name the row at fault, not an overflowing centre)."""
+def _weighted_sums(
+    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: np.ndarray | None
+) -> tuple[np.ndarray, float, np.ndarray, int]:
+    """A partition's weighted column sums and weight, and its plain column sums and row count:
+    the terms of the iterative fits' centre (:func:`_centre`)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        centre = _head(X).mean(axis=0)
+        plain = X.sum(axis=0)
+        if w is None:
+            return plain, float(X.shape[0]), plain, X.shape[0]
+        return w @ X, float(np.sum(w)), plain, X.shape[0]
+
+
+def _centre(
+    blocks: list[tuple[Any, Any, Any, int, int]],
+    space: _spaces.Space,
+    classes: np.ndarray | None,
+    n_jobs: int | None,
+) -> np.ndarray | None:
+    """The weighted mean of X's rows (their plain mean where every weight is 0), at which every
+    partition of the iterative fits (cg, and the ProbabilisticStructured fit from sums) is centred
+    when the model has an intercept, as the in-memory fits centre X: one pass over the persisted
+    partitions. None when the mean does not exist in floating point (X's own checks then name the
+    row at fault, not an overflowing centre)."""
+    parts = [
+        dask.delayed(_on_partition, pure=False)(_weighted_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(n_jobs))
+        for xb, yb, wb, i, lo in blocks
+    ]
+    ((weighted, total, plain, count),) = dask.compute(_tree(parts, _add_sums))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        centre = weighted / total if total > 0 else plain / max(count, 1)
     return centre if centre.size and np.isfinite(centre).all() else None
 
 
@@ -276,13 +295,6 @@ def _cg_product(
 ) -> np.ndarray:
     """A partition's share of H·V for distributed CG (``cp_ridge_cg_product``)."""
     return _core.ridge_cg_product(space._handle(), X, rows, w, params, V, centre)
-
-
-def _head(X: da.Array) -> np.ndarray:
-    """X's first rows (at most _CENTRE_ROWS), dense, whose mean is the centre of the iterative
-    fits (_centre)."""
-    head = X[: min(_CENTRE_ROWS, X.shape[0])].compute()
-    return np.ascontiguousarray(head.toarray() if hasattr(head, "toarray") else head, dtype=np.float64)
 
 
 def _add_sums(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -589,7 +601,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         set_threads(self.n_jobs)
         solver, rows = _core.ridge_distributed_solver(space._handle(), n, params)
         if solver == "cg":
-            model = self._fit_cg(X, Y, W, space, classes, params, rows, previous, _centre(X))
+            model = self._fit_cg(X, Y, W, space, classes, params, rows, previous)
             self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
             self._warn_unconverged(partial=False)
             return self
@@ -624,13 +636,13 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         params: bytes,
         rows: int,
         previous: _core.RidgeModel | None,
-        centre: np.ndarray | None,
     ) -> _core.RidgeModel:
         """The linear model by distributed conjugate gradients: the partitions' moments once, then
         their share of H·V at every iteration, summed up a tree; the data are persisted on the
         workers for the iterations. ``rows`` is the rows of W, as the core reports them."""
         X, Y, W = dask.persist(X, Y, W)
         blocks = _blocks(X, Y, W)
+        centre = _centre(blocks, space, classes, self.n_jobs) if self.fit_intercept else None
         parts = [
             dask.delayed(_on_partition, pure=False)(
                 _cg_setup, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), params, rows, centre
@@ -757,7 +769,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         X, Y, W = dask.persist(X, Y, W)  # read (or generated) once, for every evaluation
         blocks = _blocks(X, Y, W)
         intercept = bool(self.fit_intercept)
-        centre = _centre(X)
+        centre = _centre(blocks, space, classes, self.n_jobs) if intercept else None
 
         def sums(coef: np.ndarray) -> tuple[float, float, np.ndarray]:
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
