@@ -38,6 +38,39 @@ def test_indefinite_precomputed_kernel_is_refused(data):
         StructuredRidge(kernel="precomputed").fit(-(X @ X.T), Y)
 
 
+def test_indefinite_precomputed_kernel_taken_for_a_stall_is_refused():
+    # CG met ⟨r, Kr⟩ ≤ 0 after one iteration and stopped as if stalled, with a ConvergenceWarning to
+    # raise max_iter: for a positive semi-definite K that happens only where Kr = 0.
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(100, 4))
+    rng.random((100, 5))
+    y = rng.integers(0, 4, 100)
+    w, V = np.linalg.eigh(rbf_kernel(X))
+    w[-1] = -w[-1]
+    K = (V * w) @ V.T  # K + 1 (the intercept's constant) has an eigenvalue of -3.8
+    with pytest.raises(ValueError, match="not positive semi-definite.*⟨r, Kr⟩ = .* ≤ 0"):
+        StructuredRidge(kernel="precomputed", space="multiclass").fit(K, y)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(
+    "kw, weight", [({"kernel": "poly", "alpha": 1e7}, 1.0), ({"kernel": "rbf", "alpha": 1e3}, 1e-4)]
+)
+def test_psd_kernel_at_a_large_alpha_is_not_refused_as_indefinite(seed, kw, weight):
+    # Once the gradient had reached rounding (2e-16 by the third iteration), the residual's
+    # recurrences gave ⟨r, Kr⟩ < 0, and CG refused these kernels as not positive semi-definite
+    # (37 of 40 seeds of three such configurations); it now judges K on the recomputed residual.
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(100, 4))
+    Y = (rng.random((100, 5)) < 0.4).astype(int)
+    w = np.full(100, weight)
+    model = StructuredRidge(tol=1e-8, **kw).fit(X, Y, sample_weight=w)
+    exact = StructuredRidge(solver="exact", **kw).fit(X, Y, sample_weight=w)
+    assert model.objective_ == pytest.approx(exact.objective_, rel=1e-8)
+
+
 @pytest.mark.parametrize("kw", [{"solver": "cg", "max_iter": 1}, {"kernel": "rbf", "max_iter": 1}])
 def test_unconverged_fit_warns_naming_the_measure(data, kw):
     X, Y = data

@@ -35,36 +35,63 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 // solveKernelCGScaled is solveKernelCG given kScale = max |K_ij| (check.AddMaxAbs), which the fit
 // reads off K in the pass that adds the intercept's constant.
 // A cold start where S acts as σI on the δ_i (multi-label, multi-class, k-subsets under the
-// uniform measure) may take the dual over the examples (kernelCubeDual); a warm start, or the
-// dual's unfinished Γ, continues in kernel CG.
+// uniform measure) may take the dual over the examples (kernelCubeDual), first or after kernel CG
+// has spent its share (planKernelDual); a warm start, or the dual's unfinished Γ, continues in
+// kernel CG.
 func solveKernelCGScaled(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.Dense, opt *Options) (Result, error) {
+	plan := kernelDualPlan{}
+	if mat.Norm(Gamma, 1) == 0 {
+		plan = planKernelDual(p, kScale, opt)
+	}
+	return solveKernelPlanned(p, newKernelSystem(p, K), K, kScale, Gamma, opt, plan)
+}
+
+// solveKernelPlanned is solveKernelCGScaled following plan, its iterations numbered on across the
+// solvers it runs.
+func solveKernelPlanned(p *Problem, ks *kernelSystem, K *mat.Dense, kScale float64, Gamma *mat.Dense, opt *Options, plan kernelDualPlan) (Result, error) {
 	m, d := Gamma.Dims()
-	ks := newKernelSystem(p, K)
-	var dualIters int
-	if sigma, ok := useKernelCubeDual(p, kScale, opt); ok && knownPSD(opt.Kernel) && mat.Norm(Gamma, 1) == 0 {
-		Kb := mat.NewDense(d, m, nil)
-		ks.kmul(Kb, ks.bT)
-		if kbNorm := norm(Kb.RawMatrix().Data); kbNorm > 0 {
-			res, done, err := solveKernelCubeDual(ks, p, K, Kb, kbNorm, sigma, Gamma, opt)
-			if err != nil || done {
-				return res, err
-			}
-			dualIters = res.Iterations
-		}
+	if !plan.use {
+		return kernelCG(p, ks, kScale, Gamma, opt)
 	}
-	if dualIters > 0 {
-		rest := *opt
-		rest.MaxIter -= dualIters
-		if opt.Progress != nil {
-			rest.Progress = func(it int, objective, relGrad float64) bool {
-				return opt.Progress(dualIters+it, objective, relGrad)
+	done := 0 // iterations spent
+	// rest is opt for the iterations left, numbered after those done.
+	rest := func() *Options {
+		o := *opt
+		o.MaxIter -= done
+		if opt.Progress != nil && done > 0 {
+			spent := done
+			o.Progress = func(it int, objective, relGrad float64) bool {
+				return opt.Progress(spent+it, objective, relGrad)
 			}
 		}
-		res, err := kernelCG(p, ks, kScale, Gamma, &rest)
-		res.Iterations += dualIters
-		return res, err
+		return &o
 	}
-	return kernelCG(p, ks, kScale, Gamma, opt)
+	if !plan.first && plan.primalIters < opt.MaxIter {
+		short := rest()
+		short.MaxIter = plan.primalIters
+		res, err := kernelCG(p, ks, kScale, Gamma, short)
+		if err != nil || res.Converged {
+			return res, err
+		}
+		// Kernel CG has spent its share: the dual starts again from Γ = 0.
+		done = res.Iterations
+		Gamma.Zero()
+	} else if !plan.first {
+		return kernelCG(p, ks, kScale, Gamma, opt)
+	}
+	Kb := mat.NewDense(d, m, nil)
+	ks.kmul(Kb, ks.bT)
+	if kbNorm := norm(Kb.RawMatrix().Data); kbNorm > 0 {
+		res, finished, err := solveKernelCubeDual(ks, p, K, Kb, kbNorm, plan.sigma, Gamma, rest())
+		res.Iterations += done
+		if err != nil || finished {
+			return res, err
+		}
+		done = res.Iterations
+	}
+	res, err := kernelCG(p, ks, kScale, Gamma, rest())
+	res.Iterations += done
+	return res, err
 }
 
 // kernelCG is solveKernelCGScaled's conjugate gradients from Gamma.
@@ -194,7 +221,25 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 			continue
 		}
 		if err := checkCurvature(gamma, raw(R), kScale); err != nil {
-			return res, err
+			if fresh {
+				return res, err
+			}
+			// γ = ⟨R, KR⟩ from the recurrences: once R is down to rounding, KR's accumulated
+			// error can make it negative for a positive semi-definite K (rbf at alpha 1e7 was
+			// refused after its gradient had reached 2e-16). Judge K on the recomputed residual.
+			gamma = restart()
+			fresh = true
+			continue
+		}
+		if !(gamma > 0) && !fresh {
+			gamma = restart() // judge a stall on the recomputed residual
+			fresh = true
+			continue
+		}
+		if !(gamma > 0) {
+			if err := checkNullResidual(gamma, raw(R), raw(KR), kScale); err != nil {
+				return res, err
+			}
 		}
 		if it >= opt.MaxIter || !(gamma > 0) {
 			stalled = !(gamma > 0)
@@ -212,6 +257,12 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 			return res, checkCurvature(pap, nil, kScale)
 		}
 		if !(pap > 0) {
+			// Rounding (CG has stalled), or K curves down along P: an indefinite precomputed K
+			// was taken for a stall and its fit returned with a warning to raise max_iter.
+			ks.kmul(KAP, P)
+			if err := checkCurvature(dot(raw(P), raw(KAP)), raw(P), kScale); err != nil {
+				return res, err
+			}
 			stalled = true
 			break
 		}
@@ -312,6 +363,24 @@ func checkCurvature(c float64, x []float64, kScale float64) error {
 	return fmt.Errorf("the kernel matrix is not positive semi-definite (CG met a direction of negative curvature, "+
 		"⟨r, Kr⟩/⟨r, r⟩ = %.3g against max |K_ij| = %.3g): %s", c/dot(x, x), kScale, needPSD)
 }
+
+// checkNullResidual refuses a residual r with ⟨r, Kr⟩ = gamma ≤ 0 (Kr = kr, recomputed) whose Kr
+// is not zero: for a positive semi-definite K, ‖Kr‖² ≤ λ_max ⟨r, Kr⟩, so ⟨r, Kr⟩ ≤ 0 leaves Kr at
+// rounding, and CG has merely stalled. An indefinite precomputed K (an eigenvalue of −3.8 against
+// entries up to 2) passed as such a stall after one iteration, with a warning to raise max_iter.
+func checkNullResidual(gamma float64, r, kr []float64, kScale float64) error {
+	nr, nkr := norm(r), norm(kr)
+	if !(nkr > nullResidualRounding*kScale*float64(len(r))*nr) {
+		return nil
+	}
+	return fmt.Errorf("the kernel matrix is not positive semi-definite (CG met a residual r with ⟨r, Kr⟩ = %.3g ≤ 0 "+
+		"but ‖Kr‖/‖r‖ = %.3g, against max |K_ij| = %.3g; a positive semi-definite K has Kr = 0 there): %s",
+		gamma, nkr/nr, kScale, needPSD)
+}
+
+// nullResidualRounding bounds, relative to m·max |K_ij|·‖r‖ (≥ ‖K‖‖r‖), the rounding of a
+// recomputed Kr: a million times double precision.
+const nullResidualRounding = 1e-10
 
 // needPSD is the advice of both refusals of an indefinite kernel matrix (CG's and the direct solve's).
 const needPSD = "StructuredRidge needs a PSD kernel; check a precomputed or callable kernel (or coef0 ≥ 0 for poly)"

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -203,8 +204,9 @@ func TestKernelCubeDualStops(t *testing.T) {
 	}
 }
 
-// The choice follows the measured costs: the dual at small α, where kernel CG needs many
-// iterations, while the factorisation is cheap against them; kernel CG otherwise.
+// The choice follows the measured costs: the dual first at small α, where kernel CG needs many
+// iterations, while the factorisation is cheap against them; kernel CG first otherwise, with the
+// dual taking over after a share of its cost.
 func TestUseKernelCubeDual(t *testing.T) {
 	for _, c := range []struct {
 		kind  string
@@ -226,9 +228,9 @@ func TestUseKernelCubeDual(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, got := useKernelCubeDual(p, 2, &Options{Alpha: c.alpha, Tol: 1e-8, MaxIter: 1000})
-		if got != c.want {
-			t.Errorf("%s, m = %d, d = %d, α = %v: dual %v, want %v", c.kind, c.m, c.d, c.alpha, got, c.want)
+		plan := planKernelDual(p, 2, &Options{Alpha: c.alpha, Kernel: kernel.Kernel{Kind: kernel.RBF}, Tol: 1e-8, MaxIter: 1000})
+		if !plan.use || plan.first != c.want || plan.first == (plan.primalIters > 0) {
+			t.Errorf("%s, m = %d, d = %d, α = %v: %+v, want the dual first: %v", c.kind, c.m, c.d, c.alpha, plan, c.want)
 		}
 	}
 }
@@ -281,6 +283,40 @@ func TestKernelDualSigma(t *testing.T) {
 					t.Errorf("%s: S δ_0 ≠ σ δ_0", c.kind)
 					break
 				}
+			}
+		}
+	}
+}
+
+// When kernel CG goes first and has not converged within its share of the iterations, the dual
+// takes over from Γ = 0: the fit converges to the optimum, its iterations counted across both,
+// and progress reports numbered on.
+func TestKernelDualTakesOverFromKernelCG(t *testing.T) {
+	for _, c := range dualCases(t)[:4] {
+		m, d := c.p.dims()
+		sigma, _, _ := kernelDualSigma(c.p)
+		var calls []int
+		opt := Options{Alpha: c.p.Alpha, Tol: 1e-10, MaxIter: 1000, Progress: func(it int, _, _ float64) bool {
+			calls = append(calls, it)
+			return true
+		}}
+		Gamma := mat.NewDense(m, d, nil)
+		plan := kernelDualPlan{sigma: sigma, use: true, primalIters: 2}
+		res, err := solveKernelPlanned(c.p, newKernelSystem(c.p, c.K), c.K, check.MaxAbs(c.K.RawMatrix().Data), Gamma, &opt, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, rel := kernelRelGrad(c.p, c.K, Gamma)
+		if !res.Converged || res.Iterations <= 2 || rel > 1.05*opt.Tol || math.Abs(res.Objective-j) > 1e-10*math.Abs(j) {
+			t.Errorf("%s: %+v, true J %.15g, relative gradient %.3g", c.name, res, j, rel)
+		}
+		if len(calls) != res.Iterations {
+			t.Errorf("%s: %d progress calls for %d iterations", c.name, len(calls), res.Iterations)
+		}
+		for i, it := range calls {
+			if it != i+1 {
+				t.Errorf("%s: progress call %d reports iteration %d", c.name, i, it)
+				break
 			}
 		}
 	}
