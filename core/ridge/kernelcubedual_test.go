@@ -229,7 +229,7 @@ func TestUseKernelCubeDual(t *testing.T) {
 			t.Fatal(err)
 		}
 		plan := planKernelDual(p, 2, &Options{Alpha: c.alpha, Kernel: kernel.Kernel{Kind: kernel.RBF}, Tol: 1e-8, MaxIter: 1000})
-		if !plan.use || plan.first != c.want || plan.first == (plan.primalIters > 0) {
+		if !plan.use || plan.first != c.want || plan.primalIters < 1 {
 			t.Errorf("%s, m = %d, d = %d, α = %v: %+v, want the dual first: %v", c.kind, c.m, c.d, c.alpha, plan, c.want)
 		}
 	}
@@ -319,5 +319,36 @@ func TestKernelDualTakesOverFromKernelCG(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// The plan reads α over the mean weight (weights c·s_i with α give the model of s_i with α/c),
+// and leaves weights more than kernelDualWeightRange apart to kernel CG.
+func TestPlanKernelDualWeights(t *testing.T) {
+	sp, _ := space.NewMultilabel(14)
+	const m = 1500
+	_, ys := synthetic(t, sp, m, 1, 1)
+	opt := &Options{Kernel: kernel.Kernel{Kind: kernel.RBF}, Tol: 1e-8, MaxIter: 1000}
+	plan := func(alpha float64, w []float64) kernelDualPlan {
+		p, err := NewProblem(sp, ys, m, w, alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return planKernelDual(p, 2, opt)
+	}
+	scaled := make([]float64, m)
+	for i := range scaled {
+		scaled[i] = 1e4
+	}
+	if a, b := plan(1, scaled), plan(1e-4, nil); a != b || !a.first {
+		t.Errorf("weights 1e4 at α = 1: %+v; unit weights at α = 1e-4: %+v", a, b)
+	}
+	spread := make([]float64, m)
+	for i := range spread {
+		spread[i] = 1
+	}
+	spread[0] = 1e13
+	if p := plan(1e-4, spread); p.use {
+		t.Errorf("weights 1 and 1e13: %+v, want kernel CG alone", p)
 	}
 }
