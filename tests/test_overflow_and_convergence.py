@@ -360,3 +360,18 @@ def test_kernel_fit_with_one_huge_weight_reaches_the_exact_optimum(alpha):
     # up to 3e-2 from the optimum; near machine precision they agree with the exact solver.
     tight = StructuredRidge(kernel="rbf", alpha=alpha, tol=1e-15, max_iter=5000).fit(X, Y, sample_weight=w)
     np.testing.assert_allclose(tight.decision_function(X), exact.decision_function(X), atol=1e-5)
+
+
+def test_exact_kernel_solve_limited_by_rounding_warns():
+    # Duplicated samples at alpha 1e-12: the direct solve's relative gradient was 5e-3 and its J
+    # 900 times the minimum, reported converged without a word.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(100, 4))
+    X[50:] = X[:50]
+    y = rng.integers(0, 4, 100)
+    with pytest.warns(ConvergenceWarning, match="direct solve is as accurate as rounding allows"):
+        exact = StructuredRidge(kernel="rbf", alpha=1e-12, space="multiclass", solver="exact").fit(X, y)
+    assert exact.relative_gradient_ > 1e-8
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        StructuredRidge(kernel="rbf", alpha=1e-2, space="multiclass", solver="exact").fit(X, y)

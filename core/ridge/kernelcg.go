@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/combpred/combpred/core/check"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -239,7 +240,7 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 			continue
 		}
 		if !(gamma > 0) {
-			if err := checkNullResidual(gamma, raw(R), raw(KR), kScale); err != nil {
+			if err := checkNullResidual(gamma, raw(R), raw(KR), ks.K, kScale); err != nil {
 				return res, err
 			}
 		}
@@ -367,22 +368,30 @@ func checkCurvature(c float64, x []float64, kScale float64) error {
 }
 
 // checkNullResidual refuses a residual r with ⟨r, Kr⟩ = gamma ≤ 0 (Kr = kr, recomputed) whose Kr
-// is not zero: for a positive semi-definite K, ‖Kr‖² ≤ λ_max ⟨r, Kr⟩, so ⟨r, Kr⟩ ≤ 0 leaves Kr at
-// rounding, and CG has merely stalled. An indefinite precomputed K (an eigenvalue of −3.8 against
-// entries up to 2) passed as such a stall after one iteration, with a warning to raise max_iter.
-func checkNullResidual(gamma float64, r, kr []float64, kScale float64) error {
+// is too large for any K within CG's curvature margin η = indefinite·max |K_ij| of a positive
+// semi-definite one: K = P + E with P ≽ 0 and ‖E‖ ≤ η gives ‖Pr‖² ≤ λ_max(P)⟨r, Pr⟩ ≤ λ_max η‖r‖²,
+// so ‖Kr‖ ≤ (√(λ η) + η)‖r‖ with λ ≥ λ_max bounded by K's largest absolute row sum. Below that,
+// CG has merely stalled (a float32 precomputed K stalls at ‖Kr‖/‖r‖ = 5e-7); above it, K is
+// indefinite (one with an eigenvalue of −3.8 against entries up to 2 passed as a stall after
+// one iteration, with a warning to raise max_iter).
+func checkNullResidual(gamma float64, r, kr []float64, K blas64.General, kScale float64) error {
 	nr, nkr := norm(r), norm(kr)
-	if !(nkr > nullResidualRounding*kScale*float64(len(r))*nr) {
+	eta := indefinite * kScale
+	var lambda float64
+	for i := 0; i < K.Rows; i++ {
+		var row float64
+		for _, v := range K.Data[i*K.Stride:][:K.Cols] {
+			row += math.Abs(v)
+		}
+		lambda = max(lambda, row)
+	}
+	if !(nkr > (math.Sqrt(lambda*eta)+eta)*nr) {
 		return nil
 	}
 	return fmt.Errorf("the kernel matrix is not positive semi-definite (CG met a residual r with ⟨r, Kr⟩ = %.3g ≤ 0 "+
-		"but ‖Kr‖/‖r‖ = %.3g, against max |K_ij| = %.3g; a positive semi-definite K has Kr = 0 there): %s",
+		"but ‖Kr‖/‖r‖ = %.3g, against max |K_ij| = %.3g; a positive semi-definite K has Kr ≈ 0 there): %s",
 		gamma, nkr/nr, kScale, needPSD)
 }
-
-// nullResidualRounding bounds, relative to m·max |K_ij|·‖r‖ (≥ ‖K‖‖r‖), the rounding of a
-// recomputed Kr: a million times double precision.
-const nullResidualRounding = 1e-10
 
 // needPSD is the advice of both refusals of an indefinite kernel matrix (CG's and the direct solve's).
 const needPSD = "StructuredRidge needs a PSD kernel; check a precomputed or callable kernel (or coef0 ≥ 0 for poly)"

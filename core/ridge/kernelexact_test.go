@@ -18,7 +18,7 @@ func TestKernelExactReachesTheOptimum(t *testing.T) {
 	for _, c := range kernelCases(t) {
 		m, d := c.p.dims()
 		calls := 0
-		opt := Options{Alpha: c.p.Alpha, Progress: func(it int, j, rel float64) bool {
+		opt := Options{Alpha: c.p.Alpha, Tol: 1e-9, Progress: func(it int, j, rel float64) bool {
 			calls++
 			return it == 1
 		}}

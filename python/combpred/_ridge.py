@@ -443,7 +443,12 @@ class StructuredRidge(StructuredEstimator):
             return
         if not self._model.info.converged:
             reached = self.relative_gradient_
-            if measure == "relative gradient" and reached <= self.tol:
+            if self.solver == "exact":
+                advice = (
+                    "the direct solve is as accurate as rounding allows, and the system is ill-conditioned "
+                    "(duplicated samples, or a tiny alpha); raise alpha"
+                )
+            elif measure == "relative gradient" and reached <= self.tol:
                 # kernel CG within tol yet unconverged: J was still falling (its second test)
                 advice = "its objective was still falling by more than tol·|J|; increase max_iter"
             elif measure != "relative gradient" and reached <= self.tol:
