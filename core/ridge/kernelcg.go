@@ -170,14 +170,7 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 		return dot(raw(R), raw(KR))
 	}
 	// J = ½⟨Γ, K A Γ⟩ − ⟨Γ, K b⟩ + c with K A Γ = Kb − Kρ.
-	objective := func() float64 {
-		g, kb, kr := raw(G), raw(Kb), raw(KR)
-		var s float64
-		for i, v := range g {
-			s += v * (kb[i] + kr[i])
-		}
-		return -0.5*s + p.Constant()
-	}
+	objective := func() float64 { return kernelObjective(raw(G), raw(Kb), raw(KR), p.Constant()) }
 	relGrad := func() float64 { return norm(raw(KR)) / kbNorm }
 	// settled reports whether J is within about tol·|J| of its minimum, as estimated from CG's last
 	// decreases: see settleIters.
@@ -301,6 +294,16 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 	res.Objective = objective()
 	res.Converged = res.RelGrad <= opt.Tol && (settled() || stalled)
 	return res, nil
+}
+
+// kernelObjective is J = ½⟨Γ, K A Γ⟩ − ⟨Γ, K b⟩ + constant = −½⟨Γ, Kb + Kρ⟩ + constant from Γ, Kb and
+// Kρ, ρ = b − A(Γ) (all d×m, transposed), as kernel CG and the dual's check compute it.
+func kernelObjective(g, kb, kr []float64, constant float64) float64 {
+	var s float64
+	for i, v := range g {
+		s += v * (kb[i] + kr[i])
+	}
+	return -0.5*s + constant
 }
 
 // settleIters is the window of kernel CG's second test: besides ‖∇J‖ ≤ tol·‖∇J(0)‖ it stops only

@@ -213,7 +213,7 @@ func planKernelDual(p *Problem, kScale float64, opt *Options) kernelDualPlan {
 // positive definite to working precision: a precomputed K that is not positive semi-definite),
 // for kernel CG to finish within the iterations left (res.Iterations used).
 func solveKernelCubeDual(ks *kernelSystem, p *Problem, K *mat.Dense, Kb *mat.Dense, kbNorm, sigma float64, Gamma *mat.Dense, opt *Options) (res Result, done bool, err error) {
-	m, d := ks.m, ks.d
+	m := ks.m
 	kd, err := newKernelCubeDual(ks, K, sigma, opt)
 	if kd == nil || err != nil {
 		return Result{}, false, err
@@ -234,12 +234,7 @@ func solveKernelCubeDual(ks *kernelSystem, p *Problem, K *mat.Dense, Kb *mat.Den
 	// the progress reports ask for it at every iteration.
 	relGrad := func() float64 {
 		rho := kd.work
-		for a := 0; a < d; a++ {
-			row, del := rho.RawRowView(a), ks.DT.RawRowView(a)
-			for i, ri := range r {
-				row[i] = kd.q[i] * ri * del[i]
-			}
-		}
+		kd.scaledTargets(rho, r, kd.q)
 		ks.kmul(kd.scratch, rho)
 		return norm(kd.scratch.RawMatrix().Data) / kbNorm
 	}
@@ -349,15 +344,23 @@ func (kd *kernelCubeDual) factor(K *mat.Dense, opt *Options) (bool, error) {
 	return true, nil
 }
 
+// scaledTargets sets dst (d×m) to (diag(v) Δ)ᵀ, or to (diag(q∘v) Δ)ᵀ when q is given.
+func (kd *kernelCubeDual) scaledTargets(dst *mat.Dense, v, q []float64) {
+	for a := 0; a < kd.d; a++ {
+		row, del := dst.RawRowView(a), kd.ks.DT.RawRowView(a)
+		for i, vi := range v {
+			if q != nil {
+				vi *= q[i]
+			}
+			row[i] = vi * del[i]
+		}
+	}
+}
+
 // applyH sets hp = H̃p.
 func (kd *kernelCubeDual) applyH(hp, pv []float64) {
 	V := kd.work
-	for a := 0; a < kd.d; a++ {
-		v, del := V.RawRowView(a), kd.ks.DT.RawRowView(a)
-		for i, pi := range pv {
-			v[i] = pi * del[i]
-		}
-	}
+	kd.scaledTargets(V, pv, nil)
 	kd.solve(kd.scratch, V) // C̃⁻¹ diag(p) Δ, transposed
 	for i, pi := range pv {
 		hp[i] = pi * kd.dd[i]
@@ -378,12 +381,7 @@ func (kd *kernelCubeDual) applyH(hp, pv []float64) {
 func (kd *kernelCubeDual) judge(p *Problem, K, Kb *mat.Dense, kbNorm float64, t []float64, Gamma *mat.Dense, opt *Options) (Result, error) {
 	ks, d := kd.ks, kd.d
 	V := kd.work
-	for a := 0; a < d; a++ {
-		v, del := V.RawRowView(a), ks.DT.RawRowView(a)
-		for i, ti := range t {
-			v[i] = ti * del[i]
-		}
-	}
+	kd.scaledTargets(V, t, nil)
 	G := mat.NewDense(d, kd.m, nil)
 	kd.solve(G, V)
 	for a := 0; a < d; a++ {
@@ -398,12 +396,8 @@ func (kd *kernelCubeDual) judge(p *Problem, K, Kb *mat.Dense, kbNorm float64, t 
 	AG.Sub(ks.bT, AG) // ρ = b − A(Γ)
 	ks.kmul(KR, AG)
 	Gamma.Copy(G.T())
-	var s float64
-	g, kb, kr := G.RawMatrix().Data, Kb.RawMatrix().Data, KR.RawMatrix().Data
-	for i, v := range g {
-		s += v * (kb[i] + kr[i])
-	}
-	res := Result{Objective: -0.5*s + p.Constant(), RelGrad: norm(kr) / kbNorm}
+	kr := KR.RawMatrix().Data
+	res := Result{Objective: kernelObjective(G.RawMatrix().Data, Kb.RawMatrix().Data, kr, p.Constant()), RelGrad: norm(kr) / kbNorm}
 	if math.IsNaN(res.Objective) || math.IsInf(res.Objective, 0) || math.IsNaN(res.RelGrad) {
 		return res, sumsOverflow("the kernel dual's", res.Objective)
 	}
