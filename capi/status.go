@@ -9,8 +9,6 @@ import "C"
 
 import (
 	"errors"
-	"fmt"
-	"runtime"
 	"unsafe"
 
 	"github.com/combpred/combpred/core/budget"
@@ -56,12 +54,7 @@ func status(err error) C.int {
 // guard recovers a panic into an internal-error status. Deferred first in every export.
 func guard(rc *C.int) {
 	if r := recover(); r != nil {
-		buf := make([]byte, 4096)
-		buf = buf[:runtime.Stack(buf, false)]
-		if wp, ok := r.(*workerPanic); ok {
-			r, buf = wp.value, wp.stack
-		}
-		setError(fmt.Sprintf("internal error in combpred (please report): %v\n%s", r, buf))
+		setError(describePanic(r))
 		*rc = cpInternal
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/parallel"
 )
 
 // workerPanic carries a panic of the worker goroutine, with its stack, to the exported function's
@@ -102,6 +104,24 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 			return err
 		}
 	}
+}
+
+// describePanic is the message of the internal error a recovered panic becomes: its value and the
+// stack of the goroutine that raised it, which is the fit's worker (*workerPanic) or one of the
+// core's loop goroutines (*parallel.Panic, possibly inside a *workerPanic) when not the caller's.
+func describePanic(r any) string {
+	var stack []byte
+	if wp, ok := r.(*workerPanic); ok {
+		r, stack = wp.value, wp.stack
+	}
+	if pp, ok := r.(*parallel.Panic); ok {
+		r, stack = pp.Value, pp.Stack
+	}
+	if stack == nil {
+		buf := make([]byte, 4096)
+		stack = buf[:runtime.Stack(buf, false)]
+	}
+	return fmt.Sprintf("internal error in combpred (please report): %v\n%s", r, stack)
 }
 
 // recoverWorker, deferred by a worker goroutine, turns its panic into *crash (with the worker's

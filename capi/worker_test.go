@@ -1,11 +1,13 @@
 package main
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/parallel"
 )
 
 // TestOnWorkerNeverOutlivesItsCaller: when the caller's side panics while the worker runs (a nil
@@ -65,3 +67,34 @@ func TestCancellableInlineWithoutPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOnWorkerRelaysALoopPanic: a panic on one of the core's loop goroutines, inside the fit's
+// worker, reaches the caller, and the internal error names its value and the loop body's stack.
+func TestOnWorkerRelaysALoopPanic(t *testing.T) {
+	parallel.SetThreads(2)
+	defer parallel.SetThreads(0)
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		_ = onWorker(new(func(int, float64, float64) bool), nil, func() error {
+			parallel.For(8, 1, func(lo, hi int) {
+				if lo > 0 {
+					loopBodyPanics()
+				}
+			})
+			return nil
+		})
+	}()
+	select {
+	case r := <-done:
+		msg := describePanic(r)
+		if !strings.Contains(msg, "internal error") || !strings.Contains(msg, "loop body") || !strings.Contains(msg, "loopBodyPanics") {
+			t.Fatalf("recovered %v, reported as:\n%s", r, msg)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("onWorker hung after a loop goroutine panicked")
+	}
+}
+
+//go:noinline
+func loopBodyPanics() { panic("loop body") }

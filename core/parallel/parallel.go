@@ -2,6 +2,7 @@
 package parallel
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -21,7 +22,8 @@ func Threads() int {
 }
 
 // For splits [0, n) into contiguous chunks and calls body(lo, hi) on each, concurrently on up to
-// Threads() goroutines, and returns when all are done. minChunk keeps tiny loops serial.
+// Threads() goroutines, and returns when all are done. minChunk keeps tiny loops serial. A panic
+// of body on any goroutine is re-raised on the caller's, as a *Panic, once every chunk has ended.
 func For(n, minChunk int, body func(lo, hi int)) {
 	w := Threads()
 	if minChunk < 1 {
@@ -36,15 +38,49 @@ func For(n, minChunk int, body func(lo, hi int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
 	chunk := (n + w - 1) / w
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
+	Go((n+chunk-1)/chunk, func(g int) { body(g*chunk, min((g+1)*chunk, n)) })
+}
+
+// Go calls body(0), …, body(w−1) on w goroutines of their own and returns when all have returned.
+// A panic of body is re-raised on the caller's goroutine as a *Panic (the first one, when several
+// panic): a panic on a goroutine nobody recovers ends the process, and the C ABI can only recover
+// the ones raised on the goroutine that called it.
+func Go(w int, body func(g int)) {
+	var wg sync.WaitGroup
+	var first atomic.Pointer[Panic]
+	for g := 0; g < w; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			body(lo, hi)
+			defer func() {
+				if r := recover(); r != nil {
+					first.CompareAndSwap(nil, newPanic(r))
+				}
+			}()
+			body(g)
 		}()
 	}
 	wg.Wait()
+	if p := first.Load(); p != nil {
+		panic(p)
+	}
 }
+
+// Panic is a panic raised by a body that For or Go ran on another goroutine: its value, and the
+// stack of that goroutine, which the caller's own stack would not show.
+type Panic struct {
+	Value any
+	Stack []byte
+}
+
+func newPanic(r any) *Panic {
+	if p, ok := r.(*Panic); ok {
+		return p // a nested loop's panic keeps the innermost stack
+	}
+	buf := make([]byte, 8192)
+	return &Panic{Value: r, Stack: buf[:runtime.Stack(buf, false)]}
+}
+
+// Error reports the value.
+func (p *Panic) Error() string { return fmt.Sprint(p.Value) }

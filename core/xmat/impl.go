@@ -3,7 +3,6 @@ package xmat
 import (
 	"math"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/gemm"
@@ -157,22 +156,16 @@ func (a *csr[I]) colBlocks(body func(c0, c1 int)) {
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for g := 0; g < w; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				b := int(next.Add(1)) - 1
-				c0 := b * width
-				if c0 >= a.cols {
-					return
-				}
-				body(c0, min(c0+width, a.cols))
+	parallel.Go(w, func(int) {
+		for {
+			b := int(next.Add(1)) - 1
+			c0 := b * width
+			if c0 >= a.cols {
+				return
 			}
-		}()
-	}
-	wg.Wait()
+			body(c0, min(c0+width, a.cols))
+		}
+	})
 }
 
 // first returns the position of row i's first entry in a column ≥ c (indices being sorted).
