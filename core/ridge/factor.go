@@ -222,23 +222,13 @@ func factorLowerBlock(a []float64, lda, k int) error {
 }
 
 // invertLowerBlock writes into inv (k×k, row-major, zeros above the diagonal) the inverse of the
-// lower triangular k×k block at l (row stride lda), by forward substitution on the identity.
+// lower triangular k×k block at l (row stride lda).
 func invertLowerBlock(inv, l []float64, lda, k int) {
 	clear(inv)
 	for c := 0; c < k; c++ {
-		// Row c of L⁻¹: (e_c − Σ_{q<c} L_cq·row q) / L_cc, over the columns ≤ c.
-		row := inv[c*k:][:c+1]
-		row[c] = 1
-		for q := 0; q < c; q++ {
-			if f := l[c*lda+q]; f != 0 {
-				axpy(row[:q+1], -f, inv[q*k:][:q+1])
-			}
-		}
-		s := 1 / l[c*lda+c]
-		for i := range row {
-			row[i] *= s
-		}
+		copy(inv[c*k:][:c+1], l[c*lda:][:c+1])
 	}
+	gonum.Implementation{}.Dtrti2(blas.Lower, blas.NonUnit, k, inv, k)
 }
 
 // solveCholesky overwrites b with the solution x of A x = b for the symmetric positive definite A

@@ -196,3 +196,61 @@ func TestSPDInverse(t *testing.T) {
 		t.Error("an indefinite matrix was inverted without an error")
 	}
 }
+
+// TestFactorLower: the blocked left-looking factor of the kernel dual reproduces A = LLᵀ on sizes
+// across its panel boundaries (cholPanel = 64), leaves the strict upper triangle alone, refuses
+// a matrix that is not positive definite at any panel, and stops when asked.
+func TestFactorLower(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 2, 63, 64, 65, 129, 300} {
+		B := mat.NewDense(n, n+3, nil)
+		for i := range B.RawMatrix().Data {
+			B.RawMatrix().Data[i] = r.NormFloat64()
+		}
+		A := mat.NewDense(n, n, nil)
+		A.Mul(B, B.T())
+		a := mat.DenseCopyOf(A)
+		const marker = 12345.5
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				a.Set(i, j, marker)
+			}
+		}
+		if err := factorLower(a.RawMatrix(), nil); err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		L := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				L.Set(i, j, a.At(i, j))
+			}
+			for j := i + 1; j < n; j++ {
+				if a.At(i, j) != marker {
+					t.Fatalf("n=%d: entry (%d, %d) above the diagonal was written", n, i, j)
+				}
+			}
+		}
+		var LLT mat.Dense
+		LLT.Mul(L, L.T())
+		LLT.Sub(&LLT, A)
+		if rel := mat.Norm(&LLT, 2) / mat.Norm(A, 2); rel > 1e-13 {
+			t.Errorf("n=%d: ‖LLᵀ − A‖/‖A‖ = %.1e", n, rel)
+		}
+	}
+	for _, bad := range []int{0, 63, 64, 100} { // a negative pivot in the first, a later, the next panel
+		n := 130
+		a := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			a.Set(i, i, 1)
+		}
+		a.Set(bad, bad, -1)
+		if err := factorLower(a.RawMatrix(), nil); !errors.Is(err, errNotPositiveDefinite) {
+			t.Errorf("pivot %d negative: got %v", bad, err)
+		}
+	}
+	stop := new(cancel.Flag)
+	stop.Stop()
+	if err := factorLower(mat.NewDense(100, 100, nil).RawMatrix(), stop); !errors.Is(err, ErrCancelled) {
+		t.Errorf("stopped: got %v", err)
+	}
+}
