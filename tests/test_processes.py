@@ -139,6 +139,75 @@ def test_spawn_and_forkserver_children_work(method):
     assert_array_equal(dec, fitted.decision_function(X[80:]))
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="os.fork")
+@pytest.mark.parametrize("held", ["fit lock", "library load"])
+def test_fork_while_another_thread_holds_a_lock_raises_in_the_child(held):
+    """A child forked while a thread of the parent was inside a fit (holding the estimator's fit
+    lock), or inside the library's first load (holding the load lock, its Go runtime half started),
+    raises ForkedChildError at its first call: the locks fork() copied belong to threads the child
+    does not have, and waiting for them hung the child."""
+    if held == "fit lock":
+        setup = """
+        X = np.random.default_rng(0).normal(size=(600, 10))
+        Y = (X[:, :5] > 0).astype(int)
+        model = StructuredRidge(kernel="rbf", alpha=1e-9, tol=1e-15, max_iter=1_000_000)
+        busy = threading.Thread(target=lambda: model.fit(X, Y), daemon=True)
+        busy.start()
+        time.sleep(1.0)
+        assert busy.is_alive()  # inside the fit, holding its lock
+        call = lambda: model.fit(X[:50], Y[:50])
+        """
+    else:
+        # the load's window is a few milliseconds: its state is held here by hand
+        setup = """
+        release = threading.Event()
+        def loading():
+            with _capi._lock:
+                _capi._loading = True
+                release.wait()
+        busy = threading.Thread(target=loading, daemon=True)
+        busy.start()
+        while not _capi._lock.locked():
+            pass
+        call = lambda: spaces.Multilabel(3).mean()
+        """
+    result = _run_python(
+        """
+        import os, threading, time, warnings
+        import numpy as np
+        warnings.simplefilter("ignore")
+        from combpred import StructuredRidge, _capi, spaces
+        from combpred.exceptions import ForkedChildError
+        """
+        + setup
+        + """
+        pid = os.fork()
+        if pid == 0:
+            try:
+                call()
+                os._exit(3)
+            except ForkedChildError:
+                os._exit(10)
+            except BaseException:
+                os._exit(4)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                print(os.waitstatus_to_exitcode(status))
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            print("hung")
+        os._exit(0)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["10"], (result.stdout, result.stderr)
+
+
 # -- version check and finding the library ----------------------------------------------------------
 
 
@@ -309,3 +378,98 @@ def test_ctrl_c_cancels_an_exact_sample_promptly():
     outcome, elapsed = result.stdout.split()
     assert outcome == "interrupted"
     assert float(elapsed) < 1.0
+
+
+_LONG_CALLS = {
+    "space.decode": (
+        "sp = combpred.spaces.Permutations(60); U = np.random.default_rng(1).normal(size=(40_000, sp.dim))",
+        "sp.decode(U)",
+        "sp.decode(U[:2])",
+    ),
+    "StructuredRidge.fit": (
+        "X = np.random.default_rng(0).normal(size=(600, 10)); Y = (X[:, :5] > 0).astype(int)\n"
+        "model = combpred.StructuredRidge(kernel='rbf', alpha=1e-9, tol=1e-15, max_iter=1_000_000)",
+        "model.fit(X, Y)",
+        "model.set_params(max_iter=3).fit(X[:20], Y[:20])",
+    ),
+}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("call", sorted(_LONG_CALLS))
+@pytest.mark.parametrize(
+    "handler",
+    [
+        "class Deadline(Exception): pass\n"
+        "def on_signal(signum, frame): raise Deadline('deadline')\n"
+        "signum = signal.SIGALRM; expected = Deadline",
+        "def on_signal(signum, frame): raise KeyboardInterrupt('mine')\n"
+        "signum = signal.SIGINT; expected = KeyboardInterrupt",
+    ],
+    ids=["SIGALRM deadline", "custom SIGINT"],
+)
+def test_a_signal_handlers_exception_reaches_the_caller(call, handler):
+    """A user's handler that raises (the SIGALRM deadline idiom, pytest-timeout, a custom Ctrl-C
+    handler) during a long call: its exception is raised by the call, promptly. It used to run in
+    a callback Go makes, where ctypes printed "Exception ignored" and the call raised
+    KeyboardInterrupt('cancelled') instead."""
+    prepare, long_call, quick_call = _LONG_CALLS[call]
+    result = _run_python(
+        textwrap.dedent(
+            """
+            import os, signal, threading, time, warnings
+            import numpy as np
+            import combpred
+            warnings.simplefilter("ignore")
+            """
+        )
+        + f"{handler}\n{prepare}\n"
+        + textwrap.dedent(
+            f"""
+        signal.signal(signum, on_signal)
+        threading.Timer(0.5, os.kill, (os.getpid(), signum)).start()
+        start = time.monotonic()
+        try:
+            {long_call}
+            outcome = "finished"
+        except expected as exc:
+            outcome = type(exc).__name__ + ":" + str(exc)
+        elapsed = time.monotonic() - start
+        {quick_call}
+        print(outcome, round(elapsed, 3), signal.getsignal(signum) is on_signal)
+        """
+        )
+    )
+    assert result.returncode == 0, result.stderr
+    outcome, elapsed, restored = result.stdout.split()
+    assert outcome in ("Deadline:deadline", "KeyboardInterrupt:mine")
+    assert float(elapsed) < 10
+    assert restored == "True"
+    assert "Exception ignored" not in result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_signal_handler_that_returns_does_not_cancel_the_call():
+    """A handler that only records (SIGUSR1 here) runs during a long call, as in Python code, and
+    the call goes on to its result."""
+    result = _run_python(
+        """
+        import os, signal, threading
+        import numpy as np
+        import combpred
+        seen = []
+        signal.signal(signal.SIGUSR1, lambda signum, frame: seen.append(signum))
+        sp = combpred.spaces.Permutations(60)
+        U = np.random.default_rng(1).normal(size=(10_000, sp.dim))
+        expected = sp.decode(U)
+        timers = [threading.Timer(t, os.kill, (os.getpid(), signal.SIGUSR1)) for t in (0.05, 0.2)]
+        for t in timers:
+            t.start()
+        got = sp.decode(U)
+        for t in timers:
+            t.join()
+        print(np.array_equal(got, expected), len(seen))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "2"], result.stdout

@@ -12,7 +12,7 @@ import ctypes
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from ctypes import POINTER, addressof, c_char, c_char_p, c_double, c_int, c_int64, c_uint8, c_uint64, c_void_p
 from typing import Any
 
@@ -262,20 +262,43 @@ _SIGNATURES = {
 _lock = threading.Lock()
 _lib: ctypes.CDLL | None = None
 _loaded_in_pid: int | None = None
+_loading = False  # a thread is inside the first load (under _lock)
 
 
 def _after_fork_in_child() -> None:
-    global _lib
-    if _lib is not None:
+    # The parent's locks may be held by threads that do not exist here: fresh ones. A load that
+    # was under way started a Go runtime whose threads did not come along, as a finished one did:
+    # the child must not call it either.
+    global _lib, _lock, _loaded_in_pid, _locks_lock
+    _lock, _locks_lock = threading.Lock(), threading.Lock()
+    if _lib is not None or _loading:
         _lib = None  # never call the parent's Go runtime from the child
+        if _loaded_in_pid is None:
+            _loaded_in_pid = -1
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
+_locks_lock = threading.Lock()
+
+
+def process_lock(holder: dict[str, Any], key: str, factory: Callable[[], Any] = threading.Lock) -> Any:
+    """The lock stored at ``holder[key]`` (an object's ``__dict__``), made by ``factory`` in this
+    process: a lock that fork() copied may be held by a thread of the parent, which does not exist
+    in the child, and waiting for it would hang the child's first call."""
+    pid = os.getpid()
+    entry = holder.get(key)
+    if entry is None or entry[0] != pid:
+        with _locks_lock:
+            entry = holder.get(key)
+            if entry is None or entry[0] != pid:
+                entry = holder[key] = (pid, factory())
+    return entry[1]
+
 
 def lib() -> ctypes.CDLL:
     """Return the loaded library, loading it and checking its version on first use."""
-    global _lib, _loaded_in_pid
+    global _lib, _loaded_in_pid, _loading
     if _lib is not None:
         return _lib
     with _lock:
@@ -286,43 +309,63 @@ def lib() -> ctypes.CDLL:
                     "runtime does not survive fork(). Use the 'spawn' or 'forkserver' start method "
                     "of multiprocessing (or joblib's default 'loky' backend)."
                 )
-            handle = _libpath.load(before=_refuse_second_copy)
-            path = handle._name
-            missing = [name for name in _SIGNATURES if not hasattr(handle, name)]
-            if missing:
-                raise ImportError(
-                    f"{path} is not combpred's core library (or is a foreign build): it lacks "
-                    f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}. Unset COMBPRED_LIBRARY or point "
-                    "it at a libcombpred built from this package."
-                )
-            for name, (argtypes, restype) in _SIGNATURES.items():
-                fn = getattr(handle, name)
-                fn.argtypes, fn.restype = argtypes, restype
-            version = handle.cp_version().decode()
-            if version != __version__:
-                raise ImportError(
-                    f"combpred {__version__} found a core library of version {version}; "
-                    "reinstall the package so that both match."
-                )
-            if handle.cp_set_interrupt_poll(_POLL) != OK:
-                raise ImportError(f"{path}: the core library refused its interrupt poll")
+            _loading = True
+            try:
+                handle = _load_checked()
+            finally:
+                _loading = False
             _loaded_in_pid = os.getpid()
             _lib = handle
     return _lib
 
 
-# -- Ctrl-C during long calls ---------------------------------------------------------------------
+def _load_checked() -> ctypes.CDLL:
+    """Load the library, check it is ours and of our version, declare its functions and register
+    the interrupt poll."""
+    handle = _libpath.load(before=_refuse_second_copy)
+    path = handle._name
+    missing = [name for name in _SIGNATURES if not hasattr(handle, name)]
+    if missing:
+        raise ImportError(
+            f"{path} is not combpred's core library (or is a foreign build): it lacks "
+            f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}. Unset COMBPRED_LIBRARY or point "
+            "it at a libcombpred built from this package."
+        )
+    for name, (argtypes, restype) in _SIGNATURES.items():
+        fn = getattr(handle, name)
+        fn.argtypes, fn.restype = argtypes, restype
+    version = handle.cp_version().decode()
+    if version != __version__:
+        raise ImportError(
+            f"combpred {__version__} found a core library of version {version}; "
+            "reinstall the package so that both match."
+        )
+    if handle.cp_set_interrupt_poll(_POLL) != OK:
+        raise ImportError(f"{path}: the core library refused its interrupt poll")
+    return handle
+
+
+# -- Ctrl-C (and other signals) during long calls ------------------------------------------------
 # A long query runs in Go on a thread of its own while the calling thread calls _poll every 20 ms
 # (cp_set_interrupt_poll). Running that Python function lets the main thread run its signal
-# handlers: sigint_as_flag's handler marks the call interrupted, _poll returns 1, and Go stops.
+# handlers, guarded by handlers_as_flag: an interrupt marks the call's flag, _poll returns 1, and
+# Go stops.
 
 _interrupted = threading.local()  # .flag: the list a Ctrl-C appends to during this thread's call
+
+# The signals whose Python handlers a long call guards: every one a handler can be set for.
+_GUARDED = tuple(
+    sorted(
+        set(signal.valid_signals())
+        - {getattr(signal, name) for name in ("SIGKILL", "SIGSTOP") if hasattr(signal, name)}
+    )
+)
 
 
 def _poll(iteration: int, objective: float, measure: float, ctx: Any) -> int:
     try:
         return 1 if getattr(_interrupted, "flag", None) else 0
-    except BaseException:  # KeyboardInterrupt raised at entry by a default handler: stop
+    except BaseException:  # a handler's exception raised at entry (outside the main thread's guard): stop
         return 1
 
 
@@ -330,52 +373,84 @@ _POLL = PROGRESS(_poll)  # kept alive with the module: Go holds the pointer
 
 
 @contextlib.contextmanager
-def sigint_as_flag(flag: list[bool]) -> Iterator[None]:
-    """Turn Ctrl-C into a flag while Go runs, when the default handler is installed.
+def handlers_as_flag(flag: list[Any]) -> Iterator[None]:
+    """Guard the main thread's Python signal handlers while Go runs, cancelling the call on an
+    interrupt.
 
-    The default handler raises KeyboardInterrupt on entry of a callback, where ctypes can only
-    print it and return an undefined status; with the flag the callback asks Go to stop and the
-    caller raises KeyboardInterrupt once the call has returned.
+    Python runs a pending handler when Python code next starts, which during a long call is a
+    callback Go makes (the poll, a fit's progress); an exception the handler raises there is lost:
+    ctypes prints "Exception ignored on calling ctypes callback function" and returns an undefined
+    status. Each handler is wrapped for the call: the default SIGINT handler appends True to
+    ``flag``, any other handler runs as before and an exception it raises is appended to ``flag``
+    (a SIGALRM deadline, pytest-timeout); the poll then asks Go to stop, and :func:`raise_interrupt`
+    raises what was appended once the call has returned.
     """
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    original = {}
+    for signum in _GUARDED:
+        handler = signal.getsignal(signum)
+        if callable(handler):
+            original[signum] = handler
 
-    def handler(signum: int, frame: Any) -> None:
-        flag.append(True)
+    def guarded(signum: int, frame: Any) -> None:
+        handler = original[signum]
+        if handler is signal.default_int_handler:
+            flag.append(True)
+            return
+        try:
+            handler(signum, frame)
+        except BaseException as exc:
+            flag.append(exc)
 
-    previous = signal.signal(signal.SIGINT, handler)
     try:
+        for signum in original:
+            signal.signal(signum, guarded)
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in original.items():
+            if signal.getsignal(signum) is guarded:  # a handler may have replaced itself meanwhile
+                signal.signal(signum, handler)
+
+
+def raise_interrupt(flag: list[Any], message: str) -> None:
+    """Raise what interrupted a call (``flag`` non-empty): the first exception a signal handler
+    raised, else KeyboardInterrupt(message)."""
+    for item in flag:
+        if isinstance(item, BaseException):
+            raise item
+    raise KeyboardInterrupt(message)
 
 
 @contextlib.contextmanager
-def interrupt_flag(flag: list[bool]) -> Iterator[None]:
-    """Make the C calls in the block cancellable by Ctrl-C, which appends to ``flag``: the
-    registered poll then asks Go to stop."""
+def interrupt_flag(flag: list[Any]) -> Iterator[None]:
+    """Make the C calls in the block cancellable by Ctrl-C or by an exception of a signal handler,
+    which append to ``flag``: the registered poll then asks Go to stop. The cancelled call's own
+    KeyboardInterrupt gives way to a handler's exception."""
     outer = getattr(_interrupted, "flag", None)
     _interrupted.flag = flag
     try:
-        with sigint_as_flag(flag):
+        with handlers_as_flag(flag):
             yield
+    except KeyboardInterrupt:
+        raised = next((item for item in flag if isinstance(item, BaseException)), None)
+        if raised is None:
+            raise
+        raise raised from None
     finally:
         _interrupted.flag = outer
 
 
 @contextlib.contextmanager
 def interruptible() -> Iterator[None]:
-    """:func:`interrupt_flag`, raising KeyboardInterrupt after the block when Ctrl-C was pressed
-    during it (the call then returned early, or had just finished)."""
-    flag: list[bool] = []
+    """:func:`interrupt_flag`, raising KeyboardInterrupt (or a signal handler's exception) after the
+    block when an interrupt came during it (the call then returned early, or had just finished)."""
+    flag: list[Any] = []
     with interrupt_flag(flag):
         yield
     if flag:
-        raise KeyboardInterrupt("interrupted")
+        raise_interrupt(flag, "interrupted")
 
 
 def _refuse_second_copy(path: Any) -> None:

@@ -97,7 +97,7 @@ def run_fit(
     once the call has returned, leaving no model behind.
     """
     captured: list[BaseException] = []
-    interrupted: list[bool] = []
+    interrupted: list[Any] = []
 
     def progress(iteration: int, objective: float, rel_grad: float, _ctx: Any) -> int:
         try:
@@ -120,7 +120,7 @@ def run_fit(
             model_class(out.value)  # finished before it saw the interrupt: free the model at once
         if captured:
             raise captured[0]
-        raise KeyboardInterrupt("fit cancelled")
+        _capi.raise_interrupt(interrupted, "fit cancelled")
     _capi.check(status)
     return model_class(out.value)
 
@@ -146,7 +146,7 @@ def one_fit_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def fit_alone(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with self.__dict__.setdefault("_fit_lock", threading.RLock()):
+        with _capi.process_lock(self.__dict__, "_fit_lock", threading.RLock):
             return method(self, *args, **kwargs)
 
     return fit_alone
@@ -334,7 +334,6 @@ class StructuredEstimator(BaseEstimator):
         ``fitted`` ones given (``space_``, ``classes_``, ...) in one step: a Ctrl-C, or another
         thread reading the estimator, finds the state before or after, never a mix of two models."""
         state = {**fitted, **self._model_attributes(model, fitted), "_model_obj": model}
-        self.__dict__.setdefault("_model_lock", threading.Lock())
         # One call into C, which runs no Python code (no signal handler, no other thread) as long as
         # no value it replaces is freed with a __del__: a fit has reset the estimator, and a
         # partial_fit still holds the previous model.
@@ -558,7 +557,6 @@ class StructuredEstimator(BaseEstimator):
         # on first use instead, so that unpickling a task succeeds and its call raises
         # ForkedChildError, which reaches the caller as the task's exception.
         super().__setstate__(state)
-        self.__dict__["_model_lock"] = threading.Lock()
         if "_model_bytes" in state and _capi.usable():
             self._model  # noqa: B018 -- build (and check) now
 
@@ -569,7 +567,7 @@ class StructuredEstimator(BaseEstimator):
             return model
         if "_model_bytes" not in self.__dict__:
             raise AttributeError("_model")
-        with self.__dict__["_model_lock"]:
+        with _capi.process_lock(self.__dict__, "_model_lock"):
             model = self.__dict__.get("_model_obj")
             if model is None:
                 model = self._load_model(self.__dict__["_model_bytes"])

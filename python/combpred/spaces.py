@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import threading
 from typing import Any
 
 import numpy as np
@@ -36,7 +35,7 @@ from sklearn.utils import check_random_state
 
 from . import _capi, _core, _schema
 
-_handle_lock = threading.Lock()
+_handle_locks: dict[str, Any] = {}  # the lock of the handles' first creation, one per process
 
 
 def _densify_targets(Y: Any, name: str) -> Any:
@@ -76,7 +75,7 @@ class Space:
     def _handle(self) -> _core.SpaceHandle:
         h = self.__dict__.get("_handle_obj")
         if h is None:
-            with _handle_lock:
+            with _capi.process_lock(_handle_locks, "space"):
                 h = self.__dict__.get("_handle_obj")
                 if h is None:
                     h = _core.SpaceHandle.new(self.kind, self._params())
