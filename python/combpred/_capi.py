@@ -353,13 +353,21 @@ def _load_checked() -> ctypes.CDLL:
 
 _interrupted = threading.local()  # .flag: the list a Ctrl-C appends to during this thread's call
 
-# The signals whose Python handlers a long call guards: every one a handler can be set for.
+# The signals whose Python handlers a long call guards: every one a handler can be set for, as
+# plain ints for the C module's functions (signal's own wrap every value in an enum: 70 µs for
+# the 60 signals of Linux, against 2 µs).
 _GUARDED = tuple(
     sorted(
-        set(signal.valid_signals())
+        int(s)
+        for s in set(signal.valid_signals())
         - {getattr(signal, name) for name in ("SIGKILL", "SIGSTOP") if hasattr(signal, name)}
     )
 )
+try:
+    from _signal import getsignal as _getsignal
+    from _signal import signal as _setsignal
+except ImportError:  # pragma: no cover - not CPython
+    _getsignal, _setsignal = signal.getsignal, signal.signal
 
 
 def _poll(iteration: int, objective: float, measure: float, ctx: Any) -> int:
@@ -390,7 +398,7 @@ def handlers_as_flag(flag: list[Any]) -> Iterator[None]:
         return
     original = {}
     for signum in _GUARDED:
-        handler = signal.getsignal(signum)
+        handler = _getsignal(signum)
         if callable(handler):
             original[signum] = handler
 
@@ -406,12 +414,12 @@ def handlers_as_flag(flag: list[Any]) -> Iterator[None]:
 
     try:
         for signum in original:
-            signal.signal(signum, guarded)
+            _setsignal(signum, guarded)
         yield
     finally:
         for signum, handler in original.items():
-            if signal.getsignal(signum) is guarded:  # a handler may have replaced itself meanwhile
-                signal.signal(signum, handler)
+            if _getsignal(signum) is guarded:  # a handler may have replaced itself meanwhile
+                _setsignal(signum, handler)
 
 
 def raise_interrupt(flag: list[Any], message: str) -> None:
