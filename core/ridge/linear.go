@@ -188,6 +188,7 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
+	pc = withNullIntercept(pc, p, des.intercept)
 	if dualIters == 0 {
 		return conjugateGradients(h, B, pc, W, p.Constant(), opt)
 	}

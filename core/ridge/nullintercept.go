@@ -1,0 +1,107 @@
+package ridge
+
+import (
+	"math"
+
+	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// interceptNullSpace returns a function that removes from the intercept's row of W (d values) its
+// components along the directions u where J does not depend on the intercept at all: Su = 0 and
+// δ_iᵀu = 0 for every weighted example, so that the average curvature M̄ = S + Σ s_i δ_iδ_iᵀ/Σ s_i
+// vanishes along u (span(1) for multiclass and k-subsets, whose ψ sums to a constant; the
+// potentials of directed cycles; a coordinate the reference measure holds constant). It returns
+// nil when it finds none: it reads the null eigenspaces of a spectral S, otherwise the coordinates
+// where M̄'s diagonal vanishes, by the criterion the preconditioners use (nullRelTol).
+//
+// The preconditioners leave the intercept penalised by 2α on those directions, which keeps their
+// blocks invertible, so that they scale the rounding error of the residual there by 1/(2α); with
+// no curvature to pull it back, CG let the intercept wander along them (multiclass at α = 1e-9: the
+// decision function shifted by 4 in every class on sparse X, the objective unchanged to 15 digits).
+// The minimum-norm optimum, which the exact solver and CG from zero in exact arithmetic give, has
+// no component there.
+func interceptNullSpace(p *Problem) func(row []float64) {
+	m, d := p.dims()
+	if sp, ok := space.SpectralOf(p.Cov); ok {
+		es := sp.Spectrum()
+		var top float64
+		for _, e := range es {
+			top = math.Max(top, e.Value)
+		}
+		var total float64
+		for _, w := range p.Weight[:m] {
+			total += w
+		}
+		var null []int
+		buf, row := make([]float64, d), make([]float64, d)
+		for c, e := range es {
+			if e.Value > nullRelTol*top {
+				continue
+			}
+			// M_c = σ_c + Σ_i s_i ‖P_c δ_i‖² / (Σ s · dim_c), as newSpectralPrecond computes it
+			var tau float64
+			for i := 0; i < m; i++ {
+				if p.Weight[i] != 0 {
+					sp.Project(c, buf, p.deltaRow(i, row))
+					tau += p.Weight[i] * floats.Dot(buf, buf)
+				}
+			}
+			if math.Max(0, e.Value)+tau/(total*float64(e.Dim)) <= nullRelTol*top {
+				null = append(null, c)
+			}
+		}
+		if len(null) == 0 {
+			return nil
+		}
+		return func(r []float64) {
+			for _, c := range null {
+				sp.Project(c, buf, r)
+				floats.Sub(r, buf)
+			}
+		}
+	}
+	diag := p.curvatureDiag()
+	top := floats.Max(diag)
+	var null []int
+	for a, v := range diag {
+		if v <= nullRelTol*top {
+			null = append(null, a)
+		}
+	}
+	if len(null) == 0 {
+		return nil
+	}
+	return func(r []float64) {
+		for _, a := range null {
+			r[a] = 0
+		}
+	}
+}
+
+// nullInterceptPrecond applies a preconditioner and then removes from the intercept's row (the
+// last) of its result the components interceptNullSpace finds: the pseudo-inverse on the
+// directions where H vanishes, in place of the preconditioner's 1/(2α).
+type nullInterceptPrecond struct {
+	linearPrecond
+	drop func(row []float64)
+}
+
+func (pc nullInterceptPrecond) apply(dst, R *mat.Dense) {
+	pc.linearPrecond.apply(dst, R)
+	k, _ := dst.Dims()
+	pc.drop(dst.RawRowView(k - 1))
+}
+
+// withNullIntercept wraps pc in a nullInterceptPrecond where the model has an intercept and J has
+// directions without curvature along it.
+func withNullIntercept(pc linearPrecond, p *Problem, intercept bool) linearPrecond {
+	if !intercept {
+		return pc
+	}
+	if drop := interceptNullSpace(p); drop != nil {
+		return nullInterceptPrecond{pc, drop}
+	}
+	return pc
+}
