@@ -241,6 +241,9 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	pc, err := kronPrecondOf(mbar, setup.G, opt.Alpha, opt.Intercept)
 	if errors.Is(err, errIllConditioned) {
 		pc, err = newDiagScalePrecond(diagOf(setup.G), diagOf(mbar), opt.Alpha, opt.Intercept), nil
+		if opt.Intercept {
+			pc = wrapNullIntercept(pc, nullDiagDrop(diagOf(mbar)))
+		}
 	}
 	if err != nil {
 		return nil, err

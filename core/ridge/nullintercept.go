@@ -62,7 +62,12 @@ func interceptNullSpace(p *Problem) func(row []float64) {
 			}
 		}
 	}
-	diag := p.curvatureDiag()
+	return nullDiagDrop(p.curvatureDiag())
+}
+
+// nullDiagDrop is interceptNullSpace for a curvature known by its diagonal (a positive
+// semi-definite M̄ whose diagonal entry vanishes vanishes on that row and column).
+func nullDiagDrop(diag []float64) func(row []float64) {
 	top := floats.Max(diag)
 	var null []int
 	for a, v := range diag {
@@ -76,6 +81,31 @@ func interceptNullSpace(p *Problem) func(row []float64) {
 	return func(r []float64) {
 		for _, a := range null {
 			r[a] = 0
+		}
+	}
+}
+
+// nullEigenDrop is interceptNullSpace for the curvature M̄ = Q diag(nu) Qᵀ (Q's columns
+// orthonormal): the components along the eigenvectors whose eigenvalue is at most nullRelTol
+// times the largest.
+func nullEigenDrop(q *mat.Dense, nu []float64) func(row []float64) {
+	top := floats.Max(nu)
+	var null []int
+	for b, v := range nu {
+		if v <= nullRelTol*top {
+			null = append(null, b)
+		}
+	}
+	if len(null) == 0 {
+		return nil
+	}
+	vecs := make([][]float64, len(null))
+	for i, b := range null {
+		vecs[i] = mat.Col(nil, b, q)
+	}
+	return func(r []float64) {
+		for _, v := range vecs {
+			floats.AddScaled(r, -floats.Dot(v, r), v)
 		}
 	}
 }
@@ -97,11 +127,16 @@ func (pc nullInterceptPrecond) apply(dst, R *mat.Dense) {
 // withNullIntercept wraps pc in a nullInterceptPrecond where the model has an intercept and J has
 // directions without curvature along it.
 func withNullIntercept(pc linearPrecond, p *Problem, intercept bool) linearPrecond {
-	if !intercept {
+	if _, done := pc.(nullInterceptPrecond); done || !intercept {
 		return pc
 	}
-	if drop := interceptNullSpace(p); drop != nil {
-		return nullInterceptPrecond{pc, drop}
+	return wrapNullIntercept(pc, interceptNullSpace(p))
+}
+
+// wrapNullIntercept is pc in a nullInterceptPrecond with drop, or pc when drop is nil.
+func wrapNullIntercept(pc linearPrecond, drop func(row []float64)) linearPrecond {
+	if drop == nil {
+		return pc
 	}
-	return pc
+	return nullInterceptPrecond{pc, drop}
 }

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-// TestCGInterceptStaysOffItsNullSpace: where ψ has directions of constant value (span(1) for
+// TestCGInterceptStaysOffItsNullSpace (dense, sparse X, and the distributed fit's sums): where ψ has directions of constant value (span(1) for
 // multiclass and k-subsets, the vertex potentials of directed cycles), J does not depend on the
 // intercept along them, and the preconditioners' 1/(2α) there let CG's rounding move it: at
 // α = 1e-9 (features in units of 1e-4, the α = 0.1 problem rescaled) the decision function of
@@ -54,15 +54,19 @@ func TestCGInterceptStaysOffItsNullSpace(t *testing.T) {
 		if drop == nil {
 			t.Fatalf("%s: no null directions of the intercept found", tc.kind)
 		}
-		for _, sparse := range []bool{false, true} {
+		for _, form := range []string{"dense", "sparse", "sums"} {
 			for _, tol := range []float64{1e-8, 1e-11, 1e-13} {
 				o := opt
 				o.Solver, o.Tol, o.MaxIter = CG, tol, 10000
 				var md *Model
-				if sparse {
-					md, err = FitCSR(sp, xmat.FromDense(m, n, X), ys, nil, o)
-				} else {
+				switch form {
+				case "dense":
 					md, err = Fit(sp, X, m, n, ys, nil, o)
+				case "sparse":
+					md, err = FitCSR(sp, xmat.FromDense(m, n, X), ys, nil, o)
+				default: // distributed CG on the parts' sums (Dask)
+					setup, products := cgParts(t, sp, X, m, n, ys, nil, o, []int{20, 45})
+					md, err = FitCGSums(sp, n, o, setup, products)
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -76,15 +80,15 @@ func TestCGInterceptStaysOffItsNullSpace(t *testing.T) {
 					diff = math.Max(diff, math.Abs(got[i]-want[i]))
 				}
 				if rel := diff / floats.Norm(want, math.Inf(1)); !md.Result.Converged || rel > 1e-6 {
-					t.Errorf("%s sparse=%v tol=%g: converged %v after %d iterations (relative gradient %.1e), scores %.1e from the exact solver's on the unscaled problem",
-						tc.kind, sparse, tol, md.Result.Converged, md.Result.Iterations, md.Result.RelGrad, rel)
+					t.Errorf("%s form=%s tol=%g: converged %v after %d iterations (relative gradient %.1e), scores %.1e from the exact solver's on the unscaled problem",
+						tc.kind, form, tol, md.Result.Converged, md.Result.Iterations, md.Result.RelGrad, rel)
 				}
 				// the intercept row holds nothing the null directions would remove
 				b := md.Coef.RawRowView(n)
 				kept := append([]float64(nil), b...)
 				drop(kept)
 				if along := floats.Distance(b, kept, 2); along > 1e-6*floats.Norm(b, 2) {
-					t.Errorf("%s sparse=%v tol=%g: the intercept has %.1e of its norm %.1e along its null space", tc.kind, sparse, tol, along, floats.Norm(b, 2))
+					t.Errorf("%s form=%s tol=%g: the intercept has %.1e of its norm %.1e along its null space", tc.kind, form, tol, along, floats.Norm(b, 2))
 				}
 			}
 		}

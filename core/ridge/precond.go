@@ -337,10 +337,17 @@ func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (linear
 	qm := new(mat.Dense)
 	em.VectorsTo(qm)
 	nu := em.Values(nil)
+	var pc linearPrecond
+	var err error
 	if blocks := kronCholBlocks(G.SymmetricDim(), len(nu)); blocks > 0 {
-		return newKronCholPrecond(G, qm, nu, blocks, alpha, intercept)
+		pc, err = newKronCholPrecond(G, qm, nu, blocks, alpha, intercept)
+	} else {
+		pc, err = newKronBlocks(G, qm, nu, alpha, intercept)
 	}
-	return newKronBlocks(G, qm, nu, alpha, intercept)
+	if err != nil || !intercept {
+		return pc, err
+	}
+	return wrapNullIntercept(pc, nullEigenDrop(qm, nu)), nil
 }
 
 // newKronBlocks is the kronPrecond of G and the curvature Q_M diag(nu) Q_Mᵀ; a nil qm stands for
