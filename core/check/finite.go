@@ -87,7 +87,7 @@ func FiniteMagnitude(name string, x []float64, cols int) error {
 		return Finite(name, x, 1)
 	}
 	var bad atomic.Bool
-	parallel.For(len(x)/cols, 4096, func(lo, hi int) {
+	parallel.For(len(x)/cols, parallel.RowsPerChunk(cols), func(lo, hi int) {
 		for i := lo; i < hi && !bad.Load(); i++ {
 			if !finiteSquares(x[i*cols : (i+1)*cols]) {
 				bad.Store(true)

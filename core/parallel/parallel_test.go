@@ -109,3 +109,14 @@ func ExampleFor() {
 	fmt.Println(squares)
 	// Output: [0 1 4 9 16 25 36 49 64 81]
 }
+
+// TestRowsPerChunk: chunks of rows hold MinWork values, at least one row, whatever cols.
+func TestRowsPerChunk(t *testing.T) {
+	for _, tc := range []struct{ cols, want int }{
+		{0, MinWork}, {-5, MinWork}, {1, MinWork}, {103, MinWork / 103}, {MinWork, 1}, {4 * MinWork, 1},
+	} {
+		if got := RowsPerChunk(tc.cols); got != tc.want {
+			t.Errorf("RowsPerChunk(%d) = %d, want %d", tc.cols, got, tc.want)
+		}
+	}
+}

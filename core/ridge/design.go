@@ -205,7 +205,7 @@ func (d design) gram(s []float64) *mat.SymDense {
 		b := rows
 		if !unit {
 			b = xs.Slice(0, hi-lo, 0, n).(*mat.Dense)
-			parallel.For(hi-lo, 1024, func(i0, i1 int) {
+			parallel.For(hi-lo, parallel.RowsPerChunk(n), func(i0, i1 int) {
 				for i := i0; i < i1; i++ {
 					floats.ScaleTo(b.RawRowView(i), s[lo+i], d.X.RawRowView(lo + i)[:n])
 				}

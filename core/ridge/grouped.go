@@ -126,7 +126,11 @@ func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 	gemm.MulPanel(gs.pt.RawMatrix(), gs.deltas.RawMatrix(), gs.vt.RawMatrix())
 	w := gs.p.Weight
 	ng, _ := gs.q.Dims()
-	parallel.For(ng, 4, func(lo, hi int) {
+	minGroups := 4
+	if gs.start[ng]*(n+1) < parallel.MinWork {
+		minGroups = ng
+	}
+	parallel.For(ng, minGroups, func(lo, hi int) {
 		for g := lo; g < hi; g++ {
 			pr, q := gs.pt.RawRowView(g), gs.q.RawRowView(g)
 			clear(q)

@@ -71,7 +71,7 @@ func CheckCentre(centre []float64, n int) error {
 // and at least its n columns).
 func CentreInto(dst, X *mat.Dense, mu []float64) {
 	m, n := X.Dims()
-	parallel.For(m, 1024, func(i0, i1 int) {
+	parallel.For(m, parallel.RowsPerChunk(n), func(i0, i1 int) {
 		for i := i0; i < i1; i++ {
 			floats.SubTo(dst.RawRowView(i)[:n], X.RawRowView(i)[:n], mu)
 		}
