@@ -60,7 +60,7 @@ func mul(C, X, B blas64.General, add bool) {
 			mulTile(C, X, B, r*tileRows, min(q, (r+1)*tileRows), b*width, min(m, (b+1)*width), add)
 		}
 	}
-	if q*p*m < 1<<20 {
+	if q*p*m < parallel.MinWork {
 		body(0, nr*nb)
 		return
 	}

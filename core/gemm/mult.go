@@ -41,13 +41,13 @@ func mulT(C, X, B blas64.General, add bool) {
 		}
 		return
 	}
-	if q == 1 && haveFMA && !(haveAVX512 && p >= dotWideTerms) && p*m < 1<<20 {
+	if q == 1 && haveFMA && !(haveAVX512 && p >= dotWideTerms) && p*m < parallel.MinWork {
 		mulTRow(C, X, B, add)
 		return
 	}
 	groups := (m + 5) / 6
 	body := func(lo, hi int) { mulTCols(C, X, B, 6*lo, min(m, 6*hi), add) }
-	if q*p*m < 1<<20 {
+	if q*p*m < parallel.MinWork {
 		body(0, groups)
 		return
 	}

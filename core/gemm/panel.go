@@ -211,7 +211,7 @@ func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool, bi
 		}
 	}
 	n := max(rowGroups, colBlocks)
-	if q*p*m < 1<<20 {
+	if q*p*m < parallel.MinWork {
 		body(0, n)
 		return
 	}
