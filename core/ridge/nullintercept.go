@@ -68,13 +68,7 @@ func interceptNullSpace(p *Problem) func(row []float64) {
 // nullDiagDrop is interceptNullSpace for a curvature known by its diagonal (a positive
 // semi-definite M̄ whose diagonal entry vanishes vanishes on that row and column).
 func nullDiagDrop(diag []float64) func(row []float64) {
-	top := floats.Max(diag)
-	var null []int
-	for a, v := range diag {
-		if v <= nullRelTol*top {
-			null = append(null, a)
-		}
-	}
+	null := vanishing(diag)
 	if len(null) == 0 {
 		return nil
 	}
@@ -89,13 +83,7 @@ func nullDiagDrop(diag []float64) func(row []float64) {
 // orthonormal): the components along the eigenvectors whose eigenvalue is at most nullRelTol
 // times the largest.
 func nullEigenDrop(q *mat.Dense, nu []float64) func(row []float64) {
-	top := floats.Max(nu)
-	var null []int
-	for b, v := range nu {
-		if v <= nullRelTol*top {
-			null = append(null, b)
-		}
-	}
+	null := vanishing(nu)
 	if len(null) == 0 {
 		return nil
 	}
@@ -108,6 +96,18 @@ func nullEigenDrop(q *mat.Dense, nu []float64) func(row []float64) {
 			floats.AddScaled(r, -floats.Dot(v, r), v)
 		}
 	}
+}
+
+// vanishing returns the indices of the curvatures at or below nullRelTol times the largest.
+func vanishing(values []float64) []int {
+	top := floats.Max(values)
+	var null []int
+	for i, v := range values {
+		if v <= nullRelTol*top {
+			null = append(null, i)
+		}
+	}
+	return null
 }
 
 // nullInterceptPrecond applies a preconditioner and then removes from the intercept's row (the
