@@ -473,3 +473,104 @@ def test_a_signal_handler_that_returns_does_not_cancel_the_call():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "2"], result.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_cancels_a_call_made_inside_a_signal_handler():
+    """A handler that makes a long combpred call during another one (a fit): Ctrl-C then cancels
+    the inner call promptly, and the fit after it."""
+    result = _run_python(
+        """
+        import os, signal, threading, time, warnings
+        import numpy as np
+        import combpred
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(600, 10))
+        Y = (X[:, :5] > 0).astype(int)
+        model = combpred.StructuredRidge(kernel="rbf", alpha=1e-9, tol=1e-15, max_iter=1_000_000)
+        sp = combpred.spaces.Permutations(60)
+        U = rng.normal(size=(40_000, sp.dim))
+        inner = []
+        def on_alarm(signum, frame):
+            start = time.monotonic()
+            try:
+                sp.decode(U)
+                inner.append("finished")
+            except KeyboardInterrupt:
+                inner.append("interrupted")
+                raise
+            finally:
+                inner.append(round(time.monotonic() - start, 3))
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        threading.Timer(0.8, os.kill, (os.getpid(), signal.SIGINT)).start()
+        try:
+            model.fit(X, Y)
+            outer = "finished"
+        except KeyboardInterrupt:
+            outer = "interrupted"
+        print(inner[0], inner[1], outer, signal.getsignal(signal.SIGALRM) is on_alarm)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    inner, elapsed, outer, restored = result.stdout.split()
+    assert inner == "interrupted"
+    assert float(elapsed) < 2.0
+    assert outer == "interrupted"
+    assert restored == "True"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to self")
+@pytest.mark.parametrize(
+    "fit",
+    [
+        "DaskProbabilisticStructured(space=sp, max_iter=1000, tol=1e-14)",
+        "DaskStructuredRidge(space=sp, solver='cg', alpha=1e-6, tol=1e-14, max_iter=1000)",
+    ],
+    ids=["ProbabilisticStructured", "StructuredRidge cg"],
+)
+def test_ctrl_c_stops_a_distributed_fit_within_one_pass(fit):
+    """Ctrl-C during a distributed fit: the pass over the partitions under way ends, and no
+    other starts. The callback that runs a pass for Go did not look at the interrupt, and the fit
+    went on to the end of its iteration (several passes; 10 s on 2,000 rows of Permutations(15))."""
+    pytest.importorskip("dask")
+    result = _run_python(
+        f"""
+        import os, signal, time, warnings
+        import dask, dask.array as da, numpy as np
+        import combpred._core as core
+        from combpred import spaces
+        from combpred.dask import DaskProbabilisticStructured, DaskStructuredRidge
+        warnings.simplefilter("ignore")
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        sp = spaces.Permutations(6)
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(400, 5))
+        Y = sp.sample(400, random_state=0)
+        calls = []
+        def slow(real):
+            def partition(*args):
+                calls.append(time.monotonic())
+                if len(calls) == 1:  # the first partition of the first pass: Ctrl-C
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.2)  # the main thread's poll sees it meanwhile
+                return real(*args)
+            return partition
+        core.prob_data_sums = slow(core.prob_data_sums)
+        core.ridge_cg_product = slow(core.ridge_cg_product)
+        model = {fit}
+        with dask.config.set(scheduler="synchronous"):
+            try:
+                model.fit(da.from_array(X, chunks=100), da.from_array(Y, chunks=100))
+                outcome = "finished"
+            except KeyboardInterrupt:
+                outcome = "interrupted"
+        print(outcome, len(calls))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    outcome, calls = result.stdout.split()
+    assert outcome == "interrupted"
+    assert int(calls) <= 4, f"{calls} partition passes ran, the first pass has 4"
+    assert "Exception ignored" not in result.stderr

@@ -396,30 +396,72 @@ def handlers_as_flag(flag: list[Any]) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    original = {}
+    original, restore = {}, {}  # the handler each guard calls, and the one put back after
     for signum in _GUARDED:
         handler = _getsignal(signum)
-        if callable(handler):
-            original[signum] = handler
+        if not callable(handler):
+            continue
+        original[signum] = restore[signum] = handler
+        outer = getattr(handler, "_combpred_original", None)
+        if outer is not None:
+            # Another call's guard. A call made inside a handler during that call guards the
+            # user's handler (the outer guard would mark the outer call and let this one run on),
+            # and puts the outer guard back after; a guard left over from a call that is over is
+            # replaced by the user's handler.
+            original[signum] = outer[signum]
+            if not handler._combpred_active:
+                restore[signum] = outer[signum]
 
     def guarded(signum: int, frame: Any) -> None:
         handler = original[signum]
-        if handler is signal.default_int_handler:
-            flag.append(True)
-            return
-        try:
+        if not active:  # the call is over: a guard the restore below missed is the handler itself
             handler(signum, frame)
-        except BaseException as exc:
-            flag.append(exc)
+        elif handler is signal.default_int_handler:
+            flag.append(True)
+        else:
+            try:
+                handler(signum, frame)
+            except BaseException as exc:
+                flag.append(exc)
 
+    active = [True]
+    guarded._combpred_original, guarded._combpred_active = original, active  # type: ignore[attr-defined]
     try:
         for signum in original:
             _setsignal(signum, guarded)
         yield
     finally:
-        for signum, handler in original.items():
-            if _getsignal(signum) is guarded:  # a handler may have replaced itself meanwhile
-                _setsignal(signum, handler)
+        # A signal whose own handler is back already may raise in the middle of this loop: the
+        # loop goes on, and raises the first such exception once every handler is back. Should
+        # one still escape, active (cleared first) makes the guards left pass everything on, and
+        # the next call's scan above unwraps them.
+        active.clear()
+        todo, pending = list(restore.items()), None
+        while todo:
+            try:
+                while todo:
+                    signum, handler = todo[-1]
+                    if _getsignal(signum) is guarded:  # a handler may have replaced itself meanwhile
+                        _setsignal(signum, handler)
+                    todo.pop()
+            except BaseException as exc:
+                pending = pending or exc
+        if pending is not None:
+            raise pending
+
+
+def current_flag() -> list[Any] | None:
+    """The interrupt flag of the call this thread is making (:func:`interrupt_flag`), for the
+    callbacks Go makes on threads of its own during it, which cannot read it from there."""
+    return getattr(_interrupted, "flag", None)
+
+
+def stop_if_interrupted(holder: list[Any]) -> None:
+    """Raise what interrupted the call whose flag ``holder`` holds (``[flag]``, or empty), if
+    anything has: a callback that does a long computation for Go (a pass over a Dask array) checks
+    it first, since Go sees the flag only between its own steps."""
+    if holder and holder[0]:
+        raise_interrupt(holder[0], "fit cancelled")
 
 
 def raise_interrupt(flag: list[Any], message: str) -> None:

@@ -174,7 +174,7 @@ class SpaceHandle:
         _capi.check(_capi.lib().cp_space_new(kind.encode(), p, len(params), out))
         return cls(out.value)
 
-    def __del__(self):
+    def __del__(self, _capi: Any = _capi) -> None:  # bound now: at exit the module's globals are gone
         if _capi.usable() and _capi._lib is not None:
             _capi.lib().cp_space_free(self.value)
 
@@ -296,7 +296,7 @@ class Model:
             bound = cls._bound = (lib, cls._bind(lib))
         return bound[1]
 
-    def __del__(self):
+    def __del__(self, _capi: Any = _capi) -> None:  # bound now: at exit the module's globals are gone
         if _capi.usable() and _capi._lib is not None:
             self._calls()["free"](self.value)
 
@@ -595,9 +595,11 @@ class RidgeModel(Model):
         k, d = b.shape
         (b, pb), (g, pg), (mm, pm) = _capi.f64(b, (k, d), "b"), _capi.f64(g, (k, k), "g"), _capi.f64(mm, (d, d), "mm")
         kept = _KeptException()
+        interrupted: list[Any] = []  # the calling thread's interrupt flag, set by call
 
         def callback(v: Any, rows: int, cols: int, out: Any, _ctx: Any) -> int:
             with kept:
+                _capi.stop_if_interrupted(interrupted)
                 V = np.ctypeslib.as_array(v, shape=(rows, cols)).copy()
                 np.ctypeslib.as_array(out, shape=(rows, cols))[...] = products(V)
             return kept.status
@@ -605,6 +607,7 @@ class RidgeModel(Model):
         callback_c = _capi.PRODUCTS(callback)
 
         def call(progress: Any, out: Any) -> int:
+            interrupted[:] = [_capi.current_flag()]
             status = _capi.lib().cp_ridge_fit_cg_sums(
                 space.value,
                 n_features,
@@ -713,9 +716,11 @@ class ProbModel(Model):
         the call."""
         kept = _KeptException()
         pcentre = _centre_arg(centre, n_features)
+        interrupted: list[Any] = []  # the calling thread's interrupt flag, set by call
 
         def callback(coef: Any, rows: int, d: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
             with kept:
+                _capi.stop_if_interrupted(interrupted)
                 W = np.ctypeslib.as_array(coef, shape=(rows, d)).copy()
                 total_loss, total_weight, total_grad = sums(W)
                 np.ctypeslib.as_array(grad, shape=(rows, d))[...] = total_grad
@@ -725,6 +730,7 @@ class ProbModel(Model):
         callback_c = _capi.SUMS(callback)
 
         def call(progress: Any, out: Any) -> int:
+            interrupted[:] = [_capi.current_flag()]
             status = _capi.lib().cp_prob_fit_sums(
                 space.value,
                 n_features,
@@ -805,7 +811,7 @@ class Stats:
     def __init__(self, value: int):
         self.value = value
 
-    def __del__(self):
+    def __del__(self, _capi: Any = _capi) -> None:  # bound now: at exit the module's globals are gone
         if _capi.usable() and _capi._lib is not None:
             _capi.lib().cp_stats_free(self.value)
 

@@ -1,0 +1,118 @@
+"""The guard of the user's signal handlers during a long call (``_capi.handlers_as_flag``): what
+it does when a handler fires while the handlers are being put back, and with guards left behind.
+Signals are sent to this process's main thread, where pytest runs the tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+import pytest
+from combpred import _capi
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+
+class Deadline(Exception):
+    pass
+
+
+@pytest.fixture
+def handlers():
+    """A raising SIGUSR1 handler and a recording SIGUSR2 handler, the previous ones put back after."""
+    seen = []
+
+    def deadline(signum, frame):
+        raise Deadline()
+
+    def record(signum, frame):
+        seen.append(signum)
+
+    previous = {s: signal.getsignal(s) for s in (signal.SIGUSR1, signal.SIGUSR2)}
+    signal.signal(signal.SIGUSR1, deadline)
+    signal.signal(signal.SIGUSR2, record)
+    yield deadline, record, seen
+    for s, h in previous.items():
+        signal.signal(s, h)
+
+
+def test_inside_the_call_a_raising_handler_cancels_and_a_returning_one_runs(handlers):
+    deadline, record, seen = handlers
+    flag: list = []
+    with _capi.handlers_as_flag(flag):
+        assert signal.getsignal(signal.SIGUSR1) is not deadline  # guarded
+        os.kill(os.getpid(), signal.SIGUSR2)
+        os.kill(os.getpid(), signal.SIGUSR1)
+    assert seen == [signal.SIGUSR2]
+    assert len(flag) == 1 and isinstance(flag[0], Deadline)
+    assert signal.getsignal(signal.SIGUSR1) is deadline
+    assert signal.getsignal(signal.SIGUSR2) is record
+
+
+def test_a_handler_raising_while_the_handlers_are_put_back(handlers, monkeypatch):
+    """An exception raised in the middle of the restore (a signal whose handler is back already)
+    neither stops the restore nor is lost: every handler is back, then it is raised. Before, the
+    handlers after it in the loop stayed guarded for good, swallowing their exceptions."""
+    deadline, record, seen = handlers
+    real = _capi._setsignal
+    calls = []
+
+    def setsignal(signum, handler):
+        result = real(signum, handler)
+        calls.append(signum)
+        if len(calls) == len(guarded) + 1:  # the first restore, once it is done
+            raise Deadline()
+        return result
+
+    guarded = [s for s in _capi._GUARDED if callable(signal.getsignal(s))]
+    monkeypatch.setattr(_capi, "_setsignal", setsignal)
+    with pytest.raises(Deadline):
+        with _capi.handlers_as_flag([]):
+            pass
+    monkeypatch.undo()
+    assert signal.getsignal(signal.SIGUSR1) is deadline
+    assert signal.getsignal(signal.SIGUSR2) is record
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_guard_left_behind_is_the_handler_itself(handlers, monkeypatch):
+    """Should a guard outlive its call, it passes the signal on (the handler's exception is
+    raised, not kept in a dead flag), and the next call puts the user's handler back."""
+    deadline, record, seen = handlers
+    real = _capi._setsignal
+    restoring = []
+
+    def setsignal(signum, handler):
+        if restoring and signum == signal.SIGUSR1:
+            return None  # the restore of SIGUSR1 missed
+        return real(signum, handler)
+
+    monkeypatch.setattr(_capi, "_setsignal", setsignal)
+    with _capi.handlers_as_flag([]):
+        restoring.append(True)
+    monkeypatch.undo()
+    left = signal.getsignal(signal.SIGUSR1)
+    assert left is not deadline
+    with pytest.raises(Deadline):
+        os.kill(os.getpid(), signal.SIGUSR1)
+    flag: list = []
+    with _capi.handlers_as_flag(flag):
+        os.kill(os.getpid(), signal.SIGUSR1)
+    assert len(flag) == 1 and isinstance(flag[0], Deadline)  # guarded by this call, not the old guard
+    assert signal.getsignal(signal.SIGUSR1) is deadline
+
+
+def test_a_call_inside_a_handler_guards_the_users_handler(handlers):
+    """A call made by a handler during another call: its guard calls the user's handler (marking
+    the inner call), and the outer guard is back after it."""
+    deadline, record, seen = handlers
+    outer: list = []
+    with _capi.handlers_as_flag(outer):
+        outer_guard = signal.getsignal(signal.SIGUSR1)
+        inner: list = []
+        with _capi.handlers_as_flag(inner):
+            os.kill(os.getpid(), signal.SIGUSR1)
+        assert len(inner) == 1 and isinstance(inner[0], Deadline) and outer == []
+        assert signal.getsignal(signal.SIGUSR1) is outer_guard
+    assert signal.getsignal(signal.SIGUSR1) is deadline
