@@ -240,9 +240,10 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	var pc linearPrecond
 	pc, err := kronPrecondOf(mbar, setup.G, opt.Alpha, opt.Intercept)
 	if errors.Is(err, errIllConditioned) {
-		pc, err = newDiagScalePrecond(diagOf(setup.G), diagOf(mbar), opt.Alpha, opt.Intercept), nil
+		curvature := diagOf(mbar)
+		pc, err = newDiagScalePrecond(diagOf(setup.G), curvature, opt.Alpha, opt.Intercept), nil
 		if opt.Intercept {
-			pc = wrapNullIntercept(pc, nullDiagDrop(diagOf(mbar)))
+			pc = wrapNullIntercept(pc, nullDiagDrop(curvature))
 		}
 	}
 	if err != nil {

@@ -23,38 +23,24 @@ import (
 // The minimum-norm optimum, which the exact solver and CG from zero in exact arithmetic give, has
 // no component there.
 func interceptNullSpace(p *Problem) func(row []float64) {
-	m, d := p.dims()
 	if sp, ok := space.SpectralOf(p.Cov); ok {
 		es := sp.Spectrum()
 		var top float64
 		for _, e := range es {
 			top = math.Max(top, e.Value)
 		}
-		var total float64
-		for _, w := range p.Weight[:m] {
-			total += w
-		}
+		small := func(c int) bool { return es[c].Value <= nullRelTol*top }
 		var null []int
-		buf, row := make([]float64, d), make([]float64, d)
-		for c, e := range es {
-			if e.Value > nullRelTol*top {
-				continue
-			}
-			// M_c = σ_c + Σ_i s_i ‖P_c δ_i‖² / (Σ s · dim_c), as newSpectralPrecond computes it
-			var tau float64
-			for i := 0; i < m; i++ {
-				if p.Weight[i] != 0 {
-					sp.Project(c, buf, p.deltaRow(i, row))
-					tau += p.Weight[i] * floats.Dot(buf, buf)
-				}
-			}
-			if math.Max(0, e.Value)+tau/(total*float64(e.Dim)) <= nullRelTol*top {
+		for c, tau := range spectralTau(p, sp, small) { // M_c = σ_c + τ_c, as newSpectralPrecond has it
+			if small(c) && math.Max(0, es[c].Value)+tau <= nullRelTol*top {
 				null = append(null, c)
 			}
 		}
 		if len(null) == 0 {
 			return nil
 		}
+		_, d := p.dims()
+		buf := make([]float64, d)
 		return func(r []float64) {
 			for _, c := range null {
 				sp.Project(c, buf, r)

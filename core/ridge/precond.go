@@ -98,41 +98,59 @@ var (
 	spectralCholeskySpaces = 2
 )
 
-func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectral, correct bool) (*spectralPrecond, error) {
+// spectralTau returns τ_c = Σ_i s_i ‖P_c δ_i‖² / (Σ s · dim_c), the examples' share of the average
+// curvature M_c = σ_c + τ_c on op's eigenspace c, for the eigenspaces where want(c) (0 for the
+// others), the per-example terms summed in a fixed order so that the result does not depend on
+// the number of threads.
+func spectralTau(p *Problem, op space.Spectral, want func(c int) bool) []float64 {
 	es := op.Spectrum()
 	nk := len(es)
 	m, d := p.dims()
+	tau := make([]float64, nk)
+	terms := mat.NewDense(max(m, 1), nk, nil)
+	parallel.For(m, 4, func(lo, hi int) {
+		buf, row := make([]float64, d), make([]float64, d)
+		for i := lo; i < hi; i++ {
+			if p.Weight[i] == 0 {
+				continue
+			}
+			di := p.deltaRow(i, row)
+			for c := range es {
+				if want(c) {
+					op.Project(c, buf, di)
+					terms.Set(i, c, p.Weight[i]*floats.Dot(buf, buf))
+				}
+			}
+		}
+	})
+	var total float64
+	for _, w := range p.Weight {
+		total += w
+	}
+	for c := range es {
+		if !want(c) {
+			continue
+		}
+		var sum float64
+		for i := 0; i < m; i++ {
+			sum += terms.At(i, c)
+		}
+		tau[c] = sum / (total * float64(es[c].Dim))
+	}
+	return tau
+}
+
+func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectral, correct bool) (*spectralPrecond, error) {
+	es := op.Spectrum()
+	nk := len(es)
+	_, d := p.dims()
 	M := make([]float64, nk)
 	for c, e := range es {
 		M[c] = e.Value
 	}
 	if correct {
-		// τ_c = Σ_i s_i ‖P_c δ_i‖² / (Σ s · dim_c), the per-example terms summed in a fixed order
-		// so that the result does not depend on the number of threads.
-		terms := mat.NewDense(m, nk, nil)
-		parallel.For(m, 4, func(lo, hi int) {
-			buf, row := make([]float64, d), make([]float64, d)
-			for i := lo; i < hi; i++ {
-				if p.Weight[i] == 0 {
-					continue
-				}
-				di := p.deltaRow(i, row)
-				for c := range es {
-					op.Project(c, buf, di)
-					terms.Set(i, c, p.Weight[i]*floats.Dot(buf, buf))
-				}
-			}
-		})
-		var total float64
-		for _, w := range p.Weight {
-			total += w
-		}
-		for c := range es {
-			var tau float64
-			for i := 0; i < m; i++ {
-				tau += terms.At(i, c)
-			}
-			M[c] += tau / (total * float64(es[c].Dim))
+		for c, tau := range spectralTau(p, op, func(int) bool { return true }) {
+			M[c] += tau
 		}
 	}
 	var top float64
