@@ -456,21 +456,15 @@ def current_flag() -> list[Any] | None:
     return getattr(_interrupted, "flag", None)
 
 
-def stop_if_interrupted(holder: list[Any]) -> None:
-    """Raise what interrupted the call whose flag ``holder`` holds (``[flag]``, or empty), if
-    anything has: a callback that does a long computation for Go (a pass over a Dask array) checks
-    it first, since Go sees the flag only between its own steps."""
-    if holder and holder[0]:
-        raise_interrupt(holder[0], "fit cancelled")
+def _handler_exception(flag: list[Any]) -> BaseException | None:
+    """The first exception a signal handler raised during the call of ``flag``, if any."""
+    return next((item for item in flag if isinstance(item, BaseException)), None)
 
 
 def raise_interrupt(flag: list[Any], message: str) -> None:
     """Raise what interrupted a call (``flag`` non-empty): the first exception a signal handler
     raised, else KeyboardInterrupt(message)."""
-    for item in flag:
-        if isinstance(item, BaseException):
-            raise item
-    raise KeyboardInterrupt(message)
+    raise _handler_exception(flag) or KeyboardInterrupt(message)
 
 
 @contextlib.contextmanager
@@ -484,7 +478,7 @@ def interrupt_flag(flag: list[Any]) -> Iterator[None]:
         with handlers_as_flag(flag):
             yield
     except KeyboardInterrupt:
-        raised = next((item for item in flag if isinstance(item, BaseException)), None)
+        raised = _handler_exception(flag)
         if raised is None:
             raise
         raise raised from None

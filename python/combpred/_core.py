@@ -406,10 +406,23 @@ def _fit_function(lib: Any, name: str, args: tuple[Any, ...]) -> Callable[..., i
 class _KeptException:
     """The exception of a Python callback that Go calls during a fit (a Dask worker's error,
     KeyboardInterrupt): ``with kept:`` around the callback's body keeps it and sets ``status`` to
-    the nonzero return that makes Go fail the fit; ``reraise`` raises it once the call returned."""
+    the nonzero return that makes Go fail the fit; ``reraise`` raises it once the call returned.
+
+    A callback that runs a long computation for Go (a pass over a Dask array) first calls
+    ``stop_if_interrupted``: Go sees the call's interrupt flag only between its own steps, and the
+    callback runs on a thread of Go's, which cannot read the flag of the calling thread; ``watch``,
+    on that thread before the call, hands it over."""
 
     def __init__(self) -> None:
         self.exception: BaseException | None = None
+        self.flag: list[Any] | None = None
+
+    def watch(self) -> None:
+        self.flag = _capi.current_flag()
+
+    def stop_if_interrupted(self) -> None:
+        if self.flag:
+            _capi.raise_interrupt(self.flag, "fit cancelled")
 
     @property
     def status(self) -> int:
@@ -595,11 +608,10 @@ class RidgeModel(Model):
         k, d = b.shape
         (b, pb), (g, pg), (mm, pm) = _capi.f64(b, (k, d), "b"), _capi.f64(g, (k, k), "g"), _capi.f64(mm, (d, d), "mm")
         kept = _KeptException()
-        interrupted: list[Any] = []  # the calling thread's interrupt flag, set by call
 
         def callback(v: Any, rows: int, cols: int, out: Any, _ctx: Any) -> int:
             with kept:
-                _capi.stop_if_interrupted(interrupted)
+                kept.stop_if_interrupted()
                 V = np.ctypeslib.as_array(v, shape=(rows, cols)).copy()
                 np.ctypeslib.as_array(out, shape=(rows, cols))[...] = products(V)
             return kept.status
@@ -607,7 +619,7 @@ class RidgeModel(Model):
         callback_c = _capi.PRODUCTS(callback)
 
         def call(progress: Any, out: Any) -> int:
-            interrupted[:] = [_capi.current_flag()]
+            kept.watch()
             status = _capi.lib().cp_ridge_fit_cg_sums(
                 space.value,
                 n_features,
@@ -716,11 +728,10 @@ class ProbModel(Model):
         the call."""
         kept = _KeptException()
         pcentre = _centre_arg(centre, n_features)
-        interrupted: list[Any] = []  # the calling thread's interrupt flag, set by call
 
         def callback(coef: Any, rows: int, d: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
             with kept:
-                _capi.stop_if_interrupted(interrupted)
+                kept.stop_if_interrupted()
                 W = np.ctypeslib.as_array(coef, shape=(rows, d)).copy()
                 total_loss, total_weight, total_grad = sums(W)
                 np.ctypeslib.as_array(grad, shape=(rows, d))[...] = total_grad
@@ -730,7 +741,7 @@ class ProbModel(Model):
         callback_c = _capi.SUMS(callback)
 
         def call(progress: Any, out: Any) -> int:
-            interrupted[:] = [_capi.current_flag()]
+            kept.watch()
             status = _capi.lib().cp_prob_fit_sums(
                 space.value,
                 n_features,
