@@ -18,3 +18,14 @@ func count(q, p, m int) {
 		flops.Add(2 * uint64(q) * uint64(p) * uint64(m))
 	}
 }
+
+// countUpper adds the operations of the entries on and above the diagonal of a q×p by p×m
+// product whose columns are those from diag on of a larger square one (MulTNUpperAdd): the
+// entries the product needs, not those of the blocks its kernels compute whole.
+func countUpper(q, p, m, diag int) {
+	var entries uint64
+	for i := 0; i < q; i++ {
+		entries += uint64(min(max(diag+m-i, 0), m))
+	}
+	flops.Add(2 * entries * uint64(p))
+}

@@ -40,3 +40,19 @@ func TestFlopsCountsEveryProduct(t *testing.T) {
 		t.Errorf("empty products counted %d operations", got)
 	}
 }
+
+// MulTNUpperAdd counts the entries on and above the diagonal, 2·p·n(n+1)/2, whichever path
+// computes them (whole, in slabs, or in column blocks).
+func TestFlopsCountsTheUpperTriangle(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, c := range []struct{ p, n int }{{50, 40}, {1500, 103}, {2*slabTerms + 3, 20}, {30, 2*upperBlock + 5}} {
+		A := randDense(r, c.p, c.n).RawMatrix()
+		C := mat.NewDense(c.n, c.n, nil).RawMatrix()
+		before := Flops()
+		MulTNUpperAdd(C, A, A)
+		want := uint64(c.p) * uint64(c.n) * uint64(c.n+1)
+		if got := Flops() - before; got != want {
+			t.Errorf("%v: counted %d operations, want %d", c, got, want)
+		}
+	}
+}

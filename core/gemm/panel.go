@@ -15,30 +15,32 @@ import (
 // B, seven loads for twelve fused multiply–adds, and neither operand is transposed or packed.
 // Every entry of C accumulates its p terms in order of the rows, whatever the blocking and the
 // number of threads.
-func MulTN(C, A, B blas64.General) { mulTN(C, A, B, false) }
+func MulTN(C, A, B blas64.General) { mulTN(C, A, B, false, whole) }
 
 // MulTNAdd sets C += Aᵀ·B, with the shapes and aliasing rules of MulTN.
-func MulTNAdd(C, A, B blas64.General) { mulTN(C, A, B, true) }
+func MulTNAdd(C, A, B blas64.General) { mulTN(C, A, B, true, whole) }
 
 // MulTNUpperAdd adds Aᵀ·B to C for A and B (p×n) and C (n×n) on and above the diagonal only: a
 // Gram matrix XᵀDX needs one triangle. Column blocks of upperBlock are taken one at a time, block j
 // against the first j+1 blocks of A: about 0.6 of the full product's arithmetic for n in the
-// thousands. Below the diagonal, entries of the diagonal blocks are added too and the others are
-// left as they were. Each entry is the one MulTNAdd computes, bit for bit.
+// thousands; within a block (and for n under 2·upperBlock, the whole product) the kernels skip
+// the groups of four rows that lie below a block of their columns, which brings it near one half.
+// Below the diagonal, entries of the diagonal blocks may be added too; the others are left as
+// they were. Each entry on and above the diagonal is the one MulTNAdd computes, bit for bit.
 func MulTNUpperAdd(C, A, B blas64.General) {
 	p, n := A.Rows, A.Cols
 	if B.Rows != p || B.Cols != n || C.Rows != n || C.Cols != n {
 		panic("gemm: dimension mismatch")
 	}
 	if n < 2*upperBlock {
-		mulTN(C, A, B, true)
+		mulTN(C, A, B, true, 0)
 		return
 	}
 	for j0 := 0; j0 < n; j0 += upperBlock {
 		j1 := min(j0+upperBlock, n)
 		mulTN(blas64.General{Rows: j1, Cols: j1 - j0, Stride: C.Stride, Data: C.Data[j0:]},
 			blas64.General{Rows: p, Cols: j1, Stride: A.Stride, Data: A.Data},
-			blas64.General{Rows: p, Cols: j1 - j0, Stride: B.Stride, Data: B.Data[j0:]}, true)
+			blas64.General{Rows: p, Cols: j1 - j0, Stride: B.Stride, Data: B.Data[j0:]}, true, j0)
 	}
 }
 
@@ -47,7 +49,13 @@ func MulTNUpperAdd(C, A, B blas64.General) {
 // product, 384 took 0.50 s against its 0.71 s.
 const upperBlock = 384
 
-func mulTN(C, A, B blas64.General, add bool) {
+// whole is the diag argument of mulTN, panelMul and panelRange that asks for every entry of C.
+const whole = -1
+
+// mulTN sets C = Aᵀ·B, or adds it to C (add). diag ≥ 0 asks for the entries on and above the
+// diagonal of a square matrix of which C holds the columns diag, diag+1, … (MulTNUpperAdd): the
+// kernels may skip any entry below it.
+func mulTN(C, A, B blas64.General, add bool, diag int) {
 	p, q := A.Rows, A.Cols
 	if B.Rows != p || C.Rows != q || C.Cols != B.Cols {
 		panic("gemm: dimension mismatch")
@@ -57,8 +65,8 @@ func mulTN(C, A, B blas64.General, add bool) {
 	}
 	m := B.Cols
 	if p < 2*slabTerms || q*m > slabMaxEntries {
-		if q <= m || m > thinColumns {
-			panelMul(C, strided{A.Data, 1, A.Stride}, p, B, add, nil)
+		if q <= m || m > thinColumns || diag != whole { // (a thin last block of a triangle is rare)
+			panelMul(C, strided{A.Data, 1, A.Stride}, p, B, add, nil, diag)
 			return
 		}
 		// A thin B (the scores of a few outputs) against a wide A (Xᵀ·G on a Nyström map of a
@@ -71,7 +79,7 @@ func mulTN(C, A, B blas64.General, add bool) {
 			*buf = make([]float64, m*q)
 		}
 		t := (*buf)[:m*q]
-		panelMul(blas64.General{Rows: m, Cols: q, Stride: q, Data: t}, strided{B.Data, 1, B.Stride}, p, A, false, nil)
+		panelMul(blas64.General{Rows: m, Cols: q, Stride: q, Data: t}, strided{B.Data, 1, B.Stride}, p, A, false, nil, whole)
 		for i := 0; i < q; i++ {
 			c := C.Data[i*C.Stride:][:m]
 			for j := range c {
@@ -84,7 +92,15 @@ func mulTN(C, A, B blas64.General, add bool) {
 		}
 		return
 	}
-	count(q, p, m) // panelMul counts the other path
+	swap := q > m
+	if swap {
+		diag = whole // a triangle of Cᵀ is not a triangle of C
+	}
+	if diag == whole {
+		count(q, p, m) // panelMul counts the other path
+	} else {
+		countUpper(q, p, m, diag)
+	}
 	// A long sum into a small C (Xᵀ·G on tall X): each goroutine takes whole slabs of terms into
 	// a partial product of its own, so that the cores share the rows of X instead of each
 	// streaming all of them, and the partial products are added in slab order, whatever the
@@ -94,7 +110,6 @@ func mulTN(C, A, B blas64.General, add bool) {
 	// kernel packs is then B's m columns rather than A's q (Xᵀ·G at 50 features and 20 labels
 	// packed 2.5 times fewer values, and the 4×12 kernel covers 20×50 better than 50×20). Each
 	// entry still accumulates the same products in the same order: the sums are bit-identical.
-	swap := q > m
 	slabs := (p + slabTerms - 1) / slabTerms
 	parts := make([]float64, slabs*q*m)
 	parallel.For(slabs, 1, func(lo, hi int) {
@@ -106,7 +121,7 @@ func mulTN(C, A, B blas64.General, add bool) {
 				As, Bs = Bs, As
 			}
 			part := blas64.General{Rows: As.Cols, Cols: Bs.Cols, Stride: Bs.Cols, Data: parts[s*q*m : (s+1)*q*m]}
-			panelRange(part, strided{As.Data, 1, As.Stride}, n, Bs, 0, As.Cols, 0, Bs.Cols, true, nil)
+			panelRange(part, strided{As.Data, 1, As.Stride}, n, Bs, 0, As.Cols, 0, Bs.Cols, true, nil, diag)
 		}
 	})
 	rowStep, colStep := m, 1 // entry (i, j) of a part
@@ -151,7 +166,7 @@ func MulPanel(C, X, B blas64.General) {
 	if B.Rows != X.Cols || C.Rows != X.Rows || C.Cols != B.Cols {
 		panic("gemm: dimension mismatch")
 	}
-	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false, nil)
+	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false, nil, whole)
 }
 
 // MulPanelAdd sets C += X·B, with the shapes and aliasing rules of MulPanel.
@@ -159,7 +174,7 @@ func MulPanelAdd(C, X, B blas64.General) {
 	if B.Rows != X.Cols || C.Rows != X.Rows || C.Cols != B.Cols {
 		panic("gemm: dimension mismatch")
 	}
-	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, true, nil)
+	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, true, nil, whole)
 }
 
 // MulPanelBias sets C = X·B + 1·biasᵀ (bias added to every row of C), with the shapes and aliasing
@@ -170,7 +185,7 @@ func MulPanelBias(C, X, B blas64.General, bias []float64) {
 	if B.Rows != X.Cols || C.Rows != X.Rows || C.Cols != B.Cols || len(bias) < C.Cols {
 		panic("gemm: dimension mismatch")
 	}
-	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false, bias[:C.Cols])
+	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false, bias[:C.Cols], whole)
 }
 
 // strided is a matrix whose entry (i, l) is data[i·row + l·col]: X (row = stride, col = 1) or the
@@ -189,10 +204,14 @@ const (
 )
 
 // panelMul sets C = A·B + 1·biasᵀ (bias nil: zeros) or adds A·B to C (add; bias unused), for A
-// (q×p, strided), B (p×m) and bias of length m.
-func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool, bias []float64) {
+// (q×p, strided), B (p×m) and bias of length m; diag as in mulTN.
+func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool, bias []float64, diag int) {
 	q, m := C.Rows, C.Cols
-	count(q, p, m)
+	if diag == whole {
+		count(q, p, m)
+	} else {
+		countUpper(q, p, m, diag)
+	}
 	if q == 0 || m == 0 {
 		return
 	}
@@ -205,9 +224,9 @@ func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool, bi
 	rowGroups, colBlocks := (q+3)/4, (m+11)/12
 	body := func(lo, hi int) {
 		if rowGroups >= colBlocks {
-			panelRange(C, A, p, B, 4*lo, min(q, 4*hi), 0, m, add, bias)
+			panelRange(C, A, p, B, 4*lo, min(q, 4*hi), 0, m, add, bias, diag)
 		} else {
-			panelRange(C, A, p, B, 0, q, 12*lo, min(m, 12*hi), add, bias)
+			panelRange(C, A, p, B, 0, q, 12*lo, min(m, 12*hi), add, bias, diag)
 		}
 	}
 	n := max(rowGroups, colBlocks)
@@ -215,7 +234,37 @@ func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool, bi
 		body(0, n)
 		return
 	}
-	parallel.For(n, 1, body)
+	if diag == whole || rowGroups < colBlocks {
+		parallel.For(n, 1, body)
+		return
+	}
+	// A triangle split into equal numbers of rows would leave the first thread most of the work:
+	// split it into equal shares of the entries on and above the diagonal instead.
+	w := min(parallel.Threads(), n)
+	cuts := triangleCuts(rowGroups, diag, m, w)
+	parallel.Go(w, func(t int) { body(cuts[t], cuts[t+1]) })
+}
+
+// triangleCuts splits groups of four rows of C into w contiguous ranges with about equal numbers
+// of entries on and above the diagonal (C holding the columns diag..diag+m−1 of the whole
+// matrix): range t is cuts[t]..cuts[t+1].
+func triangleCuts(groups, diag, m, w int) []int {
+	entries := func(g int) int { return 4 * min(max(diag+m-4*g, 1), m) }
+	var total int
+	for g := range groups {
+		total += entries(g)
+	}
+	cuts := make([]int, w+1)
+	g, sum := 0, 0
+	for t := 1; t < w; t++ {
+		for g < groups && sum+entries(g)/2 < total*t/w {
+			sum += entries(g)
+			g++
+		}
+		cuts[t] = g
+	}
+	cuts[w] = groups
+	return cuts
 }
 
 // panelRange adds to rows i0..i1 and columns j0..j1 of C their products, or sets them to the
@@ -229,7 +278,9 @@ func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool, bi
 // rows and a chunk of terms at a time, into groups of four interleaved rows: read in place, each
 // term of the kernel would fetch a new line of X for four of its values, and the kernel ran at a
 // third of its speed on tall X.
-func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0, j1 int, add bool, bias []float64) {
+//
+// diag ≥ 0 (mulTN) skips the groups of four rows that lie wholly below a block of columns.
+func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0, j1 int, add bool, bias []float64, diag int) {
 	if !haveFMA {
 		if !add {
 			fillBlock(C, i0, i1, j0, j1, bias)
@@ -273,7 +324,11 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 					w = 24
 				}
 				b := &B.Data[l0*B.Stride+j]
-				for i := ib; i < ie; i += 4 {
+				last := ie
+				if diag != whole {
+					last = min(ie, diag+j+w)
+				}
+				for i := ib; i < last; i += 4 {
 					// A group of fewer than four rows repeats its last row: the repeated rows load the
 					// same values, add the same terms and store the same sums.
 					aStep := A.col

@@ -342,7 +342,7 @@ func BenchmarkPanel(b *testing.B) {
 		b.Run(c.name+"/XtG/direct", func(b *testing.B) { // MulTN's route before the thin B's transposed product
 			A := strided{X.RawMatrix().Data, 1, X.RawMatrix().Stride}
 			for b.Loop() {
-				panelMul(H.RawMatrix(), A, c.m, G.RawMatrix(), false, nil)
+				panelMul(H.RawMatrix(), A, c.m, G.RawMatrix(), false, nil, whole)
 			}
 			report(b)
 		})
@@ -368,22 +368,62 @@ func TestMulTNUpperAdd(t *testing.T) {
 		}
 		return g
 	}
-	for _, sh := range [][2]int{{50, 40}, {300, 2 * upperBlock}, {100, 1000}} {
-		p, n := sh[0], sh[1]
-		A, B, C0 := fill(p, n), fill(p, n), fill(n, n)
-		full := blas64.General{Rows: n, Cols: n, Stride: n, Data: slices.Clone(C0.Data)}
-		MulTNAdd(full, A, B)
-		upper := blas64.General{Rows: n, Cols: n, Stride: n, Data: slices.Clone(C0.Data)}
-		MulTNUpperAdd(upper, A, B)
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				got := upper.Data[i*n+j]
-				switch {
-				case j >= i && got != full.Data[i*n+j]:
-					t.Fatalf("%d×%d: entry (%d, %d) = %v, MulTNAdd gives %v", p, n, i, j, got, full.Data[i*n+j])
-				case n >= 2*upperBlock && i/upperBlock > j/upperBlock && got != C0.Data[i*n+j]:
-					t.Fatalf("%d×%d: entry (%d, %d) below the diagonal blocks changed", p, n, i, j)
-				}
+	// Serial, split across threads (yeast's Gram matrix; a triangle split unevenly by rows), in
+	// slabs of terms (tall and narrow), and in column blocks of upperBlock.
+	shapes := [][2]int{{50, 40}, {7, 5}, {1500, 103}, {600, 250}, {2*slabTerms + 5, 30}, {300, 2 * upperBlock}, {100, 1000}}
+	for _, sh := range shapes {
+		for _, threads := range []int{1, 2, 3} {
+			parallel.SetThreads(threads)
+			p, n := sh[0], sh[1]
+			A, B, C0 := fill(p, n), fill(p, n), fill(n, n)
+			full := blas64.General{Rows: n, Cols: n, Stride: n, Data: slices.Clone(C0.Data)}
+			MulTNAdd(full, A, B)
+			upper := blas64.General{Rows: n, Cols: n, Stride: n, Data: slices.Clone(C0.Data)}
+			MulTNUpperAdd(upper, A, B)
+			checkUpper(t, p, n, upper, full, C0)
+		}
+	}
+	parallel.SetThreads(0)
+}
+
+// checkUpper compares MulTNUpperAdd's result with MulTNAdd's (full) on and above the diagonal, and
+// with C's entries before (C0) below the diagonal blocks.
+func checkUpper(t *testing.T, p, n int, upper, full, C0 blas64.General) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			got := upper.Data[i*n+j]
+			switch {
+			case j >= i && got != full.Data[i*n+j]:
+				t.Fatalf("%d×%d: entry (%d, %d) = %v, MulTNAdd gives %v", p, n, i, j, got, full.Data[i*n+j])
+			case n >= 2*upperBlock && i/upperBlock > j/upperBlock && got != C0.Data[i*n+j]:
+				t.Fatalf("%d×%d: entry (%d, %d) below the diagonal blocks changed", p, n, i, j)
+			}
+		}
+	}
+}
+
+// triangleCuts covers the groups of rows in order and gives each range about the same number of
+// entries on and above the diagonal: no range is short of an equal share by more than one group.
+func TestTriangleCuts(t *testing.T) {
+	for _, c := range []struct{ groups, diag, m, w int }{{26, 0, 103, 2}, {26, 0, 103, 3}, {96, 0, 384, 2}, {192, 384, 384, 2}, {3, 0, 10, 2}, {1, 0, 4, 2}} {
+		cuts := triangleCuts(c.groups, c.diag, c.m, c.w)
+		if len(cuts) != c.w+1 || cuts[0] != 0 || cuts[c.w] != c.groups || !slices.IsSorted(cuts) {
+			t.Fatalf("%+v: cuts %v", c, cuts)
+		}
+		entries := func(g int) int { return min(max(c.diag+c.m-4*g, 0), c.m) }
+		total, biggest := 0, 0
+		share := make([]int, c.w)
+		for r := 0; r < c.w; r++ {
+			for g := cuts[r]; g < cuts[r+1]; g++ {
+				share[r] += entries(g)
+				biggest = max(biggest, entries(g))
+			}
+			total += share[r]
+		}
+		for r, e := range share {
+			if d := e - total/c.w; d > biggest || d < -biggest {
+				t.Fatalf("%+v: cuts %v give range %d %d entries of %d", c, cuts, r, e, total)
 			}
 		}
 	}
@@ -399,7 +439,7 @@ func TestMulTNThinIsTheDirectProduct(t *testing.T) {
 			A, B := randDense(r, c.p, c.q), randDense(r, c.p, c.m)
 			got, want := mat.NewDense(c.q, c.m, nil), mat.NewDense(c.q, c.m, nil)
 			MulTN(got.RawMatrix(), A.RawMatrix(), B.RawMatrix())
-			panelMul(want.RawMatrix(), strided{A.RawMatrix().Data, 1, A.RawMatrix().Stride}, c.p, B.RawMatrix(), false, nil)
+			panelMul(want.RawMatrix(), strided{A.RawMatrix().Data, 1, A.RawMatrix().Stride}, c.p, B.RawMatrix(), false, nil, whole)
 			if !mat.Equal(got, want) {
 				t.Errorf("fma=%v %v: MulTN differs from the direct product (max %.3g)", fma, c, maxAbsDiff(got, want))
 			}
