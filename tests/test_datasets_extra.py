@@ -463,3 +463,69 @@ def test_read_arff_counts_its_values_against_the_memory_budget():
     assert len(names) == width and M.shape == (rows, width) and not M.any()
     with pytest.raises(ValueError, match=r"^big\.arff, line 3: 'x' is not a finite number"):
         datasets.read_arff("@attribute a numeric\n@data\nx\n", source="big.arff")
+
+
+def test_dense_multilabel_is_checked_against_the_memory_budget(tmp_path):
+    """sparse=False densified X unchecked: rows of {} over 5,000 attributes (a 154 KB file) became
+    a 381 MB X under a 100 MB budget."""
+    folder = tmp_path / "wide"
+    folder.mkdir()
+    (folder / "wide.xml").write_text('<labels><label name="L"/></labels>')
+    header = (
+        "@relation r\n" + "".join(f"@attribute f{i} numeric\n" for i in range(2000)) + "@attribute L {0,1}\n@data\n"
+    )
+    (folder / "wide-train.arff").write_text(header + "{}\n" * 2000)
+    with combpred.config_context(max_memory=16 * 2**20):  # the dense X is 32 MB
+        with pytest.raises(MemoryError, match=r"wide: the dense X \(sparse=False\): an output of shape \(2000, 2000\)"):
+            load_multilabel("wide", data_home=tmp_path, sparse=False)
+        assert load_multilabel("wide", data_home=tmp_path).X.shape == (2000, 2000)  # sparse stays small
+    assert load_multilabel("wide", data_home=tmp_path, sparse=False).X.shape == (2000, 2000)
+
+
+def _hierarchical_set(tmp_path, name, data: bytes):
+    folder = tmp_path / "hierarchical_funcat_go" / name
+    folder.mkdir(parents=True)
+    (folder / f"{name}.train.arff").write_bytes(data)
+
+
+def test_load_hierarchical_reads_utf8(tmp_path):
+    """It read files as Latin-1: UTF-8 names came back garbled ('été' as 'Ã©tÃ©') and a byte-order
+    mark made line 1 unreadable. A file that is not UTF-8 is still read as Latin-1."""
+    doc = "@relation r\n@attribute été numeric\n@attribute class hierarchical café,café/ü\n@data\n1,café/ü\n"
+    _hierarchical_set(tmp_path, "utf", doc.encode())
+    _hierarchical_set(tmp_path, "bom", b"\xef\xbb\xbf" + doc.encode())
+    _hierarchical_set(tmp_path, "latin", doc.encode("latin-1"))
+    for name in ("utf", "bom", "latin"):
+        b = load_hierarchical(name, data_home=tmp_path)
+        assert b.feature_names == ["été"] and b.node_names == ["root", "café", "café/ü"], name
+
+
+def test_path_taxonomies_keep_preorder_and_one_root(tmp_path):
+    """Codes equal as numbers ('01', '1') interleaved their subtrees, and a node declared as 'root'
+    shared the virtual root's name (a label 'root' went to it)."""
+    head = "@relation r\n@attribute a numeric\n@attribute class hierarchical "
+    _hierarchical_set(tmp_path, "order", (head + "01,1,1/2,01/3\n@data\n1,01/3\n").encode())
+    b = load_hierarchical("order", data_home=tmp_path)
+    assert b.node_names == ["root", "01", "01/3", "1", "1/2"] and b.parent.tolist() == [-1, 0, 1, 0, 3]
+    _hierarchical_set(tmp_path, "named", (head + "root,root/1,2\n@data\n1,root/1\n").encode())
+    with pytest.raises(ValueError, match="node 'root': the virtual root has that name"):
+        load_hierarchical("named", data_home=tmp_path)
+
+
+def test_read_arff_refuses_repeated_names_and_trailing_text():
+    """The HMC and MULAN readers refused a repeated attribute; read_arff kept both columns, and took
+    'numeric {0,1} anything' as numeric."""
+    with pytest.raises(ValueError, match="line 3: attribute 'a' is declared twice"):
+        datasets.read_arff("@relation r\n@attribute a numeric\n@attribute a numeric\n@data\n1,2\n")
+    with pytest.raises(ValueError, match=r"line 2: attribute 'a': unexpected '\{0,1\} anything' after the type"):
+        datasets.read_arff("@relation r\n@attribute a numeric {0,1} anything\n@data\n5\n")
+
+
+def test_a_quoted_question_mark_is_a_value():
+    """In ARFF only an unquoted ? is missing: a declared value '?' written quoted was read as NaN."""
+    doc = "@relation r\n@attribute f {'?',x}\n@attribute L {0,1}\n@data\n'?',0\nx,1\n?,0\n"
+    X = datasets.read_mulan_arff(doc, ["L"]).X.toarray()
+    assert X[:2].tolist() == [[1, 0], [0, 1]] and np.isnan(X[2]).all()
+    hmc = "@relation r\n@attribute f {'?',x}\n@attribute g {0,1}\n@attribute class hierarchical 01\n@data\n"
+    X = read_hmc_arff(hmc + "'?',1,01\n?,?,01\n")[1]
+    assert X[0].tolist() == [1, 0, 1] and np.isnan(X[1]).all()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from combpred import ProbabilisticStructured, StructuredRidge, spaces
 from combpred.decision import bayes_decode
+from combpred.metrics import hierarchical_loss
 
 
 def _hamming(Psi_hat, Psi):
@@ -94,7 +95,6 @@ def test_spearman_rule_sorts_expected_ranks(n):
 )
 @pytest.mark.parametrize("weighted", [False, True])
 def test_hierarchical_rule_minimises_expected_hierarchical_loss(parent, weighted):
-    from combpred.metrics import hierarchical_loss
 
     space = spaces.Subtrees(np.array(parent))
     rng = np.random.default_rng(4)
@@ -493,3 +493,22 @@ def test_hamming_rule_is_checked_without_decoding():
         else:
             with pytest.raises(ValueError, match="needs a space whose ψ is 0/1"):
                 check_rule(space, "hamming")
+
+
+def test_hierarchical_rule_takes_the_root_as_certain():
+    """Every rooted subtree holds the root, so E[ℓ_H] does not depend on the root's marginal; the rule
+    used the marginal passed for it in its children's costs, and a root estimate of 0.2 (a per-node
+    classifier's) decoded a subtree of expected loss 1.05 where 0.25 was the optimum."""
+    parent = np.array([-1, 0, 0, 1])
+    space = spaces.Subtrees(parent)
+    Y = space.enumerate()
+    p = np.zeros(len(Y))
+    for row, mass in (([1, 1, 0, 1], 0.85), ([1, 1, 0, 0], 0.05), ([1, 0, 1, 0], 0.10)):
+        p[np.flatnonzero((Y == row).all(1))[0]] = mass
+    expected = [p @ hierarchical_loss(Y, np.repeat(y[None], len(Y), 0), parent, average=False) for y in Y]
+    best = Y[int(np.argmin(expected))]
+    m = p @ Y
+    for root in (1.0, 0.2, 0.0):
+        M = m.copy()
+        M[0] = root
+        assert bayes_decode(space, M[None], "hierarchical")[0].tolist() == best.tolist(), root

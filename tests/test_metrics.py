@@ -724,3 +724,40 @@ def test_huge_node_costs_average_to_their_mean():
     assert_array_equal(losses, [1e308, 1e308])
     assert metrics.hierarchical_loss([1, 2], [2, 1], parent, node_weights=costs) == 1e308
     assert metrics.hierarchical_loss([1, 2], [2, 1], parent, node_weights=costs, sample_weight=[1, 3]) == 1e308
+
+
+def test_policy_cosine_forms_the_policies_in_blocks(monkeypatch):
+    """X @ W was formed whole, n_samples × d, which neither input bounds (X of one column against W
+    of one row: 144 KB of inputs took 1.3 GB): blocks of rows give the same cosines."""
+    rng = np.random.default_rng(5)
+    X, A, B = rng.normal(size=(37, 4)), rng.normal(size=(4, 6)), rng.normal(size=(4, 6))
+    w = rng.uniform(0.5, 2, size=37)
+    whole = policy_cosine(A, B, X, average=False), policy_cosine(A, B, X, sample_weight=w)
+    monkeypatch.setattr(metrics, "_POLICY_BLOCK", 6 * 5)  # five rows a block, the last one short
+    blocked = policy_cosine(A, B, X, average=False), policy_cosine(A, B, X, sample_weight=w)
+    assert_array_equal(blocked[0], whole[0])
+    assert blocked[1] == whole[1]
+    per_row = [float(x @ A @ (x @ B) / np.linalg.norm(x @ A) / np.linalg.norm(x @ B)) for x in X]
+    np.testing.assert_allclose(blocked[0], per_row, rtol=1e-12)
+
+
+def test_scorer_sign_must_be_a_bool():
+    """greater_is_better="False" is a true string: a loss would have been maximised."""
+    with pytest.raises(ValueError, match="greater_is_better must be True or False, got 'False'"):
+        make_structured_scorer(kendall_tau, greater_is_better="False")
+    assert make_structured_scorer(kendall_tau, greater_is_better=np.False_)._sign == -1.0
+
+
+@pytest.mark.parametrize(
+    "as_strings", [lambda a: np.asarray(a, dtype=str), lambda a: np.asarray(a, dtype=object).astype(str).astype(object)]
+)
+def test_numeric_strings_are_not_numbers(as_strings):
+    """A cast reads "0.9" as 0.9, so string marginals, node costs, scores and policies were taken."""
+    with pytest.raises(ValueError, match="marginals must hold real numbers, got dtype"):
+        decision.bayes_decode(spaces.Multilabel(3), as_strings([[0.9, 0.0, 0.6]]), "f1")
+    with pytest.raises(ValueError, match="f_decoded must hold real numbers, got dtype"):
+        z_approximation_factor(as_strings([2.0]), [3.0], [1.0])
+    with pytest.raises(ValueError, match="node_weights must hold real numbers, got dtype"):
+        hierarchical_loss([3], [2], [-1, 0, 0, 1, 1], node_weights=as_strings([1.0] * 5))
+    with pytest.raises(ValueError, match="W_true must hold real numbers, got dtype"):
+        policy_cosine(as_strings([[1.0, 0.0]]), [[2.0, 0.0]])

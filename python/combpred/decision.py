@@ -19,7 +19,8 @@ in ψ(ŷ) or in a function of the marginals, so the minimiser is found by the sp
     (:func:`combpred.metrics.hierarchical_loss`: a mistake at a node counts only when its parent is
     right), with node costs c. For a rooted subtree ŷ and any distribution over rooted subtrees,
     E[ℓ_H] = Σ_{v: parent in ŷ} c_v (ŷ_v (m_parent − m_v) + (1 − ŷ_v) m_v), which depends on the
-    node marginals m only (m_root = 1): y's agreeing with ŷ above v means y contains v's parent.
+    node marginals m only (m_root = 1, whatever the marginals passed say: every rooted subtree
+    holds the root): y's agreeing with ŷ above v means y contains v's parent.
     A bottom-up pass over the tree minimises it exactly: keep v when c_v (m_parent − m_v) plus the
     best cost of its children is at most c_v m_v, the cost of cutting the subtree there.
 ``"spearman"``
@@ -86,6 +87,10 @@ def _hierarchical(parent: np.ndarray, M: np.ndarray, costs: np.ndarray) -> np.nd
     for v, p in enumerate(parent):
         (roots if p < 0 else children[p]).append(v)
     order, stack = [], list(roots)  # parents before children
+    # Every rooted subtree holds the roots: their marginals are 1 whatever the caller's estimate
+    # says (a per-node classifier's root probability of 0.2 changed the decision for the worse).
+    M = M.copy()
+    M[:, roots] = 1.0
     while stack:
         v = stack.pop()
         order.append(v)

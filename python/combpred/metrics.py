@@ -81,6 +81,9 @@ def _real_array(a: Any, name: str) -> np.ndarray:
     arr = a.toarray() if _sparse.issparse(a) else _capi.as_array(a, name)
     if np.iscomplexobj(arr) or (arr.dtype == object and any(isinstance(v, complex) for v in arr.flat)):
         raise ValueError(f"{name} must hold real numbers, got complex values")
+    # A cast reads "0.9" as a number: strings are refused before it, as sample_weight refuses them.
+    if arr.dtype.kind in "USV" or (arr.dtype == object and any(isinstance(v, (str, bytes)) for v in arr.flat)):
+        raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     try:
         return arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):  # a string met "do not broadcast together" further on
@@ -149,9 +152,14 @@ def _check_pair(Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     return T, P
 
 
+def _check_bool(value: Any, name: str) -> None:
+    """Refuse a flag that is not a bool: the string "False" is true."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
 def _reduce(values: np.ndarray, sample_weight: Any, average: bool) -> float | np.ndarray:
-    if not isinstance(average, (bool, np.bool_)):  # "no" was true
-        raise ValueError(f"average must be True or False, got {average!r}")
+    _check_bool(average, "average")
     w = check_sample_weight(sample_weight, values.shape[0])
     if not average:
         return values
@@ -664,7 +672,17 @@ def policy_cosine(
     # Scaling W or a row of X by a positive constant leaves every cosine unchanged; unit scales
     # keep X @ W finite for finite inputs.
     Xa, A, B = _unit_scale(Xa, axis=1), _unit_scale(A), _unit_scale(B)
-    return _reduce(_cosine_rows(Xa @ A, Xa @ B), sample_weight, average)
+    # The policies are n_samples × d, which neither input's size bounds (X of one column against
+    # W of one row): they are formed a block of rows at a time.
+    block = max(1, _POLICY_BLOCK // A.shape[1])
+    cosines = np.concatenate(
+        [_cosine_rows(Xa[lo : lo + block] @ A, Xa[lo : lo + block] @ B) for lo in range(0, Xa.shape[0], block)]
+    )
+    return _reduce(cosines, sample_weight, average)
+
+
+# Scores per block of policy_cosine (of each policy): 8 MB.
+_POLICY_BLOCK = 1 << 20
 
 
 def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: float = 1e-9) -> float | np.ndarray:
@@ -830,6 +848,7 @@ def make_structured_scorer(
     """
     if not callable(metric):
         raise ValueError(f"metric must be callable, got {metric!r}")
+    _check_bool(greater_is_better, "greater_is_better")
     return _StructuredScorer(metric, 1.0 if greater_is_better else -1.0, kwargs)
 
 

@@ -40,6 +40,7 @@ import numpy as np
 from scipy import sparse as _sparse
 from sklearn.utils import Bunch
 
+from .. import _capi
 from ..spaces import _flag
 from ._arff import ValueBudget, parse_number, read_arff, text_lines
 from ._fetch import fetch_file, get_data_home
@@ -480,7 +481,8 @@ def load_hierarchical(
 
     Any other name is read from ``hierarchical_funcat_go/<name>/`` in a data directory: every
     ``.arff`` file there is a split, named from the file name (``<name>.train.arff`` or
-    ``<name>_Train.arff`` -> ``"train"``), ordered train, valid, test, then the others.
+    ``<name>_Train.arff`` -> ``"train"``), ordered train, valid, test, then the others. Files are
+    read as UTF-8 (a leading byte-order mark ignored), or as Latin-1 when they are not UTF-8.
 
     **Missing values.** cellcycle_FUN and gasch2_GO have missing features (``?`` in the files);
     they are returned as NaN, not imputed. Impute inside the model so that validation and test rows
@@ -555,7 +557,7 @@ def load_hierarchical(
     parsed: dict[str, Any] = {}
     for split, path in paths.items():
         try:
-            parsed[split] = read_hmc_arff(path.read_text(encoding="latin-1"))
+            parsed[split] = read_hmc_arff(_hmc_text(path.read_bytes()))
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
     first = next(iter(parsed.values()))
@@ -648,6 +650,16 @@ def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[
     raise _unknown("multi-label", name, MULTILABEL_DATASETS, tried)
 
 
+def _hmc_text(data: bytes) -> str:
+    """A hierarchical data file's text: UTF-8 (a byte-order mark dropped), as every shared file is,
+    or Latin-1 for a file that is not UTF-8 (any bytes are Latin-1 text). Read as Latin-1 first,
+    UTF-8 names came back garbled and a byte-order mark made the first line unreadable."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
 def load_multilabel(
     name: str,
     *,
@@ -728,6 +740,10 @@ def load_multilabel(
     X = _sparse.vstack([p.X for p in parts], format="csr") if len(parts) > 1 else parts[0].X
     Y = _sparse.vstack([p.Y for p in parts], format="csr") if len(parts) > 1 else parts[0].Y
     if not sparse:
+        # The file's size bounds the non-zeros, not the dense arrays: rows of {} over many
+        # attributes are a few bytes each.
+        _capi.check_output(X.shape, f"{name}: the dense X (sparse=False)")
+        _capi.check_output(Y.shape, f"{name}: the dense Y (sparse=False)")
         X = np.ascontiguousarray(X.toarray())
         Y = Y.toarray()
     n, p = X.shape

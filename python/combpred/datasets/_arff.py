@@ -70,6 +70,8 @@ def read_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.nda
             if keyword == "attribute":
                 # a split at blanks cut a quoted name ('a b' became a) and took any type as numeric
                 attribute = parse_attribute(line, where, lineno)
+                if attribute.name in names:
+                    raise ValueError(f"{where}: attribute {attribute.name!r} is declared twice")
                 if is_indicator(attribute):
                     indicators.append(len(names))
                 elif attribute.kind != "numeric":
@@ -242,6 +244,10 @@ def parse_attribute(line: str, where: str, lineno: int = 0) -> Attribute:
     keyword, _, tail = spec.replace("\t", " ").partition(" ")
     keyword = keyword.lower()
     if keyword in NUMERIC_TYPES:
+        if tail.strip():
+            raise ValueError(
+                f"{where}: attribute {name!r}: unexpected {tail.strip()[:40]!r} after the type {keyword!r}"
+            )
         return Attribute(name, "numeric", (), lineno)
     if keyword == "hierarchical":
         return Attribute(name, "hierarchical", (tail.strip(),), lineno)

@@ -184,10 +184,11 @@ def _encoder(attribute: Attribute):
     if is_indicator(attribute):
 
         def indicator(value: str, row: list[float]) -> None:
-            value = unquote(value, "value")
-            if value == "?":
+            if value.strip() == "?":  # missing; a quoted '?' is a value (ARFF)
                 row.append(np.nan)
-            elif value in ("0", "1"):
+                return
+            value = unquote(value, "value")
+            if value in ("0", "1"):
                 row.append(float(value))
             else:
                 raise ValueError(f"attribute {attribute.name!r}: {value[:40]!r} is not one of its values 0, 1")
@@ -197,10 +198,10 @@ def _encoder(attribute: Attribute):
     width = len(position)
 
     def onehot(value: str, row: list[float]) -> None:
-        value = unquote(value, "value")
-        if value == "?":
+        if value.strip() == "?":  # missing; a quoted '?' is a value (ARFF)
             row.extend([np.nan] * width)
             return
+        value = unquote(value, "value")
         i = position.get(value)
         if i is None:
             raise ValueError(f"attribute {attribute.name!r}: {value[:40]!r} is not one of its declared values")
@@ -213,12 +214,15 @@ def _encoder(attribute: Attribute):
 
 def _path_key(path: str) -> tuple:
     # Natural order of the components: numbers numerically, other codes (e.g. "a", or "²", a digit to
-    # str.isdigit that int() refuses) after them.
-    return tuple((0, int(c), "") if c.isascii() and c.isdigit() else (1, 0, c) for c in path.split("/"))
+    # str.isdigit that int() refuses) after them. Codes equal as numbers ("01" and "1") are told
+    # apart by their text: tied, they interleaved their subtrees ("01", "1", "1/2", "01/3").
+    return tuple((0, int(c), c) if c.isascii() and c.isdigit() else (1, 0, c) for c in path.split("/"))
 
 
 def _taxonomy(nodes: list[str]) -> tuple[list[str], np.ndarray]:
     """Node names (virtual root first, then the paths in depth-first preorder) and parent array."""
+    if "root" in nodes:  # it would share the virtual root's name, and take its labels
+        raise ValueError("node 'root': the virtual root has that name; a path-form taxonomy cannot declare it")
     ordered = sorted(nodes, key=_path_key)
     names = ["root", *ordered]
     index = {name: i for i, name in enumerate(names)}

@@ -229,6 +229,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
     def put(j: int, token: str, where: str, xrow: dict[int, float], yrow: dict[int, int]) -> None:
         col = columns[j]
         a = col.attribute
+        missing = token.strip() == "?"  # a quoted '?' is a value (ARFF)
         value = unquote(token, where)
         if col.is_label:
             number = col.lookup.get(value) if col.lookup is not None else parse_number(value)
@@ -237,7 +238,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
             if number:
                 yrow[col.first] = 1
             return
-        if value == "?":
+        if missing:
             if col.onehot:
                 for k in range(len(a.values)):
                     xrow[col.first + k] = np.nan
