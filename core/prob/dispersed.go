@@ -143,12 +143,20 @@ func (s *batchSums) se() []float64 {
 // checkDispersed checks that the check can run for an estimate of n samples, and the memory of
 // its runs of batch means against the budget.
 func checkDispersed(n int, opt SampleOptions, d, concurrent int) error {
-	if dispersedLength(n, opt) < dispersedMinLength {
-		return fmt.Errorf("check_mixing needs n_samples ≥ %d (with n_chains = %d; its chain keeps min(n/%d, n/n_chains) "+
-			"samples, at least %d), got %d", dispersedMinLength*max(dispersedLengthDiv, opt.Chains),
-			max(1, opt.Chains), dispersedLengthDiv, dispersedMinLength, n)
+	// n_chains is internal (no Python parameter sets it): messages name it only when it was set.
+	chains := ""
+	if opt.Chains > 1 {
+		chains = fmt.Sprintf(" with n_chains = %d", opt.Chains)
 	}
-	return budget.Check(fmt.Sprintf("n_samples = %d with n_chains = %d, for the runs of batch means of check_mixing", n, max(1, opt.Chains)),
+	if dispersedLength(n, opt) < dispersedMinLength {
+		keeps := fmt.Sprintf("n/%d", dispersedLengthDiv)
+		if opt.Chains > 1 {
+			keeps = fmt.Sprintf("min(n/%d, n/n_chains)", dispersedLengthDiv)
+		}
+		return fmt.Errorf("check_mixing needs n_samples ≥ %d%s (its chain keeps %s samples, at least %d), got %d",
+			dispersedMinLength*max(dispersedLengthDiv, opt.Chains), chains, keeps, dispersedMinLength, n)
+	}
+	return budget.Check(fmt.Sprintf("n_samples = %d%s, for the runs of batch means of check_mixing", n, chains),
 		budget.Mul(int64(chainBlocks(n, opt)+1), int64(dispersedBatches), budget.Add(8*int64(d), 8), int64(max(1, concurrent))))
 }
 

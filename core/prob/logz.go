@@ -126,8 +126,9 @@ type LogZResult struct {
 	// Taylor: Bound ≥ |log Z − LogZ| (proven, see Taylor).
 	Bound float64
 	// Valid says whether the method's guarantee applies: always for exact values; for the FPRAS
-	// (whose guarantee is probabilistic, see Eps and Delta), when every sample was exact (CFTP):
-	// chain samples void it, and were reported valid; for Taylor, whether the thesis' condition
+	// (whose guarantee is probabilistic, see Eps and Delta), when every sample was exact (CFTP)
+	// and every stage drew the samples the guarantee asks for: chain samples, and a sample size
+	// overridden below the thesis' S, void it, and were reported valid; for Taylor, whether the thesis' condition
 	// max|⟨u, ψ⟩| ≤ 1 holds.
 	Valid bool
 }
