@@ -144,7 +144,8 @@ func factorCholesky(a blas64.General, stop *cancel.Flag) error {
 const cholPanel = 64
 
 // factorLower overwrites the lower triangle of the n×n symmetric matrix a (row-major, lower
-// triangle read, the strict upper one left alone) with L such that A = LLᵀ, or returns
+// triangle read) with L such that A = LLᵀ, and its strict upper triangle with Lᵀ's (the solves
+// of kernelCubeDual read rows of both), or returns
 // errNotPositiveDefinite at a pivot that is not positive, or ErrCancelled as soon as stop is
 // seen set (checked between panels). It is LAPACK's left-looking blocked dpotrf with every
 // product in the shape of package gemm's fastest kernel, rows against rows (MulT): a panel's
@@ -184,6 +185,13 @@ func factorLower(a blas64.General, stop *cancel.Flag) error {
 		if err := factorLowerBlock(data[j*lda+j:], lda, jb); err != nil {
 			return err
 		}
+		// Lᵀ above the diagonal as each panel is done, from data in cache: a pass over the whole
+		// factor after it read 18 MB from memory at n = 1,500 (5 ms on two threads).
+		for c := 0; c < jb; c++ {
+			for i := c + 1; i < jb; i++ {
+				data[(j+c)*lda+j+i] = data[(j+i)*lda+j+c]
+			}
+		}
 		if rows == jb {
 			break
 		}
@@ -198,6 +206,9 @@ func factorLower(a blas64.General, stop *cancel.Flag) error {
 			for c := range row {
 				row[c] = T.Data[c*below+i]
 			}
+		}
+		for c := 0; c < jb; c++ { // T's rows are the panel's columns below the diagonal block
+			copy(data[(j+c)*lda+j+jb:][:below], T.Data[c*below:][:below])
 		}
 	}
 	return nil

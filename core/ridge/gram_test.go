@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -11,8 +12,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The training Gram matrix built from its lower triangle must equal, bit for bit, the one computed
-// row against row, for every kernel and for sizes around the block of rows.
+// The training Gram matrix built from its lower triangle, plus the intercept's shift, must equal,
+// bit for bit, the one computed row against row plus the shift, for every kernel and for sizes
+// around the block of rows, and the scale returned must be its largest |K_ij|; a non-finite
+// entry makes the scale NaN.
 func TestGramSymmetricBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	kernels := []kernel.Kernel{{Kind: kernel.Linear}, {Kind: kernel.RBF, Gamma: 0.3},
@@ -25,21 +28,36 @@ func TestGramSymmetricBlocks(t *testing.T) {
 			}
 		}
 		for _, k := range kernels {
-			want := mat.NewDense(m, m, nil)
-			k.GramX(want, xmat.Matrix{Dense: X}, xmat.Matrix{Dense: X}, nil)
-			got := mat.NewDense(m, m, nil)
-			if err := gramCancellable(k, got, xmat.Matrix{Dense: X}, nil); err != nil {
-				t.Fatal(err)
+			for _, shift := range []float64{0, 1} {
+				want := mat.NewDense(m, m, nil)
+				k.GramX(want, xmat.Matrix{Dense: X}, xmat.Matrix{Dense: X}, nil)
+				var top float64
+				for i, v := range want.RawMatrix().Data {
+					want.RawMatrix().Data[i] = v + shift
+					top = math.Max(top, math.Abs(v+shift))
+				}
+				got := mat.NewDense(m, m, nil)
+				scale, err := gramCancellable(k, got, xmat.Matrix{Dense: X}, shift, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !mat.Equal(got, want) {
+					t.Errorf("%v, m = %d, shift %v: the Gram matrix from its lower triangle differs from the full one", k.Kind, m, shift)
+				}
+				if scale != top {
+					t.Errorf("%v, m = %d, shift %v: scale %v, want %v", k.Kind, m, shift, scale, top)
+				}
 			}
-			if !mat.Equal(got, want) {
-				t.Errorf("%v, m = %d: the Gram matrix from its lower triangle differs from the full one", k.Kind, m)
-			}
+		}
+		X.Set(m-1, 0, 1e300) // K's last row and column overflow
+		if scale, err := gramCancellable(kernels[0], mat.NewDense(m, m, nil), xmat.Matrix{Dense: X}, 1, nil); err != nil || !math.IsNaN(scale) {
+			t.Errorf("m = %d, an overflowing entry: scale %v, %v; want NaN", m, scale, err)
 		}
 	}
 	var stop cancel.Flag
 	stop.Stop()
 	X := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
-	if err := gramCancellable(kernels[1], mat.NewDense(3, 3, nil), xmat.Matrix{Dense: X}, &stop); !errors.Is(err, ErrCancelled) {
+	if _, err := gramCancellable(kernels[1], mat.NewDense(3, 3, nil), xmat.Matrix{Dense: X}, 0, &stop); !errors.Is(err, ErrCancelled) {
 		t.Errorf("a set stop flag: err = %v, want ErrCancelled", err)
 	}
 }

@@ -329,7 +329,6 @@ func (kd *kernelCubeDual) factor(K *mat.Dense, opt *Options) (bool, error) {
 		}
 		return false, err
 	}
-	mirrorLower(kd.F)
 	for b0 := 0; b0 < m; b0 += cholPanel {
 		n := min(cholPanel, m-b0)
 		inv, invT := make([]float64, n*n), make([]float64, n*n)

@@ -466,9 +466,17 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 		return fmt.Errorf("a %v kernel model on %d samples needs their %d×%d Gram matrix; at most %d samples are supported: "+
 			"use the linear kernel, n_components (a Nyström map), solver=\"sgd\" or subsample", opt.Kernel.Kind, m, m, m, MaxKernelSamples)
 	}
+	// The intercept's constant, the finiteness check and the scale of K in one pass over it (over
+	// the Gram matrix, block by block as it is computed).
+	var shift float64
+	if opt.Intercept {
+		shift = 1
+	}
 	var K *mat.Dense
+	var kScale float64
 	if opt.Kernel.Kind == kernel.Precomputed {
 		K = mat.DenseCopyOf(Xm)
+		kScale = check.AddMaxAbs(K.RawMatrix().Data, shift)
 	} else {
 		if X.Sparse != nil {
 			md.setSupport(xmat.Matrix{Sparse: X.Sparse.Copy()})
@@ -476,16 +484,11 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 			md.setSupport(xmat.Matrix{Dense: mat.DenseCopyOf(Xm)})
 		}
 		K = mat.NewDense(m, m, nil)
-		if err := gramCancellable(opt.Kernel, K, X, opt.Stop); err != nil {
+		var err error
+		if kScale, err = gramCancellable(opt.Kernel, K, X, shift, opt.Stop); err != nil {
 			return err
 		}
 	}
-	// The intercept's constant, the finiteness check and the scale of K in one pass over it.
-	var shift float64
-	if opt.Intercept {
-		shift = 1
-	}
-	kScale := check.AddMaxAbs(K.RawMatrix().Data, shift)
 	if math.IsNaN(kScale) {
 		if err := opt.Kernel.CheckFinite(K.RawMatrix().Data, m); err != nil {
 			return err
