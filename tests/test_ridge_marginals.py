@@ -363,3 +363,25 @@ def test_numeric_scale_multiplies_the_unit_scale():
     for bad in (0, -1.0, float("nan"), float("inf"), 1e300, True, None, [1.0]):
         with pytest.raises((ValueError, TypeError), match="scale"):
             model.predict_marginals(X, scale=bad)
+
+
+@pytest.mark.parametrize(
+    "space",
+    [
+        spaces.Subtrees([-1, 0, 0, 1]),
+        spaces.HierarchyPaths([-1, 0, 0, 1, 1, 2, 3, 3]),
+        spaces.DAGPaths([[], [0], [0], [1, 2], [1]]),
+    ],
+    ids=repr,
+)
+def test_a_root_is_certain_at_any_score_scale(space):
+    """A root is in every structure: S's row is 0 there and m̂_root = p_root = 1. The core's S u left a
+    rounding residue of about 1e-16·|u| there, which scaled back with large scores put m̂_root
+    anywhere in [0, 1] (0 on 36 of 200 rows at inputs ×1e20)."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(40, 3))
+    model = StructuredRidge(space=space, alpha=0.3).fit(X, space.sample(40, random_state=0))
+    for scale in (1.0, 1e12, 1e20, 1e150):
+        for kind in ("noise_free", "unit"):
+            M = model.predict_marginals(rng.normal(size=(50, 3)) * scale, scale=kind)
+            assert np.all(M[:, 0] == 1.0), (scale, kind)

@@ -26,6 +26,11 @@ type marginalMap struct {
 	maxScale float64 // 1 + r
 	unit     bool    // ScaleUnit: c = 1
 	factor   float64 // multiplies c (CheckScaleFactor); 0 counts as 1
+	// fixed are the coordinates the reference holds constant (a subtree's root; under the
+	// empirical measure, the pins): S's rows and columns are 0 there, so m̂ = p exactly. Their
+	// scores are set aside before S u: nothing constrains them (a fit left 1.2e149 on a root),
+	// and S u's rounding, scaled back with them, had put m̂_root anywhere in [0, 1].
+	fixed []int
 }
 
 // MarginalScale chooses the scale c of the marginal estimates m̂ = clip(p + c·S u).
@@ -81,6 +86,18 @@ func newMarginalMap(sp space.Space, ref *reference) *marginalMap {
 		sp.Mean(mm.p)
 	}
 	mm.lo, mm.hi = space.CoordRange(sp)
+	d := len(mm.p)
+	variance := make([]float64, d)
+	var top float64
+	for j := range variance {
+		variance[j] = mm.cov.At(j, j)
+		top = math.Max(top, variance[j])
+	}
+	for j, v := range variance {
+		if v <= pinVariance*top {
+			mm.fixed = append(mm.fixed, j)
+		}
+	}
 	return mm
 }
 
@@ -100,6 +117,14 @@ func marginalScale(a, maxScale float64) float64 {
 // magnitude near 1, so that S u and uᵀS u neither overflow nor lose their digits whatever the
 // scale of the scores; the results are scaled back, saturating at the ends of the range.
 func (mm *marginalMap) centre(u, su []float64) {
+	for _, j := range mm.fixed {
+		u[j] = 0
+	}
+	defer func() {
+		for _, j := range mm.fixed {
+			u[j] = 0
+		}
+	}()
 	var top float64
 	for _, v := range u {
 		top = math.Max(top, math.Abs(v))
