@@ -506,7 +506,10 @@ class StructuredRidge(StructuredEstimator):
         ``"sgd"`` to stream). A Nyström map is built from the first chunk, and the space, the
         kernel and its parameters, ``fit_intercept`` and ``n_components`` must then stay the same
         (``alpha``, ``empirical_weight`` and ``reference`` may change: the exact update refits on
-        the statistics of every chunk with them).
+        the statistics of every chunk with them). A model from :meth:`fit` is continued exactly
+        only when that fit solved exactly and so kept the statistics (``solver="exact"``, or
+        ``"auto"`` where it chose the exact solve); after a fit by conjugate gradients the call is
+        refused with an error that says so.
 
         Parameters
         ----------
