@@ -220,7 +220,8 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, ce
 // features in the space of spaceHandle (ridge.DistributedSolver: auto is exact, from mergeable
 // statistics, up to 8,000 unknowns, and conjugate gradients beyond for a linear model), and into
 // rows the number of rows k of the linear model's W (n, plus one with fit_intercept): the rows of
-// the b and g buffers of cp_ridge_cg_setup.
+// the b and g buffers of cp_ridge_cg_setup. Parameters that conjugate gradients cannot run (the
+// empirical reference measure) are refused here when the solver resolves to them.
 //
 //export cp_ridge_distributed_solver
 func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.char, solver, rows *C.int64_t) (rc C.int) {
@@ -242,7 +243,11 @@ func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
-	*solver = C.int64_t(ridge.DistributedSolver(sp, int(n), opt))
+	resolved, err := ridge.DistributedSolver(sp, int(n), opt)
+	if err != nil {
+		return status(err)
+	}
+	*solver = C.int64_t(resolved)
 	*rows = C.int64_t(ridge.WeightRows(int(n), opt))
 	return cpOK
 }

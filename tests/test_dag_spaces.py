@@ -154,3 +154,12 @@ def test_structured_ridge_fits_dag_subsets_with_the_empirical_reference():
     np.testing.assert_array_equal(again.predict(Xt), pred)
     with pytest.raises(ValueError, match="#P-hard"):
         ProbabilisticStructured(space=space).fit(X, Y)
+
+
+@pytest.mark.parametrize("space", [spaces.Subtrees, spaces.HierarchyPaths])
+@pytest.mark.parametrize("parents", [[[], [0], [0]], np.array([[], [0], [0]], dtype=object)])
+def test_tree_spaces_name_parent_sets(space, parents):
+    """load_hierarchical's `parents` (a set per node, trees too) given to a tree space failed with
+    NumPy's "inhomogeneous shape" error; the error now says which spaces take parent sets."""
+    with pytest.raises(ValueError, match="parent sets, one list per node .* are for DAGPaths and DAGSubsets"):
+        space(parents)

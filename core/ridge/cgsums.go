@@ -281,16 +281,25 @@ func WeightRows(n int, opt Options) int {
 // Auto is Exact, one pass of mergeable statistics (Stats), for kernel models on a Nyström map and
 // for linear ones whose normal equations have at most MaxExactUnknowns unknowns, and CG (one
 // pass of summed products per iteration, FitCGSums) for larger linear ones. Other solvers stay.
-func DistributedSolver(sp space.Space, n int, opt Options) Solver {
-	if opt.Solver != Auto || opt.Kernel.Kind != kernel.Linear || opt.NComponents > 0 {
-		if opt.Solver == Auto {
-			return Exact
+// A fit that resolves to CG with options CG refuses (the empirical reference, say) is the error
+// of checkCGOptions, returned here before any pass over the data: from the first partition's
+// task it had read as a fault of that partition's rows.
+func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
+	solver := opt.Solver
+	switch {
+	case opt.Solver == Auto && (opt.Kernel.Kind != kernel.Linear || opt.NComponents > 0):
+		solver = Exact
+	case opt.Solver == Auto:
+		s := Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}
+		solver = Exact
+		if sp.Dim() > denseMaxDim || s.unknowns(n) > MaxExactUnknowns {
+			solver = CG
 		}
-		return opt.Solver
 	}
-	s := Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}
-	if sp.Dim() > denseMaxDim || s.unknowns(n) > MaxExactUnknowns {
-		return CG
+	if solver == CG {
+		if err := checkCGOptions(sp, opt); err != nil {
+			return solver, err
+		}
 	}
-	return Exact
+	return solver, nil
 }
