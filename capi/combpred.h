@@ -206,7 +206,8 @@ CP_EXPORT int cp_ridge_decision_csr(int64_t h, int64_t rows, int64_t cols, int64
    features in the space of spaceHandle (ridge.DistributedSolver: auto is exact, from mergeable
    statistics, up to 8,000 unknowns, and conjugate gradients beyond for a linear model), and into
    rows the number of rows k of the linear model's W (n, plus one with fit_intercept): the rows of
-   the b and g buffers of cp_ridge_cg_setup. */
+   the b and g buffers of cp_ridge_cg_setup. Parameters that conjugate gradients cannot run (the
+   empirical reference measure) are refused here when the solver resolves to them. */
 CP_EXPORT int cp_ridge_distributed_solver(int64_t spaceHandle, int64_t n, const char *params, int64_t *solver, int64_t *rows);
 
 /* cp_ridge_fit fits a model; init is the handle of a model to warm-start the iterative solvers
