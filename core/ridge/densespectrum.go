@@ -1,6 +1,12 @@
 package ridge
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -12,9 +18,14 @@ import (
 // merged > 1 the merged smallest eigenvalues share one eigenspace at their mean: an approximation
 // of S, which is all a preconditioner needs, that bounds the eigenspaces (each costs an m×m
 // inverse in dualPrecond) while keeping S's eigenvectors and its largest eigenvalues.
+//
+// Eigenspace c ≥ 1 of a merged spectrum (first > 0) is the eigenvector in row c − 1 of qt, and
+// the merged one is what the others leave: spectralPrecond applies such a spectrum in products
+// with qt (applyLowRank).
 type denseSpectrum struct {
 	s      *mat.SymDense
-	qt     *mat.Dense // eigenvectors as rows, ascending eigenvalues
+	qt     *mat.Dense // eigenvectors first, first+1, … as rows, ascending eigenvalues
+	first  int        // the first eigenvector held: merged, or 0 when nothing is merged
 	values []float64  // the eigenspaces' values: the merged mean first
 	merged int        // eigenvectors 0 … merged−1 form eigenspace 0
 }
@@ -27,9 +38,145 @@ func newDenseSpectrum(S *mat.SymDense, spaces int) (*denseSpectrum, bool) {
 	}
 	var q mat.Dense
 	es.VectorsTo(&q)
-	qt := mat.DenseCopyOf(q.T())
 	values, merged := mergeSmallest(es.Values(nil), spaces)
-	return &denseSpectrum{s: S, qt: qt, values: values, merged: merged}, true
+	ds := &denseSpectrum{s: S, values: values, merged: merged}
+	if merged > 1 {
+		ds.first = merged
+	}
+	d := S.SymmetricDim()
+	ds.qt = mat.DenseCopyOf(q.Slice(0, d, ds.first, d).T())
+	return ds, true
+}
+
+// partialSpectrumPower is the number of products with S of newPartialSpectrum's subspace.
+const partialSpectrumPower = 6
+
+// newPartialSpectrum is newDenseSpectrum without the full eigendecomposition, for S too large for
+// it (gonum's took 218 s at d = 3,698): the largest spaces − 1 eigenpairs by subspace iteration
+// (a random start of spaces + 8 rows, partialSpectrumPower products with S on package gemm,
+// orthonormalised by Cholesky QR, then Rayleigh–Ritz), and the other eigenvalues at their mean,
+// (tr S − Σ top)/(d − spaces + 1). It reports false when S is not finite, when the budget refuses
+// S's full copy (the products read both triangles), or when a small factorisation fails.
+func newPartialSpectrum(S *mat.SymDense, spaces int, seed uint64) (*denseSpectrum, bool) {
+	d := S.SymmetricDim()
+	top := min(spaces-1, d-1)
+	if top < 1 {
+		return newDenseSpectrum(S, spaces)
+	}
+	if budget.Check(fmt.Sprintf("a full copy of the %d×%d covariance for its largest eigenvalues", d, d), budget.Floats(d, d)) != nil {
+		return nil, false
+	}
+	full := mat.NewDense(d, d, nil)
+	raw, fd := S.RawSymmetric(), full.RawMatrix().Data
+	for i := 0; i < d; i++ {
+		copy(fd[i*d+i:(i+1)*d], raw.Data[i*raw.Stride+i:i*raw.Stride+d])
+	}
+	mirrorUpper(fd, d)
+	b := min(top+9, d)
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	Qt := mat.NewDense(b, d, nil) // the subspace's basis as rows
+	for i := range Qt.RawMatrix().Data {
+		Qt.RawMatrix().Data[i] = r.NormFloat64()
+	}
+	orthonormalRows(Qt)
+	Yt := mat.NewDense(b, d, nil)
+	for range partialSpectrumPower {
+		gemm.MulPanel(Yt.RawMatrix(), Qt.RawMatrix(), full.RawMatrix()) // (S Qᵀ)ᵀ
+		orthonormalRows(Yt)
+		Qt, Yt = Yt, Qt
+	}
+	gemm.MulPanel(Yt.RawMatrix(), Qt.RawMatrix(), full.RawMatrix())
+	T := mat.NewDense(b, b, nil) // Q S Qᵀ
+	gemm.MulT(T.RawMatrix(), Yt.RawMatrix(), Qt.RawMatrix())
+	Ts := mat.NewSymDense(b, nil)
+	for i := 0; i < b; i++ {
+		for j := i; j < b; j++ {
+			Ts.SetSym(i, j, (T.At(i, j)+T.At(j, i))/2)
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(Ts, true) {
+		return nil, false
+	}
+	var v mat.Dense
+	es.VectorsTo(&v)
+	ritz := es.Values(nil) // ascending
+	var trace float64
+	for i := 0; i < d; i++ {
+		trace += S.At(i, i)
+	}
+	if math.IsNaN(trace) || math.IsInf(trace, 0) {
+		return nil, false
+	}
+	values := make([]float64, top+1)
+	rest := trace
+	for c := 1; c <= top; c++ {
+		values[c] = math.Max(0, ritz[b-top-1+c])
+		rest -= values[c]
+	}
+	merged := d - top
+	values[0] = math.Max(0, rest/float64(merged))
+	qt := mat.NewDense(top, d, nil) // the top Ritz vectors, ascending, as rows
+	gemm.MulPanel(qt.RawMatrix(), mat.DenseCopyOf(v.Slice(0, b, b-top, b).T()).RawMatrix(), Qt.RawMatrix())
+	return &denseSpectrum{s: S, qt: qt, first: merged, values: values, merged: merged}, true
+}
+
+// mirrorUpper copies the upper triangle of the n×n row-major a onto its lower one, in tiles.
+func mirrorUpper(a []float64, n int) {
+	const tile = 64
+	for i0 := 0; i0 < n; i0 += tile {
+		for j0 := 0; j0 <= i0; j0 += tile {
+			for i := i0; i < min(n, i0+tile); i++ {
+				for j := j0; j < min(i, j0+tile); j++ {
+					a[i*n+j] = a[j*n+i]
+				}
+			}
+		}
+	}
+}
+
+// orthonormalRows makes the rows of a (b×d, b ≤ d) orthonormal in place: by Cholesky QR twice
+// (a = L·Q with L the Cholesky factor of a·aᵀ, in products on package gemm), or, where a·aᵀ is
+// not numerically positive definite (rows nearly dependent), by modified Gram–Schmidt, a row
+// left without norm staying zero.
+func orthonormalRows(a *mat.Dense) {
+	rows, cols := a.Dims()
+	for range 2 {
+		G := mat.NewDense(rows, rows, nil)
+		gemm.MulT(G.RawMatrix(), a.RawMatrix(), a.RawMatrix())
+		var chol mat.Cholesky
+		if !chol.Factorize(mat.NewSymDense(rows, G.RawMatrix().Data)) {
+			gramSchmidtRows(a)
+			return
+		}
+		var L mat.TriDense
+		chol.LTo(&L)
+		var Linv mat.TriDense
+		if err := Linv.InverseTri(&L); err != nil {
+			gramSchmidtRows(a)
+			return
+		}
+		out := mat.NewDense(rows, cols, nil)
+		gemm.MulPanel(out.RawMatrix(), mat.DenseCopyOf(&Linv).RawMatrix(), a.RawMatrix())
+		a.Copy(out)
+	}
+}
+
+// gramSchmidtRows is orthonormalRows by modified Gram–Schmidt, twice.
+func gramSchmidtRows(a *mat.Dense) {
+	rows, _ := a.Dims()
+	for range 2 {
+		for i := 0; i < rows; i++ {
+			ri := a.RawRowView(i)
+			for j := 0; j < i; j++ {
+				rj := a.RawRowView(j)
+				floats.AddScaled(ri, -floats.Dot(ri, rj), rj)
+			}
+			if n := floats.Norm(ri, 2); n > 0 {
+				floats.Scale(1/n, ri)
+			}
+		}
+	}
 }
 
 // Dim is d.
@@ -72,7 +219,7 @@ func (o *denseSpectrum) Project(c int, dst, v []float64) {
 
 // column writes q_b q_bᵀ v into dst, or subtracts it from dst.
 func (o *denseSpectrum) column(b int, dst, v []float64, subtract bool) {
-	q := o.qt.RawRowView(b)
+	q := o.qt.RawRowView(b - o.first)
 	s := floats.Dot(q, v)
 	if subtract {
 		floats.AddScaled(dst, -s, q)

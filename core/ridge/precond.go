@@ -161,7 +161,7 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 	op, M = mergeEqualValues(op, M)
 	es, nk = op.Spectrum(), len(M)
 	k := des.cols()
-	if k > spectralEigenMax || nk <= spectralCholeskySpaces {
+	if k > spectralEigenMax || nk <= spectralCholeskySpaces || lowRank(op) {
 		return newSpectralPrecondChol(p, des, op, M, top, G)
 	}
 	var eg mat.EigenSym
@@ -252,6 +252,10 @@ func blockInverses(G *mat.SymDense, M []float64, top, alpha float64, intercept b
 func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	k, d := R.Dims()
 	rowChunk := max(1, 4096/max(d, 1)) // a projection costs O(d): keep small ones on one thread
+	if ds, ok := pc.op.(*denseSpectrum); ok && lowRank(ds) && pc.inv != nil {
+		pc.applyLowRank(ds, dst, R)
+		return
+	}
 	if pc.inv != nil {
 		pc.acc.Zero()
 		for c, inv := range pc.inv {
@@ -287,6 +291,39 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 		}
 	}
 	dst.Mul(pc.q, pc.acc)
+}
+
+// lowRank reports whether op is a denseSpectrum whose merged eigenspace is held implicitly
+// (newPartialSpectrum's, or newDenseSpectrum's with merging): its eigenspaces are then applied
+// through products with its eigenvectors (applyLowRank), one block inverse each.
+func lowRank(op space.Spectral) bool {
+	ds, ok := op.(*denseSpectrum)
+	return ok && ds.first > 0
+}
+
+// applyLowRank is apply on ds's eigenspaces in products: with C = R Vᵀ (V the held eigenvectors,
+// rows of ds.qt), P_c(R) = C_c v_cᵀ for c ≥ 1 and P_0(R) = R − C V, so Σ_c A_c⁻¹ P_c(R) =
+// A_0⁻¹ (R − C V) + Z V with column c − 1 of Z = A_c⁻¹ C_c. Eigenvector by eigenvector and row by
+// row (Project), 255 eigenspaces made a preconditioned iteration on gasch2_GO (d = 3,698) 0.2 s.
+func (pc *spectralPrecond) applyLowRank(ds *denseSpectrum, dst, R *mat.Dense) {
+	k, _ := R.Dims()
+	r, _ := ds.qt.Dims()
+	qt := ds.qt.RawMatrix()
+	C := mat.NewDense(k, r, nil)
+	gemm.MulT(C.RawMatrix(), R.RawMatrix(), qt)
+	pc.t.Copy(R) // R − C V
+	neg := mat.NewDense(k, r, nil)
+	neg.Scale(-1, C)
+	gemm.MulPanelAdd(pc.t.RawMatrix(), neg.RawMatrix(), qt)
+	Z := mat.NewDense(k, r, nil)
+	col, out := make([]float64, k), make([]float64, k)
+	for c := 1; c < len(pc.inv); c++ {
+		mat.Col(col, c-1, C)
+		mat.NewVecDense(k, out).MulVec(pc.inv[c], mat.NewVecDense(k, col))
+		Z.SetCol(c-1, out)
+	}
+	gemm.MulPanel(dst.RawMatrix(), pc.inv[0].RawMatrix(), pc.t.RawMatrix())
+	gemm.MulPanelAdd(dst.RawMatrix(), Z.RawMatrix(), qt)
 }
 
 // kronPrecond applies M⁻¹ for M = 2αE⊗I + G⊗M̄, where M̄ = S + Σ s_i δ_iδ_iᵀ / Σ s_i is the average
