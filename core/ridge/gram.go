@@ -1,8 +1,6 @@
 package ridge
 
 import (
-	"math"
-
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
@@ -35,19 +33,17 @@ func gramCancellable(kern kernel.Kernel, K *mat.Dense, X xmat.Matrix, shift floa
 		norms = X.SquaredNorms()
 	}
 	if X.Sparse == nil {
-		var top float64
+		tops := make([]float64, 0, (m+symmetricGramRows-1)/symmetricGramRows)
 		for lo := 0; lo < m; lo += symmetricGramRows {
 			if stop.Yield() {
 				return 0, ErrCancelled
 			}
 			hi := min(lo+symmetricGramRows, m)
 			kern.GramX(K.Slice(lo, hi, 0, hi).(*mat.Dense), X.Slice(lo, hi), X.Slice(0, hi), norms[:min(len(norms), hi)])
-			if v := lowerRowsMaxAbs(K.RawMatrix(), lo, hi, shift); !(v <= top) { // NaN: kept
-				top = v
-			}
+			tops = append(tops, lowerRowsMaxAbs(K.RawMatrix(), lo, hi, shift))
 			mirrorRows(K.RawMatrix(), lo, hi)
 		}
-		return top, nil
+		return check.MaxAbs(tops), nil // NaN when a block's is
 	}
 	if err := X.Sparse.CheckTranspose("X", "the kernel's Gram matrix"); err != nil {
 		return 0, err
@@ -73,16 +69,7 @@ func lowerRowsMaxAbs(a blas64.General, lo, hi int, shift float64) float64 {
 			tops[r] = check.AddMaxAbs(a.Data[i*a.Stride:][:i+1], shift)
 		}
 	})
-	var top float64
-	for _, v := range tops {
-		if !(v <= top) {
-			if math.IsNaN(v) {
-				return v
-			}
-			top = v
-		}
-	}
-	return top
+	return check.MaxAbs(tops) // the rows' maxima are ≥ 0, or NaN
 }
 
 // mirrorRows copies the entries below the diagonal of the rows lo..hi−1 of the square a onto their

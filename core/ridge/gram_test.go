@@ -49,9 +49,14 @@ func TestGramSymmetricBlocks(t *testing.T) {
 				}
 			}
 		}
-		X.Set(m-1, 0, 1e300) // K's last row and column overflow
-		if scale, err := gramCancellable(kernels[0], mat.NewDense(m, m, nil), xmat.Matrix{Dense: X}, 1, nil); err != nil || !math.IsNaN(scale) {
-			t.Errorf("m = %d, an overflowing entry: scale %v, %v; want NaN", m, scale, err)
+		// An overflowing entry in the first block of rows or in the last: the scale is NaN (a later
+		// block's finite maximum replaced an earlier block's NaN).
+		for _, row := range []int{0, m - 1} {
+			Y := mat.DenseCopyOf(X)
+			Y.Set(row, 0, 1e300)
+			if scale, err := gramCancellable(kernels[0], mat.NewDense(m, m, nil), xmat.Matrix{Dense: Y}, 1, nil); err != nil || !math.IsNaN(scale) {
+				t.Errorf("m = %d, row %d overflowing: scale %v, %v; want NaN", m, row, scale, err)
+			}
 		}
 	}
 	var stop cancel.Flag
