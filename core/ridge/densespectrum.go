@@ -66,12 +66,7 @@ func newPartialSpectrum(S *mat.SymDense, spaces int, seed uint64) (*denseSpectru
 	if budget.Check(fmt.Sprintf("a full copy of the %d×%d covariance for its largest eigenvalues", d, d), budget.Floats(d, d)) != nil {
 		return nil, false
 	}
-	full := mat.NewDense(d, d, nil)
-	raw, fd := S.RawSymmetric(), full.RawMatrix().Data
-	for i := 0; i < d; i++ {
-		copy(fd[i*d+i:(i+1)*d], raw.Data[i*raw.Stride+i:i*raw.Stride+d])
-	}
-	mirrorUpper(fd, d)
+	full := mat.DenseCopyOf(S)
 	b := min(top+9, d)
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	Qt := mat.NewDense(b, d, nil) // the subspace's basis as rows
@@ -119,20 +114,6 @@ func newPartialSpectrum(S *mat.SymDense, spaces int, seed uint64) (*denseSpectru
 	qt := mat.NewDense(top, d, nil) // the top Ritz vectors, ascending, as rows
 	gemm.MulPanel(qt.RawMatrix(), mat.DenseCopyOf(v.Slice(0, b, b-top, b).T()).RawMatrix(), Qt.RawMatrix())
 	return &denseSpectrum{s: S, qt: qt, first: merged, values: values, merged: merged}, true
-}
-
-// mirrorUpper copies the upper triangle of the n×n row-major a onto its lower one, in tiles.
-func mirrorUpper(a []float64, n int) {
-	const tile = 64
-	for i0 := 0; i0 < n; i0 += tile {
-		for j0 := 0; j0 <= i0; j0 += tile {
-			for i := i0; i < min(n, i0+tile); i++ {
-				for j := j0; j < min(i, j0+tile); j++ {
-					a[i*n+j] = a[j*n+i]
-				}
-			}
-		}
-	}
 }
 
 // orthonormalRows makes the rows of a (b×d, b ≤ d) orthonormal in place: by Cholesky QR twice
