@@ -86,18 +86,7 @@ func newMarginalMap(sp space.Space, ref *reference) *marginalMap {
 		sp.Mean(mm.p)
 	}
 	mm.lo, mm.hi = space.CoordRange(sp)
-	d := len(mm.p)
-	variance := make([]float64, d)
-	var top float64
-	for j := range variance {
-		variance[j] = mm.cov.At(j, j)
-		top = math.Max(top, variance[j])
-	}
-	for j, v := range variance {
-		if v <= pinVariance*top {
-			mm.fixed = append(mm.fixed, j)
-		}
-	}
+	mm.fixed = constantCoords(mm.cov, len(mm.p))
 	return mm
 }
 

@@ -271,7 +271,7 @@ func TestMarginalsDecodeAndRange(t *testing.T) {
 		// rounding, at these scores 1.5e284 on a root, is not a score).
 		su := make([]float64, d)
 		model.Space.Covariance().MulVec(su, U[d:2*d])
-		constant := constantCoords(model.Space)
+		constant := constantMask(model.Space)
 		for j, s := range su {
 			switch v := M[d+j]; {
 			case constant[j] && v != p[j]:
@@ -284,17 +284,12 @@ func TestMarginalsDecodeAndRange(t *testing.T) {
 	}
 }
 
-// constantCoords marks the coordinates of ψ that the space's uniform measure holds constant (a
-// root node): those whose variance is 0 to rounding.
-func constantCoords(sp space.Space) []bool {
-	cov := sp.Covariance()
+// constantMask marks the coordinates of ψ that the space's uniform measure holds constant (a
+// root node).
+func constantMask(sp space.Space) []bool {
 	out := make([]bool, sp.Dim())
-	var top float64
-	for j := range out {
-		top = math.Max(top, cov.At(j, j))
-	}
-	for j := range out {
-		out[j] = cov.At(j, j) <= pinVariance*top
+	for _, j := range constantCoords(sp.Covariance(), sp.Dim()) {
+		out[j] = true
 	}
 	return out
 }
@@ -370,7 +365,7 @@ func TestMarginalsScaleFactor(t *testing.T) {
 				t.Fatal(err)
 			}
 			su := make([]float64, d)
-			constant := constantCoords(sp)
+			constant := constantMask(sp)
 			for i := 0; i < q; i++ {
 				sp.Covariance().MulVec(su, U[i*d:(i+1)*d])
 				for j := range su {

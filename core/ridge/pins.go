@@ -38,10 +38,6 @@ func (md *Model) pins() []space.Pin {
 
 func pinsOf(sp space.Space, ref *reference) []space.Pin {
 	d := sp.Dim()
-	var top float64
-	for a := 0; a < d; a++ {
-		top = math.Max(top, ref.cov.At(a, a))
-	}
 	var pins []space.Pin
 	u, y, psi := make([]float64, d), make([]int64, sp.Width()), make([]float64, d)
 	end := func(a int, sign float64) float64 {
@@ -51,10 +47,7 @@ func pinsOf(sp space.Space, ref *reference) []space.Pin {
 		sp.Embed(y, psi)
 		return psi[a]
 	}
-	for a := 0; a < d; a++ {
-		if ref.cov.At(a, a) > pinVariance*top {
-			continue
-		}
+	for _, a := range constantCoords(ref.cov, d) {
 		hi, lo := end(a, 1), end(a, -1)
 		if !(hi > lo) {
 			continue // the space itself holds it (a subtree's root)
@@ -67,6 +60,22 @@ func pinsOf(sp space.Space, ref *reference) []space.Pin {
 		}
 	}
 	return pins
+}
+
+// constantCoords returns the coordinates a covariance (d×d) holds constant: those whose variance
+// is at most pinVariance of the largest.
+func constantCoords(cov interface{ At(i, j int) float64 }, d int) []int {
+	var top float64
+	for a := 0; a < d; a++ {
+		top = math.Max(top, cov.At(a, a))
+	}
+	var out []int
+	for a := 0; a < d; a++ {
+		if cov.At(a, a) <= pinVariance*top {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // pinScores sets the pinned coordinates of each row of U (rows of d scores) to dir·M.
