@@ -42,7 +42,7 @@ from sklearn.utils import Bunch
 
 from .. import _capi
 from ..spaces import _flag
-from ._arff import ValueBudget, parse_number, read_arff, text_lines
+from ._arff import ValueBudget, document_text, parse_number, read_arff, text_lines
 from ._fetch import fetch_file, get_data_home
 from ._hmc import (
     _closure_rows,  # noqa: F401 -- the tests reach the tree closure through this module
@@ -557,7 +557,7 @@ def load_hierarchical(
     parsed: dict[str, Any] = {}
     for split, path in paths.items():
         try:
-            parsed[split] = read_hmc_arff(_hmc_text(path.read_bytes()))
+            parsed[split] = read_hmc_arff(_hmc_text(path.read_bytes(), str(path)))
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
     first = next(iter(parsed.values()))
@@ -650,13 +650,14 @@ def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[
     raise _unknown("multi-label", name, MULTILABEL_DATASETS, tried)
 
 
-def _hmc_text(data: bytes) -> str:
-    """A hierarchical data file's text: UTF-8 (a byte-order mark dropped), as every shared file is,
-    or Latin-1 for a file that is not UTF-8 (any bytes are Latin-1 text). Read as Latin-1 first,
-    UTF-8 names came back garbled and a byte-order mark made the first line unreadable."""
+def _hmc_text(data: bytes, source: str) -> str:
+    """A hierarchical data file's text: the readers' UTF-8 (document_text: a byte-order mark
+    dropped), as every shared file is, or Latin-1 for a file that is not UTF-8 (any bytes are
+    Latin-1 text). Read as Latin-1 first, UTF-8 names came back garbled and a byte-order mark made
+    the first line unreadable."""
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
+        return document_text(data, source)
+    except ValueError:
         return data.decode("latin-1")
 
 
