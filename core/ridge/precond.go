@@ -311,10 +311,8 @@ func (pc *spectralPrecond) applyLowRank(ds *denseSpectrum, dst, R *mat.Dense) {
 	qt := ds.qt.RawMatrix()
 	C := mat.NewDense(k, r, nil)
 	gemm.MulT(C.RawMatrix(), R.RawMatrix(), qt)
-	pc.t.Copy(R) // R − C V
-	neg := mat.NewDense(k, r, nil)
-	neg.Scale(-1, C)
-	gemm.MulPanelAdd(pc.t.RawMatrix(), neg.RawMatrix(), qt)
+	gemm.MulPanel(pc.t.RawMatrix(), C.RawMatrix(), qt)
+	pc.t.Sub(R, pc.t) // R − C V
 	Z := mat.NewDense(k, r, nil)
 	col, out := make([]float64, k), make([]float64, k)
 	for c := 1; c < len(pc.inv); c++ {
