@@ -647,7 +647,7 @@ def test_hierarchical_metrics_take_sparse_predictions():
 
 
 def test_average_must_be_a_bool():
-    with pytest.raises(ValueError, match="average must be True or False, got 'no'"):  # "no" was true
+    with pytest.raises(TypeError, match="average must be True or False, got 'no'"):  # "no" was true
         kendall_tau([[1, 2]], [[2, 1]], average="no")
     assert kendall_tau([[1, 2]], [[2, 1]], average=np.bool_(False)).tolist() == [-1.0]
 
@@ -743,7 +743,7 @@ def test_policy_cosine_forms_the_policies_in_blocks(monkeypatch):
 
 def test_scorer_sign_must_be_a_bool():
     """greater_is_better="False" is a true string: a loss would have been maximised."""
-    with pytest.raises(ValueError, match="greater_is_better must be True or False, got 'False'"):
+    with pytest.raises(TypeError, match="greater_is_better must be True or False, got 'False'"):
         make_structured_scorer(kendall_tau, greater_is_better="False")
     assert make_structured_scorer(kendall_tau, greater_is_better=np.False_)._sign == -1.0
 

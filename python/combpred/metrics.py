@@ -36,6 +36,7 @@ from scipy import sparse as _sparse
 
 from . import _capi
 from ._weights import check_sample_weight, weighted_mean
+from .spaces import _flag
 
 __all__ = [
     "hierarchical_f1",
@@ -152,14 +153,8 @@ def _check_pair(Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     return T, P
 
 
-def _check_bool(value: Any, name: str) -> None:
-    """Refuse a flag that is not a bool: the string "False" is true."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-
-
 def _reduce(values: np.ndarray, sample_weight: Any, average: bool) -> float | np.ndarray:
-    _check_bool(average, "average")
+    _flag(average, "average")
     w = check_sample_weight(sample_weight, values.shape[0])
     if not average:
         return values
@@ -848,7 +843,7 @@ def make_structured_scorer(
     """
     if not callable(metric):
         raise ValueError(f"metric must be callable, got {metric!r}")
-    _check_bool(greater_is_better, "greater_is_better")
+    _flag(greater_is_better, "greater_is_better")
     return _StructuredScorer(metric, 1.0 if greater_is_better else -1.0, kwargs)
 
 
