@@ -82,6 +82,8 @@ type spectralPrecond struct {
 	inv []*mat.Dense
 	// scratch, k×d
 	t, acc, proj *mat.Dense
+	// applyLowRank's scratch, k×r (r held eigenvectors), allocated on first use
+	lowC, lowZ *mat.Dense
 }
 
 // spectralPrecond diagonalises G only when k ≤ spectralEigenMax and S has more than
@@ -309,11 +311,13 @@ func (pc *spectralPrecond) applyLowRank(ds *denseSpectrum, dst, R *mat.Dense) {
 	k, _ := R.Dims()
 	r, _ := ds.qt.Dims()
 	qt := ds.qt.RawMatrix()
-	C := mat.NewDense(k, r, nil)
+	if pc.lowC == nil {
+		pc.lowC, pc.lowZ = mat.NewDense(k, r, nil), mat.NewDense(k, r, nil)
+	}
+	C, Z := pc.lowC, pc.lowZ
 	gemm.MulT(C.RawMatrix(), R.RawMatrix(), qt)
 	gemm.MulPanel(pc.t.RawMatrix(), C.RawMatrix(), qt)
 	pc.t.Sub(R, pc.t) // R − C V
-	Z := mat.NewDense(k, r, nil)
 	col, out := make([]float64, k), make([]float64, k)
 	for c := 1; c < len(pc.inv); c++ {
 		mat.Col(col, c-1, C)
