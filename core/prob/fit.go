@@ -19,7 +19,8 @@ import (
 // (m × Width()), with optional sample weights, by minimising J (see Problem).
 //
 // With exact inference (closed forms or enumeration) J is smooth and strictly convex and Fit runs
-// L-BFGS (minimizeLBFGS) to ‖∇J‖ ≤ Tol·‖∇J(0)‖. With sampled inference the gradient is a Monte Carlo estimate,
+// L-BFGS (minimizeLBFGS) to ‖∇J‖ ≤ Tol·‖∇J(0)‖, both solvers in the coordinates of rowScales
+// (each feature's coefficients times its spread). With sampled inference the gradient is a Monte Carlo estimate,
 // unbiased when samples are exact, and Fit runs Adam with steps η/√t on (minibatch) sampled
 // gradients and returns the polynomial-decay average W̄_t = (1 − ρ_t) W̄_{t−1} + ρ_t W_t,
 // ρ_t = 4/(t + 3), which forgets the early iterates and averages out the sampling noise. Chains
@@ -203,7 +204,11 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	eval := func(x, g []float64) (float64, error) {
 		return p.Objective(mat.NewDense(rows, d, x), inf, opt.Seed, mat.NewDense(rows, d, g))
 	}
-	return minimizeRelative(W.RawMatrix().Data, eval, opt)
+	s, x := p.rowScales(), W.RawMatrix().Data
+	scaleRows(x, s, d, false)
+	res, err := minimizeRelative(x, inScaledRows(eval, s, d), opt)
+	scaleRows(x, s, d, true)
+	return res, err
 }
 
 // minimizeRelative minimises J by L-BFGS from x (zero, or a warm start; updated in place) to
@@ -266,6 +271,9 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 		window                = 10  // iterations between convergence checks
 	)
 	rows, d := W.Dims()
+	// Adam steps in W' = diag(s) W (rowScales): its step sizes are in each feature's units
+	scales := p.rowScales()
+	unscaled := make([]float64, rows*d)
 	eta := opt.LearningRate
 	if eta == 0 {
 		eta = DefaultLearningRate
@@ -276,6 +284,7 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 	}
 	inf := opt.Inference
 	w := W.RawMatrix().Data
+	scaleRows(w, scales, d, false)
 	g := mat.NewDense(rows, d, nil)
 	gd := g.RawMatrix().Data
 	m1 := make([]float64, len(w))
@@ -307,7 +316,9 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 			}
 			batchRows = slices.Clone(perm[:batch])
 		}
-		J, err := p.objectiveRows(mat.NewDense(rows, d, w), batchRows, inf, deriveSeed(opt.Seed, 2, uint64(t)), g, sg)
+		copy(unscaled, w)
+		scaleRows(unscaled, scales, d, true)
+		J, err := p.objectiveRows(mat.NewDense(rows, d, unscaled), batchRows, inf, deriveSeed(opt.Seed, 2, uint64(t)), g, sg)
 		if err != nil && t > 1 && errors.Is(err, errScoresNotFinite) {
 			// the inputs gave finite scores at the start: the steps made them overflow, and the
 			// error named an input row as if it were at fault
@@ -317,6 +328,7 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 		if err != nil {
 			return Result{}, err
 		}
+		scaleRows(gd, scales, d, true)
 		gn := floats.Norm(gd, 2)
 		if sg != nil && sg.noise > normTestTheta*gn && inf.Samples < maxSamples {
 			inf.Samples = grownSamples(p.sp, inf, maxSamples)
@@ -356,8 +368,9 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 		}
 	}
 	copy(w, avg)
+	scaleRows(w, scales, d, true)
 	if !exact {
-		se, err := reportGradient(p, W, inf, deriveSeed(opt.Seed, 3), g)
+		se, err := reportGradient(p, W, inf, deriveSeed(opt.Seed, 3), scales, g)
 		if err != nil {
 			return Result{}, err
 		}
@@ -368,6 +381,7 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
+	scaleRows(gd, scales, d, true)
 	res.RelGrad = floats.Norm(gd, 2) / g0
 	res.Objective = J
 	return res, nil

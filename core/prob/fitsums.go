@@ -20,8 +20,9 @@ type SumsFunc func(W, grad *mat.Dense) (loss, weight float64, err error)
 // FitSums trains ProbabilisticStructured on n features from the data sums that sums returns for
 // each W (see SumsFunc), the fit of rows spread over machines: each evaluation sums
 // Problem.DataSums over the parts. It runs the L-BFGS of Fit with exact inference (the same
-// objective, stopping rule and Result), so the model equals Fit's on the rows taken together up to
-// rounding and the solver's tolerance. opt.Alpha 0 means DefaultAlpha of the summed weight. The
+// objective and Result), so the model equals Fit's on the rows taken together up to rounding and
+// the solver's tolerance. Its stopping rule is Fit's in W's own coordinates: the parts' sums
+// carry no spread of the features for rowScales. opt.Alpha 0 means DefaultAlpha of the summed weight. The
 // weight must be the same at every evaluation (the data may not change during the fit).
 func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) {
 	if err := opt.Validate(); err != nil {

@@ -170,7 +170,7 @@ type Result struct {
 	Exact      bool   // inference was exact
 	Iterations int
 	Objective  float64 // J at the solution; NaN when inference is sampled
-	RelGrad    float64 // ‖∇J‖/‖∇J(0)‖ at the solution (a sampled estimate when inference is sampled)
+	RelGrad    float64 // ‖∇J‖/‖∇J(0)‖ at the solution in the solver's coordinates (rowScales; a sampled estimate when inference is sampled)
 	// RelGradSE is the Monte Carlo standard error of RelGrad, the noise of the sampled gradient
 	// relative to ‖∇J(0)‖ (0 when inference is exact): a RelGrad within about two of it is
 	// indistinguishable from zero.

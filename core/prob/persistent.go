@@ -100,8 +100,9 @@ const reportReplicates = 4
 // fresh chains burnt in fully (the averaged iterate a fit returns is not where its persistent
 // chains stopped), and returns the Monte Carlo standard error of that mean,
 // √(Σ_r ‖ĝ_r − ḡ‖² / (R(R − 1))). Independent replicates keep it honest where batch means
-// within one chain are not (see batchRuns).
-func reportGradient(p *Problem, W *mat.Dense, inf InferenceOptions, seed uint64, g *mat.Dense) (float64, error) {
+// within one chain are not (see batchRuns). Both are in the coordinates of rowScales' scales
+// (each gradient's rows divided by them), the coordinates in which the fit stopped.
+func reportGradient(p *Problem, W *mat.Dense, inf InferenceOptions, seed uint64, scales []float64, g *mat.Dense) (float64, error) {
 	rows, d := W.Dims()
 	gr := mat.NewDense(rows, d, nil)
 	mean, x := g.RawMatrix().Data, gr.RawMatrix().Data
@@ -111,6 +112,7 @@ func reportGradient(p *Problem, W *mat.Dense, inf InferenceOptions, seed uint64,
 		if _, err := p.objectiveRows(W, nil, inf, deriveSeed(seed, uint64(r)), gr, nil); err != nil {
 			return 0, err
 		}
+		scaleRows(x, scales, d, true)
 		for k, v := range x { // Welford's update, summed over the coordinates
 			delta := v - mean[k]
 			mean[k] += delta / float64(r+1)

@@ -42,13 +42,17 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	iters := make([]int, d)
 	errs := make([]error, d)
 	stop := opt.Inference.Sampler.Stop
+	scales := p.rowScales() // the coordinates the columns are minimised in (see rowScales)
+	colEval := func(a int, scratch *columnScratch) func(x, g []float64) (float64, error) {
+		return inScaledRows(func(x, g []float64) (float64, error) { return p.columnObjective(a, x, g, scratch), nil }, scales, 1)
+	}
 	// The starting point: every column's objective and gradient at w = 0 (a pass over the data
 	// per column: Ctrl-C is read between them).
 	parallel.For(d, 1, func(lo, hi int) {
 		g := make([]float64, k)
 		scratch := newColumnScratch(p)
 		for a := lo; a < hi && !stop.Stopped(); a++ {
-			f[a] = p.columnObjective(a, cols[a], g, scratch)
+			f[a], _ = colEval(a, scratch)(cols[a], g)
 			g0[a] = floats.Norm(g, 2)
 			g2[a] = g0[a] * g0[a]
 		}
@@ -71,6 +75,7 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	for a, col := range cols {
 		if g0[a] > 0 { // else w_a = 0 is the optimum
 			mat.Col(col, a, start)
+			scaleRows(col, scales, 1, false)
 		}
 	}
 	var (
@@ -107,10 +112,10 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 			if g0[a] == 0 || cancelled.Load() || stop.Stopped() {
 				continue // w_a = 0 is optimal, or the fit was cancelled
 			}
-			eval := func(x, g []float64) (float64, error) { return p.columnObjective(a, x, g, scratch), nil }
+			eval := colEval(a, scratch)
 			if floats.Norm(cols[a], 2) > 0 { // a warm start that already meets the tolerance
 				g := make([]float64, k)
-				if p.columnObjective(a, cols[a], g, scratch); floats.Norm(g, 2) <= opt.Tol*g0[a] {
+				if _, _ = eval(cols[a], g); floats.Norm(g, 2) <= opt.Tol*g0[a] {
 					continue
 				}
 			}
@@ -140,7 +145,7 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	}
 	for a, col := range cols {
 		for j, v := range col {
-			W.Set(j, a, v)
+			W.Set(j, a, v/scales[j])
 		}
 	}
 	// The result's objective and gradient are those of the joint J, evaluated once.
@@ -149,6 +154,7 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	scaleRows(grad.RawMatrix().Data, scales, d, true)
 	rel := mat.Norm(grad, 2) / total0
 	most := 0
 	for _, n := range iters {

@@ -179,7 +179,11 @@ class ProbabilisticStructured(StructuredEstimator):
     tol : float, default=1e-6
         L-BFGS stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖ (per label on ``"multilabel"``: ‖∇J_a‖ ≤ tol ·
         ‖∇J_a(0)‖ for every label a, which implies it); Adam when its averaged iterate moves by at
-        most tol · ‖W̄‖ over 10 iterations.
+        most tol · ‖W̄‖ over 10 iterations. Both measure in coordinates where each feature's
+        coefficients are multiplied by √(v_j + 2·alpha), v_j the feature's (weighted) mean square
+        about its mean: fitting ``X * c`` with ``alpha * c**2`` gives the model fitted on ``X``
+        with ``alpha``, and a feature on a scale far from the others' is fitted as well as they
+        are (the distributed fits of :mod:`combpred.dask` measure in W's own coordinates).
     learning_rate : float, default=None
         Adam's base step η (step t is η/√t); None means the core's default, 0.2.
     random_state : int, RandomState instance or None, default=None
@@ -226,9 +230,9 @@ class ProbabilisticStructured(StructuredEstimator):
         J at the solution; NaN when inference was sampled (J needs log Z).
     relative_gradient_ : float
         ‖∇J‖ / ‖∇J(0)‖ at the solution (a sampled estimate when inference was sampled), in the
-        coordinates the solver works in: with an intercept on a dense X, X centred at its
-        (sample-weighted) mean, so that a constant added to a feature changes neither the model
-        nor the fit's path.
+        coordinates the solver works in: with an intercept, X centred at its (sample-weighted)
+        mean, so that a constant added to a feature changes neither the model nor the fit's path,
+        and each feature's coefficients scaled as ``tol`` describes.
     relative_gradient_se_ : float
         The Monte Carlo standard error of ``relative_gradient_``: 0 when inference was exact. A
         sampled fit whose ``relative_gradient_`` is within about two of it stopped where the samples
