@@ -37,7 +37,7 @@ func Fit(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, o
 		}
 	}
 	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
-		p, err := NewProblem(sp, in, m, n, ys, weights, alpha, opt.Intercept)
+		p, err := NewProblem(sp, in, m, n, ys, unitWeights(weights), alpha, opt.Intercept)
 		if err == nil {
 			p.centre = mu
 		}
@@ -58,13 +58,36 @@ func centring(X []float64, m, n int, weights []float64, intercept bool) []float6
 	return xmat.WeightedMean(xmat.Matrix{Dense: mat.NewDense(m, n, X)}, weights)
 }
 
+// unitWeights returns a copy of weights multiplied by the power of two that brings the largest
+// into [½, 1), or weights itself when nil or when none is positive and finite (NewProblem names
+// the fault). J's data term is a weighted mean, so the model does not change, and the product is
+// exact; but weights of 1e-310 each made the products s_i·x_i subnormal and the gradient at W = 0
+// NaN, refused as an overflow of X. (Only after the default alpha, which depends on Σ s, is set.)
+func unitWeights(weights []float64) []float64 {
+	var top float64
+	for _, w := range weights {
+		if w > top {
+			top = w
+		}
+	}
+	if !(top > 0) || math.IsInf(top, 0) {
+		return weights
+	}
+	_, e := math.Frexp(top)
+	out := make([]float64, len(weights))
+	for i, w := range weights {
+		out[i] = math.Ldexp(w, -e)
+	}
+	return out
+}
+
 // FitCSR is Fit on a sparse X (m×n CSR, viewed and not retained): the scores and the gradient
 // are products with X's entries, never with a dense copy. The model is the one Fit gives on the
 // dense X with the same entries, up to rounding.
 func FitCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Options) (*Model, error) {
 	m, n := X.Dims()
 	return fit(sp, m, n, weights, opt, func(alpha float64) (*Problem, error) {
-		p, err := NewProblemCSR(sp, X, ys, weights, alpha, opt.Intercept)
+		p, err := NewProblemCSR(sp, X, ys, unitWeights(weights), alpha, opt.Intercept)
 		if err == nil && opt.Intercept {
 			// centred as Fit centres a dense X, without densifying it: the products take the
 			// mean out (implicit), so that the sparse and dense fits follow the same path

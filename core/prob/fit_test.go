@@ -8,6 +8,7 @@ import (
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -358,5 +359,31 @@ func TestObjectiveStopsBetweenRows(t *testing.T) {
 	inf.Sampler.Stop.Stop()
 	if _, err := p.Objective(W, inf, 1, nil); !errors.Is(err, ErrCancelled) {
 		t.Errorf("stopped: want ErrCancelled, got %v", err)
+	}
+}
+
+// The data term is a weighted mean: uniform weights of any positive size give the unweighted
+// model. Weights of 1e-310 each were refused as an overflow of X.
+func TestFitIgnoresTheWeightsScale(t *testing.T) {
+	sp := mustSpace(t, "multiclass", 3)
+	const m, n = 40, 3
+	X, ys := syntheticData(t, sp, m, n, 1, 3)
+	opt := Options{Alpha: 0.01, Intercept: true, Tol: 1e-10, MaxIter: 1000}
+	base, err := Fit(sp, X, m, n, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []float64{1e-310, math.SmallestNonzeroFloat64, 1e300} {
+		weights := make([]float64, m)
+		for i := range weights {
+			weights[i] = w
+		}
+		md, err := Fit(sp, X, m, n, ys, weights, opt)
+		if err != nil {
+			t.Fatalf("weights %g: %v", w, err)
+		}
+		if dist := floats.Distance(md.Coef.RawMatrix().Data, base.Coef.RawMatrix().Data, math.Inf(1)); dist > 1e-8 {
+			t.Errorf("weights %g: coefficients %.3g from the unweighted fit's", w, dist)
+		}
 	}
 }
