@@ -643,3 +643,19 @@ def test_predictions_refuse_scores_beyond_their_precision():
     space = spaces.Multilabel(4)
     model = ProbabilisticStructured(space=space).fit(X, space.sample(20, random_state=0))
     assert_array_equal(model.predict_marginals(big)[1], space.embed(model.predict(big[1:]))[0])
+
+
+def test_adam_overshooting_advises_a_lower_learning_rate():
+    """learning_rate = 1e12 left coefficients of 1e6, a gradient 1e5 times the start's, and the
+    advice "increase max_iter"; queries then blamed X alone for the scores' size."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    Y = (X @ rng.normal(size=(3, 3)) > 0).astype(int)
+    for rate in (1e12, 1e30):
+        with pytest.warns(ConvergenceWarning, match="larger than at W = 0: Adam's steps overshoot; lower learning_rate"):
+            model = ProbabilisticStructured(sampler="metropolis", learning_rate=rate, random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match="or the coefficients are that large .*lower learning_rate"):
+        model.score_samples(X, Y)
+    with pytest.warns(ConvergenceWarning, match="; increase max_iter") as record:
+        ProbabilisticStructured(sampler="metropolis", learning_rate=0.01, random_state=0).fit(X, Y)
+    assert not any("overshoot" in str(w.message) for w in record)

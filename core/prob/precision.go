@@ -25,7 +25,8 @@ func checkScoreScale(U []float64, d int, what string) error {
 		}
 		if s > exactScoreLimit {
 			return fmt.Errorf("X row %d: its scores have ‖u‖₁ = %.3g, above %.3g, where %s loses its precision in float64 "+
-				"(an error of about ‖u‖₁·2⁻⁵²); X holds values far outside the scale the model was fitted on: scale X as it was scaled for fit",
+				"(an error of about ‖u‖₁·2⁻⁵²); either X holds values far outside the scale the model was fitted on (scale X as "+
+				"it was scaled for fit) or the coefficients are that large (an Adam fit that did not settle: lower learning_rate)",
 				i, s, float64(exactScoreLimit), what)
 		}
 	}
