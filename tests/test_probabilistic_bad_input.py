@@ -652,7 +652,9 @@ def test_adam_overshooting_advises_a_lower_learning_rate():
     X = rng.normal(size=(60, 3))
     Y = (X @ rng.normal(size=(3, 3)) > 0).astype(int)
     for rate in (1e12, 1e30):
-        with pytest.warns(ConvergenceWarning, match="larger than at W = 0: Adam's steps overshoot; lower learning_rate"):
+        with pytest.warns(
+            ConvergenceWarning, match="larger than at W = 0: Adam's steps overshoot; lower learning_rate"
+        ):
             model = ProbabilisticStructured(sampler="metropolis", learning_rate=rate, random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match="or the coefficients are that large .*lower learning_rate"):
         model.score_samples(X, Y)
