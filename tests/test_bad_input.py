@@ -226,6 +226,21 @@ def test_bad_sample_weight(data):
         StructuredRidge().fit(X, Y, sample_weight=np.zeros(len(X)))
 
 
+@pytest.mark.parametrize(
+    "params", [{"kernel": "rbf"}, {"kernel": "rbf", "solver": "cg"}, {"solver": "cg"}, {"solver": "exact"}]
+)
+def test_tiny_sample_weights(data, params):
+    """Weights of 1e-300 fit as unit weights with alpha·1e300 do (an rbf fit was refused as an
+    indefinite kernel); subnormal ones are refused naming them (a linear CG fit at 5e-324 returned
+    W = 0 with the intercept unfitted and no warning)."""
+    X, Y, _ = data
+    tiny = StructuredRidge(**params, alpha=1.0).fit(X, Y, sample_weight=np.full(len(X), 1e-300))
+    unit = StructuredRidge(**params, alpha=1e300).fit(X, Y)
+    np.testing.assert_allclose(tiny.decision_function(X), unit.decision_function(X), rtol=1e-7, atol=1e-9)
+    with pytest.raises(ValueError, match=r"sample_weight's largest value is 4.94e-324, a subnormal number"):
+        StructuredRidge(**params).fit(X, Y, sample_weight=np.full(len(X), 5e-324))
+
+
 def test_precomputed_kernel_shape_and_symmetry(data):
     X, Y, _ = data
     with pytest.raises(ValueError, match="square"):

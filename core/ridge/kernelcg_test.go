@@ -3,11 +3,13 @@ package ridge
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -497,6 +499,58 @@ func TestKernelCGWithOneHugeWeightConverges(t *testing.T) {
 		j, jRef := md.Result.Objective, ref.Result.Objective
 		if !md.Result.Converged || math.Abs(j-jRef) > 1e-8*math.Abs(jRef) {
 			t.Errorf("%s: %+v, J %.12g against the exact solver's %.12g", kind, md.Result, j, jRef)
+		}
+	}
+}
+
+// Sample weights of 1e-300 against alpha are the fit of weights 1 against alpha·1e300: kernel
+// CG's curvatures, squares of residuals as small as the weights, underflowed to 0 and the rbf
+// fit was refused as an indefinite kernel. Subnormal weights are refused, naming them.
+func TestKernelFitWithTinyWeights(t *testing.T) {
+	sp, err := space.New("multilabel", []int64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 60, 4
+	X, ys := synthetic(t, sp, m, n, 3)
+	opt := baseOptions()
+	opt.Kernel = kernel.Kernel{Kind: kernel.RBF, Gamma: 0.3}
+	for _, solver := range []Solver{CG, Exact} {
+		opt.Solver = solver
+		tiny := make([]float64, m)
+		for i := range tiny {
+			tiny[i] = 1e-300
+		}
+		opt.Alpha = 0.1
+		md, err := Fit(sp, X, m, n, ys, tiny, opt)
+		if err != nil {
+			t.Fatalf("%v: %v", solver, err)
+		}
+		opt.Alpha = 0.1 / 1e-300
+		ref, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sp.Dim()
+		U, V := make([]float64, m*d), make([]float64, m*d)
+		if err := md.Decision(X, m, n, U); err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.Decision(X, m, n, V); err != nil {
+			t.Fatal(err)
+		}
+		if e := floats.Distance(U, V, math.Inf(1)) / floats.Norm(V, math.Inf(1)); e > 1e-8 {
+			t.Errorf("%v: scores %.3g (relative) from the fit with unit weights and alpha·1e300", solver, e)
+		}
+		if r := md.Result.Objective / (1e-300 * ref.Result.Objective); math.Abs(r-1) > 1e-8 {
+			t.Errorf("%v: objective %v, want 1e-300 × %v", solver, md.Result.Objective, ref.Result.Objective)
+		}
+		for i := range tiny {
+			tiny[i] = 5e-324
+		}
+		opt.Alpha = 0.1
+		if _, err := Fit(sp, X, m, n, ys, tiny, opt); err == nil || !strings.Contains(err.Error(), "subnormal") {
+			t.Errorf("%v: subnormal weights gave %v", solver, err)
 		}
 	}
 }

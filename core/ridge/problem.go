@@ -119,6 +119,9 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 	return prob, nil
 }
 
+// minLargestWeight is the smallest largest sample weight a fit takes: the smallest normal float64.
+const minLargestWeight = 0x1p-1022
+
 // sampleWeights checks the sample weights of m examples (nil means all ones: finite,
 // non-negative, with a positive finite sum) and returns a copy.
 func sampleWeights(weights []float64, m int) ([]float64, error) {
@@ -131,15 +134,22 @@ func sampleWeights(weights []float64, m int) ([]float64, error) {
 		if len(weights) != m {
 			return nil, fmt.Errorf("sample_weight has %d entries for %d samples", len(weights), m)
 		}
-		var total float64
+		var total, top float64
 		for i, v := range weights {
 			if !(v >= 0) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("sample_weight[%d] = %v: weights must be finite and non-negative", i, v)
 			}
 			total += v
+			top = max(top, v)
 		}
 		if total == 0 {
 			return nil, fmt.Errorf("sample_weight sums to zero")
+		}
+		if top < minLargestWeight {
+			// Products with subnormal weights lose their digits or vanish: a linear CG fit at
+			// 5e-324 returned W = 0, the intercept unfitted, without a warning.
+			return nil, fmt.Errorf("sample_weight's largest value is %.3g, a subnormal number, whose products lose their "+
+				"digits: rescale the weights (multiplying them all by c fits as alpha·c does)", top)
 		}
 		if math.IsInf(total, 0) {
 			// J weighs the loss by s_i: a sum beyond float64 overflows it (scaling every weight
