@@ -458,14 +458,16 @@ class StructuredRidge(StructuredEstimator):
                     "J rose over its last epoch (SGD's noise, or the restart of its mean of the iterates), "
                     "or its steps were too small to move the model (they are capped at 1/(2·alpha), the "
                     "unpenalised intercept's too): increase max_iter, and if that does not help raise eta0 "
-                    "or lower alpha, or use solver='cg'"
+                    "or lower alpha, standardise X (features on scales far apart leave the steps, set by the "
+                    "largest, too small for the others), or use solver='cg'"
                 )
             elif reached < _ROUNDING_FLOOR:
                 advice = "tol asks for less than floating point resolves; raise tol"
             elif measure != "relative gradient":  # SGD: a larger alpha would slow the intercept further
                 advice = (
                     "increase max_iter or eta0 (at a large alpha its steps, capped at 1/(2·alpha), move the "
-                    "unpenalised intercept slowly), or use solver='cg'"
+                    "unpenalised intercept slowly), standardise X (features on scales far apart leave the "
+                    "steps, set by the largest, too small for the others), or use solver='cg'"
                 )
             else:
                 advice = "increase max_iter or alpha, or check the scale of X"
