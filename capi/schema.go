@@ -307,6 +307,7 @@ func schemaJSON() ([]byte, error) {
 		Enums    map[string][]string    `json:"enums"`
 		Statuses map[string]int         `json:"statuses"`
 		Defaults map[string]float64     `json:"query_defaults"`
+		Decoders map[string][2]int      `json:"decoder_limits"`
 	}{
 		Note:  "generated from capi/schema.go by COMBPRED_UPDATE_SCHEMA=1 go test ./capi -run TestSchemaFile; do not edit",
 		Ridge: ridgeParams,
@@ -329,6 +330,9 @@ func schemaJSON() ([]byte, error) {
 		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta,
 			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery, "exact_unknowns": ridge.ExactLimit,
 			"chain_report_columns": prob.MarginalsReportCols},
+		// per space kind with a decoder parameter: the largest size "auto" decodes exactly, and
+		// the largest "exact" accepts, which the spaces' docstrings state (checked by a test)
+		Decoders: space.DecoderLimits(),
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -8,7 +8,7 @@ import inspect
 
 import numpy as np
 import pytest
-from combpred import ProbabilisticStructured, StructuredRidge, _schema
+from combpred import ProbabilisticStructured, StructuredRidge, _schema, spaces
 from sklearn.utils._param_validation import InvalidParameterError
 
 ESTIMATORS = {"ridge": StructuredRidge, "prob": ProbabilisticStructured}
@@ -107,3 +107,17 @@ def test_auto_solver_limit_is_the_cores():
     for n, intercept, exact in [(limit // d - 1, True, True), (limit // d, True, False), (limit // d, False, True)]:
         model = StructuredRidge(fit_intercept=intercept).fit(rng.normal(size=(300, n)), Y)
         assert (model.n_iter_ == 1) == exact, (n, intercept, model.n_iter_)
+
+
+@pytest.mark.parametrize("cls", [spaces.Permutations, spaces.DirectedCycles, spaces.UndirectedCycles, spaces.Cliques])
+def test_decoder_limits_are_the_cores(cls):
+    """The decoder parameter's limits, stated in each space's docstring, are the core's: "exact"
+    is accepted up to its limit and refused beyond, naming it."""
+    auto, exact = _schema.decoder_limits(cls.kind)
+    size = cls._size_name
+    doc = " ".join(cls.__doc__.split())
+    assert f'``"auto"``: exactly up to {size} = {auto},' in doc
+    assert f"exactly at any size up to {size} = {exact}," in doc
+    cls(exact, decoder="exact")
+    with pytest.raises(ValueError, match=f"limited to {size} ≤ {exact}"):
+        cls(exact + 1, decoder="exact")

@@ -85,3 +85,15 @@ func newWithMode[S interface {
 
 // DecoderModeNames returns the names of the decoder modes, in the order of their values.
 func DecoderModeNames() []string { return slices.Clone(decoderModeNames[:]) }
+
+// DecoderLimits returns, for each kind of space with a decoder mode, the largest size that
+// DecoderAuto decodes exactly and the largest that DecoderExact accepts: the figures the Python
+// spaces' docstrings state (a test checks them against this).
+func DecoderLimits() map[string][2]int {
+	return map[string][2]int{
+		"permutations": {permExactMax, permExactHardMax},
+		"dicycles":     {cycleExactMax, cycleExactHardMax},
+		"ucycles":      {cycleExactMax, cycleExactHardMax},
+		"cliques":      {CliquesExactMax, CliquesExactMax},
+	}
+}

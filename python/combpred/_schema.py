@@ -70,3 +70,10 @@ def query_default(name: str) -> float:
     """The core's default of a query argument (``epsilon``, ``delta`` of the FPRAS) or limit
     (``inline_rows``: queries of at most this many rows run inline and cannot be cancelled)."""
     return float(_SCHEMA["query_defaults"][name])
+
+
+def decoder_limits(kind: str) -> tuple[int, int]:
+    """The largest size a space of ``kind`` (permutations, dicycles, ucycles, cliques) decodes
+    exactly with ``decoder="auto"``, and the largest ``decoder="exact"`` accepts."""
+    auto, exact = _SCHEMA["decoder_limits"][kind]
+    return int(auto), int(exact)

@@ -573,6 +573,18 @@ class Permutations(_HardDecodingSpace):
 
     A ranking is a row of ranks, ``y[j]`` = position of label j, 1 = best (scikit-lr's convention).
     ψ has one entry per pair u < v: +1 when u is ranked before v, −1 otherwise.
+
+    Parameters
+    ----------
+    n_labels : int
+        The number of labels ranked (at least 2).
+    decoder : {"auto", "exact", "approximate"}, default="auto"
+        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
+        ``"auto"``: exactly up to n_labels = 16, by dynamic programming over subsets of labels, and
+        by local search beyond (its guarantee is the space's z-approximation factor). ``"exact"``:
+        exactly at any size up to n_labels = 22, larger ones raise ``ValueError`` (time and memory
+        per row grow as 2^n_labels). ``"approximate"``: always local search, e.g. to measure its
+        realised z-factor against enumeration.
     """
 
     kind, _size_name = "permutations", "n_labels"
@@ -624,6 +636,18 @@ class DirectedCycles(_VertexSpace):
 
     A cycle is a successor row: ``y[v]`` is the vertex after v, −1 when v is not on the cycle.
     ψ has one entry per pair u < v: +1 for the arc u→v, −1 for v→u, 0 when neither is used.
+
+    Parameters
+    ----------
+    n_vertices : int
+        The number of vertices.
+    decoder : {"auto", "exact", "approximate"}, default="auto"
+        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
+        ``"auto"``: exactly up to n_vertices = 14, by the Held–Karp dynamic programme, and by local
+        search beyond (its guarantee is the space's z-approximation factor). ``"exact"``: exactly at
+        any size up to n_vertices = 18, larger ones raise ``ValueError`` (time and memory per row
+        grow as 2^n_vertices). ``"approximate"``: always local search, e.g. to measure its realised
+        z-factor against enumeration.
     """
 
     kind = "dicycles"
@@ -631,7 +655,20 @@ class DirectedCycles(_VertexSpace):
 
 class UndirectedCycles(_VertexSpace):
     """Undirected cycles of length ≥ 3 on ``n_vertices`` vertices; a successor row of either
-    orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle."""
+    orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle.
+
+    Parameters
+    ----------
+    n_vertices : int
+        The number of vertices.
+    decoder : {"auto", "exact", "approximate"}, default="auto"
+        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
+        ``"auto"``: exactly up to n_vertices = 14, by the Held–Karp dynamic programme, and by local
+        search beyond (its guarantee is the space's z-approximation factor). ``"exact"``: exactly at
+        any size up to n_vertices = 18, larger ones raise ``ValueError`` (time and memory per row
+        grow as 2^n_vertices). ``"approximate"``: always local search, e.g. to measure its realised
+        z-factor against enumeration.
+    """
 
     kind = "ucycles"
 
@@ -643,6 +680,18 @@ class Cliques(_VertexSpace):
     A single vertex has no edge, so it is the same graph as the empty set: Y holds the empty
     clique (the all-zero row, "no clique") and every vertex set of at least 2 vertices, |Y| =
     2^n − n, and rows with exactly one vertex are refused.
+
+    Parameters
+    ----------
+    n_vertices : int
+        The number of vertices.
+    decoder : {"auto", "exact", "approximate"}, default="auto"
+        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
+        ``"auto"``: exactly up to n_vertices = 20, by enumerating every vertex set, and by local
+        search beyond (its guarantee is the space's z-approximation factor). ``"exact"``: exactly at
+        any size up to n_vertices = 20, larger ones raise ``ValueError`` (time and memory per row
+        grow as 2^n_vertices). ``"approximate"``: always local search, e.g. to measure its realised
+        z-factor against enumeration.
     """
 
     kind = "cliques"
