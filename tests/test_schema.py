@@ -121,3 +121,10 @@ def test_decoder_limits_are_the_cores(cls):
     cls(exact, decoder="exact")
     with pytest.raises(ValueError, match=f"limited to {size} ≤ {exact}"):
         cls(exact + 1, decoder="exact")
+
+
+def test_n_components_range_is_the_cores():
+    """The docstring states n_components' range (it was undocumented, and checked even for the
+    kernels that ignore it)."""
+    (entry,) = [p for p in _schema.params("ridge") if p["name"] == "n_components"]
+    assert f"between {int(entry['low'])} and {int(entry['high']):,}" in " ".join(StructuredRidge.__doc__.split())

@@ -35,7 +35,7 @@ MULTILABEL_FAILURES = {
     "model predicts (n_samples, n_labels) (by design)",
     "check_classifier_not_supporting_multiclass": "fits a 1-D three-class y and wants the message 'Only binary "
     "classification is supported'; the multi-label configuration rejects any 1-D y with its own message "
-    "(Y must be 2-D ...; use space='multiclass')",
+    "(y must be 2-D ...; use space='multiclass')",
 }
 _PRECOMPUTED_RANDOM_KERNEL = (
     "fits a random, non-symmetric matrix as if it were a precomputed kernel; fit rejects a non-symmetric kernel "

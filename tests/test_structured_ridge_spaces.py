@@ -134,8 +134,13 @@ def test_tournaments_string_rejects_non_triangular_width():
     for columns in (7, 4, 2):
         with pytest.raises(ValueError, match=rf"y has {columns} column\(s\); space='tournaments' takes one per pair"):
             StructuredRidge(space="tournaments").fit(X, np.zeros((10, columns), dtype=int))
-    with pytest.raises(ValueError, match="(?i)y must be 2-D"):
+    with pytest.raises(
+        ValueError, match=r"^y must be 2-D \(n_samples, n_columns\) for space='tournaments', got shape \(10,\)$"
+    ):
         StructuredRidge(space="tournaments").fit(X, np.zeros(10, dtype=int))
+    # the argument is y (the message said "Y"), with the way out for class labels on multilabel
+    with pytest.raises(ValueError, match=r"^y must be 2-D .* got shape \(10,\); for one class label per sample use"):
+        StructuredRidge().fit(X, np.zeros(10, dtype=int))
 
 
 def test_invalid_targets_are_rejected_with_the_row():

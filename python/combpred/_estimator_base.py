@@ -376,11 +376,6 @@ class StructuredEstimator(BaseEstimator):
                 kind = "continuous-multioutput" if y.ndim == 2 and y.shape[1] > 1 else "continuous"
                 raise ValueError(f"Unknown label type: y is {kind!r}; a multi-label Y holds 0/1 indicators")
             if isinstance(self.space, str):
-                if y.ndim != 2:
-                    hint = "; for one class label per sample use space='multiclass'" if multilabel else ""
-                    raise ValueError(
-                        f"Y must be 2-D (n_samples, n_columns) for space={self.space!r}, got shape {y.shape}{hint}"
-                    )
                 space = _spaces.from_name(self.space, y)
             else:
                 space = self.space

@@ -159,7 +159,8 @@ class StructuredRidge(StructuredEstimator):
         For ``"rbf"``, ``"poly"`` and callable kernels (ignored by ``"linear"`` and
         ``"precomputed"``): fit the linear model on a Nyström map of this many landmark
         samples (thesis appendix A) instead of the full kernel expansion, so that training scales
-        to 100,000s of samples. None: the exact kernel model.
+        to 100,000s of samples, between 1 and 10,000 (checked whatever the kernel). None: the
+        exact kernel model.
     tau : int, default=None
         SGD on kernel models keeps only the last ``tau`` expansion terms (None: all).
     eta0 : float, default=None
@@ -248,6 +249,9 @@ class StructuredRidge(StructuredEstimator):
         Whether ``predict`` returns a scipy.sparse CSR matrix: ``fit`` was given a sparse Y.
     n_iter_ : int
         CG iterations or SGD epochs run (at least 1; the exact solver's direct solve counts as one).
+    n_samples_seen_ : int
+        Number of training rows the model has seen: those of ``fit``, plus those of every later
+        ``partial_fit`` call that continued it.
     objective_ : float
         The objective J at the solution.
     relative_gradient_ : float

@@ -386,7 +386,7 @@ class StructuredSVM(BaseEstimator):
 
     Parameters
     ----------
-    space : str or combpred.spaces.Space
+    space : str or combpred.spaces.Space, default="multilabel"
         The output space. ``"multiclass"`` takes any class labels (1-D); the other names of
         :func:`combpred.spaces.from_name` size the space from Y; a space object takes y in its own
         encoding.
@@ -470,8 +470,6 @@ class StructuredSVM(BaseEstimator):
             return _spaces.Multiclass(len(self.classes_)), idx
         y = _spaces._densify_targets(y, "y")  # a sparse Y as the estimators take it (it was "got shape ()")
         if isinstance(self.space, str):
-            if y.ndim != 2:
-                raise ValueError(f"Y must be 2-D (n_samples, n_columns) for space={self.space!r}, got shape {y.shape}")
             return _spaces.from_name(self.space, y), y
         return self.space, y
 

@@ -330,9 +330,7 @@ def _space_of(space: Any, y: da.Array, name: str) -> tuple[_spaces.Space, np.nda
         classes, _ = class_labels(labels, f"{name} needs at least 2 classes")
         return _spaces.Multiclass(len(classes)), classes
     if isinstance(space, str):
-        if y.ndim != 2:
-            raise ValueError(f"Y must be 2-D (n_samples, n_columns) for space={space!r}, got shape {y.shape}")
-        space = _spaces.from_name(space, np.empty((0, y.shape[1])))
+        space = _spaces.from_name(space, y)
     classes = None
     if type(space) is _spaces.Multiclass:
         classes = np.arange(space.n_classes)

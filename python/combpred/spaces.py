@@ -11,7 +11,8 @@ Every space offers:
 ``mean()``, ``covariance()``
     p = E[ψ] and S = Cov[ψ] under the uniform distribution on Y, from closed-form counts.
 ``embed(Y)``, ``validate(Y)``
-    ψ of each structure; a clear ``ValueError`` naming the first invalid row.
+    ψ of each structure; a clear ``ValueError`` naming the first invalid row (``TypeError`` when Y
+    does not hold integers).
 ``sample(n, random_state)``
     exact uniform samples.
 ``decode(U)``
@@ -34,6 +35,24 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 
 from . import _capi, _core, _schema
+
+__all__ = [
+    "Space",
+    "Multiclass",
+    "Multilabel",
+    "KSubsets",
+    "Ordinal",
+    "Permutations",
+    "PartialTournaments",
+    "DirectedCycles",
+    "UndirectedCycles",
+    "Cliques",
+    "HierarchyPaths",
+    "DAGPaths",
+    "DAGSubsets",
+    "Subtrees",
+    "from_name",
+]
 
 _handle_locks: dict[str, Any] = {}  # the lock of the handles' first creation, one per process
 
@@ -708,13 +727,39 @@ _BY_NAME = {
 
 
 def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
-    """Build the space a string names, sized from the training targets Y."""
+    """Build the space a string names, sized from the training targets Y.
+
+    The estimators call it for a ``space`` given by name.
+
+    Parameters
+    ----------
+    name : str
+        ``"multiclass"``, ``"multilabel"``, ``"permutations"``, ``"dicycles"``, ``"ucycles"``,
+        ``"cliques"`` or ``"tournaments"``.
+    Y : array-like of shape (n_samples, n_columns)
+        Training targets in the named space's encoding; only their shape is read (a column per
+        label, vertex, or pair of items for ``"tournaments"``), so a lazy array is not computed.
+    n_classes : int, default=None
+        The number of classes, for ``"multiclass"`` only (Y is then not read).
+
+    Returns
+    -------
+    space : Space
+        The space, with its default ``decoder`` where it has one.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, a Y that is not 2-D, or too few columns for the space.
+    """
     if name == "multiclass":
         return Multiclass(n_classes)
-    Y = np.asarray(Y)  # a list met Y.ndim
+    if not hasattr(Y, "shape"):  # only the shape is read: a lazy (Dask) array is not computed
+        Y = np.asarray(Y)  # a list met Y.ndim
     if name in _BY_NAME:
         if Y.ndim != 2:
-            raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}")
+            hint = "; for one class label per sample use space='multiclass'" if name == "multilabel" else ""
+            raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}{hint}")
         try:
             return _BY_NAME[name](Y.shape[1])
         except ValueError as exc:  # the size the columns of y imply is too small for the space

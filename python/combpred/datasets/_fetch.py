@@ -107,7 +107,8 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
     Parameters
     ----------
     relative : str
-        The file's path inside the data directory, a key of :data:`REMOTE_FILES`.
+        The file's path inside the data directory: one of the files the loaders download (others
+        raise ``ValueError``).
     data_home : str or path-like, default=None
         The cache directory (see :func:`get_data_home`).
     timeout : float, default=60.0
