@@ -267,6 +267,14 @@ def test_read_hmc_arff_errors(text, match):
         read_hmc_arff(text)
 
 
+def test_read_hmc_arff_names_its_source():
+    """Like the other readers, it names the file before the line (it had no source argument)."""
+    with pytest.raises(ValueError, match=r"^cellcycle\.arff, line 7: "):
+        read_hmc_arff(HMC.replace("1.5,?", "x,?"), source="cellcycle.arff")
+    with pytest.raises(ValueError, match=r"^cellcycle\.arff: no '@ATTRIBUTE class hierarchical"):
+        read_hmc_arff("@RELATION r\n@ATTRIBUTE a numeric\n", source="cellcycle.arff")
+
+
 def test_taxonomy_needs_declared_parents():
     with pytest.raises(ValueError, match="not declared"):
         datasets._taxonomy(["01", "02/01"])

@@ -556,10 +556,7 @@ def load_hierarchical(
         paths = {split: Path(path) for split, path in found[1].items()}
     parsed: dict[str, Any] = {}
     for split, path in paths.items():
-        try:
-            parsed[split] = read_hmc_arff(_hmc_text(path.read_bytes(), str(path)))
-        except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
+        parsed[split] = read_hmc_arff(_hmc_text(path.read_bytes(), str(path)), source=str(path))
     first = next(iter(parsed.values()))
     for split, (feature_names, _, nodes, _) in parsed.items():
         if nodes != first[2] or feature_names != first[0]:

@@ -17,6 +17,7 @@ from ._arff import (
     nominal_columns,
     parse_attribute,
     parse_number,
+    source_line,
     split_fields,
     text_lines,
     unquote,
@@ -53,7 +54,7 @@ def declared_nodes(entries: list[str]) -> list[str]:
 _BYTES_PER_VALUE = 48
 
 
-def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], list[list[str]]]:
+def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.ndarray, list[str], list[list[str]]]:
     """Parse a dense Clus HMC ARFF document (a tree or a DAG taxonomy).
 
     The last attribute must be ``@ATTRIBUTE class hierarchical <list>``, whose comma-separated
@@ -80,6 +81,8 @@ def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], 
     ----------
     text : str or bytes
         The file's contents (bytes in UTF-8).
+    source : str, default=""
+        The file's name, which messages put before the line (as ``read_arff``'s do).
 
     Returns
     -------
@@ -101,7 +104,7 @@ def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], 
         misplaced hierarchical attribute, wrong field counts, values that are neither numbers nor
         declared nominal values, undeclared labels.
     """
-    text = document_text(text, "text")
+    text = document_text(text, source or "text")
     attributes: list[Attribute] = []
     names: list[str] = []
     hierarchy: list[str] | None = None
@@ -113,18 +116,19 @@ def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], 
         line = raw.strip()
         if not line or line.startswith("%"):
             continue
+        where = source_line(source, lineno)
         if not in_data:
-            keyword = header_keyword(line, f"line {lineno}")
+            keyword = header_keyword(line, where)
             if keyword == "attribute":
                 if hierarchy is not None:
-                    raise ValueError(f"line {lineno}: the hierarchical attribute must be the last attribute")
-                attribute = parse_attribute(line, f"line {lineno}", lineno)
+                    raise ValueError(f"{where}: the hierarchical attribute must be the last attribute")
+                attribute = parse_attribute(line, where, lineno)
                 if any(a.name == attribute.name for a in attributes):  # as the MULAN reader refuses
-                    raise ValueError(f"line {lineno}: attribute {attribute.name!r} is declared twice")
+                    raise ValueError(f"{where}: attribute {attribute.name!r} is declared twice")
                 if attribute.kind == "hierarchical":
                     declared = [v.strip() for v in attribute.values[0].split(",") if v.strip()]
                     if not declared:
-                        raise ValueError(f"line {lineno}: the hierarchical attribute declares no nodes")
+                        raise ValueError(f"{where}: the hierarchical attribute declares no nodes")
                     hierarchy = list(dict.fromkeys(declared))
                 elif attribute.kind == "numeric":
                     attributes.append(attribute)
@@ -134,37 +138,37 @@ def read_hmc_arff(text: str | bytes) -> tuple[list[str], np.ndarray, list[str], 
                     names.extend(nominal_columns(attribute))
                 else:
                     raise ValueError(
-                        f"line {lineno}: attribute {attribute.name!r} has type {attribute.kind!r}; only numeric "
+                        f"{where}: attribute {attribute.name!r} has type {attribute.kind!r}; only numeric "
                         "and nominal features and the final hierarchical attribute are supported"
                     )
             elif keyword == "data":
                 if hierarchy is None:
-                    raise ValueError(f"line {lineno}: @DATA before any 'hierarchical' class attribute")
+                    raise ValueError(f"{where}: @DATA before any 'hierarchical' class attribute")
                 in_data = True
                 declared_set = set(declared_nodes(hierarchy))
                 encoders = [_encoder(a) for a in attributes]
-                budget = ValueBudget("", _BYTES_PER_VALUE)
+                budget = ValueBudget(source, _BYTES_PER_VALUE)
             continue
         if line.startswith("{"):
-            raise ValueError(f"line {lineno}: sparse ARFF rows are not supported")
-        values = split_fields(line, f"line {lineno}")
+            raise ValueError(f"{where}: sparse ARFF rows are not supported")
+        values = split_fields(line, where)
         if len(values) != len(attributes) + 1:
-            raise ValueError(f"line {lineno}: {len(values)} values for {len(attributes) + 1} attributes")
+            raise ValueError(f"{where}: {len(values)} values for {len(attributes) + 1} attributes")
         row: list[float] = []
         try:
             for encode, value in zip(encoders, values[:-1], strict=True):
                 encode(value.strip(), row)
         except ValueError as exc:
-            raise ValueError(f"line {lineno}: {exc}") from None
+            raise ValueError(f"{where}: {exc}") from None
         budget.add(len(row), lineno)
         rows.append(row)
         row_labels = [v.strip() for v in values[-1].split("@")]
         for lab in row_labels:
             if lab not in declared_set:
-                raise ValueError(f"line {lineno}: label {lab!r} is not a declared node of the hierarchy")
+                raise ValueError(f"{where}: label {lab!r} is not a declared node of the hierarchy")
         labels.append(row_labels)
     if hierarchy is None:
-        raise ValueError("no '@ATTRIBUTE class hierarchical ...' declaration found")
+        raise ValueError(f"{source + ': ' if source else ''}no '@ATTRIBUTE class hierarchical ...' declaration found")
     X = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
     return names, X, hierarchy, labels
 
