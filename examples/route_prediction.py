@@ -9,6 +9,7 @@ as a linear function of 6 features, and each traveller takes the best-scoring di
 StructuredRidge(space=DirectedCycles(8)) learns the policy from (features, route) pairs. Saves
 route_prediction.png (true and predicted route of one test traveller on a circle) in the current
 directory. COMBPRED_EXAMPLE_QUICK=1 trains on fewer examples.
+The output shown in the documentation is such a quick run's; run the script for the full figures.
 """
 
 import os

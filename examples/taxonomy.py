@@ -6,6 +6,7 @@ A synthetic 3-level taxonomy of 27 leaves (a category's centre is its parent's p
 shrinks with depth): StructuredRidge on HierarchyPaths(parent, leaves_only=True), y = leaf id,
 against a flat LogisticRegression over the leaves. Saves taxonomy.png (accuracy at each depth).
 COMBPRED_EXAMPLE_QUICK=1 uses fewer examples.
+The output shown in the documentation is such a quick run's; run the script for the full figures.
 """
 
 import os
