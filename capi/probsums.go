@@ -106,14 +106,16 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 // cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over
 // parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
 // cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
-// inference); centre is the parts' (NULL: none); init is a model to warm-start from, or 0;
-// progress as cp_prob_fit's (NULL: none). Both callbacks run on the calling thread and receive ctx.
+// inference); centre is the parts' (NULL: none); spread (n values, NULL: none) is each feature's
+// weighted root mean square about centre (about 0 without an intercept), which puts the solver in
+// the coordinates cp_prob_fit works in; init is a model to warm-start from, or 0; progress as
+// cp_prob_fit's (NULL: none). Both callbacks run on the calling thread and receive ctx.
 //
 //export cp_prob_fit_sums
-func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.double, init C.int64_t, sums C.cp_sums_fn,
-	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread *C.double, init C.int64_t,
+	sums C.cp_sums_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := probFitSums(spaceHandle, n, params, centre, init, sums, progress, ctx, out)
+	md, err := probFitSums(spaceHandle, n, params, centre, spread, init, sums, progress, ctx, out)
 	if err != nil {
 		return status(err)
 	}
@@ -121,7 +123,7 @@ func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre
 	return cpOK
 }
 
-func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.double, init C.int64_t, sums C.cp_sums_fn,
+func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread *C.double, init C.int64_t, sums C.cp_sums_fn,
 	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -142,6 +144,11 @@ func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.d
 	}
 	if opt.Centre, err = centreOf(centre, n); err != nil {
 		return nil, err
+	}
+	if spread != nil {
+		if opt.Spread, err = f64s("spread", spread, 1, n); err != nil {
+			return nil, err
+		}
 	}
 	opt.Progress = progressFunc(progress, ctx)
 	call := func(W, grad *mat.Dense) (float64, float64, error) {

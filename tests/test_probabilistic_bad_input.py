@@ -543,7 +543,7 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
 
     def fit_with(callback, n=6, params=b"", space_handle=sh):
         cb = _capi.SUMS(callback) if callback is not None else ctypes.cast(None, _capi.SUMS)
-        return lib.cp_prob_fit_sums(space_handle, n, params, None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64())
+        return lib.cp_prob_fit_sums(space_handle, n, params, None, None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64())
 
     def writing(total_loss, total_weight):
         def callback(coef, rows, d, loss, weight, grad, _ctx):
@@ -578,7 +578,7 @@ def test_fit_sums_takes_only_a_space_handle(data, fitted):
     with pytest.raises(TypeError):
         _capi.check(
             _capi.lib().cp_prob_fit_sums(
-                fitted._model.value, 6, b"", None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64()
+                fitted._model.value, 6, b"", None, None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64()
             )
         )
 

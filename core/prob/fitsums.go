@@ -21,8 +21,8 @@ type SumsFunc func(W, grad *mat.Dense) (loss, weight float64, err error)
 // each W (see SumsFunc), the fit of rows spread over machines: each evaluation sums
 // Problem.DataSums over the parts. It runs the L-BFGS of Fit with exact inference (the same
 // objective and Result), so the model equals Fit's on the rows taken together up to rounding and
-// the solver's tolerance. Its stopping rule is Fit's in W's own coordinates: the parts' sums
-// carry no spread of the features for rowScales. opt.Alpha 0 means DefaultAlpha of the summed weight. The
+// the solver's tolerance, given opt.Spread (without it, the solver works in W's own coordinates
+// and its stopping rule differs from Fit's on features far from unit scale). opt.Alpha 0 means DefaultAlpha of the summed weight. The
 // weight must be the same at every evaluation (the data may not change during the fit).
 func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) {
 	if err := opt.Validate(); err != nil {
@@ -50,6 +50,9 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		return nil, err
 	}
 	if err := xmat.CheckCentre(opt.Centre, n); err != nil {
+		return nil, err
+	}
+	if err := checkSpread(opt.Spread, n); err != nil {
 		return nil, err
 	}
 	var centre []float64 // the parts centre X there (DataSumsOf): W's coordinates are theirs
@@ -85,7 +88,21 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		}
 		return penalized(Wx, n, alpha, loss, weight, G), nil
 	}
-	res, err := minimizeRelative(W.RawMatrix().Data, eval, &opt)
+	var res Result
+	var err error
+	if opt.Spread == nil {
+		res, err = minimizeRelative(W.RawMatrix().Data, eval, &opt)
+	} else {
+		// The scales need λ, which the default takes from the weights of the first sums: ask for
+		// them at W = 0, where the solver starts (memoized, so that it asks once).
+		eval = memoized(eval)
+		if _, err = eval(make([]float64, rows*d), make([]float64, rows*d)); err == nil {
+			s, x := rowScalesOf(opt.Spread, alpha, opt.Intercept), W.RawMatrix().Data
+			scaleRows(x, s, d, false)
+			res, err = minimizeRelative(x, inScaledRows(eval, s, d), &opt)
+			scaleRows(x, s, d, true)
+		}
+	}
 	xmat.ShiftIntercept(W, centre, -1)
 	if err == nil {
 		err = check.Fitted("coefficients", W.RawMatrix().Data)
@@ -158,6 +175,23 @@ func sumsInference(sp space.Space, inf InferenceOptions) error {
 	case !inf.exact(sp):
 		return fmt.Errorf("%w: a fit from data sums needs exact inference, and the sampler parameter resolves to sampled "+
 			"inference on the %s space; use the exact sampler", ErrNoExact, sp.Kind())
+	}
+	return nil
+}
+
+// checkSpread refuses an Options.Spread of the wrong length or with negative or NaN values (+Inf,
+// from an overflowing sum of squares, leaves that row unscaled).
+func checkSpread(spread []float64, n int) error {
+	if spread == nil {
+		return nil
+	}
+	if len(spread) != n {
+		return fmt.Errorf("the spread has %d values for %d features", len(spread), n)
+	}
+	for j, v := range spread {
+		if !(v >= 0) {
+			return fmt.Errorf("spread[%d] = %v: the features' spreads must be non-negative", j, v)
+		}
 	}
 	return nil
 }

@@ -239,3 +239,55 @@ func TestFitSumsCentred(t *testing.T) {
 		t.Errorf("a centre of 2 values for 4 features: %v", err)
 	}
 }
+
+// With the features' spreads (Options.Spread) FitSums works in Fit's coordinates: on features
+// scaled by 1e-4, 1 and 1e5 it stops where Fit stops at the same tolerance. Without them it
+// stopped with the unit-scale feature's coefficients far from the optimum.
+func TestFitSumsWithSpreadsStopsWhereFitDoes(t *testing.T) {
+	for _, kind := range []string{"multiclass", "permutations"} {
+		sp := mustSpace(t, kind, 4)
+		const m, n = 120, 3
+		X, ys := syntheticData(t, sp, m, n, 1, 23)
+		for i := 0; i < m; i++ {
+			X[i*n] *= 1e-4
+			X[i*n+2] *= 1e5
+		}
+		opt := Options{Intercept: true, Tol: 1e-6, MaxIter: 1000}
+		want, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Centre, opt.Spread = make([]float64, n), make([]float64, n)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				opt.Centre[j] += X[i*n+j] / m
+			}
+		}
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				v := X[i*n+j] - opt.Centre[j]
+				opt.Spread[j] += v * v / m
+			}
+		}
+		for j := range opt.Spread {
+			opt.Spread[j] = math.Sqrt(opt.Spread[j])
+		}
+		got, err := FitSums(sp, n, opt, partSums(sp, X, n, ys, nil, true, opt.Centre, parts(m, 50)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := got.Result.Objective/want.Result.Objective - 1; math.Abs(r) > 1e-9 {
+			t.Errorf("%s: objective %.15g, Fit's %.15g", kind, got.Result.Objective, want.Result.Objective)
+		}
+		for a := 0; a < sp.Dim(); a++ { // the unit-scale feature's coefficients
+			if g, w := got.Coef.At(1, a), want.Coef.At(1, a); math.Abs(g-w) > 1e-4*(1+math.Abs(w)) {
+				t.Errorf("%s: coefficient (1, %d) is %v, Fit's %v", kind, a, g, w)
+			}
+		}
+		opt.Spread = []float64{1, -1, 1}
+		if _, err := FitSums(sp, n, opt, partSums(sp, X, n, ys, nil, true, opt.Centre, parts(m, 50))); err == nil ||
+			!strings.Contains(err.Error(), "spread[1] = -1") {
+			t.Errorf("a negative spread: %v", err)
+		}
+	}
+}

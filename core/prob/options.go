@@ -84,6 +84,11 @@ type Options struct {
 	// centre every part's X (the caller's estimate of X's mean, the same for every part), as Fit
 	// centres its X at its mean. Ignored without an intercept and by Fit.
 	Centre []float64
+	// Spread, when not nil (n values), is the spread of each feature for FitSums' solver
+	// coordinates (rowScales): its weighted root mean square about Centre (about 0 without an
+	// intercept), which Fit reads off X itself. Nil: FitSums works in W's own coordinates.
+	// Ignored by Fit.
+	Spread []float64
 }
 
 // DefaultAlpha is the λ of Options.Alpha = 0 on the space sp for sample weights w (nil: m ones):

@@ -18,21 +18,28 @@ import "math"
 // training structures reproduced), without a warning, and at c = 10⁻⁸ the other way round; Adam's
 // steps, in coefficient units, overshot a model on X·10¹² by twelve orders of magnitude.
 func (p *Problem) rowScales() []float64 {
-	rows := p.n
-	if p.intercept {
+	var centre []float64 // subtracted here; a centred copy of X is already centred
+	if p.implicit {
+		centre = p.centre
+	}
+	return rowScalesOf(p.featureSpread(centre), p.lambda, p.intercept)
+}
+
+// rowScalesOf is rowScales from the features' spreads v_j (their weighted root mean squares),
+// the penalty λ and whether W has an intercept's row (scale 1). A scale that is not positive
+// and finite is 1.
+func rowScalesOf(spread []float64, lambda float64, intercept bool) []float64 {
+	rows := len(spread)
+	if intercept {
 		rows++
 	}
 	s := make([]float64, rows)
 	for r := range s {
 		s[r] = 1
 	}
-	var centre []float64 // subtracted here; a centred copy of X is already centred
-	if p.implicit {
-		centre = p.centre
-	}
-	root2Lambda := math.Sqrt(2) * math.Sqrt(p.lambda) // √(2λ) without overflowing 2λ
-	for j, v := range p.featureSpread(centre) {
-		if sj := math.Hypot(v, root2Lambda); sj > 0 && !math.IsInf(sj, 0) {
+	root2Lambda := math.Sqrt(2) * math.Sqrt(lambda) // √(2λ) without overflowing 2λ
+	for j, v := range spread {
+		if sj := math.Hypot(v, root2Lambda); sj > 0 && !math.IsInf(sj, 0) && !math.IsNaN(sj) {
 			s[j] = sj
 		}
 	}

@@ -720,14 +720,17 @@ class ProbModel(Model):
         init: ProbModel | None,
         sums: Callable[[np.ndarray], tuple[float, float, np.ndarray]],
         centre: np.ndarray | None = None,
+        spread: np.ndarray | None = None,
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that fits a model from data sums: Go's L-BFGS
         asks ``sums(W)`` (W of shape (rows, d), a copy) for the data term summed over every part
         of the data, as :func:`prob_data_sums` gives it for one part — ``(loss, weight, grad)``,
-        all with ``centre``. An exception raised by ``sums`` stops the fit and is raised again by
-        the call."""
+        all with ``centre``. ``spread``, each feature's weighted root mean square about the centre
+        (about 0 without an intercept), puts the solver in the coordinates of the in-memory fit.
+        An exception raised by ``sums`` stops the fit and is raised again by the call."""
         kept = _KeptException()
         pcentre = _centre_arg(centre, n_features)
+        pspread = None if spread is None else _capi.f64(spread, (n_features,), "spread")[1]
 
         def callback(coef: Any, rows: int, d: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
             with kept:
@@ -747,6 +750,7 @@ class ProbModel(Model):
                 n_features,
                 params,
                 pcentre,
+                pspread,
                 init.value if init is not None else 0,
                 callback_c,
                 progress,

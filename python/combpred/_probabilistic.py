@@ -183,7 +183,7 @@ class ProbabilisticStructured(StructuredEstimator):
         coefficients are multiplied by √(v_j + 2·alpha), v_j the feature's (weighted) mean square
         about its mean: fitting ``X * c`` with ``alpha * c**2`` gives the model fitted on ``X``
         with ``alpha``, and a feature on a scale far from the others' is fitted as well as they
-        are (the distributed fits of :mod:`combpred.dask` measure in W's own coordinates).
+        are (the distributed fit of :mod:`combpred.dask` measures in the same coordinates).
     learning_rate : float, default=None
         Adam's base step η (step t is η/√t); None means the core's default, 0.2.
     random_state : int, RandomState instance or None, default=None

@@ -180,6 +180,43 @@ def _centre(
     return centre if centre.size and np.isfinite(centre).all() else None
 
 
+def _square_sums(
+    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: np.ndarray | None, centre: np.ndarray | None
+) -> tuple[np.ndarray, float, np.ndarray, int]:
+    """A partition's weighted column sums of squares about ``centre`` (about 0 for None) and
+    weight, and its plain ones and row count: the terms of :func:`_spread`."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        D = X if centre is None else X - centre
+        D = D * D
+        plain = D.sum(axis=0)
+        if w is None:
+            return plain, float(X.shape[0]), plain, X.shape[0]
+        return w @ D, float(np.sum(w)), plain, X.shape[0]
+
+
+def _spread(
+    blocks: list[tuple[Any, Any, Any, int, int]],
+    space: _spaces.Space,
+    classes: np.ndarray | None,
+    n_jobs: int | None,
+    centre: np.ndarray | None,
+) -> np.ndarray | None:
+    """Each feature's weighted root mean square about ``centre`` (about 0 for None), weighted as
+    :func:`_centre` weighs: the scales of the distributed ProbabilisticStructured fit's solver
+    coordinates, which the in-memory fit reads off X. One pass over the persisted partitions; None
+    when a square sum overflows (the fit then works in the coefficients' own coordinates)."""
+    parts = [
+        dask.delayed(_on_partition, pure=False)(
+            _square_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(n_jobs), centre
+        )
+        for xb, yb, wb, i, lo in blocks
+    ]
+    ((weighted, total, plain, count),) = dask.compute(_tree(parts, _add_sums))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        spread = np.sqrt(weighted / total if total > 0 else plain / max(count, 1))
+    return spread if spread.size and np.isfinite(spread).all() else None
+
+
 def _first_rows(X: da.Array, count: int) -> np.ndarray:
     """X's first partitions, as many as hold ``count`` rows (all of X if it has fewer): the default
     landmark sample of a Nyström map. The first partition alone gave a 1-row first partition a
@@ -768,6 +805,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         blocks = _blocks(X, Y, W)
         intercept = bool(self.fit_intercept)
         centre = _centre(blocks, space, classes, self.n_jobs) if intercept else None
+        spread = _spread(blocks, space, classes, self.n_jobs, centre)
 
         def sums(coef: np.ndarray) -> tuple[float, float, np.ndarray]:
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
@@ -780,7 +818,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
             (total,) = dask.compute(_tree(parts, _add_sums))
             return total
 
-        call = _core.ProbModel.fit_sums_call(space._handle(), n, self._params_string(), previous, sums, centre)
+        call = _core.ProbModel.fit_sums_call(space._handle(), n, self._params_string(), previous, sums, centre, spread)
         self._fit_model(call, **_fitted_attributes(self, space, classes, n, columns))
         return self
 
