@@ -148,11 +148,19 @@ class _Settings:
 
 
 def _weighted_sums(
-    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: np.ndarray | None
+    space: _spaces.Space,
+    X: np.ndarray,
+    rows: np.ndarray,
+    w: np.ndarray | None,
+    squares_about: np.ndarray | float | None = None,
 ) -> tuple[np.ndarray, float, np.ndarray, int]:
-    """A partition's weighted column sums and weight, and its plain column sums and row count:
-    the terms of the iterative fits' centre (:func:`_centre`)."""
+    """A partition's weighted column sums and weight, and its plain column sums and row count: the
+    terms of the iterative fits' centre (:func:`_centre`); with ``squares_about``, the sums of the
+    squares of X minus it instead (:func:`_spread`)."""
     with np.errstate(over="ignore", invalid="ignore"):
+        if squares_about is not None:
+            X = X - squares_about
+            X = X * X
         plain = X.sum(axis=0)
         if w is None:
             return plain, float(X.shape[0]), plain, X.shape[0]
@@ -180,20 +188,6 @@ def _centre(
     return centre if centre.size and np.isfinite(centre).all() else None
 
 
-def _square_sums(
-    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: np.ndarray | None, centre: np.ndarray | None
-) -> tuple[np.ndarray, float, np.ndarray, int]:
-    """A partition's weighted column sums of squares about ``centre`` (about 0 for None) and
-    weight, and its plain ones and row count: the terms of :func:`_spread`."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        D = X if centre is None else X - centre
-        D = D * D
-        plain = D.sum(axis=0)
-        if w is None:
-            return plain, float(X.shape[0]), plain, X.shape[0]
-        return w @ D, float(np.sum(w)), plain, X.shape[0]
-
-
 def _spread(
     blocks: list[tuple[Any, Any, Any, int, int]],
     space: _spaces.Space,
@@ -207,7 +201,7 @@ def _spread(
     when a square sum overflows (the fit then works in the coefficients' own coordinates)."""
     parts = [
         dask.delayed(_on_partition, pure=False)(
-            _square_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(n_jobs), centre
+            _weighted_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(n_jobs), 0.0 if centre is None else centre
         )
         for xb, yb, wb, i, lo in blocks
     ]

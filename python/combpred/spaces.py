@@ -587,23 +587,34 @@ class _HardDecodingSpace(_PairSpace):
         return (self.n,) if decoder == "auto" else (self.n, f"decoder={decoder!r}")
 
 
+def _decoder_parameters(cls: type, size_doc: str, exact_by: str) -> None:
+    """Append to ``cls``'s docstring its Parameters section, with the decoder's limits as the core
+    states them (the schema's ``decoder_limits``), so that they are written once, in Go."""
+    auto, exact = _schema.decoder_limits(cls.kind)
+    size = cls._size_name
+    cls.__doc__ = (cls.__doc__ or "").rstrip() + (
+        f"""
+
+    Parameters
+    ----------
+    {size} : int
+        {size_doc}
+    decoder : {{"auto", "exact", "approximate"}}, default="auto"
+        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
+        ``"auto"``: exactly up to {size} = {auto}, by {exact_by}, and by local search beyond (its
+        guarantee is the space's z-approximation factor). ``"exact"``: exactly at any size up to
+        {size} = {exact}, larger ones raise ``ValueError`` (time and memory per row grow as
+        2^{size}). ``"approximate"``: always local search, e.g. to measure its realised z-factor
+        against enumeration.
+    """
+    )
+
+
 class Permutations(_HardDecodingSpace):
     """Total orders of ``n_labels`` labels (label ranking).
 
     A ranking is a row of ranks, ``y[j]`` = position of label j, 1 = best (scikit-lr's convention).
     ψ has one entry per pair u < v: +1 when u is ranked before v, −1 otherwise.
-
-    Parameters
-    ----------
-    n_labels : int
-        The number of labels ranked (at least 2).
-    decoder : {"auto", "exact", "approximate"}, default="auto"
-        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
-        ``"auto"``: exactly up to n_labels = 16, by dynamic programming over subsets of labels, and
-        by local search beyond (its guarantee is the space's z-approximation factor). ``"exact"``:
-        exactly at any size up to n_labels = 22, larger ones raise ``ValueError`` (time and memory
-        per row grow as 2^n_labels). ``"approximate"``: always local search, e.g. to measure its
-        realised z-factor against enumeration.
     """
 
     kind, _size_name = "permutations", "n_labels"
@@ -655,18 +666,6 @@ class DirectedCycles(_VertexSpace):
 
     A cycle is a successor row: ``y[v]`` is the vertex after v, −1 when v is not on the cycle.
     ψ has one entry per pair u < v: +1 for the arc u→v, −1 for v→u, 0 when neither is used.
-
-    Parameters
-    ----------
-    n_vertices : int
-        The number of vertices.
-    decoder : {"auto", "exact", "approximate"}, default="auto"
-        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
-        ``"auto"``: exactly up to n_vertices = 14, by the Held–Karp dynamic programme, and by local
-        search beyond (its guarantee is the space's z-approximation factor). ``"exact"``: exactly at
-        any size up to n_vertices = 18, larger ones raise ``ValueError`` (time and memory per row
-        grow as 2^n_vertices). ``"approximate"``: always local search, e.g. to measure its realised
-        z-factor against enumeration.
     """
 
     kind = "dicycles"
@@ -675,18 +674,6 @@ class DirectedCycles(_VertexSpace):
 class UndirectedCycles(_VertexSpace):
     """Undirected cycles of length ≥ 3 on ``n_vertices`` vertices; a successor row of either
     orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle.
-
-    Parameters
-    ----------
-    n_vertices : int
-        The number of vertices.
-    decoder : {"auto", "exact", "approximate"}, default="auto"
-        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
-        ``"auto"``: exactly up to n_vertices = 14, by the Held–Karp dynamic programme, and by local
-        search beyond (its guarantee is the space's z-approximation factor). ``"exact"``: exactly at
-        any size up to n_vertices = 18, larger ones raise ``ValueError`` (time and memory per row
-        grow as 2^n_vertices). ``"approximate"``: always local search, e.g. to measure its realised
-        z-factor against enumeration.
     """
 
     kind = "ucycles"
@@ -699,22 +686,17 @@ class Cliques(_VertexSpace):
     A single vertex has no edge, so it is the same graph as the empty set: Y holds the empty
     clique (the all-zero row, "no clique") and every vertex set of at least 2 vertices, |Y| =
     2^n − n, and rows with exactly one vertex are refused.
-
-    Parameters
-    ----------
-    n_vertices : int
-        The number of vertices.
-    decoder : {"auto", "exact", "approximate"}, default="auto"
-        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
-        ``"auto"``: exactly up to n_vertices = 20, by enumerating every vertex set, and by local
-        search beyond (its guarantee is the space's z-approximation factor). ``"exact"``: exactly at
-        any size up to n_vertices = 20, larger ones raise ``ValueError`` (time and memory per row
-        grow as 2^n_vertices). ``"approximate"``: always local search, e.g. to measure its realised
-        z-factor against enumeration.
     """
 
     kind = "cliques"
 
+
+_decoder_parameters(
+    Permutations, "The number of labels ranked (at least 2).", "dynamic programming over subsets of labels"
+)
+_decoder_parameters(DirectedCycles, "The number of vertices.", "the Held–Karp dynamic programme")
+_decoder_parameters(UndirectedCycles, "The number of vertices.", "the Held–Karp dynamic programme")
+_decoder_parameters(Cliques, "The number of vertices.", "enumerating every vertex set")
 
 _BY_NAME = {
     "multiclass": Multiclass,
