@@ -1,16 +1,20 @@
 package prob
 
-import "math"
+import (
+	"math"
+
+	"github.com/combpred/combpred/core/xmat"
+)
 
 // rowScales returns the scale s_r of each row of W (the n features, then the intercept's) in
 // which Fit's solvers work: they minimise J over W' = diag(s) W, so that a feature's
 // coefficients move in units of that feature's spread, and they stop on the relative gradient
 // in those coordinates, ‖diag(s)⁻¹ ∇J‖ ≤ Tol·‖diag(s)⁻¹ ∇J(0)‖ (J itself, and so its minimum, is
-// unchanged). s_j = √(v_j + 2λ), with v_j the weighted mean square of feature j about the
-// centre the fit uses (about 0 without an intercept): J's curvature along row j is about
-// κ·v_j + 2λ, κ the covariance of ψ under the model (≤ 1 for 0/1 coordinates), so that every row,
-// the intercept's (s = 1, curvature κ) among them, has a curvature between min(κ, 1) and
-// max(κ, 1) in the new coordinates.
+// unchanged). s_j = √(v_j + 2λ), with v_j the mean square of feature j about the centre the fit
+// uses (about 0 without an intercept) over the rows of positive weight: with equal weights, J's
+// curvature along row j is about κ·v_j + 2λ, κ the covariance of ψ under the model (≤ 1 for 0/1
+// coordinates), so that every row, the intercept's (s = 1, curvature κ) among them, has a
+// curvature between min(κ, 1) and max(κ, 1) in the new coordinates.
 //
 // Without it, a feature on a scale c far from 1 dominated the gradient: its coefficients' part
 // grows like c and the intercept's does not, so at c = 10⁶ L-BFGS met Tol with the intercept
@@ -25,7 +29,7 @@ func (p *Problem) rowScales() []float64 {
 	return rowScalesOf(p.featureSpread(centre), p.lambda, p.intercept)
 }
 
-// rowScalesOf is rowScales from the features' spreads v_j (their weighted root mean squares),
+// rowScalesOf is rowScales from the features' spreads (featureSpread's root mean squares),
 // the penalty λ and whether W has an intercept's row (scale 1). A scale that is not positive
 // and finite is 1.
 func rowScalesOf(spread []float64, lambda float64, intercept bool) []float64 {
@@ -46,33 +50,37 @@ func rowScalesOf(spread []float64, lambda float64, intercept bool) []float64 {
 	return s
 }
 
-// featureSpread returns, for each feature j, the root of its weighted mean square about
-// centre[j] (about 0 when centre is nil). A dense X's squares are taken relative to the column's
-// largest magnitude, so that values near 1e154 do not overflow; a sparse X's through its column
-// sums of squares (Σ s x² − (Σ s)·c², its entries bounded by NewProblemCSR's magnitude check).
+// featureSpread returns, for each feature j, the root mean square of x_ij − centre[j] (of x_ij
+// when centre is nil) over the rows of positive weight, each counted once. Not weighted: where one
+// weight is 10³⁰⁸ times the others, the weighted spread about the weighted mean is that of the
+// negligible rows, about 10⁻¹⁵⁴, and the first L-BFGS step, of unit length in these coordinates,
+// put 10¹⁵ into the coefficients. A dense X's squares are taken relative to the column's largest
+// magnitude, so that values near 1e154 do not overflow; a sparse X's through its column sums
+// (Σ x² − 2c Σ x + N c², its entries bounded by NewProblemCSR's magnitude check).
 func (p *Problem) featureSpread(centre []float64) []float64 {
 	n, m := p.n, p.m
-	weights := p.weights
-	if weights == nil {
-		weights = make([]float64, m)
-		for i := range weights {
-			weights[i] = 1
+	rows := make([]float64, m) // 1 on the rows of positive weight
+	var count float64
+	for i := range rows {
+		if p.weights == nil || p.weights[i] > 0 {
+			rows[i] = 1
+			count++
 		}
 	}
-	var total float64
-	for _, w := range weights {
-		total += w
-	}
 	out := make([]float64, n)
-	if !(total > 0) {
+	if count == 0 {
 		return out
 	}
 	if p.X.Sparse != nil {
-		p.X.Sparse.ColumnSquareSums(weights, out)
+		p.X.Sparse.ColumnSquareSums(rows, out)
+		var mean []float64
+		if centre != nil {
+			mean = xmat.WeightedMean(p.X, rows)
+		}
 		for j := range out {
-			v := out[j] / total
-			if centre != nil {
-				v -= centre[j] * centre[j]
+			v := out[j] / count
+			if mean != nil {
+				v += centre[j] * (centre[j] - 2*mean[j])
 			}
 			out[j] = math.Sqrt(math.Max(0, v))
 		}
@@ -88,8 +96,8 @@ func (p *Problem) featureSpread(centre []float64) []float64 {
 			top[j] = math.Max(top[j], math.Abs(v))
 		}
 	}
-	for i, w := range weights {
-		if w == 0 {
+	for i, r := range rows {
+		if r == 0 {
 			continue
 		}
 		for j, v := range X.RawRowView(i) {
@@ -98,12 +106,12 @@ func (p *Problem) featureSpread(centre []float64) []float64 {
 			}
 			if top[j] > 0 {
 				q := v / top[j]
-				out[j] += w * q * q
+				out[j] += q * q
 			}
 		}
 	}
 	for j := range out {
-		out[j] = top[j] * math.Sqrt(out[j]/total)
+		out[j] = top[j] * math.Sqrt(out[j]/count)
 	}
 	return out
 }

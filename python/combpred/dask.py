@@ -155,12 +155,18 @@ def _weighted_sums(
     squares_about: np.ndarray | float | None = None,
 ) -> tuple[np.ndarray, float, np.ndarray, int]:
     """A partition's weighted column sums and weight, and its plain column sums and row count: the
-    terms of the iterative fits' centre (:func:`_centre`); with ``squares_about``, the sums of the
-    squares of X minus it instead (:func:`_spread`)."""
+    terms of the iterative fits' centre (:func:`_centre`). With ``squares_about``, the terms of
+    :func:`_spread` instead: the column sums of the squares of X minus it over the rows of positive
+    weight and their number, and the plain ones."""
     with np.errstate(over="ignore", invalid="ignore"):
         if squares_about is not None:
             X = X - squares_about
             X = X * X
+            plain = X.sum(axis=0)
+            if w is None:
+                return plain, float(X.shape[0]), plain, X.shape[0]
+            positive = w > 0
+            return X[positive].sum(axis=0), float(np.count_nonzero(positive)), plain, X.shape[0]
         plain = X.sum(axis=0)
         if w is None:
             return plain, float(X.shape[0]), plain, X.shape[0]
@@ -195,9 +201,9 @@ def _spread(
     n_jobs: int | None,
     centre: np.ndarray | None,
 ) -> np.ndarray | None:
-    """Each feature's weighted root mean square about ``centre`` (about 0 for None), weighted as
-    :func:`_centre` weighs: the scales of the distributed ProbabilisticStructured fit's solver
-    coordinates, which the in-memory fit reads off X. One pass over the persisted partitions; None
+    """Each feature's root mean square about ``centre`` (about 0 for None) over the rows of
+    positive weight: the scales of the distributed ProbabilisticStructured fit's solver
+    coordinates, which the in-memory fit reads off X (``core/prob/rowscale.go``). One pass over the persisted partitions; None
     when a square sum overflows (the fit then works in the coefficients' own coordinates)."""
     parts = [
         dask.delayed(_on_partition, pure=False)(
