@@ -515,8 +515,9 @@ class StructuredEstimator(BaseEstimator):
         return _sparse.vstack(blocks, format="csr")
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean quality of the predictions on (X, y): accuracy for multiclass, 1 − Hamming loss for
-        multilabel, the space's own score otherwise (see ``combpred.spaces``), weighted by
+        """Mean quality of the predictions on (X, y): accuracy for multiclass (a label the model
+        never saw counts as a miss), 1 − Hamming loss for multilabel, mean Kendall τ for
+        permutations, the space's own score otherwise (see ``combpred.spaces``), weighted by
         ``sample_weight`` (validated as in :meth:`fit`)."""
         fitted = self._fitted()
         pred = self.predict(X)
@@ -527,7 +528,17 @@ class StructuredEstimator(BaseEstimator):
             y = class_label_vector(y, "y")
             if y.shape[0] != len(pred):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
-            class_rows(y, fitted.labels)  # a label the model does not know (NaN, say) is an error, not a miss
+            # a label the model never saw is a miss, as scikit-learn's accuracy counts it (cross-
+            # validation folds with a class absent from training scored NaN); NaN, or a label that
+            # does not compare with the classes, is an error
+            if y.dtype.kind == "f" and np.isnan(y).any():
+                raise ValueError(f"y contains NaN at row {int(np.argmax(np.isnan(y)))}: class labels must be defined")
+            try:
+                np.searchsorted(fitted.labels, y)
+            except TypeError as exc:
+                raise ValueError(
+                    f"y holds labels that are not comparable with classes {list(fitted.labels)}: {exc}"
+                ) from None
             return weighted_mean(pred == y, sw)
         y = self._dense_targets(y)
         if len(np.asarray(y)) != len(pred):
