@@ -231,3 +231,20 @@ def test_kernel_sgd_warm_start_on_other_inputs_starts_cold():
     first = again.objective_
     again.fit(X2, Y2)
     assert again.objective_ <= first
+
+
+def test_partial_fit_takes_a_chunk_of_zero_weights_after_the_first():
+    """Rows of weight 0 count for nothing, as in fit: a streaming loop failed on a chunk whose
+    weights were all zero. The first chunk still needs a positive weight (there is nothing to fit)."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 3))
+    Y = (X @ rng.normal(size=(3, 4)) > 0).astype(int)
+    model = StructuredRidge(solver="exact").partial_fit(X[:30], Y[:30])
+    before = model.coef_.copy()
+    model.partial_fit(X[30:], Y[30:], sample_weight=np.zeros(30))
+    np.testing.assert_array_equal(model.coef_, before)
+    assert model.n_samples_seen_ == 30
+    with pytest.raises(ValueError, match="at least one non-zero weight"):
+        StructuredRidge(solver="exact").partial_fit(X[:30], Y[:30], sample_weight=np.zeros(30))
+    with pytest.raises(ValueError, match=r"sample_weight\[0\] = -1"):
+        model.partial_fit(X[30:], Y[30:], sample_weight=-np.ones(30))

@@ -521,7 +521,9 @@ class StructuredRidge(StructuredEstimator):
         ----------
         X, y, sample_weight
             As in :meth:`fit`, for the new chunk (X dense or ``scipy.sparse``; a sparse chunk is
-            refused by kernel models without ``n_components``, which continue by SGD).
+            refused by kernel models without ``n_components``, which continue by SGD). After the
+            first call, a chunk whose weights are all zero leaves the model as it is
+            (``n_samples_seen_`` included).
         classes : array-like, default=None
             All class labels, required in the first call with ``space="multiclass"`` (a chunk may
             lack some classes). Later calls may omit it or repeat it; different labels are an
@@ -598,7 +600,9 @@ class StructuredRidge(StructuredEstimator):
             space, fitted_classes = self.space_, getattr(self, "classes_", None)
             _check_partial_classes(classes, space, fitted_classes, first=False)
             rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
-            sw = check_sample_weight(sample_weight, X.shape[0])
+            sw = check_sample_weight(sample_weight, X.shape[0], all_zero=True)
+            if sw is not None and not np.any(sw > 0):
+                return self  # rows of weight 0 count for nothing, as in fit (a streaming loop failed here)
         core_X = fitted.features(X) if fitted is not None else X
         params = self._params_string(core_X.shape[1]).encode()
         model = run_fit(

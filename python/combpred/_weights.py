@@ -8,11 +8,12 @@ from typing import Any
 import numpy as np
 
 
-def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None:
+def check_sample_weight(sample_weight: Any, n_samples: int, *, all_zero: bool = False) -> np.ndarray | None:
     """Validate sample weights: the one rule of fit, partial_fit and score.
 
     Returns None for None, else a C-contiguous float64 array of length ``n_samples`` that is finite,
-    non-negative and not all zero; anything else raises ``ValueError`` naming sample_weight.
+    non-negative and not all zero (all zero too with ``all_zero``: a continued partial_fit's chunk
+    that counts for nothing); anything else raises ``ValueError`` naming sample_weight.
     """
     if sample_weight is None:
         return None
@@ -29,7 +30,7 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None
         i = int(np.argmax(bad))
         value = "NaN" if np.isnan(w[i]) else repr(float(w[i]))
         raise ValueError(f"sample_weight[{i}] = {value}: weights must be finite and non-negative")
-    if n_samples and not np.any(w > 0):
+    if n_samples and not all_zero and not np.any(w > 0):
         raise ValueError("sample_weight must hold at least one non-zero weight (all are zero)")
     return w
 
