@@ -406,3 +406,26 @@ def test_a_metric_returning_nan_is_named():
     X, Y = rng.normal(size=(20, 3)), np.array([rng.permutation(4) + 1 for _ in range(20)])
     with pytest.raises(ValueError, match="the metric returned NaN for a distance from X row 0"):
         KNNBordaRanker(metric=lambda a, b: np.nan).fit(X, Y).predict(X[:2])
+
+
+def test_structured_svm_keeps_its_fitted_labels_and_is_a_classifier_on_class_labels():
+    """A refit on another space kept the earlier classes_, and predict read the current space
+    parameter, so after set_params it returned raw ids; on class labels it was not a classifier to
+    scikit-learn (unstratified CV folds) and its two-class scores were (n, 2), which roc_auc refused."""
+    from sklearn.base import is_classifier
+    from sklearn.model_selection import cross_val_score
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 3))
+    labels = np.array(["a", "b", "c"])[np.argmax(X @ rng.normal(size=(3, 3)), axis=1)]
+    svm = StructuredSVM(space="multiclass", random_state=0).fit(X, labels)
+    assert is_classifier(svm)
+    pred = svm.predict(X)
+    svm.set_params(space="multilabel")
+    np.testing.assert_array_equal(svm.predict(X), pred)  # the fitted space's labels
+    svm.fit(X, (X > 0).astype(int))
+    assert not hasattr(svm, "classes_")
+    binary = StructuredSVM(space="multiclass", random_state=0)
+    y2 = np.where(X[:, 0] > 0, "yes", "no")
+    assert binary.fit(X, y2).decision_function(X).shape == (90,)
+    assert np.all(cross_val_score(binary, X, y2, scoring="roc_auc", cv=3) > 0.8)

@@ -461,10 +461,16 @@ class StructuredSVM(BaseEstimator):
         multi = self.space != "multiclass" and not isinstance(self.space, _spaces.Multiclass)
         tags.target_tags.multi_output = multi
         tags.target_tags.single_output = not multi
+        if self.space == "multiclass":  # class labels, as StructuredRidge's: stratified CV folds
+            from sklearn.utils import ClassifierTags
+
+            tags.estimator_type = "classifier"
+            tags.classifier_tags = ClassifierTags(multi_class=True, multi_label=False)
         return tags
 
     def _targets(self, y: Any) -> tuple[_spaces.Space, Any]:
         """Resolve the space and return y in its encoding (class labels become indices)."""
+        self.__dict__.pop("classes_", None)  # a refit on another space kept the earlier labels
         if self.space == "multiclass":
             self.classes_, idx = class_labels(y, "at least 2 are needed")
             return _spaces.Multiclass(len(self.classes_)), idx
@@ -577,8 +583,16 @@ class StructuredSVM(BaseEstimator):
 
         Returns
         -------
-        U : ndarray of shape (n_samples, d)
+        U : ndarray of shape (n_samples, d), or (n_samples,)
+            The scores; for two class labels (``space="multiclass"``), the margin u₁ − u₀ of the
+            second class over the first, as scikit-learn's binary scorers take it.
         """
+        U = self._scores(X)
+        if getattr(self, "classes_", None) is not None and len(self.classes_) == 2:
+            return U[:, 1] - U[:, 0]
+        return U
+
+    def _scores(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row
@@ -601,8 +615,8 @@ class StructuredSVM(BaseEstimator):
             Structures in the space's encoding (class labels for ``space="multiclass"``).
         """
         check_is_fitted(self)  # before space_ is read: NotFittedError, not AttributeError
-        pred = self.space_.decode(self.decision_function(X))
-        if self.space == "multiclass":
+        pred = self.space_.decode(self._scores(X))
+        if getattr(self, "classes_", None) is not None:  # the fitted space's labels, whatever set_params did since
             return self.classes_[pred]
         return pred
 
@@ -624,6 +638,6 @@ class StructuredSVM(BaseEstimator):
         if sample_weight is not None:
             raise ValueError("StructuredSVM.score does not support sample_weight")
         pred = self.predict(X)
-        if self.space == "multiclass":  # y (n, 1) was compared by broadcasting, n × n, and one label was taken for all
+        if getattr(self, "classes_", None) is not None:  # y (n, 1) was compared by broadcasting, n × n
             return float(accuracy_score(y, pred))
         return self.space_.score(y, pred)
