@@ -144,7 +144,7 @@ func solverName(s prob.Solver) string {
 // writeJSON encodes v and copies it into buf as writeBytes does: *needed always receives the size,
 // and the bytes are written when capacity suffices (no terminating NUL).
 func writeJSON(v any, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) error {
-	return writeBytes(func() ([]byte, error) { return json.Marshal(v) }, buf, capacity, needed)
+	return writeBytes("JSON", func() ([]byte, error) { return json.Marshal(v) }, buf, capacity, needed)
 }
 
 // cp_space_info writes the space's description as a JSON object into buf (capacity bytes; *needed

@@ -358,5 +358,5 @@ func cp_ridge_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *
 //export cp_ridge_from_bytes
 func cp_ridge_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	return status(fromBytesCall(ridge.UnmarshalModel, buf, length, out))
+	return status(fromBytesCall("model", ridge.UnmarshalModel, buf, length, out))
 }

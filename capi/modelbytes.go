@@ -6,16 +6,15 @@ package main
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 )
 
 // Model ⇄ bytes, shared by every model kind of the ABI (pickling goes through these).
 
-// writeBytes encodes a model and copies its bytes into buf when capacity suffices; *needed always
-// receives the size.
-func writeBytes(marshal func() ([]byte, error), buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) error {
+// writeBytes encodes a model (or what else what names: statistics, JSON) and copies its bytes
+// into buf when capacity suffices; *needed always receives the size.
+func writeBytes(what string, marshal func() ([]byte, error), buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) error {
 	if err := outPtr("needed", needed); err != nil {
 		return err
 	}
@@ -28,23 +27,23 @@ func writeBytes(marshal func() ([]byte, error), buf *C.uint8_t, capacity C.int64
 		return nil
 	}
 	if buf == nil {
-		return errors.New("bytes output is a NULL pointer")
+		return fmt.Errorf("the %s bytes' output buffer is a NULL pointer", what)
 	}
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(b)), b)
 	return nil
 }
 
-// viewBytes checks the arguments of a from_bytes call and views the caller's bytes (decoders copy
-// what they keep).
-func viewBytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) ([]byte, error) {
-	if err := outPtr("model handle", out); err != nil {
+// viewBytes checks the arguments of a from_bytes call of a model (or what else what names) and
+// views the caller's bytes (decoders copy what they keep).
+func viewBytes(what string, buf *C.uint8_t, length C.int64_t, out *C.int64_t) ([]byte, error) {
+	if err := outPtr(what+" handle", out); err != nil {
 		return nil, err
 	}
 	if length < 0 || length > maxElems {
-		return nil, fmt.Errorf("model bytes: bad length %d", int64(length))
+		return nil, fmt.Errorf("%s bytes: bad length %d", what, int64(length))
 	}
 	if length > 0 && buf == nil {
-		return nil, errors.New("model bytes is a NULL pointer")
+		return nil, fmt.Errorf("%s bytes is a NULL pointer", what)
 	}
 	if length == 0 {
 		return nil, nil

@@ -113,13 +113,13 @@ func toBytesCall(resolve resolver, h C.int64_t, buf *C.uint8_t, capacity C.int64
 	if err != nil {
 		return err
 	}
-	return writeBytes(md.MarshalBinary, buf, capacity, needed)
+	return writeBytes("model", md.MarshalBinary, buf, capacity, needed)
 }
 
-// fromBytesCall decodes a model of the kind unmarshal reads from the caller's bytes and returns
-// its new handle in *out.
-func fromBytesCall[M any](unmarshal func([]byte) (M, error), buf *C.uint8_t, length C.int64_t, out *C.int64_t) error {
-	data, err := viewBytes(buf, length, out)
+// fromBytesCall decodes a model (or what else what names) of the kind unmarshal reads from the
+// caller's bytes and returns its new handle in *out.
+func fromBytesCall[M any](what string, unmarshal func([]byte) (M, error), buf *C.uint8_t, length C.int64_t, out *C.int64_t) error {
+	data, err := viewBytes(what, buf, length, out)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -26,13 +27,39 @@ func parseFitParams(s string) (ridge.Options, error) {
 
 func parseFloat(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("out of float64's range")
+	}
 	if err != nil {
 		return 0, fmt.Errorf("not a number")
+	}
+	if v == 0 && nonzeroMantissa(s) {
+		// 1e-400 read as 0, which for alpha means "the default": a silent change of meaning
+		return 0, fmt.Errorf("too small for float64 (it reads as 0)")
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("must be finite")
 	}
 	return v, nil
+}
+
+// nonzeroMantissa reports whether the decimal or hexadecimal literal s has a nonzero digit before
+// its exponent.
+func nonzeroMantissa(s string) bool {
+	s = strings.ToLower(strings.TrimLeft(s, "+-"))
+	hex := strings.HasPrefix(s, "0x")
+	if hex {
+		s = s[2:]
+	}
+	for _, c := range s {
+		switch {
+		case !hex && c == 'e', hex && c == 'p':
+			return false
+		case c >= '1' && c <= '9', hex && c >= 'a' && c <= 'f':
+			return true
+		}
+	}
+	return false
 }
 
 // parseFlag reads a 0/1 flag.

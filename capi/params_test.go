@@ -79,3 +79,26 @@ func FuzzParseFitParams(f *testing.F) {
 		}
 	})
 }
+
+// TestParseFloatNamesTheRange: 1e400 was "not a number", and 1e-400 read as 0, which for alpha
+// means "the default" (a silent change of meaning).
+func TestParseFloatNamesTheRange(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string // an error's text, or "" for a value
+		val  float64
+	}{
+		{"1e400", "out of float64's range", 0}, {"-1e400", "out of float64's range", 0},
+		{"1e-400", "reads as 0", 0}, {"0x1p-1100", "reads as 0", 0}, {"2e-324", "reads as 0", 0},
+		{"0", "", 0}, {"0e5", "", 0}, {"-0.000", "", 0}, {"0x0p3", "", 0}, {"5e-324", "", 5e-324}, {"1.5", "", 1.5},
+		{"abc", "not a number", 0}, {"inf", "must be finite", 0},
+	} {
+		v, err := parseFloat(tc.in)
+		switch {
+		case tc.want == "" && (err != nil || v != tc.val):
+			t.Errorf("%q: %v, %v; want %v", tc.in, v, err, tc.val)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: %v, want an error with %q", tc.in, err, tc.want)
+		}
+	}
+}

@@ -397,5 +397,5 @@ func cp_prob_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C
 //export cp_prob_from_bytes
 func cp_prob_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	return status(fromBytesCall(prob.UnmarshalModel, buf, length, out))
+	return status(fromBytesCall("model", prob.UnmarshalModel, buf, length, out))
 }

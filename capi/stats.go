@@ -187,7 +187,7 @@ func cp_stats_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *
 	if err != nil {
 		return status(err)
 	}
-	return status(writeBytes(s.MarshalBinary, buf, capacity, needed))
+	return status(writeBytes("statistics", s.MarshalBinary, buf, capacity, needed))
 }
 
 // cp_stats_from_bytes builds statistics from the bytes of cp_stats_to_bytes (corrupt bytes are an
@@ -196,7 +196,7 @@ func cp_stats_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *
 //export cp_stats_from_bytes
 func cp_stats_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	return status(fromBytesCall(ridge.UnmarshalStats, buf, length, out))
+	return status(fromBytesCall("statistics", ridge.UnmarshalStats, buf, length, out))
 }
 
 // cp_stats_free releases a statistics handle.

@@ -100,6 +100,12 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 			}
 			if callback != nil {
 				relay()
+				if err == nil && stopped.Load() {
+					// A stop asked for in the reports of a fit that ended before they were relayed
+					// (within relayEvery) still cancels it, as the header promises: the call
+					// returned a model with status 0.
+					return cancel.ErrCancelled
+				}
 			}
 			return err
 		}

@@ -98,3 +98,23 @@ func TestOnWorkerRelaysALoopPanic(t *testing.T) {
 
 //go:noinline
 func loopBodyPanics() { panic("loop body") }
+
+// TestOnWorkerCancelsAFitThatEndedFirst: a callback that asks to stop on the reports of a fit that
+// ended before they were relayed (a fit under relayEvery) cancels it: the call returned status 0
+// and a model, where the header promises status 3.
+func TestOnWorkerCancelsAFitThatEndedFirst(t *testing.T) {
+	calls := 0
+	progress := func(int, float64, float64) bool { calls++; return false }
+	var stop cancel.Flag
+	err := onWorker(&progress, &stop, func() error {
+		progress(1, 0, 0)
+		return nil
+	})
+	if err != cancel.ErrCancelled || calls != 1 {
+		t.Errorf("onWorker returned %v after %d callback calls, want ErrCancelled after 1", err, calls)
+	}
+	keep := func(int, float64, float64) bool { return true }
+	if err := onWorker(&keep, &stop, func() error { keep(1, 0, 0); return nil }); err != nil {
+		t.Errorf("a callback that lets the fit go on: %v", err)
+	}
+}

@@ -59,16 +59,17 @@ func centring(X []float64, m, n int, weights []float64, intercept bool) []float6
 }
 
 // unitWeights returns a copy of weights multiplied by the power of two that brings the largest
-// into [½, 1), or weights itself when nil or when none is positive and finite (NewProblem names
-// the fault). J's data term is a weighted mean, so the model does not change, and the product is
+// into [½, 1), or weights itself when nil, when one is negative or NaN, or when none is positive
+// and finite (NewProblem names the fault). J's data term is a weighted mean, so the model does not change, and the product is
 // exact; but weights of 1e-310 each made the products s_i·x_i subnormal and the gradient at W = 0
 // NaN, refused as an overflow of X. (Only after the default alpha, which depends on Σ s, is set.)
 func unitWeights(weights []float64) []float64 {
 	var top float64
 	for _, w := range weights {
-		if w > top {
-			top = w
+		if !(w >= 0) { // NewProblem names it, as the caller gave it
+			return weights
 		}
+		top = max(top, w)
 	}
 	if !(top > 0) || math.IsInf(top, 0) {
 		return weights
@@ -111,7 +112,16 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	}
 	alpha := opt.Alpha
 	if alpha == 0 {
-		// Data that give no finite default (no rows, zero weights) fail NewProblem's checks first.
+		// The default is read off the data: no rows, or weights that are not weights, are named
+		// as such first (they were reported as a default alpha of NaN or +Inf).
+		if m < 1 || n < 1 {
+			return nil, fmt.Errorf("prob: X must have at least one sample and one feature, got %d×%d", m, n)
+		}
+		if weights != nil {
+			if _, err := checkWeights(weights, m); err != nil {
+				return nil, err
+			}
+		}
 		var err error
 		if alpha, err = defaultAlpha(sp, weights, m); err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/cancel"
@@ -385,5 +386,29 @@ func TestFitIgnoresTheWeightsScale(t *testing.T) {
 		if dist := floats.Distance(md.Coef.RawMatrix().Data, base.Coef.RawMatrix().Data, math.Inf(1)); dist > 1e-8 {
 			t.Errorf("weights %g: coefficients %.3g from the unweighted fit's", w, dist)
 		}
+	}
+}
+
+// Bad weights and empty data are named as such, with the values the caller gave: a weight of −1
+// was reported as −0.5 (after scaling), a NaN weight and m = 0 as a default alpha of NaN or +Inf.
+func TestFitNamesBadWeightsAndEmptyData(t *testing.T) {
+	sp := mustSpace(t, "multiclass", 3)
+	const m, n = 10, 2
+	X, ys := syntheticData(t, sp, m, n, 1, 3)
+	for _, tc := range []struct {
+		bad  float64
+		want string
+	}{{-1, "sample weight 0 is -1;"}, {math.NaN(), "sample weight 0 is NaN;"}, {math.Inf(1), "sample weight 0 is +Inf;"}} {
+		w := make([]float64, m)
+		for i := range w {
+			w[i] = 2
+		}
+		w[0] = tc.bad
+		if _, err := Fit(sp, X, m, n, ys, w, Options{Intercept: true, Tol: 1e-6, MaxIter: 10}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("weight %v: %v, want %q", tc.bad, err, tc.want)
+		}
+	}
+	if _, err := Fit(sp, nil, 0, n, nil, nil, Options{Intercept: true, Tol: 1e-6, MaxIter: 10}); err == nil || !strings.Contains(err.Error(), "at least one sample") {
+		t.Errorf("no rows: %v", err)
 	}
 }

@@ -74,18 +74,9 @@ func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, la
 	}
 	weightSum := float64(m)
 	if weights != nil {
-		if len(weights) != m {
-			return nil, fmt.Errorf("prob: %d sample weights for %d samples", len(weights), m)
-		}
-		var sum float64
-		for i, w := range weights {
-			if !(w >= 0) || math.IsInf(w, 0) {
-				return nil, fmt.Errorf("prob: sample weight %d is %v; weights must be finite and ≥ 0", i, w)
-			}
-			sum += w
-		}
-		if !(sum > 0) || math.IsInf(sum, 0) {
-			return nil, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", sum)
+		sum, err := checkWeights(weights, m)
+		if err != nil {
+			return nil, err
 		}
 		weightSum = sum
 		scaled := make([]float64, m)
@@ -102,6 +93,25 @@ func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, la
 	space.EmbedRows(sp, ys, m, psi)
 	return &Problem{sp: sp, X: X, m: m, n: n, intercept: intercept,
 		psiY: mat.NewDense(m, d, psi), weights: weights, weightSum: weightSum, lambda: lambda}, nil
+}
+
+// checkWeights refuses sample weights that are not m finite values ≥ 0 with a positive finite
+// sum, and returns the sum.
+func checkWeights(weights []float64, m int) (float64, error) {
+	if len(weights) != m {
+		return 0, fmt.Errorf("prob: %d sample weights for %d samples", len(weights), m)
+	}
+	var sum float64
+	for i, w := range weights {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return 0, fmt.Errorf("prob: sample weight %d is %v; weights must be finite and ≥ 0", i, w)
+		}
+		sum += w
+	}
+	if !(sum > 0) || math.IsInf(sum, 0) {
+		return 0, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", sum)
+	}
+	return sum, nil
 }
 
 // Cols is the number of rows of W: n, plus one for the intercept.

@@ -224,6 +224,13 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	if !(setup.Weight > 0) || math.IsInf(setup.Weight, 0) {
 		return nil, fmt.Errorf("the examples' weights sum to %v; they need a positive finite sum", setup.Weight)
 	}
+	if setup.Weight < minLargestWeight { // the in-memory fit refuses subnormal weights likewise
+		return nil, fmt.Errorf("the examples' weights sum to %.3g, a subnormal number, whose products lose their digits: "+
+			"rescale the weights (multiplying them all by c fits as alpha·c does)", setup.Weight)
+	}
+	if setup.Count < 0 || setup.Count > maxCount { // the model's bytes, which hold it, would not read back
+		return nil, fmt.Errorf("the number of examples must be in [0, 2⁶²], got %d", setup.Count)
+	}
 	for _, a := range [][]float64{setup.B.RawMatrix().Data, setup.G.RawSymmetric().Data, setup.M.RawSymmetric().Data} {
 		if err := check.Fitted("the summed moments", a); err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package ridge
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -172,6 +173,18 @@ func TestFitCGSumsRefusals(t *testing.T) {
 	zero.Weight = 0
 	if _, err := FitCGSums(sp, n, opt, &zero, products); err == nil || !strings.Contains(err.Error(), "positive finite sum") {
 		t.Errorf("zero weight: %v", err)
+	}
+	tiny := *setup
+	tiny.Weight = 5e-324
+	if _, err := FitCGSums(sp, n, opt, &tiny, products); err == nil || !strings.Contains(err.Error(), "subnormal") {
+		t.Errorf("a subnormal weight: %v (it was an eigendecomposition's failure)", err)
+	}
+	for _, count := range []int64{-1, math.MinInt64, math.MaxInt64} {
+		bad := *setup
+		bad.Count = count
+		if _, err := FitCGSums(sp, n, opt, &bad, products); err == nil || !strings.Contains(err.Error(), "number of examples") {
+			t.Errorf("count %d: %v (the model's bytes did not read back)", count, err)
+		}
 	}
 	if _, err := FitCGSums(sp, n+1, opt, setup, products); err == nil || !strings.Contains(err.Error(), "B is") {
 		t.Errorf("wrong n: %v", err)
