@@ -107,7 +107,7 @@ CP_EXPORT int cp_prob_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, i
    parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
    cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
    inference); centre is the parts' (NULL: none); spread (n values, NULL: none) is each feature's
-   root mean square about centre over the rows of positive weight (about 0 without an intercept),
+   weighted root mean square about centre (about 0 without an intercept; see spread_weight_floor),
    which puts the solver in the coordinates cp_prob_fit works in; init is a model to warm-start
    from, or 0; progress as cp_prob_fit's (NULL: none). Both callbacks run on the calling thread and receive ctx. */
 CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, double *spread, int64_t init, cp_sums_fn sums, cp_progress_fn progress, void *ctx, int64_t *out);

@@ -107,9 +107,10 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 // parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
 // cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
 // inference); centre is the parts' (NULL: none); spread (n values, NULL: none) is each feature's
-// root mean square about centre over the rows of positive weight (about 0 without an intercept),
+// weighted root mean square about centre (about 0 without an intercept; see spread_weight_floor),
 // which puts the solver in the coordinates cp_prob_fit works in; init is a model to warm-start
-// from, or 0; progress as cp_prob_fit's (NULL: none). Both callbacks run on the calling thread and receive ctx.
+// from, or 0; progress as cp_prob_fit's (NULL: none). Both callbacks run on the calling thread
+// and receive ctx.
 //
 //export cp_prob_fit_sums
 func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread *C.double, init C.int64_t,

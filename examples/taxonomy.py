@@ -5,8 +5,7 @@ Taxonomy paths: predicting a root-to-leaf path
 A synthetic 3-level taxonomy of 27 leaves (a category's centre is its parent's plus an offset that
 shrinks with depth): StructuredRidge on HierarchyPaths(parent, leaves_only=True), y = leaf id,
 against a flat LogisticRegression over the leaves. Saves taxonomy.png (accuracy at each depth).
-COMBPRED_EXAMPLE_QUICK=1 uses fewer examples.
-The output shown in the documentation is such a quick run's; run the script for the full figures.
+COMBPRED_EXAMPLE_QUICK=1 uses fewer examples (the output in the documentation); run it for the full figures.
 """
 
 import os

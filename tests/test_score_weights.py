@@ -59,7 +59,8 @@ def test_ranking_scores_agree_across_estimators():
 
 def test_multiclass_score_counts_an_unseen_label_as_a_miss():
     """As scikit-learn's accuracy does: a fold whose test labels include a class absent from its
-    training rows scored NaN in cross-validation (score raised). NaN labels are still refused."""
+    training rows scored NaN in cross-validation (score raised). NaN labels, fractions among integer
+    classes and labels of a space object's (0 … n − 1) other than its own are still refused."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3))
     y = np.array(["a", "b"] * 15)
@@ -67,9 +68,15 @@ def test_multiclass_score_counts_an_unseen_label_as_a_miss():
     pred = model.predict(X[:4])
     truth = np.array(["c", *pred[1:]])
     assert model.score(X[:4], truth) == pytest.approx(0.75)
-    numeric = StructuredRidge(space="multiclass").fit(X, (np.arange(30) % 2).astype(float))
-    with pytest.raises(ValueError, match="y contains NaN at row 1"):
+    numeric = StructuredRidge(space="multiclass").fit(X, np.arange(30) % 2)
+    with pytest.raises(ValueError, match=r"y row 1 holds nan, which cannot be one of the classes"):
         numeric.score(X[:3], [0.0, np.nan, 1.0])
+    with pytest.raises(ValueError, match=r"y row 0 holds 0.5"):
+        numeric.score(X[:3], [0.5, 1.0, 1.0])
+    assert numeric.score(X[:3], [7.0, 7.0, 7.0]) == 0.0
+    strict = StructuredRidge(space=spaces.Multiclass(2)).fit(X, np.arange(30) % 2)
+    with pytest.raises(ValueError, match="not in classes"):
+        strict.score(X[:3], [0, 1, 2])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

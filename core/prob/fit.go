@@ -117,8 +117,9 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 		if m < 1 || n < 1 {
 			return nil, fmt.Errorf("prob: X must have at least one sample and one feature, got %d×%d", m, n)
 		}
-		if weights != nil {
-			if _, err := checkWeights(weights, m); err != nil {
+		if weights != nil { // an overflowing or subnormal sum, defaultAlpha names with a way out
+			if sum, err := checkWeightValues(weights, m); err != nil || sum == 0 {
+				_, err = checkWeights(weights, m)
 				return nil, err
 			}
 		}

@@ -95,9 +95,8 @@ func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, la
 		psiY: mat.NewDense(m, d, psi), weights: weights, weightSum: weightSum, lambda: lambda}, nil
 }
 
-// checkWeights refuses sample weights that are not m finite values ≥ 0 with a positive finite
-// sum, and returns the sum.
-func checkWeights(weights []float64, m int) (float64, error) {
+// checkWeightValues refuses sample weights that are not m finite values ≥ 0, and returns their sum.
+func checkWeightValues(weights []float64, m int) (float64, error) {
 	if len(weights) != m {
 		return 0, fmt.Errorf("prob: %d sample weights for %d samples", len(weights), m)
 	}
@@ -107,6 +106,15 @@ func checkWeights(weights []float64, m int) (float64, error) {
 			return 0, fmt.Errorf("prob: sample weight %d is %v; weights must be finite and ≥ 0", i, w)
 		}
 		sum += w
+	}
+	return sum, nil
+}
+
+// checkWeights is checkWeightValues, also refusing a sum that is not positive and finite.
+func checkWeights(weights []float64, m int) (float64, error) {
+	sum, err := checkWeightValues(weights, m)
+	if err != nil {
+		return 0, err
 	}
 	if !(sum > 0) || math.IsInf(sum, 0) {
 		return 0, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", sum)

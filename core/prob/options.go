@@ -85,7 +85,7 @@ type Options struct {
 	// centres its X at its mean. Ignored without an intercept and by Fit.
 	Centre []float64
 	// Spread, when not nil (n values), is the spread of each feature for FitSums' solver
-	// coordinates (rowScales): its root mean square about Centre (about 0 without an
+	// coordinates (rowScales): its weighted root mean square about Centre (about 0 without an
 	// intercept), which Fit reads off X itself. Nil: FitSums works in W's own coordinates.
 	// Ignored by Fit.
 	Spread []float64

@@ -725,7 +725,7 @@ class ProbModel(Model):
         """The call ``(progress, out) -> status`` that fits a model from data sums: Go's L-BFGS
         asks ``sums(W)`` (W of shape (rows, d), a copy) for the data term summed over every part
         of the data, as :func:`prob_data_sums` gives it for one part — ``(loss, weight, grad)``,
-        all with ``centre``. ``spread``, each feature's root mean square about the centre over the rows of positive weight
+        all with ``centre``. ``spread``, each feature's weighted root mean square about the centre (:func:`combpred.dask._spread`)
         (about 0 without an intercept), puts the solver in the coordinates of the in-memory fit.
         An exception raised by ``sums`` stops the fit and is raised again by the call."""
         kept = _KeptException()

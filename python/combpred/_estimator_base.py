@@ -528,17 +528,10 @@ class StructuredEstimator(BaseEstimator):
             y = class_label_vector(y, "y")
             if y.shape[0] != len(pred):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
-            # a label the model never saw is a miss, as scikit-learn's accuracy counts it (cross-
-            # validation folds with a class absent from training scored NaN); NaN, or a label that
-            # does not compare with the classes, is an error
-            if y.dtype.kind == "f" and np.isnan(y).any():
-                raise ValueError(f"y contains NaN at row {int(np.argmax(np.isnan(y)))}: class labels must be defined")
-            try:
-                np.searchsorted(fitted.labels, y)
-            except TypeError as exc:
-                raise ValueError(
-                    f"y holds labels that are not comparable with classes {list(fitted.labels)}: {exc}"
-                ) from None
+            if isinstance(self.space, str):
+                _check_unseen_labels(y, fitted.labels)
+            else:  # a Multiclass object: its labels are 0 … n − 1, anything else is not a class
+                class_rows(y, fitted.labels)
             return weighted_mean(pred == y, sw)
         y = self._dense_targets(y)
         if len(np.asarray(y)) != len(pred):
@@ -645,6 +638,25 @@ def _sorted_labels(labels: np.ndarray, name: str, return_inverse: bool = False) 
         return np.unique(labels, return_inverse=return_inverse)
     except TypeError as exc:
         raise ValueError(f"{name} holds class labels that cannot be sorted together: {exc}") from None
+
+
+def _check_unseen_labels(y: np.ndarray, classes: np.ndarray) -> None:
+    """Refuse labels that cannot be classes of a ``space="multiclass"`` model, and let through
+    those it merely never saw: ``score`` counts them as misses, as scikit-learn's accuracy does (a
+    cross-validation fold with a class absent from its training rows scored NaN). NaN and infinity,
+    a fraction among integer classes, and text among numbers (or the reverse) are errors."""
+    numeric = classes.dtype.kind in "iufb"
+    if numeric != (y.dtype.kind in "iufb"):
+        raise ValueError(f"y holds labels of dtype {y.dtype}, which are not comparable with classes {classes.tolist()}")
+    if y.dtype.kind == "f":
+        bad = ~np.isfinite(y) | ((classes.dtype.kind in "iub") & (y != np.round(y)))
+        if np.any(bad):
+            i = int(np.argmax(bad))
+            raise ValueError(f"y row {i} holds {y[i].item()!r}, which cannot be one of the classes {classes.tolist()}")
+    try:
+        np.searchsorted(classes, y)
+    except TypeError as exc:  # labels NumPy cannot compare with the classes (None, say)
+        raise ValueError(f"y holds labels that are not comparable with classes {classes.tolist()}: {exc}") from None
 
 
 def class_rows(y: Any, classes: np.ndarray) -> np.ndarray:

@@ -180,8 +180,8 @@ class ProbabilisticStructured(StructuredEstimator):
         L-BFGS stops when ‖∇J‖ ≤ tol · ‖∇J(0)‖ (per label on ``"multilabel"``: ‖∇J_a‖ ≤ tol ·
         ‖∇J_a(0)‖ for every label a, which implies it); Adam when its averaged iterate moves by at
         most tol · ‖W̄‖ over 10 iterations. Both measure in coordinates where each feature's
-        coefficients are multiplied by √(v_j + 2·alpha), v_j the feature's mean square about its
-        (weighted) mean over the rows of positive weight: fitting ``X * c`` with ``alpha * c**2`` gives the model fitted on ``X``
+        coefficients are multiplied by the power of two nearest √(v_j + 2·alpha), v_j the
+        feature's weighted mean square about its weighted mean: fitting ``X * c`` with ``alpha * c**2`` gives the model fitted on ``X``
         with ``alpha``, and a feature on a scale far from the others' is fitted as well as they
         are (the distributed fit of :mod:`combpred.dask` measures in the same coordinates).
     learning_rate : float, default=None

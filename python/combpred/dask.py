@@ -41,7 +41,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the optional extra
     raise ImportError('combpred.dask needs Dask: pip install "combpred[dask]"') from exc
 
-from . import _capi, _core, _probabilistic
+from . import _capi, _core, _probabilistic, _schema
 from . import spaces as _spaces
 from ._estimator_base import (
     class_labels,
@@ -153,20 +153,18 @@ def _weighted_sums(
     rows: np.ndarray,
     w: np.ndarray | None,
     squares_about: np.ndarray | float | None = None,
+    least_weight: float = 0.0,
 ) -> tuple[np.ndarray, float, np.ndarray, int]:
     """A partition's weighted column sums and weight, and its plain column sums and row count: the
     terms of the iterative fits' centre (:func:`_centre`). With ``squares_about``, the terms of
-    :func:`_spread` instead: the column sums of the squares of X minus it over the rows of positive
-    weight and their number, and the plain ones."""
+    :func:`_spread`: the same sums of the squares of X minus it, every positive weight raised to at
+    least ``least_weight``."""
     with np.errstate(over="ignore", invalid="ignore"):
         if squares_about is not None:
             X = X - squares_about
             X = X * X
-            plain = X.sum(axis=0)
-            if w is None:
-                return plain, float(X.shape[0]), plain, X.shape[0]
-            positive = w > 0
-            return X[positive].sum(axis=0), float(np.count_nonzero(positive)), plain, X.shape[0]
+            if w is not None:
+                w = np.where(w > 0, np.maximum(w, least_weight), 0.0)
         plain = X.sum(axis=0)
         if w is None:
             return plain, float(X.shape[0]), plain, X.shape[0]
@@ -200,14 +198,30 @@ def _spread(
     classes: np.ndarray | None,
     n_jobs: int | None,
     centre: np.ndarray | None,
+    W: da.Array | None,
 ) -> np.ndarray | None:
-    """Each feature's root mean square about ``centre`` (about 0 for None) over the rows of
-    positive weight: the scales of the distributed ProbabilisticStructured fit's solver
-    coordinates, which the in-memory fit reads off X (``core/prob/rowscale.go``). One pass over the persisted partitions; None
-    when a square sum overflows (the fit then works in the coefficients' own coordinates)."""
+    """Each feature's weighted root mean square about ``centre`` (about 0 for None), every
+    positive weight counted as at least the core's ``spread_weight_floor`` times the largest: the
+    scales of the distributed ProbabilisticStructured fit's solver coordinates, which the in-memory
+    fit reads off X (``core/prob/rowscale.go``). Two passes over the persisted partitions (the
+    largest weight, then the sums); None when a square sum overflows (the fit then works in the
+    coefficients' own coordinates)."""
+    least = 0.0
+    if W is not None:
+        least = _schema.query_default("spread_weight_floor") * float(W.max().compute())
     parts = [
         dask.delayed(_on_partition, pure=False)(
-            _weighted_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(n_jobs), 0.0 if centre is None else centre
+            _weighted_sums,
+            xb,
+            yb,
+            wb,
+            i,
+            lo,
+            space,
+            classes,
+            _Settings.of(n_jobs),
+            0.0 if centre is None else centre,
+            least,
         )
         for xb, yb, wb, i, lo in blocks
     ]
@@ -805,7 +819,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         blocks = _blocks(X, Y, W)
         intercept = bool(self.fit_intercept)
         centre = _centre(blocks, space, classes, self.n_jobs) if intercept else None
-        spread = _spread(blocks, space, classes, self.n_jobs, centre)
+        spread = _spread(blocks, space, classes, self.n_jobs, centre, W)
 
         def sums(coef: np.ndarray) -> tuple[float, float, np.ndarray]:
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task

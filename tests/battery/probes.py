@@ -1144,6 +1144,8 @@ def build_weights() -> None:
             for name, make, expect in W_VARIANTS:
                 if name == "scalar" and method == "score":
                     expect = "either"  # scikit-learn's metrics take per-sample weights only
+                if name == "all-zero" and method == "partial_fit#2":
+                    expect = "either"  # a continued model takes a chunk of rows that count for nothing
                 if expect == "ok" and method == "score":
                     check = same_as(_weighted_score_reference(key, kind, make), rtol=1e-9)
                 elif expect == "ok":
