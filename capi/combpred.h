@@ -109,7 +109,8 @@ CP_EXPORT int cp_prob_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, i
    inference); centre is the parts' (NULL: none); spread (n values, NULL: none) is each feature's
    weighted root mean square about centre (about 0 without an intercept; see spread_weight_floor),
    which puts the solver in the coordinates cp_prob_fit works in; init is a model to warm-start
-   from, or 0; progress as cp_prob_fit's (NULL: none). Both callbacks run on the calling thread and receive ctx. */
+   from, or 0; progress as cp_prob_fit's (NULL: none). Both callbacks run on the calling thread
+   and receive ctx. */
 CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, double *spread, int64_t init, cp_sums_fn sums, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_prob_free releases a ProbabilisticStructured model handle. */
