@@ -142,7 +142,7 @@ def test_extreme_sample_weights_are_named_or_handled():
     # returned W = 0, the intercept unfitted, without a warning
     with pytest.raises(ValueError, match="sample_weight's largest value is 4.94e-324, a subnormal number"):
         StructuredRidge(empirical_weight=0.5).fit(X, Y, sample_weight=tiny)
-    marginals = StructuredRidge(empirical_weight=0.5).fit(X, Y, sample_weight=tiny * 2**1000).predict_marginals(X)
+    marginals = StructuredRidge(empirical_weight=0.5).fit(X, Y, sample_weight=tiny * 2.0**1000).predict_marginals(X)
     assert np.isfinite(marginals).all()
     with pytest.raises(ValueError, match="the kernel values or the sample weights are too large"):
         StructuredRidge(kernel="rbf").fit(X, Y, sample_weight=huge)
