@@ -71,15 +71,8 @@ func unitWeights(weights []float64) []float64 {
 		}
 		top = max(top, w)
 	}
-	if !(top > 0) || math.IsInf(top, 0) {
-		return weights
-	}
-	_, e := math.Frexp(top)
-	out := make([]float64, len(weights))
-	for i, w := range weights {
-		out[i] = math.Ldexp(w, -e)
-	}
-	return out
+	scaled, _ := check.ToUnitBinade(weights, top)
+	return scaled
 }
 
 // FitCSR is Fit on a sparse X (m×n CSR, viewed and not retained): the scores and the gradient

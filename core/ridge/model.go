@@ -243,11 +243,7 @@ func liftKernelWeights(weights []float64, opt *Options) ([]float64, int, error) 
 	if !(top >= minLargestWeight) || top >= 0x1p-511 || math.IsInf(top, 0) {
 		return weights, 0, nil // sampleWeights names what is wrong with them
 	}
-	_, e := math.Frexp(top)
-	lifted := make([]float64, len(weights))
-	for i, w := range weights {
-		lifted[i] = math.Ldexp(w, -e)
-	}
+	lifted, e := check.ToUnitBinade(weights, top)
 	alpha := math.Ldexp(opt.Alpha, -e)
 	if err := check.Alpha(alpha); err != nil {
 		return nil, 0, fmt.Errorf("sample_weight's largest value is %.3g: against alpha = %g the penalty is %.3g times "+

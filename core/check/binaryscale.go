@@ -1,0 +1,21 @@
+package check
+
+import "math"
+
+// ToUnitBinade returns a copy of x multiplied by 2⁻ᵉ and e, the binary exponent of top (math.Frexp),
+// so that an entry equal to top lands in [½, 1). A product with a power of two is exact unless it
+// leaves float64's normal range, so a scale-free quantity (sample weights, whose common factor a
+// fit's minimiser ignores) moves into a range where the products made of it neither underflow nor
+// overflow, and the result does not change. top must be positive and finite; otherwise x itself
+// and 0 are returned.
+func ToUnitBinade(x []float64, top float64) ([]float64, int) {
+	if !(top > 0) || math.IsInf(top, 0) {
+		return x, 0
+	}
+	_, e := math.Frexp(top)
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = math.Ldexp(v, -e)
+	}
+	return out, e
+}
