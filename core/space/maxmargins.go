@@ -39,17 +39,29 @@ type Pin struct {
 // with ψ_j at its extreme. Pinned coordinates are pushed towards their ends by more than j and
 // the rest can trade, so that every decode holds them. That costs 2·Dim() decodes per row; it needs an exact decoder
 // (Guarantee() = 0) and refuses approximate ones. It checks stop before every row and coordinate.
+// Spaces with a dynamic programme for all margins at once (labels, classes, taxonomy paths and
+// subtrees) take O(Dim()) per row instead, pins as constraints.
 func MaxMarginalMargins(s Space, us []float64, m int, pins []Pin, out []float64, stop *cancel.Flag) error {
+	dp, byProgramme := s.(maxMarginer)
+	return maxMarginalMargins(s, dp, byProgramme, us, m, pins, out, stop)
+}
+
+// maxMarginalMargins is MaxMarginalMargins by dp's programme when byProgramme is set, by decoding
+// otherwise.
+func maxMarginalMargins(s Space, dp maxMarginer, byProgramme bool, us []float64, m int, pins []Pin, out []float64, stop *cancel.Flag) error {
 	if g := s.Guarantee(); g != 0 {
 		return fmt.Errorf("max-marginal margins need an exact decoder; the %s space of dimension %d decodes approximately "+
 			"(z-approximation factor %.3g): use predict_marginals", s.Kind(), s.Dim(), g)
 	}
 	d, w := s.Dim(), s.Width()
 	pinned := make([]bool, d)
+	dir := make([]int8, d)
 	for _, p := range pins {
 		pinned[p.A] = true
+		dir[p.A] = int8(math.Copysign(1, p.Dir))
 	}
 	parallel.For(m, 1, func(lo, hi int) {
+		var buf []lexValue
 		pushed := make([]float64, d)
 		scratch := make([]float64, d)
 		psiHi, psiLo := make([]float64, d), make([]float64, d)
@@ -76,12 +88,19 @@ func MaxMarginalMargins(s Space, us []float64, m int, pins []Pin, out []float64,
 				pushed[c] = v / top
 				l1 += math.Abs(pushed[c])
 			}
+			row := out[i*d : (i+1)*d]
+			if byProgramme {
+				dp.maxMargins(pushed, dir, row, &buf)
+				for j := range row {
+					row[j] *= top
+				}
+				continue
+			}
 			push := 2*l1 + 1
 			held := 2*(l1+push) + 1 // what a pinned coordinate is pushed by: more than j and the rest can trade
 			for _, p := range pins {
 				pushed[p.A] = p.Dir * held
 			}
-			row := out[i*d : (i+1)*d]
 			for j := 0; j < d && !stop.Stopped(); j++ {
 				uj := pushed[j]
 				pushed[j] = uj + push

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/space/spacetest"
 )
@@ -239,5 +240,106 @@ func TestMaxMarginalMarginsOfExtremeScores(t *testing.T) {
 				t.Errorf("%s: margin %d = %v for ψ_j = %v of the decoded structure", sp.Kind(), j, v, psi[j])
 			}
 		}
+	}
+}
+
+// The dynamic programmes of the label, class and taxonomy spaces give the margins that 2·Dim()
+// decodes give, on random trees too large to enumerate, with ties among the scores and with pins
+// taken from a random structure (so that some structure holds them).
+func TestMaxMarginProgrammesEqualDecoding(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for trial := 0; trial < 60; trial++ {
+		n := 1 + r.IntN(40)
+		parent := make([]int64, n)
+		parent[0] = -1
+		for v := 1; v < n; v++ {
+			parent[v] = int64(r.IntN(v))
+		}
+		var spaces []space.Space
+		for _, c := range []struct {
+			kind   string
+			params []int64
+		}{
+			{"multiclass", []int64{int64(n)}},
+			{"multilabel", []int64{int64(n)}},
+			{"subtrees", parent},
+			{"hierarchy_paths", append([]int64{0}, parent...)},
+			{"hierarchy_paths", append([]int64{1}, parent...)},
+		} {
+			sp, err := space.New(c.kind, c.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !space.HasMaxMarginProgramme(sp) {
+				t.Fatalf("%s has no dynamic programme", c.kind)
+			}
+			spaces = append(spaces, sp)
+		}
+		for _, sp := range spaces {
+			d := sp.Dim()
+			u := make([]float64, d)
+			for c := range u {
+				if trial%2 == 0 {
+					u[c] = float64(r.IntN(3) - 1) // ties everywhere
+				} else {
+					u[c] = r.NormFloat64()
+				}
+			}
+			var pins []space.Pin
+			if trial%3 != 0 {
+				y0, psi0 := make([]int64, sp.Width()), make([]float64, d)
+				sp.Sample(r, y0)
+				sp.Embed(y0, psi0)
+				for a, v := range psi0 {
+					if r.IntN(4) == 0 {
+						pins = append(pins, space.Pin{A: a, Dir: 2*v - 1})
+						u[a] = 0
+					}
+				}
+			}
+			got, want := make([]float64, d), make([]float64, d)
+			if err := space.MaxMarginalMargins(sp, u, 1, pins, got, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := space.MaxMarginalMarginsByDecoding(sp, u, 1, pins, want, nil); err != nil {
+				t.Fatal(err)
+			}
+			for j := range got {
+				if !(got[j] == want[j] || math.Abs(got[j]-want[j]) <= 1e-12*float64(d)) {
+					t.Fatalf("%s%v pins %v: margin %d by the programme %v, by decoding %v", sp.Kind(), sp.Params(), pins, j, got[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+// The margins of one input on a random 2,000-node tree, by the subtree programme and by decoding.
+func BenchmarkMaxMarginalMarginsSubtrees(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 2000
+	parent := make([]int64, n)
+	parent[0] = -1
+	for v := 1; v < n; v++ {
+		parent[v] = int64(r.IntN(v))
+	}
+	sp, err := space.New("subtrees", parent)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, out := make([]float64, n), make([]float64, n)
+	for c := range u {
+		u[c] = r.NormFloat64()
+	}
+	for _, c := range []struct {
+		name    string
+		margins func(space.Space, []float64, int, []space.Pin, []float64, *cancel.Flag) error
+	}{{"programme", space.MaxMarginalMargins}, {"decoding", space.MaxMarginalMarginsByDecoding}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := c.margins(sp, u, 1, nil, out, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -821,8 +821,10 @@ class StructuredRidge(StructuredEstimator):
         structure has, or that none has), both maxima range over the structures that hold it
         there, as :meth:`predict` does, and such coordinates get ±inf too.
 
-        Each entry costs two exact decodings (2·d per input): use it where the space decodes
-        exactly (``space_.decoder_guarantee == 0``); approximate decoders are refused.
+        Each entry costs two exact decodings (2·d per input), but for label sets, classes and
+        taxonomy paths and subtrees, where one dynamic programme gives all d margins of an input in
+        O(d) time. Use it where the space decodes exactly (``space_.decoder_guarantee == 0``);
+        approximate decoders are refused.
 
         Parameters
         ----------
