@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/logmath"
@@ -227,10 +228,16 @@ func (t *tpa) burnIn() int {
 }
 
 // phase runs n TPA runs in parallel, run i seeded by (seed, phase, i), and returns their total
-// count K (an integer sum: the same for every number of threads).
+// count K (an integer sum: the same for every number of threads). Of several failed runs it
+// reports the first by index; it keeps no record per run, because n is bounded by max_samples
+// only (1e10 runs at epsilon = 1e-9), not by memory.
 func (t *tpa) phase(phase uint64, n int) (int64, error) {
 	var K atomic.Int64
-	errs := make([]error, n)
+	var (
+		mu       sync.Mutex
+		firstErr error
+		firstRun = n
+	)
 	var failed atomic.Bool
 	parallel.For(n, 1, func(lo, hi int) {
 		var cf *CFTP
@@ -245,7 +252,11 @@ func (t *tpa) phase(phase uint64, n int) (int64, error) {
 			}
 			k, err := t.run(deriveSeed(t.seed, phase, uint64(i)), cf, sc, y)
 			if err != nil {
-				errs[i] = fmt.Errorf("prob: adaptive FPRAS, phase %d, run %d: %w", phase, i, err)
+				mu.Lock()
+				if i < firstRun {
+					firstRun, firstErr = i, fmt.Errorf("prob: adaptive FPRAS, phase %d, run %d: %w", phase, i, err)
+				}
+				mu.Unlock()
 				failed.Store(true)
 				return
 			}
@@ -255,10 +266,8 @@ func (t *tpa) phase(phase uint64, n int) (int64, error) {
 	if err := t.opt.Stop.Err(); err != nil {
 		return 0, err
 	}
-	for _, err := range errs {
-		if err != nil {
-			return 0, err
-		}
+	if firstErr != nil {
+		return 0, firstErr
 	}
 	return K.Load(), nil
 }

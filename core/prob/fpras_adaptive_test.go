@@ -4,7 +4,9 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/parallel"
@@ -267,6 +269,23 @@ func TestFPRASAdaptiveWorkAndCancel(t *testing.T) {
 	o.Sampler.Stop.Stop()
 	if _, err := FPRAS(sp, u, o); !errors.Is(err, ErrCancelled) {
 		t.Errorf("stopped: want ErrCancelled, got %v", err)
+	}
+	// ε = 1e-9 under a work bound of 2⁶² plans 1e10 runs: the phase kept one error per run,
+	// 166 GB, and the runtime's fatal out-of-memory error took the process down. It runs now,
+	// in memory of its own size, until stopped.
+	o = base
+	o.Eps, o.MaxSamples = 1e-9, 1<<62
+	o.Sampler.Stop = &cancel.Flag{}
+	stopper := time.AfterFunc(100*time.Millisecond, o.Sampler.Stop.Stop)
+	defer stopper.Stop()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := FPRAS(sp, u, o); !errors.Is(err, ErrCancelled) {
+		t.Errorf("ε = 1e-9, MaxSamples = 2⁶², stopped after 100 ms: want ErrCancelled, got %v", err)
+	}
+	runtime.ReadMemStats(&after)
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<30 {
+		t.Errorf("ε = 1e-9: %d bytes allocated in 100 ms", grown)
 	}
 	big := randomScores(rand.New(rand.NewPCG(143, 2)), sp.Dim(), 40)
 	o = base
