@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
 )
@@ -111,7 +112,11 @@ func FPRASThesis(sp space.Space, u []float64, opt LogZOptions) (LogZResult, erro
 	}
 	runs, l, S := int(rf), int(lf), int(sf)
 	res.Runs = runs
-	if err := checkSampleMemory(S, opt.Sampler, 8, 1); err != nil {
+	// Every stage draws the samples of all runs at once, and each block of them keeps a sum per
+	// run it touches: the budget is for runs·S samples, not S (δ = 1e-300 with n_samples = 1e8
+	// made 1,900 runs and 3e9 blocks, and the runtime's fatal out-of-memory error aborted Python).
+	if err := budget.Check(fmt.Sprintf("the FPRAS' %d runs × n_samples = %d per stage (with n_chains = %d), for the sampler's per-block sums",
+		runs, S, max(1, opt.Sampler.Chains)), budget.Mul(sampleBlocks(runs*S, opt.Sampler), 24+16+24)); err != nil {
 		return LogZResult{}, err
 	}
 	res.Stages, res.PerStage = l, S

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/combpred/combpred/core/budget"
 )
 
 // fprasRate runs the FPRAS with seeds 0..runs-1 and returns the fraction of runs whose Z lies
@@ -201,5 +204,18 @@ func TestFPRASBadInput(t *testing.T) {
 		if n, err := FPRASThesisSamples(sp, u, o); err != nil || !(n > DefaultMaxSamples) {
 			t.Errorf("%+v: planned %v samples (err %v), want more than the bound", o, n, err)
 		}
+	}
+}
+
+// TestFPRASMemoryOfAllRuns: a stage draws the samples of every run at once, so its per-block sums
+// grow with runs·S. δ = 1e-300 (5,527 runs) with S = 1e8 passed a check of S alone, and the Go
+// runtime's fatal out-of-memory error aborted the process; it is now refused by the budget,
+// naming the runs and n_samples, before anything is drawn.
+func TestFPRASMemoryOfAllRuns(t *testing.T) {
+	sp := mustSpace(t, "permutations", 5)
+	u := randomScores(rand.New(rand.NewPCG(31, 1)), sp.Dim(), 1)
+	_, err := FPRAS(sp, u, LogZOptions{Schedule: ScheduleThesis, Eps: 0.1, Delta: 1e-300, Samples: 1e8, MaxSamples: 1 << 62, Seed: 1})
+	if !budget.Is(err) || !strings.Contains(err.Error(), "5527 runs × n_samples = 100000000") {
+		t.Fatalf("δ = 1e-300, S = 1e8: want the budget's refusal naming runs and n_samples, got %v", err)
 	}
 }
