@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import sparse as _sparse
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -45,6 +45,10 @@ class _Fitted(NamedTuple):
     space: _spaces.Space
     classes: Any
     sparse_output: bool  # predict returns CSR (the training targets were sparse)
+    # StructuredRidge with a callable kernel: the fitted kernel, and the training inputs of an exact
+    # (not Nyström) model, whose kernel rows against X are the core model's inputs
+    kernel: Any = None
+    X_fit: Any = None
 
     @property
     def dim(self) -> int:
@@ -431,13 +435,22 @@ class StructuredEstimator(BaseEstimator):
     def _fitted(self) -> _Fitted:
         """The fitted state of one call (see :class:`_Fitted`), read once."""
         _check_fitted(self)
-        try:
-            return _Fitted(
-                self._model, self.space_, self.__dict__.get("classes_"), self.__dict__.get("sparse_output_", False)
-            )
-        except AttributeError:  # a fit in another thread has just reset the estimator
-            check_is_fitted(self, ["_model", "space_"])
-            raise
+        for _ in range(2):
+            try:
+                state = self.__dict__
+                return _Fitted(
+                    self._model,
+                    self.space_,
+                    state.get("classes_"),
+                    state.get("sparse_output_", False),
+                    state.get("_callable"),
+                    state.get("X_fit_"),
+                )
+            except AttributeError:  # a fit in another thread has just reset the estimator
+                check_is_fitted(self, ["_model", "space_"])  # NotFittedError while it runs; once done, read again
+        raise NotFittedError(
+            f"this {type(self).__name__} was being refitted in another thread; call again once it is fitted"
+        )
 
     def _scores(self, X: Any, fitted: _Fitted | None = None) -> np.ndarray:
         """The scores ⟨w, φ(x)⟩ of every ψ coordinate for each row of X, from ``fitted`` (a snapshot
@@ -467,8 +480,8 @@ class StructuredEstimator(BaseEstimator):
             return fitted.labels[structures]
         return structures
 
-    def _predict(self, X: Any) -> Any:
-        fitted = self._fitted()
+    def _predict(self, X: Any, fitted: _Fitted | None = None) -> Any:
+        fitted = fitted or self._fitted()
         X = self._inputs(X)
         return self._output(fitted, lambda rows: self._structures(fitted, fitted.model.predict(rows)), X)
 
@@ -491,10 +504,10 @@ class StructuredEstimator(BaseEstimator):
                 {"decision": decision},
                 caller_name=type(self).__name__,
             )
+        fitted = self._fitted()  # one snapshot for the marginals and their decoding
         if decision == "mode":
-            return self._predict(X)
-        fitted = self._fitted()
-        marginals = self.predict_marginals(X)
+            return self._predict(X, fitted)
+        marginals = self._marginals(fitted, X)
         try:
             # in the space's encoding already (ids, not the core's rows, for the multiclass family)
             structures = _decision.bayes_decode(fitted.space, marginals, decision)
@@ -521,6 +534,8 @@ class StructuredEstimator(BaseEstimator):
         ``sample_weight`` (validated as in :meth:`fit`)."""
         fitted = self._fitted()
         pred = self.predict(X)
+        if self._fitted().model is not fitted.model:  # y would be read in one fit's space, pred come from another's
+            raise RuntimeError(f"this {type(self).__name__} was refitted in another thread while score ran")
         if _capi.is_sparse(pred):
             pred = pred.toarray()
         sw = check_sample_weight(sample_weight, len(pred))

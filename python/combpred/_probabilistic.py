@@ -14,7 +14,14 @@ from sklearn.utils._available_if import available_if
 
 from . import _capi, _core, _schema
 from . import spaces as _spaces
-from ._estimator_base import StructuredEstimator, class_label_vector, class_rows, fitted_labels, one_fit_at_a_time
+from ._estimator_base import (
+    StructuredEstimator,
+    _Fitted,
+    class_label_vector,
+    class_rows,
+    fitted_labels,
+    one_fit_at_a_time,
+)
 from .exceptions import MixingWarning
 
 __all__ = ["ProbabilisticStructured"]
@@ -471,7 +478,19 @@ class ProbabilisticStructured(StructuredEstimator):
         Markov chain (``"metropolis"``, ``"local"`` or ``"mixed"``); exact samples (``"cftp"``)
         hit their work bound at such scores.
         """
-        fitted = self._fitted()
+        return self._marginals(self._fitted(), X, n_samples, sampler, random_state, method, check_mixing)
+
+    def _marginals(
+        self,
+        fitted: _Fitted,
+        X: Any,
+        n_samples: int | None = None,
+        sampler: str | None = None,
+        random_state: Any = None,
+        method: str | None = None,
+        check_mixing: bool = False,
+    ) -> np.ndarray:
+        """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in its space)."""
         X = self._inputs(X)
         _capi.check_output((X.shape[0], fitted.dim), "out")
         params = _params(

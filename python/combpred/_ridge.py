@@ -654,34 +654,36 @@ class StructuredRidge(StructuredEstimator):
         return attrs
 
     # -- prediction ---------------------------------------------------------------------------
-    def _core_blocks(self, X: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
+    @staticmethod
+    def _core_blocks(X: np.ndarray, fitted: _Fitted) -> Iterator[tuple[slice, np.ndarray]]:
         """For a model fitted with a callable kernel, yield (rows, the core model's inputs for
         X[rows]) for validated inputs X: the kernel block K(X[rows], X_fit_) or the Nyström map of
-        X[rows], in blocks of rows that bound its memory."""
-        fitted = self._callable
-        exact = fitted.projection is None
-        width = self.X_fit_.shape[0] if exact else fitted.landmarks.shape[0]
+        X[rows], in blocks of rows that bound its memory. Kernel and training inputs come from the
+        snapshot ``fitted``: read from the estimator block by block, a refit in another thread
+        applied the old model to kernel rows against the new training set."""
+        kernel, X_fit = fitted.kernel, fitted.X_fit
+        exact = kernel.projection is None
+        width = X_fit.shape[0] if exact else kernel.landmarks.shape[0]
         step = max(1, _BLOCK_VALUES // max(1, width))
         for lo in range(0, X.shape[0], step):
             rows = slice(lo, min(lo + step, X.shape[0]))
-            yield rows, fitted(X[rows], self.X_fit_) if exact else fitted.features(X[rows])
+            yield rows, kernel(X[rows], X_fit) if exact else kernel.features(X[rows])
 
     def _scores(self, X: Any, fitted: _Fitted | None = None) -> np.ndarray:
-        if "_callable" not in self.__dict__:
-            return super()._scores(X, fitted)
         fitted = fitted or self._fitted()
+        if fitted.kernel is None:
+            return super()._scores(X, fitted)
         X = self._inputs(X)
-        d = fitted.dim
-        out = np.empty((X.shape[0], d))
-        for rows, block in self._core_blocks(X):
+        out, _ = _capi.out_f64((X.shape[0], fitted.dim))
+        for rows, block in self._core_blocks(X, fitted):
             fitted.model.decision(block, out[rows])  # a contiguous view
         return out
 
-    def _row_blocks(self, X: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
+    def _row_blocks(self, X: np.ndarray, fitted: _Fitted) -> Iterator[tuple[slice, np.ndarray]]:
         """Yield (rows, the core model's inputs for X[rows]) for validated inputs X: all of X at
         once, or block by block for a model fitted with a callable kernel (see _core_blocks)."""
-        if "_callable" in self.__dict__:
-            yield from self._core_blocks(X)
+        if fitted.kernel is not None:
+            yield from self._core_blocks(X, fitted)
         else:
             yield slice(0, X.shape[0]), X
 
@@ -696,16 +698,16 @@ class StructuredRidge(StructuredEstimator):
             )
         return self.decode_from == "marginals"
 
-    def _predict(self, X: Any) -> np.ndarray:
+    def _predict(self, X: Any, fitted: _Fitted | None = None) -> np.ndarray:
+        fitted = fitted or self._fitted()
         marginals = self._decodes_marginals()
-        if "_callable" not in self.__dict__ and not marginals:
-            return super()._predict(X)
-        fitted = self._fitted()
+        if fitted.kernel is None and not marginals:
+            return super()._predict(X, fitted)
         X = self._inputs(X)
 
         def structures_of(inputs: Any) -> np.ndarray:
             out, _ = _capi.out_i64_array((inputs.shape[0], fitted.width))
-            for rows, block in self._row_blocks(inputs):
+            for rows, block in self._row_blocks(inputs, fitted):
                 if marginals:
                     fitted.model.marginals(block, None, out[rows])  # a contiguous view
                 else:
@@ -795,12 +797,14 @@ class StructuredRidge(StructuredEstimator):
         --------
         decision_function : the scores u(x) themselves.
         """
+        return self._marginals(self._fitted(), X, scale)
+
+    def _marginals(self, fitted: _Fitted, X: Any, scale: str | float = "noise_free") -> np.ndarray:
+        """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in its space)."""
         code, factor = _marginal_scale(scale)
-        fitted = self._fitted()
         X = self._inputs(X)
-        d = fitted.dim
-        out, _ = _capi.out_f64((X.shape[0], d))
-        for rows, block in self._row_blocks(X):
+        out, _ = _capi.out_f64((X.shape[0], fitted.dim))
+        for rows, block in self._row_blocks(X, fitted):
             fitted.model.marginals(block, out[rows], None, code, factor)  # a contiguous view
         return out
 
@@ -845,7 +849,7 @@ class StructuredRidge(StructuredEstimator):
         fitted = self._fitted()
         X = self._inputs(X)
         out, _ = _capi.out_f64((X.shape[0], fitted.dim))
-        for rows, block in self._row_blocks(X):
+        for rows, block in self._row_blocks(X, fitted):
             fitted.model.max_margins(block, source, out[rows])  # a contiguous view
         return out
 
@@ -906,6 +910,10 @@ class _CallableKernel:
         what = (
             f"kernel={self.name} (called as kernel(X, Y, **kernel_params) on arrays of shapes {X.shape} and {Y.shape})"
         )
+        expected = (X.shape[0], Y.shape[0])
+        # the user's function allocates K: checked first (a 20,000-row fit reached 3.8 GB before the
+        # core refused the matrix it had been handed)
+        _capi.check_output(expected, f"the kernel matrix of kernel={self.name}")
         try:
             K = self.kernel(X, Y, **self.params)
         except MemoryError:
@@ -924,7 +932,6 @@ class _CallableKernel:
             raise ValueError(f"{what} returned a {returned} that is not an array: {exc}") from exc
         if K.dtype.kind not in "biuf":
             raise TypeError(f"{what} returned a {returned} of dtype {K.dtype}; a kernel matrix holds real numbers")
-        expected = (X.shape[0], Y.shape[0])
         if K.shape != expected:
             raise ValueError(
                 f"{what} returned shape {K.shape}, expected {expected}: a callable kernel maps two sample matrices "
@@ -963,7 +970,7 @@ class _CallableKernel:
 
     def features(self, X: np.ndarray) -> np.ndarray:
         """φ of the rows of X: (K(X, L) + shift)·P, in blocks of rows."""
-        out = np.empty((X.shape[0], self.projection.shape[1]))
+        out, _ = _capi.out_f64((X.shape[0], self.projection.shape[1]), f"X's Nyström features (kernel={self.name})")
         step = max(1, _BLOCK_VALUES // max(1, self.landmarks.shape[0]))
         for lo in range(0, X.shape[0], step):
             block = self(X[lo : lo + step], self.landmarks) + self.shift  # a new array: never the kernel's own
