@@ -124,8 +124,8 @@ CP_EXPORT int cp_prob_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
    object into buf (as cp_space_info): version, n_features, dim, width, n_iter, converged, objective
    (NaN when inference was sampled), relative_gradient, relative_gradient_se (its Monte Carlo
    standard error: 0 when inference was exact), final_samples (per row, at the last sampled
-   gradient), intercept, exact (inference during the fit was exact) and solver ("none" for a model
-   built from coefficients, "lbfgs", "adam"). */
+   gradient), intercept, exact (inference during the fit was exact), solver ("none" for a model
+   built from coefficients, "lbfgs", "adam") and inline_rows (as cp_ridge_info). */
 CP_EXPORT int cp_prob_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_prob_log_partition writes log Z(x_i) of q inputs into out (q values) and, when not NULL, per
@@ -254,8 +254,10 @@ CP_EXPORT int cp_ridge_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
    into buf (as cp_space_info): version, n_features, dim, width, n_iter, converged, objective,
    relative_gradient, kernel (its name), n_dual (training samples kept in the kernel expansion: 0
    for linear and Nyström models), n_components (of the Nyström map, 0 without one), n_seen
-   (examples trained on), n_steps (SGD steps) and streaming (the model holds the statistics with
-   which cp_ridge_partial_fit continues it exactly). */
+   (examples trained on), n_steps (SGD steps), streaming (the model holds the statistics with
+   which cp_ridge_partial_fit continues it exactly) and inline_rows (queries of at most this many
+   rows run on the caller's thread and cannot be cancelled: at most the schema's inline_rows,
+   fewer where decoding a row is expensive). */
 CP_EXPORT int cp_ridge_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out

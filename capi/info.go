@@ -65,6 +65,9 @@ type fitInfo struct {
 	// Objective is J at the end of the fit; NaN when the probabilistic model's inference was sampled.
 	Objective        jsonFloat `json:"objective"`
 	RelativeGradient jsonFloat `json:"relative_gradient"`
+	// InlineRows is the number of rows up to which predict runs inline, not cancellable
+	// (inlineRows of the model's space): Python skips its Ctrl-C plumbing for them.
+	InlineRows int64 `json:"inline_rows"`
 }
 
 // ridgeInfo is what cp_ridge_info reports.
@@ -107,7 +110,7 @@ func newSpaceInfo(sp space.Space) spaceInfo {
 // newFitInfo fills the fields both model kinds report from their fit's outcome.
 func newFitInfo(nFeatures int, sp space.Space, iterations int, converged bool, objective, relGrad float64) fitInfo {
 	return fitInfo{Version: infoVersion, NFeatures: nFeatures, Dim: sp.Dim(), Width: sp.Width(), NIter: iterations,
-		Converged: converged, Objective: jsonFloat(objective), RelativeGradient: jsonFloat(relGrad)}
+		Converged: converged, Objective: jsonFloat(objective), RelativeGradient: jsonFloat(relGrad), InlineRows: inlineRows(sp)}
 }
 
 func newRidgeInfo(md *ridge.Model) ridgeInfo {
@@ -167,8 +170,10 @@ func cp_space_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.in
 // into buf (as cp_space_info): version, n_features, dim, width, n_iter, converged, objective,
 // relative_gradient, kernel (its name), n_dual (training samples kept in the kernel expansion: 0
 // for linear and Nyström models), n_components (of the Nyström map, 0 without one), n_seen
-// (examples trained on), n_steps (SGD steps) and streaming (the model holds the statistics with
-// which cp_ridge_partial_fit continues it exactly).
+// (examples trained on), n_steps (SGD steps), streaming (the model holds the statistics with
+// which cp_ridge_partial_fit continues it exactly) and inline_rows (queries of at most this many
+// rows run on the caller's thread and cannot be cancelled: at most the schema's inline_rows,
+// fewer where decoding a row is expensive).
 //
 //export cp_ridge_info
 func cp_ridge_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {
@@ -184,8 +189,8 @@ func cp_ridge_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.in
 // object into buf (as cp_space_info): version, n_features, dim, width, n_iter, converged, objective
 // (NaN when inference was sampled), relative_gradient, relative_gradient_se (its Monte Carlo
 // standard error: 0 when inference was exact), final_samples (per row, at the last sampled
-// gradient), intercept, exact (inference during the fit was exact) and solver ("none" for a model
-// built from coefficients, "lbfgs", "adam").
+// gradient), intercept, exact (inference during the fit was exact), solver ("none" for a model
+// built from coefficients, "lbfgs", "adam") and inline_rows (as cp_ridge_info).
 //
 //export cp_prob_info
 func cp_prob_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {

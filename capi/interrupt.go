@@ -7,9 +7,11 @@ package main
 import "C"
 
 import (
+	"math"
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/space"
 )
 
 // The interrupt poll makes every long query cancellable by Ctrl-C without a callback argument in
@@ -37,6 +39,17 @@ func cp_set_interrupt_poll(poll C.cp_progress_fn) (rc C.int) {
 // goroutine costs microseconds, which single-row predictions would feel, while decoding a few
 // hundred rows of the largest approximate space takes tens of milliseconds.
 const smallQuery = 256
+
+// inlineWork bounds the decoding work (space.DecodeWork, about a nanosecond a unit) that a query
+// runs inline, where Ctrl-C cannot reach it: about 10 ms.
+const inlineWork = 1e7
+
+// inlineRows is the number of rows up to which a query decoding on sp runs inline: smallQuery,
+// fewer where a row's decode is expensive, none where one row's exceeds inlineWork. 256 rows of
+// exact Permutations(22) ran 31 s inline, deaf to Ctrl-C.
+func inlineRows(sp space.Space) int64 {
+	return int64(min(smallQuery, math.Floor(inlineWork/max(space.DecodeWork(sp), 1))))
+}
 
 // cancellable runs work with a cancel.Flag that the registered poll can set. Unless inline, work
 // runs on a goroutine of its own (onWorker, with no progress to relay) while the calling goroutine

@@ -323,7 +323,8 @@ func schemaJSON() ([]byte, error) {
 		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
 			"internal": cpInternal, "memory": cpMemory},
 		// inline_rows: queries of at most this many rows run inline, not cancellable (smallQuery):
-		// Python skips its Ctrl-C plumbing for them. exact_unknowns: solver="auto"'s limit for the
+		// Python skips its Ctrl-C plumbing for them; a model's own inline_rows (its info) is
+		// smaller where decoding a row is expensive. exact_unknowns: solver="auto"'s limit for the
 		// exact linear solve, which StructuredRidge's docstring states (checked by a test).
 		// chain_report_columns: the values per row of the chain report of cp_prob_marginals and
 		// cp_prob_sample. spread_weight_floor: the least share of the largest sample weight a row

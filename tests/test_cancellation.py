@@ -19,6 +19,9 @@ CHILD = Path(__file__).resolve().parent / "_interrupt_child.py"
 CALLS = [
     "ridge.predict",
     "space.decode",
+    # 256 rows of an exact decoder at 70 ms a row: the core ran queries of ≤ 256 rows inline
+    "ridge.predict-inline",
+    "space.decode-inline",
     "prob.sample",
     "prob.predict_marginals",
     "prob.log_partition",

@@ -30,8 +30,10 @@ _INLINE_ROWS = int(_schema.query_default("inline_rows"))
 _CHAIN_REPORT_COLUMNS = int(_schema.query_default("chain_report_columns"))
 
 
-def _interruptible(rows: int) -> Any:
-    return _capi.interruptible() if rows > _INLINE_ROWS else contextlib.nullcontext()
+def _interruptible(rows: int, inline_rows: int = _INLINE_ROWS) -> Any:
+    """Ctrl-C's plumbing for a query of ``rows`` rows, which the core runs inline (deaf to it) up to
+    ``inline_rows``: the schema's value, or a model's own where decoding a row is expensive."""
+    return _capi.interruptible() if rows > inline_rows else contextlib.nullcontext()
 
 
 # -- info results -----------------------------------------------------------------------------------
@@ -69,6 +71,7 @@ class FitInfo:
     converged: bool
     objective: float  # NaN when the probabilistic model's inference was sampled
     relative_gradient: float
+    inline_rows: int  # predict runs inline (not cancellable) up to this many rows: fewer where decoding is expensive
 
 
 @dataclasses.dataclass(frozen=True)
@@ -355,7 +358,7 @@ class Model:
             out, p = _capi.out_i64_array((q, self.width))
         else:
             _, p = _capi.i64(out, (q, self.width), "out", writable=True)
-        with _interruptible(q):
+        with _interruptible(q, self.info.inline_rows):
             _capi.check(self._calls()[self._call_name("predict", xa)](self.value, *xa, p, self.width))
         return out
 
@@ -659,7 +662,7 @@ class RidgeModel(Model):
         w = self.width if structures is not None else 0
         lib = _capi.lib()
         call = lib.cp_ridge_marginals_csr if len(xa) == 7 else lib.cp_ridge_marginals
-        with _interruptible(q):
+        with _interruptible(q, self.info.inline_rows):
             _capi.check(call(self.value, *xa, scale, factor, pm, d, ps, w))
 
     def max_margins(self, X: np.ndarray, source: int, out: np.ndarray) -> None:

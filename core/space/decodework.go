@@ -1,0 +1,40 @@
+package space
+
+import "math"
+
+// DecodeWork estimates the elementary operations (about a nanosecond each) of one Decode on sp,
+// to the order of magnitude: callers use it to bound what runs without a way to cancel it (a
+// query decoded on the caller's thread cannot be interrupted). The exact decoders of the NP-hard
+// spaces visit vertex subsets, O(n²·2ⁿ) for orderings and cycles and O(2ⁿ) for cliques; their
+// local searches are taken as O(n³); a DAG's subsets need a minimum cut, taken as O(d²); every
+// other space decodes in time linear in its dimension and width.
+func DecodeWork(sp Space) float64 {
+	subsets := func(n int) float64 { return float64(n) * float64(n) * math.Ldexp(1, n) }
+	cubic := func(n int) float64 { return float64(n) * float64(n) * float64(n) }
+	switch s := sp.(type) {
+	case *Permutations:
+		if s.exact() {
+			return subsets(s.n)
+		}
+		return cubic(s.n)
+	case *DirectedCycles:
+		if s.exact() {
+			return subsets(s.n)
+		}
+		return cubic(s.n)
+	case *UndirectedCycles:
+		if s.exact() {
+			return subsets(s.n)
+		}
+		return cubic(s.n)
+	case *Cliques:
+		if s.exact() {
+			return math.Ldexp(float64(s.n), s.n)
+		}
+		return cubic(s.n)
+	case *DAGSubsets:
+		d := float64(s.Dim())
+		return d * d
+	}
+	return float64(sp.Dim() + sp.Width())
+}
