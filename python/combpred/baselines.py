@@ -34,6 +34,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import _capi
 from . import spaces as _spaces
 from ._estimator_base import class_labels
 from ._weights import check_sample_weight
@@ -514,9 +515,20 @@ class StructuredSVM(BaseEstimator):
         space._checked_rows(y_enc, "y")
         shift = self._augmentation(space) if self.decoding == "exact" else None
         rng = check_random_state(self.random_state)
-        Psi = space.embed(y_enc)  # (m, d)
         m, p = X.shape
-        d = Psi.shape[1]
+        d = space.dim
+        # W, its running average and a step's two temporaries (p × d each), ψ of the targets and of
+        # a batch's maximisers, and the sampled maximisation's three temporaries per sample: refused
+        # before numpy allocates them (12,000 labels fitted a 1.15 GB coef_ at 3.6 GB under a 300 MB
+        # budget; 20,000 features gave numpy's own error)
+        batch = min(m, self.batch_size)
+        sampled = 3 * batch * self.n_samples if self.decoding == "sampled" else 0
+        _capi.check_bytes(
+            8 * d * (4 * (p + 1) + m + 2 * batch + sampled),
+            f"StructuredSVM's weights and targets: {p} features × the space's dimension d = {d}, {m} samples, "
+            f"batch_size={self.batch_size}" + (f", n_samples={self.n_samples}" if sampled else ""),
+        )
+        Psi = space.embed(y_enc)  # (m, d)
         W = np.zeros((p, d))
         b = np.zeros(d)
         W_avg, b_avg = np.zeros_like(W), np.zeros_like(b)
