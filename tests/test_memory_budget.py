@@ -298,3 +298,35 @@ def test_a_sample_too_wide_for_the_budget_names_the_width():
         with pytest.raises(MemoryError, match=r"^n_samples structures of width 10000: an output of shape \(1, 10000\)"):
             spaces.Multilabel(10_000).sample(1)
         assert spaces.Multilabel(10_000).sample(0).shape == (0, 10_000)
+
+
+def test_a_budget_read_while_set_config_changes_it_is_not_cached(monkeypatch):
+    """A thread that read the budget from the core while another thread's set_config changed it
+    cached the old value until the next set_config, and outputs the new budget refuses went
+    through (probe I). The read is held open here where a thread switch can land."""
+    import threading
+
+    from combpred import _capi
+
+    rng = np.random.default_rng(0)
+    model = StructuredRidge(space=spaces.Multilabel(4)).fit(rng.normal(size=(50, 3)), rng.integers(0, 2, size=(50, 4)))
+    read, changed = threading.Event(), threading.Event()
+    original = _capi.max_memory
+
+    def slow_max_memory():
+        value = original()
+        read.set()
+        assert changed.wait(30)
+        return value
+
+    with combpred.config_context(max_memory=2**40):
+        monkeypatch.setattr(_capi, "max_memory", slow_max_memory)
+        thread = threading.Thread(target=lambda: model.decision_function(rng.normal(size=(2, 3))))
+        thread.start()
+        assert read.wait(30)
+        monkeypatch.setattr(_capi, "max_memory", original)
+        with combpred.config_context(max_memory=2**24):
+            changed.set()
+            thread.join(30)
+            with pytest.raises(MemoryError, match=r"out: an output of shape \(1048576, 4\)"):
+                model.decision_function(np.zeros((2**20, 3)))

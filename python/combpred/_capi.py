@@ -680,13 +680,18 @@ def i64(a: Any, shape: tuple[int, ...], name: str, *, writable: bool = False) ->
 # within it passes check_output without a call into the core (a microsecond of a single-row
 # predict); the core still computes the budget and words every refusal. Only set_max_memory changes
 # the budget, and it calls forget_budget.
-_budget_in_force: int | None = None
+# (generation, the budget in force or None): forget_budget starts a new generation, and a budget
+# read from the core is cached only if no forget came while it was read. Without the generation, a
+# read that straddled set_config in another thread cached the old budget until the next set_config,
+# and outputs it would refuse went through.
+_budget_cache: tuple[int, int | None] = (0, None)
 
 
 def forget_budget() -> None:
     """Drop the cached budget: the next check_output asks the core (after a change of the budget)."""
-    global _budget_in_force
-    _budget_in_force = None
+    global _budget_cache
+    with process_lock(globals(), "_budget_lock"):
+        _budget_cache = (_budget_cache[0] + 1, None)
 
 
 def max_memory() -> tuple[int, int]:
@@ -697,10 +702,13 @@ def max_memory() -> tuple[int, int]:
 
 
 def _budget() -> int:
-    global _budget_in_force
-    budget = _budget_in_force
+    global _budget_cache
+    generation, budget = _budget_cache
     if budget is None:
-        budget = _budget_in_force = max_memory()[1]
+        budget = max_memory()[1]
+        with process_lock(globals(), "_budget_lock"):
+            if _budget_cache[0] == generation:
+                _budget_cache = (generation, budget)
     return budget
 
 
