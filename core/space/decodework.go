@@ -9,32 +9,28 @@ import "math"
 // local searches are taken as O(n³); a DAG's subsets need a minimum cut, taken as O(d²); every
 // other space decodes in time linear in its dimension and width.
 func DecodeWork(sp Space) float64 {
-	subsets := func(n int) float64 { return float64(n) * float64(n) * math.Ldexp(1, n) }
-	cubic := func(n int) float64 { return float64(n) * float64(n) * float64(n) }
+	var n int
+	var exact bool
 	switch s := sp.(type) {
 	case *Permutations:
-		if s.exact() {
-			return subsets(s.n)
-		}
-		return cubic(s.n)
+		n, exact = s.n, s.exact()
 	case *DirectedCycles:
-		if s.exact() {
-			return subsets(s.n)
-		}
-		return cubic(s.n)
+		n, exact = s.n, s.exact()
 	case *UndirectedCycles:
-		if s.exact() {
-			return subsets(s.n)
-		}
-		return cubic(s.n)
+		n, exact = s.n, s.exact()
 	case *Cliques:
 		if s.exact() {
 			return math.Ldexp(float64(s.n), s.n)
 		}
-		return cubic(s.n)
+		n = s.n
 	case *DAGSubsets:
 		d := float64(s.Dim())
 		return d * d
+	default:
+		return float64(sp.Dim() + sp.Width())
 	}
-	return float64(sp.Dim() + sp.Width())
+	if exact {
+		return float64(n) * float64(n) * math.Ldexp(1, n)
+	}
+	return float64(n) * float64(n) * float64(n)
 }

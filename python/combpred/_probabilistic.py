@@ -478,27 +478,20 @@ class ProbabilisticStructured(StructuredEstimator):
         Markov chain (``"metropolis"``, ``"local"`` or ``"mixed"``); exact samples (``"cftp"``)
         hit their work bound at such scores.
         """
-        return self._marginals(self._fitted(), X, n_samples, sampler, random_state, method, check_mixing)
+        options = {"n_samples": n_samples, "sampler": sampler, "method": method, "check_mixing": check_mixing}
+        return self._marginals(self._fitted(), X, random_state=random_state, **options)
 
-    def _marginals(
-        self,
-        fitted: _Fitted,
-        X: Any,
-        n_samples: int | None = None,
-        sampler: str | None = None,
-        random_state: Any = None,
-        method: str | None = None,
-        check_mixing: bool = False,
-    ) -> np.ndarray:
-        """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in its space)."""
+    def _marginals(self, fitted: _Fitted, X: Any, random_state: Any = None, **options: Any) -> np.ndarray:
+        """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in
+        its space); ``options`` are its other arguments, their defaults where not given."""
         X = self._inputs(X)
         _capi.check_output((X.shape[0], fitted.dim), "out")
         params = _params(
-            method=_name(method, "method"),
-            n_samples=_integer(n_samples, "n_samples"),
-            sampler=_name(sampler, "sampler"),
+            method=_name(options.get("method"), "method"),
+            n_samples=_integer(options.get("n_samples"), "n_samples"),
+            sampler=_name(options.get("sampler"), "sampler"),
             random_state=self._seed_or_own(random_state),
-            check_mixing=int(_spaces._flag(check_mixing, "check_mixing")),
+            check_mixing=int(_spaces._flag(options.get("check_mixing", False), "check_mixing")),
         )
         marginals, report = fitted.model.marginals(X, params)
         _warn_not_mixed("predict_marginals", report[:, 1], "the estimate", "estimates")
