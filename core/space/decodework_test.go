@@ -10,7 +10,7 @@ import (
 // DecodeWork is an estimate in nanoseconds to the order of magnitude: one decode of each space
 // below takes no more than 100 times the estimate (and no less than a hundredth of it where the
 // decode takes long enough to time), so that a caller bounding uncancellable work by it is off by
-// at most that factor (measured here: 0.14–1 times the estimate; the margin is for the race
+// at most that factor (measured here: 0.1–1.1 times the estimate; the margin is for the race
 // detector and a loaded machine).
 func TestDecodeWorkOrderOfMagnitude(t *testing.T) {
 	if testing.Short() {
