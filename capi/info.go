@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/ridge"
 	"github.com/combpred/combpred/core/space"
@@ -108,15 +109,17 @@ func newSpaceInfo(sp space.Space) spaceInfo {
 }
 
 // newFitInfo fills the fields both model kinds report from their fit's outcome.
-func newFitInfo(nFeatures int, sp space.Space, iterations int, converged bool, objective, relGrad float64) fitInfo {
+func newFitInfo(nFeatures int, md model.Model, iterations int, converged bool, objective, relGrad float64) fitInfo {
+	sp := md.Output()
 	return fitInfo{Version: infoVersion, NFeatures: nFeatures, Dim: sp.Dim(), Width: sp.Width(), NIter: iterations,
-		Converged: converged, Objective: jsonFloat(objective), RelativeGradient: jsonFloat(relGrad), InlineRows: inlineRows(sp)}
+		Converged: converged, Objective: jsonFloat(objective), RelativeGradient: jsonFloat(relGrad),
+		InlineRows: predictInlineRows(md)}
 }
 
 func newRidgeInfo(md *ridge.Model) ridgeInfo {
 	r := md.Result
 	in := ridgeInfo{
-		fitInfo: newFitInfo(md.NFeatures, md.Space, r.Iterations, r.Converged, r.Objective, r.RelGrad),
+		fitInfo: newFitInfo(md.NFeatures, md, r.Iterations, r.Converged, r.Objective, r.RelGrad),
 		Kernel:  md.Kernel.Kind.String(), NComponents: md.Components(), NSeen: md.Seen, NSteps: md.Steps,
 		Streaming: md.Streaming(),
 	}
@@ -129,7 +132,7 @@ func newRidgeInfo(md *ridge.Model) ridgeInfo {
 func newProbInfo(md *prob.Model) probInfo {
 	r := md.Result
 	return probInfo{
-		fitInfo:   newFitInfo(md.NFeatures, md.Space, r.Iterations, r.Converged, r.Objective, r.RelGrad),
+		fitInfo:   newFitInfo(md.NFeatures, md, r.Iterations, r.Converged, r.Objective, r.RelGrad),
 		Intercept: md.Intercept, Exact: md.Result.Exact, Solver: solverName(md.Result.Solver),
 		RelativeGradientSE: jsonFloat(r.RelGradSE), FinalSamples: r.FinalSamples,
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -44,11 +45,16 @@ const smallQuery = 256
 // runs inline, where Ctrl-C cannot reach it: about 10 ms.
 const inlineWork = 1e7
 
-// inlineRows is the number of rows up to which a query decoding on sp runs inline: smallQuery,
-// fewer where a row's decode is expensive, none where one row's exceeds inlineWork. 256 rows of
-// exact Permutations(22) ran 31 s inline, deaf to Ctrl-C.
-func inlineRows(sp space.Space) int64 {
-	return int64(min(smallQuery, math.Floor(inlineWork/max(space.DecodeWork(sp), 1))))
+// inlineRows is the number of rows of work each up to which a query runs inline: smallQuery,
+// fewer where a row is expensive, none where one row exceeds inlineWork. 256 rows of exact
+// Permutations(22) ran 31 s inline, deaf to Ctrl-C.
+func inlineRows(work float64) int64 {
+	return int64(min(smallQuery, math.Floor(inlineWork/max(work, 1))))
+}
+
+// predictInlineRows is inlineRows of a prediction by md: scoring an input, then decoding it.
+func predictInlineRows(md model.Model) int64 {
+	return inlineRows(md.ScoreWork() + space.DecodeWork(md.Output()))
 }
 
 // cancellable runs work with a cancel.Flag that the registered poll can set. Unless inline, work

@@ -286,7 +286,7 @@ func ridgeMarginals(md *ridge.Model, X xmat.Rows, scale C.int64_t, factor C.doub
 	if q == 0 {
 		return nil
 	}
-	return cancellable(int64(q) <= inlineRows(md.Space), func(stop *cancel.Flag) error {
+	return cancellable(int64(q) <= predictInlineRows(md), func(stop *cancel.Flag) error {
 		return md.MarginalsRows(X, M, Y, sc, float64(factor), stop)
 	})
 }

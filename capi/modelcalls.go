@@ -70,7 +70,7 @@ func writeStructures(md model.Model, X []float64, q, n C.int64_t, out *C.int64_t
 	if err != nil {
 		return err
 	}
-	return cancellable(int64(q) <= inlineRows(md.Output()), func(stop *cancel.Flag) error { return md.Predict(X, int(q), int(n), y, stop) })
+	return cancellable(int64(q) <= predictInlineRows(md), func(stop *cancel.Flag) error { return md.Predict(X, int(q), int(n), y, stop) })
 }
 
 // dimOut views a q × d output buffer whose d must be the dimension of the model's space.

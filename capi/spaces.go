@@ -263,7 +263,7 @@ func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, 
 	if err != nil {
 		return status(err)
 	}
-	return status(cancellable(int64(m) <= inlineRows(sp), func(stop *cancel.Flag) error { return space.DecodeRows(sp, u, int(m), y, stop) }))
+	return status(cancellable(int64(m) <= inlineRows(space.DecodeWork(sp)), func(stop *cancel.Flag) error { return space.DecodeRows(sp, u, int(m), y, stop) }))
 }
 
 // scoreRows resolves the space of handle h and its m finite score rows (m × d) for decoding,

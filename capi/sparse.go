@@ -181,7 +181,7 @@ func csrPredict(resolve resolver, h, rows, cols, nnz, indexBits C.int64_t, indpt
 	if err != nil {
 		return err
 	}
-	return cancellable(int64(rows) <= inlineRows(md.Output()), func(stop *cancel.Flag) error { return md.PredictRows(X, y, stop) })
+	return cancellable(int64(rows) <= predictInlineRows(md), func(stop *cancel.Flag) error { return md.PredictRows(X, y, stop) })
 }
 
 // cp_ridge_decision_csr is cp_ridge_decision on a sparse X (rows × cols CSR: see the _csr calls).

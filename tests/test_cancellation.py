@@ -44,3 +44,26 @@ def test_ctrl_c_interrupts_the_call_and_the_estimator_still_works(call):
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["outcome"] == "interrupted", result
     assert result["latency"] < 1.0, result
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # two iterations make the model
+def test_expensive_rows_are_never_run_inline():
+    """Up to its inline_rows a query runs on the caller's thread, deaf to Ctrl-C: 256 rows whatever
+    they cost, before (256 rows of exact Permutations(22) ran 31 s). The core now bounds an inline
+    query to about 10 ms of estimated work: cheap models keep 256 rows (single-row latency), a
+    kernel model scores each row against its support samples and gets fewer, an exact decoder of
+    70 ms a row none."""
+    import numpy as np
+    from combpred import StructuredRidge, _schema, spaces
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(3000, 100)), rng.integers(0, 2, size=(3000, 4))
+    most = int(_schema.query_default("inline_rows"))
+    linear = StructuredRidge().fit(X[:50], Y[:50])
+    kernel = StructuredRidge(kernel="rbf", alpha=1.0, max_iter=2).fit(X, Y)
+    exact = StructuredRidge(space=spaces.Permutations(20, decoder="exact")).fit(
+        X[:30, :3], spaces.Permutations(20).sample(30, random_state=0)
+    )
+    assert linear._model.info.inline_rows == most
+    assert 0 < kernel._model.info.inline_rows < most  # 3,000 support rows × (100 features + 4)
+    assert exact._model.info.inline_rows == 0

@@ -25,6 +25,9 @@ type Model interface {
 	// DecisionRows and PredictRows are Decision and Predict on dense or sparse (CSR) rows.
 	DecisionRows(X xmat.Rows, U []float64) error
 	PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error
+	// ScoreWork estimates the multiply-adds of scoring one input (its u(x)), to the order of
+	// magnitude: with space.DecodeWork, what a prediction costs before any of it can be cancelled.
+	ScoreWork() float64
 	// MarshalBinary encodes the model; each kind's Unmarshal reads it back.
 	encoding.BinaryMarshaler
 }

@@ -28,6 +28,9 @@ type Model struct {
 	Result    Result
 }
 
+// ScoreWork estimates the multiply-adds of scoring one input: its product with W.
+func (md *Model) ScoreWork() float64 { return float64(md.NFeatures) * float64(md.Space.Dim()) }
+
 // NewModel builds a model from its coefficients W (rows × Dim(), row-major, copied), where rows is
 // nFeatures, plus one for the intercept.
 func NewModel(sp space.Space, coef []float64, nFeatures int, intercept bool) (*Model, error) {

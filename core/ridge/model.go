@@ -55,6 +55,22 @@ func (md *Model) hasSupport() bool { return md.Support != nil || md.supportCSR !
 // SupportSparse reports whether the model's support inputs are held sparse (fitted on sparse X).
 func (md *Model) SupportSparse() bool { return md.supportCSR != nil }
 
+// ScoreWork estimates the multiply-adds of scoring one input: a kernel row against the support
+// samples and its product with the dual coefficients, the Nyström map and its product with W, or
+// the product with W.
+func (md *Model) ScoreWork() float64 {
+	n, d := float64(md.NFeatures), float64(md.Space.Dim())
+	switch {
+	case md.Dual != nil:
+		m, _ := md.Dual.Dims()
+		return float64(m) * (n + d)
+	case md.ny != nil:
+		k := float64(md.Components())
+		return k * (n + d)
+	}
+	return n * d
+}
+
 // Components is the dimension of the model's Nyström map, 0 when it has none.
 func (md *Model) Components() int {
 	if md.ny == nil {
