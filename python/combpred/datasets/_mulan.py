@@ -150,6 +150,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
     if not labels or not all(isinstance(name, str) for name in labels):
         raise ValueError(f"{source}: label_names must be a non-empty list of attribute names")
     attributes: list[Attribute] = []
+    budget = ValueBudget(source, _BYTES_PER_VALUE)
     lines = text_lines(text)
     data_start = None
     for lineno, raw in enumerate(lines, 1):
@@ -159,6 +160,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         where = f"{source}, line {lineno}"
         keyword = header_keyword(line, where)
         if keyword == "attribute":
+            budget.add_declaration(line, lineno)
             attributes.append(parse_attribute(line, where, lineno))
         elif keyword == "data":
             data_start = lineno
@@ -260,7 +262,6 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         elif number != 0.0:
             xrow[col.first] = number
 
-    budget = ValueBudget(source, _BYTES_PER_VALUE)
     for lineno in range(data_start + 1, len(lines) + 1):
         line = lines[lineno - 1].strip()
         if not line or line.startswith("%"):
