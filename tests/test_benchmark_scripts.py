@@ -71,6 +71,7 @@ SCRIPTS = [
     ("decision_rules.py", "decision_rules", "## Decision rules on label ranking", None),
     ("many_labels.py", "many_labels", "## Many labels", None),
     ("kernels.py", "kernels", "## Closer to the hardware", "go"),
+    ("max_margins.py", "max_margins", "| space | d | programme (ms per input) |", "go"),
     ("sparse_many_labels.py", "sparse_many_labels", "## Many labels on sparse data", None),
     ("reference_fit_time.py", "reference_fit_time", "## Fit time of the reference measures", "text"),
     ("dask_iterative.py", "dask_iterative", "## Iterative fits on Dask", "dask"),

@@ -1,6 +1,7 @@
 package space_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -313,33 +314,44 @@ func TestMaxMarginProgrammesEqualDecoding(t *testing.T) {
 	}
 }
 
-// The margins of one input on a random 2,000-node tree, by the subtree programme and by decoding.
-func BenchmarkMaxMarginalMarginsSubtrees(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
-	const n = 2000
-	parent := make([]int64, n)
-	parent[0] = -1
-	for v := 1; v < n; v++ {
-		parent[v] = int64(r.IntN(v))
-	}
-	sp, err := space.New("subtrees", parent)
-	if err != nil {
-		b.Fatal(err)
-	}
-	u, out := make([]float64, n), make([]float64, n)
-	for c := range u {
-		u[c] = r.NormFloat64()
-	}
-	for _, c := range []struct {
-		name    string
-		margins func(space.Space, []float64, int, []space.Pin, []float64, *cancel.Flag) error
-	}{{"programme", space.MaxMarginalMargins}, {"decoding", space.MaxMarginalMarginsByDecoding}} {
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				if err := c.margins(sp, u, 1, nil, out, nil); err != nil {
-					b.Fatal(err)
-				}
+// The margins of one input, by a space's dynamic programme and by 2·d decodes, on label sets and
+// on random trees of d nodes (benchmarks/max_margins.py reports them).
+func BenchmarkMaxMarginalMargins(b *testing.B) {
+	for _, d := range []int{500, 2000} {
+		r := rand.New(rand.NewPCG(1, uint64(d)))
+		parent := make([]int64, d)
+		parent[0] = -1
+		for v := 1; v < d; v++ {
+			parent[v] = int64(r.IntN(v))
+		}
+		for _, c := range []struct {
+			kind   string
+			params []int64
+		}{
+			{"multilabel", []int64{int64(d)}},
+			{"hierarchy_paths", append([]int64{0}, parent...)},
+			{"subtrees", parent},
+		} {
+			sp, err := space.New(c.kind, c.params)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			u, out := make([]float64, d), make([]float64, d)
+			for i := range u {
+				u[i] = r.NormFloat64()
+			}
+			for _, by := range []struct {
+				name    string
+				margins func(space.Space, []float64, int, []space.Pin, []float64, *cancel.Flag) error
+			}{{"programme", space.MaxMarginalMargins}, {"decoding", space.MaxMarginalMarginsByDecoding}} {
+				b.Run(fmt.Sprintf("%s/d=%d/%s", c.kind, d, by.name), func(b *testing.B) {
+					for b.Loop() {
+						if err := by.margins(sp, u, 1, nil, out, nil); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
 	}
 }
