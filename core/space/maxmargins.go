@@ -40,7 +40,7 @@ type Pin struct {
 // the rest can trade, so that every decode holds them. That costs 2·Dim() decodes per row; it needs an exact decoder
 // (Guarantee() = 0) and refuses approximate ones. It checks stop before every row and coordinate.
 // Spaces with a dynamic programme for all margins at once (labels, classes, taxonomy paths and
-// subtrees) take O(Dim()) per row instead, pins as constraints.
+// subtrees; DAG paths at the cost of one decode) take that instead, pins as constraints.
 func MaxMarginalMargins(s Space, us []float64, m int, pins []Pin, out []float64, stop *cancel.Flag) error {
 	dp, byProgramme := s.(maxMarginer)
 	return maxMarginalMargins(s, dp, byProgramme, us, m, pins, out, stop)

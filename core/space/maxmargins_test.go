@@ -245,7 +245,7 @@ func TestMaxMarginalMarginsOfExtremeScores(t *testing.T) {
 }
 
 // The dynamic programmes of the label, class and taxonomy spaces give the margins that 2·Dim()
-// decodes give, on random trees too large to enumerate, with ties among the scores and with pins
+// decodes give, on random trees and DAGs too large to enumerate, with ties among the scores and with pins
 // taken from a random structure (so that some structure holds them).
 func TestMaxMarginProgrammesEqualDecoding(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
@@ -256,11 +256,21 @@ func TestMaxMarginProgrammesEqualDecoding(t *testing.T) {
 		for v := 1; v < n; v++ {
 			parent[v] = int64(r.IntN(v))
 		}
+		dag := make([][]int, n) // each node below the root takes one to three earlier parents
+		for v := 1; v < n; v++ {
+			for range 1 + r.IntN(3) {
+				if p := r.IntN(v); !slices.Contains(dag[v], p) {
+					dag[v] = append(dag[v], p)
+				}
+			}
+		}
 		var spaces []space.Space
 		for _, c := range []struct {
 			kind   string
 			params []int64
 		}{
+			{"dag_paths", append([]int64{0}, space.DAGParams(dag)...)},
+			{"dag_paths", append([]int64{1}, space.DAGParams(dag)...)},
 			{"multiclass", []int64{int64(n)}},
 			{"multilabel", []int64{int64(n)}},
 			{"subtrees", parent},

@@ -827,8 +827,10 @@ class StructuredRidge(StructuredEstimator):
 
         Each entry costs two exact decodings (2·d per input), but for label sets, classes and
         taxonomy paths and subtrees, where one dynamic programme gives all d margins of an input in
-        O(d) time. Use it where the space decodes exactly (``space_.decoder_guarantee == 0``);
-        approximate decoders are refused.
+        O(d) time, and for DAG paths, where it costs one decoding. On ``DAGSubsets`` each decoding
+        is a minimum cut: 2·d of them take about two minutes per input at d = 2,000 (Ctrl-C stops
+        them); ``predict_marginals`` is the confidence to use there. Use it where the space decodes
+        exactly (``space_.decoder_guarantee == 0``); approximate decoders are refused.
 
         Parameters
         ----------

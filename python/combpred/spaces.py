@@ -239,7 +239,8 @@ class Space:
         """Return, for each row u of scores U (n_samples, d) and each coordinate j of ψ, the best
         ⟨u, ψ(y)⟩ with ψ_j(y) at its largest value minus the best with it at its smallest (±inf for
         coordinates constant over the space). Needs an exact decoder (2·d decodings per row; one
-        O(d) dynamic programme for multi-label, multiclass, hierarchy paths and subtrees)."""
+        O(d) dynamic programme for multi-label, multiclass, hierarchy paths and subtrees, and the
+        cost of one decoding for DAG paths)."""
         return self._handle().max_margins(_as_float_rows(U, self.dim, "U"))
 
     def enumerate(self) -> np.ndarray:
