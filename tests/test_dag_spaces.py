@@ -163,3 +163,26 @@ def test_tree_spaces_name_parent_sets(space, parents):
     NumPy's "inhomogeneous shape" error; the error now says which spaces take parent sets."""
     with pytest.raises(ValueError, match="parent sets, one list per node .* are for DAGPaths and DAGSubsets"):
         space(parents)
+
+
+def test_parent_sets_that_are_not_sets_are_named():
+    """A dict was iterated by its keys ({0: [], 1: [0]} read node 0 as its own parent), a bare id
+    was taken for a one-element set, and a tree's flat parent array failed on "parent -1 out of
+    range" without a hint (probe L)."""
+    with pytest.raises(ValueError, match="got a mapping"):
+        spaces.DAGPaths({0: [], 1: [0]})
+    with pytest.raises(ValueError, match=r"parents\[1\] = 0 is not a sequence"):
+        spaces.DAGSubsets([[], 0])
+    with pytest.raises(ValueError, match=r"parents\[0\] = -1 is not a sequence.*flat parent array"):
+        spaces.DAGPaths([-1, 0, 0])
+    assert spaces.DAGPaths([None, [0], (0, 1)]).dim == 3  # None is the root's empty set; any sequence is a set
+
+
+def test_sparse_scores_are_decoded_as_their_dense_copy():
+    """A scipy.sparse U was refused as 'setting an array element with a sequence' (probe L)."""
+    from scipy import sparse
+
+    space = spaces.DAGPaths([[], [0], [0], [1, 2]])
+    U = np.array([[0.0, 1.0, 0.0, -3.0], [0.0, 0.0, 2.0, 0.0]])
+    np.testing.assert_array_equal(space.decode(sparse.csr_matrix(U)), space.decode(U))
+    np.testing.assert_array_equal(space.max_margins(sparse.coo_matrix(U)), space.max_margins(U))

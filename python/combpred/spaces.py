@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -294,6 +295,10 @@ def _as_int_rows(Y: np.ndarray, name: str) -> np.ndarray:
 
 
 def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:
+    if _capi.is_sparse(U):  # densified, as bayes_decode and the metrics do; numpy's own words named no sparsity
+        _capi.check_sparse_structure(U, name)
+        _capi.check_output(U.shape, name)
+        U = U.toarray()
     U = _capi.as_array(U, name)
     if np.iscomplexobj(U):
         raise TypeError(f"{name} must hold real scores, got complex values")
@@ -446,8 +451,15 @@ def _parent_sets(parents: Any) -> tuple[tuple[int, ...], ...]:
     """Parent sets as tuples of ints; the core checks what they describe (one root, no cycle)."""
     if isinstance(parents, (str, bytes)) or not hasattr(parents, "__len__") or len(parents) == 0:
         raise ValueError("parents must be a non-empty sequence of parent-id sequences, one per node ([] at the root)")
+    if isinstance(parents, Mapping):  # iterating it gives the keys: {0: [], 1: [0]} read node 0 as its own parent
+        raise ValueError("parents must be a sequence indexed by node (parents[v] lists v's parents), got a mapping")
     out = []
     for v, ps in enumerate(parents):
+        if ps is not None and np.ndim(ps) == 0:  # a bare id passed for a set ([[], 0]), or a flat parent array
+            raise ValueError(
+                f"parents[{v}] = {ps!r} is not a sequence of parent ids ([] at the root); a tree's flat parent "
+                "array (-1 at the root) is HierarchyPaths' and Subtrees' parent=, here give [parent] per node"
+            )
         ps = np.asarray(ps if ps is not None else [], dtype=object).ravel()
         if not all(isinstance(p, (int, np.integer)) and not isinstance(p, bool) for p in ps):
             raise ValueError(f"parents[{v}] must hold integer node ids, got {list(ps)!r}")
