@@ -65,7 +65,7 @@ def read_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.nda
     """
     text = document_text(text, source or "text")
     names: list[str] = []
-    declared: set[str] = set()
+    seen_names: set[str] = set()
     indicators: list[int] = []  # columns of {0,1} nominal attributes
     rows: list[list[float]] = []
     in_data = False
@@ -81,9 +81,9 @@ def read_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.nda
                 # a split at blanks cut a quoted name ('a b' became a) and took any type as numeric
                 budget.add_declaration(line, lineno)
                 attribute = parse_attribute(line, where, lineno)
-                if attribute.name in declared:  # a set: a scan of names made 200,000 attributes take 281 s
+                if attribute.name in seen_names:  # a set: a scan of names made 200,000 attributes take 281 s
                     raise ValueError(f"{where}: attribute {attribute.name!r} is declared twice")
-                declared.add(attribute.name)
+                seen_names.add(attribute.name)
                 if is_indicator(attribute):
                     indicators.append(len(names))
                 elif attribute.kind != "numeric":

@@ -107,7 +107,7 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
     text = document_text(text, source or "text")
     attributes: list[Attribute] = []
     names: list[str] = []
-    declared: set[str] = set()
+    seen_names: set[str] = set()
     budget = ValueBudget(source, _BYTES_PER_VALUE)
     hierarchy: list[str] | None = None
     rows: list[list[float]] = []
@@ -127,9 +127,9 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
                 budget.add_declaration(line, lineno)
                 attribute = parse_attribute(line, where, lineno)
                 # as the MULAN reader refuses; a set, since a scan made 40,000 attributes take 56 s
-                if attribute.name in declared:
+                if attribute.name in seen_names:
                     raise ValueError(f"{where}: attribute {attribute.name!r} is declared twice")
-                declared.add(attribute.name)
+                seen_names.add(attribute.name)
                 if attribute.kind == "hierarchical":
                     declared = [v.strip() for v in attribute.values[0].split(",") if v.strip()]
                     if not declared:
