@@ -96,7 +96,7 @@ func score(u []float64, y []int64) float64 {
 	return f
 }
 
-// The space has no counts and says so: Counts wraps ErrUncounted with the reason, the uniform
+// The space has no counts and says so: Counts wraps ErrUncounted and reads as the reason, the uniform
 // moments are NaN (never a plausible number), LogCount is +Inf, Enumerate refuses.
 func TestDAGSubsetsAreUncounted(t *testing.T) {
 	s, err := space.NewDAGSubsets([][]int{nil, {0}, {0}, {1, 2}})
@@ -106,6 +106,9 @@ func TestDAGSubsetsAreUncounted(t *testing.T) {
 	err = space.Counts(s)
 	if !errors.Is(err, space.ErrUncounted) || !strings.Contains(err.Error(), "#P-hard") || !strings.Contains(err.Error(), "empirical_weight=1") {
 		t.Fatalf("Counts = %v", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || strings.HasPrefix(msg, "space:") { // users read the reason alone
+		t.Errorf("Counts = %q: the reason, on one line, without ErrUncounted's own text before it", msg)
 	}
 	p := make([]float64, 4)
 	s.Mean(p)

@@ -19,7 +19,15 @@ type Uncounted interface {
 // and otherwise an error wrapping ErrUncounted that says why and what works instead.
 func Counts(s Space) error {
 	if u, ok := s.(Uncounted); ok {
-		return errors.Join(ErrUncounted, errors.New(u.Uncounted()))
+		return uncountedError(u.Uncounted())
 	}
 	return nil
 }
+
+// uncountedError is the space's own explanation, which names what it lacks: errors.Join put
+// ErrUncounted's text before it on a line of its own, and users read "space: no counting formula"
+// and a line break in the middle of messages.
+type uncountedError string
+
+func (e uncountedError) Error() string { return string(e) }
+func (e uncountedError) Unwrap() error { return ErrUncounted }
