@@ -42,13 +42,12 @@ type Pin struct {
 // Spaces with a dynamic programme for all margins at once (labels, classes, taxonomy paths and
 // subtrees; DAG paths at the cost of one decode) take that instead, pins as constraints.
 func MaxMarginalMargins(s Space, us []float64, m int, pins []Pin, out []float64, stop *cancel.Flag) error {
-	dp, byProgramme := s.(maxMarginer)
-	return maxMarginalMargins(s, dp, byProgramme, us, m, pins, out, stop)
+	dp, _ := s.(maxMarginer)
+	return maxMarginalMargins(s, dp, us, m, pins, out, stop)
 }
 
-// maxMarginalMargins is MaxMarginalMargins by dp's programme when byProgramme is set, by decoding
-// otherwise.
-func maxMarginalMargins(s Space, dp maxMarginer, byProgramme bool, us []float64, m int, pins []Pin, out []float64, stop *cancel.Flag) error {
+// maxMarginalMargins is MaxMarginalMargins by dp's programme, or by decoding when dp is nil.
+func maxMarginalMargins(s Space, dp maxMarginer, us []float64, m int, pins []Pin, out []float64, stop *cancel.Flag) error {
 	if g := s.Guarantee(); g != 0 {
 		return fmt.Errorf("max-marginal margins need an exact decoder; the %s space of dimension %d decodes approximately "+
 			"(z-approximation factor %.3g): use predict_marginals", s.Kind(), s.Dim(), g)
@@ -61,7 +60,7 @@ func maxMarginalMargins(s Space, dp maxMarginer, byProgramme bool, us []float64,
 		dir[p.A] = int8(math.Copysign(1, p.Dir))
 	}
 	parallel.For(m, 1, func(lo, hi int) {
-		var buf []lexValue
+		var sc marginScratch
 		pushed := make([]float64, d)
 		scratch := make([]float64, d)
 		psiHi, psiLo := make([]float64, d), make([]float64, d)
@@ -89,8 +88,8 @@ func maxMarginalMargins(s Space, dp maxMarginer, byProgramme bool, us []float64,
 				l1 += math.Abs(pushed[c])
 			}
 			row := out[i*d : (i+1)*d]
-			if byProgramme {
-				dp.maxMargins(pushed, dir, row, &buf)
+			if dp != nil {
+				dp.maxMargins(pushed, dir, row, &sc)
 				for j := range row {
 					row[j] *= top
 				}

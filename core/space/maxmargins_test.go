@@ -287,13 +287,15 @@ func TestMaxMarginProgrammesEqualDecoding(t *testing.T) {
 			spaces = append(spaces, sp)
 		}
 		for _, sp := range spaces {
+			// Several rows, so that one worker's scratch is reused from a row to the next.
+			const rows = 3
 			d := sp.Dim()
-			u := make([]float64, d)
-			for c := range u {
+			us := make([]float64, rows*d)
+			for c := range us {
 				if trial%2 == 0 {
-					u[c] = float64(r.IntN(3) - 1) // ties everywhere
+					us[c] = float64(r.IntN(3) - 1) // ties everywhere
 				} else {
-					u[c] = r.NormFloat64()
+					us[c] = r.NormFloat64()
 				}
 			}
 			var pins []space.Pin
@@ -304,20 +306,22 @@ func TestMaxMarginProgrammesEqualDecoding(t *testing.T) {
 				for a, v := range psi0 {
 					if r.IntN(4) == 0 {
 						pins = append(pins, space.Pin{A: a, Dir: 2*v - 1})
-						u[a] = 0
+						for i := range rows {
+							us[i*d+a] = 0
+						}
 					}
 				}
 			}
-			got, want := make([]float64, d), make([]float64, d)
-			if err := space.MaxMarginalMargins(sp, u, 1, pins, got, nil); err != nil {
+			got, want := make([]float64, rows*d), make([]float64, rows*d)
+			if err := space.MaxMarginalMargins(sp, us, rows, pins, got, nil); err != nil {
 				t.Fatal(err)
 			}
-			if err := space.MaxMarginalMarginsByDecoding(sp, u, 1, pins, want, nil); err != nil {
+			if err := space.MaxMarginalMarginsByDecoding(sp, us, rows, pins, want, nil); err != nil {
 				t.Fatal(err)
 			}
 			for j := range got {
 				if !(got[j] == want[j] || math.Abs(got[j]-want[j]) <= 1e-12*float64(d)) {
-					t.Fatalf("%s%v pins %v: margin %d by the programme %v, by decoding %v", sp.Kind(), sp.Params(), pins, j, got[j], want[j])
+					t.Fatalf("%s%v pins %v: row %d margin %d by the programme %v, by decoding %v", sp.Kind(), sp.Params(), pins, j/d, j%d, got[j], want[j])
 				}
 			}
 		}

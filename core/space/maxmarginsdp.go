@@ -12,8 +12,8 @@ import (
 // for what lies outside it).
 type maxMarginer interface {
 	// maxMargins writes the margins of the score row u into out. dir holds the pins (0 free, +1
-	// held on, −1 held off); u's pinned entries are 0. buf is scratch the method may grow.
-	maxMargins(u []float64, dir []int8, out []float64, buf *[]lexValue)
+	// held on, −1 held off); u's pinned entries are 0. sc is one worker's scratch, reused across rows.
+	maxMargins(u []float64, dir []int8, out []float64, sc *marginScratch)
 }
 
 // lexValue is the value of a (partial) structure in a max-marginal programme with pins: k counts
@@ -80,15 +80,33 @@ func countOn(dir []int8) int {
 	return n
 }
 
-func growLex(buf *[]lexValue, n int) []lexValue {
-	if cap(*buf) < n {
-		*buf = make([]lexValue, n)
+// marginScratch is the memory a max-marginal programme reuses from one score row to the next.
+type marginScratch struct {
+	lex  []lexValue
+	ints []int
+	cand []int
+}
+
+// values returns n lexValues of scratch (contents unspecified).
+func (sc *marginScratch) values(n int) []lexValue {
+	if cap(sc.lex) < n {
+		sc.lex = make([]lexValue, n)
 	}
-	return (*buf)[:n]
+	return sc.lex[:n]
+}
+
+// zeroInts returns n ints of scratch set to zero.
+func (sc *marginScratch) zeroInts(n int) []int {
+	if cap(sc.ints) < n {
+		sc.ints = make([]int, n)
+	}
+	sc.ints = sc.ints[:n]
+	clear(sc.ints)
+	return sc.ints
 }
 
 // maxMargins: the labels are chosen independently, so a label's margin is its own score.
-func (s *Multilabel) maxMargins(u []float64, dir []int8, out []float64, _ *[]lexValue) {
+func (s *Multilabel) maxMargins(u []float64, dir []int8, out []float64, _ *marginScratch) {
 	for j, v := range u {
 		switch {
 		case dir[j] > 0:
@@ -103,7 +121,7 @@ func (s *Multilabel) maxMargins(u []float64, dir []int8, out []float64, _ *[]lex
 
 // maxMargins: the best structure with class j is j itself; the best without it is the best of
 // the others, read from the two best classes.
-func (s *Multiclass) maxMargins(u []float64, dir []int8, out []float64, _ *[]lexValue) {
+func (s *Multiclass) maxMargins(u []float64, dir []int8, out []float64, _ *marginScratch) {
 	first, second := noStructure, noStructure
 	best := -1
 	for j := range u {
@@ -129,10 +147,10 @@ func (s *Multiclass) maxMargins(u []float64, dir []int8, out []float64, _ *[]lex
 // the rest of a structure that holds v, top-down; off[v], the best structure without v: its
 // parent off, or its parent on and v left out. Sums over siblings are taken from both ends so that
 // no value is ever subtracted (a structure-less −∞ cannot be taken back out of a sum).
-func (s *Subtrees) maxMargins(u []float64, dir []int8, out []float64, buf *[]lexValue) {
+func (s *Subtrees) maxMargins(u []float64, dir []int8, out []float64, sc *marginScratch) {
 	t := s.t
 	n := t.n()
-	b := growLex(buf, 3*n)
+	b := sc.values(3 * n)
 	in, up, off := b[:n], b[n:2*n], b[2*n:]
 	var zero lexValue // a child left out
 	for i := n - 1; i >= 0; i-- {
@@ -168,10 +186,10 @@ func (s *Subtrees) maxMargins(u []float64, dir []int8, out []float64, buf *[]lex
 // maxMargins: a structure is a node z and holds v iff z lies in v's subtree, a contiguous block
 // of the preorder; so the best with v on is the block's best path value, the best with v off the
 // best outside the block, from prefix and suffix maxima.
-func (s *HierarchyPaths) maxMargins(u []float64, dir []int8, out []float64, buf *[]lexValue) {
+func (s *HierarchyPaths) maxMargins(u []float64, dir []int8, out []float64, sc *marginScratch) {
 	t := s.t
 	n := t.n()
-	b := growLex(buf, 3*n+2)
+	b := sc.values(3*n + 2)
 	path, pre, suf := b[:n], b[n:2*n+1], b[2*n+1:]
 	for _, v := range t.pre {
 		path[v] = coordValue(u, dir, v)
@@ -213,10 +231,10 @@ func (s *HierarchyPaths) maxMargins(u []float64, dir []int8, out []float64, buf 
 // best structure among v's descendants. The best with v off is the first structure, in order of
 // value, outside them: marking desc*(v) and walking the sorted structures takes at most
 // |desc*(v)| + 1 steps, so a row costs O(Σ_v |desc*(v)|) after one sort, as much as one decode.
-func (s *DAGPaths) maxMargins(u []float64, dir []int8, out []float64, buf *[]lexValue) {
+func (s *DAGPaths) maxMargins(u []float64, dir []int8, out []float64, sc *marginScratch) {
 	g := s.g
 	n := g.n()
-	val := growLex(buf, n)
+	val := sc.values(n)
 	for _, z := range s.cand {
 		v := lexValue{}
 		for _, a := range g.ancestors(z) {
@@ -224,7 +242,8 @@ func (s *DAGPaths) maxMargins(u []float64, dir []int8, out []float64, buf *[]lex
 		}
 		val[z] = v
 	}
-	order := slices.Clone(s.cand)
+	order := append(sc.cand[:0], s.cand...)
+	sc.cand = order
 	slices.SortStableFunc(order, func(a, b int) int {
 		switch {
 		case val[a].better(val[b]):
@@ -234,7 +253,7 @@ func (s *DAGPaths) maxMargins(u []float64, dir []int8, out []float64, buf *[]lex
 		}
 		return 0
 	})
-	mark := make([]int, n) // mark[z] = v+1 while v's descendants are marked
+	mark := sc.zeroInts(n) // mark[z] = v+1 while v's descendants are marked
 	on := countOn(dir)
 	for v := 0; v < n; v++ {
 		best := noStructure
