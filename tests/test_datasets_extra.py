@@ -544,3 +544,34 @@ def test_a_quoted_question_mark_is_a_value():
     hmc = "@relation r\n@attribute f {'?',x}\n@attribute g {0,1}\n@attribute class hierarchical 01\n@data\n"
     X = read_hmc_arff(hmc + "'?',1,01\n?,?,01\n")[1]
     assert X[0].tolist() == [1, 0, 1] and np.isnan(X[1]).all()
+
+
+_HEADERS = {  # a reader and a document of one row it reads
+    "arff": (datasets.read_arff, "@relation r\n@attribute a numeric\n@attribute l {0,1}\n@data\n1,1\n"),
+    "mulan": (
+        lambda doc, source: datasets.read_mulan_arff(doc, ["l"], source=source),
+        "@relation r\n@attribute a numeric\n@attribute l {0,1}\n@data\n1,1\n",
+    ),
+    "hmc": (read_hmc_arff, "@relation r\n@attribute a numeric\n@attribute c hierarchical 01,01/02\n@data\n1,01/02\n"),
+}
+
+
+@pytest.mark.parametrize("reader", sorted(_HEADERS))
+@pytest.mark.parametrize("late", ["@attribute z numeric", "@DATA", "@relation again"])
+def test_readers_refuse_declarations_inside_the_data_section(reader, late):
+    """A declaration after @data was read as a data row: '1 values for 2 attributes', or for a
+    second @data, "'@data' is not a finite number"."""
+    read, doc = _HEADERS[reader]
+    read(doc, source="f.arff")  # the document without it is read
+    with pytest.raises(ValueError, match=rf"f\.arff, line 6: '{re.escape(late)}' inside the data section"):
+        read(doc + late + "\n", source="f.arff")
+
+
+@pytest.mark.parametrize("reader", ["mulan", "hmc"])
+def test_readers_refuse_two_columns_of_one_name(reader):
+    """A one-hot column 'a=x' of nominal a and an attribute declared 'a=x' were two columns of one name."""
+    read, doc = _HEADERS[reader]
+    doc = doc.replace("@attribute a numeric", "@attribute a {x,y}\n@attribute 'a=x' numeric").replace("\n1,", "\nx,1,")
+    with pytest.raises(ValueError, match="f.arff: two feature columns are named 'a=x'"):
+        read(doc, source="f.arff")
+    read(doc.replace("'a=x'", "'a=z'"), source="f.arff")

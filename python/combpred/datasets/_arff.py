@@ -98,6 +98,7 @@ def read_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.nda
             elif keyword == "data":
                 in_data = True
             continue
+        refuse_declaration(line, where)
         if line.startswith("{"):
             raise ValueError(f"{where}: sparse ARFF rows are not supported")
         values = line.split(",")
@@ -165,6 +166,32 @@ def header_keyword(line: str, where: str) -> str:
         if lower.startswith("@" + keyword) and (not rest or rest[0].isspace()):
             return keyword
     raise ValueError(f"{where}: expected @RELATION, @ATTRIBUTE or @DATA, got {line[:40]!r}")
+
+
+def refuse_declaration(line: str, where: str) -> None:
+    """Raise if a stripped line of the data section is a header line: an ``@attribute``, a second
+    ``@data`` or an ``@relation`` there had been read as a data row, and the message counted its
+    values against the attributes (or called ``@data`` not a finite number)."""
+    if line[:1] != "@":
+        return
+    lower = line.lower()
+    for keyword in ("attribute", "data", "relation"):
+        rest = lower[len(keyword) + 1 :]
+        if lower.startswith("@" + keyword) and (not rest or rest[0].isspace()):
+            raise ValueError(f"{where}: {line[:40]!r} inside the data section: declarations come before @DATA")
+
+
+def unique_columns(names: list[str], source: str) -> None:
+    """Raise if two columns share a name: a one-hot column ``a=x`` of a nominal attribute ``a`` and
+    an attribute declared as ``'a=x'`` would otherwise be two columns nobody can tell apart."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(
+                f"{source}: two feature columns are named {name[:60]!r} (an attribute of that name and a "
+                "one-hot column of a nominal attribute); rename one"
+            )
+        seen.add(name)
 
 
 def text_lines(text: str) -> list[str]:

@@ -17,9 +17,11 @@ from ._arff import (
     nominal_columns,
     parse_attribute,
     parse_number,
+    refuse_declaration,
     source_line,
     split_fields,
     text_lines,
+    unique_columns,
     unquote,
 )
 
@@ -150,9 +152,11 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
                 if hierarchy is None:
                     raise ValueError(f"{where}: @DATA before any 'hierarchical' class attribute")
                 in_data = True
+                unique_columns(names, source or "text")
                 declared_set = set(declared_nodes(hierarchy))
                 encoders = [_encoder(a) for a in attributes]
             continue
+        refuse_declaration(line, where)
         if line.startswith("{"):
             raise ValueError(f"{where}: sparse ARFF rows are not supported")
         values = split_fields(line, where)

@@ -24,8 +24,10 @@ from ._arff import (
     nominal_columns,
     parse_attribute,
     parse_number,
+    refuse_declaration,
     split_fields,
     text_lines,
+    unique_columns,
     unquote,
 )
 
@@ -218,6 +220,8 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
                 f"{where}: attribute {a.name!r} has type {a.kind!r}; only numeric and nominal attributes are supported"
             )
 
+    unique_columns(feature_names, source)
+
     # Sparse rows: what an absent attribute stands for, where that is not zero (Weka: the first nominal value).
     defaults: list[tuple[int, _Column]] = []
     for j, col in enumerate(columns):
@@ -267,6 +271,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         if not line or line.startswith("%"):
             continue
         where = f"{source}, line {lineno}"
+        refuse_declaration(line, where)
         xrow: dict[int, float] = {}
         yrow: dict[int, int] = {}
         if line.startswith("{"):
