@@ -64,6 +64,20 @@ def test_python_refuses_just_outside_every_schema_range(key):
                 cls(**{p["name"]: value}).fit(X, Y)
 
 
+@pytest.mark.parametrize("key", list(ESTIMATORS))
+@pytest.mark.parametrize("flag", [True, np.True_])
+def test_numbers_are_not_booleans(key, flag):
+    """True is an Integral to Python: max_iter=True fitted one iteration (the spaces refused
+    n_labels=True)."""
+    cls = ESTIMATORS[key]
+    X, Y = np.random.default_rng(0).normal(size=(12, 3)), np.eye(3, dtype=int)[np.arange(12) % 3]
+    numbers = [p["name"] for p in _schema.params(key) if p["type"] in ("real", "int")]
+    assert len(numbers) >= 3
+    for name in numbers:
+        with pytest.raises(InvalidParameterError, match=rf"'{name}' parameter .* Got (np\.)?True_? instead"):
+            cls(**{name: flag}).fit(X, Y)
+
+
 def test_enum_options_are_the_cores():
     assert StructuredRidge._parameter_constraints["kernel"][0].options == set(_schema.options("ridge", "kernel"))
     # the fitted model names its kernel with the schema's names (cp_ridge_info)

@@ -11,6 +11,7 @@ import numbers
 from importlib import resources
 from typing import Any
 
+import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 _SCHEMA = json.loads(resources.files(__package__).joinpath("_schema.json").read_text(encoding="utf-8"))
@@ -35,11 +36,19 @@ def options(estimator: str, name: str) -> list[str]:
     return next(p["options"] for p in _SCHEMA[estimator] if p["name"] == name)
 
 
+class _Number(Interval):
+    """An Interval that refuses booleans: ``True`` is an ``Integral`` to Python, and
+    ``max_iter=True`` fitted one iteration where the spaces refused ``n_labels=True``."""
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
 def _constraint(p: dict[str, Any]) -> list:
     kind = p["type"]
     if kind in ("real", "int"):
         number = numbers.Real if kind == "real" else numbers.Integral
-        out: list = [Interval(number, p.get("low"), p.get("high"), closed=p.get("closed", "neither"))]
+        out: list = [_Number(number, p.get("low"), p.get("high"), closed=p.get("closed", "neither"))]
     elif kind == "bool":
         out = ["boolean"]
     elif kind == "enum":
