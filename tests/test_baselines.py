@@ -82,7 +82,7 @@ def test_knn_borda_errors():
         KNNBordaRanker(n_neighbors=1).fit(X, [[1, 1], [2, 1], [1, 2]])
     with pytest.raises(ValueError, match="n_neighbors"):
         KNNBordaRanker(n_neighbors=0).fit(X, Y)
-    with pytest.raises(ValueError, match="n_neighbors must be a positive integer, got True"):
+    with pytest.raises(ValueError, match="n_neighbors.*Got True instead"):
         KNNBordaRanker(n_neighbors=True).fit(X, Y)  # it met NearestNeighbors' "an integer is required"
     with pytest.raises(ValueError, match="weights"):
         KNNBordaRanker(weights="gaussian").fit(X, Y)

@@ -107,13 +107,34 @@ def test_rankings_accept_integral_floats():
         ([[1, np.nan, 3]], [[1, 2, 3]], "NaN"),
         (np.ones((2, 2, 2)), np.ones((2, 2, 2)), "2-D"),
         (np.empty((0, 3)), np.empty((0, 3)), "empty"),
-        ([["a", "b"]], [[1, 2]], "integers"),
+        ([[1, 2, 4]], [[1, 2, 3, 4]], "different shapes"),  # not "Y_true row 0 is [1, 2, 4], not a permutation"
     ],
 )
 def test_rank_validation_errors(y_true, y_pred, match):
     for metric in (kendall_tau, spearman_rho):
         with pytest.raises(ValueError, match=match):
             metric(y_true, y_pred)
+
+
+def test_rank_validation_refuses_strings_as_the_spaces_do():
+    """Integers are checked in one place (``_capi.int64_array``): a string ranking is a TypeError,
+    as a string structure is to the spaces and the estimators (the metrics raised ValueError)."""
+    for metric in (kendall_tau, spearman_rho):
+        with pytest.raises(TypeError, match="Y_true must hold integers, got dtype <U1"):
+            metric([["a", "b"]], [[1, 2]])
+    with pytest.raises(TypeError, match="Y must hold integers, got dtype <U1"):
+        combpred.spaces.Permutations(2).validate([["a", "b"]])
+
+
+def test_rank_validation_bounds_the_row_it_shows():
+    """A wrong row of 10⁶ ranks was written out whole (a 7.9 MB message)."""
+    R = np.tile(np.arange(1, 10**5 + 1), (2, 1))
+    R[1, 0] = 2
+    with pytest.raises(
+        ValueError, match=r"Y_pred row 1 is \[2, 2, 3, 4, 5, 6, 7, 8, 9, 10, … \(100000 ranks\)\]"
+    ) as info:
+        kendall_tau(R[:1].repeat(2, axis=0), R)
+    assert len(str(info.value)) < 300
 
 
 def test_rank_validation_names_the_row():

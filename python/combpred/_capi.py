@@ -639,22 +639,43 @@ def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
         if kind not in "fiub" or (kind == "f" and a.dtype.itemsize > 8):  # long double would lose precision
             raise TypeError(f"{name} must hold real numbers, got dtype {a.dtype}")
     else:
-        if kind == "f":
-            if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
-                raise ValueError(f"{name} must hold integers, found a non-integer value")
-            if a.size and (a.min() < -(2.0**63) or a.max() >= 2.0**63):
-                raise ValueError(f"{name} holds a value outside the int64 range")
-        elif kind == "u" and a.dtype.itemsize == 8:
-            if a.size and a.max() > np.iinfo(np.int64).max:
-                raise ValueError(f"{name} holds a value outside the int64 range")
-        elif kind not in "iub":
-            raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
+        _check_integers(a, name)
     if a.dtype == dtype and a.flags.c_contiguous and a.flags.aligned:
         return a
     # The copy is sized by the caller's array (a broadcast view can stand for terabytes): check it
     # against the budget first, so that it fails naming the argument.
     check_output(a.shape, name)
     return np.require(a, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
+
+
+def _check_integers(a: np.ndarray, name: str) -> None:
+    """Refuse what int64 cannot hold exactly: NaN, infinity and fractions (ValueError), values
+    outside the 64-bit signed integers, which a cast wraps to other ids (a uint64 2**64 − 1 becomes
+    −1, an "off" entry or a root), and kinds that are not numbers (TypeError). Every conversion of
+    integer arguments — the C ABI's buffers, structures, rankings, node ids — comes through here."""
+    kind = a.dtype.kind
+    if kind == "f":
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} contains NaN or infinity")
+        if np.any(a != np.round(a)):
+            raise ValueError(f"{name} must hold integers, found a fractional value")
+        if a.size:
+            # compared as Python floats: float16's cast of 2⁶³ overflowed with a warning; int64's
+            # maximum itself rounds to the float 2⁶³, which wraps in the cast
+            hi, lo = a.max(), a.min()
+            if float(hi) >= 2.0**63 or float(lo) < -(2.0**63):
+                bad = hi if float(hi) >= 2.0**63 else lo
+                raise ValueError(f"{name} holds {bad!r}, outside the 64-bit signed integers")
+    elif kind == "u" and a.dtype.itemsize == 8:
+        if a.size and a.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name} holds {a.max()!r}, outside the 64-bit signed integers")
+    elif kind not in "iub":
+        raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
+
+
+def int64_array(a: Any, name: str) -> np.ndarray:
+    """``a`` as a C-contiguous int64 array, checked as :func:`i64` checks (any shape)."""
+    return _convert(a, np.dtype(np.int64), name)
 
 
 def f64(a: Any, shape: tuple[int, ...], name: str, *, writable: bool = False) -> tuple[np.ndarray, _Buffer]:

@@ -36,7 +36,7 @@ def options(estimator: str, name: str) -> list[str]:
     return next(p["options"] for p in _SCHEMA[estimator] if p["name"] == name)
 
 
-class _Number(Interval):
+class Number(Interval):
     """An Interval that refuses booleans: ``True`` is an ``Integral`` to Python, and
     ``max_iter=True`` fitted one iteration where the spaces refused ``n_labels=True``."""
 
@@ -48,7 +48,7 @@ def _constraint(p: dict[str, Any]) -> list:
     kind = p["type"]
     if kind in ("real", "int"):
         number = numbers.Real if kind == "real" else numbers.Integral
-        out: list = [_Number(number, p.get("low"), p.get("high"), closed=p.get("closed", "neither"))]
+        out: list = [Number(number, p.get("low"), p.get("high"), closed=p.get("closed", "neither"))]
     elif kind == "bool":
         out = ["boolean"]
     elif kind == "enum":

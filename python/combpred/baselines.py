@@ -27,16 +27,18 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone, is_regressor
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.validation import validate_data
 
 from . import _capi
 from . import spaces as _spaces
 from ._estimator_base import class_labels
+from ._schema import Number
 from ._weights import check_sample_weight
 from .metrics import _check_rankings, kendall_tau
 
@@ -51,7 +53,62 @@ def _scores_to_ranks(scores: np.ndarray) -> np.ndarray:
     return ranks
 
 
-class _RankerMixin:
+class _FittedOnce:
+    """A fit that is published whole and queries that read it once.
+
+    ``fit`` builds everything in locals and hands it to ``_publish``, which sets the fitted
+    attributes and then ``_state``, the dict of them a query reads once (``_snapshot``): a query
+    racing a refit in another thread uses one fit or the other, never a mix (the neighbour index of
+    one with the rankings of another), and a fit that fails leaves no model (``_forget`` first).
+    ``_FITTED`` names the attributes of the state, from which an older pickle's is rebuilt.
+    """
+
+    _FITTED: tuple[str, ...] = ()
+
+    def _forget(self) -> None:
+        """Forget a previous fit, so that a fit that fails leaves no half-updated model."""
+        for key in list(vars(self)):
+            if key == "_state" or (key.endswith("_") and not key.startswith("_")):
+                delattr(self, key)
+
+    def _publish(self, **fitted: Any) -> None:
+        """Set the fitted attributes (those that are None stay unset: StructuredSVM's ``classes_``
+        outside multiclass), then the state queries read."""
+        vars(self).update({key: value for key, value in fitted.items() if value is not None})
+        self._state = self._state_of_attributes()  # last: what a query reads
+
+    def _state_of_attributes(self) -> dict[str, Any]:
+        return {key: vars(self).get(key) for key in (*self._FITTED, "n_features_in_")}
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return "_state" in vars(self)
+
+    def _snapshot(self) -> dict[str, Any]:
+        state = vars(self).get("_state")
+        if state is None:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with appropriate arguments "
+                "before using this estimator."
+            )
+        return state
+
+    def _query(self, X: Any, state: dict[str, Any]) -> np.ndarray:
+        """Validate query rows against the fit of ``state`` (not the live attributes a refit resets)."""
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if X.shape[1] != state["n_features_in_"]:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {state['n_features_in_']} "
+                "features as input."
+            )
+        return X
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        if "_state" not in vars(self) and all(key in vars(self) for key in (self._FITTED[0], "n_features_in_")):
+            self._state = self._state_of_attributes()  # a pickle of a version without it
+
+
+class _RankerMixin(_FittedOnce):
     """Tags, ``predict`` (rankings from label scores) and ``score`` (mean Kendall τ) shared by the
     label rankers; a ranker supplies its label scores through ``_label_scores``."""
 
@@ -64,12 +121,14 @@ class _RankerMixin:
 
     def _fit_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
         X, Y = validate_data(self, X, y, multi_output=True, dtype=np.float64, y_numeric=True)
+        if Y.ndim != 2:  # one ranking to the metrics, a column of one label per sample here
+            raise ValueError(f"y must be 2-D (n_samples, n_labels) rank rows, got shape {Y.shape}")
         Y = _check_rankings(Y, "y")
         if Y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} samples but y has {Y.shape[0]}")
         return X, Y
 
-    def _label_scores(self, X: Any) -> np.ndarray:
+    def _label_scores(self, X: Any, state: dict[str, Any]) -> np.ndarray:
         """Scores of the labels for each query, shape (n_queries, n_labels); higher is better."""
         raise NotImplementedError
 
@@ -86,7 +145,7 @@ class _RankerMixin:
         Y : ndarray of shape (n_queries, n_labels)
             Rank rows, 1 = best; ties go to the lower label index.
         """
-        return _scores_to_ranks(self._label_scores(X))
+        return _scores_to_ranks(self._label_scores(X, self._snapshot()))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean Kendall τ between ``predict(X)`` and the rank rows ``y`` (1.0 is perfect).
@@ -102,7 +161,11 @@ class _RankerMixin:
         -------
         tau : float
         """
-        return float(kendall_tau(y, self.predict(X), sample_weight=sample_weight))
+        state = self._snapshot()
+        Y = _check_rankings(y, "y")
+        if Y.shape[1] != state["n_labels_"]:  # it read "Y_true row 0 is [...], not a permutation of 1..3"
+            raise ValueError(f"y ranks {Y.shape[1]} labels, but the model ranks {state['n_labels_']}")
+        return float(kendall_tau(Y, _scores_to_ranks(self._label_scores(X, state)), sample_weight=sample_weight))
 
 
 class KNNBordaRanker(_RankerMixin, BaseEstimator):
@@ -150,12 +213,18 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "n_neighbors": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_neighbors": [Number(numbers.Integral, 1, None, closed="left")],
         "weights": [StrOptions({"uniform", "distance"})],
         "metric": [str, callable],
-        "p": [Interval(numbers.Real, 0, None, closed="neither")],
-        "n_jobs": [numbers.Integral, None],
+        "p": [Number(numbers.Real, 0, None, closed="neither")],
+        # joblib's: 0 has no meaning (it failed at the first predict, naming no estimator)
+        "n_jobs": [
+            Number(numbers.Integral, None, -1, closed="right"),
+            Number(numbers.Integral, 1, None, closed="left"),
+            None,
+        ],
     }
+    _FITTED = ("nn_", "Y_fit_", "n_labels_")
 
     def __init__(
         self, n_neighbors: int = 5, weights: str = "uniform", metric: Any = "minkowski", p: float = 2, n_jobs=None
@@ -179,39 +248,61 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         -------
         self : KNNBordaRanker
         """
+        self._forget()
         self._validate_params()
-        if isinstance(self.n_neighbors, (bool, np.bool_)):  # an Integral to scikit-learn's check
-            raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
         X, Y = self._fit_data(X, y)
         if self.n_neighbors > X.shape[0]:
             raise ValueError(f"n_neighbors={self.n_neighbors} exceeds the number of training samples {X.shape[0]}")
-        self.nn_ = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric, p=self.p, n_jobs=self.n_jobs)
-        self.nn_.fit(X)
-        self.Y_fit_ = Y
-        self.n_labels_ = Y.shape[1]
+        self._check_scale(X)
+        nn = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric, p=self.p, n_jobs=self.n_jobs).fit(X)
+        # a copy: the rankings a later predict reads are those checked now, whatever the caller's y becomes
+        self._publish(nn_=nn, Y_fit_=Y.copy(), n_labels_=Y.shape[1])
         return self
 
-    def _label_scores(self, X: Any) -> np.ndarray:
+    def _check_scale(self, X: np.ndarray) -> None:
+        """Refuse training inputs so close together that a Minkowski distance's powers underflow:
+        every distance was then 0 and every query got the same, arbitrary neighbours."""
+        power = {"euclidean": 2.0, "l2": 2.0, "sqeuclidean": 2.0, "minkowski": float(self.p)}.get(self.metric)
+        if power is None or X.shape[0] < 2:
+            return
+        with np.errstate(over="ignore"):
+            spread = float((X.max(axis=0) - X.min(axis=0)).max())
+        if 0 < spread < np.finfo(np.float64).tiny ** (1 / power):
+            raise ValueError(
+                f"the training inputs differ by at most {spread:.3g}: their distances' {power:g}-th powers underflow "
+                "float64, so every query would get the same neighbours; scale X up, e.g. with StandardScaler"
+            )
+
+    def _label_scores(self, X: Any, state: dict[str, Any]) -> np.ndarray:
         """The Borda count of each query's neighbours' rankings, weighted by ``weights``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        dist, ind = self.nn_.kneighbors(X)
+        X = self._query(X, state)
+        q, k, n_labels = X.shape[0], state["nn_"].n_neighbors, state["n_labels_"]
+        # the neighbours' distances and indices, the scores and one neighbour's points at a time (a
+        # (queries, k, labels) array took 1.7 GB under a 50 MB budget)
+        _capi.check_bytes(8 * q * (2 * k + 2 * n_labels), f"the Borda counts of {q} queries × {k} neighbours")
+        dist, ind = state["nn_"].kneighbors(X)
         if not np.all(np.isfinite(dist)):  # every query then had the same, arbitrary neighbours
             i = int(np.flatnonzero(~np.isfinite(dist).all(axis=1))[0])
-            if np.isnan(dist[i]).any():  # a callable metric's answer: nothing overflowed
-                raise ValueError(f"the metric returned NaN for a distance from X row {i} to the training inputs")
+            if np.isnan(dist[i]).any() or callable(self.metric):  # a callable metric's answer: nothing overflowed
+                bad = "NaN" if np.isnan(dist[i]).any() else "infinity"
+                raise ValueError(f"the metric returned {bad} for a distance from X row {i} to the training inputs")
             raise ValueError(
                 f"the distances from X row {i} to the training inputs overflow float64 (largest |value| of the row "
                 f"{np.abs(X[i]).max():.3g}): scale X and the training inputs down, e.g. with StandardScaler"
             )
         if self.weights == "distance":
+            # relative to the nearest: 1/dist overflowed for a subnormal distance, every label tied at inf
+            nearest = dist.min(axis=1, keepdims=True)
             exact = dist == 0
-            with np.errstate(divide="ignore"):
-                w = np.where(exact.any(axis=1, keepdims=True), exact.astype(np.float64), 1.0 / dist)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                w = np.where(exact.any(axis=1, keepdims=True), exact.astype(np.float64), nearest / dist)
         else:
             w = np.ones_like(dist)
-        points = self.n_labels_ + 1 - self.Y_fit_[ind]  # (n_queries, k, n_labels)
-        return np.einsum("qk,qkl->ql", w, points)
+        Y_fit = state["Y_fit_"]
+        scores = np.zeros((q, n_labels))
+        for j in range(k):
+            scores += w[:, j, None] * (n_labels + 1 - Y_fit[ind[:, j]])
+        return scores
 
 
 class PairwiseRanker(_RankerMixin, BaseEstimator):
@@ -255,6 +346,7 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict"]), None],
     }
+    _FITTED = ("estimators_", "pairs_", "n_labels_")
 
     def __init__(self, estimator: Any = None):
         self.estimator = estimator
@@ -276,6 +368,7 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         """
         from sklearn.dummy import DummyClassifier
 
+        self._forget()
         self._validate_params()
         X, Y = self._fit_data(X, y)
         base = LogisticRegression() if self.estimator is None else self.estimator
@@ -286,14 +379,15 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         n = Y.shape[1]
         iu, iv = np.triu_indices(n, k=1)
         sw = check_sample_weight(sample_weight, X.shape[0])  # scikit-learn took negative weights
+        if sw is not None and not np.isfinite(sw.sum()):  # LogisticRegression fitted zeros, every vote 0.5
+            raise ValueError(f"sample_weight sums to more than {np.finfo(np.float64).max:.3g}: rescale the weights")
         fit_kw = {} if sw is None else {"sample_weight": sw}
-        self.estimators_ = []
+        estimators = []
         for u, v in zip(iu, iv, strict=True):
             target = (Y[:, u] < Y[:, v]).astype(np.int64)
             model = DummyClassifier(strategy="prior") if np.all(target == target[0]) else clone(base)
-            self.estimators_.append(model.fit(X, target, **fit_kw))
-        self.pairs_ = np.c_[iu, iv]
-        self.n_labels_ = n
+            estimators.append(model.fit(X, target, **fit_kw))
+        self._publish(estimators_=estimators, pairs_=np.c_[iu, iv], n_labels_=n)
         return self
 
     def predict_pair_proba(self, X: Any) -> np.ndarray:
@@ -310,16 +404,13 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
             so ``Permutations(n).decode(2 * P - 1)`` gives the ranking that agrees with the
             classifiers on the largest total probability (instead of voting).
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        P = np.empty((X.shape[0], len(self.estimators_)))
-        for k, model in enumerate(self.estimators_):
-            classes = list(model.classes_)
-            if hasattr(model, "predict_proba"):
-                proba = model.predict_proba(X)
-                P[:, k] = proba[:, classes.index(1)] if 1 in classes else 0.0
-            else:
-                P[:, k] = model.predict(X) == 1
+        state = self._snapshot()
+        X = self._query(X, state)
+        estimators = state["estimators_"]
+        _capi.check_bytes(8 * X.shape[0] * len(estimators), f"the pair probabilities of {X.shape[0]} queries")
+        P = np.empty((X.shape[0], len(estimators)))
+        for k, model in enumerate(estimators):
+            P[:, k] = _before(model, X)
         return P
 
     def predict_votes(self, X: Any) -> np.ndarray:
@@ -333,15 +424,27 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         -------
         votes : ndarray of shape (n_queries, n_labels)
         """
-        P = self.predict_pair_proba(X)
-        votes = np.zeros((P.shape[0], self.n_labels_))
-        u, v = self.pairs_[:, 0], self.pairs_[:, 1]
-        np.add.at(votes.T, u, P.T)
-        np.add.at(votes.T, v, (1.0 - P).T)
-        return votes
+        return self._label_scores(X, self._snapshot())
 
-    def _label_scores(self, X: Any) -> np.ndarray:
-        return self.predict_votes(X)
+    def _label_scores(self, X: Any, state: dict[str, Any]) -> np.ndarray:
+        X = self._query(X, state)
+        q, n = X.shape[0], state["n_labels_"]
+        # the votes and one pair's probabilities at a time (all pairs' took 2.3 GB under a 50 MB budget)
+        _capi.check_bytes(8 * q * (2 * n + 1), f"the votes of {q} queries × {n} labels")
+        votes = np.zeros((n, q))
+        for (u, v), model in zip(state["pairs_"], state["estimators_"], strict=True):
+            p = _before(model, X)
+            votes[u] += p
+            votes[v] += 1.0 - p
+        return votes.T.copy()
+
+
+def _before(model: Any, X: np.ndarray) -> np.ndarray:
+    """P(u before v) of one pair's classifier (its 0/1 vote without ``predict_proba``)."""
+    classes = list(model.classes_)
+    if hasattr(model, "predict_proba"):
+        return model.predict_proba(X)[:, classes.index(1)] if 1 in classes else np.zeros(X.shape[0])
+    return (model.predict(X) == 1).astype(np.float64)
 
 
 # The classes whose ψ is 0/1 (so ‖ψ(z)‖² = ⟨1, ψ(z)⟩ is linear in ψ(z)) and those whose ‖ψ(z)‖² is
@@ -355,7 +458,7 @@ _BINARY_PSI = (
 _CONSTANT_NORM_PSI = (_spaces.Permutations,)
 
 
-class StructuredSVM(BaseEstimator):
+class StructuredSVM(_FittedOnce, BaseEstimator):
     """Margin-rescaled structured SVM for any combpred space, by stochastic subgradient (baseline).
 
     Scores are linear in ψ: f(x, y) = ⟨u(x), ψ(y)⟩ with u(x) = Wᵀx (+ b), and prediction decodes
@@ -427,14 +530,15 @@ class StructuredSVM(BaseEstimator):
 
     _parameter_constraints: dict = {
         "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "alpha": [Number(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [Number(numbers.Integral, 1, None, closed="left")],
         "decoding": [StrOptions({"exact", "sampled"})],
-        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
-        "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_samples": [Number(numbers.Integral, 1, None, closed="left")],
+        "batch_size": [Number(numbers.Integral, 1, None, closed="left")],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
     }
+    _FITTED = ("space_", "coef_", "intercept_", "classes_", "loss_curve_", "n_iter_")
 
     def __init__(
         self,
@@ -469,16 +573,16 @@ class StructuredSVM(BaseEstimator):
             tags.classifier_tags = ClassifierTags(multi_class=True, multi_label=False)
         return tags
 
-    def _targets(self, y: Any) -> tuple[_spaces.Space, Any]:
-        """Resolve the space and return y in its encoding (class labels become indices)."""
-        self.__dict__.pop("classes_", None)  # a refit on another space kept the earlier labels
+    def _targets(self, y: Any) -> tuple[_spaces.Space, Any, np.ndarray | None]:
+        """Resolve the space and return y in its encoding (class labels become indices) and the
+        class labels (None but for ``space="multiclass"``)."""
         if self.space == "multiclass":
-            self.classes_, idx = class_labels(y, "at least 2 are needed")
-            return _spaces.Multiclass(len(self.classes_)), idx
+            classes, idx = class_labels(y, "at least 2 are needed")
+            return _spaces.Multiclass(len(classes)), idx, classes
         y = _spaces._densify_targets(y, "y")  # a sparse Y as the estimators take it (it was "got shape ()")
         if isinstance(self.space, str):
-            return _spaces.from_name(self.space, y), y
-        return self.space, y
+            return _spaces.from_name(self.space, y), y, None
+        return self.space, y, None
 
     def _augmentation(self, space: _spaces.Space) -> float:
         """The constant c with argmax_z Δ(y, z) + ⟨u, ψ(z)⟩ = decode(u − ψ(y) + c·1)."""
@@ -504,11 +608,12 @@ class StructuredSVM(BaseEstimator):
         -------
         self : StructuredSVM
         """
+        self._forget()
         self._validate_params()
         if y is None:  # scikit-learn's words (check_requires_y_none); "got shape ()" came before
             raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
         X = validate_data(self, X, dtype=np.float64)
-        space, y_enc = self._targets(y)
+        space, y_enc, classes = self._targets(y)
         n_rows = np.asarray(y_enc).shape[0]
         if n_rows != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} samples but y has {n_rows}")
@@ -533,7 +638,7 @@ class StructuredSVM(BaseEstimator):
         b = np.zeros(d)
         W_avg, b_avg = np.zeros_like(W), np.zeros_like(b)
         t = 0
-        self.loss_curve_ = []
+        loss_curve: list[float] = []
         for _ in range(self.max_iter):
             order = rng.permutation(m)
             total = 0.0
@@ -545,7 +650,7 @@ class StructuredSVM(BaseEstimator):
                     U = Xb @ W + b
                 if not np.all(np.isfinite(U)):  # the decoder's "U contains NaN" named its own variable
                     raise ValueError(
-                        f"StructuredSVM's scores overflowed in epoch {len(self.loss_curve_) + 1} (alpha={self.alpha!r}, "
+                        f"StructuredSVM's scores overflowed in epoch {len(loss_curve) + 1} (alpha={self.alpha!r}, "
                         f"largest |X| {np.abs(X).max():.3g}): scale X down (e.g. with StandardScaler) or raise alpha"
                     )
                 if shift is not None:
@@ -563,16 +668,15 @@ class StructuredSVM(BaseEstimator):
                     b -= (eta / len(batch)) * G.sum(axis=0)
                 W_avg += (W - W_avg) / t
                 b_avg += (b - b_avg) / t
-            self.loss_curve_.append(total / m)
+            loss_curve.append(total / m)
         if not (np.all(np.isfinite(W_avg)) and np.all(np.isfinite(b_avg))):
             raise ValueError(
                 f"StructuredSVM's weights overflowed (alpha={self.alpha!r}: its steps are 1/(alpha·t)): raise alpha, "
                 "or scale X down"
             )
-        self.space_ = space
-        self.coef_ = W_avg
-        self.intercept_ = b_avg
-        self.n_iter_ = self.max_iter
+        self._publish(
+            space_=space, coef_=W_avg, intercept_=b_avg, classes_=classes, loss_curve_=loss_curve, n_iter_=self.max_iter
+        )
         return self
 
     def _best_sample(self, space: _spaces.Space, U: np.ndarray, Pb: np.ndarray, rng: Any) -> np.ndarray:
@@ -599,16 +703,16 @@ class StructuredSVM(BaseEstimator):
             The scores; for two class labels (``space="multiclass"``), the margin u₁ − u₀ of the
             second class over the first, as scikit-learn's binary scorers take it.
         """
-        U = self._scores(X)
-        if getattr(self, "classes_", None) is not None and len(self.classes_) == 2:
+        state = self._snapshot()
+        U = self._scores(X, state)
+        if state["classes_"] is not None and len(state["classes_"]) == 2:
             return U[:, 1] - U[:, 0]
         return U
 
-    def _scores(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+    def _scores(self, X: Any, state: dict[str, Any]) -> np.ndarray:
+        X = self._query(X, state)
         with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row
-            U = X @ self.coef_ + self.intercept_
+            U = X @ state["coef_"] + state["intercept_"]
         if not np.all(np.isfinite(U)):
             i = int(np.flatnonzero(~np.isfinite(U).all(axis=1))[0])
             raise ValueError(f"the scores of X row {i} overflow float64: X holds values too large for this model")
@@ -626,10 +730,12 @@ class StructuredSVM(BaseEstimator):
         y : ndarray
             Structures in the space's encoding (class labels for ``space="multiclass"``).
         """
-        check_is_fitted(self)  # before space_ is read: NotFittedError, not AttributeError
-        pred = self.space_.decode(self._scores(X))
-        if getattr(self, "classes_", None) is not None:  # the fitted space's labels, whatever set_params did since
-            return self.classes_[pred]
+        return self._predict(X, self._snapshot())
+
+    def _predict(self, X: Any, state: dict[str, Any]) -> np.ndarray:
+        pred = state["space_"].decode(self._scores(X, state))
+        if state["classes_"] is not None:  # the fitted space's labels, whatever set_params did since
+            return state["classes_"][pred]
         return pred
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
@@ -649,7 +755,8 @@ class StructuredSVM(BaseEstimator):
         """
         if sample_weight is not None:
             raise ValueError("StructuredSVM.score does not support sample_weight")
-        pred = self.predict(X)
-        if getattr(self, "classes_", None) is not None:  # y (n, 1) was compared by broadcasting, n × n
+        state = self._snapshot()
+        pred = self._predict(X, state)
+        if state["classes_"] is not None:  # y (n, 1) was compared by broadcasting, n × n
             return float(accuracy_score(y, pred))
-        return self.space_.score(y, pred)
+        return state["space_"].score(y, pred)

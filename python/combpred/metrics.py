@@ -36,7 +36,7 @@ from scipy import sparse as _sparse
 
 from . import _capi
 from ._weights import check_sample_weight, weighted_mean
-from .spaces import _flag
+from .spaces import _densify_targets, _flag
 
 __all__ = [
     "hierarchical_f1",
@@ -57,29 +57,17 @@ __all__ = [
 # validation helpers (also used by combpred.baselines)
 # --------------------------------------------------------------------------------------------
 def _as_integer_array(a: Any, name: str) -> np.ndarray:
-    """Return ``a`` as an int64 array; floats must be finite and integral, bools become 0/1. A
-    scipy.sparse matrix (what a model fitted on sparse targets predicts) is taken densely."""
-    arr = a.toarray() if _sparse.issparse(a) else _capi.as_array(a, name)
-    if arr.dtype == bool:
-        return arr.astype(np.int64)
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} contains NaN or infinity")
-        if np.any(arr != np.round(arr)):
-            raise ValueError(f"{name} must hold integers, found a fractional value")
-        _check_int64_range(arr, name)
-        return arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
-    _check_int64_range(arr, name)
-    return arr.astype(np.int64, copy=False)
+    """Return ``a`` as an int64 array, checked as the core's integer arguments are (floats finite
+    and integral, bools 0/1). A scipy.sparse matrix (what a model fitted on sparse targets
+    predicts) is taken densely, within the memory budget."""
+    return _capi.int64_array(_densify_targets(a, name), name)
 
 
 def _real_array(a: Any, name: str) -> np.ndarray:
     """``a`` as a float64 array; strings and complex numbers (whose imaginary part a cast drops)
     are a ValueError naming ``name``. A scipy.sparse matrix is taken densely (it was an object
     array, "got dtype object")."""
-    arr = a.toarray() if _sparse.issparse(a) else _capi.as_array(a, name)
+    arr = _densify_targets(a, name)
     if np.iscomplexobj(arr) or (arr.dtype == object and any(isinstance(v, complex) for v in arr.flat)):
         raise ValueError(f"{name} must hold real numbers, got complex values")
     # A cast reads "0.9" as a number: strings are refused before it, as sample_weight refuses them.
@@ -106,26 +94,17 @@ def _node_costs(node_weights: Any, n_nodes: int) -> np.ndarray:
     return costs
 
 
-def _check_int64_range(arr: np.ndarray, name: str) -> None:
-    """Refuse values that int64 cannot hold (a uint64 2**64 − 1 or a float 1e19), which the
-    conversion would wrap to other ids (−1 is a root to a parent array) without a word."""
-    if not arr.size:
-        return
-    hi, lo = arr.max(), arr.min()
-    if arr.dtype.kind == "f":  # int64's maximum rounds to the float 2⁶³, which itself wraps in the cast
-        over, under = hi >= 2.0**63, lo < -(2.0**63)
-    else:
-        over, under = hi > np.iinfo(np.int64).max, False
-    if over or under:
-        bad = hi if over else lo
-        raise ValueError(f"{name} holds {bad!r}, outside the 64-bit signed integers")
-
-
 def _check_rankings(Y: Any, name: str = "Y") -> np.ndarray:
     """Validate rank rows and return them as a 2-D int64 array.
 
     A 1-D array is one ranking. Every row must be a permutation of 1..n_labels (n_labels ≥ 2).
     """
+    return _check_permutations(_rank_rows(Y, name), name)
+
+
+def _rank_rows(Y: Any, name: str) -> np.ndarray:
+    """``Y`` as 2-D int64 rows of at least two ranks (a 1-D array is one ranking), not yet checked
+    to be permutations."""
     R = _as_integer_array(Y, name)
     if R.ndim == 1:
         R = R.reshape(1, -1)
@@ -135,22 +114,27 @@ def _check_rankings(Y: Any, name: str = "Y") -> np.ndarray:
         raise ValueError(f"{name} is empty: it has no rankings")
     if R.shape[1] < 2:
         raise ValueError(f"{name} must rank at least 2 labels, got {R.shape[1]}")
+    return R
+
+
+def _check_permutations(R: np.ndarray, name: str) -> np.ndarray:
     ok = np.all(np.sort(R, axis=1) == np.arange(1, R.shape[1] + 1), axis=1)
     if not np.all(ok):
         i = int(np.flatnonzero(~ok)[0])
-        raise ValueError(
-            f"{name} row {i} is {R[i].tolist()}, not a permutation of 1..{R.shape[1]}: rows must be "
+        row = R[i].tolist()
+        shown = str(row) if len(row) <= 12 else f"[{', '.join(map(str, row[:10]))}, … ({len(row)} ranks)]"
+        raise ValueError(  # a row of 10⁶ ranks made a message of 7.9 MB
+            f"{name} row {i} is {shown}, not a permutation of 1..{R.shape[1]}: rows must be "
             "complete rankings (rank vectors, y[j] = position of label j, 1 = best, no ties)"
         )
     return R
 
 
 def _check_pair(Y_true: Any, Y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
-    T = _check_rankings(Y_true, "Y_true")
-    P = _check_rankings(Y_pred, "Y_pred")
-    if T.shape != P.shape:
+    T, P = _rank_rows(Y_true, "Y_true"), _rank_rows(Y_pred, "Y_pred")
+    if T.shape != P.shape:  # first: a ranking of 3 labels against one of 4 read "not a permutation of 1..3"
         raise ValueError(f"Y_true and Y_pred have different shapes: {T.shape} and {P.shape}")
-    return T, P
+    return _check_permutations(T, "Y_true"), _check_permutations(P, "Y_pred")
 
 
 def _reduce(values: np.ndarray, sample_weight: Any, average: bool) -> float | np.ndarray:
@@ -292,8 +276,7 @@ def _check_parent(parent: Any) -> tuple[np.ndarray, list[np.ndarray]]:
     par = np.asarray(parent)
     if par.ndim != 1 or par.size == 0 or par.dtype.kind not in "iu":
         raise ValueError("parent must be a non-empty 1-D integer array, with -1 at the root")
-    _check_int64_range(par, "parent")
-    par = par.astype(np.int64)
+    par = _capi.int64_array(par, "parent")
     n = par.size
     bad = (par < -1) | (par >= n)
     if np.any(bad):

@@ -199,7 +199,7 @@ class Space:
             Y = Y.reshape(-1, 1)
         if Y.ndim != 2 or Y.shape[1] != self.width:
             raise ValueError(f"{name} must have shape (n_samples, {self.width}) for {self!r}, got shape {Y.shape}")
-        return _as_int_rows(Y, name)
+        return _capi.int64_array(Y, name)
 
     def _from_rows(self, rows: np.ndarray) -> np.ndarray:
         return rows
@@ -274,24 +274,6 @@ def core_seed(random_state: Any) -> int:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"random_state: {exc}") from None
     return int(rng.randint(0, 2**63 - 1, dtype=np.int64))
-
-
-def _as_int_rows(Y: np.ndarray, name: str) -> np.ndarray:
-    if Y.dtype == bool:
-        Y = Y.astype(np.int64)
-    if Y.dtype.kind == "f":
-        if not np.all(np.isfinite(Y)):
-            raise ValueError(f"{name} contains NaN or infinity")
-        if np.any(Y != np.round(Y)):
-            raise ValueError(f"{name} must hold integers, found a fractional value")
-        if Y.size and np.abs(Y).max() >= 2.0**63:  # the cast would wrap to an arbitrary int64
-            raise ValueError(f"{name} holds {Y.flat[np.argmax(np.abs(Y))]:g}, beyond the int64 range of structures")
-    elif Y.dtype.kind == "u":
-        if Y.size and Y.max() > np.iinfo(np.int64).max:  # 2**64 − 1 would become −1, a valid "off" entry
-            raise ValueError(f"{name} holds {Y.max()}, beyond the int64 range of structures")
-    elif Y.dtype.kind != "i":
-        raise TypeError(f"{name} must hold integers, got dtype {Y.dtype}")
-    return np.ascontiguousarray(Y, dtype=np.int64)
 
 
 def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:

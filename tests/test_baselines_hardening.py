@@ -1,0 +1,233 @@
+"""The baselines under failed refits, concurrent refits, extreme scales and memory budgets: each
+test reproduces what a probe found them doing (the comment or docstring says what)."""
+
+import pickle
+import threading
+
+import combpred
+import numpy as np
+import pytest
+from combpred.baselines import KNNBordaRanker, PairwiseRanker, StructuredSVM
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
+
+
+def _rankings(seed=0, n=30, features=3, labels=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, features))
+    Y = np.argsort(np.argsort(-X @ rng.normal(size=(features, labels)), axis=1), axis=1) + 1
+    return X, Y
+
+
+BASELINES = {
+    "knn": lambda: KNNBordaRanker(n_neighbors=3),
+    "pairwise": lambda: PairwiseRanker(),
+    "svm": lambda: StructuredSVM("permutations", max_iter=3, random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BASELINES))
+def test_a_refused_refit_leaves_no_model(name):
+    """A refit refused for its y left n_features_in_ of the new X beside the old neighbour index,
+    classifiers or weights: predict then failed inside scikit-learn, or answered from the old fit."""
+    X, Y = _rankings()
+    model = BASELINES[name]().fit(X, Y)
+    bad = Y.copy()
+    bad[0, 0] = bad[0, 1]  # a tie: not a ranking
+    with pytest.raises(ValueError):
+        model.fit(np.c_[X, X], bad)
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    model.fit(X, Y)  # and it fits again
+    assert model.predict(X).shape == Y.shape
+
+
+def test_svm_refused_refit_keeps_no_labels():
+    """StructuredSVM popped classes_ before the refit was checked: the old model's indices came
+    back as raw integers, or read through the refused fit's labels."""
+    X, _ = _rankings()
+    labels = np.array(["cat", "dog", "emu"])[np.argmax(X, axis=1)]
+    model = StructuredSVM("multiclass", max_iter=5, random_state=0).fit(X, labels)
+    assert set(model.predict(X)) <= set(labels)
+    with pytest.raises(ValueError, match="X has 30 samples but y has 28"):
+        model.fit(X, np.array(list("abcd") * 7))
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    assert not hasattr(model, "classes_")
+
+
+@pytest.mark.parametrize("name", sorted(BASELINES))
+def test_queries_never_mix_two_fits(name):
+    """Predictions raced against refits in another thread: KNN returned Borda counts of one fit's
+    neighbours over another's rankings (285 results matched neither fit), Pairwise 2,531, and
+    StructuredSVM raw class indices."""
+    X1, Y1 = _rankings(1)
+    X2, Y2 = _rankings(2)
+    Xq = np.random.default_rng(3).normal(size=(40, 3))
+    expected = [BASELINES[name]().fit(X, Y).predict(Xq) for X, Y in ((X1, Y1), (X2, Y2))]
+    model = BASELINES[name]().fit(X1, Y1)
+    stop, mixed, errors = threading.Event(), [], []
+
+    def query():
+        while not stop.is_set():
+            try:
+                got = model.predict(Xq)
+            except NotFittedError:  # a refit is running: no model
+                continue
+            except Exception as exc:  # anything else is a failure of the snapshot
+                errors.append(exc)
+                return
+            if not any(np.array_equal(got, e) for e in expected):
+                mixed.append(got)
+
+    readers = [threading.Thread(target=query) for _ in range(2)]
+    for t in readers:
+        t.start()
+    try:
+        for i in range(30 if name != "pairwise" else 10):
+            model.fit(*((X1, Y1) if i % 2 else (X2, Y2)))
+    finally:
+        stop.set()
+        for t in readers:
+            t.join()
+    assert not errors, errors[:1]
+    assert not mixed, f"{len(mixed)} predictions matched neither fit"
+
+
+@pytest.mark.parametrize("name", sorted(BASELINES))
+def test_pickles_of_the_attributes_alone_still_predict(name):
+    """A pickle written before the snapshot existed (fitted attributes without _state) predicts."""
+    X, Y = _rankings()
+    model = BASELINES[name]().fit(X, Y)
+    state = dict(model.__getstate__())  # scikit-learn's may be the estimator's own __dict__
+    del state["_state"]
+    old = type(model).__new__(type(model))
+    old.__setstate__(state)
+    np.testing.assert_array_equal(old.predict(X), model.predict(X))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
+
+
+def test_knn_refuses_inputs_whose_squared_distances_underflow():
+    """At 1e-170 every squared distance was 0: all 50 queries got one and the same ranking."""
+    X, Y = _rankings(n=50)
+    with pytest.raises(ValueError, match=r"differ by at most .*e-170.*underflow.*scale X up"):
+        KNNBordaRanker(n_neighbors=5).fit(1e-170 * X, Y)
+    # the Manhattan distance does not square: the same inputs rank as at scale 1
+    small = KNNBordaRanker(n_neighbors=5, metric="manhattan").fit(1e-170 * X, Y).predict(1e-170 * X)
+    np.testing.assert_array_equal(small, KNNBordaRanker(n_neighbors=5, metric="manhattan").fit(X, Y).predict(X))
+
+
+def test_knn_distance_weights_of_a_subnormal_distance():
+    """1/dist overflowed for a distance of 1e-310: every label tied at inf and label order came back."""
+    X = [[0.0], [1.0], [2.0]]
+    Y = [[3, 2, 1], [3, 1, 2], [1, 2, 3]]
+    model = KNNBordaRanker(3, weights="distance", metric="manhattan").fit(X, Y)
+    with np.errstate(over="raise"):
+        np.testing.assert_array_equal(model.predict([[1e-310]]), [[3, 2, 1]])
+        np.testing.assert_array_equal(model.predict([[1e-300]]), [[3, 2, 1]])
+
+
+def test_knn_names_a_callable_metrics_infinity():
+    """An infinite distance from a callable metric was blamed on the scale of X."""
+    model = KNNBordaRanker(2, metric=lambda a, b: np.inf).fit([[0.0], [1.0]], [[1, 2], [2, 1]])
+    with pytest.raises(ValueError, match="the metric returned infinity for a distance from X row 0"):
+        model.predict([[0.5]])
+
+
+def test_knn_keeps_its_own_copy_of_the_rankings():
+    """Y_fit_ was a view of the caller's y: writing to y changed later predictions unchecked."""
+    X, Y = _rankings()
+    model = KNNBordaRanker(n_neighbors=3).fit(X, Y)
+    before = model.predict(X[:3])
+    Y[:] = 99
+    np.testing.assert_array_equal(model.predict(X[:3]), before)
+
+
+def _few(Y, labels=12):
+    """Rankings of the first few labels, in the order Y ranks them."""
+    return np.argsort(np.argsort(Y[:, :labels], axis=1), axis=1) + 1
+
+
+@pytest.mark.parametrize(
+    "call, what",
+    [
+        (lambda X, Y: KNNBordaRanker(n_neighbors=100).fit(X, Y).predict(X), "Borda counts"),
+        (lambda X, Y: PairwiseRanker().fit(X[:40], _few(Y[:40])).predict(np.repeat(X, 400, axis=0)), "votes"),
+        (lambda X, Y: PairwiseRanker().fit(X[:40], _few(Y[:40])).predict_pair_proba(np.repeat(X, 400, axis=0)), "pair"),
+    ],
+)
+def test_queries_are_checked_against_the_memory_budget(call, what):
+    """KNN's (queries, k, labels) points reached 1.7 GB and Pairwise's pair probabilities 2.3 GB
+    under a 50 MB budget; now the answers and their working memory are checked first, and the
+    working memory no longer grows with k or with the pairs."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 2))
+    Y = np.argsort(rng.random((2000, 500)), axis=1) + 1
+    with combpred.config_context(max_memory=2_000_000):
+        with pytest.raises(MemoryError, match=what):
+            call(X, Y)
+
+
+def test_knn_scores_match_the_borda_count():
+    """The neighbour-by-neighbour sum is the Borda count of the k nearest rankings."""
+    X, Y = _rankings(n=60, labels=6)
+    Xq = np.random.default_rng(9).normal(size=(10, 3))
+    for weights in ("uniform", "distance"):
+        model = KNNBordaRanker(n_neighbors=7, weights=weights).fit(X, Y)
+        dist, ind = model.nn_.kneighbors(Xq)
+        w = np.ones_like(dist) if weights == "uniform" else 1.0 / dist
+        want = np.einsum("qk,qkl->ql", w, 7 - Y[ind])
+        got = model._label_scores(Xq, model._snapshot())
+        np.testing.assert_allclose(got / got.sum(axis=1, keepdims=True), want / want.sum(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: KNNBordaRanker(n_neighbors=True),
+        lambda: KNNBordaRanker(p=True),
+        lambda: KNNBordaRanker(n_jobs=True),
+        lambda: KNNBordaRanker(n_jobs=0),
+        lambda: StructuredSVM("permutations", max_iter=True),
+        lambda: StructuredSVM("permutations", alpha=np.True_),
+        lambda: StructuredSVM("permutations", batch_size=True),
+        lambda: StructuredSVM("permutations", decoding="sampled", n_samples=True),
+    ],
+)
+def test_baseline_numbers_are_not_booleans(make):
+    """True is an Integral: max_iter=True ran one epoch, n_samples=True failed mid-fit with a bare
+    TypeError, and n_jobs=0 failed at the first predict in joblib."""
+    X, Y = _rankings()
+    with pytest.raises(InvalidParameterError):
+        make().fit(X, Y)
+
+
+def test_pairwise_refuses_weights_whose_sum_overflows():
+    """LogisticRegression fitted zeros on them: every vote 0.5, Kendall τ 0.04 instead of 0.97."""
+    X, Y = _rankings(n=60)
+    with pytest.raises(ValueError, match="sample_weight sums to more than"):
+        PairwiseRanker().fit(X, Y, sample_weight=np.full(60, 1e308))
+    assert PairwiseRanker().fit(X, Y, sample_weight=np.full(60, 1e300)).score(X, Y) > 0.8
+
+
+def test_rankers_want_two_dimensional_y_and_their_width():
+    """A 1-D y was one ranking of 30 labels ("not a permutation of 1..30"), and a score against
+    rankings of another width blamed Y_true's rows."""
+    X, Y = _rankings()
+    with pytest.raises(ValueError, match=r"y must be 2-D \(n_samples, n_labels\) rank rows, got shape \(30,\)"):
+        KNNBordaRanker(n_neighbors=3).fit(X, np.arange(1, 31))
+    model = KNNBordaRanker(n_neighbors=3).fit(X, Y)
+    with pytest.raises(ValueError, match="y ranks 3 labels, but the model ranks 4"):
+        model.score(X, _few(Y, 3))
+
+
+def test_sparse_rankings_are_densified_within_the_budget():
+    """A sparse y of 2·10⁷ columns was densified (690 MB) before any check."""
+    import scipy.sparse
+
+    Y = scipy.sparse.csr_matrix((2, 2 * 10**7), dtype=np.int64)
+    with combpred.config_context(max_memory=10**7):
+        with pytest.raises(MemoryError, match="y"):
+            KNNBordaRanker(n_neighbors=1).fit(np.zeros((2, 1)), Y)
+        with pytest.raises(MemoryError, match="Y_true"):
+            combpred.metrics.kendall_tau(Y, Y)
