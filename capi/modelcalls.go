@@ -8,10 +8,12 @@ import "C"
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/space"
-	"gonum.org/v1/gonum/mat"
+	"github.com/combpred/combpred/core/xmat"
 )
 
 // The calls that every model kind of the ABI answers alike, through model.Model: StructuredRidge's
@@ -60,7 +62,13 @@ func writeScores(md model.Model, X []float64, q, n C.int64_t, out *C.double, d C
 	if err != nil {
 		return err
 	}
-	return md.Decision(X, int(q), int(n), U)
+	return scoreCall(md, xmat.DenseRows(X, int(q), int(n)), U)
+}
+
+// scoreCall writes the scores of X into U, cancellably unless the rows are few and cheap (the
+// bound of a prediction's: Python sets up Ctrl-C for more rows than that).
+func scoreCall(md model.Model, X xmat.Rows, U []float64) error {
+	return cancellable(int64(X.Q) <= predictInlineRows(md), func(stop *cancel.Flag) error { return model.ScoreRows(md, X, U, stop) })
 }
 
 // writeStructures checks and views the output of a predict call and fills it with the structures

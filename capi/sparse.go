@@ -169,7 +169,7 @@ func csrDecision(resolve resolver, h, rows, cols, nnz, indexBits C.int64_t, indp
 	if err != nil {
 		return err
 	}
-	return md.DecisionRows(X, U)
+	return scoreCall(md, X, U)
 }
 
 func csrPredict(resolve resolver, h, rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double, out *C.int64_t, w C.int64_t) error {

@@ -42,6 +42,14 @@ def setup(name: str):
         model = StructuredRidge(space=spaces.Permutations(20, decoder="exact"), alpha=1e-3).fit(*_ranking_data(20))
         Xq = rng.normal(size=(256, 5))
         return lambda: model.predict(Xq), lambda: model.predict(Xq[:1])
+    if name in ("ridge.decision-kernel", "ridge.predict-kernel"):
+        # an rbf expansion over 2,000 support rows: the core scored all rows in one call, deaf to
+        # Ctrl-C (decision_function ran to its end; predict held its first 150,000-row chunk)
+        X = rng.normal(size=(2000, 20))
+        model = StructuredRidge(kernel="rbf", alpha=1.0, max_iter=3).fit(X, (X[:, :4] > 0).astype(int))
+        Xq = np.tile(X, (150, 1))
+        call = model.decision_function if name == "ridge.decision-kernel" else model.predict
+        return lambda: call(Xq), lambda: call(Xq[:2])
     if name == "space.decode-inline":
         sp = spaces.Permutations(20, decoder="exact")
         U = rng.normal(size=(256, sp.dim))

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
@@ -205,7 +206,7 @@ func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, scale Margi
 	mm.unit = scale == ScaleUnit
 	mm.factor = factor
 	centred := func(lo, hi int, U []float64) error {
-		if err := md.DecisionRows(X.Slice(lo, hi), U); err != nil {
+		if err := model.ScoreRows(md, X.Slice(lo, hi), U, stop); err != nil {
 			return err
 		}
 		mm.centreRows(U, hi-lo)

@@ -4,16 +4,18 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/kernel"
+	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Model is a fitted StructuredRidge. Its matrices are its own (never views of caller memory), and a
@@ -689,7 +691,7 @@ func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
 	}
 	pins, d := md.pins(), md.Space.Dim()
 	scores := func(lo, hi int, U []float64) error {
-		if err := md.DecisionRows(X.Slice(lo, hi), U); err != nil {
+		if err := model.ScoreRows(md, X.Slice(lo, hi), U, stop); err != nil {
 			return err
 		}
 		pinScores(U, d, pins)

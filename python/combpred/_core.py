@@ -346,7 +346,7 @@ class Model:
             out, p = _capi.out_f64((q, self.dim))
         else:
             _, p = _capi.f64(out, (q, self.dim), "out", writable=True)
-        with _interruptible(q):
+        with _interruptible(q, self.info.inline_rows):  # the core's bound for scores, as for predict
             _capi.check(self._calls()[self._call_name("decision", xa)](self.value, *xa, p, self.dim))
         return out
 
