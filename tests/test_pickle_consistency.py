@@ -82,6 +82,54 @@ def test_altered_classes_are_refused():
 
 
 @pytest.mark.parametrize("cls", [StructuredRidge, ProbabilisticStructured])
+@pytest.mark.parametrize(
+    "classes",
+    [
+        np.array(["c", "b", "a"]),  # reordered: predicted 'c' where the model said 'a'
+        np.array(["a", "a", "c"]),  # repeated: class b became a
+        ["a", "b", "c"],  # not an array: a bare TypeError at predict
+        "abc",
+        np.array([["a", "b", "c"]]),
+    ],
+)
+def test_classes_must_be_the_sorted_distinct_labels(cls, classes):
+    """classes_ is np.unique's; only its length was checked, so a reordered or repeated one loaded
+    and predicted other labels without a word (probe O)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 3))
+    y = np.array(["a", "b", "c"])[np.argmax(X, axis=1)]
+    state = cls(space="multiclass").fit(X, y).__getstate__()
+    _restore(cls, dict(state))  # as pickled, it loads
+    state["classes_"] = classes
+    with pytest.raises(ValueError, match="inconsistent pickle of .*: classes_ is not the sorted, distinct labels"):
+        _restore(cls, state)
+
+
+@pytest.mark.parametrize("n_components", [None, 10])
+def test_a_callable_kernels_training_inputs_must_match_the_model(n_components):
+    """X_fit_ (or the Nyström map) is not in the model bytes: a truncated X_fit_ was named as X at
+    predict, and an altered n_features_in_ blamed the user's inputs (probe O)."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    Y = (X[:, :2] > 0).astype(int)
+
+    def kernel(A, B):
+        return (A @ B.T + 1.0) ** 2
+
+    model = StructuredRidge(kernel=kernel, n_components=n_components, random_state=0).fit(X, Y)
+    state = model.__getstate__()
+    assert_array_equal(_restore(StructuredRidge, dict(state)).predict(X), model.predict(X))
+    altered = dict(state, n_features_in_=99)
+    with pytest.raises(ValueError, match="inconsistent pickle of StructuredRidge: its callable kernel"):
+        _restore(StructuredRidge, altered)
+    if n_components is None:
+        with pytest.raises(ValueError, match="inconsistent pickle of StructuredRidge: its callable kernel"):
+            _restore(StructuredRidge, dict(state, X_fit_=state["X_fit_"][:10]))
+        with pytest.raises(ValueError, match="inconsistent pickle of StructuredRidge: its callable kernel"):
+            _restore(StructuredRidge, dict(state, X_fit_=None))
+
+
+@pytest.mark.parametrize("cls", [StructuredRidge, ProbabilisticStructured])
 def test_altered_n_features_is_refused(cls):
     """n_features_in_ pickled beside the model bytes must agree with them: an altered value was
     reported later as a mismatch of X's shape, never naming the pickle (issue 11's battery)."""

@@ -592,6 +592,15 @@ class StructuredEstimator(BaseEstimator):
         self.__dict__["_model_obj"] = model
         self.__dict__.pop("_model_bytes", None)
 
+    def _check_pickled_inputs(self, model: _core.Model) -> None:
+        """Refuse a pickle whose ``n_features_in_`` is not what its model bytes take."""
+        n_features = self.__dict__.get("n_features_in_")
+        if n_features != model.n_features:
+            raise ValueError(
+                f"inconsistent pickle of {type(self).__name__}: n_features_in_={n_features!r} but its model "
+                f"bytes take {model.n_features} features; the pickle was altered"
+            )
+
     def _load_model(self, data: bytes) -> _core.Model:
         """Build the model of pickled bytes and derive the fitted attributes from it."""
         model = self._model_class.from_bytes(data)
@@ -601,20 +610,17 @@ class StructuredEstimator(BaseEstimator):
                 f"inconsistent pickle of {type(self).__name__}: its model bytes hold another space than "
                 f"space_={space!r}; the pickle was altered"
             )
-        n_features = self.__dict__.get("n_features_in_")
-        # A callable kernel's model takes kernel rows against the training inputs, not X itself.
-        if not callable(getattr(self, "kernel", None)) and n_features != model.n_features:
-            raise ValueError(
-                f"inconsistent pickle of {type(self).__name__}: n_features_in_={n_features!r} but its model "
-                f"bytes take {model.n_features} features; the pickle was altered"
-            )
+        self._check_pickled_inputs(model)
         classes = self.__dict__.get("classes_")
         # predict maps the ids of every Multiclass model through classes_ (Multiclass objects too)
         labelled = classes is not None and type(space) is _spaces.Multiclass
-        if (self._is_multiclass() and classes is None) or (labelled and len(classes) != model.dim):
+        if (self._is_multiclass() and classes is None) or (
+            labelled and not (_are_sorted_labels(classes) and len(classes) == model.dim)
+        ):
+            # classes_ is np.unique's: reordered or repeated labels predicted the wrong ones silently
             raise ValueError(
-                f"inconsistent pickle of {type(self).__name__}: classes_ does not match the model's "
-                f"{model.dim} classes; the pickle was altered"
+                f"inconsistent pickle of {type(self).__name__}: classes_ is not the sorted, distinct labels of "
+                f"the model's {model.dim} classes; the pickle was altered"
             )
         if type(space) is _spaces.Multilabel and classes is not None:
             # pickles before 0.2 hold [0, 1], each label's values: partial_fit(classes=labels) then
@@ -624,6 +630,17 @@ class StructuredEstimator(BaseEstimator):
             warnings.simplefilter("ignore", ConvergenceWarning)  # warned when it was fitted
             self._set_model(model)
         return model
+
+
+def _are_sorted_labels(classes: Any) -> bool:
+    """Whether ``classes`` is what np.unique returns of them: a 1-D array, sorted, no repeats."""
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1:
+        return False
+    try:
+        unique = np.unique(classes)
+    except TypeError:
+        return False
+    return unique.shape == classes.shape and bool(np.all(unique == classes))
 
 
 def class_labels(y: Any, too_few: str) -> tuple[np.ndarray, np.ndarray]:

@@ -855,6 +855,28 @@ class StructuredRidge(StructuredEstimator):
             fitted.model.max_margins(block, source, out[rows])  # a contiguous view
         return out
 
+    def _check_pickled_inputs(self, model: _core.Model) -> None:
+        """A callable kernel's model takes kernel rows against X_fit_ (or the Nyström map's
+        features), which the model bytes do not hold: X_fit_ (or the map) must have as many rows (or
+        columns) as the model takes features, and n_features_in_ columns. A truncated X_fit_ was
+        named as X at predict, and a changed n_features_in_ blamed the user's inputs."""
+        if not callable(getattr(self, "kernel", None)):
+            return super()._check_pickled_inputs(model)
+        state = self.__dict__
+        X_fit, fitted = state.get("X_fit_"), state.get("_callable")
+        if isinstance(X_fit, np.ndarray) and X_fit.ndim == 2:
+            takes, columns = X_fit.shape
+        elif isinstance(fitted, _CallableKernel) and fitted.projection is not None and fitted.landmarks is not None:
+            takes, columns = fitted.projection.shape[1], fitted.landmarks.shape[1]
+        else:
+            takes = columns = None
+        if takes != model.n_features or columns != state.get("n_features_in_"):
+            raise ValueError(
+                f"inconsistent pickle of {type(self).__name__}: its callable kernel's training inputs (X_fit_) or "
+                f"Nyström map do not match n_features_in_={state.get('n_features_in_')!r} and the model bytes' "
+                f"{model.n_features} kernel columns; the pickle was altered"
+            )
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles from before decode_from, empirical_weight and decision existed predict as they
         # did: the decoded scores, with the uniform reference measure
