@@ -745,9 +745,9 @@ def test_targets_too_narrow_for_the_named_space_are_named():
     with pytest.raises(ValueError, match=r"permutations needs n_labels ≥ 2, got 1"):
         spaces.Permutations(1)
     for est in (StructuredRidge(space="permutations"), ProbabilisticStructured(space="permutations")):
-        with pytest.raises(ValueError, match=r"^y has 1 column\(s\), too few for space='permutations'"):
+        with pytest.raises(ValueError, match=r"^y has 1 column\(s\), which space='permutations' cannot take"):
             est.fit(X, np.ones((10, 1), dtype=int))
-    with pytest.raises(ValueError, match=r"^y has 2 column\(s\), too few for space='dicycles'"):
+    with pytest.raises(ValueError, match=r"^y has 2 column\(s\), which space='dicycles' cannot take"):
         StructuredRidge(space="dicycles").fit(X, np.tile([1, 2], (10, 1)))
 
 

@@ -575,3 +575,14 @@ def test_readers_refuse_two_columns_of_one_name(reader):
     with pytest.raises(ValueError, match="f.arff: two feature columns are named 'a=x'"):
         read(doc, source="f.arff")
     read(doc.replace("'a=x'", "'a=z'"), source="f.arff")
+
+
+def test_mulan_messages_name_what_is_wrong():
+    """name="" read "has no name attribute", and a label's declared values printed as an unordered
+    Python set ({'2', '0', '1'}) (probe O)."""
+    xml = '<labels xmlns="http://mulan.sourceforge.net/labels"><label name=""></label></labels>'
+    with pytest.raises(ValueError, match="a <label> element has no name .*missing or empty"):
+        datasets.read_mulan_xml(xml, source="l.xml")
+    doc = "@relation r\n@attribute a numeric\n@attribute l {0,1,2}\n@data\n1,1\n"
+    with pytest.raises(ValueError, match=r"label 'l' must be declared \{0,1\}, got \{0,1,2\}"):
+        datasets.read_mulan_arff(doc, ["l"], source="f.arff")

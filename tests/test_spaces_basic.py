@@ -198,3 +198,17 @@ def test_from_name_takes_y_as_a_list():
     # a list met Y.ndim: AttributeError
     assert spaces.from_name("multilabel", [[0, 1], [1, 0]]) == spaces.Multilabel(2)
     assert spaces.from_name("tournaments", [[0, 1, -1]]) == spaces.PartialTournaments(3)
+
+
+def test_from_name_says_what_it_needs():
+    """'multiclass' without n_classes read "n_classes must be an integer, got None", and a y of too
+    many columns was "too few" for the space (probes O and N)."""
+    with pytest.raises(ValueError, match=r"from_name\('multiclass', \.\.\.\) needs n_classes"):
+        spaces.from_name("multiclass", [0, 1, 2])
+    assert spaces.from_name("multiclass", None, n_classes=3) == spaces.Multiclass(3)
+
+    class Wide:  # only the shape is read
+        shape, ndim = (2, 10**11), 2
+
+    with pytest.raises(ValueError, match=r"y has 100000000000 column\(s\), which space='permutations' cannot take"):
+        spaces.from_name("permutations", Wide())

@@ -80,17 +80,25 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	need := Human(e.Need)
+	need := amount(e.Need)
 	if e.Need == Unbounded {
 		need = "more than 9.2 EB"
 	}
 	if e.Room > 0 {
-		return fmt.Sprintf("%s: needs %s (%s bytes), but the process's address-space limit (ulimit -v) leaves it %s "+
-			"(%d bytes), of which one request may take half; make it smaller, or raise the limit",
-			e.What, need, group(e.Need), Human(e.Room), e.Room)
+		return fmt.Sprintf("%s: needs %s, but the process's address-space limit (ulimit -v) leaves it %s, of which one "+
+			"request may take half; make it smaller, or raise the limit", e.What, need, amount(e.Room))
 	}
-	return fmt.Sprintf("%s: needs %s (%s bytes), above the memory budget of %s (%d bytes); make it smaller, or raise "+
-		"the budget with combpred.set_config(max_memory=...)", e.What, need, group(e.Need), Human(e.Budget), e.Budget)
+	return fmt.Sprintf("%s: needs %s, above the memory budget of %s; make it smaller, or raise the budget with "+
+		"combpred.set_config(max_memory=...)", e.What, need, amount(e.Budget))
+}
+
+// amount is Human(b), followed by the exact count where Human rounds it: "24 bytes" read
+// "24 bytes (24 bytes)".
+func amount(b int64) string {
+	if b < 1000 {
+		return Human(b)
+	}
+	return fmt.Sprintf("%s (%s bytes)", Human(b), group(b))
 }
 
 // Check returns an *Error when bytes exceed the budget in force (or are negative, the mark of an

@@ -19,8 +19,9 @@ func TestCheck(t *testing.T) {
 		want  string
 	}{
 		{0, true, ""},
+		{24, true, ""},
 		{1000, true, ""},
-		{1001, false, "1.0 kB (1,001 bytes), above the memory budget of 1.0 kB (1000 bytes)"},
+		{1001, false, "1.0 kB (1,001 bytes), above the memory budget of 1.0 kB (1,000 bytes)"},
 		{15_000_000_000, false, "15.0 GB (15,000,000,000 bytes)"},
 		{-1, false, "more than 9.2 EB"},
 		{Unbounded, false, "more than 9.2 EB"},
@@ -102,5 +103,17 @@ func TestHuman(t *testing.T) {
 		if got := Human(c.b); got != c.want {
 			t.Errorf("Human(%d) = %q, want %q", c.b, got, c.want)
 		}
+	}
+}
+
+// A small amount is written once: "needs 24 bytes (24 bytes) … budget of 1 bytes (1 bytes)".
+func TestSmallAmountsAreWrittenOnce(t *testing.T) {
+	defer func() { _ = Set(0) }()
+	if err := Set(1); err != nil {
+		t.Fatal(err)
+	}
+	msg := Check("X", 24).Error()
+	if !strings.HasPrefix(msg, "X: needs 24 bytes, above the memory budget of 1 bytes;") {
+		t.Fatalf("Check(24) under a budget of 1 byte = %q", msg)
 	}
 }

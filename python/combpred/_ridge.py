@@ -825,9 +825,10 @@ class StructuredRidge(StructuredEstimator):
         structure has, or that none has), both maxima range over the structures that hold it
         there, as :meth:`predict` does, and such coordinates get ±inf too.
 
-        Each entry costs two exact decodings (2·d per input), but for label sets, classes and
-        taxonomy paths and subtrees, where one dynamic programme gives all d margins of an input in
-        O(d) time, and for DAG paths, where it costs one decoding. On ``DAGSubsets`` each decoding
+        Each entry costs two exact decodings (2·d per input), but for multi-label sets
+        (``Multilabel``; not ``KSubsets`` or ``Ordinal``), classes and taxonomy paths and subtrees,
+        where one dynamic programme gives all d margins of an input in O(d) time, and for DAG paths,
+        where it costs one decoding. On ``DAGSubsets`` each decoding
         is a minimum cut: 2·d of them take about two minutes per input at d = 2,000 (Ctrl-C stops
         them); ``predict_marginals`` is the confidence to use there. Use it where the space decodes
         exactly (``space_.decoder_guarantee == 0``); approximate decoders are refused.

@@ -735,9 +735,12 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
     Raises
     ------
     ValueError
-        For an unknown name, a Y that is not 2-D, or too few columns for the space.
+        For an unknown name, a Y that is not 2-D, a number of columns the space cannot take, or
+        ``"multiclass"`` without ``n_classes``.
     """
     if name == "multiclass":
+        if n_classes is None:  # Multiclass itself said "n_classes must be an integer, got None"
+            raise ValueError("from_name('multiclass', ...) needs n_classes: class labels do not say how many there are")
         return Multiclass(n_classes)
     if not hasattr(Y, "shape"):  # only the shape is read: a lazy (Dask) array is not computed
         Y = np.asarray(Y)  # a list met Y.ndim
@@ -747,8 +750,8 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
             raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}{hint}")
         try:
             return _BY_NAME[name](Y.shape[1])
-        except ValueError as exc:  # the size the columns of y imply is too small for the space
-            raise ValueError(f"y has {Y.shape[1]} column(s), too few for space={name!r}: {exc}") from None
+        except ValueError as exc:  # the size the columns of y imply is outside the space's range
+            raise ValueError(f"y has {Y.shape[1]} column(s), which space={name!r} cannot take: {exc}") from None
     if name == "tournaments":
         if Y.ndim != 2:
             raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}")

@@ -392,8 +392,9 @@ def _dag_message(name: str, node_names: list[str], parents: list[np.ndarray], wa
     listed = ", ".join(repr(node_names[p]) for p in parents[v][:4]) + (", ..." if parents[v].size > 4 else "")
     return (
         f"{name}: {wanted} needs a tree, but the taxonomy is a DAG: node {node_names[v]!r} has "
-        f"{parents[v].size} parents ({listed}), and {n_multi} nodes have several. "
-        "spaces.HierarchyPaths and spaces.Subtrees take trees only. What works instead: targets='nodes' "
+        f"{parents[v].size} parents ({listed})"
+        + (", and it is the only node with several. " if n_multi == 1 else f", and {n_multi} nodes have several. ")
+        + "spaces.HierarchyPaths and spaces.Subtrees take trees only. What works instead: targets='nodes' "
         "(Y_<split>: 0/1 node rows closed under every parent) with the Bunch's `parents` (one array of "
         "parent ids per node), e.g. a multi-label model over the node columns (spaces.Multilabel) whose "
         "predictions you close under `parents`; for one node per instance, spaces.DAGPaths(data.parents)."

@@ -71,8 +71,8 @@ def read_mulan_xml(data: str | bytes, *, source: str = "<xml>") -> list[str]:
         if not isinstance(element.tag, str) or element.tag.rpartition("}")[2] != "label":
             continue
         name = element.get("name")
-        if not name:
-            raise ValueError(f"{source}: a <label> element has no name attribute")
+        if not name:  # absent, or name="": both left the label nameless
+            raise ValueError(f"{source}: a <label> element has no name (its name attribute is missing or empty)")
         names.append(name)
     if not names:
         raise ValueError(f"{source}: no <label name=...> element")
@@ -194,7 +194,9 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         if a.name in label_set:
             if a.kind == "nominal":
                 if not set(a.values) <= {"0", "1"}:
-                    raise ValueError(f"{where}: label {a.name!r} must be declared {{0,1}}, got {set(a.values)}")
+                    raise ValueError(
+                        f"{where}: label {a.name!r} must be declared {{0,1}}, got {{{','.join(a.values)}}}"
+                    )
                 lookup = {v: float(v) for v in a.values}
             elif a.kind == "numeric":
                 lookup = None
