@@ -73,6 +73,11 @@ CP_EXPORT int cp_nystrom_landmarks(int64_t m, int64_t count, uint64_t seed, int6
    and *c receives c. */
 CP_EXPORT int cp_nystrom_projection(double *k, int64_t l, double *out, int64_t *c);
 
+/* cp_prob_check_fit_sums reports what cp_prob_fit_sums with these arguments would refuse before it
+   calls sums (its parameters, the inference it needs, the memory of the fit), without fitting: a
+   caller whose sums read data spread over machines asks first, so that a refused fit reads none. */
+CP_EXPORT int cp_prob_check_fit_sums(int64_t spaceHandle, int64_t n, const char *params, int64_t init);
+
 /* cp_prob_coef copies W without its intercept row (features × d) and, when intercept is not NULL,
    the intercept (d values; zeros without one). */
 CP_EXPORT int cp_prob_coef(int64_t h, double *out, int64_t rows, int64_t cols, double *intercept);

@@ -124,6 +124,35 @@ func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre
 	return cpOK
 }
 
+// cp_prob_check_fit_sums reports what cp_prob_fit_sums with these arguments would refuse before it
+// calls sums (its parameters, the inference it needs, the memory of the fit), without fitting: a
+// caller whose sums read data spread over machines asks first, so that a refused fit reads none.
+//
+//export cp_prob_check_fit_sums
+func cp_prob_check_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, init C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(spaceHandle))
+	if err == nil {
+		err = checkFeatureCount(n)
+	}
+	var opt prob.Options
+	if err == nil {
+		opt, err = probFitOptions(sp, params, init)
+	}
+	if err == nil {
+		err = prob.CheckFitSums(sp, int(n), opt)
+	}
+	return status(err)
+}
+
+// checkFeatureCount refuses a number of features outside [1, maxElems].
+func checkFeatureCount(n C.int64_t) error {
+	if n < 1 || n > maxElems {
+		return fmt.Errorf("n_features must be in [1, %d], got %d", maxElems, int64(n))
+	}
+	return nil
+}
+
 func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread *C.double, init C.int64_t, sums C.cp_sums_fn,
 	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
 	sp, err := spaceOf(int64(spaceHandle))
@@ -136,8 +165,8 @@ func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spr
 	if sums == nil {
 		return nil, fmt.Errorf("the sums callback is a NULL pointer")
 	}
-	if n < 1 || n > maxElems {
-		return nil, fmt.Errorf("n_features must be in [1, %d], got %d", maxElems, int64(n))
+	if err := checkFeatureCount(n); err != nil {
+		return nil, err
 	}
 	opt, err := probFitOptions(sp, params, init)
 	if err != nil {

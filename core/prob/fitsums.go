@@ -17,6 +17,35 @@ import (
 // (Cols×Dim, written into grad) added up.
 type SumsFunc func(W, grad *mat.Dense) (loss, weight float64, err error)
 
+// CheckFitSums refuses what FitSums would refuse before it asks for any sums: options, the
+// inference it needs, and the memory of its coefficients, gradient and L-BFGS history. A caller
+// whose sums read data spread over machines asks it first, so that a fit refused for its size
+// reads none of them.
+func CheckFitSums(sp space.Space, n int, opt Options) error {
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	if n < 1 {
+		return fmt.Errorf("prob: the number of features must be ≥ 1, got %d", n)
+	}
+	if err := sumsInference(sp, opt.Inference); err != nil {
+		return err
+	}
+	if opt.Solver == SolverAdam {
+		return errors.New("prob: a fit from data sums runs L-BFGS on exact gradients, not Adam")
+	}
+	if err := checkClosedFormMemory(sp); err != nil {
+		return err
+	}
+	rows := n
+	if opt.Intercept {
+		rows++
+	}
+	// W, ∇J and L-BFGS's history, as checkFitMemory counts them
+	return budget.Check(fmt.Sprintf("fitting %d features on the %s space of dimension d = %d", n, sp.Kind(), sp.Dim()),
+		budget.Mul(2*lbfgsMemory+8, int64(rows), int64(sp.Dim()), 8))
+}
+
 // FitSums trains ProbabilisticStructured on n features from the data sums that sums returns for
 // each W (see SumsFunc), the fit of rows spread over machines: each evaluation sums
 // Problem.DataSums over the parts. It runs the L-BFGS of Fit with exact inference (the same
@@ -25,29 +54,12 @@ type SumsFunc func(W, grad *mat.Dense) (loss, weight float64, err error)
 // and its stopping rule differs from Fit's on features far from unit scale). opt.Alpha 0 means DefaultAlpha of the summed weight. The
 // weight must be the same at every evaluation (the data may not change during the fit).
 func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) {
-	if err := opt.Validate(); err != nil {
-		return nil, err
-	}
-	if n < 1 {
-		return nil, fmt.Errorf("prob: the number of features must be ≥ 1, got %d", n)
-	}
-	if err := sumsInference(sp, opt.Inference); err != nil {
-		return nil, err
-	}
-	if opt.Solver == SolverAdam {
-		return nil, errors.New("prob: a fit from data sums runs L-BFGS on exact gradients, not Adam")
-	}
-	if err := checkClosedFormMemory(sp); err != nil {
+	if err := CheckFitSums(sp, n, opt); err != nil {
 		return nil, err
 	}
 	rows := n
 	if opt.Intercept {
 		rows++
-	}
-	// W, ∇J and L-BFGS's history, as checkFitMemory counts them
-	if err := budget.Check(fmt.Sprintf("fitting %d features on the %s space of dimension d = %d", n, sp.Kind(), sp.Dim()),
-		budget.Mul(2*lbfgsMemory+8, int64(rows), int64(sp.Dim()), 8)); err != nil {
-		return nil, err
 	}
 	if err := xmat.CheckCentre(opt.Centre, n); err != nil {
 		return nil, err

@@ -169,6 +169,7 @@ _SIGNATURES = {
         c_int,
     ),
     "cp_prob_fit_sums": ([c_int64, c_int64, c_char_p, _f64p, _f64p, c_int64, SUMS, PROGRESS, c_void_p, _i64p], c_int),
+    "cp_prob_check_fit_sums": ([c_int64, c_int64, c_char_p, c_int64], c_int),
     "cp_ridge_cg_setup": (
         [c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, c_char_p, _f64p, _f64p, _f64p, _f64p, _f64p, _i64p],
         c_int,
@@ -671,6 +672,11 @@ def _check_integers(a: np.ndarray, name: str) -> None:
             raise ValueError(f"{name} holds {a.max()!r}, outside the 64-bit signed integers")
     elif kind not in "iub":
         raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
+
+
+def float64_array(a: Any, name: str) -> np.ndarray:
+    """``a`` as a C-contiguous float64 array, checked as :func:`f64` checks (any shape)."""
+    return _convert(a, np.dtype(np.float64), name)
 
 
 def int64_array(a: Any, name: str) -> np.ndarray:

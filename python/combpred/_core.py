@@ -716,6 +716,14 @@ class ProbModel(Model):
         return call
 
     @staticmethod
+    def check_fit_sums(space: SpaceHandle, n_features: int, params: bytes, init: ProbModel | None) -> None:
+        """Raise what :meth:`fit_sums_call`'s call would refuse before its first ``sums`` (the
+        parameters, the inference, the memory of the fit), without fitting."""
+        _capi.check(
+            _capi.lib().cp_prob_check_fit_sums(space.value, n_features, params, init.value if init is not None else 0)
+        )
+
+    @staticmethod
     def fit_sums_call(
         space: SpaceHandle,
         n_features: int,

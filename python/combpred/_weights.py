@@ -8,6 +8,13 @@ from typing import Any
 import numpy as np
 
 
+def check_weight_dtype(dtype: np.dtype) -> None:
+    """Refuse weights that are not real numbers (strings, which a cast parses, complex numbers,
+    whose imaginary part it drops, objects), naming sample_weight."""
+    if dtype.kind not in "fiub":
+        raise ValueError(f"sample_weight must hold real numbers, got dtype {dtype}")
+
+
 def check_sample_weight(sample_weight: Any, n_samples: int, *, all_zero: bool = False) -> np.ndarray | None:
     """Validate sample weights: the one rule of fit, partial_fit and score.
 
@@ -18,8 +25,7 @@ def check_sample_weight(sample_weight: Any, n_samples: int, *, all_zero: bool = 
     if sample_weight is None:
         return None
     w = np.asarray(sample_weight)
-    if w.dtype.kind not in "fiub":
-        raise ValueError(f"sample_weight must hold real numbers, got dtype {w.dtype}")
+    check_weight_dtype(w.dtype)
     if w.ndim == 0:
         w = np.full(n_samples, w, dtype=np.float64)
     w = np.ascontiguousarray(w, dtype=np.float64)

@@ -54,6 +54,7 @@ from ._estimator_base import (
 )
 from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
+from ._weights import check_weight_dtype
 from .exceptions import MixingWarning
 
 __all__ = ["DaskProbabilisticStructured", "DaskStructuredRidge"]
@@ -88,6 +89,8 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
     if data is None:
         return None
     lazy = _is_dask(data)
+    if lazy and name == "sample_weight" and getattr(data, "ndim", None) == 0:  # one weight, as a Dask scalar
+        data, lazy = np.asarray(data.compute()), False
     if lazy:
         arr = _as_array(data, name)
     elif _capi.is_sparse(data):  # a sparse Y, as the in-memory fit takes it (np.asarray made a 0-d object)
@@ -96,8 +99,10 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
         arr = data.toarray()
     else:
         arr = np.asarray(data)
-    if name == "sample_weight" and arr.ndim == 0:  # one weight for every sample, as in memory
-        arr = np.full(sum(row_chunks), arr, dtype=np.result_type(arr, np.float64))
+    if name == "sample_weight":
+        check_weight_dtype(arr.dtype)  # a cast in the partitions parsed strings and dropped imaginary parts
+        if arr.ndim == 0:  # one weight for every sample, as in memory: lazily (np.full was X's length on the client)
+            return da.full(sum(row_chunks), float(arr), chunks=(row_chunks,), dtype=np.float64)
     if arr.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D or 2-D, got {arr.ndim} dimensions")
     if arr.shape[0] != sum(row_chunks):  # before from_array, whose chunks would not add up
@@ -657,10 +662,19 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         sample = None  # a linear model's statistics follow the mean of the rows they take
         if self.kernel != "linear":
             raw = _first_rows(X, int(self.n_components)) if landmark_sample is None else landmark_sample
-            sample = np.ascontiguousarray(np.asarray(raw), dtype=np.float64)
+            # strings were parsed and complex numbers lost their imaginary parts
+            sample = _capi.float64_array(raw, "landmark_sample")
             if sample.ndim != 2 or sample.shape[1] != n or not np.isfinite(sample).all():
                 raise ValueError(
                     f"landmark_sample must be a finite array of shape (n_rows, {n}), got shape {sample.shape}"
+                )
+            if sample.shape[0] < self.n_components:  # as partial_fit warns of a short first chunk
+                warnings.warn(
+                    f"the Nyström map is built from {sample.shape[0]} landmark rows, fewer than "
+                    f"n_components={self.n_components}: it has at most {sample.shape[0]} landmarks; give a "
+                    "landmark_sample (or X) of at least n_components rows",
+                    UserWarning,
+                    stacklevel=2,
                 )
         empty = dask.delayed(_core.Stats.new(space._handle(), n, params, sample), pure=False)
         parts = [
@@ -689,6 +703,8 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         """The linear model by distributed conjugate gradients: the partitions' moments once, then
         their share of H·V at every iteration, summed up a tree; the data are persisted on the
         workers for the iterations. ``rows`` is the rows of W, as the core reports them."""
+        # each partition sums XᵀX: refused before the data are read (they were, then "g: an output …")
+        _capi.check_output((rows, rows), f"the distributed fit's moment matrix XᵀX ({X.shape[1]} features)")
         X, Y, W = dask.persist(X, Y, W)
         blocks = _blocks(X, Y, W)
         centre = _centre(blocks, space, classes, self.n_jobs) if self.fit_intercept else None
@@ -815,6 +831,8 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         self._check_decision(space)
         n = X.shape[1]
         set_threads(self.n_jobs)
+        # what the fit would refuse before its first sums, before the data are read for them
+        _core.ProbModel.check_fit_sums(space._handle(), n, self._params_string(), previous)
         X, Y, W = dask.persist(X, Y, W)  # read (or generated) once, for every evaluation
         blocks = _blocks(X, Y, W)
         intercept = bool(self.fit_intercept)

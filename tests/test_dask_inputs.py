@@ -1,0 +1,99 @@
+"""Inputs the Dask fits took where the in-memory fits refuse or warn, and sizes they read data for
+before refusing (probe N). The synchronous scheduler: nothing here needs workers."""
+
+import warnings
+
+import combpred
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+
+from combpred.dask import DaskProbabilisticStructured, DaskStructuredRidge  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _synchronous():
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 4))
+    return X, (X[:, :3] > 0).astype(int)
+
+
+@pytest.mark.parametrize("cls", [DaskStructuredRidge, DaskProbabilisticStructured])
+def test_one_weight_is_spread_lazily(cls):
+    """A number was spread by np.full over X's declared rows on the client (72.8 TiB for 10¹³ rows),
+    and a 0-d Dask weight raised IndexError."""
+    X, Y = _data()
+    dX, dY = da.from_array(X, chunks=25), da.from_array(Y, chunks=25)
+    plain = cls(max_iter=50).fit(dX, dY)
+    for weight in (2.0, da.asarray(2.0), np.float64(2.0)):
+        weighted = cls(max_iter=50).fit(dX, dY, sample_weight=weight)
+        np.testing.assert_array_equal(weighted.predict(X), cls(max_iter=50).fit(X, Y, sample_weight=2.0).predict(X))
+    assert plain.predict(X).shape == Y.shape
+
+
+def test_one_weight_for_declared_rows_allocates_nothing():
+    """np.full spread it over X's declared rows on the client: 72.8 TiB for 10¹³ rows."""
+    from combpred.dask import _align
+
+    chunks = (10**12,) * 10
+    W = _align(2.0, chunks, "sample_weight")
+    assert isinstance(W, da.Array) and W.chunks == (chunks,) and W.dtype == np.float64
+    assert float(W[:3].sum().compute()) == 6.0
+
+
+@pytest.mark.parametrize("cls", [DaskStructuredRidge, DaskProbabilisticStructured])
+@pytest.mark.parametrize(
+    "weight", [np.array(["1"] * 100), np.ones(100) + 1j, da.ones(100, chunks=50) + 1j], ids=["str", "complex", "dask"]
+)
+def test_weights_must_be_real_numbers(cls, weight):
+    """Strings were parsed and complex weights lost their imaginary parts (ProbabilisticStructured
+    ended in numpy's UFuncTypeError); in memory both are refused."""
+    X, Y = _data()
+    with pytest.raises(ValueError, match="sample_weight must hold real numbers, got dtype"):
+        cls().fit(da.from_array(X, chunks=50), da.from_array(Y, chunks=50), sample_weight=weight)
+
+
+def test_landmark_sample_is_checked_and_a_short_one_warned_of():
+    """landmark_sample took strings (parsed) and complex numbers (cast), and one row fitted a
+    one-landmark map silently where partial_fit warns."""
+    X, Y = _data()
+    dX, dY = da.from_array(X, chunks=25), da.from_array(Y, chunks=25)
+    with pytest.raises(TypeError, match="landmark_sample must hold real numbers"):
+        DaskStructuredRidge(kernel="rbf", n_components=20).fit(dX, dY, landmark_sample=X[:30].astype(str))
+    with pytest.warns(UserWarning, match="from 1 landmark rows, fewer than n_components=20"):
+        DaskStructuredRidge(kernel="rbf", n_components=20).fit(dX, dY, landmark_sample=X[:1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        DaskStructuredRidge(kernel="rbf", n_components=20).fit(dX, dY, landmark_sample=X[:30])
+
+
+@pytest.mark.parametrize(
+    "make, what",
+    [
+        (lambda: DaskStructuredRidge(solver="cg"), "moment matrix"),
+        (lambda: DaskProbabilisticStructured(), "fitting 3000 features"),
+    ],
+)
+def test_sizes_are_refused_before_the_data_are_read(make, what):
+    """A fit refused for its moment matrix loaded every partition first (3 s here; with 10¹²
+    declared columns dask.persist failed to allocate 14.6 TiB)."""
+    read = []
+
+    def block(b):
+        if b.size:  # not Dask's call on an empty block for the result's type
+            read.append(1)
+        return b
+
+    rng = np.random.default_rng(1)
+    X = da.from_array(rng.normal(size=(200, 3000)), chunks=(20, 3000)).map_blocks(block, dtype=float)
+    Y = da.from_array((rng.normal(size=(200, 3)) > 0).astype(int), chunks=(20, 3))
+    with combpred.config_context(max_memory=1_000_000), pytest.raises(MemoryError, match=what):
+        make().fit(X, Y)
+    assert not read, f"{len(read)} partitions were read before the refusal"
