@@ -152,7 +152,9 @@ CP_EXPORT int cp_prob_log_partition(int64_t h, double *x, int64_t q, int64_t n, 
    started away from the mode (check_mixing=1, chain samplers) found another mean of ψ, the chains
    did not mix; 0 when it agreed; -1 when it did not run (exact marginals, exact samples, or no check
    asked for). Parameters: method (auto, exact, sampled), n_samples, check_mixing (0 or 1, default
-   0), random_state, sampler, burn_in, thinning, n_chains; the defaults are the model's fit-time
+   0), random_state, first_row (the index of X's first row in a larger X: row i is seeded by
+   (random_state, first_row + i), so that blocks of rows estimate what one call on all of them
+   does; default 0), sampler, burn_in, thinning, n_chains; the defaults are the model's fit-time
    inference options. */
 CP_EXPORT int cp_prob_marginals(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, int64_t d, int64_t *report);
 

@@ -236,6 +236,14 @@ func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) er
 // p(· | x_i) (SampleStats.Unvouched) and the dispersed-start check's verdict
 // (InferenceOptions.DispersedCheck): 1 disagreed, 0 agreed, -1 did not run.
 func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report []int64) error {
+	return md.MarginalsRowsFrom(X, seed, 0, out, report)
+}
+
+// MarginalsRowsFrom is MarginalsRows on rows that start at row first of a larger X: row i is
+// seeded by (seed, first + i), so that the blocks of a distributed X estimate what one call on
+// all of it does, whatever the blocks (with one seed per block, rows in different blocks drew the
+// same samples, and their errors were correlated).
+func (md *Model) MarginalsRowsFrom(X xmat.Rows, seed uint64, first int64, out []float64, report []int64) error {
 	q, d := X.Q, md.Space.Dim()
 	if len(out) != q*d {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
@@ -263,7 +271,7 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report [
 		}
 	}
 	return forRows(q, md.Inference.Sampler.Stop, func(i int) error {
-		info, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(i)), out[i*d:(i+1)*d], false)
+		info, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(first)+uint64(i)), out[i*d:(i+1)*d], false)
 		if report != nil {
 			verdict := int64(-1) // not checked: exact marginals or samples, or no check asked for
 			if info.Checked {

@@ -481,9 +481,12 @@ class ProbabilisticStructured(StructuredEstimator):
         options = {"n_samples": n_samples, "sampler": sampler, "method": method, "check_mixing": check_mixing}
         return self._marginals(self._fitted(), X, random_state=random_state, **options)
 
-    def _marginals(self, fitted: _Fitted, X: Any, random_state: Any = None, **options: Any) -> np.ndarray:
+    def _marginals(
+        self, fitted: _Fitted, X: Any, random_state: Any = None, first_row: int = 0, **options: Any
+    ) -> np.ndarray:
         """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in
-        its space); ``options`` are its other arguments, their defaults where not given."""
+        its space); ``options`` are its other arguments, their defaults where not given. X's rows
+        are rows ``first_row``, … of a larger X (a Dask block), whose samples they draw."""
         X = self._inputs(X)
         _capi.check_output((X.shape[0], fitted.dim), "out")
         params = _params(
@@ -492,6 +495,7 @@ class ProbabilisticStructured(StructuredEstimator):
             sampler=_name(options.get("sampler"), "sampler"),
             random_state=self._seed_or_own(random_state),
             check_mixing=int(_spaces._flag(options.get("check_mixing", False), "check_mixing")),
+            first_row=first_row or None,
         )
         marginals, report = fitted.model.marginals(X, params)
         _warn_not_mixed("predict_marginals", report[:, 1], "the estimate", "estimates")

@@ -483,8 +483,13 @@ def _apply(
     index, lo = (block_info[0]["chunk-location"][0], block_info[0]["array-location"][0][0]) if block_info else (0, 0)
     # MixingWarnings name rows of X (row_origin is per thread: blocks run in parallel)
     _probabilistic.row_origin.value = (index, lo) if block_info else None
+    block = np.ascontiguousarray(block, dtype=np.float64)
     try:
-        out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
+        if method == "predict_marginals" and isinstance(estimator, ProbabilisticStructured):
+            # each row's samples seeded by its row in X, as in one call on all of X
+            out = estimator._marginals(estimator._fitted(), block, first_row=lo, **kwargs)
+        else:
+            out = getattr(estimator, method)(block, **kwargs)
     except (ValueError, TypeError) as exc:
         if block_info is None:
             raise
@@ -878,8 +883,8 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         method: str | None = None,
         check_mixing: bool = False,
     ) -> Any:
-        """Return E[ψ(y) | x] of each input; lazily, as a Dask array, for Dask input (every block
-        with the same seed when sampled).
+        """Return E[ψ(y) | x] of each input; lazily, as a Dask array, for Dask input (sampled, each
+        row with the samples it draws in one in-memory call on all of X, whatever the blocks).
 
         See :meth:`combpred.ProbabilisticStructured.predict_marginals`.
         """
