@@ -236,3 +236,39 @@ def test_a_multilabel_pickle_from_before_0_2_takes_the_labels_indices_as_classes
     old = _restore(StructuredRidge, state)
     np.testing.assert_array_equal(old.classes_, np.arange(3))
     old.partial_fit(X[30:], Y[30:], classes=np.arange(3))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
+def test_statistics_unpickle_in_a_forked_child_and_fail_in_its_first_call():
+    """A Dask exact fit ships empty statistics to its workers: with fork-started workers they were
+    loaded as they were unpickled, outside any task, and the client saw KilledWorker instead of
+    ForkedChildError (probe N). They now load on first use, inside the task."""
+    code = textwrap.dedent(
+        """
+        import os, pickle, sys
+        import numpy as np
+        from combpred import _core, spaces
+        from combpred.exceptions import ForkedChildError
+        stats = _core.Stats.new(spaces.Multilabel(3)._handle(), 2, b"", None)
+        data = pickle.dumps(stats)
+        again = pickle.loads(data)  # in the parent: loads on first use, the same statistics
+        assert again.count() == stats.count() and again.to_bytes() == stats.to_bytes()
+        pid = os.fork()
+        if pid == 0:
+            code = 3
+            try:
+                child = pickle.loads(data)  # no call into the core
+                code = 4
+                child.count()
+            except ForkedChildError:
+                code = 0 if code == 4 else 5
+            except BaseException:
+                code = 6
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        print("CHILD", os.waitstatus_to_exitcode(status))
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert "CHILD 0" in result.stdout, (result.stdout, result.stderr[-2000:])

@@ -834,17 +834,29 @@ class Stats:
     exact linear (or Nyström) StructuredRidge fit, freed with the Python object. Every call
     returns new statistics and leaves its arguments unchanged."""
 
-    def __init__(self, value: int):
-        self.value = value
+    def __init__(self, value: int | None, data: bytes | None = None):
+        self._value, self._data = value, data  # a handle, or the bytes of one not yet loaded
+
+    @property
+    def value(self) -> int:
+        """The handle, loaded from the unpickled bytes on first use: in a worker forked from a
+        process that used the library, the task's first call raises ForkedChildError, which
+        reaches the caller; loading them as they were unpickled failed outside any task, and the
+        client saw KilledWorker."""
+        if self._value is None:
+            with _capi.process_lock(self.__dict__, "_lock"):  # tasks of a worker share one
+                if self._value is None:
+                    self._value = _stats_handle(self._data)
+        return self._value
 
     def __del__(self, _capi: Any = _capi) -> None:  # bound now: at exit the module's globals are gone
-        if _capi.usable() and _capi._lib is not None:
-            _capi.lib().cp_stats_free(self.value)
+        if self.__dict__.get("_value") is not None and _capi.usable() and _capi._lib is not None:
+            _capi.lib().cp_stats_free(self._value)
 
-    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+    def __reduce__(self) -> tuple[Any, tuple[None, bytes]]:
         # Statistics travel between the processes of a cluster as their checked bytes; a result
         # that stays in its worker is never serialised.
-        return Stats.from_bytes, (self.to_bytes(),)
+        return Stats, (None, self.to_bytes())
 
     @classmethod
     def new(cls, space: SpaceHandle, n_features: int, params: bytes, sample: np.ndarray | None) -> Stats:
@@ -888,15 +900,22 @@ class Stats:
 
     def to_bytes(self) -> bytes:
         """The statistics' bytes (versioned, checksummed), which travel between processes."""
+        if self._value is None:  # passed on as they came, unread
+            return self._data
         return _read_bytes(lambda buf, cap, needed: _capi.lib().cp_stats_to_bytes(self.value, buf, cap, needed))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Stats:
         """The statistics of bytes that ``to_bytes`` wrote (the core checks them)."""
-        buf, n = _byte_view(data)
-        out = ctypes.c_int64(0)
-        _capi.check(_capi.lib().cp_stats_from_bytes(buf, n, out))
-        return cls(out.value)
+        return cls(_stats_handle(data))
+
+
+def _stats_handle(data: Any) -> int:
+    """A new statistics handle of bytes that ``Stats.to_bytes`` wrote (the core checks them)."""
+    buf, n = _byte_view(data)
+    out = ctypes.c_int64(0)
+    _capi.check(_capi.lib().cp_stats_from_bytes(buf, n, out))
+    return out.value
 
 
 # -- the Nyström map of a callable kernel ------------------------------------------------------------
