@@ -129,8 +129,8 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 // DataSumsOf returns Problem.DataSums at W for one part of a data set, rows X (m×n, row-major)
 // with structures ys and optional weights (nil: all 1), checked as NewProblem checks them. A part
 // may be empty or have only zero weights: its sums are zero (FitSums checks the total). With an
-// intercept and a centre (n values, nil: none), W holds coefficients on X − 1·centreᵀ (the
-// products take the centre out; X is not copied).
+// intercept and a centre (n values, nil: none), W holds coefficients on X − 1·centreᵀ (a centred
+// copy of X, as Fit makes; the products take the centre out where the budget refuses it).
 func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, intercept bool, centre []float64,
 	inf InferenceOptions, W, grad *mat.Dense) (loss, weight float64, err error) {
 	rows := n
@@ -163,12 +163,13 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 		}
 	}
 	if m > 0 {
-		p, err := NewProblem(sp, X, m, n, ys, weights, 1, intercept) // λ plays no part in the sums
+		in, implicit := centredPart(X, m, n, intercept, centre)
+		p, err := NewProblem(sp, in, m, n, ys, weights, 1, intercept) // λ plays no part in the sums
 		if err != nil {
 			return 0, 0, err
 		}
 		if intercept && centre != nil {
-			p.centre, p.implicit = centre, true
+			p.centre, p.implicit = centre, implicit
 		}
 		if !zero {
 			return p.DataSums(W, inf, grad)
@@ -176,6 +177,27 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	}
 	grad.Zero()
 	return 0, 0, nil
+}
+
+// centredPart returns a part of X centred at centre, as Fit centres X, and false; or X itself and
+// whether the products must take the centre out (implicit): without an intercept or a centre,
+// when the budget refuses the copy, or for rows NewProblem will refuse. The implicit products
+// compute xᵀW − cᵀW, which cancels at features far from 0: at X + 10⁸ the distributed fit ran
+// 200 iterations without converging where the in-memory fit took 8.
+func centredPart(X []float64, m, n int, intercept bool, centre []float64) ([]float64, bool) {
+	if !intercept || centre == nil {
+		return X, false
+	}
+	if len(X) != m*n || budget.Check(fmt.Sprintf("a centred copy of a part of X (%d samples × %d features)", m, n),
+		budget.Mul(int64(m), int64(n), 8)) != nil {
+		return X, true
+	}
+	in := make([]float64, m*n)
+	xmat.CentreInto(mat.NewDense(m, n, in), mat.NewDense(m, n, X), centre)
+	if check.FiniteMagnitude("X", in, n) != nil {
+		return X, true // X's own check (NewProblem) names the row at fault
+	}
+	return in, false
 }
 
 // sumsInference refuses inference options under which the data sums are not exact.

@@ -201,42 +201,62 @@ func TestFitSumsEvaluatesEachPointOnce(t *testing.T) {
 }
 
 // Parts centred at a common point (Options.Centre, the caller's estimate of X's mean) give the
-// fit from sums on X + 10³ the model Fit gives on X: uncentred, the distributed L-BFGS stopped at
-// its tolerance with probabilities 0.07 from the in-memory fit's. A centre of the wrong length is
-// refused.
+// fit from sums on X + 10³ and X + 10⁸ the model Fit gives on X, in as many iterations as Fit on
+// the shifted X: uncentred, the distributed L-BFGS stopped at its tolerance with probabilities
+// 0.07 from the in-memory fit's; centred implicitly (xᵀW − cᵀW), it ran 200 iterations at 10⁸
+// without converging. A centre of the wrong length is refused.
 func TestFitSumsCentred(t *testing.T) {
 	sp := mustSpace(t, "multilabel", 3)
-	const m, n, shift = 120, 4, 1e3
+	const m, n = 120, 4
 	X, ys := syntheticData(t, sp, m, n, 1, 17)
 	opt := Options{Alpha: 0.01, Intercept: true, Tol: 1e-10, MaxIter: 1000}
 	base, err := Fit(sp, X, m, n, ys, nil, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	Xs := shifted(X, shift)
-	opt.Centre = make([]float64, n)
-	for i := 0; i < 30; i++ {
-		for j := 0; j < n; j++ {
-			opt.Centre[j] += Xs[i*n+j] / 30
-		}
-	}
-	md, err := FitSums(sp, n, opt, partSums(sp, Xs, n, ys, nil, true, opt.Centre, parts(m, 40)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, got := make([]float64, m*sp.Dim()), make([]float64, m*sp.Dim())
+	want := make([]float64, m*sp.Dim())
 	if err := base.Marginals(X, m, n, 0, want); err != nil {
 		t.Fatal(err)
 	}
-	if err := md.Marginals(Xs, m, n, 0, got); err != nil {
-		t.Fatal(err)
-	}
-	if dist := floats.Distance(got, want, math.Inf(1)); dist > 1e-7 {
-		t.Errorf("marginals %.3g from Fit's on the unshifted X (%d iterations)", dist, md.Result.Iterations)
-	}
-	if _, _, err := DataSumsOf(sp, Xs, m, n, ys, nil, true, opt.Centre[:2], InferenceOptions{Method: InferExact},
-		mat.NewDense(n+1, sp.Dim(), nil), mat.NewDense(n+1, sp.Dim(), nil)); err == nil || !strings.Contains(err.Error(), "centre") {
-		t.Errorf("a centre of 2 values for 4 features: %v", err)
+	for _, shift := range []float64{1e3, 1e8} {
+		Xs := shifted(X, shift)
+		local, err := Fit(sp, Xs, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := opt
+		opt.Centre = make([]float64, n)
+		for i := 0; i < 30; i++ {
+			for j := 0; j < n; j++ {
+				opt.Centre[j] += Xs[i*n+j] / 30
+			}
+		}
+		md, err := FitSums(sp, n, opt, partSums(sp, Xs, n, ys, nil, true, opt.Centre, parts(m, 40)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !md.Result.Converged || md.Result.Iterations > 2*local.Result.Iterations+5 {
+			t.Errorf("X + %g: %d iterations (converged %v), Fit on it %d", shift, md.Result.Iterations, md.Result.Converged,
+				local.Result.Iterations)
+		}
+		// the scores of the model's own (centred) coordinates, as the fit sees them
+		got := make([]float64, m*sp.Dim())
+		if err := md.Marginals(Xs, m, n, 0, got); err != nil {
+			t.Fatal(err)
+		}
+		dist := floats.Distance(got, want, math.Inf(1))
+		// at 10⁸ predicting itself rounds xᵀW to about 1e-8 (the implicit centring was 5e-6 off)
+		if tol := map[bool]float64{false: 1e-7, true: 1e-6}[shift > 1e3]; dist > tol {
+			t.Errorf("X + %g: marginals %.3g from Fit's on the unshifted X (%d iterations)", shift, dist, md.Result.Iterations)
+		}
+		t.Logf("X + %g: %d iterations (Fit %d), marginals %.3g from Fit's on X", shift, md.Result.Iterations, local.Result.Iterations, dist)
+		if shift > 1e3 {
+			continue
+		}
+		if _, _, err := DataSumsOf(sp, Xs, m, n, ys, nil, true, opt.Centre[:2], InferenceOptions{Method: InferExact},
+			mat.NewDense(n+1, sp.Dim(), nil), mat.NewDense(n+1, sp.Dim(), nil)); err == nil || !strings.Contains(err.Error(), "centre") {
+			t.Errorf("a centre of 2 values for 4 features: %v", err)
+		}
 	}
 }
 
