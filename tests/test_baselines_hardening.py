@@ -112,6 +112,11 @@ def test_knn_refuses_inputs_whose_squared_distances_underflow():
     X, Y = _rankings(n=50)
     with pytest.raises(ValueError, match=r"differ by at most .*e-170.*underflow.*scale X up"):
         KNNBordaRanker(n_neighbors=5).fit(1e-170 * X, Y)
+    # squares that are subnormal still order the neighbours: refused at first (review)
+    np.testing.assert_array_equal(
+        KNNBordaRanker(n_neighbors=5).fit(1e-156 * X, Y).predict(1e-156 * X),
+        KNNBordaRanker(n_neighbors=5).fit(X, Y).predict(X),
+    )
     # the Manhattan distance does not square: the same inputs rank as at scale 1
     small = KNNBordaRanker(n_neighbors=5, metric="manhattan").fit(1e-170 * X, Y).predict(1e-170 * X)
     np.testing.assert_array_equal(small, KNNBordaRanker(n_neighbors=5, metric="manhattan").fit(X, Y).predict(X))

@@ -782,3 +782,18 @@ def test_numeric_strings_are_not_numbers(as_strings):
         hierarchical_loss([3], [2], [-1, 0, 0, 1, 1], node_weights=as_strings([1.0] * 5))
     with pytest.raises(ValueError, match="W_true must hold real numbers, got dtype"):
         policy_cosine(as_strings([[1.0, 0.0]]), [[2.0, 0.0]])
+
+
+def test_metrics_take_one_dimensional_sparse_arrays():
+    """scipy's 1-D coo_array is one ranking (or one node set), as it was before the integers were
+    checked in one place; the sparse-structure check is for 2-D matrices (review)."""
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    if not hasattr(scipy_sparse, "coo_array"):
+        pytest.skip("scipy without sparse arrays")
+    try:
+        one = scipy_sparse.coo_array(np.array([1, 2, 3]))
+    except ValueError:
+        pytest.skip("this scipy has no 1-D sparse arrays")
+    if len(one.shape) != 1:
+        pytest.skip("this scipy has no 1-D sparse arrays")
+    assert kendall_tau(one, [1, 3, 2]) == pytest.approx(kendall_tau([1, 2, 3], [1, 3, 2]))

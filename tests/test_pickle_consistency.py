@@ -253,6 +253,7 @@ def test_statistics_unpickle_in_a_forked_child_and_fail_in_its_first_call():
         data = pickle.dumps(stats)
         again = pickle.loads(data)  # in the parent: loads on first use, the same statistics
         assert again.count() == stats.count() and again.to_bytes() == stats.to_bytes()
+        assert again._data is None  # loaded, the bytes are dropped (they doubled a shipped Stats' memory)
         pid = os.fork()
         if pid == 0:
             code = 3

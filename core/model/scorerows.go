@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/xmat"
 )
 
@@ -36,10 +37,7 @@ func ScoreRows(md Model, X xmat.Rows, U []float64, stop *cancel.Flag) error {
 		}
 		hi := min(lo+chunk, q)
 		if err := md.DecisionRows(X.Slice(lo, hi), U[lo*d:hi*d]); err != nil {
-			if lo > 0 {
-				return fmt.Errorf("in the rows from %d on: %w", lo, err)
-			}
-			return err
+			return check.AtRows(lo, err)
 		}
 	}
 	return nil

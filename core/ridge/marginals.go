@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
@@ -237,10 +238,7 @@ func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, scale Margi
 		hi := min(lo+chunk, q)
 		Mc := M[lo*d : hi*d]
 		if err := centred(lo, hi, Mc); err != nil {
-			if lo > 0 {
-				return fmt.Errorf("in the rows from %d on: %w", lo, err)
-			}
-			return err
+			return check.AtRows(lo, err)
 		}
 		if ys != nil {
 			src := Mc

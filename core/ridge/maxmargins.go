@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/model"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
@@ -72,10 +73,7 @@ func (md *Model) MaxMarginsRows(X xmat.Rows, out []float64, from DecodeSource, s
 		hi := min(lo+chunk, q)
 		Uc := U[:(hi-lo)*d]
 		if err := model.ScoreRows(md, X.Slice(lo, hi), Uc, stop); err != nil {
-			if lo > 0 {
-				return fmt.Errorf("in the rows from %d on: %w", lo, err)
-			}
-			return err
+			return check.AtRows(lo, err)
 		}
 		if mm != nil {
 			mm.centreRows(Uc, hi-lo)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 )
 
@@ -99,10 +100,7 @@ func PredictRowsBy(s Space, q int, ys []int64, scores func(lo, hi int, U []float
 		}
 		hi := min(lo+chunk, q)
 		if err := scores(lo, hi, U[:(hi-lo)*d]); err != nil {
-			if lo > 0 {
-				return fmt.Errorf("in the rows from %d on: %w", lo, err)
-			}
-			return err
+			return check.AtRows(lo, err)
 		}
 		if err := DecodeRows(s, U[:(hi-lo)*d], hi-lo, ys[lo*w:hi*w], stop); err != nil {
 			return err

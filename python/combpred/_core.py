@@ -846,7 +846,7 @@ class Stats:
         if self._value is None:
             with _capi.process_lock(self.__dict__, "_lock"):  # tasks of a worker share one
                 if self._value is None:
-                    self._value = _stats_handle(self._data)
+                    self._value, self._data = _stats_handle(self._data), None  # the bytes are the handle's now
         return self._value
 
     def __del__(self, _capi: Any = _capi) -> None:  # bound now: at exit the module's globals are gone

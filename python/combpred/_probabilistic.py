@@ -28,7 +28,8 @@ __all__ = ["ProbabilisticStructured"]
 
 
 # Where the rows of the current call start in a larger X (partition index, first row), set by
-# combpred.dask around each block so that a warning names rows of X; None for in-memory calls.
+# combpred.dask around each block so that a warning names rows of X and sampled marginals seed each
+# row by its row of X (whatever the blocks, what one in-memory call gives); None for in-memory calls.
 row_origin = threading.local()
 
 
@@ -481,12 +482,11 @@ class ProbabilisticStructured(StructuredEstimator):
         options = {"n_samples": n_samples, "sampler": sampler, "method": method, "check_mixing": check_mixing}
         return self._marginals(self._fitted(), X, random_state=random_state, **options)
 
-    def _marginals(
-        self, fitted: _Fitted, X: Any, random_state: Any = None, first_row: int = 0, **options: Any
-    ) -> np.ndarray:
+    def _marginals(self, fitted: _Fitted, X: Any, random_state: Any = None, **options: Any) -> np.ndarray:
         """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in
-        its space); ``options`` are its other arguments, their defaults where not given. X's rows
-        are rows ``first_row``, … of a larger X (a Dask block), whose samples they draw."""
+        its space); ``options`` are its other arguments, their defaults where not given. In a Dask
+        block (``row_origin``), each row draws the samples of its row of the whole X."""
+        origin = getattr(row_origin, "value", None)
         X = self._inputs(X)
         _capi.check_output((X.shape[0], fitted.dim), "out")
         params = _params(
@@ -495,7 +495,7 @@ class ProbabilisticStructured(StructuredEstimator):
             sampler=_name(options.get("sampler"), "sampler"),
             random_state=self._seed_or_own(random_state),
             check_mixing=int(_spaces._flag(options.get("check_mixing", False), "check_mixing")),
-            first_row=first_row or None,
+            first_row=origin[1] if origin else None,
         )
         marginals, report = fitted.model.marginals(X, params)
         _warn_not_mixed("predict_marginals", report[:, 1], "the estimate", "estimates")

@@ -267,7 +267,9 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
             return
         with np.errstate(over="ignore"):
             spread = float((X.max(axis=0) - X.min(axis=0)).max())
-        if 0 < spread < np.finfo(np.float64).tiny ** (1 / power):
+        # below the smallest subnormal every power is 0 (between it and the smallest normal the
+        # distances lose digits but still order the neighbours)
+        if 0 < spread < np.finfo(np.float64).smallest_subnormal ** (1 / power):
             raise ValueError(
                 f"the training inputs differ by at most {spread:.3g}: their distances' {power:g}-th powers underflow "
                 "float64, so every query would get the same neighbours; scale X up, e.g. with StandardScaler"

@@ -254,9 +254,14 @@ def _first_rows(X: da.Array, count: int) -> np.ndarray:
 
 def _local_rows(message: str, lo: int) -> str:
     """A message of the single-machine method run on one partition, whose row numbers count from
-    the partition's first row, with a note that says so."""
+    the partition's first row, with a note that says so. A message about a chunk of the partition
+    ("in the rows from k on: … row r") counts from its chunk: the note then names X's row lo + k."""
+    chunk = re.match(r"in the rows from (\d+) on: ", message)
+    if chunk:
+        message, lo = message[chunk.end() :], lo + int(chunk[1])
     if re.search(r"\brow \d", message):
-        message += f" (this row number counts from the partition's first row, X's row {lo})"
+        start = "the partition's first row" if not chunk else "the first row of a chunk of the partition"
+        message += f" (this row number counts from {start}, X's row {lo})"
     return message
 
 
@@ -481,15 +486,11 @@ def _apply(
     if settings is not None:
         settings.apply()
     index, lo = (block_info[0]["chunk-location"][0], block_info[0]["array-location"][0][0]) if block_info else (0, 0)
-    # MixingWarnings name rows of X (row_origin is per thread: blocks run in parallel)
+    # MixingWarnings name rows of X, and sampled marginals seed rows by their row of X (row_origin
+    # is per thread: blocks run in parallel)
     _probabilistic.row_origin.value = (index, lo) if block_info else None
-    block = np.ascontiguousarray(block, dtype=np.float64)
     try:
-        if method == "predict_marginals" and isinstance(estimator, ProbabilisticStructured):
-            # each row's samples seeded by its row in X, as in one call on all of X
-            out = estimator._marginals(estimator._fitted(), block, first_row=lo, **kwargs)
-        else:
-            out = getattr(estimator, method)(block, **kwargs)
+        out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
     except (ValueError, TypeError) as exc:
         if block_info is None:
             raise

@@ -63,7 +63,8 @@ def _densify_targets(Y: Any, name: str) -> Any:
     reads, checked against the memory budget before they are allocated; anything else unchanged."""
     if not sparse.issparse(Y):
         return _capi.as_array(Y, name)
-    _capi.check_sparse_structure(Y, name)
+    if len(Y.shape) != 1:  # a 1-D sparse array (scipy's coo_array) is one row of the metrics
+        _capi.check_sparse_structure(Y, name)
     _capi.check_output(Y.shape, f"{name} (a sparse matrix, as the core's dense int64 rows)")
     return Y.toarray()
 
