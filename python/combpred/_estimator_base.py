@@ -531,7 +531,19 @@ class StructuredEstimator(BaseEstimator):
         """Mean quality of the predictions on (X, y): accuracy for multiclass (a label the model
         never saw counts as a miss), 1 − Hamming loss for multilabel, mean Kendall τ for
         permutations, the space's own score otherwise (see ``combpred.spaces``), weighted by
-        ``sample_weight`` (validated as in :meth:`fit`)."""
+        ``sample_weight`` (validated as in :meth:`fit`).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like
+            True structures (class labels for multiclass), one per row of X.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+        """
         fitted = self._fitted()
         pred = self.predict(X)
         if self._fitted().model is not fitted.model:  # y would be read in one fit's space, pred come from another's

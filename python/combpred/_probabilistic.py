@@ -394,6 +394,14 @@ class ProbabilisticStructured(StructuredEstimator):
 
         log p(y | x) = ⟨u(x), ψ(y)⟩ − log Z(x). For a two-class ``space="multiclass"`` model the
         result is the margin u₁ − u₀ of shape (n_samples,), as scikit-learn expects.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        U : ndarray of shape (n_samples, d), or (n_samples,) for two classes
         """
         return self._decision_function(X)
 
@@ -405,6 +413,15 @@ class ProbabilisticStructured(StructuredEstimator):
         ``decoder_guarantee``). Multiclass models return class labels (``classes_``); multilabel
         models a 0/1 matrix, or a scipy.sparse CSR matrix when ``fit`` was given a sparse Y
         (``sparse_output_``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, width), or sparse matrix
+            Class labels, 0/1 label rows, or structures in the space's encoding.
         """
         return self._decide(X)
 
@@ -515,13 +532,30 @@ class ProbabilisticStructured(StructuredEstimator):
         to 1. Multilabel: shape (n_samples, n_labels), P(label j is on | x) — scikit-learn's
         ``MLPClassifier`` convention (not MultiOutputClassifier's list of (n_samples, 2) arrays);
         the labels are independent given x, so the probability of a label set is the product.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes) or (n_samples, n_labels)
         """
         return self.predict_marginals(X)
 
     @available_if(lambda self: self._is_classifier())
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Return the logarithms of :meth:`predict_proba` (as scikit-learn's classifiers do: a
-        probability that underflows to 0 gives -inf), same shape and column order."""
+        probability that underflows to 0 gives -inf), same shape and column order.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_P : ndarray of shape (n_samples, n_classes) or (n_samples, n_labels)
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
@@ -543,6 +577,21 @@ class ProbabilisticStructured(StructuredEstimator):
         log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u) is a difference of numbers as large as the scores: an
         input whose scores are too large for float64 precision is refused with a ValueError naming
         its row and the limit.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Y : array-like, default=None
+            Structures in the space's encoding (class labels for multiclass), one per row of X;
+            None scores the predicted structures.
+        method : str, default="auto"
+            How log Z is computed (see :meth:`log_partition`).
+        **log_partition_params
+            The other parameters of :meth:`log_partition`.
+
+        Returns
+        -------
+        log_p : ndarray of shape (n_samples,)
         """
         known = [name for name in inspect.signature(self._log_z_params).parameters if name != "method"]
         unknown = sorted(set(log_partition_params) - set(known))

@@ -722,6 +722,14 @@ class StructuredRidge(StructuredEstimator):
         The predicted structure maximises ⟨u(x), ψ(y)⟩. For a two-class ``space="multiclass"``
         model the result is the margin u₁ − u₀ of shape (n_samples,), as scikit-learn expects.
         X may be dense or ``scipy.sparse``, whatever the layout of the training inputs.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        U : ndarray of shape (n_samples, d), or (n_samples,) for two classes
         """
         return self._decision_function(X)
 
@@ -738,6 +746,15 @@ class StructuredRidge(StructuredEstimator):
         scipy.sparse CSR matrix when ``fit`` was given a sparse Y (``sparse_output_``, as
         scikit-learn's OneVsRestClassifier does; decoded a block of rows at a time). X may be
         dense or ``scipy.sparse``, whatever the layout of the training inputs.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, width), or sparse matrix
+            Class labels, 0/1 label rows, or structures in the space's encoding.
         """
         return self._decide(X)
 

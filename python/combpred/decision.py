@@ -172,6 +172,12 @@ def check_rule(space: _spaces.Space, loss: str) -> None:
     """Raise ValueError when :func:`bayes_decode` cannot minimise ``loss`` on ``space``, without
     decoding anything (the estimators check their ``decision`` before a fit with it).
 
+    Parameters
+    ----------
+    space : combpred.spaces.Space
+    loss : str
+        One of :data:`LOSSES`.
+
     Examples
     --------
     >>> from combpred import spaces

@@ -171,14 +171,29 @@ class Space:
         return self._info().guarantee
 
     def log_count(self) -> float:
-        """Return log |Y|, the natural logarithm of the number of structures."""
+        """Return log |Y|, the natural logarithm of the number of structures.
+
+        Returns
+        -------
+        log_count : float
+
+        Raises
+        ------
+        ValueError
+            For a space whose structures the core cannot count (its reason).
+        """
         info = self._info()
         if info.uncounted:
             raise ValueError(info.uncounted)
         return info.log_count
 
     def mean(self) -> np.ndarray:
-        """Return p = Ψ/|Y|, the mean of ψ under the uniform distribution, shape (d,)."""
+        """Return p = Ψ/|Y|, the mean of ψ under the uniform distribution.
+
+        Returns
+        -------
+        p : ndarray of shape (d,)
+        """
         return self._handle().mean(f"the mean of {self!r} (dim d = {self.dim})")
 
     def covariance(self) -> np.ndarray:
@@ -186,11 +201,24 @@ class Space:
 
         Dense: for inspection and tests. Large pair spaces refuse (use :meth:`covariance_dot`), and
         so does a matrix above the memory budget (``MemoryError``, see :func:`combpred.set_config`).
+
+        Returns
+        -------
+        S : ndarray of shape (d, d)
         """
         return self._handle().covariance()
 
     def covariance_dot(self, v: np.ndarray) -> np.ndarray:
-        """Return S·v without materialising S."""
+        """Return S·v without materialising S.
+
+        Parameters
+        ----------
+        v : array-like of shape (d,)
+
+        Returns
+        -------
+        Sv : ndarray of shape (d,)
+        """
         return self._handle().covariance_dot(v)
 
     # Encoding: subclasses with a non-row encoding (Multiclass: one int) override these two.
@@ -206,7 +234,13 @@ class Space:
         return rows
 
     def validate(self, Y: Any) -> None:
-        """Raise ``ValueError`` naming the first row of Y that is not a structure of the space."""
+        """Raise ``ValueError`` naming the first row of Y that is not a structure of the space.
+
+        Parameters
+        ----------
+        Y : array-like of shape (n_samples, width)
+            Structures in the space's encoding (a 1-D array of class ids for :class:`Multiclass`).
+        """
         self._handle().validate(self._to_rows(Y))
 
     def _checked_rows(self, Y: Any, name: str) -> np.ndarray:
@@ -224,17 +258,51 @@ class Space:
         return self._checked_rows(a, "Y_true"), self._checked_rows(b, "Y_pred")
 
     def embed(self, Y: Any) -> np.ndarray:
-        """Return ψ of each structure of Y, shape (n_samples, d)."""
+        """Return ψ of each structure of Y.
+
+        Parameters
+        ----------
+        Y : array-like of shape (n_samples, width)
+            Structures in the space's encoding.
+
+        Returns
+        -------
+        Psi : ndarray of shape (n_samples, d)
+        """
         return self._handle().embed(self._to_rows(Y))
 
     def sample(self, n_samples: int, random_state: Any = None) -> np.ndarray:
-        """Draw n_samples structures uniformly at random from the space."""
+        """Draw n_samples structures uniformly at random from the space.
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of structures (≥ 0).
+        random_state : int, RandomState instance or None, default=None
+
+        Returns
+        -------
+        Y : ndarray of shape (n_samples, width)
+            Structures in the space's encoding.
+        """
         if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
         return self._from_rows(self._handle().sample(int(n_samples), core_seed(random_state)))
 
     def decode(self, U: Any) -> np.ndarray:
-        """Return, for each row u of scores U (n_samples, d), a structure maximising ⟨u, ψ(y)⟩."""
+        """Return, for each row u of scores U, a structure maximising ⟨u, ψ(y)⟩ (within
+        :attr:`decoder_guarantee` where the decoder is approximate).
+
+        Parameters
+        ----------
+        U : array-like of shape (n_samples, d)
+            Finite scores, one per coordinate of ψ.
+
+        Returns
+        -------
+        Y : ndarray of shape (n_samples, width)
+            Structures in the space's encoding.
+        """
         return self._from_rows(self._handle().decode(_as_float_rows(U, self.dim, "U")))
 
     def max_margins(self, U: Any) -> np.ndarray:
@@ -242,26 +310,59 @@ class Space:
         ⟨u, ψ(y)⟩ with ψ_j(y) at its largest value minus the best with it at its smallest (±inf for
         coordinates constant over the space). Needs an exact decoder (2·d decodings per row; one
         O(d) dynamic programme for multi-label, multiclass, hierarchy paths and subtrees, and the
-        cost of one decoding for DAG paths)."""
+        cost of one decoding for DAG paths).
+
+        Parameters
+        ----------
+        U : array-like of shape (n_samples, d)
+
+        Returns
+        -------
+        margins : ndarray of shape (n_samples, d)
+        """
         return self._handle().max_margins(_as_float_rows(U, self.dim, "U"))
 
     def enumerate(self) -> np.ndarray:
-        """Return every structure of the space (tests only; refused above a few million)."""
+        """Return every structure of the space (tests only; refused above a few million).
+
+        Returns
+        -------
+        Y : ndarray of shape (|Y|, width)
+        """
         return self._from_rows(self._handle().enumerate())
 
     def score(self, Y_true: Any, Y_pred: Any) -> float:
         """Mean agreement between true and predicted structures (1.0 is perfect): the mean of
         :meth:`score_samples`. Both must hold valid structures: an invalid one is an error, not a
-        low score."""
+        low score.
+
+        Parameters
+        ----------
+        Y_true, Y_pred : array-like of shape (n_samples, width)
+            Structures in the space's encoding.
+
+        Returns
+        -------
+        score : float
+        """
         scores = self.score_samples(Y_true, Y_pred)
         if scores.size == 0:  # the mean of nothing (NumPy: nan and a warning)
             raise ValueError("Y_true and Y_pred hold no structures: there is nothing to score")
         return float(np.mean(scores))
 
     def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
-        """Agreement of each pair of true and predicted structures, shape (n_samples,).
+        """Agreement of each pair of true and predicted structures.
 
         The fraction of equal ψ coordinates; subclasses refine it.
+
+        Parameters
+        ----------
+        Y_true, Y_pred : array-like of shape (n_samples, width)
+            Structures in the space's encoding.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
         """
         a, b = self._scored_rows(Y_true, Y_pred)
         return np.mean(self._handle().embed(a) == self._handle().embed(b), axis=1)
@@ -333,7 +434,17 @@ class Multiclass(Space):
         return rows[:, 0]
 
     def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
-        """Whether each prediction is right (1.0) or wrong (0.0): their mean is the accuracy."""
+        """Whether each prediction is right (1.0) or wrong (0.0): their mean is the accuracy.
+
+        Parameters
+        ----------
+        Y_true, Y_pred : array-like of shape (n_samples,)
+            Class ids.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
         a, b = self._scored_rows(Y_true, Y_pred)
         return (a[:, 0] == b[:, 0]).astype(np.float64)
 
@@ -351,7 +462,17 @@ class Multilabel(Space):
         return (self.n_labels,)
 
     def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
-        """One minus the Hamming loss of each row: their mean is one minus the Hamming loss."""
+        """One minus the Hamming loss of each row: their mean is one minus the Hamming loss.
+
+        Parameters
+        ----------
+        Y_true, Y_pred : array-like of shape (n_samples, width)
+            Structures in the space's encoding.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
         a, b = self._scored_rows(Y_true, Y_pred)
         return np.mean(a == b, axis=1)
 
@@ -623,7 +744,17 @@ class Permutations(_HardDecodingSpace):
         """Kendall's τ of each pair of true and predicted rankings, shape (n_samples,): 2f − 1 for
         the fraction f of label pairs both order alike, the label-ranking score of scikit-lr and of
         :mod:`combpred.baselines` (f itself, the generic score, made the estimators' ``score``
-        incomparable with theirs)."""
+        incomparable with theirs).
+
+        Parameters
+        ----------
+        Y_true, Y_pred : array-like of shape (n_samples, width)
+            Structures in the space's encoding.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
         return 2 * super().score_samples(Y_true, Y_pred) - 1
 
     @property

@@ -62,6 +62,20 @@ def read_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.nda
 
     The values read are counted against the memory budget (``combpred.set_config(max_memory=)``)
     at 64 bytes each, the reader's peak: past it, ``MemoryError`` names the source and line.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The document (bytes in UTF-8; a leading byte-order mark is skipped).
+    source : str, default=""
+        What to call the document in messages (say, the file's name).
+
+    Returns
+    -------
+    names : list of str
+        The attribute names, in order.
+    X : ndarray of shape (n_rows, n_attributes)
+        The values, float64.
     """
     text = document_text(text, source or "text")
     names: list[str] = []
