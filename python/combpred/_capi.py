@@ -354,6 +354,34 @@ def _load_checked() -> ctypes.CDLL:
 
 _interrupted = threading.local()  # .flag: the list a Ctrl-C appends to during this thread's call
 
+# Work abandoned by its caller: the tokens of Dask fits interrupted on the client. A task of one
+# running on a thread of this process (threaded scheduler, in-process workers) carries its fit's
+# token (.token of _interrupted), and the poll stops its calls: signals reach the main thread only,
+# and those calls ran to their end after Ctrl-C, taking the cores from the next fit.
+_abandoned: set[str] = set()
+
+
+def abandon(token: str) -> None:
+    """Stop the calls of every task in this process that carries ``token`` (see :func:`task_token`)."""
+    _abandoned.add(token)
+
+
+def is_abandoned(token: str | None) -> bool:
+    return token is not None and token in _abandoned
+
+
+@contextlib.contextmanager
+def task_token(token: str | None) -> Iterator[None]:
+    """Mark this thread's calls in the block as part of the work of ``token``: once it is
+    abandoned they stop as if interrupted (KeyboardInterrupt)."""
+    outer = getattr(_interrupted, "token", None)
+    _interrupted.token = token
+    try:
+        yield
+    finally:
+        _interrupted.token = outer
+
+
 # The signals whose Python handlers a long call guards: every one a handler can be set for, as
 # plain ints for the C module's functions (signal's own wrap every value in an enum: 70 µs for
 # the 60 signals of Linux, against 2 µs).
@@ -373,7 +401,7 @@ except ImportError:  # pragma: no cover - not CPython
 
 def _poll(iteration: int, objective: float, measure: float, ctx: Any) -> int:
     try:
-        return 1 if getattr(_interrupted, "flag", None) else 0
+        return 1 if getattr(_interrupted, "flag", None) or is_abandoned(getattr(_interrupted, "token", None)) else 0
     except BaseException:  # a handler's exception raised at entry (outside the main thread's guard): stop
         return 1
 
