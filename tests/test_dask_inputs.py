@@ -204,3 +204,21 @@ def test_ctrl_c_stops_the_fits_tasks_on_this_processs_threads():
     if result["outcome"] == "finished":
         pytest.skip(f"the fit finished before Ctrl-C ({result['elapsed']:.2f} s): nothing to stop")
     assert result["cpu_after"] < 1.0, result
+
+
+def test_column_names_of_mixed_types_are_refused_as_in_memory():
+    """A Dask DataFrame with columns ['a', 1, 'c'] fitted and dropped its names; in memory
+    scikit-learn's rule refuses them (probe N)."""
+    pd = pytest.importorskip("pandas")
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:  # at the numpy floor dask.dataframe needs a pyarrow that refuses numpy 1.x
+        pytest.skip(f"dask.dataframe cannot be imported: {exc}")
+    X, Y = _data()
+    frame = pd.DataFrame(X[:, :3], columns=["a", 1, "c"])
+    with pytest.raises(TypeError, match="Feature names are only supported if all input features have string names"):
+        DaskStructuredRidge().fit(frame, Y)  # in memory
+    with pytest.raises(TypeError, match="Feature names are only supported if all input features have string names"):
+        DaskStructuredRidge().fit(dd.from_pandas(frame, npartitions=2), Y)
+    named = DaskStructuredRidge().fit(dd.from_pandas(frame.set_axis(["a", "b", "c"], axis=1), npartitions=2), Y)
+    assert list(named.feature_names_in_) == ["a", "b", "c"]

@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from sklearn.utils.validation import _get_feature_names
 
 try:
     import dask
@@ -475,6 +476,10 @@ def _inputs(
     """The Dask inputs of a fit: X (columns in one chunk), y and the weights aligned with its row
     partitions, X's column names (or None), the space and the class labels (or None)."""
     columns = getattr(X, "columns", None)
+    if hasattr(getattr(X, "_meta", None), "columns"):
+        # scikit-learn's rule and words on the DataFrame's (empty) pandas meta, as the in-memory fit
+        # applies them: column names of mixed types are a TypeError (the Dask fit dropped them)
+        _get_feature_names(X._meta)
     X = _x_array(X, fit=True)
     Y = _align(y, X.chunks[0], "y")
     if Y is None:
