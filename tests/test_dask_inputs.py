@@ -222,3 +222,17 @@ def test_column_names_of_mixed_types_are_refused_as_in_memory():
         DaskStructuredRidge().fit(dd.from_pandas(frame, npartitions=2), Y)
     named = DaskStructuredRidge().fit(dd.from_pandas(frame.set_axis(["a", "b", "c"], axis=1), npartitions=2), Y)
     assert list(named.feature_names_in_) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("make", [lambda: DaskStructuredRidge(solver="cg"), lambda: DaskProbabilisticStructured()])
+def test_a_block_with_other_columns_than_declared_is_named(make):
+    """A block function returning an extra column ended in numpy's 'operands could not be
+    broadcast together' (probe N)."""
+    X, Y = _data()
+
+    def lying(b, block_info=None):
+        return np.c_[b, b[:, :1]] if block_info and block_info[0]["chunk-location"][0] == 1 else b
+
+    dX = da.from_array(X, chunks=(25, 4)).map_blocks(lying, dtype=float)
+    with pytest.raises(ValueError, match="a partition of X holds another number of columns than X declares"):
+        make().fit(dX, da.from_array(Y, chunks=(25, 3)))

@@ -404,6 +404,13 @@ def _cg_product(
 
 def _add_sums(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
     """Two partitions' sums (tuples of numbers and arrays) added term by term."""
+    shapes = [(np.shape(x), np.shape(y)) for x, y in zip(a, b, strict=True)]
+    if any(sa != sb for sa, sb in shapes):  # numpy's "operands could not be broadcast" named neither
+        sa, sb = next((sa, sb) for sa, sb in shapes if sa != sb)
+        raise ValueError(
+            f"two partitions' sums have shapes {sa} and {sb}: a partition of X holds another number of "
+            "columns than X declares (a block function that returns other shapes than its chunks say?)"
+        )
     return tuple(x + y for x, y in zip(a, b, strict=True))
 
 
