@@ -838,9 +838,11 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
     ``alpha``, stopping rule and warm start). The model equals the in-memory fit on the concatenated
     data up to rounding and ``tol``. The data are persisted on the workers for the iterations
     (``dask.persist``); an evaluation moves W to every partition and a gradient of W's size back.
-    Prediction methods given a Dask collection return lazy Dask arrays (one block per row block of
-    X); given NumPy input they behave as ProbabilisticStructured's. NumPy input to ``fit`` is
-    fitted in memory.
+    ``predict``, ``decision_function``, ``predict_marginals``, ``predict_proba`` and
+    ``predict_log_proba`` given a Dask collection return lazy Dask arrays (one block per row block
+    of X); ``sample``, ``score_samples`` and ``log_partition`` are ProbabilisticStructured's, which
+    take X in memory (a Dask X is computed on the client). Given NumPy input they all behave as
+    ProbabilisticStructured's. NumPy input to ``fit`` is fitted in memory.
 
     Supported: spaces and samplers with exact inference (``sampler="auto"`` where the space has a
     closed form, a dynamic programme or few enough structures, or ``"exact"``); a sampled fit
