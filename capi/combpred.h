@@ -320,6 +320,12 @@ CP_EXPORT int cp_set_interrupt_poll(cp_progress_fn poll);
    input is checked before it is made; 0 restores the default (half the memory the process may use). */
 CP_EXPORT int cp_set_max_memory(int64_t bytes);
 
+/* cp_set_row_origin sets the row of a larger input at which the rows passed by this thread's
+   next calls begin (0 when they are the whole input, the default): a value or type error of those
+   calls then says "in the rows from first on:", so that the row numbers in the message lead to
+   the input's own row. A Dask partition's calls set the partition's first row, and set 0 after. */
+CP_EXPORT int cp_set_row_origin(int64_t first);
+
 /* cp_set_threads sets the number of threads of every later call (process-wide) from an n_jobs as
    joblib reads it: n > 0 threads, clamped at 4 per CPU; a negative n means CPUs + 1 + n (-1 all
    CPUs, -2 all but one), at least one. 0 is refused: it means nothing, and joblib refuses it too. */

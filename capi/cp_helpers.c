@@ -53,6 +53,14 @@ __attribute__((visibility("default"))) const char *cp_last_error(void) {
     return buf != NULL ? buf : cp_error_fallback;
 }
 
+/* The row that the calling thread's error messages count rows from (cp_set_row_origin): a thread
+   of its own per caller, as the message buffer, since Dask runs one partition per thread. */
+static __thread int64_t cp_row_origin_value;
+
+void cp_store_row_origin(int64_t first) { cp_row_origin_value = first; }
+
+int64_t cp_load_row_origin(void) { return cp_row_origin_value; }
+
 /* Kept in step with python/combpred/_version.py: the package refuses a library of another version. */
 __attribute__((visibility("default"))) const char *cp_version(void) { return "0.1.0"; }
 

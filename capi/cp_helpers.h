@@ -1,4 +1,4 @@
-/* Helpers of the combpred C ABI that must be written in C: the per-thread error buffer and the
+/* Helpers of the combpred C ABI that must be written in C: the per-thread error buffer and row origin, and the
    trampolines through which Go calls the progress, data-sums and products callbacks. */
 #ifndef CP_HELPERS_H
 #define CP_HELPERS_H
@@ -15,6 +15,8 @@ typedef int (*cp_products_fn)(const double *v, int64_t rows, int64_t d, double *
 
 void cp_set_error(const char *msg);
 const char *cp_last_error(void);
+void cp_store_row_origin(int64_t first);
+int64_t cp_load_row_origin(void);
 const char *cp_version(void);
 int cp_call_progress(cp_progress_fn fn, int64_t iteration, double objective, double rel_grad, void *ctx);
 int cp_call_products(cp_products_fn fn, const double *v, int64_t rows, int64_t d, double *out, void *ctx);

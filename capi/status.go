@@ -9,9 +9,11 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"unsafe"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/ridge"
 )
@@ -38,17 +40,37 @@ func status(err error) C.int {
 	if err == nil {
 		return cpOK
 	}
-	setError(err.Error())
 	var te typeError
+	code := C.int(cpValue)
 	switch {
 	case errors.As(err, &te):
-		return cpType
+		code = cpType
 	case errors.Is(err, ridge.ErrCancelled), errors.Is(err, prob.ErrCancelled):
-		return cpCancelled
+		code = cpCancelled
 	case budget.Is(err):
-		return cpMemory
+		code = cpMemory
 	}
-	return cpValue
+	if code == cpValue || code == cpType {
+		// the rows of the call are rows of a larger input from the origin on (cp_set_row_origin)
+		err = check.AtRows(int(C.cp_load_row_origin()), err)
+	}
+	setError(err.Error())
+	return code
+}
+
+// cp_set_row_origin sets the row of a larger input at which the rows passed by this thread's
+// next calls begin (0 when they are the whole input, the default): a value or type error of those
+// calls then says "in the rows from first on:", so that the row numbers in the message lead to
+// the input's own row. A Dask partition's calls set the partition's first row, and set 0 after.
+//
+//export cp_set_row_origin
+func cp_set_row_origin(first C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if first < 0 {
+		return status(fmt.Errorf("row origin %d: must be non-negative", int64(first)))
+	}
+	C.cp_store_row_origin(first)
+	return cpOK
 }
 
 // guard recovers a panic into an internal-error status. Deferred first in every export.

@@ -108,6 +108,7 @@ _SIGNATURES = {
     "cp_set_max_memory": ([c_int64], c_int),
     "cp_get_max_memory": ([_i64p, _i64p], c_int),
     "cp_gemm_flops": ([_i64p], c_int),
+    "cp_set_row_origin": ([c_int64], c_int),
     "cp_space_new": ([c_char_p, _i64p, c_int64, _i64p], c_int),
     "cp_space_free": ([c_int64], c_int),
     "cp_space_info": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
@@ -380,6 +381,24 @@ def task_token(token: str | None) -> Iterator[None]:
         yield
     finally:
         _interrupted.token = outer
+
+
+_origin = threading.local()  # .first: the row origin this thread last set in the core
+
+
+@contextlib.contextmanager
+def row_origin(first: int) -> Iterator[None]:
+    """Make the row numbers of this thread's core errors in the block lead to rows of a larger
+    input whose rows from ``first`` on the calls receive (a Dask partition's): the core then words
+    them "in the rows from first on: …" (cp_set_row_origin)."""
+    outer = getattr(_origin, "first", 0)
+    check(lib().cp_set_row_origin(first))
+    _origin.first = first
+    try:
+        yield
+    finally:
+        lib().cp_set_row_origin(outer)
+        _origin.first = outer
 
 
 # The signals whose Python handlers a long call guards: every one a handler can be set for, as

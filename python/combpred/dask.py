@@ -31,7 +31,6 @@ import dataclasses
 import functools
 import operator
 import os
-import re
 import secrets
 import warnings
 from collections.abc import Iterator
@@ -296,19 +295,6 @@ def _first_rows(X: da.Array, count: int) -> np.ndarray:
     return da.concatenate(blocks).compute() if blocks else np.empty((0, X.shape[1]))
 
 
-def _local_rows(message: str, lo: int) -> str:
-    """A message of the single-machine method run on one partition, whose row numbers count from
-    the partition's first row, with a note that says so. A message about a chunk of the partition
-    ("in the rows from k on: … row r") counts from its chunk: the note then names X's row lo + k."""
-    chunk = re.match(r"in the rows from (\d+) on: ", message)
-    if chunk:
-        message, lo = message[chunk.end() :], lo + int(chunk[1])
-    if re.search(r"\brow \d", message):
-        start = "the partition's first row" if not chunk else "the first row of a chunk of the partition"
-        message += f" (this row number counts from {start}, X's row {lo})"
-    return message
-
-
 def _block_inputs(
     X: np.ndarray,
     y: np.ndarray,
@@ -359,9 +345,10 @@ def _on_partition(
     with settings.task():
         X, rows, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
         try:
-            return work(space, X, rows, w, *args)
-        except (ValueError, TypeError) as exc:  # the core counts rows from the partition's first
-            raise _partition_error(index, lo, X.shape[0], _local_rows(str(exc), lo)) from None
+            with _capi.row_origin(lo):  # the core's messages lead to rows of X
+                return work(space, X, rows, w, *args)
+        except (ValueError, TypeError) as exc:
+            raise _partition_error(index, lo, X.shape[0], str(exc)) from None
 
 
 def _stats(space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, empty: _core.Stats) -> _core.Stats:
@@ -534,8 +521,8 @@ def _apply(
     """``estimator.method`` on one block of rows (an empty block gives an empty result), as a NumPy
     array: the blocks of a Dask prediction are dense, the structures of a model fitted on a sparse
     Y included (its CSR blocks broke every Dask reduction of an array declared NumPy). Dask passes
-    ``block_info``, the block's place in X: an error names the block and its rows in X, since the
-    row numbers of the single-machine method's message count from the block's first row."""
+    ``block_info``, the block's place in X: an error names the block and its rows in X, and the
+    core's row numbers lead to X's rows ("in the rows from 187 on: X row 5")."""
     if block.shape[0] == 0:
         return np.empty((0, *tail), dtype=dtype)
     if settings is not None:
@@ -545,11 +532,12 @@ def _apply(
     # is per thread: blocks run in parallel)
     _probabilistic.row_origin.value = (index, lo) if block_info else None
     try:
-        out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
+        with _capi.row_origin(lo):  # the core's messages lead to rows of X
+            out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
     except (ValueError, TypeError) as exc:
         if block_info is None:
             raise
-        error = _partition_error(index, lo, block.shape[0], _local_rows(str(exc), lo))
+        error = _partition_error(index, lo, block.shape[0], str(exc))
         raise (TypeError(str(error)) if type(exc) is TypeError else error) from None  # the type as raised
     finally:
         _probabilistic.row_origin.value = None
