@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/combpred/combpred/core/kernel"
@@ -63,6 +64,26 @@ type paramValue struct {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// int32Bounded gives every int parameter without an upper bound the one its parsing sets (2³¹ − 1,
+// parseInt), so that the schema states it: Python's Interval then refuses degree=2**40 by name
+// before the fit, where the core refused it after checking the data, as "not a 32-bit integer".
+func int32Bounded[O any](table []param[O]) []param[O] {
+	for i := range table {
+		p := &table[i]
+		if p.Type != typeInt || p.High != nil {
+			continue
+		}
+		p.High = ptr(math.MaxInt32)
+		switch p.Closed {
+		case "left":
+			p.Closed = "both"
+		case "neither", "":
+			p.Closed = "right"
+		}
+	}
+	return table
+}
 
 // parse reads val as p's type and checks it against p's range or options.
 func (p *param[O]) parse(val string) (paramValue, error) {
@@ -181,7 +202,7 @@ func defaults[O any](table []param[O], opt *O) {
 }
 
 // ridgeParams are StructuredRidge's parameters (cp_ridge_fit, cp_ridge_partial_fit).
-var ridgeParams = []param[ridge.Options]{
+var ridgeParams = int32Bounded([]param[ridge.Options]{
 	{Name: "alpha", Type: typeReal, Default: 1.0, Low: ptr(0), Closed: "neither",
 		Doc: "regularisation strength, the weight of the penalty ‖W‖² (or ‖f‖² of the kernel expansion)",
 		set: func(o *ridge.Options, v paramValue) error { o.Alpha = v.f; return nil }},
@@ -242,14 +263,14 @@ var ridgeParams = []param[ridge.Options]{
 	{Name: "trace_objective", Type: typeBool, Default: false, Internal: true,
 		Doc: "solver sgd: evaluate J after every epoch for the progress callback (set by verbose)",
 		set: func(o *ridge.Options, v paramValue) error { o.TraceObjective = v.b; return nil }},
-}
+})
 
 // probSamplers are the sampler parameter's values, in the order users read them.
 var probSamplers = []string{"auto", "exact", "cftp", "metropolis", "local", "mixed"}
 
 // probParams are ProbabilisticStructured's parameters (cp_prob_fit). The sampler keys burn_in,
 // thinning and n_chains, the solver and Adam's batch_size are internal: Go callers and tests set them.
-var probParams = []param[prob.Options]{
+var probParams = int32Bounded([]param[prob.Options]{
 	{Name: "alpha", Type: typeReal, Default: nil, None: true, NoneSentinel: ptr(0), Low: ptr(0), Closed: "neither",
 		Doc: "regularisation strength λ, the weight of ‖W‖² against the mean negative log-likelihood; None: 1/(2·Σ sample weights) (1/Σ on two classes), the objective of scikit-learn's LogisticRegression at C = 1",
 		set: func(o *prob.Options, v paramValue) error { o.Alpha = v.f; return nil }},
@@ -296,7 +317,7 @@ var probParams = []param[prob.Options]{
 	{Name: "n_chains", Type: typeInt, Default: nil, Low: ptr(1), Closed: "left", Internal: true,
 		Doc: "independent chains per row; unset: one per block of samples",
 		set: func(o *prob.Options, v paramValue) error { o.Inference.Sampler.Chains = int(v.f); return nil }},
-}
+})
 
 // schemaJSON is the tables as the JSON document python/combpred/_schema.json holds.
 func schemaJSON() ([]byte, error) {

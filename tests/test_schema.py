@@ -142,3 +142,15 @@ def test_n_components_range_is_the_cores():
     kernels that ignore it)."""
     (entry,) = [p for p in _schema.params("ridge") if p["name"] == "n_components"]
     assert f"between {int(entry['low'])} and {int(entry['high']):,}" in " ".join(StructuredRidge.__doc__.split())
+
+
+@pytest.mark.parametrize("key", list(ESTIMATORS))
+def test_every_integer_parameter_states_the_cores_32_bit_bound(key):
+    """The core parses integer parameters as 32-bit: degree=2**40 passed Python's checks and was
+    refused after the data were checked, as "not a 32-bit integer" (audit P)."""
+    ints = [p for p in _schema.params(key) if p["type"] == "int"]
+    assert ints and all(p.get("high") is not None and p["high"] <= 2**31 - 1 for p in ints)
+    X, Y = np.random.default_rng(0).normal(size=(12, 3)), np.eye(3, dtype=int)[np.arange(12) % 3]
+    name = ints[0]["name"]
+    with pytest.raises(InvalidParameterError, match=rf"'{name}' parameter .* 2147483647"):
+        ESTIMATORS[key](**{name: 2**40}).fit(X, Y)
