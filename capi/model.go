@@ -114,7 +114,7 @@ func readFitArgsOf(spaceHandle C.int64_t, m, n C.int64_t, readX, readY func(*fit
 	if params != nil {
 		ps = C.GoString(params)
 	}
-	if a.opt, err = parseFitParams(ps); err != nil {
+	if a.opt, err = parseFitParams(ps, int(n)); err != nil {
 		return nil, err
 	}
 	a.opt.Progress = progressFunc(progress, ctx)

@@ -13,14 +13,22 @@ import (
 
 // parseFitParams reads the fit parameter string, "key=value" pairs separated by ';', as LightGBM
 // does (new parameters never change the ABI), by the table ridgeParams (schema.go), which says
-// each key's type, default and range. Unknown keys and bad values are errors naming the key; the
-// options are then validated as a whole (ridge.Options.Validate: the combinations).
-func parseFitParams(s string) (ridge.Options, error) {
-	// Gamma 1 stands in for Python's None (1/n_features, which only Python knows) for Go callers.
-	opt := ridge.Options{Kernel: kernel.Kernel{Gamma: 1}}
+// each key's type, default and range, for inputs of n features. Unknown keys and bad values are
+// errors naming the key; the options are then validated as a whole (ridge.Options.Validate: the
+// combinations). Two rules of the parameters live here, for every caller: gamma left out is
+// 1/n_features (Python's None), and n_components, like gamma and degree, is ignored by the
+// kernels it does not apply to.
+func parseFitParams(s string, n int) (ridge.Options, error) {
+	var opt ridge.Options
 	defaults(ridgeParams, &opt)
 	if err := parseTable(ridgeParams, s, &opt); err != nil {
 		return opt, err
+	}
+	if opt.Kernel.Gamma == 0 && n > 0 { // not given: the table refuses a gamma of 0
+		opt.Kernel.Gamma = 1 / float64(n)
+	}
+	if opt.Kernel.Kind != kernel.RBF && opt.Kernel.Kind != kernel.Poly {
+		opt.NComponents = 0
 	}
 	return opt, opt.Validate()
 }

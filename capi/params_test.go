@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseFitParams(t *testing.T) {
-	opt, err := parseFitParams("alpha=0.5; kernel=rbf;gamma=0.1;degree=2;coef0=0;fit_intercept=0;solver=cg;tol=1e-6;max_iter=50")
+	opt, err := parseFitParams("alpha=0.5; kernel=rbf;gamma=0.1;degree=2;coef0=0;fit_intercept=0;solver=cg;tol=1e-6;max_iter=50", 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -17,24 +17,42 @@ func TestParseFitParams(t *testing.T) {
 		opt.Kernel.Coef0 != 0 || opt.Intercept || opt.Solver != ridge.CG || opt.Tol != 1e-6 || opt.MaxIter != 50 {
 		t.Errorf("parsed %+v", opt)
 	}
-	opt, err = parseFitParams("kernel=rbf;solver=sgd;tau=50;eta0=0.25;n_components=30;random_state=18446744073709551615")
+	opt, err = parseFitParams("kernel=rbf;solver=sgd;tau=50;eta0=0.25;n_components=30;random_state=18446744073709551615", 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if opt.Solver != ridge.SGD || opt.Tau != 50 || opt.Eta0 != 0.25 || opt.NComponents != 30 || opt.Seed != 1<<64-1 || opt.TraceObjective {
 		t.Errorf("parsed %+v", opt)
 	}
-	opt, err = parseFitParams("kernel=rbf;solver=sgd;tol=0;trace_objective=1")
+	opt, err = parseFitParams("kernel=rbf;solver=sgd;tol=0;trace_objective=1", 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if opt.Tol != 0 || !opt.TraceObjective {
 		t.Errorf("parsed %+v", opt)
 	}
+	// gamma left out is 1/n_features; n_components is ignored by the kernels without a map, as
+	// gamma and degree are (the linear kernel's n_components=5 was refused by the core and
+	// dropped by Python: two rules)
+	for _, c := range []struct {
+		s          string
+		n          int
+		gamma      float64
+		components int
+	}{
+		{"kernel=rbf", 4, 0.25, 0}, {"kernel=poly", 103, 1.0 / 103, 0}, {"kernel=rbf;gamma=3", 4, 3, 0},
+		{"n_components=5", 4, 0.25, 0}, {"kernel=precomputed;n_components=5", 9, 1.0 / 9, 0},
+		{"kernel=rbf;n_components=5", 4, 0.25, 5},
+	} {
+		opt, err := parseFitParams(c.s, c.n)
+		if err != nil || opt.Kernel.Gamma != c.gamma || opt.NComponents != c.components {
+			t.Errorf("parseFitParams(%q, %d) = gamma %v, n_components %d, %v; want %v, %d", c.s, c.n,
+				opt.Kernel.Gamma, opt.NComponents, err, c.gamma, c.components)
+		}
+	}
 	bad := map[string]string{
 		"tau=-1":                          "tau",
 		"eta0=-0.5":                       "eta0",
-		"n_components=5":                  "n_components", // the linear kernel has no map
 		"kernel=rbf;n_components=-1":      "n_components",
 		"kernel=rbf;n_components=1000000": "n_components",
 		"random_state=-3":                 "random_state",
@@ -56,7 +74,7 @@ func TestParseFitParams(t *testing.T) {
 		"kernel=rbf;gamma=0":              "gamma",
 	}
 	for in, want := range bad {
-		if _, err := parseFitParams(in); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := parseFitParams(in, 4); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseFitParams(%q) error %v, want it to mention %q", in, err, want)
 		}
 	}
@@ -71,7 +89,7 @@ func FuzzParseFitParams(f *testing.F) {
 	f.Add("kernel=rbf;solver=sgd;tol=0;trace_objective=1")
 	f.Add("kernel=rbf;n_components=100;random_state=0;solver=cg")
 	f.Fuzz(func(t *testing.T, s string) {
-		opt, err := parseFitParams(s)
+		opt, err := parseFitParams(s, 4)
 		if err == nil {
 			if verr := opt.Validate(); verr != nil {
 				t.Fatalf("accepted %q but options are invalid: %v", s, verr)

@@ -40,7 +40,7 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 		err = fmt.Errorf("X must have at least one feature (and at most %d), got %d", maxElems, int64(n))
 		return
 	}
-	if opt, err = paramsOf(params); err != nil {
+	if opt, err = paramsOf(params, int(n)); err != nil {
 		return
 	}
 	if opt.Centre, err = centreOf(centre, n); err != nil {
@@ -165,7 +165,7 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, ce
 	if n < 1 || n > maxElems {
 		return status(fmt.Errorf("n_features must be in [1, %d], got %d", maxElems, int64(n)))
 	}
-	opt, err := paramsOf(params)
+	opt, err := paramsOf(params, int(n))
 	if err != nil {
 		return status(err)
 	}
@@ -239,7 +239,7 @@ func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.c
 	if n < 1 || n > maxElems {
 		return status(fmt.Errorf("n_features must be in [1, %d], got %d", maxElems, int64(n)))
 	}
-	opt, err := paramsOf(params)
+	opt, err := paramsOf(params, int(n))
 	if err != nil {
 		return status(err)
 	}

@@ -60,7 +60,7 @@ func TestSchemaRangesRefuse(t *testing.T) {
 			continue // tol=0 means None, for solver sgd
 		}
 		check(p.Name, p.Low, p.High, p.Closed, p.Type, func(s string) error {
-			_, err := parseFitParams("kernel=rbf;" + s)
+			_, err := parseFitParams("kernel=rbf;"+s, 4)
 			return err
 		})
 	}
@@ -70,7 +70,7 @@ func TestSchemaRangesRefuse(t *testing.T) {
 		}
 		check(p.Name, p.Low, p.High, p.Closed, p.Type, func(s string) error { _, err := parseProbFitParams(s); return err })
 	}
-	if _, err := parseFitParams(""); err != nil {
+	if _, err := parseFitParams("", 4); err != nil {
 		t.Errorf("the ridge defaults do not parse: %v", err)
 	}
 	if _, err := parseProbFitParams(""); err != nil {

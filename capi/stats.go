@@ -19,12 +19,12 @@ import (
 
 func statsOf(h int64) (*ridge.Stats, error) { return objectOf[*ridge.Stats](h, "stats") }
 
-func paramsOf(params *C.char) (ridge.Options, error) {
+func paramsOf(params *C.char, n int) (ridge.Options, error) {
 	ps := ""
 	if params != nil {
 		ps = C.GoString(params)
 	}
-	return parseFitParams(ps)
+	return parseFitParams(ps, n)
 }
 
 // cp_stats_new writes into out the handle of empty statistics for fits with the parameter string
@@ -45,7 +45,7 @@ func cp_stats_new(spaceHandle C.int64_t, n C.int64_t, params *C.char, sample *C.
 	if err := outPtr("statistics handle", out); err != nil {
 		return status(err)
 	}
-	opt, err := paramsOf(params)
+	opt, err := paramsOf(params, int(n))
 	if err != nil {
 		return status(err)
 	}
@@ -143,7 +143,7 @@ func cp_stats_solve(h C.int64_t, params *C.char, out *C.int64_t) (rc C.int) {
 	if err := outPtr("model handle", out); err != nil {
 		return status(err)
 	}
-	opt, err := paramsOf(params)
+	opt, err := paramsOf(params, s.NFeatures)
 	if err != nil {
 		return status(err)
 	}

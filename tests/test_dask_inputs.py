@@ -274,3 +274,26 @@ def test_a_block_with_other_columns_than_declared_is_named(make):
     dX = da.from_array(X, chunks=(25, 4)).map_blocks(lying, dtype=float)
     with pytest.raises(ValueError, match="a partition of X holds another number of columns than X declares"):
         make().fit(dX, da.from_array(Y, chunks=(25, 3)))
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (
+            {"solver": "sgd"},
+            r"not solver='sgd': stream the partitions through StructuredRidge\(solver='sgd'\)\.partial_fit",
+        ),
+        ({"kernel": "rbf"}, r"kernel=rbf without n_components is an expansion over every training sample"),
+        ({"kernel": "precomputed"}, r"kernel=precomputed without n_components"),
+        ({"kernel": lambda a, b: a @ b.T}, r"does not support callable kernels"),
+    ],
+)
+def test_fits_that_are_not_sums_over_partitions_are_refused(params, message):
+    """The core refuses them (cp_ridge_distributed_solver) where Python had its own copy of the
+    rule and the core answered "sgd" as a solver to run (audit P); a callable kernel, a Python
+    object, stays Python's to refuse."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = (X > 0).astype(int)
+    with pytest.raises(ValueError, match=message):
+        DaskStructuredRidge(**params).fit(da.from_array(X, chunks=(10, 3)), da.from_array(Y, chunks=(10, 3)))

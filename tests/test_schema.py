@@ -154,3 +154,20 @@ def test_every_integer_parameter_states_the_cores_32_bit_bound(key):
     name = ints[0]["name"]
     with pytest.raises(InvalidParameterError, match=rf"'{name}' parameter .* 2147483647"):
         ESTIMATORS[key](**{name: 2**40}).fit(X, Y)
+
+
+def test_the_core_resolves_gamma_none_and_ignores_n_components_without_a_map():
+    """gamma=None is 1/n_features and n_components is ignored by the linear kernel: rules Python
+    applied itself while the core defaulted gamma to 1 and refused n_components (audit P)."""
+    from combpred import StructuredRidge
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 7))
+    Y = (X[:, :3] > 0).astype(int)
+    for params in ({}, {"n_components": 20, "random_state": 0}):
+        default = StructuredRidge(kernel="rbf", **params).fit(X, Y).decision_function(X)
+        explicit = StructuredRidge(kernel="rbf", gamma=1 / 7, **params).fit(X, Y).decision_function(X)
+        np.testing.assert_array_equal(default, explicit)
+    linear = StructuredRidge(kernel="linear").fit(X, Y).decision_function(X)
+    ignored = StructuredRidge(kernel="linear", n_components=20).fit(X, Y).decision_function(X)
+    np.testing.assert_array_equal(linear, ignored)

@@ -291,7 +291,20 @@ func WeightRows(n int, opt Options) int {
 // A fit that resolves to CG with options CG refuses (the empirical reference, say) is the error
 // of checkCGOptions, returned here before any pass over the data: from the first partition's
 // task it had read as a fault of that partition's rows.
+//
+// SGD and kernel expansions (an exact kernel or a precomputed one) are refused: their models are
+// not functions of per-partition sums.
 func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
+	switch {
+	case opt.Solver == SGD:
+		return SGD, errors.New("a distributed fit solves exactly from merged statistics (solver 'exact') or by " +
+			"distributed conjugate gradients (solver 'cg'), not solver='sgd': stream the partitions through " +
+			"StructuredRidge(solver='sgd').partial_fit for that")
+	case opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0:
+		return opt.Solver, fmt.Errorf("a distributed fit takes linear models: kernel='linear', or kernel='rbf'/'poly' "+
+			"with n_components (a Nyström map); kernel=%v without n_components is an expansion over every training "+
+			"sample", opt.Kernel.Kind)
+	}
 	solver := opt.Solver
 	switch {
 	case opt.Solver == Auto && (opt.Kernel.Kind != kernel.Linear || opt.NComponents > 0):

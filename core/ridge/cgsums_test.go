@@ -248,3 +248,41 @@ func TestFitCGSumsCentred(t *testing.T) {
 		t.Errorf("a centre of 2 values for 6 features: %v", err)
 	}
 }
+
+// TestDistributedSolver: Auto resolves by the model and its unknowns, and the fits that are not
+// reductions of per-partition sums are refused here, not in each caller (Python refused them
+// itself while the core returned "sgd" as a solver to run).
+func TestDistributedSolver(t *testing.T) {
+	ml, _ := space.NewMultilabel(8)
+	big, _ := space.NewMultilabel(5000)
+	rbf := kernel.Kernel{Kind: kernel.RBF, Gamma: 0.5}
+	for _, c := range []struct {
+		name   string
+		sp     space.Space
+		n      int
+		edit   func(*Options)
+		want   Solver
+		refuse string
+	}{
+		{"linear, few unknowns", ml, 100, func(o *Options) {}, Exact, ""},
+		{"linear, 1001·8 unknowns", ml, 1000, func(o *Options) {}, CG, ""},
+		{"linear, 1000·8 unknowns without intercept", ml, 1000, func(o *Options) { o.Intercept = false }, Exact, ""},
+		{"linear, d above the dense limit", big, 1, func(o *Options) {}, CG, "> 4096"},
+		{"Nyström", ml, 1000, func(o *Options) { o.Kernel, o.NComponents = rbf, 50 }, Exact, ""},
+		{"cg stays", ml, 10, func(o *Options) { o.Solver = CG }, CG, ""},
+		{"sgd", ml, 10, func(o *Options) { o.Solver = SGD }, SGD, "not solver='sgd'"},
+		{"rbf expansion", ml, 10, func(o *Options) { o.Kernel = rbf }, Auto, "expansion over every training sample"},
+		{"precomputed", ml, 10, func(o *Options) { o.Kernel = kernel.Kernel{Kind: kernel.Precomputed} }, Auto, "kernel=precomputed"},
+	} {
+		opt := baseOptions()
+		opt.Intercept = true
+		c.edit(&opt)
+		got, err := DistributedSolver(c.sp, c.n, opt)
+		switch {
+		case c.refuse != "" && (err == nil || !strings.Contains(err.Error(), c.refuse)):
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.refuse)
+		case c.refuse == "" && (err != nil || got != c.want):
+			t.Errorf("%s: DistributedSolver = %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+}

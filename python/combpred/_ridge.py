@@ -357,18 +357,18 @@ class StructuredRidge(StructuredEstimator):
             return self.kernel
         return "precomputed" if self.n_components is None else "linear"
 
-    def _params_string(self, n_features: int) -> str:
-        gamma = self.gamma if self.gamma is not None else 1.0 / n_features
+    def _params_string(self) -> str:
         kernel = self._core_kernel()
         # the Nyström map of a callable kernel carries the intercept itself (the kernel k + 1)
         intercept = bool(self.fit_intercept) and not (callable(self.kernel) and self.n_components is not None)
         return (
-            f"alpha={float(self.alpha)!r};kernel={kernel};gamma={float(gamma)!r};"
-            f"degree={int(self.degree)};coef0={float(self.coef0)!r};"
+            f"alpha={float(self.alpha)!r};kernel={kernel};"
+            + (f"gamma={float(self.gamma)!r};" if self.gamma is not None else "")  # None: the core's 1/n_features
+            + f"degree={int(self.degree)};coef0={float(self.coef0)!r};"
             f"fit_intercept={int(intercept)};solver={self.solver};"
             f"tol={float(self.tol or 0)!r};max_iter={int(self.max_iter)};random_state={_spaces.core_seed(self.random_state)}"
-            # like gamma and degree, n_components is ignored by the kernels it does not apply to
-            + (f";n_components={int(self.n_components)}" if self.n_components and kernel in ("rbf", "poly") else "")
+            # the core ignores n_components where it does not apply (linear, precomputed kernels)
+            + (f";n_components={int(self.n_components)}" if self.n_components else "")
             + (f";tau={int(self.tau)}" if self.tau is not None else "")
             + (
                 f";empirical_weight={float(self.empirical_weight)!r};reference={self.reference}"
@@ -429,7 +429,7 @@ class StructuredRidge(StructuredEstimator):
                 core_X = fitted.features(X)
             if not (same and previous_kernel is not None and previous_kernel.same(self.kernel, self.kernel_params)):
                 previous = None
-        params = self._params_string(core_X.shape[1]).encode()
+        params = self._params_string().encode()
         self._fit_model(
             _core.RidgeModel.fit_call(space._handle(), core_X, rows, sw, params, previous),
             **fitted_labels(space, classes),
@@ -604,7 +604,7 @@ class StructuredRidge(StructuredEstimator):
             if sw is not None and not np.any(sw > 0):
                 return self  # rows of weight 0 count for nothing, as in fit (a streaming loop failed here)
         core_X = fitted.features(X) if fitted is not None else X
-        params = self._params_string(core_X.shape[1]).encode()
+        params = self._params_string().encode()
         model = run_fit(
             self._model_class,
             type(self).__name__,

@@ -611,11 +611,13 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     linear on a Nyström map, fixed before the statistics from the rows of ``landmark_sample``,
     by default X's first partitions holding n_components rows — the map
     :meth:`StructuredRidge.partial_fit` builds from its first chunk when that chunk is the first
-    partition). ``solver="exact"`` solves from merged statistics (up to 8,000 unknowns,
-    n_features · d); ``solver="cg"`` runs the conjugate gradients of the in-memory fit on a linear
-    model with the uniform reference, every product H·V summed over the partitions where they live
-    (one pass over the data per iteration; the data are persisted on the workers); ``"auto"`` is
-    exact up to 8,000 unknowns and CG beyond (the core's rule, ``cp_ridge_distributed_solver``).
+    partition). ``solver="exact"`` solves from merged statistics (up to 8,000 unknowns:
+    (n_features + 1) · d with ``fit_intercept`` on a linear model, n_features · d without);
+    ``solver="cg"`` runs the conjugate gradients of the
+    in-memory fit on a linear model with the uniform reference, every product H·V summed over the
+    partitions where they live (one pass over the data per iteration; the data are persisted on
+    the workers); ``"auto"`` is exact for Nyström maps and for linear models up to 8,000 unknowns,
+    CG beyond (the core's rule, ``cp_ridge_distributed_solver``).
     Not supported: ``solver="sgd"`` (stream the partitions through
     ``StructuredRidge(solver="sgd").partial_fit``), callable and precomputed kernels and the exact
     kernel expansion (their model lives on all training samples).
@@ -644,22 +646,12 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     _local_class = StructuredRidge
 
     def _check_distributable(self) -> None:
-        """Refuse the settings whose fit is not a reduction of per-partition statistics."""
+        """Refuse a callable kernel, a Python object no worker's core can evaluate; the core's
+        ``cp_ridge_distributed_solver`` refuses the other settings whose fit is not a reduction
+        of per-partition sums (solver='sgd', kernel expansions)."""
         if callable(self.kernel):
             raise ValueError(
                 "DaskStructuredRidge does not support callable kernels; use kernel='rbf' or 'poly' with n_components"
-            )
-        if self.kernel == "precomputed" or (self.kernel != "linear" and not self.n_components):
-            raise ValueError(
-                f"DaskStructuredRidge fits linear models: kernel='linear', or kernel='rbf'/'poly' with n_components "
-                f"(a Nyström map); kernel={self.kernel!r} with n_components={self.n_components!r} is an expansion over "
-                "every training sample"
-            )
-        if self.solver == "sgd":
-            raise ValueError(
-                "DaskStructuredRidge solves exactly from merged statistics (solver 'exact') or by distributed conjugate "
-                "gradients (solver 'cg'), not solver='sgd': stream the partitions through "
-                "StructuredRidge(solver='sgd').partial_fit for that"
             )
 
     @one_fit_at_a_time
@@ -701,7 +693,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
         self._check_decision(space)
         n = X.shape[1]
-        params = self._params_string(n).encode()
+        params = self._params_string().encode()
         set_threads(self.n_jobs)
         solver, rows = _core.ridge_distributed_solver(space._handle(), n, params)
         if solver == "cg":
