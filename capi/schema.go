@@ -239,7 +239,7 @@ var ridgeParams = int32Bounded([]param[ridge.Options]{
 		Doc: "the most iterations (CG) or epochs (SGD)",
 		set: func(o *ridge.Options, v paramValue) error { o.MaxIter = int(v.f); return nil }},
 	{Name: "n_components", Type: typeInt, Default: nil, None: true, Low: ptr(1), High: ptr(ridge.MaxComponents), Closed: "both",
-		Doc: "replace the rbf or poly kernel by a Nyström map of this many components; None: the exact kernel expansion",
+		Doc: "replace the rbf or poly kernel by a Nyström map of this many components; None: the exact kernel expansion; ignored by the linear and precomputed kernels",
 		set: func(o *ridge.Options, v paramValue) error { o.NComponents = int(v.f); return nil }},
 	{Name: "tau", Type: typeInt, Default: nil, None: true, Low: ptr(1), Closed: "left",
 		Doc: "solver sgd: keep only the examples updated in the last tau steps in the kernel expansion; None: all",
