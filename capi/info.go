@@ -53,6 +53,9 @@ type spaceInfo struct {
 	Uncounted string `json:"uncounted"`
 	// ZeroOne: every ψ(y) is in {0, 1}^d (space.ZeroOne), what the Hamming decision rule needs.
 	ZeroOne bool `json:"zero_one"`
+	// ConstantNorm: ‖ψ(y)‖² is the same for every y and ψ is not 0/1 (space.ConstantNorm):
+	// exact loss-augmented decoding needs one of the two.
+	ConstantNorm bool `json:"constant_norm"`
 }
 
 // fitInfo is how a fit ended, common to both model kinds.
@@ -101,7 +104,8 @@ type probInfo struct {
 
 func newSpaceInfo(sp space.Space) spaceInfo {
 	info := spaceInfo{Version: infoVersion, Kind: sp.Kind(), Dim: sp.Dim(), Width: sp.Width(),
-		LogCount: jsonFloat(sp.LogCount()), Guarantee: jsonFloat(sp.Guarantee()), ZeroOne: space.IsZeroOne(sp)}
+		LogCount: jsonFloat(sp.LogCount()), Guarantee: jsonFloat(sp.Guarantee()), ZeroOne: space.IsZeroOne(sp),
+		ConstantNorm: space.IsConstantNorm(sp)}
 	if u, ok := sp.(space.Uncounted); ok {
 		info.Uncounted = u.Uncounted()
 	}
@@ -156,8 +160,9 @@ func writeJSON(v any, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) err
 // cp_space_info writes the space's description as a JSON object into buf (capacity bytes; *needed
 // receives the size, and nothing is written when it exceeds capacity): version, kind, dim (d, the
 // length of ψ), width (int64 values per structure), log_count (log|Y|), guarantee (its
-// decoder's z-approximation factor, 0 when exact), uncounted (why |Y| is unknown, or empty) and
-// zero_one (every ψ(y) is in {0, 1}^d).
+// decoder's z-approximation factor, 0 when exact), uncounted (why |Y| is unknown, or empty),
+// zero_one (every ψ(y) is in {0, 1}^d) and constant_norm (‖ψ(y)‖² is the same for every y, for a
+// ψ that is not 0/1).
 //
 //export cp_space_info
 func cp_space_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {

@@ -227,9 +227,12 @@ def test_exact_loss_augmented_decoding_is_the_brute_force_maximum(space):
         assert got == pytest.approx(values.max())
 
 
-def test_svm_refuses_exact_decoding_for_tournaments():
+@pytest.mark.parametrize("space", [spaces.PartialTournaments(3), spaces.DirectedCycles(4)], ids=repr)
+def test_svm_refuses_exact_decoding_where_the_loss_is_not_linear_in_psi(space):
+    # ψ ∈ {−1, 0, 1}: ‖ψ(z)‖² counts the nonzero pairs, not a linear function of ψ(z); the core
+    # says so (cp_space_info: zero_one and constant_norm both false)
     with pytest.raises(ValueError, match="sampled"):
-        StructuredSVM()._augmentation(spaces.PartialTournaments(3))
+        StructuredSVM()._augmentation(space)
 
 
 def test_svm_is_reproducible_and_pickles():

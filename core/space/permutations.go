@@ -64,6 +64,9 @@ func (s *Permutations) setMode(m DecoderMode) { s.mode = m }
 // Dim is n(n−1)/2, one coordinate per unordered pair of labels.
 func (s *Permutations) Dim() int { return s.n * (s.n - 1) / 2 }
 
+// PsiConstantNorm reports true: every ψ(y) is in {−1, 1}^Dim(), so ‖ψ(y)‖² = Dim().
+func (s *Permutations) PsiConstantNorm() bool { return true }
+
 // Width is n, one rank per label.
 func (s *Permutations) Width() int { return s.n }
 

@@ -15,3 +15,17 @@ func IsZeroOne(sp Space) bool {
 	z, ok := sp.(ZeroOne)
 	return ok && z.PsiZeroOne()
 }
+
+// ConstantNorm is implemented by spaces whose ‖ψ(y)‖² is the same for every structure
+// (permutations: ψ ∈ {−1, 1}^Dim()). A loss ‖ψ(y) − ψ(z)‖² is then linear in ψ(z), which exact
+// loss-augmented decoding needs where ψ is not an indicator.
+type ConstantNorm interface {
+	// PsiConstantNorm reports whether ‖ψ(y)‖² is the same for every y.
+	PsiConstantNorm() bool
+}
+
+// IsConstantNorm reports whether ‖ψ(y)‖² is the same for every structure of sp.
+func IsConstantNorm(sp Space) bool {
+	c, ok := sp.(ConstantNorm)
+	return ok && c.PsiConstantNorm()
+}

@@ -21,12 +21,16 @@ func TestZeroOneByEnumeration(t *testing.T) {
 		mk(NewDirectedCycles(4)), mk(NewUndirectedCycles(5)), mk(NewCliques(4)),
 	} {
 		psi := make([]float64, sp.Dim())
-		zeroOne := true
+		zeroOne, constantNorm, norm := true, true, -1.0
 		visit := func(y []int64) bool {
 			sp.Embed(y, psi)
+			sq := 0.0
 			for _, v := range psi {
 				zeroOne = zeroOne && (v == 0 || v == 1)
+				sq += v * v
 			}
+			constantNorm = constantNorm && (norm < 0 || sq == norm)
+			norm = sq
 			return true
 		}
 		if err := sp.Enumerate(visit); err != nil {
@@ -43,6 +47,10 @@ func TestZeroOneByEnumeration(t *testing.T) {
 		}
 		if got := IsZeroOne(sp); got != zeroOne {
 			t.Errorf("%s%v: IsZeroOne = %v, enumeration says %v", sp.Kind(), sp.Params(), got, zeroOne)
+		}
+		// a 0/1 space of constant norm (classes, k-subsets) need not say so: the indicator suffices
+		if got := IsConstantNorm(sp); got != (constantNorm && !zeroOne) {
+			t.Errorf("%s%v: IsConstantNorm = %v, enumeration says %v (0/1: %v)", sp.Kind(), sp.Params(), got, constantNorm, zeroOne)
 		}
 	}
 }

@@ -58,6 +58,7 @@ class SpaceInfo:
     guarantee: float  # the decoder's z-approximation factor, 0 when exact
     uncounted: str  # why |Y|, the uniform moments and sampler are unknown; "" when known
     zero_one: bool  # every ψ(y) is in {0, 1}^d
+    constant_norm: bool  # ‖ψ(y)‖² is the same for every y (a ψ that is not 0/1)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -449,17 +449,6 @@ def _before(model: Any, X: np.ndarray) -> np.ndarray:
     return (model.predict(X) == 1).astype(np.float64)
 
 
-# The classes whose ψ is 0/1 (so ‖ψ(z)‖² = ⟨1, ψ(z)⟩ is linear in ψ(z)) and those whose ‖ψ(z)‖² is
-# the same for every structure. Exact loss-augmented decoding needs one of the two.
-_BINARY_PSI = (
-    _spaces.Multiclass,  # also Ordinal, HierarchyPaths
-    _spaces.Multilabel,  # also KSubsets, Subtrees
-    _spaces.UndirectedCycles,
-    _spaces.Cliques,
-)
-_CONSTANT_NORM_PSI = (_spaces.Permutations,)
-
-
 class StructuredSVM(_FittedOnce, BaseEstimator):
     """Margin-rescaled structured SVM for any combpred space, by stochastic subgradient (baseline).
 
@@ -588,9 +577,12 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
 
     def _augmentation(self, space: _spaces.Space) -> float:
         """The constant c with argmax_z Δ(y, z) + ⟨u, ψ(z)⟩ = decode(u − ψ(y) + c·1)."""
-        if isinstance(space, _BINARY_PSI):
+        # Δ(y, z) = ‖ψ(y) − ψ(z)‖² / 2 is linear in ψ(z) when ψ is 0/1 (‖ψ(z)‖² = ⟨1, ψ(z)⟩) or
+        # ‖ψ(z)‖² is the same for every z; the core says which (cp_space_info)
+        info = space._info()
+        if info.zero_one:
             return 0.5
-        if isinstance(space, _CONSTANT_NORM_PSI):
+        if info.constant_norm:
             return 0.0
         raise ValueError(
             f"decoding='exact' needs Δ linear in ψ(z) (0/1 ψ or constant ‖ψ‖), which {space!r} does not "
