@@ -360,8 +360,9 @@ CP_EXPORT int cp_space_free(int64_t h);
 /* cp_space_info writes the space's description as a JSON object into buf (capacity bytes; *needed
    receives the size, and nothing is written when it exceeds capacity): version, kind, dim (d, the
    length of ψ), width (int64 values per structure), log_count (log|Y|), guarantee (its
-   decoder's z-approximation factor, 0 when exact), uncounted (why |Y| is unknown, or empty) and
-   zero_one (every ψ(y) is in {0, 1}^d). */
+   decoder's z-approximation factor, 0 when exact), uncounted (why |Y| is unknown, or empty),
+   zero_one (every ψ(y) is in {0, 1}^d) and constant_norm (‖ψ(y)‖² is the same for every y, for a
+   ψ that is not 0/1). */
 CP_EXPORT int cp_space_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_space_max_margins writes the max-marginal margin of every coordinate of ψ for m score rows
