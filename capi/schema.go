@@ -349,10 +349,13 @@ func schemaJSON() ([]byte, error) {
 		// exact linear solve, which StructuredRidge's docstring states (checked by a test).
 		// chain_report_columns: the values per row of the chain report of cp_prob_marginals and
 		// cp_prob_sample. spread_weight_floor: the least share of the largest sample weight a row
-		// counts for in the features' spreads that cp_prob_fit_sums takes.
+		// counts for in the features' spreads that cp_prob_fit_sums takes. symmetry_tol: the
+		// relative tolerance of the symmetry check of a precomputed kernel, which Python applies to
+		// a callable kernel's matrices too.
 		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta,
 			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery, "exact_unknowns": ridge.ExactLimit,
-			"chain_report_columns": prob.MarginalsReportCols, "spread_weight_floor": prob.SpreadWeightFloor},
+			"chain_report_columns": prob.MarginalsReportCols, "spread_weight_floor": prob.SpreadWeightFloor,
+			"symmetry_tol": ridge.SymmetryTol},
 		// per space kind with a decoder parameter: the largest size "auto" decodes exactly, and
 		// the largest "exact" accepts, which the spaces' docstrings state (checked by a test)
 		Decoders: space.DecoderLimits(),

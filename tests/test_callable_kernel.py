@@ -555,3 +555,28 @@ def test_callable_kernel_outputs_are_budgeted_before_they_exist():
             MemoryError, match=r"Nyström features \(kernel=\S*kernel\): an output of shape \(100000, 200\)"
         ):
             StructuredRidge(kernel=kernel, n_components=200).fit(tall, np.zeros((100_000, 4), dtype=int))
+
+
+@pytest.mark.parametrize("factor, accepted", [(0.5, True), (2.0, False)])
+def test_callable_and_precomputed_kernels_share_the_cores_symmetry_tolerance(factor, accepted):
+    """Python checks a callable kernel's matrix with the core's tolerance for precomputed ones, read
+    from the schema (it was a copy of the core's 1e-8): both accept or both refuse."""
+    from combpred import _schema
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(12, 3))
+    Y = (X > 0).astype(int)
+    skew = np.zeros((12, 12))
+    skew[0, 1] = factor * _schema.query_default("symmetry_tol")  # K[0, 1] < 1: an absolute tolerance
+
+    def skewed(A, B):
+        K = 10.0 * np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+        return K + skew if A.shape == B.shape and np.array_equal(A, B) else K
+
+    for kernel, inputs in ((skewed, X), ("precomputed", skewed(X, X))):
+        model = StructuredRidge(kernel=kernel, alpha=1.0)
+        if accepted:
+            model.fit(inputs, Y)
+        else:
+            with pytest.raises(ValueError, match=r"not symmetric: K\[0, 1\]"):
+                model.fit(inputs, Y)

@@ -714,12 +714,17 @@ func addConstant(a *mat.Dense, c float64) {
 	})
 }
 
+// SymmetryTol is the relative tolerance of the symmetry check of a precomputed kernel matrix:
+// K[i, j] and K[j, i] may differ by SymmetryTol · max(1, |K[i, j]|, |K[j, i]|), the rounding of a
+// kernel evaluated in two orders.
+const SymmetryTol = 1e-8
+
 func checkSymmetric(k *mat.Dense) error {
 	m, _ := k.Dims()
 	for i := 0; i < m; i++ {
 		for j := i + 1; j < m; j++ {
 			a, b := k.At(i, j), k.At(j, i)
-			if math.Abs(a-b) > 1e-8*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) {
+			if math.Abs(a-b) > SymmetryTol*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) {
 				return fmt.Errorf("the precomputed kernel is not symmetric: K[%d, %d] = %v but K[%d, %d] = %v", i, j, a, j, i, b)
 			}
 		}

@@ -1045,12 +1045,13 @@ def _equal(a: Any, b: Any) -> bool:
 
 def _check_symmetric(K: np.ndarray, what: str) -> None:
     """Raise ValueError naming the first asymmetric pair, with the core's tolerance for precomputed
-    kernels (|a − b| ≤ 1e-8 · max(1, |a|, |b|)); by blocks of rows to bound the temporaries."""
-    m = K.shape[0]
+    kernels (|a − b| ≤ tol · max(1, |a|, |b|), the schema's ``symmetry_tol``); by blocks of rows to
+    bound the temporaries."""
+    m, tol = K.shape[0], _schema.query_default("symmetry_tol")
     step = max(1, _BLOCK_VALUES // max(1, m))
     for lo in range(0, m, step):
         a, b = K[lo : lo + step], K[:, lo : lo + step].T
-        bad = np.abs(a - b) > 1e-8 * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+        bad = np.abs(a - b) > tol * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
         if bad.any():
             i, j = np.unravel_index(np.argmax(bad), bad.shape)
             i += lo
