@@ -171,3 +171,36 @@ def test_the_core_resolves_gamma_none_and_ignores_n_components_without_a_map():
     linear = StructuredRidge(kernel="linear").fit(X, Y).decision_function(X)
     ignored = StructuredRidge(kernel="linear", n_components=20).fit(X, Y).decision_function(X)
     np.testing.assert_array_equal(linear, ignored)
+
+
+def _entry(cls, name: str) -> str:
+    """The numpydoc entry of parameter ``name`` in cls's docstring, on one line."""
+    import re
+
+    doc = cls.__doc__
+    start = re.search(rf"^    {name} : ", doc, re.M)
+    assert start, name
+    end = re.search(r"^    \S", doc[start.end() :], re.M)
+    return " ".join(doc[start.start() : start.end() + (end.start() if end else len(doc))].split())
+
+
+@pytest.mark.parametrize("key", list(ESTIMATORS))
+def test_docstring_defaults_are_the_schemas(key):
+    """Each parameter's numpydoc "default=" is the core's default, and a number the core gives to
+    None (eta0's 0.5, learning_rate's 0.2) is the one the docstring states: numbers a change in Go
+    would leave stale in Python's prose (audit P)."""
+    import ast
+    import re
+
+    cls = ESTIMATORS[key]
+    for p in _schema.params(key):
+        if p.get("internal"):
+            continue
+        entry = _entry(cls, p["name"])
+        stated = re.match(rf"{p['name']} : .*?default=(\S+?)(?: |$)", entry)
+        assert stated, entry
+        value = ast.literal_eval(stated.group(1))
+        assert value == p["default"] and isinstance(value, bool) == isinstance(p["default"], bool), (p["name"], value)
+        none = re.search(r"None: ([0-9.]+)$", p["doc"])
+        if none:
+            assert re.search(rf"None means (the core's default, )?{re.escape(none.group(1))}\b", entry), entry
