@@ -398,7 +398,7 @@ func TestFitNamesBadWeightsAndEmptyData(t *testing.T) {
 	for _, tc := range []struct {
 		bad  float64
 		want string
-	}{{-1, "sample weight 0 is -1;"}, {math.NaN(), "sample weight 0 is NaN;"}, {math.Inf(1), "sample weight 0 is +Inf;"}} {
+	}{{-1, "sample_weight[0] = -1: weights must be finite and non-negative"}, {math.NaN(), "sample_weight[0] = NaN:"}, {math.Inf(1), "sample_weight[0] = +Inf:"}} {
 		w := make([]float64, m)
 		for i := range w {
 			w[i] = 2

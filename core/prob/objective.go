@@ -98,12 +98,12 @@ func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, la
 // checkWeightValues refuses sample weights that are not m finite values ≥ 0, and returns their sum.
 func checkWeightValues(weights []float64, m int) (float64, error) {
 	if len(weights) != m {
-		return 0, fmt.Errorf("prob: %d sample weights for %d samples", len(weights), m)
+		return 0, fmt.Errorf("sample_weight has %d entries for %d samples", len(weights), m)
 	}
 	var sum float64
 	for i, w := range weights {
 		if !(w >= 0) || math.IsInf(w, 0) {
-			return 0, fmt.Errorf("prob: sample weight %d is %v; weights must be finite and ≥ 0", i, w)
+			return 0, fmt.Errorf("sample_weight[%d] = %v: weights must be finite and non-negative", i, w)
 		}
 		sum += w
 	}
