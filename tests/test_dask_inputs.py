@@ -297,3 +297,18 @@ def test_fits_that_are_not_sums_over_partitions_are_refused(params, message):
     Y = (X > 0).astype(int)
     with pytest.raises(ValueError, match=message):
         DaskStructuredRidge(**params).fit(da.from_array(X, chunks=(10, 3)), da.from_array(Y, chunks=(10, 3)))
+
+
+@pytest.mark.parametrize("cls", [DaskStructuredRidge, DaskProbabilisticStructured])
+def test_dask_estimators_document_every_parameter(cls):
+    """Their docstrings said "**params: those of StructuredRidge"; help() now lists each parameter,
+    taken from the in-memory estimator's docstring (one text)."""
+    import inspect
+
+    local = cls.__mro__[2]
+    for name in inspect.signature(cls.__init__).parameters:
+        if name != "self":
+            assert f"\n    {name} : " in cls.__doc__, name
+    start = local.__doc__.index("    space : ")
+    assert local.__doc__[start : local.__doc__.index("\n    Attributes\n")] in cls.__doc__
+    assert "**params" not in cls.__doc__

@@ -33,7 +33,7 @@ import operator
 import os
 import secrets
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -595,6 +595,25 @@ class _DaskPrediction:
         )
 
 
+def _parameters_of(parent: type) -> Callable[[type], type]:
+    """Give a Dask estimator the numpydoc Parameters of the estimator it extends, in place of its
+    "**params: those of …" entry: ``help()`` and the API reference then list every parameter, and
+    the list is written once (the parent's)."""
+
+    def decorate(cls: type) -> type:
+        ours, theirs = cls.__doc__, parent.__doc__
+        if ours and theirs:  # python -OO strips docstrings
+            entry = f"    **params\n        Those of :class:`~combpred.{parent.__name__}`.\n"
+            start = theirs.index("    Parameters\n    ----------\n")
+            end = theirs.index("\n    Attributes\n    ----------")
+            params = theirs[start + len("    Parameters\n    ----------\n") : end].rstrip("\n") + "\n"
+            cls.__doc__ = ours.replace(entry, params)
+        return cls
+
+    return decorate
+
+
+@_parameters_of(StructuredRidge)
 class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     """StructuredRidge fitted on Dask collections, with the exact answer of a single-machine fit.
 
@@ -807,6 +826,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         return self._lazy(X, "max_marginal_margins") if _is_dask(X) else super().max_marginal_margins(X)
 
 
+@_parameters_of(ProbabilisticStructured)
 class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
     """ProbabilisticStructured fitted on Dask collections, by the solver of a single-machine fit.
 
