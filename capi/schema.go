@@ -322,13 +322,14 @@ var probParams = int32Bounded([]param[prob.Options]{
 // schemaJSON is the tables as the JSON document python/combpred/_schema.json holds.
 func schemaJSON() ([]byte, error) {
 	doc := struct {
-		Note     string                 `json:"note"`
-		Ridge    []param[ridge.Options] `json:"ridge"`
-		Prob     []param[prob.Options]  `json:"prob"`
-		Enums    map[string][]string    `json:"enums"`
-		Statuses map[string]int         `json:"statuses"`
-		Defaults map[string]float64     `json:"query_defaults"`
-		Decoders map[string][2]int      `json:"decoder_limits"`
+		Note       string                 `json:"note"`
+		Ridge      []param[ridge.Options] `json:"ridge"`
+		Prob       []param[prob.Options]  `json:"prob"`
+		Enums      map[string][]string    `json:"enums"`
+		Statuses   map[string]int         `json:"statuses"`
+		Defaults   map[string]float64     `json:"query_defaults"`
+		Decoders   map[string][2]int      `json:"decoder_limits"`
+		Partitions map[string]int         `json:"partition_limits"`
 	}{
 		Note:  "generated from capi/schema.go by COMBPRED_UPDATE_SCHEMA=1 go test ./capi -run TestSchemaFile; do not edit",
 		Ridge: ridgeParams,
@@ -351,14 +352,19 @@ func schemaJSON() ([]byte, error) {
 		// cp_prob_sample. spread_weight_floor: the least share of the largest sample weight a row
 		// counts for in the features' spreads that cp_prob_fit_sums takes. symmetry_tol: the
 		// relative tolerance of the symmetry check of a precomputed kernel, which Python applies to
-		// a callable kernel's matrices too.
+		// a callable kernel's matrices too. brute_force_max, auto_brute_force_max: the most
+		// structures exact inference sums over, and the most the automatic choices sum over.
 		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta,
 			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery, "exact_unknowns": ridge.ExactLimit,
 			"chain_report_columns": prob.MarginalsReportCols, "spread_weight_floor": prob.SpreadWeightFloor,
-			"symmetry_tol": ridge.SymmetryTol},
+			"symmetry_tol": ridge.SymmetryTol, "brute_force_max": prob.BruteForceMax,
+			"auto_brute_force_max": prob.AutoBruteForceMax},
 		// per space kind with a decoder parameter: the largest size "auto" decodes exactly, and
 		// the largest "exact" accepts, which the spaces' docstrings state (checked by a test)
 		Decoders: space.DecoderLimits(),
+		// per space kind whose exact log Z is a size-limited dynamic programme, its largest size;
+		// ProbabilisticStructured's docstring states them (checked by a test)
+		Partitions: space.PartitionLimits(),
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

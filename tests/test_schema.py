@@ -5,6 +5,7 @@ Python and core checks agree at the edges of every range."""
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -204,3 +205,31 @@ def test_docstring_defaults_are_the_schemas(key):
         none = re.search(r"None: ([0-9.]+)$", p["doc"])
         if none:
             assert re.search(rf"None means (the core's default, )?{re.escape(none.group(1))}\b", entry), entry
+
+
+def test_exact_inference_limits_in_the_docstrings_are_the_cores():
+    """ProbabilisticStructured's docstrings state the sizes up to which inference is exact (the
+    dynamic programmes' limits and the brute-force sums): numbers of the core, now in the schema
+    (audit P); the limits hold at their edges."""
+    limits = _schema._SCHEMA["partition_limits"]
+    perm, dicycles, ucycles = limits["permutations"], limits["dicycles"], limits["ucycles"]
+    assert dicycles == ucycles
+    every = int(_schema.query_default("brute_force_max"))
+    auto = int(_schema.query_default("auto_brute_force_max"))
+    power = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+    dp = f"permutations up to {perm} labels, directed and undirected cycles up to {dicycles} vertices"
+    cls_doc = " ".join(ProbabilisticStructured.__doc__.split())
+    assert f"{dp}) or at most 2{str(auto.bit_length() - 1).translate(power)} structures" in cls_doc
+    log_z = " ".join(ProbabilisticStructured.log_partition.__doc__.split())
+    assert f"{dp}), or enumeration up to 2{str(every.bit_length() - 1).translate(power)}" in log_z
+    X = np.zeros((2, 1))
+    for n, exact in ((perm, True), (perm + 1, False)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # one iteration does not converge
+            model = ProbabilisticStructured(space=spaces.Permutations(n), max_iter=1)
+            model.fit(X, np.tile(np.arange(1, n + 1), (2, 1)))
+        if exact:
+            model.log_partition(X[:1], method="exact")
+        else:
+            with pytest.raises(ValueError):
+                model.log_partition(X[:1], method="exact")

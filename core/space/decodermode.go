@@ -97,3 +97,9 @@ func DecoderLimits() map[string][2]int {
 		"cliques":      {CliquesExactMax, CliquesExactMax},
 	}
 }
+
+// PartitionLimits returns, per space kind whose log-partition function is a dynamic programme
+// limited in size, the largest size (labels or vertices) for which it is computed exactly.
+func PartitionLimits() map[string]int {
+	return map[string]int{"permutations": permPartitionMax, "dicycles": cyclePartitionMax, "ucycles": cyclePartitionMax}
+}
