@@ -233,3 +233,18 @@ def test_exact_inference_limits_in_the_docstrings_are_the_cores():
         else:
             with pytest.raises(ValueError):
                 model.log_partition(X[:1], method="exact")
+
+
+def test_solver_limits_in_the_docstrings_are_the_cores():
+    """The exact solver's limit of unknowns and the largest d held densely, stated in the
+    docstrings of StructuredRidge, its Dask form and DAGSubsets, are the core's (audit P)."""
+    from combpred.dask import DaskStructuredRidge
+
+    unknowns = int(_schema.query_default("max_exact_unknowns"))
+    dim = int(_schema.query_default("max_dense_dim"))
+    ridge = " ".join(StructuredRidge.__doc__.split())
+    assert f"(at most {unknowns} unknowns)" in ridge
+    assert f"Output spaces with d > {dim} " in ridge and f"needs d ≤ {dim};" in ridge
+    dask = " ".join(DaskStructuredRidge.__doc__.split())
+    assert f"(up to {unknowns} unknowns:" in dask and f"linear models up to {unknowns} unknowns," in dask
+    assert f"at most {dim} nodes, the dense reference covariance" in " ".join(spaces.DAGSubsets.__doc__.split())

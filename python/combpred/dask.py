@@ -630,12 +630,12 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     linear on a Nyström map, fixed before the statistics from the rows of ``landmark_sample``,
     by default X's first partitions holding n_components rows — the map
     :meth:`StructuredRidge.partial_fit` builds from its first chunk when that chunk is the first
-    partition). ``solver="exact"`` solves from merged statistics (up to 8,000 unknowns:
+    partition). ``solver="exact"`` solves from merged statistics (up to 8000 unknowns:
     (n_features + 1) · d with ``fit_intercept`` on a linear model, n_features · d without);
     ``solver="cg"`` runs the conjugate gradients of the
     in-memory fit on a linear model with the uniform reference, every product H·V summed over the
     partitions where they live (one pass over the data per iteration; the data are persisted on
-    the workers); ``"auto"`` is exact for Nyström maps and for linear models up to 8,000 unknowns,
+    the workers); ``"auto"`` is exact for Nyström maps and for linear models up to 8000 unknowns,
     CG beyond (the core's rule, ``cp_ridge_distributed_solver``).
     Not supported: ``solver="sgd"`` (stream the partitions through
     ``StructuredRidge(solver="sgd").partial_fit``), callable and precomputed kernels and the exact
