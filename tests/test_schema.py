@@ -248,3 +248,9 @@ def test_solver_limits_in_the_docstrings_are_the_cores():
     dask = " ".join(DaskStructuredRidge.__doc__.split())
     assert f"(up to {unknowns} unknowns:" in dask and f"linear models up to {unknowns} unknowns," in dask
     assert f"at most {dim} nodes, the dense reference covariance" in " ".join(spaces.DAGSubsets.__doc__.split())
+
+
+def test_thread_clamp_in_the_docstrings_is_the_cores():
+    per_cpu = int(_schema.query_default("max_threads_per_cpu"))
+    for cls in ESTIMATORS.values():
+        assert f"Counts above {per_cpu} threads per CPU are clamped" in " ".join(cls.__doc__.split())
