@@ -10,7 +10,9 @@ import (
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/ridge"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -90,5 +92,42 @@ func cp_nystrom_projection(k *C.double, l C.int64_t, out *C.double, c *C.int64_t
 		copy(P[i*cols:(i+1)*cols], proj.RawRowView(i))
 	}
 	*c = C.int64_t(cols)
+	return cpOK
+}
+
+// cp_nystrom_features writes the Nyström features φ = K·P of m rows into out (m × c), given their
+// kernel values against the l landmarks, k (m × l, finite), and the projection transposed, pt
+// (c × l, as cp_nystrom_projection's P read column by column). Every entry is accumulated in the
+// same order whatever m (gemm.MulT), so a row's features do not depend on the rows scored with it,
+// as NumPy's products do, whose blocking changes with the number of rows.
+//
+//export cp_nystrom_features
+func cp_nystrom_features(k *C.double, m, l C.int64_t, pt *C.double, c C.int64_t, out *C.double) (rc C.int) {
+	defer guard(&rc)
+	if m < 0 || l < 1 || c < 1 {
+		return status(fmt.Errorf("Nyström features: shapes (%d, %d) and (%d, %d) of the kernel rows and the projection",
+			int64(m), int64(l), int64(l), int64(c)))
+	}
+	K, err := f64s("kernel rows", k, m, l)
+	if err != nil {
+		return status(err)
+	}
+	Pt, err := f64s("projection", pt, c, l)
+	if err != nil {
+		return status(err)
+	}
+	dst, err := f64s("features output", out, m, c)
+	if err != nil {
+		return status(err)
+	}
+	if err := check.Finite("kernel rows", K, int(l)); err != nil {
+		return status(err)
+	}
+	if m == 0 {
+		return cpOK
+	}
+	gemm.MulT(blas64.General{Rows: int(m), Cols: int(c), Stride: int(c), Data: dst},
+		blas64.General{Rows: int(m), Cols: int(l), Stride: int(l), Data: K},
+		blas64.General{Rows: int(c), Cols: int(l), Stride: int(l), Data: Pt})
 	return cpOK
 }

@@ -585,8 +585,8 @@ def test_bad_state_in_setstate(fitted, model_bytes):
 
 
 def test_nystrom_calls_refuse_bad_arguments():
-    """cp_nystrom_landmarks and cp_nystrom_projection (the core's half of a callable kernel's
-    Nyström map) name what is wrong, never crash."""
+    """cp_nystrom_landmarks, cp_nystrom_projection and cp_nystrom_features (the core's half of a
+    callable kernel's Nyström map) name what is wrong, never crash."""
     lib = _capi.lib()
     idx, n = np.empty(4, dtype=np.int64), _capi.out_i64()
     K, P, c = np.eye(3), np.empty((3, 3)), _capi.out_i64()
@@ -603,6 +603,13 @@ def test_nystrom_calls_refuse_bad_arguments():
         (lambda: lib.cp_nystrom_projection(_abi.f64(bad), 3, _abi.f64(P), c), "kernel matrix"),
         (lambda: lib.cp_nystrom_projection(_abi.f64(-K), 3, _abi.f64(P), c), "positive finite diagonal entry"),
         (lambda: lib.cp_nystrom_projection(_abi.f64(K), 2**40, _abi.f64(P), c), "too large"),
+        (lambda: lib.cp_nystrom_features(_abi.f64(K), -1, 3, _abi.f64(P), 3, _abi.f64(P)), "shapes"),
+        (lambda: lib.cp_nystrom_features(_abi.f64(K), 3, 0, _abi.f64(P), 3, _abi.f64(P)), "shapes"),
+        (lambda: lib.cp_nystrom_features(None, 3, 3, _abi.f64(P), 3, _abi.f64(P)), "kernel rows is a NULL"),
+        (lambda: lib.cp_nystrom_features(_abi.f64(K), 3, 3, None, 3, _abi.f64(P)), "projection is a NULL"),
+        (lambda: lib.cp_nystrom_features(_abi.f64(K), 3, 3, _abi.f64(P), 3, None), "output is a NULL"),
+        (lambda: lib.cp_nystrom_features(_abi.f64(bad), 3, 3, _abi.f64(P), 3, _abi.f64(P)), "kernel rows"),
+        (lambda: lib.cp_nystrom_features(_abi.f64(K), 2**40, 2**40, _abi.f64(P), 3, _abi.f64(P)), "too large"),
     ]
     for call, words in cases:
         with pytest.raises((ValueError, MemoryError), match=words):
@@ -612,6 +619,13 @@ def test_nystrom_calls_refuse_bad_arguments():
     _capi.check(lib.cp_nystrom_projection(_abi.f64(4 * K), 3, _abi.f64(P), c))
     proj = P.reshape(-1)[: 3 * c.value].reshape(3, c.value)
     assert_allclose(proj @ proj.T, np.linalg.inv(4 * K), atol=1e-12)  # P Pᵀ = K⁻¹: φ(x)ᵀφ(x') = K_xL K⁻¹ K_Lx'
+    rows, features = np.arange(12.0).reshape(4, 3), np.empty((4, c.value))
+    _capi.check(
+        lib.cp_nystrom_features(
+            _abi.f64(rows), 4, 3, _abi.f64(np.ascontiguousarray(proj.T)), c.value, _abi.f64(features)
+        )
+    )
+    assert_allclose(features, rows @ proj, rtol=1e-14)
 
 
 def test_distributed_cg_calls_refuse_bad_arguments(data):

@@ -251,6 +251,7 @@ _SIGNATURES = {
     "cp_prob_marginals_csr": ([c_int64, *_CSR, c_char_p, _f64p, c_int64, _i64p], c_int),
     "cp_nystrom_landmarks": ([c_int64, c_int64, c_uint64, _i64p, c_int64, _i64p], c_int),
     "cp_nystrom_projection": ([_f64p, c_int64, _f64p, _i64p], c_int),
+    "cp_nystrom_features": ([_f64p, c_int64, c_int64, _f64p, c_int64, _f64p], c_int),
     "cp_stats_new": ([c_int64, c_int64, c_char_p, _f64p, c_int64, _i64p], c_int),
     "cp_stats_add": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, _i64p], c_int),
     "cp_stats_merge": ([c_int64, c_int64, _i64p], c_int),
