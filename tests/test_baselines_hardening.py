@@ -236,3 +236,73 @@ def test_sparse_rankings_are_densified_within_the_budget():
             KNNBordaRanker(n_neighbors=1).fit(np.zeros((2, 1)), Y)
         with pytest.raises(MemoryError, match="Y_true"):
             combpred.metrics.kendall_tau(Y, Y)
+
+
+def _tampered(model, **changes):
+    """A pickle of model whose fitted state (what queries read) and attributes carry changes."""
+    state = dict(model.__getstate__())
+    state["_state"] = {**state["_state"], **changes}
+    state.update(changes)
+    return pickle.dumps(state), type(model)
+
+
+def _multiclass_svm():
+    X, Y = _rankings()
+    return StructuredSVM("multiclass", max_iter=3, random_state=0).fit(X, np.array(["a", "b", "c"])[Y[:, 0] % 3])
+
+
+TAMPERED = [
+    (
+        "svm classes_ reversed",
+        _multiclass_svm,
+        lambda m: {"classes_": m.classes_[::-1]},
+        "classes_ is not the 3 sorted",
+    ),
+    ("svm classes_ dropped", _multiclass_svm, lambda m: {"classes_": None}, "classes_ is missing"),
+    ("svm intercept_ cut", _multiclass_svm, lambda m: {"intercept_": m.intercept_[:1]}, "intercept_ is not a float64"),
+    ("svm coef_ NaN", _multiclass_svm, lambda m: {"coef_": np.full_like(m.coef_, np.nan)}, "coef_ holds values"),
+    ("svm space_ text", _multiclass_svm, lambda m: {"space_": "multiclass"}, "space_ is a str"),
+    (
+        "knn Y_fit_ no rankings",
+        lambda: BASELINES["knn"]().fit(*_rankings()),
+        lambda m: {"Y_fit_": np.full_like(m.Y_fit_, 7)},
+        "Y_fit_ is not 30 rankings",
+    ),
+    (
+        "knn Y_fit_ cut",
+        lambda: BASELINES["knn"]().fit(*_rankings()),
+        lambda m: {"Y_fit_": m.Y_fit_[:10]},
+        "Y_fit_ is not 30 rankings",
+    ),
+    (
+        "knn n_features_in_",
+        lambda: BASELINES["knn"]().fit(*_rankings()),
+        lambda m: {"n_features_in_": 5},
+        "nn_ takes 3 features",
+    ),
+    (
+        "pairwise pairs_ reversed",
+        lambda: PairwiseRanker().fit(*_rankings()),
+        lambda m: {"pairs_": m.pairs_[:, ::-1]},
+        "pairs_ is not the 6",
+    ),
+    (
+        "pairwise estimators_ cut",
+        lambda: PairwiseRanker().fit(*_rankings()),
+        lambda m: {"estimators_": m.estimators_[:2]},
+        "estimators_ is not a list of 6",
+    ),
+]
+
+
+@pytest.mark.parametrize("fit, change, message", [case[1:] for case in TAMPERED], ids=[case[0] for case in TAMPERED])
+def test_tampered_pickles_of_the_baselines_are_refused(fit, change, message):
+    """Baselines loaded fitted state that no fit gives: a reversed classes_ or pairs_, a cut
+    intercept_ (broadcast) or rankings that are none predicted without a word, and others failed
+    inside NumPy naming no attribute (probe Q). StructuredRidge already refused such pickles."""
+    model = fit()
+    data, cls = _tampered(model, **change(model))
+    restored = cls.__new__(cls)
+    with pytest.raises(ValueError, match=f"inconsistent pickle of {cls.__name__}: {message}"):
+        restored.__setstate__(pickle.loads(data))
+    assert pickle.loads(pickle.dumps(model)).predict(_rankings()[0][:3]).shape[0] == 3  # the untouched one loads

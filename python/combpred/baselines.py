@@ -37,7 +37,7 @@ from sklearn.utils.validation import validate_data
 
 from . import _capi
 from . import spaces as _spaces
-from ._estimator_base import class_labels
+from ._estimator_base import _are_sorted_labels, class_labels
 from ._schema import Number
 from ._weights import check_sample_weight
 from .metrics import _check_rankings, kendall_tau
@@ -51,6 +51,17 @@ def _scores_to_ranks(scores: np.ndarray) -> np.ndarray:
     ranks = np.empty(scores.shape, dtype=np.int64)
     np.put_along_axis(ranks, order, np.arange(1, scores.shape[1] + 1)[None, :], axis=1)
     return ranks
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value >= 1
+
+
+def _rank_rows(Y: Any, n_labels: int) -> bool:
+    """Whether Y is a 2-D integer array whose rows are rankings of n_labels labels (1..n_labels)."""
+    if not (isinstance(Y, np.ndarray) and Y.ndim == 2 and Y.shape[1] == n_labels and Y.dtype.kind in "iu"):
+        return False
+    return bool(np.array_equal(np.sort(Y, axis=1), np.broadcast_to(np.arange(1, n_labels + 1), Y.shape)))
 
 
 class _FittedOnce:
@@ -106,6 +117,23 @@ class _FittedOnce:
         super().__setstate__(state)
         if "_state" not in vars(self) and all(key in vars(self) for key in (self._FITTED[0], "n_features_in_")):
             self._state = self._state_of_attributes()  # a pickle of a version without it
+        fitted = vars(self).get("_state")
+        if fitted is not None and not (isinstance(fitted, dict) and set(fitted) >= {*self._FITTED, "n_features_in_"}):
+            raise ValueError(f"inconsistent pickle of {type(self).__name__}: its fitted state lacks attributes")
+        if fitted is not None:
+            # the fitted attributes must be one fit's: a reversed classes_ or pairs_, or rankings
+            # that are no rankings, predicted other labels without a word (probe Q)
+            problem = self._inconsistency(fitted)
+            if problem:
+                raise ValueError(f"inconsistent pickle of {type(self).__name__}: {problem}")
+
+    def _inconsistency(self, state: dict[str, Any]) -> str | None:
+        """What in the fitted state cannot come from one fit (None: nothing), beyond
+        ``n_features_in_``, a positive integer."""
+        n_features = state.get("n_features_in_")
+        if not _is_count(n_features):
+            return f"n_features_in_={n_features!r} is not a positive integer"
+        return None
 
 
 class _RankerMixin(_FittedOnce):
@@ -225,6 +253,18 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         ],
     }
     _FITTED = ("nn_", "Y_fit_", "n_labels_")
+
+    def _inconsistency(self, state: dict[str, Any]) -> str | None:
+        nn, Y, n_labels = state["nn_"], state["Y_fit_"], state["n_labels_"]
+        if not _is_count(n_labels):
+            return f"n_labels_={n_labels!r} is not a positive integer"
+        if not isinstance(nn, NearestNeighbors) or not hasattr(nn, "n_samples_fit_"):
+            return f"nn_ is a {type(nn).__name__}, not a fitted NearestNeighbors"
+        if getattr(nn, "n_features_in_", None) != state["n_features_in_"]:
+            return f"nn_ takes {getattr(nn, 'n_features_in_', None)} features, but n_features_in_={state['n_features_in_']}"
+        if not _rank_rows(Y, n_labels) or Y.shape[0] != nn.n_samples_fit_:
+            return f"Y_fit_ is not {nn.n_samples_fit_} rankings (rows of 1..{n_labels}), one per row of nn_"
+        return super()._inconsistency(state)
 
     def __init__(
         self, n_neighbors: int = 5, weights: str = "uniform", metric: Any = "minkowski", p: float = 2, n_jobs=None
@@ -349,6 +389,23 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         "estimator": [HasMethods(["fit", "predict"]), None],
     }
     _FITTED = ("estimators_", "pairs_", "n_labels_")
+
+    def _inconsistency(self, state: dict[str, Any]) -> str | None:
+        estimators, pairs, n_labels = state["estimators_"], state["pairs_"], state["n_labels_"]
+        if not _is_count(n_labels):
+            return f"n_labels_={n_labels!r} is not a positive integer"
+        iu, iv = np.triu_indices(n_labels, k=1)
+        if not (isinstance(pairs, np.ndarray) and np.array_equal(pairs, np.c_[iu, iv])):
+            return f"pairs_ is not the {len(iu)} label pairs u < v of {n_labels} labels in lexicographic order"
+        if not isinstance(estimators, list) or len(estimators) != len(iu):
+            return f"estimators_ is not a list of {len(iu)} classifiers, one per pair"
+        for k, model in enumerate(estimators):
+            features, classes = getattr(model, "n_features_in_", None), getattr(model, "classes_", None)
+            if features is not None and features != state["n_features_in_"]:
+                return f"estimators_[{k}] takes {features} features, but n_features_in_={state['n_features_in_']}"
+            if classes is None or not set(np.asarray(classes).tolist()) <= {0, 1}:
+                return f"estimators_[{k}] is not a fitted classifier of the classes 0 and 1"
+        return super()._inconsistency(state)
 
     def __init__(self, estimator: Any = None):
         self.estimator = estimator
@@ -530,6 +587,22 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         "random_state": ["random_state"],
     }
     _FITTED = ("space_", "coef_", "intercept_", "classes_", "loss_curve_", "n_iter_")
+
+    def _inconsistency(self, state: dict[str, Any]) -> str | None:
+        space, W, b, classes = state["space_"], state["coef_"], state["intercept_"], state["classes_"]
+        if not isinstance(space, _spaces.Space):
+            return f"space_ is a {type(space).__name__}, not a combpred space"
+        shapes = {"coef_": (state["n_features_in_"], space.dim), "intercept_": (space.dim,)}
+        for name, value in (("coef_", W), ("intercept_", b)):
+            if not (isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shapes[name]):
+                return f"{name} is not a float64 array of shape {shapes[name]}"
+            if not np.isfinite(value).all():
+                return f"{name} holds values that are not finite"
+        if (self.space == "multiclass") != (classes is not None):
+            return f"classes_ is {'missing' if classes is None else 'set'} for space={self.space!r}"
+        if classes is not None and not (_are_sorted_labels(classes) and len(classes) == space.dim):
+            return f"classes_ is not the {space.dim} sorted, distinct labels of space_"
+        return super()._inconsistency(state)
 
     def __init__(
         self,
