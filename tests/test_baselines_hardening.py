@@ -306,3 +306,14 @@ def test_tampered_pickles_of_the_baselines_are_refused(fit, change, message):
     with pytest.raises(ValueError, match=f"inconsistent pickle of {cls.__name__}: {message}"):
         restored.__setstate__(pickle.loads(data))
     assert pickle.loads(pickle.dumps(model)).predict(_rankings()[0][:3]).shape[0] == 3  # the untouched one loads
+
+
+def test_pairwise_pairs_are_in_the_order_of_the_cores_permutation_psi():
+    """pairs_ is documented as the order of Permutations' ψ, which the core owns: ψ(y)[k] = +1
+    exactly when label pairs_[k, 0] is ranked before pairs_[k, 1], for every ranking (audit P)."""
+    X, Y = _rankings(labels=5)
+    pairs = PairwiseRanker().fit(X, Y).pairs_
+    space = combpred.spaces.Permutations(5)
+    rankings = space.enumerate()
+    before = rankings[:, pairs[:, 0]] < rankings[:, pairs[:, 1]]
+    np.testing.assert_array_equal(space.embed(rankings), np.where(before, 1.0, -1.0))
