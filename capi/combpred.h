@@ -208,6 +208,12 @@ CP_EXPORT int cp_ridge_cg_product(int64_t spaceHandle, double *x, int64_t m, int
    their accuracy); x̃_i is then (x_i − centre, 1). */
 CP_EXPORT int cp_ridge_cg_setup(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, const char *params, double *centre, double *b, double *g, double *mm, double *weight, int64_t *count);
 
+/* cp_ridge_check_distributable refuses, from the parameter string params alone, a fit that cannot
+   run on data spread over machines (ridge.CheckDistributable: solver=sgd, kernel expansions), so
+   that a distributed fit refuses it before reading any partition; cp_ridge_distributed_solver
+   refuses the same. */
+CP_EXPORT int cp_ridge_check_distributable(const char *params);
+
 /* cp_ridge_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
    intercept is not NULL and the model has one, the intercept (d values). */
 CP_EXPORT int cp_ridge_coef(int64_t h, double *out, int64_t rows, int64_t cols, double *intercept);
@@ -224,7 +230,8 @@ CP_EXPORT int cp_ridge_decision_csr(int64_t h, int64_t rows, int64_t cols, int64
    statistics, up to 8,000 unknowns, and conjugate gradients beyond for a linear model), and into
    rows the number of rows k of the linear model's W (n, plus one with fit_intercept): the rows of
    the b and g buffers of cp_ridge_cg_setup. Parameters that conjugate gradients cannot run (the
-   empirical reference measure) are refused here when the solver resolves to them. */
+   empirical reference measure) are refused here when the solver resolves to them, and so are
+   solver=sgd and kernel expansions (cp_ridge_check_distributable). */
 CP_EXPORT int cp_ridge_distributed_solver(int64_t spaceHandle, int64_t n, const char *params, int64_t *solver, int64_t *rows);
 
 /* cp_ridge_fit fits a model; init is the handle of a model to warm-start the iterative solvers

@@ -221,7 +221,8 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, ce
 // statistics, up to 8,000 unknowns, and conjugate gradients beyond for a linear model), and into
 // rows the number of rows k of the linear model's W (n, plus one with fit_intercept): the rows of
 // the b and g buffers of cp_ridge_cg_setup. Parameters that conjugate gradients cannot run (the
-// empirical reference measure) are refused here when the solver resolves to them.
+// empirical reference measure) are refused here when the solver resolves to them, and so are
+// solver=sgd and kernel expansions (cp_ridge_check_distributable).
 //
 //export cp_ridge_distributed_solver
 func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.char, solver, rows *C.int64_t) (rc C.int) {
@@ -250,4 +251,19 @@ func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.c
 	*solver = C.int64_t(resolved)
 	*rows = C.int64_t(ridge.WeightRows(int(n), opt))
 	return cpOK
+}
+
+// cp_ridge_check_distributable refuses, from the parameter string params alone, a fit that cannot
+// run on data spread over machines (ridge.CheckDistributable: solver=sgd, kernel expansions), so
+// that a distributed fit refuses it before reading any partition; cp_ridge_distributed_solver
+// refuses the same.
+//
+//export cp_ridge_check_distributable
+func cp_ridge_check_distributable(params *C.char) (rc C.int) {
+	defer guard(&rc)
+	opt, err := paramsOf(params, 1) // the number of features sets only gamma's default
+	if err != nil {
+		return status(err)
+	}
+	return status(ridge.CheckDistributable(opt))
 }

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/ridge"
@@ -44,6 +45,9 @@ func cp_stats_new(spaceHandle C.int64_t, n C.int64_t, params *C.char, sample *C.
 	}
 	if err := outPtr("statistics handle", out); err != nil {
 		return status(err)
+	}
+	if n < 1 || n > maxElems { // first: an omitted gamma is 1/n_features
+		return status(fmt.Errorf("statistics need 1 to %d features, got %d", maxElems, int64(n)))
 	}
 	opt, err := paramsOf(params, int(n))
 	if err != nil {

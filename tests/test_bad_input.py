@@ -827,3 +827,14 @@ def test_every_invalid_row_of_structures_is_worded_by_the_core(data):
         _capi.check(lib.cp_space_validate(space._h(), _abi.i64(rows), rows.shape[0], 3, 100, b"labels"))
     with pytest.raises(ValueError, match=r"^Y: row 5: "):  # NULL: the default name
         _capi.check(lib.cp_space_validate(space._h(), _abi.i64(rows), rows.shape[0], 3, 0, None))
+
+
+@pytest.mark.parametrize("params", [b"kernel=rbf;n_components=5", b"kernel=linear"])
+@pytest.mark.parametrize("n", [0, -3])
+def test_stats_refuse_a_count_of_features_before_reading_the_parameters(n, params):
+    """An omitted gamma is 1/n_features in the core: with n = 0, cp_stats_new blamed a gamma of 0
+    that the caller never gave (review); it names the count of features."""
+    lib, out = _capi.lib(), _capi.out_i64()
+    space = spaces.Multilabel(3)._handle()
+    with pytest.raises(ValueError, match=rf"statistics need 1 to \d+ features, got {n}"):
+        _capi.check(lib.cp_stats_new(space.value, n, params, None, 0, out))

@@ -258,7 +258,12 @@ TAMPERED = [
         lambda m: {"classes_": m.classes_[::-1]},
         "classes_ is not the 3 sorted",
     ),
-    ("svm classes_ dropped", _multiclass_svm, lambda m: {"classes_": None}, "classes_ is missing"),
+    (
+        "svm classes_ on labels",
+        lambda: BASELINES["svm"]().fit(*_rankings()),
+        lambda m: {"classes_": np.arange(6)},
+        "classes_ is set, but space_ is a Permutations",
+    ),
     ("svm intercept_ cut", _multiclass_svm, lambda m: {"intercept_": m.intercept_[:1]}, "intercept_ is not a float64"),
     ("svm coef_ NaN", _multiclass_svm, lambda m: {"coef_": np.full_like(m.coef_, np.nan)}, "coef_ holds values"),
     ("svm space_ text", _multiclass_svm, lambda m: {"space_": "multiclass"}, "space_ is a str"),
@@ -306,6 +311,20 @@ def test_tampered_pickles_of_the_baselines_are_refused(fit, change, message):
     with pytest.raises(ValueError, match=f"inconsistent pickle of {cls.__name__}: {message}"):
         restored.__setstate__(pickle.loads(data))
     assert pickle.loads(pickle.dumps(model)).predict(_rankings()[0][:3]).shape[0] == 3  # the untouched one loads
+
+
+def test_a_baseline_pickles_after_set_params_changed_its_space():
+    """The pickle check compared classes_ with the space parameter, which set_params may change
+    after the fit: a multiclass StructuredSVM with space set to "multilabel" refused its own pickle
+    and deepcopy (review); the fitted space decides."""
+    import copy
+
+    model = _multiclass_svm()
+    X = _rankings()[0][:5]
+    want = model.predict(X)
+    model.set_params(space="multilabel")
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), want)
+    np.testing.assert_array_equal(copy.deepcopy(model).predict(X), want)
 
 
 def test_pairwise_pairs_are_in_the_order_of_the_cores_permutation_psi():

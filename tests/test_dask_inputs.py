@@ -284,19 +284,29 @@ def test_a_block_with_other_columns_than_declared_is_named(make):
             r"not solver='sgd': stream the partitions through StructuredRidge\(solver='sgd'\)\.partial_fit",
         ),
         ({"kernel": "rbf"}, r"kernel=rbf without n_components is an expansion over every training sample"),
-        ({"kernel": "precomputed"}, r"kernel=precomputed without n_components"),
+        (
+            {"kernel": "precomputed", "n_components": 5},
+            r"kernel=precomputed is an expansion over every training sample",
+        ),
         ({"kernel": lambda a, b: a @ b.T}, r"does not support callable kernels"),
     ],
 )
 def test_fits_that_are_not_sums_over_partitions_are_refused(params, message):
-    """The core refuses them (cp_ridge_distributed_solver) where Python had its own copy of the
+    """The core refuses them (cp_ridge_check_distributable) where Python had its own copy of the
     rule and the core answered "sgd" as a solver to run (audit P); a callable kernel, a Python
-    object, stays Python's to refuse."""
+    object, stays Python's to refuse. Both before any partition is computed: the core's refusal
+    first came after the classes of y were (review)."""
+    from dask.callbacks import Callback
+
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
-    Y = (X > 0).astype(int)
-    with pytest.raises(ValueError, match=message):
-        DaskStructuredRidge(**params).fit(da.from_array(X, chunks=(10, 3)), da.from_array(Y, chunks=(10, 3)))
+    y = np.argmax(X, axis=1)
+    computed = []
+    with Callback(start=lambda dsk: computed.append(len(dsk))), pytest.raises(ValueError, match=message):
+        DaskStructuredRidge(space="multiclass", **params).fit(
+            da.from_array(X, chunks=(10, 3)), da.from_array(y, chunks=10)
+        )
+    assert computed == []
 
 
 @pytest.mark.parametrize("cls", [DaskStructuredRidge, DaskProbabilisticStructured])

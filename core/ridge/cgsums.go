@@ -284,6 +284,26 @@ func WeightRows(n int, opt Options) int {
 	return n
 }
 
+// CheckDistributable refuses the fits that are not functions of per-partition sums, whatever the
+// data: SGD, and kernel expansions (an exact rbf or poly kernel, a precomputed one). It needs
+// the parameters alone, so that a distributed fit refuses them before it reads any partition.
+func CheckDistributable(opt Options) error {
+	switch {
+	case opt.Solver == SGD:
+		return errors.New("a distributed fit solves exactly from merged statistics (solver 'exact') or by " +
+			"distributed conjugate gradients (solver 'cg'), not solver='sgd': stream the partitions through " +
+			"StructuredRidge(solver='sgd').partial_fit for that")
+	case opt.Kernel.Kind == kernel.Precomputed:
+		return errors.New("a distributed fit takes linear models: kernel='linear', or kernel='rbf'/'poly' with " +
+			"n_components (a Nyström map); kernel=precomputed is an expansion over every training sample")
+	case opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0:
+		return fmt.Errorf("a distributed fit takes linear models: kernel='linear', or kernel='rbf'/'poly' "+
+			"with n_components (a Nyström map); kernel=%v without n_components is an expansion over every training "+
+			"sample", opt.Kernel.Kind)
+	}
+	return nil
+}
+
 // DistributedSolver resolves opt.Solver for a fit of data spread over machines on n features:
 // Auto is Exact, one pass of mergeable statistics (Stats), for kernel models on a Nyström map and
 // for linear ones whose normal equations have at most MaxExactUnknowns unknowns, and CG (one
@@ -292,18 +312,10 @@ func WeightRows(n int, opt Options) int {
 // of checkCGOptions, returned here before any pass over the data: from the first partition's
 // task it had read as a fault of that partition's rows.
 //
-// SGD and kernel expansions (an exact kernel or a precomputed one) are refused: their models are
-// not functions of per-partition sums.
+// The fits CheckDistributable refuses are refused here too.
 func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
-	switch {
-	case opt.Solver == SGD:
-		return SGD, errors.New("a distributed fit solves exactly from merged statistics (solver 'exact') or by " +
-			"distributed conjugate gradients (solver 'cg'), not solver='sgd': stream the partitions through " +
-			"StructuredRidge(solver='sgd').partial_fit for that")
-	case opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0:
-		return opt.Solver, fmt.Errorf("a distributed fit takes linear models: kernel='linear', or kernel='rbf'/'poly' "+
-			"with n_components (a Nyström map); kernel=%v without n_components is an expansion over every training "+
-			"sample", opt.Kernel.Kind)
+	if err := CheckDistributable(opt); err != nil {
+		return opt.Solver, err
 	}
 	solver := opt.Solver
 	switch {

@@ -272,7 +272,7 @@ func TestDistributedSolver(t *testing.T) {
 		{"cg stays", ml, 10, func(o *Options) { o.Solver = CG }, CG, ""},
 		{"sgd", ml, 10, func(o *Options) { o.Solver = SGD }, SGD, "not solver='sgd'"},
 		{"rbf expansion", ml, 10, func(o *Options) { o.Kernel = rbf }, Auto, "expansion over every training sample"},
-		{"precomputed", ml, 10, func(o *Options) { o.Kernel = kernel.Kernel{Kind: kernel.Precomputed} }, Auto, "kernel=precomputed"},
+		{"precomputed", ml, 10, func(o *Options) { o.Kernel = kernel.Kernel{Kind: kernel.Precomputed} }, Auto, "kernel=precomputed is an expansion"},
 	} {
 		opt := baseOptions()
 		opt.Intercept = true

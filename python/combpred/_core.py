@@ -535,6 +535,12 @@ def ridge_distributed_solver(space: SpaceHandle, n_features: int, params: bytes)
     return _schema.options("ridge", "solver")[out.value], rows.value
 
 
+def ridge_check_distributable(params: bytes) -> None:
+    """Refuse, from the parameters alone, a StructuredRidge fit that cannot run on data spread over
+    machines (``cp_ridge_check_distributable``: solver='sgd', kernel expansions)."""
+    _capi.check(_capi.lib().cp_ridge_check_distributable(params))
+
+
 class RidgeModel(Model):
     """A fitted StructuredRidge model (``cp_ridge_*``)."""
 

@@ -598,8 +598,9 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
                 return f"{name} is not a float64 array of shape {shapes[name]}"
             if not np.isfinite(value).all():
                 return f"{name} holds values that are not finite"
-        if (self.space == "multiclass") != (classes is not None):
-            return f"classes_ is {'missing' if classes is None else 'set'} for space={self.space!r}"
+        # checked against the fitted space only: set_params(space=...) since the fit is legitimate
+        if classes is not None and not isinstance(space, _spaces.Multiclass):
+            return f"classes_ is set, but space_ is a {type(space).__name__}, not a Multiclass space"
         if classes is not None and not (_are_sorted_labels(classes) and len(classes) == space.dim):
             return f"classes_ is not the {space.dim} sorted, distinct labels of space_"
         return super()._inconsistency(state)

@@ -665,13 +665,14 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     _local_class = StructuredRidge
 
     def _check_distributable(self) -> None:
-        """Refuse a callable kernel, a Python object no worker's core can evaluate; the core's
-        ``cp_ridge_distributed_solver`` refuses the other settings whose fit is not a reduction
-        of per-partition sums (solver='sgd', kernel expansions)."""
+        """Refuse, before any partition is read, the settings whose fit is not a reduction of
+        per-partition sums: a callable kernel, a Python object no worker's core can evaluate, here;
+        the others (solver='sgd', kernel expansions) by the core's rule."""
         if callable(self.kernel):
             raise ValueError(
                 "DaskStructuredRidge does not support callable kernels; use kernel='rbf' or 'poly' with n_components"
             )
+        _core.ridge_check_distributable(self._params_string().encode())
 
     @one_fit_at_a_time
     @_tasks_stop_with_the_fit
