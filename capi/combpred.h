@@ -276,9 +276,10 @@ CP_EXPORT int cp_ridge_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
    relative_gradient, kernel (its name), n_dual (training samples kept in the kernel expansion: 0
    for linear and Nyström models), n_components (of the Nyström map, 0 without one), n_seen
    (examples trained on), n_steps (SGD steps), streaming (the model holds the statistics with
-   which cp_ridge_partial_fit continues it exactly) and inline_rows (queries of at most this many
+   which cp_ridge_partial_fit continues it exactly), inline_rows (queries of at most this many
    rows run on the caller's thread and cannot be cancelled: at most the schema's inline_rows,
-   fewer where decoding a row is expensive). */
+   fewer where decoding a row is expensive) and solver (the solver the last fit ran, auto
+   resolved; empty for a model read from bytes). */
 CP_EXPORT int cp_ridge_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out

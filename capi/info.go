@@ -87,6 +87,9 @@ type ridgeInfo struct {
 	// Streaming: the model holds the sufficient statistics with which cp_ridge_partial_fit
 	// continues it exactly.
 	Streaming bool `json:"streaming"`
+	// Solver is the solver the last fit ran ("exact", "cg" or "sgd", auto resolved); empty for a
+	// model read from bytes, which do not hold it.
+	Solver string `json:"solver"`
 }
 
 // probInfo is what cp_prob_info reports.
@@ -126,6 +129,9 @@ func newRidgeInfo(md *ridge.Model) ridgeInfo {
 		fitInfo: newFitInfo(md.NFeatures, md, r.Iterations, r.Converged, r.Objective, r.RelGrad),
 		Kernel:  md.Kernel.Kind.String(), NComponents: md.Components(), NSeen: md.Seen, NSteps: md.Steps,
 		Streaming: md.Streaming(),
+	}
+	if md.Solver != ridge.Auto {
+		in.Solver = md.Solver.String()
 	}
 	if md.Dual != nil {
 		in.NDual, _ = md.Dual.Dims()
@@ -179,9 +185,10 @@ func cp_space_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.in
 // relative_gradient, kernel (its name), n_dual (training samples kept in the kernel expansion: 0
 // for linear and Nyström models), n_components (of the Nyström map, 0 without one), n_seen
 // (examples trained on), n_steps (SGD steps), streaming (the model holds the statistics with
-// which cp_ridge_partial_fit continues it exactly) and inline_rows (queries of at most this many
+// which cp_ridge_partial_fit continues it exactly), inline_rows (queries of at most this many
 // rows run on the caller's thread and cannot be cancelled: at most the schema's inline_rows,
-// fewer where decoding a row is expensive).
+// fewer where decoding a row is expensive) and solver (the solver the last fit ran, auto
+// resolved; empty for a model read from bytes).
 //
 //export cp_ridge_info
 func cp_ridge_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {

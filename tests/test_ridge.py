@@ -371,3 +371,31 @@ def test_fitted_predictions_skip_scikit_learns_fitted_check(multilabel_data, mon
     monkeypatch.undo()
     with pytest.raises(NotFittedError):
         StructuredRidge(space="multilabel").predict(Xt)
+
+
+def test_the_core_reports_the_solver_a_fit_ran():
+    """solver="auto" resolves in the core (exact for small linear and Nyström models, CG for kernel
+    expansions and large linear ones; partial_fit of a kernel expansion is an SGD pass); the info
+    says which, so that an unconverged fit's advice fits the solver that ran (audit P). A model read
+    from bytes does not know it."""
+    import pickle
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    cases = [
+        ({}, "exact"),
+        ({"kernel": "rbf"}, "cg"),
+        ({"kernel": "rbf", "n_components": 10}, "exact"),
+        ({"kernel": "rbf", "solver": "exact"}, "exact"),
+        ({"solver": "sgd"}, "sgd"),
+        ({"solver": "cg"}, "cg"),
+    ]
+    for params, ran in cases:
+        model = StructuredRidge(**params).fit(X, Y)
+        assert model._model.info.solver == ran, params
+        assert pickle.loads(pickle.dumps(model))._model.info.solver == ""
+    wide = rng.normal(size=(60, 700))  # 701 · 3 unknowns: beyond the exact limit of auto
+    assert StructuredRidge().fit(wide, Y)._model.info.solver == "cg"
+    assert StructuredRidge().partial_fit(X, Y)._model.info.solver == "exact"
+    assert StructuredRidge(kernel="rbf").partial_fit(X, Y)._model.info.solver == "sgd"

@@ -256,7 +256,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	if err != nil {
 		return nil, err
 	}
-	md := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: setup.Count}
+	md := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: setup.Count, Solver: CG}
 	md.Coef = md.warmCoef(&opt, k, d)
 	centre := partCentre(opt) // the parts' X were centred there: W's coordinates are theirs
 	xmat.ShiftIntercept(md.Coef, centre, 1)

@@ -275,6 +275,7 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 		return nil, fmt.Errorf("the statistics' examples have zero total weight")
 	}
 	var err error
+	md.Solver = Exact
 	// A Nyström map carries the intercept itself (the kernel k + 1): the design has no constant.
 	if md.Coef, md.Result, err = md.stats.solve(S, mean, opt.Alpha, s.Intercept && s.ny == nil, opt.Stop); err != nil {
 		return nil, err

@@ -30,8 +30,11 @@ type Model struct {
 	Dual      *mat.Dense // other kernels: Γ = Aᵀ, support samples × d
 	Support   *mat.Dense // rbf and poly kernels: the support inputs, samples × NFeatures (nil when sparse)
 	Result    Result
-	Seen      int64 // examples the model was trained on (PartialFit: the running total)
-	Steps     int64 // SGD steps taken, which PartialFit's step-size schedule continues from
+	// Solver is the solver the last fit ran, Auto resolved (Auto: unknown, in a model decoded from
+	// bytes, which do not hold it): the advice of a fit that stopped short depends on it.
+	Solver Solver
+	Seen   int64 // examples the model was trained on (PartialFit: the running total)
+	Steps  int64 // SGD steps taken, which PartialFit's step-size schedule continues from
 
 	supportCSR   *xmat.CSR    // the support inputs of a kernel model fitted on sparse X (Support is then nil)
 	supportNorms []float64    // ‖support_i‖², set with Support
@@ -347,6 +350,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 		}
 		solver = CG
 	}
+	md.Solver = solver
 	switch solver {
 	case Exact:
 		if k*d > MaxExactUnknowns {
@@ -482,6 +486,7 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 		}
 	}
 	if opt.Solver == SGD {
+		md.Solver = SGD
 		// A warm start on the same inputs starts from Init's coefficients on them, and its step
 		// count; on other inputs the fit starts cold, as kernel CG's does. (Joining Init's
 		// expansion, as PartialFit does, kept the earlier data set's rows in the model, and its
@@ -551,8 +556,10 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 	// O((md)³) (m = 400, d = 6: 10–13 ms against 1.3 s, BenchmarkKernelSolvers), so the direct
 	// solve is for those who ask.
 	if opt.Solver == Exact {
+		md.Solver = Exact
 		md.Result, err = solveKernelExact(p, K, kScale, md.Dual, opt)
 	} else {
+		md.Solver = CG
 		md.Result, err = solveKernelCGScaled(p, K, kScale, md.Dual, opt)
 	}
 	return err

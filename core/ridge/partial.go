@@ -98,6 +98,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		}
 		ks := newKernelSGD(p, opt.Kernel, opt.Intercept, Xm, old, oldDual, prevSteps, opt.Tau)
 		ks.stop = opt.Stop
+		md.Solver = SGD
 		run := newSGDRun(p, ks, float64(md.Seen), prevSteps, &opt)
 		if md.Result, err = run.pass(ks, &opt); err != nil {
 			return nil, err
@@ -141,8 +142,10 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 			return nil, fmt.Errorf("partial_fit (solver auto or exact) continues a model fitted by partial_fit with that solver; " +
 				"this model has no sufficient statistics: refit it with partial_fit, or use solver=\"sgd\"")
 		}
+		md.Solver = Exact
 		err = md.addAndSolve(p, des, &opt)
 	case SGD:
+		md.Solver = SGD
 		W := mat.NewDense(k, d, nil)
 		if prev != nil && prev.Coef != nil {
 			W.Copy(prev.Coef)

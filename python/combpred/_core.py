@@ -85,6 +85,7 @@ class RidgeInfo(FitInfo):
     n_seen: int  # examples trained on (partial_fit: the running total)
     n_steps: int  # SGD steps taken
     streaming: bool  # partial_fit continues the model exactly
+    solver: str  # the solver the last fit ran, "auto" resolved; "" for a model read from bytes
 
 
 @dataclasses.dataclass(frozen=True)

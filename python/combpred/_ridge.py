@@ -447,7 +447,7 @@ class StructuredRidge(StructuredEstimator):
             return
         if not self._model.info.converged:
             reached = self.relative_gradient_
-            if self.solver == "exact":
+            if self._model.info.solver == "exact":  # "auto" may have resolved to it
                 advice = (
                     "the direct solve is as accurate as rounding allows, and the system is ill-conditioned "
                     "(duplicated samples, or a tiny alpha); raise alpha"
