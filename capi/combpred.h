@@ -63,11 +63,11 @@ CP_EXPORT int cp_gemm_flops(int64_t *out);
 CP_EXPORT int cp_get_max_memory(int64_t *setting, int64_t *effective);
 
 /* cp_nystrom_features writes the Nyström features φ = K·P of m rows into out (m × c), given their
-   kernel values against the l landmarks, k (m × l, finite), and the projection transposed, pt
-   (c × l, as cp_nystrom_projection's P read column by column). Every entry is accumulated in the
-   same order whatever m (gemm.MulT), so a row's features do not depend on the rows scored with it,
-   as NumPy's products do, whose blocking changes with the number of rows. */
-CP_EXPORT int cp_nystrom_features(double *k, int64_t m, int64_t l, double *pt, int64_t c, double *out);
+   kernel values against the l landmarks, k (m × l, finite), and the projection p (l × c, as
+   cp_nystrom_projection gives it). It is the product of the core's own Nyström maps (gemm.Mul):
+   every entry is accumulated in the same order whatever m, so a row's features do not depend on
+   the rows scored with it, as NumPy's products do, whose blocking changes with the number of rows. */
+CP_EXPORT int cp_nystrom_features(double *k, int64_t m, int64_t l, double *p, int64_t c, double *out);
 
 /* cp_nystrom_landmarks writes the landmarks of a Nyström map of count components on m training
    rows into out (capacity entries, at least min(count, m)): sorted distinct row indices drawn

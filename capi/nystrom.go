@@ -96,13 +96,13 @@ func cp_nystrom_projection(k *C.double, l C.int64_t, out *C.double, c *C.int64_t
 }
 
 // cp_nystrom_features writes the Nyström features φ = K·P of m rows into out (m × c), given their
-// kernel values against the l landmarks, k (m × l, finite), and the projection transposed, pt
-// (c × l, as cp_nystrom_projection's P read column by column). Every entry is accumulated in the
-// same order whatever m (gemm.MulT), so a row's features do not depend on the rows scored with it,
-// as NumPy's products do, whose blocking changes with the number of rows.
+// kernel values against the l landmarks, k (m × l, finite), and the projection p (l × c, as
+// cp_nystrom_projection gives it). It is the product of the core's own Nyström maps (gemm.Mul):
+// every entry is accumulated in the same order whatever m, so a row's features do not depend on
+// the rows scored with it, as NumPy's products do, whose blocking changes with the number of rows.
 //
 //export cp_nystrom_features
-func cp_nystrom_features(k *C.double, m, l C.int64_t, pt *C.double, c C.int64_t, out *C.double) (rc C.int) {
+func cp_nystrom_features(k *C.double, m, l C.int64_t, p *C.double, c C.int64_t, out *C.double) (rc C.int) {
 	defer guard(&rc)
 	if m < 0 || l < 1 || c < 1 {
 		return status(fmt.Errorf("Nyström features: shapes (%d, %d) and (%d, %d) of the kernel rows and the projection",
@@ -112,7 +112,7 @@ func cp_nystrom_features(k *C.double, m, l C.int64_t, pt *C.double, c C.int64_t,
 	if err != nil {
 		return status(err)
 	}
-	Pt, err := f64s("projection", pt, c, l)
+	P, err := f64s("projection", p, l, c)
 	if err != nil {
 		return status(err)
 	}
@@ -126,8 +126,8 @@ func cp_nystrom_features(k *C.double, m, l C.int64_t, pt *C.double, c C.int64_t,
 	if m == 0 {
 		return cpOK
 	}
-	gemm.MulT(blas64.General{Rows: int(m), Cols: int(c), Stride: int(c), Data: dst},
+	gemm.Mul(blas64.General{Rows: int(m), Cols: int(c), Stride: int(c), Data: dst},
 		blas64.General{Rows: int(m), Cols: int(l), Stride: int(l), Data: K},
-		blas64.General{Rows: int(c), Cols: int(l), Stride: int(l), Data: Pt})
+		blas64.General{Rows: int(l), Cols: int(c), Stride: int(c), Data: P})
 	return cpOK
 }

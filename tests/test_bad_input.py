@@ -621,9 +621,7 @@ def test_nystrom_calls_refuse_bad_arguments():
     assert_allclose(proj @ proj.T, np.linalg.inv(4 * K), atol=1e-12)  # P Pᵀ = K⁻¹: φ(x)ᵀφ(x') = K_xL K⁻¹ K_Lx'
     rows, features = np.arange(12.0).reshape(4, 3), np.empty((4, c.value))
     _capi.check(
-        lib.cp_nystrom_features(
-            _abi.f64(rows), 4, 3, _abi.f64(np.ascontiguousarray(proj.T)), c.value, _abi.f64(features)
-        )
+        lib.cp_nystrom_features(_abi.f64(rows), 4, 3, _abi.f64(np.ascontiguousarray(proj)), c.value, _abi.f64(features))
     )
     assert_allclose(features, rows @ proj, rtol=1e-14)
 

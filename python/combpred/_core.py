@@ -939,12 +939,12 @@ def nystrom_landmarks(n_samples: int, n_components: int, seed: int) -> np.ndarra
     return out[: n.value]
 
 
-def nystrom_features(K: np.ndarray, projection_t: np.ndarray) -> np.ndarray:
+def nystrom_features(K: np.ndarray, projection: np.ndarray) -> np.ndarray:
     """The Nyström features K·P (m, c) of m rows' kernel values K (m, l) against the landmarks,
-    given Pᵀ (c, l); each row's features do not depend on the other rows (cp_nystrom_features)."""
-    (m, n_landmarks), c = K.shape, projection_t.shape[0]
+    given P (l, c); each row's features do not depend on the other rows (cp_nystrom_features)."""
+    (m, n_landmarks), c = K.shape, projection.shape[1]
     _, pk = _capi.f64(K, (m, n_landmarks), "kernel rows")
-    _, pp = _capi.f64(projection_t, (c, n_landmarks), "projection")
+    _, pp = _capi.f64(projection, (n_landmarks, c), "projection")
     out, p = _capi.out_f64((m, c), "Nyström features")
     _capi.check(_capi.lib().cp_nystrom_features(pk, m, n_landmarks, pp, c, p))
     return out

@@ -1016,11 +1016,10 @@ class _CallableKernel:
         rounding with the rows of the block, so a row's scores depended on the rows scored with it
         (probe Q: 1.9e-15 between one call and row-by-row calls)."""
         out, _ = _capi.out_f64((X.shape[0], self.projection.shape[1]), f"X's Nyström features (kernel={self.name})")
-        projection_t = np.ascontiguousarray(self.projection.T)
         step = max(1, _BLOCK_VALUES // max(1, self.landmarks.shape[0]))
         for lo in range(0, X.shape[0], step):
             block = self(X[lo : lo + step], self.landmarks) + self.shift  # a new array: never the kernel's own
-            out[lo : lo + step] = _core.nystrom_features(block, projection_t)
+            out[lo : lo + step] = _core.nystrom_features(block, self.projection)
         return out
 
 
