@@ -40,7 +40,7 @@ from . import spaces as _spaces
 from ._estimator_base import _are_sorted_labels, class_labels
 from ._schema import Number
 from ._weights import check_sample_weight
-from .metrics import _check_rankings, kendall_tau
+from .metrics import _check_permutations, _check_rankings, kendall_tau
 
 __all__ = ["KNNBordaRanker", "PairwiseRanker", "StructuredSVM"]
 
@@ -53,15 +53,19 @@ def _scores_to_ranks(scores: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _is_count(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value >= 1
+# An integer ≥ 1 that is no bool: the rule of the estimators' integer parameters, for fitted counts.
+_COUNT = Number(numbers.Integral, 1, None, closed="left")
 
 
-def _rank_rows(Y: Any, n_labels: int) -> bool:
-    """Whether Y is a 2-D integer array whose rows are rankings of n_labels labels (1..n_labels)."""
-    if not (isinstance(Y, np.ndarray) and Y.ndim == 2 and Y.shape[1] == n_labels and Y.dtype.kind in "iu"):
+def _are_rankings(Y: Any, rows: int, n_labels: int) -> bool:
+    """Whether Y is an integer array of ``rows`` rankings of n_labels labels (metrics' rule)."""
+    if not (isinstance(Y, np.ndarray) and Y.dtype.kind in "iu" and Y.shape == (rows, n_labels)):
         return False
-    return bool(np.array_equal(np.sort(Y, axis=1), np.broadcast_to(np.arange(1, n_labels + 1), Y.shape)))
+    try:
+        _check_permutations(Y, "Y_fit_")
+    except ValueError:
+        return False
+    return True
 
 
 class _FittedOnce:
@@ -131,7 +135,7 @@ class _FittedOnce:
         """What in the fitted state cannot come from one fit (None: nothing), beyond
         ``n_features_in_``, a positive integer."""
         n_features = state.get("n_features_in_")
-        if not _is_count(n_features):
+        if not _COUNT.is_satisfied_by(n_features):
             return f"n_features_in_={n_features!r} is not a positive integer"
         return None
 
@@ -256,13 +260,13 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
 
     def _inconsistency(self, state: dict[str, Any]) -> str | None:
         nn, Y, n_labels = state["nn_"], state["Y_fit_"], state["n_labels_"]
-        if not _is_count(n_labels):
+        if not _COUNT.is_satisfied_by(n_labels):
             return f"n_labels_={n_labels!r} is not a positive integer"
         if not isinstance(nn, NearestNeighbors) or not hasattr(nn, "n_samples_fit_"):
             return f"nn_ is a {type(nn).__name__}, not a fitted NearestNeighbors"
         if getattr(nn, "n_features_in_", None) != state["n_features_in_"]:
             return f"nn_ takes {getattr(nn, 'n_features_in_', None)} features, but n_features_in_={state['n_features_in_']}"
-        if not _rank_rows(Y, n_labels) or Y.shape[0] != nn.n_samples_fit_:
+        if not _are_rankings(Y, nn.n_samples_fit_, n_labels):
             return f"Y_fit_ is not {nn.n_samples_fit_} rankings (rows of 1..{n_labels}), one per row of nn_"
         return super()._inconsistency(state)
 
@@ -392,7 +396,7 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
 
     def _inconsistency(self, state: dict[str, Any]) -> str | None:
         estimators, pairs, n_labels = state["estimators_"], state["pairs_"], state["n_labels_"]
-        if not _is_count(n_labels):
+        if not _COUNT.is_satisfied_by(n_labels):
             return f"n_labels_={n_labels!r} is not a positive integer"
         iu, iv = np.triu_indices(n_labels, k=1)
         if not (isinstance(pairs, np.ndarray) and np.array_equal(pairs, np.c_[iu, iv])):
