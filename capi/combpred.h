@@ -437,8 +437,10 @@ CP_EXPORT int cp_stats_new(int64_t spaceHandle, int64_t n, const char *params, d
 /* cp_stats_solve writes into out the handle of the StructuredRidge model that cp_ridge_fit with
    solver=exact gives on all the examples of the statistics h, with the parameter string params
    (alpha, empirical_weight and reference apply; kernel, fit_intercept and n_components must be those of the
-   statistics; solver auto or exact). The model continues exactly with cp_ridge_partial_fit. */
-CP_EXPORT int cp_stats_solve(int64_t h, const char *params, int64_t *out);
+   statistics; solver auto or exact), and a progress callback (NULL: none), called once after the
+   direct solve as cp_ridge_fit's exact solver calls it (a nonzero return cancels with status 3).
+   The model continues exactly with cp_ridge_partial_fit. */
+CP_EXPORT int cp_stats_solve(int64_t h, const char *params, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_stats_to_bytes writes the statistics' bytes (versioned and checksummed) into buf when
    capacity suffices; *needed always receives the size. */

@@ -2,12 +2,14 @@ package main
 
 /*
 #include <stdint.h>
+#include "cp_helpers.h"
 */
 import "C"
 
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/ridge"
@@ -135,10 +137,12 @@ func cp_stats_merge(a, b C.int64_t, out *C.int64_t) (rc C.int) {
 // cp_stats_solve writes into out the handle of the StructuredRidge model that cp_ridge_fit with
 // solver=exact gives on all the examples of the statistics h, with the parameter string params
 // (alpha, empirical_weight and reference apply; kernel, fit_intercept and n_components must be those of the
-// statistics; solver auto or exact). The model continues exactly with cp_ridge_partial_fit.
+// statistics; solver auto or exact), and a progress callback (NULL: none), called once after the
+// direct solve as cp_ridge_fit's exact solver calls it (a nonzero return cancels with status 3).
+// The model continues exactly with cp_ridge_partial_fit.
 //
 //export cp_stats_solve
-func cp_stats_solve(h C.int64_t, params *C.char, out *C.int64_t) (rc C.int) {
+func cp_stats_solve(h C.int64_t, params *C.char, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	s, err := statsOf(int64(h))
 	if err != nil {
@@ -151,6 +155,7 @@ func cp_stats_solve(h C.int64_t, params *C.char, out *C.int64_t) (rc C.int) {
 	if err != nil {
 		return status(err)
 	}
+	opt.Progress = progressFunc(progress, ctx)
 	var md *ridge.Model
 	err = cancellable(false, func(stop *cancel.Flag) (err error) {
 		opt.Stop = stop

@@ -438,6 +438,21 @@ def test_distributed_cg_equals_the_exact_fit(client, case):
     assert dist.n_iter_ > 1 and dist.n_samples_seen_ == M
 
 
+@pytest.mark.parametrize("solver", ["exact", "cg"])
+def test_verbose_distributed_fit_reports_progress_as_the_in_memory_fit(client, capsys, solver):
+    """verbose prints a line per iteration, the exact solve's one line included (it printed nothing:
+    the merged statistics were solved without a progress callback)."""
+    X, Y = _data(spaces.Multilabel(3), seed=16)
+    dX, dY = da.from_array(X, chunks=(ROWS, N)), da.from_array(Y, chunks=(ROWS, 3))
+    capsys.readouterr()
+    dist = DaskStructuredRidge(solver=solver, verbose=1).fit(dX, dY)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == dist.n_iter_ >= 1
+    assert all(line.startswith("[DaskStructuredRidge] iter") and "relative gradient" in line for line in lines)
+    DaskStructuredRidge(solver=solver).fit(dX, dY)
+    assert capsys.readouterr().err == ""
+
+
 def test_auto_runs_distributed_cg_beyond_the_exact_size(client):
     # 450 features (+ intercept) × 20 labels = 9,020 unknowns: more than the exact distributed
     # solve takes (8,000), so solver="auto" runs conjugate gradients; the in-memory CG agrees.

@@ -256,7 +256,7 @@ _SIGNATURES = {
     "cp_stats_new": ([c_int64, c_int64, c_char_p, _f64p, c_int64, _i64p], c_int),
     "cp_stats_add": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, _f64p, _i64p], c_int),
     "cp_stats_merge": ([c_int64, c_int64, _i64p], c_int),
-    "cp_stats_solve": ([c_int64, c_char_p, _i64p], c_int),
+    "cp_stats_solve": ([c_int64, c_char_p, PROGRESS, c_void_p, _i64p], c_int),
     "cp_stats_count": ([c_int64, _i64p, _i64p], c_int),
     "cp_stats_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_stats_from_bytes": ([POINTER(c_uint8), c_int64, _i64p], c_int),

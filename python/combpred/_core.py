@@ -893,12 +893,10 @@ class Stats:
         _capi.check(_capi.lib().cp_stats_merge(self.value, other.value, out))
         return Stats(out.value)
 
-    def solve(self, params: bytes) -> RidgeModel:
-        """The model of the exact fit on every example accumulated; interruptible."""
-        out = ctypes.c_int64(0)
-        with _capi.interruptible():
-            _capi.check(_capi.lib().cp_stats_solve(self.value, params, out))
-        return RidgeModel(out.value)
+    def solve_call(self, params: bytes) -> Callable[[Any, Any], int]:
+        """The exact fit on every example accumulated, as a ``call(progress, out) -> status`` for
+        ``run_fit`` (which reports the direct solve when verbose and cancels it on Ctrl-C)."""
+        return lambda progress, out: _capi.lib().cp_stats_solve(self.value, params, progress, None, out)
 
     def count(self) -> tuple[int, int]:
         """(examples accumulated, components of the Nyström map or 0)."""

@@ -746,7 +746,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             for xb, yb, wb, i, lo in _blocks(X, Y, W)
         ]
         (stats,) = dask.compute(_tree(parts))
-        model = stats.solve(params)
+        model = run_fit(self._model_class, type(self).__name__, self.verbose, stats.solve_call(params))
         self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
         self._warn_unconverged(partial=False)
         return self
