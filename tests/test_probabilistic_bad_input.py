@@ -83,6 +83,19 @@ def test_score_samples_names_an_unknown_argument(data, fitted):
     assert fitted.score_samples(X[:3], Y[:3], max_samples=10**6, schedule="auto").shape == (3,)
 
 
+def test_score_samples_names_its_argument_y():
+    """Its argument is Y (fit's is y): the core's check of its rows and the check of class labels
+    both said y, the latter with NumPy's reprs (np.str_('z'))."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = (X > 0).astype(int)
+    with pytest.raises(ValueError, match=r"^Y: row 0: label 0 has value 2, want 0 or 1$"):
+        ProbabilisticStructured().fit(X, Y).score_samples(X[:2], Y[:2] * 2)
+    labelled = ProbabilisticStructured(space="multiclass").fit(X, np.array(list("abc"))[np.arange(40) % 3])
+    with pytest.raises(ValueError, match=r"^Y contains label 'z', which is not in classes \['a', 'b', 'c'\]$"):
+        labelled.score_samples(X[:2], ["a", "z"])
+
+
 def test_bad_sampling_arguments(data, fitted):
     X, _ = data
     for n in (0, -3):

@@ -33,6 +33,12 @@ def test_sparse_y_fits_as_dense(make, fmt):
     np.testing.assert_array_equal(a.predict(X), pred.toarray())
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
     assert a.score(X, Y) == b.score(X, Ys)
+    # the labels' indices, as for a dense Y (StructuredRidge's sparse path said [0, 1]); a pickle
+    # keeps them, and partial_fit accepts them as classes
+    np.testing.assert_array_equal(b.classes_, np.arange(6))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(b)).classes_, np.arange(6))
+    if hasattr(b, "partial_fit"):
+        b.partial_fit(X, Ys, classes=range(6))
 
 
 def test_multilabel_binarizer_sparse_output_and_partial_fit():

@@ -350,7 +350,8 @@ func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out 
 	if len(out) != q {
 		return fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
 	}
-	if err := space.ValidateTargets(md.Space, ys, q); err != nil {
+	// named as score_samples' argument, Y (fit's targets are y)
+	if err := space.ValidateNamedRows(md.Space, ys, q, 0, "Y"); err != nil {
 		return err
 	}
 	U, err := md.scores(X)

@@ -11,8 +11,8 @@ import (
 // ValidateRows checks m structures stored row-major in ys (m × Width()) and names the first bad row.
 func ValidateRows(s Space, ys []int64, m int) error { return ValidateNamedRows(s, ys, m, 0, "") }
 
-// ValidateTargets is ValidateRows for the targets of a fit or a score, which its errors name as y
-// (the argument of fit and score_samples): "y: row 3: label 2 has value 5, want 0 or 1".
+// ValidateTargets is ValidateRows for the targets of a fit, which its errors name as y (fit's
+// argument): "y: row 3: label 2 has value 5, want 0 or 1".
 func ValidateTargets(s Space, ys []int64, m int) error { return ValidateNamedRows(s, ys, m, 0, "y") }
 
 // ValidateNamedRows is ValidateRows on rows that start at row first of a larger set, which the

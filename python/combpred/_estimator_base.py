@@ -309,7 +309,7 @@ class StructuredEstimator(BaseEstimator):
         sw = check_sample_weight(sample_weight, X.shape[0])
         set_threads(self.n_jobs)
         self.sparse_output_ = True
-        return X, space, ones, np.array([0, 1]), sw
+        return X, space, ones, multilabel_classes(space), sw
 
     def _dense_targets(self, y: Any) -> Any:
         """A scipy.sparse Y of structure rows as the dense rows the core reads (checked against the
@@ -703,18 +703,22 @@ def _check_unseen_labels(y: np.ndarray, classes: np.ndarray) -> None:
         raise ValueError(f"y holds labels that are not comparable with classes {classes.tolist()}: {exc}") from None
 
 
-def class_rows(y: Any, classes: np.ndarray) -> np.ndarray:
-    """Encode class labels as int64 rows of indices into sorted classes, naming an unknown label."""
+def class_rows(y: Any, classes: np.ndarray, name: str = "y") -> np.ndarray:
+    """Encode class labels as int64 rows of indices into sorted classes, naming an unknown label
+    and the argument ``name`` that holds it."""
     y = np.asarray(y).ravel()
     if y.ndim != 1:
-        raise ValueError(f"y must be 1-D (one class label per sample), got shape {np.shape(y)}")
+        raise ValueError(f"{name} must be 1-D (one class label per sample), got shape {np.shape(y)}")
+    known = classes.tolist()  # Python values: their reprs, not NumPy's np.str_('a')
     if np.iscomplexobj(y):
-        raise ValueError(f"y holds complex values; class labels are those of classes {list(classes)}")
+        raise ValueError(f"{name} holds complex values; class labels are those of classes {known}")
     try:
         idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
     except TypeError as exc:  # labels NumPy cannot compare with the classes (None, say)
-        raise ValueError(f"y holds labels that are not comparable with classes {list(classes)}: {exc}") from None
+        raise ValueError(f"{name} holds labels that are not comparable with classes {known}: {exc}") from None
     bad = classes[idx] != y
     if np.any(bad):
-        raise ValueError(f"y contains label {y[np.argmax(bad)]!r}, which is not in classes {list(classes)}")
+        label = y[np.argmax(bad)]
+        label = label.item() if isinstance(label, np.generic) else label  # an object array's own value
+        raise ValueError(f"{name} contains label {label!r}, which is not in classes {known}")
     return idx.astype(np.int64).reshape(-1, 1)

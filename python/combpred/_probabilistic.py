@@ -562,7 +562,7 @@ class ProbabilisticStructured(StructuredEstimator):
     def _target_rows(self, fitted: Any, Y: Any) -> np.ndarray:
         """Encode structures given in the space's encoding (class labels for multiclass) as rows."""
         if fitted.labels is not None:
-            return class_rows(class_label_vector(Y, "Y"), fitted.labels)
+            return class_rows(class_label_vector(Y, "Y"), fitted.labels, "Y")
         return fitted.space._to_rows(Y, "Y")
 
     def score_samples(self, X: Any, Y: Any = None, method: str = "auto", **log_partition_params: Any) -> np.ndarray:

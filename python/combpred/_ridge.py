@@ -54,7 +54,8 @@ def _check_partial_classes(classes: Any, space: _spaces.Space, fitted: np.ndarra
             "for labels of your own use space='multiclass'"
         )
     raise ValueError(
-        f"classes={given.tolist()!r} is not the same as on the first call to partial_fit, was {fitted.tolist()!r}"
+        f"classes={given.tolist()!r} differs from the model's classes_ {fitted.tolist()!r}, those of its fit "
+        "or first partial_fit call"
     )
 
 
