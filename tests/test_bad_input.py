@@ -806,7 +806,7 @@ def test_every_invalid_row_of_structures_is_worded_by_the_core(data):
     calls = [
         (lambda: space.validate(bad), "Y"),
         (lambda: space.embed(bad), "Y"),
-        (lambda: prob.score_samples(X, bad), "y"),
+        (lambda: prob.score_samples(X, bad), "Y"),  # its argument (fit's is y)
         (lambda: space.score(bad, Y), "Y_true"),
         (lambda: space.score(Y, bad), "Y_pred"),
         (lambda: StructuredRidge().fit(X, bad), "y"),

@@ -383,20 +383,12 @@ def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:
         _capi.check_sparse_structure(U, name)
         _capi.check_output(U.shape, name)
         U = U.toarray()
-    U = _capi.as_array(U, name)
-    if np.iscomplexobj(U):
-        raise TypeError(f"{name} must hold real scores, got complex values")
-    try:
-        U = np.asarray(U, dtype=np.float64)
-    except (TypeError, ValueError) as exc:  # strings, objects
-        raise TypeError(f"{name} must hold real scores: {exc}") from None
+    # numbers only, as the C ABI's buffers take them: numpy parsed strings ("1" decoded as 1.0)
+    U = _capi.float64_array(U, name)
     if U.ndim == 1 and U.shape[0] == d:
         U = U.reshape(1, -1)
     if U.ndim != 2 or U.shape[1] != d:
         raise ValueError(f"{name} must have shape (n_samples, {d}), got {U.shape}")
-    if not U.flags.c_contiguous:
-        _capi.check_output(U.shape, name)  # a broadcast view can stand for more than memory holds
-        U = np.ascontiguousarray(U)
     if not np.all(np.isfinite(U)):
         raise ValueError(f"{name} contains NaN or infinity")
     return U
