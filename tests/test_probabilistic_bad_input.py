@@ -673,3 +673,24 @@ def test_adam_overshooting_advises_a_lower_learning_rate():
     with pytest.warns(ConvergenceWarning, match="; increase max_iter") as record:
         ProbabilisticStructured(sampler="metropolis", learning_rate=0.01, random_state=0).fit(X, Y)
     assert not any("overshoot" in str(w.message) for w in record)
+
+
+def test_inference_refuses_scores_whose_sums_overflow():
+    """At scores near the float64 limit exact log Z of Permutations was below the best structure's
+    score and the chains' samples were not the mode, without an error (probe S); the mode itself
+    is still predicted."""
+    space = spaces.Permutations(4)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    model = ProbabilisticStructured(space=space, alpha=0.01).fit(X, space.sample(30, random_state=0))
+    Xt = rng.normal(size=(2, 3))
+    Xt[1] *= 1e307
+    for call in (
+        lambda: model.log_partition(Xt, method="exact"),
+        lambda: model.sample(Xt, 3, sampler="local", random_state=0),
+        lambda: model.predict_marginals(Xt, method="sampled", sampler="local", random_state=0),
+    ):
+        with pytest.raises(ValueError, match=r"^X row 1: its scores have ‖u‖₁ = .* overflow float64"):
+            call()
+    scores = model.decision_function(Xt[1:])
+    assert_array_equal(model.predict(Xt[1:]), space.decode(scores))

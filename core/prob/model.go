@@ -104,6 +104,16 @@ func (md *Model) scores(X xmat.Rows) ([]float64, error) {
 	return U, md.DecisionRows(X, U)
 }
 
+// inferenceScores is scores for inference on the rows (what names it: log Z, marginals,
+// samples), refused where its sums could overflow (checkScoreRange).
+func (md *Model) inferenceScores(X xmat.Rows, what string) ([]float64, error) {
+	U, err := md.scores(X)
+	if err != nil {
+		return nil, err
+	}
+	return U, checkScoreRange(U, md.Space.Dim(), what)
+}
+
 // Predict writes the mode, the most probable structure of each input, argmax_y ⟨u, ψ(y)⟩ by the space's
 // decoder (exact, or within its Guarantee), into ys (q × Width()); it stops with ErrCancelled
 // once stop is set (nil: never).
@@ -166,7 +176,7 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 			return err
 		}
 	}
-	U, err := md.scores(X)
+	U, err := md.inferenceScores(X, "sampling")
 	if err != nil {
 		return err
 	}
@@ -261,7 +271,7 @@ func (md *Model) MarginalsRowsFrom(X xmat.Rows, seed uint64, first int64, out []
 			}
 		}
 	}
-	U, err := md.scores(X)
+	U, err := md.inferenceScores(X, "the marginals")
 	if err != nil {
 		return err
 	}
@@ -300,7 +310,7 @@ func (md *Model) LogPartitionRows(X xmat.Rows, opt LogZOptions, out []float64) (
 	if len(out) != q {
 		return nil, fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
 	}
-	U, err := md.scores(X)
+	U, err := md.inferenceScores(X, "log Z")
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,36 @@ func checkScoreScale(U []float64, d int, what string) error {
 	return nil
 }
 
+// scoreRangeLimit is the largest ‖u‖₁ at which the inference of a space of dimension d (log Z by
+// any method, marginals, samples) is computed: every ψ_j lies in [−1, 1], so a structure's score
+// is at most ‖u‖₁, and the programmes, the chains' score differences and the FPRAS's products add
+// at most (d + 1)² such numbers; beyond the limit they could overflow, and the decoders the chains
+// start from clamp single scores at MaxFloat64/(4n²) for the n items of a ranking or a cycle
+// (16(d + 1)² exceeds 4n² for every such space). Past about 10³⁰⁶ / (d + 1)² exact log Z of
+// Permutations and DirectedCycles came out below the best structure's score, exact log Z of
+// Cliques was NaN, and chains stayed at a structure far from the mode, all without an error.
+func scoreRangeLimit(d int) float64 {
+	return math.MaxFloat64 / (16 * float64(d+1) * float64(d+1))
+}
+
+// checkScoreRange names the first row of U (d columns) whose ‖u‖₁ exceeds scoreRangeLimit(d),
+// where what would be computed from sums that can overflow.
+func checkScoreRange(U []float64, d int, what string) error {
+	limit := scoreRangeLimit(d)
+	for i := 0; i*d < len(U); i++ {
+		var s float64
+		for _, v := range U[i*d : (i+1)*d] {
+			s += math.Abs(v)
+		}
+		if s > limit {
+			return fmt.Errorf("X row %d: its scores have ‖u‖₁ = %.3g, above %.3g, where %s would add numbers that overflow "+
+				"float64; X holds values far outside the scale the model was fitted on (scale X as it was scaled for fit), "+
+				"or the model's coefficients are that large", i, s, limit, what)
+		}
+	}
+	return nil
+}
+
 // scaleExact reports whether exact inference on sp keeps its marginals accurate at any scale of
 // the scores: a closed form marked space.ScaleExactPartition, or the brute force, whose sums are
 // taken relative to the largest score of the structures themselves.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,6 +93,67 @@ func TestPredictionsRefuseScoresBeyondTheirPrecision(t *testing.T) {
 		err = md.ScoreSamples(large, 2, 1, ys, LogZOptions{}, make([]float64, 2))
 		if err == nil || !strings.Contains(err.Error(), "X row 1") || !strings.Contains(err.Error(), "log p") {
 			t.Errorf("%s: log p at ‖u‖₁ ≈ 10¹² = %v, want an error naming X row 1 and log p", c.kind, err)
+		}
+	}
+}
+
+// Inference on scores whose sums could overflow float64 (‖u‖₁ > scoreRangeLimit) is refused,
+// naming the row, by log Z (every method), the marginals (exact and sampled) and the samplers:
+// past about 10³⁰⁶ exact log Z of Permutations and DirectedCycles was below the best score (the
+// decoders' clamp of single scores), that of Cliques NaN, and chains started from a clamped
+// "mode" stayed far from it, all without an error. Just inside the limit exact log Z is the
+// brute-force one and a chain's samples are the mode.
+func TestInferenceRefusesScoresWhoseSumsOverflow(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		args []int64
+	}{{"permutations", []int64{4}}, {"dicycles", []int64{5}}, {"cliques", []int64{5}}, {"multilabel", []int64{4}}} {
+		sp := mustSpace(t, c.kind, c.args...)
+		d, w := sp.Dim(), sp.Width()
+		u := randomScores(rand.New(rand.NewPCG(3, uint64(d))), d, 1)
+		var l1 float64
+		for _, v := range u {
+			l1 += math.Abs(v)
+		}
+		coef := mat.NewDense(1, d, nil)
+		for j, v := range u {
+			coef.Set(0, j, v/l1) // ‖u‖₁ = x for the input x
+		}
+		md := &Model{Space: sp, Coef: coef, NFeatures: 1, Inference: InferenceOptions{Method: InferExact}}
+		limit := scoreRangeLimit(d)
+		chain := SampleOptions{Sampler: SamplerChain, Chain: ChainMeta}
+		over := []float64{1, 1.01 * limit}
+		calls := map[string]error{}
+		_, calls["exact log Z"] = md.LogPartition(over, 2, 1, LogZOptions{Method: LogZExact}, make([]float64, 2))
+		_, calls["fpras"] = md.LogPartition(over, 2, 1, LogZOptions{Method: LogZFPRAS}, make([]float64, 2))
+		calls["marginals"] = md.Marginals(over, 2, 1, 1, make([]float64, 2*d))
+		sampled := *md
+		sampled.Inference = InferenceOptions{Method: InferSampled, Samples: 10, Sampler: chain}
+		calls["sampled marginals"] = sampled.Marginals(over, 2, 1, 1, make([]float64, 2*d))
+		calls["samples"] = md.Sample(over, 2, 1, 3, 1, chain, make([]int64, 2*3*w))
+		for what, err := range calls {
+			if err == nil || !strings.Contains(err.Error(), "X row 1") || !strings.Contains(err.Error(), "overflow") {
+				t.Errorf("%s: %s at ‖u‖₁ = 1.01 × the limit: %v, want an error naming X row 1 and the overflow", c.kind, what, err)
+			}
+		}
+		inside := []float64{0.99 * limit}
+		brute := newExactDist(t, sp, scaled(u, inside[0]/l1))
+		lz := make([]float64, 1)
+		if _, err := md.LogPartition(inside, 1, 1, LogZOptions{Method: LogZExact}, lz); err != nil {
+			t.Errorf("%s: exact log Z inside the limit: %v", c.kind, err)
+		} else if math.Abs(lz[0]-brute.logZ) > 1e-12*math.Abs(brute.logZ) {
+			t.Errorf("%s: exact log Z inside the limit = %g, brute force %g", c.kind, lz[0], brute.logZ)
+		}
+		ys := make([]int64, 3*w)
+		if err := md.Sample(inside, 1, 1, 3, 1, chain, ys); err != nil {
+			t.Errorf("%s: samples inside the limit: %v", c.kind, err)
+			continue
+		}
+		mode := slices.Index(brute.pi, slices.Max(brute.pi))
+		for k := 0; k < 3; k++ {
+			if s := brute.stateOf(t, ys[k*w:(k+1)*w]); s != mode {
+				t.Errorf("%s: sample %d inside the limit is structure %d, the mode (a point mass) is %d", c.kind, k, s, mode)
+			}
 		}
 	}
 }
