@@ -494,7 +494,9 @@ class ProbabilisticStructured(StructuredEstimator):
         outside the scale of the training data) is refused with a ValueError naming its row and
         the limit. ``method="sampled"`` estimates them there, with the default sampler or a
         Markov chain (``"metropolis"``, ``"local"`` or ``"mixed"``); exact samples (``"cftp"``)
-        hit their work bound at such scores.
+        hit their work bound at such scores. Beyond ‖u(x)‖₁ = 1.8·10³⁰⁸ / (16 (d + 1)²), where
+        sums of scores could overflow float64, every method is refused (as are
+        :meth:`log_partition` and :meth:`sample`); :meth:`predict` still gives the mode.
         """
         options = {"n_samples": n_samples, "sampler": sampler, "method": method, "check_mixing": check_mixing}
         return self._marginals(self._fitted(), X, random_state=random_state, **options)
