@@ -156,9 +156,10 @@ func cp_stats_solve(h C.int64_t, params *C.char, progress C.cp_progress_fn, ctx 
 		return status(err)
 	}
 	opt.Progress = progressFunc(progress, ctx)
+	// on a worker, as cp_ridge_fit's fits: the progress reaches the callback on this thread
 	var md *ridge.Model
-	err = cancellable(false, func(stop *cancel.Flag) (err error) {
-		opt.Stop = stop
+	opt.Stop = new(cancel.Flag)
+	err = onWorker(&opt.Progress, opt.Stop, func() (err error) {
 		md, err = s.Solve(opt)
 		return err
 	})

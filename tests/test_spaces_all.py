@@ -453,7 +453,7 @@ def test_decode_rejects_bad_scores():
         space.decode(np.full((1, 6), np.inf))
     with pytest.raises(ValueError, match=r"shape \(n_samples, 6\)"):
         space.decode(np.zeros((2, 5)))
-    # numbers only, as the metrics and the C ABI's buffers take them: numpy parsed "1" as 1.0
+    # numbers only, as the C ABI's buffers take them: numpy parsed "1" as 1.0
     for bad in (np.array([list("123456")]), np.zeros((1, 6), dtype=object), np.zeros((1, 6), dtype=complex)):
         for call in (space.decode, space.max_margins):
             with pytest.raises(TypeError, match=f"^U must hold real numbers, got dtype {bad.dtype}$"):

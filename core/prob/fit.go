@@ -346,7 +346,7 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 		copy(unscaled, w)
 		scaleRows(unscaled, scales, d, true)
 		J, err := p.objectiveRows(mat.NewDense(rows, d, unscaled), batchRows, inf, deriveSeed(opt.Seed, 2, uint64(t)), g, sg)
-		if err != nil && t > 1 && errors.Is(err, errScoresNotFinite) {
+		if err != nil && t > 1 && (errors.Is(err, errScoresNotFinite) || errors.Is(err, errScoresOutOfRange)) {
 			// the inputs gave finite scores at the start: the steps made them overflow, and the
 			// error named an input row as if it were at fault
 			return Result{}, fmt.Errorf("prob: Adam diverged at iteration %d with learning_rate = %g: the coefficients "+

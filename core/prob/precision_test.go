@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -155,5 +156,34 @@ func TestInferenceRefusesScoresWhoseSumsOverflow(t *testing.T) {
 				t.Errorf("%s: sample %d inside the limit is structure %d, the mode (a point mass) is %d", c.kind, k, s, mode)
 			}
 		}
+	}
+}
+
+// The row-level inference a fit runs (its marginals, log Z, samples) refuses a score vector
+// beyond scoreRangeLimit with errScoresOutOfRange, which the Adam fit reports as a divergence:
+// only the models' queries checked the range, by row.
+func TestRowInferenceRefusesScoresOutOfRange(t *testing.T) {
+	sp := mustSpace(t, "permutations", 4)
+	d := sp.Dim()
+	u := make([]float64, d)
+	for j := range u {
+		u[j] = 1.01 * scoreRangeLimit(d) / float64(d) * float64(1-2*(j%2))
+	}
+	calls := map[string]error{}
+	_, calls["exact log Z"] = ExactLogPartition(sp, u)
+	_, calls["fpras"] = FPRAS(sp, u, LogZOptions{})
+	_, calls["taylor"] = Taylor(sp, u)
+	_, calls["marginals"] = Marginals(sp, u, InferenceOptions{Method: InferExact}, 1, make([]float64, d))
+	_, calls["samples"] = Sample(sp, u, 2, 1, SampleOptions{Sampler: SamplerChain, Chain: ChainMeta}, make([]int64, 2*sp.Width()))
+	for what, err := range calls {
+		if !errors.Is(err, errScoresOutOfRange) {
+			t.Errorf("%s at ‖u‖₁ = 1.01 × the limit: %v, want errScoresOutOfRange", what, err)
+		}
+	}
+	for j := range u {
+		u[j] *= 0.98 / 1.01
+	}
+	if _, err := ExactLogPartition(sp, u); err != nil {
+		t.Errorf("exact log Z inside the limit: %v", err)
 	}
 }

@@ -47,6 +47,9 @@ func checkScores(sp space.Space, u []float64) error {
 			return fmt.Errorf("prob: score u[%d] = %v %w", j, v, errScoresNotFinite)
 		}
 	}
+	if s, limit := l1Norm(u), scoreRangeLimit(len(u)); s > limit {
+		return fmt.Errorf("prob: a score vector with ‖u‖₁ = %.3g, above %.3g, %w", s, limit, errScoresOutOfRange)
+	}
 	return nil
 }
 

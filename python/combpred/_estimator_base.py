@@ -707,8 +707,6 @@ def class_rows(y: Any, classes: np.ndarray, name: str = "y") -> np.ndarray:
     """Encode class labels as int64 rows of indices into sorted classes, naming an unknown label
     and the argument ``name`` that holds it."""
     y = np.asarray(y).ravel()
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one class label per sample), got shape {np.shape(y)}")
     known = classes.tolist()  # Python values: their reprs, not NumPy's np.str_('a')
     if np.iscomplexobj(y):
         raise ValueError(f"{name} holds complex values; class labels are those of classes {known}")
