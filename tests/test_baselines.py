@@ -8,7 +8,7 @@ from combpred import spaces
 from combpred.baselines import KNNBordaRanker, PairwiseRanker, StructuredSVM
 from combpred.metrics import kendall_tau, kendall_tau_scorer
 from sklearn.base import BaseEstimator, clone
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import LinearSVC
@@ -242,6 +242,18 @@ def test_svm_is_reproducible_and_pickles():
     np.testing.assert_array_equal(a.coef_, b.coef_)
     c = pickle.loads(pickle.dumps(a))
     np.testing.assert_array_equal(c.predict(X), a.predict(X))
+
+
+@pytest.mark.parametrize("space", ["multiclass", spaces.Multiclass(3)])
+def test_svm_takes_a_column_of_labels_with_scikit_learns_warning(space):
+    """As StructuredRidge and scikit-learn's classifiers do (check_supervised_y_2d); it was taken
+    silently."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0)
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        column = StructuredSVM(space=space, random_state=0).fit(X, y[:, None])
+    np.testing.assert_array_equal(column.predict(X), StructuredSVM(space=space, random_state=0).fit(X, y).predict(X))
 
 
 def test_svm_errors():

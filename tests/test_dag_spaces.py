@@ -27,6 +27,10 @@ DIAMOND = [[], [0], [0], [1, 2], [3], [2]]
         ([[], ["a"]], ValueError, r"parents\[1\] must hold integer"),
         ([[], [True]], ValueError, r"parents\[1\] must hold integer"),
         ([[], [2**64]], ValueError, "out of range"),
+        # nested one level too deep: ravel read [[0]] as {0}; ragged: numpy's "inhomogeneous shape"
+        ([[], [[0]]], ValueError, r"parents\[1\] must be a flat sequence of parent ids"),
+        ([[], [0], [[0, 1]]], ValueError, r"parents\[2\] must be a flat sequence of parent ids"),
+        ([[], [0], [0, [1]]], ValueError, r"parents\[2\] must hold integer node ids, got \[0, \[1\]\]"),
     ],
 )
 def test_bad_parent_sets_are_refused_naming_the_node(parents, error, match):

@@ -53,6 +53,11 @@ def fitted(data):
         ({"method": "sampled"}, "want auto, exact, fpras or taylor"),
         ({"method": None}, "method must be a name, got None"),
         ({"schedule": "fast"}, "want auto, adaptive or thesis"),
+        # named as the argument (it said "the constant p (0)", which no caller can set)
+        (
+            {"method": "fpras", "schedule": "adaptive", "n_samples": 10},
+            r"n_samples = 10, the sample size per stage, belongs to the thesis schedule, not the adaptive one",
+        ),
         ({"sampler": "exact"}, r'parameter sampler="exact": want auto, cftp, metropolis, local or mixed'),
         ({"sampler": "gibbs"}, "want auto, cftp, metropolis, local or mixed"),
         # a name cannot smuggle other keys into the parameter string

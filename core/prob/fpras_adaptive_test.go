@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -352,5 +353,31 @@ func TestFPRASScheduleNames(t *testing.T) {
 	res, err := FPRAS(sp, u, LogZOptions{Eps: 0.2, Delta: 0.25, Samples: 50, Seed: 1})
 	if err != nil || res.Schedule != ScheduleThesis || res.PerStage != 50 {
 		t.Errorf("auto with Samples: %+v, %v", res, err)
+	}
+}
+
+// TestFPRASAdaptiveWorkCountsProposals: MaxSamples bounds the structures drawn, every CFTP
+// proposal counted, not the samples alone: a bound between a run's samples and its proposals is
+// an error wrapping ErrWorkBound (it passed, and a row of Permutations(12) at ‖u‖ = 6 ran 382
+// million proposals, 80 s, for 85,697 samples under the default bound).
+func TestFPRASAdaptiveWorkCountsProposals(t *testing.T) {
+	sp := mustSpace(t, "permutations", 6)
+	u := randomScores(rand.New(rand.NewPCG(144, 1)), sp.Dim(), 4)
+	o := LogZOptions{Schedule: ScheduleAdaptive, Eps: 0.3, Delta: 0.25, Seed: 1, Sampler: SampleOptions{Sampler: SamplerCFTP}}
+	res, err := FPRAS(sp, u, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Steps < 3*res.Samples {
+		t.Fatalf("%d proposals for %d samples: the case needs several proposals per sample", res.Steps, res.Samples)
+	}
+	o.MaxSamples = (res.Samples + res.Steps) / 2
+	if _, err := FPRAS(sp, u, o); !errors.Is(err, ErrWorkBound) || !strings.Contains(err.Error(), "proposal") {
+		t.Errorf("MaxSamples = %d between %d samples and %d proposals: want ErrWorkBound counting proposals, got %v",
+			o.MaxSamples, res.Samples, res.Steps, err)
+	}
+	o.MaxSamples = res.Steps
+	if again, err := FPRAS(sp, u, o); err != nil || again != res {
+		t.Errorf("MaxSamples = its proposals, %d: %+v, %v; want the same estimate %+v", res.Steps, again, err, res)
 	}
 }

@@ -678,10 +678,14 @@ class ProbabilisticStructured(StructuredEstimator):
             like (R‖u‖)² and hits the work bound on fitted models. None and ``"auto"``: adaptive
             unless ``n_samples`` is given.
         max_samples : int, default=50_000_000
-            The work bound: the most samples the FPRAS may draw for one row, checked against its
-            plan before it samples and counted as it samples. A plan beyond it is a ValueError
-            that gives the planned number; raise it for a smaller epsilon or delta (the call stays
-            cancellable with Ctrl-C).
+            The work bound: the most structures the FPRAS may draw for one row, checked against
+            its plan before it samples and counted as it samples. The adaptive schedule counts
+            every proposal of an exact sample and every step of a chain (a sample accepted at
+            once costs one), so the bound caps its time at any scale of the scores; the thesis
+            schedule counts its samples, each bounded in proposals by the sampler's step limit.
+            A plan or a count beyond it is a ValueError that gives the number; raise it for a
+            smaller epsilon or delta, or lower it to cap the time (the call stays cancellable
+            with Ctrl-C).
 
         Returns
         -------
@@ -690,7 +694,8 @@ class ProbabilisticStructured(StructuredEstimator):
             ``method`` (the method used: "exact", "fpras" or "taylor"), ``valid`` (whether its
             guarantee applies: an FPRAS on Markov-chain samples has none, as its guarantee assumes
             exact samples, nor has the thesis schedule with ``n_samples`` below its printed sample
-            size), ``epsilon`` and ``delta`` (of the FPRAS guarantee, 0 otherwise),
+            size), ``epsilon`` and ``delta`` (those the FPRAS ran with, whose guarantee holds
+            where ``valid`` is True; 0 for the other methods),
             ``bound`` (Taylor: a proven bound on ``|log Z − estimate|``), ``stages`` and
             ``samples_per_stage`` (thesis schedule; 0 for the adaptive one), ``runs`` (thesis: runs
             of the median; adaptive: TPA runs), ``samples`` (total) and ``steps`` (Markov steps).

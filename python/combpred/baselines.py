@@ -33,7 +33,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import column_or_1d, validate_data
 
 from . import _capi
 from . import spaces as _spaces
@@ -645,6 +645,11 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
     def _targets(self, y: Any) -> tuple[_spaces.Space, Any, np.ndarray | None]:
         """Resolve the space and return y in its encoding (class labels become indices) and the
         class labels (None but for ``space="multiclass"``)."""
+        if self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass):
+            # a column vector of labels is taken with scikit-learn's DataConversionWarning, as
+            # StructuredRidge's fit takes it (it was taken silently)
+            if not _capi.is_sparse(y) and np.ndim(y) == 2 and np.shape(y)[1] == 1:
+                y = column_or_1d(y, warn=True)
         if self.space == "multiclass":
             classes, idx = class_labels(y, "at least 2 are needed")
             return _spaces.Multiclass(len(classes)), idx, classes

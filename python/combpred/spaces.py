@@ -551,12 +551,16 @@ def _parent_sets(parents: Any) -> tuple[tuple[int, ...], ...]:
         raise ValueError("parents must be a sequence indexed by node (parents[v] lists v's parents), got a mapping")
     out = []
     for v, ps in enumerate(parents):
-        if ps is not None and np.ndim(ps) == 0:  # a bare id passed for a set ([[], 0]), or a flat parent array
+        # as objects: a ragged [0, [1]] is then refused below by name (numpy's own conversion
+        # said "inhomogeneous shape")
+        given, ps = ps, np.asarray(ps if ps is not None else [], dtype=object)
+        if ps.ndim == 0:  # a bare id passed for a set ([[], 0]), or a flat parent array
             raise ValueError(
-                f"parents[{v}] = {ps!r} is not a sequence of parent ids ([] at the root); a tree's flat parent "
+                f"parents[{v}] = {given!r} is not a sequence of parent ids ([] at the root); a tree's flat parent "
                 "array (-1 at the root) is HierarchyPaths' and Subtrees' parent=, here give [parent] per node"
             )
-        ps = np.asarray(ps if ps is not None else [], dtype=object).ravel()
+        if ps.ndim > 1:  # ravel read [[0]] as the set {0}
+            raise ValueError(f"parents[{v}] must be a flat sequence of parent ids, got a nested sequence")
         if not all(isinstance(p, (int, np.integer)) and not isinstance(p, bool) for p in ps):
             raise ValueError(f"parents[{v}] must hold integer node ids, got {list(ps)!r}")
         if any(not -(2**63) <= int(p) < 2**63 for p in ps):
