@@ -324,11 +324,12 @@ const (
 // cp_prob_log_partition writes log Z(x_i) of q inputs into out (q values) and, when not NULL, per
 // row stats (q × 3: ε, δ of the FPRAS guarantee, the Taylor error bound; 0 where not applicable)
 // and counts (q × 7: method used, whether its guarantee applies, FPRAS stages, samples per stage,
-// runs, total samples, Markov steps). Parameters: method (auto, exact, fpras, taylor; auto is exact
+// runs, total samples, Markov steps or CFTP proposals). Parameters: method (auto, exact, fpras, taylor; auto is exact
 // where the space allows and the FPRAS otherwise), epsilon and delta (in (0, 1); 0.1 and 0.25 by
 // default), schedule (the FPRAS' schedule: auto, adaptive or thesis; auto is adaptive unless
 // n_samples is given; the adaptive schedule reports 0 stages and samples per stage), n_samples
-// (override of the thesis schedule's samples per stage), max_samples (bound on the total),
+// (override of the thesis schedule's samples per stage), max_samples (the work bound: the thesis
+// schedule's total samples, the adaptive one's structures drawn, every CFTP proposal and chain step),
 // random_state, and the sampler keys (the FPRAS samples exactly by CFTP by default). Taylor
 // estimates outside the proven range, and FPRAS estimates from Markov-chain samples, are returned
 // with valid = 0.

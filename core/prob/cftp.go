@@ -112,7 +112,7 @@ func (c *CFTP) Sample(r *rand.Rand, y []int64) (steps int, err error) {
 // SampleSeed writes into y one exact sample determined by seed and returns T, the number of
 // backward steps it took. It fails, writing nothing, when T would exceed the work bound.
 func (c *CFTP) SampleSeed(seed uint64, y []int64) (steps int, err error) {
-	steps, _, err = c.sampleAt(seed, 1, y, true)
+	steps, _, err = c.sampleAt(seed, 1, y, true, c.maxSteps)
 	return steps, err
 }
 
@@ -123,10 +123,13 @@ func (c *CFTP) SampleSeed(seed uint64, y []int64) (steps int, err error) {
 // every proposal coalesces (T = 1) and the sample is uniform. Without forward, the sample is the
 // coalescing proposal z_T itself, exact by the Remark above (rejection sampling with envelope
 // e^{βF}), at half the cost: the adaptive FPRAS needs exact samples, not this construction.
-func (c *CFTP) sampleAt(seed uint64, beta float64, y []int64, forward bool) (steps int, f float64, err error) {
+// limit (at most the CFTP's own bound) is the most backward steps this sample may take: a caller
+// with less work left than the bound stops it there.
+func (c *CFTP) sampleAt(seed uint64, beta float64, y []int64, forward bool, limit int) (steps int, f float64, err error) {
+	limit = min(limit, c.maxSteps)
 	var pSum float64 // Σ exp(β(f(z_k) − F)): its mean estimates the coalescence probability
 	T := 0
-	for k := 1; k <= c.maxSteps; k++ {
+	for k := 1; k <= limit; k++ {
 		if k%cftpStopEvery == 0 && c.stop.Yield() {
 			return k, 0, cancel.ErrCancelled
 		}
@@ -140,12 +143,12 @@ func (c *CFTP) sampleAt(seed uint64, beta float64, y []int64, forward bool) (ste
 		}
 	}
 	if T == 0 {
-		p := pSum / float64(c.maxSteps)
-		return c.maxSteps, 0, fmt.Errorf("%w: CFTP did not coalesce within %d backward steps; the estimated "+
+		p := pSum / float64(max(limit, 1))
+		return limit, 0, fmt.Errorf("%w: CFTP did not coalesce within %d backward steps; the estimated "+
 			"coalescence probability per step is %.3g (expected time ≈ %.3g steps, proven bound "+
 			"exp(f_max − f_min) = %.3g): the scores are too large for exact sampling; use a Markov "+
 			"chain sampler, smaller scores (stronger regularisation) or a larger bound",
-			ErrWorkBound, c.maxSteps, p, 1/p, math.Exp(beta*(c.fMax-c.fMin)))
+			ErrWorkBound, limit, p, 1/p, math.Exp(beta*(c.fMax-c.fMin)))
 	}
 	for k := T - 1; k >= 1 && forward; k-- {
 		if k%cftpStopEvery == 0 && c.stop.Yield() {

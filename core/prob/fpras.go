@@ -10,7 +10,8 @@ import (
 	"github.com/combpred/combpred/core/space"
 )
 
-// DefaultMaxSamples is the default bound on the total number of samples of one FPRAS call.
+// DefaultMaxSamples is the default work bound of one FPRAS call (LogZOptions.MaxSamples): samples
+// for the thesis schedule, structures drawn for the adaptive one.
 const DefaultMaxSamples = 50_000_000
 
 // FPRAS estimates log Z(u), Z within a factor (1 ± ε) with probability ≥ 1 − δ, by the schedule

@@ -82,13 +82,15 @@ import (
 // unit of parallelism, each seeded by (Seed, phase, run), so the result does not depend on the
 // number of threads.
 //
-// Work. The expected samples of each phase, r(L_max + 1) for phase 1 and (r_1 + r_2)(L⁺ + 1) for
-// both, must not exceed MaxSamples (checked before the phase), and the structures drawn are
-// counted as they are drawn: every proposal of a CFTP sample (a uniform draw and its score, what
-// a sample costs when it is accepted at once) and every step of a chain, at least one per sample.
-// The call fails with ErrWorkBound once they exceed MaxSamples: counting samples alone let a row
-// of Permutations(12) at ‖u‖ = 6 run 382 million proposals (80 s) for 85,697 samples under the
-// default bound. Each CFTP sample is bounded by MaxSteps, each chain by MaxSteps steps per
+// Work. MaxSamples bounds the structures drawn: every proposal of a CFTP sample (a uniform draw
+// and its score, what a sample costs when it is accepted at once) and every step of a chain, at
+// least one per sample. Each phase's plan, r(1 + L·c) structures for its r runs (L_max in phase
+// 1, L⁺ in phase 2, after phase 1's count) with c the burn-in of a chain's sample or 1 for CFTP
+// (a lower bound: a CFTP sample takes E T ≥ 1 proposals), must not exceed it before the phase
+// runs; the structures are counted as they are drawn, and the call fails with ErrWorkBound once
+// they exceed it, a CFTP sample being stopped there too. Counting samples alone let a row of
+// Permutations(12) at ‖u‖ = 6 run 382 million proposals (80 s) for 85,697 samples under the
+// default bound. Each CFTP sample is also bounded by MaxSteps, each chain by MaxSteps steps per
 // temperature. Stop is checked before every sample (and every 1024 chain steps).
 func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
 	if err := checkScores(sp, u); err != nil {
@@ -148,9 +150,15 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 
 	aLow, aUp := math.Log1p(eps), -math.Log1p(-eps)
 	r1 := math.Ceil(5 * logmath.Log(2/delta) / aLow)
-	if planned := r1 * (lMax + 1); planned > float64(maxSamples) {
-		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS' first phase would draw about %.3g samples (%.3g runs × (L ≤ %.3g) + 1), "+
-			"above the bound %d: raise epsilon or max_samples", ErrWorkBound, planned, r1, lMax, maxSamples)
+	// A run's first sample is uniform (one structure); each of its other samples costs a chain's
+	// burn-in, or at least one CFTP proposal (the plans are then lower bounds of the work).
+	perSample := 1.0
+	if t.opt.Sampler == SamplerChain {
+		perSample = float64(t.burnIn())
+	}
+	if planned := r1 * (1 + lMax*perSample); planned > float64(maxSamples) {
+		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS' first phase would draw about %.3g structures (%.3g runs × (1 + (L ≤ %.3g) × %.0f)), "+
+			"above the bound %d: raise epsilon or max_samples", ErrWorkBound, planned, r1, lMax, perSample, maxSamples)
 	}
 	k1, err := t.phase(1, int(r1))
 	if err != nil {
@@ -158,9 +166,9 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 	}
 	lUp := math.Min(poissonUpper(float64(k1), logmath.Log(2/delta))/r1, lMax)
 	r2 := math.Max(1, math.Ceil(tpaRuns(lUp, aLow, aUp, delta)))
-	if planned := float64(t.work.Load()) + r2*(lUp+1); planned > float64(maxSamples) {
-		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS would draw about %.3g samples (%.3g runs × (L ≤ %.3g) + 1, after %d "+
-			"structures drawn in its first phase), above the bound %d: raise epsilon or max_samples", ErrWorkBound, planned, r2, lUp,
+	if planned := float64(t.work.Load()) + r2*(1+lUp*perSample); planned > float64(maxSamples) {
+		return LogZResult{}, fmt.Errorf("%w: the adaptive FPRAS would draw about %.3g structures (%.3g runs × (1 + (L ≤ %.3g) × %.0f), after %d "+
+			"in its first phase), above the bound %d: raise epsilon or max_samples", ErrWorkBound, planned, r2, lUp, perSample,
 			t.work.Load(), maxSamples)
 	}
 	k2, err := t.phase(2, int(r2))
@@ -304,13 +312,16 @@ func (t *tpa) run(seed uint64, cf *CFTP, sc *scorer, y []int64) (int64, error) {
 		}
 		var f float64
 		if cf != nil {
-			steps, fy, err := cf.sampleAt(r.Uint64(), beta, y, false)
+			// stopped one proposal past the work left, so that a sample the bound cuts short is
+			// charged beyond it and refused as the work bound, not as a CFTP that did not coalesce
+			room := max(t.maxSamples-t.work.Load(), 0) + 2
+			steps, fy, err := cf.sampleAt(r.Uint64(), beta, y, false, int(min(room, int64(math.MaxInt))))
 			t.steps.Add(int64(steps))
-			if err != nil {
-				return 0, fmt.Errorf("β = %.4g: %w", beta, err)
-			}
 			if err := t.charge(max(int64(steps)-1, 0)); err != nil { // its first proposal was charged above
 				return 0, err
+			}
+			if err != nil {
+				return 0, fmt.Errorf("β = %.4g: %w", beta, err)
 			}
 			f = fy
 		} else {

@@ -381,3 +381,36 @@ func TestFPRASAdaptiveWorkCountsProposals(t *testing.T) {
 		t.Errorf("MaxSamples = its proposals, %d: %+v, %v; want the same estimate %+v", res.Steps, again, err, res)
 	}
 }
+
+// TestFPRASAdaptiveWorkBoundStopsASample: a CFTP sample is stopped where the work left runs out
+// (it ran to its own step bound, 4.2 million proposals, whatever max_samples said), and a chain
+// sampler's plan counts its burn-in (a plan in samples passed bounds its steps then exceeded).
+func TestFPRASAdaptiveWorkBoundStopsASample(t *testing.T) {
+	sp := mustSpace(t, "permutations", 8)
+	u := randomScores(rand.New(rand.NewPCG(145, 1)), sp.Dim(), 300)
+	cf, err := NewCFTP(sp, u, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// one run at a time, on one goroutine: the work drawn is then exactly what was charged
+	const bound = 50
+	tp := &tpa{sp: sp, u: u, F: cf.fMax, cf: cf, opt: SampleOptions{Sampler: SamplerCFTP}, seed: 1, maxSamples: bound}
+	y, sc := make([]int64, sp.Width()), newScorer(sp, u)
+	for i := uint64(0); err == nil; i++ {
+		_, err = tp.run(i, cf.clone(), sc, y)
+	}
+	if !errors.Is(err, ErrWorkBound) || !strings.Contains(err.Error(), "drew more than max_samples = 50 structures") {
+		t.Errorf("CFTP, bound %d: want the work bound's refusal, got %v", bound, err)
+	}
+	if steps := tp.steps.Load(); steps > bound+2 {
+		t.Errorf("CFTP, bound %d: %d proposals drawn (%d samples)", bound, steps, tp.samples.Load())
+	}
+	small := randomScores(rand.New(rand.NewPCG(145, 2)), sp.Dim(), 2)
+	o := LogZOptions{Schedule: ScheduleAdaptive, Eps: 0.1, Delta: 0.25, Seed: 1}
+	o.Sampler = SampleOptions{Sampler: SamplerChain, BurnIn: 1000}
+	o.MaxSamples = 20_000 // above the runs' samples, below their chain steps
+	_, err = FPRAS(sp, small, o)
+	if !errors.Is(err, ErrWorkBound) || !strings.Contains(err.Error(), "first phase would draw about") {
+		t.Errorf("chain, burn-in 1000, MaxSamples = 20,000: want the first phase's plan refused, got %v", err)
+	}
+}

@@ -98,9 +98,10 @@ type LogZOptions struct {
 	P int
 	// Samples overrides the thesis' sample size per stage S = ⌈65 ε⁻² l e^{2/p}⌉ when > 0.
 	Samples int
-	// MaxSamples bounds the total number of samples; 0 means DefaultMaxSamples. Exceeding it is an
-	// error: the thesis schedule reports it before any work (runs × stages × S); the adaptive one
-	// checks each phase's expected count before the phase and stops when the count drawn exceeds it.
+	// MaxSamples bounds the work; 0 means DefaultMaxSamples. Exceeding it is an error: the thesis
+	// schedule bounds its samples and reports it before any work (runs × stages × S); the adaptive
+	// one bounds the structures it draws (every CFTP proposal and chain step), checks each phase's
+	// plan before the phase and stops when the count drawn exceeds it.
 	MaxSamples int64
 	// Sampler is how each stage samples π_β (default: exact samples by CFTP, as the thesis'
 	// theorem assumes).

@@ -698,7 +698,8 @@ class ProbabilisticStructured(StructuredEstimator):
             where ``valid`` is True; 0 for the other methods),
             ``bound`` (Taylor: a proven bound on ``|log Z − estimate|``), ``stages`` and
             ``samples_per_stage`` (thesis schedule; 0 for the adaptive one), ``runs`` (thesis: runs
-            of the median; adaptive: TPA runs), ``samples`` (total) and ``steps`` (Markov steps).
+            of the median; adaptive: TPA runs), ``samples`` (total) and ``steps`` (Markov steps, or
+            the proposals of exact samples).
         """
         fitted = self._fitted()
         X = self._inputs(X)
