@@ -314,9 +314,11 @@ func (t *tpa) run(seed uint64, cf *CFTP, sc *scorer, y []int64) (int64, error) {
 		if cf != nil {
 			// stopped one proposal past the work left, so that a sample the bound cuts short is
 			// charged beyond it and refused as the work bound, not as a CFTP that did not coalesce
-			room := max(t.maxSamples-t.work.Load(), 0)
-			room = min(room, math.MaxInt64-2) + 2 // saturated: max_samples may be MaxInt64
-			steps, fy, err := cf.sampleAt(r.Uint64(), beta, y, false, int(min(room, int64(math.MaxInt))))
+			limit := cf.maxSteps
+			if left := t.maxSamples - t.work.Load(); left < int64(limit)-2 {
+				limit = int(max(left, 0)) + 2
+			}
+			steps, fy, err := cf.sampleAt(r.Uint64(), beta, y, false, limit)
 			t.steps.Add(int64(steps))
 			if err := t.charge(max(int64(steps)-1, 0)); err != nil { // its first proposal was charged above
 				return 0, err

@@ -112,10 +112,7 @@ func TestInferenceRefusesScoresWhoseSumsOverflow(t *testing.T) {
 		sp := mustSpace(t, c.kind, c.args...)
 		d, w := sp.Dim(), sp.Width()
 		u := randomScores(rand.New(rand.NewPCG(3, uint64(d))), d, 1)
-		var l1 float64
-		for _, v := range u {
-			l1 += math.Abs(v)
-		}
+		l1 := l1Norm(u)
 		coef := mat.NewDense(1, d, nil)
 		for j, v := range u {
 			coef.Set(0, j, v/l1) // ‖u‖₁ = x for the input x
