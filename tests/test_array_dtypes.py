@@ -232,3 +232,51 @@ def test_pandas_nullable_targets_are_taken_wherever_fit_takes_them():
         space.validate(frame)
     with pytest.raises(ValueError, match=r"^y holds a missing value \(pd.NA\)$"):
         model.score(X, frame)
+
+
+def test_masked_arrays_that_mask_an_entry_are_refused_by_name():
+    """NumPy's conversions drop a mask (probe U): a masked-out row trained at full weight, and a
+    masked weight counted as its underlying value. An array that masks nothing is an array."""
+    from combpred import metrics
+    from combpred.baselines import KNNBordaRanker
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    mask = np.zeros(X.shape, bool)
+    mask[3, 1] = True
+    model = StructuredRidge().fit(X, Y)
+    np.testing.assert_array_equal(StructuredRidge().fit(np.ma.array(X), np.ma.array(Y)).coef_, model.coef_)
+    refused = {
+        "X": lambda: StructuredRidge().fit(np.ma.array(X, mask=mask), Y),
+        "X ": lambda: model.predict(np.ma.array(X, mask=mask)),
+        "y": lambda: ProbabilisticStructured().fit(X, np.ma.array(Y, mask=mask[:, :3])),
+        "sample_weight": lambda: model.fit(X, Y, sample_weight=np.ma.array(np.ones(40), mask=np.arange(40) < 5)),
+        "X  ": lambda: KNNBordaRanker().fit(np.ma.array(X, mask=mask), np.argsort(X[:, :3], axis=1)),
+        "Y_true": lambda: metrics.kendall_tau(np.ma.array(np.argsort(X, axis=1), mask=mask), np.argsort(X, axis=1)),
+    }
+    for name, call in refused.items():
+        with pytest.raises(ValueError, match=rf"^{name.strip()} is a masked array that masks \d+ of its entries"):
+            call()
+
+
+def test_sample_weight_takes_numbers_held_as_objects_and_names_what_is_not_one():
+    """scikit-learn takes object weights that are numbers; ours said 'got dtype object', also for
+    a generator, which now names itself (probe U). A string is still refused, not parsed."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    w = np.linspace(1, 3, 40)
+    expected = StructuredRidge().fit(X, Y, sample_weight=w).coef_
+    np.testing.assert_array_equal(StructuredRidge().fit(X, Y, sample_weight=w.astype(object)).coef_, expected)
+    for bad, found in ((np.array(["1.0"] * 40, dtype=object), "str"), ((1.0 for _ in range(40)), "generator")):
+        with pytest.raises(ValueError, match=f"^sample_weight must hold real numbers, found {found}$"):
+            StructuredRidge().fit(X, Y, sample_weight=bad)
+
+
+def test_metrics_refuse_dates_and_durations():
+    """policy_cosine read timedelta64 values as their counts of seconds (probe U)."""
+    from combpred import metrics
+
+    with pytest.raises(ValueError, match="^W_true must hold real numbers, got dtype timedelta64"):
+        metrics.policy_cosine(np.ones((3, 3)).astype("m8[s]"), np.ones((3, 3)))

@@ -322,3 +322,39 @@ def test_dask_estimators_document_every_parameter(cls):
     start = local.__doc__.index("    space : ")
     assert local.__doc__[start : local.__doc__.index("\n    Attributes\n")] in cls.__doc__
     assert "**params" not in cls.__doc__
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_pandas_extension_dtypes_are_read_as_the_in_memory_fit_reads_them(lazy):
+    """Nullable, pyarrow and categorical targets and Float64 weights (probe U): the in-memory fit
+    takes them, the Dask fit said "y must hold integers, got dtype object" (to_dask_array made
+    object chunks of them, and np.asarray object arrays), 'unknown' label type for categories, and
+    "must hold real numbers" for the weights. A missing value is refused naming y."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, Y = _data()
+    yc = X[:, :3].argmax(1)
+    dX = da.from_array(X, chunks=25)
+
+    def given(frame):
+        return dd.from_pandas(frame, npartitions=4) if lazy else frame
+
+    ridge = DaskStructuredRidge(solver="exact")
+    expected = ridge.fit(dX, Y).coef_
+    for dtype in ("Int64", "int64[pyarrow]", "boolean"):
+        got = ridge.fit(dX, given(pd.DataFrame(Y).astype(dtype))).coef_
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14, err_msg=dtype)
+    expected_w = ridge.fit(dX, Y, sample_weight=np.linspace(1, 2, 100)).coef_
+    weights = given(pd.Series(np.linspace(1, 2, 100), dtype="Float64"))
+    np.testing.assert_allclose(ridge.fit(dX, Y, sample_weight=weights).coef_, expected_w, rtol=1e-12, atol=1e-14)
+    multiclass = DaskStructuredRidge(space="multiclass", solver="exact")
+    expected_c = multiclass.fit(dX, yc).predict(X)
+    for labels in (pd.Series(yc, dtype="Int64"), pd.Series(yc).astype("category")):
+        np.testing.assert_array_equal(multiclass.fit(dX, given(labels)).predict(X), expected_c)
+    missing = pd.DataFrame(Y).astype("Int64")
+    missing.iloc[30, 1] = pd.NA
+    with pytest.raises(ValueError, match=r"y holds a missing value \(pd.NA\)"):
+        DaskStructuredRidge().fit(dX, given(missing))
+    sparse_frame = pd.DataFrame(Y).astype(pd.SparseDtype(int, 0))
+    if not lazy:
+        np.testing.assert_allclose(ridge.fit(dX, sparse_frame).coef_, expected, rtol=1e-12, atol=1e-14)

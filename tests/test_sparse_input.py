@@ -10,7 +10,7 @@ import pickle
 
 import numpy as np
 import pytest
-from combpred import ProbabilisticStructured, StructuredRidge, _capi
+from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces
 from numpy.testing import assert_array_equal
 from scipy import sparse
 from sklearn.base import clone
@@ -349,6 +349,26 @@ def test_a_sparse_pandas_frame_is_taken_as_sparse_x():
         np.testing.assert_allclose(clone(model).fit(frame, Y).predict_marginals(frame), dense, rtol=1e-12, atol=1e-12)
     with pytest.raises(TypeError, match=r"does not take a sparse X with kernel='precomputed'.*X\.sparse\.to_dense\(\)"):
         StructuredRidge(kernel="precomputed").fit(pd.DataFrame(X @ X.T).astype(pd.SparseDtype(float, 0.0)), Y)
+
+
+def test_a_sparse_pandas_frame_is_taken_as_sparse_y():
+    """A DataFrame of SparseDtype columns as Y (probe U) was refused by fit, partial_fit and Dask:
+    scikit-learn made a scipy.sparse matrix of it, which np.asarray read as a 0-d object array
+    ("y must be 2-D ... got shape ()", with a hint to use space='multiclass')."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    frame = pd.DataFrame(Y).astype(pd.SparseDtype(int, 0))
+    for model in (StructuredRidge(), ProbabilisticStructured(), StructuredRidge(space=spaces.KSubsets(3, 1))):
+        y = Y if model.space == "multilabel" else np.eye(3, dtype=int)[X[:, :3].argmax(1)]
+        target = frame if model.space == "multilabel" else pd.DataFrame(y).astype(pd.SparseDtype(int, 0))
+        dense = clone(model).fit(X, y).predict_marginals(X)
+        fitted = clone(model).fit(X, target)
+        np.testing.assert_allclose(fitted.predict_marginals(X), dense, rtol=1e-12, atol=1e-12)
+        assert fitted.score(X, target) == clone(model).fit(X, y).score(X, y)
+    partial = StructuredRidge(solver="exact").partial_fit(X[:30], frame.iloc[:30]).partial_fit(X[30:], frame.iloc[30:])
+    np.testing.assert_allclose(partial.coef_, StructuredRidge(solver="exact").fit(X, Y).coef_, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("params", [dict(kernel="rbf"), dict(kernel="poly"), dict(kernel="rbf", n_components=5)])

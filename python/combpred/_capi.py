@@ -657,6 +657,7 @@ def as_array(a: Any, name: str) -> np.ndarray:
     (``Int64``, ``Float64``, ``boolean``) read as their NumPy dtypes, as scikit-learn's
     ``check_array`` reads them (``np.asarray`` made them object arrays, which fit took and score
     refused)."""
+    check_unmasked(a, name)
     nullable = _pandas_nullable(a, name)
     if nullable is not None:
         return nullable
@@ -664,6 +665,16 @@ def as_array(a: Any, name: str) -> np.ndarray:
         return np.asarray(a)
     except ValueError as exc:
         raise ValueError(f"{name} must be a rectangular array (rows of one length): {exc}") from None
+
+
+def check_unmasked(a: Any, name: str) -> None:
+    """Refuse a NumPy masked array with a masked entry, naming ``name``: NumPy's conversions drop
+    the mask, so masked rows would count in a fit at full weight (scikit-learn drops it too)."""
+    if isinstance(a, np.ma.MaskedArray) and np.ma.is_masked(a):
+        raise ValueError(
+            f"{name} is a masked array that masks {int(np.ma.count_masked(a))} of its entries, which combpred would read "
+            f"as their underlying values: fill them ({name}.filled(value)) or drop their rows"
+        )
 
 
 def _pandas_nullable(a: Any, name: str) -> np.ndarray | None:
@@ -838,6 +849,21 @@ def out_i64():
 def is_sparse(X: Any) -> bool:
     """Whether X is a scipy.sparse matrix or array (without importing scipy when it is not)."""
     return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
+
+
+def is_pandas_sparse(X: Any) -> bool:
+    """Whether X is a pandas DataFrame whose every column is sparse (pandas.SparseDtype)."""
+    dtypes = getattr(X, "dtypes", None)
+    if not hasattr(X, "sparse") or dtypes is None or not hasattr(dtypes, "__iter__"):
+        return False
+    return len(dtypes) > 0 and all(type(t).__name__ == "SparseDtype" for t in dtypes)
+
+
+def scipy_if_pandas_sparse(Y: Any) -> Any:
+    """A pandas DataFrame of sparse columns as the scipy.sparse COO matrix of its values (what
+    scikit-learn's ``check_array`` makes of one), anything else unchanged: structure rows given
+    so then take the path of a scipy.sparse Y (``np.asarray`` of the matrix was a 0-d object)."""
+    return Y.sparse.to_coo() if is_pandas_sparse(Y) else Y
 
 
 def check_sparse_structure(X: Any, name: str) -> None:

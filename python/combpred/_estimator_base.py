@@ -17,7 +17,8 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 from . import _capi, _core
 from . import decision as _decision
@@ -26,6 +27,16 @@ from ._weights import check_sample_weight, weighted_mean
 
 # Entries of dense predictions decoded at a time when predict returns a sparse matrix (64 MiB of int64).
 _SPARSE_OUTPUT_BLOCK = 1 << 23
+
+
+def validate_data(estimator: Any, X: Any, y: Any = "no_validation", **kwargs: Any) -> Any:
+    """scikit-learn's ``validate_data``, with masked arrays that mask an entry refused first
+    (:func:`_capi.check_unmasked`: its conversions drop the mask)."""
+    _capi.check_unmasked(X, "X")
+    _capi.check_unmasked(y, "y")
+    if isinstance(y, str) and y == "no_validation":
+        return _sklearn_validate_data(estimator, X, **kwargs)
+    return _sklearn_validate_data(estimator, X, y, **kwargs)
 
 
 def _check_fitted(estimator: Any) -> None:
@@ -76,14 +87,6 @@ def class_label_vector(y: Any, name: str) -> np.ndarray:
     if y.ndim != 1 or np.iscomplexobj(y):
         raise ValueError(f"{name} must be a 1-D array of class labels, got shape {y.shape} and dtype {y.dtype}")
     return y
-
-
-def _is_pandas_sparse(X: Any) -> bool:
-    """Whether X is a pandas DataFrame whose every column is sparse (pandas.SparseDtype)."""
-    dtypes = getattr(X, "dtypes", None)
-    if not hasattr(X, "sparse") or dtypes is None or not hasattr(dtypes, "__iter__"):
-        return False
-    return len(dtypes) > 0 and all(type(t).__name__ == "SparseDtype" for t in dtypes)
 
 
 def run_fit(
@@ -228,7 +231,7 @@ class StructuredEstimator(BaseEstimator):
         """validate_data's ``accept_sparse`` for X: ``"csr"`` (other formats are converted to it)
         where the configuration takes sparse inputs; a sparse X it refuses is a TypeError naming
         the reason."""
-        if _is_pandas_sparse(X):  # scikit-learn converts it (DataFrame.sparse.to_coo) where sparse X is taken
+        if _capi.is_pandas_sparse(X):  # scikit-learn converts it (DataFrame.sparse.to_coo) where sparse X is taken
             reason = self._sparse_refusal(fitting)
             if reason is not None:
                 raise TypeError(
@@ -263,6 +266,7 @@ class StructuredEstimator(BaseEstimator):
         self._reset()  # first: a fit refused for its parameters leaves no model either
         self._validate_params()
         multi = not (self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass))
+        y = _capi.scipy_if_pandas_sparse(y)
         sparse_y = _capi.is_sparse(y)
         if sparse_y and sparse_targets and self._is_multilabel():
             return self._fit_data_sparse_y(X, y, sample_weight)
@@ -314,6 +318,7 @@ class StructuredEstimator(BaseEstimator):
     def _dense_targets(self, y: Any) -> Any:
         """A scipy.sparse Y of structure rows as the dense rows the core reads (checked against the
         memory budget first); class labels are 1-D and never sparse."""
+        y = _capi.scipy_if_pandas_sparse(y)
         if not _capi.is_sparse(y):
             return y
         if self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass):

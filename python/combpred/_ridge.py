@@ -13,7 +13,6 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
-from sklearn.utils.validation import validate_data
 
 from . import _capi, _core, _schema
 from . import spaces as _spaces
@@ -26,6 +25,7 @@ from ._estimator_base import (
     fitted_labels,
     one_fit_at_a_time,
     run_fit,
+    validate_data,
 )
 
 __all__ = ["StructuredRidge"]

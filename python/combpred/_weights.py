@@ -3,9 +3,12 @@ weighted mean that every score takes with them."""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
+
+from . import _capi
 
 
 def check_weight_dtype(dtype: np.dtype) -> None:
@@ -24,7 +27,14 @@ def check_sample_weight(sample_weight: Any, n_samples: int, *, all_zero: bool = 
     """
     if sample_weight is None:
         return None
-    w = np.asarray(sample_weight)
+    w = _capi.as_array(sample_weight, "sample_weight")
+    if w.dtype == object:  # numbers held as objects, as scikit-learn takes them; a cast would parse strings
+        odd = next((v for v in w.flat if not isinstance(v, numbers.Real)), None)
+        if odd is not None or w.ndim == 0:
+            raise ValueError(
+                f"sample_weight must hold real numbers, found {type(w.flat[0] if odd is None else odd).__name__}"
+            )
+        w = w.astype(np.float64)
     check_weight_dtype(w.dtype)
     if w.ndim == 0:
         w = np.full(n_samples, w, dtype=np.float64)

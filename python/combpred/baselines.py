@@ -33,11 +33,11 @@ from sklearn.metrics import accuracy_score
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import column_or_1d, validate_data
+from sklearn.utils.validation import column_or_1d
 
 from . import _capi
 from . import spaces as _spaces
-from ._estimator_base import _are_sorted_labels, class_labels
+from ._estimator_base import _are_sorted_labels, class_labels, validate_data
 from ._schema import Number
 from ._weights import check_sample_weight
 from .metrics import _check_permutations, _check_rankings, kendall_tau

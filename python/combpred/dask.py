@@ -74,7 +74,7 @@ def _as_array(data: Any, name: str) -> da.Array:
     if isinstance(data, da.Array):
         arr = data
     elif hasattr(data, "to_dask_array"):  # dask.dataframe DataFrame or Series
-        arr = data.to_dask_array(lengths=True)
+        arr = _numpy_partitions(data, name).to_dask_array(lengths=True)
     else:
         raise TypeError(f"{name} must be a Dask array, DataFrame or Series, got {type(data).__name__}")
     if not isinstance(getattr(arr, "_meta", None), np.ndarray):  # the type of its chunks
@@ -87,6 +87,24 @@ def _as_array(data: Any, name: str) -> da.Array:
     return arr
 
 
+def _numpy_partitions(data: Any, name: str) -> Any:
+    """A Dask DataFrame or Series whose partitions have NumPy dtypes, each read as the in-memory fit
+    reads a pandas object (``_capi.as_array``: nullable and pyarrow columns as their NumPy dtypes,
+    a missing value refused naming ``name``): ``to_dask_array`` made object chunks of such columns,
+    which the partitions' checks refused as not integers ("must hold integers, got dtype object")."""
+    dtypes = data.dtypes if hasattr(data.dtypes, "__iter__") else [data.dtypes]
+    if all(isinstance(t, np.dtype) for t in dtypes):
+        return data
+
+    def convert(part: Any) -> Any:
+        values = _capi.as_array(part, name)
+        if values.ndim == 1:
+            return type(part)(values, index=part.index, name=part.name)
+        return type(part)(values, index=part.index, columns=part.columns)
+
+    return data.map_partitions(convert, meta=convert(data._meta))
+
+
 def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None:
     """``data`` (Dask or NumPy, 1-D or 2-D) as a Dask array chunked along rows as X is, with all its
     columns in one chunk: each task then sees matching rows of X and of ``data``."""
@@ -97,12 +115,12 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
         data, lazy = np.asarray(data.compute()), False
     if lazy:
         arr = _as_array(data, name)
-    elif _capi.is_sparse(data):  # a sparse Y, as the in-memory fit takes it (np.asarray made a 0-d object)
+    elif _capi.is_sparse(data := _capi.scipy_if_pandas_sparse(data)):  # as the in-memory fit takes it
         _capi.check_sparse_structure(data, name)
         _capi.check_output(data.shape, f"{name}, densified")
         arr = data.toarray()
     else:
-        arr = np.asarray(data)
+        arr = _capi.as_array(data, name)  # pandas' nullable columns as the in-memory fit reads them
     if name == "sample_weight":
         check_weight_dtype(arr.dtype)  # a cast in the partitions parsed strings and dropped imaginary parts
         if arr.ndim == 0:  # one weight for every sample, as in memory: lazily (np.full was X's length on the client)

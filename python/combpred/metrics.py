@@ -70,8 +70,9 @@ def _real_array(a: Any, name: str) -> np.ndarray:
     arr = _densify_targets(a, name)
     if np.iscomplexobj(arr) or (arr.dtype == object and any(isinstance(v, complex) for v in arr.flat)):
         raise ValueError(f"{name} must hold real numbers, got complex values")
-    # A cast reads "0.9" as a number: strings are refused before it, as sample_weight refuses them.
-    if arr.dtype.kind in "USV" or (arr.dtype == object and any(isinstance(v, (str, bytes)) for v in arr.flat)):
+    # A cast reads "0.9" as a number, and a date as its count of days: refused before it, as
+    # sample_weight refuses them.
+    if arr.dtype.kind in "USVmM" or (arr.dtype == object and any(isinstance(v, (str, bytes)) for v in arr.flat)):
         raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     try:
         return arr.astype(np.float64, copy=False)
