@@ -138,7 +138,7 @@ func TestFPRASAdaptiveTable(t *testing.T) {
 	fmt.Fprintf(&b, "# FPRAS: adaptive (TPA) against the thesis schedule\n\n")
 	fmt.Fprintf(&b, "Reproduce (writes this file; %d logical CPUs here, GOMAXPROCS %d):\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&b, "    COMBPRED_FPRAS_TABLE=1 go test ./benchmarks -run TestFPRASAdaptiveTable -v -timeout 60m\n\n")
-	fmt.Fprintf(&b, "It takes about 15 minutes on 2 cores, most of it the DirectedCycles(7) rows (e^L ≈ 2300 proposals per "+
+	fmt.Fprintf(&b, "It takes about 4 minutes on a quiet 2-core machine (15 beside other work), most of it the DirectedCycles(7) rows (e^L ≈ 2300 proposals per "+
 		"exact sample near β = 1). Rows can be measured separately, e.g. `COMBPRED_FPRAS_ROWS=0,2,3` and then `COMBPRED_FPRAS_ROWS=1` "+
 		"(each writes its rows to the temporary directory; every row has its own scores and seeds, so the rows are the same).\n\n")
 	fmt.Fprintf(&b, "ε = %g, δ = %g (guarantee: Z within (1 ± ε) with probability ≥ %g), exact CFTP samples, %d seeded runs "+
