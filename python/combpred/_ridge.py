@@ -506,7 +506,10 @@ class StructuredRidge(StructuredEstimator):
         Linear models (and Nyström models, ``n_components`` set) with solver ``"auto"`` or
         ``"exact"`` are updated exactly: the model keeps sufficient statistics of every example seen
         (memory independent of their number), and any sequence of chunks gives the model ``fit``
-        would give on all of them. With ``solver="sgd"``, and for kernel models without
+        would give on all of them — for a Nyström model, the model on all of them through the map
+        of the first chunk's landmarks, which ``fit`` on all of them draws from all the rows
+        instead (a different map: the models differ as two Nyström approximations do). With
+        ``solver="sgd"``, and for kernel models without
         ``n_components``, each call makes one SGD pass over the chunk. The method does not exist
         for precomputed kernels nor for callable kernels without ``n_components`` (the expansion
         lives on the fit samples), nor for ``solver="cg"`` (a batch method: use ``"exact"`` or
