@@ -269,6 +269,10 @@ def test_sample_weight_takes_numbers_held_as_objects_and_names_what_is_not_one()
     w = np.linspace(1, 3, 40)
     expected = StructuredRidge().fit(X, Y, sample_weight=w).coef_
     np.testing.assert_array_equal(StructuredRidge().fit(X, Y, sample_weight=w.astype(object)).coef_, expected)
+    for one in (np.array(2.0, dtype=object), np.array([2.0] * 40, dtype=object)):
+        np.testing.assert_array_equal(
+            StructuredRidge().fit(X, Y, sample_weight=one).coef_, StructuredRidge().fit(X, Y, sample_weight=2.0).coef_
+        )
     for bad, found in ((np.array(["1.0"] * 40, dtype=object), "str"), ((1.0 for _ in range(40)), "generator")):
         with pytest.raises(ValueError, match=f"^sample_weight must hold real numbers, found {found}$"):
             StructuredRidge().fit(X, Y, sample_weight=bad)

@@ -18,6 +18,20 @@ def check_weight_dtype(dtype: np.dtype) -> None:
         raise ValueError(f"sample_weight must hold real numbers, got dtype {dtype}")
 
 
+def weight_values(sample_weight: Any) -> np.ndarray:
+    """``sample_weight`` as an array of real numbers of any shape, unchecked otherwise: numbers held
+    as objects (which scikit-learn takes) as float64, strings (which a cast parses), complex
+    numbers, dates and other objects refused naming sample_weight."""
+    w = _capi.as_array(sample_weight, "sample_weight")
+    if w.dtype == object:
+        odd = next((v for v in w.flat if not isinstance(v, numbers.Real | np.bool_)), None)
+        if odd is not None:  # a generator is a 0-d array holding it
+            raise ValueError(f"sample_weight must hold real numbers, found {type(odd).__name__}")
+        w = w.astype(np.float64)
+    check_weight_dtype(w.dtype)
+    return w
+
+
 def check_sample_weight(sample_weight: Any, n_samples: int, *, all_zero: bool = False) -> np.ndarray | None:
     """Validate sample weights: the one rule of fit, partial_fit and score.
 
@@ -27,15 +41,7 @@ def check_sample_weight(sample_weight: Any, n_samples: int, *, all_zero: bool = 
     """
     if sample_weight is None:
         return None
-    w = _capi.as_array(sample_weight, "sample_weight")
-    if w.dtype == object:  # numbers held as objects, as scikit-learn takes them; a cast would parse strings
-        odd = next((v for v in w.flat if not isinstance(v, numbers.Real)), None)
-        if odd is not None or w.ndim == 0:
-            raise ValueError(
-                f"sample_weight must hold real numbers, found {type(w.flat[0] if odd is None else odd).__name__}"
-            )
-        w = w.astype(np.float64)
-    check_weight_dtype(w.dtype)
+    w = weight_values(sample_weight)
     if w.ndim == 0:
         w = np.full(n_samples, w, dtype=np.float64)
     w = np.ascontiguousarray(w, dtype=np.float64)

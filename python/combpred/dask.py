@@ -58,7 +58,7 @@ from ._estimator_base import (
 )
 from ._probabilistic import ProbabilisticStructured
 from ._ridge import StructuredRidge
-from ._weights import check_weight_dtype
+from ._weights import check_weight_dtype, weight_values
 from .exceptions import MixingWarning
 
 __all__ = ["DaskProbabilisticStructured", "DaskStructuredRidge"]
@@ -119,10 +119,12 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
         _capi.check_sparse_structure(data, name)
         _capi.check_output(data.shape, f"{name}, densified")
         arr = data.toarray()
+    elif name == "sample_weight":  # a cast in the partitions parsed strings and dropped imaginary parts
+        arr = weight_values(data)
     else:
         arr = _capi.as_array(data, name)  # pandas' nullable columns as the in-memory fit reads them
     if name == "sample_weight":
-        check_weight_dtype(arr.dtype)  # a cast in the partitions parsed strings and dropped imaginary parts
+        check_weight_dtype(arr.dtype)
         if arr.ndim == 0:  # one weight for every sample, as in memory: lazily (np.full was X's length on the client)
             return da.full(sum(row_chunks), float(arr), chunks=(row_chunks,), dtype=np.float64)
     if arr.ndim not in (1, 2):
