@@ -84,3 +84,16 @@ def test_fit_predict_pickle_cycles_do_not_leak():
         """
     )
     assert growth < 10, f"RSS grew by {growth:.1f} MB over 10,000 fit/predict/pickle cycles"
+
+
+def test_failed_dask_fits_keep_a_bounded_number_of_abandoned_tokens(monkeypatch):
+    """Every failed Dask fit abandons its token, and the set of them only grew (probe W: about 150
+    bytes per failed fit). The latest are kept, in order, so that a task still running stops."""
+    from combpred import _capi
+
+    monkeypatch.setattr(_capi, "_abandoned", {})
+    monkeypatch.setattr(_capi, "_ABANDONED_KEPT", 8)
+    for i in range(20):
+        _capi.abandon(f"fit-{i}")
+    assert list(_capi._abandoned) == [f"fit-{i}" for i in range(12, 20)]
+    assert _capi.is_abandoned("fit-19") and not _capi.is_abandoned("fit-3")

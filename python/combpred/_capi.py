@@ -361,12 +361,20 @@ _interrupted = threading.local()  # .flag: the list a Ctrl-C appends to during t
 # running on a thread of this process (threaded scheduler, in-process workers) carries its fit's
 # token (.token of _interrupted), and the poll stops its calls: signals reach the main thread only,
 # and those calls ran to their end after Ctrl-C, taking the cores from the next fit.
-_abandoned: set[str] = set()
+# Only the latest _ABANDONED_KEPT tokens are kept (insertion-ordered): each failed fit abandons one,
+# and a service that saw millions of them grew the set by about 150 bytes each. A task still
+# running in this process thousands of failed fits after its own just runs to its end.
+_abandoned: dict[str, None] = {}
+_abandoned_lock = threading.Lock()
+_ABANDONED_KEPT = 4096
 
 
 def abandon(token: str) -> None:
     """Stop the calls of every task in this process that carries ``token`` (see :func:`task_token`)."""
-    _abandoned.add(token)
+    with _abandoned_lock:
+        _abandoned[token] = None
+        while len(_abandoned) > _ABANDONED_KEPT:
+            del _abandoned[next(iter(_abandoned))]
 
 
 def is_abandoned(token: str | None) -> bool:

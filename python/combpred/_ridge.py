@@ -163,7 +163,11 @@ class StructuredRidge(StructuredEstimator):
         to 100,000s of samples, between 1 and 10,000 (checked whatever the kernel). None: the
         exact kernel model.
     tau : int, default=None
-        SGD on kernel models keeps only the last ``tau`` expansion terms (None: all).
+        SGD on kernel models keeps only the last ``tau`` expansion terms (None: all). Without it,
+        a kernel model continued by :meth:`partial_fit` keeps a term for every example it has
+        seen: its memory and the time of each call grow with ``n_samples_seen_`` (each term holds
+        the example's features and d coefficients, and every call scores its chunk against all of
+        them). Bound it with ``tau``, or use ``n_components``, whose model keeps a fixed size.
     eta0 : float, default=None
         The constant p of the SGD step p/(alpha · t); None means 0.5.
     random_state : int, RandomState instance or None, default=None
@@ -510,7 +514,9 @@ class StructuredRidge(StructuredEstimator):
         of the first chunk's landmarks, which ``fit`` on all of them draws from all the rows
         instead (a different map: the models differ as two Nyström approximations do). With
         ``solver="sgd"``, and for kernel models without
-        ``n_components``, each call makes one SGD pass over the chunk. The method does not exist
+        ``n_components``, each call makes one SGD pass over the chunk; such a kernel model keeps
+        a term for every example seen unless ``tau`` bounds them, so that its memory and the cost
+        of each call grow with the stream (see ``tau``). The method does not exist
         for precomputed kernels nor for callable kernels without ``n_components`` (the expansion
         lives on the fit samples), nor for ``solver="cg"`` (a batch method: use ``"exact"`` or
         ``"sgd"`` to stream). A Nyström map is built from the first chunk, and the space, the
