@@ -79,7 +79,10 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 	var crash *workerPanic
 	go func() {
 		defer recoverWorker(&crash, done)
-		done <- fit()
+		before := heapAllocs()
+		err := fit()
+		releaseAfter(before)
+		done <- err
 	}()
 	finished := false
 	defer outliveWorker(done, &finished)
