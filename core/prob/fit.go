@@ -140,6 +140,7 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 		return nil, errors.New("prob: L-BFGS needs exact inference (noisy gradients break its line search); use the adam solver")
 	}
 	W := warmStart(opt.Init, sp, n, opt.Intercept)
+	dropConstantDirections(sp, W) // a warm start from an older Adam fit (fitAdam)
 	mu := p.centre
 	xmat.ShiftIntercept(W, mu, 1)
 	var res Result
@@ -396,6 +397,7 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 	}
 	copy(w, avg)
 	scaleRows(w, scales, d, true)
+	dropConstantDirections(p.sp, W)
 	if !exact {
 		se, err := reportGradient(p, W, inf, deriveSeed(opt.Seed, 3), scales, g)
 		if err != nil {

@@ -72,6 +72,7 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		centre = opt.Centre
 	}
 	W := warmStart(opt.Init, sp, n, opt.Intercept)
+	dropConstantDirections(sp, W) // a warm start from an Adam fit (fitAdam)
 	xmat.ShiftIntercept(W, centre, 1)
 	d := sp.Dim()
 	alpha, total := opt.Alpha, math.NaN()
