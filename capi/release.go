@@ -4,14 +4,20 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
+	"time"
 )
 
-// releaseAbove is the allocation of one call beyond which the call's end returns the heap's free
-// memory to the operating system (releaseAfter).
-const releaseAbove = 64 << 20
+// releaseAbove is the allocation of one call beyond which the heap's free memory goes back to the
+// operating system once the library has been idle for releaseIdle (releaseAfter).
+const (
+	releaseAbove = 64 << 20
+	releaseIdle  = time.Second
+)
 
-// releasing is set while a release runs: calls ending meanwhile start none of their own.
-var releasing atomic.Bool
+var (
+	releasing atomic.Bool   // a release is pending: calls ending meanwhile arm none of their own
+	calls     atomic.Uint64 // the calls begun on a worker (onWorker), to tell idleness
+)
 
 // heapAllocs returns the bytes the Go heap has allocated since the process started.
 func heapAllocs() uint64 {
@@ -20,18 +26,28 @@ func heapAllocs() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// releaseAfter returns the heap's free memory to the operating system, on a goroutine of its own,
-// when the call that began with heapAllocs() = before allocated more than releaseAbove. Go collects
-// a call's temporaries only once the heap grows again by about as much, and keeps the pages of
-// that peak: an rbf fit's 123 MB Gram matrix stayed resident in an idle Python process for four
-// minutes, until the runtime's second forced collection (probe W). The collection it runs costs
-// about the live heap's pointers, which are few (the core's large arrays hold floats).
+// releaseAfter returns the heap's free memory to the operating system once no call has begun for
+// releaseIdle, when the call that began with heapAllocs() = before allocated more than
+// releaseAbove. Go collects a call's temporaries only once the heap grows again by about as much,
+// and keeps the pages of that peak: an rbf fit's 123 MB Gram matrix stayed resident in an idle
+// Python process for four minutes, until the runtime's second forced collection (probe W). Waiting
+// for idleness leaves the pages to a loop of large fits, which would otherwise fault them in
+// again every time; the collection costs about the live heap's pointers, which are few (the
+// core's large arrays hold floats).
 func releaseAfter(before uint64) {
 	if heapAllocs()-before <= releaseAbove || !releasing.CompareAndSwap(false, true) {
 		return
 	}
-	go func() {
-		defer releasing.Store(false)
-		debug.FreeOSMemory()
-	}()
+	var wait func(seen uint64)
+	wait = func(seen uint64) {
+		time.AfterFunc(releaseIdle, func() {
+			if now := calls.Load(); now != seen {
+				wait(now) // still busy: look again later
+				return
+			}
+			debug.FreeOSMemory()
+			releasing.Store(false)
+		})
+	}
+	wait(calls.Load())
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // TestACallThatAllocatedMuchReturnsTheMemory: after a call whose temporaries took 256 MB, the
-// heap's free pages go back to the operating system within seconds; a small call starts no
-// release.
+// heap's free pages go back to the operating system once no call has begun for releaseIdle, not
+// while calls go on; a small call starts no release.
 func TestACallThatAllocatedMuchReturnsTheMemory(t *testing.T) {
 	held := func() uint64 { // heap pages neither in use nor released
 		s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
@@ -46,6 +46,15 @@ func TestACallThatAllocatedMuchReturnsTheMemory(t *testing.T) {
 	}
 	if err := onWorker(&progress, nil, large); err != nil {
 		t.Fatal(err)
+	}
+	for range 3 { // busy: nothing is released
+		time.Sleep(releaseIdle / 2)
+		if err := onWorker(&progress, nil, small); err != nil {
+			t.Fatal(err)
+		}
+		if held() < 128<<20 {
+			t.Fatal("the memory was released while calls went on")
+		}
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for held() > 128<<20 {

@@ -79,6 +79,7 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 	var crash *workerPanic
 	go func() {
 		defer recoverWorker(&crash, done)
+		calls.Add(1)
 		before := heapAllocs()
 		err := fit()
 		releaseAfter(before)
