@@ -8,7 +8,7 @@ import (
 )
 
 // releaseAbove is the allocation of one call beyond which the heap's free memory goes back to the
-// operating system once the library has been idle for releaseIdle (releaseAfter).
+// operating system once no call has run for releaseIdle (releaseAfter).
 const (
 	releaseAbove = 64 << 20
 	releaseIdle  = time.Second
@@ -16,7 +16,8 @@ const (
 
 var (
 	releasing atomic.Bool   // a release is pending: calls ending meanwhile arm none of their own
-	calls     atomic.Uint64 // the calls begun on a worker (onWorker), to tell idleness
+	calls     atomic.Uint64 // the calls begun on a worker (onWorker)
+	running   atomic.Int64  // the calls running on a worker now
 )
 
 // heapAllocs returns the bytes the Go heap has allocated since the process started.
@@ -26,9 +27,9 @@ func heapAllocs() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// releaseAfter returns the heap's free memory to the operating system once no call has begun for
-// releaseIdle, when the call that began with heapAllocs() = before allocated more than
-// releaseAbove. Go collects a call's temporaries only once the heap grows again by about as much,
+// releaseAfter returns the heap's free memory to the operating system once no call has run for
+// releaseIdle (none running, none begun), when the call that began with heapAllocs() = before
+// allocated more than releaseAbove. Go collects a call's temporaries only once the heap grows again by about as much,
 // and keeps the pages of that peak: an rbf fit's 123 MB Gram matrix stayed resident in an idle
 // Python process for four minutes, until the runtime's second forced collection (probe W). Waiting
 // for idleness leaves the pages to a loop of large fits, which would otherwise fault them in
@@ -41,7 +42,7 @@ func releaseAfter(before uint64) {
 	var wait func(seen uint64)
 	wait = func(seen uint64) {
 		time.AfterFunc(releaseIdle, func() {
-			if now := calls.Load(); now != seen {
+			if now := calls.Load(); now != seen || running.Load() != 0 {
 				wait(now) // still busy: look again later
 				return
 			}

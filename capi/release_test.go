@@ -56,6 +56,19 @@ func TestACallThatAllocatedMuchReturnsTheMemory(t *testing.T) {
 			t.Fatal("the memory was released while calls went on")
 		}
 	}
+	// one call running for three idle periods: nothing is released while it runs
+	long := make(chan struct{})
+	go func() {
+		defer close(long)
+		_ = onWorker(&progress, nil, func() error {
+			time.Sleep(3 * releaseIdle)
+			if held() < 128<<20 {
+				t.Error("the memory was released while a call ran")
+			}
+			return nil
+		})
+	}()
+	<-long
 	deadline := time.Now().Add(10 * time.Second)
 	for held() > 128<<20 {
 		if time.Now().After(deadline) {

@@ -80,9 +80,11 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 	go func() {
 		defer recoverWorker(&crash, done)
 		calls.Add(1)
+		running.Add(1)
+		defer running.Add(-1) // before recoverWorker's report: a panicking call still ends
 		before := heapAllocs()
 		err := fit()
-		releaseAfter(before)
+		releaseAfter(before) // a timer, which finds this call ended
 		done <- err
 	}()
 	finished := false

@@ -5,6 +5,8 @@ double* once corrupted partial_fit (issue 11, finding 1)."""
 
 from __future__ import annotations
 
+import decimal
+
 import numpy as np
 import pytest
 from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces
@@ -273,9 +275,18 @@ def test_sample_weight_takes_numbers_held_as_objects_and_names_what_is_not_one()
         np.testing.assert_array_equal(
             StructuredRidge().fit(X, Y, sample_weight=one).coef_, StructuredRidge().fit(X, Y, sample_weight=2.0).coef_
         )
-    for bad, found in ((np.array(["1.0"] * 40, dtype=object), "str"), ((1.0 for _ in range(40)), "generator")):
+    np.testing.assert_allclose(
+        StructuredRidge().fit(X, Y, sample_weight=[decimal.Decimal(str(v)) for v in w]).coef_, expected, rtol=1e-12
+    )
+    for bad, found in (
+        (np.array(["1.0"] * 40, dtype=object), "str"),
+        ((1.0 for _ in range(40)), "generator"),
+        ([1.0] * 39 + [None], "NoneType"),  # None was read as NaN, and named as one
+    ):
         with pytest.raises(ValueError, match=f"^sample_weight must hold real numbers, found {found}$"):
             StructuredRidge().fit(X, Y, sample_weight=bad)
+    with pytest.raises(ValueError, match="^sample_weight holds a number too large for a float64$"):
+        StructuredRidge().fit(X, Y, sample_weight=[10**400] * 40)  # was a bare OverflowError
 
 
 def test_metrics_refuse_dates_and_durations():

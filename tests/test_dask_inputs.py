@@ -358,3 +358,13 @@ def test_pandas_extension_dtypes_are_read_as_the_in_memory_fit_reads_them(lazy):
     sparse_frame = pd.DataFrame(Y).astype(pd.SparseDtype(int, 0))
     if not lazy:
         np.testing.assert_allclose(ridge.fit(dX, sparse_frame).coef_, expected, rtol=1e-12, atol=1e-14)
+    # categorical columns (the review: object chunks, "must hold integers"), known or not
+    categorical = pd.DataFrame(Y, columns=list("abc")).astype(pd.CategoricalDtype([0, 1]))
+    frames = [categorical] + ([dd.from_pandas(categorical, npartitions=4).astype("category")] if lazy else [])
+    for frame in frames:
+        got = ridge.fit(dX, frame if not lazy or frame is not categorical else given(frame)).coef_
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+    # weights held as objects, as the in-memory fit takes them (lazy ones were refused as object)
+    with dask.config.set({"dataframe.convert-string": False}):  # else Dask makes strings of them
+        objects = given(pd.Series(list(np.linspace(1, 2, 100)), dtype=object))
+        np.testing.assert_allclose(ridge.fit(dX, Y, sample_weight=objects).coef_, expected_w, rtol=1e-12, atol=1e-14)

@@ -1,16 +1,10 @@
 package prob
 
 import (
-	"math"
-
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
-
-// constantNullTol is the relative size below which an eigenvalue of a closed-form covariance is
-// zero: the closed forms give zero up to a few roundings of the largest eigenvalue.
-const constantNullTol = 1e-10
 
 // constantDirections returns a function that removes from a vector of sp.Dim() values its
 // components along the directions v for which ⟨v, ψ(y)⟩ is the same for every structure y — the
@@ -29,18 +23,8 @@ func constantDirections(sp space.Space) func(row []float64) {
 	if !ok {
 		return nil
 	}
-	es := op.Spectrum()
-	var top float64
-	for _, e := range es {
-		top = math.Max(top, math.Abs(e.Value))
-	}
-	var null []int
-	for c, e := range es {
-		if math.Abs(e.Value) <= constantNullTol*top {
-			null = append(null, c)
-		}
-	}
-	if len(null) == 0 || top == 0 {
+	null := space.NullEigenspaces(op)
+	if len(null) == 0 {
 		return nil
 	}
 	buf := make([]float64, op.Dim())

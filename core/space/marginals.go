@@ -41,18 +41,31 @@ func CovRank(s Space) int {
 		return t.Dim() - 1 // ψ_root ≡ 1; {root} ∪ path(v) spans every other coordinate
 	}
 	if sp, ok := SpectralOf(s.Covariance()); ok {
+		r := sp.Dim()
 		es := sp.Spectrum()
-		var top float64
-		for _, e := range es {
-			top = math.Max(top, math.Abs(e.Value))
-		}
-		r := 0
-		for _, e := range es {
-			if math.Abs(e.Value) > spectrumTol*top {
-				r += e.Dim
-			}
+		for _, c := range NullEigenspaces(sp) {
+			r -= es[c].Dim
 		}
 		return r
 	}
 	return s.Dim() // an upper bound, for a space added without a case here (the tests list every kind)
+}
+
+// NullEigenspaces returns the indices into sp.Spectrum() of the eigenspaces whose eigenvalue is
+// zero (at most spectrumTol times the largest): the directions v along which ⟨v, ψ(y)⟩ is the same
+// for every structure y, S being the covariance under the uniform distribution, whose support is
+// all of Y (every eigenspace for a space of one structure).
+func NullEigenspaces(sp Spectral) []int {
+	es := sp.Spectrum()
+	var top float64
+	for _, e := range es {
+		top = math.Max(top, math.Abs(e.Value))
+	}
+	var null []int
+	for c, e := range es {
+		if math.Abs(e.Value) <= spectrumTol*top {
+			null = append(null, c)
+		}
+	}
+	return null
 }

@@ -662,13 +662,17 @@ def _address(a: np.ndarray) -> c_void_p:
 def as_array(a: Any, name: str) -> np.ndarray:
     """``np.asarray(a)``, with a ragged nested list refused by a ValueError naming ``name`` (NumPy's
     own says only "setting an array element with a sequence"), and pandas' nullable columns
-    (``Int64``, ``Float64``, ``boolean``) read as their NumPy dtypes, as scikit-learn's
-    ``check_array`` reads them (``np.asarray`` made them object arrays, which fit took and score
-    refused)."""
+    (``Int64``, ``Float64``, ``boolean``) read as their NumPy dtypes and a DataFrame's categorical
+    columns as their categories' values, as scikit-learn's ``check_array`` reads them
+    (``np.asarray`` made object arrays of both, which fit took and score refused); a masked array
+    that masks an entry is refused (:func:`check_unmasked`)."""
     check_unmasked(a, name)
     nullable = _pandas_nullable(a, name)
     if nullable is not None:
         return nullable
+    if _has_categorical_columns(a):  # np.asarray made an object array of the frame
+        columns = [as_array(a.iloc[:, j], name) for j in range(a.shape[1])]
+        return np.column_stack(columns) if columns else np.empty((len(a), 0))
     try:
         return np.asarray(a)
     except ValueError as exc:
@@ -683,6 +687,15 @@ def check_unmasked(a: Any, name: str) -> None:
             f"{name} is a masked array that masks {int(np.ma.count_masked(a))} of its entries, which combpred would read "
             f"as their underlying values: fill them ({name}.filled(value)) or drop their rows"
         )
+
+
+def _has_categorical_columns(a: Any) -> bool:
+    """Whether ``a`` is a pandas DataFrame with a categorical column, which ``as_array`` reads column
+    by column as ``np.asarray`` reads a categorical Series: as its categories' values."""
+    dtypes = getattr(a, "dtypes", None)
+    if dtypes is None or not hasattr(a, "iloc") or not hasattr(dtypes, "__iter__"):
+        return False
+    return any(type(t).__name__ == "CategoricalDtype" for t in dtypes)
 
 
 def _pandas_nullable(a: Any, name: str) -> np.ndarray | None:

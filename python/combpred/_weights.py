@@ -3,6 +3,7 @@ weighted mean that every score takes with them."""
 
 from __future__ import annotations
 
+import decimal
 import numbers
 from typing import Any
 
@@ -20,16 +21,23 @@ def check_weight_dtype(dtype: np.dtype) -> None:
 
 def weight_values(sample_weight: Any) -> np.ndarray:
     """``sample_weight`` as an array of real numbers of any shape, unchecked otherwise: numbers held
-    as objects (which scikit-learn takes) as float64, strings (which a cast parses), complex
-    numbers, dates and other objects refused naming sample_weight."""
+    as objects (which scikit-learn takes: Python and NumPy reals, decimals, fractions) as float64;
+    strings (which a cast parses), None, complex numbers, dates and other objects refused naming
+    sample_weight."""
     w = _capi.as_array(sample_weight, "sample_weight")
     if w.dtype == object:
-        odd = next((v for v in w.flat if not isinstance(v, numbers.Real | np.bool_)), None)
-        if odd is not None:  # a generator is a 0-d array holding it
+        odd = next((v for v in w.flat if not isinstance(v, numbers.Real | np.bool_ | decimal.Decimal)), _NONE)
+        if odd is not _NONE:  # a generator is a 0-d array holding it
             raise ValueError(f"sample_weight must hold real numbers, found {type(odd).__name__}")
-        w = w.astype(np.float64)
+        try:
+            w = w.astype(np.float64)
+        except OverflowError:  # an int beyond the floats
+            raise ValueError("sample_weight holds a number too large for a float64") from None
     check_weight_dtype(w.dtype)
     return w
+
+
+_NONE = object()  # weight_values' "no odd value found" (None is one)
 
 
 def check_sample_weight(sample_weight: Any, n_samples: int, *, all_zero: bool = False) -> np.ndarray | None:

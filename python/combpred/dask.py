@@ -90,7 +90,7 @@ def _as_array(data: Any, name: str) -> da.Array:
 def _numpy_partitions(data: Any, name: str) -> Any:
     """A Dask DataFrame or Series whose partitions have NumPy dtypes, each read as the in-memory fit
     reads a pandas object (``_capi.as_array``: nullable and pyarrow columns as their NumPy dtypes,
-    a missing value refused naming ``name``): ``to_dask_array`` made object chunks of such columns,
+    categorical ones as their categories' values, a missing value refused naming ``name``): ``to_dask_array`` made object chunks of such columns,
     which the partitions' checks refused as not integers ("must hold integers, got dtype object")."""
     dtypes = data.dtypes if hasattr(data.dtypes, "__iter__") else [data.dtypes]
     if all(isinstance(t, np.dtype) for t in dtypes):
@@ -115,6 +115,8 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
         data, lazy = np.asarray(data.compute()), False
     if lazy:
         arr = _as_array(data, name)
+        if name == "sample_weight" and arr.dtype == object:  # numbers held as objects, as in memory
+            arr = arr.map_blocks(weight_values, dtype=np.float64)
     elif _capi.is_sparse(data := _capi.scipy_if_pandas_sparse(data)):  # as the in-memory fit takes it
         _capi.check_sparse_structure(data, name)
         _capi.check_output(data.shape, f"{name}, densified")
