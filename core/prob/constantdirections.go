@@ -2,7 +2,6 @@ package prob
 
 import (
 	"github.com/combpred/combpred/core/space"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,13 +26,7 @@ func constantDirections(sp space.Space) func(row []float64) {
 	if len(null) == 0 {
 		return nil
 	}
-	buf := make([]float64, op.Dim())
-	return func(r []float64) {
-		for _, c := range null {
-			op.Project(c, buf, r)
-			floats.Sub(r, buf)
-		}
-	}
+	return space.RemoveEigenspaces(op, null)
 }
 
 // dropConstantDirections removes from every row of W its components along sp's constant

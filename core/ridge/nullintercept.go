@@ -39,14 +39,7 @@ func interceptNullSpace(p *Problem) func(row []float64) {
 		if len(null) == 0 {
 			return nil
 		}
-		_, d := p.dims()
-		buf := make([]float64, d)
-		return func(r []float64) {
-			for _, c := range null {
-				sp.Project(c, buf, r)
-				floats.Sub(r, buf)
-			}
-		}
+		return space.RemoveEigenspaces(sp, null)
 	}
 	return nullDiagDrop(p.curvatureDiag())
 }

@@ -51,6 +51,20 @@ func CovRank(s Space) int {
 	return s.Dim() // an upper bound, for a space added without a case here (the tests list every kind)
 }
 
+// RemoveEigenspaces returns a function that removes from a vector of sp.Dim() values its
+// components in the eigenspaces cs of sp (indices into sp.Spectrum()), in place.
+func RemoveEigenspaces(sp Spectral, cs []int) func(v []float64) {
+	buf := make([]float64, sp.Dim())
+	return func(v []float64) {
+		for _, c := range cs {
+			sp.Project(c, buf, v)
+			for i, x := range buf {
+				v[i] -= x
+			}
+		}
+	}
+}
+
 // NullEigenspaces returns the indices into sp.Spectrum() of the eigenspaces whose eigenvalue is
 // zero (at most spectrumTol times the largest): the directions v along which ⟨v, ψ(y)⟩ is the same
 // for every structure y, S being the covariance under the uniform distribution, whose support is
