@@ -29,12 +29,12 @@ func heapAllocs() uint64 {
 
 // releaseAfter returns the heap's free memory to the operating system once no call has run for
 // releaseIdle (none running, none begun), when the call that began with heapAllocs() = before
-// allocated more than releaseAbove. Go collects a call's temporaries only once the heap grows again by about as much,
-// and keeps the pages of that peak: an rbf fit's 123 MB Gram matrix stayed resident in an idle
-// Python process for four minutes, until the runtime's second forced collection (probe W). Waiting
-// for idleness leaves the pages to a loop of large fits, which would otherwise fault them in
-// again every time; the collection costs about the live heap's pointers, which are few (the
-// core's large arrays hold floats).
+// allocated more than releaseAbove. Go collects a call's temporaries only once the heap grows
+// again by about as much, and keeps the pages of that peak: an rbf fit's 123 MB Gram matrix stayed
+// resident in an idle Python process for four minutes, until the runtime's second forced
+// collection (probe W). Waiting for idleness leaves the pages to a loop of large fits, which would
+// otherwise fault them in again every time; the collection costs about the live heap's pointers,
+// which are few (the core's large arrays hold floats).
 func releaseAfter(before uint64) {
 	if heapAllocs()-before <= releaseAbove || !releasing.CompareAndSwap(false, true) {
 		return

@@ -19,6 +19,9 @@ def check_weight_dtype(dtype: np.dtype) -> None:
         raise ValueError(f"sample_weight must hold real numbers, got dtype {dtype}")
 
 
+_NONE = object()  # weight_values' "no odd value found" (None is one)
+
+
 def weight_values(sample_weight: Any) -> np.ndarray:
     """``sample_weight`` as an array of real numbers of any shape, unchecked otherwise: numbers held
     as objects (which scikit-learn takes: Python and NumPy reals, decimals, fractions) as float64;
@@ -35,9 +38,6 @@ def weight_values(sample_weight: Any) -> np.ndarray:
             raise ValueError("sample_weight holds a number too large for a float64") from None
     check_weight_dtype(w.dtype)
     return w
-
-
-_NONE = object()  # weight_values' "no odd value found" (None is one)
 
 
 def check_sample_weight(sample_weight: Any, n_samples: int, *, all_zero: bool = False) -> np.ndarray | None:
