@@ -368,3 +368,30 @@ def test_pandas_extension_dtypes_are_read_as_the_in_memory_fit_reads_them(lazy):
     with dask.config.set({"dataframe.convert-string": False}):  # else Dask makes strings of them
         objects = given(pd.Series(list(np.linspace(1, 2, 100)), dtype=object))
         np.testing.assert_allclose(ridge.fit(dX, Y, sample_weight=objects).coef_, expected_w, rtol=1e-12, atol=1e-14)
+
+
+def test_masked_chunks_that_mask_an_entry_are_refused_by_name():
+    """A Dask array of masked chunks lost its masks in the partitions' conversions (session 46): a
+    masked-out entry trained at its underlying value, where the in-memory fit refuses it. Chunks
+    that mask nothing give the plain array's fit."""
+    X, Y = _data()
+    mask = np.zeros(X.shape, bool)
+    mask[60, 1] = True
+
+    def masked(a, m=None, chunks=25):
+        return da.from_array(np.ma.masked_array(a, mask=m), chunks=chunks, asarray=False)
+
+    ridge = DaskStructuredRidge(solver="exact")
+    expected = ridge.fit(da.from_array(X, chunks=25), Y)
+    np.testing.assert_array_equal(ridge.fit(masked(X), masked(Y)).coef_, expected.coef_)
+    refused = {
+        "X": lambda: DaskStructuredRidge().fit(masked(X, mask), Y),
+        "y": lambda: DaskProbabilisticStructured().fit(da.from_array(X, chunks=25), masked(Y, mask[:, :3])),
+        "sample_weight": lambda: DaskStructuredRidge().fit(
+            X, Y, sample_weight=masked(np.ones(100), np.arange(100) == 70)
+        ),
+        "X ": lambda: expected.predict(masked(X, mask)).compute(),
+    }
+    for name, call in refused.items():
+        with pytest.raises(ValueError, match=rf"^{name.strip()} is a masked array that masks 1 of its entries"):
+            call()

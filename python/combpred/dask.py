@@ -82,9 +82,24 @@ def _as_array(data: Any, name: str) -> da.Array:
             f"{name} must have NumPy chunks, got {type(arr._meta).__module__}.{type(arr._meta).__name__} chunks: "
             f"densify them ({name}.map_blocks(lambda b: b.toarray())), or fit a sparse {name} in memory"
         )
+    if isinstance(arr._meta, np.ma.MaskedArray):  # each block's mask is checked as in memory
+        arr = arr.map_blocks(_unmasked, name, dtype=arr.dtype, meta=np.empty((0,) * arr.ndim, dtype=arr.dtype))
     if any(np.isnan(c) for c in arr.chunks[0]):
         arr = arr.compute_chunk_sizes()
     return arr
+
+
+def _unmasked(block: np.ndarray, name: str) -> np.ndarray:
+    """A block of a masked Dask array as a plain array, refused (naming ``name``) when it masks an
+    entry: the partitions' conversions dropped the mask, so masked rows trained at full weight."""
+    _capi.check_unmasked(block, name)
+    return np.ma.getdata(block)
+
+
+def _computed(data: Any) -> Any:
+    """``data`` computed when it is a Dask collection, for a fit in memory: NumPy's conversion of a
+    Dask array dropped the masks of masked chunks, which the in-memory fit refuses to drop."""
+    return data.compute() if _is_dask(data) else data
 
 
 def _numpy_partitions(data: Any, name: str) -> Any:
@@ -723,7 +738,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         if not _is_dask(X):
             if landmark_sample is not None:
                 raise ValueError("landmark_sample applies to Dask inputs; an in-memory fit draws the landmarks from X")
-            return super().fit(X, y, sample_weight)
+            return super().fit(X, _computed(y), _computed(sample_weight))
         previous = getattr(self, "_model", None) if self.warm_start else None  # _reset forgets it (CG starts there)
         self._reset()  # first: a fit refused for its parameters leaves no model either
         self._validate_params()
@@ -911,7 +926,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         self : DaskProbabilisticStructured
         """
         if not _is_dask(X):
-            return super().fit(X, y, sample_weight)
+            return super().fit(X, _computed(y), _computed(sample_weight))
         previous = getattr(self, "_model", None) if self.warm_start else None  # _reset forgets it
         self._reset()  # first: a fit refused for its parameters leaves no model either
         self._validate_params()
