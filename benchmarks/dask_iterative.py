@@ -134,7 +134,7 @@ def main() -> None:
                 f"  {w} worker(s): {r['time']:.1f} s, {r['model'].n_iter_} iterations, rel. diff {diff:.1e}", flush=True
             )
         m, n = X.shape
-        d = mem["model"].coef_.shape[1]
+        d = mem["model"].coef_.shape[0]
         fits = [("in memory, 1 process, n_jobs=1", mem)]
         fits += [(f"Dask, {w} worker{'s' if w > 1 else ''} × 1 thread", r) for w, r in runs.items()]
         for label, r in fits:

@@ -101,7 +101,7 @@ def run(quick: bool):
                 by_alpha = {}  # every grid point fitted on the whole training set (deterministic given the seed)
                 for alpha in grid["alpha"]:
                     fitted = clone(est).set_params(alpha=alpha).fit(X[:m], Y[:m])
-                    by_alpha[alpha] = policy_cosine(W, fitted.coef_, Xt)
+                    by_alpha[alpha] = policy_cosine(W.T, fitted.coef_, Xt)
                 cos[name, "cv"][s, j] = by_alpha[chosen]
                 cos[name, "test"][s, j] = max(by_alpha.values())
                 if name == SR:

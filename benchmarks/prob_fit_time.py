@@ -58,7 +58,7 @@ def measure(name: str, C: float, tol: float, rounds: int) -> str:
                 t0 = time.perf_counter()
                 model.fit(X, Y)
                 times.append(time.perf_counter() - t0)
-    W_peer = np.column_stack([e.coef_.ravel() for e in peer.estimators_])
+    W_peer = np.vstack([e.coef_.ravel() for e in peer.estimators_])
     b_peer = np.array([e.intercept_[0] for e in peer.estimators_])
     scale = max(np.abs(W_peer).max(), np.abs(b_peer).max())
     diff = max(np.abs(ours.coef_ - W_peer).max(), np.abs(ours.intercept_ - b_peer).max()) / scale

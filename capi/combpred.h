@@ -160,10 +160,9 @@ CP_EXPORT int cp_prob_log_partition(int64_t h, double *x, int64_t q, int64_t n, 
    started away from the mode (check_mixing=1, chain samplers) found another mean of ψ, the chains
    did not mix; 0 when it agreed; -1 when it did not run (exact marginals, exact samples, or no check
    asked for). Parameters: method (auto, exact, sampled), n_samples, check_mixing (0 or 1, default
-   0), random_state, first_row (the index of X's first row in a larger X: row i is seeded by
-   (random_state, first_row + i), so that blocks of rows estimate what one call on all of them
-   does; default 0), sampler, burn_in, thinning, n_chains; the defaults are the model's fit-time
-   inference options. */
+   0), random_state (each row is seeded by it and the row's values, so that its estimate does not
+   depend on the other rows, and blocks of rows estimate what one call on all of them does),
+   sampler, burn_in, thinning, n_chains; the defaults are the model's fit-time inference options. */
 CP_EXPORT int cp_prob_marginals(int64_t h, double *x, int64_t q, int64_t n, const char *params, double *out, int64_t d, int64_t *report);
 
 /* cp_prob_marginals_csr is cp_prob_marginals on a sparse X (rows × cols CSR: see the _csr calls). */
@@ -214,6 +213,11 @@ CP_EXPORT int cp_ridge_cg_setup(int64_t spaceHandle, double *x, int64_t m, int64
    that a distributed fit refuses it before reading any partition; cp_ridge_distributed_solver
    refuses the same. */
 CP_EXPORT int cp_ridge_check_distributable(const char *params);
+
+/* cp_ridge_check_partial_fit refuses, from the parameter string params alone, the parameters no
+   partial_fit runs with (ridge.CheckPartialFit: precomputed kernels, solver=cg, solver=exact for a
+   kernel expansion, the empirical measure on SGD), so that partial_fit is not offered for them. */
+CP_EXPORT int cp_ridge_check_partial_fit(const char *params);
 
 /* cp_ridge_coef copies the linear model's coefficients (features × d, intercept excluded) and, when
    intercept is not NULL and the model has one, the intercept (d values). */

@@ -187,6 +187,20 @@ func cp_ridge_partial_fit(prev C.int64_t, spaceHandle C.int64_t, x *C.double, m,
 	return a.run(out, func() (*ridge.Model, error) { return ridge.PartialFit(pm, a.sp, a.X, a.m, a.n, a.y, a.weights, a.opt) })
 }
 
+// cp_ridge_check_partial_fit refuses, from the parameter string params alone, the parameters no
+// partial_fit runs with (ridge.CheckPartialFit: precomputed kernels, solver=cg, solver=exact for a
+// kernel expansion, the empirical measure on SGD), so that partial_fit is not offered for them.
+//
+//export cp_ridge_check_partial_fit
+func cp_ridge_check_partial_fit(params *C.char) (rc C.int) {
+	defer guard(&rc)
+	opt, err := paramsOf(params, 1) // the number of features sets only gamma's default
+	if err != nil {
+		return status(err)
+	}
+	return status(ridge.CheckPartialFit(opt))
+}
+
 // cp_ridge_free releases a StructuredRidge model handle.
 //
 //export cp_ridge_free

@@ -189,10 +189,9 @@ func cp_prob_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, w
 // started away from the mode (check_mixing=1, chain samplers) found another mean of ψ, the chains
 // did not mix; 0 when it agreed; -1 when it did not run (exact marginals, exact samples, or no check
 // asked for). Parameters: method (auto, exact, sampled), n_samples, check_mixing (0 or 1, default
-// 0), random_state, first_row (the index of X's first row in a larger X: row i is seeded by
-// (random_state, first_row + i), so that blocks of rows estimate what one call on all of them
-// does; default 0), sampler, burn_in, thinning, n_chains; the defaults are the model's fit-time
-// inference options.
+// 0), random_state (each row is seeded by it and the row's values, so that its estimate does not
+// depend on the other rows, and blocks of rows estimate what one call on all of them does),
+// sampler, burn_in, thinning, n_chains; the defaults are the model's fit-time inference options.
 //
 //export cp_prob_marginals
 func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char, out *C.double, d C.int64_t,
@@ -232,7 +231,7 @@ func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d
 	view.Inference = qo.Inference
 	return cancellable(false, func(stop *cancel.Flag) error {
 		view.Inference.Sampler.Stop = stop
-		return view.MarginalsRowsFrom(X, qo.Seed, qo.FirstRow, dst, chains)
+		return view.MarginalsRows(X, qo.Seed, dst, chains)
 	})
 }
 

@@ -111,7 +111,7 @@ func parseProbFitParams(s string) (prob.Options, error) {
 type probQuery int
 
 const (
-	queryMarginals probQuery = iota // method (auto, exact, sampled), n_samples, check_mixing, random_state, first_row, sampler keys
+	queryMarginals probQuery = iota // method (auto, exact, sampled), n_samples, check_mixing, random_state, sampler keys
 	querySample                     // check_mixing, random_state, sampler keys
 	queryLogZ                       // method (auto, exact, fpras, taylor), epsilon, delta, schedule, n_samples, max_samples, random_state, sampler keys
 )
@@ -121,7 +121,6 @@ type queryOptions struct {
 	Inference prob.InferenceOptions // marginals: method and n_samples; every call: the sampler
 	LogZ      prob.LogZOptions      // log_partition and score_samples
 	Seed      uint64
-	FirstRow  int64 // marginals: the index of the first row in a larger X, for its rows' seeds
 }
 
 // parseProbQuery reads the parameters of a query call on a model whose fit-time inference options
@@ -142,8 +141,6 @@ func parseProbQuery(s string, call probQuery, base prob.InferenceOptions) (query
 			q.Inference.Method, err = prob.ParseInferenceMethod(val)
 		case key == "method" && call == queryLogZ:
 			q.LogZ.Method, err = prob.ParseLogZMethod(val)
-		case key == "first_row" && call == queryMarginals:
-			q.FirstRow, err = int64AtLeast(val, 0, 64)
 		case key == "n_samples" && call == queryMarginals:
 			q.Inference.Samples, err = intAtLeast(val, 1)
 		case key == "check_mixing" && (call == queryMarginals || call == querySample):

@@ -23,11 +23,12 @@ quick = os.environ.get("COMBPRED_EXAMPLE_QUICK") == "1"
 n_places, n_features = 8, 6
 space = spaces.DirectedCycles(n_places)  # y[v] = place after v on the route, -1 = v not visited
 rng = np.random.default_rng(0)
-W_true = rng.uniform(-1, 1, size=(n_features, space.dim))  # one score per pair u < v: +w for u→v, −w for v→u
+# one row per pair u < v (its score: +w for u→v, −w for v→u), as a fitted model's coef_
+W_true = rng.uniform(-1, 1, size=(space.dim, n_features))
 X = rng.uniform(0, 1, size=(300 if quick else 2000, n_features))
-Y = space.decode(X @ W_true)  # each traveller's best route
+Y = space.decode(X @ W_true.T)  # each traveller's best route
 X_test = rng.uniform(0, 1, size=(200, n_features))
-Y_test = space.decode(X_test @ W_true)
+Y_test = space.decode(X_test @ W_true.T)
 
 model = StructuredRidge(space=space, alpha=1.0, fit_intercept=False).fit(X, Y)
 Y_pred = model.predict(X_test)

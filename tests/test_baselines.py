@@ -153,7 +153,7 @@ def test_svm_separable_multiclass():
     model = StructuredSVM("multiclass", alpha=0.01, random_state=0).fit(X, names[y])
     np.testing.assert_array_equal(model.predict(Xt), names[yt])
     assert model.score(Xt, names[yt]) == 1.0
-    assert model.coef_.shape == (2, 3) and model.intercept_.shape == (3,)
+    assert model.coef_.shape == (3, 2) and model.intercept_.shape == (3,)
     assert model.loss_curve_[-1] < model.loss_curve_[0]
     # score compared y with the predictions by broadcasting: a column y scored its n × n
     # comparison, and one label was taken for every row

@@ -336,3 +336,24 @@ def test_pairwise_pairs_are_in_the_order_of_the_cores_permutation_psi():
     rankings = space.enumerate()
     before = rankings[:, pairs[:, 0]] < rankings[:, pairs[:, 1]]
     np.testing.assert_array_equal(space.embed(rankings), np.where(before, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("n_features", [3, 4])
+def test_svm_pickles_of_the_old_coef_layout_load_transposed(n_features):
+    """coef_ was (n_features, d) before session 46. A pickle of that layout loaded with a square
+    coef_ silently transposed (88 % of predictions kept, the review) and a non-square one was
+    refused as tampered; pickles now carry their layout, and one without it is the old one."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, n_features))
+    model = StructuredSVM("multiclass", random_state=0).fit(X, X[:, :3].argmax(1))
+    state = model.__getstate__()
+    assert state["_coef_layout"] == "(d, n_features)"
+    old = {key: value for key, value in state.items() if key != "_coef_layout"}
+    old["coef_"] = np.ascontiguousarray(state["coef_"].T)
+    old["_state"] = {**state["_state"], "coef_": old["coef_"]}
+    for saved in (state, old):
+        restored = pickle.loads(pickle.dumps(model)) if saved is state else StructuredSVM.__new__(StructuredSVM)
+        if saved is old:
+            restored.__setstate__(old)
+        np.testing.assert_array_equal(restored.coef_, model.coef_)
+        np.testing.assert_array_equal(restored.predict(X), model.predict(X))

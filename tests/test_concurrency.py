@@ -157,3 +157,27 @@ def test_first_use_of_a_space_from_many_threads():
         with ThreadPoolExecutor(N_THREADS) as pool:
             for out in pool.map(task, range(N_THREADS)):
                 assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("kind", ["ridge", "probabilistic"])
+def test_prediction_methods_use_their_estimators_n_jobs(kind, monkeypatch):
+    """n_jobs was applied by fit only: a model fitted with n_jobs=1 predicted on every core after
+    another estimator's fit with the default (probe Y), and a Dask worker's lazy prediction ignored
+    it. Every prediction method now sets its estimator's count, as fit does."""
+    from combpred import ProbabilisticStructured, _core
+
+    X, Y = linear_multilabel(60, n_features=4, n_labels=3, seed=5)
+    cls = StructuredRidge if kind == "ridge" else ProbabilisticStructured
+    model = cls(n_jobs=1).fit(X, Y)
+    cls().fit(X, Y)  # the default, all cores, set last
+    methods = {"predict": (X,), "decision_function": (X,), "predict_marginals": (X,), "score": (X, Y)}
+    if kind == "ridge":
+        methods["max_marginal_margins"] = (X,)
+    else:
+        methods |= {"predict_proba": (X,), "score_samples": (X, Y)}
+    for method, args in methods.items():
+        seen = []
+        monkeypatch.setattr(_core, "set_threads", seen.append)
+        getattr(model, method)(*args)
+        monkeypatch.undo()
+        assert seen and set(seen) == {1}, (method, seen)

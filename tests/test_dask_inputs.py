@@ -102,8 +102,8 @@ def test_sizes_are_refused_before_the_data_are_read(make, what):
 @pytest.mark.parametrize("chunks", [100, 10, 1, (7, 50, 43)])
 def test_sampled_marginals_do_not_depend_on_the_blocks(chunks):
     """Every block drew its samples from one seed: a row's estimate depended on where the blocks
-    began, and identical rows in different blocks had identical errors (probe N: averaging copies
-    did not reduce the error). Each row is now seeded by its row in X, as in one in-memory call."""
+    began, and different rows at the same place in their blocks had correlated errors (probe N).
+    Each row is now seeded by its values, as in one in-memory call."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(100, 4))
     Y = combpred.spaces.Permutations(5).sample(100, random_state=0)
@@ -116,8 +116,25 @@ def test_sampled_marginals_do_not_depend_on_the_blocks(chunks):
     want = model.to_local().predict_marginals(Xq, **options)
     got = model.predict_marginals(da.from_array(Xq, chunks=(chunks, 4)), **options).compute()
     np.testing.assert_array_equal(got, want)
-    # the copies of a row drew different samples
-    assert not np.array_equal(want[:10], want[10:20])
+    # a row's estimate is a function of the row: its copies have it, different rows differ
+    np.testing.assert_array_equal(want[:10], want[10:20])
+    assert len({row.tobytes() for row in want[:10]}) == 10
+    # a RandomState (or the global state, for None) is drawn from once for the whole call, as in
+    # memory (probe Y: every block drew from it, in the threaded scheduler's order)
+    for seeded in (lambda: np.random.RandomState(4), lambda: np.random.seed(4)):
+        model.set_params(decision="kendall", random_state=seeded())
+        want = model.to_local().predict_marginals(Xq, method="sampled", n_samples=20)
+        want_rule = model.to_local().predict(Xq)
+        state = model.random_state if model.random_state is not None else np.random
+        after = state.randint(1 << 30, size=3)
+        model.set_params(random_state=seeded())
+        lazy = model.predict_marginals(da.from_array(Xq, chunks=(chunks, 4)), method="sampled", n_samples=20)
+        lazy_rule = model.predict(da.from_array(Xq, chunks=(chunks, 4)))
+        with dask.config.set(scheduler="threads"):
+            np.testing.assert_array_equal(lazy.compute(), want)
+            np.testing.assert_array_equal(lazy_rule.compute(), want_rule)
+        state = model.random_state if model.random_state is not None else np.random
+        np.testing.assert_array_equal(state.randint(1 << 30, size=3), after)
 
 
 def test_the_row_origin_is_per_thread_and_restored():
@@ -372,14 +389,18 @@ def test_pandas_extension_dtypes_are_read_as_the_in_memory_fit_reads_them(lazy):
 
 def test_masked_chunks_that_mask_an_entry_are_refused_by_name():
     """A Dask array of masked chunks lost its masks in the partitions' conversions (session 46): a
-    masked-out entry trained at its underlying value, where the in-memory fit refuses it. Chunks
-    that mask nothing give the plain array's fit."""
+    masked-out entry trained at its underlying value, where the in-memory fit refuses it, also in
+    arrays whose meta is a plain ndarray (the review) and in a landmark sample. Chunks that mask
+    nothing give the plain array's fit."""
     X, Y = _data()
     mask = np.zeros(X.shape, bool)
     mask[60, 1] = True
 
     def masked(a, m=None, chunks=25):
         return da.from_array(np.ma.masked_array(a, mask=m), chunks=chunks, asarray=False)
+
+    def plain_meta(a, m):  # masked blocks behind an ndarray meta, as from_delayed declares them
+        return da.from_delayed(dask.delayed(np.ma.masked_array)(a, mask=m), shape=a.shape, dtype=a.dtype)
 
     ridge = DaskStructuredRidge(solver="exact")
     expected = ridge.fit(da.from_array(X, chunks=25), Y)
@@ -391,7 +412,12 @@ def test_masked_chunks_that_mask_an_entry_are_refused_by_name():
             X, Y, sample_weight=masked(np.ones(100), np.arange(100) == 70)
         ),
         "X ": lambda: expected.predict(masked(X, mask)).compute(),
+        "X  ": lambda: DaskStructuredRidge().fit(plain_meta(X, mask), Y),
+        "X   ": lambda: expected.predict(plain_meta(X, mask)).compute(),
+        "landmark_sample": lambda: DaskStructuredRidge(kernel="rbf", n_components=10).fit(
+            da.from_array(X, chunks=25), Y, landmark_sample=masked(X, mask)
+        ),
     }
     for name, call in refused.items():
-        with pytest.raises(ValueError, match=rf"^{name.strip()} is a masked array that masks 1 of its entries"):
+        with pytest.raises(ValueError, match=rf"{name.strip()} is a masked array that masks 1 of its entries"):
             call()

@@ -20,7 +20,7 @@ def test_linear_fit_beyond_dense_limit(rankings):
     assert space.dim > 4096
     model = StructuredRidge(space=space, alpha=0.1).fit(X, Y)
     assert model.relative_gradient_ <= 1e-8
-    assert model.coef_.shape == (5, space.dim)
+    assert model.coef_.shape == (space.dim, 5)
     # Rankings by linear label scores: the fit agrees with them far above chance (τ = 0). The
     # operator path's optimum itself is checked against the exact solver in Go (operator_test.go).
     predicted = model.predict(X)

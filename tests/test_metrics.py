@@ -396,6 +396,13 @@ def test_policy_cosine_per_instance():
     np.testing.assert_allclose(policy_cosine(W_true, W_pred, X, average=False), [1, -1, 0])
     assert policy_cosine(W_true, W_pred, X) == pytest.approx(0.0)
     assert policy_cosine(W_true, W_pred, X, sample_weight=[1, 0, 0]) == pytest.approx(1.0)
+    # W is (d, n_features), as coef_: 3 scores of 2 features, the policies X @ W.T
+    W3 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    flipped = W3 * [[1.0], [-1.0], [0.0]]
+    expected = [
+        float(np.dot(W3 @ x, flipped @ x) / np.linalg.norm(W3 @ x) / np.linalg.norm(flipped @ x)) for x in X[:2]
+    ]
+    np.testing.assert_allclose(policy_cosine(W3, flipped, X[:2], average=False), expected)
 
 
 def test_policy_cosine_antisymmetric_equals_upper_triangle():
@@ -411,8 +418,8 @@ def test_policy_cosine_errors():
         policy_cosine(np.ones((2, 3)), np.ones((3, 2)))
     with pytest.raises(ValueError, match="finite"):
         policy_cosine([np.nan, 1.0], [1.0, 1.0])
-    with pytest.raises(ValueError, match="must have shape"):
-        policy_cosine(np.ones((2, 3)), np.ones((2, 3)), X=np.ones((4, 3)))
+    with pytest.raises(ValueError, match=r"must have shape \(d, 2\)"):
+        policy_cosine(np.ones((2, 3)), np.ones((2, 3)), X=np.ones((4, 2)))
     with pytest.raises(ValueError, match="need X"):
         policy_cosine([1.0], [1.0], average=False)
 
@@ -607,7 +614,7 @@ def test_policy_cosine_at_extreme_scales():
     from combpred.metrics import policy_cosine
 
     rng = np.random.default_rng(0)
-    W1, W2, X = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(6, 4))
+    W1, W2, X = rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), rng.normal(size=(6, 4))
     assert policy_cosine(W1 * 1e300, W2 * 1e300) == pytest.approx(policy_cosine(W1, W2), abs=1e-12)
     assert policy_cosine(W1 * 1e300, W1 * 1e300) == pytest.approx(1.0)
     ref = policy_cosine(W1, W2, X, average=False)
@@ -751,14 +758,14 @@ def test_policy_cosine_forms_the_policies_in_blocks(monkeypatch):
     """X @ W was formed whole, n_samples × d, which neither input bounds (X of one column against W
     of one row: 144 KB of inputs took 1.3 GB): blocks of rows give the same cosines."""
     rng = np.random.default_rng(5)
-    X, A, B = rng.normal(size=(37, 4)), rng.normal(size=(4, 6)), rng.normal(size=(4, 6))
+    X, A, B = rng.normal(size=(37, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 4))
     w = rng.uniform(0.5, 2, size=37)
     whole = policy_cosine(A, B, X, average=False), policy_cosine(A, B, X, sample_weight=w)
     monkeypatch.setattr(metrics, "_POLICY_BLOCK", 6 * 5)  # five rows a block, the last one short
     blocked = policy_cosine(A, B, X, average=False), policy_cosine(A, B, X, sample_weight=w)
     assert_array_equal(blocked[0], whole[0])
     assert blocked[1] == whole[1]
-    per_row = [float(x @ A @ (x @ B) / np.linalg.norm(x @ A) / np.linalg.norm(x @ B)) for x in X]
+    per_row = [float(A @ x @ (B @ x) / np.linalg.norm(A @ x) / np.linalg.norm(B @ x)) for x in X]
     np.testing.assert_allclose(blocked[0], per_row, rtol=1e-12)
 
 

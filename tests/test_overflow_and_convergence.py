@@ -252,7 +252,7 @@ def test_prediction_overflow_is_an_error_naming_the_row(data):
     X, Y = data
     model = StructuredRidge(alpha=1e-6).fit(X * 1e-3, Y)  # coefficients in the hundreds
     Xq = X[:3].copy()
-    Xq[2] = 1e306 * np.sign(model.coef_[:, 0])  # every term of the first score has the same sign
+    Xq[2] = 1e306 * np.sign(model.coef_[0])  # every term of the first score has the same sign
     with pytest.raises(ValueError, match="X row 2: its scores overflow"):
         model.predict(Xq)
 

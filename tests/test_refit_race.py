@@ -96,8 +96,8 @@ def test_threads_fitting_one_estimator_take_turns():
             t.start()
         for t in threads:
             t.join(60)
-        d = model.coef_.shape[1]
-        assert model.n_features_in_ == d + 1 and model.coef_.shape == (d + 1, d)
+        d = model.coef_.shape[0]
+        assert model.n_features_in_ == d + 1 and model.coef_.shape == (d, d + 1)
         assert model.predict(X[:4, : d + 1]).shape == (4, d)
 
 

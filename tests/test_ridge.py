@@ -62,11 +62,11 @@ def test_linear_coef_reproduces_decision_function(multilabel_data):
     X, Y, Xt, _ = multilabel_data
     for fit_intercept in (True, False):
         model = StructuredRidge(fit_intercept=fit_intercept).fit(X, Y)
-        assert model.coef_.shape == (X.shape[1], Y.shape[1])
+        assert model.coef_.shape == (Y.shape[1], X.shape[1])
         assert model.intercept_.shape == (Y.shape[1],)
         if not fit_intercept:
             assert_array_equal(model.intercept_, 0.0)
-        assert_allclose(Xt @ model.coef_ + model.intercept_, model.decision_function(Xt), rtol=1e-12, atol=1e-12)
+        assert_allclose(Xt @ model.coef_.T + model.intercept_, model.decision_function(Xt), rtol=1e-12, atol=1e-12)
 
 
 def test_kernel_models_have_no_coef(multilabel_data):
@@ -168,12 +168,12 @@ def _linear_relative_gradient(model, X, Y, w, centred=False):
     intercept): the same scores, the intercept's row b + Wᵀμ."""
     p, S = brute_moments(model.space_)
     D = model.space_.embed(Y) - p
-    Wt = np.r_[model.coef_, model.intercept_[None, :]]
+    Wt = np.r_[model.coef_.T, model.intercept_[None, :]]
     U = np.c_[X, np.ones(len(X))] @ Wt
     Xt = np.c_[X - np.average(X, axis=0, weights=w) if centred else X, np.ones(len(X))]
     r = 1 - np.sum(D * U, axis=1)
     grad = Xt.T @ (w[:, None] * (U @ S - r[:, None] * D))
-    grad[:-1] += 2 * model.alpha * model.coef_
+    grad[:-1] += 2 * model.alpha * model.coef_.T
     return np.linalg.norm(grad) / np.linalg.norm(Xt.T @ (w[:, None] * D))
 
 
@@ -243,7 +243,7 @@ def test_objective_matches_python(multilabel_data):
     model = StructuredRidge(alpha=0.5).fit(X, Y)
     p, S = brute_moments(model.space_)
     D = Y - p
-    U = X @ model.coef_ + model.intercept_
+    U = X @ model.coef_.T + model.intercept_
     J = model.alpha * np.sum(model.coef_**2) + 0.5 * np.sum(
         np.sum((U @ S) * U, axis=1) + (1 - np.sum(D * U, axis=1)) ** 2
     )
@@ -261,7 +261,7 @@ def test_refit_replaces_the_model(multilabel_data, multiclass_data):
     model = StructuredRidge().fit(X, Y)
     model.fit(X[:, :3], Y[:, :2])
     assert model.n_features_in_ == 3
-    assert model.coef_.shape == (3, 2)
+    assert model.coef_.shape == (2, 3)
     assert model.predict(Xt[:, :3]).shape == (len(Xt), 2)
 
 

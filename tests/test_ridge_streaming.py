@@ -149,6 +149,35 @@ def test_streaming_parameters_are_validated(multilabel_data):
     assert not hasattr(StructuredRidge(kernel="precomputed"), "partial_fit")  # its expansion lives on the fit samples
 
 
+def test_partial_fit_is_offered_exactly_where_it_runs(multilabel_data):
+    """A kernel expansion with solver='exact' was offered partial_fit, whose every call failed
+    (probe Z); the core's rule (cp_ridge_check_partial_fit) now decides what is offered, without
+    drawing from a RandomState. An invalid parameter leaves it offered: partial_fit names it."""
+    X, Y = multilabel_data
+    state = np.random.RandomState(0)
+    refused = [
+        ({"kernel": "rbf", "solver": "exact"}, 'without n_components uses solver="sgd"'),
+        ({"kernel": "poly", "solver": "exact"}, 'without n_components uses solver="sgd"'),
+        ({"solver": "cg"}, "not by cg"),
+        ({"kernel": "rbf", "n_components": 20, "solver": "cg"}, "not by cg"),
+        ({"kernel": "precomputed"}, "precomputed kernels"),
+        ({"solver": "sgd", "empirical_weight": 0.5}, "empirical_weight > 0"),
+        ({"kernel": "rbf", "empirical_weight": 0.5}, "empirical_weight > 0"),
+    ]
+    for params, reason in refused:
+        model = StructuredRidge(random_state=state, **params)
+        assert not hasattr(model, "partial_fit"), params
+        with pytest.raises(AttributeError) as info:
+            model.partial_fit  # noqa: B018
+        assert reason in str(info.value.__cause__), (params, info.value.__cause__)
+    assert state.randint(1 << 30) == np.random.RandomState(0).randint(1 << 30)  # nothing drawn
+    offered = [{}, {"solver": "sgd"}, {"kernel": "rbf"}, {"kernel": "rbf", "n_components": 20, "solver": "exact"}]
+    for params in offered:
+        StructuredRidge(**params).partial_fit(X[:50], Y[:50]).partial_fit(X[50:100], Y[50:100])
+    with pytest.raises(ValueError, match="alpha"):
+        StructuredRidge(alpha="big").partial_fit(X, Y)
+
+
 def test_permutations_stream(multilabel_data):
     X, _ = multilabel_data
     space = spaces.Permutations(4)

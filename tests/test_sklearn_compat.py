@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from combpred import StructuredRidge, spaces
+from combpred import ProbabilisticStructured, StructuredRidge, spaces
+from combpred.baselines import StructuredSVM
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import sparse
 from sklearn.base import clone, is_classifier
@@ -204,3 +205,44 @@ def test_cross_val_predict_of_multilabel_scores(method):
     for train, test in cv.split(X):
         want[test] = getattr(clone(est).fit(X[train], Y[train]), method)(X[test])
     assert_allclose(got, want)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: StructuredRidge(space="multilabel", alpha=0.1),
+        lambda: ProbabilisticStructured(space="multilabel", alpha=0.1),
+        lambda: StructuredSVM(space="multilabel", random_state=0),
+    ],
+)
+def test_feature_selection_reads_coef_in_scikit_learns_orientation(make):
+    """coef_ was (n_features, d): SelectFromModel and RFE, which read scikit-learn's (n_targets,
+    n_features), kept a noise feature when d = n_features and raised IndexError otherwise (probe Z).
+    Six labels of the first three of six features: the three are selected."""
+    from sklearn.feature_selection import RFE, SelectFromModel
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    Y = (X[:, :3] @ np.array([[3, 0, 0, 1, 0, 2], [0, 3, 0, 0, 1, 0], [0, 0, 3, 1, 1, 1.0]]) > 0).astype(int)
+    model = make().fit(X, Y)
+    assert model.coef_.shape == (6, 6)
+    assert_allclose(X @ model.coef_.T + model.intercept_, model.decision_function(X), rtol=1e-10, atol=1e-10)
+    selected = SelectFromModel(model, prefit=True, max_features=3, threshold=-np.inf).get_support()
+    assert_array_equal(np.flatnonzero(selected), [0, 1, 2])
+    assert_array_equal(np.flatnonzero(RFE(make(), n_features_to_select=3).fit(X, Y[:, :4]).support_), [0, 1, 2])
+
+
+@pytest.mark.parametrize(
+    "space",
+    [spaces.Ordinal(5), spaces.HierarchyPaths([-1, 0, 0, 1, 1]), spaces.DAGPaths([[], [0], [0], [1, 2]])],
+    ids=repr,
+)
+def test_spaces_of_one_label_per_sample_are_tagged_single_output(space):
+    """Ordinal, HierarchyPaths and DAGPaths take 1-D y and refuse 2-D, but StructuredRidge and
+    ProbabilisticStructured tagged them multi-output (probe Z); StructuredSVM's tags were right."""
+    for model in (StructuredRidge(space=space), ProbabilisticStructured(space=space), StructuredSVM(space=space)):
+        tags = get_tags(model).target_tags
+        assert tags.single_output and not tags.multi_output, type(model).__name__
+    for model in (StructuredRidge(space=spaces.Multilabel(3)), StructuredRidge(space=spaces.Permutations(3))):
+        tags = get_tags(model).target_tags
+        assert tags.multi_output and not tags.single_output

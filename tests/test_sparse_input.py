@@ -266,7 +266,7 @@ def test_wide_sparse_fit_stays_small():
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     model = StructuredRidge(space="multilabel", solver="cg", tol=1e-4).fit(X, Y)
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
-    assert model.coef_.shape == (n, 3)
+    assert model.coef_.shape == (3, n)
     assert grown_mb < 600, grown_mb  # dense X alone would be 4,800 MB
 
 

@@ -113,7 +113,7 @@ def test_many_sparse_labels_fit_within_a_budget_their_dense_rows_exceed():
         model = StructuredRidge(solver="cg", tol=1e-6).fit(X, Y)
         with pytest.raises(MemoryError, match="Y as dense rows"):
             StructuredRidge(solver="sgd").fit(X, Y)
-    assert model.coef_.shape == (20, d) and model.n_iter_ >= 1
+    assert model.coef_.shape == (d, 20) and model.n_iter_ >= 1
 
 
 @pytest.mark.parametrize(

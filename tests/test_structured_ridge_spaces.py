@@ -83,7 +83,7 @@ def test_structured_ridge_learns_every_space(space, seed):
     X, Y, U, X_test, Y_test, U_test = _problem(space, seed)
     model = StructuredRidge(space=space, alpha=1.0).fit(X, Y)
     assert model.space_ == space
-    assert model.coef_.shape == (X.shape[1], space.dim)
+    assert model.coef_.shape == (space.dim, X.shape[1])
     assert model.decision_function(X_test).shape == (len(X_test), space.dim)
     margin = 0.1 if space.decoder_guarantee == 0 else 0.02
     pred = _check_beats_baselines(space, model, X, U, X_test, Y_test, U_test, margin)

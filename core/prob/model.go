@@ -16,8 +16,10 @@ import (
 
 // Model is a fitted ProbabilisticStructured: p(y | x) ∝ exp(⟨u, ψ(y)⟩) with u = Wᵀx̃. Its matrix is
 // its own, and a fitted Model is read-only, so its methods are safe for concurrent use. Methods
-// take q inputs X (q×n, row-major) and work on the rows in parallel; randomised methods derive
-// row i's seed from (seed, i), so results do not depend on the number of threads.
+// take q inputs X (q×n, row-major) and work on the rows in parallel; randomised methods derive a
+// row's seed from the seed and the row (its values for the estimates of marginals and log Z, so
+// that a row's estimate does not depend on the other rows; its index for samples), so results do
+// not depend on the number of threads.
 type Model struct {
 	Space     space.Space
 	Coef      *mat.Dense // W: NFeatures (+1 intercept row) × Dim()
@@ -245,15 +247,11 @@ func (md *Model) Marginals(X []float64, q, n int, seed uint64, out []float64) er
 // MarginalsReportCols, row-major), row i receives its count of chains that cannot stand for
 // p(· | x_i) (SampleStats.Unvouched) and the dispersed-start check's verdict
 // (InferenceOptions.DispersedCheck): 1 disagreed, 0 agreed, -1 did not run.
+//
+// A row's samples are seeded by seed and the row's values (rowDigest): its estimate is the same
+// alone, in any batch and at any place in it, and the blocks of a distributed X estimate what one
+// call on all of it does.
 func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report []int64) error {
-	return md.MarginalsRowsFrom(X, seed, 0, out, report)
-}
-
-// MarginalsRowsFrom is MarginalsRows on rows that start at row first of a larger X: row i is
-// seeded by (seed, first + i), so that the blocks of a distributed X estimate what one call on
-// all of it does, whatever the blocks (with one seed per block, rows in different blocks drew the
-// same samples, and their errors were correlated).
-func (md *Model) MarginalsRowsFrom(X xmat.Rows, seed uint64, first int64, out []float64, report []int64) error {
 	q, d := X.Q, md.Space.Dim()
 	if len(out) != q*d {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(out), q, d)
@@ -281,7 +279,7 @@ func (md *Model) MarginalsRowsFrom(X xmat.Rows, seed uint64, first int64, out []
 		}
 	}
 	return forRows(q, md.Inference.Sampler.Stop, func(i int) error {
-		info, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, uint64(first)+uint64(i)), out[i*d:(i+1)*d], false)
+		info, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, rowDigest(X, i)), out[i*d:(i+1)*d], false)
 		if report != nil {
 			verdict := int64(-1) // not checked: exact marginals or samples, or no check asked for
 			if info.Checked {
@@ -296,10 +294,10 @@ func (md *Model) MarginalsRowsFrom(X xmat.Rows, seed uint64, first int64, out []
 	})
 }
 
-// LogPartition computes log Z(u_i) of each input by opt (row i seeded by (opt.Seed, i)) into out
-// (length q) and returns the details of each estimate. A Taylor estimate outside the
-// approximation's proven range (ErrTaylorRange) does not fail the call: the row keeps its estimate
-// and bound, with Valid false.
+// LogPartition computes log Z(u_i) of each input by opt (a row seeded by opt.Seed and its values)
+// into out (length q) and returns the details of each estimate. A Taylor estimate outside the
+// approximation's proven range (ErrTaylorRange) does not fail the call: the row keeps its
+// estimate and bound, with Valid false.
 func (md *Model) LogPartition(X []float64, q, n int, opt LogZOptions, out []float64) ([]LogZResult, error) {
 	return md.LogPartitionRows(xmat.DenseRows(X, q, n), opt, out)
 }
@@ -314,16 +312,17 @@ func (md *Model) LogPartitionRows(X xmat.Rows, opt LogZOptions, out []float64) (
 	if err != nil {
 		return nil, err
 	}
-	return md.logPartitionOf(U, opt, out)
+	return md.logPartitionOf(X, U, opt, out)
 }
 
-// logPartitionOf is LogPartitionRows on the rows' scores U (len(out) rows of Dim() values).
-func (md *Model) logPartitionOf(U []float64, opt LogZOptions, out []float64) ([]LogZResult, error) {
+// logPartitionOf is LogPartitionRows given the rows' scores U (len(out) rows of Dim() values);
+// a row's estimate is seeded by opt.Seed and its values, as MarginalsRows's.
+func (md *Model) logPartitionOf(X xmat.Rows, U []float64, opt LogZOptions, out []float64) ([]LogZResult, error) {
 	q, d := len(out), md.Space.Dim()
 	res := make([]LogZResult, q)
 	one := func(i int) error {
 		o := opt
-		o.Seed = deriveSeed(opt.Seed, uint64(i))
+		o.Seed = deriveSeed(opt.Seed, rowDigest(X, i))
 		r, err := LogPartition(md.Space, U[i*d:(i+1)*d], o)
 		if err != nil && !errors.Is(err, ErrTaylorRange) {
 			return err
@@ -373,7 +372,7 @@ func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out 
 		return err
 	}
 	lz := make([]float64, q)
-	if _, err := md.logPartitionOf(U, opt, lz); err != nil { // the scores once, not again for log Z
+	if _, err := md.logPartitionOf(X, U, opt, lz); err != nil { // the scores once, not again for log Z
 		return err
 	}
 	psi := make([]float64, d)

@@ -26,8 +26,8 @@ import (
 // Result.Objective is then J over the chunk alone, and Result.RelGrad its relative change over the
 // pass. Precomputed kernels are not supported: their expansion lives on the training samples.
 func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, weights []float64, opt Options) (*Model, error) {
-	if opt.Kernel.Kind == kernel.Precomputed {
-		return nil, fmt.Errorf("partial_fit does not support precomputed kernels; use fit")
+	if err := CheckPartialFit(opt); err != nil {
+		return nil, err
 	}
 	if prev != nil {
 		if err := prev.continuable(sp, n, &opt); err != nil {
@@ -45,8 +45,8 @@ func PartialFit(prev *Model, sp space.Space, X []float64, m, n int, ys []int64, 
 // and Nyström models continue exactly as on dense X; kernel expansions without a Nyström map, which
 // PartialFit continues by SGD over dense support inputs, are refused.
 func PartialFitCSR(prev *Model, sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Options) (*Model, error) {
-	if opt.Kernel.Kind == kernel.Precomputed {
-		return nil, fmt.Errorf("partial_fit does not support precomputed kernels; use fit")
+	if err := CheckPartialFit(opt); err != nil {
+		return nil, err
 	}
 	in, err := sparseInput(X)
 	if err != nil {
@@ -61,11 +61,30 @@ func PartialFitCSR(prev *Model, sp space.Space, X *xmat.CSR, ys []int64, weights
 	return partialFit(prev, sp, in, ys, weights, opt)
 }
 
+// CheckPartialFit refuses the options no partial_fit runs with, from the options alone (the C ABI
+// asks before a chunk is read, so that partial_fit is not offered for them): precomputed kernels,
+// whose expansion lives on the training samples; solvers other than auto, exact and sgd; solver
+// exact for a kernel expansion without a Nyström map, which keeps no sufficient statistics; and
+// the empirical reference measure on SGD.
+func CheckPartialFit(opt Options) error {
+	expansion := opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0
+	switch {
+	case opt.Kernel.Kind == kernel.Precomputed:
+		return fmt.Errorf("partial_fit does not support precomputed kernels; use fit")
+	case expansion && opt.Solver != Auto && opt.Solver != SGD:
+		return fmt.Errorf("partial_fit of a %v kernel model without n_components uses solver=\"sgd\" (or auto), not %v",
+			opt.Kernel.Kind, opt.Solver)
+	case opt.Solver != Auto && opt.Solver != Exact && opt.Solver != SGD:
+		return fmt.Errorf("partial_fit solves exactly (solver auto or exact) or by SGD (solver=\"sgd\"), not by %v", opt.Solver)
+	case (opt.Solver == SGD || expansion) && opt.EmpiricalWeight > 0:
+		return fmt.Errorf("partial_fit with empirical_weight > 0 needs the exact solver's statistics (a linear or Nyström " +
+			"model, solver auto or exact): the empirical measure changes as data arrive, and only those statistics keep it exact")
+	}
+	return nil
+}
+
 func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weights []float64, opt Options) (*Model, error) {
 	m, n := Xin.Dims()
-	if opt.Kernel.Kind == kernel.Precomputed {
-		return nil, fmt.Errorf("partial_fit does not support precomputed kernels; use fit")
-	}
 	if Xin.Sparse != nil && opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0 {
 		return nil, fmt.Errorf("partial_fit of a %v kernel model without n_components runs SGD over dense support inputs: "+
 			"on sparse X use n_components (a Nyström map) or the linear kernel", opt.Kernel.Kind)
@@ -82,16 +101,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		prevSteps = prev.Steps
 		md.ny, md.components = prev.ny, prev.components
 	}
-	sgd := opt.Solver == SGD || (opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0)
-	if sgd && opt.EmpiricalWeight > 0 {
-		return nil, fmt.Errorf("partial_fit with empirical_weight > 0 needs the exact solver's statistics (a linear or Nyström " +
-			"model, solver auto or exact): the empirical measure changes as data arrive, and only those statistics keep it exact")
-	}
 	if opt.Kernel.Kind != kernel.Linear && opt.NComponents == 0 {
-		if opt.Solver != Auto && opt.Solver != SGD {
-			return nil, fmt.Errorf("partial_fit of a %v kernel model without n_components uses solver=\"sgd\" (or auto), not %v",
-				opt.Kernel.Kind, opt.Solver)
-		}
 		var old, oldDual *mat.Dense
 		if prev != nil {
 			old, oldDual = prev.Support, prev.Dual
@@ -155,7 +165,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		md.Result, err = run.pass(ln, &opt)
 		md.Coef, md.Steps = W, run.steps
 	default:
-		return nil, fmt.Errorf("partial_fit solves exactly (solver auto or exact) or by SGD (solver=\"sgd\"), not by %v", opt.Solver)
+		return nil, fmt.Errorf("partial_fit has no solver %v", opt.Solver) // CheckPartialFit refused it
 	}
 	if err == nil {
 		err = md.checkFinite()

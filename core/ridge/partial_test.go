@@ -385,3 +385,37 @@ func withThreads(threads int, f func()) {
 	parallel.SetThreads(threads)
 	f()
 }
+
+// TestCheckPartialFit is the rule the C ABI offers partial_fit by: every option PartialFit
+// refuses before reading a chunk, and none it runs with.
+func TestCheckPartialFit(t *testing.T) {
+	rbf := kernel.Kernel{Kind: kernel.RBF, Gamma: 1}
+	cases := []struct {
+		name string
+		mut  func(o *Options)
+		want string // "" accepted
+	}{
+		{"linear auto", func(*Options) {}, ""},
+		{"linear exact", func(o *Options) { o.Solver = Exact }, ""},
+		{"linear sgd", func(o *Options) { o.Solver = SGD }, ""},
+		{"rbf auto", func(o *Options) { o.Kernel = rbf }, ""},
+		{"rbf sgd", func(o *Options) { o.Kernel, o.Solver = rbf, SGD }, ""},
+		{"nystrom exact", func(o *Options) { o.Kernel, o.NComponents, o.Solver = rbf, 5, Exact }, ""},
+		{"linear empirical", func(o *Options) { o.EmpiricalWeight = 0.5 }, ""},
+		{"cg", func(o *Options) { o.Solver = CG }, "not by cg"},
+		{"nystrom cg", func(o *Options) { o.Kernel, o.NComponents, o.Solver = rbf, 5, CG }, "not by cg"},
+		{"rbf exact", func(o *Options) { o.Kernel, o.Solver = rbf, Exact }, `uses solver="sgd"`},
+		{"rbf cg", func(o *Options) { o.Kernel, o.Solver = rbf, CG }, `uses solver="sgd"`},
+		{"precomputed", func(o *Options) { o.Kernel = kernel.Kernel{Kind: kernel.Precomputed} }, "precomputed"},
+		{"sgd empirical", func(o *Options) { o.Solver, o.EmpiricalWeight = SGD, 0.5 }, "empirical_weight"},
+		{"rbf empirical", func(o *Options) { o.Kernel, o.EmpiricalWeight = rbf, 0.5 }, "empirical_weight"},
+	}
+	for _, c := range cases {
+		o := baseOptions()
+		c.mut(&o)
+		err := CheckPartialFit(o)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -365,11 +365,13 @@ class Model:
         return out
 
     def coef(self) -> tuple[np.ndarray, np.ndarray]:
-        """A linear model's W (n_features, d) and intercept (d,)."""
+        """A linear model's coefficients Wᵀ (d, n_features), in scikit-learn's orientation of
+        ``coef_`` (one row per target; a transposed view of the core's W, not a copy), and
+        intercept (d,)."""
         coef, pc = _capi.out_f64((self.n_features, self.dim))
         intercept, pi = _capi.out_f64((self.dim,))
         _capi.check(self._calls()["coef"](self.value, pc, self.n_features, self.dim, pi))
-        return coef, intercept
+        return coef.T, intercept
 
 
 def _fit_arrays(X: Any, rows: Any, width: int, sample_weight: np.ndarray | None) -> tuple[Any, ...]:
@@ -534,6 +536,13 @@ def ridge_distributed_solver(space: SpaceHandle, n_features: int, params: bytes)
     out, rows = _capi.out_i64(), _capi.out_i64()
     _capi.check(_capi.lib().cp_ridge_distributed_solver(space.value, n_features, params, out, rows))
     return _schema.options("ridge", "solver")[out.value], rows.value
+
+
+def ridge_check_partial_fit(params: bytes) -> None:
+    """Refuse, from the parameters alone, a StructuredRidge that no partial_fit runs with
+    (``cp_ridge_check_partial_fit``: precomputed kernels, solver='cg', solver='exact' for a kernel
+    expansion, the empirical measure on SGD)."""
+    _capi.check(_capi.lib().cp_ridge_check_partial_fit(params))
 
 
 def ridge_check_distributable(params: bytes) -> None:

@@ -216,9 +216,10 @@ class StructuredEstimator(BaseEstimator):
             )
             tags.target_tags.multi_output = self._is_multilabel()
             tags.target_tags.single_output = not self._is_multilabel()
-        else:
-            tags.target_tags.multi_output = True
-            tags.target_tags.single_output = False
+        else:  # Ordinal, HierarchyPaths and DAGPaths take one label or node id per sample, as StructuredSVM says
+            one_label = isinstance(self.space, _spaces.Multiclass)
+            tags.target_tags.multi_output = not one_label
+            tags.target_tags.single_output = one_label
         return tags
 
     # -- sparse inputs ---------------------------------------------------------------------
@@ -438,8 +439,10 @@ class StructuredEstimator(BaseEstimator):
         )
 
     def _fitted(self) -> _Fitted:
-        """The fitted state of one call (see :class:`_Fitted`), read once."""
+        """The fitted state of one call (see :class:`_Fitted`), read once; sets the core's threads
+        from ``n_jobs``, as fit does (the last fit's count applied to every later call, probe Y)."""
         _check_fitted(self)
+        set_threads(self.n_jobs)
         for _ in range(2):
             try:
                 state = self.__dict__

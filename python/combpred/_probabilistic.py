@@ -28,8 +28,7 @@ __all__ = ["ProbabilisticStructured"]
 
 
 # Where the rows of the current call start in a larger X (partition index, first row), set by
-# combpred.dask around each block so that a warning names rows of X and sampled marginals seed each
-# row by its row of X (whatever the blocks, what one in-memory call gives); None for in-memory calls.
+# combpred.dask around each block so that a warning names rows of X; None for in-memory calls.
 row_origin = threading.local()
 
 
@@ -198,8 +197,9 @@ class ProbabilisticStructured(StructuredEstimator):
         Seeds sampled inference during fit, and the sampling methods when they are not given one.
     n_jobs : int, default=None
         Threads used by the core. None or -1: all cores; a negative n counts back from them as
-        in joblib (-2: all but one, never fewer than one); 0 is refused. The setting is
-        process-wide. Counts above 4 threads per CPU are clamped to that.
+        in joblib (-2: all but one, never fewer than one); 0 is refused. Fitting and every
+        prediction method set it, process-wide: it applies to every combpred call until another
+        sets it. Counts above 4 threads per CPU are clamped to that.
     verbose : int, default=0
         Print the objective (NaN when inference is sampled) and relative gradient norm after every
         iteration when > 0.
@@ -222,8 +222,9 @@ class ProbabilisticStructured(StructuredEstimator):
     classes_ : ndarray of shape (n_classes,)
         Class labels for multiclass spaces; for multilabel, the labels' indices
         ``0 … n_labels − 1`` (the columns of Y, as scikit-learn's multi-label classifiers have).
-    coef_ : ndarray of shape (n_features, d)
-        W: scores are ``X @ coef_ + intercept_``.
+    coef_ : ndarray of shape (d, n_features)
+        Wᵀ, one row per coordinate of ψ as in scikit-learn's linear models: scores are
+        ``X @ coef_.T + intercept_``.
     intercept_ : ndarray of shape (d,)
         b (zeros when ``fit_intercept=False``).
     n_features_in_ : int
@@ -410,7 +411,9 @@ class ProbabilisticStructured(StructuredEstimator):
 
         ``decision="mode"``: the mode argmax_y p(y | x); otherwise the structure of least expected
         loss, from the marginals. Both are decoded by the space's decoder (exact, or within its
-        ``decoder_guarantee``). Multiclass models return class labels (``classes_``); multilabel
+        ``decoder_guarantee``). After a fit with a sampler, a rule's marginals are sampled (see
+        :meth:`predict_marginals`): with ``random_state=None`` they, and the predictions, may
+        change from one call to the next. Multiclass models return class labels (``classes_``); multilabel
         models a 0/1 matrix, or a scipy.sparse CSR matrix when ``fit`` was given a sparse Y
         (``sparse_output_``).
 
@@ -454,7 +457,10 @@ class ProbabilisticStructured(StructuredEstimator):
             What draws the samples of sampled marginals: the names of the estimator's ``sampler``
             but ``"exact"``; None: the fit's sampler.
         random_state : int, RandomState instance or None, default=None
-            Seeds sampled marginals (None: the estimator's random_state).
+            Seeds sampled marginals (None: the estimator's random_state). Each row draws its
+            samples from this seed and its own values: a row's estimate is the same alone, in any
+            batch and at any place in it (and the blocks of a Dask X give what one call on all of
+            X gives). Exact marginals do not depend on it.
         method : {"auto", "exact", "sampled"}, default=None
             ``"exact"``: closed forms, dynamic programmes or enumeration of small spaces (an error
             on spaces without them). ``"sampled"``: the mean of ψ over ``n_samples`` samples,
@@ -503,9 +509,7 @@ class ProbabilisticStructured(StructuredEstimator):
 
     def _marginals(self, fitted: _Fitted, X: Any, random_state: Any = None, **options: Any) -> np.ndarray:
         """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in
-        its space); ``options`` are its other arguments, their defaults where not given. In a Dask
-        block (``row_origin``), each row draws the samples of its row of the whole X."""
-        origin = getattr(row_origin, "value", None)
+        its space); ``options`` are its other arguments, their defaults where not given."""
         X = self._inputs(X)
         _capi.check_output((X.shape[0], fitted.dim), "out")
         params = _params(
@@ -514,7 +518,6 @@ class ProbabilisticStructured(StructuredEstimator):
             sampler=_name(options.get("sampler"), "sampler"),
             random_state=self._seed_or_own(random_state),
             check_mixing=int(_spaces._flag(options.get("check_mixing", False), "check_mixing")),
-            first_row=origin[1] if origin else None,
         )
         marginals, report = fitted.model.marginals(X, params)
         _warn_not_mixed("predict_marginals", report[:, 1], "the estimate", "estimates")

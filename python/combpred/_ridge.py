@@ -175,8 +175,8 @@ class StructuredRidge(StructuredEstimator):
     n_jobs : int, default=None
         Threads used by the core (decoding, kernels, linear algebra). None or -1: all cores; a
         negative n counts back from them as in joblib (-2: all but one, never fewer than one); 0 is
-        refused. The setting is process-wide: it applies to every combpred call until changed.
-        Counts above 4 threads per CPU are clamped to that.
+        refused. Fitting and every prediction method set it, process-wide: it applies to every
+        combpred call until another sets it. Counts above 4 threads per CPU are clamped to that.
     verbose : int, default=0
         When > 0, print the objective and ‖∇J‖ / ‖∇J(0)‖ after every CG iteration and after the
         exact solver's direct solve, and the objective and its relative change over the epoch
@@ -236,8 +236,9 @@ class StructuredRidge(StructuredEstimator):
     classes_ : ndarray of shape (n_classes,)
         Class labels for multiclass spaces; for multilabel, the labels' indices
         ``0 … n_labels − 1`` (the columns of Y, as scikit-learn's multi-label classifiers have).
-    coef_ : ndarray of shape (n_features, d)
-        Weights W of the linear model (``kernel="linear"`` only): scores are ``X @ coef_ + intercept_``.
+    coef_ : ndarray of shape (d, n_features)
+        Weights of the linear model (``kernel="linear"`` only), one row per coordinate of ψ as in
+        scikit-learn's linear models: scores are ``X @ coef_.T + intercept_``.
     intercept_ : ndarray of shape (d,)
         Intercept of the linear model (zeros when ``fit_intercept=False``).
     X_fit_ : ndarray of shape (n_samples, n_features)
@@ -362,7 +363,9 @@ class StructuredRidge(StructuredEstimator):
             return self.kernel
         return "precomputed" if self.n_components is None else "linear"
 
-    def _params_string(self) -> str:
+    def _params_string(self, seed: int | None = None) -> str:
+        """The core's parameter string; ``seed`` in place of one drawn from ``random_state`` (a check
+        of the parameters must not consume a RandomState)."""
         kernel = self._core_kernel()
         # the Nyström map of a callable kernel carries the intercept itself (the kernel k + 1)
         intercept = bool(self.fit_intercept) and not (callable(self.kernel) and self.n_components is not None)
@@ -371,7 +374,7 @@ class StructuredRidge(StructuredEstimator):
             + (f"gamma={float(self.gamma)!r};" if self.gamma is not None else "")  # None: the core's 1/n_features
             + f"degree={int(self.degree)};coef0={float(self.coef0)!r};"
             f"fit_intercept={int(intercept)};solver={self.solver};"
-            f"tol={float(self.tol or 0)!r};max_iter={int(self.max_iter)};random_state={_spaces.core_seed(self.random_state)}"
+            f"tol={float(self.tol or 0)!r};max_iter={int(self.max_iter)};random_state={_spaces.core_seed(self.random_state) if seed is None else seed}"
             # the core ignores n_components where it does not apply (linear, precomputed kernels)
             + (f";n_components={int(self.n_components)}" if self.n_components else "")
             + (f";tau={int(self.tau)}" if self.tau is not None else "")
@@ -494,12 +497,15 @@ class StructuredRidge(StructuredEstimator):
                 "partial_fit is not available with a callable kernel without n_components: the kernel expansion "
                 "lives on the fit samples (as with kernel='precomputed'); use fit, or set n_components"
             )
-        if self.kernel == "precomputed":
-            raise AttributeError(
-                "partial_fit is not available with kernel='precomputed': the expansion lives on the fit samples; use fit"
-            )
-        if self.solver == "cg":
-            raise AttributeError("partial_fit is not available with solver='cg' (a batch method); use 'exact' or 'sgd'")
+        try:
+            self._validate_params()
+            params = self._params_string(seed=0).encode()
+        except (TypeError, ValueError, OverflowError):
+            return True  # an invalid parameter, which partial_fit names
+        try:  # the core's rule (solver='cg', precomputed kernels, solver='exact' for a kernel expansion, ...)
+            _core.ridge_check_partial_fit(params)
+        except ValueError as exc:
+            raise AttributeError(f"partial_fit is not available: {exc}") from None
         return True
 
     @available_if(_partial_fit_available)

@@ -183,7 +183,7 @@ def routes(rounds: int, out: Callable[[str], None]) -> None:
     for name, p in rows.items():
         exact[name] = float(np.mean(np.all(p == Yt, axis=1)))
         out(f"   {name:34s} exact route {exact[name]:.3f}  arcs right {space.score(Yt, p):.3f}")
-    cosine = metrics.policy_cosine(W, ours.coef_, Xt)
+    cosine = metrics.policy_cosine(W.T, ours.coef_, Xt)
     verdict = _relative(
         exact["StructuredRidge (DirectedCycles)"], exact["nearest traveller's route"], False, "exact routes", 0.01
     )

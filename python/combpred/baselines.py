@@ -567,8 +567,9 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         The output space.
     classes_ : ndarray
         Class labels (``space="multiclass"`` only).
-    coef_ : ndarray of shape (n_features, d)
-        The averaged weights W.
+    coef_ : ndarray of shape (d, n_features)
+        The averaged weights, one row per coordinate of ψ as in scikit-learn's linear models:
+        scores are ``X @ coef_.T + intercept_``.
     intercept_ : ndarray of shape (d,)
         The averaged offset b (zeros without ``fit_intercept``).
     loss_curve_ : list of float
@@ -591,12 +592,27 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         "random_state": ["random_state"],
     }
     _FITTED = ("space_", "coef_", "intercept_", "classes_", "loss_curve_", "n_iter_")
+    # coef_ was (n_features, d) until session 46: a pickle carries the layout of its coef_, and one
+    # without it is read as the old one (a square coef_ would otherwise load transposed, silently)
+    _COEF_LAYOUT = "(d, n_features)"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**super().__getstate__(), "_coef_layout": self._COEF_LAYOUT}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        old = state.get("coef_")
+        if state.pop("_coef_layout", None) != self._COEF_LAYOUT and isinstance(old, np.ndarray) and old.ndim == 2:
+            state["coef_"] = np.ascontiguousarray(old.T)
+            if isinstance(state.get("_state"), dict):
+                state["_state"] = {**state["_state"], "coef_": state["coef_"]}
+        super().__setstate__(state)
 
     def _inconsistency(self, state: dict[str, Any]) -> str | None:
         space, W, b, classes = state["space_"], state["coef_"], state["intercept_"], state["classes_"]
         if not isinstance(space, _spaces.Space):
             return f"space_ is a {type(space).__name__}, not a combpred space"
-        shapes = {"coef_": (state["n_features_in_"], space.dim), "intercept_": (space.dim,)}
+        shapes = {"coef_": (space.dim, state["n_features_in_"]), "intercept_": (space.dim,)}
         for name, value in (("coef_", W), ("intercept_", b)):
             if not (isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shapes[name]):
                 return f"{name} is not a float64 array of shape {shapes[name]}"
@@ -752,7 +768,12 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
                 "or scale X down"
             )
         self._publish(
-            space_=space, coef_=W_avg, intercept_=b_avg, classes_=classes, loss_curve_=loss_curve, n_iter_=self.max_iter
+            space_=space,
+            coef_=np.ascontiguousarray(W_avg.T),
+            intercept_=b_avg,
+            classes_=classes,
+            loss_curve_=loss_curve,
+            n_iter_=self.max_iter,
         )
         return self
 
@@ -789,7 +810,7 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
     def _scores(self, X: Any, state: dict[str, Any]) -> np.ndarray:
         X = self._query(X, state)
         with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row
-            U = X @ state["coef_"] + state["intercept_"]
+            U = X @ state["coef_"].T + state["intercept_"]
         if not np.all(np.isfinite(U)):
             i = int(np.flatnonzero(~np.isfinite(U).all(axis=1))[0])
             raise ValueError(f"the scores of X row {i} overflow float64: X holds values too large for this model")

@@ -82,18 +82,9 @@ def _as_array(data: Any, name: str) -> da.Array:
             f"{name} must have NumPy chunks, got {type(arr._meta).__module__}.{type(arr._meta).__name__} chunks: "
             f"densify them ({name}.map_blocks(lambda b: b.toarray())), or fit a sparse {name} in memory"
         )
-    if isinstance(arr._meta, np.ma.MaskedArray):  # each block's mask is checked as in memory
-        arr = arr.map_blocks(_unmasked, name, dtype=arr.dtype, meta=np.empty((0,) * arr.ndim, dtype=arr.dtype))
     if any(np.isnan(c) for c in arr.chunks[0]):
         arr = arr.compute_chunk_sizes()
     return arr
-
-
-def _unmasked(block: np.ndarray, name: str) -> np.ndarray:
-    """A block of a masked Dask array as a plain array, refused (naming ``name``) when it masks an
-    entry: the partitions' conversions dropped the mask, so masked rows trained at full weight."""
-    _capi.check_unmasked(block, name)
-    return np.ma.getdata(block)
 
 
 def _computed(data: Any) -> Any:
@@ -344,6 +335,11 @@ def _block_inputs(
     """One partition's X (float64, C order), structure rows and weights, validated on the worker
     that holds it; an error names the partition (index and global rows)."""
     m = X.shape[0]
+    try:  # masked blocks, whatever the array's meta says, as in memory (the conversions drop masks)
+        for name, block in (("X", X), ("y", y), ("sample_weight", sample_weight)):
+            _capi.check_unmasked(block, name)
+    except ValueError as exc:
+        raise _partition_error(index, lo, m, str(exc)) from None
     X = np.ascontiguousarray(X, dtype=np.float64)
     finite = np.isfinite(X)
     if not finite.all():
@@ -565,11 +561,11 @@ def _apply(
     if settings is not None:
         settings.apply()
     index, lo = (block_info[0]["chunk-location"][0], block_info[0]["array-location"][0][0]) if block_info else (0, 0)
-    # MixingWarnings name rows of X, and sampled marginals seed rows by their row of X (row_origin
-    # is per thread: blocks run in parallel)
+    # MixingWarnings name rows of X (row_origin is per thread: blocks run in parallel)
     _probabilistic.row_origin.value = (index, lo) if block_info else None
     try:
         with _capi.row_origin(lo):  # the core's messages lead to rows of X
+            _capi.check_unmasked(block, "X")  # a masked block, whatever the array's meta says
             out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
     except (ValueError, TypeError) as exc:
         if block_info is None:
@@ -604,6 +600,13 @@ class _DaskPrediction:
         if names is not None and columns is not None and list(columns) != list(names):
             raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
         X = _x_array(X, fit=False)
+        if isinstance(local, _probabilistic.ProbabilisticStructured) and (
+            call == "predict_marginals" or local.decision != "mode"
+        ):
+            # one seed for every block, drawn here as one in-memory call draws it
+            seed = _spaces._DrawnSeed(local._seed_or_own(kwargs.get("random_state")))
+            local.random_state = seed
+            kwargs = (kwargs | {"random_state": seed}) if call == "predict_marginals" else kwargs
         # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return);
         # its chains are not the user's rows, so it neither checks their mixing nor warns
         with warnings.catch_warnings():
@@ -658,10 +661,12 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     accepts Dask arrays and DataFrames: every partition's sufficient statistics are computed on the
     worker that holds it, merged pairwise up a tree, and solved once on the client. The model
     equals ``StructuredRidge(solver="exact").fit`` on the concatenated data to rounding (1e-10
-    relative; with ``solver="cg"``, to ``tol``), for every output space, with sample weights and ``empirical_weight`` (either
-    ``reference``: both are functions of sums over the examples). Prediction
-    methods given a Dask collection return lazy Dask arrays (one block per row block of X); given
-    NumPy input they behave as StructuredRidge's. NumPy input to ``fit`` is fitted in memory.
+    relative; with ``solver="cg"``, to ``tol``), for every output space, with sample weights and
+    ``empirical_weight`` (either ``reference``: both are functions of sums over the examples). With
+    a Nyström map (``n_components``) it does for ``landmark_sample=X``; the default landmarks come
+    from X's first partitions, so that map changes with the chunking. Prediction methods given a
+    Dask collection return lazy Dask arrays (one block per row block of X); given NumPy input they
+    behave as StructuredRidge's. NumPy input to ``fit`` is fitted in memory.
 
     Supported: ``kernel="linear"``, or ``"rbf"``/``"poly"`` with ``n_components`` (the model is
     linear on a Nyström map, fixed before the statistics from the rows of ``landmark_sample``,
@@ -709,7 +714,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             raise ValueError(
                 "DaskStructuredRidge does not support callable kernels; use kernel='rbf' or 'poly' with n_components"
             )
-        _core.ridge_check_distributable(self._params_string().encode())
+        _core.ridge_check_distributable(self._params_string(seed=0).encode())
 
     @one_fit_at_a_time
     @_tasks_stop_with_the_fit
@@ -760,7 +765,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             return self
         sample = None  # a linear model's statistics follow the mean of the rows they take
         if self.kernel != "linear":
-            raw = _first_rows(X, int(self.n_components)) if landmark_sample is None else landmark_sample
+            raw = _first_rows(X, int(self.n_components)) if landmark_sample is None else _computed(landmark_sample)
             # strings were parsed and complex numbers lost their imaginary parts
             sample = _capi.float64_array(raw, "landmark_sample")
             if sample.ndim != 2 or sample.shape[1] != n or not np.isfinite(sample).all():
@@ -934,8 +939,9 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         self._check_decision(space)
         n = X.shape[1]
         set_threads(self.n_jobs)
+        params = self._params_string()  # one seed drawn, as the in-memory fit draws one
         # what the fit would refuse before its first sums, before the data are read for them
-        _core.ProbModel.check_fit_sums(space._handle(), n, self._params_string(), previous)
+        _core.ProbModel.check_fit_sums(space._handle(), n, params, previous)
         X, Y, W = dask.persist(X, Y, W)  # read (or generated) once, for every evaluation
         blocks = _blocks(X, Y, W)
         intercept = bool(self.fit_intercept)
@@ -953,7 +959,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
             (total,) = dask.compute(_tree(parts, _add_sums))
             return total
 
-        call = _core.ProbModel.fit_sums_call(space._handle(), n, self._params_string(), previous, sums, centre, spread)
+        call = _core.ProbModel.fit_sums_call(space._handle(), n, params, previous, sums, centre, spread)
         self._fit_model(call, **_fitted_attributes(self, space, classes, n, columns))
         return self
 

@@ -14,9 +14,9 @@ Encodings follow :mod:`combpred.spaces`:
 
 Scorers
 -------
-scikit-learn's ``make_scorer`` asks classifiers for ``classes_``, which structured models lack, so
-the scorers here are plain callables ``scorer(estimator, X, y) -> float`` (greater is better), usable
-as ``scoring=`` in ``GridSearchCV`` and ``cross_val_score``. Under scikit-learn's metadata routing
+The scorers here are plain callables ``scorer(estimator, X, y) -> float`` (greater is better) that
+ask the estimator for ``predict`` only, usable as ``scoring=`` in ``GridSearchCV`` and
+``cross_val_score``; ``sklearn.metrics.make_scorer`` of the same metric gives the same scores. Under scikit-learn's metadata routing
 they take the test folds' ``sample_weight`` once asked to, as scikit-learn's own scorers do:
 ``kendall_tau_scorer.set_score_request(sample_weight=True)`` (which returns a requesting copy).
 
@@ -593,7 +593,7 @@ def policy_cosine(
     """Cosine similarity of a true and a learned policy (the thesis' dicycle experiment).
 
     Without ``X``: the cosine of the two weight arrays, flattened. With ``X``: the policies of the
-    instances, u_i = W_trueᵀ x_i and û_i = W_predᵀ x_i (scores over the structure coordinates),
+    instances, u_i = W_true x_i and û_i = W_pred x_i (scores over the structure coordinates),
     compared row by row and averaged. The thesis scores dicycle policy estimation with
     Σ_i ⟨f_i, Σ_j x_ij A^(j)⟩ / (‖f_i‖ ‖Σ_j x_ij A^(j)‖) over the test instances; this function
     returns that sum divided by the number of instances (so it lies in [−1, 1]).
@@ -603,10 +603,11 @@ def policy_cosine(
     Parameters
     ----------
     W_true, W_pred : array-like, same shape
-        Policies. With ``X``: shape (n_features, d), scores X @ W. Without: any shape.
+        Policies. With ``X``: shape (d, n_features), scores ``X @ W.T``, the orientation of a
+        linear model's ``coef_``. Without: any shape.
     X : array-like of shape (n_samples, n_features), default=None
         Inputs at which to compare the policies. Append a column of ones to compare models with
-        intercepts (and stack the intercept as the last row of W).
+        intercepts (and append the intercept to W as its last column).
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights of the mean (only with ``X``).
     average : bool, default=True
@@ -642,20 +643,20 @@ def policy_cosine(
     Xa = _real_array(X, "X")
     if Xa.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {Xa.shape}")
-    if A.ndim != 2 or A.shape[0] != Xa.shape[1]:
-        raise ValueError(f"with X of {Xa.shape[1]} features, W must have shape ({Xa.shape[1]}, d), got {A.shape}")
+    if A.ndim != 2 or A.shape[1] != Xa.shape[1]:
+        raise ValueError(f"with X of {Xa.shape[1]} features, W must have shape (d, {Xa.shape[1]}), got {A.shape}")
     if Xa.shape[0] == 0:
         raise ValueError("X has no rows")
     if not np.all(np.isfinite(Xa)):
         raise ValueError("X contains NaN or infinity")
     # Scaling W or a row of X by a positive constant leaves every cosine unchanged; unit scales
-    # keep X @ W finite for finite inputs.
+    # keep X @ W.T finite for finite inputs.
     Xa, A, B = _unit_scale(Xa, axis=1), _unit_scale(A), _unit_scale(B)
     # The policies are n_samples × d, which neither input's size bounds (X of one column against
     # W of one row): they are formed a block of rows at a time.
-    block = max(1, _POLICY_BLOCK // A.shape[1])
+    block = max(1, _POLICY_BLOCK // A.shape[0])
     cosines = np.concatenate(
-        [_cosine_rows(Xa[lo : lo + block] @ A, Xa[lo : lo + block] @ B) for lo in range(0, Xa.shape[0], block)]
+        [_cosine_rows(Xa[lo : lo + block] @ A.T, Xa[lo : lo + block] @ B.T) for lo in range(0, Xa.shape[0], block)]
     )
     return _reduce(cosines, sample_weight, average)
 
@@ -807,8 +808,8 @@ def make_structured_scorer(
 ) -> Callable[..., float]:
     """Turn ``metric(y_true, y_pred, **kwargs)`` into a scorer for model selection.
 
-    Unlike ``sklearn.metrics.make_scorer`` it asks the estimator for nothing but ``predict``, so it
-    works for structured models that have no ``classes_``.
+    It asks the estimator for nothing but ``predict``, as ``sklearn.metrics.make_scorer`` with its
+    default ``response_method="predict"`` does, and gives the same scores.
 
     Parameters
     ----------

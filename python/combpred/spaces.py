@@ -368,9 +368,17 @@ class Space:
         return np.mean(self._handle().embed(a) == self._handle().embed(b), axis=1)
 
 
+class _DrawnSeed(int):
+    """A core seed already drawn from a ``random_state``, which :func:`core_seed` passes on: the
+    blocks of a lazy Dask prediction share one draw, as one in-memory call draws once (each block
+    drawing from a shared RandomState, or the global one, got seeds in the scheduler's order)."""
+
+
 def core_seed(random_state: Any) -> int:
     """The core's 63-bit seed from a scikit-learn ``random_state`` (None, an int or a RandomState);
     anything else is a ValueError naming random_state (scikit-learn's message names only the value)."""
+    if isinstance(random_state, _DrawnSeed):
+        return int(random_state)
     try:
         rng = check_random_state(random_state)
     except (TypeError, ValueError) as exc:
@@ -411,7 +419,13 @@ def _size(value: Any, name: str) -> int:
 
 
 class Multiclass(Space):
-    """One class out of ``n_classes``; y is an int in [0, n_classes); ψ is one-hot."""
+    """One class out of ``n_classes``; y is an int in [0, n_classes); ψ is one-hot.
+
+    A model fitted in this space has ``classes_ = arange(n_classes)``, the classes y does not hold
+    included. scikit-learn's ``cross_val_predict`` with ``method="decision_function"`` or
+    ``"predict_proba"`` assumes the classes are those of y (it encodes y as 0 … k − 1 first), so
+    use ``space="multiclass"``, whose classes are y's own labels, with it.
+    """
 
     kind = "multiclass"
 

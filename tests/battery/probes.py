@@ -1655,7 +1655,7 @@ def build_metrics() -> None:
             words=("parent", "scheme"),
             check=check_finite_result,
         )
-    W1 = np.random.default_rng(2).normal(size=(4, 3))
+    W1 = np.random.default_rng(2).normal(size=(3, 4))  # (d, n_features), as coef_
     for label, args, kw, expect in [
         ("valid", (W1, W1 * 2), {}, "ok"),
         ("with-X", (W1, W1 * 2, np.ones((5, 4))), {}, "ok"),
@@ -1881,7 +1881,7 @@ def _check_restored(kind: str, key: str) -> Callable[[Any, list], str | None]:
             return p
         d = est.decision_function(Xt)
         if hasattr(est, "coef_") and np.ndim(d) == 2:
-            implied = Xt @ est.coef_ + est.intercept_
+            implied = Xt @ est.coef_.T + est.intercept_
             if not np.allclose(implied, d, rtol=1e-9, atol=1e-12):
                 return "coef_/intercept_ do not match the model that predicts"
         if est.space_ != orig.space_:
@@ -1958,7 +1958,7 @@ def _check_swapped(est: Any, warns: list) -> str | None:
         return p
     _, Xt = data()
     d = est.decision_function(Xt)
-    if hasattr(est, "coef_") and not np.allclose(Xt @ est.coef_ + est.intercept_, d, rtol=1e-9, atol=1e-12):
+    if hasattr(est, "coef_") and not np.allclose(Xt @ est.coef_.T + est.intercept_, d, rtol=1e-9, atol=1e-12):
         return "coef_/intercept_ do not match the model that predicts"
     return None
 
