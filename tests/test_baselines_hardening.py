@@ -357,3 +357,11 @@ def test_svm_pickles_of_the_old_coef_layout_load_transposed(n_features):
             restored.__setstate__(old)
         np.testing.assert_array_equal(restored.coef_, model.coef_)
         np.testing.assert_array_equal(restored.predict(X), model.predict(X))
+
+
+def test_svm_takes_array_likes_that_only_convert():
+    """StructuredSVM asked np.ndim of y before converting it, which scikit-learn's _NotAnArray
+    refuses (probe Z: check_classifier_data_not_an_array failed)."""
+    from sklearn.utils.estimator_checks import check_classifier_data_not_an_array
+
+    check_classifier_data_not_an_array("StructuredSVM", StructuredSVM("multiclass", random_state=0))

@@ -596,3 +596,19 @@ def test_callable_nystrom_scores_of_a_row_do_not_depend_on_the_rows_scored_with_
     whole = model.decision_function(Xq)
     assert np.array_equal(whole, np.vstack([model.decision_function(Xq[i : i + 1]) for i in range(len(Xq))]))
     assert np.array_equal(whole[:7], model.decision_function(Xq[:7]))
+
+
+def test_a_random_state_is_drawn_from_once_per_fit():
+    """A callable kernel's Nyström fit drew one seed for its landmarks and another for the core
+    (the review of session 46): a RandomState advanced twice, where every other fit draws once.
+    The landmarks and the core now share one draw, in fit and in partial_fit's first chunk."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    Y = (X > 0).astype(int)
+    once = np.random.RandomState(0)
+    once.randint(0, 2**63 - 1, dtype=np.int64)  # what one draw leaves
+    expected = once.randint(1 << 30)
+    for call in ("fit", "partial_fit"):
+        state = np.random.RandomState(0)
+        getattr(StructuredRidge(kernel=laplacian_kernel, n_components=20, random_state=state), call)(X, Y)
+        assert state.randint(1 << 30) == expected, call

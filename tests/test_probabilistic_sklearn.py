@@ -188,3 +188,20 @@ def test_sampled_estimates_of_a_row_do_not_depend_on_the_other_rows(sampler):
             same(getattr(model, method)(X[order]), batch[order], err_msg=method)
         scores = ranking.score_samples(X, Y, method="fpras", n_samples=20)
         assert_allclose(ranking.score_samples(X[order], Y[order], method="fpras", n_samples=20), scores[order], 1e-12)
+
+
+def test_score_samples_of_predictions_warns_once_of_missing_feature_names():
+    """score_samples(X) scores predict(X): X was checked twice, and a model fitted on named
+    columns warned twice of an unnamed X (probe Z). The predictions come from the call's own
+    snapshot of the model."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    model = ProbabilisticStructured(space="multiclass").fit(pd.DataFrame(X, columns=list("abc")), X.argmax(axis=1))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        scores = model.score_samples(X)
+    assert sum("feature names" in str(w.message) for w in seen) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_allclose(scores, model.score_samples(X, model.predict(X)))

@@ -501,10 +501,11 @@ class StructuredEstimator(BaseEstimator):
             except ValueError as exc:
                 raise ValueError(f"decision={self.decision!r}: {exc}") from None
 
-    def _decide(self, X: Any) -> Any:
+    def _decide(self, X: Any, fitted: _Fitted | None = None) -> Any:
         """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for
-        ``"mode"``, else the structure of least expected loss from ``predict_marginals``. A value set
-        after fit (set_params) is validated here, as fit would, since predict needs no refit."""
+        ``"mode"``, else the structure of least expected loss from ``predict_marginals``, from the
+        snapshot ``fitted`` (or one taken now). A value set after fit (set_params) is validated
+        here, as fit would, since predict needs no refit."""
         decision = self.decision  # read once: set_params in another thread may change it meanwhile
         if not (isinstance(decision, str) and (decision == "mode" or decision in _decision.LOSSES)):
             validate_parameter_constraints(  # raises, with scikit-learn's message
@@ -512,7 +513,7 @@ class StructuredEstimator(BaseEstimator):
                 {"decision": decision},
                 caller_name=type(self).__name__,
             )
-        fitted = self._fitted()  # one snapshot for the marginals and their decoding
+        fitted = fitted if fitted is not None else self._fitted()  # one snapshot for the marginals and their decoding
         if decision == "mode":
             return self._predict(X, fitted)
         marginals = self._marginals(fitted, X)

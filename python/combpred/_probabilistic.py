@@ -604,7 +604,11 @@ class ProbabilisticStructured(StructuredEstimator):
             raise TypeError(f"score_samples() got unexpected keyword arguments {unknown}; it takes {known}")
         fitted = self._fitted()
         X = self._inputs(X)
-        rows = self._target_rows(fitted, self.predict(X) if Y is None else Y)
+        if Y is None:  # predicted from the same snapshot; X was checked (and its names warned of) above
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="X does not have valid feature names")
+                Y = self._decide(X, fitted)
+        rows = self._target_rows(fitted, Y)
         if rows.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but Y has {rows.shape[0]}")
         params = self._log_z_params(method, **log_partition_params)

@@ -422,6 +422,7 @@ class StructuredRidge(StructuredEstimator):
         previous_kernel, previous_X = self.__dict__.get("_callable"), self.__dict__.get("X_fit_")
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight, sparse_targets=True)
         self._check_decision(space)
+        seed = _spaces.core_seed(self.random_state)  # one draw: the landmarks' and the core's
         fitted, core_X = None, X
         if callable(self.kernel):
             fitted = _CallableKernel(self.kernel, self.kernel_params)
@@ -431,13 +432,11 @@ class StructuredRidge(StructuredEstimator):
                 # the core's warm start on a precomputed kernel assumes the same training samples: make sure
                 same = previous_X is not None and np.array_equal(previous_X, X)
             else:
-                same = fitted.fit_nystrom(
-                    X, self.n_components, shift, _spaces.core_seed(self.random_state), previous_kernel
-                )
+                same = fitted.fit_nystrom(X, self.n_components, shift, seed, previous_kernel)
                 core_X = fitted.features(X)
             if not (same and previous_kernel is not None and previous_kernel.same(self.kernel, self.kernel_params)):
                 previous = None
-        params = self._params_string().encode()
+        params = self._params_string(seed).encode()
         self._fit_model(
             _core.RidgeModel.fit_call(space._handle(), core_X, rows, sw, params, previous),
             **fitted_labels(space, classes),
@@ -570,9 +569,10 @@ class StructuredRidge(StructuredEstimator):
                     UserWarning,
                     stacklevel=2,
                 )
+            seed = _spaces.core_seed(self.random_state)  # one draw: the landmarks' and the core's
             if callable(self.kernel):
                 fitted = _CallableKernel(self.kernel, self.kernel_params)
-                fitted.fit_nystrom(X, self.n_components, shift, _spaces.core_seed(self.random_state))
+                fitted.fit_nystrom(X, self.n_components, shift, seed)
         else:
             self._validate_params()
             if not _same_space(self.space, self.space_):
@@ -619,8 +619,9 @@ class StructuredRidge(StructuredEstimator):
             sw = check_sample_weight(sample_weight, X.shape[0], all_zero=True)
             if sw is not None and not np.any(sw > 0):
                 return self  # rows of weight 0 count for nothing, as in fit (a streaming loop failed here)
+            seed = _spaces.core_seed(self.random_state)
         core_X = fitted.features(X) if fitted is not None else X
-        params = self._params_string().encode()
+        params = self._params_string(seed).encode()
         model = run_fit(
             self._model_class,
             type(self).__name__,

@@ -662,6 +662,8 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         """Resolve the space and return y in its encoding (class labels become indices) and the
         class labels (None but for ``space="multiclass"``)."""
         if self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass):
+            if not _capi.is_sparse(y):  # an array-like that only converts (np.ndim refused scikit-learn's _NotAnArray)
+                y = _capi.as_array(y, "y")
             # a column vector of labels is taken with scikit-learn's DataConversionWarning, as
             # StructuredRidge's fit takes it (it was taken silently)
             if not _capi.is_sparse(y) and np.ndim(y) == 2 and np.shape(y)[1] == 1:
