@@ -75,7 +75,7 @@ def run_child(model: str, m: int, d: int, quick: bool) -> dict:
     Y = Y[:, keep].tocsr()
     X, Xt, Y, Yt = X[:m], X[m:], Y[:m], Y[m:]
     if model == "ours":
-        est = StructuredRidge(solver="cg")
+        est = StructuredRidge(solver="cg", n_jobs=-1)  # all cores: the child's OMP_NUM_THREADS=1 is the peers'
         _capi.lib()  # the library (and Go) start before the measurement
         target = Y
     else:
@@ -140,7 +140,7 @@ def main() -> None:
         TARGET,
         "",
         "Synthetic text-like data (see the script's docstring): sparse X (1,000 features, 20 non-zeros per row) and a "
-        'sparse 0/1 Y, StructuredRidge(solver="cg") with its defaults on Y as given (the positions of its ones reach '
+        'sparse 0/1 Y, StructuredRidge(solver="cg", n_jobs=-1) with its other defaults on Y as given (the positions of its ones reach '
         "the core), RidgeClassifier (defaults, NumPy's BLAS on one thread) on the same X with Y dense. Each fit in a "
         f"child process of its own; {rounds} alternated rounds (ours, peer, ...), medians. Fit memory: growth of the "
         "child's peak resident set over its resident set before the fit. P@k: precision at k of the decision "

@@ -60,14 +60,23 @@ def make(key: str, value: float, n_features: int):
     from sklearn.multioutput import ClassifierChain
     from sklearn.svm import LinearSVC
 
+    # n_jobs=-1: all cores, as run before n_jobs=None followed OMP_NUM_THREADS, which the children
+    # set to 1 for the peers' OpenMP
     if key == "sr_linear":
-        return StructuredRidge(space="multilabel", alpha=value, solver="cg", tol=TOL)
+        return StructuredRidge(space="multilabel", alpha=value, solver="cg", tol=TOL, n_jobs=-1)
     if key == "sr_nystrom":
         return StructuredRidge(
-            space="multilabel", kernel="rbf", gamma=1.0 / 50, n_components=500, alpha=value, tol=TOL, random_state=0
+            space="multilabel",
+            kernel="rbf",
+            gamma=1.0 / 50,
+            n_components=500,
+            alpha=value,
+            tol=TOL,
+            random_state=0,
+            n_jobs=-1,
         )
     if key == "prob":
-        return ProbabilisticStructured(space="multilabel", alpha=value, tol=1e-5)
+        return ProbabilisticStructured(space="multilabel", alpha=value, tol=1e-5, n_jobs=-1)
     if key == "ovr_lr":
         return OneVsRestClassifier(LogisticRegression(C=value, solver="liblinear"))
     if key == "ovr_svc":

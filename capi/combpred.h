@@ -62,6 +62,9 @@ CP_EXPORT int cp_gemm_flops(int64_t *out);
    (bytes) into effective. */
 CP_EXPORT int cp_get_max_memory(int64_t *setting, int64_t *effective);
 
+/* cp_get_threads writes the number of threads later calls use into out. */
+CP_EXPORT int cp_get_threads(int64_t *out);
+
 /* cp_nystrom_features writes the Nyström features φ = K·P of m rows into out (m × c), given their
    kernel values against the l landmarks, k (m × l, finite), and the projection p (l × c, as
    cp_nystrom_projection gives it). It is the product of the core's own Nyström maps (gemm.Mul):
@@ -350,6 +353,13 @@ CP_EXPORT int cp_set_row_origin(int64_t first);
    joblib reads it: n > 0 threads, clamped at 4 per CPU; a negative n means CPUs + 1 + n (-1 all
    CPUs, -2 all but one), at least one. 0 is refused: it means nothing, and joblib refuses it too. */
 CP_EXPORT int cp_set_threads(int64_t n);
+
+/* cp_set_threads_default sets the number of threads of every later call (process-wide) as n_jobs =
+   None asks: OMP_NUM_THREADS when it holds a positive integer, else all CPUs (clamped as
+   cp_set_threads clamps). OMP_NUM_THREADS is the limit users and joblib's process workers set on
+   every native thread pool in a process (loky sets it to each worker's share of the cores): all CPUs
+   in each of k workers of GridSearchCV(n_jobs=k) ran k times as many threads as cores. */
+CP_EXPORT int cp_set_threads_default(void);
 
 /* cp_space_cov_mul writes S·v into out (d values) without forming S. */
 CP_EXPORT int cp_space_cov_mul(int64_t h, double *v, double *out, int64_t d);

@@ -17,7 +17,10 @@ import "C"
 import (
 	"errors"
 	"math"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/gemm"
@@ -43,6 +46,45 @@ func cp_set_threads(n C.int64_t) (rc C.int) {
 	parallel.SetThreads(t)
 	runtime.GOMAXPROCS(t)
 	return cpOK
+}
+
+// cp_set_threads_default sets the number of threads of every later call (process-wide) as n_jobs =
+// None asks: OMP_NUM_THREADS when it holds a positive integer, else all CPUs (clamped as
+// cp_set_threads clamps). OMP_NUM_THREADS is the limit users and joblib's process workers set on
+// every native thread pool in a process (loky sets it to each worker's share of the cores): all CPUs
+// in each of k workers of GridSearchCV(n_jobs=k) ran k times as many threads as cores.
+//
+//export cp_set_threads_default
+func cp_set_threads_default() (rc C.int) {
+	defer guard(&rc)
+	t := defaultThreads(os.Getenv("OMP_NUM_THREADS"), runtime.NumCPU())
+	parallel.SetThreads(t)
+	runtime.GOMAXPROCS(t)
+	return cpOK
+}
+
+// cp_get_threads writes the number of threads later calls use into out.
+//
+//export cp_get_threads
+func cp_get_threads(out *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	if err := outPtr("threads", out); err != nil {
+		return status(err)
+	}
+	*out = C.int64_t(parallel.Threads())
+	return cpOK
+}
+
+// defaultThreads is the number of threads of n_jobs = None on cpus CPUs, given the value of
+// OMP_NUM_THREADS: a positive integer, or a list of them whose first is the outermost level's (as
+// OpenMP reads it); anything else is ignored.
+func defaultThreads(omp string, cpus int) int {
+	first, _, _ := strings.Cut(omp, ",")
+	if n, err := strconv.ParseInt(strings.TrimSpace(first), 10, 64); err == nil && n > 0 {
+		t, _ := threadCount(n, cpus)
+		return t
+	}
+	return cpus
 }
 
 // threadCount is the number of threads n_jobs = n asks for on cpus CPUs. Larger requests are

@@ -41,6 +41,23 @@ func TestThreadCount(t *testing.T) {
 	}
 }
 
+// n_jobs = None takes OMP_NUM_THREADS when it is a positive integer (joblib's workers set it),
+// clamped as a count is, and all CPUs otherwise.
+func TestDefaultThreads(t *testing.T) {
+	for _, c := range []struct {
+		omp  string
+		cpus int
+		want int
+	}{
+		{"", 4, 4}, {"1", 4, 1}, {"2", 4, 2}, {" 3 ", 4, 3}, {"64", 4, 16}, {"0", 4, 4}, {"-2", 4, 4},
+		{"two", 4, 4}, {"1.5", 4, 4}, {"99999999999999999999", 4, 4}, {"2,1", 4, 2}, {",2", 4, 4},
+	} {
+		if got := defaultThreads(c.omp, c.cpus); got != c.want {
+			t.Errorf("defaultThreads(%q, %d) = %d, want %d", c.omp, c.cpus, got, c.want)
+		}
+	}
+}
+
 func TestSetThreads(t *testing.T) {
 	defer cp_set_threads(-1)
 	limit := maxThreadsPerCPU * runtime.NumCPU()

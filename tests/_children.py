@@ -40,3 +40,13 @@ def use_after_fork(model, space, Xt, queue):
     gc.collect()
     outcome["collected"] = True
     queue.put(outcome)
+
+
+def threads_after_a_default_fit():
+    """The core's thread count after a fit with n_jobs=None, in this (worker) process."""
+    import numpy as np
+    from combpred import StructuredRidge, _core
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    StructuredRidge().fit(X, X > 0)
+    return _core.get_threads()

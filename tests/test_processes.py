@@ -574,3 +574,31 @@ def test_ctrl_c_stops_a_distributed_fit_within_one_pass(fit):
     assert outcome == "interrupted"
     assert int(calls) <= 4, f"{calls} partition passes ran, the first pass has 4"
     assert "Exception ignored" not in result.stderr
+
+
+def test_n_jobs_none_follows_omp_num_threads_as_joblibs_workers_set_it():
+    """n_jobs=None used every core in each of GridSearchCV(n_jobs=k)'s k loky workers (probe Z),
+    which set OMP_NUM_THREADS to their share of the cores; it now takes OMP_NUM_THREADS when set.
+    An explicit n_jobs wins, and without the variable None is every core."""
+    code = """
+        import os, numpy as np
+        from combpred import StructuredRidge, _core
+        X = np.random.default_rng(0).normal(size=(40, 3))
+        seen = []
+        for n_jobs in (None, -1, 1, None):
+            StructuredRidge(n_jobs=n_jobs).fit(X, X > 0)
+            seen.append(_core.get_threads())
+        print(os.cpu_count(), *seen)
+    """
+    cpus, *with_omp = map(int, _run_python(code, OMP_NUM_THREADS="1").stdout.split())
+    assert with_omp == [1, cpus, 1, 1]
+    env = {k: v for k, v in _env().items() if k != "OMP_NUM_THREADS"}
+    plain = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=TIMEOUT, env=env
+    )
+    cpus, *without = map(int, plain.stdout.split())
+    assert without == [cpus, cpus, 1, cpus]
+    from joblib import Parallel, delayed
+
+    workers = Parallel(n_jobs=2)(delayed(_children.threads_after_a_default_fit)() for _ in range(2))
+    assert workers == [max(1, os.cpu_count() // 2)] * 2

@@ -103,6 +103,8 @@ _SIGNATURES = {
     "cp_version": ([], c_char_p),
     "cp_last_error": ([], c_char_p),
     "cp_set_threads": ([c_int64], c_int),
+    "cp_set_threads_default": ([], c_int),
+    "cp_get_threads": ([POINTER(c_int64)], c_int),
     "cp_set_interrupt_poll": ([PROGRESS], c_int),
     "cp_check_output": ([c_int64, c_char_p], c_int),
     "cp_set_max_memory": ([c_int64], c_int),

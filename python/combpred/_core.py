@@ -135,6 +135,19 @@ def set_threads(n: int) -> None:
     _capi.check(_capi.lib().cp_set_threads(n))
 
 
+def get_threads() -> int:
+    """The core's thread count (``cp_get_threads``)."""
+    out = ctypes.c_int64()
+    _capi.check(_capi.lib().cp_get_threads(ctypes.byref(out)))
+    return out.value
+
+
+def set_default_threads() -> None:
+    """Set the core's thread count (process-wide) as n_jobs=None asks (``cp_set_threads_default``:
+    OMP_NUM_THREADS when it holds a positive integer, as joblib's process workers set it, else all cores)."""
+    _capi.check(_capi.lib().cp_set_threads_default())
+
+
 def set_max_memory(n_bytes: int) -> None:
     """Set the core's memory budget in bytes (0: the default)."""
     try:

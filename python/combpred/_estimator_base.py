@@ -160,12 +160,15 @@ def one_fit_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def set_threads(n_jobs: int | None) -> None:
-    """Set the core's thread count (process-wide) from ``n_jobs``; None means all cores.
+    """Set the core's thread count (process-wide) from ``n_jobs``; None is the core's default
+    (OMP_NUM_THREADS when set, else all cores).
 
     The core reads the count as joblib does and clamps larger counts to 4 threads per CPU.
     """
-    n = -1 if n_jobs is None else max(min(int(n_jobs), 2**63 - 1), -(2**63))  # the C ABI takes an int64
-    _core.set_threads(n)
+    if n_jobs is None:
+        _core.set_default_threads()
+        return
+    _core.set_threads(max(min(int(n_jobs), 2**63 - 1), -(2**63)))  # the C ABI takes an int64
 
 
 class StructuredEstimator(BaseEstimator):
