@@ -17,7 +17,6 @@ import "C"
 import (
 	"errors"
 	"math"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -49,15 +48,22 @@ func cp_set_threads(n C.int64_t) (rc C.int) {
 }
 
 // cp_set_threads_default sets the number of threads of every later call (process-wide) as n_jobs =
-// None asks: OMP_NUM_THREADS when it holds a positive integer, else all CPUs (clamped as
-// cp_set_threads clamps). OMP_NUM_THREADS is the limit users and joblib's process workers set on
-// every native thread pool in a process (loky sets it to each worker's share of the cores): all CPUs
-// in each of k workers of GridSearchCV(n_jobs=k) ran k times as many threads as cores.
+// None asks, given omp, the value of OMP_NUM_THREADS in the caller's environment (NULL: unset):
+// that value when it holds a positive integer, else all CPUs (clamped as cp_set_threads clamps).
+// OMP_NUM_THREADS is the limit users and joblib's process workers set on every native thread pool
+// in a process (loky sets it to each worker's share of the cores, Dask's nanny to 1): all CPUs in
+// each of k workers of GridSearchCV(n_jobs=k) ran k times as many threads as cores. The caller
+// passes the value because a c-shared Go library sees the environment its process started with,
+// not a later os.environ["OMP_NUM_THREADS"].
 //
 //export cp_set_threads_default
-func cp_set_threads_default() (rc C.int) {
+func cp_set_threads_default(omp *C.char) (rc C.int) {
 	defer guard(&rc)
-	t := defaultThreads(os.Getenv("OMP_NUM_THREADS"), runtime.NumCPU())
+	value := ""
+	if omp != nil {
+		value = C.GoString(omp)
+	}
+	t := defaultThreads(value, runtime.NumCPU())
 	parallel.SetThreads(t)
 	runtime.GOMAXPROCS(t)
 	return cpOK

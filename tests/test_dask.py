@@ -785,3 +785,27 @@ def test_review_details_of_the_dask_inputs():
         combpred.set_config(max_memory=before)
     with pytest.raises(ValueError, match="node_weights must hold real numbers"):
         make_hierarchical_loss_scorer([-1, 0, 0], node_weights=[1, 1j, 1])
+
+
+def test_fit_tasks_with_n_jobs_none_take_the_workers_default_threads(client):
+    """Tasks of a fit with n_jobs=None left the core's threads as the worker last had them (all
+    CPUs in a fresh one), where distributed's nanny sets OMP_NUM_THREADS=1 (the review of session
+    46): None now takes each worker's own default, an explicit n_jobs still wins, and a
+    prediction's tasks leave the count to the estimator's methods."""
+    from combpred import _core
+    from combpred import dask as cdask
+
+    def threads_after_a_task_on_every_worker(settings):  # every worker, whatever the scheduler picks
+        for worker in client.scheduler_info()["workers"]:
+            client.submit(settings.apply, workers=[worker], pure=False).result()
+        return set(client.run(_core.get_threads).values())
+
+    omp = set(client.run(lambda: os.environ.get("OMP_NUM_THREADS")).values())
+    every_core = threads_after_a_task_on_every_worker(cdask._Settings.of(-1))
+    expected = {int(next(iter(omp)))} if len(omp) == 1 and None not in omp else every_core
+    assert threads_after_a_task_on_every_worker(cdask._Settings.of(None, sets_threads=False)) == every_core
+    assert threads_after_a_task_on_every_worker(cdask._Settings.of(None)) == expected
+    assert threads_after_a_task_on_every_worker(cdask._Settings.of(1)) == {1}
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 6))
+    DaskStructuredRidge(solver="cg").fit(da.from_array(X, chunks=100), (X[:, :3] > 0).astype(int))

@@ -3,6 +3,7 @@ finding the library; Ctrl-C during a fit."""
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import os
 import queue
@@ -578,27 +579,44 @@ def test_ctrl_c_stops_a_distributed_fit_within_one_pass(fit):
 
 def test_n_jobs_none_follows_omp_num_threads_as_joblibs_workers_set_it():
     """n_jobs=None used every core in each of GridSearchCV(n_jobs=k)'s k loky workers (probe Z),
-    which set OMP_NUM_THREADS to their share of the cores; it now takes OMP_NUM_THREADS when set.
-    An explicit n_jobs wins, and without the variable None is every core."""
+    which set OMP_NUM_THREADS to their share of the cores; it now takes OMP_NUM_THREADS when set,
+    from the library's load on and as os.environ holds it at the call (Go's own view of the
+    environment is the process's at start). An explicit n_jobs wins; unset, None is every core."""
     code = """
         import os, numpy as np
         from combpred import StructuredRidge, _core
         X = np.random.default_rng(0).normal(size=(40, 3))
-        seen = []
+        seen = [_core.get_threads()]
         for n_jobs in (None, -1, 1, None):
             StructuredRidge(n_jobs=n_jobs).fit(X, X > 0)
             seen.append(_core.get_threads())
-        print(os.cpu_count(), *seen)
+        os.environ["OMP_NUM_THREADS"] = "1"  # set in Python, after the library was loaded
+        StructuredRidge().fit(X, X > 0)
+        seen.append(_core.get_threads())
+        print(*seen)
     """
-    cpus, *with_omp = map(int, _run_python(code, OMP_NUM_THREADS="1").stdout.split())
-    assert with_omp == [1, cpus, 1, 1]
     env = {k: v for k, v in _env().items() if k != "OMP_NUM_THREADS"}
-    plain = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=TIMEOUT, env=env
+    run = functools.partial(
+        subprocess.run, [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True
     )
-    cpus, *without = map(int, plain.stdout.split())
-    assert without == [cpus, cpus, 1, cpus]
-    from joblib import Parallel, delayed
-
-    workers = Parallel(n_jobs=2)(delayed(_children.threads_after_a_default_fit)() for _ in range(2))
-    assert workers == [max(1, os.cpu_count() // 2)] * 2
+    loaded, none, every, one, none_again, late = map(
+        int, run(timeout=TIMEOUT, env=env | {"OMP_NUM_THREADS": "1"}).stdout.split()
+    )
+    assert (loaded, none, one, none_again, late) == (1, 1, 1, 1, 1) and every >= 1
+    loaded, none, every, one, none_again, late = map(int, run(timeout=TIMEOUT, env=env).stdout.split())
+    assert (loaded, none, one, none_again, late) == (every, every, 1, every, 1)
+    joblib_code = """
+        from joblib import Parallel, cpu_count, delayed
+        import _children
+        print(max(1, cpu_count() // 2), *Parallel(n_jobs=2)(delayed(_children.threads_after_a_default_fit)() for _ in range(2)))
+    """
+    tests = str(Path(__file__).parent)
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(joblib_code)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env=env | {"PYTHONPATH": os.pathsep.join([tests, env.get("PYTHONPATH", "")])},
+    )
+    share, *workers = map(int, out.stdout.split())
+    assert workers == [share, share], out.stderr[-2000:]

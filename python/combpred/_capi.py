@@ -103,8 +103,8 @@ _SIGNATURES = {
     "cp_version": ([], c_char_p),
     "cp_last_error": ([], c_char_p),
     "cp_set_threads": ([c_int64], c_int),
-    "cp_set_threads_default": ([], c_int),
-    "cp_get_threads": ([POINTER(c_int64)], c_int),
+    "cp_set_threads_default": ([c_char_p], c_int),
+    "cp_get_threads": ([_i64p], c_int),
     "cp_set_interrupt_poll": ([PROGRESS], c_int),
     "cp_check_output": ([c_int64, c_char_p], c_int),
     "cp_set_max_memory": ([c_int64], c_int),
@@ -349,7 +349,17 @@ def _load_checked() -> ctypes.CDLL:
         )
     if handle.cp_set_interrupt_poll(_POLL) != OK:
         raise ImportError(f"{path}: the core library refused its interrupt poll")
+    # the threads of n_jobs=None from the start: calls without an estimator (a space's decode) too
+    if handle.cp_set_threads_default(omp_num_threads()) != OK:
+        raise ImportError(f"{path}: the core library refused its default thread count")
     return handle
+
+
+def omp_num_threads() -> bytes | None:
+    """OMP_NUM_THREADS in this process's environment as it is now (None: unset), for the core's
+    default thread count (``cp_set_threads_default``)."""
+    value = os.environ.get("OMP_NUM_THREADS")
+    return None if value is None else value.encode("utf-8", "replace")
 
 
 # -- Ctrl-C (and other signals) during long calls ------------------------------------------------

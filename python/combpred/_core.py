@@ -138,14 +138,14 @@ def set_threads(n: int) -> None:
 def get_threads() -> int:
     """The core's thread count (``cp_get_threads``)."""
     out = ctypes.c_int64()
-    _capi.check(_capi.lib().cp_get_threads(ctypes.byref(out)))
+    _capi.check(_capi.lib().cp_get_threads(out))
     return out.value
 
 
 def set_default_threads() -> None:
     """Set the core's thread count (process-wide) as n_jobs=None asks (``cp_set_threads_default``:
     OMP_NUM_THREADS when it holds a positive integer, as joblib's process workers set it, else all cores)."""
-    _capi.check(_capi.lib().cp_set_threads_default())
+    _capi.check(_capi.lib().cp_set_threads_default(_capi.omp_num_threads()))
 
 
 def set_max_memory(n_bytes: int) -> None:

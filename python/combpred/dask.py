@@ -201,13 +201,14 @@ class _Settings:
     max_memory: int
     process: str
     token: str | None = None  # the fit's (see _tasks_stop_with_the_fit); None for predictions
+    sets_threads: bool = True  # False for predictions, whose estimator's methods set them
 
     @classmethod
-    def of(cls, n_jobs: int | None) -> _Settings:
-        return cls(n_jobs, _core.get_max_memory()[0], _process, _fit_token.get())
+    def of(cls, n_jobs: int | None, *, sets_threads: bool = True) -> _Settings:
+        return cls(n_jobs, _core.get_max_memory()[0], _process, _fit_token.get(), sets_threads)
 
     def apply(self) -> None:
-        if self.n_jobs is not None:
+        if self.sets_threads:  # None too: the worker's own default (its OMP_NUM_THREADS)
             set_threads(self.n_jobs)
         if self.process != _process and _core.get_max_memory()[0] != self.max_memory:
             _core.set_max_memory(self.max_memory)
@@ -627,7 +628,7 @@ class _DaskPrediction:
             tail,
             dtype,
             kwargs,
-            _Settings.of(None),  # the estimator's methods set its n_jobs themselves
+            _Settings.of(None, sets_threads=False),  # the estimator's methods set its n_jobs themselves
             dtype=dtype,
             chunks=(X.chunks[0], *((t,) for t in tail)),
             drop_axis=[] if tail else [1],
