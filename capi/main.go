@@ -48,13 +48,13 @@ func cp_set_threads(n C.int64_t) (rc C.int) {
 }
 
 // cp_set_threads_default sets the number of threads of every later call (process-wide) as n_jobs =
-// None asks, given omp, the value of OMP_NUM_THREADS in the caller's environment (NULL: unset):
-// that value when it holds a positive integer, else all CPUs (clamped as cp_set_threads clamps).
+// None asks, given omp, the value of OMP_NUM_THREADS the caller read (NULL: unset): that value
+// when it holds a positive integer, else all CPUs (clamped as cp_set_threads clamps).
 // OMP_NUM_THREADS is the limit users and joblib's process workers set on every native thread pool
 // in a process (loky sets it to each worker's share of the cores, Dask's nanny to 1): all CPUs in
 // each of k workers of GridSearchCV(n_jobs=k) ran k times as many threads as cores. The caller
 // passes the value because a c-shared Go library sees the environment its process started with,
-// not a later os.environ["OMP_NUM_THREADS"].
+// not os.environ as the caller changed it since (Python reads it when it loads the library).
 //
 //export cp_set_threads_default
 func cp_set_threads_default(omp *C.char) (rc C.int) {

@@ -349,17 +349,26 @@ def _load_checked() -> ctypes.CDLL:
         )
     if handle.cp_set_interrupt_poll(_POLL) != OK:
         raise ImportError(f"{path}: the core library refused its interrupt poll")
+    global _omp_at_load
+    value = os.environ.get("OMP_NUM_THREADS")
+    _omp_at_load = None if value is None else value.encode("utf-8", "replace")
     # the threads of n_jobs=None from the start: calls without an estimator (a space's decode) too
-    if handle.cp_set_threads_default(omp_num_threads()) != OK:
+    if handle.cp_set_threads_default(_omp_at_load) != OK:
         raise ImportError(f"{path}: the core library refused its default thread count")
     return handle
 
 
+# OMP_NUM_THREADS as os.environ held it when the library was loaded (None: unset), the value of
+# n_jobs=None's thread count (cp_set_threads_default). Read once, as OpenMP runtimes read it: a
+# later change does not apply, such as the OMP_NUM_THREADS=1 that distributed's nanny sets in the
+# client's own process when it starts a local cluster's workers.
+_omp_at_load: bytes | None = None
+
+
 def omp_num_threads() -> bytes | None:
-    """OMP_NUM_THREADS in this process's environment as it is now (None: unset), for the core's
-    default thread count (``cp_set_threads_default``)."""
-    value = os.environ.get("OMP_NUM_THREADS")
-    return None if value is None else value.encode("utf-8", "replace")
+    """OMP_NUM_THREADS as it was when the library was loaded (None: unset)."""
+    lib()
+    return _omp_at_load
 
 
 # -- Ctrl-C (and other signals) during long calls ------------------------------------------------

@@ -144,7 +144,8 @@ def get_threads() -> int:
 
 def set_default_threads() -> None:
     """Set the core's thread count (process-wide) as n_jobs=None asks (``cp_set_threads_default``:
-    OMP_NUM_THREADS when it holds a positive integer, as joblib's process workers set it, else all cores)."""
+    OMP_NUM_THREADS as it was when the library was loaded, when it holds a positive integer, as
+    joblib's process workers set it; else all cores)."""
     _capi.check(_capi.lib().cp_set_threads_default(_capi.omp_num_threads()))
 
 

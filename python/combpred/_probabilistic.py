@@ -196,9 +196,9 @@ class ProbabilisticStructured(StructuredEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds sampled inference during fit, and the sampling methods when they are not given one.
     n_jobs : int, default=None
-        Threads used by the core. None: ``OMP_NUM_THREADS`` when it holds a positive integer,
-        else all cores (joblib's process workers, and Dask's, set it to their share of the
-        cores); -1: all cores; a negative n counts back from them as in joblib (-2: all but one,
+        Threads used by the core. None: ``OMP_NUM_THREADS`` as it was when the core was loaded,
+        when it holds a positive integer, else all cores (joblib's process workers, and Dask's,
+        set it to their share of the cores); -1: all cores; a negative n counts back from them as in joblib (-2: all but one,
         never fewer than one); 0 is refused. Fitting and every
         prediction method set it, process-wide: it applies to every combpred call until another
         sets it. Counts above 4 threads per CPU are clamped to that.
