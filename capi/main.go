@@ -42,9 +42,15 @@ func cp_set_threads(n C.int64_t) (rc C.int) {
 	if err != nil {
 		return status(err)
 	}
+	useThreads(t)
+	return cpOK
+}
+
+// useThreads makes t the number of threads of every later call: the goroutines of the core's
+// loops and the Ps that run them.
+func useThreads(t int) {
 	parallel.SetThreads(t)
 	runtime.GOMAXPROCS(t)
-	return cpOK
 }
 
 // cp_set_threads_default sets the number of threads of every later call (process-wide) as n_jobs =
@@ -63,9 +69,7 @@ func cp_set_threads_default(omp *C.char) (rc C.int) {
 	if omp != nil {
 		value = C.GoString(omp)
 	}
-	t := defaultThreads(value, runtime.NumCPU())
-	parallel.SetThreads(t)
-	runtime.GOMAXPROCS(t)
+	useThreads(defaultThreads(value, runtime.NumCPU()))
 	return cpOK
 }
 

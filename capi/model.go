@@ -194,11 +194,17 @@ func cp_ridge_partial_fit(prev C.int64_t, spaceHandle C.int64_t, x *C.double, m,
 //export cp_ridge_check_partial_fit
 func cp_ridge_check_partial_fit(params *C.char) (rc C.int) {
 	defer guard(&rc)
+	return status(checkRidgeParams(params, ridge.CheckPartialFit))
+}
+
+// checkRidgeParams parses the parameter string params and applies check to the options, for the
+// calls that refuse a fit from its parameters alone.
+func checkRidgeParams(params *C.char, check func(ridge.Options) error) error {
 	opt, err := paramsOf(params, 1) // the number of features sets only gamma's default
 	if err != nil {
-		return status(err)
+		return err
 	}
-	return status(ridge.CheckPartialFit(opt))
+	return check(opt)
 }
 
 // cp_ridge_free releases a StructuredRidge model handle.

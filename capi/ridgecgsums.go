@@ -261,9 +261,5 @@ func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.c
 //export cp_ridge_check_distributable
 func cp_ridge_check_distributable(params *C.char) (rc C.int) {
 	defer guard(&rc)
-	opt, err := paramsOf(params, 1) // the number of features sets only gamma's default
-	if err != nil {
-		return status(err)
-	}
-	return status(ridge.CheckDistributable(opt))
+	return status(checkRidgeParams(params, ridge.CheckDistributable))
 }

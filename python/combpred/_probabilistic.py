@@ -198,8 +198,8 @@ class ProbabilisticStructured(StructuredEstimator):
     n_jobs : int, default=None
         Threads used by the core. None: ``OMP_NUM_THREADS`` as it was when the core was loaded,
         when it holds a positive integer, else all cores (joblib's process workers, and Dask's,
-        set it to their share of the cores); -1: all cores; a negative n counts back from them as in joblib (-2: all but one,
-        never fewer than one); 0 is refused. Fitting and every
+        set it to their share of the cores); -1: all cores; a negative n counts back from them as
+        in joblib (-2: all but one, never fewer than one); 0 is refused. Fitting and every
         prediction method set it, process-wide: it applies to every combpred call until another
         sets it. Counts above 4 threads per CPU are clamped to that.
     verbose : int, default=0

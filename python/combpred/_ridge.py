@@ -176,9 +176,11 @@ class StructuredRidge(StructuredEstimator):
         Threads used by the core (decoding, kernels, linear algebra). None: ``OMP_NUM_THREADS``
         as it was when the core was loaded (as OpenMP runtimes read it), when it holds a positive
         integer, else all cores (joblib's process workers, and Dask's, set it to their share of
-        the cores, so ``GridSearchCV(n_jobs=k)`` does not run k times as many threads as cores); -1: all cores; a negative n counts back from them as in joblib
-        (-2: all but one, never fewer than one); 0 is refused. Fitting and every prediction method set it, process-wide: it applies to every
-        combpred call until another sets it. Counts above 4 threads per CPU are clamped to that.
+        the cores, so ``GridSearchCV(n_jobs=k)`` does not run k times as many threads as cores);
+        -1: all cores; a negative n counts back from them as in joblib (-2: all but one, never
+        fewer than one); 0 is refused. Fitting and every prediction method set it, process-wide:
+        it applies to every combpred call until another sets it. Counts above 4 threads per CPU
+        are clamped to that.
     verbose : int, default=0
         When > 0, print the objective and ‖∇J‖ / ‖∇J(0)‖ after every CG iteration and after the
         exact solver's direct solve, and the objective and its relative change over the epoch
@@ -368,6 +370,7 @@ class StructuredRidge(StructuredEstimator):
     def _params_string(self, seed: int | None = None) -> str:
         """The core's parameter string; ``seed`` in place of one drawn from ``random_state`` (a check
         of the parameters must not consume a RandomState)."""
+        seed = _spaces.core_seed(self.random_state) if seed is None else seed
         kernel = self._core_kernel()
         # the Nyström map of a callable kernel carries the intercept itself (the kernel k + 1)
         intercept = bool(self.fit_intercept) and not (callable(self.kernel) and self.n_components is not None)
@@ -376,7 +379,7 @@ class StructuredRidge(StructuredEstimator):
             + (f"gamma={float(self.gamma)!r};" if self.gamma is not None else "")  # None: the core's 1/n_features
             + f"degree={int(self.degree)};coef0={float(self.coef0)!r};"
             f"fit_intercept={int(intercept)};solver={self.solver};"
-            f"tol={float(self.tol or 0)!r};max_iter={int(self.max_iter)};random_state={_spaces.core_seed(self.random_state) if seed is None else seed}"
+            f"tol={float(self.tol or 0)!r};max_iter={int(self.max_iter)};random_state={seed}"
             # the core ignores n_components where it does not apply (linear, precomputed kernels)
             + (f";n_components={int(self.n_components)}" if self.n_components else "")
             + (f";tau={int(self.tau)}" if self.tau is not None else "")

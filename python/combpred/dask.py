@@ -96,8 +96,9 @@ def _computed(data: Any) -> Any:
 def _numpy_partitions(data: Any, name: str) -> Any:
     """A Dask DataFrame or Series whose partitions have NumPy dtypes, each read as the in-memory fit
     reads a pandas object (``_capi.as_array``: nullable and pyarrow columns as their NumPy dtypes,
-    categorical ones as their categories' values, a missing value refused naming ``name``): ``to_dask_array`` made object chunks of such columns,
-    which the partitions' checks refused as not integers ("must hold integers, got dtype object")."""
+    categorical ones as their categories' values, a missing value refused naming ``name``):
+    ``to_dask_array`` made object chunks of such columns, which the partitions' checks refused as
+    not integers ("must hold integers, got dtype object")."""
     dtypes = data.dtypes if hasattr(data.dtypes, "__iter__") else [data.dtypes]
     if all(isinstance(t, np.dtype) for t in dtypes):
         return data
