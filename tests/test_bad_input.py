@@ -411,6 +411,9 @@ def test_negative_and_mismatched_sizes(data, fitted):
         (lambda: lib.cp_space_sample(sh, -5, 1, _abi.i64(rows), 3), "negative"),
         (lambda: lib.cp_space_enumerate(sh, _abi.i64(rows), -1, 3, _capi.out_i64()), "negative"),
         (lambda: lib.cp_set_threads(0), "n_jobs=0"),
+        (lambda: lib.cp_get_threads(None), "threads"),
+        (lambda: lib.cp_ridge_check_partial_fit(b"alpha=-1"), "alpha"),
+        (lambda: lib.cp_ridge_check_partial_fit(b"kernel=precomputed"), "precomputed"),
         (
             lambda: lib.cp_ridge_fit(
                 sh, _abi.f64(X), -3, 6, _abi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()
@@ -836,3 +839,22 @@ def test_stats_refuse_a_count_of_features_before_reading_the_parameters(n, param
     space = spaces.Multilabel(3)._handle()
     with pytest.raises(ValueError, match=rf"statistics need 1 to \d+ features, got {n}"):
         _capi.check(lib.cp_stats_new(space.value, n, params, None, 0, out))
+
+
+def test_the_default_thread_count_takes_any_bytes():
+    """cp_set_threads_default reads OMP_NUM_THREADS as the caller passes it: NULL, garbage, a
+    negative, zero or a huge count give every CPU (or the clamp), never an error or a crash."""
+    from combpred import _core
+
+    lib = _capi.lib()
+    try:
+        lib.cp_set_threads(-1)
+        every = _core.get_threads()
+        for value in (None, b"", b"x", b"-3", b"0", b"\\xff\\xfe", b"1.5", b"99999999999999999999999"):
+            assert lib.cp_set_threads_default(value) == _capi.OK, value
+            assert _core.get_threads() == every, value
+        assert lib.cp_set_threads_default(b"1") == _capi.OK and _core.get_threads() == 1
+        assert lib.cp_set_threads_default(str(2**40).encode()) == _capi.OK
+        assert _core.get_threads() == 4 * every  # clamped at 4 per CPU, as an explicit count
+    finally:
+        _core.set_default_threads()
