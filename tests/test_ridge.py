@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 import pytest
 from _synthetic import brute_moments, linear_multiclass, linear_multilabel
-from combpred import StructuredRidge, spaces
+from combpred import ProbabilisticStructured, StructuredRidge, spaces
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
@@ -315,6 +315,32 @@ def test_verbose_reports_progress(capsys, multilabel_data, kw, measure):
     assert all(line.startswith("[StructuredRidge] iter") and measure in line for line in lines)
     other = {"relative gradient", "relative change of J"} - {measure}
     assert not any(o in line for o in other for line in lines)
+
+
+@pytest.mark.parametrize(
+    "estimator", [StructuredRidge(solver="cg", tol=1e-12, alpha=0.01), ProbabilisticStructured(max_iter=5)]
+)
+def test_quiet_fit_makes_no_call_into_python_per_iteration(monkeypatch, multilabel_data, estimator):
+    """Without verbose the core gets no progress callback: the interrupt poll alone makes the fit
+    cancellable (tests/test_cancellation.py), and Go calls no Python function per iteration (23
+    such calls were a fortieth of a yeast-sized linear fit). Verbose fits still pass one."""
+    from combpred import _capi
+
+    X, Y, _, _ = multilabel_data
+    wrapped = []
+    real = _capi.PROGRESS
+
+    def counting(*args):
+        if args and callable(args[0]):
+            wrapped.append(args[0])
+        return real(*args)
+
+    monkeypatch.setattr(_capi, "PROGRESS", counting)
+    estimator.fit(X, Y)
+    assert estimator.n_iter_ >= 3
+    assert wrapped == []
+    estimator.set_params(verbose=1).fit(X, Y)
+    assert len(wrapped) == 1
 
 
 @pytest.mark.parametrize(

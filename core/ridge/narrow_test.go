@@ -18,48 +18,51 @@ func TestHessianFormsMatchLinearSystem(t *testing.T) {
 		args []int64
 		m    int
 	}{{"multilabel", []int64{3}, 203}, {"multiclass", []int64{7}, 37}, {"permutations", []int64{4}, 301}} {
-		for _, intercept := range []bool{false, true} {
-			sp, err := space.New(c.kind, c.args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			const n = 11 // not a multiple of gemm's unrolling
-			X, ys := synthetic(t, sp, c.m, n, 3)
-			w := weights(r, c.m)
-			w[4] = 0
-			p, err := NewProblem(sp, ys, c.m, w, 0.3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			des := design{X: mat.NewDense(c.m, n, X), intercept: intercept}
-			forms := map[string]hessian{}
-			if ns := newNarrowSystem(p, des); ns != nil {
-				forms["narrow"] = ns
-			}
-			if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
-				forms["grouped"] = gs
-			}
-			if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil && gs.xs != nil {
-				gs.xs, gs.ws = nil, nil // X read in place, as when the budget refuses the copy
-				forms["grouped, X in place"] = gs
-			}
-			if len(forms) != 3 {
-				t.Fatalf("%s (m = %d): only %d of the three forms apply", c.kind, c.m, len(forms))
-			}
-			ls := newLinearSystem(p, des)
-			V := mat.NewDense(des.cols(), sp.Dim(), nil)
-			for i := range V.RawMatrix().Data {
-				V.RawMatrix().Data[i] = r.NormFloat64()
-			}
-			want := mat.NewDense(des.cols(), sp.Dim(), nil)
-			ls.apply(want, V)
-			for name, h := range forms {
-				got := mat.NewDense(des.cols(), sp.Dim(), nil)
-				for range 2 { // the second call reuses the scratch
-					h.apply(got, V)
+		// n and the intercept make rows of 10 to 12 values: padded to 12 by 2, 1 and 0 entries in
+		// the grouped form's copy, and not a multiple of gemm's unrolling.
+		for _, n := range []int{10, 11} {
+			for _, intercept := range []bool{false, true} {
+				sp, err := space.New(c.kind, c.args)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if !mat.EqualApprox(got, want, 1e-10*mat.Norm(want, 2)) {
-					t.Errorf("%s, intercept %v: %s H·V differs from the row-major one", c.kind, intercept, name)
+				X, ys := synthetic(t, sp, c.m, n, 3)
+				w := weights(r, c.m)
+				w[4] = 0
+				p, err := NewProblem(sp, ys, c.m, w, 0.3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				des := design{X: mat.NewDense(c.m, n, X), intercept: intercept}
+				forms := map[string]hessian{}
+				if ns := newNarrowSystem(p, des); ns != nil {
+					forms["narrow"] = ns
+				}
+				if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
+					forms["grouped"] = gs
+				}
+				if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil && gs.xs != nil {
+					gs.xs, gs.ws = nil, nil // X read in place, as when the budget refuses the copy
+					forms["grouped, X in place"] = gs
+				}
+				if len(forms) != 3 {
+					t.Fatalf("%s (m = %d): only %d of the three forms apply", c.kind, c.m, len(forms))
+				}
+				ls := newLinearSystem(p, des)
+				V := mat.NewDense(des.cols(), sp.Dim(), nil)
+				for i := range V.RawMatrix().Data {
+					V.RawMatrix().Data[i] = r.NormFloat64()
+				}
+				want := mat.NewDense(des.cols(), sp.Dim(), nil)
+				ls.apply(want, V)
+				for name, h := range forms {
+					got := mat.NewDense(des.cols(), sp.Dim(), nil)
+					for range 2 { // the second call reuses the scratch
+						h.apply(got, V)
+					}
+					if !mat.EqualApprox(got, want, 1e-10*mat.Norm(want, 2)) {
+						t.Errorf("%s, n = %d, intercept %v: %s H·V differs from the row-major one", c.kind, n, intercept, name)
+					}
 				}
 			}
 		}
@@ -77,6 +80,6 @@ func TestGroupedSystemNeedsRepeatedTargets(t *testing.T) {
 	}
 	des := design{X: mat.NewDense(m, n, X), intercept: true}
 	if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
-		t.Errorf("grouped form used for %d groups among %d examples", len(gs.pt.RawMatrix().Data)/des.cols(), m)
+		t.Errorf("grouped form used for %d groups among %d examples", gs.q.RawMatrix().Rows, m)
 	}
 }
