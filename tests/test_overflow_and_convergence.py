@@ -302,6 +302,33 @@ def test_wide_cg_fit_at_extreme_scales_converges(alpha, weight):
     np.testing.assert_array_equal(sparse_.predict(Xs), dense.predict(Xs.toarray()))
 
 
+@pytest.mark.parametrize("space", ["multiclass", spaces.KSubsets(5, 2), spaces.DirectedCycles(4)], ids=str)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize(
+    "scale, alpha", [(1.0, 1e-24), (1e12, 1.0), (1e50, 1.0)], ids=["alpha-tiny", "X-1e12", "X-1e50"]
+)
+def test_cg_converges_where_alpha_is_negligible_on_spaces_with_null_directions(space, fit_intercept, scale, alpha):
+    """Probe AA: where ψ has directions of constant value (span(1) for multiclass and k-subsets,
+    the vertex potentials of directed cycles), the preconditioners inverted H there as 2α and so
+    scaled CG's rounding by 1/2α against the data's curvature elsewhere: with α negligible against
+    the data, multiclass CG stopped after 1–4 of 1000 iterations at a relative gradient above 1,
+    with coefficients of 1e15 along span(1), a negative objective_ and test accuracy down from
+    0.93 to 0.81. CG now converges to the α → 0 optimum, which the exact solver at α = 1e-8 on the
+    unscaled data gives to about 1e-8."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4))
+    reference = StructuredRidge(space=space, solver="exact", alpha=1e-8, fit_intercept=fit_intercept)
+    y = np.argmax(X[:, :3], axis=1) if space == "multiclass" else space.sample(40, random_state=0)
+    reference.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = StructuredRidge(space=space, solver="cg", alpha=alpha, fit_intercept=fit_intercept).fit(X * scale, y)
+    assert 0 <= model.objective_ <= reference.objective_ * (1 + 1e-6)
+    np.testing.assert_allclose(model.objective_, reference.objective_, rtol=1e-6)
+    scores = reference.decision_function(X)
+    np.testing.assert_allclose(model.decision_function(X * scale), scores, rtol=0, atol=1e-5 * np.abs(scores).max())
+
+
 @pytest.mark.parametrize("solver", ["cg", "sgd", "exact"])
 def test_a_constant_added_to_the_features_changes_no_prediction(solver):
     # With an intercept the model is the same on X + c (a year, an amount in cents): the iterative

@@ -33,7 +33,7 @@ type dualPrecond struct {
 	des   design
 	alpha float64
 	sq    []float64    // √s_i
-	c     []*mat.Dense // C_c (nil where M_c = 0: the block is 2αI)
+	c     []*mat.Dense // C_c (nil where M_c vanishes: J's null directions, where the preconditioner is zero)
 	b     [][]float64  // b_c (nil without the intercept update)
 	gamma []float64
 	// scratch: proj and acc k×d, t and u m×d
@@ -111,8 +111,8 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 	cz := mat.NewDense(m, 1, nil)
 	w := mat.NewDense(k, 1, nil)
 	for c, mc := range M {
-		if mc == 0 {
-			continue
+		if mc <= nullRelTol*top {
+			continue // a null direction of J: the preconditioner is zero there (nullDrop)
 		}
 		for i, v := range diag {
 			K.Set(i, i, v+2*p.Alpha/mc)
@@ -122,7 +122,7 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 			return nil, errIllConditioned
 		}
 		pc.c[c] = inv
-		if !des.intercept || mc <= nullRelTol*top {
+		if !des.intercept {
 			continue
 		}
 		// With z = Z e = √s: 1 − 2α eᵀB_c⁻¹e = zᵀC_c z, taken as it stands rather than as a
@@ -150,7 +150,7 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 func (pc *dualPrecond) applyB(c int, dst, R, t, u *mat.Dense) {
 	f := 1 / (2 * pc.alpha)
 	if pc.c[c] == nil {
-		dst.Scale(f, R)
+		dst.Zero()
 		return
 	}
 	pc.des.mul(t, R) // X̃R, then Z R = diag(√s) X̃R

@@ -118,7 +118,14 @@ func (pc *kronCholPrecond) apply(dst, R *mat.Dense) {
 		}
 	}
 	for g, inv := range pc.inv {
-		gemm.MulPanel(columns(t2, pc.first[g], pc.first[g+1]), inv.RawMatrix(), columns(t1, pc.first[g], pc.first[g+1]))
+		block := columns(t2, pc.first[g], pc.first[g+1])
+		if inv == nil { // J's null directions (blockInverses)
+			for j := 0; j < block.Rows; j++ {
+				clear(block.Data[j*block.Stride : j*block.Stride+block.Cols])
+			}
+			continue
+		}
+		gemm.MulPanel(block, inv.RawMatrix(), columns(t1, pc.first[g], pc.first[g+1]))
 	}
 	if pc.qm != nil {
 		gemm.MulT(dst.RawMatrix(), t2, pc.qm.RawMatrix()) // (…) Qᵀ

@@ -209,7 +209,7 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	pc = withNullIntercept(pc, p, des.intercept)
+	pc = withNullSpace(pc, p)
 	if dualIters == 0 {
 		return conjugateGradients(h, B, pc, W, p.Constant(), opt)
 	}
@@ -301,6 +301,9 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 		warm = false
 	}
 	defer floats.Scale(bnorm, w)
+	if ns, ok := pc.(nullSpacePrecond); ok && warm {
+		ns.drop(W) // the optimum's components along J's null directions (nullDrop), which CG keeps
+	}
 	if warm { // H·0 = 0: a cold start needs no product (a pass over the data)
 		h.apply(HP, W)
 	}

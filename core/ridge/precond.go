@@ -3,6 +3,7 @@ package ridge
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
@@ -180,17 +181,16 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 	}
 	blocks := make([]float64, 0, nk*k)
 	for c := range es {
+		if M[c] <= nullRelTol*top {
+			continue // a null direction of J: the block's inverse is zero (nullDrop)
+		}
 		dc := make([]float64, k)
 		for j := range dc {
 			dc[j] = 1 / (2*p.Alpha + M[c]*math.Max(0, mu[j]))
 			blocks = append(blocks, 2*p.Alpha+M[c]*math.Max(0, mu[j]))
 		}
 		pc.diag[c] = dc
-		// On an eigenspace where M_c vanishes (the potentials of directed cycles, span(1) of
-		// multiclass), the intercept has no curvature at all: leaving it penalised there, like
-		// the other rows, keeps the block invertible and the intercept's component along ker S
-		// at zero, the minimum-norm optimum that the exact solver picks.
-		if qe == nil || M[c] <= nullRelTol*top {
+		if qe == nil {
 			continue
 		}
 		// 1 − 2α eᵀA_c⁻¹e = Σ_j (Qᵀe)_j² M_c μ_j / (2α + M_c μ_j), summed without the cancellation
@@ -228,15 +228,19 @@ func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float
 
 // blockInverses returns the inverses of the blocks 2αE + M_c G, each through its Cholesky
 // factorisation, with E the identity whose intercept entry (the last, when intercept is set) is
-// zero except for the blocks where M_c vanishes (M_c ≤ nullRelTol·top), which stay penalised.
+// zero; nil for the blocks where M_c vanishes (M_c ≤ nullRelTol·top), J's null directions, where
+// the preconditioner is zero (nullDrop).
 func blockInverses(G *mat.SymDense, M []float64, top, alpha float64, intercept bool) ([]*mat.Dense, error) {
 	k := G.SymmetricDim()
 	inv := make([]*mat.Dense, len(M))
 	B := mat.NewSymDense(k, nil)
 	for c := range M {
+		if M[c] <= nullRelTol*top {
+			continue
+		}
 		B.ScaleSym(M[c], G)
 		for j := 0; j < k; j++ {
-			if j < k-1 || !intercept || M[c] <= nullRelTol*top {
+			if j < k-1 || !intercept {
 				B.SetSym(j, j, B.At(j, j)+2*alpha)
 			}
 		}
@@ -261,6 +265,9 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	if pc.inv != nil {
 		pc.acc.Zero()
 		for c, inv := range pc.inv {
+			if inv == nil {
+				continue // a null eigenspace
+			}
 			parallel.For(k, rowChunk, func(lo, hi int) {
 				for j := lo; j < hi; j++ {
 					pc.op.Project(c, pc.proj.RawRowView(j), R.RawRowView(j))
@@ -275,6 +282,9 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	pc.acc.Zero()
 	s := make([]float64, d)
 	for c, dc := range pc.diag {
+		if dc == nil {
+			continue // a null eigenspace
+		}
 		parallel.For(k, rowChunk, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				pr := pc.proj.RawRowView(j)
@@ -321,10 +331,18 @@ func (pc *spectralPrecond) applyLowRank(ds *denseSpectrum, dst, R *mat.Dense) {
 	col, out := make([]float64, k), make([]float64, k)
 	for c := 1; c < len(pc.inv); c++ {
 		mat.Col(col, c-1, C)
-		mat.NewVecDense(k, out).MulVec(pc.inv[c], mat.NewVecDense(k, col))
+		if pc.inv[c] == nil { // a null eigenspace
+			clear(out)
+		} else {
+			mat.NewVecDense(k, out).MulVec(pc.inv[c], mat.NewVecDense(k, col))
+		}
 		Z.SetCol(c-1, out)
 	}
-	gemm.MulPanel(dst.RawMatrix(), pc.inv[0].RawMatrix(), pc.t.RawMatrix())
+	if pc.inv[0] == nil {
+		dst.Zero()
+	} else {
+		gemm.MulPanel(dst.RawMatrix(), pc.inv[0].RawMatrix(), pc.t.RawMatrix())
+	}
 	gemm.MulPanelAdd(dst.RawMatrix(), Z.RawMatrix(), qt)
 }
 
@@ -401,10 +419,10 @@ func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (linear
 	} else {
 		pc, err = newKronBlocks(G, qm, nu, alpha, intercept)
 	}
-	if err != nil || !intercept {
-		return pc, err
+	if err != nil {
+		return nil, err
 	}
-	return wrapNullIntercept(pc, nullEigenDrop(qm, nu)), nil
+	return wrapNullSpace(pc, nullEigenDrop(qm, nu)), nil
 }
 
 // newKronBlocks is the kronPrecond of G and the curvature Q_M diag(nu) Q_Mᵀ; a nil qm stands for
@@ -420,9 +438,13 @@ func newKronBlocks(G *mat.SymDense, qm *mat.Dense, nu []float64, alpha float64, 
 	k, d := len(mu), len(nu)
 	pc.scale = mat.NewDense(k, d, nil)
 	blocks := make([]float64, 0, k*d)
+	null := vanishing(nu) // J's null directions: the preconditioner is zero there (nullDrop)
 	for j := 0; j < k; j++ {
 		row := pc.scale.RawRowView(j)
 		for b := range row {
+			if slices.Contains(null, b) {
+				continue
+			}
 			v := 2*alpha + math.Max(0, mu[j])*math.Max(0, nu[b])
 			row[b] = 1 / v
 			blocks = append(blocks, v)

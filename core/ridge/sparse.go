@@ -152,10 +152,13 @@ func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 		pc := &diagGramPrecond{op: sp, inv: make([][]float64, len(es)), proj: make([]float64, d)}
 		for c, e := range es {
 			mc := math.Max(0, e.Value)
+			if mc <= nullRelTol*top {
+				continue // a null direction of J: zero here (nullDrop)
+			}
 			iv := make([]float64, k)
 			for j := range iv {
 				pen := 2 * p.Alpha
-				if des.intercept && j == n && mc > nullRelTol*top {
+				if des.intercept && j == n {
 					pen = 0
 				}
 				iv[j] = 1 / (pen + mc*g[j])
@@ -177,8 +180,11 @@ func newDiagScalePrecond(g, diag []float64, alpha float64, intercept bool) *diag
 	for j := 0; j < k; j++ {
 		row := pc.scale.RawRowView(j)
 		for a := range row {
+			if diag[a] <= nullRelTol*top {
+				continue // a null direction of J: zero here (nullDrop)
+			}
 			pen := 2 * alpha
-			if intercept && j == k-1 && diag[a] > nullRelTol*top {
+			if intercept && j == k-1 {
 				pen = 0
 			}
 			row[a] = 1 / (pen + g[j]*math.Max(0, diag[a]))
@@ -204,12 +210,15 @@ func (pc *diagGramPrecond) apply(dst, R *mat.Dense) {
 	}
 	for j := 0; j < k; j++ {
 		out, r := dst.RawRowView(j), R.RawRowView(j)
-		if len(pc.inv) == 1 {
+		if len(pc.inv) == 1 && pc.inv[0] != nil {
 			floats.ScaleTo(out, pc.inv[0][j], r)
 			continue
 		}
 		clear(out)
 		for c, iv := range pc.inv {
+			if iv == nil {
+				continue
+			}
 			pc.op.Project(c, pc.proj, r)
 			floats.AddScaled(out, iv[j], pc.proj)
 		}
