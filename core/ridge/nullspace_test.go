@@ -175,3 +175,35 @@ func TestCGStaysOffTheNullSpaceAtTinyAlpha(t *testing.T) {
 		}
 	}
 }
+
+// A warm start with components along J's null directions (a model of an older fit, or one
+// shifted by hand) loses them before CG starts: the preconditioners are zero there, so CG could
+// never remove them, and the penalty's gradient 2αW along them would have kept the fit from
+// converging.
+func TestCGWarmStartLosesItsNullComponents(t *testing.T) {
+	sp, _ := space.NewMulticlass(4)
+	const m, n = 60, 4
+	X, ys := synthetic(t, sp, m, n, 7)
+	opt := baseOptions()
+	opt.Solver, opt.Alpha = CG, 1
+	cold, err := Fit(sp, X, m, n, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shifted := *cold
+	shifted.Coef = mat.DenseCopyOf(cold.Coef)
+	for j := 0; j <= n; j++ { // every row, the intercept's too, moved along span(1)
+		floats.AddConst(float64(j+1), shifted.Coef.RawRowView(j))
+	}
+	opt.Init = &shifted
+	warm, err := Fit(sp, X, m, n, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !warm.Result.Converged {
+		t.Fatalf("warm fit: not converged after %d iterations (relative gradient %.1e)", warm.Result.Iterations, warm.Result.RelGrad)
+	}
+	if !mat.EqualApprox(warm.Coef, cold.Coef, 1e-6*mat.Norm(cold.Coef, math.Inf(1))) {
+		t.Errorf("warm fit's coefficients\n%v\ndiffer from the cold fit's\n%v", mat.Formatted(warm.Coef), mat.Formatted(cold.Coef))
+	}
+}
