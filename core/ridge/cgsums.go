@@ -248,11 +248,10 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	pc, err := kronPrecondOf(mbar, setup.G, opt.Alpha, opt.Intercept)
 	if errors.Is(err, errIllConditioned) {
 		curvature := diagOf(mbar)
-		drop := nullDiagDrop(curvature)
-		if nu, q, e := eigenSym(mbar, "the average curvature"); e == nil {
-			drop = nullEigenDrop(q, nu) // null directions off the coordinates too (span(1) of multiclass)
+		pc, err = newDiagScalePrecond(diagOf(setup.G), curvature, opt.Alpha, opt.Intercept), nil
+		if opt.Intercept {
+			pc = wrapNullIntercept(pc, nullDiagDrop(curvature))
 		}
-		pc, err = wrapNullSpace(newDiagScalePrecond(diagOf(setup.G), curvature, opt.Alpha, opt.Intercept), drop), nil
 	}
 	if err != nil {
 		return nil, err

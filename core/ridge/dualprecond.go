@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"math"
+	"slices"
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/gemm"
@@ -33,12 +34,18 @@ type dualPrecond struct {
 	des   design
 	alpha float64
 	sq    []float64    // √s_i
-	c     []*mat.Dense // C_c (nil where M_c vanishes: J's null directions, where the preconditioner is zero)
+	c     []*mat.Dense // C_c (nil where M_c = 0: the block is 2αI, or zero where zero holds c)
 	b     [][]float64  // b_c (nil without the intercept update)
 	gamma []float64
 	// scratch: proj and acc k×d, t and u m×d
 	proj, acc, t, u *mat.Dense
+	// zeroes lists the eigenspaces that are J's null directions, where the preconditioner is
+	// zero, and zero removes them (nullspace.go)
+	zeroes []int
+	zero   nullDrop
 }
+
+func (pc *dualPrecond) nullDirections() nullDrop { return pc.zero }
 
 // dualMaxRows bounds the rows m of a design that gets dualPrecond: its set-up factorises an m×m
 // matrix per eigenspace of S, and it holds their inverses. A variable so that tests reach both
@@ -110,9 +117,11 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 	}
 	cz := mat.NewDense(m, 1, nil)
 	w := mat.NewDense(k, 1, nil)
+	pc.zeroes = zeroSpaces(p, op, M, top)
+	pc.zero = eigenspacesDrop(op, pc.zeroes)
 	for c, mc := range M {
-		if mc <= nullRelTol*top {
-			continue // a null direction of J: the preconditioner is zero there (nullDrop)
+		if mc == 0 || slices.Contains(pc.zeroes, c) {
+			continue
 		}
 		for i, v := range diag {
 			K.Set(i, i, v+2*p.Alpha/mc)
@@ -122,7 +131,7 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 			return nil, errIllConditioned
 		}
 		pc.c[c] = inv
-		if !des.intercept {
+		if !des.intercept || mc <= nullRelTol*top {
 			continue
 		}
 		// With z = Z e = √s: 1 − 2α eᵀB_c⁻¹e = zᵀC_c z, taken as it stands rather than as a
@@ -149,8 +158,12 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 // applyB writes B_c⁻¹R into dst (k×cols), with t and u m×cols scratch.
 func (pc *dualPrecond) applyB(c int, dst, R, t, u *mat.Dense) {
 	f := 1 / (2 * pc.alpha)
-	if pc.c[c] == nil {
+	if slices.Contains(pc.zeroes, c) {
 		dst.Zero()
+		return
+	}
+	if pc.c[c] == nil {
+		dst.Scale(f, R)
 		return
 	}
 	pc.des.mul(t, R) // X̃R, then Z R = diag(√s) X̃R
@@ -201,6 +214,9 @@ func (pc *dualPrecond) apply(dst, R *mat.Dense) {
 			}
 		}
 		dst.Add(dst, pc.acc)
+	}
+	if pc.zero != nil {
+		pc.zero(dst)
 	}
 }
 

@@ -130,7 +130,7 @@ func dualMatchesSpectral(t *testing.T, r *rand.Rand, p *Problem, des design, op 
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := newSpectralPrecondChol(p, des, op, spectrumValues(op), spectrumTop(op), des.gram(w))
+	spec, err := newSpectralPrecondChol(p, des, op, spectrumValues(op), spectrumTop(op), zeroSpaces(p, op, spectrumValues(op), spectrumTop(op)), des.gram(w))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,10 @@ type kronCholPrecond struct {
 	inv    []*mat.Dense
 	first  []int
 	t1, t2 *mat.Dense // k×d scratch
+	zero   nullDrop   // J's null directions, the blocks whose inverse is nil (nullspace.go)
 }
+
+func (pc *kronCholPrecond) nullDirections() nullDrop { return pc.zero }
 
 // kronCholBlocks returns the number of blocks of a kronCholPrecond for a k×d problem (0: use
 // kronPrecond). A block's inverse costs about 1/13 of G's eigendecomposition up to k = 600, 1/29 at
@@ -99,8 +102,24 @@ func newKronCholPrecond(G *mat.SymDense, q *mat.Dense, nu []float64, blocks int,
 	}
 	pc.first[len(values)] = d
 	var err error
-	if pc.inv, err = blockInverses(G, values, floats.Max(values), alpha, intercept); err != nil {
+	zero := zeroValues(values)
+	if pc.inv, err = blockInverses(G, values, floats.Max(values), zero, alpha, intercept); err != nil {
 		return nil, err
+	}
+	var dirs []int // the coordinates (qm nil) or eigenvectors of the zero blocks
+	for _, g := range zero {
+		for b := pc.first[g]; b < pc.first[g+1]; b++ {
+			if q == nil {
+				dirs = append(dirs, pc.order[b])
+			} else {
+				dirs = append(dirs, b)
+			}
+		}
+	}
+	if q == nil {
+		pc.zero = coordinatesDrop(dirs)
+	} else {
+		pc.zero = vectorsDrop(q, dirs)
 	}
 	return pc, nil
 }
@@ -119,7 +138,7 @@ func (pc *kronCholPrecond) apply(dst, R *mat.Dense) {
 	}
 	for g, inv := range pc.inv {
 		block := columns(t2, pc.first[g], pc.first[g+1])
-		if inv == nil { // J's null directions (blockInverses)
+		if inv == nil { // J's null directions
 			for j := 0; j < block.Rows; j++ {
 				clear(block.Data[j*block.Stride : j*block.Stride+block.Cols])
 			}
@@ -129,6 +148,9 @@ func (pc *kronCholPrecond) apply(dst, R *mat.Dense) {
 	}
 	if pc.qm != nil {
 		gemm.MulT(dst.RawMatrix(), t2, pc.qm.RawMatrix()) // (…) Qᵀ
+		if pc.zero != nil {
+			pc.zero(dst)
+		}
 		return
 	}
 	for j := 0; j < t2.Rows; j++ {
@@ -136,6 +158,9 @@ func (pc *kronCholPrecond) apply(dst, R *mat.Dense) {
 		for b, a := range pc.order {
 			out[a] = row[b]
 		}
+	}
+	if pc.zero != nil {
+		pc.zero(dst)
 	}
 }
 

@@ -209,7 +209,7 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	pc = withNullSpace(pc, p)
+	pc = withNullIntercept(pc, p, des.intercept)
 	if dualIters == 0 {
 		return conjugateGradients(h, B, pc, W, p.Constant(), opt)
 	}
@@ -301,8 +301,8 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 		warm = false
 	}
 	defer floats.Scale(bnorm, w)
-	if ns, ok := pc.(nullSpacePrecond); ok && warm {
-		ns.drop(W) // the optimum's components along J's null directions (nullDrop), which CG keeps
+	if drop := warmNullDrop(pc); drop != nil && warm {
+		drop(W) // the optimum has no component along the directions pc is zero on, and CG cannot move there
 	}
 	if warm { // H·0 = 0: a cold start needs no product (a pass over the data)
 		h.apply(HP, W)

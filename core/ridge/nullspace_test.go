@@ -10,92 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestCGInterceptStaysOffItsNullSpace (dense, sparse X, and the distributed fit's sums): where ψ has directions of constant value (span(1) for
-// multiclass and k-subsets, the vertex potentials of directed cycles), J does not depend on the
-// intercept along them, and the preconditioners' 1/(2α) there let CG's rounding move it: at
-// α = 1e-9 (features in units of 1e-4, the α = 0.1 problem rescaled) the decision function of
-// k-subsets was 4 % from the exact solver's and CG stalled at tol 1e-11 with a 100× worse gradient
-// than it had passed; multiclass on sparse X shifted every class score by 4. CG now keeps the
-// intercept's component there at zero, the minimum-norm optimum the exact solver returns, and
-// converges at tight tolerances.
-func TestCGInterceptStaysOffItsNullSpace(t *testing.T) {
-	for _, tc := range []struct {
-		kind   string
-		params []int64
-	}{
-		{"multiclass", []int64{4}},
-		{"ksubsets", []int64{6, 2}},
-		{"dicycles", []int64{5}},
-	} {
-		sp, err := space.New(tc.kind, tc.params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		const m, n, c = 60, 4, 1e-4
-		X, ys := synthetic(t, sp, m, n, 3)
-		// the reference: the exact solver on the well-conditioned problem before the rescaling
-		opt := baseOptions()
-		opt.Alpha = 0.1
-		opt.Solver = Exact
-		exact, err := Fit(sp, X, m, n, ys, nil, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := make([]float64, m*sp.Dim())
-		if err := exact.Decision(X, m, n, want); err != nil {
-			t.Fatal(err)
-		}
-		floats.Scale(c, X)
-		opt.Alpha = 0.1 * c * c
-		p, err := NewProblem(sp, ys, m, nil, opt.Alpha)
-		if err != nil {
-			t.Fatal(err)
-		}
-		drop := nullSpaceOf(p)
-		if drop == nil {
-			t.Fatalf("%s: no null directions of the intercept found", tc.kind)
-		}
-		for _, form := range []string{"dense", "sparse", "sums"} {
-			for _, tol := range []float64{1e-8, 1e-11, 1e-13} {
-				o := opt
-				o.Solver, o.Tol, o.MaxIter = CG, tol, 10000
-				var md *Model
-				switch form {
-				case "dense":
-					md, err = Fit(sp, X, m, n, ys, nil, o)
-				case "sparse":
-					md, err = FitCSR(sp, xmat.FromDense(m, n, X), ys, nil, o)
-				default: // distributed CG on the parts' sums (Dask)
-					setup, products := cgParts(t, sp, X, m, n, ys, nil, o, []int{20, 45})
-					md, err = FitCGSums(sp, n, o, setup, products)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := make([]float64, len(want))
-				if err := md.Decision(X, m, n, got); err != nil {
-					t.Fatal(err)
-				}
-				diff := 0.0
-				for i := range got {
-					diff = math.Max(diff, math.Abs(got[i]-want[i]))
-				}
-				if rel := diff / floats.Norm(want, math.Inf(1)); !md.Result.Converged || rel > 1e-6 {
-					t.Errorf("%s form=%s tol=%g: converged %v after %d iterations (relative gradient %.1e), scores %.1e from the exact solver's on the unscaled problem",
-						tc.kind, form, tol, md.Result.Converged, md.Result.Iterations, md.Result.RelGrad, rel)
-				}
-				// the intercept row holds nothing the null directions would remove
-				b := md.Coef.RawRowView(n)
-				kept := append([]float64(nil), b...)
-				drop(mat.NewDense(1, len(kept), kept))
-				if along := floats.Distance(b, kept, 2); along > 1e-6*floats.Norm(b, 2) {
-					t.Errorf("%s form=%s tol=%g: the intercept has %.1e of its norm %.1e along its null space", tc.kind, form, tol, along, floats.Norm(b, 2))
-				}
-			}
-		}
-	}
-}
-
 // TestCGStaysOffTheNullSpaceAtTinyAlpha: with the data's curvature far above α (α = 1e-24 on unit
 // features), the preconditioners' 1/(2α) along J's null directions amplified CG's rounding there
 // in every row of W, not only the intercept's: multiclass stopped after 1–4 iterations at a
@@ -132,26 +46,11 @@ func TestCGStaysOffTheNullSpaceAtTinyAlpha(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			drop := nullSpaceOf(p)
-			if drop == nil {
-				t.Fatalf("%s: no null directions found", tc.kind)
-			}
+			drop := spectralNullDrop(t, p)
 			for _, form := range []string{"dense", "sparse", "sums"} {
 				o := opt
 				o.Alpha, o.Solver, o.Tol, o.MaxIter = 1e-24, CG, 1e-10, 10000
-				var md *Model
-				switch form {
-				case "dense":
-					md, err = Fit(sp, X, m, n, ys, nil, o)
-				case "sparse":
-					md, err = FitCSR(sp, xmat.FromDense(m, n, X), ys, nil, o)
-				default:
-					setup, products := cgParts(t, sp, X, m, n, ys, nil, o, []int{20, 45})
-					md, err = FitCGSums(sp, n, o, setup, products)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+				md := fitCGForm(t, form, sp, X, m, n, ys, o)
 				got := make([]float64, len(want))
 				if err := md.Decision(X, m, n, got); err != nil {
 					t.Fatal(err)
@@ -206,4 +105,45 @@ func TestCGWarmStartLosesItsNullComponents(t *testing.T) {
 	if !mat.EqualApprox(warm.Coef, cold.Coef, 1e-6*mat.Norm(cold.Coef, math.Inf(1))) {
 		t.Errorf("warm fit's coefficients\n%v\ndiffer from the cold fit's\n%v", mat.Formatted(warm.Coef), mat.Formatted(cold.Coef))
 	}
+}
+
+// spectralNullDrop removes from every row of a matrix its components along the null eigenspaces
+// of p's closed-form covariance (whose δ_i are orthogonal to them).
+func spectralNullDrop(t *testing.T, p *Problem) func(*mat.Dense) {
+	sp, ok := space.SpectralOf(p.Cov)
+	if !ok {
+		t.Fatal("no closed-form spectrum")
+	}
+	null := space.NullEigenspaces(sp)
+	if len(null) == 0 {
+		t.Fatal("no null eigenspace")
+	}
+	remove := space.RemoveEigenspaces(sp, null)
+	return func(V *mat.Dense) {
+		k, _ := V.Dims()
+		for j := 0; j < k; j++ {
+			remove(V.RawRowView(j))
+		}
+	}
+}
+
+// fitCGForm fits ys on X (m×n) with o in one of the forms of the linear CG fit: "dense", "sparse"
+// (X as CSR) or "sums" (the distributed fit on two parts' sums, as Dask runs it).
+func fitCGForm(t *testing.T, form string, sp space.Space, X []float64, m, n int, ys []int64, o Options) *Model {
+	t.Helper()
+	var md *Model
+	var err error
+	switch form {
+	case "dense":
+		md, err = Fit(sp, X, m, n, ys, nil, o)
+	case "sparse":
+		md, err = FitCSR(sp, xmat.FromDense(m, n, X), ys, nil, o)
+	default:
+		setup, products := cgParts(t, sp, X, m, n, ys, nil, o, []int{20, 45})
+		md, err = FitCGSums(sp, n, o, setup, products)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md
 }

@@ -85,7 +85,12 @@ type spectralPrecond struct {
 	t, acc, proj *mat.Dense
 	// applyLowRank's scratch, k×r (r held eigenvectors), allocated on first use
 	lowC, lowZ *mat.Dense
+	// zero removes the eigenspaces that are J's null directions (nullspace.go), where the blocks
+	// are zero (diag[c] and inv[c] nil)
+	zero nullDrop
 }
+
+func (pc *spectralPrecond) nullDirections() nullDrop { return pc.zero }
 
 // spectralPrecond diagonalises G only when k ≤ spectralEigenMax and S has more than
 // spectralCholeskySpaces eigenspaces. Otherwise one Cholesky factorisation per eigenspace of S is
@@ -163,16 +168,18 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 	}
 	op, M = mergeEqualValues(op, M)
 	es, nk = op.Spectrum(), len(M)
+	zero := zeroSpaces(p, op, M, top)
 	k := des.cols()
 	if k > spectralEigenMax || nk <= spectralCholeskySpaces || lowRank(op) {
-		return newSpectralPrecondChol(p, des, op, M, top, G)
+		return newSpectralPrecondChol(p, des, op, M, top, zero, G)
 	}
 	var eg mat.EigenSym
 	if !eg.Factorize(G, true) {
 		return nil, fmt.Errorf("eigendecomposition of XᵀX failed (non-finite inputs?)")
 	}
 	pc := &spectralPrecond{op: op, m: M, q: new(mat.Dense), diag: make([][]float64, nk), a: make([][]float64, nk),
-		gamma: make([]float64, nk), t: mat.NewDense(k, d, nil), acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil)}
+		gamma: make([]float64, nk), t: mat.NewDense(k, d, nil), acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil),
+		zero: eigenspacesDrop(op, zero)}
 	eg.VectorsTo(pc.q)
 	mu := eg.Values(nil)
 	var qe []float64 // Qᵀe, the intercept's unit vector in the eigenbasis
@@ -181,8 +188,8 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 	}
 	blocks := make([]float64, 0, nk*k)
 	for c := range es {
-		if M[c] <= nullRelTol*top {
-			continue // a null direction of J: the block's inverse is zero (nullDrop)
+		if slices.Contains(zero, c) {
+			continue // J's null directions: the block is zero (nullspace.go)
 		}
 		dc := make([]float64, k)
 		for j := range dc {
@@ -190,7 +197,11 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 			blocks = append(blocks, 2*p.Alpha+M[c]*math.Max(0, mu[j]))
 		}
 		pc.diag[c] = dc
-		if qe == nil {
+		// On an eigenspace where M_c vanishes (the potentials of directed cycles, span(1) of
+		// multiclass), the intercept has no curvature at all: leaving it penalised there, like
+		// the other rows, keeps the block invertible and the intercept's component along ker S
+		// at zero, the minimum-norm optimum that the exact solver picks.
+		if qe == nil || M[c] <= nullRelTol*top {
 			continue
 		}
 		// 1 − 2α eᵀA_c⁻¹e = Σ_j (Qᵀe)_j² M_c μ_j / (2α + M_c μ_j), summed without the cancellation
@@ -214,33 +225,34 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 }
 
 // newSpectralPrecondChol factorises every block 2αE + M_c G (the intercept left unpenalised
-// except on eigenspaces where M_c vanishes, as with the eigenbasis).
-func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float64, top float64, G *mat.SymDense) (*spectralPrecond, error) {
+// except on eigenspaces where M_c vanishes, as with the eigenbasis) but those of the eigenspaces
+// zero, J's null directions, which are zero.
+func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float64, top float64, zero []int, G *mat.SymDense) (*spectralPrecond, error) {
 	k := des.cols()
 	_, d := p.dims()
-	inv, err := blockInverses(G, M, top, p.Alpha, des.intercept)
+	inv, err := blockInverses(G, M, top, zero, p.Alpha, des.intercept)
 	if err != nil {
 		return nil, err
 	}
-	return &spectralPrecond{op: op, m: M, inv: inv,
+	return &spectralPrecond{op: op, m: M, inv: inv, zero: eigenspacesDrop(op, zero),
 		acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil), t: mat.NewDense(k, d, nil)}, nil
 }
 
 // blockInverses returns the inverses of the blocks 2αE + M_c G, each through its Cholesky
 // factorisation, with E the identity whose intercept entry (the last, when intercept is set) is
-// zero; nil for the blocks where M_c vanishes (M_c ≤ nullRelTol·top), J's null directions, where
-// the preconditioner is zero (nullDrop).
-func blockInverses(G *mat.SymDense, M []float64, top, alpha float64, intercept bool) ([]*mat.Dense, error) {
+// zero except for the blocks where M_c vanishes (M_c ≤ nullRelTol·top), which stay penalised; nil
+// for the blocks zero, J's null directions (nullspace.go).
+func blockInverses(G *mat.SymDense, M []float64, top float64, zero []int, alpha float64, intercept bool) ([]*mat.Dense, error) {
 	k := G.SymmetricDim()
 	inv := make([]*mat.Dense, len(M))
 	B := mat.NewSymDense(k, nil)
 	for c := range M {
-		if M[c] <= nullRelTol*top {
+		if slices.Contains(zero, c) {
 			continue
 		}
 		B.ScaleSym(M[c], G)
 		for j := 0; j < k; j++ {
-			if j < k-1 || !intercept {
+			if j < k-1 || !intercept || M[c] <= nullRelTol*top {
 				B.SetSym(j, j, B.At(j, j)+2*alpha)
 			}
 		}
@@ -258,6 +270,9 @@ func blockInverses(G *mat.SymDense, M []float64, top, alpha float64, intercept b
 func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	k, d := R.Dims()
 	rowChunk := max(1, 4096/max(d, 1)) // a projection costs O(d): keep small ones on one thread
+	if pc.zero != nil {
+		defer pc.zero(dst) // what rounding leaves along the zero blocks' eigenspaces
+	}
 	if ds, ok := pc.op.(*denseSpectrum); ok && lowRank(ds) && pc.inv != nil {
 		pc.applyLowRank(ds, dst, R)
 		return
@@ -266,7 +281,7 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 		pc.acc.Zero()
 		for c, inv := range pc.inv {
 			if inv == nil {
-				continue // a null eigenspace
+				continue
 			}
 			parallel.For(k, rowChunk, func(lo, hi int) {
 				for j := lo; j < hi; j++ {
@@ -283,7 +298,7 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	s := make([]float64, d)
 	for c, dc := range pc.diag {
 		if dc == nil {
-			continue // a null eigenspace
+			continue
 		}
 		parallel.For(k, rowChunk, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
@@ -331,7 +346,7 @@ func (pc *spectralPrecond) applyLowRank(ds *denseSpectrum, dst, R *mat.Dense) {
 	col, out := make([]float64, k), make([]float64, k)
 	for c := 1; c < len(pc.inv); c++ {
 		mat.Col(col, c-1, C)
-		if pc.inv[c] == nil { // a null eigenspace
+		if pc.inv[c] == nil {
 			clear(out)
 		} else {
 			mat.NewVecDense(k, out).MulVec(pc.inv[c], mat.NewVecDense(k, col))
@@ -369,7 +384,10 @@ type kronPrecond struct {
 	qe, gamma []float64
 	t1, t2    *mat.Dense // k×d scratch
 	s         []float64
+	zero      nullDrop // J's null directions, where scale is zero (nullspace.go)
 }
+
+func (pc *kronPrecond) nullDirections() nullDrop { return pc.zero }
 
 func newKronPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, error) {
 	m, d := p.dims()
@@ -419,10 +437,10 @@ func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (linear
 	} else {
 		pc, err = newKronBlocks(G, qm, nu, alpha, intercept)
 	}
-	if err != nil {
-		return nil, err
+	if err != nil || !intercept {
+		return pc, err
 	}
-	return wrapNullSpace(pc, nullEigenDrop(qm, nu)), nil
+	return wrapNullIntercept(pc, nullEigenDrop(qm, nu)), nil
 }
 
 // newKronBlocks is the kronPrecond of G and the curvature Q_M diag(nu) Q_Mᵀ; a nil qm stands for
@@ -438,12 +456,17 @@ func newKronBlocks(G *mat.SymDense, qm *mat.Dense, nu []float64, alpha float64, 
 	k, d := len(mu), len(nu)
 	pc.scale = mat.NewDense(k, d, nil)
 	blocks := make([]float64, 0, k*d)
-	null := vanishing(nu) // J's null directions: the preconditioner is zero there (nullDrop)
+	zero := zeroValues(nu)
+	if qm == nil {
+		pc.zero = coordinatesDrop(zero)
+	} else {
+		pc.zero = vectorsDrop(qm, zero)
+	}
 	for j := 0; j < k; j++ {
 		row := pc.scale.RawRowView(j)
 		for b := range row {
-			if slices.Contains(null, b) {
-				continue
+			if slices.Contains(zero, b) {
+				continue // J's null directions: zero here
 			}
 			v := 2*alpha + math.Max(0, mu[j])*math.Max(0, nu[b])
 			row[b] = 1 / v
@@ -503,10 +526,13 @@ func (pc *kronPrecond) apply(dst, R *mat.Dense) {
 	}
 	if pc.qm == nil {
 		gemm.MulPanel(dst.RawMatrix(), pc.qg.RawMatrix(), t2)
-		return
+	} else {
+		gemm.MulPanel(t1, pc.qg.RawMatrix(), t2)
+		gemm.MulT(dst.RawMatrix(), t1, pc.qm.RawMatrix())
 	}
-	gemm.MulPanel(t1, pc.qg.RawMatrix(), t2)
-	gemm.MulT(dst.RawMatrix(), t1, pc.qm.RawMatrix())
+	if pc.zero != nil {
+		pc.zero(dst)
+	}
 }
 
 // newDiagPrecond is the fallback for covariance operators without a closed-form spectral

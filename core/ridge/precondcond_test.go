@@ -45,7 +45,7 @@ func TestPrecondIllConditionedFallsBack(t *testing.T) {
 				}
 				op, _ := useDual(p, des)
 				_, errDual := newDualPrecond(p, des, op)
-				_, errChol := newSpectralPrecondChol(p, des, op, spectrumValues(op), spectrumTop(op), des.gram(w))
+				_, errChol := newSpectralPrecondChol(p, des, op, spectrumValues(op), spectrumTop(op), zeroSpaces(p, op, spectrumValues(op), spectrumTop(op)), des.gram(w))
 				if c.refuse && (!errors.Is(errDual, errIllConditioned) || !errors.Is(errChol, errIllConditioned)) {
 					t.Errorf("want errIllConditioned from both, got %v and %v", errDual, errChol)
 				}

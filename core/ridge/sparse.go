@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"math"
+	"slices"
 
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
@@ -137,7 +138,10 @@ type diagGramPrecond struct {
 	inv   [][]float64 // per eigenspace (Spectral) or per coordinate of ψ (else): k values
 	scale *mat.Dense  // non-Spectral: 1/(2α + g_j M_a), k×d
 	proj  []float64
+	zero  nullDrop // J's null directions, where inv is nil or scale zero (nullspace.go)
 }
+
+func (pc *diagGramPrecond) nullDirections() nullDrop { return pc.zero }
 
 func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 	g := des.gramDiag(p.Weight)
@@ -150,15 +154,21 @@ func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 			top = math.Max(top, e.Value)
 		}
 		pc := &diagGramPrecond{op: sp, inv: make([][]float64, len(es)), proj: make([]float64, d)}
+		M := make([]float64, len(es))
+		for c, e := range es {
+			M[c] = math.Max(0, e.Value)
+		}
+		zero := zeroSpaces(p, sp, M, top)
+		pc.zero = eigenspacesDrop(sp, zero)
 		for c, e := range es {
 			mc := math.Max(0, e.Value)
-			if mc <= nullRelTol*top {
-				continue // a null direction of J: zero here (nullDrop)
+			if slices.Contains(zero, c) {
+				continue // J's null directions: zero here
 			}
 			iv := make([]float64, k)
 			for j := range iv {
 				pen := 2 * p.Alpha
-				if des.intercept && j == n {
+				if des.intercept && j == n && mc > nullRelTol*top {
 					pen = 0
 				}
 				iv[j] = 1 / (pen + mc*g[j])
@@ -177,14 +187,16 @@ func newDiagScalePrecond(g, diag []float64, alpha float64, intercept bool) *diag
 	k, d := len(g), len(diag)
 	top := floats.Max(diag)
 	pc := &diagGramPrecond{scale: mat.NewDense(k, d, nil)}
+	zero := zeroValues(diag)
+	pc.zero = coordinatesDrop(zero)
 	for j := 0; j < k; j++ {
 		row := pc.scale.RawRowView(j)
 		for a := range row {
-			if diag[a] <= nullRelTol*top {
-				continue // a null direction of J: zero here (nullDrop)
+			if slices.Contains(zero, a) {
+				continue // J's null directions: zero here
 			}
 			pen := 2 * alpha
-			if intercept && j == k-1 {
+			if intercept && j == k-1 && diag[a] > nullRelTol*top {
 				pen = 0
 			}
 			row[a] = 1 / (pen + g[j]*math.Max(0, diag[a]))
@@ -206,7 +218,10 @@ func (pc *diagGramPrecond) apply(dst, R *mat.Dense) {
 	k, _ := R.Dims()
 	if pc.scale != nil {
 		dst.MulElem(R, pc.scale)
-		return
+		return // zero where the scale is: no rounding to remove
+	}
+	if pc.zero != nil {
+		defer pc.zero(dst) // what rounding leaves along the zero eigenspaces
 	}
 	for j := 0; j < k; j++ {
 		out, r := dst.RawRowView(j), R.RawRowView(j)

@@ -345,9 +345,9 @@ func eigenSym(a *mat.SymDense, what string) ([]float64, *mat.Dense, error) {
 
 // nullRelTol is where a curvature counts as none: eigenvalues of S (or of the average curvature
 // M̄) at or below nullRelTol times the largest. The exact solver penalises the intercept's
-// component along them to pick the minimum-norm optimum, and the CG preconditioners are zero
-// there (nullDrop), so that both solvers agree on that component: inverting the penalty alone
-// there amplified CG's rounding by 1/(2α).
+// component along them to pick the minimum-norm optimum, and the CG preconditioners keep the
+// intercept penalised there, so that both solvers agree on that component; CG amplifies any
+// rounding along a direction left unpenalised with a curvature this small.
 const nullRelTol = 1e-10
 
 // nullProjector returns the orthogonal projector onto the null space of the covariance S.
