@@ -42,16 +42,18 @@ type nullDropper interface {
 }
 
 // zeroSpaces returns the eigenspaces c of op (eigenvalues M_c, their largest top) that are J's
-// null directions: M_c and the examples' curvature there, τ_c = Σ s_i ‖P_c δ_i‖²/(Σ s · dim_c),
-// both at most zeroRelTol·top.
+// null directions: M_c and the examples' whole curvature there, dim_c·τ_c = Σ s_i ‖P_c δ_i‖²/Σ s
+// (which bounds it along every direction of the eigenspace, where τ_c is only its mean), both at
+// most zeroRelTol·top.
 func zeroSpaces(p *Problem, op space.Spectral, M []float64, top float64) []int {
 	small := func(c int) bool { return M[c] <= zeroRelTol*top }
 	if !slices.ContainsFunc(M, func(v float64) bool { return v <= zeroRelTol*top }) {
 		return nil
 	}
 	var zero []int
+	es := op.Spectrum()
 	for c, tau := range spectralTau(p, op, small) {
-		if small(c) && tau <= zeroRelTol*top {
+		if small(c) && tau*float64(es[c].Dim) <= zeroRelTol*top {
 			zero = append(zero, c)
 		}
 	}

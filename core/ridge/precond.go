@@ -112,10 +112,18 @@ var (
 // the number of threads.
 func spectralTau(p *Problem, op space.Spectral, want func(c int) bool) []float64 {
 	es := op.Spectrum()
-	nk := len(es)
 	m, d := p.dims()
-	tau := make([]float64, nk)
-	terms := mat.NewDense(max(m, 1), nk, nil)
+	tau := make([]float64, len(es))
+	var wanted []int // the eigenspaces computed: one column of terms each
+	for c := range es {
+		if want(c) {
+			wanted = append(wanted, c)
+		}
+	}
+	if len(wanted) == 0 {
+		return tau
+	}
+	terms := mat.NewDense(max(m, 1), len(wanted), nil)
 	parallel.For(m, 4, func(lo, hi int) {
 		buf, row := make([]float64, d), make([]float64, d)
 		for i := lo; i < hi; i++ {
@@ -123,11 +131,9 @@ func spectralTau(p *Problem, op space.Spectral, want func(c int) bool) []float64
 				continue
 			}
 			di := p.deltaRow(i, row)
-			for c := range es {
-				if want(c) {
-					op.Project(c, buf, di)
-					terms.Set(i, c, p.Weight[i]*floats.Dot(buf, buf))
-				}
+			for col, c := range wanted {
+				op.Project(c, buf, di)
+				terms.Set(i, col, p.Weight[i]*floats.Dot(buf, buf))
 			}
 		}
 	})
@@ -135,13 +141,10 @@ func spectralTau(p *Problem, op space.Spectral, want func(c int) bool) []float64
 	for _, w := range p.Weight {
 		total += w
 	}
-	for c := range es {
-		if !want(c) {
-			continue
-		}
+	for col, c := range wanted {
 		var sum float64
 		for i := 0; i < m; i++ {
-			sum += terms.At(i, c)
+			sum += terms.At(i, col)
 		}
 		tau[c] = sum / (total * float64(es[c].Dim))
 	}
