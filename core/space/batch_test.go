@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
@@ -285,6 +286,36 @@ func TestExactDecodersPortable(t *testing.T) {
 			}
 			b := spacetest.Enumerate(t, s)
 			spacetest.CheckDecoder(t, s, b, 200, uint64(n))
+		}
+	}
+}
+
+// TestDecodeRowsStopsWithinALocalSearch: the local search of a large cycle space runs up to 50n +
+// 100 passes of O(n²) on one row, and DecodeRows checked its stop only between rows: one row of
+// UndirectedCycles(2000) ran 43 s after Ctrl-C (probe AE). A stop set during the row now ends the
+// search after the pass under way, and the row still holds a cycle.
+func TestDecodeRowsStopsWithinALocalSearch(t *testing.T) {
+	for _, kind := range []string{"ucycles", "dicycles"} {
+		s, err := space.New(kind, []int64{1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		us := batchRows(rand.New(rand.NewPCG(3, 4)), "normal", 1, s.Dim())
+		ys := make([]int64, s.Width())
+		var stop cancel.Flag
+		timer := time.AfterFunc(50*time.Millisecond, stop.Stop)
+		start := time.Now()
+		err = space.DecodeRows(s, us, 1, ys, &stop)
+		elapsed := time.Since(start)
+		timer.Stop()
+		if !errors.Is(err, cancel.ErrCancelled) {
+			t.Fatalf("%s: got %v after %v, want cancel.ErrCancelled", kind, err, elapsed)
+		}
+		if elapsed > time.Second {
+			t.Errorf("%s: the decoding stopped %v after it began, the stop being set at 50 ms", kind, elapsed)
+		}
+		if err := s.Validate(ys); err != nil {
+			t.Errorf("%s: the stopped row holds no cycle: %v", kind, err)
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package space
 
-import "math"
+import (
+	"math"
+
+	"github.com/combpred/combpred/core/cancel"
+)
 
 // Scores whose largest magnitude lies outside [2^-scaleExp, 2^scaleExp] are rescaled before
 // decoding. Decoders add up to d scores and compare sums: near 1e307 the sums overflow to ±Inf
@@ -11,9 +15,21 @@ const scaleExp = 256
 // decodeScaled decodes u into y like s.Decode, first multiplying u by a power of two (exact in
 // floating point) that brings its largest magnitude near 1 when it lies outside the safe range.
 // argmax_y ⟨u, ψ(y)⟩ is invariant under positive scaling, so the structure is that of u itself.
-// scratch has len(u) values; it is used only when u is rescaled.
-func decodeScaled(s Space, u []float64, y []int64, scratch []float64) {
+// scratch has len(u) values; it is used only when u is rescaled. A space whose decoding of one row
+// can run long (stoppableDecoder) ends it early once stop is set, leaving some structure in y.
+func decodeScaled(s Space, u []float64, y []int64, scratch []float64, stop *cancel.Flag) {
+	if sd, ok := s.(stoppableDecoder); ok {
+		sd.decodeStop(scaledScores(u, scratch), y, stop)
+		return
+	}
 	s.Decode(scaledScores(u, scratch), y)
+}
+
+// stoppableDecoder is a space whose Decode of one row runs a local search that can take seconds
+// (the cycle spaces beyond their exact range): decodeStop is Decode, its search ended after the
+// pass under way once stop is set (nil: never), so that a cancelled query stops within a pass.
+type stoppableDecoder interface {
+	decodeStop(u []float64, y []int64, stop *cancel.Flag)
 }
 
 // scaledScores is u, or u rescaled as decodeScaled describes into scratch (len(u) values) when

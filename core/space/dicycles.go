@@ -3,6 +3,8 @@ package space
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/combpred/combpred/core/cancel"
 )
 
 func init() {
@@ -109,7 +111,10 @@ func (s *DirectedCycles) Sample(r *rand.Rand, y []int64) { s.counts.sample(r, y)
 // ½-approximation of Guarantee: from each of two starting cycles (a greedy triangle and a greedy
 // tour), the better orientation, improved by vertex insertion, removal, replacement and moves and
 // by segment reversals until none improves. It is safe for concurrent use.
-func (s *DirectedCycles) Decode(u []float64, y []int64) {
+func (s *DirectedCycles) Decode(u []float64, y []int64) { s.decodeStop(u, y, nil) }
+
+// decodeStop is Decode with its local search ended early once stop is set (stoppableDecoder).
+func (s *DirectedCycles) decodeStop(u []float64, y []int64, stop *cancel.Flag) {
 	n := s.n
 	buf := s.pool.Get().(*cycleBuf)
 	defer s.pool.Put(buf)
@@ -119,7 +124,7 @@ func (s *DirectedCycles) Decode(u []float64, y []int64) {
 		cycleDecodeExact(n, w, buf, y)
 		return
 	}
-	cycleDecodeLocal(n, w, scale, true, buf, y)
+	cycleDecodeLocal(n, w, scale, true, stop, buf, y)
 }
 
 // Enumerate lists the cycles subset by subset (masks in increasing order), the smallest vertex of
@@ -134,10 +139,12 @@ func (s *DirectedCycles) Enumerate(yield func(y []int64) bool) error {
 
 // cycleDecodeLocal writes into y the best local optimum reached from the starts of cycleStarts.
 // With orient, each start is first turned to its better orientation, which for antisymmetric
-// weights scores at least 0.
-func cycleDecodeLocal(n int, w []float64, scale float64, orient bool, buf *cycleBuf, y []int64) {
+// weights scores at least 0. Once stop is set the searches end early: y is still a cycle.
+func cycleDecodeLocal(n int, w []float64, scale float64, orient bool, stop *cancel.Flag, buf *cycleBuf, y []int64) {
 	ls := &buf.ls
 	ls.reset(n, w, 1e-12*scale)
+	ls.stop = stop
+	defer func() { ls.stop = nil }() // buf goes back to the space's pool
 	best := math.Inf(-1)
 	scratch := make([]int, n)
 	cycleStarts(n, w, scratch, func(verts []int) {

@@ -103,9 +103,9 @@ func maxMarginalMargins(s Space, dp maxMarginer, us []float64, m int, pins []Pin
 			for j := 0; j < d && !stop.Stopped(); j++ {
 				uj := pushed[j]
 				pushed[j] = uj + push
-				decodeScaled(s, pushed, yHi, scratch)
+				decodeScaled(s, pushed, yHi, scratch, stop)
 				pushed[j] = uj - push
-				decodeScaled(s, pushed, yLo, scratch)
+				decodeScaled(s, pushed, yLo, scratch, stop)
 				pushed[j] = uj
 				s.Embed(yHi, psiHi)
 				s.Embed(yLo, psiLo)

@@ -70,7 +70,7 @@ func DecodeRows(s Space, us []float64, m int, ys []int64, stop *cancel.Flag) err
 		}
 		scratch := make([]float64, d)
 		for ; i < hi && !stop.Stopped(); i++ {
-			decodeScaled(s, us[i*d:(i+1)*d], ys[i*w:(i+1)*w], scratch)
+			decodeScaled(s, us[i*d:(i+1)*d], ys[i*w:(i+1)*w], scratch, stop)
 		}
 	})
 	return stop.Err()

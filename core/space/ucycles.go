@@ -3,6 +3,8 @@ package space
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/combpred/combpred/core/cancel"
 )
 
 func init() {
@@ -125,7 +127,10 @@ func (s *UndirectedCycles) Sample(r *rand.Rand, y []int64) {
 // to 14 vertices it is exact (Held–Karp over vertex subsets); beyond, it is the best local optimum
 // (vertex insertion, removal, replacement and moves, 2-opt) reached from a greedy triangle and a
 // greedy tour, without a proven factor (see Guarantee). It is safe for concurrent use.
-func (s *UndirectedCycles) Decode(u []float64, y []int64) {
+func (s *UndirectedCycles) Decode(u []float64, y []int64) { s.decodeStop(u, y, nil) }
+
+// decodeStop is Decode with its local search ended early once stop is set (stoppableDecoder).
+func (s *UndirectedCycles) decodeStop(u []float64, y []int64, stop *cancel.Flag) {
 	n := s.n
 	buf := s.pool.Get().(*cycleBuf)
 	defer s.pool.Put(buf)
@@ -134,7 +139,7 @@ func (s *UndirectedCycles) Decode(u []float64, y []int64) {
 	if s.exact() {
 		cycleDecodeExact(n, w, buf, y)
 	} else {
-		cycleDecodeLocal(n, w, scale, false, buf, y)
+		cycleDecodeLocal(n, w, scale, false, stop, buf, y)
 	}
 	cycleCanonical(y)
 }
