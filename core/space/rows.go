@@ -49,9 +49,10 @@ func EmbedRows(s Space, ys []int64, m int, psi []float64) {
 
 // DecodeRows decodes m score rows (us, m × Dim()) into structures (ys, m × Width()) on all threads.
 // Spaces with a batched exact decoder (permutations, cycles) decode batchLanes rows at a time and
-// the remainder row by row. It checks stop before every batch and row and returns
-// cancel.ErrCancelled once stop is set (the rows not yet decoded are left as they were); a nil stop
-// never stops.
+// the remainder row by row. It checks stop before every batch and row, and a cycle space's local
+// search between its passes (stoppableDecoder), and returns cancel.ErrCancelled once stop is set:
+// the rows not yet begun are left as they were, the one under way holds a structure its search
+// had not finished improving. A nil stop never stops.
 func DecodeRows(s Space, us []float64, m int, ys []int64, stop *cancel.Flag) error {
 	w, d := s.Width(), s.Dim()
 	batch, batched := batchDecoderOf(s)
