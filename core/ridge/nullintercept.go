@@ -78,16 +78,7 @@ func nullEigenDrop(q *mat.Dense, nu []float64) func(row []float64) {
 }
 
 // vanishing returns the indices of the curvatures at or below nullRelTol times the largest.
-func vanishing(values []float64) []int {
-	top := floats.Max(values)
-	var null []int
-	for i, v := range values {
-		if v <= nullRelTol*top {
-			null = append(null, i)
-		}
-	}
-	return null
-}
+func vanishing(values []float64) []int { return indicesAtMost(values, nullRelTol*floats.Max(values)) }
 
 // nullInterceptPrecond applies a preconditioner and then removes from the intercept's row (the
 // last) of its result the components interceptNullSpace finds: the pseudo-inverse on the

@@ -1,10 +1,8 @@
 package ridge
 
 import (
-	"math"
 	"testing"
 
-	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -17,18 +15,7 @@ import (
 // intercept's component there at zero, the minimum-norm optimum the exact solver returns, and
 // converges at tight tolerances.
 func TestCGInterceptStaysOffItsNullSpace(t *testing.T) {
-	for _, tc := range []struct {
-		kind   string
-		params []int64
-	}{
-		{"multiclass", []int64{4}},
-		{"ksubsets", []int64{6, 2}},
-		{"dicycles", []int64{5}},
-	} {
-		sp, err := space.New(tc.kind, tc.params)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, sp := range nullDirectionSpaces(t) {
 		const m, n, c = 60, 4, 1e-4
 		X, ys := synthetic(t, sp, m, n, 3)
 		// the reference: the exact solver on the well-conditioned problem before the rescaling
@@ -39,10 +26,7 @@ func TestCGInterceptStaysOffItsNullSpace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := make([]float64, m*sp.Dim())
-		if err := exact.Decision(X, m, n, want); err != nil {
-			t.Fatal(err)
-		}
+		want := decisionOf(t, exact, X, m, n)
 		floats.Scale(c, X)
 		opt.Alpha = 0.1 * c * c
 		p, err := NewProblem(sp, ys, m, nil, opt.Alpha)
@@ -51,31 +35,23 @@ func TestCGInterceptStaysOffItsNullSpace(t *testing.T) {
 		}
 		drop := interceptNullSpace(p)
 		if drop == nil {
-			t.Fatalf("%s: no null directions of the intercept found", tc.kind)
+			t.Fatalf("%s: no null directions of the intercept found", sp.Kind())
 		}
 		for _, form := range []string{"dense", "sparse", "sums"} {
 			for _, tol := range []float64{1e-8, 1e-11, 1e-13} {
 				o := opt
 				o.Solver, o.Tol, o.MaxIter = CG, tol, 10000
 				md := fitCGForm(t, form, sp, X, m, n, ys, o)
-				got := make([]float64, len(want))
-				if err := md.Decision(X, m, n, got); err != nil {
-					t.Fatal(err)
-				}
-				diff := 0.0
-				for i := range got {
-					diff = math.Max(diff, math.Abs(got[i]-want[i]))
-				}
-				if rel := diff / floats.Norm(want, math.Inf(1)); !md.Result.Converged || rel > 1e-6 {
+				if rel := maxRelDiff(decisionOf(t, md, X, m, n), want); !md.Result.Converged || rel > 1e-6 {
 					t.Errorf("%s form=%s tol=%g: converged %v after %d iterations (relative gradient %.1e), scores %.1e from the exact solver's on the unscaled problem",
-						tc.kind, form, tol, md.Result.Converged, md.Result.Iterations, md.Result.RelGrad, rel)
+						sp.Kind(), form, tol, md.Result.Converged, md.Result.Iterations, md.Result.RelGrad, rel)
 				}
 				// the intercept row holds nothing the null directions would remove
 				b := md.Coef.RawRowView(n)
 				kept := append([]float64(nil), b...)
 				drop(kept)
 				if along := floats.Distance(b, kept, 2); along > 1e-6*floats.Norm(b, 2) {
-					t.Errorf("%s form=%s tol=%g: the intercept has %.1e of its norm %.1e along its null space", tc.kind, form, tol, along, floats.Norm(b, 2))
+					t.Errorf("%s form=%s tol=%g: the intercept has %.1e of its norm %.1e along its null space", sp.Kind(), form, tol, along, floats.Norm(b, 2))
 				}
 			}
 		}

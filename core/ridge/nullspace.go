@@ -46,18 +46,13 @@ type nullDropper interface {
 // (which bounds it along every direction of the eigenspace, where τ_c is only its mean), both at
 // most zeroRelTol·top.
 func zeroSpaces(p *Problem, op space.Spectral, M []float64, top float64) []int {
-	small := func(c int) bool { return M[c] <= zeroRelTol*top }
-	if !slices.ContainsFunc(M, func(v float64) bool { return v <= zeroRelTol*top }) {
+	small := indicesAtMost(M, zeroRelTol*top)
+	if len(small) == 0 {
 		return nil
 	}
-	var zero []int
 	es := op.Spectrum()
-	for c, tau := range spectralTau(p, op, small) {
-		if small(c) && tau*float64(es[c].Dim) <= zeroRelTol*top {
-			zero = append(zero, c)
-		}
-	}
-	return zero
+	tau := spectralTau(p, op, func(c int) bool { return slices.Contains(small, c) })
+	return slices.DeleteFunc(small, func(c int) bool { return tau[c]*float64(es[c].Dim) > zeroRelTol*top })
 }
 
 // eigenspacesDrop is the nullDrop of the eigenspaces cs of op.
@@ -120,14 +115,18 @@ func vectorsDrop(q *mat.Dense, cs []int) nullDrop {
 // zeroValues returns the indices of the curvatures values (M̄'s eigenvalues or diagonal, which
 // include the examples' δδᵀ) at or below zeroRelTol times the largest.
 func zeroValues(values []float64) []int {
-	top := math.Max(0, floats.Max(values))
-	var zero []int
+	return indicesAtMost(values, zeroRelTol*math.Max(0, floats.Max(values)))
+}
+
+// indicesAtMost returns the indices of the values at or below bound, ascending.
+func indicesAtMost(values []float64, bound float64) []int {
+	var at []int
 	for i, v := range values {
-		if v <= zeroRelTol*top {
-			zero = append(zero, i)
+		if v <= bound {
+			at = append(at, i)
 		}
 	}
-	return zero
+	return at
 }
 
 // warmNullDrop returns the nullDrop of the preconditioner pc, looking through the intercept's

@@ -17,18 +17,7 @@ import (
 // the α → 0 optimum, which the exact solver at α = 1e-8 gives to about 1e-8, with no component of
 // any row along the null directions, and a J between 0 and J(0).
 func TestCGStaysOffTheNullSpaceAtTinyAlpha(t *testing.T) {
-	for _, tc := range []struct {
-		kind   string
-		params []int64
-	}{
-		{"multiclass", []int64{4}},
-		{"ksubsets", []int64{6, 2}},
-		{"dicycles", []int64{5}},
-	} {
-		sp, err := space.New(tc.kind, tc.params)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, sp := range nullDirectionSpaces(t) {
 		const m, n = 60, 4
 		X, ys := synthetic(t, sp, m, n, 5)
 		for _, intercept := range []bool{false, true} {
@@ -38,10 +27,7 @@ func TestCGStaysOffTheNullSpaceAtTinyAlpha(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := make([]float64, m*sp.Dim())
-			if err := exact.Decision(X, m, n, want); err != nil {
-				t.Fatal(err)
-			}
+			want := decisionOf(t, exact, X, m, n)
 			p, err := NewProblem(sp, ys, m, nil, 1e-24)
 			if err != nil {
 				t.Fatal(err)
@@ -51,24 +37,16 @@ func TestCGStaysOffTheNullSpaceAtTinyAlpha(t *testing.T) {
 				o := opt
 				o.Alpha, o.Solver, o.Tol, o.MaxIter = 1e-24, CG, 1e-10, 10000
 				md := fitCGForm(t, form, sp, X, m, n, ys, o)
-				got := make([]float64, len(want))
-				if err := md.Decision(X, m, n, got); err != nil {
-					t.Fatal(err)
-				}
-				diff := 0.0
-				for i := range got {
-					diff = math.Max(diff, math.Abs(got[i]-want[i]))
-				}
 				res := md.Result
-				if rel := diff / floats.Norm(want, math.Inf(1)); !res.Converged || rel > 1e-5 || !(res.Objective >= 0 && res.Objective <= p.Constant()) {
+				if rel := maxRelDiff(decisionOf(t, md, X, m, n), want); !res.Converged || rel > 1e-5 || !(res.Objective >= 0 && res.Objective <= p.Constant()) {
 					t.Errorf("%s intercept=%v form=%s: converged %v after %d iterations (relative gradient %.1e), J = %g (J(0) = %g), scores %.1e from the exact solver's at α = 1e-8",
-						tc.kind, intercept, form, res.Converged, res.Iterations, res.RelGrad, res.Objective, p.Constant(), rel)
+						sp.Kind(), intercept, form, res.Converged, res.Iterations, res.RelGrad, res.Objective, p.Constant(), rel)
 				}
 				kept := mat.DenseCopyOf(md.Coef)
 				drop(kept)
 				kept.Sub(kept, md.Coef)
 				if along := mat.Norm(kept, 2); along > 1e-8*mat.Norm(md.Coef, 2) {
-					t.Errorf("%s intercept=%v form=%s: W has %.1e of its norm %.1e along the null directions", tc.kind, intercept, form, along, mat.Norm(md.Coef, 2))
+					t.Errorf("%s intercept=%v form=%s: W has %.1e of its norm %.1e along the null directions", sp.Kind(), intercept, form, along, mat.Norm(md.Coef, 2))
 				}
 			}
 		}
@@ -146,4 +124,40 @@ func fitCGForm(t *testing.T, form string, sp space.Space, X []float64, m, n int,
 		t.Fatal(err)
 	}
 	return md
+}
+
+// nullDirectionSpaces are spaces whose ψ has directions of constant value: span(1) for
+// multiclass and k-subsets, the vertex potentials of directed cycles.
+func nullDirectionSpaces(t *testing.T) []space.Space {
+	var spaces []space.Space
+	for _, c := range []struct {
+		kind   string
+		params []int64
+	}{{"multiclass", []int64{4}}, {"ksubsets", []int64{6, 2}}, {"dicycles", []int64{5}}} {
+		sp, err := space.New(c.kind, c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spaces = append(spaces, sp)
+	}
+	return spaces
+}
+
+// decisionOf returns md's scores of the m rows of X (m×n).
+func decisionOf(t *testing.T, md *Model, X []float64, m, n int) []float64 {
+	t.Helper()
+	out := make([]float64, m*md.Space.Dim())
+	if err := md.Decision(X, m, n, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// maxRelDiff is max_i |got_i − want_i| / max_i |want_i|.
+func maxRelDiff(got, want []float64) float64 {
+	diff := 0.0
+	for i := range got {
+		diff = math.Max(diff, math.Abs(got[i]-want[i]))
+	}
+	return diff / floats.Norm(want, math.Inf(1))
 }

@@ -160,8 +160,7 @@ func newDiagGramPrecond(p *Problem, des design) *diagGramPrecond {
 		}
 		zero := zeroSpaces(p, sp, M, top)
 		pc.zero = eigenspacesDrop(sp, zero)
-		for c, e := range es {
-			mc := math.Max(0, e.Value)
+		for c, mc := range M {
 			if slices.Contains(zero, c) {
 				continue // J's null directions: zero here
 			}
