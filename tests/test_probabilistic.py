@@ -409,6 +409,38 @@ def test_chain_samples_close_in_total_variation(tiny_problem, sampler, scale):
     assert 0.5 * np.abs(counts / counts.sum() - p).sum() < 0.03
 
 
+@pytest.mark.parametrize(
+    "space",
+    [
+        spaces.PartialTournaments(12),
+        spaces.Subtrees(np.r_[-1, np.arange(1999) // 2]),
+        spaces.KSubsets(200, 30),
+        spaces.HierarchyPaths(np.r_[-1, np.arange(999) // 3], leaves_only=True),
+    ],
+    ids=repr,
+)
+def test_auto_samples_follow_the_model_on_spaces_too_large_to_mix(space):
+    """On the spaces whose exact inference is a product, a tree or a k-subset recursion,
+    ``sample`` draws exact samples by that recursion: their mean is the exact marginals within
+    Monte Carlo error (5 standard errors; ψ lies in [-1, 1]), with no warning. Before, the
+    Metropolis chain on PartialTournaments(12) (3^66 structures) never left the mode, whose copies
+    every sample was, and the bit-flip chain on a 2000-node tree was biased unless check_mixing
+    said so."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 4))
+    Y = space.sample(80, random_state=1)
+    model = ProbabilisticStructured(space=space, alpha=0.01, tol=1e-3, random_state=0).fit(X, Y)
+    n = 2000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        S = model.sample(X[:3], n, random_state=2)
+    want = model.predict_marginals(X[:3])
+    for i in range(3):
+        psi = space.embed(S[i])
+        assert np.abs(psi.mean(axis=0) - want[i]).max() < 5 / np.sqrt(n)
+        assert len({row.tobytes() for row in S[i]}) > 10  # not the mode over and over
+
+
 def test_sample_shapes_and_determinism(exact_multilabel, multilabel_data, multiclass_data):
     X, _ = multilabel_data
     a = exact_multilabel.sample(X[:3], 5, random_state=7)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/space/spacetest"
 )
 
 // TestCFTPExact draws exact samples by CFTP on enumerable permutations, directed and undirected
@@ -47,7 +48,7 @@ func TestCFTPExact(t *testing.T) {
 				}
 				counts[e.stateOf(t, y)]++
 			}
-			stat, df, p := chiSquare(counts, e.pi)
+			stat, df, p := spacetest.ChiSquare(counts, e.pi)
 			t.Logf("%s: χ² = %.1f on %d df, p = %.3g; mean backward steps %.2f", name, stat, df, p, float64(st.Steps)/n)
 			if p < 1e-4 {
 				t.Errorf("%s: CFTP samples do not follow π: χ² = %.1f on %d df, p = %.2g", name, stat, df, p)

@@ -22,7 +22,8 @@
 //	cyclemoves.go     insert/remove, vertex move and 2-opt for directed and undirected cycles
 //	mixed.go          a local chain interleaved with meta proposals
 //	cftp.go           exact samples by coupling from the past on the meta chain
-//	sample.go         n samples from CFTP or a chain (burn-in, thinning, work bounds)
+//	sample.go         n samples from CFTP, a chain (burn-in, thinning, work bounds) or the
+//	                  space's exact sampler of scores (space.ScoreSampling)
 //	exact.go          exact log Z and E[ψ]: dispatch, brute force on enumerable spaces
 //	closedforms.go    the closed forms per space
 //	fpras.go          the FPRAS: telescoping product over a cooling schedule (thesis §6.3)

@@ -2,15 +2,13 @@ package prob
 
 import (
 	"fmt"
-	"github.com/combpred/combpred/core/logmath"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"testing"
 
+	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/space/spacetest"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // mustSpace builds a registered space or fails the test.
@@ -164,45 +162,4 @@ func transitionMatrix(t testing.TB, c localChain, e *exactDist) [][]float64 {
 		}
 	}
 	return P
-}
-
-// chiSquare compares counts of n draws with the probabilities pi and returns the statistic, the
-// degrees of freedom and the p-value. Cells are taken by increasing expected count and pooled
-// until each pool expects at least 5 draws (a last short pool joins the previous one).
-func chiSquare(counts []int, pi []float64) (stat float64, df int, p float64) {
-	var n int
-	for _, c := range counts {
-		n += c
-	}
-	idx := make([]int, len(pi))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return pi[idx[a]] < pi[idx[b]] })
-	var pe, po []float64
-	var e, o float64
-	for _, i := range idx {
-		e += pi[i] * float64(n)
-		o += float64(counts[i])
-		if e >= 5 {
-			pe, po = append(pe, e), append(po, o)
-			e, o = 0, 0
-		}
-	}
-	if e > 0 || o > 0 {
-		if len(pe) == 0 {
-			pe, po = append(pe, e), append(po, o)
-		} else {
-			pe[len(pe)-1] += e
-			po[len(po)-1] += o
-		}
-	}
-	for k := range pe {
-		stat += (po[k] - pe[k]) * (po[k] - pe[k]) / pe[k]
-	}
-	df = len(pe) - 1
-	if df < 1 {
-		return stat, df, 1
-	}
-	return stat, df, distuv.ChiSquared{K: float64(df)}.Survival(stat)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/space/spacetest"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -51,7 +52,7 @@ func TestPersistentChainsStationary(t *testing.T) {
 					t.Errorf("%s: the chain states did not move", name)
 				}
 			}
-			if stat, df, p := chiSquare(counts, e.pi); p < 1e-4 {
+			if stat, df, p := spacetest.ChiSquare(counts, e.pi); p < 1e-4 {
 				t.Errorf("%s: resumed chains fail the chi-square test: χ² = %.1f on %d df, p = %.2g", name, stat, df, p)
 			}
 		}

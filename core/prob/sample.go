@@ -2,6 +2,7 @@ package prob
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/budget"
@@ -24,14 +25,19 @@ const (
 	// SamplerAuto chooses for each score vector u: CFTP when its proven bound on the expected
 	// backward steps per sample, exp(F − f_min) (CFTP.MeanStepsBound), is at most
 	// AutoCFTPFactor·DefaultThin(space) — about the cost of AutoCFTPFactor thinned chain samples —
-	// and SamplerChain otherwise.
+	// and SamplerChain otherwise, except on the spaces with an exact sampler of scores
+	// (samplerDirect).
 	SamplerAuto
+	// samplerDirect draws exact, independent samples by the space's own recursion
+	// (space.ScoreSampling): what SamplerAuto resolves to where the space has one (directSampler).
+	// It is a resolution only, never a choice given in SampleOptions.
+	samplerDirect
 )
 
 // AutoCFTPFactor sets SamplerAuto's threshold (see SamplerAuto).
 const AutoCFTPFactor = 16
 
-var samplerNames = [...]string{"cftp", "chain", "auto"}
+var samplerNames = [...]string{"cftp", "chain", "auto", "direct"}
 
 // String returns the name of the sampler.
 func (k SamplerKind) String() string {
@@ -43,7 +49,7 @@ func (k SamplerKind) String() string {
 
 // ParseSamplerKind maps a name (cftp, chain, auto) to its SamplerKind.
 func ParseSamplerKind(name string) (SamplerKind, error) {
-	for i, n := range samplerNames {
+	for i, n := range samplerNames[:samplerDirect] {
 		if n == name {
 			return SamplerKind(i), nil
 		}
@@ -107,7 +113,7 @@ func DefaultThin(sp space.Space) int { return max(sp.Dim(), sp.Width(), 1) }
 func DefaultBurnIn(sp space.Space) int { return 100 * DefaultThin(sp) }
 
 func (o SampleOptions) validate() error {
-	if o.Sampler < SamplerCFTP || o.Sampler > SamplerAuto {
+	if o.Sampler < SamplerCFTP || o.Sampler > samplerDirect { // a resolved option validates too
 		return fmt.Errorf("prob: unknown sampler %d", int(o.Sampler))
 	}
 	if o.BurnIn < 0 || o.Thin < 0 || o.Chains < 0 || o.MaxSteps < 0 {
@@ -119,11 +125,29 @@ func (o SampleOptions) validate() error {
 
 // autoSampler resolves SamplerAuto for the score vector u (see SamplerAuto).
 func autoSampler(sp space.Space, u []float64) SamplerKind {
+	if hasDirectSampler(sp, u) {
+		return samplerDirect
+	}
 	cf, err := NewCFTP(sp, u, 0)
 	if err == nil && cf.MeanStepsBound() <= float64(AutoCFTPFactor*DefaultThin(sp)) {
 		return SamplerCFTP
 	}
 	return SamplerChain
+}
+
+// hasDirectSampler reports whether SamplerAuto resolves to samplerDirect for u: sp has an exact
+// sampler of scores, its recursion is exact at the scale of u (the log-domain tables of k-subsets
+// lose about ‖u‖₁·2⁻⁵² of each probability: beyond exactScoreLimit, as for exact marginals), and
+// its tables, one per row sampled at once, fit in the memory budget.
+func hasDirectSampler(sp space.Space, u []float64) bool {
+	if _, ok := space.ScoreSamplingOf(sp); !ok {
+		return false
+	}
+	if _, scaleExact := sp.(space.ScaleExactPartition); !scaleExact && l1Norm(u) > exactScoreLimit {
+		return false
+	}
+	need := budget.Mul(closedFormBytes(sp), int64(parallel.Threads()))
+	return need >= 0 && need <= budget.Get()
 }
 
 // resolveSampler checks the scores u and replaces SamplerAuto in opt by the sampler it stands for.
@@ -222,7 +246,12 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 	var nBlocks int
 	resume := false // every chain starts from its state in states
 	var blockRange func(b int) (lo, hi int)
-	if opt.Sampler == SamplerCFTP {
+	var direct space.ScoreSampler
+	if opt.Sampler == samplerDirect {
+		ss, _ := space.ScoreSamplingOf(sp)
+		direct = ss.ScoreSampler(u)
+	}
+	if opt.Sampler == SamplerCFTP || opt.Sampler == samplerDirect {
 		nBlocks = (n + cftpBlock - 1) / cftpBlock
 		blockRange = func(b int) (int, int) { return b * cftpBlock, min(n, (b+1)*cftpBlock) }
 	} else {
@@ -257,8 +286,26 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 		y := make([]int64, w)
 		psi := make([]float64, d)
 		var cf *CFTP
+		var drawPCG *rand.PCG // the direct sampler's generator, reseeded per sample
+		var drawRand *rand.Rand
 		for b := blo; b < bhi; b++ {
 			lo, hi := blockRange(b)
+			if opt.Sampler == samplerDirect { // sample i draws from its own seed: threads do not matter
+				if drawRand == nil {
+					drawPCG = rand.NewPCG(0, 0)
+					drawRand = rand.New(drawPCG)
+				}
+				for i := lo; i < hi; i++ {
+					if failed.Load() || opt.Stop.Stopped() {
+						return
+					}
+					reseed(drawPCG, seed, uint64(i))
+					direct.Draw(drawRand, y)
+					sp.Embed(y, psi)
+					visit(b, i, y, psi)
+				}
+				continue
+			}
 			if opt.Sampler == SamplerCFTP {
 				if cf == nil {
 					var err error
@@ -336,7 +383,7 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 	} else {
 		body(0, nBlocks)
 	}
-	st := SampleStats{Samples: n, Exact: opt.Sampler == SamplerCFTP}
+	st := SampleStats{Samples: n, Exact: opt.Sampler == SamplerCFTP || opt.Sampler == samplerDirect}
 	if err := opt.Stop.Err(); err != nil {
 		return st, err
 	}

@@ -268,3 +268,20 @@ func (s *HierarchyPaths) LogPartition(u, mean []float64) float64 {
 // PartitionScaleExact marks LogPartition as accurate at any scale of the scores
 // (ScaleExactPartition).
 func (s *HierarchyPaths) PartitionScaleExact() {}
+
+// ScoreSampler draws structure z with probability ∝ exp of the sum of u over the path to z.
+func (s *HierarchyPaths) ScoreSampler(u []float64) ScoreSampler {
+	t := s.t
+	a := make([]float64, len(t.parent))
+	for _, v := range t.pre {
+		a[v] = u[v]
+		if p := t.parent[v]; p >= 0 {
+			a[v] += a[p]
+		}
+	}
+	f := make([]float64, len(s.cand))
+	for i, v := range s.cand {
+		f[i] = a[v]
+	}
+	return newCategorical(f, s.cand)
+}

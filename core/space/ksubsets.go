@@ -248,3 +248,39 @@ func (s *KSubsets) LogPartition(u, mean []float64) float64 {
 	}
 	return lz
 }
+
+// ScoreSampler draws the labels in order from the suffix table B[j][i] = log e_i(x_j, …, x_{n−1}),
+// x = e^u: with i labels still needed, label j is taken with probability x_j e_{i−1}(x_{j+1}, …)/
+// e_i(x_j, …) (1 exactly when every remaining label is needed). The table holds (n+1)(k+1) floats.
+func (s *KSubsets) ScoreSampler(u []float64) ScoreSampler {
+	n, k := s.n, s.k
+	w := k + 1
+	b := make([]float64, (n+1)*w)
+	for i := 1; i <= k; i++ {
+		b[n*w+i] = math.Inf(-1)
+	}
+	for j := n - 1; j >= 0; j-- {
+		for i := 1; i <= k; i++ {
+			b[j*w+i] = logmath.AddExp(b[(j+1)*w+i], u[j]+b[(j+1)*w+i-1])
+		}
+	}
+	return subsetSampler{u: append([]float64(nil), u...), b: b, k: k}
+}
+
+// subsetSampler draws k-subsets from the suffix table b of KSubsets.ScoreSampler.
+type subsetSampler struct {
+	u, b []float64
+	k    int
+}
+
+// Draw writes one k-subset.
+func (d subsetSampler) Draw(r *rand.Rand, y []int64) {
+	w, need := d.k+1, d.k
+	for j, x := range d.u {
+		y[j] = 0
+		if need > 0 && r.Float64() < math.Exp(x+d.b[(j+1)*w+need-1]-d.b[j*w+need]) {
+			y[j] = 1
+			need--
+		}
+	}
+}

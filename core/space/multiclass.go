@@ -120,3 +120,8 @@ func (s *Multiclass) LogPartition(u, mean []float64) float64 {
 // PartitionScaleExact marks LogPartition as accurate at any scale of the scores
 // (ScaleExactPartition).
 func (s *Multiclass) PartitionScaleExact() {}
+
+// ScoreSampler draws class j with probability softmax(u)_j.
+func (s *Multiclass) ScoreSampler(u []float64) ScoreSampler {
+	return newCategorical(append([]float64(nil), u...), nil)
+}

@@ -126,3 +126,6 @@ func (s *Multilabel) LogPartition(u, mean []float64) float64 {
 // PartitionScaleExact marks LogPartition as accurate at any scale of the scores
 // (ScaleExactPartition).
 func (s *Multilabel) PartitionScaleExact() {}
+
+// ScoreSampler draws each label independently, present with probability σ(u_j).
+func (s *Multilabel) ScoreSampler(u []float64) ScoreSampler { return bernoulliRow{p: logisticRow(u)} }

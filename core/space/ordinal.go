@@ -172,3 +172,12 @@ func (s *Ordinal) LogPartition(u, mean []float64) float64 {
 // PartitionScaleExact marks LogPartition as accurate at any scale of the scores
 // (ScaleExactPartition).
 func (s *Ordinal) PartitionScaleExact() {}
+
+// ScoreSampler draws level z with probability ∝ exp(u_0 + … + u_{z−1}).
+func (s *Ordinal) ScoreSampler(u []float64) ScoreSampler {
+	f := make([]float64, len(u)+1)
+	for z := 1; z <= len(u); z++ {
+		f[z] = f[z-1] + u[z-1]
+	}
+	return newCategorical(f, nil)
+}

@@ -146,19 +146,7 @@ func (s *Subtrees) Embed(y []int64, psi []float64) {
 }
 
 // Sample draws a rooted subtree uniformly, top-down (see the type's documentation for the proof).
-func (s *Subtrees) Sample(r *rand.Rand, y []int64) {
-	t := s.t
-	for _, v := range t.pre {
-		switch {
-		case v == t.root:
-			y[v] = 1
-		case y[t.parent[v]] == 1 && r.Float64() < s.q[v]:
-			y[v] = 1
-		default:
-			y[v] = 0
-		}
-	}
-}
+func (s *Subtrees) Sample(r *rand.Rand, y []int64) { subtreeSampler{t: s.t, q: s.q}.Draw(r, y) }
 
 // Decode writes a subtree maximising Σ_{v in} u_v by dynamic programming over the tree, in O(N)
 // time. Children whose best value is exactly 0 are left out. It is safe for concurrent use.
@@ -300,3 +288,40 @@ func (s *Subtrees) LogPartition(u, mean []float64) float64 {
 // PartitionScaleExact marks LogPartition as accurate at any scale of the scores
 // (ScaleExactPartition).
 func (s *Subtrees) PartitionScaleExact() {}
+
+// ScoreSampler draws top-down: the root, then each child c of a node in the subtree
+// independently with probability G(c)/(1 + G(c)), G from the upward messages of LogPartition.
+func (s *Subtrees) ScoreSampler(u []float64) ScoreSampler {
+	t := s.t
+	lg := append([]float64(nil), u...)
+	for i := len(t.pre) - 1; i > 0; i-- { // pre[0] is the root
+		v := t.pre[i]
+		lg[t.parent[v]] += logmath.Log1pExp(lg[v])
+	}
+	for v := range lg {
+		lg[v] = logmath.Logistic(lg[v])
+	}
+	return subtreeSampler{t: t, q: lg}
+}
+
+// subtreeSampler draws rooted subtrees top-down, child v kept with probability q[v] when its
+// parent is in: uniformly with Subtrees' q, from p ∝ exp⟨u, ψ⟩ with ScoreSampler's.
+type subtreeSampler struct {
+	t *rootedTree
+	q []float64
+}
+
+// Draw writes one subtree.
+func (d subtreeSampler) Draw(r *rand.Rand, y []int64) {
+	t := d.t
+	for _, v := range t.pre {
+		switch {
+		case v == t.root:
+			y[v] = 1
+		case y[t.parent[v]] == 1 && r.Float64() < d.q[v]:
+			y[v] = 1
+		default:
+			y[v] = 0
+		}
+	}
+}

@@ -185,3 +185,37 @@ func (s *Tournaments) LogPartition(u, mean []float64) float64 {
 // PartitionScaleExact marks LogPartition as accurate at any scale of the scores
 // (ScaleExactPartition).
 func (s *Tournaments) PartitionScaleExact() {}
+
+// ScoreSampler draws each pair independently: −1, 0 or 1 with probabilities ∝ e^{−u_j}, 1,
+// e^{u_j}, written with m = |u_j| so that nothing overflows.
+func (s *Tournaments) ScoreSampler(u []float64) ScoreSampler {
+	cut := make([]float64, 2*len(u))
+	for j, x := range u {
+		m := math.Abs(x)
+		e1, e2 := math.Exp(-m), math.Exp(-2*m)
+		den := 1 + e1 + e2
+		low := e2 // the weight of the sign opposite to u_j's
+		if x < 0 {
+			low = 1
+		}
+		cut[2*j], cut[2*j+1] = low/den, (low+e1)/den
+	}
+	return pairSampler{cut: cut}
+}
+
+// pairSampler draws one value per pair: −1 below cut[2j], 0 below cut[2j+1], else 1.
+type pairSampler struct{ cut []float64 }
+
+// Draw writes one partial tournament.
+func (p pairSampler) Draw(r *rand.Rand, y []int64) {
+	for j := range y {
+		switch x := r.Float64(); {
+		case x < p.cut[2*j]:
+			y[j] = -1
+		case x < p.cut[2*j+1]:
+			y[j] = 0
+		default:
+			y[j] = 1
+		}
+	}
+}

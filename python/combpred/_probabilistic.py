@@ -168,7 +168,11 @@ class ProbabilisticStructured(StructuredEstimator):
         transpositions for permutations, vertex moves and 2-opt for cycles); ``"mixed"`` alternates
         local moves and uniform proposals. ``"auto"`` is exact where the space allows, and otherwise
         draws per input exact CFTP samples where their proven cost is small and samples of the mixed
-        chain (or Metropolis, on spaces without local moves) elsewhere.
+        chain (or Metropolis, on spaces without local moves) elsewhere. Samples that ``"auto"``
+        draws (:meth:`sample`, sampled marginals) are exact and independent, at any scale of the
+        scores, on the spaces whose exact inference is a product, a sum over a list or a tree or
+        k-subset recursion: they are drawn by that recursion (multiclass, ordinal, multilabel,
+        k-subsets, partial tournaments, hierarchy and DAG paths, subtrees).
     n_samples : int, default=100
         Samples per input and gradient evaluation when inference is sampled. Markov chains persist
         from one gradient to the next: each input's chains resume where the last gradient left
@@ -490,8 +494,8 @@ class ProbabilisticStructured(StructuredEstimator):
         Warns
         -----
         MixingWarning
-            When a Metropolis chain (``sampler="metropolis"``, or ``"auto"`` on spaces without
-            local moves) never left the decoded mode in too few proposals to vouch for it (see
+            When a Metropolis chain (``sampler="metropolis"``, or ``"auto"`` on cliques, which
+            have neither local moves nor an exact sampler) never left the decoded mode in too few proposals to vouch for it (see
             :class:`combpred.exceptions.MixingWarning`); the warning names the rows. With
             ``check_mixing``, also when the check's chain disagreed with the estimate.
 
@@ -750,8 +754,10 @@ class ProbabilisticStructured(StructuredEstimator):
             Structures drawn per input.
         sampler : str, default=None
             What draws them (default: the fit's ``sampler``; the estimator's names but
-            ``"exact"``): ``"auto"`` (and a fit with ``"exact"``) takes exact CFTP samples where
-            their proven cost is small and the mixed (or Metropolis) chain elsewhere; ``"cftp"``
+            ``"exact"``): ``"auto"`` (and a fit with ``"exact"``) draws exact, independent
+            samples by the space's own recursion where its exact inference has one (every space
+            but permutations, cycles and cliques), and elsewhere exact CFTP samples where their
+            proven cost is small and the mixed (or Metropolis) chain otherwise; ``"cftp"``
             always samples exactly and fails with a work-bound error on very peaked
             distributions; chain samples are approximate and, within one input, correlated (a
             chain starts at the decoded mode of p(· | x), burns in for 100·max(d, width) steps,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/combpred/combpred/core/logmath"
@@ -217,30 +218,19 @@ func CheckPartition(t *testing.T, s space.Space, b *Brute, trials int, seed uint
 	u := make([]float64, d)
 	mean := make([]float64, d)
 	want := make([]float64, d)
-	logp := make([]float64, len(b.Psis))
+	pi := make([]float64, len(b.Psis))
 	for trial := 0; trial < trials; trial++ {
 		scale := []float64{0.1, 1, 3, 30, 300}[trial%5]
 		for i := range u {
 			u[i] = scale * r.NormFloat64()
 		}
-		top := math.Inf(-1)
-		for k, p := range b.Psis {
-			logp[k] = dot(u, p)
-			top = math.Max(top, logp[k])
-		}
-		var z float64
+		wantLogZ := b.distribution(u, pi)
 		clear(want)
 		for k, p := range b.Psis {
-			e := math.Exp(logp[k] - top)
-			z += e
 			for i := range want {
-				want[i] += e * p[i]
+				want[i] += pi[k] * p[i]
 			}
 		}
-		for i := range want {
-			want[i] /= z
-		}
-		wantLogZ := top + logmath.Log(z)
 		if got := part.LogPartition(u, nil); !close(got, wantLogZ, tol) {
 			t.Fatalf("%s%v, scale %g: log Z = %.15g without marginals, enumeration %.15g", s.Kind(), s.Params(), scale, got, wantLogZ)
 		}
@@ -254,4 +244,112 @@ func CheckPartition(t *testing.T, s space.Space, b *Brute, trials int, seed uint
 			}
 		}
 	}
+}
+
+// CheckScoreSampler draws n samples from the exact sampler of s (space.ScoreSampling) for random
+// scores of scale 0.3, 2 and 20 (near-uniform to peaked) and compares the counts with
+// p(y) ∝ exp⟨u, ψ(y)⟩ over the enumerated structures by a chi-square test (ChiSquare); it fails
+// when a p-value is below alpha (use a small alpha and a fixed seed), or when a sample is invalid.
+// At scale 20 the cells pool into few, so the test also checks that nothing is drawn whose
+// probability is below 1e-12.
+func CheckScoreSampler(t *testing.T, s space.Space, b *Brute, n int, seed uint64, alpha float64) {
+	t.Helper()
+	ss, ok := space.ScoreSamplingOf(s)
+	if !ok {
+		t.Fatalf("%s%v: no exact sampler of scores", s.Kind(), s.Params())
+	}
+	index := map[string]int{}
+	for k, y := range b.Ys {
+		index[fmt.Sprint(y)] = k
+	}
+	r := rand.New(rand.NewPCG(seed, 13))
+	u := make([]float64, s.Dim())
+	pi := make([]float64, len(b.Ys))
+	y := make([]int64, s.Width())
+	for _, scale := range []float64{0.3, 2, 20} {
+		for i := range u {
+			u[i] = scale * r.NormFloat64()
+		}
+		b.distribution(u, pi)
+		sm := ss.ScoreSampler(u)
+		counts := make([]int, len(b.Ys))
+		for i := 0; i < n; i++ {
+			sm.Draw(r, y)
+			if err := s.Validate(y); err != nil {
+				t.Fatalf("%s%v, scale %g: sample %v is invalid: %v", s.Kind(), s.Params(), scale, y, err)
+			}
+			k, ok := index[fmt.Sprint(y)]
+			if !ok {
+				t.Fatalf("%s%v, scale %g: sample %v is not among the enumerated structures", s.Kind(), s.Params(), scale, y)
+			}
+			if pi[k] < 1e-12 {
+				t.Fatalf("%s%v, scale %g: drew %v, of probability %.3g", s.Kind(), s.Params(), scale, y, pi[k])
+			}
+			counts[k]++
+		}
+		if stat, df, p := ChiSquare(counts, pi); p < alpha {
+			t.Errorf("%s%v, scale %g: samples do not follow p ∝ exp⟨u, ψ⟩: χ² = %.1f on %d df, p = %.3g",
+				s.Kind(), s.Params(), scale, stat, df, p)
+		}
+	}
+}
+
+// distribution writes p(y) ∝ exp⟨u, ψ(y)⟩ over the enumerated structures into pi and returns
+// log Z(u), with a running maximum so that nothing overflows.
+func (b *Brute) distribution(u, pi []float64) float64 {
+	top := math.Inf(-1)
+	for k, psi := range b.Psis {
+		pi[k] = dot(u, psi)
+		top = math.Max(top, pi[k])
+	}
+	var z float64
+	for k := range pi {
+		pi[k] = math.Exp(pi[k] - top)
+		z += pi[k]
+	}
+	for k := range pi {
+		pi[k] /= z
+	}
+	return top + logmath.Log(z)
+}
+
+// ChiSquare compares counts of n draws with the probabilities pi and returns the statistic, the
+// degrees of freedom and the p-value. Cells are taken by increasing expected count and pooled
+// until each pool expects at least 5 draws (a last short pool joins the previous one).
+func ChiSquare(counts []int, pi []float64) (stat float64, df int, p float64) {
+	var n int
+	for _, c := range counts {
+		n += c
+	}
+	idx := make([]int, len(pi))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return pi[idx[a]] < pi[idx[b]] })
+	var pe, po []float64
+	var e, o float64
+	for _, i := range idx {
+		e += pi[i] * float64(n)
+		o += float64(counts[i])
+		if e >= 5 {
+			pe, po = append(pe, e), append(po, o)
+			e, o = 0, 0
+		}
+	}
+	if e > 0 || o > 0 {
+		if len(pe) == 0 {
+			pe, po = append(pe, e), append(po, o)
+		} else {
+			pe[len(pe)-1] += e
+			po[len(po)-1] += o
+		}
+	}
+	for k := range pe {
+		stat += (po[k] - pe[k]) * (po[k] - pe[k]) / pe[k]
+	}
+	df = len(pe) - 1
+	if df < 1 {
+		return stat, df, 1
+	}
+	return stat, df, distuv.ChiSquared{K: float64(df)}.Survival(stat)
 }
