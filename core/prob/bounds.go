@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -30,9 +31,13 @@ func psiNorm(sp space.Space) (float64, error) {
 // scoreMax returns an upper bound on max_y ⟨u, ψ(y)⟩, with exact = true when it is the maximum
 // itself (the space decodes exactly), attained by the structure written into y (length Width()).
 // Otherwise y is the decoder's structure and the bound is the smaller of R‖u‖ and a bound
-// particular to the space.
-func scoreMax(sp space.Space, u []float64, y []int64) (hi float64, exact bool, err error) {
-	sp.Decode(u, y)
+// particular to the space. A set stop ends a long decode early (space.DecodeUntil) with
+// cancel.ErrCancelled.
+func scoreMax(sp space.Space, u []float64, y []int64, stop *cancel.Flag) (hi float64, exact bool, err error) {
+	space.DecodeUntil(sp, u, y, stop)
+	if err := stop.Err(); err != nil {
+		return 0, false, err
+	}
 	f := newScorer(sp, u).score(y)
 	if sp.Guarantee() == 0 {
 		return f, true, nil
@@ -64,15 +69,16 @@ func scoreMax(sp space.Space, u []float64, y []int64) (hi float64, exact bool, e
 	return math.Max(hi, f), false, nil
 }
 
-// scoreRange returns lo ≤ min_y ⟨u, ψ(y)⟩ and hi ≥ max_y ⟨u, ψ(y)⟩, exact when both are.
-func scoreRange(sp space.Space, u []float64) (lo, hi float64, exact bool, err error) {
+// scoreRange returns lo ≤ min_y ⟨u, ψ(y)⟩ and hi ≥ max_y ⟨u, ψ(y)⟩, exact when both are, or
+// cancel.ErrCancelled once stop is set (scoreMax).
+func scoreRange(sp space.Space, u []float64, stop *cancel.Flag) (lo, hi float64, exact bool, err error) {
 	y := make([]int64, sp.Width())
-	hi, e1, err := scoreMax(sp, u, y)
+	hi, e1, err := scoreMax(sp, u, y, stop)
 	if err != nil {
 		return 0, 0, false, err
 	}
 	neg := scaled(u, -1)
-	nlo, e2, err := scoreMax(sp, neg, y)
+	nlo, e2, err := scoreMax(sp, neg, y, stop)
 	if err != nil {
 		return 0, 0, false, err
 	}

@@ -67,6 +67,12 @@ type CFTP struct {
 // NewCFTP prepares exact sampling from π ∝ exp(⟨u, ψ⟩) on sp with at most maxSteps backward
 // steps per sample (DefaultCFTPMaxSteps when maxSteps ≤ 0). u is copied.
 func NewCFTP(sp space.Space, u []float64, maxSteps int) (*CFTP, error) {
+	return newCFTP(sp, u, maxSteps, nil)
+}
+
+// newCFTP is NewCFTP whose preparation (the decodes of the score range) and samples stop with
+// cancel.ErrCancelled once stop is set (nil: never).
+func newCFTP(sp space.Space, u []float64, maxSteps int, stop *cancel.Flag) (*CFTP, error) {
 	if err := checkScores(sp, u); err != nil {
 		return nil, err
 	}
@@ -74,7 +80,7 @@ func NewCFTP(sp space.Space, u []float64, maxSteps int) (*CFTP, error) {
 	if maxSteps <= 0 {
 		maxSteps = DefaultCFTPMaxSteps
 	}
-	lo, hi, exact, err := scoreRange(sp, u)
+	lo, hi, exact, err := scoreRange(sp, u, stop)
 	if err != nil {
 		return nil, err
 	}
@@ -87,18 +93,12 @@ func NewCFTP(sp space.Space, u []float64, maxSteps int) (*CFTP, error) {
 	margin := 1e-9 * (1 + l1)
 	pcg := rand.NewPCG(0, 0)
 	return &CFTP{sc: newScorer(sp, u), fMax: hi + margin, fMin: lo, exactMax: exact, maxSteps: maxSteps,
-		pcg: pcg, r: rand.New(pcg), z: make([]int64, sp.Width())}, nil
+		stop: stop, pcg: pcg, r: rand.New(pcg), z: make([]int64, sp.Width())}, nil
 }
 
 // cftpStopEvery is how often (in steps of either pass) a sample checks its stop flag: a step costs
 // about a microsecond on the large spaces where samples take millions of them.
 const cftpStopEvery = 4096
-
-// stoppable returns c with its samples stopping on a set stop flag (nil: never).
-func (c *CFTP) stoppable(stop *cancel.Flag) *CFTP {
-	c.stop = stop
-	return c
-}
 
 // MeanStepsBound returns exp(F − f_min) ≥ E T, the bound on the expected number of backward steps
 // per sample (+Inf when it overflows).

@@ -122,7 +122,9 @@ func TestCFTPCancellable(t *testing.T) {
 	stop.Stop()
 	out := make([]int64, sp.Width())
 	start := time.Now()
-	steps, _, err := mustCFTP(t, sp, u, 1<<40).stoppable(stop).sampleAt(1, 1, out, true, 1<<40)
+	cf := mustCFTP(t, sp, u, 1<<40)
+	cf.stop = stop // set after the preparation, which a set flag would stop
+	steps, _, err := cf.sampleAt(1, 1, out, true, 1<<40)
 	if !errors.Is(err, ErrCancelled) || steps != cftpStopEvery {
 		t.Errorf("sampleAt: %d steps, error %v; want ErrCancelled after %d", steps, err, cftpStopEvery)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -76,13 +77,21 @@ func HasLocalChain(sp space.Space) bool {
 // NewChain returns a chain of the given kind for π ∝ exp(⟨u, ψ⟩) on sp, started at y0 (the
 // decoded mode of u when y0 is nil). u is copied.
 func NewChain(sp space.Space, u []float64, kind ChainKind, y0 []int64) (Chain, error) {
+	return newChain(sp, u, kind, y0, nil)
+}
+
+// newChain is NewChain whose decode of the start stops with cancel.ErrCancelled once stop is set.
+func newChain(sp space.Space, u []float64, kind ChainKind, y0 []int64, stop *cancel.Flag) (Chain, error) {
 	c, err := newLocalChain(sp, u, kind)
 	if err != nil {
 		return nil, err
 	}
 	if y0 == nil {
 		y0 = make([]int64, sp.Width())
-		sp.Decode(u, y0)
+		space.DecodeUntil(sp, u, y0, stop)
+		if err := stop.Err(); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.SetState(y0); err != nil {
 		return nil, err

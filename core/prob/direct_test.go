@@ -86,10 +86,10 @@ func TestSamplerAutoDrawsDirectlyWhereTheSpaceCan(t *testing.T) {
 // still do.
 func TestSamplerAutoKeepsCFTPBeyondTheExactScale(t *testing.T) {
 	huge := []float64{1e11, -1e11, 3e11, 0}
-	if got := autoSampler(mustSpace(t, "ksubsets", 4, 2), huge); got == samplerDirect {
+	if got := autoSampler(mustSpace(t, "ksubsets", 4, 2), huge, nil); got == samplerDirect {
 		t.Errorf("k-subsets at ‖u‖₁ = 5e11: auto resolved to %v", got)
 	}
-	if got := autoSampler(mustSpace(t, "multilabel", 4), huge); got != samplerDirect {
+	if got := autoSampler(mustSpace(t, "multilabel", 4), huge, nil); got != samplerDirect {
 		t.Errorf("multilabel at ‖u‖₁ = 5e11: auto resolved to %v, want direct", got)
 	}
 	if _, err := ParseSamplerKind("direct"); err == nil {

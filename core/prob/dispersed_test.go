@@ -144,7 +144,7 @@ func TestDispersedCheckOnlyChains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if autoSampler(sp, big) == SamplerChain && !info.Checked {
+	if autoSampler(sp, big, nil) == SamplerChain && !info.Checked {
 		t.Errorf("auto resolved to a chain and was not checked: %+v", info)
 	}
 }

@@ -120,14 +120,16 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 		res.LogZ = logY // Z(0) = |Y|, nothing to estimate
 		return res, nil
 	}
-	cf, err := NewCFTP(sp, u, opt.Sampler.MaxSteps)
+	cf, err := newCFTP(sp, u, opt.Sampler.MaxSteps, opt.Sampler.Stop)
 	if err != nil {
 		return LogZResult{}, err
 	}
-	cf.stoppable(opt.Sampler.Stop)
 	F := cf.fMax
 	yDec := make([]int64, sp.Width())
-	sp.Decode(u, yDec)
+	space.DecodeUntil(sp, u, yDec, opt.Sampler.Stop)
+	if err := opt.Sampler.Stop.Err(); err != nil {
+		return LogZResult{}, err
+	}
 	lMax := math.Max(0, math.Min(F-cf.fMin, logY+F-newScorer(sp, u).score(yDec)))
 
 	t := &tpa{sp: sp, u: u, F: F, cf: cf, opt: opt.Sampler, seed: opt.Seed, maxSamples: maxSamples}

@@ -153,7 +153,7 @@ func LogPartition(sp space.Space, u []float64, opt LogZOptions) (LogZResult, err
 	case LogZFPRAS:
 		return FPRAS(sp, u, opt)
 	case LogZTaylor:
-		return Taylor(sp, u)
+		return taylor(sp, u, opt.Sampler.Stop)
 	}
 	return LogZResult{}, fmt.Errorf("prob: unknown log-partition method %d", int(opt.Method))
 }

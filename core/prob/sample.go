@@ -123,12 +123,13 @@ func (o SampleOptions) validate() error {
 	return nil
 }
 
-// autoSampler resolves SamplerAuto for the score vector u (see SamplerAuto).
-func autoSampler(sp space.Space, u []float64) SamplerKind {
+// autoSampler resolves SamplerAuto for the score vector u (see SamplerAuto); a set stop ends its
+// decodes early (the caller then stops).
+func autoSampler(sp space.Space, u []float64, stop *cancel.Flag) SamplerKind {
 	if hasDirectSampler(sp, u) {
 		return samplerDirect
 	}
-	cf, err := NewCFTP(sp, u, 0)
+	cf, err := newCFTP(sp, u, 0, stop)
 	if err == nil && cf.MeanStepsBound() <= float64(AutoCFTPFactor*DefaultThin(sp)) {
 		return SamplerCFTP
 	}
@@ -156,7 +157,7 @@ func resolveSampler(sp space.Space, u []float64, opt SampleOptions) (SampleOptio
 		return opt, err
 	}
 	if opt.Sampler == SamplerAuto {
-		opt.Sampler = autoSampler(sp, u)
+		opt.Sampler = autoSampler(sp, u, opt.Stop)
 	}
 	return opt, nil
 }
@@ -309,11 +310,10 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 			if opt.Sampler == SamplerCFTP {
 				if cf == nil {
 					var err error
-					if cf, err = NewCFTP(sp, u, opt.MaxSteps); err != nil {
+					if cf, err = newCFTP(sp, u, opt.MaxSteps, opt.Stop); err != nil {
 						errs[b] = err
 						return
 					}
-					cf.stoppable(opt.Stop)
 				}
 				for i := lo; i < hi; i++ {
 					if failed.Load() || opt.Stop.Stopped() {
@@ -344,11 +344,11 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 				for j, x := range u {
 					pert[j] = x - logmath.Log(-logmath.Log(openUnit(r.Uint64()))) - eulerGamma
 				}
-				sp.Decode(pert, y)
+				space.DecodeUntil(sp, pert, y, opt.Stop)
 			default:
 				start = nil
 			}
-			c, err := NewChain(sp, u, opt.Chain, start)
+			c, err := newChain(sp, u, opt.Chain, start, opt.Stop)
 			if err != nil {
 				errs[b] = err
 				return

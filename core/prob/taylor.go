@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
 )
@@ -54,11 +55,14 @@ func logTaylorPoly(a float64) float64 {
 // thesis' condition max|f| ≤ 1 the bound is at most 1 + log ½ ≈ 0.307 (from a = −1). Taylor
 // returns the estimate with Valid set when max(|lo|, |hi|) ≤ TaylorMaxScore, and otherwise the
 // estimate and bound together with an error wrapping ErrTaylorRange.
-func Taylor(sp space.Space, u []float64) (LogZResult, error) {
+func Taylor(sp space.Space, u []float64) (LogZResult, error) { return taylor(sp, u, nil) }
+
+// taylor is Taylor whose decodes of the score range stop with cancel.ErrCancelled once stop is set.
+func taylor(sp space.Space, u []float64, stop *cancel.Flag) (LogZResult, error) {
 	if err := checkScores(sp, u); err != nil {
 		return LogZResult{}, err
 	}
-	lo, hi, _, err := scoreRange(sp, u)
+	lo, hi, _, err := scoreRange(sp, u, stop)
 	if err != nil {
 		return LogZResult{}, err
 	}

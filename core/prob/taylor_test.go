@@ -27,7 +27,7 @@ func TestTaylorBound(t *testing.T) {
 	for _, sp := range spaces {
 		for trial := 0; trial < 20; trial++ {
 			u := randomScores(r, sp.Dim(), 1)
-			lo, hi, exact, err := scoreRange(sp, u)
+			lo, hi, exact, err := scoreRange(sp, u, nil)
 			if err != nil || !exact {
 				t.Fatalf("%s: score range %v, exact %v", sp.Kind(), err, exact)
 			}

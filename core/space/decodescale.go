@@ -18,11 +18,19 @@ const scaleExp = 256
 // scratch has len(u) values; it is used only when u is rescaled. A space whose decoding of one row
 // can run long (stoppableDecoder) ends it early once stop is set, leaving some structure in y.
 func decodeScaled(s Space, u []float64, y []int64, scratch []float64, stop *cancel.Flag) {
+	DecodeUntil(s, scaledScores(u, scratch), y, stop)
+}
+
+// DecodeUntil decodes u into y like s.Decode, except that a space whose decoding of one row runs
+// a local search that can take seconds (the cycle spaces beyond their exact range) ends it after
+// the pass under way once stop is set (nil: never), leaving in y a structure it had not finished
+// improving. Callers check stop afterwards.
+func DecodeUntil(s Space, u []float64, y []int64, stop *cancel.Flag) {
 	if sd, ok := s.(stoppableDecoder); ok {
-		sd.decodeStop(scaledScores(u, scratch), y, stop)
+		sd.decodeStop(u, y, stop)
 		return
 	}
-	s.Decode(scaledScores(u, scratch), y)
+	s.Decode(u, y)
 }
 
 // stoppableDecoder is a space whose Decode of one row runs a local search that can take seconds
