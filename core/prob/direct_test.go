@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/space/spacetest"
 )
@@ -94,5 +97,50 @@ func TestSamplerAutoKeepsCFTPBeyondTheExactScale(t *testing.T) {
 	}
 	if _, err := ParseSamplerKind("direct"); err == nil {
 		t.Error("ParseSamplerKind accepted the internal resolution direct")
+	}
+}
+
+// TestSamplerDirectDoesNotDependOnThreads: where the k-subsets sampler's table fits the budget
+// once but not once per thread, a call's samples are the same exact ones with one thread or two
+// (the review found the second run falling back to a Metropolis chain, every sample the mode); an
+// unparallel call, one table per row at once, is refused with a memory error naming the sampler.
+// A resolution given back to the sampler (samplerDirect, on a space or scores without the
+// sampler) resolves as SamplerAuto does, where it panicked.
+func TestSamplerDirectDoesNotDependOnThreads(t *testing.T) {
+	sp := mustSpace(t, "ksubsets", 2000, 1000)
+	u := randomScores(rand.New(rand.NewPCG(8, 9)), sp.Dim(), 5)
+	defer func(v int64) { _ = budget.Set(v) }(budget.Setting())
+	defer parallel.SetThreads(parallel.Threads())
+	if err := budget.Set(closedFormBytes(sp) * 3 / 2); err != nil {
+		t.Fatal(err)
+	}
+	var runs [2][]int64
+	for th := 1; th <= 2; th++ {
+		parallel.SetThreads(th)
+		runs[th-1] = make([]int64, 8*sp.Width())
+		st, err := Sample(sp, u, 8, 5, SampleOptions{Sampler: SamplerAuto}, runs[th-1])
+		if err != nil || !st.Exact {
+			t.Fatalf("%d threads: %+v, %v", th, st, err)
+		}
+	}
+	if fmt.Sprint(runs[0]) != fmt.Sprint(runs[1]) {
+		t.Error("the samples differ with the number of threads")
+	}
+	_, err := visitSamples(sp, u, 8, 5, SampleOptions{Sampler: SamplerAuto}, false, func(int, int, []int64, []float64) {})
+	if !budget.Is(err) || !strings.Contains(err.Error(), "exact sampling on the ksubsets space") {
+		t.Errorf("two tables above the budget: %v", err)
+	}
+	_ = budget.Set(0)
+	perms := mustSpace(t, "permutations", 4)
+	pu := randomScores(rand.New(rand.NewPCG(8, 9)), perms.Dim(), 0.5)
+	a, b := make([]int64, 50*perms.Width()), make([]int64, 50*perms.Width())
+	if _, err := Sample(perms, pu, 50, 2, SampleOptions{Sampler: samplerDirect}, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Sample(perms, pu, 50, 2, SampleOptions{Sampler: SamplerAuto}, b); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Error("samplerDirect on permutations did not resolve as SamplerAuto")
 	}
 }

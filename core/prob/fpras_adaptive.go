@@ -133,7 +133,7 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 	lMax := math.Max(0, math.Min(F-cf.fMin, logY+F-newScorer(sp, u).score(yDec)))
 
 	t := &tpa{sp: sp, u: u, F: F, cf: cf, opt: opt.Sampler, seed: opt.Seed, maxSamples: maxSamples}
-	if t.opt.Sampler == SamplerAuto {
+	if t.opt.Sampler == SamplerAuto || t.opt.Sampler == samplerDirect {
 		t.opt.Sampler = SamplerChain
 		if math.Exp(lMax) <= float64(AutoCFTPFactor)*float64(t.burnIn()) {
 			t.opt.Sampler = SamplerCFTP

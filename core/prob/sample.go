@@ -137,18 +137,16 @@ func autoSampler(sp space.Space, u []float64, stop *cancel.Flag) SamplerKind {
 }
 
 // hasDirectSampler reports whether SamplerAuto resolves to samplerDirect for u: sp has an exact
-// sampler of scores, its recursion is exact at the scale of u (the log-domain tables of k-subsets
-// lose about ‖u‖₁·2⁻⁵² of each probability: beyond exactScoreLimit, as for exact marginals), and
-// its tables, one per row sampled at once, fit in the memory budget.
+// sampler of scores and its recursion is exact at the scale of u (a sum of scores loses about
+// ‖u‖₁·2⁻⁵², space.ScaleExactPartition: beyond exactScoreLimit, as for exact marginals). The
+// memory of its tables is checked when they are built, with an error rather than another sampler,
+// so that the samples of a seed do not depend on the number of threads.
 func hasDirectSampler(sp space.Space, u []float64) bool {
 	if _, ok := space.ScoreSamplingOf(sp); !ok {
 		return false
 	}
-	if _, scaleExact := sp.(space.ScaleExactPartition); !scaleExact && l1Norm(u) > exactScoreLimit {
-		return false
-	}
-	need := budget.Mul(closedFormBytes(sp), int64(parallel.Threads()))
-	return need >= 0 && need <= budget.Get()
+	_, scaleExact := sp.(space.ScaleExactPartition)
+	return scaleExact || l1Norm(u) <= exactScoreLimit
 }
 
 // resolveSampler checks the scores u and replaces SamplerAuto in opt by the sampler it stands for.
@@ -156,8 +154,8 @@ func resolveSampler(sp space.Space, u []float64, opt SampleOptions) (SampleOptio
 	if err := checkScores(sp, u); err != nil {
 		return opt, err
 	}
-	if opt.Sampler == SamplerAuto {
-		opt.Sampler = autoSampler(sp, u, opt.Stop)
+	if opt.Sampler == SamplerAuto || (opt.Sampler == samplerDirect && !hasDirectSampler(sp, u)) {
+		opt.Sampler = autoSampler(sp, u, opt.Stop) // samplerDirect resolved for other scores, or given
 	}
 	return opt, nil
 }
@@ -249,6 +247,14 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 	var blockRange func(b int) (lo, hi int)
 	var direct space.ScoreSampler
 	if opt.Sampler == samplerDirect {
+		concurrent := int64(1) // one sampler serves every block; unparallel calls run one per row
+		if !par {
+			concurrent = int64(parallel.Threads())
+		}
+		if err := budget.Check(fmt.Sprintf("exact sampling on the %s space %v (its tables)", sp.Kind(), sp.Params()),
+			budget.Mul(closedFormBytes(sp), concurrent)); err != nil {
+			return SampleStats{}, err
+		}
 		ss, _ := space.ScoreSamplingOf(sp)
 		direct = ss.ScoreSampler(u)
 	}

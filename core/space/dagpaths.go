@@ -252,10 +252,6 @@ func (o dagPathsCov) MulVec(dst, v []float64) {
 	}
 }
 
-// PartitionScaleExact marks LogPartition as accurate at any scale of the scores
-// (ScaleExactPartition).
-func (s *DAGPaths) PartitionScaleExact() {}
-
 // ScoreSampler draws structure z with probability ∝ exp⟨u, ψ(z)⟩, one pass over the ancestor sets.
 func (s *DAGPaths) ScoreSampler(u []float64) ScoreSampler {
 	f := make([]float64, len(s.cand))

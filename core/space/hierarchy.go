@@ -265,10 +265,6 @@ func (s *HierarchyPaths) LogPartition(u, mean []float64) float64 {
 	return lz
 }
 
-// PartitionScaleExact marks LogPartition as accurate at any scale of the scores
-// (ScaleExactPartition).
-func (s *HierarchyPaths) PartitionScaleExact() {}
-
 // ScoreSampler draws structure z with probability ∝ exp of the sum of u over the path to z.
 func (s *HierarchyPaths) ScoreSampler(u []float64) ScoreSampler {
 	t := s.t

@@ -169,10 +169,6 @@ func (s *Ordinal) LogPartition(u, mean []float64) float64 {
 	return lz
 }
 
-// PartitionScaleExact marks LogPartition as accurate at any scale of the scores
-// (ScaleExactPartition).
-func (s *Ordinal) PartitionScaleExact() {}
-
 // ScoreSampler draws level z with probability ∝ exp(u_0 + … + u_{z−1}).
 func (s *Ordinal) ScoreSampler(u []float64) ScoreSampler {
 	f := make([]float64, len(u)+1)

@@ -32,10 +32,12 @@ type PartitionMemory interface {
 }
 
 // ScaleExactPartition is implemented by spaces whose LogPartition keeps E[ψ] accurate however
-// large the scores: each marginal is a ratio of terms that share their largest exponent (a
-// logistic function of a score, a softmax, a tree's upward messages). The other programmes add
-// and subtract log-domain sums of size ‖u‖₁, so each probability carries a relative error of
-// about ‖u‖₁·2⁻⁵², and callers bound ‖u‖₁ (package prob's exactScoreLimit).
+// large the scores: every structure scores one coordinate of u, and each marginal is a ratio of
+// terms that share their largest exponent (a logistic function of a score, a softmax). Everywhere
+// else a structure's score is a sum, and a sum whose large terms cancel loses what the small ones
+// add (ordinal levels, root paths and subtrees too, whose upward messages sum their children's),
+// and the programmes add and subtract log-domain sums of size ‖u‖₁: each probability carries an
+// error of about ‖u‖₁·2⁻⁵², and callers bound ‖u‖₁ (package prob's exactScoreLimit).
 type ScaleExactPartition interface {
 	Partition
 	PartitionScaleExact()

@@ -285,10 +285,6 @@ func (s *Subtrees) LogPartition(u, mean []float64) float64 {
 	return lg[t.root]
 }
 
-// PartitionScaleExact marks LogPartition as accurate at any scale of the scores
-// (ScaleExactPartition).
-func (s *Subtrees) PartitionScaleExact() {}
-
 // ScoreSampler draws top-down: the root, then each child c of a node in the subtree
 // independently with probability G(c)/(1 + G(c)), G from the upward messages of LogPartition.
 func (s *Subtrees) ScoreSampler(u []float64) ScoreSampler {

@@ -169,10 +169,12 @@ class ProbabilisticStructured(StructuredEstimator):
         local moves and uniform proposals. ``"auto"`` is exact where the space allows, and otherwise
         draws per input exact CFTP samples where their proven cost is small and samples of the mixed
         chain (or Metropolis, on spaces without local moves) elsewhere. Samples that ``"auto"``
-        draws (:meth:`sample`, sampled marginals) are exact and independent, at any scale of the
-        scores, on the spaces whose exact inference is a product, a sum over a list or a tree or
-        k-subset recursion: they are drawn by that recursion (multiclass, ordinal, multilabel,
-        k-subsets, partial tournaments, hierarchy and DAG paths, subtrees).
+        draws (:meth:`sample`, sampled marginals) are exact and independent, however peaked p(y | x),
+        on the spaces whose exact inference is a product, a sum over a list or a tree or k-subset
+        recursion: they are drawn by that recursion (multiclass, ordinal, multilabel, k-subsets,
+        partial tournaments, hierarchy and DAG paths, subtrees), up to scores of ‖u‖₁ = 2³⁶
+        where a structure's score is a sum (all but multiclass, multilabel and partial
+        tournaments; beyond it the sum loses its precision and the rule above applies).
     n_samples : int, default=100
         Samples per input and gradient evaluation when inference is sampled. Markov chains persist
         from one gradient to the next: each input's chains resume where the last gradient left
@@ -494,15 +496,18 @@ class ProbabilisticStructured(StructuredEstimator):
         Warns
         -----
         MixingWarning
-            When a Metropolis chain (``sampler="metropolis"``, or ``"auto"`` on cliques, which
-            have neither local moves nor an exact sampler) never left the decoded mode in too few proposals to vouch for it (see
+            When a Metropolis chain (``sampler="metropolis"``, or ``"auto"`` where it finds
+            neither an exact sampler nor local moves: on cliques, and at scores beyond
+            ‖u‖₁ = 2³⁶ on ordinal levels, k-subsets, hierarchy and DAG paths) never left the
+            decoded mode in too few proposals to vouch for it (see
             :class:`combpred.exceptions.MixingWarning`); the warning names the rows. With
             ``check_mixing``, also when the check's chain disagreed with the estimate.
 
         Notes
         -----
-        Exact marginals on permutations, cycles and k-subsets come from sums in the log domain
-        whose rounding grows with the scores: an input whose scores are too large for that (far
+        Exact marginals on every space but multiclass, multilabel and partial tournaments come
+        from sums of scores (a level's, a path's, a subtree's) or sums in the log domain whose
+        rounding grows with the scores: an input whose scores are too large for that (far
         outside the scale of the training data) is refused with a ValueError naming its row and
         the limit. ``method="sampled"`` estimates them there, with the default sampler or a
         Markov chain (``"metropolis"``, ``"local"`` or ``"mixed"``); exact samples (``"cftp"``)
@@ -756,8 +761,9 @@ class ProbabilisticStructured(StructuredEstimator):
             What draws them (default: the fit's ``sampler``; the estimator's names but
             ``"exact"``): ``"auto"`` (and a fit with ``"exact"``) draws exact, independent
             samples by the space's own recursion where its exact inference has one (every space
-            but permutations, cycles and cliques), and elsewhere exact CFTP samples where their
-            proven cost is small and the mixed (or Metropolis) chain otherwise; ``"cftp"``
+            but permutations, cycles and cliques; see ``sampler`` in the class documentation for
+            the scale of scores it needs), and elsewhere exact CFTP samples where their proven
+            cost is small and the mixed (or Metropolis) chain otherwise; ``"cftp"``
             always samples exactly and fails with a work-bound error on very peaked
             distributions; chain samples are approximate and, within one input, correlated (a
             chain starts at the decoded mode of p(· | x), burns in for 100·max(d, width) steps,
