@@ -38,6 +38,9 @@ func cp_space_new(kind *C.char, params *C.int64_t, nparams C.int64_t, out *C.int
 	if err != nil {
 		return status(err)
 	}
+	// A DAG space refused at its ancestry bound has built up to a gigabyte of ancestor sets first:
+	// that memory goes back to the system once the process is idle, not minutes later.
+	defer releaseAfter(heapAllocs())
 	sp, err := space.New(C.GoString(kind), append([]int64(nil), p...))
 	if err != nil {
 		return status(err)
