@@ -141,7 +141,8 @@ func (s *batchSums) se() []float64 {
 }
 
 // checkDispersed checks that the check can run for an estimate of n samples, and the memory of
-// its runs of batch means against the budget.
+// its runs of batch means against the budget. Its errors are the parameters' (rowlessError): rows
+// that resolve "auto" to a chain each meet them.
 func checkDispersed(n int, opt SampleOptions, d, concurrent int) error {
 	// n_chains is internal (no Python parameter sets it): messages name it only when it was set.
 	chains := ""
@@ -153,11 +154,14 @@ func checkDispersed(n int, opt SampleOptions, d, concurrent int) error {
 		if opt.Chains > 1 {
 			keeps = fmt.Sprintf("min(n/%d, n/n_chains)", dispersedLengthDiv)
 		}
-		return fmt.Errorf("check_mixing needs n_samples ≥ %d%s (its chain keeps %s samples, at least %d), got %d",
-			dispersedMinLength*max(dispersedLengthDiv, opt.Chains), chains, keeps, dispersedMinLength, n)
+		return rowlessError{fmt.Errorf("check_mixing needs n_samples ≥ %d%s (its chain keeps %s samples, at least %d), got %d",
+			dispersedMinLength*max(dispersedLengthDiv, opt.Chains), chains, keeps, dispersedMinLength, n)}
 	}
-	return budget.Check(fmt.Sprintf("n_samples = %d%s, for the runs of batch means of check_mixing", n, chains),
-		budget.Mul(int64(chainBlocks(n, opt)+1), int64(dispersedBatches), budget.Add(8*int64(d), 8), int64(max(1, concurrent))))
+	if err := budget.Check(fmt.Sprintf("n_samples = %d%s, for the runs of batch means of check_mixing", n, chains),
+		budget.Mul(int64(chainBlocks(n, opt)+1), int64(dispersedBatches), budget.Add(8*int64(d), 8), int64(max(1, concurrent)))); err != nil {
+		return rowlessError{err}
+	}
+	return nil
 }
 
 // dispersedLength is the number of samples the diagnostic chain keeps for an estimate of n:

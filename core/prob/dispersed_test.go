@@ -311,3 +311,30 @@ func TestSampleRowDispersedCheck(t *testing.T) {
 		t.Errorf("exact samples: verdict %d, %v; want -1", v, err)
 	}
 }
+
+// TestCheckMixingRefusalNamesNoRow: check_mixing with too few samples, where "auto" resolves each
+// row to a chain, is a parameter error, reported without a row: it named row 0 or row 1 as the
+// threads' timing fell (probe AF), and no row is at fault.
+func TestCheckMixingRefusalNamesNoRow(t *testing.T) {
+	sp := mustSpace(t, "permutations", 18)
+	const q, n = 6, 2
+	coef := mat.NewDense(n, sp.Dim(), nil)
+	r := newRand(4, 4)
+	for i := 0; i < n; i++ {
+		for j := 0; j < sp.Dim(); j++ {
+			coef.Set(i, j, 20*r.NormFloat64())
+		}
+	}
+	md := &Model{Space: sp, Coef: coef, NFeatures: n}
+	X := make([]float64, q*n)
+	for i := range X {
+		X[i] = r.NormFloat64()
+	}
+	out := make([]int64, q*40*sp.Width())
+	for k := 0; k < 5; k++ {
+		err := md.SampleRows(xmat.DenseRows(X, q, n), 40, 1, SampleOptions{Sampler: SamplerAuto}, true, out, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), "check_mixing needs n_samples") {
+			t.Fatalf("want the check_mixing refusal without a row, got %v", err)
+		}
+	}
+}

@@ -400,12 +400,22 @@ func forRows(q int, stop *cancel.Flag, one func(i int) error) error {
 		}
 	})
 	for i, err := range errs {
-		if err != nil {
+		var re rowlessError
+		switch {
+		case errors.As(err, &re):
+			return err // the same for every row: which row met it first is the threads' timing
+		case err != nil:
 			return fmt.Errorf("row %d: %w", i, err)
 		}
 	}
 	return stop.Err()
 }
+
+// rowlessError is an error that a row's computation meets only because of the call's parameters,
+// as every other row would: forRows reports it without naming the row.
+type rowlessError struct{ error }
+
+func (e rowlessError) Unwrap() error { return e.error }
 
 // Output is the space of the structures the model predicts (model.Model).
 func (md *Model) Output() space.Space { return md.Space }

@@ -129,7 +129,8 @@ class StructuredRidge(StructuredEstimator):
         coefficients for the other kernels (at most 8000 unknowns); ``"cg"`` runs preconditioned
         conjugate gradients (deflated CG in the kernel's inner product for kernel models);
         ``"sgd"`` is the thesis' online stochastic gradient (section 5.3.2), step
-        ``eta0 / (alpha · t)``, with truncation ``tau`` for kernel expansions. ``"auto"`` uses
+        ``min(eta0 / (alpha · t), 1 / L)``, L the largest curvature of one example's term of J
+        (it grows with n_samples), with truncation ``tau`` for kernel expansions. ``"auto"`` uses
         ``"exact"`` for linear models with at most 600 unknowns ((n_features + 1) · d with
         ``fit_intercept``, n_features · d without) and ``"cg"`` otherwise; for kernel
         models always ``"cg"``, which reaches 1e-8 in 13–22 iterations where the direct solve costs
@@ -169,7 +170,9 @@ class StructuredRidge(StructuredEstimator):
         the example's features and d coefficients, and every call scores its chunk against all of
         them). Bound it with ``tau``, or use ``n_components``, whose model keeps a fixed size.
     eta0 : float, default=None
-        The constant p of the SGD step p/(alpha · t); None means 0.5.
+        The constant p of the SGD step min(p/(alpha · t), 1/L); None means 0.5. The cap 1/L
+        (see ``solver``) holds until step t = p·L/alpha, which on large data sets is past the
+        whole run: there eta0 changes nothing.
     random_state : int, RandomState instance or None, default=None
         Seeds SGD's shuffling and the Nyström landmarks.
     n_jobs : int, default=None
@@ -472,10 +475,11 @@ class StructuredRidge(StructuredEstimator):
                 # checks found that its steps did not move the model
                 advice = (
                     "J rose over its last epoch (SGD's noise, or the restart of its mean of the iterates), "
-                    "or its steps were too small to move the model (they are capped at 1/(2·alpha), the "
-                    "unpenalised intercept's too): increase max_iter, and if that does not help raise eta0 "
-                    "or lower alpha, standardise X (features on scales far apart leave the steps, set by the "
-                    "largest, too small for the others), or use solver='cg'"
+                    "or its steps were too small to move the model (they are capped at 1/L, L the largest "
+                    "curvature of one example's term, which grows with n_samples, and at most 1/(2·alpha); the "
+                    "unpenalised intercept's too): increase max_iter, and if that does not help lower alpha, "
+                    "standardise X (features on scales far apart leave the steps, set by the largest, too small "
+                    "for the others), or use solver='cg'"
                 )
             elif reached < _ROUNDING_FLOOR:
                 advice = "tol asks for less than floating point resolves; raise tol"

@@ -11,8 +11,8 @@ Every space offers:
 ``mean()``, ``covariance()``
     p = E[ψ] and S = Cov[ψ] under the uniform distribution on Y, from closed-form counts.
 ``embed(Y)``, ``validate(Y)``
-    ψ of each structure; a clear ``ValueError`` naming the first invalid row (``TypeError`` when Y
-    does not hold integers).
+    ψ of each structure; a clear ``ValueError`` naming the first invalid row, fractional values
+    included (``TypeError`` when Y is not numeric).
 ``sample(n, random_state)``
     exact uniform samples.
 ``decode(U)``
@@ -283,7 +283,8 @@ class Space:
         Returns
         -------
         Y : ndarray of shape (n_samples, width)
-            Structures in the space's encoding.
+            Structures in the space's encoding; of shape (n_samples,) for the spaces whose
+            structure is one integer (Multiclass, Ordinal, HierarchyPaths, DAGPaths).
         """
         if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
@@ -301,7 +302,8 @@ class Space:
         Returns
         -------
         Y : ndarray of shape (n_samples, width)
-            Structures in the space's encoding.
+            Structures in the space's encoding; of shape (n_samples,) for the spaces whose
+            structure is one integer (Multiclass, Ordinal, HierarchyPaths, DAGPaths).
         """
         return self._from_rows(self._handle().decode(_as_float_rows(U, self.dim, "U")))
 
@@ -328,6 +330,8 @@ class Space:
         Returns
         -------
         Y : ndarray of shape (|Y|, width)
+            Of shape (|Y|,) for the spaces whose structure is one integer (Multiclass, Ordinal,
+            HierarchyPaths, DAGPaths).
         """
         return self._from_rows(self._handle().enumerate())
 
