@@ -53,12 +53,15 @@ func integratedAutocorrTime(x []float64) float64 {
 // of label 0, or the successor of vertex 0). CFTP's ops are whole exact samples (independent: one
 // effective sample each). Run with e.g. -bench ChainESS -benchtime 3s.
 func BenchmarkChainESS(b *testing.B) {
-	for _, kind := range []string{"permutations", "dicycles"} {
-		sp := mustSpace(b, kind, 10)
+	for _, c := range []struct {
+		kind string
+		n    int64
+	}{{"permutations", 10}, {"dicycles", 10}, {"permutations", 40}, {"dicycles", 40}} {
+		kind, sp := c.kind, mustSpace(b, c.kind, c.n)
 		for _, norm := range []float64{0.5, 2, 8} {
 			u := randomScores(rand.New(rand.NewPCG(99, 100)), sp.Dim(), norm)
 			for _, ck := range []ChainKind{ChainMeta, ChainLocal, ChainMixed} {
-				b.Run(fmt.Sprintf("%s10/u=%g/%s", kind, norm, ck), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%s%d/u=%g/%s", kind, c.n, norm, ck), func(b *testing.B) {
 					r := rand.New(rand.NewPCG(1, 2))
 					c, err := NewChain(sp, u, ck, nil)
 					if err != nil {
@@ -92,7 +95,7 @@ func BenchmarkChainESS(b *testing.B) {
 					b.ReportMetric(float64(b.N)/tau/el, "ess/s")
 				})
 			}
-			b.Run(fmt.Sprintf("%s10/u=%g/cftp", kind, norm), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s%d/u=%g/cftp", kind, c.n, norm), func(b *testing.B) {
 				cf, err := NewCFTP(sp, u, 1<<20)
 				if err != nil {
 					b.Fatal(err)
