@@ -118,6 +118,12 @@ CP_EXPORT int cp_prob_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n, 
 /* cp_prob_fit_csr is cp_prob_fit on a sparse X (rows × cols CSR: see the _csr calls). */
 CP_EXPORT int cp_prob_fit_csr(int64_t spaceHandle, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t *ys, int64_t w, double *sampleWeight, const char *params, int64_t init, cp_progress_fn progress, void *ctx, int64_t *out);
 
+/* cp_prob_fit_plan writes, as UTF-8 text into buf (as cp_space_info: *needed receives the size),
+   one sentence saying how cp_prob_fit with params would compute E[ψ] on m examples of the space:
+   exact inference, or its sampler, samples per input and gradient and, for a Markov chain, the
+   burn-in, the thinning and the Markov steps of a gradient. A verbose fit prints it first. */
+CP_EXPORT int cp_prob_fit_plan(int64_t spaceHandle, int64_t m, const char *params, uint8_t *buf, int64_t capacity, int64_t *needed);
+
 /* cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over
    parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
    cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact

@@ -127,6 +127,29 @@ func probFitOptions(sp space.Space, params *C.char, init C.int64_t) (prob.Option
 	return opt, checkSampler(sp, opt.Inference.Sampler)
 }
 
+// cp_prob_fit_plan writes, as UTF-8 text into buf (as cp_space_info: *needed receives the size),
+// one sentence saying how cp_prob_fit with params would compute E[ψ] on m examples of the space:
+// exact inference, or its sampler, samples per input and gradient and, for a Markov chain, the
+// burn-in, the thinning and the Markov steps of a gradient. A verbose fit prints it first.
+//
+//export cp_prob_fit_plan
+func cp_prob_fit_plan(spaceHandle C.int64_t, m C.int64_t, params *C.char, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	sp, err := spaceOf(int64(spaceHandle))
+	if err != nil {
+		return status(err)
+	}
+	if m < 0 {
+		return status(fmt.Errorf("m = %d: the number of examples must be non-negative", int64(m)))
+	}
+	opt, err := probFitOptions(sp, params, 0)
+	if err != nil {
+		return status(err)
+	}
+	plan := prob.Plan(sp, int(m), opt)
+	return status(writeBytes("plan", func() ([]byte, error) { return []byte(plan), nil }, buf, capacity, needed))
+}
+
 // cp_prob_free releases a ProbabilisticStructured model handle.
 //
 //export cp_prob_free

@@ -745,3 +745,27 @@ def test_a_sampled_fit_leaves_nothing_along_directions_every_structure_scores_al
         sampled.fit(X, Y)
     assert np.abs(null.T @ sampled.intercept_).max() < 1e-12
     assert np.abs(sampled.coef_.T @ null).max() < 1e-12
+
+
+def test_verbose_fit_says_first_how_it_computes_the_marginals(capsys):
+    """A verbose fit prints its plan before its first iteration: exact inference, or the sampler
+    with the Markov steps of a gradient (a sampled fit on a large space spent a minute in its
+    first iteration with nothing printed), then one line per iteration."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    space = spaces.Permutations(20)
+    Y = space.sample(30, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ProbabilisticStructured(space=space, n_samples=10, max_iter=2, verbose=1, random_state=0).fit(X, Y)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("[ProbabilisticStructured] sampled inference, Adam: 10 samples per input and gradient")
+    # 30 inputs × (burn-in 100·190 + 9 × 190) and 30 × 10 × 190, the defaults of Permutations(20)
+    assert "about 6.21e+05 Markov steps in the first gradient and 5.7e+04 in each later one, over 30 inputs" in lines[0]
+    assert [line.split()[1] for line in lines[1:]] == ["iter", "iter"]
+    ProbabilisticStructured(space="multiclass", verbose=1).fit(X, rng.integers(0, 3, 30))
+    first = capsys.readouterr().err.splitlines()[0]
+    assert (
+        first
+        == "[ProbabilisticStructured] exact inference (E[ψ | x] by the space's closed form or dynamic programme), L-BFGS"
+    )

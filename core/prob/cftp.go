@@ -147,7 +147,8 @@ func (c *CFTP) sampleAt(seed uint64, beta float64, y []int64, forward bool, limi
 		return limit, 0, fmt.Errorf("%w: CFTP did not coalesce within %d backward steps; the estimated "+
 			"coalescence probability per step is %.3g (expected time ≈ %.3g steps, proven bound "+
 			"exp(f_max − f_min) = %.3g): the scores are too large for exact sampling; use a Markov "+
-			"chain sampler, smaller scores (stronger regularisation) or a larger bound",
+			"chain sampler (sampler=\"mixed\", \"local\" or \"metropolis\": approximate samples, and no "+
+			"guarantee for the FPRAS), smaller scores (stronger regularisation) or a larger bound",
 			ErrWorkBound, limit, p, 1/p, math.Exp(beta*(c.fMax-c.fMin)))
 	}
 	for k := T - 1; k >= 1 && forward; k-- {

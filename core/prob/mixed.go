@@ -36,7 +36,10 @@ func newMixedChain(sp space.Space, u []float64, local localChain) *MixedChain {
 // 1000). Making a proposal one step in 1 + proposalCost gives them about half of the chain's
 // time; on small spaces, where a proposal costs one or two moves, one step in two.
 func proposalCost(sp space.Space) float64 {
-	l, _ := sp.(space.Local)
+	l, ok := sp.(space.Local)
+	if !ok {
+		return 1 // no local chain to mix with (newLocalChain refuses it first)
+	}
 	switch l.LocalMoves() {
 	case space.MovesTransposition:
 		return float64(sp.Dim()) / 25

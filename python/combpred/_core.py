@@ -747,6 +747,14 @@ class ProbModel(Model):
         return call
 
     @staticmethod
+    def fit_plan(space: SpaceHandle, m: int, params: bytes) -> str:
+        """How a fit with ``params`` on ``m`` examples computes E[ψ] (``cp_prob_fit_plan``)."""
+        lib = _capi.lib()
+        return _read_bytes(
+            lambda buf, cap, needed: lib.cp_prob_fit_plan(space.value, m, params, buf, cap, needed)
+        ).decode()
+
+    @staticmethod
     def check_fit_sums(space: SpaceHandle, n_features: int, params: bytes, init: ProbModel | None) -> None:
         """Raise what :meth:`fit_sums_call`'s call would refuse before its first ``sums`` (the
         parameters, the inference, the memory of the fit), without fitting."""

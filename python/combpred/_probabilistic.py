@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import sys
 import threading
 import warnings
 from typing import Any
@@ -209,8 +210,10 @@ class ProbabilisticStructured(StructuredEstimator):
         prediction method set it, process-wide: it applies to every combpred call until another
         sets it. Counts above 4 threads per CPU are clamped to that.
     verbose : int, default=0
-        Print the objective (NaN when inference is sampled) and relative gradient norm after every
-        iteration when > 0.
+        When > 0, print first how E[ψ] is computed (exact inference, or the sampler, its samples
+        per input and gradient and, for a Markov chain, the burn-in, thinning and Markov steps of
+        a gradient), then the objective (NaN when inference is sampled) and relative gradient
+        norm after every iteration.
     decision : {"mode", "hamming", "kendall", "spearman", "hierarchical", "f1"}, default="mode"
         What :meth:`predict` returns: the most probable structure (``"mode"``), or the structure
         with the least expected loss for the named loss, computed from :meth:`predict_marginals`
@@ -347,7 +350,13 @@ class ProbabilisticStructured(StructuredEstimator):
         previous = getattr(self, "_model", None) if self.warm_start else None  # _fit_data forgets it
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
         self._check_decision(space)
-        call = _core.ProbModel.fit_call(space._handle(), X, rows, sw, self._params_string(), previous)
+        params = self._params_string()
+        call = _core.ProbModel.fit_call(space._handle(), X, rows, sw, params, previous)
+        if self.verbose:
+            print(
+                f"[{type(self).__name__}] {_core.ProbModel.fit_plan(space._handle(), X.shape[0], params)}",
+                file=sys.stderr,
+            )
         self._fit_model(call, **fitted_labels(space, classes))
         return self
 

@@ -1,0 +1,64 @@
+package prob
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/combpred/combpred/core/space"
+)
+
+// Plan describes in one sentence how Fit computes E[ψ] with opt on m examples of sp, so that a
+// verbose fit says up front what an iteration costs: exact inference (and how), or the sampler,
+// its samples per input and gradient, and for a Markov chain its burn-in, thinning and the Markov
+// steps of the first and of each later gradient (persistent chains resume with one thinning
+// interval). A sampled fit on a large space spent a minute in its first iteration with nothing
+// printed.
+func Plan(sp space.Space, m int, opt Options) string {
+	inf := opt.Inference
+	if inf.exact(sp) {
+		how := "by the space's closed form or dynamic programme"
+		if !HasClosedForm(sp) {
+			how = fmt.Sprintf("by summing over its %.0f structures", math.Exp(sp.LogCount()))
+		}
+		solver := "L-BFGS"
+		if separable(sp, inf) && separableFits {
+			solver = "one L-BFGS per label"
+		}
+		return fmt.Sprintf("exact inference (E[ψ | x] %s), %s", how, solver)
+	}
+	n := inf.samples()
+	s := inf.Sampler
+	head := fmt.Sprintf("sampled inference, Adam: %d samples per input and gradient", n)
+	if s.Sampler == SamplerCFTP {
+		return head + " by CFTP (exact; a sample's cost grows as exp(f_max − f_min) with the scores)"
+	}
+	burn, thin := s.BurnIn, s.Thin
+	if burn == 0 {
+		burn = DefaultBurnIn(sp)
+	}
+	if thin == 0 {
+		thin = DefaultThin(sp)
+	}
+	chain := map[ChainKind]string{ChainMeta: "the Metropolis chain", ChainLocal: "the local chain", ChainMixed: "the mixed chain"}[s.Chain]
+	if s.Chain == ChainAuto {
+		chain = "the mixed chain"
+		if !HasLocalChain(sp) {
+			chain = "the Metropolis chain"
+		}
+	}
+	if s.Sampler == SamplerAuto {
+		chain = "exact CFTP samples where their proven cost is small, else " + chain
+	}
+	rows := m
+	if opt.BatchSize > 0 && opt.BatchSize < m {
+		rows = opt.BatchSize
+	}
+	first := float64(rows) * (float64(burn) + float64(n-1)*float64(thin))
+	resume, later := fmt.Sprintf("resumes at the next gradient with %d", thin), float64(rows)*float64(n)*float64(thin)
+	if opt.FreshChains {
+		resume, later = "starts afresh at every gradient", first
+	}
+	return fmt.Sprintf("%s (%s); a chain burns in %d steps, then %d per sample, and %s: the chains take about "+
+		"%.3g Markov steps in the first gradient and %.3g in each later one, over %d inputs",
+		head, chain, burn, thin, resume, first, later, rows)
+}
