@@ -11,6 +11,8 @@ import (
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/space/spacetest"
+	"github.com/combpred/combpred/core/xmat"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestSamplerAutoDrawsDirectlyWhereTheSpaceCan: on the spaces with an exact sampler of scores,
@@ -129,6 +131,13 @@ func TestSamplerDirectDoesNotDependOnThreads(t *testing.T) {
 	_, err := visitSamples(sp, u, 8, 5, SampleOptions{Sampler: SamplerAuto}, false, func(int, int, []int64, []float64) {})
 	if !budget.Is(err) || !strings.Contains(err.Error(), "exact sampling on the ksubsets space") {
 		t.Errorf("two tables above the budget: %v", err)
+	}
+	// rows run at once, each with its tables: every row meets the refusal, which names none (review)
+	md := &Model{Space: sp, Coef: mat.NewDense(1, sp.Dim(), u), NFeatures: 1}
+	X := []float64{1, 1, 1, 1, 1, 1, 1, 1}
+	err = md.SampleRows(xmat.DenseRows(X, 8, 1), 2, 5, SampleOptions{Sampler: SamplerAuto}, false, make([]int64, 16*sp.Width()), nil)
+	if !budget.Is(err) || !strings.HasPrefix(err.Error(), "exact sampling on the ksubsets space") {
+		t.Errorf("rows above the budget: %v", err)
 	}
 	_ = budget.Set(0)
 	perms := mustSpace(t, "permutations", 4)

@@ -156,6 +156,11 @@ func resolveSampler(sp space.Space, u []float64, opt SampleOptions) (SampleOptio
 	}
 	if opt.Sampler == SamplerAuto || (opt.Sampler == samplerDirect && !hasDirectSampler(sp, u)) {
 		opt.Sampler = autoSampler(sp, u, opt.Stop) // samplerDirect resolved for other scores, or given
+		// a stop during autoSampler's decodes left it choosing a chain: the caller's checks of
+		// that chain would then report their own errors instead of the interrupt (review)
+		if err := opt.Stop.Err(); err != nil {
+			return opt, err
+		}
 	}
 	return opt, nil
 }
@@ -251,9 +256,10 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 		if !par {
 			concurrent = int64(parallel.Threads())
 		}
-		if err := budget.Check(fmt.Sprintf("exact sampling on the %s space %v (its tables)", sp.Kind(), sp.Params()),
+		if err := budget.Check(fmt.Sprintf("exact sampling on the %s space %v (its tables; sampler=\"mixed\" or "+
+			"\"metropolis\" sample approximately without them)", sp.Kind(), sp.Params()),
 			budget.Mul(closedFormBytes(sp), concurrent)); err != nil {
-			return SampleStats{}, err
+			return SampleStats{}, rowlessError{err} // every row meets it: which one first is the threads' timing
 		}
 		ss, _ := space.ScoreSamplingOf(sp)
 		direct = ss.ScoreSampler(u)
