@@ -88,9 +88,13 @@ func newCFTP(sp space.Space, u []float64, maxSteps int, stop *cancel.Flag) (*CFT
 	for _, x := range u {
 		l1 += math.Abs(x)
 	}
-	// The margin covers rounding in Decode and in the dot products of the two passes; it lowers
-	// the coalescence probability by a factor e^{−margin} ≈ 1.
-	margin := 1e-9 * (1 + l1)
+	// The margin covers rounding in Decode and in the dot products of the two passes: a score sums
+	// at most d terms u_j·ψ_j, ψ_j ∈ {−1, 0, 1}, so it is off by at most (d − 1)·2⁻⁵³·‖u‖₁, and F,
+	// the proposal's score and the decoder's own sums each carry that much. It lowers the
+	// coalescence probability by e^{−margin} ≈ 1. It was 10⁻⁹·‖u‖₁, 10⁶ times that on small
+	// spaces: beyond ‖u‖₁ ≈ 10¹⁰ the factor e^{−10} and less made CFTP (and the FPRAS on it)
+	// refuse even a tie between two structures of Multiclass(4) (probe AH).
+	margin := 4 * float64(sp.Dim()+1) * 0x1p-53 * (1 + l1)
 	pcg := rand.NewPCG(0, 0)
 	return &CFTP{sc: newScorer(sp, u), fMax: hi + margin, fMin: lo, exactMax: exact, maxSteps: maxSteps,
 		stop: stop, pcg: pcg, r: rand.New(pcg), z: make([]int64, sp.Width())}, nil

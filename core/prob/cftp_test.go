@@ -186,3 +186,27 @@ func TestCFTPApproximateDecoders(t *testing.T) {
 		}
 	}
 }
+
+// TestCFTPAtLargeScores: two tied classes of Multiclass(4) at ‖u‖₁ = 4·10¹², the others e^{−2·10¹²}
+// as likely: CFTP coalesces in |Y|·e^F/Z ≈ 2 steps per sample and splits its samples evenly. The
+// rounding margin on F was 10⁻⁹·‖u‖₁ = 4000, which made every sample pass the work bound.
+func TestCFTPAtLargeScores(t *testing.T) {
+	sp := mustSpace(t, "multiclass", 4)
+	u := []float64{1e12, -1e12, 1e12, -1e12}
+	const n = 4000
+	out := make([]int64, n)
+	st, err := Sample(sp, u, n, 7, SampleOptions{Sampler: SamplerCFTP}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mean := float64(st.Steps) / n; mean > 2.2 {
+		t.Errorf("mean backward steps %.2f, want about 2", mean)
+	}
+	counts := make([]int, 4)
+	for _, y := range out {
+		counts[y]++
+	}
+	if stat, df, p := spacetest.ChiSquare(counts, []float64{0.5, 0, 0.5, 0}); p < 1e-4 || counts[1]+counts[3] > 0 {
+		t.Errorf("counts %v: χ² = %.1f on %d df, p = %.2g", counts, stat, df, p)
+	}
+}
