@@ -18,6 +18,9 @@ func writeBytes(what string, marshal func() ([]byte, error), buf *C.uint8_t, cap
 	if err := outPtr("needed", needed); err != nil {
 		return err
 	}
+	if capacity < 0 {
+		return fmt.Errorf("the %s bytes' buffer capacity %d is negative (0 asks for the size)", what, int64(capacity))
+	}
 	b, err := marshal()
 	if err != nil {
 		return err

@@ -93,9 +93,8 @@ func probFitWith(spaceHandle C.int64_t, m C.int64_t, ys *C.int64_t, w C.int64_t,
 	if err != nil {
 		return nil, err
 	}
-	if opt.Inference.Method == prob.InferExact && !prob.HasExact(sp) {
-		return nil, fmt.Errorf("parameter sampler=exact: the %s space (log|Y| = %.1f) has no exact inference; use auto, cftp, metropolis or a local chain",
-			sp.Kind(), sp.LogCount())
+	if err := checkExactInference(sp, opt); err != nil {
+		return nil, err
 	}
 	opt.Progress = progressFunc(progress, ctx)
 	// Ctrl-C reaches the sampling inside an iteration (which took seconds), not only the next one.
@@ -139,15 +138,27 @@ func cp_prob_fit_plan(spaceHandle C.int64_t, m C.int64_t, params *C.char, buf *C
 	if err != nil {
 		return status(err)
 	}
-	if m < 0 {
-		return status(fmt.Errorf("m = %d: the number of examples must be non-negative", int64(m)))
+	if m < 1 {
+		return status(fmt.Errorf("m = %d: a fit needs at least one example", int64(m)))
 	}
 	opt, err := probFitOptions(sp, params, 0)
+	if err == nil {
+		err = checkExactInference(sp, opt) // what the fit would refuse, the plan refuses
+	}
 	if err != nil {
 		return status(err)
 	}
 	plan := prob.Plan(sp, int(m), opt)
 	return status(writeBytes("plan", func() ([]byte, error) { return []byte(plan), nil }, buf, capacity, needed))
+}
+
+// checkExactInference refuses sampler=exact on a space without exact inference, naming the key.
+func checkExactInference(sp space.Space, opt prob.Options) error {
+	if opt.Inference.Method == prob.InferExact && !prob.HasExact(sp) {
+		return fmt.Errorf("parameter sampler=exact: the %s space (log|Y| = %.1f) has no exact inference; use auto, cftp, metropolis or a local chain",
+			sp.Kind(), sp.LogCount())
+	}
+	return nil
 }
 
 // cp_prob_free releases a ProbabilisticStructured model handle.

@@ -769,3 +769,7 @@ def test_verbose_fit_says_first_how_it_computes_the_marginals(capsys):
         first
         == "[ProbabilisticStructured] exact inference (E[ψ | x] by the space's closed form or dynamic programme), L-BFGS"
     )
+    # a plan the fit would refuse is refused, not printed (it announced enumerating 20! rankings)
+    with pytest.raises(ValueError, match="has no exact inference"):
+        ProbabilisticStructured(space=space, sampler="exact", verbose=1).fit(X, Y)
+    assert capsys.readouterr().err == ""

@@ -21,7 +21,10 @@ func Plan(sp space.Space, m int, opt Options) string {
 			how = fmt.Sprintf("by summing over its %.0f structures", math.Exp(sp.LogCount()))
 		}
 		solver := "L-BFGS"
-		if separable(sp, inf) && separableFits {
+		switch {
+		case opt.Solver == SolverAdam:
+			solver = "Adam"
+		case separable(sp, inf) && separableFits:
 			solver = "one L-BFGS per label"
 		}
 		return fmt.Sprintf("exact inference (E[ψ | x] %s), %s", how, solver)
@@ -50,11 +53,14 @@ func Plan(sp space.Space, m int, opt Options) string {
 		chain = "exact CFTP samples where their proven cost is small, else " + chain
 	}
 	rows := m
+	resume := fmt.Sprintf("resumes at the next gradient with %d", thin)
 	if opt.BatchSize > 0 && opt.BatchSize < m {
 		rows = opt.BatchSize
+		resume = fmt.Sprintf("resumes with %d once its input has been sampled", thin)
 	}
-	first := float64(rows) * (float64(burn) + float64(n-1)*float64(thin))
-	resume, later := fmt.Sprintf("resumes at the next gradient with %d", thin), float64(rows)*float64(n)*float64(thin)
+	c := min(max(1, s.Chains), n) // each of an input's chains burns in
+	first := float64(rows) * (float64(c)*float64(burn) + float64(n-c)*float64(thin))
+	later := float64(rows) * float64(n) * float64(thin)
 	if opt.FreshChains {
 		resume, later = "starts afresh at every gradient", first
 	}

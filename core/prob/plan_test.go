@@ -15,6 +15,9 @@ func TestPlan(t *testing.T) {
 	}
 	batch := chain(ChainAuto)
 	batch.BatchSize = 5
+	chains := chain(ChainAuto)
+	chains.Inference.Sampler.Chains = 2
+	adam := Options{Solver: SolverAdam}
 	for _, c := range []struct {
 		sp   string
 		args []int64
@@ -24,12 +27,16 @@ func TestPlan(t *testing.T) {
 		{"multiclass", []int64{4}, Options{}, []string{"exact inference", "closed form or dynamic programme", ", L-BFGS"}},
 		{"multilabel", []int64{4}, Options{}, []string{"exact inference", "one L-BFGS per label"}},
 		{"cliques", []int64{6}, Options{}, []string{"exact inference", "summing over its 58 structures"}},
+		{"multiclass", []int64{4}, adam, []string{"exact inference", "), Adam"}},
+		// two chains each burn in: 200 × (2 × 19000 + 8 × 190)
+		{"permutations", []int64{20}, chains, []string{"about 7.9e+06 Markov steps in the first gradient and 3.8e+05"}},
 		{"permutations", []int64{20}, Options{Inference: InferenceOptions{Method: InferSampled, Sampler: SampleOptions{Sampler: SamplerCFTP}}},
 			[]string{"100 samples per input", "by CFTP"}},
 		{"permutations", []int64{20}, chain(ChainAuto),
 			[]string{"10 samples per input", "(the mixed chain)", "burns in 19000 steps, then 190 per sample", "resumes at the next gradient with 190",
 				"about 4.14e+06 Markov steps in the first gradient and 3.8e+05 in each later one, over 200 inputs"}},
-		{"permutations", []int64{20}, batch, []string{"about 1.04e+05 Markov steps in the first gradient and 9.5e+03 in each later one, over 5 inputs"}},
+		{"permutations", []int64{20}, batch, []string{"resumes with 190 once its input has been sampled",
+			"about 1.04e+05 Markov steps in the first gradient and 9.5e+03 in each later one, over 5 inputs"}},
 		{"cliques", []int64{20}, chain(ChainAuto), []string{"(the Metropolis chain)", "burns in 19000 steps, then 190 per sample"}},
 		{"dicycles", []int64{20}, Options{Inference: InferenceOptions{Method: InferSampled, Sampler: SampleOptions{Sampler: SamplerAuto, BurnIn: 7, Thin: 3}}},
 			[]string{"exact CFTP samples where their proven cost is small, else the mixed chain", "burns in 7 steps, then 3 per sample"}},
