@@ -773,3 +773,14 @@ def test_verbose_fit_says_first_how_it_computes_the_marginals(capsys):
     with pytest.raises(ValueError, match="has no exact inference"):
         ProbabilisticStructured(space=space, sampler="exact", verbose=1).fit(X, Y)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("sampler, chain_advice", [("cftp", False), ("metropolis", True)])
+def test_adam_warning_blames_chains_only_when_there_are_chains(sampler, chain_advice):
+    """An unsettled Adam fit blamed Markov-chain bias even when every sample was exact (CFTP)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    space = spaces.Permutations(4)
+    with pytest.warns(ConvergenceWarning, match="increase max_iter") as record:
+        ProbabilisticStructured(space=space, sampler=sampler, max_iter=3, random_state=0).fit(X, space.sample(30, 0))
+    assert any("Markov-chain samples" in str(w.message) for w in record) == chain_advice

@@ -392,12 +392,15 @@ class ProbabilisticStructured(StructuredEstimator):
             # a gradient larger than at W = 0 beyond its noise: the steps overshot the minimum (a
             # learning_rate of 1e12 left coefficients of 1e6 and "increase max_iter" as advice)
             overshot = self.relative_gradient_ - 2 * self.relative_gradient_se_ > 1
-            advice = (
-                "the gradient is larger than at W = 0: Adam's steps overshoot; lower learning_rate"
-                if overshot
-                else "increase max_iter (the gradients of Markov-chain samples are biased until the chains mix: "
-                'sampler="cftp" draws exact samples where they are affordable)'
-            )
+            if overshot:
+                advice = "the gradient is larger than at W = 0: Adam's steps overshoot; lower learning_rate"
+            elif model.info.exact or self.sampler == "cftp":  # exact marginals or exact samples: no chain to blame
+                advice = "increase max_iter"
+            else:
+                advice = (
+                    "increase max_iter (the gradients of Markov-chain samples are biased until the chains mix: "
+                    'sampler="cftp" draws exact samples where they are affordable)'
+                )
             warnings.warn(
                 f"Adam stopped after {n_iter} iterations before its averaged coefficients settled (tol={self.tol}); "
                 f"relative gradient {self.relative_gradient_:.2e} ± {self.relative_gradient_se_:.1e} (Monte Carlo "
