@@ -194,10 +194,7 @@ func (s *DAGPaths) HasPartition() bool { return true }
 // LogPartition: log Z is the log-sum-exp of ⟨u, ψ(z)⟩ over the structures, and E[ψ_v] sums the
 // probabilities of the structures below v.
 func (s *DAGPaths) LogPartition(u, mean []float64) float64 {
-	f := make([]float64, len(s.cand))
-	for i, z := range s.cand {
-		f[i] = s.score(u, z)
-	}
+	f := s.candScores(u)
 	lz := logmath.SumExp(f)
 	if mean != nil {
 		clear(mean)
@@ -254,9 +251,14 @@ func (o dagPathsCov) MulVec(dst, v []float64) {
 
 // ScoreSampler draws structure z with probability ∝ exp⟨u, ψ(z)⟩, one pass over the ancestor sets.
 func (s *DAGPaths) ScoreSampler(u []float64) ScoreSampler {
+	return newCategorical(s.candScores(u), s.cand)
+}
+
+// candScores returns ⟨u, ψ(z)⟩ for every structure z, in the order of cand.
+func (s *DAGPaths) candScores(u []float64) []float64 {
 	f := make([]float64, len(s.cand))
 	for i, z := range s.cand {
 		f[i] = s.score(u, z)
 	}
-	return newCategorical(f, s.cand)
+	return f
 }

@@ -152,13 +152,7 @@ func (s *HierarchyPaths) Sample(r *rand.Rand, y []int64) { y[0] = int64(s.cand[r
 func (s *HierarchyPaths) Decode(u []float64, y []int64) {
 	bp := s.pool.Get().(*[]float64)
 	a := *bp
-	t := s.t
-	for _, v := range t.pre { // a[v] = Σ u over the path to v
-		a[v] = u[v]
-		if v != t.root {
-			a[v] += a[t.parent[v]]
-		}
-	}
+	s.t.rootPathSums(u, a)
 	best := s.cand[0]
 	for _, v := range s.cand[1:] {
 		if a[v] > a[best] {
@@ -239,12 +233,9 @@ func (s *HierarchyPaths) HasPartition() bool { return true }
 func (s *HierarchyPaths) LogPartition(u, mean []float64) float64 {
 	t := s.t
 	a := make([]float64, len(t.parent))
+	t.rootPathSums(u, a)
 	cand := make([]float64, 0, len(s.cand))
-	for _, v := range t.pre { // parents before children
-		a[v] = u[v]
-		if p := t.parent[v]; p >= 0 {
-			a[v] += a[p]
-		}
+	for _, v := range t.pre { // the order of the sum as before
 		if s.isCand[v] {
 			cand = append(cand, a[v])
 		}
@@ -267,14 +258,8 @@ func (s *HierarchyPaths) LogPartition(u, mean []float64) float64 {
 
 // ScoreSampler draws structure z with probability ∝ exp of the sum of u over the path to z.
 func (s *HierarchyPaths) ScoreSampler(u []float64) ScoreSampler {
-	t := s.t
-	a := make([]float64, len(t.parent))
-	for _, v := range t.pre {
-		a[v] = u[v]
-		if p := t.parent[v]; p >= 0 {
-			a[v] += a[p]
-		}
-	}
+	a := make([]float64, s.t.n())
+	s.t.rootPathSums(u, a)
 	f := make([]float64, len(s.cand))
 	for i, v := range s.cand {
 		f[i] = a[v]

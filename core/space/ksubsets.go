@@ -217,28 +217,12 @@ func (s *KSubsets) PartitionBytes() int64 {
 func (s *KSubsets) LogPartition(u, mean []float64) float64 {
 	n, k := len(u), s.k
 	neg := math.Inf(-1)
-	table := func(idx func(j int) int) [][]float64 {
-		t := make([][]float64, n+1)
-		t[0] = make([]float64, k+1)
-		for i := 1; i <= k; i++ {
-			t[0][i] = neg
-		}
-		for j := 1; j <= n; j++ {
-			x := u[idx(j)]
-			t[j] = make([]float64, k+1)
-			t[j][0] = 0
-			for i := 1; i <= k; i++ {
-				t[j][i] = logmath.AddExp(t[j-1][i], t[j-1][i-1]+x)
-			}
-		}
-		return t
-	}
-	fwd := table(func(j int) int { return j - 1 }) // fwd[j]: the first j items
+	fwd := s.logSymmetric(u, func(j int) int { return j - 1 }) // fwd[j]: the first j items
 	lz := fwd[n][k]
 	if mean == nil {
 		return lz
 	}
-	bwd := table(func(j int) int { return n - j }) // bwd[j]: the last j items
+	bwd := s.logSymmetric(u, func(j int) int { return n - j }) // bwd[j]: the last j items
 	for j := 0; j < n; j++ {
 		acc := neg
 		for a := 0; a <= k-1; a++ {
@@ -249,36 +233,47 @@ func (s *KSubsets) LogPartition(u, mean []float64) float64 {
 	return lz
 }
 
-// ScoreSampler draws the labels in order from the suffix table B[j][i] = log e_i(x_j, …, x_{n−1}),
-// x = e^u: with i labels still needed, label j is taken with probability x_j e_{i−1}(x_{j+1}, …)/
-// e_i(x_j, …) (1 exactly when every remaining label is needed). The table holds (n+1)(k+1) floats.
-func (s *KSubsets) ScoreSampler(u []float64) ScoreSampler {
-	n, k := s.n, s.k
-	w := k + 1
-	b := make([]float64, (n+1)*w)
+// logSymmetric returns the table t[j][i] = log e_i of the first j items in the order idx gives
+// (item idx(j) is the j-th, j = 1 … n), for i ≤ k: e_i(x_1..x_j) = e_i(x_1..x_{j−1}) + x_j e_{i−1}(x_1..x_{j−1}).
+func (s *KSubsets) logSymmetric(u []float64, idx func(j int) int) [][]float64 {
+	n, k := len(u), s.k
+	t := make([][]float64, n+1)
+	t[0] = make([]float64, k+1)
 	for i := 1; i <= k; i++ {
-		b[n*w+i] = math.Inf(-1)
+		t[0][i] = math.Inf(-1)
 	}
-	for j := n - 1; j >= 0; j-- {
+	for j := 1; j <= n; j++ {
+		x := u[idx(j)]
+		t[j] = make([]float64, k+1)
 		for i := 1; i <= k; i++ {
-			b[j*w+i] = logmath.AddExp(b[(j+1)*w+i], u[j]+b[(j+1)*w+i-1])
+			t[j][i] = logmath.AddExp(t[j-1][i], t[j-1][i-1]+x)
 		}
 	}
-	return subsetSampler{u: append([]float64(nil), u...), b: b, k: k}
+	return t
 }
 
-// subsetSampler draws k-subsets from the suffix table b of KSubsets.ScoreSampler.
+// ScoreSampler draws the labels in order from LogPartition's backward table, bwd[n−j][i] =
+// log e_i(x_j, …, x_{n−1}), x = e^u: with i labels still needed, label j is taken with probability
+// x_j e_{i−1}(x_{j+1}, …)/e_i(x_j, …) (1 exactly when every remaining label is needed). The table
+// holds (n+1)(k+1) floats.
+func (s *KSubsets) ScoreSampler(u []float64) ScoreSampler {
+	n := len(u)
+	return subsetSampler{u: append([]float64(nil), u...), bwd: s.logSymmetric(u, func(j int) int { return n - j }), k: s.k}
+}
+
+// subsetSampler draws k-subsets from the backward table bwd of KSubsets.ScoreSampler.
 type subsetSampler struct {
-	u, b []float64
-	k    int
+	u   []float64
+	bwd [][]float64
+	k   int
 }
 
 // Draw writes one k-subset.
 func (d subsetSampler) Draw(r *rand.Rand, y []int64) {
-	w, need := d.k+1, d.k
+	n, need := len(d.u), d.k
 	for j, x := range d.u {
 		y[j] = 0
-		if need > 0 && r.Float64() < math.Exp(x+d.b[(j+1)*w+need-1]-d.b[j*w+need]) {
+		if need > 0 && r.Float64() < math.Exp(x+d.bwd[n-j-1][need-1]-d.bwd[n-j][need]) {
 			y[j] = 1
 			need--
 		}

@@ -154,10 +154,7 @@ func (s *Ordinal) HasPartition() bool { return true }
 // LogPartition: level z scores s_z = u_0 + … + u_{z−1} (prefix sums, s_0 = 0) over the d+1 levels;
 // E[ψ_j] = P(z > j) is a suffix sum of the level probabilities.
 func (s *Ordinal) LogPartition(u, mean []float64) float64 {
-	sc := make([]float64, len(u)+1)
-	for z := 1; z <= len(u); z++ {
-		sc[z] = sc[z-1] + u[z-1]
-	}
+	sc := levelScores(u)
 	lz := logmath.SumExp(sc)
 	if mean != nil {
 		var tail float64
@@ -170,10 +167,13 @@ func (s *Ordinal) LogPartition(u, mean []float64) float64 {
 }
 
 // ScoreSampler draws level z with probability ∝ exp(u_0 + … + u_{z−1}).
-func (s *Ordinal) ScoreSampler(u []float64) ScoreSampler {
-	f := make([]float64, len(u)+1)
+func (s *Ordinal) ScoreSampler(u []float64) ScoreSampler { return newCategorical(levelScores(u), nil) }
+
+// levelScores returns the score of every level z, u_0 + … + u_{z−1} (prefix sums, 0 for z = 0).
+func levelScores(u []float64) []float64 {
+	sc := make([]float64, len(u)+1)
 	for z := 1; z <= len(u); z++ {
-		f[z] = f[z-1] + u[z-1]
+		sc[z] = sc[z-1] + u[z-1]
 	}
-	return newCategorical(f, nil)
+	return sc
 }

@@ -267,12 +267,7 @@ func (s *Subtrees) HasPartition() bool { return true }
 // so E[ψ_v] is the product of these along the root path.
 func (s *Subtrees) LogPartition(u, mean []float64) float64 {
 	t := s.t
-	lg := make([]float64, len(t.parent))
-	copy(lg, u)
-	for i := len(t.pre) - 1; i > 0; i-- { // pre[0] is the root
-		v := t.pre[i]
-		lg[t.parent[v]] += logmath.Log1pExp(lg[v])
-	}
+	lg := s.upwardMessages(u)
 	if mean != nil {
 		for _, v := range t.pre {
 			if v == t.root {
@@ -288,16 +283,22 @@ func (s *Subtrees) LogPartition(u, mean []float64) float64 {
 // ScoreSampler draws top-down: the root, then each child c of a node in the subtree
 // independently with probability G(c)/(1 + G(c)), G from the upward messages of LogPartition.
 func (s *Subtrees) ScoreSampler(u []float64) ScoreSampler {
+	lg := s.upwardMessages(u)
+	for v := range lg {
+		lg[v] = logmath.Logistic(lg[v])
+	}
+	return subtreeSampler{t: s.t, q: lg}
+}
+
+// upwardMessages returns log G(v) for every node (see LogPartition), children before parents.
+func (s *Subtrees) upwardMessages(u []float64) []float64 {
 	t := s.t
 	lg := append([]float64(nil), u...)
 	for i := len(t.pre) - 1; i > 0; i-- { // pre[0] is the root
 		v := t.pre[i]
 		lg[t.parent[v]] += logmath.Log1pExp(lg[v])
 	}
-	for v := range lg {
-		lg[v] = logmath.Logistic(lg[v])
-	}
-	return subtreeSampler{t: t, q: lg}
+	return lg
 }
 
 // subtreeSampler draws rooted subtrees top-down, child v kept with probability q[v] when its

@@ -168,9 +168,7 @@ func (s *Tournaments) HasPartition() bool { return true }
 func (s *Tournaments) LogPartition(u, mean []float64) float64 {
 	var lz float64
 	for j, x := range u {
-		m := math.Abs(x)
-		e1, e2 := math.Exp(-m), math.Exp(-2*m)
-		den := 1 + e1 + e2
+		m, _, e2, den := pairWeights(x)
 		lz += m + logmath.Log(den)
 		if mean != nil {
 			mean[j] = math.Copysign((1-e2)/den, x)
@@ -191,9 +189,7 @@ func (s *Tournaments) PartitionScaleExact() {}
 func (s *Tournaments) ScoreSampler(u []float64) ScoreSampler {
 	cut := make([]float64, 2*len(u))
 	for j, x := range u {
-		m := math.Abs(x)
-		e1, e2 := math.Exp(-m), math.Exp(-2*m)
-		den := 1 + e1 + e2
+		_, e1, e2, den := pairWeights(x)
 		low := e2 // the weight of the sign opposite to u_j's
 		if x < 0 {
 			low = 1
@@ -201,6 +197,14 @@ func (s *Tournaments) ScoreSampler(u []float64) ScoreSampler {
 		cut[2*j], cut[2*j+1] = low/den, (low+e1)/den
 	}
 	return pairSampler{cut: cut}
+}
+
+// pairWeights returns m = |x| and the weights of a pair's values relative to e^m, the largest:
+// e1 = e^{−m} (value 0), e2 = e^{−2m} (the sign opposite to x's), and their sum with 1, den.
+func pairWeights(x float64) (m, e1, e2, den float64) {
+	m = math.Abs(x)
+	e1, e2 = math.Exp(-m), math.Exp(-2*m)
+	return m, e1, e2, 1 + e1 + e2
 }
 
 // pairSampler draws one value per pair: −1 below cut[2j], 0 below cut[2j+1], else 1.

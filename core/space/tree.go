@@ -129,6 +129,16 @@ func cycleNode(parent []int, start int) int {
 // n is the number of nodes.
 func (t *rootedTree) n() int { return len(t.parent) }
 
+// rootPathSums writes into a, for every node v, the sum of u over the path from the root to v.
+func (t *rootedTree) rootPathSums(u, a []float64) {
+	for _, v := range t.pre { // parents before children
+		a[v] = u[v]
+		if p := t.parent[v]; p >= 0 {
+			a[v] += a[p]
+		}
+	}
+}
+
 // children returns the children of v by increasing id. The slice must not be modified.
 func (t *rootedTree) children(v int) []int { return t.child[t.childStart[v]:t.childStart[v+1]] }
 
