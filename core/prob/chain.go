@@ -105,7 +105,7 @@ func newLocalChain(sp space.Space, u []float64, kind ChainKind) (localChain, err
 		return nil, err
 	}
 	u = append([]float64(nil), u...)
-	switch kind {
+	switch resolveChain(sp, kind) {
 	case ChainMeta:
 		return newMetaChain(sp, u), nil
 	case ChainLocal:
@@ -120,12 +120,9 @@ func newLocalChain(sp space.Space, u []float64, kind ChainKind) (localChain, err
 			}
 		}
 		return nil, fmt.Errorf("prob: the %s space has no local chain (use meta or auto)", sp.Kind())
-	case ChainAuto, ChainMixed:
+	case ChainMixed:
 		if !HasLocalChain(sp) {
-			if kind == ChainMixed {
-				return nil, fmt.Errorf("prob: the %s space has no local chain to mix (use meta or auto)", sp.Kind())
-			}
-			return newMetaChain(sp, u), nil
+			return nil, fmt.Errorf("prob: the %s space has no local chain to mix (use meta or auto)", sp.Kind())
 		}
 		local, err := newLocalChain(sp, u, ChainLocal)
 		if err != nil {
@@ -134,6 +131,19 @@ func newLocalChain(sp space.Space, u []float64, kind ChainKind) (localChain, err
 		return newMixedChain(sp, u, local), nil
 	}
 	return nil, fmt.Errorf("prob: unknown chain kind %d", int(kind))
+}
+
+// resolveChain is the chain kind stands for on sp: ChainAuto is ChainMixed where the space has a
+// local chain and ChainMeta otherwise; other kinds stand for themselves.
+func resolveChain(sp space.Space, kind ChainKind) ChainKind {
+	switch {
+	case kind != ChainAuto:
+		return kind
+	case HasLocalChain(sp):
+		return ChainMixed
+	default:
+		return ChainMeta
+	}
 }
 
 // setState validates y and loads it with its score.

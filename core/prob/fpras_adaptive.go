@@ -249,10 +249,8 @@ func (t *tpa) charge(n int64) error {
 }
 
 func (t *tpa) burnIn() int {
-	if t.opt.BurnIn > 0 {
-		return t.opt.BurnIn
-	}
-	return DefaultBurnIn(t.sp)
+	burn, _ := t.opt.chainSteps(t.sp)
+	return burn
 }
 
 // phase runs n TPA runs in parallel, run i seeded by (seed, phase, i), and returns their total

@@ -30,7 +30,7 @@ func newMixedChain(sp space.Space, u []float64, local localChain) *MixedChain {
 }
 
 // proposalCost is the time of a uniform proposal (drawing a structure and scoring it) in local
-// moves (O(1) each), as measured on a 2-core EPYC (session 48): a ranking's score sums its
+// moves (O(1) each), as measured on a 2-core Intel Xeon (session 48): a ranking's score sums its
 // n(n − 1)/2 pair signs, d/25 moves (2.1 at 6 labels, 34 at 40, 188 at 100); a cycle's its n arcs,
 // w/4 (3.4 at 10 vertices, 8–11 at 40); a 0/1 row's its d entries, w/14 (3.5 at 40 labels, 72 at
 // 1000). Making a proposal one step in 1 + proposalCost gives them about half of the chain's

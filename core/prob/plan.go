@@ -35,20 +35,8 @@ func Plan(sp space.Space, m int, opt Options) string {
 	if s.Sampler == SamplerCFTP {
 		return head + " by CFTP (exact; a sample's cost grows as exp(f_max − f_min) with the scores)"
 	}
-	burn, thin := s.BurnIn, s.Thin
-	if burn == 0 {
-		burn = DefaultBurnIn(sp)
-	}
-	if thin == 0 {
-		thin = DefaultThin(sp)
-	}
-	chain := map[ChainKind]string{ChainMeta: "the Metropolis chain", ChainLocal: "the local chain", ChainMixed: "the mixed chain"}[s.Chain]
-	if s.Chain == ChainAuto {
-		chain = "the mixed chain"
-		if !HasLocalChain(sp) {
-			chain = "the Metropolis chain"
-		}
-	}
+	burn, thin := s.chainSteps(sp)
+	chain := map[ChainKind]string{ChainMeta: "the Metropolis chain", ChainLocal: "the local chain", ChainMixed: "the mixed chain"}[resolveChain(sp, s.Chain)]
 	if s.Sampler == SamplerAuto {
 		chain = "exact CFTP samples where their proven cost is small, else " + chain
 	}

@@ -29,7 +29,7 @@ const (
 	// (samplerDirect).
 	SamplerAuto
 	// samplerDirect draws exact, independent samples by the space's own recursion
-	// (space.ScoreSampling): what SamplerAuto resolves to where the space has one (directSampler).
+	// (space.ScoreSampling): what SamplerAuto resolves to where the space has one (hasDirectSampler).
 	// It is a resolution only, never a choice given in SampleOptions.
 	samplerDirect
 )
@@ -111,6 +111,19 @@ func DefaultThin(sp space.Space) int { return max(sp.Dim(), sp.Width(), 1) }
 // not a proven mixing time (none is known for the local chains; the meta chain's is
 // ln(1/ε)/ln(1/(1 − e^{f_min−f_max})), thesis theorem th:meta_coupling).
 func DefaultBurnIn(sp space.Space) int { return 100 * DefaultThin(sp) }
+
+// chainSteps returns the burn-in and thinning of o's chains on sp: o's own, or DefaultBurnIn and
+// DefaultThin where they are 0.
+func (o SampleOptions) chainSteps(sp space.Space) (burn, thin int) {
+	burn, thin = o.BurnIn, o.Thin
+	if burn == 0 {
+		burn = DefaultBurnIn(sp)
+	}
+	if thin == 0 {
+		thin = DefaultThin(sp)
+	}
+	return burn, thin
+}
 
 func (o SampleOptions) validate() error {
 	if o.Sampler < SamplerCFTP || o.Sampler > samplerDirect { // a resolved option validates too
@@ -270,13 +283,7 @@ func visitSamplesFrom(sp space.Space, u []float64, n int, seed uint64, opt Sampl
 	} else {
 		nBlocks = chainBlocks(n, opt)
 		blockRange = func(b int) (int, int) { return chainRange(b, n, nBlocks) }
-		burn, thin := opt.BurnIn, opt.Thin
-		if burn == 0 {
-			burn = DefaultBurnIn(sp)
-		}
-		if thin == 0 {
-			thin = DefaultThin(sp)
-		}
+		burn, thin := opt.chainSteps(sp)
 		if resume = states.resumable(nBlocks); resume {
 			burn = thin
 		}
