@@ -3,6 +3,7 @@
 (core/ridge/reference_test.go); these check what a user meets."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -67,6 +68,31 @@ def test_empirical_weight_range_and_large_spaces():
     Ybig[:, :2] = 1
     with pytest.raises(ValueError, match="empirical_weight"):
         StructuredRidge(space="multilabel", empirical_weight=0.5).fit(X[:3], Ybig)
+
+
+@pytest.mark.parametrize("space", [spaces.Permutations(40), spaces.DirectedCycles(40)])
+def test_cg_fits_a_reference_of_few_training_structures_on_a_large_space(space):
+    # d = 780 puts the preconditioner on the covariance's partial spectrum, whose rank (4) is
+    # below its subspace: CG stopped before its first step, at J(0) = 2.5, with a
+    # ConvergenceWarning advising max_iter or alpha.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(5, 2))
+    if isinstance(space, spaces.Permutations):
+        Y = np.array([rng.permutation(40) + 1 for _ in range(5)])
+    else:
+        Y = np.empty((5, 40), dtype=int)
+        for row in Y:
+            order = rng.permutation(40)
+            row[order] = np.roll(order, -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cg = StructuredRidge(space=space, empirical_weight=1.0, solver="cg").fit(X, Y)
+    exact = StructuredRidge(space=space, empirical_weight=1.0, solver="exact").fit(X, Y)
+    assert cg.n_iter_ >= 1
+    assert cg.objective_ == pytest.approx(exact.objective_, rel=1e-8)
+    # Not predict: the scores lie in the span of 5 training cycles, and the many cycles they tie
+    # on are told apart by rounding.
+    np.testing.assert_allclose(cg.decision_function(X), exact.decision_function(X), atol=1e-6)
 
 
 def test_grid_search_selects_the_reference_measure():

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/gemm"
@@ -54,8 +55,8 @@ const partialSpectrumPower = 6
 // newPartialSpectrum is newDenseSpectrum without the full eigendecomposition, for S too large for
 // it (gonum's took 218 s at d = 3,698): the largest spaces − 1 eigenpairs by subspace iteration
 // (a random start of spaces + 8 rows, partialSpectrumPower products with S on package gemm,
-// orthonormalised by Cholesky QR, then Rayleigh–Ritz), and the other eigenvalues at their mean,
-// (tr S − Σ top)/(d − spaces + 1). It reports false when S is not finite, when the budget refuses
+// orthonormalised by Cholesky QR, then Rayleigh–Ritz), fewer when S's rank is smaller, and the
+// other eigenvalues at their mean, (tr S − Σ top)/(d − top). It reports false when S is not finite, when the budget refuses
 // S's full copy (the products read both triangles), or when a small factorisation fails.
 func newPartialSpectrum(S *mat.SymDense, spaces int, seed uint64) (*denseSpectrum, bool) {
 	d := S.SymmetricDim()
@@ -80,6 +81,14 @@ func newPartialSpectrum(S *mat.SymDense, spaces int, seed uint64) (*denseSpectru
 		orthonormalRows(Yt)
 		Qt, Yt = Yt, Qt
 	}
+	// Rows that orthonormalRows found dependent are zero: S's range is smaller than the subspace
+	// (a reference measure of few training structures). Rayleigh–Ritz on the others keeps the Ritz
+	// vectors orthonormal, which a zero row mixed into them would not; with none left (S = 0)
+	// one zero row stands for an eigenspace of value 0.
+	Qt = nonzeroRows(Qt)
+	b, _ = Qt.Dims()
+	top = min(top, b)
+	Yt = mat.NewDense(b, d, nil)
 	gemm.MulPanel(Yt.RawMatrix(), Qt.RawMatrix(), full.RawMatrix())
 	T := mat.NewDense(b, b, nil) // Q S Qᵀ
 	gemm.MulT(T.RawMatrix(), Yt.RawMatrix(), Qt.RawMatrix())
@@ -116,17 +125,47 @@ func newPartialSpectrum(S *mat.SymDense, spaces int, seed uint64) (*denseSpectru
 	return &denseSpectrum{s: S, qt: qt, first: merged, values: values, merged: merged}, true
 }
 
-// orthonormalRows makes the rows of a (b×d, b ≤ d) orthonormal in place: by Cholesky QR twice
-// (a = L·Q with L the Cholesky factor of a·aᵀ, in products on package gemm), or, where a·aᵀ is
-// not numerically positive definite (rows nearly dependent), by modified Gram–Schmidt, a row
-// left without norm staying zero.
+// nonzeroRows returns the rows of a that are not all zero, as a new matrix (a's first row when
+// all are).
+func nonzeroRows(a *mat.Dense) *mat.Dense {
+	rows, cols := a.Dims()
+	var keep []int
+	for i := 0; i < rows; i++ {
+		if slices.ContainsFunc(a.RawRowView(i), func(v float64) bool { return v != 0 }) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == rows {
+		return a
+	}
+	if len(keep) == 0 {
+		keep = []int{0}
+	}
+	out := mat.NewDense(len(keep), cols, nil)
+	for r, i := range keep {
+		out.SetRow(r, a.RawRowView(i))
+	}
+	return out
+}
+
+// orthonormalRows makes the rows of a (b×d, b ≤ d) orthonormal in place, a row in the span of
+// the ones before it (to rounding) becoming zero: by Cholesky QR twice (a = L·Q with L the
+// Cholesky factor of a·aᵀ, in products on package gemm) where a·aᵀ is well conditioned, and by
+// Gram–Schmidt otherwise.
+//
+// Cholesky QR loses orthogonality as κ(a)²·ε, so a factorisation that merely succeeds is not
+// enough; and Gram–Schmidt must not normalise what rounding leaves of a dependent row. The
+// subspace iteration of a rank-deficient S (the empirical measure of 5 training rankings: rank
+// 4, 264 rows) makes all but 4 rows such rounding noise, which both had turned into unit rows
+// far from orthogonal (Gᵢⱼ up to 1): Ritz values 7 times S's trace, an indefinite
+// preconditioner, and CG stopped before its first step (TestPartialSpectrumOfLowRank).
 func orthonormalRows(a *mat.Dense) {
 	rows, cols := a.Dims()
 	for range 2 {
 		G := mat.NewDense(rows, rows, nil)
 		gemm.MulT(G.RawMatrix(), a.RawMatrix(), a.RawMatrix())
 		var chol mat.Cholesky
-		if !chol.Factorize(mat.NewSymDense(rows, G.RawMatrix().Data)) {
+		if !chol.Factorize(mat.NewSymDense(rows, G.RawMatrix().Data)) || !(chol.Cond() <= cholQRMaxCond) {
 			gramSchmidtRows(a)
 			return
 		}
@@ -143,20 +182,41 @@ func orthonormalRows(a *mat.Dense) {
 	}
 }
 
-// gramSchmidtRows is orthonormalRows by modified Gram–Schmidt, twice.
+// cholQRMaxCond is the largest condition number of a·aᵀ (κ(a)²) at which orthonormalRows uses
+// Cholesky QR: its first pass leaves the rows orthogonal to about κ(a)²·ε ≈ 1e-6, which the
+// second brings to rounding.
+const cholQRMaxCond = 1e10
+
+// dependentRow is how small, relative to its norm before, what Gram–Schmidt leaves of a row must
+// be for the row to count as dependent on the rows before it: its remainder is then rounding
+// noise, mostly along those rows, and normalising it would make a row that is not orthogonal to
+// them.
+const dependentRow = 1e-8
+
+// gramSchmidtRows is orthonormalRows by Gram–Schmidt: each row orthogonalised against the rows
+// before it until the pass no longer shrinks it much (twice is enough, up to rounding, for a row
+// that is not dependent), then normalised, or set to zero when dependent (dependentRow).
 func gramSchmidtRows(a *mat.Dense) {
 	rows, _ := a.Dims()
-	for range 2 {
-		for i := 0; i < rows; i++ {
-			ri := a.RawRowView(i)
+	for i := 0; i < rows; i++ {
+		ri := a.RawRowView(i)
+		n0 := floats.Norm(ri, 2)
+		n := n0
+		for range 3 {
 			for j := 0; j < i; j++ {
 				rj := a.RawRowView(j)
 				floats.AddScaled(ri, -floats.Dot(ri, rj), rj)
 			}
-			if n := floats.Norm(ri, 2); n > 0 {
-				floats.Scale(1/n, ri)
+			before := n
+			if n = floats.Norm(ri, 2); n > before/2 {
+				break
 			}
 		}
+		if !(n > dependentRow*n0) {
+			clear(ri)
+			continue
+		}
+		floats.Scale(1/n, ri)
 	}
 }
 
