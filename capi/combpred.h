@@ -225,7 +225,10 @@ CP_EXPORT int cp_ridge_check_distributable(const char *params);
 
 /* cp_ridge_check_partial_fit refuses, from the parameter string params alone, the parameters no
    partial_fit runs with (ridge.CheckPartialFit: precomputed kernels, solver=cg, solver=exact for a
-   kernel expansion, the empirical measure on SGD), so that partial_fit is not offered for them. */
+   kernel expansion, the empirical measure on SGD), so that partial_fit is not offered for them.
+   An invalid parameter string passes: it is no reason to withhold partial_fit, whose call refuses
+   it naming the parameter, as fit does (refused here, alpha = 1e308 or tol=None with the exact
+   solver hid partial_fit behind an AttributeError). */
 CP_EXPORT int cp_ridge_check_partial_fit(const char *params);
 
 /* cp_ridge_coef copies the linear model's coefficients (features × d, intercept excluded) and, when

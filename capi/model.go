@@ -190,11 +190,18 @@ func cp_ridge_partial_fit(prev C.int64_t, spaceHandle C.int64_t, x *C.double, m,
 // cp_ridge_check_partial_fit refuses, from the parameter string params alone, the parameters no
 // partial_fit runs with (ridge.CheckPartialFit: precomputed kernels, solver=cg, solver=exact for a
 // kernel expansion, the empirical measure on SGD), so that partial_fit is not offered for them.
+// An invalid parameter string passes: it is no reason to withhold partial_fit, whose call refuses
+// it naming the parameter, as fit does (refused here, alpha = 1e308 or tol=None with the exact
+// solver hid partial_fit behind an AttributeError).
 //
 //export cp_ridge_check_partial_fit
 func cp_ridge_check_partial_fit(params *C.char) (rc C.int) {
 	defer guard(&rc)
-	return status(checkRidgeParams(params, ridge.CheckPartialFit))
+	opt, err := paramsOf(params, 1) // the number of features sets only gamma's default
+	if err != nil {
+		return cpOK
+	}
+	return status(ridge.CheckPartialFit(opt))
 }
 
 // checkRidgeParams parses the parameter string params and applies check to the options, for the

@@ -412,7 +412,6 @@ def test_negative_and_mismatched_sizes(data, fitted):
         (lambda: lib.cp_space_enumerate(sh, _abi.i64(rows), -1, 3, _capi.out_i64()), "negative"),
         (lambda: lib.cp_set_threads(0), "n_jobs=0"),
         (lambda: lib.cp_get_threads(None), "threads"),
-        (lambda: lib.cp_ridge_check_partial_fit(b"alpha=-1"), "alpha"),
         (lambda: lib.cp_ridge_check_partial_fit(b"kernel=precomputed"), "precomputed"),
         (
             lambda: lib.cp_ridge_fit(

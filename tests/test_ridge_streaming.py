@@ -4,7 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
-from combpred import StructuredRidge, spaces
+from combpred import StructuredRidge, _core, _estimator_base, spaces
 
 
 @pytest.fixture(scope="module")
@@ -176,6 +176,49 @@ def test_partial_fit_is_offered_exactly_where_it_runs(multilabel_data):
         StructuredRidge(**params).partial_fit(X[:50], Y[:50]).partial_fit(X[50:100], Y[50:100])
     with pytest.raises(ValueError, match="alpha"):
         StructuredRidge(alpha="big").partial_fit(X, Y)
+    # Values scikit-learn's constraints let through and the core refuses: partial_fit was hidden
+    # behind an AttributeError, where fit names them.
+    for params, name in [({"alpha": 1e308}, "alpha"), ({"tol": None}, "tol")]:
+        model = StructuredRidge(**params)
+        assert hasattr(model, "partial_fit"), params
+        with pytest.raises(ValueError, match=name):
+            model.partial_fit(X, Y)
+        with pytest.raises(ValueError, match=name):
+            StructuredRidge(**params).fit(X, Y)
+    assert _core.ridge_check_partial_fit(b"alpha=-1") is None  # partial_fit's call names it
+
+
+def test_a_continued_partial_fit_checks_and_applies_what_the_first_call_does(multilabel_data):
+    # The calls after the first accepted a decision rule the space has not (predict refused it
+    # later) and n_jobs=0, and left the thread count as it was.
+    X, Y = multilabel_data
+    for params, name in [({"decision": "kendall"}, "kendall"), ({"n_jobs": 0}, "n_jobs")]:
+        model = StructuredRidge().partial_fit(X[:50], Y[:50])
+        with pytest.raises(ValueError, match=name):
+            StructuredRidge(**params).partial_fit(X[:50], Y[:50])
+        model.set_params(**params)
+        with pytest.raises(ValueError, match=name):
+            model.partial_fit(X[50:100], Y[50:100])
+    try:
+        model = StructuredRidge(n_jobs=1).partial_fit(X[:50], Y[:50])
+        assert _core.get_threads() == 1
+        model.set_params(n_jobs=2).partial_fit(X[50:100], Y[50:100])
+        assert _core.get_threads() == 2
+    finally:
+        _estimator_base.set_threads(None)
+
+
+def test_partial_fit_ignores_a_parameter_its_kernel_ignores(multilabel_data):
+    # degree is documented as ignored by the rbf kernel (fit ignores it), but a continued
+    # partial_fit refused a changed degree as a changed kernel.
+    X, Y = multilabel_data
+    kept = StructuredRidge(kernel="rbf", n_components=30, random_state=0).partial_fit(X[:200], Y[:200])
+    changed = pickle.loads(pickle.dumps(kept)).set_params(degree=5, coef0=3.0)
+    kept.partial_fit(X[200:], Y[200:])
+    changed.partial_fit(X[200:], Y[200:])
+    np.testing.assert_array_equal(changed.decision_function(X), kept.decision_function(X))
+    with pytest.raises(ValueError, match="must stay those of the model"):
+        changed.set_params(gamma=0.5).partial_fit(X[:10], Y[:10])
 
 
 def test_permutations_stream(multilabel_data):

@@ -76,6 +76,21 @@ func (k Kernel) Validate() error {
 	return nil
 }
 
+// Same reports whether k and o are the same function: the same kind with equal values of the
+// parameters that kind reads (gamma for rbf; gamma, degree and coef0 for poly; none for linear and
+// precomputed), so that a parameter the kind ignores does not tell two kernels apart.
+func (k Kernel) Same(o Kernel) bool {
+	switch {
+	case k.Kind != o.Kind:
+		return false
+	case k.Kind == RBF:
+		return k.Gamma == o.Gamma
+	case k.Kind == Poly:
+		return k == o
+	}
+	return true
+}
+
 // Gram writes k(a_i, b_j) into dst (rows of a × rows of b). a and b have the same number of
 // columns. Precomputed kernels have no Gram matrix: the caller passes the matrix itself.
 func (k Kernel) Gram(dst *mat.Dense, a, b *mat.Dense) {

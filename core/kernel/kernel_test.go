@@ -66,3 +66,25 @@ func TestValidateAndParse(t *testing.T) {
 		t.Error("ParseKind(sigmoid) accepted")
 	}
 }
+
+func TestSame(t *testing.T) {
+	rbf := Kernel{Kind: RBF, Gamma: 0.5, Degree: 3, Coef0: 1}
+	poly := Kernel{Kind: Poly, Gamma: 0.5, Degree: 3, Coef0: 1}
+	for _, tc := range []struct {
+		name string
+		a, b Kernel
+		want bool
+	}{
+		{"rbf, another degree and coef0", rbf, Kernel{Kind: RBF, Gamma: 0.5, Degree: 5, Coef0: 2}, true},
+		{"rbf, another gamma", rbf, Kernel{Kind: RBF, Gamma: 0.25, Degree: 3, Coef0: 1}, false},
+		{"poly, another degree", poly, Kernel{Kind: Poly, Gamma: 0.5, Degree: 5, Coef0: 1}, false},
+		{"poly, another coef0", poly, Kernel{Kind: Poly, Gamma: 0.5, Degree: 3, Coef0: 2}, false},
+		{"poly itself", poly, poly, true},
+		{"linear, other parameters", Kernel{Kind: Linear, Gamma: 1}, Kernel{Kind: Linear, Degree: 7}, true},
+		{"rbf and poly", rbf, poly, false},
+	} {
+		if got := tc.a.Same(tc.b); got != tc.want || tc.b.Same(tc.a) != tc.want {
+			t.Errorf("%s: Same = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

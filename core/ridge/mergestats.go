@@ -200,7 +200,7 @@ func (s *Stats) compatible(o *Stats) error {
 		return fmt.Errorf("merging statistics of different spaces: %s%v and %s%v", s.Space.Kind(), s.Space.Params(), o.Space.Kind(), o.Space.Params())
 	case s.NFeatures != o.NFeatures:
 		return fmt.Errorf("merging statistics of %d and %d features", s.NFeatures, o.NFeatures)
-	case s.Kernel != o.Kernel || s.Intercept != o.Intercept:
+	case !s.Kernel.Same(o.Kernel) || s.Intercept != o.Intercept:
 		return fmt.Errorf("merging statistics of different models (kernel %v and %v, fit_intercept %v and %v)",
 			s.Kernel.Kind, o.Kernel.Kind, s.Intercept, o.Intercept)
 	case (s.ny == nil) != (o.ny == nil) || s.ny != nil && !s.ny.sameMap(o.ny):
@@ -248,10 +248,11 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	if opt.Kernel != s.Kernel || opt.Intercept != s.Intercept || (opt.NComponents > 0) != (s.ny != nil) {
+	if !opt.Kernel.Same(s.Kernel) || opt.Intercept != s.Intercept || (opt.NComponents > 0) != (s.ny != nil) {
 		return nil, fmt.Errorf("solving statistics of kernel=%v, fit_intercept=%v, n_components=%d with kernel=%v, fit_intercept=%v, n_components=%d: "+
 			"they must be those the statistics were computed for", s.Kernel.Kind, s.Intercept, s.Components(), opt.Kernel.Kind, opt.Intercept, opt.NComponents)
 	}
+	opt.Kernel = s.Kernel
 	if opt.Solver != Auto && opt.Solver != Exact {
 		return nil, fmt.Errorf("statistics are solved exactly (solver auto or exact), not by %v", opt.Solver)
 	}

@@ -412,7 +412,7 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 // intercept, Nyström map and shape), else zeros.
 func (md *Model) warmCoef(opt *Options, rows, d int) *mat.Dense {
 	in := opt.Init
-	if in != nil && in.Coef != nil && in.Kernel == md.Kernel && in.Intercept == md.Intercept && in.NFeatures == md.NFeatures &&
+	if in != nil && in.Coef != nil && in.Kernel.Same(md.Kernel) && in.Intercept == md.Intercept && in.NFeatures == md.NFeatures &&
 		(md.ny == nil) == (in.ny == nil) && (md.ny == nil || md.ny.sameMap(in.ny)) {
 		if r, c := in.Coef.Dims(); r == rows && c == d {
 			return mat.DenseCopyOf(in.Coef)
@@ -460,7 +460,7 @@ func sameInputs(a, b xmat.Matrix) bool {
 // kernelInit returns opt.Init when it is a kernel expansion of the same kernel, else nil.
 func (md *Model) kernelInit(opt *Options) *Model {
 	in := opt.Init
-	if in == nil || in.Dual == nil || in.Kernel != md.Kernel || in.Intercept != md.Intercept || in.NFeatures != md.NFeatures {
+	if in == nil || in.Dual == nil || !in.Kernel.Same(md.Kernel) || in.Intercept != md.Intercept || in.NFeatures != md.NFeatures {
 		return nil
 	}
 	if _, d := in.Dual.Dims(); d != md.Space.Dim() {

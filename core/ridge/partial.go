@@ -184,10 +184,11 @@ func (md *Model) continuable(sp space.Space, n int, opt *Options) error {
 	if n != md.NFeatures {
 		return fmt.Errorf("partial_fit: X has %d features, the model was fitted with %d", n, md.NFeatures)
 	}
-	if opt.Kernel != md.Kernel || opt.Intercept != md.Intercept || (opt.NComponents > 0) != (md.ny != nil) {
+	if !opt.Kernel.Same(md.Kernel) || opt.Intercept != md.Intercept || (opt.NComponents > 0) != (md.ny != nil) {
 		return fmt.Errorf("partial_fit: kernel, its parameters, fit_intercept and n_components must stay those of the model "+
 			"(kernel=%v, fit_intercept=%v, n_components=%d)", md.Kernel.Kind, md.Intercept, md.requestedComponents())
 	}
+	opt.Kernel = md.Kernel // a parameter the kernel ignores (degree of an rbf kernel) may have changed
 	if md.ny != nil && md.components != 0 && opt.NComponents != md.components {
 		// the map stays the first chunk's: a new n_components would be silently ignored
 		return fmt.Errorf("partial_fit: n_components must stay that of the model (%d), got %d; fit anew to change it",

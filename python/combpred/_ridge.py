@@ -25,6 +25,7 @@ from ._estimator_base import (
     fitted_labels,
     one_fit_at_a_time,
     run_fit,
+    set_threads,
     validate_data,
 )
 
@@ -624,11 +625,13 @@ class StructuredRidge(StructuredEstimator):
             )
             space, fitted_classes = self.space_, getattr(self, "classes_", None)
             _check_partial_classes(classes, space, fitted_classes, first=False)
+            self._check_decision(space)
             rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
             sw = check_sample_weight(sample_weight, X.shape[0], all_zero=True)
             if sw is not None and not np.any(sw > 0):
                 return self  # rows of weight 0 count for nothing, as in fit (a streaming loop failed here)
             seed = _spaces.core_seed(self.random_state)
+            set_threads(self.n_jobs)  # the first call's _fit_data sets it
         core_X = fitted.features(X) if fitted is not None else X
         params = self._params_string(seed).encode()
         model = run_fit(
