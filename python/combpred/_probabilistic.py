@@ -471,13 +471,15 @@ class ProbabilisticStructured(StructuredEstimator):
         X : array-like or sparse matrix of shape (n_samples, n_features)
         n_samples : int, default=None
             Samples per input of sampled marginals (Rao–Blackwellised on permutations and
-            directed cycles, see ``n_samples`` in the class documentation); None: the estimator's
-            ``n_samples``. Unused by exact inference.
+            directed cycles, see ``n_samples`` in the class documentation); None: the fit's
+            ``n_samples``, with which :meth:`predict` reads the model too (a value set by
+            ``set_params`` after the fit counts from the next fit on). Unused by exact inference.
         sampler : str, default=None
             What draws the samples of sampled marginals: the names of the estimator's ``sampler``
             but ``"exact"``; None: the fit's sampler.
         random_state : int, RandomState instance or None, default=None
-            Seeds sampled marginals (None: the estimator's random_state). Each row draws its
+            Seeds sampled marginals (None: the estimator's random_state, as it is now: a seed, not
+            part of the fitted model). Each row draws its
             samples from this seed and its own values: a row's estimate is the same alone, in any
             batch and at any place in it (and the blocks of a Dask X give what one call on all of
             X gives). Exact marginals do not depend on it.

@@ -676,10 +676,11 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     :meth:`StructuredRidge.partial_fit` builds from its first chunk when that chunk is the first
     partition). ``solver="exact"`` solves from merged statistics (up to 8000 unknowns:
     (n_features + 1) · d with ``fit_intercept`` on a linear model, n_features · d without);
-    ``solver="cg"`` runs the conjugate gradients of the
-    in-memory fit on a linear model with the uniform reference, every product H·V summed over the
+    ``solver="cg"`` runs conjugate gradients on the
+    in-memory fit's objective for a linear model with the uniform reference, every product H·V summed over the
     partitions where they live (one pass over the data per iteration; the data are persisted on
-    the workers); ``"auto"`` is exact for Nyström maps and for linear models up to 8000 unknowns,
+    the workers): it reaches the in-memory model to ``tol``, but with its own preconditioner, so
+    its iterates, and a fit stopped by ``max_iter``, differ; ``"auto"`` is exact for Nyström maps and for linear models up to 8000 unknowns,
     CG beyond (the core's rule, ``cp_ridge_distributed_solver``).
     Not supported: ``solver="sgd"`` (stream the partitions through
     ``StructuredRidge(solver="sgd").partial_fit``), callable and precomputed kernels and the exact
@@ -879,9 +880,12 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
     ``fit`` accepts Dask arrays and DataFrames. The objective and its gradient are sums over the
     examples: at every evaluation the core's L-BFGS asks for, each partition's sums are computed on
     the worker that holds it (exact inference), added up a tree and returned to the solver, which
-    runs on the client exactly as ``ProbabilisticStructured.fit`` runs it (same objective, default
-    ``alpha``, stopping rule and warm start). The model equals the in-memory fit on the concatenated
-    data up to rounding and ``tol``. The data are persisted on the workers for the iterations
+    runs on the client as ``ProbabilisticStructured.fit`` runs it (same objective, default
+    ``alpha``, stopping rule and warm start), with one exception: on multi-label spaces the
+    in-memory fit solves each label's independent problem by its own L-BFGS, ``tol`` and
+    ``max_iter`` applying per label, where the Dask fit solves them together. The model equals the
+    in-memory fit on the concatenated data up to rounding and ``tol`` (on multi-label spaces, a fit
+    stopped early by a loose ``tol`` or a small ``max_iter`` differs from the in-memory one). The data are persisted on the workers for the iterations
     (``dask.persist``); an evaluation moves W to every partition and a gradient of W's size back.
     ``predict``, ``decision_function``, ``predict_marginals``, ``predict_proba`` and
     ``predict_log_proba`` given a Dask collection return lazy Dask arrays (one block per row block
