@@ -190,3 +190,12 @@ def test_sparse_scores_are_decoded_as_their_dense_copy():
     U = np.array([[0.0, 1.0, 0.0, -3.0], [0.0, 0.0, 2.0, 0.0]])
     np.testing.assert_array_equal(space.decode(sparse.csr_matrix(U)), space.decode(U))
     np.testing.assert_array_equal(space.max_margins(sparse.coo_matrix(U)), space.max_margins(U))
+
+
+def test_dag_subsets_beyond_the_dense_reference_say_how_to_shrink_the_dag():
+    # gasch2_GO's 4,132 terms were refused without a word on what to do: no other reference exists
+    parents = [[]] + [[i - 1] for i in range(1, 4200)]
+    Y = np.zeros((3, 4200), dtype=int)
+    Y[:, 0] = 1
+    with pytest.raises(ValueError, match="above 4096; .* keep the nodes the training structures hold"):
+        StructuredRidge(space=spaces.DAGSubsets(parents), empirical_weight=1).fit(np.eye(3), Y)

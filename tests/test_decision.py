@@ -450,7 +450,9 @@ def test_fit_checks_the_decision_rule_without_decoding():
         model = ProbabilisticStructured(space=spaces.Multilabel(3000), decision="f1").fit(X, Y)
         with pytest.raises(MemoryError, match="decision='f1' on 3000 labels"):
             model.predict(X[:1])  # predicting does need the table
-    with pytest.raises(ValueError, match="decision='f1': loss='f1' needs a Multilabel space"):
+    with pytest.raises(
+        ValueError, match=r"decision='f1': loss='f1' needs a Multilabel space.*the rules for .*: \['hamming'"
+    ):
         StructuredRidge(space=spaces.KSubsets(4, 2), decision="f1").fit(X[:, :1], np.tile([1, 1, 0, 0], (20, 1)))
 
 

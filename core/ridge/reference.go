@@ -226,8 +226,14 @@ func (p *Problem) useReference(sp space.Space, kind Reference, w float64) error 
 		return nil
 	}
 	if p.S == nil {
-		return fmt.Errorf("empirical_weight > 0 holds the reference covariance densely: the %s space's dimension %d is above %d",
+		err := fmt.Errorf("empirical_weight > 0 holds the reference covariance densely: the %s space's dimension %d is above %d",
 			sp.Kind(), sp.Dim(), denseMaxDim)
+		if _, uncounted := sp.(space.Uncounted); uncounted {
+			// no other reference exists for it: say what shrinks the space (probe AJ, gasch2_GO's 4,132 terms)
+			err = fmt.Errorf("%w; this space has no uniform measure to fit without it: keep the nodes the training "+
+				"structures hold (a node set closed under parents, so its parents restricted to it form a smaller DAG)", err)
+		}
+		return err
 	}
 	ref, err := mixtureReference(sp, kind, p.Mean, p.S, momentsOf(p), w)
 	if err != nil {

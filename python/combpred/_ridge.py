@@ -215,7 +215,12 @@ class StructuredRidge(StructuredEstimator):
         ``decode_from="marginals"`` use the same p and S. Select it by cross-validation. Its S
         has no closed-form spectrum, so the CG solver's preconditioner is built from S and the
         data instead: expect a fit to take a few times the uniform measure's on wide data (4× on
-        the bibtex text set, 1.4× on a 1,500-component Nyström map; BENCHMARKS.md).
+        the bibtex text set, 1.4× on a 1,500-component Nyström map; BENCHMARKS.md). Near w = 1
+        the scores measure how far an input's structure lies from the training structures'
+        average, not how likely it is, so ``decision="mode"`` predicts whatever is more likely
+        than on average: on labels each on 10 % of the time and unrelated to X, about half of
+        them per row, where w = 0 predicts none. Predict with a loss (``decision="hamming"`` on
+        label sets and DAG subsets) or choose ``decision`` by cross-validation together with w.
     reference : {"empirical", "product"}, default="empirical"
         The data-driven measure D that ``empirical_weight`` mixes with the uniform one, as
         ``(1 − w)·uniform + w·D``. ``"empirical"``: the training structures themselves.

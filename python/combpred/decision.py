@@ -185,26 +185,33 @@ def check_rule(space: _spaces.Space, loss: str) -> None:
     >>> check_rule(spaces.Multiclass(3), "kendall")
     Traceback (most recent call last):
     ...
-    ValueError: loss='kendall' needs a Permutations space, got Multiclass(3)
+    ValueError: loss='kendall' needs a Permutations space, got Multiclass(3); the rules for Multiclass(3): ['hamming']
     """
     if not isinstance(space, _spaces.Space):
         raise TypeError(f"space must be a combpred.spaces.Space, got {type(space).__name__}")
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {list(LOSSES)}, got {loss!r}")
+    reason = _unsupported(space, loss)
+    if reason is not None:
+        rules = [name for name in LOSSES if _unsupported(space, name) is None]
+        raise ValueError(f"{reason}; the rules for {space!r}: {rules if rules else 'none'}")
+
+
+def _unsupported(space: _spaces.Space, loss: str) -> str | None:
+    """Why :func:`bayes_decode` cannot minimise ``loss`` on ``space``, or None when it can."""
     permutations = isinstance(space, _spaces.Permutations)
     if loss == "f1":
         if type(space) is not _spaces.Multilabel:
-            raise ValueError(f"loss='f1' needs a Multilabel space, got {space!r}")
+            return f"loss='f1' needs a Multilabel space, got {space!r}"
     elif loss == "hierarchical":
         if not isinstance(space, _spaces.Subtrees):
-            raise ValueError(f"loss='hierarchical' needs a Subtrees space, got {space!r}")
+            return f"loss='hierarchical' needs a Subtrees space, got {space!r}"
     elif loss == "hamming":
         if permutations or not _zero_one(space):
-            raise ValueError(
-                f"loss='hamming' needs a space whose ψ is 0/1; {space!r} is not (use 'kendall' for rankings)"
-            )
+            return f"loss='hamming' needs a space whose ψ is 0/1; {space!r} is not (use 'kendall' for rankings)"
     elif not permutations:
-        raise ValueError(f"loss={loss!r} needs a Permutations space, got {space!r}")
+        return f"loss={loss!r} needs a Permutations space, got {space!r}"
+    return None
 
 
 def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weights: Any = None) -> np.ndarray:

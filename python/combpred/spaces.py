@@ -635,7 +635,11 @@ class DAGSubsets(Multilabel):
     :meth:`sample` and :meth:`enumerate` raise ``ValueError`` saying so. ``StructuredRidge`` fits it
     with the training structures as the reference measure (``empirical_weight=1``, the default
     ``reference="empirical"``; at most 4096 nodes, the dense reference covariance);
-    ``ProbabilisticStructured`` needs the uniform measure and refuses it.
+    ``ProbabilisticStructured`` needs the uniform measure and refuses it. Predict with
+    ``decision="hamming"``: under that measure the decoded mode holds every node more likely than
+    on average (about half of gasch2_GO's terms for every gene; see ``empirical_weight`` in
+    :class:`~combpred.StructuredRidge`). A DAG of more than 4096 nodes is restricted to the
+    nodes the training structures hold, as the user guide shows.
     """
 
     kind = "dag_subsets"
