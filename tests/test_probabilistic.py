@@ -441,12 +441,14 @@ def test_auto_samples_follow_the_model_on_spaces_too_large_to_mix(space):
         assert len({row.tobytes() for row in S[i]}) > 10  # not the mode over and over
 
 
-def test_auto_samples_rankings_exactly_where_their_marginals_are_exact():
-    """Up to 16 labels, ``sample`` draws rankings exactly by the subset programme of the exact
-    marginals: their means agree within Monte Carlo error. Before, the mixed chain's samples of a
-    peaked ranking model on 11 labels were up to 0.95 off those marginals, with no warning (probe
-    AJ, on vowel)."""
-    space = spaces.Permutations(11)
+@pytest.mark.parametrize(
+    "space", [spaces.Permutations(11), spaces.DirectedCycles(9), spaces.UndirectedCycles(9)], ids=repr
+)
+def test_auto_samples_rankings_and_routes_exactly_where_their_marginals_are_exact(space):
+    """Up to 16 labels (rankings) and 14 vertices (cycles), ``sample`` draws exactly by the subset
+    programmes of the exact marginals: their means agree within Monte Carlo error. Before, the
+    mixed chain's samples of a peaked ranking model on 11 labels were up to 0.95 off those
+    marginals, with no warning (probe AJ, on vowel)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 4))
     Y = space.decode(X @ rng.normal(size=(4, space.dim)) + 0.5 * rng.normal(size=(200, space.dim)))

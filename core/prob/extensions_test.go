@@ -6,17 +6,19 @@ import (
 	"testing"
 )
 
-// TestSamplerAuto: on a space without an exact sampler of scores (directed cycles), SamplerAuto
-// draws exact CFTP samples where the proven expected cost is small (‖u‖ = 0.1 on 6 vertices) and
-// chain samples where CFTP would be hopeless (‖u‖ = 20); on rankings up to 16 labels it draws
-// them exactly by the subset programme at any scale; the samples are valid either way.
+// TestSamplerAuto: on a space without an exact sampler of scores (directed cycles beyond 14
+// vertices), SamplerAuto draws exact CFTP samples where the proven expected cost is small
+// (‖u‖ = 0.1) and chain samples where CFTP would be hopeless (‖u‖ = 20); on rankings up to 16
+// labels and cycles up to 14 vertices it draws them exactly by the subset programmes at any
+// scale; the samples are valid either way.
 func TestSamplerAuto(t *testing.T) {
 	for _, c := range []struct {
 		kind  string
+		n     int64
 		norm  float64
 		exact bool
-	}{{"dicycles", 0.1, true}, {"dicycles", 20, false}, {"permutations", 20, true}} {
-		sp := mustSpace(t, c.kind, 6)
+	}{{"dicycles", 15, 0.1, true}, {"dicycles", 15, 20, false}, {"permutations", 6, 20, true}, {"dicycles", 6, 20, true}} {
+		sp := mustSpace(t, c.kind, c.n)
 		u := randomScores(rand.New(rand.NewPCG(5, 6)), sp.Dim(), c.norm)
 		out := make([]int64, 50*sp.Width())
 		st, err := Sample(sp, u, 50, 1, SampleOptions{Sampler: SamplerAuto}, out)

@@ -64,14 +64,8 @@ func (d permSampler) Draw(r *rand.Rand, y []int64) {
 			cum[k], labels[k] = sum, v
 			k++
 		}
-		// the total, not 1, scales the uniform (as in categorical), and a label of probability
-		// zero (its running sum equal to the previous one) is never drawn
-		t := r.Float64() * sum
-		i := 0
-		for i < k-1 && !(cum[i] > t) {
-			i++
-		}
-		v := labels[i]
+		// the total, not 1, scales the uniform (as in categorical)
+		v := labels[pickCumulative(cum[:k], r.Float64()*sum)]
 		y[v] = int64(pos)
 		set |= 1 << v
 	}

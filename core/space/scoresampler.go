@@ -12,8 +12,9 @@ import (
 // p(y) ∝ exp⟨u, ψ(y)⟩ by the recursion of their Partition, read backwards: a categorical draw
 // over the structures of the one-of spaces, one independent draw per coordinate of the product
 // spaces (multilabel, partial tournaments), top-down draws from the upward messages of subtrees,
-// sequential draws from the suffix tables of k-subsets, and labels appended one at a time from
-// the backward table of the rankings' subset programme (up to permPartitionMax labels). A draw costs O(Width()) (a binary
+// sequential draws from the suffix tables of k-subsets, and labels or vertices appended one at a
+// time from the backward tables of the subset programmes of rankings (up to permPartitionMax
+// labels) and cycles (up to cyclePartitionMax vertices). A draw costs O(Width()) (a binary
 // search for the one-of spaces) after O(Dim()) preparation, whatever the scores: unlike coupling
 // from the past and the Metropolis chain, whose uniform proposals almost never hit a peaked
 // distribution's mass on a large space, it neither slows down nor loses exactness as p peaks.

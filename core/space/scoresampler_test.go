@@ -32,6 +32,7 @@ func TestScoreSamplersByEnumeration(t *testing.T) {
 		must(t, "subtrees", -1, 0, 0, 1, 1, 2, 4), must(t, "subtrees", -1, 0, 1, 2, 3), must(t, "subtrees", -1, 0, 0, 0, 0),
 		dag, dagLeaves,
 		must(t, "permutations", 2), must(t, "permutations", 3), must(t, "permutations", 5),
+		must(t, "dicycles", 3), must(t, "dicycles", 5), must(t, "ucycles", 3), must(t, "ucycles", 4), must(t, "ucycles", 6),
 	}
 	for i, s := range spaces {
 		t.Run(fmt.Sprintf("%s%v", s.Kind(), s.Params()), func(t *testing.T) {
@@ -47,7 +48,8 @@ func TestScoreSamplersAtExtremeScores(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, s := range []space.Space{must(t, "multiclass", 4), must(t, "ordinal", 4), must(t, "multilabel", 4),
 		must(t, "ksubsets", 4, 2), must(t, "tournaments", 3), must(t, "subtrees", -1, 0, 0, 1),
-		must(t, "hierarchy_paths", 0, -1, 0, 0, 1), must(t, "permutations", 5)} {
+		must(t, "hierarchy_paths", 0, -1, 0, 0, 1), must(t, "permutations", 5),
+		must(t, "dicycles", 5), must(t, "ucycles", 5)} {
 		u := make([]float64, s.Dim())
 		for j := range u {
 			u[j] = 700 * float64((j+1)*(1-2*(j%2)))
@@ -68,7 +70,7 @@ func TestScoreSamplersAtExtremeScores(t *testing.T) {
 
 // TestScoreSamplingSpaces lists the spaces with an exact sampler of scores: those whose Partition
 // is a product, a one-of sum, a tree, a k-subset recursion or the rankings' subset programme (up
-// to permPartitionMax labels). The cycles' Held–Karp programme has no sampler here.
+// to permPartitionMax labels) or the cycles' Held–Karp programme (up to cyclePartitionMax vertices).
 func TestScoreSamplingSpaces(t *testing.T) {
 	for _, c := range []struct {
 		s    space.Space
@@ -77,7 +79,8 @@ func TestScoreSamplingSpaces(t *testing.T) {
 		{must(t, "multiclass", 3), true}, {must(t, "ordinal", 3), true}, {must(t, "multilabel", 3), true},
 		{must(t, "ksubsets", 4, 2), true}, {must(t, "tournaments", 3), true}, {must(t, "subtrees", -1, 0), true},
 		{must(t, "hierarchy_paths", 0, -1, 0), true},
-		{must(t, "permutations", 4), true}, {must(t, "permutations", 17), false}, {must(t, "dicycles", 4), false}, {must(t, "ucycles", 4), false},
+		{must(t, "permutations", 4), true}, {must(t, "permutations", 17), false},
+		{must(t, "dicycles", 4), true}, {must(t, "dicycles", 15), false}, {must(t, "ucycles", 4), true}, {must(t, "ucycles", 15), false},
 	} {
 		if _, ok := space.ScoreSamplingOf(c.s); ok != c.want {
 			t.Errorf("%s%v: ScoreSamplingOf = %v, want %v", c.s.Kind(), c.s.Params(), ok, c.want)

@@ -173,9 +173,9 @@ class ProbabilisticStructured(StructuredEstimator):
         draws (:meth:`sample`, sampled marginals) are exact and independent, however peaked p(y | x),
         on the spaces whose exact inference is a product, a sum over a list or a tree, k-subset
         or subset recursion: they are drawn by that recursion (multiclass, ordinal, multilabel,
-        k-subsets, partial tournaments, hierarchy and DAG paths, subtrees, and permutations up to
-        16 labels), up to scores of ‖u‖₁ = 2³⁶
-        where a structure's score is a sum (all but multiclass, multilabel and partial
+        k-subsets, partial tournaments, hierarchy and DAG paths, subtrees, permutations up to 16
+        labels and cycles up to 14 vertices), up to scores of ‖u‖₁ = 2³⁶ where a structure's
+        score is a sum (all but multiclass, multilabel and partial
         tournaments; beyond it the sum loses its precision and the rule above applies).
     n_samples : int, default=100
         Samples per input and gradient evaluation when inference is sampled. Markov chains persist
@@ -776,8 +776,8 @@ class ProbabilisticStructured(StructuredEstimator):
             What draws them (default: the fit's ``sampler``; the estimator's names but
             ``"exact"``): ``"auto"`` (and a fit with ``"exact"``) draws exact, independent
             samples by the space's own recursion where its exact inference has one (every space
-            but permutations beyond 16 labels, cycles and cliques; see ``sampler`` in the class documentation for
-            the scale of scores it needs), and elsewhere exact CFTP samples where their proven
+            but permutations beyond 16 labels, cycles beyond 14 vertices and cliques; see
+            ``sampler`` in the class documentation for the scale of scores it needs), and elsewhere exact CFTP samples where their proven
             cost is small and the mixed (or Metropolis) chain otherwise; ``"cftp"``
             always samples exactly and fails with a work-bound error on very peaked
             distributions; chain samples are approximate and, within one input, correlated (a
