@@ -464,6 +464,22 @@ def test_auto_samples_rankings_and_routes_exactly_where_their_marginals_are_exac
         assert np.abs(space.embed(S[i]).mean(axis=0) - want[i]).max() < 5 / np.sqrt(n)
 
 
+def test_the_ranking_and_route_samplers_tables_meet_the_memory_budget():
+    # their 2^n and n·2^n tables were not counted (review): a budget of 50 kB let Permutations(16)
+    # build 0.6 MB per row
+    import combpred
+
+    for space in (spaces.Permutations(16), spaces.DirectedCycles(14)):
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(30, 3))
+        model = ProbabilisticStructured(space=space, alpha=1.0, max_iter=2).fit(
+            X, space.decode(rng.normal(size=(30, space.dim)))
+        )
+        with combpred.config_context(max_memory=50_000), pytest.raises(MemoryError, match="exact"):
+            model.sample(X[:2], 2)
+        assert model.sample(X[:2], 2).shape[:2] == (2, 2)
+
+
 def test_sample_shapes_and_determinism(exact_multilabel, multilabel_data, multiclass_data):
     X, _ = multilabel_data
     a = exact_multilabel.sample(X[:3], 5, random_state=7)

@@ -32,6 +32,10 @@ func Plan(sp space.Space, m int, opt Options) string {
 	n := inf.samples()
 	s := inf.Sampler
 	head := fmt.Sprintf("sampled inference, Adam: %d samples per input and gradient", n)
+	if _, direct := space.ScoreSamplingOf(sp); direct && s.Sampler == SamplerAuto {
+		return head + " drawn exactly by the space's own recursion (independent samples; CFTP or a chain only for " +
+			"inputs whose scores are beyond its precision)"
+	}
 	if s.Sampler == SamplerCFTP {
 		return head + " by CFTP (exact; a sample's cost grows as exp(f_max − f_min) with the scores)"
 	}

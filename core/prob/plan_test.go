@@ -40,6 +40,9 @@ func TestPlan(t *testing.T) {
 		{"cliques", []int64{20}, chain(ChainAuto), []string{"(the Metropolis chain)", "burns in 19000 steps, then 190 per sample"}},
 		{"dicycles", []int64{20}, Options{Inference: InferenceOptions{Method: InferSampled, Sampler: SampleOptions{Sampler: SamplerAuto, BurnIn: 7, Thin: 3}}},
 			[]string{"exact CFTP samples where their proven cost is small, else the mixed chain", "burns in 7 steps, then 3 per sample"}},
+		// sampled inference on a space with an exact sampler of scores: "auto" draws by it (review)
+		{"permutations", []int64{8}, Options{Inference: InferenceOptions{Method: InferSampled, Sampler: SampleOptions{Sampler: SamplerAuto}}},
+			[]string{"100 samples per input", "drawn exactly by the space's own recursion"}},
 	} {
 		got := Plan(mustSpace(t, c.sp, c.args...), 200, c.opt)
 		for _, w := range c.want {

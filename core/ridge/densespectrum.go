@@ -105,6 +105,11 @@ func newPartialSpectrum(S *mat.SymDense, spaces int, seed uint64) (*denseSpectru
 	var v mat.Dense
 	es.VectorsTo(&v)
 	ritz := es.Values(nil) // ascending
+	for _, x := range ritz {
+		if math.IsNaN(x) || math.IsInf(x, 0) { // a NaN or ±Inf off S's diagonal, which its trace misses
+			return nil, false
+		}
+	}
 	var trace float64
 	for i := 0; i < d; i++ {
 		trace += S.At(i, i)
@@ -189,9 +194,11 @@ const cholQRMaxCond = 1e10
 
 // dependentRow is how small, relative to its norm before, what Gram–Schmidt leaves of a row must
 // be for the row to count as dependent on the rows before it: its remainder is then rounding
-// noise, mostly along those rows, and normalising it would make a row that is not orthogonal to
-// them.
-const dependentRow = 1e-8
+// noise (about ε·√d of the norm: 1e-14 at d = 1000), mostly along those rows, and normalising it
+// would make a row that is not orthogonal to them. A real direction of S below 1e-12 of its
+// largest eigenvalue goes with it, into the merged rest, which a preconditioner does not miss (a
+// review found 1e-8 dropping eigenvalues a preconditioner uses).
+const dependentRow = 1e-12
 
 // gramSchmidtRows is orthonormalRows by Gram–Schmidt: each row orthogonalised against the rows
 // before it until the pass no longer shrinks it much (twice is enough, up to rounding, for a row

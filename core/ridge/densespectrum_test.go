@@ -312,3 +312,38 @@ func TestCGOnFewTrainingStructures(t *testing.T) {
 		}
 	}
 }
+
+// A covariance with a non-finite entry off its diagonal, which its trace does not see, is refused
+// (a zeroed NaN row had let it through); a spread spectrum under one huge eigenvalue keeps its
+// next eigenvalues (a threshold of 1e-8 for dependent rows had merged all but 2 of 255).
+func TestPartialSpectrumEdges(t *testing.T) {
+	r := rand.New(rand.NewPCG(97, 98))
+	S, _ := decayingCovariance(r, 300, 0.99)
+	S.SetSym(3, 7, math.NaN())
+	if _, ok := newPartialSpectrum(S, 64, 1); ok {
+		t.Error("a NaN off the diagonal: newPartialSpectrum reported ok")
+	}
+	const d = kronMaxDim + 20
+	S, _ = decayingCovariance(r, d, 0.99)
+	v := make([]float64, d)
+	for i := range v {
+		v[i] = r.NormFloat64() / math.Sqrt(d)
+	}
+	S.SymRankOne(S, 1e9, mat.NewVecDense(d, v))
+	var full mat.EigenSym
+	full.Factorize(S, false)
+	want := full.Values(nil)
+	ps, ok := newPartialSpectrum(S, 256, 2)
+	if !ok {
+		t.Fatal("newPartialSpectrum failed")
+	}
+	es := ps.Spectrum()
+	if len(es) != 256 {
+		t.Fatalf("%d eigenspaces, want 256", len(es))
+	}
+	for c := len(es) - 10; c < len(es); c++ {
+		if got, w := es[c].Value, want[d-len(es)+c]; math.Abs(got-w) > 1e-6*w {
+			t.Errorf("eigenspace %d: value %v, want %v", c, got, w)
+		}
+	}
+}

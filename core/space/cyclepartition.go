@@ -15,6 +15,21 @@ const cyclePartitionMax = cycleExactMax
 // HasPartition is true up to cyclePartitionMax vertices.
 func (s *DirectedCycles) HasPartition() bool { return s.n <= cyclePartitionMax }
 
+// PartitionBytes bounds what LogPartition and ScoreSampler allocate beyond O(Dim()) vectors.
+func (s *DirectedCycles) PartitionBytes() int64 { return cyclePartitionBytes(s.n) }
+
+// PartitionBytes bounds what LogPartition and ScoreSampler allocate beyond O(Dim()) vectors.
+func (s *UndirectedCycles) PartitionBytes() int64 { return cyclePartitionBytes(s.n) }
+
+// cyclePartitionBytes is the cycle spaces' PartitionBytes: the forward and backward tables of n·2^n
+// floats and a few n×n matrices (3.7 MB at n = 14).
+func cyclePartitionBytes(n int) int64 {
+	if n > cyclePartitionMax {
+		return 0 // no partition: nothing is allocated
+	}
+	return 8 * int64(2*n<<n+4*n*n)
+}
+
 // LogPartition sums over the directed cycles by cyclePartition; E[ψ_uv] = P(u→v) − P(v→u).
 func (s *DirectedCycles) LogPartition(u, mean []float64) float64 {
 	n := s.n
@@ -157,54 +172,7 @@ func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ flo
 	}
 	h := buf.back[:size]
 	scaleB := permGrow(&buf.scaleB, n+1)
-	// h at level k is scaled by M_k; the closing term of level k is e^{w(v→s)} at scale 1, and
-	// continuations at level k + 1 at scale M_{k+1}: M_k is the larger of the two contributions'
-	// scales, the other term enters through exp(its scale − M_k).
-	scaleB[n] = 0
-	for k := n; k >= 2; k-- {
-		up := 0.0
-		if k < n {
-			up = scaleB[k+1]
-		}
-		base := max(0, up)
-		if k < 3 {
-			base = up
-		}
-		closeFactor, upFactor := math.Exp(-base), math.Exp(up-base)
-		var top float64
-		for _, m32 := range sets[start[k]:start[k+1]] {
-			mask := int(m32)
-			s := bits.TrailingZeros(uint(mask))
-			// vertices that can extend the path: above s and outside mask
-			ext := full &^ mask &^ (1<<(s+1) - 1)
-			for rest := mask &^ (1 << s); rest != 0; rest &= rest - 1 {
-				v := bits.TrailingZeros(uint(rest))
-				var z float64
-				if k >= 3 {
-					z = e[v*n+s] * closeFactor
-				}
-				var c float64
-				for x := ext; x != 0; x &= x - 1 {
-					t := bits.TrailingZeros(uint(x))
-					c += e[v*n+t] * h[(mask|1<<t)*n+t]
-				}
-				z += c * upFactor
-				h[mask*n+v] = z
-				top = max(top, z)
-			}
-		}
-		if top == 0 {
-			top = 1
-		}
-		for _, m32 := range sets[start[k]:start[k+1]] {
-			mask := int(m32)
-			s := bits.TrailingZeros(uint(mask))
-			for rest := mask &^ (1 << s); rest != 0; rest &= rest - 1 {
-				h[mask*n+bits.TrailingZeros(uint(rest))] /= top
-			}
-		}
-		scaleB[k] = base + logmath.Log(top)
-	}
+	cycleBackwardLinear(n, e, h, scaleB)
 	arcs = permGrow(&buf.arcs, n*n)
 	clear(arcs)
 	for k := 1; k < n; k++ {
@@ -293,23 +261,7 @@ func cyclePartitionLog(n int, w []float64, buf *cycleBuf, marginals bool) (logZ 
 		buf.back = make([]float64, size)
 	}
 	h := buf.back[:size]
-	for mask := full; mask >= 1; mask-- {
-		s := bits.TrailingZeros(uint(mask))
-		k := bits.OnesCount(uint(mask))
-		ext := full &^ mask &^ (1<<(s+1) - 1)
-		for rest := mask &^ (1 << s); rest != 0; rest &= rest - 1 {
-			v := bits.TrailingZeros(uint(rest))
-			terms = terms[:0]
-			if k >= 3 {
-				terms = append(terms, w[v*n+s])
-			}
-			for x := ext; x != 0; x &= x - 1 {
-				t := bits.TrailingZeros(uint(x))
-				terms = append(terms, w[v*n+t]+h[(mask|1<<t)*n+t])
-			}
-			h[mask*n+v] = lse()
-		}
-	}
+	cycleBackwardLog(n, w, h)
 	arcs = permGrow(&buf.arcs, n*n)
 	clear(arcs)
 	for mask := 1; mask <= full; mask++ {
@@ -336,4 +288,93 @@ func cyclePartitionLog(n int, w []float64, buf *cycleBuf, marginals bool) (logZ 
 		}
 	}
 	return logZ, arcs
+}
+
+// cycleBackwardLinear fills h (n·2^n) with cyclePartition's continuations from e = exp(w): h at
+// mask·n + v, for the paths from the smallest vertex s of mask that visited exactly mask and end
+// at v, sums their ways back to s (closing at once when |mask| ≥ 3, or through a larger vertex
+// outside mask), as e^{log-sum − M_k} with M_k = scaleB[k] for |mask| = k (scaleB has n + 1
+// values; levels 0 and 1 are not set). h at level k is scaled by M_k; the closing term of level k
+// is e^{w(v→s)} at scale 1, and continuations at level k + 1 at scale M_{k+1}: M_k is the larger
+// of the two contributions' scales, the other term enters through exp(its scale − M_k).
+func cycleBackwardLinear(n int, e, h, scaleB []float64) {
+	sets, start := permLevelsOf(n)
+	full := 1<<n - 1
+	scaleB[n] = 0
+	for k := n; k >= 2; k-- {
+		up := 0.0
+		if k < n {
+			up = scaleB[k+1]
+		}
+		base := max(0, up)
+		if k < 3 {
+			base = up
+		}
+		closeFactor, upFactor := math.Exp(-base), math.Exp(up-base)
+		var top float64
+		for _, m32 := range sets[start[k]:start[k+1]] {
+			mask := int(m32)
+			s := bits.TrailingZeros(uint(mask))
+			// vertices that can extend the path: above s and outside mask
+			ext := full &^ mask &^ (1<<(s+1) - 1)
+			for rest := mask &^ (1 << s); rest != 0; rest &= rest - 1 {
+				v := bits.TrailingZeros(uint(rest))
+				var z float64
+				if k >= 3 {
+					z = e[v*n+s] * closeFactor
+				}
+				var c float64
+				for x := ext; x != 0; x &= x - 1 {
+					t := bits.TrailingZeros(uint(x))
+					c += e[v*n+t] * h[(mask|1<<t)*n+t]
+				}
+				z += c * upFactor
+				h[mask*n+v] = z
+				top = max(top, z)
+			}
+		}
+		if top == 0 {
+			top = 1
+		}
+		for _, m32 := range sets[start[k]:start[k+1]] {
+			mask := int(m32)
+			s := bits.TrailingZeros(uint(mask))
+			for rest := mask &^ (1 << s); rest != 0; rest &= rest - 1 {
+				h[mask*n+bits.TrailingZeros(uint(rest))] /= top
+			}
+		}
+		scaleB[k] = base + logmath.Log(top)
+	}
+}
+
+// cycleBackwardLog is cycleBackwardLinear in the log domain, for arc scores too large for it: h
+// holds the log-sums themselves (−Inf where no cycle continues the path).
+func cycleBackwardLog(n int, w, h []float64) {
+	full := 1<<n - 1
+	var terms [cyclePartitionMax + 1]float64
+	for mask := full; mask >= 1; mask-- {
+		s := bits.TrailingZeros(uint(mask))
+		k := bits.OnesCount(uint(mask))
+		ext := full &^ mask &^ (1<<(s+1) - 1)
+		for rest := mask &^ (1 << s); rest != 0; rest &= rest - 1 {
+			v := bits.TrailingZeros(uint(rest))
+			c, top := 0, math.Inf(-1)
+			if k >= 3 {
+				terms[c] = w[v*n+s]
+				top = terms[c]
+				c++
+			}
+			for x := ext; x != 0; x &= x - 1 {
+				t := bits.TrailingZeros(uint(x))
+				terms[c] = w[v*n+t] + h[(mask|1<<t)*n+t]
+				top = max(top, terms[c])
+				c++
+			}
+			if math.IsInf(top, -1) {
+				h[mask*n+v] = top
+				continue
+			}
+			h[mask*n+v] = top + logmath.Log(sumExpShifted(terms[:c], top))
+		}
+	}
 }

@@ -36,60 +36,46 @@ func (s *UndirectedCycles) ScoreSampler(u []float64) ScoreSampler {
 
 // cycleSampler draws cycles of length ≥ 3 with probability ∝ exp(Σ_arcs w). A cycle is drawn as
 // cyclePartition counts it once: from its smallest vertex s, along a path through larger vertices,
-// back to s. back[mask·n+v] is the log-sum of the continuations of a path from s (the smallest
-// vertex of mask) that has visited exactly mask and ends at v:
+// back to s. With B(mask, v) the log-sum of the continuations of a path from s (the smallest
+// vertex of mask) that has visited exactly mask and ends at v (cycleBackwardLinear),
 //
-//	back(mask, v) = LSE([|mask| ≥ 3]·w(v→s), LSE_{t ∉ mask, t > s} w(v→t) + back(mask ∪ t, t)),
+//	B(mask, v) = LSE([|mask| ≥ 3]·w(v→s), LSE_{t ∉ mask, t > s} w(v→t) + B(mask ∪ t, t)),
 //
-// and a draw picks the first arc s→x with probability ∝ exp(w(s→x) + back({s, x}, x)), then at
-// each (mask, v) closes or extends with probability exp(term − back(mask, v)). The table holds
-// n·2^n floats (1.8 MB at n = 14) and costs about n²·2^n exponentials; a draw costs O(n²).
+// a draw picks the first arc s→x with probability ∝ exp(w(s→x) + B({s, x}, x)), then at each
+// (mask, v) closes or extends with probability exp(term − B(mask, v)). The table holds n·2^n
+// floats (1.8 MB at n = 14), computed as cyclePartition computes it: in the linear domain with
+// each level rescaled (about n²·2^n multiplications) where the arc scores allow, else in the log
+// domain (an exponential per term, 5 times slower). A draw costs O(n²) logarithms.
 type cycleSampler struct {
 	n          int
 	w          []float64 // arc scores, w[a·n+b] for a→b
-	back       []float64
-	first      []float64 // the running sums of exp(w(s→x) + back({s, x}, x) − max) over (s, x), s < x
+	back       []float64 // B as cycleBackwardLinear (scale set) or cycleBackwardLog (scale nil) leaves it
+	scale      []float64 // the levels' log scales of the linear table
+	first      []float64 // the running sums of exp(w(s→x) + B({s, x}, x) − max) over (s, x), s < x
 	undirected bool
 }
 
 func newCycleSampler(n int, w []float64, undirected bool) cycleSampler {
 	d := cycleSampler{n: n, w: w, back: make([]float64, n<<n), undirected: undirected}
-	full := 1<<n - 1
-	var terms [cyclePartitionMax + 1]float64
-	// Masks in decreasing numeric order: mask ∪ t > mask is done before mask.
-	for mask := full; mask > 0; mask-- {
-		size := bits.OnesCount(uint(mask))
-		if size < 2 {
-			continue
+	var reach float64
+	for _, x := range w {
+		reach = max(reach, math.Abs(x))
+	}
+	if reach <= cycleLinearReach {
+		e := make([]float64, n*n)
+		for i, x := range w {
+			e[i] = math.Exp(x)
 		}
-		s := bits.TrailingZeros(uint(mask))
-		ext := full &^ mask &^ (1<<(s+1) - 1)
-		for rest := mask &^ (1 << s); rest != 0; rest &= rest - 1 {
-			v := bits.TrailingZeros(uint(rest))
-			k, top := 0, math.Inf(-1)
-			if size >= 3 {
-				terms[k] = w[v*n+s]
-				top = terms[k]
-				k++
-			}
-			for x := ext; x != 0; x &= x - 1 {
-				t := bits.TrailingZeros(uint(x))
-				terms[k] = w[v*n+t] + d.back[(mask|1<<t)*n+t]
-				top = max(top, terms[k])
-				k++
-			}
-			if k == 0 { // a path of two vertices that cannot grow: no cycle continues it
-				d.back[mask*n+v] = math.Inf(-1)
-				continue
-			}
-			d.back[mask*n+v] = top + logmath.Log(sumExpShifted(terms[:k], top))
-		}
+		d.scale = make([]float64, n+1)
+		cycleBackwardLinear(n, e, d.back, d.scale)
+	} else {
+		cycleBackwardLog(n, w, d.back)
 	}
 	first := make([]float64, 0, n*(n-1)/2)
 	top := math.Inf(-1)
 	for s := 0; s < n; s++ {
 		for x := s + 1; x < n; x++ {
-			t := w[s*n+x] + d.back[(1<<s|1<<x)*n+x]
+			t := w[s*n+x] + d.logBack(1<<s|1<<x, x)
 			first = append(first, t)
 			top = max(top, t)
 		}
@@ -101,6 +87,15 @@ func newCycleSampler(n int, w []float64, undirected bool) cycleSampler {
 	}
 	d.first = first
 	return d
+}
+
+// logBack is B(mask, v).
+func (d cycleSampler) logBack(mask, v int) float64 {
+	b := d.back[mask*d.n+v]
+	if d.scale == nil {
+		return b
+	}
+	return logmath.Log(b) + d.scale[bits.OnesCount(uint(mask))]
 }
 
 // Draw writes one cycle as a successor row (−1 off the cycle).
@@ -125,7 +120,7 @@ func (d cycleSampler) Draw(r *rand.Rand, y []int64) {
 	var cum [cyclePartitionMax + 1]float64
 	var next [cyclePartitionMax + 1]int
 	for {
-		here := d.back[mask*n+v]
+		here := d.logBack(mask, v)
 		k := 0
 		var sum float64
 		if bits.OnesCount(uint(mask)) >= 3 {
@@ -135,7 +130,7 @@ func (d cycleSampler) Draw(r *rand.Rand, y []int64) {
 		}
 		for rest := full &^ mask &^ (1<<(s+1) - 1); rest != 0; rest &= rest - 1 {
 			t := bits.TrailingZeros(uint(rest))
-			sum += math.Exp(d.w[v*n+t] + d.back[(mask|1<<t)*n+t] - here)
+			sum += math.Exp(d.w[v*n+t] + d.logBack(mask|1<<t, t) - here)
 			cum[k], next[k] = sum, t
 			k++
 		}

@@ -18,6 +18,18 @@ const permPartitionMax = 16
 // HasPartition is true up to permPartitionMax labels.
 func (s *Permutations) HasPartition() bool { return s.n <= permPartitionMax }
 
+// PartitionBytes bounds what LogPartition and ScoreSampler allocate beyond O(Dim()) vectors: the
+// forward and backward tables over the 2^n label sets and the gain tables over the halves (about
+// 1.1 MB at n = 16).
+func (s *Permutations) PartitionBytes() int64 {
+	n := int64(s.n)
+	if s.n > permPartitionMax {
+		return 0 // no partition: nothing is allocated
+	}
+	halves := n<<(n/2) + n<<(n-n/2)
+	return 8 * (2<<n + 3*halves + 2*n*n)
+}
+
 // LogPartition sums over the n! rankings by the subset programme of Decode with (+, ×) in place
 // of (max, +) (in the log domain when the scores are too large for exp). A ranking is built by appending labels; appending v after the set T of
 // labels placed so far adds c(v, T) = Σ_{a ∈ T} w[a][v] to ⟨u, ψ⟩, so with

@@ -507,7 +507,7 @@ class StructuredEstimator(BaseEstimator):
             try:
                 _decision.check_rule(space, self.decision)
             except ValueError as exc:
-                raise ValueError(f"decision={self.decision!r}: {exc}") from None
+                raise ValueError(f"decision={self.decision!r}: {exc} (and 'mode', the decoded structure)") from None
 
     def _decide(self, X: Any, fitted: _Fitted | None = None) -> Any:
         """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for
