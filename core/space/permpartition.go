@@ -54,6 +54,14 @@ func (s *Permutations) LogPartition(u, mean []float64) float64 {
 	// Every gain c(v, T) lies within ±reach. Within permLinearReach the programme runs on
 	// exp(c) = exp(lo)·exp(hi), with products where the log domain needs an exponential per
 	// term, and rescales each level of subsets to keep its values near 1.
+	if permReach(n, w) <= permLinearReach {
+		return permPartitionLinear(n, lo, hi, buf, mean)
+	}
+	return permPartitionLog(n, lo, hi, buf, mean)
+}
+
+// permReach bounds the gains |c(v, T)| of the gain matrix w: max_v Σ_a |w[a][v]|.
+func permReach(n int, w []float64) float64 {
 	var reach float64
 	for v := 0; v < n; v++ {
 		var r float64
@@ -62,10 +70,7 @@ func (s *Permutations) LogPartition(u, mean []float64) float64 {
 		}
 		reach = max(reach, r)
 	}
-	if reach <= permLinearReach {
-		return permPartitionLinear(n, lo, hi, buf, mean)
-	}
-	return permPartitionLog(n, lo, hi, buf, mean)
+	return reach
 }
 
 // permLinearReach bounds the gains |c(v, T)| with which permPartitionLinear works: products of a
