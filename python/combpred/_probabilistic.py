@@ -214,7 +214,11 @@ class ProbabilisticStructured(StructuredEstimator):
         When > 0, print first how E[ψ] is computed (exact inference, or the sampler, its samples
         per input and gradient and, for a Markov chain, the burn-in, thinning and Markov steps of
         a gradient), then the objective (NaN when inference is sampled) and relative gradient
-        norm after every iteration.
+        norm after every iteration. A multi-label fit with exact inference runs one L-BFGS per
+        label, a few labels at a time: a line comes after each iteration of the label furthest
+        on and sums every label's latest objective and gradient, labels not yet started counted
+        at their start, so the relative gradient falls in steps as labels finish; the last line,
+        under the most iterations any label took, is the fitted model's.
     decision : {"mode", "hamming", "kendall", "spearman", "hierarchical", "f1"}, default="mode"
         What :meth:`predict` returns: the most probable structure (``"mode"``), or the structure
         with the least expected loss for the named loss, computed from :meth:`predict_marginals`
