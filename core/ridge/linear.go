@@ -312,8 +312,17 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 	objective := func() float64 { return -0.5*bnorm*(bnorm*(floats.Dot(w, b)+floats.Dot(w, r))) + constant }
 	res := Result{}
 	pc.apply(Z, R)
-	copy(pp, z)
 	rz := floats.Dot(r, z)
+	if rn := floats.Dot(r, r); rz <= -1e-10*rn || math.IsNaN(rz) {
+		// A preconditioner must be positive definite: ⟨r, M⁻¹r⟩ < 0 means one of its set-ups is
+		// wrong, and CG would stop here, at W's start, with a warning that blames max_iter (a
+		// partial spectrum built from rounding noise did: TestCGOnFewTrainingStructures). Plain
+		// CG is slower but converges.
+		pc = identityPrecond{}
+		pc.apply(Z, R)
+		rz = rn
+	}
+	copy(pp, z)
 	for it := 1; ; it++ {
 		rel := floats.Norm(r, 2)
 		if rel <= opt.Tol {
