@@ -201,7 +201,8 @@ class StructuredRidge(StructuredEstimator):
         constant; for multilabel, the expected Hamming accuracy). The two differ because u is
         S⁻¹-whitened: m̂ − p points along S·u. Neither is better everywhere — select it by
         cross-validation (it is a parameter of GridSearchCV like any other). Only prediction
-        depends on it: changing it needs no refit.
+        depends on it: changing it needs no refit. Used by ``decision="mode"`` alone: the other
+        rules decode :meth:`predict_marginals` by their loss, so a grid need not cross them.
     empirical_weight : float in [0, 1], default=0.0
         The reference measure μ of the objective: the loss of an example is the expected Taylor
         loss over structures z ~ μ, and only μ's mean p and covariance S enter it. 0 is the
