@@ -139,8 +139,9 @@ def log_partition_table(rows: list[dict]) -> list[str]:
         "query rows scaled so that ‖u‖ takes each value; the largest |estimate − log Z| over the rows "
         "(= the relative error of Z to first order). FPRAS with ε = 0.25, δ = ¼: *thesis S* uses the printed "
         "sample size S = ⌈65 ε⁻² l e^{2/3}⌉ per stage with exact CFTP samples, as the theorem assumes; "
-        '*S = 1000* overrides it with 1000 samples per stage drawn by `sampler="auto"` (CFTP where cheap, '
-        "the mixed chain elsewhere), which voids the guarantee. Taylor: its proven bound on the error, and "
+        '*S = 1000* overrides it with 1000 samples per stage drawn by `sampler="auto"` (exact, by the rankings\' '
+        "subset programme, on these 6 labels; CFTP where cheap and the mixed chain elsewhere beyond 16), fewer "
+        "than the printed S, which voids the guarantee. Taylor: its proven bound on the error, and "
         "the fraction of rows inside its validity condition max |⟨u, ψ⟩| ≤ 1.",
         "",
         "| ‖u‖ | Taylor error | Taylor bound | valid | FPRAS thesis S: error | samples/row | time | "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import combpred
 import combpred._ridge as ridge_module
@@ -332,6 +333,10 @@ def test_nystrom_landmarks(multilabel_data):
     # more components than samples: every sample is a landmark
     with pytest.warns(UserWarning, match="n_components=5000 is more than the 30 rows of X"):
         assert StructuredRidge(kernel=laplacian_kernel, n_components=5000).fit(X[:30], Y[:30]).n_components_ == 30
+    with warnings.catch_warnings():  # a precomputed kernel has no Nyström map to warn of (review)
+        warnings.simplefilter("error", UserWarning)
+        K = X[:30] @ X[:30].T
+        StructuredRidge(kernel="precomputed", n_components=50).fit(K, Y[:30])
 
 
 def test_partial_fit_availability():

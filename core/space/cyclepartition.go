@@ -94,8 +94,10 @@ func (s *UndirectedCycles) LogPartition(u, mean []float64) float64 {
 // that end in its tail, of prefix × arc × continuation, over Z. Values are kept as
 // e^{score − L_k} for the paths over k vertices, with L_k rescaling each level to a largest value
 // of 1 (and likewise for h): arc factors within exp(±300) then neither overflow nor lose what
-// matters. Larger arc scores are summed in the log domain (cyclePartitionLog), at the cost of an
-// exponential per term.
+// matters, unless a level's values span more than float64's range (structured scores of a few
+// hundred: a path that carries the mass can sit e^{−800} below its level's largest), which shows
+// as a value under linearFloor. Larger arc scores, and such spans, are summed in the log domain
+// (cyclePartitionLog), at the cost of an exponential per term.
 func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ float64, arcs []float64) {
 	var reach float64
 	for _, x := range w {
@@ -151,6 +153,9 @@ func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ flo
 			for rest := mask &^ (1 << s); rest != 0; rest &= rest - 1 {
 				v := bits.TrailingZeros(uint(rest))
 				f[mask*n+v] /= top
+				if !(f[mask*n+v] >= linearFloor) { // every such path has a positive sum: it underflowed
+					return cyclePartitionLog(n, w, buf, marginals)
+				}
 				if k >= 3 {
 					closed[k] += f[mask*n+v] * e[v*n+s]
 				}
@@ -172,7 +177,9 @@ func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ flo
 	}
 	h := buf.back[:size]
 	scaleB := permGrow(&buf.scaleB, n+1)
-	cycleBackwardLinear(n, e, h, scaleB)
+	if !cycleBackwardLinear(n, e, h, scaleB) {
+		return cyclePartitionLog(n, w, buf, marginals)
+	}
 	arcs = permGrow(&buf.arcs, n*n)
 	clear(arcs)
 	for k := 1; k < n; k++ {
@@ -290,14 +297,24 @@ func cyclePartitionLog(n int, w []float64, buf *cycleBuf, marginals bool) (logZ 
 	return logZ, arcs
 }
 
+// linearFloor is the smallest value the linear-domain programmes (cyclePartition,
+// permPartitionLinear and their backward tables) accept after rescaling a level to a largest value
+// of 1: below it a value is subnormal, or underflowed to 0, and has lost what it carried; they
+// then give way to the log domain. A term lost below it in a sum that stays above it changes the
+// sum by less than 1e-290 relative.
+const linearFloor = 1e-290
+
 // cycleBackwardLinear fills h (n·2^n) with cyclePartition's continuations from e = exp(w): h at
 // mask·n + v, for the paths from the smallest vertex s of mask that visited exactly mask and end
 // at v, sums their ways back to s (closing at once when |mask| ≥ 3, or through a larger vertex
 // outside mask), as e^{log-sum − M_k} with M_k = scaleB[k] for |mask| = k (scaleB has n + 1
 // values; levels 0 and 1 are not set). h at level k is scaled by M_k; the closing term of level k
 // is e^{w(v→s)} at scale 1, and continuations at level k + 1 at scale M_{k+1}: M_k is the larger
-// of the two contributions' scales, the other term enters through exp(its scale − M_k).
-func cycleBackwardLinear(n int, e, h, scaleB []float64) {
+// of the two contributions' scales, the other term enters through exp(its scale − M_k), as two
+// factors of half the exponent each, so that a term within range is not lost to the underflow of
+// its factor alone. It reports false, leaving h unfinished, when a value that must be positive
+// fell below linearFloor: the caller then sums in logs (cycleBackwardLog).
+func cycleBackwardLinear(n int, e, h, scaleB []float64) bool {
 	sets, start := permLevelsOf(n)
 	full := 1<<n - 1
 	scaleB[n] = 0
@@ -310,7 +327,7 @@ func cycleBackwardLinear(n int, e, h, scaleB []float64) {
 		if k < 3 {
 			base = up
 		}
-		closeFactor, upFactor := math.Exp(-base), math.Exp(up-base)
+		closeHalf, upHalf := math.Exp(-base/2), math.Exp((up-base)/2)
 		var top float64
 		for _, m32 := range sets[start[k]:start[k+1]] {
 			mask := int(m32)
@@ -321,14 +338,14 @@ func cycleBackwardLinear(n int, e, h, scaleB []float64) {
 				v := bits.TrailingZeros(uint(rest))
 				var z float64
 				if k >= 3 {
-					z = e[v*n+s] * closeFactor
+					z = e[v*n+s] * closeHalf * closeHalf
 				}
 				var c float64
 				for x := ext; x != 0; x &= x - 1 {
 					t := bits.TrailingZeros(uint(x))
 					c += e[v*n+t] * h[(mask|1<<t)*n+t]
 				}
-				z += c * upFactor
+				z += c * upHalf * upHalf
 				h[mask*n+v] = z
 				top = max(top, z)
 			}
@@ -339,12 +356,19 @@ func cycleBackwardLinear(n int, e, h, scaleB []float64) {
 		for _, m32 := range sets[start[k]:start[k+1]] {
 			mask := int(m32)
 			s := bits.TrailingZeros(uint(mask))
+			// a path of two vertices that no larger vertex can extend has no continuation: 0
+			open := k >= 3 || full&^mask&^(1<<(s+1)-1) != 0
 			for rest := mask &^ (1 << s); rest != 0; rest &= rest - 1 {
-				h[mask*n+bits.TrailingZeros(uint(rest))] /= top
+				v := bits.TrailingZeros(uint(rest))
+				h[mask*n+v] /= top
+				if open && !(h[mask*n+v] >= linearFloor) {
+					return false
+				}
 			}
 		}
 		scaleB[k] = base + logmath.Log(top)
 	}
+	return true
 }
 
 // cycleBackwardLog is cycleBackwardLinear in the log domain, for arc scores too large for it: h

@@ -44,8 +44,9 @@ func (s *UndirectedCycles) ScoreSampler(u []float64) ScoreSampler {
 // a draw picks the first arc s→x with probability ∝ exp(w(s→x) + B({s, x}, x)), then at each
 // (mask, v) closes or extends with probability exp(term − B(mask, v)). The table holds n·2^n
 // floats (1.8 MB at n = 14), computed as cyclePartition computes it: in the linear domain with
-// each level rescaled (about n²·2^n multiplications) where the arc scores allow, else in the log
-// domain (an exponential per term, 5 times slower). A draw costs O(n²) logarithms.
+// each level rescaled (about n²·2^n multiplications) where the arc scores and the span of each
+// level's values allow, else in the log domain (an exponential per term, 5 times slower). A draw
+// costs O(n²) logarithms.
 type cycleSampler struct {
 	n          int
 	w          []float64 // arc scores, w[a·n+b] for a→b
@@ -67,8 +68,11 @@ func newCycleSampler(n int, w []float64, undirected bool) cycleSampler {
 			e[i] = math.Exp(x)
 		}
 		d.scale = make([]float64, n+1)
-		cycleBackwardLinear(n, e, d.back, d.scale)
-	} else {
+		if !cycleBackwardLinear(n, e, d.back, d.scale) {
+			d.scale = nil // a level's values spanned more than float64's range
+		}
+	}
+	if d.scale == nil {
 		cycleBackwardLog(n, w, d.back)
 	}
 	first := make([]float64, 0, n*(n-1)/2)

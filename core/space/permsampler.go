@@ -13,8 +13,9 @@ import (
 // T; a draw then appends labels one at a time, v after T with probability
 // exp(c(v, T) + B(T ∪ v) − B(T)). Up to permPartitionMax labels (HasPartition): the table holds
 // 2^n floats (512 KiB at n = 16), computed as LogPartition computes it, in the linear domain with
-// each level rescaled (about n·2^n multiplications) where the gains allow, else in the log domain
-// (an exponential per term, several times slower); a draw costs O(n²) logarithms.
+// each level rescaled (about n·2^n multiplications) where the gains and the span of each level's
+// values allow, else in the log domain (an exponential per term, several times slower); a draw
+// costs O(n²) logarithms.
 func (s *Permutations) ScoreSampler(u []float64) ScoreSampler {
 	n := s.n
 	w := make([]float64, n*n)
@@ -24,8 +25,10 @@ func (s *Permutations) ScoreSampler(u []float64) ScoreSampler {
 	permGainTablesStrided(n, w, d.lo, d.hi, 1)
 	if permReach(n, w) <= permLinearReach {
 		d.scale = make([]float64, n+1)
-		permBackwardLinear(n, d.lo, d.hi, d.back, d.scale)
-		return d
+		if permBackwardLinear(n, d.lo, d.hi, d.back, d.scale) {
+			return d
+		}
+		d.scale = nil // a level's values spanned more than float64's range
 	}
 	full := 1<<n - 1
 	var terms [permPartitionMax]float64
@@ -46,8 +49,9 @@ func (s *Permutations) ScoreSampler(u []float64) ScoreSampler {
 // permBackwardLinear fills b (2^n) with the backward programme of permPartitionLinear from the
 // gains in halves (lo, hi, as permGainTables lays them out): b[T] = e^{B(T) − M_|T|}, M_k =
 // scale[k] rescaling level k to a largest value of 1. permPartitionLinear runs the same recursion
-// with the marginals' sums inside its loop, which a shared pass would have to repeat.
-func permBackwardLinear(n int, lo, hi, b, scale []float64) {
+// with the marginals' sums inside its loop, which a shared pass would have to repeat. It reports
+// false, b unfinished, when a value fell below linearFloor (see permPartitionLinear).
+func permBackwardLinear(n int, lo, hi, b, scale []float64) bool {
 	h := n / 2
 	hb := n - h
 	lowMask := 1<<h - 1
@@ -76,10 +80,13 @@ func permBackwardLinear(n int, lo, hi, b, scale []float64) {
 			top = max(top, z)
 		}
 		for _, s32 := range level {
-			b[s32] /= top
+			if b[s32] /= top; !(b[s32] >= linearFloor) {
+				return false
+			}
 		}
 		scale[k] = scale[k+1] + logmath.Log(top)
 	}
+	return true
 }
 
 // permSampler draws rankings from the backward table of Permutations.ScoreSampler.

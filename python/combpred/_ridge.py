@@ -437,7 +437,8 @@ class StructuredRidge(StructuredEstimator):
         previous_kernel, previous_X = self.__dict__.get("_callable"), self.__dict__.get("X_fit_")
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight, sparse_targets=True)
         self._check_decision(space)
-        if self.n_components and self.kernel != "linear" and X.shape[0] < self.n_components:
+        nystrom = self.n_components and (callable(self.kernel) or self.kernel in ("rbf", "poly"))
+        if nystrom and X.shape[0] < self.n_components:
             warnings.warn(  # as partial_fit and the Dask fit do (and scikit-learn's Nystroem)
                 f"n_components={self.n_components} is more than the {X.shape[0]} rows of X: the Nyström map takes "
                 "every row as a landmark (see n_components_), the exact kernel model at a map's cost",

@@ -209,39 +209,44 @@ func dot(a, b []float64) float64 {
 // scale 0.1 to 300 (near-uniform to deterministic distributions), to a relative tolerance tol.
 func CheckPartition(t *testing.T, s space.Space, b *Brute, trials int, seed uint64, tol float64) {
 	t.Helper()
-	part, ok := space.PartitionOf(s)
-	if !ok {
-		t.Fatalf("%s%v: no exact inference", s.Kind(), s.Params())
-	}
 	r := rand.New(rand.NewPCG(seed, 11))
-	d := s.Dim()
-	u := make([]float64, d)
-	mean := make([]float64, d)
-	want := make([]float64, d)
-	pi := make([]float64, len(b.Psis))
+	u := make([]float64, s.Dim())
 	for trial := 0; trial < trials; trial++ {
 		scale := []float64{0.1, 1, 3, 30, 300}[trial%5]
 		for i := range u {
 			u[i] = scale * r.NormFloat64()
 		}
-		wantLogZ := b.distribution(u, pi)
-		clear(want)
-		for k, p := range b.Psis {
-			for i := range want {
-				want[i] += pi[k] * p[i]
-			}
-		}
-		if got := part.LogPartition(u, nil); !close(got, wantLogZ, tol) {
-			t.Fatalf("%s%v, scale %g: log Z = %.15g without marginals, enumeration %.15g", s.Kind(), s.Params(), scale, got, wantLogZ)
-		}
-		got := part.LogPartition(u, mean)
-		if !close(got, wantLogZ, tol) {
-			t.Fatalf("%s%v, scale %g: log Z = %.15g, enumeration %.15g", s.Kind(), s.Params(), scale, got, wantLogZ)
-		}
+		CheckPartitionAt(t, s, b, u, tol, fmt.Sprintf("scale %g", scale))
+	}
+}
+
+// CheckPartitionAt is CheckPartition at the scores u, named what in its messages.
+func CheckPartitionAt(t *testing.T, s space.Space, b *Brute, u []float64, tol float64, what string) {
+	t.Helper()
+	part, ok := space.PartitionOf(s)
+	if !ok {
+		t.Fatalf("%s%v: no exact inference", s.Kind(), s.Params())
+	}
+	d := s.Dim()
+	mean := make([]float64, d)
+	want := make([]float64, d)
+	pi := make([]float64, len(b.Psis))
+	wantLogZ := b.distribution(u, pi)
+	for k, p := range b.Psis {
 		for i := range want {
-			if math.Abs(mean[i]-want[i]) > tol {
-				t.Fatalf("%s%v, scale %g: E[ψ_%d] = %.15g, enumeration %.15g", s.Kind(), s.Params(), scale, i, mean[i], want[i])
-			}
+			want[i] += pi[k] * p[i]
+		}
+	}
+	if got := part.LogPartition(u, nil); !close(got, wantLogZ, tol) {
+		t.Fatalf("%s%v, %s: log Z = %.15g without marginals, enumeration %.15g", s.Kind(), s.Params(), what, got, wantLogZ)
+	}
+	got := part.LogPartition(u, mean)
+	if !close(got, wantLogZ, tol) {
+		t.Fatalf("%s%v, %s: log Z = %.15g, enumeration %.15g", s.Kind(), s.Params(), what, got, wantLogZ)
+	}
+	for i := range want {
+		if !(math.Abs(mean[i]-want[i]) <= tol) {
+			t.Fatalf("%s%v, %s: E[ψ_%d] = %.15g, enumeration %.15g", s.Kind(), s.Params(), what, i, mean[i], want[i])
 		}
 	}
 }
@@ -254,6 +259,19 @@ func CheckPartition(t *testing.T, s space.Space, b *Brute, trials int, seed uint
 // probability is below 1e-12.
 func CheckScoreSampler(t *testing.T, s space.Space, b *Brute, n int, seed uint64, alpha float64) {
 	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 13))
+	u := make([]float64, s.Dim())
+	for _, scale := range []float64{0.3, 2, 20} {
+		for i := range u {
+			u[i] = scale * r.NormFloat64()
+		}
+		CheckScoreSamplerAt(t, s, b, u, n, r, alpha, fmt.Sprintf("scale %g", scale))
+	}
+}
+
+// CheckScoreSamplerAt is CheckScoreSampler at the scores u, named what in its messages.
+func CheckScoreSamplerAt(t *testing.T, s space.Space, b *Brute, u []float64, n int, r *rand.Rand, alpha float64, what string) {
+	t.Helper()
 	ss, ok := space.ScoreSamplingOf(s)
 	if !ok {
 		t.Fatalf("%s%v: no exact sampler of scores", s.Kind(), s.Params())
@@ -262,35 +280,28 @@ func CheckScoreSampler(t *testing.T, s space.Space, b *Brute, n int, seed uint64
 	for k, y := range b.Ys {
 		index[fmt.Sprint(y)] = k
 	}
-	r := rand.New(rand.NewPCG(seed, 13))
-	u := make([]float64, s.Dim())
 	pi := make([]float64, len(b.Ys))
 	y := make([]int64, s.Width())
-	for _, scale := range []float64{0.3, 2, 20} {
-		for i := range u {
-			u[i] = scale * r.NormFloat64()
+	b.distribution(u, pi)
+	sm := ss.ScoreSampler(u)
+	counts := make([]int, len(b.Ys))
+	for i := 0; i < n; i++ {
+		sm.Draw(r, y)
+		if err := s.Validate(y); err != nil {
+			t.Fatalf("%s%v, %s: sample %v is invalid: %v", s.Kind(), s.Params(), what, y, err)
 		}
-		b.distribution(u, pi)
-		sm := ss.ScoreSampler(u)
-		counts := make([]int, len(b.Ys))
-		for i := 0; i < n; i++ {
-			sm.Draw(r, y)
-			if err := s.Validate(y); err != nil {
-				t.Fatalf("%s%v, scale %g: sample %v is invalid: %v", s.Kind(), s.Params(), scale, y, err)
-			}
-			k, ok := index[fmt.Sprint(y)]
-			if !ok {
-				t.Fatalf("%s%v, scale %g: sample %v is not among the enumerated structures", s.Kind(), s.Params(), scale, y)
-			}
-			if pi[k] < 1e-12 {
-				t.Fatalf("%s%v, scale %g: drew %v, of probability %.3g", s.Kind(), s.Params(), scale, y, pi[k])
-			}
-			counts[k]++
+		k, ok := index[fmt.Sprint(y)]
+		if !ok {
+			t.Fatalf("%s%v, %s: sample %v is not among the enumerated structures", s.Kind(), s.Params(), what, y)
 		}
-		if stat, df, p := ChiSquare(counts, pi); p < alpha {
-			t.Errorf("%s%v, scale %g: samples do not follow p ∝ exp⟨u, ψ⟩: χ² = %.1f on %d df, p = %.3g",
-				s.Kind(), s.Params(), scale, stat, df, p)
+		if pi[k] < 1e-12 {
+			t.Fatalf("%s%v, %s: drew %v, of probability %.3g", s.Kind(), s.Params(), what, y, pi[k])
 		}
+		counts[k]++
+	}
+	if stat, df, p := ChiSquare(counts, pi); p < alpha {
+		t.Errorf("%s%v, %s: samples do not follow p ∝ exp⟨u, ψ⟩: χ² = %.1f on %d df, p = %.3g",
+			s.Kind(), s.Params(), what, stat, df, p)
 	}
 }
 
