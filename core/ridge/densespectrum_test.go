@@ -223,16 +223,7 @@ func TestPartialSpectrumPreconditions(t *testing.T) {
 	X, ys := synthetic(t, sp, m, n, 11)
 	opt := baseOptions()
 	opt.Alpha, opt.EmpiricalWeight, opt.Tol, opt.MaxIter, opt.Solver = 3, 1, 1e-12, 5000, CG
-	fit := func(mode precondMode) *Model {
-		defer func(v precondMode) { linearPrecondMode = v }(linearPrecondMode)
-		linearPrecondMode = mode
-		md, err := Fit(sp, X, m, n, ys, nil, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return md
-	}
-	auto, diag := fit(precondAuto), fit(precondDiag)
+	auto, diag := fitPrecond(t, precondAuto, sp, X, m, n, ys, opt), fitPrecond(t, precondDiag, sp, X, m, n, ys, opt)
 	if auto.Result.Iterations*3 > diag.Result.Iterations {
 		t.Errorf("partial spectrum: %d iterations, diagonal %d", auto.Result.Iterations, diag.Result.Iterations)
 	}
@@ -271,7 +262,7 @@ func TestPartialSpectrumPreconditions(t *testing.T) {
 	// The partial spectrum's eigenvectors lie in S's range and the design is centred, so its
 	// iterates never leave the range either: its intercept is the minimum-norm one, which the
 	// Kronecker preconditioner gets by dropping M̄'s null eigenvectors explicitly.
-	kron := fit(precondKron)
+	kron := fitPrecond(t, precondKron, sp, X, m, n, ys, opt)
 	b, bk := auto.Coef.RawRowView(n), kron.Coef.RawRowView(n)
 	if e := floats.Distance(b, bk, math.Inf(1)) / floats.Norm(bk, math.Inf(1)); e > 1e-7 {
 		t.Errorf("intercepts of the partial spectrum and of the Kronecker preconditioner differ by %v (relative)", e)
@@ -294,16 +285,7 @@ func TestCGOnFewTrainingStructures(t *testing.T) {
 		X, ys := synthetic(t, sp, m, n, 11)
 		opt := baseOptions()
 		opt.EmpiricalWeight, opt.Solver = 1, CG
-		fit := func(mode precondMode) *Model {
-			defer func(v precondMode) { linearPrecondMode = v }(linearPrecondMode)
-			linearPrecondMode = mode
-			md, err := Fit(sp, X, m, n, ys, nil, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return md
-		}
-		auto, kron := fit(precondAuto), fit(precondKron)
+		auto, kron := fitPrecond(t, precondAuto, sp, X, m, n, ys, opt), fitPrecond(t, precondKron, sp, X, m, n, ys, opt)
 		if !auto.Result.Converged || auto.Result.Iterations < 1 {
 			t.Errorf("%s: CG stopped after %d iterations at a relative gradient of %v", name, auto.Result.Iterations, auto.Result.RelGrad)
 		}

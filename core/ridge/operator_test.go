@@ -29,6 +29,19 @@ func withPrecond(mode precondMode, f func()) {
 	f()
 }
 
+// fitPrecond is Fit with the linear CG preconditioner forced to mode, failing t on an error.
+func fitPrecond(t testing.TB, mode precondMode, sp space.Space, X []float64, m, n int, ys []int64, opt Options) *Model {
+	t.Helper()
+	var md *Model
+	withPrecond(mode, func() {
+		var err error
+		if md, err = Fit(sp, X, m, n, ys, nil, opt); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return md
+}
+
 // operatorSpaces are the pair spaces, at sizes the exact solver handles, and two others, for the
 // operator-path tests.
 func operatorSpaces(t testing.TB) []space.Space {
