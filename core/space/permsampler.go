@@ -31,6 +31,7 @@ func (s *Permutations) ScoreSampler(u []float64) ScoreSampler {
 		d.scale = nil // a level's values spanned more than float64's range
 	}
 	full := 1<<n - 1
+	d.back[full] = 0 // log 1 (a linear attempt may have left 1 there)
 	var terms [permPartitionMax]float64
 	for set := full - 1; set >= 0; set-- {
 		k, top := 0, math.Inf(-1)
