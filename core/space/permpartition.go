@@ -209,7 +209,7 @@ func permMassKept(n int, f, b, scaleF, scaleB []float64, logZ float64) bool {
 		}
 		// in logs: the mass-carrying sets of a thin run can sit far below both levels' largest
 		// values, where the scale factor alone overflows (a review)
-		if !(math.Abs(math.Log(sum)+scaleF[k]+scaleB[k]-logZ) <= 1e-9) {
+		if !(math.Abs(logmath.Log(sum)+scaleF[k]+scaleB[k]-logZ) <= 1e-9) {
 			return false
 		}
 	}
