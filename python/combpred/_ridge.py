@@ -216,7 +216,10 @@ class StructuredRidge(StructuredEstimator):
         ``decode_from="marginals"`` use the same p and S. Select it by cross-validation. Its S
         has no closed-form spectrum, so the CG solver's preconditioner is built from S and the
         data instead: expect a fit to take a few times the uniform measure's on wide data (4× on
-        the bibtex text set, 1.4× on a 1,500-component Nyström map; BENCHMARKS.md). Near w = 1
+        the bibtex text set, 1.4× on a 1,500-component Nyström map; BENCHMARKS.md), and more on
+        many labels, where it grows about as d² (2,000 rows of 20 features, w = 0.3: 3× on 250
+        labels, 15× on 1,000, 77× on 2,000; at w = 1 with about as many labels as rows, CG ran
+        to ``max_iter``). Near w = 1
         the scores measure how far an input's structure lies from the training structures'
         average, not how likely it is, so ``decision="mode"`` predicts whatever is more likely
         than on average: on labels each on 10 % of the time and unrelated to X, about half of
