@@ -56,8 +56,9 @@ const partialSpectrumPower = 6
 // it (gonum's took 218 s at d = 3,698): the largest spaces − 1 eigenpairs by subspace iteration
 // (a random start of spaces + 8 rows, partialSpectrumPower products with S on package gemm,
 // orthonormalised by Cholesky QR, then Rayleigh–Ritz), fewer when S's rank is smaller, and the
-// other eigenvalues at their mean, (tr S − Σ top)/(d − top). It reports false when S is not finite, when the budget refuses
-// S's full copy (the products read both triangles), or when a small factorisation fails.
+// other eigenvalues at their mean, (tr S − Σ top)/(d − top). It reports false when S is not
+// finite, when the budget refuses S's full copy (the products read both triangles), or when a
+// small factorisation fails.
 func newPartialSpectrum(S *mat.SymDense, spaces int, seed uint64) (*denseSpectrum, bool) {
 	d := S.SymmetricDim()
 	top := min(spaces-1, d-1)
@@ -163,7 +164,7 @@ func nonzeroRows(a *mat.Dense) *mat.Dense {
 // subspace iteration of a rank-deficient S (the empirical measure of 5 training rankings: rank
 // 4, 264 rows) makes all but 4 rows such rounding noise, which both had turned into unit rows
 // far from orthogonal (Gᵢⱼ up to 1): Ritz values 7 times S's trace, an indefinite
-// preconditioner, and CG stopped before its first step (TestPartialSpectrumOfLowRank).
+// preconditioner, and CG stopped before its first step (TestPartialSpectrumLowRank).
 func orthonormalRows(a *mat.Dense) {
 	rows, cols := a.Dims()
 	for range 2 {

@@ -61,17 +61,10 @@ func (s *UndirectedCycles) LogPartition(u, mean []float64) float64 {
 	buf := s.pool.Get().(*cycleBuf)
 	defer s.pool.Put(buf)
 	w := permGrow(&buf.w, n*n)
-	k := 0
-	for a := 0; a < n; a++ {
-		w[a*n+a] = 0
-		for b := a + 1; b < n; b++ {
-			w[a*n+b], w[b*n+a] = u[k], u[k]
-			k++
-		}
-	}
+	undirectedArcs(n, u, w)
 	logZ, arcs := cyclePartition(n, w, buf, mean != nil)
 	if mean != nil {
-		k = 0
+		k := 0
 		for a := 0; a < n; a++ {
 			for b := a + 1; b < n; b++ {
 				mean[k] = max(0, min(1, arcs[a*n+b]+arcs[b*n+a]))
@@ -103,11 +96,7 @@ func (s *UndirectedCycles) LogPartition(u, mean []float64) float64 {
 // mirror images that every level's sums still balance (a review: UndirectedCycles(4) with one
 // edge at 200 and the rest at −300 gave log Z off by ln 2 and NaN marginals through such a check).
 func cyclePartition(n int, w []float64, buf *cycleBuf, marginals bool) (logZ float64, arcs []float64) {
-	var reach float64
-	for _, x := range w {
-		reach = max(reach, math.Abs(x))
-	}
-	if reach > cycleLinearReach {
+	if arcReach(w) > cycleLinearReach {
 		return cyclePartitionLog(n, w, buf, marginals)
 	}
 	e := permGrow(&buf.wt, n*n)
@@ -299,6 +288,29 @@ func cyclePartitionLog(n int, w []float64, buf *cycleBuf, marginals bool) (logZ 
 		}
 	}
 	return logZ, arcs
+}
+
+// undirectedArcs writes into w (n×n) the arc scores of the undirected cycles' scores u (one per
+// pair a < b): w(a→b) = w(b→a) = u_ab, and 0 on the diagonal.
+func undirectedArcs(n int, u, w []float64) {
+	k := 0
+	for a := 0; a < n; a++ {
+		w[a*n+a] = 0
+		for b := a + 1; b < n; b++ {
+			w[a*n+b], w[b*n+a] = u[k], u[k]
+			k++
+		}
+	}
+}
+
+// arcReach is the largest magnitude of the arc scores w, which decides between the linear and the
+// log domain (cycleLinearReach).
+func arcReach(w []float64) float64 {
+	var reach float64
+	for _, x := range w {
+		reach = max(reach, math.Abs(x))
+	}
+	return reach
 }
 
 // linearFloor is the smallest value the linear-domain programmes (cyclePartition,

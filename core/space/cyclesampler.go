@@ -9,8 +9,8 @@ import (
 )
 
 // ScoreSampler prepares exact draws from p ∝ exp⟨u, ψ⟩ over the directed cycles by the backward
-// half of cyclePartition's programme, in the log domain (cycleSampler). Up to cyclePartitionMax
-// vertices (HasPartition).
+// half of cyclePartition's programme (cycleSampler). Up to cyclePartitionMax vertices
+// (HasPartition).
 func (s *DirectedCycles) ScoreSampler(u []float64) ScoreSampler {
 	w := make([]float64, s.n*s.n)
 	permGainMatrix(s.n, u, w)
@@ -22,16 +22,9 @@ func (s *DirectedCycles) ScoreSampler(u []float64) ScoreSampler {
 // Decode writes. Both orientations of an undirected cycle have its score, so each undirected cycle
 // is drawn with probability 2·exp(score)/(2·Z), as it should.
 func (s *UndirectedCycles) ScoreSampler(u []float64) ScoreSampler {
-	n := s.n
-	w := make([]float64, n*n)
-	k := 0
-	for a := 0; a < n; a++ {
-		for b := a + 1; b < n; b++ {
-			w[a*n+b], w[b*n+a] = u[k], u[k]
-			k++
-		}
-	}
-	return newCycleSampler(n, w, true)
+	w := make([]float64, s.n*s.n)
+	undirectedArcs(s.n, u, w)
+	return newCycleSampler(s.n, w, true)
 }
 
 // cycleSampler draws cycles of length ≥ 3 with probability ∝ exp(Σ_arcs w). A cycle is drawn as
@@ -49,20 +42,16 @@ func (s *UndirectedCycles) ScoreSampler(u []float64) ScoreSampler {
 // costs O(n²) logarithms.
 type cycleSampler struct {
 	n          int
-	w          []float64 // arc scores, w[a·n+b] for a→b
-	back       []float64 // B as cycleBackwardLinear (scale set) or cycleBackwardLog (scale nil) leaves it
-	scale      []float64 // the levels' log scales of the linear table
-	first      []float64 // the running sums of exp(w(s→x) + B({s, x}, x) − max) over (s, x), s < x
+	w          []float64   // arc scores, w[a·n+b] for a→b
+	back       []float64   // B as cycleBackwardLinear (scale set) or cycleBackwardLog (scale nil) leaves it
+	scale      []float64   // the levels' log scales of the linear table
+	first      categorical // the first arc s→x, s < x, as s·n + x: ∝ exp(w(s→x) + B({s, x}, x))
 	undirected bool
 }
 
 func newCycleSampler(n int, w []float64, undirected bool) cycleSampler {
 	d := cycleSampler{n: n, w: w, back: make([]float64, n<<n), undirected: undirected}
-	var reach float64
-	for _, x := range w {
-		reach = max(reach, math.Abs(x))
-	}
-	if reach <= cycleLinearReach {
+	if arcReach(w) <= cycleLinearReach {
 		e := make([]float64, n*n)
 		for i, x := range w {
 			e[i] = math.Exp(x)
@@ -75,21 +64,15 @@ func newCycleSampler(n int, w []float64, undirected bool) cycleSampler {
 	if d.scale == nil {
 		cycleBackwardLog(n, w, d.back)
 	}
-	first := make([]float64, 0, n*(n-1)/2)
-	top := math.Inf(-1)
+	var f []float64
+	var arcs []int
 	for s := 0; s < n; s++ {
 		for x := s + 1; x < n; x++ {
-			t := w[s*n+x] + d.logBack(1<<s|1<<x, x)
-			first = append(first, t)
-			top = max(top, t)
+			f = append(f, w[s*n+x]+d.logBack(1<<s|1<<x, x))
+			arcs = append(arcs, s*n+x)
 		}
 	}
-	var sum float64
-	for i, t := range first {
-		sum += math.Exp(t - top)
-		first[i] = sum
-	}
-	d.first = first
+	d.first = newCategorical(f, arcs)
 	return d
 }
 
@@ -108,16 +91,8 @@ func (d cycleSampler) Draw(r *rand.Rand, y []int64) {
 	for v := range y[:n] {
 		y[v] = -1
 	}
-	// the first arc s→x, pairs in the order newCycleSampler listed them
-	i := pickCumulative(d.first, r.Float64()*d.first[len(d.first)-1])
-	s, x := 0, 0
-	for a, left := 0, i; ; a++ {
-		if left < n-1-a {
-			s, x = a, a+1+left
-			break
-		}
-		left -= n - 1 - a
-	}
+	arc := d.first.pick(r)
+	s, x := arc/n, arc%n
 	y[s] = int64(x)
 	full := 1<<n - 1
 	mask, v := 1<<s|1<<x, x
@@ -148,15 +123,4 @@ func (d cycleSampler) Draw(r *rand.Rand, y []int64) {
 	if d.undirected {
 		cycleCanonical(y[:n])
 	}
-}
-
-// pickCumulative returns the first index whose running sum exceeds t (the last one when rounding
-// put t at the total): a term of probability zero, its sum equal to the previous one, is never
-// picked.
-func pickCumulative(cum []float64, t float64) int {
-	i := 0
-	for i < len(cum)-1 && !(cum[i] > t) {
-		i++
-	}
-	return i
 }

@@ -65,14 +65,23 @@ func newCategorical(f []float64, values []int) categorical {
 }
 
 // Draw writes the structure whose running sum first exceeds a uniform draw scaled by the total.
-func (c categorical) Draw(r *rand.Rand, y []int64) {
-	t := r.Float64() * c.cum[len(c.cum)-1]
-	i := sort.Search(len(c.cum), func(i int) bool { return c.cum[i] > t })
-	i = min(i, len(c.cum)-1) // t rounded up to the total
+func (c categorical) Draw(r *rand.Rand, y []int64) { y[0] = int64(c.pick(r)) }
+
+// pick returns the structure whose running sum first exceeds a uniform draw scaled by the total.
+func (c categorical) pick(r *rand.Rand) int {
+	i := pickCumulative(c.cum, r.Float64()*c.cum[len(c.cum)-1])
 	if c.values != nil {
-		i = c.values[i]
+		return c.values[i]
 	}
-	y[0] = int64(i)
+	return i
+}
+
+// pickCumulative returns the first index whose running sum in cum exceeds t (the last one when
+// rounding put t at the total): a term of probability zero, its sum equal to the previous one, is
+// never picked.
+func pickCumulative(cum []float64, t float64) int {
+	i := sort.Search(len(cum), func(i int) bool { return cum[i] > t })
+	return min(i, len(cum)-1)
 }
 
 // bernoulliRow draws each coordinate of a 0/1 row independently, 1 with probability p[j].
