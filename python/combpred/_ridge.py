@@ -440,14 +440,6 @@ class StructuredRidge(StructuredEstimator):
         previous_kernel, previous_X = self.__dict__.get("_callable"), self.__dict__.get("X_fit_")
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight, sparse_targets=True)
         self._check_decision(space)
-        nystrom = self.n_components and (callable(self.kernel) or self.kernel in ("rbf", "poly"))
-        if nystrom and X.shape[0] < self.n_components:
-            warnings.warn(  # as partial_fit and the Dask fit do (and scikit-learn's Nystroem)
-                f"n_components={self.n_components} is more than the {X.shape[0]} rows of X: the Nyström map takes "
-                "every row as a landmark (see n_components_), the exact kernel model at a map's cost",
-                UserWarning,
-                stacklevel=2,
-            )
         seed = _spaces.core_seed(self.random_state)  # one draw: the landmarks' and the core's
         fitted, core_X = None, X
         if callable(self.kernel):
@@ -468,6 +460,14 @@ class StructuredRidge(StructuredEstimator):
             **fitted_labels(space, classes),
             **_callable_attributes(fitted, X),
         )
+        # the core decides which kernels take a Nyström map (n_components_ says it built one)
+        if hasattr(self, "n_components_") and X.shape[0] < self.n_components:
+            warnings.warn(  # as partial_fit and the Dask fit do (and scikit-learn's Nystroem)
+                f"n_components={self.n_components} is more than the {X.shape[0]} rows of X: the Nyström map takes "
+                "every row as a landmark (see n_components_), the exact kernel model at a map's cost",
+                UserWarning,
+                stacklevel=2,
+            )
         self._warn_unconverged(partial=False)
         return self
 
