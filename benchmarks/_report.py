@@ -31,6 +31,15 @@ def machine() -> str:
     )
 
 
+def load_line() -> str:
+    """The 1-minute load average now, and a warning to read only in-run ratios when other work
+    shared the 2 cores."""
+    load = os.getloadavg()[0]
+    return f"1-minute load average at the end: {load:.1f}" + (
+        " (other work shared the 2 cores: read the ratios, taken within the run)." if load > 2.5 else "."
+    )
+
+
 def write_section(name: str, body: str, path: Path = BENCHMARKS_MD) -> None:
     """Replace (or append) the section delimited by `<!-- name:start -->` / `<!-- name:end -->`."""
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"

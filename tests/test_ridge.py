@@ -402,8 +402,9 @@ def test_fitted_predictions_skip_scikit_learns_fitted_check(multilabel_data, mon
 def test_the_core_reports_the_solver_a_fit_ran():
     """solver="auto" resolves in the core (exact for small linear and Nyström models, CG for kernel
     expansions and large linear ones; partial_fit of a kernel expansion is an SGD pass); the info
-    says which, so that an unconverged fit's advice fits the solver that ran (audit P). A model read
-    from bytes does not know it."""
+    says which, so that an unconverged fit's advice fits the solver that ran (audit P), and
+    ``solver_`` shows it. A core model read from bytes does not know it; the pickled estimator
+    keeps ``solver_``."""
     import pickle
 
     rng = np.random.default_rng(0)
@@ -412,16 +413,18 @@ def test_the_core_reports_the_solver_a_fit_ran():
     cases = [
         ({}, "exact"),
         ({"kernel": "rbf"}, "cg"),
-        ({"kernel": "rbf", "n_components": 10}, "exact"),
+        ({"kernel": "rbf", "n_components": 3}, "exact"),
+        ({"kernel": "rbf", "n_components": 50}, "cg"),  # 51 · 3 unknowns: CG costs less here
         ({"kernel": "rbf", "solver": "exact"}, "exact"),
         ({"solver": "sgd"}, "sgd"),
         ({"solver": "cg"}, "cg"),
     ]
     for params, ran in cases:
         model = StructuredRidge(**params).fit(X, Y)
-        assert model._model.info.solver == ran, params
-        assert pickle.loads(pickle.dumps(model))._model.info.solver == ""
+        assert model._model.info.solver == model.solver_ == ran, params
+        restored = pickle.loads(pickle.dumps(model))
+        assert restored._model.info.solver == "" and restored.solver_ == ran  # the estimator keeps it
     wide = rng.normal(size=(60, 700))  # 701 · 3 unknowns: beyond the exact limit of auto
-    assert StructuredRidge().fit(wide, Y)._model.info.solver == "cg"
-    assert StructuredRidge().partial_fit(X, Y)._model.info.solver == "exact"
-    assert StructuredRidge(kernel="rbf").partial_fit(X, Y)._model.info.solver == "sgd"
+    assert StructuredRidge().fit(wide, Y).solver_ == "cg"
+    assert StructuredRidge().partial_fit(X, Y).solver_ == "exact"
+    assert StructuredRidge(kernel="rbf").partial_fit(X, Y).solver_ == "sgd"

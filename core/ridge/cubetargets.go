@@ -126,7 +126,7 @@ func fitSparseY(sp space.Space, X xmat.Matrix, indptr, indices []int64, weights 
 	if opt.Intercept {
 		k++
 	}
-	solver := resolveSolver(opt.Solver, k*d)
+	solver := resolveSolver(opt.Solver, m, k, d, float64(len(indices))/float64(max(m, 1)))
 	if d > denseMaxDim && operatorOnly(&opt) {
 		solver = CG
 	}

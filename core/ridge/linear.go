@@ -134,6 +134,9 @@ func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense
 			return ns, newLinearSystem(p, des).B
 		}
 	}
+	if rs := newReferenceSystem(p, des, G); rs != nil {
+		return rs, newLinearSystem(p, des).B
+	}
 	if ts := newSparseTargetSystem(p, des, G); ts != nil {
 		return ts, ts.rhs()
 	}

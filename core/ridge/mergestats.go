@@ -270,7 +270,7 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		ref.setRank(nil, opt.EmpiricalWeight)
+		ref.setRank(s.Space, nil, opt.EmpiricalWeight)
 		md.ref, mean, S = ref, ref.mean, ref.cov
 	} else if mo := s.st.moments(); !(mo.sum > 0) {
 		return nil, fmt.Errorf("the statistics' examples have zero total weight")

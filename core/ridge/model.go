@@ -326,23 +326,16 @@ func (md *Model) setNystrom(X xmat.Matrix, opt *Options) error {
 	return err
 }
 
-// resolveSolver resolves Auto for a linear model with the given number of unknowns.
-func resolveSolver(s Solver, unknowns int) Solver {
-	if s != Auto {
-		return s
-	}
-	if unknowns <= ExactLimit {
-		return Exact
-	}
-	return CG
-}
-
 // fitLinear fits W on the rows of des (X itself, or its Nyström map).
 func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	_, d := p.dims()
 	k := des.cols()
 	var err error
-	solver := resolveSolver(opt.Solver, k*d)
+	solver := resolveSolver(opt.Solver, des.samples(), k, d, meanNonzeros(p))
+	if p.targets != nil {
+		// FitSparseY keeps the targets sparse only for CG, which alone reads them
+		solver = CG
+	}
 	if p.S == nil {
 		// An operator-only Problem (d > MaxDim): only CG works without the dense S.
 		if opt.Solver != Auto && opt.Solver != CG {
@@ -398,7 +391,7 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 		if err != nil {
 			return err
 		}
-		ref.setRank(nil, opt.EmpiricalWeight)
+		ref.setRank(md.Space, nil, opt.EmpiricalWeight)
 		md.ref, S, mean = ref, ref.cov, ref.mean
 	}
 	var err error

@@ -1,6 +1,7 @@
 package ridge
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -149,8 +150,9 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 			md.stats = prev.stats.clone()
 			md.stats.recentre(des, p.Weight)
 		default:
-			return nil, fmt.Errorf("partial_fit (solver auto or exact) continues a model fitted by partial_fit with that solver; " +
-				"this model has no sufficient statistics: refit it with partial_fit, or use solver=\"sgd\"")
+			return nil, errors.New("partial_fit (solver auto or exact) continues a model whose fit solved exactly and kept its " +
+				"statistics; this model kept none (its fit ran CG, which solver auto chooses where it costs less): fit it " +
+				"with solver=\"exact\" or by partial_fit, or use solver=\"sgd\"")
 		}
 		md.Solver = Exact
 		err = md.addAndSolve(p, des, &opt)

@@ -313,7 +313,7 @@ func TestPartialFitRejects(t *testing.T) {
 		mut  func(o *Options)
 		want string
 	}{
-		{"no statistics", fitted, sp, func(*Options) {}, "no sufficient statistics"},
+		{"no statistics", fitted, sp, func(*Options) {}, "kept its statistics"},
 		{"other space", streamed, other, func(*Options) {}, "space"},
 		{"other kernel", streamed, sp, func(o *Options) { o.Kernel = rbf }, "must stay"},
 		{"other intercept", streamed, sp, func(o *Options) { o.Intercept = false }, "must stay"},

@@ -5,7 +5,9 @@ import (
 	"math"
 	"sync"
 
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -57,6 +59,20 @@ type psiMoments struct {
 func momentsOf(p *Problem) psiMoments {
 	m, d := p.dims()
 	mo := psiMoments{first: make([]float64, d), second: mat.NewSymDense(d, nil)}
+	var pairs float64 // Σ_i nnz(ψ_i)²/2, the sparse sum's work
+	for i := 0; i < m; i++ {
+		z := 0
+		for a, v := range p.Delta.RawRowView(i) {
+			if v+p.Mean[a] != 0 {
+				z++
+			}
+		}
+		pairs += float64(z) * float64(z+1) / 2
+	}
+	if pairs > float64(m)*float64(d)*float64(d)/denseMomentsShare {
+		denseMoments(p, &mo)
+		return mo
+	}
 	psi := make([]float64, d)
 	nz := make([]int, 0, d)
 	raw := mo.second.RawSymmetric()
@@ -81,6 +97,39 @@ func momentsOf(p *Problem) psiMoments {
 		}
 	}
 	return mo
+}
+
+// denseMomentsShare sets where momentsOf sums Σ s ψψᵀ by blocked matrix products instead of over
+// the pairs of non-zero coordinates: when those pairs are more than 1/denseMomentsShare of the
+// dense product's m·d²/2. The products run about ten times faster per multiply-add (2,000
+// multi-label targets with half of 2,000 labels on: 1.6 s of scalar updates).
+const denseMomentsShare = 16
+
+// denseMoments adds the moments of the structures of p to mo through Ψ_bᵀ diag(s) Ψ_b, Ψ_b a block
+// of rows ψ_i, the upper triangle only.
+func denseMoments(p *Problem, mo *psiMoments) {
+	m, d := p.dims()
+	const block = 128
+	rows := min(m, block)
+	raw := mo.second.RawSymmetric()
+	second := blas64.General{Rows: d, Cols: d, Stride: raw.Stride, Data: raw.Data}
+	psi, spsi := mat.NewDense(rows, d, nil), mat.NewDense(rows, d, nil)
+	for lo := 0; lo < m; lo += block {
+		hi := min(lo+block, m)
+		for i := lo; i < hi; i++ {
+			s := p.Weight[i]
+			mo.sum += s
+			row, srow := psi.RawRowView(i-lo), spsi.RawRowView(i-lo)
+			for a, v := range p.Delta.RawRowView(i) {
+				row[a] = v + p.Mean[a]
+				srow[a] = s * row[a]
+				mo.first[a] += srow[a]
+			}
+		}
+		n := hi - lo
+		gemm.MulTNUpperAdd(second, psi.Slice(0, n, 0, d).(*mat.Dense).RawMatrix(),
+			spsi.Slice(0, n, 0, d).(*mat.Dense).RawMatrix())
+	}
 }
 
 // mixtureReference returns the reference (1 − w)·uniform + w·D from the uniform mean pu and
@@ -141,13 +190,45 @@ func mixtureReference(sp space.Space, kind Reference, pu []float64, Su *mat.SymD
 // setRank sets the rank of the reference's covariance: from the m×m Gram matrix of its training
 // structures when the reference is theirs alone (w = 1, op not nil) and they are fewer than d
 // (the same non-zero eigenvalues; gasch2_GO with every term: 1,636 structures of d = 3,698, where
-// the d×d eigenvalues took 32 s), otherwise from S.
-func (r *reference) setRank(op *empiricalOperator, w float64) {
-	if op != nil && w == 1 && len(op.wt) < r.cov.SymmetricDim() {
+// the d×d eigenvalues took 32 s); d when the uniform part alone makes S definite
+// (definiteMixture); otherwise from S's eigenvalues.
+func (r *reference) setRank(sp space.Space, op *empiricalOperator, w float64) {
+	d := r.cov.SymmetricDim()
+	switch {
+	case op != nil && w == 1 && len(op.wt) < d:
 		r.rank = symRank(op.gram())
-		return
+	case definiteMixture(sp, r.cov, w):
+		r.rank = d
+	default:
+		r.rank = symRank(r.cov)
 	}
-	r.rank = symRank(r.cov)
+}
+
+// definiteMixture reports whether the covariance S of a mixture with weight w < 1 on the data has
+// every eigenvalue above symRank's threshold, 1e-10 of its largest, from the uniform part alone:
+//
+//	S = (1 − w) S_U + w S_D + w(1 − w)(p_U − p_D)(p_U − p_D)ᵀ ⪰ (1 − w) S_U,
+//
+// so S's smallest eigenvalue is at least (1 − w) times S_U's, which the spaces with a closed-form
+// spectrum know, and its largest at most its trace. The eigendecomposition this saves is O(d³):
+// 0.5 s of a 0.6 s fit on 1,000 labels, and 8× that on 2,000.
+func definiteMixture(sp space.Space, S *mat.SymDense, w float64) bool {
+	if !(w < 1) {
+		return false
+	}
+	spec, ok := space.SpectralOf(sp.Covariance())
+	if !ok {
+		return false
+	}
+	low := math.Inf(1)
+	for _, e := range spec.Spectrum() {
+		low = min(low, e.Value)
+	}
+	var trace float64
+	for a := range S.SymmetricDim() {
+		trace += S.At(a, a)
+	}
+	return (1-w)*low > 1e-10*trace
 }
 
 // symRank is the numerical rank of a positive semi-definite S: its eigenvalues above 1e-10 of
@@ -242,7 +323,7 @@ func (p *Problem) useReference(sp space.Space, kind Reference, w float64) error 
 	if kind == Empirical {
 		ref.op = newEmpiricalOperator(p, ref, w) // from ψ_i = δ_i + p.Mean, before the re-centring
 	}
-	ref.setRank(ref.op, w)
+	ref.setRank(sp, ref.op, w)
 	p.setReference(ref)
 	return nil
 }

@@ -413,3 +413,104 @@ func TestPartialFitProductEqualsFit(t *testing.T) {
 		t.Errorf("the empirical reference gives the same model (%.2e): the option does nothing", e)
 	}
 }
+
+// momentsOf sums Σs, Σ s ψ and Σ s ψψᵀ by blocked products for dense structures and over the
+// non-zero pairs for sparse ones: both must be the sums, here taken one example at a time over
+// more rows than one block of the products.
+func TestMomentsOfBothPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, c := range []struct {
+		kind  string
+		args  []int64
+		dense bool
+	}{{"multilabel", []int64{20}, true}, {"permutations", []int64{5}, true}, {"multiclass", []int64{20}, false}} {
+		sp, err := space.New(c.kind, c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m = 300
+		_, ys := synthetic(t, sp, m, 2, 6)
+		s := weights(r, m)
+		s[7] = 0
+		p, err := NewProblem(sp, ys, m, s, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sp.Dim()
+		var pairs float64
+		wantSum, wantFirst, wantSecond := 0.0, make([]float64, d), mat.NewSymDense(d, nil)
+		for i := 0; i < m; i++ {
+			z := 0
+			psi := make([]float64, d)
+			for a, v := range p.Delta.RawRowView(i) {
+				psi[a] = v + p.Mean[a]
+				if psi[a] != 0 {
+					z++
+				}
+			}
+			pairs += float64(z*(z+1)) / 2
+			wantSum += s[i]
+			for a := range psi {
+				wantFirst[a] += s[i] * psi[a]
+				for b := a; b < d; b++ {
+					wantSecond.SetSym(a, b, wantSecond.At(a, b)+s[i]*psi[a]*psi[b])
+				}
+			}
+		}
+		if dense := pairs > float64(m*d*d)/denseMomentsShare; dense != c.dense {
+			t.Fatalf("%s: dense path %v, want %v", c.kind, dense, c.dense)
+		}
+		mo := momentsOf(p)
+		if math.Abs(mo.sum-wantSum) > 1e-12*wantSum {
+			t.Errorf("%s: Σs %v, want %v", c.kind, mo.sum, wantSum)
+		}
+		for a := 0; a < d; a++ {
+			if math.Abs(mo.first[a]-wantFirst[a]) > 1e-12*wantSum {
+				t.Errorf("%s: Σ s ψ_%d = %v, want %v", c.kind, a, mo.first[a], wantFirst[a])
+			}
+			for b := a; b < d; b++ {
+				if math.Abs(mo.second.At(a, b)-wantSecond.At(a, b)) > 1e-12*wantSum {
+					t.Errorf("%s: Σ s ψ_%d ψ_%d = %v, want %v", c.kind, a, b, mo.second.At(a, b), wantSecond.At(a, b))
+				}
+			}
+		}
+	}
+}
+
+// definiteMixture may skip the eigendecomposition only where symRank would find full rank: a
+// mixture with w < 1 over a positive definite uniform S, not too close to w = 1; never at w = 1,
+// and never when S_U is singular (multi-class and k-subsets: ψ sums to a constant).
+func TestDefiniteMixtureAgreesWithSymRank(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		args []int64
+	}{{"multilabel", []int64{6}}, {"permutations", []int64{4}}, {"multiclass", []int64{5}}, {"ksubsets", []int64{6, 2}}} {
+		sp, err := space.New(c.kind, c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m = 9
+		_, ys := synthetic(t, sp, m, 2, 3)
+		for _, w := range []float64{0.3, 0.99, 1 - 1e-13, 1} {
+			p, err := NewProblem(sp, ys, m, nil, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.useReference(sp, Empirical, w); err != nil {
+				t.Fatal(err)
+			}
+			d := sp.Dim()
+			definite := definiteMixture(sp, p.ref.cov, w)
+			if definite && symRank(p.ref.cov) != d {
+				t.Errorf("%s w=%v: definite, but symRank finds rank %d < %d", c.kind, w, symRank(p.ref.cov), d)
+			}
+			wantDefinite := (c.kind == "multilabel" || c.kind == "permutations") && w <= 0.99
+			if definite != wantDefinite {
+				t.Errorf("%s w=%v: definite %v, want %v", c.kind, w, definite, wantDefinite)
+			}
+			if definite && p.ref.rank != d {
+				t.Errorf("%s w=%v: rank %d, want %d", c.kind, w, p.ref.rank, d)
+			}
+		}
+	}
+}

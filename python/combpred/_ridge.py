@@ -132,8 +132,11 @@ class StructuredRidge(StructuredEstimator):
         ``"sgd"`` is the thesis' online stochastic gradient (section 5.3.2), step
         ``min(eta0 / (alpha · t), 1 / L)``, L the largest curvature of one example's term of J
         (it grows with n_samples), with truncation ``tau`` for kernel expansions. ``"auto"`` uses
-        ``"exact"`` for linear models with at most 600 unknowns ((n_features + 1) · d with
-        ``fit_intercept``, n_features · d without) and ``"cg"`` otherwise; for kernel
+        ``"exact"`` for linear (and Nyström) models when the core's estimate of its cost is below
+        CG's, and ``"cg"`` otherwise: exact only for small models, never beyond 600 unknowns
+        ((n_features + 1) · d with ``fit_intercept``, n_features · d without), and the fewer
+        features the more examples and the more non-zero coordinates ψ(y) has (``solver_`` names
+        the solver that ran); for kernel
         models always ``"cg"``, which reaches 1e-8 in 13–22 iterations where the direct solve costs
         O((n_samples · d)³) (n_samples = 400, d = 6: 13 ms against 1.35 s).
         Output spaces with d > 4096 (pair spaces beyond about 90 labels or vertices) are fitted
@@ -215,11 +218,11 @@ class StructuredRidge(StructuredEstimator):
         or ``"exact"``, and refuses SGD. :meth:`predict_marginals` and
         ``decode_from="marginals"`` use the same p and S. Select it by cross-validation. Its S
         has no closed-form spectrum, so the CG solver's preconditioner is built from S and the
-        data instead: expect a fit to take a few times the uniform measure's on wide data (4× on
-        the bibtex text set, 1.4× on a 1,500-component Nyström map; BENCHMARKS.md), and more on
-        many labels, where it grows about as d² (2,000 rows of 20 features, w = 0.3: 3× on 250
-        labels, 15× on 1,000, 77× on 2,000; at w = 1 with about as many labels as rows, CG ran
-        to ``max_iter``). Near w = 1
+        data instead: expect a fit to take a few times the uniform measure's on wide data (5× on
+        the bibtex text set, 1.5× on a 1,500-component Nyström map; BENCHMARKS.md), and on many
+        labels, where S is a dense d × d matrix (2,000 rows of 20 features, w = 0.3: 1.0× on 250
+        labels, 3× on 500, 2× on 1,000, 5× on 2,000; at w = 1 with about as many labels as rows,
+        S is nearly singular and CG ran to ``max_iter``: 20 s on 2,000 labels). Near w = 1
         the scores measure how far an input's structure lies from the training structures'
         average, not how likely it is, so ``decision="mode"`` predicts whatever is more likely
         than on average: on labels each on 10 % of the time and unrelated to X, about half of
@@ -272,6 +275,9 @@ class StructuredRidge(StructuredEstimator):
         Whether ``predict`` returns a scipy.sparse CSR matrix: ``fit`` was given a sparse Y.
     n_iter_ : int
         CG iterations or SGD epochs run (at least 1; the exact solver's direct solve counts as one).
+    solver_ : str
+        The solver the last ``fit`` or ``partial_fit`` ran: ``"exact"``, ``"cg"`` or ``"sgd"``
+        (what ``solver="auto"`` resolved to).
     n_samples_seen_ : int
         Number of training rows the model has seen: those of ``fit``, plus those of every later
         ``partial_fit`` call that continued it.
@@ -556,8 +562,8 @@ class StructuredRidge(StructuredEstimator):
         (``alpha``, ``empirical_weight`` and ``reference`` may change: the exact update refits on
         the statistics of every chunk with them). A model from :meth:`fit` is continued exactly
         only when that fit solved exactly and so kept the statistics (``solver="exact"``, or
-        ``"auto"`` where it chose the exact solve); after a fit by conjugate gradients the call is
-        refused with an error that says so.
+        ``"auto"`` where it chose the exact solve: ``solver_`` is ``"exact"``); after a fit by
+        conjugate gradients the call is refused with an error that says so.
 
         Parameters
         ----------
@@ -691,6 +697,8 @@ class StructuredRidge(StructuredEstimator):
         attrs = super()._model_attributes(model, fitted)
         attrs["n_iter_"] = max(info.n_iter, 1)  # the exact solver's single direct solve counts as one iteration
         attrs["n_samples_seen_"] = info.n_seen
+        if info.solver:  # a model read from bytes does not know it: the pickled estimator keeps its own
+            attrs["solver_"] = info.solver
         if info.n_components:
             attrs["n_components_"] = info.n_components
         # the core model of a callable kernel's Nyström map is linear on the map, but like an rbf

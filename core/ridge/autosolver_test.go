@@ -1,0 +1,65 @@
+package ridge
+
+import (
+	"math"
+	"testing"
+
+	"github.com/combpred/combpred/core/space"
+)
+
+// TestResolveSolver checks Auto's choice at shapes whose fits were timed both ways (the
+// exact/CG times in each row's comment, 2 cores, through Python), and that an explicit solver
+// and the limit of unknowns are obeyed.
+func TestResolveSolver(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		s       Solver
+		m, k, d int
+		z       float64
+		want    Solver
+	}{
+		{"explicit exact", Exact, 100000, 30, 20, 10, Exact},
+		{"explicit cg", CG, 10, 2, 1, 1, CG},
+		{"Multilabel(20), 2 features", Auto, 5000, 3, 20, 10, Exact},         // 4.5 / 7.0 ms
+		{"Multilabel(20), 5 features", Auto, 5000, 6, 20, 10, Exact},         // 6.8 / 9.6 ms
+		{"Multilabel(20), 20 features", Auto, 5000, 21, 20, 10, CG},          // 27 / 12 ms
+		{"Multilabel(20), 20 features, 200 rows", Auto, 200, 21, 20, 10, CG}, // 7.2 / 1.7 ms
+		{"Multiclass(10), 40 features", Auto, 5000, 41, 10, 1, CG},           // 13.7 / 5.3 ms
+		{"Multiclass(10), 5 features", Auto, 5000, 6, 10, 1, Exact},          // 1.7 / 2.6 ms
+		{"Permutations(5), 2 features", Auto, 5000, 3, 10, 10, CG},           // 4.1 / 2.1 ms
+		{"Permutations(5), 40 features", Auto, 5000, 41, 10, 10, CG},         // 68 / 5.7 ms
+		{"at ExactLimit", Auto, 1 << 30, 2, ExactLimit / 2, 0, Exact},
+		{"beyond ExactLimit", Auto, 1 << 30, 2, ExactLimit/2 + 1, 0, CG},
+		{"scikit-learn's check of partial_fit after fit", Auto, 10, 4, 3, 1, Exact}, // CG's cost is lower
+		{"a floor's worth", Auto, 60, 51, 3, 1.5, CG},
+	} {
+		if got := resolveSolver(c.s, c.m, c.k, c.d, c.z); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestMeanNonzeros checks the mean count of non-zero coordinates of ψ that Auto's cost model
+// reads, on dense targets (ψ = δ + p) and on the sparse targets of FitSparseY's problem.
+func TestMeanNonzeros(t *testing.T) {
+	sp, err := space.NewMultilabel(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 + 3 + 0 + 3 ones; label 1 is on in 2 of 4 rows, label 0 in 3 (mostly on: its δ is
+	// stored where it is off)
+	ys := []int64{1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 1}
+	X := []float64{1, 2, 3, 4}
+	opt := Options{Alpha: 1, Intercept: true, Solver: Auto, Tol: 1e-8, MaxIter: 100}
+	if got := meanNonzeros(preparedProblem(t, sp, X, 4, 1, ys, nil, &opt)); math.Abs(got-7.0/4) > 1e-15 {
+		t.Errorf("dense targets: %v, want 7/4", got)
+	}
+	indptr, indices := onesOf(ys, 4, 4)
+	p, err := newCubeProblem(sp, 4, indptr, indices, []float64{1, 1, 1, 1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := meanNonzeros(p); math.Abs(got-7.0/4) > 1e-15 {
+		t.Errorf("sparse targets: %v, want 7/4", got)
+	}
+}
