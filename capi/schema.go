@@ -330,6 +330,7 @@ func schemaJSON() ([]byte, error) {
 		Defaults   map[string]float64     `json:"query_defaults"`
 		Decoders   map[string][2]int      `json:"decoder_limits"`
 		Partitions map[string]int         `json:"partition_limits"`
+		LogZ       map[string]int         `json:"logz_limits"`
 	}{
 		Note:  "generated from capi/schema.go by COMBPRED_UPDATE_SCHEMA=1 go test ./capi -run TestSchemaFile; do not edit",
 		Ridge: ridgeParams,
@@ -369,6 +370,8 @@ func schemaJSON() ([]byte, error) {
 		// per space kind whose exact log Z is a size-limited dynamic programme, its largest size;
 		// ProbabilisticStructured's docstring states them (checked by a test)
 		Partitions: space.PartitionLimits(),
+		// per space kind that computes log Z alone beyond those sizes, its largest size
+		LogZ: space.LogZLimits(),
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -129,6 +129,10 @@ def test_auto_solver_limit_is_the_cores():
     # a model whose exact solve is cheap at any size under the limit: one feature, one label
     # (2 unknowns with the intercept, 1 without) on few examples
     assert ran(50, 1, 1) == "exact"
+    # at the limit, a shape the cost model sends to the exact solve: one feature and sparse labels
+    # on many rows (2 · 300 unknowns); one label more passes the limit
+    assert ran(20_000, 1, limit // 2, rate=0.01) == "exact"
+    assert ran(20_000, 1, limit // 2 + 1, rate=0.01) == "cg"
     # just past the limit with the intercept, at it without: CG either way here, as the cost
     # model prefers CG for so many features
     d = 6
@@ -236,16 +240,30 @@ def test_exact_inference_limits_in_the_docstrings_are_the_cores():
     dp = f"permutations up to {perm} labels, directed and undirected cycles up to {dicycles} vertices"
     cls_doc = " ".join(ProbabilisticStructured.__doc__.split())
     assert f"{dp}) or at most 2{str(auto.bit_length() - 1).translate(power)} structures" in cls_doc
+    alone = _schema._SCHEMA["logz_limits"]
+    log_z_alone = alone["permutations"]
+    assert alone["dicycles"] == alone["ucycles"]
     log_z = " ".join(ProbabilisticStructured.log_partition.__doc__.split())
-    assert f"{dp}), or enumeration up to 2{str(every.bit_length() - 1).translate(power)}" in log_z
+    assert (
+        f"{dp}; log Z alone, without the marginals, of permutations up to {log_z_alone} labels and cycles up to "
+        f"{alone['dicycles']} vertices, in up to 0.2 s per row), or enumeration up to "
+        f"2{str(every.bit_length() - 1).translate(power)}"
+    ) in log_z
     X = np.zeros((2, 1))
-    for n, exact in ((perm, True), (perm + 1, False)):
+    for n, marginals, partition in ((perm, True, True), (perm + 1, False, True), (log_z_alone + 1, False, False)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # one iteration does not converge
             model = ProbabilisticStructured(space=spaces.Permutations(n), max_iter=1)
             model.fit(X, np.tile(np.arange(1, n + 1), (2, 1)))
-        if exact:
-            model.log_partition(X[:1], method="exact")
+        if marginals:
+            model.predict_marginals(X[:1], method="exact")
+        else:
+            with pytest.raises(ValueError):
+                model.predict_marginals(X[:1], method="exact")
+        if partition:
+            log_z_value, info = model.log_partition(X[:1], method="exact")
+            auto_value, auto_info = model.log_partition(X[:1])  # exact too, where it sampled at 17 labels
+            assert np.array_equal(log_z_value, auto_value) and list(auto_info["method"]) == ["exact"]
         else:
             with pytest.raises(ValueError):
                 model.log_partition(X[:1], method="exact")

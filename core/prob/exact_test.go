@@ -130,10 +130,31 @@ func TestExactDispatch(t *testing.T) {
 	}
 	big := mustSpace(t, "permutations", 17)
 	if HasExact(big) {
-		t.Fatal("17! structures claimed exact (beyond the subset programme)")
+		t.Fatal("17! structures claimed exact (beyond the subset programme's marginals)")
 	}
-	if _, err := ExactLogPartition(big, make([]float64, big.Dim())); !errors.Is(err, ErrNoExact) {
-		t.Fatalf("want ErrNoExact, got %v", err)
+	// log Z alone goes on to 20 labels (space.LogZ): log 17! at u = 0, by ExactLogPartition and
+	// by LogZAuto, which no longer samples for it (a default-fitted model's log_partition hit
+	// CFTP's work bound there, probe AO); 21 labels are beyond it.
+	lg, _ := math.Lgamma(18)
+	if lz, err := ExactLogPartition(big, make([]float64, big.Dim())); err != nil || math.Abs(lz-lg) > 1e-9*lg {
+		t.Fatalf("Permutations(17): log Z %v (%v), want log 17! = %v", lz, err, lg)
+	}
+	if r, err := LogPartition(big, make([]float64, big.Dim()), LogZOptions{}); err != nil || r.Method != LogZExact || !r.Valid || math.Abs(r.LogZ-lg) > 1e-9*lg {
+		t.Fatalf("Permutations(17), auto: %+v (%v), want exact log 17! = %v", r, err, lg)
+	}
+	for _, kind := range []string{"dicycles", "ucycles"} { // and cycles to 16 vertices: log |Y| at u = 0
+		cycles := mustSpace(t, kind, 16)
+		if r, err := LogPartition(cycles, make([]float64, cycles.Dim()), LogZOptions{}); err != nil || r.Method != LogZExact ||
+			math.Abs(r.LogZ-cycles.LogCount()) > 1e-9*r.LogZ {
+			t.Fatalf("%s(16), auto: %+v (%v), want exact log |Y| = %v", kind, r, err, cycles.LogCount())
+		}
+	}
+	beyond := mustSpace(t, "permutations", 21)
+	if _, err := ExactLogPartition(beyond, make([]float64, beyond.Dim())); !errors.Is(err, ErrNoExact) {
+		t.Fatalf("Permutations(21): want ErrNoExact, got %v", err)
+	}
+	if _, err := ExactLogPartition(big, []float64{1}); err == nil {
+		t.Fatal("a score vector of the wrong length was accepted beyond the closed form")
 	}
 	if _, err := ExactLogPartition(sp, []float64{1}); err == nil {
 		t.Fatal("a score vector of the wrong length was accepted")

@@ -12,10 +12,10 @@ type LogZMethod int
 
 // The methods.
 const (
-	// LogZAuto is LogZExact when the space has a closed form or at most AutoBruteForceMax
-	// structures, LogZFPRAS otherwise.
+	// LogZAuto is LogZExact when the space has a closed form, computes log Z alone (space.LogZ)
+	// or has at most AutoBruteForceMax structures, LogZFPRAS otherwise.
 	LogZAuto LogZMethod = iota
-	// LogZExact uses closed forms or enumeration (ExactLogPartition).
+	// LogZExact uses closed forms, log Z alone, or enumeration (ExactLogPartition).
 	LogZExact
 	// LogZFPRAS is the randomised approximation scheme of thesis §6.3 (FPRAS).
 	LogZFPRAS
@@ -138,7 +138,7 @@ type LogZResult struct {
 func LogPartition(sp space.Space, u []float64, opt LogZOptions) (LogZResult, error) {
 	switch opt.Method {
 	case LogZAuto:
-		if autoExact(sp) {
+		if autoExactLogZ(sp) {
 			opt.Method = LogZExact
 		} else {
 			opt.Method = LogZFPRAS

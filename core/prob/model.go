@@ -330,7 +330,7 @@ func (md *Model) logPartitionOf(X xmat.Rows, U []float64, opt LogZOptions, out [
 		res[i], out[i] = r, r.LogZ
 		return nil
 	}
-	if opt.Method == LogZFPRAS || (opt.Method == LogZAuto && !autoExact(md.Space)) {
+	if opt.Method == LogZFPRAS || (opt.Method == LogZAuto && !autoExactLogZ(md.Space)) {
 		for i := 0; i < q; i++ { // the FPRAS samples in parallel itself
 			if err := opt.Sampler.Stop.Err(); err != nil {
 				return nil, err

@@ -2,15 +2,16 @@ package ridge
 
 import "math"
 
-// resolveSolver resolves Auto for a linear model of k rows of W (the intercept's included) and d
-// outputs fitted on m examples whose ψ have z non-zero coordinates on average: the exact solver
-// when the cost model autoExact prefers it and the unknowns k·d are at most ExactLimit, CG
-// otherwise.
-func resolveSolver(s Solver, m, k, d int, z float64) Solver {
+// resolveSolver resolves Auto for a linear model of k rows of W (the intercept's included) on n
+// features and d outputs, fitted on m examples whose ψ have z() non-zero coordinates on average
+// (counted only when the choice needs it): the exact solver when the unknowns k·d are at most
+// ExactLimit and the cost model autoExact prefers it, CG otherwise. The statistics take n + 1
+// columns whether or not there is an intercept.
+func resolveSolver(s Solver, m, n, k, d int, z func() float64) Solver {
 	if s != Auto {
 		return s
 	}
-	if k*d <= ExactLimit && autoExact(m, k, d, z) {
+	if k*d <= ExactLimit && autoExact(m, n+1, k, d, z()) {
 		return Exact
 	}
 	return CG
@@ -18,7 +19,8 @@ func resolveSolver(s Solver, m, k, d int, z float64) Solver {
 
 // autoExact compares the exact solve's cost with CG's, in units of CG's time per multiply-add.
 // CG costs about 4·m·k·d multiply-adds per iteration in blocked products, over some 25 iterations.
-// Accumulating the statistics visits the k(k+1)/2 pairs of features for every example, at a
+// Accumulating the statistics visits the c(c+1)/2 pairs of the c = n + 1 columns of every example
+// (the constant's included), at a
 // weight of 7 per pair of non-zero coordinates of ψ (z(z+1)/2 + z + 1 of them, scalar loops) and
 // 40 for the visit itself; the factorisation and the normal equations cost 3.5·(kd)³. The weights
 // were fitted to fits timed on 2 cores (Multilabel(10), Multilabel(20), Multiclass(10) and
@@ -29,9 +31,9 @@ func resolveSolver(s Solver, m, k, d int, z float64) Solver {
 // Below autoExactFloor the exact solve wins whatever CG would cost: it is a fraction of a
 // millisecond, and it keeps the statistics with which partial_fit continues a fit exactly
 // (scikit-learn's estimator checks call partial_fit after fit, on 10 rows).
-func autoExact(m, k, d int, z float64) bool {
-	mf, kf, df := float64(m), float64(k), float64(d)
-	exact := mf*kf*(kf+1)/2*(7*(z*(z+1)/2+z+1)+40) + 3.5*math.Pow(kf*df, 3)
+func autoExact(m, cols, k, d int, z float64) bool {
+	mf, cf, kf, df := float64(m), float64(cols), float64(k), float64(d)
+	exact := mf*cf*(cf+1)/2*(7*(z*(z+1)/2+z+1)+40) + 3.5*math.Pow(kf*df, 3)
 	return exact <= max(100*mf*kf*df, autoExactFloor)
 }
 
@@ -39,32 +41,14 @@ func autoExact(m, k, d int, z float64) bool {
 // of its measurements), below which Auto always takes it.
 const autoExactFloor = 1e7
 
-// meanNonzeros is the mean number of non-zero coordinates of ψ(y_i) = δ_i + p over p's examples.
+// meanNonzeros is the mean number of non-zero coordinates of ψ(y_i) = δ_i + p over p's examples,
+// held densely (FitSparseY counts the ones of its sparse targets itself).
 func meanNonzeros(p *Problem) float64 {
-	m, d := p.dims()
+	m, _ := p.dims()
 	if m == 0 {
 		return 0
 	}
 	nnz := 0
-	if t := p.targets; t != nil {
-		// δ_i = c + B_i: a column whose constant ψ value c_a + p_a is non-zero counts in every row
-		// but those where B_i cancels it, and otherwise only where B_i is stored and non-zero.
-		for a := range d {
-			if t.c[a]+p.Mean[a] != 0 {
-				nnz += m
-			}
-		}
-		for k, a := range t.rowCol {
-			base := t.c[a] + p.Mean[a]
-			switch {
-			case base != 0 && base+t.rowVal[k] == 0:
-				nnz--
-			case base == 0 && t.rowVal[k] != 0:
-				nnz++
-			}
-		}
-		return float64(nnz) / float64(m)
-	}
 	for i := range m {
 		for c, del := range p.Delta.RawRowView(i) {
 			if del+p.Mean[c] != 0 {

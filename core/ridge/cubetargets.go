@@ -119,14 +119,16 @@ func fitSparseY(sp space.Space, X xmat.Matrix, indptr, indices []int64, weights 
 	if err := checkCubeTargets(m, d, indptr, indices); err != nil {
 		return nil, err
 	}
-	k := n
+	features := n
 	if opt.NComponents > 0 {
-		k = opt.NComponents
+		features = opt.NComponents
 	}
+	k := features
 	if opt.Intercept {
 		k++
 	}
-	solver := resolveSolver(opt.Solver, m, k, d, float64(len(indices))/float64(max(m, 1)))
+	ones := func() float64 { return float64(len(indices)) / float64(max(m, 1)) } // ψ(y) = y
+	solver := resolveSolver(opt.Solver, m, features, k, d, ones)
 	if d > denseMaxDim && operatorOnly(&opt) {
 		solver = CG
 	}

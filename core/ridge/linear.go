@@ -134,11 +134,14 @@ func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense
 			return ns, newLinearSystem(p, des).B
 		}
 	}
-	if rs := newReferenceSystem(p, des, G); rs != nil {
-		return rs, newLinearSystem(p, des).B
-	}
+	// Sparse targets (one-hot classes, few labels on) apply S to k rows as referenceSystem does,
+	// and skip its products of m·k·d besides: on multiclass(500) under a reference, 1.5 ms per
+	// application against 9.9.
 	if ts := newSparseTargetSystem(p, des, G); ts != nil {
 		return ts, ts.rhs()
+	}
+	if rs := newReferenceSystem(p, des, G); rs != nil {
+		return rs, newLinearSystem(p, des).B
 	}
 	if _, d := p.dims(); d >= wideCols && des.features() < d {
 		// Wide outputs: the copy [X 1] is smaller than either m×d scratch of linearSystem and saves

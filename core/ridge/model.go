@@ -331,10 +331,9 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	_, d := p.dims()
 	k := des.cols()
 	var err error
-	solver := resolveSolver(opt.Solver, des.samples(), k, d, meanNonzeros(p))
-	if p.targets != nil {
-		// FitSparseY keeps the targets sparse only for CG, which alone reads them
-		solver = CG
+	solver := CG // FitSparseY keeps the targets sparse only for CG, which alone reads them
+	if p.targets == nil {
+		solver = resolveSolver(opt.Solver, des.samples(), des.features(), k, d, func() float64 { return meanNonzeros(p) })
 	}
 	if p.S == nil {
 		// An operator-only Problem (d > MaxDim): only CG works without the dense S.

@@ -74,8 +74,8 @@ func progressOnce(opt *Options, res Result) error {
 }
 
 // ExactLimit is the largest number of unknowns of a linear model (rows of W, the intercept's
-// included, times d) that Auto solves by Cholesky of the normal equations; beyond it
-// preconditioned CG is cheaper.
+// included, times d) that Auto may solve by Cholesky of the normal equations; below it Auto
+// compares the exact solve's cost with CG's (autoExact).
 const ExactLimit = 600
 
 // Memory bounds, checked before allocating, so that a large problem gets an error naming the

@@ -1,7 +1,6 @@
 package ridge
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -150,9 +149,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 			md.stats = prev.stats.clone()
 			md.stats.recentre(des, p.Weight)
 		default:
-			return nil, errors.New("partial_fit (solver auto or exact) continues a model whose fit solved exactly and kept its " +
-				"statistics; this model kept none (its fit ran CG, which solver auto chooses where it costs less): fit it " +
-				"with solver=\"exact\" or by partial_fit, or use solver=\"sgd\"")
+			return nil, noStatisticsError(prev.Solver)
 		}
 		md.Solver = Exact
 		err = md.addAndSolve(p, des, &opt)
@@ -206,4 +203,20 @@ func (md *Model) continuable(sp space.Space, n int, opt *Options) error {
 		return fmt.Errorf("partial_fit: the model has no support inputs to continue")
 	}
 	return nil
+}
+
+// noStatisticsError explains why partial_fit with solver auto or exact cannot continue a model
+// without sufficient statistics, fitted by solver ran (Auto when unknown).
+func noStatisticsError(ran Solver) error {
+	var how string
+	switch ran {
+	case CG:
+		how = "its fit ran CG, which solver auto chooses where it costs less than the exact solve"
+	case SGD:
+		how = "it was fitted by SGD"
+	default:
+		how = "its fit did not solve exactly"
+	}
+	return fmt.Errorf("partial_fit (solver auto or exact) continues a model whose fit solved exactly and kept its "+
+		"statistics; this model kept none (%s): fit it with solver=\"exact\" or by partial_fit, or use solver=\"sgd\"", how)
 }

@@ -299,6 +299,12 @@ func TestPartialFitRejects(t *testing.T) {
 	cgOpt := opt
 	cgOpt.Solver = CG
 	fitted := mustFit(t, sp, X, 20, 3, ys, nil, cgOpt) // CG keeps no statistics
+	sgdOpt := opt
+	sgdOpt.Solver = SGD
+	sgdFitted, err := PartialFit(nil, sp, X, 20, 3, ys, nil, sgdOpt) // nor does an SGD pass
+	if err != nil {
+		t.Fatal(err)
+	}
 	streamed, err := PartialFit(nil, sp, X, 20, 3, ys, nil, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +319,8 @@ func TestPartialFitRejects(t *testing.T) {
 		mut  func(o *Options)
 		want string
 	}{
-		{"no statistics", fitted, sp, func(*Options) {}, "kept its statistics"},
+		{"no statistics", fitted, sp, func(*Options) {}, "kept none (its fit ran CG"},
+		{"no statistics after SGD", sgdFitted, sp, func(*Options) {}, "kept none (it was fitted by SGD)"},
 		{"other space", streamed, other, func(*Options) {}, "space"},
 		{"other kernel", streamed, sp, func(o *Options) { o.Kernel = rbf }, "must stay"},
 		{"other intercept", streamed, sp, func(o *Options) { o.Intercept = false }, "must stay"},

@@ -69,7 +69,7 @@ func momentsOf(p *Problem) psiMoments {
 		}
 		pairs += float64(z) * float64(z+1) / 2
 	}
-	if pairs > float64(m)*float64(d)*float64(d)/denseMomentsShare {
+	if pairs > float64(m)*float64(d)*float64(d)/2/denseMomentsShare {
 		denseMoments(p, &mo)
 		return mo
 	}

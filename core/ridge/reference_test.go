@@ -457,7 +457,7 @@ func TestMomentsOfBothPaths(t *testing.T) {
 				}
 			}
 		}
-		if dense := pairs > float64(m*d*d)/denseMomentsShare; dense != c.dense {
+		if dense := pairs > float64(m*d*d)/2/denseMomentsShare; dense != c.dense {
 			t.Fatalf("%s: dense path %v, want %v", c.kind, dense, c.dense)
 		}
 		mo := momentsOf(p)

@@ -11,7 +11,7 @@ func TestCapabilities(t *testing.T) {
 		}
 		return s
 	}
-	type caps struct{ partition, local, rooted, canonical, norm, support, marginal, uncounted, binary bool }
+	type caps struct{ partition, logZ, local, rooted, canonical, norm, support, marginal, uncounted, binary bool }
 	for _, c := range []struct {
 		sp   Space
 		want caps
@@ -26,12 +26,13 @@ func TestCapabilities(t *testing.T) {
 		{mk(NewDAGSubsets([][]int{nil, {0}, {0}, {1, 2}})), caps{norm: true, uncounted: true}},
 		{mk(NewSubtrees([]int{-1, 0, 0})), caps{partition: true, local: true, rooted: true, norm: true, marginal: true}},
 		{mk(NewTournaments(4)), caps{partition: true, norm: true, support: true}},
-		{mk(NewPermutations(4)), caps{partition: true, local: true, norm: true, support: true}},
-		{mk(NewDirectedCycles(5)), caps{partition: true, local: true, norm: true, support: true}},
-		{mk(NewUndirectedCycles(5)), caps{partition: true, local: true, canonical: true, norm: true, support: true}},
+		{mk(NewPermutations(4)), caps{partition: true, logZ: true, local: true, norm: true, support: true}},
+		{mk(NewDirectedCycles(5)), caps{partition: true, logZ: true, local: true, norm: true, support: true}},
+		{mk(NewUndirectedCycles(5)), caps{partition: true, logZ: true, local: true, canonical: true, norm: true, support: true}},
 		{mk(NewCliques(4)), caps{norm: true, support: true}},
 	} {
 		_, partition := PartitionOf(c.sp)
+		_, logZ := LogZOf(c.sp)
 		_, local := c.sp.(Local)
 		_, rooted := c.sp.(Rooted)
 		_, canonical := c.sp.(Canonical)
@@ -40,7 +41,7 @@ func TestCapabilities(t *testing.T) {
 		_, marginal := c.sp.(MarginalMeasure)
 		_, uncounted := c.sp.(Uncounted)
 		binary := IsBinaryChoice(c.sp)
-		if got := (caps{partition, local, rooted, canonical, norm, support, marginal, uncounted, binary}); got != c.want {
+		if got := (caps{partition, logZ, local, rooted, canonical, norm, support, marginal, uncounted, binary}); got != c.want {
 			t.Errorf("%s: capabilities %+v, want %+v", c.sp.Kind(), got, c.want)
 		}
 	}

@@ -15,6 +15,24 @@ const cyclePartitionMax = cycleExactMax
 // HasPartition is true up to cyclePartitionMax vertices.
 func (s *DirectedCycles) HasPartition() bool { return s.n <= cyclePartitionMax }
 
+// cycleLogZMax is the largest n for which the cycle spaces compute log Z alone (LogZ), for the
+// log-partition function and log-likelihoods of models too large for exact marginals and fits:
+// the forward half of the programme, n²·2^n steps and n·2^n floats per score vector (8 MiB at
+// n = 16, BenchmarkCyclesLogZ).
+const cycleLogZMax = 16
+
+// HasLogZ is true up to cycleLogZMax vertices.
+func (s *DirectedCycles) HasLogZ() bool { return s.n <= cycleLogZMax }
+
+// LogZ returns log Z(u), LogPartition without the marginals, at any size up to cycleLogZMax.
+func (s *DirectedCycles) LogZ(u []float64) float64 { return s.LogPartition(u, nil) }
+
+// HasLogZ is true up to cycleLogZMax vertices.
+func (s *UndirectedCycles) HasLogZ() bool { return s.n <= cycleLogZMax }
+
+// LogZ returns log Z(u), LogPartition without the marginals, at any size up to cycleLogZMax.
+func (s *UndirectedCycles) LogZ(u []float64) float64 { return s.LogPartition(u, nil) }
+
 // PartitionBytes bounds what LogPartition and ScoreSampler allocate beyond O(Dim()) vectors.
 func (s *DirectedCycles) PartitionBytes() int64 { return cyclePartitionBytes(s.n) }
 
@@ -22,9 +40,10 @@ func (s *DirectedCycles) PartitionBytes() int64 { return cyclePartitionBytes(s.n
 func (s *UndirectedCycles) PartitionBytes() int64 { return cyclePartitionBytes(s.n) }
 
 // cyclePartitionBytes is the cycle spaces' PartitionBytes: the forward and backward tables of n·2^n
-// floats and a few n×n matrices (3.7 MB at n = 14).
+// floats and a few n×n matrices (3.7 MB at n = 14, 17 MB at n = 16 for log Z alone, which holds
+// the backward table only when the linear domain loses a value).
 func cyclePartitionBytes(n int) int64 {
-	if n > cyclePartitionMax {
+	if n > cycleLogZMax {
 		return 0 // no partition: nothing is allocated
 	}
 	return 8 * int64(2*n<<n+4*n*n)

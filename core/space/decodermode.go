@@ -103,3 +103,9 @@ func DecoderLimits() map[string][2]int {
 func PartitionLimits() map[string]int {
 	return map[string]int{"permutations": permPartitionMax, "dicycles": cyclePartitionMax, "ucycles": cyclePartitionMax}
 }
+
+// LogZLimits returns, per space kind that computes log Z alone beyond its PartitionLimits size
+// (LogZ), the largest size for which it does.
+func LogZLimits() map[string]int {
+	return map[string]int{"permutations": permLogZMax, "dicycles": cycleLogZMax, "ucycles": cycleLogZMax}
+}

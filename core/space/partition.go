@@ -25,6 +25,25 @@ func PartitionOf(s Space) (Partition, bool) {
 	return p, true
 }
 
+// LogZ is implemented by spaces that compute log Z alone exactly beyond the sizes of their
+// Partition (without E[ψ], whose backward programme the fits and marginals also need): the
+// log-partition function and log-likelihoods of a model, at a cost exponential in the size.
+type LogZ interface {
+	// HasLogZ reports whether LogZ is available at this space's size.
+	HasLogZ() bool
+	// LogZ returns log Z(u) for Dim() finite scores u. It is safe for concurrent use.
+	LogZ(u []float64) float64
+}
+
+// LogZOf returns the exact log Z of s beyond its Partition, when s has one at its size.
+func LogZOf(s Space) (LogZ, bool) {
+	z, ok := s.(LogZ)
+	if !ok || !z.HasLogZ() {
+		return nil, false
+	}
+	return z, true
+}
+
 // PartitionMemory is implemented by partitions whose LogPartition allocates more than O(Dim())
 // per call: the bytes, so that callers check them against the memory budget first.
 type PartitionMemory interface {

@@ -18,12 +18,24 @@ const permPartitionMax = 16
 // HasPartition is true up to permPartitionMax labels.
 func (s *Permutations) HasPartition() bool { return s.n <= permPartitionMax }
 
+// permLogZMax is the largest n for which Permutations computes log Z alone (LogZ), for the
+// log-partition function and log-likelihoods of models too large for exact marginals and fits:
+// the forward half of the programme, n·2^(n−1) steps and 2^n floats per score vector (8 MiB at
+// n = 20, BenchmarkPermutationsLogZ).
+const permLogZMax = 20
+
+// HasLogZ is true up to permLogZMax labels.
+func (s *Permutations) HasLogZ() bool { return s.n <= permLogZMax }
+
+// LogZ returns log Z(u), LogPartition without the marginals, at any size up to permLogZMax.
+func (s *Permutations) LogZ(u []float64) float64 { return s.LogPartition(u, nil) }
+
 // PartitionBytes bounds what LogPartition and ScoreSampler allocate beyond O(Dim()) vectors: the
 // forward and backward tables over the 2^n label sets and the gain tables over the halves (about
 // 1.1 MB at n = 16).
 func (s *Permutations) PartitionBytes() int64 {
 	n := int64(s.n)
-	if s.n > permPartitionMax {
+	if s.n > permLogZMax {
 		return 0 // no partition: nothing is allocated
 	}
 	halves := n<<(n/2) + n<<(n-n/2)
@@ -226,7 +238,7 @@ func permPartitionLog(n int, lo, hi []float64, buf *permBuf, mean []float64) flo
 	full := 1<<n - 1
 	f := permGrow(&buf.dp, full+1)
 	f[0] = 0
-	var terms [permPartitionMax]float64
+	var terms [permLogZMax]float64
 	for set := 1; set <= full; set++ {
 		k, top := 0, math.Inf(-1)
 		for rest := set; rest != 0; rest &= rest - 1 {

@@ -2,6 +2,7 @@ package space_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/combpred/combpred/core/space"
@@ -33,6 +34,55 @@ func TestPermutationsPartitionLimit(t *testing.T) {
 	}
 }
 
+// TestPermutationsLogZBeyondPartition: log Z alone is offered up to 20 labels, where Partition
+// stops at 16, and equals the closed form of equal pair scores c, ⟨u, ψ(y)⟩ = c·(N − 2·inv(y))
+// over the N = n(n−1)/2 pairs, whose sum over the n! rankings is Mahonian:
+//
+//	Z = e^{cN} Σ_y q^{inv(y)} = e^{cN} Π_{k=1..n} (1 − q^k)/(1 − q),   q = e^{−2c},
+//
+// in the linear domain (small c), the log domain (c = 40), and at c = 0 (log n!).
+func TestPermutationsLogZBeyondPartition(t *testing.T) {
+	for n, want := range map[int]bool{16: true, 17: true, 20: true, 21: false} {
+		s, err := space.NewPermutations(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := space.LogZOf(s); ok != want {
+			t.Errorf("Permutations(%d): log Z %v, want %v", n, ok, want)
+		}
+	}
+	for _, n := range []int{17, 20} {
+		s, err := space.NewPermutations(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []float64{0, 0.3, -0.7, 40} {
+			u := make([]float64, s.Dim())
+			for i := range u {
+				u[i] = c
+			}
+			pairs := float64(n * (n - 1) / 2)
+			want := c * pairs
+			if c > 0 {
+				for k := 1; k <= n; k++ { // log((1 − q^k)/(1 − q)), q = e^{−2c} < 1
+					want += math.Log1p(-math.Exp(-2*c*float64(k))) - math.Log1p(-math.Exp(-2*c))
+				}
+			} else if c < 0 { // the mirror image: every ranking reversed, u → −u
+				want = -c * pairs
+				for k := 1; k <= n; k++ {
+					want += math.Log1p(-math.Exp(2*c*float64(k))) - math.Log1p(-math.Exp(2*c))
+				}
+			} else {
+				lg, _ := math.Lgamma(float64(n + 1))
+				want = lg
+			}
+			if got := s.LogZ(u); math.Abs(got-want) > 1e-9*math.Abs(want) {
+				t.Errorf("Permutations(%d), c = %v: log Z %v, want %v", n, c, got, want)
+			}
+		}
+	}
+}
+
 func BenchmarkPermutationsPartition(b *testing.B) {
 	for _, n := range []int{8, 12, 16} {
 		s, err := space.NewPermutations(n)
@@ -57,6 +107,26 @@ func BenchmarkPermutationsPartition(b *testing.B) {
 		b.Run(fmt.Sprintf("%d/small", n), func(b *testing.B) {
 			for b.Loop() {
 				s.LogPartition(small, mean)
+			}
+		})
+	}
+}
+
+// BenchmarkPermutationsLogZ: log Z alone beyond Partition's 16 labels, at the scores of a fitted
+// model (the linear domain).
+func BenchmarkPermutationsLogZ(b *testing.B) {
+	for _, n := range []int{16, 17, 18, 20} {
+		s, err := space.NewPermutations(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		u := make([]float64, s.Dim())
+		for i := range u {
+			u[i] = 0.05 * (float64(i%7) - 3)
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				s.LogZ(u)
 			}
 		})
 	}
