@@ -73,6 +73,7 @@ SCRIPTS = [
     ("kernels.py", "kernels", "## Closer to the hardware", "go"),
     ("max_margins.py", "max_margins", "| space | d | programme (ms per input) |", "go"),
     ("sparse_many_labels.py", "sparse_many_labels", "## Many labels on sparse data", None),
+    ("log_z_alone.py", "log_z_alone", "| space | max\\|u\\| | exact (ms / row) |", None),
     ("auto_solver.py", "auto_solver", "| space | rows × k | d | unknowns | nnz | auto picks |", None),
     ("reference_fit_time.py", "reference_fit_time", "## Fit time of the reference measures", "text"),
     ("dask_iterative.py", "dask_iterative", "## Iterative fits on Dask", "dask"),

@@ -246,7 +246,7 @@ def test_exact_inference_limits_in_the_docstrings_are_the_cores():
     log_z = " ".join(ProbabilisticStructured.log_partition.__doc__.split())
     assert (
         f"{dp}; log Z alone, without the marginals, of permutations up to {log_z_alone} labels and cycles up to "
-        f"{alone['dicycles']} vertices, in up to 0.2 s per row), or enumeration up to "
+        f"{alone['dicycles']} vertices, in up to 0.1 s per row), or enumeration up to "
         f"2{str(every.bit_length() - 1).translate(power)}"
     ) in log_z
     X = np.zeros((2, 1))

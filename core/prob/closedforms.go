@@ -33,5 +33,10 @@ func checkClosedFormMemory(sp space.Space) error {
 	if need >= 0 && need <= budget.Get() {
 		return nil // the message is formatted only for a refusal: this runs once per row and evaluation
 	}
-	return budget.Check(fmt.Sprintf("exact inference on the %s space %v (its closed form's tables)", sp.Kind(), sp.Params()), need)
+	err := budget.Check(fmt.Sprintf("exact inference on the %s space %v (its dynamic programme's tables)", sp.Kind(), sp.Params()), need)
+	if err == nil {
+		return nil
+	}
+	// the same for every row: forRows reports it without naming the one whose thread met it first
+	return rowlessError{err}
 }

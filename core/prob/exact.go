@@ -44,7 +44,7 @@ func autoExact(sp space.Space) bool {
 
 // ExactLogPartition returns log Z(u) = log Σ_y exp(⟨u, ψ(y)⟩), exactly up to rounding: by the
 // space's closed form, by its programme for log Z alone beyond the closed form's sizes
-// (space.LogZ: rankings of up to 20 labels), or by summing over at most BruteForceMax structures.
+// (space.LogZ: rankings of up to 19 labels, cycles of up to 16 vertices), or by summing over at most BruteForceMax structures.
 func ExactLogPartition(sp space.Space, u []float64) (float64, error) {
 	if z, ok := space.LogZOf(sp); ok && !HasClosedForm(sp) {
 		if err := checkScores(sp, u); err != nil {
@@ -63,8 +63,13 @@ func ExactLogPartition(sp space.Space, u []float64) (float64, error) {
 // cost per row (a few milliseconds at 17 labels, BenchmarkPermutationsLogZ) is below the FPRAS'
 // even where CFTP coalesces quickly.
 func autoExactLogZ(sp space.Space) bool {
+	if autoExact(sp) {
+		return true
+	}
+	// beyond the exact marginals only where the budget takes the tables: otherwise the FPRAS, as
+	// before log Z alone existed, rather than a memory error for a call that asked for no method
 	_, ok := space.LogZOf(sp)
-	return ok || autoExact(sp)
+	return ok && checkClosedFormMemory(sp) == nil
 }
 
 // ExactMarginals writes E_π[ψ] into mean (length Dim(); nil to skip) and returns log Z(u), by the

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/combpred/combpred/core/budget"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/combpred/combpred/core/space"
 )
@@ -132,9 +136,9 @@ func TestExactDispatch(t *testing.T) {
 	if HasExact(big) {
 		t.Fatal("17! structures claimed exact (beyond the subset programme's marginals)")
 	}
-	// log Z alone goes on to 20 labels (space.LogZ): log 17! at u = 0, by ExactLogPartition and
+	// log Z alone goes on to 19 labels (space.LogZ): log 17! at u = 0, by ExactLogPartition and
 	// by LogZAuto, which no longer samples for it (a default-fitted model's log_partition hit
-	// CFTP's work bound there, probe AO); 21 labels are beyond it.
+	// CFTP's work bound there, probe AO); 20 labels are beyond it.
 	lg, _ := math.Lgamma(18)
 	if lz, err := ExactLogPartition(big, make([]float64, big.Dim())); err != nil || math.Abs(lz-lg) > 1e-9*lg {
 		t.Fatalf("Permutations(17): log Z %v (%v), want log 17! = %v", lz, err, lg)
@@ -149,9 +153,9 @@ func TestExactDispatch(t *testing.T) {
 			t.Fatalf("%s(16), auto: %+v (%v), want exact log |Y| = %v", kind, r, err, cycles.LogCount())
 		}
 	}
-	beyond := mustSpace(t, "permutations", 21)
+	beyond := mustSpace(t, "permutations", 20)
 	if _, err := ExactLogPartition(beyond, make([]float64, beyond.Dim())); !errors.Is(err, ErrNoExact) {
-		t.Fatalf("Permutations(21): want ErrNoExact, got %v", err)
+		t.Fatalf("Permutations(20): want ErrNoExact, got %v", err)
 	}
 	if _, err := ExactLogPartition(big, []float64{1}); err == nil {
 		t.Fatal("a score vector of the wrong length was accepted beyond the closed form")
@@ -163,5 +167,35 @@ func TestExactDispatch(t *testing.T) {
 	bad[2] = math.NaN()
 	if _, err := ExactLogPartition(sp, bad); err == nil {
 		t.Fatal("a NaN score was accepted")
+	}
+}
+
+// TestLogZAloneUnderTheBudget: where the budget refuses the tables of log Z alone (Permutations(19):
+// about 9 MB per thread), LogZAuto keeps the FPRAS it ran before log Z alone existed rather than
+// fail a call that named no method; an explicit exact call, and a model's rows, get the memory
+// error, which names no row (every row meets it, so the row named was the threads' timing) and
+// speaks of the programme's tables.
+func TestLogZAloneUnderTheBudget(t *testing.T) {
+	sp := mustSpace(t, "permutations", 19)
+	defer func(v int64) { _ = budget.Set(v) }(budget.Setting())
+	if err := budget.Set(closedFormBytes(sp) / 2); err != nil {
+		t.Fatal(err)
+	}
+	u := make([]float64, sp.Dim())
+	r, err := LogPartition(sp, u, LogZOptions{Eps: 0.5, Delta: 0.5, Seed: 1})
+	if err != nil || r.Method != LogZFPRAS {
+		t.Fatalf("auto under the budget: %+v, %v; want the FPRAS", r, err)
+	}
+	lg, _ := math.Lgamma(20)
+	if math.Abs(r.LogZ-lg) > 1 { // within the FPRAS' ε = 0.5 of log 19! (a factor 1.5 is 0.41 in logs)
+		t.Errorf("FPRAS log Z %v, log 19! = %v", r.LogZ, lg)
+	}
+	if _, err := ExactLogPartition(sp, u); !budget.Is(err) || !strings.Contains(err.Error(), "dynamic programme's tables") {
+		t.Errorf("exact under the budget: %v", err)
+	}
+	md := &Model{Space: sp, Coef: mat.NewDense(1, sp.Dim(), nil), NFeatures: 1}
+	_, err = md.LogPartition([]float64{1, 1, 1, 1}, 4, 1, LogZOptions{Method: LogZExact}, make([]float64, 4))
+	if !budget.Is(err) || strings.HasPrefix(err.Error(), "row") {
+		t.Errorf("rows under the budget: %v", err)
 	}
 }

@@ -20,9 +20,10 @@ func (s *Permutations) HasPartition() bool { return s.n <= permPartitionMax }
 
 // permLogZMax is the largest n for which Permutations computes log Z alone (LogZ), for the
 // log-partition function and log-likelihoods of models too large for exact marginals and fits:
-// the forward half of the programme, n·2^(n−1) steps and 2^n floats per score vector (8 MiB at
-// n = 20, BenchmarkPermutationsLogZ).
-const permLogZMax = 20
+// the forward half of the programme, n·2^(n−1) steps and 2^n floats per score vector (4 MiB at
+// n = 19). A row takes up to 0.1 s (BenchmarkPermutationsLogZ; in the log domain, at large scores,
+// 88 ms at 19 labels and 0.21 s at 20), which Ctrl-C waits for: the programme has no stop.
+const permLogZMax = 19
 
 // HasLogZ is true up to permLogZMax labels.
 func (s *Permutations) HasLogZ() bool { return s.n <= permLogZMax }
@@ -30,16 +31,17 @@ func (s *Permutations) HasLogZ() bool { return s.n <= permLogZMax }
 // LogZ returns log Z(u), LogPartition without the marginals, at any size up to permLogZMax.
 func (s *Permutations) LogZ(u []float64) float64 { return s.LogPartition(u, nil) }
 
-// PartitionBytes bounds what LogPartition and ScoreSampler allocate beyond O(Dim()) vectors: the
-// forward and backward tables over the 2^n label sets and the gain tables over the halves (about
-// 1.1 MB at n = 16).
+// PartitionBytes bounds what LogPartition, LogZ and ScoreSampler allocate beyond O(Dim())
+// vectors: the forward and backward tables over the 2^n label sets, the gain tables over the
+// halves, and the 2^n subsets in level order (permLevelsOf, kept for later calls at this size):
+// about 1.5 MB at n = 16 and 11 MB at n = 19.
 func (s *Permutations) PartitionBytes() int64 {
 	n := int64(s.n)
 	if s.n > permLogZMax {
 		return 0 // no partition: nothing is allocated
 	}
 	halves := n<<(n/2) + n<<(n-n/2)
-	return 8 * (2<<n + 3*halves + 2*n*n)
+	return 8*(2<<n+3*halves+2*n*n) + 4<<n
 }
 
 // LogPartition sums over the n! rankings by the subset programme of Decode with (+, ×) in place
@@ -114,11 +116,11 @@ func permLevels(n int) (sets []int32, start []int) {
 
 // permPartitionLinear is LogPartition's programme on Z(T) = exp(F(T) − L_|T|) and
 // R(T) = exp(B(T) − M_|T|), where L_k and M_k are the logs of the rescalings of level k. When a
-// value fell below linearFloor, a level's values spanned more than float64's range, and the
-// backward programme runs (even for log Z alone) to check that nothing that mattered was lost
-// (permMassKept); it reports false when something was (structured gains of a few hundred: a block
-// of 6 labels at 60 per pair among 12 gave log Z 0.34 off and NaN marginals), and LogPartition
-// sums in logs instead.
+// value fell below linearFloor, a level's values spanned more than float64's range: for the
+// marginals the backward programme checks that nothing that mattered was lost (permMassKept), and
+// for log Z alone it reports false at once; it reports false too when something was lost
+// (structured gains of a few hundred: a block of 6 labels at 60 per pair among 12 gave log Z 0.34
+// off and NaN marginals), and LogPartition sums in logs instead.
 func permPartitionLinear(n int, lo, hi []float64, buf *permBuf, mean []float64) (float64, bool) {
 	h := n / 2
 	hb := n - h
@@ -161,8 +163,11 @@ func permPartitionLinear(n int, lo, hi []float64, buf *permBuf, mean []float64) 
 		scaleF[k] = scaleF[k-1] + logmath.Log(top)
 	}
 	logZ := scaleF[n] + logmath.Log(f[full])
-	if mean == nil && !thin {
-		return logZ, true
+	if mean == nil {
+		// log Z alone: after a thin value the log domain costs less than the backward programme
+		// and the mass check, which may send it there anyway (at 19 labels and structured scores,
+		// 0.14 s instead of 0.1 s, which Ctrl-C would wait for)
+		return logZ, !thin
 	}
 	// The backward programme's terms gain(v, T)·R(T ∪ v) are, times Z(T) and the level's
 	// normalisation, the step probabilities q(T, v): one pass computes both.
@@ -200,9 +205,7 @@ func permPartitionLinear(n int, lo, hi []float64, buf *permBuf, mean []float64) 
 	if thin && !permMassKept(n, f, b, scaleF, scaleB, logZ) {
 		return 0, false
 	}
-	if mean != nil {
-		permMarginals(n, acc.before(buf), mean)
-	}
+	permMarginals(n, acc.before(buf), mean)
 	return logZ, true
 }
 

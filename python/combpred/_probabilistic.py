@@ -686,7 +686,7 @@ class ProbabilisticStructured(StructuredEstimator):
         method : {"auto", "exact", "fpras", "taylor"}, default="auto"
             ``"exact"``: closed forms, the sum-product dynamic programmes (permutations up to 16
             labels, directed and undirected cycles up to 14 vertices; log Z alone, without the
-            marginals, of permutations up to 20 labels and cycles up to 16 vertices, in up to 0.2 s
+            marginals, of permutations up to 19 labels and cycles up to 16 vertices, in up to 0.1 s
             per row), or enumeration up to 2²⁰ structures (an error beyond).
             ``"fpras"``: a randomised approximation scheme, Z within a factor (1 ± epsilon) with
             probability ≥ 1 − delta, from exact (CFTP) samples along a cooling schedule (see
