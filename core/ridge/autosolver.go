@@ -20,9 +20,9 @@ func resolveSolver(s Solver, m, n, k, d int, z func() float64) Solver {
 // autoExact compares the exact solve's cost with CG's, in units of CG's time per multiply-add.
 // CG costs about 4·m·k·d multiply-adds per iteration in blocked products, over some 25 iterations.
 // Accumulating the statistics visits the c(c+1)/2 pairs of the c = n + 1 columns of every example
-// (the constant's included), at a
-// weight of 7 per pair of non-zero coordinates of ψ (z(z+1)/2 + z + 1 of them, scalar loops) and
-// 40 for the visit itself; the factorisation and the normal equations cost 3.5·(kd)³. The weights
+// (the constant's included), at a weight of 7 per pair of non-zero coordinates of ψ
+// (z(z+1)/2 + z + 1 of them, scalar loops) and 40 for the visit itself; the factorisation and the
+// normal equations cost 3.5·(kd)³. The weights
 // were fitted to fits timed on 2 cores (Multilabel(10), Multilabel(20), Multiclass(10) and
 // Permutations(5), 200 and 5,000 examples, 30–410 unknowns), where the former rule, exact up to
 // 600 unknowns, took up to 12× CG's time (Permutations(5), 5,000 examples, 40 features: 68 ms
