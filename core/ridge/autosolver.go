@@ -50,11 +50,7 @@ func meanNonzeros(p *Problem) float64 {
 	}
 	nnz := 0
 	for i := range m {
-		for c, del := range p.Delta.RawRowView(i) {
-			if del+p.Mean[c] != 0 {
-				nnz++
-			}
-		}
+		nnz += p.psiNonzeros(i)
 	}
 	return float64(nnz) / float64(m)
 }

@@ -50,17 +50,11 @@ func newEmpiricalOperator(p *Problem, ref *reference, w float64) *empiricalOpera
 	m, d := p.dims()
 	nnz := 0
 	for i := 0; i < m; i++ {
-		if p.Weight[i] == 0 {
-			continue
-		}
-		for a, v := range p.Delta.RawRowView(i) {
-			if v+p.Mean[a] != 0 {
-				nnz++
-			}
+		if p.Weight[i] != 0 {
+			nnz += p.psiNonzeros(i)
 		}
 	}
-	// The uniform part's operator costs O(d) per product in every space (space.Operator).
-	if 2*nnz+4*d >= d*d {
+	if empiricalProductCost(nnz, d) >= d*d {
 		return nil
 	}
 	op := &empiricalOperator{dense: ref.cov, w: w, off: make([]int, 1, m+1), p: ref.mean}
@@ -87,6 +81,11 @@ func newEmpiricalOperator(p *Problem, ref *reference, w float64) *empiricalOpera
 	}
 	return op
 }
+
+// empiricalProductCost is the cost of one product of empiricalOperator with a vector, for
+// training structures with nnz non-zero coordinates in all: two passes over them, and the
+// uniform part's operator, O(d) in every space (space.Operator).
+func empiricalProductCost(nnz, d int) int { return 2*nnz + 4*d }
 
 // Dim returns d.
 func (o *empiricalOperator) Dim() int { return o.dense.SymmetricDim() }

@@ -49,6 +49,17 @@ func (p *Problem) dims() (m, d int) {
 	return p.Delta.Dims()
 }
 
+// psiNonzeros is the number of non-zero coordinates of ψ(y_i) = δ_i + p, from Δ held densely.
+func (p *Problem) psiNonzeros(i int) int {
+	z := 0
+	for a, v := range p.Delta.RawRowView(i) {
+		if v+p.Mean[a] != 0 {
+			z++
+		}
+	}
+	return z
+}
+
 // deltaRow returns δ_i: a view of Delta's row, or the row written into buf (length d) from the
 // sparse targets.
 func (p *Problem) deltaRow(i int, buf []float64) []float64 {

@@ -61,13 +61,8 @@ func momentsOf(p *Problem) psiMoments {
 	mo := psiMoments{first: make([]float64, d), second: mat.NewSymDense(d, nil)}
 	var pairs float64 // Σ_i nnz(ψ_i)²/2, the sparse sum's work
 	for i := 0; i < m; i++ {
-		z := 0
-		for a, v := range p.Delta.RawRowView(i) {
-			if v+p.Mean[a] != 0 {
-				z++
-			}
-		}
-		pairs += float64(z) * float64(z+1) / 2
+		z := float64(p.psiNonzeros(i))
+		pairs += z * (z + 1) / 2
 	}
 	if pairs > float64(m)*float64(d)*float64(d)/2/denseMomentsShare {
 		denseMoments(p, &mo)

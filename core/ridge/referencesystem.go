@@ -39,7 +39,7 @@ func newReferenceSystem(p *Problem, des design, G *mat.SymDense) *referenceSyste
 	}
 	perRow := float64(d) * float64(d) // S v with the dense S
 	if op := p.ref.op; op != nil {
-		perRow = float64(2*len(op.idx) + 4*d)
+		perRow = float64(empiricalProductCost(len(op.idx), d))
 	}
 	if float64(k)*float64(k)*float64(d) >= float64(m-k)*perRow {
 		return nil
