@@ -143,26 +143,31 @@ func factorCholesky(a blas64.General, stop *cancel.Flag) error {
 // cholPanel is the width of the column panels factorLower factors one at a time.
 const cholPanel = 64
 
-// factorLower overwrites the lower triangle of the n×n symmetric matrix a (row-major, lower
-// triangle read) with L such that A = LLᵀ, and its strict upper triangle with Lᵀ's (the solves
-// of kernelCubeDual read rows of both), or returns
-// errNotPositiveDefinite at a pivot that is not positive, or ErrCancelled as soon as stop is
-// seen set (checked between panels). It is LAPACK's left-looking blocked dpotrf with every
-// product in the shape of package gemm's fastest kernel, rows against rows (MulT): a panel's
-// update from the columns to its left is L[J,:j]·L[j:,:j]ᵀ, and its triangular solve a product
-// with the inverse of the diagonal block. At n = 1,500 on 2 cores it takes 39 ms against
-// factorCholesky's 103. The inverted diagonal blocks cost accuracy on ill-conditioned matrices
-// (a rank-deficient Gram matrix's deflation moved kernel CG's scores by 8e-7 where the
-// substitution of factorCholesky's Dtrsm kept them within 1e-7), so factorLower serves only
-// where the true gradient is checked after it (the kernel model's dual, kernelCubeDual), and
-// factorCholesky stays the factor of the exact solvers and the preconditioners.
+// factorLower overwrites the n×n symmetric matrix a (row-major, upper triangle read) with L such
+// that A = LLᵀ on and below the diagonal and Lᵀ above it (the solves of kernelCubeDual read rows
+// of both), or returns errNotPositiveDefinite at a pivot that is not positive, or ErrCancelled as
+// soon as stop is seen set (checked between panels). It is LAPACK's blocked dpotrf on rows of the
+// upper factor U = Lᵀ, left-looking: a panel of rows J is updated from the rows above it,
+// A[J, j:] −= U[:j, J]ᵀ·U[:j, j:], whose left operand is L[J, :j], a block of rows of the lower
+// copy; both operands are then read along rows, the shape of package gemm's outer-product kernel
+// (MulPanelAdd), and the update lands in place (the dot-product form, rows of L against rows of
+// L, wrote it transposed into a buffer and subtracted it from there on one thread). The panel's
+// solve is a product with the inverse of the diagonal block, and its rows enter L by a transposed
+// copy. At n = 1,500 on 2 cores it takes 22 ms (the dot-product form 23, factorCholesky 103;
+// yeast's rbf Gram matrix, 4 alternated runs of 40). The inverted diagonal
+// blocks cost accuracy on ill-conditioned matrices (a rank-deficient Gram matrix's deflation
+// moved kernel CG's scores by 8e-7 where the substitution of factorCholesky's Dtrsm kept them
+// within 1e-7), so factorLower serves only where the true gradient is checked after it (the
+// kernel model's dual, kernelCubeDual), and factorCholesky stays the factor of the exact solvers
+// and the preconditioners.
 func factorLower(a blas64.General, stop *cancel.Flag) error {
 	n, lda, data := a.Rows, a.Stride, a.Data
 	if n == 0 {
 		return nil
 	}
 	nb := min(cholPanel, n)
-	t := make([]float64, nb*n)    // a panel's update, transposed
+	t := make([]float64, nb*n)    // a panel's solve
+	neg := make([]float64, nb*n)  // −L[J, :j]
 	inv := make([]float64, nb*nb) // the inverse of its diagonal block
 	for j := 0; j < n; j += nb {
 		if stop.Yield() {
@@ -171,22 +176,20 @@ func factorLower(a blas64.General, stop *cancel.Flag) error {
 		jb := min(nb, n-j)
 		rows := n - j
 		if j > 0 {
-			// A[j:, J] −= L[j:, :j]·L[J, :j]ᵀ, computed transposed: T = L[J, :j]·L[j:, :j]ᵀ.
-			T := blas64.General{Rows: jb, Cols: rows, Stride: rows, Data: t[:jb*rows]}
-			gemm.MulT(T, blas64.General{Rows: jb, Cols: j, Stride: lda, Data: data[j*lda:]},
-				blas64.General{Rows: rows, Cols: j, Stride: lda, Data: data[j*lda:]})
-			for i := 0; i < rows; i++ {
-				row := data[(j+i)*lda+j:]
-				for c := range min(jb, i+1) {
-					row[c] -= T.Data[c*rows+i]
-				}
+			gemm.MulPanelAdd(blas64.General{Rows: jb, Cols: rows, Stride: lda, Data: data[j*lda+j:]},
+				negated(blas64.General{Rows: jb, Cols: j, Stride: lda, Data: data[j*lda:]}, neg),
+				blas64.General{Rows: j, Cols: rows, Stride: lda, Data: data[j:]})
+		}
+		// The diagonal block, from its upper triangle, by the recurrence on its lower one; then
+		// Lᵀ above it.
+		for c := 0; c < jb; c++ {
+			for i := c + 1; i < jb; i++ {
+				data[(j+i)*lda+j+c] = data[(j+c)*lda+j+i]
 			}
 		}
 		if err := factorLowerBlock(data[j*lda+j:], lda, jb); err != nil {
 			return err
 		}
-		// Lᵀ above the diagonal as each panel is done, from data in cache: a pass over the whole
-		// factor after it read 18 MB from memory at n = 1,500 (5 ms on two threads).
 		for c := 0; c < jb; c++ {
 			for i := c + 1; i < jb; i++ {
 				data[(j+c)*lda+j+i] = data[(j+i)*lda+j+c]
@@ -195,20 +198,21 @@ func factorLower(a blas64.General, stop *cancel.Flag) error {
 		if rows == jb {
 			break
 		}
-		// L[I, J] = A[I, J]·L_JJ⁻ᵀ for the rows I below, computed transposed: L_JJ⁻¹·A[I, J]ᵀ.
+		// U[J, I] = L_JJ⁻¹·A[J, I] for the columns I to the right, into U's rows and, transposed,
+		// L's columns J.
 		invertLowerBlock(inv[:jb*jb], data[j*lda+j:], lda, jb)
 		below := rows - jb
 		T := blas64.General{Rows: jb, Cols: below, Stride: below, Data: t[:jb*below]}
-		gemm.MulT(T, blas64.General{Rows: jb, Cols: jb, Stride: jb, Data: inv[:jb*jb]},
-			blas64.General{Rows: below, Cols: jb, Stride: lda, Data: data[(j+jb)*lda+j:]})
+		gemm.MulPanel(T, blas64.General{Rows: jb, Cols: jb, Stride: jb, Data: inv[:jb*jb]},
+			blas64.General{Rows: jb, Cols: below, Stride: lda, Data: data[j*lda+j+jb:]})
+		for c := 0; c < jb; c++ {
+			copy(data[(j+c)*lda+j+jb:][:below], T.Data[c*below:][:below])
+		}
 		for i := 0; i < below; i++ {
 			row := data[(j+jb+i)*lda+j:][:jb]
 			for c := range row {
 				row[c] = T.Data[c*below+i]
 			}
-		}
-		for c := 0; c < jb; c++ { // T's rows are the panel's columns below the diagonal block
-			copy(data[(j+c)*lda+j+jb:][:below], T.Data[c*below:][:below])
 		}
 	}
 	return nil

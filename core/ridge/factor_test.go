@@ -197,8 +197,9 @@ func TestSPDInverse(t *testing.T) {
 	}
 }
 
-// TestFactorLower: the blocked left-looking factor of the kernel dual reproduces A = LLᵀ on sizes
-// across its panel boundaries (cholPanel = 64), writes Lᵀ above the diagonal, refuses
+// TestFactorLower: the blocked left-looking factor of the kernel dual reproduces A = LLᵀ from A's
+// upper triangle on sizes across its panel boundaries (cholPanel = 64), writes Lᵀ above the
+// diagonal, refuses
 // a matrix that is not positive definite at any panel, and stops when asked.
 func TestFactorLower(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
@@ -212,8 +213,8 @@ func TestFactorLower(t *testing.T) {
 		a := mat.DenseCopyOf(A)
 		const marker = 12345.5
 		for i := 0; i < n; i++ {
-			for j := i + 1; j < n; j++ {
-				a.Set(i, j, marker)
+			for j := 0; j < i; j++ {
+				a.Set(i, j, marker) // the lower triangle is not read
 			}
 		}
 		if err := factorLower(a.RawMatrix(), nil); err != nil {
