@@ -77,6 +77,7 @@ type spectralPrecond struct {
 	diag  [][]float64 // D_c, per eigenspace k values
 	a     [][]float64 // a_c (nil without the intercept update)
 	gamma []float64   // γ_c
+	v     [][]float64 // Q a_c = A_c⁻¹e, k values each (interceptColumn)
 	// inv, when not nil, holds the inverse of every block 2αE + M_c G, computed through its
 	// Cholesky factorisation, instead of the shared eigenbasis (q, diag, a and gamma unused): see
 	// spectralEigenMax.
@@ -181,7 +182,7 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 		return nil, fmt.Errorf("eigendecomposition of XᵀX failed (non-finite inputs?)")
 	}
 	pc := &spectralPrecond{op: op, m: M, q: new(mat.Dense), diag: make([][]float64, nk), a: make([][]float64, nk),
-		gamma: make([]float64, nk), t: mat.NewDense(k, d, nil), acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil),
+		gamma: make([]float64, nk), v: make([][]float64, nk), t: mat.NewDense(k, d, nil), acc: mat.NewDense(k, d, nil), proj: mat.NewDense(k, d, nil),
 		zero: eigenspacesDrop(op, zero)}
 	eg.VectorsTo(pc.q)
 	mu := eg.Values(nil)
@@ -220,11 +221,41 @@ func newSpectralPrecond(p *Problem, des design, G *mat.SymDense, op space.Spectr
 			return nil, errIllConditioned
 		}
 		pc.a[c], pc.gamma[c] = ac, gamma
+		pc.v[c] = interceptColumn(pc.q, qe, mu, 2*p.Alpha, M[c], denom)
 	}
 	if !spreadWithin(blocks) {
 		return nil, errIllConditioned
 	}
 	return pc, nil
+}
+
+// interceptColumn returns A⁻¹e for A = 2αI + νG, G = Q diag(μ) Qᵀ (μ clipped at 0) and e the
+// intercept's unit vector (the last; qe = Qᵀe), given denom = 1 − 2α eᵀA⁻¹e > 0: the vector along
+// which Sherman–Morrison's rank-one term, γ = 2α/denom times it, unpenalises the intercept. Where
+// the intercept's own curvature is far below 2α (denom small: sample weights of 1e-60 against
+// α = 1), γ is huge, and Q D Qᵀe, whose feature entries are rounding noise of order 1/(2α) about
+// their true value near 0, would carry that noise into the features amplified by γ: CG then
+// stopped at a relative gradient of 1e28, its coefficients 30 orders of magnitude off. So for
+// denom < ½ the column is taken as e/(2α) − (ν/2α)·Q diag(μ_j/(2α + νμ_j)) Qᵀe, whose second term
+// is small and accurate relative to itself; elsewhere as Q D Qᵀe, which is accurate when 2α does
+// not dominate (the difference would then cancel).
+func interceptColumn(q *mat.Dense, qe, mu []float64, twoAlpha, nu, denom float64) []float64 {
+	k := len(qe)
+	w := make([]float64, k)
+	for j, e := range qe {
+		mj := math.Max(0, mu[j])
+		if denom >= 0.5 {
+			w[j] = e / (twoAlpha + nu*mj)
+		} else {
+			w[j] = -e * nu * mj / (twoAlpha * (twoAlpha + nu*mj))
+		}
+	}
+	v := make([]float64, k)
+	mat.NewVecDense(k, v).MulVec(q, mat.NewVecDense(k, w))
+	if denom < 0.5 {
+		v[k-1] += 1 / twoAlpha
+	}
+	return v
 }
 
 // newSpectralPrecondChol factorises every block 2αE + M_c G (the intercept left unpenalised
@@ -299,6 +330,7 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	pc.t.Mul(pc.q.T(), R)
 	pc.acc.Zero()
 	s := make([]float64, d)
+	var corrections [][]float64 // γ_c a_cᵀ·(projected rows), added along A_c⁻¹e after the rotation
 	for c, dc := range pc.diag {
 		if dc == nil {
 			continue
@@ -315,12 +347,16 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 			for j, v := range ac {
 				floats.AddScaled(s, v, pc.proj.RawRowView(j))
 			}
-			for j, v := range ac {
-				floats.AddScaled(pc.acc.RawRowView(j), pc.gamma[c]*v, s)
-			}
+			floats.Scale(pc.gamma[c], s)
+			corrections = append(corrections, pc.v[c], slices.Clone(s))
 		}
 	}
 	dst.Mul(pc.q, pc.acc)
+	for i := 0; i < len(corrections); i += 2 {
+		for j, v := range corrections[i] {
+			floats.AddScaled(dst.RawRowView(j), v, corrections[i+1])
+		}
+	}
 }
 
 // lowRank reports whether op is a denseSpectrum whose merged eigenspace is held implicitly
@@ -385,6 +421,7 @@ type kronPrecond struct {
 	// qe is Qᵀe, the intercept's unit vector in G's eigenbasis, and gamma the γ_b (nil without
 	// an intercept; 0 where ν_b vanishes, whose block stays penalised as in spectralPrecond).
 	qe, gamma []float64
+	v         *mat.Dense // column b: A_b⁻¹e, A_b = 2αI + ν_b G (interceptColumn), k×d
 	t1, t2    *mat.Dense // k×d scratch
 	s         []float64
 	zero      nullDrop // J's null directions, where scale is zero (nullspace.go)
@@ -486,6 +523,7 @@ func newKronBlocks(G *mat.SymDense, qm *mat.Dense, nu []float64, alpha float64, 
 	pc.qe = pc.qg.RawRowView(k - 1)
 	pc.gamma = make([]float64, d)
 	pc.s = make([]float64, d)
+	pc.v = mat.NewDense(k, d, nil)
 	top := math.Max(0, floats.Max(nu))
 	for b := range pc.gamma {
 		if nu[b] <= nullRelTol*top {
@@ -500,6 +538,7 @@ func newKronBlocks(G *mat.SymDense, qm *mat.Dense, nu []float64, alpha float64, 
 			return nil, errIllConditioned
 		}
 		pc.gamma[b] = gamma
+		pc.v.SetCol(b, interceptColumn(pc.qg, pc.qe, mu, 2*alpha, math.Max(0, nu[b]), denom))
 	}
 	return pc, nil
 }
@@ -514,23 +553,28 @@ func (pc *kronPrecond) apply(dst, R *mat.Dense) {
 	}
 	pc.t2.MulElem(pc.t2, pc.scale)
 	if pc.qe != nil {
-		// column b += γ_b D_b Qᵀe (eᵀQ D_b t_b), with D_b t_b already in place
+		// s_b = γ_b eᵀQ D_b t_b, with D_b t_b already in place; column b of the rotated result
+		// gets s_b A_b⁻¹e below
 		clear(pc.s)
 		for j, q := range pc.qe {
 			floats.AddScaled(pc.s, q, pc.t2.RawRowView(j))
 		}
 		floats.Mul(pc.s, pc.gamma)
-		for j, q := range pc.qe {
-			row, sc := pc.t2.RawRowView(j), pc.scale.RawRowView(j)
-			for b, v := range pc.s {
-				row[b] += q * sc[b] * v
+	}
+	out := t1
+	if pc.qm == nil {
+		out = dst.RawMatrix()
+	}
+	gemm.MulPanel(out, pc.qg.RawMatrix(), t2)
+	if pc.qe != nil {
+		for j := 0; j < out.Rows; j++ {
+			row := out.Data[j*out.Stride:][:out.Cols]
+			for b, v := range pc.v.RawRowView(j) {
+				row[b] += v * pc.s[b]
 			}
 		}
 	}
-	if pc.qm == nil {
-		gemm.MulPanel(dst.RawMatrix(), pc.qg.RawMatrix(), t2)
-	} else {
-		gemm.MulPanel(t1, pc.qg.RawMatrix(), t2)
+	if pc.qm != nil {
 		gemm.MulT(dst.RawMatrix(), t1, pc.qm.RawMatrix())
 	}
 	if pc.zero != nil {
