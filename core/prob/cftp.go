@@ -152,7 +152,7 @@ func (c *CFTP) sampleAt(seed uint64, beta float64, y []int64, forward bool, limi
 			"coalescence probability per step is %.3g (expected time ≈ %.3g steps, proven bound "+
 			"exp(f_max − f_min) = %.3g): the scores are too large for exact sampling; use a Markov "+
 			"chain sampler (sampler=\"mixed\", \"local\" or \"metropolis\": approximate samples, and no "+
-			"guarantee for the FPRAS), smaller scores (stronger regularisation) or a larger bound",
+			"guarantee for the FPRAS) or smaller scores (stronger regularisation)",
 			ErrWorkBound, limit, p, 1/p, math.Exp(beta*(c.fMax-c.fMin)))
 	}
 	for k := T - 1; k >= 1 && forward; k-- {

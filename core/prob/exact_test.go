@@ -198,4 +198,17 @@ func TestLogZAloneUnderTheBudget(t *testing.T) {
 	if !budget.Is(err) || strings.HasPrefix(err.Error(), "row") {
 		t.Errorf("rows under the budget: %v", err)
 	}
+	// Where the FPRAS that auto took meets its work bound, the refusal says that the budget kept
+	// the exact programme out (it said only that the sampler had stopped), as text: not a
+	// MemoryError, the work bound being what failed.
+	hard := randomScores(rand.New(rand.NewPCG(181, 1)), sp.Dim(), 50)
+	_, err = LogPartition(sp, hard, LogZOptions{Eps: 0.5, Delta: 0.5, Seed: 1, MaxSamples: 1000})
+	if !errors.Is(err, ErrWorkBound) || budget.Is(err) || !strings.Contains(err.Error(), "took the FPRAS because exact inference does not fit the memory budget") ||
+		!strings.Contains(err.Error(), "max_memory") {
+		t.Errorf("auto's FPRAS at its work bound under the budget: %v", err)
+	}
+	_ = budget.Set(0)
+	if _, err = LogPartition(sp, hard, LogZOptions{Method: LogZFPRAS, Eps: 0.5, Delta: 0.5, Seed: 1, MaxSamples: 1000}); !errors.Is(err, ErrWorkBound) || strings.Contains(err.Error(), "memory budget") {
+		t.Errorf("the FPRAS asked for, at its work bound: %v", err)
+	}
 }

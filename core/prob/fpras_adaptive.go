@@ -120,7 +120,7 @@ func FPRASAdaptive(sp space.Space, u []float64, opt LogZOptions) (LogZResult, er
 		res.LogZ = logY // Z(0) = |Y|, nothing to estimate
 		return res, nil
 	}
-	cf, err := newCFTP(sp, u, opt.Sampler.MaxSteps, opt.Sampler.Stop)
+	cf, err := newCFTP(sp, u, cftpStepsUnder(opt.Sampler.MaxSteps, maxSamples), opt.Sampler.Stop)
 	if err != nil {
 		return LogZResult{}, err
 	}
@@ -296,6 +296,18 @@ func (t *tpa) phase(phase uint64, n int) (int64, error) {
 		return 0, firstErr
 	}
 	return K.Load(), nil
+}
+
+// cftpStepsUnder is the step bound of the adaptive FPRAS' CFTP samples: the sampler's own when
+// given (maxSteps > 0), else the work bound, so that a sample runs until the work left under
+// max_samples is spent (run), which the caller sets. Under the sampler's default step bound,
+// which no argument of log_partition reaches, max_samples = 10⁹ stopped a sample at 4,194,304
+// proposals all the same (probe AP, Permutations(20)).
+func cftpStepsUnder(maxSteps int, maxSamples int64) int {
+	if maxSteps > 0 {
+		return maxSteps
+	}
+	return int(min(maxSamples, math.MaxInt64-2)) + 2
 }
 
 // run is one TPA run: it returns the number of points β_i it placed in (0, 1).

@@ -414,3 +414,34 @@ func TestFPRASAdaptiveWorkBoundStopsASample(t *testing.T) {
 		t.Errorf("chain, burn-in 1000, MaxSamples = 20,000: want the first phase's plan refused, got %v", err)
 	}
 }
+
+// TestFPRASAdaptiveCFTPFollowsMaxSamples: without a step bound of the sampler's own, a CFTP
+// sample of the adaptive FPRAS may run until the work left under MaxSamples is spent, whose
+// refusal names max_samples, the argument that raises it; under the sampler's default bound it
+// stopped at 4,194,304 proposals whatever max_samples said, and advised "a larger bound" that no
+// argument of log_partition set (probe AP: max_samples = 10⁹ changed nothing). A given step bound
+// is kept.
+func TestFPRASAdaptiveCFTPFollowsMaxSamples(t *testing.T) {
+	for _, c := range []struct {
+		maxSteps   int
+		maxSamples int64
+		want       int
+	}{
+		{0, 1e9, 1e9 + 2},
+		{0, 10, 12},
+		{1000, 1e9, 1000},
+		{0, math.MaxInt64, math.MaxInt64},
+	} {
+		if got := cftpStepsUnder(c.maxSteps, c.maxSamples); got != c.want {
+			t.Errorf("cftpStepsUnder(%d, %d) = %d, want %d", c.maxSteps, c.maxSamples, got, c.want)
+		}
+	}
+	sp := mustSpace(t, "permutations", 8)
+	u := randomScores(rand.New(rand.NewPCG(146, 1)), sp.Dim(), 300)
+	o := LogZOptions{Schedule: ScheduleAdaptive, Eps: 0.1, Delta: 0.25, Seed: 1, MaxSamples: 1 << 30}
+	o.Sampler.MaxSteps = 1000
+	if _, err := FPRAS(sp, u, o); !errors.Is(err, ErrWorkBound) || !strings.Contains(err.Error(), "within 1000 backward steps") ||
+		strings.Contains(err.Error(), "larger bound") {
+		t.Errorf("MaxSteps = 1000: want CFTP's own refusal, without advice no argument follows, got %v", err)
+	}
+}

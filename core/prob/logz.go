@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/combpred/combpred/core/space"
@@ -140,10 +141,20 @@ func LogPartition(sp space.Space, u []float64, opt LogZOptions) (LogZResult, err
 	case LogZAuto:
 		if autoExactLogZ(sp) {
 			opt.Method = LogZExact
-		} else {
-			opt.Method = LogZFPRAS
+			return LogPartition(sp, u, opt)
 		}
-		return LogPartition(sp, u, opt)
+		opt.Method = LogZFPRAS
+		res, err := LogPartition(sp, u, opt)
+		if errors.Is(err, ErrWorkBound) {
+			// the exact programme would have answered but for the memory budget: say so, or the
+			// user sees only the sampler's bound
+			if _, ok := space.LogZOf(sp); ok {
+				if merr := checkClosedFormMemory(sp); merr != nil {
+					err = fmt.Errorf("%w; method=\"auto\" took the FPRAS because exact inference does not fit the memory budget (%v)", err, merr)
+				}
+			}
+		}
+		return res, err
 	case LogZExact:
 		lz, err := ExactLogPartition(sp, u)
 		if err != nil {
