@@ -40,17 +40,27 @@ def load_line() -> str:
     )
 
 
+RUN_NOTE = "- Run notes (by hand"
+
+
 def write_section(name: str, body: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace (or append) the section delimited by `<!-- name:start -->` / `<!-- name:end -->`."""
+    """Replace (or append) the section delimited by `<!-- name:start -->` / `<!-- name:end -->`.
+
+    The section's hand-written run notes (lines that start with RUN_NOTE) are kept, after the new
+    body, in their order: a rerun refreshes the tables and keeps the history of what was measured
+    by hand (session 51's rerun of yeast.py dropped nine of them)."""
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    block = f"{start}\n{body.rstrip()}\n{end}"
     text = (
         path.read_text()
         if path.exists()
         else "# Benchmarks\n\nEach section is written by the script it names; rerun it to refresh.\n"
     )
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block + "\n"
+    found = pattern.search(text)
+    notes = [line for line in found.group(0).splitlines() if line.startswith(RUN_NOTE)] if found else []
+    notes = [line for line in notes if line not in body.splitlines()]
+    block = "\n".join([start, body.rstrip(), *notes, end])
+    text = pattern.sub(lambda _: block, text) if found else text.rstrip() + "\n\n" + block + "\n"
     path.write_text(text)
 
 

@@ -202,3 +202,30 @@ def test_label_ranking_resumes_from_saved_folds(tmp_path):
     stale = _run_label_ranking(args)
     assert "other settings" in stale.stdout and "resuming" not in stale.stdout
     assert json.loads((results / "iris.json").read_text())["settings"]["rbf_tol"] != 1.0
+
+
+def test_write_section_keeps_the_hand_written_run_notes(tmp_path, monkeypatch):
+    """A rerun of a benchmark script replaces its section's tables but keeps the run notes written
+    by hand below them, in their order, and the rest of the file."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from _report import RUN_NOTE, write_section
+
+    path = tmp_path / "BENCHMARKS.md"
+    path.write_text(
+        "# Benchmarks\n\n<!-- a:start -->\n| old table |\n"
+        f"{RUN_NOTE}, session 1): first.\n- a line the script wrote\n{RUN_NOTE}, session 2): second.\n"
+        "<!-- a:end -->\n\n<!-- b:start -->\nb's body\n<!-- b:end -->\n"
+    )
+    write_section("a", "| new table |\n- what the script writes now\n", path)
+    text = path.read_text()
+    assert "| old table |" not in text and "a line the script wrote" not in text
+    section = text[text.index("<!-- a:start -->") : text.index("<!-- a:end -->")]
+    assert section.splitlines()[1:] == [
+        "| new table |",
+        "- what the script writes now",
+        f"{RUN_NOTE}, session 1): first.",
+        f"{RUN_NOTE}, session 2): second.",
+    ]
+    assert "<!-- b:start -->\nb's body\n<!-- b:end -->" in text
+    write_section("c", "c's body", path)  # a new section is appended
+    assert text in path.read_text() and path.read_text().rstrip().endswith("c's body\n<!-- c:end -->")
