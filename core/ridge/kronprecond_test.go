@@ -370,3 +370,48 @@ func TestCGAtTinyWeightsMatchesTheExactSolver(t *testing.T) {
 		}
 	}
 }
+
+// The same on spaces whose closed-form spectrum puts spectralPrecond in G's eigenbasis (three or
+// more eigenspaces: undirected cycles, cliques) under the uniform measure, against the problem
+// scaled back to unit weights (α/w, which the exact solver refuses at these scales as singular to
+// working precision): the minimiser is the same.
+func TestCGAtTinyWeightsInTheSpectralEigenbasis(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		p    []int64
+	}{{"ucycles", []int64{6}}, {"cliques", []int64{5}}} {
+		sp, err := space.New(c.kind, c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m, n = 40, 5
+		X, ys := synthetic(t, sp, m, n, 61)
+		for _, w := range []float64{1e-60, 1e-200} {
+			ws := make([]float64, m)
+			for i := range ws {
+				ws[i] = w
+			}
+			opt := baseOptions()
+			opt.Alpha, opt.Tol, opt.Solver = 1, 1e-8, CG
+			tiny, err := Fit(sp, X, m, n, ys, ws, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt.Alpha, opt.Tol = 1/w, 1e-12
+			unit, err := Fit(sp, X, m, n, ys, nil, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%s%v, weights %g", c.kind, c.p, w)
+			if !tiny.Result.Converged || tiny.Result.RelGrad > 1e-8 {
+				t.Errorf("%s: converged %v at a relative gradient of %.3g", name, tiny.Result.Converged, tiny.Result.RelGrad)
+			}
+			for j := 0; j <= n; j++ {
+				a, b := mat.NewDense(1, sp.Dim(), tiny.Coef.RawRowView(j)), mat.NewDense(1, sp.Dim(), unit.Coef.RawRowView(j))
+				if diff := maxAbsDiff(a, b); diff > 1e-5*maxAbs(b) {
+					t.Errorf("%s: row %d of the coefficients %.3g from the rescaled problem's (scale %.3g)", name, j, diff, maxAbs(b))
+				}
+			}
+		}
+	}
+}
