@@ -323,18 +323,7 @@ func TestCGAtTinyWeightsMatchesTheExactSolver(t *testing.T) {
 					}
 					fits[s] = md
 				}
-				cg, exact := fits[0], fits[1]
-				name := fmt.Sprintf("%s, precond mode %d, weights %g", kind, mode, w)
-				if !cg.Result.Converged || cg.Result.RelGrad > 1e-8 {
-					t.Errorf("%s: converged %v at a relative gradient of %.3g", name, cg.Result.Converged, cg.Result.RelGrad)
-				}
-				// The intercept row is O(1), the feature rows O(w): each against its own scale.
-				for j := 0; j <= n; j++ {
-					a, b := mat.NewDense(1, sp.Dim(), cg.Coef.RawRowView(j)), mat.NewDense(1, sp.Dim(), exact.Coef.RawRowView(j))
-					if diff := maxAbsDiff(a, b); diff > 1e-5*maxAbs(b) {
-						t.Errorf("%s: row %d of the coefficients %.3g from the exact solver's (scale %.3g)", name, j, diff, maxAbs(b))
-					}
-				}
+				checkTinyWeightFit(t, fmt.Sprintf("%s, precond mode %d, weights %g", kind, mode, w), fits[0], fits[1], "the exact solver's")
 			}
 		}
 	}
@@ -371,16 +360,24 @@ func TestCGAtTinyWeightsInTheSpectralEigenbasis(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name := fmt.Sprintf("%s%v, weights %g", c.kind, c.p, w)
-			if !tiny.Result.Converged || tiny.Result.RelGrad > 1e-8 {
-				t.Errorf("%s: converged %v at a relative gradient of %.3g", name, tiny.Result.Converged, tiny.Result.RelGrad)
-			}
-			for j := 0; j <= n; j++ {
-				a, b := mat.NewDense(1, sp.Dim(), tiny.Coef.RawRowView(j)), mat.NewDense(1, sp.Dim(), unit.Coef.RawRowView(j))
-				if diff := maxAbsDiff(a, b); diff > 1e-5*maxAbs(b) {
-					t.Errorf("%s: row %d of the coefficients %.3g from the rescaled problem's (scale %.3g)", name, j, diff, maxAbs(b))
-				}
-			}
+			checkTinyWeightFit(t, fmt.Sprintf("%s%v, weights %g", c.kind, c.p, w), tiny, unit, "the rescaled problem's")
+		}
+	}
+}
+
+// checkTinyWeightFit checks that the CG fit got converged, to a relative gradient of 1e-8, and that
+// each row of its coefficients is within 1e-5 of the reference's, against that row's own scale
+// (the intercept's row is O(1) where the feature rows are O(w)).
+func checkTinyWeightFit(t *testing.T, name string, cg, ref *Model, refName string) {
+	t.Helper()
+	if !cg.Result.Converged || cg.Result.RelGrad > 1e-8 {
+		t.Errorf("%s: converged %v at a relative gradient of %.3g", name, cg.Result.Converged, cg.Result.RelGrad)
+	}
+	rows, d := ref.Coef.Dims()
+	for j := 0; j < rows; j++ {
+		a, b := mat.NewDense(1, d, cg.Coef.RawRowView(j)), mat.NewDense(1, d, ref.Coef.RawRowView(j))
+		if diff := maxAbsDiff(a, b); diff > 1e-5*maxAbs(b) {
+			t.Errorf("%s: row %d of the coefficients %.3g from %s (scale %.3g)", name, j, diff, refName, maxAbs(b))
 		}
 	}
 }
