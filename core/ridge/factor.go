@@ -154,12 +154,12 @@ const cholPanel = 64
 // L, wrote it transposed into a buffer and subtracted it from there on one thread). The panel's
 // solve is a product with the inverse of the diagonal block, and its rows enter L by a transposed
 // copy. At n = 1,500 on 2 cores it takes 22 ms (the dot-product form 23, factorCholesky 103;
-// yeast's rbf Gram matrix, 4 alternated runs of 40). The inverted diagonal
-// blocks cost accuracy on ill-conditioned matrices (a rank-deficient Gram matrix's deflation
-// moved kernel CG's scores by 8e-7 where the substitution of factorCholesky's Dtrsm kept them
-// within 1e-7), so factorLower serves only where the true gradient is checked after it (the
-// kernel model's dual, kernelCubeDual), and factorCholesky stays the factor of the exact solvers
-// and the preconditioners.
+// yeast's rbf Gram matrix, 4 alternated runs of 40). The inverted diagonal blocks cost accuracy
+// on ill-conditioned matrices (a rank-deficient Gram matrix's deflation moved kernel CG's scores
+// by 8e-7 where the substitution of factorCholesky's Dtrsm kept them within 1e-7), so factorLower
+// serves only where the true gradient is checked after it (the kernel model's dual,
+// kernelCubeDual), and factorCholesky stays the factor of the exact solvers and the
+// preconditioners.
 func factorLower(a blas64.General, stop *cancel.Flag) error {
 	n, lda, data := a.Rows, a.Stride, a.Data
 	if n == 0 {

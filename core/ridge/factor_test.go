@@ -199,8 +199,7 @@ func TestSPDInverse(t *testing.T) {
 
 // TestFactorLower: the blocked left-looking factor of the kernel dual reproduces A = LLᵀ from A's
 // upper triangle on sizes across its panel boundaries (cholPanel = 64), writes Lᵀ above the
-// diagonal, refuses
-// a matrix that is not positive definite at any panel, and stops when asked.
+// diagonal, refuses a matrix that is not positive definite at any panel, and stops when asked.
 func TestFactorLower(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{1, 2, 63, 64, 65, 129, 300} {
