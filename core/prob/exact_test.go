@@ -212,3 +212,62 @@ func TestLogZAloneUnderTheBudget(t *testing.T) {
 		t.Errorf("the FPRAS asked for, at its work bound: %v", err)
 	}
 }
+
+// Exact marginals stay in the range of their coordinates: the dynamic programmes' sums of ratios
+// rounded past 1 by up to 3e-13 at large scores (KSubsets, Ordinal, HierarchyPaths, DAGPaths;
+// probe AR), which a caller drawing from them (np.random.binomial) refuses.
+func TestExactMarginalsStayInRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(191, 1))
+	for _, c := range []struct {
+		kind string
+		p    []int64
+	}{
+		{"ksubsets", []int64{5, 2}}, {"ksubsets", []int64{12, 5}}, {"ordinal", []int64{6}},
+		{"hierarchy_paths", []int64{0, -1, 0, 0, 1, 1, 2, 2, 3}}, {"multiclass", []int64{7}},
+		{"permutations", []int64{6}}, {"subtrees", []int64{-1, 0, 0, 1, 1, 2}},
+	} {
+		sp, err := space.New(c.kind, c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := space.CoordRange(sp)
+		mean := make([]float64, sp.Dim())
+		worst := 0.0
+		for row := 0; row < 3000; row++ {
+			u := randomScores(r, sp.Dim(), math.Pow(10, float64(row%5)))
+			if _, err := ExactMarginals(sp, u, mean); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range mean {
+				worst = max(worst, v-hi, lo-v)
+			}
+		}
+		if worst > 0 {
+			t.Errorf("%s%v: a marginal %.3g outside [%g, %g]", c.kind, c.p, worst, lo, hi)
+		}
+	}
+}
+
+// log p(y | x) of an exact log Z is at most 0: at ‖u‖₁ ≈ 1e10 the mode's came out +1e-7 (log Z and
+// the score round apart; Permutations(4), probe AR).
+func TestScoreSamplesAtMostZero(t *testing.T) {
+	r := rand.New(rand.NewPCG(193, 1))
+	sp := mustSpace(t, "permutations", 4)
+	d := sp.Dim()
+	const q = 400
+	md := &Model{Space: sp, Coef: mat.NewDense(1, d, randomScores(r, d, 1)), NFeatures: 1}
+	X, ys := make([]float64, q), make([]int64, q*sp.Width())
+	for i := range X {
+		X[i] = 1e10 * (0.5 + r.Float64())
+		sp.Decode(md.Coef.RawRowView(0), ys[i*sp.Width():(i+1)*sp.Width()])
+	}
+	out := make([]float64, q)
+	if err := md.ScoreSamples(X, q, 1, ys, LogZOptions{Method: LogZExact}, out); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range out {
+		if v > 0 {
+			t.Fatalf("row %d: log p(mode) = %g > 0", i, v)
+		}
+	}
+}
