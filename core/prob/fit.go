@@ -234,15 +234,15 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	}
 	s, x := p.rowScales(), W.RawMatrix().Data
 	scaleRows(x, s, d, false)
-	res, err := minimizeRelative(x, inScaledRows(eval, s, d), opt)
+	res, err := minimizeRelative(x, inScaledRows(eval, s, d), opt, p.curvaturePrecond(s))
 	scaleRows(x, s, d, true)
 	return res, err
 }
 
 // minimizeRelative minimises J by L-BFGS from x (zero, or a warm start; updated in place) to
 // ‖∇J‖ ≤ opt.Tol·‖∇J(0)‖, eval writing ∇J into g and returning J, with opt's progress reports and
-// iteration bound.
-func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), opt *Options) (Result, error) {
+// iteration bound, and L-BFGS's preconditioner (nil: none; curvature.go).
+func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), opt *Options, precond func(dst, src []float64)) (Result, error) {
 	eval = memoized(eval)
 	g := make([]float64, len(x))
 	// The stopping rule is relative to the gradient at W = 0, wherever the run starts.
@@ -276,7 +276,7 @@ func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), o
 		}
 		return nil
 	}
-	iters, err := minimizeLBFGS(x, eval, opt.MaxIter, record)
+	iters, err := minimizeLBFGS(x, eval, opt.MaxIter, record, precond)
 	switch {
 	case errors.Is(err, ErrCancelled):
 		return Result{}, ErrCancelled

@@ -104,7 +104,7 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 	var res Result
 	var err error
 	if opt.Spread == nil {
-		res, err = minimizeRelative(W.RawMatrix().Data, eval, &opt)
+		res, err = minimizeRelative(W.RawMatrix().Data, eval, &opt, nil)
 	} else {
 		// The scales need λ, which the default takes from the weights of the first sums: ask for
 		// them at W = 0, where the solver starts (memoized, so that it asks once).
@@ -112,7 +112,7 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		if _, err = eval(make([]float64, rows*d), make([]float64, rows*d)); err == nil {
 			s, x := rowScalesOf(opt.Spread, alpha, opt.Intercept), W.RawMatrix().Data
 			scaleRows(x, s, d, false)
-			res, err = minimizeRelative(x, inScaledRows(eval, s, d), &opt)
+			res, err = minimizeRelative(x, inScaledRows(eval, s, d), &opt, nil)
 			scaleRows(x, s, d, true)
 		}
 	}

@@ -13,7 +13,8 @@ const lbfgsMemory = 10
 var errLineSearch = errors.New("line search found no decrease")
 
 // minimizeLBFGS minimises a smooth function by limited-memory BFGS (two-loop recursion, initial
-// Hessian sᵀy/yᵀy) with a backtracking line search accepting the Armijo condition
+// inverse Hessian γP, P = precond (nil: the identity) and γ = sᵀy/yᵀPy, or the step of unit
+// length at the start) with a backtracking line search accepting the Armijo condition
 // f(x+αd) ≤ f + 10⁻⁴ α gᵀd, or, when rounding hides the decrease of f near the optimum, the
 // approximate Wolfe conditions of Hager and Zhang (f(x+αd) ≤ f + 10⁻¹²|f| and
 // 0.9 gᵀd ≤ g(x+αd)ᵀd ≤ −0.8 gᵀd). Curvature pairs with sᵀy ≤ 0 are skipped. x is updated in place.
@@ -23,7 +24,7 @@ var errLineSearch = errors.New("line search found no decrease")
 // gonum/optimize's LBFGS would serve, but importing gonum/optimize pulls golang.org/x/tools into
 // go.sum (through stat/distmv); this file keeps the module's dependencies as they are.
 func minimizeLBFGS(x []float64, eval func(x, g []float64) (float64, error), maxIter int,
-	record func(iter int, f float64, g []float64) error) (int, error) {
+	record func(iter int, f float64, g []float64) error, precond func(dst, src []float64)) (int, error) {
 	n := len(x)
 	g := make([]float64, n)
 	f, err := eval(x, g)
@@ -35,6 +36,10 @@ func minimizeLBFGS(x []float64, eval func(x, g []float64) (float64, error), maxI
 	rho := make([]float64, 0, lbfgsMemory)
 	alpha := make([]float64, lbfgsMemory)
 	d := make([]float64, n)
+	var pd, pyk []float64 // precond's outputs
+	if precond != nil {
+		pd, pyk = make([]float64, n), make([]float64, n)
+	}
 	xn := make([]float64, n)
 	gn := make([]float64, n)
 	for it := 1; it <= maxIter; it++ {
@@ -48,11 +53,20 @@ func minimizeLBFGS(x []float64, eval func(x, g []float64) (float64, error), maxI
 				d[i] -= alpha[k] * Y[k][i]
 			}
 		}
+		if precond != nil {
+			precond(pd, d)
+			d, pd = pd, d
+		}
 		gamma := 1.0
 		if k := len(S) - 1; k >= 0 {
-			gamma = dot(S[k], Y[k]) / dot(Y[k], Y[k])
-		} else if gn2 := norm2(g); gn2 > 0 {
-			gamma = 1 / gn2 // first step: unit length
+			py := Y[k]
+			if precond != nil {
+				precond(pyk, Y[k])
+				py = pyk
+			}
+			gamma = dot(S[k], Y[k]) / dot(Y[k], py)
+		} else if dn2 := norm2(d); dn2 > 0 {
+			gamma = 1 / dn2 // first step: unit length
 		}
 		for i := range d {
 			d[i] *= gamma

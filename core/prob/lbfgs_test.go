@@ -21,7 +21,7 @@ func TestLBFGSStiffFirstStep(t *testing.T) {
 				return errConverged
 			}
 			return nil
-		})
+		}, nil)
 		if err != errConverged || math.Abs(x[0]*c+1) > 1e-9 {
 			t.Errorf("c = %g: %v, stopped at %v, want %v", c, err, x[0], -1/c)
 		}

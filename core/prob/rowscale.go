@@ -22,11 +22,16 @@ import (
 // training structures reproduced), without a warning, and at c = 10⁻⁸ the other way round; Adam's
 // steps, in coefficient units, overshot a model on X·10¹² by twelve orders of magnitude.
 func (p *Problem) rowScales() []float64 {
+	return rowScalesOf(p.spread(), p.lambda, p.intercept)
+}
+
+// spread is featureSpread about the centre the fit uses.
+func (p *Problem) spread() []float64 {
 	var centre []float64 // subtracted here; a centred copy of X is already centred
 	if p.implicit {
 		centre = p.centre
 	}
-	return rowScalesOf(p.featureSpread(centre), p.lambda, p.intercept)
+	return p.featureSpread(centre)
 }
 
 // rowScalesOf is rowScales from the features' spreads (featureSpread's root mean squares),

@@ -128,7 +128,7 @@ func fitSeparable(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 				}
 				return nil
 			}
-			n, err := minimizeLBFGS(cols[a], eval, opt.MaxIter, record)
+			n, err := minimizeLBFGS(cols[a], eval, opt.MaxIter, record, nil)
 			iters[a] = n
 			if err != nil && !errors.Is(err, errConverged) && !errors.Is(err, errLineSearch) {
 				errs[a] = err

@@ -1,0 +1,107 @@
+package prob
+
+import "math"
+
+// Fit's L-BFGS starts each two-loop recursion from H₀ = γP instead of γI, P a diagonal estimate
+// of the inverse curvature of J in the solver's coordinates x = diag(s) W (rowScales). J's
+// Hessian is Σ_i w_i x̃_i x̃_iᵀ ⊗ Cov_{p(·|x_i)}(ψ) / Σw plus 2λ on the penalised rows; P takes the
+// variances σ_a of ψ's coordinates over the training structures for the model's, and X's Gram
+// matrix by its diagonal (the features' mean squares v_j): row j and coordinate a then have the
+// curvature
+//
+//	c_ja = (σ_a v_j + 2λ) / s_j²   (a feature's row),   c_a = σ_a + ε·σ̄   (the intercept's),
+//
+// and P divides by it. The intercept's row is not penalised, so that its curvature along a
+// coordinate is about the coordinate's variance: for a taxonomy node on for one gene in 1,628
+// (cellcycle_FUN), a thousandth of a common one's, and plain L-BFGS spent its iterations there
+// (at α = 0.1 a relative gradient of 2.4e-5 after 3,000 iterations, 200 s, short of the default
+// tol of 1e-6). ε·σ̄ (curvatureFloor times the mean σ) keeps the nodes never on, whose variance is
+// 0 and whose intercepts have no finite optimum, from infinite steps. With P the fit met tol in
+// 684 iterations (27 s), at a lower objective (15.9179059 against 15.9179153). On the label-ranking
+// sets (Permutations, α = 10⁻³ and 0.1) the iterations were about as many with P as without
+// (1,183 against 1,215 over twelve fits; authorship at α = 10⁻³ converged in 189 where it had
+// stopped at the bound of 200). The full covariance of ψ in place of its diagonal took cellcycle
+// to 299 iterations but the label-ranking fits to up to twice theirs: the training structures'
+// covariance mixes in the variation of E[ψ | x] across the inputs, which is not curvature. The
+// stopping rule, J and the optimum the fit reaches are unchanged: only the path.
+const curvatureFloor = 1e-2
+
+// curvaturePreconditioning switches P on (tests compare with plain L-BFGS).
+var curvaturePreconditioning = true
+
+// curvaturePrecond returns P for the rows of W (len(s) × d, the solver's coordinates with the
+// row scales s), applied as dst = P(src); nil where the training structures carry no variance.
+func (p *Problem) curvaturePrecond(s []float64) func(dst, src []float64) {
+	if !curvaturePreconditioning {
+		return nil
+	}
+	sigma := p.structureVariances()
+	d := len(sigma)
+	var mean float64
+	for _, v := range sigma {
+		mean += v / float64(d)
+	}
+	if !(mean > 0) {
+		return nil // one distinct training structure: nothing to estimate the curvature from
+	}
+	v := p.spread()
+	factor := make([]float64, len(s)*d)
+	for j := range s {
+		f := factor[j*d : (j+1)*d]
+		for a, sg := range sigma {
+			c := sg + curvatureFloor*mean // the intercept's row
+			if j < len(v) {
+				c = (sg*v[j]*v[j] + 2*p.lambda) / (s[j] * s[j])
+			}
+			f[a] = 1
+			if c > 0 && !math.IsInf(c, 0) {
+				f[a] = 1 / c
+			}
+		}
+	}
+	// P keeps the iterates off the directions along which ψ is constant (multiclass' span(1), the
+	// potentials of directed cycles), where L-BFGS from zero, its gradients orthogonal to them,
+	// stays: the minimum-norm optimum (constantdirections.go). A diagonal scaling would leave them.
+	drop := constantDirections(p.sp)
+	return func(dst, src []float64) {
+		for i, f := range factor {
+			dst[i] = f * src[i]
+		}
+		for r := 0; drop != nil && r < len(s); r++ {
+			drop(dst[r*d : (r+1)*d])
+		}
+	}
+}
+
+// structureVariances returns the weighted variance of each coordinate of ψ over the training
+// structures.
+func (p *Problem) structureVariances() []float64 {
+	m, d := p.psiY.Dims()
+	var total float64
+	weight := func(i int) float64 {
+		if p.weights == nil {
+			return 1
+		}
+		return p.weights[i]
+	}
+	mean, out := make([]float64, d), make([]float64, d)
+	for i := 0; i < m; i++ {
+		total += weight(i)
+		for a, y := range p.psiY.RawRowView(i) {
+			mean[a] += weight(i) * y
+		}
+	}
+	if !(total > 0) {
+		return out
+	}
+	for a := range mean {
+		mean[a] /= total
+	}
+	for i := 0; i < m; i++ {
+		w := weight(i) / total
+		for a, y := range p.psiY.RawRowView(i) {
+			out[a] += w * (y - mean[a]) * (y - mean[a])
+		}
+	}
+	return out
+}
