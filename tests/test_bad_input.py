@@ -857,3 +857,46 @@ def test_the_default_thread_count_takes_any_bytes():
         assert _core.get_threads() == 4 * every  # clamped at 4 per CPU, as an explicit count
     finally:
         _core.set_default_threads()
+
+
+@pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured], ids=lambda e: e.__name__)
+@pytest.mark.parametrize("space", ["multilabel", spaces.Permutations(4)], ids=str)
+def test_targets_of_dtype_object_are_read_as_their_numbers_by_fit_and_score(estimator, space):
+    """A Y of dtype object holding numbers (a pandas frame of dtype object, Y.astype(object)) was
+    fitted as Y itself but refused by score, so that cross-validation scored only NaN (probe AQ):
+    fit, score, the metrics and the spaces now read it alike, as the numbers it holds."""
+    from sklearn.model_selection import cross_val_score
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 3))
+    Y = (
+        (rng.random((30, 4)) < 0.5).astype(int)
+        if space == "multilabel"
+        else np.array([rng.permutation(4) + 1 for _ in range(30)])
+    )
+    plain, objects = estimator(space=space).fit(X, Y), estimator(space=space).fit(X, Y.astype(object))
+    assert_array_equal(objects.predict(X), plain.predict(X))
+    assert objects.score(X, Y.astype(object)) == plain.score(X, Y)
+    assert np.isfinite(cross_val_score(estimator(space=space), X, Y.astype(object), cv=3)).all()
+    if space != "multilabel":
+        assert metrics.kendall_tau(Y.astype(object), Y) == 1.0
+        space.validate(Y.astype(object))
+
+
+@pytest.mark.parametrize(
+    "Y, error, match",
+    [
+        (np.array([["1", "0"], ["0", "1"], ["1", "1"], ["0", "0"]], dtype=object), TypeError, "y must hold integers"),
+        ([{0, 2}, {1}, {0}, {2}], TypeError, "y must hold integers.*MultiLabelBinarizer"),
+        ([[0, 2], [1], [0], [2]], ValueError, "y must be a rectangular array.*MultiLabelBinarizer"),
+        (np.empty((4, 0)), ValueError, "y has no columns"),
+    ],
+    ids=["strings-as-objects", "label-sets", "ragged", "no-columns"],
+)
+def test_targets_in_a_wrong_form_are_refused_naming_y(data, Y, error, match):
+    """Label sets failed in float(), ragged rows in NumPy, strings held as objects were read as
+    numbers by fit (and refused by score), and a Y without columns was called a problem of X's
+    features: each is an error naming y and, for multi-label targets, the form to pass."""
+    X = data[0][:4]
+    with pytest.raises(error, match=match):
+        StructuredRidge(space="multilabel").fit(X, Y)

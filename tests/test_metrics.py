@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import combpred
@@ -804,3 +805,18 @@ def test_metrics_take_one_dimensional_sparse_arrays():
     if len(one.shape) != 1:
         pytest.skip("this scipy has no 1-D sparse arrays")
     assert kendall_tau(one, [1, 3, 2]) == pytest.approx(kendall_tau([1, 2, 3], [1, 3, 2]))
+
+
+def test_hierarchical_metrics_warn_on_one_node_row_read_as_node_ids():
+    """One sample's 0/1 node row passed 1-D, as kendall_tau takes one ranking, reads as node ids
+    (a sample per node, each at node 0 or 1) and gave a plausible number without a word (probe AQ):
+    it warns; 2-D rows and node ids of other lengths do not."""
+    parent = [-1, 0, 0, 1, 1, 2]
+    true, pred = np.array([1, 1, 0, 1, 0, 0]), np.array([1, 0, 1, 0, 0, 1])
+    for metric in (metrics.hierarchical_loss, metrics.hierarchical_f1):
+        with pytest.warns(UserWarning, match="read as node ids"):
+            metric(true, pred, parent)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            metric(true[None, :], pred[None, :], parent)
+            metric(np.array([3, 4]), np.array([3, 5]), parent)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import numbers
 import os
 import signal
 import threading
@@ -407,7 +408,8 @@ def is_abandoned(token: str | None) -> bool:
 @contextlib.contextmanager
 def task_token(token: str | None) -> Iterator[None]:
     """Mark this thread's calls in the block as part of the work of ``token``: once it is
-    abandoned they stop as if interrupted (KeyboardInterrupt)."""
+    abandoned they stop as if interrupted (KeyboardInterrupt; a Dask task turns it into an ordinary
+    exception, combpred.dask._Settings.task)."""
     outer = getattr(_interrupted, "token", None)
     _interrupted.token = token
     try:
@@ -702,6 +704,16 @@ def as_array(a: Any, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be a rectangular array (rows of one length): {exc}") from None
 
 
+def numeric_objects(a: np.ndarray) -> np.ndarray:
+    """An object array whose entries are all real numbers (a pandas column of dtype object,
+    ``Y.astype(object)``) as NumPy reads the same numbers from a list; any other array unchanged.
+    Structures and integer arguments are read so (fit, score, the metrics and the C ABI's integer
+    buffers alike); class labels keep their objects, and float buffers (scores) refuse them."""
+    if a.dtype == object and a.size and all(isinstance(v, numbers.Real | np.bool_) for v in a.flat):
+        return np.array(a.tolist())
+    return a
+
+
 def check_unmasked(a: Any, name: str) -> None:
     """Refuse a NumPy masked array with a masked entry, naming ``name``: NumPy's conversions drop
     the mask, so masked rows would count in a fit at full weight (scikit-learn drops it too)."""
@@ -739,6 +751,8 @@ def _pandas_nullable(a: Any, name: str) -> np.ndarray | None:
 def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
     """``a`` as a C-contiguous, aligned, native-order array of ``dtype``, refusing lossy kinds."""
     a = as_array(a, name)
+    if dtype.kind != "f":  # structures and integer arguments: as fit reads them (scores stay numbers only)
+        a = numeric_objects(a)
     kind = a.dtype.kind
     if dtype.kind == "f":
         if kind not in "fiub" or (kind == "f" and a.dtype.itemsize > 8):  # long double would lose precision

@@ -326,13 +326,39 @@ class StructuredEstimator(BaseEstimator):
 
     def _dense_targets(self, y: Any) -> Any:
         """A scipy.sparse Y of structure rows as the dense rows the core reads (checked against the
-        memory budget first); class labels are 1-D and never sparse."""
+        memory budget first); class labels are 1-D and never sparse. Dense structure targets come
+        as a numeric array (``_structure_targets``), as fit, partial_fit and score read them."""
         y = _capi.scipy_if_pandas_sparse(y)
         if not _capi.is_sparse(y):
-            return y
+            return y if self._is_multiclass() else self._structure_targets(y)
         if self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass):
             raise ValueError(f"space={self.space!r} takes 1-D class labels or node ids, not a sparse matrix")
         return _spaces._densify_targets(y, "y")
+
+    def _structure_targets(self, y: Any) -> np.ndarray | None:
+        """Dense structure targets as a numeric array, or an error naming ``y`` that says what to
+        pass. scikit-learn's checks, which fit ran first, read an object array's strings as numbers
+        (``"1"`` as 1.0) where score refused them, so that cross-validation on a Y of dtype object
+        scored NaN; a list of label sets failed in ``float()``, and ragged rows in NumPy, with
+        messages that named neither ``y`` nor the form wanted (probe AQ)."""
+        if y is None:
+            return y  # scikit-learn's "requires y to be passed" follows
+        hint = (
+            "; sklearn.preprocessing.MultiLabelBinarizer turns label sets into 0/1 indicator rows"
+            if self._is_multilabel()
+            else ""
+        )
+        try:
+            y = _capi.numeric_objects(_capi.as_array(y, "y"))
+        except ValueError as exc:
+            raise ValueError(f"{exc}{hint}") from None
+        if y.dtype.kind not in "biufc":  # complex: scikit-learn's "Complex data not supported" follows
+            raise TypeError(
+                f"y must hold integers, the structures' encoding for space={self.space!r}, got dtype {y.dtype}{hint}"
+            )
+        if y.ndim == 2 and y.shape[1] == 0:
+            raise ValueError(f"y has no columns (shape {y.shape}); space={self.space!r} needs its structures' encoding")
+        return y
 
     def _progress_measure(self, partial: bool) -> str:
         """What the progress callback's third number is, for verbose output."""

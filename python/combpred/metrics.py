@@ -28,6 +28,7 @@ they take the test folds' ``sample_weight`` once asked to, as scikit-learn's own
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -333,6 +334,12 @@ def _node_rows(y: Any, par: np.ndarray, name: str) -> np.ndarray:
     return arr.astype(bool)
 
 
+def _only_zeros_and_ones(y: Any) -> bool:
+    """Whether the (dense) array-like y holds only the values 0 and 1."""
+    a = _capi.numeric_objects(_capi.as_array(y, "y"))
+    return a.dtype.kind in "biuf" and bool(np.all((a == 0) | (a == 1)))
+
+
 def _node_row_pair(
     y_true: Any, y_pred: Any, parent: Any
 ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray, np.ndarray]:
@@ -344,6 +351,18 @@ def _node_row_pair(
         for y, name in ((y_true, "y_true"), (y_pred, "y_pred"))
     ]
     n_rows = max((shape[0] if shape else 1) for shape in rows)
+    if all(len(shape) == 1 and shape[0] == par.size for shape in rows) and all(
+        _only_zeros_and_ones(y) for y in (y_true, y_pred)
+    ):
+        # one gene's 0/1 node row, passed 1-D as kendall_tau takes one ranking, reads here as
+        # node ids (n_nodes samples at the root or node 1) and scores without an error
+        warnings.warn(
+            f"y_true and y_pred are 1-D with {par.size} entries, one per node, holding only 0 and 1: they are "
+            f"read as node ids ({par.size} samples at node 0 or 1); for one sample's 0/1 node row pass it 2-D "
+            "(y[np.newaxis, :])",
+            UserWarning,
+            stacklevel=3,
+        )
     # the node rows and the loss's masks and costs: about 24 bytes per (row, node); 240 KB of node
     # ids on a tree of 20,000 nodes took 1.5 GB
     _capi.check_bytes(24 * n_rows * par.size, f"a hierarchical metric of {n_rows} rows × {par.size} nodes")
