@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -809,3 +810,44 @@ def test_fit_tasks_with_n_jobs_none_take_the_workers_default_threads(client):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 6))
     DaskStructuredRidge(solver="cg").fit(da.from_array(X, chunks=100), (X[:, :3] > 0).astype(int))
+
+
+def test_an_abandoned_fit_leaves_an_in_process_cluster_usable():
+    """Workers in the client's own process (``LocalCluster(processes=False)``): a partition's error
+    abandons the fit, whose task still running on the other worker thread stopped with the core's
+    KeyboardInterrupt, which escaped into the worker's event loop and closed it: every later call
+    raised "IOLoop is closed", leaving the ``with`` block included (probe AS). The task now fails
+    with an ordinary exception, and the cluster computes on."""
+    n, p, labels = 200_000, 40, 20
+    X = da.random.default_rng(0).normal(size=(n, p), chunks=(20_000, p))
+    X = X.map_blocks(  # partition 1 holds a NaN: it fails at once, beside partition 0's long task
+        lambda b, block_info=None: (
+            np.where(np.arange(len(b))[:, None] == 5, np.nan, b) if block_info[0]["chunk-location"][0] == 1 else b
+        ),
+        dtype=float,
+    )
+    Y = (da.random.default_rng(1).normal(size=(n, labels), chunks=(20_000, labels)) > 0).astype(int)
+    with (
+        distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        X, Y = c.persist([X, Y])
+        with pytest.raises(ValueError, match="partition 1 .*X must be finite"):
+            DaskStructuredRidge(solver="exact", n_jobs=1).fit(X, Y)
+        # the abandoned task ends at its next poll; the event loop died when it did
+        deadline = time.monotonic() + 30
+        while any(c.processing().values()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        assert c.submit(sum, [1, 2]).result(timeout=30) == 3
+
+
+def test_a_partition_whose_x_and_y_rows_differ_names_both():
+    """A block function that returns fewer rows than its chunk says: the error was that y had the
+    wrong shape, whichever of X and y was short (probe AS); it now names both counts."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(1000, 4)), (rng.random((1000, 3)) < 0.5).astype(int)
+    short = da.from_array(X, chunks=250).map_blocks(lambda b: b[:-1], dtype=float)
+    with dask.config.set(scheduler="threads"):
+        with pytest.raises(ValueError, match=r"partition \d \(rows .*X holds 249 rows and y 250"):
+            DaskStructuredRidge().fit(short, da.from_array(Y, chunks=250))

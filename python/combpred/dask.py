@@ -217,12 +217,25 @@ class _Settings:
     @contextlib.contextmanager
     def task(self) -> Iterator[None]:
         """Run a task of a fit: not at all once the fit is abandoned, and with its calls stopped
-        when it is abandoned meanwhile."""
+        when it is abandoned meanwhile. Either way it fails with ``_FitAbandoned``, an ordinary
+        exception: the core's calls stop with KeyboardInterrupt, which in a thread of a
+        distributed worker in the client's process (``LocalCluster(processes=False)``) escaped
+        into the worker's event loop and closed it, client and cluster with it (probe AS)."""
         if _capi.is_abandoned(self.token):
-            raise KeyboardInterrupt("the Dask fit of this task was interrupted, or failed")
+            raise _FitAbandoned("the Dask fit of this task was interrupted, or failed")
         self.apply()
-        with _capi.task_token(self.token):
-            yield
+        try:
+            with _capi.task_token(self.token):
+                yield
+        except KeyboardInterrupt as exc:
+            if not _capi.is_abandoned(self.token):
+                raise
+            raise _FitAbandoned("the Dask fit of this task was interrupted, or failed") from exc
+
+
+class _FitAbandoned(Exception):
+    """A task of a Dask fit that the client abandoned (Ctrl-C, or another partition's error):
+    the fit itself reports why."""
 
 
 def _weighted_sums(
@@ -342,6 +355,17 @@ def _block_inputs(
             _capi.check_unmasked(block, name)
     except ValueError as exc:
         raise _partition_error(index, lo, m, str(exc)) from None
+    for name, block in (("y", y), ("sample_weight", sample_weight)):
+        if block is not None and np.ndim(block) and np.shape(block)[0] != m:
+            # which of the two is wrong the partition cannot tell: a short X was reported as a y
+            # of the wrong shape (probe AS)
+            raise _partition_error(
+                index,
+                lo,
+                m,
+                f"X holds {m} rows and {name} {np.shape(block)[0]}: their chunks must hold the same rows "
+                "(a block function that returns other shapes than its chunks say?)",
+            )
     X = np.ascontiguousarray(X, dtype=np.float64)
     finite = np.isfinite(X)
     if not finite.all():
