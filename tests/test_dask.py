@@ -851,3 +851,21 @@ def test_a_partition_whose_x_and_y_rows_differ_names_both():
     with dask.config.set(scheduler="threads"):
         with pytest.raises(ValueError, match=r"partition \d \(rows .*X holds 249 rows and y 250"):
             DaskStructuredRidge().fit(short, da.from_array(Y, chunks=250))
+
+
+@pytest.mark.parametrize("solver", ["exact", "cg"])
+def test_a_fit_takes_numbers_held_as_objects_as_the_in_memory_fit_does(solver):
+    """An X of dtype object holding numbers: the in-memory fit and the Dask predictions took it,
+    the Dask fit refused it (probe AS); it now fits the model of the numbers, and a partition
+    holding something else is refused naming X, the partition and the value."""
+    rng = np.random.default_rng(5)
+    X, Y = rng.normal(size=(400, 4)), (rng.random((400, 3)) < 0.5).astype(int)
+    Yd = da.from_array(Y, chunks=100)
+    with dask.config.set(scheduler="threads"):
+        objects = DaskStructuredRidge(solver=solver).fit(da.from_array(X.astype(object), chunks=100), Yd)
+        numbers = DaskStructuredRidge(solver=solver).fit(da.from_array(X, chunks=100), Yd)
+        np.testing.assert_array_equal(objects.coef_, numbers.coef_)
+        odd = X.astype(object)
+        odd[150, 2] = "x"
+        with pytest.raises(ValueError, match=r"partition 1 \(rows 100 to 199\): X must hold real numbers, found 'x'"):
+            DaskStructuredRidge(solver=solver).fit(da.from_array(odd, chunks=100), Yd)

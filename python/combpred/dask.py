@@ -29,6 +29,7 @@ import contextlib
 import contextvars
 import dataclasses
 import functools
+import numbers
 import operator
 import os
 import secrets
@@ -366,6 +367,10 @@ def _block_inputs(
                 f"X holds {m} rows and {name} {np.shape(block)[0]}: their chunks must hold the same rows "
                 "(a block function that returns other shapes than its chunks say?)",
             )
+    if X.dtype == object:  # numbers held as objects convert; name what does not
+        odd = next((v for v in X.flat if not isinstance(v, numbers.Real | np.bool_)), None)
+        if odd is not None:
+            raise _partition_error(index, lo, m, f"X must hold real numbers, found {odd!r} ({type(odd).__name__})")
     X = np.ascontiguousarray(X, dtype=np.float64)
     finite = np.isfinite(X)
     if not finite.all():
@@ -517,8 +522,9 @@ def _x_array(X: Any, *, fit: bool) -> da.Array:
     if X.ndim != 2 or X.shape[1] < 1 or (fit and X.shape[0] < 1):
         least = "one sample and one feature" if fit else "one feature"
         raise ValueError(f"X must be 2-D with at least {least}, got shape {X.shape}")
-    # a prediction's blocks convert numbers held as objects, as the in-memory methods do
-    if X.dtype.kind not in ("biuf" if fit else "biufO"):
+    # blocks convert numbers held as objects, as the in-memory methods do (a fit refused them where
+    # the in-memory fit took them, probe AS); each block's conversion names X and its partition
+    if X.dtype.kind not in "biufO":
         raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
     return X.rechunk({1: -1})
 
