@@ -1,6 +1,11 @@
 package prob
 
-import "math"
+import (
+	"math"
+
+	"github.com/combpred/combpred/core/xmat"
+	"gonum.org/v1/gonum/floats"
+)
 
 // Fit's L-BFGS starts each two-loop recursion from H₀ = γP instead of γI, P a diagonal estimate
 // of the inverse curvature of J in the solver's coordinates x = diag(s) W (rowScales). J's
@@ -77,31 +82,22 @@ func (p *Problem) curvaturePrecond(s []float64) func(dst, src []float64) {
 // structures.
 func (p *Problem) structureVariances() []float64 {
 	m, d := p.psiY.Dims()
-	var total float64
-	weight := func(i int) float64 {
-		if p.weights == nil {
-			return 1
-		}
-		return p.weights[i]
-	}
-	mean, out := make([]float64, d), make([]float64, d)
-	for i := 0; i < m; i++ {
-		total += weight(i)
-		for a, y := range p.psiY.RawRowView(i) {
-			mean[a] += weight(i) * y
-		}
-	}
-	if !(total > 0) {
+	out := make([]float64, d)
+	mean := xmat.WeightedMean(xmat.Matrix{Dense: p.psiY}, p.weights)
+	if mean == nil {
 		return out
 	}
-	for a := range mean {
-		mean[a] /= total
-	}
+	var total float64
 	for i := 0; i < m; i++ {
-		w := weight(i) / total
+		w := 1.0
+		if p.weights != nil {
+			w = p.weights[i]
+		}
+		total += w
 		for a, y := range p.psiY.RawRowView(i) {
 			out[a] += w * (y - mean[a]) * (y - mean[a])
 		}
 	}
+	floats.Scale(1/total, out)
 	return out
 }

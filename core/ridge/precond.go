@@ -330,7 +330,9 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 	pc.t.Mul(pc.q.T(), R)
 	pc.acc.Zero()
 	s := make([]float64, d)
-	var corrections [][]float64 // γ_c a_cᵀ·(projected rows), added along A_c⁻¹e after the rotation
+	// γ_c a_cᵀ·(projected rows), added along A_c⁻¹e after the rotation
+	type correction struct{ along, by []float64 }
+	var corrections []correction
 	for c, dc := range pc.diag {
 		if dc == nil {
 			continue
@@ -348,13 +350,13 @@ func (pc *spectralPrecond) apply(dst, R *mat.Dense) {
 				floats.AddScaled(s, v, pc.proj.RawRowView(j))
 			}
 			floats.Scale(pc.gamma[c], s)
-			corrections = append(corrections, pc.v[c], slices.Clone(s))
+			corrections = append(corrections, correction{pc.v[c], slices.Clone(s)})
 		}
 	}
 	dst.Mul(pc.q, pc.acc)
-	for i := 0; i < len(corrections); i += 2 {
-		for j, v := range corrections[i] {
-			floats.AddScaled(dst.RawRowView(j), v, corrections[i+1])
+	for _, c := range corrections {
+		for j, v := range c.along {
+			floats.AddScaled(dst.RawRowView(j), v, c.by)
 		}
 	}
 }
