@@ -475,3 +475,19 @@ def test_cg_under_a_reference_at_tiny_weights_matches_the_exact_solver(space, we
     assert cg.relative_gradient_ <= 1e-8
     np.testing.assert_allclose(cg.intercept_, exact.intercept_, rtol=0, atol=1e-7)
     np.testing.assert_allclose(cg.coef_, exact.coef_, rtol=0, atol=1e-6 * np.abs(exact.coef_).max())
+
+
+@pytest.mark.parametrize("space", ["multiclass", spaces.Subtrees([-1, 0, 0, 1, 1, 2]), spaces.KSubsets(5, 2)], ids=repr)
+@pytest.mark.parametrize("alpha, weight", [(1e-16, 1.0), (1.0, 1e30), (1.0, 1e-20)])
+def test_default_solver_fits_a_space_with_null_directions_at_extreme_scales(space, alpha, weight):
+    """Along J's null directions (span(1) of multiclass and k-subsets, a subtree's root) the normal
+    equations hold 2α alone: the exact solver, which the default picks, refused alpha = 1e-16 on
+    multiclass and weights 1e30 or 1e-20, and on subtrees returned scores 2.6 (alpha = 1e-16) and
+    4e14 (weights 1e30) from CG's without a word (probes AT and AU)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    Y = rng.integers(0, 3, 30) if space == "multiclass" else space.sample(30, random_state=1)
+    w = np.full(30, weight)
+    default = StructuredRidge(space=space, alpha=alpha).fit(X, Y, sample_weight=w)
+    cg = StructuredRidge(space=space, alpha=alpha, solver="cg", tol=1e-12, max_iter=10000).fit(X, Y, sample_weight=w)
+    np.testing.assert_allclose(default.decision_function(X), cg.decision_function(X), rtol=1e-6, atol=1e-7)

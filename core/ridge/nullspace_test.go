@@ -161,3 +161,55 @@ func maxRelDiff(got, want []float64) float64 {
 	}
 	return diff / floats.Norm(want, math.Inf(1))
 }
+
+// TestExactSolverAlongTheNullSpace: along J's null directions every row of H is 2α alone (none on
+// the intercept's row), so at a tiny α, or with weights that put the data's curvature far above
+// or below 2α, the exact solver's scaled normal equations were singular in double precision and
+// it refused fits that CG solved (alpha = 1e-16 on multiclass, weights 1e30 or 1e-20; probes AU
+// and AT). Its scores must now match CG's, with no component of W along the null directions.
+func TestExactSolverAlongTheNullSpace(t *testing.T) {
+	subtrees, err := space.New("subtrees", []int64{-1, 0, 0, 1, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range append(nullDirectionSpaces(t), subtrees) {
+		const m, n = 40, 3
+		X, ys := synthetic(t, sp, m, n, 11)
+		for _, c := range []struct {
+			alpha, weight float64
+		}{{1e-16, 1}, {1e-300, 1}, {1, 1e30}, {1, 1e-20}, {1, 1e-300}} {
+			w := make([]float64, m)
+			for i := range w {
+				w[i] = c.weight
+			}
+			opt := baseOptions()
+			opt.Alpha, opt.Solver = c.alpha, Exact
+			exact, err := Fit(sp, X, m, n, ys, w, opt)
+			if err != nil {
+				t.Errorf("%s alpha=%g weights %g: %v", sp.Kind(), c.alpha, c.weight, err)
+				continue
+			}
+			opt.Solver, opt.Tol, opt.MaxIter = CG, 1e-12, 10000
+			cg, err := Fit(sp, X, m, n, ys, w, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rel := maxRelDiff(decisionOf(t, exact, X, m, n), decisionOf(t, cg, X, m, n)); rel > 1e-6 {
+				t.Errorf("%s alpha=%g weights %g: the exact solver's scores %.1e from CG's", sp.Kind(), c.alpha, c.weight, rel)
+			}
+			p, err := NewProblem(sp, ys, m, w, c.alpha)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sp.Kind() == "subtrees" {
+				continue // its null direction (the root) is a coordinate, not an eigenspace of a closed form
+			}
+			kept := mat.DenseCopyOf(exact.Coef)
+			spectralNullDrop(t, p)(kept)
+			kept.Sub(kept, exact.Coef)
+			if along := mat.Norm(kept, 2); along > 1e-10*mat.Norm(exact.Coef, 2) {
+				t.Errorf("%s alpha=%g weights %g: W has %.1e of its norm %.1e along the null directions", sp.Kind(), c.alpha, c.weight, along, mat.Norm(exact.Coef, 2))
+			}
+		}
+	}
+}

@@ -234,14 +234,6 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 			return nil, Result{}, err
 		}
 	}
-	addNull := func(f float64) {
-		for a := 0; null != nil && a < d; a++ {
-			for b := a; b < d; b++ {
-				i, j := a*k+n, b*k+n
-				H.SetSym(i, j, H.At(i, j)+f*2*alpha*null.At(a, b))
-			}
-		}
-	}
 	for i := 0; i < H.SymmetricDim(); i++ {
 		if stop.Yield() {
 			return nil, Result{}, ErrCancelled
@@ -249,6 +241,47 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 		for j := i; j < H.SymmetricDim(); j++ {
 			if v := H.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, Result{}, sumsOverflow("the exact solver's", v)
+			}
+		}
+	}
+	// Along J's null directions (zero average curvature M̄: span(1) of multiclass, a subtree's root)
+	// every row of H is 2α alone, or nothing on the intercept's, and B has no component there, so
+	// the optimum has none. At a tiny α, or weights that put the data's curvature far above 2α,
+	// that block made D H D singular in double precision (alpha = 1e-16 on multiclass, probe AU)
+	// while CG, which drops those directions (nullspace.go), solved the same problem. A penalty of
+	// each row's own scale there keeps the factorisation well conditioned and the optimum as it is.
+	zero, err := st.zeroProjector(S, mean)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	if null != nil {
+		// the intercept's penalty 2α stays on the rest of S's null space, where the examples give the
+		// intercept a curvature of their own and CG's preconditioners keep that same penalty
+		if null, err = projectorDifference(null, zero); err != nil {
+			return nil, Result{}, err
+		}
+	}
+	rowScale := make([]float64, k)
+	for j := range rowScale {
+		for a := 0; a < d; a++ {
+			rowScale[j] = math.Max(rowScale[j], H.At(a*k+j, a*k+j))
+		}
+		if !(rowScale[j] > 0) || math.IsInf(rowScale[j], 0) {
+			rowScale[j] = 1
+		}
+	}
+	addNull := func(f float64) {
+		for a := 0; a < d; a++ {
+			for b := a; b < d; b++ {
+				if null != nil {
+					i, j := a*k+n, b*k+n
+					H.SetSym(i, j, H.At(i, j)+f*2*alpha*null.At(a, b))
+				}
+				if z := zero.At(a, b); z != 0 {
+					for j := 0; j < k; j++ {
+						H.SetSym(a*k+j, b*k+j, H.At(a*k+j, b*k+j)+f*rowScale[j]*z)
+					}
+				}
 			}
 		}
 	}
@@ -349,6 +382,72 @@ func eigenSym(a *mat.SymDense, what string) ([]float64, *mat.Dense, error) {
 // intercept penalised there, so that both solvers agree on that component; CG amplifies any
 // rounding along a direction left unpenalised with a curvature this small.
 const nullRelTol = 1e-10
+
+// zeroProjector returns the orthogonal projector onto J's null directions for the accumulated
+// examples: the output directions v along which the average curvature M̄ = S + Σ s_i δ_iδ_iᵀ/Σ s_i
+// is at most zeroRelTol of its largest eigenvalue (nullspace.go), so that Sv = 0 and δ_iᵀv = 0 for
+// every weighted example. M̄·Σs is the intercept's block of H₀, formed from the moments whether or
+// not the model has an intercept.
+func (st *linearStats) zeroProjector(S *mat.SymDense, mean []float64) (*mat.SymDense, error) {
+	n, d := st.n, st.d
+	pd, kh := d*(d+1)/2, n+1
+	at := func(q int) float64 { return st.M.At(q, triIndex(n, n, kh)) }
+	g := at(pd + d)
+	curv := mat.NewSymDense(d, nil)
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			pa, pb := mean[a], mean[b]
+			curv.SetSym(a, b, S.At(a, b)*g+at(triIndex(a, b, d))-pb*at(pd+a)-pa*at(pd+b)+pa*pb*g)
+		}
+	}
+	vals, vecs, err := eigenSym(curv, "the average curvature")
+	if err != nil {
+		return nil, err
+	}
+	proj := mat.NewSymDense(d, nil)
+	top := vals[d-1]
+	if !(top > 0) || math.IsInf(top, 0) {
+		return proj, nil // no data (every weight zero) or overflowed sums, reported by the caller
+	}
+	for c, v := range vals {
+		if v <= zeroRelTol*top {
+			proj.SymRankOne(proj, 1, mat.NewVecDense(d, mat.Col(nil, c, vecs)))
+		}
+	}
+	return proj, nil
+}
+
+// projectorDifference returns the orthogonal projector onto the part of P's range orthogonal to
+// Q's, for orthogonal projectors P and Q whose ranges are nested up to rounding (Q's within P's).
+// The eigenvectors of (I − Q)P(I − Q) at about 1 span it; forming that product alone would leave
+// rounding of P's size where the ranges agree.
+func projectorDifference(P, Q *mat.SymDense) (*mat.SymDense, error) {
+	d := P.SymmetricDim()
+	keep := mat.NewDense(d, d, nil)
+	keep.Scale(-1, Q)
+	for a := 0; a < d; a++ {
+		keep.Set(a, a, 1+keep.At(a, a))
+	}
+	var t mat.Dense
+	t.Product(keep, P, keep)
+	sym := mat.NewSymDense(d, nil)
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			sym.SetSym(a, b, 0.5*(t.At(a, b)+t.At(b, a)))
+		}
+	}
+	vals, vecs, err := eigenSym(sym, "a null projector")
+	if err != nil {
+		return nil, err
+	}
+	out := mat.NewSymDense(d, nil)
+	for c, v := range vals {
+		if v > 0.5 {
+			out.SymRankOne(out, 1, mat.NewVecDense(d, mat.Col(nil, c, vecs)))
+		}
+	}
+	return out, nil
+}
 
 // nullProjector returns the orthogonal projector onto the null space of the covariance S.
 func nullProjector(S *mat.SymDense) (*mat.SymDense, error) {
