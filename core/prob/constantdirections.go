@@ -29,6 +29,26 @@ func constantDirections(sp space.Space) func(row []float64) {
 	return space.RemoveEigenspaces(op, null)
 }
 
+// constantsAreCoordinates reports whether every direction along which ψ is constant is a
+// coordinate's (a subtree's root, the root of HierarchyPaths over all nodes): the uniform
+// covariance S then has as many zero diagonal entries as its rank falls short of d
+// (space.CovRank), and a diagonal scaling of a gradient, zero along those coordinates, stays zero
+// there.
+func constantsAreCoordinates(sp space.Space) bool {
+	d, cov := sp.Dim(), sp.Covariance()
+	var top float64
+	for a := 0; a < d; a++ {
+		top = max(top, cov.At(a, a))
+	}
+	zeros := 0
+	for a := 0; a < d; a++ {
+		if cov.At(a, a) <= 1e-12*top {
+			zeros++
+		}
+	}
+	return space.CovRank(sp)+zeros >= d
+}
+
 // dropConstantDirections removes from every row of W its components along sp's constant
 // directions (constantDirections).
 func dropConstantDirections(sp space.Space, W *mat.Dense) {
