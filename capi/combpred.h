@@ -193,8 +193,10 @@ CP_EXPORT int cp_prob_predict_csr(int64_t h, int64_t rows, int64_t cols, int64_t
 CP_EXPORT int cp_prob_sample(int64_t h, double *x, int64_t q, int64_t n, int64_t count, const char *params, int64_t *out, int64_t w, int64_t *report);
 
 /* cp_prob_score_samples writes log p(y_i | x_i) of q pairs (X row i, Y row i) into out (q values),
-   with log Z by the parameters of cp_prob_log_partition. */
-CP_EXPORT int cp_prob_score_samples(int64_t h, double *x, int64_t q, int64_t n, int64_t *ys, int64_t w, const char *params, double *out);
+   with log Z by the parameters of cp_prob_log_partition, and into valid (q values) 1 where that
+   log Z's guarantee applies and 0 where it does not (a Taylor estimate beyond its range, an FPRAS
+   on a chain's samples), whose log p may lie anywhere, above 0 too. */
+CP_EXPORT int cp_prob_score_samples(int64_t h, double *x, int64_t q, int64_t n, int64_t *ys, int64_t w, const char *params, double *out, int64_t *valid);
 
 /* cp_prob_space writes a new handle of the ProbabilisticStructured model's own space into out. */
 CP_EXPORT int cp_prob_space(int64_t h, int64_t *out);

@@ -320,10 +320,12 @@ func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.c
 }
 
 // cp_prob_score_samples writes log p(y_i | x_i) of q pairs (X row i, Y row i) into out (q values),
-// with log Z by the parameters of cp_prob_log_partition.
+// with log Z by the parameters of cp_prob_log_partition, and into valid (q values) 1 where that
+// log Z's guarantee applies and 0 where it does not (a Taylor estimate beyond its range, an FPRAS
+// on a chain's samples), whose log p may lie anywhere, above 0 too.
 //
 //export cp_prob_score_samples
-func cp_prob_score_samples(h C.int64_t, x *C.double, q, n C.int64_t, ys *C.int64_t, w C.int64_t, params *C.char, out *C.double) (rc C.int) {
+func cp_prob_score_samples(h C.int64_t, x *C.double, q, n C.int64_t, ys *C.int64_t, w C.int64_t, params *C.char, out *C.double, valid *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, X, err := probInputs(h, x, q, n)
 	if err != nil {
@@ -337,6 +339,10 @@ func cp_prob_score_samples(h C.int64_t, x *C.double, q, n C.int64_t, ys *C.int64
 	if err != nil {
 		return status(err)
 	}
+	flags, err := i64s("validity output", valid, q)
+	if err != nil {
+		return status(err)
+	}
 	qo, err := queryOf(md, params, queryLogZ)
 	if err != nil {
 		return status(err)
@@ -344,7 +350,14 @@ func cp_prob_score_samples(h C.int64_t, x *C.double, q, n C.int64_t, ys *C.int64
 	return status(cancellable(false, func(stop *cancel.Flag) error {
 		opt := qo.LogZ
 		opt.Sampler.Stop = stop
-		return md.ScoreSamples(X, int(q), int(n), y, opt, dst)
+		ok, err := md.ScoreSamples(X, int(q), int(n), y, opt, dst)
+		for i, v := range ok {
+			flags[i] = 0
+			if v {
+				flags[i] = 1
+			}
+		}
+		return err
 	}))
 }
 

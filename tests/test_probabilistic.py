@@ -829,3 +829,29 @@ def test_adam_warning_blames_chains_only_when_there_are_chains(sampler, chain_ad
     with pytest.warns(ConvergenceWarning, match="increase max_iter") as record:
         ProbabilisticStructured(space=space, sampler=sampler, max_iter=3, random_state=0).fit(X, space.sample(30, 0))
     assert any("Markov-chain samples" in str(w.message) for w in record) == chain_advice
+
+
+def test_score_samples_warns_where_log_z_has_no_guarantee():
+    """log_partition flags a Taylor estimate beyond its range as not valid; score_samples dropped
+    the flag and returned log p(y | x) of +21 to +84 on Permutations(5) at 30× the inputs (probe
+    AT). It now warns for those rows, and not where log Z is exact or within the Taylor range."""
+    rng = np.random.default_rng(0)
+    space = spaces.Permutations(5)
+    X = rng.normal(size=(40, 3))
+    Y = space.sample(40, random_state=0)
+    model = ProbabilisticStructured(space=space, alpha=1e-3).fit(X, Y)
+    big = X[:5] * 30
+    _, info = model.log_partition(big, method="taylor")
+    assert not info["valid"].any()
+    with pytest.warns(UserWarning, match=r"log Z of 5 of 5 rows \(first: row 0\) has no guarantee"):
+        log_p = model.score_samples(big, method="taylor")
+    assert (log_p > 0).any()  # what the warning is for
+    plain = ProbabilisticStructured(space=space, alpha=1e-3, fit_intercept=False).fit(X, Y)
+    near = X[:5] * 1e-3  # scores of about 1e-3, where the Taylor bound holds
+    assert plain.log_partition(near, method="taylor")[1]["valid"].all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exact = model.score_samples(big)
+        small = plain.score_samples(near, method="taylor")
+    assert (exact <= 0).all()
+    np.testing.assert_allclose(small, plain.score_samples(near), atol=1e-6)

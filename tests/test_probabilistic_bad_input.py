@@ -327,7 +327,16 @@ def test_null_pointers_and_sizes(data, fitted):
             lambda: lib.cp_prob_sample(h, _abi.f64(X), q, 6, 1, None, _abi.i64(iout), 3, None),
             "chain report .*NULL pointer",
         ),
-        (lambda: lib.cp_prob_score_samples(h, _abi.f64(X), q, 6, None, 3, None, _abi.f64(out)), "Y is a NULL"),
+        (
+            lambda: lib.cp_prob_score_samples(h, _abi.f64(X), q, 6, None, 3, None, _abi.f64(out), _abi.i64(iout)),
+            "Y is a NULL",
+        ),
+        (
+            lambda: lib.cp_prob_score_samples(
+                h, _abi.f64(X), q, 6, _abi.i64(np.asarray(Y, dtype=np.int64)), 3, None, _abi.f64(out), None
+            ),
+            "validity output .*NULL pointer",
+        ),
         (lambda: lib.cp_prob_log_partition(h, _abi.f64(X), q, 6, None, None, None, None), "NULL pointer"),
         (lambda: lib.cp_prob_log_partition(h, _abi.f64(X), -1, 6, None, _abi.f64(out), None, None), "negative"),
         (lambda: lib.cp_prob_coef(h, _abi.f64(out), 5, 3, None), "coef output"),

@@ -262,7 +262,7 @@ func TestScoreSamplesAtMostZero(t *testing.T) {
 		sp.Decode(md.Coef.RawRowView(0), ys[i*sp.Width():(i+1)*sp.Width()])
 	}
 	out := make([]float64, q)
-	if err := md.ScoreSamples(X, q, 1, ys, LogZOptions{Method: LogZExact}, out); err != nil {
+	if _, err := md.ScoreSamples(X, q, 1, ys, LogZOptions{Method: LogZExact}, out); err != nil {
 		t.Fatal(err)
 	}
 	for i, v := range out {

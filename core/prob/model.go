@@ -348,38 +348,42 @@ func (md *Model) logPartitionOf(X xmat.Rows, U []float64, opt LogZOptions, out [
 }
 
 // ScoreSamples writes log p(y_i | x_i) = ⟨u_i, ψ(y_i)⟩ − log Z(u_i) into out (length q), with
-// log Z by opt (exact where available when opt.Method is LogZAuto).
-func (md *Model) ScoreSamples(X []float64, q, n int, ys []int64, opt LogZOptions, out []float64) error {
+// log Z by opt (exact where available when opt.Method is LogZAuto), and returns for each row
+// whether log Z's guarantee applies (LogZResult.Valid): a Taylor estimate beyond its range or an
+// FPRAS on a chain's samples may put log p anywhere, above 0 too.
+func (md *Model) ScoreSamples(X []float64, q, n int, ys []int64, opt LogZOptions, out []float64) ([]bool, error) {
 	return md.ScoreSamplesRows(xmat.DenseRows(X, q, n), ys, opt, out)
 }
 
 // ScoreSamplesRows is ScoreSamples on dense or sparse rows.
-func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out []float64) error {
+func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out []float64) ([]bool, error) {
 	q := X.Q
 	if len(out) != q {
-		return fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
+		return nil, fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
 	}
 	// named as score_samples' argument, Y (fit's targets are y)
 	if err := space.ValidateNamedRows(md.Space, ys, q, 0, "Y"); err != nil {
-		return err
+		return nil, err
 	}
 	U, err := md.scores(X)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d, w := md.Space.Dim(), md.Space.Width()
 	if err := checkScoreScale(U, d, "log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u)"); err != nil {
-		return err
+		return nil, err
 	}
 	lz := make([]float64, q)
 	res, err := md.logPartitionOf(X, U, opt, lz) // the scores once, not again for log Z
 	if err != nil {
-		return err
+		return nil, err
 	}
+	valid := make([]bool, q)
 	psi := make([]float64, d)
 	for i := 0; i < q; i++ {
 		md.Space.Embed(ys[i*w:(i+1)*w], psi)
 		out[i] = dot(U[i*d:(i+1)*d], psi) - lz[i]
+		valid[i] = res[i].Valid
 		if res[i].Method == LogZExact {
 			// exact log Z is at least every score, but both round: a mode's log p came out
 			// +1e-7 at ‖u‖₁ ≈ 1e10 (Permutations(4), probe AR)
@@ -387,10 +391,10 @@ func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out 
 		}
 		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
 			// Scores near the float64 limit: ⟨u, ψ⟩ or log Z overflowed, and log p(y | x) is lost.
-			return fmt.Errorf("prob: X row %d gives scores too large for float64 (log p(y | x) overflows); rescale X", i)
+			return nil, fmt.Errorf("prob: X row %d gives scores too large for float64 (log p(y | x) overflows); rescale X", i)
 		}
 	}
-	return nil
+	return valid, nil
 }
 
 // forRows runs one(i) for i in [0, q) in parallel; after a failure, or once stop is set, the

@@ -37,7 +37,7 @@ func TestModelMethods(t *testing.T) {
 		}
 	}
 	lp := make([]float64, q*len(b.Ys))
-	if err := md.ScoreSamples(allX, q*len(b.Ys), n, all, LogZOptions{}, lp); err != nil {
+	if _, err := md.ScoreSamples(allX, q*len(b.Ys), n, all, LogZOptions{}, lp); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < q; i++ {
@@ -123,7 +123,7 @@ func TestModelBadInput(t *testing.T) {
 	if _, err := NewModel(sp, make([]float64, 5), 2, false); err == nil {
 		t.Error("wrong coefficient count accepted")
 	}
-	if err := md.ScoreSamples(X, 1, 2, []int64{5}, LogZOptions{}, make([]float64, 1)); err == nil {
+	if _, err := md.ScoreSamples(X, 1, 2, []int64{5}, LogZOptions{}, make([]float64, 1)); err == nil {
 		t.Error("invalid structure accepted")
 	}
 	if _, err := md.LogPartition(X, 1, 2, LogZOptions{Method: LogZFPRAS, Eps: 0}, make([]float64, 1)); err == nil {

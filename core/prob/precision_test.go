@@ -162,7 +162,7 @@ func TestPredictionsRefuseScoresBeyondTheirPrecision(t *testing.T) {
 		if !c.marginalsOK && (err == nil || !strings.Contains(err.Error(), "X row 1")) {
 			t.Errorf("%s: marginals at ‖u‖₁ ≈ 10¹² = %v, want an error naming X row 1", c.kind, err)
 		}
-		err = md.ScoreSamples(large, 2, 1, ys, LogZOptions{}, make([]float64, 2))
+		_, err = md.ScoreSamples(large, 2, 1, ys, LogZOptions{}, make([]float64, 2))
 		if err == nil || !strings.Contains(err.Error(), "X row 1") || !strings.Contains(err.Error(), "log p") {
 			t.Errorf("%s: log p at ‖u‖₁ ≈ 10¹² = %v, want an error naming X row 1 and log p", c.kind, err)
 		}

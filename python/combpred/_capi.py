@@ -212,7 +212,7 @@ _SIGNATURES = {
     "cp_prob_predict": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
     "cp_prob_marginals": ([c_int64, _f64p, c_int64, c_int64, c_char_p, _f64p, c_int64, _i64p], c_int),
     "cp_prob_sample": ([c_int64, _f64p, c_int64, c_int64, c_int64, c_char_p, _i64p, c_int64, _i64p], c_int),
-    "cp_prob_score_samples": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, c_char_p, _f64p], c_int),
+    "cp_prob_score_samples": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64, c_char_p, _f64p, _i64p], c_int),
     "cp_prob_log_partition": ([c_int64, _f64p, c_int64, c_int64, c_char_p, _f64p, _f64p, _i64p], c_int),
     "cp_prob_to_bytes": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_prob_from_bytes": ([POINTER(c_uint8), c_int64, _i64p], c_int),

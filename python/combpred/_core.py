@@ -830,16 +830,18 @@ class ProbModel(Model):
         q, (px, _, _) = self._inputs(X)
         return q, px
 
-    def score_samples(self, X: np.ndarray, rows: np.ndarray, params: bytes) -> np.ndarray:
-        """log p(y_i | x_i) of the structures ``rows`` (q, width) given the rows of X (q,)."""
+    def score_samples(self, X: np.ndarray, rows: np.ndarray, params: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """log p(y_i | x_i) of the structures ``rows`` (q, width) given the rows of X (q,), and
+        whether each row's log Z has its guarantee (bool, q)."""
         q, px = self._dense_inputs(X, "score_samples")
         _, py = _capi.i64(rows, (q, self.width), "Y")
         out, p = _capi.out_f64((q,))
+        valid, pv = _capi.out_i64_array((q,))
         with _capi.interruptible():
             _capi.check(
-                _capi.lib().cp_prob_score_samples(self.value, px, q, self.n_features, py, self.width, params, p)
+                _capi.lib().cp_prob_score_samples(self.value, px, q, self.n_features, py, self.width, params, p, pv)
             )
-        return out
+        return out, valid.astype(bool)
 
     def log_partition(self, X: np.ndarray, params: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """log Z(x) of the rows of X (q,), with per-row statistics (q, 3) and counts (q, 7) in the

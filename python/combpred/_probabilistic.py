@@ -611,7 +611,9 @@ class ProbabilisticStructured(StructuredEstimator):
 
         log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u) is a difference of numbers as large as the scores: an
         input whose scores are too large for float64 precision is refused with a ValueError naming
-        its row and the limit.
+        its row and the limit. Rows whose log Z has no guarantee (``valid`` False in
+        :meth:`log_partition`: a Taylor estimate beyond its range, an FPRAS on a Markov chain's
+        samples) get a UserWarning: their log p may be off by any amount, above 0 too.
 
         Parameters
         ----------
@@ -642,7 +644,17 @@ class ProbabilisticStructured(StructuredEstimator):
         if rows.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but Y has {rows.shape[0]}")
         params = self._log_z_params(method, **log_partition_params)
-        return fitted.model.score_samples(X, rows, params)
+        log_p, valid = fitted.model.score_samples(X, rows, params)
+        if not valid.all():
+            bad = np.flatnonzero(~valid)
+            warnings.warn(
+                f"log Z of {bad.size} of {valid.size} rows (first: row {bad[0]}) has no guarantee (method={method!r}: a "
+                "Taylor estimate beyond |⟨u, ψ(y)⟩| ≤ 1, or an FPRAS on a Markov chain's samples), so their log p(y | x) "
+                "may be off by any amount, above 0 too; log_partition reports each row's method, validity and bound",
+                UserWarning,
+                stacklevel=2,
+            )
+        return log_p
 
     def _log_z_params(
         self,
