@@ -161,6 +161,34 @@ def test_sgd_stops_on_a_fall_of_J_not_on_a_rise_or_a_restarted_mean(capsys):
     assert model.objective_ - best <= 1e-2 * best
 
 
+def test_sgd_does_not_stop_on_one_calm_epoch():
+    """One epoch whose fall of J met tol, among epochs that fell by about 1e-4, stopped a kernel
+    fit at epoch 634 as converged, J 18 % above its minimum and no warning (probe AU; eleven other
+    seeds ran to max_iter and warned). The stop now takes three such epochs in a row."""
+    X = np.array(
+        [
+            [0.7222086544347099, 0.2965612469178253],
+            [0.8686701897408925, 0.4613956081509272],
+            [0.4880056756807095, 1.8266340649418156],
+            [0.6231718736925668, 0.12947113235560923],
+            [0.7099438034419987, -0.9191236755082103],
+            [-0.3377047857608698, 0.793220854194603],
+            [0.6307867000938839, 1.5483616908312823],
+            [0.010473028918682835, -1.4623277904204515],
+            [1.9472469308762064, 1.0928928105587499],
+        ]
+    )
+    Y = np.array([[1, 0, 0, 0], [1, 1, 1, 1], [1, 0, 1, 0], [1, 1, 1, 1], [1, 0, 1, 0], [1, 1, 1, 1], [1, 1, 0, 0]])
+    Y = np.vstack([Y, [[1, 0, 1, 0], [1, 1, 1, 1]]])
+    kw = dict(space=spaces.Subtrees([-1, 0, 0, 1]), kernel="rbf", gamma=0.5, alpha=1e-4)
+    best = StructuredRidge(solver="exact", **kw).fit(X, Y).objective_
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model = StructuredRidge(solver="sgd", max_iter=5000, random_state=5, **kw).fit(X, Y)
+    warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    assert warned or model.objective_ - best <= 1e-2 * best, (model.n_iter_, model.objective_, best)
+
+
 def test_sgd_at_an_optimal_start_converges_quietly():
     """The stall check must not fire when the zero model is the optimum (X = 0, no intercept)."""
     X, Y = np.zeros((40, 3)), (np.random.default_rng(0).random((40, 3)) < 0.5).astype(int)
@@ -197,8 +225,13 @@ def test_sgd_kernel_at_an_optimum_near_zero_stops_quietly():
         warnings.simplefilter("error", ConvergenceWarning)
         sgd = StructuredRidge(solver="sgd", kernel="rbf", alpha=1e6, tol=1e-4, random_state=0).fit(X, Y)
     assert sgd.n_iter_ <= 5
+    # SGD promises J within tol of its minimum (the first epoch alone happened to land 7e-11 from
+    # the batch scores, before three calm epochs in a row were required; the averaged iterate of
+    # epoch 5 is 1.4e-7 from them, 1 % of their scale)
     batch = StructuredRidge(kernel="rbf", alpha=1e6).fit(X, Y)
-    np.testing.assert_allclose(sgd.decision_function(X), batch.decision_function(X), rtol=0, atol=1e-9)
+    assert sgd.objective_ - batch.objective_ <= 1e-4 * batch.objective_
+    scores = batch.decision_function(X)
+    np.testing.assert_allclose(sgd.decision_function(X), scores, rtol=0, atol=0.02 * np.abs(scores).max())
 
 
 @pytest.mark.parametrize("weight", [1.5e306, 2.5e306])
@@ -387,12 +420,15 @@ def test_a_constant_added_to_the_features_changes_no_prediction(solver):
     Y = (X[:, :4] + 0.5 * rng.normal(size=(300, 4)) > 0).astype(int)
     optimum = StructuredRidge(solver="exact", alpha=0.5).fit(X, Y).decision_function(X)
     # SGD's stopping rule (the relative change of J over an epoch) leaves it about 1e-3 from the
-    # optimum, at an epoch that rounding can move; CG's reaches it.
+    # optimum, at an epoch that rounding can move; CG's reaches it. J's falls per epoch stay near
+    # 1e-10 for thousands of SGD epochs here (three in a row under 1e-10 never came in 3,000), so
+    # SGD stops at 1e-9.
     tol = {"cg": 1e-7, "sgd": 1e-2, "exact": 1e-9}[solver]
+    stop = 1e-9 if solver == "sgd" else 1e-10
     for shift in (0.0, 1e2, 1e5):
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)
-            model = StructuredRidge(solver=solver, alpha=0.5, tol=1e-10, max_iter=3000).fit(X + shift, Y)
+            model = StructuredRidge(solver=solver, alpha=0.5, tol=stop, max_iter=3000).fit(X + shift, Y)
         scores = model.decision_function(X + shift)
         assert np.linalg.norm(scores - optimum) <= tol * np.linalg.norm(optimum), shift
 
