@@ -527,3 +527,15 @@ def test_default_solver_fits_a_space_with_null_directions_at_extreme_scales(spac
     default = StructuredRidge(space=space, alpha=alpha).fit(X, Y, sample_weight=w)
     cg = StructuredRidge(space=space, alpha=alpha, solver="cg", tol=1e-12, max_iter=10000).fit(X, Y, sample_weight=w)
     np.testing.assert_allclose(default.decision_function(X), cg.decision_function(X), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+@pytest.mark.parametrize("light", [1e-300, 1e-200])
+def test_kernel_cg_with_a_negligible_example_is_not_refused_as_indefinite(kernel, light):
+    """An example of weight 1e-300 beside one of weight 1 left a residual whose square underflowed:
+    ⟨r, Kr⟩ = 0 with ‖r‖ = 0 read as an infinite ‖Kr‖/‖r‖, and kernel CG refused the rbf kernel as
+    not positive semi-definite (probe AU). It now fits what the exact solver fits."""
+    X, Y, w = [[0.0], [1.0]], [[0], [1]], [light, 1.0]
+    cg = StructuredRidge(space=spaces.Multilabel(1), kernel=kernel, solver="cg").fit(X, Y, sample_weight=w)
+    exact = StructuredRidge(space=spaces.Multilabel(1), kernel=kernel, solver="exact").fit(X, Y, sample_weight=w)
+    np.testing.assert_allclose(cg.decision_function(X), exact.decision_function(X), rtol=1e-8)

@@ -378,7 +378,25 @@ func checkCurvature(c float64, x []float64, kScale float64) error {
 // indefinite (one with an eigenvalue of −3.8 against entries up to 2 passed as a stall after
 // one iteration, with a warning to raise max_iter).
 func checkNullResidual(gamma float64, r, kr []float64, K blas64.General, kScale float64) error {
-	nr, nkr := norm(r), norm(kr)
+	// Judged on r/s, s = max |r_i|: a residual of 1e-300 (an example of weight 1e-300 beside one of
+	// weight 1) squared to zero, and ⟨r, Kr⟩ = 0 with ‖r‖ = 0 read as an infinite ‖Kr‖/‖r‖, which
+	// blamed the user's kernel (probe AU).
+	var s float64
+	for _, v := range r {
+		s = max(s, math.Abs(v))
+	}
+	if !(s > 0) || math.IsInf(s, 0) {
+		return nil
+	}
+	var nr, nkr, g float64
+	for i, v := range r {
+		a, b := v/s, kr[i]/s
+		nr, nkr, g = nr+a*a, nkr+b*b, g+a*b
+	}
+	if g > 0 {
+		return nil // ⟨r, Kr⟩ had underflowed: rounding, not a direction K curves down along
+	}
+	nr, nkr = math.Sqrt(nr), math.Sqrt(nkr)
 	eta := indefinite * kScale
 	var lambda float64
 	for i := 0; i < K.Rows; i++ {
