@@ -138,3 +138,15 @@ def test_a_malformed_mirror_url_is_named(mirror, reason, tmp_path, monkeypatch):
     ):
         datasets.fetch_file("hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff", tmp_path, timeout=5)
     assert not any(p.is_file() for p in Path(tmp_path).rglob("*"))
+
+
+def test_a_data_home_that_is_a_file_is_named(tmp_path):
+    """A file given as the cache directory raised the OS's bare 'File exists' (probe AV)."""
+    from combpred.datasets import get_data_home
+
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for path in (afile, afile / "below"):
+        with pytest.raises(ValueError, match="data_home .* is not a directory"):
+            get_data_home(path)
+    assert get_data_home(tmp_path / "new" / "dir").is_dir()

@@ -691,21 +691,24 @@ def test_readers_count_the_values_they_hold_against_the_memory_budget():
     mulan = f"@relation r\n@attribute f {nominal}\n@attribute L {{0,1}}\n@data\n" + "?,1\n" * rows
 
     # each reader charges its measured peak per value (HMC 48 bytes, MULAN 64): 100 rows' worth,
-    # its declarations counted first (a share of the values per character)
+    # the document's lines (a value each) and its declarations (a share of the values per character)
+    # counted first; an HMC row holds its labels too
     def declared(text, per_value):
         lines = [line for line in text.splitlines() if line.lower().startswith("@attribute")]
-        return sum(-(-len(line) * _DECLARATION_BYTES_PER_CHAR // per_value) for line in lines)
+        return text.count("\n") + sum(-(-len(line) * _DECLARATION_BYTES_PER_CHAR // per_value) for line in lines)
 
-    for reader, text, per_value, per_row, first_row in (
-        (read_hmc_arff, hmc, 48, width, 5),
-        (lambda t: read_mulan_arff(t, ["L"]), mulan, 64, width + 1, 5),
+    # (per row: its values, and what it holds after them, the HMC row's label)
+    for reader, text, per_value, values, after, first_row in (
+        (read_hmc_arff, hmc, 48, width, 1, 5),
+        (lambda t: read_mulan_arff(t, ["L"]), mulan, 64, width + 1, 0, 5),
     ):
         header = declared(text, per_value)
-        tripped = (width * 100 - header) // per_row + 1
+        tripped = (width * 100 - header - values) // (values + after) + 2  # its values pass the budget
+        charged = header + (values + after) * (tripped - 1) + values
         with combpred.config_context(max_memory=per_value * width * 100):
             with pytest.raises(
                 MemoryError,
-                match=rf"line {first_row + tripped - 1}: the values read so far \({header + per_row * tripped}, {per_value} bytes",
+                match=rf"line {first_row + tripped - 1}: the values read so far \({charged}, {per_value} bytes",
             ):
                 reader(text)
     names, X, _, _ = read_hmc_arff(hmc)  # the default budget holds them
@@ -749,3 +752,28 @@ def test_long_numeric_path_codes_are_ordered_without_int():
     names, parent = datasets._taxonomy([long, "10", "2", "010", f"{long}/1", "02"])
     assert names == ["root", "02", "2", "010", "10", long, f"{long}/1"]
     assert parent[names.index(f"{long}/1")] == names.index(long)
+
+
+def test_readers_count_lines_labels_and_fields_before_they_split_them():
+    """Some lists were built before anything counted them (probe AV, under a 200 MB budget): the
+    lines of a document (60 MB of blank lines took 700 MB), an HMC row's labels (one row of 20
+    million took 1.9 GB) and the fields of a MULAN line, split before its width was checked (757
+    MB). Each is now checked against the budget before the split, naming the source and line."""
+    budget = 64 * 10_000  # ten thousand values
+    blank = "@relation r\n@attribute a numeric\n@data\n" + "\n" * 20_000
+    hmc = "@RELATION r\n@ATTRIBUTE a NUMERIC\n@ATTRIBUTE class hierarchical 01,01/01\n@DATA\n"
+    many_labels = hmc + "1," + "@".join(["01"] * 20_000) + "\n"
+    mulan = "@relation r\n@attribute a numeric\n@attribute L {0,1}\n@data\n"
+    with combpred.config_context(max_memory=budget):
+        for read in (read_arff, read_hmc_arff, lambda t, source: read_mulan_arff(t, ["L"], source=source)):
+            with pytest.raises(MemoryError, match=r"^big: its lines"):
+                read(blank, source="big")
+        with pytest.raises(MemoryError, match=r"line 5: the values read so far"):
+            read_hmc_arff(many_labels)
+        with pytest.raises(MemoryError, match=r"line 5: the values read so far"):
+            read_mulan_arff(mulan + "0," * 20_000 + "1\n", ["L"])
+        with pytest.raises(MemoryError, match=r"line 5: the values read so far"):
+            read_mulan_arff(mulan + "{" + ",".join(f"{i} 0" for i in range(20_000)) + "}\n", ["L"])
+    # within the budget, the same readers take what they took before
+    assert read_hmc_arff(hmc + "1,01\n")[1].shape == (1, 1)
+    assert read_mulan_arff(mulan + "0.5,1\n", ["L"]).X.shape == (1, 1)

@@ -308,7 +308,8 @@ def load_label_ranking(
     if not text.isascii():
         at = next(i for i, c in enumerate(text) if not c.isascii())
         raise ValueError(f"{path}: not an ASCII text file (character {text[at]!r} at offset {at})")
-    lines = text_lines(text)
+    budget = ValueBudget(str(path), _LABEL_RANKING_BYTES_PER_VALUE)
+    lines = text_lines(text, budget)
     header = lines[0].strip() if lines else ""
     counts = header.split(",")
     if len(counts) != 3 or not all(c.strip().isascii() and c.strip().isdigit() for c in counts):
@@ -324,7 +325,7 @@ def load_label_ranking(
             f"{path}: the header promises {n_samples} rows of {width} values, more than the file's "
             f"{len(text)} characters can hold"
         )
-    data = _label_ranking_rows(lines, path, n_features + n_labels)
+    data = _label_ranking_rows(lines, path, n_features + n_labels, budget)
     if data.shape != (n_samples, n_features + n_labels):
         raise ValueError(
             f"{path}: the header promises {n_samples} rows of {n_features + n_labels} values, found shape {data.shape}"
@@ -352,15 +353,15 @@ def load_label_ranking(
 _LABEL_RANKING_BYTES_PER_VALUE = 64
 
 
-def _label_ranking_rows(lines: list[str], path: Path, width: int) -> np.ndarray:
+def _label_ranking_rows(lines: list[str], path: Path, width: int, budget: ValueBudget) -> np.ndarray:
     """The data rows of a label-ranking CSV (the lines after the header), each of ``width`` ARFF
     numbers; a bad row raises ValueError naming the file and its line, and values past the memory
     budget (:class:`ValueBudget`) MemoryError naming them too."""
     rows = []
-    budget = ValueBudget(str(path), _LABEL_RANKING_BYTES_PER_VALUE)
     for lineno, line in enumerate(lines[1:], 2):
         if not line.strip():
             continue
+        budget.reserve(line.count(",") + 1, lineno)
         fields = line.split(",")
         if len(fields) != width:
             raise ValueError(f"{path}: line {lineno}: {len(fields)} values, the header promises {width}")

@@ -86,7 +86,10 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     if not isinstance(data_home, (str, os.PathLike)):
         raise TypeError(f"data_home must be a path (str or os.PathLike), got {type(data_home).__name__}")
     path = Path(data_home).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # the OS said only "File exists"
+        raise ValueError(f"data_home {str(path)!r} is not a directory (it, or a folder above it, is a file)") from None
     return path
 
 

@@ -116,7 +116,7 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
     labels: list[list[str]] = []
     in_data = False
     declared_set: set[str] = set()
-    for lineno, raw in enumerate(text_lines(text), 1):
+    for lineno, raw in enumerate(text_lines(text, budget), 1):
         line = raw.strip()
         if not line or line.startswith("%"):
             continue
@@ -159,6 +159,7 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
         refuse_declaration(line, where)
         if line.startswith("{"):
             raise ValueError(f"{where}: sparse ARFF rows are not supported")
+        budget.reserve(line.count(",") + 1, lineno)
         values = split_fields(line, where)
         if len(values) != len(attributes) + 1:
             raise ValueError(f"{where}: {len(values)} values for {len(attributes) + 1} attributes")
@@ -170,6 +171,7 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
             raise ValueError(f"{where}: {exc}") from None
         budget.add(len(row), lineno)
         rows.append(row)
+        budget.add(values[-1].count("@") + 1, lineno)  # the labels' strings, before they are split
         row_labels = [v.strip() for v in values[-1].split("@")]
         for lab in row_labels:
             if lab not in declared_set:

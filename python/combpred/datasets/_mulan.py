@@ -153,7 +153,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         raise ValueError(f"{source}: label_names must be a non-empty list of attribute names")
     attributes: list[Attribute] = []
     budget = ValueBudget(source, _BYTES_PER_VALUE)
-    lines = text_lines(text)
+    lines = text_lines(text, budget)
     data_start = None
     for lineno, raw in enumerate(lines, 1):
         line = raw.strip()
@@ -282,6 +282,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
             body = line[1:-1].strip()
             seen: set[int] = set()
             if body:
+                budget.reserve(body.count(",") + 1, lineno)
                 for item in split_fields(body, where):
                     parts = item.strip().split(None, 1)
                     if len(parts) != 2:
@@ -302,6 +303,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
                 if j not in seen:
                     put(j, col.attribute.values[0], where, xrow, yrow)
         else:
+            budget.reserve(line.count(",") + 1, lineno)
             fields = split_fields(line, where)
             if len(fields) != n_attr:
                 raise ValueError(f"{where}: {len(fields)} values for {n_attr} attributes")
