@@ -820,3 +820,17 @@ def test_hierarchical_metrics_warn_on_one_node_row_read_as_node_ids():
             warnings.simplefilter("error")
             metric(true[None, :], pred[None, :], parent)
             metric(np.array([3, 4]), np.array([3, 5]), parent)
+
+
+def test_a_python_int_beyond_float64_is_refused_naming_its_argument():
+    """A bare OverflowError ('int too large to convert to float') named no argument (probe AV)."""
+    huge = 2**1100
+    cases = [
+        (lambda: decision.bayes_decode(spaces.Multilabel(3), [[huge, 0, 0]], "hamming"), "marginals"),
+        (lambda: metrics.hierarchical_loss([1], [2], [-1, 0, 0], node_weights=[1, huge, 1]), "node_weights"),
+        (lambda: metrics.policy_cosine([[huge, 0]], [[1, 0]]), "W_true"),
+        (lambda: metrics.z_approximation_factor(1.0, huge, 0.0), "f_max"),
+    ]
+    for call, name in cases:
+        with pytest.raises(ValueError, match=rf"^{name} holds a number too large for a float64"):
+            call()

@@ -79,6 +79,8 @@ def _real_array(a: Any, name: str) -> np.ndarray:
         return arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):  # a string met "do not broadcast together" further on
         raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}") from None
+    except OverflowError:  # a Python int beyond float64 (2**1100)
+        raise ValueError(f"{name} holds a number too large for a float64") from None
 
 
 def _node_costs(node_weights: Any, n_nodes: int) -> np.ndarray:
