@@ -370,7 +370,15 @@ def _block_inputs(
     if X.dtype == object:  # numbers held as objects convert; name what does not
         odd = next((v for v in X.flat if not isinstance(v, numbers.Real | np.bool_)), None)
         if odd is not None:
-            raise _partition_error(index, lo, m, f"X must hold real numbers, found {odd!r} ({type(odd).__name__})")
+            hint = ""
+            if isinstance(odd, str):  # dask.dataframe turns object columns into strings by default
+                hint = (
+                    "; numbers held as objects in a dask DataFrame become strings unless "
+                    'dask.config.set({"dataframe.convert-string": False})'
+                )
+            raise _partition_error(
+                index, lo, m, f"X must hold real numbers, found {odd!r} ({type(odd).__name__}){hint}"
+            )
     X = np.ascontiguousarray(X, dtype=np.float64)
     finite = np.isfinite(X)
     if not finite.all():
