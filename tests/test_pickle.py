@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from combpred import StructuredRidge, spaces
+from combpred import ProbabilisticStructured, StructuredRidge, spaces
 from numpy.testing import assert_array_equal
 from sklearn.metrics.pairwise import rbf_kernel
 
@@ -94,3 +94,58 @@ def test_spaces_pickle_by_parameters():
     assert "_handle_obj" not in restored.__dict__
     assert_array_equal(restored.mean(), space.mean())
     assert_array_equal(restored.covariance(), space.covariance())
+
+
+def _lin_kernel(A, B):
+    return A @ B.T
+
+
+@pytest.mark.parametrize(
+    "make, params",
+    [
+        (lambda: StructuredRidge(space=spaces.Permutations(4), kernel="rbf"), dict(kernel=_lin_kernel)),
+        (lambda: StructuredRidge(space=spaces.Permutations(4), kernel=_lin_kernel), dict(kernel="rbf")),
+        (
+            lambda: StructuredRidge(space=spaces.Permutations(4), kernel=_lin_kernel, n_components=10),
+            dict(kernel="linear"),
+        ),
+        (lambda: StructuredRidge(space=spaces.Permutations(4)), dict(kernel=_lin_kernel)),
+        (lambda: StructuredRidge(space=spaces.Permutations(4)), dict(space="multiclass")),
+        (lambda: ProbabilisticStructured(space=spaces.Permutations(4)), dict(space="multiclass")),
+    ],
+    ids=[
+        "rbf-then-callable",
+        "callable-then-rbf",
+        "callable-nystroem-then-linear",
+        "linear-then-callable",
+        "space-then-multiclass",
+        "prob-space-then-multiclass",
+    ],
+)
+def test_a_model_pickles_after_set_params(make, params):
+    """set_params after a fit changes the parameters, not the model, which predicts as fitted: its
+    pickle was written but refused on load as 'altered' (the checks read kernel and space from the
+    parameters), and deepcopy failed alike (probe AW)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    Y = spaces.Permutations(4).sample(30, random_state=0)
+    model = make().fit(X, Y)
+    scores = model.decision_function(X)
+    model.set_params(**params)
+    for copied in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+        np.testing.assert_array_equal(copied.decision_function(X), scores)
+
+
+def test_model_bytes_of_another_kernel_are_refused(multilabel_data):
+    """Bytes of an rbf model under a linear model's pickled attributes loaded and kept the linear
+    coef_, so that X @ coef_.T + intercept_ was not what predict computed (probe AW)."""
+    X, Y, _, _ = multilabel_data
+    linear, rbf = StructuredRidge().fit(X, Y), StructuredRidge(kernel="rbf").fit(X, Y)
+    for a, b in ((linear, rbf), (rbf, linear)):
+        state = dict(a.__getstate__())
+        key = next(k for k in state if k.startswith("_model"))
+        state[key] = b.__getstate__()[key]
+        swapped = StructuredRidge.__new__(StructuredRidge)
+        with pytest.raises(ValueError, match="inconsistent pickle .* model of kernel .* coef_; the pickle was altered"):
+            swapped.__setstate__(state)
+            swapped.decision_function(X)

@@ -669,7 +669,9 @@ class StructuredEstimator(BaseEstimator):
         classes = self.__dict__.get("classes_")
         # predict maps the ids of every Multiclass model through classes_ (Multiclass objects too)
         labelled = classes is not None and type(space) is _spaces.Multiclass
-        if (self._is_multiclass() and classes is None) or (
+        # judged by the fitted space_, not the space parameter, which set_params may have changed
+        # since the fit (a Permutations model after set_params(space="multiclass") was refused)
+        if (type(space) is _spaces.Multiclass and classes is None) or (
             labelled and not (_are_sorted_labels(classes) and len(classes) == model.dim)
         ):
             # classes_ is np.unique's: reordered or repeated labels predicted the wrong ones silently

@@ -935,10 +935,20 @@ class StructuredRidge(StructuredEstimator):
         features), which the model bytes do not hold: X_fit_ (or the map) must have as many rows (or
         columns) as the model takes features, and n_features_in_ columns. A truncated X_fit_ was
         named as X at predict, and a changed n_features_in_ blamed the user's inputs."""
-        if not callable(getattr(self, "kernel", None)):
-            return super()._check_pickled_inputs(model)
         state = self.__dict__
         X_fit, fitted = state.get("X_fit_"), state.get("_callable")
+        # whether the fit's kernel was callable, read from its state: set_params(kernel=...) since
+        # the fit changes the parameter, not the model, and its pickles were refused as altered
+        callable_fit = X_fit is not None or isinstance(fitted, _CallableKernel)
+        if (model.info.kernel == "linear" and not callable_fit) != ("coef_" in state):
+            # an rbf model's bytes under a linear one's attributes loaded, and kept the stale coef_
+            raise ValueError(
+                f"inconsistent pickle of {type(self).__name__}: its model bytes hold a model of kernel "
+                f"{model.info.kernel!r}, which its pickled attributes {'do' if 'coef_' in state else 'do not'} describe "
+                "with coef_; the pickle was altered"
+            )
+        if not callable_fit:
+            return super()._check_pickled_inputs(model)
         if isinstance(X_fit, np.ndarray) and X_fit.ndim == 2:
             takes, columns = X_fit.shape
         elif isinstance(fitted, _CallableKernel) and fitted.projection is not None and fitted.landmarks is not None:
