@@ -149,3 +149,20 @@ def test_model_bytes_of_another_kernel_are_refused(multilabel_data):
         with pytest.raises(ValueError, match="inconsistent pickle .* model of kernel .* coef_; the pickle was altered"):
             swapped.__setstate__(state)
             swapped.decision_function(X)
+
+
+@pytest.mark.parametrize("estimator", [StructuredRidge(), ProbabilisticStructured()], ids=repr)
+def test_coefficients_are_read_only(multilabel_data, estimator):
+    """An edit of coef_ (in place or a new array) changed no prediction, since the model predicts
+    from its own copy, and a pickle round trip undid it silently (probe AW): both are refused."""
+    X, Y, _, _ = multilabel_data
+    model = estimator.fit(X, Y)
+    scores = model.decision_function(X)
+    with pytest.raises(ValueError, match="read-only"):
+        model.coef_[:] = 0
+    for name in ("coef_", "intercept_"):
+        with pytest.raises(AttributeError, match=f"{name} is read from the fitted model"):
+            setattr(model, name, np.zeros_like(getattr(model, name)))
+    np.testing.assert_array_equal(model.decision_function(X), scores)
+    np.testing.assert_allclose(X @ model.coef_.T + model.intercept_, scores, rtol=1e-10, atol=1e-12)
+    assert not pickle.loads(pickle.dumps(model)).coef_.flags.writeable

@@ -385,6 +385,7 @@ class Model:
         coef, pc = _capi.out_f64((self.n_features, self.dim))
         intercept, pi = _capi.out_f64((self.dim,))
         _capi.check(self._calls()["coef"](self.value, pc, self.n_features, self.dim, pi))
+        coef.flags.writeable = intercept.flags.writeable = False  # the model predicts from its own copy
         return coef.T, intercept
 
 

@@ -441,6 +441,19 @@ class StructuredEstimator(BaseEstimator):
         state = self.__dict__
         return "_model_obj" in state or "_model_bytes" in state
 
+    # Read from the fitted model, which predicts from its own copy: an edit of coef_ in place, or a
+    # new array set, changed no prediction and was lost in a pickle (probe AW). The arrays are
+    # read-only, and setting them is refused.
+    _MODEL_ARRAYS = frozenset({"coef_", "intercept_"})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._MODEL_ARRAYS and self.__sklearn_is_fitted__():
+            raise AttributeError(
+                f"{name} is read from the fitted model, which predicts from its own copy: setting it would change no "
+                "prediction; fit again to change the model"
+            )
+        super().__setattr__(name, value)
+
     def _reset(self) -> None:
         """Forget a previous fit, so that a fit that fails (or is interrupted) leaves no stale model."""
         for key in list(vars(self)):

@@ -240,7 +240,8 @@ class ProbabilisticStructured(StructuredEstimator):
         ``0 … n_labels − 1`` (the columns of Y, as scikit-learn's multi-label classifiers have).
     coef_ : ndarray of shape (d, n_features)
         Wᵀ, one row per coordinate of ψ as in scikit-learn's linear models: scores are
-        ``X @ coef_.T + intercept_``.
+        ``X @ coef_.T + intercept_``. Read-only, as ``intercept_``: the model predicts from its own
+        copy, so setting them is refused.
     intercept_ : ndarray of shape (d,)
         b (zeros when ``fit_intercept=False``).
     n_features_in_ : int

@@ -261,7 +261,8 @@ class StructuredRidge(StructuredEstimator):
         ``0 … n_labels − 1`` (the columns of Y, as scikit-learn's multi-label classifiers have).
     coef_ : ndarray of shape (d, n_features)
         Weights of the linear model (``kernel="linear"`` only), one row per coordinate of ψ as in
-        scikit-learn's linear models: scores are ``X @ coef_.T + intercept_``.
+        scikit-learn's linear models: scores are ``X @ coef_.T + intercept_``. Read-only, as
+        ``intercept_``: the model predicts from its own copy, so setting them is refused.
     intercept_ : ndarray of shape (d,)
         Intercept of the linear model (zeros when ``fit_intercept=False``).
     X_fit_ : ndarray of shape (n_samples, n_features)
