@@ -330,3 +330,20 @@ def test_a_budget_read_while_set_config_changes_it_is_not_cached(monkeypatch):
             thread.join(30)
             with pytest.raises(MemoryError, match=r"out: an output of shape \(1048576, 4\)"):
                 model.decision_function(np.zeros((2**20, 3)))
+
+
+def test_worker_processes_inherit_the_budget():
+    """set_config reached only its own process: loky workers of cross_val_score(n_jobs=2) ran with
+    the default budget a fit with n_jobs=1 was refused under (probe AW). The budget travels in
+    COMBPRED_MAX_MEMORY, which a process reads when it loads the core; a bad value is named."""
+    previous = combpred.get_config()["max_memory"]
+    probe = "import combpred; print(combpred.get_config()['max_memory'])"
+    with combpred.config_context(max_memory=123_456_789):
+        assert os.environ["COMBPRED_MAX_MEMORY"] == "123456789"
+        child = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+        assert child.stdout.strip() == "123456789"
+    assert os.environ.get("COMBPRED_MAX_MEMORY") == (None if previous is None else str(previous))
+    bad = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ, "COMBPRED_MAX_MEMORY": "1e9"}
+    )
+    assert bad.returncode != 0 and "COMBPRED_MAX_MEMORY='1e9' must be a whole number of bytes" in bad.stderr

@@ -328,6 +328,23 @@ def lib() -> ctypes.CDLL:
     return _lib
 
 
+# The memory budget a process starts with, in bytes: set_config(max_memory=) writes it, so that the
+# worker processes started afterwards (joblib's loky workers under GridSearchCV(n_jobs=2),
+# multiprocessing) inherit the parent's budget, where they started with the default (probe AW).
+MAX_MEMORY_ENV = "COMBPRED_MAX_MEMORY"
+
+
+def _environment_budget(value: str) -> int:
+    """The bytes of COMBPRED_MAX_MEMORY: a whole number between 1 and 2**63 - 1."""
+    text = value.strip()
+    if not (text.isascii() and text.isdigit() and 0 < int(text) <= 2**63 - 1):
+        raise ImportError(
+            f"{MAX_MEMORY_ENV}={value!r} must be a whole number of bytes between 1 and 2**63 - 1 "
+            "(set by combpred.set_config(max_memory=...) in a parent process, or by hand); unset it for the default"
+        )
+    return int(text)
+
+
 def _load_checked() -> ctypes.CDLL:
     """Load the library, check it is ours and of our version, declare its functions and register
     the interrupt poll."""
@@ -351,6 +368,9 @@ def _load_checked() -> ctypes.CDLL:
         )
     if handle.cp_set_interrupt_poll(_POLL) != OK:
         raise ImportError(f"{path}: the core library refused its interrupt poll")
+    budget = os.environ.get(MAX_MEMORY_ENV)
+    if budget and handle.cp_set_max_memory(_environment_budget(budget)) != OK:
+        raise ImportError(f"{path}: the core library refused {MAX_MEMORY_ENV}={budget!r}")
     global _omp_at_load
     value = os.environ.get("OMP_NUM_THREADS")
     _omp_at_load = None if value is None else value.encode("utf-8", "replace")

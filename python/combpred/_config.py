@@ -1,7 +1,8 @@
 """Process-wide settings of combpred: ``set_config``, ``get_config`` and ``config_context``.
 
 The settings live in the Go core (one source of truth); these functions only validate and pass
-them on. Unlike scikit-learn's configuration, they are process-wide, not per thread.
+them on. Unlike scikit-learn's configuration, they are process-wide, not per thread, and passed to
+the worker processes started afterwards through the environment (``COMBPRED_MAX_MEMORY``).
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import os
 from collections.abc import Iterator
 from typing import Any
 
-from . import _core
+from . import _capi, _core
 
 _UNSET = object()
 
@@ -44,9 +46,18 @@ def set_config(max_memory: Any = _UNSET) -> None:
         raises ``MemoryError`` naming the parameter and the bytes it needs, where the process would
         otherwise be killed. None restores the default: half of the memory the process may use
         (the smallest of the physical memory, the cgroup limit and the address-space limit).
+        It is also written to the environment variable ``COMBPRED_MAX_MEMORY``, which a process
+        reads when it loads combpred's core: worker processes started afterwards (joblib's
+        ``loky`` workers of ``GridSearchCV(n_jobs=2)``, ``multiprocessing``) inherit the budget;
+        those already running keep theirs.
     """
     if max_memory is not _UNSET:
-        _core.set_max_memory(_max_memory_bytes(max_memory))
+        n_bytes = _max_memory_bytes(max_memory)
+        _core.set_max_memory(n_bytes)
+        if n_bytes:
+            os.environ[_capi.MAX_MEMORY_ENV] = str(n_bytes)
+        else:
+            os.environ.pop(_capi.MAX_MEMORY_ENV, None)
 
 
 def get_config() -> dict[str, Any]:
