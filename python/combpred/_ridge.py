@@ -151,7 +151,11 @@ class StructuredRidge(StructuredEstimator):
         J − J* bounds the scores' error whatever the kernel matrix's conditioning). A multi-label,
         multi-class or k-subsets kernel model under the uniform measure at small alpha is solved
         from a dual over the examples when that costs less (its iterations then count in ``n_iter_``); there J − J*
-        is bounded by the dual's residual rather than estimated. SGD stops
+        is bounded by the dual's residual rather than estimated. Both measures are relative to the
+        whole weighted sum, which the heaviest examples dominate: where ``sample_weight`` spans more
+        than about 1/tol, the lightest examples count for less than tol and their scores may stay
+        far from the optimum (weights 1 and 1e20: a light example's score 0.89 against the
+        optimum's 0.6); ``solver="exact"`` fits them, or a smaller tol. SGD stops
         when J falls by less than tol (relative) over each of three epochs in a row (a rise breaks
         the row, an epoch that restarts its mean of the iterates is skipped: one calm epoch among
         noisier ones had stopped a fit 18 % above the minimum), which it evaluates over the whole training
