@@ -43,6 +43,8 @@ type csrImpl interface {
 	gram(G []float64, ldg int, s []float64, col []float64)
 	colSqSums(s []float64, out []float64)
 	rowEntries(i int, fn func(col int, v float64))
+	columnCounts(out []int)
+	shiftColumns(c []float64) csrImpl
 }
 
 // New validates a CSR matrix with rows × cols entries and views its arrays (indptr of rows+1
@@ -150,6 +152,20 @@ func (a *CSR) Copy() *CSR {
 	}
 	return a.CopyRows(idx)
 }
+
+// ColumnCounts returns the number of values each column stores.
+func (a *CSR) ColumnCounts() []int {
+	_, n := a.Dims()
+	out := make([]int, n)
+	a.impl.columnCounts(out)
+	return out
+}
+
+// ShiftColumns returns a copy of a (new values and row pointers, a's indices) whose stored values
+// of column j are c[j] lower. Where column j stores a value in every row it is X − 1cᵀ there,
+// exactly: the centring a sparse X allows without densifying. The caller checks its arrays against
+// the budget (Bytes bounds them).
+func (a *CSR) ShiftColumns(c []float64) *CSR { return &CSR{impl: a.impl.shiftColumns(c)} }
 
 // Transpose returns aᵀ as an owned CSR (n×m): the CSC form of a. Its row pointers and the
 // sort's cursors hold two indices per column of a, whatever a stores (CheckTranspose).

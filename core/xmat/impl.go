@@ -105,6 +105,25 @@ func (a *csr[I]) rowAxpy(i int, f float64, dst []float64) {
 	}
 }
 
+func (a *csr[I]) columnCounts(out []int) {
+	for _, j := range a.ind[a.ptr[0]:a.ptr[a.rows]] {
+		out[j]++
+	}
+}
+
+func (a *csr[I]) shiftColumns(c []float64) csrImpl {
+	lo, hi := a.ptr[0], a.ptr[a.rows]
+	ptr := make([]I, a.rows+1)
+	for i, p := range a.ptr[:a.rows+1] {
+		ptr[i] = p - lo
+	}
+	ind, data := a.ind[lo:hi], make([]float64, hi-lo)
+	for k, j := range ind {
+		data[k] = a.data[int(lo)+k] - c[j]
+	}
+	return &csr[I]{rows: a.rows, cols: a.cols, ptr: ptr, ind: ind, data: data}
+}
+
 func (a *csr[I]) rowEntries(i int, fn func(int, float64)) {
 	lo, hi := a.span(i)
 	for k := lo; k < hi; k++ {
