@@ -834,3 +834,11 @@ def test_a_python_int_beyond_float64_is_refused_naming_its_argument():
     for call, name in cases:
         with pytest.raises(ValueError, match=rf"^{name} holds a number too large for a float64"):
             call()
+
+
+def test_cosmetic_refusals_name_their_argument():
+    """from_name with a list raised 'unhashable type: list', and rtol=True was taken as 1 (probe AV)."""
+    with pytest.raises(ValueError, match=r"name must be a space's name \(a str\), got list"):
+        spaces.from_name(["multilabel"], np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="rtol must be a non-negative number, got True"):
+        metrics.z_approximation_factor(1.0, 2.0, 0.0, rtol=True)

@@ -718,7 +718,7 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
     >>> z_approximation_factor([3.0, 2.0, 0.0], 3.0, -1.0)
     array([0.  , 0.25, 0.75])
     """
-    if not isinstance(rtol, numbers.Real) or not rtol >= 0:
+    if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real) or not rtol >= 0:
         raise ValueError(f"rtol must be a non-negative number, got {rtol!r}")
     values = [_real_array(v, name) for v, name in ((f_decoded, "f_decoded"), (f_max, "f_max"), (f_min, "f_min"))]
     try:

@@ -888,6 +888,8 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
         For an unknown name, a Y that is not 2-D, a number of columns the space cannot take, or
         ``"multiclass"`` without ``n_classes``.
     """
+    if not isinstance(name, str):  # a list met the name table's hash: "unhashable type"
+        raise ValueError(f"name must be a space's name (a str), got {type(name).__name__} {name!r}"[:200])
     if name == "multiclass":
         if n_classes is None:  # Multiclass itself said "n_classes must be an integer, got None"
             raise ValueError("from_name('multiclass', ...) needs n_classes: class labels do not say how many there are")
