@@ -100,21 +100,8 @@ func leavesOnlySpaces(t *testing.T) []space.Space {
 // is the same for every enumerated structure y: the kernel of the enumerated covariance.
 func constantBasis(t *testing.T, sp space.Space) *mat.Dense {
 	t.Helper()
-	b := spacetest.Enumerate(t, sp)
+	vals, vecs := spacetest.Enumerate(t, sp).CovEigen(t)
 	d := sp.Dim()
-	S := mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			S.SetSym(i, j, b.Cov[i][j])
-		}
-	}
-	var eig mat.EigenSym
-	if !eig.Factorize(S, true) {
-		t.Fatal("eigendecomposition failed")
-	}
-	vals := eig.Values(nil)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
 	var cols []int
 	for c, v := range vals {
 		if v <= 1e-9*vals[d-1] {
@@ -126,7 +113,7 @@ func constantBasis(t *testing.T, sp space.Space) *mat.Dense {
 	}
 	N := mat.NewDense(d, len(cols), nil)
 	for k, c := range cols {
-		N.SetCol(k, mat.Col(nil, c, &vecs))
+		N.SetCol(k, mat.Col(nil, c, vecs))
 	}
 	return N
 }

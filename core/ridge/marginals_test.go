@@ -18,19 +18,7 @@ import (
 func pinvOf(t *testing.T, b *spacetest.Brute) *mat.Dense {
 	t.Helper()
 	d := len(b.Mean)
-	S := mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			S.SetSym(i, j, b.Cov[i][j])
-		}
-	}
-	var eig mat.EigenSym
-	if !eig.Factorize(S, true) {
-		t.Fatal("eigendecomposition failed")
-	}
-	vals := eig.Values(nil)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
+	vals, vecs := b.CovEigen(t)
 	top := 0.0
 	for _, v := range vals {
 		top = math.Max(top, math.Abs(v))
@@ -40,7 +28,7 @@ func pinvOf(t *testing.T, b *spacetest.Brute) *mat.Dense {
 		if v <= 1e-9*top {
 			continue
 		}
-		col := mat.Col(nil, k, &vecs)
+		col := mat.Col(nil, k, vecs)
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {
 				P.Set(i, j, P.At(i, j)+col[i]*col[j]/v)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/space/spacetest"
-	"gonum.org/v1/gonum/mat"
 )
 
 // marginalSpaces are small instances of every registered kind, several shapes each where the
@@ -83,17 +82,7 @@ func TestCoordRangeAndCovRankAgainstEnumeration(t *testing.T) {
 			t.Errorf("%s%v: CoordRange [%v, %v] is not tight (ends reached: %v, %v)", name, sp.Params(), lo, hi, seenLo, seenHi)
 		}
 
-		S := mat.NewSymDense(d, nil)
-		for i := 0; i < d; i++ {
-			for j := i; j < d; j++ {
-				S.SetSym(i, j, b.Cov[i][j])
-			}
-		}
-		var eig mat.EigenSym
-		if !eig.Factorize(S, true) {
-			t.Fatalf("%s: eigendecomposition failed", name)
-		}
-		vals := eig.Values(nil)
+		vals, vecs := b.CovEigen(t)
 		var top float64
 		for _, v := range vals {
 			top = math.Max(top, math.Abs(v))
@@ -108,8 +97,6 @@ func TestCoordRangeAndCovRankAgainstEnumeration(t *testing.T) {
 			t.Errorf("%s%v: CovRank = %d, numerical rank of S = %d", name, sp.Params(), got, rank)
 		}
 		// mean of δᵀS⁺δ over Y, S⁺ from the eigenpairs
-		var vecs mat.Dense
-		eig.VectorsTo(&vecs)
 		var meanT float64
 		for _, psi := range b.Psis {
 			for k, v := range vals {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -20,6 +21,25 @@ type Brute struct {
 	Psis [][]float64
 	Mean []float64   // p
 	Cov  [][]float64 // S = C/|Y| − ppᵀ
+}
+
+// CovEigen returns the eigenvalues (ascending) and eigenvectors (columns) of the enumerated S.
+func (b *Brute) CovEigen(t testing.TB) ([]float64, *mat.Dense) {
+	t.Helper()
+	d := len(b.Mean)
+	S := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			S.SetSym(i, j, b.Cov[i][j])
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(S, true) {
+		t.Fatal("spacetest: eigendecomposition of the enumerated covariance failed")
+	}
+	vecs := new(mat.Dense)
+	eig.VectorsTo(vecs)
+	return eig.Values(nil), vecs
 }
 
 // Enumerate lists the space and computes p and S by summation over every structure.
