@@ -86,6 +86,7 @@ func FitCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Opti
 			// centred as Fit centres a dense X, without densifying it: the products take the
 			// mean out (implicit), so that the sparse and dense fits follow the same path
 			p.centre, p.implicit = xmat.WeightedMean(p.X, p.weights), true
+			p.shiftDenseColumns()
 		}
 		return p, err
 	})
@@ -141,7 +142,7 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	}
 	W := warmStart(opt.Init, sp, n, opt.Intercept)
 	dropConstantDirections(sp, W) // a warm start from an older Adam fit (fitAdam)
-	mu := p.centre
+	mu := p.coordinates()
 	xmat.ShiftIntercept(W, mu, 1)
 	var res Result
 	switch {
