@@ -78,7 +78,7 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 	}
 	nf := s.designWidth()
 	if u := s.unknowns(nf); u > MaxExactUnknowns {
-		return nil, fmt.Errorf("statistics of %d unknowns (features × output dimension > %d) would hold (%d)²/4 values; "+
+		return nil, fmt.Errorf("statistics of %d unknowns (features, plus one for the intercept, × output dimension > %d) would hold (%d)²/4 values; "+
 			"a linear model is solved by distributed conjugate gradients instead (solver=\"cg\"); otherwise use fewer "+
 			"features (n_components) or StructuredRidge.partial_fit with solver=\"sgd\"", u, MaxExactUnknowns, u)
 	}

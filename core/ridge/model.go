@@ -346,7 +346,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	switch solver {
 	case Exact:
 		if k*d > MaxExactUnknowns {
-			return fmt.Errorf("solver=exact would factor a %d×%d matrix (features × output dimension > %d); use solver=\"cg\"",
+			return fmt.Errorf("solver=exact would factor a %d×%d matrix (features, plus one for the intercept, × output dimension > %d); use solver=\"cg\"",
 				k*d, k*d, MaxExactUnknowns)
 		}
 		n := des.features()

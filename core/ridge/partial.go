@@ -137,7 +137,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 	switch opt.Solver {
 	case Auto, Exact:
 		if k*d > MaxExactUnknowns {
-			return nil, fmt.Errorf("partial_fit solves exactly from statistics of (%d·%d)² values (features × output dimension > %d); use solver=\"sgd\"",
+			return nil, fmt.Errorf("partial_fit solves exactly from statistics of (%d·%d)² values (features, plus one for the intercept, × output dimension > %d); use solver=\"sgd\"",
 				k, d, MaxExactUnknowns)
 		}
 		nf := des.features()

@@ -39,7 +39,7 @@ def set_config(max_memory: Any = _UNSET) -> None:
 
     Parameters
     ----------
-    max_memory : int or None
+    max_memory : int, float or None, default: unchanged
         The memory budget in bytes. Every allocation whose size an input or parameter sets
         (``n_samples`` sample buffers, ``d × d`` covariances, Gram matrices, rows × output
         dimension, ...) is estimated and checked against it before it is made; a request above it
@@ -79,7 +79,7 @@ def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
 
     Parameters
     ----------
-    max_memory : int or None
+    max_memory : int, float or None, default: unchanged
         As in :func:`set_config`.
     """
     previous = get_config()["max_memory"]

@@ -352,6 +352,11 @@ class ProbabilisticStructured(StructuredEstimator):
         Returns
         -------
         self : ProbabilisticStructured
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            When L-BFGS or Adam stopped at ``max_iter`` short of ``tol``; the message names the measure reached.
         """
         previous = getattr(self, "_model", None) if self.warm_start else None  # _fit_data forgets it
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
@@ -618,7 +623,8 @@ class ProbabilisticStructured(StructuredEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features)
+            Dense inputs: a sparse X is refused, as by :meth:`sample` and :meth:`log_partition`.
         Y : array-like, default=None
             Structures in the space's encoding (class labels for multiclass), one per row of X;
             None scores the predicted structures.

@@ -126,8 +126,9 @@ class StructuredRidge(StructuredEstimator):
         ``sgd`` use X as it is (scale and centre it yourself if its features are far from zero).
     solver : {"auto", "exact", "cg", "sgd"}, default="auto"
         ``"exact"`` solves the normal equations directly: by Cholesky for the linear kernel (memory
-        grows as (n_features · d)²), by LU of the (n_samples · d)² system of the expansion
-        coefficients for the other kernels (at most 8000 unknowns); ``"cg"`` runs preconditioned
+        grows as (n_features · d)²; (n_features + 1) · d unknowns with ``fit_intercept``), by LU of
+        the (n_samples · d)² system of the expansion coefficients for the other kernels (at most
+        8000 unknowns either way); ``"cg"`` runs preconditioned
         conjugate gradients (deflated CG in the kernel's inner product for kernel models);
         ``"sgd"`` is the thesis' online stochastic gradient (section 5.3.2), step
         ``min(eta0 / (alpha · t), 1 / L)``, L the largest curvature of one example's term of J
@@ -449,6 +450,11 @@ class StructuredRidge(StructuredEstimator):
         Returns
         -------
         self : StructuredRidge
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            When the solver stopped at ``max_iter`` short of ``tol`` (``relative_gradient_`` says how far), or rounding kept it from ``tol``; the message names the measure reached.
         """
         previous = getattr(self, "_model", None) if self.warm_start else None  # _fit_data forgets it
         previous_kernel, previous_X = self.__dict__.get("_callable"), self.__dict__.get("X_fit_")

@@ -711,7 +711,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     Supported: ``kernel="linear"``, or ``"rbf"``/``"poly"`` with ``n_components`` (the model is
     linear on a Nyström map, fixed before the statistics from the rows of ``landmark_sample``,
     by default X's first partitions holding n_components rows — the map
-    :meth:`StructuredRidge.partial_fit` builds from its first chunk when that chunk is the first
+    :meth:`combpred.StructuredRidge.partial_fit` builds from its first chunk when that chunk is the first
     partition). ``solver="exact"`` solves from merged statistics (up to 8000 unknowns:
     (n_features + 1) · d with ``fit_intercept`` on a linear model, n_features · d without);
     ``solver="cg"`` runs conjugate gradients on the
@@ -722,7 +722,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     CG beyond (the core's rule, ``cp_ridge_distributed_solver``).
     Not supported: ``solver="sgd"`` (stream the partitions through
     ``StructuredRidge(solver="sgd").partial_fit``), callable and precomputed kernels and the exact
-    kernel expansion (their model lives on all training samples).
+    kernel expansion (their model lives on all training samples). The parameters below are
+    StructuredRidge's, as it documents them: the options this paragraph excludes are refused by
+    ``fit``.
 
     Parameters
     ----------
@@ -933,7 +935,9 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
 
     Supported: spaces and samplers with exact inference (``sampler="auto"`` where the space has a
     closed form, a dynamic programme or few enough structures, or ``"exact"``); a sampled fit
-    (Adam on Monte Carlo gradients, whose chains live with the rows) is refused.
+    (Adam on Monte Carlo gradients, whose chains live with the rows) is refused. The parameters
+    below are ProbabilisticStructured's, as it documents them: where they speak of a separate
+    L-BFGS per multi-label label, the Dask fit solves the labels together (above).
 
     Parameters
     ----------

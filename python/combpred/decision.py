@@ -176,7 +176,7 @@ def check_rule(space: _spaces.Space, loss: str) -> None:
     ----------
     space : combpred.spaces.Space
     loss : str
-        One of :data:`LOSSES`.
+        One of ``combpred.decision.LOSSES``.
 
     Examples
     --------

@@ -17,7 +17,7 @@ class ForkedChildError(RuntimeError):
 class MixingWarning(UserWarning):
     """A Markov chain's samples cannot stand for the distribution they were drawn for.
 
-    Raised by :meth:`combpred.ProbabilisticStructured.predict_marginals` and
+    Issued (warnings.warn) by :meth:`combpred.ProbabilisticStructured.predict_marginals` and
     :meth:`~combpred.ProbabilisticStructured.sample` when a Metropolis chain
     (uniform proposals) never left its start, the decoded mode, and made too few proposals to show
     that the mode holds nearly all of the mass (60·|Y| proposals bound the rest below 5 %, at
@@ -26,6 +26,6 @@ class MixingWarning(UserWarning):
     average over them): on Permutations(16) they stayed 1.5 from the exact marginals at any sample
     size. The warning says the chain cannot vouch for the result, which may still be close where
     the mass is concentrated near the mode. ``predict_marginals(..., check_mixing=True)`` and
-    ``sample(..., check_mixing=True)`` also raise it where a chain from a dispersed start found
+    ``sample(..., check_mixing=True)`` also issue it where a chain from a dispersed start found
     another mean of ψ than the estimate or the samples.
     """

@@ -785,7 +785,7 @@ class PartialTournaments(_PairSpace):
 
     ψ is the row itself (+1 for u → v, −1 for v → u, 0 for an unordered pair), the thesis'
     encoding. A linear score ⟨u, ψ⟩ is largest when every pair with a non-zero score is oriented,
-    so ``predict`` returns full tournaments, and under :class:`ProbabilisticStructured` an
+    so ``predict`` returns full tournaments, and under :class:`~combpred.ProbabilisticStructured` an
     unordered pair has probability 1/(1 + e^u + e^−u) ≤ 1/3 whatever the data. Fit this space to
     data whose pairs are mostly ordered; to predict *whether* a pair is ordered, model that
     separately (for instance a :class:`Multilabel` model of the ordered pairs).

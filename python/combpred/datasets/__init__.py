@@ -259,7 +259,7 @@ def load_label_ranking(
     Parameters
     ----------
     name : str
-        One of :data:`LABEL_RANKING_DATASETS`, or the name of any file ``label_ranking/<name>.csv``
+        One of ``combpred.datasets.LABEL_RANKING_DATASETS``, or the name of any file ``label_ranking/<name>.csv``
         in the same format in a data directory.
     data_home : str or path-like, default=None
         Data directory to try first (see the module docstring for the search order).
@@ -694,7 +694,7 @@ def load_multilabel(
     Parameters
     ----------
     name : str
-        One of :data:`MULTILABEL_DATASETS` or a folder laid out as above.
+        One of ``combpred.datasets.MULTILABEL_DATASETS`` or a folder laid out as above.
     subset : {"train", "test", "all"}, default="train"
         Which split; ``"all"`` stacks train over test.
     data_home : str or path-like, default=None

@@ -60,7 +60,7 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
     """Parse a dense Clus HMC ARFF document (a tree or a DAG taxonomy).
 
     The last attribute must be ``@ATTRIBUTE class hierarchical <list>``, whose comma-separated
-    list declares the taxonomy, in one of two forms (:func:`hierarchy_form`):
+    list declares the taxonomy, in one of two forms (``hierarchy_form``):
 
     * **paths** (FunCat, ImageCLEF trees): every node as its path from the root (``01/01/03``), the
       parent being the path prefix; data rows name nodes by their paths;
