@@ -42,7 +42,20 @@ func view[G float64 | int64, T C.double | C.int64_t](name string, p *T, dims ...
 	if p == nil {
 		return nil, fmt.Errorf("%s is a NULL pointer", name)
 	}
+	if err := aligned(name, unsafe.Pointer(p), 8); err != nil {
+		return nil, err
+	}
 	return unsafe.Slice((*G)(unsafe.Pointer(p)), n), nil
+}
+
+// aligned refuses a pointer that is not a multiple of size: the vector kernels (gonum's, the
+// core's) assume the element type's alignment, and a float64 array at an odd address faulted
+// inside them, a fatal error that no recover catches (the process aborted).
+func aligned(name string, p unsafe.Pointer, size uintptr) error {
+	if uintptr(p)%size != 0 {
+		return fmt.Errorf("%s is not aligned to %d bytes (address %#x): pass an aligned array (NumPy's are)", name, size, uintptr(p))
+	}
+	return nil
 }
 
 func f64s(name string, p *C.double, dims ...C.int64_t) ([]float64, error) {

@@ -348,10 +348,7 @@ func ridgeMaxMargins(md *ridge.Model, X xmat.Rows, from C.int64_t, out *C.double
 	if err != nil {
 		return err
 	}
-	if X.Q == 0 {
-		return nil
-	}
-	return cancellable(false, func(stop *cancel.Flag) error { return md.MaxMarginsRows(X, M, src, stop) })
+	return cancellable(X.Q == 0, func(stop *cancel.Flag) error { return md.MaxMarginsRows(X, M, src, stop) })
 }
 
 // cp_ridge_coef copies the linear model's coefficients (features × d, intercept excluded) and, when

@@ -49,6 +49,16 @@ func csrArg(rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer
 	if nnz > 0 && indices == nil {
 		return nil, errors.New("indices is a NULL pointer")
 	}
+	width := uintptr(8)
+	if indexBits == 32 {
+		width = 4
+	}
+	if err := aligned("indptr", indptr, width); err != nil {
+		return nil, err
+	}
+	if err := aligned("indices", indices, width); err != nil {
+		return nil, err
+	}
 	switch indexBits {
 	case 32:
 		if nnz > 1<<31-1 {

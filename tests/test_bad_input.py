@@ -900,3 +900,72 @@ def test_targets_in_a_wrong_form_are_refused_naming_y(data, Y, error, match):
     X = data[0][:4]
     with pytest.raises(error, match=match):
         StructuredRidge(space="multilabel").fit(X, Y)
+
+
+def test_misaligned_arrays_are_refused_not_a_fault(data):
+    """A float64 array at an address that is not a multiple of 8, passed to the C ABI directly,
+    faulted inside the vector kernels: a fatal Go error that aborted the process (probe AZ). The
+    ABI now refuses it naming the argument (NumPy arrays are aligned: only direct callers could)."""
+    X, Y, _ = data
+    lib = _capi.lib()
+    space = spaces.Multilabel(3)
+    sh = space._h()
+    rows = np.ascontiguousarray(Y)
+    keep = []
+
+    def misaligned(a, by):
+        """A copy of ``a`` at an address ``by`` bytes past a multiple of 8, as a checked buffer."""
+        a = np.ascontiguousarray(a)
+        raw = np.zeros(a.nbytes + 16, np.uint8)
+        start = (-raw.ctypes.data) % 8 + by
+        raw[start : start + a.nbytes] = np.frombuffer(a.tobytes(), np.uint8)
+        keep.append(raw)
+        return _capi._Buffer(
+            a, ctypes.cast(raw.ctypes.data + start, ctypes.POINTER(np.ctypeslib.as_ctypes_type(a.dtype)))
+        )
+
+    with pytest.raises(ValueError, match="X is not aligned to 8 bytes"):
+        _capi.check(
+            lib.cp_ridge_fit(
+                sh,
+                misaligned(np.asarray(X, np.float64), 4),
+                len(X),
+                6,
+                _abi.i64(rows),
+                3,
+                None,
+                b"",
+                0,
+                _capi.PROGRESS(),
+                None,
+                _capi.out_i64(),
+            )
+        )
+    model = StructuredRidge().fit(X, Y)
+    with pytest.raises(ValueError, match="not aligned to 8 bytes"):
+        _capi.check(
+            lib.cp_ridge_decision(model._model.value, _abi.f64(X), len(X), 6, misaligned(np.empty((len(X), 3)), 4), 3)
+        )
+    csr = _capi.Csr(sparse.csr_matrix(np.asarray(X)), "X")
+    indptr = csr.args[4].array
+    args = (*csr.args[:4], misaligned(indptr, indptr.itemsize // 2), *csr.args[5:])
+    with pytest.raises(ValueError, match="indptr is not aligned"):
+        _capi.check(lib.cp_ridge_decision_csr(model._model.value, *args, _abi.f64(np.empty((len(X), 3))), 3))
+
+
+def test_no_rows_still_need_the_models_features(data, fitted):
+    """With q = 0, predict and max-margin calls took any number of features (decision and
+    log_partition refused it; probe AZ)."""
+    X, Y, _ = data
+    lib = _capi.lib()
+    ridge = fitted[0]._model.value
+    estimator = ProbabilisticStructured().fit(X, Y)  # keeps the handle alive
+    prob = estimator._model.value
+    empty, structures, scores = np.empty((0, 7)), np.empty((0, 3), np.int64), np.empty((0, 3))
+    for call in (
+        lambda: lib.cp_ridge_predict(ridge, _abi.f64(empty), 0, 7, _abi.i64(structures), 3),
+        lambda: lib.cp_prob_predict(prob, _abi.f64(empty), 0, 7, _abi.i64(structures), 3),
+        lambda: lib.cp_ridge_max_margins(ridge, _abi.f64(empty), 0, 7, 0, _abi.f64(scores), 3),
+    ):
+        with pytest.raises(ValueError, match="X has 7 features, the model was fitted with 6"):
+            _capi.check(call())

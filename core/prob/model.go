@@ -129,6 +129,9 @@ func (md *Model) Predict(X []float64, q, n int, ys []int64, stop *cancel.Flag) e
 // PredictRows is Predict on dense or sparse rows.
 func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
 	q := X.Q
+	if X.N != md.NFeatures { // no rows still need the model's features
+		return fmt.Errorf("prob: X has %d features, the model was fitted with %d", X.N, md.NFeatures)
+	}
 	if len(ys) != q*md.Space.Width() {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(ys), q, md.Space.Width())
 	}

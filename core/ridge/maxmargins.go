@@ -51,6 +51,9 @@ func (md *Model) MaxMargins(X []float64, q, n int, out []float64, from DecodeSou
 func (md *Model) MaxMarginsRows(X xmat.Rows, out []float64, from DecodeSource, stop *cancel.Flag) error {
 	sp := md.Space
 	d, q := sp.Dim(), X.Q
+	if err := md.checkFeatures(X.N); err != nil {
+		return err
+	}
 	if len(out) != q*d {
 		return fmt.Errorf("buffer sizes do not match %d rows and %d margins", q, d)
 	}

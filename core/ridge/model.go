@@ -679,6 +679,9 @@ func (md *Model) DecisionRows(X xmat.Rows, U []float64) error {
 // PredictRows is Predict on dense or sparse rows.
 func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
 	q := X.Q
+	if err := md.checkFeatures(X.N); err != nil { // no rows still need the model's features
+		return err
+	}
 	if len(ys) != q*md.Space.Width() {
 		return fmt.Errorf("output has %d values, want %d×%d", len(ys), q, md.Space.Width())
 	}
