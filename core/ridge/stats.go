@@ -224,15 +224,12 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 	}
 	n, d := st.n, st.d
 	k := st.unknowns(intercept) / d
-	var null *mat.SymDense
-	if intercept {
-		// Scores along a direction v with Sv = 0 are the same for every structure (vᵀψ is constant
-		// on Y), so the intercept's component there changes nothing and leaves H singular.
-		// Penalising that component alone picks the minimum-norm optimum and leaves J unchanged.
-		var err error
-		if null, err = nullProjector(S); err != nil {
-			return nil, Result{}, err
-		}
+	// Scores along a direction v with Sv = 0 are the same for every structure (vᵀψ is constant on
+	// Y), so the intercept's component there changes nothing and leaves H singular. Penalising that
+	// component alone picks the minimum-norm optimum and leaves J unchanged.
+	null, err := nullProjector(S)
+	if err != nil {
+		return nil, Result{}, err
 	}
 	for i := 0; i < H.SymmetricDim(); i++ {
 		if stop.Yield() {
@@ -250,16 +247,21 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 	// that block made D H D singular in double precision (alpha = 1e-16 on multiclass, probe AU)
 	// while CG, which drops those directions (nullspace.go), solved the same problem. A penalty of
 	// each row's own scale there keeps the factorisation well conditioned and the optimum as it is.
-	zero, err := st.zeroProjector(S, mean)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	if null != nil {
+	// J's null directions lie in S's (M̄ = S + the examples' curvature): where S has none (multi-
+	// label), neither has J, and M̄'s eigendecomposition is spared.
+	zero := mat.NewSymDense(d, nil)
+	if !isZeroSym(null) {
+		if zero, err = st.zeroProjector(S, mean); err != nil {
+			return nil, Result{}, err
+		}
 		// the intercept's penalty 2α stays on the rest of S's null space, where the examples give the
 		// intercept a curvature of their own and CG's preconditioners keep that same penalty
 		if null, err = projectorDifference(null, zero); err != nil {
 			return nil, Result{}, err
 		}
+	}
+	if !intercept {
+		null = nil // the penalised rows have 2α of their own
 	}
 	rowScale := make([]float64, k)
 	for j := range rowScale {
@@ -447,6 +449,16 @@ func projectorDifference(P, Q *mat.SymDense) (*mat.SymDense, error) {
 		}
 	}
 	return out, nil
+}
+
+// isZeroSym reports whether every entry of a is zero.
+func isZeroSym(a *mat.SymDense) bool {
+	for _, v := range a.RawSymmetric().Data {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // nullProjector returns the orthogonal projector onto the null space of the covariance S.
