@@ -505,6 +505,7 @@ def test_ctrl_c_cancels_a_call_made_inside_a_signal_handler():
                 raise
             finally:
                 inner.append(round(time.monotonic() - start, 3))
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a background shell ignores it
         signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, 0.3)
         threading.Timer(0.8, os.kill, (os.getpid(), signal.SIGINT)).start()
