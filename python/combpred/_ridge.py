@@ -125,10 +125,10 @@ class StructuredRidge(StructuredEstimator):
         ``cg`` or ``sgd``, one whose copy the memory budget refuses, and ``partial_fit`` with
         ``sgd`` use X as it is (scale and centre it yourself if its features are far from zero).
     solver : {"auto", "exact", "cg", "sgd"}, default="auto"
-        ``"exact"`` solves the normal equations directly: by Cholesky for the linear kernel (memory
-        grows as (n_features · d)²; (n_features + 1) · d unknowns with ``fit_intercept``), by LU of
-        the (n_samples · d)² system of the expansion coefficients for the other kernels (at most
-        8000 unknowns either way); ``"cg"`` runs preconditioned
+        ``"exact"`` solves the normal equations directly, by Cholesky for the linear kernel ((n_features
+        + 1) · d unknowns with ``fit_intercept``, memory growing as their square) and by LU of the
+        (n_samples · d)² system of the expansion coefficients for the other kernels, either way
+        (at most 8000 unknowns); ``"cg"`` runs preconditioned
         conjugate gradients (deflated CG in the kernel's inner product for kernel models);
         ``"sgd"`` is the thesis' online stochastic gradient (section 5.3.2), step
         ``min(eta0 / (alpha · t), 1 / L)``, L the largest curvature of one example's term of J
