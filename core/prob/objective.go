@@ -5,7 +5,6 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
@@ -57,30 +56,16 @@ func (p *Problem) coordinates() []float64 {
 // of that size: L-BFGS ran its 5,000 iterations and warned where the dense X, centred in a copy,
 // met tol in 8 (probe AT). A copy the budget refuses leaves X as it is.
 func (p *Problem) shiftDenseColumns() {
-	X := p.X.Sparse
-	if X == nil || !p.implicit || p.centre == nil {
+	if p.X.Sparse == nil || !p.implicit || p.centre == nil {
 		return
 	}
-	shift := make([]float64, p.n)
-	any := false
-	for j, c := range X.ColumnCounts() {
-		if c == p.m && p.centre[j] != 0 {
-			shift[j], any = p.centre[j], true
-		}
-	}
-	if !any || budget.Check(fmt.Sprintf("a copy of sparse X's values (%d samples × %d features, %d stored) with its dense columns centred",
-		p.m, p.n, X.NNZ()), X.Bytes()) != nil {
+	shifted, shift := p.X.Sparse.CentredDenseColumns(p.centre)
+	if shifted == nil {
 		return
-	}
-	shifted := X.ShiftColumns(shift)
-	if shifted.CheckMagnitude("X") != nil {
-		return // centred values up to twice X's: let X's own bounds hold
 	}
 	rest := make([]float64, p.n)
 	for j, c := range p.centre {
-		if shift[j] == 0 {
-			rest[j] = c
-		}
+		rest[j] = c - shift[j] // 0 where the copy is centred
 	}
 	p.X, p.origin, p.centre = xmat.Matrix{Sparse: shifted}, p.centre, rest
 }

@@ -54,37 +54,15 @@ func (d design) centred(s []float64) (design, []float64) {
 }
 
 // centredSparse is centred for a sparse X: its fully stored columns shifted by their s-weighted
-// means in a copy of its values (checked against the budget; refused, X stays as it is).
+// means in a copy (xmat.CSR.CentredDenseColumns; refused, X stays as it is).
 func (d design) centredSparse(s []float64) (design, []float64) {
-	m, n := d.sp.Dims()
-	if m == 0 {
-		return d, nil
-	}
-	counts := d.sp.ColumnCounts()
-	full := false
-	for _, c := range counts {
-		full = full || c == m
-	}
-	if !full {
-		return d, nil
-	}
 	mu := xmat.WeightedMean(d.input(), s)
 	if mu == nil {
 		return d, nil
 	}
-	shift := make([]float64, n)
-	for j, c := range counts {
-		if c == m {
-			shift[j] = mu[j]
-		}
-	}
-	if budget.Check(fmt.Sprintf("a copy of sparse X's values (%d samples × %d features, %d stored) with its dense columns centred", m, n, d.sp.NNZ()),
-		d.sp.Bytes()) != nil {
+	sp, shift := d.sp.CentredDenseColumns(mu)
+	if sp == nil {
 		return d, nil
-	}
-	sp := d.sp.ShiftColumns(shift)
-	if sp.CheckMagnitude("X") != nil {
-		return d, nil // centred values up to twice X's: let X's own bounds hold
 	}
 	d.sp = sp
 	return d, shift

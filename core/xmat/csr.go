@@ -167,6 +167,30 @@ func (a *CSR) ColumnCounts() []int {
 // the budget (Bytes bounds them).
 func (a *CSR) ShiftColumns(c []float64) *CSR { return &CSR{impl: a.impl.shiftColumns(c)} }
 
+// CentredDenseColumns returns a copy of a whose columns that store a value in every row are
+// shifted by their mu (a − 1muᵀ there, exactly: the centring a sparse X allows without densifying),
+// and that shift (mu on those columns, 0 elsewhere); nil, nil when no such column has a nonzero mu,
+// the memory budget refuses the copy, or a shifted value leaves X's bounds (CheckMagnitude).
+func (a *CSR) CentredDenseColumns(mu []float64) (*CSR, []float64) {
+	m, n := a.Dims()
+	shift := make([]float64, n)
+	any := false
+	for j, c := range a.ColumnCounts() {
+		if c == m && m > 0 && mu[j] != 0 {
+			shift[j], any = mu[j], true
+		}
+	}
+	if !any || budget.Check(fmt.Sprintf("a copy of sparse X's values (%d samples × %d features, %d stored) with its dense columns centred",
+		m, n, a.NNZ()), a.Bytes()) != nil {
+		return nil, nil
+	}
+	shifted := a.ShiftColumns(shift)
+	if shifted.CheckMagnitude("X") != nil {
+		return nil, nil // centred values up to twice X's: let X's own bounds hold
+	}
+	return shifted, shift
+}
+
 // Transpose returns aᵀ as an owned CSR (n×m): the CSC form of a. Its row pointers and the
 // sort's cursors hold two indices per column of a, whatever a stores (CheckTranspose).
 func (a *CSR) Transpose() *CSR { return &CSR{impl: a.impl.transpose()} }
