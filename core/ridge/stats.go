@@ -406,17 +406,24 @@ func (st *linearStats) zeroProjector(S *mat.SymDense, mean []float64) (*mat.SymD
 	if err != nil {
 		return nil, err
 	}
-	proj := mat.NewSymDense(d, nil)
 	top := vals[d-1]
 	if !(top > 0) || math.IsInf(top, 0) {
-		return proj, nil // no data (every weight zero) or overflowed sums, reported by the caller
+		return mat.NewSymDense(d, nil), nil // no data (every weight zero) or overflowed sums, reported by the caller
 	}
+	return eigenProjector(vals, vecs, func(v float64) bool { return v <= zeroRelTol*top }), nil
+}
+
+// eigenProjector returns the orthogonal projector onto the eigenvectors (columns of vecs) whose
+// eigenvalue keep accepts.
+func eigenProjector(vals []float64, vecs *mat.Dense, keep func(float64) bool) *mat.SymDense {
+	d := len(vals)
+	proj := mat.NewSymDense(d, nil)
 	for c, v := range vals {
-		if v <= zeroRelTol*top {
+		if keep(v) {
 			proj.SymRankOne(proj, 1, mat.NewVecDense(d, mat.Col(nil, c, vecs)))
 		}
 	}
-	return proj, nil
+	return proj
 }
 
 // projectorDifference returns the orthogonal projector onto the part of P's range orthogonal to
@@ -442,13 +449,7 @@ func projectorDifference(P, Q *mat.SymDense) (*mat.SymDense, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := mat.NewSymDense(d, nil)
-	for c, v := range vals {
-		if v > 0.5 {
-			out.SymRankOne(out, 1, mat.NewVecDense(d, mat.Col(nil, c, vecs)))
-		}
-	}
-	return out, nil
+	return eigenProjector(vals, vecs, func(v float64) bool { return v > 0.5 }), nil
 }
 
 // isZeroSym reports whether every entry of a is zero.
@@ -467,17 +468,8 @@ func nullProjector(S *mat.SymDense) (*mat.SymDense, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := len(vals)
-	tol := nullRelTol * math.Max(vals[d-1], 1e-300)
-	proj := mat.NewSymDense(d, nil)
-	for c, v := range vals {
-		if v > tol {
-			continue
-		}
-		col := mat.Col(nil, c, vecs)
-		proj.SymRankOne(proj, 1, mat.NewVecDense(d, col))
-	}
-	return proj, nil
+	tol := nullRelTol * math.Max(vals[len(vals)-1], 1e-300)
+	return eigenProjector(vals, vecs, func(v float64) bool { return v <= tol }), nil
 }
 
 // sumsOverflow is the error of a solver (named as a possessive: "the exact solver's") whose
