@@ -43,12 +43,17 @@ def load_line() -> str:
 RUN_NOTE = "- Run notes (by hand"
 
 
-def write_section(name: str, body: str, path: Path = BENCHMARKS_MD) -> None:
+def write_section(name: str, body: str, path: Path = BENCHMARKS_MD, quick: str | None = None) -> None:
     """Replace (or append) the section delimited by `<!-- name:start -->` / `<!-- name:end -->`.
+
+    quick, for a smoke run, says what it cut (e.g. "small shapes"): the section then ends by saying
+    that it is not the measurement, so that a smoke run written over BENCHMARKS.md is not taken for one.
 
     The section's hand-written run notes (lines that start with RUN_NOTE) are kept, after the new
     body, in their order: a rerun refreshes the tables and keeps the history of what was measured
     by hand (session 51's rerun of yeast.py dropped nine of them)."""
+    if quick is not None:
+        body = f"{body.rstrip()}\n\nQuick smoke run ({quick}): not the measurement."
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     text = (
         path.read_text()

@@ -145,7 +145,7 @@ def main() -> None:
         "",
         *fits_table(args.quick),
     ]
-    write_section("exact_inference", "\n".join(lines), args.output)
+    write_section("exact_inference", "\n".join(lines), args.output, quick="small sizes" if args.quick else None)
     print(f"wrote {args.output}")
 
 

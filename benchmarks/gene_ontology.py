@@ -331,9 +331,9 @@ def main() -> None:
         f"- whole script: {(time.perf_counter() - t_all) / 60:.1f} min; load average over the last 15 minutes "
         f"{os.getloadavg()[2]:.1f} on {os.cpu_count()} cores.",
     ]
-    if args.quick:
-        lines += ["", "Quick smoke run (200 rows per split, small grids): not the measurement."]
-    write_section("gene_ontology", "\n".join(lines), args.output)
+    write_section(
+        "gene_ontology", "\n".join(lines), args.output, quick="200 rows per split, small grids" if args.quick else None
+    )
     print(f"wrote {args.output}")
 
 

@@ -97,7 +97,7 @@ def main() -> None:
         "",
         *rows,
     ]
-    write_section("kernel_dual", "\n".join(body), args.output)
+    write_section("kernel_dual", "\n".join(body), args.output, quick="fewer rows and alphas" if args.quick else None)
 
 
 if __name__ == "__main__":

@@ -100,7 +100,9 @@ def main() -> None:
         + ", ".join(f"α={k:g}: {v}" if isinstance(k, float) else f"{k}: {v}" for k, v in wins.items())
         + f". `python benchmarks/prob_default_alpha.py{' --quick' if args.quick else ''}`.",
     ]
-    write_section("prob_default_alpha", "\n".join(lines), args.output)
+    write_section(
+        "prob_default_alpha", "\n".join(lines), args.output, quick="yeast and iris only" if args.quick else None
+    )
     print(f"wrote {args.output}")
 
 

@@ -59,6 +59,12 @@ def _needs(*relatives: str | None):
         ("sgd.py", "sgd", "| solver | iterations / epochs | seconds | final gap |", None),
         ("scale.py", "scale", "| model | training data | fit (s) | peak memory (GiB) |", None),
         (
+            "reference_measures.py",
+            "reference_measures",
+            "| model | chosen | valid AU(PRC) | valid ℓ_H |",
+            "hierarchical_funcat_go/cellcycle_FUN/cellcycle_FUN.train.arff",
+        ),
+        (
             "gene_ontology.py",
             "gene_ontology",
             "| model | chosen on valid | valid AU(PRC) | valid hF1 |",
