@@ -244,13 +244,19 @@ def test_sgd_weights_overflowing_its_step_bound_are_refused(data, weight):
         StructuredRidge(solver="sgd").partial_fit(X, Y, sample_weight=np.full(len(X), weight))
 
 
-def test_cg_sums_overflowing_are_refused_not_a_nan_model(data):
+def test_cg_at_weights_near_the_float_limit_fits_as_alpha_over_c(data):
     """Weights summing to 1.5e308 (finite, under the sum's own check) returned an all-zero model
-    with J = NaN and only a ConvergenceWarning; now an error names sample_weight, as the exact
-    solver's does. Slightly smaller weights fit as unit weights do (the solution is scale-free)."""
+    with J = NaN and only a ConvergenceWarning, and were then refused as an overflow; CG now
+    solves the problem with the weights and alpha divided by a common scale, which has the same
+    minimiser: the unit-weight model at alpha / c, with J·c. The exact solver's sums still refuse them."""
     X, Y = data
-    with pytest.raises(ValueError, match="cg solver's weighted sums overflow.*sample_weight"):
-        StructuredRidge(solver="cg").fit(X, Y, sample_weight=np.full(len(X), 2.5e306))
+    c = 2.5e306
+    big = StructuredRidge(solver="cg").fit(X, Y, sample_weight=np.full(len(X), c))
+    unit = StructuredRidge(solver="cg", alpha=1 / c).fit(X, Y)
+    np.testing.assert_allclose(big.coef_, unit.coef_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(big.objective_, c * unit.objective_, rtol=1e-12)
+    with pytest.raises(ValueError, match="exact solver's weighted sums overflow.*sample_weight"):
+        StructuredRidge(solver="exact").fit(X, Y, sample_weight=np.full(len(X), c))
     big = StructuredRidge(solver="cg", alpha=1.5e306).fit(X, Y, sample_weight=np.full(len(X), 1.5e306))
     unit = StructuredRidge(solver="cg", alpha=1.0).fit(X, Y)
     np.testing.assert_allclose(big.coef_, unit.coef_, rtol=1e-6, atol=1e-9)
@@ -297,6 +303,53 @@ def test_decoding_is_scale_invariant(space):
     want = space.decode(U)
     for scale in (1e307, 1e-300):
         np.testing.assert_array_equal(space.decode(U * scale), want)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "precomputed"])
+@pytest.mark.parametrize("space", ["multilabel", "multiclass", spaces.Permutations(4)])
+def test_kernel_cg_fit_is_the_same_when_weights_and_alpha_scale_together(kernel, space):
+    """J(alpha·c, weights·c) = c·J(alpha, weights): the same minimiser. Kernel CG's curvatures carry
+    the weights' scale cubed: at c = 1e-120 they underflowed and CG stopped after one step with scores
+    26 % off, behind a warning that blamed max_iter; at c = 1e105 the fit was refused as an overflow."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 3))
+    if space == "multiclass":
+        Y = np.argmax(X @ rng.normal(size=(3, 3)) + rng.normal(size=(40, 3)), axis=1)
+    elif space == "multilabel":
+        Y = (X @ rng.normal(size=(3, 3)) + rng.normal(size=(40, 3)) > 0).astype(int)
+    else:
+        Y = np.argsort(np.argsort(-(X @ rng.normal(size=(3, 4)) + rng.normal(size=(40, 4))), axis=1), axis=1) + 1
+    if kernel == "precomputed":
+        X = rbf_kernel(X, gamma=1 / 3)
+    reference = StructuredRidge(space=space, kernel=kernel, solver="cg", tol=1e-10).fit(X, Y)
+    for c in (1e-150, 1e-120, 1e105, 1e300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            model = StructuredRidge(space=space, kernel=kernel, solver="cg", tol=1e-10, alpha=c).fit(
+                X, Y, sample_weight=np.full(40, c)
+            )
+        np.testing.assert_allclose(model.decision_function(X), reference.decision_function(X), rtol=0, atol=1e-7)
+        np.testing.assert_allclose(model.objective_, c * reference.objective_, rtol=1e-9)
+
+
+def test_linear_cg_fit_is_the_same_when_weights_and_alpha_scale_together():
+    """The same for linear CG, on many labels: at c = 1e300 (alpha 1e298) it ran its 1,000 iterations
+    (12 s) and stopped short of tol, where at c = 1 it takes about 50."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 15))
+    Y = (X @ rng.normal(size=(15, 300)) + rng.normal(size=(400, 300)) > 0.5).astype(np.int8)
+    reference = StructuredRidge(space="multilabel", solver="cg", alpha=0.01, tol=1e-10).fit(X, Y)
+    for c in (1e-300, 1e300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            model = StructuredRidge(space="multilabel", solver="cg", alpha=0.01 * c, tol=1e-10).fit(
+                X, Y, sample_weight=np.full(400, c)
+            )
+        assert model.n_iter_ <= 2 * reference.n_iter_
+        np.testing.assert_allclose(model.coef_, reference.coef_, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(model.objective_, c * reference.objective_, rtol=1e-9)
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,8 @@ func solveKernelCG(p *Problem, K, Gamma *mat.Dense, opt *Options) (Result, error
 // the fit may take the dual over the examples (kernelCubeDual), first or after kernel CG has
 // spent its share (planKernelDual); the dual's unfinished Γ continues in kernel CG.
 func solveKernelCGScaled(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.Dense, opt *Options) (Result, error) {
+	sigma := unitWeights(p)
+	p, opt, sigma = scaledWeights(p, opt, sigma)
 	plan := planKernelDual(p, kScale, opt)
 	if mat.Norm(Gamma, 1) != 0 {
 		// A warm start keeps its progress in kernel CG (the dual has no starting point to take it
@@ -46,7 +48,8 @@ func solveKernelCGScaled(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.De
 		// ran out of 1,000 iterations where the dual from zero takes 17 and 8.
 		plan.first = false
 	}
-	return solveKernelPlanned(p, newKernelSystem(p, K), K, kScale, Gamma, opt, plan)
+	res, err := solveKernelPlanned(p, newKernelSystem(p, K), K, kScale, Gamma, opt, plan)
+	return scaledResult(res, err, sigma, "the kernel cg solver's")
 }
 
 // solveKernelPlanned is solveKernelCGScaled following plan, its iterations numbered on across the
@@ -360,8 +363,9 @@ const indefinite = 1e-3
 // below, and CG stopped after one step and returned a meaningless model.
 func checkCurvature(c float64, x []float64, kScale float64) error {
 	if math.IsNaN(c) || math.IsInf(c, 0) {
-		return fmt.Errorf("the kernel computations overflowed (a curvature of %v): the kernel values or the sample "+
-			"weights are too large; scale X or sample_weight, or reduce gamma, coef0 or degree", c)
+		// The fit divides the weights by the largest (scaledWeights): the kernel values are to blame.
+		return fmt.Errorf("the kernel computations overflowed (a curvature of %v): the kernel values are too large; "+
+			"scale X, or reduce gamma, coef0 or degree", c)
 	}
 	if xx := dot(x, x); c >= -indefinite*kScale*xx {
 		return nil

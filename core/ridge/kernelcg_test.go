@@ -554,3 +554,39 @@ func TestKernelFitWithTinyWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelCGScaleOfTheWeights: multiplying every sample weight and α by c multiplies J by c and
+// leaves its minimiser alone, so the fit must not change. Weights and α of 1e105 were refused as an
+// overflow, of 1e-120 stopped after one step 26 % from the optimum (probe BA).
+func TestKernelCGScaleOfTheWeights(t *testing.T) {
+	for _, c := range kernelCases(t)[:4] {
+		m, d := c.p.dims()
+		opt := Options{Alpha: c.p.Alpha, Tol: 1e-10, MaxIter: 1000}
+		ref := mat.NewDense(m, d, nil)
+		refRes, err := solveKernelCG(c.p, c.K, ref, &opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, scale := range []float64{1e-300, 1e-150, 1e-120, 1e105, 1e200, 1e300} {
+			q := *c.p
+			q.Alpha *= scale
+			q.Weight = make([]float64, m)
+			for i, w := range c.p.Weight {
+				q.Weight[i] = w * scale
+			}
+			Gamma := mat.NewDense(m, d, nil)
+			res, err := solveKernelCG(&q, c.K, Gamma, &Options{Alpha: q.Alpha, Tol: opt.Tol, MaxIter: opt.MaxIter})
+			if err != nil {
+				t.Errorf("%s, scale %g: %v", c.name, scale, err)
+				continue
+			}
+			if diff := maxAbsDiff(Gamma, ref); diff > 1e-7*math.Max(maxAbs(ref), 1) {
+				t.Errorf("%s, scale %g: Γ differs by %.3g (scale %.3g) after %d iterations, against %d",
+					c.name, scale, diff, maxAbs(ref), res.Iterations, refRes.Iterations)
+			}
+			if want := refRes.Objective * scale; math.Abs(res.Objective-want) > 1e-10*math.Abs(want) {
+				t.Errorf("%s, scale %g: objective %.15g, want %.15g", c.name, scale, res.Objective, want)
+			}
+		}
+	}
+}

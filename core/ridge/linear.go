@@ -159,6 +159,14 @@ const wideCols = 64
 // solveLinearCG minimises J by conjugate gradients preconditioned with newLinearPrecond, starting
 // at W (updated in place).
 func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
+	sigma := unitAlpha(p)
+	p, opt, sigma = scaledWeights(p, opt, sigma)
+	res, err := solveLinearCGUnit(p, des, W, opt)
+	return scaledResult(res, err, sigma, "the cg solver's")
+}
+
+// solveLinearCGUnit is solveLinearCG on weights whose largest is 1 (or that unitWeights left).
+func solveLinearCGUnit(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
 	// Each step of the set-up is one pass over X at most (a tenth of a second at 200,000 × 60):
 	// Stop is checked between them, and every iteration.
 	_, d := W.Dims()

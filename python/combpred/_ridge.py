@@ -528,7 +528,10 @@ class StructuredRidge(StructuredEstimator):
                     "steps, set by the largest, too small for the others), or use solver='cg'"
                 )
             else:
-                advice = "increase max_iter or alpha, or check the scale of X"
+                advice = (
+                    "increase max_iter or alpha (alpha acts against the sample weights: scaling every weight by c "
+                    "fits as alpha / c does), or check the scale of X"
+                )
             warnings.warn(
                 f"{type(self).__name__} stopped after {self.n_iter_} {'iterations' if measure == 'relative gradient' else 'epochs'} at a {measure} of "
                 f"{reached:.2e} (tol={self.tol}); {advice}",
