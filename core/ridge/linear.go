@@ -165,7 +165,7 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	return scaledResult(res, err, sigma, "the cg solver's")
 }
 
-// solveLinearCGUnit is solveLinearCG on weights whose largest is 1 (or that unitWeights left).
+// solveLinearCGUnit is solveLinearCG on the problem scaledWeights leaves.
 func solveLinearCGUnit(p *Problem, des design, W *mat.Dense, opt *Options) (Result, error) {
 	// Each step of the set-up is one pass over X at most (a tenth of a second at 200,000 × 60):
 	// Stop is checked between them, and every iteration.

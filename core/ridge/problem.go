@@ -140,7 +140,7 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 // at 1e300 ran 1,000 iterations where it takes 48 at 1 (probe BA). It returns p, opt and 1 where
 // sigma is 1 or would take α out of its range.
 func scaledWeights(p *Problem, opt *Options, sigma float64) (*Problem, *Options, float64) {
-	if sigma == 1 || !(sigma > 0) || math.IsInf(sigma, 0) || !(p.Alpha/sigma <= check.MaxAlpha) {
+	if sigma == 1 || !(sigma > 0) || math.IsInf(sigma, 0) || check.Alpha(p.Alpha/sigma) != nil {
 		return p, opt, 1
 	}
 	q := *p
@@ -157,27 +157,38 @@ func scaledWeights(p *Problem, opt *Options, sigma float64) (*Problem, *Options,
 	return &q, opt, sigma
 }
 
-// unitWeights is the σ that makes p's largest weight 1 (kernel CG, whose curvatures scale as
-// s²(α + s): a weight scale of 1 keeps them in range for any α), or 1 when p has no examples.
+// unitWeights is the σ that makes p's largest weight 1 for kernel CG, whose curvatures scale as
+// s²(α + s): a weight scale of 1 keeps them in range for any α. Within 1e±50 the weights are left
+// as they are (σ = 1), so that the fits users run keep their arithmetic bit for bit.
 func unitWeights(p *Problem) float64 {
 	if len(p.Weight) == 0 {
 		return 1
 	}
-	return floats.Max(p.Weight)
+	if top := floats.Max(p.Weight); top < 1e-50 || top > 1e50 {
+		return top
+	}
+	return 1
 }
 
-// unitAlpha is the σ that makes α 1 (linear CG, whose preconditioners square 2α: at α = 1e200 CG
-// diverged where the same problem at α = 1, weights 1e-200, converges), as far as the weights
-// allow: none above 1e300 or, positive, below 1e-300 after the division.
+// unitAlpha is the σ for linear CG: α's own where α > 1e100, whose preconditioners square 2α (at
+// α = 1e200 CG diverged where the same problem at α = 1, weights 1e-200, converges), as far as the
+// weights allow (none above 1e300 or, positive, below 1e-300 after the division); the largest
+// weight's where that is above 1e100 (weights of 2.5e306 overflowed H's products); otherwise 1, as
+// for unitWeights: unit weights keep the products' fast paths (design.gram's).
 func unitAlpha(p *Problem) float64 {
-	sigma := p.Alpha
-	lo, hi := 0.0, math.Inf(1)
+	lo, hi, top := 0.0, math.Inf(1), 0.0
 	for _, w := range p.Weight {
 		if w > 0 {
-			lo, hi = max(lo, w*1e-300), min(hi, w*1e300)
+			lo, hi, top = max(lo, w*1e-300), min(hi, w*1e300), max(top, w)
 		}
 	}
-	return max(min(sigma, hi), lo)
+	switch {
+	case p.Alpha > 1e100:
+		return max(min(p.Alpha, hi), lo)
+	case top > 1e100:
+		return top
+	}
+	return 1
 }
 
 // scaledResult is a solver's result on scaledWeights' problem (res, err) at the scale σ of the
