@@ -175,6 +175,21 @@ def test_svm_learns_permutations(decoding):
     assert model.decision_function(Xt).shape == (200, 10)
 
 
+@pytest.mark.parametrize("decoding", ["exact", "sampled"])
+def test_svm_with_an_intercept_is_the_same_for_x_shifted(decoding):
+    # Pegasos' steps on the raw X fell from a Kendall score of 0.85 to 0.04 on X + 1e3, without a
+    # warning (probe BA): the fit now centres X, and the intercept takes the mean back
+    X, Y, B = linear_ranking_data(6, 400, 4, 5)
+    Xt, Yt, _ = linear_ranking_data(7, 200, 4, 5, B)
+    fits = [
+        StructuredSVM(spaces.Permutations(5), alpha=0.01, decoding=decoding, random_state=0).fit(X + shift, Y)
+        for shift in (0.0, 1e3)
+    ]
+    np.testing.assert_allclose(fits[1].decision_function(Xt + 1e3), fits[0].decision_function(Xt), atol=1e-6)
+    np.testing.assert_allclose(fits[1].coef_, fits[0].coef_, atol=1e-9)
+    assert kendall_tau(Yt, fits[1].predict(Xt + 1e3)) > 0.85
+
+
 def test_svm_hierarchy_paths():
     # leaves 3, 4 (under 1) and 2; the leaf is chosen by the largest of three linear scores
     parent = np.array([-1, 0, 0, 1, 1])
