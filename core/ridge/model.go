@@ -234,45 +234,31 @@ func FitCSR(sp space.Space, X *xmat.CSR, ys []int64, weights []float64, opt Opti
 }
 
 func fit(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt Options) (*Model, error) {
-	weights, lift, err := liftKernelWeights(weights, &opt)
-	if err != nil {
+	if err := checkKernelWeightScale(weights, &opt); err != nil {
 		return nil, err
 	}
 	p, err := prepareProblem(sp, X, ys, weights, &opt, operatorOnly(&opt))
 	if err != nil {
 		return nil, err
 	}
-	md, err := fitProblem(sp, X, p, opt)
-	if err == nil {
-		md.Result.Objective = math.Ldexp(md.Result.Objective, -lift)
-	}
-	return md, err
+	return fitProblem(sp, X, p, opt)
 }
 
-// liftKernelWeights returns, for a kernel fit (no Nyström map: nothing it fits is continued by
-// PartialFit) whose largest sample weight s is below 2⁻⁵¹¹ (and normal: sampleWeights refuses
-// subnormal ones), the weights and opt.Alpha multiplied
-// by the power of two 2^lift that brings s into [½, 1): J is multiplied by 2^lift, exactly, and its
-// minimum does not move. Kernel CG's curvatures ⟨r, Kr⟩ are squares of residuals as small as the
-// weights: at weights of 1e-300 they underflowed to 0, and the fit was refused as an indefinite
-// kernel. Other fits, and larger weights, return weights unchanged and lift 0.
-func liftKernelWeights(weights []float64, opt *Options) ([]float64, int, error) {
-	if opt.Kernel.Kind == kernel.Linear || opt.NComponents > 0 || weights == nil || check.Alpha(opt.Alpha) != nil {
-		return weights, 0, nil
+// checkKernelWeightScale refuses, for a kernel fit (no Nyström map), weights whose largest s puts
+// α/s beyond alpha's range: kernel CG divides both by s (scaledWeights), and the penalty then
+// exceeds the data term by more than float64 holds (at alpha 1e300 and weights 1e-300 the fit
+// returned scores of zero after one iteration, behind a warning to raise max_iter).
+func checkKernelWeightScale(weights []float64, opt *Options) error {
+	if opt.Kernel.Kind == kernel.Linear || opt.NComponents > 0 || len(weights) == 0 || check.Alpha(opt.Alpha) != nil {
+		return nil
 	}
 	top := floats.Max(weights)
-	if !(top >= minLargestWeight) || top >= 0x1p-511 || math.IsInf(top, 0) {
-		return weights, 0, nil // sampleWeights names what is wrong with them
+	if !(top >= minLargestWeight) || math.IsInf(top, 0) || check.Alpha(opt.Alpha/top) == nil {
+		return nil // sampleWeights names what is wrong with them
 	}
-	lifted, e := check.ToUnitBinade(weights, top)
-	alpha := math.Ldexp(opt.Alpha, -e)
-	if err := check.Alpha(alpha); err != nil {
-		return nil, 0, fmt.Errorf("sample_weight's largest value is %.3g: against alpha = %g the penalty is %.3g times "+
-			"the data term, beyond float64's range; rescale the weights (multiplying them all by c fits as alpha·c does)",
-			top, opt.Alpha, alpha)
-	}
-	opt.Alpha = alpha
-	return lifted, -e, nil
+	return fmt.Errorf("sample_weight's largest value is %.3g: against alpha = %g the penalty is %.3g times "+
+		"the data term, beyond float64's range; rescale the weights (multiplying them all by c fits as alpha·c does)",
+		top, opt.Alpha, opt.Alpha/top)
 }
 
 // fitProblem fits the model of opt on inputs X and the Problem p built for them.

@@ -158,8 +158,10 @@ func scaledWeights(p *Problem, opt *Options, sigma float64) (*Problem, *Options,
 }
 
 // unitWeights is the σ that makes p's largest weight 1 for kernel CG, whose curvatures scale as
-// s²(α + s): a weight scale of 1 keeps them in range for any α. Within 1e±50 the weights are left
-// as they are (σ = 1), so that the fits users run keep their arithmetic bit for bit.
+// s²(α + s): a weight scale of 1 keeps them in range for any α (at weights of 1e-300 they underflowed
+// to 0 and the fit was refused as an indefinite kernel; fit refuses the α that would leave alpha's
+// range, checkKernelWeightScale). Within 1e±50 the weights are left as they are (σ = 1), so that the
+// fits users run keep their arithmetic bit for bit.
 func unitWeights(p *Problem) float64 {
 	if len(p.Weight) == 0 {
 		return 1
