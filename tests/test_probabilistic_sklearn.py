@@ -70,6 +70,23 @@ def test_predict_log_proba_is_the_log_of_predict_proba(multiclass_data, multilab
         assert_allclose(np.exp(model.predict_log_proba(Xt)), model.predict_proba(Xt), rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("sampler", ["cftp", "metropolis"])
+def test_predict_proba_is_exact_and_agrees_with_predict_whatever_the_sampler(multiclass_data, multilabel_data, sampler):
+    # after a fit with a sampler, predict_proba returned the fit's sampled estimates (100 draws):
+    # their argmax disagreed with predict on 10 of 200 rows, and some were 0 (probe BD)
+    for X, Y, Xt, _ in (multiclass_data, multilabel_data):
+        space = "multiclass" if Y.ndim == 1 else "multilabel"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = ProbabilisticStructured(space=space, sampler=sampler, random_state=0).fit(X, Y)
+        P = model.predict_proba(Xt)
+        assert_allclose(P, model.predict_marginals(Xt, method="exact"), rtol=1e-12, atol=0)
+        if space == "multiclass":
+            assert_array_equal(model.classes_[np.argmax(P, axis=1)], model.predict(Xt))
+        else:
+            assert_array_equal((P > 0.5).astype(int), model.predict(Xt))
+
+
 def test_clone_is_unfitted_with_equal_params(multilabel_data):
     X, Y, _, _ = multilabel_data
     model = ProbabilisticStructured(space=spaces.Multilabel(4), alpha=0.05, sampler="metropolis", random_state=3)
