@@ -11,7 +11,8 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
-from sklearn.svm import LinearSVC
+from sklearn.svm import SVC, LinearSVC
+from sklearn.utils import get_tags
 
 
 def ranks_from_scores(S):
@@ -94,6 +95,29 @@ def test_knn_borda_errors():
 # ---------------------------------------------------------------------------------------------
 # PairwiseRanker
 # ---------------------------------------------------------------------------------------------
+def test_precomputed_inputs_cross_validate_as_the_inputs_they_stand_for():
+    # neither ranker set scikit-learn's pairwise tag: cross-validation cut the rows of a distance or
+    # kernel matrix but not its columns, and every fit failed (probe BD)
+    from sklearn.metrics import pairwise_distances
+    from sklearn.metrics.pairwise import rbf_kernel
+    from sklearn.model_selection import KFold, cross_val_score
+
+    X, Y, _ = linear_ranking_data(3, 120, 3, 4)
+    cv = KFold(3)
+
+    def scores(model, data):
+        return cross_val_score(model, data, Y, cv=cv, scoring=kendall_tau_scorer, error_score="raise")
+
+    np.testing.assert_allclose(
+        scores(KNNBordaRanker(metric="precomputed"), pairwise_distances(X)), scores(KNNBordaRanker(), X)
+    )
+    np.testing.assert_allclose(
+        scores(PairwiseRanker(SVC(kernel="precomputed")), rbf_kernel(X, gamma=0.5)),
+        scores(PairwiseRanker(SVC(kernel="rbf", gamma=0.5)), X),
+    )
+    assert not get_tags(PairwiseRanker()).input_tags.pairwise and not get_tags(KNNBordaRanker()).input_tags.pairwise
+
+
 def test_pairwise_ranker_recovers_a_linear_ranking():
     X, Y, B = linear_ranking_data(2, 400, 3, 5)
     Xt, Yt, _ = linear_ranking_data(3, 300, 3, 5, B)
@@ -454,11 +478,35 @@ def test_structured_svm_keeps_its_fitted_labels_and_is_a_classifier_on_class_lab
     svm.set_params(space="multilabel")
     np.testing.assert_array_equal(svm.predict(X), pred)  # the fitted space's labels
     svm.fit(X, (X > 0).astype(int))
-    assert not hasattr(svm, "classes_")
+    np.testing.assert_array_equal(svm.classes_, np.arange(3))  # the labels' indices, as StructuredRidge's
     binary = StructuredSVM(space="multiclass", random_state=0)
     y2 = np.where(X[:, 0] > 0, "yes", "no")
     assert binary.fit(X, y2).decision_function(X).shape == (90,)
     assert np.all(cross_val_score(binary, X, y2, scoring="roc_auc", cv=3) > 0.8)
+
+
+def test_structured_svm_cross_validates_as_structured_ridge_on_label_sets():
+    # a multi-label StructuredSVM had no classes_ (cross_val_predict(method="decision_function")
+    # failed), was no classifier on a Multiclass object, and its score took sample_weight in its
+    # signature only to refuse it, which made routed cross-validation's scores NaN (probe BD)
+    from sklearn.base import is_classifier
+    from sklearn.model_selection import KFold, cross_val_predict
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 3))
+    Y = (X @ rng.normal(size=(3, 4)) > 0).astype(int)
+    svm = StructuredSVM(random_state=0)
+    U = cross_val_predict(svm, X, Y, cv=KFold(3), method="decision_function")
+    assert U.shape == (90, 4)
+    assert is_classifier(svm) and is_classifier(StructuredSVM(spaces.Multiclass(3)))
+    assert not is_classifier(StructuredSVM(spaces.Permutations(3)))
+    svm.fit(X, Y)
+    w = rng.random(90)
+    pred = svm.predict(X)
+    assert svm.score(X, Y, sample_weight=w) == pytest.approx(np.average(np.mean(pred == Y, axis=1), weights=w))
+    assert svm.score(X, Y) == pytest.approx(np.mean(pred == Y))
+    with pytest.raises(ValueError, match="sample_weight"):
+        svm.score(X, Y, sample_weight=-w)
 
 
 def test_structured_svm_is_budgeted_before_numpy_allocates():

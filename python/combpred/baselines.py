@@ -31,15 +31,15 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from . import _capi
 from . import spaces as _spaces
-from ._estimator_base import _are_sorted_labels, class_labels, validate_data
+from ._estimator_base import _are_sorted_labels, class_labels, multilabel_classes, validate_data
 from ._schema import Number
-from ._weights import check_sample_weight
+from ._weights import check_sample_weight, weighted_mean
 from .metrics import _check_permutations, _check_rankings, kendall_tau
 
 __all__ = ["KNNBordaRanker", "PairwiseRanker", "StructuredSVM"]
@@ -279,6 +279,13 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         self.p = p
         self.n_jobs = n_jobs
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # a precomputed distance matrix is pairwise: cross-validation then splits its columns too,
+        # as for KNeighborsClassifier (the folds got rows of it only, and every fit failed)
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        return tags
+
     def fit(self, X: Any, y: Any) -> KNNBordaRanker:
         """Store the training rankings and index the inputs.
 
@@ -413,6 +420,14 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
 
     def __init__(self, estimator: Any = None):
         self.estimator = estimator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the inner classifier's precomputed kernel or distances are pairwise for this ranker too,
+        # as OneVsRestClassifier passes the tag on
+        if self.estimator is not None:
+            tags.input_tags.pairwise = get_tags(self.estimator).input_tags.pairwise
+        return tags
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> PairwiseRanker:
         """Fit one classifier per label pair.
@@ -570,7 +585,8 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
     space_ : combpred.spaces.Space
         The output space.
     classes_ : ndarray
-        Class labels (``space="multiclass"`` only).
+        Class labels (``space="multiclass"``), a Multiclass space's ids 0 … n − 1, or a multi-label
+        model's label indices 0 … n_labels − 1 (as StructuredRidge's); unset on other spaces.
     coef_ : ndarray of shape (d, n_features)
         The averaged weights, one row per coordinate of ψ as in scikit-learn's linear models:
         scores are ``X @ coef_.T + intercept_``.
@@ -623,8 +639,8 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
             if not np.isfinite(value).all():
                 return f"{name} holds values that are not finite"
         # checked against the fitted space only: set_params(space=...) since the fit is legitimate
-        if classes is not None and not isinstance(space, _spaces.Multiclass):
-            return f"classes_ is set, but space_ is a {type(space).__name__}, not a Multiclass space"
+        if classes is not None and not isinstance(space, (_spaces.Multiclass, _spaces.Multilabel)):
+            return f"classes_ is set, but space_ is a {type(space).__name__}, not a Multiclass or Multilabel space"
         if classes is not None and not (_are_sorted_labels(classes) and len(classes) == space.dim):
             return f"classes_ is not the {space.dim} sorted, distinct labels of space_"
         return super()._inconsistency(state)
@@ -655,11 +671,13 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         multi = self.space != "multiclass" and not isinstance(self.space, _spaces.Multiclass)
         tags.target_tags.multi_output = multi
         tags.target_tags.single_output = not multi
-        if self.space == "multiclass":  # class labels, as StructuredRidge's: stratified CV folds
+        multilabel = self.space == "multilabel" or type(self.space) is _spaces.Multilabel
+        if self.space == "multiclass" or type(self.space) is _spaces.Multiclass or multilabel:
+            # a classifier, as StructuredRidge on these spaces: stratified CV folds for class labels
             from sklearn.utils import ClassifierTags
 
             tags.estimator_type = "classifier"
-            tags.classifier_tags = ClassifierTags(multi_class=True, multi_label=False)
+            tags.classifier_tags = ClassifierTags(multi_class=not multilabel, multi_label=multilabel)
         return tags
 
     def _targets(self, y: Any) -> tuple[_spaces.Space, Any, np.ndarray | None]:
@@ -676,9 +694,14 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
             classes, idx = class_labels(y, "at least 2 are needed")
             return _spaces.Multiclass(len(classes)), idx, classes
         y = _spaces._densify_targets(y, "y")  # a sparse Y as the estimators take it (it was "got shape ()")
-        if isinstance(self.space, str):
-            return _spaces.from_name(self.space, y), y, None
-        return self.space, y, None
+        space = _spaces.from_name(self.space, y) if isinstance(self.space, str) else self.space
+        # classes_ as StructuredRidge's: a Multiclass object's ids, a multi-label model's label indices
+        # (cross_val_predict(method="decision_function") matches them to the columns)
+        if type(space) is _spaces.Multiclass:
+            return space, y, np.arange(space.n_classes)
+        if type(space) is _spaces.Multilabel:
+            return space, y, multilabel_classes(space)
+        return space, y, None
 
     def _augmentation(self, space: _spaces.Space) -> float:
         """The constant c with argmax_z Δ(y, z) + ⟨u, ψ(z)⟩ = decode(u − ψ(y) + c·1)."""
@@ -822,7 +845,7 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         """
         state = self._snapshot()
         U = self._scores(X, state)
-        if state["classes_"] is not None and len(state["classes_"]) == 2:
+        if type(state["space_"]) is _spaces.Multiclass and state["space_"].n_classes == 2:
             return U[:, 1] - U[:, 0]
         return U
 
@@ -851,7 +874,7 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
 
     def _predict(self, X: Any, state: dict[str, Any]) -> np.ndarray:
         pred = state["space_"].decode(self._scores(X, state))
-        if state["classes_"] is not None:  # the fitted space's labels, whatever set_params did since
+        if type(state["space_"]) is _spaces.Multiclass:  # the fitted labels, whatever set_params did since
             return state["classes_"][pred]
         return pred
 
@@ -863,17 +886,19 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
         y : array-like
             True structures.
-        sample_weight : None
-            Not supported; must be None.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows in the mean (validated as the estimators' fit validates them).
 
         Returns
         -------
         score : float
         """
-        if sample_weight is not None:
-            raise ValueError("StructuredSVM.score does not support sample_weight")
         state = self._snapshot()
         pred = self._predict(X, state)
-        if state["classes_"] is not None:  # y (n, 1) was compared by broadcasting, n × n
-            return float(accuracy_score(y, pred))
-        return state["space_"].score(y, pred)
+        sw = check_sample_weight(sample_weight, len(pred))
+        if type(state["space_"]) is _spaces.Multiclass:  # y (n, 1) was compared by broadcasting, n × n
+            return float(accuracy_score(y, pred, sample_weight=sw))
+        y = state["space_"]._checked_rows(_spaces._densify_targets(y, "y"), "y")
+        if len(y) != len(pred):
+            raise ValueError(f"y has {len(y)} rows but X has {len(pred)} rows")
+        return weighted_mean(state["space_"].score_samples(y, pred), sw)
