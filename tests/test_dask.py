@@ -210,6 +210,29 @@ def test_iterative_fits_centre_at_the_weighted_mean_of_every_row(client):
     assert _centre(_blocks(da.from_array(huge, chunks=(400, 3)), dY, None), space, None, None) is None
 
 
+def test_a_partition_of_subnormal_weights_fits_as_in_memory(client):
+    # a partition whose largest weight was subnormal (1e-310: importance weights of exp(-713)) was
+    # refused by StructuredRidge's parts, which the in-memory fit takes beside normal weights, and
+    # ProbabilisticStructured's part scaled its weights to mean 1, an overflow (probe BC); weights
+    # whose sum is subnormal are refused, naming them
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    Y = (X[:, :3] + rng.normal(size=(400, 3)) > 0).astype(int)
+    w = np.ones(400)
+    w[399] = 1e-310
+    dX = da.from_array(X, chunks=((399, 1), 4))
+    for dask_cls, cls, params in [
+        (DaskStructuredRidge, StructuredRidge, {"solver": "exact"}),
+        (DaskStructuredRidge, StructuredRidge, {"solver": "cg", "tol": 1e-10}),
+        (DaskProbabilisticStructured, ProbabilisticStructured, {"tol": 1e-10}),
+    ]:
+        local = cls(**params).fit(X, Y, sample_weight=w)
+        fitted = dask_cls(**params).fit(dX, Y, sample_weight=w)
+        np.testing.assert_allclose(fitted.coef_, local.coef_, rtol=0, atol=1e-7)
+        with pytest.raises(ValueError, match="subnormal|Σ sample_weight"):
+            dask_cls(**params).fit(dX, Y, sample_weight=np.full(400, 1e-320))
+
+
 def test_product_reference_is_refused_where_fit_refuses_it(client):
     space = spaces.DirectedCycles(5)
     X, Y = _data(space, seed=2)

@@ -9,6 +9,7 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -163,6 +164,14 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 			weights = nil // the rows are still checked below
 		}
 	}
+	// A part's weights are lifted by the power of two that brings the largest into [½, 1), exactly,
+	// and its sums scaled back: NewProblem scales weights to mean 1, which overflowed for a part of
+	// weights 1e-310 (the in-memory fit takes them beside others), and the fit failed on a data term
+	// of +Inf (probe BC).
+	lift := 0
+	if weights != nil && !zero {
+		weights, lift = check.ToUnitBinade(weights, floats.Max(weights))
+	}
 	if m > 0 {
 		in, implicit := centredPart(X, m, n, intercept, centre)
 		p, err := NewProblem(sp, in, m, n, ys, weights, 1, intercept) // λ plays no part in the sums
@@ -173,7 +182,9 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 			p.centre, p.implicit = centre, implicit
 		}
 		if !zero {
-			return p.DataSums(W, inf, grad)
+			loss, weight, err = p.DataSums(W, inf, grad)
+			grad.Scale(math.Ldexp(1, lift), grad)
+			return math.Ldexp(loss, lift), math.Ldexp(weight, lift), err
 		}
 	}
 	grad.Zero()

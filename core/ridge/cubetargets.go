@@ -26,7 +26,7 @@ func newCubeProblem(sp space.Space, m int, indptr, indices []int64, weights []fl
 	if err := checkCubeTargets(m, d, indptr, indices); err != nil {
 		return nil, err
 	}
-	w, err := sampleWeights(weights, m)
+	w, err := sampleWeights(weights, m, false)
 	if err != nil {
 		return nil, err
 	}

@@ -148,7 +148,7 @@ func (s *Stats) Add(X []float64, m, n int, ys []int64, weights []float64, stop *
 		return &out, nil
 	}
 	// α does not enter the statistics; the Problem only carries ψ (as δ + p) and the weights.
-	p, err := newProblem(s.Space, ys, m, weights, 1, false)
+	p, err := newProblem(s.Space, ys, m, weights, 1, partOfData)
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +261,12 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 	}
 	if err := checkCounts(s.Space, &opt); err != nil {
 		return nil, err
+	}
+	if sum := s.st.moments().sum; sum > 0 && sum < minLargestWeight {
+		// Each chunk may hold subnormal weights only (a partition of small importance weights);
+		// together they must weigh as a normal number, as the in-memory fit's largest weight must.
+		return nil, fmt.Errorf("the statistics' examples weigh %.3g in all, a subnormal number, whose products lose their "+
+			"digits: rescale the weights (multiplying them all by c fits as alpha·c does)", sum)
 	}
 	mean, S := uniformReference(s.Space)
 	md := &Model{Space: s.Space, Kernel: s.Kernel, Intercept: s.Intercept, NFeatures: s.NFeatures, Seen: s.st.count, ny: s.ny,

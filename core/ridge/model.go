@@ -147,9 +147,9 @@ func sparseInput(X *xmat.CSR) (xmat.Matrix, error) {
 }
 
 // prepareProblem checks the options and builds the Problem of a fit on the checked inputs X;
-// with operatorOK, a space with d > MaxDim gets an operator-only Problem (S nil) instead of an
+// with largeDim, a space with d > MaxDim gets an operator-only Problem (S nil) instead of an
 // error.
-func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt *Options, operatorOK bool) (*Problem, error) {
+func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt *Options, largeDim bool) (*Problem, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
@@ -163,7 +163,11 @@ func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64
 	if err := checkFitMemory(sp, m, n, opt, budget.Mul(4, int64(m), int64(sp.Dim()))); err != nil {
 		return nil, err
 	}
-	p, err := newProblem(sp, ys, m, weights, opt.Alpha, operatorOK)
+	var flags problemFlags
+	if largeDim {
+		flags = operatorOK
+	}
+	p, err := newProblem(sp, ys, m, weights, opt.Alpha, flags)
 	if err == nil {
 		err = p.useReference(sp, opt.Reference, opt.EmpiricalWeight)
 	}

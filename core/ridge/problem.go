@@ -86,23 +86,34 @@ func largeDimError(sp space.Space) error {
 // (nil means all ones). It refuses spaces with d > MaxDim, for which S would be dense d×d: the
 // linear CG solver reaches those through Fit, which builds an operator-only Problem.
 func NewProblem(sp space.Space, ys []int64, m int, weights []float64, alpha float64) (*Problem, error) {
-	return newProblem(sp, ys, m, weights, alpha, false)
+	return newProblem(sp, ys, m, weights, alpha, 0)
 }
 
-// newProblem is NewProblem; with operatorOK, a space with d > denseMaxDim gets an operator-only
-// Problem (S nil) instead of an error.
-func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha float64, operatorOK bool) (*Problem, error) {
+// problemFlags relax newProblem's checks.
+type problemFlags uint8
+
+const (
+	// operatorOK: a space with d > denseMaxDim gets an operator-only Problem (S nil) instead of an
+	// error.
+	operatorOK problemFlags = 1 << iota
+	// partOfData: the examples are a part of the data (a partition of a distributed fit, a chunk
+	// of partial_fit), whose largest weight may be subnormal: the fit's solve checks the total.
+	partOfData
+)
+
+// newProblem is NewProblem with its checks relaxed by flags.
+func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha float64, flags problemFlags) (*Problem, error) {
 	if err := check.Alpha(alpha); err != nil {
 		return nil, err
 	}
 	dense := sp.Dim() <= denseMaxDim
-	if !dense && !operatorOK {
+	if !dense && flags&operatorOK == 0 {
 		return nil, largeDimError(sp)
 	}
 	if err := space.ValidateTargets(sp, ys, m); err != nil {
 		return nil, err
 	}
-	w, err := sampleWeights(weights, m)
+	w, err := sampleWeights(weights, m, flags&partOfData != 0)
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +218,9 @@ func scaledResult(res Result, err error, sigma float64, whose string) (Result, e
 const minLargestWeight = 0x1p-1022
 
 // sampleWeights checks the sample weights of m examples (nil means all ones: finite,
-// non-negative, with a positive finite sum) and returns a copy.
-func sampleWeights(weights []float64, m int) ([]float64, error) {
+// non-negative, with a positive finite sum and, unless they are a part of the data, a largest
+// that is a normal number) and returns a copy.
+func sampleWeights(weights []float64, m int, part bool) ([]float64, error) {
 	w := make([]float64, m)
 	if weights == nil {
 		for i := range w {
@@ -229,7 +241,7 @@ func sampleWeights(weights []float64, m int) ([]float64, error) {
 		if total == 0 {
 			return nil, fmt.Errorf("sample_weight sums to zero")
 		}
-		if top < minLargestWeight {
+		if top < minLargestWeight && !part {
 			// Products with subnormal weights lose their digits or vanish: a linear CG fit at
 			// 5e-324 returned W = 0, the intercept unfitted, without a warning.
 			return nil, fmt.Errorf("sample_weight's largest value is %.3g, a subnormal number, whose products lose their "+
