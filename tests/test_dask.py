@@ -233,6 +233,21 @@ def test_a_partition_of_subnormal_weights_fits_as_in_memory(client):
             dask_cls(**params).fit(dX, Y, sample_weight=np.full(400, 1e-320))
 
 
+def test_empirical_weight_beyond_the_exact_limit_is_one_clear_error(client):
+    # above 8,000 unknowns auto took CG, which refused empirical_weight and pointed at the exact
+    # fit, which refused the size and pointed at CG (probe BC)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 100))
+    Y = (rng.random((60, 80)) < 0.3).astype(int)
+    dX, dY = da.from_array(X, chunks=30), da.from_array(Y, chunks=30)
+    for solver in ("auto", "exact"):
+        with pytest.raises(ValueError, match=r"empirical_weight > 0 is exact.*8080 here.*StructuredRidge in memory"):
+            DaskStructuredRidge(empirical_weight=0.5, solver=solver).fit(dX, dY)
+    with pytest.raises(ValueError, match=r"solver=\"exact\", at most 8000 unknowns.*in memory"):
+        DaskStructuredRidge(empirical_weight=0.5, solver="cg").fit(dX, dY)
+    DaskStructuredRidge(empirical_weight=0.5).fit(dX[:, :50], dY)  # 4,080 unknowns: exact
+
+
 def test_product_reference_is_refused_where_fit_refuses_it(client):
     space = spaces.DirectedCycles(5)
     X, Y = _data(space, seed=2)

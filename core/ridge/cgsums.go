@@ -94,8 +94,9 @@ func checkCGOptions(sp space.Space, opt Options) error {
 	case opt.Solver != CG && opt.Solver != Auto:
 		return fmt.Errorf("distributed conjugate gradients run solver=cg, not %v", opt.Solver)
 	case opt.EmpiricalWeight > 0:
-		return errors.New("distributed conjugate gradients use the uniform reference measure (empirical_weight=0); " +
-			"the empirical one is supported by the exact distributed fit (solver=\"exact\")")
+		return fmt.Errorf("distributed conjugate gradients use the uniform reference measure (empirical_weight=0); "+
+			"the empirical one is supported by the exact distributed fit (solver=\"exact\", at most %d unknowns: features, "+
+			"plus one for the intercept, × output dimension) and by StructuredRidge in memory", MaxExactUnknowns)
 	case sp.Dim() > denseMaxDim:
 		return largeDimError(sp)
 	}
@@ -318,13 +319,21 @@ func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
 		return opt.Solver, err
 	}
 	solver := opt.Solver
+	linear := opt.Kernel.Kind == kernel.Linear && opt.NComponents == 0
+	u := (&Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}).unknowns(n)
+	large := sp.Dim() > denseMaxDim || u > MaxExactUnknowns
 	switch {
-	case opt.Solver == Auto && (opt.Kernel.Kind != kernel.Linear || opt.NComponents > 0):
+	case linear && large && opt.EmpiricalWeight > 0 && solver != CG:
+		// Neither distributed solver takes it: each error named the other's (probe BC).
+		return solver, fmt.Errorf("a distributed fit with empirical_weight > 0 is exact, from merged statistics of at most %d "+
+			"unknowns (features, plus one for the intercept, × output dimension: %d here); distributed conjugate gradients "+
+			"take empirical_weight=0 only: use empirical_weight=0, fewer features (a Nyström map, n_components), or "+
+			"StructuredRidge in memory", MaxExactUnknowns, u)
+	case solver == Auto && !linear:
 		solver = Exact
-	case opt.Solver == Auto:
-		s := Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}
+	case solver == Auto:
 		solver = Exact
-		if sp.Dim() > denseMaxDim || s.unknowns(n) > MaxExactUnknowns {
+		if large {
 			solver = CG
 		}
 	}

@@ -921,11 +921,15 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
     examples: at every evaluation the core's L-BFGS asks for, each partition's sums are computed on
     the worker that holds it (exact inference), added up a tree and returned to the solver, which
     runs on the client as ``ProbabilisticStructured.fit`` runs it (same objective, default
-    ``alpha``, stopping rule and warm start), with one exception: on multi-label spaces the
-    in-memory fit solves each label's independent problem by its own L-BFGS, ``tol`` and
-    ``max_iter`` applying per label, where the Dask fit solves them together. The model equals the
-    in-memory fit on the concatenated data up to rounding and ``tol`` (on multi-label spaces, a fit
-    stopped early by a loose ``tol`` or a small ``max_iter`` differs from the in-memory one). The data are persisted on the workers for the iterations
+    ``alpha``, stopping rule and warm start), with two exceptions that change the path, not the
+    optimum: on multi-label spaces the in-memory fit solves each label's independent problem by
+    its own L-BFGS, ``tol`` and ``max_iter`` applying per label, where the Dask fit solves them
+    together; and the in-memory L-BFGS is preconditioned by the variance of ψ over the training
+    structures, which the Dask fit does not gather. The model equals the in-memory fit on the
+    concatenated data up to rounding and ``tol``: on every space, a fit stopped early by a loose
+    ``tol`` or a small ``max_iter`` differs from the in-memory one, and on an ill-conditioned
+    problem (nearly collinear X at a tiny ``alpha``) two fits that both meet ``tol`` can differ
+    in coef_ far more than in their predictions. The data are persisted on the workers for the iterations
     (``dask.persist``); an evaluation moves W to every partition and a gradient of W's size back.
     ``predict``, ``decision_function``, ``predict_marginals``, ``predict_proba`` and
     ``predict_log_proba`` given a Dask collection return lazy Dask arrays (one block per row block
