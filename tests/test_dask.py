@@ -367,6 +367,41 @@ def test_an_error_in_a_lazy_prediction_names_the_block_and_its_rows_in_x():
         lazy.compute()
 
 
+def test_prediction_on_unknown_chunks_reads_nothing_until_computed():
+    # a DataFrame or a Dask array of unknown chunk sizes was read once at the call, to learn its
+    # chunk sizes, and again at compute (probe BC); now the result has X's unknown chunks
+    pd, dd = _dataframes()
+    X, Y = _data(spaces.Multilabel(3), seed=10)
+    calls = []
+
+    def counted(part):
+        calls.append(len(part))
+        return part
+
+    frame = dd.from_pandas(pd.DataFrame(X, columns=list("abcd")), npartitions=4).map_partitions(counted)
+    masked = da.from_array(X, chunks=100)
+    masked = masked[masked[:, 0] > -np.inf]  # the same rows, unknown chunk sizes
+    for model in (DaskStructuredRidge(solver="exact").fit(X, Y), DaskProbabilisticStructured().fit(X, Y)):
+        local = model.to_local()
+        for method in ("predict", "decision_function", "predict_marginals"):
+            with dask.config.set(scheduler="synchronous"):
+                calls.clear()
+                lazy = getattr(model, method)(frame)
+                assert calls == [] and np.isnan(lazy.chunks[0]).all()
+                np.testing.assert_allclose(lazy.compute(), getattr(local, method)(X), rtol=0, atol=1e-12)
+                assert sorted(calls) == sorted(len(p) for p in np.array_split(X, 4))
+                lazy = getattr(model, method)(masked)
+                np.testing.assert_allclose(lazy.compute(), getattr(local, method)(X), rtol=0, atol=1e-12)
+    bad = X.copy()
+    bad[205, 2] = np.nan
+    masked = da.from_array(bad, chunks=100)
+    masked = masked[masked[:, 0] > -np.inf]
+    with pytest.raises(
+        ValueError, match=r"^partition 2 \(100 rows; X's chunk sizes are unknown, so not their rows in X\)"
+    ):
+        DaskStructuredRidge(solver="exact").fit(X, Y).predict(masked).compute(scheduler="synchronous")
+
+
 def test_mixing_warnings_of_lazy_marginals_name_rows_of_x():
     """A MixingWarning from a block named rows counted from the block's first row; and building
     the lazy array ran the one-row probe with the user's check_mixing, which warned (or refused

@@ -70,12 +70,15 @@ def _is_dask(obj: Any) -> bool:
     return dask.is_dask_collection(obj)
 
 
-def _as_array(data: Any, name: str) -> da.Array:
-    """A Dask array of ``data`` (a Dask array, DataFrame or Series) with known row chunks."""
+def _as_array(data: Any, name: str, known: bool = True) -> da.Array:
+    """A Dask array of ``data`` (a Dask array, DataFrame or Series), with known row chunks when
+    ``known`` (a fit aligns y and the weights with X's rows); without it, the chunks are left as
+    they come: a lazy prediction reads nothing to learn their sizes (it read all of X once for
+    them, then again to compute, probe BC)."""
     if isinstance(data, da.Array):
         arr = data
     elif hasattr(data, "to_dask_array"):  # dask.dataframe DataFrame or Series
-        arr = _numpy_partitions(data, name).to_dask_array(lengths=True)
+        arr = _numpy_partitions(data, name).to_dask_array(lengths=True if known else None)
     else:
         raise TypeError(f"{name} must be a Dask array, DataFrame or Series, got {type(data).__name__}")
     if not isinstance(getattr(arr, "_meta", None), np.ndarray):  # the type of its chunks
@@ -83,7 +86,7 @@ def _as_array(data: Any, name: str) -> da.Array:
             f"{name} must have NumPy chunks, got {type(arr._meta).__module__}.{type(arr._meta).__name__} chunks: "
             f"densify them ({name}.map_blocks(lambda b: b.toarray())), or fit a sparse {name} in memory"
         )
-    if any(np.isnan(c) for c in arr.chunks[0]):
+    if known and any(np.isnan(c) for c in arr.chunks[0]):
         arr = arr.compute_chunk_sizes()
     return arr
 
@@ -147,8 +150,13 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
     return arr.rechunk(chunks) if lazy else da.from_array(arr, chunks=chunks)
 
 
-def _partition_error(index: int, lo: int, m: int, message: str) -> ValueError:
-    return ValueError(f"partition {index} (rows {lo} to {lo + m - 1}): {message}")
+def _partition_error(index: int, lo: int | None, m: int, message: str) -> ValueError:
+    """An error in a partition of X: its index and rows (lo None: its place in X is unknown, a
+    prediction on unknown chunks)."""
+    where = (
+        f"{m} rows; X's chunk sizes are unknown, so not their rows in X" if lo is None else f"rows {lo} to {lo + m - 1}"
+    )
+    return ValueError(f"partition {index} ({where}): {message}")
 
 
 # This process, for _Settings: a process id can repeat across machines and containers (PID 1).
@@ -531,7 +539,7 @@ def _real_columns(X: Any) -> Any:
 def _x_array(X: Any, *, fit: bool) -> da.Array:
     """X of a fit or a lazy prediction as a Dask array of real numbers with its columns in one
     chunk: 2-D, with a feature (and, to fit, a sample); complex values are refused, not cast."""
-    X = _as_array(_real_columns(X), "X")
+    X = _as_array(_real_columns(X), "X", known=fit)
     if X.ndim != 2 or X.shape[1] < 1 or (fit and X.shape[0] < 1):
         least = "one sample and one feature" if fit else "one feature"
         raise ValueError(f"X must be 2-D with at least {least}, got shape {X.shape}")
@@ -606,10 +614,15 @@ def _apply(
     if settings is not None:
         settings.apply()
     index, lo = (block_info[0]["chunk-location"][0], block_info[0]["array-location"][0][0]) if block_info else (0, 0)
+    if not (isinstance(lo, numbers.Integral) or (isinstance(lo, float) and np.isfinite(lo))):
+        lo = None  # X's chunk sizes are unknown (a lazy prediction does not compute them)
+    else:
+        lo = int(lo)
     # MixingWarnings name rows of X (row_origin is per thread: blocks run in parallel)
-    _probabilistic.row_origin.value = (index, lo) if block_info else None
+    _probabilistic.row_origin.value = (index, lo) if block_info and lo is not None else None
     try:
-        with _capi.row_origin(lo):  # the core's messages lead to rows of X
+        # the core's messages lead to rows of X
+        with _capi.row_origin(lo) if lo is not None else contextlib.nullcontext():
             _capi.check_unmasked(block, "X")  # a masked block, whatever the array's meta says
             out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
     except (ValueError, TypeError) as exc:
@@ -710,7 +723,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     ``empirical_weight`` (either ``reference``: both are functions of sums over the examples). With
     a Nyström map (``n_components``) it does for ``landmark_sample=X``; the default landmarks come
     from X's first partitions, so that map changes with the chunking. Prediction methods given a
-    Dask collection return lazy Dask arrays (one block per row block of X); given NumPy input they
+    Dask collection return lazy Dask arrays (one block per row block of X, with its chunk sizes, known or not: nothing is read before compute); given NumPy input they
     behave as StructuredRidge's. NumPy input to ``fit`` is fitted in memory.
 
     Supported: ``kernel="linear"``, or ``"rbf"``/``"poly"`` with ``n_components`` (the model is
@@ -940,7 +953,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
     (``dask.persist``); an evaluation moves W to every partition and a gradient of W's size back.
     ``predict``, ``decision_function``, ``predict_marginals``, ``predict_proba`` and
     ``predict_log_proba`` given a Dask collection return lazy Dask arrays (one block per row block
-    of X); ``sample``, ``score_samples`` and ``log_partition`` are ProbabilisticStructured's, which
+    of X, with its chunk sizes, known or not: nothing is read before compute); ``sample``, ``score_samples`` and ``log_partition`` are ProbabilisticStructured's, which
     take X in memory (a Dask X is computed on the client). Given NumPy input they all behave as
     ProbabilisticStructured's. NumPy input to ``fit`` is fitted in memory.
 
