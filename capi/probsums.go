@@ -108,15 +108,17 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 // cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
 // inference); centre is the parts' (NULL: none); spread (n values, NULL: none) is each feature's
 // weighted root mean square about centre (about 0 without an intercept; see spread_weight_floor),
-// which puts the solver in the coordinates cp_prob_fit works in; init is a model to warm-start
-// from, or 0; progress as cp_prob_fit's (NULL: none). Both callbacks run on the calling thread
-// and receive ctx.
+// which puts the solver in the coordinates cp_prob_fit works in; variances (the space's dimension
+// d values, NULL: none) are the weighted variances of ψ's coordinates over the training
+// structures, with which (and spread) L-BFGS is preconditioned as cp_prob_fit's is, so that the
+// two take the same steps; init is a model to warm-start from, or 0; progress as cp_prob_fit's
+// (NULL: none). Both callbacks run on the calling thread and receive ctx.
 //
 //export cp_prob_fit_sums
-func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread *C.double, init C.int64_t,
+func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, variances *C.double, init C.int64_t,
 	sums C.cp_sums_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := probFitSums(spaceHandle, n, params, centre, spread, init, sums, progress, ctx, out)
+	md, err := probFitSums(spaceHandle, n, params, centre, spread, variances, init, sums, progress, ctx, out)
 	if err != nil {
 		return status(err)
 	}
@@ -153,7 +155,7 @@ func checkFeatureCount(n C.int64_t) error {
 	return nil
 }
 
-func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread *C.double, init C.int64_t, sums C.cp_sums_fn,
+func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, variances *C.double, init C.int64_t, sums C.cp_sums_fn,
 	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -177,6 +179,11 @@ func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spr
 	}
 	if spread != nil {
 		if opt.Spread, err = f64s("spread", spread, 1, n); err != nil {
+			return nil, err
+		}
+	}
+	if variances != nil {
+		if opt.Variances, err = f64s("variances", variances, 1, C.int64_t(sp.Dim())); err != nil {
 			return nil, err
 		}
 	}

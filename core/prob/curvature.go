@@ -3,6 +3,7 @@ package prob
 import (
 	"math"
 
+	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
 )
@@ -40,7 +41,13 @@ func (p *Problem) curvaturePrecond(s []float64) func(dst, src []float64) {
 	if !curvaturePreconditioning {
 		return nil
 	}
-	sigma := p.structureVariances()
+	return curvaturePrecondOf(p.sp, p.structureVariances(), p.spread(), p.lambda, s)
+}
+
+// curvaturePrecondOf is P from the variances sigma of ψ's coordinates over the training
+// structures (overwritten), the features' spreads v (their root mean squares), λ and the row
+// scales s: what Fit reads off its Problem, and FitSums is given (Options.Variances, Spread).
+func curvaturePrecondOf(sp space.Space, sigma, v []float64, lambda float64, s []float64) func(dst, src []float64) {
 	d := len(sigma)
 	var mean float64
 	for _, v := range sigma {
@@ -49,8 +56,8 @@ func (p *Problem) curvaturePrecond(s []float64) func(dst, src []float64) {
 	if !(mean > 0) {
 		return nil // one distinct training structure: nothing to estimate the curvature from
 	}
-	drop := constantDirections(p.sp)
-	if drop == nil && !constantsAreCoordinates(p.sp) {
+	drop := constantDirections(sp)
+	if drop == nil && !constantsAreCoordinates(sp) {
 		// Directions along which ψ is constant but which are no coordinates (HierarchyPaths and
 		// DAGPaths of leaves only: a node's indicator minus its children's), and no projector
 		// onto them: a coordinate-wise P would turn gradients orthogonal to them into steps along
@@ -61,14 +68,13 @@ func (p *Problem) curvaturePrecond(s []float64) func(dst, src []float64) {
 			sigma[a] = mean
 		}
 	}
-	v := p.spread()
 	factor := make([]float64, len(s)*d)
 	for j := range s {
 		f := factor[j*d : (j+1)*d]
 		for a, sg := range sigma {
 			c := sg + curvatureFloor*mean // the intercept's row
 			if j < len(v) {
-				c = (sg*v[j]*v[j] + 2*p.lambda) / (s[j] * s[j])
+				c = (sg*v[j]*v[j] + 2*lambda) / (s[j] * s[j])
 			}
 			f[a] = 1
 			if c > 0 && !math.IsInf(c, 0) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
@@ -68,6 +69,9 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 	if err := checkSpread(opt.Spread, n); err != nil {
 		return nil, err
 	}
+	if err := checkVariances(opt.Variances, sp.Dim()); err != nil {
+		return nil, err
+	}
 	var centre []float64 // the parts centre X there (DataSumsOf): W's coordinates are theirs
 	if opt.Intercept {
 		centre = opt.Centre
@@ -112,8 +116,12 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		eval = memoized(eval)
 		if _, err = eval(make([]float64, rows*d), make([]float64, rows*d)); err == nil {
 			s, x := rowScalesOf(opt.Spread, alpha, opt.Intercept), W.RawMatrix().Data
+			var precond func(dst, src []float64)
+			if opt.Variances != nil && curvaturePreconditioning {
+				precond = curvaturePrecondOf(sp, slices.Clone(opt.Variances), opt.Spread, alpha, s)
+			}
 			scaleRows(x, s, d, false)
-			res, err = minimizeRelative(x, inScaledRows(eval, s, d), &opt, nil)
+			res, err = minimizeRelative(x, inScaledRows(eval, s, d), &opt, precond)
 			scaleRows(x, s, d, true)
 		}
 	}
@@ -221,6 +229,22 @@ func sumsInference(sp space.Space, inf InferenceOptions) error {
 	case !inf.exact(sp):
 		return fmt.Errorf("%w: a fit from data sums needs exact inference, and the sampler parameter resolves to sampled "+
 			"inference on the %s space; use the exact sampler", ErrNoExact, sp.Kind())
+	}
+	return nil
+}
+
+// checkVariances refuses variances of ψ's coordinates that are not d non-negative finite numbers.
+func checkVariances(variances []float64, d int) error {
+	if variances == nil {
+		return nil
+	}
+	if len(variances) != d {
+		return fmt.Errorf("the variances of ψ have %d values for the space's dimension %d", len(variances), d)
+	}
+	for a, v := range variances {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("variances[%d] = %v: the variances of ψ's coordinates must be non-negative and finite", a, v)
+		}
 	}
 	return nil
 }

@@ -89,6 +89,11 @@ type Options struct {
 	// intercept), which Fit reads off X itself. Nil: FitSums works in W's own coordinates.
 	// Ignored by Fit.
 	Spread []float64
+	// Variances, when not nil (the space's dimension d values), are the weighted variances of ψ's
+	// coordinates over the training structures, with which FitSums preconditions L-BFGS as Fit
+	// does (curvature.go; Fit reads them off its Problem): the two then follow the same path. Nil,
+	// or without Spread: FitSums runs plain L-BFGS. Ignored by Fit.
+	Variances []float64
 }
 
 // DefaultAlpha is the λ of Options.Alpha = 0 on the space sp for sample weights w (nil: m ones):
