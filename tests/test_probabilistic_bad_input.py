@@ -573,9 +573,21 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
     )
     assert loss.value == weight.value == 0 and not grad.any()
 
-    def fit_with(callback, n=6, params=b"", space_handle=sh):
+    def fit_with(callback, n=6, params=b"", space_handle=sh, variances=None):
         cb = _capi.SUMS(callback) if callback is not None else ctypes.cast(None, _capi.SUMS)
-        return lib.cp_prob_fit_sums(space_handle, n, params, None, None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64())
+        return lib.cp_prob_fit_sums(
+            space_handle,
+            n,
+            params,
+            None,
+            _abi.f64(np.ones(n)),
+            variances,
+            0,
+            cb,
+            _capi.PROGRESS(),
+            None,
+            _capi.out_i64(),
+        )
 
     def writing(total_loss, total_weight):
         def callback(coef, rows, d, loss, weight, grad, _ctx):
@@ -593,6 +605,10 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
         (lambda: fit_with(writing(1.0, 0.0)), "positive finite sum"),
         (lambda: fit_with(writing(1.0, 1.0), params=b"sampler=metropolis"), "exact inference"),
         (lambda: fit_with(writing(1.0, 1.0), params=b"tol=2"), "tol"),
+        (
+            lambda: fit_with(writing(1.0, 1.0), variances=_abi.f64(np.full(space.dim, -1.0))),
+            r"variances\[0\] = -1: the variances of ψ's coordinates must be non-negative",
+        ),
     ]:
         with pytest.raises(ValueError, match=match):
             _capi.check(call())
@@ -610,7 +626,7 @@ def test_fit_sums_takes_only_a_space_handle(data, fitted):
     with pytest.raises(TypeError):
         _capi.check(
             _capi.lib().cp_prob_fit_sums(
-                fitted._model.value, 6, b"", None, None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64()
+                fitted._model.value, 6, b"", None, None, None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64()
             )
         )
 
