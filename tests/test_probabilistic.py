@@ -855,3 +855,25 @@ def test_score_samples_warns_where_log_z_has_no_guarantee():
         small = plain.score_samples(near, method="taylor")
     assert (exact <= 0).all()
     np.testing.assert_allclose(small, plain.score_samples(near), atol=1e-6)
+
+
+def test_log_partition_auto_enumerates_where_exact_does():
+    """ "auto" is exact wherever "exact" answers, enumeration of up to 2²⁰ structures included: on
+    Cliques(15) (32,767 structures, beyond the fits' 2¹⁴) it took the FPRAS, ten times slower,
+    which refused scores of ‖u‖₁ ≈ 90 at its work bound, as did score_samples (probe BE)."""
+    rng = np.random.default_rng(0)
+    space = spaces.Cliques(15)
+    X = rng.normal(size=(60, space.dim))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = ProbabilisticStructured(space=space, fit_intercept=False, max_iter=3, random_state=0).fit(
+            X, space.sample(60, random_state=0)
+        )
+    x = 3 * rng.normal(size=(2, space.dim))
+    exact, _ = model.log_partition(x, method="exact")
+    logz, info = model.log_partition(x)
+    assert np.all(info["method"] == "exact") and np.all(info["valid"])
+    assert_array_equal(logz, exact)
+    y = space.sample(2, random_state=1)
+    u = model.decision_function(x)
+    assert_allclose(model.score_samples(x, y), np.einsum("ij,ij->i", u, space.embed(y)) - exact, rtol=1e-12)

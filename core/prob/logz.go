@@ -14,7 +14,7 @@ type LogZMethod int
 // The methods.
 const (
 	// LogZAuto is LogZExact when the space has a closed form, computes log Z alone (space.LogZ)
-	// or has at most AutoBruteForceMax structures, LogZFPRAS otherwise.
+	// or has at most BruteForceMax structures, LogZFPRAS otherwise.
 	LogZAuto LogZMethod = iota
 	// LogZExact uses closed forms, log Z alone, or enumeration (ExactLogPartition).
 	LogZExact

@@ -717,7 +717,8 @@ class ProbabilisticStructured(StructuredEstimator):
             probability ≥ 1 − delta, from exact (CFTP) samples along a cooling schedule (see
             ``schedule``). ``"taylor"``: the second-order approximation from the counting formulae
             (§6.4), with a proven error bound that is small only while every ``|⟨u, ψ(y)⟩| ≤ 1`` (rows
-            beyond have ``valid`` False). ``"auto"``: exact where the space allows, else fpras.
+            beyond have ``valid`` False). ``"auto"``: exact where the space allows (enumeration
+            too, up to 2²⁰ structures), else fpras.
         epsilon, delta : float in (0, 1), default=0.1 and 0.25
             The FPRAS' relative error and failure probability (the thesis schedule takes the median
             of ⌈8 ln(1/δ)⌉ runs for δ < ¼; the adaptive one meets any δ directly).
