@@ -198,6 +198,21 @@ def test_the_budget_is_settable_and_names_itself():
     StructuredRidge(space=sp).fit(X, Y)
 
 
+def test_tree_and_dag_spaces_check_their_node_tables_before_building_them():
+    # a star of 8·10⁶ nodes took 1.2 GB under a 64 MB budget, and aborted the process under
+    # ulimit -v (probe BF); a DAG of 2·10⁶ nodes took 510 MB
+    star = np.zeros(1_000_000, dtype=np.int64)
+    star[0] = -1
+    with combpred.config_context(max_memory=32 * 2**20):
+        for cls in (spaces.Subtrees, spaces.HierarchyPaths):
+            with pytest.raises(MemoryError, match=r"tables of the \w+ space's 1000000 nodes.*above the memory budget"):
+                cls(star).dim
+        with pytest.raises(MemoryError, match=r"tables of the dag_paths space's 300000 nodes"):
+            spaces.DAGPaths([[]] + [[0]] * 299_999).dim
+        assert spaces.Subtrees(star[:1000]).dim == 1000  # small ones within it
+    assert spaces.Subtrees(star).dim == 1_000_000
+
+
 def test_outputs_follow_a_budget_changed_between_calls():
     """Outputs within the budget skip the call into the core (the Python side keeps the budget the core
     reported): a change of the budget must reach the very next check, either way."""

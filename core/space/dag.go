@@ -45,6 +45,9 @@ func parseDAG(kind string, params []int64) (*rootedDAG, error) {
 	if err := checkSize(kind, "len(parents)", n64, n64, 1); err != nil {
 		return nil, err
 	}
+	if err := checkNodeTables(kind, n64, int64(len(params))); err != nil {
+		return nil, err
+	}
 	n := int(n64)
 	if int64(len(params)-1) < n64 {
 		return nil, fmt.Errorf("space: %s: %d parameters after N = %d cannot hold a parent count for every node", kind, len(params)-1, n)

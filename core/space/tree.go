@@ -33,6 +33,9 @@ func newRootedTree(kind string, parent []int64) (*rootedTree, error) {
 	if err := checkSize(kind, "len(parent)", int64(n), int64(n), int64(n)); err != nil {
 		return nil, err
 	}
+	if err := checkNodeTables(kind, int64(n), int64(n)); err != nil {
+		return nil, err
+	}
 	t := &rootedTree{parent: make([]int, n), root: -1}
 	for v, p := range parent {
 		switch {
