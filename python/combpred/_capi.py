@@ -908,14 +908,14 @@ def _address_space_limited() -> bool:
     return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
 
 
-def out_f64(shape: tuple[int, ...], name: str = "out") -> tuple[np.ndarray, _Buffer]:
+def out_f64(shape: tuple[int, ...], name: str = "the result") -> tuple[np.ndarray, _Buffer]:
     """A fresh float64 output array of ``shape`` and its argument, checked against the budget."""
     check_output(shape, name)
     out = np.empty(shape)  # C-contiguous, aligned, native float64: what a writable buffer needs
     return out, _Buffer(out, _address(out))
 
 
-def out_i64_array(shape: tuple[int, ...], name: str = "out") -> tuple[np.ndarray, _Buffer]:
+def out_i64_array(shape: tuple[int, ...], name: str = "the result") -> tuple[np.ndarray, _Buffer]:
     """A fresh int64 output array of ``shape`` and its argument, checked against the budget."""
     check_output(shape, name)
     out = np.empty(shape, dtype=np.int64)

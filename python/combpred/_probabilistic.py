@@ -547,7 +547,7 @@ class ProbabilisticStructured(StructuredEstimator):
         """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in
         its space); ``options`` are its other arguments, their defaults where not given."""
         X = self._inputs(X)
-        _capi.check_output((X.shape[0], fitted.dim), "out")
+        _capi.check_output((X.shape[0], fitted.dim), "the marginals, a row for each row of X")
         params = _params(
             method=_name(options.get("method"), "method"),
             n_samples=_integer(options.get("n_samples"), "n_samples"),
