@@ -49,7 +49,7 @@ func solveKernelCGScaled(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.De
 		plan.first = false
 	}
 	res, err := solveKernelPlanned(p, newKernelSystem(p, K), K, kScale, Gamma, opt, plan)
-	return scaledResult(res, err, sigma, "the kernel cg solver's")
+	return scaledResult(res, err, sigma)
 }
 
 // solveKernelPlanned is solveKernelCGScaled following plan, its iterations numbered on across the

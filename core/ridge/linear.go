@@ -162,7 +162,7 @@ func solveLinearCG(p *Problem, des design, W *mat.Dense, opt *Options) (Result, 
 	sigma := unitAlpha(p)
 	p, opt, sigma = scaledWeights(p, opt, sigma)
 	res, err := solveLinearCGUnit(p, des, W, opt)
-	return scaledResult(res, err, sigma, "the cg solver's")
+	return scaledResult(res, err, sigma)
 }
 
 // solveLinearCGUnit is solveLinearCG on the problem scaledWeights leaves.

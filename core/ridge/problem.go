@@ -141,15 +141,14 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 	return prob, nil
 }
 
-// scaledWeights returns p with its sample weights and α divided by sigma, and opt with a Progress
-// that reports J at the scale of p, and the σ it divided by: J(W; α, s) = σ·J(W; α/σ, s/σ), the
-// same minimiser. The
-// conjugate gradients' dot products carry the scales of α and the weights to a power, and each
-// solver picks the σ that puts its problem where its arithmetic is safe (unitWeights, unitAlpha):
-// weights and α both 1e105 overflowed kernel CG's curvatures and were refused, both 1e-120
-// underflowed them to zero, which stopped it after one step 26 % from the optimum, and linear CG
-// at 1e300 ran 1,000 iterations where it takes 48 at 1 (probe BA). It returns p, opt and 1 where
-// sigma is 1 or would take α out of its range.
+// scaledWeights returns p with its sample weights and α divided by sigma, opt with a Progress that
+// reports J at the scale of p, and the σ it divided by: J(W; α, s) = σ·J(W; α/σ, s/σ), the same
+// minimiser. The conjugate gradients' dot products carry the scales of α and the weights to a
+// power, and each solver picks the σ that puts its problem where its arithmetic is safe
+// (unitWeights, unitAlpha): weights and α both 1e105 overflowed kernel CG's curvatures and were
+// refused, both 1e-120 underflowed them to zero, which stopped it after one step 26 % from the
+// optimum, and linear CG at 1e300 ran 1,000 iterations where it takes 48 at 1 (probe BA). It
+// returns p, opt and 1 where sigma is 1 or would take α out of its range.
 func scaledWeights(p *Problem, opt *Options, sigma float64) (*Problem, *Options, float64) {
 	if sigma == 1 || !(sigma > 0) || math.IsInf(sigma, 0) || check.Alpha(p.Alpha/sigma) != nil {
 		return p, opt, 1
@@ -204,13 +203,10 @@ func unitAlpha(p *Problem) float64 {
 	return 1
 }
 
-// scaledResult is a solver's result on scaledWeights' problem (res, err) at the scale σ of the
-// original: J·σ, refused as an overflow (whose: the solver) where that leaves float64's range.
-func scaledResult(res Result, err error, sigma float64, whose string) (Result, error) {
+// scaledResult is a solver's result on scaledWeights' problem at the scale σ of the original: J·σ
+// (finite: J is at most half the weights' sum, which sampleWeights keeps finite).
+func scaledResult(res Result, err error, sigma float64) (Result, error) {
 	res.Objective *= sigma
-	if err == nil && math.IsInf(res.Objective, 0) {
-		return res, sumsOverflow(whose, res.Objective)
-	}
 	return res, err
 }
 
