@@ -789,8 +789,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     ``empirical_weight`` (either ``reference``: both are functions of sums over the examples). With
     a Nyström map (``n_components``) it does for ``landmark_sample=X``; the default landmarks come
     from X's first partitions, so that map changes with the chunking. Prediction methods given a
-    Dask collection return lazy Dask arrays (one block per row block of X, with its chunk sizes, known or not: nothing is read before compute); given NumPy input they
-    behave as StructuredRidge's. NumPy input to ``fit`` is fitted in memory.
+    Dask collection return lazy Dask arrays (one block per row block of X, with its chunk sizes,
+    known or not: nothing is read before compute); given NumPy input they behave as
+    StructuredRidge's. NumPy input to ``fit`` is fitted in memory.
 
     Supported: ``kernel="linear"``, or ``"rbf"``/``"poly"`` with ``n_components`` (the model is
     linear on a Nyström map, fixed before the statistics from the rows of ``landmark_sample``,
@@ -1017,8 +1018,9 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
     (``dask.persist``); an evaluation moves W to every partition and a gradient of W's size back.
     ``predict``, ``decision_function``, ``predict_marginals``, ``predict_proba`` and
     ``predict_log_proba`` given a Dask collection return lazy Dask arrays (one block per row block
-    of X, with its chunk sizes, known or not: nothing is read before compute); ``sample``, ``score_samples`` and ``log_partition`` are ProbabilisticStructured's, which
-    take X in memory (a Dask X is computed on the client). Given NumPy input they all behave as
+    of X, with its chunk sizes, known or not: nothing is read before compute); ``sample``,
+    ``score_samples`` and ``log_partition`` are ProbabilisticStructured's, which take X in memory
+    (a Dask X is computed on the client). Given NumPy input they all behave as
     ProbabilisticStructured's. NumPy input to ``fit`` is fitted in memory.
 
     Supported: spaces and samplers with exact inference (``sampler="auto"`` where the space has a
