@@ -579,6 +579,11 @@ def interrupt_flag(flag: list[Any]) -> Iterator[None]:
     which append to ``flag``: the registered poll then asks Go to stop. The cancelled call's own
     KeyboardInterrupt gives way to a handler's exception."""
     outer = getattr(_interrupted, "flag", None)
+    if outer is not None and True in outer:
+        # A Ctrl-C already marked the enclosing call, before this one, made inside a signal handler
+        # that call ran, could guard itself: it landed on the enclosing call's guard, and this call
+        # ran to its end (a 1.9 s decode, then the fit stopped). It stops at once instead.
+        flag.append(True)
     _interrupted.flag = flag
     try:
         with handlers_as_flag(flag):
