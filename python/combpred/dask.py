@@ -301,6 +301,24 @@ def _weighted_sums(
         return w @ X, float(np.sum(w)), plain, X.shape[0]
 
 
+def _summed(
+    blocks: list[tuple[Any, Any, Any, int, int]],
+    space: _spaces.Space,
+    classes: np.ndarray | None,
+    n_jobs: int | None,
+    work: Any,
+    *args: Any,
+) -> tuple[Any, ...]:
+    """``work``'s sums (a tuple) of every partition, added up a tree: one pass over the persisted
+    partitions."""
+    parts = [
+        dask.delayed(_on_partition, pure=False)(work, xb, yb, wb, i, lo, space, classes, _Settings.of(n_jobs), *args)
+        for xb, yb, wb, i, lo in blocks
+    ]
+    (total,) = dask.compute(_tree(parts, _add_sums))
+    return total
+
+
 def _centre(
     blocks: list[tuple[Any, Any, Any, int, int]],
     space: _spaces.Space,
@@ -312,11 +330,7 @@ def _centre(
     when the model has an intercept, as the in-memory fits centre X: one pass over the persisted
     partitions. None when the mean does not exist in floating point (X's own checks then name the
     row at fault, not an overflowing centre)."""
-    parts = [
-        dask.delayed(_on_partition, pure=False)(_weighted_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(n_jobs))
-        for xb, yb, wb, i, lo in blocks
-    ]
-    ((weighted, total, plain, count),) = dask.compute(_tree(parts, _add_sums))
+    weighted, total, plain, count = _summed(blocks, space, classes, n_jobs, _weighted_sums)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         centre = weighted / total if total > 0 else plain / max(count, 1)
     return centre if centre.size and np.isfinite(centre).all() else None
@@ -339,23 +353,8 @@ def _spread(
     least = 0.0
     if W is not None:
         least = _schema.query_default("spread_weight_floor") * float(W.max().compute())
-    parts = [
-        dask.delayed(_on_partition, pure=False)(
-            _weighted_sums,
-            xb,
-            yb,
-            wb,
-            i,
-            lo,
-            space,
-            classes,
-            _Settings.of(n_jobs),
-            0.0 if centre is None else centre,
-            least,
-        )
-        for xb, yb, wb, i, lo in blocks
-    ]
-    ((weighted, total, plain, count),) = dask.compute(_tree(parts, _add_sums))
+    about = 0.0 if centre is None else centre
+    weighted, total, plain, count = _summed(blocks, space, classes, n_jobs, _weighted_sums, about, least)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         spread = np.sqrt(weighted / total if total > 0 else plain / max(count, 1))
     return spread if spread.size and np.isfinite(spread).all() else None
@@ -384,11 +383,7 @@ def _psi_variances(
     fit as the in-memory fit reads it off its Problem (``core/prob/curvature.go``): the two then
     take the same steps (without it a fit stopped by ``max_iter`` was 1–10 % off). One pass over
     the persisted structures; None where a sum is not finite."""
-    parts = [
-        dask.delayed(_on_partition, pure=False)(_psi_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(n_jobs))
-        for xb, yb, wb, i, lo in blocks
-    ]
-    ((first, second, total, plain, plain_sq, count),) = dask.compute(_tree(parts, _add_sums))
+    first, second, total, plain, plain_sq, count = _summed(blocks, space, classes, n_jobs, _psi_sums)
     if not total > 0:
         first, second, total = plain, plain_sq, float(max(count, 1))
     with np.errstate(over="ignore", invalid="ignore"):
@@ -942,13 +937,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         X, Y, W = dask.persist(X, Y, W)
         blocks = _blocks(X, Y, W)
         centre = _centre(blocks, space, classes, self.n_jobs) if self.fit_intercept else None
-        parts = [
-            dask.delayed(_on_partition, pure=False)(
-                _cg_setup, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), params, rows, centre
-            )
-            for xb, yb, wb, i, lo in blocks
-        ]
-        (setup,) = dask.compute(_tree(parts, _add_sums))
+        setup = _summed(blocks, space, classes, self.n_jobs, _cg_setup, params, rows, centre)
 
         def products(V: np.ndarray) -> np.ndarray:
             shared = dask.delayed(V, pure=True)
