@@ -277,21 +277,8 @@ func TestFitSumsWithSpreadsStopsWhereFitDoes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt.Centre, opt.Spread = make([]float64, n), make([]float64, n)
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				opt.Centre[j] += X[i*n+j] / m
-			}
-		}
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				v := X[i*n+j] - opt.Centre[j]
-				opt.Spread[j] += v * v / m
-			}
-		}
-		for j := range opt.Spread {
-			opt.Spread[j] = math.Sqrt(opt.Spread[j])
-		}
+		opt.Centre, opt.Spread = columnMoments(X, m, n)
+		sqrtAll(opt.Spread)
 		got, err := FitSums(sp, n, opt, partSums(sp, X, n, ys, nil, true, opt.Centre, parts(m, 50)))
 		if err != nil {
 			t.Fatal(err)
@@ -329,36 +316,12 @@ func TestFitSumsWithVariancesFollowsFitsPath(t *testing.T) {
 		}
 		const m, n = 120, 3
 		X, ys := syntheticData(t, sp, m, n, 1, 29)
-		centre, spread := make([]float64, n), make([]float64, n)
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				centre[j] += X[i*n+j] / m
-			}
-		}
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				v := X[i*n+j] - centre[j]
-				spread[j] += v * v / m
-			}
-		}
-		for j := range spread {
-			spread[j] = math.Sqrt(spread[j])
-		}
+		centre, spread := columnMoments(X, m, n)
+		sqrtAll(spread)
 		d := sp.Dim()
 		psi := make([]float64, m*d)
 		space.EmbedRows(sp, ys, m, psi)
-		mean, variances := make([]float64, d), make([]float64, d)
-		for i := 0; i < m; i++ {
-			for a := 0; a < d; a++ {
-				mean[a] += psi[i*d+a] / m
-			}
-		}
-		for i := 0; i < m; i++ {
-			for a := 0; a < d; a++ {
-				v := psi[i*d+a] - mean[a]
-				variances[a] += v * v / m
-			}
-		}
+		_, variances := columnMoments(psi, m, d)
 		for _, iters := range []int{3, 1000} {
 			opt := Options{Intercept: true, Tol: 1e-8, MaxIter: iters}
 			want, err := Fit(sp, X, m, n, ys, nil, opt)
@@ -385,5 +348,29 @@ func TestFitSumsWithVariancesFollowsFitsPath(t *testing.T) {
 			!strings.Contains(err.Error(), "variances of ψ") {
 			t.Errorf("variances of the wrong length: %v", err)
 		}
+	}
+}
+
+// columnMoments returns the means and variances of the columns of X (m×n, row-major).
+func columnMoments(X []float64, m, n int) (mean, variance []float64) {
+	mean, variance = make([]float64, n), make([]float64, n)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			mean[j] += X[i*n+j] / float64(m)
+		}
+	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			v := X[i*n+j] - mean[j]
+			variance[j] += v * v / float64(m)
+		}
+	}
+	return mean, variance
+}
+
+// sqrtAll replaces each value by its square root.
+func sqrtAll(x []float64) {
+	for i, v := range x {
+		x[i] = math.Sqrt(v)
 	}
 }
