@@ -365,3 +365,18 @@ def test_svm_takes_array_likes_that_only_convert():
     from sklearn.utils.estimator_checks import check_classifier_data_not_an_array
 
     check_classifier_data_not_an_array("StructuredSVM", StructuredSVM("multiclass", random_state=0))
+
+
+@pytest.mark.parametrize("space", ["multiclass", combpred.spaces.Multiclass(3)])
+def test_structured_svm_score_refuses_labels_outside_classes(space):
+    """A label the model never saw is an error naming y, as the estimators' score and
+    space_.score say, not a miss counted in the accuracy (it returned 0.0)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), rng.integers(0, 3, 30)
+    model = StructuredSVM(space=space).fit(X, y)
+    assert model.score(X, y) == np.mean(model.predict(X) == y)
+    for bad in ([7, 7, -1], [2.5, 1, 0]):
+        with pytest.raises(ValueError, match=r"y contains label .* not in classes \[0, 1, 2\]"):
+            model.score(X[:3], bad)
+    with pytest.raises(ValueError, match="y has 2 rows but X has 3"):
+        model.score(X[:3], [0, 1])

@@ -37,7 +37,7 @@ from sklearn.utils.validation import column_or_1d
 
 from . import _capi
 from . import spaces as _spaces
-from ._estimator_base import _are_sorted_labels, class_labels, multilabel_classes, validate_data
+from ._estimator_base import _are_sorted_labels, class_labels, class_rows, multilabel_classes, validate_data
 from ._schema import Number
 from ._weights import check_sample_weight, weighted_mean
 from .metrics import _check_permutations, _check_rankings, kendall_tau
@@ -897,6 +897,11 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         pred = self._predict(X, state)
         sw = check_sample_weight(sample_weight, len(pred))
         if type(state["space_"]) is _spaces.Multiclass:  # y (n, 1) was compared by broadcasting, n × n
+            # a label outside classes_ is an error, as the estimators' score and space_.score say,
+            # not a miss
+            y = state["classes_"][class_rows(y, state["classes_"]).ravel()]
+            if len(y) != len(pred):
+                raise ValueError(f"y has {len(y)} rows but X has {len(pred)} rows")
             return float(accuracy_score(y, pred, sample_weight=sw))
         y = state["space_"]._checked_rows(_spaces._densify_targets(y, "y"), "y")
         if len(y) != len(pred):
