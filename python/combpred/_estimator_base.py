@@ -24,6 +24,7 @@ from . import _capi, _core
 from . import decision as _decision
 from . import spaces as _spaces
 from ._weights import check_sample_weight, weighted_mean
+from .metrics import _node_costs
 
 # Entries of dense predictions decoded at a time when predict returns a sparse matrix (64 MiB of int64).
 _SPARSE_OUTPUT_BLOCK = 1 << 23
@@ -194,6 +195,7 @@ class StructuredEstimator(BaseEstimator):
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
         "decision": [StrOptions({"mode", *_decision.LOSSES})],  # Python-only: combpred.decision
+        "node_weights": ["array-like", None],  # decision="hierarchical"'s costs, as bayes_decode takes them
     }
 
     # -- scikit-learn conventions -------------------------------------------------------------
@@ -547,13 +549,16 @@ class StructuredEstimator(BaseEstimator):
                 _decision.check_rule(space, self.decision)
             except ValueError as exc:
                 raise ValueError(f"decision={self.decision!r}: {exc} (and 'mode', the decoded structure)") from None
+        if self.decision == "hierarchical":
+            _node_costs(self.node_weights, space.dim)  # a ValueError naming node_weights, before the fit
 
     def _decide(self, X: Any, fitted: _Fitted | None = None) -> Any:
         """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for
         ``"mode"``, else the structure of least expected loss from ``predict_marginals``, from the
         snapshot ``fitted`` (or one taken now). A value set after fit (set_params) is validated
         here, as fit would, since predict needs no refit."""
-        decision = self.decision  # read once: set_params in another thread may change it meanwhile
+        # read once: set_params in another thread may change them meanwhile
+        decision, node_weights = self.decision, self.node_weights
         if not (isinstance(decision, str) and (decision == "mode" or decision in _decision.LOSSES)):
             validate_parameter_constraints(  # raises, with scikit-learn's message
                 {"decision": self._parameter_constraints["decision"]},
@@ -566,7 +571,8 @@ class StructuredEstimator(BaseEstimator):
         marginals = self._marginals(fitted, X)
         try:
             # in the space's encoding already (ids, not the core's rows, for the multiclass family)
-            structures = _decision.bayes_decode(fitted.space, marginals, decision)
+            costs = {"node_weights": node_weights} if decision == "hierarchical" else {}
+            structures = _decision.bayes_decode(fitted.space, marginals, decision, **costs)
         except ValueError as exc:  # a rule set after fit (set_params) that the space cannot take
             raise ValueError(f"decision={decision!r}: {exc}") from None
         return self._output(fitted, lambda s: self._labelled(fitted, s), structures)
@@ -638,7 +644,8 @@ class StructuredEstimator(BaseEstimator):
         # that cannot call the core (a child forked after the parent loaded it), the model is built
         # on first use instead, so that unpickling a task succeeds and its call raises
         # ForkedChildError, which reaches the caller as the task's exception.
-        super().__setstate__(state)
+        # pickles from before node_weights existed decide as they did: with unit costs
+        super().__setstate__({"node_weights": None, **state})
         if "_model_bytes" in state and _capi.usable():
             self._model  # noqa: B018 -- build (and check) now
 

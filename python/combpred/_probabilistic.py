@@ -226,6 +226,12 @@ class ProbabilisticStructured(StructuredEstimator):
         Spearman's squared rank differences on rankings, the hierarchical loss on subtrees,
         example-based F1 on label sets, exact for this model's independent labels).
         Choose it by the metric you are scored on, or by ``GridSearchCV``.
+    node_weights : array-like of shape (n_nodes,), default=None
+        The node costs c of ``decision="hierarchical"`` (None: 1 per node), as
+        :func:`combpred.metrics.hierarchical_loss` and
+        :func:`combpred.metrics.make_hierarchical_loss_scorer` take them: give the costs you are
+        scored with (e.g. :func:`combpred.metrics.hierarchical_node_weights`). Ignored by the other
+        rules.
     warm_start : bool, default=False
         Start ``fit`` from the previous solution when it is a model of the same space, features
         and intercept (e.g. along a path of alpha values); otherwise from zero. The stopping rule
@@ -299,6 +305,7 @@ class ProbabilisticStructured(StructuredEstimator):
         n_jobs: int | None = None,
         verbose: int = 0,
         decision: str = "mode",
+        node_weights: Any = None,
         warm_start: bool = False,
     ):
         self.space = space
@@ -313,6 +320,7 @@ class ProbabilisticStructured(StructuredEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.decision = decision
+        self.node_weights = node_weights
         self.warm_start = warm_start
 
     # -- fitting ------------------------------------------------------------------------------

@@ -256,6 +256,12 @@ class StructuredRidge(StructuredEstimator):
         training rates, and thresholding them at ½ differs from decoding. A space that cannot take
         the rule is refused at fit. Only prediction depends on it: changing it needs no refit.
         Choose it by the metric you are scored on, or by ``GridSearchCV``.
+    node_weights : array-like of shape (n_nodes,), default=None
+        The node costs c of ``decision="hierarchical"`` (None: 1 per node), as
+        :func:`combpred.metrics.hierarchical_loss` and
+        :func:`combpred.metrics.make_hierarchical_loss_scorer` take them: give the costs you are
+        scored with (e.g. :func:`combpred.metrics.hierarchical_node_weights`). Ignored by the other
+        rules.
 
     Attributes
     ----------
@@ -346,6 +352,7 @@ class StructuredRidge(StructuredEstimator):
         empirical_weight: float = _D["empirical_weight"],
         reference: str = _D["reference"],
         decision: str = "mode",
+        node_weights: Any = None,
     ):
         self.space = space
         self.alpha = alpha
@@ -369,6 +376,7 @@ class StructuredRidge(StructuredEstimator):
         self.empirical_weight = empirical_weight
         self.reference = reference
         self.decision = decision
+        self.node_weights = node_weights
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
