@@ -183,7 +183,7 @@ def test_svm_separable_multiclass():
     # comparison, and one label was taken for every row
     wrong = np.where(np.arange(len(yt)) % 4 == 0, names[(yt + 1) % 3], names[yt])
     assert model.score(Xt, wrong.reshape(-1, 1)) == model.score(Xt, wrong) == np.mean(wrong == names[yt])
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="y has 1 rows but X has 300 rows"):
         model.score(Xt, names[yt][:1])
     # the same problem given as a space object takes y in the space's encoding (0..2)
     model = StructuredSVM(spaces.Multiclass(3), alpha=0.01, random_state=0).fit(X, y)
