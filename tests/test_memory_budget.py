@@ -247,12 +247,13 @@ def test_max_memory_accepts_whole_numbers():
 def test_extreme_alpha_fits_the_limit_or_is_named(estimator):
     """alpha = 1e300 fits the limit (W = 0, the intercept-only optimum: the exact solver used to
     call its system "not positive definite"); alpha = 1e308, beyond the largest alpha for which
-    2·alpha is finite, is an error naming alpha (ProbabilisticStructured's gradient was NaN)."""
+    2·alpha is finite, is an error naming alpha (ProbabilisticStructured's gradient was NaN), now
+    the range check's: the schema states the core's bound."""
     sp = spaces.Permutations(4)
     X, Y = np.random.default_rng(0).normal(size=(20, 3)), sp.sample(20, 0)
     model = estimator(space=sp, alpha=1e300).fit(X, Y)
     assert np.abs(model.coef_).max() < 1e-100 and np.isfinite(model.intercept_).all()
-    with pytest.raises(ValueError, match=r"alpha must be a positive number at most 4\.49e\+307, got 1e\+308"):
+    with pytest.raises(ValueError, match=r"'alpha' parameter .* 4\.4942328371557893e\+307\]\. Got 1e\+308"):
         estimator(space=sp, alpha=1e308).fit(X, Y)
 
 
@@ -363,3 +364,24 @@ def test_worker_processes_inherit_the_budget():
         [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ, "COMBPRED_MAX_MEMORY": "1e9"}
     )
     assert bad.returncode != 0 and "COMBPRED_MAX_MEMORY='1e9' must be a whole number of bytes" in bad.stderr
+
+
+def test_set_config_overrides_a_malformed_environment_budget():
+    """A malformed COMBPRED_MAX_MEMORY refused every load of the core, set_config's own, the
+    documented way to set the budget, included: set_config now writes the variable first."""
+    script = (
+        "import combpred, os\n"
+        "try:\n"
+        "    combpred.get_config()\n"
+        "except ImportError as exc:\n"
+        "    assert 'COMBPRED_MAX_MEMORY' in str(exc)\n"
+        "else:\n"
+        "    raise SystemExit('the malformed budget was taken')\n"
+        "combpred.set_config(max_memory=10**9)\n"
+        "assert combpred.get_config()['max_memory'] == 10**9, combpred.get_config()\n"
+        "assert os.environ['COMBPRED_MAX_MEMORY'] == str(10**9)\n"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ, "COMBPRED_MAX_MEMORY": "1GB"}
+    )
+    assert child.returncode == 0, child.stderr

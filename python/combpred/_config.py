@@ -53,11 +53,23 @@ def set_config(max_memory: Any = _UNSET) -> None:
     """
     if max_memory is not _UNSET:
         n_bytes = _max_memory_bytes(max_memory)
-        _core.set_max_memory(n_bytes)
-        if n_bytes:
-            os.environ[_capi.MAX_MEMORY_ENV] = str(n_bytes)
-        else:
-            os.environ.pop(_capi.MAX_MEMORY_ENV, None)
+        # the environment first: the library, if this call loads it, reads the budget from there,
+        # and a malformed COMBPRED_MAX_MEMORY refused every load, set_config's own included
+        previous = os.environ.get(_capi.MAX_MEMORY_ENV)
+        _set_environment_budget(n_bytes)
+        try:
+            _core.set_max_memory(n_bytes)
+        except BaseException:
+            _set_environment_budget(previous)
+            raise
+
+
+def _set_environment_budget(n_bytes: int | str | None) -> None:
+    """Write the budget to COMBPRED_MAX_MEMORY (remove it for None or 0: the default)."""
+    if n_bytes:
+        os.environ[_capi.MAX_MEMORY_ENV] = str(n_bytes)
+    else:
+        os.environ.pop(_capi.MAX_MEMORY_ENV, None)
 
 
 def get_config() -> dict[str, Any]:
