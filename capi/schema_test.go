@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -30,6 +31,15 @@ func TestSchemaFile(t *testing.T) {
 	}
 }
 
+// beyond returns the next value of typ past v in direction dir (±1): the next integer, or the next
+// float64 (v + 1 is v itself at alpha's bound, 4.5e307).
+func beyond(v float64, dir int, typ paramType) float64 {
+	if typ == typeInt {
+		return v + float64(dir)
+	}
+	return math.Nextafter(v, float64(dir)*math.Inf(1))
+}
+
 // TestSchemaRangesRefuse: for every bounded parameter, a value just outside its range is refused by
 // the parser naming the key, and its default parses (the tables and the parser agree).
 func TestSchemaRangesRefuse(t *testing.T) {
@@ -38,14 +48,14 @@ func TestSchemaRangesRefuse(t *testing.T) {
 		if low != nil {
 			v := *low
 			if closed == "left" || closed == "both" {
-				v -= 1
+				v = beyond(v, -1, typ)
 			}
 			outside = append(outside, formatParam(v, typ))
 		}
 		if high != nil {
 			v := *high
 			if closed == "right" || closed == "both" {
-				v += 1
+				v = beyond(v, 1, typ)
 			}
 			outside = append(outside, formatParam(v, typ))
 		}

@@ -380,3 +380,35 @@ def test_structured_svm_score_refuses_labels_outside_classes(space):
             model.score(X[:3], bad)
     with pytest.raises(ValueError, match="y has 2 rows but X has 3"):
         model.score(X[:3], [0, 1])
+
+
+def test_structured_svm_reads_numpy_integer_parameters_as_python_numbers():
+    """alpha=np.int8(100) made 1/(alpha·t) wrap and the steps turn negative (another model, with
+    only NumPy's overflow warning); n_samples and batch_size of np.int8 overflowed the budget's
+    product, and np.int64(2**62) slipped past it into a reshape error."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    Y = (X[:, :2] > 0).astype(int)
+    for name, value in (("alpha", 100), ("batch_size", 3)):
+        plain = StructuredSVM(max_iter=5, random_state=0, **{name: value}).fit(X, Y)
+        small = StructuredSVM(max_iter=5, random_state=0, **{name: np.int8(value)}).fit(X, Y)
+        np.testing.assert_array_equal(small.coef_, plain.coef_)
+    plain = StructuredSVM(decoding="sampled", n_samples=3, max_iter=2, random_state=0).fit(X, Y)
+    small = StructuredSVM(decoding="sampled", n_samples=np.int8(3), max_iter=2, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(small.coef_, plain.coef_)
+    with pytest.raises(MemoryError, match="n_samples=4611686018427387904"):
+        StructuredSVM(decoding="sampled", n_samples=np.int64(2**62), max_iter=1).fit(X, Y)
+
+
+def test_knn_minkowski_power_beyond_a_float_is_refused_by_name():
+    """p=2**64 passed the range check and failed inside NearestNeighbors with NumPy's words."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    P = np.argsort(np.argsort(-X @ rng.normal(size=(3, 4)), axis=1), axis=1) + 1
+    with pytest.raises(InvalidParameterError, match="'p' parameter"):
+        KNNBordaRanker(p=10**400).fit(X, P)
+    np.testing.assert_array_equal(
+        KNNBordaRanker(p=2**3).fit(X, P).predict(X), KNNBordaRanker(p=8.0).fit(X, P).predict(X)
+    )
+    with pytest.raises(ValueError, match="overflow"):  # the distances' 2**64-th powers: named, not NumPy's TypeError
+        KNNBordaRanker(p=2**64).fit(X, P).predict(X)

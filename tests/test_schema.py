@@ -37,15 +37,18 @@ def _edge_values(p):
     """Values just outside a parameter's range, and its bounds inside it."""
     outside, inside = [], []
     low, high, closed = p.get("low"), p.get("high"), p.get("closed", "neither")
-    step = 1 if p["type"] == "int" else 1e-9
+
+    def beyond(x, direction):  # the next int, or the next float (x ± 1e-9 is x itself at 4.5e307)
+        return x + direction if p["type"] == "int" else float(np.nextafter(x, direction * np.inf))
+
     if low is not None:
         lo_in = closed in ("left", "both")
-        outside.append(low - step if lo_in else low)
-        inside.append(low if lo_in else low + step)
+        outside.append(beyond(low, -1) if lo_in else low)
+        inside.append(low if lo_in else beyond(low, 1))
     if high is not None:
         hi_in = closed in ("right", "both")
-        outside.append(high + step if hi_in else high)
-        inside.append(high if hi_in else high - step)
+        outside.append(beyond(high, 1) if hi_in else high)
+        inside.append(high if hi_in else beyond(high, -1))
     return outside, inside
 
 
@@ -288,3 +291,43 @@ def test_thread_clamp_in_the_docstrings_is_the_cores():
     per_cpu = int(_schema.query_default("max_threads_per_cpu"))
     for cls in ESTIMATORS.values():
         assert f"Counts above {per_cpu} threads per CPU are clamped" in " ".join(cls.__doc__.split())
+
+
+@pytest.mark.parametrize("key", list(ESTIMATORS))
+def test_real_parameters_take_any_real_as_its_float(key):
+    """A Fraction is a numbers.Real: scikit-learn's range check called np.isnan on it and failed
+    with NumPy's words, naming no parameter. It is now read as the float the estimator passes on;
+    a real beyond float64 (10**400) is refused by name."""
+    from fractions import Fraction
+
+    cls = ESTIMATORS[key]
+    X, Y = np.random.default_rng(0).normal(size=(12, 3)), np.eye(3, dtype=int)[np.arange(12) % 3]
+    reals = [p["name"] for p in _schema.params(key) if p["type"] == "real"]
+    assert "alpha" in reals and "tol" in reals
+    for name in ("alpha", "tol"):
+        as_fraction = cls(**{name: Fraction(1, 8)}).fit(X, Y)
+        as_float = cls(**{name: 0.125}).fit(X, Y)
+        np.testing.assert_array_equal(as_fraction.coef_, as_float.coef_)
+    for name in reals:
+        with pytest.raises(InvalidParameterError, match=rf"'{name}' parameter"):
+            cls(**{name: 10**400}).fit(X, Y)
+
+
+@pytest.mark.parametrize("key", list(ESTIMATORS))
+def test_alpha_bound_is_refused_by_name_before_the_data(key):
+    """alpha's upper bound is the core's (check.MaxAlpha), stated in the schema: 1e308 was
+    accepted by the range check and refused by the core after the data were validated."""
+    cls = ESTIMATORS[key]
+    bound = next(p for p in _schema.params(key) if p["name"] == "alpha")["high"]
+    assert bound == np.finfo(np.float64).max / 4
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter"):
+        cls(alpha=1e308).fit(np.full((3, 2), np.nan), np.eye(3, dtype=int))  # X would be refused next
+
+
+@pytest.mark.parametrize("key", list(ESTIMATORS))
+@pytest.mark.parametrize("flag", [True, np.False_])
+def test_n_jobs_is_not_a_boolean(key, flag):
+    """n_jobs=True fitted on one thread without a word."""
+    X, Y = np.random.default_rng(0).normal(size=(12, 3)), np.eye(3, dtype=int)[np.arange(12) % 3]
+    with pytest.raises(InvalidParameterError, match="'n_jobs' parameter"):
+        ESTIMATORS[key](n_jobs=flag).fit(X, Y)

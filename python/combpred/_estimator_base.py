@@ -23,6 +23,7 @@ from sklearn.utils.validation import validate_data as _sklearn_validate_data
 from . import _capi, _core
 from . import decision as _decision
 from . import spaces as _spaces
+from ._schema import Number
 from ._weights import check_sample_weight, weighted_mean
 from .metrics import _node_costs
 
@@ -192,7 +193,7 @@ class StructuredEstimator(BaseEstimator):
     # its schema (_schema.py), in each estimator's own dict.
     _parameter_constraints: dict = {
         "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": [Number(numbers.Integral, None, None, closed="neither"), None],  # not True (one thread)
         "verbose": ["verbose"],
         "decision": [StrOptions({"mode", *_decision.LOSSES})],  # Python-only: combpred.decision
         "node_weights": ["array-like", None],  # decision="hierarchical"'s costs, as bayes_decode takes them

@@ -38,10 +38,19 @@ def options(estimator: str, name: str) -> list[str]:
 
 class Number(Interval):
     """An Interval that refuses booleans: ``True`` is an ``Integral`` to Python, and
-    ``max_iter=True`` fitted one iteration where the spaces refused ``n_labels=True``."""
+    ``max_iter=True`` fitted one iteration where the spaces refused ``n_labels=True``. A real
+    range reads any other real as the float the estimators pass on: scikit-learn's check called
+    ``np.isnan`` on a ``Fraction`` and failed with NumPy's words, naming no parameter."""
 
     def is_satisfied_by(self, val: Any) -> bool:
-        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        if self.type is numbers.Real and isinstance(val, numbers.Real) and not isinstance(val, (float, np.floating)):
+            try:
+                val = float(val)
+            except (OverflowError, ValueError, TypeError):  # 10**400: beyond every range
+                return False
+        return super().is_satisfied_by(val)
 
 
 def _constraint(p: dict[str, Any]) -> list:

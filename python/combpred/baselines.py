@@ -305,7 +305,9 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         if self.n_neighbors > X.shape[0]:
             raise ValueError(f"n_neighbors={self.n_neighbors} exceeds the number of training samples {X.shape[0]}")
         self._check_scale(X)
-        nn = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric, p=self.p, n_jobs=self.n_jobs).fit(X)
+        # p as a Python float: NearestNeighbors' own check failed on p=2**64 with NumPy's words
+        nn = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric, p=float(self.p), n_jobs=self.n_jobs)
+        nn.fit(X)
         # a copy: the rankings a later predict reads are those checked now, whatever the caller's y becomes
         self._publish(nn_=nn, Y_fit_=Y.copy(), n_labels_=Y.shape[1])
         return self
@@ -742,18 +744,22 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         space._checked_rows(y_enc, "y")
         shift = self._augmentation(space) if self.decoding == "exact" else None
         rng = check_random_state(self.random_state)
+        # Python numbers, read once: a NumPy integer's arithmetic wrapped (alpha=np.int8(100) turned
+        # the steps negative, n_samples=np.int8(3) overflowed the budget's product)
+        alpha, max_iter, batch_size = float(self.alpha), int(self.max_iter), int(self.batch_size)
+        n_samples = int(self.n_samples)
         m, p = X.shape
         d = space.dim
         # W, its running average and a step's two temporaries (p × d each), ψ of the targets and of
         # a batch's maximisers, and the sampled maximisation's three temporaries per sample: refused
         # before numpy allocates them (12,000 labels fitted a 1.15 GB coef_ at 3.6 GB under a 300 MB
         # budget; 20,000 features gave numpy's own error)
-        batch = min(m, self.batch_size)
-        sampled = 3 * batch * self.n_samples if self.decoding == "sampled" else 0
+        batch = min(m, batch_size)
+        sampled = 3 * batch * n_samples if self.decoding == "sampled" else 0
         _capi.check_bytes(
             8 * d * (4 * (p + 1) + m + 2 * batch + sampled) + (8 * m * p if self.fit_intercept else 0),
             f"StructuredSVM's weights and targets: {p} features × the space's dimension d = {d}, {m} samples, "
-            f"batch_size={self.batch_size}" + (f", n_samples={self.n_samples}" if sampled else ""),
+            f"batch_size={batch_size}" + (f", n_samples={n_samples}" if sampled else ""),
         )
         Psi = space.embed(y_enc)  # (m, d)
         # With an intercept the steps run on X centred, and the intercept takes the mean back at the
@@ -771,40 +777,40 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         W_avg, b_avg = np.zeros_like(W), np.zeros_like(b)
         t = 0
         loss_curve: list[float] = []
-        for _ in range(self.max_iter):
+        for _ in range(max_iter):
             order = rng.permutation(m)
             total = 0.0
-            for start in range(0, m, self.batch_size):
-                batch = order[start : start + self.batch_size]
+            for start in range(0, m, batch_size):
+                batch = order[start : start + batch_size]
                 t += 1
                 Xb, Pb = X[batch], Psi[batch]
                 with np.errstate(over="ignore", invalid="ignore"):  # refused below
                     U = Xb @ W + b
                 if not np.all(np.isfinite(U)):  # the decoder's "U contains NaN" named its own variable
                     raise ValueError(
-                        f"StructuredSVM's scores overflowed in epoch {len(loss_curve) + 1} (alpha={self.alpha!r}, "
+                        f"StructuredSVM's scores overflowed in epoch {len(loss_curve) + 1} (alpha={alpha!r}, "
                         f"largest |X| {np.abs(X).max():.3g}): scale X down (e.g. with StandardScaler) or raise alpha"
                     )
                 if shift is not None:
                     Pz = space.embed(space.decode(U - Pb + shift))
                 else:
-                    Pz = self._best_sample(space, U, Pb, rng)
+                    Pz = self._best_sample(space, U, Pb, rng, n_samples)
                 hinge = 0.5 * ((Pz - Pb) ** 2).sum(axis=1) + ((Pz - Pb) * U).sum(axis=1)
                 active = hinge > 0
                 total += hinge[active].sum()
                 G = (Pz - Pb) * active[:, None]  # subgradient in score space, per example
-                eta = 1.0 / (self.alpha * t)
-                W *= 1.0 - eta * self.alpha
+                eta = 1.0 / (alpha * t)
+                W *= 1.0 - eta * alpha
                 W -= (eta / len(batch)) * (Xb.T @ G)
                 if self.fit_intercept:  # b = r·b̃, b̃ a weight of the constant feature r
-                    b *= 1.0 - eta * self.alpha
+                    b *= 1.0 - eta * alpha
                     b -= (r2 * eta / len(batch)) * G.sum(axis=0)
                 W_avg += (W - W_avg) / t
                 b_avg += (b - b_avg) / t
             loss_curve.append(total / m)
         if not (np.all(np.isfinite(W_avg)) and np.all(np.isfinite(b_avg))):
             raise ValueError(
-                f"StructuredSVM's weights overflowed (alpha={self.alpha!r}: its steps are 1/(alpha·t)): raise alpha, "
+                f"StructuredSVM's weights overflowed (alpha={alpha!r}: its steps are 1/(alpha·t)): raise alpha, "
                 "or scale X down"
             )
         if mean is not None:
@@ -815,13 +821,13 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
             intercept_=b_avg,
             classes_=classes,
             loss_curve_=loss_curve,
-            n_iter_=self.max_iter,
+            n_iter_=max_iter,
         )
         return self
 
-    def _best_sample(self, space: _spaces.Space, U: np.ndarray, Pb: np.ndarray, rng: Any) -> np.ndarray:
-        """ψ of the best of n_samples uniform samples (and y itself) under Δ(y, z) + ⟨u, ψ(z)⟩."""
-        B, N = U.shape[0], self.n_samples
+    def _best_sample(self, space: _spaces.Space, U: np.ndarray, Pb: np.ndarray, rng: Any, N: int) -> np.ndarray:
+        """ψ of the best of N uniform samples (and y itself) under Δ(y, z) + ⟨u, ψ(z)⟩."""
+        B = U.shape[0]
         Ps = space.embed(space.sample(B * N, random_state=rng)).reshape(B, N, -1)
         value = 0.5 * ((Ps - Pb[:, None, :]) ** 2).sum(axis=2) + np.einsum("bnd,bd->bn", Ps, U)
         best = value.argmax(axis=1)
