@@ -58,6 +58,6 @@ func prepare(sp space.Space, X []float64, m, n int, ys []int64, weights []float6
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := prepareProblem(sp, in, ys, weights, opt, false)
+	p, err := prepareProblem(sp, in, ys, weights, opt, 0)
 	return p, in.Dense, err
 }

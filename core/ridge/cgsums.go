@@ -225,9 +225,8 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	if !(setup.Weight > 0) || math.IsInf(setup.Weight, 0) {
 		return nil, fmt.Errorf("the examples' weights sum to %v; they need a positive finite sum", setup.Weight)
 	}
-	if setup.Weight < minLargestWeight { // the in-memory fit refuses subnormal weights likewise
-		return nil, fmt.Errorf("the examples' weights sum to %.3g, a subnormal number, whose products lose their digits: "+
-			"rescale the weights (multiplying them all by c fits as alpha·c does)", setup.Weight)
+	if err := checkWeightTotal(setup.Weight); err != nil {
+		return nil, err
 	}
 	if setup.Count < 0 || setup.Count > maxCount { // the model's bytes, which hold it, would not read back
 		return nil, fmt.Errorf("the number of examples must be in [0, 2⁶²], got %d", setup.Count)

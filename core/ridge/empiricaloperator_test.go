@@ -143,7 +143,7 @@ func preparedProblem(t *testing.T, sp space.Space, X []float64, m, n int, ys []i
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := prepareProblem(sp, xm, ys, wts, opt, false)
+	p, err := prepareProblem(sp, xm, ys, wts, opt, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -262,11 +262,8 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 	if err := checkCounts(s.Space, &opt); err != nil {
 		return nil, err
 	}
-	if sum := s.st.moments().sum; sum > 0 && sum < minLargestWeight {
-		// Each chunk may hold subnormal weights only (a partition of small importance weights);
-		// together they must weigh as a normal number, as the in-memory fit's largest weight must.
-		return nil, fmt.Errorf("the statistics' examples weigh %.3g in all, a subnormal number, whose products lose their "+
-			"digits: rescale the weights (multiplying them all by c fits as alpha·c does)", sum)
+	if err := checkWeightTotal(s.st.moments().sum); err != nil {
+		return nil, err
 	}
 	mean, S := uniformReference(s.Space)
 	md := &Model{Space: s.Space, Kernel: s.Kernel, Intercept: s.Intercept, NFeatures: s.NFeatures, Seen: s.st.count, ny: s.ny,

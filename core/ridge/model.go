@@ -146,10 +146,10 @@ func sparseInput(X *xmat.CSR) (xmat.Matrix, error) {
 	return xmat.Matrix{Sparse: X}, nil
 }
 
-// prepareProblem checks the options and builds the Problem of a fit on the checked inputs X;
-// with largeDim, a space with d > MaxDim gets an operator-only Problem (S nil) instead of an
-// error.
-func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt *Options, largeDim bool) (*Problem, error) {
+// prepareProblem checks the options and builds the Problem of a fit on the checked inputs X,
+// relaxing newProblem's checks by flags (operatorOK: a space with d > MaxDim gets an
+// operator-only Problem, S nil, instead of an error; partOfData: X is a chunk of partial_fit).
+func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt *Options, flags problemFlags) (*Problem, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
@@ -162,10 +162,6 @@ func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64
 	}
 	if err := checkFitMemory(sp, m, n, opt, budget.Mul(4, int64(m), int64(sp.Dim()))); err != nil {
 		return nil, err
-	}
-	var flags problemFlags
-	if largeDim {
-		flags = operatorOK
 	}
 	p, err := newProblem(sp, ys, m, weights, opt.Alpha, flags)
 	if err == nil {
@@ -241,7 +237,11 @@ func fit(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt Optio
 	if err := checkKernelWeightScale(weights, &opt); err != nil {
 		return nil, err
 	}
-	p, err := prepareProblem(sp, X, ys, weights, &opt, operatorOnly(&opt))
+	var flags problemFlags
+	if operatorOnly(&opt) {
+		flags = operatorOK
+	}
+	p, err := prepareProblem(sp, X, ys, weights, &opt, flags)
 	if err != nil {
 		return nil, err
 	}
@@ -368,6 +368,9 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 // solves the normal equations they give, reporting the direct solve as one iteration to Progress.
 func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 	if err := md.stats.add(p, des, opt.Stop); err != nil {
+		return err
+	}
+	if err := checkWeightTotal(md.stats.moments().sum); err != nil { // partial_fit's chunks so far
 		return err
 	}
 	S, mean := p.S, p.Mean

@@ -89,7 +89,9 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		return nil, fmt.Errorf("partial_fit of a %v kernel model without n_components runs SGD over dense support inputs: "+
 			"on sparse X use n_components (a Nyström map) or the linear kernel", opt.Kernel.Kind)
 	}
-	p, err := prepareProblem(sp, Xin, ys, weights, &opt, false)
+	// a chunk's weights may all be subnormal beside the other chunks' normal ones, as a part of
+	// fit's weights may be: the accumulated total is what Stats.Solve checks
+	p, err := prepareProblem(sp, Xin, ys, weights, &opt, partOfData)
 	if err != nil {
 		return nil, err
 	}

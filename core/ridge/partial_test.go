@@ -426,3 +426,35 @@ func TestCheckPartialFit(t *testing.T) {
 		}
 	}
 }
+
+// A chunk whose weights are all subnormal is a part of the data, as a partition of a distributed
+// fit is: after a chunk of normal weights it continues to Fit's model (it was refused for its
+// largest weight, which Fit checks over all the data); a first chunk of them alone weighs a
+// subnormal total and is refused.
+func TestPartialFitTakesAChunkOfSubnormalWeights(t *testing.T) {
+	sp, err := space.New("multilabel", []int64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 40, 3
+	X, ys := synthetic(t, sp, m, n, 5)
+	w := make([]float64, m)
+	for i := range w {
+		w[i] = 1
+		if i >= m/2 {
+			w[i] = 1e-310
+		}
+	}
+	opt := baseOptions()
+	opt.Solver = Exact
+	ref := mustFit(t, sp, X, m, n, ys, w, opt)
+	md := streamFit(t, nil, sp, X, n, ys, w, [][2]int{{0, m / 2}, {m / 2, m}}, opt)
+	if diff := relDiff(md.Coef, ref.Coef); diff > 1e-12 {
+		t.Errorf("coefficients differ from Fit's by %.3g (relative)", diff)
+	}
+	width := sp.Width()
+	_, err = PartialFit(nil, sp, X[m/2*n:], m/2, n, ys[m/2*width:], w[m/2:], opt)
+	if err == nil || !strings.Contains(err.Error(), "subnormal") {
+		t.Errorf("a first chunk of subnormal weights only: got %v, want a refusal of its subnormal total", err)
+	}
+}

@@ -101,6 +101,18 @@ const (
 	partOfData
 )
 
+// checkWeightTotal refuses a positive total weight below the smallest normal number. Each part of
+// the data (a partition of a distributed fit, a chunk of partial_fit) may hold subnormal weights
+// only, a part of small importance; together they must weigh as a normal number, as the in-memory
+// fit's largest weight must.
+func checkWeightTotal(sum float64) error {
+	if sum > 0 && sum < minLargestWeight {
+		return fmt.Errorf("the examples' weights sum to %.3g, a subnormal number, whose products lose their digits: "+
+			"rescale the weights (multiplying them all by c fits as alpha·c does)", sum)
+	}
+	return nil
+}
+
 // newProblem is NewProblem with its checks relaxed by flags.
 func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha float64, flags problemFlags) (*Problem, error) {
 	if err := check.Alpha(alpha); err != nil {
