@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/space"
 )
@@ -46,6 +47,12 @@ func autoExact(sp space.Space) bool {
 // space's closed form, by its programme for log Z alone beyond the closed form's sizes
 // (space.LogZ: rankings of up to 19 labels, cycles of up to 16 vertices), or by summing over at most BruteForceMax structures.
 func ExactLogPartition(sp space.Space, u []float64) (float64, error) {
+	return exactLogPartition(sp, u, nil)
+}
+
+// exactLogPartition is ExactLogPartition that stops with cancel.ErrCancelled when stop is set
+// (checked as it sums over the structures).
+func exactLogPartition(sp space.Space, u []float64, stop *cancel.Flag) (float64, error) {
 	if z, ok := space.LogZOf(sp); ok && !HasClosedForm(sp) {
 		if err := checkScores(sp, u); err != nil {
 			return 0, err
@@ -55,7 +62,7 @@ func ExactLogPartition(sp space.Space, u []float64) (float64, error) {
 		}
 		return z.LogZ(u), nil
 	}
-	return ExactMarginals(sp, u, nil)
+	return exactMarginals(sp, u, nil, stop)
 }
 
 // autoExactLogZ reports whether LogZAuto computes log Z exactly on sp: wherever ExactLogPartition
@@ -78,6 +85,12 @@ func autoExactLogZ(sp space.Space) bool {
 // space's closed form or, for at most BruteForceMax structures, by summing over all of them. It
 // returns an error wrapping ErrNoExact otherwise.
 func ExactMarginals(sp space.Space, u, mean []float64) (float64, error) {
+	return exactMarginals(sp, u, mean, nil)
+}
+
+// exactMarginals is ExactMarginals that stops with cancel.ErrCancelled when stop is set (checked
+// as it sums over the structures).
+func exactMarginals(sp space.Space, u, mean []float64, stop *cancel.Flag) (float64, error) {
 	if err := checkScores(sp, u); err != nil {
 		return 0, err
 	}
@@ -95,7 +108,7 @@ func ExactMarginals(sp space.Space, u, mean []float64) (float64, error) {
 		return 0, fmt.Errorf("%w for the %s space with log|Y| = %.1f (more than %d structures): use fpras or taylor, and sampled marginals",
 			ErrNoExact, sp.Kind(), sp.LogCount(), BruteForceMax)
 	}
-	lz, err := bruteForce(sp, u, mean)
+	lz, err := bruteForce(sp, u, mean, stop)
 	clipToRange(sp, mean)
 	return lz, err
 }
@@ -114,14 +127,26 @@ func clipToRange(sp space.Space, mean []float64) {
 	}
 }
 
+// bruteForceStopEvery is how many structures bruteForce sums between checks of its stop flag
+// (a few milliseconds of work).
+const bruteForceStopEvery = 1 << 12
+
 // bruteForce sums over every structure with a running maximum, so that nothing overflows.
-func bruteForce(sp space.Space, u, mean []float64) (float64, error) {
+func bruteForce(sp space.Space, u, mean []float64, stop *cancel.Flag) (float64, error) {
 	sc := newScorer(sp, u)
 	m, s := math.Inf(-1), 0.0
 	if mean != nil {
 		clear(mean)
 	}
+	// A row sums up to BruteForceMax (2²⁰) structures, about a second on Cliques(20): Ctrl-C is
+	// checked every bruteForceStopEvery of them, not only between rows.
+	var seen int
+	cancelled := false
 	err := sp.Enumerate(func(y []int64) bool {
+		if seen++; seen%bruteForceStopEvery == 0 && stop.Stopped() {
+			cancelled = true
+			return false
+		}
 		f := sc.score(y)
 		if mean != nil {
 			sp.Embed(y, sc.psi) // a space.Scorer scores y without writing ψ
@@ -143,6 +168,9 @@ func bruteForce(sp space.Space, u, mean []float64) (float64, error) {
 	})
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrNoExact, err)
+	}
+	if cancelled {
+		return 0, cancel.ErrCancelled
 	}
 	for j := range mean {
 		mean[j] /= s

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/combpred/combpred/core/space"
@@ -57,7 +58,7 @@ func TestClosedFormsMatchBruteForce(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: no closed form", name)
 			}
-			lz2, err := bruteForce(sp, u, m2)
+			lz2, err := bruteForce(sp, u, m2, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,5 +270,32 @@ func TestScoreSamplesAtMostZero(t *testing.T) {
 		if v > 0 {
 			t.Fatalf("row %d: log p(mode) = %g > 0", i, v)
 		}
+	}
+}
+
+// TestExactSumStopsWithinARow: log Z and the marginals by summing over 2²⁰ structures (about a
+// second a row on Cliques(20), what LogZAuto now takes) stop when the flag is set, inside the row:
+// Ctrl-C waited for the row's end (1.2–2.2 s, probe BG).
+func TestExactSumStopsWithinARow(t *testing.T) {
+	sp := mustSpace(t, "cliques", 20)
+	if sp.LogCount() > math.Log(BruteForceMax)+1e-9 || HasClosedForm(sp) {
+		t.Fatalf("Cliques(20) is no longer summed by brute force: pick another space for this test")
+	}
+	u := make([]float64, sp.Dim())
+	stop := new(cancel.Flag)
+	stop.Stop()
+	if _, err := bruteForce(sp, u, nil, stop); !errors.Is(err, cancel.ErrCancelled) {
+		t.Errorf("bruteForce: got %v, want ErrCancelled", err)
+	}
+	opt := LogZOptions{Method: LogZAuto}
+	opt.Sampler.Stop = stop
+	if _, err := LogPartition(sp, u, opt); !errors.Is(err, cancel.ErrCancelled) {
+		t.Errorf("LogPartition(auto): got %v, want ErrCancelled", err)
+	}
+	var inf InferenceOptions
+	inf.Method = InferExact
+	inf.Sampler.Stop = stop
+	if _, err := Marginals(sp, u, inf, 1, make([]float64, sp.Dim())); !errors.Is(err, cancel.ErrCancelled) {
+		t.Errorf("Marginals(exact): got %v, want ErrCancelled", err)
 	}
 }

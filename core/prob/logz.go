@@ -156,7 +156,7 @@ func LogPartition(sp space.Space, u []float64, opt LogZOptions) (LogZResult, err
 		}
 		return res, err
 	case LogZExact:
-		lz, err := ExactLogPartition(sp, u)
+		lz, err := exactLogPartition(sp, u, opt.Sampler.Stop)
 		if err != nil {
 			return LogZResult{}, err
 		}

@@ -158,7 +158,7 @@ func marginalsFrom(sp space.Space, u []float64, opt InferenceOptions, seed uint6
 		return MarginalsInfo{}, fmt.Errorf("prob: the marginals buffer has length %d, want %d", len(mean), sp.Dim())
 	}
 	if opt.exact(sp) {
-		lz, err := ExactMarginals(sp, u, mean)
+		lz, err := exactMarginals(sp, u, mean, opt.Sampler.Stop)
 		return MarginalsInfo{Exact: true, LogZ: lz}, err
 	}
 	n := opt.samples()

@@ -47,7 +47,7 @@ func TestExactMarginalsAtLargeScores(t *testing.T) {
 			if _, ok := closedForm(sp, u, got); !ok {
 				t.Fatalf("%s: no closed form", name)
 			}
-			if _, err := bruteForce(sp, u, want); err != nil {
+			if _, err := bruteForce(sp, u, want, nil); err != nil {
 				t.Fatal(err)
 			}
 			for j := range got {
