@@ -3,6 +3,7 @@ test reproduces what a probe found them doing (the comment or docstring says wha
 
 import pickle
 import threading
+import warnings
 
 import combpred
 import numpy as np
@@ -412,3 +413,16 @@ def test_knn_minkowski_power_beyond_a_float_is_refused_by_name():
     )
     with pytest.raises(ValueError, match="overflow"):  # the distances' 2**64-th powers: named, not NumPy's TypeError
         KNNBordaRanker(p=2**64).fit(X, P).predict(X)
+
+
+def test_structured_svm_names_x_when_its_column_means_overflow():
+    """Finite X whose column sums overflow: NumPy's overflow warning leaked and the message said
+    "largest |X| inf" of the centred copy (probe BG); it now names X's own largest value."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    X[:2] = 1.7e308
+    Y = (rng.random((40, 3)) < 0.5).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning leaks
+        with pytest.raises(ValueError, match=r"X's column means .* overflow float64 \(largest \|X\| 1\.7e\+308\)"):
+            StructuredSVM(space="multilabel", random_state=0, max_iter=3).fit(X, Y)

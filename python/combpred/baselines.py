@@ -762,14 +762,22 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
             f"batch_size={batch_size}" + (f", n_samples={n_samples}" if sampled else ""),
         )
         Psi = space.embed(y_enc)  # (m, d)
+        X_raw = X
         # With an intercept the steps run on X centred, and the intercept takes the mean back at the
         # end, so that the model is the same for X shifted by a constant: on the raw X, Pegasos' steps
         # fell from a Kendall score of 0.76 to 0.015 on X + 1e3 (probe BA). The offset is the weight
         # of a constant feature r (the rows' root mean square norm), penalised as W is: unpenalised,
         # its early steps of 1/alpha were never shrunk and it drifted for thousands of epochs
-        mean = X.mean(axis=0) if self.fit_intercept else None
-        if mean is not None:
-            X = X - mean
+        mean = None
+        if self.fit_intercept:
+            with np.errstate(over="ignore", invalid="ignore"):  # refused below, naming X
+                mean = X.mean(axis=0)
+                X = X - mean
+            if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(X))):
+                raise ValueError(
+                    f"X's column means or the rows about them overflow float64 (largest |X| {np.abs(X_raw).max():.3g}): "
+                    "scale X down, e.g. with StandardScaler"
+                )
         r2 = float(np.mean(np.einsum("ij,ij->i", X, X))) if self.fit_intercept else 0.0
         r2 = r2 if 0.0 < r2 < np.inf else 1.0
         W = np.zeros((p, d))
@@ -789,7 +797,7 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
                 if not np.all(np.isfinite(U)):  # the decoder's "U contains NaN" named its own variable
                     raise ValueError(
                         f"StructuredSVM's scores overflowed in epoch {len(loss_curve) + 1} (alpha={alpha!r}, "
-                        f"largest |X| {np.abs(X).max():.3g}): scale X down (e.g. with StandardScaler) or raise alpha"
+                        f"largest |X| {np.abs(X_raw).max():.3g}): scale X down (e.g. with StandardScaler) or raise alpha"
                     )
                 if shift is not None:
                     Pz = space.embed(space.decode(U - Pb + shift))
