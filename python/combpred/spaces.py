@@ -569,6 +569,13 @@ def _parent_sets(parents: Any) -> tuple[tuple[int, ...], ...]:
         raise ValueError("parents must be a sequence indexed by node (parents[v] lists v's parents), got a mapping")
     out = []
     for v, ps in enumerate(parents):
+        if type(ps) in (list, tuple) and all(type(p) is int for p in ps):
+            # the common case without NumPy's per-node conversion, which took 23 s before the
+            # core's memory check could refuse 2,000,000 nodes (probe BG)
+            if any(not -(2**63) <= p < 2**63 for p in ps):
+                raise ValueError(f"parents[{v}] holds a node id out of range")
+            out.append(tuple(ps))
+            continue
         # as objects: a ragged [0, [1]] is then refused below by name (numpy's own conversion
         # said "inhomogeneous shape")
         given, ps = ps, np.asarray(ps if ps is not None else [], dtype=object)
