@@ -150,3 +150,39 @@ def test_a_data_home_that_is_a_file_is_named(tmp_path):
         with pytest.raises(ValueError, match="data_home .* is not a directory"):
             get_data_home(path)
     assert get_data_home(tmp_path / "new" / "dir").is_dir()
+
+
+def test_a_download_cut_off_midstream_is_an_oserror_naming_the_url(tmp_path, monkeypatch):
+    """A chunked response cut off raises http.client.IncompleteRead, which is not an OSError: it
+    escaped as is, naming neither the URL nor the way out; no partial file is kept."""
+    import http.client
+
+    class CutOff:
+        reads = 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self, amount):
+            CutOff.reads += 1
+            if CutOff.reads == 1:
+                return b"x" * 100
+            raise http.client.IncompleteRead(b"", 1000)
+
+    monkeypatch.setattr(_fetch, "_open", lambda *args: CutOff())
+    relative = "hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff"
+    with pytest.raises(OSError, match=r"could not download .*IncompleteRead.*COMBPRED_DATA"):
+        datasets.fetch_file(relative, tmp_path)
+    assert not any(Path(tmp_path).rglob("*.part"))
+
+
+def test_a_cache_entry_that_is_a_directory_is_named(tmp_path, monkeypatch):
+    """The download was moved into the directory and the directory returned as the file."""
+    relative = "hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff"
+    (tmp_path / relative).mkdir(parents=True)
+    monkeypatch.setattr(_fetch, "_open", lambda *args: pytest.fail("nothing is downloaded"))
+    with pytest.raises(OSError, match="exists and is not a file"):
+        datasets.fetch_file(relative, tmp_path)

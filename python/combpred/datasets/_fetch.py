@@ -143,6 +143,8 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
     target = get_data_home(data_home) / relative
     if target.is_file() and _sha256(target) == sha256:
         return target
+    if target.exists() and not target.is_file():  # a directory: the download was moved into it
+        raise OSError(f"{target} exists and is not a file; remove it so that {relative!r} can be downloaded there")
     if mirror:
         _check_mirror(mirror, url)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -157,7 +159,7 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
                         if copied > _MAX_BYTES:
                             raise ValueError(f"{url}: the download exceeds {_MAX_BYTES >> 20} MiB; refused")
                         out.write(block)
-            except OSError as exc:
+            except (OSError, http.client.HTTPException) as exc:  # a cut-off response: IncompleteRead
                 raise OSError(
                     f"could not download {url}: {exc}. Without network, copy the file to {target} or point "
                     "COMBPRED_DATA (or data_home=) at a directory holding it"
