@@ -9,6 +9,7 @@ import combpred
 import numpy as np
 import pytest
 from combpred.baselines import KNNBordaRanker, PairwiseRanker, StructuredSVM
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -426,3 +427,23 @@ def test_structured_svm_names_x_when_its_column_means_overflow():
         warnings.simplefilter("error")  # no RuntimeWarning leaks
         with pytest.raises(ValueError, match=r"X's column means .* overflow float64 \(largest \|X\| 1\.7e\+308\)"):
             StructuredSVM(space="multilabel", random_state=0, max_iter=3).fit(X, Y)
+
+
+@pytest.mark.parametrize("ranker", [KNNBordaRanker(n_neighbors=2), PairwiseRanker()])
+def test_rankers_name_y_of_the_wrong_form(ranker):
+    """A Series of rank arrays, an object array of tuples and ragged rows got NumPy's words
+    ("truth value ... ambiguous", "setting an array element with a sequence"), naming no argument
+    (probe BH); numbers held as objects read as the plain array."""
+    import pandas as pd
+
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    Y = np.array([[1, 2, 3], [3, 1, 2]] * 3)
+    tuples = np.empty(6, dtype=object)
+    tuples[:] = [tuple(r) for r in Y]
+    for y in (pd.Series(list(Y)), tuples):
+        with pytest.raises(TypeError, match=r"y must hold integer ranks, rows of a 2-D array .* got dtype object"):
+            clone(ranker).fit(X, y)
+    with pytest.raises(ValueError, match="y must be a rectangular array"):
+        clone(ranker).fit(X, [[1, 2, 3], [1, 2]] * 3)
+    expected = clone(ranker).fit(X, Y).predict(X)
+    np.testing.assert_array_equal(clone(ranker).fit(X, Y.astype(object)).predict(X), expected)

@@ -152,6 +152,14 @@ class _RankerMixin(_FittedOnce):
         return tags
 
     def _fit_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        if y is not None and not _capi.is_sparse(y):
+            # named here: a Series of rank arrays or an object array of tuples got NumPy's words
+            # ("truth value of an array ... is ambiguous", "setting an array element with a sequence")
+            y = _capi.numeric_objects(_capi.as_array(y, "y"))
+            if y.dtype.kind not in "biuf":
+                raise TypeError(
+                    f"y must hold integer ranks, rows of a 2-D array (n_samples, n_labels), got dtype {y.dtype}"
+                )
         X, Y = validate_data(self, X, y, multi_output=True, dtype=np.float64, y_numeric=True)
         if Y.ndim != 2:  # one ranking to the metrics, a column of one label per sample here
             raise ValueError(f"y must be 2-D (n_samples, n_labels) rank rows, got shape {Y.shape}")
