@@ -489,6 +489,25 @@ def test_read_hmc_arff_accepts_edge_lists():
         read_hmc_arff(HMC_DAG.replace("3,GC", "3,GX"))
 
 
+@pytest.mark.parametrize("entry", ["/01", "01/", "01//02"])
+def test_read_hmc_arff_refuses_empty_path_components(entry):
+    """'/01' was a second top-level node and '01/' a child of '01', where '01//02' was refused
+    (probe BH): an empty component is an error at the declaration's line."""
+    text = f"@relation r\n@attribute a numeric\n@attribute class hierarchical 01,{entry}\n@data\n1,01\n"
+    with pytest.raises(ValueError, match=rf"f\.arff, line 3: hierarchy entry '{entry}' has an empty component"):
+        read_hmc_arff(text, source="f.arff")
+
+
+def test_read_hmc_arff_says_a_declaration_was_read_as_edges():
+    """A path-form list that forgot its top-level node has one '/' per entry and reads as edges:
+    the undeclared label's error now says so, where it blamed the label alone."""
+    text = "@relation r\n@attribute a numeric\n@attribute class hierarchical 01/01,01/02\n@data\n1,01/01\n"
+    with pytest.raises(ValueError, match=r"'01/01' is not a declared node .* read as parent/child edges"):
+        read_hmc_arff(text)
+    with pytest.raises(ValueError, match=r"'GX' is not a declared node of the hierarchy \(the declaration was read"):
+        read_hmc_arff(HMC_DAG.replace("3,GC", "3,GX"))
+
+
 def test_dag_taxonomy_parent_sets_and_closure(isolated):
     _write_hmc(isolated, "go", HMC_DAG)
     data = load_hierarchical("go", data_home=isolated)

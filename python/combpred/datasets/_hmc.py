@@ -40,7 +40,11 @@ def hierarchy_form(entries: list[str]) -> str:
 
 
 def declared_nodes(entries: list[str]) -> list[str]:
-    """The node names a declaration introduces, in order of first appearance."""
+    """The node names a declaration introduces, in order of first appearance; an entry with an
+    empty component (a leading, trailing or doubled ``/``) is refused."""
+    for entry in entries:
+        if "" in entry.split("/"):  # '/01' was a second top-level node, '01/' a child of '01'
+            raise ValueError(f"hierarchy entry {entry!r} has an empty component (a leading, trailing or doubled '/')")
     if hierarchy_form(entries) == "paths":
         return list(entries)
     nodes: dict[str, None] = {}
@@ -137,6 +141,10 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
                     if not declared:
                         raise ValueError(f"{where}: the hierarchical attribute declares no nodes")
                     hierarchy = list(dict.fromkeys(declared))
+                    try:
+                        declared_set = set(declared_nodes(hierarchy))
+                    except ValueError as exc:
+                        raise ValueError(f"{where}: {exc}") from None
                 elif attribute.kind == "numeric":
                     attributes.append(attribute)
                     names.append(attribute.name)
@@ -153,7 +161,12 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
                     raise ValueError(f"{where}: @DATA before any 'hierarchical' class attribute")
                 in_data = True
                 unique_columns(names, source or "text")
-                declared_set = set(declared_nodes(hierarchy))
+                form_note = (
+                    " (the declaration was read as parent/child edges, since each of its entries has exactly one "
+                    "'/'; a path-form taxonomy lists its top-level nodes too)"
+                    if hierarchy_form(hierarchy) == "edges"
+                    else ""
+                )
                 encoders = [_encoder(a) for a in attributes]
             continue
         refuse_declaration(line, where)
@@ -175,7 +188,7 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
         row_labels = [v.strip() for v in values[-1].split("@")]
         for lab in row_labels:
             if lab not in declared_set:
-                raise ValueError(f"{where}: label {lab!r} is not a declared node of the hierarchy")
+                raise ValueError(f"{where}: label {lab!r} is not a declared node of the hierarchy{form_note}")
         labels.append(row_labels)
     if hierarchy is None:
         raise ValueError(f"{source + ': ' if source else ''}no '@ATTRIBUTE class hierarchical ...' declaration found")
