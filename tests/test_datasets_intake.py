@@ -796,3 +796,17 @@ def test_readers_count_lines_labels_and_fields_before_they_split_them():
     # within the budget, the same readers take what they took before
     assert read_hmc_arff(hmc + "1,01\n")[1].shape == (1, 1)
     assert read_mulan_arff(mulan + "0.5,1\n", ["L"]).X.shape == (1, 1)
+
+
+def test_read_mulan_xml_honours_the_declared_encoding():
+    """Well-formed XML that declares Latin-1 was refused as "not UTF-8 text" (probe BH)."""
+    latin = '<?xml version="1.0" encoding="ISO-8859-1"?><labels><label name="caf\xe9"/></labels>'.encode("latin-1")
+    assert read_mulan_xml(latin) == ["café"]
+    utf8 = '<?xml version="1.0" encoding="utf-8"?><labels><label name="caf\xe9"/></labels>'.encode()
+    assert read_mulan_xml(utf8) == ["café"]
+    with pytest.raises(ValueError, match="names an unknown encoding 'nope-42'"):
+        read_mulan_xml(b'<?xml version="1.0" encoding="nope-42"?><labels/>')
+    with pytest.raises(ValueError, match="not ascii text"):
+        read_mulan_xml(b'<?xml version="1.0" encoding="ascii"?><labels><label name="caf\xe9"/></labels>')
+    with pytest.raises(ValueError, match="names 'rot13', not a text encoding"):
+        read_mulan_xml(b'<?xml version="1.0" encoding="rot13"?><labels><label name="a"/></labels>')

@@ -7,6 +7,7 @@ dense matrix is ever built.
 
 from __future__ import annotations
 
+import codecs
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
@@ -36,6 +37,31 @@ __all__ = ["MulanData", "read_mulan_arff", "read_mulan_xml"]
 _INDEX = re.compile(r"[0-9]+")
 
 
+# the encoding an XML declaration names, at the very start of the bytes
+_XML_ENCODING = re.compile(rb"""\A\s*<\?xml[^>]*?\bencoding\s*=\s*["']([A-Za-z][A-Za-z0-9._-]*)["']""")
+
+
+def _xml_text(data: str | bytes, source: str) -> str:
+    """The text of an XML document: bytes decoded by the encoding their declaration names (a
+    Latin-1 file that said so was refused as "not UTF-8 text"), else as UTF-8."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        declared = _XML_ENCODING.match(bytes(data))
+        if declared is not None:
+            name = declared.group(1).decode("ascii")
+            try:
+                codec = codecs.lookup(name).name
+            except LookupError:
+                raise ValueError(f"{source}: the XML declaration names an unknown encoding {name!r}") from None
+            if codec != "utf-8":
+                try:
+                    return bytes(data).decode(codec)
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{source}: not {name} text (byte {exc.start}: {exc.reason})") from None
+                except (UnicodeError, LookupError) as exc:  # rot13, hex, idna: not text encodings
+                    raise ValueError(f"{source}: the XML declaration names {name!r}, not a text encoding: {exc}") from None
+    return document_text(data, source)
+
+
 def read_mulan_xml(data: str | bytes, *, source: str = "<xml>") -> list[str]:
     """Read the label names of a MULAN XML label file, in document order.
 
@@ -45,7 +71,8 @@ def read_mulan_xml(data: str | bytes, *, source: str = "<xml>") -> list[str]:
     Parameters
     ----------
     data : str or bytes
-        The file's contents.
+        The file's contents: bytes in the encoding their XML declaration names (UTF-8 without
+        one).
     source : str, default="<xml>"
         The file's name, for messages.
 
@@ -59,7 +86,7 @@ def read_mulan_xml(data: str | bytes, *, source: str = "<xml>") -> list[str]:
         For malformed XML, a document type declaration (refused: entities can expand without
         bound), a label without a name, a repeated name, or no label at all.
     """
-    text = document_text(data, source)
+    text = _xml_text(data, source)
     if "<!DOCTYPE" in text or "<!ENTITY" in text:
         raise ValueError(f"{source}: document type declarations are not accepted in a label file")
     try:
