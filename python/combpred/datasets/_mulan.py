@@ -58,7 +58,9 @@ def _xml_text(data: str | bytes, source: str) -> str:
                 except UnicodeDecodeError as exc:
                     raise ValueError(f"{source}: not {name} text (byte {exc.start}: {exc.reason})") from None
                 except (UnicodeError, LookupError) as exc:  # rot13, hex, idna: not text encodings
-                    raise ValueError(f"{source}: the XML declaration names {name!r}, not a text encoding: {exc}") from None
+                    raise ValueError(
+                        f"{source}: the XML declaration names {name!r}, not a text encoding: {exc}"
+                    ) from None
     return document_text(data, source)
 
 
