@@ -177,6 +177,9 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, ce
 		k++
 	}
 	d := sp.Dim()
+	if err := ridge.CheckCGSumsMemory(sp, int(n), opt.Intercept); err != nil { // before the copies below
+		return status(err)
+	}
 	B, err := f64s("b", b, C.int64_t(k), C.int64_t(d))
 	if err != nil {
 		return status(err)

@@ -385,3 +385,36 @@ def test_set_config_overrides_a_malformed_environment_budget():
         [sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ, "COMBPRED_MAX_MEMORY": "1GB"}
     )
     assert child.returncode == 0, child.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB and anonymous mmap")
+def test_distributed_cg_refuses_before_copying_the_summed_moments():
+    """cp_ridge_fit_cg_sums copied b, g and mm (a 488 MB g here) before the budget check refused
+    the fit: 15 → 993 MB of resident memory under a 100 MB budget (probe BP)."""
+    script = textwrap.dedent(
+        """
+        import ctypes, mmap, resource
+        import numpy as np
+        import combpred
+        from combpred import _capi, _schema, spaces
+        combpred.set_config(max_memory=100 * 2**20)
+        lib = _capi.lib()
+        space = spaces.Multilabel(3)
+        sh = space._h()
+        n, d = 8000, 3
+        k = n + 1
+        g = np.frombuffer(mmap.mmap(-1, k * k * 8), dtype=np.float64)  # zero pages, never touched
+        b, mm = np.zeros(k * d), np.eye(d).ravel()
+        f64 = lambda a: _capi.f64(a, a.shape, "a")[1]
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        rc = lib.cp_ridge_fit_cg_sums(sh, n, b"solver=cg", None, f64(b), f64(g), f64(mm), 1.0, 1, 0,
+                                      _capi.PRODUCTS(lambda *a: 0), _capi.PROGRESS(), None, _capi.out_i64())
+        grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+        print(rc, _schema.status("memory"), round(grown))
+        """
+    )
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert child.returncode == 0, child.stderr
+    rc, memory, grown_mb = map(int, child.stdout.split())
+    assert rc == memory
+    assert grown_mb < 50, f"resident memory grew by {grown_mb} MB before the refusal"

@@ -194,6 +194,19 @@ func (h *sumsHessian) apply(dst, V *mat.Dense) {
 	}
 }
 
+// CheckCGSumsMemory checks the memory budget for FitCGSums on n features of sp: its vectors,
+// preconditioner and the summed set-up (B, G and M, which a caller copies from its buffers;
+// counted here so that it can refuse before making the copies, which a 488 MB G under a 100 MB
+// budget made first, probe BP).
+func CheckCGSumsMemory(sp space.Space, n int, intercept bool) error {
+	k, d := int64(n), int64(sp.Dim())
+	if intercept {
+		k++
+	}
+	return budget.Check(fmt.Sprintf("conjugate gradients on %d×%d coefficients", k, d),
+		budget.Add(budget.Mul(13, k, d, 8), budget.Mul(4, k, k, 8), budget.Mul(5, d, d, 8)))
+}
+
 // FitCGSums fits the linear StructuredRidge of opt (solver cg or auto, uniform reference) on n
 // features by the preconditioned conjugate gradients of Fit, from the sums of its data: setup,
 // the parts' CGSetupOf added up, and products, which writes the parts' CGProductOf at V added up
@@ -236,8 +249,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 			return nil, err
 		}
 	}
-	if err := budget.Check(fmt.Sprintf("conjugate gradients on %d×%d coefficients", k, d),
-		budget.Add(budget.Mul(12, int64(k), int64(d), 8), budget.Mul(3, int64(k), int64(k), 8), budget.Mul(4, int64(d), int64(d), 8))); err != nil {
+	if err := CheckCGSumsMemory(sp, n, opt.Intercept); err != nil {
 		return nil, err
 	}
 	_, S := uniformReference(sp)
