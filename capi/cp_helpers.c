@@ -6,7 +6,6 @@
 /* One message per OS thread: ctypes releases the GIL, so Python threads call us concurrently and
    each must read back its own message. The thread-local slot is one pointer in the global-dynamic
    TLS model, because a library loaded by dlopen cannot claim a large static TLS block. */
-#define CP_ERROR_SIZE 4096
 static __thread char *cp_error_buffer __attribute__((tls_model("global-dynamic")));
 static char cp_error_fallback[] = "out of memory while recording an error";
 

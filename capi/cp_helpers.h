@@ -13,6 +13,10 @@ typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, double *l
 /* cp_products_fn computes the summed products of a distributed CG fit (see combpred.h). */
 typedef int (*cp_products_fn)(const double *v, int64_t rows, int64_t d, double *out, void *ctx);
 
+/* The bytes of the per-thread error buffer, its terminating NUL included: Go shortens longer
+   messages to fit (errorText). */
+#define CP_ERROR_SIZE 4096
+
 void cp_set_error(const char *msg);
 const char *cp_last_error(void);
 void cp_store_row_origin(int64_t first);

@@ -10,6 +10,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/combpred/combpred/core/budget"
@@ -23,15 +24,38 @@ const (
 	cpOK        = 0
 	cpValue     = 1 // invalid argument or data: Python raises ValueError
 	cpType      = 2 // wrong kind of argument (handle kind, dtype): TypeError
-	cpCancelled = 3 // the progress callback asked to stop: KeyboardInterrupt
+	cpCancelled = 3 // the progress callback or the interrupt poll asked to stop: KeyboardInterrupt
 	cpInternal  = 4 // a recovered panic: RuntimeError
 	cpMemory    = 5 // a request above the memory budget (budget.Check): MemoryError
 )
 
 type typeError struct{ error }
 
+// errorText returns msg shortened to at most limit bytes by cutting out its middle, at character
+// boundaries: the C buffer kept the first bytes only, which ended inside a UTF-8 character and lost
+// the diagnosis behind an echoed 4 KB parameter string (probe BP). The head says which call and
+// argument, the tail what went wrong.
+func errorText(msg string, limit int) string {
+	const cut = " … "
+	if len(msg) <= limit {
+		return msg
+	}
+	if limit <= len(cut) {
+		return ""
+	}
+	head := (limit - len(cut)) / 2
+	for head > 0 && !utf8.RuneStart(msg[head]) { // not inside a character
+		head--
+	}
+	tail := len(msg) - (limit - len(cut) - head)
+	for tail < len(msg) && !utf8.RuneStart(msg[tail]) {
+		tail++
+	}
+	return msg[:head] + cut + msg[tail:]
+}
+
 func setError(msg string) {
-	cs := C.CString(msg)
+	cs := C.CString(errorText(msg, C.CP_ERROR_SIZE-1))
 	defer C.free(unsafe.Pointer(cs))
 	C.cp_set_error(cs)
 }

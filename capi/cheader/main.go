@@ -188,9 +188,10 @@ const preamble = `/* combpred's C ABI: the functions of the shared library libco
 
    Conventions (as LightGBM's and XGBoost's C APIs):
    - Every function returns an int status: 0 success; 1 invalid argument or data; 2 wrong kind of
-     argument (handle kind, dtype); 3 cancelled through the progress callback; 4 internal error
-     (a recovered panic). cp_last_error() returns the message of the last failure on the calling
-     thread.
+     argument (handle kind, dtype); 3 cancelled (by the progress callback or the interrupt poll);
+     4 internal error (a recovered panic); 5 a request above the memory budget
+     (cp_set_max_memory). cp_last_error() returns the message of the last failure on the calling
+     thread, at most 4,095 bytes (a longer one loses its middle).
    - Arrays are passed as a pointer and explicit dimensions (row-major, C order); the library reads
      them only during the call. Outputs go into buffers the caller allocated with the stated shape.
    - Spaces and models are opaque int64 handles (never 0); a freed or foreign handle is an error.
