@@ -447,3 +447,15 @@ def test_rankers_name_y_of_the_wrong_form(ranker):
         clone(ranker).fit(X, [[1, 2, 3], [1, 2]] * 3)
     expected = clone(ranker).fit(X, Y).predict(X)
     np.testing.assert_array_equal(clone(ranker).fit(X, Y.astype(object)).predict(X), expected)
+
+
+def test_structured_svm_score_refuses_class_labels_of_another_shape():
+    """A (15, 2) y was flattened to 30 labels and scored without a word, a (30, 2) one called
+    "60 rows" (probe BK): class labels are 1-D or one column, as StructuredRidge.score says."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), rng.integers(0, 3, 30)
+    model = StructuredSVM(space="multiclass", max_iter=5).fit(X, y)
+    for bad in (y.reshape(15, 2), np.c_[y, y]):
+        with pytest.raises(ValueError, match=r"y must be a 1-D array of class labels, got shape"):
+            model.score(X, bad)
+    assert model.score(X, y.reshape(-1, 1)) == model.score(X, y)

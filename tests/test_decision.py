@@ -553,7 +553,11 @@ def test_estimators_hierarchical_decision_takes_the_scored_node_costs():
     np.testing.assert_array_equal(
         ridge.predict(Xt), bayes_decode(space, ridge.predict_marginals(Xt), "hierarchical", node_weights=costs)
     )
-    for bad, match in (([1.0, 2.0], "node_weights must be 7 costs"), ([-1.0] * 7, "node_weights must be finite")):
+    for bad, match in (
+        ([1.0, 2.0], "node_weights must be 7 costs"),
+        ([-1.0] * 7, "node_weights must be finite"),
+        ([1.0, None, 1.0, 1.0, 1.0, 1.0, 1.0], "node_weights must hold real numbers, got None"),  # not "nan"
+    ):
         with pytest.raises(ValueError, match=match):
             ProbabilisticStructured(space=space, decision="hierarchical", node_weights=bad).fit(X, Y)
     hamming = ProbabilisticStructured(space=space, decision="hamming", node_weights=[1.0, 2.0]).fit(X, Y)

@@ -311,6 +311,10 @@ def test_real_parameters_take_any_real_as_its_float(key):
     for name in reals:
         with pytest.raises(InvalidParameterError, match=rf"'{name}' parameter"):
             cls(**{name: 10**400}).fit(X, Y)
+    # positive as a long double, 0 as the float passed on (ProbabilisticStructured's alpha=0 is None)
+    for name in ("alpha", "tol"):
+        with pytest.raises(InvalidParameterError, match=rf"'{name}' parameter"):
+            cls(**{name: np.longdouble("1e-330")}).fit(X, Y)
 
 
 @pytest.mark.parametrize("key", list(ESTIMATORS))

@@ -40,12 +40,13 @@ class Number(Interval):
     """An Interval that refuses booleans: ``True`` is an ``Integral`` to Python, and
     ``max_iter=True`` fitted one iteration where the spaces refused ``n_labels=True``. A real
     range reads any other real as the float the estimators pass on: scikit-learn's check called
-    ``np.isnan`` on a ``Fraction`` and failed with NumPy's words, naming no parameter."""
+    ``np.isnan`` on a ``Fraction`` and failed with NumPy's words, naming no parameter, and an
+    ``np.longdouble`` of 1e-330, positive itself, reached the core as 0."""
 
     def is_satisfied_by(self, val: Any) -> bool:
         if isinstance(val, (bool, np.bool_)):
             return False
-        if self.type is numbers.Real and isinstance(val, numbers.Real) and not isinstance(val, (float, np.floating)):
+        if self.type is numbers.Real and isinstance(val, numbers.Real) and type(val) not in (float, np.float64):
             try:
                 val = float(val)
             except (OverflowError, ValueError, TypeError):  # 10**400: beyond every range

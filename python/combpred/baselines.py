@@ -37,7 +37,14 @@ from sklearn.utils.validation import column_or_1d
 
 from . import _capi
 from . import spaces as _spaces
-from ._estimator_base import _are_sorted_labels, class_labels, class_rows, multilabel_classes, validate_data
+from ._estimator_base import (
+    _are_sorted_labels,
+    class_label_vector,
+    class_labels,
+    class_rows,
+    multilabel_classes,
+    validate_data,
+)
 from ._schema import Number
 from ._weights import check_sample_weight, weighted_mean
 from .metrics import _check_permutations, _check_rankings, kendall_tau
@@ -921,7 +928,7 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         if type(state["space_"]) is _spaces.Multiclass:  # y (n, 1) was compared by broadcasting, n × n
             # a label outside classes_ is an error, as the estimators' score and space_.score say,
             # not a miss
-            y = state["classes_"][class_rows(y, state["classes_"]).ravel()]
+            y = state["classes_"][class_rows(class_label_vector(y, "y"), state["classes_"]).ravel()]
             if len(y) != len(pred):
                 raise ValueError(f"y has {len(y)} rows but X has {len(pred)} rows")
             return float(accuracy_score(y, pred, sample_weight=sw))

@@ -75,6 +75,8 @@ def _real_array(a: Any, name: str) -> np.ndarray:
     # sample_weight refuses them.
     if arr.dtype.kind in "USVmM" or (arr.dtype == object and any(isinstance(v, (str, bytes)) for v in arr.flat)):
         raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if arr.dtype == object and any(v is None for v in arr.flat):  # the cast made None a NaN, so named
+        raise ValueError(f"{name} must hold real numbers, got None")
     try:
         return arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):  # a string met "do not broadcast together" further on
