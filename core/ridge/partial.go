@@ -89,9 +89,15 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		return nil, fmt.Errorf("partial_fit of a %v kernel model without n_components runs SGD over dense support inputs: "+
 			"on sparse X use n_components (a Nyström map) or the linear kernel", opt.Kernel.Kind)
 	}
-	// a chunk's weights may all be subnormal beside the other chunks' normal ones, as a part of
-	// fit's weights may be: the accumulated total is what Stats.Solve checks
-	p, err := prepareProblem(sp, Xin, ys, weights, &opt, partOfData)
+	// A chunk solved exactly from the accumulated statistics is a part of the data: its weights may
+	// all be subnormal beside the other chunks' normal ones, as a part of fit's may be, and the
+	// total is what addAndSolve checks. SGD keeps no total, so its chunks are checked alone (an
+	// all-subnormal chunk fitted an all-zero model, probe BK).
+	var flags problemFlags
+	if exactChunk := (opt.Kernel.Kind == kernel.Linear || opt.NComponents > 0) && (opt.Solver == Auto || opt.Solver == Exact); exactChunk {
+		flags = partOfData
+	}
+	p, err := prepareProblem(sp, Xin, ys, weights, &opt, flags)
 	if err != nil {
 		return nil, err
 	}

@@ -458,3 +458,31 @@ func TestPartialFitTakesAChunkOfSubnormalWeights(t *testing.T) {
 		t.Errorf("a first chunk of subnormal weights only: got %v, want a refusal of its subnormal total", err)
 	}
 }
+
+// SGD keeps no total weight across chunks: a chunk of subnormal weights only is refused there, as
+// fit refuses such weights, where it fitted an all-zero model (probe BK).
+func TestPartialFitSGDRefusesAChunkOfSubnormalWeights(t *testing.T) {
+	sp, err := space.New("multilabel", []int64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 40, 3
+	X, ys := synthetic(t, sp, m, n, 5)
+	w := make([]float64, m)
+	for i := range w {
+		w[i] = 5e-324
+	}
+	for _, c := range []struct {
+		name string
+		set  func(o *Options)
+	}{
+		{"linear sgd", func(o *Options) { o.Solver = SGD }},
+		{"rbf", func(o *Options) { o.Kernel = kernel.Kernel{Kind: kernel.RBF, Gamma: 0.5} }},
+	} {
+		opt := baseOptions()
+		c.set(&opt)
+		if _, err := PartialFit(nil, sp, X, m, n, ys, w, opt); err == nil || !strings.Contains(err.Error(), "subnormal") {
+			t.Errorf("%s: got %v, want a refusal of the subnormal weights", c.name, err)
+		}
+	}
+}
