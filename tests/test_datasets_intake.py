@@ -810,3 +810,21 @@ def test_read_mulan_xml_honours_the_declared_encoding():
         read_mulan_xml(b'<?xml version="1.0" encoding="ascii"?><labels><label name="caf\xe9"/></labels>')
     with pytest.raises(ValueError, match="names 'rot13', not a text encoding"):
         read_mulan_xml(b'<?xml version="1.0" encoding="rot13"?><labels><label name="a"/></labels>')
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_read_mulan_xml_reads_wide_encodings_by_their_byte_order_mark(encoding):
+    """A UTF-16 or UTF-32 file that declares its encoding was refused as "not UTF-8 text": its
+    declaration is not ASCII bytes; the byte-order mark says how to read it, and a DTD in it is
+    still refused (probe BK)."""
+    doc = '\ufeff<?xml version="1.0" encoding="UTF-16"?><labels><label name="café"/></labels>'
+    assert read_mulan_xml(doc.encode(encoding)) == ["café"]
+    smuggled = '\ufeff<!DOCTYPE x [<!ENTITY a "b">]><labels><label name="a"/></labels>'
+    with pytest.raises(ValueError, match="document type declarations are not accepted"):
+        read_mulan_xml(smuggled.encode(encoding))
+
+
+def test_read_mulan_xml_takes_only_the_declaration_for_one():
+    """<?xml-stylesheet ... encoding="latin-1"?> was read as the declaration (probe BK)."""
+    doc = '<?xml-stylesheet type="text/xsl" href="l.xsl" encoding="latin-1"?><labels><label name="café"/></labels>'
+    assert read_mulan_xml(doc.encode("utf-8")) == ["café"]

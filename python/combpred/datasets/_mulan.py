@@ -38,14 +38,31 @@ _INDEX = re.compile(r"[0-9]+")
 
 
 # the encoding an XML declaration names, at the very start of the bytes
-_XML_ENCODING = re.compile(rb"""\A\s*<\?xml[^>]*?\bencoding\s*=\s*["']([A-Za-z][A-Za-z0-9._-]*)["']""")
+_XML_ENCODING = re.compile(rb"""\A\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z][A-Za-z0-9._-]*)["']""")
+
+# byte-order marks of the encodings whose declarations are not ASCII bytes (UTF-32 first: its
+# little-endian mark begins with UTF-16's)
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 def _xml_text(data: str | bytes, source: str) -> str:
-    """The text of an XML document: bytes decoded by the encoding their declaration names (a
-    Latin-1 file that said so was refused as "not UTF-8 text"), else as UTF-8."""
+    """The text of an XML document: bytes with a UTF-16 or UTF-32 byte-order mark decoded so,
+    others by the encoding their declaration names (a Latin-1 file that said so was refused as
+    "not UTF-8 text"), else as UTF-8."""
     if isinstance(data, (bytes, bytearray, memoryview)):
-        declared = _XML_ENCODING.match(bytes(data))
+        data = bytes(data)
+        for bom, codec in _WIDE_BOMS:
+            if data.startswith(bom):
+                try:
+                    return data.decode(codec)
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{source}: not {codec.upper()} text (byte {exc.start}: {exc.reason})") from None
+        declared = _XML_ENCODING.match(data)
         if declared is not None:
             name = declared.group(1).decode("ascii")
             try:
@@ -73,8 +90,8 @@ def read_mulan_xml(data: str | bytes, *, source: str = "<xml>") -> list[str]:
     Parameters
     ----------
     data : str or bytes
-        The file's contents: bytes in the encoding their XML declaration names (UTF-8 without
-        one).
+        The file's contents: bytes in UTF-16 or UTF-32 with a byte-order mark, or in the encoding
+        their XML declaration names (UTF-8 without one).
     source : str, default="<xml>"
         The file's name, for messages.
 
