@@ -186,3 +186,30 @@ def test_a_cache_entry_that_is_a_directory_is_named(tmp_path, monkeypatch):
     monkeypatch.setattr(_fetch, "_open", lambda *args: pytest.fail("nothing is downloaded"))
     with pytest.raises(OSError, match="exists and is not a file"):
         datasets.fetch_file(relative, tmp_path)
+
+
+def test_a_download_shorter_than_its_content_length_is_an_oserror(tmp_path, monkeypatch):
+    """A response cut off before its Content-Length ends as if complete (read returns b"") and was
+    reported as a SHA-256 mismatch (probe BK)."""
+
+    class Short:
+        headers = {"Content-Length": "100000"}
+        sent = False
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self, amount):
+            if Short.sent:
+                return b""
+            Short.sent = True
+            return b"abcdef"
+
+    monkeypatch.setattr(_fetch, "_open", lambda *args: Short())
+    relative = "hierarchical_funcat_go/imclef07a/ImCLEF07A_Test.arff"
+    with pytest.raises(OSError, match=r"could not download .*received 6 of 100000 bytes"):
+        datasets.fetch_file(relative, tmp_path)
+    assert not any(Path(tmp_path).rglob("*.part"))

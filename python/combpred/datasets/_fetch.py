@@ -159,7 +159,12 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
                         if copied > _MAX_BYTES:
                             raise ValueError(f"{url}: the download exceeds {_MAX_BYTES >> 20} MiB; refused")
                         out.write(block)
-            except (OSError, http.client.HTTPException) as exc:  # a cut-off response: IncompleteRead
+                    # a response cut off before its Content-Length ends as if complete (read returns
+                    # b""), and was reported as a checksum mismatch (probe BK)
+                    length = getattr(response, "headers", {}).get("Content-Length", "")
+                    if length.strip().isdigit() and copied < int(length):
+                        raise OSError(f"received {copied} of {int(length)} bytes: the connection closed early")
+            except (OSError, http.client.HTTPException) as exc:  # a cut-off chunked response: IncompleteRead
                 raise OSError(
                     f"could not download {url}: {exc}. Without network, copy the file to {target} or point "
                     "COMBPRED_DATA (or data_home=) at a directory holding it"
