@@ -367,8 +367,9 @@ def test_worker_processes_inherit_the_budget():
 
 
 def test_set_config_overrides_a_malformed_environment_budget():
-    """A malformed COMBPRED_MAX_MEMORY refused every load of the core, set_config's own, the
-    documented way to set the budget, included: set_config now writes the variable first."""
+    """A malformed COMBPRED_MAX_MEMORY refused every load of the core, set_config's and
+    config_context's own, the documented ways to set the budget, included: they now write the
+    variable first."""
     script = (
         "import combpred, os\n"
         "try:\n"
@@ -377,6 +378,10 @@ def test_set_config_overrides_a_malformed_environment_budget():
         "    assert 'COMBPRED_MAX_MEMORY' in str(exc)\n"
         "else:\n"
         "    raise SystemExit('the malformed budget was taken')\n"
+        "with combpred.config_context(max_memory=2**30):\n"  # it read the previous budget first
+        "    assert combpred.get_config()['max_memory'] == 2**30\n"
+        "assert combpred.get_config()['max_memory'] is None\n"
+        "os.environ['COMBPRED_MAX_MEMORY'] = '1GB'\n"
         "combpred.set_config(max_memory=10**9)\n"
         "assert combpred.get_config()['max_memory'] == 10**9, combpred.get_config()\n"
         "assert os.environ['COMBPRED_MAX_MEMORY'] == str(10**9)\n"

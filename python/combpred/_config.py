@@ -94,7 +94,13 @@ def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
     max_memory : int, float or None, default: unchanged
         As in :func:`set_config`.
     """
-    previous = get_config()["max_memory"]
+    if max_memory is _UNSET:
+        yield
+        return
+    try:
+        previous = get_config()["max_memory"]
+    except ImportError:  # a malformed COMBPRED_MAX_MEMORY refused the load: set_config mends it
+        previous = None
     set_config(max_memory=max_memory)
     try:
         yield
