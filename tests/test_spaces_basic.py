@@ -212,3 +212,13 @@ def test_from_name_says_what_it_needs():
 
     with pytest.raises(ValueError, match=r"y has 100000000000 column\(s\), which space='permutations' cannot take"):
         spaces.from_name("permutations", Wide())
+
+
+def test_fractional_and_nan_values_name_their_row():
+    """The spaces promise an error naming the first invalid row, fractional values included: a
+    value of 2 named its row, a 0.5 or a NaN did not (probe BN)."""
+    Y = np.array([[0, 1, 0], [1, 0, 1], [0, 0, 1], [1, 1, 0.5]])
+    with pytest.raises(ValueError, match=r"^Y must hold integers, found a fractional value at row 3, column 2$"):
+        spaces.Multilabel(3).validate(Y)
+    with pytest.raises(ValueError, match=r"^Y contains NaN or infinity at row 3, column 2$"):
+        spaces.Multilabel(3).validate(np.where(Y == 0.5, np.nan, Y))

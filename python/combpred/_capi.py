@@ -795,6 +795,15 @@ def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
     return np.require(a, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
 
 
+def _first_at(mask: np.ndarray) -> str:
+    """Where mask is first true, for a message: " at row r" (1-D), " at row r, column c" (2-D),
+    else nothing: the spaces' docs promise errors naming the first invalid row."""
+    if mask.ndim not in (1, 2) or not mask.any():
+        return ""
+    at = np.unravel_index(int(np.argmax(mask)), mask.shape)
+    return f" at row {at[0]}" + (f", column {at[1]}" if mask.ndim == 2 else "")
+
+
 def _check_integers(a: np.ndarray, name: str) -> None:
     """Refuse what int64 cannot hold exactly: NaN, infinity and fractions (ValueError), values
     outside the 64-bit signed integers, which a cast wraps to other ids (a uint64 2**64 − 1 becomes
@@ -803,9 +812,9 @@ def _check_integers(a: np.ndarray, name: str) -> None:
     kind = a.dtype.kind
     if kind == "f":
         if not np.all(np.isfinite(a)):
-            raise ValueError(f"{name} contains NaN or infinity")
-        if np.any(a != np.round(a)):
-            raise ValueError(f"{name} must hold integers, found a fractional value")
+            raise ValueError(f"{name} contains NaN or infinity{_first_at(~np.isfinite(a))}")
+        if np.any(fractional := a != np.round(a)):
+            raise ValueError(f"{name} must hold integers, found a fractional value{_first_at(fractional)}")
         if a.size:
             # compared as Python floats: float16's cast of 2⁶³ overflowed with a warning; int64's
             # maximum itself rounds to the float 2⁶³, which wraps in the cast
