@@ -459,3 +459,14 @@ def test_structured_svm_score_refuses_class_labels_of_another_shape():
         with pytest.raises(ValueError, match=r"y must be a 1-D array of class labels, got shape"):
             model.score(X, bad)
     assert model.score(X, y.reshape(-1, 1)) == model.score(X, y)
+
+
+def test_structured_svm_sampled_decoding_on_an_uncounted_space_names_decoding():
+    """DAGSubsets has no uniform sampler: the core's words pointed at another estimator and named
+    neither decoding nor the way out (probe BN)."""
+    dag = combpred.spaces.DAGSubsets([[], [0], [0], [1, 2]])
+    Y = np.array([[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 1, 0]] * 10)
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    with pytest.raises(ValueError, match=r"decoding='sampled' .* no uniform sampler .* use decoding='exact'"):
+        StructuredSVM(space=dag, decoding="sampled").fit(X, Y)
+    StructuredSVM(space=dag, decoding="exact", max_iter=3).fit(X, Y)

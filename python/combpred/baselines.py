@@ -758,6 +758,11 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
             raise ValueError(f"X has {X.shape[0]} samples but y has {n_rows}")
         space._checked_rows(y_enc, "y")
         shift = self._augmentation(space) if self.decoding == "exact" else None
+        if self.decoding == "sampled" and space._info().uncounted:  # the core's words named another estimator
+            raise ValueError(
+                f"decoding='sampled' draws uniform samples, and {space!r} has no uniform sampler (its structures "
+                "are not counted); use decoding='exact'"
+            )
         rng = check_random_state(self.random_state)
         # Python numbers, read once: a NumPy integer's arithmetic wrapped (alpha=np.int8(100) turned
         # the steps negative, n_samples=np.int8(3) overflowed the budget's product)
