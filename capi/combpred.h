@@ -130,12 +130,13 @@ CP_EXPORT int cp_prob_fit_plan(int64_t spaceHandle, int64_t m, const char *param
    cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
    inference); centre is the parts' (NULL: none); spread (n values, NULL: none) is each feature's
    weighted root mean square about centre (about 0 without an intercept; see spread_weight_floor),
-   which puts the solver in the coordinates cp_prob_fit works in; variances (the space's dimension
-   d values, NULL: none) are the weighted variances of ψ's coordinates over the training
-   structures, with which (and spread) L-BFGS is preconditioned as cp_prob_fit's is, so that the
-   two take the same steps; init is a model to warm-start from, or 0; progress as cp_prob_fit's
+   which puts the solver in the coordinates cp_prob_fit works in; psi_moments (2·d + 1 values for
+   the space's dimension d, NULL: none) are the moments of ψ over the training structures, each
+   part's Σ s·ψ (d values), Σ s·ψ² (d values) and Σ s added up, from which the core takes the
+   variances of ψ's coordinates that precondition L-BFGS (with spread) as cp_prob_fit's is, so that
+   the two take the same steps; init is a model to warm-start from, or 0; progress as cp_prob_fit's
    (NULL: none). Both callbacks run on the calling thread and receive ctx. */
-CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, double *spread, double *variances, int64_t init, cp_sums_fn sums, cp_progress_fn progress, void *ctx, int64_t *out);
+CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, double *spread, double *psiMoments, int64_t init, cp_sums_fn sums, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_prob_free releases a ProbabilisticStructured model handle. */
 CP_EXPORT int cp_prob_free(int64_t h);

@@ -108,17 +108,18 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 // cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
 // inference); centre is the parts' (NULL: none); spread (n values, NULL: none) is each feature's
 // weighted root mean square about centre (about 0 without an intercept; see spread_weight_floor),
-// which puts the solver in the coordinates cp_prob_fit works in; variances (the space's dimension
-// d values, NULL: none) are the weighted variances of ψ's coordinates over the training
-// structures, with which (and spread) L-BFGS is preconditioned as cp_prob_fit's is, so that the
-// two take the same steps; init is a model to warm-start from, or 0; progress as cp_prob_fit's
+// which puts the solver in the coordinates cp_prob_fit works in; psi_moments (2·d + 1 values for
+// the space's dimension d, NULL: none) are the moments of ψ over the training structures, each
+// part's Σ s·ψ (d values), Σ s·ψ² (d values) and Σ s added up, from which the core takes the
+// variances of ψ's coordinates that precondition L-BFGS (with spread) as cp_prob_fit's is, so that
+// the two take the same steps; init is a model to warm-start from, or 0; progress as cp_prob_fit's
 // (NULL: none). Both callbacks run on the calling thread and receive ctx.
 //
 //export cp_prob_fit_sums
-func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, variances *C.double, init C.int64_t,
+func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, psiMoments *C.double, init C.int64_t,
 	sums C.cp_sums_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := probFitSums(spaceHandle, n, params, centre, spread, variances, init, sums, progress, ctx, out)
+	md, err := probFitSums(spaceHandle, n, params, centre, spread, psiMoments, init, sums, progress, ctx, out)
 	if err != nil {
 		return status(err)
 	}
@@ -155,7 +156,7 @@ func checkFeatureCount(n C.int64_t) error {
 	return nil
 }
 
-func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, variances *C.double, init C.int64_t, sums C.cp_sums_fn,
+func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, psiMoments *C.double, init C.int64_t, sums C.cp_sums_fn,
 	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -182,9 +183,13 @@ func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spr
 			return nil, err
 		}
 	}
-	if variances != nil {
-		if opt.Variances, err = f64s("variances", variances, 1, C.int64_t(sp.Dim())); err != nil {
+	if psiMoments != nil {
+		moments, err := f64s("psi_moments", psiMoments, 1, C.int64_t(2*sp.Dim()+1))
+		if err != nil {
 			return nil, err
+		}
+		if opt.Variances, err = prob.VariancesOfMoments(moments, sp.Dim()); err != nil {
+			return nil, fmt.Errorf("psi_moments: %w", err)
 		}
 	}
 	opt.Progress = progressFunc(progress, ctx)

@@ -573,7 +573,7 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
     )
     assert loss.value == weight.value == 0 and not grad.any()
 
-    def fit_with(callback, n=6, params=b"", space_handle=sh, variances=None):
+    def fit_with(callback, n=6, params=b"", space_handle=sh, psi_moments=None):
         cb = _capi.SUMS(callback) if callback is not None else ctypes.cast(None, _capi.SUMS)
         return lib.cp_prob_fit_sums(
             space_handle,
@@ -581,7 +581,7 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
             params,
             None,
             _abi.f64(np.ones(n)),
-            variances,
+            psi_moments,
             0,
             cb,
             _capi.PROGRESS(),
@@ -606,8 +606,8 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
         (lambda: fit_with(writing(1.0, 1.0), params=b"sampler=metropolis"), "exact inference"),
         (lambda: fit_with(writing(1.0, 1.0), params=b"tol=2"), "tol"),
         (
-            lambda: fit_with(writing(1.0, 1.0), variances=_abi.f64(np.full(space.dim, -1.0))),
-            r"variances\[0\] = -1: the variances of ψ's coordinates must be non-negative",
+            lambda: fit_with(writing(1.0, 1.0), psi_moments=_abi.f64(np.full(2 * space.dim + 1, -1.0))),
+            r"psi_moments: the moments of ψ weigh -1 in all; the weights' sum cannot be negative",
         ),
     ]:
         with pytest.raises(ValueError, match=match):

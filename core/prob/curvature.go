@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/combpred/combpred/core/space"
@@ -93,6 +94,36 @@ func curvaturePrecondOf(sp space.Space, sigma, v []float64, lambda float64, s []
 			drop(dst[r*d : (r+1)*d])
 		}
 	}
+}
+
+// VariancesOfMoments returns the weighted variance of each of ψ's d coordinates over structures
+// spread over parts, from their moments added up over the parts: the weighted sums Σ s·ψ (the
+// first d values), Σ s·ψ² (the next d) and the weight Σ s (the last). This is what FitSums takes
+// as Options.Variances, as Fit reads the variances off its Problem (structureVariances). It
+// returns nil, no preconditioning, where they do not exist in floating point (no weight, sums
+// that overflowed); a negative or NaN weight, or moments of another length, are errors.
+func VariancesOfMoments(moments []float64, d int) ([]float64, error) {
+	if len(moments) != 2*d+1 {
+		return nil, fmt.Errorf("the moments of ψ have %d values, want 2·d + 1 = %d", len(moments), 2*d+1)
+	}
+	total := moments[2*d]
+	if !(total >= 0) {
+		return nil, fmt.Errorf("the moments of ψ weigh %v in all; the weights' sum cannot be negative", total)
+	}
+	if total == 0 {
+		return nil, nil
+	}
+	for _, v := range moments {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil, nil
+		}
+	}
+	out := make([]float64, d)
+	for a := range out {
+		mean := moments[a] / total
+		out[a] = max(moments[d+a]/total-mean*mean, 0) // E[ψ²] − E[ψ]² rounds below 0 for a constant ψ
+	}
+	return out, nil
 }
 
 // structureVariances returns the weighted variance of each coordinate of ψ over the training

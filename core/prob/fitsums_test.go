@@ -374,3 +374,70 @@ func sqrtAll(x []float64) {
 		x[i] = math.Sqrt(v)
 	}
 }
+
+// TestVariancesOfMomentsAreFitsVariances: the variances FitSums takes from the parts' moments
+// (each part's Σ s·ψ, Σ s·ψ² and Σ s, added up) are those Fit reads off its Problem, on every
+// weighting; where they do not exist in floating point there is no preconditioning, and a
+// negative weight or a wrong length is an error.
+func TestVariancesOfMomentsAreFitsVariances(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, sp := range []space.Space{mustSpace(t, "multilabel", 4), mustSpace(t, "permutations", 4), mustSpace(t, "multiclass", 3)} {
+		const m, n = 30, 2
+		X, ys := syntheticData(t, sp, m, n, 1, 7)
+		d := sp.Dim()
+		weights := make([]float64, m)
+		for i := range weights {
+			weights[i] = rng.ExpFloat64()
+		}
+		for _, w := range [][]float64{nil, weights} {
+			p, err := NewProblem(sp, X, m, n, ys, w, 1, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			moments := make([]float64, 2*d+1)
+			psi := make([]float64, d)
+			for i := 0; i < m; i++ {
+				s := 1.0
+				if w != nil {
+					s = w[i]
+				}
+				sp.Embed(ys[i*sp.Width():(i+1)*sp.Width()], psi)
+				for a, v := range psi {
+					moments[a] += s * v
+					moments[d+a] += s * v * v
+				}
+				moments[2*d] += s
+			}
+			got, err := VariancesOfMoments(moments, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := p.structureVariances()
+			for a := range want {
+				if math.Abs(got[a]-want[a]) > 1e-12 {
+					t.Errorf("%s weights=%v: variance %d is %v from the moments, %v from the Problem", sp.Kind(), w != nil, a, got[a], want[a])
+				}
+			}
+		}
+		overflowed := make([]float64, 2*d+1) // a square sum beyond float64, of unit weight
+		overflowed[d], overflowed[2*d] = math.Inf(1), 1
+		for _, c := range []struct {
+			name    string
+			moments []float64
+			nilOK   bool
+		}{
+			{"no weight", make([]float64, 2*d+1), true},
+			{"overflowed", overflowed, true},
+			{"negative weight", append(make([]float64, 2*d), -1), false},
+			{"wrong length", make([]float64, 2*d), false},
+		} {
+			got, err := VariancesOfMoments(c.moments, d)
+			if c.nilOK && (got != nil || err != nil) {
+				t.Errorf("%s %s: got %v, %v; want no variances and no error", sp.Kind(), c.name, got, err)
+			}
+			if !c.nilOK && err == nil {
+				t.Errorf("%s %s: got %v, want an error", sp.Kind(), c.name, got)
+			}
+		}
+	}
+}

@@ -772,20 +772,21 @@ class ProbModel(Model):
         sums: Callable[[np.ndarray], tuple[float, float, np.ndarray]],
         centre: np.ndarray | None = None,
         spread: np.ndarray | None = None,
-        variances: np.ndarray | None = None,
+        psi_moments: np.ndarray | None = None,
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that fits a model from data sums: Go's L-BFGS
         asks ``sums(W)`` (W of shape (rows, d), a copy) for the data term summed over every part
         of the data, as :func:`prob_data_sums` gives it for one part — ``(loss, weight, grad)``,
         all with ``centre``. ``spread``, each feature's weighted root mean square about the centre (:func:`combpred.dask._spread`)
         (about 0 without an intercept), puts the solver in the coordinates of the in-memory fit;
-        ``variances``, the weighted variances of ψ's coordinates over the training structures,
+        ``psi_moments``, the moments of ψ over the training structures (Σ s·ψ, Σ s·ψ² and Σ s, all
+        parts' added up: 2·d + 1 values), give the core the variances of ψ's coordinates that
         precondition it as the in-memory fit's is, which then takes the same steps.
         An exception raised by ``sums`` stops the fit and is raised again by the call."""
         kept = _KeptException()
         pcentre = _centre_arg(centre, n_features)
         pspread = None if spread is None else _capi.f64(spread, (n_features,), "spread")[1]
-        pvariances = None if variances is None else _capi.f64(variances, (space.info.dim,), "variances")[1]
+        pmoments = None if psi_moments is None else _capi.f64(psi_moments, (2 * space.info.dim + 1,), "psi_moments")[1]
 
         def callback(coef: Any, rows: int, d: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
             with kept:
@@ -806,7 +807,7 @@ class ProbModel(Model):
                 params,
                 pcentre,
                 pspread,
-                pvariances,
+                pmoments,
                 init.value if init is not None else 0,
                 callback_c,
                 progress,

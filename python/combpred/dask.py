@@ -362,34 +362,30 @@ def _spread(
 
 def _psi_sums(
     space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, int]:
-    """A partition's weighted sums of ψ(y) and of its squares, and its weight; the same unweighted,
-    and its row count: the terms of :func:`_psi_variances`."""
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """A partition's moments of ψ(y): its weighted sums of ψ and of its squares, and its weight
+    (each row weighing 1 without weights): the terms of :func:`_psi_moments`."""
     psi = space._handle().embed(rows)
-    plain, plain_sq = psi.sum(axis=0), (psi * psi).sum(axis=0)
     if w is None:
-        return plain, plain_sq, float(psi.shape[0]), plain, plain_sq, psi.shape[0]
-    return w @ psi, w @ (psi * psi), float(np.sum(w)), plain, plain_sq, psi.shape[0]
+        return psi.sum(axis=0), (psi * psi).sum(axis=0), float(psi.shape[0])
+    with np.errstate(over="ignore", invalid="ignore"):  # overflowing sums: the core then skips them
+        return w @ psi, w @ (psi * psi), float(np.sum(w))
 
 
-def _psi_variances(
+def _psi_moments(
     blocks: list[tuple[Any, Any, Any, int, int]],
     space: _spaces.Space,
     classes: np.ndarray | None,
     n_jobs: int | None,
-) -> np.ndarray | None:
-    """The weighted variance of each coordinate of ψ over the training structures (plain where
-    every weight is 0), with which the core preconditions the distributed ProbabilisticStructured
-    fit as the in-memory fit reads it off its Problem (``core/prob/curvature.go``): the two then
-    take the same steps (without it a fit stopped by ``max_iter`` was 1–10 % off). One pass over
-    the persisted structures; None where a sum is not finite."""
-    first, second, total, plain, plain_sq, count = _summed(blocks, space, classes, n_jobs, _psi_sums)
-    if not total > 0:
-        first, second, total = plain, plain_sq, float(max(count, 1))
+) -> np.ndarray:
+    """The moments of ψ over the training structures (Σ s·ψ, Σ s·ψ² and Σ s, 2·d + 1 values), from
+    which the core takes the variances of ψ's coordinates that precondition the distributed
+    ProbabilisticStructured fit, as the in-memory fit reads them off its Problem
+    (``core/prob/curvature.go``): the two then take the same steps (without them a fit stopped by
+    ``max_iter`` was 1–10 % off). One pass over the persisted structures."""
+    first, second, total = _summed(blocks, space, classes, n_jobs, _psi_sums)
     with np.errstate(over="ignore", invalid="ignore"):
-        mean = first / total
-        variances = np.maximum(second / total - mean * mean, 0.0)
-    return variances if np.isfinite(variances).all() else None
+        return np.concatenate([first, second, [total]])
 
 
 def _first_rows(X: da.Array, count: int) -> np.ndarray:
@@ -997,7 +993,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
     the worker that holds it (exact inference), added up a tree and returned to the solver, which
     runs on the client as ``ProbabilisticStructured.fit`` runs it (same objective, default
     ``alpha``, stopping rule, preconditioner and warm start: one more pass over the structures
-    gathers the variances of ψ that precondition it), with one exception: on multi-label spaces
+    gathers the moments of ψ whose variances precondition it), with one exception: on multi-label spaces
     the in-memory fit solves each label's independent problem by its own L-BFGS, ``tol`` and
     ``max_iter`` applying per label, where the Dask fit solves them together. The model equals the
     in-memory fit on the concatenated data up to rounding (measured: 2e-15 relative on
@@ -1074,7 +1070,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         intercept = bool(self.fit_intercept)
         centre = _centre(blocks, space, classes, self.n_jobs) if intercept else None
         spread = _spread(blocks, space, classes, self.n_jobs, centre, W)
-        variances = _psi_variances(blocks, space, classes, self.n_jobs)
+        psi_moments = _psi_moments(blocks, space, classes, self.n_jobs)
 
         def sums(coef: np.ndarray) -> tuple[float, float, np.ndarray]:
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
@@ -1086,7 +1082,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
             ]
             return _evaluate(_tree(parts, _add_sums))
 
-        call = _core.ProbModel.fit_sums_call(space._handle(), n, params, previous, sums, centre, spread, variances)
+        call = _core.ProbModel.fit_sums_call(space._handle(), n, params, previous, sums, centre, spread, psi_moments)
         self._fit_model(call, **_fitted_attributes(self, space, classes, n, columns))
         return self
 
