@@ -828,3 +828,13 @@ def test_read_mulan_xml_takes_only_the_declaration_for_one():
     """<?xml-stylesheet ... encoding="latin-1"?> was read as the declaration (probe BK)."""
     doc = '<?xml-stylesheet type="text/xsl" href="l.xsl" encoding="latin-1"?><labels><label name="café"/></labels>'
     assert read_mulan_xml(doc.encode("utf-8")) == ["café"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_read_mulan_xml_refuses_a_dtd_the_text_check_cannot_see(encoding):
+    """UTF-16 without a byte-order mark, read as UTF-8, hid "<!DOCTYPE" behind NULs from the text
+    check, and expat, re-detecting the encoding, expanded 17 KB of entities to a 6,000,000-character
+    label name (probe BR): the parser itself now refuses the declaration."""
+    doc = '<!DOCTYPE labels [<!ENTITY a "' + "x" * 4000 + '">]><labels><label name="' + "&a;" * 1500 + '"/></labels>'
+    with pytest.raises(ValueError, match="document type declarations are not accepted"):
+        read_mulan_xml(doc.encode(encoding))
