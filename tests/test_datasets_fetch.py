@@ -213,3 +213,9 @@ def test_a_download_shorter_than_its_content_length_is_an_oserror(tmp_path, monk
     with pytest.raises(OSError, match=r"could not download .*received 6 of 100000 bytes"):
         datasets.fetch_file(relative, tmp_path)
     assert not any(Path(tmp_path).rglob("*.part"))
+    # a chunked response's Content-Length does not count (RFC 7230), nor one of non-ASCII digits:
+    # the download goes on to its checksum (probe BR)
+    for headers, chunked in (({"Content-Length": "100000"}, True), ({"Content-Length": "\u00b2"}, False)):
+        Short.sent, Short.headers, Short.chunked = False, headers, chunked
+        with pytest.raises(ValueError, match="SHA-256"):
+            datasets.fetch_file(relative, tmp_path)

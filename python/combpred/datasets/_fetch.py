@@ -160,9 +160,11 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
                             raise ValueError(f"{url}: the download exceeds {_MAX_BYTES >> 20} MiB; refused")
                         out.write(block)
                     # a response cut off before its Content-Length ends as if complete (read returns
-                    # b""), and was reported as a checksum mismatch (probe BK)
-                    length = getattr(response, "headers", {}).get("Content-Length", "")
-                    if length.strip().isdigit() and copied < int(length):
+                    # b""), and was reported as a checksum mismatch (probe BK); a chunked one's
+                    # Content-Length does not count (RFC 7230), and '²' is a digit to isdigit
+                    length = getattr(response, "headers", {}).get("Content-Length", "").strip()
+                    chunked = getattr(response, "chunked", False)
+                    if not chunked and length.isascii() and length.isdigit() and copied < int(length):
                         raise OSError(f"received {copied} of {int(length)} bytes: the connection closed early")
             except (OSError, http.client.HTTPException) as exc:  # a cut-off chunked response: IncompleteRead
                 raise OSError(
