@@ -471,3 +471,13 @@ def test_masked_chunks_that_mask_an_entry_are_refused_by_name():
     for name, call in refused.items():
         with pytest.raises(ValueError, match=rf"{name.strip()} is a masked array that masks 1 of its entries"):
             call()
+
+
+def test_a_fractional_target_names_its_row_of_y():
+    """The partition's conversion counted rows from the partition's start ("at row 200") where
+    the core's errors count rows of y ("row 700"), in one message (probe BR)."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(1000, 3)), (rng.random((1000, 3)) < 0.5).astype(float)
+    Y[700, 1] = 0.5
+    with pytest.raises(ValueError, match=r"partition 2 \(rows 500 to 749\): .*fractional value at row 700, column 1"):
+        DaskStructuredRidge(space="multilabel").fit(da.from_array(X, chunks=250), da.from_array(Y, chunks=250))

@@ -797,11 +797,13 @@ def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
 
 def _first_at(mask: np.ndarray) -> str:
     """Where mask is first true, for a message: " at row r" (1-D), " at row r, column c" (2-D),
-    else nothing: the spaces' docs promise errors naming the first invalid row."""
+    else nothing: the spaces' docs promise errors naming the first invalid row. Inside
+    :func:`row_origin` the row counts from its ``first``, as the core's errors do."""
     if mask.ndim not in (1, 2) or not mask.any():
         return ""
     at = np.unravel_index(int(np.argmax(mask)), mask.shape)
-    return f" at row {at[0]}" + (f", column {at[1]}" if mask.ndim == 2 else "")
+    row = int(at[0]) + getattr(_origin, "first", 0)  # a Dask partition's rows, counted as the core counts them
+    return f" at row {row}" + (f", column {at[1]}" if mask.ndim == 2 else "")
 
 
 def _check_integers(a: np.ndarray, name: str) -> None:

@@ -450,7 +450,8 @@ def _block_inputs(
         i, j = np.unravel_index(np.argmin(finite), X.shape)
         raise _partition_error(index, lo, m, f"X holds {X[i, j]} at row {lo + i}, column {j}; X must be finite")
     try:
-        rows = class_rows(y, classes) if classes is not None else space._to_rows(y, "y")
+        with _capi.row_origin(lo):  # the conversion's own messages count rows of X, as the core's
+            rows = class_rows(y, classes) if classes is not None else space._to_rows(y, "y")
         # the core's own check in the fit would count from the partition's start
         space._handle().validate(rows, first=lo, name="y")
         w = None
