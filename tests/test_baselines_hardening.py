@@ -370,16 +370,28 @@ def test_svm_takes_array_likes_that_only_convert():
 
 
 @pytest.mark.parametrize("space", ["multiclass", combpred.spaces.Multiclass(3)])
-def test_structured_svm_score_refuses_labels_outside_classes(space):
-    """A label the model never saw is an error naming y, as the estimators' score and
-    space_.score say, not a miss counted in the accuracy (it returned 0.0)."""
+def test_structured_svm_score_reads_labels_as_the_estimators_do(space):
+    """As StructuredRidge.score: on a Multiclass object a label outside its ids 0 … n − 1 is an
+    error naming y (it counted as a miss: score 0.0, probe BI); on class labels one the model never
+    saw is a miss (scikit-learn's accuracy), one that cannot be a class (2.5 among integers) an
+    error (probe BR)."""
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(30, 3)), rng.integers(0, 3, 30)
     model = StructuredSVM(space=space).fit(X, y)
+    ridge = combpred.StructuredRidge(space=space).fit(X, y)
     assert model.score(X, y) == np.mean(model.predict(X) == y)
-    for bad in ([7, 7, -1], [2.5, 1, 0]):
-        with pytest.raises(ValueError, match=r"y contains label .* not in classes \[0, 1, 2\]"):
-            model.score(X[:3], bad)
+    if isinstance(space, str):
+        unseen = [7, 7, int(model.predict(X[2:3])[0])]
+        assert model.score(X[:3], unseen) == pytest.approx(1 / 3)
+        assert ridge.score(X[:3], unseen) == np.mean(ridge.predict(X[:3]) == unseen)
+        with pytest.raises(ValueError, match=r"y row 0 holds 2.5, which cannot be one of the classes"):
+            model.score(X[:3], [2.5, 1, 0])
+    else:
+        for bad in ([7, 7, -1], [2.5, 1, 0]):
+            with pytest.raises(ValueError, match=r"y contains label .* not in classes \[0, 1, 2\]"):
+                model.score(X[:3], bad)
+            with pytest.raises(ValueError, match=r"y contains label .* not in classes \[0, 1, 2\]"):
+                ridge.score(X[:3], bad)
     with pytest.raises(ValueError, match="y has 2 rows but X has 3"):
         model.score(X[:3], [0, 1])
 
@@ -434,8 +446,7 @@ def test_rankers_name_y_of_the_wrong_form(ranker):
     """A Series of rank arrays, an object array of tuples and ragged rows got NumPy's words
     ("truth value ... ambiguous", "setting an array element with a sequence"), naming no argument
     (probe BH); numbers held as objects read as the plain array."""
-    import pandas as pd
-
+    pd = pytest.importorskip("pandas")
     X = np.random.default_rng(0).normal(size=(6, 2))
     Y = np.array([[1, 2, 3], [3, 1, 2]] * 3)
     tuples = np.empty(6, dtype=object)

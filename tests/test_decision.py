@@ -516,6 +516,13 @@ def test_hierarchical_rule_takes_the_root_as_certain():
         assert bayes_decode(space, M[None], "hierarchical")[0].tolist() == best.tolist(), root
 
 
+class _Missing:
+    """A missing-value marker that is not a number, as pandas' NA (which the tests need not import)."""
+
+    def __repr__(self):
+        return "<NA>"
+
+
 def test_estimators_hierarchical_decision_takes_the_scored_node_costs():
     """decision="hierarchical" with node_weights minimises the expected loss under those costs
     (with ProbabilisticStructured's exact p(y|x), against enumeration); with unit costs it did not
@@ -557,6 +564,7 @@ def test_estimators_hierarchical_decision_takes_the_scored_node_costs():
         ([1.0, 2.0], "node_weights must be 7 costs"),
         ([-1.0] * 7, "node_weights must be finite"),
         ([1.0, None, 1.0, 1.0, 1.0, 1.0, 1.0], "node_weights must hold real numbers, got None"),  # not "nan"
+        ([1.0, _Missing(), 1.0, 1.0, 1.0, 1.0, 1.0], "node_weights must hold real numbers, got <NA>"),  # pandas' NA
     ):
         with pytest.raises(ValueError, match=match):
             ProbabilisticStructured(space=space, decision="hierarchical", node_weights=bad).fit(X, Y)

@@ -39,6 +39,7 @@ from . import _capi
 from . import spaces as _spaces
 from ._estimator_base import (
     _are_sorted_labels,
+    _check_unseen_labels,
     class_label_vector,
     class_labels,
     class_rows,
@@ -913,7 +914,8 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         return pred
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean agreement of ``predict(X)`` with y: ``space_.score`` (accuracy for multiclass).
+        """Mean agreement of ``predict(X)`` with y: ``space_.score`` (accuracy for multiclass, a
+        label the model never saw counting as a miss, as the estimators' ``score`` counts it).
 
         Parameters
         ----------
@@ -931,11 +933,15 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         pred = self._predict(X, state)
         sw = check_sample_weight(sample_weight, len(pred))
         if type(state["space_"]) is _spaces.Multiclass:  # y (n, 1) was compared by broadcasting, n × n
-            # a label outside classes_ is an error, as the estimators' score and space_.score say,
-            # not a miss
-            y = state["classes_"][class_rows(class_label_vector(y, "y"), state["classes_"]).ravel()]
+            y = class_label_vector(y, "y")
             if len(y) != len(pred):
                 raise ValueError(f"y has {len(y)} rows but X has {len(pred)} rows")
+            # as the estimators' score: a label never seen is a miss, one that cannot be a class
+            # an error; a Multiclass object's classes are its ids 0 … n − 1, anything else an error
+            if isinstance(self.space, str):
+                _check_unseen_labels(y, state["classes_"])
+            else:
+                class_rows(y, state["classes_"])
             return float(accuracy_score(y, pred, sample_weight=sw))
         y = state["space_"]._checked_rows(_spaces._densify_targets(y, "y"), "y")
         if len(y) != len(pred):

@@ -64,6 +64,9 @@ def _as_integer_array(a: Any, name: str) -> np.ndarray:
     return _capi.int64_array(_densify_targets(a, name), name)
 
 
+_NOTHING = object()
+
+
 def _real_array(a: Any, name: str) -> np.ndarray:
     """``a`` as a float64 array; strings and complex numbers (whose imaginary part a cast drops)
     are a ValueError naming ``name``. A scipy.sparse matrix is taken densely (it was an object
@@ -75,8 +78,10 @@ def _real_array(a: Any, name: str) -> np.ndarray:
     # sample_weight refuses them.
     if arr.dtype.kind in "USVmM" or (arr.dtype == object and any(isinstance(v, (str, bytes)) for v in arr.flat)):
         raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    if arr.dtype == object and any(v is None for v in arr.flat):  # the cast made None a NaN, so named
-        raise ValueError(f"{name} must hold real numbers, got None")
+    if arr.dtype == object:  # the cast made None (and pandas' NA) a NaN: named instead
+        odd = next((v for v in arr.flat if not isinstance(v, numbers.Number | np.generic)), _NOTHING)
+        if odd is not _NOTHING:
+            raise ValueError(f"{name} must hold real numbers, got {odd!r}")
     try:
         return arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):  # a string met "do not broadcast together" further on
