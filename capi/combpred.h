@@ -254,7 +254,8 @@ CP_EXPORT int cp_ridge_decision_csr(int64_t h, int64_t rows, int64_t cols, int64
    rows the number of rows k of the linear model's W (n, plus one with fit_intercept): the rows of
    the b and g buffers of cp_ridge_cg_setup. Parameters that conjugate gradients cannot run (the
    empirical reference measure) are refused here when the solver resolves to them, and so are
-   solver=sgd and kernel expansions (cp_ridge_check_distributable). */
+   solver=sgd and kernel expansions (cp_ridge_check_distributable); conjugate gradients above the
+   memory budget are refused with the memory status. */
 CP_EXPORT int cp_ridge_distributed_solver(int64_t spaceHandle, int64_t n, const char *params, int64_t *solver, int64_t *rows);
 
 /* cp_ridge_fit fits a model; init is the handle of a model to warm-start the iterative solvers

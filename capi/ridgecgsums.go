@@ -225,7 +225,8 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, ce
 // rows the number of rows k of the linear model's W (n, plus one with fit_intercept): the rows of
 // the b and g buffers of cp_ridge_cg_setup. Parameters that conjugate gradients cannot run (the
 // empirical reference measure) are refused here when the solver resolves to them, and so are
-// solver=sgd and kernel expansions (cp_ridge_check_distributable).
+// solver=sgd and kernel expansions (cp_ridge_check_distributable); conjugate gradients above the
+// memory budget are refused with the memory status.
 //
 //export cp_ridge_distributed_solver
 func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.char, solver, rows *C.int64_t) (rc C.int) {
@@ -250,6 +251,11 @@ func cp_ridge_distributed_solver(spaceHandle C.int64_t, n C.int64_t, params *C.c
 	resolved, err := ridge.DistributedSolver(sp, int(n), opt)
 	if err != nil {
 		return status(err)
+	}
+	if resolved == ridge.CG { // refused here, before a distributed fit reads its partitions (probe BR)
+		if err := ridge.CheckCGSumsMemory(sp, int(n), opt.Intercept); err != nil {
+			return status(err)
+		}
 	}
 	*solver = C.int64_t(resolved)
 	*rows = C.int64_t(ridge.WeightRows(int(n), opt))

@@ -77,7 +77,7 @@ def test_landmark_sample_is_checked_and_a_short_one_warned_of():
 @pytest.mark.parametrize(
     "make, what",
     [
-        (lambda: DaskStructuredRidge(solver="cg"), "moment matrix"),
+        (lambda: DaskStructuredRidge(solver="cg"), "conjugate gradients on 3001×3 coefficients"),
         (lambda: DaskProbabilisticStructured(), "fitting 3000 features"),
     ],
 )
@@ -96,6 +96,24 @@ def test_sizes_are_refused_before_the_data_are_read(make, what):
     Y = da.from_array((rng.normal(size=(200, 3)) > 0).astype(int), chunks=(20, 3))
     with combpred.config_context(max_memory=1_000_000), pytest.raises(MemoryError, match=what):
         make().fit(X, Y)
+    assert not read, f"{len(read)} partitions were read before the refusal"
+
+
+def test_distributed_cg_above_the_budget_reads_no_partition():
+    """Above the budget by its vectors, not by XᵀX alone, distributed CG was refused only after a
+    pass over every partition (probe BR): the core refuses it when it resolves the solver."""
+    read = []
+
+    def block(b):
+        if b.size:
+            read.append(1)
+        return b
+
+    rng = np.random.default_rng(1)
+    X = da.from_array(rng.normal(size=(80, 1000)), chunks=(10, 1000)).map_blocks(block, dtype=float)
+    Y = da.from_array((rng.normal(size=(80, 10)) > 0).astype(int), chunks=(10, 10))
+    with combpred.config_context(max_memory=20_000_000), pytest.raises(MemoryError, match="conjugate gradients"):
+        DaskStructuredRidge(solver="cg").fit(X, Y)
     assert not read, f"{len(read)} partitions were read before the refusal"
 
 

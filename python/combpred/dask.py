@@ -929,8 +929,8 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         """The linear model by distributed conjugate gradients: the partitions' moments once, then
         their share of H·V at every iteration, summed up a tree; the data are persisted on the
         workers for the iterations. ``rows`` is the rows of W, as the core reports them."""
-        # each partition sums XᵀX: refused before the data are read (they were, then "g: an output …")
-        _capi.check_output((rows, rows), f"the distributed fit's moment matrix XᵀX ({X.shape[1]} features)")
+        # the core refused a fit above the memory budget (cp_ridge_distributed_solver) before the
+        # data are read (they were, then "g: an output …", then the fit's own vectors)
         X, Y, W = dask.persist(X, Y, W)
         blocks = _blocks(X, Y, W)
         centre = _centre(blocks, space, classes, self.n_jobs) if self.fit_intercept else None
