@@ -73,7 +73,7 @@ const MaxScaleFactor = 1e100
 // of the data, to be chosen by validation like the regularisation.
 func CheckScaleFactor(factor float64) error {
 	if !(factor > 0 && factor <= MaxScaleFactor) {
-		return fmt.Errorf("the factor of the marginals' scale must be positive and at most %g, got %v", MaxScaleFactor, factor)
+		return fmt.Errorf("scale=%v: the marginals' scale factor must be positive and at most %g", factor, MaxScaleFactor)
 	}
 	return nil
 }

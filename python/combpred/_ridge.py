@@ -870,6 +870,10 @@ class StructuredRidge(StructuredEstimator):
         of (input, coordinate) pairs, since p differs between coordinates (on cellcycle_FUN c ≈ 4
         ranked best, BENCHMARKS.md "reference_measures").
 
+        With ``empirical_weight > 0``, p and S are the mean and covariance of ψ under the mixed
+        reference measure, not the uniform one's, and t can exceed r: noise-free targets far from
+        the training structures' mean are then shrunk, not recovered (docs/design.md §2b).
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
@@ -877,7 +881,8 @@ class StructuredRidge(StructuredEstimator):
             ``kernel="precomputed"``, the kernel values against the training samples
             (n_samples, n_samples_fit).
         scale : {"noise_free", "unit"} or float, default="noise_free"
-            The scale c of S·u(x): the per-input c above, 1, or the given positive number.
+            The scale c of S·u(x): the per-input c above, 1, or the given positive number (at
+            most 1e100, which keeps c·S u(x) finite).
 
         Returns
         -------
