@@ -384,8 +384,7 @@ def _psi_moments(
     (``core/prob/curvature.go``): the two then take the same steps (without them a fit stopped by
     ``max_iter`` was 1–10 % off). One pass over the persisted structures."""
     first, second, total = _summed(blocks, space, classes, n_jobs, _psi_sums)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.concatenate([first, second, [total]])
+    return np.concatenate([first, second, [total]])
 
 
 def _first_rows(X: da.Array, count: int) -> np.ndarray:
