@@ -481,3 +481,12 @@ def test_structured_svm_sampled_decoding_on_an_uncounted_space_names_decoding():
     with pytest.raises(ValueError, match=r"decoding='sampled' .* no uniform sampler .* use decoding='exact'"):
         StructuredSVM(space=dag, decoding="sampled").fit(X, Y)
     StructuredSVM(space=dag, decoding="exact", max_iter=3).fit(X, Y)
+
+
+@pytest.mark.parametrize("n_jobs", [2**70, 2**31, -(2**70)])
+def test_knn_takes_any_number_of_jobs(n_jobs):
+    """joblib refused n_jobs above 500,000 at the first predict ('Numeric literal ... is too large'),
+    naming no parameter; more jobs than cores now use every core."""
+    X, Y = _rankings()
+    want = KNNBordaRanker().fit(X, Y).predict(X)
+    np.testing.assert_array_equal(KNNBordaRanker(n_jobs=n_jobs).fit(X, Y).predict(X), want)

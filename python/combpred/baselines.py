@@ -23,6 +23,7 @@ Rankings are rows of ranks, ``y[j]`` = position of label j, 1 = best, as in
 from __future__ import annotations
 
 import numbers
+import os
 from typing import Any
 
 import numpy as np
@@ -237,7 +238,8 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
     p : float, default=2
         Power of the Minkowski metric (2: Euclidean).
     n_jobs : int, default=None
-        Parallel jobs of the neighbour search.
+        Parallel jobs of the neighbour search (joblib's convention: -1 all cores; more jobs than
+        cores use every core).
 
     Attributes
     ----------
@@ -322,7 +324,10 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
             raise ValueError(f"n_neighbors={self.n_neighbors} exceeds the number of training samples {X.shape[0]}")
         self._check_scale(X)
         # p as a Python float: NearestNeighbors' own check failed on p=2**64 with NumPy's words
-        nn = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric, p=float(self.p), n_jobs=self.n_jobs)
+        # n_jobs beyond the cores as all the cores: joblib refuses more than 500,000 jobs at the first
+        # predict, with words that name no parameter (n_jobs=2**70)
+        n_jobs = self.n_jobs if self.n_jobs is None else min(self.n_jobs, os.cpu_count() or 1)
+        nn = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric, p=float(self.p), n_jobs=n_jobs)
         nn.fit(X)
         # a copy: the rankings a later predict reads are those checked now, whatever the caller's y becomes
         self._publish(nn_=nn, Y_fit_=Y.copy(), n_labels_=Y.shape[1])
