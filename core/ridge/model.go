@@ -148,7 +148,8 @@ func sparseInput(X *xmat.CSR) (xmat.Matrix, error) {
 
 // prepareProblem checks the options and builds the Problem of a fit on the checked inputs X,
 // relaxing newProblem's checks by flags (operatorOK: a space with d > MaxDim gets an
-// operator-only Problem, S nil, instead of an error; partOfData: X is a chunk of partial_fit).
+// operator-only Problem, S nil, instead of an error; partOfData: X is a part of the data whose
+// total weight a later solve checks, as a chunk of partial_fit solved from statistics is).
 func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, opt *Options, flags problemFlags) (*Problem, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
