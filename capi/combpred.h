@@ -32,10 +32,10 @@ extern "C" {
 typedef int (*cp_progress_fn)(int64_t iteration, double objective, double rel_grad, void *ctx);
 
 /* The data-sums callback of cp_prob_fit_sums: given the coefficients coef (rows × d, row-major,
-   read-only and valid during the call only), it writes the data term's sums over every part of
-   the data into *loss, *weight and grad (rows × d), as cp_prob_data_sums gives them for one part;
-   a nonzero return fails the fit. */
-typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
+   read-only and valid during the call only) and the weights' exponent, it writes the data term's
+   sums over every part of the data into *loss, *weight and grad (rows × d), as cp_prob_data_sums
+   gives them for one part with that weight_exponent; a nonzero return fails the fit. */
+typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, int64_t weight_exponent, double *loss, double *weight, double *grad, void *ctx);
 
 /* The products callback of cp_ridge_fit_cg_sums: given a direction v (rows × d, row-major,
    read-only and valid during the call only), it writes into out (rows × d) the parts'
@@ -96,13 +96,14 @@ CP_EXPORT int cp_prob_coef(int64_t h, double *out, int64_t rows, int64_t cols, d
 /* cp_prob_data_sums writes the data term of the ProbabilisticStructured objective at the
    coefficients coef (rows × d: n feature rows, then the intercept's row when intercept is nonzero)
    summed over one part of the data, X (m × n) with structures Y (m × w) and optional sample
-   weights (NULL: all 1): *loss = Σ_i s_i [log Z(x_i) − ⟨u_i, ψ(y_i)⟩], *weight = Σ_i s_i and grad
-   (rows × d) = Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ, by exact inference. A part may be empty (m = 0) or
-   weigh nothing; its sums are then zero. centre (n values, or NULL) is where a fit with an
-   intercept centres X, the same for every part and for cp_prob_fit_sums (an estimate of X's
+   weights (NULL: all 1), each counted as s_i = sample_weight_i·2^−weight_exponent (exactly; pass
+   the exponent cp_prob_fit_sums gives its callback, 0 elsewhere): *loss = Σ_i s_i [log Z(x_i) −
+   ⟨u_i, ψ(y_i)⟩], *weight = Σ_i s_i and grad (rows × d) = Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ, by exact
+   inference. A part may be empty (m = 0) or weigh nothing; its sums are then zero. centre (n
+   values, or NULL) is where a fit with an intercept centres X, the same for every part and for cp_prob_fit_sums (an estimate of X's
    mean: uncentred, L-BFGS stopped at X + 10³ with probabilities 0.07 from the minimum's); x̃_i
    is then (x_i − centre, 1) and coef holds coefficients in those coordinates. */
-CP_EXPORT int cp_prob_data_sums(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t intercept, double *centre, double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad);
+CP_EXPORT int cp_prob_data_sums(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t weightExponent, int64_t intercept, double *centre, double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad);
 
 /* cp_prob_decision writes the scores u = Wᵀx̃ of q inputs (q × d). */
 CP_EXPORT int cp_prob_decision(int64_t h, double *x, int64_t q, int64_t n, double *out, int64_t d);
@@ -127,7 +128,8 @@ CP_EXPORT int cp_prob_fit_plan(int64_t spaceHandle, int64_t m, const char *param
 
 /* cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over
    parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
-   cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
+   cp_prob_data_sums with the weight_exponent it is given (0, except for weights summing beyond
+   2^±512, where the first sums are asked again in the units that keep every sum finite). Fit parameters as cp_prob_fit's (the sampler must resolve to exact
    inference); centre is the parts' (NULL: none); spread (n values, NULL: none) is each feature's
    weighted root mean square about centre (about 0 without an intercept; see spread_weight_floor),
    which puts the solver in the coordinates cp_prob_fit works in; psi_moments (2·d + 1 values for

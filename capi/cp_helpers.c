@@ -67,8 +67,8 @@ int cp_call_progress(cp_progress_fn fn, int64_t iteration, double objective, dou
     return fn(iteration, objective, rel_grad, ctx);
 }
 
-int cp_call_sums(cp_sums_fn fn, const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx) {
-    return fn(coef, rows, d, loss, weight, grad, ctx);
+int cp_call_sums(cp_sums_fn fn, const double *coef, int64_t rows, int64_t d, int64_t weight_exponent, double *loss, double *weight, double *grad, void *ctx) {
+    return fn(coef, rows, d, weight_exponent, loss, weight, grad, ctx);
 }
 
 int cp_call_products(cp_products_fn fn, const double *v, int64_t rows, int64_t d, double *out, void *ctx) {

@@ -8,7 +8,7 @@
 typedef int (*cp_progress_fn)(int64_t iteration, double objective, double rel_grad, void *ctx);
 
 /* cp_sums_fn computes the data sums of a distributed fit (see combpred.h). */
-typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
+typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, int64_t weight_exponent, double *loss, double *weight, double *grad, void *ctx);
 
 /* cp_products_fn computes the summed products of a distributed CG fit (see combpred.h). */
 typedef int (*cp_products_fn)(const double *v, int64_t rows, int64_t d, double *out, void *ctx);
@@ -24,5 +24,5 @@ int64_t cp_load_row_origin(void);
 const char *cp_version(void);
 int cp_call_progress(cp_progress_fn fn, int64_t iteration, double objective, double rel_grad, void *ctx);
 int cp_call_products(cp_products_fn fn, const double *v, int64_t rows, int64_t d, double *out, void *ctx);
-int cp_call_sums(cp_sums_fn fn, const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
+int cp_call_sums(cp_sums_fn fn, const double *coef, int64_t rows, int64_t d, int64_t weight_exponent, double *loss, double *weight, double *grad, void *ctx);
 #endif

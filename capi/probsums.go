@@ -31,23 +31,25 @@ func coefShape(n C.int64_t, intercept bool, d int) (C.int64_t, C.int64_t) {
 // cp_prob_data_sums writes the data term of the ProbabilisticStructured objective at the
 // coefficients coef (rows × d: n feature rows, then the intercept's row when intercept is nonzero)
 // summed over one part of the data, X (m × n) with structures Y (m × w) and optional sample
-// weights (NULL: all 1): *loss = Σ_i s_i [log Z(x_i) − ⟨u_i, ψ(y_i)⟩], *weight = Σ_i s_i and grad
-// (rows × d) = Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ, by exact inference. A part may be empty (m = 0) or
-// weigh nothing; its sums are then zero. centre (n values, or NULL) is where a fit with an
-// intercept centres X, the same for every part and for cp_prob_fit_sums (an estimate of X's
-// mean: uncentred, L-BFGS stopped at X + 10³ with probabilities 0.07 from the minimum's); x̃_i
-// is then (x_i − centre, 1) and coef holds coefficients in those coordinates.
+// weights (NULL: all 1), each counted as s_i = sample_weight_i·2^−weight_exponent (exactly; pass
+// the exponent cp_prob_fit_sums gives its callback, 0 elsewhere): *loss = Σ_i s_i [log Z(x_i) −
+// ⟨u_i, ψ(y_i)⟩], *weight = Σ_i s_i and grad (rows × d) = Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ, by exact
+// inference. A part may be empty (m = 0) or weigh nothing; its sums are then zero. centre (n
+// values, or NULL) is where a fit with an intercept centres X, the same for every part and for
+// cp_prob_fit_sums (an estimate of X's mean: uncentred, L-BFGS stopped at X + 10³ with
+// probabilities 0.07 from the minimum's); x̃_i is then (x_i − centre, 1) and coef holds
+// coefficients in those coordinates.
 //
 //export cp_prob_data_sums
 func cp_prob_data_sums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
-	sampleWeight *C.double, intercept C.int64_t, centre *C.double, coef *C.double, rows, d C.int64_t,
+	sampleWeight *C.double, weightExponent C.int64_t, intercept C.int64_t, centre *C.double, coef *C.double, rows, d C.int64_t,
 	loss, weight *C.double, grad *C.double) (rc C.int) {
 	defer guard(&rc)
-	return status(probDataSums(spaceHandle, x, m, n, ys, w, sampleWeight, intercept, centre, coef, rows, d, loss, weight, grad))
+	return status(probDataSums(spaceHandle, x, m, n, ys, w, sampleWeight, weightExponent, intercept, centre, coef, rows, d, loss, weight, grad))
 }
 
 func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t,
-	sampleWeight *C.double, intercept C.int64_t, centre *C.double, coef *C.double, rows, d C.int64_t,
+	sampleWeight *C.double, weightExponent C.int64_t, intercept C.int64_t, centre *C.double, coef *C.double, rows, d C.int64_t,
 	loss, weight *C.double, grad *C.double) error {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -94,7 +96,10 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 	if err != nil {
 		return err
 	}
-	l, s, err := prob.DataSumsOf(sp, X, int(m), int(n), y, weights, intercept != 0, c, prob.InferenceOptions{Method: prob.InferExact},
+	if weightExponent < -prob.MaxWeightExponent || weightExponent > prob.MaxWeightExponent {
+		return fmt.Errorf("weight_exponent must be in [%d, %d], got %d", -prob.MaxWeightExponent, prob.MaxWeightExponent, int64(weightExponent))
+	}
+	l, s, err := prob.DataSumsOf(sp, X, int(m), int(n), y, weights, int(weightExponent), intercept != 0, c, prob.InferenceOptions{Method: prob.InferExact},
 		mat.NewDense(int(rows), int(d), W), mat.NewDense(int(rows), int(d), G))
 	if err != nil {
 		return err
@@ -105,7 +110,8 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 
 // cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over
 // parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
-// cp_prob_data_sums. Fit parameters as cp_prob_fit's (the sampler must resolve to exact
+// cp_prob_data_sums with the weight_exponent it is given (0, except for weights summing beyond
+// 2^±512, where the first sums are asked again in the units that keep every sum finite). Fit parameters as cp_prob_fit's (the sampler must resolve to exact
 // inference); centre is the parts' (NULL: none); spread (n values, NULL: none) is each feature's
 // weighted root mean square about centre (about 0 without an intercept; see spread_weight_floor),
 // which puts the solver in the coordinates cp_prob_fit works in; psi_moments (2·d + 1 values for
@@ -193,11 +199,11 @@ func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spr
 		}
 	}
 	opt.Progress = progressFunc(progress, ctx)
-	call := func(W, grad *mat.Dense) (float64, float64, error) {
+	call := func(W, grad *mat.Dense, exponent int) (float64, float64, error) {
 		r, c := W.Dims()
 		var loss, weight C.double
 		data := W.RawMatrix().Data
-		if rc := C.cp_call_sums(sums, (*C.double)(unsafe.Pointer(&data[0])), C.int64_t(r), C.int64_t(c), &loss, &weight,
+		if rc := C.cp_call_sums(sums, (*C.double)(unsafe.Pointer(&data[0])), C.int64_t(r), C.int64_t(c), C.int64_t(exponent), &loss, &weight,
 			(*C.double)(unsafe.Pointer(&grad.RawMatrix().Data[0])), ctx); rc != 0 {
 			return 0, 0, fmt.Errorf("the sums callback failed (status %d)", int(rc))
 		}

@@ -233,6 +233,30 @@ def test_a_partition_of_subnormal_weights_fits_as_in_memory(client):
             dask_cls(**params).fit(dX, Y, sample_weight=np.full(400, 1e-320))
 
 
+def test_probabilistic_weights_at_the_edges_of_float64_fit_as_in_memory(client):
+    # weights summing near or beyond the largest float: the partitions' data term, or their weight,
+    # overflowed ("the data term's sum is +Inf") where the in-memory fit takes them; subnormal ones
+    # lost their digits (the gradient at 0 overflowed). The core now asks for the sums in units of
+    # 2**exponent (probe BW).
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3))
+    Y = (X @ rng.normal(size=(3, 4)) + rng.normal(size=(200, 4)) > 0).astype(int)
+    base = rng.uniform(0.5, 1.5, size=200)
+    dX, dY = da.from_array(X, chunks=(50, 3)), da.from_array(Y, chunks=(50, 4))
+    for scale, params in [(7e305, {}), (5e306, {"alpha": 0.01}), (1e-315, {"alpha": 0.01})]:
+        w = base * scale
+        local = ProbabilisticStructured(tol=1e-10, **params).fit(X, Y, sample_weight=w)
+        fitted = DaskProbabilisticStructured(tol=1e-10, **params).fit(dX, dY, sample_weight=da.from_array(w, chunks=50))
+        np.testing.assert_allclose(fitted.coef_, local.coef_, rtol=0, atol=1e-7)
+    w = base * 5e306  # a sum beyond the largest float: both refuse its default alpha, 1/(2·inf)
+    for fit in (
+        lambda: ProbabilisticStructured().fit(X, Y, sample_weight=w),
+        lambda: DaskProbabilisticStructured().fit(dX, dY, sample_weight=da.from_array(w, chunks=50)),
+    ):
+        with pytest.raises(ValueError, match="is 0 for these sample weights.*scale sample_weight down or set alpha"):
+            fit()
+
+
 def test_empirical_weight_beyond_the_exact_limit_is_one_clear_error(client):
     # above 8,000 unknowns auto took CG, which refused empirical_weight and pointed at the exact
     # fit, which refused the size and pointed at CG (probe BC)

@@ -97,7 +97,7 @@ def test_score_samples_names_its_argument_y():
     with pytest.raises(ValueError, match=r"^Y: row 0: label 0 has value 2, want 0 or 1$"):
         ProbabilisticStructured().fit(X, Y).score_samples(X[:2], Y[:2] * 2)
     labelled = ProbabilisticStructured(space="multiclass").fit(X, np.array(list("abc"))[np.arange(40) % 3])
-    with pytest.raises(ValueError, match=r"^Y contains label 'z', which is not in classes \['a', 'b', 'c'\]$"):
+    with pytest.raises(ValueError, match=r"^Y contains label 'z' at row 1, which is not in classes \['a', 'b', 'c'\]$"):
         labelled.score_samples(X[:2], ["a", "z"])
 
 
@@ -480,8 +480,8 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
     grad = np.empty((7, 3))
     loss, weight = ctypes.c_double(), ctypes.c_double()
 
-    def sums(*args, centre=None):  # args as the ABI's without the centre, which follows intercept
-        return lib.cp_prob_data_sums(sh, *args[:7], centre, *args[7:])
+    def sums(*args, centre=None, exponent=0):  # args as the ABI's without weight_exponent and centre
+        return lib.cp_prob_data_sums(sh, *args[:6], exponent, args[6], centre, *args[7:])
 
     cases = [
         (
@@ -520,6 +520,25 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
         (
             lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, _abi.f64(W), 7, 3, None, weight, _abi.f64(grad)),
             "output loss",
+        ),
+        (
+            lambda: sums(
+                _abi.f64(X),
+                q,
+                6,
+                _abi.i64(Y),
+                3,
+                None,
+                1,
+                _abi.f64(W),
+                7,
+                3,
+                loss,
+                weight,
+                _abi.f64(grad),
+                exponent=2**40,
+            ),
+            "weight_exponent must be in",
         ),
         (
             lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, _abi.f64(W), 7, 3, loss, weight, None),
@@ -590,7 +609,7 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
         )
 
     def writing(total_loss, total_weight):
-        def callback(coef, rows, d, loss, weight, grad, _ctx):
+        def callback(coef, rows, d, _exponent, loss, weight, grad, _ctx):
             np.ctypeslib.as_array(grad, shape=(rows, d))[...] = 0
             loss[0], weight[0] = total_loss, total_weight
             return 0
@@ -613,7 +632,7 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
         with pytest.raises(ValueError, match=match):
             _capi.check(call())
 
-    def raising(W):
+    def raising(W, weight_exponent):
         raise ZeroDivisionError("from a worker")
 
     call = _ProbModel.fit_sums_call(space._handle(), 6, b"", None, raising)

@@ -216,10 +216,10 @@ extern "C" {
 typedef int (*cp_progress_fn)(int64_t iteration, double objective, double rel_grad, void *ctx);
 
 /* The data-sums callback of cp_prob_fit_sums: given the coefficients coef (rows × d, row-major,
-   read-only and valid during the call only), it writes the data term's sums over every part of
-   the data into *loss, *weight and grad (rows × d), as cp_prob_data_sums gives them for one part;
-   a nonzero return fails the fit. */
-typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad, void *ctx);
+   read-only and valid during the call only) and the weights' exponent, it writes the data term's
+   sums over every part of the data into *loss, *weight and grad (rows × d), as cp_prob_data_sums
+   gives them for one part with that weight_exponent; a nonzero return fails the fit. */
+typedef int (*cp_sums_fn)(const double *coef, int64_t rows, int64_t d, int64_t weight_exponent, double *loss, double *weight, double *grad, void *ctx);
 
 /* The products callback of cp_ridge_fit_cg_sums: given a direction v (rows × d, row-major,
    read-only and valid during the call only), it writes into out (rows × d) the parts'

@@ -14,10 +14,31 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// SumsFunc returns the data term of J at W summed over the whole training set, as
-// Problem.DataSums gives it for one part of the rows: the parts' loss, weight and grad
-// (Cols×Dim, written into grad) added up.
-type SumsFunc func(W, grad *mat.Dense) (loss, weight float64, err error)
+// MaxWeightExponent bounds the exponent of DataSumsOf: beyond it every sum of finite weights is 0
+// or +Inf in its units.
+const MaxWeightExponent = 2200
+
+// SumsFunc returns the data term of J at W summed over the whole training set, as DataSumsOf
+// gives it for one part of the rows with the same exponent: the parts' loss, weight and grad
+// (Cols×Dim, written into grad) added up, every sample weight counted as s·2^−exponent.
+type SumsFunc func(W, grad *mat.Dense, exponent int) (loss, weight float64, err error)
+
+// sumsExponent is the exponent FitSums asks its sums in after a first evaluation at 0 summed the
+// weights to weight: 0 when weight lies in [2⁻⁵¹², 2⁵¹²] (or is no sum of weights), the one that
+// brings it into [½, 1) beyond, and 1088 when it overflowed: finite weights of at most 2⁶³ rows
+// sum below 2¹⁰⁸⁷. Sums of weights near the largest float overflowed in the data term (the
+// in-memory fit, which scales weights to mean 1, took them), and sums of subnormal weights lost
+// their digits.
+func sumsExponent(weight float64) int {
+	switch {
+	case math.IsInf(weight, 1):
+		return 1088
+	case !(weight > 0) || (weight >= 0x1p-512 && weight <= 0x1p512):
+		return 0
+	}
+	_, e := math.Frexp(weight)
+	return e
+}
 
 // CheckFitSums refuses what FitSums would refuse before it asks for any sums: options, the
 // inference it needs, and the memory of its coefficients, gradient and L-BFGS history. A caller
@@ -80,26 +101,32 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 	dropConstantDirections(sp, W) // a warm start from an Adam fit (fitAdam)
 	xmat.ShiftIntercept(W, centre, 1)
 	d := sp.Dim()
-	alpha, total := opt.Alpha, math.NaN()
+	alpha, total, exponent := opt.Alpha, math.NaN(), 0
 	eval := func(x, g []float64) (float64, error) {
 		Wx, G := mat.NewDense(rows, d, x), mat.NewDense(rows, d, g)
-		loss, weight, err := sums(Wx, G)
+		loss, weight, err := sums(Wx, G, exponent)
+		if err == nil && math.IsNaN(total) && sumsExponent(weight) != 0 {
+			exponent = sumsExponent(weight) // once, at the first evaluation: the sums again in its units
+			loss, weight, err = sums(Wx, G, exponent)
+		}
 		if err != nil {
 			return 0, err
 		}
 		switch {
 		case !(weight > 0) || math.IsInf(weight, 0):
-			return 0, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", weight)
+			return 0, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", math.Ldexp(weight, exponent))
 		case math.IsNaN(total):
 			total = weight
 			if alpha == 0 {
 				var err error
-				if alpha, err = defaultAlpha(sp, []float64{weight}, 1); err != nil {
+				// of the weights' true sum, which may overflow: Fit refuses that default too
+				if alpha, err = defaultAlpha(sp, []float64{math.Ldexp(weight, exponent)}, 1); err != nil {
 					return 0, err
 				}
 			}
 		case math.Abs(weight-total) > 1e-9*total:
-			return 0, fmt.Errorf("prob: the data changed during the fit: the weights summed to %v, then to %v", total, weight)
+			return 0, fmt.Errorf("prob: the data changed during the fit: the weights summed to %v, then to %v",
+				math.Ldexp(total, exponent), math.Ldexp(weight, exponent))
 		}
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			return 0, fmt.Errorf("prob: the data term's sum is %v", loss)
@@ -137,11 +164,12 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 }
 
 // DataSumsOf returns Problem.DataSums at W for one part of a data set, rows X (m×n, row-major)
-// with structures ys and optional weights (nil: all 1), checked as NewProblem checks them. A part
+// with structures ys and optional weights (nil: all 1) counted as s·2^−exponent (exactly: the
+// units FitSums asks its sums in), checked as NewProblem checks them. A part
 // may be empty or have only zero weights: its sums are zero (FitSums checks the total). With an
 // intercept and a centre (n values, nil: none), W holds coefficients on X − 1·centreᵀ (a centred
 // copy of X, as Fit makes; the products take the centre out where the budget refuses it).
-func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, intercept bool, centre []float64,
+func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []float64, exponent int, intercept bool, centre []float64,
 	inf InferenceOptions, W, grad *mat.Dense) (loss, weight float64, err error) {
 	rows := n
 	if intercept {
@@ -149,6 +177,9 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	}
 	if n < 1 || m < 0 {
 		return 0, 0, fmt.Errorf("prob: a part of the data has shape %d×%d", m, n)
+	}
+	if exponent < -MaxWeightExponent || exponent > MaxWeightExponent {
+		return 0, 0, fmt.Errorf("prob: the weights' exponent must be in [%d, %d], got %d", -MaxWeightExponent, MaxWeightExponent, exponent)
 	}
 	if err := xmat.CheckCentre(centre, n); err != nil {
 		return 0, 0, err
@@ -176,9 +207,11 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	// and its sums scaled back: NewProblem scales weights to mean 1, which overflowed for a part of
 	// weights 1e-310 (the in-memory fit takes them beside others), and the fit failed on a data term
 	// of +Inf (probe BC).
-	lift := 0
+	lift := -exponent
 	if weights != nil && !zero {
-		weights, lift = check.ToUnitBinade(weights, floats.Max(weights))
+		var up int
+		weights, up = check.ToUnitBinade(weights, floats.Max(weights))
+		lift += up
 	}
 	if m > 0 {
 		in, implicit := centredPart(X, m, n, intercept, centre)
@@ -191,7 +224,8 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 		}
 		if !zero {
 			loss, weight, err = p.DataSums(W, inf, grad)
-			grad.Scale(math.Ldexp(1, lift), grad)
+			// entry by entry: 2^lift alone may leave float64's range where the products do not
+			grad.Apply(func(_, _ int, v float64) float64 { return math.Ldexp(v, lift) }, grad)
 			return math.Ldexp(loss, lift), math.Ldexp(weight, lift), err
 		}
 	}

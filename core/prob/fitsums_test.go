@@ -28,7 +28,7 @@ func parts(m int, sizes ...int) [][2]int {
 // would.
 func partSums(sp space.Space, X []float64, n int, ys []int64, weights []float64, intercept bool, centre []float64, cuts [][2]int) SumsFunc {
 	w := sp.Width()
-	return func(W, grad *mat.Dense) (float64, float64, error) {
+	return func(W, grad *mat.Dense, exponent int) (float64, float64, error) {
 		grad.Zero()
 		g := mat.DenseCopyOf(grad)
 		var loss, weight float64
@@ -37,7 +37,7 @@ func partSums(sp space.Space, X []float64, n int, ys []int64, weights []float64,
 			if weights != nil {
 				pw = weights[c[0]:c[1]]
 			}
-			l, s, err := DataSumsOf(sp, X[c[0]*n:c[1]*n], c[1]-c[0], n, ys[c[0]*w:c[1]*w], pw, intercept, centre,
+			l, s, err := DataSumsOf(sp, X[c[0]*n:c[1]*n], c[1]-c[0], n, ys[c[0]*w:c[1]*w], pw, exponent, intercept, centre,
 				InferenceOptions{Method: InferExact}, W, g)
 			if err != nil {
 				return 0, 0, err
@@ -110,7 +110,7 @@ func TestFitSumsEqualsFit(t *testing.T) {
 					W.Scale(0.7, W)
 					g1, g2 := mat.NewDense(p.Cols(), sp.Dim(), nil), mat.NewDense(p.Cols(), sp.Dim(), nil)
 					J1, _ := p.Objective(W, InferenceOptions{Method: InferExact}, 0, g1)
-					loss, weight, err := sums(W, g2)
+					loss, weight, err := sums(W, g2, 0)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -121,6 +121,95 @@ func TestFitSumsEqualsFit(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestFitSumsWeightsAtTheEdgesOfFloat64: weights whose sum nears or passes the largest float (the
+// data term's sum, or the weights', overflowed where Fit took them) or is subnormal (the parts'
+// sums lost their digits) give Fit's model; FitSums asks its sums in units of 2^exponent.
+func TestFitSumsWeightsAtTheEdgesOfFloat64(t *testing.T) {
+	sp := mustSpace(t, "permutations", 4)
+	const m, n = 90, 3
+	X, ys := syntheticData(t, sp, m, n, 0.8, 5)
+	r := rand.New(rand.NewPCG(4, 5))
+	base := make([]float64, m)
+	for i := range base {
+		base[i] = 0.2 + 2*r.Float64()
+	}
+	for _, tc := range []struct {
+		name  string
+		power int
+		alpha float64
+	}{
+		{"sum near the largest float", 1016, 0},      // Σ s ≈ 8e307: Σ s·loss overflows at W = 0
+		{"sum beyond the largest float", 1020, 0.05}, // whose default alpha both refuse
+		{"subnormal", -1040, 0.05},                   // the default alpha, 1/(2·Σ s), overflows
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			weights := make([]float64, m)
+			for i, b := range base {
+				weights[i] = math.Ldexp(b, tc.power)
+			}
+			opt := Options{Tol: 1e-10, MaxIter: 1000, Intercept: true, Alpha: tc.alpha}
+			want, err := Fit(sp, X, m, n, ys, weights, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var exponents []int
+			sums := partSums(sp, X, n, ys, weights, true, nil, parts(m, 30, 30))
+			got, err := FitSums(sp, n, opt, func(W, g *mat.Dense, e int) (float64, float64, error) {
+				exponents = append(exponents, e)
+				return sums(W, g, e)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff := mat.NewDense(n+1, sp.Dim(), nil)
+			diff.Sub(got.Coef, want.Coef)
+			if rel := mat.Norm(diff, 2) / mat.Norm(want.Coef, 2); rel > 1e-7 {
+				t.Errorf("coefficients differ by %.2e relative", rel)
+			}
+			if exponents[0] != 0 || exponents[1] == 0 || exponents[len(exponents)-1] != exponents[1] {
+				t.Errorf("exponents asked: %v, want 0 then one other throughout", exponents)
+			}
+		})
+	}
+}
+
+// TestDataSumsOfExponent: the sums in units of 2^exponent are the sums in units of 1 times
+// 2^−exponent, exactly, and an exponent beyond MaxWeightExponent is refused.
+func TestDataSumsOfExponent(t *testing.T) {
+	sp := mustSpace(t, "multilabel", 3)
+	const m, n = 20, 2
+	X, ys := syntheticData(t, sp, m, n, 0.8, 6)
+	weights := make([]float64, m)
+	for i := range weights {
+		weights[i] = 1 + float64(i%5)
+	}
+	W := mat.NewDense(n+1, sp.Dim(), []float64{0.3, -0.2, 0.1, 0.5, 0.4, -0.6, 0.2, 0.1, -0.3})
+	inf := InferenceOptions{Method: InferExact}
+	g0, g := mat.NewDense(n+1, sp.Dim(), nil), mat.NewDense(n+1, sp.Dim(), nil)
+	l0, s0, err := DataSumsOf(sp, X, m, n, ys, weights, 0, true, nil, inf, W, g0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []int{7, -300, 1030} {
+		l, s, err := DataSumsOf(sp, X, m, n, ys, weights, e, true, nil, inf, W, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l != math.Ldexp(l0, -e) || s != math.Ldexp(s0, -e) {
+			t.Errorf("exponent %d: loss %v weight %v, want %v and %v", e, l, s, math.Ldexp(l0, -e), math.Ldexp(s0, -e))
+		}
+		for i, v := range g.RawMatrix().Data {
+			if want := math.Ldexp(g0.RawMatrix().Data[i], -e); v != want {
+				t.Fatalf("exponent %d: grad[%d] = %v, want %v", e, i, v, want)
+			}
+		}
+	}
+	if _, _, err := DataSumsOf(sp, X, m, n, ys, weights, MaxWeightExponent+1, true, nil, inf, W, g); err == nil ||
+		!strings.Contains(err.Error(), "exponent") {
+		t.Errorf("exponent beyond the bound: %v", err)
 	}
 }
 
@@ -141,14 +230,14 @@ func TestFitSumsRefusals(t *testing.T) {
 	}{
 		{"sampled", Options{Inference: InferenceOptions{Method: InferSampled}}, good, "exact inference"},
 		{"adam", Options{Solver: SolverAdam}, good, "not Adam"},
-		{"changing", Options{}, func(W, g *mat.Dense) (float64, float64, error) {
+		{"changing", Options{}, func(W, g *mat.Dense, e int) (float64, float64, error) {
 			calls++
-			l, w, err := good(W, g)
+			l, w, err := good(W, g, e)
 			return l, w + float64(calls), err
 		}, "data changed"},
-		{"no weight", Options{}, func(W, g *mat.Dense) (float64, float64, error) { return 0, 0, nil }, "positive finite sum"},
-		{"nan", Options{}, func(W, g *mat.Dense) (float64, float64, error) { return math.NaN(), 1, nil }, "NaN"},
-		{"failing", Options{}, func(W, g *mat.Dense) (float64, float64, error) { return 0, 0, errors.New("worker lost") }, "worker lost"},
+		{"no weight", Options{}, func(W, g *mat.Dense, e int) (float64, float64, error) { return 0, 0, nil }, "positive finite sum"},
+		{"nan", Options{}, func(W, g *mat.Dense, e int) (float64, float64, error) { return math.NaN(), 1, nil }, "NaN"},
+		{"failing", Options{}, func(W, g *mat.Dense, e int) (float64, float64, error) { return 0, 0, errors.New("worker lost") }, "worker lost"},
 	} {
 		tc.opt.Intercept, tc.opt.Tol, tc.opt.MaxIter = true, 1e-6, 100
 		if _, err := FitSums(sp, n, tc.opt, tc.sums); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -163,7 +252,7 @@ func TestFitSumsRefusals(t *testing.T) {
 	if err != nil || again.Result.Iterations != 0 || !again.Result.Converged {
 		t.Fatalf("warm start: %v, %+v", err, again.Result)
 	}
-	if _, _, err := DataSumsOf(sp, X, m, n, ys, nil, true, nil, InferenceOptions{Method: InferExact},
+	if _, _, err := DataSumsOf(sp, X, m, n, ys, nil, 0, true, nil, InferenceOptions{Method: InferExact},
 		mat.NewDense(n, sp.Dim(), nil), mat.NewDense(n+1, sp.Dim(), nil)); err == nil || !strings.Contains(err.Error(), "W is") {
 		t.Errorf("W of the wrong shape: %v", err)
 	}
@@ -178,9 +267,9 @@ func TestFitSumsEvaluatesEachPointOnce(t *testing.T) {
 	X, ys := syntheticData(t, sp, m, n, 0.8, 9)
 	good := partSums(sp, X, n, ys, nil, true, nil, parts(m, 25))
 	var points [][]float64
-	counting := func(W, g *mat.Dense) (float64, float64, error) {
+	counting := func(W, g *mat.Dense, e int) (float64, float64, error) {
 		points = append(points, append([]float64(nil), W.RawMatrix().Data...))
-		return good(W, g)
+		return good(W, g, e)
 	}
 	rough, err := FitSums(sp, n, Options{Intercept: true, Tol: 1e-2, MaxIter: 100}, good)
 	if err != nil {
@@ -253,7 +342,7 @@ func TestFitSumsCentred(t *testing.T) {
 		if shift > 1e3 {
 			continue
 		}
-		if _, _, err := DataSumsOf(sp, Xs, m, n, ys, nil, true, opt.Centre[:2], InferenceOptions{Method: InferExact},
+		if _, _, err := DataSumsOf(sp, Xs, m, n, ys, nil, 0, true, opt.Centre[:2], InferenceOptions{Method: InferExact},
 			mat.NewDense(n+1, sp.Dim(), nil), mat.NewDense(n+1, sp.Dim(), nil)); err == nil || !strings.Contains(err.Error(), "centre") {
 			t.Errorf("a centre of 2 values for 4 features: %v", err)
 		}

@@ -35,7 +35,7 @@ OK, VALUE, TYPE, CANCELLED, INTERNAL, MEMORY = (
 
 PROGRESS = ctypes.CFUNCTYPE(c_int, c_int64, c_double, c_double, c_void_p)
 _f64ptr = POINTER(c_double)
-SUMS = ctypes.CFUNCTYPE(c_int, _f64ptr, c_int64, c_int64, _f64ptr, _f64ptr, _f64ptr, c_void_p)
+SUMS = ctypes.CFUNCTYPE(c_int, _f64ptr, c_int64, c_int64, c_int64, _f64ptr, _f64ptr, _f64ptr, c_void_p)
 PRODUCTS = ctypes.CFUNCTYPE(c_int, _f64ptr, c_int64, c_int64, _f64ptr, c_void_p)
 
 
@@ -161,6 +161,7 @@ _SIGNATURES = {
             _i64p,
             c_int64,
             _f64p,
+            c_int64,
             c_int64,
             _f64p,
             _f64p,

@@ -473,10 +473,13 @@ def prob_data_sums(
     intercept: bool,
     coef: np.ndarray,
     centre: np.ndarray | None = None,
+    weight_exponent: int = 0,
 ) -> tuple[float, float, np.ndarray]:
     """The ProbabilisticStructured data term at ``coef`` (rows × d) summed over the rows of a dense
     X with structures ``rows``: ``(loss, weight, grad)`` as ``cp_prob_data_sums`` defines them, X
-    centred at ``centre`` with an intercept (the same for every part; None: nowhere)."""
+    centred at ``centre`` with an intercept (the same for every part; None: nowhere), each weight
+    counted as ``sample_weight·2**-weight_exponent`` (the exponent :meth:`ProbModel.fit_sums_call`
+    passes its ``sums``)."""
     if _capi.is_sparse(X):
         raise TypeError("prob_data_sums takes a dense X")
     args = _fit_arrays(X, rows, space.info.width, sample_weight)
@@ -486,7 +489,9 @@ def prob_data_sums(
     grad, pg = _capi.out_f64(shape, "coef")
     loss, weight = ctypes.c_double(), ctypes.c_double()
     _capi.check(
-        _capi.lib().cp_prob_data_sums(space.value, *args, int(intercept), pcentre, pc, *shape, loss, weight, pg)
+        _capi.lib().cp_prob_data_sums(
+            space.value, *args, int(weight_exponent), int(intercept), pcentre, pc, *shape, loss, weight, pg
+        )
     )
     return loss.value, weight.value, grad
 
@@ -769,15 +774,15 @@ class ProbModel(Model):
         n_features: int,
         params: bytes,
         init: ProbModel | None,
-        sums: Callable[[np.ndarray], tuple[float, float, np.ndarray]],
+        sums: Callable[[np.ndarray, int], tuple[float, float, np.ndarray]],
         centre: np.ndarray | None = None,
         spread: np.ndarray | None = None,
         psi_moments: np.ndarray | None = None,
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that fits a model from data sums: Go's L-BFGS
-        asks ``sums(W)`` (W of shape (rows, d), a copy) for the data term summed over every part
-        of the data, as :func:`prob_data_sums` gives it for one part — ``(loss, weight, grad)``,
-        all with ``centre``. ``spread``, each feature's weighted root mean square about the centre (:func:`combpred.dask._spread`)
+        asks ``sums(W, weight_exponent)`` (W of shape (rows, d), a copy) for the data term summed
+        over every part of the data, as :func:`prob_data_sums` gives it for one part with that
+        ``weight_exponent`` — ``(loss, weight, grad)``, all with ``centre``. ``spread``, each feature's weighted root mean square about the centre (:func:`combpred.dask._spread`)
         (about 0 without an intercept), puts the solver in the coordinates of the in-memory fit;
         ``psi_moments``, the moments of ψ over the training structures (Σ s·ψ, Σ s·ψ² and Σ s, all
         parts' added up: 2·d + 1 values), give the core the variances of ψ's coordinates that
@@ -788,11 +793,11 @@ class ProbModel(Model):
         pspread = None if spread is None else _capi.f64(spread, (n_features,), "spread")[1]
         pmoments = None if psi_moments is None else _capi.f64(psi_moments, (2 * space.info.dim + 1,), "psi_moments")[1]
 
-        def callback(coef: Any, rows: int, d: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
+        def callback(coef: Any, rows: int, d: int, exponent: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
             with kept:
                 kept.stop_if_interrupted()
                 W = np.ctypeslib.as_array(coef, shape=(rows, d)).copy()
-                total_loss, total_weight, total_grad = sums(W)
+                total_loss, total_weight, total_grad = sums(W, exponent)
                 np.ctypeslib.as_array(grad, shape=(rows, d))[...] = total_grad
                 loss[0], weight[0] = float(total_loss), float(total_weight)
             return kept.status

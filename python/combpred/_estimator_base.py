@@ -784,5 +784,6 @@ def class_rows(y: Any, classes: np.ndarray, name: str = "y") -> np.ndarray:
     if np.any(bad):
         label = y[np.argmax(bad)]
         label = label.item() if isinstance(label, np.generic) else label  # an object array's own value
-        raise ValueError(f"{name} contains label {label!r}, which is not in classes {known}")
+        # the row, as the spaces' own checks name it (a Dask partition's counted from X's first row)
+        raise ValueError(f"{name} contains label {label!r}{_capi._first_at(bad)}, which is not in classes {known}")
     return idx.astype(np.int64).reshape(-1, 1)

@@ -506,9 +506,10 @@ def _prob_sums(
     intercept: bool,
     coef: np.ndarray,
     centre: np.ndarray | None,
+    weight_exponent: int,
 ) -> tuple[float, float, np.ndarray]:
     """A partition's ProbabilisticStructured data term at ``coef`` (``cp_prob_data_sums``)."""
-    return _core.prob_data_sums(space._handle(), X, rows, w, intercept, coef, centre)
+    return _core.prob_data_sums(space._handle(), X, rows, w, intercept, coef, centre, weight_exponent)
 
 
 def _cg_setup(
@@ -540,7 +541,8 @@ def _add_sums(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
             f"two partitions' sums have shapes {sa} and {sb}: a partition of X holds another number of "
             "columns than X declares (a block function that returns other shapes than its chunks say?)"
         )
-    return tuple(x + y for x, y in zip(a, b, strict=True))
+    with np.errstate(over="ignore"):  # sums beyond the largest float: the core asks again in its units
+        return tuple(x + y for x, y in zip(a, b, strict=True))
 
 
 def _merge(a: _core.Stats, b: _core.Stats) -> _core.Stats:
@@ -1072,11 +1074,12 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         spread = _spread(blocks, space, classes, self.n_jobs, centre, W)
         psi_moments = _psi_moments(blocks, space, classes, self.n_jobs)
 
-        def sums(coef: np.ndarray) -> tuple[float, float, np.ndarray]:
+        def sums(coef: np.ndarray, weight_exponent: int) -> tuple[float, float, np.ndarray]:
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
+            settings = _Settings.of(self.n_jobs)
             parts = [
                 dask.delayed(_on_partition, pure=False)(
-                    _prob_sums, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), intercept, shared, centre
+                    _prob_sums, xb, yb, wb, i, lo, space, classes, settings, intercept, shared, centre, weight_exponent
                 )
                 for xb, yb, wb, i, lo in blocks
             ]
