@@ -75,15 +75,17 @@ def test_landmark_sample_is_checked_and_a_short_one_warned_of():
 
 
 @pytest.mark.parametrize(
-    "make, what",
+    "make, error, what",
     [
-        (lambda: DaskStructuredRidge(solver="cg"), "conjugate gradients on 3001×3 coefficients"),
-        (lambda: DaskProbabilisticStructured(), "fitting 3000 features"),
+        (lambda: DaskStructuredRidge(solver="cg"), MemoryError, "conjugate gradients on 3001×3 coefficients"),
+        (lambda: DaskProbabilisticStructured(), MemoryError, "fitting 3000 features"),
+        (lambda: DaskStructuredRidge(solver="exact"), ValueError, "statistics of 9003 unknowns"),
     ],
 )
-def test_sizes_are_refused_before_the_data_are_read(make, what):
+def test_sizes_are_refused_before_the_data_are_read(make, error, what):
     """A fit refused for its moment matrix loaded every partition first (3 s here; with 10¹²
-    declared columns dask.persist failed to allocate 14.6 TiB)."""
+    declared columns dask.persist failed to allocate 14.6 TiB); the exact fit's statistics of too
+    many unknowns were refused after the first partition had been read (probe BW)."""
     read = []
 
     def block(b):
@@ -94,7 +96,7 @@ def test_sizes_are_refused_before_the_data_are_read(make, what):
     rng = np.random.default_rng(1)
     X = da.from_array(rng.normal(size=(200, 3000)), chunks=(20, 3000)).map_blocks(block, dtype=float)
     Y = da.from_array((rng.normal(size=(200, 3)) > 0).astype(int), chunks=(20, 3))
-    with combpred.config_context(max_memory=1_000_000), pytest.raises(MemoryError, match=what):
+    with combpred.config_context(max_memory=1_000_000), pytest.raises(error, match=what):
         make().fit(X, Y)
     assert not read, f"{len(read)} partitions were read before the refusal"
 
@@ -499,3 +501,16 @@ def test_a_fractional_target_names_its_row_of_y():
     Y[700, 1] = 0.5
     with pytest.raises(ValueError, match=r"partition 2 \(rows 500 to 749\): .*fractional value at row 700, column 1"):
         DaskStructuredRidge(space="multilabel").fit(da.from_array(X, chunks=250), da.from_array(Y, chunks=250))
+
+
+def test_a_label_outside_the_classes_names_its_row_of_y():
+    """A Multiclass object's ids convert as class labels, whose refusal (a fractional or NaN id)
+    named no row where the in-memory fit names it (probe BW)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(300, 3)), rng.integers(0, 3, 300).astype(float)
+    for bad in (0.5, np.nan):
+        y[205] = bad
+        with pytest.raises(ValueError, match=r"partition 2 \(rows 200 to 299\): y contains label .* at row 205, which"):
+            DaskStructuredRidge(space=combpred.spaces.Multiclass(3)).fit(
+                da.from_array(X, chunks=100), da.from_array(y, chunks=100)
+            )

@@ -324,7 +324,8 @@ func CheckDistributable(opt Options) error {
 // of checkCGOptions, returned here before any pass over the data: from the first partition's
 // task it had read as a fault of that partition's rows.
 //
-// The fits CheckDistributable refuses are refused here too.
+// The fits CheckDistributable refuses are refused here too, and an exact linear fit whose
+// statistics NewStats would refuse (too many unknowns, or above the memory budget).
 func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
 	if err := CheckDistributable(opt); err != nil {
 		return opt.Solver, err
@@ -348,8 +349,15 @@ func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
 			solver = CG
 		}
 	}
-	if solver == CG {
+	switch {
+	case solver == CG:
 		if err := checkCGOptions(sp, opt); err != nil {
+			return solver, err
+		}
+	case solver == Exact && linear:
+		// refused before a partition is read: NewStats, which the parts start from, refused it
+		// only after the first had been (probe BW); a Nyström map's width waits for its landmarks
+		if err := (&Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}).checkSize(n); err != nil {
 			return solver, err
 		}
 	}

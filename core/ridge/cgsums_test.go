@@ -270,6 +270,8 @@ func TestDistributedSolver(t *testing.T) {
 		{"linear, d above the dense limit", big, 1, func(o *Options) {}, CG, "> 4096"},
 		{"Nyström", ml, 1000, func(o *Options) { o.Kernel, o.NComponents = rbf, 50 }, Exact, ""},
 		{"cg stays", ml, 10, func(o *Options) { o.Solver = CG }, CG, ""},
+		{"exact stays", ml, 100, func(o *Options) { o.Solver = Exact }, Exact, ""},
+		{"exact, 1001·8 unknowns", ml, 1000, func(o *Options) { o.Solver = Exact }, Exact, "statistics of 8008 unknowns"},
 		{"sgd", ml, 10, func(o *Options) { o.Solver = SGD }, SGD, "not solver='sgd'"},
 		{"rbf expansion", ml, 10, func(o *Options) { o.Kernel = rbf }, Auto, "expansion over every training sample"},
 		{"precomputed", ml, 10, func(o *Options) { o.Kernel = kernel.Kernel{Kind: kernel.Precomputed} }, Auto, "kernel=precomputed is an expansion"},

@@ -77,18 +77,24 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 		s.ny = ny
 	}
 	nf := s.designWidth()
-	if u := s.unknowns(nf); u > MaxExactUnknowns {
-		return nil, fmt.Errorf("statistics of %d unknowns (features, plus one for the intercept, × output dimension > %d) would hold (%d)²/4 values; "+
-			"a linear model is solved by distributed conjugate gradients instead (solver=\"cg\"); otherwise use fewer "+
-			"features (n_components) or StructuredRidge.partial_fit with solver=\"sgd\"", u, MaxExactUnknowns, u)
-	}
-	r, c := statsDims(nf, sp.Dim())
-	if err := budget.Check(fmt.Sprintf("sufficient statistics of %d features on the %s space of dimension d = %d", nf, sp.Kind(), sp.Dim()),
-		budget.Mul(8, int64(r), int64(c))); err != nil {
+	if err := s.checkSize(nf); err != nil {
 		return nil, err
 	}
 	s.st = newLinearStats(nf, sp.Dim())
 	return s, nil
+}
+
+// checkSize refuses statistics over nf columns (features, or a map's components) of more than
+// MaxExactUnknowns unknowns, or above the memory budget.
+func (s *Stats) checkSize(nf int) error {
+	if u := s.unknowns(nf); u > MaxExactUnknowns {
+		return fmt.Errorf("statistics of %d unknowns (features, plus one for the intercept, × output dimension > %d) would hold (%d)²/4 values; "+
+			"a linear model is solved by distributed conjugate gradients instead (solver=\"cg\"); otherwise use fewer "+
+			"features (n_components) or StructuredRidge.partial_fit with solver=\"sgd\"", u, MaxExactUnknowns, u)
+	}
+	r, c := statsDims(nf, s.Space.Dim())
+	return budget.Check(fmt.Sprintf("sufficient statistics of %d features on the %s space of dimension d = %d", nf, s.Space.Kind(), s.Space.Dim()),
+		budget.Mul(8, int64(r), int64(c)))
 }
 
 // designWidth is the number of columns the moments are over: n, or the map's components.
