@@ -838,3 +838,18 @@ def test_read_mulan_xml_refuses_a_dtd_the_text_check_cannot_see(encoding):
     doc = '<!DOCTYPE labels [<!ENTITY a "' + "x" * 4000 + '">]><labels><label name="' + "&a;" * 1500 + '"/></labels>'
     with pytest.raises(ValueError, match="document type declarations are not accepted"):
         read_mulan_xml(doc.encode(encoding))
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        b'<?xml version="1.0" encoding="utf-7"?><labels><label name="+2AA-"/></labels>',
+        b'<?xml version="1.0" encoding="unicode_escape"?><labels><label name="\\ud800"/></labels>',
+        '<labels><label name="\ud800"/></labels>',
+    ],
+)
+def test_read_mulan_xml_names_a_lone_surrogate(doc):
+    """Codecs such as utf-7 decode to lone surrogates, which expat's UTF-8 encoding of the text
+    refused with a bare UnicodeEncodeError naming no file (probe BW)."""
+    with pytest.raises(ValueError, match=r"labels\.xml: .*lone surrogate"):
+        read_mulan_xml(doc, source="labels.xml")

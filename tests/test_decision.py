@@ -576,3 +576,16 @@ def test_estimators_hierarchical_decision_takes_the_scored_node_costs():
     old.__setstate__(pickle.loads(pickle.dumps(state)))
     assert old.node_weights is None
     np.testing.assert_array_equal(old.predict(Xt), unit.predict(Xt))
+
+
+def test_hamming_refusal_points_at_kendall_only_for_rankings():
+    """The refusal suggested 'kendall' on PartialTournaments and DirectedCycles too, which then
+    refused it as needing a Permutations space (probe BY)."""
+    from combpred.decision import check_rule
+
+    with pytest.raises(ValueError, match="use 'kendall' for rankings"):
+        check_rule(spaces.Permutations(4), "hamming")
+    for space in (spaces.PartialTournaments(3), spaces.DirectedCycles(3)):
+        with pytest.raises(ValueError, match="needs a space whose ψ is 0/1") as info:
+            check_rule(space, "hamming")
+        assert "kendall" not in str(info.value)

@@ -592,3 +592,12 @@ def test_kernel_cg_with_a_negligible_example_is_not_refused_as_indefinite(kernel
     cg = StructuredRidge(space=spaces.Multilabel(1), kernel=kernel, solver="cg").fit(X, Y, sample_weight=w)
     exact = StructuredRidge(space=spaces.Multilabel(1), kernel=kernel, solver="exact").fit(X, Y, sample_weight=w)
     np.testing.assert_allclose(cg.decision_function(X), exact.decision_function(X), rtol=1e-8)
+
+
+def test_sgd_warning_on_tiny_weights_names_the_weights():
+    """Weights of 1e-300 act as alpha = 1e300, whose capped steps never move the intercept: the
+    warning advised lowering alpha with no word of the weights (probe BX)."""
+    rng = np.random.default_rng(1)
+    X, Y = rng.normal(size=(15, 3)), (rng.random((15, 4)) < 0.4).astype(int)
+    with pytest.warns(ConvergenceWarning, match="alpha acts against the sample weights"):
+        StructuredRidge(solver="sgd").fit(X, Y, sample_weight=np.full(15, 1e-300))

@@ -10,6 +10,7 @@ expected per-example loss ½[uᵀSu + (1 − δᵀu)²].
 from __future__ import annotations
 
 import pickle
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -363,6 +364,13 @@ def test_numeric_scale_multiplies_the_unit_scale():
     for bad in (0, -1.0, float("nan"), float("inf"), 1e300, True, None, [1.0]):
         with pytest.raises((ValueError, TypeError), match="scale"):
             model.predict_marginals(X, scale=bad)
+    # the float passed on, named: Python's OverflowError, and "scale=0" for a positive value (probe BW)
+    for bad, words in ((10**400, "beyond float64's range"), (Fraction(1, 10**400), "rounds to 0.0")):
+        with pytest.raises(ValueError, match=f"scale=.*{words}"):
+            model.predict_marginals(X, scale=bad)
+    np.testing.assert_array_equal(
+        model.predict_marginals(X, scale=Fraction(1, 2)), model.predict_marginals(X, scale=0.5)
+    )
 
 
 @pytest.mark.parametrize(

@@ -523,7 +523,8 @@ class StructuredRidge(StructuredEstimator):
                     "J rose over its last epoch (SGD's noise, or the restart of its mean of the iterates), "
                     "or its steps were too small to move the model (they are capped at 1/L, L the largest "
                     "curvature of one example's term, which grows with n_samples, and at most 1/(2·alpha); the "
-                    "unpenalised intercept's too): increase max_iter, and if that does not help lower alpha, "
+                    "unpenalised intercept's too): increase max_iter, and if that does not help lower alpha "
+                    "(alpha acts against the sample weights: weights of 1e-300 fit as alpha = 1e300 does), "
                     "standardise X (features on scales far apart leave the steps, set by the largest, too small "
                     "for the others), or use solver='cg'"
                 )
@@ -1125,7 +1126,15 @@ def _marginal_scale(scale: Any) -> tuple[int, float]:
             raise ValueError(f"scale must be one of {_MARGINAL_SCALES} or a positive number, got {scale!r}")
         return _MARGINAL_SCALES.index(scale), 1.0
     if isinstance(scale, numbers.Real) and not isinstance(scale, (bool, np.bool_)):
-        return _MARGINAL_SCALES.index("unit"), float(scale)
+        # the float the core is given: 10**400 failed with Python's OverflowError, and a Fraction
+        # of 10**-400, positive, was refused as "scale=0"
+        try:
+            factor = float(scale)
+        except OverflowError:
+            raise ValueError(f"scale={scale!r} is beyond float64's range") from None
+        if factor == 0 and scale != 0:
+            raise ValueError(f"scale={scale!r} rounds to 0.0 as a float64")
+        return _MARGINAL_SCALES.index("unit"), factor
     raise TypeError(f"scale must be one of {_MARGINAL_SCALES} or a positive number, got {scale!r}")
 
 

@@ -208,7 +208,8 @@ def _unsupported(space: _spaces.Space, loss: str) -> str | None:
             return f"loss='hierarchical' needs a Subtrees space, got {space!r}"
     elif loss == "hamming":
         if permutations or not _zero_one(space):
-            return f"loss='hamming' needs a space whose ψ is 0/1; {space!r} is not (use 'kendall' for rankings)"
+            way = " (use 'kendall' for rankings)" if permutations else ""  # the only space that takes it
+            return f"loss='hamming' needs a space whose ψ is 0/1; {space!r} is not{way}"
     elif not permutations:
         return f"loss={loss!r} needs a Permutations space, got {space!r}"
     return None

@@ -109,6 +109,11 @@ def _parse_without_dtd(text: str, source: str) -> ET.Element:
         raise ValueError(f"{source}: document type declarations are not accepted in a label file") from None
     except expat.ExpatError as exc:
         raise ET.ParseError(str(exc)) from None
+    except UnicodeEncodeError as exc:  # expat takes text as UTF-8; codecs such as utf-7 decode to lone surrogates
+        raise ValueError(
+            f"{source}: the text holds {exc.object[exc.start : exc.end]!r} at character {exc.start}, a lone "
+            "surrogate, which is no character"
+        ) from None
     return builder.close()
 
 
