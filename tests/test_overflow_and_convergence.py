@@ -601,3 +601,19 @@ def test_sgd_warning_on_tiny_weights_names_the_weights():
     X, Y = rng.normal(size=(15, 3)), (rng.random((15, 4)) < 0.4).astype(int)
     with pytest.warns(ConvergenceWarning, match="alpha acts against the sample weights"):
         StructuredRidge(solver="sgd").fit(X, Y, sample_weight=np.full(15, 1e-300))
+
+
+def test_probabilistic_fit_centres_x_whatever_the_weights_scale():
+    """Weights summing below 1e-308 made the centring's 1/Σs overflow, and X + 1e3 was fitted
+    uncentred: 200 iterations and a ConvergenceWarning where weights of 1 take 16 (probe BZ)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3))
+    y = np.array(list("abc"))[np.argmax(X @ rng.normal(size=(3, 3)) * 2 + rng.normal(size=(200, 3)), 1)]
+    X += 1e3
+    base = 0.5 + rng.random(200)
+    want = ProbabilisticStructured(space="multiclass", alpha=1e-3).fit(X, y, base)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        got = ProbabilisticStructured(space="multiclass", alpha=1e-3).fit(X, y, base * 2e-311)
+    assert got.n_iter_ == want.n_iter_
+    np.testing.assert_allclose(got.predict_proba(X), want.predict_proba(X), rtol=0, atol=1e-12)

@@ -21,18 +21,26 @@ import (
 
 // WeightedMean returns the mean of X's rows (dense or sparse) weighted by s (nil: unit weights),
 // or nil when a weight is not finite and ≥ 0 or they sum to no positive finite number (the fit's
-// validation then names them).
+// validation then names them). The weights count in units of their largest's binade, exactly: the
+// mean does not depend on their scale, and weights summing below 1e-308 made 1/Σs overflow, which
+// left X uncentred (ProbabilisticStructured then ran to max_iter where weights of 1 took 16
+// iterations; probe BZ).
 func WeightedMean(X Matrix, s []float64) []float64 {
 	m, n := X.Dims()
+	var top float64
+	for _, w := range s {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return nil
+		}
+		top = max(top, w)
+	}
+	s, _ = check.ToUnitBinade(s, top)
 	mu := make([]float64, n)
 	var total float64
 	for i := 0; i < m; i++ {
 		w := 1.0
 		if s != nil {
 			w = s[i]
-		}
-		if !(w >= 0) || math.IsInf(w, 0) {
-			return nil
 		}
 		if w == 0 {
 			continue
