@@ -514,3 +514,13 @@ def test_a_label_outside_the_classes_names_its_row_of_y():
             DaskStructuredRidge(space=combpred.spaces.Multiclass(3)).fit(
                 da.from_array(X, chunks=100), da.from_array(y, chunks=100)
             )
+
+
+def test_auto_takes_cg_where_the_budget_refuses_the_statistics():
+    """Under a 40 MB budget the statistics of 1001·4 unknowns (60 MB) were refused where CG, and
+    the in-memory fit's auto, fit (probe BZ): auto now resolves to CG."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(200, 1000)), (rng.random((200, 4)) > 0.5).astype(int)
+    with combpred.config_context(max_memory=40_000_000):
+        model = DaskStructuredRidge().fit(da.from_array(X, chunks=(100, 1000)), da.from_array(Y, chunks=(100, 4)))
+    assert model.solver_ == "cg"

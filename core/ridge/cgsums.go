@@ -318,8 +318,9 @@ func CheckDistributable(opt Options) error {
 
 // DistributedSolver resolves opt.Solver for a fit of data spread over machines on n features:
 // Auto is Exact, one pass of mergeable statistics (Stats), for kernel models on a Nyström map and
-// for linear ones whose normal equations have at most MaxExactUnknowns unknowns, and CG (one
-// pass of summed products per iteration, FitCGSums) for larger linear ones. Other solvers stay.
+// for linear ones whose normal equations have at most MaxExactUnknowns unknowns and whose
+// statistics the memory budget takes, and CG (one pass of summed products per iteration,
+// FitCGSums) for other linear ones. Other solvers stay.
 // A fit that resolves to CG with options CG refuses (the empirical reference, say) is the error
 // of checkCGOptions, returned here before any pass over the data: from the first partition's
 // task it had read as a fault of that partition's rows.
@@ -345,7 +346,9 @@ func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
 		solver = Exact
 	case solver == Auto:
 		solver = Exact
-		if large {
+		// CG where the statistics would not fit, by their unknowns or the memory budget (the
+		// budget's refusal stopped a fit that CG, and the in-memory fit's auto, take; probe BZ)
+		if large || (&Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}).checkSize(n) != nil {
 			solver = CG
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -286,5 +287,21 @@ func TestDistributedSolver(t *testing.T) {
 		case c.refuse == "" && (err != nil || got != c.want):
 			t.Errorf("%s: DistributedSolver = %v, %v; want %v", c.name, got, err, c.want)
 		}
+	}
+	// statistics of 1001·4 unknowns hold 60 MB: above a 40 MB budget, auto takes CG (it refused
+	// the fit, which CG and the in-memory auto take) and exact is refused before any data are read
+	defer budget.Set(budget.Setting())
+	if err := budget.Set(40_000_000); err != nil {
+		t.Fatal(err)
+	}
+	four, _ := space.NewMultilabel(4)
+	opt := baseOptions()
+	opt.Intercept = true
+	if got, err := DistributedSolver(four, 1000, opt); err != nil || got != CG {
+		t.Errorf("auto above the budget: %v, %v; want cg", got, err)
+	}
+	opt.Solver = Exact
+	if _, err := DistributedSolver(four, 1000, opt); err == nil || !strings.Contains(err.Error(), "sufficient statistics") {
+		t.Errorf("exact above the budget: %v, want the budget's refusal", err)
 	}
 }
