@@ -56,6 +56,9 @@ type spaceInfo struct {
 	// ConstantNorm: ‖ψ(y)‖² is the same for every y and ψ is not 0/1 (space.ConstantNorm):
 	// exact loss-augmented decoding needs one of the two.
 	ConstantNorm bool `json:"constant_norm"`
+	// CoordLow and CoordHigh bound every coordinate of every ψ(y) (space.CoordRange).
+	CoordLow  jsonFloat `json:"coord_low"`
+	CoordHigh jsonFloat `json:"coord_high"`
 }
 
 // fitInfo is how a fit ended, common to both model kinds.
@@ -109,6 +112,8 @@ func newSpaceInfo(sp space.Space) spaceInfo {
 	info := spaceInfo{Version: infoVersion, Kind: sp.Kind(), Dim: sp.Dim(), Width: sp.Width(),
 		LogCount: jsonFloat(sp.LogCount()), Guarantee: jsonFloat(sp.Guarantee()), ZeroOne: space.IsZeroOne(sp),
 		ConstantNorm: space.IsConstantNorm(sp)}
+	lo, hi := space.CoordRange(sp)
+	info.CoordLow, info.CoordHigh = jsonFloat(lo), jsonFloat(hi)
 	if u, ok := sp.(space.Uncounted); ok {
 		info.Uncounted = u.Uncounted()
 	}
@@ -167,8 +172,8 @@ func writeJSON(v any, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) err
 // receives the size, and nothing is written when it exceeds capacity): version, kind, dim (d, the
 // length of ψ), width (int64 values per structure), log_count (log|Y|), guarantee (its
 // decoder's z-approximation factor, 0 when exact), uncounted (why |Y| is unknown, or empty),
-// zero_one (every ψ(y) is in {0, 1}^d) and constant_norm (‖ψ(y)‖² is the same for every y, for a
-// ψ that is not 0/1).
+// zero_one (every ψ(y) is in {0, 1}^d), constant_norm (‖ψ(y)‖² is the same for every y, for a
+// ψ that is not 0/1), and coord_low and coord_high (bounds of every coordinate of every ψ(y)).
 //
 //export cp_space_info
 func cp_space_info(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C.int64_t) (rc C.int) {

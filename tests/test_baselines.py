@@ -1,6 +1,7 @@
 """combpred.baselines: KNN-Borda and pairwise label rankers, and the structured SVM."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -532,7 +533,6 @@ def test_structured_svm_ends_below_the_all_zero_model():
     1e-300), without a warning (probe BX). J here is the documented objective by enumeration of the
     16 label sets, without the offset's penalty (a lower bound)."""
     import itertools
-    import warnings
 
     from sklearn.exceptions import ConvergenceWarning
 
@@ -554,3 +554,27 @@ def test_structured_svm_ends_below_the_all_zero_model():
         assert J(model, alpha) < 0.3 * J0, (alpha, J(model, alpha), J0)
     with pytest.warns(ConvergenceWarning, match="above the all-zero model's"):
         StructuredSVM(alpha=1e-4, random_state=0).fit(X, Y)
+
+
+def test_structured_svm_sampled_stays_in_the_ball_and_rounding_does_not_warn():
+    """Sampled decoding had no ball (J(0) unknown): alpha = 1e-12 gave coefficients of 1.6e10,
+    silently; the ball now takes an upper bound of J(0) from the range of ψ's coordinates, and J is
+    estimated by one set of samples. At alpha = 100 on random labels the fit is at J(0) to 1e-5
+    and warned that it was above it (probe BZ)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    s = X @ rng.normal(size=(3, 4)) + rng.normal(size=(60, 4))
+    y = np.argsort(np.argsort(-s, 1), 1) + 1
+    alpha = 1e-12
+    model = StructuredSVM(space="permutations", alpha=alpha, decoding="sampled", random_state=0)
+    with pytest.warns(ConvergenceWarning, match=r"estimated by the sampled maximisation"):
+        model.fit(X, y)
+    # the ball: (alpha/2)(‖W‖² + ...) ≤ mean (‖ψ(y)‖ + √d)²/2 = 2d for ±1 coordinates (d = 6)
+    assert 0.5 * alpha * (model.coef_**2).sum() <= 2 * 6 * (1 + 1e-9)
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(50, 3)), rng.integers(0, 3, 50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        StructuredSVM(space="multiclass", alpha=100.0, random_state=2).fit(X, y)

@@ -59,6 +59,8 @@ class SpaceInfo:
     uncounted: str  # why |Y|, the uniform moments and sampler are unknown; "" when known
     zero_one: bool  # every ψ(y) is in {0, 1}^d
     constant_norm: bool  # ‖ψ(y)‖² is the same for every y (a ψ that is not 0/1)
+    coord_low: float  # every coordinate of every ψ(y) lies in [coord_low, coord_high]
+    coord_high: float
 
 
 @dataclasses.dataclass(frozen=True)
