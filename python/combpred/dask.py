@@ -541,7 +541,7 @@ def _add_sums(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
             f"two partitions' sums have shapes {sa} and {sb}: a partition of X holds another number of "
             "columns than X declares (a block function that returns other shapes than its chunks say?)"
         )
-    with np.errstate(over="ignore"):  # sums beyond the largest float: the core asks again in its units
+    with np.errstate(over="ignore", invalid="ignore"):  # sums beyond the largest float (inf − inf): the core asks again
         return tuple(x + y for x, y in zip(a, b, strict=True))
 
 
