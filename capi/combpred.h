@@ -100,9 +100,10 @@ CP_EXPORT int cp_prob_coef(int64_t h, double *out, int64_t rows, int64_t cols, d
    the exponent cp_prob_fit_sums gives its callback, 0 elsewhere): *loss = Σ_i s_i [log Z(x_i) −
    ⟨u_i, ψ(y_i)⟩], *weight = Σ_i s_i and grad (rows × d) = Σ_i s_i x̃_i (E[ψ] − ψ(y_i))ᵀ, by exact
    inference. A part may be empty (m = 0) or weigh nothing; its sums are then zero. centre (n
-   values, or NULL) is where a fit with an intercept centres X, the same for every part and for cp_prob_fit_sums (an estimate of X's
-   mean: uncentred, L-BFGS stopped at X + 10³ with probabilities 0.07 from the minimum's); x̃_i
-   is then (x_i − centre, 1) and coef holds coefficients in those coordinates. */
+   values, or NULL) is where a fit with an intercept centres X, the same for every part and for
+   cp_prob_fit_sums (an estimate of X's mean: uncentred, L-BFGS stopped at X + 10³ with
+   probabilities 0.07 from the minimum's); x̃_i is then (x_i − centre, 1) and coef holds
+   coefficients in those coordinates. */
 CP_EXPORT int cp_prob_data_sums(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t weightExponent, int64_t intercept, double *centre, double *coef, int64_t rows, int64_t d, double *loss, double *weight, double *grad);
 
 /* cp_prob_decision writes the scores u = Wᵀx̃ of q inputs (q × d). */
@@ -412,8 +413,8 @@ CP_EXPORT int cp_space_free(int64_t h);
    receives the size, and nothing is written when it exceeds capacity): version, kind, dim (d, the
    length of ψ), width (int64 values per structure), log_count (log|Y|), guarantee (its
    decoder's z-approximation factor, 0 when exact), uncounted (why |Y| is unknown, or empty),
-   zero_one (every ψ(y) is in {0, 1}^d) and constant_norm (‖ψ(y)‖² is the same for every y, for a
-   ψ that is not 0/1). */
+   zero_one (every ψ(y) is in {0, 1}^d), constant_norm (‖ψ(y)‖² is the same for every y, for a
+   ψ that is not 0/1), and coord_low and coord_high (bounds of every coordinate of every ψ(y)). */
 CP_EXPORT int cp_space_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_space_max_margins writes the max-marginal margin of every coordinate of ψ for m score rows
