@@ -483,6 +483,8 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
     def sums(*args, centre=None, exponent=0):  # args as the ABI's without weight_exponent and centre
         return lib.cp_prob_data_sums(sh, *args[:6], exponent, args[6], centre, *args[7:])
 
+    valid = (_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, _abi.f64(W), 7, 3, loss, weight, _abi.f64(grad))
+
     cases = [
         (
             lambda: sums(
@@ -499,22 +501,7 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
             "coef is a NULL",
         ),
         (
-            lambda: sums(
-                _abi.f64(X),
-                q,
-                6,
-                _abi.i64(Y),
-                3,
-                None,
-                1,
-                _abi.f64(W),
-                7,
-                3,
-                loss,
-                weight,
-                _abi.f64(grad),
-                centre=_abi.f64(np.full(6, np.inf)),
-            ),
+            lambda: sums(*valid, centre=_abi.f64(np.full(6, np.inf))),
             "centre",
         ),
         (
@@ -522,22 +509,7 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
             "output loss",
         ),
         (
-            lambda: sums(
-                _abi.f64(X),
-                q,
-                6,
-                _abi.i64(Y),
-                3,
-                None,
-                1,
-                _abi.f64(W),
-                7,
-                3,
-                loss,
-                weight,
-                _abi.f64(grad),
-                exponent=2**40,
-            ),
+            lambda: sums(*valid, exponent=2**40),
             "weight_exponent must be in",
         ),
         (
