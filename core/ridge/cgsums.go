@@ -333,8 +333,15 @@ func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
 	}
 	solver := opt.Solver
 	linear := opt.Kernel.Kind == kernel.Linear && opt.NComponents == 0
-	u := (&Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}).unknowns(n)
+	stats := &Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}
+	u := stats.unknowns(n)
 	large := sp.Dim() > denseMaxDim || u > MaxExactUnknowns
+	// what NewStats, which the parts start from, would refuse: too many unknowns or above the
+	// memory budget (a Nyström map's width waits for its landmarks)
+	var statsErr error
+	if linear {
+		statsErr = stats.checkSize(n)
+	}
 	switch {
 	case linear && large && opt.EmpiricalWeight > 0 && solver != CG:
 		// Neither distributed solver takes it: each error named the other's (probe BC).
@@ -346,9 +353,9 @@ func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
 		solver = Exact
 	case solver == Auto:
 		solver = Exact
-		// CG where the statistics would not fit, by their unknowns or the memory budget (the
-		// budget's refusal stopped a fit that CG, and the in-memory fit's auto, take; probe BZ)
-		if large || (&Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}).checkSize(n) != nil {
+		// CG where the statistics would not fit (the budget's refusal stopped a fit that CG, and
+		// the in-memory fit's auto, take; probe BZ)
+		if large || statsErr != nil {
 			solver = CG
 		}
 	}
@@ -357,12 +364,9 @@ func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
 		if err := checkCGOptions(sp, opt); err != nil {
 			return solver, err
 		}
-	case solver == Exact && linear:
-		// refused before a partition is read: NewStats, which the parts start from, refused it
-		// only after the first had been (probe BW); a Nyström map's width waits for its landmarks
-		if err := (&Stats{Space: sp, Intercept: opt.Intercept, NFeatures: n}).checkSize(n); err != nil {
-			return solver, err
-		}
+	case solver == Exact && statsErr != nil:
+		// refused before a partition is read: NewStats refused it after the first had been (probe BW)
+		return solver, statsErr
 	}
 	return solver, nil
 }
