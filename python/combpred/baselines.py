@@ -860,11 +860,7 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
                         f"StructuredSVM's scores overflowed in epoch {len(loss_curve) + 1} (alpha={alpha!r}, "
                         f"largest |X| {np.abs(X_raw).max():.3g}): scale X down (e.g. with StandardScaler) or raise alpha"
                     )
-                if shift is not None:
-                    Pz = space.embed(space.decode(U - Pb + shift))
-                else:
-                    Pz = self._best_sample(space, U, Pb, rng, n_samples)
-                hinge = 0.5 * ((Pz - Pb) ** 2).sum(axis=1) + ((Pz - Pb) * U).sum(axis=1)
+                Pz, hinge = self._maximiser(space, U, Pb, shift, rng, n_samples)
                 active = hinge > 0
                 total += hinge[active].sum()
                 G = (Pz - Pb) * active[:, None]  # subgradient in score space, per example
@@ -876,7 +872,8 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
                         b *= 1.0 - eta * alpha
                         b -= (r2 * eta / len(batch)) * G.sum(axis=0)
                     norm = self._norm(W, b, r2)
-                if not np.isfinite(norm):  # the mean, a convex combination of the iterates, is then finite
+                # every iterate is checked here, so their mean, a convex combination, needs no check
+                if not np.isfinite(norm):
                     raise ValueError(
                         f"StructuredSVM's weights overflowed (alpha={alpha!r}: its steps are 1/(alpha·t)): raise "
                         "alpha, or scale X down"
@@ -948,14 +945,20 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
                 U = X[lo : lo + batch] @ W + b
                 if not np.all(np.isfinite(U)):
                     return np.inf
-                Pb = Psi[lo : lo + batch]
-                if shift is not None:
-                    Pz = space.embed(space.decode(U - Pb + shift))
-                else:
-                    Pz = self._best_sample(space, U, Pb, rng, n_samples)
-                hinge = 0.5 * ((Pz - Pb) ** 2).sum(axis=1) + ((Pz - Pb) * U).sum(axis=1)
+                _, hinge = self._maximiser(space, U, Psi[lo : lo + batch], shift, rng, n_samples)
                 total += float(np.maximum(hinge, 0.0).sum())
             return total / X.shape[0] + 0.5 * alpha * (float(np.vdot(W, W)) + float(np.vdot(b, b)) / r2)
+
+    def _maximiser(
+        self, space: _spaces.Space, U: np.ndarray, Pb: np.ndarray, shift: float | None, rng: Any, n_samples: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """ψ of the loss-augmented maximiser of each row (by decoding with ``shift``, else the best
+        of ``n_samples`` uniform samples) and its hinge Δ(y, z) + ⟨u, ψ(z) − ψ(y)⟩."""
+        if shift is not None:
+            Pz = space.embed(space.decode(U - Pb + shift))
+        else:
+            Pz = self._best_sample(space, U, Pb, rng, n_samples)
+        return Pz, 0.5 * ((Pz - Pb) ** 2).sum(axis=1) + ((Pz - Pb) * U).sum(axis=1)
 
     def _best_sample(self, space: _spaces.Space, U: np.ndarray, Pb: np.ndarray, rng: Any, N: int) -> np.ndarray:
         """ψ of the best of N uniform samples (and y itself) under Δ(y, z) + ⟨u, ψ(z)⟩."""
