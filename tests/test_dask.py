@@ -25,7 +25,7 @@ distributed = pytest.importorskip("distributed")
 
 import _dask_tasks  # noqa: E402
 from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces  # noqa: E402
-from combpred.dask import DaskProbabilisticStructured, DaskStructuredRidge, _blocks, _centre  # noqa: E402
+from combpred.dask import DaskProbabilisticStructured, DaskStructuredRidge, _blocks, _centre, _weight_binade  # noqa: E402
 
 TREE = [-1, 0, 0, 1, 1, 2, 5]
 ROWS = (37, 150, 0, 13, 200, 60)  # uneven, one partition empty
@@ -204,10 +204,19 @@ def test_iterative_fits_centre_at_the_weighted_mean_of_every_row(client):
         (np.zeros(1500), X.mean(axis=0)),  # no weight anywhere: the plain mean
     ]:
         dw = None if weights is None else da.from_array(weights, chunks=400)
-        np.testing.assert_allclose(_centre(_blocks(dX, dY, dw), space, None, None), expected, rtol=1e-12)
+        exponent = _weight_binade(dw)[0]
+        np.testing.assert_allclose(_centre(_blocks(dX, dY, dw), space, None, None, exponent), expected, rtol=1e-12)
     huge = X.copy()
     huge[[5, 6], 0] = 1e308  # a mean that overflows is no centre: X's own checks name the row
-    assert _centre(_blocks(da.from_array(huge, chunks=(400, 3)), dY, None), space, None, None) is None
+    assert _centre(_blocks(da.from_array(huge, chunks=(400, 3)), dY, None), space, None, None, 0) is None
+    # weights whose sums of w·x overflow (near 1e308) or lose their digits (subnormal) centre at
+    # the same mean: the sums are taken in units of the largest weight's binade (probe BZ)
+    for scale in (1e306, 1e-318):
+        scaled = w * scale  # subnormal weights hold fewer digits: the mean of those given
+        dw = da.from_array(scaled, chunks=400)
+        exponent = _weight_binade(dw)[0]
+        expected = np.average(X, axis=0, weights=np.ldexp(scaled, -exponent))
+        np.testing.assert_allclose(_centre(_blocks(dX, dY, dw), space, None, None, exponent), expected, rtol=1e-12)
 
 
 def test_a_partition_of_subnormal_weights_fits_as_in_memory(client):
@@ -258,6 +267,28 @@ def test_probabilistic_weights_at_the_edges_of_float64_fit_as_in_memory(client):
     ):
         with pytest.raises(ValueError, match="is 0 for these sample weights.*scale sample_weight down or set alpha"):
             fit()
+
+
+def test_probabilistic_first_steps_at_the_edges_of_float64_are_the_in_memory_ones(client):
+    # the partitions' centre, spread and moments of ψ summed w·x² in raw units: weights near 1e307
+    # overflowed them (the fit dropped its solver scaling: its first iterates 5-9 % off the
+    # in-memory ones) and subnormal ones lost digits (1e-11 off). They are now summed in units of
+    # the largest weight's binade (probe BZ). Multiclass: the in-memory multi-label fit is
+    # separable (a run per label), whose iterates are not the joint run's.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3))
+    y = np.argmax(X @ rng.normal(size=(3, 4)) + rng.normal(size=(200, 4)), axis=1)
+    base = rng.uniform(0.5, 1.5, size=200)
+    dX, dy = da.from_array(X, chunks=(50, 3)), da.from_array(y, chunks=50)
+    for scale in (5e306, 1e-315):
+        w = base * scale
+        for max_iter in (1, 3):
+            params = {"space": "multiclass", "alpha": 0.01, "max_iter": max_iter}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                local = ProbabilisticStructured(**params).fit(X, y, sample_weight=w)
+                fitted = DaskProbabilisticStructured(**params).fit(dX, dy, sample_weight=da.from_array(w, chunks=50))
+            np.testing.assert_allclose(fitted.coef_, local.coef_, rtol=0, atol=1e-13 * np.abs(local.coef_).max())
 
 
 def test_empirical_weight_beyond_the_exact_limit_is_one_clear_error(client):

@@ -29,6 +29,7 @@ import contextlib
 import contextvars
 import dataclasses
 import functools
+import math
 import numbers
 import operator
 import os
@@ -277,18 +278,39 @@ class _FitAbandoned(Exception):
     the fit itself reports why."""
 
 
+def _weight_binade(W: da.Array | None) -> tuple[int, float]:
+    """The binary exponent of the largest weight (``math.frexp``; 0 where it is not positive and
+    finite), and the largest weight in units of 2**exponent (1 without weights). The partitions'
+    weighted sums are taken in these units, which put the largest weight in [½, 1): their ratios
+    (a mean, a variance) do not change, as scaling by a power of two is exact, but they neither
+    overflow for weights near 1e308 nor underflow for subnormal ones, as the in-memory fits sum
+    (``check.ToUnitBinade``). One pass over the persisted weights."""
+    if W is None:
+        return 0, 1.0
+    top = float(W.max().compute())
+    exponent = math.frexp(top)[1] if 0 < top < math.inf else 0
+    return exponent, math.ldexp(top, -exponent)
+
+
+def _in_binade(w: np.ndarray | None, exponent: int) -> np.ndarray | None:
+    """A partition's weights in units of 2**exponent (:func:`_weight_binade`)."""
+    return w if w is None or exponent == 0 else np.ldexp(w, -exponent)
+
+
 def _weighted_sums(
     space: _spaces.Space,
     X: np.ndarray,
     rows: np.ndarray,
     w: np.ndarray | None,
+    exponent: int = 0,
     squares_about: np.ndarray | float | None = None,
     least_weight: float = 0.0,
 ) -> tuple[np.ndarray, float, np.ndarray, int]:
-    """A partition's weighted column sums and weight, and its plain column sums and row count: the
-    terms of the iterative fits' centre (:func:`_centre`). With ``squares_about``, the terms of
-    :func:`_spread`: the same sums of the squares of X minus it, every positive weight raised to at
-    least ``least_weight``."""
+    """A partition's weighted column sums and weight (the weights in units of 2**exponent), and its
+    plain column sums and row count: the terms of the iterative fits' centre (:func:`_centre`).
+    With ``squares_about``, the terms of :func:`_spread`: the same sums of the squares of X minus
+    it, every positive weight raised to at least ``least_weight`` (in the same units)."""
+    w = _in_binade(w, exponent)
     with np.errstate(over="ignore", invalid="ignore"):
         if squares_about is not None:
             X = X - squares_about
@@ -324,13 +346,15 @@ def _centre(
     space: _spaces.Space,
     classes: np.ndarray | None,
     n_jobs: int | None,
+    exponent: int,
 ) -> np.ndarray | None:
     """The weighted mean of X's rows (their plain mean where every weight is 0), at which every
     partition of the iterative fits (cg, and the ProbabilisticStructured fit from sums) is centred
     when the model has an intercept, as the in-memory fits centre X: one pass over the persisted
-    partitions. None when the mean does not exist in floating point (X's own checks then name the
-    row at fault, not an overflowing centre)."""
-    weighted, total, plain, count = _summed(blocks, space, classes, n_jobs, _weighted_sums)
+    partitions, the weights in units of 2**exponent (:func:`_weight_binade`). None when the mean
+    does not exist in floating point (X's own checks then name the row at fault, not an
+    overflowing centre)."""
+    weighted, total, plain, count = _summed(blocks, space, classes, n_jobs, _weighted_sums, exponent)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         centre = weighted / total if total > 0 else plain / max(count, 1)
     return centre if centre.size and np.isfinite(centre).all() else None
@@ -342,29 +366,30 @@ def _spread(
     classes: np.ndarray | None,
     n_jobs: int | None,
     centre: np.ndarray | None,
-    W: da.Array | None,
+    binade: tuple[int, float],
 ) -> np.ndarray | None:
     """Each feature's weighted root mean square about ``centre`` (about 0 for None), every
     positive weight counted as at least the core's ``spread_weight_floor`` times the largest: the
     scales of the distributed ProbabilisticStructured fit's solver coordinates, which the in-memory
-    fit reads off X (``core/prob/rowscale.go``). Two passes over the persisted partitions (the
-    largest weight, then the sums); None when a square sum overflows (the fit then works in the
-    coefficients' own coordinates)."""
-    least = 0.0
-    if W is not None:
-        least = _schema.query_default("spread_weight_floor") * float(W.max().compute())
+    fit reads off X (``core/prob/rowscale.go``). The weights are taken in the units of ``binade``
+    (:func:`_weight_binade`). One pass over the persisted partitions; None
+    when a square sum overflows (the fit then works in the coefficients' own coordinates)."""
+    exponent, top = binade
+    least = _schema.query_default("spread_weight_floor") * top
     about = 0.0 if centre is None else centre
-    weighted, total, plain, count = _summed(blocks, space, classes, n_jobs, _weighted_sums, about, least)
+    weighted, total, plain, count = _summed(blocks, space, classes, n_jobs, _weighted_sums, exponent, about, least)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         spread = np.sqrt(weighted / total if total > 0 else plain / max(count, 1))
     return spread if spread.size and np.isfinite(spread).all() else None
 
 
 def _psi_sums(
-    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: np.ndarray | None
+    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: np.ndarray | None, exponent: int
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """A partition's moments of ψ(y): its weighted sums of ψ and of its squares, and its weight
-    (each row weighing 1 without weights): the terms of :func:`_psi_moments`."""
+    (each row weighing 1 without weights; the weights in units of 2**exponent): the terms of
+    :func:`_psi_moments`."""
+    w = _in_binade(w, exponent)
     psi = space._handle().embed(rows)
     if w is None:
         return psi.sum(axis=0), (psi * psi).sum(axis=0), float(psi.shape[0])
@@ -377,13 +402,15 @@ def _psi_moments(
     space: _spaces.Space,
     classes: np.ndarray | None,
     n_jobs: int | None,
+    exponent: int,
 ) -> np.ndarray:
-    """The moments of ψ over the training structures (Σ s·ψ, Σ s·ψ² and Σ s, 2·d + 1 values), from
-    which the core takes the variances of ψ's coordinates that precondition the distributed
-    ProbabilisticStructured fit, as the in-memory fit reads them off its Problem
-    (``core/prob/curvature.go``): the two then take the same steps (without them a fit stopped by
-    ``max_iter`` was 1–10 % off). One pass over the persisted structures."""
-    first, second, total = _summed(blocks, space, classes, n_jobs, _psi_sums)
+    """The moments of ψ over the training structures (Σ s·ψ, Σ s·ψ² and Σ s, 2·d + 1 values, the
+    weights in units of 2**exponent: the core reads only their ratios), from which the core takes
+    the variances of ψ's coordinates that precondition the distributed ProbabilisticStructured
+    fit, as the in-memory fit reads them off its Problem (``core/prob/curvature.go``): the two then
+    take the same steps (without them a fit stopped by ``max_iter`` was 1–10 % off). One pass over
+    the persisted structures."""
+    first, second, total = _summed(blocks, space, classes, n_jobs, _psi_sums, exponent)
     return np.concatenate([first, second, [total]])
 
 
@@ -934,7 +961,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         # data are read (they were, then "g: an output …", then the fit's own vectors)
         X, Y, W = dask.persist(X, Y, W)
         blocks = _blocks(X, Y, W)
-        centre = _centre(blocks, space, classes, self.n_jobs) if self.fit_intercept else None
+        centre = _centre(blocks, space, classes, self.n_jobs, _weight_binade(W)[0]) if self.fit_intercept else None
         setup = _summed(blocks, space, classes, self.n_jobs, _cg_setup, params, rows, centre)
 
         def products(V: np.ndarray) -> np.ndarray:
@@ -1070,9 +1097,10 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         X, Y, W = dask.persist(X, Y, W)  # read (or generated) once, for every evaluation
         blocks = _blocks(X, Y, W)
         intercept = bool(self.fit_intercept)
-        centre = _centre(blocks, space, classes, self.n_jobs) if intercept else None
-        spread = _spread(blocks, space, classes, self.n_jobs, centre, W)
-        psi_moments = _psi_moments(blocks, space, classes, self.n_jobs)
+        binade = _weight_binade(W)
+        centre = _centre(blocks, space, classes, self.n_jobs, binade[0]) if intercept else None
+        spread = _spread(blocks, space, classes, self.n_jobs, centre, binade)
+        psi_moments = _psi_moments(blocks, space, classes, self.n_jobs, binade[0])
 
         def sums(coef: np.ndarray, weight_exponent: int) -> tuple[float, float, np.ndarray]:
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
