@@ -200,14 +200,20 @@ class StructuredEstimator(BaseEstimator):
     }
 
     # -- scikit-learn conventions -------------------------------------------------------------
+    def _space_in_use(self) -> str | _spaces.Space:
+        """The fitted ``space_`` once fitted, else the ``space`` parameter: a space set since the
+        fit applies at the next one, so what the model offers (``predict_proba``, its tags) follows
+        the fitted space (a ranking model set to space="multiclass" offered its pair signs as class
+        probabilities, probe CA)."""
+        return self.__dict__.get("space_", self.space)
+
     def _is_classifier(self) -> bool:
-        return self.space in ("multiclass", "multilabel") or type(self.space) in (
-            _spaces.Multiclass,
-            _spaces.Multilabel,
-        )
+        space = self._space_in_use()
+        return space in ("multiclass", "multilabel") or type(space) in (_spaces.Multiclass, _spaces.Multilabel)
 
     def _is_multilabel(self) -> bool:
-        return self.space == "multilabel" or type(self.space) is _spaces.Multilabel
+        space = self._space_in_use()
+        return space == "multilabel" or type(space) is _spaces.Multilabel
 
     def _is_multiclass(self) -> bool:
         """Targets are class labels (1-D), whatever their values (``space="multiclass"``)."""
@@ -228,7 +234,7 @@ class StructuredEstimator(BaseEstimator):
             tags.target_tags.multi_output = self._is_multilabel()
             tags.target_tags.single_output = not self._is_multilabel()
         else:  # Ordinal, HierarchyPaths and DAGPaths take one label or node id per sample, as StructuredSVM says
-            one_label = isinstance(self.space, _spaces.Multiclass)
+            one_label = isinstance(self._space_in_use(), _spaces.Multiclass)
             tags.target_tags.multi_output = not one_label
             tags.target_tags.single_output = one_label
         return tags
@@ -492,7 +498,12 @@ class StructuredEstimator(BaseEstimator):
         """The fitted state of one call (see :class:`_Fitted`), read once; sets the core's threads
         from ``n_jobs``, as fit does (the last fit's count applied to every later call, probe Y)."""
         _check_fitted(self)
-        set_threads(self.n_jobs)
+        n_jobs = self.n_jobs
+        if n_jobs is not None and type(n_jobs) is not int:  # set since the fit: checked as fit checks it (probe CA)
+            validate_parameter_constraints(
+                {"n_jobs": self._parameter_constraints["n_jobs"]}, {"n_jobs": n_jobs}, caller_name=type(self).__name__
+            )
+        set_threads(n_jobs)
         for _ in range(2):
             try:
                 state = self.__dict__

@@ -384,9 +384,16 @@ class StructuredRidge(StructuredEstimator):
         return tags
 
     def _sparse_refusal(self, fitting: bool) -> str | None:
-        if callable(self.kernel):
+        # a prediction follows the fitted model, not a kernel set since (a linear model refused a
+        # sparse X after set_params(kernel=callable), and the reverse passed it to the callable; probe CA)
+        if fitting:
+            callable_kernel, precomputed = callable(self.kernel), self.kernel == "precomputed"
+        else:
+            callable_kernel = self.__dict__.get("_callable") is not None
+            precomputed = not callable_kernel and self._model.info.kernel == "precomputed"
+        if callable_kernel:
             return "with a callable kernel (it is called with dense arrays)"
-        if self.kernel == "precomputed":
+        if precomputed:
             return "with kernel='precomputed' (the kernel matrix is dense)"
         if fitting and self.kernel != "linear" and not self.n_components and self.solver == "sgd":
             return (

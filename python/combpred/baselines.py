@@ -35,7 +35,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state, get_tags
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import HasMethods, StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import column_or_1d
 
 from . import _capi
@@ -79,6 +79,22 @@ def _are_rankings(Y: Any, rows: int, n_labels: int) -> bool:
     return True
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether two fitted values are equal (arrays element by element, NaN equal to NaN)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and a.dtype == b.dtype
+            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        )
+    try:
+        return bool(a == b)
+    except Exception:  # objects without a comparison to a bool (estimators): only identity counts
+        return False
+
+
 class _FittedOnce:
     """A fit that is published whole and queries that read it once.
 
@@ -109,6 +125,17 @@ class _FittedOnce:
     def __sklearn_is_fitted__(self) -> bool:
         return "_state" in vars(self)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Queries read the fitted state, not these attributes: an assignment to one of them was
+        # silently ignored (coef_ set to zeros, predictions unchanged; probe CA). Refused, as
+        # StructuredRidge's read-only coef_ is; a fit sets them after _forget.
+        if name in (*self._FITTED, "n_features_in_") and "_state" in vars(self):
+            raise AttributeError(
+                f"{name} is a fitted attribute of this {type(self).__name__}, read-only: queries use the fit's "
+                "own; fit again to change it"
+            )
+        super().__setattr__(name, value)
+
     def _snapshot(self) -> dict[str, Any]:
         state = vars(self).get("_state")
         if state is None:
@@ -138,9 +165,19 @@ class _FittedOnce:
         if fitted is not None:
             # the fitted attributes must be one fit's: a reversed classes_ or pairs_, or rankings
             # that are no rankings, predicted other labels without a word (probe Q)
-            problem = self._inconsistency(fitted)
+            problem = self._inconsistency(fitted) or self._differs_from_state(fitted)
             if problem:
                 raise ValueError(f"inconsistent pickle of {type(self).__name__}: {problem}")
+
+    def _differs_from_state(self, fitted: dict[str, Any]) -> str | None:
+        """Which public fitted attribute is not the state's (None: all are): queries read the
+        state, so an attribute altered in the pickle was shown but not used (probe CA). One pickle
+        keeps them one object, so an unaltered attribute is the state's own."""
+        for key in (*self._FITTED, "n_features_in_"):
+            shown, used = vars(self).get(key), fitted.get(key)
+            if shown is not used and not _same_value(shown, used):
+                return f"{key} differs from the fitted state its queries use; the pickle was altered"
+        return None
 
     def _inconsistency(self, state: dict[str, Any]) -> str | None:
         """What in the fitted state cannot come from one fit (None: nothing), beyond
@@ -219,6 +256,11 @@ class _RankerMixin(_FittedOnce):
         return float(kendall_tau(Y, _scores_to_ranks(self._label_scores(X, state)), sample_weight=sample_weight))
 
 
+def _check_neighbours(k: int, rows: int) -> None:
+    if k > rows:
+        raise ValueError(f"n_neighbors={k} exceeds the number of training samples {rows}")
+
+
 class KNNBordaRanker(_RankerMixin, BaseEstimator):
     """Label ranking by the Borda count of the k nearest neighbours' rankings (baseline).
 
@@ -231,7 +273,9 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
     Parameters
     ----------
     n_neighbors : int, default=5
-        Number of neighbours (at most the number of training samples).
+        Number of neighbours (at most the number of training samples). Like ``weights``, read
+        when predicting, as scikit-learn's ``KNeighborsClassifier`` reads it: ``set_params``
+        after the fit applies without a refit.
     weights : {"uniform", "distance"}, default="uniform"
         ``"distance"`` weights a neighbour by the inverse of its distance; when a query coincides with
         training points, those points alone vote (with equal weight).
@@ -322,8 +366,7 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
         self._forget()
         self._validate_params()
         X, Y = self._fit_data(X, y)
-        if self.n_neighbors > X.shape[0]:
-            raise ValueError(f"n_neighbors={self.n_neighbors} exceeds the number of training samples {X.shape[0]}")
+        _check_neighbours(self.n_neighbors, X.shape[0])
         self._check_scale(X)
         # p as a Python float: NearestNeighbors' own check failed on p=2**64 with NumPy's words
         # n_jobs beyond the cores as all the cores: joblib refuses more than 500,000 jobs at the first
@@ -352,13 +395,24 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
             )
 
     def _label_scores(self, X: Any, state: dict[str, Any]) -> np.ndarray:
-        """The Borda count of each query's neighbours' rankings, weighted by ``weights``."""
+        """The Borda count of each query's neighbours' rankings, weighted by ``weights``.
+
+        ``n_neighbors`` and ``weights`` are read at the query, as scikit-learn's
+        ``KNeighborsClassifier`` reads them (the first was fixed at the fit and the second read
+        live, an invalid value as "uniform"; probe CA); ``metric`` and ``p`` are the index's."""
+        k, weights = self.n_neighbors, self.weights
+        validate_parameter_constraints(
+            {name: self._parameter_constraints[name] for name in ("n_neighbors", "weights")},
+            {"n_neighbors": k, "weights": weights},
+            caller_name=type(self).__name__,
+        )
+        _check_neighbours(k, state["nn_"].n_samples_fit_)
         X = self._query(X, state)
-        q, k, n_labels = X.shape[0], state["nn_"].n_neighbors, state["n_labels_"]
+        q, n_labels = X.shape[0], state["n_labels_"]
         # the neighbours' distances and indices, the scores and one neighbour's points at a time (a
         # (queries, k, labels) array took 1.7 GB under a 50 MB budget)
         _capi.check_bytes(8 * q * (2 * k + 2 * n_labels), f"the Borda counts of {q} queries × {k} neighbours")
-        dist, ind = state["nn_"].kneighbors(X)
+        dist, ind = state["nn_"].kneighbors(X, n_neighbors=k)
         if not np.all(np.isfinite(dist)):  # every query then had the same, arbitrary neighbours
             i = int(np.flatnonzero(~np.isfinite(dist).all(axis=1))[0])
             if np.isnan(dist[i]).any() or callable(self.metric):  # a callable metric's answer: nothing overflowed
@@ -368,7 +422,7 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
                 f"the distances from X row {i} to the training inputs overflow float64 (largest |value| of the row "
                 f"{np.abs(X[i]).max():.3g}): scale X and the training inputs down, e.g. with StandardScaler"
             )
-        if self.weights == "distance":
+        if weights == "distance":
             # relative to the nearest: 1/dist overflowed for a subnormal distance, every label tied at inf
             nearest = dist.min(axis=1, keepdims=True)
             exact = dist == 0

@@ -1,0 +1,136 @@
+"""After a fit, what an estimator offers and how it predicts follow the fit, not parameters set since
+(probe CA): set_params applies at the next fit, except the query-time parameters scikit-learn's own
+estimators read at predict (a k-NN model's n_neighbors and weights), which are then validated as fit
+validates them. Fitted attributes are read-only where queries do not read them."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from combpred import ProbabilisticStructured, StructuredRidge, spaces
+from combpred.baselines import KNNBordaRanker, PairwiseRanker, StructuredSVM
+from sklearn.utils._param_validation import InvalidParameterError
+
+
+def _data(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(120, 4))
+    return X, rng
+
+
+def test_predict_proba_follows_the_fitted_space():
+    # a ranking model set to space="multiclass" offered its pair signs (in [-1, 1]) as class
+    # probabilities, and a classifier set to a ranking space lost predict_proba
+    X, _ = _data()
+    Y = spaces.Permutations(3).sample(120, random_state=1)
+    ranker = ProbabilisticStructured(space=spaces.Permutations(3), alpha=0.1).fit(X, Y)
+    ranker.set_params(space="multiclass")
+    assert not hasattr(ranker, "predict_proba") and not hasattr(ranker, "predict_log_proba")
+    classifier = ProbabilisticStructured(space="multiclass", alpha=0.1).fit(X, np.argmax(X[:, :3], axis=1))
+    expected = classifier.predict_proba(X[:5])
+    classifier.set_params(space=spaces.Permutations(3))
+    np.testing.assert_array_equal(classifier.predict_proba(X[:5]), expected)
+    np.testing.assert_allclose(expected.sum(axis=1), 1)
+    assert classifier.__sklearn_tags__().estimator_type == "classifier"
+
+
+def _kernel(A, B):
+    return np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+
+def test_sparse_prediction_inputs_follow_the_fitted_kernel():
+    # a linear model refused a sparse X after set_params(kernel=callable); a callable-kernel model
+    # set to kernel="linear" passed a sparse X to the callable, which failed inside it
+    X, _ = _data()
+    Y = (X[:, :3] > 0).astype(int)
+    Xs = sp.csr_matrix(X[:5])
+    linear = StructuredRidge(space="multilabel").fit(X, Y)
+    expected = linear.predict(X[:5])
+    linear.set_params(kernel=_kernel)
+    np.testing.assert_array_equal(linear.predict(Xs), expected)
+    kernel_model = StructuredRidge(space="multilabel", kernel=_kernel).fit(X, Y)
+    kernel_model.set_params(kernel="linear")
+    with pytest.raises(TypeError, match="does not take a sparse X with a callable kernel"):
+        kernel_model.predict(Xs)
+    precomputed = StructuredRidge(space="multilabel", kernel="precomputed").fit(X @ X.T, Y)
+    precomputed.set_params(kernel="linear")
+    with pytest.raises(TypeError, match="kernel='precomputed'"):
+        precomputed.predict(sp.csr_matrix(X[:5] @ X.T))
+
+
+def test_n_jobs_set_after_the_fit_is_checked_as_fit_checks_it():
+    # predict took int(2.5) threads, and True, where fit refuses both
+    X, _ = _data()
+    Y = (X[:, :3] > 0).astype(int)
+    for model in (StructuredRidge(), ProbabilisticStructured(alpha=0.1)):
+        model.fit(X, Y)
+        for bad in (2.5, True):
+            model.set_params(n_jobs=bad)
+            with pytest.raises(InvalidParameterError, match="n_jobs"):
+                model.predict(X[:2])
+        model.set_params(n_jobs=np.int64(1))  # an integer of NumPy's is an integer
+        model.predict(X[:2])
+
+
+def _rankings(X, rng):
+    return np.argsort(np.argsort(-(X + rng.normal(size=X.shape)), axis=1), axis=1) + 1
+
+
+def test_knn_borda_reads_n_neighbors_and_weights_at_the_query():
+    # n_neighbors kept its fitted value while weights was read live, an invalid value as "uniform"
+    X, rng = _data()
+    R = _rankings(X, rng)
+    model = KNNBordaRanker(n_neighbors=3).fit(X, R)
+    for params in ({"n_neighbors": 15}, {"n_neighbors": 3, "weights": "distance"}, {"n_neighbors": 120}):
+        model.set_params(**params)
+        fresh = KNNBordaRanker(**model.get_params()).fit(X, R)
+        np.testing.assert_array_equal(model.predict(X), fresh.predict(X))
+    model.set_params(n_neighbors=121)
+    with pytest.raises(ValueError, match="n_neighbors=121 exceeds the number of training samples 120"):
+        model.predict(X[:1])
+    model.set_params(n_neighbors=3, weights="bogus")
+    with pytest.raises(InvalidParameterError, match="weights"):
+        model.predict(X[:1])
+
+
+def _baselines():
+    X, rng = _data()
+    R = _rankings(X, rng)
+    Y = (X[:, :3] > 0).astype(int)
+    return [
+        (StructuredSVM(random_state=0).fit(X, Y), "coef_", X),
+        (KNNBordaRanker().fit(X, R), "Y_fit_", X),
+        (PairwiseRanker().fit(X, R), "pairs_", X),
+    ]
+
+
+def test_baseline_fitted_attributes_are_read_only():
+    # assigning coef_ (or Y_fit_, pairs_) was silently ignored: predictions read the fit's own
+    for model, name, X in _baselines():
+        before = model.predict(X[:5])
+        with pytest.raises(AttributeError, match=f"{name} is a fitted attribute"):
+            setattr(model, name, np.flip(getattr(model, name)).copy())
+        np.testing.assert_array_equal(model.predict(X[:5]), before)
+
+
+def test_baseline_pickles_with_altered_attributes_are_refused():
+    # an attribute altered in the pickle loaded, shown beside a state its queries kept using
+    for model, name, X in _baselines():
+        restored = pickle.loads(pickle.dumps(model))  # unaltered: loads, predicts the same
+        np.testing.assert_array_equal(restored.predict(X[:5]), model.predict(X[:5]))
+        state = model.__getstate__()
+        state[name] = np.flip(state[name]).copy()
+        altered = object.__new__(type(model))
+        with pytest.raises(ValueError, match=f"{name} differs from the fitted state"):
+            altered.__setstate__(state)
+
+
+def test_baselines_refit_after_their_attributes_were_locked():
+    # a fit forgets the previous one first, so it sets the attributes again
+    X, rng = _data()
+    for model, name, _ in _baselines():
+        y = (X[:, :3] > 0).astype(int) if isinstance(model, StructuredSVM) else _rankings(X, rng)
+        assert model.fit(X, y) is model and isinstance(getattr(model, name), np.ndarray | list | tuple)
