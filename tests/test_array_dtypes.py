@@ -192,6 +192,16 @@ def test_choke_point_checks_integers_and_shape():
     assert a.dtype == np.float64 and a.flags.c_contiguous and a.dtype.isnative
 
 
+def test_long_double_is_rounded_wherever_fit_rounds_it():
+    # the choke point refused long double ("would lose precision") where fit, predict and
+    # sample_weight round it to float64: one rule for every argument now (probe CB)
+    a, _ = _capi.f64(np.array([1.5, -2.25], dtype=np.longdouble), (2,), "my_arg")
+    assert a.dtype == np.float64 and a.tolist() == [1.5, -2.25]
+    space = spaces.Multilabel(4)
+    U = np.array([[0.5, -1.0, 2.0, -0.25]])
+    np.testing.assert_array_equal(space.decode(U.astype(np.longdouble)), space.decode(U))
+
+
 def test_c_abi_refuses_raw_pointers():
     """No array can reach Go without the choke point: a raw pointer is refused by the signature."""
     out = np.empty(3)

@@ -424,13 +424,22 @@ def test_read_arff_refuses_unsupported_attribute_types(declaration, kind):
         datasets.read_arff(text)
 
 
-@pytest.mark.parametrize("value", ["2", "0.5", "-1", "1.0"])
+@pytest.mark.parametrize("value", ["2", "0.5", "-1", "1.0", "x", "'2'"])
 def test_read_arff_holds_a_01_attribute_to_its_values(value):
     """A {0,1} attribute took any number."""
     text = f"@relation r\n@attribute x numeric\n@attribute y {{0,1}}\n@data\n0.5,1\n0.5,{value}\n"
-    with pytest.raises(ValueError, match=rf"^line 6: attribute 'y': '{re.escape(value)}' is not one of its declared"):
+    shown = value.strip("'")  # a value that is no number was "not a finite number", naming no attribute (probe CB)
+    with pytest.raises(ValueError, match=rf"^line 6: attribute 'y': '{re.escape(shown)}' is not one of its declared"):
         datasets.read_arff(text)
     assert datasets.read_arff(text.replace(f"0.5,{value}\n", "0.5,0\n"))[1].tolist() == [[0.5, 1.0], [0.5, 0.0]]
+
+
+def test_read_arff_takes_quoted_01_values_and_names_the_attribute_of_a_bad_number():
+    # a quoted '1' is valid ARFF, which the MULAN and HMC readers took and read_arff refused (probe CB)
+    text = "@relation r\n@attribute x numeric\n@attribute y {0,1}\n@data\n0.5,'1'\n2,\"0\"\n"
+    assert datasets.read_arff(text)[1].tolist() == [[0.5, 1.0], [2.0, 0.0]]
+    with pytest.raises(ValueError, match=r"^line 5: attribute 'x': 'abc' is not a finite number"):
+        datasets.read_arff(text.replace("0.5,'1'", "abc,'1'"))
 
 
 def test_label_ranking_reader_counts_its_values_against_the_memory_budget(tmp_path):
@@ -481,7 +490,7 @@ def test_read_arff_counts_its_values_against_the_memory_budget():
     with combpred.config_context(max_memory=64 * (declared + width * rows)):  # exactly what it holds
         names, M = datasets.read_arff(text)
     assert len(names) == width and M.shape == (rows, width) and not M.any()
-    with pytest.raises(ValueError, match=r"^big\.arff, line 3: 'x' is not a finite number"):
+    with pytest.raises(ValueError, match=r"^big\.arff, line 3: attribute 'a': 'x' is not a finite number"):
         datasets.read_arff("@attribute a numeric\n@data\nx\n", source="big.arff")
 
 
@@ -530,6 +539,10 @@ def test_path_taxonomies_keep_preorder_and_one_root(tmp_path):
     _hierarchical_set(tmp_path, "named", (head + "root,root/1,2\n@data\n1,root/1\n").encode())
     with pytest.raises(ValueError, match="node 'root': the virtual root has that name"):
         load_hierarchical("named", data_home=tmp_path)
+    # nor can a node hang below it by its name: 'root/1' was put at depth 1, a sibling of '1' (probe CB)
+    _hierarchical_set(tmp_path, "below", (head + "1,root/1\n@data\n1,root/1\n").encode())
+    with pytest.raises(ValueError, match="node 'root/1': its parent 'root' is not declared"):
+        load_hierarchical("below", data_home=tmp_path)
 
 
 def test_read_arff_refuses_repeated_names_and_trailing_text():

@@ -288,9 +288,21 @@ def _corrupt(kind: str, X: np.ndarray):
     elif kind == "coo row out of range":
         S = sparse.coo_matrix(X)
         S.row[3] = 10**6
-    else:
+    elif kind == "bsr indptr past the entries":
         S = sparse.bsr_matrix(X, blocksize=(1, 1))
         S.indptr[-1] = len(S.indices) + 5
+    elif kind == "lil row of more indices than values":  # was read on values shifted from other rows (probe CB)
+        S = sparse.lil_matrix(X)
+        S.rows[0] = list(range(X.shape[1]))
+        S.data[0] = [1.0]
+    elif kind == "lil column out of range":
+        S = sparse.lil_matrix(X)
+        S.rows[1] = [X.shape[1] + 3]
+        S.data[1] = [1.0]
+    else:
+        S = sparse.dok_matrix(X)
+        entries = getattr(S, "_dict", None)
+        (entries.__setitem__ if entries is not None else lambda k, v: dict.__setitem__(S, k, v))((10**6, 0), 1.0)
     return S
 
 
@@ -301,6 +313,9 @@ CORRUPTIONS = [
     "csc indptr past the entries",
     "coo row out of range",
     "bsr indptr past the entries",
+    "lil row of more indices than values",
+    "lil column out of range",
+    "dok key out of range",
 ]
 
 
@@ -349,6 +364,19 @@ def test_a_sparse_pandas_frame_is_taken_as_sparse_x():
         np.testing.assert_allclose(clone(model).fit(frame, Y).predict_marginals(frame), dense, rtol=1e-12, atol=1e-12)
     with pytest.raises(TypeError, match=r"does not take a sparse X with kernel='precomputed'.*X\.sparse\.to_dense\(\)"):
         StructuredRidge(kernel="precomputed").fit(pd.DataFrame(X @ X.T).astype(pd.SparseDtype(float, 0.0)), Y)
+
+
+def test_a_sparse_pandas_frame_filled_with_other_than_zero_is_refused_by_name():
+    # DataFrame.sparse.to_coo raised pandas' "fill value must be 0 when converting to COO matrix",
+    # which named neither the argument nor the column (probe CB)
+    pd = pytest.importorskip("pandas")
+    X, Y = _data("multilabel")
+    frame = pd.DataFrame({c: pd.arrays.SparseArray(X[:, i], fill_value=1.0) for i, c in enumerate("abcd")})
+    with pytest.raises(ValueError, match=r"^X column 'a' is sparse with fill value 1\.0.*X\.sparse\.to_dense\(\)"):
+        StructuredRidge().fit(frame, Y)
+    Yf = pd.DataFrame({j: pd.arrays.SparseArray(Y[:, j].astype(float), fill_value=np.nan) for j in range(Y.shape[1])})
+    with pytest.raises(ValueError, match=r"^y column 0 is sparse with fill value nan"):
+        StructuredRidge().fit(X, Yf)
 
 
 def test_a_sparse_pandas_frame_is_taken_as_sparse_y():

@@ -784,7 +784,7 @@ def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
         a = numeric_objects(a)
     kind = a.dtype.kind
     if dtype.kind == "f":
-        if kind not in "fiub" or (kind == "f" and a.dtype.itemsize > 8):  # long double would lose precision
+        if kind not in "fiub":  # long double is rounded to float64, as fit and predict round it (probe CB)
             raise TypeError(f"{name} must hold real numbers, got dtype {a.dtype}")
     else:
         _check_integers(a, name)
@@ -957,19 +957,49 @@ def is_pandas_sparse(X: Any) -> bool:
     return len(dtypes) > 0 and all(type(t).__name__ == "SparseDtype" for t in dtypes)
 
 
+def check_pandas_fill_values(X: Any, name: str) -> None:
+    """Refuse a DataFrame of sparse columns whose fill value is not 0, naming ``name``, the column
+    and the fix: its conversion to a scipy.sparse matrix (``DataFrame.sparse.to_coo``) raised
+    pandas' "fill value must be 0", which named neither (probe CB)."""
+    for column, dtype in zip(X.columns, X.dtypes, strict=True):
+        fill = dtype.fill_value
+        if not (fill == 0):  # NaN too
+            raise ValueError(
+                f"{name} column {column!r} is sparse with fill value {fill!r}; a sparse {name} stores zeros "
+                f"implicitly: pass {name}.sparse.to_dense(), or columns with fill_value=0"
+            )
+
+
 def scipy_if_pandas_sparse(Y: Any) -> Any:
     """A pandas DataFrame of sparse columns as the scipy.sparse COO matrix of its values (what
     scikit-learn's ``check_array`` makes of one), anything else unchanged: structure rows given
     so then take the path of a scipy.sparse Y (``np.asarray`` of the matrix was a 0-d object)."""
-    return Y.sparse.to_coo() if is_pandas_sparse(Y) else Y
+    if not is_pandas_sparse(Y):
+        return Y
+    check_pandas_fill_values(Y, "y")
+    return Y.sparse.to_coo()
+
+
+def _lil_problem(X: Any, rows: int, cols: int) -> str | None:
+    """What is wrong with a list-of-lists matrix's rows of indices and of values (None: nothing)."""
+    indices, values = X.rows, X.data
+    if np.shape(indices) != (rows,) or np.shape(values) != (rows,):
+        return f"rows and data hold {np.shape(indices)} and {np.shape(values)} lists, want ({rows},)"
+    for i, (idx, val) in enumerate(zip(indices, values, strict=True)):
+        if len(idx) != len(val):
+            return f"row {i} has {len(idx)} indices and {len(val)} values"
+        if idx and (min(idx) < 0 or max(idx) >= cols):
+            return f"row {i} has an index outside [0, {cols})"
+    return None
 
 
 def check_sparse_structure(X: Any, name: str) -> None:
     """Refuse a scipy.sparse matrix whose index arrays contradict each other or its shape, with a
     ValueError naming ``name``, before scipy's compiled routines read them: its format conversions,
     canonicalisation and ``toarray`` trust the arrays (a CSR matrix whose ``indptr`` points past its
-    entries killed the process in ``has_canonical_format``). One pass over the indices (O(nnz));
-    list-of-lists and dictionary formats hold Python objects and need none."""
+    entries killed the process in ``has_canonical_format``), and a list-of-lists matrix whose rows
+    of indices and of values differ in length was converted on shifted values (probe CB). One pass
+    over the indices (O(nnz))."""
     fmt = getattr(X, "format", None)
     if len(X.shape) != 2:  # scipy's sparse arrays may be 1-D
         raise ValueError(f"{name} must be 2-D, got a sparse array of shape {X.shape}")
@@ -1004,6 +1034,12 @@ def check_sparse_structure(X: Any, name: str) -> None:
     elif fmt == "dia":
         if np.asarray(X.offsets).shape != (np.asarray(X.data).shape[0],):
             problem = "offsets and data hold different numbers of diagonals"
+    elif fmt == "lil":
+        problem = _lil_problem(X, rows, cols)
+    elif fmt == "dok":
+        keys = np.array(list(X.keys()), dtype=object).reshape(-1, 2) if len(X) else np.empty((0, 2), dtype=object)
+        if keys.size and not all(0 <= int(r) < rows and 0 <= int(c) < cols for r, c in keys):
+            problem = f"a key is outside the shape {rows}×{cols}"
     if problem is not None:
         raise ValueError(f"{name} is not a valid scipy.sparse {fmt} matrix: {problem}")
     if np.iscomplexobj(X.dtype.type(0)):  # scipy's conversions drop the imaginary part with a warning

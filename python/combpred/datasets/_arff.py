@@ -128,19 +128,21 @@ def read_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.nda
         refuse_declaration(line, where)
         if line.startswith("{"):
             raise ValueError(f"{where}: sparse ARFF rows are not supported")
-        values = line.split(",")
+        values = [v.strip() for v in split_fields(line, where)]
         if len(values) != len(names):
             raise ValueError(f"{where}: {len(values)} values for {len(names)} attributes")
-        row = [parse_number(v.strip()) for v in values]
-        if None in row:  # float() also took "inf", "nan", "1e999", "1_000" and non-ASCII digits
-            bad = values[row.index(None)].strip()
-            raise ValueError(f"{where}: {bad[:40]!r} is not a finite number")
+        # a {0,1} attribute's values first: a quoted '1' (valid ARFF) or an 'x' there was "not a
+        # finite number", naming no attribute (probe CB)
         for j in indicators:
-            if values[j].strip() not in ("0", "1"):
+            values[j] = unquote(values[j], where)
+            if values[j] not in ("0", "1"):
                 raise ValueError(
-                    f"{where}: attribute {names[j]!r}: {values[j].strip()[:40]!r} is not one of its declared "
-                    "values (0, 1)"
+                    f"{where}: attribute {names[j]!r}: {values[j][:40]!r} is not one of its declared values (0, 1)"
                 )
+        row = [parse_number(v) for v in values]
+        if None in row:  # float() also took "inf", "nan", "1e999", "1_000" and non-ASCII digits
+            j = row.index(None)
+            raise ValueError(f"{where}: attribute {names[j]!r}: {values[j][:40]!r} is not a finite number")
         budget.add(len(row), lineno)
         rows.append(row)
     if not in_data or not names:

@@ -257,7 +257,8 @@ def _taxonomy(nodes: list[str]) -> tuple[list[str], np.ndarray]:
         raise ValueError("node 'root': the virtual root has that name; a path-form taxonomy cannot declare it")
     ordered = sorted(nodes, key=_path_key)
     names = ["root", *ordered]
-    index = {name: i for i, name in enumerate(names)}
+    # declared nodes only: "root/1" was put below the virtual root, a sibling of "1" (probe CB)
+    index = {name: i for i, name in enumerate(ordered, 1)}
     parent = np.empty(len(names), dtype=np.int64)
     parent[0] = -1
     for i, path in enumerate(ordered, 1):
