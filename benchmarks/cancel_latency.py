@@ -37,6 +37,9 @@ CALLS = {
     "ridge.fit-exact-kernel": "StructuredRidge(kernel='rbf', solver='exact').fit, 1,500 rows (4,500 unknowns)",
 }
 
+# A smoke run's calls, two queries (tests/test_cancellation.py interrupts every call of CALLS).
+QUICK_CALLS = ("space.decode", "prob.log_partition")
+
 
 def trial(call: str, delay: float) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
@@ -51,13 +54,18 @@ def trial(call: str, delay: float) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--quick", action="store_true", help="1 trial per call (smoke run)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"1 trial of {' and '.join(QUICK_CALLS)} (smoke run; tests/test_cancellation.py runs every call)",
+    )
     parser.add_argument("--output", type=Path, default=BENCHMARKS_MD)
     args = parser.parse_args()
     trials = 1 if args.quick else args.trials
     rng = np.random.default_rng(0)
     rows = []
-    for call, what in CALLS.items():
+    calls = {call: CALLS[call] for call in QUICK_CALLS} if args.quick else CALLS
+    for call, what in calls.items():
         results = [trial(call, float(rng.uniform(0.3, 0.8))) for _ in range(trials)]
         lat = np.array([r["latency"] for r in results if r.get("outcome") == "interrupted"])
         missed = trials - len(lat)
@@ -87,7 +95,8 @@ def main() -> None:
         "|---|---|---:|---:|---:|---:|---|",
         *rows,
     ]
-    write_section("cancel_latency", "\n".join(lines), args.output, quick="one trial per call" if args.quick else None)
+    quick = f"one trial of {' and '.join(QUICK_CALLS)}" if args.quick else None
+    write_section("cancel_latency", "\n".join(lines), args.output, quick=quick)
     print(f"wrote {args.output}")
 
 
