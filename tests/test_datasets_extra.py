@@ -440,6 +440,7 @@ def test_read_arff_takes_quoted_01_values_and_names_the_attribute_of_a_bad_numbe
     assert datasets.read_arff(text)[1].tolist() == [[0.5, 1.0], [2.0, 0.0]]
     with pytest.raises(ValueError, match=r"^line 5: attribute 'x': 'abc' is not a finite number"):
         datasets.read_arff(text.replace("0.5,'1'", "abc,'1'"))
+    assert datasets.read_arff(text.replace("0.5,'1'", "'0.5','1'"))[1].tolist() == [[0.5, 1.0], [2.0, 0.0]]
 
 
 def test_label_ranking_reader_counts_its_values_against_the_memory_budget(tmp_path):

@@ -113,6 +113,8 @@ def test_baseline_fitted_attributes_are_read_only():
         before = model.predict(X[:5])
         with pytest.raises(AttributeError, match=f"{name} is a fitted attribute"):
             setattr(model, name, np.flip(getattr(model, name)).copy())
+        with pytest.raises(AttributeError, match="n_features_in_ is a fitted attribute"):
+            del model.n_features_in_  # its pickle was then refused as "altered" (probe CC)
         np.testing.assert_array_equal(model.predict(X[:5]), before)
 
 

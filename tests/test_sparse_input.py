@@ -11,6 +11,7 @@ import pickle
 import numpy as np
 import pytest
 from combpred import ProbabilisticStructured, StructuredRidge, _capi, spaces
+from combpred.baselines import KNNBordaRanker, StructuredSVM
 from numpy.testing import assert_array_equal
 from scipy import sparse
 from sklearn.base import clone
@@ -299,10 +300,17 @@ def _corrupt(kind: str, X: np.ndarray):
         S = sparse.lil_matrix(X)
         S.rows[1] = [X.shape[1] + 3]
         S.data[1] = [1.0]
+    elif kind == "lil repeated index":  # tocsr summed the two values, toarray kept the last (probe CC)
+        S = sparse.lil_matrix(X)
+        S.rows[0], S.data[0] = [0, 0], [1.0, 2.0]
+    elif kind == "lil fractional index":
+        S = sparse.lil_matrix(X)
+        S.rows[0], S.data[0] = [0.5, 1], [1.0, 2.0]
     else:
         S = sparse.dok_matrix(X)
         entries = getattr(S, "_dict", None)
-        (entries.__setitem__ if entries is not None else lambda k, v: dict.__setitem__(S, k, v))((10**6, 0), 1.0)
+        key = (10**6, 0) if kind == "dok key out of range" else (0, 1.5)  # 1.5 was added into column 1
+        (entries.__setitem__ if entries is not None else lambda k, v: dict.__setitem__(S, k, v))(key, 1.0)
     return S
 
 
@@ -316,6 +324,9 @@ CORRUPTIONS = [
     "lil row of more indices than values",
     "lil column out of range",
     "dok key out of range",
+    "lil repeated index",
+    "lil fractional index",
+    "dok fractional key",
 ]
 
 
@@ -377,6 +388,10 @@ def test_a_sparse_pandas_frame_filled_with_other_than_zero_is_refused_by_name():
     Yf = pd.DataFrame({j: pd.arrays.SparseArray(Y[:, j].astype(float), fill_value=np.nan) for j in range(Y.shape[1])})
     with pytest.raises(ValueError, match=r"^y column 0 is sparse with fill value nan"):
         StructuredRidge().fit(X, Yf)
+    ranks = np.argsort(np.argsort(-X[:, :4], axis=1), axis=1) + 1  # the baselines too (probe CC)
+    for baseline in (KNNBordaRanker(), StructuredSVM()):
+        with pytest.raises(ValueError, match=r"^X column 'a' is sparse with fill value 1\.0"):
+            baseline.fit(frame, ranks if isinstance(baseline, KNNBordaRanker) else Y)
 
 
 def test_a_sparse_pandas_frame_is_taken_as_sparse_y():

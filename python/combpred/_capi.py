@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import numbers
 import os
 import signal
@@ -988,8 +989,29 @@ def _lil_problem(X: Any, rows: int, cols: int) -> str | None:
     for i, (idx, val) in enumerate(zip(indices, values, strict=True)):
         if len(idx) != len(val):
             return f"row {i} has {len(idx)} indices and {len(val)} values"
-        if idx and (min(idx) < 0 or max(idx) >= cols):
+        if not idx:
+            continue
+        if not all(_is_index(j) for j in idx):
+            return f"row {i} has an index that is not an integer"
+        if min(idx) < 0 or max(idx) >= cols:
             return f"row {i} has an index outside [0, {cols})"
+        # repeated indices were summed by tocsr, not by toarray
+        if any(a >= b for a, b in itertools.pairwise(idx)):
+            return f"row {i} has indices that are not increasing"
+    return None
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _dok_problem(X: Any, rows: int, cols: int) -> str | None:
+    """What is wrong with a dictionary matrix's keys (None: nothing)."""
+    for key in X.keys():
+        if not (isinstance(key, tuple) and len(key) == 2 and all(_is_index(j) for j in key)):
+            return f"the key {key!r} is not a pair of integers"
+        if not (0 <= key[0] < rows and 0 <= key[1] < cols):
+            return f"the key {key!r} is outside the shape {rows}×{cols}"
     return None
 
 
@@ -1037,9 +1059,7 @@ def check_sparse_structure(X: Any, name: str) -> None:
     elif fmt == "lil":
         problem = _lil_problem(X, rows, cols)
     elif fmt == "dok":
-        keys = np.array(list(X.keys()), dtype=object).reshape(-1, 2) if len(X) else np.empty((0, 2), dtype=object)
-        if keys.size and not all(0 <= int(r) < rows and 0 <= int(c) < cols for r, c in keys):
-            problem = f"a key is outside the shape {rows}×{cols}"
+        problem = _dok_problem(X, rows, cols)
     if problem is not None:
         raise ValueError(f"{name} is not a valid scipy.sparse {fmt} matrix: {problem}")
     if np.iscomplexobj(X.dtype.type(0)):  # scipy's conversions drop the imaginary part with a warning

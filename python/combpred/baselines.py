@@ -109,8 +109,9 @@ class _FittedOnce:
 
     def _forget(self) -> None:
         """Forget a previous fit, so that a fit that fails leaves no half-updated model."""
+        vars(self).pop("_state", None)  # first: the fitted attributes are read-only while it is set
         for key in list(vars(self)):
-            if key == "_state" or (key.endswith("_") and not key.startswith("_")):
+            if key.endswith("_") and not key.startswith("_"):
                 delattr(self, key)
 
     def _publish(self, **fitted: Any) -> None:
@@ -135,6 +136,11 @@ class _FittedOnce:
                 "own; fit again to change it"
             )
         super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in (*self._FITTED, "n_features_in_") and "_state" in vars(self):
+            raise AttributeError(f"{name} is a fitted attribute of this {type(self).__name__}, read-only: fit again")
+        super().__delattr__(name)
 
     def _snapshot(self) -> dict[str, Any]:
         state = vars(self).get("_state")

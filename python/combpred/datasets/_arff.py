@@ -139,6 +139,8 @@ def read_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.nda
                 raise ValueError(
                     f"{where}: attribute {names[j]!r}: {values[j][:40]!r} is not one of its declared values (0, 1)"
                 )
+        if "'" in line or '"' in line:  # any value may be quoted in ARFF, numbers too (probe CC)
+            values = [unquote(v, where) for v in values]
         row = [parse_number(v) for v in values]
         if None in row:  # float() also took "inf", "nan", "1e999", "1_000" and non-ASCII digits
             j = row.index(None)
