@@ -245,7 +245,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 		return nil, fmt.Errorf("the number of examples must be in [0, 2⁶²], got %d", setup.Count)
 	}
 	for _, a := range [][]float64{setup.B.RawMatrix().Data, setup.G.RawSymmetric().Data, setup.M.RawSymmetric().Data} {
-		if err := check.Fitted("the summed moments", a); err != nil {
+		if err := check.Fitted("summed moments", a); err != nil {
 			return nil, err
 		}
 	}
