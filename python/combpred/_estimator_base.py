@@ -253,7 +253,6 @@ class StructuredEstimator(BaseEstimator):
         where the configuration takes sparse inputs; a sparse X it refuses is a TypeError naming
         the reason."""
         if _capi.is_pandas_sparse(X):  # scikit-learn converts it (DataFrame.sparse.to_coo) where sparse X is taken
-            _capi.check_pandas_fill_values(X, "X")  # before the refusal below, which advises to_dense
             reason = self._sparse_refusal(fitting)
             if reason is not None:
                 raise TypeError(
