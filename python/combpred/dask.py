@@ -372,8 +372,8 @@ def _spread(
     positive weight counted as at least the core's ``spread_weight_floor`` times the largest: the
     scales of the distributed ProbabilisticStructured fit's solver coordinates, which the in-memory
     fit reads off X (``core/prob/rowscale.go``). The weights are taken in the units of ``binade``
-    (:func:`_weight_binade`). One pass over the persisted partitions; None
-    when a square sum overflows (the fit then works in the coefficients' own coordinates)."""
+    (:func:`_weight_binade`). One pass over the persisted partitions; None when a square sum
+    overflows (the fit then works in the coefficients' own coordinates)."""
     exponent, top = binade
     least = _schema.query_default("spread_weight_floor") * top
     about = 0.0 if centre is None else centre
