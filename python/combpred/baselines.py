@@ -126,11 +126,15 @@ class _FittedOnce:
     def __sklearn_is_fitted__(self) -> bool:
         return "_state" in vars(self)
 
+    def _is_locked(self, name: str) -> bool:
+        """Whether ``name`` is a fitted attribute of a fit in place (read-only until the next fit)."""
+        return name in (*self._FITTED, "n_features_in_") and "_state" in vars(self)
+
     def __setattr__(self, name: str, value: Any) -> None:
         # Queries read the fitted state, not these attributes: an assignment to one of them was
         # silently ignored (coef_ set to zeros, predictions unchanged; probe CA). Refused, as
         # StructuredRidge's read-only coef_ is; a fit sets them after _forget.
-        if name in (*self._FITTED, "n_features_in_") and "_state" in vars(self):
+        if self._is_locked(name):
             raise AttributeError(
                 f"{name} is a fitted attribute of this {type(self).__name__}, read-only: queries use the fit's "
                 "own; fit again to change it"
@@ -138,7 +142,7 @@ class _FittedOnce:
         super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
-        if name in (*self._FITTED, "n_features_in_") and "_state" in vars(self):
+        if self._is_locked(name):
             raise AttributeError(f"{name} is a fitted attribute of this {type(self).__name__}, read-only: fit again")
         super().__delattr__(name)
 
