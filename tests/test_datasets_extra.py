@@ -605,3 +605,17 @@ def test_mulan_messages_name_what_is_wrong():
     doc = "@relation r\n@attribute a numeric\n@attribute l {0,1,2}\n@data\n1,1\n"
     with pytest.raises(ValueError, match=r"label 'l' must be declared \{0,1\}, got \{0,1,2\}"):
         datasets.read_mulan_arff(doc, ["l"], source="f.arff")
+
+
+def test_read_hmc_arff_takes_quoted_numbers_and_node_sets():
+    """ARFF may quote any value: read_arff took '1.5', the HMC reader refused it and a quoted
+    node set (probe CC). A quoted '?' is a value, so a numeric attribute refuses it."""
+    quoted = HMC.replace("1.5,?,01/01/05@02", "'1.5',?,'01/01/05@02'").replace("?,2,01/02", '?,"2","01/02"')
+    names, X, nodes, labels = read_hmc_arff(quoted)
+    plain = read_hmc_arff(HMC)
+    np.testing.assert_array_equal(X, plain[1])
+    assert (names, nodes, labels) == (plain[0], plain[2], plain[3])
+    with pytest.raises(ValueError, match=r"^line 7: attribute 'a': '\?' is not a finite number"):
+        read_hmc_arff(HMC.replace("1.5,?,", "'?',?,"))
+    with pytest.raises(ValueError, match=r"^line 7: the node set: badly quoted value"):
+        read_hmc_arff(HMC.replace("01/01/05@02", "'01/01/05@02'x"))

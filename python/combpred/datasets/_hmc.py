@@ -185,7 +185,11 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
         budget.add(len(row), lineno)
         rows.append(row)
         budget.add(values[-1].count("@") + 1, lineno)  # the labels' strings, before they are split
-        row_labels = [v.strip() for v in values[-1].split("@")]
+        try:  # ARFF may quote any value, this string too (probe CC)
+            node_set = unquote(values[-1], "the node set")
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        row_labels = [v.strip() for v in node_set.split("@")]
         for lab in row_labels:
             if lab not in declared_set:
                 raise ValueError(f"{where}: label {lab!r} is not a declared node of the hierarchy{form_note}")
@@ -202,7 +206,11 @@ def _encoder(attribute: Attribute):
 
         def numeric(value: str, row: list[float]) -> None:
             value = value.strip()
-            number = np.nan if value == "?" else parse_number(value)
+            if value[:1] in ("'", '"'):  # any value may be quoted in ARFF, numbers too (probe CC)
+                value = unquote(value, "value")
+                number = parse_number(value)  # a quoted '?' is a value, and no number
+            else:
+                number = np.nan if value == "?" else parse_number(value)
             if number is None:  # float() also took "inf", "nan", "1e999", "1_000" and non-ASCII digits
                 raise ValueError(f"attribute {attribute.name!r}: {value[:40]!r} is not a finite number")
             row.append(number)
