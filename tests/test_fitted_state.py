@@ -136,3 +136,26 @@ def test_baselines_refit_after_their_attributes_were_locked():
     for model, name, _ in _baselines():
         y = (X[:, :3] > 0).astype(int) if isinstance(model, StructuredSVM) else _rankings(X, rng)
         assert model.fit(X, y) is model and isinstance(getattr(model, name), np.ndarray | list | tuple)
+
+
+@pytest.mark.parametrize("estimator", [StructuredRidge(alpha=0.1), ProbabilisticStructured(alpha=0.1)])
+def test_score_reads_labels_as_the_fit_took_them(estimator):
+    # space="multiclass" takes labels by name, and score counts one never seen as a miss; a
+    # Multiclass object takes ids, and refuses any other. score read the live space parameter, so
+    # set_params(space=...) after the fit turned the one into the other (probe CA)
+    X, _ = _data()
+    y = np.argmax(X[:, :3], axis=1)
+    unseen = np.r_[y[:-1], 5]
+    named = estimator.set_params(space="multiclass").fit(X, y)
+    expected = named.score(X, unseen)
+    assert expected < named.score(X, y)
+    named.set_params(space=spaces.Multiclass(3))
+    assert named.score(X, unseen) == expected
+    if hasattr(named, "partial_fit"):  # a later chunk reads labels as the first did
+        named.partial_fit(X, y)
+        assert named.score(X, unseen) == named.score(X, y) - (named.predict(X)[-1] == y[-1]) / len(y)
+    assert pickle.loads(pickle.dumps(named)).score(X, unseen) == named.score(X, unseen)
+    ids = estimator.set_params(space=spaces.Multiclass(3)).fit(X, y)
+    ids.set_params(space="multiclass")
+    with pytest.raises(ValueError, match="label 5 at row 119, which is not in classes"):
+        ids.score(X, unseen)

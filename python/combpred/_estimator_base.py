@@ -65,6 +65,7 @@ class _Fitted(NamedTuple):
     # (not Nyström) model, whose kernel rows against X are the core model's inputs
     kernel: Any = None
     X_fit: Any = None
+    named_classes: bool = False  # class labels by name (space="multiclass"), not a Multiclass's ids
 
     @property
     def dim(self) -> int:
@@ -150,9 +151,14 @@ def multilabel_classes(space: Any) -> np.ndarray:
     return np.arange(space.n_labels)
 
 
-def fitted_labels(space: Any, classes: Any) -> dict[str, Any]:
-    """``space_`` and, when given, ``classes_``: the fitted attributes a fit stores with its model."""
-    return {"space_": space} | ({"classes_": classes} if classes is not None else {})
+def fitted_labels(space: Any, classes: Any, named_classes: bool) -> dict[str, Any]:
+    """``space_`` and, when given, ``classes_``: the fitted attributes a fit stores with its model.
+
+    With them, ``named_classes``: whether the fit took class labels by name (``space="multiclass"``)
+    rather than as a Multiclass object's ids. ``score`` counts a label never seen as a miss in the
+    first case and refuses it in the second; ``space_``, a Multiclass either way, cannot tell the
+    two apart, and the ``space`` parameter may have been set anew since (probe CA)."""
+    return {"space_": space, "_named_classes": named_classes} | ({"classes_": classes} if classes is not None else {})
 
 
 def one_fit_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -519,6 +525,8 @@ class StructuredEstimator(BaseEstimator):
                     state.get("sparse_output_", False),
                     state.get("_callable"),
                     state.get("X_fit_"),
+                    # pickles from before it was kept: the space parameter, as score read it then
+                    state.get("_named_classes", isinstance(self.space, str)),
                 )
             except AttributeError:  # a fit in another thread has just reset the estimator
                 check_is_fitted(self, ["_model", "space_"])  # NotFittedError while it runs; once done, read again
@@ -634,7 +642,7 @@ class StructuredEstimator(BaseEstimator):
             y = class_label_vector(y, "y")
             if y.shape[0] != len(pred):
                 raise ValueError(f"y has {y.shape[0]} labels but X has {len(pred)} rows")
-            if isinstance(self.space, str):
+            if fitted.named_classes:
                 _check_unseen_labels(y, fitted.labels)
             else:  # a Multiclass object: its labels are 0 … n − 1, anything else is not a class
                 class_rows(y, fitted.labels)

@@ -376,7 +376,7 @@ class ProbabilisticStructured(StructuredEstimator):
                 f"[{type(self).__name__}] {_core.ProbModel.fit_plan(space._handle(), X.shape[0], params)}",
                 file=sys.stderr,
             )
-        self._fit_model(call, **fitted_labels(space, classes))
+        self._fit_model(call, **fitted_labels(space, classes, isinstance(self.space, str)))
         return self
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -492,7 +492,7 @@ class StructuredRidge(StructuredEstimator):
         params = self._params_string(seed).encode()
         self._fit_model(
             _core.RidgeModel.fit_call(space._handle(), core_X, rows, sw, params, previous),
-            **fitted_labels(space, classes),
+            **fitted_labels(space, classes, isinstance(self.space, str)),
             **_callable_attributes(fitted, X),
         )
         # the core decides which kernels take a Nyström map (n_components_ says it built one)
@@ -697,7 +697,9 @@ class StructuredRidge(StructuredEstimator):
             _core.RidgeModel.partial_fit_call(previous, space._handle(), core_X, rows, sw, params),
             self._progress_measure(partial=True),
         )
-        self._set_model(model, **fitted_labels(space, fitted_classes), **_callable_attributes(fitted, X))
+        # the first chunk decides how labels are read, as it decides the space
+        named = isinstance(self.space, str) if previous is None else self._fitted().named_classes
+        self._set_model(model, **fitted_labels(space, fitted_classes, named), **_callable_attributes(fitted, X))
         self._warn_unconverged(partial=True)
         return self
 

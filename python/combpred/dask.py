@@ -674,7 +674,10 @@ def _fitted_attributes(
     if classes is None and estimator._is_multilabel():
         classes = multilabel_classes(space)
     # partitions of a sparse y are taken densely: predictions are dense
-    attrs = fitted_labels(space, classes) | {"n_features_in_": n, "sparse_output_": False}
+    attrs = fitted_labels(space, classes, isinstance(estimator.space, str)) | {
+        "n_features_in_": n,
+        "sparse_output_": False,
+    }
     if columns is not None and all(isinstance(c, str) for c in columns):
         attrs["feature_names_in_"] = np.asarray(list(columns), dtype=object)
     return attrs
