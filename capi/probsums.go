@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/prob"
 	"gonum.org/v1/gonum/mat"
 )
@@ -96,8 +97,8 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 	if err != nil {
 		return err
 	}
-	if weightExponent < -prob.MaxWeightExponent || weightExponent > prob.MaxWeightExponent {
-		return fmt.Errorf("weight_exponent must be in [%d, %d], got %d", -prob.MaxWeightExponent, prob.MaxWeightExponent, int64(weightExponent))
+	if err := check.WeightExponent("weight_exponent", int(weightExponent)); err != nil {
+		return err
 	}
 	l, s, err := prob.DataSumsOf(sp, X, int(m), int(n), y, weights, int(weightExponent), intercept != 0, c, prob.InferenceOptions{Method: prob.InferExact},
 		mat.NewDense(int(rows), int(d), W), mat.NewDense(int(rows), int(d), G))

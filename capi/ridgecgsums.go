@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/ridge"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
@@ -30,9 +31,17 @@ func centreOf(centre *C.double, n C.int64_t) ([]float64, error) {
 	return f64s("centre", centre, 1, n)
 }
 
+// weightExponentOf reads the weight_exponent of a distributed CG fit (ridge.Options.WeightExponent).
+func weightExponentOf(e C.int64_t) (int, error) {
+	if err := check.WeightExponent("weight_exponent", int(e)); err != nil {
+		return 0, err
+	}
+	return int(e), nil
+}
+
 // ridgePart reads the arguments that describe one part of the data of a distributed CG fit.
 func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
-	params *C.char, centre *C.double) (sp space.Space, X []float64, y []int64, weights []float64, opt ridge.Options, k int, err error) {
+	weightExponent C.int64_t, params *C.char, centre *C.double) (sp space.Space, X []float64, y []int64, weights []float64, opt ridge.Options, k int, err error) {
 	if sp, err = spaceOf(int64(spaceHandle)); err != nil {
 		return
 	}
@@ -44,6 +53,9 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 		return
 	}
 	if opt.Centre, err = centreOf(centre, n); err != nil {
+		return
+	}
+	if opt.WeightExponent, err = weightExponentOf(weightExponent); err != nil {
 		return
 	}
 	if X, err = f64s("X", x, m, n); err != nil {
@@ -67,16 +79,19 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 // optional sample weights) that a distributed CG fit of the linear model with the parameter
 // string params needs before iterating: b (k × d) = Σ s_i x̃_i δ_iᵀ, g (k × k) = Σ s_i x̃_i x̃_iᵀ,
 // mm (d × d) = Σ s_i δ_i δ_iᵀ, *weight = Σ s_i and *count = m, with k = n (+1 with fit_intercept)
-// and d the space's dimension. A part may be empty or weigh nothing. centre (n values, or NULL)
+// and d the space's dimension. Every sample weight counts as s_i = sample_weight_i·2^−weight_exponent
+// (exactly; the same exponent for every part and for cp_ridge_fit_cg_sums: 0, or the binary
+// exponent of the largest weight so that sums near 1e308 do not overflow nor subnormal ones lose
+// their digits). A part may be empty or weigh nothing. centre (n values, or NULL)
 // is where a fit with an intercept centres X, the same for every part and for
 // cp_ridge_fit_cg_sums (an estimate of X's mean: uncentred, X + 10⁵ cost the conjugate gradients
 // their accuracy); x̃_i is then (x_i − centre, 1).
 //
 //export cp_ridge_cg_setup
 func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
-	params *C.char, centre *C.double, b, g, mm *C.double, weight *C.double, count *C.int64_t) (rc C.int) {
+	weightExponent C.int64_t, params *C.char, centre *C.double, b, g, mm *C.double, weight *C.double, count *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, params, centre)
+	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, weightExponent, params, centre)
 	if err != nil {
 		return status(err)
 	}
@@ -120,9 +135,9 @@ func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C
 //
 //export cp_ridge_cg_product
 func cp_ridge_cg_product(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
-	params *C.char, centre *C.double, v *C.double, out *C.double) (rc C.int) {
+	weightExponent C.int64_t, params *C.char, centre *C.double, v *C.double, out *C.double) (rc C.int) {
 	defer guard(&rc)
-	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, params, centre)
+	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, weightExponent, params, centre)
 	if err != nil {
 		return status(err)
 	}
@@ -143,14 +158,15 @@ func cp_ridge_cg_product(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys 
 
 // cp_ridge_fit_cg_sums fits the linear StructuredRidge of params (solver cg or auto, the uniform
 // reference) on n features by conjugate gradients on data spread over parts: b, g, mm, weight and
-// count are the parts' cp_ridge_cg_setup sums added up, and products, called at every iteration
-// on the calling thread with ctx, writes the parts' cp_ridge_cg_product at v added up; centre is
-// the parts' (NULL: none). init is a model to warm-start from, or 0; progress as cp_ridge_fit's
-// (NULL: none).
+// count are the parts' cp_ridge_cg_setup sums added up, all taken with weight_exponent (the fit
+// takes alpha in the weights' units, alpha·2^−weight_exponent, and reports J at their own scale),
+// and products, called at every iteration on the calling thread with ctx, writes the parts'
+// cp_ridge_cg_product at v added up; centre is the parts' (NULL: none). init is a model to
+// warm-start from, or 0; progress as cp_ridge_fit's (NULL: none).
 //
 //export cp_ridge_fit_cg_sums
 func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.double, b, g, mm *C.double, weight C.double, count C.int64_t,
-	init C.int64_t, products C.cp_products_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	weightExponent C.int64_t, init C.int64_t, products C.cp_products_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -170,6 +186,9 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, ce
 		return status(err)
 	}
 	if opt.Centre, err = centreOf(centre, n); err != nil {
+		return status(err)
+	}
+	if opt.WeightExponent, err = weightExponentOf(weightExponent); err != nil {
 		return status(err)
 	}
 	k := int(n)

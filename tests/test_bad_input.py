@@ -643,7 +643,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
     weight, count = ctypes.c_double(), _capi.out_i64()
     P = b"solver=cg"
 
-    def setup(x="X", n=6, y=None, params=P, ww=None):
+    def setup(x="X", n=6, y=None, params=P, ww=None, exponent=0):
         return lib.cp_ridge_cg_setup(
             sh,
             _abi.f64(X) if x == "X" else x,
@@ -652,6 +652,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
             _abi.i64(Y) if y is None else y,
             3,
             ww,
+            exponent,
             params,
             None,
             _abi.f64(b),
@@ -668,12 +669,16 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
         (lambda: setup(ww=_abi.f64(-np.ones(q))), "weights must be finite and non-negative"),
         (lambda: setup(params=b"solver=sgd"), "solver=cg"),
         (lambda: setup(params=b"empirical_weight=0.5"), "uniform reference"),
+        (lambda: setup(exponent=2201), r"weight_exponent must be in \[-2200, 2200\], got 2201"),
+        (lambda: setup(exponent=-(2**63)), "weight_exponent must be in"),
         (
-            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, P, None, None, _abi.f64(out)),
+            lambda: lib.cp_ridge_cg_product(
+                sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, 0, P, None, None, _abi.f64(out)
+            ),
             "v is a NULL",
         ),
         (
-            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, P, None, _abi.f64(V), None),
+            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, 0, P, None, _abi.f64(V), None),
             "out is a NULL",
         ),
         (
@@ -685,6 +690,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
                 _abi.i64(Y),
                 3,
                 None,
+                0,
                 P,
                 _abi.f64(np.array([0, np.nan, 0, 0, 0, 0.0])),
                 _abi.f64(V),
@@ -700,17 +706,19 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
             _capi.check(call())
     _capi.check(setup())
     assert weight.value == q and count.value == q
+    _capi.check(setup(exponent=3))  # every weight counts as 2**-3
+    assert weight.value == q / 8 and count.value == q
     # the rows of W (b's and g's buffers) come from the core, with and without the intercept
     for params, rows in [(P, 7), (b"solver=cg;fit_intercept=0", 6)]:
         assert _core.ridge_distributed_solver(space._handle(), 6, params) == ("cg", rows)
     # an empty part, and one that weighs nothing, add nothing (but count their rows)
     _capi.check(setup(ww=_abi.f64(np.zeros(q))))
     assert weight.value == 0 and count.value == q and not b.any() and not g.any()
-    _capi.check(lib.cp_ridge_cg_product(sh, None, 0, 6, None, 3, None, P, None, _abi.f64(V), _abi.f64(out)))
+    _capi.check(lib.cp_ridge_cg_product(sh, None, 0, 6, None, 3, None, 0, P, None, _abi.f64(V), _abi.f64(out)))
     assert not out.any()
     _capi.check(setup())
 
-    def fit_with(callback, params=P, weight_sum=float(q)):
+    def fit_with(callback, params=P, weight_sum=float(q), exponent=0):
         cb = _capi.PRODUCTS(callback) if callback is not None else ctypes.cast(None, _capi.PRODUCTS)
         return lib.cp_ridge_fit_cg_sums(
             sh,
@@ -722,6 +730,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
             _abi.f64(mm),
             weight_sum,
             q,
+            exponent,
             0,
             cb,
             _capi.PROGRESS(),
@@ -738,6 +747,8 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
         (lambda: fit_with(lambda *args: 9), "products callback failed \\(status 9\\)"),
         (lambda: fit_with(zero, weight_sum=0.0), "positive finite sum"),
         (lambda: fit_with(zero, params=b"solver=exact"), "solver=cg"),
+        (lambda: fit_with(zero, exponent=-2201), "weight_exponent must be in"),
+        (lambda: fit_with(zero, exponent=1100), r"weights sum to \+Inf"),  # q·2**1100 at their own scale
     ]:
         with pytest.raises(ValueError, match=match):
             _capi.check(call())

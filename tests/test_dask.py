@@ -269,6 +269,26 @@ def test_probabilistic_weights_at_the_edges_of_float64_fit_as_in_memory(client):
             fit()
 
 
+def test_ridge_cg_weights_near_the_largest_float_fit_as_in_memory(client):
+    # the partitions' CG set-up and products summed w·x·x in raw units: weights near 5e305 (alpha
+    # scaled alike) overflowed them ("its summed moments hold +Inf"), near 1e305 they ran 10
+    # iterations to 5e-9 from the in-memory fit, which scales its weights first. Every sum is now
+    # in units of the largest weight's binade, and alpha with them (probe CC).
+    rng = np.random.default_rng(1)
+    X = 3 * rng.normal(size=(200, 3))
+    Y = (X @ rng.normal(size=(3, 4)) + rng.normal(size=(200, 4)) > 0).astype(int)
+    base = rng.uniform(0.5, 1.5, size=200)
+    dX, dY = da.from_array(X, chunks=(50, 3)), da.from_array(Y, chunks=(50, 4))
+    unit = StructuredRidge(solver="cg", alpha=0.3, tol=1e-12).fit(X, Y, sample_weight=base)
+    for scale in (1e305, 5e305):
+        params = {"solver": "cg", "alpha": 0.3 * scale, "tol": 1e-12}
+        local = StructuredRidge(**params).fit(X, Y, sample_weight=base * scale)
+        fitted = DaskStructuredRidge(**params).fit(dX, dY, sample_weight=da.from_array(base * scale, chunks=50))
+        for model in (local, fitted):
+            np.testing.assert_allclose(model.coef_, unit.coef_, rtol=0, atol=1e-11 * np.abs(unit.coef_).max())
+        assert fitted.objective_ == pytest.approx(local.objective_, rel=1e-12)
+
+
 def test_probabilistic_first_steps_at_the_edges_of_float64_are_the_in_memory_ones(client):
     # the partitions' centre, spread and moments of ψ summed w·x² in raw units: weights near 1e307
     # overflowed them (the fit dropped its solver scaling: its first iterates 5-9 % off the

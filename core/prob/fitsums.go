@@ -14,10 +14,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// MaxWeightExponent bounds the exponent of DataSumsOf: beyond it every sum of finite weights is 0
-// or +Inf in its units.
-const MaxWeightExponent = 2200
-
 // SumsFunc returns the data term of J at W summed over the whole training set, as DataSumsOf
 // gives it for one part of the rows with the same exponent: the parts' loss, weight and grad
 // (Cols×Dim, written into grad) added up, every sample weight counted as s·2^−exponent.
@@ -178,8 +174,8 @@ func DataSumsOf(sp space.Space, X []float64, m, n int, ys []int64, weights []flo
 	if n < 1 || m < 0 {
 		return 0, 0, fmt.Errorf("prob: a part of the data has shape %d×%d", m, n)
 	}
-	if exponent < -MaxWeightExponent || exponent > MaxWeightExponent {
-		return 0, 0, fmt.Errorf("prob: the weights' exponent must be in [%d, %d], got %d", -MaxWeightExponent, MaxWeightExponent, exponent)
+	if err := check.WeightExponent("prob: the weights' exponent", exponent); err != nil {
+		return 0, 0, err
 	}
 	if err := xmat.CheckCentre(centre, n); err != nil {
 		return 0, 0, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -207,7 +208,7 @@ func TestDataSumsOfExponent(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := DataSumsOf(sp, X, m, n, ys, weights, MaxWeightExponent+1, true, nil, inf, W, g); err == nil ||
+	if _, _, err := DataSumsOf(sp, X, m, n, ys, weights, check.MaxWeightExponent+1, true, nil, inf, W, g); err == nil ||
 		!strings.Contains(err.Error(), "exponent") {
 		t.Errorf("exponent beyond the bound: %v", err)
 	}

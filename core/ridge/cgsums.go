@@ -21,7 +21,8 @@ import (
 // every part centres its X at the same opt.Centre (the caller's estimate of X's mean), as Fit
 // centres its X, and FitCGSums takes W back to X's coordinates.
 
-// CGSetup holds the sums over examples that a distributed CG fit needs before iterating.
+// CGSetup holds the sums over examples that a distributed CG fit needs before iterating, each
+// weight s_i counted in units of 2^Options.WeightExponent.
 type CGSetup struct {
 	B      *mat.Dense    // k×d: Σ s_i x̃_i δ_iᵀ, = −∇J(0)
 	G      *mat.SymDense // k×k: Σ s_i x̃_i x̃_iᵀ, for the preconditioner
@@ -47,6 +48,7 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 	if err != nil {
 		return nil, design{}, err
 	}
+	weights = weightsInUnits(weights, m, opt.WeightExponent)
 	if weights != nil && zeroWeights(weights) {
 		if _, err := newProblem(sp, ys, m, nil, opt.Alpha, partOfData); err != nil { // the rows are still checked
 			return nil, design{}, err
@@ -71,6 +73,24 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 	return p, des, nil
 }
 
+// weightsInUnits returns the m weights (nil: all 1) as counted in units of 2^e (Options.WeightExponent):
+// weights itself for e = 0, a scaled copy otherwise. A weight that leaves the checks of newProblem
+// there (NaN, negative, infinite) leaves them scaled too.
+func weightsInUnits(weights []float64, m, e int) []float64 {
+	if e == 0 {
+		return weights
+	}
+	out := make([]float64, m)
+	for i := range out {
+		w := 1.0
+		if weights != nil {
+			w = weights[i]
+		}
+		out[i] = math.Ldexp(w, -e)
+	}
+	return out
+}
+
 // partCentre is opt.Centre when a distributed CG fit centres X at it (with an intercept), else nil.
 func partCentre(opt Options) []float64 {
 	if !opt.Intercept {
@@ -85,6 +105,9 @@ func partCentre(opt Options) []float64 {
 // spaces whose S is not held densely or that have no uniform measure.
 func checkCGOptions(sp space.Space, opt Options) error {
 	if err := opt.Validate(); err != nil {
+		return err
+	}
+	if err := check.WeightExponent("the weights' exponent", opt.WeightExponent); err != nil {
 		return err
 	}
 	switch {
@@ -235,11 +258,20 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 		return nil, fmt.Errorf("G is %d×%d and M %d×%d, want %d×%d and %d×%d", setup.G.SymmetricDim(), setup.G.SymmetricDim(),
 			setup.M.SymmetricDim(), setup.M.SymmetricDim(), k, k, d, d)
 	}
-	if !(setup.Weight > 0) || math.IsInf(setup.Weight, 0) {
-		return nil, fmt.Errorf("the examples' weights sum to %v; they need a positive finite sum", setup.Weight)
+	// The sums count the weights in units of 2^e (Options.WeightExponent): the fit takes α in the
+	// same units, and their total, subnormal or not, at its true scale, as Fit judges it.
+	e := opt.WeightExponent
+	total := math.Ldexp(setup.Weight, e)
+	if !(setup.Weight > 0) || math.IsInf(total, 0) {
+		return nil, fmt.Errorf("the examples' weights sum to %v; they need a positive finite sum", total)
 	}
-	if err := checkWeightTotal(setup.Weight); err != nil {
+	if err := checkWeightTotal(total); err != nil {
 		return nil, err
+	}
+	alpha := math.Ldexp(opt.Alpha, -e)
+	if !(alpha > 0) || math.IsInf(alpha, 0) {
+		return nil, fmt.Errorf("alpha = %g against sample weights of about 2^%d leaves float64's range (alpha·2^%d = %v): "+
+			"scale alpha and the weights towards each other (multiplying both by c fits the same model)", opt.Alpha, e, -e, alpha)
 	}
 	if setup.Count < 0 || setup.Count > maxCount { // the model's bytes, which hold it, would not read back
 		return nil, fmt.Errorf("the number of examples must be in [0, 2⁶²], got %d", setup.Count)
@@ -257,10 +289,10 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	mbar.ScaleSym(1/setup.Weight, setup.M)
 	mbar.AddSym(mbar, S)
 	var pc linearPrecond
-	pc, err := kronPrecondOf(mbar, setup.G, opt.Alpha, opt.Intercept)
+	pc, err := kronPrecondOf(mbar, setup.G, alpha, opt.Intercept)
 	if errors.Is(err, errIllConditioned) {
 		curvature := diagOf(mbar)
-		pc, err = newDiagScalePrecond(diagOf(setup.G), curvature, opt.Alpha, opt.Intercept), nil
+		pc, err = newDiagScalePrecond(diagOf(setup.G), curvature, alpha, opt.Intercept), nil
 		if opt.Intercept {
 			pc = wrapNullIntercept(pc, nullDiagDrop(curvature))
 		}
@@ -272,8 +304,13 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	md.Coef = md.warmCoef(&opt, k, d)
 	centre := partCentre(opt) // the parts' X were centred there: W's coordinates are theirs
 	xmat.ShiftIntercept(md.Coef, centre, 1)
-	h := &sumsHessian{products: products, n: n, alpha: opt.Alpha}
-	md.Result, err = conjugateGradients(h, setup.B, pc, md.Coef, setup.Weight/2, &opt)
+	h := &sumsHessian{products: products, n: n, alpha: alpha}
+	o := opt // J at the weights' own scale, as scaledWeights reports it (Ldexp: 2^1024 itself overflows)
+	if progress := opt.Progress; progress != nil && e != 0 {
+		o.Progress = func(it int, objective, relGrad float64) bool { return progress(it, math.Ldexp(objective, e), relGrad) }
+	}
+	md.Result, err = conjugateGradients(h, setup.B, pc, md.Coef, setup.Weight/2, &o)
+	md.Result.Objective = math.Ldexp(md.Result.Objective, e)
 	xmat.ShiftIntercept(md.Coef, centre, -1)
 	if h.err != nil { // a failed product (NaN in its place) is the cause of what CG reports
 		err = h.err

@@ -305,3 +305,67 @@ func TestDistributedSolver(t *testing.T) {
 		t.Errorf("exact above the budget: %v, want the budget's refusal", err)
 	}
 }
+
+// TestFitCGSumsCountsWeightsInUnits: with Options.WeightExponent e the parts count every weight
+// as s·2^−e and FitCGSums fits α·2^−e, so weights and α both near 1e305, whose raw sums
+// overflowed, fit the model of weights and α 2^1016 times smaller (exactly: a power of two), and J
+// comes back at the weights' own scale. The exponent's range and an α that leaves float64's
+// range in the weights' units are refused.
+func TestFitCGSumsCountsWeightsInUnits(t *testing.T) {
+	sp, err := space.New("multiclass", []int64{4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 90, 3
+	X, ys := synthetic(t, sp, m, n, 7)
+	for i := range X { // Σ s·x² beyond float64 at these weights, whose total stays finite
+		X[i] *= 4
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	small, large := make([]float64, m), make([]float64, m)
+	for i := range small {
+		small[i] = 0.5 + r.Float64()
+		large[i] = math.Ldexp(small[i], 1016)
+	}
+	opt := Options{Alpha: 0.7, Intercept: true, Solver: CG, Tol: 1e-10, MaxIter: 1000, Centre: make([]float64, n)}
+	setup, products := cgParts(t, sp, X, m, n, ys, small, opt, []int{40})
+	want, err := FitCGSums(sp, n, opt, setup, products)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := opt
+	raw.Alpha = math.Ldexp(opt.Alpha, 1016)
+	setup, products = cgParts(t, sp, X, m, n, ys, large, raw, []int{40})
+	if _, err := FitCGSums(sp, n, raw, setup, products); err == nil || !strings.Contains(err.Error(), "summed moments") {
+		t.Fatalf("weights near 1e305 summed raw: error %v, want the overflow refused", err)
+	}
+	for _, e := range []int{1017, 1018} { // in the weights' binade, and one beyond
+		scaled := raw
+		scaled.WeightExponent = e
+		setup, products = cgParts(t, sp, X, m, n, ys, large, scaled, []int{40})
+		got, err := FitCGSums(sp, n, scaled, setup, products)
+		if err != nil {
+			t.Fatalf("e = %d: %v", e, err)
+		}
+		if !mat.EqualApprox(got.Coef, want.Coef, 1e-12*mat.Norm(want.Coef, 2)) {
+			t.Errorf("e = %d: the coefficients differ from those of the weights 2^1016 times smaller", e)
+		}
+		if ratio := got.Result.Objective / math.Ldexp(want.Result.Objective, 1016); math.Abs(ratio-1) > 1e-12 {
+			t.Errorf("e = %d: J = %v, want 2^1016 × %v", e, got.Result.Objective, want.Result.Objective)
+		}
+	}
+	for _, tc := range []struct {
+		e     int
+		alpha float64
+		want  string
+	}{
+		{2201, 1, "the weights' exponent must be in [-2200, 2200]"},
+		{1017, 1e-30, "leaves float64's range"},
+	} {
+		o := opt
+		o.WeightExponent, o.Alpha = tc.e, tc.alpha
+		if _, err := FitCGSums(sp, n, o, setup, products); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("e = %d, alpha = %g: error %v, want %q", tc.e, tc.alpha, err, tc.want)
+		}
+	}
+}

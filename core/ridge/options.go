@@ -144,6 +144,13 @@ type Options struct {
 	// own X at its mean (centring.go): every part must be given the same. Ignored without an
 	// intercept and by the other fits.
 	Centre []float64
+	// WeightExponent e makes a distributed conjugate-gradient fit (CGSetupOf, CGProductOf,
+	// FitCGSums) count every sample weight s as s·2^−e, exactly, the same e for every part, as
+	// the sums of the distributed ProbabilisticStructured do (prob.DataSumsOf): the parts' sums
+	// of weights near 1e305 overflowed, of subnormal ones lost their digits, where Fit scales its
+	// weights before summing (scaledWeights). FitCGSums fits with α·2^−e, the same minimiser,
+	// and reports J at the weights' own scale. 0 elsewhere.
+	WeightExponent int
 	// NComponents > 0 replaces the rbf or poly kernel by its Nyström map into R^NComponents
 	// (nystrom.go) and fits the linear model there; 0 keeps the kernel expansion.
 	NComponents int

@@ -511,11 +511,12 @@ def ridge_cg_setup(
     params: bytes,
     n_rows: int,
     centre: np.ndarray | None = None,
+    weight_exponent: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
     """The sums over the rows of a dense X that a distributed CG fit of the linear StructuredRidge
     needs first: (b, g, mm, weight, count) as ``cp_ridge_cg_setup`` defines them, b of shape
     (n_rows, d) with n_rows the rows of W; ``centre`` is where X is centred (the same for every
-    part; None: nowhere)."""
+    part; None: nowhere), and every weight counts as ``sample_weight·2**-weight_exponent``."""
     if _capi.is_sparse(X):
         raise TypeError("ridge_cg_setup takes a dense X")
     args = _fit_arrays(X, rows, space.info.width, sample_weight)
@@ -527,7 +528,9 @@ def ridge_cg_setup(
         _capi.out_f64((d, d), "mm"),
     )
     weight, count = ctypes.c_double(), _capi.out_i64()
-    _capi.check(_capi.lib().cp_ridge_cg_setup(space.value, *args, params, pc, pb, pg, pm, weight, count))
+    _capi.check(
+        _capi.lib().cp_ridge_cg_setup(space.value, *args, weight_exponent, params, pc, pb, pg, pm, weight, count)
+    )
     return b, g, mm, weight.value, count.value
 
 
@@ -539,16 +542,17 @@ def ridge_cg_product(
     params: bytes,
     V: np.ndarray,
     centre: np.ndarray | None = None,
+    weight_exponent: int = 0,
 ) -> np.ndarray:
     """One part's share of the distributed CG product at V over the rows of a dense X
-    (``cp_ridge_cg_product``; ``centre`` as in :func:`ridge_cg_setup`)."""
+    (``cp_ridge_cg_product``; ``centre`` and ``weight_exponent`` as in :func:`ridge_cg_setup`)."""
     if _capi.is_sparse(X):
         raise TypeError("ridge_cg_product takes a dense X")
     args = _fit_arrays(X, rows, space.info.width, sample_weight)
     pc = _centre_arg(centre, X.shape[1])
     _, pv = _capi.f64(V, V.shape, "v")
     out, po = _capi.out_f64(V.shape)
-    _capi.check(_capi.lib().cp_ridge_cg_product(space.value, *args, params, pc, pv, po))
+    _capi.check(_capi.lib().cp_ridge_cg_product(space.value, *args, weight_exponent, params, pc, pv, po))
     return out
 
 
@@ -639,12 +643,13 @@ class RidgeModel(Model):
         init: RidgeModel | None,
         products: Callable[[np.ndarray], np.ndarray],
         centre: np.ndarray | None = None,
+        weight_exponent: int = 0,
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that fits the linear model by distributed
         conjugate gradients: ``setup`` is the parts' :func:`ridge_cg_setup` sums added up, and
         ``products(V)`` (V of shape (rows, d), a copy) returns their :func:`ridge_cg_product` at V
-        added up, all with ``centre``. An exception raised by ``products`` stops the fit and is
-        raised again."""
+        added up, all with ``centre`` and ``weight_exponent``. An exception raised by ``products``
+        stops the fit and is raised again."""
         b, g, mm, weight, count = setup
         pc = _centre_arg(centre, n_features)
         k, d = b.shape
@@ -672,6 +677,7 @@ class RidgeModel(Model):
                 pm,
                 weight,
                 count,
+                weight_exponent,
                 init.value if init is not None else 0,
                 callback_c,
                 progress,

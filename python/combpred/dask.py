@@ -540,10 +540,18 @@ def _prob_sums(
 
 
 def _cg_setup(
-    space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: Any, params: bytes, k: int, centre: np.ndarray | None
+    space: _spaces.Space,
+    X: np.ndarray,
+    rows: np.ndarray,
+    w: Any,
+    params: bytes,
+    k: int,
+    centre: np.ndarray | None,
+    weight_exponent: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
-    """A partition's moments for distributed CG (``cp_ridge_cg_setup``)."""
-    return _core.ridge_cg_setup(space._handle(), X, rows, w, params, k, centre)
+    """A partition's moments for distributed CG (``cp_ridge_cg_setup``), the weights counted in
+    units of 2**weight_exponent."""
+    return _core.ridge_cg_setup(space._handle(), X, rows, w, params, k, centre, weight_exponent)
 
 
 def _cg_product(
@@ -554,9 +562,11 @@ def _cg_product(
     params: bytes,
     V: np.ndarray,
     centre: np.ndarray | None,
+    weight_exponent: int,
 ) -> np.ndarray:
-    """A partition's share of H·V for distributed CG (``cp_ridge_cg_product``)."""
-    return _core.ridge_cg_product(space._handle(), X, rows, w, params, V, centre)
+    """A partition's share of H·V for distributed CG (``cp_ridge_cg_product``), the weights
+    counted in units of 2**weight_exponent."""
+    return _core.ridge_cg_product(space._handle(), X, rows, w, params, V, centre, weight_exponent)
 
 
 def _add_sums(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -964,20 +974,37 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         # data are read (they were, then "g: an output …", then the fit's own vectors)
         X, Y, W = dask.persist(X, Y, W)
         blocks = _blocks(X, Y, W)
-        centre = _centre(blocks, space, classes, self.n_jobs, _weight_binade(W)[0]) if self.fit_intercept else None
-        setup = _summed(blocks, space, classes, self.n_jobs, _cg_setup, params, rows, centre)
+        # every sum in units of the largest weight's binade: raw, weights near 1e305 overflowed
+        # them where the in-memory fit scales its weights first (probe CC)
+        exponent = _weight_binade(W)[0]
+        centre = _centre(blocks, space, classes, self.n_jobs, exponent) if self.fit_intercept else None
+        setup = _summed(blocks, space, classes, self.n_jobs, _cg_setup, params, rows, centre, exponent)
 
         def products(V: np.ndarray) -> np.ndarray:
             shared = dask.delayed(V, pure=True)
             parts = [
                 dask.delayed(_on_partition, pure=False)(
-                    _cg_product, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), params, shared, centre
+                    _cg_product,
+                    xb,
+                    yb,
+                    wb,
+                    i,
+                    lo,
+                    space,
+                    classes,
+                    _Settings.of(self.n_jobs),
+                    params,
+                    shared,
+                    centre,
+                    exponent,
                 )
                 for xb, yb, wb, i, lo in blocks
             ]
             return _evaluate(_tree(parts, operator.add))
 
-        call = _core.RidgeModel.fit_cg_sums_call(space._handle(), X.shape[1], params, setup, previous, products, centre)
+        call = _core.RidgeModel.fit_cg_sums_call(
+            space._handle(), X.shape[1], params, setup, previous, products, centre, exponent
+        )
         return run_fit(
             self._model_class, type(self).__name__, self.verbose, call, self._progress_measure(partial=False)
         )
