@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import pickle
+import re
 
 import _abi
 import numpy as np
@@ -980,3 +981,19 @@ def test_no_rows_still_need_the_models_features(data, fitted):
     ):
         with pytest.raises(ValueError, match="X has 7 features, the model was fitted with 6"):
             _capi.check(call())
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+def test_too_many_unknowns_are_counted_as_the_model_has_them(intercept):
+    # the exact solvers' refusals said "features, plus one for the intercept" of a model fitted
+    # without one (probe CD)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 801 - intercept))
+    Y = (rng.normal(size=(20, 10)) > 0).astype(int)
+    how = "features, plus one for the intercept, × output dimension" if intercept else "features × output dimension"
+    for fit in (
+        lambda: StructuredRidge(solver="exact", fit_intercept=intercept).fit(X, Y),
+        lambda: StructuredRidge(fit_intercept=intercept).partial_fit(X, Y),
+    ):
+        with pytest.raises(ValueError, match=re.escape(f"({how} > 8000)")):
+            fit()

@@ -383,9 +383,9 @@ func DistributedSolver(sp space.Space, n int, opt Options) (Solver, error) {
 	case linear && large && opt.EmpiricalWeight > 0 && solver != CG:
 		// Neither distributed solver takes it: each error named the other's (probe BC).
 		return solver, fmt.Errorf("a distributed fit with empirical_weight > 0 is exact, from merged statistics of at most %d "+
-			"unknowns (features, plus one for the intercept, × output dimension: %d here); distributed conjugate gradients "+
+			"unknowns (%s: %d here); distributed conjugate gradients "+
 			"take empirical_weight=0 only: use empirical_weight=0, fewer features (a Nyström map, n_components), or "+
-			"StructuredRidge in memory", MaxExactUnknowns, u)
+			"StructuredRidge in memory", MaxExactUnknowns, unknownsOf(opt.Intercept), u)
 	case solver == Auto && !linear:
 		solver = Exact
 	case solver == Auto:

@@ -88,9 +88,9 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 // MaxExactUnknowns unknowns, or above the memory budget.
 func (s *Stats) checkSize(nf int) error {
 	if u := s.unknowns(nf); u > MaxExactUnknowns {
-		return fmt.Errorf("statistics of %d unknowns (features, plus one for the intercept, × output dimension > %d) would hold (%d)²/4 values; "+
+		return fmt.Errorf("statistics of %d unknowns (%s > %d) would hold (%d)²/4 values; "+
 			"a linear model is solved by distributed conjugate gradients instead (solver=\"cg\"); otherwise use fewer "+
-			"features (n_components) or StructuredRidge.partial_fit with solver=\"sgd\"", u, MaxExactUnknowns, u)
+			"features (n_components) or StructuredRidge.partial_fit with solver=\"sgd\"", u, unknownsOf(s.Intercept), MaxExactUnknowns, u)
 	}
 	r, c := statsDims(nf, s.Space.Dim())
 	return budget.Check(fmt.Sprintf("sufficient statistics of %d features on the %s space of dimension d = %d", nf, s.Space.Kind(), s.Space.Dim()),

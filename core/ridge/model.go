@@ -337,8 +337,8 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	switch solver {
 	case Exact:
 		if k*d > MaxExactUnknowns {
-			return fmt.Errorf("solver=exact would factor a %d×%d matrix (features, plus one for the intercept, × output dimension > %d); use solver=\"cg\"",
-				k*d, k*d, MaxExactUnknowns)
+			return fmt.Errorf("solver=exact would factor a %d×%d matrix (%s > %d); use solver=\"cg\"",
+				k*d, k*d, unknownsOf(des.intercept), MaxExactUnknowns)
 		}
 		n := des.features()
 		// The statistics are kept (O((kd)²) memory, bounded by MaxExactUnknowns), so that

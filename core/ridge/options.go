@@ -232,3 +232,13 @@ type Result struct {
 
 // SolverNames returns the names of the solvers, in the order of their values.
 func SolverNames() []string { return slices.Clone(solverNames[:]) }
+
+// unknownsOf says what a count of unknowns of the linear model is made of: a row of W per feature,
+// one more with an intercept, times the output dimension (an error message that named the
+// intercept of a model without one misled, probe CD).
+func unknownsOf(intercept bool) string {
+	if intercept {
+		return "features, plus one for the intercept, × output dimension"
+	}
+	return "features × output dimension"
+}

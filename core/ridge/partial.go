@@ -145,8 +145,8 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 	switch opt.Solver {
 	case Auto, Exact:
 		if k*d > MaxExactUnknowns {
-			return nil, fmt.Errorf("partial_fit solves exactly from statistics of (%d·%d)² values (features, plus one for the intercept, × output dimension > %d); use solver=\"sgd\"",
-				k, d, MaxExactUnknowns)
+			return nil, fmt.Errorf("partial_fit solves exactly from statistics of (%d·%d)² values (%s > %d); use solver=\"sgd\"",
+				k, d, unknownsOf(des.intercept), MaxExactUnknowns)
 		}
 		nf := des.features()
 		switch {

@@ -516,7 +516,7 @@ class ProbabilisticStructured(StructuredEstimator):
             Its samples are not averaged into the estimate; it needs ``n_samples`` ≥ 80 (two
             states per run of its batch means) and does nothing on exact marginals and exact
             samples (``"cftp"``). A silent check is no proof of mixing: on the audit of
-            BENCHMARKS.md ("the mixing check") it caught 31 % of the wrong estimates at 100
+            BENCHMARKS.md ("Sampled marginals: the dispersed-start check") it caught 31 % of the wrong estimates at 100
             samples and 43 % at 2,000, flagged 2–4 % of right ones, and cost a third to two thirds
             more Markov steps; on peaked scores, whose perturbed start decodes to the mode itself,
             it catches fewer (16 % of the rows off by more than 0.2 on a Permutations(6) model at
