@@ -154,12 +154,12 @@ func cp_space_cov_mul(h C.int64_t, v *C.double, out *C.double, d C.int64_t) (rc 
 	if err != nil {
 		return status(err)
 	}
-	if err := check.Finite("v", in, len(in)); err != nil {
+	if err := check.FiniteVector("v", in); err != nil {
 		return status(err)
 	}
 	sp.Covariance().MulVec(dst, append([]float64(nil), in...))
 	// S's entries are at most max‖ψ‖² in size, so only a v near the float64 range overflows
-	if err := check.Finite("S·v", dst, len(dst)); err != nil {
+	if err := check.FiniteVector("S·v", dst); err != nil {
 		return status(fmt.Errorf("%w; scale v down", err))
 	}
 	return cpOK

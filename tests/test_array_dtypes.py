@@ -305,3 +305,21 @@ def test_metrics_refuse_dates_and_durations():
 
     with pytest.raises(ValueError, match="^W_true must hold real numbers, got dtype timedelta64"):
         metrics.policy_cosine(np.ones((3, 3)).astype("m8[s]"), np.ones((3, 3)))
+
+
+def test_python_integers_beyond_int64_are_named_by_value():
+    # NumPy holds 2**70 in no integer dtype: the object (or float) array it made was refused as
+    # "got dtype object", or a parent array as not an integer array (probe CE)
+    space = spaces.Multilabel(3)
+    with pytest.raises(
+        ValueError, match=r"^Y holds 1180591620717411303424, outside the 64-bit signed integers at row 0"
+    ):
+        space.embed([[2**70, 0, 0]])
+    with pytest.raises(ValueError, match=r"^Y holds -18446744073709551616, outside .* at row 1, column 1$"):
+        space.validate([[0, 0, 0], [0, -(2**64), 0]])
+    with pytest.raises(TypeError, match="^Y must hold integers, got dtype"):  # text stays a kind error
+        space.embed(np.array([["a", 0, 0]], dtype=object))
+    for parent in ([-1, 2**63], (-1, 0, -(2**70)), np.array([-1, 2**64], dtype=object)):
+        for cls in (spaces.HierarchyPaths, spaces.Subtrees):
+            with pytest.raises(ValueError, match=r"^parent holds the node id -?\d{19,}, out of range"):
+                cls(parent)

@@ -20,6 +20,17 @@ func Finite(name string, x []float64, cols int) error {
 	return nil
 }
 
+// FiniteVector names the first NaN or infinite entry of the vector x by its index alone (Finite on
+// one row named v[1] "v[0, 1]", probe CE).
+func FiniteVector(name string, x []float64) error {
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s[%d] = %v: values must be finite", name, i, v)
+		}
+	}
+	return nil
+}
+
 // Fitted names the first non-finite value of a fitted parameter (what, e.g. "coefficients"): the
 // arithmetic of a fit overflowed. A fit returns this error rather than a model that would predict
 // NaN scores or a constant structure without a word.

@@ -122,3 +122,21 @@ func TestMagnitudeAdvice(t *testing.T) {
 		}
 	}
 }
+
+func TestFiniteVectorNamesTheIndex(t *testing.T) {
+	for _, tc := range []struct {
+		x    []float64
+		want string
+	}{
+		{[]float64{0, math.NaN(), 0}, "v[1] = NaN: values must be finite"},
+		{[]float64{math.Inf(-1)}, "v[0] = -Inf: values must be finite"},
+		{[]float64{1, 2, 3, math.Inf(1), math.NaN()}, "v[3] = +Inf: values must be finite"},
+	} {
+		if err := FiniteVector("v", tc.x); err == nil || err.Error() != tc.want {
+			t.Errorf("FiniteVector(%v) = %v, want %q", tc.x, err, tc.want)
+		}
+	}
+	if err := FiniteVector("v", []float64{0, -1e308, 5}); err != nil {
+		t.Errorf("finite vector refused: %v", err)
+	}
+}

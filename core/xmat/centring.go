@@ -72,7 +72,7 @@ func CheckCentre(centre []float64, n int) error {
 	if len(centre) != n {
 		return fmt.Errorf("the centre has %d values for %d features", len(centre), n)
 	}
-	return check.Finite("centre", centre, n)
+	return check.FiniteVector("centre", centre)
 }
 
 // CentreInto writes X's rows minus mu into the first n columns of dst's rows (dst has X's rows

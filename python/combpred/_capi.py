@@ -846,8 +846,30 @@ def _check_integers(a: np.ndarray, name: str) -> None:
     elif kind == "u" and a.dtype.itemsize == 8:
         if a.size and a.max() > np.iinfo(np.int64).max:
             raise ValueError(f"{name} holds {a.max()!r}, outside the 64-bit signed integers")
+    elif kind == "O" and (outside := _outside_int64(a)) is not None:
+        # Python integers that no NumPy integer dtype holds (2**70 in a list): "got dtype object"
+        # said nothing of the value (probe CE)
+        raise ValueError(
+            f"{name} holds {a[outside]!r}, outside the 64-bit signed integers{_first_at(_mask_at(a, outside))}"
+        )
     elif kind not in "iub":
         raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
+
+
+def _outside_int64(a: np.ndarray) -> tuple[int, ...] | None:
+    """The index of the first Python integer of the object array ``a`` outside int64, or None."""
+    for at in np.ndindex(a.shape):
+        v = a[at]
+        if isinstance(v, numbers.Integral) and not -(2**63) <= v < 2**63:
+            return at
+    return None
+
+
+def _mask_at(a: np.ndarray, at: tuple[int, ...]) -> np.ndarray:
+    """A boolean mask of ``a``'s shape, true at ``at`` alone (for :func:`_first_at`)."""
+    mask = np.zeros(a.shape, dtype=bool)
+    mask[at] = True
+    return mask
 
 
 def float64_array(a: Any, name: str) -> np.ndarray:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -532,6 +533,19 @@ def _parent_array(parent: Any) -> tuple[int, ...]:
     ):
         # np.asarray([-1, 0, True]) is an integer array: True would become node 1
         raise ValueError("parent must hold integer node ids, got a bool")
+    if not isinstance(parent, np.ndarray) or parent.dtype == object:
+        # Python integers beyond int64, which NumPy reads as floats or objects: the generic message
+        # below said nothing of the value (probe CE)
+        bad = next(
+            (
+                v
+                for v in np.ravel(np.asarray(parent, dtype=object))
+                if isinstance(v, numbers.Integral) and not -(2**63) <= v < 2**63
+            ),
+            None,
+        )
+        if bad is not None:
+            raise ValueError(f"parent holds the node id {bad}, out of range")
     parent = np.asarray(parent)
     if parent.ndim != 1 or parent.size == 0 or parent.dtype.kind not in "iu":
         raise ValueError("parent must be a non-empty 1-D integer array, with -1 at the root")
