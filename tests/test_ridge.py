@@ -428,3 +428,17 @@ def test_the_core_reports_the_solver_a_fit_ran():
     assert StructuredRidge().fit(wide, Y).solver_ == "cg"
     assert StructuredRidge().partial_fit(X, Y).solver_ == "exact"
     assert StructuredRidge(kernel="rbf").partial_fit(X, Y).solver_ == "sgd"
+
+
+def test_auto_runs_cg_where_the_normal_equations_cannot_be_solved():
+    # features 1e8 from 0 without an intercept: solver="exact" refuses its normal equations; auto,
+    # which resolves to exact at this size, refused them too where CG fits them (probe CG)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20, 4)) + 1e8
+    Y = (X[:, :3] - 1e8 > 0).astype(int)
+    with pytest.raises(ValueError, match="cannot be solved in double precision"):
+        StructuredRidge(alpha=0.1, fit_intercept=False, solver="exact").fit(X, Y)
+    auto = StructuredRidge(alpha=0.1, fit_intercept=False).fit(X, Y)
+    cg = StructuredRidge(alpha=0.1, fit_intercept=False, solver="cg").fit(X, Y)
+    assert auto.solver_ == "cg"
+    np.testing.assert_array_equal(auto.coef_, cg.coef_)

@@ -2,9 +2,11 @@ package ridge
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestResolveSolver checks Auto's choice at shapes whose fits were timed both ways (the
@@ -53,5 +55,40 @@ func TestMeanNonzeros(t *testing.T) {
 	opt := Options{Alpha: 1, Intercept: true, Solver: Auto, Tol: 1e-8, MaxIter: 100}
 	if got := meanNonzeros(preparedProblem(t, sp, X, 4, 1, ys, nil, &opt)); math.Abs(got-7.0/4) > 1e-15 {
 		t.Errorf("%v, want 7/4", got)
+	}
+}
+
+// TestAutoFallsBackToCGWhereTheNormalEquationsFail: X + 1e8 without an intercept gives normal
+// equations double precision cannot factor. solver=exact refuses them, naming the way out; auto,
+// which resolves to exact at this size, refused them too where CG fits them (probe CG). It now
+// runs CG, to CG's own coefficients.
+func TestAutoFallsBackToCGWhereTheNormalEquationsFail(t *testing.T) {
+	sp, err := space.New("multilabel", []int64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 20, 4
+	X, ys := synthetic(t, sp, m, n, 11)
+	for i := range X {
+		X[i] += 1e8
+	}
+	opt := Options{Alpha: 0.1, Tol: 1e-10, MaxIter: 1000}
+	exact := opt
+	exact.Solver = Exact
+	if _, err := Fit(sp, X, m, n, ys, nil, exact); err == nil || !strings.Contains(err.Error(), "cannot be solved in double precision") {
+		t.Fatalf("solver=exact: error %v, want the normal equations refused", err)
+	}
+	cg := opt
+	cg.Solver = CG
+	want, err := Fit(sp, X, m, n, ys, nil, cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Fit(sp, X, m, n, ys, nil, opt)
+	if err != nil {
+		t.Fatalf("solver=auto: %v", err)
+	}
+	if got.Solver != CG || got.stats != nil || !mat.Equal(got.Coef, want.Coef) {
+		t.Errorf("solver=auto ran %v (statistics kept: %v), coefficients equal to CG's: %v", got.Solver, got.stats != nil, mat.Equal(got.Coef, want.Coef))
 	}
 }

@@ -1,6 +1,7 @@
 package ridge
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -333,9 +334,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 		}
 		solver = CG
 	}
-	md.Solver = solver
-	switch solver {
-	case Exact:
+	if solver == Exact {
 		if k*d > MaxExactUnknowns {
 			return fmt.Errorf("solver=exact would factor a %d×%d matrix (%s > %d); use solver=\"cg\"",
 				k*d, k*d, unknownsOf(des.intercept), MaxExactUnknowns)
@@ -345,7 +344,16 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 		// partial_fit can continue an exact fit exactly, as scikit-learn users expect.
 		md.stats = newLinearStats(n, d)
 		md.stats.shift = des.statsShift(p.Weight)
+		md.Solver = Exact
 		err = md.addAndSolve(p, des, opt)
+		var unsolvable *normalEquationsError
+		if !(opt.Solver == Auto && errors.As(err, &unsolvable)) {
+			return err
+		}
+		md.stats, md.Coef, solver = nil, nil, CG // auto: CG needs no factorisation of the normal equations
+	}
+	md.Solver = solver
+	switch solver {
 	case CG:
 		des, mu := des.centred(p.Weight)
 		md.Coef = md.warmCoef(opt, k, d)

@@ -361,10 +361,16 @@ func (st *linearStats) conditionError(S *mat.SymDense, mean []float64, alpha flo
 	if 2*alpha < scale {
 		way = fmt.Sprintf("a larger alpha (about %.1g or more) makes them solvable", 1e-12*scale)
 	}
-	return fmt.Errorf("alpha = %g: the exact solver's normal equations cannot be solved in double precision (%s); "+
+	return &normalEquationsError{fmt.Sprintf("alpha = %g: the exact solver's normal equations cannot be solved in double precision (%s); "+
 		"with these inputs (curvature of scale %.3g, set by X and sample_weight), %s; rescale X or sample_weight, change alpha or use solver=\"cg\"",
-		alpha, cause, scale, way)
+		alpha, cause, scale, way)}
 }
+
+// normalEquationsError is conditionError's: solver=auto then runs CG instead, which needs no
+// factorisation (X + 1e8 without an intercept was refused where CG fits it, probe CG).
+type normalEquationsError struct{ msg string }
+
+func (e *normalEquationsError) Error() string { return e.msg }
 
 // eigenSym returns the eigenvalues (ascending) and eigenvectors (columns) of a; what names a in
 // the error.

@@ -138,7 +138,9 @@ class StructuredRidge(StructuredEstimator):
         statistics cost about n_samples · n_features² · nnz(ψ)² against CG's
         n_samples · n_features · d per iteration, so auto takes it only for few features (fewer
         with many non-zero coordinates of ψ(y)), and never beyond 600 unknowns ((n_features + 1) · d with ``fit_intercept``, n_features · d
-        without). ``solver_`` names the solver that ran; use ``"exact"`` for a fit that
+        without); where double precision cannot solve the normal equations (features far from 0
+        without an intercept, alpha far from the data's curvature), auto runs ``"cg"`` instead of
+        failing as ``"exact"`` does. ``solver_`` names the solver that ran; use ``"exact"`` for a fit that
         :meth:`partial_fit` will continue. For kernel
         models always ``"cg"``, which reaches 1e-8 in 13–22 iterations where the direct solve costs
         O((n_samples · d)³) (n_samples = 400, d = 6: 13 ms against 1.35 s).
@@ -156,7 +158,9 @@ class StructuredRidge(StructuredEstimator):
         whole weighted sum, which the heaviest examples dominate: where ``sample_weight`` spans more
         than about 1/tol, the lightest examples count for less than tol and their scores may stay
         far from the optimum (weights 1 and 1e20: a light example's score 0.89 against the
-        optimum's 0.6); ``solver="exact"`` fits them, or a smaller tol. SGD stops
+        optimum's 0.6); a smaller tol fits them, or ``solver="exact"`` where alpha and the curvature
+        the heaviest weights set are within about 10¹² of each other (it refuses them otherwise, naming
+        the range). SGD stops
         when J falls by less than tol (relative) over each of three epochs in a row (a rise breaks
         the row, an epoch that restarts its mean of the iterates is skipped: one calm epoch among
         noisier ones had stopped a fit 18 % above the minimum), which it evaluates over the whole training
