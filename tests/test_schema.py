@@ -199,12 +199,13 @@ def test_the_core_resolves_gamma_none_and_ignores_n_components_without_a_map():
 
 def _entry(cls, name: str) -> str:
     """The numpydoc entry of parameter ``name`` in cls's docstring, on one line."""
+    import inspect
     import re
 
-    doc = cls.__doc__
-    start = re.search(rf"^    {name} : ", doc, re.M)
+    doc = inspect.getdoc(cls)  # at the margin, as Python ≥ 3.13 stores it
+    start = re.search(rf"^{name} : ", doc, re.M)
     assert start, name
-    end = re.search(r"^    \S", doc[start.end() :], re.M)
+    end = re.search(r"\n\S", doc[start.end() :])  # the next line at the margin
     return " ".join(doc[start.start() : start.end() + (end.start() if end else len(doc))].split())
 
 

@@ -50,6 +50,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra
 
 from . import _capi, _core, _probabilistic, _schema
 from . import spaces as _spaces
+from ._docstrings import cleaned
 from ._estimator_base import (
     class_labels,
     class_rows,
@@ -798,13 +799,14 @@ def _parameters_of(parent: type) -> Callable[[type], type]:
     the list is written once (the parent's)."""
 
     def decorate(cls: type) -> type:
-        ours, theirs = cls.__doc__, parent.__doc__
+        ours, theirs = cleaned(cls.__doc__), cleaned(parent.__doc__)
         if ours and theirs:  # python -OO strips docstrings
-            entry = f"    **params\n        Those of :class:`~combpred.{parent.__name__}`.\n"
-            start = theirs.index("    Parameters\n    ----------\n")
-            end = theirs.index("\n    Attributes\n    ----------")
-            params = theirs[start + len("    Parameters\n    ----------\n") : end].rstrip("\n") + "\n"
-            cls.__doc__ = ours.replace(entry, params)
+            entry = f"**params\n    Those of :class:`~combpred.{parent.__name__}`."
+            head = "\nParameters\n----------\n"
+            start, end = theirs.index(head) + len(head), theirs.index("\nAttributes\n----------")
+            if entry not in ours:
+                raise RuntimeError(f"{cls.__name__}'s docstring has no {entry!r} entry to replace")
+            cls.__doc__ = ours.replace(entry, theirs[start:end].rstrip("\n"))
         return cls
 
     return decorate

@@ -36,6 +36,7 @@ import numpy as np
 from scipy import sparse as _sparse
 
 from . import _capi
+from ._docstrings import cleaned
 from ._weights import check_sample_weight, weighted_mean
 from .spaces import _densify_targets, _flag
 
@@ -162,23 +163,23 @@ def _reduce(values: np.ndarray, sample_weight: Any, average: bool) -> float | np
 # The docstring sections of the rank correlations' shared signature, written once so that their
 # documentation cannot drift apart; {symbol} and {name} name the statistic.
 _RANK_CORRELATION_SECTIONS = """Parameters
-    ----------
-    Y_true, Y_pred : array-like of shape (n_samples, n_labels) or (n_labels,)
-        Rank rows: ``y[j]`` is the position of label j, 1 = best. Every row must be a permutation
-        of 1..n_labels, n_labels ≥ 2; ties are refused. A 1-D array is a single ranking.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the rows in the mean.
-    average : bool, default=True
-        Return the (weighted) mean over rows; False returns {symbol} of every row.
+----------
+Y_true, Y_pred : array-like of shape (n_samples, n_labels) or (n_labels,)
+    Rank rows: ``y[j]`` is the position of label j, 1 = best. Every row must be a permutation
+    of 1..n_labels, n_labels ≥ 2; ties are refused. A 1-D array is a single ranking.
+sample_weight : array-like of shape (n_samples,), default=None
+    Weights of the rows in the mean.
+average : bool, default=True
+    Return the (weighted) mean over rows; False returns {symbol} of every row.
 
-    Returns
-    -------
-    {name} : float or ndarray of shape (n_samples,)
+Returns
+-------
+{name} : float or ndarray of shape (n_samples,)
 
-    Raises
-    ------
-    ValueError
-        If a row is not a permutation of 1..n_labels or the shapes differ."""
+Raises
+------
+ValueError
+    If a row is not a permutation of 1..n_labels or the shapes differ."""
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -189,7 +190,7 @@ def _rank_correlation_doc(symbol: str, name: str) -> Callable[[_F], _F]:
     def fill(fn: _F) -> _F:
         if fn.__doc__ is not None:  # None under python -OO
             sections = _RANK_CORRELATION_SECTIONS.format(symbol=symbol, name=name)
-            fn.__doc__ = fn.__doc__.replace("{rank_correlation_sections}", sections)
+            fn.__doc__ = cleaned(fn.__doc__).replace("{rank_correlation_sections}", sections)
         return fn
 
     return fill

@@ -37,6 +37,7 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 
 from . import _capi, _core, _schema
+from ._docstrings import cleaned
 
 __all__ = [
     "Space",
@@ -749,21 +750,23 @@ def _decoder_parameters(cls: type, size_doc: str, exact_by: str) -> None:
     states them (the schema's ``decoder_limits``), so that they are written once, in Go."""
     auto, exact = _schema.decoder_limits(cls.kind)
     size = cls._size_name
-    cls.__doc__ = (cls.__doc__ or "").rstrip() + (
+    if cls.__doc__ is None:  # python -OO
+        return
+    cls.__doc__ = cleaned(cls.__doc__) + (
         f"""
 
-    Parameters
-    ----------
-    {size} : int
-        {size_doc}
-    decoder : {{"auto", "exact", "approximate"}}, default="auto"
-        How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
-        ``"auto"``: exactly up to {size} = {auto}, by {exact_by}, and by local search beyond (its
-        guarantee is the space's z-approximation factor). ``"exact"``: exactly at any size up to
-        {size} = {exact}, larger ones raise ``ValueError`` (time and memory per row grow as
-        2^{size}). ``"approximate"``: always local search, e.g. to measure its realised z-factor
-        against enumeration.
-    """
+Parameters
+----------
+{size} : int
+    {size_doc}
+decoder : {{"auto", "exact", "approximate"}}, default="auto"
+    How ``predict`` finds the best-scoring structure, a problem that is NP-hard in general.
+    ``"auto"``: exactly up to {size} = {auto}, by {exact_by}, and by local search beyond (its
+    guarantee is the space's z-approximation factor). ``"exact"``: exactly at any size up to
+    {size} = {exact}, larger ones raise ``ValueError`` (time and memory per row grow as
+    2^{size}). ``"approximate"``: always local search, e.g. to measure its realised z-factor
+    against enumeration.
+"""
     )
 
 
