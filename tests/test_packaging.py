@@ -8,6 +8,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import test_benchmark_scripts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,6 +83,11 @@ def test_sdist_holds_everything_a_wheel_and_the_tests_need(tmp_path):
         "core/gemm/dotsum_amd64.h",
         "tests/conftest.py",
         "tests/_synthetic.py",
+        # tests import benchmarks/_exact.py and run the scripts' quick modes (probe CF: the sdist
+        # shipped the tests without them)
+        "benchmarks/_exact.py",
+        *(f"benchmarks/{script}" for script, *_ in test_benchmark_scripts.SCRIPTS if script.endswith(".py")),
+        "BENCHMARKS.md",
         "LICENSE",
         "go.mod",
     ):
