@@ -93,6 +93,9 @@ type ridgeInfo struct {
 	// Solver is the solver the last fit ran ("exact", "cg" or "sgd", auto resolved); empty for a
 	// model read from bytes, which do not hold it.
 	Solver string `json:"solver"`
+	// Warnings are what the last fit warns of (ridge.Model.Warnings), for Python to issue; empty
+	// for a model read from bytes.
+	Warnings []string `json:"warnings"`
 }
 
 // probInfo is what cp_prob_info reports.
@@ -133,7 +136,7 @@ func newRidgeInfo(md *ridge.Model) ridgeInfo {
 	in := ridgeInfo{
 		fitInfo: newFitInfo(md.NFeatures, md, r.Iterations, r.Converged, r.Objective, r.RelGrad),
 		Kernel:  md.Kernel.Kind.String(), NComponents: md.Components(), NSeen: md.Seen, NSteps: md.Steps,
-		Streaming: md.Streaming(),
+		Streaming: md.Streaming(), Warnings: append([]string{}, md.Warnings...), // [] rather than null
 	}
 	if md.Solver != ridge.Auto {
 		in.Solver = md.Solver.String()

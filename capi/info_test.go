@@ -33,7 +33,7 @@ func TestInfoFieldNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{`"version":1`, `"n_features"`, `"objective":"NaN"`, `"relative_gradient"`, `"kernel"`, `"n_seen"`, `"streaming"`} {
+	for _, name := range []string{`"version":1`, `"n_features"`, `"objective":"NaN"`, `"relative_gradient"`, `"kernel"`, `"n_seen"`, `"streaming"`, `"warnings"`} {
 		if !strings.Contains(string(b), name) {
 			t.Errorf("ridge info %s lacks %s", b, name)
 		}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import builtins
+import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -442,3 +444,30 @@ def test_auto_runs_cg_where_the_normal_equations_cannot_be_solved():
     cg = StructuredRidge(alpha=0.1, fit_intercept=False, solver="cg").fit(X, Y)
     assert auto.solver_ == "cg"
     np.testing.assert_array_equal(auto.coef_, cg.coef_)
+
+
+def test_rbf_kernel_warns_where_its_values_lose_precision():
+    # ‖a‖² + ‖b‖² − 2⟨a, b⟩ (as scikit-learn computes it) cancels for inputs far from the origin: X + 1e7
+    # moved the scores by 0.23, and gamma = 1e20 rounded k(x, x) to 0, without a word (probe CG)
+    from combpred.exceptions import PrecisionWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = (X + rng.normal(size=(40, 3)) > 0).astype(int)
+    fits = [
+        lambda X, gamma: StructuredRidge(kernel="rbf", gamma=gamma, alpha=0.1).fit(X, Y),
+        lambda X, gamma: StructuredRidge(kernel="rbf", gamma=gamma, alpha=0.1, n_components=20).fit(X, Y),
+        lambda X, gamma: StructuredRidge(kernel="rbf", gamma=gamma, alpha=0.1, solver="sgd").partial_fit(X, Y),
+    ]
+    for fit in fits:
+        for X_far, gamma in [(X + 1e7, 0.5), (X + 1e5, 0.5), (X, 1e20)]:
+            with pytest.warns(PrecisionWarning, match=r"centre X \(StandardScaler") as record:
+                fit(X_far, gamma)
+            assert record[0].filename == __file__  # the user's call, not the library's
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrecisionWarning)
+            fit(X + 1e4, 0.5)  # an error of 3e-8: below the fits' tolerance
+            fit(X, 0.5)
+    # the model read from bytes has nothing to warn of
+    model = pickle.loads(pickle.dumps(StructuredRidge(kernel="rbf", gamma=1e20, alpha=0.1).fit(X, Y)))
+    assert model._model.info.warnings == []

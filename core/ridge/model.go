@@ -36,6 +36,9 @@ type Model struct {
 	Solver Solver
 	Seen   int64 // examples the model was trained on (PartialFit: the running total)
 	Steps  int64 // SGD steps taken, which PartialFit's step-size schedule continues from
+	// Warnings are what the last fit warns of (kernel.PrecisionWarning), for its caller to pass on;
+	// a model read from bytes has none.
+	Warnings []string
 
 	supportCSR   *xmat.CSR    // the support inputs of a kernel model fitted on sparse X (Support is then nil)
 	supportNorms []float64    // ‖support_i‖², set with Support
@@ -272,6 +275,7 @@ func fitProblem(sp space.Space, X xmat.Matrix, p *Problem, opt Options) (*Model,
 	var err error
 	m, n := X.Dims()
 	model := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m), ref: p.ref}
+	model.warnPrecision(X)
 	switch {
 	case opt.Kernel.Kind == kernel.Linear:
 		err = model.fitLinear(p, design{X: X.Dense, sp: X.Sparse, intercept: opt.Intercept, stop: opt.Stop}, &opt)
@@ -289,6 +293,20 @@ func fitProblem(sp space.Space, X xmat.Matrix, p *Problem, opt Options) (*Model,
 		return nil, err
 	}
 	return model, nil
+}
+
+// warnPrecision adds the kernel's PrecisionWarning for the inputs X to md.Warnings (one pass over X).
+func (md *Model) warnPrecision(X xmat.Matrix) {
+	if md.Kernel.Kind != kernel.RBF {
+		return
+	}
+	var top float64
+	for _, v := range X.SquaredNorms() {
+		top = max(top, v)
+	}
+	if w := md.Kernel.PrecisionWarning(top); w != "" {
+		md.Warnings = append(md.Warnings, w)
+	}
 }
 
 // checkFinite refuses a model whose fitted parameters overflowed.

@@ -103,6 +103,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 	}
 	Xm := Xin.Dense
 	md := &Model{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n, Seen: int64(m)}
+	md.warnPrecision(Xin)
 	var prevSteps int64
 	if prev != nil {
 		md.Seen += prev.Seen

@@ -88,6 +88,7 @@ class RidgeInfo(FitInfo):
     n_steps: int  # SGD steps taken
     streaming: bool  # partial_fit continues the model exactly
     solver: str  # the solver the last fit ran, "auto" resolved; "" for a model read from bytes
+    warnings: list  # what the last fit warns of (PrecisionWarning's messages); [] for a model read from bytes
 
 
 @dataclasses.dataclass(frozen=True)

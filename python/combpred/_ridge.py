@@ -28,6 +28,7 @@ from ._estimator_base import (
     set_threads,
     validate_data,
 )
+from .exceptions import PrecisionWarning
 
 __all__ = ["StructuredRidge"]
 
@@ -107,7 +108,9 @@ class StructuredRidge(StructuredEstimator):
         fitted model predicts with the kernel and parameters it was fitted with, and pickles when
         the callable does (a module-level function, not a lambda).
     gamma : float, default=None
-        Kernel coefficient of ``"rbf"`` and ``"poly"``; None means 1 / n_features.
+        Kernel coefficient of ``"rbf"`` and ``"poly"``; None means 1 / n_features. The rbf kernel's
+        values lose digits where gamma times the largest squared norm of a row of X is large (X far
+        from the origin: centre it): the fit then warns (:class:`~combpred.exceptions.PrecisionWarning`).
     degree : int, default=3
         Degree of the ``"poly"`` kernel.
     coef0 : float, default=1.0
@@ -507,8 +510,15 @@ class StructuredRidge(StructuredEstimator):
                 UserWarning,
                 stacklevel=2,
             )
+        self._warn_precision()
         self._warn_unconverged(partial=False)
         return self
+
+    def _warn_precision(self) -> None:
+        """Issue what the core found wanting in the fit's arithmetic (``PrecisionWarning``: rbf
+        kernel values that lose digits on inputs far from the origin, or at a huge gamma)."""
+        for message in self._model.info.warnings:
+            warnings.warn(message, PrecisionWarning, stacklevel=4)  # the caller of fit, past one_fit_at_a_time
 
     def _warn_unconverged(self, partial: bool) -> None:
         """Warn with ConvergenceWarning when the solver stopped before its tolerance, naming the
@@ -704,6 +714,7 @@ class StructuredRidge(StructuredEstimator):
         # the first chunk decides how labels are read, as it decides the space
         named = isinstance(self.space, str) if previous is None else self._fitted().named_classes
         self._set_model(model, **fitted_labels(space, fitted_classes, named), **_callable_attributes(fitted, X))
+        self._warn_precision()
         self._warn_unconverged(partial=True)
         return self
 

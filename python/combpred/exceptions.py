@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ForkedChildError", "MixingWarning"]
+__all__ = ["ForkedChildError", "MixingWarning", "PrecisionWarning"]
 
 
 class ForkedChildError(RuntimeError):
@@ -28,4 +28,17 @@ class MixingWarning(UserWarning):
     the mass is concentrated near the mode. ``predict_marginals(..., check_mixing=True)`` and
     ``sample(..., check_mixing=True)`` also issue it where a chain from a dispersed start found
     another mean of ψ than the estimate or the samples.
+    """
+
+
+class PrecisionWarning(UserWarning):
+    """A fit's arithmetic carries rounding errors beyond its tolerance, which its model inherits.
+
+    Issued (warnings.warn) by :meth:`combpred.StructuredRidge.fit` and ``partial_fit`` with
+    ``kernel="rbf"`` when the kernel values lose digits on the training inputs: they are computed
+    from ‖a‖² + ‖b‖² − 2⟨a, b⟩, as scikit-learn computes them, whose error grows as gamma times the
+    largest squared norm of a row of X. Inputs far from the origin against their spread (a year, a
+    timestamp, X + 1e7: the scores moved by 0.23) or a huge gamma (k(x, x) came out as 0) give a
+    model that differs from the one its kernel defines. Centre X (``StandardScaler``: the rbf kernel
+    is translation invariant) or lower gamma. The message states the estimated error.
     """
