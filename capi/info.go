@@ -75,6 +75,9 @@ type fitInfo struct {
 	// InlineRows is the number of rows up to which predict runs inline, not cancellable
 	// (inlineRows of the model's space): Python skips its Ctrl-C plumbing for them.
 	InlineRows int64 `json:"inline_rows"`
+	// Warnings are what the fit warns of (ridge.Model.Warnings, prob.Model.Warnings), for Python
+	// to issue; empty for a model read from bytes.
+	Warnings []string `json:"warnings"`
 }
 
 // ridgeInfo is what cp_ridge_info reports.
@@ -93,9 +96,6 @@ type ridgeInfo struct {
 	// Solver is the solver the last fit ran ("exact", "cg" or "sgd", auto resolved); empty for a
 	// model read from bytes, which do not hold it.
 	Solver string `json:"solver"`
-	// Warnings are what the last fit warns of (ridge.Model.Warnings), for Python to issue; empty
-	// for a model read from bytes.
-	Warnings []string `json:"warnings"`
 }
 
 // probInfo is what cp_prob_info reports.
@@ -124,19 +124,19 @@ func newSpaceInfo(sp space.Space) spaceInfo {
 }
 
 // newFitInfo fills the fields both model kinds report from their fit's outcome.
-func newFitInfo(nFeatures int, md model.Model, iterations int, converged bool, objective, relGrad float64) fitInfo {
+func newFitInfo(nFeatures int, md model.Model, iterations int, converged bool, objective, relGrad float64, warnings []string) fitInfo {
 	sp := md.Output()
 	return fitInfo{Version: infoVersion, NFeatures: nFeatures, Dim: sp.Dim(), Width: sp.Width(), NIter: iterations,
 		Converged: converged, Objective: jsonFloat(objective), RelativeGradient: jsonFloat(relGrad),
-		InlineRows: predictInlineRows(md)}
+		InlineRows: predictInlineRows(md), Warnings: append([]string{}, warnings...)} // [] rather than null
 }
 
 func newRidgeInfo(md *ridge.Model) ridgeInfo {
 	r := md.Result
 	in := ridgeInfo{
-		fitInfo: newFitInfo(md.NFeatures, md, r.Iterations, r.Converged, r.Objective, r.RelGrad),
+		fitInfo: newFitInfo(md.NFeatures, md, r.Iterations, r.Converged, r.Objective, r.RelGrad, md.Warnings),
 		Kernel:  md.Kernel.Kind.String(), NComponents: md.Components(), NSeen: md.Seen, NSteps: md.Steps,
-		Streaming: md.Streaming(), Warnings: append([]string{}, md.Warnings...), // [] rather than null
+		Streaming: md.Streaming(),
 	}
 	if md.Solver != ridge.Auto {
 		in.Solver = md.Solver.String()
@@ -150,7 +150,7 @@ func newRidgeInfo(md *ridge.Model) ridgeInfo {
 func newProbInfo(md *prob.Model) probInfo {
 	r := md.Result
 	return probInfo{
-		fitInfo:   newFitInfo(md.NFeatures, md, r.Iterations, r.Converged, r.Objective, r.RelGrad),
+		fitInfo:   newFitInfo(md.NFeatures, md, r.Iterations, r.Converged, r.Objective, r.RelGrad, md.Warnings),
 		Intercept: md.Intercept, Exact: md.Result.Exact, Solver: solverName(md.Result.Solver),
 		RelativeGradientSE: jsonFloat(r.RelGradSE), FinalSamples: r.FinalSamples,
 	}

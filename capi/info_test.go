@@ -42,7 +42,7 @@ func TestInfoFieldNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{`"n_iter"`, `"intercept"`, `"exact"`, `"solver":"lbfgs"`} {
+	for _, name := range []string{`"n_iter"`, `"intercept"`, `"exact"`, `"solver":"lbfgs"`, `"warnings"`} {
 		if !strings.Contains(string(b), name) {
 			t.Errorf("prob info %s lacks %s", b, name)
 		}

@@ -877,3 +877,28 @@ def test_log_partition_auto_enumerates_where_exact_does():
     y = space.sample(2, random_state=1)
     u = model.decision_function(x)
     assert_allclose(model.score_samples(x, y), np.einsum("ij,ij->i", u, space.embed(y)) - exact, rtol=1e-12)
+
+
+def test_intercepts_without_a_finite_optimum_are_warned_of():
+    # a coordinate of ψ at one extreme in every training row (a label always on): its unpenalised
+    # intercept drifts to where tol stops it (18.5 at tol=1e-6, 35.1 at 1e-9), without a word (probe CG)
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.random.default_rng(5).normal(size=(20, 3))
+    cases = [
+        (spaces.Multilabel(3), np.tile([1, 0, 1], (20, 1)), "0, 1, 2 of ψ"),
+        (spaces.Multiclass(4), np.arange(20) % 3, "3 of ψ"),  # a class never seen
+        (spaces.Subtrees([-1, 0, 0]), np.tile([1, 1, 0], (20, 1)), "1, 2 of ψ"),  # not the root, constant over Y
+    ]
+    for space, Y, coords in cases:
+        with pytest.warns(
+            ConvergenceWarning, match=f"coordinate\\(s\\) {coords} take the same extreme value"
+        ) as record:
+            ProbabilisticStructured(space=space, alpha=0.01).fit(X, Y)
+        assert record[0].filename == __file__
+        with warnings.catch_warnings():  # without an intercept there is nothing unbounded
+            warnings.simplefilter("error", ConvergenceWarning)
+            ProbabilisticStructured(space=space, alpha=0.01, fit_intercept=False).fit(X, Y)
+    with warnings.catch_warnings():  # nor where every label varies
+        warnings.simplefilter("error", ConvergenceWarning)
+        ProbabilisticStructured(space=spaces.Multilabel(3), alpha=0.01).fit(X, (X > 0).astype(int))

@@ -161,7 +161,13 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 		return nil, err
 	}
 	res.Solver, res.Exact = solver, exact
-	return &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}, nil
+	md := &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}
+	if opt.Intercept {
+		if w := unboundedWarning(unboundedIntercepts(sp, p.psiY, p.weights)); w != "" {
+			md.Warnings = append(md.Warnings, w)
+		}
+	}
+	return md, nil
 }
 
 // warmStart returns a copy of init's coefficients when init is a model of sp on n features with

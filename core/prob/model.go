@@ -28,6 +28,9 @@ type Model struct {
 	// Inference is how Marginals computes E[ψ] on spaces without exact inference.
 	Inference InferenceOptions
 	Result    Result
+	// Warnings are what the fit warns of (unboundedWarning), for its caller to pass on; a model
+	// read from bytes or built from coefficients has none.
+	Warnings []string
 }
 
 // ScoreWork estimates the multiply-adds of scoring one input: its product with W.

@@ -75,6 +75,7 @@ class FitInfo:
     objective: float  # NaN when the probabilistic model's inference was sampled
     relative_gradient: float
     inline_rows: int  # predict runs inline (not cancellable) up to this many rows: fewer where decoding is expensive
+    warnings: list  # what the fit warns of, for the estimator to issue; [] for a model read from bytes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,7 +89,6 @@ class RidgeInfo(FitInfo):
     n_steps: int  # SGD steps taken
     streaming: bool  # partial_fit continues the model exactly
     solver: str  # the solver the last fit ran, "auto" resolved; "" for a model read from bytes
-    warnings: list  # what the last fit warns of (PrecisionWarning's messages); [] for a model read from bytes
 
 
 @dataclasses.dataclass(frozen=True)

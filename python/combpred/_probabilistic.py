@@ -364,7 +364,11 @@ class ProbabilisticStructured(StructuredEstimator):
         Warns
         -----
         sklearn.exceptions.ConvergenceWarning
-            When L-BFGS or Adam stopped at ``max_iter`` short of ``tol``; the message names the measure reached.
+            When L-BFGS or Adam stopped at ``max_iter`` short of ``tol``; the message names the measure
+            reached. Also when a coordinate of ψ takes the same extreme value in every training row
+            (a label always on, a class never seen, a pair always in one order) with
+            ``fit_intercept``: its intercept, which is not penalised, has no finite optimum, and
+            ``intercept_`` there is where ``tol`` stopped the fit.
         """
         previous = getattr(self, "_model", None) if self.warm_start else None  # _fit_data forgets it
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
@@ -392,6 +396,8 @@ class ProbabilisticStructured(StructuredEstimator):
 
     def _set_model(self, model: _core.ProbModel, **fitted: Any) -> None:
         super()._set_model(model, **fitted)
+        for message in model.info.warnings:  # intercepts without a finite optimum (the core's message)
+            warnings.warn(f"{type(self).__name__}: {message}", ConvergenceWarning, stacklevel=5)  # fit's caller
         n_iter = model.info.n_iter
         if self.solver_ == "lbfgs" and not model.info.converged:
             # short of max_iter, L-BFGS stops only when its line search finds no decrease
