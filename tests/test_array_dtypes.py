@@ -319,6 +319,11 @@ def test_python_integers_beyond_int64_are_named_by_value():
         space.validate([[0, 0, 0], [0, -(2**64), 0]])
     with pytest.raises(TypeError, match="^Y must hold integers, got dtype"):  # text stays a kind error
         space.embed(np.array([["a", 0, 0]], dtype=object))
+    # fit's targets, and a float beyond int64 named as Python prints it, where it is (probe CH)
+    with pytest.raises(ValueError, match=r"^y holds 1180591620717411303424, outside .* at row 2$"):
+        StructuredRidge(space=spaces.Multiclass(3)).fit(np.zeros((3, 2)), [0, 1, 2**70])
+    with pytest.raises(ValueError, match=r"^Y holds 1e\+19, outside the 64-bit signed integers at row 1, column 0$"):
+        space.embed(np.array([[0.0, 0, 0], [1e19, 0, 0]]))
     for parent in ([-1, 2**63], (-1, 0, -(2**70)), np.array([-1, 2**64], dtype=object)):
         for cls in (spaces.HierarchyPaths, spaces.Subtrees):
             with pytest.raises(ValueError, match=r"^parent holds the node id -?\d{19,}, out of range"):

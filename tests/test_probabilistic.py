@@ -886,14 +886,15 @@ def test_intercepts_without_a_finite_optimum_are_warned_of():
 
     X = np.random.default_rng(5).normal(size=(20, 3))
     cases = [
-        (spaces.Multilabel(3), np.tile([1, 0, 1], (20, 1)), "0, 1, 2 of ψ"),
-        (spaces.Multiclass(4), np.arange(20) % 3, "3 of ψ"),  # a class never seen
-        (spaces.Subtrees([-1, 0, 0]), np.tile([1, 1, 0], (20, 1)), "1, 2 of ψ"),  # not the root, constant over Y
+        (spaces.Multilabel(3), np.tile([1, 0, 1], (20, 1)), r"coordinate\(s\) 0, 1, 2 of ψ take the same extreme"),
+        (spaces.Multiclass(4), np.arange(20) % 3, "1 of the space's 4 structures never occur"),  # a class never seen
+        # not the root, constant over Y
+        (spaces.Subtrees([-1, 0, 0]), np.tile([1, 1, 0], (20, 1)), r"coordinate\(s\) 1, 2 of ψ take"),
+        # a level never seen, though no coordinate is constant (probe CH)
+        (spaces.Ordinal(4), np.array([0, 2, 3] * 6 + [0, 2]), "1 of the space's 4 structures never occur"),
     ]
-    for space, Y, coords in cases:
-        with pytest.warns(
-            ConvergenceWarning, match=f"coordinate\\(s\\) {coords} take the same extreme value"
-        ) as record:
+    for space, Y, what in cases:
+        with pytest.warns(ConvergenceWarning, match=what) as record:
             ProbabilisticStructured(space=space, alpha=0.01).fit(X, Y)
         assert record[0].filename == __file__
         with warnings.catch_warnings():  # without an intercept there is nothing unbounded

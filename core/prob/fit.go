@@ -163,7 +163,7 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	res.Solver, res.Exact = solver, exact
 	md := &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}
 	if opt.Intercept {
-		if w := unboundedWarning(unboundedIntercepts(sp, p.psiY, p.weights)); w != "" {
+		if w := unboundedWarning(sp, p.psiY, p.weights); w != "" {
 			md.Warnings = append(md.Warnings, w)
 		}
 	}

@@ -1,6 +1,7 @@
 package ridge
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -90,5 +91,23 @@ func TestAutoFallsBackToCGWhereTheNormalEquationsFail(t *testing.T) {
 	}
 	if got.Solver != CG || got.stats != nil || !mat.Equal(got.Coef, want.Coef) {
 		t.Errorf("solver=auto ran %v (statistics kept: %v), coefficients equal to CG's: %v", got.Solver, got.stats != nil, mat.Equal(got.Coef, want.Coef))
+	}
+}
+
+// TestFitErrorsCarryTheFitsWarnings: a fit that fails says what it would have warned of (an rbf
+// Gram matrix made indefinite by cancellation was refused as "not positive semi-definite" alone,
+// probe CH), except when it was cancelled.
+func TestFitErrorsCarryTheFitsWarnings(t *testing.T) {
+	md := &Model{Warnings: []string{"kernel='rbf' loses precision"}}
+	err := md.withWarnings(errors.New("the kernel matrix is not positive semi-definite"))
+	if want := "the kernel matrix is not positive semi-definite; the likely cause: kernel='rbf' loses precision"; err.Error() != want {
+		t.Errorf("got %q, want %q", err, want)
+	}
+	if err := md.withWarnings(ErrCancelled); err != ErrCancelled {
+		t.Errorf("a cancelled fit: got %v", err)
+	}
+	plain := errors.New("x")
+	if err := (&Model{}).withWarnings(plain); err != plain {
+		t.Errorf("no warnings: got %v", err)
 	}
 }

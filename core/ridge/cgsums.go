@@ -48,7 +48,9 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 	if err != nil {
 		return nil, design{}, err
 	}
-	weights = weightsInUnits(weights, m, opt.WeightExponent)
+	if weights, err = weightsInUnits(weights, m, opt.WeightExponent); err != nil {
+		return nil, design{}, err
+	}
 	if weights != nil && zeroWeights(weights) {
 		if _, err := newProblem(sp, ys, m, nil, opt.Alpha, partOfData); err != nil { // the rows are still checked
 			return nil, design{}, err
@@ -74,11 +76,12 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 }
 
 // weightsInUnits returns the m weights (nil: all 1) as counted in units of 2^e (Options.WeightExponent):
-// weights itself for e = 0, a scaled copy otherwise. A weight that leaves the checks of newProblem
-// there (NaN, negative, infinite) leaves them scaled too.
-func weightsInUnits(weights []float64, m, e int) []float64 {
+// weights itself for e = 0, a scaled copy otherwise. A weight that fails the checks of newProblem
+// (NaN, negative, infinite) fails them scaled too; a finite one that e takes to +Inf is refused
+// here, naming e (it was blamed on sample_weight, even when none was given, probe CH).
+func weightsInUnits(weights []float64, m, e int) ([]float64, error) {
 	if e == 0 {
-		return weights
+		return weights, nil
 	}
 	out := make([]float64, m)
 	for i := range out {
@@ -87,8 +90,12 @@ func weightsInUnits(weights []float64, m, e int) []float64 {
 			w = weights[i]
 		}
 		out[i] = math.Ldexp(w, -e)
+		if math.IsInf(out[i], 0) && !math.IsInf(w, 0) {
+			return nil, fmt.Errorf("the weights' exponent %d takes sample weight %v of row %d beyond float64's range: "+
+				"it is the binary exponent of the largest weight", e, w, i)
+		}
 	}
-	return out
+	return out, nil
 }
 
 // partCentre is opt.Centre when a distributed CG fit centres X at it (with an intercept), else nil.

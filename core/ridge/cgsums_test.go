@@ -368,4 +368,10 @@ func TestFitCGSumsCountsWeightsInUnits(t *testing.T) {
 			t.Errorf("e = %d, alpha = %g: error %v, want %q", tc.e, tc.alpha, err, tc.want)
 		}
 	}
+	// an exponent that takes weights of 1 (none given) beyond float64 names itself, not the weights (probe CH)
+	o := opt
+	o.WeightExponent = -1075
+	if _, err := CGSetupOf(sp, X, m, n, ys, nil, o); err == nil || !strings.Contains(err.Error(), "the weights' exponent -1075 takes sample weight 1 of row 0") {
+		t.Errorf("e = -1075: error %v", err)
+	}
 }

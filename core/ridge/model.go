@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -290,9 +291,18 @@ func fitProblem(sp space.Space, X xmat.Matrix, p *Problem, opt Options) (*Model,
 		err = model.checkFinite()
 	}
 	if err != nil {
-		return nil, err
+		return nil, model.withWarnings(err)
 	}
 	return model, nil
+}
+
+// withWarnings adds to a fit's error what the fit would have warned of: on X + 1e7 the rbf kernel
+// matrix came out indefinite, and the refusal blamed the kernel, not the precision lost (probe CH).
+func (md *Model) withWarnings(err error) error {
+	if len(md.Warnings) == 0 || errors.Is(err, ErrCancelled) {
+		return err
+	}
+	return fmt.Errorf("%w; the likely cause: %s", err, strings.Join(md.Warnings, "; "))
 }
 
 // warnPrecision adds the kernel's PrecisionWarning for the inputs X to md.Warnings (one pass over X).

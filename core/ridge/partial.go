@@ -120,14 +120,14 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		md.Solver = SGD
 		run := newSGDRun(p, ks, float64(md.Seen), prevSteps, &opt)
 		if md.Result, err = run.pass(ks, &opt); err != nil {
-			return nil, err
+			return nil, md.withWarnings(err)
 		}
 		md.Steps = run.steps
 		support, dual := ks.expansion(true)
 		md.Dual = dual
 		md.setSupport(xmat.Matrix{Dense: support})
 		if err := md.checkFinite(); err != nil {
-			return nil, err
+			return nil, md.withWarnings(err)
 		}
 		return md, nil
 	}
@@ -179,7 +179,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		err = md.checkFinite()
 	}
 	if err != nil {
-		return nil, err
+		return nil, md.withWarnings(err)
 	}
 	return md, nil
 }
@@ -220,7 +220,8 @@ func noStatisticsError(ran Solver) error {
 	var how string
 	switch ran {
 	case CG:
-		how = "its fit ran CG, which solver auto chooses where it costs less than the exact solve"
+		how = "its fit ran CG, which solver auto chooses where it costs less than the exact solve or where the exact " +
+			"solve's normal equations cannot be solved in double precision (then so would partial_fit's)"
 	case SGD:
 		how = "it was fitted by SGD"
 	default:

@@ -841,8 +841,9 @@ def _check_integers(a: np.ndarray, name: str) -> None:
             # maximum itself rounds to the float 2⁶³, which wraps in the cast
             hi, lo = a.max(), a.min()
             if float(hi) >= 2.0**63 or float(lo) < -(2.0**63):
-                bad = hi if float(hi) >= 2.0**63 else lo
-                raise ValueError(f"{name} holds {bad!r}, outside the 64-bit signed integers")
+                outside = (a >= 2.0**63) | (a < -(2.0**63))  # where, and the value as Python prints it (probe CH)
+                bad = a[np.unravel_index(int(np.argmax(outside)), a.shape)].item()
+                raise ValueError(f"{name} holds {bad!r}, outside the 64-bit signed integers{_first_at(outside)}")
     elif kind == "u" and a.dtype.itemsize == 8:
         if a.size and a.max() > np.iinfo(np.int64).max:
             raise ValueError(f"{name} holds {a.max()!r}, outside the 64-bit signed integers")

@@ -3,6 +3,7 @@ validation of inputs and targets, the fast prediction path, scoring and pickling
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import numbers
 import sys
@@ -371,6 +372,9 @@ class StructuredEstimator(BaseEstimator):
         except ValueError as exc:
             raise ValueError(f"{exc}{hint}") from None
         if y.dtype.kind not in "biufc":  # complex: scikit-learn's "Complex data not supported" follows
+            if y.dtype == object:  # integers beyond int64 are named by value (ValueError, probe CH)
+                with contextlib.suppress(TypeError):  # any other objects: the message below, with its hint
+                    _capi.int64_array(y, "y")
             raise TypeError(
                 f"y must hold integers, the structures' encoding for space={self.space!r}, got dtype {y.dtype}{hint}"
             )

@@ -839,7 +839,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     partitions where they live (one pass over the data per iteration; the data are persisted on
     the workers): it reaches the in-memory model to ``tol``, but with its own preconditioner, so
     its iterates, and a fit stopped by ``max_iter``, differ; ``"auto"`` is exact for Nyström maps and for linear models up to 8000 unknowns,
-    CG beyond (the core's rule, ``cp_ridge_distributed_solver``).
+    CG beyond (the core's rule, ``cp_ridge_distributed_solver``), from the sizes alone: unlike the
+    in-memory fit's, it does not fall back to CG where the exact normal equations cannot be solved
+    in double precision (features far from 0 without an intercept); pass ``solver="cg"`` there.
     Not supported: ``solver="sgd"`` (stream the partitions through
     ``StructuredRidge(solver="sgd").partial_fit``), callable and precomputed kernels and the exact
     kernel expansion (their model lives on all training samples). The parameters below are
