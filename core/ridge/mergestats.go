@@ -274,6 +274,9 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 	mean, S := uniformReference(s.Space)
 	md := &Model{Space: s.Space, Kernel: s.Kernel, Intercept: s.Intercept, NFeatures: s.NFeatures, Seen: s.st.count, ny: s.ny,
 		stats: s.st.clone()}
+	if s.ny != nil { // judged on the landmarks, the sample of X the map was built from (probe CH)
+		md.warnPrecision(s.ny.landmarks)
+	}
 	if opt.EmpiricalWeight > 0 {
 		ref, err := mixtureReference(s.Space, opt.Reference, mean, S, s.st.moments(), opt.EmpiricalWeight)
 		if err != nil {

@@ -957,6 +957,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         (stats,) = dask.compute(_tree(parts))
         model = run_fit(self._model_class, type(self).__name__, self.verbose, stats.solve_call(params))
         self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
+        self._warn_precision()  # a Nyström map's rbf kernel on its landmarks
         self._warn_unconverged(partial=False)
         return self
 
