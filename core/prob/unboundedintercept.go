@@ -44,11 +44,12 @@ func unboundedIntercepts(sp space.Space, psiY *mat.Dense, weights []float64) []i
 		}
 		rows++
 		for a, v := range psiY.RawRowView(i) {
-			if (atLo[a] || atHi[a]) && (atLo[a] && v != lo || atHi[a] && v != hi) {
-				atLo[a], atHi[a] = atLo[a] && v == lo, atHi[a] && v == hi
-				if !atLo[a] && !atHi[a] {
-					open--
-				}
+			if !atLo[a] && !atHi[a] {
+				continue // settled: not at one extreme
+			}
+			atLo[a], atHi[a] = atLo[a] && v == lo, atHi[a] && v == hi
+			if !atLo[a] && !atHi[a] {
+				open--
 			}
 		}
 	}
@@ -67,10 +68,13 @@ func unboundedIntercepts(sp space.Space, psiY *mat.Dense, weights []float64) []i
 // other spaces. A structure never seen puts the mean on a face of the simplex, where no
 // coordinate need be constant (Ordinal(4) without its level 1, probe CH).
 func unseenStructures(sp space.Space, psiY *mat.Dense, weights []float64) (seen, total int, ok bool) {
-	if count := math.Exp(sp.LogCount()); !(count <= 1<<24) || space.CovRank(sp) != int(math.Round(count))-1 {
+	count := math.Exp(sp.LogCount())
+	if !(count <= 1<<24) {
 		return 0, 0, false
 	}
-	total = int(math.Round(math.Exp(sp.LogCount())))
+	if total = int(math.Round(count)); space.CovRank(sp) != total-1 {
+		return 0, 0, false
+	}
 	m, _ := psiY.Dims()
 	distinct := make(map[string]struct{}, total)
 	for i := 0; i < m && len(distinct) < total; i++ {
