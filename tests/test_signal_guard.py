@@ -20,7 +20,8 @@ class Deadline(Exception):
 
 @pytest.fixture
 def handlers():
-    """A raising SIGUSR1 handler and a recording SIGUSR2 handler, the previous ones put back after."""
+    """A raising SIGUSR1 handler, a recording SIGUSR2 handler and Python's own SIGINT handler (a
+    pytest-xdist worker or a background shell ignores SIGINT), the previous ones put back after."""
     seen = []
 
     def deadline(signum, frame):
@@ -29,7 +30,8 @@ def handlers():
     def record(signum, frame):
         seen.append(signum)
 
-    previous = {s: signal.getsignal(s) for s in (signal.SIGUSR1, signal.SIGUSR2)}
+    previous = {s: signal.getsignal(s) for s in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGUSR1, deadline)
     signal.signal(signal.SIGUSR2, record)
     yield deadline, record, seen
