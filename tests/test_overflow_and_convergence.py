@@ -462,6 +462,22 @@ def test_cg_warm_start_converges_on_a_partial_spectrum_reference():
     np.testing.assert_allclose(model.decision_function(XB), exact, rtol=0, atol=1e-6 * np.abs(exact).max())
 
 
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_cg_warm_start_from_a_fit_at_other_weights_reaches_their_optimum(data, kernel, scale):
+    # Scaling every weight by c fits as alpha / c does, so the optimum moves by orders of magnitude
+    # while the warm start does not: a start 1e200 out of scale overflowed the solver's products and
+    # the refit was refused as an overflow of the weighted sums (or of the kernel computations).
+    X, Y = data
+    w = np.linspace(0.5, 2.0, len(X)) * scale
+    model = StructuredRidge(solver="cg", kernel=kernel, warm_start=True, tol=1e-10).fit(X, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model.fit(X, Y, sample_weight=w)
+    cold = StructuredRidge(solver="cg", kernel=kernel, tol=1e-10).fit(X, Y, sample_weight=w).decision_function(X)
+    np.testing.assert_allclose(model.decision_function(X), cold, rtol=0, atol=1e-6 * np.abs(cold).max())
+
+
 @pytest.mark.parametrize("solver", ["cg", "sgd", "exact"])
 def test_a_constant_added_to_the_features_changes_no_prediction(solver):
     # With an intercept the model is the same on X + c (a year, an amount in cents): the iterative

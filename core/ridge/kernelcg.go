@@ -121,6 +121,7 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 
 	G := mat.DenseCopyOf(Gamma.T()) // Γᵀ
 	KG := mat.NewDense(d, m, nil)
+	kgFresh := false // KG holds K·Γ already, for restart's next call
 	R, KR := mat.NewDense(d, m, nil), mat.NewDense(d, m, nil)
 	P, KP := mat.NewDense(d, m, nil), mat.NewDense(d, m, nil)
 	AP, KAP := mat.NewDense(d, m, nil), mat.NewDense(d, m, nil)
@@ -154,11 +155,13 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 	// solving exactly on W (Γ += W y with ⟨W, b − A(Γ + W y)⟩_K = 0, which only lowers J). It
 	// costs two products with K (one when Γ = 0), the same as without the coarse correction.
 	restart := func() float64 {
-		if isZero(G) {
+		switch {
+		case isZero(G):
 			KG.Zero()
-		} else {
+		case !kgFresh:
 			ks.kmul(KG, G)
 		}
+		kgFresh = false
 		if df != nil {
 			ks.applyA(AP, G, KG)
 			R.Sub(ks.bT, AP)
@@ -201,6 +204,31 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 			gap = last / (1 - max(r, 0))
 		}
 		return gap <= opt.Tol*math.Abs(j)+floor
+	}
+
+	// A warm start out of scale continues from the minimum of J along its direction, as in the
+	// linear CG (conjugateGradients): the model of a fit at weights 1 warm-starting one at weights
+	// 1e-200, which the solver sees as α = 1e200, made A(Γ) overflow into a false overflow error.
+	// K·Γ computed here serves restart's first call.
+	if !isZero(G) {
+		ks.kmul(KG, G)
+		ks.applyA(AP, G, KG)
+		descent, curvature := dot(raw(G), raw(Kb)), dot(raw(KG), raw(AP))
+		c := descent / curvature
+		if !isFinite(descent) || !isFinite(curvature) || c > 0 && (c < 1/warmScaleBand || c > warmScaleBand) {
+			if !isFinite(norm(raw(AP))) { // the products overflowed
+				warmDirection(raw(G))
+				ks.kmul(KG, G)
+				ks.applyA(AP, G, KG)
+				c = dot(raw(G), raw(Kb)) / dot(raw(KG), raw(AP))
+			}
+			if !(c > 0) || math.IsInf(c, 0) {
+				c = 0 // no descent along it, or no curvature: start cold
+			}
+			G.Scale(c, G)
+			KG.Scale(c, KG)
+		}
+		kgFresh = true
 	}
 
 	const restartEvery = 50

@@ -276,6 +276,29 @@ func gramBudget(des design) error {
 		budget.Mul(6, k, k, 8))
 }
 
+// warmScaleBand bounds the factor by which the best multiple of a warm start may differ from the
+// start before CG takes the multiple instead (conjugateGradients, kernelCG).
+const warmScaleBand = 1e6
+
+// isFinite reports whether x is neither infinite nor NaN.
+func isFinite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
+
+// warmDirection scales the warm start w (updated in place) to unit norm and reports whether it is
+// one: false for zero, and for a start that is not finite (set to zero, a cold start).
+func warmDirection(w []float64) bool {
+	scale := 0.0
+	for _, v := range w {
+		scale = max(scale, math.Abs(v))
+	}
+	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) { // Go's max is NaN when one of them is
+		clear(w)
+		return false
+	}
+	floats.Scale(1/scale, w) // by the largest first, so that the norm's squares neither overflow nor vanish
+	floats.Scale(1/floats.Norm(w, 2), w)
+	return true
+}
+
 // conjugateGradients minimises J(W) = ½⟨W, H W⟩ − ⟨B, W⟩ + constant by conjugate gradients
 // preconditioned with pc, from W (updated in place) to ‖B − H W‖ ≤ Tol·‖B‖, with opt's progress
 // reports, iteration bound and cancellation.
@@ -308,11 +331,13 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 	for i, v := range w {
 		w[i] = v / bnorm
 		warm = warm || w[i] != 0
-		finite = finite && !math.IsInf(w[i], 0) && !math.IsNaN(w[i])
+		finite = finite && !math.IsInf(w[i], 0)
 	}
-	if !finite { // a warm start far out of scale: start cold
-		clear(w)
-		warm = false
+	if !finite { // beyond float64 in these units: only its direction is kept, scaled below
+		for i, v := range W.RawMatrix().Data {
+			w[i] = v
+		}
+		warm = warmDirection(w)
 	}
 	defer floats.Scale(bnorm, w)
 	if drop := warmNullDrop(pc); drop != nil && warm {
@@ -320,6 +345,25 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 	}
 	if warm { // H·0 = 0: a cold start needs no product (a pass over the data)
 		h.apply(HP, W)
+		// A start out of scale (the model of a fit at weights 1 warm-starting one at weights
+		// 1e-200 is 1e200 too large in these units: its products overflowed into a false overflow
+		// error) continues from the minimum of J along its direction, which is never above J there
+		// nor at 0. A start in scale is kept as it is: the minimum along a dual's unfinished W
+		// scaled it by 0.045, its good part too (TestCubeDualIllConditionedIsCheckedAndFinished).
+		descent, curvature := floats.Dot(b, w), floats.Dot(w, hp)
+		c := descent / curvature
+		if !finite || !isFinite(descent) || !isFinite(curvature) || c > 0 && (c < 1/warmScaleBand || c > warmScaleBand) {
+			if !isFinite(floats.Norm(hp, 2)) { // the products overflowed
+				warmDirection(w)
+				h.apply(HP, W)
+				c = floats.Dot(b, w) / floats.Dot(w, hp)
+			}
+			if !(c > 0) || math.IsInf(c, 0) {
+				c = 0 // no descent along it, or no curvature: start cold
+			}
+			floats.Scale(c, w)
+			floats.Scale(c, hp)
+		}
 	}
 	floats.SubTo(r, b, hp)
 	// J(W) = −½⟨W, B + R⟩ + c, R = B − H W being the negative gradient, here in the scaled units.
