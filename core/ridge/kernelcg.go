@@ -214,17 +214,14 @@ func kernelCG(p *Problem, ks *kernelSystem, kScale float64, Gamma *mat.Dense, op
 		ks.kmul(KG, G)
 		ks.applyA(AP, G, KG)
 		descent, curvature := dot(raw(G), raw(Kb)), dot(raw(KG), raw(AP))
-		c := descent / curvature
-		if !isFinite(descent) || !isFinite(curvature) || c > 0 && (c < 1/warmScaleBand || c > warmScaleBand) {
+		if outOfScale(descent, curvature) {
 			if !isFinite(norm(raw(AP))) { // the products overflowed
 				warmDirection(raw(G))
 				ks.kmul(KG, G)
 				ks.applyA(AP, G, KG)
-				c = dot(raw(G), raw(Kb)) / dot(raw(KG), raw(AP))
+				descent, curvature = dot(raw(G), raw(Kb)), dot(raw(KG), raw(AP))
 			}
-			if !(c > 0) || math.IsInf(c, 0) {
-				c = 0 // no descent along it, or no curvature: start cold
-			}
+			c := lineMinimum(descent, curvature)
 			G.Scale(c, G)
 			KG.Scale(c, KG)
 		}

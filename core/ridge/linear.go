@@ -280,6 +280,26 @@ func gramBudget(des design) error {
 // start before CG takes the multiple instead (conjugateGradients, kernelCG).
 const warmScaleBand = 1e6
 
+// outOfScale reports whether a warm start w is out of scale: its products overflowed (descent
+// ⟨b, w⟩ or curvature ⟨w, H w⟩ not finite), or the minimum of J along it, at c·w with
+// c = descent/curvature (positive or negative), is further than warmScaleBand from w.
+func outOfScale(descent, curvature float64) bool {
+	if !isFinite(descent) || !isFinite(curvature) {
+		return true
+	}
+	c := math.Abs(descent / curvature)
+	return c != 0 && (c < 1/warmScaleBand || c > warmScaleBand)
+}
+
+// lineMinimum is the c that minimises J along a warm start w, descent/curvature, or 0 (a cold
+// start) where w has no curvature or the ratio is not finite.
+func lineMinimum(descent, curvature float64) float64 {
+	if c := descent / curvature; curvature > 0 && isFinite(c) {
+		return c
+	}
+	return 0
+}
+
 // isFinite reports whether x is neither infinite nor NaN.
 func isFinite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
 
@@ -327,16 +347,19 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 	for i, v := range B.RawMatrix().Data {
 		b[i] = v / bnorm
 	}
-	warm, finite := false, true
-	for i, v := range w {
-		w[i] = v / bnorm
-		warm = warm || w[i] != 0
-		finite = finite && !math.IsInf(w[i], 0)
+	top := 0.0
+	for _, v := range w {
+		top = max(top, math.Abs(v)) // NaN when one is: Go's max
 	}
-	if !finite { // beyond float64 in these units: only its direction is kept, scaled below
-		for i, v := range W.RawMatrix().Data {
-			w[i] = v
+	warm, finite := top > 0, isFinite(top/bnorm)
+	switch {
+	case math.IsNaN(top):
+		clear(w) // not a start: start cold
+	case finite:
+		for i := range w {
+			w[i] /= bnorm
 		}
+	case warm: // beyond float64 in these units: only its direction is kept, scaled below
 		warm = warmDirection(w)
 	}
 	defer floats.Scale(bnorm, w)
@@ -351,16 +374,13 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 		// nor at 0. A start in scale is kept as it is: the minimum along a dual's unfinished W
 		// scaled it by 0.045, its good part too (TestCubeDualIllConditionedIsCheckedAndFinished).
 		descent, curvature := floats.Dot(b, w), floats.Dot(w, hp)
-		c := descent / curvature
-		if !finite || !isFinite(descent) || !isFinite(curvature) || c > 0 && (c < 1/warmScaleBand || c > warmScaleBand) {
+		if !finite || outOfScale(descent, curvature) {
 			if !isFinite(floats.Norm(hp, 2)) { // the products overflowed
 				warmDirection(w)
 				h.apply(HP, W)
-				c = floats.Dot(b, w) / floats.Dot(w, hp)
+				descent, curvature = floats.Dot(b, w), floats.Dot(w, hp)
 			}
-			if !(c > 0) || math.IsInf(c, 0) {
-				c = 0 // no descent along it, or no curvature: start cold
-			}
+			c := lineMinimum(descent, curvature)
 			floats.Scale(c, w)
 			floats.Scale(c, hp)
 		}
