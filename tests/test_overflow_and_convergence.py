@@ -463,14 +463,18 @@ def test_cg_warm_start_converges_on_a_partial_spectrum_reference():
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
-@pytest.mark.parametrize("scale", [1e-200, 1e200])
-def test_cg_warm_start_from_a_fit_at_other_weights_reaches_their_optimum(data, kernel, scale):
+@pytest.mark.parametrize("scale", [1e-200, 1e-150, 1e200])
+@pytest.mark.parametrize("flip", [False, True])
+def test_cg_warm_start_from_a_fit_at_other_weights_reaches_their_optimum(data, kernel, scale, flip):
     # Scaling every weight by c fits as alpha / c does, so the optimum moves by orders of magnitude
     # while the warm start does not: a start 1e200 out of scale overflowed the solver's products and
-    # the refit was refused as an overflow of the weighted sums (or of the kernel computations).
+    # the refit was refused as an overflow of the weighted sums (or of the kernel computations), and
+    # a start pointing the wrong way (the model of the complementary labels) at 1e150 too.
     X, Y = data
     w = np.linspace(0.5, 2.0, len(X)) * scale
     model = StructuredRidge(solver="cg", kernel=kernel, warm_start=True, tol=1e-10).fit(X, Y)
+    if flip:
+        Y = 1 - Y
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         model.fit(X, Y, sample_weight=w)
