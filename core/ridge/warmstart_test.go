@@ -91,12 +91,12 @@ func TestWarmStartBeyondTheSolversRange(t *testing.T) {
 	opt := baseOptions()
 	opt.Tol = 1e-12
 	cold := mat.NewDense(4, 1, nil)
-	coldRes, err := conjugateGradients(symHessian{H}, B, identityPrecond{}, cold, 0, &opt)
+	coldRes, err := conjugateGradients(denseHessian{H}, B, identityPrecond{}, cold, 0, &opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	W := mat.NewDense(4, 1, []float64{1e10, 1e10, 1e10, 1e10})
-	res, err := conjugateGradients(symHessian{H}, B, identityPrecond{}, W, 0, &opt)
+	res, err := conjugateGradients(denseHessian{H}, B, identityPrecond{}, W, 0, &opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +109,3 @@ func TestWarmStartBeyondTheSolversRange(t *testing.T) {
 		}
 	}
 }
-
-// symHessian is the hessian of an explicit symmetric matrix.
-type symHessian struct{ H *mat.SymDense }
-
-func (s symHessian) apply(dst, V *mat.Dense) { dst.Mul(s.H, V) }
