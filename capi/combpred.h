@@ -84,6 +84,15 @@ CP_EXPORT int cp_nystrom_landmarks(int64_t m, int64_t count, uint64_t seed, int6
    and *c receives c. */
 CP_EXPORT int cp_nystrom_projection(double *k, int64_t l, double *out, int64_t *c);
 
+/* cp_prob_boundary_counts writes the boundary counts of one part of the data, its m structures Y
+   (m × w) with optional sample weights (NULL: all 1), into counts (len values): the rows of
+   positive weight, then per coordinate of ψ those off its lower and off its upper end of the
+   coordinates' range, then per structure id on the spaces whose structures are the vertices of a
+   simplex (a class, a level, a node). The parts' counts added up tell cp_prob_fit_sums where an
+   intercept has no finite optimum, which it warns of as cp_prob_fit does. *out_len receives the
+   number of values the space needs; with counts NULL nothing else is done (len is ignored). */
+CP_EXPORT int cp_prob_boundary_counts(int64_t spaceHandle, int64_t *ys, int64_t m, int64_t w, double *sampleWeight, double *counts, int64_t length, int64_t *outLen);
+
 /* cp_prob_check_fit_sums reports what cp_prob_fit_sums with these arguments would refuse before it
    calls sums (its parameters, the inference it needs, the memory of the fit), without fitting: a
    caller whose sums read data spread over machines asks first, so that a refused fit reads none. */
@@ -137,9 +146,11 @@ CP_EXPORT int cp_prob_fit_plan(int64_t spaceHandle, int64_t m, const char *param
    the space's dimension d, NULL: none) are the moments of ψ over the training structures, each
    part's Σ s·ψ (d values), Σ s·ψ² (d values) and Σ s added up, from which the core takes the
    variances of ψ's coordinates that precondition L-BFGS (with spread) as cp_prob_fit's is, so that
-   the two take the same steps; init is a model to warm-start from, or 0; progress as cp_prob_fit's
+   the two take the same steps; boundary (boundary_len values, NULL: none) are the parts'
+   cp_prob_boundary_counts added up, from which a fit with an intercept warns (cp_model_info's
+   warnings) where an intercept has no finite optimum, as cp_prob_fit's does; init is a model to warm-start from, or 0; progress as cp_prob_fit's
    (NULL: none). Both callbacks run on the calling thread and receive ctx. */
-CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, double *spread, double *psiMoments, int64_t init, cp_sums_fn sums, cp_progress_fn progress, void *ctx, int64_t *out);
+CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, double *spread, double *psiMoments, double *boundary, int64_t boundaryLen, int64_t init, cp_sums_fn sums, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_prob_free releases a ProbabilisticStructured model handle. */
 CP_EXPORT int cp_prob_free(int64_t h);

@@ -12,6 +12,7 @@ import (
 
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/prob"
+	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -67,17 +68,9 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 	if err != nil {
 		return err
 	}
-	var y []int64
-	if m > 0 {
-		if y, err = rowsOf(sp, "Y", ys, m, w); err != nil {
-			return err
-		}
-	}
-	var weights []float64
-	if sampleWeight != nil {
-		if weights, err = f64s("sample_weight", sampleWeight, m); err != nil {
-			return err
-		}
+	y, weights, err := partRows(sp, ys, m, w, sampleWeight)
+	if err != nil {
+		return err
 	}
 	W, err := f64s("coef", coef, rows, d)
 	if err != nil {
@@ -109,6 +102,75 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 	return nil
 }
 
+// partRows reads one part's m structures (m × w; none when m is 0) and its optional weights.
+func partRows(sp space.Space, ys *C.int64_t, m, w C.int64_t, sampleWeight *C.double) ([]int64, []float64, error) {
+	var y []int64
+	var err error
+	if m > 0 {
+		if y, err = rowsOf(sp, "Y", ys, m, w); err != nil {
+			return nil, nil, err
+		}
+	}
+	var weights []float64
+	if sampleWeight != nil {
+		if weights, err = f64s("sample_weight", sampleWeight, m); err != nil {
+			return nil, nil, err
+		}
+	}
+	return y, weights, nil
+}
+
+// cp_prob_boundary_counts writes the boundary counts of one part of the data, its m structures Y
+// (m × w) with optional sample weights (NULL: all 1), into counts (len values): the rows of
+// positive weight, then per coordinate of ψ those off its lower and off its upper end of the
+// coordinates' range, then per structure id on the spaces whose structures are the vertices of a
+// simplex (a class, a level, a node). The parts' counts added up tell cp_prob_fit_sums where an
+// intercept has no finite optimum, which it warns of as cp_prob_fit does. *out_len receives the
+// number of values the space needs; with counts NULL nothing else is done (len is ignored).
+//
+//export cp_prob_boundary_counts
+func cp_prob_boundary_counts(spaceHandle C.int64_t, ys *C.int64_t, m, w C.int64_t, sampleWeight *C.double,
+	counts *C.double, length C.int64_t, outLen *C.int64_t) (rc C.int) {
+	defer guard(&rc)
+	return status(probBoundaryCounts(spaceHandle, ys, m, w, sampleWeight, counts, length, outLen))
+}
+
+func probBoundaryCounts(spaceHandle C.int64_t, ys *C.int64_t, m, w C.int64_t, sampleWeight *C.double,
+	counts *C.double, length C.int64_t, outLen *C.int64_t) error {
+	sp, err := spaceOf(int64(spaceHandle))
+	if err != nil {
+		return err
+	}
+	if err := outPtr("out_len", outLen); err != nil {
+		return err
+	}
+	need := prob.BoundaryLen(sp)
+	*outLen = C.int64_t(need)
+	if counts == nil {
+		return nil
+	}
+	if int64(length) != int64(need) {
+		return fmt.Errorf("counts holds %d values, the %s space's boundary counts %d", int64(length), sp.Kind(), need)
+	}
+	out, err := f64s("counts", counts, length)
+	if err != nil {
+		return err
+	}
+	if m < 0 || m > maxElems {
+		return fmt.Errorf("Y must have between 0 and %d rows, got %d", maxElems, int64(m))
+	}
+	y, weights, err := partRows(sp, ys, m, w, sampleWeight)
+	if err != nil {
+		return err
+	}
+	got, err := prob.BoundaryCountsOf(sp, y, int(m), weights)
+	if err != nil {
+		return err
+	}
+	copy(out, got)
+	return nil
+}
+
 // cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over
 // parts: at each coefficient vector Fit's L-BFGS needs, it calls sums, which adds up the parts'
 // cp_prob_data_sums with the weight_exponent it is given (0, except for weights summing beyond
@@ -119,14 +181,16 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 // the space's dimension d, NULL: none) are the moments of ψ over the training structures, each
 // part's Σ s·ψ (d values), Σ s·ψ² (d values) and Σ s added up, from which the core takes the
 // variances of ψ's coordinates that precondition L-BFGS (with spread) as cp_prob_fit's is, so that
-// the two take the same steps; init is a model to warm-start from, or 0; progress as cp_prob_fit's
+// the two take the same steps; boundary (boundary_len values, NULL: none) are the parts'
+// cp_prob_boundary_counts added up, from which a fit with an intercept warns (cp_model_info's
+// warnings) where an intercept has no finite optimum, as cp_prob_fit's does; init is a model to warm-start from, or 0; progress as cp_prob_fit's
 // (NULL: none). Both callbacks run on the calling thread and receive ctx.
 //
 //export cp_prob_fit_sums
-func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, psiMoments *C.double, init C.int64_t,
-	sums C.cp_sums_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+func cp_prob_fit_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, psiMoments, boundary *C.double,
+	boundaryLen C.int64_t, init C.int64_t, sums C.cp_sums_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	md, err := probFitSums(spaceHandle, n, params, centre, spread, psiMoments, init, sums, progress, ctx, out)
+	md, err := probFitSums(spaceHandle, n, params, centre, spread, psiMoments, boundary, boundaryLen, init, sums, progress, ctx, out)
 	if err != nil {
 		return status(err)
 	}
@@ -163,7 +227,8 @@ func checkFeatureCount(n C.int64_t) error {
 	return nil
 }
 
-func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, psiMoments *C.double, init C.int64_t, sums C.cp_sums_fn,
+func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spread, psiMoments, boundary *C.double, boundaryLen C.int64_t,
+	init C.int64_t, sums C.cp_sums_fn,
 	progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (*prob.Model, error) {
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -197,6 +262,14 @@ func probFitSums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre, spr
 		}
 		if opt.Variances, err = prob.VariancesOfMoments(moments, sp.Dim()); err != nil {
 			return nil, fmt.Errorf("psi_moments: %w", err)
+		}
+	}
+	if boundary != nil {
+		if int64(boundaryLen) != int64(prob.BoundaryLen(sp)) {
+			return nil, fmt.Errorf("boundary holds %d values, the %s space's boundary counts %d", int64(boundaryLen), sp.Kind(), prob.BoundaryLen(sp))
+		}
+		if opt.Boundary, err = f64s("boundary", boundary, boundaryLen); err != nil {
+			return nil, err
 		}
 	}
 	opt.Progress = progressFunc(progress, ctx)

@@ -1053,3 +1053,45 @@ def test_a_fit_takes_numbers_held_as_objects_as_the_in_memory_fit_does(solver):
         refusal = r"partition 1 \(rows 100 to 199\): X must hold real numbers, found 'x' \(str\); .*convert-string"
         with pytest.raises(ValueError, match=refusal):
             DaskStructuredRidge(solver=solver).fit(da.from_array(odd, chunks=100), Yd)
+
+
+def test_distributed_prob_fit_warns_of_unbounded_intercepts_as_in_memory(client):
+    # The in-memory fit warns where an intercept has no finite optimum (a label always on, a class
+    # or level never seen); the distributed fit was silent there. The partitions' boundary counts,
+    # added up, give it the same warning, word for word; rows of weight 0 do not count, and a
+    # partition may hold none of the structures.
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    labels = (X > 0).astype(int)
+    cases = [
+        (spaces.Multilabel(3), np.column_stack([np.ones(30, int), labels[:, 1:]]), None),
+        (spaces.Multiclass(4), np.arange(30) % 3, None),
+        # a level never seen, though no coordinate is constant; the one row of level 1 weighs nothing
+        (spaces.Ordinal(4), np.array([0, 2, 3] * 9 + [1, 0, 2]), np.r_[np.ones(27), 0.0, 1.0, 1.0]),
+        (spaces.Multilabel(3), labels, None),  # every label varies: no warning
+    ]
+    for space, Y, w in cases:
+        with warnings.catch_warnings(record=True) as local:
+            warnings.simplefilter("always")
+            ProbabilisticStructured(space=space, alpha=0.01).fit(X, Y, sample_weight=w)
+        chunks = (10,) if Y.ndim == 1 else (10, Y.shape[1])
+        with warnings.catch_warnings(record=True) as dist:
+            warnings.simplefilter("always")
+            DaskProbabilisticStructured(space=space, alpha=0.01).fit(
+                da.from_array(X, chunks=(10, 3)),
+                da.from_array(Y, chunks=chunks),
+                sample_weight=None if w is None else da.from_array(w, chunks=10),
+            )
+
+        def unbounded(records):  # the messages, without the estimator's name that leads them
+            return [
+                str(r.message).split(": ", 1)[1]
+                for r in records
+                if issubclass(r.category, ConvergenceWarning) and "optimum" in str(r.message)
+            ]
+
+        said = unbounded(local)
+        assert unbounded(dist) == said
+        assert bool(said) == (Y is not labels), (space, said)

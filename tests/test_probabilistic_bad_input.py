@@ -564,8 +564,10 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
     )
     assert loss.value == weight.value == 0 and not grad.any()
 
-    def fit_with(callback, n=6, params=b"", space_handle=sh, psi_moments=None):
+    def fit_with(callback, n=6, params=b"", space_handle=sh, psi_moments=None, boundary=None, boundary_len=None):
         cb = _capi.SUMS(callback) if callback is not None else ctypes.cast(None, _capi.SUMS)
+        if boundary_len is None:
+            boundary_len = 0 if boundary is None else len(boundary)
         return lib.cp_prob_fit_sums(
             space_handle,
             n,
@@ -573,6 +575,8 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
             None,
             _abi.f64(np.ones(n)),
             psi_moments,
+            None if boundary is None else _abi.f64(boundary),
+            boundary_len,
             0,
             cb,
             _capi.PROGRESS(),
@@ -600,6 +604,12 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
             lambda: fit_with(writing(1.0, 1.0), psi_moments=_abi.f64(np.full(2 * space.dim + 1, -1.0))),
             r"psi_moments: the moments of ψ weigh -1 in all; the weights' sum cannot be negative",
         ),
+        (lambda: fit_with(writing(1.0, 1.0), boundary=np.ones(7), boundary_len=6), "boundary holds 6 values"),
+        (lambda: fit_with(writing(1.0, 1.0), boundary=np.ones(6)), "boundary holds 6 values, .* counts 7"),
+        (
+            lambda: fit_with(writing(1.0, 1.0), boundary=np.array([2.0, 3, 0, 0, 0, 0, 0])),
+            r"boundary counts: value 1 is 3, want a whole number of rows in \[0, 2\]",
+        ),
     ]:
         with pytest.raises(ValueError, match=match):
             _capi.check(call())
@@ -612,12 +622,50 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
         call(_capi.PROGRESS(), _capi.out_i64())
 
 
+def test_boundary_counts_refuse_bad_arguments(data, fitted):
+    """cp_prob_boundary_counts says how many values the space needs, refuses another length, NULL
+    pointers, bad structures and weights with the reason, and counts an empty part as zero rows."""
+    X, Y = data
+    lib = _capi.lib()
+    space = spaces.Multilabel(3)  # kept alive: its handle is freed with it
+    sh = space._h()
+    q = len(Y)
+    need = ctypes.c_int64()
+
+    def counts_call(ys=None, m=q, w=3, weights=None, out=None, length=7, out_len=need, handle=sh):
+        ys = _abi.i64(Y) if ys is None else ys
+        return lib.cp_prob_boundary_counts(handle, ys, m, w, weights, out, length, out_len)
+
+    _capi.check(counts_call())
+    assert need.value == 1 + 2 * 3
+    out = np.full(7, -1.0)
+    for call, match in [
+        (
+            lambda: counts_call(out=_abi.f64(out), length=6),
+            "counts holds 6 values, the multilabel space's boundary counts 7",
+        ),
+        (lambda: counts_call(out_len=None), "out_len"),
+        (lambda: counts_call(ys=_abi.i64(2 * Y), out=_abi.f64(out)), "y: row 0: label 1 has value 2, want 0 or 1"),
+        (lambda: counts_call(w=2, out=_abi.f64(out)), "Y has 2 columns"),
+        (lambda: counts_call(ys=None, out=_abi.f64(out), m=-1), "Y must have between 0"),
+        (lambda: counts_call(weights=_abi.f64(-np.ones(q)), out=_abi.f64(out)), r"sample_weight\[0\]"),
+        (lambda: counts_call(handle=fitted._model.value, out=_abi.f64(out)), "space"),
+    ]:
+        with pytest.raises((ValueError, TypeError), match=match):
+            _capi.check(call())
+    _capi.check(counts_call(out=_abi.f64(out)))
+    on = (Y != 0).sum(axis=0)
+    assert_array_equal(out, np.concatenate([[q], on, q - on]))
+    _capi.check(counts_call(ys=None, m=0, out=_abi.f64(out)))
+    assert not out.any()
+
+
 def test_fit_sums_takes_only_a_space_handle(data, fitted):
     cb = _capi.SUMS(lambda *args: 1)
     with pytest.raises(TypeError):
         _capi.check(
             _capi.lib().cp_prob_fit_sums(
-                fitted._model.value, 6, b"", None, None, None, 0, cb, _capi.PROGRESS(), None, _capi.out_i64()
+                fitted._model.value, 6, b"", None, None, None, None, 0, 0, cb, _capi.PROGRESS(), None, _capi.out_i64()
             )
         )
 

@@ -163,7 +163,9 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	res.Solver, res.Exact = solver, exact
 	md := &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}
 	if opt.Intercept {
-		if w := unboundedWarning(sp, p.psiY, p.weights); w != "" {
+		counts := make([]float64, BoundaryLen(sp))
+		AddBoundaryCounts(sp, counts, p.ys, p.m, p.weights)
+		if w := unboundedWarning(sp, counts); w != "" {
 			md.Warnings = append(md.Warnings, w)
 		}
 	}

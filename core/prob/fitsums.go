@@ -89,6 +89,11 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 	if err := checkVariances(opt.Variances, sp.Dim()); err != nil {
 		return nil, err
 	}
+	if opt.Boundary != nil {
+		if err := checkBoundaryCounts(sp, opt.Boundary); err != nil {
+			return nil, err
+		}
+	}
 	var centre []float64 // the parts centre X there (DataSumsOf): W's coordinates are theirs
 	if opt.Intercept {
 		centre = opt.Centre
@@ -156,7 +161,13 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		return nil, err
 	}
 	res.Solver, res.Exact = SolverLBFGS, true
-	return &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}, nil
+	md := &Model{Space: sp, Coef: W, Intercept: opt.Intercept, NFeatures: n, Inference: opt.Inference, Result: res}
+	if opt.Intercept && opt.Boundary != nil {
+		if w := unboundedWarning(sp, opt.Boundary); w != "" {
+			md.Warnings = append(md.Warnings, w)
+		}
+	}
+	return md, nil
 }
 
 // DataSumsOf returns Problem.DataSums at W for one part of a data set, rows X (m×n, row-major)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,19 +51,25 @@ func partSums(sp space.Space, X []float64, n int, ys []int64, weights []float64,
 	}
 }
 
+// family is a space kind and its parameters.
+type family struct {
+	kind   string
+	params []int64
+}
+
+// exactFamilies are small spaces of every family with exact inference.
+func exactFamilies() []family {
+	return []family{
+		{"multiclass", []int64{4}}, {"multilabel", []int64{5}}, {"permutations", []int64{4}},
+		{"subtrees", slices.Clone(smallTree)}, {"dicycles", []int64{5}}, {"ordinal", []int64{5}}, {"ucycles", []int64{5}},
+	}
+}
+
 // TestFitSumsEqualsFit: the fit from sums over uneven parts (one empty, one with only zero
 // weights) equals Fit on the rows taken together, for every family with exact inference, with
 // and without intercept and weights; and the summed data term, penalised, is Objective exactly.
 func TestFitSumsEqualsFit(t *testing.T) {
-	tree := make([]int64, len(smallTree))
-	copy(tree, smallTree)
-	for _, tc := range []struct {
-		kind   string
-		params []int64
-	}{
-		{"multiclass", []int64{4}}, {"multilabel", []int64{5}}, {"permutations", []int64{4}},
-		{"subtrees", tree}, {"dicycles", []int64{5}}, {"ordinal", []int64{5}}, {"ucycles", []int64{5}},
-	} {
+	for _, tc := range exactFamilies() {
 		for _, intercept := range []bool{true, false} {
 			for _, weighted := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/intercept=%v/weights=%v", tc.kind, intercept, weighted), func(t *testing.T) {

@@ -26,6 +26,7 @@ type Problem struct {
 	X         xmat.Matrix // m × n, a view of the caller's slice or CSR matrix
 	m, n      int
 	intercept bool
+	ys        []int64    // m × Width(): the structures y_i, a view of the caller's slice
 	psiY      *mat.Dense // m × d: ψ(y_i)
 	weights   []float64  // nil: all 1; else scaled to mean 1
 	weightSum float64    // Σ of the weights as given (m when nil)
@@ -123,7 +124,7 @@ func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, la
 	d := sp.Dim()
 	psi := make([]float64, m*d)
 	space.EmbedRows(sp, ys, m, psi)
-	return &Problem{sp: sp, X: X, m: m, n: n, intercept: intercept,
+	return &Problem{sp: sp, X: X, m: m, n: n, intercept: intercept, ys: ys,
 		psiY: mat.NewDense(m, d, psi), weights: weights, weightSum: weightSum, lambda: lambda}, nil
 }
 

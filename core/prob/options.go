@@ -94,6 +94,10 @@ type Options struct {
 	// does (curvature.go; Fit reads them off its Problem): the two then follow the same path. Nil,
 	// or without Spread: FitSums runs plain L-BFGS. Ignored by Fit.
 	Variances []float64
+	// Boundary, when not nil, are the boundary counts of the training structures (BoundaryLen
+	// values: the parts' BoundaryCountsOf added up), from which FitSums warns of intercepts
+	// without a finite optimum as Fit does (Model.Warnings). Nil: no such warning. Ignored by Fit.
+	Boundary []float64
 }
 
 // DefaultAlpha is the λ of Options.Alpha = 0 on the space sp for sample weights w (nil: m ones):

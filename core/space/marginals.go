@@ -83,3 +83,21 @@ func NullEigenspaces(sp Spectral) []int {
 	}
 	return null
 }
+
+// SimplexIDs reports, for the spaces whose ψ(Y) is affinely independent (the vertices of a simplex:
+// Multiclass, Ordinal, HierarchyPaths, DAGPaths), that a structure is one id y[0] in [0, k): a class,
+// a level or a node; ok is false for the other spaces. Counting the ids of a sample tells which
+// structures it never holds, a face of the simplex no single coordinate of ψ shows.
+func SimplexIDs(s Space) (k int, ok bool) {
+	switch t := s.(type) {
+	case *Multiclass:
+		return t.d, true
+	case *Ordinal:
+		return t.n, true
+	case *HierarchyPaths:
+		return t.t.n(), true
+	case *DAGPaths:
+		return t.g.n(), true
+	}
+	return 0, false
+}

@@ -175,9 +175,10 @@ _SIGNATURES = {
         c_int,
     ),
     "cp_prob_fit_sums": (
-        [c_int64, c_int64, c_char_p, _f64p, _f64p, _f64p, c_int64, SUMS, PROGRESS, c_void_p, _i64p],
+        [c_int64, c_int64, c_char_p, _f64p, _f64p, _f64p, _f64p, c_int64, c_int64, SUMS, PROGRESS, c_void_p, _i64p],
         c_int,
     ),
+    "cp_prob_boundary_counts": ([c_int64, _i64p, c_int64, c_int64, _f64p, _f64p, c_int64, _i64p], c_int),
     "cp_prob_check_fit_sums": ([c_int64, c_int64, c_char_p, c_int64], c_int),
     "cp_prob_fit_plan": ([c_int64, c_int64, c_char_p, POINTER(c_uint8), c_int64, _i64p], c_int),
     "cp_ridge_cg_setup": (

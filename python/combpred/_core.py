@@ -499,6 +499,22 @@ def prob_data_sums(
     return loss.value, weight.value, grad
 
 
+def prob_boundary_counts(space: SpaceHandle, rows: np.ndarray, sample_weight: np.ndarray | None) -> np.ndarray:
+    """The boundary counts of one part of the data, its structures ``rows`` with their weights,
+    as ``cp_prob_boundary_counts`` defines them: the parts' counts added up tell
+    :meth:`ProbModel.fit_sums_call` where an intercept has no finite optimum. The core says how
+    many values the space needs."""
+    m = rows.shape[0]
+    width = space.info.width
+    _, py = _capi.i64(rows, (m, width), "y")
+    pw = None if sample_weight is None else _capi.f64(sample_weight, (m,), "sample_weight")[1]
+    need = _capi.out_i64()
+    _capi.check(_capi.lib().cp_prob_boundary_counts(space.value, py, m, width, pw, None, 0, need))
+    counts, pc = _capi.out_f64((need.value,), "boundary counts")
+    _capi.check(_capi.lib().cp_prob_boundary_counts(space.value, py, m, width, pw, pc, need.value, need))
+    return counts
+
+
 def _centre_arg(centre: np.ndarray | None, n_features: int) -> Any:
     """The centre argument of the distributed CG calls: NULL, or n_features float64 values."""
     return None if centre is None else _capi.f64(centre, (n_features,), "centre")[1]
@@ -787,6 +803,7 @@ class ProbModel(Model):
         centre: np.ndarray | None = None,
         spread: np.ndarray | None = None,
         psi_moments: np.ndarray | None = None,
+        boundary: np.ndarray | None = None,
     ) -> Callable[[Any, Any], int]:
         """The call ``(progress, out) -> status`` that fits a model from data sums: Go's L-BFGS
         asks ``sums(W, weight_exponent)`` (W of shape (rows, d), a copy) for the data term summed
@@ -795,12 +812,15 @@ class ProbModel(Model):
         (about 0 without an intercept), puts the solver in the coordinates of the in-memory fit;
         ``psi_moments``, the moments of ψ over the training structures (Σ s·ψ, Σ s·ψ² and Σ s, all
         parts' added up: 2·d + 1 values), give the core the variances of ψ's coordinates that
-        precondition it as the in-memory fit's is, which then takes the same steps.
+        precondition it as the in-memory fit's is, which then takes the same steps; ``boundary``,
+        the parts' :func:`prob_boundary_counts` added up, lets the fit warn where an intercept has
+        no finite optimum, as the in-memory fit does.
         An exception raised by ``sums`` stops the fit and is raised again by the call."""
         kept = _KeptException()
         pcentre = _centre_arg(centre, n_features)
         pspread = None if spread is None else _capi.f64(spread, (n_features,), "spread")[1]
         pmoments = None if psi_moments is None else _capi.f64(psi_moments, (2 * space.info.dim + 1,), "psi_moments")[1]
+        pboundary = None if boundary is None else _capi.f64(boundary, (len(boundary),), "boundary")[1]
 
         def callback(coef: Any, rows: int, d: int, exponent: int, loss: Any, weight: Any, grad: Any, _ctx: Any) -> int:
             with kept:
@@ -822,6 +842,8 @@ class ProbModel(Model):
                 pcentre,
                 pspread,
                 pmoments,
+                pboundary,
+                0 if boundary is None else len(boundary),
                 init.value if init is not None else 0,
                 callback_c,
                 progress,

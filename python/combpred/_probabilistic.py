@@ -366,9 +366,10 @@ class ProbabilisticStructured(StructuredEstimator):
         sklearn.exceptions.ConvergenceWarning
             When L-BFGS or Adam stopped at ``max_iter`` short of ``tol``; the message names the measure
             reached. Also when a coordinate of ψ takes the same extreme value in every training row
-            (a label always on, a class never seen, a pair always in one order) with
-            ``fit_intercept``: its intercept, which is not penalised, has no finite optimum, and
-            ``intercept_`` there is where ``tol`` stopped the fit.
+            (a label always on, a class never seen, a pair always in one order), or a class, level
+            or node path never occurs in them, with ``fit_intercept``: its intercept, which is not
+            penalised, has no finite optimum, and ``intercept_`` there is where ``tol`` stopped
+            the fit.
         """
         previous = getattr(self, "_model", None) if self.warm_start else None  # _fit_data forgets it
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)

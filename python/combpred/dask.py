@@ -386,16 +386,18 @@ def _spread(
 
 def _psi_sums(
     space: _spaces.Space, X: np.ndarray, rows: np.ndarray, w: np.ndarray | None, exponent: int
-) -> tuple[np.ndarray, np.ndarray, float]:
+) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
     """A partition's moments of ψ(y): its weighted sums of ψ and of its squares, and its weight
-    (each row weighing 1 without weights; the weights in units of 2**exponent): the terms of
-    :func:`_psi_moments`."""
+    (each row weighing 1 without weights; the weights in units of 2**exponent), and its boundary
+    counts (:func:`combpred._core.prob_boundary_counts`): the terms of :func:`_psi_moments`."""
     w = _in_binade(w, exponent)
-    psi = space._handle().embed(rows)
+    handle = space._handle()
+    psi = handle.embed(rows)
+    boundary = _core.prob_boundary_counts(handle, rows, w)
     if w is None:
-        return psi.sum(axis=0), (psi * psi).sum(axis=0), float(psi.shape[0])
+        return psi.sum(axis=0), (psi * psi).sum(axis=0), float(psi.shape[0]), boundary
     with np.errstate(over="ignore", invalid="ignore"):  # overflowing sums: the core then skips them
-        return w @ psi, w @ (psi * psi), float(np.sum(w))
+        return w @ psi, w @ (psi * psi), float(np.sum(w)), boundary
 
 
 def _psi_moments(
@@ -404,15 +406,16 @@ def _psi_moments(
     classes: np.ndarray | None,
     n_jobs: int | None,
     exponent: int,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """The moments of ψ over the training structures (Σ s·ψ, Σ s·ψ² and Σ s, 2·d + 1 values, the
     weights in units of 2**exponent: the core reads only their ratios), from which the core takes
     the variances of ψ's coordinates that precondition the distributed ProbabilisticStructured
     fit, as the in-memory fit reads them off its Problem (``core/prob/curvature.go``): the two then
-    take the same steps (without them a fit stopped by ``max_iter`` was 1–10 % off). One pass over
-    the persisted structures."""
-    first, second, total = _summed(blocks, space, classes, n_jobs, _psi_sums, exponent)
-    return np.concatenate([first, second, [total]])
+    take the same steps (without them a fit stopped by ``max_iter`` was 1–10 % off). With them,
+    the partitions' boundary counts added up, from which the fit warns where an intercept has no
+    finite optimum, as the in-memory fit does. One pass over the persisted structures."""
+    first, second, total, boundary = _summed(blocks, space, classes, n_jobs, _psi_sums, exponent)
+    return np.concatenate([first, second, [total]]), boundary
 
 
 def _first_rows(X: da.Array, count: int) -> np.ndarray:
@@ -1135,7 +1138,7 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
         binade = _weight_binade(W)
         centre = _centre(blocks, space, classes, self.n_jobs, binade[0]) if intercept else None
         spread = _spread(blocks, space, classes, self.n_jobs, centre, binade)
-        psi_moments = _psi_moments(blocks, space, classes, self.n_jobs, binade[0])
+        psi_moments, boundary = _psi_moments(blocks, space, classes, self.n_jobs, binade[0])
 
         def sums(coef: np.ndarray, weight_exponent: int) -> tuple[float, float, np.ndarray]:
             shared = dask.delayed(coef, pure=True)  # one copy per worker, not one per task
@@ -1148,7 +1151,9 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
             ]
             return _evaluate(_tree(parts, _add_sums))
 
-        call = _core.ProbModel.fit_sums_call(space._handle(), n, params, previous, sums, centre, spread, psi_moments)
+        call = _core.ProbModel.fit_sums_call(
+            space._handle(), n, params, previous, sums, centre, spread, psi_moments, boundary
+        )
         self._fit_model(call, **_fitted_attributes(self, space, classes, n, columns))
         return self
 
