@@ -149,6 +149,28 @@ def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):
     assert "COMBPRED_DATA" in message
 
 
+def test_a_directory_named_twice_is_searched_once(tmp_path, monkeypatch):
+    # COMBPRED_DATA set to the directory data_home names (or to a link to it, or to the source
+    # checkout's ../shared/datasets) was searched, and listed in the refusal, twice (probe CJ)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "data")
+    monkeypatch.setattr(datasets, "_source_checkout_root", lambda: tmp_path / "checkout")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "datasets").symlink_to(tmp_path / "data")
+    for env in (tmp_path / "data", tmp_path / "link"):
+        monkeypatch.setenv("COMBPRED_DATA", str(env))
+        assert datasets.data_home_candidates(tmp_path / "data") == [tmp_path / "data"]
+        assert datasets.data_home_candidates() == [env]
+        with pytest.raises(ValueError, match="Looked for") as info:
+            load_label_ranking("nope")
+        assert str(info.value).count("nope.csv") == 1, str(info.value)
+    monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "elsewhere"))
+    assert datasets.data_home_candidates(tmp_path / "link") == [
+        tmp_path / "link",
+        tmp_path / "elsewhere",
+    ]
+
+
 @pytest.mark.parametrize("bad", ["missing", "a_file", ""])
 def test_a_data_home_that_is_not_a_directory_is_refused(bad, tmp_path, monkeypatch):
     """A mistyped data_home fell through to $COMBPRED_DATA, ../shared or the bundled copy: the

@@ -191,7 +191,8 @@ def data_home_candidates(data_home: str | os.PathLike | None = None) -> list[Pat
     -------
     candidates : list of pathlib.Path
         ``data_home``, then ``$COMBPRED_DATA``, then ``<repository root>/../shared/datasets`` when
-        the package runs from a source checkout; each only when given or found.
+        the package runs from a source checkout; each only when given or found, and once: a
+        directory that an earlier one already names (through a symbolic link too) is left out.
 
     Raises
     ------
@@ -212,7 +213,13 @@ def data_home_candidates(data_home: str | os.PathLike | None = None) -> list[Pat
     root = _source_checkout_root()
     if root is not None:
         out.append((root.parent / "shared" / "datasets").resolve())
-    return out
+    seen: set[Path] = set()
+    unique = []
+    for folder in out:  # searched and listed in a refusal once each (probe CJ)
+        if folder.resolve() not in seen:
+            seen.add(folder.resolve())
+            unique.append(folder)
+    return unique
 
 
 def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
