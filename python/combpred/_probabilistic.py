@@ -401,12 +401,14 @@ class ProbabilisticStructured(StructuredEstimator):
             warnings.warn(f"{type(self).__name__}: {message}", ConvergenceWarning, stacklevel=5)  # fit's caller
         n_iter = model.info.n_iter
         if self.solver_ == "lbfgs" and not model.info.converged:
-            # short of max_iter, L-BFGS stops only when its line search finds no decrease
+            # short of max_iter, L-BFGS stops only where J no longer falls (its line search finds no
+            # decrease, or its steps gain nothing beyond rounding for 10 iterations)
             advice = (
                 "increase max_iter"
                 if n_iter >= self.max_iter
-                else "its line search found no decrease, which more iterations do not change: the objective is "
-                "badly scaled (a very large alpha, or very large values in X); lower alpha or rescale X"
+                else "its objective stopped falling, which more iterations do not change: the problem is too badly "
+                "scaled for double precision (a very large alpha, very large values in X, or X far from 0 without "
+                "an intercept); lower alpha, or centre and rescale X (StandardScaler)"
             )
             warnings.warn(
                 f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "
