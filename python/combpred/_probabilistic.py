@@ -364,8 +364,9 @@ class ProbabilisticStructured(StructuredEstimator):
         Warns
         -----
         sklearn.exceptions.ConvergenceWarning
-            When L-BFGS or Adam stopped at ``max_iter`` short of ``tol``; the message names the measure
-            reached. Also when a coordinate of ψ takes the same extreme value in every training row
+            When L-BFGS or Adam stopped at ``max_iter`` short of ``tol``, or L-BFGS before it because
+            its objective no longer fell (rounding on a badly scaled problem); the message names the
+            measure reached. Also when a coordinate of ψ takes the same extreme value in every training row
             (a label always on, a class never seen, a pair always in one order), or a class, level
             or node path never occurs in them, with ``fit_intercept``: its intercept, which is not
             penalised, has no finite optimum, and ``intercept_`` there is where ``tol`` stopped
