@@ -163,12 +163,7 @@ func probBoundaryCounts(spaceHandle C.int64_t, ys *C.int64_t, m, w C.int64_t, sa
 	if err != nil {
 		return err
 	}
-	got, err := prob.BoundaryCountsOf(sp, y, int(m), weights)
-	if err != nil {
-		return err
-	}
-	copy(out, got)
-	return nil
+	return prob.BoundaryCountsInto(sp, out, y, int(m), weights)
 }
 
 // cp_prob_fit_sums fits a ProbabilisticStructured model on n features whose data are spread over

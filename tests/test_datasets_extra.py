@@ -169,6 +169,16 @@ def test_a_directory_named_twice_is_searched_once(tmp_path, monkeypatch):
         tmp_path / "link",
         tmp_path / "elsewhere",
     ]
+    # a COMBPRED_DATA caught in a loop of links is listed, and data_home still serves (probe CL:
+    # the de-duplication raised RuntimeError)
+    (tmp_path / "loop_a").symlink_to(tmp_path / "loop_b")
+    (tmp_path / "loop_b").symlink_to(tmp_path / "loop_a")
+    (tmp_path / "data" / "label_ranking").mkdir()
+    (tmp_path / "data" / "label_ranking" / "iris.csv").write_text("2,1,3\n0.5,2,1,3\n-0.5,1,2,3\n")
+    monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "loop_a"))
+    assert datasets.data_home_candidates(tmp_path / "data") == [tmp_path / "data", tmp_path / "loop_a"]
+    X, _ = load_label_ranking("iris", data_home=tmp_path / "data", return_X_y=True)
+    assert X.shape == (2, 1)
 
 
 @pytest.mark.parametrize("bad", ["missing", "a_file", ""])

@@ -892,6 +892,17 @@ def test_intercepts_without_a_finite_optimum_are_warned_of():
         (spaces.Subtrees([-1, 0, 0]), np.tile([1, 1, 0], (20, 1)), r"coordinate\(s\) 1, 2 of ψ take"),
         # a level never seen, though no coordinate is constant (probe CH)
         (spaces.Ordinal(4), np.array([0, 2, 3] * 6 + [0, 2]), "1 of the space's 4 structures never occur"),
+        # simplices whose structures are not ids: a 4-cycle never seen, the chain's {0, 1} never seen (probe CL)
+        (
+            spaces.UndirectedCycles(4),
+            np.resize(spaces.UndirectedCycles(4).enumerate()[1:], (20, 4)),
+            "1 of the space's 7 structures never occur",
+        ),
+        (
+            spaces.Subtrees([-1, 0, 1, 2]),
+            np.resize([[1, 0, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]], (20, 4)),
+            "1 of the space's 4 structures never occur",
+        ),
     ]
     for space, Y, what in cases:
         with pytest.warns(ConvergenceWarning, match=what) as record:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -26,7 +27,7 @@ import (
 // each of the d coordinates of ψ the rows off its lower and off its upper end, then, on the spaces
 // with space.SimplexIDs, the rows of each id.
 func BoundaryLen(sp space.Space) int {
-	k, _ := space.SimplexIDs(sp)
+	k, _, _ := space.SimplexIDs(sp)
 	return 1 + 2*sp.Dim() + k
 }
 
@@ -36,12 +37,15 @@ func BoundaryLen(sp space.Space) int {
 func AddBoundaryCounts(sp space.Space, counts []float64, ys []int64, m int, weights []float64) {
 	d, w := sp.Dim(), sp.Width()
 	lo, hi := space.CoordRange(sp)
-	k, ids := space.SimplexIDs(sp)
+	k, id, ids := space.SimplexIDs(sp)
 	notLo, notHi, seen := counts[1:1+d], counts[1+d:1+2*d], counts[1+2*d:1+2*d+k]
-	psi := make([]float64, d)
+	var psi []float64 // allocated at the first row that counts: an empty part needs none
 	for i := 0; i < m; i++ {
 		if weights != nil && !(weights[i] > 0) {
 			continue
+		}
+		if psi == nil {
+			psi = make([]float64, d)
 		}
 		y := ys[i*w : (i+1)*w]
 		sp.Embed(y, psi)
@@ -55,30 +59,38 @@ func AddBoundaryCounts(sp space.Space, counts []float64, ys []int64, m int, weig
 			}
 		}
 		if ids {
-			seen[y[0]]++
+			seen[id(y, psi)]++
 		}
 	}
 }
 
-// BoundaryCountsOf returns the boundary counts (BoundaryLen(sp) values) of one part of a data set,
-// its m structures ys (m × Width(), row-major) with weights (nil: all 1), both checked as
-// NewProblem checks them. A part may be empty. FitSums takes the parts' counts added up
-// (Options.Boundary).
-func BoundaryCountsOf(sp space.Space, ys []int64, m int, weights []float64) ([]float64, error) {
+// BoundaryCountsInto writes into counts (BoundaryLen(sp) values) the boundary counts of one part
+// of a data set, its m structures ys (m × Width(), row-major) with weights (nil: all 1), both
+// checked as NewProblem checks them. A part may be empty. FitSums takes the parts' counts added
+// up (Options.Boundary).
+func BoundaryCountsInto(sp space.Space, counts []float64, ys []int64, m int, weights []float64) error {
+	if len(counts) != BoundaryLen(sp) {
+		return fmt.Errorf("prob: boundary counts: expected %d values for the %s space, got %d", BoundaryLen(sp), sp.Kind(), len(counts))
+	}
 	if m < 0 {
-		return nil, fmt.Errorf("prob: a part of the data has %d rows", m)
+		return fmt.Errorf("prob: a part of the data has %d rows", m)
 	}
 	if err := space.ValidateTargets(sp, ys, m); err != nil {
-		return nil, err
+		return err
 	}
 	if weights != nil {
 		if _, err := checkWeightValues(weights, m); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	counts := make([]float64, BoundaryLen(sp))
+	if m > 0 { // ψ of one row, beside rows that hold as many values at least
+		if err := budget.Check(fmt.Sprintf("ψ of one structure of the %s space (d = %d)", sp.Kind(), sp.Dim()), budget.Mul(int64(sp.Dim()), 8)); err != nil {
+			return err
+		}
+	}
+	clear(counts)
 	AddBoundaryCounts(sp, counts, ys, m, weights)
-	return counts, nil
+	return nil
 }
 
 // checkBoundaryCounts checks counts summed over parts of the data: BoundaryLen(sp) values, each a
@@ -86,6 +98,9 @@ func BoundaryCountsOf(sp space.Space, ys []int64, m int, weights []float64) ([]f
 func checkBoundaryCounts(sp space.Space, counts []float64) error {
 	if len(counts) != BoundaryLen(sp) {
 		return fmt.Errorf("prob: boundary counts: expected %d values for the %s space, got %d", BoundaryLen(sp), sp.Kind(), len(counts))
+	}
+	if rows := counts[0]; !(rows >= 0 && rows == math.Trunc(rows) && !math.IsInf(rows, 0)) {
+		return fmt.Errorf("prob: boundary counts: the rows counted (value 0) are %v, want a whole number ≥ 0", rows)
 	}
 	for i, c := range counts {
 		if !(c >= 0 && c <= counts[0] && c == math.Trunc(c)) {
@@ -105,7 +120,7 @@ func unboundedWarning(sp space.Space, counts []float64) string {
 		return ""
 	}
 	d := sp.Dim()
-	if k, ok := space.SimplexIDs(sp); ok {
+	if k, _, ok := space.SimplexIDs(sp); ok {
 		total := int(math.Round(math.Exp(sp.LogCount())))
 		seen := 0
 		for _, c := range counts[1+2*d : 1+2*d+k] {

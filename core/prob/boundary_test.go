@@ -14,9 +14,8 @@ import (
 // countsOf returns the boundary counts of the structures ys (one row each) with weights.
 func countsOf(t *testing.T, sp space.Space, ys [][]int64, weights []float64) []float64 {
 	t.Helper()
-	flat := slices.Concat(ys...)
-	counts, err := BoundaryCountsOf(sp, flat, len(ys), weights)
-	if err != nil {
+	counts := make([]float64, BoundaryLen(sp))
+	if err := BoundaryCountsInto(sp, counts, slices.Concat(ys...), len(ys), weights); err != nil {
 		t.Fatal(err)
 	}
 	return counts
@@ -92,6 +91,28 @@ func TestUnseenStructures(t *testing.T) {
 	if w := unboundedWarning(hp, countsOf(t, hp, ids(0, 2, 3), nil)); !strings.Contains(w, "1 of the space's 4 structures") {
 		t.Errorf("hierarchy paths: warning %q", w)
 	}
+	// simplices whose structures are not ids, numbered by SimplexIDs (probe CL): UndirectedCycles(4)
+	// without its first cycle, the subtrees of a chain without {0, 1}
+	uc, _ := space.New("ucycles", []int64{4})
+	var cycles [][]int64
+	_ = uc.Enumerate(func(y []int64) bool { cycles = append(cycles, slices.Clone(y)); return true })
+	chain, _ := space.New("subtrees", []int64{-1, 0, 1, 2})
+	for _, tc := range []struct {
+		sp    space.Space
+		rows  [][]int64
+		total int
+	}{
+		{uc, cycles[1:], 7},
+		{chain, [][]int64{{1, 0, 0, 0}, {1, 1, 1, 0}, {1, 1, 1, 1}}, 4},
+	} {
+		w := unboundedWarning(tc.sp, countsOf(t, tc.sp, tc.rows, nil))
+		if !strings.Contains(w, fmt.Sprintf("1 of the space's %d structures never occur", tc.total)) {
+			t.Errorf("%s%v without one structure: warning %q", tc.sp.Kind(), tc.sp.Params(), w)
+		}
+		if w := unboundedWarning(tc.sp, countsOf(t, tc.sp, append(slices.Clone(tc.rows), tc.rows[0]), nil)); !strings.Contains(w, "never occur") {
+			t.Errorf("%s%v: a repeated structure counted as another: %q", tc.sp.Kind(), tc.sp.Params(), w)
+		}
+	}
 }
 
 // TestBoundaryCountsAddUp: the counts of parts of a data set (an empty one, one weighing nothing)
@@ -120,8 +141,8 @@ func TestBoundaryCountsAddUp(t *testing.T) {
 				cuts := parts(m, 10, 0, 20)
 				total := make([]float64, BoundaryLen(sp))
 				for _, c := range cuts {
-					part, err := BoundaryCountsOf(sp, ys[c[0]*w:c[1]*w], c[1]-c[0], weights[c[0]:c[1]])
-					if err != nil {
+					part := make([]float64, BoundaryLen(sp))
+					if err := BoundaryCountsInto(sp, part, ys[c[0]*w:c[1]*w], c[1]-c[0], weights[c[0]:c[1]]); err != nil {
 						t.Fatal(err)
 					}
 					for i, v := range part {
@@ -164,7 +185,7 @@ func split(ys []int64, w int) [][]int64 {
 
 // TestBoundaryCountsRefusals: counts of another length, or that are not whole numbers of rows no
 // larger than the rows counted, are refused by FitSums before its first sums; bad structures or
-// weights of a part are refused by BoundaryCountsOf as NewProblem refuses them.
+// weights of a part are refused by BoundaryCountsInto as NewProblem refuses them.
 func TestBoundaryCountsRefusals(t *testing.T) {
 	sp := mustSpace(t, "multilabel", 2)
 	good := []float64{3, 1, 2, 2, 1}
@@ -179,10 +200,14 @@ func TestBoundaryCountsRefusals(t *testing.T) {
 			t.Errorf("counts %v: err %v, sums called %v", bad, err, called)
 		}
 	}
-	if _, err := BoundaryCountsOf(sp, []int64{0, 2}, 1, nil); err == nil || !strings.Contains(err.Error(), "y: row 0") {
+	counts := make([]float64, BoundaryLen(sp))
+	if err := BoundaryCountsInto(sp, counts, []int64{0, 2}, 1, nil); err == nil || !strings.Contains(err.Error(), "y: row 0") {
 		t.Errorf("a bad label: %v", err)
 	}
-	if _, err := BoundaryCountsOf(sp, []int64{0, 1}, 1, []float64{-1}); err == nil || !strings.Contains(err.Error(), "sample_weight[0]") {
+	if err := BoundaryCountsInto(sp, counts[:4], []int64{0, 1}, 1, nil); err == nil || !strings.Contains(err.Error(), "expected 5 values") {
+		t.Errorf("a short buffer: %v", err)
+	}
+	if err := BoundaryCountsInto(sp, counts, []int64{0, 1}, 1, []float64{-1}); err == nil || !strings.Contains(err.Error(), "sample_weight[0]") {
 		t.Errorf("a negative weight: %v", err)
 	}
 }

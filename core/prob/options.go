@@ -95,7 +95,7 @@ type Options struct {
 	// or without Spread: FitSums runs plain L-BFGS. Ignored by Fit.
 	Variances []float64
 	// Boundary, when not nil, are the boundary counts of the training structures (BoundaryLen
-	// values: the parts' BoundaryCountsOf added up), from which FitSums warns of intercepts
+	// values: the parts' BoundaryCountsInto added up), from which FitSums warns of intercepts
 	// without a finite optimum as Fit does (Model.Warnings). Nil: no such warning. Ignored by Fit.
 	Boundary []float64
 }

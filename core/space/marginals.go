@@ -1,6 +1,9 @@
 package space
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // This file gives what an estimate of the marginals E[ψ(y) | x] needs of a space beyond p and S
 // (docs/design.md §2a): the interval that holds every coordinate of ψ, and the rank of S.
@@ -84,20 +87,49 @@ func NullEigenspaces(sp Spectral) []int {
 	return null
 }
 
-// SimplexIDs reports, for the spaces whose ψ(Y) is affinely independent (the vertices of a simplex:
-// Multiclass, Ordinal, HierarchyPaths, DAGPaths), that a structure is one id y[0] in [0, k): a class,
-// a level or a node; ok is false for the other spaces. Counting the ids of a sample tells which
-// structures it never holds, a face of the simplex no single coordinate of ψ shows.
-func SimplexIDs(s Space) (k int, ok bool) {
+// maxSimplexIndex bounds |Y|·d, the ψ values SimplexIDs enumerates to number the structures of a
+// simplex space whose structures are not ids (a subtree of a chain of up to 2,048 nodes).
+const maxSimplexIndex = 1 << 22
+
+// SimplexIDs numbers the structures of the spaces whose ψ(Y) is affinely independent (the vertices
+// of a simplex): id(y, ψ(y)) is in [0, k), distinct for distinct structures; ok is false for the
+// other spaces. Counting the ids of a sample tells which structures it never holds, a face of the
+// simplex no single coordinate of ψ shows. Multiclass, Ordinal and the path spaces are ids already
+// (y[0]: a class, a level, a node); the small instances of other kinds that are simplices (a chain's
+// subtrees, UndirectedCycles(4), DirectedCycles(3)) are numbered in Enumerate's order, found by
+// their ψ, as long as |Y|·d ≤ maxSimplexIndex.
+func SimplexIDs(s Space) (k int, id func(y []int64, psi []float64) int, ok bool) {
+	first := func(y []int64, _ []float64) int { return int(y[0]) }
 	switch t := s.(type) {
 	case *Multiclass:
-		return t.d, true
+		return t.d, first, true
 	case *Ordinal:
-		return t.n, true
+		return t.n, first, true
 	case *HierarchyPaths:
-		return t.t.n(), true
+		return t.t.n(), first, true
 	case *DAGPaths:
-		return t.g.n(), true
+		return t.g.n(), first, true
 	}
-	return 0, false
+	count, d := math.Exp(s.LogCount()), s.Dim()
+	if !(count*float64(d) <= maxSimplexIndex) || count < 2 || CovRank(s) != int(math.Round(count))-1 || Enumerable(s) != nil {
+		return 0, nil, false
+	}
+	index := make(map[string]int, int(count))
+	psi := make([]float64, d)
+	if err := s.Enumerate(func(y []int64) bool {
+		s.Embed(y, psi)
+		index[psiKey(psi)] = len(index)
+		return true
+	}); err != nil || len(index) != int(math.Round(count)) {
+		return 0, nil, false
+	}
+	return len(index), func(_ []int64, psi []float64) int { return index[psiKey(psi)] }, true
+}
+
+// psiKey is ψ's bytes, a map key.
+func psiKey(psi []float64) string {
+	if len(psi) == 0 {
+		return ""
+	}
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(&psi[0])), 8*len(psi)))
 }

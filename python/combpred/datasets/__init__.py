@@ -213,11 +213,14 @@ def data_home_candidates(data_home: str | os.PathLike | None = None) -> list[Pat
     root = _source_checkout_root()
     if root is not None:
         out.append((root.parent / "shared" / "datasets").resolve())
-    seen: set[Path] = set()
+    seen: set[str] = set()
     unique = []
     for folder in out:  # searched and listed in a refusal once each (probe CJ)
-        if folder.resolve() not in seen:
-            seen.add(folder.resolve())
+        # realpath, not Path.resolve: a symbolic link loop ($COMBPRED_DATA pointing into one) made
+        # resolve raise RuntimeError (OSError on 3.13), and every loader with it (probe CL)
+        key = os.path.realpath(folder)
+        if key not in seen:
+            seen.add(key)
             unique.append(folder)
     return unique
 
