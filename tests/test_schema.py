@@ -350,3 +350,33 @@ def test_marginal_scale_limit_in_the_docstring_is_the_cores():
     assert np.isfinite(model.predict_marginals(X[:2], scale=limit)).all()
     with pytest.raises(ValueError, match=r"^scale=1e\+101: the marginals' scale factor must be positive and at most"):
         model.predict_marginals(X[:2], scale=1e101)
+
+
+@pytest.mark.parametrize("cls", [StructuredRidge, ProbabilisticStructured])
+def test_cached_validation_decides_as_scikit_learns(cls):
+    # the estimators validate against constraint objects made once per class (issue 18: making
+    # them, and reading the signature, at every fit cost a twentieth of a yeast-sized linear fit);
+    # every parameter at odd values is admitted or refused exactly as scikit-learn's
+    # validate_parameter_constraints decides, and a refusal is scikit-learn's
+    from combpred.dask import DaskProbabilisticStructured, DaskStructuredRidge
+    from sklearn.utils._param_validation import validate_parameter_constraints
+
+    odd = [0, 1, -1, 0.5, 2**63, 1e308, float("nan"), float("inf"), True, None, "x", "auto", [1], np.int64(3)]
+    for klass in (cls, DaskStructuredRidge if cls is StructuredRidge else DaskProbabilisticStructured):
+        assert klass._get_param_names() == sorted(inspect.signature(klass.__init__).parameters.keys() - {"self"})
+        for name in klass._get_param_names():
+            for value in odd:
+                est = klass(**{name: value})
+                try:
+                    validate_parameter_constraints(
+                        klass._parameter_constraints, est.get_params(deep=False), caller_name=klass.__name__
+                    )
+                    expected = None
+                except InvalidParameterError as exc:
+                    expected = str(exc)
+                try:
+                    est._validate_params()
+                    got = None
+                except InvalidParameterError as exc:
+                    got = str(exc)
+                assert got == expected, (klass.__name__, name, value)
