@@ -40,17 +40,26 @@ func (d design) centred(s []float64) (design, []float64) {
 	if mu == nil {
 		return d, nil
 	}
-	ones := mat.NewDense(m, n+1, nil)
+	ones := mat.NewDense(m, n+1, scratchFloats(m*(n+1))) // every entry written below; see releaseCentred
 	xmat.CentreInto(ones, d.X, mu)
 	for i := 0; i < m; i++ {
 		ones.Set(i, n, 1)
 	}
 	if check.FiniteMagnitude("X", ones.RawMatrix().Data, n+1) != nil {
+		releaseFloats(ones.RawMatrix().Data)
 		return d, nil // centred values up to twice X's: let X's own bounds hold
 	}
 	d.ones = ones
 	d.X = ones.Slice(0, m, 0, n).(*mat.Dense)
 	return d, mu
+}
+
+// releaseCentred hands the copy of X that centred made of d (c is its result; none when c holds
+// d's own X) back to scratchPool: c must not be used after.
+func (d design) releaseCentred(c design) {
+	if c.ones != nil && c.ones != d.ones {
+		releaseFloats(c.ones.RawMatrix().Data)
+	}
 }
 
 // centredSparse is centred for a sparse X: its fully stored columns shifted by their s-weighted

@@ -116,10 +116,10 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 		pt: padded(ng), q: padded(ng)}
 	// The copy is a speed-up, not a need: where the budget refuses it, X is read in place.
 	if n := des.features(); des.sp == nil && m*stride <= groupedCopyEntries && budget.Check("", budget.Floats(m, stride+1)) == nil {
-		gs.xs, gs.ws = mat.NewDense(m, stride, nil), make([]float64, m)
+		gs.xs, gs.ws = mat.NewDense(m, stride, scratchFloats(m*stride)), make([]float64, m) // released by release
 		for j, i := range members {
 			row := gs.xs.RawRowView(j)
-			copy(row, des.X.RawRowView(i))
+			clear(row[copy(row, des.X.RawRowView(i)):]) // the padding too: the buffer is recycled
 			if des.intercept {
 				row[n] = 1
 			}
@@ -127,6 +127,14 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 		}
 	}
 	return gs
+}
+
+// release hands the copy of X back to scratchPool, at the end of the solve.
+func (gs *groupedSystem) release() {
+	if gs.xs != nil {
+		releaseFloats(gs.xs.RawMatrix().Data)
+		gs.xs = nil
+	}
 }
 
 // paddedRow is row g of a g×stride matrix viewed as pt and q are, padding included.

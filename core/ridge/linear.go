@@ -187,6 +187,9 @@ func solveLinearCGUnit(p *Problem, des design, W *mat.Dense, opt *Options) (Resu
 		return Result{}, err
 	}
 	h, B := linearHessian(p, des, G)
+	if gs, ok := h.(*groupedSystem); ok {
+		defer gs.release()
+	}
 	if err := opt.Stop.Err(); err != nil {
 		return Result{}, err
 	}

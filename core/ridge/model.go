@@ -383,11 +383,12 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	md.Solver = solver
 	switch solver {
 	case CG:
-		des, mu := des.centred(p.Weight)
+		centred, mu := des.centred(p.Weight)
 		md.Coef = md.warmCoef(opt, k, d)
 		xmat.ShiftIntercept(md.Coef, mu, 1)
-		md.Result, err = solveLinearCG(p, des, md.Coef, opt)
+		md.Result, err = solveLinearCG(p, centred, md.Coef, opt)
 		xmat.ShiftIntercept(md.Coef, mu, -1)
+		des.releaseCentred(centred) // the solve keeps no view of it
 	case SGD:
 		des, mu := des.centred(p.Weight)
 		W := md.warmCoef(opt, k, d)
