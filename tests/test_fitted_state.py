@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 from combpred import ProbabilisticStructured, StructuredRidge, spaces
 from combpred.baselines import KNNBordaRanker, PairwiseRanker, StructuredSVM
+from numpy.testing import assert_array_equal
 from sklearn.utils._param_validation import InvalidParameterError
 
 
@@ -159,3 +160,41 @@ def test_score_reads_labels_as_the_fit_took_them(estimator):
     ids.set_params(space="multiclass")
     with pytest.raises(ValueError, match="label 5 at row 119, which is not in classes"):
         ids.score(X, unseen)
+
+
+def test_plain_inputs_skip_scikit_learns_checks_with_the_same_result(monkeypatch):
+    # a C-contiguous float64 X and integer structure rows skip validate_data (issue 18: 0.5–1 ms of
+    # a yeast-sized fit); the model and the fitted attributes are those of the checked path, a
+    # DataFrame's feature names are forgotten as scikit-learn forgets them, and X with NaN still
+    # gets scikit-learn's message
+    import pandas as pd
+    from combpred import _estimator_base
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 5))
+    cases = [
+        (lambda: StructuredRidge(), (X[:, :3] > 0).astype(np.int64)),
+        (lambda: StructuredRidge(), (X[:, :3] > 0)),  # boolean
+        (lambda: StructuredRidge(), (X[:, :3] > 0).astype(np.uint8)),
+        (lambda: StructuredRidge(space="permutations"), np.argsort(X[:, :4], axis=1).astype(np.int32) + 1),
+        (lambda: ProbabilisticStructured(), (X[:, :3] > 0).astype(np.int64)),
+    ]
+    for make, Y in cases:
+        fitted = []
+        for plain in (True, False):
+            if not plain:
+                monkeypatch.setattr(_estimator_base, "_plain_fit_inputs", lambda X, y: False)
+            est = make().fit(pd.DataFrame(X, columns=[f"f{j}" for j in range(5)]), Y)
+            assert hasattr(est, "feature_names_in_")
+            est.fit(X, Y)
+            fitted.append(est)
+            monkeypatch.undo()
+        fast, checked = fitted
+        assert not hasattr(fast, "feature_names_in_") and not hasattr(checked, "feature_names_in_")
+        assert fast.n_features_in_ == checked.n_features_in_ == 5
+        assert_array_equal(fast.coef_, checked.coef_)
+        assert_array_equal(fast.predict(X), checked.predict(X))
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        StructuredRidge().fit(bad, (X[:, :3] > 0).astype(np.int64))

@@ -188,6 +188,28 @@ def set_threads(n_jobs: int | None) -> None:
     _core.set_threads(max(min(int(n_jobs), 2**63 - 1), -(2**63)))  # the C ABI takes an int64
 
 
+def _plain_fit_inputs(X: Any, y: Any) -> bool:
+    """Whether X (C-contiguous, aligned, finite float64 with rows and columns) and y (2-D integer or
+    boolean structure rows, one per row of X) pass scikit-learn's fit checks unchanged: they would
+    return both as they are, and a fit then skips them (0.5–1 ms, a fifth of a yeast-sized linear
+    fit's Python time, issue 18), as predict skips them on such an X."""
+    return (
+        type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.flags.aligned
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+        and type(y) is np.ndarray
+        and y.ndim == 2
+        and y.dtype.kind in "iub"
+        and y.shape[0] == X.shape[0]
+        and y.shape[1] > 0
+        and bool(np.isfinite(X).all())  # else scikit-learn's check names NaN or infinity
+    )
+
+
 @functools.cache
 def _param_names(cls: type) -> tuple[str, ...]:
     return tuple(BaseEstimator._get_param_names.__func__(cls))  # type: ignore[attr-defined]
@@ -334,18 +356,21 @@ class StructuredEstimator(BaseEstimator):
         if sparse_y and sparse_targets and self._is_multilabel():
             return self._fit_data_sparse_y(X, y, sample_weight)
         y = self._dense_targets(y)
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse=self._accept_sparse(X, fitting=True),
-            dtype=np.float64,
-            order="C",
-            multi_output=multi,
-            y_numeric=multi,
-            ensure_min_features=1,
-            ensure_min_samples=1,
-        )
+        if multi and _plain_fit_inputs(X, y):
+            self.n_features_in_ = X.shape[1]  # all validate_data would do (_reset dropped the names)
+        else:
+            X, y = validate_data(
+                self,
+                X,
+                y,
+                accept_sparse=self._accept_sparse(X, fitting=True),
+                dtype=np.float64,
+                order="C",
+                multi_output=multi,
+                y_numeric=multi,
+                ensure_min_features=1,
+                ensure_min_samples=1,
+            )
         self._check_fit_X(X)
         space, rows, classes = self._targets(X, y, classes)
         sw = check_sample_weight(sample_weight, X.shape[0])
