@@ -69,8 +69,8 @@ func AddBoundaryCounts(sp space.Space, counts []float64, ys []int64, m int, weig
 // checked as NewProblem checks them. A part may be empty. FitSums takes the parts' counts added
 // up (Options.Boundary).
 func BoundaryCountsInto(sp space.Space, counts []float64, ys []int64, m int, weights []float64) error {
-	if len(counts) != BoundaryLen(sp) {
-		return fmt.Errorf("prob: boundary counts: expected %d values for the %s space, got %d", BoundaryLen(sp), sp.Kind(), len(counts))
+	if err := checkBoundaryLen(sp, len(counts)); err != nil {
+		return err
 	}
 	if m < 0 {
 		return fmt.Errorf("prob: a part of the data has %d rows", m)
@@ -93,11 +93,19 @@ func BoundaryCountsInto(sp space.Space, counts []float64, ys []int64, m int, wei
 	return nil
 }
 
+// checkBoundaryLen refuses n values where sp's boundary counts have another number.
+func checkBoundaryLen(sp space.Space, n int) error {
+	if want := BoundaryLen(sp); n != want {
+		return fmt.Errorf("prob: boundary counts: expected %d values for the %s space, got %d", want, sp.Kind(), n)
+	}
+	return nil
+}
+
 // checkBoundaryCounts checks counts summed over parts of the data: BoundaryLen(sp) values, each a
 // whole number of rows no larger than the first, the rows counted.
 func checkBoundaryCounts(sp space.Space, counts []float64) error {
-	if len(counts) != BoundaryLen(sp) {
-		return fmt.Errorf("prob: boundary counts: expected %d values for the %s space, got %d", BoundaryLen(sp), sp.Kind(), len(counts))
+	if err := checkBoundaryLen(sp, len(counts)); err != nil {
+		return err
 	}
 	if rows := counts[0]; !(rows >= 0 && rows == math.Trunc(rows) && !math.IsInf(rows, 0)) {
 		return fmt.Errorf("prob: boundary counts: the rows counted (value 0) are %v, want a whole number ≥ 0", rows)

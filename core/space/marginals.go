@@ -2,6 +2,7 @@ package space
 
 import (
 	"math"
+	"sync"
 	"unsafe"
 )
 
@@ -114,16 +115,22 @@ func SimplexIDs(s Space) (k int, id func(y []int64, psi []float64) int, ok bool)
 	if !(count*float64(d) <= maxSimplexIndex) || count < 2 || CovRank(s) != int(math.Round(count))-1 || Enumerable(s) != nil {
 		return 0, nil, false
 	}
-	index := make(map[string]int, int(count))
-	psi := make([]float64, d)
-	if err := s.Enumerate(func(y []int64) bool {
-		s.Embed(y, psi)
-		index[psiKey(psi)] = len(index)
-		return true
-	}); err != nil || len(index) != int(math.Round(count)) {
-		return 0, nil, false
+	// numbered at the first id asked for: k alone (BoundaryLen, the warning) needs no enumeration
+	var once sync.Once
+	var index map[string]int
+	id = func(_ []int64, psi []float64) int {
+		once.Do(func() {
+			index = make(map[string]int, int(count))
+			buf := make([]float64, d)
+			_ = s.Enumerate(func(y []int64) bool { // Enumerable above: it enumerates all of Y
+				s.Embed(y, buf)
+				index[psiKey(buf)] = len(index)
+				return true
+			})
+		})
+		return index[psiKey(psi)]
 	}
-	return len(index), func(_ []int64, psi []float64) int { return index[psiKey(psi)] }, true
+	return int(math.Round(count)), id, true
 }
 
 // psiKey is ψ's bytes, a map key.
