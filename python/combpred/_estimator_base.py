@@ -188,11 +188,10 @@ def set_threads(n_jobs: int | None) -> None:
     _core.set_threads(max(min(int(n_jobs), 2**63 - 1), -(2**63)))  # the C ABI takes an int64
 
 
-def _plain_fit_inputs(X: Any, y: Any) -> bool:
-    """Whether X (C-contiguous, aligned, finite float64 with rows and columns) and y (2-D integer or
-    boolean structure rows, one per row of X) pass scikit-learn's fit checks unchanged: they would
-    return both as they are, and a fit then skips them (0.5–1 ms, a fifth of a yeast-sized linear
-    fit's Python time, issue 18), as predict skips them on such an X."""
+def _plain_float64(X: Any) -> bool:
+    """Whether X is a C-contiguous, aligned, finite float64 ndarray with rows and columns, which
+    scikit-learn's checks would return as it is: fit and predict then skip them (0.5–1 ms of a
+    yeast-sized linear fit, a fifth of its Python time, issue 18)."""
     return (
         type(X) is np.ndarray
         and X.dtype == np.float64
@@ -201,12 +200,20 @@ def _plain_fit_inputs(X: Any, y: Any) -> bool:
         and X.flags.aligned
         and X.shape[0] > 0
         and X.shape[1] > 0
-        and type(y) is np.ndarray
+        and bool(np.isfinite(X).all())  # else scikit-learn's check names NaN or infinity
+    )
+
+
+def _plain_fit_inputs(X: Any, y: Any) -> bool:
+    """Whether X is plain (:func:`_plain_float64`) and y holds 2-D integer or boolean structure
+    rows, one per row of X: scikit-learn's fit checks would return both as they are."""
+    return (
+        type(y) is np.ndarray
         and y.ndim == 2
         and y.dtype.kind in "iub"
-        and y.shape[0] == X.shape[0]
+        and y.shape[0] == np.shape(X)[0]
         and y.shape[1] > 0
-        and bool(np.isfinite(X).all())  # else scikit-learn's check names NaN or infinity
+        and _plain_float64(X)
     )
 
 
@@ -547,15 +554,7 @@ class StructuredEstimator(BaseEstimator):
         """Validate prediction inputs; plain float64 arrays skip scikit-learn's slower checks
         (the core rejects non-finite values itself, naming the entry)."""
         _check_fitted(self)
-        if (
-            type(X) is np.ndarray
-            and X.dtype == np.float64
-            and X.ndim == 2
-            and X.flags.c_contiguous
-            and X.shape[0] > 0
-            and not hasattr(self, "feature_names_in_")
-            and np.isfinite(X).all()  # else scikit-learn's check names NaN or infinity
-        ):
+        if not hasattr(self, "feature_names_in_") and _plain_float64(X):
             n_features = self.__dict__.get("n_features_in_")  # read once: a refit may reset it
             if n_features is not None and X.shape[1] != n_features:
                 raise ValueError(
