@@ -682,33 +682,6 @@ def test_a_diverging_learning_rate_is_named():
         ProbabilisticStructured(space=space, learning_rate=1e308, max_iter=20).fit(X, space.sample(30, random_state=0))
 
 
-def test_lbfgs_stops_where_its_objective_stops_falling():
-    # X + 1e6 without an intercept: every feature nearly the same (rank-one ill-conditioning). J
-    # stayed at 0.3985675364 from iteration 39 to 100,000, every step accepted at no gain; the fit
-    # ran to max_iter and advised to increase it, which changed nothing. It now stops 10
-    # iterations after J stopped falling, at the same objective, and says what helps.
-    from sklearn.exceptions import ConvergenceWarning
-
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(300, 4))
-    y = (X @ rng.normal(size=4) + rng.normal(size=300) > 0).astype(int)
-    fits = []
-    for max_iter in (1000, 100_000):
-        with pytest.warns(ConvergenceWarning, match="objective stopped falling.*centre and rescale X") as record:
-            fits.append(
-                ProbabilisticStructured(space="multiclass", fit_intercept=False, alpha=0.01, max_iter=max_iter).fit(
-                    X + 1e6, y
-                )
-            )
-        assert "increase max_iter" not in str(record[0].message)
-    assert fits[0].n_iter_ == fits[1].n_iter_ < 100
-    assert fits[0].objective_ == fits[1].objective_
-    # centred, the same data converge (the rescaled problem is well posed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        ProbabilisticStructured(space="multiclass", fit_intercept=False, alpha=0.01).fit(X, y)
-
-
 def test_huge_alpha_fits_the_intercept():
     # alpha = 1e20 dwarfs the data term: the line search halved its first step 60 times, to 1e-18,
     # found no decrease and stopped at the start (intercept 0, where it is the logit of the label

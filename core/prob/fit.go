@@ -235,20 +235,6 @@ func checkFitMemory(sp space.Space, m, n int, opt *Options) error {
 // errConverged stops minimizeLBFGS once the relative gradient is below Tol.
 var errConverged = errors.New("converged")
 
-// errStalled stops minimizeLBFGS once neither J nor its gradient has fallen for stallWindow
-// iterations.
-var errStalled = errors.New("the objective stopped falling")
-
-// stallWindow is the number of iterations in a row without progress after which L-BFGS stops, as
-// it stops where its line search finds no decrease: J no lower by more than rounding (4 ulps of
-// |J|), and the relative gradient no lower than 0.99 times its smallest value so far (near the
-// optimum J's decrease, of the order of the gradient squared, is below rounding while the gradient
-// still falls: a fit at tol 1e-10 stopped at 2.4e-10 on J alone).
-// On X + 10⁶ without an intercept (rank-one ill-conditioning) J stayed at 0.3985675364 from
-// iteration 39 to 100,000, every step accepted at no gain, and the run ended at max_iter with the
-// advice to increase it.
-const stallWindow = 10
-
 func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	rows, d := W.Dims()
 	inf := opt.Inference
@@ -289,7 +275,6 @@ func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), o
 			return Result{Objective: f, RelGrad: rel, Converged: true}, nil
 		}
 	}
-	best, bestRel, still := f, math.Inf(1), 0 // J where the run starts
 	record := func(it int, f float64, g []float64) error {
 		rel := floats.Norm(g, 2) / g0
 		if opt.Progress != nil && !opt.Progress(it, f, rel) {
@@ -298,29 +283,17 @@ func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), o
 		if rel <= opt.Tol {
 			return errConverged
 		}
-		progress := false
-		if f < best-0x1p-50*math.Abs(best) {
-			best, progress = f, true
-		}
-		if rel < 0.99*bestRel {
-			bestRel, progress = rel, true
-		}
-		if still++; progress {
-			still = 0
-		} else if still >= stallWindow {
-			return errStalled
-		}
 		return nil
 	}
 	iters, err := minimizeLBFGS(x, eval, opt.MaxIter, record, precond)
 	switch {
 	case errors.Is(err, ErrCancelled):
 		return Result{}, ErrCancelled
-	case err != nil && !errors.Is(err, errConverged) && !errors.Is(err, errLineSearch) && !errors.Is(err, errStalled):
+	case err != nil && !errors.Is(err, errConverged) && !errors.Is(err, errLineSearch):
 		return Result{}, err
 	}
-	// A line search that cannot improve any more (rounding near the optimum), or steps that no
-	// longer lower J, end the run without an error: the result says whether the tolerance was met.
+	// A line search that cannot improve any more (rounding near the optimum) ends the run without
+	// an error: the result says whether the tolerance was met.
 	if f, err = eval(x, g); err != nil {
 		return Result{}, err
 	}

@@ -365,8 +365,8 @@ class ProbabilisticStructured(StructuredEstimator):
         -----
         sklearn.exceptions.ConvergenceWarning
             When L-BFGS or Adam stopped at ``max_iter`` short of ``tol``, or L-BFGS before it because
-            its objective no longer fell (rounding on a badly scaled problem); the message names the
-            measure reached. Also when a coordinate of ψ takes the same extreme value in every training row
+            its line search found no decrease (rounding on a badly scaled problem); the message names
+            the measure reached. Also when a coordinate of ψ takes the same extreme value in every training row
             (a label always on, a class never seen, a pair always in one order), or a class, level
             or node path never occurs in them, with ``fit_intercept``: its intercept, which is not
             penalised, has no finite optimum, and ``intercept_`` there is where ``tol`` stopped
@@ -402,12 +402,11 @@ class ProbabilisticStructured(StructuredEstimator):
             warnings.warn(f"{type(self).__name__}: {message}", ConvergenceWarning, stacklevel=5)  # fit's caller
         n_iter = model.info.n_iter
         if self.solver_ == "lbfgs" and not model.info.converged:
-            # short of max_iter, L-BFGS stops only where J no longer falls (its line search finds no
-            # decrease, or its steps gain nothing beyond rounding for 10 iterations)
+            # short of max_iter, L-BFGS stops only when its line search finds no decrease
             advice = (
                 "increase max_iter"
                 if n_iter >= self.max_iter
-                else "its objective stopped falling, which more iterations do not change: the problem is too badly "
+                else "its line search found no decrease, which more iterations do not change: the problem is too badly "
                 "scaled for double precision (a very large alpha, very large values in X, or X far from 0 without "
                 "an intercept); lower alpha, or centre and rescale X (StandardScaler)"
             )
