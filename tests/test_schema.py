@@ -380,3 +380,34 @@ def test_cached_validation_decides_as_scikit_learns(cls):
                 except InvalidParameterError as exc:
                     got = str(exc)
                 assert got == expected, (klass.__name__, name, value)
+
+
+def test_cached_validation_follows_subclasses_and_edited_constraints(monkeypatch):
+    # the constraint objects are cached per class (issue 18); a subclass that extends
+    # _get_param_names has its own parameters validated, and a constraint set on the class after a
+    # fit applies to the next one (probe CM: both were skipped)
+    from numbers import Real
+
+    from sklearn.utils._param_validation import Interval, StrOptions
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 4)), (rng.normal(size=(40, 3)) > 0).astype(int)
+
+    class Extended(StructuredRidge):
+        _parameter_constraints = {**StructuredRidge._parameter_constraints, "bar": [StrOptions({"x"})]}
+        bar = "y"
+
+        @classmethod
+        def _get_param_names(cls):
+            return sorted([*StructuredRidge._get_param_names(), "bar"])
+
+    with pytest.raises(InvalidParameterError, match="'bar' parameter of Extended must be a str among"):
+        Extended().fit(X, Y)
+    StructuredRidge(alpha=1.0).fit(X, Y)
+    monkeypatch.setitem(StructuredRidge._parameter_constraints, "alpha", [Interval(Real, 10, None, closed="left")])
+    with pytest.raises(
+        InvalidParameterError, match=r"'alpha' parameter of StructuredRidge must be a float in the range \[10"
+    ):
+        StructuredRidge(alpha=1.0).fit(X, Y)
+    monkeypatch.undo()
+    StructuredRidge(alpha=1.0).fit(X, Y)

@@ -222,17 +222,28 @@ def _param_names(cls: type) -> tuple[str, ...]:
     return tuple(BaseEstimator._get_param_names.__func__(cls))  # type: ignore[attr-defined]
 
 
-@functools.cache
+_MADE: dict[type, tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]]] = {}
+
+
 def _made_constraints(cls: type) -> tuple[tuple[str, tuple[Any, ...]], ...]:
-    """Each validated parameter of ``cls`` with its constraint objects (scikit-learn's
-    ``make_constraint``), as ``validate_parameter_constraints`` makes them at every call."""
+    """Each validated parameter of ``cls`` (its ``_get_param_names``, which a subclass may extend)
+    with its constraint objects (scikit-learn's ``make_constraint``), as
+    ``validate_parameter_constraints`` makes them at every call: made again when the class's
+    ``_parameter_constraints`` or its entries were replaced or resized since (probe CM: a
+    constraint set on the class after its first fit was ignored)."""
+    table = cls._parameter_constraints
+    key = (id(table), tuple((name, id(c), len(c) if isinstance(c, list) else -1) for name, c in table.items()))
+    cached = _MADE.get(cls)
+    if cached is not None and cached[0] == key:
+        return cached[1]
     out = []
-    for name in _param_names(cls):
-        constraints = cls._parameter_constraints.get(name)
+    for name in cls._get_param_names():
+        constraints = table.get(name)
         if constraints is None or constraints == "no_validation":
             continue
         out.append((name, tuple(make_constraint(c) for c in constraints)))
-    return tuple(out)
+    _MADE[cls] = (key, tuple(out))
+    return _MADE[cls][1]
 
 
 class StructuredEstimator(BaseEstimator):
