@@ -198,3 +198,6 @@ def test_plain_inputs_skip_scikit_learns_checks_with_the_same_result(monkeypatch
     bad[3, 2] = np.nan
     with pytest.raises(ValueError, match="Input X contains NaN"):
         StructuredRidge().fit(bad, (X[:, :3] > 0).astype(np.int64))
+    for odd in (None, 3.0, X[0]):  # refused by scikit-learn's checks, not an IndexError of the fast path's
+        with pytest.raises((ValueError, TypeError), match="array|Expected 2D|scalar|None"):
+            StructuredRidge().fit(odd, (X[:, :3] > 0).astype(np.int64))

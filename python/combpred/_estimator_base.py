@@ -211,9 +211,9 @@ def _plain_fit_inputs(X: Any, y: Any) -> bool:
         type(y) is np.ndarray
         and y.ndim == 2
         and y.dtype.kind in "iub"
-        and y.shape[0] == np.shape(X)[0]
         and y.shape[1] > 0
-        and _plain_float64(X)
+        and _plain_float64(X)  # first: X may be anything (None, a scalar: scikit-learn names it)
+        and y.shape[0] == X.shape[0]
     )
 
 
