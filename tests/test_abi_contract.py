@@ -63,3 +63,33 @@ def test_python_signatures_match_the_header():
         ret, args = header[name]
         assert _c_type(restype) == ret.replace(" *", "*"), name
         assert [_c_type(t) for t in argtypes] == args, name
+
+
+def test_info_json_is_read_within_its_buffer():
+    # _read_json copies the bytes the core reports, never more than the buffer holds: after a
+    # second call that reports a larger size again (the info grew between the calls) the buffer
+    # is read as far as it goes, and a report within the first buffer is read in one call
+    import json
+
+    from combpred import _core
+
+    text = json.dumps({"kind": "x" * 2000}).encode()
+    calls = []
+
+    def grows(buf, cap, needed):
+        calls.append(cap)
+        n = min(cap, len(text))
+        ctypes.memmove(buf, text, n)
+        needed.value = len(text) + 500 * (len(calls) - 1)  # the second call reports more
+        return _capi.OK
+
+    assert _core._read_json(grows) == {"kind": "x" * 2000}  # no bytes from past the buffer
+    assert calls == [1024, len(text)]
+    small = json.dumps({"kind": "y"}).encode()
+
+    def fits(buf, cap, needed):
+        ctypes.memmove(buf, small, len(small))
+        needed.value = len(small)
+        return _capi.OK
+
+    assert _core._read_json(fits) == {"kind": "y"}

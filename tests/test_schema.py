@@ -357,11 +357,29 @@ def test_cached_validation_decides_as_scikit_learns(cls):
     # the estimators validate against constraint objects made once per class (issue 18: making
     # them, and reading the signature, at every fit cost a twentieth of a yeast-sized linear fit);
     # every parameter at odd values is admitted or refused exactly as scikit-learn's
-    # validate_parameter_constraints decides, and a refusal is scikit-learn's
+    # validate_parameter_constraints decides, and a refusal is scikit-learn's, also when the value
+    # is checked again (admitted values are remembered by type and value: True after 1, 1.0 after 1)
     from combpred.dask import DaskProbabilisticStructured, DaskStructuredRidge
     from sklearn.utils._param_validation import validate_parameter_constraints
 
-    odd = [0, 1, -1, 0.5, 2**63, 1e308, float("nan"), float("inf"), True, None, "x", "auto", [1], np.int64(3)]
+    odd = [
+        0,
+        1,
+        1.0,
+        -1,
+        0.5,
+        2**63,
+        1e308,
+        float("nan"),
+        float("inf"),
+        True,
+        False,
+        None,
+        "x",
+        "auto",
+        [1],
+        np.int64(3),
+    ]
     for klass in (cls, DaskStructuredRidge if cls is StructuredRidge else DaskProbabilisticStructured):
         assert klass._get_param_names() == sorted(inspect.signature(klass.__init__).parameters.keys() - {"self"})
         for name in klass._get_param_names():
@@ -374,12 +392,13 @@ def test_cached_validation_decides_as_scikit_learns(cls):
                     expected = None
                 except InvalidParameterError as exc:
                     expected = str(exc)
-                try:
-                    est._validate_params()
-                    got = None
-                except InvalidParameterError as exc:
-                    got = str(exc)
-                assert got == expected, (klass.__name__, name, value)
+                for attempt in ("first", "again"):  # again: from the values admitted before
+                    try:
+                        est._validate_params()
+                        got = None
+                    except InvalidParameterError as exc:
+                        got = str(exc)
+                    assert got == expected, (klass.__name__, name, value, attempt)
 
 
 def test_cached_validation_follows_subclasses_and_edited_constraints(monkeypatch):
@@ -411,3 +430,35 @@ def test_cached_validation_follows_subclasses_and_edited_constraints(monkeypatch
         StructuredRidge(alpha=1.0).fit(X, Y)
     monkeypatch.undo()
     StructuredRidge(alpha=1.0).fit(X, Y)
+
+
+def test_admitted_values_are_not_checked_again(monkeypatch):
+    # a refit with the same parameter values asks no constraint again (issue 18: half of a
+    # yeast-sized fit's validation); a value of another type, a new value, or constraints made
+    # anew are checked
+    from combpred import _estimator_base
+    from combpred._schema import Number
+
+    asked = []
+    original = Number.is_satisfied_by
+    monkeypatch.setattr(Number, "is_satisfied_by", lambda self, val: asked.append(val) or original(self, val))
+    est = StructuredRidge(alpha=2.5)
+    est._validate_params()
+    assert 2.5 in asked
+    asked.clear()
+    est._validate_params()
+    assert asked == []
+    est.set_params(alpha=3.5)
+    est._validate_params()
+    assert asked == [3.5]
+    asked.clear()
+    StructuredRidge(max_iter=1)._validate_params()
+    with pytest.raises(InvalidParameterError, match="'max_iter' parameter"):
+        StructuredRidge(max_iter=True)._validate_params()  # True == 1, but not an iteration count
+    _estimator_base._SATISFIED.clear()
+    est._validate_params()
+    assert 3.5 in asked
+    # a bounded memory: many values are forgotten, not kept
+    for k in range(_estimator_base._SATISFIED_MAX + 10):
+        StructuredRidge(alpha=1.0 + k)._validate_params()
+    assert len(_estimator_base._SATISFIED) <= _estimator_base._SATISFIED_MAX

@@ -131,3 +131,36 @@ def test_partial_tournaments_cannot_predict_an_unordered_pair_as_documented():
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-9)
     unordered = p @ (every == 0)  # (5 rows, 3 pairs)
     assert np.all(unordered <= 1 / 3 + 1e-12) and unordered.max() > 0.3
+
+
+def test_spaces_with_the_same_few_parameters_share_one_core_handle():
+    # a core space never changes once made, so spaces with the same kind and a few integer
+    # parameters share the handle made last (a fit with space="multilabel" made one every time,
+    # issue 18); the number kept is bounded, and a space with many parameters has its own
+    from combpred import _core
+
+    a, b = spaces.Multilabel(5), spaces.Multilabel(5)
+    assert a._handle() is b._handle()
+    assert spaces.Multilabel(6)._handle() is not a._handle()
+    assert (
+        spaces.Permutations(5, decoder="exact")._handle() is not spaces.Permutations(5, decoder="approximate")._handle()
+    )
+    kept = a._handle()
+    for n in range(7, 7 + _core._RECENT_SPACES_MAX + 1):
+        spaces.Multilabel(n)
+    assert len(_core._RECENT_SPACES) <= _core._RECENT_SPACES_MAX
+    c = spaces.Multilabel(5)
+    assert c._handle() is not kept  # forgotten, made again; a and b keep theirs alive
+    np.testing.assert_array_equal(c.mean(), a.mean())
+    parent = [-1, 0, 0, 1, 1, 2]  # more integers than the handles kept take
+    assert spaces.Subtrees(parent)._handle() is not spaces.Subtrees(parent)._handle()
+
+
+def test_spaces_are_shared_only_between_equal_parameters():
+    # shared handles answer for their own parameters: a space refused by the core is not kept,
+    # and every space of EVERY made again reports what the first did
+    with pytest.raises(ValueError):
+        spaces.Permutations(10**6, decoder="exact")
+    for space in EVERY:
+        again = pickle.loads(pickle.dumps(space))
+        assert again._info() == space._info()

@@ -9,11 +9,11 @@ import (
 )
 
 // FiniteMagnitude answers as Finite and then Magnitude do, message for message, on clean inputs,
-// on every kind of bad entry at every position of a row (the four partial sums and the
+// on every kind of bad entry at every position of a row (the vector sums and the
 // remainder), and on rows that overflow only in their total.
 func TestFiniteMagnitudeMatchesTheTwoChecks(t *testing.T) {
 	bad := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1e300}
-	for _, cols := range []int{1, 3, 4, 5, 9} {
+	for _, cols := range []int{1, 3, 4, 5, 9, 17, 31} { // 17, 31: the vector loop and its tails
 		for _, rows := range []int{1, 2, 5000} { // 5000: more than one chunk of rows per thread
 			base := make([]float64, rows*cols)
 			for i := range base {
