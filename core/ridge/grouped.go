@@ -32,6 +32,11 @@ type groupedSystem struct {
 	deltas    *mat.Dense // Δ_G, g×d: the distinct δ_i
 	deltasT   *mat.Dense // Δ_Gᵀ, d×g: Δ_Gᵀ Q read row by row, where Δ_G read down its columns was
 	// copied into groups of four rows at every application (a twentieth of yeast's fit)
+	// sparse, when not nil, is Δ_G written as 1cᵀ + B with B sparse (sparseTargets: the distinct
+	// label sets of a multi-label problem, each with a few labels on): Δ_G Vᵀ and Δ_Gᵀ Q are then
+	// sums of a few rows of Vᵀ and Q (groupedSparseShare), and vc = V c.
+	sparse  *sparseTargets
+	vc      []float64
 	members []int // the examples of group g, ascending: members[start[g]:start[g+1]]
 	start   []int
 	// xs, for a dense X of at most groupedCopyEntries entries, holds X's rows in the order of
@@ -53,6 +58,13 @@ type groupedSystem struct {
 // groupedMaxShare is the largest share of distinct targets among the examples for which
 // groupedSystem is used: its products of size g·k·d cost as much as narrowSystem's when g = m.
 const groupedMaxShare = 0.25
+
+// groupedSparseShare is the largest share of B's entries among those of Δ_G for which the
+// products with Δ_G run as sums of rows: an entry then costs two vector updates of k values where
+// the panel kernels spend 2·d multiply–adds per row of Δ_G at a few times the rate. Yeast's 164
+// distinct label sets have 0.30 of their 14 labels on: its fit, alternated in one process with the
+// panel products, took 2–4 % less (6.65 → 6.47 ms and 8.19 → 7.86 ms, medians of 400).
+const groupedSparseShare = 0.4
 
 // groupedCols bounds the outputs of groupedSystem: its products with S and Δ_G grow as d².
 const groupedCols = 64
@@ -116,6 +128,9 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 		deltas: mat.NewDense(ng, d, distinct), deltasT: mat.DenseCopyOf(mat.NewDense(ng, d, distinct).T()), members: members, start: start, stride: stride,
 		vt: mat.NewDense(d, k, nil), svt: mat.NewDense(d, k, nil), hv: mat.NewDense(d, k, nil), qd: mat.NewDense(d, k, nil),
 		pt: padded(ng), q: padded(ng)}
+	if c := columnModes(gs.deltas); countOffMode(gs.deltas, c, make([]int, ng)) <= int(groupedSparseShare*float64(ng*d)) {
+		gs.sparse, gs.vc = denseTargets(gs.deltas, c), make([]float64, k)
+	}
 	// The copy is a speed-up, not a need: where the budget refuses it, X is read in place.
 	if n := des.features(); des.sp == nil && m*stride <= groupedCopyEntries && budget.Check("", budget.Floats(m, stride+1)) == nil {
 		gs.xs, gs.ws = mat.NewDense(m, stride, scratchFloats(m*stride)), make([]float64, m) // released by release
@@ -152,7 +167,16 @@ func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 	d, k := gs.vt.Dims()
 	n := gs.des.features()
 	transposeInto(gs.vt, V)
-	gemm.MulPanel(gs.pt.RawMatrix(), gs.deltas.RawMatrix(), gs.vt.RawMatrix())
+	if gs.sparse != nil {
+		clear(gs.vc)
+		for a, c := range gs.sparse.c {
+			if c != 0 {
+				gemm.Axpy(gs.vc, c, gs.vt.RawRowView(a))
+			}
+		}
+	} else {
+		gemm.MulPanel(gs.pt.RawMatrix(), gs.deltas.RawMatrix(), gs.vt.RawMatrix())
+	}
 	w := gs.p.Weight
 	ng, _ := gs.q.Dims()
 	minGroups := 4
@@ -161,6 +185,9 @@ func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 	}
 	parallel.For(ng, minGroups, func(lo, hi int) {
 		for g := lo; g < hi; g++ {
+			if gs.sparse != nil {
+				gs.sparseRowTimesVt(g)
+			}
 			if gs.xs != nil {
 				q := gs.paddedRow(gs.q, g)
 				clear(q)
@@ -176,7 +203,11 @@ func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 			}
 		}
 	})
-	gemm.MulPanel(gs.qd.RawMatrix(), gs.deltasT.RawMatrix(), gs.q.RawMatrix())
+	if gs.sparse != nil {
+		gs.sparseTTimesQ()
+	} else {
+		gemm.MulPanel(gs.qd.RawMatrix(), gs.deltasT.RawMatrix(), gs.q.RawMatrix())
+	}
 	gemm.MulPanel(gs.svt.RawMatrix(), gs.s.RawMatrix(), gs.vt.RawMatrix())
 	gemm.MulPanel(gs.hv.RawMatrix(), gs.svt.RawMatrix(), gs.gram.RawMatrix())
 	hv, qd := gs.hv.RawMatrix().Data, gs.qd.RawMatrix().Data
@@ -228,6 +259,47 @@ func (gs *groupedSystem) addGroupRows(lo, hi int, pr, q []float64) {
 		if gs.ws[j] != 0 {
 			x := row(j)
 			gemm.Axpy(q, gs.ws[j]*floats.Dot(x, pr), x)
+		}
+	}
+}
+
+// sparseRowTimesVt writes row g of Δ_G Vᵀ, V c + Σ_a b_ga v_a (v_a row a of Vᵀ), into pt, four
+// rows of Vᵀ at a time.
+func (gs *groupedSystem) sparseRowTimesVt(g int) {
+	t := gs.sparse
+	_, k := gs.vt.Dims()
+	out := gs.pt.RawRowView(g)[:k]
+	copy(out, gs.vc)
+	lo, hi := t.rowPtr[g], t.rowPtr[g+1]
+	row := func(e int) []float64 { return gs.vt.RawRowView(t.rowCol[e]) }
+	for ; lo+4 <= hi; lo += 4 {
+		gemm.Axpy4(out, (*[4]float64)(t.rowVal[lo:lo+4]), row(lo), row(lo+1), row(lo+2), row(lo+3))
+	}
+	for ; lo < hi; lo++ {
+		gemm.Axpy(out, t.rowVal[lo], row(lo))
+	}
+}
+
+// sparseTTimesQ writes Δ_Gᵀ Q, whose row a is c_a Σ_g q_g + Σ_g b_ga q_g, into qd.
+func (gs *groupedSystem) sparseTTimesQ() {
+	t := gs.sparse
+	d, k := gs.qd.Dims()
+	ng, _ := gs.q.Dims()
+	sum := gs.vc // V c is no longer needed: Σ_g q_g
+	clear(sum)
+	for g := 0; g < ng; g++ {
+		floats.Add(sum, gs.q.RawRowView(g)[:k])
+	}
+	for a := 0; a < d; a++ {
+		out := gs.qd.RawRowView(a)[:k]
+		floats.ScaleTo(out, t.c[a], sum)
+		row := func(e int) []float64 { return gs.q.RawRowView(t.colRow[e]) }
+		e, hi := t.colPtr[a], t.colPtr[a+1]
+		for ; e+4 <= hi; e += 4 {
+			gemm.Axpy4(out, (*[4]float64)(t.colVal[e:e+4]), row(e), row(e+1), row(e+2), row(e+3))
+		}
+		for ; e < hi; e++ {
+			gemm.Axpy(out, t.colVal[e], row(e))
 		}
 	}
 }

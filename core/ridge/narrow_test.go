@@ -8,8 +8,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// narrowSystem and groupedSystem (with its copy of X in group order and without) must apply the
-// same Hessian as linearSystem, with and without the intercept, on spaces with a diagonal and a
+// narrowSystem and groupedSystem (with its copy of X in group order and without, its products
+// with the distinct targets as sums of rows and as panel products) must apply the same Hessian as
+// linearSystem, with and without the intercept, on spaces with a diagonal and a
 // full covariance, and with sample weights (some zero).
 func TestHessianFormsMatchLinearSystem(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
@@ -45,8 +46,17 @@ func TestHessianFormsMatchLinearSystem(t *testing.T) {
 					gs.xs, gs.ws = nil, nil // X read in place, as when the budget refuses the copy
 					forms["grouped, X in place"] = gs
 				}
-				if len(forms) != 3 {
-					t.Fatalf("%s (m = %d): only %d of the three forms apply", c.kind, c.m, len(forms))
+				// Δ_G's products as sums of rows and as panel products, whichever the density chose
+				if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
+					gs.sparse, gs.vc = denseTargets(gs.deltas, columnModes(gs.deltas)), make([]float64, des.cols())
+					forms["grouped, Δ_G sparse"] = gs
+				}
+				if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
+					gs.sparse, gs.vc = nil, nil
+					forms["grouped, Δ_G dense"] = gs
+				}
+				if len(forms) != 5 {
+					t.Fatalf("%s (m = %d): only %d of the five forms apply", c.kind, c.m, len(forms))
 				}
 				ls := newLinearSystem(p, des)
 				V := mat.NewDense(des.cols(), sp.Dim(), nil)

@@ -19,7 +19,6 @@ import ctypes
 import dataclasses
 import functools
 import json
-import threading
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -191,7 +190,7 @@ def gemm_flops() -> int:
 # The space handles made last (SpaceHandle.new), by kind and parameters: spaces with a few integer
 # parameters, whose handles are small; others (a hierarchy's parent array) are made each time.
 _RECENT_SPACES: collections.OrderedDict[tuple[str, tuple[int, ...]], SpaceHandle] = collections.OrderedDict()
-_RECENT_SPACES_LOCK = threading.Lock()
+_RECENT_SPACES_LOCKS: dict[str, Any] = {}  # _capi.process_lock's: a fork() may copy it held
 _RECENT_SPACES_MAX = 16
 _RECENT_SPACE_PARAMS = 4
 
@@ -212,7 +211,7 @@ class SpaceHandle:
         fit with a space given by name made its own (0.2 ms of a yeast-sized linear fit)."""
         key = (kind, tuple(params)) if len(params) <= _RECENT_SPACE_PARAMS else None
         if key is not None:
-            with _RECENT_SPACES_LOCK:
+            with _capi.process_lock(_RECENT_SPACES_LOCKS, "recent"):
                 h = _RECENT_SPACES.get(key)
                 if h is not None:
                     _RECENT_SPACES.move_to_end(key)
@@ -222,7 +221,7 @@ class SpaceHandle:
         _capi.check(_capi.lib().cp_space_new(kind.encode(), p, len(params), out))
         h = cls(out.value)
         if key is not None:
-            with _RECENT_SPACES_LOCK:
+            with _capi.process_lock(_RECENT_SPACES_LOCKS, "recent"):
                 _RECENT_SPACES[key] = h
                 if len(_RECENT_SPACES) > _RECENT_SPACES_MAX:
                     _RECENT_SPACES.popitem(last=False)
