@@ -2,14 +2,16 @@
 
 Usage: python benchmarks/kernels.py [--quick] [--output BENCHMARKS.md]
 
-Runs the Go benchmarks of core/gemm (BenchmarkKernelCeiling, BenchmarkMulT, BenchmarkPanel) on one and
+Runs the Go benchmarks of core/gemm (BenchmarkKernelCeiling, BenchmarkMemoryCeiling, BenchmarkMulT, BenchmarkPanel) on one and
 two threads and of core/space (BenchmarkPermutationsDecodeBatch, BenchmarkDicyclesDecodeBatch) on one,
 each ``--count`` times, and reports medians. Every new routine is timed next to the one it replaced in
 the same run: MulT (dot-product kernel) against Mul (fmaRows8) for kernel CG's product with K and for
 Gram matrices; MulPanel against Mul for X·W; MulTN against the former route of Xᵀ·G (a transposed
 copy of G, then Mul); the batched AVX2 decoders against the portable Go decoders (kernels off), which
 were every machine's decoders before. The ceiling is the vector kernels' rate on operands held in the
-first level of cache, on every thread at once, measured in the same run. Needs Go on PATH. Writes the ``kernels`` section of
+first level of cache, on every thread at once, measured in the same run; where a product's operands
+exceed the last level of cache, its roofline is the lower of that ceiling and its bytes moved at the
+read bandwidth measured in the same run. Needs Go on PATH. Writes the ``kernels`` section of
 BENCHMARKS.md.
 """
 
@@ -57,6 +59,19 @@ def go_bench(package: str, pattern: str, cpus: str, count: int, benchtime: str) 
     return {name: statistics.median(values) for name, values in runs.items()}
 
 
+def last_level_cache() -> int:
+    """The size in bytes of the largest cache of CPU 0 (Linux sysfs), or 32 MB where it cannot be read."""
+    sizes = []
+    for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+        try:
+            text = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
+        sizes.append(int(text.rstrip("KMG")) * scale)
+    return max(sizes, default=32 * 2**20)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one run of each, short benchmark times")
@@ -65,6 +80,7 @@ def main() -> None:
     count = 1 if args.quick else 5
     gemm = go_bench("./core/gemm", "MulT$|Panel", "1,2", count, "3x" if args.quick else "20x")
     gemm |= go_bench("./core/gemm", "KernelCeiling", "1,2", count, "20000x" if args.quick else "400000x")
+    gemm |= go_bench("./core/gemm", "MemoryCeiling", "1,2", count, "2x" if args.quick else "20x")
     space = go_bench("./core/space", "DecodeBatch", "1", count, "2x" if args.quick else "0.5s")
 
     def g(name: str, threads: int) -> float:
@@ -75,30 +91,74 @@ def main() -> None:
     kernels = sorted({name.split("/")[1].split("-")[0] for name in gemm if name.startswith("BenchmarkKernelCeiling/")})
     ceiling = {t: max(g(f"KernelCeiling/{k}", t) for k in kernels) for t in (1, 2)}
     wide = any(k.endswith(("z", "24")) for k in kernels)  # the 512-bit kernels ran
+    bandwidth = {t: g("MemoryCeiling", t) for t in (1, 2)}
+    l3 = last_level_cache()
+    # (label, new, old, its terms (q, p, m): 2·q·p·m flops, operands read, entries of C written),
+    # the sizes in float64 values
     rows = [
-        ("kernel CG's X·K, 14 × 1500 · 1500 × 1500", "MulT/cg_14x1500x1500/MulT", "MulT/cg_14x1500x1500/Mul"),
-        ("rbf Gram matrix, 1500 × 103 · (1500 × 103)ᵀ", "MulT/gram_1500x103x1500/MulT", "MulT/gram_1500x103x1500/Mul"),
-        ("X·W, 5000 × 101 · 101 × 1000", "Panel/labels1000_5000x101/XW/MulPanel", "Panel/labels1000_5000x101/XW/Mul"),
+        (
+            "kernel CG's X·K, 14 × 1500 · 1500 × 1500",
+            "MulT/cg_14x1500x1500/MulT",
+            "MulT/cg_14x1500x1500/Mul",
+            (14, 1500, 1500),
+            14 * 1500 + 1500 * 1500,
+            14 * 1500,
+        ),
+        (
+            "rbf Gram matrix, 1500 × 103 · (1500 × 103)ᵀ",
+            "MulT/gram_1500x103x1500/MulT",
+            "MulT/gram_1500x103x1500/Mul",
+            (1500, 103, 1500),
+            2 * 1500 * 103,
+            1500 * 1500,
+        ),
+        (
+            "X·W, 5000 × 101 · 101 × 1000",
+            "Panel/labels1000_5000x101/XW/MulPanel",
+            "Panel/labels1000_5000x101/XW/Mul",
+            (5000, 101, 1000),
+            5000 * 101 + 101 * 1000,
+            5000 * 1000,
+        ),
         (
             "Xᵀ·G, (5000 × 101)ᵀ · 5000 × 1000",
             "Panel/labels1000_5000x101/XtG/MulTN",
             "Panel/labels1000_5000x101/XtG/transpose+Mul",
+            (5000, 101, 1000),
+            5000 * 101 + 5000 * 1000,
+            101 * 1000,
         ),
-        ("X·W, 200,000 × 50 · 50 × 20", "Panel/tall_200000x50_d20/XW/MulPanel", "Panel/tall_200000x50_d20/XW/Mul"),
+        (
+            "X·W, 200,000 × 50 · 50 × 20",
+            "Panel/tall_200000x50_d20/XW/MulPanel",
+            "Panel/tall_200000x50_d20/XW/Mul",
+            (200_000, 50, 20),
+            200_000 * 50 + 50 * 20,
+            200_000 * 20,
+        ),
         (
             "Xᵀ·G, (200,000 × 50)ᵀ · 200,000 × 20",
             "Panel/tall_200000x50_d20/XtG/MulTN",
             "Panel/tall_200000x50_d20/XtG/transpose+Mul",
+            (200_000, 50, 20),
+            200_000 * 50 + 200_000 * 20,
+            50 * 20,
         ),
         (
             "X·W on a Nyström map, 12,384 × 1,501 · 1,501 × 6",
             "Panel/nystrom_12384x1501_d6/XW/MulPanel",
             "Panel/nystrom_12384x1501_d6/XW/Mul",
+            (12_384, 1501, 6),
+            12_384 * 1501 + 1501 * 6,
+            12_384 * 6,
         ),
         (
             "Xᵀ·G on a Nyström map, (12,384 × 1,501)ᵀ · 12,384 × 6 (old: the direct product)",
             "Panel/nystrom_12384x1501_d6/XtG/MulTN",
             "Panel/nystrom_12384x1501_d6/XtG/direct",
+            (12_384, 1501, 6),
+            12_384 * 1501 + 12_384 * 6,
+            1501 * 6,
         ),
     ]
     body = [
@@ -119,17 +179,31 @@ def main() -> None:
         + "This machine's speed varies between runs (identical runs differ by up to 2×): read the ratios, which "
         "are taken within a run.",
         "",
-        "| product | new: GFLOP/s, 1 / 2 threads | share of the ceiling, 1 / 2 threads | 256-bit kernels only: GFLOP/s, "
-        "1 / 2 threads | old: GFLOP/s, 1 / 2 threads | new / old, 1 / 2 threads |",
-        "|---|---:|---:|---:|---:|---:|",
+        f"Memory: reading 128 MB per thread through the same kernel (`BenchmarkMemoryCeiling`) ran at "
+        f"{bandwidth[1]:.1f} GB/s on one thread and {bandwidth[2]:.1f} on two. A product whose operands and result "
+        f"together exceed the last level of cache ({l3 / 2**20:.0f} MB) cannot run faster than its bytes moved "
+        "(each operand read once, C written with its cache lines read first: 16 bytes an entry) at that bandwidth: "
+        "its roofline is the lower of that rate and the kernels' ceiling; for the others it is the ceiling.",
+        "",
+        "| product | new: GFLOP/s, 1 / 2 threads | share of the ceiling, 1 / 2 threads | FLOP per byte | "
+        "share of the roofline, 1 / 2 threads | 256-bit kernels only: GFLOP/s, 1 / 2 threads | "
+        "old: GFLOP/s, 1 / 2 threads | new / old, 1 / 2 threads |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for label, new, old in rows:
+    shares = []
+    for label, new, old, (q, p, m), read, written in rows:
         n1, n2, o1, o2 = g(new, 1), g(new, 2), g(old, 1), g(old, 2)
         narrow = f"{new}-256"
         w = f"{g(narrow, 1):.1f} / {g(narrow, 2):.1f}" if f"Benchmark{narrow}" in gemm else "—"
+        flops = 2 * q * p * m
+        moved = 8 * read + 16 * written
+        roof = {t: ceiling[t] for t in (1, 2)}
+        if 8 * (read + written) > l3:
+            roof = {t: min(ceiling[t], flops / moved * bandwidth[t]) for t in (1, 2)}
+        shares.append((label, n1 / roof[1], n2 / roof[2]))
         body.append(
-            f"| {label} | {n1:.1f} / {n2:.1f} | {n1 / ceiling[1]:.0%} / {n2 / ceiling[2]:.0%} | {w} | {o1:.1f} / {o2:.1f} "
-            f"| {n1 / o1:.2f}× / {n2 / o2:.2f}× |"
+            f"| {label} | {n1:.1f} / {n2:.1f} | {n1 / ceiling[1]:.0%} / {n2 / ceiling[2]:.0%} | {flops / moved:.1f} "
+            f"| {n1 / roof[1]:.0%} / {n2 / roof[2]:.0%} | {w} | {o1:.1f} / {o2:.1f} | {n1 / o1:.2f}× / {n2 / o2:.2f}× |"
         )
     body += [
         "",
@@ -148,6 +222,11 @@ def main() -> None:
         "",
         "Targets (issue 18): kernel products at ≥ 60 % of the measured ceiling of the cores used; exact decoding "
         "≥ 3× today's rows/s for Permutations(10–12) and DirectedCycles(10–12), no cliff at n = 13.",
+        "- products at ≥ 60 % of the roofline (the ceiling where memory does not bound them), on one / two threads: "
+        + ", ".join(f"{sum(s[t] >= 0.6 for s in shares)} of {len(shares)}" for t in (1, 2))
+        + "; below it: "
+        + "; ".join(f"{label} ({a:.0%} / {b:.0%})" for label, a, b in shares if min(a, b) < 0.6)
+        + ".",
     ]
     write_section("kernels", "\n".join(body), args.output)
     print("\n".join(body))

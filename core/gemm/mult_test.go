@@ -3,6 +3,8 @@ package gemm
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/combpred/combpred/core/parallel"
@@ -340,6 +342,38 @@ func BenchmarkKernelCeiling(b *testing.B) {
 		})
 		b.ReportMetric(float64(96*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
+}
+
+// BenchmarkMemoryCeiling reads an array of 128 MB per thread, far past the last level of cache,
+// through dot2x6 as eight streams, on every thread at once (one array per goroutine, made before
+// the timer starts): the read bandwidth that bounds a product whose operands come from memory,
+// reported in GB/s.
+func BenchmarkMemoryCeiling(b *testing.B) {
+	if !haveFMA {
+		b.Skip("no AVX2/FMA on this processor")
+	}
+	const values = 16 << 20
+	arrays := make([][]float64, runtime.GOMAXPROCS(0))
+	for t := range arrays {
+		arrays[t] = make([]float64, values)
+		for i := range arrays[t] {
+			arrays[t][i] = 1e-3
+		}
+	}
+	var next atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		vals := arrays[int(next.Add(1)-1)%len(arrays)]
+		var rows [8]*float64
+		for k := range rows {
+			rows[k] = &vals[k*values/8]
+		}
+		var out [12]float64
+		for pb.Next() {
+			dot2x6(&rows, values/8, &tailMasks[0], &out)
+		}
+	})
+	b.ReportMetric(8*values*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 }
 
 // dot4x6z and dot4x6y must give each of their 24 sums exactly as dot2x6z and dot2x6 give it, for
