@@ -462,3 +462,61 @@ def test_admitted_values_are_not_checked_again(monkeypatch):
     for k in range(_estimator_base._SATISFIED_MAX + 10):
         StructuredRidge(alpha=1.0 + k)._validate_params()
     assert len(_estimator_base._SATISFIED) <= _estimator_base._SATISFIED_MAX
+
+
+def test_constraints_replaced_twice_or_edited_in_place_apply(monkeypatch):
+    # the cached constraints are compared by identity with the table's entries and their items:
+    # a list replaced twice between fits (the second may take the freed first's address, which a
+    # key of id()s took for the old one), or an item replaced in place, applies at the next fit
+    # (probe CN)
+    from numbers import Real
+
+    from sklearn.utils._param_validation import Interval
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 3)), (rng.random((40, 4)) < 0.3).astype(int)
+    StructuredRidge(alpha=0.5).fit(X, Y)
+    table = StructuredRidge._parameter_constraints
+    monkeypatch.setitem(table, "alpha", [Interval(Real, 1, None, closed="left")])
+    monkeypatch.setitem(table, "alpha", [Interval(Real, 1, None, closed="left")])
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter"):
+        StructuredRidge(alpha=0.5).fit(X, Y)
+    monkeypatch.undo()
+    StructuredRidge(alpha=0.5).fit(X, Y)
+    monkeypatch.setitem(table, "alpha", list(table["alpha"]))
+    StructuredRidge(alpha=0.5).fit(X, Y)
+    table["alpha"][0] = Interval(Real, 1, None, closed="left")  # the list monkeypatch restores
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter"):
+        StructuredRidge(alpha=0.5).fit(X, Y)
+
+
+def test_a_validation_on_replaced_constraints_admits_nothing_later(monkeypatch):
+    # a validation still running on the old constraints when they are made anew (another thread)
+    # admits its value for that run only: the next fit checks it against the new ones (probe CN)
+    import threading
+    from numbers import Real
+
+    from combpred import _estimator_base
+    from sklearn.utils._param_validation import Interval
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 3)), (rng.random((40, 4)) < 0.3).astype(int)
+    entered, release = threading.Event(), threading.Event()
+
+    class SlowInterval(Interval):
+        def is_satisfied_by(self, val):
+            entered.set()
+            release.wait(10)
+            return super().is_satisfied_by(val)
+
+    table = StructuredRidge._parameter_constraints
+    monkeypatch.setitem(table, "alpha", [SlowInterval(Real, 0, None, closed="neither")])
+    worker = threading.Thread(target=lambda: StructuredRidge(alpha=0.5).fit(X, Y))
+    worker.start()
+    assert entered.wait(10)
+    monkeypatch.setitem(table, "alpha", [Interval(Real, 1, None, closed="left")])
+    _estimator_base._made_constraints(StructuredRidge)
+    release.set()
+    worker.join(10)
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter"):
+        StructuredRidge(alpha=0.5).fit(X, Y)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import numbers
 import sys
 import threading
@@ -222,36 +223,64 @@ def _param_names(cls: type) -> tuple[str, ...]:
     return tuple(BaseEstimator._get_param_names.__func__(cls))  # type: ignore[attr-defined]
 
 
-_MADE: dict[type, tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]]] = {}
+_Made = tuple[tuple[str, tuple[Any, ...]], ...]
+_MADE: dict[type, tuple[Any, _Made, int]] = {}  # class -> (its table as seen, constraints made, generation)
+_GENERATIONS = itertools.count()
 
-# Values whose admission depends on the value alone: (class, parameter, type, value) once admitted
-# stays admitted until the class's constraints are made again. A grid search refits with the same
-# few values, and checking them again took half of a fit's parameter validation.
+# Values whose admission depends on the value alone: (generation, class, parameter, type, value)
+# once admitted stays admitted while the class's constraints are those of that generation. A grid
+# search refits with the same few values, and checking them again took half of a fit's parameter
+# validation. A validation that ran on constraints since replaced adds a key of its own generation,
+# which no later validation looks up (probe CN).
 _VALUE_TYPES = frozenset({int, float, str, bool, type(None)})
-_SATISFIED: set[tuple[type, str, type, Any]] = set()
+_SATISFIED: set[tuple[int, type, str, type, Any]] = set()
 _SATISFIED_MAX = 4096  # then forgotten at once: a search over many floats
 
 
-def _made_constraints(cls: type) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+def _table_snapshot(table: dict[str, Any]) -> tuple[Any, tuple[tuple[str, Any, tuple[Any, ...] | None], ...]]:
+    """The constraint table, each entry, and each entry's items, as objects: compared by identity,
+    so that a table, list or list item replaced since is seen even where a new object took the
+    address of a freed one (probe CN: keys of id() were reused)."""
+    return table, tuple((name, c, tuple(c) if isinstance(c, list) else None) for name, c in table.items())
+
+
+def _same_table(snapshot: tuple[Any, Any], table: dict[str, Any]) -> bool:
+    seen, entries = snapshot
+    if seen is not table or len(entries) != len(table):
+        return False
+    get = table.get
+    for name, c, items in entries:
+        if get(name) is not c:
+            return False
+        if items is not None:
+            if len(c) != len(items):
+                return False
+            for a, b in zip(c, items, strict=True):
+                if a is not b:
+                    return False
+    return True
+
+
+def _made_constraints(cls: type) -> tuple[_Made, int]:
     """Each validated parameter of ``cls`` (its ``_get_param_names``, which a subclass may extend)
     with its constraint objects (scikit-learn's ``make_constraint``), as
-    ``validate_parameter_constraints`` makes them at every call: made again when the class's
-    ``_parameter_constraints`` or its entries were replaced or resized since (probe CM: a
-    constraint set on the class after its first fit was ignored)."""
+    ``validate_parameter_constraints`` makes them at every call, and their generation: made again
+    when the class's ``_parameter_constraints``, its entries or their items were replaced or
+    resized since (probe CM: a constraint set on the class after its first fit was ignored)."""
     table = cls._parameter_constraints
-    key = (id(table), tuple((name, id(c), len(c) if isinstance(c, list) else -1) for name, c in table.items()))
     cached = _MADE.get(cls)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    _SATISFIED.clear()  # the admitted values were judged by the constraints replaced
+    if cached is not None and _same_table(cached[0], table):
+        return cached[1], cached[2]
+    _SATISFIED.clear()  # the admitted values were judged by constraints replaced (memory only)
     out = []
     for name in cls._get_param_names():
         constraints = table.get(name)
         if constraints is None or constraints == "no_validation":
             continue
         out.append((name, tuple(make_constraint(c) for c in constraints)))
-    _MADE[cls] = (key, tuple(out))
-    return _MADE[cls][1]
+    made = (_table_snapshot(table), tuple(out), next(_GENERATIONS))
+    _MADE[cls] = made
+    return made[1], made[2]
 
 
 class StructuredEstimator(BaseEstimator):
@@ -288,9 +317,10 @@ class StructuredEstimator(BaseEstimator):
         signature read again, it took 0.3 ms, a twentieth of a yeast-sized linear fit (issue 18).
         A value no constraint admits is reported by scikit-learn's own validation, in its words."""
         cls = type(self)
-        for name, constraints in _made_constraints(cls):
+        made, generation = _made_constraints(cls)
+        for name, constraints in made:
             value = getattr(self, name)
-            key = (cls, name, type(value), value) if type(value) in _VALUE_TYPES else None
+            key = (generation, cls, name, type(value), value) if type(value) in _VALUE_TYPES else None
             if key is not None and key in _SATISFIED:
                 continue
             if not any(c.is_satisfied_by(value) for c in constraints):
