@@ -342,7 +342,7 @@ func BenchmarkPanel(b *testing.B) {
 		b.Run(c.name+"/XtG/direct", func(b *testing.B) { // MulTN's route before the thin B's transposed product
 			A := strided{X.RawMatrix().Data, 1, X.RawMatrix().Stride}
 			for b.Loop() {
-				panelMul(H.RawMatrix(), A, c.m, G.RawMatrix(), false, nil, whole)
+				panelMul(H.RawMatrix(), A, c.m, G.RawMatrix(), false, nil, whole, panelTerms)
 			}
 			report(b)
 		})
@@ -430,7 +430,8 @@ func TestTriangleCuts(t *testing.T) {
 }
 
 // MulTN's transposed product of a thin B equals the direct one (panelMul on Aᵀ) bit for bit, for
-// both kernels: each entry sums the same products in the same order.
+// both kernels: each entry sums the same products in the same order, whatever the chunks of terms
+// (thinTerms against panelTerms).
 func TestMulTNThinIsTheDirectProduct(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 28))
 	for _, fma := range []bool{true, false} {
@@ -439,7 +440,7 @@ func TestMulTNThinIsTheDirectProduct(t *testing.T) {
 			A, B := randDense(r, c.p, c.q), randDense(r, c.p, c.m)
 			got, want := mat.NewDense(c.q, c.m, nil), mat.NewDense(c.q, c.m, nil)
 			MulTN(got.RawMatrix(), A.RawMatrix(), B.RawMatrix())
-			panelMul(want.RawMatrix(), strided{A.RawMatrix().Data, 1, A.RawMatrix().Stride}, c.p, B.RawMatrix(), false, nil, whole)
+			panelMul(want.RawMatrix(), strided{A.RawMatrix().Data, 1, A.RawMatrix().Stride}, c.p, B.RawMatrix(), false, nil, whole, panelTerms)
 			if !mat.Equal(got, want) {
 				t.Errorf("fma=%v %v: MulTN differs from the direct product (max %.3g)", fma, c, maxAbsDiff(got, want))
 			}
