@@ -66,7 +66,7 @@ func mulTN(C, A, B blas64.General, add bool, diag int) {
 	m := B.Cols
 	if p < 2*slabTerms || q*m > slabMaxEntries {
 		if q <= m || m > thinColumns || diag != whole { // (a thin last block of a triangle is rare)
-			panelMul(C, strided{A.Data, 1, A.Stride}, p, B, add, nil, diag, panelTerms)
+			panelMul(C, strided{A.Data, 1, A.Stride}, p, B, add, nil, diag, tnTerms)
 			return
 		}
 		// A thin B (the scores of a few outputs) against a wide A (Xᵀ·G on a Nyström map of a
@@ -121,7 +121,7 @@ func mulTN(C, A, B blas64.General, add bool, diag int) {
 				As, Bs = Bs, As
 			}
 			part := blas64.General{Rows: As.Cols, Cols: Bs.Cols, Stride: Bs.Cols, Data: parts[s*q*m : (s+1)*q*m]}
-			panelRange(part, strided{As.Data, 1, As.Stride}, n, Bs, 0, As.Cols, 0, Bs.Cols, true, nil, diag, panelTerms)
+			panelRange(part, strided{As.Data, 1, As.Stride}, n, Bs, 0, As.Cols, 0, Bs.Cols, true, nil, diag, tnTerms)
 		}
 	})
 	rowStep, colStep := m, 1 // entry (i, j) of a part
@@ -147,6 +147,15 @@ func mulTN(C, A, B blas64.General, add bool, diag int) {
 // 30,000 × 1,001 by 20 197 against 95 ms, 5,000 × 1,001 by 64 61 against 29 ms, by 96 74 against
 // 54 ms, 5,000 × 1,837 by 159 187 against 160 ms.
 const thinColumns = 160
+
+// tnTerms is the chunk of terms of MulTN's other products, whose packed operand is A's columns and
+// whose B (G, or X in a slab of a tall sum) has rows wider than twelve values: the twelve columns
+// of B a block reads span two or three cache lines a row, so that 256 rows of them (the chunk of
+// MulPanel, whose W is read whole) overflowed the first level of cache, read again for every four
+// rows of C. Alternated in one run on an AMD EPYC, two threads: Xᵀ·G at 200,000 × 50 by 20 went
+// from 10.6 to 18.1 GFLOP/s (128 terms: 13.4), at 5,000 × 101 by 1,000 from 27 to 41 (128: 42);
+// MulPanel's X·W was slower with 64 (35 → 26 and 27 → 22) and keeps panelTerms.
+const tnTerms = 64
 
 // thinTerms is the chunk of terms of mulTN's transposed product: its B is the wide A, whose rows
 // of thousands of values the kernel reads twelve at a time, a few rows of C (the outputs) for each.
