@@ -79,7 +79,11 @@ func mulTN(C, A, B blas64.General, add bool, diag int) {
 			*buf = make([]float64, m*q)
 		}
 		t := (*buf)[:m*q]
-		panelMul(blas64.General{Rows: m, Cols: q, Stride: q, Data: t}, strided{B.Data, 1, B.Stride}, p, A, false, nil, whole, thinTerms)
+		terms := panelTerms
+		if m <= thinFewOutputs {
+			terms = thinTerms
+		}
+		panelMul(blas64.General{Rows: m, Cols: q, Stride: q, Data: t}, strided{B.Data, 1, B.Stride}, p, A, false, nil, whole, terms)
 		for i := 0; i < q; i++ {
 			c := C.Data[i*C.Stride:][:m]
 			for j := range c {
@@ -157,13 +161,19 @@ const thinColumns = 160
 // MulPanel's X·W was slower with 64 (35 → 26 and 27 → 22) and keeps panelTerms.
 const tnTerms = 64
 
-// thinTerms is the chunk of terms of mulTN's transposed product: its B is the wide A, whose rows
-// of thousands of values the kernel reads twelve at a time, a few rows of C (the outputs) for each.
-// Chunks of panelTerms rows were that many streams across memory at once, more than the
-// prefetchers follow; with 8, Xᵀ·G at 12,384 × 1,501 by 6 (by 20) columns went from 3.3 to
-// 5.9–6.4 (8.9–9.3 to 16.0–16.7) GFLOP/s on one thread of an AMD EPYC, alternated in one run (16
-// terms: 5.6–7.8 and 13.1–13.7; 4: 4.5 and 6.8–9.1).
-const thinTerms = 8
+// thinTerms is the chunk of terms of mulTN's transposed product when B has at most
+// thinFewOutputs columns: its B is then the wide A, whose rows of thousands of values the kernel
+// reads twelve at a time for at most two groups of four rows of C. Chunks of panelTerms rows were
+// that many streams across memory at once, more than the prefetchers follow, for little arithmetic
+// each. Alternated in one run on an AMD EPYC, two threads (one): Xᵀ·G at 12,384 × 1,501 by 6
+// columns went from 6.3 (3.3) to 12.2 (5.9–6.4) GFLOP/s, at 50,000 × 1,001 by 6 from 6.6 to 12.0.
+// With 20 columns (five groups of rows of C) the chunks of 8 were faster on one thread (12,384 ×
+// 1,501: 9.1 → 16.3) but slower on two (12,384 × 1,501: 16.7 → 13.0; 100,000 × 1,001: 17.4 →
+// 14.7), where fits run by default: wider B keep panelTerms.
+const (
+	thinTerms      = 8
+	thinFewOutputs = 8
+)
 
 // thinPool holds mulTN's transposed products, reused across the iterations of a solver (a fresh
 // one per call was a fit's largest allocation, against its memory budget).
