@@ -92,7 +92,8 @@ class Space:
     def _params(self) -> tuple[int, ...]:
         raise NotImplementedError
 
-    # A handle is created lazily, once per process: spaces are pickled by their parameters. The lock
+    # A handle is created lazily, once per process (or shared with a space of the same few parameters
+    # made lately: _core.SpaceHandle.new): spaces are pickled by their parameters. The lock
     # makes threads that race on first use share one handle (a second one would be freed at once,
     # under the feet of the thread using it).
     def _handle(self) -> _core.SpaceHandle:
