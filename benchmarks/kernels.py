@@ -72,6 +72,25 @@ def last_level_cache() -> int:
     return max(sizes, default=32 * 2**20)
 
 
+def panel_rows(
+    case: str, q: int, p: int, m: int, x: str, w: str, g: str, old_xtg: str = "transpose+Mul", on: str = ""
+) -> list:
+    """The table's rows of BenchmarkPanel's case: X·W (X q×p, W p×m) against Mul, and Xᵀ·G (G q×m)
+    against ``old_xtg``; ``on`` names what X is."""
+    where = f" on a {on}" if on else ""
+    old = " (old: the direct product)" if old_xtg == "direct" else ""
+    return [
+        (f"X·W{where}, {x} · {w}", f"Panel/{case}/XW/MulPanel", f"Panel/{case}/XW/Mul", "XW", q, p, m),
+        (f"Xᵀ·G{where}, ({x})ᵀ · {g}{old}", f"Panel/{case}/XtG/MulTN", f"Panel/{case}/XtG/{old_xtg}", "XtG", q, p, m),
+    ]
+
+
+def traffic(kind: str, q: int, p: int, m: int) -> tuple[int, int]:
+    """(float64 values read, entries of C written) of a product with q·p·m terms: X·Bᵀ (X q×p, B
+    m×p, C q×m), X·W (W p×m, C q×m) or Xᵀ·G (G q×m, C p×m), each operand read once."""
+    return {"XBt": (q * p + m * p, q * m), "XW": (q * p + p * m, q * m), "XtG": (q * p + q * m, p * m)}[kind]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one run of each, short benchmark times")
@@ -93,72 +112,26 @@ def main() -> None:
     wide = any(k.endswith(("z", "24")) for k in kernels)  # the 512-bit kernels ran
     bandwidth = {t: g("MemoryCeiling", t) for t in (1, 2)}
     l3 = last_level_cache()
-    # (label, new, old, its terms (q, p, m): 2·q·p·m flops, operands read, entries of C written),
-    # the sizes in float64 values
     rows = [
-        (
-            "kernel CG's X·K, 14 × 1500 · 1500 × 1500",
-            "MulT/cg_14x1500x1500/MulT",
-            "MulT/cg_14x1500x1500/Mul",
-            (14, 1500, 1500),
-            14 * 1500 + 1500 * 1500,
-            14 * 1500,
+        *(
+            (label, f"MulT/{case}/MulT", f"MulT/{case}/Mul", "XBt", q, p, m)
+            for label, case, q, p, m in (
+                ("kernel CG's X·K, 14 × 1500 · 1500 × 1500", "cg_14x1500x1500", 14, 1500, 1500),
+                ("rbf Gram matrix, 1500 × 103 · (1500 × 103)ᵀ", "gram_1500x103x1500", 1500, 103, 1500),
+            )
         ),
-        (
-            "rbf Gram matrix, 1500 × 103 · (1500 × 103)ᵀ",
-            "MulT/gram_1500x103x1500/MulT",
-            "MulT/gram_1500x103x1500/Mul",
-            (1500, 103, 1500),
-            2 * 1500 * 103,
-            1500 * 1500,
-        ),
-        (
-            "X·W, 5000 × 101 · 101 × 1000",
-            "Panel/labels1000_5000x101/XW/MulPanel",
-            "Panel/labels1000_5000x101/XW/Mul",
-            (5000, 101, 1000),
-            5000 * 101 + 101 * 1000,
-            5000 * 1000,
-        ),
-        (
-            "Xᵀ·G, (5000 × 101)ᵀ · 5000 × 1000",
-            "Panel/labels1000_5000x101/XtG/MulTN",
-            "Panel/labels1000_5000x101/XtG/transpose+Mul",
-            (5000, 101, 1000),
-            5000 * 101 + 5000 * 1000,
-            101 * 1000,
-        ),
-        (
-            "X·W, 200,000 × 50 · 50 × 20",
-            "Panel/tall_200000x50_d20/XW/MulPanel",
-            "Panel/tall_200000x50_d20/XW/Mul",
-            (200_000, 50, 20),
-            200_000 * 50 + 50 * 20,
-            200_000 * 20,
-        ),
-        (
-            "Xᵀ·G, (200,000 × 50)ᵀ · 200,000 × 20",
-            "Panel/tall_200000x50_d20/XtG/MulTN",
-            "Panel/tall_200000x50_d20/XtG/transpose+Mul",
-            (200_000, 50, 20),
-            200_000 * 50 + 200_000 * 20,
-            50 * 20,
-        ),
-        (
-            "X·W on a Nyström map, 12,384 × 1,501 · 1,501 × 6",
-            "Panel/nystrom_12384x1501_d6/XW/MulPanel",
-            "Panel/nystrom_12384x1501_d6/XW/Mul",
-            (12_384, 1501, 6),
-            12_384 * 1501 + 1501 * 6,
-            12_384 * 6,
-        ),
-        (
-            "Xᵀ·G on a Nyström map, (12,384 × 1,501)ᵀ · 12,384 × 6 (old: the direct product)",
-            "Panel/nystrom_12384x1501_d6/XtG/MulTN",
-            "Panel/nystrom_12384x1501_d6/XtG/direct",
-            (12_384, 1501, 6),
-            12_384 * 1501 + 12_384 * 6,
-            1501 * 6,
+        *panel_rows("labels1000_5000x101", 5000, 101, 1000, "5000 × 101", "101 × 1000", "5000 × 1000"),
+        *panel_rows("tall_200000x50_d20", 200_000, 50, 20, "200,000 × 50", "50 × 20", "200,000 × 20"),
+        *panel_rows(
+            "nystrom_12384x1501_d6",
+            12_384,
+            1501,
+            6,
+            "12,384 × 1,501",
+            "1,501 × 6",
+            "12,384 × 6",
+            "direct",
+            "Nyström map",
         ),
     ]
     body = [
@@ -191,7 +164,8 @@ def main() -> None:
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     shares = []
-    for label, new, old, (q, p, m), read, written in rows:
+    for label, new, old, kind, q, p, m in rows:
+        read, written = traffic(kind, q, p, m)
         n1, n2, o1, o2 = g(new, 1), g(new, 2), g(old, 1), g(old, 2)
         narrow = f"{new}-256"
         w = f"{g(narrow, 1):.1f} / {g(narrow, 2):.1f}" if f"Benchmark{narrow}" in gemm else "—"
