@@ -768,3 +768,16 @@ def test_inference_refuses_scores_whose_sums_overflow():
             call()
     scores = model.decision_function(Xt[1:])
     assert_array_equal(model.predict(Xt[1:]), space.decode(scores))
+
+
+def test_lbfgs_at_max_iter_without_intercept_names_centring():
+    # without an intercept, columns of X far from 0 condition the problem badly and L-BFGS runs to
+    # max_iter (X + 1e6 took 200 iterations where X took 8): the warning says to centre X besides
+    # raising max_iter; with an intercept, which absorbs the offset, it says only the latter
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    Y = (X[:, :3] + rng.normal(size=(300, 3)) > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match=r"increase max_iter, or centre the columns of X \(StandardScaler\)"):
+        ProbabilisticStructured(space="multilabel", fit_intercept=False, max_iter=20).fit(X + 1e6, Y)
+    with pytest.warns(ConvergenceWarning, match=r"; increase max_iter$"):
+        ProbabilisticStructured(space="multilabel", max_iter=2).fit(X + 1e6, Y)

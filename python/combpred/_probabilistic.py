@@ -366,7 +366,7 @@ class ProbabilisticStructured(StructuredEstimator):
         sklearn.exceptions.ConvergenceWarning
             When L-BFGS or Adam stopped at ``max_iter`` short of ``tol``, or L-BFGS before it because
             its line search found no decrease (rounding on a badly scaled problem); the message names
-            the measure reached. Also when a coordinate of ψ takes the same extreme value in every training row
+            the measure reached, and without an intercept suggests centring X. Also when a coordinate of ψ takes the same extreme value in every training row
             (a label always on, a class never seen, a pair always in one order), or a class, level
             or node path never occurs in them, with ``fit_intercept``: its intercept, which is not
             penalised, has no finite optimum, and ``intercept_`` there is where ``tol`` stopped
@@ -405,6 +405,12 @@ class ProbabilisticStructured(StructuredEstimator):
             # short of max_iter, L-BFGS stops only when its line search finds no decrease
             advice = (
                 "increase max_iter"
+                + (
+                    ""
+                    if self.fit_intercept
+                    else ", or centre the columns of X (StandardScaler): without an intercept, columns far from 0 "
+                    "make the problem badly conditioned and L-BFGS slow"
+                )
                 if n_iter >= self.max_iter
                 else "its line search found no decrease, which more iterations do not change: the problem is too badly "
                 "scaled for double precision (a very large alpha, very large values in X, or X far from 0 without "
