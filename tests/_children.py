@@ -32,6 +32,9 @@ def use_after_fork(model, space, Xt, queue):
     _attempt(outcome, "predict", model.predict, Xt)
     _attempt(outcome, "fit", StructuredRidge().fit, Xt, (Xt > 0).astype(int))
     _attempt(outcome, "new space", lambda: spaces.Multilabel(3).mean())
+    # the parent's Multilabel(4) is among the handles it keeps for spaces made again: the child's
+    # must not be handed it, but refused at once
+    _attempt(outcome, "space made again", lambda: spaces.Multilabel(4))
     _attempt(outcome, "inherited space", space.mean)
     # finalizers of objects inherited from the parent must not call into the parent's Go runtime
     _attempt(outcome, "model finalizer", model._model.__del__)

@@ -71,7 +71,7 @@ def test_fork_after_use_raises_in_the_child():
     assert outcome is not None, f"the forked child reported nothing (exit code {child.exitcode})"
     assert child.exitcode == 0
     assert outcome["usable"] is False
-    for name in ("predict", "fit", "new space", "inherited space"):
+    for name in ("predict", "fit", "new space", "space made again", "inherited space"):
         kind, message, is_forked_error = outcome[name]
         assert kind == "ForkedChildError", (name, kind, message)
         assert is_forked_error

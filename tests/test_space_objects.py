@@ -148,7 +148,7 @@ def test_spaces_with_the_same_few_parameters_share_one_core_handle():
     kept = a._handle()
     for n in range(7, 7 + _core._RECENT_SPACES_MAX + 1):
         spaces.Multilabel(n)
-    assert len(_core._RECENT_SPACES) <= _core._RECENT_SPACES_MAX
+    assert len(_core._recent_spaces()) <= _core._RECENT_SPACES_MAX
     c = spaces.Multilabel(5)
     assert c._handle() is not kept  # forgotten, made again; a and b keep theirs alive
     np.testing.assert_array_equal(c.mean(), a.mean())

@@ -19,6 +19,7 @@ import ctypes
 import dataclasses
 import functools
 import json
+import os
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -189,9 +190,25 @@ def gemm_flops() -> int:
 
 # The space handles made last (SpaceHandle.new), by kind and parameters: spaces with a few integer
 # parameters, whose handles are small; others (a hierarchy's parent array) are made each time.
-_RECENT_SPACES: collections.OrderedDict[tuple[str, tuple[int, ...]], SpaceHandle] = collections.OrderedDict()
+# A child forked after the parent used the library starts with none: the parent's handles name
+# objects of the parent's Go runtime, and a space made in the child must fail with
+# ForkedChildError at once, as it did before the handles were kept (the test battery's probe).
+_RECENT_SPACES: tuple[int, collections.OrderedDict[tuple[str, tuple[int, ...]], SpaceHandle]] = (
+    os.getpid(),
+    collections.OrderedDict(),
+)
 _RECENT_SPACES_LOCKS: dict[str, Any] = {}  # _capi.process_lock's: a fork() may copy it held
 _RECENT_SPACES_MAX = 16
+
+
+def _recent_spaces() -> collections.OrderedDict[tuple[str, tuple[int, ...]], SpaceHandle]:
+    """This process's handles made last (call holding the lock)."""
+    global _RECENT_SPACES
+    if _RECENT_SPACES[0] != os.getpid():
+        _RECENT_SPACES = (os.getpid(), collections.OrderedDict())
+    return _RECENT_SPACES[1]
+
+
 _RECENT_SPACE_PARAMS = 4
 
 
@@ -212,9 +229,10 @@ class SpaceHandle:
         key = (kind, tuple(params)) if len(params) <= _RECENT_SPACE_PARAMS else None
         if key is not None:
             with _capi.process_lock(_RECENT_SPACES_LOCKS, "recent"):
-                h = _RECENT_SPACES.get(key)
+                recent = _recent_spaces()
+                h = recent.get(key)
                 if h is not None:
-                    _RECENT_SPACES.move_to_end(key)
+                    recent.move_to_end(key)
                     return h
         _, p = _capi.i64(np.array(params, dtype=np.int64), (len(params),), "space parameters")
         out = ctypes.c_int64(0)
@@ -222,9 +240,10 @@ class SpaceHandle:
         h = cls(out.value)
         if key is not None:
             with _capi.process_lock(_RECENT_SPACES_LOCKS, "recent"):
-                _RECENT_SPACES[key] = h
-                if len(_RECENT_SPACES) > _RECENT_SPACES_MAX:
-                    _RECENT_SPACES.popitem(last=False)
+                recent = _recent_spaces()
+                recent[key] = h
+                if len(recent) > _RECENT_SPACES_MAX:
+                    recent.popitem(last=False)
         return h
 
     def __del__(self, _capi: Any = _capi) -> None:  # bound now: at exit the module's globals are gone
