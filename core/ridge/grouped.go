@@ -30,8 +30,9 @@ type groupedSystem struct {
 	gram      *mat.Dense // G, k×k
 	s         *mat.Dense // S, d×d
 	deltas    *mat.Dense // Δ_G, g×d: the distinct δ_i
-	deltasT   *mat.Dense // Δ_Gᵀ, d×g: Δ_Gᵀ Q read row by row, where Δ_G read down its columns was
-	// copied into groups of four rows at every application (a twentieth of yeast's fit)
+	// deltasT is Δ_Gᵀ (d×g), so that Δ_Gᵀ Q reads it row by row: Δ_G read down its columns was
+	// copied into groups of four rows at every application (a twentieth of yeast's fit).
+	deltasT *mat.Dense
 	// sparse, when not nil, is Δ_G written as 1cᵀ + B with B sparse (sparseTargets: the distinct
 	// label sets of a multi-label problem, each with a few labels on): Δ_G Vᵀ and Δ_Gᵀ Q are then
 	// sums of a few rows of Vᵀ and Q (groupedSparseShare), and vc = V c.
@@ -124,8 +125,9 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 	padded := func(rows int) *mat.Dense {
 		return mat.NewDense(rows, stride, nil).Slice(0, rows, 0, k).(*mat.Dense)
 	}
+	deltas := mat.NewDense(ng, d, distinct)
 	gs := &groupedSystem{p: p, des: des, intercept: des.intercept, gram: mat.DenseCopyOf(G), s: mat.DenseCopyOf(p.S),
-		deltas: mat.NewDense(ng, d, distinct), deltasT: mat.DenseCopyOf(mat.NewDense(ng, d, distinct).T()), members: members, start: start, stride: stride,
+		deltas: deltas, deltasT: mat.DenseCopyOf(deltas.T()), members: members, start: start, stride: stride,
 		vt: mat.NewDense(d, k, nil), svt: mat.NewDense(d, k, nil), hv: mat.NewDense(d, k, nil), qd: mat.NewDense(d, k, nil),
 		pt: padded(ng), q: padded(ng)}
 	if c := columnModes(gs.deltas); countOffMode(gs.deltas, c, make([]int, ng)) <= int(groupedSparseShare*float64(ng*d)) {
