@@ -19,7 +19,7 @@ func TestAddRowAndColumnSums(t *testing.T) {
 	if none[0] != 0 || none[1] != 0 || none[2] != 0 {
 		t.Errorf("the column sums of no rows are %v, want zeros", none)
 	}
-	for _, c := range []struct{ rows, cols int }{{1, 1}, {700, 5}, {3000, 130}} {
+	for _, c := range []struct{ rows, cols int }{{1, 1}, {7, 5}, {700, 5}, {3000, 130}, {8200, 130}} {
 		big := randDense(r, c.rows+1, c.cols+2)
 		G := big.Slice(1, c.rows+1, 1, c.cols+1).(*mat.Dense)
 		b := make([]float64, c.cols)
