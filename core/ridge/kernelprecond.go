@@ -35,7 +35,7 @@ func newKernelSystem(p *Problem, K *mat.Dense) *kernelSystem {
 	ks := &kernelSystem{
 		m: m, d: d, twoAlpha: 2 * p.Alpha,
 		K:  K.RawMatrix(),
-		S:  mat.DenseCopyOf(p.S).RawMatrix(),
+		S:  denseOfSymmetric(p.S).RawMatrix(),
 		DT: mat.DenseCopyOf(p.Delta.T()),
 		w:  p.Weight,
 		bT: mat.NewDense(d, m, nil),

@@ -128,7 +128,7 @@ func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense
 	// The grouped form costs k²·d per application, a sparse X's own products 2·nnz·d.
 	if G != nil && (des.sp == nil || 2*float64(des.sp.NNZ()) > float64(k)*float64(k)) {
 		if gs := newGroupedSystem(p, des, G); gs != nil {
-			return gs, newLinearSystem(p, des).B
+			return gs, gs.rhs()
 		}
 		if ns := newNarrowSystem(p, des); ns != nil {
 			return ns, newLinearSystem(p, des).B

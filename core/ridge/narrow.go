@@ -49,7 +49,7 @@ func newNarrowSystem(p *Problem, des design) *narrowSystem {
 	if d >= narrowCols || m*n > narrowMaxEntries || p.S == nil {
 		return nil
 	}
-	ns := &narrowSystem{p: p, x: des.X, intercept: des.intercept, s: mat.DenseCopyOf(p.S),
+	ns := &narrowSystem{p: p, x: des.X, intercept: des.intercept, s: denseOfSymmetric(p.S),
 		xt: transpose(des.X), deltaT: transpose(p.Delta),
 		vt: mat.NewDense(d, n, nil), ut: mat.NewDense(d, m, nil), ct: mat.NewDense(d, m, nil),
 		prod: mat.NewDense(d, n, nil), r: make([]float64, m)}

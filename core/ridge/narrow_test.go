@@ -73,6 +73,10 @@ func TestHessianFormsMatchLinearSystem(t *testing.T) {
 					if !mat.EqualApprox(got, want, 1e-10*mat.Norm(want, 2)) {
 						t.Errorf("%s, n = %d, intercept %v: %s H·V differs from the row-major one", c.kind, n, intercept, name)
 					}
+					// the right-hand side, from the groups' sums of rows where X is copied
+					if gs, ok := h.(*groupedSystem); ok && !mat.EqualApprox(gs.rhs(), ls.B, 1e-12*mat.Norm(ls.B, 2)) {
+						t.Errorf("%s, n = %d, intercept %v: %s B differs from the row-major one", c.kind, n, intercept, name)
+					}
 				}
 			}
 		}

@@ -44,7 +44,7 @@ func newReferenceSystem(p *Problem, des design, G *mat.SymDense) *referenceSyste
 	if float64(k)*float64(k)*float64(d) >= float64(m-k)*perRow {
 		return nil
 	}
-	return &referenceSystem{p: p, des: des, gram: mat.DenseCopyOf(G),
+	return &referenceSystem{p: p, des: des, gram: denseOfSymmetric(G),
 		u: mat.NewDense(m, d, nil), gv: mat.NewDense(k, d, nil), sv: mat.NewDense(k, d, nil)}
 }
 

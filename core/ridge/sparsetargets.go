@@ -181,7 +181,7 @@ func newSparseTargetSystem(p *Problem, des design, G *mat.SymDense) *sparseTarge
 		t = denseTargets(p.Delta, c)
 	}
 	k := des.cols()
-	return &sparseTargetSystem{p: p, des: des, gram: mat.DenseCopyOf(G), sparseTargets: t,
+	return &sparseTargetSystem{p: p, des: des, gram: denseOfSymmetric(G), sparseTargets: t,
 		vt: mat.NewDense(d, k, nil), qt: mat.NewDense(d, k, nil), vs: mat.NewDense(k, d, nil),
 		vc: make([]float64, k), f: mat.NewDense(m, 1, nil), z: mat.NewDense(k, 1, nil)}
 }
