@@ -52,7 +52,7 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 		return nil, design{}, err
 	}
 	if weights != nil && zeroWeights(weights) {
-		if _, err := newProblem(sp, ys, m, nil, opt.Alpha, partOfData); err != nil { // the rows are still checked
+		if _, err := newProblem(sp, ys, m, nil, opt.Alpha, partOfData, opt.Stop); err != nil { // the rows are still checked
 			return nil, design{}, err
 		}
 		return nil, design{}, nil
@@ -60,7 +60,7 @@ func cgPart(sp space.Space, X []float64, m, n int, ys []int64, weights []float64
 	if err := checkFitMemory(sp, m, n, &opt, budget.Mul(4, int64(m), int64(sp.Dim()))); err != nil {
 		return nil, design{}, err
 	}
-	p, err := newProblem(sp, ys, m, weights, opt.Alpha, partOfData)
+	p, err := newProblem(sp, ys, m, weights, opt.Alpha, partOfData, opt.Stop)
 	if err != nil {
 		return nil, design{}, err
 	}

@@ -2,7 +2,9 @@ package ridge
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/cancel"
@@ -254,5 +256,35 @@ func TestFactorLower(t *testing.T) {
 	stop.Stop()
 	if err := factorLower(mat.NewDense(100, 100, nil).RawMatrix(), stop); !errors.Is(err, ErrCancelled) {
 		t.Errorf("stopped: got %v", err)
+	}
+}
+
+// newProblem looks at the stop flag between blocks of problemRows examples, and its blocks count
+// the rows a bad target is reported at from the first example, as one pass did; newGroupedSystem
+// gives up on a stop request (the solve then returns ErrCancelled).
+func TestProblemStopsBetweenBlocks(t *testing.T) {
+	sp, _ := space.NewMultilabel(2)
+	m := problemRows + 10
+	ys := make([]int64, 2*m)
+	stop := new(cancel.Flag)
+	stop.Stop()
+	if _, err := newProblem(sp, ys, m, nil, 1, 0, stop); !errors.Is(err, ErrCancelled) {
+		t.Errorf("stop set: got %v, want ErrCancelled", err)
+	}
+	p, err := newProblem(sp, ys, m, nil, 1, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	des := design{X: mat.NewDense(m, 1, nil), intercept: true, stop: stop}
+	if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
+		t.Errorf("stop set: newGroupedSystem went on")
+	}
+	ys[2*(problemRows+3)] = 2
+	_, err = newProblem(sp, ys, m, nil, 1, 0, nil)
+	if want := fmt.Sprintf("y: row %d:", problemRows+3); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a bad target in the second block: got %v, want %q…", err, want)
+	}
+	if _, err := newProblem(sp, ys[:5], m, nil, 1, 0, nil); err == nil || !strings.Contains(err.Error(), "expected") {
+		t.Errorf("too few values: got %v", err)
 	}
 }

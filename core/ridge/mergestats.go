@@ -154,7 +154,7 @@ func (s *Stats) Add(X []float64, m, n int, ys []int64, weights []float64, stop *
 		return &out, nil
 	}
 	// α does not enter the statistics; the Problem only carries ψ (as δ + p) and the weights.
-	p, err := newProblem(s.Space, ys, m, weights, 1, partOfData)
+	p, err := newProblem(s.Space, ys, m, weights, 1, partOfData, stop)
 	if err != nil {
 		return nil, err
 	}

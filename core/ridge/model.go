@@ -169,7 +169,7 @@ func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64
 	if err := checkFitMemory(sp, m, n, opt, budget.Mul(4, int64(m), int64(sp.Dim()))); err != nil {
 		return nil, err
 	}
-	p, err := newProblem(sp, ys, m, weights, opt.Alpha, flags)
+	p, err := newProblem(sp, ys, m, weights, opt.Alpha, flags, opt.Stop)
 	if err == nil {
 		err = p.useReference(sp, opt.Reference, opt.EmpiricalWeight)
 	}

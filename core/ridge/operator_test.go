@@ -114,7 +114,7 @@ func TestOperatorPathMatchesExactSolver(t *testing.T) {
 							o.Solver = solver
 							o.MaxIter = 5000
 							got := mustFit(t, sp, X, m, n, ys, w, o)
-							pOp, err := newProblem(sp, ys, m, w, o.Alpha, operatorOK)
+							pOp, err := newProblem(sp, ys, m, w, o.Alpha, operatorOK, nil)
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -329,7 +329,7 @@ func TestLargePairSpaceFit(t *testing.T) {
 	opt := baseOptions()
 	opt.Alpha, opt.Tol, opt.MaxIter = 1, 1e-8, 200
 	model, dt, heap := fitMeasured(t, sp, X, m, f, ys, opt)
-	p, err := newProblem(sp, ys, m, nil, opt.Alpha, operatorOK)
+	p, err := newProblem(sp, ys, m, nil, opt.Alpha, operatorOK, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
