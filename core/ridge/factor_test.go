@@ -288,3 +288,48 @@ func TestProblemStopsBetweenBlocks(t *testing.T) {
 		t.Errorf("too few values: got %v", err)
 	}
 }
+
+// stoppingHessian sets stop during its application number at, as Ctrl-C can: the Hessian forms
+// then return early with part of the product.
+type stoppingHessian struct {
+	h         hessian
+	stop      *cancel.Flag
+	calls, at int
+}
+
+func (s *stoppingHessian) apply(dst, V *mat.Dense) {
+	if s.calls++; s.calls == s.at {
+		s.stop.Stop()
+		dst.Zero() // what a product cut short may leave
+		return
+	}
+	s.h.apply(dst, V)
+}
+
+// A stop request during any of CG's products, the last ones (the true residual at convergence,
+// the gradient it reports) included, ends the solve with ErrCancelled: never with a result
+// computed from a product cut short.
+func TestConjugateGradientsStopDuringProducts(t *testing.T) {
+	sp, _ := space.NewMultilabel(3)
+	const m, n = 80, 4
+	X, ys := synthetic(t, sp, m, n, 11)
+	p, err := NewProblem(sp, ys, m, nil, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	des := design{X: mat.NewDense(m, n, X), intercept: true}
+	ls := newLinearSystem(p, des)
+	count := &stoppingHessian{h: ls, stop: new(cancel.Flag)}
+	W := mat.NewDense(n+1, 3, nil)
+	if _, err := conjugateGradients(count, ls.B, identityPrecond{}, W, p.Constant(), &Options{Tol: 1e-8, MaxIter: 100}); err != nil {
+		t.Fatal(err)
+	}
+	for at := 1; at <= count.calls; at++ {
+		stop := new(cancel.Flag)
+		h := &stoppingHessian{h: ls, stop: stop, at: at}
+		W := mat.NewDense(n+1, 3, nil)
+		if res, err := conjugateGradients(h, ls.B, identityPrecond{}, W, p.Constant(), &Options{Tol: 1e-8, MaxIter: 100, Stop: stop}); !errors.Is(err, ErrCancelled) {
+			t.Errorf("stopped during product %d of %d: got %+v, %v; want ErrCancelled", at, count.calls, res, err)
+		}
+	}
+}

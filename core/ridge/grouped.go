@@ -138,8 +138,8 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 		deltas: deltas, deltasT: mat.DenseCopyOf(deltas.T()), members: members, start: start, stride: stride,
 		vt: mat.NewDense(d, k, nil), svt: mat.NewDense(d, k, nil), hv: mat.NewDense(d, k, nil), qd: mat.NewDense(d, k, nil),
 		pt: padded(ng), q: padded(ng)}
-	if c := columnModes(gs.deltas); countOffMode(gs.deltas, c, make([]int, ng)) <= int(groupedSparseShare*float64(ng*d)) {
-		gs.sparse, gs.vc = denseTargets(gs.deltas, c), make([]float64, k)
+	if c := columnModes(gs.deltas, nil); countOffMode(gs.deltas, c, make([]int, ng), nil) <= int(groupedSparseShare*float64(ng*d)) {
+		gs.sparse, gs.vc = denseTargets(gs.deltas, c, nil), make([]float64, k)
 	}
 	// The copy is a speed-up, not a need: where the budget refuses it, X is read in place.
 	if n := des.features(); des.sp == nil && m*stride <= groupedCopyEntries && budget.Check("", budget.Floats(m, stride+1)) == nil {

@@ -130,6 +130,9 @@ func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense
 		if gs := newGroupedSystem(p, des, G); gs != nil {
 			return gs, gs.rhs()
 		}
+		if des.stop.Stopped() {
+			return nil, nil // newGroupedSystem gave up on it; the caller returns ErrCancelled
+		}
 		if ns := newNarrowSystem(p, des); ns != nil {
 			return ns, newLinearSystem(p, des).B
 		}
@@ -453,6 +456,12 @@ func conjugateGradients(h hessian, B *mat.Dense, pc linearPrecond, W *mat.Dense,
 		rzNew := floats.Dot(r, z)
 		floats.AddScaledTo(pp, z, rzNew/rz, pp)
 		rz = rzNew
+	}
+	// A stop request may have cut a product short (the Hessian forms return at it): nothing
+	// computed since can be trusted. It also skips the true gradient's product, as long as an
+	// iteration (0.4 s at 1,000,000 × 60 with as many label sets).
+	if opt.Stop.Yield() {
+		return res, ErrCancelled
 	}
 	// Report the true gradient, not the recursively updated residual.
 	if !trueResidual {

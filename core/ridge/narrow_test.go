@@ -48,7 +48,7 @@ func TestHessianFormsMatchLinearSystem(t *testing.T) {
 				}
 				// Δ_G's products as sums of rows and as panel products, whichever the density chose
 				if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
-					gs.sparse, gs.vc = denseTargets(gs.deltas, columnModes(gs.deltas)), make([]float64, des.cols())
+					gs.sparse, gs.vc = denseTargets(gs.deltas, columnModes(gs.deltas, nil), nil), make([]float64, des.cols())
 					forms["grouped, Δ_G sparse"] = gs
 				}
 				if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {

@@ -129,7 +129,7 @@ func TestClearlyDenseTargetsAgreesWithCount(t *testing.T) {
 		for _, density := range []float64{0.01, 0.15, 0.2, 0.25, 0.3, 0.5, 0.9} {
 			_, p, des := rareLabels(t, sp, r, X, density)
 			perRow := make([]int, m)
-			nnz := countOffMode(p.Delta, columnModes(p.Delta), perRow)
+			nnz := countOffMode(p.Delta, columnModes(p.Delta, nil), perRow, nil)
 			pays := sparseTargetPays(des, perRow, nnz, m, des.cols(), d)
 			skipped := clearlyDenseTargets(p.Delta, des, d)
 			if skipped && pays {
@@ -151,7 +151,7 @@ func TestColumnModes(t *testing.T) {
 		1, 2, 4,
 		0, 5, 3,
 	})
-	got := columnModes(a)
+	got := columnModes(a, nil)
 	for j, want := range []float64{1, 2, 3} {
 		if got[j] != want {
 			t.Errorf("column %d: mode %v, want %v", j, got[j], want)
