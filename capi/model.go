@@ -282,11 +282,12 @@ func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, scale C.int64_t, factor 
 	if err != nil {
 		return status(err)
 	}
-	return status(ridgeMarginals(md, xmat.DenseRows(X, int(q), int(n)), scale, factor, out, d, ys, w))
+	return status(ridgeMarginals(md, xmat.DenseRows(X, int(q), int(n)), []region{inputOf("X", X)}, scale, factor, out, d, ys, w))
 }
 
-// ridgeMarginals is cp_ridge_marginals (and its _csr twin) once the model and X are resolved.
-func ridgeMarginals(md *ridge.Model, X xmat.Rows, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) error {
+// ridgeMarginals is cp_ridge_marginals (and its _csr twin) once the model and X, whose memory is
+// ins, are resolved.
+func ridgeMarginals(md *ridge.Model, X xmat.Rows, ins []region, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) error {
 	sc, err := ridge.ParseMarginalScale(int64(scale))
 	if err != nil {
 		return err
@@ -309,6 +310,9 @@ func ridgeMarginals(md *ridge.Model, X xmat.Rows, scale C.int64_t, factor C.doub
 		if Y, err = rowsOf(md.Space, "structures output", ys, q, w); err != nil {
 			return err
 		}
+	}
+	if err := disjoint(append(ins, outputOf("marginals output", M), outputOf("structures output", Y))...); err != nil {
+		return err
 	}
 	if q == 0 {
 		return nil

@@ -62,6 +62,9 @@ func writeScores(md model.Model, X []float64, q, n C.int64_t, out *C.double, d C
 	if err != nil {
 		return err
 	}
+	if err := disjoint(inputOf("X", X), outputOf("decision output", U)); err != nil {
+		return err
+	}
 	return scoreCall(md, xmat.DenseRows(X, int(q), int(n)), U)
 }
 
@@ -76,6 +79,9 @@ func scoreCall(md model.Model, X xmat.Rows, U []float64) error {
 func writeStructures(md model.Model, X []float64, q, n C.int64_t, out *C.int64_t, w C.int64_t) error {
 	y, err := rowsOf(md.Output(), "predict output", out, q, w)
 	if err != nil {
+		return err
+	}
+	if err := disjoint(inputOf("X", X), outputOf("predict output", y)); err != nil {
 		return err
 	}
 	return cancellable(int64(q) <= predictInlineRows(md), func(stop *cancel.Flag) error { return md.Predict(X, int(q), int(n), y, stop) })

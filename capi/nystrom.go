@@ -120,6 +120,9 @@ func cp_nystrom_features(k *C.double, m, l C.int64_t, p *C.double, c C.int64_t, 
 	if err != nil {
 		return status(err)
 	}
+	if err := disjoint(inputOf("kernel rows", K), inputOf("projection", P), outputOf("features output", dst)); err != nil {
+		return status(err)
+	}
 	if err := check.Finite("kernel rows", K, int(l)); err != nil {
 		return status(err)
 	}

@@ -235,15 +235,15 @@ func cp_prob_marginals(h C.int64_t, x *C.double, q, n C.int64_t, params *C.char,
 	if err != nil {
 		return status(err)
 	}
-	return status(probMarginals(md, xmat.DenseRows(X, int(q), int(n)), params, out, d, report))
+	return status(probMarginals(md, xmat.DenseRows(X, int(q), int(n)), []region{inputOf("X", X)}, params, out, d, report))
 }
 
 // chainReportOutput names the per-row chain report of cp_prob_marginals and cp_prob_sample.
 const chainReportOutput = "chain report output"
 
-// probMarginals fills out (q × d) with E_{p(·|x)}[ψ] of the rows X, and report (q × 2) with their
-// chain reports, for cp_prob_marginals and cp_prob_marginals_csr.
-func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d C.int64_t, report *C.int64_t) error {
+// probMarginals fills out (q × d) with E_{p(·|x)}[ψ] of the rows X (whose memory is ins), and report
+// (q × 2) with their chain reports, for cp_prob_marginals and cp_prob_marginals_csr.
+func probMarginals(md *prob.Model, X xmat.Rows, ins []region, params *C.char, out *C.double, d C.int64_t, report *C.int64_t) error {
 	q := C.int64_t(X.Q)
 	dst, err := dimOut(md.Space, "marginals output", out, q, d)
 	if err != nil {
@@ -251,6 +251,9 @@ func probMarginals(md *prob.Model, X xmat.Rows, params *C.char, out *C.double, d
 	}
 	chains, err := i64s(chainReportOutput, report, q, prob.MarginalsReportCols)
 	if err != nil {
+		return err
+	}
+	if err := disjoint(append(ins, outputOf("marginals output", dst), outputOf(chainReportOutput, chains))...); err != nil {
 		return err
 	}
 	qo, err := queryOf(md, params, queryMarginals)
@@ -308,6 +311,9 @@ func cp_prob_sample(h C.int64_t, x *C.double, q, n, count C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
+	if err := disjoint(inputOf("X", X), outputOf("sample output", dst), outputOf(chainReportOutput, chains)); err != nil {
+		return status(err)
+	}
 	qo, err := queryOf(md, params, querySample)
 	if err != nil {
 		return status(err)
@@ -341,6 +347,9 @@ func cp_prob_score_samples(h C.int64_t, x *C.double, q, n C.int64_t, ys *C.int64
 	}
 	flags, err := i64s("validity output", valid, q)
 	if err != nil {
+		return status(err)
+	}
+	if err := disjoint(inputOf("X", X), inputOf("Y", y), outputOf("score output", dst), outputOf("validity output", flags)); err != nil {
 		return status(err)
 	}
 	qo, err := queryOf(md, params, queryLogZ)
@@ -390,6 +399,9 @@ func cp_prob_log_partition(h C.int64_t, x *C.double, q, n C.int64_t, params *C.c
 	}
 	dst, err := f64s("log_partition output", out, q)
 	if err != nil {
+		return status(err)
+	}
+	if err := disjoint(inputOf("X", X), outputOf("log_partition output", dst)); err != nil {
 		return status(err)
 	}
 	qo, err := queryOf(md, params, queryLogZ)

@@ -215,6 +215,9 @@ func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d
 	if err != nil {
 		return status(err)
 	}
+	if err := disjoint(inputOf("Y", y), outputOf("embed output", psi)); err != nil {
+		return status(err)
+	}
 	if err := space.ValidateNamedRows(sp, y, int(m), 0, "Y"); err != nil {
 		return status(err)
 	}
@@ -264,6 +267,9 @@ func cp_space_decode(h C.int64_t, us *C.double, m, d C.int64_t, out *C.int64_t, 
 	}
 	y, err := rowsOf(sp, "decode output", out, m, w)
 	if err != nil {
+		return status(err)
+	}
+	if err := disjoint(inputOf("scores", u), outputOf("decode output", y)); err != nil {
 		return status(err)
 	}
 	return status(cancellable(int64(m) <= inlineRows(space.DecodeWork(sp)), func(stop *cancel.Flag) error { return space.DecodeRows(sp, u, int(m), y, stop) }))

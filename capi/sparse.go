@@ -156,6 +156,17 @@ func cp_ridge_partial_fit_csr(prev C.int64_t, spaceHandle C.int64_t, rows, cols,
 	return a.run(out, func() (*ridge.Model, error) { return ridge.PartialFitCSR(pm, a.sp, a.csr, a.y, a.weights, a.opt) })
 }
 
+// csrRegions are the regions of a CSR matrix argument (rows × ·, nnz values, 32- or 64-bit
+// indices), once csrArg has accepted it.
+func csrRegions(rows, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double) []region {
+	width := uintptr(8)
+	if indexBits == 32 {
+		width = 4
+	}
+	return []region{rawInput("indptr", indptr, int(rows)+1, width), rawInput("indices", indices, int(nnz), width),
+		rawInput("data", unsafe.Pointer(data), int(nnz), 8)}
+}
+
 // csrInputs resolves the model of handle h and views its sparse inputs.
 func csrInputs(resolve resolver, h, rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double) (model.Model, xmat.Rows, error) {
 	md, err := resolve(h)
@@ -179,6 +190,9 @@ func csrDecision(resolve resolver, h, rows, cols, nnz, indexBits C.int64_t, indp
 	if err != nil {
 		return err
 	}
+	if err := disjoint(append(csrRegions(rows, nnz, indexBits, indptr, indices, data), outputOf("decision output", U))...); err != nil {
+		return err
+	}
 	return scoreCall(md, X, U)
 }
 
@@ -189,6 +203,9 @@ func csrPredict(resolve resolver, h, rows, cols, nnz, indexBits C.int64_t, indpt
 	}
 	y, err := rowsOf(md.Output(), "predict output", out, rows, w)
 	if err != nil {
+		return err
+	}
+	if err := disjoint(append(csrRegions(rows, nnz, indexBits, indptr, indices, data), outputOf("predict output", y))...); err != nil {
 		return err
 	}
 	return cancellable(int64(rows) <= predictInlineRows(md), func(stop *cancel.Flag) error { return md.PredictRows(X, y, stop) })
@@ -226,7 +243,7 @@ func cp_ridge_marginals_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t, i
 	if err != nil {
 		return status(err)
 	}
-	return status(ridgeMarginals(md, xmat.SparseRows(X), scale, factor, out, d, ys, w))
+	return status(ridgeMarginals(md, xmat.SparseRows(X), csrRegions(rows, nnz, indexBits, indptr, indices, data), scale, factor, out, d, ys, w))
 }
 
 // cp_ridge_max_margins_csr is cp_ridge_max_margins on a sparse X (rows × cols CSR: see the _csr
@@ -300,5 +317,5 @@ func cp_prob_marginals_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t, in
 	if err != nil {
 		return status(err)
 	}
-	return status(probMarginals(md, xmat.SparseRows(X), params, out, d, report))
+	return status(probMarginals(md, xmat.SparseRows(X), csrRegions(rows, nnz, indexBits, indptr, indices, data), params, out, d, report))
 }
