@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import gc
 import pickle
 
 import numpy as np
@@ -166,3 +167,26 @@ def test_coefficients_are_read_only(multilabel_data, estimator):
     np.testing.assert_array_equal(model.decision_function(X), scores)
     np.testing.assert_allclose(X @ model.coef_.T + model.intercept_, scores, rtol=1e-10, atol=1e-12)
     assert not pickle.loads(pickle.dumps(model)).coef_.flags.writeable
+
+
+@pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured])
+def test_core_handles_copy_and_pickle_without_a_second_owner(estimator):
+    """copy.copy and pickle of a ``_core.Model`` made a second owner of its Go handle, whose
+    ``__del__`` freed it under the first (probe CQ): a copy is now the object itself, a pickle its
+    checked bytes, and a space handle refuses pickling (its number means nothing elsewhere)."""
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    Y = (X > 0).astype(int)
+    model = estimator(space="multilabel").fit(X, Y)
+    core = model._model
+    assert copy.copy(core) is core and copy.deepcopy(core) is core
+    again = pickle.loads(pickle.dumps(core))
+    assert again.value != core.value
+    np.testing.assert_array_equal(again.decision(X), core.decision(X))
+    space = core.space()
+    assert copy.copy(space) is space and copy.deepcopy(space) is space
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(space)
+    del again, space
+    gc.collect()
+    np.testing.assert_array_equal(model.predict(X), estimator(space="multilabel").fit(X, Y).predict(X))

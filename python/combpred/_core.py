@@ -250,6 +250,18 @@ class SpaceHandle:
         if _capi.usable() and _capi._lib is not None:
             _capi.lib().cp_space_free(self.value)
 
+    # A core space never changes once made, so a copy is the handle itself: copied as an object,
+    # two owners freed one handle, and the first then failed as "invalid or already freed" (probe
+    # CQ). Its number means nothing in another process: the spaces of combpred.spaces pickle.
+    def __copy__(self) -> SpaceHandle:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SpaceHandle:
+        return self
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a core space handle cannot be pickled; pickle the space (combpred.spaces) or the estimator")
+
     def same(self, other: SpaceHandle) -> bool:
         """Whether both handles hold the same space (kind and parameters)."""
         out = ctypes.c_int64(0)
@@ -371,6 +383,18 @@ class Model:
     def __del__(self, _capi: Any = _capi) -> None:  # bound now: at exit the module's globals are gone
         if _capi.usable() and _capi._lib is not None:
             self._calls()["free"](self.value)
+
+    # A fitted model never changes, so a copy is the object itself, and a pickle carries its
+    # checked bytes: copied or pickled as an object, two owners freed one handle and the first then
+    # failed as "invalid or already freed" (probe CQ).
+    def __copy__(self) -> Model:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Model:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        return type(self).from_bytes, (self.to_bytes(),)
 
     def space(self) -> SpaceHandle:
         """A new handle of the model's own space."""
