@@ -611,7 +611,14 @@ def test_nystrom_calls_refuse_bad_arguments():
         (lambda: lib.cp_nystrom_features(None, 3, 3, _abi.f64(P), 3, _abi.f64(P)), "kernel rows is a NULL"),
         (lambda: lib.cp_nystrom_features(_abi.f64(K), 3, 3, None, 3, _abi.f64(P)), "projection is a NULL"),
         (lambda: lib.cp_nystrom_features(_abi.f64(K), 3, 3, _abi.f64(P), 3, None), "output is a NULL"),
-        (lambda: lib.cp_nystrom_features(_abi.f64(bad), 3, 3, _abi.f64(P), 3, _abi.f64(P)), "kernel rows"),
+        (
+            lambda: lib.cp_nystrom_features(_abi.f64(bad), 3, 3, _abi.f64(P), 3, _abi.f64(np.empty((3, 3)))),
+            "kernel rows",
+        ),
+        (
+            lambda: lib.cp_nystrom_features(_abi.f64(K), 3, 3, _abi.f64(P), 3, _abi.f64(P)),
+            "shares memory with projection",
+        ),
         (lambda: lib.cp_nystrom_features(_abi.f64(K), 2**40, 2**40, _abi.f64(P), 3, _abi.f64(P)), "too large"),
     ]
     for call, words in cases:
