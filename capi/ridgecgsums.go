@@ -150,6 +150,9 @@ func cp_ridge_cg_product(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys 
 	if err != nil {
 		return status(err)
 	}
+	if err := disjoint(inputOf("X", X), inputOf("Y", y), inputOf("sample_weight", weights), inputOf("v", V), outputOf("out", O)); err != nil {
+		return status(err)
+	}
 	return status(cancellable(false, func(stop *cancel.Flag) error {
 		opt.Stop = stop
 		return ridge.CGProductOf(sp, X, int(m), int(n), y, weights, opt, mat.NewDense(k, int(d), V), mat.NewDense(k, int(d), O))
