@@ -126,8 +126,8 @@ class ProbabilisticStructured(StructuredEstimator):
     (the intercept b is not penalised). Its gradient needs ``E_{p(·|x)}[ψ]``: exact where the space has
     closed forms (multiclass, multilabel, ordinal, hierarchy paths, subtrees, k-subsets,
     tournaments), a dynamic programme (the sum-product versions of the exact decoders: permutations
-    up to 16 labels, directed and undirected cycles up to 14 vertices) or at most 2¹⁴ structures,
-    which L-BFGS minimises to high precision; otherwise a
+    up to 16 labels, directed and undirected cycles up to 14 vertices) or a sum over at most 2¹⁴
+    structures (2²⁰ with ``sampler="exact"``), which L-BFGS minimises to high precision; otherwise a
     Monte Carlo estimate from samples (exact samples by coupling from the past, or Markov chains),
     which Adam with iterate averaging minimises (Vembu's thesis, chapter 6).
 
@@ -162,7 +162,10 @@ class ProbabilisticStructured(StructuredEstimator):
         is), a sparse X without densifying it (its products take the mean out).
     sampler : {"auto", "exact", "cftp", "metropolis", "local", "mixed"}, default="auto"
         How E[ψ] is computed during fit (and the default sampler of :meth:`sample`):
-        ``"exact"`` demands exact inference (an error on spaces without it); ``"cftp"`` averages
+        ``"exact"`` demands exact inference: a closed form or dynamic programme, else a sum over
+        every structure of spaces of up to 2²⁰ (``"auto"`` sums only up to 2¹⁴: each gradient then
+        sums |Y| structures per input, minutes per fit near 2²⁰); an error on larger spaces without
+        one. ``"cftp"`` averages
         exact samples drawn by coupling from the past on the Metropolis chain (cost grows as
         exp(f_max − f_min)); ``"metropolis"`` runs the Metropolis chain with uniform proposals;
         ``"local"`` the space's local-move chain (bit flips for multilabel and subtrees, adjacent
@@ -838,7 +841,9 @@ class ProbabilisticStructured(StructuredEstimator):
             chain starts at the decoded mode of p(· | x), burns in for 100·max(d, width) steps,
             then keeps one sample every max(d, width) steps).
         random_state : int, RandomState instance or None, default=None
-            Seeds the samples (None: the estimator's random_state).
+            Seeds the samples (None: the estimator's random_state). The seed is the call's: a row's
+            samples depend on the rows drawn with it (unlike :meth:`predict_marginals`, whose
+            estimates are seeded per row); draw from one row at a time for samples of a row alone.
         check_mixing : bool, default=False
             With a Markov-chain sampler, run one more chain per input from a perturb-and-MAP
             start and warn where its mean of ψ differs from that of the samples beyond Monte Carlo
