@@ -118,7 +118,7 @@ const partialSpectrumSpaces = 256
 const kronMaxDim = 640
 
 // linearHessian returns the cheapest form of H for des with its Gram matrix G (nil when not
-// formed), and B = −∇J(0).
+// formed), and B = −∇J(0); or nil, nil once des.stop is seen set while the forms are tried.
 func linearHessian(p *Problem, des design, G *mat.SymDense) (hessian, *mat.Dense) {
 	k := des.cols()
 	if p.targets != nil { // Δ only held sparsely (newCubeProblem): G was computed for it

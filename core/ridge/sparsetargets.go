@@ -76,7 +76,8 @@ func newSparseTargets(m, d int, c []float64, rowPtr, rowCol []int, rowVal []floa
 	return t
 }
 
-// denseTargets writes a dense Δ as c + B for the column values c (columnModes).
+// denseTargets writes a dense Δ as c + B for the column values c (columnModes), or returns nil
+// once stop is seen set (nil never stops).
 func denseTargets(delta *mat.Dense, c []float64, stop *cancel.Flag) *sparseTargets {
 	m, d := delta.Dims()
 	rowPtr := make([]int, m+1)
@@ -250,7 +251,7 @@ func clearlyDenseTargets(delta *mat.Dense, des design, d int) bool {
 }
 
 // countOffMode writes into perRow the number of entries of each row of delta that differ from
-// their column's c, and returns their total.
+// their column's c, and returns their total; once stop is seen set, it returns the count so far.
 func countOffMode(delta *mat.Dense, c []float64, perRow []int, stop *cancel.Flag) int {
 	nnz := 0
 	for i := range perRow {
@@ -270,7 +271,8 @@ func countOffMode(delta *mat.Dense, c []float64, perRow []int, stop *cancel.Flag
 
 // columnModes returns the most common value of each column of a (m×d) by the majority vote of
 // Boyer and Moore, which finds a value held by more than half the rows and otherwise some value of
-// the column: B stays correct either way, only less sparse.
+// the column: B stays correct either way, only less sparse. Once stop is seen set, it returns the
+// votes of the rows so far.
 func columnModes(a *mat.Dense, stop *cancel.Flag) []float64 {
 	m, d := a.Dims()
 	mode, count := make([]float64, d), make([]int, d)
