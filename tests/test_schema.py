@@ -243,7 +243,13 @@ def test_exact_inference_limits_in_the_docstrings_are_the_cores():
     power = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
     dp = f"permutations up to {perm} labels, directed and undirected cycles up to {dicycles} vertices"
     cls_doc = " ".join(ProbabilisticStructured.__doc__.split())
-    assert f"{dp}) or at most 2{str(auto.bit_length() - 1).translate(power)} structures" in cls_doc
+    exponent = {n: str(n.bit_length() - 1).translate(power) for n in (auto, every)}
+    assert f"{dp}) or a sum over at most 2{exponent[auto]} structures (2{exponent[every]} with" in cls_doc
+    sampler_doc = " ".join(cls_doc.split("sampler : ")[1].split("n_samples : ")[0].split())
+    assert (
+        f'every structure of spaces of up to 2{exponent[every]} (``"auto"`` sums only up to 2{exponent[auto]}'
+        in sampler_doc
+    )
     alone = _schema._SCHEMA["logz_limits"]
     log_z_alone = alone["permutations"]
     assert alone["dicycles"] == alone["ucycles"]
