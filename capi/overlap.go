@@ -27,7 +27,7 @@ func regionOf[T any](name string, s []T, output bool) region {
 }
 
 // rawInput is the region of n values of width bytes at p, an argument viewed through an untyped
-// pointer (a CSR matrix's indptr and indices).
+// pointer (a CSR matrix's indptr, indices and data).
 func rawInput(name string, p unsafe.Pointer, n int, width uintptr) region {
 	if p == nil || n <= 0 {
 		return region{name: name}
