@@ -259,12 +259,12 @@ func TestFactorLower(t *testing.T) {
 	}
 }
 
-// newProblem looks at the stop flag between blocks of problemRows examples, and its blocks count
+// newProblem looks at the stop flag between blocks of stopRows examples, and its blocks count
 // the rows a bad target is reported at from the first example, as one pass did; newGroupedSystem
 // gives up on a stop request (the solve then returns ErrCancelled).
 func TestProblemStopsBetweenBlocks(t *testing.T) {
 	sp, _ := space.NewMultilabel(2)
-	m := problemRows + 10
+	m := stopRows + 10
 	ys := make([]int64, 2*m)
 	stop := new(cancel.Flag)
 	stop.Stop()
@@ -279,9 +279,9 @@ func TestProblemStopsBetweenBlocks(t *testing.T) {
 	if gs := newGroupedSystem(p, des, des.gram(p.Weight)); gs != nil {
 		t.Errorf("stop set: newGroupedSystem went on")
 	}
-	ys[2*(problemRows+3)] = 2
+	ys[2*(stopRows+3)] = 2
 	_, err = newProblem(sp, ys, m, nil, 1, 0, nil)
-	if want := fmt.Sprintf("y: row %d:", problemRows+3); err == nil || !strings.HasPrefix(err.Error(), want) {
+	if want := fmt.Sprintf("y: row %d:", stopRows+3); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a bad target in the second block: got %v, want %q…", err, want)
 	}
 	if _, err := newProblem(sp, ys[:5], m, nil, 1, 0, nil); err == nil || !strings.Contains(err.Error(), "expected") {

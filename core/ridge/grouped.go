@@ -70,11 +70,6 @@ const groupedSparseShare = 0.4
 // groupedCols bounds the outputs of groupedSystem: its products with S and Δ_G grow as d².
 const groupedCols = 64
 
-// groupedStopRows is how many examples newGroupedSystem indexes between two looks at the stop
-// flag: 65,536 label sets of 60 labels are about 15 ms (probe CO: 236 ms of indexing at
-// 1,000,000 × 60 passed without one).
-const groupedStopRows = 1 << 16
-
 // groupedProbe is the number of examples after which newGroupedSystem gives up if they already
 // hold too many distinct targets.
 const groupedProbe = 4096
@@ -92,7 +87,7 @@ func newGroupedSystem(p *Problem, des design, G *mat.SymDense) *groupedSystem {
 	var distinct []float64
 	key := make([]byte, 8*d)
 	for i := 0; i < m; i++ {
-		if i%groupedStopRows == 0 && des.stop.Yield() {
+		if i%stopRows == 0 && des.stop.Yield() {
 			return nil // the caller sees the stop request
 		}
 		row := p.Delta.RawRowView(i)[:d]

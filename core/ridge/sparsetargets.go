@@ -84,7 +84,7 @@ func denseTargets(delta *mat.Dense, c []float64, stop *cancel.Flag) *sparseTarge
 	var rowCol []int
 	var rowVal []float64
 	for i := 0; i < m; i++ {
-		if i%sparseStopRows == 0 && stop.Stopped() {
+		if i%stopRows == 0 && stop.Stopped() {
 			return nil
 		}
 		for a, v := range delta.RawRowView(i)[:d] {
@@ -255,7 +255,7 @@ func clearlyDenseTargets(delta *mat.Dense, des design, d int) bool {
 func countOffMode(delta *mat.Dense, c []float64, perRow []int, stop *cancel.Flag) int {
 	nnz := 0
 	for i := range perRow {
-		if i%sparseStopRows == 0 && stop.Stopped() {
+		if i%stopRows == 0 && stop.Stopped() {
 			return nnz
 		}
 		perRow[i] = 0
@@ -276,7 +276,7 @@ func countOffMode(delta *mat.Dense, c []float64, perRow []int, stop *cancel.Flag
 func columnModes(a *mat.Dense, stop *cancel.Flag) []float64 {
 	m, d := a.Dims()
 	mode, count := make([]float64, d), make([]int, d)
-	for i := 0; i < m && (i%sparseStopRows != 0 || !stop.Stopped()); i++ {
+	for i := 0; i < m && (i%stopRows != 0 || !stop.Stopped()); i++ {
 		for j, v := range a.RawRowView(i)[:d] {
 			switch {
 			case count[j] == 0:
@@ -338,10 +338,6 @@ func (ts *sparseTargetSystem) add(dst *mat.Dense) {
 	}
 }
 
-// sparseStopRows is how many rows an application of sparseTargetSystem takes between two looks at
-// the stop flag: a few milliseconds at 60 labels.
-const sparseStopRows = 1 << 14
-
 func (ts *sparseTargetSystem) apply(dst, V *mat.Dense) {
 	d, k := ts.vt.Dims()
 	n := ts.des.features()
@@ -355,12 +351,12 @@ func (ts *sparseTargetSystem) apply(dst, V *mat.Dense) {
 		ts.vc[j] = s
 	}
 	f, w := ts.f.RawMatrix().Data, ts.p.Weight
-	// A stop request cuts the product short (every sparseStopRows rows and between its passes): the CG
+	// A stop request cuts the product short (every stopRows rows and between its passes): the CG
 	// loop sees the flag and discards what it holds. One application took 0.4 s at 1,000,000 × 60.
 	stop := ts.des.stop
 	parallel.For(m, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if (i-lo)%sparseStopRows == 0 && stop.Stopped() {
+			if (i-lo)%stopRows == 0 && stop.Stopped() {
 				return
 			}
 			if w[i] == 0 {

@@ -13,7 +13,13 @@ func ValidateRows(s Space, ys []int64, m int) error { return ValidateNamedRows(s
 
 // ValidateTargets is ValidateRows for the targets of a fit, which its errors name as y (fit's
 // argument): "y: row 3: label 2 has value 5, want 0 or 1".
-func ValidateTargets(s Space, ys []int64, m int) error { return ValidateNamedRows(s, ys, m, 0, "y") }
+func ValidateTargets(s Space, ys []int64, m int) error { return ValidateTargetRows(s, ys, m, 0) }
+
+// ValidateTargetRows is ValidateTargets on rows that start at row first of the targets, which
+// the errors count from: a fit validates its targets a block at a time.
+func ValidateTargetRows(s Space, ys []int64, m, first int) error {
+	return ValidateNamedRows(s, ys, m, first, "y")
+}
 
 // ValidateNamedRows is ValidateRows on rows that start at row first of a larger set, which the
 // error counts from, held in the argument called name, which the error names first
