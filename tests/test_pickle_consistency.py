@@ -164,8 +164,11 @@ _POOLS = {
 }
 
 
-# Seconds after which a child script counts as hung: it prints every thread's stack and exits.
-_HANG_AFTER = 60
+# Seconds after which a child script counts as hung: it prints every thread's stack and exits. A
+# child takes 2-3 s (its spawn and forkserver checks start two interpreters). The peer's deadlock
+# below struck in 2 of 6 runs of a day, each holding a test worker until this bound: 60 s made it
+# a minute of CI, twice per run (the README step and the floors).
+_HANG_AFTER = 25
 
 # Where CPython's Pool.terminate can deadlock when a task has failed (its _help_stuff_finish takes
 # the task queue's lock, which an idle worker may hold: joblib/joblib#295, uqfoundation/pathos#266).
