@@ -96,6 +96,10 @@ def _hierarchical(parent: np.ndarray, M: np.ndarray, costs: np.ndarray) -> np.nd
         order.append(v)
         stack.extend(children[v])
     above = np.where(parent[None, :] >= 0, M[:, np.maximum(parent, 0)], 1.0)  # m of the parent; 1 above a root
+    # One positive factor on every cost leaves the decision as it is; taken out, it keeps the
+    # products c·m normal where subnormal costs lost their digits and chose another subtree (probe CS).
+    top = costs.max(initial=0.0)
+    costs = costs / top if top > 0 else costs
     keep_cost = costs * (above - M)
     cut_cost = costs * M
     best = np.zeros_like(M)
