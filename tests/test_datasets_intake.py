@@ -407,6 +407,25 @@ def test_load_hierarchical_reads_any_name_whose_files_exist(isolated):
     assert load_hierarchical("Toy2", data_home=isolated).splits == ["train", "test"]
 
 
+def test_load_hierarchical_splits_may_declare_the_taxonomy_in_any_order(isolated):
+    """The taxonomy is the set of declared nodes: a split listing them in another order was refused
+    as declaring "different features or taxonomy" (probe CS). Splits that do differ are told
+    apart: which of the two, and what differs."""
+    folder = isolated / "hierarchical_funcat_go" / "toy"
+    folder.mkdir(parents=True)
+    (folder / "toy.train.arff").write_text(HMC_TREE)
+    (folder / "toy.test.arff").write_text(HMC_TREE.replace("1,1/1,1/2,2", "2,1/2,1,1/1"))
+    data = load_hierarchical("toy", data_home=isolated)
+    assert data.node_names == ["root", "1", "1/1", "1/2", "2"]
+    assert data.Y_test.tolist() == data.Y_train.tolist() == [[1, 1, 1, 0, 0], [1, 0, 0, 0, 1]]
+    (folder / "toy.test.arff").write_text(HMC_TREE.replace("1,1/1,1/2,2", "1,1/1,2"))
+    with pytest.raises(ValueError, match=r"split 'test' declares another taxonomy than split 'train': '1/2' in one"):
+        load_hierarchical("toy", data_home=isolated)
+    (folder / "toy.test.arff").write_text(HMC_TREE.replace("ATTRIBUTE a NUMERIC", "ATTRIBUTE b NUMERIC"))
+    with pytest.raises(ValueError, match=r"split 'test' declares other features than split 'train': 'b' where the"):
+        load_hierarchical("toy", data_home=isolated)
+
+
 def test_load_hierarchical_unknown_name_lists_known_names_and_paths(isolated):
     with pytest.raises(ValueError, match="unknown hierarchical data set 'wipo'") as info:
         load_hierarchical("wipo", data_home=isolated)

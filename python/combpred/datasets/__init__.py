@@ -455,6 +455,14 @@ def _hierarchical_files(name: str, data_home: str | os.PathLike | None) -> tuple
     return None
 
 
+def _first_difference(names: list[str], first: list[str]) -> str:
+    """Where two lists of declared names part, for an error message."""
+    for i, (a, b) in enumerate(zip(names, first, strict=False)):
+        if a != b:
+            return f"{a!r} where the other has {b!r} (attribute {i + 1})"
+    return f"{len(names)} attributes against {len(first)}"
+
+
 def load_hierarchical(
     name: str,
     *,
@@ -569,10 +577,21 @@ def load_hierarchical(
     parsed: dict[str, Any] = {}
     for split, path in paths.items():
         parsed[split] = read_hmc_arff(_hmc_text(path.read_bytes(), str(path)), source=str(path))
-    first = next(iter(parsed.values()))
+    first_split, first = next(iter(parsed.items()))
     for split, (feature_names, _, nodes, _) in parsed.items():
-        if nodes != first[2] or feature_names != first[0]:
-            raise ValueError(f"{name}: split {split!r} declares different features or taxonomy from the first split")
+        if feature_names != first[0]:
+            raise ValueError(
+                f"{name}: split {split!r} declares other features than split {first_split!r}: "
+                f"{_first_difference(feature_names, first[0])}"
+            )
+        # the nodes are named in each row, and the taxonomy is built from the set of them: the
+        # order of a declaration does not matter (two splits listing it in two orders were refused)
+        if set(nodes) != set(first[2]):
+            only = sorted(set(nodes) ^ set(first[2]))[:3]
+            raise ValueError(
+                f"{name}: split {split!r} declares another taxonomy than split {first_split!r}: "
+                f"{', '.join(map(repr, only))} in one of them only"
+            )
     form = hierarchy_form(first[2])
     try:
         if form == "paths":
