@@ -181,3 +181,47 @@ def test_prediction_methods_use_their_estimators_n_jobs(kind, monkeypatch):
         getattr(model, method)(*args)
         monkeypatch.undo()
         assert seen and set(seen) == {1}, (method, seen)
+
+
+@pytest.mark.parametrize("kind", ["ridge", "probabilistic"])
+def test_a_parameter_set_during_a_fit_in_another_thread_waits_for_it(kind):
+    """A fit reads its parameters more than once: set_params(kernel=...) from another thread between
+    two reads made a linear model of the Gram matrix that kept the callable kernel, a model of
+    neither configuration, and a change of n_components made fit raise a TypeError after storing
+    its model (probe CT). A parameter set during a fit now waits for it to end; the fit is of the
+    parameters it began with."""
+    from combpred import ProbabilisticStructured
+
+    X, Y = linear_multilabel(60, n_features=3, n_labels=4, seed=5)
+    inside, release = threading.Event(), threading.Event()
+
+    class HeldWeights:
+        """Unit weights that hold the fit, after it has read its first parameters, until the other
+        thread has tried its set_params."""
+
+        def __array__(self, dtype=None, copy=None):
+            inside.set()
+            assert release.wait(30)
+            return np.ones(len(X))
+
+    if kind == "ridge":
+        model = StructuredRidge(kernel="rbf", alpha=1.0)
+        other = {"kernel": "linear", "alpha": 9.0, "n_components": 10}
+    else:
+        model = ProbabilisticStructured(alpha=0.1, max_iter=30)
+        other = {"alpha": 9.0, "max_iter": 1, "fit_intercept": False}
+    begun = model.get_params()
+    fitter = threading.Thread(target=model.fit, args=(X, Y), kwargs={"sample_weight": HeldWeights()})
+    fitter.start()
+    assert inside.wait(30)
+    setter = threading.Thread(target=model.set_params, kwargs=other)
+    setter.start()
+    setter.join(0.3)
+    waited = setter.is_alive()
+    release.set()
+    fitter.join(60)
+    setter.join(60)
+    assert waited, "set_params did not wait for the fit"
+    assert {name: model.get_params()[name] for name in other} == other
+    expected = type(model)(**begun).fit(X, Y)
+    assert_array_equal(model.decision_function(X), expected.decision_function(X))

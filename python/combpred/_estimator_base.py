@@ -223,6 +223,12 @@ def _param_names(cls: type) -> tuple[str, ...]:
     return tuple(BaseEstimator._get_param_names.__func__(cls))  # type: ignore[attr-defined]
 
 
+@functools.cache
+def _param_set(cls: type) -> frozenset[str]:
+    """The parameters of ``cls`` that its ``__setattr__`` holds back during a fit."""
+    return frozenset(cls._get_param_names())
+
+
 _Made = tuple[tuple[str, tuple[Any, ...]], ...]
 _MADE: dict[type, tuple[Any, _Made, int]] = {}  # class -> (its table as seen, constraints made, generation)
 _GENERATIONS = itertools.count()
@@ -598,6 +604,19 @@ class StructuredEstimator(BaseEstimator):
                 f"{name} is read from the fitted model, which predicts from its own copy: setting it would change no "
                 "prediction; fit again to change the model"
             )
+        if name in _param_set(type(self)):
+            # A parameter set while another thread fits this estimator waits for that fit (or chunk)
+            # to end: a fit reads its parameters more than once, and a kernel set between two reads
+            # made a model of neither configuration (probe CT). The fit lock's creation is under
+            # _locks_lock, so a set that finds no lock comes before any fit has read a parameter.
+            with _capi._locks_lock:
+                first = "_fit_lock" not in self.__dict__
+                if first:
+                    super().__setattr__(name, value)
+            if not first:
+                with _capi.process_lock(self.__dict__, "_fit_lock", threading.RLock):
+                    super().__setattr__(name, value)
+            return
         super().__setattr__(name, value)
 
     def _reset(self) -> None:
