@@ -545,3 +545,24 @@ def test_auto_takes_cg_where_the_budget_refuses_the_statistics():
     with combpred.config_context(max_memory=40_000_000):
         model = DaskStructuredRidge().fit(da.from_array(X, chunks=(100, 1000)), da.from_array(Y, chunks=(100, 4)))
     assert model.solver_ == "cg"
+
+
+@pytest.mark.parametrize("cls", [DaskStructuredRidge, DaskProbabilisticStructured])
+def test_errors_of_a_lazy_prediction_name_the_class_called(cls):
+    """A Dask X is predicted through an in-memory copy of the model, whose errors named its class
+    (StructuredRidge, ProbabilisticStructured) where a NumPy X's name the Dask estimator (probe CT)."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, Y = _data()
+    dX = da.from_array(X, chunks=25)
+    with pytest.raises(NotFittedError, match=f"This {cls.__name__} instance is not fitted"):
+        cls().predict(dX)
+    model = cls(max_iter=50).fit(dX, da.from_array(Y, chunks=25))
+    with pytest.raises(ValueError, match=f"X has 5 features, but {cls.__name__} is expecting 4 features"):
+        model.predict(da.zeros((4, 5), chunks=2))
+    with pytest.raises(ValueError, match=f"X has 5 features, but {cls.__name__} is expecting 4 features"):
+        model.decision_function(da.zeros((4, 5), chunks=2))
+    model.set_params(decision="bogus")
+    with pytest.raises(InvalidParameterError, match=f"The 'decision' parameter of {cls.__name__} must be"):
+        model.predict(dX)

@@ -716,12 +716,10 @@ class StructuredEstimator(BaseEstimator):
         if self.decision == "hierarchical":
             _node_costs(self.node_weights, space.dim)  # a ValueError naming node_weights, before the fit
 
-    def _decide(self, X: Any, fitted: _Fitted | None = None) -> Any:
-        """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for
-        ``"mode"``, else the structure of least expected loss from ``predict_marginals``, from the
-        snapshot ``fitted`` (or one taken now). A value set after fit (set_params) is validated
-        here, as fit would, since predict needs no refit."""
-        # read once: set_params in another thread may change them meanwhile
+    def _decision_rule(self) -> tuple[Any, Any]:
+        """``decision`` and ``node_weights``, read once (set_params in another thread may change
+        them meanwhile), the rule validated as fit would: predict needs no refit, so a value set
+        after fit is checked here."""
         decision, node_weights = self.decision, self.node_weights
         if not (isinstance(decision, str) and (decision == "mode" or decision in _decision.LOSSES)):
             validate_parameter_constraints(  # raises, with scikit-learn's message
@@ -729,6 +727,14 @@ class StructuredEstimator(BaseEstimator):
                 {"decision": decision},
                 caller_name=type(self).__name__,
             )
+        return decision, node_weights
+
+    def _decide(self, X: Any, fitted: _Fitted | None = None) -> Any:
+        """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for
+        ``"mode"``, else the structure of least expected loss from ``predict_marginals``, from the
+        snapshot ``fitted`` (or one taken now). A value set after fit (set_params) is validated
+        here, as fit would, since predict needs no refit."""
+        decision, node_weights = self._decision_rule()
         fitted = fitted if fitted is not None else self._fitted()  # one snapshot for the marginals and their decoding
         if decision == "mode":
             return self._predict(X, fitted)

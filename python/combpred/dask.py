@@ -52,6 +52,7 @@ from . import _capi, _core, _probabilistic, _schema
 from . import spaces as _spaces
 from ._docstrings import cleaned
 from ._estimator_base import (
+    _check_fitted,
     class_labels,
     class_rows,
     fitted_labels,
@@ -755,12 +756,20 @@ class _DaskPrediction:
     def _lazy(self, X: Any, call: str, /, **kwargs: Any) -> Any:
         """The method named ``call`` over the row blocks of a Dask X, as a lazy Dask array with X's
         row chunks; kwargs are its arguments (predict_marginals' own ``method`` among them)."""
+        # checked on this estimator first: the in-memory copy's errors named its class, not the one called
+        _check_fitted(self)
+        self._decision_rule()
         local = self.to_local()
         names = local.__dict__.pop("feature_names_in_", None)  # blocks are NumPy: checked here instead
         columns = getattr(X, "columns", None)
         if names is not None and columns is not None and list(columns) != list(names):
             raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
         X = _x_array(X, fit=False)
+        if X.shape[1] != self.n_features_in_:  # scikit-learn's words, as for a NumPy X
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} "
+                "features as input."
+            )
         if isinstance(local, _probabilistic.ProbabilisticStructured) and (
             call == "predict_marginals" or local.decision != "mode"
         ):
