@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/logmath"
 )
 
@@ -38,6 +39,8 @@ type DAGPaths struct {
 	cand       []int
 	isCand     []bool
 	p          []float64
+	// entries is Σ |anc*(z)| over the structures z: a decode's additions (DecodeWork).
+	entries int
 }
 
 // NewDAGPaths returns the space of single paths of the DAG whose node v has the parents
@@ -74,6 +77,7 @@ func newDAGPaths(params []int64, leavesOnly bool) (*DAGPaths, error) {
 	}
 	total := float64(len(s.cand))
 	for _, z := range s.cand {
+		s.entries += len(g.ancestors(z))
 		for _, a := range g.ancestors(z) {
 			s.p[a]++
 		}
@@ -163,11 +167,27 @@ func (s *DAGPaths) score(u []float64, z int) float64 {
 
 // Decode writes the structure z maximising ⟨u, ψ(z)⟩, the lowest id among ties. It is exact and
 // safe for concurrent use.
-func (s *DAGPaths) Decode(u []float64, y []int64) {
+func (s *DAGPaths) Decode(u []float64, y []int64) { s.decodeStop(u, y, nil) }
+
+// stopEntries is how many ancestor entries decodeStop sums between two looks at its stop flag
+// (about a millisecond).
+const stopEntries = 1 << 20
+
+// decodeStop is Decode, ended once stop is set (stoppableDecoder) with the best structure of those
+// scored so far: one row sums Σ |anc*(z)| scores, 0.6 s on a ladder DAG of 23,000 nodes, which a
+// Ctrl-C waited for row after row (probe CV).
+func (s *DAGPaths) decodeStop(u []float64, y []int64, stop *cancel.Flag) {
 	best, bestF := s.cand[0], s.score(u, s.cand[0])
+	summed := 0
 	for _, z := range s.cand[1:] {
 		if f := s.score(u, z); f > bestF {
 			best, bestF = z, f
+		}
+		if summed += len(s.g.ancestors(z)); summed >= stopEntries {
+			if stop.Stopped() {
+				break
+			}
+			summed = 0
 		}
 	}
 	y[0] = int64(best)

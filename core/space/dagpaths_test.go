@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/space/spacetest"
 )
@@ -221,5 +222,47 @@ func TestDAGAncestryFollowsTheBudget(t *testing.T) {
 		if b != 1 {
 			t.Fatalf("node %d left out of the chain closed under node %d", v, n-1)
 		}
+	}
+}
+
+// ladder is the DAG whose node v has the parents v−1 and v−2: anc*(v) holds every node up to v, so
+// a decode sums about n²/2 ancestor entries.
+func ladder(n int) [][]int {
+	parents := make([][]int, n)
+	for v := 1; v < n; v++ {
+		parents[v] = []int{v - 1}
+		if v > 1 {
+			parents[v] = append(parents[v], v-2)
+		}
+	}
+	return parents
+}
+
+// A decode of one row on a deep DAG sums millions of ancestor entries (0.6 s on a ladder of 23,000
+// nodes): it looks at its stop flag as it goes, and DecodeWork counts those entries, so that a query
+// of such rows is never run where Ctrl-C cannot reach it (probe CV: 40 rows ran 24 s deaf to it).
+func TestDAGPathsDecodeStopsWithinARow(t *testing.T) {
+	const n = 3000 // 4.5 million entries: a row takes several stop intervals
+	s, err := space.NewDAGPaths(ladder(n), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if work, want := space.DecodeWork(s), float64(n*(n+1)/2); work < want {
+		t.Errorf("DecodeWork = %.3g, want at least the %.3g ancestor entries a decode sums", work, want)
+	}
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = 1 // the deepest node scores highest: a decode that runs to its end returns it
+	}
+	y := make([]int64, 1)
+	space.DecodeUntil(s, u, y, nil)
+	if y[0] != n-1 {
+		t.Fatalf("full decode: node %d, want %d", y[0], n-1)
+	}
+	stop := new(cancel.Flag)
+	stop.Stop()
+	space.DecodeUntil(s, u, y, stop)
+	if y[0] == n-1 || y[0] < 0 || y[0] >= n {
+		t.Errorf("decode with stop set: node %d, want one scored before the stop, short of %d", y[0], n-1)
 	}
 }

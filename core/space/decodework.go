@@ -6,8 +6,9 @@ import "math"
 // to the order of magnitude: callers use it to bound what runs without a way to cancel it (a
 // query decoded on the caller's thread cannot be interrupted). The exact decoders of the NP-hard
 // spaces visit vertex subsets, O(n²·2ⁿ) for orderings and cycles and O(2ⁿ) for cliques; their
-// local searches are taken as O(n³); a DAG's subsets need a minimum cut, taken as O(d²); every
-// other space decodes in time linear in its dimension and width.
+// local searches are taken as O(n³); a DAG's subsets need a minimum cut, taken as O(d²), and its
+// single paths sum the ancestor sets of every structure; every other space decodes in time linear
+// in its dimension and width.
 func DecodeWork(sp Space) float64 {
 	var n int
 	var exact bool
@@ -26,6 +27,8 @@ func DecodeWork(sp Space) float64 {
 	case *DAGSubsets:
 		d := float64(s.Dim())
 		return d * d
+	case *DAGPaths:
+		return float64(s.entries + len(s.cand))
 	default:
 		return float64(sp.Dim() + sp.Width())
 	}
