@@ -441,7 +441,8 @@ CP_EXPORT int cp_space_max_margins(int64_t h, double *us, int64_t m, int64_t d, 
 CP_EXPORT int cp_space_mean(int64_t h, double *out, int64_t d);
 
 /* cp_space_new builds the space of the registered kind with its nparams integer parameters and
-   writes its handle into out. */
+   writes its handle into out. A space of more than 4,096 parameters (a large DAG, whose ancestor
+   sets can take seconds) is built cancellably, through the interrupt poll. */
 CP_EXPORT int cp_space_new(const char *kind, int64_t *params, int64_t nparams, int64_t *out);
 
 /* cp_space_same sets *same to 1 when the two space handles stand for the same space (same kind

@@ -58,6 +58,17 @@ def setup(name: str):
         sp = spaces.Permutations(60)
         U = rng.normal(size=(40_000, sp.dim))
         return lambda: sp.decode(U), lambda: sp.decode(U[:2])
+    if name == "space.dag_new":
+        # a banded DAG, node v below the 40 nodes before it: its ancestor sets took seconds to build,
+        # deaf to Ctrl-C (30 s for 22,000 nodes of 100 parents, probe CV)
+        parents = [list(range(max(0, v - 40), v)) for v in range(10_000)]
+        return lambda: spaces.DAGPaths(parents), lambda: spaces.DAGPaths(parents[:50])
+    if name == "space.dag_decode":
+        # a ladder DAG (parents v−1 and v−2): each row sums 32 million ancestor entries, and the
+        # decoder looked at Ctrl-C only between rows (40 rows of 23,000 nodes ran 24 s, probe CV)
+        sp = spaces.DAGPaths([[]] + [[v - 1] + ([v - 2] if v > 1 else []) for v in range(1, 8_000)])
+        U = rng.normal(size=(200, sp.dim))
+        return lambda: sp.decode(U), lambda: sp.decode(U[:1])
     # The model behind the sampled calls is fitted with the local chain (1.7 s; the default chain
     # took 15 s of set-up for each test); the interrupted calls sample as a default fit would.
     if name == "prob.sample":

@@ -22,6 +22,9 @@ CALLS = [
     # 256 rows of an exact decoder at 70 ms a row: the core ran queries of ≤ 256 rows inline
     "ridge.predict-inline",
     "space.decode-inline",
+    # a DAG space's ancestor sets, and a decode of one row on a deep DAG, took seconds each
+    "space.dag_new",
+    "space.dag_decode",
     # a kernel model's scores: decision_function was never cancellable, predict only between chunks
     "ridge.decision-kernel",
     "ridge.predict-kernel",

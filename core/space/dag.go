@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
 )
 
 // MaxDAGAncestry bounds Σ_v |anc*(v)|, the ancestor sets (each node with all its ancestors through
@@ -34,7 +35,7 @@ type rootedDAG struct {
 
 // parseDAG reads parent sets from params = [N, k₀, parents of 0 …, k₁, parents of 1 …, …] and
 // validates them; errors name the node and start with "space: <kind>: ".
-func parseDAG(kind string, params []int64) (*rootedDAG, error) {
+func parseDAG(kind string, params []int64, stop *cancel.Flag) (*rootedDAG, error) {
 	if len(params) == 0 {
 		return nil, fmt.Errorf("space: %s: no parameters; want the number of nodes N followed by, per node, its number of parents and their ids", kind)
 	}
@@ -98,7 +99,7 @@ func parseDAG(kind string, params []int64) (*rootedDAG, error) {
 	if err := g.order(kind); err != nil {
 		return nil, err
 	}
-	return g, g.ancestry(kind)
+	return g, g.ancestry(kind, stop)
 }
 
 // order fills topo by Kahn's algorithm, or names a node on a cycle.
@@ -135,13 +136,18 @@ func (g *rootedDAG) order(kind string) error {
 // or, as they grow, above the memory budget. Each set is gathered in one scratch buffer and kept
 // as an exact-size copy: no append slack and no second flat copy, so the ancestries take 4 bytes
 // an entry, and desc* as much again.
-func (g *rootedDAG) ancestry(kind string) error {
+func (g *rootedDAG) ancestry(kind string, stop *cancel.Flag) error {
 	n := len(g.parents)
 	g.anc = make([][]int32, n)
 	mark := make([]int, n)
 	var scratch []int32
 	total, checked := 0, 0 // entries so far, and when the budget was last checked
 	for _, v := range g.topo {
+		// a node merges its parents' sets: in-degree × entries, 30 s on 22,000 nodes of 100
+		// parents each, which a Ctrl-C waited for (probe CV)
+		if stop.Stopped() {
+			return stop.Err()
+		}
 		scratch = append(scratch[:0], int32(v))
 		mark[v] = v + 1
 		for _, p := range g.parents[v] {

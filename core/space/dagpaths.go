@@ -10,14 +10,14 @@ import (
 )
 
 func init() {
-	Register("dag_paths", func(p []int64) (Space, error) {
+	registerStoppable("dag_paths", func(p []int64, stop *cancel.Flag) (Space, error) {
 		if len(p) < 2 {
 			return nil, fmt.Errorf("space: dag_paths takes the leaves_only flag (0 or 1) followed by the DAG (N, then per node its parent count and parents), got %d parameter(s)", len(p))
 		}
 		if p[0] != 0 && p[0] != 1 {
 			return nil, fmt.Errorf("space: dag_paths: the leaves_only flag is %d, want 0 or 1", p[0])
 		}
-		return newDAGPaths(p[1:], p[0] == 1)
+		return newDAGPaths(p[1:], p[0] == 1, stop)
 	})
 }
 
@@ -46,7 +46,7 @@ type DAGPaths struct {
 // NewDAGPaths returns the space of single paths of the DAG whose node v has the parents
 // parents[v] (exactly one node, the root, has none), restricted to the leaves with leavesOnly.
 func NewDAGPaths(parents [][]int, leavesOnly bool) (*DAGPaths, error) {
-	return newDAGPaths(DAGParams(parents), leavesOnly)
+	return newDAGPaths(DAGParams(parents), leavesOnly, nil)
 }
 
 // DAGParams encodes parent sets as the parameters of the DAG spaces: N, then per node its number
@@ -62,8 +62,8 @@ func DAGParams(parents [][]int) []int64 {
 	return out
 }
 
-func newDAGPaths(params []int64, leavesOnly bool) (*DAGPaths, error) {
-	g, err := parseDAG("dag_paths", params)
+func newDAGPaths(params []int64, leavesOnly bool, stop *cancel.Flag) (*DAGPaths, error) {
+	g, err := parseDAG("dag_paths", params, stop)
 	if err != nil {
 		return nil, err
 	}

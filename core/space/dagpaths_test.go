@@ -1,6 +1,7 @@
 package space_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -264,5 +265,21 @@ func TestDAGPathsDecodeStopsWithinARow(t *testing.T) {
 	space.DecodeUntil(s, u, y, stop)
 	if y[0] == n-1 || y[0] < 0 || y[0] >= n {
 		t.Errorf("decode with stop set: node %d, want one scored before the stop, short of %d", y[0], n-1)
+	}
+}
+
+// Building a DAG space merges every node's parents' ancestor sets, in-degree × entries (30 s for
+// 22,000 nodes of 100 parents each): NewUntil ends it once stop is set (probe CV).
+func TestDAGSpacesStopBuildingTheirAncestry(t *testing.T) {
+	dag := space.DAGParams(ladder(200))
+	stop := new(cancel.Flag)
+	stop.Stop()
+	for kind, params := range map[string][]int64{"dag_paths": append([]int64{0}, dag...), "dag_subsets": dag} {
+		if _, err := space.NewUntil(kind, params, stop); !errors.Is(err, cancel.ErrCancelled) {
+			t.Errorf("%s with stop set: err = %v, want cancel.ErrCancelled", kind, err)
+		}
+		if sp, err := space.NewUntil(kind, params, nil); err != nil || sp.Dim() != 200 {
+			t.Errorf("%s without stop: %v", kind, err)
+		}
 	}
 }

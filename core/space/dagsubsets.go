@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"github.com/combpred/combpred/core/cancel"
 )
 
 func init() {
-	Register("dag_subsets", func(p []int64) (Space, error) { return newDAGSubsets(p) })
+	registerStoppable("dag_subsets", func(p []int64, stop *cancel.Flag) (Space, error) { return newDAGSubsets(p, stop) })
 }
 
 // DAGSubsets is Subtrees for a taxonomy whose nodes may have several parents (a rooted DAG such
@@ -34,10 +36,12 @@ type closureScratch struct {
 
 // NewDAGSubsets returns the space of closed node sets of the DAG whose node v has the parents
 // parents[v] (exactly one node, the root, has none).
-func NewDAGSubsets(parents [][]int) (*DAGSubsets, error) { return newDAGSubsets(DAGParams(parents)) }
+func NewDAGSubsets(parents [][]int) (*DAGSubsets, error) {
+	return newDAGSubsets(DAGParams(parents), nil)
+}
 
-func newDAGSubsets(params []int64) (*DAGSubsets, error) {
-	g, err := parseDAG("dag_subsets", params)
+func newDAGSubsets(params []int64, stop *cancel.Flag) (*DAGSubsets, error) {
+	g, err := parseDAG("dag_subsets", params, stop)
 	if err != nil {
 		return nil, err
 	}

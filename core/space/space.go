@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/logmath"
 )
 
@@ -134,14 +135,28 @@ type Space interface {
 // Constructor builds a space from its integer parameters, or says why they are invalid.
 type Constructor func(params []int64) (Space, error)
 
+// StoppableConstructor is a Constructor whose work can outlast a Ctrl-C (a DAG's ancestor sets:
+// tens of seconds near MaxDAGAncestry): it ends once stop is set, returning cancel.ErrCancelled.
+type StoppableConstructor func(params []int64, stop *cancel.Flag) (Space, error)
+
 var (
 	registryMu sync.RWMutex
-	registry   = map[string]Constructor{}
+	registry   = map[string]StoppableConstructor{}
 )
 
 // Register makes a space constructor available to New under kind. It panics when kind is taken,
 // which can only happen through a programming error at init time.
 func Register(kind string, c Constructor) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[kind]; dup {
+		panic("space: Register called twice for " + kind)
+	}
+	registry[kind] = func(params []int64, _ *cancel.Flag) (Space, error) { return c(params) }
+}
+
+// registerStoppable is Register for a constructor that looks at a stop flag.
+func registerStoppable(kind string, c StoppableConstructor) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	if _, dup := registry[kind]; dup {
@@ -163,14 +178,18 @@ func Kinds() []string {
 }
 
 // New builds the space of the given kind from its parameters.
-func New(kind string, params []int64) (Space, error) {
+func New(kind string, params []int64) (Space, error) { return NewUntil(kind, params, nil) }
+
+// NewUntil is New, ended once stop is set (nil: never) where building the space takes long
+// (the DAG spaces' ancestor sets); it then returns cancel.ErrCancelled.
+func NewUntil(kind string, params []int64, stop *cancel.Flag) (Space, error) {
 	registryMu.RLock()
 	c, ok := registry[kind]
 	registryMu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("space: unknown kind %q (known: %v)", kind, Kinds())
 	}
-	return c(params)
+	return c(params, stop)
 }
 
 // wantParams checks the number of parameters a constructor received.

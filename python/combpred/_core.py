@@ -236,7 +236,8 @@ class SpaceHandle:
                     return h
         _, p = _capi.i64(np.array(params, dtype=np.int64), (len(params),), "space parameters")
         out = ctypes.c_int64(0)
-        _capi.check(_capi.lib().cp_space_new(kind.encode(), p, len(params), out))
+        with _capi.interruptible():  # a DAG's ancestor sets can take seconds (the core decides what is cancellable)
+            _capi.check(_capi.lib().cp_space_new(kind.encode(), p, len(params), out))
         h = cls(out.value)
         if key is not None:
             with _capi.process_lock(_RECENT_SPACES_LOCKS, "recent"):
