@@ -147,12 +147,7 @@ var (
 // Register makes a space constructor available to New under kind. It panics when kind is taken,
 // which can only happen through a programming error at init time.
 func Register(kind string, c Constructor) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[kind]; dup {
-		panic("space: Register called twice for " + kind)
-	}
-	registry[kind] = func(params []int64, _ *cancel.Flag) (Space, error) { return c(params) }
+	registerStoppable(kind, func(params []int64, _ *cancel.Flag) (Space, error) { return c(params) })
 }
 
 // registerStoppable is Register for a constructor that looks at a stop flag.
