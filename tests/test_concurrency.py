@@ -225,3 +225,67 @@ def test_a_parameter_set_during_a_fit_in_another_thread_waits_for_it(kind):
     assert {name: model.get_params()[name] for name in other} == other
     expected = type(model)(**begun).fit(X, Y)
     assert_array_equal(model.decision_function(X), expected.decision_function(X))
+
+
+def test_a_parameter_set_inside_the_estimators_own_fit_is_refused():
+    """The fit's own thread (here its kernel) cannot wait for the fit: a set from there changed the
+    parameters between two of the fit's reads, for a model of neither configuration, or a value
+    validation refuses (n_components=0) fitted silently (probe CU). It is refused instead."""
+    X, Y = linear_multilabel(60, n_features=3, n_labels=4, seed=6)
+
+    def kernel(A, B):
+        model.set_params(n_components=20)
+        return A @ B.T
+
+    model = StructuredRidge(kernel=kernel)
+    with pytest.raises(ValueError, match="n_components cannot be set during this estimator's own fit"):
+        model.fit(X, Y)
+    assert model.n_components is None
+    model.set_params(kernel="linear").fit(X, Y)  # after the fit, on the same thread: as before
+
+
+def test_a_parameter_set_that_sets_parameters_does_not_deadlock():
+    """Setting a parameter runs Python code: the old value's __del__, a subclass's property setter.
+    That code may set parameters of any estimator; under the process-wide lock the first version of
+    the rule took, it deadlocked (probe CU). A child process, so that a deadlock fails the test."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        from combpred import StructuredRidge
+
+        other = StructuredRidge()
+
+        class Kernel:
+            def __call__(self, A, B):
+                return A @ B.T
+
+            def __del__(self):
+                other.set_params(alpha=2.0)
+
+        class Aliased(StructuredRidge):  # a parameter whose setter sets another one
+            def __init__(self, alpha=1.0, strength=None):
+                super().__init__(alpha=alpha)
+                self.strength = strength
+
+            @property
+            def strength(self):
+                return self._strength
+
+            @strength.setter
+            def strength(self, value):
+                self._strength = value
+                if value is not None:
+                    self.alpha = value
+
+        est = StructuredRidge(kernel=Kernel())
+        est.kernel = "linear"  # drops the last reference to Kernel(): its __del__ sets other.alpha
+        assert other.alpha == 2.0
+        assert Aliased(strength=3.0).alpha == 3.0
+        print("OK")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "OK", done.stderr[-2000:]

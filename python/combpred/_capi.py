@@ -302,7 +302,7 @@ def _after_fork_in_child() -> None:
     # was under way started a Go runtime whose threads did not come along, as a finished one did:
     # the child must not call it either.
     global _lib, _lock, _loaded_in_pid, _locks_lock
-    _lock, _locks_lock = threading.Lock(), threading.Lock()
+    _lock, _locks_lock = threading.Lock(), threading.RLock()
     if _lib is not None or _loading:
         _lib = None  # never call the parent's Go runtime from the child
         if _loaded_in_pid is None:
@@ -311,7 +311,7 @@ def _after_fork_in_child() -> None:
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
-_locks_lock = threading.Lock()
+_locks_lock = threading.RLock()  # reentrant: a __del__ the GC runs while it is held may make a lock too
 
 
 def process_lock(holder: dict[str, Any], key: str, factory: Callable[[], Any] = threading.Lock) -> Any:

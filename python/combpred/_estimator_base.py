@@ -172,7 +172,14 @@ def one_fit_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def fit_alone(self: Any, *args: Any, **kwargs: Any) -> Any:
         with _capi.process_lock(self.__dict__, "_fit_lock", threading.RLock):
-            return method(self, *args, **kwargs)
+            state = self.__dict__
+            outer = state.get("_fitting")
+            state["_fitting"] = threading.get_ident()  # parameters are not set from inside (__setattr__)
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                if outer is None:
+                    state.pop("_fitting", None)
 
     return fit_alone
 
@@ -607,15 +614,15 @@ class StructuredEstimator(BaseEstimator):
         if name in _param_set(type(self)):
             # A parameter set while another thread fits this estimator waits for that fit (or chunk)
             # to end: a fit reads its parameters more than once, and a kernel set between two reads
-            # made a model of neither configuration (probe CT). The fit lock's creation is under
-            # _locks_lock, so a set that finds no lock comes before any fit has read a parameter.
-            with _capi._locks_lock:
-                first = "_fit_lock" not in self.__dict__
-                if first:
-                    super().__setattr__(name, value)
-            if not first:
-                with _capi.process_lock(self.__dict__, "_fit_lock", threading.RLock):
-                    super().__setattr__(name, value)
+            # made a model of neither configuration (probe CT). The lock is the estimator's own and
+            # reentrant: the old value's __del__, run here, may set parameters of any estimator.
+            with _capi.process_lock(self.__dict__, "_fit_lock", threading.RLock):
+                if self.__dict__.get("_fitting") == threading.get_ident():
+                    raise RuntimeError(
+                        f"{name} cannot be set during this estimator's own fit (from its kernel, a callback or a "
+                        "finalizer on the fitting thread): the fit would mix two configurations; set it before or after"
+                    )
+                super().__setattr__(name, value)
             return
         super().__setattr__(name, value)
 
@@ -803,6 +810,7 @@ class StructuredEstimator(BaseEstimator):
         state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
         state.pop("_model_lock", None)
         state.pop("_fit_lock", None)
+        state.pop("_fitting", None)
         model = state.pop("_model_obj", None)  # else "_model_bytes" not yet built travels as it came
         if model is not None:
             state["_model_bytes"] = model.to_bytes()
