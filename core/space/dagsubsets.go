@@ -131,10 +131,14 @@ func (s *DAGSubsets) Sample(r *rand.Rand, y []int64) {
 
 // Decode writes a maximum-weight closed node set under the weights u, by a minimum cut. It is
 // exact and safe for concurrent use.
-func (s *DAGSubsets) Decode(u []float64, y []int64) {
+func (s *DAGSubsets) Decode(u []float64, y []int64) { s.decodeStop(u, y, nil) }
+
+// decodeStop is Decode, its flow ended once stop is set (stoppableDecoder) with the closure of the
+// flow so far: one cut took 0.7 s on a DAG of 23,000 nodes, which a Ctrl-C waited for (probe CV).
+func (s *DAGSubsets) decodeStop(u []float64, y []int64, stop *cancel.Flag) {
 	sc := s.pool.Get().(*closureScratch)
 	defer s.pool.Put(sc)
-	sc.solver.solve(s.g, u, sc.in)
+	sc.solver.solve(s.g, u, sc.in, stop)
 	for v, in := range sc.in {
 		y[v] = 0
 		if in {

@@ -1,6 +1,10 @@
 package space
 
-import "math"
+import (
+	"math"
+
+	"github.com/combpred/combpred/core/cancel"
+)
 
 // closureSolver finds a maximum-weight closure of a DAG, a node set that holds the parents of its
 // every node, by a minimum s–t cut (Picard 1976): the source feeds every node of positive weight
@@ -51,9 +55,14 @@ func (c *closureSolver) arc(a, b int) {
 	}
 }
 
+// augmentsPerStop is how many augmenting paths solve pushes between two looks at its stop flag.
+const augmentsPerStop = 256
+
 // solve writes into in the indicator of a maximum-weight closure containing root under the node
-// weights w (finite), and returns its weight.
-func (c *closureSolver) solve(g *rootedDAG, w []float64, in []bool) float64 {
+// weights w (finite), and returns its weight. Once stop is set (nil: never) it ends the flow early
+// and writes the closure of the flow so far: the nodes the source reaches in the residual graph
+// always hold their parents (the parent arcs' capacity is infinite), though not the heaviest set.
+func (c *closureSolver) solve(g *rootedDAG, w []float64, in []bool, stop *cancel.Flag) float64 {
 	n := c.n
 	// Reset capacities: arcs were added in order (parent arcs, then source/sink pairs per node).
 	k := 0
@@ -82,9 +91,12 @@ func (c *closureSolver) solve(g *rootedDAG, w []float64, in []bool) float64 {
 	}
 	// Flows below this are rounding residues of capacities of the scale of the weights.
 	eps := 1e-12 * math.Max(positive, 1e-300)
-	for c.bfs(eps) {
+	for !stop.Stopped() && c.bfs(eps) {
 		copy(c.iter, c.head)
-		for c.augment(eps) > 0 {
+		for i := 1; c.augment(eps) > 0; i++ {
+			if i%augmentsPerStop == 0 && stop.Stopped() {
+				break
+			}
 		}
 	}
 	// The source side of the cut: nodes still reachable from the source in the residual graph.
