@@ -22,6 +22,9 @@ CALLS = [
     # 256 rows of an exact decoder at 70 ms a row: the core ran queries of ≤ 256 rows inline
     "ridge.predict-inline",
     "space.decode-inline",
+    # samples of a large space: 200 ran inline, 1,000 saw Ctrl-C only every 4,096 samples
+    "space.sample-inline",
+    "space.sample-large",
     # a DAG space's ancestor sets, and a decode of one row on a deep DAG, took seconds each
     "space.dag_new",
     "space.dag_decode",
