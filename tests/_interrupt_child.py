@@ -65,6 +65,15 @@ def setup(name: str):
         sp = spaces.Subtrees(parent)
         count = 200 if name == "space.sample-inline" else 1_000
         return lambda: sp.sample(count, random_state=0), lambda: sp.sample(1, random_state=0)
+    if name in ("space.dag_covariance", "ridge.fit-dag"):
+        # a DAG's paths, node v below the 100 nodes before it: each covariance entry walks a
+        # descendant set, 6 s for the dense matrix, which covariance() and a fit's set-up spent deaf
+        # to Ctrl-C (probe CW)
+        sp = spaces.DAGPaths([list(range(max(0, v - 100), v)) for v in range(1_000)])
+        if name == "space.dag_covariance":
+            return sp.covariance, lambda: spaces.DAGPaths([[], [0]]).covariance()
+        X, Y = rng.normal(size=(30, 5)), sp.sample(30, random_state=0)
+        return lambda: StructuredRidge(space=sp).fit(X, Y), lambda: sp.decode(np.zeros((1, sp.dim)))
     if name == "space.dag_new":
         # a banded DAG, node v below the 40 nodes before it: its ancestor sets took seconds to build,
         # deaf to Ctrl-C (30 s for 22,000 nodes of 100 parents, probe CV)

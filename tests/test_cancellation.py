@@ -27,6 +27,8 @@ CALLS = [
     "space.sample-large",
     # a DAG space's ancestor sets, and a decode of one row on a deep DAG, took seconds each
     "space.dag_new",
+    "space.dag_covariance",
+    "ridge.fit-dag",
     "space.dag_decode",
     # a kernel model's scores: decision_function was never cancellable, predict only between chunks
     "ridge.decision-kernel",

@@ -163,7 +163,9 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 	}
 	prob := &Problem{Alpha: alpha, Cov: sp.Covariance(), Delta: delta, Weight: w, Mean: p}
 	if dense && counted {
-		prob.S = space.Dense(prob.Cov)
+		if prob.S, err = space.DenseUntil(prob.Cov, stop); err != nil {
+			return nil, err
+		}
 	} else if dense {
 		// No uniform measure: a placeholder of weight 0 that useReference replaces (checkCounts).
 		prob.S = mat.NewSymDense(d, nil)

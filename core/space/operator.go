@@ -3,6 +3,8 @@ package space
 import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/combpred/combpred/core/cancel"
 )
 
 // Operator is a symmetric linear operator on R^d, such as the covariance S of a space.
@@ -19,14 +21,26 @@ type Operator interface {
 // Dense materialises op as a d×d symmetric matrix. It costs O(d²) memory: use it only where d is
 // known to be moderate.
 func Dense(op Operator) *mat.SymDense {
+	s, _ := DenseUntil(op, nil)
+	return s
+}
+
+// DenseUntil is Dense, ended once stop is set (nil: never), which it looks at before every row;
+// it then returns cancel.ErrCancelled. An entry can cost a walk over a descendant set (a DAG's
+// paths: 6 s for 1,000 nodes of 100 parents each, which a fit's set-up spent deaf to Ctrl-C,
+// probe CW).
+func DenseUntil(op Operator, stop *cancel.Flag) (*mat.SymDense, error) {
 	d := op.Dim()
 	s := mat.NewSymDense(d, nil)
 	for i := 0; i < d; i++ {
+		if stop.Stopped() {
+			return nil, stop.Err()
+		}
 		for j := i; j < d; j++ {
 			s.SetSym(i, j, op.At(i, j))
 		}
 	}
-	return s
+	return s, nil
 }
 
 // diagPlusConst is the operator diag(a) + c·11ᵀ, the covariance shape of sets of independent or

@@ -282,7 +282,8 @@ class SpaceHandle:
         _capi.check(_capi.lib().cp_space_covariance_check(self.value))
         d = self.info.dim
         out, p = _capi.out_f64((d, d))
-        _capi.check(_capi.lib().cp_space_covariance(self.value, p, d))
+        with _capi.interruptible():
+            _capi.check(_capi.lib().cp_space_covariance(self.value, p, d))
         return out
 
     def covariance_dot(self, v: Any) -> np.ndarray:
