@@ -264,7 +264,7 @@ func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, 
 	r := rand.New(rand.NewPCG(uint64(seed), 0x636f6d6270726564))
 	width := int(w)
 	work := sampleWork(sp)
-	every := max(1, int(stopWork/work)) // samples between two looks at the stop flag
+	every := max(1, int(space.StopWork/work)) // samples between two looks at the stop flag
 	return status(cancellable(int64(n) <= inlineRows(work), func(stop *cancel.Flag) error {
 		for i := 0; i < int(n); i++ {
 			if i%every == 0 && stop.Stopped() {
@@ -282,10 +282,6 @@ func cp_space_sample(h C.int64_t, n C.int64_t, seed C.uint64_t, out *C.int64_t, 
 // a tree of 10⁶ nodes inline (7 s) and checked the stop flag every 4,096 (minutes), deaf to Ctrl-C
 // (probe CW).
 func sampleWork(sp space.Space) float64 { return 32 * float64(sp.Dim()+sp.Width()) }
-
-// stopWork is the work between two looks at the stop flag of a loop of calls into a space: about a
-// millisecond.
-const stopWork = 1 << 20
 
 // cp_space_decode writes argmax_y ⟨u, ψ(y)⟩ (exact, or within the decoder's guarantee) of m score
 // rows (m × d) into out (m × w); cancellable through the interrupt poll.

@@ -169,10 +169,6 @@ func (s *DAGPaths) score(u []float64, z int) float64 {
 // safe for concurrent use.
 func (s *DAGPaths) Decode(u []float64, y []int64) { s.decodeStop(u, y, nil) }
 
-// stopEntries is how many ancestor entries decodeStop sums between two looks at its stop flag
-// (about a millisecond).
-const stopEntries = 1 << 20
-
 // decodeStop is Decode, ended once stop is set (stoppableDecoder) with the best structure of those
 // scored so far: one row sums Σ |anc*(z)| scores, 0.6 s on a ladder DAG of 23,000 nodes, which a
 // Ctrl-C waited for row after row (probe CV).
@@ -183,7 +179,7 @@ func (s *DAGPaths) decodeStop(u []float64, y []int64, stop *cancel.Flag) {
 		if f := s.score(u, z); f > bestF {
 			best, bestF = z, f
 		}
-		if summed += len(s.g.ancestors(z)); summed >= stopEntries {
+		if summed += len(s.g.ancestors(z)); summed >= StopWork {
 			if stop.Stopped() {
 				break
 			}

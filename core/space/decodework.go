@@ -2,6 +2,10 @@ package space
 
 import "math"
 
+// StopWork is the work (in DecodeWork's units, about a nanosecond each) between two looks at a
+// stop flag in a long loop of calls into a space: about a millisecond.
+const StopWork = 1 << 20
+
 // DecodeWork estimates the elementary operations (about a nanosecond each) of one Decode on sp,
 // to the order of magnitude: callers use it to bound what runs without a way to cancel it (a
 // query decoded on the caller's thread cannot be interrupted). The exact decoders of the NP-hard
