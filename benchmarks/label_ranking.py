@@ -142,26 +142,35 @@ def _grid_text(grid: dict[str, list]) -> str:
     return ", ".join(f"{k} ∈ {{{', '.join(f'{v:g}' for v in vals)}}}" for k, vals in grid.items())
 
 
-# StructuredRidge's decode_from needs no refit: every inner fit is scored with both decodings (one
-# metric each), and the search picks the best (fit parameters, decoding) pair.
-DECODE_FROM = ("scores", "marginals")
+# StructuredRidge's decision rule and decode_from need no refit: every inner fit is scored with each
+# decoding below (one metric each), and the search picks the best (fit parameters, decoding) pair. "mode"
+# decodes the scores u(x) or the marginal estimates m̂(x) − p; "kendall" and "spearman" are the Bayes rules
+# of those losses on the clipped marginal estimates (combpred.decision: the Kemeny ranking of the pairwise
+# marginals, and the labels sorted by their expected ranks).
+DECODINGS = {
+    "scores": {"decision": "mode", "decode_from": "scores"},
+    "marginals": {"decision": "mode", "decode_from": "marginals"},
+    "kendall": {"decision": "kendall", "decode_from": "scores"},
+    "spearman": {"decision": "spearman", "decode_from": "scores"},
+}
+_DECODING_KEYS = {"decision", "decode_from"}
 
 
-def _tau_decoding(source: str):
+def _tau_decoding(decoding: str):
     def scorer(est: Pipeline, X: np.ndarray, Y: np.ndarray) -> float:
         model = est[-1]
-        before = model.decode_from
-        model.set_params(decode_from=source)
+        before = {k: getattr(model, k) for k in DECODINGS[decoding]}
+        model.set_params(**DECODINGS[decoding])
         try:
             return float(kendall_tau(Y, est.predict(X)))
         finally:
-            model.set_params(decode_from=before)
+            model.set_params(**before)
 
     return scorer
 
 
 class _Search:
-    """GridSearchCV over the fit parameters; for StructuredRidge also over decode_from (without refits)
+    """GridSearchCV over the fit parameters; for StructuredRidge also over the decodings (without refits)
     and then over the reference measure at the chosen fit parameters.
 
     The reference measure is a coordinate step: the mixture weights ``weights`` of the empirical
@@ -181,16 +190,18 @@ class _Search:
         if not self.structured:
             search = GridSearchCV(self.pipe, grid, scoring=kendall_tau_scorer, cv=self.inner, error_score="raise")
             return search.fit(X, Y)
-        scoring = {s: _tau_decoding(s) for s in DECODE_FROM}
+        scoring = {s: _tau_decoding(s) for s in DECODINGS}
         return GridSearchCV(self.pipe, grid, scoring=scoring, cv=self.inner, error_score="raise", refit=False).fit(X, Y)
 
     @staticmethod
     def _best(search: GridSearchCV) -> tuple[float, dict]:
         """The best inner-CV τ over (fit parameters, decoding) pairs, and those parameters."""
         results = search.cv_results_
-        means = np.column_stack([results[f"mean_test_{s}"] for s in DECODE_FROM])
+        names = list(DECODINGS)
+        means = np.column_stack([results[f"mean_test_{s}"] for s in names])
         i, j = np.unravel_index(np.argmax(means), means.shape)
-        return float(means[i, j]), {**results["params"][i], "model__decode_from": DECODE_FROM[j]}
+        decoding = {f"model__{k}": v for k, v in DECODINGS[names[j]].items()}
+        return float(means[i, j]), {**results["params"][i], **decoding}
 
     def fit(self, X: np.ndarray, Y: np.ndarray) -> _Search:
         if not self.structured:
@@ -199,7 +210,7 @@ class _Search:
             return self
         score, params = self._best(self._search(self.grid, X, Y))
         if self.weights:
-            fit_params = {k: [v] for k, v in params.items() if k != "model__decode_from"}
+            fit_params = {k: [v] for k, v in params.items() if _short_key(k) not in _DECODING_KEYS}
             weighted = self._search({**fit_params, "model__empirical_weight": self.weights}, X, Y)
             w_score, w_params = self._best(weighted)
             if w_score > score:
@@ -220,6 +231,9 @@ def _short_key(key: str) -> str:
 def _short(params: dict, n_features: int) -> dict:
     """Chosen parameters by their grid names (gamma as gamma·n_features, as the grids give it)."""
     short = {_short_key(k): v for k, v in params.items()}
+    if "decision" in short:  # the decoding by its name in DECODINGS
+        chosen = {k: short.pop(k) for k in _DECODING_KEYS}
+        short["decoding"] = next(name for name, d in DECODINGS.items() if d == chosen)
     if "gamma" in short:  # one value, or a grid's list of values
         gamma = short.pop("gamma")
         short["gamma·n_features"] = [g * n_features for g in gamma] if isinstance(gamma, list) else gamma * n_features
@@ -235,7 +249,7 @@ def settings(name: str, quick: bool) -> dict:
         "grids": QUICK_GRIDS if quick else GRIDS,
         "calhousing_rbf_grid": CALHOUSING_RBF_GRID,
         "empirical_weights": QUICK_EMPIRICAL_WEIGHTS if quick else EMPIRICAL_WEIGHTS,
-        "decode_from": list(DECODE_FROM),
+        "decodings": DECODINGS,
         "nystrom": [NYSTROM_ABOVE, NYSTROM_COMPONENTS],
         "rbf_tol": RBF_TOL,
         "data_set": name,
@@ -423,9 +437,12 @@ def report(results: list[Result], quick: bool, seconds: float, cpu_seconds: floa
         "NumPy's BLAS runs on one thread (the problems are tiny, and a spinning BLAS thread pool next to "
         "busy cores made the pairwise baseline up to 50× slower); combpred's core uses all cores. "
         'The row "kernel by inner CV" takes, in each fold, whichever of the linear and RBF StructuredRidge '
-        "had the better inner-CV τ (no test data involved). StructuredRidge's `decode_from` (the scores u(x) or the "
-        "marginal estimates m̂(x) − p, docs/design.md §2a) is chosen by the same inner CV: every inner fit is "
-        "scored with both decodings (it needs no refit) and the best (fit parameters, decoding) pair wins. Then the "
+        "had the better inner-CV τ (no test data involved). StructuredRidge's decoding is chosen by the same inner CV "
+        "among four (none needs a refit): `decision=\"mode\"` from the scores u(x) (`scores`) or from the marginal "
+        "estimates m̂(x) − p (`marginals`, docs/design.md §2a), and the Bayes rules of Kendall's distance (`kendall`, "
+        "the Kemeny ranking of the clipped pairwise marginal estimates) and of Spearman's (`spearman`, the labels "
+        "sorted by their expected ranks); every inner fit is scored with each, and the best (fit parameters, "
+        "decoding) pair wins. Then the "
         "reference measure: at the fit parameters the uniform measure's grid chose, the same inner CV scores the "
         "mixtures (1 − w)·uniform + w·empirical (`empirical_weight`) for w ∈ {"
         + ", ".join(f"{w:g}" for w in (QUICK_EMPIRICAL_WEIGHTS if quick else EMPIRICAL_WEIGHTS))
