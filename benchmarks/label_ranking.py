@@ -438,7 +438,7 @@ def report(results: list[Result], quick: bool, seconds: float, cpu_seconds: floa
         "busy cores made the pairwise baseline up to 50× slower); combpred's core uses all cores. "
         'The row "kernel by inner CV" takes, in each fold, whichever of the linear and RBF StructuredRidge '
         "had the better inner-CV τ (no test data involved). StructuredRidge's decoding is chosen by the same inner CV "
-        "among four (none needs a refit): `decision=\"mode\"` from the scores u(x) (`scores`) or from the marginal "
+        'among four (none needs a refit): `decision="mode"` from the scores u(x) (`scores`) or from the marginal '
         "estimates m̂(x) − p (`marginals`, docs/design.md §2a), and the Bayes rules of Kendall's distance (`kendall`, "
         "the Kemeny ranking of the clipped pairwise marginal estimates) and of Spearman's (`spearman`, the labels "
         "sorted by their expected ranks); every inner fit is scored with each, and the best (fit parameters, "
