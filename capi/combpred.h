@@ -156,7 +156,8 @@ CP_EXPORT int cp_prob_fit_sums(int64_t spaceHandle, int64_t n, const char *param
 CP_EXPORT int cp_prob_free(int64_t h);
 
 /* cp_prob_from_bytes builds a ProbabilisticStructured model from the bytes of cp_prob_to_bytes
-   (versioned and checksummed) and writes its handle into out. */
+   (versioned and checksummed) and writes its handle into out. Bytes of more than 32,768 are decoded
+   cancellably, through the interrupt poll: their space (a large DAG) can take seconds to build. */
 CP_EXPORT int cp_prob_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
 
 /* cp_prob_info writes the ProbabilisticStructured model's shapes and how its fit ended as a JSON
@@ -310,7 +311,9 @@ CP_EXPORT int cp_ridge_fit_sparse_y(int64_t spaceHandle, double *x, int64_t m, i
 CP_EXPORT int cp_ridge_free(int64_t h);
 
 /* cp_ridge_from_bytes builds a StructuredRidge model from the bytes of cp_ridge_to_bytes (versioned
-   and checksummed; corrupt bytes are an error) and writes its handle into out. */
+   and checksummed; corrupt bytes are an error) and writes its handle into out. Bytes of more than
+   32,768 are decoded cancellably, through the interrupt poll: their space (a large DAG) can take
+   seconds to build. */
 CP_EXPORT int cp_ridge_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
 
 /* cp_ridge_info writes the StructuredRidge model's shapes and how its fit ended as a JSON object
@@ -471,7 +474,8 @@ CP_EXPORT int cp_stats_count(int64_t h, int64_t *out, int64_t *components);
 CP_EXPORT int cp_stats_free(int64_t h);
 
 /* cp_stats_from_bytes builds statistics from the bytes of cp_stats_to_bytes (corrupt bytes are an
-   error) and writes their handle into out. */
+   error) and writes their handle into out. Bytes of more than 32,768 are decoded
+   cancellably, through the interrupt poll: their space (a large DAG) can take seconds to build. */
 CP_EXPORT int cp_stats_from_bytes(uint8_t *buf, int64_t length, int64_t *out);
 
 /* cp_stats_merge writes into out the handle of the statistics of the examples of a and b together;

@@ -381,10 +381,12 @@ func cp_ridge_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *
 }
 
 // cp_ridge_from_bytes builds a StructuredRidge model from the bytes of cp_ridge_to_bytes (versioned
-// and checksummed; corrupt bytes are an error) and writes its handle into out.
+// and checksummed; corrupt bytes are an error) and writes its handle into out. Bytes of more than
+// 32,768 are decoded cancellably, through the interrupt poll: their space (a large DAG) can take
+// seconds to build.
 //
 //export cp_ridge_from_bytes
 func cp_ridge_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	return status(fromBytesCall("model", ridge.UnmarshalModel, buf, length, out))
+	return status(fromBytesCall("model", ridge.UnmarshalModelUntil, buf, length, out))
 }

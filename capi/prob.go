@@ -453,10 +453,11 @@ func cp_prob_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *C
 }
 
 // cp_prob_from_bytes builds a ProbabilisticStructured model from the bytes of cp_prob_to_bytes
-// (versioned and checksummed) and writes its handle into out.
+// (versioned and checksummed) and writes its handle into out. Bytes of more than 32,768 are decoded
+// cancellably, through the interrupt poll: their space (a large DAG) can take seconds to build.
 //
 //export cp_prob_from_bytes
 func cp_prob_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	return status(fromBytesCall("model", prob.UnmarshalModel, buf, length, out))
+	return status(fromBytesCall("model", prob.UnmarshalModelUntil, buf, length, out))
 }

@@ -201,12 +201,13 @@ func cp_stats_to_bytes(h C.int64_t, buf *C.uint8_t, capacity C.int64_t, needed *
 }
 
 // cp_stats_from_bytes builds statistics from the bytes of cp_stats_to_bytes (corrupt bytes are an
-// error) and writes their handle into out.
+// error) and writes their handle into out. Bytes of more than 32,768 are decoded
+// cancellably, through the interrupt poll: their space (a large DAG) can take seconds to build.
 //
 //export cp_stats_from_bytes
 func cp_stats_from_bytes(buf *C.uint8_t, length C.int64_t, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	return status(fromBytesCall("statistics", ridge.UnmarshalStats, buf, length, out))
+	return status(fromBytesCall("statistics", ridge.UnmarshalStatsUntil, buf, length, out))
 }
 
 // cp_stats_free releases a statistics handle.

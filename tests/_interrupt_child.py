@@ -79,6 +79,16 @@ def setup(name: str):
         # deaf to Ctrl-C (30 s for 22,000 nodes of 100 parents, probe CV)
         parents = [list(range(max(0, v - 40), v)) for v in range(10_000)]
         return lambda: spaces.DAGPaths(parents), lambda: spaces.DAGPaths(parents[:50])
+    if name == "prob.from_bytes-dag":
+        # a model's bytes build its space again: a DAG of 2,500 nodes below the 1,000 before each
+        # took 2.7 s to decode, deaf to Ctrl-C (pickle.loads builds the space object first, cancellably)
+        sp = spaces.DAGPaths([list(range(max(0, v - 1_000), v)) for v in range(2_500)])
+        X = rng.normal(size=(5, 2))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model = ProbabilisticStructured(space=sp, max_iter=1).fit(X, sp.sample(5, random_state=0))._model
+        data, small = model.to_bytes(), _ranking_model(ProbabilisticStructured, 3, max_iter=2)[0]._model.to_bytes()
+        return lambda: type(model).from_bytes(data), lambda: type(model).from_bytes(small)
     if name == "space.dag_decode":
         # a ladder DAG (parents v−1 and v−2): each row sums 32 million ancestor entries, and the
         # decoder looked at Ctrl-C only between rows (40 rows of 23,000 nodes ran 24 s, probe CV)

@@ -30,6 +30,8 @@ CALLS = [
     "space.dag_covariance",
     "ridge.fit-dag",
     "space.dag_decode",
+    # a model's bytes of a large DAG space: from_bytes built the space inline
+    "prob.from_bytes-dag",
     # a kernel model's scores: decision_function was never cancellable, predict only between chunks
     "ridge.decision-kernel",
     "ridge.predict-kernel",

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/combpred/combpred/core/binfmt"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
@@ -77,7 +78,11 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 }
 
 // UnmarshalModel decodes and validates bytes written by MarshalBinary.
-func UnmarshalModel(data []byte) (*Model, error) {
+func UnmarshalModel(data []byte) (*Model, error) { return UnmarshalModelUntil(data, nil) }
+
+// UnmarshalModelUntil is UnmarshalModel, returning cancel.ErrCancelled once stop is set while it
+// builds the model's space (a DAG's ancestor sets can take seconds; a nil stop never stops).
+func UnmarshalModelUntil(data []byte, stop *cancel.Flag) (*Model, error) {
 	r, version, err := binfmt.Open(data, modelMagic, modelVersion, ErrCorrupt)
 	if err != nil {
 		return nil, err
@@ -110,7 +115,10 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	if err := r.Finish(); err != nil {
 		return nil, err
 	}
-	sp, err := space.New(kind, params)
+	sp, err := space.NewUntil(kind, params, stop)
+	if errors.Is(err, cancel.ErrCancelled) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}

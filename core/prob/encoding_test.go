@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/binfmt"
+	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -270,4 +272,29 @@ func FuzzUnmarshalModelBody(f *testing.F) {
 			t.Fatalf("accepted model cannot predict: %v", err)
 		}
 	})
+}
+
+// A model's bytes build its space again, which for a large DAG takes seconds: a decode whose stop
+// is set returns cancel.ErrCancelled, which says nothing against the bytes (not ErrCorrupt), and
+// the same bytes decode without a stop.
+func TestUnmarshalStopsBuildingTheSpace(t *testing.T) {
+	params := append([]int64{0}, space.DAGParams([][]int{nil, {0}, {0}, {1, 2}, {1, 3}})...)
+	sp := mustSpace(t, "dag_paths", params...)
+	X, ys := syntheticData(t, sp, 12, 3, 0.5, 31)
+	md, err := Fit(sp, X, 12, 3, ys, nil, Options{Alpha: 0.1, Intercept: true, Tol: 1e-6, MaxIter: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := md.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := new(cancel.Flag)
+	stopped.Stop()
+	if _, err := UnmarshalModelUntil(b, stopped); !errors.Is(err, cancel.ErrCancelled) || errors.Is(err, ErrCorrupt) {
+		t.Errorf("a stopped decode returned %v, want cancel.ErrCancelled alone", err)
+	}
+	if _, err := UnmarshalModelUntil(b, new(cancel.Flag)); err != nil {
+		t.Error(err)
+	}
 }

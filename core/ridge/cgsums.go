@@ -291,12 +291,15 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	if err := CheckCGSumsMemory(sp, n, opt.Intercept); err != nil {
 		return nil, err
 	}
-	_, S := uniformReference(sp)
+	_, S, err := uniformReference(sp, opt.Stop)
+	if err != nil {
+		return nil, err
+	}
 	mbar := mat.NewSymDense(d, nil)
 	mbar.ScaleSym(1/setup.Weight, setup.M)
 	mbar.AddSym(mbar, S)
 	var pc linearPrecond
-	pc, err := kronPrecondOf(mbar, setup.G, alpha, opt.Intercept)
+	pc, err = kronPrecondOf(mbar, setup.G, alpha, opt.Intercept)
 	if errors.Is(err, errIllConditioned) {
 		curvature := diagOf(mbar)
 		pc, err = newDiagScalePrecond(diagOf(setup.G), curvature, alpha, opt.Intercept), nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/combpred/combpred/core/binfmt"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
@@ -221,8 +222,21 @@ func count(r *binfmt.Reader, name string) int64 {
 	return int64(v)
 }
 
+// corruptUnlessCancelled wraps a failure to build a decoded space in corrupt, but for a
+// cancellation, which says nothing about the bytes.
+func corruptUnlessCancelled(corrupt, err error) error {
+	if errors.Is(err, cancel.ErrCancelled) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", corrupt, err)
+}
+
 // UnmarshalModel decodes and validates bytes written by MarshalBinary (either format version).
-func UnmarshalModel(data []byte) (*Model, error) {
+func UnmarshalModel(data []byte) (*Model, error) { return UnmarshalModelUntil(data, nil) }
+
+// UnmarshalModelUntil is UnmarshalModel, returning cancel.ErrCancelled once stop is set while it
+// builds the model's space (a DAG's ancestor sets can take seconds; a nil stop never stops).
+func UnmarshalModelUntil(data []byte, stop *cancel.Flag) (*Model, error) {
 	r, version, err := binfmt.Open(data, modelMagic, modelVersion, ErrCorrupt)
 	if err != nil {
 		return nil, err
@@ -297,9 +311,9 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	if err := r.Finish(); err != nil {
 		return nil, err
 	}
-	sp, err := space.New(kind, params)
+	sp, err := space.NewUntil(kind, params, stop)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, corruptUnlessCancelled(ErrCorrupt, err)
 	}
 	md.Space = sp
 	if err := md.Kernel.Validate(); err != nil {

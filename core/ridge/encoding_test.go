@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/binfmt"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
@@ -246,6 +247,47 @@ func TestHugeParametersOverflowScores(t *testing.T) {
 		err = back.Decision(X, 2, back.NFeatures, make([]float64, 2*back.Space.Dim()))
 		if !errors.Is(err, check.ErrScoresOverflow) || !strings.Contains(err.Error(), "X row 0") {
 			t.Errorf("model %d: error %v, want the scores' overflow at row 0", i, err)
+		}
+	}
+}
+
+// A model's bytes, and statistics', build their space again, which for a large DAG takes seconds:
+// a decode whose stop is set returns cancel.ErrCancelled, which says nothing against the bytes (not
+// ErrCorrupt), and the same bytes decode without a stop.
+func TestUnmarshalStopsBuildingTheSpace(t *testing.T) {
+	sp, err := space.NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}, {1, 3}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	X, ys := synthetic(t, sp, 20, 3, 5)
+	opt := baseOptions()
+	md, err := Fit(sp, X, 20, 3, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := NewStats(sp, 3, nil, 0, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := new(cancel.Flag)
+	stopped.Stop()
+	for _, c := range []struct {
+		name      string
+		marshal   func() ([]byte, error)
+		unmarshal func([]byte, *cancel.Flag) error
+	}{
+		{"model", md.MarshalBinary, func(b []byte, stop *cancel.Flag) error { _, err := UnmarshalModelUntil(b, stop); return err }},
+		{"statistics", empty.MarshalBinary, func(b []byte, stop *cancel.Flag) error { _, err := UnmarshalStatsUntil(b, stop); return err }},
+	} {
+		b, err := c.marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.unmarshal(b, stopped); !errors.Is(err, cancel.ErrCancelled) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrCorruptStats) {
+			t.Errorf("%s: a stopped decode returned %v, want cancel.ErrCancelled alone", c.name, err)
+		}
+		if err := c.unmarshal(b, new(cancel.Flag)); err != nil {
+			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 }

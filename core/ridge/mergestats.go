@@ -271,7 +271,10 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 	if err := checkWeightTotal(s.st.moments().sum); err != nil {
 		return nil, err
 	}
-	mean, S := uniformReference(s.Space)
+	mean, S, err := uniformReference(s.Space, opt.Stop)
+	if err != nil {
+		return nil, err
+	}
 	md := &Model{Space: s.Space, Kernel: s.Kernel, Intercept: s.Intercept, NFeatures: s.NFeatures, Seen: s.st.count, ny: s.ny,
 		stats: s.st.clone()}
 	if s.ny != nil { // judged on the landmarks, the sample of X the map was built from (probe CH)
@@ -287,7 +290,6 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 	} else if mo := s.st.moments(); !(mo.sum > 0) {
 		return nil, fmt.Errorf("the statistics' examples have zero total weight")
 	}
-	var err error
 	md.Solver = Exact
 	// A Nyström map carries the intercept itself (the kernel k + 1): the design has no constant.
 	if md.Coef, md.Result, err = md.stats.solve(S, mean, opt.Alpha, s.Intercept && s.ny == nil, opt.Stop); err != nil {

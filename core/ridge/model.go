@@ -416,7 +416,10 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 	if m, _ := p.dims(); opt.EmpiricalWeight > 0 && md.stats.count > int64(m) {
 		// The reference of every example seen, not only this chunk's (which p holds): the
 		// empirical moments are in the statistics.
-		pu, Su := uniformReference(md.Space)
+		pu, Su, err := uniformReference(md.Space, opt.Stop)
+		if err != nil {
+			return err
+		}
 		ref, err := mixtureReference(md.Space, opt.Reference, pu, Su, md.stats.moments(), opt.EmpiricalWeight)
 		if err != nil {
 			return err

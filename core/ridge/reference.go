@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -273,15 +274,17 @@ func (p *Problem) setReference(ref *reference) {
 }
 
 // uniformReference returns the uniform measure's mean and dense covariance of sp (d ≤ MaxDim);
-// zeros for an uncounted space, which only ever takes them with weight 0 (checkCounts).
-func uniformReference(sp space.Space) ([]float64, *mat.SymDense) {
+// zeros for an uncounted space, which only ever takes them with weight 0 (checkCounts). The
+// covariance looks at stop before every row (a DAG's paths take seconds, probe CW).
+func uniformReference(sp space.Space, stop *cancel.Flag) ([]float64, *mat.SymDense, error) {
 	d := sp.Dim()
 	pu := make([]float64, d)
 	if space.Counts(sp) != nil {
-		return pu, mat.NewSymDense(d, nil)
+		return pu, mat.NewSymDense(d, nil), nil
 	}
 	sp.Mean(pu)
-	return pu, space.Dense(sp.Covariance())
+	S, err := space.DenseUntil(sp.Covariance(), stop)
+	return pu, S, err
 }
 
 // checkCounts refuses a reference measure that needs the uniform measure of a space without one:

@@ -1,11 +1,13 @@
 package ridge
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/space"
 	"gonum.org/v1/gonum/mat"
 )
@@ -512,5 +514,24 @@ func TestDefiniteMixtureAgreesWithSymRank(t *testing.T) {
 				t.Errorf("%s w=%v: rank %d, want %d", c.kind, w, p.ref.rank, d)
 			}
 		}
+	}
+}
+
+// The uniform measure's dense covariance of a DAG's paths takes seconds (each entry walks a
+// descendant set): partial_fit, the statistics' solve and the distributed CG build it under their
+// stop flag, which it looks at before every row.
+func TestUniformReferenceStops(t *testing.T) {
+	sp, err := space.NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := new(cancel.Flag)
+	stopped.Stop()
+	if _, _, err := uniformReference(sp, stopped); !errors.Is(err, cancel.ErrCancelled) {
+		t.Errorf("stopped: %v, want cancel.ErrCancelled", err)
+	}
+	_, S, err := uniformReference(sp, new(cancel.Flag))
+	if err != nil || !mat.EqualApprox(S, space.Dense(sp.Covariance()), 0) {
+		t.Errorf("not stopped: %v, or a covariance other than space.Dense's", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/combpred/combpred/core/binfmt"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
@@ -65,7 +66,11 @@ func (s *Stats) MarshalBinary() ([]byte, error) {
 }
 
 // UnmarshalStats decodes and validates bytes written by Stats.MarshalBinary.
-func UnmarshalStats(data []byte) (*Stats, error) {
+func UnmarshalStats(data []byte) (*Stats, error) { return UnmarshalStatsUntil(data, nil) }
+
+// UnmarshalStatsUntil is UnmarshalStats, returning cancel.ErrCancelled once stop is set while it
+// builds the statistics' space (a nil stop never stops).
+func UnmarshalStatsUntil(data []byte, stop *cancel.Flag) (*Stats, error) {
 	r, version, err := binfmt.Open(data, statsMagic, statsVersion, ErrCorruptStats)
 	if err != nil {
 		return nil, err
@@ -92,9 +97,9 @@ func UnmarshalStats(data []byte) (*Stats, error) {
 	corrupt := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrCorruptStats, fmt.Sprintf(format, a...))
 	}
-	sp, err := space.New(kind, params)
+	sp, err := space.NewUntil(kind, params, stop)
 	if err != nil {
-		return nil, corrupt("%v", err)
+		return nil, corruptUnlessCancelled(ErrCorruptStats, err)
 	}
 	s.Space = sp
 	if err := s.Kernel.Validate(); err != nil {

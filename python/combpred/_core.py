@@ -414,7 +414,8 @@ class Model:
         """The model of bytes that ``to_bytes`` wrote (the core checks them)."""
         buf, n = _byte_view(data)
         out = ctypes.c_int64(0)
-        _capi.check(cls._calls()["from_bytes"](buf, n, out))
+        with _capi.interruptible():  # the space of a large DAG takes seconds to build (the core decides)
+            _capi.check(cls._calls()["from_bytes"](buf, n, out))
         return cls(out.value)
 
     def _inputs(self, X: Any) -> tuple[int, tuple[Any, ...]]:
@@ -1072,7 +1073,8 @@ def _stats_handle(data: Any) -> int:
     """A new statistics handle of bytes that ``Stats.to_bytes`` wrote (the core checks them)."""
     buf, n = _byte_view(data)
     out = ctypes.c_int64(0)
-    _capi.check(_capi.lib().cp_stats_from_bytes(buf, n, out))
+    with _capi.interruptible():  # the space of a large DAG takes seconds to build (the core decides)
+        _capi.check(_capi.lib().cp_stats_from_bytes(buf, n, out))
     return out.value
 
 
