@@ -55,6 +55,11 @@ def _check_fitted(estimator: Any) -> None:
         check_is_fitted(estimator, "_model")
 
 
+class _SetDuringOwnFit(RuntimeError):
+    """A parameter set from inside the estimator's own fit (its callable kernel, a callback): the fit
+    raises it as it is, not as the error of the kernel that made it."""
+
+
 class _Fitted(NamedTuple):
     """The fitted state one call uses, read once: a refit in another thread replaces the estimator's
     attributes, never this snapshot (the model handle stays alive while the snapshot does)."""
@@ -618,7 +623,7 @@ class StructuredEstimator(BaseEstimator):
             # reentrant: the old value's __del__, run here, may set parameters of any estimator.
             with _capi.process_lock(self.__dict__, "_fit_lock", threading.RLock):
                 if self.__dict__.get("_fitting") == threading.get_ident():
-                    raise RuntimeError(
+                    raise _SetDuringOwnFit(
                         f"{name} cannot be set during this estimator's own fit (from its kernel, a callback or a "
                         "finalizer on the fitting thread): the fit would mix two configurations; set it before or after"
                     )

@@ -19,6 +19,7 @@ from . import spaces as _spaces
 from ._estimator_base import (
     StructuredEstimator,
     _Fitted,
+    _SetDuringOwnFit,
     _sorted_labels,
     check_sample_weight,
     class_rows,
@@ -1077,7 +1078,7 @@ class _CallableKernel:
         _capi.check_output(expected, f"the kernel matrix of kernel={self.name}")
         try:
             K = self.kernel(X, Y, **self.params)
-        except MemoryError:
+        except (MemoryError, _SetDuringOwnFit):
             raise
         except TypeError as exc:
             raise TypeError(f"{what} raised {type(exc).__name__}: {exc}") from exc

@@ -19,6 +19,19 @@ Every space offers:
     argmax over Y of ⟨u, ψ(y)⟩ for each row u of scores, exact or within ``decoder_guarantee``.
 ``enumerate()``
     every structure, for tests on small sizes (refused above a few million).
+``covariance_dot(v)``
+    S·v without forming S (the only form of S for spaces too large to hold it densely).
+``max_margins(U)``
+    for each row of scores and each coordinate j, the best score with ψ_j on minus the best with
+    it off, where the decoder is exact.
+``score(Y_true, Y_pred)``, ``score_samples(Y_true, Y_pred)``
+    the agreement of true and predicted structures, 1.0 for a perfect prediction, stated on each
+    class's ``score_samples``: accuracy (one class, one path), one minus the Hamming loss over the
+    labels or nodes (label sets, k-subsets, subtrees), Kendall's τ (rankings), and otherwise the
+    fraction of ψ's coordinates on which the two agree (cycles' edges, cliques' and tournaments'
+    pairs). The estimators' ``score`` uses it.
+``width``
+    the length of a structure's row in the space's encoding.
 
 Constructors check their parameters at once (an invalid parent array or ``k > n_labels`` raises
 ``ValueError`` from the constructor).
@@ -202,8 +215,10 @@ class Space:
     def covariance(self) -> np.ndarray:
         """Return S = C/|Y| − ppᵀ, the covariance of ψ under the uniform distribution, (d, d).
 
-        Dense: for inspection and tests. Large pair spaces refuse (use :meth:`covariance_dot`), and
-        so does a matrix above the memory budget (``MemoryError``, see :func:`combpred.set_config`).
+        Dense: for inspection and tests. A space whose d is above the core's bound for a dense
+        matrix refuses with a ``ValueError`` that states the bound (any space; pair spaces of a
+        hundred-odd labels already): use :meth:`covariance_dot`. A matrix above the memory budget
+        refuses with a ``MemoryError`` (see :func:`combpred.set_config`).
 
         Returns
         -------
@@ -360,7 +375,10 @@ class Space:
     def score_samples(self, Y_true: Any, Y_pred: Any) -> np.ndarray:
         """Agreement of each pair of true and predicted structures.
 
-        The fraction of equal ψ coordinates; subclasses refine it.
+        The fraction of the d coordinates of ψ on which the two agree (1.0: the same structure).
+        Spaces whose ψ is 0/1 (the edges of cycles, the pairs of cliques) score one minus the
+        Hamming loss over those coordinates; rankings score Kendall's τ, and label sets, classes
+        and paths their own measures (see each class).
 
         Parameters
         ----------
@@ -804,6 +822,7 @@ class Permutations(_HardDecodingSpace):
 
     @property
     def n_labels(self) -> int:
+        """The number of labels ranked (the same as ``n``)."""
         return self.n
 
 
@@ -825,6 +844,7 @@ class PartialTournaments(_PairSpace):
 
     @property
     def n_items(self) -> int:
+        """The number of items compared (the same as ``n``)."""
         return self.n
 
 
@@ -838,6 +858,7 @@ class _VertexSpace(_HardDecodingSpace):
 
     @property
     def n_vertices(self) -> int:
+        """The number of vertices of the graph (the same as ``n``)."""
         return self.n
 
 
