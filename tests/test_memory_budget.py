@@ -423,3 +423,55 @@ def test_distributed_cg_refuses_before_copying_the_summed_moments():
     rc, memory, grown_mb = map(int, child.stdout.split())
     assert rc == memory
     assert grown_mb < 50, f"resident memory grew by {grown_mb} MB before the refusal"
+
+
+def test_a_budget_change_warns_while_reused_loky_workers_keep_the_old_one():
+    """joblib reuses its loky workers from one parallel call to the next, and they keep the budget
+    they loaded combpred with: a search under a 200 kB budget ran in full in an earlier call's
+    workers while the parent refused the same fit (probe CY). The change now warns, once, with the
+    way to apply it; after that shutdown the search's new workers refuse the fit too. A child
+    process: the test's own process may hold loky workers of other tests."""
+    code = textwrap.dedent(
+        """
+        import json, warnings
+        import numpy as np, combpred
+        from joblib.externals.loky import get_reusable_executor
+        from sklearn.model_selection import KFold, cross_val_score
+        from combpred import StructuredRidge
+
+        X = np.random.default_rng(0).normal(size=(600, 5))
+        Y = (X[:, :3] > 0).astype(int)
+        est = StructuredRidge(kernel="rbf", solver="exact")
+
+        def search():
+            try:
+                cross_val_score(est, X, Y, cv=KFold(2), n_jobs=2, error_score="raise")
+                return "ran"
+            except MemoryError:
+                return "MemoryError"
+
+        def changes(budget):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with combpred.config_context(max_memory=budget):
+                    result = search() if budget else None
+            return [str(w.message) for w in caught if "loky" in str(w.message)], result
+
+        out = {"before any worker": changes(10**9)}
+        search()  # starts the workers, with the default budget
+        out["same budget"] = changes(None)
+        out["workers alive"] = changes(200_000)
+        get_reusable_executor().shutdown(wait=True)
+        out["after the shutdown"] = changes(200_000)
+        print(json.dumps(out))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["before any worker"][0] == []
+    assert out["same budget"] == [[], None]
+    told, ran = out["workers alive"]
+    assert len(told) == 1 and "shutdown(wait=True)" in told[0], told
+    assert ran == "ran"  # what the warning tells: those workers keep the default budget
+    assert out["after the shutdown"] == [[], "MemoryError"]

@@ -113,6 +113,22 @@ def test_set_params_round_trip():
     assert repr(model) == "StructuredRidge(alpha=2.5, degree=2, kernel='poly')"
 
 
+@pytest.mark.parametrize("make", [StructuredRidge, ProbabilisticStructured])
+def test_nested_space_parameters_are_refused_by_name(make):
+    """scikit-learn sends space__n_labels to the space's set_params, which spaces (immutable) do not
+    have: an AttributeError that named neither the parameter nor the way out (probe CY)."""
+    model = make(space=spaces.Permutations(4))
+    message = r"space__n_labels: a space's own parameters cannot be set.*set_params\(space=spaces.Permutations\(5\)\)"
+    with pytest.raises(ValueError, match=message):
+        model.set_params(space__n_labels=5)
+    assert model.space == spaces.Permutations(4)
+    with pytest.raises(ValueError, match=message):  # a grid, through clone and set_params
+        X = np.random.default_rng(0).normal(size=(12, 2))
+        GridSearchCV(model, {"space__n_labels": [4, 5]}, cv=2).fit(X, spaces.Permutations(4).sample(12, random_state=0))
+    with pytest.raises(ValueError, match=message):  # a pipeline passes the nested name on
+        make_pipeline(StandardScaler(), model).set_params(**{f"{make.__name__.lower()}__space__n_labels": 5})
+
+
 def test_pipeline_with_scaler(multilabel_data):
     X, Y, Xt, Yt = multilabel_data
     scale = np.array([1.0, 100.0, 0.01, 10.0, 1.0])
@@ -205,6 +221,25 @@ def test_cross_val_predict_of_multilabel_scores(method):
     for train, test in cv.split(X):
         want[test] = getattr(clone(est).fit(X[train], Y[train]), method)(X[test])
     assert_allclose(got, want)
+
+
+def test_cross_val_predict_flips_a_label_on_in_every_row_as_the_user_guide_says():
+    """The user guide's "Model selection" names what scikit-learn's label encoding in
+    cross_val_predict does to our targets (probe CY: the guide said multi-label targets were kept):
+    a label on in every row is fitted as always off. If scikit-learn stops encoding, this fails and
+    the guide's caveat goes."""
+    from sklearn.model_selection import KFold, cross_val_predict
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    Y[:, 2] = 1
+    got = cross_val_predict(StructuredRidge(), X, Y, cv=KFold(3), method="decision_function")
+    want = np.empty_like(got)
+    for train, test in KFold(3).split(X):
+        want[test] = StructuredRidge().fit(X[train], Y[train]).decision_function(X[test])
+    assert_allclose(got[:, :2], want[:, :2])
+    assert (want[:, 2] > 0).all() and (got[:, 2] < 0).all()
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,8 @@ import contextlib
 import math
 import numbers
 import os
+import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -49,10 +51,20 @@ def set_config(max_memory: Any = _UNSET) -> None:
         It is also written to the environment variable ``COMBPRED_MAX_MEMORY``, which a process
         reads when it loads combpred's core: worker processes started afterwards (joblib's
         ``loky`` workers of ``GridSearchCV(n_jobs=2)``, ``multiprocessing``) inherit the budget;
-        those already running keep theirs.
+        those already running keep theirs. joblib keeps its loky workers from one parallel call
+        to the next, so a budget changed after a first parallel call does not reach the next
+        search's workers: set it before, or shut them down after the change
+        (``joblib.externals.loky.get_reusable_executor().shutdown(wait=True)``; the next call
+        starts new ones). A change while such workers are alive warns (``UserWarning``).
     """
+    _set_max_memory(max_memory, warn=True)
+
+
+def _set_max_memory(max_memory: Any, warn: bool) -> None:
     if max_memory is not _UNSET:
         n_bytes = _max_memory_bytes(max_memory)
+        if warn:
+            _warn_running_workers(n_bytes)
         # the environment first: the library, if this call loads it, reads the budget from there,
         # and a malformed COMBPRED_MAX_MEMORY refused every load, set_config's own included
         previous = os.environ.get(_capi.MAX_MEMORY_ENV)
@@ -62,6 +74,28 @@ def set_config(max_memory: Any = _UNSET) -> None:
         except BaseException:
             _set_environment_budget(previous)
             raise
+
+
+def _warn_running_workers(n_bytes: int) -> None:
+    """Warn when the budget changes while joblib's reusable loky workers are alive: they read it
+    when they loaded combpred and keep it, and joblib reuses them across searches (probe CY: a
+    search under a 200 kB budget ran in full in workers of an earlier call)."""
+    loky = sys.modules.get("joblib.externals.loky.reusable_executor")  # never imported for this
+    executor = getattr(loky, "_executor", None)
+    try:
+        alive = executor is not None and not executor._flags.shutdown and len(executor._processes) > 0
+    except (AttributeError, TypeError):  # another joblib's internals: nothing to say
+        return
+    if not alive or os.environ.get(_capi.MAX_MEMORY_ENV, "0") == str(n_bytes):
+        return
+    warnings.warn(
+        f"combpred's memory budget changed while {len(executor._processes)} joblib (loky) worker "
+        "process(es) are alive: they keep the budget they started with, and joblib reuses them for the "
+        "next parallel call (GridSearchCV(n_jobs=...), cross_validate, ...). To apply it there, shut them "
+        "down: joblib.externals.loky.get_reusable_executor().shutdown(wait=True)",
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 def _set_environment_budget(n_bytes: int | str | None) -> None:
@@ -105,4 +139,4 @@ def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
     try:
         yield
     finally:
-        set_config(max_memory=previous)
+        _set_max_memory(previous, warn=False)  # the change in was told, if any

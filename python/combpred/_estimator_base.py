@@ -329,6 +329,30 @@ class StructuredEstimator(BaseEstimator):
         (``get_params``, ``clone`` and every fit's validation asked ``inspect.signature`` again)."""
         return list(_param_names(cls))
 
+    def set_params(self, **params: Any) -> StructuredEstimator:
+        """Set the parameters of this estimator (scikit-learn's ``set_params``).
+
+        A space is replaced whole: spaces are immutable, so a nested ``space__...`` name (which
+        scikit-learn's own rule sent to a ``set_params`` spaces do not have) is refused by name.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters.
+
+        Returns
+        -------
+        self : estimator instance
+        """
+        nested = sorted(key for key in params if key.startswith("space__"))
+        if nested:
+            raise ValueError(
+                f"{nested[0]}: a space's own parameters cannot be set (spaces are immutable); replace the "
+                "space whole, as in set_params(space=spaces.Permutations(5)), or in a parameter grid "
+                "{'space': [spaces.Permutations(4), spaces.Permutations(5)]}"
+            )
+        return super().set_params(**params)
+
     def _validate_params(self) -> None:
         """scikit-learn's parameter validation, against constraint objects made once per class,
         and skipping values of plain types already admitted: made at every fit, with the
