@@ -225,8 +225,9 @@ CP_EXPORT int cp_prob_space(int64_t h, int64_t *out);
 CP_EXPORT int cp_prob_to_bytes(int64_t h, uint8_t *buf, int64_t capacity, int64_t *needed);
 
 /* cp_ridge_cg_product writes into out (k × d) one part's share of the distributed CG product at
-   v (k × d): Σ s_i x̃_i [(S + δ_iδ_iᵀ) vᵀx̃_i]ᵀ over its rows (arguments as cp_ridge_cg_setup's). */
-CP_EXPORT int cp_ridge_cg_product(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t weightExponent, const char *params, double *centre, double *v, double *out);
+   v (k × d): Σ s_i x̃_i [(S + δ_iδ_iᵀ) vᵀx̃_i]ᵀ over its rows (arguments as cp_ridge_cg_setup's;
+   rows × dim is the shape of v and out). */
+CP_EXPORT int cp_ridge_cg_product(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t weightExponent, const char *params, double *centre, int64_t rows, int64_t dim, double *v, double *out);
 
 /* cp_ridge_cg_setup writes the sums over one part of the data (X m × n, structures Y m × w,
    optional sample weights) that a distributed CG fit of the linear model with the parameter
@@ -238,8 +239,9 @@ CP_EXPORT int cp_ridge_cg_product(int64_t spaceHandle, double *x, int64_t m, int
    their digits). A part may be empty or weigh nothing. centre (n values, or NULL)
    is where a fit with an intercept centres X, the same for every part and for
    cp_ridge_fit_cg_sums (an estimate of X's mean: uncentred, X + 10⁵ cost the conjugate gradients
-   their accuracy); x̃_i is then (x_i − centre, 1). */
-CP_EXPORT int cp_ridge_cg_setup(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t weightExponent, const char *params, double *centre, double *b, double *g, double *mm, double *weight, int64_t *count);
+   their accuracy); x̃_i is then (x_i − centre, 1). rows × dim is the shape the caller gave b
+   (k × d), checked against X's n. */
+CP_EXPORT int cp_ridge_cg_setup(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t weightExponent, const char *params, double *centre, int64_t rows, int64_t dim, double *b, double *g, double *mm, double *weight, int64_t *count);
 
 /* cp_ridge_check_distributable refuses, from the parameter string params alone, a fit that cannot
    run on data spread over machines (ridge.CheckDistributable: solver=sgd, kernel expansions), so

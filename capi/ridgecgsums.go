@@ -75,6 +75,17 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 	return
 }
 
+// checkPartShape refuses a part's buffers of another shape than X's n features give them: the
+// rows of W (k: n, plus 1 with fit_intercept) × the space's dimension d. A Dask block wider than
+// its array declared had b and g written past their ends (probe CZ: a corrupted heap).
+func checkPartShape(what string, rows, dim, n C.int64_t, k, d int) error {
+	if int64(rows) != int64(k) || int64(dim) != int64(d) {
+		return fmt.Errorf("%s is %d×%d, but X's %d features need %d×%d (n_features, plus 1 with fit_intercept, × the space's dimension)",
+			what, int64(rows), int64(dim), int64(n), k, d)
+	}
+	return nil
+}
+
 // cp_ridge_cg_setup writes the sums over one part of the data (X m × n, structures Y m × w,
 // optional sample weights) that a distributed CG fit of the linear model with the parameter
 // string params needs before iterating: b (k × d) = Σ s_i x̃_i δ_iᵀ, g (k × k) = Σ s_i x̃_i x̃_iᵀ,
@@ -85,13 +96,18 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 // their digits). A part may be empty or weigh nothing. centre (n values, or NULL)
 // is where a fit with an intercept centres X, the same for every part and for
 // cp_ridge_fit_cg_sums (an estimate of X's mean: uncentred, X + 10⁵ cost the conjugate gradients
-// their accuracy); x̃_i is then (x_i − centre, 1).
+// their accuracy); x̃_i is then (x_i − centre, 1). rows × dim is the shape the caller gave b
+// (k × d), checked against X's n.
 //
 //export cp_ridge_cg_setup
 func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
-	weightExponent C.int64_t, params *C.char, centre *C.double, b, g, mm *C.double, weight *C.double, count *C.int64_t) (rc C.int) {
+	weightExponent C.int64_t, params *C.char, centre *C.double, rows, dim C.int64_t, b, g, mm *C.double, weight *C.double,
+	count *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, weightExponent, params, centre)
+	if err == nil {
+		err = checkPartShape("b", rows, dim, n, k, sp.Dim())
+	}
 	if err != nil {
 		return status(err)
 	}
@@ -131,13 +147,17 @@ func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C
 }
 
 // cp_ridge_cg_product writes into out (k × d) one part's share of the distributed CG product at
-// v (k × d): Σ s_i x̃_i [(S + δ_iδ_iᵀ) vᵀx̃_i]ᵀ over its rows (arguments as cp_ridge_cg_setup's).
+// v (k × d): Σ s_i x̃_i [(S + δ_iδ_iᵀ) vᵀx̃_i]ᵀ over its rows (arguments as cp_ridge_cg_setup's;
+// rows × dim is the shape of v and out).
 //
 //export cp_ridge_cg_product
 func cp_ridge_cg_product(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
-	weightExponent C.int64_t, params *C.char, centre *C.double, v *C.double, out *C.double) (rc C.int) {
+	weightExponent C.int64_t, params *C.char, centre *C.double, rows, dim C.int64_t, v *C.double, out *C.double) (rc C.int) {
 	defer guard(&rc)
 	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, weightExponent, params, centre)
+	if err == nil {
+		err = checkPartShape("v", rows, dim, n, k, sp.Dim())
+	}
 	if err != nil {
 		return status(err)
 	}

@@ -651,7 +651,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
     weight, count = ctypes.c_double(), _capi.out_i64()
     P = b"solver=cg"
 
-    def setup(x="X", n=6, y=None, params=P, ww=None, exponent=0):
+    def setup(x="X", n=6, y=None, params=P, ww=None, exponent=0, shape=b.shape):
         return lib.cp_ridge_cg_setup(
             sh,
             _abi.f64(X) if x == "X" else x,
@@ -663,6 +663,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
             exponent,
             params,
             None,
+            *shape,
             _abi.f64(b),
             _abi.f64(g),
             _abi.f64(mm),
@@ -679,14 +680,27 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
         (lambda: setup(params=b"empirical_weight=0.5"), "uniform reference"),
         (lambda: setup(exponent=2201), r"weight_exponent must be in \[-2200, 2200\], got 2201"),
         (lambda: setup(exponent=-(2**63)), "weight_exponent must be in"),
+        # buffers of another shape than X's n gives them: a Dask block wider than its array
+        # declared had b and g written past their ends (probe CZ)
+        (lambda: setup(n=5, params=b"solver=cg;fit_intercept=0"), r"b is 7×3, but X's 5 features need 5×3"),
+        (lambda: setup(shape=(6, 3)), r"b is 6×3, but X's 6 features need 7×3"),
+        (lambda: setup(shape=(7, 4)), r"b is 7×4, but X's 6 features need 7×3"),
         (
             lambda: lib.cp_ridge_cg_product(
-                sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, 0, P, None, None, _abi.f64(out)
+                sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, 0, P, None, 8, 3, _abi.f64(V), _abi.f64(out)
+            ),
+            r"v is 8×3, but X's 6 features need 7×3",
+        ),
+        (
+            lambda: lib.cp_ridge_cg_product(
+                sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, 0, P, None, 7, 3, None, _abi.f64(out)
             ),
             "v is a NULL",
         ),
         (
-            lambda: lib.cp_ridge_cg_product(sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, 0, P, None, _abi.f64(V), None),
+            lambda: lib.cp_ridge_cg_product(
+                sh, _abi.f64(X), q, 6, _abi.i64(Y), 3, None, 0, P, None, 7, 3, _abi.f64(V), None
+            ),
             "out is a NULL",
         ),
         (
@@ -701,6 +715,8 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
                 0,
                 P,
                 _abi.f64(np.array([0, np.nan, 0, 0, 0, 0.0])),
+                7,
+                3,
                 _abi.f64(V),
                 _abi.f64(out),
             ),
@@ -722,7 +738,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
     # an empty part, and one that weighs nothing, add nothing (but count their rows)
     _capi.check(setup(ww=_abi.f64(np.zeros(q))))
     assert weight.value == 0 and count.value == q and not b.any() and not g.any()
-    _capi.check(lib.cp_ridge_cg_product(sh, None, 0, 6, None, 3, None, 0, P, None, _abi.f64(V), _abi.f64(out)))
+    _capi.check(lib.cp_ridge_cg_product(sh, None, 0, 6, None, 3, None, 0, P, None, 7, 3, _abi.f64(V), _abi.f64(out)))
     assert not out.any()
     _capi.check(setup())
 

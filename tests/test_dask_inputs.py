@@ -349,18 +349,70 @@ def test_column_names_of_mixed_types_are_refused_as_in_memory():
     assert list(named.feature_names_in_) == ["a", "b", "c"]
 
 
-@pytest.mark.parametrize("make", [lambda: DaskStructuredRidge(solver="cg"), lambda: DaskProbabilisticStructured()])
-def test_a_block_with_other_columns_than_declared_is_named(make):
-    """A block function returning an extra column ended in numpy's 'operands could not be
-    broadcast together' (probe N)."""
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DaskStructuredRidge(solver="cg"),
+        lambda: DaskStructuredRidge(solver="cg", fit_intercept=False),
+        lambda: DaskStructuredRidge(solver="exact"),
+        lambda: DaskProbabilisticStructured(),
+        lambda: DaskProbabilisticStructured(fit_intercept=False),
+    ],
+)
+@pytest.mark.parametrize("extra", [1, -1], ids=["wide", "narrow"])
+@pytest.mark.parametrize("which", [0, 1], ids=["first", "later"])
+def test_a_block_with_other_columns_than_declared_is_named(make, extra, which):
+    """A block function that returns other columns than its chunks declare. Before: numpy's
+    'operands could not be broadcast' (probe N); then, through distributed CG without an intercept,
+    a core writing b and g past the ends of buffers sized by the declared columns (a corrupted heap,
+    the process aborted) or reading past them (a silently wrong model), and messages about a
+    'centre' or 'spread' the user never gave (probe CZ). Now every partition's block is checked."""
     X, Y = _data()
 
     def lying(b, block_info=None):
-        return np.c_[b, b[:, :1]] if block_info and block_info[0]["chunk-location"][0] == 1 else b
+        if block_info and block_info[0]["chunk-location"][0] == which:
+            return np.c_[b, b[:, :1]] if extra > 0 else b[:, :-1]
+        return b
 
     dX = da.from_array(X, chunks=(25, 4)).map_blocks(lying, dtype=float)
-    with pytest.raises(ValueError, match="a partition of X holds another number of columns than X declares"):
+    rows = f"rows {25 * which} to {25 * which + 24}"
+    message = rf"partition {which} \({rows}\): X's block has shape \(25, {4 + extra}\), but X declares 4 columns"
+    with pytest.raises(ValueError, match=message):
         make().fit(dX, da.from_array(Y, chunks=(25, 3)))
+
+
+def test_a_nystrom_sample_of_other_columns_than_declared_names_x():
+    """The landmark sample is X's first partitions: a narrow one was refused as a landmark_sample,
+    which the user never gave (probe CZ)."""
+    X, Y = _data()
+    dX = da.from_array(X, chunks=(25, 4)).map_blocks(lambda b: b[:, :-1], dtype=float)
+    with pytest.raises(ValueError, match=r"X's first partitions \(the landmark sample of the Nyström map\) have shape"):
+        DaskStructuredRidge(kernel="rbf", n_components=10).fit(dX, da.from_array(Y, chunks=(25, 3)))
+
+
+@pytest.mark.parametrize("make", [lambda: DaskStructuredRidge(solver="cg"), lambda: DaskProbabilisticStructured()])
+def test_a_weight_block_of_two_dimensions_names_sample_weight(make):
+    """The iterative fits take the largest weight first, where numpy's concatenation error named
+    nothing (probe CZ); the exact fit names the partition."""
+    X, Y = _data()
+    W = da.ones(100, chunks=25).map_blocks(lambda b: b[:, None], dtype=float)
+    with pytest.raises(ValueError, match="sample_weight: its largest value could not be computed"):
+        make().fit(da.from_array(X, chunks=(25, 4)), da.from_array(Y, chunks=(25, 3)), sample_weight=W)
+
+
+def test_score_takes_x_of_unknown_chunk_sizes():
+    """fit and predict took such an X (a dask DataFrame's to_dask_array()); score ended in Dask's
+    len() error (probe CZ)."""
+    X, Y = _data()
+    model = DaskStructuredRidge().fit(X, Y)
+    dX = da.from_array(X, chunks=(25, 4))
+    unknown = dX[dX[:, 0] > -np.inf]
+    assert np.isnan(unknown.shape[0])
+    weights = da.from_array(np.arange(100.0), chunks=25)
+    assert model.score(unknown, Y) == model.to_local().score(X, Y)
+    assert model.score(unknown, Y, sample_weight=weights) == model.to_local().score(
+        X, Y, sample_weight=np.arange(100.0)
+    )
 
 
 @pytest.mark.parametrize(

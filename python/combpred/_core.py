@@ -623,7 +623,9 @@ def ridge_cg_setup(
     )
     weight, count = ctypes.c_double(), _capi.out_i64()
     _capi.check(
-        _capi.lib().cp_ridge_cg_setup(space.value, *args, weight_exponent, params, pc, pb, pg, pm, weight, count)
+        _capi.lib().cp_ridge_cg_setup(
+            space.value, *args, weight_exponent, params, pc, n_rows, d, pb, pg, pm, weight, count
+        )
     )
     return b, g, mm, weight.value, count.value
 
@@ -646,7 +648,7 @@ def ridge_cg_product(
     pc = _centre_arg(centre, X.shape[1])
     _, pv = _capi.f64(V, V.shape, "v")
     out, po = _capi.out_f64(V.shape)
-    _capi.check(_capi.lib().cp_ridge_cg_product(space.value, *args, weight_exponent, params, pc, pv, po))
+    _capi.check(_capi.lib().cp_ridge_cg_product(space.value, *args, weight_exponent, params, pc, *V.shape, pv, po))
     return out
 
 

@@ -818,6 +818,8 @@ class StructuredEstimator(BaseEstimator):
             raise RuntimeError(f"this {type(self).__name__} was refitted in another thread while score ran")
         if _capi.is_sparse(pred):
             pred = pred.toarray()
+        # a lazy prediction (a Dask X) computed: of unknown chunk sizes it has no len (probe CZ)
+        pred = np.asarray(pred)
         sw = check_sample_weight(sample_weight, len(pred))
         if fitted.labels is not None:
             y = class_label_vector(y, "y")

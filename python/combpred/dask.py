@@ -37,7 +37,7 @@ import secrets
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import _get_feature_names
@@ -152,6 +152,15 @@ def _align(data: Any, row_chunks: tuple[int, ...], name: str) -> da.Array | None
         )
     chunks = (row_chunks,) + tuple((c,) for c in arr.shape[1:])
     return arr.rechunk(chunks) if lazy else da.from_array(arr, chunks=chunks)
+
+
+class _Part(NamedTuple):
+    """Where a row partition lies: its index, its first global row, and the columns X declares
+    (which its block must hold: the core sized a distributed fit's buffers by them, probe CZ)."""
+
+    index: int
+    lo: int
+    n_features: int
 
 
 def _partition_error(index: int, lo: int | None, m: int, message: str) -> ValueError:
@@ -289,7 +298,16 @@ def _weight_binade(W: da.Array | None) -> tuple[int, float]:
     (``check.ToUnitBinade``). One pass over the persisted weights."""
     if W is None:
         return 0, 1.0
-    top = float(W.max().compute())
+    try:
+        top = float(W.max().compute())
+    except (
+        ValueError,
+        TypeError,
+    ) as exc:  # numpy's concatenation error, before the partitions are validated (probe CZ)
+        raise ValueError(
+            f"sample_weight: its largest value could not be computed: {exc} (a block function that returns "
+            "other shapes than its chunks say?)"
+        ) from None
     exponent = math.frexp(top)[1] if 0 < top < math.inf else 0
     return exponent, math.ldexp(top, -exponent)
 
@@ -326,7 +344,7 @@ def _weighted_sums(
 
 
 def _summed(
-    blocks: list[tuple[Any, Any, Any, int, int]],
+    blocks: list[tuple[Any, Any, Any, _Part]],
     space: _spaces.Space,
     classes: np.ndarray | None,
     n_jobs: int | None,
@@ -336,15 +354,15 @@ def _summed(
     """``work``'s sums (a tuple) of every partition, added up a tree: one pass over the persisted
     partitions."""
     parts = [
-        dask.delayed(_on_partition, pure=False)(work, xb, yb, wb, i, lo, space, classes, _Settings.of(n_jobs), *args)
-        for xb, yb, wb, i, lo in blocks
+        dask.delayed(_on_partition, pure=False)(work, xb, yb, wb, part, space, classes, _Settings.of(n_jobs), *args)
+        for xb, yb, wb, part in blocks
     ]
     (total,) = dask.compute(_tree(parts, _add_sums))
     return total
 
 
 def _centre(
-    blocks: list[tuple[Any, Any, Any, int, int]],
+    blocks: list[tuple[Any, Any, Any, _Part]],
     space: _spaces.Space,
     classes: np.ndarray | None,
     n_jobs: int | None,
@@ -363,7 +381,7 @@ def _centre(
 
 
 def _spread(
-    blocks: list[tuple[Any, Any, Any, int, int]],
+    blocks: list[tuple[Any, Any, Any, _Part]],
     space: _spaces.Space,
     classes: np.ndarray | None,
     n_jobs: int | None,
@@ -402,7 +420,7 @@ def _psi_sums(
 
 
 def _psi_moments(
-    blocks: list[tuple[Any, Any, Any, int, int]],
+    blocks: list[tuple[Any, Any, Any, _Part]],
     space: _spaces.Space,
     classes: np.ndarray | None,
     n_jobs: int | None,
@@ -432,21 +450,37 @@ def _first_rows(X: da.Array, count: int) -> np.ndarray:
             # one only for the rows still needed, not its million
             blocks.append(X.blocks[b] if not blocks else X.blocks[b][: count - rows])
             rows += size if len(blocks) == 1 else min(size, count - rows)
-    return da.concatenate(blocks).compute() if blocks else np.empty((0, X.shape[1]))
+    if not blocks:
+        return np.empty((0, X.shape[1]))
+    sample = np.asarray(da.concatenate(blocks).compute())
+    if sample.ndim != 2 or sample.shape[1] != X.shape[1]:  # else named landmark_sample, which the user never gave
+        raise ValueError(
+            f"X's first partitions (the landmark sample of the Nyström map) have shape {sample.shape}, but X "
+            f"declares {X.shape[1]} columns (a block function that returns other shapes than its chunks say?)"
+        )
+    return sample
 
 
 def _block_inputs(
     X: np.ndarray,
     y: np.ndarray,
     sample_weight: np.ndarray | None,
-    index: int,
-    lo: int,
+    part: _Part,
     space: _spaces.Space,
     classes: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """One partition's X (float64, C order), structure rows and weights, validated on the worker
     that holds it; an error names the partition (index and global rows)."""
+    index, lo = part.index, part.lo
     m = X.shape[0]
+    if np.ndim(X) != 2 or X.shape[1] != part.n_features:
+        raise _partition_error(
+            index,
+            lo,
+            m,
+            f"X's block has shape {np.shape(X)}, but X declares {part.n_features} columns (a block function "
+            "that returns other shapes than its chunks say?)",
+        )
     try:  # masked blocks, whatever the array's meta says, as in memory (the conversions drop masks)
         for name, block in (("X", X), ("y", y), ("sample_weight", sample_weight)):
             _capi.check_unmasked(block, name)
@@ -502,8 +536,7 @@ def _on_partition(
     X: np.ndarray,
     y: np.ndarray,
     sample_weight: np.ndarray | None,
-    index: int,
-    lo: int,
+    part: _Part,
     space: _spaces.Space,
     classes: np.ndarray | None,
     settings: _Settings,
@@ -512,12 +545,12 @@ def _on_partition(
     """``work(space, X, rows, weights, *args)`` on one partition, on the worker that holds it: its
     inputs validated first (:func:`_block_inputs`), and every error naming the partition."""
     with settings.task():
-        X, rows, w = _block_inputs(X, y, sample_weight, index, lo, space, classes)
+        X, rows, w = _block_inputs(X, y, sample_weight, part, space, classes)
         try:
-            with _capi.row_origin(lo):  # the core's messages lead to rows of X
+            with _capi.row_origin(part.lo):  # the core's messages lead to rows of X
                 return work(space, X, rows, w, *args)
         except (ValueError, TypeError) as exc:
-            raise _partition_error(index, lo, X.shape[0], str(exc)) from None
+            raise _partition_error(part.index, part.lo, X.shape[0], str(exc)) from None
 
 
 def _empty_stats(space: _spaces.Space, n: int, params: bytes, sample: np.ndarray | None) -> _core.Stats:
@@ -674,12 +707,13 @@ def _inputs(
     return X, Y, W, columns, space, classes
 
 
-def _blocks(X: da.Array, Y: da.Array, W: da.Array | None) -> list[tuple[Any, Any, Any, int, int]]:
-    """(X block, y block, weight block or None, index, first global row) of every row partition."""
+def _blocks(X: da.Array, Y: da.Array, W: da.Array | None) -> list[tuple[Any, Any, Any, _Part]]:
+    """(X block, y block, weight block or None, where it lies) of every row partition."""
     xs, ys = X.to_delayed().ravel(), Y.to_delayed().ravel()
     ws = W.to_delayed().ravel() if W is not None else [None] * len(xs)
     starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
-    return [(xb, yb, wb, i, int(starts[i])) for i, (xb, yb, wb) in enumerate(zip(xs, ys, ws, strict=True))]
+    n = int(X.shape[1])
+    return [(xb, yb, wb, _Part(i, int(starts[i]), n)) for i, (xb, yb, wb) in enumerate(zip(xs, ys, ws, strict=True))]
 
 
 def _fitted_attributes(
@@ -962,9 +996,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         empty = dask.delayed(_empty_stats, pure=False)(space, n, params, sample)
         parts = [
             dask.delayed(_on_partition, pure=False)(
-                _stats, xb, yb, wb, i, lo, space, classes, _Settings.of(self.n_jobs), empty
+                _stats, xb, yb, wb, part, space, classes, _Settings.of(self.n_jobs), empty
             )
-            for xb, yb, wb, i, lo in _blocks(X, Y, W)
+            for xb, yb, wb, part in _blocks(X, Y, W)
         ]
         (stats,) = dask.compute(_tree(parts))
         model = run_fit(self._model_class, type(self).__name__, self.verbose, stats.solve_call(params))
@@ -1005,8 +1039,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
                     xb,
                     yb,
                     wb,
-                    i,
-                    lo,
+                    part,
                     space,
                     classes,
                     _Settings.of(self.n_jobs),
@@ -1015,7 +1048,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
                     centre,
                     exponent,
                 )
-                for xb, yb, wb, i, lo in blocks
+                for xb, yb, wb, part in blocks
             ]
             return _evaluate(_tree(parts, operator.add))
 
@@ -1154,9 +1187,9 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
             settings = _Settings.of(self.n_jobs)
             parts = [
                 dask.delayed(_on_partition, pure=False)(
-                    _prob_sums, xb, yb, wb, i, lo, space, classes, settings, intercept, shared, centre, weight_exponent
+                    _prob_sums, xb, yb, wb, part, space, classes, settings, intercept, shared, centre, weight_exponent
                 )
-                for xb, yb, wb, i, lo in blocks
+                for xb, yb, wb, part in blocks
             ]
             return _evaluate(_tree(parts, _add_sums))
 
