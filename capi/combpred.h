@@ -289,7 +289,7 @@ CP_EXPORT int cp_ridge_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n,
    and products, called at every iteration on the calling thread with ctx, writes the parts'
    cp_ridge_cg_product at v added up; centre is the parts' (NULL: none). init is a model to
    warm-start from, or 0; progress as cp_ridge_fit's (NULL: none). */
-CP_EXPORT int cp_ridge_fit_cg_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, double *b, double *g, double *mm, double weight, int64_t count, int64_t weightExponent, int64_t init, cp_products_fn products, cp_progress_fn progress, void *ctx, int64_t *out);
+CP_EXPORT int cp_ridge_fit_cg_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, int64_t rows, int64_t dim, double *b, double *g, double *mm, double weight, int64_t count, int64_t weightExponent, int64_t init, cp_products_fn products, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_ridge_fit_csr is cp_ridge_fit on a sparse X (rows × cols CSR: see the _csr calls): linear,
    kernel (rbf, poly; not precomputed) and Nyström models, by every solver but SGD on a kernel

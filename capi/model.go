@@ -339,17 +339,21 @@ func cp_ridge_max_margins(h C.int64_t, x *C.double, q, n, from C.int64_t, out *C
 	if err != nil {
 		return status(err)
 	}
-	return status(ridgeMaxMargins(md, xmat.DenseRows(X, int(q), int(n)), from, out, d))
+	return status(ridgeMaxMargins(md, xmat.DenseRows(X, int(q), int(n)), []region{inputOf("X", X)}, from, out, d))
 }
 
 // ridgeMaxMargins is cp_ridge_max_margins (and its _csr twin) once the model and X are resolved.
-func ridgeMaxMargins(md *ridge.Model, X xmat.Rows, from C.int64_t, out *C.double, d C.int64_t) error {
+// ins are X's memory regions, which the output may not overlap.
+func ridgeMaxMargins(md *ridge.Model, X xmat.Rows, ins []region, from C.int64_t, out *C.double, d C.int64_t) error {
 	src, err := ridge.ParseDecodeSource(int64(from))
 	if err != nil {
 		return err
 	}
 	M, err := dimOut(md.Space, "max margins output", out, C.int64_t(X.Q), d)
 	if err != nil {
+		return err
+	}
+	if err := disjoint(append(ins, outputOf("max margins output", M))...); err != nil {
 		return err
 	}
 	return cancellable(X.Q == 0, func(stop *cancel.Flag) error { return md.MaxMarginsRows(X, M, src, stop) })

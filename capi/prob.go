@@ -401,7 +401,20 @@ func cp_prob_log_partition(h C.int64_t, x *C.double, q, n C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
-	if err := disjoint(inputOf("X", X), outputOf("log_partition output", dst)); err != nil {
+	var s []float64
+	var c []int64
+	if stats != nil {
+		if s, err = f64s("log_partition stats", stats, q, logZStatCols); err != nil {
+			return status(err)
+		}
+	}
+	if counts != nil {
+		if c, err = i64s("log_partition counts", counts, q, logZCountCols); err != nil {
+			return status(err)
+		}
+	}
+	if err := disjoint(inputOf("X", X), outputOf("log_partition output", dst), outputOf("log_partition stats", s),
+		outputOf("log_partition counts", c)); err != nil {
 		return status(err)
 	}
 	qo, err := queryOf(md, params, queryLogZ)
@@ -419,19 +432,11 @@ func cp_prob_log_partition(h C.int64_t, x *C.double, q, n C.int64_t, params *C.c
 		return status(err)
 	}
 	if stats != nil {
-		s, err := f64s("log_partition stats", stats, q, logZStatCols)
-		if err != nil {
-			return status(err)
-		}
 		for i, r := range res {
 			copy(s[i*logZStatCols:], []float64{r.Eps, r.Delta, r.Bound})
 		}
 	}
 	if counts != nil {
-		c, err := i64s("log_partition counts", counts, q, logZCountCols)
-		if err != nil {
-			return status(err)
-		}
 		for i, r := range res {
 			valid := int64(0)
 			if r.Valid {

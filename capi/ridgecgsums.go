@@ -124,6 +124,10 @@ func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C
 	if err != nil {
 		return status(err)
 	}
+	if err := disjoint(inputOf("X", X), inputOf("Y", y), inputOf("sample_weight", weights), outputOf("b", B), outputOf("g", G),
+		outputOf("mm", M)); err != nil {
+		return status(err)
+	}
 	if err := outPtr("weight", weight); err != nil {
 		return status(err)
 	}
@@ -188,7 +192,7 @@ func cp_ridge_cg_product(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys 
 // warm-start from, or 0; progress as cp_ridge_fit's (NULL: none).
 //
 //export cp_ridge_fit_cg_sums
-func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.double, b, g, mm *C.double, weight C.double, count C.int64_t,
+func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.double, rows, dim C.int64_t, b, g, mm *C.double, weight C.double, count C.int64_t,
 	weightExponent C.int64_t, init C.int64_t, products C.cp_products_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceOf(int64(spaceHandle))
@@ -214,11 +218,11 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, ce
 	if opt.WeightExponent, err = weightExponentOf(weightExponent); err != nil {
 		return status(err)
 	}
-	k := int(n)
-	if opt.Intercept {
-		k++
-	}
+	k := ridge.WeightRows(int(n), opt)
 	d := sp.Dim()
+	if err := checkPartShape("b", rows, dim, n, k, d); err != nil { // the sums of another n or fit_intercept (probe DA)
+		return status(err)
+	}
 	if err := ridge.CheckCGSumsMemory(sp, int(n), opt.Intercept); err != nil { // before the copies below
 		return status(err)
 	}

@@ -335,6 +335,9 @@ func cp_space_max_margins(h C.int64_t, us *C.double, m, d C.int64_t, out *C.doub
 		return status(err)
 	}
 	margins, err := f64s("max margins output", out, m, d)
+	if err == nil {
+		err = disjoint(inputOf("scores", u), outputOf("max margins output", margins))
+	}
 	if err != nil {
 		return status(err)
 	}

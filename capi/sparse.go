@@ -261,7 +261,7 @@ func cp_ridge_max_margins_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t,
 	if err != nil {
 		return status(err)
 	}
-	return status(ridgeMaxMargins(md, xmat.SparseRows(X), from, out, d))
+	return status(ridgeMaxMargins(md, xmat.SparseRows(X), csrRegions(rows, nnz, indexBits, indptr, indices, data), from, out, d))
 }
 
 // cp_prob_fit_csr is cp_prob_fit on a sparse X (rows × cols CSR: see the _csr calls).

@@ -57,3 +57,34 @@ def test_nystrom_features_refuses_an_output_over_its_inputs():
     with pytest.raises(ValueError, match="features output shares memory with kernel rows"):
         _capi.check(_capi.lib().cp_nystrom_features(pk, 4, 4, pp, 4, pk))
     np.testing.assert_array_equal(_core.nystrom_features(K, P), want)  # K untouched
+
+
+def test_max_margins_refuse_an_output_over_their_scores_or_x(data):
+    """cp_space_max_margins and cp_ridge_max_margins (dense and CSR) had no overlap check: an
+    output one row after the scores in the same buffer gave margins 2.3 off with status 0 (probe DA)."""
+    from combpred import spaces
+    from scipy import sparse
+
+    X, Y = data
+    sp = spaces.Multilabel(4)
+    U = np.random.default_rng(1).normal(size=(6, 4))
+    buf = np.zeros((7, 4))
+    buf[:-1] = U
+    _, pu = _capi.f64(buf[:-1], (6, 4), "U")
+    _, po = _capi.f64(buf[1:], (6, 4), "out", writable=True)
+    with pytest.raises(ValueError, match="max margins output shares memory with scores"):
+        _capi.check(_capi.lib().cp_space_max_margins(sp._h(), pu, 6, 4, po))
+    np.testing.assert_array_equal(buf[:-1], U)
+    model = StructuredRidge(space=sp).fit(X, Y)
+    x, out = _overlapping(X, 4)
+    with pytest.raises(ValueError, match="max margins output shares memory with X"):
+        model._model.max_margins(x, 0, out)
+    dense = sparse.csr_array(X[:5])  # 15 stored values, laid at the start of a 20-value output
+    buf = np.zeros(20)
+    buf[:15] = dense.data
+    csr = sparse.csr_array((buf[:15], dense.indices, dense.indptr), shape=dense.shape)
+    with pytest.raises(ValueError, match="max margins output shares memory with data"):
+        model._model.max_margins(csr, 0, buf.reshape(5, 4))
+    out = np.empty((5, 4))
+    model._model.max_margins(np.ascontiguousarray(X[:5]), 0, out)
+    np.testing.assert_array_equal(out, model.max_marginal_margins(X[:5]))

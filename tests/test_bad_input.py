@@ -742,13 +742,14 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
     assert not out.any()
     _capi.check(setup())
 
-    def fit_with(callback, params=P, weight_sum=float(q), exponent=0):
+    def fit_with(callback, params=P, weight_sum=float(q), exponent=0, shape=b.shape):
         cb = _capi.PRODUCTS(callback) if callback is not None else ctypes.cast(None, _capi.PRODUCTS)
         return lib.cp_ridge_fit_cg_sums(
             sh,
             6,
             params,
             None,
+            *shape,
             _abi.f64(b),
             _abi.f64(g),
             _abi.f64(mm),
@@ -773,6 +774,9 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
         (lambda: fit_with(zero, params=b"solver=exact"), "solver=cg"),
         (lambda: fit_with(zero, exponent=-2201), "weight_exponent must be in"),
         (lambda: fit_with(zero, exponent=1100), r"weights sum to \+Inf"),  # q·2**1100 at their own scale
+        # sums of another fit_intercept than params say: b and g were read past their ends (probe DA)
+        (lambda: fit_with(zero, params=b"solver=cg;fit_intercept=0"), r"b is 7×3, but X's 6 features need 6×3"),
+        (lambda: fit_with(zero, shape=(7, 2)), r"b is 7×2, but X's 6 features need 7×3"),
     ]:
         with pytest.raises(ValueError, match=match):
             _capi.check(call())

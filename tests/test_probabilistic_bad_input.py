@@ -781,3 +781,43 @@ def test_lbfgs_at_max_iter_without_intercept_names_centring():
         ProbabilisticStructured(space="multilabel", fit_intercept=False, max_iter=20).fit(X + 1e6, Y)
     with pytest.warns(ConvergenceWarning, match=r"; increase max_iter$"):
         ProbabilisticStructured(space="multilabel", max_iter=2).fit(X + 1e6, Y)
+
+
+@pytest.mark.parametrize("n_samples", [-(2**64) + 3, 2**64 + 3, 2**63])
+def test_n_samples_beyond_int64_is_refused_before_ctypes_wraps_it(n_samples):
+    """ctypes passes a Python int to an int64 argument modulo 2**64: sample(n_samples=-2**64 + 3)
+    sized its output for no samples and the core, handed 3, wrote past its end (a segfault later,
+    probe DA). Every integer a query takes is range-checked by name; the process goes on."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        f"""
+        import numpy as np
+        from combpred import ProbabilisticStructured, spaces
+        rng = np.random.default_rng(0)
+        X, Y = rng.normal(size=(40, 3)), (rng.random((40, 4)) < 0.5).astype(int)
+        model = ProbabilisticStructured(space=spaces.Multilabel(4)).fit(X, Y)
+        Xq = rng.normal(size=(2000, 3))
+        for call in (
+            lambda: model.sample(Xq, n_samples={n_samples}),
+            lambda: model.predict_marginals(Xq[:2], n_samples={n_samples}),
+            lambda: model.log_partition(Xq[:2], n_samples={n_samples}),
+            lambda: model._model.sample(Xq, {n_samples}, b""),
+        ):
+            try:
+                call()
+                print("no error")
+            except ValueError as exc:
+                print(exc)
+        guards = [np.full(64, 7) for _ in range(200)]
+        print(sum(int((g != 7).any()) for g in guards))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    *messages, changed = done.stdout.strip().splitlines()
+    assert changed == "0"
+    for message in messages:
+        assert message == f"n_samples must be an integer within the 64-bit range (|n_samples| < 2**63), got {n_samples}"

@@ -228,6 +228,8 @@ _SIGNATURES = {
             c_int64,
             c_char_p,
             _f64p,
+            c_int64,
+            c_int64,
             _f64p,
             _f64p,
             _f64p,
@@ -873,6 +875,15 @@ def _check_integers(a: np.ndarray, name: str) -> None:
         )
     elif kind not in "iub":
         raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
+
+
+def int64_value(value: int, name: str) -> int:
+    """``value`` as an int the core's int64 arguments take, refused by name outside their range:
+    ctypes passes a Python int modulo 2**64, so -2**64 + 3 reached the core as 3, after the
+    output had been sized for none (a write past its end, probe DA)."""
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f"{name} must be an integer within the 64-bit range (|{name}| < 2**63), got {value!r}")
+    return int(value)
 
 
 def _outside_int64(a: np.ndarray) -> tuple[int, ...] | None:

@@ -313,6 +313,7 @@ class SpaceHandle:
     def sample(self, n_samples: int, seed: int) -> np.ndarray:
         """n_samples uniform structures as int64 rows; interruptible."""
         w = self.info.width
+        n_samples = _capi.int64_value(n_samples, "n_samples")  # the value sized here is the one passed
         out, p = _capi.out_i64_array((n_samples, w), f"n_samples structures of width {w}")
         with _capi.interruptible():
             _capi.check(_capi.lib().cp_space_sample(self.value, n_samples, seed, p, w))
@@ -768,6 +769,8 @@ class RidgeModel(Model):
                 n_features,
                 params,
                 pc,
+                k,
+                d,
                 pb,
                 pg,
                 pm,
@@ -979,6 +982,7 @@ class ProbModel(Model):
         and each row's chain report (q, 2): its Metropolis chains that never moved and cannot vouch
         for their state, and the mixing check's verdict (1 disagreed, 0 agreed, -1 not run)."""
         q, px = self._dense_inputs(X, "sample")
+        count = _capi.int64_value(count, "n_samples")  # the value sized here is the one passed
         # a count below 1 is the core's to refuse, by name: the output is only sized here
         out, p = _capi.out_i64_array((q, max(count, 0), self.width), f"n_samples structures of width {self.width}")
         report, pr = _capi.out_i64_array((q, _CHAIN_REPORT_COLUMNS))

@@ -100,7 +100,7 @@ def _integer(value: Any, name: str) -> int | None:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}")
-    return int(value)
+    return _capi.int64_value(value, name)
 
 
 def _name(value: Any, name: str, allow_none: bool = True) -> str | None:
