@@ -455,7 +455,10 @@ def test_a_budget_change_warns_while_reused_loky_workers_keep_the_old_one():
                 warnings.simplefilter("always")
                 with combpred.config_context(max_memory=budget):
                     result = search() if budget else None
-            return [str(w.message) for w in caught if "loky" in str(w.message)], result
+                combpred.set_config(max_memory=None)  # back to the default: no change, no warning
+            told = [w for w in caught if "loky" in str(w.message)]
+            assert all(w.filename == "<string>" for w in told), [w.filename for w in told]  # the with line
+            return [str(w.message) for w in told], result
 
         out = {"before any worker": changes(10**9)}
         search()  # starts the workers, with the default budget

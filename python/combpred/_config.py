@@ -57,14 +57,16 @@ def set_config(max_memory: Any = _UNSET) -> None:
         (``joblib.externals.loky.get_reusable_executor().shutdown(wait=True)``; the next call
         starts new ones). A change while such workers are alive warns (``UserWarning``).
     """
-    _set_max_memory(max_memory, warn=True)
+    _set_max_memory(max_memory, warn_at=4)  # the warning points at set_config's caller
 
 
-def _set_max_memory(max_memory: Any, warn: bool) -> None:
+def _set_max_memory(max_memory: Any, warn_at: int | None) -> None:
+    """set_config's work; ``warn_at``: the stack level of the user's line that a warning about
+    live loky workers points at (None: no warning)."""
     if max_memory is not _UNSET:
         n_bytes = _max_memory_bytes(max_memory)
-        if warn:
-            _warn_running_workers(n_bytes)
+        if warn_at is not None:
+            _warn_running_workers(n_bytes, warn_at)
         # the environment first: the library, if this call loads it, reads the budget from there,
         # and a malformed COMBPRED_MAX_MEMORY refused every load, set_config's own included
         previous = os.environ.get(_capi.MAX_MEMORY_ENV)
@@ -76,7 +78,7 @@ def _set_max_memory(max_memory: Any, warn: bool) -> None:
             raise
 
 
-def _warn_running_workers(n_bytes: int) -> None:
+def _warn_running_workers(n_bytes: int, stacklevel: int) -> None:
     """Warn when the budget changes while joblib's reusable loky workers are alive: they read it
     when they loaded combpred and keep it, and joblib reuses them across searches (probe CY: a
     search under a 200 kB budget ran in full in workers of an earlier call)."""
@@ -94,7 +96,7 @@ def _warn_running_workers(n_bytes: int) -> None:
         "next parallel call (GridSearchCV(n_jobs=...), cross_validate, ...). To apply it there, shut them "
         "down: joblib.externals.loky.get_reusable_executor().shutdown(wait=True)",
         UserWarning,
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
 
 
@@ -135,8 +137,8 @@ def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
         previous = get_config()["max_memory"]
     except ImportError:  # a malformed COMBPRED_MAX_MEMORY refused the load: set_config mends it
         previous = None
-    set_config(max_memory=max_memory)
+    _set_max_memory(max_memory, warn_at=5)  # through contextlib's __enter__ to the with statement
     try:
         yield
     finally:
-        _set_max_memory(previous, warn=False)  # the change in was told, if any
+        _set_max_memory(previous, warn_at=None)  # the change in was told, if any
