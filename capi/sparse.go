@@ -32,6 +32,15 @@ import (
 // the argument, never a crash.
 
 // csrArg checks and views a sparse X.
+// namedX names X in xmat.New's refusal of its arrays ("indices[1] = 0 (row 0) does not exceed
+// ..." named no argument, probe DB).
+func namedX(m *xmat.CSR, err error) (*xmat.CSR, error) {
+	if err != nil {
+		return nil, fmt.Errorf("X: %w", err)
+	}
+	return m, nil
+}
+
 func csrArg(rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double) (*xmat.CSR, error) {
 	if rows < 0 || cols < 0 || nnz < 0 {
 		return nil, fmt.Errorf("X: negative shape or nnz (%d×%d, nnz %d)", int64(rows), int64(cols), int64(nnz))
@@ -69,14 +78,14 @@ func csrArg(rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer
 		if nnz > 0 {
 			ind = unsafe.Slice((*int32)(indices), int(nnz))
 		}
-		return xmat.New(int(rows), int(cols), ptr, ind, vals)
+		return namedX(xmat.New(int(rows), int(cols), ptr, ind, vals))
 	case 64:
 		ptr := unsafe.Slice((*int64)(indptr), int(rows)+1)
 		ind := []int64{}
 		if nnz > 0 {
 			ind = unsafe.Slice((*int64)(indices), int(nnz))
 		}
-		return xmat.New(int(rows), int(cols), ptr, ind, vals)
+		return namedX(xmat.New(int(rows), int(cols), ptr, ind, vals))
 	}
 	return nil, fmt.Errorf("index_bits = %d: indptr and indices must be int32 (32) or int64 (64)", int64(indexBits))
 }

@@ -618,6 +618,17 @@ def test_readers_refuse_declarations_inside_the_data_section(reader, late):
         read(doc + late + "\n", source="f.arff")
 
 
+@pytest.mark.parametrize("reader", sorted(_HEADERS))
+@pytest.mark.parametrize("weighted", ["1,1,{5}", "1,1, { 0.5 }", "{0 1, 1 1}, {5}"])
+def test_readers_name_weka_instance_weights(reader, weighted):
+    """A row with Weka's instance weight {w} at its end (valid ARFF) was refused by blaming an
+    attribute's value "1}" (probe DB); the message now names the weight."""
+    read, doc = _HEADERS[reader]
+    row = weighted.replace("1,1", doc.rsplit("\n", 2)[-2]) if reader == "hmc" else weighted
+    with pytest.raises(ValueError, match=r"f\.arff, line 6: Weka instance weights \('\{w\}' after a row's values\)"):
+        read(doc + row + "\n", source="f.arff")
+
+
 @pytest.mark.parametrize("reader", ["mulan", "hmc"])
 def test_readers_refuse_two_columns_of_one_name(reader):
     """A one-hot column 'a=x' of nominal a and an attribute declared 'a=x' were two columns of one name."""

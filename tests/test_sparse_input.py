@@ -292,6 +292,21 @@ def _corrupt(kind: str, X: np.ndarray):
     elif kind == "bsr indptr past the entries":
         S = sparse.bsr_matrix(X, blocksize=(1, 1))
         S.indptr[-1] = len(S.indices) + 5
+    elif (
+        kind == "csr int8 offsets that wrap"
+    ):  # read as non-decreasing in int8; scipy then corrupted the heap (probe DB)
+        S = sparse.csr_matrix(X)
+        S.indices, S.indptr = S.indices.astype(np.int8), S.indptr.astype(np.int8)
+    elif kind == "csr uint32 indptr decreasing":  # np.diff wrapped on unsigned offsets (probe DB)
+        S = sparse.csr_matrix(X)
+        S.indptr = S.indptr.astype(np.uint32)
+        S.indptr[6] = S.indptr[7] + 1
+    elif kind == "csr float indptr":
+        S = sparse.csr_matrix(X)
+        S.indptr = S.indptr.astype(float)
+    elif kind == "dia repeated offsets":  # scipy's CSR copy held duplicates it flagged canonical (probe DB)
+        S = sparse.dia_matrix(X)
+        S.offsets[1] = S.offsets[0]
     elif kind == "lil row of more indices than values":  # was read on values shifted from other rows (probe CB)
         S = sparse.lil_matrix(X)
         S.rows[0] = list(range(X.shape[1]))
@@ -318,6 +333,10 @@ CORRUPTIONS = [
     "csr indptr past the entries",
     "csr indptr decreasing",
     "csr column out of range",
+    "csr int8 offsets that wrap",
+    "csr uint32 indptr decreasing",
+    "csr float indptr",
+    "dia repeated offsets",
     "csc indptr past the entries",
     "coo row out of range",
     "bsr indptr past the entries",

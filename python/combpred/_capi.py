@@ -1104,9 +1104,15 @@ def check_sparse_structure(X: Any, name: str) -> None:
             major, minor = (rows, cols) if fmt == "csr" else (cols, rows)
         indptr, indices = np.asarray(X.indptr), np.asarray(X.indices)
         stored = min(indices.shape[0] if indices.ndim == 1 else -1, len(X.data))
-        if indptr.ndim != 1 or indptr.shape[0] != major + 1:
+        if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
+            problem = f"its index arrays must hold integers, got dtypes {indptr.dtype} and {indices.dtype}"
+        elif indptr.ndim != 1 or indptr.shape[0] != major + 1:
             problem = f"indptr has shape {indptr.shape}, want ({major + 1},)"
-        elif indptr[0] != 0:
+        elif indptr.size and indptr.dtype == np.uint64 and int(indptr.max()) >= 2**63:
+            problem = f"indptr holds {int(indptr.max())}, beyond any number of entries"
+        elif (indptr := indptr.astype(np.int64, copy=False))[0] != 0:
+            # in int64: the differences of narrow or unsigned offsets wrapped, and offsets past
+            # int16's range read as non-decreasing reached scipy's compiled code (probe DB)
             problem = f"indptr starts at {indptr[0]}, want 0"
         elif major and (np.diff(indptr) < 0).any():
             problem = "indptr decreases"
@@ -1123,8 +1129,11 @@ def check_sparse_structure(X: Any, name: str) -> None:
         elif row.size and (row.min() < 0 or row.max() >= rows or col.min() < 0 or col.max() >= cols):
             problem = f"an index is outside the shape {rows}×{cols}"
     elif fmt == "dia":
-        if np.asarray(X.offsets).shape != (np.asarray(X.data).shape[0],):
+        offsets = np.asarray(X.offsets)
+        if offsets.shape != (np.asarray(X.data).shape[0],):
             problem = "offsets and data hold different numbers of diagonals"
+        elif np.unique(offsets).size != offsets.size:  # scipy's CSR copy then holds duplicates (probe DB)
+            problem = "offsets repeat"
     elif fmt == "lil":
         problem = _lil_problem(X, rows, cols)
     elif fmt == "dok":

@@ -125,7 +125,7 @@ def read_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.nda
             elif keyword == "data":
                 in_data = True
             continue
-        refuse_declaration(line, where)
+        check_data_line(line, where)
         if line.startswith("{"):
             raise ValueError(f"{where}: sparse ARFF rows are not supported")
         values = [v.strip() for v in split_fields(line, where)]
@@ -199,17 +199,25 @@ def header_keyword(line: str, where: str) -> str:
     raise ValueError(f"{where}: expected @RELATION, @ATTRIBUTE or @DATA, got {line[:40]!r}")
 
 
-def refuse_declaration(line: str, where: str) -> None:
-    """Raise if a stripped line of the data section is a header line: an ``@attribute``, a second
-    ``@data`` or an ``@relation`` there had been read as a data row, and the message counted its
-    values against the attributes (or called ``@data`` not a finite number)."""
-    if line[:1] != "@":
-        return
-    lower = line.lower()
-    for keyword in ("attribute", "data", "relation"):
-        rest = lower[len(keyword) + 1 :]
-        if lower.startswith("@" + keyword) and (not rest or rest[0].isspace()):
-            raise ValueError(f"{where}: {line[:40]!r} inside the data section: declarations come before @DATA")
+# Weka's instance weight, "{w}" after a row's last value (dense or sparse): unquoted braces after
+# a comma at the end of the line
+_INSTANCE_WEIGHT = re.compile(r",\s*\{[^{}'\"]*\}\s*$")
+
+
+def check_data_line(line: str, where: str) -> None:
+    """Raise if a stripped line of the data section is not a row this reader takes: a header line
+    (an ``@attribute``, a second ``@data`` or an ``@relation`` there had been read as a data row,
+    and the message counted its values against the attributes or called ``@data`` not a finite
+    number), or a row with Weka's instance weight ``{w}`` at its end (its "1}" was blamed on an
+    attribute's value, probe DB)."""
+    if line[:1] == "@":
+        lower = line.lower()
+        for keyword in ("attribute", "data", "relation"):
+            rest = lower[len(keyword) + 1 :]
+            if lower.startswith("@" + keyword) and (not rest or rest[0].isspace()):
+                raise ValueError(f"{where}: {line[:40]!r} inside the data section: declarations come before @DATA")
+    if _INSTANCE_WEIGHT.search(line):
+        raise ValueError(f"{where}: Weka instance weights ('{{w}}' after a row's values) are not supported")
 
 
 def unique_columns(names: list[str], source: str) -> None:

@@ -11,13 +11,13 @@ from .. import _capi
 from ._arff import (
     Attribute,
     ValueBudget,
+    check_data_line,
     document_text,
     header_keyword,
     is_indicator,
     nominal_columns,
     parse_attribute,
     parse_number,
-    refuse_declaration,
     source_line,
     split_fields,
     text_lines,
@@ -169,7 +169,7 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
                 )
                 encoders = [_encoder(a) for a in attributes]
             continue
-        refuse_declaration(line, where)
+        check_data_line(line, where)
         if line.startswith("{"):
             raise ValueError(f"{where}: sparse ARFF rows are not supported")
         budget.reserve(line.count(",") + 1, lineno)

@@ -20,13 +20,13 @@ from scipy import sparse
 from ._arff import (
     Attribute,
     ValueBudget,
+    check_data_line,
     document_text,
     header_keyword,
     is_indicator,
     nominal_columns,
     parse_attribute,
     parse_number,
-    refuse_declaration,
     split_fields,
     text_lines,
     unique_columns,
@@ -353,7 +353,7 @@ def read_mulan_arff(data: str | bytes, label_names: Sequence[str], *, source: st
         if not line or line.startswith("%"):
             continue
         where = f"{source}, line {lineno}"
-        refuse_declaration(line, where)
+        check_data_line(line, where)
         xrow: dict[int, float] = {}
         yrow: dict[int, int] = {}
         if line.startswith("{"):
