@@ -635,3 +635,41 @@ def test_a_random_state_is_drawn_from_once_per_fit():
         state = np.random.RandomState(0)
         getattr(StructuredRidge(kernel=laplacian_kernel, n_components=20, random_state=state), call)(X, Y)
         assert state.randint(1 << 30) == expected, call
+
+
+class _MutableRBF:
+    """A kernel object whose state a user may change between fits."""
+
+    def __init__(self, gamma: float):
+        self.gamma = gamma
+
+    def __call__(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        return rbf_kernel(A, B, gamma=self.gamma)
+
+
+@pytest.mark.parametrize("n_components", [None, 15])
+def test_a_kernel_object_changed_after_the_fit_changes_neither_the_model_nor_the_next_fit(
+    multilabel_data, n_components
+):
+    """The model kept a reference to the user's kernel object: k.gamma = 3 after the fit changed its
+    scores, and the next fit took the old Nyström projection with the new kernel, a map of neither
+    (0.11 from the fit of gamma = 3, probe DC). The model now keeps a copy; an unchanged object
+    still continues partial_fit and warm starts."""
+    X, Y = multilabel_data[0][:80], multilabel_data[1][:80]
+    kernel = _MutableRBF(0.3)
+    model = StructuredRidge(kernel=kernel, n_components=n_components, random_state=0, warm_start=True).fit(X, Y)
+    before = model.decision_function(X)
+    kernel.gamma = 3.0
+    assert_array_equal(model.decision_function(X), before)  # fitted with gamma = 0.3, predicts with it
+    model.fit(X, Y)
+    fresh = StructuredRidge(kernel=_MutableRBF(3.0), n_components=n_components, random_state=0).fit(X, Y)
+    assert_allclose(model.decision_function(X), fresh.decision_function(X), atol=1e-8)
+    again = model.n_iter_
+    model.fit(X, Y)  # the same object, unchanged: the warm start continues from the model
+    assert model.n_iter_ <= max(1, again // 2), (again, model.n_iter_)
+    if n_components is not None:
+        chunks = StructuredRidge(kernel=kernel, n_components=n_components, random_state=0)
+        chunks.partial_fit(X[:40], Y[:40]).partial_fit(X[40:], Y[40:])  # unchanged: accepted
+        kernel.gamma = 1.0
+        with pytest.raises(ValueError, match="kernel and kernel_params must stay those of the model"):
+            chunks.partial_fit(X[40:], Y[40:])

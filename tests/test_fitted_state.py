@@ -201,3 +201,31 @@ def test_plain_inputs_skip_scikit_learns_checks_with_the_same_result(monkeypatch
     for odd in (None, 3.0, X[0]):  # refused by scikit-learn's checks, not an IndexError of the fast path's
         with pytest.raises((ValueError, TypeError), match="array|Expected 2D|scalar|None"):
             StructuredRidge().fit(odd, (X[:, :3] > 0).astype(np.int64))
+
+
+@pytest.mark.parametrize("make", [StructuredRidge, ProbabilisticStructured])
+def test_a_failed_fit_leaves_no_attribute_of_its_inputs(make):
+    """A refit that failed after reading X left n_features_in_, feature_names_in_ and
+    sparse_output_ of that X on an unfitted estimator, describing no model (probe DC). Unfitted
+    now means no fitted attribute at all; a failed partial_fit chunk keeps the model it had."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 4)), (rng.random((40, 3)) < 0.5).astype(int)
+    model = make(space="multilabel").fit(X, sp.csr_matrix(Y))
+    frame = pd.DataFrame(rng.normal(size=(40, 6)), columns=list("abcdef"))
+    bad = Y.copy()
+    bad[0, 0] = 7
+    for fit in (lambda: model.fit(frame, bad), lambda: model.fit(X, Y, sample_weight=-np.ones(40))):
+        with pytest.raises(ValueError):
+            fit()
+        assert [k for k in vars(model) if k.endswith("_") and not k.startswith("_")] == []
+    if make is StructuredRidge:  # a failed first chunk, then a failed later one
+        with pytest.raises(ValueError):
+            model.partial_fit(frame, bad)
+        assert [k for k in vars(model) if k.endswith("_") and not k.startswith("_")] == []
+        model.partial_fit(X, Y)
+        kept = {k: v for k, v in vars(model).items() if k.endswith("_") and not k.startswith("_")}
+        with pytest.raises(ValueError):
+            model.partial_fit(X, bad)
+        assert {k for k in vars(model) if k.endswith("_") and not k.startswith("_")} == kept.keys()
+        assert model.n_features_in_ == 4 and model.n_samples_seen_ == 40

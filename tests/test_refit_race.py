@@ -152,9 +152,9 @@ def test_a_fit_refused_for_its_parameters_leaves_the_estimator_unfitted():
 
 
 def test_a_fit_refused_after_its_data_is_validated_is_unfitted_for_scikit_learn_too():
-    """A fit refused after validating its data keeps n_features_in_ (set by scikit-learn's
+    """A fit refused after validating its data kept n_features_in_ (set by scikit-learn's
     validate_data); scikit-learn's check_is_fitted took that trailing underscore for a fit, while
-    predict raised NotFittedError (found by a probe)."""
+    predict raised NotFittedError (found by a probe). It keeps no fitted attribute now (probe DC)."""
     import numpy as np
     import pytest
     from combpred import ProbabilisticStructured, StructuredRidge
@@ -168,7 +168,7 @@ def test_a_fit_refused_after_its_data_is_validated_is_unfitted_for_scikit_learn_
         check_is_fitted(model.fit(X, Y))
         with pytest.raises(ValueError, match="y"):
             model.fit(X, np.full_like(Y, 2))  # not 0/1: refused by the core, after validate_data
-        assert hasattr(model, "n_features_in_")
+        assert not hasattr(model, "n_features_in_")
         with pytest.raises(NotFittedError):
             check_is_fitted(model)
         with pytest.raises(NotFittedError):

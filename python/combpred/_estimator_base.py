@@ -182,6 +182,12 @@ def one_fit_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
             state["_fitting"] = threading.get_ident()  # parameters are not set from inside (__setattr__)
             try:
                 return method(self, *args, **kwargs)
+            except BaseException:
+                if "_model_obj" not in state and "_model_bytes" not in state:
+                    # unfitted: no attribute of the failed call's inputs either (n_features_in_,
+                    # feature_names_in_ and sparse_output_ of an X that never made a model, probe DC)
+                    self._reset()
+                raise
             finally:
                 if outer is None:
                     state.pop("_fitting", None)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import numbers
+import pickle
+import types
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -1045,7 +1047,15 @@ class _CallableKernel:
     K_LL + shift, by the rules of its own rbf and poly maps (core/ridge/nystrom.go)."""
 
     def __init__(self, kernel: Callable[..., Any], params: dict | None):
-        self.kernel = kernel
+        # a copy, as of the parameters: a kernel object changed after the fit (k.gamma = 3) changed
+        # the fitted model's scores, and its next fit took the old Nyström projection with the new
+        # kernel, a map of neither (probe DC). A function copies as itself; an object that cannot
+        # be copied is kept as it is.
+        try:
+            self.kernel = copy.deepcopy(kernel)
+        except Exception:
+            self.kernel = kernel
+        self.state = _state_of(kernel)  # what an object's later calls are compared by
         self.params = copy.deepcopy(params) if params else {}
         self.landmarks: np.ndarray | None = None
         self.projection: np.ndarray | None = None
@@ -1061,7 +1071,7 @@ class _CallableKernel:
         """Whether (kernel, params) is this kernel with the same parameters."""
         params = params or {}
         return (
-            _equal(self.kernel, kernel)
+            (_equal(self.kernel, kernel) or (self.state is not None and _state_of(kernel) == self.state))
             and self.params.keys() == params.keys()
             and all(_equal(v, params[k]) for k, v in self.params.items())
         )
@@ -1164,6 +1174,18 @@ def _marginal_scale(scale: Any) -> tuple[int, float]:
             raise ValueError(f"scale={shown} {words}; the scale must be a positive number")
         return _MARGINAL_SCALES.index("unit"), factor
     raise TypeError(f"scale must be one of {_MARGINAL_SCALES} or a positive number, got {scale!r}")
+
+
+def _state_of(kernel: Any) -> bytes | None:
+    """A kernel object's state as bytes (its pickle), by which a copy of it and the object the user
+    passes again compare equal while neither changed; None for a function (compared as itself) or
+    an object that does not pickle (compared by ``==``)."""
+    if isinstance(kernel, types.FunctionType | types.BuiltinFunctionType):
+        return None
+    try:
+        return pickle.dumps(kernel)
+    except Exception:
+        return None
 
 
 def _equal(a: Any, b: Any) -> bool:
