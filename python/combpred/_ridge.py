@@ -108,8 +108,10 @@ class StructuredRidge(StructuredEstimator):
         With ``n_components`` the model is linear on a Nyström map of the callable (as for
         ``"rbf"`` and ``"poly"``), which also streams with ``partial_fit``. ``gamma``, ``degree``
         and ``coef0`` are ignored: the callable's own parameters go in ``kernel_params``. The
-        fitted model predicts with the kernel and parameters it was fitted with, and pickles when
-        the callable does (a module-level function, not a lambda).
+        fitted model predicts with the kernel and parameters it was fitted with (it keeps a copy
+        of a kernel object, so that changing the object later changes neither the model nor, while
+        unchanged, its warm starts), and pickles when the callable does (a module-level function,
+        not a lambda).
     gamma : float, default=None
         Kernel coefficient of ``"rbf"`` and ``"poly"``; None means 1 / n_features. The rbf kernel's
         values lose digits where gamma times the largest squared norm of a row of X is large (X far
