@@ -301,15 +301,23 @@ func UnmarshalModelUntil(data []byte, stop *cancel.Flag) (*Model, error) {
 	case (landmarks == nil && sparseLandmarks == nil) != (proj == nil):
 		r.Fail("Nyström landmarks without projection or the reverse")
 	case proj != nil:
+		// checked before the map is built: 224 bytes declaring sparse landmarks of 2²⁸ columns
+		// for a model of 5 features had their transposes allocated, 4 GiB, before the shape
+		// checks refused them (probe DD)
+		if _, n := (xmat.Matrix{Dense: landmarks, Sparse: sparseLandmarks}).Dims(); n != md.NFeatures {
+			r.Fail("Nyström landmarks of %d columns for a model of %d features", n, md.NFeatures)
+		}
+	}
+	if err := r.Finish(); err != nil {
+		return nil, err
+	}
+	if proj != nil { // every field read and sound: the map's transposes are worth their memory
 		if sparseLandmarks != nil { // the map holds their transpose: a refusal of the budget, not corrupt bytes
 			if err := sparseLandmarks.CheckTranspose("the model's sparse Nyström landmarks", "its map"); err != nil {
 				return nil, err
 			}
 		}
 		md.ny = newNystromMap(md.Kernel, md.Intercept, xmat.Matrix{Dense: landmarks, Sparse: sparseLandmarks}, proj)
-	}
-	if err := r.Finish(); err != nil {
-		return nil, err
 	}
 	sp, err := space.NewUntil(kind, params, stop)
 	if err != nil {

@@ -5,10 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/binfmt"
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
@@ -208,7 +211,8 @@ func FuzzUnmarshalModelBody(f *testing.F) {
 		data := binary.LittleEndian.AppendUint32(append([]byte(nil), body...), binfmt.Checksum(body))
 		md, err := UnmarshalModel(data)
 		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
+			// sound bytes of a model too large for the memory budget are refused by the budget
+			if !errors.Is(err, ErrCorrupt) && !budget.Is(err) {
 				t.Fatalf("error %v does not wrap ErrCorrupt", err)
 			}
 			return
@@ -289,5 +293,26 @@ func TestUnmarshalStopsBuildingTheSpace(t *testing.T) {
 		if err := c.unmarshal(b, new(cancel.Flag)); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
+	}
+}
+
+// Bytes of 224 declaring sparse Nyström landmarks of 2²⁸ columns for a model of 5 features had the
+// map's two transposes allocated, 4 GiB in 7 s, before the shape checks refused them (probe DD). The
+// landmarks' width is checked against the model's features first (testdata/sparse_nystrom_wide.bin;
+// the same body seeds FuzzUnmarshalModelBody).
+func TestUnmarshalChecksLandmarkWidthBeforeBuildingTheMap(t *testing.T) {
+	data, err := os.ReadFile("testdata/sparse_nystrom_wide.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = UnmarshalModel(data)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "Nyström landmarks of 268435456 columns for a model of 5 features") {
+		t.Fatalf("got %v, want the landmarks' width refused as corrupt", err)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
+		t.Errorf("allocated %d bytes before refusing 224", grown)
 	}
 }
