@@ -877,11 +877,16 @@ def _check_integers(a: np.ndarray, name: str) -> None:
         raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
 
 
+def _in_int64(value: numbers.Integral) -> bool:
+    """Whether an integer fits the core's int64 (ctypes passes a Python int modulo 2**64)."""
+    return -(2**63) <= value < 2**63
+
+
 def int64_value(value: int, name: str) -> int:
     """``value`` as an int the core's int64 arguments take, refused by name outside their range:
     ctypes passes a Python int modulo 2**64, so -2**64 + 3 reached the core as 3, after the
     output had been sized for none (a write past its end, probe DA)."""
-    if not -(2**63) <= value < 2**63:
+    if not _in_int64(value):
         raise ValueError(f"{name} must be an integer within the 64-bit range (|{name}| < 2**63), got {value!r}")
     return int(value)
 
@@ -890,7 +895,7 @@ def _outside_int64(a: np.ndarray) -> tuple[int, ...] | None:
     """The index of the first Python integer of the object array ``a`` outside int64, or None."""
     for at in np.ndindex(a.shape):
         v = a[at]
-        if isinstance(v, numbers.Integral) and not -(2**63) <= v < 2**63:
+        if isinstance(v, numbers.Integral) and not _in_int64(v):
             return at
     return None
 
