@@ -673,3 +673,25 @@ def test_a_kernel_object_changed_after_the_fit_changes_neither_the_model_nor_the
         kernel.gamma = 1.0
         with pytest.raises(ValueError, match="kernel and kernel_params must stay those of the model"):
             chunks.partial_fit(X[40:], Y[40:])
+
+
+def test_a_callable_kernel_pickled_before_its_state_was_kept_still_continues(multilabel_data):
+    """Models pickled before the kernel object's state was kept (session 63) hold a _CallableKernel
+    without ``state``: partial_fit and warm starts compare by the kernel itself, as they did (a
+    function continues; an unpickled kernel object is another object, refused by name as before,
+    where reading the missing state raised AttributeError)."""
+    X, Y = multilabel_data[0][:60], multilabel_data[1][:60]
+    objects = StructuredRidge(kernel=_MutableRBF(0.3), n_components=10, random_state=0).partial_fit(X[:30], Y[:30])
+    del objects._callable.__dict__["state"]
+    with pytest.raises(ValueError, match="kernel and kernel_params must stay those of the model"):
+        pickle.loads(pickle.dumps(objects)).partial_fit(X[30:], Y[30:])
+    chunks = StructuredRidge(kernel=rbf_kernel, n_components=10, random_state=0).partial_fit(X[:30], Y[:30])
+    del chunks._callable.__dict__["state"]
+    old = pickle.loads(pickle.dumps(chunks))
+    old.partial_fit(X[30:], Y[30:])
+    assert old.n_samples_seen_ == 60
+    warm = StructuredRidge(kernel=rbf_kernel, n_components=10, random_state=0, warm_start=True).fit(X, Y)
+    first = warm.n_iter_
+    del warm._callable.__dict__["state"]
+    warm.fit(X, Y)
+    assert warm.n_iter_ <= max(1, first // 2)

@@ -499,7 +499,7 @@ class StructuredRidge(StructuredEstimator):
             else:
                 same = fitted.fit_nystrom(X, self.n_components, shift, seed, previous_kernel)
                 core_X = fitted.features(X)
-            if not (same and previous_kernel is not None and previous_kernel.same(self.kernel, self.kernel_params)):
+            if not (same and previous_kernel is not None and previous_kernel.same_as(fitted)):
                 previous = None
         params = self._params_string(seed).encode()
         self._fit_model(
@@ -1048,6 +1048,8 @@ class _CallableKernel:
     evaluates the kernel: the core draws the landmark rows L and computes the projection P from
     K_LL + shift, by the rules of its own rbf and poly maps (core/ridge/nystrom.go)."""
 
+    state: bytes | None = None  # the kernel object's pickle; None in pickles from before it was kept
+
     def __init__(self, kernel: Callable[..., Any], params: dict | None):
         # a copy, as of the parameters: a kernel object changed after the fit (k.gamma = 3) changed
         # the fitted model's scores, and its next fit took the old Nyström projection with the new
@@ -1069,14 +1071,19 @@ class _CallableKernel:
         name = getattr(self.kernel, "__qualname__", None) or getattr(self.kernel, "__name__", None)
         return name if isinstance(name, str) else repr(self.kernel)
 
-    def same(self, kernel: Any, params: dict | None) -> bool:
-        """Whether (kernel, params) is this kernel with the same parameters."""
+    def same(self, kernel: Any, params: dict | None, state: bytes | None = None) -> bool:
+        """Whether (kernel, params) is this kernel with the same parameters; ``state`` is the
+        kernel's :func:`_state_of` where the caller holds it (None: taken here if needed)."""
         params = params or {}
         return (
-            (_equal(self.kernel, kernel) or (self.state is not None and _state_of(kernel) == self.state))
+            (_equal(self.kernel, kernel) or (self.state is not None and (state or _state_of(kernel)) == self.state))
             and self.params.keys() == params.keys()
             and all(_equal(v, params[k]) for k, v in self.params.items())
         )
+
+    def same_as(self, other: _CallableKernel) -> bool:
+        """Whether ``other`` is this kernel with the same parameters (its state is not pickled again)."""
+        return self.same(other.kernel, other.params, other.state)
 
     def __call__(self, X: np.ndarray, Y: np.ndarray, symmetric: bool = False) -> np.ndarray:
         """K(X, Y), checked: a finite float64 C-contiguous matrix of shape (len(X), len(Y)), and
@@ -1131,7 +1138,7 @@ class _CallableKernel:
             reuse is not None
             and reuse.projection is not None
             and reuse.shift == shift
-            and reuse.same(self.kernel, self.params)
+            and reuse.same_as(self)
             and np.array_equal(reuse.landmarks, self.landmarks)
         ):
             self.projection = reuse.projection
