@@ -232,7 +232,14 @@ def test_environment_variable_is_used(tmp_path, monkeypatch):
     ("content", "match"),
     [
         ("3,1,3\n0.5,2,1,3\n-0.5,1,2,3\n", "header promises"),
-        ("2,1,3\n0.5,2,2,3\n-0.5,1,2,3\n", "not a permutation"),
+        (
+            "2,1,3\n0.5,2,2,3\n-0.5,1,2,3\n",
+            r"wine\.csv: line 2: the ranks \[2, 2, 3\] \(its last 3 values\) are not a permutation of 1\.\.3",
+        ),
+        # the rankings' own check named "row 2, column 0", counted from the first data row and the
+        # first rank, neither the file nor its line (probe DF)
+        ("3,1,3\n0.1,1,2,3\n\n0.2,2,1,3\n0.3,1.5,2,3\n", r"wine\.csv: line 5: the ranks \[1\.5, 2, 3\]"),
+        ("1,0,1\n1\n", r"wine\.csv: wine targets must rank at least 2 labels"),
         ("n,p,k\n", "line 1"),
         ("2,-2,5\n7,1,2\n8,2,1\n", r"line 1 must be .*non-negative integers"),  # a negative slice of the rows
         ("1_0,1,3\n", r"line 1 must be"),

@@ -41,10 +41,18 @@ print(json.dumps(outcome))
 def _probe(body: str) -> dict:
     """Run body (statements) in a child under the address-space cap; return what it raised."""
     code = _PREAMBLE.format(cap=ADDRESS_SPACE, body=textwrap.indent(textwrap.dedent(body), "    "))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    env = _child_environment()
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
     return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def _child_environment() -> dict[str, str]:
+    # GOMAXPROCS 2: the Go runtime maps a stack and a malloc arena for each thread it may run, so
+    # that the room it needs under an address-space limit grows with the machine's CPUs.
+    return dict(
+        os.environ, GOMAXPROCS="2", PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")])
+    )
 
 
 def _assert_refused(outcome: dict, error: str, *words: str) -> None:
@@ -278,10 +286,57 @@ def _with_free_address_space(warm_up: str, body: str) -> dict:
         print(json.dumps(outcome))
         """
     ).format(warm_up=warm_up, body=body)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    env = _child_environment()
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
     return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def _first_call_with_free_address_space(free: int) -> subprocess.CompletedProcess:
+    """Run a first call into the core in a child whose address-space limit leaves ``free`` bytes
+    above what it has mapped once NumPy, scikit-learn and combpred are imported."""
+    code = textwrap.dedent(
+        f"""
+        import os, resource
+        import numpy as np
+        from combpred import StructuredRidge
+        with open("/proc/self/statm") as f:
+            mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (mapped + {free}, resource.RLIM_INFINITY))
+        rng = np.random.default_rng(0)
+        try:
+            StructuredRidge().fit(rng.normal(size=(50, 3)), (rng.random((50, 4)) > 0.5).astype(int))
+            print("fitted")
+        except MemoryError as exc:
+            print("MemoryError:", exc)
+        """
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=_child_environment()
+    )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/statm")
+def test_an_address_space_limit_too_small_for_the_go_runtime_is_refused_before_it_starts():
+    # The Go runtime reserves about 1.1 GB as it starts, then a stack and a 64 MB malloc arena per
+    # thread; a failed mmap aborts the process. A limit that left 1 GiB free aborted every run, at
+    # 1.2-1.6 GiB some runs (probe DF; the README had said 1.5 GB of limit was enough).
+    for _ in range(3):
+        child = _first_call_with_free_address_space(2**30)
+        assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
+        assert child.stdout.startswith("MemoryError: combpred's core cannot start"), child.stdout
+        assert "ulimit -v" in child.stdout and "GOMAXPROCS" in child.stdout, child.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/statm")
+def test_an_address_space_limit_the_go_runtime_fits_in_lets_fits_run():
+    from combpred import _capi
+
+    room = _capi._RUNTIME_ADDRESS_SPACE + 2 * _capi._RUNTIME_ADDRESS_SPACE_PER_THREAD  # GOMAXPROCS 2
+    for _ in range(3):
+        child = _first_call_with_free_address_space(room + 16 * 2**20)
+        assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
+        assert child.stdout.strip() == "fitted", child.stdout
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/statm")

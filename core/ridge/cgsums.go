@@ -299,7 +299,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	mbar.ScaleSym(1/setup.Weight, setup.M)
 	mbar.AddSym(mbar, S)
 	var pc linearPrecond
-	pc, err = kronPrecondOf(mbar, setup.G, alpha, opt.Intercept)
+	pc, err = kronPrecondOf(mbar, setup.G, alpha, opt.Intercept, opt.Stop)
 	if errors.Is(err, errIllConditioned) {
 		curvature := diagOf(mbar)
 		pc, err = newDiagScalePrecond(diagOf(setup.G), curvature, alpha, opt.Intercept), nil

@@ -1,6 +1,7 @@
 package ridge
 
 import (
+	"errors"
 	"math"
 	"slices"
 
@@ -126,7 +127,10 @@ func newDualPrecond(p *Problem, des design, op space.Spectral) (*dualPrecond, er
 		for i, v := range diag {
 			K.Set(i, i, v+2*p.Alpha/mc)
 		}
-		inv, err := spdInverse(K.RawMatrix())
+		inv, err := spdInverse(K.RawMatrix(), des.stop)
+		if errors.Is(err, ErrCancelled) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, errIllConditioned
 		}

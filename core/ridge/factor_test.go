@@ -177,7 +177,7 @@ func TestSPDInverse(t *testing.T) {
 		for i := 0; i < n; i++ {
 			a.Set(i, i, a.At(i, i)+0.5)
 		}
-		inv, err := spdInverse(a.RawMatrix())
+		inv, err := spdInverse(a.RawMatrix(), nil)
 		if err != nil {
 			t.Fatalf("n = %d: %v", n, err)
 		}
@@ -194,8 +194,33 @@ func TestSPDInverse(t *testing.T) {
 		}
 	}
 	a := mat.NewDense(3, 3, []float64{1, 2, 0, 2, 1, 0, 0, 0, 1})
-	if _, err := spdInverse(a.RawMatrix()); err == nil {
+	if _, err := spdInverse(a.RawMatrix(), nil); err == nil {
 		t.Error("an indefinite matrix was inverted without an error")
+	}
+}
+
+// A set stop flag ends spdInverse and invertUpper: the preconditioners' block inverses of a
+// 3,000-column Nyström map took 1.2 s, deaf to Ctrl-C (probe DG).
+func TestInversesSeeTheirStopFlag(t *testing.T) {
+	r := rand.New(rand.NewPCG(73, 74))
+	const n = 300
+	B := randDense(r, n+3, n)
+	var a mat.Dense
+	a.Mul(B.T(), B)
+	var stop cancel.Flag
+	stop.Stop()
+	if _, err := spdInverse(a.RawMatrix(), &stop); !errors.Is(err, ErrCancelled) {
+		t.Errorf("spdInverse with its flag set: error %v, want ErrCancelled", err)
+	}
+	u := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		u.Set(i, i, 1)
+	}
+	if invertUpper(u.RawMatrix(), make([]float64, (n/2+1)*(n/2+1)), &stop) {
+		t.Error("invertUpper with its flag set reported a finished inverse")
+	}
+	if !invertUpper(u.RawMatrix(), make([]float64, (n/2+1)*(n/2+1)), nil) {
+		t.Error("invertUpper without a flag reported a stop")
 	}
 }
 

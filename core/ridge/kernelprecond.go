@@ -295,7 +295,7 @@ func newDeflation(ks *kernelSystem, OmegaK *mat.Dense) *deflation {
 			}
 		}
 	}
-	inv, err := spdInverse(blas64.General{Rows: rd, Cols: rd, Stride: rd, Data: E})
+	inv, err := spdInverse(blas64.General{Rows: rd, Cols: rd, Stride: rd, Data: E}, nil)
 	if err != nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/gemm"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -80,7 +81,7 @@ var (
 // newKronCholPrecond is the kronCholPrecond of G (k×k) and the curvature Q diag(nu) Qᵀ (nu
 // ascending, as gonum returns them), or with a nil q the diagonal curvature diag(nu) (nu in any
 // order), with the given number of blocks.
-func newKronCholPrecond(G *mat.SymDense, q *mat.Dense, nu []float64, blocks int, alpha float64, intercept bool) (*kronCholPrecond, error) {
+func newKronCholPrecond(G *mat.SymDense, q *mat.Dense, nu []float64, blocks int, alpha float64, intercept bool, stop *cancel.Flag) (*kronCholPrecond, error) {
 	k, d := G.SymmetricDim(), len(nu)
 	pc := &kronCholPrecond{qm: q, t1: mat.NewDense(k, d, nil), t2: mat.NewDense(k, d, nil)}
 	if q == nil {
@@ -103,7 +104,7 @@ func newKronCholPrecond(G *mat.SymDense, q *mat.Dense, nu []float64, blocks int,
 	pc.first[len(values)] = d
 	var err error
 	zero := zeroValues(values)
-	if pc.inv, err = blockInverses(G, values, floats.Max(values), zero, alpha, intercept); err != nil {
+	if pc.inv, err = blockInverses(G, values, floats.Max(values), zero, alpha, intercept, stop); err != nil {
 		return nil, err
 	}
 	var dirs []int // the coordinates (qm nil) or eigenvectors of the zero blocks

@@ -61,7 +61,7 @@ func testKronPrecondInverts(t *testing.T, scale float64) {
 						spectralEigenMax, kronCholMergeMinK, kronCholRatio, kronCholBytes = 0, 0, 1, 3*8*k*k
 						curv = mergedCurvature(t, mbar, 3)
 					}
-					pc, err = kronPrecondOf(mbar, G, alpha, intercept)
+					pc, err = kronPrecondOf(mbar, G, alpha, intercept, nil)
 					if _, ok := pc.(*kronCholPrecond); ok != (form != "dense") {
 						t.Fatalf("kronPrecondOf gave a %T", pc)
 					}
@@ -69,10 +69,10 @@ func testKronPrecondInverts(t *testing.T, scale float64) {
 					pc, err = newKronBlocks(G, nil, nu, alpha, intercept)
 					curv = mat.NewDiagDense(d, nu)
 				case "diagonal-cholesky":
-					pc, err = newKronCholPrecond(G, nil, nu, d, alpha, intercept)
+					pc, err = newKronCholPrecond(G, nil, nu, d, alpha, intercept, nil)
 					curv = mat.NewDiagDense(d, nu)
 				case "diagonal-merged": // four blocks: the d − 3 smallest values share one at their mean
-					pc, err = newKronCholPrecond(G, nil, nu, 4, alpha, intercept)
+					pc, err = newKronCholPrecond(G, nil, nu, 4, alpha, intercept, nil)
 					curv = mat.NewDiagDense(d, mergedValues(nu, 4))
 				}
 				if scale < 1 && intercept && form != "dense" && form != "diagonal" {
@@ -229,7 +229,7 @@ func BenchmarkKronPrecondSetUp(b *testing.B) {
 					spectralEigenMax = c.k
 				}
 				for b.Loop() {
-					if _, err := kronPrecondOf(mbar, G, 0.5, true); err != nil {
+					if _, err := kronPrecondOf(mbar, G, 0.5, true, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -96,8 +96,9 @@ func newLinearPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, e
 		// the block inverses take 8k² bytes each: at most 64 MB of them, but 16 blocks at any k
 		spaces := min(partialSpectrumSpaces, max(16, (1<<23)/(des.cols()*des.cols())))
 		if ps, ok := newPartialSpectrum(p.S, spaces, uint64(d)); ok {
-			if pc, err := newSpectralPrecond(p, des, G, ps, false); err == nil {
-				return pc, nil
+			pc, err := newSpectralPrecond(p, des, G, ps, false)
+			if err == nil || errors.Is(err, ErrCancelled) {
+				return pc, err
 			}
 		}
 	}

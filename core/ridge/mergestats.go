@@ -162,7 +162,11 @@ func (s *Stats) Add(X []float64, m, n int, ys []int64, weights []float64, stop *
 	// model's follow the running mean of the rows, as PartialFit's do.
 	des := design{X: mat.NewDense(m, n, X)}
 	if s.ny != nil {
-		des = design{X: s.ny.apply(xmat.Matrix{Dense: des.X})}
+		Phi, err := s.ny.apply(xmat.Matrix{Dense: des.X}, stop)
+		if err != nil {
+			return nil, err
+		}
+		des = design{X: Phi}
 	} else {
 		out.st.recentre(design{X: des.X, intercept: s.Intercept}, p.Weight)
 	}

@@ -281,8 +281,11 @@ func fitProblem(sp space.Space, X xmat.Matrix, p *Problem, opt Options) (*Model,
 	case opt.Kernel.Kind == kernel.Linear:
 		err = model.fitLinear(p, design{X: X.Dense, sp: X.Sparse, intercept: opt.Intercept, stop: opt.Stop}, &opt)
 	case opt.NComponents > 0:
+		var Phi *mat.Dense
 		if err = model.setNystrom(X, &opt); err == nil {
-			err = model.fitLinear(p, design{X: model.ny.apply(X), stop: opt.Stop}, &opt)
+			if Phi, err = model.ny.apply(X, opt.Stop); err == nil {
+				err = model.fitLinear(p, design{X: Phi, stop: opt.Stop}, &opt)
+			}
 		}
 	default:
 		err = model.fitKernel(p, X, &opt)
@@ -653,7 +656,8 @@ func (md *Model) decision(X xmat.Matrix, U []float64) error {
 	case md.ny != nil:
 		for lo := 0; lo < q; lo += predictBlock {
 			hi := min(lo+predictBlock, q)
-			Um.Slice(lo, hi, 0, d).(*mat.Dense).Mul(md.ny.apply(X.Slice(lo, hi)), md.Coef)
+			Phi, _ := md.ny.apply(X.Slice(lo, hi), nil) // never cancelled without a stop flag
+			Um.Slice(lo, hi, 0, d).(*mat.Dense).Mul(Phi, md.Coef)
 		}
 	case md.Coef != nil:
 		design{X: X.Dense, sp: X.Sparse, intercept: md.Intercept}.mul(Um, md.Coef)

@@ -139,7 +139,11 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 			}
 			md.components = opt.NComponents
 		}
-		des = design{X: md.ny.apply(Xin)}
+		Phi, err := md.ny.apply(Xin, opt.Stop)
+		if err != nil {
+			return nil, err
+		}
+		des = design{X: Phi}
 	}
 	_, d := p.dims()
 	k := des.cols()

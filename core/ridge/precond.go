@@ -1,10 +1,12 @@
 package ridge
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
@@ -264,7 +266,7 @@ func interceptColumn(q *mat.Dense, qe, mu []float64, twoAlpha, nu, denom float64
 func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float64, top float64, zero []int, G *mat.SymDense) (*spectralPrecond, error) {
 	k := des.cols()
 	_, d := p.dims()
-	inv, err := blockInverses(G, M, top, zero, p.Alpha, des.intercept)
+	inv, err := blockInverses(G, M, top, zero, p.Alpha, des.intercept, des.stop)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +278,7 @@ func newSpectralPrecondChol(p *Problem, des design, op space.Spectral, M []float
 // factorisation, with E the identity whose intercept entry (the last, when intercept is set) is
 // zero except for the blocks where M_c vanishes (M_c ≤ nullRelTol·top), which stay penalised; nil
 // for the blocks zero, J's null directions (nullspace.go).
-func blockInverses(G *mat.SymDense, M []float64, top float64, zero []int, alpha float64, intercept bool) ([]*mat.Dense, error) {
+func blockInverses(G *mat.SymDense, M []float64, top float64, zero []int, alpha float64, intercept bool, stop *cancel.Flag) ([]*mat.Dense, error) {
 	k := G.SymmetricDim()
 	inv := make([]*mat.Dense, len(M))
 	B := mat.NewSymDense(k, nil)
@@ -293,7 +295,10 @@ func blockInverses(G *mat.SymDense, M []float64, top float64, zero []int, alpha 
 		raw := B.RawSymmetric()
 		b := blas64.General{Rows: k, Cols: k, Stride: raw.Stride, Data: raw.Data}
 		var err error
-		inv[c], err = spdInverse(b)
+		inv[c], err = spdInverse(b, stop)
+		if errors.Is(err, ErrCancelled) {
+			return nil, err
+		}
 		if err != nil || !wellConditioned(b, inv[c].RawMatrix()) {
 			return nil, errIllConditioned
 		}
@@ -458,13 +463,13 @@ func newKronPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, err
 			mbar.SetSym(a, b, 0.5*(sum.At(a, b)+sum.At(b, a))+p.S.At(a, b))
 		}
 	}
-	return kronPrecondOf(mbar, G, p.Alpha, des.intercept)
+	return kronPrecondOf(mbar, G, p.Alpha, des.intercept, des.stop)
 }
 
 // kronPrecondOf is the Kronecker preconditioner of the average curvature mbar and the Gram matrix
 // G, whose last row and column are the intercept's when intercept is set: a kronPrecond, which
 // diagonalises G, or for a large G a kronCholPrecond, which does not (kroncholesky.go).
-func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (linearPrecond, error) {
+func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool, stop *cancel.Flag) (linearPrecond, error) {
 	var em mat.EigenSym
 	if !em.Factorize(mbar, true) {
 		return nil, fmt.Errorf("eigendecomposition of the average curvature failed")
@@ -475,7 +480,7 @@ func kronPrecondOf(mbar, G *mat.SymDense, alpha float64, intercept bool) (linear
 	var pc linearPrecond
 	var err error
 	if blocks := kronCholBlocks(G.SymmetricDim(), len(nu)); blocks > 0 {
-		pc, err = newKronCholPrecond(G, qm, nu, blocks, alpha, intercept)
+		pc, err = newKronCholPrecond(G, qm, nu, blocks, alpha, intercept, stop)
 	} else {
 		pc, err = newKronBlocks(G, qm, nu, alpha, intercept)
 	}
@@ -593,7 +598,7 @@ func (pc *kronPrecond) apply(dst, R *mat.Dense) {
 func newDiagPrecond(p *Problem, des design, G *mat.SymDense) (linearPrecond, error) {
 	nu := p.curvatureDiag()
 	if blocks := kronCholBlocks(G.SymmetricDim(), len(nu)); blocks > 0 {
-		return newKronCholPrecond(G, nil, nu, blocks, p.Alpha, des.intercept)
+		return newKronCholPrecond(G, nil, nu, blocks, p.Alpha, des.intercept, des.stop)
 	}
 	return newKronBlocks(G, nil, nu, p.Alpha, des.intercept)
 }

@@ -387,9 +387,66 @@ def _environment_budget(value: str) -> int:
     return int(text)
 
 
+# What the core's Go runtime maps as it starts and runs, measured on Linux x86-64 (Go 1.26): about
+# 1.1 GB reserved at once for its page allocator's summaries and scavenger index, its first heap
+# arenas, and for each thread it starts a stack and, at the thread's first malloc, a glibc arena of
+# 64 MB. When one of these mmaps fails the runtime aborts the process ("fatal error: out of
+# memory", "pthread_create failed"), which nothing can catch. Under `ulimit -v`, limits that left
+# 1.0-1.6 GiB free at the first call aborted on some runs and not on others (whether a glibc arena
+# took the room first decides); 1.66 GiB and more ran every time (probe DF: 16 of 16 runs, with
+# GOMAXPROCS 1 and 2). Python must judge before loading: the abort happens during the load.
+_RUNTIME_ADDRESS_SPACE = 1600 * 2**20
+_RUNTIME_ADDRESS_SPACE_PER_THREAD = 64 * 2**20
+
+
+def _go_threads() -> int:
+    """The GOMAXPROCS the core's runtime will take: the environment's, else the CPUs this process
+    may run on (an upper bound: Go also honours a cgroup CPU limit)."""
+    value = os.environ.get("GOMAXPROCS", "").strip()
+    if value.isascii() and value.isdigit() and int(value) > 0:
+        return int(value)
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
+
+
+def _mapped_bytes() -> int | None:
+    """The address space this process maps now (Linux), or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _refuse_a_thin_address_space() -> None:
+    """Raise MemoryError, before the core is loaded, when an address-space limit (ulimit -v) leaves
+    less room than its Go runtime needs to start and run: it would abort the process instead."""
+    if resource is None:
+        return
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    mapped = _mapped_bytes()
+    if limit == resource.RLIM_INFINITY or mapped is None:
+        return
+    threads = _go_threads()
+    need = _RUNTIME_ADDRESS_SPACE + threads * _RUNTIME_ADDRESS_SPACE_PER_THREAD
+    free = max(limit - mapped, 0)
+    if free < need:
+        mib = 2**20
+        raise MemoryError(
+            f"combpred's core cannot start under this process's address-space limit (ulimit -v "
+            f"{limit // 1024} kB): {free // mib} MiB of it are free, and the core's Go runtime maps about "
+            f"{need // mib} MiB as it starts and runs ({_RUNTIME_ADDRESS_SPACE // mib} MiB, plus "
+            f"{_RUNTIME_ADDRESS_SPACE_PER_THREAD // mib} MiB for each of the {threads} threads GOMAXPROCS lets it run). "
+            f"Raise the limit by at least {-(-(need - free) // mib)} MiB, or lift it; with less room the "
+            "Go runtime would abort the process."
+        )
+
+
 def _load_checked() -> ctypes.CDLL:
     """Load the library, check it is ours and of our version, declare its functions and register
     the interrupt poll."""
+    _refuse_a_thin_address_space()
     handle = _libpath.load(before=_refuse_second_copy)
     path = handle._name
     missing = [name for name in _SIGNATURES if not hasattr(handle, name)]

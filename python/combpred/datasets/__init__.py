@@ -335,7 +335,7 @@ def load_label_ranking(
             f"{path}: the header promises {n_samples} rows of {width} values, more than the file's "
             f"{len(text)} characters can hold"
         )
-    data = _label_ranking_rows(lines, path, n_features + n_labels, budget)
+    data, line_numbers = _label_ranking_rows(lines, path, n_features + n_labels, budget)
     if data.shape != (n_samples, n_features + n_labels):
         raise ValueError(
             f"{path}: the header promises {n_samples} rows of {n_features + n_labels} values, found shape {data.shape}"
@@ -343,7 +343,21 @@ def load_label_ranking(
     from ..metrics import _check_rankings
 
     X = np.ascontiguousarray(data[:, :n_features])
-    Y = _check_rankings(data[:, n_features:], f"{name} targets")
+    # A bad rank is reported at its line of the file: the rankings' own check counted rows from the
+    # first data line and columns from the first rank ("row 2, column 0" was line 4, value 4).
+    complete = np.all(np.sort(data[:, n_features:], axis=1) == np.arange(1, n_labels + 1), axis=1)
+    if not complete.all():
+        i = int(np.flatnonzero(~complete)[0])
+        ranks = [int(v) if v.is_integer() else v for v in data[i, n_features:].tolist()]
+        shown = str(ranks) if len(ranks) <= 12 else f"[{', '.join(map(str, ranks[:10]))}, … ({len(ranks)} ranks)]"
+        raise ValueError(
+            f"{path}: line {line_numbers[i]}: the ranks {shown} (its last {n_labels} values) are not a "
+            f"permutation of 1..{n_labels}: each row must rank every label (position of label j, 1 = best, no ties)"
+        )
+    try:
+        Y = _check_rankings(data[:, n_features:], f"{name} targets")
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
     if return_X_y:
         return X, Y
     return Bunch(
@@ -363,11 +377,12 @@ def load_label_ranking(
 _LABEL_RANKING_BYTES_PER_VALUE = 64
 
 
-def _label_ranking_rows(lines: list[str], path: Path, width: int, budget: ValueBudget) -> np.ndarray:
+def _label_ranking_rows(lines: list[str], path: Path, width: int, budget: ValueBudget) -> tuple[np.ndarray, list[int]]:
     """The data rows of a label-ranking CSV (the lines after the header), each of ``width`` ARFF
-    numbers; a bad row raises ValueError naming the file and its line, and values past the memory
-    budget (:class:`ValueBudget`) MemoryError naming them too."""
+    numbers, and each row's line number; a bad row raises ValueError naming the file and its line,
+    and values past the memory budget (:class:`ValueBudget`) MemoryError naming them too."""
     rows = []
+    line_numbers = []
     for lineno, line in enumerate(lines[1:], 2):
         if not line.strip():
             continue
@@ -381,7 +396,8 @@ def _label_ranking_rows(lines: list[str], path: Path, width: int, budget: ValueB
             raise ValueError(f"{path}: line {lineno}: {bad[:40]!r} is not a finite number")
         budget.add(width, lineno)
         rows.append(row)
-    return np.asarray(rows, dtype=np.float64).reshape(len(rows), width)
+        line_numbers.append(lineno)
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), width), line_numbers
 
 
 # --------------------------------------------------------------------------------------------
