@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -42,6 +43,7 @@ type Model struct {
 	Warnings []string
 
 	supportCSR   *xmat.CSR    // the support inputs of a kernel model fitted on sparse X (Support is then nil)
+	supportT     *transposed  // supportCSR's transpose, made when sparse rows are first scored
 	supportNorms []float64    // ‖support_i‖², set with Support
 	ny           *nystrom     // the Nyström map of an rbf or poly model with Coef
 	components   int          // the n_components ny was built for (≥ its landmarks), 0 when unknown
@@ -54,6 +56,40 @@ type Model struct {
 func (md *Model) setSupport(s xmat.Matrix) {
 	md.Support, md.supportCSR = s.Dense, s.Sparse
 	md.supportNorms = s.SquaredNorms()
+	md.supportT = nil
+	if s.Sparse != nil {
+		md.supportT = new(transposed)
+	}
+}
+
+// transposed holds the transpose of a sparse matrix once it is made, for concurrent readers.
+type transposed struct {
+	mu sync.Mutex
+	t  *xmat.CSR
+}
+
+// sparseSupport is the sparse support inputs with their transpose, which scoring sparse rows
+// needs (xmat.ProductsT), made on first use and kept with the model: each scoring call made it
+// again, O(n_features), and a model on 10⁶ features scored 5,000 sparse rows in 67 s, 13 ms a
+// row, where the products took microseconds. A refusal of the budget is not kept.
+func (md *Model) sparseSupport() (xmat.Matrix, error) {
+	s := md.support()
+	if md.supportT == nil { // a Model built without setSupport
+		if err := md.supportCSR.CheckTranspose("the model's sparse support inputs", "the kernel's values at sparse X"); err != nil {
+			return s, err
+		}
+		return s.WithTranspose(), nil
+	}
+	md.supportT.mu.Lock()
+	defer md.supportT.mu.Unlock()
+	if md.supportT.t == nil {
+		if err := md.supportCSR.CheckTranspose("the model's sparse support inputs", "the kernel's values at sparse X"); err != nil {
+			return s, err
+		}
+		md.supportT.t = md.supportCSR.Transpose()
+	}
+	s.SparseT = md.supportT.t
+	return s, nil
 }
 
 // support is the support inputs of a kernel model, dense or sparse.
@@ -67,10 +103,15 @@ func (md *Model) SupportSparse() bool { return md.supportCSR != nil }
 
 // ScoreWork estimates the multiply-adds of scoring one input: a kernel row against the support
 // samples and its product with the dual coefficients, the Nyström map and its product with W, or
-// the product with W.
+// the product with W. Against sparse support samples a kernel row costs their stored entries at
+// most (a dense input's; a sparse one's, through their transpose, fewer), not samples × features:
+// a model of 300 samples on 10⁶ features was scored a row at a time.
 func (md *Model) ScoreWork() float64 {
 	n, d := float64(md.NFeatures), float64(md.Space.Dim())
 	switch {
+	case md.Dual != nil && md.supportCSR != nil:
+		m, _ := md.Dual.Dims()
+		return float64(md.supportCSR.NNZ()) + float64(m)*(1+d)
 	case md.Dual != nil:
 		m, _ := md.Dual.Dims()
 		return float64(m) * (n + d)
@@ -662,12 +703,14 @@ func (md *Model) decision(X xmat.Matrix, U []float64) error {
 	case md.Coef != nil:
 		design{X: X.Dense, sp: X.Sparse, intercept: md.Intercept}.mul(Um, md.Coef)
 	default:
-		if support := md.support(); X.Sparse != nil && support.Sparse != nil {
-			if err := support.Sparse.CheckTranspose("the model's sparse support inputs", "the kernel's values at sparse X"); err != nil {
+		support := md.support()
+		if X.Sparse != nil && support.Sparse != nil {
+			var err error
+			if support, err = md.sparseSupport(); err != nil {
 				return err
 			}
 		}
-		expansionScores(md.Kernel, md.Intercept, X, md.support(), md.supportNorms, md.Dual, Um)
+		expansionScores(md.Kernel, md.Intercept, X, support, md.supportNorms, md.Dual, Um)
 	}
 	return check.Scores(U, d)
 }
