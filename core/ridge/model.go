@@ -103,9 +103,10 @@ func (md *Model) SupportSparse() bool { return md.supportCSR != nil }
 
 // ScoreWork estimates the multiply-adds of scoring one input: a kernel row against the support
 // samples and its product with the dual coefficients, the Nyström map and its product with W, or
-// the product with W. Against sparse support samples a kernel row costs their stored entries at
-// most (a dense input's; a sparse one's, through their transpose, fewer), not samples × features:
-// a model of 300 samples on 10⁶ features was scored a row at a time.
+// the product with W. Against sparse support samples or landmarks a kernel row costs their stored
+// entries at most (a dense input's; a sparse one's, through their transpose, fewer), not samples ×
+// features: a model of 300 samples on 10⁶ features was scored a row at a time, and its Nyström
+// twin's single rows went through the cancellable path, 2 ms a call instead of 0.1.
 func (md *Model) ScoreWork() float64 {
 	n, d := float64(md.NFeatures), float64(md.Space.Dim())
 	switch {
@@ -115,6 +116,9 @@ func (md *Model) ScoreWork() float64 {
 	case md.Dual != nil:
 		m, _ := md.Dual.Dims()
 		return float64(m) * (n + d)
+	case md.ny != nil && md.ny.landmarks.Sparse != nil:
+		k := float64(md.Components())
+		return float64(md.ny.landmarks.Sparse.NNZ()) + k*(k+d)
 	case md.ny != nil:
 		k := float64(md.Components())
 		return k * (n + d)

@@ -437,6 +437,16 @@ func TestSparseSupportTransposeIsKept(t *testing.T) {
 	if w, want := md.ScoreWork(), float64(A.NNZ()+m*4); w != want {
 		t.Errorf("ScoreWork = %g, want the support's %d entries + m·(1 + d) = %g", w, A.NNZ(), want)
 	}
+	nys := opt
+	nys.NComponents = 20
+	ny, err := FitCSR(sp, A, ys, nil, nys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := ny.Components()
+	if w, want := ny.ScoreWork(), float64(ny.ny.landmarks.Sparse.NNZ()+k*(k+3)); w != want {
+		t.Errorf("Nyström ScoreWork = %g, want the landmarks' entries + k·(k + d) = %g", w, want)
+	}
 	B, dense := rows(q)
 	want := make([]float64, q*3)
 	if err := md.Decision(dense, q, n, want); err != nil {
