@@ -90,12 +90,75 @@ func solveLU(A *mat.Dense, b []float64, stop *cancel.Flag) error {
 	if err != nil {
 		return err
 	}
-	rcond := impl.Dgecon(lapack.MaxColumnSum, n, a.Data, a.Stride, anorm, work, make([]int, n))
-	if !(rcond > 0) || 1/rcond > mat.ConditionTolerance {
-		return fmt.Errorf("%w (condition number %.3g)", errSingular, 1/rcond)
+	cond, err := luCondition(a, ipiv, anorm, stop)
+	if err != nil {
+		return err
 	}
-	impl.Dgetrs(blas.NoTrans, n, 1, a.Data, a.Stride, ipiv, b, 1)
+	if !(cond <= mat.ConditionTolerance) {
+		return fmt.Errorf("%w (condition number %.3g)", errSingular, cond)
+	}
+	luSolve(a, ipiv, b, blas.NoTrans)
 	return nil
+}
+
+// luSolve overwrites x with A⁻¹x (trans NoTrans) or A⁻ᵀx (Trans), A = P·L·U in the factors of
+// factorLU, by two triangular solves that read them by rows: gonum's Dgetrs with one right-hand
+// side took 0.25 s at 8,000 unknowns, these 0.09 s.
+func luSolve(a blas64.General, ipiv []int, x []float64, trans blas.Transpose) {
+	n := a.Rows
+	impl, bi := gonum.Implementation{}, blas64.Implementation()
+	if trans == blas.NoTrans {
+		impl.Dlaswp(1, x, 1, 0, n-1, ipiv, 1)
+		bi.Dtrsv(blas.Lower, blas.NoTrans, blas.Unit, n, a.Data, a.Stride, x, 1)
+		bi.Dtrsv(blas.Upper, blas.NoTrans, blas.NonUnit, n, a.Data, a.Stride, x, 1)
+		return
+	}
+	bi.Dtrsv(blas.Upper, blas.Trans, blas.NonUnit, n, a.Data, a.Stride, x, 1)
+	bi.Dtrsv(blas.Lower, blas.Trans, blas.Unit, n, a.Data, a.Stride, x, 1)
+	impl.Dlaswp(1, x, 1, 0, n-1, ipiv, -1)
+}
+
+// luCondition estimates the 1-norm condition number of A from its LU factors (factorLU) and
+// ‖A‖₁, as LAPACK's dgecon does (Hager–Higham's estimate of ‖A⁻¹‖₁ by Dlacn2), with a look at
+// stop between the solves: gonum's Dgecon reads the factors by columns in its overflow-guarded
+// solves, 0.67 s at 4,000 unknowns and seconds at 8,000, the tail of an exact kernel fit that
+// Ctrl-C waited for (probe DH: 5.5 s). A solve that overflows gives +Inf: the matrix is then
+// singular to working precision anyway.
+func luCondition(a blas64.General, ipiv []int, anorm float64, stop *cancel.Flag) (float64, error) {
+	n := a.Rows
+	if anorm == 0 {
+		return math.Inf(1), nil
+	}
+	impl := gonum.Implementation{}
+	v, x, isgn := make([]float64, n), make([]float64, n), make([]int, n)
+	var (
+		est   float64
+		kase  int
+		isave [3]int
+	)
+	for {
+		est, kase = impl.Dlacn2(n, v, x, isgn, est, kase, &isave)
+		if kase == 0 {
+			break
+		}
+		if stop.Yield() {
+			return 0, ErrCancelled
+		}
+		trans := blas.NoTrans // kase 1: x = A⁻¹x; kase 2: x = A⁻ᵀx
+		if kase == 2 {
+			trans = blas.Trans
+		}
+		luSolve(a, ipiv, x, trans)
+		for _, xi := range x {
+			if math.IsNaN(xi) || math.IsInf(xi, 0) {
+				return math.Inf(1), nil
+			}
+		}
+	}
+	if !(est > 0) {
+		return math.Inf(1), nil
+	}
+	return est * anorm, nil
 }
 
 // factorCholesky overwrites the upper triangle of the n×n symmetric matrix a (row-major, upper
