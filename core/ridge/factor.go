@@ -120,12 +120,24 @@ func luSolve(a blas64.General, ipiv []int, x []float64, trans blas.Transpose) {
 
 // luCondition estimates the 1-norm condition number of A from its LU factors (factorLU) and
 // ‖A‖₁, as LAPACK's dgecon does (Hager–Higham's estimate of ‖A⁻¹‖₁ by Dlacn2), with a look at
-// stop between the solves: gonum's Dgecon reads the factors by columns in its overflow-guarded
-// solves, 0.67 s at 4,000 unknowns and seconds at 8,000, the tail of an exact kernel fit that
-// Ctrl-C waited for (probe DH: 5.5 s). A solve that overflows gives +Inf: the matrix is then
-// singular to working precision anyway.
+// stop between the solves (conditionEstimate): gonum's Dgecon reads the factors by columns in
+// its overflow-guarded solves, 0.67 s at 4,000 unknowns and seconds at 8,000, the tail of an
+// exact kernel fit that Ctrl-C waited for (probe DH: 5.5 s).
 func luCondition(a blas64.General, ipiv []int, anorm float64, stop *cancel.Flag) (float64, error) {
-	n := a.Rows
+	return conditionEstimate(a.Rows, anorm, stop, func(x []float64, kase int) {
+		trans := blas.NoTrans // kase 1: x = A⁻¹x; kase 2: x = A⁻ᵀx
+		if kase == 2 {
+			trans = blas.Trans
+		}
+		luSolve(a, ipiv, x, trans)
+	})
+}
+
+// conditionEstimate is ‖A‖₁ (anorm) times Hager–Higham's estimate of ‖A⁻¹‖₁ (LAPACK's Dlacn2),
+// for an n×n A whose inverse solve applies: x = A⁻¹x for kase 1, x = A⁻ᵀx for kase 2. It looks at
+// stop before each solve, and a solve that overflows gives +Inf: the matrix is then singular to
+// working precision anyway.
+func conditionEstimate(n int, anorm float64, stop *cancel.Flag, solve func(x []float64, kase int)) (float64, error) {
 	if anorm == 0 {
 		return math.Inf(1), nil
 	}
@@ -144,11 +156,7 @@ func luCondition(a blas64.General, ipiv []int, anorm float64, stop *cancel.Flag)
 		if stop.Yield() {
 			return 0, ErrCancelled
 		}
-		trans := blas.NoTrans // kase 1: x = A⁻¹x; kase 2: x = A⁻ᵀx
-		if kase == 2 {
-			trans = blas.Trans
-		}
-		luSolve(a, ipiv, x, trans)
+		solve(x, kase)
 		for _, xi := range x {
 			if math.IsNaN(xi) || math.IsInf(xi, 0) {
 				return math.Inf(1), nil
@@ -349,40 +357,13 @@ func negated(x blas64.General, scratch []float64) blas64.General {
 // choleskyCondition estimates the 1-norm condition number of A = UᵀU from its factor U and
 // ‖A‖₁, as LAPACK's dpocon does (Hager–Higham's estimate of ‖A⁻¹‖₁ by Dlacn2), with plain
 // triangular solves in place of dpocon's overflow-guarded ones, which read U by columns (3 s
-// at 8,000 unknowns, without a look at stop). A solve that overflows gives +Inf: the matrix is
-// then singular to working precision anyway.
+// at 8,000 unknowns, without a look at stop).
 func choleskyCondition(u blas64.General, anorm float64, stop *cancel.Flag) (float64, error) {
-	n := u.Rows
-	if anorm == 0 {
-		return math.Inf(1), nil
-	}
-	impl, bi := gonum.Implementation{}, blas64.Implementation()
-	v, x, isgn := make([]float64, n), make([]float64, n), make([]int, n)
-	var (
-		est   float64
-		kase  int
-		isave [3]int
-	)
-	for {
-		est, kase = impl.Dlacn2(n, v, x, isgn, est, kase, &isave)
-		if kase == 0 {
-			break
-		}
-		if stop.Yield() {
-			return 0, ErrCancelled
-		}
-		bi.Dtrsv(blas.Upper, blas.Trans, blas.NonUnit, n, u.Data, u.Stride, x, 1)
-		bi.Dtrsv(blas.Upper, blas.NoTrans, blas.NonUnit, n, u.Data, u.Stride, x, 1)
-		for _, xi := range x {
-			if math.IsNaN(xi) || math.IsInf(xi, 0) {
-				return math.Inf(1), nil
-			}
-		}
-	}
-	if !(est > 0) {
-		return math.Inf(1), nil
-	}
-	return est * anorm, nil
+	bi := blas64.Implementation()
+	return conditionEstimate(u.Rows, anorm, stop, func(x []float64, _ int) { // A⁻¹ = A⁻ᵀ
+		bi.Dtrsv(blas.Upper, blas.Trans, blas.NonUnit, u.Rows, u.Data, u.Stride, x, 1)
+		bi.Dtrsv(blas.Upper, blas.NoTrans, blas.NonUnit, u.Rows, u.Data, u.Stride, x, 1)
+	})
 }
 
 // invPanel is the order below which invertUpper hands a triangle to LAPACK's unblocked dtrti2.
