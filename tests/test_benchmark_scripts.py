@@ -84,6 +84,12 @@ SCRIPTS = [
     ("max_margins.py", "max_margins", "| space | d | programme (ms per input) |", "go"),
     ("sparse_many_labels.py", "sparse_many_labels", "## Many labels on sparse data", None),
     ("log_z_alone.py", "log_z_alone", "| space | max\\|u\\| | exact (ms / row) |", None),
+    (
+        "sparse_kernel.py",
+        "sparse_kernel",
+        "| model | fit (s) | predict, all test rows (s) | single row (ms) | Hamming loss |",
+        None,
+    ),
     ("auto_solver.py", "auto_solver", "| space | rows × k | d | unknowns | nnz | auto picks |", None),
     ("reference_fit_time.py", "reference_fit_time", "## Fit time of the reference measures", "text"),
     ("exact_inference.py", "exact_inference", "| space | d | exact (ms) | sampled (ms) |", "label_ranking/vowel.csv"),
