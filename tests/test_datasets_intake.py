@@ -872,3 +872,52 @@ def test_read_mulan_xml_names_a_lone_surrogate(doc):
     refused with a bare UnicodeEncodeError naming no file (probe BW)."""
     with pytest.raises(ValueError, match=r"labels\.xml: .*lone surrogate"):
         read_mulan_xml(doc, source="labels.xml")
+
+
+def test_a_sparse_row_gives_an_absent_nominal_attribute_its_first_value_even_a_quoted_question_mark():
+    # Weka: an attribute a sparse row omits takes its first declared value; the value '?' (quoted:
+    # a value, not a missing one) was passed on unquoted and read as missing, NaN in every column
+    # of the attribute (probe DI)
+    arff = "@relation r\n@attribute a numeric\n@attribute c {'?',y}\n@attribute L1 {0,1}\n@data\n1,'?',0\n{0 1}\n"
+    names, X, _, _ = read_mulan_arff(arff, ["L1"])
+    assert names == ["a", "c=?", "c=y"]
+    np.testing.assert_array_equal(X.toarray(), [[1, 1, 0], [1, 1, 0]])
+
+
+def test_a_label_file_is_parsed_in_pieces_and_against_the_budget():
+    # 60,000 labels, 1.3 MB: the parse crosses the 1 MB pieces expat takes (Ctrl-C lands between
+    # them: one Parse of 119 MB ran 5.6 s deaf to it), and a label file that would take more than
+    # the budget is refused before its tree is built (351 MB took 6 GB and a bare MemoryError)
+    names = [f"label{i}" for i in range(60_000)]
+    xml = '<labels xmlns="http://mulan.sourceforge.net/labels">' + "".join(f'<label name="{n}"/>' for n in names)
+    xml += "</labels>"
+    assert len(xml) > 1 << 20
+    assert read_mulan_xml(xml.encode(), source="big.xml") == names
+    with combpred.config_context(max_memory=len(xml) * 10):
+        with pytest.raises(MemoryError, match=r"^big\.xml: the element tree of its \d+ characters"):
+            read_mulan_xml(xml.encode(), source="big.xml")
+
+
+def test_a_data_path_that_is_no_regular_file_is_named_as_such(isolated):
+    # a directory named like a split file was reported as missing, a FIFO named like a label-ranking
+    # file as an unknown data set (probe DI)
+    _write_set(isolated, "toy", SPARSE, DENSE)
+    train = isolated / "multilabel_sparse" / "toy" / "toy-train.arff"
+    train.unlink()
+    train.mkdir()
+    with pytest.raises(ValueError, match=r"toy-train\.arff is there but is not a regular file"):
+        load_multilabel("toy", data_home=isolated)
+    (isolated / "label_ranking").mkdir()
+    (isolated / "label_ranking" / "mine.csv").mkdir()
+    with pytest.raises(ValueError, match=r"mine\.csv is there but is not a regular file"):
+        load_label_ranking("mine", data_home=isolated)
+
+
+def test_a_score_too_large_for_the_budget_names_the_embeddings_it_compares():
+    # "the result: an output of shape (1000, 4498500)" named an intermediate as the result, which
+    # is one value a row (probe DI)
+    sp = spaces.Permutations(300)
+    Y = np.tile(np.arange(1, 301), (50, 1))
+    with combpred.config_context(max_memory=10**6):
+        with pytest.raises(MemoryError, match=r"^ψ\(Y_true\) and ψ\(Y_pred\), the embeddings the score compares"):
+            sp.score_samples(Y, Y)

@@ -302,11 +302,11 @@ class SpaceHandle:
         rows, p = _capi.i64(rows, (m, w), name)
         _capi.check(_capi.lib().cp_space_validate(self.value, p, m, w, first, name.encode()))
 
-    def embed(self, rows: np.ndarray) -> np.ndarray:
-        """ψ of each structure (m, d)."""
+    def embed(self, rows: np.ndarray, name: str = "the result") -> np.ndarray:
+        """ψ of each structure (m, d); ``name`` is what a MemoryError calls it."""
         m, w, d = rows.shape[0], self.info.width, self.info.dim
         rows, p = _capi.i64(rows, (m, w), "Y")
-        out, pout = _capi.out_f64((m, d))
+        out, pout = _capi.out_f64((m, d), name)
         _capi.check(_capi.lib().cp_space_embed(self.value, p, m, w, pout, d))
         return out
 

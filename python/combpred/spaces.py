@@ -390,7 +390,10 @@ class Space:
         scores : ndarray of shape (n_samples,)
         """
         a, b = self._scored_rows(Y_true, Y_pred)
-        return np.mean(self._handle().embed(a) == self._handle().embed(b), axis=1)
+        # the (n, d) embeddings are what may not fit: "the result" was the name a MemoryError gave
+        # them, for a result of one value a row (probe DI)
+        name = "ψ(Y_true) and ψ(Y_pred), the embeddings the score compares"
+        return np.mean(self._handle().embed(a, name) == self._handle().embed(b, name), axis=1)
 
 
 class _DrawnSeed(int):

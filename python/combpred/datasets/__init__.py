@@ -225,11 +225,19 @@ def data_home_candidates(data_home: str | os.PathLike | None = None) -> list[Pat
     return unique
 
 
+def _refuse_not_a_file(path: Path) -> None:
+    """Raise ValueError when ``path`` exists but is not a regular file: a directory or a FIFO named
+    like a data file was reported as missing, or as an unknown data set (probe DI)."""
+    if path.exists() and not path.is_file():
+        raise ValueError(f"{path} is there but is not a regular file (a directory, a FIFO or a device)")
+
+
 def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
     """Find ``relative`` (a path inside the data directory) in the first candidate holding it."""
     candidates = data_home_candidates(data_home)
     for folder in candidates:
         path = folder / relative
+        _refuse_not_a_file(path)
         if path.is_file():
             return path
     tried = "\n".join(f"  {folder / relative}" for folder in candidates) or "  (no candidate directory)"
@@ -454,9 +462,10 @@ def _hierarchical_files(name: str, data_home: str | os.PathLike | None) -> tuple
     directory holding ``hierarchical_funcat_go/<name>/*.arff``; None if none does."""
     folder = f"hierarchical_funcat_go/{name}"
     for base in data_home_candidates(data_home):
-        found = (
-            sorted(p.name for p in (base / folder).glob("*.arff") if p.is_file()) if (base / folder).is_dir() else []
-        )
+        arff = sorted((base / folder).glob("*.arff")) if (base / folder).is_dir() else []
+        for p in arff:
+            _refuse_not_a_file(p)
+        found = [p.name for p in arff]
         if not found:
             continue
         files: dict[str, str] = {}
@@ -681,6 +690,7 @@ def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[
         for relative in relatives:
             folder = base / relative
             tried.append(folder / f"{name}.xml")
+            _refuse_not_a_file(folder / f"{name}.xml")
             if (folder / f"{name}.xml").is_file():
                 return folder, tried
     if name in _MULTILABEL_FOLDERS:
@@ -776,6 +786,7 @@ def load_multilabel(
     if subset == "all" and not all(f.is_file() for f in files) and (folder / f"{name}.arff").is_file():
         files = [folder / f"{name}.arff"]
     for f in files:
+        _refuse_not_a_file(f)
         if not f.is_file():
             raise FileNotFoundError(f"{name}: {f} is missing (the label file {xml} is there)")
     parts = [read_mulan_arff(f.read_bytes(), label_names, source=str(f)) for f in files]
