@@ -129,14 +129,24 @@ def _rank_rows(Y: Any, name: str) -> np.ndarray:
     return R
 
 
-def _check_permutations(R: np.ndarray, name: str) -> np.ndarray:
+def _first_incomplete_ranking(R: np.ndarray) -> int | None:
+    """The index of the first row of ``R`` (2-D, any real dtype) that is not a permutation of
+    1..n_labels, or None."""
     ok = np.all(np.sort(R, axis=1) == np.arange(1, R.shape[1] + 1), axis=1)
-    if not np.all(ok):
-        i = int(np.flatnonzero(~ok)[0])
-        row = R[i].tolist()
-        shown = str(row) if len(row) <= 12 else f"[{', '.join(map(str, row[:10]))}, … ({len(row)} ranks)]"
-        raise ValueError(  # a row of 10⁶ ranks made a message of 7.9 MB
-            f"{name} row {i} is {shown}, not a permutation of 1..{R.shape[1]}: rows must be "
+    return None if ok.all() else int(np.flatnonzero(~ok)[0])
+
+
+def _shown_ranks(row: list[Any]) -> str:
+    """A rank row for a message, its first ten ranks beyond twelve: a row of 10⁶ ranks made a
+    message of 7.9 MB."""
+    return str(row) if len(row) <= 12 else f"[{', '.join(map(str, row[:10]))}, … ({len(row)} ranks)]"
+
+
+def _check_permutations(R: np.ndarray, name: str) -> np.ndarray:
+    i = _first_incomplete_ranking(R)
+    if i is not None:
+        raise ValueError(
+            f"{name} row {i} is {_shown_ranks(R[i].tolist())}, not a permutation of 1..{R.shape[1]}: rows must be "
             "complete rankings (rank vectors, y[j] = position of label j, 1 = best, no ties)"
         )
     return R

@@ -348,18 +348,16 @@ def load_label_ranking(
         raise ValueError(
             f"{path}: the header promises {n_samples} rows of {n_features + n_labels} values, found shape {data.shape}"
         )
-    from ..metrics import _check_rankings
+    from ..metrics import _check_rankings, _first_incomplete_ranking, _shown_ranks
 
     X = np.ascontiguousarray(data[:, :n_features])
     # A bad rank is reported at its line of the file: the rankings' own check counted rows from the
     # first data line and columns from the first rank ("row 2, column 0" was line 4, value 4).
-    complete = np.all(np.sort(data[:, n_features:], axis=1) == np.arange(1, n_labels + 1), axis=1)
-    if not complete.all():
-        i = int(np.flatnonzero(~complete)[0])
+    i = _first_incomplete_ranking(data[:, n_features:])
+    if i is not None:
         ranks = [int(v) if v.is_integer() else v for v in data[i, n_features:].tolist()]
-        shown = str(ranks) if len(ranks) <= 12 else f"[{', '.join(map(str, ranks[:10]))}, … ({len(ranks)} ranks)]"
         raise ValueError(
-            f"{path}: line {line_numbers[i]}: the ranks {shown} (its last {n_labels} values) are not a "
+            f"{path}: line {line_numbers[i]}: the ranks {_shown_ranks(ranks)} (its last {n_labels} values) are not a "
             f"permutation of 1..{n_labels}: each row must rank every label (position of label j, 1 = best, no ties)"
         )
     try:
