@@ -425,8 +425,8 @@ def _refuse_a_thin_address_space() -> None:
     if resource is None:
         return
     limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-    mapped = _mapped_bytes()
-    if limit == resource.RLIM_INFINITY or mapped is None:
+    mapped = None if limit == resource.RLIM_INFINITY else _mapped_bytes()  # unlimited: nothing to read
+    if mapped is None:
         return
     threads = _go_threads()
     need = _RUNTIME_ADDRESS_SPACE + threads * _RUNTIME_ADDRESS_SPACE_PER_THREAD
