@@ -439,7 +439,7 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 		des, mu := des.centred(p.Weight)
 		W := md.warmCoef(opt, k, d)
 		xmat.ShiftIntercept(W, mu, 1)
-		ln := &linearSGD{p: p, des: des, W: W}
+		ln := newLinearSGD(p, des, W)
 		run := newSGDRun(p, ln, float64(des.samples()), warmSteps(opt, W), opt)
 		md.Result, err = run.fit(ln, opt, false)
 		md.Coef, md.Steps = ln.result(), run.steps

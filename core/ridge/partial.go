@@ -172,10 +172,10 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		if prev != nil && prev.Coef != nil {
 			W.Copy(prev.Coef)
 		}
-		ln := &linearSGD{p: p, des: des, W: W}
+		ln := newLinearSGD(p, des, W)
 		run := newSGDRun(p, ln, float64(md.Seen), prevSteps, &opt)
 		md.Result, err = run.pass(ln, &opt)
-		md.Coef, md.Steps = W, run.steps
+		md.Coef, md.Steps = ln.result(), run.steps
 	default:
 		return nil, fmt.Errorf("partial_fit has no solver %v", opt.Solver) // CheckPartialFit refused it
 	}
