@@ -204,7 +204,7 @@ func defaults[O any](table []param[O], opt *O) {
 
 // ridgeParams are StructuredRidge's parameters (cp_ridge_fit, cp_ridge_partial_fit).
 var ridgeParams = int32Bounded([]param[ridge.Options]{
-	{Name: "alpha", Type: typeReal, Default: 1.0, Low: ptr(0), High: ptr(check.MaxAlpha), Closed: "right",
+	{Name: "alpha", Type: typeReal, Default: 1.0, Low: ptr(check.MinAlpha), High: ptr(check.MaxAlpha), Closed: "both",
 		Doc: "regularisation strength, the weight of the penalty ‖W‖² (or ‖f‖² of the kernel expansion)",
 		set: func(o *ridge.Options, v paramValue) error { o.Alpha = v.f; return nil }},
 	{Name: "kernel", Type: typeEnum, Default: "linear", Options: kernel.KindNames(),
@@ -272,7 +272,7 @@ var probSamplers = []string{"auto", "exact", "cftp", "metropolis", "local", "mix
 // probParams are ProbabilisticStructured's parameters (cp_prob_fit). The sampler keys burn_in,
 // thinning and n_chains, the solver and Adam's batch_size are internal: Go callers and tests set them.
 var probParams = int32Bounded([]param[prob.Options]{
-	{Name: "alpha", Type: typeReal, Default: nil, None: true, NoneSentinel: ptr(0), Low: ptr(0), High: ptr(check.MaxAlpha), Closed: "right",
+	{Name: "alpha", Type: typeReal, Default: nil, None: true, NoneSentinel: ptr(0), Low: ptr(check.MinAlpha), High: ptr(check.MaxAlpha), Closed: "both",
 		Doc: "regularisation strength λ, the weight of ‖W‖² against the mean negative log-likelihood; None: 1/(2·Σ sample weights) (1/Σ on two classes), the objective of scikit-learn's LogisticRegression at C = 1",
 		set: func(o *prob.Options, v paramValue) error { o.Alpha = v.f; return nil }},
 	{Name: "fit_intercept", Type: typeBool, Default: true,

@@ -307,6 +307,73 @@ def test_metrics_refuse_dates_and_durations():
         metrics.policy_cosine(np.ones((3, 3)).astype("m8[s]"), np.ones((3, 3)))
 
 
+@pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured])
+def test_dates_and_durations_in_X_are_refused_by_column(estimator):
+    """A datetime64[D] X was read as days and the same dates as datetime64[s] as seconds: a model
+    fitted on one predicted the other with other features and no warning (probe DL)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    dates = np.datetime64("2020-01-01") + rng.integers(0, 1000, size=(30, 1)).astype("m8[D]")
+    y = np.arange(30) % 2
+    frame = pd.DataFrame({"x": rng.normal(size=30), "when": dates.ravel()})
+    for X, where in (
+        (dates, r"X has dtype datetime64\[D\]"),
+        (dates - dates.min(), r"X has dtype timedelta64\[D\]"),
+        (frame, r"X column 'when' has dtype datetime64"),
+        (frame.assign(when=frame["when"].dt.tz_localize("UTC")), r"X column 'when' has dtype datetime64\[.*, UTC\]"),
+        (frame.assign(when=frame["when"].dt.to_period("M")), r"X column 'when' has dtype period\[M\]"),
+    ):
+        with pytest.raises(ValueError, match=rf"^{where}.*: dates, times and durations are not features"):
+            estimator(space="multiclass").fit(X, y)
+    model = estimator(space="multiclass").fit(frame[["x"]].to_numpy(), y)
+    with pytest.raises(ValueError, match=r"^X has dtype datetime64"):
+        model.predict(dates)
+
+
+def test_X_that_is_no_array_of_numbers_is_named():
+    """scikit-learn's float() of a generator, a dict or an int beyond float64 named neither X nor
+    what to pass (probe DL)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    y = np.arange(20) % 2
+    model = StructuredRidge(space="multiclass").fit(X, y)
+    with pytest.raises(TypeError, match=r"^X must be an array of rows \(2-D\), got a generator; pass np.asarray"):
+        StructuredRidge(space="multiclass").fit((row for row in X), y)
+    with pytest.raises(TypeError, match=r"^X must be an array of rows \(2-D\), got a dict; pass pandas.DataFrame"):
+        model.predict({"a": X[:, 0], "b": X[:, 1]})
+    with pytest.raises(TypeError, match=r"^X must hold real numbers: float\(\) argument .* not 'iterator'"):
+        StructuredRidge(space="multiclass").fit([iter(row) for row in X], y)
+    with pytest.raises(OverflowError, match="^X must hold real numbers: int too large to convert to float"):
+        StructuredRidge(space="multiclass").fit(np.array([[10**400, 1]] + [[1, 1]] * 19, dtype=object), y)
+
+
+@pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured])
+def test_class_labels_are_read_one_way_and_missing_ones_named(estimator):
+    """Integer labels in an object array (a pandas column after dropna) were "not class labels" to
+    fit, "not comparable" to score and taken by partial_fit; a missing label was scikit-learn's
+    "Input contains NaN" or pandas' "boolean value of NA is ambiguous" (probe DL)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.arange(30) % 3
+    expected = estimator(space="multiclass").fit(X, y)
+    model = estimator(space="multiclass").fit(X, y.astype(object))
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2])
+    np.testing.assert_array_equal(model.predict(X), expected.predict(X))
+    assert model.score(X, pd.Series(y).astype(object)) == expected.score(X, y)
+    strings = pd.Series(y.astype(str)).astype("string")
+    strings[4] = pd.NA
+    labels = y.astype(object)
+    labels[7] = np.nan
+    for bad, shown, row in ((strings, "<NA>", 4), (labels, "nan", 7), (pd.Series(labels).astype("category"), "nan", 7)):
+        for call in (estimator(space="multiclass").fit, expected.score):
+            with pytest.raises(ValueError, match=rf"^y holds a missing class label \({shown}\) at row {row}: drop"):
+                call(X, bad)
+    if hasattr(estimator, "partial_fit"):
+        with pytest.raises(ValueError, match=r"^y holds a missing class label \(<NA>\) at row 4"):
+            estimator(space="multiclass").partial_fit(X, strings, classes=["0", "1", "2"])
+
+
 def test_python_integers_beyond_int64_are_named_by_value():
     # NumPy holds 2**70 in no integer dtype: the object (or float) array it made was refused as
     # "got dtype object", or a parent array as not an integer array (probe CE)

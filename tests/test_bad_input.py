@@ -80,9 +80,11 @@ def test_non_finite_Y(data, value):
     X, Y, y = data
     with pytest.raises(ValueError, match="NaN|infinity"):
         StructuredRidge().fit(X, _with(Y, (4, 1), value))
-    with pytest.raises(ValueError, match="NaN|infinity"):
+    # a NaN class label is a missing one, named with its row (probe DL)
+    label = r"^y holds a missing class label \(nan\) at row 4" if np.isnan(value) else "NaN|infinity"
+    with pytest.raises(ValueError, match=label):
         StructuredRidge(space="multiclass").fit(X, _with(y, 4, value))
-    with pytest.raises(ValueError, match="NaN|infinity"):
+    with pytest.raises(ValueError, match="NaN|infinity"):  # a Multiclass object's ids are structures
         StructuredRidge(space=spaces.Multiclass(3)).fit(X, _with(y, 4, value))
 
 
@@ -202,6 +204,9 @@ def test_lists_are_accepted(data):
     [
         ({"alpha": -1.0}, "alpha"),
         ({"alpha": 0.0}, "alpha"),
+        # subnormal: linear CG on X near 1e-155 at alpha 1e-310 fitted an intercept-only model (probe DJ)
+        ({"alpha": 1e-310}, r"alpha.*range \[2.2250738585072014e-308"),
+        ({"alpha": 5e-324}, "alpha"),
         ({"kernel": "sigmoid"}, "kernel"),
         ({"space": "rankings"}, "space"),
         ({"gamma": -0.5}, "gamma"),
@@ -215,6 +220,9 @@ def test_bad_parameters(data, params, match):
     X, Y, _ = data
     with pytest.raises(ValueError, match=match):
         StructuredRidge(**params).fit(X, Y)
+    if "alpha" in params:
+        with pytest.raises(ValueError, match=match):
+            ProbabilisticStructured(**params).fit(X, Y)
 
 
 def test_bad_sample_weight(data):
@@ -807,6 +815,8 @@ def test_targets_too_narrow_for_the_named_space_are_named():
 def test_class_labels_that_cannot_be_sorted_or_nan_classes_are_named():
     X = np.random.default_rng(0).normal(size=(40, 3))
     with pytest.raises(ValueError, match="^y holds class labels that cannot be sorted together"):
+        StructuredRidge(space="multiclass").fit(X, np.array(["a", 1] * 20, dtype=object))
+    with pytest.raises(ValueError, match=r"^y holds a missing class label \(None\) at row 1"):
         StructuredRidge(space="multiclass").fit(X, np.array(["a", None] * 20, dtype=object))
     # NaN among the declared classes made a class of its own
     with pytest.raises(ValueError, match="^classes must be 1-D real or string labels without NaN"):

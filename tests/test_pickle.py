@@ -170,6 +170,62 @@ def test_coefficients_are_read_only(multilabel_data, estimator):
 
 
 @pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured])
+def test_fitted_state_beside_the_model_is_read_only(estimator):
+    """A live edit of space_ or classes_ on a fitted estimator made predictions of another model:
+    a Permutations model with space_ = Multiclass(3) returned class ids, a reversed classes_
+    relabelled every prediction, classes_[0] = 5 in place likewise (probe DK). Setting, deleting
+    and editing them in place are refused; a refit and a pickle round trip still work."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.arange(30) % 3
+    model = estimator(space="multiclass").fit(X, y)
+    predicted = model.predict(X)
+    edits = {
+        "space_": spaces.Permutations(4),
+        "classes_": model.classes_[::-1].copy(),
+        "sparse_output_": True,
+        "n_features_in_": "3",
+    }
+    for name, value in edits.items():
+        with pytest.raises(AttributeError, match=f"{name} is part of the fitted model of this {estimator.__name__}"):
+            setattr(model, name, value)
+        with pytest.raises(AttributeError, match=f"{name} is part of the fitted model"):
+            delattr(model, name)
+    with pytest.raises(ValueError, match="read-only"):
+        model.classes_[0] = 5
+    np.testing.assert_array_equal(model.predict(X), predicted)
+    assert not pickle.loads(pickle.dumps(model)).classes_.flags.writeable
+    model.fit(X, (y + 1) % 3)  # a refit replaces them
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2])
+    model.set_params(space=spaces.Permutations(3))
+    model.fit(X, np.argsort(X, axis=1) + 1)
+    assert isinstance(model.space_, spaces.Permutations)
+
+
+def test_callable_kernel_training_inputs_are_read_only_and_checked_in_pickles():
+    """X_fit_ of an exact callable-kernel model is read-only like the model's arrays, and a pickle
+    whose Nyström map holds NaN is refused as altered (it was blamed on the user's X at predict)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(25, 3))
+    Y = (X > 0).astype(int)
+    exact = StructuredRidge(kernel=_linear_kernel).fit(X, Y)
+    with pytest.raises(ValueError, match="read-only"):
+        exact.X_fit_[0, 0] = 1.0
+    with pytest.raises(AttributeError, match="X_fit_ is part of the fitted model"):
+        exact.X_fit_ = exact.X_fit_[:-1]
+    state = StructuredRidge(kernel=_linear_kernel, n_components=10).fit(X, Y).__getstate__()
+    kernel = copy.copy(state["_callable"])
+    kernel.projection = kernel.projection * np.nan
+    state["_callable"] = kernel
+    with pytest.raises(ValueError, match="Nyström map hold values that are not finite float64; the pickle was altered"):
+        StructuredRidge.__new__(StructuredRidge).__setstate__(state)
+
+
+def _linear_kernel(A, B):
+    return A @ B.T
+
+
+@pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured])
 def test_core_handles_copy_and_pickle_without_a_second_owner(estimator):
     """copy.copy and pickle of a ``_core.Model`` made a second owner of its Go handle, whose
     ``__del__`` freed it under the first (probe CQ): a copy is now the object itself, a pickle its

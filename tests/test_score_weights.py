@@ -69,7 +69,7 @@ def test_multiclass_score_counts_an_unseen_label_as_a_miss():
     truth = np.array(["c", *pred[1:]])
     assert model.score(X[:4], truth) == pytest.approx(0.75)
     numeric = StructuredRidge(space="multiclass").fit(X, np.arange(30) % 2)
-    with pytest.raises(ValueError, match=r"y row 1 holds nan, which cannot be one of the classes"):
+    with pytest.raises(ValueError, match=r"^y holds a missing class label \(nan\) at row 1"):
         numeric.score(X[:3], [0.0, np.nan, 1.0])
     with pytest.raises(ValueError, match=r"y row 0 holds 0.5"):
         numeric.score(X[:3], [0.5, 1.0, 1.0])

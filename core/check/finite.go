@@ -198,11 +198,29 @@ func finiteSquares(row []float64) bool {
 // stay finite (2α overflowed at alpha = 1e308, and ∞·0 made the gradient NaN).
 const MaxAlpha = math.MaxFloat64 / 4
 
-// Alpha is the one rule for the regularisation strength of both estimators: a positive number at
-// most MaxAlpha.
-func Alpha(alpha float64) error {
+// MinAlpha is the smallest regularisation strength alpha, the smallest normal float64: the
+// solvers' products with a subnormal alpha lose their digits, and linear CG at alpha = 1e-310 on
+// inputs near 1e-155 (the well-posed problem at alpha = 1 and inputs near 1, rescaled) returned an
+// intercept-only model without a warning, or an overflow error that blamed X (probe DJ).
+const MinAlpha = 0x1p-1022
+
+// ScaledAlpha is the range of an alpha the solvers derive, alpha over the scale of the sample
+// weights or ProbabilisticStructured's default from their sum: positive and at most MaxAlpha. It
+// acts against weights scaled with it, where a subnormal value is no loss; a user's alpha obeys
+// Alpha.
+func ScaledAlpha(alpha float64) error {
 	if !(alpha > 0) || !(alpha <= MaxAlpha) {
 		return fmt.Errorf("alpha must be a positive number at most %.3g, got %v", MaxAlpha, alpha)
+	}
+	return nil
+}
+
+// Alpha is the one rule for the regularisation strength a user sets, in both estimators: a number
+// from MinAlpha to MaxAlpha.
+func Alpha(alpha float64) error {
+	if !(alpha >= MinAlpha) || !(alpha <= MaxAlpha) {
+		return fmt.Errorf("alpha must be a positive number from %.3g (the smallest normal float64: products with a "+
+			"smaller one lose their digits; rescale X by c and alpha by c² to reach it) to %.3g, got %v", MinAlpha, MaxAlpha, alpha)
 	}
 	return nil
 }

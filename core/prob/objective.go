@@ -118,7 +118,7 @@ func newProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64, la
 		}
 		weights = scaled
 	}
-	if err := check.Alpha(lambda); err != nil { // after the data: the default λ is derived from it
+	if err := check.ScaledAlpha(lambda); err != nil { // after the data: the default λ is derived from it
 		return nil, err
 	}
 	d := sp.Dim()

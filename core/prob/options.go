@@ -130,11 +130,11 @@ func defaultAlphaScale(sp space.Space) (c float64, formula string) {
 }
 
 // defaultAlpha is DefaultAlpha, refused naming the sample weights when it leaves the range of
-// check.Alpha (weights summing to less than about 1e-308): the error used to blame alpha, which
+// check.ScaledAlpha (weights summing to less than about 1e-308): the error used to blame alpha, which
 // the user never set.
 func defaultAlpha(sp space.Space, weights []float64, m int) (float64, error) {
 	alpha := DefaultAlpha(sp, weights, m)
-	if err := check.Alpha(alpha); err != nil {
+	if err := check.ScaledAlpha(alpha); err != nil {
 		way := "up" // a sum below about 1e-308
 		if alpha == 0 {
 			way = "down" // the sum overflowed

@@ -83,10 +83,21 @@ func TestExtremeAlphaSolves(t *testing.T) {
 			}
 		}
 	}
+	// Below check.MinAlpha alpha is subnormal: linear CG at 1e-310 on inputs near 1e-155 returned an
+	// intercept-only model (probe DJ). Both ends are refused naming alpha, by every solver.
+	for _, alpha := range []float64{1e308, 1e-310, math.SmallestNonzeroFloat64, math.Nextafter(check.MinAlpha, 0)} {
+		for _, solver := range []Solver{Exact, CG, SGD} {
+			opt := baseOptions()
+			opt.Alpha, opt.Solver = alpha, solver
+			if _, err := Fit(sp, X, 20, 3, ys, nil, opt); err == nil || !strings.Contains(err.Error(), "alpha must be a positive number from") {
+				t.Fatalf("alpha = %g, %v: %v, want an error naming alpha", alpha, solver, err)
+			}
+		}
+	}
 	opt := baseOptions()
-	opt.Alpha, opt.Solver = 1e308, Exact
-	if _, err := Fit(sp, X, 20, 3, ys, nil, opt); err == nil || !strings.Contains(err.Error(), "alpha must be a positive number at most") {
-		t.Fatalf("alpha = 1e308: %v, want an error naming alpha", err)
+	opt.Alpha, opt.Solver = check.MinAlpha, CG
+	if _, err := Fit(sp, X, 20, 3, ys, nil, opt); err != nil {
+		t.Fatalf("alpha = check.MinAlpha: %v", err)
 	}
 }
 

@@ -306,7 +306,7 @@ func checkKernelWeightScale(weights []float64, opt *Options) error {
 		return nil
 	}
 	top := floats.Max(weights)
-	if !(top >= minLargestWeight) || math.IsInf(top, 0) || check.Alpha(opt.Alpha/top) == nil {
+	if !(top >= minLargestWeight) || math.IsInf(top, 0) || check.ScaledAlpha(opt.Alpha/top) == nil {
 		return nil // sampleWeights names what is wrong with them
 	}
 	return fmt.Errorf("sample_weight's largest value is %.3g: against alpha = %g the penalty is %.3g times "+

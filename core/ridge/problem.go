@@ -182,7 +182,7 @@ func newProblem(sp space.Space, ys []int64, m int, weights []float64, alpha floa
 // optimum, and linear CG at 1e300 ran 1,000 iterations where it takes 48 at 1 (probe BA). It
 // returns p, opt and 1 where sigma is 1 or would take α out of its range.
 func scaledWeights(p *Problem, opt *Options, sigma float64) (*Problem, *Options, float64) {
-	if sigma == 1 || !(sigma > 0) || math.IsInf(sigma, 0) || check.Alpha(p.Alpha/sigma) != nil {
+	if sigma == 1 || !(sigma > 0) || math.IsInf(sigma, 0) || check.ScaledAlpha(p.Alpha/sigma) != nil {
 		return p, opt, 1
 	}
 	q := *p

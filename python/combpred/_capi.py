@@ -848,6 +848,27 @@ def check_unmasked(a: Any, name: str) -> None:
         )
 
 
+def check_not_dates(a: Any, name: str) -> None:
+    """Refuse dates, times and durations (NumPy datetime64/timedelta64, pandas' datetime, period and
+    interval columns, Arrow timestamps) in ``a``, naming ``name`` and the column: scikit-learn's
+    checks read a datetime64[D] column as days and the same dates as datetime64[s] as seconds, so
+    a model fitted on one predicted the other's dates with other features and no warning (probe DL)."""
+    dtypes = getattr(a, "dtypes", None)
+    columns = getattr(a, "columns", None)
+    if columns is not None and dtypes is not None and hasattr(dtypes, "__iter__"):
+        pairs = list(zip(columns, dtypes, strict=False))
+    else:
+        pairs = [(None, getattr(a, "dtype", None))]
+    for column, dtype in pairs:
+        if getattr(dtype, "kind", "") in ("M", "m") or str(dtype).startswith(("period", "interval")):
+            where = f" column {column!r}" if column is not None else ""
+            raise ValueError(
+                f"{name}{where} has dtype {dtype}: dates, times and durations are not features combpred reads "
+                "(their numbers depend on the unit); convert them to numbers first, for example days since a "
+                "date, (t - t0) / np.timedelta64(1, 'D'), or calendar features"
+            )
+
+
 def _has_categorical_columns(a: Any) -> bool:
     """Whether ``a`` is a pandas DataFrame with a categorical column, which ``as_array`` reads column
     by column as ``np.asarray`` reads a categorical Series: as its categories' values."""

@@ -10,7 +10,7 @@ import numbers
 import sys
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -39,11 +39,24 @@ def validate_data(estimator: Any, X: Any, y: Any = "no_validation", **kwargs: An
     other than 0 (:func:`_capi.check_pandas_fill_values`: its conversion raised pandas' words)."""
     _capi.check_unmasked(X, "X")
     _capi.check_unmasked(y, "y")
+    _capi.check_not_dates(X, "X")
     if _capi.is_pandas_sparse(X):
         _capi.check_pandas_fill_values(X, "X")
-    if isinstance(y, str) and y == "no_validation":
-        return _sklearn_validate_data(estimator, X, **kwargs)
-    return _sklearn_validate_data(estimator, X, y, **kwargs)
+    if isinstance(X, Iterator | Mapping) and not _capi.is_sparse(X):  # a DOK matrix is a Mapping
+        # scikit-learn's float() of the whole object named neither X nor what to pass (probe DL)
+        fix = "pandas.DataFrame(X)" if isinstance(X, Mapping) else "np.asarray(list(X))"
+        raise TypeError(f"X must be an array of rows (2-D), got a {type(X).__name__}; pass {fix}")
+    try:
+        if isinstance(y, str) and y == "no_validation":
+            return _sklearn_validate_data(estimator, X, **kwargs)
+        return _sklearn_validate_data(estimator, X, y, **kwargs)
+    except (TypeError, OverflowError) as exc:
+        # float() of an entry that is no real number (an iterator, a Period, an int beyond float64):
+        # the targets are numbers or labels by now, so the entry is X's
+        text = str(exc)
+        if not (text.startswith("float() argument") or "too large to convert to float" in text):
+            raise
+        raise type(exc)(f"X must hold real numbers: {text}") from None
 
 
 def _check_fitted(estimator: Any) -> None:
@@ -90,11 +103,39 @@ class _Fitted(NamedTuple):
         return self.model.width
 
 
-def class_label_vector(y: Any, name: str) -> np.ndarray:
-    """The 1-D class labels a multi-class model scores, from a 1-D array or one column."""
+def class_label_values(y: Any, name: str) -> np.ndarray:
+    """Class labels as an array read the one way fit, partial_fit and score read them: an object
+    array of real numbers (a pandas column after ``dropna``) as those numbers, and a missing label
+    (NaN, None, pd.NA) refused naming ``name`` and the row. Integers in an object array were "not
+    class labels" to fit, "not comparable" to score and taken by partial_fit; a missing label was
+    scikit-learn's "Input contains NaN" or pandas' "boolean value of NA is ambiguous" (probe DL)."""
     if _capi.is_sparse(y):  # else numpy saw a 0-d object array
         raise ValueError(f"{name} must be 1-D class labels, not a sparse matrix")
-    y = np.asarray(y)
+    y = _capi.numeric_objects(_capi.as_array(y, name))
+    if y.dtype == object:
+        missing = np.fromiter((_is_missing_label(v) for v in y.flat), bool, count=y.size).reshape(y.shape)
+    elif y.dtype.kind == "f":
+        missing = np.isnan(y)
+    else:
+        return y
+    if missing.any():
+        label = y[np.unravel_index(int(np.argmax(missing)), y.shape)]
+        label = label.item() if isinstance(label, np.generic) else label
+        raise ValueError(
+            f"{name} holds a missing class label ({label!r}){_capi._first_at(missing)}: drop its rows, or give "
+            "the missing ones a label of their own"
+        )
+    return y
+
+
+def _is_missing_label(value: Any) -> bool:
+    """Whether one object of a label array stands for a missing value: None, pandas' NA, a NaN."""
+    return value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and value != value)
+
+
+def class_label_vector(y: Any, name: str) -> np.ndarray:
+    """The 1-D class labels a multi-class model scores, from a 1-D array or one column."""
+    y = class_label_values(y, name)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if y.ndim != 1 or np.iscomplexobj(y):
@@ -521,7 +562,9 @@ class StructuredEstimator(BaseEstimator):
         as a numeric array (``_structure_targets``), as fit, partial_fit and score read them."""
         y = _capi.scipy_if_pandas_sparse(y)
         if not _capi.is_sparse(y):
-            return y if self._is_multiclass() else self._structure_targets(y)
+            if not self._is_multiclass():
+                return self._structure_targets(y)
+            return y if y is None else class_label_values(y, "y")  # None: scikit-learn's "requires y" follows
         if self.space == "multiclass" or isinstance(self.space, _spaces.Multiclass):
             raise ValueError(f"space={self.space!r} takes 1-D class labels or node ids, not a sparse matrix")
         return _spaces._densify_targets(y, "y")
@@ -572,6 +615,7 @@ class StructuredEstimator(BaseEstimator):
         ``fitted`` ones given (``space_``, ``classes_``, ...) in one step: a Ctrl-C, or another
         thread reading the estimator, finds the state before or after, never a mix of two models."""
         state = {**fitted, **self._model_attributes(model, fitted), "_model_obj": model}
+        _freeze_arrays(state)
         # One call into C, which runs no Python code (no signal handler, no other thread) as long as
         # no value it replaces is freed with a __del__: a fit has reset the estimator, and a
         # partial_fit still holds the previous model.
@@ -639,13 +683,32 @@ class StructuredEstimator(BaseEstimator):
     # new array set, changed no prediction and was lost in a pickle (probe AW). The arrays are
     # read-only, and setting them is refused.
     _MODEL_ARRAYS = frozenset({"coef_", "intercept_"})
+    # What a prediction reads beside the model: its space, class labels and output layout, the
+    # training inputs of a callable kernel, and what X must look like. Set or deleted on a fitted
+    # estimator they made another model's predictions: a Permutations model with space_ set to
+    # Multiclass(3) returned class ids, and a reordered classes_ relabelled every prediction, where
+    # the pickle check refused both edits (probe DK). Read-only, like the model's arrays.
+    _FITTED_STATE = frozenset({"space_", "classes_", "sparse_output_", "X_fit_", "n_features_in_", "feature_names_in_"})
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def _refuse_fitted_edit(self, name: str) -> None:
+        """Raise if ``name`` is part of the fitted model and a model is held (a fit forgets it first)."""
         if name in self._MODEL_ARRAYS and self.__sklearn_is_fitted__():
             raise AttributeError(
                 f"{name} is read from the fitted model, which predicts from its own copy: setting it would change no "
                 "prediction; fit again to change the model"
             )
+        if name in self._FITTED_STATE and self.__sklearn_is_fitted__():
+            raise AttributeError(
+                f"{name} is part of the fitted model of this {type(self).__name__}, read-only: predictions read it "
+                "with the model, and another value would make them another model's; fit again to change it"
+            )
+
+    def __delattr__(self, name: str) -> None:
+        self._refuse_fitted_edit(name)
+        super().__delattr__(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._refuse_fitted_edit(name)
         if name in _param_set(type(self)):
             # A parameter set while another thread fits this estimator waits for that fit (or chunk)
             # to end: a fit reads its parameters more than once, and a kernel set between two reads
@@ -663,8 +726,10 @@ class StructuredEstimator(BaseEstimator):
 
     def _reset(self) -> None:
         """Forget a previous fit, so that a fit that fails (or is interrupted) leaves no stale model."""
+        self.__dict__.pop("_model_obj", None)  # first: the fitted attributes are read-only while it is held
+        self.__dict__.pop("_model_bytes", None)
         for key in list(vars(self)):
-            if key in ("_model_obj", "_model_bytes") or (key.endswith("_") and not key.startswith("_")):
+            if key.endswith("_") and not key.startswith("_"):
                 delattr(self, key)
 
     # -- prediction ---------------------------------------------------------------------------
@@ -918,10 +983,21 @@ class StructuredEstimator(BaseEstimator):
             # pickles before 0.2 hold [0, 1], each label's values: partial_fit(classes=labels) then
             # refused the labels' indices that classes_ documents now
             self.__dict__["classes_"] = multilabel_classes(space)
+        _freeze_arrays(self.__dict__)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # warned when it was fitted
             self._set_model(model)
         return model
+
+
+def _freeze_arrays(state: dict[str, Any]) -> None:
+    """Make the fitted arrays beside the model read-only (see ``_FITTED_STATE``): ``classes_[0] = 5``
+    relabelled every prediction in place. Each is the estimator's own array (np.unique's classes, a
+    copy of X), never the caller's."""
+    for key in ("classes_", "X_fit_"):
+        value = state.get(key)
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
 
 
 def _are_sorted_labels(classes: Any) -> bool:

@@ -64,6 +64,12 @@ def _check_partial_classes(classes: Any, space: _spaces.Space, fitted: np.ndarra
     )
 
 
+def _finite_float64(a: Any) -> bool:
+    """Whether ``a`` (dense or scipy.sparse) holds finite float64 values only."""
+    values = a.data if _capi.is_sparse(a) else a
+    return isinstance(values, np.ndarray) and values.dtype == np.float64 and bool(np.isfinite(values).all())
+
+
 def _callable_attributes(fitted: _CallableKernel | None, X: np.ndarray) -> dict[str, Any]:
     """What a model fitted with a callable kernel needs to predict, stored with it: the kernel with
     its parameters, and X_fit_ (the exact model) or the Nyström map's width (none otherwise)."""
@@ -1017,6 +1023,13 @@ class StructuredRidge(StructuredEstimator):
                 f"inconsistent pickle of {type(self).__name__}: its callable kernel's training inputs (X_fit_) or "
                 f"Nyström map do not match n_features_in_={state.get('n_features_in_')!r} and the model bytes' "
                 f"{model.n_features} kernel columns; the pickle was altered"
+            )
+        arrays = (X_fit,) if X_fit is not None else (fitted.projection, fitted.landmarks)
+        if not all(_finite_float64(a) for a in arrays):
+            # a NaN in the map was blamed on the user's X at predict ("X[0, 0] = NaN", probe DK)
+            raise ValueError(
+                f"inconsistent pickle of {type(self).__name__}: its callable kernel's training inputs (X_fit_) or "
+                "Nyström map hold values that are not finite float64; the pickle was altered"
             )
 
     def __setstate__(self, state: dict[str, Any]) -> None:
