@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from combpred import datasets, spaces
 from combpred.datasets import load_hierarchical, load_label_ranking, load_multilabel, read_hmc_arff
-from combpred.datasets._arff import _DECLARATION_BYTES_PER_CHAR
+from combpred.datasets._arff import _DECLARATION_BYTES_PER_CHAR, _TEXT_BYTES_PER_CHAR
 
 
 def _data_dir():
@@ -488,13 +488,16 @@ def test_label_ranking_reader_counts_its_values_against_the_memory_budget(tmp_pa
     width, rows = 500, 200
     (tmp_path / "label_ranking").mkdir()
     path = tmp_path / "label_ranking" / "big.csv"
-    path.write_text(f"{rows},{width - 3},3\n" + ("0," * (width - 3) + "1,2,3\n") * rows)
-    # the lines count a value each, before the document is split (60 MB of blank lines took 700 MB)
-    lines = rows + 1
+    text = f"{rows},{width - 3},3\n" + ("0," * (width - 3) + "1,2,3\n") * rows
+    path.write_text(text)
+    # the lines count a value each and the characters a share of one, before the document is split
+    # (60 MB of blank lines took 700 MB)
+    lines = rows + 1 + -(-len(text) * _TEXT_BYTES_PER_CHAR // 64)
+    tripped = (width * 100 - lines) // width + 1  # the row past the budget
     with combpred.config_context(max_memory=64 * width * 100):  # 100 rows' worth, less the lines'
         with pytest.raises(
             MemoryError,
-            match=rf"^{re.escape(str(path))}, line 101: the values read so far \({lines + width * 100}, 64",
+            match=rf"^{re.escape(str(path))}, line {tripped + 1}: the values read so far \({lines + width * tripped}, 64",
         ):
             load_label_ranking("big", data_home=tmp_path)
     with combpred.config_context(max_memory=64 * (width * rows + lines)):  # exactly the file's worth
@@ -517,7 +520,7 @@ def test_read_arff_counts_its_values_against_the_memory_budget():
     # the declarations count too, a share of the values per character (a nominal one's values), and
     # the lines a value each
     declared = sum(-(-len(f"@attribute a{i} numeric") * _DECLARATION_BYTES_PER_CHAR // 64) for i in range(width))
-    declared += text.count("\n")
+    declared += text.count("\n") + -(-len(text) * _TEXT_BYTES_PER_CHAR // 64)
     tripped = (64 * width * 100 // 64 - declared) // width + 1  # the row past the budget
     with combpred.config_context(max_memory=64 * width * 100):
         with pytest.raises(

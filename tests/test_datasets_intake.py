@@ -25,7 +25,8 @@ from combpred.datasets import (
     read_mulan_arff,
     read_mulan_xml,
 )
-from combpred.datasets._arff import _DECLARATION_BYTES_PER_CHAR
+from combpred.datasets._arff import _DECLARATION_BYTES_PER_CHAR, _TEXT_BYTES_PER_CHAR
+from combpred.datasets._hmc import _VALUES_PER_LABEL
 from scipy import sparse
 
 
@@ -733,11 +734,14 @@ def test_readers_count_the_values_they_hold_against_the_memory_budget():
     # counted first; an HMC row holds its labels too
     def declared(text, per_value):
         lines = [line for line in text.splitlines() if line.lower().startswith("@attribute")]
-        return text.count("\n") + sum(-(-len(line) * _DECLARATION_BYTES_PER_CHAR // per_value) for line in lines)
+        chars = -(-len(text) * _TEXT_BYTES_PER_CHAR // per_value)
+        return (
+            text.count("\n") + chars + sum(-(-len(line) * _DECLARATION_BYTES_PER_CHAR // per_value) for line in lines)
+        )
 
     # (per row: its values, and what it holds after them, the HMC row's label)
     for reader, text, per_value, values, after, first_row in (
-        (read_hmc_arff, hmc, 48, width, 1, 5),
+        (read_hmc_arff, hmc, 48, width, _VALUES_PER_LABEL, 5),
         (lambda t: read_mulan_arff(t, ["L"]), mulan, 64, width + 1, 0, 5),
     ):
         header = declared(text, per_value)
@@ -790,6 +794,35 @@ def test_long_numeric_path_codes_are_ordered_without_int():
     names, parent = datasets._taxonomy([long, "10", "2", "010", f"{long}/1", "02"])
     assert names == ["root", "02", "2", "010", "10", long, f"{long}/1"]
     assert parent[names.index(f"{long}/1")] == names.index(long)
+
+
+def test_taxonomy_preorder_is_the_natural_sort_of_the_paths():
+    """The taxonomy is walked from each node's children, keyed by their last component, where it
+    was sorted by a key of every component of every path (1.24 GB for a 30 MB chain of 5,500 levels,
+    in one C call Ctrl-C waited 1.8 s for; probe DM). The order is the sort's, on random trees."""
+
+    def component(c):
+        digits = c.lstrip("0")
+        return (0, len(digits), digits, c) if c.isascii() and c.isdigit() else (1, 0, "", c)
+
+    rng = np.random.default_rng(3)
+    codes = ["1", "01", "2", "10", "a", "b", "²", "003"]
+    for _ in range(40):
+        paths: list[str] = []
+        for _ in range(int(rng.integers(1, 40))):
+            parent = paths[int(rng.integers(len(paths)))] + "/" if paths and rng.random() < 0.7 else ""
+            path = parent + codes[int(rng.integers(len(codes)))]
+            if path not in paths:
+                paths.append(path)
+        names, parent_ids = datasets._taxonomy(paths)
+        assert names == ["root", *sorted(paths, key=lambda p: tuple(component(c) for c in p.split("/")))]
+        for i, path in enumerate(names[1:], 1):
+            prefix = path.rpartition("/")[0]
+            assert parent_ids[i] == (names.index(prefix) if prefix else 0)
+    chain = ["/".join(["1"] * depth) for depth in range(1, 3001)]
+    names, parent_ids = datasets._taxonomy(chain[::-1])
+    assert names[1:] == chain
+    np.testing.assert_array_equal(parent_ids, np.arange(-1, 3000))
 
 
 def test_readers_count_lines_labels_and_fields_before_they_split_them():

@@ -533,3 +533,16 @@ def test_a_budget_change_warns_while_reused_loky_workers_keep_the_old_one():
     assert len(told) == 1 and "shutdown(wait=True)" in told[0], told
     assert ran == "ran"  # what the warning tells: those workers keep the default budget
     assert out["after the shutdown"] == [[], "MemoryError"]
+
+
+def test_a_copy_of_an_argument_is_named_as_its_copy():
+    """A broadcast U that decode must copy to a contiguous float64 array was refused as "U: an
+    output of shape (2000, 10000)", where decode's output is one value a row (probe DM)."""
+    sp = spaces.HierarchyPaths(np.r_[-1, np.zeros(999, dtype=np.int64)])
+    U = np.broadcast_to(np.linspace(0, 1, 1000), (2000, 1000))
+    with combpred.config_context(max_memory=10**7):
+        for method in (sp.decode, sp.max_margins):
+            with pytest.raises(
+                MemoryError, match=r"^U: its contiguous float64 copy of shape \(2000, 1000\): needs 16.0 MB"
+            ):
+                method(U)

@@ -907,8 +907,12 @@ def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
     if a.dtype == dtype and a.flags.c_contiguous and a.flags.aligned:
         return a
     # The copy is sized by the caller's array (a broadcast view can stand for terabytes): check it
-    # against the budget first, so that it fails naming the argument.
-    check_output(a.shape, name)
+    # against the budget first, so that it fails naming the argument, and the copy, not an output
+    # (decode's output is one value a row, probe DM).
+    size = 8
+    for n in a.shape:
+        size *= max(int(n), 0)
+    check_bytes(size, f"{name}: its contiguous {dtype} copy of shape {tuple(a.shape)}")
     return np.require(a, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
 
 
