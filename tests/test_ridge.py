@@ -446,6 +446,32 @@ def test_auto_runs_cg_where_the_normal_equations_cannot_be_solved():
     np.testing.assert_array_equal(auto.coef_, cg.coef_)
 
 
+def test_kernel_cg_warns_where_the_kernel_scale_against_alpha_is_beyond_float64():
+    """At poly degree 50 (K up to 1e50, alpha 1) kernel CG returned scores of 12.5 where the
+    optimum's are 0.5, reporting a relative gradient of 1e-15 without a word (probe DJ): its
+    gradient K·ρ is blind to the directions the penalty decides. The fit now warns; degree 3 and a
+    precomputed K of the same scale do not, and the exact solver refuses the system itself."""
+    from combpred.exceptions import PrecisionWarning
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(12, 3))
+    sp = spaces.Multilabel(3)
+    Y = sp.enumerate()[np.random.default_rng(2).integers(0, 8, 12)]
+    poly = {"kernel": "poly", "gamma": 1.0, "coef0": 1.0, "alpha": 1.0, "fit_intercept": False}
+    for model, inputs in (
+        (StructuredRidge(space=sp, degree=50, **poly), X),
+        (StructuredRidge(space=sp, kernel="precomputed", fit_intercept=False), (X @ X.T + 1) ** 50),
+        (StructuredRidge(space=sp, kernel="rbf", alpha=1e-17), X),
+    ):
+        with pytest.warns(PrecisionWarning, match=r"scale against alpha is beyond float64's precision"):
+            model.fit(inputs, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrecisionWarning)
+        StructuredRidge(space=sp, degree=3, **poly).fit(X, Y)
+        StructuredRidge(space=sp, kernel="precomputed", fit_intercept=False).fit((X @ X.T + 1) ** 3, Y)
+        StructuredRidge(space=sp, kernel="rbf", alpha=1e-8).fit(X, Y)
+
+
 def test_rbf_kernel_warns_where_its_values_lose_precision():
     # ‖a‖² + ‖b‖² − 2⟨a, b⟩ (as scikit-learn computes it) cancels for inputs far from the origin: X + 1e7
     # moved the scores by 0.23, and gamma = 1e20 rounded k(x, x) to 0, without a word (probe CG)

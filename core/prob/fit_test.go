@@ -412,3 +412,23 @@ func TestFitNamesBadWeightsAndEmptyData(t *testing.T) {
 		t.Errorf("no rows: %v", err)
 	}
 }
+
+// A trial step whose scores overflow is a step too long: on X near 1e-300 without an intercept
+// (W* ≈ 1e-300) L-BFGS's first step of unit length stopped the fit with "row 0: score u[0] = NaN",
+// an error that blamed the inputs (probe DJ). The fits now end near W = 0.
+func TestLBFGSTrialStepsThatOverflowBacktrack(t *testing.T) {
+	for _, sp := range []space.Space{mustSpace(t, "multiclass", 3), mustSpace(t, "permutations", 4)} {
+		X, ys := syntheticData(t, sp, 12, 3, 1, 5)
+		for i := range X {
+			X[i] *= 1e-300
+		}
+		opt := Options{Tol: 1e-6, MaxIter: 200, Alpha: 1, Solver: SolverLBFGS}
+		md, err := Fit(sp, X, 12, 3, ys, nil, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", sp.Kind(), err)
+		}
+		if top := floats.Max(md.Coef.RawMatrix().Data); !(math.Abs(top) < 1e-250) {
+			t.Errorf("%s: coefficients up to %g, want about 1e-300", sp.Kind(), top)
+		}
+	}
+}

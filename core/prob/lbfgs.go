@@ -97,7 +97,13 @@ func minimizeLBFGS(x []float64, eval func(x, g []float64) (float64, error), maxI
 				xn[i] = x[i] + step*d[i]
 			}
 			if fn, err = eval(xn, gn); err != nil {
-				return it, err
+				if !errors.Is(err, errScoresNotFinite) && !errors.Is(err, errScoresOutOfRange) {
+					return it, err
+				}
+				// A trial point whose scores overflow is a step too long, not an error of the
+				// inputs, which gave finite scores at x: on X near 1e-300 without an intercept the
+				// fit stopped at its first step with "row 0: score u[0] = NaN" (probe DJ).
+				fn = math.Inf(1)
 			}
 			if fn <= f+1e-4*step*gd {
 				accepted = true

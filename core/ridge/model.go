@@ -632,10 +632,53 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 		md.Result, err = solveKernelExact(p, K, kScale, md.Dual, opt)
 	} else {
 		md.Solver = CG
+		md.warnKernelRange(p, K)
 		md.Result, err = solveKernelCGScaled(p, K, kScale, md.Dual, opt)
 	}
 	return err
 }
+
+// warnKernelRange adds a warning to md.Warnings when the curvature of the kernel fit's data term
+// can exceed that of its penalty by more than float64 resolves, κ = tr(K)·max_i s_i‖M_i‖/(2α) >
+// 2⁵², M_i = S + δ_iδ_iᵀ (tr(K) bounds K's largest eigenvalue, and ‖S‖∞ + ‖δ_i‖² bounds ‖M_i‖).
+// Kernel CG then cannot resolve the scores along the directions where the penalty decides them:
+// at poly degree 50 (K up to 1e50, alpha 1) it returned scores of 12.5 where the optimum's are 0.5,
+// reporting a relative gradient of 1e-15 (its gradient, K·ρ, is blind to them; probe DJ). The
+// exact solver refuses such systems through its condition estimate.
+func (md *Model) warnKernelRange(p *Problem, K *mat.Dense) {
+	if p.S == nil || p.Delta == nil {
+		return
+	}
+	m, d := p.dims()
+	var trace float64
+	for i := 0; i < m; i++ {
+		trace += K.At(i, i)
+	}
+	var sNorm float64
+	for a := 0; a < d; a++ {
+		var row float64
+		for b := 0; b < d; b++ {
+			row += math.Abs(p.S.At(a, b))
+		}
+		sNorm = math.Max(sNorm, row)
+	}
+	var curvature float64
+	for i := 0; i < m; i++ {
+		di := p.Delta.RawRowView(i)
+		curvature = math.Max(curvature, p.Weight[i]*(sNorm+floats.Dot(di, di)))
+	}
+	kappa := trace * curvature / (2 * p.Alpha)
+	if !(kappa > 1/kernelRangeEpsilon) {
+		return
+	}
+	md.Warnings = append(md.Warnings, fmt.Sprintf("the kernel matrix's scale against alpha is beyond float64's precision: "+
+		"its data term can curve up to %.2g times as much as the penalty (trace of K %.3g, alpha %g), so the scores the "+
+		"penalty decides may be resolved only to about %.2g of their size; lower the kernel's scale (degree, gamma, coef0, "+
+		"or X's), raise alpha, or use a Nyström map (n_components)", kappa, trace, p.Alpha, kappa*kernelRangeEpsilon))
+}
+
+// kernelRangeEpsilon is float64's unit roundoff, 2⁻⁵², the relative error of one product.
+const kernelRangeEpsilon = 0x1p-52
 
 // predictBlock bounds the q×m kernel block built at prediction time.
 const predictBlock = 1024

@@ -416,8 +416,9 @@ class ProbabilisticStructured(StructuredEstimator):
                 )
                 if n_iter >= self.max_iter
                 else "its line search found no decrease, which more iterations do not change: the problem is too badly "
-                "scaled for double precision (a very large alpha, very large values in X, or X far from 0 without "
-                "an intercept); lower alpha, or centre and rescale X (StandardScaler)"
+                "scaled for double precision (a very large alpha, values in X very large or so small that their "
+                "products underflow, or X far from 0 without an intercept); lower alpha, or centre and rescale X "
+                "(StandardScaler)"
             )
             warnings.warn(
                 f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "

@@ -527,7 +527,8 @@ class StructuredRidge(StructuredEstimator):
 
     def _warn_precision(self) -> None:
         """Issue what the core found wanting in the fit's arithmetic (``PrecisionWarning``: rbf
-        kernel values that lose digits on inputs far from the origin, or at a huge gamma)."""
+        kernel values that lose digits on inputs far from the origin, or at a huge gamma; a kernel
+        matrix whose scale against alpha is beyond what kernel CG resolves)."""
         for message in self._model.info.warnings:
             warnings.warn(message, PrecisionWarning, stacklevel=4)  # the caller of fit, past one_fit_at_a_time
 

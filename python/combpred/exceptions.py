@@ -41,4 +41,9 @@ class PrecisionWarning(UserWarning):
     timestamp, X + 1e7: the scores moved by 0.23) or a huge gamma (k(x, x) came out as 0) give a
     model that differs from the one its kernel defines. Centre X (``StandardScaler``: the rbf kernel
     is translation invariant) or lower gamma. The message states the estimated error.
+
+    Also issued by a kernel fit with ``solver="cg"`` (or ``"auto"``) whose data term can curve more
+    than 2⁵² times as much as its penalty (the trace of the kernel matrix against ``alpha``: a
+    polynomial kernel of high degree, or a tiny ``alpha``): conjugate gradients cannot resolve the
+    scores the penalty decides, and stop with a small gradient away from the optimum.
     """
