@@ -649,19 +649,12 @@ func (md *Model) warnKernelRange(p *Problem, K *mat.Dense) {
 	if p.S == nil || p.Delta == nil {
 		return
 	}
-	m, d := p.dims()
+	m, _ := p.dims()
 	var trace float64
 	for i := 0; i < m; i++ {
 		trace += K.At(i, i)
 	}
-	var sNorm float64
-	for a := 0; a < d; a++ {
-		var row float64
-		for b := 0; b < d; b++ {
-			row += math.Abs(p.S.At(a, b))
-		}
-		sNorm = math.Max(sNorm, row)
-	}
+	sNorm := p.sBound()
 	var curvature float64
 	for i := 0; i < m; i++ {
 		di := p.Delta.RawRowView(i)

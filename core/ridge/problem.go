@@ -43,6 +43,21 @@ type Problem struct {
 }
 
 // dims returns m and d, the shape of Δ.
+// sBound is the ∞-norm of S (p.S must be held), which bounds its largest eigenvalue: the
+// curvature bounds of SGD's steps and of kernel CG's precision warning use it.
+func (p *Problem) sBound() float64 {
+	_, d := p.S.Dims()
+	var norm float64
+	for a := 0; a < d; a++ {
+		var row float64
+		for b := 0; b < d; b++ {
+			row += math.Abs(p.S.At(a, b))
+		}
+		norm = math.Max(norm, row)
+	}
+	return norm
+}
+
 func (p *Problem) dims() (m, d int) {
 	if p.Delta == nil {
 		return p.targets.m, p.targets.d

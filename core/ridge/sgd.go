@@ -115,14 +115,7 @@ type sgdRun struct {
 
 func newSGDRun(p *Problem, ln sgdLearner, mEff float64, steps int64, opt *Options) *sgdRun {
 	m, d := p.dims()
-	var sNorm float64 // the ∞-norm of S bounds its largest eigenvalue
-	for a := 0; a < d; a++ {
-		var row float64
-		for b := 0; b < d; b++ {
-			row += math.Abs(p.S.At(a, b))
-		}
-		sNorm = math.Max(sNorm, row)
-	}
+	sNorm := p.sBound()
 	var trS float64
 	for a := 0; a < d; a++ {
 		trS += p.S.At(a, a)
