@@ -90,6 +90,12 @@ SCRIPTS = [
         "| model | fit (s) | predict, all test rows (s) | single row (ms) | Hamming loss |",
         None,
     ),
+    (
+        "sparse_sgd.py",
+        "sparse_sgd",
+        "| model | fit (s) | Hamming loss | partial_fit, one pass (s) | Hamming loss | fit / peer |",
+        None,
+    ),
     ("auto_solver.py", "auto_solver", "| space | rows × k | d | unknowns | nnz | auto picks |", None),
     ("reference_fit_time.py", "reference_fit_time", "## Fit time of the reference measures", "text"),
     ("exact_inference.py", "exact_inference", "| space | d | exact (ms) | sampled (ms) |", "label_ranking/vowel.csv"),

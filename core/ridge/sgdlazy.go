@@ -29,6 +29,9 @@ type lazyRows struct {
 	a, b      float64
 	count     float64
 	rest      []float64
+	// mean is the last result while averaging, until the next step (the fit's J and its returned
+	// model read the same mean: computing it twice was an eighth of a 5-epoch fit on 2²⁰ columns)
+	mean *mat.Dense
 }
 
 // lazyFloor (a variable for tests) is the scale below which the rows are folded back into W (as scikit-learn resets its
@@ -48,6 +51,7 @@ func (z *lazyRows) weights() []float64 {
 // step sets W ← shrink·W + x·cᵀ on the weight rows, where entries calls add for each stored entry
 // (j, x_j) of the example, adds c to the rows from n on, and folds the new iterate into the mean.
 func (z *lazyRows) step(shrink float64, entries func(add func(j int, v float64)), c []float64) {
+	z.mean = nil
 	if s := z.scale * shrink; s >= lazyFloor {
 		z.scale = s
 	} else {
@@ -99,11 +103,12 @@ func (z *lazyRows) average() {
 	} else {
 		clear(z.U)
 	}
-	z.averaging, z.a, z.b, z.count = true, 1, z.scale, 1
+	z.averaging, z.a, z.b, z.count, z.mean = true, 1, z.scale, 1, nil
 	z.rest = append(z.rest[:0], raw.Data[z.n*raw.Stride:]...)
 }
 
-// result is the mean of the iterates while averaging, in a new matrix; else W itself, with the
+// result is the mean of the iterates while averaging, in a matrix of its own (the same one until
+// the next step: the caller must not change it); else W itself, with the
 // scale folded into its rows (a pass over them when it is not 1, where a copy cost an allocation,
 // its clearing and the pass).
 func (z *lazyRows) result() *mat.Dense {
@@ -112,6 +117,9 @@ func (z *lazyRows) result() *mat.Dense {
 			z.fold(z.scale)
 		}
 		return z.W
+	}
+	if z.mean != nil {
+		return z.mean
 	}
 	k, d := z.W.Dims()
 	out := mat.NewDense(k, d, nil)
@@ -124,5 +132,6 @@ func (z *lazyRows) result() *mat.Dense {
 	for j := z.n; j < k; j++ {
 		copy(o.Data[j*o.Stride:j*o.Stride+d], z.rest[(j-z.n)*raw.Stride:(j-z.n)*raw.Stride+d])
 	}
+	z.mean = out
 	return out
 }
