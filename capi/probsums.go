@@ -21,15 +21,6 @@ import (
 // the caller adds the parts' sums up in the callback it gives cp_prob_fit_sums, which runs Fit's
 // L-BFGS on them (prob.FitSums).
 
-// coefShape is the shape of W: n features (plus the intercept's row) × the space's dimension.
-func coefShape(n C.int64_t, intercept bool, d int) (C.int64_t, C.int64_t) {
-	rows := n
-	if intercept {
-		rows++
-	}
-	return rows, C.int64_t(d)
-}
-
 // cp_prob_data_sums writes the data term of the ProbabilisticStructured objective at the
 // coefficients coef (rows × d: n feature rows, then the intercept's row when intercept is nonzero)
 // summed over one part of the data, X (m × n) with structures Y (m × w) and optional sample
@@ -60,9 +51,12 @@ func probDataSums(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int6
 	if n < 1 || n > maxElems {
 		return fmt.Errorf("X must have at least one feature (and at most %d), got %d", maxElems, int64(n))
 	}
-	if wantRows, wantD := coefShape(n, intercept != 0, sp.Dim()); rows != wantRows || d != wantD {
-		return fmt.Errorf("coef is %d×%d, want %d×%d (n_features, plus 1 with an intercept, × the space's dimension)",
-			int64(rows), int64(d), int64(wantRows), int64(wantD))
+	k := int(n)
+	if intercept != 0 {
+		k++
+	}
+	if err := checkPartShape("coef", rows, d, n, k, sp.Dim()); err != nil {
+		return err
 	}
 	X, err := f64s("X", x, m, n)
 	if err != nil {

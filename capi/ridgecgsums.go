@@ -75,17 +75,6 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 	return
 }
 
-// checkPartShape refuses a part's buffers of another shape than X's n features give them: the
-// rows of W (k: n, plus 1 with fit_intercept) × the space's dimension d. A Dask block wider than
-// its array declared had b and g written past their ends (probe CZ: a corrupted heap).
-func checkPartShape(what string, rows, dim, n C.int64_t, k, d int) error {
-	if int64(rows) != int64(k) || int64(dim) != int64(d) {
-		return fmt.Errorf("%s is %d×%d, but X's %d features need %d×%d (n_features, plus 1 with fit_intercept, × the space's dimension)",
-			what, int64(rows), int64(dim), int64(n), k, d)
-	}
-	return nil
-}
-
 // cp_ridge_cg_setup writes the sums over one part of the data (X m × n, structures Y m × w,
 // optional sample weights) that a distributed CG fit of the linear model with the parameter
 // string params needs before iterating: b (k × d) = Σ s_i x̃_i δ_iᵀ, g (k × k) = Σ s_i x̃_i x̃_iᵀ,

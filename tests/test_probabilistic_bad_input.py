@@ -490,11 +490,11 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
             lambda: sums(
                 _abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, _abi.f64(W[:6]), 6, 3, loss, weight, _abi.f64(grad)
             ),
-            "coef is 6×3, want 7×3",
+            "coef is 6×3, but X's 6 features need 7×3",
         ),
         (
             lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 0, _abi.f64(W), 7, 3, loss, weight, _abi.f64(grad)),
-            "want 6×3",
+            "need 6×3",
         ),
         (
             lambda: sums(_abi.f64(X), q, 6, _abi.i64(Y), 3, None, 1, None, 7, 3, loss, weight, _abi.f64(grad)),
