@@ -533,6 +533,26 @@ def test_hierarchical_rule_is_the_same_for_costs_scaled_into_subnormals():
             assert_array_equal(bayes_decode(space, M, "hierarchical", node_weights=w * scale), expected)
 
 
+def test_hierarchical_rule_is_exact_for_costs_hundreds_of_orders_apart():
+    """Every cost was divided by the largest: 1e-200 beside 1e200 underflowed to 0, a tie that kept
+    a node the optimum cuts (expected ℓ_H 9e-201 against 1e-201; probe DN). Costs are now scaled by a
+    power of two only where the largest is tiny or its sum could overflow. Checked by enumeration."""
+    parent = np.array([-1, 0, 0])
+    space = spaces.Subtrees(parent)
+    Y = space.enumerate()
+    w = np.array([1.0, 1e200, 1e-200])
+    p = np.zeros(len(Y))
+    p[[i for i, y in enumerate(Y) if list(y) == [1, 0, 0]]] = 0.9
+    p[[i for i, y in enumerate(Y) if list(y) == [1, 0, 1]]] = 0.1
+    M = (p @ Y)[None, :]
+    expected = [
+        float(sum(p[k] * hierarchical_loss(Y[k : k + 1], y[None, :], parent, node_weights=w) for k in range(len(Y))))
+        for y in Y
+    ]
+    assert_array_equal(bayes_decode(space, M, "hierarchical", node_weights=w)[0], Y[int(np.argmin(expected))])
+    assert_array_equal(bayes_decode(space, M, "hierarchical", node_weights=w)[0], [1, 0, 0])
+
+
 class _Missing:
     """A missing-value marker that is not a number, as pandas' NA (which the tests need not import)."""
 

@@ -78,3 +78,36 @@ def test_second_copy_of_the_library_is_refused(tmp_path):
         """
     )
     assert result.returncode == 0 and "0.5" in result.stdout, result.stderr[-2000:]
+
+
+@pytest.mark.parametrize("value", ["abc", "10XB", "-1", "4GB", " 4GiB", "9223372036854775808", "8388608TiB"])
+def test_a_gomemlimit_the_go_runtime_cannot_read_is_an_import_error(value):
+    # The Go runtime aborted the process at the core's first call, "fatal error: malformed
+    # GOMEMLIMIT", after `import combpred` had succeeded (probe DN)
+    run = _run(
+        """
+        from combpred import spaces
+        try:
+            spaces.Multilabel(3).dim
+        except ImportError as exc:
+            print("refused:", exc)
+        """,
+        GOMEMLIMIT=value,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith(f"refused: GOMEMLIMIT={value!r} is not a memory limit the Go runtime"), run.stdout
+
+
+def test_a_gomemlimit_the_go_runtime_reads_loads():
+    for value in ("4GiB", "0", "-0", "123456789", "8388607TiB", "off"):
+        run = _run("from combpred import spaces; print(spaces.Multilabel(3).dim)", GOMEMLIMIT=value)
+        assert run.returncode == 0 and run.stdout.strip() == "3", (value, run.stderr[-2000:])
+
+
+def test_gomaxprocs_is_read_as_the_go_runtime_reads_it(monkeypatch):
+    # 2**31 is no int32 to Go, which then takes the CPU count; the address-space check took it for
+    # 2**31 threads and asked for 10¹¹ MiB of room (probe DN)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    for value, threads in (("3", 3), ("2147483647", 2**31 - 1), ("2147483648", cpus), (" 3", cpus), ("0", cpus)):
+        monkeypatch.setenv("GOMAXPROCS", value)
+        assert _capi._go_threads() == threads, value

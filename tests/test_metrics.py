@@ -546,6 +546,10 @@ def test_make_structured_scorer():
     assert loss(est, X, np.array([[1, 2], [2, 1]]), sample_weight=[1, 0]) == 1.0
     with pytest.raises(ValueError, match="callable"):
         make_structured_scorer("kendall_tau")
+    # a metric's per-row values failed in float() with NumPy's words (probe DN)
+    rows = make_structured_scorer(kendall_tau, average=False)
+    with pytest.raises(ValueError, match=r"^metric kendall_tau returned an array of shape \(2,\); a scorer needs one"):
+        rows(est, X, np.array([[1, 2], [1, 2]]))
 
 
 def test_public_names():
@@ -698,6 +702,9 @@ def test_spearman_rho_of_millions_of_labels():
     ranks = np.arange(1, n + 1)
     assert metrics.spearman_rho(ranks, ranks[::-1]) == pytest.approx(-1.0, abs=1e-12)
     assert metrics.spearman_rho(ranks, ranks) == 1.0
+    # rounding took a reversed ranking of 10⁷ labels to −1.0000000000000262, outside [−1, 1] (probe DN)
+    ranks = np.arange(1, 10**7 + 1)
+    assert metrics.spearman_rho(ranks, ranks[::-1]) == -1.0
 
 
 @pytest.mark.parametrize("weights", [np.full(5, 1j), [1j] * 5, ["a"] * 5])

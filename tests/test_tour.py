@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,13 +16,25 @@ import pytest
 PACKAGE_PARENT = str(Path(combpred.__file__).resolve().parent.parent)
 
 
-def test_demo_tours_four_families_in_plain_text():
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+def test_demo_tours_four_families_in_plain_text(tmp_path):
+    # Its data are the bundled ones, whatever a data directory holds: a glass.csv of 4 rows in
+    # COMBPRED_DATA ended it in a traceback, one of 60 rows changed its numbers silently; and an
+    # output encoding without ×, τ or ± (PYTHONIOENCODING=ascii) ended it in a UnicodeEncodeError
+    # (probe DN).
+    (tmp_path / "label_ranking").mkdir()
+    (tmp_path / "label_ranking" / "glass.csv").write_text("4,2,2\n" + "0.1,0.2,1,2\n" * 4)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]),
+        COMBPRED_DATA=str(tmp_path),
+        PYTHONIOENCODING="ascii",
+    )
     run = subprocess.run(
         [sys.executable, "-m", "combpred", "demo", "--quick"], capture_output=True, text=True, timeout=600, env=env
     )
     assert run.returncode == 0, run.stderr[-3000:]
     text = run.stdout
+    assert "2. Rankings: glass, rank 6 glass types by likelihood (214 samples" in text
     for header in ("1. Label sets", "2. Rankings", "3. Taxonomy paths", "4. Routes"):
         assert header in text
     # every section says in words how combpred compares, with both numbers
@@ -65,3 +78,20 @@ def test_demo_whose_output_cannot_be_written_says_so_in_one_line():
         )
     assert run.returncode == 1
     assert run.stderr.strip() == "python -m combpred demo: could not write its output: No space left on device"
+
+
+def test_demo_interrupted_says_so_in_one_line():
+    # Ctrl-C printed a traceback of 12-30 lines through scikit-learn or the core (probe DN)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "combpred", "demo", "--quick"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout.readline().startswith("combpred demo")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 130
+    assert err.strip() == "python -m combpred demo: interrupted"

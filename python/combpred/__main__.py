@@ -17,8 +17,16 @@ def main() -> None:
     demo.add_argument("--quick", action="store_true", help="one timing round (a smoke run)")
     args = parser.parse_args()
     if args.command == "demo":
+        # A terminal or pipe whose encoding lacks ×, τ or ± (PYTHONIOENCODING=ascii) ended the tour
+        # in a UnicodeEncodeError after eight lines (probe DN): such characters print as '?'.
+        if hasattr(sys.stdout, "reconfigure"):
+            sys.stdout.reconfigure(errors="replace")
         try:
             _tour.main(quick=args.quick)
+        except KeyboardInterrupt:
+            # Ctrl-C: one line and the shell's status for SIGINT, not a traceback through the core
+            print("python -m combpred demo: interrupted", file=sys.stderr)
+            sys.exit(130)
         except BrokenPipeError:
             # The reader left (`... demo | head`): stop quietly, as Unix tools do. Output still
             # buffered for the closed pipe would raise again at exit, so stdout goes to devnull.

@@ -12,6 +12,7 @@ import ctypes
 import itertools
 import numbers
 import os
+import re
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -400,10 +401,12 @@ _RUNTIME_ADDRESS_SPACE_PER_THREAD = 64 * 2**20
 
 
 def _go_threads() -> int:
-    """The GOMAXPROCS the core's runtime will take: the environment's, else the CPUs this process
-    may run on (an upper bound: Go also honours a cgroup CPU limit)."""
-    value = os.environ.get("GOMAXPROCS", "").strip()
-    if value.isascii() and value.isdigit() and int(value) > 0:
+    """The GOMAXPROCS the core's runtime will take: the environment's when Go reads it (a positive
+    32-bit integer in decimal digits; anything else it ignores, so that 2**31 asked this check for
+    10¹¹ MiB of room, probe DN), else the CPUs this process may run on (an upper bound: Go also
+    honours a cgroup CPU limit)."""
+    value = os.environ.get("GOMAXPROCS", "")
+    if value.isascii() and value.isdigit() and 0 < int(value) < 2**31:
         return int(value)
     if hasattr(os, "sched_getaffinity"):
         return max(len(os.sched_getaffinity(0)), 1)
@@ -443,9 +446,36 @@ def _refuse_a_thin_address_space() -> None:
         )
 
 
+# GOMEMLIMIT as the Go runtime parses it (runtime.parseByteCount): decimal digits and an optional
+# unit; "off" and "" mean no limit. Anything else aborts the process at the core's first call.
+_GOMEMLIMIT = re.compile(r"(-?)([0-9]+)(B|KiB|MiB|GiB|TiB)?")
+_GOMEMLIMIT_UNITS = {None: 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def _refuse_a_malformed_gomemlimit() -> None:
+    """Raise ImportError, before the core is loaded, for a GOMEMLIMIT its Go runtime cannot read:
+    it aborts the process with "fatal error: malformed GOMEMLIMIT" (GOMEMLIMIT=abc, 10XB or -1;
+    probe DN)."""
+    value = os.environ.get("GOMEMLIMIT", "")
+    if value in ("", "off"):
+        return
+    match = _GOMEMLIMIT.fullmatch(value)
+    ok = match is not None and not (match[1] and int(match[2]))  # only "-0" may carry a sign
+    if ok:
+        number = int(match[2])
+        ok = number < 2**63 and number * _GOMEMLIMIT_UNITS[match[3]] < 2**63
+    if not ok:
+        raise ImportError(
+            f"GOMEMLIMIT={value!r} is not a memory limit the Go runtime of combpred's core can read (it would "
+            "abort the process): give a byte count with an optional unit, B, KiB, MiB, GiB or TiB (4GiB), "
+            "or 'off', or unset it"
+        )
+
+
 def _load_checked() -> ctypes.CDLL:
     """Load the library, check it is ours and of our version, declare its functions and register
     the interrupt poll."""
+    _refuse_a_malformed_gomemlimit()
     _refuse_a_thin_address_space()
     handle = _libpath.load(before=_refuse_second_copy)
     path = handle._name

@@ -95,7 +95,7 @@ def multilabel(rounds: int, out: Callable[[str], None]) -> None:
 
 def label_ranking(rounds: int, out: Callable[[str], None]) -> None:
     """Glass, rankings of 6 labels: 5-fold CV Kendall τ against pairwise logistic regression."""
-    X, Y = datasets.load_label_ranking("glass", return_X_y=True)
+    X, Y = datasets._load_label_ranking("glass", None, True, search=False)  # the bundled copy
     space = spaces.Permutations(6)
     models = {
         "StructuredRidge (rbf)": make_pipeline(

@@ -45,6 +45,8 @@ random distributions, the decoded structure attains the least expected loss over
 
 from __future__ import annotations
 
+import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -96,10 +98,14 @@ def _hierarchical(parent: np.ndarray, M: np.ndarray, costs: np.ndarray) -> np.nd
         order.append(v)
         stack.extend(children[v])
     above = np.where(parent[None, :] >= 0, M[:, np.maximum(parent, 0)], 1.0)  # m of the parent; 1 above a root
-    # One positive factor on every cost leaves the decision as it is; taken out, it keeps the
-    # products c·m normal where subnormal costs lost their digits and chose another subtree (probe CS).
+    # One positive factor on every cost leaves the decision as it is. A power of two, exact, brings
+    # the largest to 1 where it is too small (subnormal costs lost their digits in the products c·m
+    # and chose another subtree, probe CS) or so large that a sum of all n could overflow, and only
+    # there: dividing by every largest cost made 1e-200 beside 1e200 underflow to a tie that kept a
+    # node costing more (probe DN).
     top = costs.max(initial=0.0)
-    costs = costs / top if top > 0 else costs
+    if top > 0 and not 2.0**-900 <= top <= sys.float_info.max / (2 * n):
+        costs = np.ldexp(costs, -math.frexp(top)[1])
     keep_cost = costs * (above - M)
     cut_cost = costs * M
     best = np.zeros_like(M)

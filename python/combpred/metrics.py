@@ -280,7 +280,8 @@ def spearman_rho(Y_true: Any, Y_pred: Any, *, sample_weight: Any = None, average
     n = T.shape[1]
     diff = (T - P).astype(np.float64)  # Σ (y_j − ŷ_j)² passes 2⁶³ from about 3·10⁶ labels
     d2 = np.einsum("ij,ij->i", diff, diff)
-    values = 1.0 - 6.0 * d2 / (n * (n * n - 1.0))
+    # clipped: rounding took a reversed ranking of 10⁷ labels to −1.0000000000000262 (probe DN)
+    values = np.clip(1.0 - 6.0 * d2 / (n * (n * n - 1.0)), -1.0, 1.0)
     return _reduce(values, sample_weight, average)
 
 
@@ -792,7 +793,15 @@ class _StructuredScorer:
         kwargs = dict(self._kwargs)
         if sample_weight is not None:
             kwargs["sample_weight"] = sample_weight
-        return self._sign * float(self._metric(y_true, y_pred, **kwargs))
+        value = self._metric(y_true, y_pred, **kwargs)
+        if np.ndim(value) != 0:
+            # average=False made NumPy's "only 0-dimensional arrays can be converted" (probe DN)
+            name = getattr(self._metric, "__name__", repr(self._metric))
+            raise ValueError(
+                f"metric {name} returned an array of shape {np.shape(value)}; a scorer needs one number "
+                "(drop average=False or average=None from make_structured_scorer's keywords)"
+            )
+        return self._sign * float(value)
 
     def set_score_request(self, *, sample_weight: bool | str | None = None) -> _StructuredScorer:
         """Request ``sample_weight`` for scoring under scikit-learn's metadata routing.

@@ -302,10 +302,21 @@ def load_label_ranking(
         When the values read pass the memory budget (``combpred.set_config(max_memory=)``), at 64
         bytes each (the reader's peak); the message names the file and line.
     """
+    return _load_label_ranking(name, data_home, return_X_y, search=True)
+
+
+def _load_label_ranking(
+    name: str, data_home: str | os.PathLike | None, return_X_y: bool, search: bool
+) -> Bunch | tuple[np.ndarray, np.ndarray]:
+    """load_label_ranking; without ``search``, the copy the package ships, whatever the data
+    directories hold (``python -m combpred demo`` promises bundled data: a user's own glass.csv of
+    4 rows ended it in a traceback, probe DN)."""
     _check_name(name, "label-ranking")
     _flag(return_X_y, "return_X_y")  # a truthy "no" returned a tuple
     relative = f"label_ranking/{name}.csv"
     try:
+        if not search:
+            raise FileNotFoundError(relative)
         path = _locate(relative, data_home)
         opened = open(path, encoding="utf-8-sig")  # noqa: SIM115 -- closed by the with below
     except FileNotFoundError:
