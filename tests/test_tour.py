@@ -48,15 +48,7 @@ def test_demo_tours_four_families_in_plain_text(tmp_path):
 
 def test_demo_piped_into_a_reader_that_leaves_stops_without_a_traceback():
     # `python -m combpred demo | head -1` ended in a BrokenPipeError traceback
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "combpred", "demo", "--quick"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdout.readline().startswith("combpred demo")
+    proc = _demo_started()
     proc.stdout.close()  # the reader leaves; the next line the tour writes meets a closed pipe
     _, err = proc.communicate(timeout=600)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err[-3000:]
@@ -82,6 +74,15 @@ def test_demo_whose_output_cannot_be_written_says_so_in_one_line():
 
 def test_demo_interrupted_says_so_in_one_line():
     # Ctrl-C printed a traceback of 12-30 lines through scikit-learn or the core (probe DN)
+    proc = _demo_started()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 130
+    assert err.strip() == "python -m combpred demo: interrupted"
+
+
+def _demo_started() -> subprocess.Popen:
+    """`python -m combpred demo --quick` in a child, once it has written its first line."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.Popen(
         [sys.executable, "-m", "combpred", "demo", "--quick"],
@@ -91,7 +92,4 @@ def test_demo_interrupted_says_so_in_one_line():
         env=env,
     )
     assert proc.stdout.readline().startswith("combpred demo")
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=600)
-    assert proc.returncode == 130
-    assert err.strip() == "python -m combpred demo: interrupted"
+    return proc
