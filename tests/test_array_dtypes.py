@@ -328,6 +328,11 @@ def test_dates_and_durations_in_X_are_refused_by_column(estimator):
     model = estimator(space="multiclass").fit(frame[["x"]].to_numpy(), y)
     with pytest.raises(ValueError, match=r"^X has dtype datetime64"):
         model.predict(dates)
+    # scikit-learn's "Complex data not supported" named no argument and printed the array (probe DO)
+    with pytest.raises(ValueError, match=r"^X must hold real numbers, got dtype complex128$"):
+        model.predict(frame[["x"]].to_numpy() + 1j)
+    with pytest.raises(ValueError, match=r"^X column 'x' must hold real numbers, got dtype complex128$"):
+        estimator(space="multiclass").fit(frame[["x"]] + 1j, y)
 
 
 def test_X_that_is_no_array_of_numbers_is_named():

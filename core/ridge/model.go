@@ -225,7 +225,8 @@ func prepareProblem(sp space.Space, X xmat.Matrix, ys []int64, weights []float64
 // checkFitMemory checks the working set of a fit against the memory budget before any of it is
 // allocated. For the targets it counts targetWords words: per example δ_i, its weighted copy and
 // the scores with their curvature (4 rows of d) when Δ is dense; per row of W (n features, +1 intercept; Nyström components; for kernel models
-// the m expansion rows) W, B and the CG or SGD vectors and preconditioner (10 rows of d); with
+// the m expansion rows) W, B and the CG or SGD vectors and preconditioner (10 rows of d; 6 for linear
+// SGD); with
 // d ≤ MaxDim, S and the preconditioner's d×d matrices (4); a Nyström map its m×k features and
 // the landmarks' Gram matrix and its factor; other kernel models the m×m Gram matrix; the exact
 // solvers their square systems.
@@ -241,7 +242,14 @@ func checkFitMemory(sp space.Space, m, n int, opt *Options, targetWords int64) e
 	if opt.Intercept {
 		k++
 	}
-	need := budget.Add(targetWords, budget.Mul(10, k, d))
+	// linear SGD holds W, its mean (lazyRows: U and the mean it returns) and the stall check's two
+	// gradients: 6 rows where CG's vectors and preconditioner take 10 (2²⁰ features, d = 45, were
+	// refused at 3.8 GB where the fit peaked at about 1.5 GB, probe DO)
+	rows := int64(10)
+	if opt.Solver == SGD && opt.Kernel.Kind == kernel.Linear && opt.NComponents == 0 {
+		rows = 6
+	}
+	need := budget.Add(targetWords, budget.Mul(rows, k, d))
 	if d <= int64(denseMaxDim) {
 		need = budget.Add(need, budget.Mul(4, d, d))
 	}

@@ -880,7 +880,8 @@ def check_unmasked(a: Any, name: str) -> None:
 
 def check_not_dates(a: Any, name: str) -> None:
     """Refuse dates, times and durations (NumPy datetime64/timedelta64, pandas' datetime, period and
-    interval columns, Arrow timestamps) in ``a``, naming ``name`` and the column: scikit-learn's
+    interval columns, Arrow timestamps) and complex numbers in ``a``, naming ``name`` and the
+    column: scikit-learn's
     checks read a datetime64[D] column as days and the same dates as datetime64[s] as seconds, so
     a model fitted on one predicted the other's dates with other features and no warning (probe DL)."""
     dtypes = getattr(a, "dtypes", None)
@@ -890,13 +891,15 @@ def check_not_dates(a: Any, name: str) -> None:
     else:
         pairs = [(None, getattr(a, "dtype", None))]
     for column, dtype in pairs:
+        where = f" column {column!r}" if column is not None else ""
         if getattr(dtype, "kind", "") in ("M", "m") or str(dtype).startswith(("period", "interval")):
-            where = f" column {column!r}" if column is not None else ""
             raise ValueError(
                 f"{name}{where} has dtype {dtype}: dates, times and durations are not features combpred reads "
                 "(their numbers depend on the unit); convert them to numbers first, for example days since a "
                 "date, (t - t0) / np.timedelta64(1, 'D'), or calendar features"
             )
+        if getattr(dtype, "kind", "") == "c":  # scikit-learn's words named no argument and printed the array
+            raise ValueError(f"{name}{where} must hold real numbers, got dtype {dtype}")
 
 
 def _has_categorical_columns(a: Any) -> bool:
