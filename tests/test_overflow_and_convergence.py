@@ -637,3 +637,22 @@ def test_probabilistic_fit_centres_x_whatever_the_weights_scale():
         got = ProbabilisticStructured(space="multiclass", alpha=1e-3).fit(X, y, base * 2e-311)
     assert got.n_iter_ == want.n_iter_
     np.testing.assert_allclose(got.predict_proba(X), want.predict_proba(X), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("space", ["multiclass", "multilabel"])
+def test_cg_on_targets_whose_gradient_at_zero_is_rounding_converges_at_zero(space):
+    """X = 0 with balanced classes: B = Σ s_i x̃_i δ_iᵀ came out at 1e-16 from rounding, CG could not
+    lower it, and the fit warned of a relative gradient of 1 (probe DJ). W = 0 is the optimum."""
+    X = np.zeros((12, 3))
+    y = (
+        np.array(["cat", "dog", "emu"] * 4)
+        if space == "multiclass"
+        else np.tile([[1, 0], [0, 1], [1, 1], [0, 0]], (3, 1))
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = StructuredRidge(space=space, solver="cg").fit(X, y)
+    assert not model.coef_.any() and not model.intercept_.any()
+    np.testing.assert_array_equal(
+        model.decision_function(X), StructuredRidge(space=space, solver="exact").fit(X, y).decision_function(X)
+    )
