@@ -146,7 +146,7 @@ class ProbabilisticStructured(StructuredEstimator):
         1-D), ``"multilabel"`` (Y: 0/1 indicator matrix), ``"permutations"`` (Y: rank rows, 1 =
         best), ``"dicycles"``, ``"ucycles"``, ``"cliques"``, ``"tournaments"``, or a space object.
     alpha : float or None, default=None
-        Regularisation strength λ > 0, the weight of ‖W‖² against the *mean* negative
+        Regularisation strength λ > 0 (not subnormal), the weight of ‖W‖² against the *mean* negative
         log-likelihood. None is ``1 / (2 · n_samples)`` (``1 / (2 · Σw)`` with sample weights;
         twice that on two classes): scikit-learn's default ``C = 1``, so that multiclass and
         multi-label models reproduce ``LogisticRegression()``'s probabilities. Chosen from held-out log-likelihoods on the
@@ -243,7 +243,9 @@ class ProbabilisticStructured(StructuredEstimator):
     Attributes
     ----------
     space_ : combpred.spaces.Space
-        The output space the model predicts in.
+        The output space the model predicts in. Like ``classes_``, ``n_features_in_`` and the other
+        attributes predictions read beside the model, it is read-only while the model is held:
+        setting or deleting one raises AttributeError (fit again to change it).
     classes_ : ndarray of shape (n_classes,)
         Class labels for multiclass spaces; for multilabel, the labels' indices
         ``0 … n_labels − 1`` (the columns of Y, as scikit-learn's multi-label classifiers have).

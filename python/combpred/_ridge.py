@@ -97,7 +97,8 @@ class StructuredRidge(StructuredEstimator):
         (Y: rank rows, 1 = best), ``"dicycles"``, ``"ucycles"``, ``"cliques"``, ``"tournaments"``.
         Spaces needing parameters (KSubsets, Ordinal, HierarchyPaths, Subtrees) are given as objects.
     alpha : float, default=1.0
-        Regularisation strength (> 0): the weight of ‖W‖² (or of the RKHS norm).
+        Regularisation strength (> 0, and not subnormal: products with one lose their digits): the
+        weight of ‖W‖² (or of the RKHS norm).
     kernel : {"linear", "poly", "rbf", "precomputed"} or callable, default="linear"
         Input kernel. ``"linear"`` is solved in the primal and exposes ``coef_``; with
         ``"precomputed"``, X is the kernel matrix (n_samples, n_samples) at fit and
@@ -284,7 +285,9 @@ class StructuredRidge(StructuredEstimator):
     Attributes
     ----------
     space_ : combpred.spaces.Space
-        The output space the model predicts in.
+        The output space the model predicts in. Like ``classes_``, ``n_features_in_`` and the other
+        attributes predictions read beside the model, it is read-only while the model is held:
+        setting or deleting one raises AttributeError (fit again to change it).
     classes_ : ndarray of shape (n_classes,)
         Class labels for multiclass spaces; for multilabel, the labels' indices
         ``0 … n_labels − 1`` (the columns of Y, as scikit-learn's multi-label classifiers have).
