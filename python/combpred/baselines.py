@@ -157,7 +157,7 @@ class _FittedOnce:
 
     def _query(self, X: Any, state: dict[str, Any]) -> np.ndarray:
         """Validate query rows against the fit of ``state`` (not the live attributes a refit resets)."""
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         if X.shape[1] != state["n_features_in_"]:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {state['n_features_in_']} "
@@ -829,7 +829,9 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         self._validate_params()
         if y is None:  # scikit-learn's words (check_requires_y_none); "got shape ()" came before
             raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
-        X = validate_data(self, X, dtype=np.float64)
+        # C order: the same seed gave other bits on a Fortran-ordered copy of X (BLAS sums in
+        # another order; probe DQ), where the core's estimators give the same model
+        X = validate_data(self, X, dtype=np.float64, order="C")
         space, y_enc, classes = self._targets(y)
         n_rows = np.asarray(y_enc).shape[0]
         if n_rows != X.shape[0]:
