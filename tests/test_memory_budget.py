@@ -546,3 +546,21 @@ def test_a_copy_of_an_argument_is_named_as_its_copy():
                 MemoryError, match=r"^U: its contiguous float64 copy of shape \(2000, 1000\): needs 16.0 MB"
             ):
                 method(U)
+
+
+def test_a_separable_probabilistic_fit_is_charged_its_own_working_set():
+    """A multi-label fit runs one L-BFGS per label, a label per thread at a time, but was charged
+    28 copies of W as a joint run: 2,000 × 10⁵ sparse rows with 100 labels were refused as 2.2 GB
+    where the fit grows 0.6 GB (probe DP). Here the joint charge, 224 MB, is above a 100 MB
+    budget, and the fit's own, about 45 MB, below it."""
+    import scipy.sparse as sps
+
+    rng = np.random.default_rng(0)
+    X = sps.random(500, 20_000, density=1e-3, format="csr", random_state=0)
+    Y = (rng.random((500, 50)) < 0.3).astype(int)
+    with combpred.config_context(max_memory=10**8):
+        model = ProbabilisticStructured(space="multilabel", max_iter=20).fit(X, Y)
+    assert model.coef_.shape == (50, 20_000)
+    with combpred.config_context(max_memory=2 * 10**7):  # and a budget below its own charge refuses it
+        with pytest.raises(MemoryError, match="fitting X of 500 samples × 20000 features on the multilabel space"):
+            ProbabilisticStructured(space="multilabel", max_iter=20).fit(X, Y)

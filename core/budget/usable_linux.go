@@ -40,9 +40,11 @@ func usableMemory() int64 {
 }
 
 // addressSpaceRoom is the address space the process may still map, RLIMIT_AS minus the size of
-// its mappings now, and false when no address-space limit is set or the size cannot be read. It is
-// read at every call: the mappings grow as the process runs (Python's imports, BLAS thread stacks,
-// the Go heap's arenas) and setrlimit may change the limit.
+// its mappings now, plus the Go heap's mapped spans that hold no objects (reusable without a new
+// mapping), and false when no address-space limit is set or the size cannot be read. It is read at
+// every call: the mappings grow as the process runs (Python's imports, BLAS thread stacks, the Go
+// heap's arenas) and setrlimit may change the limit. The heap's arenas stay mapped once grown:
+// counted as taken, they made a fit that had run twice refuse to run a third time (probe DP).
 func addressSpaceRoom() (int64, bool) {
 	var rl unix.Rlimit
 	if unix.Getrlimit(unix.RLIMIT_AS, &rl) != nil || rl.Cur == unix.RLIM_INFINITY || rl.Cur > math.MaxInt64 {
@@ -52,7 +54,7 @@ func addressSpaceRoom() (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return max(0, int64(rl.Cur)-mapped), true
+	return max(0, int64(rl.Cur)-mapped+idleHeapBytes()), true
 }
 
 // mappedBytes is the size of the process's mappings (/proc/self/statm), and false when it cannot
