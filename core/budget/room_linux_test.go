@@ -15,31 +15,8 @@ import (
 // Under an address-space limit, a request the budget allows is refused when it exceeds half of
 // the address space still free, and the error says so; lifting the limit lifts the refusal.
 func TestCheckAddressSpaceRoom(t *testing.T) {
-	var old unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_AS, &old); err != nil {
-		t.Skip(err)
-	}
-	if _, ok := addressSpaceRoom(); ok {
-		t.Skip("the test process already runs under an address-space limit")
-	}
-	defer func() {
-		if err := unix.Setrlimit(unix.RLIMIT_AS, &old); err != nil {
-			t.Fatal(err)
-		}
-	}()
-	defer func() { _ = Set(0) }()
-	if err := Set(1 << 50); err != nil { // a budget that allows anything
-		t.Fatal(err)
-	}
-	mapped, ok := mappedBytes()
-	if !ok {
-		t.Skip("the mapped size cannot be read")
-	}
 	const room = 1 << 30
-	lim := unix.Rlimit{Cur: uint64(mapped + room), Max: old.Max}
-	if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
-		t.Skip(err)
-	}
+	old := underLimit(t, room)
 	got, ok := addressSpaceRoom()
 	if want := room + idleHeapBytes(); !ok || got > want+(16<<20) || got < want-(64<<20) { // the test's own mappings may grow a little
 		t.Fatalf("room %d (%v), want about %d (the limit's room and the heap's idle spans)", got, ok, want)
@@ -65,35 +42,12 @@ func TestCheckAddressSpaceRoom(t *testing.T) {
 // mappings counted as taken (probe DP). A request that fits only in them passes, after a
 // collection.
 func TestCheckCountsTheHeapsReusableSpans(t *testing.T) {
-	var old unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_AS, &old); err != nil {
-		t.Skip(err)
-	}
-	if _, ok := addressSpaceRoom(); ok {
-		t.Skip("the test process already runs under an address-space limit")
-	}
-	defer func() {
-		if err := unix.Setrlimit(unix.RLIMIT_AS, &old); err != nil {
-			t.Fatal(err)
-		}
-	}()
-	defer func() { _ = Set(0) }()
-	if err := Set(1 << 50); err != nil {
-		t.Fatal(err)
-	}
 	garbage := make([]byte, 1<<30) // mapped by the heap, then garbage
 	for i := 0; i < len(garbage); i += 4096 {
 		garbage[i] = 1
 	}
 	garbage = nil
-	mapped, ok := mappedBytes()
-	if !ok {
-		t.Skip("the mapped size cannot be read")
-	}
-	lim := unix.Rlimit{Cur: uint64(mapped + 256<<20), Max: old.Max}
-	if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
-		t.Skip(err)
-	}
+	underLimit(t, 256<<20)
 	if err := Check("a second fit", 400<<20); err != nil {
 		t.Errorf("400 MB with 256 MB unmapped and 1 GB of the heap's garbage: %v", err)
 	}
@@ -102,4 +56,36 @@ func TestCheckCountsTheHeapsReusableSpans(t *testing.T) {
 	if err := Check("more", 2<<30); err == nil || !Is(err) {
 		t.Errorf("2 GB: %v, want a refusal", err)
 	}
+}
+
+// underLimit sets a budget that allows anything and an address-space limit room bytes above the
+// process's mappings, both undone when t ends, and returns the limit before; it skips t where no
+// limit can be set or one is set already.
+func underLimit(t *testing.T, room int64) unix.Rlimit {
+	t.Helper()
+	var old unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_AS, &old); err != nil {
+		t.Skip(err)
+	}
+	if _, ok := addressSpaceRoom(); ok {
+		t.Skip("the test process already runs under an address-space limit")
+	}
+	if err := Set(1 << 50); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Set(0) })
+	mapped, ok := mappedBytes()
+	if !ok {
+		t.Skip("the mapped size cannot be read")
+	}
+	lim := unix.Rlimit{Cur: uint64(mapped + room), Max: old.Max}
+	if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() {
+		if err := unix.Setrlimit(unix.RLIMIT_AS, &old); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return old
 }
