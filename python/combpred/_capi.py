@@ -899,7 +899,8 @@ def check_not_dates(a: Any, name: str) -> None:
                 "date, (t - t0) / np.timedelta64(1, 'D'), or calendar features"
             )
         if getattr(dtype, "kind", "") == "c":  # scikit-learn's words named no argument and printed the array
-            raise ValueError(f"{name}{where} must hold real numbers, got dtype {dtype}")
+            # scikit-learn's own words close it: its estimator checks look for them
+            raise ValueError(f"{name}{where} must hold real numbers, got dtype {dtype}: Complex data not supported")
 
 
 def _has_categorical_columns(a: Any) -> bool:
