@@ -329,9 +329,13 @@ def test_dates_and_durations_in_X_are_refused_by_column(estimator):
     with pytest.raises(ValueError, match=r"^X has dtype datetime64"):
         model.predict(dates)
     # scikit-learn's "Complex data not supported" named no argument and printed the array (probe DO)
-    with pytest.raises(ValueError, match=r"^X must hold real numbers, got dtype complex128: Complex data not supported$"):
+    with pytest.raises(
+        ValueError, match=r"^X must hold real numbers, got dtype complex128: Complex data not supported$"
+    ):
         model.predict(frame[["x"]].to_numpy() + 1j)
-    with pytest.raises(ValueError, match=r"^X column 'x' must hold real numbers, got dtype complex128: Complex data not supported$"):
+    with pytest.raises(
+        ValueError, match=r"^X column 'x' must hold real numbers, got dtype complex128: Complex data not supported$"
+    ):
         estimator(space="multiclass").fit(frame[["x"]] + 1j, y)
 
 

@@ -849,3 +849,20 @@ def test_cosmetic_refusals_name_their_argument():
         spaces.from_name(["multilabel"], np.zeros((2, 3)))
     with pytest.raises(ValueError, match="rtol must be a non-negative number, got True"):
         metrics.z_approximation_factor(1.0, 2.0, 0.0, rtol=True)
+
+
+def test_hierarchical_metrics_name_a_dags_parent_sets():
+    """load_hierarchical's `parents` (a list per node) failed in NumPy's "inhomogeneous shape" error,
+    naming neither parent nor that these metrics take trees (probe DT)."""
+    parents = [[], [0], [0], [1, 2]]
+    Y = np.array([[1, 1, 0, 0], [1, 0, 1, 0]])
+    for call in (
+        lambda: hierarchical_loss(Y, Y, parents),
+        lambda: metrics.hierarchical_f1(Y, Y, parents),
+        lambda: metrics.hierarchical_node_weights(parents),
+        lambda: make_hierarchical_loss_scorer(parents),
+    ):
+        with pytest.raises(
+            ValueError, match=r"^parent must be a non-empty 1-D integer array of parent ids.*describe a DAG"
+        ):
+            call()

@@ -34,8 +34,9 @@ type lazyRows struct {
 	mean *mat.Dense
 }
 
-// lazyFloor (a variable for tests) is the scale below which the rows are folded back into W (as scikit-learn resets its
-// weight scale below 1e-9): V = W/scale grows as the scale falls, and would overflow.
+// lazyFloor (a variable for tests) is the scale below which the rows are folded back into W (as
+// scikit-learn resets its weight scale below 1e-9): V = W/scale grows as the scale falls, and would
+// overflow.
 var lazyFloor = 1e-9
 
 // lazyMeanFloor is the scale, relative to b, below which the rows are folded while averaging: the

@@ -878,6 +878,17 @@ def check_unmasked(a: Any, name: str) -> None:
         )
 
 
+def refuse_parent_sets(parent: Any, instead: str) -> None:
+    """Refuse parent sets, one list per node (``load_hierarchical``'s ``parents``), where a parent
+    array is wanted, saying what takes them (``instead``)."""
+    listed = isinstance(parent, (list, tuple)) or (isinstance(parent, np.ndarray) and parent.dtype == object)
+    if listed and any(isinstance(v, (list, tuple, set)) or (isinstance(v, np.ndarray) and v.ndim > 0) for v in parent):
+        raise ValueError(
+            "parent must be a non-empty 1-D integer array of parent ids, -1 at the root (a Bunch's `parent`); "
+            f"parent sets, one list per node (a Bunch's `parents`), {instead}"
+        )
+
+
 def check_not_dates(a: Any, name: str) -> None:
     """Refuse dates, times and durations (NumPy datetime64/timedelta64, pandas' datetime, period and
     interval columns, Arrow timestamps) and complex numbers in ``a``, naming ``name`` and the

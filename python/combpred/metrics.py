@@ -294,6 +294,8 @@ def _check_parent(parent: Any) -> tuple[np.ndarray, list[np.ndarray]]:
     ``levels[k]`` holds the nodes at depth k (roots at depth 0), so parents are handled before
     their children when the levels are visited in order.
     """
+    # a DAG's parent sets failed in NumPy's "inhomogeneous shape" (probe DT)
+    _capi.refuse_parent_sets(parent, "describe a DAG: the hierarchical loss and F1 are defined on trees and forests")
     if isinstance(parent, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in parent):
         raise ValueError("parent must hold node ids, not booleans (True became node 1)")  # as spaces.Subtrees says
     par = np.asarray(parent)

@@ -542,14 +542,9 @@ class Ordinal(Multiclass):
 
 
 def _parent_array(parent: Any) -> tuple[int, ...]:
-    listed = isinstance(parent, (list, tuple)) or (isinstance(parent, np.ndarray) and parent.dtype == object)
-    if listed and any(isinstance(v, (list, tuple, set)) or (isinstance(v, np.ndarray) and v.ndim > 0) for v in parent):
-        # load_hierarchical's parents (a set per node, trees included): NumPy's "inhomogeneous
-        # shape" error named nothing of the space
-        raise ValueError(
-            "parent must be a non-empty 1-D integer array of parent ids, -1 at the root (a Bunch's `parent`); "
-            "parent sets, one list per node (a Bunch's `parents`), are for DAGPaths and DAGSubsets"
-        )
+    # load_hierarchical's parents (a set per node, trees included): NumPy's "inhomogeneous
+    # shape" error named nothing of the space
+    _capi.refuse_parent_sets(parent, "are for DAGPaths and DAGSubsets")
     if not isinstance(parent, np.ndarray) and any(
         isinstance(v, (bool, np.bool_)) or (isinstance(v, np.ndarray) and v.dtype == bool)
         for v in np.ravel(np.asarray(parent, dtype=object))
