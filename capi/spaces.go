@@ -100,8 +100,10 @@ func denseCovAllowed(sp space.Space) error {
 	}
 	d := sp.Dim()
 	if d > maxDenseCov {
-		return fmt.Errorf("covariance: d = %d is too large for a dense matrix (d×d needs %d bytes; at most d = %d): use covariance_dot",
-			d, budget.Floats(d, d), maxDenseCov)
+		// in floating point: past n = 46,341 permutations, d²·8 overflowed int64 and the message
+		// gave 2⁶³ − 1 bytes (probe DS)
+		return fmt.Errorf("covariance: d = %d is too large for a dense matrix (d×d needs %.3g bytes; at most d = %d): use covariance_dot",
+			d, 8*float64(d)*float64(d), maxDenseCov)
 	}
 	return budget.Check(fmt.Sprintf("covariance: the dense %d×%d matrix of the %s space", d, d, sp.Kind()), budget.Floats(d, d))
 }

@@ -132,6 +132,11 @@ def test_approximate_decoders_are_refused():
     space = spaces.DirectedCycles(6, decoder="approximate")
     with pytest.raises(ValueError, match="exact decoder"):
         space.max_margins(np.ones((1, space.dim)))
+    # at 17 labels "auto" decodes approximately; the message sent users to another quantity where
+    # decoder="exact" gives the one asked for (probe DS)
+    with pytest.raises(ValueError, match=r'use predict_marginals, or build the space with decoder="exact"'):
+        spaces.Permutations(17).max_margins(np.ones((1, 136)))
+    assert spaces.Permutations(17, decoder="exact").max_margins(np.ones((1, 136))).shape == (1, 136)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])

@@ -189,6 +189,9 @@ def test_the_largest_pair_spaces_are_accepted():
 def test_covariance_refuses_before_numpy_allocates():
     with pytest.raises(ValueError, match="too large for a dense matrix"):
         spaces.Permutations(5000).covariance()  # NumPy failed first: "Unable to allocate 1.11 PiB"
+    # d²·8 overflowed int64 past 46,341 labels: the message said 2⁶³ − 1 bytes (probe DS)
+    with pytest.raises(ValueError, match=r"d = 2112467500 is too large for a dense matrix \(d×d needs 3.57e\+19 bytes"):
+        spaces.Permutations(65000).covariance()
     with combpred.config_context(max_memory=10**8):
         with pytest.raises(MemoryError, match=r"covariance: the dense 4950×4950 matrix.*196,020,000 bytes.*max_memory"):
             spaces.Permutations(100).covariance()

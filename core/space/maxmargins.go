@@ -49,8 +49,13 @@ func MaxMarginalMargins(s Space, us []float64, m int, pins []Pin, out []float64,
 // maxMarginalMargins is MaxMarginalMargins by dp's programme, or by decoding when dp is nil.
 func maxMarginalMargins(s Space, dp maxMarginer, us []float64, m int, pins []Pin, out []float64, stop *cancel.Flag) error {
 	if g := s.Guarantee(); g != 0 {
+		instead := "use predict_marginals"
+		if _, modes := s.(interface{ setMode(DecoderMode) }); modes {
+			// the one quantity asked for is there at a size that auto decodes approximately (probe DS)
+			instead += `, or build the space with decoder="exact" (slower, up to its exact limit)`
+		}
 		return fmt.Errorf("max-marginal margins need an exact decoder; the %s space of dimension %d decodes approximately "+
-			"(z-approximation factor %.3g): use predict_marginals", s.Kind(), s.Dim(), g)
+			"(z-approximation factor %.3g): %s", s.Kind(), s.Dim(), g, instead)
 	}
 	d, w := s.Dim(), s.Width()
 	pinned := make([]bool, d)
