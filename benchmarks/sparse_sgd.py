@@ -83,12 +83,16 @@ def main() -> None:
         stream = make()
         if name.startswith("SGD"):
             classes = [np.array([0, 1])] * labels
-            stream_s = timed(lambda s=stream: [s.partial_fit(X[c], Y[c], classes=classes) for c in chunks])
+            stream_s = timed(lambda s=stream, k=classes: [s.partial_fit(X[c], Y[c], classes=k) for c in chunks])
         else:
             stream_s = timed(lambda s=stream: [s.partial_fit(X[c], Y[c]) for c in chunks])
         stream_loss = hamming_loss(Yt, stream.predict(Xt))
         results[name] = (fit_s, loss, stream_s, stream_loss)
-        print(name, f"fit {fit_s:.3f} s (loss {loss:.4f}), partial_fit {stream_s:.3f} s (loss {stream_loss:.4f})", flush=True)
+        print(
+            name,
+            f"fit {fit_s:.3f} s (loss {loss:.4f}), partial_fit {stream_s:.3f} s (loss {stream_loss:.4f})",
+            flush=True,
+        )
     peer_fit, _, peer_stream, _ = results["SGDClassifier (one per label)"]
     lines = [
         "## Linear SGD on wide sparse inputs (`benchmarks/sparse_sgd.py`)",
