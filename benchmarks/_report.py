@@ -153,3 +153,17 @@ def bootstrap_difference(a: np.ndarray, b: np.ndarray, n_boot: int = 10000, seed
     means = diff[idx].mean(axis=1)
     lo, hi = np.percentile(means, [2.5, 97.5])
     return float(lo), float(hi)
+
+
+def sparse_rows(rng: np.random.Generator, rows: int, n_features: int, per_row: int, common: int):
+    """Bag-of-words-like rows as scipy.sparse CSR: ``per_row`` entries a row, half among the first
+    ``common`` columns (frequent words), the rest anywhere (rare ones), values in (0, 1)."""
+    import scipy.sparse as sps
+
+    frequent = rng.integers(0, common, size=(rows, per_row // 2))
+    rare = rng.integers(0, n_features, size=(rows, per_row - per_row // 2))
+    cols = np.sort(np.concatenate([frequent, rare], axis=1), axis=1).ravel()
+    indptr = np.arange(0, rows * per_row + 1, per_row)
+    X = sps.csr_matrix((rng.random(rows * per_row), cols, indptr), shape=(rows, n_features))
+    X.sum_duplicates()
+    return X

@@ -23,7 +23,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # the peer on one BLAS threa
 
 import numpy as np
 import scipy.sparse as sps
-from _report import BENCHMARKS_MD, load_line, machine, write_section
+from _report import BENCHMARKS_MD, load_line, machine, sparse_rows, write_section
 from combpred import StructuredRidge
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics import hamming_loss
@@ -32,18 +32,6 @@ N_FEATURES, PER_ROW, TRAIN, TEST, SINGLE = 1_000_000, 20, 2_000, 5_000, 200
 QUICK = 100_000, 20, 300, 500, 20
 ALPHA, GAMMA, COMPONENTS = 1.0, 0.05, 300
 COMMON = 50  # the shared columns, on which the labels depend
-
-
-def sparse_rows(rng: np.random.Generator, rows: int, n_features: int, per_row: int) -> sps.csr_matrix:
-    """Rows of ``per_row`` entries, half of them among the first COMMON columns (shared words), the
-    rest anywhere (rare ones), values in (0, 1)."""
-    common = rng.integers(0, COMMON, size=(rows, per_row // 2))
-    rare = rng.integers(0, n_features, size=(rows, per_row - per_row // 2))
-    cols = np.sort(np.concatenate([common, rare], axis=1), axis=1).ravel()
-    indptr = np.arange(0, rows * per_row + 1, per_row)
-    X = sps.csr_matrix((rng.random(rows * per_row), cols, indptr), shape=(rows, n_features))
-    X.sum_duplicates()
-    return X
 
 
 def timed(call, *args) -> tuple[float, object]:
@@ -70,7 +58,7 @@ def main() -> None:
     args = ap.parse_args()
     n_features, per_row, train, test, single = QUICK if args.quick else (N_FEATURES, PER_ROW, TRAIN, TEST, SINGLE)
     rng = np.random.default_rng(0)
-    X, Xt = sparse_rows(rng, train, n_features, per_row), sparse_rows(rng, test, n_features, per_row)
+    X, Xt = sparse_rows(rng, train, n_features, per_row, COMMON), sparse_rows(rng, test, n_features, per_row, COMMON)
     W = rng.standard_normal((COMMON, 5))
     Y, Yt = ((X[:, :COMMON] @ W) > 0).astype(int), ((Xt[:, :COMMON] @ W) > 0).astype(int)
     models = [

@@ -24,8 +24,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # the peer on one BLAS thread, set before NumPy loads
 
 import numpy as np
-import scipy.sparse as sps
-from _report import BENCHMARKS_MD, load_line, machine, write_section
+from _report import BENCHMARKS_MD, load_line, machine, sparse_rows, write_section
 from combpred import StructuredRidge
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import hamming_loss
@@ -35,18 +34,6 @@ N_FEATURES, PER_ROW, TRAIN, TEST, LABELS = 1 << 20, 40, 5_000, 2_000, 20
 QUICK = 1 << 16, 20, 500, 200, 5
 EPOCHS, CHUNK, ALPHA = 5, 500, 1e-4
 COMMON = 200  # the shared columns, on which the labels depend
-
-
-def sparse_rows(rng: np.random.Generator, rows: int, n_features: int, per_row: int) -> sps.csr_matrix:
-    """Rows of ``per_row`` entries, half among the first COMMON columns (frequent words), the rest
-    anywhere (rare ones), values in (0, 1)."""
-    common = rng.integers(0, COMMON, size=(rows, per_row // 2))
-    rare = rng.integers(0, n_features, size=(rows, per_row - per_row // 2))
-    cols = np.sort(np.concatenate([common, rare], axis=1), axis=1).ravel()
-    indptr = np.arange(0, rows * per_row + 1, per_row)
-    X = sps.csr_matrix((rng.random(rows * per_row), cols, indptr), shape=(rows, n_features))
-    X.sum_duplicates()
-    return X
 
 
 def timed(call) -> float:
@@ -62,7 +49,7 @@ def main() -> None:
     args = ap.parse_args()
     n_features, per_row, train, test, labels = QUICK if args.quick else (N_FEATURES, PER_ROW, TRAIN, TEST, LABELS)
     rng = np.random.default_rng(0)
-    X, Xt = sparse_rows(rng, train, n_features, per_row), sparse_rows(rng, test, n_features, per_row)
+    X, Xt = sparse_rows(rng, train, n_features, per_row, COMMON), sparse_rows(rng, test, n_features, per_row, COMMON)
     W = rng.standard_normal((COMMON, labels))
     Y, Yt = ((X[:, :COMMON] @ W) > 0).astype(int), ((Xt[:, :COMMON] @ W) > 0).astype(int)
     # a 0/1 label that is the same in every row is one class to SGDClassifier: the planted rule makes none
