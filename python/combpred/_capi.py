@@ -954,10 +954,7 @@ def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
     # The copy is sized by the caller's array (a broadcast view can stand for terabytes): check it
     # against the budget first, so that it fails naming the argument, and the copy, not an output
     # (decode's output is one value a row, probe DM).
-    size = 8
-    for n in a.shape:
-        size *= max(int(n), 0)
-    check_bytes(size, f"{name}: its contiguous {dtype} copy of shape {tuple(a.shape)}")
+    check_output(a.shape, name, f"its contiguous {dtype} copy")
     return np.require(a, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
 
 
@@ -1099,13 +1096,14 @@ def _budget() -> int:
     return budget
 
 
-def check_output(shape: tuple[int, ...], name: str) -> None:
-    """Check an output of ``shape`` (8-byte values) against the core's memory budget before it is
-    allocated, naming ``name`` (the argument that sets its size) in the MemoryError."""
+def check_output(shape: tuple[int, ...], name: str, what: str = "an output") -> None:
+    """Check ``what`` of ``shape`` (8-byte values; an output, or a copy of an argument) against the
+    core's memory budget before it is allocated, naming ``name`` (the argument that sets its size)
+    in the MemoryError."""
     size = 8
     for n in shape:
         size *= max(int(n), 0)
-    check_bytes(size, f"{name}: an output of shape {tuple(shape)}")
+    check_bytes(size, f"{name}: {what} of shape {tuple(shape)}")
 
 
 def check_bytes(size: int, what: str) -> None:
