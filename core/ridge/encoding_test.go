@@ -16,6 +16,8 @@ import (
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -188,7 +190,8 @@ func FuzzUnmarshalModel(f *testing.F) {
 }
 
 // seedBytes are the fuzzing seeds: every model of fittedModels in the current format, and those
-// that version 1 can hold in version 1.
+// that version 1 can hold in version 1, and the models of spacesModels, so that mutations start
+// from every space kind and from a sparse kernel expansion, not only from dense multiclass ones.
 func seedBytes(f *testing.F) [][]byte {
 	var out [][]byte
 	for _, md := range fittedModels(f) {
@@ -198,7 +201,87 @@ func seedBytes(f *testing.F) [][]byte {
 			out = append(out, version1(f, md))
 		}
 	}
+	for _, md := range spacesModels(f) {
+		b, _ := md.MarshalBinary()
+		out = append(out, b)
+	}
 	return out
+}
+
+// spacesModels returns small fitted models on the spaces other than multiclass (whose parameters
+// the bytes rebuild: label counts, parent lists, cycle sizes), with statistics, and a kernel model
+// whose support inputs are sparse.
+func spacesModels(t testing.TB) []*Model {
+	t.Helper()
+	var spaces []space.Space
+	add := func(sp space.Space, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		spaces = append(spaces, sp)
+	}
+	add(space.NewMultilabel(4))
+	add(space.NewPermutations(4))
+	add(space.NewSubtrees([]int{-1, 0, 0, 1}))
+	add(space.NewHierarchyPaths([]int{-1, 0, 0, 1}, true))
+	add(space.NewDAGPaths([][]int{nil, {0}, {0}, {1, 2}}, false))
+	add(space.NewDAGSubsets([][]int{nil, {0}, {0}, {1, 2}}))
+	add(space.NewDirectedCycles(4))
+	add(space.NewKSubsets(5, 2))
+	var out []*Model
+	for i, sp := range spaces {
+		X, ys := synthetic(t, sp, 12, 3, uint64(i+1))
+		opt := baseOptions()
+		if _, ok := sp.(*space.DAGSubsets); ok {
+			opt.EmpiricalWeight = 1 // it has no uniform measure
+		}
+		md, err := PartialFit(nil, sp, X, 12, 3, ys, nil, opt)
+		if err != nil {
+			t.Fatalf("%T: %v", sp, err)
+		}
+		out = append(out, md)
+	}
+	sp, _ := space.NewMultilabel(3)
+	X, ys := synthetic(t, sp, 10, 6, 7)
+	for i := range X {
+		if i%3 != 0 {
+			X[i] = 0
+		}
+	}
+	opt := baseOptions()
+	opt.Kernel = kernel.Kernel{Kind: kernel.RBF, Gamma: 0.5}
+	md, err := FitCSR(sp, xmat.FromDense(10, 6, X), ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, md)
+}
+
+// Every model of spacesModels survives its bytes: same space, same scores.
+func TestMarshalRoundTripSpaces(t *testing.T) {
+	for _, md := range spacesModels(t) {
+		b, err := md.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := UnmarshalModel(b)
+		if err != nil {
+			t.Fatalf("%s: %v", md.Space.Kind(), err)
+		}
+		X := []float64{0.5, -1, 2, 0, 0, 0, 0.25, 1, -0.5, 3, 0, 0}
+		n := md.NFeatures
+		want := make([]float64, 2*md.Space.Dim())
+		got := make([]float64, 2*md.Space.Dim())
+		if err := md.Decision(X[:2*n], 2, n, want); err != nil {
+			t.Fatal(err)
+		}
+		if err := back.Decision(X[:2*n], 2, n, got); err != nil {
+			t.Fatal(err)
+		}
+		if back.Space.Kind() != md.Space.Kind() || !floats.Equal(got, want) {
+			t.Errorf("%s: scores %v after the round trip, want %v", md.Space.Kind(), got, want)
+		}
+	}
 }
 
 // FuzzUnmarshalModelBody signs the fuzzed bytes with a valid checksum first, so that mutations reach
