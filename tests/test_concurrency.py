@@ -247,6 +247,35 @@ def test_a_parameter_set_inside_the_estimators_own_fit_is_refused():
     model.set_params(kernel="linear").fit(X, Y)  # after the fit, on the same thread: as before
 
 
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_a_fit_started_inside_the_estimators_own_fit_is_refused(method):
+    """A kernel that fits its own estimator made the fit start itself again, through the core, until
+    Python's recursion limit: a ValueError of 23 KB naming the kernel 197 times (probe DU). It is
+    refused at the first level, as a parameter set from there is; a kernel may fit another
+    estimator, and the estimator fits again afterwards."""
+    X, Y = linear_multilabel(40, n_features=3, n_labels=3, seed=7)
+    calls = []
+
+    def kernel(A, B):
+        calls.append(1)
+        getattr(model, method)(X, Y)
+        return A @ B.T
+
+    model = StructuredRidge(kernel=kernel, n_components=10 if method == "partial_fit" else None)
+    with pytest.raises(RuntimeError, match=f"{method} cannot be called during this StructuredRidge's own fit") as info:
+        model.fit(X, Y)
+    assert not isinstance(info.value, ValueError)
+    assert len(calls) == 1 and len(str(info.value)) < 300
+    other = StructuredRidge()
+
+    def fits_another(A, B):
+        other.fit(X, Y)
+        return A @ B.T
+
+    model.set_params(kernel=fits_another, n_components=None).fit(X, Y)
+    assert hasattr(other, "coef_")
+
+
 def test_a_parameter_set_that_sets_parameters_does_not_deadlock():
     """Setting a parameter runs Python code: the old value's __del__, a subclass's property setter.
     That code may set parameters of any estimator; under the process-wide lock the first version of

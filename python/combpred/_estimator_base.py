@@ -69,8 +69,22 @@ def _check_fitted(estimator: Any) -> None:
 
 
 class _SetDuringOwnFit(RuntimeError):
-    """A parameter set from inside the estimator's own fit (its callable kernel, a callback): the fit
-    raises it as it is, not as the error of the kernel that made it."""
+    """A parameter set, or a fit started, from inside the estimator's own fit (its callable kernel, a
+    callback): the fit raises it as it is, not as the error of the kernel that made it."""
+
+
+_USER_CODE = threading.local()  # depth: how many user callbacks this thread is inside
+
+
+@contextlib.contextmanager
+def user_code() -> Iterator[None]:
+    """Mark the user's code the library calls (a callable kernel): a fit of the estimator being
+    fitted, started from there, is refused by :func:`one_fit_at_a_time`."""
+    _USER_CODE.depth = getattr(_USER_CODE, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _USER_CODE.depth -= 1
 
 
 class _Fitted(NamedTuple):
@@ -220,6 +234,13 @@ def one_fit_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
         with _capi.process_lock(self.__dict__, "_fit_lock", threading.RLock):
             state = self.__dict__
             outer = state.get("_fitting")
+            if outer == threading.get_ident() and getattr(_USER_CODE, "depth", 0):
+                # a kernel that fits its own estimator recursed to Python's limit, and the error
+                # repeated the kernel's name 197 times (23 KB, probe DU)
+                raise _SetDuringOwnFit(
+                    f"{method.__name__} cannot be called during this {type(self).__name__}'s own fit (from its "
+                    "kernel): the fit would start itself again; fit a copy (sklearn.base.clone) instead"
+                )
             state["_fitting"] = threading.get_ident()  # parameters are not set from inside (__setattr__)
             try:
                 return method(self, *args, **kwargs)

@@ -29,6 +29,7 @@ from ._estimator_base import (
     one_fit_at_a_time,
     run_fit,
     set_threads,
+    user_code,
     validate_data,
 )
 from .exceptions import PrecisionWarning
@@ -175,7 +176,7 @@ class StructuredRidge(StructuredEstimator):
         far from the optimum (weights 1 and 1e20: a light example's score 0.89 against the
         optimum's 0.6); a smaller tol fits them, or ``solver="exact"`` where alpha and the curvature
         the heaviest weights set are within about 10¹² of each other (it refuses them otherwise, naming
-        the range). Under the pure empirical measure (``empirical_weight=1``) the weights also form
+        the range, and ``solver="auto"`` then runs CG, with this limit). Under the pure empirical measure (``empirical_weight=1``) the weights also form
         the measure's covariance: directions only the light examples span get eigenvalues about
         1/(weight ratio) of its size, resolved to float64's precision of that size, so the light
         examples' coefficients keep about ratio × 2⁻⁵² relative precision (weights 1 and 1e12:
@@ -1121,7 +1122,8 @@ class _CallableKernel:
         # core refused the matrix it had been handed)
         _capi.check_output(expected, f"the kernel matrix of kernel={self.name}")
         try:
-            K = self.kernel(X, Y, **self.params)
+            with user_code():
+                K = self.kernel(X, Y, **self.params)
         except (MemoryError, _SetDuringOwnFit):
             raise
         except TypeError as exc:
