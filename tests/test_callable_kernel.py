@@ -277,6 +277,16 @@ def test_raising_kernel_keeps_its_exception_as_cause(multilabel_data):
     assert isinstance(info.value.__cause__, RuntimeError)
 
 
+@pytest.mark.parametrize("kernel", [raising_kernel, nan_kernel, asymmetric_kernel])
+def test_bad_callables_are_named_once_on_a_nystrom_map(multilabel_data, kernel):
+    """The map's landmark Gram matrix is the kernel's too: its errors named the kernel in front and
+    again at the end, '… raised KeyError: 'boom' (kernel=raising)' (probe DU)."""
+    X, Y, _, _ = multilabel_data
+    with pytest.raises(ValueError, match=f"^kernel={kernel.__name__} ") as info:
+        StructuredRidge(kernel=kernel, n_components=20).fit(X, Y)
+    assert not str(info.value).endswith(f"(kernel={kernel.__name__})")
+
+
 @pytest.mark.parametrize(
     "kernel, match",
     [

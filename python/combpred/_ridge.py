@@ -1170,8 +1170,9 @@ class _CallableKernel:
         ):
             self.projection = reuse.projection
             return True
+        K = self(self.landmarks, self.landmarks, symmetric=True)  # its errors name the kernel already
         try:
-            self.projection = _core.nystrom_projection(self(self.landmarks, self.landmarks, symmetric=True) + shift)
+            self.projection = _core.nystrom_projection(K + shift)
         except ValueError as exc:
             raise ValueError(f"{exc} (kernel={self.name})") from None
         return False
