@@ -11,8 +11,20 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
+// allFinite reports whether every entry of x is finite when their sum is (a NaN or an infinity
+// makes the sum NaN or infinite): the vector kernel of floats.Sum reads x at memory speed, where
+// a scalar test of every entry took 37 ms of a 180 ms partial_fit chunk on 2²⁰ × 20 weights.
+// False says nothing: finite entries may overflow the sum, and the callers then scan.
+func allFinite(x []float64) bool {
+	s := floats.Sum(x)
+	return !math.IsNaN(s) && !math.IsInf(s, 0)
+}
+
 // Finite names the first NaN or infinite entry of the row-major matrix x with cols columns.
 func Finite(name string, x []float64, cols int) error {
+	if allFinite(x) {
+		return nil
+	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%s[%d, %d] = %v: values must be finite", name, i/cols, i%cols, v)
@@ -24,6 +36,9 @@ func Finite(name string, x []float64, cols int) error {
 // FiniteVector names the first NaN or infinite entry of the vector x by its index alone (Finite on
 // one row named v[1] "v[0, 1]", probe CE).
 func FiniteVector(name string, x []float64) error {
+	if allFinite(x) {
+		return nil
+	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%s[%d] = %v: values must be finite", name, i, v)
@@ -36,6 +51,9 @@ func FiniteVector(name string, x []float64) error {
 // arithmetic of a fit overflowed. A fit returns this error rather than a model that would predict
 // NaN scores or a constant structure without a word.
 func Fitted(what string, x []float64) error {
+	if allFinite(x) {
+		return nil
+	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("the fit overflowed: its %s hold %v (entry %d); scale X (e.g. with StandardScaler) "+

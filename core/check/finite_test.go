@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/parallel"
@@ -138,5 +139,39 @@ func TestFiniteVectorNamesTheIndex(t *testing.T) {
 	}
 	if err := FiniteVector("v", []float64{0, -1e308, 5}); err != nil {
 		t.Errorf("finite vector refused: %v", err)
+	}
+}
+
+// The checks read the sum first: finite values whose sum overflows must still pass, and a NaN or
+// an infinity anywhere (infinities of both signs sum to NaN) must be named where it is.
+func TestFiniteChecksBehindTheSum(t *testing.T) {
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		x   []float64
+		bad int // the index named, −1: accepted
+	}{
+		{[]float64{math.MaxFloat64, math.MaxFloat64, 1}, -1},
+		{[]float64{-math.MaxFloat64, -math.MaxFloat64}, -1},
+		{[]float64{0, 1, 2}, -1},
+		{nil, -1},
+		{[]float64{1, math.NaN(), 3}, 1},
+		{[]float64{1, 2, inf, -inf}, 2},
+		{[]float64{math.MaxFloat64, math.MaxFloat64, -inf}, 2},
+	} {
+		for _, check := range []struct {
+			err  error
+			want string
+		}{
+			{Finite("x", c.x, 1), fmt.Sprintf("x[%d, 0] = ", c.bad)},
+			{FiniteVector("x", c.x), fmt.Sprintf("x[%d] = ", c.bad)},
+			{Fitted("coefficients", c.x), fmt.Sprintf("(entry %d)", c.bad)},
+		} {
+			switch {
+			case c.bad < 0 && check.err != nil:
+				t.Errorf("%v: %v, want nil", c.x, check.err)
+			case c.bad >= 0 && (check.err == nil || !strings.Contains(check.err.Error(), check.want)):
+				t.Errorf("%v: %v, want an error naming %q", c.x, check.err, check.want)
+			}
+		}
 	}
 }
