@@ -318,10 +318,11 @@ func invertLowerBlock(inv, l []float64, lda, k int) {
 }
 
 // solveCholesky overwrites b with the solution x of A x = b for the symmetric positive definite A
-// (its upper triangle is read, and overwritten with the factor). Like gonum's mat.Cholesky it
-// reports errNotPositiveDefinite, or a mat.Condition error when the condition number exceeds
-// mat.ConditionTolerance (b then holds the solution all the same).
-func solveCholesky(A *mat.SymDense, b []float64, stop *cancel.Flag) error {
+// (its upper triangle is read, and overwritten with the factor) and returns the estimate of A's
+// condition number. Like gonum's mat.Cholesky it reports errNotPositiveDefinite, or a
+// mat.Condition error when the condition number exceeds mat.ConditionTolerance (b then holds the
+// solution all the same).
+func solveCholesky(A *mat.SymDense, b []float64, stop *cancel.Flag) (float64, error) {
 	raw := A.RawSymmetric()
 	n := raw.N
 	a := blas64.General{Rows: n, Cols: n, Stride: raw.Stride, Data: raw.Data}
@@ -329,17 +330,17 @@ func solveCholesky(A *mat.SymDense, b []float64, stop *cancel.Flag) error {
 	work := make([]float64, 3*n)
 	anorm := impl.Dlansy(lapack.MaxRowSum, blas.Upper, n, a.Data, a.Stride, work)
 	if err := factorCholesky(a, stop); err != nil {
-		return err
+		return 0, err
 	}
 	cond, err := choleskyCondition(a, anorm, stop)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	impl.Dpotrs(blas.Upper, n, 1, a.Data, a.Stride, b, 1)
 	if cond > mat.ConditionTolerance {
-		return mat.Condition(cond)
+		return cond, mat.Condition(cond)
 	}
-	return nil
+	return cond, nil
 }
 
 // negated copies −x into scratch and returns it as a dense matrix of x's shape.

@@ -299,6 +299,7 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 	if md.Coef, md.Result, err = md.stats.solve(S, mean, opt.Alpha, s.Intercept && s.ny == nil, opt.Stop); err != nil {
 		return nil, err
 	}
+	md.warnCondition()
 	if err := progressOnce(&opt, md.Result); err != nil {
 		return nil, err
 	}

@@ -485,6 +485,7 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 	if md.Coef, md.Result, err = md.stats.solve(S, mean, p.Alpha, des.intercept, opt.Stop); err != nil {
 		return err
 	}
+	md.warnCondition()
 	return progressOnce(opt, md.Result)
 }
 

@@ -234,6 +234,9 @@ type Result struct {
 	// of a kernel model, it is the relative change |ΔJ|/|J| over the last epoch instead.
 	RelGrad   float64
 	Converged bool // RelGrad ≤ Tol, or an exact solve
+	// Condition is the exact solve's estimate of the condition number of its scaled normal
+	// equations (0 for the iterative solvers), which bounds the digits its coefficients keep.
+	Condition float64
 }
 
 // SolverNames returns the names of the solvers, in the order of their values.
