@@ -20,6 +20,9 @@ import (
 func cp_check_output(bytes C.int64_t, what *C.char) (rc C.int) {
 	defer guard(&rc)
 	name := goString(what)
+	if name == "" {
+		name = "an output" // a caller that names nothing still gets a subject (probe DX)
+	}
 	if bytes < 0 {
 		return status(fmt.Errorf("%s: a negative output size", name))
 	}

@@ -91,7 +91,10 @@ func status(err error) C.int {
 func cp_set_row_origin(first C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	if first < 0 {
-		return status(fmt.Errorf("row origin %d: must be non-negative", int64(first)))
+		// set directly: status would put the origin in force, which this call did not change, in
+		// front of the message (probe DX)
+		setError(fmt.Sprintf("row origin %d: must be non-negative", int64(first)))
+		return cpValue
 	}
 	C.cp_store_row_origin(first)
 	return cpOK

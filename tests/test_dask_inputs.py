@@ -190,6 +190,10 @@ def test_the_row_origin_is_per_thread_and_restored():
         with _capi.row_origin(-1):
             pass
     assert message() == plain
+    with _capi.row_origin(40):  # a refused origin is named alone, not after the one in force (probe DX)
+        with pytest.raises(ValueError, match="^row origin -5: must be non-negative$"):
+            with _capi.row_origin(-5):
+                pass
 
 
 def test_row_numbers_of_a_chunked_error_add_up_to_the_row_of_X():

@@ -567,3 +567,13 @@ def test_a_separable_probabilistic_fit_is_charged_its_own_working_set():
     with combpred.config_context(max_memory=2 * 10**7):  # and a budget below its own charge refuses it
         with pytest.raises(MemoryError, match="fitting X of 500 samples × 20000 features on the multilabel space"):
             ProbabilisticStructured(space="multilabel", max_iter=20).fit(X, Y)
+
+
+def test_the_output_check_of_the_abi_names_an_unnamed_output():
+    """cp_check_output called with no name (NULL or "") began its refusal with ': needs 4.6 EB'
+    (probe DX); the Python package always names one, a direct caller may not."""
+    from combpred import _capi
+
+    for what in (None, b""):
+        with pytest.raises(MemoryError, match=r"^an output: needs 4\.6 EB"):
+            _capi.check(_capi.lib().cp_check_output(2**62, what))
