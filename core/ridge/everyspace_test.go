@@ -11,7 +11,7 @@ import (
 )
 
 // everySpace is one small instance of every output space, each with its own covariance shape.
-func everySpace(t *testing.T) []space.Space {
+func everySpace(t testing.TB) []space.Space {
 	t.Helper()
 	tree := []int{-1, 0, 0, 1, 1, 2, 5} // node 6 hangs below 5, below 2
 	var out []space.Space
