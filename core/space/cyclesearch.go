@@ -181,14 +181,19 @@ func (c *cycleSearch) write(y []int64) {
 
 // run applies improving moves until none gains more than tol: insert a vertex into an arc,
 // remove one, replace one by an outside vertex, move one elsewhere on the cycle, reverse a
-// segment (2-opt). The pass limit only guards against pathological rounding.
+// segment (2-opt). The pass limit only guards against pathological rounding. Within a pass 2-opt
+// runs until it gains no more: at one reversal a pass, the greedy start tour of
+// UndirectedCycles(1000) took 496 passes, each paying the O(n²) vertex moves again (2.5 s a row,
+// now 1.25 s; 30 random rows at n = 16–300 reach local optima as good on average).
 func (c *cycleSearch) run() {
 	for pass := 0; pass < 50*c.n+100 && !c.stop.Stopped(); pass++ {
 		improved := c.insertPass()
 		improved = c.removePass() || improved
 		improved = c.replacePass() || improved
 		improved = c.movePass() || improved
-		improved = c.twoOptPass(pass) || improved
+		for k := 0; c.twoOptPass(pass+k) && !c.stop.Stopped(); k++ {
+			improved = true
+		}
 		if !improved {
 			return
 		}
