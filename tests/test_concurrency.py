@@ -276,6 +276,27 @@ def test_a_fit_started_inside_the_estimators_own_fit_is_refused(method):
     assert hasattr(other, "coef_")
 
 
+def test_a_kernel_that_predicts_with_its_own_estimator_is_refused_at_once():
+    """A kernel that calls predict of the estimator it belongs to recursed through the core to
+    Python's limit: an 11 KB ValueError naming the kernel 99 times (probe DZ). The kernel's
+    second call from inside the first is refused, and the model predicts afterwards."""
+    X, Y = linear_multilabel(40, n_features=3, n_labels=3, seed=8)
+    armed = []
+
+    def kernel(A, B):
+        if armed:
+            model.predict(A[:2])
+        return A @ B.T
+
+    model = StructuredRidge(kernel=kernel).fit(X, Y)
+    armed.append(True)
+    with pytest.raises(RuntimeError, match=r"^kernel=.*kernel was called again from inside its own call") as info:
+        model.predict(X)
+    assert len(str(info.value)) < 300
+    armed.clear()
+    assert model.predict(X).shape == Y.shape
+
+
 def test_a_parameter_set_that_sets_parameters_does_not_deadlock():
     """Setting a parameter runs Python code: the old value's __del__, a subclass's property setter.
     That code may set parameters of any estimator; under the process-wide lock the first version of

@@ -730,7 +730,7 @@ def test_exact_solver_warns_where_its_normal_equations_lose_digits():
     """Without an intercept, on features 1e6 from the origin with weights spread over 1..1e12, the
     exact solver's scaled normal equations have a condition number near 1e15 and its coefficients
     came out 0.18 from the optimum (relative), with solver="auto" too and no warning (probe DY).
-    Past an estimated 1e12 the fit warns, naming the cause; the well-conditioned fit of the same
+    Past an estimated 1e11 the fit warns, naming the cause; the well-conditioned fit of the same
     data centred stays quiet."""
     sp = spaces.HierarchyPaths([-1, 0, 0, 1, 1, 2])
     rng = np.random.default_rng(1)

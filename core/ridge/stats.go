@@ -342,19 +342,23 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 
 // exactWarnCondition is the estimated condition number of the scaled normal equations above which
 // the exact solver's fit warns that its coefficients may have lost digits: about log10(κ) of
-// float64's 16, and more where the rounding of the sums that form H adds to κ's share. Without an
-// intercept, on features 1e6 from the origin, the coefficients were 1e-4 from the optimum at
-// κ = 1.7e13 and 0.18 at κ = 5.7e15, silently (probe DY; the solve is refused past 1e16). CG
-// does not resolve such systems better at its default tol, so solver auto keeps the exact solve.
-const exactWarnCondition = 1e12
+// float64's 16, one more for the estimate, which can run 3–10 times low (one-hot columns beside
+// the intercept at alpha 1e-10: coefficients 1.6e-4 from a rational optimum, probe DZ), and more
+// where the rounding of the sums that form H adds to κ's share. Without an intercept, on features
+// 1e6 from the origin, the coefficients were 1e-4 from the optimum at κ = 1.7e13 and 0.18 at
+// κ = 5.7e15, silently (probe DY; the solve is refused past 1e16). CG does not resolve such
+// systems better at its default tol, so solver auto keeps the exact solve. Predictions lose far
+// less: the digits lost lie along directions the data barely reach.
+const exactWarnCondition = 1e11
 
 // warnCondition adds to md.Warnings what an ill-conditioned exact solve (exactWarnCondition) costs.
 func (md *Model) warnCondition() {
 	if c := md.Result.Condition; c > exactWarnCondition {
 		md.Warnings = append(md.Warnings, fmt.Sprintf("the exact solver's normal equations are ill-conditioned "+
-			"(estimated condition number %.2g): its coefficients may keep only about %.0f of float64's 16 significant digits; "+
+			"(estimated condition number %.2g): its coefficients may keep only about %.0f of float64's 16 significant digits "+
+			"(its scores more); "+
 			"features far from the origin without an intercept, or sample weights far apart, make them so: centre or "+
-			"scale X (e.g. StandardScaler), set fit_intercept=True, or use solver=\"cg\" with a smaller tol", c, max(0, 16-math.Log10(c))))
+			"scale X (e.g. StandardScaler), set fit_intercept=True, or use solver=\"cg\" with a smaller tol", c, max(0, 15-math.Log10(c))))
 	}
 }
 

@@ -73,18 +73,26 @@ class _SetDuringOwnFit(RuntimeError):
     callback): the fit raises it as it is, not as the error of the kernel that made it."""
 
 
-_USER_CODE = threading.local()  # depth: how many user callbacks this thread is inside
+_USER_CODE = threading.local()  # active: the callbacks this thread is inside (their ids)
 
 
 @contextlib.contextmanager
-def user_code() -> Iterator[None]:
-    """Mark the user's code the library calls (a callable kernel): a fit of the estimator being
-    fitted, started from there, is refused by :func:`one_fit_at_a_time`."""
-    _USER_CODE.depth = getattr(_USER_CODE, "depth", 0) + 1
+def user_code(callback: Any, name: str) -> Iterator[None]:
+    """Mark the user's code the library calls (a callable kernel, named ``name``): a fit of the
+    estimator being fitted, started from there, is refused by :func:`one_fit_at_a_time`, and so is
+    the same callback called again from inside itself (a kernel that predicts with its own
+    estimator recursed to Python's limit: an 11 KB error naming the kernel 99 times, probe DZ)."""
+    active = _USER_CODE.__dict__.setdefault("active", [])
+    if id(callback) in active:
+        raise _SetDuringOwnFit(
+            f"{name} was called again from inside its own call (it uses the estimator it belongs to, whose fit or "
+            "predict calls it): a callable kernel must not use its own estimator; use a copy (sklearn.base.clone)"
+        )
+    active.append(id(callback))
     try:
         yield
     finally:
-        _USER_CODE.depth -= 1
+        active.pop()
 
 
 class _Fitted(NamedTuple):
@@ -234,7 +242,7 @@ def one_fit_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
         with _capi.process_lock(self.__dict__, "_fit_lock", threading.RLock):
             state = self.__dict__
             outer = state.get("_fitting")
-            if outer == threading.get_ident() and getattr(_USER_CODE, "depth", 0):
+            if outer == threading.get_ident() and _USER_CODE.__dict__.get("active"):
                 # a kernel that fits its own estimator recursed to Python's limit, and the error
                 # repeated the kernel's name 197 times (23 KB, probe DU)
                 raise _SetDuringOwnFit(

@@ -157,7 +157,7 @@ class StructuredRidge(StructuredEstimator):
         without); where double precision cannot solve the normal equations (features far from 0
         without an intercept, alpha far from the data's curvature), auto runs ``"cg"`` instead of
         failing as ``"exact"`` does; where it solves them with digits lost (an estimated condition
-        number above 10¹²), the fit warns (:class:`~combpred.exceptions.PrecisionWarning`). ``solver_`` names the solver that ran; use ``"exact"`` for a fit that
+        number above 10¹¹), the fit warns (:class:`~combpred.exceptions.PrecisionWarning`). ``solver_`` names the solver that ran; use ``"exact"`` for a fit that
         :meth:`partial_fit` will continue. For kernel
         models always ``"cg"``, which reaches 1e-8 in 13–22 iterations where the direct solve costs
         O((n_samples · d)³) (n_samples = 400, d = 6: 13 ms against 1.35 s).
@@ -1124,7 +1124,7 @@ class _CallableKernel:
         # core refused the matrix it had been handed)
         _capi.check_output(expected, f"the kernel matrix of kernel={self.name}")
         try:
-            with user_code():
+            with user_code(self, f"kernel={self.name}"):
                 K = self.kernel(X, Y, **self.params)
         except (MemoryError, _SetDuringOwnFit):
             raise

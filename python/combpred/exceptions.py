@@ -48,8 +48,8 @@ class PrecisionWarning(UserWarning):
     scores the penalty decides, and stop with a small gradient away from the optimum.
 
     And by a linear fit solved exactly (``solver="exact"``, ``"auto"`` when it picks the exact solve,
-    ``partial_fit``) whose normal equations have an estimated condition number above 10¹²: their
-    solution keeps about 16 − log10(condition number) significant digits, fewer where forming them
-    rounded too (features 1e6 from the origin without an intercept, weights spanning 1..1e12: 0.18
+    ``partial_fit``) whose normal equations have an estimated condition number above 10¹¹: their
+    solution keeps about 15 − log10(condition number) significant digits (the estimate can run
+    a few times low), fewer where forming them rounded too (features 1e6 from the origin without an intercept, weights spanning 1..1e12: 0.18
     relative). Centre or scale X, fit an intercept, or use ``solver="cg"`` with a smaller tol.
     """
