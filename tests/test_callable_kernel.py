@@ -287,6 +287,34 @@ def test_bad_callables_are_named_once_on_a_nystrom_map(multilabel_data, kernel):
     assert not str(info.value).endswith(f"(kernel={kernel.__name__})")
 
 
+@pytest.mark.parametrize("huge", [1e308, 1.5e308])
+def test_nystrom_features_that_overflow_name_the_kernel_not_x(huge):
+    """A callable kernel whose finite values against the landmarks make K(X, L)·P overflow: the fit
+    blamed the user's X, "X row 0: its squared norm overflows" or "X[0, 3] = +Inf" of an X with
+    three finite columns (probe DZ). The features are checked where they are made, and the row is
+    X's row, at fit and at predict."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3))
+    Y = (rng.random((12, 3)) < 0.5).astype(int)
+    armed = []
+
+    def kern(A, B):
+        K = A @ B.T
+        if armed and K.shape[1] == 5 and K.shape[0] != 5:
+            K[-1, :2] += huge  # the last row of X against two landmarks
+        return K
+
+    model = StructuredRidge(kernel=kern, n_components=5, random_state=0).fit(X, Y)
+    armed.append(True)
+    for call in (
+        lambda: StructuredRidge(kernel=kern, n_components=5, random_state=0).fit(X, Y),
+        lambda: model.predict(X),
+    ):
+        with pytest.raises(ValueError, match=r"^kernel=.*kern: the Nyström features(\[11, | row 11)") as info:
+            call()
+        assert "X[" not in str(info.value) and "X row" not in str(info.value)
+
+
 @pytest.mark.parametrize(
     "kernel, match",
     [

@@ -86,6 +86,11 @@ func Scores(u []float64, d int) error {
 // kernel, not the features.
 const KernelMatrix = "the kernel matrix"
 
+// NystromFeatures is the name of a callable kernel's Nyström features K(X, landmarks)·P, which
+// Python computes and the core fits as its inputs: where they overflow, the kernel's values are
+// too large for the map, and the advice is to scale the kernel, not X (probe DZ).
+const NystromFeatures = "the Nyström features"
+
 // Magnitude names the first row of the row-major matrix x (cols columns) whose squared norm
 // overflows: fits multiply inputs with themselves (XᵀX, the curvature of the loss), so values
 // beyond about 1e154 make them infinite, and a fit returned W = 0 or NaN instead of an error.
@@ -97,12 +102,15 @@ func Magnitude(name string, x []float64, cols int) error {
 			top = math.Max(top, math.Abs(v))
 		}
 		if math.IsInf(s, 0) {
-			advice := "scale " + name + " (e.g. with StandardScaler)"
-			if name == KernelMatrix {
+			advice, holds := "scale "+name+" (e.g. with StandardScaler)", "holds"
+			if name == KernelMatrix || name == NystromFeatures {
 				advice = "scale the kernel"
 			}
-			return fmt.Errorf("%s row %d: its squared norm overflows (largest |value| %g): %s holds values too large; %s",
-				name, i/cols, top, name, advice)
+			if name == NystromFeatures {
+				holds = "hold"
+			}
+			return fmt.Errorf("%s row %d: its squared norm overflows (largest |value| %g): %s %s values too large; %s",
+				name, i/cols, top, name, holds, advice)
 		}
 	}
 	return nil

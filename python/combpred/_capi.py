@@ -585,6 +585,12 @@ def row_origin(first: int) -> Iterator[None]:
         _origin.first = outer
 
 
+def rows_from(offset: int) -> contextlib.AbstractContextManager[None]:
+    """:func:`row_origin` for a block of rows ``offset`` rows into the input the origin in force
+    counts from (a block of a Dask partition: the partition's first row plus the offset)."""
+    return row_origin(getattr(_origin, "first", 0) + offset)
+
+
 # The signals whose Python handlers a long call guards: every one a handler can be set for, as
 # plain ints for the C module's functions (signal's own wrap every value in an enum: 70 µs for
 # the 60 signals of Linux, against 2 µs).

@@ -1188,7 +1188,11 @@ class _CallableKernel:
         step = max(1, _BLOCK_VALUES // max(1, self.landmarks.shape[0]))
         for lo in range(0, X.shape[0], step):
             block = self(X[lo : lo + step], self.landmarks) + self.shift  # a new array: never the kernel's own
-            out[lo : lo + step] = _core.nystrom_features(block, self.projection)
+            try:
+                with _capi.rows_from(lo):  # the message's rows are X's
+                    out[lo : lo + step] = _core.nystrom_features(block, self.projection)
+            except ValueError as exc:
+                raise ValueError(f"kernel={self.name}: {exc}") from None
         return out
 
 
