@@ -17,6 +17,7 @@ import (
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/floats"
 )
 
 // inlineSpaceParams is the number of parameters up to which cp_space_new builds the space inline,
@@ -178,10 +179,26 @@ func cp_space_cov_mul(h C.int64_t, v *C.double, out *C.double, d C.int64_t) (rc 
 	if err := check.FiniteVector("v", in); err != nil {
 		return status(err)
 	}
-	sp.Covariance().MulVec(dst, append([]float64(nil), in...))
+	// S·v is linear in v: taken of v scaled by a power of two to about 1 and scaled back (both
+	// exact), so that the sums on the way to it cannot overflow where S·v does not (pᵀv of
+	// [1e308, 1e308, 0] made S·v[0] NaN where it is 2.5e307, probe DZ)
+	top := floats.Norm(in, math.Inf(1))
+	_, e := math.Frexp(top)
+	scaled := append([]float64(nil), in...)
+	if e > 0 {
+		for i, x := range scaled {
+			scaled[i] = math.Ldexp(x, -e)
+		}
+	}
+	sp.Covariance().MulVec(dst, scaled)
+	if e > 0 {
+		for i, x := range dst {
+			dst[i] = math.Ldexp(x, e) // not × 2^e, which overflows at e = 1024
+		}
+	}
 	// S's entries are at most max‖ψ‖² in size, so only a v near the float64 range overflows
-	if err := check.FiniteVector("S·v", dst); err != nil {
-		return status(fmt.Errorf("%w; scale v down", err))
+	if !check.AllFinite(dst) {
+		return status(fmt.Errorf("S·v overflows float64 (v's largest |value| is %g): scale v down", top))
 	}
 	return cpOK
 }

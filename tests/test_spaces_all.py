@@ -175,6 +175,16 @@ class TestAgainstBruteForce:
             np.testing.assert_allclose(b.space.covariance_dot(v), expected, rtol=0, atol=1e-12 * scale)
         with pytest.raises(ValueError, match="shape"):
             b.space.covariance_dot(np.zeros(b.space.dim + 1))
+        # near the float64 limit: the product is linear, so S·v = 2^k · S·(v / 2^k) where that is
+        # finite ([1e308, 1e308, 0] on Multilabel(3) was refused as "S·v[0] = NaN", probe DZ);
+        # where it is not, it is refused as an overflow
+        huge = 1e308 * np.sign(rng.normal(size=b.space.dim))
+        want = 2.0**1000 * b.space.covariance_dot(huge / 2.0**1000)
+        if np.all(np.isfinite(want)):
+            np.testing.assert_allclose(b.space.covariance_dot(huge), want, rtol=1e-12, atol=0)
+        else:
+            with pytest.raises(ValueError, match=r"^S·v overflows float64 \(v's largest \|value\| is 1e\+308\)"):
+                b.space.covariance_dot(huge)
 
     def test_embeddings_distinct(self, name):
         b = brute(name)

@@ -222,3 +222,9 @@ def test_fractional_and_nan_values_name_their_row():
         spaces.Multilabel(3).validate(Y)
     with pytest.raises(ValueError, match=r"^Y contains NaN or infinity at row 3, column 2$"):
         spaces.Multilabel(3).validate(np.where(Y == 0.5, np.nan, Y))
+    # scores too (probe DZ: "U contains NaN or infinity" among a thousand rows)
+    U = np.zeros((1000, 3))
+    U[999, 2] = -np.inf
+    for method in (spaces.Multilabel(3).decode, spaces.Multilabel(3).max_margins):
+        with pytest.raises(ValueError, match=r"^U contains NaN or infinity at row 999, column 2$"):
+            method(U)
