@@ -42,6 +42,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -946,6 +947,20 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
         if Y.ndim != 2:
             hint = "; for one class label per sample use space='multiclass'" if name == "multilabel" else ""
             raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}{hint}")
+        if name == "multilabel" and Y.shape[1] == 1:
+            # scikit-learn reads a one-column 0/1 y as a binary target, whose positive class is
+            # classes_[-1]; a one-label model's classes_ is its label index [0], so its scorers
+            # negated the scores ("roc_auc" gave 1 − AUC, and a grid search chose the worst alpha)
+            # or refused pos_label=1, silently (probe EA). Fitting it stays allowed (scikit-learn's
+            # estimator checks pass such a y), with a warning.
+            warnings.warn(
+                "y has a single label column: space='multilabel' fits it as a one-label multi-label model, whose "
+                "classes_ is the label index [0], and scikit-learn's scorers, which read a one-column y as a binary "
+                "target with classes_[-1] positive, negate its scores ('roc_auc' gives 1 − AUC); for one binary "
+                "label use space='multiclass' with y.ravel()",
+                UserWarning,
+                stacklevel=3,
+            )
         try:
             return _BY_NAME[name](Y.shape[1])
         except ValueError as exc:  # the size the columns of y imply is outside the space's range
