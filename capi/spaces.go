@@ -197,7 +197,7 @@ func cp_space_cov_mul(h C.int64_t, v *C.double, out *C.double, d C.int64_t) (rc 
 		}
 	}
 	// S's entries are at most max‖ψ‖² in size, so only a v near the float64 range overflows
-	if !check.AllFinite(dst) {
+	if check.FiniteVector("S·v", dst) != nil {
 		return status(fmt.Errorf("S·v overflows float64 (v's largest |value| is %g): scale v down", top))
 	}
 	return cpOK
