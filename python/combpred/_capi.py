@@ -975,6 +975,13 @@ def _first_at(mask: np.ndarray) -> str:
     return f" at row {row}" + (f", column {at[1]}" if mask.ndim == 2 else "")
 
 
+def check_finite(a: np.ndarray, name: str) -> None:
+    """Refuse a NaN or an infinity in the float array ``a``, naming ``name`` and where the first one
+    is (:func:`_first_at`)."""
+    if not np.all(finite := np.isfinite(a)):
+        raise ValueError(f"{name} contains NaN or infinity{_first_at(~finite)}")
+
+
 def _check_integers(a: np.ndarray, name: str) -> None:
     """Refuse what int64 cannot hold exactly: NaN, infinity and fractions (ValueError), values
     outside the 64-bit signed integers, which a cast wraps to other ids (a uint64 2**64 − 1 becomes
@@ -982,8 +989,7 @@ def _check_integers(a: np.ndarray, name: str) -> None:
     integer arguments — the C ABI's buffers, structures, rankings, node ids — comes through here."""
     kind = a.dtype.kind
     if kind == "f":
-        if not np.all(np.isfinite(a)):
-            raise ValueError(f"{name} contains NaN or infinity{_first_at(~np.isfinite(a))}")
+        check_finite(a, name)
         if np.any(fractional := a != np.round(a)):
             raise ValueError(f"{name} must hold integers, found a fractional value{_first_at(fractional)}")
         if a.size:

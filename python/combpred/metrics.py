@@ -689,8 +689,7 @@ def policy_cosine(
         raise ValueError(f"with X of {Xa.shape[1]} features, W must have shape (d, {Xa.shape[1]}), got {A.shape}")
     if Xa.shape[0] == 0:
         raise ValueError("X has no rows")
-    if not np.all(np.isfinite(Xa)):
-        raise ValueError("X contains NaN or infinity")
+    _capi.check_finite(Xa, "X")
     # Scaling W or a row of X by a positive constant leaves every cosine unchanged; unit scales
     # keep X @ W.T finite for finite inputs.
     Xa, A, B = _unit_scale(Xa, axis=1), _unit_scale(A), _unit_scale(B)

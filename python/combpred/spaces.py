@@ -426,8 +426,7 @@ def _as_float_rows(U: Any, d: int, name: str) -> np.ndarray:
         U = U.reshape(1, -1)
     if U.ndim != 2 or U.shape[1] != d:
         raise ValueError(f"{name} must have shape (n_samples, {d}), got {U.shape}")
-    if not np.all(finite := np.isfinite(U)):  # where: a NaN among a million scores was found by hand (probe DZ)
-        raise ValueError(f"{name} contains NaN or infinity{_capi._first_at(~finite)}")
+    _capi.check_finite(U, name)  # where: a NaN among a million scores was found by hand (probe DZ)
     return U
 
 
