@@ -87,8 +87,13 @@ func setSampler(inf *prob.InferenceOptions, key, val string, fit bool) (bool, er
 	return true, err
 }
 
-// checkSampler refuses a local or mixed chain on a space without local moves, naming the key.
+// checkSampler refuses a local or mixed chain on a space without local moves, naming the key,
+// after a space no sampler serves (no counting formula), which the fit would refuse whatever the
+// sampler: naming the other samplers there sent the user to three refusals (probe EB).
 func checkSampler(sp space.Space, o prob.SampleOptions) error {
+	if err := prob.Modelable(sp); err != nil {
+		return err
+	}
 	if o.Sampler == prob.SamplerChain && (o.Chain == prob.ChainLocal || o.Chain == prob.ChainMixed) && !prob.HasLocalChain(sp) {
 		return fmt.Errorf("parameter sampler=%s: the %s space has no local chain; use auto, cftp or metropolis",
 			map[prob.ChainKind]string{prob.ChainLocal: "local", prob.ChainMixed: "mixed"}[o.Chain], sp.Kind())

@@ -166,6 +166,14 @@ func TestCheckSampler(t *testing.T) {
 	if err := checkSampler(perm, local); err != nil {
 		t.Errorf("local chain on permutations: %v", err)
 	}
+	// a space no sampler serves says so, not "use auto, cftp or metropolis", which all fail (probe EB)
+	dag, err := space.New("dag_subsets", []int64{4, 0, 1, 0, 1, 0, 2, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkSampler(dag, local); err == nil || !strings.Contains(err.Error(), "no counting formula") {
+		t.Errorf("local chain on dag_subsets: %v", err)
+	}
 }
 
 // FuzzParseProbParams: parameter strings come from Python callers; no input may panic, and any

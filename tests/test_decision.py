@@ -427,6 +427,9 @@ def test_bayes_decode_argument_errors_name_the_problem():
         ValueError, match="marginals must hold real numbers, got complex values"
     ):  # lost its imaginary part
         bayes_decode(spaces.Multilabel(2), np.array([[0.2 + 1j, 0.7]]), "hamming")
+    # a column of one-coordinate marginals: the message said "got (1, 5)", a shape never passed (probe EB)
+    with pytest.raises(ValueError, match=r"shape \(n_samples, 1\), got \(5,\) \(a 1-D array is one sample's"):
+        bayes_decode(spaces.Ordinal(2), np.array([0.2, 0.7, 0.9, 0.4, 0.6]), "hamming")
 
 
 def test_bayes_decode_takes_sparse_marginals():

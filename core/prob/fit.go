@@ -98,8 +98,8 @@ func fit(sp space.Space, m, n int, weights []float64, opt Options, problem func(
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	if err := space.Counts(sp); err != nil {
-		return nil, fmt.Errorf("prob: the model samples and sums over the space: %w", err)
+	if err := Modelable(sp); err != nil {
+		return nil, err
 	}
 	if err := checkFitMemory(sp, m, n, &opt); err != nil {
 		return nil, err

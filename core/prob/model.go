@@ -36,11 +36,20 @@ type Model struct {
 // ScoreWork estimates the multiply-adds of scoring one input: its product with W.
 func (md *Model) ScoreWork() float64 { return float64(md.NFeatures) * float64(md.Space.Dim()) }
 
+// Modelable returns an error when the model cannot be defined on sp: it samples and sums over the
+// space, which needs its counting formulas (space.Counts).
+func Modelable(sp space.Space) error {
+	if err := space.Counts(sp); err != nil {
+		return fmt.Errorf("prob: the model samples and sums over the space: %w", err)
+	}
+	return nil
+}
+
 // NewModel builds a model from its coefficients W (rows × Dim(), row-major, copied), where rows is
 // nFeatures, plus one for the intercept.
 func NewModel(sp space.Space, coef []float64, nFeatures int, intercept bool) (*Model, error) {
-	if err := space.Counts(sp); err != nil {
-		return nil, fmt.Errorf("prob: the model samples and sums over the space: %w", err)
+	if err := Modelable(sp); err != nil {
+		return nil, err
 	}
 	rows := nFeatures
 	if intercept {

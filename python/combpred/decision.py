@@ -266,10 +266,12 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
     if loss != "hierarchical" and node_weights is not None:
         raise ValueError(f"node_weights is the costs of loss='hierarchical'; loss={loss!r} takes none")
     M = _real_array(marginals, "marginals")  # complex marginals lost their imaginary part in a cast
+    given = M.shape
     if M.ndim == 1:
         M = M.reshape(1, -1)
     if M.ndim != 2 or M.shape[1] != space.dim:
-        raise ValueError(f"marginals must have shape (n_samples, {space.dim}), got {M.shape}")
+        one_row = " (a 1-D array is one sample's marginals)" if len(given) == 1 else ""
+        raise ValueError(f"marginals must have shape (n_samples, {space.dim}), got {given}{one_row}")
     if not np.all(np.isfinite(M)):
         raise ValueError("marginals contain NaN or infinity")
     # the rules' working arrays: a few copies of the marginals (Space.decode checks its own)
