@@ -342,3 +342,42 @@ def test_a_parameter_set_that_sets_parameters_does_not_deadlock():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "OK", done.stderr[-2000:]
+
+
+def test_a_thread_calling_the_core_back_to_back_does_not_starve_a_fit_on_another():
+    """With one thread (OMP_NUM_THREADS=1, as loky and Dask workers set it) the Go runtime had one P,
+    and a thread that called the core back to back kept it between its calls: 30 partial_fit chunks
+    of about 2 ms each, on another thread, took over 20 s beside a loop on get_config (probe EC). A
+    child process, with a deadline, so that the starved fit fails the test instead of holding it."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import threading, time
+        import numpy as np
+        import combpred
+        from combpred import StructuredRidge, spaces
+
+        rng = np.random.default_rng(0)
+        space = spaces.Permutations(6)
+        X, Y = rng.normal(size=(3000, 8)), space.sample(3000, random_state=0)
+        model, done = StructuredRidge(space=space), threading.Event()
+
+        def fit():
+            for lo in range(0, 3000, 100):
+                model.partial_fit(X[lo : lo + 100], Y[lo : lo + 100])
+            done.set()
+
+        threading.Thread(target=fit, daemon=True).start()
+        start = time.perf_counter()
+        while not done.is_set() and time.perf_counter() - start < 15:
+            combpred.get_config()  # a call into the core (predict on one row starved it as well)
+        print("done" if done.is_set() else "starved", round(time.perf_counter() - start, 2))
+        """
+    )
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert run.stdout.startswith("done"), (run.stdout, run.stderr[-2000:])
