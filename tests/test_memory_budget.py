@@ -577,3 +577,78 @@ def test_the_output_check_of_the_abi_names_an_unnamed_output():
     for what in (None, b""):
         with pytest.raises(MemoryError, match=r"^an output: needs 4\.6 EB"):
             _capi.check(_capi.lib().cp_check_output(2**62, what))
+
+
+def test_config_context_blocks_overlapping_in_two_threads_restore_the_setting_from_before():
+    """Each block restored what it found on entry: block A (1 GiB) opened, block B (2 GiB) opened,
+    A closed (restoring None, so B's block ran with the default), B closed (restoring A's 1 GiB,
+    which stayed for the rest of the process and went to COMBPRED_MAX_MEMORY) (probe EC). The
+    newest open block decides now, and the last to close brings back the setting from before."""
+    import threading
+
+    before = combpred.get_config()
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def a():
+        with combpred.config_context(max_memory=2**30):
+            a_in.set()
+            assert b_in.wait(30)
+        a_out.set()
+
+    def b():
+        assert a_in.wait(30)
+        with combpred.config_context(max_memory=2**31):
+            b_in.set()
+            assert a_out.wait(30)
+            seen["after A closed"] = combpred.get_config()["max_memory"]
+
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert seen["after A closed"] == 2**31
+    assert combpred.get_config() == before
+    assert os.environ.get("COMBPRED_MAX_MEMORY") == (
+        None if before["max_memory"] is None else str(before["max_memory"])
+    )
+    # one thread: nested blocks and a set_config inside one behave as before
+    with combpred.config_context(max_memory=2**30):
+        with combpred.config_context(max_memory=2**29):
+            assert combpred.get_config()["max_memory"] == 2**29
+        assert combpred.get_config()["max_memory"] == 2**30
+        combpred.set_config(max_memory=2**28)
+        assert combpred.get_config()["max_memory"] == 2**28
+    assert combpred.get_config() == before
+
+
+def test_set_config_from_two_threads_leaves_the_core_and_the_environment_agreeing(monkeypatch):
+    """set_config wrote COMBPRED_MAX_MEMORY and then the core, unlocked: two threads at once left
+    the core with one budget and the variable workers inherit with the other (probe EC, 7 of 300
+    races). The race window is held open here: the first writer waits inside the core's setter."""
+    import threading
+
+    from combpred import _core
+
+    before = combpred.get_config()["max_memory"]
+    original, first = _core.set_max_memory, threading.Event()
+
+    def slow_set(n_bytes):
+        if n_bytes == 3 * 2**30 and not first.is_set():
+            first.set()
+            threading.Event().wait(0.3)  # the other thread would write both places meanwhile
+        return original(n_bytes)
+
+    monkeypatch.setattr(_core, "set_max_memory", slow_set)
+    try:
+        t = threading.Thread(target=combpred.set_config, kwargs={"max_memory": 3 * 2**30})
+        t.start()
+        assert first.wait(30)
+        combpred.set_config(max_memory=5 * 2**30)
+        t.join(30)
+        core = combpred.get_config()["max_memory"]
+        assert os.environ["COMBPRED_MAX_MEMORY"] == str(core), (os.environ["COMBPRED_MAX_MEMORY"], core)
+    finally:
+        monkeypatch.setattr(_core, "set_max_memory", original)
+        combpred.set_config(max_memory=before)

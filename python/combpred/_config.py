@@ -12,6 +12,7 @@ import math
 import numbers
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +20,20 @@ from typing import Any
 from . import _capi, _core
 
 _UNSET = object()
+
+# The config_context blocks open now, oldest first: each block's token and the setting in force
+# while it is the newest, and the setting from before the first opened. Blocks open in several
+# threads at once close in any order: each restoring what it found on entry left the budget of a
+# block closed earlier in force after all had ended (probe EC).
+_open_blocks: dict[object, Any] = {}
+_before_blocks: Any = None
+
+
+def _settings_lock() -> Any:
+    """The lock that makes a change of the settings one step: the environment and the core were
+    written apart, and two threads setting at once left them holding different budgets (probe EC).
+    Reentrant: a warning filter or the library's first load may set them again."""
+    return _capi.process_lock(globals(), "_lock", threading.RLock)
 
 
 def _max_memory_bytes(value: Any) -> int:
@@ -57,12 +72,15 @@ def set_config(max_memory: Any = _UNSET) -> None:
         (``joblib.externals.loky.get_reusable_executor().shutdown(wait=True)``; the next call
         starts new ones). A change while such workers are alive warns (``UserWarning``).
     """
-    _set_max_memory(max_memory, warn_at=4)  # the warning points at set_config's caller
+    with _settings_lock():
+        _set_max_memory(max_memory, warn_at=4)  # the warning points at set_config's caller
+        if max_memory is not _UNSET and _open_blocks:  # undone, as before, when the newest block closes
+            _open_blocks[next(reversed(_open_blocks))] = max_memory
 
 
 def _set_max_memory(max_memory: Any, warn_at: int | None) -> None:
-    """set_config's work; ``warn_at``: the stack level of the user's line that a warning about
-    live loky workers points at (None: no warning)."""
+    """set_config's work, under the settings' lock; ``warn_at``: the stack level of the user's
+    line that a warning about live loky workers points at (None: no warning)."""
     if max_memory is not _UNSET:
         n_bytes = _max_memory_bytes(max_memory)
         if warn_at is not None:
@@ -125,20 +143,33 @@ def get_config() -> dict[str, Any]:
 def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
     """Apply settings inside a ``with`` block and restore the previous ones after it.
 
+    The settings stay process-wide: while the block is open, calls on every thread run under
+    them. Blocks open in several threads at once may close in any order: the newest block still
+    open decides the settings, and once the last has closed those from before the first opened
+    are back.
+
     Parameters
     ----------
     max_memory : int, float or None, default: unchanged
         As in :func:`set_config`.
     """
+    global _before_blocks
     if max_memory is _UNSET:
         yield
         return
-    try:
-        previous = get_config()["max_memory"]
-    except ImportError:  # a malformed COMBPRED_MAX_MEMORY refused the load: set_config mends it
-        previous = None
-    _set_max_memory(max_memory, warn_at=5)  # through contextlib's __enter__ to the with statement
+    token = object()
+    with _settings_lock():
+        if not _open_blocks:
+            try:
+                _before_blocks = get_config()["max_memory"]
+            except ImportError:  # a malformed COMBPRED_MAX_MEMORY refused the load: set_config mends it
+                _before_blocks = None
+        _set_max_memory(max_memory, warn_at=5)  # through contextlib's __enter__ to the with statement
+        _open_blocks[token] = max_memory
     try:
         yield
     finally:
-        _set_max_memory(previous, warn_at=None)  # the change in was told, if any
+        with _settings_lock():
+            del _open_blocks[token]
+            newest = next(reversed(_open_blocks.values())) if _open_blocks else _before_blocks
+            _set_max_memory(newest, warn_at=None)  # the change in was told, if any
