@@ -652,3 +652,33 @@ def test_set_config_from_two_threads_leaves_the_core_and_the_environment_agreein
     finally:
         monkeypatch.setattr(_core, "set_max_memory", original)
         combpred.set_config(max_memory=before)
+
+
+def test_an_interrupt_inside_a_setting_change_leaves_the_core_and_the_environment_agreeing(monkeypatch):
+    """A signal's exception (Ctrl-C, a SIGALRM deadline) that lands after the core took the new
+    budget made set_config put the old one back in COMBPRED_MAX_MEMORY alone; one inside
+    config_context's entry left the block recorded for good, so later blocks restored its budget
+    (probe ED). Both are simulated here at the exact spot."""
+    from combpred import _config, _core
+
+    before = combpred.get_config()["max_memory"]
+    original = _core.set_max_memory
+
+    def set_then_interrupt(n_bytes):
+        original(n_bytes)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_core, "set_max_memory", set_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        combpred.set_config(max_memory=3 * 2**30)
+    assert os.environ.get("COMBPRED_MAX_MEMORY") == str(combpred.get_config()["max_memory"])
+    with pytest.raises(KeyboardInterrupt):
+        with combpred.config_context(max_memory=2**30):
+            pass  # never reached: the entry was interrupted
+    monkeypatch.setattr(_core, "set_max_memory", original)
+    assert not _config._open_blocks
+    assert os.environ.get("COMBPRED_MAX_MEMORY") == str(combpred.get_config()["max_memory"])
+    combpred.set_config(max_memory=before)
+    with combpred.config_context(max_memory=2**29):
+        pass
+    assert combpred.get_config()["max_memory"] == before

@@ -92,7 +92,11 @@ def _set_max_memory(max_memory: Any, warn_at: int | None) -> None:
         try:
             _core.set_max_memory(n_bytes)
         except BaseException:
-            _set_environment_budget(previous)
+            # the core's setting, whichever it holds: a signal's exception may land after it changed
+            try:
+                _set_environment_budget(_core.get_max_memory()[0] if _capi.usable() else previous)
+            except BaseException:
+                _set_environment_budget(previous)
             raise
 
 
@@ -158,18 +162,22 @@ def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
         yield
         return
     token = object()
-    with _settings_lock():
-        if not _open_blocks:
-            try:
-                _before_blocks = get_config()["max_memory"]
-            except ImportError:  # a malformed COMBPRED_MAX_MEMORY refused the load: set_config mends it
-                _before_blocks = None
-        _set_max_memory(max_memory, warn_at=5)  # through contextlib's __enter__ to the with statement
-        _open_blocks[token] = max_memory
+    _max_memory_bytes(max_memory)  # a bad value is refused before anything changes
     try:
+        with _settings_lock():
+            if not _open_blocks:
+                try:
+                    _before_blocks = get_config()["max_memory"]
+                except ImportError:  # a malformed COMBPRED_MAX_MEMORY refused the load: set_config mends it
+                    _before_blocks = None
+            # recorded first and closed in finally: a signal's exception (Ctrl-C) between the two
+            # left a block recorded that no one would close (probe ED)
+            _open_blocks[token] = max_memory
+            _set_max_memory(max_memory, warn_at=5)  # through contextlib's __enter__ to the with statement
         yield
     finally:
         with _settings_lock():
-            del _open_blocks[token]
-            newest = next(reversed(_open_blocks.values())) if _open_blocks else _before_blocks
-            _set_max_memory(newest, warn_at=None)  # the change in was told, if any
+            if token in _open_blocks:  # else interrupted before it changed anything
+                del _open_blocks[token]
+                newest = next(reversed(_open_blocks.values())) if _open_blocks else _before_blocks
+                _set_max_memory(newest, warn_at=None)  # the change in was told, if any

@@ -73,7 +73,9 @@ def _warn_not_mixed(call: str, verdicts: np.ndarray, against: str, result: str) 
 
 _D = _schema.defaults("prob")
 LOG_Z_METHODS = tuple(_schema.enum("log_z_methods"))
-_METHOD_NAMES = dict(enumerate(LOG_Z_METHODS))  # the method code in log_partition's info
+# the method code in log_partition's info indexes these names (an array: one gather builds the
+# column, where a list of n Python strings was built first, unchecked by the budget; probe EE)
+_METHOD_NAMES = np.array(LOG_Z_METHODS)
 _MAX_SAMPLES = int(_schema.query_default("max_samples"))  # the FPRAS work bound per row
 
 
@@ -803,8 +805,9 @@ class ProbabilisticStructured(StructuredEstimator):
         X = self._inputs(X)
         params = self._log_z_params(method, epsilon, delta, n_samples, sampler, random_state, schedule, max_samples)
         out, stats, counts = fitted.model.log_partition(X, params)
+        _capi.check_bytes(counts.shape[0] * _METHOD_NAMES.itemsize, "log_partition's info['method'] column")
         info = {
-            "method": np.array([_METHOD_NAMES[m] for m in counts[:, 0]]),
+            "method": _METHOD_NAMES[counts[:, 0]],
             "valid": counts[:, 1].astype(bool),
             "epsilon": stats[:, 0],
             "delta": stats[:, 1],
