@@ -50,7 +50,7 @@ func cp_set_threads(n C.int64_t) (rc C.int) {
 // thread that calls the core back to back keeps a P between its calls (a call from C returns to it
 // as a system call, and the scheduler retakes a P only from a system call that lasts), so with one
 // P a fit on another thread waited seconds for it at every chunk (probe EC: 30 partial_fit chunks
-// of 2 ms each took over 20 s beside a loop on get_config). Python's _go_threads counts them.
+// of 2 ms each took over 20 s beside a loop on get_config). The schema passes it to Python.
 const minProcs = 2
 
 // useThreads makes t the number of threads of every later call: the goroutines of the core's

@@ -404,13 +404,14 @@ def _go_threads() -> int:
     """The GOMAXPROCS the core's runtime will take: the environment's when Go reads it (a positive
     32-bit integer in decimal digits; anything else it ignores, so that 2**31 asked this check for
     10¹¹ MiB of room, probe DN), else the CPUs this process may run on (an upper bound: Go also
-    honours a cgroup CPU limit); at least the two Ps the core keeps once loaded (capi's minProcs)."""
+    honours a cgroup CPU limit); at least the Ps the core keeps once loaded (``min_procs``)."""
+    least = int(_schema.query_default("min_procs"))
     value = os.environ.get("GOMAXPROCS", "")
     if value.isascii() and value.isdigit() and 0 < int(value) < 2**31:
-        return max(int(value), 2)
+        return max(int(value), least)
     if hasattr(os, "sched_getaffinity"):
-        return max(len(os.sched_getaffinity(0)), 2)
-    return max(os.cpu_count() or 1, 2)
+        return max(len(os.sched_getaffinity(0)), least)
+    return max(os.cpu_count() or 1, least)
 
 
 def _mapped_bytes() -> int | None:
