@@ -162,7 +162,6 @@ def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
         yield
         return
     token = object()
-    _max_memory_bytes(max_memory)  # a bad value is refused before anything changes
     try:
         with _settings_lock():
             if not _open_blocks:
