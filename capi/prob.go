@@ -359,14 +359,12 @@ func cp_prob_score_samples(h C.int64_t, x *C.double, q, n C.int64_t, ys *C.int64
 	return status(cancellable(false, func(stop *cancel.Flag) error {
 		opt := qo.LogZ
 		opt.Sampler.Stop = stop
-		ok, err := md.ScoreSamples(X, int(q), int(n), y, opt, dst)
-		for i, v := range ok {
+		return md.ScoreSamplesRows(xmat.DenseRows(X, int(q), int(n)), y, opt, dst, func(i int, ok bool) {
 			flags[i] = 0
-			if v {
+			if ok {
 				flags[i] = 1
 			}
-		}
-		return err
+		})
 	}))
 }
 
@@ -421,23 +419,11 @@ func cp_prob_log_partition(h C.int64_t, x *C.double, q, n C.int64_t, params *C.c
 	if err != nil {
 		return status(err)
 	}
-	var res []prob.LogZResult
-	err = cancellable(false, func(stop *cancel.Flag) error {
-		opt := qo.LogZ
-		opt.Sampler.Stop = stop
-		res, err = md.LogPartition(X, int(q), int(n), opt, dst)
-		return err
-	})
-	if err != nil {
-		return status(err)
-	}
-	if stats != nil {
-		for i, r := range res {
+	keep := func(i int, r prob.LogZResult) {
+		if stats != nil {
 			copy(s[i*logZStatCols:], []float64{r.Eps, r.Delta, r.Bound})
 		}
-	}
-	if counts != nil {
-		for i, r := range res {
+		if counts != nil {
 			valid := int64(0)
 			if r.Valid {
 				valid = 1
@@ -445,7 +431,11 @@ func cp_prob_log_partition(h C.int64_t, x *C.double, q, n C.int64_t, params *C.c
 			copy(c[i*logZCountCols:], []int64{int64(r.Method), valid, int64(r.Stages), int64(r.PerStage), int64(r.Runs), r.Samples, r.Steps})
 		}
 	}
-	return cpOK
+	return status(cancellable(false, func(stop *cancel.Flag) error {
+		opt := qo.LogZ
+		opt.Sampler.Stop = stop
+		return md.LogPartitionRows(xmat.DenseRows(X, int(q), int(n)), opt, dst, keep)
+	}))
 }
 
 // cp_prob_to_bytes writes the model's bytes into buf when capacity suffices; *needed always

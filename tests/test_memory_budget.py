@@ -682,3 +682,51 @@ def test_an_interrupt_inside_a_setting_change_leaves_the_core_and_the_environmen
     with combpred.config_context(max_memory=2**29):
         pass
     assert combpred.get_config()["max_memory"] == before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/status and clear_refs")
+def test_probabilistic_inference_holds_a_block_of_scores_not_all_of_them():
+    """ProbabilisticStructured's inference scored every row before the first row's work, and checked
+    only those n × d scores against the budget: with the Go heap's headroom over them it peaked at
+    3-3.5 times the budget, and under `ulimit -v` the runtime aborted the process at sizes the check
+    had accepted (probe EE). It now scores a block of rows at a time: log Z of a million rows runs
+    under a budget below their 120 MB of scores, and marginals grow by about their output."""
+    code = textwrap.dedent(
+        """
+        import json, numpy as np, combpred
+        from combpred import ProbabilisticStructured, spaces
+
+        def rss(key):
+            return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith(key))
+
+        def peak_growth(call):
+            before = rss("VmRSS")
+            open("/proc/self/clear_refs", "w").write("5")  # VmHWM from here
+            call()
+            return rss("VmHWM") - before
+
+        rng = np.random.default_rng(0)
+        perms, tree = spaces.Permutations(6), spaces.Subtrees([-1, 0, 0, 1, 1, 2, 2])
+        fit = lambda sp: ProbabilisticStructured(space=sp, max_iter=5).fit(
+            rng.normal(size=(50, 3)), sp.sample(50, random_state=0))
+        ranker, tagger = fit(perms), fit(tree)
+        X, Y = rng.normal(size=(1_000_000, 3)), np.tile(perms.sample(1, random_state=0), (1_000_000, 1))
+        Xt = rng.normal(size=(1_500_000, 3))
+        combpred.set_config(max_memory=100 * 2**20)
+        print(json.dumps({
+            "log Z": peak_growth(lambda: ranker.log_partition(X)),
+            "log p": peak_growth(lambda: ranker.score_samples(X, Y)),
+            "marginals": peak_growth(lambda: tagger.predict_marginals(Xt)),
+        }))
+        """
+    )
+    child = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
+    )
+    assert child.returncode == 0, child.stderr[-3000:]
+    growth = json.loads(child.stdout.strip().splitlines()[-1])
+    budget = 100 * 2**20
+    # log Z's own outputs (estimates, stats, counts, method names) take about 110 MB of it
+    assert growth["log Z"] < 2 * budget, growth
+    assert growth["log p"] < budget, growth
+    assert growth["marginals"] < 1_500_000 * 7 * 8 + budget, growth  # the output, and room besides (was 299 MiB)

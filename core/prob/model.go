@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/cancel"
@@ -78,8 +79,8 @@ func (md *Model) Decision(X []float64, q, n int, U []float64) error {
 // entries in either layout.
 func (md *Model) DecisionRows(X xmat.Rows, U []float64) error {
 	q, n := X.Q, X.N
-	if n != md.NFeatures {
-		return fmt.Errorf("prob: X has %d features, the model was fitted with %d", n, md.NFeatures)
+	if err := md.checkFeatures(X); err != nil {
+		return err
 	}
 	d := md.Space.Dim()
 	if q < 0 || len(U) != q*d {
@@ -109,23 +110,60 @@ func (md *Model) DecisionRows(X xmat.Rows, U []float64) error {
 	return check.Scores(U, d)
 }
 
-// scores is DecisionRows into a new slice.
-func (md *Model) scores(X xmat.Rows) ([]float64, error) {
-	if err := space.CheckScores(md.Space, X.Q); err != nil {
-		return nil, err
+// inferenceBlockValues bounds the scores inference (marginals, log Z, samples, log p) holds at
+// once: 8 MiB of float64. Scoring all n rows first kept n × d scores live through the whole call,
+// and the Go heap grows to twice its live size before it collects: the peak was 3–3.5 times the
+// budget the scores were checked against, and under an address-space limit the runtime aborted
+// the process (probe EE).
+const inferenceBlockValues = 1 << 20
+
+// forScoredRows runs one(i, u) for the rows i of X, u the row's scores (Dim() values), scoring a
+// block of rows at a time: vet refuses a block's scores (U, rows × Dim()) before any of its rows
+// runs, and run runs a block's rows (forRows, or seqRows where each row is parallel itself). An
+// error about a block's rows counts them from the block's first row (check.AtRows); one(i, u)'s
+// are numbered in X by run.
+func (md *Model) forScoredRows(X xmat.Rows, stop *cancel.Flag, vet func(U []float64) error,
+	run func(first, q int, stop *cancel.Flag, one func(i int) error) error, one func(i int, u []float64) error) error {
+	if err := md.checkFeatures(X); err != nil { // no rows still need the model's features
+		return err
 	}
-	U := make([]float64, X.Q*md.Space.Dim())
-	return U, md.DecisionRows(X, U)
+	d := md.Space.Dim()
+	block := min(X.Q, max(64, inferenceBlockValues/max(d, 1)))
+	if err := space.CheckScores(md.Space, block); err != nil {
+		return err
+	}
+	U := make([]float64, block*d)
+	for lo := 0; lo < X.Q; lo += block {
+		if err := stop.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+block, X.Q)
+		Ub := U[:(hi-lo)*d]
+		if err := md.DecisionRows(X.Slice(lo, hi), Ub); err != nil {
+			return check.AtRows(lo, err)
+		}
+		if err := vet(Ub); err != nil {
+			return check.AtRows(lo, err)
+		}
+		if err := run(lo, hi-lo, stop, func(i int) error { return one(i, Ub[(i-lo)*d:(i-lo+1)*d]) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// inferenceScores is scores for inference on the rows (what names it: log Z, marginals,
-// samples), refused where its sums could overflow (checkScoreRange).
-func (md *Model) inferenceScores(X xmat.Rows, what string) ([]float64, error) {
-	U, err := md.scores(X)
-	if err != nil {
-		return nil, err
+// inRange is forScoredRows' vet for inference that sums scores (what names it: log Z, marginals,
+// samples): it refuses rows beyond the range where those sums stay finite (checkScoreRange).
+func (md *Model) inRange(what string) func(U []float64) error {
+	return func(U []float64) error { return checkScoreRange(U, md.Space.Dim(), what) }
+}
+
+// checkFeatures refuses rows X of other than the model's number of features.
+func (md *Model) checkFeatures(X xmat.Rows) error {
+	if X.N != md.NFeatures {
+		return fmt.Errorf("prob: X has %d features, the model was fitted with %d", X.N, md.NFeatures)
 	}
-	return U, checkScoreRange(U, md.Space.Dim(), what)
+	return nil
 }
 
 // Predict writes the mode, the most probable structure of each input, argmax_y ⟨u, ψ(y)⟩ by the space's
@@ -141,8 +179,8 @@ func (md *Model) Predict(X []float64, q, n int, ys []int64, stop *cancel.Flag) e
 // PredictRows is Predict on dense or sparse rows.
 func (md *Model) PredictRows(X xmat.Rows, ys []int64, stop *cancel.Flag) error {
 	q := X.Q
-	if X.N != md.NFeatures { // no rows still need the model's features
-		return fmt.Errorf("prob: X has %d features, the model was fitted with %d", X.N, md.NFeatures)
+	if err := md.checkFeatures(X); err != nil { // no rows still need the model's features
+		return err
 	}
 	if len(ys) != q*md.Space.Width() {
 		return fmt.Errorf("prob: the output holds %d values, want %d×%d", len(ys), q, md.Space.Width())
@@ -193,13 +231,9 @@ func (md *Model) SampleRows(X xmat.Rows, count int, seed uint64, opt SampleOptio
 			return err
 		}
 	}
-	U, err := md.inferenceScores(X, "sampling")
-	if err != nil {
-		return err
-	}
-	return forRows(q, opt.Stop, func(i int) error {
+	return md.forScoredRows(X, opt.Stop, md.inRange("sampling"), forRows, func(i int, u []float64) error {
 		dst := out[i*count*w : (i+1)*count*w]
-		st, verdict, err := sampleRow(md.Space, U[i*d:(i+1)*d], count, deriveSeed(seed, uint64(i)), opt, check, dst)
+		st, verdict, err := sampleRow(md.Space, u, count, deriveSeed(seed, uint64(i)), opt, check, dst)
 		if report != nil {
 			report[i*MarginalsReportCols], report[i*MarginalsReportCols+1] = int64(st.Unvouched), verdict
 		}
@@ -284,17 +318,18 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report [
 			}
 		}
 	}
-	U, err := md.inferenceScores(X, "the marginals")
-	if err != nil {
-		return err
-	}
-	if md.Inference.exact(md.Space) && !scaleExact(md.Space) {
+	inRange, exactScale := md.inRange("the marginals"), !md.Inference.exact(md.Space) || scaleExact(md.Space)
+	vet := func(U []float64) error {
+		if err := inRange(U); err != nil || exactScale {
+			return err
+		}
 		if err := checkScoreScale(U, d, fmt.Sprintf("exact inference on the %s space", md.Space.Kind())); err != nil {
 			return fmt.Errorf(`%w, or estimate the marginals by sampling: predict_marginals(X, method="sampled")`, err)
 		}
+		return nil
 	}
-	return forRows(q, md.Inference.Sampler.Stop, func(i int) error {
-		info, err := marginals(md.Space, U[i*d:(i+1)*d], md.Inference, deriveSeed(seed, rowDigest(X, i)), out[i*d:(i+1)*d], false)
+	return md.forScoredRows(X, md.Inference.Sampler.Stop, vet, forRows, func(i int, u []float64) error {
+		info, err := marginals(md.Space, u, md.Inference, deriveSeed(seed, rowDigest(X, i)), out[i*d:(i+1)*d], false)
 		if report != nil {
 			verdict := int64(-1) // not checked: exact marginals or samples, or no check asked for
 			if info.Checked {
@@ -314,52 +349,48 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report [
 // approximation's proven range (ErrTaylorRange) does not fail the call: the row keeps its
 // estimate and bound, with Valid false.
 func (md *Model) LogPartition(X []float64, q, n int, opt LogZOptions, out []float64) ([]LogZResult, error) {
-	return md.LogPartitionRows(xmat.DenseRows(X, q, n), opt, out)
+	res := make([]LogZResult, max(q, 0))
+	err := md.LogPartitionRows(xmat.DenseRows(X, q, n), opt, out, func(i int, r LogZResult) { res[i] = r })
+	return res, err
 }
 
-// LogPartitionRows is LogPartition on dense or sparse rows.
-func (md *Model) LogPartitionRows(X xmat.Rows, opt LogZOptions, out []float64) ([]LogZResult, error) {
-	q := X.Q
-	if len(out) != q {
-		return nil, fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
+// LogPartitionRows is LogPartition on dense or sparse rows, handing each row's details to
+// keep(i, r) (nil: none wanted) instead of returning them: for many rows they outweigh the
+// estimates. keep is called from several goroutines at once, for distinct rows.
+func (md *Model) LogPartitionRows(X xmat.Rows, opt LogZOptions, out []float64, keep func(i int, r LogZResult)) error {
+	if len(out) != X.Q {
+		return fmt.Errorf("prob: the output holds %d values, want %d", len(out), X.Q)
 	}
-	U, err := md.inferenceScores(X, "log Z")
-	if err != nil {
-		return nil, err
-	}
-	return md.logPartitionOf(X, U, opt, out)
-}
-
-// logPartitionOf is LogPartitionRows given the rows' scores U (len(out) rows of Dim() values);
-// a row's estimate is seeded by opt.Seed and its values, as MarginalsRows's.
-func (md *Model) logPartitionOf(X xmat.Rows, U []float64, opt LogZOptions, out []float64) ([]LogZResult, error) {
-	q, d := len(out), md.Space.Dim()
-	res := make([]LogZResult, q)
-	one := func(i int) error {
-		o := opt
-		o.Seed = deriveSeed(opt.Seed, rowDigest(X, i))
-		r, err := LogPartition(md.Space, U[i*d:(i+1)*d], o)
-		if err != nil && !errors.Is(err, ErrTaylorRange) {
-			return err
+	return md.forScoredRows(X, opt.Sampler.Stop, md.inRange("log Z"), md.logZRows(opt), func(i int, u []float64) error {
+		r, err := md.rowLogPartition(X, i, u, opt)
+		if err == nil {
+			out[i] = r.LogZ
+			if keep != nil {
+				keep(i, r)
+			}
 		}
-		res[i], out[i] = r, r.LogZ
-		return nil
-	}
+		return err
+	})
+}
+
+// logZRows is how log Z by opt runs a block's rows: in parallel, but one at a time for the FPRAS,
+// which samples in parallel itself.
+func (md *Model) logZRows(opt LogZOptions) func(first, q int, stop *cancel.Flag, one func(i int) error) error {
 	if opt.Method == LogZFPRAS || (opt.Method == LogZAuto && !autoExactLogZ(md.Space)) {
-		for i := 0; i < q; i++ { // the FPRAS samples in parallel itself
-			if err := opt.Sampler.Stop.Err(); err != nil {
-				return nil, err
-			}
-			if err := one(i); err != nil {
-				return nil, fmt.Errorf("row %d: %w", i, err)
-			}
-		}
-		return res, nil
+		return seqRows
 	}
-	if err := forRows(q, opt.Sampler.Stop, one); err != nil {
-		return nil, err
+	return forRows
+}
+
+// rowLogPartition is log Z(u) of X's row i by opt, its estimate seeded by opt.Seed and the row's
+// values (as MarginalsRows's); an estimate beyond the Taylor range is kept, with Valid false.
+func (md *Model) rowLogPartition(X xmat.Rows, i int, u []float64, opt LogZOptions) (LogZResult, error) {
+	opt.Seed = deriveSeed(opt.Seed, rowDigest(X, i))
+	r, err := LogPartition(md.Space, u, opt)
+	if err != nil && !errors.Is(err, ErrTaylorRange) {
+		return r, err
 	}
-	return res, nil
+	return r, nil
 }
 
 // ScoreSamples writes log p(y_i | x_i) = ⟨u_i, ψ(y_i)⟩ − log Z(u_i) into out (length q), with
@@ -367,77 +398,100 @@ func (md *Model) logPartitionOf(X xmat.Rows, U []float64, opt LogZOptions, out [
 // whether log Z's guarantee applies (LogZResult.Valid): a Taylor estimate beyond its range or an
 // FPRAS on a chain's samples may put log p anywhere, above 0 too.
 func (md *Model) ScoreSamples(X []float64, q, n int, ys []int64, opt LogZOptions, out []float64) ([]bool, error) {
-	return md.ScoreSamplesRows(xmat.DenseRows(X, q, n), ys, opt, out)
+	valid := make([]bool, max(q, 0))
+	err := md.ScoreSamplesRows(xmat.DenseRows(X, q, n), ys, opt, out, func(i int, ok bool) { valid[i] = ok })
+	return valid, err
 }
 
-// ScoreSamplesRows is ScoreSamples on dense or sparse rows.
-func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out []float64) ([]bool, error) {
+// ScoreSamplesRows is ScoreSamples on dense or sparse rows, handing each row's validity to
+// valid(i, ok) (called from several goroutines at once, for distinct rows).
+func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out []float64, valid func(i int, ok bool)) error {
 	q := X.Q
 	if len(out) != q {
-		return nil, fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
+		return fmt.Errorf("prob: the output holds %d values, want %d", len(out), q)
 	}
 	// named as score_samples' argument, Y (fit's targets are y)
 	if err := space.ValidateNamedRows(md.Space, ys, q, 0, "Y"); err != nil {
-		return nil, err
-	}
-	U, err := md.scores(X)
-	if err != nil {
-		return nil, err
+		return err
 	}
 	d, w := md.Space.Dim(), md.Space.Width()
-	if err := checkScoreScale(U, d, "log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u)"); err != nil {
-		return nil, err
-	}
-	lz := make([]float64, q)
-	res, err := md.logPartitionOf(X, U, opt, lz) // the scores once, not again for log Z
-	if err != nil {
-		return nil, err
-	}
-	valid := make([]bool, q)
-	psi := make([]float64, d)
-	for i := 0; i < q; i++ {
+	vet := func(U []float64) error { return checkScoreScale(U, d, "log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u)") }
+	return md.forScoredRows(X, opt.Sampler.Stop, vet, md.logZRows(opt), func(i int, u []float64) error {
+		r, err := md.rowLogPartition(X, i, u, opt)
+		if err != nil {
+			return err
+		}
+		psi := make([]float64, d)
 		md.Space.Embed(ys[i*w:(i+1)*w], psi)
-		out[i] = dot(U[i*d:(i+1)*d], psi) - lz[i]
-		valid[i] = res[i].Valid
-		if res[i].Method == LogZExact {
+		lp := dot(u, psi) - r.LogZ
+		if r.Method == LogZExact {
 			// exact log Z is at least every score, but both round: a mode's log p came out
 			// +1e-7 at ‖u‖₁ ≈ 1e10 (Permutations(4), probe AR)
-			out[i] = min(out[i], 0)
+			lp = min(lp, 0)
 		}
-		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
+		if math.IsNaN(lp) || math.IsInf(lp, 0) {
 			// Scores near the float64 limit: ⟨u, ψ⟩ or log Z overflowed, and log p(y | x) is lost.
-			return nil, fmt.Errorf("prob: X row %d gives scores too large for float64 (log p(y | x) overflows); rescale X", i)
+			return rowlessError{fmt.Errorf("prob: X row %d gives scores too large for float64 (log p(y | x) overflows); rescale X", i)}
 		}
-	}
-	return valid, nil
+		out[i] = lp
+		valid(i, r.Valid)
+		return nil
+	})
 }
 
-// forRows runs one(i) for i in [0, q) in parallel; after a failure, or once stop is set, the
-// remaining rows are skipped, and the error of the lowest failing row (or ErrCancelled) is returned.
-func forRows(q int, stop *cancel.Flag, one func(i int) error) error {
-	errs := make([]error, q)
-	var failed atomic.Bool
+// forRows runs one(i) for the rows i in [first, first+q) in parallel; after a failure, or once
+// stop is set, the remaining rows are skipped, and the error of the lowest failing row (or
+// ErrCancelled) is returned, prefixed with its row.
+func forRows(first, q int, stop *cancel.Flag, one func(i int) error) error {
+	var (
+		failed atomic.Bool
+		mu     sync.Mutex
+		row    = -1
+		rowErr error
+	)
 	parallel.For(q, 1, func(lo, hi int) {
-		for i := lo; i < hi && !failed.Load() && !stop.Stopped(); i++ {
-			if errs[i] = one(i); errs[i] != nil {
+		for i := first + lo; i < first+hi && !failed.Load() && !stop.Stopped(); i++ {
+			if err := one(i); err != nil {
 				failed.Store(true)
+				mu.Lock()
+				if row < 0 || i < row {
+					row, rowErr = i, err
+				}
+				mu.Unlock()
 			}
 		}
 	})
-	for i, err := range errs {
-		var re rowlessError
-		switch {
-		case errors.As(err, &re):
-			return err // the same for every row: which row met it first is the threads' timing
-		case err != nil:
-			return fmt.Errorf("row %d: %w", i, err)
-		}
+	if rowErr != nil {
+		return atRow(row, rowErr)
 	}
 	return stop.Err()
 }
 
+// seqRows is forRows one row after another, for rows whose computation is parallel itself.
+func seqRows(first, q int, stop *cancel.Flag, one func(i int) error) error {
+	for i := first; i < first+q; i++ {
+		if err := stop.Err(); err != nil {
+			return err
+		}
+		if err := one(i); err != nil {
+			return atRow(i, err)
+		}
+	}
+	return nil
+}
+
+// atRow is the error err of row i, prefixed with the row unless it is a rowlessError.
+func atRow(i int, err error) error {
+	var re rowlessError
+	if errors.As(err, &re) {
+		return err // the same for every row: which row met it first is the threads' timing
+	}
+	return fmt.Errorf("row %d: %w", i, err)
+}
+
 // rowlessError is an error that a row's computation meets only because of the call's parameters,
-// as every other row would: forRows reports it without naming the row.
+// as every other row would, or that names its row itself: forRows reports it without prefixing
+// the row.
 type rowlessError struct{ error }
 
 func (e rowlessError) Unwrap() error { return e.error }

@@ -14,17 +14,23 @@ import (
 // of a distributed X needed to be told where they began).
 func rowDigest(X xmat.Rows, i int) uint64 {
 	var h uint64
-	add := func(col int, v float64) {
-		if v != 0 {
-			h += splitmix64(splitmix64(uint64(col)) ^ math.Float64bits(v))
-		}
-	}
 	if X.Sparse != nil {
-		X.Sparse.RowEntries(i, add)
+		var hs uint64 // captured by the callback, so on the heap: the dense rows keep h off it
+		X.Sparse.RowEntries(i, func(col int, v float64) { hs += entryDigest(col, v) })
+		h = hs
 	} else {
 		for j, v := range X.Dense[i*X.N : (i+1)*X.N] {
-			add(j, v)
+			h += entryDigest(j, v)
 		}
 	}
 	return splitmix64(h ^ uint64(X.N))
+}
+
+// entryDigest is the digest of entry (col, v) of a row: 0 for a zero, whose absence from a sparse
+// row is its presence in a dense one.
+func entryDigest(col int, v float64) uint64 {
+	if v == 0 {
+		return 0
+	}
+	return splitmix64(splitmix64(uint64(col)) ^ math.Float64bits(v))
 }
