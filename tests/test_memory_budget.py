@@ -721,7 +721,11 @@ def test_probabilistic_inference_holds_a_block_of_scores_not_all_of_them():
         """
     )
     child = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
+        [sys.executable, "-W", "ignore", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_child_environment(),
     )
     assert child.returncode == 0, child.stderr[-3000:]
     growth = json.loads(child.stdout.strip().splitlines()[-1])
