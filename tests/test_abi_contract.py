@@ -38,13 +38,14 @@ def _c_type(t) -> str:
         ctypes.c_char_p: "const char*",
         ctypes.c_void_p: "void*",
         ctypes.POINTER(ctypes.c_uint8): "uint8_t*",
+        ctypes.POINTER(_capi.CheckedFloat64): "double*",
+        ctypes.POINTER(_capi.CheckedInt64): "int64_t*",
+        ctypes.POINTER(_capi.CheckedIndex): "void*",
         _capi.PROGRESS: "cp_progress_fn",
         _capi.SUMS: "cp_sums_fn",
         _capi.PRODUCTS: "cp_products_fn",
     }
-    if t in known:
-        return known[t]
-    return {"_F64Arg": "double*", "_I64Arg": "int64_t*", "_IndexArg": "void*"}.get(t.__name__, repr(t))
+    return known.get(t, repr(t))
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")

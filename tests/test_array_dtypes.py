@@ -202,11 +202,25 @@ def test_long_double_is_rounded_wherever_fit_rounds_it():
     np.testing.assert_array_equal(space.decode(U.astype(np.longdouble)), space.decode(U))
 
 
-def test_c_abi_refuses_raw_pointers():
-    """No array can reach Go without the choke point: a raw pointer is refused by the signature."""
+@pytest.mark.parametrize(
+    "raw",
+    [
+        lambda out: out.ctypes.data_as(_capi.POINTER(_capi.c_double)),  # a pointer of the right C type
+        lambda out: out.ctypes.data,  # an address
+        lambda out: out,  # the array itself
+        lambda out: _capi.c_double(),  # a cell not of the checked type
+        lambda out: _capi.i64(np.zeros(3, np.int64), (3,), "a")[1],  # a checked buffer of another dtype
+    ],
+    ids=["pointer", "address", "array", "cell", "int64-buffer"],
+)
+def test_c_abi_refuses_raw_pointers(raw):
+    """No array can reach Go without the choke point: the signature admits only checked buffers."""
     out = np.empty(3)
-    with pytest.raises(Exception, match="checked buffers"):
-        _capi.lib().cp_space_mean(spaces.Multilabel(3)._h(), out.ctypes.data_as(_capi.POINTER(_capi.c_double)), 3)
+    with pytest.raises(Exception, match="expected LP_CheckedFloat64 instance"):
+        _capi.lib().cp_space_mean(spaces.Multilabel(3)._h(), raw(out), 3)
+    buffer = _capi.f64(out, (3,), "out", writable=True)[1]
+    _capi.check(_capi.lib().cp_space_mean(spaces.Multilabel(3)._h(), buffer, 3))
+    np.testing.assert_array_equal(out, 0.5)
 
 
 def test_partial_fit_second_call_float32_weights_regression():

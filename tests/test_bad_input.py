@@ -656,7 +656,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
     q = len(X)
     b, g, mm = np.empty((7, 3)), np.empty((7, 7)), np.empty((3, 3))
     V, out = np.zeros((7, 3)), np.empty((7, 3))
-    weight, count = ctypes.c_double(), _capi.out_i64()
+    weight, count = _capi.out_f64_cell(), _capi.out_i64()
     P = b"solver=cg"
 
     def setup(x="X", n=6, y=None, params=P, ww=None, exponent=0, shape=b.shape):
@@ -969,9 +969,8 @@ def test_misaligned_arrays_are_refused_not_a_fault(data):
         start = (-raw.ctypes.data) % 8 + by
         raw[start : start + a.nbytes] = np.frombuffer(a.tobytes(), np.uint8)
         keep.append(raw)
-        return _capi._Buffer(
-            a, ctypes.cast(raw.ctypes.data + start, ctypes.POINTER(np.ctypeslib.as_ctypes_type(a.dtype)))
-        )
+        pointee = _capi._POINTEE.get(a.dtype, _capi.CheckedIndex)  # int32: a sparse X's indices
+        return _capi._Buffer(a, pointee, address=raw.ctypes.data + start)
 
     with pytest.raises(ValueError, match="X is not aligned to 8 bytes"):
         _capi.check(

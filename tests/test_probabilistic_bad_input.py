@@ -478,7 +478,7 @@ def test_data_sums_and_fit_sums_refuse_bad_arguments(data):
     q = len(X)
     W = np.zeros((7, 3))
     grad = np.empty((7, 3))
-    loss, weight = ctypes.c_double(), ctypes.c_double()
+    loss, weight = _capi.out_f64_cell(), _capi.out_f64_cell()
 
     def sums(*args, centre=None, exponent=0):  # args as the ABI's without weight_exponent and centre
         return lib.cp_prob_data_sums(sh, *args[:6], exponent, args[6], centre, *args[7:])
@@ -630,7 +630,7 @@ def test_boundary_counts_refuse_bad_arguments(data, fitted):
     space = spaces.Multilabel(3)  # kept alive: its handle is freed with it
     sh = space._h()
     q = len(Y)
-    need = ctypes.c_int64()
+    need = _capi.out_i64()
 
     def counts_call(ys=None, m=q, w=3, weights=None, out=None, length=7, out_len=need, handle=sh):
         ys = _abi.i64(Y) if ys is None else ys

@@ -4,6 +4,7 @@ Signals are sent to this process's main thread, where pytest runs the tests."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -118,3 +119,48 @@ def test_a_call_inside_a_handler_guards_the_users_handler(handlers):
         assert len(inner) == 1 and isinstance(inner[0], Deadline) and outer == []
         assert signal.getsignal(signal.SIGUSR1) is outer_guard
     assert signal.getsignal(signal.SIGUSR1) is deadline
+
+
+def test_an_interrupt_while_ctypes_converts_the_arguments_stays_a_keyboard_interrupt():
+    """The array arguments were converted by Python ``from_param`` methods, where the eval loop runs
+    signal handlers: ctypes wrapped a KeyboardInterrupt raised there as ``ctypes.ArgumentError``
+    ("argument 1: KeyboardInterrupt: "), an Exception that ``except Exception`` swallows: 16 % of
+    interrupts in a loop of get_config (probe ED). The conversion is ctypes' own now, in C. Run in a
+    child: SIGALRM timers at intervals from 3 µs to 300 µs, for 3 s, with Python's Ctrl-C handler."""
+    import subprocess
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import collections, json, signal, time
+        import numpy as np
+        import combpred
+        from combpred import spaces
+
+        space, U = spaces.Multilabel(3), np.zeros((1, 3))
+        combpred.get_config(), space.decode(U)
+        signal.signal(signal.SIGALRM, signal.default_int_handler)
+        seen, interval, end = collections.Counter(), 3e-6, time.monotonic() + 3
+        while time.monotonic() < end:
+            try:
+                signal.setitimer(signal.ITIMER_REAL, interval)
+                for _ in range(50):
+                    combpred.get_config()
+                    space.decode(U)
+            except KeyboardInterrupt:
+                seen["KeyboardInterrupt"] += 1
+            except Exception as exc:
+                seen[type(exc).__name__ + ": " + str(exc)[:80]] += 1
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            except KeyboardInterrupt:
+                pass
+            interval = interval * 1.05 if interval < 3e-4 else 3e-6
+        print(json.dumps(seen))
+        """
+    )
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert child.returncode == 0, child.stderr[-3000:]
+    seen = json.loads(child.stdout.strip().splitlines()[-1])
+    assert seen.pop("KeyboardInterrupt", 0) > 100, seen
+    assert not seen, f"interrupts that came out as other exceptions: {seen}"

@@ -5,7 +5,6 @@ take sparse X refused with a TypeError naming why."""
 
 from __future__ import annotations
 
-import ctypes
 import pickle
 
 import numpy as np
@@ -186,11 +185,10 @@ def test_model_fitted_dense_predicts_sparse_with_dense_support():
 def _args(indptr, indices, data, rows, cols, bits=32):
     t = np.int32 if bits == 32 else np.int64
     indptr, indices, data = np.asarray(indptr, t), np.asarray(indices, t), np.asarray(data, np.float64)
-    pt = ctypes.POINTER(ctypes.c_int32 if bits == 32 else ctypes.c_int64)
     keep = (
-        _capi._Buffer(indptr, indptr.ctypes.data_as(pt)),
-        _capi._Buffer(indices, indices.ctypes.data_as(pt)),
-        _capi._Buffer(data, data.ctypes.data_as(ctypes.POINTER(ctypes.c_double))),
+        _capi._Buffer(indptr, _capi.CheckedIndex),
+        _capi._Buffer(indices, _capi.CheckedIndex),
+        _capi._Buffer(data, _capi.CheckedFloat64),
     )
     return (rows, cols, len(data), bits, *keep)
 
@@ -224,7 +222,7 @@ def test_abi_refuses_malformed_csr(multilabel_data, indptr, indices, data, messa
     # the fit call checks the same way, before anything else
     space = model.space_._handle()
     rows = np.zeros((2, Y.shape[1]), dtype=np.int64)
-    cell = ctypes.c_int64(0)
+    cell = _capi.out_i64()
     status = lib.cp_ridge_fit_csr(
         space.value,
         *args,

@@ -16,7 +16,7 @@ import re
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from ctypes import POINTER, addressof, c_char, c_char_p, c_double, c_int, c_int64, c_uint8, c_uint64, c_void_p
+from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_uint8, c_uint64, c_void_p
 from typing import Any
 
 import numpy as np
@@ -41,62 +41,46 @@ SUMS = ctypes.CFUNCTYPE(c_int, _f64ptr, c_int64, c_int64, c_int64, _f64ptr, _f64
 PRODUCTS = ctypes.CFUNCTYPE(c_int, _f64ptr, c_int64, c_int64, _f64ptr, c_void_p)
 
 
+class CheckedFloat64(c_double):
+    """The ``double`` a ``double*`` parameter of the C ABI points at, as its signature declares it:
+    ctypes converts only a :class:`_Buffer` of a checked float64 array (and an output cell,
+    :func:`out_f64_cell`) to it, and refuses a raw pointer (``LP_c_double``), so every array that
+    reaches Go has gone through the checks of :func:`f64`.
+
+    The conversion is ctypes' own, in C: with a ``from_param`` of ours, a signal's exception (Ctrl-C)
+    raised while Python ran it came out as ``ctypes.ArgumentError``, an ``Exception`` that
+    ``except Exception`` swallows (probe ED).
+    """
+
+
+class CheckedInt64(c_int64):
+    """The ``int64_t`` an ``int64_t*`` parameter points at: :class:`CheckedFloat64`'s rule, for
+    :func:`i64` buffers and :func:`out_i64` cells."""
+
+
+class CheckedIndex(c_uint8):
+    """What the ``void*`` indptr and indices of a sparse X point at: only the arrays of a
+    :class:`Csr` (int32 or int64, their width passed as ``index_bits``) are converted to it."""
+
+
 class _Buffer:
-    """An array checked by :func:`f64` or :func:`i64`, as the C ABI receives it: the only array
-    argument the signatures below accept (with ``None`` and a scalar output cell)."""
+    """A checked array as the C ABI receives it: a ``pointee*`` to its data (``_as_parameter_``,
+    which ctypes converts natively). ``address`` places it elsewhere (tests of the core's checks)."""
 
-    __slots__ = ("array", "pointer")
+    __slots__ = ("array", "_as_parameter_")
 
-    def __init__(self, array: np.ndarray, pointer: Any):
-        self.array, self.pointer = array, pointer
-
-
-class _ArrayArg:
-    """ctypes argument type of a ``double*``/``int64_t*`` parameter: a raw pointer is refused, so
-    every array that reaches Go has gone through the checks of :func:`f64`/:func:`i64`."""
-
-    _scalar: type  # the ctypes type of a scalar output cell
-    _dtype: np.dtype
-
-    @classmethod
-    def from_param(cls, obj: Any) -> Any:
-        if obj is None:
-            return None
-        if isinstance(obj, cls._scalar):
-            return ctypes.byref(obj)
-        if isinstance(obj, _Buffer) and obj.array.dtype == cls._dtype:
-            return obj.pointer
-        raise TypeError(
-            f"internal error: a {cls._dtype} array argument of the C ABI must come from combpred._capi's "
-            f"checked buffers, got {type(obj).__name__}"
-        )
+    def __init__(self, array: np.ndarray, pointee: type, address: int | None = None):
+        self.array = array
+        if address is None and array.size and array.flags.writeable:
+            # from_buffer takes the address in a third of the time of ndarray.ctypes.data: a
+            # microsecond of a single-row predict per buffer
+            cell = pointee.from_buffer(array)
+        else:
+            cell = pointee.from_address(array.ctypes.data if address is None else address)
+        self._as_parameter_ = byref(cell)
 
 
-class _F64Arg(_ArrayArg):
-    _scalar, _dtype = c_double, np.dtype(np.float64)
-
-
-class _I64Arg(_ArrayArg):
-    _scalar, _dtype = c_int64, np.dtype(np.int64)
-
-
-_i64p, _f64p = _I64Arg, _F64Arg
-
-
-class _IndexArg:
-    """ctypes argument type of the ``void*`` indptr and indices of a sparse X: only the arrays
-    of a :class:`Csr` (int32 or int64, checked together with ``index_bits``) are accepted."""
-
-    @classmethod
-    def from_param(cls, obj: Any) -> Any:
-        if isinstance(obj, _Buffer) and obj.array.dtype in (np.dtype(np.int32), np.dtype(np.int64)):
-            return obj.pointer
-        raise TypeError(
-            f"internal error: a CSR index argument must come from combpred._capi.Csr, got {type(obj).__name__}"
-        )
-
-
-_idxp = _IndexArg
+_f64p, _i64p, _idxp = POINTER(CheckedFloat64), POINTER(CheckedInt64), POINTER(CheckedIndex)
 
 # The seven arguments of a sparse X in the _csr calls: rows, cols, nnz, index_bits, indptr,
 # indices, data (capi/sparse.go).
@@ -829,20 +813,11 @@ def _checked(a: Any, dtype: np.dtype, shape: tuple[int, ...], name: str, writabl
         shape = tuple(int(n) for n in shape)
         if a.shape != shape:
             raise ValueError(f"{name} must have shape {shape}, got {a.shape}")
-    return a, _Buffer(a, _address(a))
+    return a, _Buffer(a, _POINTEE[dtype])
 
 
-def _address(a: np.ndarray) -> c_void_p:
-    """The address of a C-contiguous array's data, as the argument of a call.
-
-    ``ctypes.c_char.from_buffer`` takes it in a third of the time of ``ndarray.ctypes.data`` (itself
-    half of ``ctypes.data_as``): a microsecond of a single-row predict per buffer. It needs a
-    writable, non-empty buffer; others take ``ndarray.ctypes``. The argument types of the calls
-    still admit only checked buffers.
-    """
-    if a.size and a.flags.writeable:
-        return c_void_p(addressof(c_char.from_buffer(a)))
-    return c_void_p(a.ctypes.data)
+# The pointee of each dtype's checked buffers.
+_POINTEE = {np.dtype(np.float64): CheckedFloat64, np.dtype(np.int64): CheckedInt64}
 
 
 def as_array(a: Any, name: str) -> np.ndarray:
@@ -1093,7 +1068,7 @@ def forget_budget() -> None:
 
 def max_memory() -> tuple[int, int]:
     """(The budget as set, 0 for the default; the budget in force), in bytes, as the core reports them."""
-    setting, effective = c_int64(0), c_int64(0)
+    setting, effective = out_i64(), out_i64()
     check(lib().cp_get_max_memory(setting, effective))
     return setting.value, effective.value
 
@@ -1142,19 +1117,24 @@ def out_f64(shape: tuple[int, ...], name: str = "the result") -> tuple[np.ndarra
     """A fresh float64 output array of ``shape`` and its argument, checked against the budget."""
     check_output(shape, name)
     out = np.empty(shape)  # C-contiguous, aligned, native float64: what a writable buffer needs
-    return out, _Buffer(out, _address(out))
+    return out, _Buffer(out, CheckedFloat64)
 
 
 def out_i64_array(shape: tuple[int, ...], name: str = "the result") -> tuple[np.ndarray, _Buffer]:
     """A fresh int64 output array of ``shape`` and its argument, checked against the budget."""
     check_output(shape, name)
     out = np.empty(shape, dtype=np.int64)
-    return out, _Buffer(out, _address(out))
+    return out, _Buffer(out, CheckedInt64)
 
 
-def out_i64():
-    """A fresh int64 output cell."""
-    return c_int64(0)
+def out_i64() -> CheckedInt64:
+    """A fresh int64 output cell (its ``value`` read after the call)."""
+    return CheckedInt64(0)
+
+
+def out_f64_cell() -> CheckedFloat64:
+    """A fresh float64 output cell (its ``value`` read after the call)."""
+    return CheckedFloat64(0)
 
 
 def is_sparse(X: Any) -> bool:
@@ -1334,13 +1314,12 @@ class Csr:
             indices, data = indices[:nnz], data[:nnz]  # scipy may keep unused capacity beyond indptr[-1]
         bits = 8 * indices.dtype.itemsize
         self.X, self.shape = X, (rows, cols)
-        ptr_t = POINTER(ctypes.c_int32 if bits == 32 else c_int64)
         self.args = (
             rows,
             cols,
             nnz,
             bits,
-            _Buffer(indptr, indptr.ctypes.data_as(ptr_t)),
-            _Buffer(indices, indices.ctypes.data_as(ptr_t)),
-            _Buffer(data, data.ctypes.data_as(POINTER(c_double))),
+            _Buffer(indptr, CheckedIndex),
+            _Buffer(indices, CheckedIndex),
+            _Buffer(data, CheckedFloat64),
         )

@@ -113,7 +113,7 @@ class ProbInfo(FitInfo):
 def _read_json(call: Callable[[Any, int, Any], int]) -> dict[str, Any]:
     """Read the JSON object of an info call ``call(buf, capacity, needed) -> status``: into a
     buffer that usually suffices, or a second time into one of the size the first call reported."""
-    needed = ctypes.c_int64(0)
+    needed = _capi.out_i64()
     buf = (ctypes.c_uint8 * 1024)()
     _capi.check(call(buf, len(buf), needed))
     if needed.value > len(buf):
@@ -125,7 +125,7 @@ def _read_json(call: Callable[[Any, int, Any], int]) -> dict[str, Any]:
 
 def _read_bytes(call: Callable[[Any, int, Any], int]) -> bytes:
     """Read the bytes of a ``*_to_bytes`` call: its size first, then the bytes."""
-    needed = ctypes.c_int64(0)
+    needed = _capi.out_i64()
     _capi.check(call(None, 0, needed))
     buf = (ctypes.c_uint8 * needed.value)()
     _capi.check(call(buf, needed.value, needed))
@@ -149,7 +149,7 @@ def set_threads(n: int) -> None:
 
 def get_threads() -> int:
     """The core's thread count (``cp_get_threads``)."""
-    out = ctypes.c_int64()
+    out = _capi.out_i64()
     _capi.check(_capi.lib().cp_get_threads(out))
     return out.value
 
@@ -180,7 +180,7 @@ def gemm_flops() -> int:
     A benchmark reads it before and after a fit: the difference over the fit's time is the rate
     the fit achieved (its products only; kernel functions and decoders are not counted).
     """
-    out = ctypes.c_int64(0)
+    out = _capi.out_i64()
     _capi.check(_capi.lib().cp_gemm_flops(out))
     return out.value
 
@@ -235,7 +235,7 @@ class SpaceHandle:
                     recent.move_to_end(key)
                     return h
         _, p = _capi.i64(np.array(params, dtype=np.int64), (len(params),), "space parameters")
-        out = ctypes.c_int64(0)
+        out = _capi.out_i64()
         with _capi.interruptible():  # a DAG's ancestor sets can take seconds (the core decides what is cancellable)
             _capi.check(_capi.lib().cp_space_new(kind.encode(), p, len(params), out))
         h = cls(out.value)
@@ -265,7 +265,7 @@ class SpaceHandle:
 
     def same(self, other: SpaceHandle) -> bool:
         """Whether both handles hold the same space (kind and parameters)."""
-        out = ctypes.c_int64(0)
+        out = _capi.out_i64()
         _capi.check(_capi.lib().cp_space_same(self.value, other.value, out))
         return bool(out.value)
 
@@ -339,7 +339,7 @@ class SpaceHandle:
 
     def enumerate(self) -> np.ndarray:
         """Every structure as int64 rows (the core refuses large spaces)."""
-        w, count = self.info.width, ctypes.c_int64(0)
+        w, count = self.info.width, _capi.out_i64()
         _capi.check(_capi.lib().cp_space_enumerate(self.value, None, 0, w, count))
         out, p = _capi.out_i64_array((count.value, w))
         _capi.check(_capi.lib().cp_space_enumerate(self.value, p, count.value, w, count))
@@ -401,7 +401,7 @@ class Model:
 
     def space(self) -> SpaceHandle:
         """A new handle of the model's own space."""
-        out = ctypes.c_int64(0)
+        out = _capi.out_i64()
         _capi.check(self._calls()["space"](self.value, out))
         return SpaceHandle(out.value)
 
@@ -414,7 +414,7 @@ class Model:
     def from_bytes(cls, data: bytes) -> Model:
         """The model of bytes that ``to_bytes`` wrote (the core checks them)."""
         buf, n = _byte_view(data)
-        out = ctypes.c_int64(0)
+        out = _capi.out_i64()
         with _capi.interruptible():  # the space of a large DAG takes seconds to build (the core decides)
             _capi.check(cls._calls()["from_bytes"](buf, n, out))
         return cls(out.value)
@@ -568,7 +568,7 @@ def prob_data_sums(
     shape = coef.shape
     _, pc = _capi.f64(coef, shape, "coef")
     grad, pg = _capi.out_f64(shape, "coef")
-    loss, weight = ctypes.c_double(), ctypes.c_double()
+    loss, weight = _capi.out_f64_cell(), _capi.out_f64_cell()
     _capi.check(
         _capi.lib().cp_prob_data_sums(
             space.value, *args, int(weight_exponent), int(intercept), pcentre, pc, *shape, loss, weight, pg
@@ -622,7 +622,7 @@ def ridge_cg_setup(
         _capi.out_f64((n_rows, n_rows), "g"),
         _capi.out_f64((d, d), "mm"),
     )
-    weight, count = ctypes.c_double(), _capi.out_i64()
+    weight, count = _capi.out_f64_cell(), _capi.out_i64()
     _capi.check(
         _capi.lib().cp_ridge_cg_setup(
             space.value, *args, weight_exponent, params, pc, n_rows, d, pb, pg, pm, weight, count
@@ -1034,21 +1034,21 @@ class Stats:
         if sample is not None:
             rows = sample.shape[0]
             _, ps = _capi.f64(sample, (rows, n_features), "sample")
-        out = ctypes.c_int64(0)
+        out = _capi.out_i64()
         _capi.check(_capi.lib().cp_stats_new(space.value, n_features, params, ps, rows, out))
         return cls(out.value)
 
     def add(self, X: np.ndarray, rows: np.ndarray, width: int, sample_weight: np.ndarray | None) -> Stats:
         """These statistics plus the examples (X, rows, sample_weight); interruptible."""
         args = _fit_arrays(X, rows, width, sample_weight)
-        out = ctypes.c_int64(0)
+        out = _capi.out_i64()
         with _interruptible(X.shape[0]):
             _capi.check(_capi.lib().cp_stats_add(self.value, *args, out))
         return Stats(out.value)
 
     def merge(self, other: Stats) -> Stats:
         """The statistics of the examples of both."""
-        out = ctypes.c_int64(0)
+        out = _capi.out_i64()
         _capi.check(_capi.lib().cp_stats_merge(self.value, other.value, out))
         return Stats(out.value)
 
@@ -1059,7 +1059,7 @@ class Stats:
 
     def count(self) -> tuple[int, int]:
         """(examples accumulated, components of the Nyström map or 0)."""
-        n, components = ctypes.c_int64(0), ctypes.c_int64(0)
+        n, components = _capi.out_i64(), _capi.out_i64()
         _capi.check(_capi.lib().cp_stats_count(self.value, n, components))
         return n.value, components.value
 
@@ -1078,7 +1078,7 @@ class Stats:
 def _stats_handle(data: Any) -> int:
     """A new statistics handle of bytes that ``Stats.to_bytes`` wrote (the core checks them)."""
     buf, n = _byte_view(data)
-    out = ctypes.c_int64(0)
+    out = _capi.out_i64()
     with _capi.interruptible():  # the space of a large DAG takes seconds to build (the core decides)
         _capi.check(_capi.lib().cp_stats_from_bytes(buf, n, out))
     return out.value
@@ -1092,7 +1092,7 @@ def nystrom_landmarks(n_samples: int, n_components: int, seed: int) -> np.ndarra
     draws those of its own kernels' maps."""
     k = max(1, min(int(n_samples), int(n_components)))
     out, p = _capi.out_i64_array((k,), "n_components")
-    n = ctypes.c_int64(0)
+    n = _capi.out_i64()
     _capi.check(_capi.lib().cp_nystrom_landmarks(int(n_samples), int(n_components), seed, p, k, n))
     return out[: n.value]
 
@@ -1114,6 +1114,6 @@ def nystrom_projection(K: np.ndarray) -> np.ndarray:
     n_landmarks = K.shape[0]
     _, pk = _capi.f64(K, (n_landmarks, n_landmarks), "kernel matrix")
     out, p = _capi.out_f64((n_landmarks, n_landmarks), "n_components")
-    c = ctypes.c_int64(0)
+    c = _capi.out_i64()
     _capi.check(_capi.lib().cp_nystrom_projection(pk, n_landmarks, p, c))
     return np.ascontiguousarray(out.reshape(-1)[: n_landmarks * c.value].reshape(n_landmarks, c.value))
