@@ -734,3 +734,37 @@ def test_probabilistic_inference_holds_a_block_of_scores_not_all_of_them():
     assert growth["log Z"] < 2 * budget, growth
     assert growth["log p"] < budget, growth
     assert growth["marginals"] < 1_500_000 * 7 * 8 + budget, growth  # the output, and room besides (was 299 MiB)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/statm")
+def test_a_fit_the_budget_admits_does_not_fill_the_free_address_space_with_garbage():
+    """The budget admits a fit whose working set takes up to half the free address space, but the Go
+    heap grows to twice its live size before it collects: a KSubsets fit (its programme's tables are
+    garbage at every row of every step) filled the rest and the runtime aborted the process (found
+    after probe EE). The core now sets the runtime's soft memory limit from the room left, so the
+    collector runs first; here 400,000 rows in 250 MB, which aborted in every run before."""
+    code = textwrap.dedent(
+        """
+        import os, resource, warnings
+        import numpy as np
+        from combpred import ProbabilisticStructured, StructuredRidge, spaces
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        StructuredRidge().fit(rng.normal(size=(20, 3)), (rng.random((20, 3)) > 0.5).astype(int))
+        sp = spaces.KSubsets(8, 3)
+        X, Y = rng.normal(size=(400_000, 3)), sp.sample(400_000, random_state=1)
+        with open("/proc/self/statm") as f:
+            mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (mapped + 250_000_000, resource.RLIM_INFINITY))
+        try:
+            ProbabilisticStructured(space=sp, max_iter=10).fit(X, Y)
+            print("fitted")
+        except MemoryError as exc:
+            print("MemoryError:", exc)
+        """
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
+    )
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
+    assert child.stdout.strip() == "fitted", child.stdout

@@ -116,7 +116,11 @@ func Check(what string, bytes int64) error {
 	// see what the process has mapped since: imports, thread stacks and the Go heap's arenas took
 	// 2.1 of a 3 GB limit in one run, and a request the budget let through ended in the Go
 	// runtime's fatal "out of memory", which no caller can recover from.
-	if room, ok := addressSpaceRoom(); ok && float64(bytes) > float64(room)*DefaultFraction {
+	room, ok := addressSpaceRoom()
+	if ok {
+		limitHeap(room)
+	}
+	if ok && float64(bytes) > float64(room)*DefaultFraction {
 		// The garbage of the calls before (a fit right after a fit) is room once collected: two
 		// fits back to back had grown the heap's mappings by 1.2 GB each (probe DP).
 		runtime.GC()

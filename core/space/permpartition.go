@@ -364,7 +364,10 @@ type permLevelTable struct {
 
 // permLevelsOf returns permLevels(n), computed once per n.
 func permLevelsOf(n int) ([]int32, []int) {
-	t, _ := permLevelTables.LoadOrStore(n, &permLevelTable{})
+	t, ok := permLevelTables.Load(n)
+	if !ok { // LoadOrStore alone would allocate a table at every call, for each row of a batch
+		t, _ = permLevelTables.LoadOrStore(n, &permLevelTable{})
+	}
 	tab := t.(*permLevelTable)
 	tab.once.Do(func() { tab.sets, tab.start = permLevels(n) })
 	return tab.sets, tab.start

@@ -267,33 +267,38 @@ func (s *Subtrees) HasPartition() bool { return true }
 // so E[ψ_v] is the product of these along the root path.
 func (s *Subtrees) LogPartition(u, mean []float64) float64 {
 	t := s.t
-	lg := s.upwardMessages(u)
-	if mean != nil {
-		for _, v := range t.pre {
-			if v == t.root {
-				mean[v] = 1
-			} else {
-				mean[v] = mean[t.parent[v]] * logmath.Logistic(lg[v])
-			}
+	if mean == nil {
+		return s.upwardMessages(u, make([]float64, len(u)))[t.root]
+	}
+	// The messages are computed in mean and turned into the marginals in place, parents first (a
+	// fit computes this for every row at every step: a slice of d per row was its largest garbage).
+	lg := s.upwardMessages(u, mean)
+	logZ := lg[t.root]
+	for _, v := range t.pre {
+		if v == t.root {
+			mean[v] = 1
+		} else {
+			mean[v] = mean[t.parent[v]] * logmath.Logistic(lg[v])
 		}
 	}
-	return lg[t.root]
+	return logZ
 }
 
 // ScoreSampler draws top-down: the root, then each child c of a node in the subtree
 // independently with probability G(c)/(1 + G(c)), G from the upward messages of LogPartition.
 func (s *Subtrees) ScoreSampler(u []float64) ScoreSampler {
-	lg := s.upwardMessages(u)
+	lg := s.upwardMessages(u, make([]float64, len(u)))
 	for v := range lg {
 		lg[v] = logmath.Logistic(lg[v])
 	}
 	return subtreeSampler{t: s.t, q: lg}
 }
 
-// upwardMessages returns log G(v) for every node (see LogPartition), children before parents.
-func (s *Subtrees) upwardMessages(u []float64) []float64 {
+// upwardMessages writes log G(v) for every node (see LogPartition), children before parents, into
+// lg (len(u) values) and returns it.
+func (s *Subtrees) upwardMessages(u, lg []float64) []float64 {
 	t := s.t
-	lg := append([]float64(nil), u...)
+	copy(lg, u)
 	for i := len(t.pre) - 1; i > 0; i-- { // pre[0] is the root
 		v := t.pre[i]
 		lg[t.parent[v]] += logmath.Log1pExp(lg[v])

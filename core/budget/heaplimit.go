@@ -1,0 +1,42 @@
+package budget
+
+import (
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// heapRoomFraction is the share of the free address space the Go runtime may map before its
+// garbage collector works to stay within it (limitHeap), less heapArenaBytes; the rest is left to
+// the threads and malloc arenas the process may still start, and to Python.
+const heapRoomFraction = 0.75
+
+// heapArenaBytes is the unit in which the Go heap reserves address space (64 MiB on 64-bit
+// Linux): the limit counts the pages in use, the address-space limit whole reservations.
+const heapArenaBytes = 64 << 20
+
+var (
+	userLimitOnce sync.Once
+	userLimit     int64 // the memory limit the process started with (GOMEMLIMIT; MaxInt64: none)
+)
+
+// limitHeap sets the Go runtime's soft memory limit to what it has mapped plus heapRoomFraction
+// of room, the address space still free, or to the user's GOMEMLIMIT when that is lower. The
+// budget bounds each request, but the heap grows to twice its live size before the collector
+// runs (GOGC = 100): a fit whose working set the budget admitted, at half the room, filled the
+// rest with garbage and the runtime aborted the process on its next mapping (a KSubsets(8, 3)
+// fit of 3.5M rows under `ulimit -v 4000000`). With the limit the collector runs before that.
+func limitHeap(room int64) {
+	userLimitOnce.Do(func() { userLimit = debug.SetMemoryLimit(-1) })
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	mapped := int64(min(sample[0].Value.Uint64(), math.MaxInt64/2))
+	// never below half the room: what a request the budget admits may take (Check)
+	grow := max(int64(float64(room)*heapRoomFraction)-heapArenaBytes, int64(float64(room)*DefaultFraction), 0)
+	limit := min(userLimit, Add(mapped, grow))
+	debug.SetMemoryLimit(limit)
+}
