@@ -71,11 +71,14 @@ var ErrScoresOverflow = errors.New("scores overflow")
 // Scores names the first row of scores (u, row-major with d columns) that overflowed: the
 // corresponding input row holds values too large for the model, or (in a model read from bytes)
 // the model's parameters are too large for any input.
-func Scores(u []float64, d int) error {
+func Scores(u []float64, d int) error { return ScoresFrom(u, d, 0) }
+
+// ScoresFrom is Scores on a block of scores whose first row is row first of X.
+func ScoresFrom(u []float64, d, first int) error {
 	for i, v := range u {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("X row %d: its %w (%v): X holds values too large for this model "+
-				"(scale X as it was scaled for fit), or the model's parameters are too large", i/d, ErrScoresOverflow, v)
+				"(scale X as it was scaled for fit), or the model's parameters are too large", first+i/d, ErrScoresOverflow, v)
 		}
 	}
 	return nil

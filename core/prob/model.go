@@ -89,13 +89,22 @@ func (md *Model) DecisionRows(X xmat.Rows, U []float64) error {
 	if q == 0 {
 		return nil
 	}
+	if X.Sparse == nil {
+		if err := check.Finite("X", X.Dense, n); err != nil {
+			return err
+		}
+	}
+	md.scoreInto(X, U)
+	return check.Scores(U, d)
+}
+
+// scoreInto writes the scores of the rows X (not empty, of the model's features) into U (q × Dim()).
+func (md *Model) scoreInto(X xmat.Rows, U []float64) {
+	q, n, d := X.Q, X.N, md.Space.Dim()
 	Um := mat.NewDense(q, d, U)
 	if X.Sparse != nil {
 		scoresX(Um, xmat.Matrix{Sparse: X.Sparse}, md.Coef, md.Intercept)
-		return check.Scores(U, d)
-	}
-	if err := check.Finite("X", X.Dense, n); err != nil {
-		return err
+		return
 	}
 	Um.Mul(mat.NewDense(q, n, X.Dense), md.Coef.Slice(0, n, 0, d))
 	if md.Intercept {
@@ -107,7 +116,6 @@ func (md *Model) DecisionRows(X xmat.Rows, U []float64) error {
 			}
 		}
 	}
-	return check.Scores(U, d)
 }
 
 // inferenceBlockValues bounds the scores inference (marginals, log Z, samples, log p) holds at
@@ -118,14 +126,18 @@ func (md *Model) DecisionRows(X xmat.Rows, U []float64) error {
 const inferenceBlockValues = 1 << 20
 
 // forScoredRows runs one(i, u) for the rows i of X, u the row's scores (Dim() values), scoring a
-// block of rows at a time: vet refuses a block's scores (U, rows × Dim()) before any of its rows
-// runs, and run runs a block's rows (forRows, or seqRows where each row is parallel itself). An
-// error about a block's rows counts them from the block's first row (check.AtRows); one(i, u)'s
-// are numbered in X by run.
-func (md *Model) forScoredRows(X xmat.Rows, stop *cancel.Flag, vet func(U []float64) error,
+// block of rows at a time: vet(U, first) refuses a block's scores (U, rows × Dim(), its first row
+// row first of X) before any of its rows runs, and run runs a block's rows (forRows, or seqRows
+// where each row is parallel itself). Errors name rows by their place in X.
+func (md *Model) forScoredRows(X xmat.Rows, stop *cancel.Flag, vet func(U []float64, first int) error,
 	run func(first, q int, stop *cancel.Flag, one func(i int) error) error, one func(i int, u []float64) error) error {
 	if err := md.checkFeatures(X); err != nil { // no rows still need the model's features
 		return err
+	}
+	if X.Sparse == nil {
+		if err := check.Finite("X", X.Dense, X.N); err != nil {
+			return err
+		}
 	}
 	d := md.Space.Dim()
 	block := min(X.Q, max(64, inferenceBlockValues/max(d, 1)))
@@ -139,11 +151,12 @@ func (md *Model) forScoredRows(X xmat.Rows, stop *cancel.Flag, vet func(U []floa
 		}
 		hi := min(lo+block, X.Q)
 		Ub := U[:(hi-lo)*d]
-		if err := md.DecisionRows(X.Slice(lo, hi), Ub); err != nil {
-			return check.AtRows(lo, err)
+		md.scoreInto(X.Slice(lo, hi), Ub)
+		if err := check.ScoresFrom(Ub, d, lo); err != nil {
+			return err
 		}
-		if err := vet(Ub); err != nil {
-			return check.AtRows(lo, err)
+		if err := vet(Ub, lo); err != nil {
+			return err
 		}
 		if err := run(lo, hi-lo, stop, func(i int) error { return one(i, Ub[(i-lo)*d:(i-lo+1)*d]) }); err != nil {
 			return err
@@ -154,8 +167,8 @@ func (md *Model) forScoredRows(X xmat.Rows, stop *cancel.Flag, vet func(U []floa
 
 // inRange is forScoredRows' vet for inference that sums scores (what names it: log Z, marginals,
 // samples): it refuses rows beyond the range where those sums stay finite (checkScoreRange).
-func (md *Model) inRange(what string) func(U []float64) error {
-	return func(U []float64) error { return checkScoreRange(U, md.Space.Dim(), what) }
+func (md *Model) inRange(what string) func(U []float64, first int) error {
+	return func(U []float64, first int) error { return checkScoreRange(U, md.Space.Dim(), first, what) }
 }
 
 // checkFeatures refuses rows X of other than the model's number of features.
@@ -319,11 +332,11 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report [
 		}
 	}
 	inRange, exactScale := md.inRange("the marginals"), !md.Inference.exact(md.Space) || scaleExact(md.Space)
-	vet := func(U []float64) error {
-		if err := inRange(U); err != nil || exactScale {
+	vet := func(U []float64, first int) error {
+		if err := inRange(U, first); err != nil || exactScale {
 			return err
 		}
-		if err := checkScoreScale(U, d, fmt.Sprintf("exact inference on the %s space", md.Space.Kind())); err != nil {
+		if err := checkScoreScale(U, d, first, fmt.Sprintf("exact inference on the %s space", md.Space.Kind())); err != nil {
 			return fmt.Errorf(`%w, or estimate the marginals by sampling: predict_marginals(X, method="sampled")`, err)
 		}
 		return nil
@@ -415,7 +428,9 @@ func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out 
 		return err
 	}
 	d, w := md.Space.Dim(), md.Space.Width()
-	vet := func(U []float64) error { return checkScoreScale(U, d, "log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u)") }
+	vet := func(U []float64, first int) error {
+		return checkScoreScale(U, d, first, "log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u)")
+	}
 	return md.forScoredRows(X, opt.Sampler.Stop, vet, md.logZRows(opt), func(i int, u []float64) error {
 		r, err := md.rowLogPartition(X, i, u, opt)
 		if err != nil {

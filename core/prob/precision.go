@@ -36,14 +36,14 @@ func l1Norm(u []float64) float64 {
 	return s
 }
 
-// checkScoreScale names the first row of U (d columns) whose ‖u‖₁ exceeds exactScoreLimit; what
-// says which result would lose its precision.
-func checkScoreScale(U []float64, d int, what string) error {
+// checkScoreScale names the first row of U (d columns; its first row is row first of X) whose ‖u‖₁
+// exceeds exactScoreLimit; what says which result would lose its precision.
+func checkScoreScale(U []float64, d, first int, what string) error {
 	if i, s := rowAbove(U, d, exactScoreLimit); i >= 0 {
 		return fmt.Errorf("X row %d: its scores have ‖u‖₁ = %.3g, above %.3g, where %s loses its precision in float64 "+
 			"(an error of about ‖u‖₁·2⁻⁵²); either X holds values far outside the scale the model was fitted on (scale X as "+
 			"it was scaled for fit) or the coefficients are that large (an Adam fit that did not settle: lower learning_rate)",
-			i, s, float64(exactScoreLimit), what)
+			first+i, s, float64(exactScoreLimit), what)
 	}
 	return nil
 }
@@ -65,15 +65,16 @@ func scoreRangeLimit(d int) float64 {
 // errScoresOutOfRange is wrapped by checkScores' refusal of a score vector beyond scoreRangeLimit.
 var errScoresOutOfRange = errors.New("is beyond the range where sums of scores stay finite")
 
-// checkScoreRange names the first row of U (d columns) whose ‖u‖₁ exceeds scoreRangeLimit(d),
+// checkScoreRange names the first row of U (d columns; its first row is row first of X) whose ‖u‖₁
+// exceeds scoreRangeLimit(d),
 // where what would be computed from sums that can overflow. (checkScores refuses such a vector
 // too, without the row: this check runs first where rows are the user's inputs.)
-func checkScoreRange(U []float64, d int, what string) error {
+func checkScoreRange(U []float64, d, first int, what string) error {
 	limit := scoreRangeLimit(d)
 	if i, s := rowAbove(U, d, limit); i >= 0 {
 		return fmt.Errorf("X row %d: its scores have ‖u‖₁ = %.3g, above %.3g, where %s would add numbers that overflow "+
 			"float64; X holds values far outside the scale the model was fitted on (scale X as it was scaled for fit), "+
-			"or the model's coefficients are that large", i, s, limit, what)
+			"or the model's coefficients are that large", first+i, s, limit, what)
 	}
 	return nil
 }

@@ -215,6 +215,10 @@ _RECENT_SPACE_PARAMS = 4
 class SpaceHandle:
     """Owns one Go space handle (``cp_space_*``) and frees it with the Python object."""
 
+    # 0, no handle (the core numbers them from 1): an __init__ interrupted (Ctrl-C) before it
+    # stored its handle left the finalizer an AttributeError to print (probe EF)
+    value: int = 0
+
     def __init__(self, value: int):
         self.value = value
         self.info: SpaceInfo = _from_json(
@@ -248,7 +252,7 @@ class SpaceHandle:
         return h
 
     def __del__(self, _capi: Any = _capi) -> None:  # bound now: at exit the module's globals are gone
-        if _capi.usable() and _capi._lib is not None:
+        if self.value and _capi.usable() and _capi._lib is not None:
             _capi.lib().cp_space_free(self.value)
 
     # A core space never changes once made, so a copy is the handle itself: copied as an object,
@@ -361,6 +365,7 @@ class Model:
     # costs no attribute lookups; a child forked after the load gets ForkedChildError from
     # _capi.lib() before the cache is read.
     _bound: ClassVar[tuple[Any, dict[str, Callable[..., int]]] | None] = None
+    value: int = 0  # no handle: see SpaceHandle.value
 
     def __init__(self, value: int):
         self.value = value
@@ -384,7 +389,7 @@ class Model:
         return bound[1]
 
     def __del__(self, _capi: Any = _capi) -> None:  # bound now: at exit the module's globals are gone
-        if _capi.usable() and _capi._lib is not None:
+        if self.value and _capi.usable() and _capi._lib is not None:
             self._calls()["free"](self.value)
 
     # A fitted model never changes, so a copy is the object itself, and a pickle carries its
