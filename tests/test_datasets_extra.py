@@ -672,3 +672,45 @@ def test_read_hmc_arff_takes_quoted_numbers_and_node_sets():
         read_hmc_arff(HMC.replace("1.5,?,", "'?',?,"))
     with pytest.raises(ValueError, match=r"^line 7: the node set: badly quoted value"):
         read_hmc_arff(HMC.replace("01/01/05@02", "'01/01/05@02'x"))
+
+
+def test_an_hmc_file_cut_off_before_its_data_is_refused(tmp_path):
+    """A split truncated before @DATA (an interrupted copy) loaded as a split of 0 rows (probe EG)."""
+    head = "@relation r\n@attribute a numeric\n@attribute class hierarchical 01,01/02\n"
+    with pytest.raises(ValueError, match=r"cut\.arff: no @DATA section \(is the file complete\?\)"):
+        read_hmc_arff(head, source="cut.arff")
+    with pytest.raises(ValueError, match="no @DATA section"):
+        read_hmc_arff(head[:-5])  # cut inside the hierarchy's line
+    assert read_hmc_arff(head + "@data\n")[1].shape == (0, 1)  # a split of no rows, declared so, reads
+
+
+def test_a_split_read_as_latin1_is_named_when_its_taxonomy_differs(tmp_path):
+    """One stray Latin-1 byte (in a comment) made the whole split Latin-1 and its UTF-8 node names
+    mojibake; the error said only that it declared another taxonomy (probe EG)."""
+    doc = "@relation r\n@attribute a numeric\n@attribute class hierarchical é,é/ü,x\n@data\n1,x\n"
+    folder = tmp_path / "hierarchical_funcat_go" / "enc"
+    folder.mkdir(parents=True)
+    (folder / "enc.train.arff").write_bytes(doc.encode())
+    (folder / "enc.test.arff").write_bytes(b"% caf\xe9\n" + doc.encode())
+    with pytest.raises(ValueError, match=r"split 'test' was read as Latin-1, being not UTF-8 text \(byte 5: "):
+        load_hierarchical("enc", data_home=tmp_path)
+
+
+def test_hmc_rows_and_taxonomies_are_charged_to_the_budget(tmp_path):
+    """Rows of one label and no feature were charged 96 of their about 300 bytes (3.8M rows grew
+    1.05 GB under a 600 MB budget), and building a taxonomy was not charged at all (a star of 10⁶
+    edges grew 609 MB under 350 MB) (probe EG)."""
+    head = "@relation r\n@attribute class hierarchical 01\n@data\n"
+    with combpred.config_context(max_memory=30 * 2**20):  # 200,000 rows: 60 MB read, 30 MB charged before
+        with pytest.raises(MemoryError, match="the values read so far"):
+            read_hmc_arff(head + "01\n" * 200_000)
+    edges = ",".join(f"r/n{i}" for i in range(50_000))
+    folder = tmp_path / "hierarchical_funcat_go" / "star"
+    folder.mkdir(parents=True)
+    (folder / "star.train.arff").write_text(
+        f"@relation r\n@attribute a numeric\n@attribute class hierarchical {edges}\n@data\n1,n1\n"
+    )
+    with combpred.config_context(max_memory=20 * 10**6):  # the declaration reads; its 50,000 edges need 40 MB
+        with pytest.raises(MemoryError, match=r"star\.train\.arff: the taxonomy of its 50000 declared edges"):
+            load_hierarchical("star", data_home=tmp_path)
+    assert load_hierarchical("star", data_home=tmp_path).is_tree

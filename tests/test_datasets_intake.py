@@ -26,7 +26,7 @@ from combpred.datasets import (
     read_mulan_xml,
 )
 from combpred.datasets._arff import _DECLARATION_BYTES_PER_CHAR, _TEXT_BYTES_PER_CHAR
-from combpred.datasets._hmc import _VALUES_PER_LABEL
+from combpred.datasets._hmc import _VALUES_PER_LABEL, _VALUES_PER_ROW
 from scipy import sparse
 
 
@@ -739,9 +739,9 @@ def test_readers_count_the_values_they_hold_against_the_memory_budget():
             text.count("\n") + chars + sum(-(-len(line) * _DECLARATION_BYTES_PER_CHAR // per_value) for line in lines)
         )
 
-    # (per row: its values, and what it holds after them, the HMC row's label)
+    # (per row: its values (an HMC row adds its own share), and what it holds after them, its label)
     for reader, text, per_value, values, after, first_row in (
-        (read_hmc_arff, hmc, 48, width, _VALUES_PER_LABEL, 5),
+        (read_hmc_arff, hmc, 48, width + _VALUES_PER_ROW, _VALUES_PER_LABEL, 5),
         (lambda t: read_mulan_arff(t, ["L"]), mulan, 64, width + 1, 0, 5),
     ):
         header = declared(text, per_value)

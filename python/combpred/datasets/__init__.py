@@ -45,6 +45,7 @@ from ..spaces import _flag
 from ._arff import ValueBudget, document_text, parse_number, read_arff, text_lines
 from ._fetch import fetch_file, get_data_home
 from ._hmc import (
+    TAXONOMY_BYTES_PER_ENTRY,
     _closure_rows,  # noqa: F401 -- the tests reach the tree closure through this module
     _closure_rows_dag,
     _dag_taxonomy,
@@ -609,8 +610,12 @@ def load_hierarchical(
             raise _unknown("hierarchical", name, HIERARCHICAL_DATASETS, tried)
         paths = {split: Path(path) for split, path in found[1].items()}
     parsed: dict[str, Any] = {}
+    not_utf8: dict[str, str] = {}  # split -> why it was read as Latin-1
     for split, path in paths.items():
-        parsed[split] = read_hmc_arff(_hmc_text(path.read_bytes(), str(path)), source=str(path))
+        text, why = _hmc_text(path.read_bytes(), str(path))
+        if why:
+            not_utf8[split] = why
+        parsed[split] = read_hmc_arff(text, source=str(path))
     first_split, first = next(iter(parsed.items()))
     for split, (feature_names, _, nodes, _) in parsed.items():
         if feature_names != first[0]:
@@ -622,11 +627,21 @@ def load_hierarchical(
         # order of a declaration does not matter (two splits listing it in two orders were refused)
         if set(nodes) != set(first[2]):
             only = sorted(set(nodes) ^ set(first[2]))[:3]
+            # one stray byte makes a whole file Latin-1, and its non-ASCII names then differ (probe EG)
+            latin1 = "".join(
+                f"; split {s!r} was read as Latin-1, being {why}, which changes its non-ASCII names"
+                for s, why in not_utf8.items()
+                if s in (split, first_split)
+            )
             raise ValueError(
                 f"{name}: split {split!r} declares another taxonomy than split {first_split!r}: "
-                f"{', '.join(map(repr, only))} in one of them only"
+                f"{', '.join(map(repr, only))} in one of them only{latin1}"
             )
     form = hierarchy_form(first[2])
+    _capi.check_bytes(
+        len(first[2]) * TAXONOMY_BYTES_PER_ENTRY,
+        f"{paths[first_split]}: the taxonomy of its {len(first[2])} declared {'edges' if form == 'edges' else 'nodes'}",
+    )
     try:
         if form == "paths":
             node_names, parent = _taxonomy(first[2])
@@ -713,15 +728,15 @@ def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[
     raise _unknown("multi-label", name, MULTILABEL_DATASETS, tried)
 
 
-def _hmc_text(data: bytes, source: str) -> str:
+def _hmc_text(data: bytes, source: str) -> tuple[str, str]:
     """A hierarchical data file's text: the readers' UTF-8 (document_text: a byte-order mark
     dropped), as every shared file is, or Latin-1 for a file that is not UTF-8 (any bytes are
-    Latin-1 text). Read as Latin-1 first, UTF-8 names came back garbled and a byte-order mark made
-    the first line unreadable."""
+    Latin-1 text), with why (its first byte that is not UTF-8; "" for UTF-8). Read as Latin-1 first,
+    UTF-8 names came back garbled and a byte-order mark made the first line unreadable."""
     try:
-        return document_text(data, source)
-    except ValueError:
-        return data.decode("latin-1")
+        return document_text(data, source), ""
+    except ValueError as exc:  # "<source>: not UTF-8 text (byte N: ...)"
+        return data.decode("latin-1"), str(exc).removeprefix(f"{source}: ")
 
 
 def load_multilabel(

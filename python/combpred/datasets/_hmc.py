@@ -63,6 +63,14 @@ _BYTES_PER_VALUE = 48
 # a row label's share of the reader's peak, in values: its string (49 bytes and its characters), a
 # list slot, and the unstripped string of the split (about 96 bytes measured on 20 labels a row)
 _VALUES_PER_LABEL = 2
+# a row's own share of the reader's peak, in values, beyond its values and labels: its list, its
+# labels' list and their slots (100-153 bytes measured; uncounted, 3.8M rows of one label and no
+# feature grew 1.05 GB under a budget of 600 MB, probe EG)
+_VALUES_PER_ROW = 4
+# the peak of building a taxonomy from its declaration, per declared entry (node path or edge): the
+# maps of parents and children, the names, the parent arrays and the depths (238-691 bytes measured,
+# flat paths to an edge chain; a star of 10⁶ edges grew 609 MB uncounted, probe EG)
+TAXONOMY_BYTES_PER_ENTRY = 800
 
 
 def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np.ndarray, list[str], list[list[str]]]:
@@ -187,7 +195,7 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
                 encode(value.strip(), row)
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
-        budget.add(len(row), lineno)
+        budget.add(len(row) + _VALUES_PER_ROW, lineno)
         rows.append(row)
         # the labels' strings, before they are split: a string and a list slot each, and the
         # strings of the split before they are stripped (at one value each, 20 labels a row took
@@ -204,6 +212,8 @@ def read_hmc_arff(text: str | bytes, *, source: str = "") -> tuple[list[str], np
         labels.append(row_labels)
     if hierarchy is None:
         raise ValueError(f"{source + ': ' if source else ''}no '@ATTRIBUTE class hierarchical ...' declaration found")
+    if not in_data:  # a file cut short (an interrupted copy) read as a split of no rows (probe EG)
+        raise ValueError(f"{source + ': ' if source else ''}no @DATA section (is the file complete?)")
     X = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
     return names, X, hierarchy, labels
 
