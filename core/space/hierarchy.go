@@ -232,9 +232,14 @@ func (s *HierarchyPaths) HasPartition() bool { return true }
 // the subtree of v (bottom-up).
 func (s *HierarchyPaths) LogPartition(u, mean []float64) float64 {
 	t := s.t
-	a := make([]float64, len(t.parent))
+	// scratch from the decoder's pool (N values each): a fit computes this for every row at every
+	// step, and two slices of N per row were its largest garbage
+	ap, cp := s.pool.Get().(*[]float64), s.pool.Get().(*[]float64)
+	defer s.pool.Put(ap)
+	defer s.pool.Put(cp)
+	a := (*ap)[:len(t.parent)]
 	t.rootPathSums(u, a)
-	cand := make([]float64, 0, len(s.cand))
+	cand := (*cp)[:0]
 	for _, v := range t.pre { // the order of the sum as before
 		if s.isCand[v] {
 			cand = append(cand, a[v])

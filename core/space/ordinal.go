@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/combpred/combpred/core/logmath"
 )
@@ -22,7 +23,12 @@ func init() {
 // thesis' levels Σ = {1..n}: Ψ_i = n−i+1 and C_ij = n−max(i,j)+1; the thesis prints n−i and
 // n−max(i,j), which is right only for levels numbered from 0.
 // Decoding scans the n levels with prefix sums of u (exact, O(n)).
-type Ordinal struct{ n int }
+type Ordinal struct {
+	n int
+	// levels is scratch for LogPartition's level scores (*[]float64 of n): a fit computes them for
+	// every row at every step.
+	levels sync.Pool
+}
 
 // NewOrdinal returns the space of n ordered levels, n ≥ 2.
 func NewOrdinal(n int) (*Ordinal, error) {
@@ -154,7 +160,13 @@ func (s *Ordinal) HasPartition() bool { return true }
 // LogPartition: level z scores s_z = u_0 + … + u_{z−1} (prefix sums, s_0 = 0) over the d+1 levels;
 // E[ψ_j] = P(z > j) is a suffix sum of the level probabilities.
 func (s *Ordinal) LogPartition(u, mean []float64) float64 {
-	sc := levelScores(u)
+	bp, _ := s.levels.Get().(*[]float64)
+	if bp == nil || len(*bp) != len(u)+1 {
+		b := make([]float64, len(u)+1)
+		bp = &b
+	}
+	defer s.levels.Put(bp)
+	sc := levelScoresInto(u, *bp)
 	lz := logmath.SumExp(sc)
 	if mean != nil {
 		var tail float64
@@ -170,8 +182,11 @@ func (s *Ordinal) LogPartition(u, mean []float64) float64 {
 func (s *Ordinal) ScoreSampler(u []float64) ScoreSampler { return newCategorical(levelScores(u), nil) }
 
 // levelScores returns the score of every level z, u_0 + … + u_{z−1} (prefix sums, 0 for z = 0).
-func levelScores(u []float64) []float64 {
-	sc := make([]float64, len(u)+1)
+func levelScores(u []float64) []float64 { return levelScoresInto(u, make([]float64, len(u)+1)) }
+
+// levelScoresInto is levelScores into sc (len(u)+1 values).
+func levelScoresInto(u, sc []float64) []float64 {
+	sc[0] = 0
 	for z := 1; z <= len(u); z++ {
 		sc[z] = sc[z-1] + u[z-1]
 	}
