@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/parallel"
 )
@@ -82,6 +83,7 @@ func onWorker(progress *func(iter int, objective, relGrad float64) bool, stop *c
 		calls.Add(1)
 		running.Add(1)
 		defer running.Add(-1) // before recoverWorker's report: a panicking call still ends
+		defer budget.Share()()
 		before := heapAllocs()
 		err := fit()
 		releaseAfter(before) // a timer, which finds this call ended

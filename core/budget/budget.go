@@ -76,8 +76,10 @@ type Error struct {
 	Need   int64  // bytes requested (Unbounded when the size overflowed)
 	Budget int64  // the budget in force
 	// Room, when positive, is the address space left under the process's RLIMIT_AS: the request
-	// was refused because it exceeds DefaultFraction of it, whatever the budget.
-	Room int64
+	// was refused because it exceeds DefaultFraction of it, whatever the budget, divided among
+	// Sharing calls running at once (Share).
+	Room    int64
+	Sharing int64
 }
 
 func (e *Error) Error() string {
@@ -86,8 +88,12 @@ func (e *Error) Error() string {
 		need = "more than 9.2 EB"
 	}
 	if e.Room > 0 {
+		share := "half"
+		if e.Sharing > 1 {
+			share = fmt.Sprintf("1/%d, with %d calls running at once", 2*e.Sharing, e.Sharing)
+		}
 		return fmt.Sprintf("%s: needs %s, but the process's address-space limit (ulimit -v) leaves it %s, of which one "+
-			"request may take half; make it smaller, or raise the limit", e.What, need, amount(e.Room))
+			"request may take %s; make it smaller, or raise the limit", e.What, need, amount(e.Room), share)
 	}
 	return fmt.Sprintf("%s: needs %s, above the memory budget of %s; make it smaller, or raise the budget with "+
 		"combpred.set_config(max_memory=...)", e.What, need, amount(e.Budget))
@@ -119,16 +125,31 @@ func Check(what string, bytes int64) error {
 	room, ok := addressSpaceRoom()
 	if ok {
 		limitHeap(room)
+	} else {
+		unlimitHeap()
 	}
-	if ok && float64(bytes) > float64(room)*DefaultFraction {
+	calls := max(1, sharing.Load())
+	if ok && float64(bytes) > float64(room)*DefaultFraction/float64(calls) {
 		// The garbage of the calls before (a fit right after a fit) is room once collected: two
 		// fits back to back had grown the heap's mappings by 1.2 GB each (probe DP).
 		runtime.GC()
-		if room, ok = addressSpaceRoom(); ok && float64(bytes) > float64(room)*DefaultFraction {
-			return &Error{What: what, Need: bytes, Budget: b, Room: max(room, 1)}
+		if room, ok = addressSpaceRoom(); ok && float64(bytes) > float64(room)*DefaultFraction/float64(calls) {
+			return &Error{What: what, Need: bytes, Budget: b, Room: max(room, 1), Sharing: calls}
 		}
 	}
 	return nil
+}
+
+// sharing counts the calls running at once (Share).
+var sharing atomic.Int64
+
+// Share marks a call that may make requests as running until the returned function is called.
+// Under an address-space limit the calls running at once share the room: two fits checked at the
+// same moment were each let take half of it, and together with their garbage they filled it and
+// the runtime aborted the process (two threads fitting, probe EH).
+func Share() (done func()) {
+	sharing.Add(1)
+	return func() { sharing.Add(-1) }
 }
 
 // Is reports whether err is, or wraps, a refusal by Check.

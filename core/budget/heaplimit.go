@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 )
 
 // heapRoomFraction is the share of the free address space the Go runtime may map before its
@@ -18,7 +19,8 @@ const heapArenaBytes = 64 << 20
 
 var (
 	userLimitOnce sync.Once
-	userLimit     int64 // the memory limit the process started with (GOMEMLIMIT; MaxInt64: none)
+	userLimit     int64       // the memory limit the process started with (GOMEMLIMIT; MaxInt64: none)
+	limited       atomic.Bool // limitHeap has set a limit of its own
 )
 
 // limitHeap sets the Go runtime's soft memory limit to what it has mapped plus heapRoomFraction
@@ -39,4 +41,13 @@ func limitHeap(room int64) {
 	grow := max(int64(float64(room)*heapRoomFraction)-heapArenaBytes, int64(float64(room)*DefaultFraction), 0)
 	limit := min(userLimit, Add(mapped, grow))
 	debug.SetMemoryLimit(limit)
+	limited.Store(true)
+}
+
+// unlimitHeap puts back the user's memory limit once no address-space limit applies (lifted by
+// setrlimit after a call).
+func unlimitHeap() {
+	if limited.CompareAndSwap(true, false) {
+		debug.SetMemoryLimit(userLimit)
+	}
 }

@@ -89,3 +89,28 @@ func underLimit(t *testing.T, room int64) unix.Rlimit {
 	})
 	return old
 }
+
+// Calls running at once share the room: two fits checked at the same moment were each let take
+// half of it, and with their garbage they filled it (probe EH: two threads fitting under
+// `ulimit -v 3000000` aborted the process in 1 run of 3 to 6).
+func TestCheckSharesTheRoomAmongRunningCalls(t *testing.T) {
+	underLimit(t, 1<<30)
+	room, _ := addressSpaceRoom() // with the heap's idle spans
+	big, small := room*3/10, room/5
+	if err := Check("alone", big); err != nil {
+		t.Fatalf("3/10 of the room, one call: %v", err)
+	}
+	first, second := Share(), Share()
+	err := Check("beside another", big)
+	if err == nil || !strings.Contains(err.Error(), "may take 1/4, with 2 calls running at once") {
+		t.Errorf("3/10 of the room, two calls: %v", err)
+	}
+	if err := Check("a fifth", small); err != nil {
+		t.Errorf("1/5 of the room, two calls: %v", err)
+	}
+	second()
+	first()
+	if err := Check("alone again", big); err != nil {
+		t.Errorf("3/10 of the room, the other call ended: %v", err)
+	}
+}
