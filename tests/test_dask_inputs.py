@@ -622,3 +622,23 @@ def test_errors_of_a_lazy_prediction_name_the_class_called(cls):
     model.set_params(decision="bogus")
     with pytest.raises(InvalidParameterError, match=f"The 'decision' parameter of {cls.__name__} must be"):
         model.predict(dX)
+
+
+@pytest.mark.parametrize("cls", [DaskStructuredRidge, DaskProbabilisticStructured])
+def test_blocks_that_break_their_chunks_promise_are_named(cls):
+    """Blocks whose array says NumPy but hold scipy.sparse reached NumPy's bare "setting an array
+    element with a sequence"; a block shorter than its chunk gave lazy predictions shorter than
+    their declared shape, so reductions over them dropped rows silently (probe EI)."""
+    sparse = pytest.importorskip("scipy.sparse")
+    X, Y = _data()
+    Xd, Yd = da.from_array(X, chunks=(20, X.shape[1])), da.from_array(Y, chunks=(20, Y.shape[1]))
+    as_sparse = Xd.map_blocks(lambda b: sparse.csr_matrix(b) if b[0, 0] == X[20, 0] else b, dtype=float)
+    with pytest.raises(ValueError, match=r"partition 1 \(rows 20 to 39\): X's block is a scipy\.sparse"):
+        cls(space="multilabel").fit(as_sparse, Yd)
+    model = cls(space="multilabel").fit(Xd, Yd)
+    with pytest.raises(ValueError, match=r"partition 1 \(rows 20 to 39\): X's block is a scipy\.sparse"):
+        model.predict(as_sparse).compute()
+    short = Xd.map_blocks(lambda b: b[:-1] if b[0, 0] == X[20, 0] else b, dtype=float)
+    for method in ("predict", "decision_function", "predict_marginals"):
+        with pytest.raises(ValueError, match="partition 1 .*X's block holds 19 rows, its chunks declare 20"):
+            getattr(model, method)(short).compute()

@@ -172,6 +172,17 @@ def _partition_error(index: int, lo: int | None, m: int, message: str) -> ValueE
     return ValueError(f"partition {index} ({where}): {message}")
 
 
+def _numpy_block(block: Any, name: str) -> None:
+    """Refuse a block that is not a NumPy array in an array whose meta says NumPy (a block function
+    that returned scipy.sparse blocks): NumPy's own conversion said only "setting an array element
+    with a sequence" (probe EI)."""
+    if not isinstance(block, np.ndarray):
+        raise ValueError(
+            f"{name}'s block is a {type(block).__module__}.{type(block).__name__}, but {name} declares NumPy "
+            f"chunks: densify them ({name}.map_blocks(lambda b: b.toarray())), or fit a sparse {name} in memory"
+        )
+
+
 # This process, for _Settings: a process id can repeat across machines and containers (PID 1).
 _process = secrets.token_hex(16)
 
@@ -473,6 +484,10 @@ def _block_inputs(
     that holds it; an error names the partition (index and global rows)."""
     index, lo = part.index, part.lo
     m = X.shape[0]
+    try:
+        _numpy_block(X, "X")
+    except ValueError as exc:
+        raise _partition_error(index, lo, m, str(exc)) from None
     if np.ndim(X) != 2 or X.shape[1] != part.n_features:
         raise _partition_error(
             index,
@@ -761,6 +776,14 @@ def _apply(
     try:
         # the core's messages lead to rows of X
         with _capi.row_origin(lo) if lo is not None else contextlib.nullcontext():
+            _numpy_block(block, "X")
+            start, stop = block_info[0]["array-location"][0] if block_info else (0, block.shape[0])
+            declared = stop - start  # NaN for unknown chunk sizes, which declare none
+            if np.isfinite(declared) and block.shape[0] != declared:  # the rows would no longer be X's (probe EI)
+                raise ValueError(
+                    f"X's block holds {block.shape[0]} rows, its chunks declare {declared} (a block function "
+                    "that returns other shapes than its chunks say?)"
+                )
             _capi.check_unmasked(block, "X")  # a masked block, whatever the array's meta says
             out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
     except (ValueError, TypeError) as exc:
