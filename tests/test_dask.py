@@ -471,8 +471,8 @@ def test_an_error_in_a_lazy_prediction_names_the_block_and_its_rows_in_x():
         lazy.compute()
     bad[37 + 150 + 5, :] = 1e308  # the scores overflow: the core names the row
     lazy = DaskProbabilisticStructured().fit(X, Y).predict_marginals(da.from_array(bad, chunks=(ROWS, N)))
-    # the core counts the row from the partition's first row of X, and says so
-    with pytest.raises(ValueError, match=r"^partition 3 \(rows 187 to 199\): in the rows from 187 on: X row 5: "):
+    # the core names the row of X (the partition's first row reaches it as the row origin)
+    with pytest.raises(ValueError, match=r"^partition 3 \(rows 187 to 199\): X row 192: "):
         lazy.compute()
 
 
@@ -859,12 +859,12 @@ def test_lazy_predictions_refuse_what_the_fit_refuses():
         model.predict(da.from_array(X[:, 0], chunks=ROWS))
 
 
-def test_fit_errors_of_the_core_say_their_rows_count_from_the_partition():
+def test_fit_errors_of_the_core_name_the_row_of_x():
     X, Y = _data(spaces.Multilabel(3), seed=13)
     X[37 + 150 + 5, 1] = 1e300  # partition 3: its squared norm overflows, which the core reports by row
     with pytest.raises(
         ValueError,
-        match=r"^partition 3 \(rows 187 to 199\): in the rows from 187 on: X row 5: its squared norm overflows",
+        match=r"^partition 3 \(rows 187 to 199\): X row 192: its squared norm overflows",
     ):
         DaskStructuredRidge(solver="exact").fit(da.from_array(X, chunks=(ROWS, N)), Y)
 

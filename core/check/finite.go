@@ -27,7 +27,10 @@ func Finite(name string, x []float64, cols int) error {
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s[%d, %d] = %v: values must be finite", name, i/cols, i%cols, v)
+			j := i % cols
+			return &RowError{Row: i / cols, message: func(row int) string {
+				return fmt.Sprintf("%s[%d, %d] = %v: values must be finite", name, row, j, v)
+			}}
 		}
 	}
 	return nil
@@ -77,8 +80,8 @@ func Scores(u []float64, d int) error { return ScoresFrom(u, d, 0) }
 func ScoresFrom(u []float64, d, first int) error {
 	for i, v := range u {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("X row %d: its %w (%v): X holds values too large for this model "+
-				"(scale X as it was scaled for fit), or the model's parameters are too large", first+i/d, ErrScoresOverflow, v)
+			return RowErrorf(first+i/d, "X row %d: its %w (%v): X holds values too large for this model "+
+				"(scale X as it was scaled for fit), or the model's parameters are too large", ErrScoresOverflow, v)
 		}
 	}
 	return nil
@@ -112,8 +115,10 @@ func Magnitude(name string, x []float64, cols int) error {
 			if name == NystromFeatures {
 				holds = "hold"
 			}
-			return fmt.Errorf("%s row %d: its squared norm overflows (largest |value| %g): %s %s values too large; %s",
-				name, i/cols, top, name, holds, advice)
+			return &RowError{Row: i / cols, message: func(row int) string {
+				return fmt.Sprintf("%s row %d: its squared norm overflows (largest |value| %g): %s %s values too large; %s",
+					name, row, top, name, holds, advice)
+			}}
 		}
 	}
 	return nil

@@ -2,9 +2,9 @@ package prob
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/space"
 )
 
@@ -40,10 +40,10 @@ func l1Norm(u []float64) float64 {
 // exceeds exactScoreLimit; what says which result would lose its precision.
 func checkScoreScale(U []float64, d, first int, what string) error {
 	if i, s := rowAbove(U, d, exactScoreLimit); i >= 0 {
-		return fmt.Errorf("X row %d: its scores have ‖u‖₁ = %.3g, above %.3g, where %s loses its precision in float64 "+
+		return check.RowErrorf(first+i, "X row %d: its scores have ‖u‖₁ = %.3g, above %.3g, where %s loses its precision in float64 "+
 			"(an error of about ‖u‖₁·2⁻⁵²); either X holds values far outside the scale the model was fitted on (scale X as "+
 			"it was scaled for fit) or the coefficients are that large (an Adam fit that did not settle: lower learning_rate)",
-			first+i, s, float64(exactScoreLimit), what)
+			s, float64(exactScoreLimit), what)
 	}
 	return nil
 }
@@ -72,9 +72,9 @@ var errScoresOutOfRange = errors.New("is beyond the range where sums of scores s
 func checkScoreRange(U []float64, d, first int, what string) error {
 	limit := scoreRangeLimit(d)
 	if i, s := rowAbove(U, d, limit); i >= 0 {
-		return fmt.Errorf("X row %d: its scores have ‖u‖₁ = %.3g, above %.3g, where %s would add numbers that overflow "+
+		return check.RowErrorf(first+i, "X row %d: its scores have ‖u‖₁ = %.3g, above %.3g, where %s would add numbers that overflow "+
 			"float64; X holds values far outside the scale the model was fitted on (scale X as it was scaled for fit), "+
-			"or the model's coefficients are that large", first+i, s, limit, what)
+			"or the model's coefficients are that large", s, limit, what)
 	}
 	return nil
 }
