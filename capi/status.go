@@ -84,8 +84,8 @@ func status(err error) C.int {
 
 // cp_set_row_origin sets the row of a larger input at which the rows passed by this thread's
 // next calls begin (0 when they are the whole input, the default): a value or type error of those
-// calls then says "in the rows from first on:", so that the row numbers in the message lead to
-// the input's own row. A Dask partition's calls set the partition's first row, and set 0 after.
+// calls about one row then names the input's own row (check.RowError), and another says "in the
+// rows from first on:", so that the row numbers in the message lead to the input's own row. A Dask partition's calls set the partition's first row, and set 0 after.
 //
 //export cp_set_row_origin
 func cp_set_row_origin(first C.int64_t) (rc C.int) {

@@ -558,8 +558,8 @@ _origin = threading.local()  # .first: the row origin this thread last set in th
 @contextlib.contextmanager
 def row_origin(first: int) -> Iterator[None]:
     """Make the row numbers of this thread's core errors in the block lead to rows of a larger
-    input whose rows from ``first`` on the calls receive (a Dask partition's): the core then words
-    them "in the rows from first on: …" (cp_set_row_origin)."""
+    input whose rows from ``first`` on the calls receive (a Dask partition's): the core then names
+    the larger input's row ("X row 192"), or says "in the rows from first on: …" (cp_set_row_origin)."""
     outer = getattr(_origin, "first", 0)
     check(lib().cp_set_row_origin(first))
     _origin.first = first

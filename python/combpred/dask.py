@@ -761,7 +761,7 @@ def _apply(
     array: the blocks of a Dask prediction are dense, the structures of a model fitted on a sparse
     Y included (its CSR blocks broke every Dask reduction of an array declared NumPy). Dask passes
     ``block_info``, the block's place in X: an error names the block and its rows in X, and the
-    core's row numbers lead to X's rows ("in the rows from 187 on: X row 5")."""
+    core's row numbers are X's rows ("X row 192")."""
     if block.shape[0] == 0:
         return np.empty((0, *tail), dtype=dtype)
     if settings is not None:
