@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/budget"
+	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
 )
 
@@ -23,7 +24,7 @@ func TestInferenceScoresABlockAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := inferenceBlockValues / d
+	block := space.PredictChunk(sp, 1<<40) // the rows scored at once
 	q := 2*block + 5
 	X := make([]float64, q)
 	for i := range X {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
@@ -118,17 +116,14 @@ func (md *Model) scoreInto(X xmat.Rows, U []float64) {
 	}
 }
 
-// inferenceBlockValues bounds the scores inference (marginals, log Z, samples, log p) holds at
-// once: 8 MiB of float64. Scoring all n rows first kept n × d scores live through the whole call,
-// and the Go heap grows to twice its live size before it collects: the peak was 3–3.5 times the
-// budget the scores were checked against, and under an address-space limit the runtime aborted
-// the process (probe EE).
-const inferenceBlockValues = 1 << 20
-
 // forScoredRows runs one(i, u) for the rows i of X, u the row's scores (Dim() values), scoring a
-// block of rows at a time: vet(U, first) refuses a block's scores (U, rows × Dim(), its first row
-// row first of X) before any of its rows runs, and run runs a block's rows (forRows, or seqRows
-// where each row is parallel itself). Errors name rows by their place in X.
+// block of rows at a time, as many as predictions score at once (space.PredictChunk): scoring all n
+// rows first kept n × d scores live through the whole call, and the Go heap grows to twice its
+// live size before it collects, so the peak was 3–3.5 times the budget the scores were checked
+// against, and under an address-space limit the runtime aborted the process (probe EE).
+// vet(U, first) refuses a block's scores (U, rows × Dim(), its first row row first of X) before
+// any of its rows runs, and run runs a block's rows (forRows, or seqRows where each row is
+// parallel itself). Errors name rows by their place in X.
 func (md *Model) forScoredRows(X xmat.Rows, stop *cancel.Flag, vet func(U []float64, first int) error,
 	run func(first, q int, stop *cancel.Flag, one func(i int) error) error, one func(i int, u []float64) error) error {
 	if err := md.checkFeatures(X); err != nil { // no rows still need the model's features
@@ -140,7 +135,7 @@ func (md *Model) forScoredRows(X xmat.Rows, stop *cancel.Flag, vet func(U []floa
 		}
 	}
 	d := md.Space.Dim()
-	block := min(X.Q, max(64, inferenceBlockValues/max(d, 1)))
+	block := space.PredictChunk(md.Space, X.Q)
 	if err := space.CheckScores(md.Space, block); err != nil {
 		return err
 	}
@@ -458,26 +453,16 @@ func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out 
 // stop is set, the remaining rows are skipped, and the error of the lowest failing row (or
 // ErrCancelled) is returned, prefixed with its row.
 func forRows(first, q int, stop *cancel.Flag, one func(i int) error) error {
-	var (
-		failed atomic.Bool
-		mu     sync.Mutex
-		row    = -1
-		rowErr error
-	)
+	var f firstFailure
 	parallel.For(q, 1, func(lo, hi int) {
-		for i := first + lo; i < first+hi && !failed.Load() && !stop.Stopped(); i++ {
+		for i := first + lo; i < first+hi && !f.failed.Load() && !stop.Stopped(); i++ {
 			if err := one(i); err != nil {
-				failed.Store(true)
-				mu.Lock()
-				if row < 0 || i < row {
-					row, rowErr = i, err
-				}
-				mu.Unlock()
+				f.record(i, err)
 			}
 		}
 	})
-	if rowErr != nil {
-		return atRow(row, rowErr)
+	if f.err != nil {
+		return atRow(f.row, f.err)
 	}
 	return stop.Err()
 }

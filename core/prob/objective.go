@@ -3,7 +3,6 @@ package prob
 import (
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 
 	"github.com/combpred/combpred/core/check"
@@ -265,12 +264,7 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 		xmat.ShiftIntercept(Wx, p.centre, -1)
 	}
 	scoresX(U, Xb, Wx, p.intercept)
-	var (
-		failed   atomic.Bool // a row failed (e.g. a sampler hit its work bound): skip the rest
-		mu       sync.Mutex
-		firstRow = -1
-		firstErr error
-	)
+	var failed firstFailure // a row failed (e.g. a sampler hit its work bound): skip the rest
 	exact := inf.exact(p.sp)
 	var noise []float64 // per row of the batch: (s_i/b)² ‖x̃_i‖² tr Cov(Ê_i)
 	if sg != nil && !exact && sg.rowNorms != nil {
@@ -281,7 +275,7 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 	stop := inf.Sampler.Stop
 	parallel.For(b, 4, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
-			if failed.Load() || stop.Stopped() {
+			if failed.failed.Load() || stop.Stopped() {
 				return
 			}
 			i := k
@@ -299,12 +293,7 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 			}
 			info, err := marginalsFrom(p.sp, u, inf, deriveSeed(seed, uint64(i)), g, false, rs)
 			if err != nil {
-				failed.Store(true)
-				mu.Lock()
-				if firstRow < 0 || k < firstRow {
-					firstRow, firstErr = k, fmt.Errorf("row %d: %w", i, err)
-				}
-				mu.Unlock()
+				failed.record(k, fmt.Errorf("row %d: %w", i, err))
 				return
 			}
 			w := 1.0
@@ -323,8 +312,8 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 			}
 		}
 	})
-	if firstErr != nil {
-		return 0, 0, firstErr
+	if failed.err != nil {
+		return 0, 0, failed.err
 	}
 	if err := stop.Err(); err != nil {
 		return 0, 0, err
