@@ -684,6 +684,37 @@ def test_an_interrupt_inside_a_setting_change_leaves_the_core_and_the_environmen
     assert combpred.get_config()["max_memory"] == before
 
 
+_PEAK_GROWTH = """
+import json, warnings
+import numpy as np
+import combpred
+from combpred import ProbabilisticStructured, spaces
+warnings.simplefilter("ignore")
+
+def rss(key):
+    return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith(key))
+
+def peak_growth(call):
+    before = rss("VmRSS")
+    open("/proc/self/clear_refs", "w").write("5")  # VmHWM from here
+    call()
+    return rss("VmHWM") - before
+
+rng = np.random.default_rng(0)
+"""
+
+
+def _peak_growths(body: str) -> dict:
+    """Run body in a child after _PEAK_GROWTH; it assigns ``growth``, a dict of peak_growth(call)
+    results (bytes) by name, which this returns."""
+    code = _PEAK_GROWTH + textwrap.dedent(body) + "\nprint(json.dumps(growth))\n"
+    child = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
+    )
+    assert child.returncode == 0, child.stderr[-3000:]
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/status and clear_refs")
 def test_probabilistic_inference_holds_a_block_of_scores_not_all_of_them():
     """ProbabilisticStructured's inference scored every row before the first row's work, and checked
@@ -691,21 +722,8 @@ def test_probabilistic_inference_holds_a_block_of_scores_not_all_of_them():
     3-3.5 times the budget, and under `ulimit -v` the runtime aborted the process at sizes the check
     had accepted (probe EE). It now scores a block of rows at a time: log Z of a million rows runs
     under a budget below their 120 MB of scores, and marginals grow by about their output."""
-    code = textwrap.dedent(
+    growth = _peak_growths(
         """
-        import json, numpy as np, combpred
-        from combpred import ProbabilisticStructured, spaces
-
-        def rss(key):
-            return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith(key))
-
-        def peak_growth(call):
-            before = rss("VmRSS")
-            open("/proc/self/clear_refs", "w").write("5")  # VmHWM from here
-            call()
-            return rss("VmHWM") - before
-
-        rng = np.random.default_rng(0)
         perms, tree = spaces.Permutations(6), spaces.Subtrees([-1, 0, 0, 1, 1, 2, 2])
         fit = lambda sp: ProbabilisticStructured(space=sp, max_iter=5).fit(
             rng.normal(size=(50, 3)), sp.sample(50, random_state=0))
@@ -713,22 +731,13 @@ def test_probabilistic_inference_holds_a_block_of_scores_not_all_of_them():
         X, Y = rng.normal(size=(1_000_000, 3)), np.tile(perms.sample(1, random_state=0), (1_000_000, 1))
         Xt = rng.normal(size=(1_500_000, 3))
         combpred.set_config(max_memory=100 * 2**20)
-        print(json.dumps({
+        growth = {
             "log Z": peak_growth(lambda: ranker.log_partition(X)),
             "log p": peak_growth(lambda: ranker.score_samples(X, Y)),
             "marginals": peak_growth(lambda: tagger.predict_marginals(Xt)),
-        }))
+        }
         """
     )
-    child = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=_child_environment(),
-    )
-    assert child.returncode == 0, child.stderr[-3000:]
-    growth = json.loads(child.stdout.strip().splitlines()[-1])
     budget = 100 * 2**20
     # log Z's own outputs (estimates, stats, counts, method names) take about 110 MB of it
     assert growth["log Z"] < 2 * budget, growth
@@ -775,27 +784,12 @@ def test_a_probabilistic_fit_grows_by_about_its_working_set():
     """A fit's working set is ψ(y_i), the scores and their gradient (3 × m × d floats), which the
     budget is checked against; each evaluation allocated the last two afresh, and the heap's garbage
     took the peak to 2.4 times the working set (Permutations(6), probe EE). They are kept now."""
-    code = textwrap.dedent(
+    growth = _peak_growths(
         """
-        import warnings
-        import numpy as np
-        from combpred import ProbabilisticStructured, spaces
-        warnings.simplefilter("ignore")
-
-        def rss(key):
-            return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith(key))
-
-        sp, rng = spaces.Permutations(6), np.random.default_rng(0)
+        sp = spaces.Permutations(6)
         X, Y = rng.normal(size=(300_000, 3)), sp.sample(300_000, random_state=1)
-        before = rss("VmRSS")
-        open("/proc/self/clear_refs", "w").write("5")  # VmHWM from here
-        ProbabilisticStructured(space=sp, max_iter=3).fit(X, Y)
-        print(rss("VmHWM") - before)
+        growth = {"fit": peak_growth(lambda: ProbabilisticStructured(space=sp, max_iter=3).fit(X, Y))}
         """
     )
-    child = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
-    )
-    assert child.returncode == 0, child.stderr[-3000:]
     working_set = 3 * 300_000 * 15 * 8  # 108 MB; the fit grew 282 MiB before, 115 MiB after
-    assert int(child.stdout.split()[-1]) < 1.5 * working_set
+    assert growth["fit"] < 1.5 * working_set, growth
