@@ -88,7 +88,7 @@ def _as_array(data: Any, name: str, known: bool = True) -> da.Array:
     if not isinstance(getattr(arr, "_meta", None), np.ndarray):  # the type of its chunks
         raise TypeError(
             f"{name} must have NumPy chunks, got {type(arr._meta).__module__}.{type(arr._meta).__name__} chunks: "
-            f"densify them ({name}.map_blocks(lambda b: b.toarray())), or fit a sparse {name} in memory"
+            + _densify(name)
         )
     if known and any(np.isnan(c) for c in arr.chunks[0]):
         arr = arr.compute_chunk_sizes()
@@ -179,8 +179,13 @@ def _numpy_block(block: Any, name: str) -> None:
     if not isinstance(block, np.ndarray):
         raise ValueError(
             f"{name}'s block is a {type(block).__module__}.{type(block).__name__}, but {name} declares NumPy "
-            f"chunks: densify them ({name}.map_blocks(lambda b: b.toarray())), or fit a sparse {name} in memory"
+            "chunks: " + _densify(name)
         )
+
+
+def _densify(name: str) -> str:
+    """The way out for sparse chunks of ``name``, which the Dask estimators fit and predict dense."""
+    return f"densify them ({name}.map_blocks(lambda b: b.toarray())), or fit a sparse {name} in memory"
 
 
 # This process, for _Settings: a process id can repeat across machines and containers (PID 1).
