@@ -776,7 +776,11 @@ def test_a_fit_the_budget_admits_does_not_fill_the_free_address_space_with_garba
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
     )
     assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
-    assert child.stdout.strip() == "fitted", child.stdout
+    # Fitted as a rule; a thread the Go runtime starts before the check (a stack and a 64 MB malloc
+    # arena) can take the room below twice the fit's 77 MB, and the check then refuses it, clearly
+    # (seen once in a CI run on a loaded machine). Either way the process lives.
+    out = child.stdout.strip()
+    assert out == "fitted" or (out.startswith("MemoryError: fitting X") and "address-space limit" in out), out
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/status and clear_refs")
