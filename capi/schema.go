@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/prob"
@@ -360,14 +361,16 @@ func schemaJSON() ([]byte, error) {
 		// d for which StructuredRidge holds S densely; max_threads_per_cpu: the clamp of n_jobs;
 		// max_marginal_scale: the largest factor predict_marginals' scale takes (all four stated
 		// in docstrings, checked by tests); min_procs: the fewest Ps the runtime keeps, which
-		// Python's address-space check counts before it loads the core.
+		// Python's address-space check counts before it loads the core; room_check_from: the least
+		// request whose room under a cgroup's memory limit the budget weighs, which Python's
+		// outputs from that size on ask the core about.
 		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta,
 			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery, "exact_unknowns": ridge.ExactLimit,
 			"chain_report_columns": prob.MarginalsReportCols, "spread_weight_floor": prob.SpreadWeightFloor,
 			"symmetry_tol": ridge.SymmetryTol, "brute_force_max": prob.BruteForceMax,
 			"auto_brute_force_max": prob.AutoBruteForceMax, "max_exact_unknowns": ridge.MaxExactUnknowns,
 			"max_dense_dim": ridge.MaxDim, "max_threads_per_cpu": maxThreadsPerCPU, "max_marginal_scale": ridge.MaxScaleFactor,
-			"min_procs": minProcs},
+			"min_procs": minProcs, "room_check_from": budget.RoomCheckFrom},
 		// per space kind with a decoder parameter: the largest size "auto" decodes exactly, and
 		// the largest "exact" accepts, which the spaces' docstrings state (checked by a test)
 		Decoders: space.DecoderLimits(),

@@ -797,3 +797,72 @@ def test_a_probabilistic_fit_grows_by_about_its_working_set():
     )
     working_set = 3 * 300_000 * 15 * 8  # 108 MB; the fit grew 282 MiB before, 115 MiB after
     assert growth["fit"] < 1.5 * working_set, growth
+
+
+def _memory_cgroup(limit: int) -> Path | None:
+    """A new memory cgroup limited to ``limit`` bytes (cgroup v2, else v1), for a child to move
+    into, or None where this process cannot make one (not root, no writable hierarchy)."""
+    name = f"combpred-test-{os.getpid()}"
+    for parent, limit_file in (("/sys/fs/cgroup", "memory.max"), ("/sys/fs/cgroup/memory", "memory.limit_in_bytes")):
+        group = Path(parent, name)
+        try:
+            group.mkdir()
+        except OSError:
+            continue
+        try:
+            if (group / limit_file).exists():  # a cgroup file system makes it (not a tmpfs where one is mounted)
+                (group / limit_file).write_text(str(limit))
+                return group
+        except OSError:
+            pass
+        group.rmdir()
+    return None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="cgroups")
+def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room():
+    """The budget read a cgroup's limit at the hierarchy's mount point only, which is a container's
+    own cgroup but not the cgroup of a batch job, a systemd service or a sandbox below the root: it
+    took the machine's memory, and a fit it admitted was killed by the kernel's OOM killer (exit
+    137, no exception). It now follows /proc/self/cgroup to the process's own cgroup: the default
+    budget is half its limit, and a request beyond half of the room the cgroup has left (here after
+    X and y took part of it) is refused with a MemoryError that names the cgroup's limit."""
+    limit = 600 * 2**20
+    group = _memory_cgroup(limit)
+    if group is None:
+        pytest.skip("cannot make a memory cgroup here (needs root and a writable cgroup hierarchy)")
+    code = textwrap.dedent(
+        f"""
+        import os, json, warnings
+        open({str(group / "cgroup.procs")!r}, "w").write(str(os.getpid()))
+        import numpy as np
+        import combpred
+        from combpred import ProbabilisticStructured, spaces
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        sp = spaces.Permutations(6)
+        outcome = {{"budget": combpred.get_config()["max_memory_bytes"]}}
+        small = rng.normal(size=(20_000, 20)), sp.sample(20_000, random_state=0)
+        ProbabilisticStructured(space=sp, max_iter=3).fit(*small)
+        outcome["small"] = "fitted"
+        X, Y = rng.normal(size=(700_000, 20)), sp.sample(700_000, random_state=1)  # 146 MB
+        try:
+            ProbabilisticStructured(space=sp, max_iter=3).fit(X, Y)  # a working set of 252 MB
+            outcome["large"] = "fitted"
+        except MemoryError as exc:
+            outcome["large"] = "MemoryError: " + str(exc)
+        print(json.dumps(outcome))
+        """
+    )
+    try:
+        child = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
+        )
+    finally:
+        group.rmdir()
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
+    outcome = json.loads(child.stdout.strip().splitlines()[-1])
+    assert outcome["budget"] <= limit // 2, outcome
+    assert outcome["small"] == "fitted", outcome
+    assert outcome["large"].startswith("MemoryError: fitting X of 700000 samples"), outcome
+    assert "the memory limit of the process's cgroup" in outcome["large"], outcome

@@ -75,12 +75,19 @@ type Error struct {
 	What   string // the parameter or argument that sets the size, and what is allocated
 	Need   int64  // bytes requested (Unbounded when the size overflowed)
 	Budget int64  // the budget in force
-	// Room, when positive, is the address space left under the process's RLIMIT_AS: the request
-	// was refused because it exceeds DefaultFraction of it, whatever the budget, divided among
-	// Sharing calls running at once (Share).
+	// Room, when positive, is what a limit of the process leaves it (Limit names the limit): the
+	// request was refused because it exceeds DefaultFraction of it, whatever the budget, divided
+	// among Sharing calls running at once (Share).
 	Room    int64
+	Limit   string
 	Sharing int64
 }
+
+// The limits whose room Check weighs, as Error names them.
+const (
+	addressSpaceLimit = "the process's address-space limit (ulimit -v)"
+	cgroupMemoryLimit = "the memory limit of the process's cgroup (its container's, job's or service's)"
+)
 
 func (e *Error) Error() string {
 	need := amount(e.Need)
@@ -92,8 +99,8 @@ func (e *Error) Error() string {
 		if e.Sharing > 1 {
 			share = fmt.Sprintf("1/%d, with %d calls running at once", 2*e.Sharing, e.Sharing)
 		}
-		return fmt.Sprintf("%s: needs %s, but the process's address-space limit (ulimit -v) leaves it %s, of which one "+
-			"request may take %s; make it smaller, or raise the limit", e.What, need, amount(e.Room), share)
+		return fmt.Sprintf("%s: needs %s, but %s leaves it %s, of which one request may take %s; make it smaller, "+
+			"or raise the limit", e.What, need, e.Limit, amount(e.Room), share)
 	}
 	return fmt.Sprintf("%s: needs %s, above the memory budget of %s; make it smaller, or raise the budget with "+
 		"combpred.set_config(max_memory=...)", e.What, need, amount(e.Budget))
@@ -121,24 +128,41 @@ func Check(what string, bytes int64) error {
 	// Under an address-space limit the budget (a share of the limit, fixed at first use) does not
 	// see what the process has mapped since: imports, thread stacks and the Go heap's arenas took
 	// 2.1 of a 3 GB limit in one run, and a request the budget let through ended in the Go
-	// runtime's fatal "out of memory", which no caller can recover from.
-	room, ok := addressSpaceRoom()
-	if ok {
-		limitHeap(room)
-	} else {
+	// runtime's fatal "out of memory", which no caller can recover from. Under a cgroup's memory
+	// limit the same holds of what the process (NumPy's arrays among it) keeps resident, and the
+	// kernel kills the process instead.
+	as, asOK := addressSpaceRoom()
+	cg, cgOK := int64(0), false
+	if bytes >= RoomCheckFrom && cgroupLimited() {
+		cg, cgOK = cgroupRoom()
+	}
+	switch {
+	case asOK || cgOK:
+		limitHeap(as, asOK, cg, cgOK)
+	case !cgroupLimited():
 		unlimitHeap()
 	}
 	calls := max(1, sharing.Load())
-	if ok && float64(bytes) > float64(room)*DefaultFraction/float64(calls) {
+	tooLarge := func(room int64) bool { return float64(bytes) > float64(room)*DefaultFraction/float64(calls) }
+	if (asOK && tooLarge(as)) || (cgOK && tooLarge(cg+freeHeapBytes())) {
 		// The garbage of the calls before (a fit right after a fit) is room once collected: two
 		// fits back to back had grown the heap's mappings by 1.2 GB each (probe DP).
 		runtime.GC()
-		if room, ok = addressSpaceRoom(); ok && float64(bytes) > float64(room)*DefaultFraction/float64(calls) {
-			return &Error{What: what, Need: bytes, Budget: b, Room: max(room, 1), Sharing: calls}
+		if as, asOK = addressSpaceRoom(); asOK && tooLarge(as) {
+			return &Error{What: what, Need: bytes, Budget: b, Room: max(as, 1), Limit: addressSpaceLimit, Sharing: calls}
+		}
+		if cg, cgOK = cgroupRoom(); cgOK && bytes >= RoomCheckFrom && tooLarge(cg+freeHeapBytes()) {
+			return &Error{What: what, Need: bytes, Budget: b, Room: max(cg+freeHeapBytes(), 1), Limit: cgroupMemoryLimit,
+				Sharing: calls}
 		}
 	}
 	return nil
 }
+
+// RoomCheckFrom is the least request for which Check reads the room a cgroup's memory limit
+// leaves: reading three of the cgroup's files at every request would cost a single-row prediction
+// a large share of its time, and a smaller request cannot take a process to its limit alone.
+const RoomCheckFrom = 1 << 20
 
 // sharing counts the calls running at once (Share).
 var sharing atomic.Int64

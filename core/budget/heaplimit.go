@@ -23,25 +23,38 @@ var (
 	limited       atomic.Bool // limitHeap has set a limit of its own
 )
 
-// limitHeap sets the Go runtime's soft memory limit to what it has mapped plus heapRoomFraction
-// of room, the address space still free, or to the user's GOMEMLIMIT when that is lower. The
-// budget bounds each request, but the heap grows to twice its live size before the collector
-// runs (GOGC = 100): a fit whose working set the budget admitted, at half the room, filled the
-// rest with garbage and the runtime aborted the process on its next mapping (a KSubsets(8, 3)
-// fit of 3.5M rows under `ulimit -v 4000000`). With the limit the collector runs before that.
-func limitHeap(room int64) {
+// limitHeap sets the Go runtime's soft memory limit to what the runtime holds plus
+// heapRoomFraction of the room a limit leaves (less heapArenaBytes), the tighter where both an
+// address-space limit (as: what it has mapped) and a cgroup's memory limit (cg: what it keeps in
+// use) apply, or to the user's GOMEMLIMIT when that is lower. The budget bounds each request, but
+// the heap grows to twice its live size before the collector runs (GOGC = 100): a fit whose
+// working set the budget admitted, at half the room, filled the rest with garbage and the runtime
+// aborted the process on its next mapping (a KSubsets(8, 3) fit of 3.5M rows under
+// `ulimit -v 4000000`). With the limit the collector runs before that.
+func limitHeap(as int64, asOK bool, cg int64, cgOK bool) {
 	userLimitOnce.Do(func() { userLimit = debug.SetMemoryLimit(-1) })
-	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 {
+	if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
 		return
 	}
 	mapped := int64(min(sample[0].Value.Uint64(), math.MaxInt64/2))
-	// never below half the room: what a request the budget admits may take (Check)
-	grow := max(int64(float64(room)*heapRoomFraction)-heapArenaBytes, int64(float64(room)*DefaultFraction), 0)
-	limit := min(userLimit, Add(mapped, grow))
+	inUse := max(0, mapped-int64(min(sample[1].Value.Uint64(), math.MaxInt64/2)))
+	limit := userLimit
+	if asOK {
+		limit = min(limit, Add(mapped, heapGrowth(as)))
+	}
+	if cgOK {
+		limit = min(limit, Add(inUse, heapGrowth(cg)))
+	}
 	debug.SetMemoryLimit(limit)
 	limited.Store(true)
+}
+
+// heapGrowth is how far limitHeap lets the heap grow into room: heapRoomFraction of it less an
+// arena, never below half of it, what a request the budget admits may take (Check).
+func heapGrowth(room int64) int64 {
+	return max(int64(float64(room)*heapRoomFraction)-heapArenaBytes, int64(float64(room)*DefaultFraction), 0)
 }
 
 // unlimitHeap puts back the user's memory limit once no address-space limit applies (lifted by

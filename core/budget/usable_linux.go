@@ -11,20 +11,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// usableMemory is the smallest of the physical memory, the cgroup (v2 or v1) memory limit and the
-// address-space limit, or 0 when none is known.
+// usableMemory is the smallest of the physical memory, the memory limits of the cgroups (v2 or v1)
+// holding the process and the address-space limit, or 0 when none is known.
 func usableMemory() int64 {
 	var limits []int64
 	var si unix.Sysinfo_t
 	if unix.Sysinfo(&si) == nil {
 		limits = append(limits, Mul(int64(si.Totalram), int64(si.Unit)))
 	}
-	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
-		if b, err := os.ReadFile(f); err == nil {
-			if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 {
-				limits = append(limits, v) // "max" (no limit) does not parse
-			}
-		}
+	if l := cgroupLimit(); l > 0 {
+		limits = append(limits, l)
 	}
 	var rl unix.Rlimit
 	if unix.Getrlimit(unix.RLIMIT_AS, &rl) == nil && rl.Cur != unix.RLIM_INFINITY && rl.Cur <= math.MaxInt64 {

@@ -7,3 +7,9 @@ func usableMemory() int64 { return 0 }
 
 // addressSpaceRoom is not known outside Linux.
 func addressSpaceRoom() (int64, bool) { return 0, false }
+
+// cgroupRoom is not known outside Linux.
+func cgroupRoom() (int64, bool) { return 0, false }
+
+// cgroupLimited is false outside Linux.
+func cgroupLimited() bool { return false }

@@ -1098,11 +1098,14 @@ def check_bytes(size: int, what: str) -> None:
     """Check ``size`` bytes of working memory that Python code is about to allocate against the
     core's memory budget, describing them as ``what`` in the MemoryError."""
     size = min(max(int(size), 0), 2**63 - 1)
-    # The core is asked only where it could refuse: beyond the budget, or under an address-space
-    # limit (ulimit -v), where it also weighs the room the process has left.
-    if size <= _budget() and not _address_space_limited():
+    # The core is asked only where it could refuse: beyond the budget, under an address-space
+    # limit (ulimit -v), or from the size on where it weighs the room a cgroup's memory limit leaves.
+    if size <= _budget() and size < _ROOM_CHECK_FROM and not _address_space_limited():
         return
     check(lib().cp_check_output(size, what.encode()))
+
+
+_ROOM_CHECK_FROM = int(_schema.query_default("room_check_from"))
 
 
 def _address_space_limited() -> bool:

@@ -62,7 +62,9 @@ def set_config(max_memory: Any = _UNSET) -> None:
         dimension, ...) is estimated and checked against it before it is made; a request above it
         raises ``MemoryError`` naming the parameter and the bytes it needs, where the process would
         otherwise be killed. None restores the default: half of the memory the process may use
-        (the smallest of the physical memory, the cgroup limit and the address-space limit).
+        (the smallest of the physical memory, the memory limits of the cgroups holding the
+        process and the address-space limit). Under a cgroup's memory limit or an address-space
+        limit, a request is also refused beyond half of what the limit leaves free at the time.
         It is also written to the environment variable ``COMBPRED_MAX_MEMORY``, which a process
         reads when it loads combpred's core: worker processes started afterwards (joblib's
         ``loky`` workers of ``GridSearchCV(n_jobs=2)``, ``multiprocessing``) inherit the budget;

@@ -1,0 +1,239 @@
+//go:build linux
+
+package budget
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// memoryCgroup is a directory of a memory cgroup that holds the process: its own cgroup or one
+// above it, up to the hierarchy's mount point. Each one's limit applies to all the processes below
+// it, so the tightest of them binds.
+type memoryCgroup struct {
+	dir string
+	v2  bool
+}
+
+// limitFile, usageFile and statFile are the cgroup's memory limit, its usage (resident pages and
+// page cache) and its statistics; inactiveKey is the statistic of the page cache the kernel
+// reclaims before it kills a process of the cgroup.
+func (c memoryCgroup) limitFile() string {
+	if c.v2 {
+		return filepath.Join(c.dir, "memory.max")
+	}
+	return filepath.Join(c.dir, "memory.limit_in_bytes")
+}
+
+func (c memoryCgroup) usageFile() string {
+	if c.v2 {
+		return filepath.Join(c.dir, "memory.current")
+	}
+	return filepath.Join(c.dir, "memory.usage_in_bytes")
+}
+
+func (c memoryCgroup) statFile() string { return filepath.Join(c.dir, "memory.stat") }
+
+func (c memoryCgroup) inactiveKey() string {
+	if c.v2 {
+		return "inactive_file"
+	}
+	return "total_inactive_file"
+}
+
+// unlimitedV1 is the least value cgroup v1 reports for "no limit" (a page-rounded MaxInt64).
+const unlimitedV1 = 1 << 62
+
+// memoryCgroups returns the memory cgroups that hold the process, given /proc/self/mountinfo and
+// /proc/self/cgroup: for each cgroup hierarchy mounted with the memory controller (v1) or unified
+// (v2), the process's cgroup directory under the mount point and every directory above it up to
+// the mount point. Reading only the mount point's files saw a container's limit (its cgroup is
+// the root of its namespace) but not a limit set on the process's own cgroup below the root
+// (systemd-run -p MemoryMax, a batch scheduler's job, a sandbox): the budget then took the
+// machine's memory, and a fit it admitted was killed by the kernel's OOM killer.
+func memoryCgroups(mountinfo, cgroups string) []memoryCgroup {
+	paths := map[bool]string{} // the process's cgroup path, by v2
+	for _, line := range strings.Split(cgroups, "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			paths[true] = parts[2]
+		} else if hasItem(parts[1], "memory") {
+			paths[false] = parts[2]
+		}
+	}
+	var found []memoryCgroup
+	for _, line := range strings.Split(mountinfo, "\n") {
+		fields := strings.Fields(line)
+		sep := -1
+		for i, f := range fields {
+			if f == "-" {
+				sep = i
+				break
+			}
+		}
+		if sep < 5 || len(fields) < sep+4 {
+			continue
+		}
+		fstype, options := fields[sep+1], fields[sep+3]
+		v2 := fstype == "cgroup2"
+		if !v2 && (fstype != "cgroup" || !hasItem(options, "memory")) {
+			continue
+		}
+		path, ok := paths[v2]
+		if !ok {
+			continue
+		}
+		root, mount := unescapeMount(fields[3]), filepath.Clean(unescapeMount(fields[4]))
+		// The process's path is relative to its cgroup namespace's root, the mount's root to the
+		// hierarchy's: a path outside the mount's root (another namespace) leaves the mount point.
+		rel := ""
+		if root == "/" {
+			rel = path
+		} else if path == root || strings.HasPrefix(path, root+"/") {
+			rel = path[len(root):]
+		}
+		dir := filepath.Join(mount, rel)
+		for {
+			found = append(found, memoryCgroup{dir: dir, v2: v2})
+			if dir == mount || len(dir) <= len(mount) {
+				break
+			}
+			dir = filepath.Dir(dir)
+		}
+	}
+	return found
+}
+
+// hasItem reports whether the comma-separated list holds item.
+func hasItem(list, item string) bool {
+	for _, s := range strings.Split(list, ",") {
+		if s == item {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeMount undoes the octal escapes of /proc/self/mountinfo's paths (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// limitedCgroups returns the memory cgroups holding the process that had a limit when first
+// asked (a process is rarely moved, and a limit rarely set, after it starts).
+var limitedCgroups = sync.OnceValue(func() []memoryCgroup {
+	mountinfo, err1 := os.ReadFile("/proc/self/mountinfo")
+	cgroups, err2 := os.ReadFile("/proc/self/cgroup")
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	var limited []memoryCgroup
+	for _, c := range memoryCgroups(string(mountinfo), string(cgroups)) {
+		if _, ok := c.limit(); ok {
+			limited = append(limited, c)
+		}
+	}
+	return limited
+})
+
+// limit returns the cgroup's memory limit, and false when it has none or it cannot be read.
+func (c memoryCgroup) limit() (int64, bool) {
+	v, ok := readCount(c.limitFile()) // v2's "max" does not parse
+	if !ok || v <= 0 || (!c.v2 && v >= unlimitedV1) {
+		return 0, false
+	}
+	return v, true
+}
+
+// room returns what the cgroup may still take before the kernel reclaims from, or kills, its
+// processes: its limit less its usage, the reclaimable page cache not counted as used.
+func (c memoryCgroup) room() (int64, bool) {
+	limit, ok := c.limit()
+	if !ok {
+		return 0, false
+	}
+	usage, ok := readCount(c.usageFile())
+	if !ok {
+		return 0, false
+	}
+	return max(0, limit-max(0, usage-c.inactive())), true
+}
+
+// inactive returns the cgroup's inactive page cache, 0 when it cannot be read.
+func (c memoryCgroup) inactive() int64 {
+	f, err := os.Open(c.statFile())
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	prefix := c.inactiveKey() + " "
+	for s.Scan() {
+		if line := s.Text(); strings.HasPrefix(line, prefix) {
+			v, err := strconv.ParseInt(strings.TrimSpace(line[len(prefix):]), 10, 64)
+			if err == nil && v > 0 {
+				return v
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// readCount reads a file holding one non-negative decimal count.
+func readCount(name string) (int64, bool) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return v, err == nil && v >= 0
+}
+
+// cgroupLimit returns the tightest memory limit of the cgroups holding the process, or 0.
+func cgroupLimit() int64 {
+	tightest := int64(0)
+	for _, c := range limitedCgroups() {
+		if l, ok := c.limit(); ok && (tightest == 0 || l < tightest) {
+			tightest = l
+		}
+	}
+	return tightest
+}
+
+// cgroupRoom returns the least room of the limited cgroups holding the process, and false when
+// none is limited.
+func cgroupRoom() (int64, bool) {
+	least, any := int64(math.MaxInt64), false
+	for _, c := range limitedCgroups() {
+		if r, ok := c.room(); ok {
+			least, any = min(least, r), true
+		}
+	}
+	return least, any
+}
+
+// cgroupLimited reports whether a cgroup holding the process had a memory limit when first asked.
+func cgroupLimited() bool { return len(limitedCgroups()) > 0 }
