@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -154,6 +155,11 @@ func TestCheckCgroupRoom(t *testing.T) {
 	room, _ := cgroupRoom()
 	if err := Check("a fit", 200e6); err != nil {
 		t.Errorf("200 MB of %d bytes of room: %v", room, err)
+	}
+	// the collector keeps the heap within the room: the soft limit is what it holds plus ¾ of it
+	defer unlimitHeap()
+	if got := debug.SetMemoryLimit(-1); got > 2e9 || got < int64(heapGrowth(room)) {
+		t.Errorf("the Go soft memory limit is %d with %d bytes of room", got, room)
 	}
 	err := Check("n_samples: the buffers", 800e6)
 	if err == nil || !Is(err) || !strings.Contains(err.Error(), "the memory limit of the process's cgroup") ||
