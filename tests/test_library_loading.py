@@ -49,8 +49,10 @@ def test_foreign_library_is_an_import_error_naming_it():
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/maps")
-def test_second_copy_of_the_library_is_refused(tmp_path):
-    copy = tmp_path / "elsewhere" / "libcombpred.so"
+@pytest.mark.parametrize("name", ["libcombpred.so", "core.so", "core"])
+def test_second_copy_of_the_library_is_refused(tmp_path, name):
+    # a copy is known by its symbols, not by its file's name: "core.so" was not seen (probe EK)
+    copy = tmp_path / "elsewhere" / name
     copy.parent.mkdir()
     shutil.copy(_library(), copy)
     result = _run(
@@ -78,6 +80,25 @@ def test_second_copy_of_the_library_is_refused(tmp_path):
         """
     )
     assert result.returncode == 0 and "0.5" in result.stdout, result.stderr[-2000:]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a FIFO and /dev/zero")
+def test_a_library_path_that_is_not_a_regular_file_says_so(tmp_path):
+    # a directory, a device or a FIFO was reported "(not found)" (probe EK)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (str(tmp_path), "/dev/zero", str(fifo)):
+        result = _run(
+            """
+            from combpred import spaces
+            try:
+                spaces.Multilabel(3)
+            except ImportError as exc:
+                print("IMPORTERROR", exc)
+            """,
+            COMBPRED_LIBRARY=path,
+        )
+        assert f"{path} (there, but not a regular file" in result.stdout, (result.stdout, result.stderr[-2000:])
 
 
 @pytest.mark.parametrize("value", ["abc", "10XB", "-1", "4GB", " 4GiB", "9223372036854775808", "8388608TiB"])
@@ -118,3 +139,29 @@ def test_gomaxprocs_is_read_as_the_go_runtime_reads_it(monkeypatch):
     ):
         monkeypatch.setenv("GOMAXPROCS", value)
         assert _capi._go_threads() == threads, value
+
+
+@pytest.mark.parametrize("address_limit", [False, True])
+def test_no_encoding_warning_under_strict_interpreter_settings(address_limit):
+    # `-X warn_default_encoding -W error::EncodingWarning` made every first call fail: the core's
+    # loading read /proc/self/maps and /proc/self/statm with open()'s default encoding (probe EK)
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (8 * 10**9, resource.RLIM_INFINITY))"
+    code = f"""
+        {limit if address_limit else ""}
+        import pickle
+        import numpy as np
+        from combpred import StructuredRidge, datasets, spaces
+        assert datasets.load_yeast().X_train.shape[0] > 0  # a bundled data set read
+        rng = np.random.default_rng(0)
+        X, Y = rng.normal(size=(30, 3)), spaces.Multilabel(4).sample(30, random_state=0)
+        model = pickle.loads(pickle.dumps(StructuredRidge().fit(X, Y)))
+        print("OK", model.predict(X[:2]).shape)
+        """
+    result = subprocess.run(
+        [sys.executable, "-X", "warn_default_encoding", "-W", "error::EncodingWarning", "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")])),
+    )
+    assert "OK (2, 4)" in result.stdout, result.stderr[-2000:]

@@ -401,7 +401,7 @@ def _go_threads() -> int:
 def _mapped_bytes() -> int | None:
     """The address space this process maps now (Linux), or None where it cannot be read."""
     try:
-        with open("/proc/self/statm") as f:
+        with open("/proc/self/statm", encoding="ascii") as f:
             return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return None
@@ -730,12 +730,13 @@ def _refuse_second_copy(path: Any) -> None:
 
     Each copy starts its own Go runtime, and two Go runtimes in one process are unsupported
     (golang/go#65050: they fight over signals and threads). A copy is another mapped file whose
-    name contains "combpred" and whose symbols name the C ABI (read from /proc/self/maps; other
-    systems are not checked).
+    shared object mapped in this process (read from /proc/self/maps; other systems are not
+    checked) that exports the C ABI, whatever its file's name: a copy loaded from a file named
+    otherwise (``COMBPRED_LIBRARY=/x/core.so``) was not seen (probe EK).
     """
     try:
-        with open("/proc/self/maps") as maps:
-            mapped = {line.split(None, 5)[5].strip() for line in maps if len(line.split(None, 5)) == 6}
+        with open("/proc/self/maps", "rb") as maps:  # paths in the file system's bytes
+            mapped = {os.fsdecode(f[5].strip()) for f in (line.split(None, 5) for line in maps) if len(f) == 6}
     except OSError:
         return  # not Linux: nothing to inspect
     try:
@@ -743,7 +744,7 @@ def _refuse_second_copy(path: Any) -> None:
     except OSError:
         return
     for other in sorted(mapped):
-        if not other.startswith("/") or "combpred" not in os.path.basename(other):
+        if not other.startswith("/"):
             continue
         try:
             st = os.stat(other)
@@ -758,12 +759,14 @@ def _refuse_second_copy(path: Any) -> None:
 
 
 def _is_combpred_library(path: str) -> bool:
-    """Whether the shared object at path exports combpred's C ABI (its symbol table names cp_last_error)."""
+    """Whether path is a shared object already loaded in this process that exports combpred's C
+    ABI (cp_last_error). RTLD_NOLOAD finds a loaded one without loading anything (a mapped file
+    that is not a loaded shared object raises), so no file is read."""
     try:
-        with open(path, "rb") as f:
-            return b"cp_last_error" in f.read()
+        handle = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | ctypes.RTLD_LOCAL)
     except OSError:
         return False
+    return hasattr(handle, "cp_last_error")
 
 
 def usable() -> bool:

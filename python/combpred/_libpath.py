@@ -52,6 +52,8 @@ def load(before: Callable[[Path], None] | None = None) -> ctypes.CDLL:
                 return ctypes.CDLL(str(path))
             except OSError as exc:
                 tried.append(f"{path} (found but could not be loaded: {exc})")
+        elif path.exists():
+            tried.append(f"{path} (there, but not a regular file: a directory, a FIFO or a device)")
         else:
             tried.append(f"{path} (not found)")
     raise ImportError(
