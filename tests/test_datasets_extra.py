@@ -246,6 +246,8 @@ def test_environment_variable_is_used(tmp_path, monkeypatch):
         # numpy's reshape refused these shapes in its own words, naming neither the file nor the header
         ("0,99999999999999999999,1\n", r"wine\.csv: the header promises 0 rows of 100000000000000000000 values"),
         ("1000000,3,3\n1,2,3,1,2,3\n", r"the header promises 1000000 rows of 6 values, more than the file's"),
+        # int() of 5,000 digits raised a ValueError naming neither the file nor the header (probe EK)
+        ("9" * 5000 + ",1,1\n1,1\n", r"wine\.csv: the header promises more than 10\*\*40 rows of 2 values"),
         # numpy's loadtxt named neither the file nor the line (its "row 2" was the third data row)
         ("2,2,3\n0.1,0.2,1,2,3\n0.3,0.4,3,1\n", r"wine\.csv: line 3: 4 values, the header promises 5"),
         # and took these as numbers

@@ -213,6 +213,10 @@ def test_a_download_shorter_than_its_content_length_is_an_oserror(tmp_path, monk
     with pytest.raises(OSError, match=r"could not download .*received 6 of 100000 bytes"):
         datasets.fetch_file(relative, tmp_path)
     assert not any(Path(tmp_path).rglob("*.part"))
+    # a Content-Length of 5,000 digits: int() refused it in a ValueError naming nothing (probe EK)
+    Short.sent, Short.headers = False, {"Content-Length": "9" * 5000}
+    with pytest.raises(OSError, match=r"could not download .*received 6 of 9999999999"):
+        datasets.fetch_file(relative, tmp_path)
     # a chunked response's Content-Length does not count (RFC 7230), nor one of non-ASCII digits:
     # the download goes on to its checksum (probe BR)
     for headers, chunked in (({"Content-Length": "100000"}, True), ({"Content-Length": "\u00b2"}, False)):

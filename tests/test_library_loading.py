@@ -101,7 +101,9 @@ def test_a_library_path_that_is_not_a_regular_file_says_so(tmp_path):
         assert f"{path} (there, but not a regular file" in result.stdout, (result.stdout, result.stderr[-2000:])
 
 
-@pytest.mark.parametrize("value", ["abc", "10XB", "-1", "4GB", " 4GiB", "9223372036854775808", "8388608TiB"])
+@pytest.mark.parametrize(
+    "value", ["abc", "10XB", "-1", "4GB", " 4GiB", "9223372036854775808", "8388608TiB", "9" * 5000, "-" + "9" * 5000]
+)
 def test_a_gomemlimit_the_go_runtime_cannot_read_is_an_import_error(value):
     # The Go runtime aborted the process at the core's first call, "fatal error: malformed
     # GOMEMLIMIT", after `import combpred` had succeeded (probe DN)
@@ -136,6 +138,10 @@ def test_gomaxprocs_is_read_as_the_go_runtime_reads_it(monkeypatch):
         ("2147483648", cpus),
         (" 3", cpus),
         ("0", cpus),
+        ("0003", 3),
+        # int() refuses more than 4,300 digits, in a ValueError naming nothing (probe EK)
+        ("9" * 5000, cpus),
+        ("0" * 5000 + "3", 3),
     ):
         monkeypatch.setenv("GOMAXPROCS", value)
         assert _capi._go_threads() == threads, value

@@ -422,6 +422,17 @@ def test_worker_processes_inherit_the_budget():
         [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ, "COMBPRED_MAX_MEMORY": "1e9"}
     )
     assert bad.returncode != 0 and "COMBPRED_MAX_MEMORY='1e9' must be a whole number of bytes" in bad.stderr
+    # 5,000 digits: int() refused them in a ValueError naming nothing (probe EK)
+    assert _capi_budget_error("9" * 5000) and _capi_budget_error("0" * 5000)
+    assert combpred._capi._environment_budget("0" * 5000 + "7") == 7
+
+
+def _capi_budget_error(value: str) -> bool:
+    try:
+        combpred._capi._environment_budget(value)
+    except ImportError as exc:
+        return "COMBPRED_MAX_MEMORY=" in str(exc)
+    return False
 
 
 def test_set_config_overrides_a_malformed_environment_budget():

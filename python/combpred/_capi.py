@@ -361,15 +361,28 @@ def lib() -> ctypes.CDLL:
 MAX_MEMORY_ENV = "COMBPRED_MAX_MEMORY"
 
 
+def bounded_decimal(text: str, bound: int) -> int | None:
+    """The value of ``text`` if it is ASCII decimal digits (leading zeros allowed), a value above
+    ``bound`` read as ``bound``; None if it is not digits. int() refuses more than 4,300 digits in
+    a ValueError that names nothing: a 5,000-digit GOMAXPROCS failed every first call so (probe EK)."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    significant = text.lstrip("0")  # int() counts leading zeros among its 4,300 digits too
+    if len(significant) > len(str(bound)):
+        return bound
+    return min(int(significant or "0"), bound)
+
+
 def _environment_budget(value: str) -> int:
     """The bytes of COMBPRED_MAX_MEMORY: a whole number between 1 and 2**63 - 1."""
     text = value.strip()
-    if not (text.isascii() and text.isdigit() and 0 < int(text) <= 2**63 - 1):
+    number = bounded_decimal(text, 2**63)
+    if number is None or not 0 < number <= 2**63 - 1:
         raise ImportError(
             f"{MAX_MEMORY_ENV}={value!r} must be a whole number of bytes between 1 and 2**63 - 1 "
             "(set by combpred.set_config(max_memory=...) in a parent process, or by hand); unset it for the default"
         )
-    return int(text)
+    return number
 
 
 # What the core's Go runtime maps as it starts and runs, measured on Linux x86-64 (Go 1.26): about
@@ -390,9 +403,9 @@ def _go_threads() -> int:
     10¹¹ MiB of room, probe DN), else the CPUs this process may run on (an upper bound: Go also
     honours a cgroup CPU limit); at least the Ps the core keeps once loaded (``min_procs``)."""
     least = int(_schema.query_default("min_procs"))
-    value = os.environ.get("GOMAXPROCS", "")
-    if value.isascii() and value.isdigit() and 0 < int(value) < 2**31:
-        return max(int(value), least)
+    value = bounded_decimal(os.environ.get("GOMAXPROCS", ""), 2**31)
+    if value is not None and 0 < value < 2**31:
+        return max(value, least)
     if hasattr(os, "sched_getaffinity"):
         return max(len(os.sched_getaffinity(0)), least)
     return max(os.cpu_count() or 1, least)
@@ -445,9 +458,9 @@ def _refuse_a_malformed_gomemlimit() -> None:
     if value in ("", "off"):
         return
     match = _GOMEMLIMIT.fullmatch(value)
-    ok = match is not None and not (match[1] and int(match[2]))  # only "-0" may carry a sign
+    number = bounded_decimal(match[2], 2**63) if match is not None else None
+    ok = number is not None and not (match[1] and number)  # only "-0" may carry a sign
     if ok:
-        number = int(match[2])
         ok = number < 2**63 and number * _GOMEMLIMIT_UNITS[match[3]] < 2**63
     if not ok:
         raise ImportError(

@@ -253,6 +253,15 @@ def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
 # --------------------------------------------------------------------------------------------
 # label ranking (scikit-lr CSV)
 # --------------------------------------------------------------------------------------------
+# A header count read beyond it is read as it (int() of 4,301 digits raised naming nothing, probe EK).
+_COUNT_BOUND = 10**40
+
+
+def _count(n: int) -> str:
+    """A header's count as read (``_COUNT_BOUND`` and more: too many to say)."""
+    return str(n) if n < _COUNT_BOUND else "more than 10**40"
+
+
 def load_label_ranking(
     name: str, *, data_home: str | os.PathLike | None = None, return_X_y: bool = False
 ) -> Bunch | tuple[np.ndarray, np.ndarray]:
@@ -347,12 +356,12 @@ def _load_label_ranking(
         raise ValueError(
             f"{path}: line 1 must be 'n_samples,n_features,n_labels' (non-negative integers), got {header[:80]!r}"
         )
-    n_samples, n_features, n_labels = (int(c) for c in counts)
+    n_samples, n_features, n_labels = (_capi.bounded_decimal(c.strip(), _COUNT_BOUND) for c in counts)
     width = n_features + n_labels
     # every value takes a character (numpy's reshape refused the header's shape in its own words)
     if n_samples * width > len(text) or width > 2**31:
         raise ValueError(
-            f"{path}: the header promises {n_samples} rows of {width} values, more than the file's "
+            f"{path}: the header promises {_count(n_samples)} rows of {_count(width)} values, more than the file's "
             f"{len(text)} characters can hold"
         )
     data, line_numbers = _label_ranking_rows(lines, path, n_features + n_labels, budget)

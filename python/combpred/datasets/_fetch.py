@@ -21,6 +21,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from .. import _capi
+
 __all__ = ["REMOTE_FILES", "fetch_file", "get_data_home"]
 
 # C-HMCNN (Giunchiglia & Lukasiewicz, NeurIPS 2020) redistributes the Clus HMC benchmark files of
@@ -164,8 +166,9 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
                     # Content-Length does not count (RFC 7230), and '²' is a digit to isdigit
                     length = getattr(response, "headers", {}).get("Content-Length", "").strip()
                     chunked = getattr(response, "chunked", False)
-                    if not chunked and length.isascii() and length.isdigit() and copied < int(length):
-                        raise OSError(f"received {copied} of {int(length)} bytes: the connection closed early")
+                    expected = _capi.bounded_decimal(length, _MAX_BYTES + 1)  # int() refuses 4,301 digits
+                    if not chunked and expected is not None and copied < expected:
+                        raise OSError(f"received {copied} of {length[:40]} bytes: the connection closed early")
             except (OSError, http.client.HTTPException) as exc:  # a cut-off chunked response: IncompleteRead
                 raise OSError(
                     f"could not download {url}: {exc}. Without network, copy the file to {target} or point "
