@@ -877,3 +877,107 @@ def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room():
     assert outcome["small"] == "fitted", outcome
     assert outcome["large"].startswith("MemoryError: fitting X of 700000 samples"), outcome
     assert "the memory limit of the process's cgroup" in outcome["large"], outcome
+
+
+def _under_data_limit(room: int, body: str) -> subprocess.CompletedProcess:
+    """Run ``body`` in a child (after a first call into the core) under a data-segment limit
+    (RLIMIT_DATA) ``room`` bytes above its writable private mappings."""
+    code = textwrap.dedent(
+        """
+        import os, resource, warnings
+        import numpy as np
+        from combpred import StructuredRidge
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        StructuredRidge().fit(rng.normal(size=(20, 3)), (rng.random((20, 3)) > 0.5).astype(int))
+        with open("/proc/self/statm", encoding="ascii") as f:
+            data = int(f.read().split()[5]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_DATA, (data + {room}, resource.RLIM_INFINITY))
+        try:
+        {body}
+        except MemoryError as exc:
+            print("MemoryError:", exc)
+        """
+    ).format(room=room, body=textwrap.indent(textwrap.dedent(body), "    "))
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
+    )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_DATA and /proc/self/statm")
+def test_requests_beyond_the_data_segment_limit_are_refused():
+    """A data-segment limit (`ulimit -d`, RLIMIT_DATA: the heap and the threads' stacks; what batch
+    systems and `prlimit --data` set) was not part of the budget: an rbf fit whose 1.36 GB Gram
+    matrix the budget admitted in a 1.2 GB room aborted in the runtime's next mapping (probe EK).
+    It is now weighed as an address-space limit is, and the error names it; a fit within half the
+    room runs."""
+    fit = 'n = {n}\nStructuredRidge(kernel="rbf").fit(rng.normal(size=(n, 3)), (rng.random((n, 3)) > 0.5).astype(int))\nprint("fitted")'
+    child = _under_data_limit(1_200_000_000, fit.format(n=13000))
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
+    assert child.stdout.startswith("MemoryError: fitting X of 13000 samples"), child.stdout
+    assert "the process's data-segment limit (ulimit -d) leaves it" in child.stdout, child.stdout
+    child = _under_data_limit(1_200_000_000, fit.format(n=6000))
+    assert child.returncode == 0 and child.stdout.strip() == "fitted", (child.stdout, child.stderr[-2000:])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_DATA and /proc/self/statm")
+@pytest.mark.parametrize("free_mib", [30, 100])
+def test_a_data_segment_limit_too_small_for_the_go_runtime_is_refused_before_it_starts(free_mib):
+    # the runtime's threads' stacks and first heap arenas are charged to RLIMIT_DATA: 250 MiB of
+    # limit aborted the first call in pthread_create (probe EK); it needs about 140-160 MiB free
+    code = textwrap.dedent(
+        f"""
+        import os, resource
+        import numpy as np
+        from combpred import spaces
+        with open("/proc/self/statm", encoding="ascii") as f:
+            data = int(f.read().split()[5]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_DATA, (data + {free_mib} * 2**20, resource.RLIM_INFINITY))
+        try:
+            spaces.Permutations(4).sample(1, random_state=0)
+            print("sampled")
+        except MemoryError as exc:
+            print("MemoryError:", exc)
+        """
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=_child_environment()
+    )
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
+    assert child.stdout.startswith("MemoryError: combpred's core cannot start"), child.stdout
+    assert "data-segment limit (ulimit -d" in child.stdout, child.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_STACK as glibc reads it")
+def test_large_thread_stacks_count_in_the_start_up_check():
+    """glibc maps each new thread's stack at RLIMIT_STACK: under `ulimit -v 8000000` and
+    `ulimit -s 2000000` the runtime's threads took 2 GB each and the first call aborted the process
+    in pthread_create, the check having counted 64 MiB a thread (probe EK)."""
+
+    def limits() -> None:  # in the child before it starts: glibc reads RLIMIT_STACK then
+        resource.setrlimit(resource.RLIMIT_STACK, (2_000_000 * 1024, resource.RLIM_INFINITY))
+        resource.setrlimit(resource.RLIMIT_AS, (8_000_000 * 1024, resource.RLIM_INFINITY))
+
+    import resource
+
+    code = textwrap.dedent(
+        """
+        from combpred import spaces
+        try:
+            spaces.Permutations(4).sample(1, random_state=0)
+            print("sampled")
+        except MemoryError as exc:
+            print("MemoryError:", exc)
+        """
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_child_environment(),
+        preexec_fn=limits,
+    )
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
+    assert child.stdout.startswith("MemoryError: combpred's core cannot start"), child.stdout
+    assert "(ulimit -s)" in child.stdout, child.stdout

@@ -86,6 +86,7 @@ type Error struct {
 // The limits whose room Check weighs, as Error names them.
 const (
 	addressSpaceLimit = "the process's address-space limit (ulimit -v)"
+	dataSegmentLimit  = "the process's data-segment limit (ulimit -d)"
 	cgroupMemoryLimit = "the memory limit of the process's cgroup (its container's, job's or service's)"
 )
 
@@ -131,7 +132,7 @@ func Check(what string, bytes int64) error {
 	// runtime's fatal "out of memory", which no caller can recover from. Under a cgroup's memory
 	// limit the same holds of what the process (NumPy's arrays among it) keeps resident, and the
 	// kernel kills the process instead.
-	as, asOK := addressSpaceRoom()
+	as, asLimit, asOK := mappingRoom()
 	cg, cgOK := int64(0), false
 	if bytes >= RoomCheckFrom && cgroupLimited() {
 		cg, cgOK = cgroupRoom()
@@ -148,8 +149,8 @@ func Check(what string, bytes int64) error {
 		// The garbage of the calls before (a fit right after a fit) is room once collected: two
 		// fits back to back had grown the heap's mappings by 1.2 GB each (probe DP).
 		runtime.GC()
-		if as, asOK = addressSpaceRoom(); asOK && tooLarge(as) {
-			return &Error{What: what, Need: bytes, Budget: b, Room: max(as, 1), Limit: addressSpaceLimit, Sharing: calls}
+		if as, asLimit, asOK = mappingRoom(); asOK && tooLarge(as) {
+			return &Error{What: what, Need: bytes, Budget: b, Room: max(as, 1), Limit: asLimit, Sharing: calls}
 		}
 		if cg, cgOK = cgroupRoom(); cgOK && bytes >= RoomCheckFrom && tooLarge(cg+freeHeapBytes()) {
 			return &Error{What: what, Need: bytes, Budget: b, Room: max(cg+freeHeapBytes(), 1), Limit: cgroupMemoryLimit,

@@ -16,8 +16,8 @@ import (
 // the address space still free, and the error says so; lifting the limit lifts the refusal.
 func TestCheckAddressSpaceRoom(t *testing.T) {
 	const room = 1 << 30
-	old := underLimit(t, room)
-	got, ok := addressSpaceRoom()
+	old := underLimit(t, unix.RLIMIT_AS, room)
+	got, _, ok := mappingRoom()
 	if want := room + idleHeapBytes(); !ok || got > want+(16<<20) || got < want-(64<<20) { // the test's own mappings may grow a little
 		t.Fatalf("room %d (%v), want about %d (the limit's room and the heap's idle spans)", got, ok, want)
 	}
@@ -47,7 +47,7 @@ func TestCheckCountsTheHeapsReusableSpans(t *testing.T) {
 		garbage[i] = 1
 	}
 	garbage = nil
-	underLimit(t, 256<<20)
+	underLimit(t, unix.RLIMIT_AS, 256<<20)
 	if err := Check("a second fit", 400<<20); err != nil {
 		t.Errorf("400 MB with 256 MB unmapped and 1 GB of the heap's garbage: %v", err)
 	}
@@ -58,44 +58,67 @@ func TestCheckCountsTheHeapsReusableSpans(t *testing.T) {
 	}
 }
 
-// underLimit sets a budget that allows anything and an address-space limit room bytes above the
-// process's mappings, both undone when t ends, and returns the limit before; it skips t where no
-// limit can be set or one is set already.
-func underLimit(t *testing.T, room int64) unix.Rlimit {
+// underLimit sets a budget that allows anything and a limit of resource (RLIMIT_AS or
+// RLIMIT_DATA) room bytes above what the process maps now under it, both undone when t ends, and
+// returns the limit before; it skips t where no limit can be set or one is set already.
+func underLimit(t *testing.T, resource int, room int64) unix.Rlimit {
 	t.Helper()
 	var old unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_AS, &old); err != nil {
+	if err := unix.Getrlimit(resource, &old); err != nil {
 		t.Skip(err)
 	}
-	if _, ok := addressSpaceRoom(); ok {
-		t.Skip("the test process already runs under an address-space limit")
+	if _, _, ok := mappingRoom(); ok {
+		t.Skip("the test process already runs under an address-space or data-segment limit")
 	}
 	if err := Set(1 << 50); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = Set(0) })
-	mapped, ok := mappedBytes()
+	statm, ok := statmBytes()
 	if !ok {
 		t.Skip("the mapped size cannot be read")
 	}
+	mapped := statm[0]
+	if resource == unix.RLIMIT_DATA {
+		mapped = statm[1]
+	}
 	lim := unix.Rlimit{Cur: uint64(mapped + room), Max: old.Max}
-	if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
+	if err := unix.Setrlimit(resource, &lim); err != nil {
 		t.Skip(err)
 	}
 	t.Cleanup(func() {
-		if err := unix.Setrlimit(unix.RLIMIT_AS, &old); err != nil {
+		if err := unix.Setrlimit(resource, &old); err != nil {
 			t.Fatal(err)
 		}
 	})
 	return old
 }
 
+// Under a data-segment limit (ulimit -d), which counts the heap and the threads' stacks, a request
+// beyond half the room left is refused as under an address-space limit (probe EK: a fit the
+// budget admitted aborted in the runtime's next mapping), and the error names the limit.
+func TestCheckDataSegmentRoom(t *testing.T) {
+	const room = 1 << 30
+	underLimit(t, unix.RLIMIT_DATA, room)
+	got, limit, ok := mappingRoom()
+	if want := room + idleHeapBytes(); !ok || limit != dataSegmentLimit || got > want+(16<<20) || got < want-(64<<20) {
+		t.Fatalf("room %d of %q (%v), want about %d", got, limit, ok, want)
+	}
+	if err := Check("fit", got/5); err != nil {
+		t.Errorf("a fifth of the room: %v", err)
+	}
+	err := Check("n_samples: the buffers", got*7/10)
+	if err == nil || !Is(err) || !strings.Contains(err.Error(), "data-segment limit (ulimit -d) leaves it") {
+		t.Errorf("7/10 of the room: %v", err)
+	}
+}
+
 // Calls running at once share the room: two fits checked at the same moment were each let take
 // half of it, and with their garbage they filled it (probe EH: two threads fitting under
 // `ulimit -v 3000000` aborted the process in 1 run of 3 to 6).
 func TestCheckSharesTheRoomAmongRunningCalls(t *testing.T) {
-	underLimit(t, 1<<30)
-	room, _ := addressSpaceRoom() // with the heap's idle spans
+	underLimit(t, unix.RLIMIT_AS, 1<<30)
+	room, _, _ := mappingRoom() // with the heap's idle spans
 	big, small := room*3/10, room/5
 	if err := Check("alone", big); err != nil {
 		t.Fatalf("3/10 of the room, one call: %v", err)

@@ -395,6 +395,18 @@ def _environment_budget(value: str) -> int:
 # GOMAXPROCS 1 and 2). Python must judge before loading: the abort happens during the load.
 _RUNTIME_ADDRESS_SPACE = 1600 * 2**20
 _RUNTIME_ADDRESS_SPACE_PER_THREAD = 64 * 2**20
+# Under `ulimit -d` (RLIMIT_DATA: the process's writable private mappings, thread stacks included)
+# the runtime's reservations do not count until written: a first call and a small fit ran with
+# 140 MiB free (GOMAXPROCS 2) and 160 MiB (8), not always with 120 (probe EK: 250 MiB free had
+# aborted in pthread_create on one run). The check asks for 120 MiB and each thread's stack.
+_RUNTIME_DATA = 120 * 2**20
+# The thread stacks the figures above were measured with (RLIMIT_STACK of 8 MiB): glibc gives each
+# new thread a stack of RLIMIT_STACK (8 MiB where unlimited or smaller), so `ulimit -s 2000000`
+# made each of the runtime's threads map 2 GB and the first call aborted under `ulimit -v 8000000`
+# (probe EK). Besides its GOMAXPROCS threads the runtime starts about six (sysmon, the template
+# thread, threads blocked in system calls): 7 to 8 in all after a fit, with GOMAXPROCS 1 to 8.
+_MEASURED_THREAD_STACK = 8 * 2**20
+_RUNTIME_THREADS_BEYOND_PROCS = 6
 
 
 def _go_threads() -> int:
@@ -411,37 +423,64 @@ def _go_threads() -> int:
     return max(os.cpu_count() or 1, least)
 
 
-def _mapped_bytes() -> int | None:
-    """The address space this process maps now (Linux), or None where it cannot be read."""
+def _statm() -> list[int] | None:
+    """This process's /proc/self/statm in bytes (size, resident, shared, text, lib, data + stack,
+    dirty), or None where it cannot be read (not Linux)."""
     try:
         with open("/proc/self/statm", encoding="ascii") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
+            return [int(field) * os.sysconf("SC_PAGE_SIZE") for field in f.read().split()]
+    except (OSError, ValueError):
         return None
 
 
-def _refuse_a_thin_address_space() -> None:
-    """Raise MemoryError, before the core is loaded, when an address-space limit (ulimit -v) leaves
-    less room than its Go runtime needs to start and run: it would abort the process instead."""
+def _thread_stack() -> int:
+    """The stack glibc maps for each new thread: RLIMIT_STACK, 8 MiB where it is unlimited."""
+    limit = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    return _MEASURED_THREAD_STACK if limit == resource.RLIM_INFINITY else max(limit, 16 * 2**10)
+
+
+def _refuse_thin_memory_limits() -> None:
+    """Raise MemoryError, before the core is loaded, when an address-space limit (ulimit -v) or a
+    data-segment limit (ulimit -d) leaves less room than its Go runtime needs to start and run: it
+    would abort the process instead."""
     if resource is None:
         return
-    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-    mapped = None if limit == resource.RLIM_INFINITY else _mapped_bytes()  # unlimited: nothing to read
-    if mapped is None:
+    limits = [(kind, resource.getrlimit(kind)[0]) for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA)]
+    if all(limit == resource.RLIM_INFINITY for _, limit in limits):
+        return  # nothing to read
+    statm = _statm()
+    if statm is None or len(statm) < 6:
         return
-    threads = _go_threads()
-    need = _RUNTIME_ADDRESS_SPACE + threads * _RUNTIME_ADDRESS_SPACE_PER_THREAD
-    free = max(limit - mapped, 0)
-    if free < need:
-        mib = 2**20
-        raise MemoryError(
-            f"combpred's core cannot start under this process's address-space limit (ulimit -v "
-            f"{limit // 1024} kB): {free // mib} MiB of it are free, and the core's Go runtime maps about "
-            f"{need // mib} MiB as it starts and runs ({_RUNTIME_ADDRESS_SPACE // mib} MiB, plus "
-            f"{_RUNTIME_ADDRESS_SPACE_PER_THREAD // mib} MiB for each of the {threads} threads GOMAXPROCS lets it run). "
-            f"Raise the limit by at least {-(-(need - free) // mib)} MiB, or lift it; with less room the "
-            "Go runtime would abort the process."
-        )
+    threads, stack = _go_threads(), _thread_stack()
+    stacks = (threads + _RUNTIME_THREADS_BEYOND_PROCS) * max(stack - _MEASURED_THREAD_STACK, 0)
+    mib = 2**20
+    for kind, limit in limits:
+        if limit == resource.RLIM_INFINITY:
+            continue
+        if kind == resource.RLIMIT_AS:
+            name, used = f"address-space limit (ulimit -v {limit // 1024} kB)", statm[0]
+            need = _RUNTIME_ADDRESS_SPACE + threads * _RUNTIME_ADDRESS_SPACE_PER_THREAD + stacks
+            parts = (
+                f"{_RUNTIME_ADDRESS_SPACE // mib} MiB, plus {_RUNTIME_ADDRESS_SPACE_PER_THREAD // mib} MiB for each of "
+                f"the {threads} threads GOMAXPROCS lets it run"
+            )
+        else:
+            name, used = f"data-segment limit (ulimit -d {limit // 1024} kB)", statm[5]
+            need = _RUNTIME_DATA + (threads + _RUNTIME_THREADS_BEYOND_PROCS) * stack
+            parts = (
+                f"{_RUNTIME_DATA // mib} MiB, plus a stack of {stack // mib} MiB (ulimit -s) for each of its "
+                f"{threads} + {_RUNTIME_THREADS_BEYOND_PROCS} threads"
+            )
+        if stacks and kind == resource.RLIMIT_AS:
+            parts += f", and their stacks of {stack // mib} MiB each (ulimit -s)"
+        free = max(limit - used, 0)
+        if free < need:
+            raise MemoryError(
+                f"combpred's core cannot start under this process's {name}: {free // mib} MiB of it are free, and "
+                f"the core's Go runtime takes about {need // mib} MiB as it starts and runs ({parts}; GOMAXPROCS "
+                f"sets the threads). Raise the limit by at least {-(-(need - free) // mib)} MiB, or lift it; with "
+                "less room the Go runtime would abort the process."
+            )
 
 
 # GOMEMLIMIT as the Go runtime parses it (runtime.parseByteCount): decimal digits and an optional
@@ -474,7 +513,7 @@ def _load_checked() -> ctypes.CDLL:
     """Load the library, check it is ours and of our version, declare its functions and register
     the interrupt poll."""
     _refuse_a_malformed_gomemlimit()
-    _refuse_a_thin_address_space()
+    _refuse_thin_memory_limits()
     handle = _libpath.load(before=_refuse_second_copy)
     path = handle._name
     missing = [name for name in _SIGNATURES if not hasattr(handle, name)]
@@ -1114,9 +1153,10 @@ def check_bytes(size: int, what: str) -> None:
     """Check ``size`` bytes of working memory that Python code is about to allocate against the
     core's memory budget, describing them as ``what`` in the MemoryError."""
     size = min(max(int(size), 0), 2**63 - 1)
-    # The core is asked only where it could refuse: beyond the budget, under an address-space
-    # limit (ulimit -v), or from the size on where it weighs the room a cgroup's memory limit leaves.
-    if size <= _budget() and size < _ROOM_CHECK_FROM and not _address_space_limited():
+    # The core is asked only where it could refuse: beyond the budget, under an address-space or
+    # data-segment limit (ulimit -v, -d), or from the size on where it weighs the room a cgroup's
+    # memory limit leaves.
+    if size <= _budget() and size < _ROOM_CHECK_FROM and not _mapping_limited():
         return
     check(lib().cp_check_output(size, what.encode()))
 
@@ -1124,12 +1164,14 @@ def check_bytes(size: int, what: str) -> None:
 _ROOM_CHECK_FROM = int(_schema.query_default("room_check_from"))
 
 
-def _address_space_limited() -> bool:
-    """Whether the process runs under an address-space limit (RLIMIT_AS), read at each call: a
-    user may set one after the first call."""
+def _mapping_limited() -> bool:
+    """Whether the process runs under an address-space or a data-segment limit (RLIMIT_AS,
+    RLIMIT_DATA), read at each call: a user may set one after the first call."""
     if resource is None:
         return False
-    return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+    return any(
+        resource.getrlimit(kind)[0] != resource.RLIM_INFINITY for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA)
+    )
 
 
 def out_f64(shape: tuple[int, ...], name: str = "the result") -> tuple[np.ndarray, _Buffer]:

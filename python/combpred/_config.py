@@ -63,8 +63,9 @@ def set_config(max_memory: Any = _UNSET) -> None:
         raises ``MemoryError`` naming the parameter and the bytes it needs, where the process would
         otherwise be killed. None restores the default: half of the memory the process may use
         (the smallest of the physical memory, the memory limits of the cgroups holding the
-        process and the address-space limit). Under a cgroup's memory limit or an address-space
-        limit, a request is also refused beyond half of what the limit leaves free at the time.
+        process, the address-space limit and the data-segment limit). Under a cgroup's memory
+        limit, an address-space limit or a data-segment limit, a request is also refused beyond
+        half of what the limit leaves free at the time.
         It is also written to the environment variable ``COMBPRED_MAX_MEMORY``, which a process
         reads when it loads combpred's core: worker processes started afterwards (joblib's
         ``loky`` workers of ``GridSearchCV(n_jobs=2)``, ``multiprocessing``) inherit the budget;
