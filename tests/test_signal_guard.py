@@ -164,3 +164,47 @@ def test_an_interrupt_while_ctypes_converts_the_arguments_stays_a_keyboard_inter
     seen = json.loads(child.stdout.strip().splitlines()[-1])
     assert seen.pop("KeyboardInterrupt", 0) > 100, seen
     assert not seen, f"interrupts that came out as other exceptions: {seen}"
+
+
+@pytest.mark.skipif(
+    not (sys.platform.startswith("linux") and os.uname().machine in ("x86_64", "aarch64")),
+    reason="reads glibc's struct sigaction of x86-64 and arm64",
+)
+def test_a_long_call_leaves_the_kernels_dispositions_as_it_found_them():
+    """The guard swaps Python-level handlers through signal.signal(), which installs Python's C
+    handler whatever the kernel held: a long call had replaced a SIG_IGN of SIGINT set in C, a
+    faulthandler.register handler and the Go runtime's own SIGSEGV handler, and dropped the
+    SA_RESTART of signal.siginterrupt(sig, False), for good (probe EJ). Run in a child: the
+    dispositions are the whole process's."""
+    code = """
+import ctypes, faulthandler, json, os, signal, time
+import numpy as np
+libc = ctypes.CDLL(None)
+def action(sig):  # the kernel's disposition: glibc's handler, first 64 bits of the mask, flags
+    buf = ctypes.create_string_buffer(1024)  # (glibc fills the rest of its 1024-bit mask with stack bytes)
+    assert libc.sigaction(sig, None, buf) == 0
+    return (buf.raw[:16] + buf.raw[136:140]).hex()
+signal.signal(signal.SIGSEGV, lambda s, f: None)  # a Python handler, which Go's takes over at load
+from combpred import _capi, spaces
+_capi.lib()
+libc.signal.restype = ctypes.c_void_p
+libc.signal(signal.SIGINT, ctypes.c_void_p(1))  # SIG_IGN, set in C: Python's table still has its handler
+signal.signal(signal.SIGUSR2, lambda s, f: None)
+signal.siginterrupt(signal.SIGUSR2, False)  # SA_RESTART
+signal.signal(signal.SIGUSR1, lambda s, f: None)
+faulthandler.register(signal.SIGUSR1, all_threads=False)
+watched = (signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGSEGV)
+before = {s: action(s) for s in watched}
+spaces.Permutations(60).decode(np.random.default_rng(0).normal(size=(2000, 1770)))  # a long call
+changed = [signal.Signals(s).name for s in watched if action(s) != before[s]]
+print(json.dumps(changed), flush=True)
+os.kill(os.getpid(), signal.SIGINT)
+time.sleep(0.05)
+print("SIGINT still ignored")
+"""
+    import subprocess
+    import textwrap
+
+    child = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
+    assert json.loads(child.stdout.strip().splitlines()[0]) == [], child.stdout
+    assert child.returncode == 0 and child.stdout.strip().endswith("SIGINT still ignored"), child.stderr[-2000:]

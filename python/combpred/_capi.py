@@ -644,6 +644,36 @@ try:
 except ImportError:  # pragma: no cover - not CPython
     _getsignal, _setsignal = signal.getsignal, signal.signal
 
+# The C library's sigaction, through which the guard keeps each signal's disposition as the kernel
+# holds it: signal.signal() installs Python's C handler whatever was there, so a guard's swap of
+# Python-level handlers had replaced dispositions set in C (a library's SIG_IGN for SIGINT,
+# faulthandler.register's handler, the Go runtime's SIGSEGV handler) and dropped SA_RESTART
+# (signal.siginterrupt), for good (probe EJ). A disposition is kept as opaque bytes, read and
+# written back whole; the buffer is larger than any platform's struct sigaction (glibc's x86-64
+# one takes 152 bytes).
+_SIGACTION_BYTES = 1024
+try:
+    _sigaction = ctypes.CDLL(None).sigaction
+    _sigaction.argtypes, _sigaction.restype = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p), ctypes.c_int
+except (OSError, AttributeError, TypeError):  # pragma: no cover - no C library sigaction (Windows)
+    _sigaction = None
+
+
+def _kernel_action(signum: int) -> Any:
+    """The disposition of ``signum`` as the kernel holds it (opaque), or None where it cannot be read."""
+    if _sigaction is None:
+        return None
+    action = ctypes.create_string_buffer(_SIGACTION_BYTES)
+    return action if _sigaction(signum, None, action) == 0 else None
+
+
+def _set_python_handler(signum: int, handler: Any, action: Any) -> None:
+    """Make ``handler`` the Python-level handler of ``signum``, and put the kernel's disposition
+    back as ``action`` held it (:func:`_kernel_action`; None: as signal.signal leaves it)."""
+    _setsignal(signum, handler)
+    if action is not None:
+        _sigaction(signum, action, None)
+
 
 def _poll(iteration: int, objective: float, measure: float, ctx: Any) -> int:
     try:
@@ -701,9 +731,10 @@ def handlers_as_flag(flag: list[Any]) -> Iterator[None]:
 
     active = [True]
     guarded._combpred_original, guarded._combpred_active = original, active  # type: ignore[attr-defined]
+    actions = {signum: _kernel_action(signum) for signum in original}
     try:
         for signum in original:
-            _setsignal(signum, guarded)
+            _set_python_handler(signum, guarded, actions[signum])
         yield
     finally:
         # A signal whose own handler is back already may raise in the middle of this loop: the
@@ -717,7 +748,7 @@ def handlers_as_flag(flag: list[Any]) -> Iterator[None]:
                 while todo:
                     signum, handler = todo[-1]
                     if _getsignal(signum) is guarded:  # a handler may have replaced itself meanwhile
-                        _setsignal(signum, handler)
+                        _set_python_handler(signum, handler, actions[signum])
                     todo.pop()
             except BaseException as exc:
                 pending = pending or exc
