@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -981,3 +982,75 @@ def test_large_thread_stacks_count_in_the_start_up_check():
     assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
     assert child.stdout.startswith("MemoryError: combpred's core cannot start"), child.stdout
     assert "(ulimit -s)" in child.stdout, child.stdout
+
+
+def _threads_of_user(uid: int) -> int:
+    """The threads of the processes of real user uid in /proc."""
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields["Uid"].split()[0]) == uid:
+            count += int(fields["Threads"])
+    return count
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_NPROC counted in /proc")
+@pytest.mark.parametrize("spare", [3, 64])
+def test_a_thread_limit_too_small_for_the_go_runtime_is_refused_before_it_starts(spare):
+    """Under `ulimit -u` (RLIMIT_NPROC: every thread of the user's processes) the Go runtime's
+    failed pthread_create aborted the process at the first call or a later fit (probes EJ, EK).
+    The first call now raises RuntimeError naming the limit when it leaves fewer threads than the
+    runtime starts; with room to spare, a fit runs. Root ignores the limit: as root the child runs
+    as nobody, through setpriv."""
+    import resource
+
+    command = [sys.executable, "-c"]
+    uid = os.getuid()
+    if uid == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("root ignores RLIMIT_NPROC, and setpriv is not there to run the child as nobody")
+        uid, command = 65534, [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    running = _threads_of_user(uid) + 1  # the child itself
+
+    def limit() -> None:  # in the child, before it starts (setpriv keeps it)
+        resource.setrlimit(resource.RLIMIT_NPROC, (running + spare, resource.getrlimit(resource.RLIMIT_NPROC)[1]))
+
+    code = textwrap.dedent(
+        """
+        try:
+            import numpy as np
+            from combpred import StructuredRidge
+        except ImportError as exc:  # the package is not readable by nobody here
+            print("UNREADABLE", exc)
+            raise SystemExit(0)
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(3000, 20))
+        try:
+            StructuredRidge(kernel="rbf").fit(X, (X[:, :5] > 0).astype(int))
+            print("fitted")
+        except RuntimeError as exc:
+            print("RuntimeError:", exc)
+        """
+    )
+    child = subprocess.run(
+        [*command, code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(_child_environment(), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", HOME="/tmp"),
+        preexec_fn=limit,
+        cwd="/",
+    )
+    if child.stdout.startswith("UNREADABLE") or (uid != os.getuid() and "Permission denied" in child.stderr):
+        pytest.skip(f"the child cannot run combpred as uid {uid}: {child.stdout}{child.stderr[-300:]}")
+    assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
+    if spare < 8:  # GOMAXPROCS 2 (the child environment's) and six more
+        assert child.stdout.startswith("RuntimeError: combpred's core cannot start"), child.stdout
+        assert "ulimit -u" in child.stdout, child.stdout
+    else:
+        assert child.stdout.strip() == "fitted", child.stdout

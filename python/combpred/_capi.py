@@ -483,6 +483,49 @@ def _refuse_thin_memory_limits() -> None:
             )
 
 
+def _user_tasks(uid: int) -> int:
+    """The threads of every process of real user ``uid`` this process can see in /proc (what the
+    kernel counts against RLIMIT_NPROC), or 0 where /proc cannot be read."""
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return 0
+    count = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:  # gone, or hidden
+            continue
+        try:
+            if int(fields["Uid"].split()[0]) == uid:
+                count += int(fields["Threads"])
+        except (KeyError, ValueError, IndexError):
+            continue
+    return count
+
+
+def _refuse_a_thin_thread_limit() -> None:
+    """Raise RuntimeError, before the core is loaded, when the user's process limit (ulimit -u,
+    RLIMIT_NPROC, which counts every thread of the user's processes) leaves fewer threads than
+    the core's Go runtime starts: its failed pthread_create aborted the process (probes EJ, EK:
+    ``ulimit -u 6`` let the first call run and aborted a fit). Root is exempt from the limit."""
+    if resource is None or not hasattr(resource, "RLIMIT_NPROC") or os.getuid() == 0:
+        return
+    limit = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+    if limit == resource.RLIM_INFINITY:
+        return
+    need = _go_threads() + _RUNTIME_THREADS_BEYOND_PROCS
+    running = _user_tasks(os.getuid())
+    if running + need > limit:
+        raise RuntimeError(
+            f"combpred's core cannot start under this user's process limit (ulimit -u {limit}): the user runs "
+            f"{running} threads, and the core's Go runtime starts about {need} ({_RUNTIME_THREADS_BEYOND_PROCS} besides "
+            "the GOMAXPROCS it runs on). Raise the limit, or lower GOMAXPROCS; with fewer threads left the Go "
+            "runtime would abort the process."
+        )
+
+
 # GOMEMLIMIT as the Go runtime parses it (runtime.parseByteCount): decimal digits and an optional
 # unit; "off" and "" mean no limit. Anything else aborts the process at the core's first call.
 _GOMEMLIMIT = re.compile(r"(-?)([0-9]+)(B|KiB|MiB|GiB|TiB)?")
@@ -514,6 +557,7 @@ def _load_checked() -> ctypes.CDLL:
     the interrupt poll."""
     _refuse_a_malformed_gomemlimit()
     _refuse_thin_memory_limits()
+    _refuse_a_thin_thread_limit()
     handle = _libpath.load(before=_refuse_second_copy)
     path = handle._name
     missing = [name for name in _SIGNATURES if not hasattr(handle, name)]
