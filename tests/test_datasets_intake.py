@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import tracemalloc
 from pathlib import Path
 
 import combpred
@@ -954,3 +955,67 @@ def test_a_score_too_large_for_the_budget_names_the_embeddings_it_compares():
     with combpred.config_context(max_memory=10**6):
         with pytest.raises(MemoryError, match=r"^ψ\(Y_true\) and ψ\(Y_pred\), the embeddings the score compares"):
             sp.score_samples(Y, Y)
+
+
+def _sparse_file(path: Path, size: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        f.truncate(size)  # a hole: no disk, and read back as zeros
+
+
+@pytest.mark.parametrize("reader", ["label_ranking", "hierarchical", "multilabel_xml", "multilabel_arff"])
+def test_a_data_file_beyond_the_budget_is_refused_before_it_is_read(tmp_path, reader):
+    """The readers read a whole file, then charged its text: a 1.5 GB file under a budget of
+    100 MiB reached 3.2 GB resident before its MemoryError, and a 6 GB one under `ulimit -v`
+    ended in a MemoryError with no message (probe EK). A file's size is charged before it is read."""
+    size = 200 * 2**20
+    if reader == "label_ranking":
+        _sparse_file(tmp_path / "label_ranking" / "big.csv", size)
+        load, path = (lambda: datasets.load_label_ranking("big", data_home=tmp_path)), "big.csv"
+    elif reader == "hierarchical":
+        _sparse_file(tmp_path / "hierarchical_funcat_go" / "big" / "big.train.arff", size)
+        load, path = (lambda: datasets.load_hierarchical("big", data_home=tmp_path)), "big.train.arff"
+    else:
+        folder = tmp_path / "multilabel_sparse" / "big"
+        _sparse_file(folder / "big.xml", size if reader == "multilabel_xml" else 0)
+        if reader == "multilabel_xml":
+            path = "big.xml"
+        else:
+            (folder / "big.xml").write_text(
+                '<labels xmlns="http://mulan.sourceforge.net/labels"><label name="a"/></labels>'
+            )
+            _sparse_file(folder / "big-train.arff", size)
+            path = "big-train.arff"
+        load = lambda: datasets.load_multilabel("big", subset="train", data_home=tmp_path)  # noqa: E731
+    tracemalloc.start()
+    try:
+        with (
+            combpred.config_context(max_memory=50 * 2**20),
+            pytest.raises(MemoryError, match=f"{path}: its text") as err,
+        ):
+            load()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "209,715,200 bytes on disk" in str(err.value)
+    assert peak < 2**20, peak  # nothing of the file was read
+
+
+def test_a_compressed_file_is_charged_as_it_is_decompressed(tmp_path):
+    # the bundled label-ranking files are gzipped: a gzip bomb is charged block by block
+    import gzip
+
+    from combpred.datasets import _arff
+
+    bomb = tmp_path / "bomb.csv.gz"
+    with gzip.open(bomb, "wb") as f:
+        for _ in range(20):
+            f.write(bytes(2**20 * 10))  # 200 MiB of zeros, 200 kB compressed
+    tracemalloc.start()
+    try:
+        with combpred.config_context(max_memory=50 * 2**20), pytest.raises(MemoryError, match="decompressed so far"):
+            _arff.read_file(bomb, gz=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 60 * 2**20, peak  # a block past a third of the budget, not the whole file

@@ -42,7 +42,7 @@ from sklearn.utils import Bunch
 
 from .. import _capi
 from ..spaces import _flag
-from ._arff import ValueBudget, document_text, parse_number, read_arff, text_lines
+from ._arff import ValueBudget, document_text, parse_number, read_arff, read_file, text_lines
 from ._fetch import fetch_file, get_data_home
 from ._hmc import (
     TAXONOMY_BYTES_PER_ENTRY,
@@ -328,7 +328,7 @@ def _load_label_ranking(
         if not search:
             raise FileNotFoundError(relative)
         path = _locate(relative, data_home)
-        opened = open(path, encoding="utf-8-sig")  # noqa: SIM115 -- closed by the with below
+        data = read_file(path)
     except FileNotFoundError:
         if name not in LABEL_RANKING_DATASETS:
             tried = [folder / relative for folder in data_home_candidates(data_home)]
@@ -337,11 +337,10 @@ def _load_label_ranking(
         # when given or found, wins so that a user's own copy is read.
         bundled = resources.files(__package__) / "data" / "label_ranking" / f"{name}.csv.gz"
         path = Path(str(bundled))
-        opened = gzip.open(path, "rt", encoding="utf-8-sig")
+        data = read_file(path, gz=True)
     # ASCII, after an optional byte-order mark
     try:
-        with opened as fh:
-            text = fh.read()
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not an ASCII text file ({exc.reason}, byte {exc.start})") from None
     if not text.isascii():
@@ -621,7 +620,7 @@ def load_hierarchical(
     parsed: dict[str, Any] = {}
     not_utf8: dict[str, str] = {}  # split -> why it was read as Latin-1
     for split, path in paths.items():
-        text, why = _hmc_text(path.read_bytes(), str(path))
+        text, why = _hmc_text(read_file(path), str(path))
         if why:
             not_utf8[split] = why
         parsed[split] = read_hmc_arff(text, source=str(path))
@@ -813,7 +812,7 @@ def load_multilabel(
         raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}")
     folder, _ = _multilabel_folder(name, data_home)
     xml = folder / f"{name}.xml"
-    label_names = read_mulan_xml(xml.read_bytes(), source=str(xml))
+    label_names = read_mulan_xml(read_file(xml), source=str(xml))
     wanted = ["train", "test"] if subset == "all" else [subset]
     files = [folder / f"{name}-{s}.arff" for s in wanted]
     if subset == "all" and not all(f.is_file() for f in files) and (folder / f"{name}.arff").is_file():
@@ -822,7 +821,7 @@ def load_multilabel(
         _refuse_not_a_file(f)
         if not f.is_file():
             raise FileNotFoundError(f"{name}: {f} is missing (the label file {xml} is there)")
-    parts = [read_mulan_arff(f.read_bytes(), label_names, source=str(f)) for f in files]
+    parts = [read_mulan_arff(read_file(f), label_names, source=str(f)) for f in files]
     for f, part in zip(files[1:], parts[1:], strict=True):
         if part.feature_names != parts[0].feature_names or part.target_names != parts[0].target_names:
             raise ValueError(f"{f}: declares different attributes from {files[0]}")
