@@ -208,3 +208,38 @@ print("SIGINT still ignored")
     child = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
     assert json.loads(child.stdout.strip().splitlines()[0]) == [], child.stdout
     assert child.returncode == 0 and child.stdout.strip().endswith("SIGINT still ignored"), child.stderr[-2000:]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="threads' signal masks in /proc")
+def test_a_signal_the_main_thread_blocks_waits_for_it_though_the_core_runs_threads():
+    """The Go runtime's threads kept the signal mask of the load, and took a SIGINT the main thread
+    had blocked with signal.pthread_sigmask: Python raised KeyboardInterrupt inside the section
+    meant to defer it (probe EJ). The library is loaded with the asynchronous signals blocked, so
+    the runtime's threads never take them. (OpenBLAS's own threads would: one BLAS thread here.)"""
+    code = """
+import os, signal, time
+import numpy as np
+from combpred import spaces
+spaces.Permutations(5).decode(np.zeros((1, 10)))  # loads the core, which starts its threads
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    spaces.Permutations(60).decode(np.random.default_rng(0).normal(size=(2000, 1770)))  # the runtime's threads at work
+    time.sleep(0.1)
+    print("deferred", signal.SIGINT in signal.sigpending(), flush=True)
+except KeyboardInterrupt:
+    print("interrupted inside the section", flush=True)
+try:
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    time.sleep(0.1)
+except KeyboardInterrupt:
+    print("interrupted after it", flush=True)
+"""
+    import subprocess
+
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert child.stdout.split("\n")[:2] == ["deferred True", "interrupted after it"], (
+        child.stdout,
+        child.stderr[-2000:],
+    )

@@ -552,13 +552,40 @@ def _refuse_a_malformed_gomemlimit() -> None:
         )
 
 
+# The signals a fault raises in the thread that caused it, which no mask may hold back.
+_SYNCHRONOUS_SIGNALS = {
+    getattr(signal, name)
+    for name in ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGTRAP", "SIGSYS")
+    if hasattr(signal, name)
+}
+
+
+@contextlib.contextmanager
+def _asynchronous_signals_blocked() -> Iterator[None]:
+    """Block the asynchronous signals on this thread while the library loads. The Go runtime
+    starts its first thread during the load, and every thread it starts keeps that thread's mask
+    (less the signals it needs itself: the faults' and SIGURG, its preemption), so that a signal
+    sent to the process reaches Python's threads only. With the mask the load found, the runtime's
+    threads took a SIGINT the main thread had blocked (signal.pthread_sigmask), and Python raised
+    KeyboardInterrupt inside the section meant to defer it (probe EJ)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set(signal.valid_signals()) - _SYNCHRONOUS_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _load_checked() -> ctypes.CDLL:
     """Load the library, check it is ours and of our version, declare its functions and register
     the interrupt poll."""
     _refuse_a_malformed_gomemlimit()
     _refuse_thin_memory_limits()
     _refuse_a_thin_thread_limit()
-    handle = _libpath.load(before=_refuse_second_copy)
+    with _asynchronous_signals_blocked():
+        handle = _libpath.load(before=_refuse_second_copy)
     path = handle._name
     missing = [name for name in _SIGNATURES if not hasattr(handle, name)]
     if missing:
