@@ -505,6 +505,16 @@ def _user_tasks(uid: int) -> int:
     return count
 
 
+def _system_tasks() -> int:
+    """The threads on the whole system (the total of /proc/loadavg's fourth field), or a number
+    above any limit where it cannot be read."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as f:
+            return int(f.read().split()[3].split("/")[1])
+    except (OSError, ValueError, IndexError):
+        return 2**62
+
+
 def _refuse_a_thin_thread_limit() -> None:
     """Raise RuntimeError, before the core is loaded, when the user's process limit (ulimit -u,
     RLIMIT_NPROC, which counts every thread of the user's processes) leaves fewer threads than
@@ -516,6 +526,8 @@ def _refuse_a_thin_thread_limit() -> None:
     if limit == resource.RLIM_INFINITY:
         return
     need = _go_threads() + _RUNTIME_THREADS_BEYOND_PROCS
+    if _system_tasks() + need <= limit:
+        return  # every thread on the machine could be the user's: no need to count theirs
     running = _user_tasks(os.getuid())
     if running + need > limit:
         raise RuntimeError(
