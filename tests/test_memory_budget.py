@@ -880,17 +880,18 @@ def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room():
     assert "the memory limit of the process's cgroup" in outcome["large"], outcome
 
 
-def _under_data_limit(room: int, body: str) -> subprocess.CompletedProcess:
-    """Run ``body`` in a child (after a first call into the core) under a data-segment limit
-    (RLIMIT_DATA) ``room`` bytes above its writable private mappings."""
+def _under_data_limit(room: int, body: str, warm_up: bool = True) -> subprocess.CompletedProcess:
+    """Run ``body`` in a child (after a first call into the core where ``warm_up``) under a
+    data-segment limit (RLIMIT_DATA) ``room`` bytes above its writable private mappings."""
     code = textwrap.dedent(
         """
         import os, resource, warnings
         import numpy as np
-        from combpred import StructuredRidge
+        from combpred import StructuredRidge, spaces
         warnings.simplefilter("ignore")
         rng = np.random.default_rng(0)
-        StructuredRidge().fit(rng.normal(size=(20, 3)), (rng.random((20, 3)) > 0.5).astype(int))
+        if {warm_up}:
+            StructuredRidge().fit(rng.normal(size=(20, 3)), (rng.random((20, 3)) > 0.5).astype(int))
         with open("/proc/self/statm", encoding="ascii") as f:
             data = int(f.read().split()[5]) * os.sysconf("SC_PAGE_SIZE")
         resource.setrlimit(resource.RLIMIT_DATA, (data + {room}, resource.RLIM_INFINITY))
@@ -899,7 +900,7 @@ def _under_data_limit(room: int, body: str) -> subprocess.CompletedProcess:
         except MemoryError as exc:
             print("MemoryError:", exc)
         """
-    ).format(room=room, body=textwrap.indent(textwrap.dedent(body), "    "))
+    ).format(room=room, warm_up=warm_up, body=textwrap.indent(textwrap.dedent(body), "    "))
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
     )
@@ -926,23 +927,8 @@ def test_requests_beyond_the_data_segment_limit_are_refused():
 def test_a_data_segment_limit_too_small_for_the_go_runtime_is_refused_before_it_starts(free_mib):
     # the runtime's threads' stacks and first heap arenas are charged to RLIMIT_DATA: 250 MiB of
     # limit aborted the first call in pthread_create (probe EK); it needs about 140-160 MiB free
-    code = textwrap.dedent(
-        f"""
-        import os, resource
-        import numpy as np
-        from combpred import spaces
-        with open("/proc/self/statm", encoding="ascii") as f:
-            data = int(f.read().split()[5]) * os.sysconf("SC_PAGE_SIZE")
-        resource.setrlimit(resource.RLIMIT_DATA, (data + {free_mib} * 2**20, resource.RLIM_INFINITY))
-        try:
-            spaces.Permutations(4).sample(1, random_state=0)
-            print("sampled")
-        except MemoryError as exc:
-            print("MemoryError:", exc)
-        """
-    )
-    child = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=_child_environment()
+    child = _under_data_limit(
+        free_mib * 2**20, 'spaces.Permutations(4).sample(1, random_state=0)\nprint("sampled")', warm_up=False
     )
     assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
     assert child.stdout.startswith("MemoryError: combpred's core cannot start"), child.stdout
