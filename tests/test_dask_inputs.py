@@ -636,3 +636,18 @@ def test_blocks_that_break_their_chunks_promise_are_named(cls):
     for method in ("predict", "decision_function", "predict_marginals"):
         with pytest.raises(ValueError, match="partition 1 .*X's block holds 19 rows, its chunks declare 20"):
             getattr(model, method)(short).compute()
+
+
+def test_a_memory_error_in_a_partition_names_the_partition():
+    """A MemoryError raised where a partition is fitted or predicted named neither the partition nor
+    its rows (probe EI); it stays a MemoryError."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(400, 5)), (rng.random((400, 30)) < 0.5).astype(int)
+    Xd, Yd = da.from_array(X, chunks=(200, 5)), da.from_array(Y, chunks=(200, 30))
+    model = DaskStructuredRidge().fit(Xd, Yd)
+    partition = r"^partition [01] \(rows (0 to 199|200 to 399)\): "
+    with combpred.config_context(max_memory=2000), pytest.raises(MemoryError, match=partition):
+        model.decision_function(Xd).compute()
+    # the fit's own statistics fit this budget, and a partition's moments do not
+    with combpred.config_context(max_memory=100_000), pytest.raises(MemoryError, match=partition + "fitting X"):
+        DaskStructuredRidge(solver="cg").fit(Xd, Yd)

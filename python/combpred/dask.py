@@ -163,13 +163,13 @@ class _Part(NamedTuple):
     n_features: int
 
 
-def _partition_error(index: int, lo: int | None, m: int, message: str) -> ValueError:
-    """An error in a partition of X: its index and rows (lo None: its place in X is unknown, a
-    prediction on unknown chunks)."""
+def _partition_error(index: int, lo: int | None, m: int, message: str, kind: type[Exception] = ValueError) -> Exception:
+    """An error (a ``kind``) in a partition of X: its index and rows (lo None: its place in X is
+    unknown, a prediction on unknown chunks)."""
     where = (
         f"{m} rows; X's chunk sizes are unknown, so not their rows in X" if lo is None else f"rows {lo} to {lo + m - 1}"
     )
-    return ValueError(f"partition {index} ({where}): {message}")
+    return kind(f"partition {index} ({where}): {message}")
 
 
 def _numpy_block(block: Any, name: str) -> None:
@@ -548,6 +548,8 @@ def _block_inputs(
                 raise ValueError(f"sample_weight[{lo + i}] = {w[i]}: weights must be finite and non-negative")
     except (ValueError, TypeError) as exc:
         raise _partition_error(index, lo, m, str(exc)) from None
+    except MemoryError as exc:  # a worker's budget: which partition ran out (probe EI)
+        raise _partition_error(index, lo, m, str(exc), MemoryError) from None
     return X, rows, w
 
 
@@ -571,6 +573,8 @@ def _on_partition(
                 return work(space, X, rows, w, *args)
         except (ValueError, TypeError) as exc:
             raise _partition_error(part.index, part.lo, X.shape[0], str(exc)) from None
+        except MemoryError as exc:
+            raise _partition_error(part.index, part.lo, X.shape[0], str(exc), MemoryError) from None
 
 
 def _empty_stats(space: _spaces.Space, n: int, params: bytes, sample: np.ndarray | None) -> _core.Stats:
@@ -791,11 +795,11 @@ def _apply(
                 )
             _capi.check_unmasked(block, "X")  # a masked block, whatever the array's meta says
             out = getattr(estimator, method)(np.ascontiguousarray(block, dtype=np.float64), **kwargs)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, MemoryError) as exc:
         if block_info is None:
             raise
-        error = _partition_error(index, lo, block.shape[0], str(exc))
-        raise (TypeError(str(error)) if type(exc) is TypeError else error) from None  # the type as raised
+        kind = type(exc) if type(exc) in (TypeError, MemoryError) else ValueError  # the type as raised
+        raise _partition_error(index, lo, block.shape[0], str(exc), kind) from None
     finally:
         _probabilistic.row_origin.value = None
     return out.toarray() if _capi.is_sparse(out) else out
