@@ -409,12 +409,16 @@ _MEASURED_THREAD_STACK = 8 * 2**20
 _RUNTIME_THREADS_BEYOND_PROCS = 6
 
 
+# The fewest Ps (threads running Go code) the core's runtime keeps, whatever GOMAXPROCS says.
+_MIN_PROCS = int(_schema.query_default("min_procs"))
+
+
 def _go_threads() -> int:
     """The GOMAXPROCS the core's runtime will take: the environment's when Go reads it (a positive
     32-bit integer in decimal digits; anything else it ignores, so that 2**31 asked this check for
     10¹¹ MiB of room, probe DN), else the CPUs this process may run on (an upper bound: Go also
     honours a cgroup CPU limit); at least the Ps the core keeps once loaded (``min_procs``)."""
-    least = int(_schema.query_default("min_procs"))
+    least = _MIN_PROCS
     value = bounded_decimal(os.environ.get("GOMAXPROCS", ""), 2**31)
     if value is not None and 0 < value < 2**31:
         return max(value, least)
@@ -462,7 +466,7 @@ def _refuse_thin_memory_limits() -> None:
             need = _RUNTIME_ADDRESS_SPACE + threads * _RUNTIME_ADDRESS_SPACE_PER_THREAD + stacks
             parts = (
                 f"{_RUNTIME_ADDRESS_SPACE // mib} MiB, plus {_RUNTIME_ADDRESS_SPACE_PER_THREAD // mib} MiB for each of "
-                f"the {threads} threads GOMAXPROCS lets it run"
+                f"the {threads} threads it runs Go code on"
             )
         else:
             name, used = f"data-segment limit (ulimit -d {limit // 1024} kB)", statm[5]
@@ -477,8 +481,8 @@ def _refuse_thin_memory_limits() -> None:
         if free < need:
             raise MemoryError(
                 f"combpred's core cannot start under this process's {name}: {free // mib} MiB of it are free, and "
-                f"the core's Go runtime takes about {need // mib} MiB as it starts and runs ({parts}; GOMAXPROCS "
-                f"sets the threads). Raise the limit by at least {-(-(need - free) // mib)} MiB, or lift it; with "
+                f"the core's Go runtime takes about {need // mib} MiB as it starts and runs ({parts}; it runs Go "
+                f"code on GOMAXPROCS threads, at least {_MIN_PROCS}). Raise the limit by at least {-(-(need - free) // mib)} MiB, or lift it; with "
                 "less room the Go runtime would abort the process."
             )
 
@@ -533,7 +537,7 @@ def _refuse_a_thin_thread_limit() -> None:
         raise RuntimeError(
             f"combpred's core cannot start under this user's process limit (ulimit -u {limit}): the user runs "
             f"{running} threads, and the core's Go runtime starts about {need} ({_RUNTIME_THREADS_BEYOND_PROCS} besides "
-            "the GOMAXPROCS it runs on). Raise the limit, or lower GOMAXPROCS; with fewer threads left the Go "
+            f"the threads it runs Go code on: GOMAXPROCS, at least {_MIN_PROCS}). Raise the limit, or lower GOMAXPROCS; with fewer threads left the Go "
             "runtime would abort the process."
         )
 
