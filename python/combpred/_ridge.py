@@ -630,7 +630,7 @@ class StructuredRidge(StructuredEstimator):
         ``"sgd"`` to stream). A Nyström map is built from the first chunk, and the space, the
         kernel and its parameters, ``fit_intercept`` and ``n_components`` must then stay the same
         (``alpha``, ``empirical_weight`` and ``reference`` may change: the exact update refits on
-        the statistics of every chunk with them). A model from :meth:`fit` is continued exactly
+        the statistics of every chunk with them, at the next chunk with a positive weight). A model from :meth:`fit` is continued exactly
         only when that fit solved exactly and so kept the statistics (``solver="exact"``, or
         ``"auto"`` where it chose the exact solve: ``solver_`` is ``"exact"``); after a fit by
         conjugate gradients the call is refused with an error that says so.
@@ -641,7 +641,8 @@ class StructuredRidge(StructuredEstimator):
             As in :meth:`fit`, for the new chunk (X dense or ``scipy.sparse``; a sparse chunk is
             refused by kernel models without ``n_components``, which continue by SGD). After the
             first call, a chunk whose weights are all zero leaves the model as it is
-            (``n_samples_seen_`` included).
+            (``n_samples_seen_`` included), parameters changed since the last chunk not yet
+            applied.
         classes : array-like, default=None
             All class labels, required in the first call with ``space="multiclass"`` (a chunk may
             lack some classes). Later calls may omit it or repeat it; different labels are an
