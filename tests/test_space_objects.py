@@ -164,3 +164,31 @@ def test_spaces_are_shared_only_between_equal_parameters():
     for space in EVERY:
         again = pickle.loads(pickle.dumps(space))
         assert again._info() == space._info()
+
+
+def test_every_space_documents_its_parameters_and_their_least_values():
+    """Nine space classes named their parameters in prose only (probe EM). Each class's Parameters
+    section lists every __init__ parameter, and the least sizes it states are the core's."""
+    import inspect
+    import re
+
+    for name in spaces.__all__:
+        cls = getattr(spaces, name)
+        if not (isinstance(cls, type) and issubclass(cls, spaces.Space)) or cls is spaces.Space:
+            continue
+        section = inspect.getdoc(cls).split("Parameters\n----------\n", 1)
+        assert len(section) == 2, f"{name} has no Parameters section"
+        for param in list(inspect.signature(cls.__init__).parameters)[1:]:
+            assert re.search(rf"^{param} :", section[1], re.M), f"{name}: {param} is not documented"
+    for make, least in [
+        (spaces.Multiclass, 1),
+        (spaces.Multilabel, 1),
+        (spaces.Ordinal, 2),
+        (spaces.PartialTournaments, 2),
+        (lambda k: spaces.KSubsets(4, k), 1),
+    ]:
+        make(least)
+        with pytest.raises(ValueError):
+            make(least - 1)
+    with pytest.raises(ValueError):
+        spaces.KSubsets(4, 5)  # k at most n_labels

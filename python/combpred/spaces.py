@@ -453,6 +453,11 @@ class Multiclass(Space):
     included. scikit-learn's ``cross_val_predict`` with ``method="decision_function"`` or
     ``"predict_proba"`` assumes the classes are those of y (it encodes y as 0 … k − 1 first), so
     use ``space="multiclass"``, whose classes are y's own labels, with it.
+
+    Parameters
+    ----------
+    n_classes : int
+        The number of classes, at least 1.
     """
 
     kind = "multiclass"
@@ -484,7 +489,13 @@ class Multiclass(Space):
 
 
 class Multilabel(Space):
-    """Any subset of ``n_labels`` labels; Y is a 0/1 row of length n_labels; ψ is Y itself."""
+    """Any subset of ``n_labels`` labels; Y is a 0/1 row of length n_labels; ψ is Y itself.
+
+    Parameters
+    ----------
+    n_labels : int
+        The number of labels, at least 1.
+    """
 
     kind = "multilabel"
 
@@ -512,7 +523,15 @@ class Multilabel(Space):
 
 
 class KSubsets(Multilabel):
-    """Label sets of exactly ``k`` of ``n_labels`` labels; a 0/1 row with k ones."""
+    """Label sets of exactly ``k`` of ``n_labels`` labels; a 0/1 row with k ones.
+
+    Parameters
+    ----------
+    n_labels : int
+        The number of labels, at least 1.
+    k : int
+        The number of labels of every set, from 1 to ``n_labels``.
+    """
 
     kind = "ksubsets"
 
@@ -529,6 +548,11 @@ class Ordinal(Multiclass):
     """Ordinal regression on ``n_levels`` ordered levels; y is an int level in [0, n_levels).
 
     ψ has n_levels − 1 threshold indicators, ψ_i(y) = 1 when y ≥ i.
+
+    Parameters
+    ----------
+    n_levels : int
+        The number of levels, at least 2 (one level leaves nothing to predict).
     """
 
     kind = "ordinal"
@@ -579,6 +603,13 @@ class HierarchyPaths(Multiclass):
 
     ``parent[v]`` is v's parent, −1 at the (single) root; give a forest a virtual root. y is a node
     id; ψ marks the node and its ancestors. With ``leaves_only`` only leaves are structures.
+
+    Parameters
+    ----------
+    parent : array-like of int
+        ``parent[v]``, the parent of node v; −1 at the single root.
+    leaves_only : bool, default=False
+        Whether only the leaves' paths are structures (otherwise every node's is).
     """
 
     kind = "hierarchy_paths"
@@ -645,6 +676,13 @@ class DAGPaths(Multiclass):
     as ``combpred.datasets.load_hierarchical`` returns them. y is a node id; ψ marks the node and
     all its ancestors. With ``leaves_only`` only nodes without children are structures. Counts,
     moments, decoding and exact inference cost O(Σ_z #ancestors(z)).
+
+    Parameters
+    ----------
+    parents : sequence of sequences of int
+        ``parents[v]``, the ids of v's parents; empty at the single root.
+    leaves_only : bool, default=False
+        Whether only the nodes without children are structures (otherwise every node is).
     """
 
     kind = "dag_paths"
@@ -668,6 +706,11 @@ class DAGSubsets(Multilabel):
     ``parents[v]`` lists v's parents (empty at the single root), as
     ``combpred.datasets.load_hierarchical`` returns them; ``Y_<split>`` of a DAG data set are rows of
     this space. Decoding is exact (a maximum-weight closure, by a minimum cut).
+
+    Parameters
+    ----------
+    parents : sequence of sequences of int
+        ``parents[v]``, the ids of v's parents; empty at the single root.
 
     Notes
     -----
@@ -701,6 +744,11 @@ class Subtrees(Multilabel):
 
     ``parent[v]`` is v's parent, −1 at the root. Y is a 0/1 node row that contains the root and
     the parent of every node it contains; ψ is Y itself.
+
+    Parameters
+    ----------
+    parent : array-like of int
+        ``parent[v]``, the parent of node v; −1 at the single root.
 
     Notes
     -----
@@ -833,6 +881,11 @@ class PartialTournaments(_PairSpace):
     unordered pair has probability 1/(1 + e^u + e^−u) ≤ 1/3 whatever the data. Fit this space to
     data whose pairs are mostly ordered; to predict *whether* a pair is ordered, model that
     separately (for instance a :class:`Multilabel` model of the ordered pairs).
+
+    Parameters
+    ----------
+    n_items : int
+        The number of items, at least 2.
     """
 
     kind, _size_name = "tournaments", "n_items"
