@@ -336,7 +336,8 @@ def test_an_address_space_limit_too_small_for_the_go_runtime_is_refused_before_i
 def test_an_address_space_limit_the_go_runtime_fits_in_lets_fits_run():
     from combpred import _capi
 
-    room = _capi._RUNTIME_ADDRESS_SPACE + 2 * _capi._RUNTIME_ADDRESS_SPACE_PER_THREAD  # GOMAXPROCS 2
+    # GOMAXPROCS 2, and the room the budget keeps for the heap's growth
+    room = _capi._RUNTIME_ADDRESS_SPACE + 2 * _capi._RUNTIME_ADDRESS_SPACE_PER_THREAD + _capi._HEAP_SLACK["RLIMIT_AS"]
     for _ in range(3):
         child = _first_call_with_free_address_space(room + 16 * 2**20)
         assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-3000:]}"
@@ -811,9 +812,10 @@ def test_a_probabilistic_fit_grows_by_about_its_working_set():
     assert growth["fit"] < 1.5 * working_set, growth
 
 
-def _memory_cgroup(limit: int) -> Path | None:
-    """A new memory cgroup limited to ``limit`` bytes (cgroup v2, else v1), for a child to move
-    into, or None where this process cannot make one (not root, no writable hierarchy)."""
+def _memory_cgroup(limit: int | None) -> tuple[Path, str] | None:
+    """A new memory cgroup limited to ``limit`` bytes (cgroup v2, else v1; None: no limit) for a
+    child to move into, and the name of its limit file, or None where this process cannot make one
+    (not root, no writable hierarchy)."""
     name = f"combpred-test-{os.getpid()}"
     for parent, limit_file in (("/sys/fs/cgroup", "memory.max"), ("/sys/fs/cgroup/memory", "memory.limit_in_bytes")):
         group = Path(parent, name)
@@ -823,8 +825,9 @@ def _memory_cgroup(limit: int) -> Path | None:
             continue
         try:
             if (group / limit_file).exists():  # a cgroup file system makes it (not a tmpfs where one is mounted)
-                (group / limit_file).write_text(str(limit))
-                return group
+                if limit is not None:
+                    (group / limit_file).write_text(str(limit))
+                return group, limit_file
         except OSError:
             pass
         group.rmdir()
@@ -832,17 +835,20 @@ def _memory_cgroup(limit: int) -> Path | None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="cgroups")
-def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room():
+@pytest.mark.parametrize("late", [False, True])
+def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room(late):
     """The budget read a cgroup's limit at the hierarchy's mount point only, which is a container's
     own cgroup but not the cgroup of a batch job, a systemd service or a sandbox below the root: it
     took the machine's memory, and a fit it admitted was killed by the kernel's OOM killer (exit
     137, no exception). It now follows /proc/self/cgroup to the process's own cgroup: the default
     budget is half its limit, and a request beyond half of the room the cgroup has left (here after
-    X and y took part of it) is refused with a MemoryError that names the cgroup's limit."""
+    X and y took part of it) is refused with a MemoryError that names the cgroup's limit. ``late``:
+    the limit is set after the first call, which the budget never saw (probe EL: OOM-killed)."""
     limit = 600 * 2**20
-    group = _memory_cgroup(limit)
-    if group is None:
+    made = _memory_cgroup(None if late else limit)
+    if made is None:
         pytest.skip("cannot make a memory cgroup here (needs root and a writable cgroup hierarchy)")
+    group, limit_file = made
     code = textwrap.dedent(
         f"""
         import os, json, warnings
@@ -857,6 +863,8 @@ def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room():
         small = rng.normal(size=(20_000, 20)), sp.sample(20_000, random_state=0)
         ProbabilisticStructured(space=sp, max_iter=3).fit(*small)
         outcome["small"] = "fitted"
+        if {late}:
+            open({str(group / limit_file)!r}, "w").write("{limit}")
         X, Y = rng.normal(size=(700_000, 20)), sp.sample(700_000, random_state=1)  # 146 MB
         try:
             ProbabilisticStructured(space=sp, max_iter=3).fit(X, Y)  # a working set of 252 MB
@@ -874,7 +882,7 @@ def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room():
         group.rmdir()
     assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
     outcome = json.loads(child.stdout.strip().splitlines()[-1])
-    assert outcome["budget"] <= limit // 2, outcome
+    assert late or outcome["budget"] <= limit // 2, outcome
     assert outcome["small"] == "fitted", outcome
     assert outcome["large"].startswith("MemoryError: fitting X of 700000 samples"), outcome
     assert "the memory limit of the process's cgroup" in outcome["large"], outcome
@@ -1040,3 +1048,50 @@ def test_a_thread_limit_too_small_for_the_go_runtime_is_refused_before_it_starts
         assert "ulimit -u" in child.stdout, child.stdout
     else:
         assert child.stdout.strip() == "fitted", child.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/statm")
+@pytest.mark.parametrize("resource_name, room_mib, procs", [("RLIMIT_AS", 300, "2"), ("RLIMIT_DATA", 80, "1")])
+def test_a_limit_lowered_after_the_first_call_is_never_an_abort(resource_name, room_mib, procs):
+    """A limit set after a small first call (which had started few of the runtime's threads) with a
+    few hundred MB to spare: fits and samples the check admitted at half the room aborted the
+    process, in 2 of 4 runs (probe EL: the heap maps whole aligned arenas, 128 MB for a 72 MB
+    request, and the threads the fit then started mapped a stack and a malloc arena each). The
+    room now leaves out the threads to come and the heap's slack: each call fits or raises
+    MemoryError, in two children."""
+    code = textwrap.dedent(
+        f"""
+        import resource, warnings
+        import numpy as np
+        from combpred import ProbabilisticStructured, StructuredRidge
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        StructuredRidge().fit(rng.normal(size=(40, 3)), (rng.random((40, 4)) < 0.3).astype(int))
+        field = 0 if "{resource_name}" == "RLIMIT_AS" else 5
+        used = int(open("/proc/self/statm", encoding="ascii").read().split()[field]) * 4096
+        resource.setrlimit(resource.{resource_name}, (used + {room_mib} * 2**20, resource.RLIM_INFINITY))
+        def ranker(X, n):
+            model = ProbabilisticStructured(space="permutations").fit(X, np.argsort(rng.random((n, 5)), 1) + 1)
+            model.sample(X[:200], 50, random_state=0)
+            return model
+
+        for n in (500, 1000, 2000, 3000, 4000, 6000):
+            for fit in (lambda X: StructuredRidge(kernel="rbf").fit(X, (rng.random((n, 5)) < 0.3).astype(int)), ranker):
+                try:  # NumPy's own allocations may fail too: MemoryError as well
+                    X = rng.normal(size=(n, 10))
+                    fit(X, n).predict(X) if fit is ranker else fit(X).predict(X)
+                    print("fitted", flush=True)
+                except MemoryError:
+                    print("MemoryError", flush=True)
+        """
+    )
+    for _ in range(2):
+        child = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=dict(_child_environment(), GOMAXPROCS=procs),
+        )
+        assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-1500:]}"
+        assert len(child.stdout.split()) == 12, child.stdout

@@ -134,13 +134,14 @@ func Check(what string, bytes int64) error {
 	// kernel kills the process instead.
 	as, asLimit, asOK := mappingRoom()
 	cg, cgOK := int64(0), false
-	if bytes >= RoomCheckFrom && cgroupLimited() {
+	cgKnown := bytes >= RoomCheckFrom || !inCgroups() // the cgroups' files are read only for large requests
+	if cgKnown && inCgroups() {
 		cg, cgOK = cgroupRoom()
 	}
 	switch {
 	case asOK || cgOK:
 		limitHeap(as, asOK, cg, cgOK)
-	case !cgroupLimited():
+	case cgKnown:
 		unlimitHeap()
 	}
 	calls := max(1, sharing.Load())

@@ -11,5 +11,5 @@ func mappingRoom() (int64, string, bool) { return 0, "", false }
 // cgroupRoom is not known outside Linux.
 func cgroupRoom() (int64, bool) { return 0, false }
 
-// cgroupLimited is false outside Linux.
-func cgroupLimited() bool { return false }
+// inCgroups is false outside Linux.
+func inCgroups() bool { return false }
