@@ -1019,3 +1019,12 @@ def test_a_compressed_file_is_charged_as_it_is_decompressed(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 60 * 2**20, peak  # a block past a third of the budget, not the whole file
+
+
+@pytest.mark.skipif(not Path("/proc/self/pagemap").exists(), reason="a /proc file whose read fails")
+def test_a_data_file_whose_read_fails_is_named(tmp_path):
+    # /proc/self/pagemap refuses a read from offset 0 of that size: EINVAL, which named no file (probe EL)
+    (tmp_path / "label_ranking").mkdir()
+    (tmp_path / "label_ranking" / "iris.csv").symlink_to("/proc/self/pagemap")
+    with pytest.raises(OSError, match="iris.csv"):
+        datasets.load_label_ranking("iris", data_home=tmp_path)

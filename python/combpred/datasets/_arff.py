@@ -256,18 +256,24 @@ def read_file(path: Path, gz: bool = False) -> bytes:
     def charge(size: int, what: str) -> None:
         _capi.check_bytes(size * _TEXT_BYTES_PER_CHAR, f"{path}: its text ({size:,} bytes {what})")
 
-    with open(path, "rb") as raw:
-        if not gz:
-            charge(os.fstat(raw.fileno()).st_size, "on disk")
-            data = raw.read()  # sized by the file (a fixed block was allocated whole for a small file)
-            charge(len(data), "read")  # a file that grew while it was read
-            return data
-        fh = gzip.GzipFile(fileobj=raw)
-        blocks, size = [], 0
-        while block := fh.read(_READ_BLOCK):
-            size += len(block)
-            charge(size, "decompressed so far")
-            blocks.append(block)
+    try:
+        with open(path, "rb") as raw:
+            if not gz:
+                charge(os.fstat(raw.fileno()).st_size, "on disk")
+                data = raw.read()  # sized by the file (a fixed block was allocated whole for a small file)
+                charge(len(data), "read")  # a file that grew while it was read
+                return data
+            fh = gzip.GzipFile(fileobj=raw)
+            blocks, size = [], 0
+            while block := fh.read(_READ_BLOCK):
+                size += len(block)
+                charge(size, "decompressed so far")
+                blocks.append(block)
+    except OSError as exc:
+        if exc.filename is not None or isinstance(exc, FileNotFoundError):
+            raise
+        # a read that fails (EINVAL of a /proc file, EIO of a bad disk) named no file (probe EL)
+        raise type(exc)(exc.errno, f"{exc.strerror or exc} while reading it", str(path)) from exc
     return b"".join(blocks)
 
 
