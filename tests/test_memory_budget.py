@@ -835,20 +835,33 @@ def _memory_cgroup(limit: int | None) -> tuple[Path, str] | None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="cgroups")
-@pytest.mark.parametrize("late", [False, True])
-def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room(late):
+@pytest.mark.parametrize("late, namespace", [(False, False), (True, False), (False, True)])
+def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room(late, namespace):
     """The budget read a cgroup's limit at the hierarchy's mount point only, which is a container's
     own cgroup but not the cgroup of a batch job, a systemd service or a sandbox below the root: it
     took the machine's memory, and a fit it admitted was killed by the kernel's OOM killer (exit
     137, no exception). It now follows /proc/self/cgroup to the process's own cgroup: the default
     budget is half its limit, and a request beyond half of the room the cgroup has left (here after
     X and y took part of it) is refused with a MemoryError that names the cgroup's limit. ``late``:
-    the limit is set after the first call, which the budget never saw (probe EL: OOM-killed)."""
+    the limit is set after the first call, which the budget never saw (probe EL: OOM-killed).
+    ``namespace``: the child runs in a cgroup namespace of its own rooted at its cgroup
+    (`unshare -C`), so that neither /proc/self/cgroup nor the mount says where it is under the
+    mount point; it is found by its cgroup.procs (probe EL: OOM-killed)."""
     limit = 600 * 2**20
     made = _memory_cgroup(None if late else limit)
     if made is None:
         pytest.skip("cannot make a memory cgroup here (needs root and a writable cgroup hierarchy)")
     group, limit_file = made
+    command = [sys.executable, "-c"]
+    if namespace:
+        unshare = shutil.which("unshare")
+        if unshare is None or subprocess.run([unshare, "-C", "true"], capture_output=True).returncode != 0:
+            group.rmdir()
+            pytest.skip("unshare -C (a cgroup namespace) is not available here")
+        # into the cgroup first, then a namespace rooted there: the child's path reads "/", the
+        # mount's root "/../.." (the old code then read the mount point's limit, none)
+        join = f'echo $$ > {group / "cgroup.procs"}; exec "$0" "$@"'
+        command = ["sh", "-c", join, unshare, "-C", *command]
     code = textwrap.dedent(
         f"""
         import os, json, warnings
@@ -875,9 +888,7 @@ def test_a_cgroup_memory_limit_below_the_root_sets_the_budget_and_its_room(late)
         """
     )
     try:
-        child = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=_child_environment()
-        )
+        child = subprocess.run([*command, code], capture_output=True, text=True, timeout=300, env=_child_environment())
     finally:
         group.rmdir()
     assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"

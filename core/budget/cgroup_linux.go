@@ -56,11 +56,11 @@ const unlimitedV1 = 1 << 62
 // memoryCgroups returns the memory cgroups that hold the process, given /proc/self/mountinfo and
 // /proc/self/cgroup: for each cgroup hierarchy mounted with the memory controller (v1) or unified
 // (v2), the process's cgroup directory under the mount point and every directory above it up to
-// the mount point. Reading only the mount point's files saw a container's limit (its cgroup is
+// the mount point; locate, when not nil, finds the directory where the path cannot say it. Reading only the mount point's files saw a container's limit (its cgroup is
 // the root of its namespace) but not a limit set on the process's own cgroup below the root
 // (systemd-run -p MemoryMax, a batch scheduler's job, a sandbox): the budget then took the
 // machine's memory, and a fit it admitted was killed by the kernel's OOM killer.
-func memoryCgroups(mountinfo, cgroups string) []memoryCgroup {
+func memoryCgroups(mountinfo, cgroups string, locate func(mount string) string) []memoryCgroup {
 	paths := map[bool]string{} // the process's cgroup path, by v2
 	for _, line := range strings.Split(cgroups, "\n") {
 		parts := strings.SplitN(line, ":", 3)
@@ -97,14 +97,20 @@ func memoryCgroups(mountinfo, cgroups string) []memoryCgroup {
 		}
 		root, mount := unescapeMount(fields[3]), filepath.Clean(unescapeMount(fields[4]))
 		// The process's path is relative to its cgroup namespace's root, the mount's root to the
-		// hierarchy's: a path outside the mount's root (another namespace) leaves the mount point.
-		rel := ""
-		if root == "/" {
-			rel = path
-		} else if path == root || strings.HasPrefix(path, root+"/") {
-			rel = path[len(root):]
+		// hierarchy's. A path outside the mount's root (a namespace made after the mount, whose
+		// mount root then reads "/../..": `unshare -C`) does not say where the process is under
+		// the mount point: locate finds it there, or leaves the mount point alone.
+		dir := mount
+		switch {
+		case root == "/":
+			dir = filepath.Join(mount, path)
+		case path == root || strings.HasPrefix(path, root+"/"):
+			dir = filepath.Join(mount, path[len(root):])
+		case locate != nil:
+			if found := locate(mount); found != "" {
+				dir = found
+			}
 		}
-		dir := filepath.Join(mount, rel)
 		for {
 			found = append(found, memoryCgroup{dir: dir, v2: v2})
 			if dir == mount || len(dir) <= len(mount) {
@@ -156,13 +162,51 @@ var heldCgroups = sync.OnceValue(func() []memoryCgroup {
 		return nil
 	}
 	var held []memoryCgroup
-	for _, c := range memoryCgroups(string(mountinfo), string(cgroups)) {
+	for _, c := range memoryCgroups(string(mountinfo), string(cgroups), holdingDir) {
 		if _, err := os.Stat(c.limitFile()); err == nil {
 			held = append(held, c)
 		}
 	}
 	return held
 })
+
+// maxCgroupDirs bounds the directories holdingDir reads: a host's hierarchy may hold thousands.
+const maxCgroupDirs = 4096
+
+// holdingDir returns the directory under mount whose cgroup.procs lists this process, "" where
+// none of the first maxCgroupDirs does.
+func holdingDir(mount string) string {
+	pid := strconv.Itoa(os.Getpid())
+	queue, seen := []string{mount}, 0
+	for len(queue) > 0 && seen < maxCgroupDirs {
+		dir := queue[0]
+		queue = queue[1:]
+		seen++
+		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil && hasLine(string(b), pid) {
+			return dir
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				queue = append(queue, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return ""
+}
+
+// hasLine reports whether text holds line as one of its lines.
+func hasLine(text, line string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
 
 // limit returns the cgroup's memory limit, and false when it has none or it cannot be read.
 func (c memoryCgroup) limit() (int64, bool) {

@@ -3,6 +3,7 @@
 package budget
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -55,10 +56,16 @@ func TestMemoryCgroups(t *testing.T) {
 			want:      []memoryCgroup{{dir: "/sys/fs/cgroup/memory/inner"}, {dir: "/sys/fs/cgroup/memory"}},
 		},
 		{
-			name:      "a path outside the mount's root (another namespace): the mount point alone",
+			name:      "a path outside the mount's root (another namespace): where cgroup.procs lists the process",
 			mountinfo: "35 31 0:32 /docker/abc /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n",
 			cgroups:   "4:memory:/docker/abcdef\n",
-			want:      []memoryCgroup{{dir: "/sys/fs/cgroup/memory"}},
+			want:      []memoryCgroup{{dir: "/sys/fs/cgroup/memory/located"}, {dir: "/sys/fs/cgroup/memory"}},
+		},
+		{
+			name:      "unshare -C after the mount: its root reads /../..",
+			mountinfo: "35 31 0:32 /../.. /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n",
+			cgroups:   "4:memory:/\n",
+			want:      []memoryCgroup{{dir: "/sys/fs/cgroup/memory/located"}, {dir: "/sys/fs/cgroup/memory"}},
 		},
 		{
 			name:      "an escaped mount point",
@@ -80,7 +87,8 @@ func TestMemoryCgroups(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := memoryCgroups(tt.mountinfo, tt.cgroups); !reflect.DeepEqual(got, tt.want) {
+			locate := func(mount string) string { return mount + "/located" }
+			if got := memoryCgroups(tt.mountinfo, tt.cgroups, locate); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -181,5 +189,19 @@ func TestCheckCgroupRoom(t *testing.T) {
 	}
 	if err := Check("n_samples: the buffers", large); err != nil {
 		t.Errorf("the limit lifted: %v", err)
+	}
+}
+
+// holdingDir finds the directory whose cgroup.procs lists the process, in a tree it walks.
+func TestHoldingDir(t *testing.T) {
+	mount := t.TempDir()
+	writeFiles(t, mount, map[string]string{"cgroup.procs": "1\n2\n"})
+	writeFiles(t, filepath.Join(mount, "a"), map[string]string{"cgroup.procs": "3\n"})
+	writeFiles(t, filepath.Join(mount, "a", "b"), map[string]string{"cgroup.procs": fmt.Sprintf("7\n%d\n", os.Getpid())})
+	if got, want := holdingDir(mount), filepath.Join(mount, "a", "b"); got != want {
+		t.Errorf("holdingDir %q, want %q", got, want)
+	}
+	if got := holdingDir(filepath.Join(mount, "a", "b", "none")); got != "" {
+		t.Errorf("holdingDir of a missing tree %q, want none", got)
 	}
 }
