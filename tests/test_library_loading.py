@@ -49,16 +49,19 @@ def test_foreign_library_is_an_import_error_naming_it():
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/maps")
-@pytest.mark.parametrize("name", ["libcombpred.so", "core.so", "core"])
+@pytest.mark.parametrize("name", ["libcombpred.so", "core.so", "core", "deleted.so"])
 def test_second_copy_of_the_library_is_refused(tmp_path, name):
-    # a copy is known by its symbols, not by its file's name: "core.so" was not seen (probe EK)
+    # a copy is known by its symbols, not by its file's name: "core.so" was not seen (probe EK),
+    # nor a copy whose file was deleted once loaded, "/x/deleted.so (deleted)" in the maps (probe EN)
     copy = tmp_path / "elsewhere" / name
     copy.parent.mkdir()
     shutil.copy(_library(), copy)
     result = _run(
         f"""
-        import ctypes
+        import ctypes, os
         ctypes.CDLL({str(copy)!r})  # another copy, e.g. of another installation, already loaded
+        if {name == "deleted.so"}:
+            os.remove({str(copy)!r})
         from combpred import spaces
         try:
             spaces.Multilabel(3)

@@ -955,19 +955,28 @@ def test_a_data_segment_limit_too_small_for_the_go_runtime_is_refused_before_it_
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_STACK as glibc reads it")
-def test_large_thread_stacks_count_in_the_start_up_check():
+@pytest.mark.parametrize("in_process", [None, "lowered", "raised"])
+def test_large_thread_stacks_count_in_the_start_up_check(in_process):
     """glibc maps each new thread's stack at RLIMIT_STACK: under `ulimit -v 8000000` and
     `ulimit -s 2000000` the runtime's threads took 2 GB each and the first call aborted the process
-    in pthread_create, the check having counted 64 MiB a thread (probe EK)."""
+    in pthread_create, the check having counted 64 MiB a thread (probe EK). glibc fixes the stack
+    as the process starts: a process that lowers RLIMIT_STACK afterwards still gets 2 GB stacks
+    (the check read the new limit and let it abort), and one that raises it keeps 8 MiB ones (the
+    check refused it), probe EN."""
+    start_stack = 8 * 2**20 if in_process == "raised" else 2_000_000 * 1024
+    later = {None: None, "lowered": 8 * 2**20, "raised": 2_000_000 * 1024}[in_process]
 
     def limits() -> None:  # in the child before it starts: glibc reads RLIMIT_STACK then
-        resource.setrlimit(resource.RLIMIT_STACK, (2_000_000 * 1024, resource.RLIM_INFINITY))
+        resource.setrlimit(resource.RLIMIT_STACK, (start_stack, resource.RLIM_INFINITY))
         resource.setrlimit(resource.RLIMIT_AS, (8_000_000 * 1024, resource.RLIM_INFINITY))
 
     import resource
 
     code = textwrap.dedent(
-        """
+        f"""
+        import resource
+        if {later}:
+            resource.setrlimit(resource.RLIMIT_STACK, ({later}, resource.RLIM_INFINITY))
         from combpred import spaces
         try:
             spaces.Permutations(4).sample(1, random_state=0)
@@ -985,8 +994,11 @@ def test_large_thread_stacks_count_in_the_start_up_check():
         preexec_fn=limits,
     )
     assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-2000:]}"
-    assert child.stdout.startswith("MemoryError: combpred's core cannot start"), child.stdout
-    assert "(ulimit -s)" in child.stdout, child.stdout
+    if in_process == "raised":
+        assert child.stdout.strip() == "sampled", child.stdout
+    else:
+        assert child.stdout.startswith("MemoryError: combpred's core cannot start"), child.stdout
+        assert "(ulimit -s)" in child.stdout, child.stdout
 
 
 def _threads_of_user(uid: int) -> int:
@@ -1106,3 +1118,16 @@ def test_a_limit_lowered_after_the_first_call_is_never_an_abort(resource_name, r
         )
         assert child.returncode == 0, f"the child died (status {child.returncode}):\n{child.stderr[-1500:]}"
         assert len(child.stdout.split()) == 12, child.stdout
+
+
+def test_root_of_a_user_namespace_mapped_to_a_user_is_not_exempt_from_the_thread_limit():
+    """The kernel exempts from RLIMIT_NPROC only root of the initial user namespace: root of a
+    namespace owned by an ordinary user (a rootless container, `unshare -Ur`) was let through the
+    check, and the runtime aborted (probe EN)."""
+    from combpred import _capi
+
+    assert _capi._maps_to_root("         0          0 4294967295\n", 0)  # the initial namespace
+    assert _capi._maps_to_root("         0          0          1\n", 0)  # root's own unshare -Ur
+    assert not _capi._maps_to_root("         0      65534          1\n", 0)  # a user's unshare -Ur
+    assert not _capi._maps_to_root("      1000       1000          1\n", 0)  # uid 0 unmapped
+    assert _capi._maps_to_root("0 100000 65536\n", 5) is False

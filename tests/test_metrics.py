@@ -866,3 +866,23 @@ def test_hierarchical_metrics_name_a_dags_parent_sets():
             ValueError, match=r"^parent must be a non-empty 1-D integer array of parent ids.*describe a DAG"
         ):
             call()
+
+
+def test_a_scorer_of_any_callable_has_a_repr():
+    """The scorer's repr read the metric's __name__, which a functools.partial or a callable object
+    lacks: repr raised AttributeError, and a GridSearchCV holding the scorer could not be shown in
+    a notebook (probe EO)."""
+    import functools
+
+    from combpred import StructuredRidge
+    from sklearn.model_selection import GridSearchCV
+
+    class Loss:
+        def __call__(self, y_true, y_pred):
+            return 0.0
+
+    for metric in (functools.partial(combpred.metrics.kendall_tau, average=True), Loss()):
+        scorer = combpred.metrics.make_structured_scorer(metric)
+        assert repr(scorer).startswith("make_structured_scorer(")
+        search = GridSearchCV(StructuredRidge(), {"alpha": [1.0]}, scoring=scorer)
+        assert "make_structured_scorer(" in repr(search) and search._repr_html_()

@@ -320,3 +320,25 @@ def test_partial_fit_takes_a_chunk_of_zero_weights_after_the_first():
         StructuredRidge(solver="exact").partial_fit(X[:30], Y[:30], sample_weight=np.zeros(30))
     with pytest.raises(ValueError, match=r"sample_weight\[0\] = -1"):
         model.partial_fit(X[30:], Y[30:], sample_weight=-np.ones(30))
+
+
+def test_partial_fit_names_where_two_taxonomies_of_one_repr_differ():
+    """A taxonomy space's repr shows its node count only: the refusal of a changed space printed
+    the same text twice (probe EO). It names the first node whose parents differ."""
+    from combpred import spaces
+
+    rng = np.random.default_rng(0)
+    model = StructuredRidge(space=spaces.DAGPaths([[], [0], [0], [1, 2]]), solver="exact")
+    model.partial_fit(rng.normal(size=(10, 2)), np.array([3] * 5 + [1] * 5))
+    model.set_params(space=spaces.DAGPaths([[], [0], [0], [2, 1]]))
+    with pytest.raises(
+        ValueError, match=r"where node 3's parents are \(2, 1\) against the model's \(1, 2\) \(the order"
+    ):
+        model.partial_fit(rng.normal(size=(10, 2)), np.array([3] * 10))
+    tree = spaces.Subtrees([-1, 0, 0, 1])
+    model = StructuredRidge(space=tree, solver="exact").partial_fit(
+        rng.normal(size=(10, 2)), tree.sample(10, random_state=0)
+    )
+    model.set_params(space=spaces.Subtrees([-1, 0, 0, 2]))
+    with pytest.raises(ValueError, match=r"where node 3's parent is 2 against the model's 1;"):
+        model.partial_fit(rng.normal(size=(10, 2)), tree.sample(10, random_state=0))

@@ -444,7 +444,21 @@ def _statm() -> list[int] | None:
 
 
 def _thread_stack() -> int:
-    """The stack glibc maps for each new thread: RLIMIT_STACK, 8 MiB where it is unlimited."""
+    """The stack the C library maps for each new thread: its default thread attributes' (glibc
+    fixes it from RLIMIT_STACK as the process starts, and a later setrlimit does not change it:
+    reading RLIMIT_STACK let a process that had lowered it from 2 GB abort, and refused one that
+    had raised it, probe EN), else RLIMIT_STACK, 8 MiB where it is unlimited."""
+    try:
+        libc = ctypes.CDLL(None)
+        attr = ctypes.create_string_buffer(256)  # pthread_attr_t: 56 bytes on x86-64 and arm64
+        if libc.pthread_getattr_default_np(attr) == 0:
+            size = ctypes.c_size_t()
+            ok = libc.pthread_attr_getstacksize(attr, ctypes.byref(size)) == 0
+            libc.pthread_attr_destroy(attr)
+            if ok and size.value > 0:
+                return size.value
+    except (OSError, AttributeError):  # not glibc
+        pass
     limit = resource.getrlimit(resource.RLIMIT_STACK)[0]
     return _MEASURED_THREAD_STACK if limit == resource.RLIM_INFINITY else max(limit, 16 * 2**10)
 
@@ -527,12 +541,37 @@ def _system_tasks() -> int:
         return 2**62
 
 
+def _exempt_from_nproc() -> bool:
+    """Whether the kernel exempts this process from RLIMIT_NPROC: its user is root of the initial
+    user namespace. Root of another namespace mapped to an ordinary user (``unshare -Ur`` by a
+    user, a rootless container) is limited, and was let through to the runtime's abort (probe EN)."""
+    if os.getuid() != 0:
+        return False
+    try:
+        with open("/proc/self/uid_map", encoding="ascii") as f:
+            return _maps_to_root(f.read(), 0)
+    except OSError:
+        return True  # no user namespaces to be in
+
+
+def _maps_to_root(uid_map: str, uid: int) -> bool:
+    """Whether ``uid`` of this user namespace is root of the initial one, by /proc/self/uid_map's
+    lines "first-inside first-outside count"."""
+    for line in uid_map.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and all(f.isdigit() for f in fields):
+            inside, outside, count = (int(f) for f in fields)
+            if inside <= uid < inside + count:
+                return outside + uid - inside == 0
+    return False
+
+
 def _refuse_a_thin_thread_limit() -> None:
     """Raise RuntimeError, before the core is loaded, when the user's process limit (ulimit -u,
     RLIMIT_NPROC, which counts every thread of the user's processes) leaves fewer threads than
     the core's Go runtime starts: its failed pthread_create aborted the process (probes EJ, EK:
     ``ulimit -u 6`` let the first call run and aborted a fit). Root is exempt from the limit."""
-    if resource is None or not hasattr(resource, "RLIMIT_NPROC") or os.getuid() == 0:
+    if resource is None or not hasattr(resource, "RLIMIT_NPROC") or _exempt_from_nproc():
         return
     limit = resource.getrlimit(resource.RLIMIT_NPROC)[0]
     if limit == resource.RLIM_INFINITY:
@@ -545,7 +584,8 @@ def _refuse_a_thin_thread_limit() -> None:
         raise RuntimeError(
             f"combpred's core cannot start under this user's process limit (ulimit -u {limit}): the user runs "
             f"{running} threads, and the core's Go runtime starts about {need} ({_RUNTIME_THREADS_BEYOND_PROCS} besides "
-            f"the threads it runs Go code on: GOMAXPROCS, at least {_MIN_PROCS}). Raise the limit, or lower GOMAXPROCS; with fewer threads left the Go "
+            f"the threads it runs Go code on: GOMAXPROCS, at least {_MIN_PROCS}). Raise the limit"
+            f"{', or lower GOMAXPROCS' if _go_threads() > _MIN_PROCS else ''}; with fewer threads left the Go "
             "runtime would abort the process."
         )
 
@@ -924,11 +964,16 @@ def _refuse_second_copy(path: Any) -> None:
     for other in sorted(mapped):
         if not other.startswith("/"):
             continue
-        try:
-            st = os.stat(other)
-        except OSError:
-            continue
-        if (st.st_dev, st.st_ino) != (ours.st_dev, ours.st_ino) and _is_combpred_library(other):
+        name = other.removesuffix(" (deleted)")
+        if name != other:  # a copy whose file is gone: still loaded under its name (probe EN)
+            same = os.path.abspath(name) == os.path.abspath(path)  # ours, replaced on disk since
+        else:
+            try:
+                st = os.stat(other)
+            except OSError:
+                continue
+            same = (st.st_dev, st.st_ino) == (ours.st_dev, ours.st_ino)
+        if not same and _is_combpred_library(name):
             raise ImportError(
                 f"another copy of combpred's core library is already loaded in this process ({other}); "
                 f"loading {path} would start a second Go runtime, which Go does not support "

@@ -681,8 +681,8 @@ class StructuredRidge(StructuredEstimator):
             self._validate_params()
             if not _same_space(self.space, self.space_):
                 raise ValueError(
-                    f"partial_fit: space must stay that of the model ({self.space_!r}), got space={self.space!r}; "
-                    "fit anew to change it"
+                    f"partial_fit: space must stay that of the model ({self.space_!r}), got space={self.space!r}"
+                    f"{_space_difference(self.space, self.space_)}; fit anew to change it"
                 )
             if fitted is not None or callable(self.kernel):
                 if fitted is None or fitted.projection is None:
@@ -1267,3 +1267,23 @@ def _same_space(param: Any, fitted: _spaces.Space) -> bool:
     if isinstance(param, str):
         return param == fitted.kind
     return type(param) is type(fitted) and param._params() == fitted._params()
+
+
+def _space_difference(param: Any, fitted: _spaces.Space) -> str:
+    """Where two taxonomy spaces of one repr differ (their reprs show the node count only, and a
+    refusal printed the same text twice, probe EO): the first node whose parent or parents differ,
+    ", where ..."; "" for spaces the repr tells apart."""
+    if isinstance(param, str) or repr(param) != repr(fitted):
+        return ""
+    for name in ("parent", "parents"):
+        mine, theirs = getattr(fitted, name, None), getattr(param, name, None)
+        if mine is not None and theirs is not None and mine != theirs:
+            v = next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b)
+            order = (
+                " (the order of a node's parents counts)"
+                if name == "parents" and set(mine[v]) == set(theirs[v])
+                else ""
+            )
+            verb = "are" if name == "parents" else "is"
+            return f", where node {v}'s {name} {verb} {theirs[v]} against the model's {mine[v]}{order}"
+    return ""

@@ -797,7 +797,7 @@ class _StructuredScorer:
         value = self._metric(y_true, y_pred, **kwargs)
         if np.ndim(value) != 0:
             # average=False made NumPy's "only 0-dimensional arrays can be converted" (probe DN)
-            name = getattr(self._metric, "__name__", repr(self._metric))
+            name = _metric_name(self._metric)
             raise ValueError(
                 f"metric {name} returned an array of shape {np.shape(value)}; a scorer needs one number "
                 "(drop average=False or average=None from make_structured_scorer's keywords)"
@@ -849,7 +849,7 @@ class _StructuredScorer:
     def __repr__(self) -> str:
         args = "".join(f", {k}=..." for k in self._kwargs)
         neg = ", greater_is_better=False" if self._sign < 0 else ""
-        return f"make_structured_scorer({self._metric.__name__}{neg}{args})"
+        return f"make_structured_scorer({_metric_name(self._metric)}{neg}{args})"
 
 
 def make_structured_scorer(
@@ -908,3 +908,10 @@ kendall_tau_scorer = make_structured_scorer(kendall_tau)
 
 #: Mean Spearman ρ of ``estimator.predict(X)`` against rank rows y (greater is better).
 spearman_rho_scorer = make_structured_scorer(spearman_rho)
+
+
+def _metric_name(metric: Any) -> str:
+    """A metric's name for messages and reprs: its ``__name__``, or its repr for a callable without
+    one (a ``functools.partial``, a callable object: the scorer's repr raised AttributeError, and a
+    GridSearchCV holding it could not be displayed, probe EO)."""
+    return getattr(metric, "__name__", None) or repr(metric)
