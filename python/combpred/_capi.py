@@ -543,27 +543,18 @@ def _system_tasks() -> int:
 
 def _exempt_from_nproc() -> bool:
     """Whether the kernel exempts this process from RLIMIT_NPROC: its user is root of the initial
-    user namespace. Root of another namespace mapped to an ordinary user (``unshare -Ur`` by a
-    user, a rootless container) is limited, and was let through to the runtime's abort (probe EN)."""
+    user namespace. A user namespace whose uid_map is the whole identity ("0 0 4294967295") can
+    only sit in such namespaces all the way up; any other map may lead to an ordinary user, whose
+    limit holds: root of ``unshare -Ur`` or of a rootless container was let through to the
+    runtime's abort (probe EN), nested namespaces too, whose map reads "0 0 1" whatever their parent
+    maps it to (probe EP). Where the map cannot be read, the threads are counted."""
     if os.getuid() != 0:
         return False
     try:
         with open("/proc/self/uid_map", encoding="ascii") as f:
-            return _maps_to_root(f.read(), 0)
+            return f.read().split() == ["0", "0", "4294967295"]
     except OSError:
-        return True  # no user namespaces to be in
-
-
-def _maps_to_root(uid_map: str, uid: int) -> bool:
-    """Whether ``uid`` of this user namespace is root of the initial one, by /proc/self/uid_map's
-    lines "first-inside first-outside count"."""
-    for line in uid_map.splitlines():
-        fields = line.split()
-        if len(fields) == 3 and all(f.isdigit() for f in fields):
-            inside, outside, count = (int(f) for f in fields)
-            if inside <= uid < inside + count:
-                return outside + uid - inside == 0
-    return False
+        return False
 
 
 def _refuse_a_thin_thread_limit() -> None:
