@@ -151,14 +151,22 @@ func unescapeMount(s string) string {
 	return b.String()
 }
 
-// heldCgroups returns the memory cgroups holding the process, found when first asked (a process
-// is rarely moved after it starts); their limits are read at every check, so that a limit set or
-// changed later counts (a limit set after the first call was never seen, and a fit the kernel then
-// killed had been admitted, probe EL).
-var heldCgroups = sync.OnceValue(func() []memoryCgroup {
-	mountinfo, err1 := os.ReadFile("/proc/self/mountinfo")
-	cgroups, err2 := os.ReadFile("/proc/self/cgroup")
-	if err1 != nil || err2 != nil {
+// heldCgroups returns the memory cgroups holding the process, found again whenever
+// /proc/self/cgroup changes (a process moved by cgroup.procs, systemd-run --scope or a job
+// scheduler after its first call kept the cgroups of that call, and was OOM-killed, probe EP);
+// their limits are read at every check, so that a limit set or changed later counts (probe EL).
+var heldCgroups = func() []memoryCgroup {
+	cgroups, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil
+	}
+	cgroupCache.Lock()
+	defer cgroupCache.Unlock()
+	if string(cgroups) == cgroupCache.key {
+		return cgroupCache.held
+	}
+	mountinfo, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
 		return nil
 	}
 	var held []memoryCgroup
@@ -167,8 +175,16 @@ var heldCgroups = sync.OnceValue(func() []memoryCgroup {
 			held = append(held, c)
 		}
 	}
+	cgroupCache.key, cgroupCache.held = string(cgroups), held
 	return held
-})
+}
+
+// cgroupCache holds the cgroups heldCgroups found for the /proc/self/cgroup it read.
+var cgroupCache struct {
+	sync.Mutex
+	key  string
+	held []memoryCgroup
+}
 
 // maxCgroupDirs bounds the directories holdingDir reads: a host's hierarchy may hold thousands.
 const maxCgroupDirs = 4096
