@@ -363,7 +363,7 @@ func schemaJSON() ([]byte, error) {
 		// in docstrings, checked by tests); min_procs: the fewest Ps the runtime keeps, which
 		// Python's address-space check counts before it loads the core; room_check_from: the least
 		// request whose room under a cgroup's memory limit the budget weighs, which Python's
-		// outputs from that size on ask the core about; heap_slack_address_space, heap_slack_data:
+		// outputs from that size on ask the core about; mapping_slack_address_space, mapping_slack_data:
 		// the room the budget keeps for the heap's growth under RLIMIT_AS and RLIMIT_DATA, which
 		// Python's start-up check asks for besides the runtime's own.
 		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta,
@@ -373,7 +373,7 @@ func schemaJSON() ([]byte, error) {
 			"auto_brute_force_max": prob.AutoBruteForceMax, "max_exact_unknowns": ridge.MaxExactUnknowns,
 			"max_dense_dim": ridge.MaxDim, "max_threads_per_cpu": maxThreadsPerCPU, "max_marginal_scale": ridge.MaxScaleFactor,
 			"min_procs": minProcs, "room_check_from": budget.RoomCheckFrom,
-			"heap_slack_address_space": float64(budget.HeapSlack[0]), "heap_slack_data": float64(budget.HeapSlack[1])},
+			"mapping_slack_address_space": float64(budget.MappingSlack[0]), "mapping_slack_data": float64(budget.MappingSlack[1])},
 		// per space kind with a decoder parameter: the largest size "auto" decodes exactly, and
 		// the largest "exact" accepts, which the spaces' docstrings state (checked by a test)
 		Decoders: space.DecoderLimits(),

@@ -81,6 +81,8 @@ type Error struct {
 	Room    int64
 	Limit   string
 	Sharing int64
+	// Kept is what the limit's room keeps besides for a call's own mappings (MappingSlack).
+	Kept int64
 }
 
 // The limits whose room Check weighs, as Error names them.
@@ -100,8 +102,16 @@ func (e *Error) Error() string {
 		if e.Sharing > 1 {
 			share = fmt.Sprintf("1/%d, with %d calls running at once", 2*e.Sharing, e.Sharing)
 		}
-		return fmt.Sprintf("%s: needs %s, but %s leaves it %s, of which one request may take %s; make it smaller, "+
-			"or raise the limit", e.What, need, e.Limit, amount(e.Room), share)
+		left := amount(e.Room)
+		if e.Room <= 1 {
+			left = "nothing"
+		}
+		kept := ""
+		if e.Kept > 0 {
+			kept = fmt.Sprintf(" beyond the %s kept for the call's own mappings", Human(e.Kept))
+		}
+		return fmt.Sprintf("%s: needs %s, but %s leaves it %s%s, of which one request may take %s; make it "+
+			"smaller, or raise the limit", e.What, need, e.Limit, left, kept, share)
 	}
 	return fmt.Sprintf("%s: needs %s, above the memory budget of %s; make it smaller, or raise the budget with "+
 		"combpred.set_config(max_memory=...)", e.What, need, amount(e.Budget))
@@ -153,7 +163,11 @@ func Check(what string, bytes int64) error {
 		// fits back to back had grown the heap's mappings by 1.2 GB each (probe DP).
 		runtime.GC()
 		if as, asLimit, asOK = mappingRoom(); asOK && tooLarge(as) {
-			return &Error{What: what, Need: bytes, Budget: b, Room: max(as, 1), Limit: asLimit, Sharing: calls}
+			kept := MappingSlack[0]
+			if asLimit == dataSegmentLimit {
+				kept = MappingSlack[1]
+			}
+			return &Error{What: what, Need: bytes, Budget: b, Room: max(as, 1), Limit: asLimit, Sharing: calls, Kept: kept}
 		}
 		if cg, cgOK = cgroupRoom(); cgOK && bytes >= RoomCheckFrom && tooLarge(cg+freeHeapBytes()) {
 			return &Error{What: what, Need: bytes, Budget: b, Room: max(cg+freeHeapBytes(), 1), Limit: cgroupMemoryLimit,

@@ -117,3 +117,13 @@ func TestSmallAmountsAreWrittenOnce(t *testing.T) {
 		t.Fatalf("Check(24) under a budget of 1 byte = %q", msg)
 	}
 }
+
+// A refusal under a limit says what the room keeps besides, and "nothing" where nothing is left
+// beyond it: it said "leaves it 1 bytes" (probe EP).
+func TestErrorUnderALimitSaysWhatIsKept(t *testing.T) {
+	e := &Error{What: "n_samples: a sample", Need: 1 << 20, Room: 1, Limit: addressSpaceLimit, Sharing: 1, Kept: MappingSlack[0]}
+	want := "leaves it nothing beyond the 209.7 MB kept for the call's own mappings, of which one request may take half"
+	if !strings.Contains(e.Error(), want) {
+		t.Errorf("%q lacks %q", e.Error(), want)
+	}
+}

@@ -17,13 +17,23 @@ const heapRoomFraction = 0.75
 // Linux): the limit counts the pages in use, the address-space limit whole reservations.
 const heapArenaBytes = 64 << 20
 
-// HeapSlack is the room the heap's growth takes beyond the bytes it is asked for, under RLIMIT_AS
-// and under RLIMIT_DATA: the heap maps address space a whole aligned arena at a time (a 72 MB
-// request grew the mappings by 128 MB), and growing it writes metadata (the arenas' bitmaps, the
-// collector's queues). With the limit set after a small first call and a few hundred MB left,
-// requests admitted at half of it ended in the runtime's fatal "out of memory" or a fault in its
-// collector (probe EL: 2 of 4 runs, and 4 of 6 under RLIMIT_DATA; none in 36 runs with it).
-var HeapSlack = [2]int64{2 * heapArenaBytes, heapArenaBytes}
+// MappingSlack is what a call may map under RLIMIT_AS and under RLIMIT_DATA beyond the bytes it
+// asks the budget for, which the room leaves out. The heap maps address space a whole aligned
+// arena at a time (a 72 MB request grew the mappings by 128 MB) and writes metadata as it grows
+// (the arenas' bitmaps, the collector's queues); the runtime may start a thread, with its stack
+// and, under RLIMIT_AS, a malloc arena. With the limit set after a small first call and a few
+// hundred MB left, requests admitted at half of the room ended in the runtime's fatal "out of
+// memory" or a fault in its collector (probe EL: 2 of 4 runs, 4 of 6 under RLIMIT_DATA; none in 36
+// with two arenas kept), and with 150 MB left a call's new thread failed (probe EP: 3 of 20).
+var MappingSlack = [2]int64{2*heapArenaBytes + threadMapping, heapArenaBytes + threadStack}
+
+// threadMapping is what a new thread maps under RLIMIT_AS: its stack (8 MiB, glibc's default)
+// and its malloc arena (64 MiB on 64-bit Linux, reserved at its first malloc); threadStack what
+// it maps under RLIMIT_DATA.
+const (
+	threadStack   = 8 << 20
+	threadMapping = threadStack + 64<<20
+)
 
 var (
 	userLimitOnce sync.Once

@@ -18,7 +18,7 @@ func TestCheckAddressSpaceRoom(t *testing.T) {
 	const room = 1 << 30
 	old := underLimit(t, unix.RLIMIT_AS, room)
 	got, _, ok := mappingRoom()
-	if want := room + idleHeapBytes() - HeapSlack[0]; !ok || got > want+(16<<20) || got < want-(64<<20) { // the test's own mappings may grow a little
+	if want := room + idleHeapBytes() - MappingSlack[0]; !ok || got > want+(16<<20) || got < want-(64<<20) { // the test's own mappings may grow a little
 		t.Fatalf("room %d (%v), want about %d (the limit's room and the heap's idle spans, less its slack)", got, ok, want)
 	}
 	if err := Check("fit", got/5); err != nil {
@@ -101,7 +101,7 @@ func TestCheckDataSegmentRoom(t *testing.T) {
 	const room = 1 << 30
 	underLimit(t, unix.RLIMIT_DATA, room)
 	got, limit, ok := mappingRoom()
-	if want := room + idleHeapBytes() - HeapSlack[1]; !ok || limit != dataSegmentLimit || got > want+(16<<20) || got < want-(64<<20) {
+	if want := room + idleHeapBytes() - MappingSlack[1]; !ok || limit != dataSegmentLimit || got > want+(16<<20) || got < want-(64<<20) {
 		t.Fatalf("room %d of %q (%v), want about %d", got, limit, ok, want)
 	}
 	if err := Check("fit", got/5); err != nil {

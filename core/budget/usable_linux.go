@@ -40,7 +40,7 @@ func usableMemory() int64 {
 // mappingRoom is what the process may still map under its address-space limit (RLIMIT_AS, less
 // the size of its mappings now) and its data-segment limit (RLIMIT_DATA, less its writable private
 // mappings now), the smaller where both are set, plus the Go heap's mapped spans that hold no
-// objects (reusable without a new mapping), less HeapSlack; limit names the one that binds, and ok
+// objects (reusable without a new mapping), less MappingSlack; limit names the one that binds, and ok
 // is false when neither is set or the sizes cannot be read. It is read at every call: the mappings grow as the
 // process runs (Python's imports, BLAS thread stacks, the Go heap's arenas) and setrlimit may
 // change the limits. The heap's arenas stay mapped once grown: counted as taken, they made a fit
@@ -63,7 +63,7 @@ func mappingRoom() (room int64, limit string, ok bool) {
 	idle := idleHeapBytes()
 	room = math.MaxInt64
 	for i, name := range []string{addressSpaceLimit, dataSegmentLimit} {
-		if r := max(0, int64(rl[i].Cur)-statm[i]+idle-HeapSlack[i]); set[i] && r < room {
+		if r := max(0, int64(rl[i].Cur)-statm[i]+idle-MappingSlack[i]); set[i] && r < room {
 			room, limit = r, name
 		}
 	}

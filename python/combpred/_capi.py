@@ -407,11 +407,12 @@ _RUNTIME_DATA = 120 * 2**20
 # thread, threads blocked in system calls): 7 to 8 in all after a fit, with GOMAXPROCS 1 to 8.
 _MEASURED_THREAD_STACK = 8 * 2**20
 _RUNTIME_THREADS_BEYOND_PROCS = 6
-# The room the core's budget keeps for its heap's growth under each limit (budget.HeapSlack), which
-# a first request needs besides what the runtime takes as it starts.
-_HEAP_SLACK = {
-    "RLIMIT_AS": int(_schema.query_default("heap_slack_address_space")),
-    "RLIMIT_DATA": int(_schema.query_default("heap_slack_data")),
+# What the core's budget keeps under each limit for what a call maps beyond its requests (the heap's
+# growth, a new thread; budget.MappingSlack), which a first request needs besides what the runtime
+# takes as it starts.
+_MAPPING_SLACK = {
+    "RLIMIT_AS": int(_schema.query_default("mapping_slack_address_space")),
+    "RLIMIT_DATA": int(_schema.query_default("mapping_slack_data")),
 }
 
 
@@ -483,19 +484,19 @@ def _refuse_thin_memory_limits() -> None:
             continue
         if kind == resource.RLIMIT_AS:
             name, used = f"address-space limit (ulimit -v {limit // 1024} kB)", statm[0]
-            slack = _HEAP_SLACK["RLIMIT_AS"]
+            slack = _MAPPING_SLACK["RLIMIT_AS"]
             need = _RUNTIME_ADDRESS_SPACE + threads * _RUNTIME_ADDRESS_SPACE_PER_THREAD + stacks + slack
             parts = (
                 f"{_RUNTIME_ADDRESS_SPACE // mib} MiB, plus {_RUNTIME_ADDRESS_SPACE_PER_THREAD // mib} MiB for each of "
-                f"the {threads} threads it runs Go code on, plus {slack // mib} MiB its heap's growth keeps"
+                f"the {threads} threads it runs Go code on, plus {slack // mib} MiB kept for a call's own mappings"
             )
         else:
             name, used = f"data-segment limit (ulimit -d {limit // 1024} kB)", statm[5]
-            slack = _HEAP_SLACK["RLIMIT_DATA"]
+            slack = _MAPPING_SLACK["RLIMIT_DATA"]
             need = _RUNTIME_DATA + (threads + _RUNTIME_THREADS_BEYOND_PROCS) * stack + slack
             parts = (
                 f"{_RUNTIME_DATA // mib} MiB, plus a stack of {stack // mib} MiB (ulimit -s) for each of its "
-                f"{threads} + {_RUNTIME_THREADS_BEYOND_PROCS} threads, plus {slack // mib} MiB its heap's growth keeps"
+                f"{threads} + {_RUNTIME_THREADS_BEYOND_PROCS} threads, plus {slack // mib} MiB kept for a call's own mappings"
             )
         if stacks and kind == resource.RLIMIT_AS:
             parts += f", and their stacks of {stack // mib} MiB each (ulimit -s)"

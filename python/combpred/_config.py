@@ -63,9 +63,11 @@ def set_config(max_memory: Any = _UNSET) -> None:
         raises ``MemoryError`` naming the parameter and the bytes it needs, where the process would
         otherwise be killed. None restores the default: half of the memory the process may use
         (the smallest of the physical memory, the memory limits of the cgroups holding the
-        process, the address-space limit and the data-segment limit). Under a cgroup's memory
-        limit, an address-space limit or a data-segment limit, a request is also refused beyond
-        half of what the limit leaves free at the time.
+        process, the address-space limit and the data-segment limit), fixed when the core is first
+        used: a limit raised or lifted later leaves the default as it was (set ``max_memory`` to
+        go beyond it). Under a cgroup's memory limit, an address-space limit or a data-segment
+        limit, a request is also refused beyond half of what the limit leaves free at the time,
+        which follows a limit set or lowered later.
         It is also written to the environment variable ``COMBPRED_MAX_MEMORY``, which a process
         reads when it loads combpred's core: worker processes started afterwards (joblib's
         ``loky`` workers of ``GridSearchCV(n_jobs=2)``, ``multiprocessing``) inherit the budget;
