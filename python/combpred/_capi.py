@@ -410,6 +410,10 @@ _RUNTIME_THREADS_BEYOND_PROCS = 6
 # What the core's budget keeps under each limit for what a call maps beyond its requests (the heap's
 # growth, a new thread; budget.MappingSlack), which a first request needs besides what the runtime
 # takes as it starts.
+# On a loaded machine the runtime's start and a small first fit mapped up to one thread more than the
+# figures above (1,562-1,698 MiB on two CPUs, 5 or 6 threads; a CI run refused the first fit of a
+# process given them exactly): a thread's stack and malloc arena.
+_LOADED_THREAD = 72 * 2**20
 _MAPPING_SLACK = {
     "RLIMIT_AS": int(_schema.query_default("mapping_slack_address_space")),
     "RLIMIT_DATA": int(_schema.query_default("mapping_slack_data")),
@@ -484,11 +488,11 @@ def _refuse_thin_memory_limits() -> None:
             continue
         if kind == resource.RLIMIT_AS:
             name, used = f"address-space limit (ulimit -v {limit // 1024} kB)", statm[0]
-            slack = _MAPPING_SLACK["RLIMIT_AS"]
+            slack = _MAPPING_SLACK["RLIMIT_AS"] + _LOADED_THREAD
             need = _RUNTIME_ADDRESS_SPACE + threads * _RUNTIME_ADDRESS_SPACE_PER_THREAD + stacks + slack
             parts = (
                 f"{_RUNTIME_ADDRESS_SPACE // mib} MiB, plus {_RUNTIME_ADDRESS_SPACE_PER_THREAD // mib} MiB for each of "
-                f"the {threads} threads it runs Go code on, plus {slack // mib} MiB kept for a call's own mappings"
+                f"the {threads} threads it runs Go code on, plus {slack // mib} MiB kept for a call's own mappings and a thread more"
             )
         else:
             name, used = f"data-segment limit (ulimit -d {limit // 1024} kB)", statm[5]
