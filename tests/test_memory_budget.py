@@ -918,7 +918,7 @@ def _under_data_limit(room: int, body: str, warm_up: bool = True) -> subprocess.
             StructuredRidge().fit(rng.normal(size=(20, 3)), (rng.random((20, 3)) > 0.5).astype(int))
         with open("/proc/self/statm", encoding="ascii") as f:
             data = int(f.read().split()[5]) * os.sysconf("SC_PAGE_SIZE")
-        resource.setrlimit(resource.RLIMIT_DATA, (data + {room}, resource.RLIM_INFINITY))
+        resource.setrlimit(resource.RLIMIT_DATA, (data + {room}, resource.getrlimit(resource.RLIMIT_DATA)[1]))
         try:
         {body}
         except MemoryError as exc:
@@ -970,18 +970,22 @@ def test_large_thread_stacks_count_in_the_start_up_check(in_process):
     check refused it), probe EN."""
     start_stack = 8 * 2**20 if in_process == "raised" else 2_000_000 * 1024
     later = {None: None, "lowered": 8 * 2**20, "raised": 2_000_000 * 1024}[in_process]
+    import resource
+
+    for kind, least in ((resource.RLIMIT_STACK, 2_000_000 * 1024), (resource.RLIMIT_AS, 8_000_000 * 1024)):
+        hard = resource.getrlimit(kind)[1]
+        if hard != resource.RLIM_INFINITY and hard < least:
+            pytest.skip("the hard limits here do not allow 2 GB stacks under an 8 GB address space")
 
     def limits() -> None:  # in the child before it starts: glibc reads RLIMIT_STACK then
-        resource.setrlimit(resource.RLIMIT_STACK, (start_stack, resource.RLIM_INFINITY))
-        resource.setrlimit(resource.RLIMIT_AS, (8_000_000 * 1024, resource.RLIM_INFINITY))
-
-    import resource
+        resource.setrlimit(resource.RLIMIT_STACK, (start_stack, resource.getrlimit(resource.RLIMIT_STACK)[1]))
+        resource.setrlimit(resource.RLIMIT_AS, (8_000_000 * 1024, resource.getrlimit(resource.RLIMIT_AS)[1]))
 
     code = textwrap.dedent(
         f"""
         import resource
         if {later}:
-            resource.setrlimit(resource.RLIMIT_STACK, ({later}, resource.RLIM_INFINITY))
+            resource.setrlimit(resource.RLIMIT_STACK, ({later}, resource.getrlimit(resource.RLIMIT_STACK)[1]))
         from combpred import spaces
         try:
             spaces.Permutations(4).sample(1, random_state=0)
@@ -1097,7 +1101,7 @@ def test_a_limit_lowered_after_the_first_call_is_never_an_abort(resource_name, r
         StructuredRidge().fit(rng.normal(size=(40, 3)), (rng.random((40, 4)) < 0.3).astype(int))
         field = 0 if "{resource_name}" == "RLIMIT_AS" else 5
         used = int(open("/proc/self/statm", encoding="ascii").read().split()[field]) * 4096
-        resource.setrlimit(resource.{resource_name}, (used + {room_mib} * 2**20, resource.RLIM_INFINITY))
+        resource.setrlimit(resource.{resource_name}, (used + {room_mib} * 2**20, resource.getrlimit(resource.{resource_name})[1]))
         def ranker(X, n):
             model = ProbabilisticStructured(space="permutations").fit(X, np.argsort(rng.random((n, 5)), 1) + 1)
             model.sample(X[:200], 50, random_state=0)
