@@ -364,8 +364,10 @@ func schemaJSON() ([]byte, error) {
 		// Python's address-space check counts before it loads the core; room_check_from: the least
 		// request whose room under a cgroup's memory limit the budget weighs, which Python's
 		// outputs from that size on ask the core about; mapping_slack_address_space, mapping_slack_data:
-		// the room the budget keeps for the heap's growth under RLIMIT_AS and RLIMIT_DATA, which
-		// Python's start-up check asks for besides the runtime's own.
+		// the room the budget keeps for what a call maps besides its requests (the heap's growth, a
+		// new thread) under RLIMIT_AS and RLIMIT_DATA, which Python's start-up check asks for
+		// besides the runtime's own; thread_mapping: what a new thread maps under RLIMIT_AS, of
+		// which that check asks for one more on a loaded machine.
 		Defaults: map[string]float64{"epsilon": prob.DefaultEpsilon, "delta": prob.DefaultDelta,
 			"max_samples": prob.DefaultMaxSamples, "inline_rows": smallQuery, "exact_unknowns": ridge.ExactLimit,
 			"chain_report_columns": prob.MarginalsReportCols, "spread_weight_floor": prob.SpreadWeightFloor,
@@ -373,7 +375,8 @@ func schemaJSON() ([]byte, error) {
 			"auto_brute_force_max": prob.AutoBruteForceMax, "max_exact_unknowns": ridge.MaxExactUnknowns,
 			"max_dense_dim": ridge.MaxDim, "max_threads_per_cpu": maxThreadsPerCPU, "max_marginal_scale": ridge.MaxScaleFactor,
 			"min_procs": minProcs, "room_check_from": budget.RoomCheckFrom,
-			"mapping_slack_address_space": float64(budget.MappingSlack[0]), "mapping_slack_data": float64(budget.MappingSlack[1])},
+			"mapping_slack_address_space": float64(budget.MappingSlack[0]), "mapping_slack_data": float64(budget.MappingSlack[1]),
+			"thread_mapping": budget.ThreadMapping},
 		// per space kind with a decoder parameter: the largest size "auto" decodes exactly, and
 		// the largest "exact" accepts, which the spaces' docstrings state (checked by a test)
 		Decoders: space.DecoderLimits(),

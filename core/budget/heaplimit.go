@@ -25,15 +25,15 @@ const heapArenaBytes = 64 << 20
 // hundred MB left, requests admitted at half of the room ended in the runtime's fatal "out of
 // memory" or a fault in its collector (probe EL: 2 of 4 runs, 4 of 6 under RLIMIT_DATA; none in 36
 // with two arenas kept), and with 150 MB left a call's new thread failed (probe EP: 3 of 20).
-var MappingSlack = [2]int64{2*heapArenaBytes + threadMapping, heapArenaBytes + threadStack}
+var MappingSlack = [2]int64{2*heapArenaBytes + ThreadMapping, heapArenaBytes + threadStack}
 
-// threadMapping is what a new thread maps under RLIMIT_AS: its stack (8 MiB, glibc's default)
-// and its malloc arena (64 MiB on 64-bit Linux, reserved at its first malloc); threadStack what
-// it maps under RLIMIT_DATA.
-const (
-	threadStack   = 8 << 20
-	threadMapping = threadStack + 64<<20
-)
+// ThreadMapping is what a new thread maps under RLIMIT_AS: its stack (threadStack, glibc's
+// default) and its malloc arena (64 MiB on 64-bit Linux, reserved at its first malloc); under
+// RLIMIT_DATA only the stack counts.
+const ThreadMapping = threadStack + 64<<20
+
+// threadStack is glibc's default thread stack (8 MiB, from the usual RLIMIT_STACK).
+const threadStack = 8 << 20
 
 var (
 	userLimitOnce sync.Once

@@ -40,10 +40,10 @@ func usableMemory() int64 {
 // mappingRoom is what the process may still map under its address-space limit (RLIMIT_AS, less
 // the size of its mappings now) and its data-segment limit (RLIMIT_DATA, less its writable private
 // mappings now), the smaller where both are set, plus the Go heap's mapped spans that hold no
-// objects (reusable without a new mapping), less MappingSlack; limit names the one that binds, and ok
-// is false when neither is set or the sizes cannot be read. It is read at every call: the mappings grow as the
-// process runs (Python's imports, BLAS thread stacks, the Go heap's arenas) and setrlimit may
-// change the limits. The heap's arenas stay mapped once grown: counted as taken, they made a fit
+// objects (reusable without a new mapping), less MappingSlack; limit names the one that binds, and
+// ok is false when neither is set or the sizes cannot be read. It is read at every call: the
+// mappings grow as the process runs (Python's imports, BLAS thread stacks, the Go heap's arenas)
+// and setrlimit may change the limits. The heap's arenas stay mapped once grown: counted as taken, they made a fit
 // that had run twice refuse to run a third time (probe DP). RLIMIT_DATA counts the heap and every
 // thread's stack: a fit the budget admitted under `ulimit -d` aborted in the runtime's next
 // mapping (probe EK).

@@ -413,7 +413,7 @@ _RUNTIME_THREADS_BEYOND_PROCS = 6
 # On a loaded machine the runtime's start and a small first fit mapped up to one thread more than the
 # figures above (1,562-1,698 MiB on two CPUs, 5 or 6 threads; a CI run refused the first fit of a
 # process given them exactly): a thread's stack and malloc arena.
-_LOADED_THREAD = 72 * 2**20
+_LOADED_THREAD = int(_schema.query_default("thread_mapping"))
 _MAPPING_SLACK = {
     "RLIMIT_AS": int(_schema.query_default("mapping_slack_address_space")),
     "RLIMIT_DATA": int(_schema.query_default("mapping_slack_data")),
