@@ -144,7 +144,7 @@ func Check(what string, bytes int64) error {
 	// kernel kills the process instead.
 	as, asLimit, asOK := mappingRoom()
 	cg, cgOK := int64(0), false
-	if bytes >= RoomCheckFrom && inCgroups() { // the cgroups' files are read for large requests only
+	if bytes >= RoomCheckFrom { // the cgroups' files are read for large requests only
 		cg, cgOK = cgroupRoom()
 	}
 	// The heap's limit matters for large requests only, and reading the runtime's metrics for it

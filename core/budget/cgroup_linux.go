@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,7 +70,7 @@ func memoryCgroups(mountinfo, cgroups string, locate func(mount string) string) 
 		}
 		if parts[0] == "0" && parts[1] == "" {
 			paths[true] = parts[2]
-		} else if hasItem(parts[1], "memory") {
+		} else if slices.Contains(strings.Split(parts[1], ","), "memory") {
 			paths[false] = parts[2]
 		}
 	}
@@ -88,7 +89,7 @@ func memoryCgroups(mountinfo, cgroups string, locate func(mount string) string) 
 		}
 		fstype, options := fields[sep+1], fields[sep+3]
 		v2 := fstype == "cgroup2"
-		if !v2 && (fstype != "cgroup" || !hasItem(options, "memory")) {
+		if !v2 && (fstype != "cgroup" || !slices.Contains(strings.Split(options, ","), "memory")) {
 			continue
 		}
 		path, ok := paths[v2]
@@ -120,16 +121,6 @@ func memoryCgroups(mountinfo, cgroups string, locate func(mount string) string) 
 		}
 	}
 	return found
-}
-
-// hasItem reports whether the comma-separated list holds item.
-func hasItem(list, item string) bool {
-	for _, s := range strings.Split(list, ",") {
-		if s == item {
-			return true
-		}
-	}
-	return false
 }
 
 // unescapeMount undoes the octal escapes of /proc/self/mountinfo's paths (\040 for a space).
@@ -198,7 +189,7 @@ func holdingDir(mount string) string {
 		dir := queue[0]
 		queue = queue[1:]
 		seen++
-		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil && hasLine(string(b), pid) {
+		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil && slices.Contains(strings.Split(string(b), "\n"), pid) {
 			return dir
 		}
 		entries, err := os.ReadDir(dir)
@@ -212,16 +203,6 @@ func holdingDir(mount string) string {
 		}
 	}
 	return ""
-}
-
-// hasLine reports whether text holds line as one of its lines.
-func hasLine(text, line string) bool {
-	for _, l := range strings.Split(text, "\n") {
-		if l == line {
-			return true
-		}
-	}
-	return false
 }
 
 // limit returns the cgroup's memory limit, and false when it has none or it cannot be read.
@@ -309,6 +290,3 @@ func cgroupRoom() (int64, bool) {
 	}
 	return least, any
 }
-
-// inCgroups reports whether the process is held by memory cgroups whose limits Check reads.
-func inCgroups() bool { return len(heldCgroups()) > 0 }

@@ -10,6 +10,3 @@ func mappingRoom() (int64, string, bool) { return 0, "", false }
 
 // cgroupRoom is not known outside Linux.
 func cgroupRoom() (int64, bool) { return 0, false }
-
-// inCgroups is false outside Linux.
-func inCgroups() bool { return false }
