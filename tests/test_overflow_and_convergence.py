@@ -745,3 +745,42 @@ def test_exact_solver_warns_where_its_normal_equations_lose_digits():
         warnings.simplefilter("error", PrecisionWarning)
         StructuredRidge(space=sp, solver="exact", fit_intercept=False).fit(X, Y, sample_weight=s)
         StructuredRidge(space=sp, solver="exact").fit(X + 1e6, Y)
+
+
+@pytest.mark.parametrize("heavy", [1e20, 1e200])
+def test_cg_warns_where_one_weight_buries_the_others_under_rounding(heavy):
+    """One row weighted 1e20 among ones (alpha = 0.1): CG's gradient holds the light rows' parts
+    below the heavy row's rounding, and it returned their scores at −181 against the optimum's 0.34
+    (at 1e200, solver="auto" falling back to CG: 3e15) with a relative gradient of 6e-15 and no
+    warning (probe EQ). It now warns naming sample_weight; the exact solver fits them quietly."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    Y = spaces.Multilabel(3).sample(20, random_state=5)
+    w = np.ones(20)
+    w[0] = heavy
+    with pytest.warns(PrecisionWarning, match=r"sample_weight spans .*solver=\"exact\" fits them"):
+        StructuredRidge(space="multilabel", alpha=0.1, solver="cg", tol=1e-14).fit(X, Y, sample_weight=w)
+    if heavy < 1e100:  # the exact solver's reach
+        w8 = w.copy()
+        w8[0] = 1e8  # within float64's digits: CG and the exact solver agree there
+        reference = StructuredRidge(space="multilabel", alpha=0.1, solver="exact").fit(X, Y, sample_weight=w8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            exact = StructuredRidge(space="multilabel", alpha=0.1, solver="exact").fit(X, Y, sample_weight=w)
+        np.testing.assert_allclose(exact.decision_function(X)[1:], reference.decision_function(X)[1:], atol=1e-3)
+
+
+def test_partial_fit_stream_may_start_with_one_structure():
+    """empirical_weight=1 and a first chunk of one label set (a stream sorted by label): the measure
+    is that set alone, so the chunk's optimum is W = 0. partial_fit refused it, blaming alpha ("alpha
+    at most about 0 keeps them solvable") and advising solver="cg" (probe EQ)."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 3))
+    Y = spaces.Multilabel(3).sample(40, random_state=1)
+    Y[:20] = [1, 0, 1]
+    full = StructuredRidge(space="multilabel", alpha=0.1, empirical_weight=1.0).fit(X, Y)
+    stream = StructuredRidge(space="multilabel", alpha=0.1, empirical_weight=1.0)
+    stream.partial_fit(X[:20], Y[:20])
+    assert not stream.coef_.any()
+    stream.partial_fit(X[20:], Y[20:])
+    np.testing.assert_allclose(stream.decision_function(X), full.decision_function(X), atol=1e-10)

@@ -117,6 +117,21 @@ const (
 	partOfData
 )
 
+// J = α‖W‖² + ½Σ s_i ℓ_i: multiplying every weight by c is the fit of alpha / c, so the weights'
+// scale is the user's to choose. The advice of every weight-scale error, in its two directions.
+const (
+	growWeights   = "multiplying them all by c fits as alpha / c does"
+	shrinkWeights = "dividing them all by c fits as alpha·c does"
+)
+
+// weightHint is growWeights where the weights are too small, shrinkWeights where too large.
+func weightHint(tooSmall bool) string {
+	if tooSmall {
+		return growWeights
+	}
+	return shrinkWeights
+}
+
 // checkWeightTotal refuses a positive total weight below the smallest normal number. Each part of
 // the data (a partition of a distributed fit, a chunk of partial_fit) may hold subnormal weights
 // only, a part of small importance; together they must weigh as a normal number, as the in-memory
@@ -124,7 +139,7 @@ const (
 func checkWeightTotal(sum float64) error {
 	if sum > 0 && sum < minLargestWeight {
 		return fmt.Errorf("the examples' weights sum to %.3g, a subnormal number, whose products lose their digits: "+
-			"rescale the weights (multiplying them all by c fits as alpha·c does)", sum)
+			"rescale the weights (%s)", sum, growWeights)
 	}
 	return nil
 }
@@ -288,12 +303,12 @@ func sampleWeights(weights []float64, m int, part bool) ([]float64, error) {
 			// Products with subnormal weights lose their digits or vanish: a linear CG fit at
 			// 5e-324 returned W = 0, the intercept unfitted, without a warning.
 			return nil, fmt.Errorf("sample_weight's largest value is %.3g, a subnormal number, whose products lose their "+
-				"digits: rescale the weights (multiplying them all by c fits as alpha·c does)", top)
+				"digits: rescale the weights (%s)", top, growWeights)
 		}
 		if math.IsInf(total, 0) {
 			// J weighs the loss by s_i: a sum beyond float64 overflows it (scaling every weight
 			// by c is the same fit as alpha / c, so the weights' scale is free to choose).
-			return nil, fmt.Errorf("sample_weight sums to more than %.3g: rescale the weights (dividing them all by c fits as alpha / c does)", math.MaxFloat64)
+			return nil, fmt.Errorf("sample_weight sums to more than %.3g: rescale the weights (%s)", math.MaxFloat64, shrinkWeights)
 		}
 		copy(w, weights)
 	}

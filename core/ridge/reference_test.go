@@ -535,3 +535,52 @@ func TestUniformReferenceStops(t *testing.T) {
 		t.Errorf("not stopped: %v, or a covariance other than space.Dense's", err)
 	}
 }
+
+// TestPartialFitStartsFromOneStructure starts partial_fit with a chunk whose rows all hold one
+// structure under empirical_weight = 1: the measure is that structure alone, S = 0 and every δ = 0,
+// so the chunk's optimum is W = 0; the next chunk must then give fit's model. The exact solver
+// refused the first chunk (the intercept's row of H was zero and no null direction was found;
+// probe EQ), so a stream sorted by label could never start.
+func TestPartialFitStartsFromOneStructure(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		args []int64
+		ref  Reference
+	}{
+		{"multilabel", []int64{3}, Empirical},
+		{"multilabel", []int64{3}, Product},
+		{"permutations", []int64{3}, Empirical},
+		{"subtrees", []int64{-1, 0, 0, 1}, Empirical},
+	} {
+		sp, err := space.New(c.kind, c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m, n, h = 40, 3, 20
+		X, ys := synthetic(t, sp, m, n, 8)
+		wd := sp.Width()
+		for i := 1; i < h; i++ {
+			copy(ys[i*wd:(i+1)*wd], ys[:wd])
+		}
+		opt := baseOptions()
+		opt.Solver, opt.EmpiricalWeight, opt.Reference, opt.Alpha = Exact, 1, c.ref, 0.1
+		full, err := Fit(sp, X, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatalf("%s %v: fit: %v", c.kind, c.ref, err)
+		}
+		first, err := PartialFit(nil, sp, X[:h*n], h, n, ys[:h*wd], nil, opt)
+		if err != nil {
+			t.Fatalf("%s %v: first chunk: %v", c.kind, c.ref, err)
+		}
+		if norm := mat.Norm(first.Coef, 2); norm != 0 {
+			t.Errorf("%s %v: the first chunk's coefficients have norm %g, want 0", c.kind, c.ref, norm)
+		}
+		both, err := PartialFit(first, sp, X[h*n:], m-h, n, ys[h*wd:], nil, opt)
+		if err != nil {
+			t.Fatalf("%s %v: second chunk: %v", c.kind, c.ref, err)
+		}
+		if e := relDiff(both.Coef, full.Coef); e > 1e-10 {
+			t.Errorf("%s %v: partial_fit in two chunks differs from fit by %.2e", c.kind, c.ref, e)
+		}
+	}
+}

@@ -378,7 +378,7 @@ func (st *linearStats) conditionError(S *mat.SymDense, mean []float64, alpha flo
 		way = fmt.Sprintf("a larger alpha (about %.1g or more) makes them solvable", 1e-12*scale)
 	}
 	return &normalEquationsError{fmt.Sprintf("alpha = %g: the exact solver's normal equations cannot be solved in double precision (%s); "+
-		"with these inputs (curvature of scale %.3g, set by X and sample_weight), %s; rescale X or sample_weight, change alpha or use solver=\"cg\"",
+		"with these inputs (curvature of scale %.3g, set by X and sample_weight), %s; rescale X or sample_weight, change alpha or fit with solver=\"cg\"",
 		alpha, cause, scale, way)}
 }
 
@@ -429,6 +429,12 @@ func (st *linearStats) zeroProjector(S *mat.SymDense, mean []float64) (*mat.SymD
 		return nil, err
 	}
 	top := vals[d-1]
+	if top == 0 && g > 0 {
+		// Weighted examples without curvature: under the empirical measure of one structure
+		// S = 0 and every δ = 0, so every direction is null and the optimum is W = 0 (a
+		// partial_fit stream whose first chunk holds one structure, probe EQ).
+		return eigenProjector(vals, vecs, func(float64) bool { return true }), nil
+	}
 	if !(top > 0) || math.IsInf(top, 0) {
 		return mat.NewSymDense(d, nil), nil // no data (every weight zero) or overflowed sums, reported by the caller
 	}
@@ -472,5 +478,5 @@ func nullProjector(S *mat.SymDense) (*mat.SymDense, error) {
 // weighted sums of the data overflowed to v.
 func sumsOverflow(whose string, v float64) error {
 	return fmt.Errorf("%s weighted sums overflow (%v): sample_weight or X holds values too large; "+
-		"rescale them (dividing every weight by c fits as alpha / c does)", whose, v)
+		"rescale them (%s)", whose, v, shrinkWeights)
 }

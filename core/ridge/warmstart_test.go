@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/combpred/combpred/core/kernel"
@@ -106,6 +107,48 @@ func TestWarmStartBeyondTheSolversRange(t *testing.T) {
 	for i := range 4 {
 		if got := W.At(i, 0); math.Abs(got-1e-300) > 1e-12*1e-300 {
 			t.Errorf("W[%d] = %v, want 1e-300", i, got)
+		}
+	}
+}
+
+// TestWeightHintsSayWhatFits checks the advice the weight-scale errors give against fits: growing
+// every weight by c must fit as alpha / c does, shrinking them by c as alpha·c does. Every hint
+// said the reverse (probe EQ), which sent a user's alpha the wrong way by c².
+func TestWeightHintsSayWhatFits(t *testing.T) {
+	sp, err := space.New("multilabel", []int64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n, c = 30, 4, 1e3
+	X, ys := synthetic(t, sp, m, n, 2)
+	base := weights(rand.New(rand.NewPCG(7, 8)), m)
+	opt := baseOptions()
+	opt.Solver, opt.Alpha = Exact, 0.5
+	for _, h := range []struct {
+		hint         string
+		weightFactor float64
+		alphaFactor  float64
+	}{{growWeights, c, 1 / c}, {shrinkWeights, 1 / c, c}} {
+		// The hint's own words name the alpha that fits as the rescaled weights do.
+		if want := map[bool]string{true: "alpha / c", false: "alpha·c"}[h.alphaFactor < 1]; !strings.Contains(h.hint, want) {
+			t.Fatalf("hint %q does not say %q", h.hint, want)
+		}
+		w := make([]float64, m)
+		for i, v := range base {
+			w[i] = v * h.weightFactor
+		}
+		rescaled, err := Fit(sp, X, m, n, ys, w, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := opt
+		moved.Alpha *= h.alphaFactor
+		same, err := Fit(sp, X, m, n, ys, base, moved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := relDiff(rescaled.Coef, same.Coef); e > 1e-9 {
+			t.Errorf("%q: the rescaled weights and the moved alpha differ by %.2e", h.hint, e)
 		}
 	}
 }

@@ -488,7 +488,11 @@ class StructuredRidge(StructuredEstimator):
             with the number of ones, not with n_samples × n_labels. Other fits read Y as dense
             rows (8 bytes per entry, checked against the memory budget first).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the examples.
+            Non-negative weights of the examples. They weigh each example's loss against the
+            penalty alpha, as in scikit-learn's ``Ridge``: multiplying every weight by c fits as
+            alpha / c does (ProbabilisticStructured, whose data term is a weighted mean, ignores
+            their scale). Weights that span more than about 10¹⁵ leave the lightest examples below
+            the rounding of the heaviest in CG's gradient; ``solver="exact"`` fits them.
 
         Returns
         -------
