@@ -233,7 +233,9 @@ CP_EXPORT int cp_ridge_cg_product(int64_t spaceHandle, double *x, int64_t m, int
    optional sample weights) that a distributed CG fit of the linear model with the parameter
    string params needs before iterating: b (k × d) = Σ s_i x̃_i δ_iᵀ, g (k × k) = Σ s_i x̃_i x̃_iᵀ,
    mm (d × d) = Σ s_i δ_i δ_iᵀ, *weight = Σ s_i and *count = m, with k = n (+1 with fit_intercept)
-   and d the space's dimension. Every sample weight counts as s_i = sample_weight_i·2^−weight_exponent
+   and d the space's dimension; weight_range (2 values) the largest and the smallest s_i above
+   2⁻⁵²·alpha in the same units (0 and +Inf where none is), whose maximum and minimum over the
+   parts cp_ridge_fit_cg_sums takes. Every sample weight counts as s_i = sample_weight_i·2^−weight_exponent
    (exactly; the same exponent for every part and for cp_ridge_fit_cg_sums: 0, or the binary
    exponent of the largest weight so that sums near 1e308 do not overflow nor subnormal ones lose
    their digits). A part may be empty or weigh nothing. centre (n values, or NULL)
@@ -241,7 +243,7 @@ CP_EXPORT int cp_ridge_cg_product(int64_t spaceHandle, double *x, int64_t m, int
    cp_ridge_fit_cg_sums (an estimate of X's mean: uncentred, X + 10⁵ cost the conjugate gradients
    their accuracy); x̃_i is then (x_i − centre, 1). rows × dim is the shape the caller gave b
    (k × d), checked against X's n. */
-CP_EXPORT int cp_ridge_cg_setup(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t weightExponent, const char *params, double *centre, int64_t rows, int64_t dim, double *b, double *g, double *mm, double *weight, int64_t *count);
+CP_EXPORT int cp_ridge_cg_setup(int64_t spaceHandle, double *x, int64_t m, int64_t n, int64_t *ys, int64_t w, double *sampleWeight, int64_t weightExponent, const char *params, double *centre, int64_t rows, int64_t dim, double *b, double *g, double *mm, double *weight, int64_t *count, double *weightRange);
 
 /* cp_ridge_check_distributable refuses, from the parameter string params alone, a fit that cannot
    run on data spread over machines (ridge.CheckDistributable: solver=sgd, kernel expansions), so
@@ -287,9 +289,11 @@ CP_EXPORT int cp_ridge_fit(int64_t spaceHandle, double *x, int64_t m, int64_t n,
    count are the parts' cp_ridge_cg_setup sums added up, all taken with weight_exponent (the fit
    takes alpha in the weights' units, alpha·2^−weight_exponent, and reports J at their own scale),
    and products, called at every iteration on the calling thread with ctx, writes the parts'
-   cp_ridge_cg_product at v added up; centre is the parts' (NULL: none). init is a model to
+   cp_ridge_cg_product at v added up; centre is the parts' (NULL: none). weight_range is the
+   largest of the parts' weight_range[0] and the smallest of their weight_range[1] (NULL: unknown),
+   from which the model warns of weights further apart than float64 resolves. init is a model to
    warm-start from, or 0; progress as cp_ridge_fit's (NULL: none). */
-CP_EXPORT int cp_ridge_fit_cg_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, int64_t rows, int64_t dim, double *b, double *g, double *mm, double weight, int64_t count, int64_t weightExponent, int64_t init, cp_products_fn products, cp_progress_fn progress, void *ctx, int64_t *out);
+CP_EXPORT int cp_ridge_fit_cg_sums(int64_t spaceHandle, int64_t n, const char *params, double *centre, int64_t rows, int64_t dim, double *b, double *g, double *mm, double weight, int64_t count, double *weightRange, int64_t weightExponent, int64_t init, cp_products_fn products, cp_progress_fn progress, void *ctx, int64_t *out);
 
 /* cp_ridge_fit_csr is cp_ridge_fit on a sparse X (rows × cols CSR: see the _csr calls): linear,
    kernel (rbf, poly; not precomputed) and Nyström models, by every solver but SGD on a kernel

@@ -79,7 +79,9 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 // optional sample weights) that a distributed CG fit of the linear model with the parameter
 // string params needs before iterating: b (k × d) = Σ s_i x̃_i δ_iᵀ, g (k × k) = Σ s_i x̃_i x̃_iᵀ,
 // mm (d × d) = Σ s_i δ_i δ_iᵀ, *weight = Σ s_i and *count = m, with k = n (+1 with fit_intercept)
-// and d the space's dimension. Every sample weight counts as s_i = sample_weight_i·2^−weight_exponent
+// and d the space's dimension; weight_range (2 values) the largest and the smallest s_i above
+// 2⁻⁵²·alpha in the same units (0 and +Inf where none is), whose maximum and minimum over the
+// parts cp_ridge_fit_cg_sums takes. Every sample weight counts as s_i = sample_weight_i·2^−weight_exponent
 // (exactly; the same exponent for every part and for cp_ridge_fit_cg_sums: 0, or the binary
 // exponent of the largest weight so that sums near 1e308 do not overflow nor subnormal ones lose
 // their digits). A part may be empty or weigh nothing. centre (n values, or NULL)
@@ -91,7 +93,7 @@ func ridgePart(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t
 //export cp_ridge_cg_setup
 func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C.int64_t, w C.int64_t, sampleWeight *C.double,
 	weightExponent C.int64_t, params *C.char, centre *C.double, rows, dim C.int64_t, b, g, mm *C.double, weight *C.double,
-	count *C.int64_t) (rc C.int) {
+	count *C.int64_t, weightRange *C.double) (rc C.int) {
 	defer guard(&rc)
 	sp, X, y, weights, opt, k, err := ridgePart(spaceHandle, x, m, n, ys, w, sampleWeight, weightExponent, params, centre)
 	if err == nil {
@@ -123,6 +125,10 @@ func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C
 	if err := outPtr("count", count); err != nil {
 		return status(err)
 	}
+	span, err := f64s("weight_range", weightRange, 1, 2)
+	if err != nil {
+		return status(err)
+	}
 	var st *ridge.CGSetup
 	err = cancellable(false, func(stop *cancel.Flag) (err error) {
 		opt.Stop = stop
@@ -136,6 +142,7 @@ func cp_ridge_cg_setup(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys *C
 	copy(G, mat.DenseCopyOf(st.G).RawMatrix().Data)
 	copy(M, mat.DenseCopyOf(st.M).RawMatrix().Data)
 	*weight, *count = C.double(st.Weight), C.int64_t(st.Count)
+	span[0], span[1] = st.Top, st.Low
 	return cpOK
 }
 
@@ -177,12 +184,14 @@ func cp_ridge_cg_product(spaceHandle C.int64_t, x *C.double, m, n C.int64_t, ys 
 // count are the parts' cp_ridge_cg_setup sums added up, all taken with weight_exponent (the fit
 // takes alpha in the weights' units, alpha·2^−weight_exponent, and reports J at their own scale),
 // and products, called at every iteration on the calling thread with ctx, writes the parts'
-// cp_ridge_cg_product at v added up; centre is the parts' (NULL: none). init is a model to
+// cp_ridge_cg_product at v added up; centre is the parts' (NULL: none). weight_range is the
+// largest of the parts' weight_range[0] and the smallest of their weight_range[1] (NULL: unknown),
+// from which the model warns of weights further apart than float64 resolves. init is a model to
 // warm-start from, or 0; progress as cp_ridge_fit's (NULL: none).
 //
 //export cp_ridge_fit_cg_sums
 func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, centre *C.double, rows, dim C.int64_t, b, g, mm *C.double, weight C.double, count C.int64_t,
-	weightExponent C.int64_t, init C.int64_t, products C.cp_products_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
+	weightRange *C.double, weightExponent C.int64_t, init C.int64_t, products C.cp_products_fn, progress C.cp_progress_fn, ctx unsafe.Pointer, out *C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	sp, err := spaceOf(int64(spaceHandle))
 	if err != nil {
@@ -235,6 +244,13 @@ func cp_ridge_fit_cg_sums(spaceHandle C.int64_t, n C.int64_t, params *C.char, ce
 	setup := &ridge.CGSetup{B: mat.NewDense(k, d, slices.Clone(B)), G: mat.NewSymDense(k, slices.Clone(G)),
 		M:      mat.NewSymDense(d, slices.Clone(M)),
 		Weight: float64(weight), Count: int64(count)}
+	if weightRange != nil { // NULL: the weights' range is unknown, and not warned of
+		span, err := f64s("weight_range", weightRange, 1, 2)
+		if err != nil {
+			return status(err)
+		}
+		setup.Top, setup.Low = span[0], span[1]
+	}
 	opt.Progress = progressFunc(progress, ctx)
 	call := func(V, dst *mat.Dense) error {
 		r, c := V.Dims()

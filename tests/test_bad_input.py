@@ -657,9 +657,10 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
     b, g, mm = np.empty((7, 3)), np.empty((7, 7)), np.empty((3, 3))
     V, out = np.zeros((7, 3)), np.empty((7, 3))
     weight, count = _capi.out_f64_cell(), _capi.out_i64()
+    span = np.empty(2)
     P = b"solver=cg"
 
-    def setup(x="X", n=6, y=None, params=P, ww=None, exponent=0, shape=b.shape):
+    def setup(x="X", n=6, y=None, params=P, ww=None, exponent=0, shape=b.shape, weight_range="span"):
         return lib.cp_ridge_cg_setup(
             sh,
             _abi.f64(X) if x == "X" else x,
@@ -677,9 +678,11 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
             _abi.f64(mm),
             weight,
             count,
+            _abi.f64(span) if weight_range == "span" else weight_range,
         )
 
     for call, match in [
+        (lambda: setup(weight_range=None), "weight_range is a NULL"),
         (lambda: setup(x=None), "X is a NULL"),
         (lambda: setup(n=2**62), "at least one feature"),
         (lambda: setup(y=_abi.i64(2 * Y)), "want 0 or 1"),
@@ -737,7 +740,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
         with pytest.raises(ValueError, match=match):
             _capi.check(call())
     _capi.check(setup())
-    assert weight.value == q and count.value == q
+    assert weight.value == q and count.value == q and span.tolist() == [1.0, 1.0]
     _capi.check(setup(exponent=3))  # every weight counts as 2**-3
     assert weight.value == q / 8 and count.value == q
     # the rows of W (b's and g's buffers) come from the core, with and without the intercept
@@ -763,6 +766,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
             _abi.f64(mm),
             weight_sum,
             q,
+            None,
             exponent,
             0,
             cb,
@@ -792,7 +796,7 @@ def test_distributed_cg_calls_refuse_bad_arguments(data):
     def raising(V):
         raise ZeroDivisionError("from a worker")
 
-    setup_sums = (b, g, mm, float(q), q)
+    setup_sums = (b, g, mm, float(q), q, np.ones(2))
     call = _Model.fit_cg_sums_call(space._handle(), 6, P, setup_sums, None, raising)
     with pytest.raises(ZeroDivisionError, match="from a worker"):
         call(_capi.PROGRESS(), _capi.out_i64())

@@ -289,6 +289,27 @@ def test_ridge_cg_weights_near_the_largest_float_fit_as_in_memory(client):
         assert fitted.objective_ == pytest.approx(local.objective_, rel=1e-12)
 
 
+def test_ridge_cg_warns_of_weights_further_apart_than_float64_resolves(client):
+    # one row weighted 1e20 among ones: the in-memory CG fit warns that the light rows fall below
+    # the heavy one's rounding (their scores 1.2 from the optimum); the distributed one did not
+    # (probe ET). The partitions' set-up now carries the weights' range, joined by max and min.
+    from combpred.exceptions import PrecisionWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4))
+    Y = spaces.Multilabel(3).sample(40, random_state=5)
+    dX, dY = da.from_array(X, chunks=10), da.from_array(Y, chunks=(10, 3))
+    for heavy, warns in ((1e8, False), (1e20, True)):
+        w = np.r_[np.ones(25), heavy, np.ones(14)]  # the heavy row in the third partition
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            DaskStructuredRidge(solver="cg", alpha=0.1).fit(dX, dY, sample_weight=da.from_array(w, chunks=10))
+        spread = [
+            c for c in caught if issubclass(c.category, PrecisionWarning) and "sample_weight spans" in str(c.message)
+        ]
+        assert bool(spread) == warns, (heavy, [str(c.message) for c in caught])
+
+
 def test_nystrom_fit_warns_where_the_rbf_kernel_loses_precision(client):
     # the in-memory fit warned on X + 1e6 (scores 0.19 from the fit on X); the distributed
     # Nyström fit did not (probe CH). It judges the landmarks, the sample of X the map is built from.

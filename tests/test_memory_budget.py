@@ -484,7 +484,7 @@ def test_distributed_cg_refuses_before_copying_the_summed_moments():
         b, mm = np.zeros(k * d), np.eye(d).ravel()
         f64 = lambda a: _capi.f64(a, a.shape, "a")[1]
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        rc = lib.cp_ridge_fit_cg_sums(sh, n, b"solver=cg", None, k, d, f64(b), f64(g), f64(mm), 1.0, 1, 0, 0,
+        rc = lib.cp_ridge_fit_cg_sums(sh, n, b"solver=cg", None, k, d, f64(b), f64(g), f64(mm), 1.0, 1, None, 0, 0,
                                       _capi.PRODUCTS(lambda *a: 0), _capi.PROGRESS(), None, _capi.out_i64())
         grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
         print(rc, _schema.status("memory"), round(grown))

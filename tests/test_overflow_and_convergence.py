@@ -758,8 +758,10 @@ def test_cg_warns_where_one_weight_buries_the_others_under_rounding(heavy):
     Y = spaces.Multilabel(3).sample(20, random_state=5)
     w = np.ones(20)
     w[0] = heavy
-    with pytest.warns(PrecisionWarning, match=r"sample_weight spans .*solver=\"exact\" fits them"):
+    with pytest.warns(PrecisionWarning, match=r"sample_weight spans .*compare with solver=\"exact\""):
         StructuredRidge(space="multilabel", alpha=0.1, solver="cg", tol=1e-14).fit(X, Y, sample_weight=w)
+    with pytest.warns(PrecisionWarning, match=r"sample_weight spans .*compare with solver=\"exact\""):
+        StructuredRidge(space="multilabel", alpha=0.1, solver="sgd").partial_fit(X, Y, sample_weight=w)
     if heavy < 1e100:  # the exact solver's reach
         w8 = w.copy()
         w8[0] = 1e8  # within float64's digits: CG and the exact solver agree there
@@ -784,3 +786,33 @@ def test_partial_fit_stream_may_start_with_one_structure():
     assert not stream.coef_.any()
     stream.partial_fit(X[20:], Y[20:])
     np.testing.assert_allclose(stream.decision_function(X), full.decision_function(X), atol=1e-10)
+
+
+def test_kernel_models_name_a_weight_spread_no_solver_resolves():
+    """An rbf model with one row weighted 1e20: the exact solve's refusal blamed "inputs or alpha" and
+    sent the user to CG, whose warning sent them back to solver="exact" (probe ET). Both now name
+    sample_weight's spread, and neither names the other as the remedy."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    Y = spaces.Multilabel(3).sample(30, random_state=5)
+    w = np.ones(30)
+    w[0] = 1e20
+    with pytest.raises(ValueError, match=r"sample_weight spans 1e\+20 .*no solver of a kernel model keeps"):
+        StructuredRidge(space="multilabel", kernel="rbf", alpha=0.1, solver="exact").fit(X, Y, sample_weight=w)
+    with pytest.warns(PrecisionWarning, match=r"sample_weight spans 1e\+20 .*no solver of a kernel model keeps"):
+        StructuredRidge(space="multilabel", kernel="rbf", alpha=0.1, solver="cg").fit(X, Y, sample_weight=w)
+
+
+def test_cg_stalled_before_max_iter_does_not_advise_more_iterations():
+    """A rank-deficient poly Gram matrix at tol=1e-12: kernel CG stalled on rounding after 12
+    iterations of 5,000, and the warning advised "increase max_iter", which changed nothing at 10⁶
+    (probe ES). It now says the fit stalled before max_iter."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    space = spaces.DirectedCycles(4)
+    Y = space.sample(30, random_state=0)
+    model = StructuredRidge(space=space, kernel="poly", degree=2, gamma=0.5, coef0=1.0, alpha=0.3, tol=1e-12)
+    with pytest.warns(ConvergenceWarning, match="stalled before max_iter=1000") as caught:
+        model.set_params(max_iter=1000).fit(X, Y)
+    assert model.n_iter_ < 1000
+    assert not any("increase max_iter" in str(c.message) for c in caught)

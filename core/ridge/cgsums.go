@@ -29,6 +29,10 @@ type CGSetup struct {
 	M      *mat.SymDense // d×d: Σ s_i δ_i δ_iᵀ, for the preconditioner
 	Weight float64       // Σ s_i
 	Count  int64         // examples (zero weights included)
+	// Top and Low are the largest and the smallest weight above 2⁻⁵²·α (weightRange; 0 and +Inf
+	// where none is): the parts' maximum and minimum, for the warning of Fit's CG on weights
+	// further apart than float64 resolves. A zero Top warns of nothing.
+	Top, Low float64
 }
 
 // cgPart checks one part of the data of a distributed CG fit, rows X (m×n) with structures ys and
@@ -150,10 +154,11 @@ func CGSetupOf(sp space.Space, X []float64, m, n int, ys []int64, weights []floa
 		return nil, err
 	}
 	// Count is every example, zero weights included, as Fit's Model.Seen.
-	st := &CGSetup{B: mat.NewDense(k, d, nil), G: mat.NewSymDense(k, nil), M: mat.NewSymDense(d, nil), Count: int64(m)}
+	st := &CGSetup{B: mat.NewDense(k, d, nil), G: mat.NewSymDense(k, nil), M: mat.NewSymDense(d, nil), Count: int64(m), Low: math.Inf(1)}
 	if p == nil {
 		return st, nil
 	}
+	st.Top, st.Low = weightRange(p.Weight, math.Ldexp(opt.Alpha, -opt.WeightExponent)) // α in the weights' units
 	st.B = newLinearSystem(p, des).B
 	st.G = des.gram(p.Weight)
 	rt := mat.NewDense(m, d, nil) // diag(√s) Δ, so that M = (diag(√s) Δ)ᵀ (diag(√s) Δ)
@@ -330,6 +335,9 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	}
 	if err != nil {
 		return nil, err
+	}
+	if w := weightSpreadWarning(setup.Top, setup.Low, CG, true); w != "" {
+		md.Warnings = append(md.Warnings, w)
 	}
 	return md, nil
 }

@@ -360,19 +360,40 @@ func fitProblem(sp space.Space, X xmat.Matrix, p *Problem, opt Options) (*Model,
 // normal equations keep them (right to 1e100 there). Weights below 2⁻⁵²·alpha are left out: the
 // penalty outweighs them in the exact optimum too (an example of weight 1e-300 beside ones).
 func (md *Model) warnWeightSpread(weights []float64, alpha float64) {
-	top, low := 0.0, math.Inf(1)
+	top, low := weightRange(weights, alpha)
+	if w := weightSpreadWarning(top, low, md.Solver, md.Kernel.Kind == kernel.Linear || md.ny != nil); w != "" {
+		md.Warnings = append(md.Warnings, w)
+	}
+}
+
+// weightRange returns the largest and the smallest of the weights above 2⁻⁵²·alpha (0 and +Inf
+// where none is): lighter ones weigh less than the penalty's rounding, in any optimum.
+func weightRange(weights []float64, alpha float64) (top, low float64) {
+	top, low = 0, math.Inf(1)
 	for _, s := range weights {
 		if s > kernelRangeEpsilon*alpha {
 			top, low = max(top, s), min(low, s)
 		}
 	}
+	return top, low
+}
+
+// weightSpreadWarning is warnWeightSpread's message for weights from low to top (those above
+// 2⁻⁵²·alpha), "" where float64 resolves their ratio; linear says whether the exact solver's
+// normal equations are the model's (a linear model or a Nyström map). Where the lightest examples
+// add no direction the heaviest leave free, they change no optimum and the alarm is false: only a
+// solve can tell, so the message says may and names one.
+func weightSpreadWarning(top, low float64, solver Solver, linear bool) string {
 	if !(top/low > 1/kernelRangeEpsilon) {
-		return
+		return ""
 	}
-	md.Warnings = append(md.Warnings, fmt.Sprintf("sample_weight spans %.2g (largest over smallest positive weight), "+
-		"beyond float64's 16 digits: in the %s solver's gradient the lightest examples fall below the rounding of the "+
-		"heaviest, so they may be left unfitted without its relative gradient showing it; solver=\"exact\" fits them "+
-		"(linear models), or drop or raise the lightest weights", top/low, md.Solver))
+	check := "compare with solver=\"exact\", whose normal equations keep them, or with a fit that drops the lightest examples"
+	if !linear {
+		check = "no solver of a kernel model keeps them in double precision: drop or raise the lightest weights, or lower the heaviest"
+	}
+	return fmt.Sprintf("sample_weight spans %.2g (largest over smallest weight above 2⁻⁵²·alpha), beyond float64's 16 digits: "+
+		"in the %s solver's gradient the lightest examples fall below the rounding of the heaviest, so they may be left "+
+		"unfitted without its relative gradient showing it; %s", top/low, solver, check)
 }
 
 // withWarnings adds to a fit's error what the fit would have warned of: on X + 1e7 the rbf kernel

@@ -129,6 +129,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		if err := md.checkFinite(); err != nil {
 			return nil, md.withWarnings(err)
 		}
+		md.warnWeightSpread(p.Weight, p.Alpha)
 		return md, nil
 	}
 	des := design{X: Xm, sp: Xin.Sparse, intercept: opt.Intercept}
@@ -184,6 +185,9 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 	}
 	if err != nil {
 		return nil, md.withWarnings(err)
+	}
+	if md.Solver != Exact {
+		md.warnWeightSpread(p.Weight, p.Alpha)
 	}
 	return md, nil
 }

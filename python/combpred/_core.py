@@ -612,9 +612,10 @@ def ridge_cg_setup(
     n_rows: int,
     centre: np.ndarray | None = None,
     weight_exponent: int = 0,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int, np.ndarray]:
     """The sums over the rows of a dense X that a distributed CG fit of the linear StructuredRidge
-    needs first: (b, g, mm, weight, count) as ``cp_ridge_cg_setup`` defines them, b of shape
+    needs first: (b, g, mm, weight, count, weight_range) as ``cp_ridge_cg_setup`` defines them
+    (the parts' weight_range are combined by their maximum and minimum, not added), b of shape
     (n_rows, d) with n_rows the rows of W; ``centre`` is where X is centred (the same for every
     part; None: nowhere), and every weight counts as ``sample_weight·2**-weight_exponent``."""
     if _capi.is_sparse(X):
@@ -628,12 +629,13 @@ def ridge_cg_setup(
         _capi.out_f64((d, d), "mm"),
     )
     weight, count = _capi.out_f64_cell(), _capi.out_i64()
+    span, ps = _capi.out_f64((2,), "weight_range")
     _capi.check(
         _capi.lib().cp_ridge_cg_setup(
-            space.value, *args, weight_exponent, params, pc, n_rows, d, pb, pg, pm, weight, count
+            space.value, *args, weight_exponent, params, pc, n_rows, d, pb, pg, pm, weight, count, ps
         )
     )
-    return b, g, mm, weight.value, count.value
+    return b, g, mm, weight.value, count.value, span
 
 
 def ridge_cg_product(
@@ -741,7 +743,7 @@ class RidgeModel(Model):
         space: SpaceHandle,
         n_features: int,
         params: bytes,
-        setup: tuple[np.ndarray, np.ndarray, np.ndarray, float, int],
+        setup: tuple[np.ndarray, np.ndarray, np.ndarray, float, int, np.ndarray],
         init: RidgeModel | None,
         products: Callable[[np.ndarray], np.ndarray],
         centre: np.ndarray | None = None,
@@ -752,8 +754,9 @@ class RidgeModel(Model):
         ``products(V)`` (V of shape (rows, d), a copy) returns their :func:`ridge_cg_product` at V
         added up, all with ``centre`` and ``weight_exponent``. An exception raised by ``products``
         stops the fit and is raised again."""
-        b, g, mm, weight, count = setup
+        b, g, mm, weight, count, span = setup
         pc = _centre_arg(centre, n_features)
+        span, ps = _capi.f64(span, (2,), "weight_range")
         k, d = b.shape
         (b, pb), (g, pg), (mm, pm) = _capi.f64(b, (k, d), "b"), _capi.f64(g, (k, k), "g"), _capi.f64(mm, (d, d), "mm")
         kept = _KeptException()
@@ -781,6 +784,7 @@ class RidgeModel(Model):
                 pm,
                 weight,
                 count,
+                ps,
                 weight_exponent,
                 init.value if init is not None else 0,
                 callback_c,

@@ -578,6 +578,14 @@ class StructuredRidge(StructuredEstimator):
                 )
             elif reached < _ROUNDING_FLOOR:
                 advice = "tol asks for less than floating point resolves; raise tol"
+            elif measure == "relative gradient" and self.n_iter_ < self.max_iter:
+                # CG stalled: its steps stopped lowering J in floating point, which more iterations
+                # do not change (a rank-deficient poly Gram matrix at tol=1e-12, probe ES)
+                advice = (
+                    f"it stalled before max_iter={self.max_iter}, its steps no longer lowering the objective in "
+                    "floating point (a kernel matrix or X of lower rank than its size, or features or weights on "
+                    "scales far apart); raise tol or alpha, or use solver='exact'"
+                )
             elif measure != "relative gradient":  # SGD: a larger alpha would slow the intercept further
                 advice = (
                     "increase max_iter or eta0 (at a large alpha its steps, capped at 1/(2·alpha), move the "
@@ -872,8 +880,11 @@ class StructuredRidge(StructuredEstimator):
         with ``decode_from="marginals"`` ⟨m̂(x) − p, ψ(y)⟩ (see :meth:`predict_marginals`);
         otherwise the structure of least expected loss under the marginal estimates. A coordinate
         of ψ that the reference measure holds at one value (under ``empirical_weight=1``, a label
-        on in every training target; every pair of the only training ranking) carries no score,
-        and the decoder keeps it at that value, where ``predict_marginals`` puts it. Multiclass
+        on in every training target; every pair of the only training ranking) at an end of its
+        range carries no score, and the decoder keeps it at that value, where ``predict_marginals``
+        puts it. A coordinate held inside its range (an arc that no training directed cycle has,
+        ψ = 0 between −1 and +1) cannot be kept there by a decoder of linear scores: it scores about
+        0, and the prediction may use it in either direction. Multiclass
         models return class labels (``classes_``); multilabel models a 0/1 matrix, or a
         scipy.sparse CSR matrix when ``fit`` was given a sparse Y (``sparse_output_``, as
         scikit-learn's OneVsRestClassifier does; decoded a block of rows at a time). X may be
@@ -978,9 +989,11 @@ class StructuredRidge(StructuredEstimator):
         metrics (average precision over (input, label) or (input, node) pairs, ranking loss) that
         comes from the same decoder as the prediction. Coordinates constant over the space (the
         root of a taxonomy) get +inf when on and −inf when off. Where the reference measure holds
-        a coordinate at one value (``empirical_weight=1``: a label or node that every training
-        structure has, or that none has), both maxima range over the structures that hold it
-        there, as :meth:`predict` does, and such coordinates get ±inf too.
+        a coordinate at an end of its range (``empirical_weight=1``: a label or node that every
+        training structure has, or that none has), both maxima range over the structures that
+        hold it there, as :meth:`predict` does, and such coordinates get ±inf too; one held inside
+        its range (an arc absent from every training cycle) gets a finite margin over all
+        structures.
 
         Each entry costs two exact decodings (2·d per input), but for multi-label sets
         (``Multilabel``; not ``KSubsets`` or ``Ordinal``), classes and taxonomy paths and subtrees,

@@ -366,14 +366,15 @@ def _summed(
     n_jobs: int | None,
     work: Any,
     *args: Any,
+    combine: Any = None,
 ) -> tuple[Any, ...]:
-    """``work``'s sums (a tuple) of every partition, added up a tree: one pass over the persisted
-    partitions."""
+    """``work``'s sums (a tuple) of every partition, combined up a tree by ``combine`` (default:
+    added, :func:`_add_sums`): one pass over the persisted partitions."""
     parts = [
         dask.delayed(_on_partition, pure=False)(work, xb, yb, wb, part, space, classes, _Settings.of(n_jobs), *args)
         for xb, yb, wb, part in blocks
     ]
-    (total,) = dask.compute(_tree(parts, _add_sums))
+    (total,) = dask.compute(_tree(parts, combine or _add_sums))
     return total
 
 
@@ -610,7 +611,7 @@ def _cg_setup(
     k: int,
     centre: np.ndarray | None,
     weight_exponent: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int, np.ndarray]:
     """A partition's moments for distributed CG (``cp_ridge_cg_setup``), the weights counted in
     units of 2**weight_exponent."""
     return _core.ridge_cg_setup(space._handle(), X, rows, w, params, k, centre, weight_exponent)
@@ -642,6 +643,13 @@ def _add_sums(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
         )
     with np.errstate(over="ignore", invalid="ignore"):  # sums beyond the largest float (inf − inf): the core asks again
         return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def _add_setups(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Two partitions' :func:`_cg_setup` sums: the moments added, the weights' ranges (largest,
+    smallest) joined."""
+    (top_a, low_a), (top_b, low_b) = a[-1], b[-1]
+    return (*_add_sums(a[:-1], b[:-1]), np.array([max(top_a, top_b), min(low_a, low_b)]))
 
 
 def _merge(a: _core.Stats, b: _core.Stats) -> _core.Stats:
@@ -1004,6 +1012,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         if solver == "cg":
             model = self._fit_cg(X, Y, W, space, classes, params, rows, previous)
             self._set_model(model, **_fitted_attributes(self, space, classes, n, columns))
+            self._warn_precision()  # sample weights further apart than float64 resolves
             self._warn_unconverged(partial=False)
             return self
         sample = None  # a linear model's statistics follow the mean of the rows they take
@@ -1061,7 +1070,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         # them where the in-memory fit scales its weights first (probe CC)
         exponent = _weight_binade(W)[0]
         centre = _centre(blocks, space, classes, self.n_jobs, exponent) if self.fit_intercept else None
-        setup = _summed(blocks, space, classes, self.n_jobs, _cg_setup, params, rows, centre, exponent)
+        setup = _summed(
+            blocks, space, classes, self.n_jobs, _cg_setup, params, rows, centre, exponent, combine=_add_setups
+        )
 
         def products(V: np.ndarray) -> np.ndarray:
             shared = dask.delayed(V, pure=True)
