@@ -12,9 +12,14 @@ import (
 // the smallest normals the sums lose their digits.
 const scaleExp = 256
 
-// decodeScaled decodes u into y like s.Decode, first multiplying u by a power of two (exact in
-// floating point) that brings its largest magnitude near 1 when it lies outside the safe range.
-// argmax_y ⟨u, ψ(y)⟩ is invariant under positive scaling, so the structure is that of u itself.
+// decodeScaled decodes u into y like s.Decode, first multiplying u by a power of two that brings
+// its largest magnitude into the safe range when it lies outside it: near 1 for a row of tiny
+// scores, to the top of the range for a row of huge ones, which keeps the most of its small
+// entries' digits. argmax_y ⟨u, ψ(y)⟩ is invariant under positive scaling, so the structure is
+// that of u itself wherever the scaled entries stay normal. Beside a score of 1e308 an entry
+// below about 1e-92 falls under 2⁻¹⁰⁷⁴ even so (a row spanning 10⁶⁰⁸ was decoded with its small
+// entries flushed to zero, probe EV): it keeps its sign as the smallest subnormal, so a 0/1
+// coordinate's choice stays right, while such entries tie among themselves.
 // scratch has len(u) values; it is used only when u is rescaled. A space whose decoding of one row
 // can run long (stoppableDecoder) ends it early once stop is set, leaving some structure in y.
 func decodeScaled(s Space, u []float64, y []int64, scratch []float64, stop *cancel.Flag) {
@@ -54,8 +59,16 @@ func scaledScores(u, scratch []float64) []float64 {
 	if exp >= -scaleExp && exp <= scaleExp {
 		return u
 	}
+	shift := -exp // a tiny row: scaled up, no entry underflows
+	if exp > scaleExp {
+		shift = scaleExp - exp
+	}
 	for i, v := range u {
-		scratch[i] = math.Ldexp(v, -exp)
+		x := math.Ldexp(v, shift)
+		if x == 0 && v != 0 {
+			x = math.Copysign(math.SmallestNonzeroFloat64, v)
+		}
+		scratch[i] = x
 	}
 	return scratch
 }

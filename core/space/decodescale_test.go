@@ -3,6 +3,7 @@ package space
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -63,6 +64,37 @@ func TestDecodeRowsIsScaleInvariant(t *testing.T) {
 						tc.kind, tc.params, scale, i, got[i*w:(i+1)*w], fg, want[i*w:(i+1)*w], fw)
 				}
 			}
+		}
+	}
+}
+
+// TestDecodeRowsKeepsTinyScoresBesideHugeOnes decodes rows that mix a score far above the safe
+// range with scores 1e-230 or 1e-300 in size: scaling the row until its largest entry was near 1
+// flushed the small ones to zero, and the exact decoders broke the ties this made at random
+// (Multilabel(2) decoded [1e-300, −1e308] as [0, 0], probe EV). The row is now scaled only to the
+// top of the safe range, and an entry that still underflows keeps its sign.
+func TestDecodeRowsKeepsTinyScoresBesideHugeOnes(t *testing.T) {
+	for _, c := range []struct {
+		kind   string
+		params []int64
+		u      []float64
+		want   []int64
+	}{
+		{"multilabel", []int64{2}, []float64{1e-300, -1e308}, []int64{1, 0}},
+		{"multilabel", []int64{2}, []float64{-1e-300, 1e308}, []int64{0, 1}},
+		{"multilabel", []int64{3}, []float64{1e-230, -1e100, -3e-231}, []int64{1, 0, 0}},
+		{"ksubsets", []int64{3, 2}, []float64{1e300, -2e-230, 2e-230}, []int64{1, 0, 1}},
+	} {
+		s, err := New(c.kind, c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]int64, s.Width())
+		if err := DecodeRows(s, c.u, 1, got, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s%v: scores %v decoded as %v, want %v", c.kind, c.params, c.u, got, c.want)
 		}
 	}
 }
