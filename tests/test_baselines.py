@@ -595,3 +595,25 @@ def test_structured_svm_gives_the_same_bits_on_any_layout_of_X(decoding):
     np.testing.assert_array_equal(a.coef_, b.coef_)
     np.testing.assert_array_equal(a.intercept_, b.intercept_)
     np.testing.assert_array_equal(a.predict(np.asfortranarray(X)), a.predict(X))
+
+
+def test_rankers_break_ties_of_totals_equal_but_for_rounding_by_the_lower_label():
+    """Totals equal in exact arithmetic differ by their sums' rounding: PairwiseRanker's votes 5/3,
+    2/3, 2/3 (a prior classifier's p and 1 − p) were 0.6666666666666666 and 0.6666666666666667, and
+    KNN-Borda's distance-weighted 11/3, 11/3 likewise, so rounding broke the ties the docs give to the
+    lower label index (probe EW)."""
+    from sklearn.dummy import DummyClassifier
+
+    Y = np.array([[1, 2, 3], [1, 2, 3], [2, 3, 1]])
+    pairwise = PairwiseRanker(DummyClassifier(strategy="prior")).fit(np.zeros((3, 1)), Y)
+    votes = pairwise.predict_votes([[0.0]])[0]
+    assert votes[1] != votes[2]  # the rounding the ranks must not follow
+    np.testing.assert_array_equal(pairwise.predict([[0.0]]), [[1, 2, 3]])
+    knn = KNNBordaRanker(n_neighbors=3, weights="distance").fit(
+        [[1.0], [3.0], [3.0]], [[2, 1, 3], [2, 3, 1], [1, 3, 2]]
+    )
+    np.testing.assert_array_equal(knn.predict([[0.0]]), [[1, 2, 3]])
+    # a difference beyond the sums' rounding still orders, whichever label index is lower
+    from combpred.baselines import _scores_to_ranks
+
+    np.testing.assert_array_equal(_scores_to_ranks(np.array([[1.0, 1.0 + 1e-9, 1.0 - 1e-15, 0.5]])), [[2, 1, 3, 4]])

@@ -56,11 +56,26 @@ from .metrics import _check_permutations, _check_rankings, kendall_tau
 __all__ = ["KNNBordaRanker", "PairwiseRanker", "StructuredSVM"]
 
 
+# Label totals closer than this, relative to the row's largest, are ties: totals equal in exact
+# arithmetic (votes p and 1 − p, Borda points times 1/3) differ by their sums' rounding, a few
+# units of 1e-16 per term, which broke their ties by the order of the additions (probe EW).
+_TIE_TOLERANCE = 1e-12
+
+
 def _scores_to_ranks(scores: np.ndarray) -> np.ndarray:
-    """Rank rows from label scores: the highest score gets rank 1; ties go to the lower label index."""
+    """Rank rows from label scores: the highest score gets rank 1; ties (scores within
+    ``_TIE_TOLERANCE`` of the row's largest magnitude of each other) go to the lower label index."""
+    n = scores.shape[1]
     order = np.argsort(-scores, axis=1, kind="stable")
+    ordered = np.take_along_axis(scores, order, axis=1)
+    with np.errstate(invalid="ignore"):  # rows of ±inf: every label ties
+        tol = _TIE_TOLERANCE * np.abs(scores).max(axis=1, keepdims=True)
+        breaks = -np.diff(ordered, axis=1) > tol
+    group = np.zeros(scores.shape, dtype=np.int64)  # of each label: how many clear drops above it
+    np.put_along_axis(group, order, np.concatenate([group[:, :1], np.cumsum(breaks, axis=1)], axis=1), axis=1)
+    final = np.argsort(group * n + np.arange(n)[None, :], axis=1, kind="stable")
     ranks = np.empty(scores.shape, dtype=np.int64)
-    np.put_along_axis(ranks, order, np.arange(1, scores.shape[1] + 1)[None, :], axis=1)
+    np.put_along_axis(ranks, final, np.arange(1, n + 1)[None, :], axis=1)
     return ranks
 
 
