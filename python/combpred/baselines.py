@@ -256,7 +256,7 @@ class _RankerMixin(_FittedOnce):
         Returns
         -------
         Y : ndarray of shape (n_queries, n_labels)
-            Rank rows, 1 = best; ties go to the lower label index.
+            Rank rows, 1 = best; ties (totals within 1e-12 of the row's largest, the rounding of their sums) go to the lower label index.
         """
         return _scores_to_ranks(self._label_scores(X, self._snapshot()))
 
