@@ -409,6 +409,50 @@ def test_load_hierarchical_reads_any_name_whose_files_exist(isolated):
     assert load_hierarchical("Toy2", data_home=isolated).splits == ["train", "test"]
 
 
+def test_load_hierarchical_reads_every_split_from_one_directory(isolated):
+    """A data directory holding one split of a known set: that split was read from it and the others
+    from the next directory holding them, a 10-row train beside the shared valid and test, without
+    a word (probe EX). Every split now comes from one directory, and a partial copy is named."""
+    folder = isolated / "hierarchical_funcat_go" / "cellcycle_FUN"
+    folder.mkdir(parents=True)
+    (folder / "cellcycle_FUN.train.arff").write_text(HMC_TREE)
+    with pytest.raises(FileNotFoundError, match=r"holds 'train' of this data set but not .*cellcycle_FUN\.valid\.arff"):
+        load_hierarchical("cellcycle_FUN", data_home=isolated)
+    for split in ("valid", "test"):
+        (folder / f"cellcycle_FUN.{split}.arff").write_text(HMC_TREE)
+    assert load_hierarchical("cellcycle_FUN", data_home=isolated).X_test.shape == (2, 1)
+
+
+def test_load_hierarchical_names_splits_by_the_last_part_of_the_file_name(isolated):
+    """Files named cellcycle_FUN.<split>.arff in a folder named cellcycle gave splits 'fun.train', ...
+    (keys X_fun.train no attribute reaches, the test split first, probe EX)."""
+    folder = isolated / "hierarchical_funcat_go" / "cellcycle"
+    folder.mkdir(parents=True)
+    for split in ("test", "train", "valid"):
+        (folder / f"cellcycle_FUN.{split}.arff").write_text(HMC_TREE)
+    data = load_hierarchical("cellcycle", data_home=isolated)
+    assert data.splits == ["train", "valid", "test"] and data.X_valid.shape == (2, 1)
+
+
+def test_known_multilabel_names_read_either_layout_of_data_home(isolated):
+    """A known name's files in data_home under the other documented layout (multilabel_sparse/yeast/
+    for yeast, medical/ for medical) were passed over for the next directory's copy (probe EX)."""
+    for relative, name in (("multilabel_sparse/yeast", "yeast"), ("medical", "medical")):
+        folder = isolated / relative
+        folder.mkdir(parents=True)
+        (folder / f"{name}.xml").write_text(XML)
+        (folder / f"{name}-train.arff").write_text(DENSE)
+        data = load_multilabel(name, data_home=isolated, sparse=False)
+        assert data.X.shape[0] == 4 and data.target_names == ["la", "lab b"]
+
+
+def test_arff_escapes_of_control_characters_are_the_characters():
+    """Weka writes a tab, newline or carriage return in a quoted name as \\t, \\n, \\r: they were read
+    as the bare letters, 'dark\\tred' becoming the column name 'colour=darktred' (probe EX)."""
+    text = "@relation r\n@attribute 'a\\tb' numeric\n@attribute 'c\\nd\\'s\\\\' numeric\n@data\n1,2\n"
+    assert read_arff(text)[0] == ["a\tb", "c\nd's\\"]
+
+
 def test_load_hierarchical_splits_may_declare_the_taxonomy_in_any_order(isolated):
     """The taxonomy is the set of declared nodes: a split listing them in another order was refused
     as declaring "different features or taxonomy" (probe CS). Splits that do differ are told

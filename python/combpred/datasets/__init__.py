@@ -250,6 +250,32 @@ def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
     )
 
 
+class _PartialCopyError(FileNotFoundError):
+    """A data directory holds some of a data set's split files but not all."""
+
+
+def _locate_together(relatives: dict[str, str], data_home: str | os.PathLike | None) -> dict[str, Path]:
+    """The files of a data set's splits (``relatives``: split -> path inside the data directory),
+    all from the first candidate directory that holds any of them: each split was taken from
+    whichever directory had it, so a data_home holding one split mixed it with another copy's
+    others (probe EX). A directory holding some but not all of them is an error naming the rest."""
+    for folder in data_home_candidates(data_home):
+        found = {}
+        for split, relative in relatives.items():
+            _refuse_not_a_file(folder / relative)
+            if (folder / relative).is_file():
+                found[split] = folder / relative
+        if found and len(found) < len(relatives):
+            missing = [str(folder / relatives[s]) for s in relatives if s not in found]
+            raise _PartialCopyError(
+                f"{folder} holds {', '.join(map(repr, found))} of this data set but not {', '.join(missing)}: "
+                "every split is read from one directory (complete it, or remove the partial copy)"
+            )
+        if found:
+            return found
+    return {split: _locate(relative, data_home) for split, relative in relatives.items()}  # its error
+
+
 # --------------------------------------------------------------------------------------------
 # label ranking (scikit-lr CSV)
 # --------------------------------------------------------------------------------------------
@@ -466,12 +492,12 @@ class _TaxonomyBunch(Bunch):
 
 
 def _split_of(filename: str, name: str) -> str:
-    """The split a Clus HMC file holds, from its name: ``x.train.arff``, ``X_Train.arff`` -> ``"train"``."""
+    """The split a Clus HMC file holds, from its name: ``x.train.arff``, ``X_Train.arff`` -> ``"train"``;
+    the last part of what follows the set's name (``cellcycle_FUN.train.arff`` in a folder named
+    ``cellcycle``: "train", where the whole "fun.train" made keys no attribute reaches, probe EX)."""
     stem = filename[: -len(".arff")]
-    if stem.lower().startswith(name.lower()) and len(stem) > len(name):
-        suffix = stem[len(name) :].lstrip("._-")
-    else:
-        suffix = re.split(r"[._-]", stem)[-1]
+    rest = stem[len(name) :] if stem.lower().startswith(name.lower()) and len(stem) > len(name) else stem
+    suffix = re.split(r"[._-]", rest.strip("._-"))[-1]
     return suffix.lower() or stem.lower()
 
 
@@ -593,7 +619,8 @@ def load_hierarchical(
         node with several parents) or on rows that are not single paths.
     FileNotFoundError
         For a known name, when no data directory holds a file and ``download_if_missing`` is
-        False; the message lists where it looked.
+        False; the message lists where it looked. Also when the first directory holding any of
+        its split files lacks others: every split is read from one directory.
     OSError
         When a download fails.
     """
@@ -604,13 +631,15 @@ def load_hierarchical(
     paths: dict[str, Path] = {}
     if name in _HIERARCHICAL_FILES:
         folder, files = _HIERARCHICAL_FILES[name]
-        for split, filename in files.items():
-            try:
-                paths[split] = _locate(f"{folder}/{filename}", data_home)
-            except FileNotFoundError:
-                if not download_if_missing:
-                    raise
-                paths[split] = fetch_file(f"{folder}/{filename}", cache_home)
+        relatives = {split: f"{folder}/{filename}" for split, filename in files.items()}
+        try:
+            paths = _locate_together(relatives, data_home)
+        except _PartialCopyError:
+            raise
+        except FileNotFoundError:
+            if not download_if_missing:
+                raise
+            paths = {split: fetch_file(relative, cache_home) for split, relative in relatives.items()}
     else:
         found = _hierarchical_files(name, data_home)
         if found is None:
@@ -716,7 +745,11 @@ def load_hierarchical(
 # --------------------------------------------------------------------------------------------
 def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[Path, list[Path]]:
     """The first folder holding ``<name>.xml`` (and the list of places tried)."""
-    relatives = [_MULTILABEL_FOLDERS[name]] if name in _MULTILABEL_FOLDERS else [f"multilabel_sparse/{name}", name]
+    # a known name's own folder first, then both documented layouts: a data_home laid out the other
+    # way was passed over for the next directory's copy (probe EX)
+    relatives = list(
+        dict.fromkeys([_MULTILABEL_FOLDERS.get(name, f"multilabel_sparse/{name}"), f"multilabel_sparse/{name}", name])
+    )
     tried: list[Path] = []
     for base in data_home_candidates(data_home):
         for relative in relatives:

@@ -317,13 +317,20 @@ def split_fields(text: str, where: str) -> list[str]:
     return fields
 
 
+# Weka writes a tab, newline, carriage return (and form feed, backspace) in a quoted value as
+# these escapes; every other escaped character stands for itself (\', \\, \%). Read as the bare
+# letter, 'dark\tred' became the column name "darktred" (probe EX).
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "b": "\b"}
+
+
 def unquote(token: str, where: str) -> str:
-    """Strip the blanks around a token and the quotes around a quoted one (``\\`` escapes)."""
+    """Strip the blanks around a token and the quotes around a quoted one (``\\`` escapes, with
+    ``\\t``, ``\\n``, ``\\r``, ``\\f`` and ``\\b`` the control characters Weka writes as them)."""
     token = token.strip()
     if token[:1] in ("'", '"'):
         if len(token) < 2 or token[-1] != token[0]:
             raise ValueError(f"{where}: badly quoted value {token[:40]!r}")
-        return re.sub(r"\\(.)", r"\1", token[1:-1])
+        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), token[1:-1])
     return token
 
 
