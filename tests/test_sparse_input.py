@@ -475,3 +475,59 @@ def test_a_tall_sparse_x_is_budgeted_before_its_csr_copy():
                 MemoryError, match=rf"X: its CSR copy \(a {fmt} matrix of shape 10000000×10, 5 stored values\)"
             ):
                 model.predict(X)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8])
+def test_duplicates_of_narrow_dtypes_are_summed_as_scipy_reads_them(dtype):
+    """A bool or int8 CSR X with a duplicate entry: scikit-learn's validation cast it to float64
+    before the duplicates were summed, so True + True gave 2.0 (and int8 100 + 100 gave 200) where
+    the COO copy, toarray and sum_duplicates give True (and −56): the same entries fitted another
+    model by format (probe EZ). A bool sparse Y stored twice was refused as "label 0 has value 2"."""
+    rng = np.random.default_rng(0)
+    dense = rng.normal(size=(30, 2))
+    Y = (dense + 0.3 * rng.normal(size=(30, 2)) > 0).astype(int)
+    value = True if dtype is np.bool_ else 100
+    rows, cols = np.array([0, 0, 1, 2]), np.array([0, 0, 1, 0])
+    data = np.array([value] * 4, dtype=dtype)
+    coo = sparse.coo_matrix((data, (rows, cols)), shape=(30, 2))
+    csr = sparse.csr_matrix((data, cols, np.r_[0, 2, 3, np.full(28, 4)]), shape=(30, 2))
+    assert not csr.has_canonical_format
+    assert_array_equal(csr.toarray(), coo.toarray())
+    model = StructuredRidge(space="multilabel", solver="exact").fit(dense, Y)
+    as_read = coo.toarray().astype(np.float64)
+    assert_array_equal(model.decision_function(csr), model.decision_function(as_read))
+    assert_array_equal(model.decision_function(coo), model.decision_function(as_read))
+    fitted = StructuredRidge(space="multilabel", solver="exact").fit(csr, Y)
+    _close(fitted.coef_, StructuredRidge(space="multilabel", solver="exact").fit(as_read, Y).coef_)
+    if dtype is np.bool_:
+        Ys = sparse.csr_matrix(
+            (np.ones(3, dtype=bool), np.array([0, 0, 1]), np.r_[0, 2, np.full(29, 3)]), shape=(30, 2)
+        )
+        assert_array_equal(
+            StructuredRidge(space="multilabel").fit(dense, Ys).coef_,
+            StructuredRidge(space="multilabel").fit(dense, Ys.toarray().astype(int)).coef_,
+        )
+
+
+def test_unaligned_sparse_arrays_are_copied_as_a_dense_x_is():
+    """A CSR X whose data, indices or indptr sit at an odd address (np.frombuffer at an offset) was
+    refused as "data is not aligned ... (NumPy's are)", naming neither X nor a remedy, where an
+    unaligned dense X is copied and fitted (probe EZ)."""
+
+    def unaligned(a):
+        buf = np.zeros(a.nbytes + 1, dtype=np.uint8)
+        u = np.frombuffer(buf.data, dtype=a.dtype, count=a.size, offset=1)
+        u[...] = a
+        return u
+
+    X, Y = _data("multilabel")
+    A = sparse.csr_matrix(X)
+    model = StructuredRidge(space="multilabel", solver="exact").fit(X, Y)
+    for parts in [
+        (unaligned(A.data), A.indices, A.indptr),
+        (A.data, unaligned(A.indices), A.indptr),
+        (A.data, A.indices, unaligned(A.indptr)),
+    ]:
+        odd = sparse.csr_matrix(parts, shape=A.shape)
+        assert_array_equal(model.predict(odd), model.predict(X))
+        _close(StructuredRidge(space="multilabel", solver="exact").fit(odd, Y).coef_, model.coef_)

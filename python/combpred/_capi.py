@@ -1372,6 +1372,18 @@ def is_sparse(X: Any) -> bool:
     return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
 
 
+def summed_duplicates(X: Any) -> Any:
+    """X, or for a scipy.sparse CSR or CSC X of another dtype than float64 with duplicate entries a
+    copy whose duplicates are summed in its own dtype, as its toarray, tocsr and sum_duplicates read
+    them: scikit-learn's validation casts to float64 first, so a bool CSR X stored twice held 2.0
+    where its COO copy held True (1.0), and int8 entries 100 + 100 gave 200 against scipy's -56
+    (probe EZ)."""
+    if is_sparse(X) and X.format in ("csr", "csc") and X.dtype != np.float64 and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
 def is_pandas_sparse(X: Any) -> bool:
     """Whether X is a pandas DataFrame whose every column is sparse (pandas.SparseDtype)."""
     dtypes = getattr(X, "dtypes", None)
@@ -1523,13 +1535,15 @@ class Csr:
         check_sparse_structure(X, name)
         if X.format != "csr":
             X = X.tocsr()
-        if X.dtype != np.float64:
-            if X.dtype.kind not in "fiub" or (X.dtype.kind == "f" and X.dtype.itemsize > 8):
-                raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
-            X = X.astype(np.float64)
+        if X.dtype != np.float64 and (X.dtype.kind not in "fiub" or (X.dtype.kind == "f" and X.dtype.itemsize > 8)):
+            raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
         if not X.has_canonical_format:
+            # duplicates summed in X's own dtype, as tocsr, toarray and sum_duplicates do: summed
+            # after the cast, a bool CSR X held 2 where its COO copy held True (probe EZ)
             X = X.copy()
             X.sum_duplicates()  # sorts the indices of every row, summing duplicates
+        if X.dtype != np.float64:
+            X = X.astype(np.float64)
         indices, indptr = X.indices, X.indptr
         if indices.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
             indices = indices.astype(np.int64)
@@ -1537,7 +1551,9 @@ class Csr:
             if indices.dtype == np.int32 and indptr.size and indptr[-1] > np.iinfo(np.int32).max:
                 indices = indices.astype(np.int64)
             indptr = indptr.astype(indices.dtype)
-        indptr, indices, data = (np.ascontiguousarray(a) for a in (indptr, indices, X.data))
+        # aligned copies where X's arrays are not (np.frombuffer at an offset), as a dense X is copied:
+        # they were refused as "data is not aligned ... (NumPy's are)" naming neither X nor a remedy (probe EZ)
+        indptr, indices, data = (np.require(a, requirements=("C", "A")) for a in (indptr, indices, X.data))
         rows, cols = X.shape
         nnz = int(indptr[-1]) if indptr.size else 0
         if data.shape[0] != nnz or indices.shape[0] != nnz:

@@ -541,6 +541,7 @@ class StructuredEstimator(BaseEstimator):
         if multi and _plain_fit_inputs(X, y):
             self.n_features_in_ = X.shape[1]  # all validate_data would do (_reset dropped the names)
         else:
+            X = _capi.summed_duplicates(X)
             X, y = validate_data(
                 self,
                 X,
@@ -565,7 +566,7 @@ class StructuredEstimator(BaseEstimator):
         ones = _spaces._multilabel_ones(y, "y")
         X = validate_data(
             self,
-            X,
+            _capi.summed_duplicates(X),
             accept_sparse=self._accept_sparse(X, fitting=True),
             dtype=np.float64,
             order="C",
@@ -775,7 +776,12 @@ class StructuredEstimator(BaseEstimator):
                 )
             return X
         return validate_data(
-            self, X, accept_sparse=self._accept_sparse(X, fitting=False), dtype=np.float64, order="C", reset=False
+            self,
+            _capi.summed_duplicates(X),
+            accept_sparse=self._accept_sparse(X, fitting=False),
+            dtype=np.float64,
+            order="C",
+            reset=False,
         )
 
     def _fitted(self) -> _Fitted:

@@ -720,7 +720,7 @@ class StructuredRidge(StructuredEstimator):
             y = self._dense_targets(y)
             X, y = validate_data(
                 self,
-                X,
+                _capi.summed_duplicates(X),
                 y,
                 accept_sparse=self._accept_partial_sparse(X),
                 dtype=np.float64,

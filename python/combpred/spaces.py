@@ -90,8 +90,11 @@ def _multilabel_ones(Y: Any, name: str) -> Any:
     zeros) with float64 values and int64 indices and row pointers: the positions of the ones the
     core reads without densifying, with their values, which the core checks are 1."""
     _capi.check_sparse_structure(Y, name)
-    Y = sparse.csr_array(Y, dtype=np.float64, copy=True)
+    Y = sparse.csr_array(Y, copy=True)
+    # duplicates summed in Y's own dtype, as its toarray reads them: summed after the cast, a bool
+    # CSR Y stored twice held 2 and was refused where its COO copy fitted (probe EZ)
     Y.sum_duplicates()
+    Y = Y.astype(np.float64, copy=False)
     Y.eliminate_zeros()
     Y.indices = Y.indices.astype(np.int64, copy=False)
     Y.indptr = Y.indptr.astype(np.int64, copy=False)
