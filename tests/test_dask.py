@@ -310,6 +310,21 @@ def test_ridge_cg_warns_of_weights_further_apart_than_float64_resolves(client):
         assert bool(spread) == warns, (heavy, [str(c.message) for c in caught])
 
 
+def test_spaces_beyond_the_dense_dimension_are_refused_for_every_distributed_solver(client):
+    # d = 4,200 > 4,096: the parts sum d×d moments whatever the solver, so the Dask fit refuses it;
+    # the message said that the linear kernel with solver "cg" or "auto" is supported, the very call
+    # refused (probe EY). It now names the distributed fit and the in-memory way.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    Y = (rng.random((30, 4200)) < 0.01).astype(int)
+    dX, dY = da.from_array(X, chunks=15), da.from_array(Y, chunks=(15, 4200))
+    for params in ({"solver": "auto"}, {"solver": "cg"}, {"kernel": "rbf", "n_components": 5}):
+        with pytest.raises(
+            ValueError, match=r"dimension 4200 > 4096: a distributed fit \(combpred.dask\) .* needs d ≤ 4096"
+        ):
+            DaskStructuredRidge(**params).fit(dX, dY)
+
+
 def test_nystrom_fit_warns_where_the_rbf_kernel_loses_precision(client):
     # the in-memory fit warned on X + 1e6 (scores 0.19 from the fit on X); the distributed
     # Nyström fit did not (probe CH). It judges the landmarks, the sample of X the map is built from.

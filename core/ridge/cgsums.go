@@ -132,7 +132,7 @@ func checkCGOptions(sp space.Space, opt Options) error {
 			"the empirical one is supported by the exact distributed fit (solver=\"exact\", at most %d unknowns: features, "+
 			"plus one for the intercept, × output dimension) and by StructuredRidge in memory", MaxExactUnknowns)
 	case sp.Dim() > denseMaxDim:
-		return largeDimError(sp)
+		return largeDistributedDimError(sp)
 	}
 	return space.Counts(sp)
 }

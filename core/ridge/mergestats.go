@@ -49,7 +49,7 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 		return nil, fmt.Errorf("statistics need at least one feature, got %d", n)
 	}
 	if sp.Dim() > denseMaxDim {
-		return nil, largeDimError(sp)
+		return nil, largeDistributedDimError(sp)
 	}
 	s := &Stats{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n}
 	switch {

@@ -89,6 +89,16 @@ func (p *Problem) deltaRow(i int, buf []float64) []float64 {
 // exercise the operator-only path on small spaces.
 var denseMaxDim = MaxDim
 
+// largeDistributedDimError explains that a fit of data spread over machines needs d ≤ denseMaxDim
+// whatever its solver: its parts sum the d×d moments M (and merged statistics hold more), where
+// largeDimError's "cg or auto are supported" told a Dask user the refused call was supported
+// (probe EY).
+func largeDistributedDimError(sp space.Space) error {
+	return fmt.Errorf("the %s space has dimension %d > %d: a distributed fit (combpred.dask) sums d×d moments over its "+
+		"partitions with every solver, so it needs d ≤ %d; fit StructuredRidge in memory (its linear CG takes d > %d), "+
+		"or compute the Dask array first", sp.Kind(), sp.Dim(), denseMaxDim, denseMaxDim, denseMaxDim)
+}
+
 // largeDimError explains that a space of dimension d > denseMaxDim only supports the linear model
 // solved by conjugate gradients.
 func largeDimError(sp space.Space) error {

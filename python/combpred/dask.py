@@ -985,7 +985,9 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             number weighs every example alike.
         landmark_sample : array-like of shape (n_rows, n_features), default=None
             With n_components: the rows the Nyström landmarks are drawn from; None takes X's first
-            partitions, as many as hold n_components rows (empty ones skipped).
+            non-empty partition whole and, while that holds fewer than n_components rows, the
+            following partitions' first rows up to n_components in all (empty ones skipped): to
+            rebuild the default map, pass those rows.
 
         Returns
         -------
