@@ -906,7 +906,8 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     accepts Dask arrays and DataFrames: every partition's sufficient statistics are computed on the
     worker that holds it, merged pairwise up a tree, and solved once on the client. The model
     equals ``StructuredRidge(solver="exact").fit`` on the concatenated data to rounding (1e-10
-    relative; with ``solver="cg"``, to ``tol``), for every output space, with sample weights and
+    relative on well-conditioned data, as much as the rows' order changes an in-memory fit
+    otherwise; with ``solver="cg"``, to ``tol``), for every output space, with sample weights and
     ``empirical_weight`` (either ``reference``: both are functions of sums over the examples). With
     a Nyström map (``n_components``) it does for ``landmark_sample=X``; the default landmarks come
     from X's first partitions, so that map changes with the chunking. Prediction methods given a
