@@ -531,3 +531,20 @@ def test_unaligned_sparse_arrays_are_copied_as_a_dense_x_is():
         odd = sparse.csr_matrix(parts, shape=A.shape)
         assert_array_equal(model.predict(odd), model.predict(X))
         _close(StructuredRidge(space="multilabel", solver="exact").fit(odd, Y).coef_, model.coef_)
+
+
+def test_copies_to_sum_duplicates_are_checked_against_the_budget():
+    """A non-canonical CSR X is copied to sum its duplicates (in its own dtype, then for the core
+    as float64): the copies are charged to the memory budget before they are made."""
+    import combpred
+
+    rows = 200_000
+    indptr = np.arange(0, 2 * rows + 1, 2)
+    X = sparse.csr_matrix((np.ones(2 * rows, dtype=bool), np.zeros(2 * rows, dtype=np.int32), indptr), shape=(rows, 2))
+    assert not X.has_canonical_format
+    Y = np.zeros((rows, 2), dtype=np.int64)
+    with combpred.config_context(max_memory=10**6):
+        with pytest.raises(MemoryError, match="to sum their duplicates"):
+            StructuredRidge(space="multilabel").fit(X, Y)
+        with pytest.raises(MemoryError, match="to sum duplicates and sort indices"):
+            _capi.Csr(X.astype(np.float64))
