@@ -547,4 +547,4 @@ def test_copies_to_sum_duplicates_are_checked_against_the_budget():
         with pytest.raises(MemoryError, match="to sum their duplicates"):
             StructuredRidge(space="multilabel").fit(X, Y)
         with pytest.raises(MemoryError, match="to sum duplicates and sort indices"):
-            _capi.Csr(X.astype(np.float64))
+            _capi.Csr(sparse.csr_matrix((np.ones(2 * rows), X.indices, X.indptr), shape=X.shape))
