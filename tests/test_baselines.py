@@ -617,3 +617,13 @@ def test_rankers_break_ties_of_totals_equal_but_for_rounding_by_the_lower_label(
     from combpred.baselines import _scores_to_ranks
 
     np.testing.assert_array_equal(_scores_to_ranks(np.array([[1.0, 1.0 + 1e-9, 1.0 - 1e-15, 0.5]])), [[2, 1, 3, 4]])
+    # closeness does not chain: totals rising by 0.98e-12 of the largest per label tie in pairs only,
+    # where grouping neighbours in sorted order tied the whole row and ranked the highest last (probe FB)
+    rising = 1.0 + 0.98e-12 * np.arange(50)
+    ranks = _scores_to_ranks(rising[None, :])[0]
+    assert ranks[-1] <= 2 and ranks[0] >= 49
+    # NaN ranks last and ±inf orders with the finite totals (a NaN or inf tolerance tied every label)
+    np.testing.assert_array_equal(_scores_to_ranks(np.array([[np.nan, np.nan, 2.0, 3.0]])), [[3, 4, 2, 1]])
+    np.testing.assert_array_equal(
+        _scores_to_ranks(np.array([[1.0, 2.0, np.inf], [-np.inf, 1.0, 2.0]])), [[3, 2, 1], [3, 2, 1]]
+    )

@@ -64,16 +64,23 @@ _TIE_TOLERANCE = 1e-12
 
 def _scores_to_ranks(scores: np.ndarray) -> np.ndarray:
     """Rank rows from label scores: the highest score gets rank 1; ties (scores within
-    ``_TIE_TOLERANCE`` of the row's largest magnitude of each other) go to the lower label index."""
+    ``_TIE_TOLERANCE`` of the row's largest finite magnitude of the highest score of their tie)
+    go to the lower label index; NaN scores rank last."""
     n = scores.shape[1]
-    order = np.argsort(-scores, axis=1, kind="stable")
+    order = np.argsort(-scores, axis=1, kind="stable")  # NaN last
     ordered = np.take_along_axis(scores, order, axis=1)
-    with np.errstate(invalid="ignore"):  # rows of ±inf: every label ties
-        tol = _TIE_TOLERANCE * np.abs(scores).max(axis=1, keepdims=True)
-        breaks = -np.diff(ordered, axis=1) > tol
-    group = np.zeros(scores.shape, dtype=np.int64)  # of each label: how many clear drops above it
-    np.put_along_axis(group, order, np.concatenate([group[:, :1], np.cumsum(breaks, axis=1)], axis=1), axis=1)
-    final = np.argsort(group * n + np.arange(n)[None, :], axis=1, kind="stable")
+    finite = np.where(np.isfinite(scores), np.abs(scores), 0.0)
+    tol = _TIE_TOLERANCE * finite.max(axis=1, initial=0.0)
+    group = np.zeros(scores.shape, dtype=np.int64)  # in sorted order: how many clear drops above
+    head = ordered[:, 0].copy()  # the highest score of the current tie: closeness does not chain
+    with np.errstate(over="ignore", invalid="ignore"):
+        for j in range(1, n):
+            drop = ~(head - ordered[:, j] <= tol)  # NaN (a NaN score, inf − inf) breaks too
+            group[:, j] = group[:, j - 1] + drop
+            head = np.where(drop, ordered[:, j], head)
+    by_label = np.empty_like(group)
+    np.put_along_axis(by_label, order, group, axis=1)
+    final = np.argsort(by_label * n + np.arange(n)[None, :], axis=1, kind="stable")
     ranks = np.empty(scores.shape, dtype=np.int64)
     np.put_along_axis(ranks, final, np.arange(1, n + 1)[None, :], axis=1)
     return ranks
