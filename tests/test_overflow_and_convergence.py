@@ -816,3 +816,20 @@ def test_cg_stalled_before_max_iter_does_not_advise_more_iterations():
         model.set_params(max_iter=1000).fit(X, Y)
     assert model.n_iter_ < 1000
     assert not any("increase max_iter" in str(c.message) for c in caught)
+
+
+def test_cg_warns_where_weights_span_more_than_one_over_tol():
+    """One row weighted 1e10 among ones at the default tol (1e-8): CG's relative gradient is the heavy
+    row's, so it met tol after one iteration with 26 of 156 labels of the light rows decided otherwise
+    than by the exact solver, far below the 2⁵² spread the rounding warning starts at (probe FB)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = spaces.Multilabel(4).sample(40, random_state=1)
+    w = np.ones(40)
+    w[0] = 1e10
+    with pytest.warns(PrecisionWarning, match=r"more than 1/tol = 1e\+08.*set tol below 1/1e\+10"):
+        StructuredRidge(space="multilabel", solver="cg").fit(X, Y, sample_weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrecisionWarning)
+        StructuredRidge(space="multilabel", solver="cg", tol=1e-11).fit(X, Y, sample_weight=w)
+        StructuredRidge(space="multilabel", solver="exact").fit(X, Y, sample_weight=w)

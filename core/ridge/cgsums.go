@@ -336,7 +336,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	if err != nil {
 		return nil, err
 	}
-	if w := weightSpreadWarning(setup.Top, setup.Low, CG, true); w != "" {
+	if w := weightSpreadWarning(setup.Top, setup.Low, CG, true, opt.Tol); w != "" {
 		md.Warnings = append(md.Warnings, w)
 	}
 	return md, nil

@@ -129,7 +129,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		if err := md.checkFinite(); err != nil {
 			return nil, md.withWarnings(err)
 		}
-		md.warnWeightSpread(p.Weight, p.Alpha)
+		md.warnWeightSpread(p.Weight, p.Alpha, opt.Tol)
 		return md, nil
 	}
 	des := design{X: Xm, sp: Xin.Sparse, intercept: opt.Intercept}
@@ -187,7 +187,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 		return nil, md.withWarnings(err)
 	}
 	if md.Solver != Exact {
-		md.warnWeightSpread(p.Weight, p.Alpha)
+		md.warnWeightSpread(p.Weight, p.Alpha, opt.Tol)
 	}
 	return md, nil
 }

@@ -491,8 +491,10 @@ class StructuredRidge(StructuredEstimator):
             Non-negative weights of the examples. They weigh each example's loss against the
             penalty alpha, as in scikit-learn's ``Ridge``: multiplying every weight by c fits as
             alpha / c does (ProbabilisticStructured, whose data term is a weighted mean, ignores
-            their scale). Weights that span more than about 10¹⁵ leave the lightest examples below
-            the rounding of the heaviest in CG's gradient; ``solver="exact"`` fits them.
+            their scale). Weights that span more than 1/tol make CG's relative gradient the
+            heaviest examples', so that it may stop before the lightest are fitted, and beyond
+            about 10¹⁵ they fall below its rounding: a PrecisionWarning says so, and
+            ``solver="exact"`` (or, below 10¹⁵, a smaller tol) fits them.
 
         Returns
         -------
