@@ -919,3 +919,21 @@ def test_intercepts_without_a_finite_optimum_are_warned_of():
     with warnings.catch_warnings():  # nor where every label varies
         warnings.simplefilter("error", ConvergenceWarning)
         ProbabilisticStructured(space=spaces.Multilabel(3), alpha=0.01).fit(X, (X > 0).astype(int))
+
+
+def test_line_search_warning_with_an_unseen_class_names_the_intercepts_not_a_large_alpha():
+    """Multiclass(3) with class 1 never seen at alpha = 1e-300: L-BFGS's line search gave up after
+    one iteration, and the warning blamed "a very large alpha" and advised lowering it (probe FC).
+    The unseen class's intercept has no finite optimum: the advice is now to raise alpha."""
+    rng = np.random.default_rng(2)
+    for _ in range(40):  # the line search fails for about 4 in 10 draws of x
+        x = rng.normal(size=(1, 3))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ProbabilisticStructured(space=spaces.Multiclass(3), alpha=1e-300).fit(np.vstack([x, -x]), [0, 2])
+        stopped = [str(c.message) for c in caught if "line search found no decrease" in str(c.message)]
+        if stopped:
+            assert "no finite optimum" in stopped[0] and "raise alpha" in stopped[0]
+            assert "very large alpha" not in stopped[0]
+            return
+    pytest.fail("no draw stopped on the line search")

@@ -419,10 +419,16 @@ class ProbabilisticStructured(StructuredEstimator):
                     "make the problem badly conditioned and L-BFGS slow"
                 )
                 if n_iter >= self.max_iter
-                else "its line search found no decrease, which more iterations do not change: the problem is too badly "
-                "scaled for double precision (a very large alpha, values in X very large or so small that their "
-                "products underflow, or X far from 0 without an intercept); lower alpha, or centre and rescale X "
-                "(StandardScaler)"
+                else "its line search found no decrease, which more iterations do not change: "
+                + (
+                    # an unseen class at alpha = 1e-300: its intercept runs off (probe FC), not a large alpha
+                    "the intercepts the other warning names have no finite optimum, and a tiny alpha leaves them "
+                    "unbounded; raise alpha"
+                    if model.info.warnings
+                    else "the problem is too badly scaled for double precision (a very large alpha, values in X very "
+                    "large or so small that their products underflow, or X far from 0 without an intercept); lower "
+                    "alpha, or centre and rescale X (StandardScaler)"
+                )
             )
             warnings.warn(
                 f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "
