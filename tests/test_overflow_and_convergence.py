@@ -747,17 +747,23 @@ def test_exact_solver_warns_where_its_normal_equations_lose_digits():
         StructuredRidge(space=sp, solver="exact").fit(X + 1e6, Y)
 
 
+def _one_heavy_row(m: int, labels: int, heavy: float, seed: int = 0, labels_seed: int = 5):
+    """m rows of Gaussian X with multi-label targets, row 0 weighted ``heavy`` and the others 1."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 3))
+    Y = spaces.Multilabel(labels).sample(m, random_state=labels_seed)
+    w = np.ones(m)
+    w[0] = heavy
+    return X, Y, w
+
+
 @pytest.mark.parametrize("heavy", [1e20, 1e200])
 def test_cg_warns_where_one_weight_buries_the_others_under_rounding(heavy):
     """One row weighted 1e20 among ones (alpha = 0.1): CG's gradient holds the light rows' parts
     below the heavy row's rounding, and it returned their scores at −181 against the optimum's 0.34
     (at 1e200, solver="auto" falling back to CG: 3e15) with a relative gradient of 6e-15 and no
     warning (probe EQ). It now warns naming sample_weight; the exact solver fits them quietly."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(20, 3))
-    Y = spaces.Multilabel(3).sample(20, random_state=5)
-    w = np.ones(20)
-    w[0] = heavy
+    X, Y, w = _one_heavy_row(20, 3, heavy)
     with pytest.warns(PrecisionWarning, match=r"sample_weight spans .*compare with solver=\"exact\""):
         StructuredRidge(space="multilabel", alpha=0.1, solver="cg", tol=1e-14).fit(X, Y, sample_weight=w)
     with pytest.warns(PrecisionWarning, match=r"sample_weight spans .*compare with solver=\"exact\""):
@@ -792,11 +798,7 @@ def test_kernel_models_name_a_weight_spread_no_solver_resolves():
     """An rbf model with one row weighted 1e20: the exact solve's refusal blamed "inputs or alpha" and
     sent the user to CG, whose warning sent them back to solver="exact" (probe ET). Both now name
     sample_weight's spread, and neither names the other as the remedy."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 3))
-    Y = spaces.Multilabel(3).sample(30, random_state=5)
-    w = np.ones(30)
-    w[0] = 1e20
+    X, Y, w = _one_heavy_row(30, 3, 1e20)
     with pytest.raises(ValueError, match=r"sample_weight spans 1e\+20 .*no solver of a kernel model keeps"):
         StructuredRidge(space="multilabel", kernel="rbf", alpha=0.1, solver="exact").fit(X, Y, sample_weight=w)
     with pytest.warns(PrecisionWarning, match=r"sample_weight spans 1e\+20 .*no solver of a kernel model keeps"):
@@ -822,11 +824,7 @@ def test_cg_warns_where_weights_span_more_than_one_over_tol():
     """One row weighted 1e10 among ones at the default tol (1e-8): CG's relative gradient is the heavy
     row's, so it met tol after one iteration with 26 of 156 labels of the light rows decided otherwise
     than by the exact solver, far below the 2⁵² spread the rounding warning starts at (probe FB)."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(40, 3))
-    Y = spaces.Multilabel(4).sample(40, random_state=1)
-    w = np.ones(40)
-    w[0] = 1e10
+    X, Y, w = _one_heavy_row(40, 4, 1e10, labels_seed=1)
     with pytest.warns(PrecisionWarning, match=r"more than 1/tol = 1e\+08.*set tol below 1/1e\+10"):
         StructuredRidge(space="multilabel", solver="cg").fit(X, Y, sample_weight=w)
     with warnings.catch_warnings():
