@@ -831,3 +831,17 @@ def test_cg_warns_where_weights_span_more_than_one_over_tol():
         warnings.simplefilter("error", PrecisionWarning)
         StructuredRidge(space="multilabel", solver="cg", tol=1e-11).fit(X, Y, sample_weight=w)
         StructuredRidge(space="multilabel", solver="exact").fit(X, Y, sample_weight=w)
+
+
+def test_kernel_sgd_warning_does_not_blame_an_unpenalised_intercept():
+    """A kernel model's bias is penalised; its SGD ConvergenceWarning gave the linear model's advice
+    about an unpenalised intercept moving slowly at a large alpha (probe FE)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    Y = (X[:, :3] + 0.5 * rng.normal(size=(300, 3)) > 0).astype(int)
+    model = StructuredRidge(
+        space="multilabel", alpha=0.1, kernel="rbf", gamma=0.3, solver="sgd", max_iter=6, tol=1e-4, random_state=3
+    )
+    with pytest.warns(ConvergenceWarning, match="increase max_iter or eta0") as caught:
+        model.fit(X, Y)
+    assert not any("intercept" in str(c.message) for c in caught)

@@ -194,7 +194,9 @@ class StructuredRidge(StructuredEstimator):
         Maximum number of CG iterations, or of SGD epochs.
     warm_start : bool, default=False
         Start ``fit`` from the previous solution (linear models; kernel models on the same X, e.g.
-        along a path of alpha values).
+        along a path of alpha values). SGD continues its step schedule only from an SGD model:
+        from an exact or CG solution it restarts at the largest steps, which move it away from
+        the optimum before they shrink, so it gains little over a cold start.
     n_components : int, default=None
         For ``"rbf"``, ``"poly"`` and callable kernels (ignored by ``"linear"`` and
         ``"precomputed"``): fit the linear model on a Nyström map of this many landmark
@@ -330,7 +332,8 @@ class StructuredRidge(StructuredEstimator):
         ‖∇J‖ / ‖∇J(0)‖ at the solution (CG, exact), in the coordinates the solver works in (for
         CG with an intercept on a dense X, X centred: see ``fit_intercept``); for SGD, the relative
         change of J over the last epoch (NaN with ``tol=None``, which does not evaluate J after
-        every epoch).
+        every epoch). After a ``partial_fit`` with SGD, this and ``objective_`` are those of the
+        last chunk alone (the exact ``partial_fit`` reports J over every row seen).
 
     Examples
     --------
@@ -590,9 +593,15 @@ class StructuredRidge(StructuredEstimator):
                 )
             elif measure != "relative gradient":  # SGD: a larger alpha would slow the intercept further
                 advice = (
-                    "increase max_iter or eta0 (at a large alpha its steps, capped at 1/(2·alpha), move the "
-                    "unpenalised intercept slowly), standardise X (features on scales far apart leave the "
-                    "steps, set by the largest, too small for the others), or use solver='cg'"
+                    (
+                        "increase max_iter or eta0 (at a large alpha its steps, capped at 1/(2·alpha), move the "
+                        "unpenalised intercept slowly), standardise X (features on scales far apart leave the "
+                        "steps, set by the largest, too small for the others), or use solver='cg'"
+                    )
+                    if self.kernel == "linear" or self.n_components
+                    # a kernel expansion's bias is penalised: no intercept to blame (probe FE)
+                    else "increase max_iter or eta0, or standardise X (features on scales far apart leave the "
+                    "kernel's steps, set by the largest curvature, too small for the rest)"
                 )
             else:
                 advice = (
