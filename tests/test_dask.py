@@ -325,6 +325,19 @@ def test_spaces_beyond_the_dense_dimension_are_refused_for_every_distributed_sol
             DaskStructuredRidge(**params).fit(dX, dY)
 
 
+def test_distributed_cg_on_a_wide_space_takes_the_diagonal_preconditioner(client):
+    # beyond 1,024 outputs distributed CG no longer eigendecomposes the d×d curvature (minutes at
+    # d = 4,096 in one call Ctrl-C could not reach, probe FD): it still reaches the exact optimum
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = (rng.random((40, 1100)) < 0.05).astype(int)
+    fitted = DaskStructuredRidge(solver="cg", tol=1e-10).fit(
+        da.from_array(X, chunks=20), da.from_array(Y, chunks=(20, 1100))
+    )
+    exact = StructuredRidge(solver="exact").fit(X, Y)
+    np.testing.assert_allclose(fitted.decision_function(X), exact.decision_function(X), atol=1e-6)
+
+
 def test_nystrom_fit_warns_where_the_rbf_kernel_loses_precision(client):
     # the in-memory fit warned on X + 1e6 (scores 0.19 from the fit on X); the distributed
     # Nyström fit did not (probe CH). It judges the landmarks, the sample of X the map is built from.

@@ -242,12 +242,17 @@ func CheckCGSumsMemory(sp space.Space, n int, intercept bool) error {
 		budget.Add(budget.Mul(13, k, d, 8), budget.Mul(4, k, k, 8), budget.Mul(5, d, d, 8)))
 }
 
+// sumsKronMaxDim is the largest output dimension for which FitCGSums preconditions with M̄'s
+// eigendecomposition (about a second at 1,024).
+const sumsKronMaxDim = 1024
+
 // FitCGSums fits the linear StructuredRidge of opt (solver cg or auto, uniform reference) on n
 // features by the preconditioned conjugate gradients of Fit, from the sums of its data: setup,
 // the parts' CGSetupOf added up, and products, which writes the parts' CGProductOf at V added up
 // into dst. The preconditioner is the Kronecker one (kronPrecond) of the summed G and
-// M̄ = S + M/Σs, whatever Fit would choose for the space, so the iterates differ from Fit's and
-// the solution agrees to the tolerance. opt.Init warm-starts as in Fit.
+// M̄ = S + M/Σs (its diagonal one beyond sumsKronMaxDim), whatever Fit would choose for the
+// space, so the iterates differ from Fit's and the solution agrees to the tolerance. opt.Init
+// warm-starts as in Fit.
 func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func(V, dst *mat.Dense) error) (*Model, error) {
 	if err := checkCGOptions(sp, opt); err != nil {
 		return nil, err
@@ -304,7 +309,13 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	mbar.ScaleSym(1/setup.Weight, setup.M)
 	mbar.AddSym(mbar, S)
 	var pc linearPrecond
-	pc, err = kronPrecondOf(mbar, setup.G, alpha, opt.Intercept, opt.Stop)
+	if d > sumsKronMaxDim {
+		// M̄'s eigendecomposition costs d³ (27 s at d = 2,048, minutes at 4,096) in one gonum call
+		// that Ctrl-C cannot reach (probe FD): the diagonal preconditioner instead
+		err = errIllConditioned
+	} else {
+		pc, err = kronPrecondOf(mbar, setup.G, alpha, opt.Intercept, opt.Stop)
+	}
 	if errors.Is(err, errIllConditioned) {
 		curvature := diagOf(mbar)
 		pc, err = newDiagScalePrecond(diagOf(setup.G), curvature, alpha, opt.Intercept), nil
