@@ -318,7 +318,8 @@ def test_spaces_beyond_the_dense_dimension_are_refused_for_every_distributed_sol
     X = rng.normal(size=(30, 2))
     Y = (rng.random((30, 4200)) < 0.01).astype(int)
     dX, dY = da.from_array(X, chunks=15), da.from_array(Y, chunks=(15, 4200))
-    for params in ({"solver": "auto"}, {"solver": "cg"}, {"kernel": "rbf", "n_components": 5}):
+    # solver="exact" too: its message sent the user to distributed CG and SGD partial_fit (probe FD)
+    for params in ({"solver": "auto"}, {"solver": "cg"}, {"solver": "exact"}, {"kernel": "rbf", "n_components": 5}):
         with pytest.raises(
             ValueError, match=r"dimension 4200 > 4096: a distributed fit \(combpred.dask\) .* needs d ≤ 4096"
         ):

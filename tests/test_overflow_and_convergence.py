@@ -827,6 +827,11 @@ def test_cg_warns_where_weights_span_more_than_one_over_tol():
     X, Y, w = _one_heavy_row(40, 4, 1e10, labels_seed=1)
     with pytest.warns(PrecisionWarning, match=r"more than 1/tol = 1e\+08.*set tol below 1/1e\+10"):
         StructuredRidge(space="multilabel", solver="cg").fit(X, Y, sample_weight=w)
+    # a kernel model's second remedy is the exact solve, which fits this spread (it said "a smaller
+    # tol" twice, probe FD)
+    with pytest.warns(PrecisionWarning, match=r"set tol below 1/1e\+10, or use solver=\"exact\""):
+        StructuredRidge(space="multilabel", kernel="rbf", solver="cg").fit(X, Y, sample_weight=w)
+    StructuredRidge(space="multilabel", kernel="rbf", solver="exact").fit(X, Y, sample_weight=w)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrecisionWarning)
         StructuredRidge(space="multilabel", solver="cg", tol=1e-11).fit(X, Y, sample_weight=w)

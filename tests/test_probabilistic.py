@@ -935,5 +935,11 @@ def test_line_search_warning_with_an_unseen_class_names_the_intercepts_not_a_lar
         if stopped:
             assert "no finite optimum" in stopped[0] and "raise alpha" in stopped[0]
             assert "very large alpha" not in stopped[0]
-            return
-    pytest.fail("no draw stopped on the line search")
+            break
+    else:
+        pytest.fail("no draw stopped on the line search")
+    # at alpha = 1e-50 no iteration moves (relative gradient 1 after max_iter): "increase max_iter"
+    # changed nothing at 5,000 (probe FD)
+    x = np.array([[0.3, -1.2, 0.8]])
+    with pytest.warns(ConvergenceWarning, match=r"stopped after 50 iterations .*no finite optimum.*raise alpha"):
+        ProbabilisticStructured(space=spaces.Multiclass(3), alpha=1e-50, max_iter=50).fit(np.vstack([x, -x]), [0, 2])

@@ -87,6 +87,11 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 // checkSize refuses statistics over nf columns (features, or a map's components) of more than
 // MaxExactUnknowns unknowns, or above the memory budget.
 func (s *Stats) checkSize(nf int) error {
+	if s.Space.Dim() > denseMaxDim {
+		// before the unknowns: their advice (distributed CG, partial_fit with SGD) is refused here
+		// too, and a Dask user was sent to both (probe FD)
+		return largeDistributedDimError(s.Space)
+	}
 	if u := s.unknowns(nf); u > MaxExactUnknowns {
 		return fmt.Errorf("statistics of %d unknowns (%s > %d) would hold (%d)²/4 values; "+
 			"a linear model is solved by distributed conjugate gradients instead (solver=\"cg\"); otherwise use fewer "+

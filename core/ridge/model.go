@@ -401,7 +401,7 @@ func weightSpreadWarning(top, low float64, solver Solver, linear bool, tol float
 		return ""
 	}
 	if !linear {
-		exact = "a smaller tol fits them"
+		exact = "use solver=\"exact\", whose kernel system keeps them at this spread"
 	}
 	return fmt.Sprintf("sample_weight spans %.2g (largest over smallest weight above 2⁻⁵²·alpha), more than 1/tol = %.2g: CG's "+
 		"relative gradient is then the heaviest examples', so it may meet tol before the lightest are fitted; set tol below "+

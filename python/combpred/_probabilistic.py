@@ -410,26 +410,33 @@ class ProbabilisticStructured(StructuredEstimator):
         n_iter = model.info.n_iter
         if self.solver_ == "lbfgs" and not model.info.converged:
             # short of max_iter, L-BFGS stops only when its line search finds no decrease
-            advice = (
-                "increase max_iter"
-                + (
-                    ""
-                    if self.fit_intercept
-                    else ", or centre the columns of X (StandardScaler): without an intercept, columns far from 0 "
-                    "make the problem badly conditioned and L-BFGS slow"
+            # intercepts without a finite optimum (a class never seen) at an alpha small against X's
+            # scale: the line search gives up, or no iteration moves (relative gradient 1 after
+            # max_iter); neither a lower alpha nor more iterations help (probes FC, FD)
+            unbounded = (
+                "the intercepts the other warning names have no finite optimum, and alpha, small against the "
+                "scale of X (alpha / ‖X‖²), leaves them unbounded; raise alpha, or standardise X"
+            )
+            if n_iter >= self.max_iter:
+                advice = (
+                    unbounded
+                    if model.info.warnings and self.relative_gradient_ > 0.5
+                    else "increase max_iter"
+                    + (
+                        ""
+                        if self.fit_intercept
+                        else ", or centre the columns of X (StandardScaler): without an intercept, columns far "
+                        "from 0 make the problem badly conditioned and L-BFGS slow"
+                    )
                 )
-                if n_iter >= self.max_iter
-                else "its line search found no decrease, which more iterations do not change: "
-                + (
-                    # an unseen class at alpha = 1e-300: its intercept runs off (probe FC), not a large alpha
-                    "the intercepts the other warning names have no finite optimum, and a tiny alpha leaves them "
-                    "unbounded; raise alpha"
+            else:
+                advice = "its line search found no decrease, which more iterations do not change: " + (
+                    unbounded
                     if model.info.warnings
                     else "the problem is too badly scaled for double precision (a very large alpha, values in X very "
                     "large or so small that their products underflow, or X far from 0 without an intercept); lower "
                     "alpha, or centre and rescale X (StandardScaler)"
                 )
-            )
             warnings.warn(
                 f"L-BFGS stopped after {n_iter} iterations at a relative gradient of {self.relative_gradient_:.2e} "
                 f"(tol={self.tol}); {advice}",
