@@ -544,7 +544,7 @@ def test_copies_to_sum_duplicates_are_checked_against_the_budget():
     assert not X.has_canonical_format
     Y = np.zeros((rows, 2), dtype=np.int64)
     with combpred.config_context(max_memory=10**6):
-        with pytest.raises(MemoryError, match="to sum their duplicates"):
+        with pytest.raises(MemoryError, match="X: a copy of its csr arrays .* to sum duplicates and sort indices"):
             StructuredRidge(space="multilabel").fit(X, Y)
-        with pytest.raises(MemoryError, match="to sum duplicates and sort indices"):
+        with pytest.raises(MemoryError, match="X: a copy of its csr arrays .* to sum duplicates and sort indices"):
             _capi.Csr(sparse.csr_matrix((np.ones(2 * rows), X.indices, X.indptr), shape=X.shape))

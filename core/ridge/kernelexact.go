@@ -67,9 +67,9 @@ func solveKernelExact(p *Problem, K *mat.Dense, kScale float64, Gamma *mat.Dense
 		// scales, or weights whose lightest examples fall below the heaviest's rounding, which CG
 		// would leave unfitted too (probe ET).
 		if top, low := weightRange(p.Weight, p.Alpha); top/low > 1/kernelRangeEpsilon {
-			return Result{}, fmt.Errorf("the kernel model's normal equations are numerically singular: sample_weight spans %.2g "+
-				"(largest over smallest weight above 2⁻⁵²·alpha), beyond float64's 16 digits, and no solver of a kernel model "+
-				"keeps the lightest examples: drop or raise the lightest weights, or lower the heaviest (%v)", top/low, err)
+			return Result{}, fmt.Errorf("the kernel model's normal equations are numerically singular: %s, beyond float64's "+
+				"16 digits, and no solver of a kernel model keeps the lightest examples: drop or raise the lightest weights, "+
+				"or lower the heaviest (%v)", weightSpan(top/low), err)
 		}
 		return Result{}, fmt.Errorf("the kernel model's normal equations are numerically singular (inputs or alpha at an extreme scale?); try solver=\"cg\": %v", err)
 	}

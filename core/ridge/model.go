@@ -347,9 +347,7 @@ func fitProblem(sp space.Space, X xmat.Matrix, p *Problem, opt Options) (*Model,
 	if err != nil {
 		return nil, model.withWarnings(err)
 	}
-	if model.Solver != Exact {
-		model.warnWeightSpread(p.Weight, p.Alpha, opt.Tol)
-	}
+	model.warnWeightSpread(p.Weight, p.Alpha, opt.Tol)
 	return model, nil
 }
 
@@ -360,6 +358,9 @@ func fitProblem(sp space.Space, X xmat.Matrix, p *Problem, opt Options) (*Model,
 // normal equations keep them (right to 1e100 there). Weights below 2⁻⁵²·alpha are left out: the
 // penalty outweighs them in the exact optimum too (an example of weight 1e-300 beside ones).
 func (md *Model) warnWeightSpread(weights []float64, alpha, tol float64) {
+	if md.Solver == Exact {
+		return
+	}
 	top, low := weightRange(weights, alpha)
 	if w := weightSpreadWarning(top, low, md.Solver, md.Kernel.Kind == kernel.Linear || md.ny != nil, tol); w != "" {
 		md.Warnings = append(md.Warnings, w)
@@ -393,9 +394,9 @@ func weightSpreadWarning(top, low float64, solver Solver, linear bool, tol float
 		if !linear {
 			exact = "no solver of a kernel model keeps them in double precision: drop or raise the lightest weights, or lower the heaviest"
 		}
-		return fmt.Sprintf("sample_weight spans %.2g (largest over smallest weight above 2⁻⁵²·alpha), beyond float64's 16 digits: "+
-			"in the %s solver's gradient the lightest examples fall below the rounding of the heaviest, so they may be left "+
-			"unfitted without its relative gradient showing it; %s", spread, solver, exact)
+		return fmt.Sprintf("%s, beyond float64's 16 digits: in the %s solver's gradient the lightest examples fall below the "+
+			"rounding of the heaviest, so they may be left unfitted without its relative gradient showing it; %s",
+			weightSpan(spread), solver, exact)
 	}
 	if solver != CG || !(tol > 0) || !(spread > 1/tol) {
 		return ""
@@ -403,9 +404,13 @@ func weightSpreadWarning(top, low float64, solver Solver, linear bool, tol float
 	if !linear {
 		exact = "use solver=\"exact\", whose kernel system keeps them at this spread"
 	}
-	return fmt.Sprintf("sample_weight spans %.2g (largest over smallest weight above 2⁻⁵²·alpha), more than 1/tol = %.2g: CG's "+
-		"relative gradient is then the heaviest examples', so it may meet tol before the lightest are fitted; set tol below "+
-		"1/%.2g, or %s", spread, 1/tol, spread, exact)
+	return fmt.Sprintf("%s, more than 1/tol = %.2g: CG's relative gradient is then the heaviest examples', so it may meet "+
+		"tol before the lightest are fitted; set tol below 1/%.2g, or %s", weightSpan(spread), 1/tol, spread, exact)
+}
+
+// weightSpan names a spread of the sample weights (weightRange's top over low) in messages.
+func weightSpan(spread float64) string {
+	return fmt.Sprintf("sample_weight spans %.2g (largest over smallest weight above 2⁻⁵²·alpha)", spread)
 }
 
 // withWarnings adds to a fit's error what the fit would have warned of: on X + 1e7 the rbf kernel

@@ -186,9 +186,7 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 	if err != nil {
 		return nil, md.withWarnings(err)
 	}
-	if md.Solver != Exact {
-		md.warnWeightSpread(p.Weight, p.Alpha, opt.Tol)
-	}
+	md.warnWeightSpread(p.Weight, p.Alpha, opt.Tol)
 	return md, nil
 }
 

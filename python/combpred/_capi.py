@@ -1379,12 +1379,19 @@ def summed_duplicates(X: Any) -> Any:
     where its COO copy held True (1.0), and int8 entries 100 + 100 gave 200 against scipy's -56
     (probe EZ)."""
     if is_sparse(X) and X.format in ("csr", "csc") and X.dtype != np.float64 and not X.has_canonical_format:
-        check_bytes(
-            X.data.nbytes + X.indices.nbytes + X.indptr.nbytes,
-            f"X: a copy of its {X.format} arrays ({X.nnz} stored values) to sum their duplicates",
-        )
-        X = X.copy()
-        X.sum_duplicates()
+        return _canonical_copy(X, "X")
+    return X
+
+
+def _canonical_copy(X: Any, name: str) -> Any:
+    """A copy of a CSR or CSC X with its duplicates summed (in its own dtype) and its indices
+    sorted, as scipy's sum_duplicates makes it; the copy is charged to the memory budget first."""
+    check_bytes(
+        X.data.nbytes + X.indices.nbytes + X.indptr.nbytes,
+        f"{name}: a copy of its {X.format} arrays ({X.nnz} stored values) to sum duplicates and sort indices",
+    )
+    X = X.copy()
+    X.sum_duplicates()
     return X
 
 
@@ -1544,12 +1551,7 @@ class Csr:
         if not X.has_canonical_format:
             # duplicates summed in X's own dtype, as tocsr, toarray and sum_duplicates do: summed
             # after the cast, a bool CSR X held 2 where its COO copy held True (probe EZ)
-            check_bytes(
-                X.data.nbytes + X.indices.nbytes + X.indptr.nbytes,
-                f"{name}: a copy of its CSR arrays ({X.nnz} stored values) to sum duplicates and sort indices",
-            )
-            X = X.copy()
-            X.sum_duplicates()  # sorts the indices of every row, summing duplicates
+            X = _canonical_copy(X, name)
         if X.dtype != np.float64:
             check_bytes(8 * X.data.size, f"{name}: its values as float64 ({X.data.size} of dtype {X.dtype})")
             X = X.astype(np.float64)
