@@ -362,7 +362,9 @@ class ProbabilisticStructured(StructuredEstimator):
             integer rows otherwise.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the examples' log-likelihood terms; the data term is their
-            weighted mean, so an integer weight k equals k copies of the example.
+            weighted mean, so an integer weight k equals k copies of the example. At a given
+            alpha their scale does not matter; the default alpha, ``1 / (2 · Σw)``, follows it
+            (multiplying every weight by c fits as alpha / c, as ``LogisticRegression(C=1)`` does).
 
         Returns
         -------

@@ -493,8 +493,8 @@ class StructuredRidge(StructuredEstimator):
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the examples. They weigh each example's loss against the
             penalty alpha, as in scikit-learn's ``Ridge``: multiplying every weight by c fits as
-            alpha / c does (ProbabilisticStructured, whose data term is a weighted mean, ignores
-            their scale). Weights that span more than 1/tol make CG's relative gradient the
+            alpha / c does (so does ProbabilisticStructured's default alpha, 1 / (2 · Σw); at a
+            given alpha its data term, a weighted mean, ignores their scale). Weights that span more than 1/tol make CG's relative gradient the
             heaviest examples', so that it may stop before the lightest are fitted, and beyond
             about 10¹⁵ they fall below its rounding: a PrecisionWarning says so, and
             ``solver="exact"`` (or, below 10¹⁵, a smaller tol) fits them.
