@@ -149,6 +149,29 @@ def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):
     assert "COMBPRED_DATA" in message
 
 
+def test_a_link_to_nothing_is_named_as_such(tmp_path, monkeypatch):
+    # a data file that is a symbolic link whose target is gone was listed among the places looked
+    # at as if nothing were there (session 70's notes)
+    monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
+    monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
+    for relative in ("hierarchical_funcat_go/imclef07a/ImCLEF07A_Train.arff", "label_ranking/notbundled.csv"):
+        link = tmp_path / "home" / relative
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(tmp_path / "moved_away")
+    loads = (
+        (
+            FileNotFoundError,
+            lambda: load_hierarchical("imclef07a", data_home=tmp_path / "home", download_if_missing=False),
+        ),
+        (ValueError, lambda: load_label_ranking("notbundled", data_home=tmp_path / "home")),
+    )
+    for error, load in loads:
+        with pytest.raises(error) as info:
+            load()
+        assert f"a symbolic link to {str(tmp_path / 'moved_away')!r}, which does not exist" in str(info.value)
+        assert "nowhere" in str(info.value)
+
+
 def test_a_directory_named_twice_is_searched_once(tmp_path, monkeypatch):
     # COMBPRED_DATA set to the directory data_home names (or to a link to it, or to the source
     # checkout's ../shared/datasets) was searched, and listed in the refusal, twice (probe CJ)

@@ -146,7 +146,7 @@ def _check_name(name: Any, kind: str) -> str:
 
 
 def _unknown(kind: str, name: str, known: tuple[str, ...], tried: list[Path]) -> ValueError:
-    looked = "\n".join(f"  {p}" for p in tried) or "  (no candidate directory: set COMBPRED_DATA or pass data_home=)"
+    looked = "\n".join(f"  {p}{_dangling(p)}" for p in tried) or "  (no candidate directory: set COMBPRED_DATA or pass data_home=)"
     return ValueError(
         f"unknown {kind} data set {name!r}: it is none of {list(known)}, and no data directory holds its files. "
         f"Looked for:\n{looked}"
@@ -233,6 +233,15 @@ def _refuse_not_a_file(path: Path) -> None:
         raise ValueError(f"{path} is there but is not a regular file (a directory, a FIFO or a device)")
 
 
+def _dangling(path: Path) -> str:
+    """A note for a path that is a symbolic link to nothing: listed bare, it read as absent."""
+    return (
+        f" (a symbolic link to {os.readlink(path)!r}, which does not exist)"
+        if path.is_symlink() and not path.exists()
+        else ""
+    )
+
+
 def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
     """Find ``relative`` (a path inside the data directory) in the first candidate holding it."""
     candidates = data_home_candidates(data_home)
@@ -241,7 +250,10 @@ def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
         _refuse_not_a_file(path)
         if path.is_file():
             return path
-    tried = "\n".join(f"  {folder / relative}" for folder in candidates) or "  (no candidate directory)"
+    tried = (
+        "\n".join(f"  {folder / relative}{_dangling(folder / relative)}" for folder in candidates)
+        or "  (no candidate directory)"
+    )
     raise FileNotFoundError(
         f"combpred could not find the data file {relative!r}. Looked at:\n{tried}\n"
         "The hierarchical data sets do not ship with the package. Set the environment variable COMBPRED_DATA "
@@ -759,7 +771,7 @@ def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[
             if (folder / f"{name}.xml").is_file():
                 return folder, tried
     if name in _MULTILABEL_FOLDERS:
-        looked = "\n".join(f"  {p}" for p in tried) or "  (no candidate directory)"
+        looked = "\n".join(f"  {p}{_dangling(p)}" for p in tried) or "  (no candidate directory)"
         raise FileNotFoundError(
             f"combpred could not find the label file of {name!r}. Looked at:\n{looked}\n"
             "The multi-label text sets do not ship with the package. Set the environment variable COMBPRED_DATA "
