@@ -75,7 +75,9 @@ def set_config(max_memory: Any = _UNSET) -> None:
         to the next, so a budget changed after a first parallel call does not reach the next
         search's workers: set it before, or shut them down after the change
         (``joblib.externals.loky.get_reusable_executor().shutdown(wait=True)``; the next call
-        starts new ones). A change while such workers are alive warns (``UserWarning``).
+        starts new ones). A change while such workers are alive warns (``UserWarning``), and so
+        does the end of a :func:`config_context` block inside which they started: they keep the
+        block's budget.
     """
     with _settings_lock():
         _set_max_memory(max_memory, warn_at=4)  # the warning points at set_config's caller
@@ -83,13 +85,13 @@ def set_config(max_memory: Any = _UNSET) -> None:
             _open_blocks[next(reversed(_open_blocks))] = max_memory
 
 
-def _set_max_memory(max_memory: Any, warn_at: int | None) -> None:
+def _set_max_memory(max_memory: Any, warn_at: int, workers_before: frozenset[Any] | None = None) -> None:
     """set_config's work, under the settings' lock; ``warn_at``: the stack level of the user's
-    line that a warning about live loky workers points at (None: no warning)."""
+    line that a warning about live loky workers points at; ``workers_before``: as
+    _workers_keeping_another_budget's ``started_since``."""
     if max_memory is not _UNSET:
         n_bytes = _max_memory_bytes(max_memory)
-        if warn_at is not None:
-            _warn_running_workers(n_bytes, warn_at)
+        stale = _workers_keeping_another_budget(n_bytes, workers_before)
         # the environment first: the library, if this call loads it, reads the budget from there,
         # and a malformed COMBPRED_MAX_MEMORY refused every load, set_config's own included
         previous = os.environ.get(_capi.MAX_MEMORY_ENV)
@@ -103,22 +105,40 @@ def _set_max_memory(max_memory: Any, warn_at: int | None) -> None:
             except BaseException:
                 _set_environment_budget(previous)
             raise
+        # told after the change: a warning turned into an error must not leave a closing block's
+        # budget in force
+        _warn_running_workers(stale, warn_at)
 
 
-def _warn_running_workers(n_bytes: int, stacklevel: int) -> None:
-    """Warn when the budget changes while joblib's reusable loky workers are alive: they read it
-    when they loaded combpred and keep it, and joblib reuses them across searches (probe CY: a
-    search under a 200 kB budget ran in full in workers of an earlier call)."""
+def _loky_workers() -> frozenset[Any]:
+    """The process ids of joblib's reusable loky workers alive now (none when joblib's internals
+    are not the ones known here)."""
     loky = sys.modules.get("joblib.externals.loky.reusable_executor")  # never imported for this
     executor = getattr(loky, "_executor", None)
     try:
-        alive = executor is not None and not executor._flags.shutdown and len(executor._processes) > 0
+        if executor is None or executor._flags.shutdown:
+            return frozenset()
+        return frozenset(executor._processes)
     except (AttributeError, TypeError):  # another joblib's internals: nothing to say
-        return
-    if not alive or os.environ.get(_capi.MAX_MEMORY_ENV, "0") == str(n_bytes):
+        return frozenset()
+
+
+def _workers_keeping_another_budget(n_bytes: int, started_since: frozenset[Any] | None) -> frozenset[Any]:
+    """joblib's reusable loky workers that will keep a budget other than ``n_bytes``: they read it
+    when they loaded combpred, and joblib reuses them across searches (probe CY: a search under a
+    200 kB budget ran in full in workers of an earlier call). With ``started_since`` (a block's
+    close), only workers not among those: the others were told of at the block's start."""
+    if os.environ.get(_capi.MAX_MEMORY_ENV, "0") == str(n_bytes):
+        return frozenset()
+    return _loky_workers() - (started_since or frozenset())
+
+
+def _warn_running_workers(workers: frozenset[Any], stacklevel: int) -> None:
+    """Warn that ``workers`` (_workers_keeping_another_budget's) keep their budget."""
+    if not workers:
         return
     warnings.warn(
-        f"combpred's memory budget changed while {len(executor._processes)} joblib (loky) worker "
+        f"combpred's memory budget changed while {len(workers)} joblib (loky) worker "
         "process(es) are alive: they keep the budget they started with, and joblib reuses them for the "
         "next parallel call (GridSearchCV(n_jobs=...), cross_validate, ...). To apply it there, shut them "
         "down: joblib.externals.loky.get_reusable_executor().shutdown(wait=True)",
@@ -160,13 +180,19 @@ def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
     Parameters
     ----------
     max_memory : int, float or None, default: unchanged
-        As in :func:`set_config`.
+        As in :func:`set_config`. joblib's loky worker processes started inside the block (by
+        ``GridSearchCV(n_jobs=2)``, ``cross_validate(n_jobs=2)``, ...) keep its budget after it
+        ends, as joblib reuses them for later parallel calls: the block's end warns
+        (``UserWarning``) when there are any, and shutting them down
+        (``joblib.externals.loky.get_reusable_executor().shutdown(wait=True)``) lets the next
+        call start new ones under the restored budget.
     """
     global _before_blocks
     if max_memory is _UNSET:
         yield
         return
     token = object()
+    workers = _loky_workers()
     try:
         with _settings_lock():
             if not _open_blocks:
@@ -184,4 +210,7 @@ def config_context(*, max_memory: Any = _UNSET) -> Iterator[None]:
             if token in _open_blocks:  # else interrupted before it changed anything
                 del _open_blocks[token]
                 newest = next(reversed(_open_blocks.values())) if _open_blocks else _before_blocks
-                _set_max_memory(newest, warn_at=None)  # the change in was told, if any
+                # workers started inside the block keep its budget after it (probe FG: a search's
+                # later n_jobs=2 fits ran under a closed block's 520 kB, and their CG left X
+                # uncentred); those alive at its start were told of then
+                _set_max_memory(newest, warn_at=5, workers_before=workers)

@@ -146,7 +146,10 @@ def _check_name(name: Any, kind: str) -> str:
 
 
 def _unknown(kind: str, name: str, known: tuple[str, ...], tried: list[Path]) -> ValueError:
-    looked = "\n".join(f"  {p}{_dangling(p)}" for p in tried) or "  (no candidate directory: set COMBPRED_DATA or pass data_home=)"
+    looked = (
+        "\n".join(f"  {p}{_dangling(p)}" for p in tried)
+        or "  (no candidate directory: set COMBPRED_DATA or pass data_home=)"
+    )
     return ValueError(
         f"unknown {kind} data set {name!r}: it is none of {list(known)}, and no data directory holds its files. "
         f"Looked for:\n{looked}"
