@@ -640,6 +640,28 @@ def test_probabilistic_fit_centres_x_whatever_the_weights_scale():
     np.testing.assert_allclose(got.predict_proba(X), want.predict_proba(X), rtol=0, atol=1e-12)
 
 
+def test_a_budget_refusing_the_centred_copy_of_far_features():
+    """Under a budget that refused the centred copy of X, StructuredRidge's CG fitted X + 1e4 as it
+    was, silently (20 of 6,000 labels changed at X + 1e6), and ProbabilisticStructured's L-BFGS ran
+    to max_iter 0.45 in probability from the minimum (probe FG). The first now warns; the second
+    takes the mean out in its products and fits what the centred copy fits."""
+    import combpred
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1333, 50))
+    Y = (X @ rng.normal(size=(50, 4)) + rng.normal(size=(1333, 4)) > 0).astype(int)
+    X += 1e4
+    want = ProbabilisticStructured(space="multilabel", alpha=1e-3).fit(X, Y)
+    with combpred.config_context(max_memory=400_000):  # the centred copy: 544 kB
+        with pytest.warns(PrecisionWarning, match="not centred: the memory budget refused the copy"):
+            StructuredRidge(solver="cg", alpha=0.1).fit(X, Y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            got = ProbabilisticStructured(space="multilabel", alpha=1e-3).fit(X, Y)
+    assert got.n_iter_ <= 2 * want.n_iter_
+    np.testing.assert_allclose(got.predict_marginals(X), want.predict_marginals(X), rtol=0, atol=1e-8)
+
+
 @pytest.mark.parametrize("space", ["multiclass", "multilabel"])
 def test_cg_on_targets_whose_gradient_at_zero_is_rounding_converges_at_zero(space):
     """X = 0 with balanced classes: B = Σ s_i x̃_i δ_iᵀ came out at 1e-16 from rounding, CG could not

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -61,6 +62,37 @@ func TestFitIgnoresAConstantShiftOfX(t *testing.T) {
 				t.Errorf("%s: a warm start from the fitted model took %d iterations", name, again.Result.Iterations)
 			}
 		}
+	}
+}
+
+// Where the budget refuses the centred copy of a dense X, the products take the mean out: X was
+// fitted as it was, and L-BFGS ran to max_iter 0.03 in probability from the minimum at X + 100
+// and 0.45 at X + 10⁴ (probe FG).
+func TestFitCentresImplicitlyWhereTheBudgetRefusesTheCopy(t *testing.T) {
+	sp := mustSpace(t, "multilabel", 4)
+	const m, n = 3000, 40 // the centred copy: 960 kB
+	X, ys := syntheticData(t, sp, m, n, 1, 17)
+	opt := Options{Alpha: 1e-3, Intercept: true, Tol: 1e-8, MaxIter: 200}
+	Xs := shifted(X, 1e4)
+	marginals := func(limit int64) ([]float64, int) {
+		defer budget.Set(budget.Setting())
+		if err := budget.Set(limit); err != nil {
+			t.Fatal(err)
+		}
+		md, err := Fit(sp, Xs, m, n, ys, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]float64, m*sp.Dim())
+		if err := md.Marginals(Xs, m, n, 0, out); err != nil {
+			t.Fatal(err)
+		}
+		return out, md.Result.Iterations
+	}
+	want, _ := marginals(0)
+	got, its := marginals(900e3)
+	if diff := floats.Distance(got, want, math.Inf(1)); diff > 1e-6 {
+		t.Errorf("under the budget: marginals %.3g from the centred copy's (%d iterations)", diff, its)
 	}
 }
 

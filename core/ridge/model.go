@@ -500,14 +500,16 @@ func (md *Model) fitLinear(p *Problem, des design, opt *Options) error {
 	md.Solver = solver
 	switch solver {
 	case CG:
-		centred, mu := des.centred(p.Weight)
+		centred, mu, refused := des.centred(p.Weight)
+		md.warnUncentred(des, p.Weight, refused)
 		md.Coef = md.warmCoef(opt, k, d)
 		xmat.ShiftIntercept(md.Coef, mu, 1)
 		md.Result, err = solveLinearCG(p, centred, md.Coef, opt)
 		xmat.ShiftIntercept(md.Coef, mu, -1)
 		des.releaseCentred(centred) // the solve keeps no view of it
 	case SGD:
-		des, mu := des.centred(p.Weight)
+		des, mu, refused := des.centred(p.Weight)
+		md.warnUncentred(des, p.Weight, refused)
 		W := md.warmCoef(opt, k, d)
 		xmat.ShiftIntercept(W, mu, 1)
 		ln := newLinearSGD(p, des, W)

@@ -160,8 +160,8 @@ class ProbabilisticStructured(StructuredEstimator):
     fit_intercept : bool, default=True
         Learn an unpenalised per-coordinate offset b of the scores. X is then fitted on its rows
         minus their (sample-weighted) mean, so that a constant added to a feature changes
-        nothing: a dense X in a copy (one whose copy the memory budget refuses is used as it
-        is), a sparse X without densifying it (its products take the mean out).
+        nothing: a dense X in a copy, or, where the memory budget refuses the copy, and for a
+        sparse X (without densifying it), through products that take the mean out.
     sampler : {"auto", "exact", "cftp", "metropolis", "local", "mixed"}, default="auto"
         How E[ψ] is computed during fit (and the default sampler of :meth:`sample`):
         ``"exact"`` demands exact inference: a closed form or dynamic programme, else a sum over
