@@ -228,3 +228,11 @@ def test_fractional_and_nan_values_name_their_row():
     for method in (spaces.Multilabel(3).decode, spaces.Multilabel(3).max_margins):
         with pytest.raises(ValueError, match=r"^U contains NaN or infinity at row 999, column 2$"):
             method(U)
+
+
+def test_an_unknown_name_lists_every_space_built_as_an_object():
+    """The list of spaces that need parameters had not followed the DAG spaces (probe FH)."""
+    with pytest.raises(ValueError, match="unknown space 'trees'") as info:
+        spaces.from_name("trees", [[0, 1]])
+    listed = str(info.value).split("need parameters (")[1].rstrip(")").split(", ")
+    assert listed == ["KSubsets", "Ordinal", "HierarchyPaths", "DAGPaths", "DAGSubsets", "Subtrees"]

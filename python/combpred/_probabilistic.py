@@ -126,7 +126,7 @@ class ProbabilisticStructured(StructuredEstimator):
         J(W) = alpha · ‖W‖² + (1/n_samples) Σ_i [log Z(x_i) − ⟨u(x_i), ψ(y_i)⟩]
 
     (the intercept b is not penalised). Its gradient needs ``E_{p(·|x)}[ψ]``: exact where the space has
-    closed forms (multiclass, multilabel, ordinal, hierarchy paths, subtrees, k-subsets,
+    closed forms (multiclass, multilabel, ordinal, hierarchy and DAG paths, subtrees, k-subsets,
     tournaments), a dynamic programme (the sum-product versions of the exact decoders: permutations
     up to 16 labels, directed and undirected cycles up to 14 vertices) or a sum over at most 2¹⁴
     structures (2²⁰ with ``sampler="exact"``), which L-BFGS minimises to high precision; otherwise a

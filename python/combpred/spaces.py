@@ -1032,5 +1032,12 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
         return PartialTournaments(n)
     raise ValueError(
         f"unknown space {name!r}: use one of {sorted(_BY_NAME) + ['tournaments']} or a space object "
-        "(combpred.spaces.*) for spaces that need parameters (KSubsets, Ordinal, HierarchyPaths, Subtrees)"
+        f"(combpred.spaces.*) for spaces that need parameters ({', '.join(_needing_parameters())})"
     )
+
+
+def _needing_parameters() -> list[str]:
+    """The public spaces no name builds: their parameters are not in Y (the list went out of date
+    when the DAG spaces came, probe FH)."""
+    named = {*_BY_NAME.values(), PartialTournaments, Space}
+    return [c for c in __all__ if isinstance(globals()[c], type) and globals()[c] not in named]
