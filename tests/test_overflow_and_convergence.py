@@ -872,3 +872,16 @@ def test_kernel_sgd_warning_does_not_blame_an_unpenalised_intercept():
     with pytest.warns(ConvergenceWarning, match="increase max_iter or eta0") as caught:
         model.fit(X, Y)
     assert not any("intercept" in str(c.message) for c in caught)
+
+
+def test_probabilistic_fit_whose_gradient_at_zero_is_rounding_stops_at_zero():
+    """X = 0 with balanced classes: ∇J(0) came out at 1e-17 from rounding, L-BFGS ran its 200
+    iterations along the scores' constant direction (every intercept at -17) and advised raising
+    max_iter (probe FC). W = 0 is the optimum."""
+    X = np.zeros((12, 3))
+    y = np.array(["cat", "dog", "emu"] * 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = ProbabilisticStructured(space="multiclass").fit(X, y)
+    assert model.n_iter_ == 0 and not model.coef_.any() and not model.intercept_.any()
+    np.testing.assert_allclose(model.predict_proba(X), 1 / 3, rtol=1e-15)

@@ -247,15 +247,17 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	}
 	s, x := p.rowScales(), W.RawMatrix().Data
 	scaleRows(x, s, d, false)
-	res, err := minimizeRelative(x, inScaledRows(eval, s, d), opt, p.curvaturePrecond(s))
+	res, err := minimizeRelative(x, inScaledRows(eval, s, d), opt, p.curvaturePrecond(s), p.roundingAtZero(s))
 	scaleRows(x, s, d, true)
 	return res, err
 }
 
 // minimizeRelative minimises J by L-BFGS from x (zero, or a warm start; updated in place) to
 // ‖∇J‖ ≤ opt.Tol·‖∇J(0)‖, eval writing ∇J into g and returning J, with opt's progress reports and
-// iteration bound, and L-BFGS's preconditioner (nil: none; curvature.go).
-func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), opt *Options, precond func(dst, src []float64)) (Result, error) {
+// iteration bound, and L-BFGS's preconditioner (nil: none; curvature.go). W = 0 is the optimum
+// where ‖∇J(0)‖ is at most rounding, the bound on its rounding error (roundingAtZero; 0: unknown).
+func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), opt *Options, precond func(dst, src []float64),
+	rounding float64) (Result, error) {
 	eval = memoized(eval)
 	g := make([]float64, len(x))
 	// The stopping rule is relative to the gradient at W = 0, wherever the run starts.
@@ -267,7 +269,7 @@ func minimizeRelative(x []float64, eval func(x, g []float64) (float64, error), o
 	if err := overflowAtZero(g0); err != nil {
 		return Result{}, err
 	}
-	if g0 == 0 { // W = 0 is optimal
+	if g0 <= rounding { // W = 0 is optimal (rounding ≥ 0)
 		clear(x)
 		return Result{Objective: f, Converged: true}, nil
 	}

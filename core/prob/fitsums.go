@@ -137,7 +137,7 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 	var res Result
 	var err error
 	if opt.Spread == nil {
-		res, err = minimizeRelative(W.RawMatrix().Data, eval, &opt, nil)
+		res, err = minimizeRelative(W.RawMatrix().Data, eval, &opt, nil, 0)
 	} else {
 		// The scales need λ, which the default takes from the weights of the first sums: ask for
 		// them at W = 0, where the solver starts (memoized, so that it asks once).
@@ -149,7 +149,7 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 				precond = curvaturePrecondOf(sp, slices.Clone(opt.Variances), opt.Spread, alpha, s)
 			}
 			scaleRows(x, s, d, false)
-			res, err = minimizeRelative(x, inScaledRows(eval, s, d), &opt, precond)
+			res, err = minimizeRelative(x, inScaledRows(eval, s, d), &opt, precond, 0)
 			scaleRows(x, s, d, true)
 		}
 	}
