@@ -1056,3 +1056,24 @@ def test_a_one_column_multilabel_y_warns_of_the_binary_reading(make):
         warnings.simplefilter("error")
         make(space=spaces.Multilabel(1)).fit(X, Y)
         make().fit(X, np.c_[Y, 1 - Y])
+
+
+@pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured])
+@pytest.mark.parametrize(
+    "space, says",
+    [
+        ("multiclass", "one class label per sample"),
+        (spaces.Multiclass(3), "one class id in [0, n_classes) per sample"),
+        (spaces.Ordinal(4), "one level in [0, n_levels) (not ψ's rows of thresholds) per sample"),
+        (spaces.HierarchyPaths([-1, 0, 0]), "(0/1 rows over the nodes are the Subtrees encoding)"),
+        (spaces.DAGPaths([[], [0], [0]]), "(0/1 rows over the nodes are the DAGSubsets encoding)"),
+    ],
+)
+def test_a_2d_y_for_one_label_per_sample_says_what_the_space_takes(estimator, space, says):
+    """0/1 node rows for HierarchyPaths (the Subtrees encoding), threshold rows for Ordinal, and
+    one-hot rows for multiclass met scikit-learn's "y should be a 1d array" (probe FJ)."""
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    Y = np.array([[1, 1, 0], [1, 0, 1]] * 3)
+    with pytest.raises(ValueError, match=r"y has shape \(6, 3\): space=.* takes a 1-D y") as info:
+        estimator(space=space).fit(X, Y)
+    assert says in str(info.value)

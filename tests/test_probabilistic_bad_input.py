@@ -822,3 +822,24 @@ def test_n_samples_beyond_int64_is_refused_before_ctypes_wraps_it(n_samples):
     assert changed == "0"
     for message in messages:
         assert message == f"n_samples must be an integer within the 64-bit range (|n_samples| < 2**63), got {n_samples}"
+
+
+def test_score_samples_names_labels_of_another_kind():
+    """Integer labels against string classes read "label 0 ... is not in classes ['0', '1', '2']"
+    in score_samples, where score named their dtype (probe FJ)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 2)), np.array(["0", "1", "2"] * 10)
+    model = ProbabilisticStructured(space="multiclass").fit(X, y)
+    with pytest.raises(ValueError, match=r"Y holds labels of dtype int64, which are not comparable with classes"):
+        model.score_samples(X, np.array([0, 1, 2] * 10))
+
+
+def test_score_samples_warning_names_the_thesis_schedule_below_its_sample_size():
+    """A thesis-schedule FPRAS with n_samples below its printed size has no guarantee; the warning
+    named only the Taylor and Markov-chain cases, neither of which applied (probe FI)."""
+    sp = spaces.Permutations(4)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    model = ProbabilisticStructured(space=sp).fit(X, sp.sample(20, random_state=0))
+    with pytest.warns(UserWarning, match="the thesis schedule with n_samples below its printed sample size"):
+        model.score_samples(X[:2], method="fpras", schedule="thesis", n_samples=10, random_state=0)

@@ -236,3 +236,22 @@ def test_an_unknown_name_lists_every_space_built_as_an_object():
         spaces.from_name("trees", [[0, 1]])
     listed = str(info.value).split("need parameters (")[1].rstrip(")").split(", ")
     assert listed == ["KSubsets", "Ordinal", "HierarchyPaths", "DAGPaths", "DAGSubsets", "Subtrees"]
+
+
+def test_undirected_cycles_come_back_in_the_documented_orientation():
+    """The docstring says decode, sample and enumerate return the orientation in which the smallest
+    vertex points to the smaller of its neighbours (a user comparing rows with == read every
+    route of the other orientation as wrong, probe FJ)."""
+    sp = spaces.UndirectedCycles(6)
+    rows = np.vstack(
+        [
+            np.array(list(sp.enumerate())),
+            sp.sample(200, random_state=0),
+            sp.decode(np.random.default_rng(0).normal(size=(200, 15))),
+        ]
+    )
+    for row in rows:
+        on = np.flatnonzero(row >= 0)
+        first = on.min()
+        before = int(np.flatnonzero(row == first)[0])  # the neighbour pointing to it
+        assert row[first] < before, row

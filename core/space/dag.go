@@ -79,7 +79,7 @@ func parseDAG(kind string, params []int64, stop *cancel.Flag) (*rootedDAG, error
 			case p < 0 || p >= n64:
 				return nil, fmt.Errorf("space: %s: node %d's parent %d is out of range [0, %d)", kind, v, p, n)
 			case p == int64(v):
-				return nil, fmt.Errorf("space: %s: node %d is its own parent", kind, v)
+				return nil, fmt.Errorf("space: %s: node %d is its own parent%s", kind, v, zeroBasedHint)
 			case seen[p] == v+1:
 				return nil, fmt.Errorf("space: %s: node %d lists parent %d twice", kind, v, p)
 			}

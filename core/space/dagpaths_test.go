@@ -122,7 +122,7 @@ func TestDAGPathsRefuseBadParents(t *testing.T) {
 		{[]int64{0, 3, 0, 1, 2, 1, 1}, "cycle"},
 		{[]int64{0, 2, 0, 1, 5}, "out of range"},
 		{[]int64{0, 2, 0, 1, -1}, "out of range"},
-		{[]int64{0, 2, 0, 1, 1}, "its own parent"},
+		{[]int64{0, 2, 0, 1, 1}, "its own parent; node ids are 0-based"},
 		{[]int64{0, 3, 0, 1, 0, 2, 0, 0}, "twice"},
 		{[]int64{0, 2, 0, 1, 0, 7}, "left over"},
 		{[]int64{0, 2, 0}, "cannot hold"},

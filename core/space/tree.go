@@ -25,6 +25,10 @@ type rootedTree struct {
 // parent is a node in [0, N), and following parents from any node reaches the root (no cycle).
 // A forest must be given a virtual root by the caller. Errors name the offending nodes and start
 // with "space: <kind>: ".
+// zeroBasedHint ends the refusals that a 1-based parent array meets (node 1's parent 1, or no −1:
+// they were reported as a cycle alone, probe FJ).
+const zeroBasedHint = "; node ids are 0-based, and the root's parent is −1 (its parent set empty in a DAG)"
+
 func newRootedTree(kind string, parent []int64) (*rootedTree, error) {
 	n := len(parent)
 	if n == 0 {
@@ -47,13 +51,13 @@ func newRootedTree(kind string, parent []int64) (*rootedTree, error) {
 		case p < 0 || p >= int64(n):
 			return nil, fmt.Errorf("space: %s: node %d's parent %d is out of range (want −1 for the root or a node in [0, %d))", kind, v, p, n)
 		case p == int64(v):
-			return nil, fmt.Errorf("space: %s: parent array has a cycle through node %d (it is its own parent)", kind, v)
+			return nil, fmt.Errorf("space: %s: parent array has a cycle through node %d (it is its own parent)%s", kind, v, zeroBasedHint)
 		}
 		t.parent[v] = int(p)
 	}
 	if t.root < 0 {
 		// Every node has a parent, so following parents from node 0 must run into a cycle.
-		return nil, fmt.Errorf("space: %s: no root: no node has parent −1, so the parent array has a cycle through node %d", kind, cycleNode(t.parent, 0))
+		return nil, fmt.Errorf("space: %s: no root: no node has parent −1, so the parent array has a cycle through node %d%s", kind, cycleNode(t.parent, 0), zeroBasedHint)
 	}
 
 	// Children lists by counting sort: visiting v in increasing order keeps each list sorted.

@@ -241,6 +241,10 @@ func TestTreeSpacesRejectBadParentArrays(t *testing.T) {
 		{[]int64{1, 2, 0}, "no root"},
 		{[]int64{-1, 0, 2}, "cycle through node 2"},
 		{[]int64{}, "at least one node"},
+		// 1-based arrays were reported as cycles alone (probe FJ)
+		{[]int64{0, 1, 1, 2}, "cycle through node 0 (it is its own parent); node ids are 0-based"},
+		{[]int64{-1, 1, 1, 2}, "cycle through node 1 (it is its own parent); node ids are 0-based"},
+		{[]int64{1, 2, 0}, "no root: no node has parent −1, so the parent array has a cycle through node 0; node ids are 0-based"},
 	}
 	for _, c := range cases {
 		for _, kind := range []string{"subtrees", "hierarchy_paths"} {

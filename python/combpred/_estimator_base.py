@@ -538,6 +538,8 @@ class StructuredEstimator(BaseEstimator):
         if sparse_y and sparse_targets and self._is_multilabel():
             return self._fit_data_sparse_y(X, y, sample_weight)
         y = self._dense_targets(y)
+        if not multi:
+            _one_label_per_sample(y, self.space)
         if multi and _plain_fit_inputs(X, y):
             self.n_features_in_ = X.shape[1]  # all validate_data would do (_reset dropped the names)
         else:
@@ -1046,6 +1048,19 @@ def _are_sorted_labels(classes: Any) -> bool:
     return unique.shape == classes.shape and bool(np.all(unique == classes))
 
 
+def _one_label_per_sample(y: Any, space: Any) -> None:
+    """Refuse a y of several columns for a space of one label per sample, saying what it takes:
+    scikit-learn's "y should be a 1d array" did not, and 0/1 node rows are another space's
+    encoding (probe FJ)."""
+    try:
+        shape = np.shape(y)
+    except ValueError:  # ragged: validate_data names it
+        return
+    if len(shape) == 2 and shape[1] > 1:
+        what = "class label" if isinstance(space, str) else space._one_target
+        raise ValueError(f"y has shape {shape}: space={space!r} takes a 1-D y, one {what} per sample")
+
+
 def class_labels(y: Any, too_few: str) -> tuple[np.ndarray, np.ndarray]:
     """Validate the class labels of space='multiclass' (1-D, or one column; discrete) and return
     the sorted classes and each label's int64 index into them; ``too_few`` ends the message when
@@ -1080,9 +1095,7 @@ def _check_unseen_labels(y: np.ndarray, classes: np.ndarray) -> None:
     those it merely never saw: ``score`` counts them as misses, as scikit-learn's accuracy does (a
     cross-validation fold with a class absent from its training rows scored NaN). NaN and infinity,
     a fraction among integer classes, and text among numbers (or the reverse) are errors."""
-    numeric = classes.dtype.kind in "iufb"
-    if numeric != (y.dtype.kind in "iufb"):
-        raise ValueError(f"y holds labels of dtype {y.dtype}, which are not comparable with classes {classes.tolist()}")
+    _check_label_kind(y, classes, "y")
     if y.dtype.kind == "f":
         bad = ~np.isfinite(y) | ((classes.dtype.kind in "iub") & (y != np.round(y)))
         if np.any(bad):
@@ -1094,6 +1107,15 @@ def _check_unseen_labels(y: np.ndarray, classes: np.ndarray) -> None:
         raise ValueError(f"y holds labels that are not comparable with classes {classes.tolist()}: {exc}") from None
 
 
+def _check_label_kind(y: np.ndarray, classes: np.ndarray, name: str) -> None:
+    """Refuse text labels for numeric classes or the reverse: ``0`` against classes ``['0', '1']``
+    was reported as a label not among them (probe FJ)."""
+    if (classes.dtype.kind in "iufb") != (y.dtype.kind in "iufb"):
+        raise ValueError(
+            f"{name} holds labels of dtype {y.dtype}, which are not comparable with classes {classes.tolist()}"
+        )
+
+
 def class_rows(y: Any, classes: np.ndarray, name: str = "y") -> np.ndarray:
     """Encode class labels as int64 rows of indices into sorted classes, naming an unknown label
     and the argument ``name`` that holds it."""
@@ -1101,6 +1123,8 @@ def class_rows(y: Any, classes: np.ndarray, name: str = "y") -> np.ndarray:
     known = classes.tolist()  # Python values: their reprs, not NumPy's np.str_('a')
     if np.iscomplexobj(y):
         raise ValueError(f"{name} holds complex values; class labels are those of classes {known}")
+    if y.dtype.kind != "O" and classes.dtype.kind != "O":
+        _check_label_kind(y, classes, name)
     try:
         idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
     except TypeError as exc:  # labels NumPy cannot compare with the classes (None, say)

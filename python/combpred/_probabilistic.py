@@ -671,7 +671,8 @@ class ProbabilisticStructured(StructuredEstimator):
         input whose scores are too large for float64 precision is refused with a ValueError naming
         its row and the limit. Rows whose log Z has no guarantee (``valid`` False in
         :meth:`log_partition`: a Taylor estimate beyond its range, an FPRAS on a Markov chain's
-        samples) get a UserWarning: their log p may be off by any amount, above 0 too.
+        samples or by the thesis schedule with ``n_samples`` below its printed sample size) get a
+        UserWarning: their log p may be off by any amount, above 0 too.
 
         Parameters
         ----------
@@ -708,7 +709,8 @@ class ProbabilisticStructured(StructuredEstimator):
             bad = np.flatnonzero(~valid)
             warnings.warn(
                 f"log Z of {bad.size} of {valid.size} rows (first: row {bad[0]}) has no guarantee (method={method!r}: a "
-                "Taylor estimate beyond |⟨u, ψ(y)⟩| ≤ 1, or an FPRAS on a Markov chain's samples), so their log p(y | x) "
+                "Taylor estimate beyond |⟨u, ψ(y)⟩| ≤ 1, an FPRAS on a Markov chain's samples, or the thesis schedule "
+                "with n_samples below its printed sample size), so their log p(y | x) "
                 "may be off by any amount, above 0 too; log_partition reports each row's method, validity and bound",
                 UserWarning,
                 stacklevel=2,

@@ -464,6 +464,7 @@ class Multiclass(Space):
     """
 
     kind = "multiclass"
+    _one_target = "class id in [0, n_classes)"  # what a 2-D y is told to be instead (probe FJ)
 
     def __init__(self, n_classes: int):
         self.n_classes = _size(n_classes, "n_classes")
@@ -559,6 +560,7 @@ class Ordinal(Multiclass):
     """
 
     kind = "ordinal"
+    _one_target = "level in [0, n_levels) (not ψ's rows of thresholds)"
 
     def __init__(self, n_levels: int):
         self.n_levels = _size(n_levels, "n_levels")
@@ -616,6 +618,7 @@ class HierarchyPaths(Multiclass):
     """
 
     kind = "hierarchy_paths"
+    _one_target = "node id, the path's last node (0/1 rows over the nodes are the Subtrees encoding)"
 
     def __init__(self, parent: Any, leaves_only: bool = False):
         self.parent = _parent_array(parent)
@@ -689,6 +692,7 @@ class DAGPaths(Multiclass):
     """
 
     kind = "dag_paths"
+    _one_target = "node id, the path's last node (0/1 rows over the nodes are the DAGSubsets encoding)"
 
     def __init__(self, parents: Any, leaves_only: bool = False):
         self.parents = _parent_sets(parents)
@@ -720,8 +724,9 @@ class DAGSubsets(Multilabel):
     Counting the closed node sets of a DAG is #P-hard, so this space has no size, no uniform mean
     or covariance and no uniform sampler: :meth:`log_count`, :meth:`mean`, :meth:`covariance`,
     :meth:`sample` and :meth:`enumerate` raise ``ValueError`` saying so. ``StructuredRidge`` fits it
-    with the training structures as the reference measure (``empirical_weight=1``, the default
-    ``reference="empirical"``; at most 4096 nodes, the dense reference covariance);
+    when given the training structures as the reference measure (``empirical_weight=1``, with the
+    default ``reference="empirical"``; at most 4096 nodes, the dense reference covariance), and
+    refuses the default ``empirical_weight=0``;
     ``ProbabilisticStructured`` needs the uniform measure and refuses it. Predict with
     ``decision="hamming"``: under that measure the decoded mode holds every node more likely than
     on average (about half of gasch2_GO's terms for every gene; see ``empirical_weight`` in
@@ -844,7 +849,9 @@ class Permutations(_HardDecodingSpace):
     """Total orders of ``n_labels`` labels (label ranking).
 
     A ranking is a row of ranks, ``y[j]`` = position of label j, 1 = best (scikit-lr's convention).
-    ψ has one entry per pair u < v: +1 when u is ranked before v, −1 otherwise.
+    ψ has one entry per pair u < v: +1 when u is ranked before v, −1 otherwise. The pairs come in
+    the order of ``np.triu_indices(n_labels, 1)``, (0, 1), (0, 2), …, (n − 2, n − 1), as do the
+    columns of ``decision_function``, ``predict_marginals`` and ``coef_``.
     """
 
     kind, _size_name = "permutations", "n_labels"
@@ -876,7 +883,8 @@ class Permutations(_HardDecodingSpace):
 
 
 class PartialTournaments(_PairSpace):
-    """Orientations of some pairs of ``n_items`` items: a row in {−1, 0, 1} per pair u < v.
+    """Orientations of some pairs of ``n_items`` items: a row in {−1, 0, 1} per pair u < v, the
+    pairs in the order of ``np.triu_indices(n_items, 1)``: (0, 1), (0, 2), …, (n − 2, n − 1).
 
     ψ is the row itself (+1 for u → v, −1 for v → u, 0 for an unordered pair), the thesis'
     encoding. A linear score ⟨u, ψ⟩ is largest when every pair with a non-zero score is oriented,
@@ -920,7 +928,8 @@ class DirectedCycles(_VertexSpace):
     """Directed cycles of length ≥ 3 on any subset of ``n_vertices`` vertices (routes).
 
     A cycle is a successor row: ``y[v]`` is the vertex after v, −1 when v is not on the cycle.
-    ψ has one entry per pair u < v: +1 for the arc u→v, −1 for v→u, 0 when neither is used.
+    ψ has one entry per pair u < v (in the order of ``np.triu_indices(n_vertices, 1)``): +1 for the
+    arc u→v, −1 for v→u, 0 when neither is used.
     """
 
     kind = "dicycles"
@@ -928,7 +937,14 @@ class DirectedCycles(_VertexSpace):
 
 class UndirectedCycles(_VertexSpace):
     """Undirected cycles of length ≥ 3 on ``n_vertices`` vertices; a successor row of either
-    orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle.
+    orientation (−1 = not on the cycle); ψ is 1 on each pair joined by the cycle (pairs u < v in
+    the order of ``np.triu_indices(n_vertices, 1)``).
+
+    Both orientations are the same structure, and ``predict``, ``decode``, ``sample`` and
+    ``enumerate`` return the one in which the cycle's smallest vertex points to the smaller of
+    its two neighbours, whichever the training rows used: compare routes through ψ
+    (``(space.embed(Y_pred) == space.embed(Y_true)).all(axis=1)``) or with :meth:`score_samples`,
+    not row by row.
     """
 
     kind = "ucycles"
@@ -936,7 +952,8 @@ class UndirectedCycles(_VertexSpace):
 
 class Cliques(_VertexSpace):
     """Cliques of the complete graph on ``n_vertices`` vertices, each given by its vertex set as a
-    0/1 row; ψ is 1 on each pair inside.
+    0/1 row; ψ is 1 on each pair inside (pairs u < v in the order of
+    ``np.triu_indices(n_vertices, 1)``).
 
     A single vertex has no edge, so it is the same graph as the empty set: Y holds the empty
     clique (the all-zero row, "no clique") and every vertex set of at least 2 vertices, |Y| =
