@@ -733,3 +733,21 @@ def test_a_callable_kernel_pickled_before_its_state_was_kept_still_continues(mul
     del warm._callable.__dict__["state"]
     warm.fit(X, Y)
     assert warm.n_iter_ <= max(1, first // 2)
+
+
+def test_kernels_refusing_read_only_buffers_fit_and_predict():
+    """sklearn's chi2_kernel (Cython) refuses read-only buffers: the model's frozen X_fit_ made
+    every predict fail after a fit that succeeded, and a read-only X failed the fit (probe FL).
+    The kernel gets writable arrays, and the model is SVC's on the same kernel matrix."""
+    from sklearn.metrics.pairwise import chi2_kernel
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.random((30, 5)), (rng.random((30, 4)) < 0.5).astype(int)
+    X.flags.writeable = False
+    model = StructuredRidge(kernel=chi2_kernel).fit(X, Y)
+    assert not model.X_fit_.flags.writeable  # still frozen: the kernel got a copy
+    Xw = X.copy()
+    want = StructuredRidge(kernel="precomputed").fit(chi2_kernel(Xw, Xw), Y)
+    np.testing.assert_allclose(
+        model.decision_function(X[:7]), want.decision_function(chi2_kernel(Xw[:7], Xw)), rtol=1e-12, atol=1e-12
+    )

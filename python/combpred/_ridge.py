@@ -825,6 +825,8 @@ class StructuredRidge(StructuredEstimator):
         applied the old model to kernel rows against the new training set."""
         kernel, X_fit = fitted.kernel, fitted.X_fit
         exact = kernel.projection is None
+        if exact:  # once, not in every block's call (X_fit_ is frozen: _freeze_arrays)
+            X_fit = _writable(X_fit, f"a writable copy of X_fit_ for kernel={kernel.name}")
         width = X_fit.shape[0] if exact else kernel.landmarks.shape[0]
         step = max(1, _BLOCK_VALUES // max(1, width))
         for lo in range(0, X.shape[0], step):
@@ -1110,6 +1112,16 @@ _ROUNDING_FLOOR = 1e-12
 _BLOCK_VALUES = 1 << 22
 
 
+def _writable(a: np.ndarray, what: str) -> np.ndarray:
+    """``a``, or a writable copy of it (charged to the memory budget) when it is read-only: the
+    Cython kernels of sklearn.metrics.pairwise (chi2_kernel) refuse read-only buffers, and a
+    model's X_fit_ is frozen, so such a model fitted and then could never predict (probe FL)."""
+    if a.flags.writeable:
+        return a
+    _capi.check_bytes(a.nbytes, what)
+    return a.copy()
+
+
 class _CallableKernel:
     """A callable kernel as a model was fitted with it: the function and a copy of its parameters,
     and with n_components its Nyström map φ(x) = (K(x, L) + shift)·P (thesis appendix A), with
@@ -1164,6 +1176,9 @@ class _CallableKernel:
         # the user's function allocates K: checked first (a 20,000-row fit reached 3.8 GB before the
         # core refused the matrix it had been handed)
         _capi.check_output(expected, f"the kernel matrix of kernel={self.name}")
+        same = Y is X
+        X = _writable(X, f"a writable copy of X for {what}")
+        Y = X if same else _writable(Y, f"a writable copy of Y for {what}")
         try:
             with user_code(self, f"kernel={self.name}"):
                 K = self.kernel(X, Y, **self.params)
