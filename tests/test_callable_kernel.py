@@ -751,3 +751,24 @@ def test_kernels_refusing_read_only_buffers_fit_and_predict():
     np.testing.assert_allclose(
         model.decision_function(X[:7]), want.decision_function(chi2_kernel(Xw[:7], Xw)), rtol=1e-12, atol=1e-12
     )
+
+
+def test_indefinite_kernels_are_refused_by_the_nystrom_map_and_by_cg():
+    """A sigmoid kernel with n_components gave a map of 3 components on 100 rows and no word, and
+    poly with coef0 < 0 ran CG one iteration and warned of a stall, where the exact kernel model
+    refuses both kernels as not positive semi-definite (probe FL)."""
+    from sklearn.metrics.pairwise import sigmoid_kernel
+
+    rng = np.random.default_rng(11)
+    X, Y = rng.normal(size=(100, 3)), (rng.random((100, 4)) < 0.5).astype(int)
+    sigmoid = {"kernel": sigmoid_kernel, "kernel_params": {"gamma": 0.5, "coef0": 1.0}}
+    with pytest.raises(ValueError, match="not positive semi-definite on the landmarks"):
+        StructuredRidge(**sigmoid, n_components=100, random_state=0).fit(X, Y)
+    for kw in ({"n_components": 100, "random_state": 0}, {"solver": "auto"}, {"solver": "cg"}):
+        with pytest.raises(ValueError, match="not positive semi-definite"):
+            StructuredRidge(kernel="poly", degree=10, coef0=-0.5, gamma=0.3, **kw).fit(X[:30], Y[:30])
+    # a positive semi-definite kernel's map is not refused, down to its finite rank
+    assert (
+        StructuredRidge(kernel="poly", degree=3, coef0=1.0, n_components=100, random_state=0).fit(X, Y).n_components_
+        == 20
+    )

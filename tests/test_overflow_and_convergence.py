@@ -39,9 +39,12 @@ def test_indefinite_precomputed_kernel_is_refused(data):
         StructuredRidge(kernel="precomputed").fit(-(X @ X.T), Y)
 
 
-def test_indefinite_precomputed_kernel_taken_for_a_stall_is_refused():
+@pytest.mark.parametrize("solver", ["auto", "cg", "sgd", "exact"])
+def test_indefinite_precomputed_kernel_is_refused_by_every_solver(solver):
     # CG met ⟨r, Kr⟩ ≤ 0 after one iteration and stopped as if stalled, with a ConvergenceWarning to
-    # raise max_iter: for a positive semi-definite K that happens only where Kr = 0.
+    # raise max_iter (its own check is tested in Go: TestKernelCGRefusesAnIndefiniteKernelItMeets);
+    # on up to 2,048 samples every solver now factors such a K first, as the exact one did: CG and
+    # SGD returned the objective's saddle point for an eigenvalue of -0.02 (probe FL).
     from sklearn.metrics.pairwise import rbf_kernel
 
     rng = np.random.default_rng(5)
@@ -51,8 +54,12 @@ def test_indefinite_precomputed_kernel_taken_for_a_stall_is_refused():
     w, V = np.linalg.eigh(rbf_kernel(X))
     w[-1] = -w[-1]
     K = (V * w) @ V.T  # K + 1 (the intercept's constant) has an eigenvalue of -3.8
-    with pytest.raises(ValueError, match="not positive semi-definite.*⟨r, Kr⟩ = .* ≤ 0"):
-        StructuredRidge(kernel="precomputed", space="multiclass").fit(K, y)
+    with pytest.raises(ValueError, match=r"not positive semi-definite \(an eigenvalue below"):
+        StructuredRidge(kernel="precomputed", space="multiclass", solver=solver).fit(K, y)
+    w[-1], w[50] = -w[-1], -0.02  # without an intercept: an eigenvalue of -0.02 against entries up to 1
+    model = StructuredRidge(kernel="precomputed", space="multiclass", solver=solver, fit_intercept=False)
+    with pytest.raises(ValueError, match=r"not positive semi-definite \(an eigenvalue below"):
+        model.fit((V * w) @ V.T, y)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -885,3 +892,21 @@ def test_probabilistic_fit_whose_gradient_at_zero_is_rounding_stops_at_zero():
         model = ProbabilisticStructured(space="multiclass").fit(X, y)
     assert model.n_iter_ == 0 and not model.coef_.any() and not model.intercept_.any()
     np.testing.assert_allclose(model.predict_proba(X), 1 / 3, rtol=1e-15)
+
+
+@pytest.mark.parametrize("tol", [1e-8, 1e-1])
+def test_kernel_sgd_with_tau_below_two_epochs_names_tau(tol):
+    """tau below 2·n_samples drops every example's coefficient between its visits: J stayed near the
+    zero model's, and the warning advised raising max_iter, which made it worse (probe FL)."""
+    rng = np.random.default_rng(10)
+    X, Y = rng.normal(size=(40, 3)), (rng.random((40, 4)) < 0.5).astype(int)
+    with pytest.warns(ConvergenceWarning, match=r"tau=40 is below 2 · n_samples = 80") as caught:
+        StructuredRidge(
+            kernel="rbf", gamma=0.5, alpha=0.5, solver="sgd", tau=40, random_state=0, max_iter=50, tol=tol
+        ).fit(X, Y)
+    assert not any("increase max_iter" in str(w.message) for w in caught)
+    with warnings.catch_warnings():  # tau of two epochs or more: the expansion keeps every example
+        warnings.simplefilter("error", ConvergenceWarning)
+        StructuredRidge(kernel="rbf", gamma=0.5, alpha=0.5, solver="sgd", tau=80, random_state=0, max_iter=2000).fit(
+            X, Y
+        )

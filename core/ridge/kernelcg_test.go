@@ -590,3 +590,36 @@ func TestKernelCGScaleOfTheWeights(t *testing.T) {
 		}
 	}
 }
+
+// Kernel CG refuses an indefinite K it meets on its own (beyond psdCheckSamples the fit does not
+// factor K first): an rbf Gram matrix with its largest eigenvalue negated, whose K + 1 has an
+// eigenvalue of −3.8, passed as a stall after one iteration with advice to raise max_iter.
+func TestKernelCGRefusesAnIndefiniteKernelItMeets(t *testing.T) {
+	sp, err := space.New("multiclass", []int64{4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 100, 4
+	X, ys := synthetic(t, sp, m, n, 5)
+	p, err := NewProblem(sp, ys, m, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	K := mat.NewDense(m, m, nil)
+	kernel.Kernel{Kind: kernel.RBF, Gamma: 0.25}.Gram(K, mat.NewDense(m, n, X), mat.NewDense(m, n, X))
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(m, K.RawMatrix().Data), true) {
+		t.Fatal("no eigendecomposition")
+	}
+	w, V := eig.Values(nil), mat.NewDense(m, m, nil)
+	eig.VectorsTo(V)
+	w[m-1] = -w[m-1]
+	var VW mat.Dense
+	VW.Apply(func(_, j int, v float64) float64 { return v * w[j] }, V)
+	K.Mul(&VW, V.T())
+	addConstant(K, 1)
+	opt := Options{Alpha: 1, Tol: 1e-8, MaxIter: 1000}
+	if _, err := solveKernelCG(p, K, mat.NewDense(m, sp.Dim(), nil), &opt); err == nil || !strings.Contains(err.Error(), "not positive semi-definite (CG met") {
+		t.Errorf("indefinite K: %v", err)
+	}
+}
