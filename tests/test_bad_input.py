@@ -1044,18 +1044,23 @@ def test_a_one_column_multilabel_y_warns_of_the_binary_reading(make):
     """A one-column y under space='multilabel' fits a one-label model whose classes_ is [0]; scikit-
     learn's scorers read such a y as binary with classes_[-1] positive and negated its scores:
     roc_auc came out as 1 − AUC and a grid search chose the worst alpha, silently (probe EA). The
-    fit warns; spaces.Multilabel(1), asked for by name, and two columns do not."""
+    fit warns, also for a spaces.Multilabel(1) object (probe FM: it was left silent as asked for by
+    name, but the scorers invert it all the same); two columns do not."""
     import warnings
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 3))
     Y = (X[:, :1] + 0.3 * rng.normal(size=(80, 1)) > 0).astype(int)
-    with pytest.warns(UserWarning, match=r"single label column.*'roc_auc' gives 1 − AUC.*space='multiclass'"):
-        make().fit(X, Y)
+    for space in ("multilabel", spaces.Multilabel(1)):
+        with pytest.warns(
+            UserWarning, match=r"single label column.*'roc_auc' gives 1 − AUC.*space='multiclass'"
+        ) as got:
+            make(space=space).fit(X, Y)
+        assert got[0].filename == __file__
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        make(space=spaces.Multilabel(1)).fit(X, Y)
         make().fit(X, np.c_[Y, 1 - Y])
+        make(space=spaces.KSubsets(2, 1)).fit(X, np.c_[Y, 1 - Y])
 
 
 @pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured])

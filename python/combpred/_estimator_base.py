@@ -698,6 +698,8 @@ class StructuredEstimator(BaseEstimator):
                 classes = np.arange(space.n_classes)
             elif multilabel:
                 classes = multilabel_classes(space)
+                if type(space) is _spaces.Multilabel and space.n_labels == 1 and not isinstance(self.space, str):
+                    _spaces.warn_single_label_column(repr(space))
             rows = space._to_rows(y, "y")
         if rows.shape[0] != X.shape[0]:
             raise ValueError(

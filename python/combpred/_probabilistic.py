@@ -619,6 +619,9 @@ class ProbabilisticStructured(StructuredEstimator):
         to 1. Multilabel: shape (n_samples, n_labels), P(label j is on | x) — scikit-learn's
         ``MLPClassifier`` convention (not MultiOutputClassifier's list of (n_samples, 2) arrays);
         the labels are independent given x, so the probability of a label set is the product.
+        With two labels this array looks like a binary classifier's [P(class 0), P(class 1)] to
+        scikit-learn's tools that read ``classes_`` of length 2 so: ``partial_dependence`` and
+        ``StackingClassifier`` keep only the second column, label 1's, and drop label 0's.
 
         Both spaces have exact inference, which these probabilities always use, whatever the
         ``sampler`` of the fit: ``predict`` (the mode) is then the class of the largest

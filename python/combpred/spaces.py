@@ -42,6 +42,8 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import os
+import sys
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -454,8 +456,11 @@ class Multiclass(Space):
 
     A model fitted in this space has ``classes_ = arange(n_classes)``, the classes y does not hold
     included. scikit-learn's ``cross_val_predict`` with ``method="decision_function"`` or
-    ``"predict_proba"`` assumes the classes are those of y (it encodes y as 0 … k − 1 first), so
-    use ``space="multiclass"``, whose classes are y's own labels, with it.
+    ``"predict_proba"`` assumes the classes are those of y (it encodes y as 0 … k − 1 first), and
+    so do the meta-estimators that encode y, which fail when y lacks an id
+    (``CalibratedClassifierCV``: "y contains previously unseen labels"; ``BaggingClassifier``
+    around ProbabilisticStructured: an IndexError): use ``space="multiclass"``, whose classes are
+    y's own labels, with them.
 
     Parameters
     ----------
@@ -980,6 +985,32 @@ _BY_NAME = {
 }
 
 
+def _first_frame_outside() -> int:
+    """The stack level of the innermost caller outside this package, for warnings.warn called by
+    the function that calls this (whichever estimator, Dask wrapper or baseline led here)."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn_single_label_column(space: str) -> None:
+    """Warn of a multi-label model of one label. scikit-learn reads a one-column 0/1 y as a binary
+    target, whose positive class is classes_[-1]; a one-label model's classes_ is its label index
+    [0], so its scorers negated the scores ("roc_auc" gave 1 − AUC, and a grid search chose the
+    worst alpha) or refused pos_label=1, silently (probe EA; a Multilabel(1) object too, probe FM).
+    Fitting it stays allowed (scikit-learn's estimator checks pass such a y), with this warning."""
+    warnings.warn(
+        f"y has a single label column: space={space} fits it as a one-label multi-label model, whose "
+        "classes_ is the label index [0], and scikit-learn's scorers, which read a one-column y as a binary "
+        "target with classes_[-1] positive, negate its scores ('roc_auc' gives 1 − AUC); for one binary "
+        "label use space='multiclass' with y.ravel()",
+        UserWarning,
+        stacklevel=_first_frame_outside(),
+    )
+
+
 def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
     """Build the space a string names, sized from the training targets Y.
 
@@ -1020,19 +1051,7 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
             hint = "; for one class label per sample use space='multiclass'" if name == "multilabel" else ""
             raise ValueError(f"y must be 2-D (n_samples, n_columns) for space={name!r}, got shape {Y.shape}{hint}")
         if name == "multilabel" and Y.shape[1] == 1:
-            # scikit-learn reads a one-column 0/1 y as a binary target, whose positive class is
-            # classes_[-1]; a one-label model's classes_ is its label index [0], so its scorers
-            # negated the scores ("roc_auc" gave 1 − AUC, and a grid search chose the worst alpha)
-            # or refused pos_label=1, silently (probe EA). Fitting it stays allowed (scikit-learn's
-            # estimator checks pass such a y), with a warning.
-            warnings.warn(
-                "y has a single label column: space='multilabel' fits it as a one-label multi-label model, whose "
-                "classes_ is the label index [0], and scikit-learn's scorers, which read a one-column y as a binary "
-                "target with classes_[-1] positive, negate its scores ('roc_auc' gives 1 − AUC); for one binary "
-                "label use space='multiclass' with y.ravel()",
-                UserWarning,
-                stacklevel=3,
-            )
+            warn_single_label_column("'multilabel'")
         try:
             return _BY_NAME[name](Y.shape[1])
         except ValueError as exc:  # the size the columns of y imply is outside the space's range
