@@ -346,7 +346,14 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 	}
 	inf.Samples = inf.samples()
 	maxSamples := inf.Samples * growth
-	var g0 float64
+	// The stopping rule and the reported gradient are relative to ∇J(0), computed exactly.
+	p.gradientAtZero(g)
+	scaleRows(gd, scales, d, true)
+	g0 := floats.Norm(gd, 2)
+	if err := overflowAtZero(g0); err != nil {
+		return Result{}, err
+	}
+	g0 = math.Max(g0, math.SmallestNonzeroFloat64)
 	res := Result{Objective: math.NaN(), RelGrad: math.NaN()}
 	var b1t, b2t float64 = 1, 1
 	for t := 1; t <= opt.MaxIter; t++ {
@@ -375,12 +382,6 @@ func fitAdam(p *Problem, W *mat.Dense, opt *Options, exact bool) (Result, error)
 		gn := floats.Norm(gd, 2)
 		if sg != nil && sg.noise > normTestTheta*gn && inf.Samples < maxSamples {
 			inf.Samples = grownSamples(p.sp, inf, maxSamples)
-		}
-		if t == 1 {
-			if err := overflowAtZero(gn); err != nil {
-				return Result{}, err
-			}
-			g0 = math.Max(gn, math.SmallestNonzeroFloat64)
 		}
 		b1t *= beta1
 		b2t *= beta2
