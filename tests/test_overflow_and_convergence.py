@@ -910,3 +910,16 @@ def test_kernel_sgd_with_tau_below_two_epochs_names_tau(tol):
         StructuredRidge(kernel="rbf", gamma=0.5, alpha=0.5, solver="sgd", tau=80, random_state=0, max_iter=2000).fit(
             X, Y
         )
+
+
+def test_cg_without_intercept_on_features_far_from_zero_warns():
+    """X + 1e10 without an intercept: CG ended with J 37 % above the minimum and a relative gradient
+    of 2.6e-10, without a warning (probe FN; Dask's auto refusal sends users to CG)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    Y = (X + rng.normal(size=(300, 3)) > 0).astype(int)
+    with pytest.warns(PrecisionWarning, match="without an intercept to centre it with.*fit an intercept"):
+        StructuredRidge(fit_intercept=False, solver="cg").fit(X + 1e10, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrecisionWarning)
+        StructuredRidge(fit_intercept=False, solver="cg").fit(X + 1e4, Y)

@@ -302,3 +302,35 @@ func TestUncentredFitWarnsOfFarFeatures(t *testing.T) {
 		}
 	}
 }
+
+// Without an intercept nothing centres X, and at features far from zero CG stopped far from the
+// optimum with a relative gradient below tol, silently (X + 10¹⁰: J 37 % above the minimum, probe
+// FN): the fit warns beyond noInterceptOffsetLimit standard deviations, and not at 10⁴, where its
+// scores are the exact solver's to 10⁻⁷.
+func TestNoInterceptFitWarnsOfFarFeatures(t *testing.T) {
+	sp, err := space.New("multilabel", []int64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n = 300, 3
+	X, ys := synthetic(t, sp, m, n, 9)
+	for _, c := range []struct {
+		shift float64
+		warn  bool
+	}{{1e4, false}, {1e7, true}} {
+		for _, solver := range []Solver{CG, SGD} {
+			opt := baseOptions()
+			opt.Solver, opt.Intercept, opt.MaxIter = solver, false, 50
+			md, err := Fit(sp, shifted(X, c.shift), m, n, ys, nil, opt)
+			if err != nil {
+				t.Fatalf("shift %g, %v: %v", c.shift, solver, err)
+			}
+			warned := slices.ContainsFunc(md.Warnings, func(w string) bool {
+				return strings.Contains(w, "without an intercept to centre it with") && strings.Contains(w, "standard deviations from zero")
+			})
+			if warned != c.warn {
+				t.Errorf("shift %g, %v: warned %v, want %v (%q)", c.shift, solver, warned, c.warn, md.Warnings)
+			}
+		}
+	}
+}

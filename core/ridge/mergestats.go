@@ -93,6 +93,13 @@ func (s *Stats) checkSize(nf int) error {
 		return largeDistributedDimError(s.Space)
 	}
 	if u := s.unknowns(nf); u > MaxExactUnknowns {
+		if s.ny != nil {
+			// the map holds the intercept's constant, and distributed CG refuses maps: the count
+			// and the advice were the linear model's (probe FN)
+			return fmt.Errorf("statistics of %d unknowns (the map's %d components × output dimension %d > %d) would hold "+
+				"(%d)²/4 values; use fewer components (n_components), or StructuredRidge.partial_fit with solver=\"sgd\"",
+				u, nf, s.Space.Dim(), MaxExactUnknowns, u)
+		}
 		return fmt.Errorf("statistics of %d unknowns (%s > %d) would hold (%d)²/4 values; "+
 			"a linear model is solved by distributed conjugate gradients instead (solver=\"cg\"); otherwise use fewer "+
 			"features (n_components) or StructuredRidge.partial_fit with solver=\"sgd\"", u, unknownsOf(s.Intercept), MaxExactUnknowns, u)

@@ -498,3 +498,20 @@ func TestStatsMergeANilShiftWithAZeroOne(t *testing.T) {
 		}
 	}
 }
+
+// Statistics of a Nyström map too large to solve count the map's components (the map holds the
+// intercept's constant) and do not advise distributed CG, which refuses maps: both were the linear
+// model's (probe FN).
+func TestNystromStatsTooLargeNameTheMap(t *testing.T) {
+	sp, _ := space.NewMultilabel(80)
+	const m, n = 200, 3
+	X, _ := synthetic(t, sp, m, n, 4)
+	opt := baseOptions()
+	opt.Kernel = kernel.Kernel{Kind: kernel.RBF, Gamma: 0.3}
+	opt.NComponents, opt.Seed, opt.Solver = 120, 7, Exact
+	_, err := NewStats(sp, n, X, m, opt)
+	if err == nil || !strings.Contains(err.Error(), "statistics of 9600 unknowns (the map's 120 components × output dimension 80") ||
+		strings.Contains(err.Error(), "solver=\"cg\"") {
+		t.Errorf("error %v", err)
+	}
+}

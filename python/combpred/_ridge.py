@@ -146,7 +146,8 @@ class StructuredRidge(StructuredEstimator):
         ``cg`` or ``sgd``, one whose copy the memory budget refuses, and ``partial_fit`` with
         ``sgd`` use X as it is (scale and centre it yourself if its features are far from zero;
         a refused copy of an X whose features lie beyond 10³ standard deviations from zero warns,
-        with :class:`~combpred.exceptions.PrecisionWarning`).
+        with :class:`~combpred.exceptions.PrecisionWarning`, as do CG and SGD without an
+        intercept beyond 10⁵).
     solver : {"auto", "exact", "cg", "sgd"}, default="auto"
         ``"exact"`` solves the normal equations directly, by Cholesky for the linear kernel ((n_features
         + 1) · d unknowns with ``fit_intercept``, memory growing as their square) and by LU of the
