@@ -1098,11 +1098,14 @@ def test_a_fit_takes_numbers_held_as_objects_as_the_in_memory_fit_does(solver):
         numbers = DaskStructuredRidge(solver=solver).fit(da.from_array(X, chunks=100), Yd)
         np.testing.assert_array_equal(objects.coef_, numbers.coef_)
         odd = X.astype(object)
-        odd[150, 2] = "x"
-        # a string says how a dask DataFrame of numbers held as objects came to hold strings
-        refusal = r"partition 1 \(rows 100 to 199\): X must hold real numbers, found 'x' \(str\); .*convert-string"
-        with pytest.raises(ValueError, match=refusal):
-            DaskStructuredRidge(solver=solver).fit(da.from_array(odd, chunks=100), Yd)
+        # a number written out says how a dask DataFrame of numbers held as objects came to hold
+        # strings; text (a categorical column) is told to be encoded, which that setting does not do
+        # (probe FN)
+        for text, says in (("1.5", "convert-string"), ("x", "encode text and categorical columns")):
+            odd[150, 2] = text
+            refusal = rf"partition 1 \(rows 100 to 199\): X must hold real numbers, found '{text}' \(str\); .*{says}"
+            with pytest.raises(ValueError, match=refusal):
+                DaskStructuredRidge(solver=solver).fit(da.from_array(odd, chunks=100), Yd)
 
 
 def test_distributed_prob_fit_warns_of_unbounded_intercepts_as_in_memory(client):
@@ -1145,3 +1148,15 @@ def test_distributed_prob_fit_warns_of_unbounded_intercepts_as_in_memory(client)
         said = unbounded(local)
         assert unbounded(dist) == said
         assert bool(said) == (Y is not labels), (space, said)
+
+
+def test_score_of_no_rows_is_refused_as_in_memory():
+    """score on a Dask X of no rows returned nan with numpy's "Mean of empty slice" warning; in
+    memory it is refused (probe FN)."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(60, 3)), (rng.random((60, 2)) < 0.5).astype(int)
+    with dask.config.set(scheduler="synchronous"):
+        model = DaskStructuredRidge().fit(da.from_array(X, chunks=30), da.from_array(Y, chunks=30))
+        for Xe, Ye in ((X[:0], Y[:0]), (da.from_array(X, chunks=30)[:0], da.from_array(Y, chunks=30)[:0])):
+            with pytest.raises(ValueError, match="0 sample"):
+                model.score(Xe, Ye)

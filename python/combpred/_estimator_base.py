@@ -930,6 +930,10 @@ class StructuredEstimator(BaseEstimator):
             pred = pred.toarray()
         # a lazy prediction (a Dask X) computed: of unknown chunk sizes it has no len (probe CZ)
         pred = np.asarray(pred)
+        if len(pred) == 0:  # a Dask X of no rows, which the in-memory validation refuses (its score was nan, probe FN)
+            raise ValueError(
+                f"Found array with 0 sample(s) (shape {pred.shape}) while a minimum of 1 is required by score."
+            )
         sw = check_sample_weight(sample_weight, len(pred))
         if fitted.labels is not None:
             y = class_label_vector(y, "y")

@@ -522,11 +522,13 @@ def _block_inputs(
         odd = next((v for v in X.flat if not isinstance(v, numbers.Real | np.bool_)), None)
         if odd is not None:
             hint = ""
-            if isinstance(odd, str):  # dask.dataframe turns object columns into strings by default
+            if isinstance(odd, str) and _reads_as_number(odd):  # dask.dataframe turns object columns into strings
                 hint = (
                     "; numbers held as objects in a dask DataFrame become strings unless "
                     'dask.config.set({"dataframe.convert-string": False})'
                 )
+            elif isinstance(odd, str):  # text (a categorical column): the setting above changed nothing (probe FN)
+                hint = "; encode text and categorical columns as numbers first (e.g. one-hot)"
             raise _partition_error(
                 index, lo, m, f"X must hold real numbers, found {odd!r} ({type(odd).__name__}){hint}"
             )
@@ -685,6 +687,15 @@ def _space_of(space: Any, y: da.Array, name: str) -> tuple[_spaces.Space, np.nda
     if type(space) is _spaces.Multiclass:
         classes = np.arange(space.n_classes)
     return space, classes
+
+
+def _reads_as_number(text: str) -> bool:
+    """Whether ``text`` is a number written out (as dask makes of numbers held as objects)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _real_columns(X: Any) -> Any:
@@ -933,7 +944,11 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
     ``StructuredRidge(solver="sgd").partial_fit``), callable and precomputed kernels and the exact
     kernel expansion (their model lives on all training samples). The parameters below are
     StructuredRidge's, as it documents them: the options this paragraph excludes are refused by
-    ``fit``.
+    ``fit``, and ``"auto"`` follows the rule above, not StructuredRidge's. The fitted attributes
+    are StructuredRidge's (``coef_``, ``intercept_``, ``classes_``, ``n_features_in_``,
+    ``feature_names_in_``, ``n_iter_``, ``objective_``, ``relative_gradient_``,
+    ``n_samples_seen_``), with the same meaning; ``solver_`` names the distributed solver that
+    ran (``"exact"`` where the in-memory ``"auto"`` may have run CG).
 
     Parameters
     ----------
@@ -1167,7 +1182,10 @@ class DaskProbabilisticStructured(_DaskPrediction, ProbabilisticStructured):
     closed form, a dynamic programme or few enough structures, or ``"exact"``); a sampled fit
     (Adam on Monte Carlo gradients, whose chains live with the rows) is refused. The parameters
     below are ProbabilisticStructured's, as it documents them: where they speak of a separate
-    L-BFGS per multi-label label, the Dask fit solves the labels together (above).
+    L-BFGS per multi-label label, the Dask fit solves the labels together (above). So are the
+    fitted attributes (``coef_``, ``intercept_``, ``classes_``, ``n_iter_``, ``objective_``,
+    ``relative_gradient_``, ...), but for a multi-label model ``n_iter_`` counts the iterations of
+    that one joint L-BFGS, not the most of any label's.
 
     Parameters
     ----------
