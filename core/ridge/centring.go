@@ -241,11 +241,25 @@ func (st *linearStats) reshift(t []float64) {
 		st.shift = slices.Clone(t) // a nil shift is zero: MergeStats compares them
 		return
 	}
-	pMax := floats.Norm(st.M.RawMatrix().Data, math.Inf(1))
-	if !(pMax*(1+2*vMax+vMax*vMax) < math.MaxFloat64/4) {
+	// Each new entry is P_jl + v_j v_l P_nn − v_j P_ln − v_l P_jn, so its size is bounded by the
+	// largest moment, vMax² times the largest weight total P_nn and 2·vMax times the largest first
+	// moment P_jn; bounded by vMax² times the largest moment of all, a feature at 1e80 left
+	// partitions' statistics unmerged (a +Inf "overflow" of sums of 1e163, probe FN).
+	rows, _ := st.M.Dims()
+	var pMax, firstMax, totalMax float64
+	for q := 0; q < rows; q++ {
+		P := st.M.RawRowView(q)
+		for _, x := range P {
+			pMax = math.Max(pMax, math.Abs(x))
+		}
+		for j := 0; j < n; j++ {
+			firstMax = math.Max(firstMax, math.Abs(P[triIndex(j, n, k)]))
+		}
+		totalMax = math.Max(totalMax, math.Abs(P[triIndex(n, n, k)]))
+	}
+	if !(pMax+vMax*vMax*totalMax+2*vMax*firstMax < math.MaxFloat64/4) {
 		return
 	}
-	rows, _ := st.M.Dims()
 	for q := 0; q < rows; q++ {
 		P := st.M.RawRowView(q)
 		pnn := P[triIndex(n, n, k)]

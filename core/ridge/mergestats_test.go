@@ -515,3 +515,37 @@ func TestNystromStatsTooLargeNameTheMap(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// Partitions whose means differ are re-centred to their common mean before they merge; a bound of
+// the largest moment times the shift squared refused that for a feature at 1e80 (moments of
+// 1e163, shifts of 1e79), and the merge reported a +Inf overflow of the sums, so a Dask fit failed
+// or not with the partitioning (probe FN). The merged statistics solve to Fit's model.
+func TestMergedStatsOfFeaturesFarFromZero(t *testing.T) {
+	sp, _ := space.NewMulticlass(2)
+	const m, n = 300, 2
+	X, ys := synthetic(t, sp, m, n, 12)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, scale := range []float64{1e80, 1e100} {
+		Xs := slices.Clone(X)
+		for i := 0; i < m; i++ {
+			Xs[i*n+1] = scale * (1 + 0.1*r.NormFloat64())
+		}
+		opt := baseOptions()
+		opt.Solver = Exact
+		ref := mustFit(t, sp, Xs, m, n, ys, nil, opt)
+		empty, err := NewStats(sp, n, nil, 0, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for order, s := range reductions(t, chunkStats(t, empty, Xs, n, ys, nil, chunks(m, 3))) {
+			md, err := s.Solve(opt)
+			if err != nil {
+				t.Fatalf("scale %g, %s: %v", scale, order, err)
+			}
+			U, want := scoresOf(t, md, Xs, m, n), scoresOf(t, ref, Xs, m, n)
+			if diff := relDist(U, want); diff > 1e-10 {
+				t.Errorf("scale %g, %s: scores %.3g from Fit's", scale, order, diff)
+			}
+		}
+	}
+}
