@@ -767,6 +767,12 @@ def test_indefinite_kernels_are_refused_by_the_nystrom_map_and_by_cg():
     for kw in ({"n_components": 100, "random_state": 0}, {"solver": "auto"}, {"solver": "cg"}):
         with pytest.raises(ValueError, match="not positive semi-definite"):
             StructuredRidge(kernel="poly", degree=10, coef0=-0.5, gamma=0.3, **kw).fit(X[:30], Y[:30])
+    # SGD on poly formed no kernel matrix and fitted one that is slightly indefinite (probe FO)
+    Xp = rng.normal(size=(100, 4)) * 0.5 + [1, 0.5, 0, 0]
+    yp = np.argmax(Xp[:, :3] + rng.normal(size=(100, 3)), axis=1)
+    poly = {"kernel": "poly", "degree": 1, "gamma": 1.0, "coef0": -0.0093, "fit_intercept": False, "alpha": 10}
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        StructuredRidge(space="multiclass", solver="sgd", **poly).fit(Xp, yp)
     # a positive semi-definite kernel's map is not refused, down to its finite rank
     assert (
         StructuredRidge(kernel="poly", degree=3, coef0=1.0, n_components=100, random_state=0).fit(X, Y).n_components_

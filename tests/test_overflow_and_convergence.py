@@ -900,14 +900,14 @@ def test_kernel_sgd_with_tau_below_two_epochs_names_tau(tol):
     zero model's, and the warning advised raising max_iter, which made it worse (probe FL)."""
     rng = np.random.default_rng(10)
     X, Y = rng.normal(size=(40, 3)), (rng.random((40, 4)) < 0.5).astype(int)
-    with pytest.warns(ConvergenceWarning, match=r"tau=40 is below 2 · n_samples = 80") as caught:
+    with pytest.warns(ConvergenceWarning, match=r"tau=40 is below 2 · n_samples − 1 = 79") as caught:
         StructuredRidge(
             kernel="rbf", gamma=0.5, alpha=0.5, solver="sgd", tau=40, random_state=0, max_iter=50, tol=tol
         ).fit(X, Y)
     assert not any("increase max_iter" in str(w.message) for w in caught)
-    with warnings.catch_warnings():  # tau of two epochs or more: the expansion keeps every example
+    with warnings.catch_warnings():  # tau of the longest gap, 2·n − 1, or more: every example is kept
         warnings.simplefilter("error", ConvergenceWarning)
-        StructuredRidge(kernel="rbf", gamma=0.5, alpha=0.5, solver="sgd", tau=80, random_state=0, max_iter=2000).fit(
+        StructuredRidge(kernel="rbf", gamma=0.5, alpha=0.5, solver="sgd", tau=79, random_state=0, max_iter=2000).fit(
             X, Y
         )
 

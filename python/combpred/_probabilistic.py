@@ -467,7 +467,8 @@ class ProbabilisticStructured(StructuredEstimator):
                 advice = (
                     "the gradient is within two Monte Carlo standard errors of zero, as close as these samples tell; "
                     "the averaged coefficients settle to tol slowly (their moves shrink about as t^-1.5): raise tol "
-                    "(1e-4 to 1e-3 suits sampled fits), or increase max_iter"
+                    f"above {self.tol:g} (sampled fits settled at 1e-2 in a few hundred iterations, at 1e-3 in "
+                    "thousands), or increase max_iter"
                 )
             elif model.info.exact or self.sampler == "cftp":  # exact marginals or exact samples: no chain to blame
                 advice = "increase max_iter"
