@@ -1160,3 +1160,20 @@ def test_score_of_no_rows_is_refused_as_in_memory():
         for Xe, Ye in ((X[:0], Y[:0]), (da.from_array(X, chunks=30)[:0], da.from_array(Y, chunks=30)[:0])):
             with pytest.raises(ValueError, match="0 sample"):
                 model.score(Xe, Ye)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DaskStructuredRidge(solver="exact"),
+        lambda: DaskStructuredRidge(solver="cg"),
+        DaskProbabilisticStructured,
+    ],
+)
+def test_all_zero_weights_are_refused_naming_sample_weight(make):
+    """The distributed fits refused weights that are all zero without naming sample_weight ("the
+    statistics' examples have zero total weight"), where the in-memory fits name it (probe FN)."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(90, 3)), (rng.random((90, 3)) < 0.5).astype(int)
+    with dask.config.set(scheduler="synchronous"), pytest.raises(ValueError, match="sample_weight"):
+        make().fit(da.from_array(X, chunks=30), da.from_array(Y, chunks=30), sample_weight=da.zeros(90, chunks=45))

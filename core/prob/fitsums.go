@@ -115,7 +115,7 @@ func FitSums(sp space.Space, n int, opt Options, sums SumsFunc) (*Model, error) 
 		}
 		switch {
 		case !(weight > 0) || math.IsInf(weight, 0):
-			return 0, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", math.Ldexp(weight, exponent))
+			return 0, fmt.Errorf("prob: sample_weight: the weights sum to %v; they need a positive finite sum", math.Ldexp(weight, exponent))
 		case math.IsNaN(total):
 			total = weight
 			if alpha == 0 {

@@ -152,7 +152,7 @@ func checkWeights(weights []float64, m int) (float64, error) {
 		return 0, err
 	}
 	if !(sum > 0) || math.IsInf(sum, 0) {
-		return 0, fmt.Errorf("prob: the sample weights sum to %v; they need a positive finite sum", sum)
+		return 0, fmt.Errorf("prob: sample_weight: the weights sum to %v; they need a positive finite sum", sum)
 	}
 	return sum, nil
 }

@@ -280,7 +280,7 @@ func FitCGSums(sp space.Space, n int, opt Options, setup *CGSetup, products func
 	e := opt.WeightExponent
 	total := math.Ldexp(setup.Weight, e)
 	if !(setup.Weight > 0) || math.IsInf(total, 0) {
-		return nil, fmt.Errorf("the examples' weights sum to %v; they need a positive finite sum", total)
+		return nil, fmt.Errorf("sample_weight: the examples' weights sum to %v; they need a positive finite sum", total)
 	}
 	if err := checkWeightTotal(total); err != nil {
 		return nil, err

@@ -304,7 +304,7 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 		ref.setRank(s.Space, nil, opt.EmpiricalWeight)
 		md.ref, mean, S = ref, ref.mean, ref.cov
 	} else if mo := s.st.moments(); !(mo.sum > 0) {
-		return nil, fmt.Errorf("the statistics' examples have zero total weight")
+		return nil, fmt.Errorf("sample_weight: the statistics' examples have zero total weight (every weight is 0)")
 	}
 	md.Solver = Exact
 	// A Nyström map carries the intercept itself (the kernel k + 1): the design has no constant.
