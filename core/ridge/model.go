@@ -676,22 +676,16 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 	if opt.Intercept {
 		shift = 1
 	}
-	var K *mat.Dense
-	var kScale float64
-	if opt.Kernel.Kind == kernel.Precomputed {
-		K = mat.DenseCopyOf(Xm)
-		kScale = check.AddMaxAbs(K.RawMatrix().Data, shift)
-	} else {
+	if opt.Kernel.Kind != kernel.Precomputed {
 		if X.Sparse != nil {
 			md.setSupport(xmat.Matrix{Sparse: X.Sparse.Copy()})
 		} else {
 			md.setSupport(xmat.Matrix{Dense: mat.DenseCopyOf(Xm)})
 		}
-		K = mat.NewDense(m, m, nil)
-		var err error
-		if kScale, err = gramCancellable(opt.Kernel, K, X, shift, opt.Stop); err != nil {
-			return err
-		}
+	}
+	K, kScale, err := kernelMatrix(opt.Kernel, X, shift, opt.Stop)
+	if err != nil {
+		return err
 	}
 	if math.IsNaN(kScale) {
 		if err := opt.Kernel.CheckFinite(K.RawMatrix().Data, m); err != nil {
@@ -700,7 +694,6 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 		return fmt.Errorf("the kernel matrix holds non-finite values")
 	}
 	md.Dual = md.warmDual(opt, X)
-	var err error
 	// Auto takes CG: with deflation it needs 13–22 iterations where the direct solve costs
 	// O((md)³) (m = 400, d = 6: 10–13 ms against 1.3 s, BenchmarkKernelSolvers), so the direct
 	// solve is for those who ask.
@@ -725,7 +718,7 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 func checkSGDKernel(opt *Options, X xmat.Matrix) error {
 	k := opt.Kernel
 	m, _ := X.Dims()
-	if !(k.Kind == kernel.Precomputed || k.Kind == kernel.Poly && k.Coef0 < 0) || m > psdCheckSamples ||
+	if !mayBeIndefinite(k) || m > psdCheckSamples ||
 		budget.Check("the kernel matrix, to check it is positive semi-definite", budget.Mul(int64(m), int64(m), 8)) != nil {
 		return nil
 	}
@@ -733,22 +726,35 @@ func checkSGDKernel(opt *Options, X xmat.Matrix) error {
 	if opt.Intercept {
 		shift = 1
 	}
-	var K *mat.Dense
-	var kScale float64
-	if k.Kind == kernel.Precomputed {
-		K = mat.DenseCopyOf(X.Dense)
-		kScale = check.AddMaxAbs(K.RawMatrix().Data, shift)
-	} else {
-		K = mat.NewDense(m, m, nil)
-		var err error
-		if kScale, err = gramCancellable(k, K, X, shift, opt.Stop); err != nil {
-			return err
-		}
+	K, kScale, err := kernelMatrix(k, X, shift, opt.Stop)
+	if err != nil {
+		return err
 	}
 	if math.IsNaN(kScale) {
 		return nil // the fit's own checks name what is not finite
 	}
 	return checkMaybeIndefinite(k, K, kScale, opt.Stop)
+}
+
+// mayBeIndefinite reports whether the kernel k need not be positive semi-definite: a precomputed
+// matrix (or a callable's, which reaches the core as one), or poly with coef0 < 0. rbf, linear and
+// poly with coef0 ≥ 0 are, and indefiniteness in their matrices is rounding (warnPrecision).
+func mayBeIndefinite(k kernel.Kernel) bool {
+	return k.Kind == kernel.Precomputed || k.Kind == kernel.Poly && k.Coef0 < 0
+}
+
+// kernelMatrix returns the m×m kernel matrix of the rows of X plus shift (the intercept's
+// constant) and its largest |K_ij| (NaN where an entry is not finite): a copy of a precomputed X,
+// or the kernel's Gram matrix, computed block by block and cancellable.
+func kernelMatrix(k kernel.Kernel, X xmat.Matrix, shift float64, stop *cancel.Flag) (*mat.Dense, float64, error) {
+	if k.Kind == kernel.Precomputed {
+		K := mat.DenseCopyOf(X.Dense)
+		return K, check.AddMaxAbs(K.RawMatrix().Data, shift), nil
+	}
+	m, _ := X.Dims()
+	K := mat.NewDense(m, m, nil)
+	kScale, err := gramCancellable(k, K, X, shift, stop)
+	return K, kScale, err
 }
 
 // psdCheckSamples is the most samples at which the iterative solvers check a kernel matrix that
@@ -766,7 +772,7 @@ const psdCheckSamples = 2048
 // refused K (probe FL).
 func checkMaybeIndefinite(k kernel.Kernel, K *mat.Dense, kScale float64, stop *cancel.Flag) error {
 	m, _ := K.Dims()
-	if !(k.Kind == kernel.Precomputed || k.Kind == kernel.Poly && k.Coef0 < 0) || m > psdCheckSamples ||
+	if !mayBeIndefinite(k) || m > psdCheckSamples ||
 		budget.Check("a copy of the kernel matrix to check it is positive semi-definite", budget.Mul(int64(m), int64(m), 8)) != nil {
 		return nil
 	}

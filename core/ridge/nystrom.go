@@ -189,9 +189,7 @@ func buildNystrom(kern kernel.Kernel, intercept bool, X xmat.Matrix, count int, 
 	if err := kern.CheckFinite(K.RawMatrix().Data, l); err != nil {
 		return nil, err // what overflowed, not a landmark count that cannot be factored
 	}
-	// rbf and poly with coef0 ≥ 0 are positive semi-definite: indefiniteness there is rounding,
-	// which warnPrecision tells of (rbf on X + 1e7)
-	order, tri, err := nystromTriangle(K, kern.Kind == kernel.Poly && kern.Coef0 < 0, stop)
+	order, tri, err := nystromTriangle(K, mayBeIndefinite(kern), stop)
 	if err != nil {
 		return nil, err
 	}
