@@ -111,9 +111,9 @@ class StructuredRidge(StructuredEstimator):
         KernelRidge, the callable is not called on single pairs of rows). At fit the Gram matrix
         K(X, X) must be finite, symmetric and positive semi-definite, where the objective is
         unbounded below otherwise: on up to 2,048 samples every solver refuses a matrix whose
-        Cholesky factorisation shows an eigenvalue below −10⁻³·max |K_ij| (as for
-        ``"precomputed"`` and poly with coef0 < 0; a Nyström map checks its landmarks' Gram
-        matrix); beyond, CG and SGD refuse only the indefiniteness their iterates meet (a direction
+        Cholesky factorisation shows an eigenvalue below −10⁻³ times its largest absolute entry
+        (as for ``"precomputed"`` and poly with coef0 < 0; a Nyström map checks its landmarks'
+        Gram matrix); beyond, CG and SGD refuse only the indefiniteness their iterates meet (a direction
         of negative curvature, a negative diagonal entry, coefficients of negative norm) and may
         return the objective's saddle point, so check such a kernel yourself (with
         ``solver="exact"`` on a subsample); the model keeps X as ``X_fit_`` and is fitted as
