@@ -274,27 +274,35 @@ func checkLeftOver(K *mat.Dense, a []float64, piv []int, c int, top float64, sto
 		return nil
 	}
 	k := K.RawMatrix()
-	S := make([]float64, t*t)
-	for i := 0; i < t; i++ {
-		for j := 0; j < t; j++ {
-			u, v := piv[c+i], piv[c+j]
-			S[i*t+j] = 0.5 * (k.Data[u*k.Stride+v] + k.Data[v*k.Stride+u])
-		}
-	}
 	r := blas64.General{Rows: c, Cols: t, Stride: l, Data: a[c:]} // R's columns beyond the rank
-	gemm.MulTNAdd(blas64.General{Rows: t, Cols: t, Stride: t, Data: S}, negated(r, make([]float64, c*t)), r)
-	if stop.Yield() {
-		return ErrCancelled
-	}
 	limit := indefinite * top
-	for i := 0; i < t; i++ {
-		for j := 0; j < t; j++ {
-			// a diagonal entry below −limit, or an off-diagonal one beside two diagonal entries
-			// below the floor, whose 2×2 minor has an eigenvalue below −|S_ij| + floor
-			if v := S[i*t+j]; (i == j && v < -limit) || (i != j && math.Abs(v) > limit) {
-				return fmt.Errorf("n_components: the kernel matrix is not positive semi-definite on the landmarks "+
-					"(the Gram matrix of %d landmarks has an eigenvalue below −%g·max k(x, x) = %.3g after %d components): %s",
-					l, indefinite, -limit, c, needPSD)
+	// S block by block of rows, each about 2²⁰ values: the whole t×t of 10,000 landmarks of rank
+	// 20 would have been 800 MB beside K, unchecked by the budget
+	rows := max(1, min(t, (1<<20)/t))
+	block, neg := make([]float64, rows*t), make([]float64, c*rows)
+	for i0 := 0; i0 < t; i0 += rows {
+		if stop.Yield() {
+			return ErrCancelled
+		}
+		b := min(rows, t-i0)
+		S := blas64.General{Rows: b, Cols: t, Stride: t, Data: block[:b*t]}
+		for i := 0; i < b; i++ {
+			for j := 0; j < t; j++ {
+				u, v := piv[c+i0+i], piv[c+j]
+				S.Data[i*t+j] = 0.5 * (k.Data[u*k.Stride+v] + k.Data[v*k.Stride+u])
+			}
+		}
+		ri := blas64.General{Rows: c, Cols: b, Stride: l, Data: a[c+i0:]}
+		gemm.MulTNAdd(S, negated(ri, neg), r)
+		for i := 0; i < b; i++ {
+			for j := 0; j < t; j++ {
+				// a diagonal entry below −limit, or an off-diagonal one beside two diagonal entries
+				// below the floor, whose 2×2 minor has an eigenvalue below −|S_ij| + floor
+				if v := S.Data[i*t+j]; (i0+i == j && v < -limit) || (i0+i != j && math.Abs(v) > limit) {
+					return fmt.Errorf("n_components: the kernel matrix is not positive semi-definite on the landmarks "+
+						"(the Gram matrix of %d landmarks has an eigenvalue below −%g·max k(x, x) = %.3g after %d components): %s",
+						l, indefinite, -limit, c, needPSD)
+				}
 			}
 		}
 	}

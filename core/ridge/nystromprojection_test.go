@@ -316,3 +316,22 @@ func BenchmarkNystromProjection(b *testing.B) {
 		}
 	})
 }
+
+// The left-over Schur complement is checked block by block of rows (its whole t×t beside K was
+// unbounded by the budget): a rank-one K with an indefinite pair of entries in a late block is
+// refused, and the rank-one K itself is not.
+func TestNystromLeftOverCheckedInBlocks(t *testing.T) {
+	const l = 1200
+	K := mat.NewDense(l, l, nil)
+	for i := range K.RawMatrix().Data {
+		K.RawMatrix().Data[i] = 1
+	}
+	if _, err := NystromProjection(K); err != nil {
+		t.Fatalf("rank one: %v", err)
+	}
+	K.Set(1150, 1160, 1.01)
+	K.Set(1160, 1150, 1.01)
+	if _, err := NystromProjection(K); err == nil || !strings.Contains(err.Error(), "not positive semi-definite") {
+		t.Errorf("an indefinite pair in the second block: %v", err)
+	}
+}
