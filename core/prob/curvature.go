@@ -37,12 +37,13 @@ const curvatureFloor = 1e-2
 var curvaturePreconditioning = true
 
 // curvaturePrecond returns P for the rows of W (len(s) × d, the solver's coordinates with the
-// row scales s), applied as dst = P(src); nil where the training structures carry no variance.
-func (p *Problem) curvaturePrecond(s []float64) func(dst, src []float64) {
+// row scales s; spread, p.spread()), applied as dst = P(src); nil where the training structures
+// carry no variance.
+func (p *Problem) curvaturePrecond(s, spread []float64) func(dst, src []float64) {
 	if !curvaturePreconditioning {
 		return nil
 	}
-	return curvaturePrecondOf(p.sp, p.structureVariances(), p.spread(), p.lambda, s)
+	return curvaturePrecondOf(p.sp, p.structureVariances(), spread, p.lambda, s)
 }
 
 // curvaturePrecondOf is P from the variances sigma of ψ's coordinates over the training

@@ -245,9 +245,10 @@ func fitLBFGS(p *Problem, W *mat.Dense, opt *Options) (Result, error) {
 	eval := func(x, g []float64) (float64, error) {
 		return p.Objective(mat.NewDense(rows, d, x), inf, opt.Seed, mat.NewDense(rows, d, g))
 	}
-	s, x := p.rowScales(), W.RawMatrix().Data
+	spread := p.spread() // one pass over X for the scales, the preconditioner and the rounding bound
+	s, x := rowScalesOf(spread, p.lambda, p.intercept), W.RawMatrix().Data
 	scaleRows(x, s, d, false)
-	res, err := minimizeRelative(x, inScaledRows(eval, s, d), opt, p.curvaturePrecond(s), p.roundingAtZero(s))
+	res, err := minimizeRelative(x, inScaledRows(eval, s, d), opt, p.curvaturePrecond(s, spread), p.roundingAtZero(s, spread))
 	scaleRows(x, s, d, true)
 	return res, err
 }

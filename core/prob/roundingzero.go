@@ -12,16 +12,15 @@ import (
 // (rowScales): its data term (1/m) Σ_i w_i x̃_i (E₀[ψ] − ψ(y_i))ᵀ, E₀ the uniform mean (the model at
 // W = 0), sums m terms, and a sum of m terms is exact to m·2⁻⁵² times the sum of their norms,
 // which Cauchy–Schwarz bounds by the features' spreads (featureSpread, about the fit's centre):
-// Σ_i w_i ‖x̃_i'‖‖δ_i‖ ≤ (Σ_i w_i ‖x̃_i'‖²)^½ (Σ_i w_i ‖δ_i‖²)^½. A gradient at W = 0 no larger is 0
+// Σ_i w_i ‖x̃_i'‖‖δ_i‖ ≤ (Σ_i w_i ‖x̃_i'‖²)^½ (Σ_i w_i ‖δ_i‖²)^½ (spread: p.spread()). A gradient at W = 0 no larger is 0
 // as far as float64 can tell, and so is the optimum: on X = 0 with balanced classes it came out at
 // 1e-17, L-BFGS could not lower it, ran max_iter along the scores' constant direction (every
 // intercept at −17) and advised more iterations (probe FC).
-func (p *Problem) roundingAtZero(s []float64) float64 {
+func (p *Problem) roundingAtZero(s, spread []float64) float64 {
 	if p.m == 0 {
 		return 0
 	}
 	weights := spreadWeights(p.weights, p.m)
-	spread := p.spread()
 	var features float64 // Σ_j (spread_j / s_j)² + the intercept's 1, per unit of weight
 	for j, v := range spread {
 		features += (v / s[j]) * (v / s[j])
