@@ -29,33 +29,40 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def go_bench(package: str, pattern: str, cpus: str, count: int, benchtime: str) -> dict[str, float]:
-    """Median of the last reported metric (GFLOP/s or rows/s) of each benchmark over ``count`` runs."""
-    out = subprocess.run(
-        [
-            "go",
-            "test",
-            "-run",
-            "XXX",
-            "-bench",
-            pattern,
-            "-cpu",
-            cpus,
-            "-count",
-            str(count),
-            "-benchtime",
-            benchtime,
-            package,
-        ],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    """Median of the last reported metric (GFLOP/s or rows/s) of each benchmark over ``count`` runs.
+
+    Each thread count of ``cpus`` runs in a ``go test`` of its own: within one, the first run of each
+    sub-benchmark takes the GOMAXPROCS the previous one left (``-cpu 1,2``: every product's first
+    one-thread run ran on two threads, twice its speed, which was the whole one-thread column of a
+    ``--quick`` run and one run in ``count`` of the full one).
+    """
     runs: dict[str, list[float]] = collections.defaultdict(list)
-    for line in out.splitlines():
-        fields = line.split()
-        if fields and fields[0].startswith("Benchmark") and len(fields) >= 4:
-            runs[fields[0]].append(float(fields[-2]))
+    for cpu in cpus.split(","):
+        out = subprocess.run(
+            [
+                "go",
+                "test",
+                "-run",
+                "XXX",
+                "-bench",
+                pattern,
+                "-cpu",
+                cpu,
+                "-count",
+                str(count),
+                "-benchtime",
+                benchtime,
+                package,
+            ],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        for line in out.splitlines():
+            fields = line.split()
+            if fields and fields[0].startswith("Benchmark") and len(fields) >= 4:
+                runs[fields[0]].append(float(fields[-2]))
     return {name: statistics.median(values) for name, values in runs.items()}
 
 
