@@ -52,6 +52,14 @@ func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64
 	panic("gemm: fma4x24 called without a vector kernel")
 }
 
+func fma4x16m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64) {
+	panic("gemm: fma4x16m called without a vector kernel")
+}
+
+func fma4x24m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64) {
+	panic("gemm: fma4x24m called without a vector kernel")
+}
+
 func dot2x6z(rows *[8]*float64, n int, mask *[4]uint64, out *[12]float64) {
 	panic("gemm: dot2x6z called without a vector kernel")
 }

@@ -344,11 +344,12 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 				packGroups(pack, A, ib, ie, l0, n)
 			}
 			for j := j0; j < j1; {
-				// 24 columns at a time in 512-bit registers where the processor has them, the
-				// rest (and every column elsewhere) 12 at a time.
+				// 24 columns at a time in 512-bit registers where the processor has them, a last
+				// 9–23 in two or three of them with the last one masked, and the rest (every column
+				// elsewhere) 12 at a time.
 				w := min(12, j1-j)
-				if haveAVX512 && j1-j >= 24 {
-					w = 24
+				if haveAVX512 && j1-j > 8 {
+					w = min(24, j1-j)
 				}
 				b := &B.Data[l0*B.Stride+j]
 				last := ie
@@ -371,6 +372,10 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 					switch {
 					case w == 24:
 						fma4x24(&a, aStep, b, B.Stride, n, &c, start(j))
+					case haveAVX512 && w > 16:
+						fma4x24m(&a, aStep, b, B.Stride, n, &c, start(j), 1<<(w-16)-1)
+					case haveAVX512 && w > 8:
+						fma4x16m(&a, aStep, b, B.Stride, n, &c, start(j), 1<<(w-8)-1)
 					case w == 12:
 						fma4x12(&a, aStep, b, B.Stride, n, &c, start(j))
 					case w > 8:

@@ -20,3 +20,15 @@ func fma4x4(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64,
 //
 //go:noescape
 func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64)
+
+// fma4x16m and fma4x24m are fma4x24 on 9–16 and 17–24 columns (panel512_amd64.s): the last
+// 512-bit register of each row holds the columns that mask selects (bit k: the k-th column of that
+// register), and its other lanes of b, c and init are neither read nor written. A thin product
+// (14 or 20 outputs) ran the 256-bit kernels on them, at about half of what the 512-bit ones reach
+// (yeast's 14 labels: fma4x12 and a masked fma4x4). They need AVX-512F (haveAVX512).
+//
+//go:noescape
+func fma4x16m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64)
+
+//go:noescape
+func fma4x24m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64)
