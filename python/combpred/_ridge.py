@@ -303,7 +303,9 @@ class StructuredRidge(StructuredEstimator):
         (Hamming on 0/1 ψ, Kendall's distance or Spearman's squared rank differences on rankings,
         the hierarchical loss on subtrees, example-based F1 on label sets as a plug-in rule). Under
         the uniform reference measure the Hamming rule of a label set is the decoded one (its
-        marginals are ½ + c·u/4); with ``empirical_weight > 0`` the marginals are centred on the
+        marginals are ½ + c·u/4), but for labels whose estimates the clip to [0, 1] sets equal
+        (at 0 or 1), which it orders by label index, not by u (``KSubsets`` at inputs three times
+        the training scale: one row in 500 took a lower-scoring label); with ``empirical_weight > 0`` the marginals are centred on the
         training rates, and thresholding them at ½ differs from decoding. A space that cannot take
         the rule is refused at fit. Only prediction depends on it: changing it needs no refit.
         Choose it by the metric you are scored on, or by ``GridSearchCV``. ``decision_function``
@@ -1051,17 +1053,23 @@ class StructuredRidge(StructuredEstimator):
         For input x and coordinate j, the margin is ``max f(y) over the structures with ψ_j(y) at
         its largest value − max f(y) over those with ψ_j(y) at its smallest``, f the objective that
         :meth:`predict` maximises (⟨u(x), ψ(y)⟩, or ⟨m̂(x) − p, ψ(y)⟩ with
-        ``decode_from="marginals"``). It is positive where the predicted structure has the
-        coordinate on (a label in the set, a node in the subtree, u before v in the ranking), by how
-        much the best structure without it would score less — a per-coordinate score for ranking
-        metrics (average precision over (input, label) or (input, node) pairs, ranking loss) that
+        ``decode_from="marginals"``). Where ψ_j is 0 or 1, or ±1 (a pair of a ranking), it is
+        positive where the predicted structure has the coordinate at its largest value (a label in
+        the set, a node in the subtree, u before v in the ranking), by how much the best structure
+        without it would score less. Where ψ_j takes three values (an arc of ``DirectedCycles``:
+        +1 for u→v, −1 for v→u, 0 when the cycle uses neither), it compares the two directions
+        only: an arc the prediction does not use gets a margin of either sign (half of them
+        positive on a probe's 424 unused arcs): whether the route uses the arc is the best
+        structure at +1 or −1 against the best at 0, which this margin does not give. It is a
+        per-coordinate score for ranking metrics (average precision over (input, label) or (input, node) pairs, ranking loss) that
         comes from the same decoder as the prediction. Coordinates constant over the space (the
         root of a taxonomy) get +inf when on and −inf when off. Where the reference measure holds
         a coordinate at an end of its range (``empirical_weight=1``: a label or node that every
         training structure has, or that none has), both maxima range over the structures that
         hold it there, as :meth:`predict` does, and such coordinates get ±inf too; one held inside
         its range (an arc absent from every training cycle) gets a finite margin over all
-        structures.
+        structures; where the measure leaves one end of a three-valued coordinate impossible, the
+        margin is between the values that remain (+1 against 0, or 0 against −1).
 
         Each entry costs two exact decodings (2·d per input), but for multi-label sets
         (``Multilabel``; not ``KSubsets`` or ``Ordinal``), classes and taxonomy paths and subtrees,
