@@ -1061,8 +1061,8 @@ class StructuredRidge(StructuredEstimator):
         only: an arc the prediction does not use gets a margin of either sign (half of them
         positive on a probe's 424 unused arcs): whether the route uses the arc is the best
         structure at +1 or −1 against the best at 0, which this margin does not give. It is a
-        per-coordinate score for ranking metrics (average precision over (input, label) or (input, node) pairs, ranking loss) that
-        comes from the same decoder as the prediction. Coordinates constant over the space (the
+        per-coordinate score for ranking metrics (average precision over (input, label) or
+        (input, node) pairs, ranking loss) that comes from the same decoder as the prediction. Coordinates constant over the space (the
         root of a taxonomy) get +inf when on and −inf when off. Where the reference measure holds
         a coordinate at an end of its range (``empirical_weight=1``: a label or node that every
         training structure has, or that none has), both maxima range over the structures that
