@@ -92,10 +92,15 @@ def paired_fit_times(results, reps: dict[str, int], peer_threads: int | None, ce
     out, rows = {}, []
     setting = next(name for name, threads in BLAS_SETTINGS if threads == peer_threads)
     for ours, peer in PAIRS:
+        measured = {}  # the criteria that chose the same pair of settings share one measurement
         for criterion in _demo.CRITERIA:
+            chosen = [_demo._chosen(results, name, criterion) for name in (ours, peer)]
+            key = tuple(repr(sorted(e.params.items())) for e in chosen)
+            if key in measured:
+                out[ours, criterion] = measured[key]
+                continue
             pipes = []
-            for name in (ours, peer):
-                e = _demo._chosen(results, name, criterion)
+            for e in chosen:
                 model = clone(e.estimator).set_params(**e.params)
                 pipes.append(Pipeline([("scale", StandardScaler()), ("model", model)]))
             times = np.empty((reps[ours], 2))
@@ -117,12 +122,24 @@ def paired_fit_times(results, reps: dict[str, int], peer_threads: int | None, ce
                 rows.append(
                     f"| {name} | {criterion} | {setting} | {t * 1e3:.1f} | {flops / 1e9:.3f} | {rate(flops, t, ceiling)} |"
                 )
-            out[ours, criterion] = (
+            out[ours, criterion] = measured[key] = (
                 times[:, 0].min() / times[:, 1].min(),
                 float(np.median(times[:, 0]) / np.median(times[:, 1])),
                 float(np.mean(ratio <= 3)),
+                median_ratio_interval(times),
             )
     return out, rows
+
+
+def median_ratio_interval(times: np.ndarray, resamples: int = 2000) -> tuple[float, float]:
+    """A 95 % bootstrap interval of the ratio of the medians of times[:, 0] and times[:, 1], the
+    rounds resampled as pairs. It covers this run's rounds only: between runs on one machine the
+    ratio drifted further (0.95–1.08 over 15 repeats of the linear pair, probe FR), so a verdict
+    whose interval straddles the bound is left undecided."""
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, len(times), size=(resamples, len(times)))
+    r = np.median(times[idx, 0], axis=1) / np.median(times[idx, 1], axis=1)
+    return float(np.quantile(r, 0.025)), float(np.quantile(r, 0.975))
 
 
 def after_blas(results, reps: int) -> list[str]:
@@ -199,15 +216,38 @@ def verdicts(results, slowest_predict: float, paired, paired_one) -> list[str]:
         f"- single-row predict < 100 µs: {met(slowest_predict < 100e-6)} (slowest model "
         f"{slowest_predict * 1e6:.0f} µs).",
         *(
-            f"- issue 18, {label} ≤ {bound}× {peer}, ratio of the medians with the peer on all cores / on one BLAS "
-            f"thread: tuned for the Hamming loss {paired[ours, c0][1]:.2f}× / {paired_one[ours, c0][1]:.2f}×, for the "
-            f"ranking loss {paired[ours, c1][1]:.2f}× / {paired_one[ours, c1][1]:.2f}×: "
-            f"{met(max(paired[ours, c][1] for c in _demo.CRITERIA) <= bound)} on all cores, "
-            f"{met(max(paired_one[ours, c][1] for c in _demo.CRITERIA) <= bound)} on one BLAS thread."
+            f"- issue 18, {label} ≤ {bound}× {peer}, ratio of the medians (95 % bootstrap interval over this run's "
+            f"rounds) with the peer on all cores / on one BLAS thread: {by_criterion(ours, paired, paired_one)}: "
+            f"{judged(ours, paired, bound)} on all cores, {judged(ours, paired_one, bound)} on one BLAS thread."
             for (ours, peer), label, bound in zip(PAIRS, ("linear fit", "rbf fit"), (1.0, 1.5), strict=True)
-            for c0, c1 in [tuple(_demo.CRITERIA)]
         ),
     ]
+
+
+def by_criterion(ours: str, paired: dict, paired_one: dict) -> str:
+    """The ratios of the medians of ``ours`` with both peers' settings, once where both criteria chose
+    the same settings (one measurement, not two draws of it)."""
+
+    def one(c: str) -> str:
+        return " / ".join(
+            f"{p[ours, c][1]:.2f}× [{p[ours, c][3][0]:.2f}, {p[ours, c][3][1]:.2f}]" for p in (paired, paired_one)
+        )
+
+    c0, c1 = _demo.CRITERIA
+    if paired[ours, c0] is paired[ours, c1] and paired_one[ours, c0] is paired_one[ours, c1]:
+        return f"tuned alike for both losses {one(c0)}"
+    return f"tuned for the Hamming loss {one(c0)}, for the ranking loss {one(c1)}"
+
+
+def judged(ours: str, paired: dict, bound: float) -> str:
+    """**met** where every criterion's interval lies at or below ``bound``, **missed** where one lies
+    above it, and undecided where an interval straddles it."""
+    intervals = [paired[ours, c][3] for c in _demo.CRITERIA]
+    if all(hi <= bound for _, hi in intervals):
+        return "**met**"
+    if any(lo > bound for lo, _ in intervals):
+        return "**missed**"
+    return "**undecided** (the interval straddles the bound)"
 
 
 def main() -> None:
