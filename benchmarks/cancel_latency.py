@@ -2,10 +2,15 @@
 
 Usage: python benchmarks/cancel_latency.py [--trials 10] [--quick] [--output BENCHMARKS.md]
 
-Each trial runs one call that would take seconds in a fresh child process (tests/_interrupt_child.py),
-sends the child SIGINT after a random delay of 0.3-0.8 s (so that it lands anywhere in the work), and
-records the time from the signal to KeyboardInterrupt; the child then checks that the estimator still
-works. Issue 11's target: p99 below 0.2 s for every call that runs longer than a second.
+Each call first runs once in a fresh child process (tests/_interrupt_child.py), to its end or for at
+most WINDOW = 20 s, which gives its duration T (capped there). Each trial then runs it again in a fresh
+child, sends SIGINT after a delay drawn uniformly from 5-95 % of T (so that it lands anywhere in the
+work, its late phases too, up to the cap), and records
+the time from the signal to KeyboardInterrupt; the child then checks that the estimator still works.
+Issue 11's target: p99 below 0.2 s for every call that runs longer than a second. Ten trials cannot
+resolve a 99th percentile (all ten under 0.2 s happens with probability 0.9 when exactly 1 % of
+interrupts take longer): the table reports the median and the largest latency, and the verdict is
+whether every trial was under 0.2 s.
 """
 
 from __future__ import annotations
@@ -37,6 +42,10 @@ CALLS = {
     "ridge.fit-exact-kernel": "StructuredRidge(kernel='rbf', solver='exact').fit, 1,500 rows (4,500 unknowns)",
 }
 
+# The longest part of a call the interrupts are spread over (s): FPRAS's log_partition runs 210 s to
+# its work bound, and ten trials over all of it would take half an hour for that call alone.
+WINDOW = 20.0
+
 # A smoke run's calls, two queries (tests/test_cancellation.py interrupts every call of CALLS).
 QUICK_CALLS = ("space.decode", "prob.log_partition")
 
@@ -66,32 +75,42 @@ def main() -> None:
     rows = []
     calls = {call: CALLS[call] for call in QUICK_CALLS} if args.quick else CALLS
     for call, what in calls.items():
-        results = [trial(call, float(rng.uniform(0.3, 0.8))) for _ in range(trials)]
+        # to its end, to an error (a work bound), or interrupted at WINDOW: T is the work an interrupt can meet
+        whole = trial(call, WINDOW)
+        if whole.get("elapsed") is None:
+            rows.append(f"| `{call}` | {what} | – | 0/{trials} | – | – | **missed** ({whole['outcome']}) |")
+            print(rows[-1], flush=True)
+            continue
+        duration = min(whole["elapsed"], WINDOW)
+        results = [trial(call, float(rng.uniform(0.05, 0.95)) * duration) for _ in range(trials)]
         lat = np.array([r["latency"] for r in results if r.get("outcome") == "interrupted"])
         missed = trials - len(lat)
         if len(lat):
-            p50, p99, worst = np.percentile(lat, 50), np.percentile(lat, 99), lat.max()
-            verdict = "met" if p99 < 0.2 and not missed else "**missed**"
+            p50, worst = np.percentile(lat, 50), lat.max()
+            verdict = "met" if worst < 0.2 and not missed else "**missed**"
             rows.append(
-                f"| `{call}` | {what} | {len(lat)}/{trials} | {p50 * 1e3:.0f} | {p99 * 1e3:.0f} | {worst * 1e3:.0f} "
+                f"| `{call}` | {what} | {duration:.1f} | {len(lat)}/{trials} | {p50 * 1e3:.0f} | {worst * 1e3:.0f} "
                 f"| {verdict} |"
             )
         else:
-            rows.append(f"| `{call}` | {what} | 0/{trials} | – | – | – | **missed** ({results[0]['outcome']}) |")
+            rows.append(
+                f"| `{call}` | {what} | {duration:.1f} | 0/{trials} | – | – | **missed** ({results[0]['outcome']}) |"
+            )
         print(rows[-1], flush=True)
     lines = [
         "## Ctrl-C latency (`benchmarks/cancel_latency.py`)",
         "",
         f"Machine: {machine()}.",
         "",
-        f"{trials} trials per call, each in a fresh process: SIGINT after a random 0.3–0.8 s of a call that runs for "
-        "seconds, time until KeyboardInterrupt (ms); every child then checked that the estimator still works. "
-        "Target (issue 11): p99 < 200 ms. Long queries run in Go on a goroutine while the calling thread calls "
+        f"{trials} trials per call, each in a fresh process: SIGINT after a delay drawn uniformly from 5–95 % of the "
+        f"call's duration T (measured by a run to its end first, capped at {WINDOW:.0f} s), time until KeyboardInterrupt (ms); every child then "
+        "checked that the estimator still works. Target (issue 11): p99 < 200 ms; the verdict says whether every "
+        f"trial was under it ({trials} trials cannot resolve a 99th percentile). Long queries run in Go on a goroutine while the calling thread calls "
         "Python's interrupt poll every 20 ms (kernel models score rows in chunks of about 0.1 s of work); fits relay their progress and ask the same poll between reports, and "
         "StructuredRidge checks the resulting stop flag between set-up steps, every iteration, per Gram block, every "
         "64 SGD steps and between the panels of its blocked Cholesky and LU factorisations.",
         "",
-        "| call | workload | interrupted | p50 | p99 | max | target |",
+        "| call | workload | T (s) | interrupted | p50 | max | every trial < 200 ms |",
         "|---|---|---:|---:|---:|---:|---|",
         *rows,
     ]

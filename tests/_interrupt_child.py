@@ -190,6 +190,8 @@ def main() -> None:
         long_call()
     except KeyboardInterrupt:
         outcome = "interrupted"
+    except Exception as e:  # noqa: BLE001 -- a call run to its end may stop at a work bound: its duration still counts
+        outcome = f"error: {type(e).__name__}"
     end = time.perf_counter()
     quick_call()  # the estimator (or space) still works
     latency = end - pressed[0] if pressed else None
