@@ -142,9 +142,8 @@ func (k Kernel) Row(v []float64, na float64, nb []float64, plus float64) {
 	case RBF:
 		rbfRow(v, na, nb, k.Gamma, plus)
 	case Poly:
-		deg := float64(k.Degree)
 		for j, dot := range v {
-			v[j] = math.Pow(k.Gamma*dot+k.Coef0, deg) + plus
+			v[j] = powInt(k.Gamma*dot+k.Coef0, k.Degree) + plus
 		}
 	default:
 		if plus != 0 {
@@ -152,6 +151,24 @@ func (k Kernel) Row(v []float64, na float64, nb []float64, plus float64) {
 				v[j] += plus
 			}
 		}
+	}
+}
+
+// powInt returns x raised to the power n ≥ 1 by repeated squaring: math.Pow took 10–15 ns an
+// entry, five times the rbf kernel's exponentials (a polynomial model's predictions were 5× slower
+// than an rbf model's, probe FS). Its rounding error grows with the log of n: a few units in the
+// last place at the degrees in use, where math.Pow's is below one.
+func powInt(x float64, n int) float64 {
+	r := 1.0
+	for {
+		if n&1 == 1 {
+			r *= x
+		}
+		n >>= 1
+		if n == 0 {
+			return r
+		}
+		x *= x
 	}
 }
 

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -85,6 +86,39 @@ func TestSame(t *testing.T) {
 	} {
 		if got := tc.a.Same(tc.b); got != tc.want || tc.b.Same(tc.a) != tc.want {
 			t.Errorf("%s: Same = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// powInt agrees with math.Pow to the rounding of its repeated squaring (about 2·log₂ n units in the
+// last place), keeps the sign of a negative base and overflows to ±Inf and underflows to 0 as
+// math.Pow does.
+func TestPowInt(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := 1; n <= 40; n++ {
+		bound := float64(2*bits.Len(uint(n))+1) * 0x1p-52
+		for range 200 {
+			x := (r.Float64()*4 - 2) * math.Pow(10, float64(r.IntN(7)-3))
+			got, want := powInt(x, n), math.Pow(x, float64(n))
+			if math.IsInf(want, 0) || want == 0 {
+				if got != want {
+					t.Fatalf("powInt(%v, %d) = %v, want %v", x, n, got, want)
+				}
+				continue
+			}
+			if rel := math.Abs(got-want) / math.Abs(want); rel > bound {
+				t.Fatalf("powInt(%v, %d) = %v, math.Pow %v: relative difference %.3g above %.3g", x, n, got, want, rel, bound)
+			}
+		}
+	}
+	for _, c := range []struct {
+		x    float64
+		n    int
+		want float64
+	}{{0, 3, 0}, {-2, 3, -8}, {-2, 4, 16}, {1e200, 2, math.Inf(1)}, {-1e200, 3, math.Inf(-1)}, {1e-200, 2, 0}, {math.NaN(), 2, math.NaN()}, {3, 1, 3}} {
+		got := powInt(c.x, c.n)
+		if got != c.want && !(math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("powInt(%v, %d) = %v, want %v", c.x, c.n, got, c.want)
 		}
 	}
 }
