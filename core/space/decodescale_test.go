@@ -98,3 +98,36 @@ func TestDecodeRowsKeepsTinyScoresBesideHugeOnes(t *testing.T) {
 		}
 	}
 }
+
+// scaledScores rescales a row by its largest magnitude, and leaves rows alone whose largest
+// magnitude is zero, infinite or NaN, wherever the NaN lies.
+func TestScaledScoresFindsTheLargestMagnitude(t *testing.T) {
+	for _, c := range []struct {
+		u      []float64
+		scaled bool
+	}{
+		{[]float64{1e300, -1e-10, 3}, true},
+		{[]float64{-3, -1e300, 2}, true}, // the largest magnitude negative
+		{[]float64{1e-300, -2e-300}, true},
+		{[]float64{1, 2, -3}, false},
+		{[]float64{0, 0}, false},
+		{[]float64{1e300, math.NaN()}, false},
+		{[]float64{math.NaN(), 1e300}, false},
+		{[]float64{1e300, math.Inf(-1)}, false},
+	} {
+		scratch := make([]float64, len(c.u))
+		got := scaledScores(c.u, scratch)
+		if scaled := &got[0] == &scratch[0]; scaled != c.scaled {
+			t.Errorf("scaledScores(%v): rescaled %v, want %v", c.u, scaled, c.scaled)
+		}
+		if c.scaled {
+			top := 0.0
+			for _, v := range got {
+				top = math.Max(top, math.Abs(v))
+			}
+			if _, exp := math.Frexp(top); exp < -scaleExp || exp > scaleExp {
+				t.Errorf("scaledScores(%v): largest magnitude %v still outside the safe range", c.u, top)
+			}
+		}
+	}
+}
