@@ -110,6 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke run)")
     parser.add_argument("--output", type=Path, default=BENCHMARKS_MD)
+    parser.add_argument("--repeats", type=int, default=3, help="processes per case, the cases in turn")
     parser.add_argument("--case", help=argparse.SUPPRESS)
     parser.add_argument("--rows", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--components", type=int, help=argparse.SUPPRESS)
@@ -120,13 +121,24 @@ def main() -> None:
     components = 200 if args.quick else 1000
     t_all = time.perf_counter()
     ceiling = dgemm_ceiling()
+    # every case in its own process, the cases taken in turn `repeats` times: one fit each on a machine
+    # whose speed drifts between runs had decided a ratio (probe FR); each time is the median, with the range
+    repeats = 1 if args.quick else args.repeats
+    runs: dict[str, list[dict]] = {case: [] for case, *_ in CASES}
+    for _ in range(repeats):
+        for case, label, full, quick in CASES:
+            runs[case].append(r := child(case, quick if args.quick else full, components))
+            print(f"  {label}: {r}", flush=True)
     rows, got = [], {}
     for case, label, full, quick in CASES:
         m = quick if args.quick else full
-        got[case] = r = child(case, m, components)
-        print(f"  {label}: {r}", flush=True)
+        times = [r["seconds"] for r in runs[case]]
+        got[case] = r = dict(
+            runs[case][0], seconds=float(np.median(times)), peak_bytes=max(x["peak_bytes"] for x in runs[case])
+        )
+        spread = f" ({min(times):.1f}–{max(times):.1f})" if repeats > 1 else ""
         rows.append(
-            f"| {label} | {m:,} × {N_FEATURES} | {r['seconds']:.1f} | {r['peak_bytes'] / 2**30:.2f} "
+            f"| {label} | {m:,} × {N_FEATURES} | {r['seconds']:.1f}{spread} | {r['peak_bytes'] / 2**30:.2f} "
             f"| {r['hamming']:.4f} | {r['n_iter'] or ''} | {r['flops'] / 1e9:.1f} | {rate(r['flops'], r['seconds'], ceiling)} |"
         )
     lin = [got["linear-fit"], got["linear-stream"]]
@@ -140,9 +152,10 @@ def main() -> None:
         f"Synthetic multi-label data: Gaussian inputs ({N_FEATURES} features), {N_LABELS} labels from a noisy "
         "random linear model; Hamming loss on 20,000 fresh rows. α = 1 throughout (RidgeClassifier α = 1); "
         f"rbf γ = 1/50, {components} Nyström components for both libraries. Each case runs in its own process: peak memory is that process's maximum resident set, "
-        "the data arrays included (X alone is 0.37 GiB at a million rows).",
+        "the data arrays included (X alone is 0.37 GiB at a million rows); the cases run in turn "
+        f"{1 if args.quick else args.repeats} times: fit is the median (range), memory the largest.",
         "",
-        "| model | training data | fit (s) | peak memory (GiB) | Hamming loss | CG iterations | GFLOP per fit | "
+        "| model | training data | fit (s, median (range)) | peak memory (GiB) | Hamming loss | CG iterations | GFLOP per fit | "
         "GFLOP/s (share of the ceiling) |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
         *rows,
