@@ -1,4 +1,42 @@
 #include "textflag.h"
+#include "panel_amd64.h"
+
+// TERM24 adds one term to a block of four rows by 24 columns (Z0–Z11, three registers a row):
+// the term's row of B in Z12–Z14 times each row's value of A, broadcast.
+#define TERM24 \
+	VBROADCASTSD (SI), Z15; \
+	VFMADD231PD Z12, Z15, Z0; \
+	VFMADD231PD Z13, Z15, Z1; \
+	VFMADD231PD Z14, Z15, Z2; \
+	VBROADCASTSD (DI), Z16; \
+	VFMADD231PD Z12, Z16, Z3; \
+	VFMADD231PD Z13, Z16, Z4; \
+	VFMADD231PD Z14, Z16, Z5; \
+	VBROADCASTSD (R8), Z17; \
+	VFMADD231PD Z12, Z17, Z6; \
+	VFMADD231PD Z13, Z17, Z7; \
+	VFMADD231PD Z14, Z17, Z8; \
+	VBROADCASTSD (R9), Z18; \
+	VFMADD231PD Z12, Z18, Z9; \
+	VFMADD231PD Z13, Z18, Z10; \
+	VFMADD231PD Z14, Z18, Z11
+
+// PANEL_MASK loads the masked kernels' mask of the last register's columns into K1.
+#define PANEL_MASK \
+	MOVQ mask+56(FP), R14; \
+	KMOVW R14, K1
+
+// INIT24 starts the rows 1–3 of a 24-column block from row 0's start (Z0–Z2, loaded from init).
+#define INIT24 \
+	VMOVAPD Z0, Z3; \
+	VMOVAPD Z1, Z4; \
+	VMOVAPD Z2, Z5; \
+	VMOVAPD Z0, Z6; \
+	VMOVAPD Z1, Z7; \
+	VMOVAPD Z2, Z8; \
+	VMOVAPD Z0, Z9; \
+	VMOVAPD Z1, Z10; \
+	VMOVAPD Z2, Z11
 
 // func fma4x24(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64)
 //
@@ -7,21 +45,8 @@
 // same operations as under fma4x12), the block of c held in twelve registers throughout; init
 // as in fma4x12.
 TEXT ·fma4x24(SB), NOSPLIT, $0-56
-	MOVQ a+0(FP), AX
-	MOVQ 0(AX), SI
-	MOVQ 8(AX), DI
-	MOVQ 16(AX), R8
-	MOVQ 24(AX), R9
-	MOVQ aStep+8(FP), R10
-	SHLQ $3, R10
-	MOVQ b+16(FP), R11
-	MOVQ bStep+24(FP), R12
-	SHLQ $3, R12
-	MOVQ c+40(FP), AX
-	MOVQ 0(AX), R13
-	MOVQ 8(AX), BX
-	MOVQ 16(AX), DX
-	MOVQ 24(AX), AX
+	PANEL_A
+	PANEL_C
 	MOVQ init+48(FP), CX
 	TESTQ CX, CX
 	JNZ  init24
@@ -43,15 +68,7 @@ init24:
 	VMOVUPD 0(CX), Z0
 	VMOVUPD 64(CX), Z1
 	VMOVUPD 128(CX), Z2
-	VMOVAPD Z0, Z3
-	VMOVAPD Z1, Z4
-	VMOVAPD Z2, Z5
-	VMOVAPD Z0, Z6
-	VMOVAPD Z1, Z7
-	VMOVAPD Z2, Z8
-	VMOVAPD Z0, Z9
-	VMOVAPD Z1, Z10
-	VMOVAPD Z2, Z11
+	INIT24
 
 sum24:
 	MOVQ n+32(FP), CX
@@ -62,28 +79,8 @@ loop24:
 	VMOVUPD 0(R11), Z12
 	VMOVUPD 64(R11), Z13
 	VMOVUPD 128(R11), Z14
-	VBROADCASTSD (SI), Z15
-	VFMADD231PD Z12, Z15, Z0
-	VFMADD231PD Z13, Z15, Z1
-	VFMADD231PD Z14, Z15, Z2
-	VBROADCASTSD (DI), Z16
-	VFMADD231PD Z12, Z16, Z3
-	VFMADD231PD Z13, Z16, Z4
-	VFMADD231PD Z14, Z16, Z5
-	VBROADCASTSD (R8), Z17
-	VFMADD231PD Z12, Z17, Z6
-	VFMADD231PD Z13, Z17, Z7
-	VFMADD231PD Z14, Z17, Z8
-	VBROADCASTSD (R9), Z18
-	VFMADD231PD Z12, Z18, Z9
-	VFMADD231PD Z13, Z18, Z10
-	VFMADD231PD Z14, Z18, Z11
-	ADDQ R10, SI
-	ADDQ R10, DI
-	ADDQ R10, R8
-	ADDQ R10, R9
-	ADDQ R12, R11
-	DECQ CX
+	TERM24
+	PANEL_NEXT
 	JNZ  loop24
 
 store24:
@@ -108,23 +105,9 @@ store24:
 // holding the columns 8.. that mask selects (bit k: column 8 + k). The masked lanes of b, c and
 // init are never read (zeroing loads: nothing past the block is touched) and never written.
 TEXT ·fma4x16m(SB), NOSPLIT, $0-64
-	MOVQ a+0(FP), AX
-	MOVQ 0(AX), SI
-	MOVQ 8(AX), DI
-	MOVQ 16(AX), R8
-	MOVQ 24(AX), R9
-	MOVQ aStep+8(FP), R10
-	SHLQ $3, R10
-	MOVQ b+16(FP), R11
-	MOVQ bStep+24(FP), R12
-	SHLQ $3, R12
-	MOVQ mask+56(FP), R14
-	KMOVW R14, K1
-	MOVQ c+40(FP), AX
-	MOVQ 0(AX), R13
-	MOVQ 8(AX), BX
-	MOVQ 16(AX), DX
-	MOVQ 24(AX), AX
+	PANEL_A
+	PANEL_MASK
+	PANEL_C
 	MOVQ init+48(FP), CX
 	TESTQ CX, CX
 	JNZ  init16
@@ -168,12 +151,7 @@ loop16:
 	VBROADCASTSD (R9), Z18
 	VFMADD231PD Z12, Z18, Z6
 	VFMADD231PD Z13, Z18, Z7
-	ADDQ R10, SI
-	ADDQ R10, DI
-	ADDQ R10, R8
-	ADDQ R10, R9
-	ADDQ R12, R11
-	DECQ CX
+	PANEL_NEXT
 	JNZ  loop16
 
 store16:
@@ -193,23 +171,9 @@ store16:
 // fma4x24 on 17–24 columns: the third register of each row holds the columns 16.. that mask
 // selects (bit k: column 16 + k), read and written as fma4x16m's second.
 TEXT ·fma4x24m(SB), NOSPLIT, $0-64
-	MOVQ a+0(FP), AX
-	MOVQ 0(AX), SI
-	MOVQ 8(AX), DI
-	MOVQ 16(AX), R8
-	MOVQ 24(AX), R9
-	MOVQ aStep+8(FP), R10
-	SHLQ $3, R10
-	MOVQ b+16(FP), R11
-	MOVQ bStep+24(FP), R12
-	SHLQ $3, R12
-	MOVQ mask+56(FP), R14
-	KMOVW R14, K1
-	MOVQ c+40(FP), AX
-	MOVQ 0(AX), R13
-	MOVQ 8(AX), BX
-	MOVQ 16(AX), DX
-	MOVQ 24(AX), AX
+	PANEL_A
+	PANEL_MASK
+	PANEL_C
 	MOVQ init+48(FP), CX
 	TESTQ CX, CX
 	JNZ  init24m
@@ -231,15 +195,7 @@ init24m:
 	VMOVUPD 0(CX), Z0
 	VMOVUPD 64(CX), Z1
 	VMOVUPD.Z 128(CX), K1, Z2
-	VMOVAPD Z0, Z3
-	VMOVAPD Z1, Z4
-	VMOVAPD Z2, Z5
-	VMOVAPD Z0, Z6
-	VMOVAPD Z1, Z7
-	VMOVAPD Z2, Z8
-	VMOVAPD Z0, Z9
-	VMOVAPD Z1, Z10
-	VMOVAPD Z2, Z11
+	INIT24
 
 sum24m:
 	MOVQ n+32(FP), CX
@@ -250,28 +206,8 @@ loop24m:
 	VMOVUPD 0(R11), Z12
 	VMOVUPD 64(R11), Z13
 	VMOVUPD.Z 128(R11), K1, Z14
-	VBROADCASTSD (SI), Z15
-	VFMADD231PD Z12, Z15, Z0
-	VFMADD231PD Z13, Z15, Z1
-	VFMADD231PD Z14, Z15, Z2
-	VBROADCASTSD (DI), Z16
-	VFMADD231PD Z12, Z16, Z3
-	VFMADD231PD Z13, Z16, Z4
-	VFMADD231PD Z14, Z16, Z5
-	VBROADCASTSD (R8), Z17
-	VFMADD231PD Z12, Z17, Z6
-	VFMADD231PD Z13, Z17, Z7
-	VFMADD231PD Z14, Z17, Z8
-	VBROADCASTSD (R9), Z18
-	VFMADD231PD Z12, Z18, Z9
-	VFMADD231PD Z13, Z18, Z10
-	VFMADD231PD Z14, Z18, Z11
-	ADDQ R10, SI
-	ADDQ R10, DI
-	ADDQ R10, R8
-	ADDQ R10, R9
-	ADDQ R12, R11
-	DECQ CX
+	TERM24
+	PANEL_NEXT
 	JNZ  loop24m
 
 store24m:

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "panel_amd64.h"
 
 // func fma4x12(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64)
 //
@@ -7,21 +8,8 @@
 // not nil, each row's sums start from init[0:12] instead of c_r's values, which are then never
 // read: a product that sets C (from zeros, or from an intercept row) needs no pass of its own.
 TEXT ·fma4x12(SB), NOSPLIT, $0-56
-	MOVQ a+0(FP), AX
-	MOVQ 0(AX), SI
-	MOVQ 8(AX), DI
-	MOVQ 16(AX), R8
-	MOVQ 24(AX), R9
-	MOVQ aStep+8(FP), R10
-	SHLQ $3, R10
-	MOVQ b+16(FP), R11
-	MOVQ bStep+24(FP), R12
-	SHLQ $3, R12
-	MOVQ c+40(FP), AX
-	MOVQ 0(AX), R13
-	MOVQ 8(AX), BX
-	MOVQ 16(AX), DX
-	MOVQ 24(AX), AX
+	PANEL_A
+	PANEL_C
 	MOVQ init+48(FP), CX
 	TESTQ CX, CX
 	JNZ  init12
@@ -78,12 +66,7 @@ loop12:
 	VFMADD231PD Y12, Y15, Y9
 	VFMADD231PD Y13, Y15, Y10
 	VFMADD231PD Y14, Y15, Y11
-	ADDQ R10, SI
-	ADDQ R10, DI
-	ADDQ R10, R8
-	ADDQ R10, R9
-	ADDQ R12, R11
-	DECQ CX
+	PANEL_NEXT
 	JNZ  loop12
 
 store12:
@@ -109,23 +92,10 @@ store12:
 // The last vector of b and of each c_r is read and written through mask, so that the block
 // may end anywhere in it. init as in fma4x12, its last vector read through mask too.
 TEXT ·fma4x8(SB), NOSPLIT, $0-64
-	MOVQ a+0(FP), AX
-	MOVQ 0(AX), SI
-	MOVQ 8(AX), DI
-	MOVQ 16(AX), R8
-	MOVQ 24(AX), R9
-	MOVQ aStep+8(FP), R10
-	SHLQ $3, R10
-	MOVQ b+16(FP), R11
-	MOVQ bStep+24(FP), R12
-	SHLQ $3, R12
+	PANEL_A
 	MOVQ mask+48(FP), DX
 	VMOVDQU (DX), Y15
-	MOVQ c+40(FP), AX
-	MOVQ 0(AX), R13
-	MOVQ 8(AX), BX
-	MOVQ 16(AX), DX
-	MOVQ 24(AX), AX
+	PANEL_C
 	MOVQ init+56(FP), CX
 	TESTQ CX, CX
 	JNZ  init8
@@ -169,12 +139,7 @@ loop8:
 	VBROADCASTSD (R9), Y14
 	VFMADD231PD Y12, Y14, Y6
 	VFMADD231PD Y13, Y14, Y7
-	ADDQ R10, SI
-	ADDQ R10, DI
-	ADDQ R10, R8
-	ADDQ R10, R9
-	ADDQ R12, R11
-	DECQ CX
+	PANEL_NEXT
 	JNZ  loop8
 
 store8:
@@ -196,23 +161,10 @@ store8:
 // The last vector of b and of each c_r is read and written through mask, so that the block
 // may end anywhere in it. init as in fma4x12, its last vector read through mask too.
 TEXT ·fma4x4(SB), NOSPLIT, $0-64
-	MOVQ a+0(FP), AX
-	MOVQ 0(AX), SI
-	MOVQ 8(AX), DI
-	MOVQ 16(AX), R8
-	MOVQ 24(AX), R9
-	MOVQ aStep+8(FP), R10
-	SHLQ $3, R10
-	MOVQ b+16(FP), R11
-	MOVQ bStep+24(FP), R12
-	SHLQ $3, R12
+	PANEL_A
 	MOVQ mask+48(FP), DX
 	VMOVDQU (DX), Y15
-	MOVQ c+40(FP), AX
-	MOVQ 0(AX), R13
-	MOVQ 8(AX), BX
-	MOVQ 16(AX), DX
-	MOVQ 24(AX), AX
+	PANEL_C
 	MOVQ init+56(FP), CX
 	TESTQ CX, CX
 	JNZ  init4
@@ -243,12 +195,7 @@ loop4:
 	VFMADD231PD Y12, Y14, Y2
 	VBROADCASTSD (R9), Y14
 	VFMADD231PD Y12, Y14, Y3
-	ADDQ R10, SI
-	ADDQ R10, DI
-	ADDQ R10, R8
-	ADDQ R10, R9
-	ADDQ R12, R11
-	DECQ CX
+	PANEL_NEXT
 	JNZ  loop4
 
 store4:
