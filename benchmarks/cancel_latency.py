@@ -46,6 +46,9 @@ CALLS = {
 # its work bound, and ten trials over all of it would take half an hour for that call alone.
 WINDOW = 20.0
 
+# A trial's outcomes that are not failures: the call raised KeyboardInterrupt, or ended on its own.
+OUTCOMES = ("interrupted", "finished")
+
 # A smoke run's calls, two queries (tests/test_cancellation.py interrupts every call of CALLS).
 QUICK_CALLS = ("space.decode", "prob.log_partition")
 
@@ -83,11 +86,14 @@ def main() -> None:
             continue
         duration = min(whole["elapsed"], WINDOW)
         results = [trial(call, float(rng.uniform(0.05, 0.95)) * duration) for _ in range(trials)]
-        lat = np.array([r["latency"] for r in results if r.get("outcome") == "interrupted"])
-        missed = trials - len(lat)
+        # A call's duration varies between runs: a signal drawn late may come after the call ended
+        # (no latency to measure, not a failure), and one that came just before its end may find it
+        # finishing rather than interrupted (the time to its end is then the latency the user saw).
+        lat = np.array([r["latency"] for r in results if r.get("outcome") in OUTCOMES and r["latency"] is not None])
+        failed = sum(r.get("outcome") not in OUTCOMES for r in results)
         if len(lat):
             p50, worst = np.percentile(lat, 50), lat.max()
-            verdict = "met" if worst < 0.2 and not missed else "**missed**"
+            verdict = "met" if worst < 0.2 and not failed else "**missed**"
             rows.append(
                 f"| `{call}` | {what} | {duration:.1f} | {len(lat)}/{trials} | {p50 * 1e3:.0f} | {worst * 1e3:.0f} "
                 f"| {verdict} |"
@@ -104,13 +110,14 @@ def main() -> None:
         "",
         f"{trials} trials per call, each in a fresh process: SIGINT after a delay drawn uniformly from 5–95 % of the "
         f"call's duration T (measured by a run to its end first, capped at {WINDOW:.0f} s), time until KeyboardInterrupt (ms); every child then "
-        "checked that the estimator still works. Target (issue 11): p99 < 200 ms; the verdict says whether every "
+        "checked that the estimator still works; a signal drawn after the call's end in that run measures nothing (the "
+        "signals column counts those that came during it). Target (issue 11): p99 < 200 ms; the verdict says whether every "
         f"trial was under it ({trials} trials cannot resolve a 99th percentile). Long queries run in Go on a goroutine while the calling thread calls "
         "Python's interrupt poll every 20 ms (kernel models score rows in chunks of about 0.1 s of work); fits relay their progress and ask the same poll between reports, and "
         "StructuredRidge checks the resulting stop flag between set-up steps, every iteration, per Gram block, every "
         "64 SGD steps and between the panels of its blocked Cholesky and LU factorisations.",
         "",
-        "| call | workload | T (s) | interrupted | p50 | max | every trial < 200 ms |",
+        "| call | workload | T (s) | signals during the call | p50 | max | every trial < 200 ms |",
         "|---|---|---:|---:|---:|---:|---|",
         *rows,
     ]

@@ -104,7 +104,7 @@ SCRIPTS = [
     (
         "cancel_latency.py",
         "cancel_latency",
-        "| call | workload | T (s) | interrupted | p50 | max | every trial < 200 ms |",
+        "| call | workload | T (s) | signals during the call | p50 | max | every trial < 200 ms |",
         None,
     ),
     ("dask_iterative.py", "dask_iterative", "## Iterative fits on Dask", "dask"),
