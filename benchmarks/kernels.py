@@ -121,10 +121,18 @@ def main() -> None:
     l3 = last_level_cache()
     rows = [
         *(
-            (label, f"MulT/{case}/MulT", f"MulT/{case}/Mul", "XBt", q, p, m)
-            for label, case, q, p, m in (
-                ("kernel CG's X·K, 14 × 1500 · 1500 × 1500", "cg_14x1500x1500", 14, 1500, 1500),
-                ("rbf Gram matrix, 1500 × 103 · (1500 × 103)ᵀ", "gram_1500x103x1500", 1500, 103, 1500),
+            (label, f"MulT/{case}/{new}", f"MulT/{case}/{old}", "XBt", q, p, m)
+            for label, case, new, old, q, p, m in (
+                ("kernel CG's X·K, 14 × 1500 · 1500 × 1500", "cg_14x1500x1500", "MulT", "Mul", 14, 1500, 1500),
+                (
+                    "rbf Gram matrix, 1500 × 103 · (1500 × 103)ᵀ (old: MulT's dot products)",
+                    "gram_1500x103x1500",
+                    "Panel",
+                    "MulT",
+                    1500,
+                    103,
+                    1500,
+                ),
             )
         ),
         *panel_rows("labels1000_5000x101", 5000, 101, 1000, "5000 × 101", "101 × 1000", "5000 × 1000"),

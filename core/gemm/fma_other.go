@@ -75,3 +75,7 @@ func fmaRowsSpan(c, k *float64, stride, groups int, x *float64, masks *[4][4]uin
 func dotRows4(x *[4]*float64, b *float64, n int, out *[4]float64) {
 	panic("gemm: dotRows4 called without a vector kernel")
 }
+
+func fma1x64(a *float64, aStep int, b *float64, bStep, n int, c *float64, init *float64) {
+	panic("gemm: fma1x64 called without a vector kernel")
+}

@@ -241,7 +241,8 @@ func TestMulTThreadIndependent(t *testing.T) {
 }
 
 // BenchmarkMulT times the kernel CG's product with K (symmetric, so X·K = X·Kᵀ) at the size of
-// the yeast training set, next to Mul on the same operands, and the Gram matrix's products.
+// the yeast training set, next to Mul on the same operands, and the Gram matrix's products, which
+// package kernel takes with MulPanel and the transposed inputs (Panel; MulT before).
 func BenchmarkMulT(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
@@ -270,6 +271,17 @@ func BenchmarkMulT(b *testing.B) {
 				Mul(C.RawMatrix(), X.RawMatrix(), Bt.RawMatrix())
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		panel := func(b *testing.B) {
+			for b.Loop() {
+				MulPanel(C.RawMatrix(), X.RawMatrix(), Bt.RawMatrix())
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		}
+		b.Run(c.name+"/Panel", panel)
+		b.Run(c.name+"/Panel-256", func(b *testing.B) {
+			defer setHaveAVX512(setHaveAVX512(false))
+			panel(b)
 		})
 	}
 }

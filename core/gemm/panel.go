@@ -344,9 +344,19 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 				packGroups(pack, A, ib, ie, l0, n)
 			}
 			for j := j0; j < j1; {
-				// 24 columns at a time in 512-bit registers where the processor has them, a last
+				// A lone row 64 columns at a time (fma1x64) where the processor has AVX-512F;
+				// otherwise 24 columns at a time in 512-bit registers where it has them, a last
 				// 9–23 in two or three of them with the last one masked, and the rest (every column
 				// elsewhere) 12 at a time.
+				if ie-ib == 1 && haveAVX512 && diag == whole && j1-j >= 64 {
+					a0, aStep := &A.data[ib*A.row+l0*A.col], A.col
+					if pack != nil {
+						a0, aStep = &pack[0], 4
+					}
+					fma1x64(a0, aStep, &B.Data[l0*B.Stride+j], B.Stride, n, &C.Data[ib*C.Stride+j], start(j))
+					j += 64
+					continue
+				}
 				w := min(12, j1-j)
 				if haveAVX512 && j1-j > 8 {
 					w = min(24, j1-j)
@@ -431,8 +441,9 @@ func fillBlock(C blas64.General, i0, i1, j0, j1 int, bias []float64) {
 	}
 }
 
-// zeroRow is the row the kernels start from when a product sets C without a bias.
-var zeroRow [24]float64
+// zeroRow is the row the kernels start from when a product sets C without a bias, as wide as the
+// widest block a kernel starts (fma1x64's).
+var zeroRow [64]float64
 
 // panelPortable is panelRange without the vector kernels.
 func panelPortable(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0, j1 int) {

@@ -225,3 +225,64 @@ store24m:
 	VMOVUPD Z11, K1, 128(AX)
 	VZEROUPPER
 	RET
+
+// func fma1x64(a *float64, aStep int, b *float64, bStep, n int, c *float64, init *float64)
+//
+// fma4x24 for a single row of A on 64 columns: c[0:64] += Σ_l a[l·aStep]·b[l·bStep : l·bStep+64],
+// each term a fused multiply–add in order of l (the operations fma4x24 gives every entry), the
+// block of c in eight registers; init as in fma4x24. A lone row (a single prediction's kernel
+// row) ran fma4x24 with the row repeated four times, three quarters of its work thrown away,
+// and twelve registers of one row would leave each sum waiting on its previous term's latency:
+// eight independent sums keep both multiply–add units busy.
+TEXT ·fma1x64(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), SI
+	MOVQ aStep+8(FP), R10
+	SHLQ $3, R10
+	MOVQ b+16(FP), R11
+	MOVQ bStep+24(FP), R12
+	SHLQ $3, R12
+	MOVQ c+40(FP), R13
+	MOVQ init+48(FP), CX
+	TESTQ CX, CX
+	JNZ  init64
+	MOVQ R13, CX
+
+init64:
+	VMOVUPD 0(CX), Z0
+	VMOVUPD 64(CX), Z1
+	VMOVUPD 128(CX), Z2
+	VMOVUPD 192(CX), Z3
+	VMOVUPD 256(CX), Z4
+	VMOVUPD 320(CX), Z5
+	VMOVUPD 384(CX), Z6
+	VMOVUPD 448(CX), Z7
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JLE  store64
+
+loop64:
+	VBROADCASTSD (SI), Z15
+	VFMADD231PD 0(R11), Z15, Z0
+	VFMADD231PD 64(R11), Z15, Z1
+	VFMADD231PD 128(R11), Z15, Z2
+	VFMADD231PD 192(R11), Z15, Z3
+	VFMADD231PD 256(R11), Z15, Z4
+	VFMADD231PD 320(R11), Z15, Z5
+	VFMADD231PD 384(R11), Z15, Z6
+	VFMADD231PD 448(R11), Z15, Z7
+	ADDQ R10, SI
+	ADDQ R12, R11
+	DECQ CX
+	JNZ  loop64
+
+store64:
+	VMOVUPD Z0, 0(R13)
+	VMOVUPD Z1, 64(R13)
+	VMOVUPD Z2, 128(R13)
+	VMOVUPD Z3, 192(R13)
+	VMOVUPD Z4, 256(R13)
+	VMOVUPD Z5, 320(R13)
+	VMOVUPD Z6, 384(R13)
+	VMOVUPD Z7, 448(R13)
+	VZEROUPPER
+	RET

@@ -32,3 +32,9 @@ func fma4x16m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float6
 
 //go:noescape
 func fma4x24m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64)
+
+// fma1x64 is fma4x24 for one row of A (a, c: the row's first element and block) on 64 columns
+// (panel512_amd64.s); it needs AVX-512F (haveAVX512).
+//
+//go:noescape
+func fma1x64(a *float64, aStep int, b *float64, bStep, n int, c *float64, init *float64)

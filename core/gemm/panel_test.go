@@ -21,10 +21,10 @@ func TestPanelKernels(t *testing.T) {
 		t.Skip("no AVX2/FMA on this processor")
 	}
 	r := rand.New(rand.NewPCG(17, 18))
-	const aStep, bStep, cStride = 5, 29, 27
+	const aStep, bStep, cStride = 5, 29, 67
 	widths := []int{1, 2, 3, 4, 5, 6, 7, 8, 12}
 	if haveAVX512 {
-		widths = append(widths, 9, 10, 11, 13, 14, 15, 16, 17, 20, 23, 24)
+		widths = append(widths, 9, 10, 11, 13, 14, 15, 16, 17, 20, 23, 24, 64) // 64: fma1x64, row by row
 	}
 	for _, start := range []string{"c", "zeros", "row"} {
 		for _, n := range []int{0, 1, 2, 7, 33} {
@@ -33,7 +33,7 @@ func TestPanelKernels(t *testing.T) {
 				for i := range A {
 					A[i] = r.NormFloat64()
 				}
-				B := make([]float64, n*bStep+24)
+				B := make([]float64, n*bStep+64)
 				for i := range B {
 					B[i] = r.NormFloat64()
 				}
@@ -42,7 +42,7 @@ func TestPanelKernels(t *testing.T) {
 				for i := range C {
 					C[i], want[i] = math.NaN(), math.NaN()
 				}
-				init := make([]float64, 24)
+				init := make([]float64, 64)
 				for k := range init {
 					init[k] = math.NaN()
 					if k < w {
@@ -77,6 +77,10 @@ func TestPanelKernels(t *testing.T) {
 					a[row], c[row] = &A[row], &C[row*cStride]
 				}
 				switch {
+				case w == 64:
+					for row := range 4 {
+						fma1x64(a[row], aStep, &B[0], bStep, n, c[row], initp)
+					}
 				case w == 24:
 					fma4x24(&a, aStep, &B[0], bStep, n, &c, initp)
 				case haveAVX512 && w > 16:
@@ -110,7 +114,7 @@ func TestMulTNAndMulPanel(t *testing.T) {
 		old, oldAVX := setHaveFMA(fma), setHaveAVX512(kern.avx512)
 		for _, c := range []struct{ q, p, m int }{{1, 1, 1}, {3, 2, 5}, {4, 9, 12}, {5, 300, 13}, {14, 641, 21},
 			{101, 700, 1000}, {50, 3000, 20}, {7, 17, 23}, {2000, 50, 20}, {9, 17000, 7}, {7, 17000, 9}, {50, 20000, 20},
-			{6, 40, 24}, {9, 70, 47}, {5, 33, 59}, {3, 300, 72}} {
+			{6, 40, 24}, {9, 70, 47}, {5, 33, 59}, {3, 300, 72}, {1, 300, 150}, {1, 600, 64}} {
 			Bbig := randDense(r, c.p+2, c.m+3)
 			B := Bbig.Slice(1, c.p+1, 2, c.m+2).(*mat.Dense)
 			Xbig := randDense(r, c.q+1, c.p+2)
@@ -451,5 +455,37 @@ func TestMulTNThinIsTheDirectProduct(t *testing.T) {
 			}
 		}
 		setHaveFMA(old)
+	}
+}
+
+// A lone row of X (a single prediction's kernel row), which MulPanel gives to fma1x64 where the
+// processor has AVX-512F, gets the values it has inside a block of rows, bit for bit, with or
+// without a bias, over several chunks of terms and a last block of columns too narrow for fma1x64.
+func TestPanelLoneRowMatchesItsBlock(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, c := range []struct{ q, p, m int }{{5, 1, 64}, {6, 103, 1500}, {3, 600, 130}, {9, 257, 200}} {
+		X, B := randDense(r, c.q, c.p), randDense(r, c.p, c.m)
+		bias := make([]float64, c.m)
+		for j := range bias {
+			bias[j] = r.NormFloat64()
+		}
+		for _, withBias := range []bool{false, true} {
+			block := mat.NewDense(c.q, c.m, nil)
+			mul := func(C, X blas64.General) {
+				if withBias {
+					MulPanelBias(C, X, B.RawMatrix(), bias)
+				} else {
+					MulPanel(C, X, B.RawMatrix())
+				}
+			}
+			mul(block.RawMatrix(), X.RawMatrix())
+			for i := 0; i < c.q; i++ {
+				row := mat.NewDense(1, c.m, nil)
+				mul(row.RawMatrix(), X.Slice(i, i+1, 0, c.p).(*mat.Dense).RawMatrix())
+				if !mat.Equal(row, block.Slice(i, i+1, 0, c.m)) {
+					t.Fatalf("%+v, bias %v: row %d alone differs from its block", c, withBias, i)
+				}
+			}
+		}
 	}
 }

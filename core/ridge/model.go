@@ -56,34 +56,45 @@ type Model struct {
 func (md *Model) setSupport(s xmat.Matrix) {
 	md.Support, md.supportCSR = s.Dense, s.Sparse
 	md.supportNorms = s.SquaredNorms()
-	md.supportT = nil
-	if s.Sparse != nil {
-		md.supportT = new(transposed)
-	}
+	md.supportT = new(transposed)
 }
 
-// transposed holds the transpose of a sparse matrix once it is made, for concurrent readers.
+// transposed holds the transpose of the support inputs once it is made, for concurrent readers.
 type transposed struct {
 	mu sync.Mutex
-	t  *xmat.CSR
+	t  *xmat.CSR  // sparse support
+	d  *mat.Dense // dense support
 }
 
-// sparseSupport is the sparse support inputs with their transpose, which scoring sparse rows
-// needs (xmat.ProductsT), made on first use and kept with the model: each scoring call made it
-// again, O(n_features), and a model on 10⁶ features scored 5,000 sparse rows in 67 s, 13 ms a
-// row, where the products took microseconds. A refusal of the budget is not kept. setSupport,
-// which alone sets sparse support, gives the model its supportT.
-func (md *Model) sparseSupport() (xmat.Matrix, error) {
+// supportWithTranspose is the support inputs with the transpose that scoring rows (sparse or not)
+// uses, made on first use and kept with the model. Scoring sparse rows against sparse support
+// needs it (xmat.ProductsT): each scoring call made it again, O(n_features), and a model on 10⁶
+// features scored 5,000 sparse rows in 67 s, 13 ms a row, where the products took microseconds.
+// Dense support's transpose spares scoring dense rows a
+// transposed copy per call (of the support, or of the rows and their kernel values); where the
+// budget refuses it, scoring goes on without it, to the same values. A refusal is not kept.
+func (md *Model) supportWithTranspose(sparseRows bool) (xmat.Matrix, error) {
 	s := md.support()
+	if md.supportT == nil { // no support (a precomputed kernel): setSupport gives the others one
+		return s, nil
+	}
 	md.supportT.mu.Lock()
 	defer md.supportT.mu.Unlock()
-	if md.supportT.t == nil {
-		if err := md.supportCSR.CheckTranspose("the model's sparse support inputs", "the kernel's values at sparse X"); err != nil {
-			return s, err
+	switch {
+	case md.supportCSR != nil && sparseRows:
+		if md.supportT.t == nil {
+			if err := md.supportCSR.CheckTranspose("the model's sparse support inputs", "the kernel's values at sparse X"); err != nil {
+				return s, err
+			}
+			md.supportT.t = md.supportCSR.Transpose()
 		}
-		md.supportT.t = md.supportCSR.Transpose()
+		s.SparseT = md.supportT.t
+	case md.Support != nil && !sparseRows:
+		if md.supportT.d == nil {
+			md.supportT.d = s.WithTranspose().DenseT // nil where the budget refuses it
+		}
+		s.DenseT = md.supportT.d
 	}
-	s.SparseT = md.supportT.t
 	return s, nil
 }
 
@@ -882,12 +893,9 @@ func (md *Model) decision(X xmat.Matrix, U []float64) error {
 	case md.Coef != nil:
 		design{X: X.Dense, sp: X.Sparse, intercept: md.Intercept}.mul(Um, md.Coef)
 	default:
-		support := md.support()
-		if X.Sparse != nil && support.Sparse != nil {
-			var err error
-			if support, err = md.sparseSupport(); err != nil {
-				return err
-			}
+		support, err := md.supportWithTranspose(X.Sparse != nil)
+		if err != nil {
+			return err
 		}
 		expansionScores(md.Kernel, md.Intercept, X, support, md.supportNorms, md.Dual, Um)
 	}
@@ -900,9 +908,6 @@ func expansionScores(kern kernel.Kernel, intercept bool, Xq, support xmat.Matrix
 	q, _ := Xq.Dims()
 	m, d := dual.Dims()
 	kb := mat.NewDense(min(q, predictBlock), m, nil)
-	if Xq.Sparse != nil && q > predictBlock {
-		support = support.WithTranspose() // one transpose of the support for every block
-	}
 	for lo := 0; lo < q; lo += predictBlock {
 		hi := min(lo+predictBlock, q)
 		xb := Xq.Slice(lo, hi)

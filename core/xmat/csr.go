@@ -295,17 +295,51 @@ func (a *CSR) Raw() (indptr, indices []int64, data []float64) {
 type Matrix struct {
 	Dense  *mat.Dense
 	Sparse *CSR
-	// SparseT, optional, is the transpose of Sparse, kept by callers that take many products
-	// against the same sparse rows (Products needs it).
+	// SparseT and DenseT, optional, are the transpose of Sparse or Dense, kept by callers that
+	// take many products against the same rows (Products needs SparseT; the dense kernel
+	// products would otherwise copy Dense transposed, or the other operand, every time).
 	SparseT *CSR
+	DenseT  *mat.Dense
 }
 
-// WithTranspose returns x with SparseT set when x is sparse.
+// WithTranspose returns x with its transpose (SparseT or DenseT) set. A dense transpose, as large
+// as x, is made only where the memory budget allows it: the products it serves give the same
+// values without it (copying an operand per call).
 func (x Matrix) WithTranspose() Matrix {
-	if x.Sparse != nil && x.SparseT == nil {
+	switch {
+	case x.Sparse != nil && x.SparseT == nil:
 		x.SparseT = x.Sparse.Transpose()
+	case x.Sparse == nil && x.Dense != nil && x.DenseT == nil:
+		r, c := x.Dense.Dims()
+		if r > 0 && c > 0 && budget.Check("a transposed copy of the inputs", budget.Floats(r, c)) == nil {
+			x.DenseT = Transpose(x.Dense)
+		}
 	}
 	return x
+}
+
+// transposeTile is the side of the square tiles Transpose copies: a tile's rows of source and
+// destination (8 KB each way) stay in the first level of cache while it is copied.
+const transposeTile = 32
+
+// Transpose returns a new matrix holding xᵀ, copied a tile at a time (x has rows and columns).
+func Transpose(x *mat.Dense) *mat.Dense {
+	r, c := x.Dims()
+	t := mat.NewDense(c, r, nil)
+	src, dst := x.RawMatrix(), t.RawMatrix()
+	for i0 := 0; i0 < r; i0 += transposeTile {
+		i1 := min(r, i0+transposeTile)
+		for j0 := 0; j0 < c; j0 += transposeTile {
+			j1 := min(c, j0+transposeTile)
+			for i := i0; i < i1; i++ {
+				row := src.Data[i*src.Stride:]
+				for j := j0; j < j1; j++ {
+					dst.Data[j*dst.Stride+i] = row[j]
+				}
+			}
+		}
+	}
+	return t
 }
 
 // Dims returns the shape of X.
@@ -322,7 +356,11 @@ func (x Matrix) Slice(lo, hi int) Matrix {
 		return Matrix{Sparse: x.Sparse.Slice(lo, hi)}
 	}
 	_, n := x.Dense.Dims()
-	return Matrix{Dense: x.Dense.Slice(lo, hi, 0, n).(*mat.Dense)}
+	out := Matrix{Dense: x.Dense.Slice(lo, hi, 0, n).(*mat.Dense)}
+	if x.DenseT != nil && hi > lo {
+		out.DenseT = x.DenseT.Slice(0, n, lo, hi).(*mat.Dense)
+	}
+	return out
 }
 
 // SquaredNorms returns the squared norm of every row of X.
