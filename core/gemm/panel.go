@@ -193,7 +193,7 @@ func MulPanel(C, X, B blas64.General) {
 	if B.Rows != X.Cols || C.Rows != X.Rows || C.Cols != B.Cols {
 		panic("gemm: dimension mismatch")
 	}
-	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false, nil, whole, panelTerms)
+	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false, nil, whole, panelTermsFor(B.Cols))
 }
 
 // MulPanelAdd sets C += X·B, with the shapes and aliasing rules of MulPanel.
@@ -201,7 +201,7 @@ func MulPanelAdd(C, X, B blas64.General) {
 	if B.Rows != X.Cols || C.Rows != X.Rows || C.Cols != B.Cols {
 		panic("gemm: dimension mismatch")
 	}
-	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, true, nil, whole, panelTerms)
+	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, true, nil, whole, panelTermsFor(B.Cols))
 }
 
 // MulPanelBias sets C = X·B + 1·biasᵀ (bias added to every row of C), with the shapes and aliasing
@@ -212,7 +212,7 @@ func MulPanelBias(C, X, B blas64.General, bias []float64) {
 	if B.Rows != X.Cols || C.Rows != X.Rows || C.Cols != B.Cols || len(bias) < C.Cols {
 		panic("gemm: dimension mismatch")
 	}
-	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false, bias[:C.Cols], whole, panelTerms)
+	panelMul(C, strided{X.Data, X.Stride, 1}, X.Cols, B, false, bias[:C.Cols], whole, panelTermsFor(B.Cols))
 }
 
 // strided is a matrix whose entry (i, l) is data[i·row + l·col]: X (row = stride, col = 1) or the
@@ -229,6 +229,21 @@ const (
 	panelTerms    = 256
 	panelRowBytes = 128 << 10
 )
+
+// panelTermsFor is MulPanel's chunk of terms for a B of m columns: half of panelTerms where the
+// 512-bit kernels take B 24 (or 17–23) columns at a time, so that their chunk stays at 24 KB. At
+// 48 KB it overflowed the first level of cache of a Zen 5, and a block of columns was read again
+// from the second for every four rows of C: alternated in one process, one / two threads, the
+// kernel dual's Cholesky updates (64 × 750 by 750 × 750) went from 85 to 112 / 157 to 204 GFLOP/s,
+// 64 × 1,400 by 100 from 84 to 103 / 136 to 159, 200 × 1,000 by 40 from 91 to 100 / 164 to 170; B
+// of 12–24 columns ran alike with either chunk, and narrower B keep panelTerms (a Nyström map's
+// X·W by 6 columns was 10 % slower with 128).
+func panelTermsFor(m int) int {
+	if haveAVX512 && m > 16 {
+		return panelTerms / 2
+	}
+	return panelTerms
+}
 
 // panelMul sets C = A·B + 1·biasᵀ (bias nil: zeros) or adds A·B to C (add; bias unused), for A
 // (q×p, strided), B (p×m) and bias of length m; diag as in mulTN.
