@@ -178,34 +178,82 @@ func powInt(x float64, n int) float64 {
 }
 
 // products writes a·bᵀ into dst, given bT (the transpose of b, kept by callers that take many
-// products against the same b) or nil. Every entry is package gemm's panel sum: the fused
-// multiply–adds of its features in order, chunk by chunk, whichever of a and b the kernel reads
-// along rows (fma(x, y, s) and fma(y, x, s) round alike). So a block of rows, a single prediction
-// and the whole training Gram matrix agree bit for bit, with or without bT, on any number of
-// threads. The panel kernel keeps a 4×24 block of dst in registers for a chunk of 256 features,
-// where the dot-product kernels of gemm.MulT folded their lanes at the end of every row's short
-// sum: yeast's Gram matrix (1,500 × 103) ran at 123 against 56 GFLOP/s on one core of a Zen 5.
+// products against the same b: TransposesInputs) or nil. Every entry is computed by one rule that
+// depends on the number of features alone, so that a block of rows, a single prediction and the
+// whole training Gram matrix agree bit for bit, with or without bT, on any number of threads:
 //
-// Without bT, the cheaper of two copies is made: bᵀ (m·p values), or aᵀ with the product taken as
-// dstᵀ = b·aᵀ and written back transposed (q·p + q·m values).
+//   - up to panelFeatures features, package gemm's panel sum: the fused multiply–adds of the
+//     features in order, chunk by chunk, whichever of a and b the kernel reads along rows
+//     (fma(x, y, s) and fma(y, x, s) round alike). Its 4×24 block of dst stays in registers for a
+//     whole chunk, where the dot-product kernels fold their lanes at the end of every short sum:
+//     yeast's Gram matrix (1,500 × 103) ran at 123 against 56 GFLOP/s on one core of a Zen 5;
+//   - beyond, gemm.MulT's dot products of rows, which read both operands along their rows: on long
+//     rows their folds cost little, and the panel kernel, reading bᵀ a row of features at a time
+//     across a large b, was up to 27 % slower (40,000 features against 1,000 rows, probe FT).
+//
+// Within the panel rule, a against bT; without bT, few rows of a (at most panelFewRows) are taken as
+// dstᵀ = b·aᵀ, b read along its rows, and more rows against blocks of panelBlock rows of b
+// transposed in turn into a buffer of bounded size. (With bT, dstᵀ = b·aᵀ for 4 or 8 rows against
+// 1,500 × 103 was 1.5× slower: its kernels are then the 256-bit ones, a register or two a row.)
 func products(dst, a, b, bT *mat.Dense) {
 	q, p := a.Dims()
 	m, _ := b.Dims()
-	if bT == nil && m*p <= q*(p+m) {
-		bT = transpose(b)
-	}
-	if bT != nil {
-		gemm.MulPanel(dst.RawMatrix(), a.RawMatrix(), bT.RawMatrix())
+	switch {
+	case q == 0 || m == 0:
 		return
-	}
-	t := mat.NewDense(m, q, nil)
-	gemm.MulPanel(t.RawMatrix(), b.RawMatrix(), transpose(a).RawMatrix())
-	raw, tr := dst.RawMatrix(), t.RawMatrix()
-	for j := 0; j < m; j++ {
-		for i, v := range tr.Data[j*tr.Stride:][:q] {
-			raw.Data[i*raw.Stride+j] = v
+	case !TransposesInputs(p) || p == 0:
+		gemm.MulT(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
+	case bT == nil && q <= panelFewRows:
+		t := mat.NewDense(m, q, nil)
+		gemm.MulPanel(t.RawMatrix(), b.RawMatrix(), transpose(a).RawMatrix())
+		raw, tr := dst.RawMatrix(), t.RawMatrix()
+		for j := 0; j < m; j++ {
+			for i, v := range tr.Data[j*tr.Stride:][:q] {
+				raw.Data[i*raw.Stride+j] = v
+			}
+		}
+	case bT != nil:
+		gemm.MulPanel(dst.RawMatrix(), a.RawMatrix(), bT.RawMatrix())
+	default:
+		buf := mat.NewDense(max(p, 1), min(m, panelBlock), nil)
+		for j0 := 0; j0 < m; j0 += panelBlock {
+			j1 := min(m, j0+panelBlock)
+			blockT := buf.Slice(0, p, 0, j1-j0).(*mat.Dense)
+			xmat.TransposeInto(blockT, b.Slice(j0, j1, 0, p).(*mat.Dense))
+			gemm.MulPanel(dst.Slice(0, q, j0, j1).(*mat.Dense).RawMatrix(), a.RawMatrix(), blockT.RawMatrix())
 		}
 	}
+}
+
+// Shapes of products' rules: the panel kernel up to panelFeatures features (where it was measured
+// faster for every number of rows; at 1,000 features 8 rows against 3,000 were 13 % slower); without
+// bT, at most panelFewRows rows of a taken as dstᵀ = b·aᵀ, more against b transposed panelBlock rows
+// at a time (a buffer of at most 2 MB).
+const (
+	panelFeatures = 512
+	panelFewRows  = 8
+	panelBlock    = 512
+)
+
+// TransposesInputs reports whether kernel products with inputs of n features read the transpose of
+// their right operand, which callers that take many products against the same rows (a fitted
+// model's support inputs, a Nyström map's landmarks, the training Gram matrix) keep at hand
+// (xmat.Matrix.DenseT); without it, every product transposes what it reads.
+func TransposesInputs(n int) bool { return n <= panelFeatures }
+
+// KeepTranspose returns x with the transpose that kernel products against its rows read
+// (xmat.Matrix.WithTranspose, where the memory budget allows it): a sparse x's always
+// (xmat.ProductsT), a dense x's where TransposesInputs.
+func KeepTranspose(x xmat.Matrix) xmat.Matrix {
+	if x.Sparse == nil {
+		if x.Dense == nil {
+			return x
+		}
+		if _, n := x.Dense.Dims(); !TransposesInputs(n) {
+			return x
+		}
+	}
+	return x.WithTranspose()
 }
 
 // transpose returns a new matrix holding xᵀ (a matrix of no rows or columns has none).

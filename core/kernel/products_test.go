@@ -11,10 +11,11 @@ import (
 )
 
 // Every kernel value is computed the same way whatever the operands around it: with the transpose
-// of b given or not (without it, products copies bᵀ or takes dstᵀ = b·aᵀ, whichever is cheaper:
-// both happen below), for a whole block of rows or each row alone, on one thread or several. So a
+// of b given or not, for a whole block of rows or each row alone, on one thread or several (every
+// route of products runs below: rows against bT, without it a few rows as dstᵀ = b·aᵀ and more
+// against blocks of b transposed in turn, and gemm.MulT beyond 512 features). So a
 // single prediction, a block of predictions and the training Gram matrix agree bit for bit. The
-// shapes cross the panel kernel's chunk of 256 features and its blocks of 4 rows and 24 columns.
+// shapes cross the panel kernel's chunk of features and its blocks of 4 rows, 24 and 64 columns.
 func TestProductsAgreeWhateverTheOperands(t *testing.T) {
 	defer parallel.SetThreads(parallel.Threads())
 	r := rand.New(rand.NewPCG(5, 6))
@@ -28,6 +29,7 @@ func TestProductsAgreeWhateverTheOperands(t *testing.T) {
 	kernels := []Kernel{{Kind: Linear}, {Kind: RBF, Gamma: 0.05}, {Kind: Poly, Gamma: 0.1, Degree: 2, Coef0: 1}}
 	for _, c := range []struct{ q, m, p int }{
 		{1, 1, 1}, {1, 40, 3}, {3, 25, 103}, {9, 7, 256}, {30, 50, 257}, {64, 3, 600}, {5, 300, 40}, {2, 150, 300},
+		{20, 700, 30}, {12, 70, 512}, {12, 70, 513}, {1, 600, 64},
 	} {
 		a, b := dense(c.q, c.p), dense(c.m, c.p)
 		bT := mat.DenseCopyOf(b.T())

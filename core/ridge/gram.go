@@ -33,7 +33,7 @@ func gramCancellable(kern kernel.Kernel, K *mat.Dense, X xmat.Matrix, shift floa
 		norms = X.SquaredNorms()
 	}
 	if X.Sparse == nil {
-		X = X.WithTranspose() // once, where a block would copy its rows or X transposed (kernel.GramX)
+		X = kernel.KeepTranspose(X) // once, where a block would copy it transposed (kernel.GramX)
 		tops := make([]float64, 0, (m+symmetricGramRows-1)/symmetricGramRows)
 		for lo := 0; lo < m; lo += symmetricGramRows {
 			if stop.Yield() {

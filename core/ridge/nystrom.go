@@ -49,7 +49,7 @@ type nystrom struct {
 }
 
 func newNystromMap(kern kernel.Kernel, intercept bool, landmarks xmat.Matrix, proj *mat.Dense) *nystrom {
-	ny := &nystrom{kern: kern, intercept: intercept, landmarks: landmarks.WithTranspose(), norms: landmarks.SquaredNorms()}
+	ny := &nystrom{kern: kern, intercept: intercept, landmarks: kernel.KeepTranspose(landmarks), norms: landmarks.SquaredNorms()}
 	if proj != nil {
 		ny.setProjection(proj)
 	}
@@ -78,7 +78,7 @@ func (ny *nystrom) setProjection(P *mat.Dense) {
 // rows zero).
 func (ny *nystrom) setTriangle(order []int, tri *mat.Dense) {
 	resolved := ny.landmarks.CopyRows(order)
-	ny.proj, ny.order, ny.tri, ny.resolved, ny.resolvedNorms = nil, order, tri, resolved.WithTranspose(), resolved.SquaredNorms()
+	ny.proj, ny.order, ny.tri, ny.resolved, ny.resolvedNorms = nil, order, tri, kernel.KeepTranspose(resolved), resolved.SquaredNorms()
 }
 
 // projection returns P (L×c), rebuilt from the triangle when the map keeps one.

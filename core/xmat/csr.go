@@ -322,11 +322,21 @@ func (x Matrix) WithTranspose() Matrix {
 // destination (8 KB each way) stay in the first level of cache while it is copied.
 const transposeTile = 32
 
-// Transpose returns a new matrix holding xᵀ, copied a tile at a time (x has rows and columns).
+// Transpose returns a new matrix holding xᵀ (x has rows and columns).
 func Transpose(x *mat.Dense) *mat.Dense {
 	r, c := x.Dims()
 	t := mat.NewDense(c, r, nil)
-	src, dst := x.RawMatrix(), t.RawMatrix()
+	TransposeInto(t, x)
+	return t
+}
+
+// TransposeInto copies xᵀ into dst (x's columns × rows), a tile at a time.
+func TransposeInto(dst, x *mat.Dense) {
+	r, c := x.Dims()
+	if dr, dc := dst.Dims(); dr != c || dc != r {
+		panic("xmat: TransposeInto shapes do not match")
+	}
+	src, out := x.RawMatrix(), dst.RawMatrix()
 	for i0 := 0; i0 < r; i0 += transposeTile {
 		i1 := min(r, i0+transposeTile)
 		for j0 := 0; j0 < c; j0 += transposeTile {
@@ -334,12 +344,11 @@ func Transpose(x *mat.Dense) *mat.Dense {
 			for i := i0; i < i1; i++ {
 				row := src.Data[i*src.Stride:]
 				for j := j0; j < j1; j++ {
-					dst.Data[j*dst.Stride+i] = row[j]
+					out.Data[j*out.Stride+i] = row[j]
 				}
 			}
 		}
 	}
-	return t
 }
 
 // Dims returns the shape of X.

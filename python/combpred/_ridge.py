@@ -103,9 +103,9 @@ class StructuredRidge(StructuredEstimator):
         weight of ‖W‖² (or of the RKHS norm).
     kernel : {"linear", "poly", "rbf", "precomputed"} or callable, default="linear"
         Input kernel. ``"linear"`` is solved in the primal and exposes ``coef_``. ``"rbf"`` and
-        ``"poly"`` without ``n_components`` keep the training inputs, and once a dense X is first
-        scored also their transpose (as much memory again, where the memory budget allows it:
-        every kernel value is then one pass of the vector kernel, a single row included); with
+        ``"poly"`` without ``n_components`` keep the training inputs, and, with at most 512 features,
+        once a dense X is first scored also their transpose (as much memory again, where the
+        memory budget allows it; without it, scoring copies them transposed at every call); with
         ``"precomputed"``, X is the kernel matrix (n_samples, n_samples) at fit and
         (n_queries, n_samples_fit) at predict. A callable is called on two sample matrices as
         ``kernel(X, Y, **kernel_params)`` and must return their kernel matrix, of shape
