@@ -79,3 +79,5 @@ func dotRows4(x *[4]*float64, b *float64, n int, out *[4]float64) {
 func fma1x64(a *float64, aStep int, b *float64, bStep, n int, c *float64, init *float64) {
 	panic("gemm: fma1x64 called without a vector kernel")
 }
+
+func prefetchRows(p *float64, stride, rows, lines int) {}

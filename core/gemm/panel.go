@@ -125,7 +125,7 @@ func mulTN(C, A, B blas64.General, add bool, diag int) {
 				As, Bs = Bs, As
 			}
 			part := blas64.General{Rows: As.Cols, Cols: Bs.Cols, Stride: Bs.Cols, Data: parts[s*q*m : (s+1)*q*m]}
-			panelRange(part, strided{As.Data, 1, As.Stride}, n, Bs, 0, As.Cols, 0, Bs.Cols, true, nil, diag, tnTerms)
+			panelRange(part, strided{As.Data, 1, As.Stride}, n, Bs, 0, As.Cols, 0, Bs.Cols, true, nil, diag, tnTerms, swap)
 		}
 	})
 	rowStep, colStep := m, 1 // entry (i, j) of a part
@@ -266,9 +266,9 @@ func panelMul(C blas64.General, A strided, p int, B blas64.General, add bool, bi
 	rowGroups, colBlocks := (q+3)/4, (m+11)/12
 	body := func(lo, hi int) {
 		if rowGroups >= colBlocks {
-			panelRange(C, A, p, B, 4*lo, min(q, 4*hi), 0, m, add, bias, diag, terms)
+			panelRange(C, A, p, B, 4*lo, min(q, 4*hi), 0, m, add, bias, diag, terms, false)
 		} else {
-			panelRange(C, A, p, B, 0, q, 12*lo, min(m, 12*hi), add, bias, diag, terms)
+			panelRange(C, A, p, B, 0, q, 12*lo, min(m, 12*hi), add, bias, diag, terms, false)
 		}
 	}
 	n := max(rowGroups, colBlocks)
@@ -316,13 +316,20 @@ func triangleCuts(groups, diag, m, w int) []int {
 // their own, 10 % and 3 % of the CPU profile of a linear fit on a million rows (X·W at
 // 1,000,000 × 50 by 50 × 20), whose time went from 1.55 to 1.41 s without them.
 //
-// A transposed operand (A.col ≠ 1: the rows of C are columns of X) is first copied, a block of
-// rows and a chunk of terms at a time, into groups of four interleaved rows: read in place, each
-// term of the kernel would fetch a new line of X for four of its values, and the kernel ran at a
-// third of its speed on tall X.
+// A transposed operand (A.col ≠ 1: the rows of C are columns of X) wider than packNarrow values a
+// row is first copied, a block of rows and a chunk of terms at a time, into groups of four
+// interleaved rows: read in place, each term of the kernel would fetch a new line of X for four of
+// its values, and the kernel ran at a third of its speed on tall X. A narrower one is read in place
+// (see packNarrow).
 //
 // diag ≥ 0 (mulTN) skips the groups of four rows that lie wholly below a block of columns.
-func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0, j1 int, add bool, bias []float64, diag, terms int) {
+//
+// streamB says that B's rows stream from memory (X in mulTN's transposed slabs, read once): each
+// chunk of its rows is then asked for while the previous one is added, where the kernels ask only
+// for A's rows ahead (PANEL_PREFETCH) and the processor's prefetchers do not run far enough ahead
+// of rows a few hundred bytes wide (Xᵀ·G at 200,000 × 50 by 20: 31–32 → 35 GFLOP/s on one
+// thread, alternated builds).
+func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0, j1 int, add bool, bias []float64, diag, terms int, streamB bool) {
 	if !haveFMA {
 		if !add {
 			fillBlock(C, i0, i1, j0, j1, bias)
@@ -332,7 +339,7 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 	}
 	rowBlock := max(4, panelRowBytes/(8*min(p, terms))&^3)
 	var pack []float64
-	if A.col != 1 {
+	if A.col > packNarrow {
 		buf := packPool.Get().(*[]float64)
 		defer packPool.Put(buf)
 		if size := min(rowBlock, i1-i0+3) * min(p, terms); cap(*buf) < size {
@@ -357,6 +364,10 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 			}
 			if pack != nil {
 				packGroups(pack, A, ib, ie, l0, n)
+			}
+			if streamB && l0+n < p {
+				// B's next chunk, while this one is added: see streamB.
+				prefetchRows(&B.Data[(l0+n)*B.Stride+j0], B.Stride, min(terms, p-l0-n), (j1-j0)*8/64+2)
 			}
 			for j := j0; j < j1; {
 				// A lone row 64 columns at a time (fma1x64) where the processor has AVX-512F;
@@ -420,6 +431,15 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 		}
 	}
 }
+
+// packNarrow is the widest transposed operand (values a row of the matrix stored) that panelRange
+// reads in place rather than packing: its four values of a term share a cache line, its rows a few
+// lines, which stay in the first level of cache for a chunk of terms, and the kernels' prefetch
+// runs ahead of them. The copy had cost as much as the products: Xᵀ·G at 200,000 × 50 by 20 (G read
+// transposed in its slabs) went from 35 to 42 GFLOP/s on one thread and 59 to 74 on two, Xᵀ·G at
+// 200,000 × 30 by 30 from 27 to 41, 50,000 × 120 by 120 from 55 to 71 (alternated builds); at 200
+// and 256 values a row the packed operand was as fast or faster, on two threads.
+const packNarrow = 128
 
 // packPool holds panelRange's buffers for transposed operands, one per concurrent call.
 var packPool = sync.Pool{New: func() any { return new([]float64) }}

@@ -38,3 +38,9 @@ func fma4x24m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float6
 //
 //go:noescape
 func fma1x64(a *float64, aStep int, b *float64, bStep, n int, c *float64, init *float64)
+
+// prefetchRows asks for the first lines cache lines of rows rows, stride values apart from p
+// (prefetch_amd64.s): a hint, which reads nothing and cannot fault.
+//
+//go:noescape
+func prefetchRows(p *float64, stride, rows, lines int)
