@@ -105,9 +105,9 @@ class StructuredRidge(StructuredEstimator):
         Input kernel. ``"linear"`` is solved in the primal and exposes ``coef_``. ``"rbf"`` and
         ``"poly"`` without ``n_components`` keep the training inputs, and, with at most 512 features,
         once a dense X is first scored also their transpose (as much memory again, where the
-        memory budget allows it; without it, scoring copies them transposed at every call); with
-        ``"precomputed"``, X is the kernel matrix (n_samples, n_samples) at fit and
-        (n_queries, n_samples_fit) at predict. A callable is called on two sample matrices as
+        memory budget allows it; without it, every scoring call makes transposed copies and takes
+        about twice as long); with ``"precomputed"``, X is the kernel matrix (n_samples,
+        n_samples) at fit and (n_queries, n_samples_fit) at predict. A callable is called on two sample matrices as
         ``kernel(X, Y, **kernel_params)`` and must return their kernel matrix, of shape
         (len(X), len(Y)), as with scikit-learn's SVC: the functions of
         :mod:`sklearn.metrics.pairwise` such as ``laplacian_kernel`` qualify (unlike with
