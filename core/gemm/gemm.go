@@ -1,7 +1,8 @@
 // Package gemm multiplies dense row-major matrices, the products that dominate the solvers:
-// Gram matrices and the Nyström map (MulPanel against the transposed inputs), the products with K
-// in every kernel CG iteration (MulT: K is symmetric, so X·K = X·Kᵀ, rows against rows), and the
-// linear solvers' X·W (MulPanel) and Xᵀ·G (MulTN, over the rows as stored).
+// Gram matrices and the Nyström map (MulPanel against the transposed inputs up to 512 features,
+// MulT beyond), the products with K in every kernel CG iteration (MulT: K is symmetric, so
+// X·K = X·Kᵀ, rows against rows), and the linear solvers' X·W (MulPanel) and Xᵀ·G (MulTN, over the
+// rows as stored).
 //
 // gonum's Dgemm forms such products as rank-one updates of 64×64 blocks, one axpy of length 64 per
 // entry of X. Mul combines eight rows of B per row of a tile of C, which reads and writes C an

@@ -15,8 +15,9 @@ import (
 // hold a 4×6 block in 24 of the 32 registers (ten loads feed 24 multiply–adds) and give each entry
 // exactly as dot2x6z and dot2x6 do: on a 2-core Xeon, kernel CG's X·K went from 39 to 46 GFLOP/s
 // on one thread and the rbf Gram matrix of 103 features from 19 to 42 (package kernel has since
-// moved Gram matrices to MulPanel, at 123 on a Zen 5 where MulT gave 56). A symmetric B gives
-// X·B: the products with the kernel matrix K in kernel CG take this path.
+// moved Gram matrices of up to 512 features to MulPanel, at 123 on a Zen 5 where MulT gave 56;
+// wider inputs still take this path). A symmetric B gives X·B: the products with the kernel
+// matrix K in kernel CG take this path.
 //
 // The rows of B are spread over the goroutines of package parallel in groups of six, and every
 // entry of C is always accumulated in the same order, so the result does not depend on the number
