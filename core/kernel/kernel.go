@@ -205,13 +205,8 @@ func products(dst, a, b, bT *mat.Dense) {
 		gemm.MulT(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
 	case bT == nil && q <= panelFewRows:
 		t := mat.NewDense(m, q, nil)
-		gemm.MulPanel(t.RawMatrix(), b.RawMatrix(), transpose(a).RawMatrix())
-		raw, tr := dst.RawMatrix(), t.RawMatrix()
-		for j := 0; j < m; j++ {
-			for i, v := range tr.Data[j*tr.Stride:][:q] {
-				raw.Data[i*raw.Stride+j] = v
-			}
-		}
+		gemm.MulPanel(t.RawMatrix(), b.RawMatrix(), xmat.Transpose(a).RawMatrix())
+		xmat.TransposeInto(dst, t)
 	case bT != nil:
 		gemm.MulPanel(dst.RawMatrix(), a.RawMatrix(), bT.RawMatrix())
 	default:
@@ -254,15 +249,6 @@ func KeepTranspose(x xmat.Matrix) xmat.Matrix {
 		}
 	}
 	return x.WithTranspose()
-}
-
-// transpose returns a new matrix holding xᵀ (a matrix of no rows or columns has none).
-func transpose(x *mat.Dense) *mat.Dense {
-	r, c := x.Dims()
-	if r == 0 || c == 0 {
-		return &mat.Dense{}
-	}
-	return xmat.Transpose(x)
 }
 
 // SquaredNorms returns ‖a_i‖² for every row of a.

@@ -8,6 +8,7 @@ import (
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -134,9 +135,9 @@ func (o *empiricalOperator) mulCols(dst, X *mat.Dense) {
 	d, m := X.Dims()
 	if o.su != nil {
 		V, out := mat.NewDense(m, d, nil), mat.NewDense(m, d, nil)
-		transposeInto(V, X)
+		xmat.TransposeInto(V, X)
 		o.mulRows(out, V)
-		transposeInto(dst, out)
+		xmat.TransposeInto(dst, out)
 		return
 	}
 	nr := len(o.wt)

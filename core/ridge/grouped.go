@@ -8,6 +8,7 @@ import (
 	"github.com/combpred/combpred/core/budget"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -199,7 +200,7 @@ const groupedCopyEntries = 1 << 22
 func (gs *groupedSystem) apply(dst, V *mat.Dense) {
 	d, k := gs.vt.Dims()
 	n := gs.des.features()
-	transposeInto(gs.vt, V)
+	xmat.TransposeInto(gs.vt, V)
 	if gs.sparse != nil {
 		clear(gs.vc)
 		for a, c := range gs.sparse.c {

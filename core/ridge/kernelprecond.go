@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/combpred/combpred/core/gemm"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -379,7 +380,7 @@ func deflationRank(m, d int) int {
 func (df *deflation) solve(X *mat.Dense) {
 	d := X.RawMatrix().Rows
 	gemm.MulT(df.rhsT.RawMatrix(), X.RawMatrix(), df.KUT.RawMatrix())
-	transposeInto(mat.NewDense(df.r, d, df.rhs.RawVector().Data), df.rhsT)
+	xmat.TransposeInto(mat.NewDense(df.r, d, df.rhs.RawVector().Data), df.rhsT)
 	// y = E⁻¹ rhs. An ill-conditioned E gives an inaccurate coarse solve, which can slow the
 	// iteration down; convergence is always judged on the gradient recomputed from Γ.
 	n := df.r * X.RawMatrix().Rows
@@ -398,7 +399,7 @@ func (df *deflation) add(X, B *mat.Dense) { df.addScaled(X, B, 1) }
 // addScaled sets X += f·yᵀ·B.
 func (df *deflation) addScaled(X, B *mat.Dense, f float64) {
 	d, _ := df.yT.Dims()
-	transposeInto(df.yT, mat.NewDense(df.r, d, df.y.RawVector().Data))
+	xmat.TransposeInto(df.yT, mat.NewDense(df.r, d, df.y.RawVector().Data))
 	df.yT.Scale(f, df.yT)
 	gemm.MulPanelAdd(X.RawMatrix(), df.yT.RawMatrix(), B.RawMatrix())
 }

@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"github.com/combpred/combpred/core/gemm"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -50,34 +51,15 @@ func newNarrowSystem(p *Problem, des design) *narrowSystem {
 		return nil
 	}
 	ns := &narrowSystem{p: p, x: des.X, intercept: des.intercept, s: denseOfSymmetric(p.S),
-		xt: transpose(des.X), deltaT: transpose(p.Delta),
+		xt: xmat.Transpose(des.X), deltaT: xmat.Transpose(p.Delta),
 		vt: mat.NewDense(d, n, nil), ut: mat.NewDense(d, m, nil), ct: mat.NewDense(d, m, nil),
 		prod: mat.NewDense(d, n, nil), r: make([]float64, m)}
 	return ns
 }
 
-// transpose returns a new matrix holding aᵀ.
-func transpose(a *mat.Dense) *mat.Dense {
-	r, c := a.Dims()
-	t := mat.NewDense(c, r, nil)
-	transposeInto(t, a)
-	return t
-}
-
-// transposeInto sets dst (r×c) to the transpose of the first c rows and r columns of src.
-func transposeInto(dst, src *mat.Dense) {
-	r, c := dst.Dims()
-	raw := dst.RawMatrix()
-	for j := 0; j < c; j++ {
-		for i, v := range src.RawRowView(j)[:r] {
-			raw.Data[i*raw.Stride+j] = v
-		}
-	}
-}
-
 func (ns *narrowSystem) apply(dst, V *mat.Dense) {
 	d, n := ns.vt.Dims()
-	transposeInto(ns.vt, V) // without the intercept row
+	xmat.TransposeInto(ns.vt, V) // without the intercept row
 	gemm.MulPanel(ns.ut.RawMatrix(), ns.vt.RawMatrix(), ns.xt.RawMatrix())
 	if ns.intercept {
 		for a, b := range V.RawRowView(n)[:d] {

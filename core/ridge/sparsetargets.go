@@ -6,6 +6,7 @@ import (
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -342,7 +343,7 @@ func (ts *sparseTargetSystem) apply(dst, V *mat.Dense) {
 	d, k := ts.vt.Dims()
 	n := ts.des.features()
 	m := len(ts.rowPtr) - 1
-	transposeInto(ts.vt, V)
+	xmat.TransposeInto(ts.vt, V)
 	for j := 0; j < k; j++ {
 		var s float64
 		for a, v := range V.RawRowView(j)[:d] {

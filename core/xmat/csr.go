@@ -330,11 +330,12 @@ func Transpose(x *mat.Dense) *mat.Dense {
 	return t
 }
 
-// TransposeInto copies xᵀ into dst (x's columns × rows), a tile at a time.
+// TransposeInto sets dst (c×r) to the transpose of the first r rows and c columns of x, a tile
+// at a time.
 func TransposeInto(dst, x *mat.Dense) {
-	r, c := x.Dims()
-	if dr, dc := dst.Dims(); dr != c || dc != r {
-		panic("xmat: TransposeInto shapes do not match")
+	c, r := dst.Dims()
+	if xr, xc := x.Dims(); xr < r || xc < c {
+		panic("xmat: TransposeInto: x is smaller than dst transposed")
 	}
 	src, out := x.RawMatrix(), dst.RawMatrix()
 	for i0 := 0; i0 < r; i0 += transposeTile {

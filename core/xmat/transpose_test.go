@@ -18,3 +18,23 @@ func TestTranspose(t *testing.T) {
 		}
 	}
 }
+
+// TransposeInto takes the first rows and columns of a larger x (a V without its intercept row),
+// and refuses an x too small for dst.
+func TestTransposeIntoCorner(t *testing.T) {
+	x := mat.NewDense(40, 37, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = float64(i)
+	}
+	dst := mat.NewDense(35, 33, nil)
+	TransposeInto(dst, x)
+	if !mat.Equal(dst, x.Slice(0, 33, 0, 35).T()) {
+		t.Error("TransposeInto differs from the transpose of x's corner")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("TransposeInto into a dst larger than x transposed did not panic")
+		}
+	}()
+	TransposeInto(mat.NewDense(38, 41, nil), x)
+}
