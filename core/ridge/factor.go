@@ -215,12 +215,13 @@ func factorCholesky(a blas64.General, stop *cancel.Flag) error {
 const cholPanel = 64
 
 // factorLower overwrites the n×n symmetric matrix a (row-major, upper triangle read) with L such
-// that A = LLᵀ on and below the diagonal and Lᵀ above it (the solves of kernelCubeDual read rows
-// of both), or returns errNotPositiveDefinite at a pivot that is not positive, or ErrCancelled as
+// that A = LLᵀ: L in the diagonal blocks of cholPanel rows, −L below them, and Lᵀ above the
+// diagonal (the solves of kernelCubeDual read rows of both), or returns errNotPositiveDefinite at a pivot that is not positive, or ErrCancelled as
 // soon as stop is seen set (checked between panels). It is LAPACK's blocked dpotrf on rows of the
 // upper factor U = Lᵀ, left-looking: a panel of rows J is updated from the rows above it,
 // A[J, j:] −= U[:j, J]ᵀ·U[:j, j:], whose left operand is L[J, :j], a block of rows of the lower
-// copy; both operands are then read along rows, the shape of package gemm's outer-product kernel
+// copy, kept negated so that the update is MulPanelAdd's (negating it before each panel's update
+// cost 1.6 ms of one thread at n = 1,500, the rows of the lower copy are written once); both operands are then read along rows, the shape of package gemm's outer-product kernel
 // (MulPanelAdd), and the update lands in place (the dot-product form, rows of L against rows of
 // L, wrote it transposed into a buffer and subtracted it from there on one thread). The panel's
 // solve is a product with the inverse of the diagonal block, and its rows enter L by a transposed
@@ -230,25 +231,25 @@ const cholPanel = 64
 // by 8e-7 where the substitution of factorCholesky's Dtrsm kept them within 1e-7), so factorLower
 // serves only where the true gradient is checked after it (the kernel model's dual,
 // kernelCubeDual), and factorCholesky stays the factor of the exact solvers and the
-// preconditioners.
-func factorLower(a blas64.General, stop *cancel.Flag) error {
+// preconditioners. It returns the inverses of the diagonal blocks (L_JJ⁻¹, row-major, zeros
+// above the diagonal), which the solves of kernelCubeDual use too.
+func factorLower(a blas64.General, stop *cancel.Flag) ([][]float64, error) {
 	n, lda, data := a.Rows, a.Stride, a.Data
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	nb := min(cholPanel, n)
-	t := make([]float64, nb*n)    // a panel's solve
-	neg := make([]float64, nb*n)  // −L[J, :j]
-	inv := make([]float64, nb*nb) // the inverse of its diagonal block
+	t := make([]float64, nb*n) // a panel's solve
+	invs := make([][]float64, 0, (n+nb-1)/nb)
 	for j := 0; j < n; j += nb {
 		if stop.Yield() {
-			return ErrCancelled
+			return nil, ErrCancelled
 		}
 		jb := min(nb, n-j)
 		rows := n - j
 		if j > 0 {
 			gemm.MulPanelAdd(blas64.General{Rows: jb, Cols: rows, Stride: lda, Data: data[j*lda+j:]},
-				negated(blas64.General{Rows: jb, Cols: j, Stride: lda, Data: data[j*lda:]}, neg),
+				blas64.General{Rows: jb, Cols: j, Stride: lda, Data: data[j*lda:]}, // −L[J, :j]
 				blas64.General{Rows: j, Cols: rows, Stride: lda, Data: data[j:]})
 		}
 		// The diagonal block, from its upper triangle, by the recurrence on its lower one; then
@@ -259,22 +260,24 @@ func factorLower(a blas64.General, stop *cancel.Flag) error {
 			}
 		}
 		if err := factorLowerBlock(data[j*lda+j:], lda, jb); err != nil {
-			return err
+			return nil, err
 		}
 		for c := 0; c < jb; c++ {
 			for i := c + 1; i < jb; i++ {
 				data[(j+c)*lda+j+i] = data[(j+i)*lda+j+c]
 			}
 		}
+		inv := make([]float64, jb*jb)
+		invertLowerBlock(inv, data[j*lda+j:], lda, jb)
+		invs = append(invs, inv)
 		if rows == jb {
 			break
 		}
-		// U[J, I] = L_JJ⁻¹·A[J, I] for the columns I to the right, into U's rows and, transposed,
-		// L's columns J.
-		invertLowerBlock(inv[:jb*jb], data[j*lda+j:], lda, jb)
+		// U[J, I] = L_JJ⁻¹·A[J, I] for the columns I to the right, into U's rows and, transposed and
+		// negated, L's columns J.
 		below := rows - jb
 		T := blas64.General{Rows: jb, Cols: below, Stride: below, Data: t[:jb*below]}
-		gemm.MulPanel(T, blas64.General{Rows: jb, Cols: jb, Stride: jb, Data: inv[:jb*jb]},
+		gemm.MulPanel(T, blas64.General{Rows: jb, Cols: jb, Stride: jb, Data: inv},
 			blas64.General{Rows: jb, Cols: below, Stride: lda, Data: data[j*lda+j+jb:]})
 		for c := 0; c < jb; c++ {
 			copy(data[(j+c)*lda+j+jb:][:below], T.Data[c*below:][:below])
@@ -282,11 +285,11 @@ func factorLower(a blas64.General, stop *cancel.Flag) error {
 		for i := 0; i < below; i++ {
 			row := data[(j+jb+i)*lda+j:][:jb]
 			for c := range row {
-				row[c] = T.Data[c*below+i]
+				row[c] = -T.Data[c*below+i]
 			}
 		}
 	}
-	return nil
+	return invs, nil
 }
 
 // factorLowerBlock factors the k×k block at a (row stride lda, lower triangle read) in place by

@@ -269,8 +269,8 @@ func TestInversesSeeTheirStopFlag(t *testing.T) {
 }
 
 // TestFactorLower: the blocked left-looking factor of the kernel dual reproduces A = LLᵀ from A's
-// upper triangle on sizes across its panel boundaries (cholPanel = 64), writes Lᵀ above the
-// diagonal, refuses a matrix that is not positive definite at any panel, and stops when asked.
+// upper triangle on sizes across its panel boundaries (cholPanel = 64), with −L below the
+// diagonal blocks, writes Lᵀ above the diagonal, refuses a matrix that is not positive definite at any panel, and stops when asked.
 func TestFactorLower(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{1, 2, 63, 64, 65, 129, 300} {
@@ -287,13 +287,17 @@ func TestFactorLower(t *testing.T) {
 				a.Set(i, j, marker) // the lower triangle is not read
 			}
 		}
-		if err := factorLower(a.RawMatrix(), nil); err != nil {
+		if _, err := factorLower(a.RawMatrix(), nil); err != nil {
 			t.Fatalf("n=%d: %v", n, err)
 		}
 		L := mat.NewDense(n, n, nil)
 		for i := 0; i < n; i++ {
 			for j := 0; j <= i; j++ {
-				L.Set(i, j, a.At(i, j))
+				v := a.At(i, j)
+				if i/cholPanel != j/cholPanel { // below the diagonal blocks: −L
+					v = -v
+				}
+				L.Set(i, j, v)
 			}
 		}
 		for i := 0; i < n; i++ {
@@ -317,13 +321,13 @@ func TestFactorLower(t *testing.T) {
 			a.Set(i, i, 1)
 		}
 		a.Set(bad, bad, -1)
-		if err := factorLower(a.RawMatrix(), nil); !errors.Is(err, errNotPositiveDefinite) {
+		if _, err := factorLower(a.RawMatrix(), nil); !errors.Is(err, errNotPositiveDefinite) {
 			t.Errorf("pivot %d negative: got %v", bad, err)
 		}
 	}
 	stop := new(cancel.Flag)
 	stop.Stop()
-	if err := factorLower(mat.NewDense(100, 100, nil).RawMatrix(), stop); !errors.Is(err, ErrCancelled) {
+	if _, err := factorLower(mat.NewDense(100, 100, nil).RawMatrix(), stop); !errors.Is(err, ErrCancelled) {
 		t.Errorf("stopped: got %v", err)
 	}
 }

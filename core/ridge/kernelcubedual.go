@@ -10,6 +10,7 @@ import (
 	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -42,7 +43,7 @@ type kernelCubeDual struct {
 	twoAlpha, sig float64
 	q             []float64      // s^½
 	dd            []float64      // ‖δ_i‖²
-	F             blas64.General // C̃'s factor L on and below the diagonal, Lᵀ above
+	F             blas64.General // C̃'s factor as factorLower leaves it: L in the diagonal blocks, −L below them, Lᵀ above
 	invL, invLT   [][]float64    // per diagonal block of cholPanel rows: L_bb⁻¹ and L_bb⁻ᵀ
 	scratch, work *mat.Dense     // d×m
 	blockT        []float64      // d × kernelDualOuter
@@ -321,34 +322,37 @@ func newKernelCubeDual(ks *kernelSystem, K *mat.Dense, sigma float64, opt *Optio
 }
 
 // factor builds C̃ = 2αI + σQKQ from K's upper triangle and factors it; it reports false when C̃
-// is not positive definite to working precision.
+// is not positive definite to working precision. On yeast (m = 1,500, two threads) it took
+// 17.5–20.8 ms with C̃ built on one thread, the diagonal blocks inverted twice and the lower copy
+// negated before each panel's update, 14.0–15.1 ms without (alternated runs).
 func (kd *kernelCubeDual) factor(K *mat.Dense, opt *Options) (bool, error) {
 	m := kd.m
 	kr := K.RawMatrix()
 	kd.F = blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
-	for i := 0; i < m; i++ {
-		src, dst, qi := kr.Data[i*kr.Stride+i:][:m-i], kd.F.Data[i*m+i:][:m-i], kd.sig*kd.q[i]
-		for j, v := range src {
-			dst[j] = qi * kd.q[i+j] * v
+	// The threads take rows in turns of 16, so that their shares of the triangle are even.
+	w := min(parallel.Threads(), max(1, m*m/parallel.MinWork))
+	parallel.Go(w, func(t int) {
+		for r0 := 16 * t; r0 < m; r0 += 16 * w {
+			for i := r0; i < min(m, r0+16); i++ {
+				src, dst, qi := kr.Data[i*kr.Stride+i:][:m-i], kd.F.Data[i*m+i:][:m-i], kd.sig*kd.q[i]
+				for j, v := range src {
+					dst[j] = qi * kd.q[i+j] * v
+				}
+				dst[0] += kd.twoAlpha
+			}
 		}
-		dst[0] += kd.twoAlpha
-	}
-	if err := factorLower(kd.F, opt.Stop); err != nil {
+	})
+	invs, err := factorLower(kd.F, opt.Stop)
+	if err != nil {
 		if errors.Is(err, errNotPositiveDefinite) {
 			return false, nil
 		}
 		return false, err
 	}
-	for b0 := 0; b0 < m; b0 += cholPanel {
-		n := min(cholPanel, m-b0)
-		inv, invT := make([]float64, n*n), make([]float64, n*n)
-		invertLowerBlock(inv, kd.F.Data[b0*m+b0:], m, n)
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				invT[j*n+i] = inv[i*n+j]
-			}
-		}
-		kd.invL, kd.invLT = append(kd.invL, inv), append(kd.invLT, invT)
+	kd.invL = invs
+	for b, inv := range invs {
+		n := min(cholPanel, m-b*cholPanel)
+		kd.invLT = append(kd.invLT, xmat.Transpose(mat.NewDense(n, n, inv)).RawMatrix().Data)
 	}
 	return true, nil
 }
@@ -446,8 +450,8 @@ func (kd *kernelCubeDual) solveRows(XT, VT *mat.Dense, buf []float64) {
 	tmp := func(n int) blas64.General {
 		return blas64.General{Rows: d, Cols: n, Stride: n, Data: buf[:d*n]}
 	}
-	// subtract sets XT[:, lo:hi] −= XT[:, c0:c1]·F[lo:hi, c0:c1]ᵀ.
-	subtract := func(lo, hi, c0, c1 int) {
+	// subtract sets XT[:, lo:hi] −= XT[:, c0:c1]·(sign·F[lo:hi, c0:c1])ᵀ.
+	subtract := func(lo, hi, c0, c1 int, sign float64) {
 		if c1 <= c0 {
 			return
 		}
@@ -456,7 +460,7 @@ func (kd *kernelCubeDual) solveRows(XT, VT *mat.Dense, buf []float64) {
 		for a := 0; a < d; a++ {
 			row, tr := x.Data[a*x.Stride+lo:][:hi-lo], T.Data[a*T.Stride:][:hi-lo]
 			for i, v := range tr {
-				row[i] -= v
+				row[i] -= sign * v
 			}
 		}
 	}
@@ -469,13 +473,14 @@ func (kd *kernelCubeDual) solveRows(XT, VT *mat.Dense, buf []float64) {
 			copy(x.Data[a*x.Stride+b0:][:n], T.Data[a*n:][:n])
 		}
 	}
-	// Z Lᵀ = V: Z_b = (V_b − Σ_{c<b} Z_c L_bcᵀ) L_bb⁻ᵀ, the L_bc read from F's rows below the diagonal.
+	// Z Lᵀ = V: Z_b = (V_b − Σ_{c<b} Z_c L_bcᵀ) L_bb⁻ᵀ, the −L_bc read from F's rows below the
+	// diagonal blocks.
 	for o0 := 0; o0 < m; o0 += kernelDualOuter {
 		o1 := min(m, o0+kernelDualOuter)
-		subtract(o0, o1, 0, o0)
+		subtract(o0, o1, 0, o0, -1)
 		for b0 := o0; b0 < o1; b0 += cholPanel {
 			b1 := min(o1, b0+cholPanel)
-			subtract(b0, b1, o0, b0)
+			subtract(b0, b1, o0, b0, -1)
 			diagonal(b0, kd.invL[b0/cholPanel])
 		}
 	}
@@ -483,10 +488,10 @@ func (kd *kernelCubeDual) solveRows(XT, VT *mat.Dense, buf []float64) {
 	last := (m - 1) / kernelDualOuter * kernelDualOuter
 	for o0 := last; o0 >= 0; o0 -= kernelDualOuter {
 		o1 := min(m, o0+kernelDualOuter)
-		subtract(o0, o1, o1, m)
+		subtract(o0, o1, o1, m, 1)
 		for b0 := (o1 - 1 - o0) / cholPanel * cholPanel; b0 >= 0; b0 -= cholPanel {
 			lo, hi := o0+b0, min(o1, o0+b0+cholPanel)
-			subtract(lo, hi, hi, o1)
+			subtract(lo, hi, hi, o1, 1)
 			diagonal(lo, kd.invLT[lo/cholPanel])
 		}
 	}
