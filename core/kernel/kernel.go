@@ -107,6 +107,11 @@ func (k Kernel) GramNorms(dst *mat.Dense, a, b *mat.Dense, nb []float64) {
 	k.gramDense(dst, a, b, nil, nb)
 }
 
+// Products writes the inner products a·bᵀ of dense a and b (b's transpose used where kept, as
+// KeepTranspose keeps it) into dst, as GramX computes them before Row turns them into kernel
+// values: Row applied to them gives GramX's values bit for bit.
+func Products(dst *mat.Dense, a, b xmat.Matrix) { products(dst, a.Dense, b.Dense, b.DenseT) }
+
 // gramDense is GramNorms given bT, the transpose of b, or nil (products).
 func (k Kernel) gramDense(dst *mat.Dense, a, b, bT *mat.Dense, nb []float64) {
 	if k.Kind == Precomputed {
@@ -252,16 +257,7 @@ func KeepTranspose(x xmat.Matrix) xmat.Matrix {
 }
 
 // SquaredNorms returns ‖a_i‖² for every row of a.
-func SquaredNorms(a *mat.Dense) []float64 {
-	r, _ := a.Dims()
-	out := make([]float64, r)
-	for i := range out {
-		for _, v := range a.RawRowView(i) {
-			out[i] += v * v
-		}
-	}
-	return out
-}
+func SquaredNorms(a *mat.Dense) []float64 { return xmat.Matrix{Dense: a}.SquaredNorms() }
 
 // CheckFinite names the first kernel value of K (rows × cols, row-major) that overflowed, with the
 // parameters that set the kernel's scale: a poly kernel with coef0 = 1e300 gives +Inf, from which

@@ -381,9 +381,11 @@ func (x Matrix) SquaredNorms() []float64 {
 	r, _ := x.Dense.Dims()
 	out := make([]float64, r)
 	for i := range out {
+		var s float64 // in a register: summed into out[i], each addition waited for a store
 		for _, v := range x.Dense.RawRowView(i) {
-			out[i] += v * v
+			s += v * v
 		}
+		out[i] = s
 	}
 	return out
 }
