@@ -331,14 +331,15 @@ func (kd *kernelCubeDual) factor(K *mat.Dense, opt *Options) (bool, error) {
 	kd.F = blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
 	// The threads take rows in turns of 16, so that their shares of the triangle are even.
 	w := min(parallel.Threads(), max(1, m*m/parallel.MinWork))
+	q, sig, twoAlpha, F := kd.q, kd.sig, kd.twoAlpha, kd.F.Data
 	parallel.Go(w, func(t int) {
 		for r0 := 16 * t; r0 < m; r0 += 16 * w {
 			for i := r0; i < min(m, r0+16); i++ {
-				src, dst, qi := kr.Data[i*kr.Stride+i:][:m-i], kd.F.Data[i*m+i:][:m-i], kd.sig*kd.q[i]
+				src, dst, qj, qi := kr.Data[i*kr.Stride+i:][:m-i], F[i*m+i:][:m-i], q[i:][:m-i], sig*q[i]
 				for j, v := range src {
-					dst[j] = qi * kd.q[i+j] * v
+					dst[j] = qi * qj[j] * v
 				}
-				dst[0] += kd.twoAlpha
+				dst[0] += twoAlpha
 			}
 		}
 	})
