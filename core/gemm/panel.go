@@ -72,18 +72,19 @@ func mulTN(C, A, B blas64.General, add bool, diag int) {
 		// A thin B (the scores of a few outputs) against a wide A (Xᵀ·G on a Nyström map of a
 		// thousand components): Cᵀ = Bᵀ·A packs B's m columns instead of A's q, which the kernel
 		// would gather from rows of A a stride apart, and runs along A's rows. Each entry
-		// accumulates the same products in the same order as without the swap.
+		// accumulates the same products in the same order as without the swap. Its terms come in
+		// MulPanel's chunks: chunks of 8 rows of the wide A had made it fewer streams across memory
+		// than the prefetchers follow, but once the panel kernels prefetched A's rows themselves the
+		// short chunks cost more than they saved (alternated, two threads / one: 12,384 × 1,501 by 6
+		// columns 24–27 → 31–38 / 13.5 → 20–22 GFLOP/s, 50,000 × 1,001 by 6 25 → 34–37 / 13 → 19–21,
+		// by 3 13–16 → 17–21 / 8 → 12; by 20, which took chunks of 256, 63–75 → 76–86 / 37 → 39–43).
 		buf := thinPool.Get().(*[]float64)
 		defer thinPool.Put(buf)
 		if cap(*buf) < m*q {
 			*buf = make([]float64, m*q)
 		}
 		t := (*buf)[:m*q]
-		terms := panelTerms
-		if m <= thinFewOutputs {
-			terms = thinTerms
-		}
-		panelMul(blas64.General{Rows: m, Cols: q, Stride: q, Data: t}, strided{B.Data, 1, B.Stride}, p, A, false, nil, whole, terms)
+		panelMul(blas64.General{Rows: m, Cols: q, Stride: q, Data: t}, strided{B.Data, 1, B.Stride}, p, A, false, nil, whole, panelTermsFor(q))
 		for i := 0; i < q; i++ {
 			c := C.Data[i*C.Stride:][:m]
 			for j := range c {
@@ -160,20 +161,6 @@ const thinColumns = 160
 // from 10.6 to 18.1 GFLOP/s (128 terms: 13.4), at 5,000 × 101 by 1,000 from 27 to 41 (128: 42);
 // MulPanel's X·W was slower with 64 (35 → 26 and 27 → 22) and keeps panelTerms.
 const tnTerms = 64
-
-// thinTerms is the chunk of terms of mulTN's transposed product when B has at most
-// thinFewOutputs columns: its B is then the wide A, whose rows of thousands of values the kernel
-// reads twelve at a time for at most two groups of four rows of C. Chunks of panelTerms rows were
-// that many streams across memory at once, more than the prefetchers follow, for little arithmetic
-// each. Alternated in one run on an AMD EPYC, two threads (one): Xᵀ·G at 12,384 × 1,501 by 6
-// columns went from 6.3 (3.3) to 12.2 (5.9–6.4) GFLOP/s, at 50,000 × 1,001 by 6 from 6.6 to 12.0.
-// With 20 columns (five groups of rows of C) the chunks of 8 were faster on one thread (12,384 ×
-// 1,501: 9.1 → 16.3) but slower on two (12,384 × 1,501: 16.7 → 13.0; 100,000 × 1,001: 17.4 →
-// 14.7), where fits run by default: wider B keep panelTerms.
-const (
-	thinTerms      = 8
-	thinFewOutputs = 8
-)
 
 // thinPool holds mulTN's transposed products, reused across the iterations of a solver (a fresh
 // one per call was a fit's largest allocation, against its memory budget).

@@ -440,7 +440,7 @@ func TestTriangleCuts(t *testing.T) {
 
 // MulTN's transposed product of a thin B equals the direct one (panelMul on Aᵀ) bit for bit, for
 // both kernels: each entry sums the same products in the same order, whatever the chunks of terms
-// (thinTerms against panelTerms).
+// (panelTermsFor's against panelTerms).
 func TestMulTNThinIsTheDirectProduct(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 28))
 	for _, fma := range []bool{true, false} {
