@@ -56,6 +56,10 @@ func fma4x16m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float6
 	panic("gemm: fma4x16m called without a vector kernel")
 }
 
+func fma4x8m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64) {
+	panic("gemm: fma4x8m called without a vector kernel")
+}
+
 func fma4x24m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64) {
 	panic("gemm: fma4x24m called without a vector kernel")
 }

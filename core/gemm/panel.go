@@ -399,6 +399,8 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 						fma4x24m(&a, aStep, b, B.Stride, n, &c, start(j), 1<<(w-16)-1)
 					case haveAVX512 && w > 8:
 						fma4x16m(&a, aStep, b, B.Stride, n, &c, start(j), 1<<(w-8)-1)
+					case haveAVX512:
+						fma4x8m(&a, aStep, b, B.Stride, n, &c, start(j), 1<<w-1)
 					case w == 12:
 						fma4x12(&a, aStep, b, B.Stride, n, &c, start(j))
 					case w > 8:

@@ -289,3 +289,64 @@ store64:
 	VMOVUPD Z7, 448(R13)
 	VZEROUPPER
 	RET
+
+// func fma4x8m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64)
+//
+// fma4x24 on 1–8 columns, one register a row holding the columns that mask selects (a Nyström
+// map's six outputs). Its rows of A are asked for once every eight terms where they are contiguous
+// (aStep 1: a cache line of each), every term otherwise (R14 holds the test's mask).
+TEXT ·fma4x8m(SB), NOSPLIT, $0-64
+	PANEL_A
+	PANEL_MASK
+	PANEL_C
+	XORQ R14, R14
+	CMPQ R10, $8
+	JNE  start8m
+	MOVQ $7, R14
+
+start8m:
+	MOVQ init+48(FP), CX
+	TESTQ CX, CX
+	JNZ  init8m
+	VMOVUPD.Z 0(R13), K1, Z0
+	VMOVUPD.Z 0(BX), K1, Z1
+	VMOVUPD.Z 0(DX), K1, Z2
+	VMOVUPD.Z 0(AX), K1, Z3
+	JMP  sum8m
+
+init8m:
+	VMOVUPD.Z 0(CX), K1, Z0
+	VMOVAPD Z0, Z1
+	VMOVAPD Z0, Z2
+	VMOVAPD Z0, Z3
+
+sum8m:
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JLE  store8m
+
+loop8m:
+	TESTQ R14, CX
+	JNZ  terms8m
+	PANEL_PREFETCH
+
+terms8m:
+	VMOVUPD.Z 0(R11), K1, Z12
+	VBROADCASTSD (SI), Z15
+	VFMADD231PD Z12, Z15, Z0
+	VBROADCASTSD (DI), Z16
+	VFMADD231PD Z12, Z16, Z1
+	VBROADCASTSD (R8), Z17
+	VFMADD231PD Z12, Z17, Z2
+	VBROADCASTSD (R9), Z18
+	VFMADD231PD Z12, Z18, Z3
+	PANEL_NEXT
+	JNZ  loop8m
+
+store8m:
+	VMOVUPD Z0, K1, 0(R13)
+	VMOVUPD Z1, K1, 0(BX)
+	VMOVUPD Z2, K1, 0(DX)
+	VMOVUPD Z3, K1, 0(AX)
+	VZEROUPPER
+	RET

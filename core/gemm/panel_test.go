@@ -21,82 +21,96 @@ func TestPanelKernels(t *testing.T) {
 		t.Skip("no AVX2/FMA on this processor")
 	}
 	r := rand.New(rand.NewPCG(17, 18))
-	const aStep, bStep, cStride = 5, 29, 67
+	const bStep, cStride = 29, 67
 	widths := []int{1, 2, 3, 4, 5, 6, 7, 8, 12}
 	if haveAVX512 {
 		widths = append(widths, 9, 10, 11, 13, 14, 15, 16, 17, 20, 23, 24, 64) // 64: fma1x64, row by row
 	}
-	for _, start := range []string{"c", "zeros", "row"} {
-		for _, n := range []int{0, 1, 2, 7, 33} {
-			for _, w := range widths {
-				A := make([]float64, 4+n*aStep)
-				for i := range A {
-					A[i] = r.NormFloat64()
-				}
-				B := make([]float64, n*bStep+64)
-				for i := range B {
-					B[i] = r.NormFloat64()
-				}
-				C := make([]float64, 4*cStride)
-				want := make([]float64, len(C))
-				for i := range C {
-					C[i], want[i] = math.NaN(), math.NaN()
-				}
-				init := make([]float64, 64)
-				for k := range init {
-					init[k] = math.NaN()
-					if k < w {
-						init[k] = r.NormFloat64()
+	// aStep 1: A's rows contiguous, which fma4x8m prefetches every eight terms (17 and 33 terms
+	// cross that cadence), where 5 is prefetched at every term. Up to 8 columns, the 512-bit
+	// fma4x8m where the processor has it, and the 256-bit fma4x8 and fma4x4 (wide: false) always.
+	for _, kc := range []struct {
+		aStep int
+		wide  bool
+	}{{5, true}, {1, true}, {5, false}} {
+		aStep, wide := kc.aStep, kc.wide
+		for _, start := range []string{"c", "zeros", "row"} {
+			for _, n := range []int{0, 1, 2, 7, 17, 33} {
+				for _, w := range widths {
+					if !wide && w > 8 {
+						continue
 					}
-				}
-				var initp *float64
-				switch start {
-				case "zeros":
-					initp = &zeroRow[0]
-				case "row":
-					initp = &init[0]
-				}
-				for row := 0; row < 4; row++ {
-					for k := 0; k < w; k++ {
-						switch start {
-						case "c":
-							C[row*cStride+k] = r.NormFloat64()
-							want[row*cStride+k] = C[row*cStride+k]
-						case "zeros":
-							want[row*cStride+k] = 0
-						case "row":
-							want[row*cStride+k] = init[k]
-						}
-						for l := 0; l < n; l++ {
-							want[row*cStride+k] = math.FMA(A[row+l*aStep], B[l*bStep+k], want[row*cStride+k])
+					A := make([]float64, 4+n*aStep)
+					for i := range A {
+						A[i] = r.NormFloat64()
+					}
+					B := make([]float64, n*bStep+64)
+					for i := range B {
+						B[i] = r.NormFloat64()
+					}
+					C := make([]float64, 4*cStride)
+					want := make([]float64, len(C))
+					for i := range C {
+						C[i], want[i] = math.NaN(), math.NaN()
+					}
+					init := make([]float64, 64)
+					for k := range init {
+						init[k] = math.NaN()
+						if k < w {
+							init[k] = r.NormFloat64()
 						}
 					}
-				}
-				var a, c [4]*float64
-				for row := range 4 {
-					a[row], c[row] = &A[row], &C[row*cStride]
-				}
-				switch {
-				case w == 64:
+					var initp *float64
+					switch start {
+					case "zeros":
+						initp = &zeroRow[0]
+					case "row":
+						initp = &init[0]
+					}
+					for row := 0; row < 4; row++ {
+						for k := 0; k < w; k++ {
+							switch start {
+							case "c":
+								C[row*cStride+k] = r.NormFloat64()
+								want[row*cStride+k] = C[row*cStride+k]
+							case "zeros":
+								want[row*cStride+k] = 0
+							case "row":
+								want[row*cStride+k] = init[k]
+							}
+							for l := 0; l < n; l++ {
+								want[row*cStride+k] = math.FMA(A[row+l*aStep], B[l*bStep+k], want[row*cStride+k])
+							}
+						}
+					}
+					var a, c [4]*float64
 					for row := range 4 {
-						fma1x64(a[row], aStep, &B[0], bStep, n, c[row], initp)
+						a[row], c[row] = &A[row], &C[row*cStride]
 					}
-				case w == 24:
-					fma4x24(&a, aStep, &B[0], bStep, n, &c, initp)
-				case haveAVX512 && w > 16:
-					fma4x24m(&a, aStep, &B[0], bStep, n, &c, initp, 1<<(w-16)-1)
-				case haveAVX512 && w > 8:
-					fma4x16m(&a, aStep, &B[0], bStep, n, &c, initp, 1<<(w-8)-1)
-				case w == 12:
-					fma4x12(&a, aStep, &B[0], bStep, n, &c, initp)
-				case w > 4:
-					fma4x8(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w-4], initp)
-				default:
-					fma4x4(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w], initp)
-				}
-				for i := range C {
-					if C[i] != want[i] && !(math.IsNaN(C[i]) && math.IsNaN(want[i])) {
-						t.Fatalf("start=%s n=%d w=%d: C[%d] = %v, want %v", start, n, w, i, C[i], want[i])
+					switch {
+					case w == 64:
+						for row := range 4 {
+							fma1x64(a[row], aStep, &B[0], bStep, n, c[row], initp)
+						}
+					case w == 24:
+						fma4x24(&a, aStep, &B[0], bStep, n, &c, initp)
+					case haveAVX512 && w > 16:
+						fma4x24m(&a, aStep, &B[0], bStep, n, &c, initp, 1<<(w-16)-1)
+					case haveAVX512 && w > 8:
+						fma4x16m(&a, aStep, &B[0], bStep, n, &c, initp, 1<<(w-8)-1)
+					case haveAVX512 && wide:
+						fma4x8m(&a, aStep, &B[0], bStep, n, &c, initp, 1<<w-1)
+					case w == 12:
+						fma4x12(&a, aStep, &B[0], bStep, n, &c, initp)
+					case w > 4:
+						fma4x8(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w-4], initp)
+					default:
+						fma4x4(&a, aStep, &B[0], bStep, n, &c, &tailMasks[w], initp)
+					}
+					for i := range C {
+						if C[i] != want[i] && !(math.IsNaN(C[i]) && math.IsNaN(want[i])) {
+							t.Fatalf("aStep=%d wide=%v start=%s n=%d w=%d: C[%d] = %v, want %v", aStep, wide, start, n, w, i, C[i], want[i])
+						}
 					}
 				}
 			}
