@@ -35,7 +35,7 @@ func TestPanelMaskedKernelsStayInBounds(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512 on this processor")
 	}
-	for _, m := range []int{9, 13, 14, 16, 17, 20, 23} {
+	for _, m := range []int{1, 3, 6, 8, 9, 13, 14, 16, 17, 20, 23} { // 1–8: fma4x8m
 		for _, bias := range []bool{false, true} {
 			const q, p = 7, 5
 			B, freeB := guarded(t, p*m)
