@@ -216,23 +216,24 @@ const cholPanel = 64
 
 // factorLower overwrites the n×n symmetric matrix a (row-major, upper triangle read) with L such
 // that A = LLᵀ: L in the diagonal blocks of cholPanel rows, −L below them, and Lᵀ above the
-// diagonal (the solves of kernelCubeDual read rows of both), or returns errNotPositiveDefinite at a pivot that is not positive, or ErrCancelled as
-// soon as stop is seen set (checked between panels). It is LAPACK's blocked dpotrf on rows of the
-// upper factor U = Lᵀ, left-looking: a panel of rows J is updated from the rows above it,
-// A[J, j:] −= U[:j, J]ᵀ·U[:j, j:], whose left operand is L[J, :j], a block of rows of the lower
-// copy, kept negated so that the update is MulPanelAdd's (negating it before each panel's update
-// cost 1.6 ms of one thread at n = 1,500, the rows of the lower copy are written once); both operands are then read along rows, the shape of package gemm's outer-product kernel
-// (MulPanelAdd), and the update lands in place (the dot-product form, rows of L against rows of
-// L, wrote it transposed into a buffer and subtracted it from there on one thread). The panel's
-// solve is a product with the inverse of the diagonal block, and its rows enter L by a transposed
-// copy. At n = 1,500 on 2 cores it takes 22 ms (the dot-product form 23, factorCholesky 103;
-// yeast's rbf Gram matrix, 4 alternated runs of 40). The inverted diagonal blocks cost accuracy
-// on ill-conditioned matrices (a rank-deficient Gram matrix's deflation moved kernel CG's scores
-// by 8e-7 where the substitution of factorCholesky's Dtrsm kept them within 1e-7), so factorLower
-// serves only where the true gradient is checked after it (the kernel model's dual,
-// kernelCubeDual), and factorCholesky stays the factor of the exact solvers and the
-// preconditioners. It returns the inverses of the diagonal blocks (L_JJ⁻¹, row-major, zeros
-// above the diagonal), which the solves of kernelCubeDual use too.
+// diagonal (the solves of kernelCubeDual read rows of both), or returns errNotPositiveDefinite at a
+// pivot that is not positive, or ErrCancelled as soon as stop is seen set (checked between panels).
+// It is LAPACK's blocked dpotrf on rows of the upper factor U = Lᵀ, left-looking: a panel of rows J
+// is updated from the rows above it, A[J, j:] −= U[:j, J]ᵀ·U[:j, j:], whose left operand is
+// L[J, :j], a block of rows of the lower copy, kept negated so that the update is MulPanelAdd's
+// (negating it before each panel's update cost 1.6 ms of one thread at n = 1,500, the rows of the
+// lower copy are written once); both operands are then read along rows, the shape of package gemm's
+// outer-product kernel (MulPanelAdd), and the update lands in place (the dot-product form, rows of
+// L against rows of L, wrote it transposed into a buffer and subtracted it from there on one
+// thread). The panel's solve is a product with the inverse of the diagonal block, and its rows
+// enter L by a transposed copy. At n = 1,500 on 2 cores it takes 22 ms (the dot-product form 23,
+// factorCholesky 103; yeast's rbf Gram matrix, 4 alternated runs of 40). The inverted diagonal
+// blocks cost accuracy on ill-conditioned matrices (a rank-deficient Gram matrix's deflation moved
+// kernel CG's scores by 8e-7 where the substitution of factorCholesky's Dtrsm kept them within
+// 1e-7), so factorLower serves only where the true gradient is checked after it (the kernel model's
+// dual, kernelCubeDual), and factorCholesky stays the factor of the exact solvers and the
+// preconditioners. It returns the inverses of the diagonal blocks (L_JJ⁻¹, row-major, zeros above
+// the diagonal), which the solves of kernelCubeDual use too.
 func factorLower(a blas64.General, stop *cancel.Flag) ([][]float64, error) {
 	n, lda, data := a.Rows, a.Stride, a.Data
 	if n == 0 {
