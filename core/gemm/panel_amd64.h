@@ -28,7 +28,8 @@
 // to run ahead of them. X·W at 200,000 × 50 by 20 on a Zen 5, one thread: 45 GFLOP/s without, 58
 // with 1 KB ahead, 72 with 2 KB, 84 with 4 KB, 86 with 6 KB (two threads 84 → 145; the 256-bit
 // kernels 31 → 55); a Nyström map's X·W (12,384 × 1,501 by 6) 21 → 26; products in cache alike.
-// A's rows are contiguous (X) or a packed buffer (packGroups), so the addresses ahead are the next
+// A's rows are contiguous (X), a packed buffer (packGroups) or a narrow transposed operand read in
+// place (packNarrow, whose four rows share a line a term), so the addresses ahead are the next
 // rows' or the next terms'. B streams in MulTN's slabs, but asking for it too cost the products
 // whose B stays in cache (1,000 outputs: 15 %).
 #define PANEL_PREFETCH \
