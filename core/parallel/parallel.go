@@ -4,7 +4,6 @@ package parallel
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 )
 
@@ -53,26 +52,42 @@ func For(n, minChunk int, body func(lo, hi int)) {
 	Go((n+chunk-1)/chunk, func(g int) { body(g*chunk, min((g+1)*chunk, n)) })
 }
 
-// Go calls body(0), …, body(w−1) on w goroutines of their own and returns when all have returned.
-// A panic of body is re-raised on the caller's goroutine as a *Panic (the first one, when several
-// panic): a panic on a goroutine nobody recovers ends the process, and the C ABI can only recover
-// the ones raised on the goroutine that called it.
+// Go calls body(0), …, body(w−1) concurrently and returns when all have returned: body(0) on the
+// caller's goroutine, the others on helper goroutines kept between calls (pool.go) or, when
+// every helper is busy, on goroutines of their own. A panic of body is re-raised on the caller's
+// goroutine as a *Panic (the first one, when several panic): a panic on a goroutine nobody
+// recovers ends the process, and the C ABI can only recover the ones raised on the goroutine
+// that called it.
 func Go(w int, body func(g int)) {
-	var wg sync.WaitGroup
 	var first atomic.Pointer[Panic]
-	for g := 0; g < w; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					first.CompareAndSwap(nil, newPanic(r))
-				}
-			}()
-			body(g)
+	run := func(g int) {
+		defer func() {
+			if r := recover(); r != nil {
+				first.CompareAndSwap(nil, newPanic(r))
+			}
 		}()
+		body(g)
 	}
-	wg.Wait()
+	var left atomic.Int64
+	left.Store(int64(w - 1))
+	done := make(chan struct{}, 1)
+	for g := 1; g < w; g++ {
+		task := func() {
+			run(g)
+			if left.Add(-1) == 0 {
+				done <- struct{}{}
+			}
+		}
+		if !handOver(task) {
+			go task()
+		}
+	}
+	if w > 0 {
+		run(0)
+	}
+	if w > 1 {
+		awaitZero(w, &left, done)
+	}
 	if p := first.Load(); p != nil {
 		panic(p)
 	}
