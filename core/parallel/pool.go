@@ -112,14 +112,14 @@ func awaitZero(w int, left *atomic.Int64, done chan struct{}) {
 }
 
 // pollUntil calls ready until it reports true (then pollUntil does too) or SpinWait has passed,
-// yielding to other goroutines every 64 calls.
+// yielding to other goroutines every 1,024 calls (a few microseconds).
 func pollUntil(ready func() bool) bool {
 	deadline := time.Now().Add(SpinWait)
 	for spins := 1; ; spins++ {
 		if ready() {
 			return true
 		}
-		if spins%64 == 0 {
+		if spins%1024 == 0 {
 			if time.Now().After(deadline) {
 				return false
 			}

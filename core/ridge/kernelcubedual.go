@@ -219,6 +219,7 @@ func solveKernelCubeDual(ks *kernelSystem, p *Problem, K *mat.Dense, Kb *mat.Den
 	if kd == nil || err != nil {
 		return Result{}, false, err
 	}
+	defer releaseFloats(kd.F.Data)
 
 	// Conjugate gradients on H̃ t̃ = q from t̃ = 0.
 	t, r, pv, hp := make([]float64, m), append([]float64(nil), kd.q...), make([]float64, m), make([]float64, m)
@@ -328,7 +329,7 @@ func newKernelCubeDual(ks *kernelSystem, K *mat.Dense, sigma float64, opt *Optio
 func (kd *kernelCubeDual) factor(K *mat.Dense, opt *Options) (bool, error) {
 	m := kd.m
 	kr := K.RawMatrix()
-	kd.F = blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
+	kd.F = blas64.General{Rows: m, Cols: m, Stride: m, Data: scratchFloats(m * m)} // every entry is written
 	// The threads take rows in turns of 16, so that their shares of the triangle are even.
 	w := min(parallel.Threads(), max(1, m*m/parallel.MinWork))
 	q, sig, twoAlpha, F := kd.q, kd.sig, kd.twoAlpha, kd.F.Data

@@ -699,6 +699,7 @@ func (md *Model) fitKernel(p *Problem, X xmat.Matrix, opt *Options) error {
 	if err != nil {
 		return err
 	}
+	defer releaseFloats(K.RawMatrix().Data)
 	if math.IsNaN(kScale) {
 		if err := opt.Kernel.CheckFinite(K.RawMatrix().Data, m); err != nil {
 			return err
@@ -742,6 +743,7 @@ func checkSGDKernel(opt *Options, X xmat.Matrix) error {
 	if err != nil {
 		return err
 	}
+	defer releaseFloats(K.RawMatrix().Data)
 	if math.IsNaN(kScale) {
 		return nil // the fit's own checks name what is not finite
 	}
@@ -764,7 +766,7 @@ func kernelMatrix(k kernel.Kernel, X xmat.Matrix, shift float64, stop *cancel.Fl
 		return K, check.AddMaxAbs(K.RawMatrix().Data, shift), nil
 	}
 	m, _ := X.Dims()
-	K := mat.NewDense(m, m, nil)
+	K := mat.NewDense(m, m, scratchFloats(m*m)) // every entry is written
 	kScale, err := gramCancellable(k, K, X, shift, stop)
 	return K, kScale, err
 }
