@@ -34,6 +34,9 @@ type helper struct {
 	wake  chan func()            // handed over while parked
 }
 
+// handOff is handOver; tests replace it.
+var handOff = handOver
+
 var helpers struct {
 	sync.Mutex
 	all []*helper

@@ -1,59 +1,68 @@
 package parallel
 
 import (
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// meet returns a function each of w bodies calls: it returns true once all w have called it,
-// false when they have not within a few seconds (the bodies were not run concurrently).
-func meet(w int) func() bool {
-	var arrived atomic.Int32
-	return func() bool {
-		arrived.Add(1)
-		deadline := time.Now().Add(5 * time.Second)
-		for arrived.Load() < int32(w) {
-			if time.Now().After(deadline) {
-				return false
-			}
-			runtime.Gosched()
-		}
-		return true
-	}
-}
-
-// TestGoRunsBodiesConcurrently: the bodies of one call run at the same time, each waiting for
-// all the others, whether helpers take them, goroutines of their own do (more bodies than
-// helpers, nested loops) or the caller does.
-func TestGoRunsBodiesConcurrently(t *testing.T) {
+// TestGoRunsEachBodyOnce: every body of a call runs exactly once, whether helpers take it,
+// goroutines of its own do (more bodies than helpers, nested loops) or the caller does.
+func TestGoRunsEachBodyOnce(t *testing.T) {
 	for _, tc := range []struct{ threads, w, inner int }{
-		{2, 2, 0}, {2, 5, 0}, {4, 4, 0}, {4, 3, 2}, {2, 2, 2}, {3, 8, 3},
+		{2, 2, 0}, {2, 5, 0}, {4, 4, 0}, {4, 3, 2}, {2, 2, 2}, {3, 8, 3}, {1, 3, 0},
 	} {
 		withThreads(t, tc.threads, func() {
-			for rep := 0; rep < 20; rep++ {
-				together := meet(tc.w * max(tc.inner, 1))
-				var failed atomic.Int32
-				Go(tc.w, func(int) {
+			for rep := 0; rep < 50; rep++ {
+				inner := max(tc.inner, 1)
+				runs := make([]atomic.Int32, tc.w*inner)
+				Go(tc.w, func(g int) {
 					if tc.inner == 0 {
-						if !together() {
-							failed.Add(1)
-						}
+						runs[g].Add(1)
 						return
 					}
-					Go(tc.inner, func(int) {
-						if !together() {
-							failed.Add(1)
-						}
-					})
+					Go(tc.inner, func(h int) { runs[g*inner+h].Add(1) })
 				})
-				if failed.Load() > 0 {
-					t.Fatalf("%+v: %d bodies did not meet the others", tc, failed.Load())
+				for k := range runs {
+					if c := runs[k].Load(); c != 1 {
+						t.Fatalf("%+v: body %d ran %d times", tc, k, c)
+					}
 				}
 			}
 		})
 	}
+}
+
+// TestGoDoesNotWaitForAnIdleHelper: bodies handed to a helper that has not started them when the
+// caller is done with its own run on the caller, once: a loop never waits for a thread to wake.
+func TestGoDoesNotWaitForAnIdleHelper(t *testing.T) {
+	var stuck []func()
+	handOff = func(task func()) bool { stuck = append(stuck, task); return true }
+	defer func() { handOff = handOver }()
+	withThreads(t, 4, func() {
+		runs := make([]atomic.Int32, 4)
+		finished := make(chan bool)
+		go func() {
+			Go(4, func(g int) { runs[g].Add(1) })
+			finished <- true
+		}()
+		select {
+		case <-finished:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Go waited for bodies no goroutine runs")
+		}
+		if len(stuck) != 3 {
+			t.Fatalf("%d bodies handed off, want 3", len(stuck))
+		}
+		for _, task := range stuck { // the helper wakes late: nothing is left for it
+			task()
+		}
+		for g := range runs {
+			if c := runs[g].Load(); c != 1 {
+				t.Errorf("body %d ran %d times", g, c)
+			}
+		}
+	})
 }
 
 // TestHelpersAreKept: loops reuse the helpers of earlier loops (Threads() − 1 of them at most,
