@@ -215,6 +215,10 @@ class ProbabilisticStructured(StructuredEstimator):
         in joblib (-2: all but one, never fewer than one); 0 is refused. Fitting and every
         prediction method set it, process-wide: it applies to every combpred call until another
         sets it. Counts above 4 threads per CPU are clamped to that.
+        Between the parallel steps of a call, and for a few milliseconds after it, the core's
+        helper threads poll for work instead of sleeping (an idle CPU wakes slowly, on virtual
+        machines above all), and a step that a sleeping helper has not started is run by the
+        calling thread.
     verbose : int, default=0
         When > 0, print first how E[ψ] is computed (exact inference, or the sampler, its samples
         per input and gradient and, for a Markov chain, the burn-in, thinning and Markov steps of

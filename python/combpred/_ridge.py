@@ -245,6 +245,10 @@ class StructuredRidge(StructuredEstimator):
         fewer than one); 0 is refused. Fitting and every prediction method set it, process-wide:
         it applies to every combpred call until another sets it. Counts above 4 threads per CPU
         are clamped to that.
+        Between the parallel steps of a call, and for a few milliseconds after it, the core's
+        helper threads poll for work instead of sleeping (an idle CPU wakes slowly, on virtual
+        machines above all), and a step that a sleeping helper has not started is run by the
+        calling thread.
     verbose : int, default=0
         When > 0, print the objective and ‖∇J‖ / ‖∇J(0)‖ after every CG iteration and after the
         exact solver's direct solve, and the objective and its relative change over the epoch
