@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -129,4 +130,32 @@ func TestGoFromManyGoroutines(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPollingGivesWay: once two checks in a row find more threads ready than CPUs, nobody polls
+// for backOff: a wait then looks once, where it would poll for SpinWait.
+func TestPollingGivesWay(t *testing.T) {
+	defer func() { readyThreads = runnable; noPollBefore.Store(0); crowded.Store(0) }()
+	readyThreads = func() int { return runtime.NumCPU() + 2 }
+	var calls atomic.Int64
+	never := func() bool { calls.Add(1); return false }
+	noPollBefore.Store(0)
+	crowded.Store(0)
+	for range 3 { // the first check only counts; the second stops the poll
+		loadCheckedAt.Store(0)
+		pollUntil(never)
+	}
+	if noPollBefore.Load() <= int64(time.Since(epoch)) {
+		t.Fatal("no back-off after two crowded checks")
+	}
+	calls.Store(0)
+	if pollUntil(never) || calls.Load() != 1 {
+		t.Errorf("a wait during the back-off polled %d times", calls.Load())
+	}
+	readyThreads = func() int { return 1 }
+	noPollBefore.Store(0)
+	loadCheckedAt.Store(0)
+	if !mayPoll(time.Since(epoch)) {
+		t.Error("no poll allowed on an idle machine")
+	}
 }
