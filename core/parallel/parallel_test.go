@@ -8,7 +8,7 @@ import (
 )
 
 // withThreads runs f with SetThreads(n) and restores the default after.
-func withThreads(t *testing.T, n int, f func()) {
+func withThreads(t testing.TB, n int, f func()) {
 	t.Helper()
 	SetThreads(n)
 	defer SetThreads(0)

@@ -166,9 +166,12 @@ func mayPoll(now time.Duration) bool {
 // passed or polling is no longer allowed (mayPoll, preempted), yielding to other goroutines every
 // 1,024 calls (a few microseconds).
 func pollUntil(ready func() bool) bool {
+	if ready() {
+		return true
+	}
 	start := time.Since(epoch)
 	if !mayPoll(start) {
-		return ready()
+		return false
 	}
 	deadline, last := start+SpinWait, start
 	for spins := 1; ; spins++ {

@@ -159,3 +159,25 @@ func TestPollingGivesWay(t *testing.T) {
 		t.Error("no poll allowed on an idle machine")
 	}
 }
+
+// BenchmarkGo times a loop of two empty chunks, its fork and join alone: with the helper polling
+// between loops (back to back), and with it asleep (a pause longer than SpinWait before each).
+func BenchmarkGo(b *testing.B) {
+	withThreads(b, 2, func() {
+		b.Run("polling", func(b *testing.B) {
+			for b.Loop() {
+				Go(2, func(int) {})
+			}
+		})
+		b.Run("asleep", func(b *testing.B) {
+			var total time.Duration
+			for range b.N {
+				time.Sleep(2 * SpinWait)
+				t0 := time.Now()
+				Go(2, func(int) {})
+				total += time.Since(t0)
+			}
+			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/loop")
+		})
+	})
+}
