@@ -135,6 +135,7 @@ func TestGoFromManyGoroutines(t *testing.T) {
 // TestPollingGivesWay: once two checks in a row find more threads ready than CPUs, nobody polls
 // for backOff: a wait then looks once, where it would poll for SpinWait.
 func TestPollingGivesWay(t *testing.T) {
+	time.Sleep(3 * SpinWait) // earlier tests' helpers stop polling (and reading readyThreads)
 	defer func() { readyThreads = runnable; noPollBefore.Store(0); crowded.Store(0) }()
 	readyThreads = func() int { return runtime.NumCPU() + 2 }
 	var calls atomic.Int64
