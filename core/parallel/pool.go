@@ -136,8 +136,8 @@ var epoch = time.Now()
 // was last called.
 var noPollBefore, loadCheckedAt atomic.Int64
 
-// readyThreads is runnable; tests replace it.
-var readyThreads = runnable
+// readyOverride, when set, replaces runnable (tests).
+var readyOverride atomic.Pointer[func() int]
 
 // crowded counts the checks in a row that found more threads ready than CPUs.
 var crowded atomic.Int32
@@ -151,7 +151,11 @@ func mayPoll(now time.Duration) bool {
 	if int64(now)-last < int64(loadCheck) || !loadCheckedAt.CompareAndSwap(last, int64(now)) {
 		return true
 	}
-	if readyThreads() <= runtime.NumCPU()+1 { // one more is common: a kernel thread, the runtime's monitor
+	ready := runnable
+	if f := readyOverride.Load(); f != nil {
+		ready = *f
+	}
+	if ready() <= runtime.NumCPU()+1 { // one more is common: a kernel thread, the runtime's monitor
 		crowded.Store(0)
 		return true
 	}

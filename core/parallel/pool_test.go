@@ -135,9 +135,9 @@ func TestGoFromManyGoroutines(t *testing.T) {
 // TestPollingGivesWay: once two checks in a row find more threads ready than CPUs, nobody polls
 // for backOff: a wait then looks once, where it would poll for SpinWait.
 func TestPollingGivesWay(t *testing.T) {
-	time.Sleep(3 * SpinWait) // earlier tests' helpers stop polling (and reading readyThreads)
-	defer func() { readyThreads = runnable; noPollBefore.Store(0); crowded.Store(0) }()
-	readyThreads = func() int { return runtime.NumCPU() + 2 }
+	defer func() { readyOverride.Store(nil); noPollBefore.Store(0); crowded.Store(0) }()
+	crowd := func() int { return runtime.NumCPU() + 2 }
+	readyOverride.Store(&crowd)
 	var calls atomic.Int64
 	never := func() bool { calls.Add(1); return false }
 	noPollBefore.Store(0)
@@ -153,7 +153,8 @@ func TestPollingGivesWay(t *testing.T) {
 	if pollUntil(never) || calls.Load() != 1 {
 		t.Errorf("a wait during the back-off polled %d times", calls.Load())
 	}
-	readyThreads = func() int { return 1 }
+	idle := func() int { return 1 }
+	readyOverride.Store(&idle)
 	noPollBefore.Store(0)
 	loadCheckedAt.Store(0)
 	if !mayPoll(time.Since(epoch)) {
