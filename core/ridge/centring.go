@@ -246,27 +246,32 @@ func (st *linearStats) reshift(t []float64) {
 	// moment P_jn; bounded by vMax² times the largest moment of all, a feature at 1e80 left
 	// partitions' statistics unmerged (a +Inf "overflow" of sums of 1e163, probe FN).
 	rows, _ := st.M.Dims()
-	var pMax, firstMax, totalMax float64
+	var pMax, firstMax, totalMax float64 // the builtin max keeps a NaN, as math.Max does, inline
 	for q := 0; q < rows; q++ {
 		P := st.M.RawRowView(q)
 		for _, x := range P {
-			pMax = math.Max(pMax, math.Abs(x))
+			pMax = max(pMax, math.Abs(x))
 		}
 		for j := 0; j < n; j++ {
-			firstMax = math.Max(firstMax, math.Abs(P[triIndex(j, n, k)]))
+			firstMax = max(firstMax, math.Abs(P[triIndex(j, n, k)]))
 		}
-		totalMax = math.Max(totalMax, math.Abs(P[triIndex(n, n, k)]))
+		totalMax = max(totalMax, math.Abs(P[triIndex(n, n, k)]))
 	}
 	if !(pMax+vMax*vMax*totalMax+2*vMax*firstMax < math.MaxFloat64/4) {
 		return
 	}
+	pn := make([]float64, n) // a row's first moments P_ln, read before the row changes
 	for q := 0; q < rows; q++ {
 		P := st.M.RawRowView(q)
 		pnn := P[triIndex(n, n, k)]
+		for l := range pn {
+			pn[l] = P[triIndex(l, n, k)]
+		}
 		for j := 0; j < n; j++ {
-			pjn := P[triIndex(j, n, k)]
-			for l := j; l < n; l++ {
-				P[triIndex(j, l, k)] += v[j]*v[l]*pnn - v[j]*P[triIndex(l, n, k)] - v[l]*pjn
+			vj, pjn := v[j], pn[j]
+			seg, vs, ps := P[triIndex(j, j, k):][:n-j], v[j:n], pn[j:n] // the pairs (j, l), l = j … n−1
+			for t := range seg {
+				seg[t] += vj*vs[t]*pnn - vj*ps[t] - vs[t]*pjn
 			}
 		}
 		for j := 0; j < n; j++ {

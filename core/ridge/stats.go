@@ -181,27 +181,38 @@ func (st *linearStats) normal(S *mat.SymDense, mean []float64, alpha float64, in
 		}
 		return st.M.At(q, triIndex(j, l, kh))
 	}
-	H := mat.NewSymDense(k*d, nil)
+	// every entry on and above the diagonal is written below, and none under it is read
+	H := mat.NewSymDense(k*d, scratchFloats(k*d*k*d))
+	hraw := H.RawSymmetric()
+	mraw := st.M.RawMatrix()
+	momentRow := func(q int) []float64 { return mraw.Data[q*mraw.Stride : q*mraw.Stride+mraw.Cols] }
 	for a := 0; a < d; a++ {
 		for b := a; b < d; b++ {
 			if stop.Yield() {
 				return nil, nil, 0, ErrCancelled
 			}
 			sab, pa, pb := S.At(a, b), mean[a], mean[b]
-			qab, qa, qb, q0 := triIndex(a, b, d), pd+a, pd+b, pd+d
+			mab, ma, mb, m0 := momentRow(triIndex(a, b, d)), momentRow(pd+a), momentRow(pd+b), momentRow(pd+d)
+			entry := func(c int) float64 { // the moments' column c: the pair of features (j, l)
+				g := m0[c]
+				t := mab[c] - pb*ma[c] - pa*mb[c] + pa*pb*g
+				return sab*g + t
+			}
 			for j := 0; j < k; j++ {
+				// row a·k + j of H from its column b·k + lo on: the upper triangle
 				lo := 0
 				if a == b {
 					lo = j
 				}
-				for l := lo; l < k; l++ {
-					g := moment(q0, j, l)
-					t := moment(qab, j, l) - pb*moment(qa, j, l) - pa*moment(qb, j, l) + pa*pb*g
-					v := sab*g + t
-					if a == b && j == l && j < n {
-						v += 2 * alpha
-					}
-					H.SetSym(a*k+j, b*k+l, v)
+				out := hraw.Data[(a*k+j)*hraw.Stride+b*k : (a*k+j)*hraw.Stride+b*k+k]
+				for l := lo; l < j; l++ { // the pair (l, j), column triIndex(l, j)
+					out[l] = entry(triIndex(l, j, kh))
+				}
+				for l, c := max(lo, j), triIndex(j, max(lo, j), kh); l < k; l, c = l+1, c+1 {
+					out[l] = entry(c)
+				}
+				if a == b && j < n {
+					out[j] += 2 * alpha
 				}
 			}
 		}
@@ -222,14 +233,16 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 	if err != nil {
 		return nil, Result{}, err
 	}
+	defer releaseFloats(H.RawSymmetric().Data)
 	d := st.d
 	k := st.unknowns(intercept) / d
-	for i := 0; i < H.SymmetricDim(); i++ {
+	hraw := H.RawSymmetric()
+	for i := 0; i < hraw.N; i++ {
 		if stop.Yield() {
 			return nil, Result{}, ErrCancelled
 		}
-		for j := i; j < H.SymmetricDim(); j++ {
-			if v := H.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+		for _, v := range hraw.Data[i*hraw.Stride+i : i*hraw.Stride+hraw.N] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, Result{}, sumsOverflow("the exact solver's", v)
 			}
 		}
@@ -292,13 +305,16 @@ func (st *linearStats) solve(S *mat.SymDense, mean []float64, alpha float64, int
 			scale[i] = 1 / math.Sqrt(h)
 		}
 	}
-	Hs := mat.NewSymDense(dim, nil)
+	Hs := mat.NewSymDense(dim, scratchFloats(dim*dim)) // its upper triangle written below
+	defer releaseFloats(Hs.RawSymmetric().Data)
+	sraw := Hs.RawSymmetric()
 	for i := 0; i < dim; i++ {
 		if stop.Yield() {
 			return nil, Result{}, ErrCancelled
 		}
+		src, dst := hraw.Data[i*hraw.Stride:i*hraw.Stride+dim], sraw.Data[i*sraw.Stride:i*sraw.Stride+dim]
 		for j := i; j < dim; j++ {
-			Hs.SetSym(i, j, scale[i]*H.At(i, j)*scale[j])
+			dst[j] = scale[i] * src[j] * scale[j]
 		}
 	}
 	addNull(-1) // H is H₀ again: the penalty only serves to pick the minimum-norm optimum

@@ -711,9 +711,9 @@ class StructuredRidge(StructuredEstimator):
         (memory independent of their number), and any sequence of chunks gives the model ``fit``
         would give on all of them. Each such call solves the whole system again, about (k·d)³/3
         operations for k features (plus one for the intercept, or the Nyström components) and
-        d = ``space_.dim`` outputs, however small the chunk: 44 ms at 60 features and 20 labels,
-        0.4 s at 300 components and 10 labels, per call (200 chunks of 10 rows took 0.9 s where
-        ``fit`` on the 2,000 rows took 11 ms). Stream chunks large enough that the solve is a small
+        d = ``space_.dim`` outputs, however small the chunk: 21 ms at 60 features and 20 labels,
+        0.17 s at 300 features and 10 labels, per call on 2 cores (200 chunks of 10 rows took 4.2 s
+        and 34 s where ``fit`` on the 2,000 rows took 8 and 12 ms). Stream chunks large enough that the solve is a small
         share of each call; ``fit`` solves once — for a Nyström model, the model on all of them through the map
         of the first chunk's landmarks, which ``fit`` on all of them draws from all the rows
         instead (a different map: the models differ as two Nyström approximations do). With
