@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
@@ -336,6 +337,29 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report [
 		}
 		return nil
 	}
+	if md.Inference.exact(md.Space) && bruteForced(md.Space) {
+		// the space summed over once for a block of rows (bruteForceRows), not once per row
+		stop := md.Inference.Sampler.Stop
+		block := func(U []float64, first int) error {
+			if err := vet(U, first); err != nil {
+				return err
+			}
+			q := len(U) / d
+			for k := 0; k < q; k++ {
+				if err := checkScores(md.Space, U[k*d:(k+1)*d]); err != nil {
+					return atRow(first+k, err)
+				}
+			}
+			if err := bruteForceRows(md.Space, U, q, out[first*d:(first+q)*d], nil, stop); err != nil {
+				return err
+			}
+			for i := first; report != nil && i < first+q; i++ {
+				report[i*MarginalsReportCols], report[i*MarginalsReportCols+1] = 0, -1 // exact: no chains, no check
+			}
+			return nil
+		}
+		return md.forScoredRows(X, stop, block, blockDone, nil)
+	}
 	return md.forScoredRows(X, md.Inference.Sampler.Stop, vet, forRows, func(i int, u []float64) error {
 		info, err := marginals(md.Space, u, md.Inference, deriveSeed(seed, rowDigest(X, i)), out[i*d:(i+1)*d], false)
 		if report != nil {
@@ -369,8 +393,16 @@ func (md *Model) LogPartitionRows(X xmat.Rows, opt LogZOptions, out []float64, k
 	if len(out) != X.Q {
 		return fmt.Errorf("prob: the output holds %d values, want %d", len(out), X.Q)
 	}
-	return md.forScoredRows(X, opt.Sampler.Stop, md.inRange("log Z"), md.logZRows(opt), func(i int, u []float64) error {
-		r, err := md.rowLogPartition(X, i, u, opt)
+	prepare, rowLogZ := md.logZSource(X, opt)
+	inRange := md.inRange("log Z")
+	vet := func(U []float64, first int) error {
+		if err := inRange(U, first); err != nil {
+			return err
+		}
+		return prepare(U, first)
+	}
+	return md.forScoredRows(X, opt.Sampler.Stop, vet, md.logZRows(opt), func(i int, u []float64) error {
+		r, err := rowLogZ(i, u)
 		if err == nil {
 			out[i] = r.LogZ
 			if keep != nil {
@@ -388,6 +420,38 @@ func (md *Model) logZRows(opt LogZOptions) func(first, q int, stop *cancel.Flag,
 		return seqRows
 	}
 	return forRows
+}
+
+// logZSource returns how LogPartitionRows and ScoreSamplesRows obtain a row's log Z by opt: row by
+// row (rowLogPartition), or, where that is exact inference summing over every structure, for a
+// block of rows at once (bruteForceRows: the space enumerated once per block, not once per row),
+// which prepare does with the block's scores before its rows run.
+func (md *Model) logZSource(X xmat.Rows, opt LogZOptions) (prepare func(U []float64, first int) error,
+	row func(i int, u []float64) (LogZResult, error)) {
+	exact := opt.Method == LogZExact || (opt.Method == LogZAuto && autoExactLogZ(md.Space))
+	if _, alone := space.LogZOf(md.Space); !exact || alone || !bruteForced(md.Space) {
+		return func([]float64, int) error { return nil },
+			func(i int, u []float64) (LogZResult, error) { return md.rowLogPartition(X, i, u, opt) }
+	}
+	var (
+		lz    []float64 // the block's log Z, written by prepare, then read by its rows
+		first int
+	)
+	prepare = func(U []float64, f int) error {
+		d := md.Space.Dim()
+		q := len(U) / d
+		for k := 0; k < q; k++ {
+			if err := checkScores(md.Space, U[k*d:(k+1)*d]); err != nil {
+				return atRow(f+k, err)
+			}
+		}
+		lz, first = slices.Grow(lz[:0], q)[:q], f
+		return bruteForceRows(md.Space, U, q, nil, lz, opt.Sampler.Stop)
+	}
+	row = func(i int, _ []float64) (LogZResult, error) {
+		return LogZResult{LogZ: lz[i-first], Method: LogZExact, Valid: true}, nil
+	}
+	return prepare, row
 }
 
 // rowLogPartition is log Z(u) of X's row i by opt, its estimate seeded by opt.Seed and the row's
@@ -423,11 +487,15 @@ func (md *Model) ScoreSamplesRows(X xmat.Rows, ys []int64, opt LogZOptions, out 
 		return err
 	}
 	d, w := md.Space.Dim(), md.Space.Width()
+	prepare, rowLogZ := md.logZSource(X, opt)
 	vet := func(U []float64, first int) error {
-		return checkScoreScale(U, d, first, "log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u)")
+		if err := checkScoreScale(U, d, first, "log p(y | x) = ⟨u, ψ(y)⟩ − log Z(u)"); err != nil {
+			return err
+		}
+		return prepare(U, first)
 	}
 	return md.forScoredRows(X, opt.Sampler.Stop, vet, md.logZRows(opt), func(i int, u []float64) error {
-		r, err := md.rowLogPartition(X, i, u, opt)
+		r, err := rowLogZ(i, u)
 		if err != nil {
 			return err
 		}
@@ -466,6 +534,10 @@ func forRows(first, q int, stop *cancel.Flag, one func(i int) error) error {
 	}
 	return stop.Err()
 }
+
+// blockDone is forScoredRows' run for a block computed whole by its vet (MarginalsRows on a space
+// summed by brute force): no row is left to run.
+func blockDone(int, int, *cancel.Flag, func(int) error) error { return nil }
 
 // seqRows is forRows one row after another, for rows whose computation is parallel itself.
 func seqRows(first, q int, stop *cancel.Flag, one func(i int) error) error {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/space"
@@ -273,15 +274,92 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 	// Ctrl-C is checked between rows: one evaluation of exact inference on Permutations(15) over
 	// 2,000 rows took seconds, and a line search makes several.
 	stop := inf.Sampler.Stop
+	if exact && bruteForced(p.sp) {
+		if err := p.bruteForceTerm(U, G, terms, rows, stop); err != nil {
+			return 0, 0, err
+		}
+	} else {
+		p.rowTerms(U, G, terms, rows, inf, seed, sg, noise, exact, &failed)
+	}
+	if failed.err != nil {
+		return 0, 0, failed.err
+	}
+	if err := stop.Err(); err != nil {
+		return 0, 0, err
+	}
+	if noise != nil {
+		var v float64
+		for _, x := range noise {
+			v += x
+		}
+		sg.noise = math.Sqrt(v)
+	}
+	s := math.NaN()
+	if exact {
+		s = 0
+		for _, t := range terms {
+			s += t
+		}
+	}
+	if grad != nil {
+		gradientProductX(grad, Xb, G, p.intercept)
+		if p.implicit && p.centre != nil {
+			xmat.CentreTMul(grad, p.centre)
+		}
+	}
+	return s, b, nil
+}
+
+// bruteForceTerm is dataTerm's inference for a space summed over every structure
+// (bruteForceRows, the space enumerated once for all rows): each row's G = s_i (E[ψ] − ψ(y_i))
+// and term s_i [log Z(u_i) − ⟨u_i, ψ(y_i)⟩], for the rows of the batch (rows; nil: all).
+func (p *Problem) bruteForceTerm(U, G *mat.Dense, terms []float64, rows []int, stop *cancel.Flag) error {
+	b, d := U.Dims()
+	for k := 0; k < b; k++ {
+		if err := checkScores(p.sp, U.RawRowView(k)); err != nil {
+			return fmt.Errorf("row %d: %w", p.rowIndex(rows, k), err)
+		}
+	}
+	logZ := make([]float64, b)
+	if err := bruteForceRows(p.sp, U.RawMatrix().Data[:b*d], b, G.RawMatrix().Data[:b*d], logZ, stop); err != nil {
+		return err
+	}
+	for k := 0; k < b; k++ {
+		i := p.rowIndex(rows, k)
+		w := 1.0
+		if p.weights != nil {
+			w = p.weights[i]
+		}
+		u, g, py := U.RawRowView(k), G.RawRowView(k), p.psiY.RawRowView(i)
+		for j := range g {
+			g[j] = w * (g[j] - py[j])
+		}
+		terms[k] = w * (logZ[k] - dot(u, py))
+	}
+	return nil
+}
+
+// rowIndex is the row of the data that row k of a batch of rows holds (rows nil: all, in order).
+func (p *Problem) rowIndex(rows []int, k int) int {
+	if rows != nil {
+		return rows[k]
+	}
+	return k
+}
+
+// rowTerms is dataTerm's inference row by row, in parallel: each row's marginals (exact or
+// sampled, with a sampled fit's chains and noise estimate when sg is set), G and terms as
+// bruteForceTerm's; the first failing row is recorded in failed and the others skipped.
+func (p *Problem) rowTerms(U, G *mat.Dense, terms []float64, rows []int, inf InferenceOptions, seed uint64,
+	sg *sampledGradient, noise []float64, exact bool, failed *firstFailure) {
+	b, _ := U.Dims()
+	stop := inf.Sampler.Stop
 	parallel.For(b, 4, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			if failed.failed.Load() || stop.Stopped() {
 				return
 			}
-			i := k
-			if rows != nil {
-				i = rows[k]
-			}
+			i := p.rowIndex(rows, k)
 			u := U.RawRowView(k)
 			g := G.RawRowView(k)
 			var rs *rowSampling
@@ -312,33 +390,6 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 			}
 		}
 	})
-	if failed.err != nil {
-		return 0, 0, failed.err
-	}
-	if err := stop.Err(); err != nil {
-		return 0, 0, err
-	}
-	if noise != nil {
-		var v float64
-		for _, x := range noise {
-			v += x
-		}
-		sg.noise = math.Sqrt(v)
-	}
-	s := math.NaN()
-	if exact {
-		s = 0
-		for _, t := range terms {
-			s += t
-		}
-	}
-	if grad != nil {
-		gradientProductX(grad, Xb, G, p.intercept)
-		if p.implicit && p.centre != nil {
-			xmat.CentreTMul(grad, p.centre)
-		}
-	}
-	return s, b, nil
 }
 
 // penalized turns the data term's sums over rows of total weight b — loss = Σ_i s_i ℓ_i and, in
