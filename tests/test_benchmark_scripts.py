@@ -99,6 +99,7 @@ SCRIPTS = [
     ("auto_solver.py", "auto_solver", "| space | rows × k | d | unknowns | nnz | auto picks |", None),
     ("reference_fit_time.py", "reference_fit_time", "## Fit time of the reference measures", "text"),
     ("exact_inference.py", "exact_inference", "| space | d | exact (ms) | sampled (ms) |", "label_ranking/vowel.csv"),
+    ("partial_fit.py", "partial_fit", "| rows × features | labels d | unknowns (k·d) | chunk | calls |", None),
     ("brute_force.py", "brute_force", "| space | \\|Y\\| | d | fit (s) | iterations | SciPy fit (s) |", None),
     ("kernel_dual.py", "kernel_dual", "| data | alpha | StructuredRidge fit (s, median) | iterations |", None),
     ("prob_default_alpha.py", "prob_default_alpha", "| data | space | m | α=1 |", "label_ranking/iris.csv"),
