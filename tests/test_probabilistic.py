@@ -864,7 +864,7 @@ def test_score_samples_warns_where_log_z_has_no_guarantee():
 
 def test_log_partition_auto_enumerates_where_exact_does():
     """ "auto" is exact wherever "exact" answers, enumeration of up to 2²⁰ structures included: on
-    Cliques(15) (32,767 structures, beyond the fits' 2¹⁴) it took the FPRAS, ten times slower,
+    Cliques(15) (32,767 structures, beyond the fits' 2¹⁴ then) it took the FPRAS, ten times slower,
     which refused scores of ‖u‖₁ ≈ 90 at its work bound, as did score_samples (probe BE)."""
     rng = np.random.default_rng(0)
     space = spaces.Cliques(15)

@@ -27,9 +27,12 @@ func HasClosedForm(sp space.Space) bool {
 }
 
 // AutoBruteForceMax is the largest |Y| for which the automatic choices of fits (InferAuto,
-// SolverAuto) sum over every structure rather than sample: brute force costs |Y| embeddings per
-// input and per gradient evaluation. LogZAuto sums up to BruteForceMax: once per input.
-const AutoBruteForceMax = 1 << 14
+// SolverAuto) sum over every structure rather than sample: brute force costs |Y| products with
+// each input's scores per gradient evaluation (bruteForceRows). LogZAuto sums up to BruteForceMax:
+// once per input. 2¹⁴ until the sums took a block of rows at once; then, on 300 rows of 10
+// features (2 cores), the exact fit of Cliques(15) took 7.5 s against the sampled one's 103 s (200
+// Adam steps), Cliques(16) 22 s against 122 s.
+const AutoBruteForceMax = 1 << 16
 
 // HasExact reports whether ExactLogPartition and ExactMarginals succeed on sp: it has a closed
 // form, or at most BruteForceMax structures.

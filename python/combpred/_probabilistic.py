@@ -128,7 +128,7 @@ class ProbabilisticStructured(StructuredEstimator):
     (the intercept b is not penalised). Its gradient needs ``E_{p(·|x)}[ψ]``: exact where the space has
     closed forms (multiclass, multilabel, ordinal, hierarchy and DAG paths, subtrees, k-subsets,
     tournaments), a dynamic programme (the sum-product versions of the exact decoders: permutations
-    up to 16 labels, directed and undirected cycles up to 14 vertices) or a sum over at most 2¹⁴
+    up to 16 labels, directed and undirected cycles up to 14 vertices) or a sum over at most 2¹⁶
     structures (2²⁰ with ``sampler="exact"``), which L-BFGS minimises to high precision; otherwise a
     Monte Carlo estimate from samples (exact samples by coupling from the past, or Markov chains),
     which Adam with iterate averaging minimises (Vembu's thesis, chapter 6).
@@ -165,7 +165,7 @@ class ProbabilisticStructured(StructuredEstimator):
     sampler : {"auto", "exact", "cftp", "metropolis", "local", "mixed"}, default="auto"
         How E[ψ] is computed during fit (and the default sampler of :meth:`sample`):
         ``"exact"`` demands exact inference: a closed form or dynamic programme, else a sum over
-        every structure of spaces of up to 2²⁰ (``"auto"`` sums only up to 2¹⁴: each gradient then
+        every structure of spaces of up to 2²⁰ (``"auto"`` sums only up to 2¹⁶: each gradient then
         sums |Y| structures per input, minutes per fit near 2²⁰); an error on larger spaces without
         one. ``"cftp"`` averages
         exact samples drawn by coupling from the past on the Metropolis chain (cost grows as
