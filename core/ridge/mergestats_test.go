@@ -14,6 +14,7 @@ import (
 	"github.com/combpred/combpred/core/binfmt"
 	"github.com/combpred/combpred/core/kernel"
 	"github.com/combpred/combpred/core/space"
+	"gonum.org/v1/gonum/mat"
 )
 
 // mergeSpaces are the families the distributed fit is checked on: every family of the core
@@ -546,6 +547,89 @@ func TestMergedStatsOfFeaturesFarFromZero(t *testing.T) {
 			if diff := relDist(U, want); diff > 1e-10 {
 				t.Errorf("scale %g, %s: scores %.3g from Fit's", scale, order, diff)
 			}
+		}
+	}
+}
+
+// linearStats.add accumulates exactly the moments that define it, M[q, (j,l)] = Σ_i s_i c_q(ψ_i)
+// x̂_ij x̂_il, computed here term by term: across blocks of examples (statsBlock) and chunks of
+// columns (statsCols), with zero weights, a shift, ψ with several values (Permutations' ranks: ψ_a
+// ψ_b ≠ ψ_a) and sparse ψ (multiclass one-hot), to rounding.
+func TestStatsAddMatchesTheirDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, c := range []struct {
+		kind   string
+		params []int64
+		n      int
+	}{
+		{"multilabel", []int64{4}, 25}, // 351 column pairs: two chunks of statsCols
+		{"permutations", []int64{3}, 3},
+		{"multiclass", []int64{5}, 7},
+	} {
+		sp, err := space.New(c.kind, c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, n, d := 2*statsBlock+3, c.n, sp.Dim()
+		X, ys := synthetic(t, sp, m, n, 43)
+		w := make([]float64, m)
+		for i := range w {
+			if i%7 != 3 {
+				w[i] = r.Float64() * 2
+			}
+		}
+		p, err := NewProblem(sp, ys, m, w, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := newLinearStats(n, d)
+		st.shift = make([]float64, n)
+		for j := range st.shift {
+			st.shift[j] = r.NormFloat64()
+		}
+		if err := st.add(p, design{X: mat.NewDense(m, n, X)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		k, pd := n+1, d*(d+1)/2
+		rows, cols := statsDims(n, d)
+		want := mat.NewDense(rows, cols, nil)
+		psi, x := make([]float64, d), make([]float64, k)
+		for i := 0; i < m; i++ {
+			sp.Embed(ys[i*sp.Width():(i+1)*sp.Width()], psi)
+			for j := 0; j < n; j++ {
+				x[j] = X[i*n+j] - st.shift[j]
+			}
+			x[n] = 1
+			coef := func(q int) float64 {
+				switch {
+				case q == pd+d:
+					return 1
+				case q >= pd:
+					return psi[q-pd]
+				}
+				for a := 0; a < d; a++ {
+					for b := a; b < d; b++ {
+						if triIndex(a, b, d) == q {
+							return psi[a] * psi[b]
+						}
+					}
+				}
+				panic("no such row")
+			}
+			for q := 0; q < rows; q++ {
+				cq := coef(q)
+				for j := 0; j < k; j++ {
+					for l := j; l < k; l++ {
+						want.Set(q, triIndex(j, l, k), want.At(q, triIndex(j, l, k))+p.Weight[i]*cq*x[j]*x[l])
+					}
+				}
+			}
+		}
+		if !mat.EqualApprox(st.M, want, 1e-10*mat.Norm(want, math.Inf(1))) {
+			t.Errorf("%s%v: the moments differ from their definition", c.kind, c.params)
+		}
+		if st.count != int64(m) {
+			t.Errorf("%s%v: count %d, want %d", c.kind, c.params, st.count, m)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/gemm"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/floats"
@@ -63,15 +64,32 @@ func triIndex(i, j, n int) int {
 	return i*n - i*(i-1)/2 + j - i
 }
 
-// statsBlock is the number of examples whose non-zero ψ coordinates are listed at a time.
-const statsBlock = 1024
+// statsBlock is the largest number of examples add takes at a time; statsProducts bounds the
+// products x̂_j x̂_l of a block it holds (16 MB), and statsCols is the number of columns of M each
+// task of add updates: a block's products and M's rows over those columns (256 × 256 values, and
+// 231 × 256 for 20 labels) stay near the second level of cache while the examples go by. On
+// 100,000 × 50 features and 20 labels, 128 columns took 0.78 s, 256 0.68 s, 512 0.86 s.
+const (
+	statsBlock    = 256
+	statsProducts = 1 << 21
+	statsCols     = 256
+)
 
-// add accumulates the examples of p with the inputs of des (m×n, dense or sparse), or returns ErrCancelled when stop is
-// set, leaving the statistics partly updated (PartialFit adds to a clone, which it then drops).
+// add accumulates the examples of p with the inputs of des (m×n, dense or sparse), or returns
+// ErrCancelled when stop is set, leaving the statistics partly updated (PartialFit adds to a clone,
+// which it then drops).
+//
+// M = Σ_i c(ψ_i) ⊗ s_i x̂_i x̂_iᵀ is a sparse matrix (the c_q(ψ_i) of each example's non-zero
+// coordinates) times the dense products of each example's features, taken a block of examples at
+// a time: each task computes the block's products s_i x̂_ij x̂_il over its columns, then adds, for
+// each row q of M, the examples whose c_q is not zero, four at a time (gemm.Axpy4: M's row read
+// once for four examples). One example at a time, each of its (z² + 3z + 2)/2 rows of M was read
+// and written for it alone: 1.15 s for 100,000 examples of 50 features and 20 labels, half of them
+// on, where this takes 0.68 s (2 cores).
 func (st *linearStats) add(p *Problem, des design, stop *cancel.Flag) error {
 	m, n := des.samples(), des.features()
 	d, k := st.d, n+1
-	_, pk := st.M.Dims()
+	rowsM, pk := st.M.Dims()
 	pd := d * (d + 1) / 2
 	pj, pl := make([]int, pk), make([]int, pk)
 	for j := 0; j < k; j++ {
@@ -80,55 +98,83 @@ func (st *linearStats) add(p *Problem, des design, stop *cancel.Flag) error {
 			pj[q], pl[q] = j, l
 		}
 	}
-	xh := mat.NewDense(min(m, statsBlock), k, nil)
-	nzA := make([][]int, min(m, statsBlock))
-	nzV := make([][]float64, len(nzA))
-	for lo := 0; lo < m; lo += statsBlock {
+	block := max(4, min(statsBlock, statsProducts/pk, m))
+	xh := make([]float64, block*k) // the block's rows x̂ = (x − shift, 1)
+	ws := make([]float64, block)   // and their weights s (0: the row is not used)
+	P := make([]float64, block*pk) // row r: s_r x̂_rj x̂_rl over the pairs j ≤ l
+	// for each row q of M, the block's examples with c_q(ψ) ≠ 0 and those values, in order
+	users, coefs := make([][]int, rowsM), make([][]float64, rowsM)
+	var nzA []int
+	var nzV []float64
+	chunks := (pk + statsCols - 1) / statsCols
+	for lo := 0; lo < m; lo += block {
 		if stop.Yield() {
 			return ErrCancelled
 		}
-		hi := min(lo+statsBlock, m)
+		hi := min(lo+block, m)
+		for q := range users {
+			users[q], coefs[q] = users[q][:0], coefs[q][:0]
+		}
+		use := func(q, r int, c float64) {
+			users[q], coefs[q] = append(users[q], r), append(coefs[q], c)
+		}
 		for i := lo; i < hi; i++ {
-			row := xh.RawRowView(i - lo)
-			des.rowInto(i, row[:n])
-			if st.shift != nil {
-				floats.Sub(row[:n], st.shift)
+			s, r := p.Weight[i], i-lo
+			if ws[r] = s; s == 0 {
+				continue
 			}
-			row[n] = 1
-			a, v := nzA[i-lo][:0], nzV[i-lo][:0]
+			x := xh[r*k : (r+1)*k]
+			des.rowInto(i, x[:n])
+			if st.shift != nil {
+				floats.Sub(x[:n], st.shift)
+			}
+			x[n] = 1
+			nzA, nzV = nzA[:0], nzV[:0]
 			for c, del := range p.Delta.RawRowView(i) {
 				if psi := del + p.Mean[c]; psi != 0 {
-					a, v = append(a, c), append(v, psi)
+					nzA, nzV = append(nzA, c), append(nzV, psi)
 				}
 			}
-			nzA[i-lo], nzV[i-lo] = a, v
+			for u, au := range nzA {
+				use(pd+au, r, nzV[u])
+				for w := u; w < len(nzA); w++ {
+					use(triIndex(au, nzA[w], d), r, nzV[u]*nzV[w])
+				}
+			}
+			use(pd+d, r, 1)
 		}
 		// The columns are split between the goroutines: every entry accumulates the examples in
 		// the same order whatever the number of threads, so the result is reproducible.
-		parallel.For(pk, 256, func(c0, c1 int) {
-			xs := make([]float64, c1-c0)
-			for i := lo; i < hi; i++ {
-				// A block of examples takes up to a second at 8,000 unknowns: the caller discards
-				// the statistics of a cancelled add.
-				if (i-lo)%8 == 0 && stop.Yield() {
+		parallel.For(chunks, 1, func(ch0, ch1 int) {
+			for ch := ch0; ch < ch1; ch++ {
+				// A block takes up to a second at 8,000 unknowns: the caller discards the
+				// statistics of a cancelled add.
+				if stop.Yield() {
 					return
 				}
-				s := p.Weight[i]
-				if s == 0 {
-					continue
-				}
-				x := xh.RawRowView(i - lo)
-				for q := range xs {
-					xs[q] = s * x[pj[c0+q]] * x[pl[c0+q]]
-				}
-				a, v := nzA[i-lo], nzV[i-lo]
-				for u, au := range a {
-					floats.AddScaled(st.M.RawRowView(pd + au)[c0:c1], v[u], xs)
-					for w := u; w < len(a); w++ {
-						floats.AddScaled(st.M.RawRowView(triIndex(au, a[w], d))[c0:c1], v[u]*v[w], xs)
+				c0, c1 := ch*statsCols, min((ch+1)*statsCols, pk)
+				row := func(r int) []float64 { return P[r*pk+c0 : r*pk+c1] }
+				for r := 0; r < hi-lo; r++ { // the products of this task's columns, for the examples used
+					if ws[r] == 0 {
+						continue
+					}
+					x, pr := xh[r*k:(r+1)*k], row(r)
+					for c := range pr {
+						pr[c] = ws[r] * x[pj[c0+c]] * x[pl[c0+c]]
 					}
 				}
-				floats.Add(st.M.RawRowView(pd + d)[c0:c1], xs)
+				for q, rs := range users {
+					cs := coefs[q]
+					dst := st.M.RawRowView(q)[c0:c1]
+					t := 0
+					for ; t+4 <= len(rs); t += 4 {
+						a := [4]float64{cs[t], cs[t+1], cs[t+2], cs[t+3]}
+						gemm.Axpy4(dst, &a, row(rs[t]), row(rs[t+1]), row(rs[t+2]), row(rs[t+3]))
+					}
+					for ; t < len(rs); t++ {
+						gemm.Axpy(dst, cs[t], row(rs[t]))
+					}
+				}
 			}
 		})
 	}
