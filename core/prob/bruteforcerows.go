@@ -46,10 +46,7 @@ func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, st
 	if q == 0 {
 		return nil
 	}
-	acc := mean
-	if acc == nil {
-		acc = make([]float64, q*d) // the weighted sums, which log Z alone does not need but costs little
-	}
+	acc := mean // the weighted sums of ψ; log Z alone (mean nil) needs none
 	clear(acc)
 	top, sum := make([]float64, q), make([]float64, q) // each row's running maximum score and Σ exp(f − top)
 	for i := range top {
@@ -89,9 +86,11 @@ func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, st
 					if m > top[i] { // rescale what the row has summed to the new maximum
 						scale := math.Exp(top[i] - m)
 						sum[i] *= scale
-						row := acc[i*d : (i+1)*d]
-						for j := range row {
-							row[j] *= scale
+						if acc != nil {
+							row := acc[i*d : (i+1)*d]
+							for j := range row {
+								row[j] *= scale
+							}
 						}
 						top[i] = m
 					}
@@ -103,7 +102,9 @@ func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, st
 					}
 					sum[i] += s
 				}
-				gemm.MulPanelAdd(blas64.General{Rows: rows, Cols: d, Stride: d, Data: acc[lo*d : hi*d]}, Fb, chunk)
+				if acc != nil {
+					gemm.MulPanelAdd(blas64.General{Rows: rows, Cols: d, Stride: d, Data: acc[lo*d : hi*d]}, Fb, chunk)
+				}
 			}
 		})
 		n = 0

@@ -271,8 +271,9 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 	if sg != nil && !exact && sg.rowNorms != nil {
 		noise = make([]float64, b)
 	}
-	// Ctrl-C is checked between rows: one evaluation of exact inference on Permutations(15) over
-	// 2,000 rows took seconds, and a line search makes several.
+	// Ctrl-C is checked between rows (and every bruteForceStopEvery structures of a sum over the
+	// space): one evaluation of exact inference on Permutations(15) over 2,000 rows took seconds,
+	// and a line search makes several.
 	stop := inf.Sampler.Stop
 	if exact && bruteForced(p.sp) {
 		if err := p.bruteForceTerm(U, G, terms, rows, stop); err != nil {
