@@ -57,9 +57,11 @@ func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, st
 	blocks := (q + bruteRows - 1) / bruteRows
 	scores := make([]float64, min(blocks, parallel.Threads())*bruteRows*bruteChunk)
 	n := 0
-	flush := func() {
+	// flush adds the chunk's n structures to every row; it reports false when stop was seen set, the
+	// rows' sums then partly updated (a chunk against a million rows is seconds of work).
+	flush := func() bool {
 		if n == 0 {
-			return
+			return true
 		}
 		for s := 0; s < n; s++ {
 			for j := 0; j < d; j++ {
@@ -71,7 +73,7 @@ func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, st
 		workers := min(blocks, parallel.Threads())
 		parallel.Go(workers, func(w int) {
 			F := scores[w*bruteRows*bruteChunk : (w+1)*bruteRows*bruteChunk]
-			for b := w; b < blocks; b += workers {
+			for b := w; b < blocks && !stop.Stopped(); b += workers {
 				lo, hi := b*bruteRows, min((b+1)*bruteRows, q)
 				rows := hi - lo
 				Fb := blas64.General{Rows: rows, Cols: n, Stride: n, Data: F[:rows*n]}
@@ -108,6 +110,7 @@ func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, st
 			}
 		})
 		n = 0
+		return !stop.Stopped()
 	}
 	var seen int
 	cancelled := false
@@ -117,18 +120,18 @@ func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, st
 			return false
 		}
 		sp.Embed(y, psi[n*d:(n+1)*d])
-		if n++; n == bruteChunk {
-			flush()
+		if n++; n == bruteChunk && !flush() {
+			cancelled = true
+			return false
 		}
 		return true
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNoExact, err)
 	}
-	if cancelled {
+	if cancelled || !flush() {
 		return cancel.ErrCancelled
 	}
-	flush()
 	for i := 0; i < q; i++ {
 		if mean != nil {
 			row := mean[i*d : (i+1)*d]

@@ -240,3 +240,21 @@ func TestBruteForcedEntryPointsMatchRowByRow(t *testing.T) {
 		t.Errorf("Marginals with row 5 at 1e300: %v, want an error naming row 5", err)
 	}
 }
+
+// A set stop flag ends bruteForceRows between the blocks of rows a chunk of structures is added
+// to, not only every bruteForceStopEvery structures: on Cliques(11), 2,037 structures (fewer than
+// that), the sum over many rows was still run whole (a chunk against a million rows of a fit is
+// seconds of work).
+func TestBruteForceRowsStopsBetweenRows(t *testing.T) {
+	sp := mustSpace(t, "cliques", 11)
+	if sp.LogCount() >= math.Log(bruteForceStopEvery) {
+		t.Fatal("Cliques(11) has more structures than bruteForceStopEvery: pick a smaller space")
+	}
+	const q = 3 * bruteRows
+	d := sp.Dim()
+	stop := new(cancel.Flag)
+	stop.Stop()
+	if err := bruteForceRows(sp, make([]float64, q*d), q, make([]float64, q*d), nil, stop); !errors.Is(err, cancel.ErrCancelled) {
+		t.Errorf("got %v, want ErrCancelled", err)
+	}
+}
