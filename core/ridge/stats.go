@@ -98,12 +98,14 @@ func (st *linearStats) add(p *Problem, des design, stop *cancel.Flag) error {
 			pj[q], pl[q] = j, l
 		}
 	}
-	block := max(4, min(statsBlock, statsProducts/pk, m))
+	// beyond statsProducts, one example's products: as many values as a row of M
+	block := max(1, min(statsBlock, statsProducts/pk, m))
 	xh := make([]float64, block*k) // the block's rows x̂ = (x − shift, 1)
 	ws := make([]float64, block)   // and their weights s (0: the row is not used)
 	P := make([]float64, block*pk) // row r: s_r x̂_rj x̂_rl over the pairs j ≤ l
 	// for each row q of M, the block's examples with c_q(ψ) ≠ 0 and those values, in order
 	users, coefs := make([][]int, rowsM), make([][]float64, rowsM)
+	var active []int // the rows q with examples in this block, in the order first used
 	var nzA []int
 	var nzV []float64
 	chunks := (pk + statsCols - 1) / statsCols
@@ -112,10 +114,14 @@ func (st *linearStats) add(p *Problem, des design, stop *cancel.Flag) error {
 			return ErrCancelled
 		}
 		hi := min(lo+block, m)
-		for q := range users {
+		for _, q := range active {
 			users[q], coefs[q] = users[q][:0], coefs[q][:0]
 		}
+		active = active[:0]
 		use := func(q, r int, c float64) {
+			if len(users[q]) == 0 {
+				active = append(active, q)
+			}
 			users[q], coefs[q] = append(users[q], r), append(coefs[q], c)
 		}
 		for i := lo; i < hi; i++ {
@@ -163,8 +169,8 @@ func (st *linearStats) add(p *Problem, des design, stop *cancel.Flag) error {
 						pr[c] = ws[r] * x[pj[c0+c]] * x[pl[c0+c]]
 					}
 				}
-				for q, rs := range users {
-					cs := coefs[q]
+				for _, q := range active {
+					rs, cs := users[q], coefs[q]
 					dst := st.M.RawRowView(q)[c0:c1]
 					t := 0
 					for ; t+4 <= len(rs); t += 4 {
