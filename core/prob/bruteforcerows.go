@@ -36,7 +36,8 @@ func bruteForced(sp space.Space) bool {
 // softmax(UΨᵀ)Ψ on a cached Ψ (probe FS), and that table is 2^n·d values: the chunks keep the
 // memory at O((q + bruteChunk)·d).
 //
-// The scores must have passed checkScores. stop is checked between chunks (ErrCancelled).
+// The scores must have passed checkScores. stop is checked every bruteForceStopEvery structures
+// and between the blocks of rows a chunk is added to (ErrCancelled).
 func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, stop *cancel.Flag) error {
 	d := sp.Dim()
 	if len(U) != q*d || (mean != nil && len(mean) != q*d) || (logZ != nil && len(logZ) != q) {
@@ -55,7 +56,8 @@ func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, st
 	psi := make([]float64, bruteChunk*d)  // the chunk's ψ, a structure a row
 	psiT := make([]float64, d*bruteChunk) // and transposed, for the scores
 	blocks := (q + bruteRows - 1) / bruteRows
-	scores := make([]float64, min(blocks, parallel.Threads())*bruteRows*bruteChunk)
+	workers := min(blocks, parallel.Threads()) // read once: another call may change the thread count
+	scores := make([]float64, workers*bruteRows*bruteChunk)
 	n := 0
 	// flush adds the chunk's n structures to every row; it reports false when stop was seen set, the
 	// rows' sums then partly updated (a chunk against a million rows is seconds of work).
@@ -70,7 +72,6 @@ func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, st
 		}
 		chunk := blas64.General{Rows: n, Cols: d, Stride: d, Data: psi[:n*d]}
 		chunkT := blas64.General{Rows: d, Cols: n, Stride: n, Data: psiT[:d*n]}
-		workers := min(blocks, parallel.Threads())
 		parallel.Go(workers, func(w int) {
 			F := scores[w*bruteRows*bruteChunk : (w+1)*bruteRows*bruteChunk]
 			for b := w; b < blocks && !stop.Stopped(); b += workers {
