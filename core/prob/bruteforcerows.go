@@ -26,6 +26,18 @@ func bruteForced(sp space.Space) bool {
 	return !HasClosedForm(sp) && HasExact(sp)
 }
 
+// checkScoreRows is checkScores for each of the q score vectors U (q × Dim()), in order: the first
+// refused and why (−1, nil when none is), what bruteForceRows' callers check first.
+func checkScoreRows(sp space.Space, U []float64, q int) (int, error) {
+	d := sp.Dim()
+	for k := 0; k < q; k++ {
+		if err := checkScores(sp, U[k*d:(k+1)*d]); err != nil {
+			return k, err
+		}
+	}
+	return -1, nil
+}
+
 // bruteForceRows is bruteForce for the q score vectors U (q × Dim(), row-major): it writes each
 // row's E[ψ] into mean (q × Dim(); nil to skip) and log Z into logZ (length q; nil to skip).
 // bruteForce enumerates the space once per row and adds ψ(y) to the row's sum one structure at a
@@ -36,7 +48,7 @@ func bruteForced(sp space.Space) bool {
 // softmax(UΨᵀ)Ψ on a cached Ψ (probe FS), and that table is 2^n·d values: the chunks keep the
 // memory at O((q + bruteChunk)·d).
 //
-// The scores must have passed checkScores. stop is checked every bruteForceStopEvery structures
+// The scores must have passed checkScoreRows. stop is checked every bruteForceStopEvery structures
 // and between the blocks of rows a chunk is added to (ErrCancelled).
 func bruteForceRows(sp space.Space, U []float64, q int, mean, logZ []float64, stop *cancel.Flag) error {
 	d := sp.Dim()

@@ -345,10 +345,8 @@ func (md *Model) MarginalsRows(X xmat.Rows, seed uint64, out []float64, report [
 				return err
 			}
 			q := len(U) / d
-			for k := 0; k < q; k++ {
-				if err := checkScores(md.Space, U[k*d:(k+1)*d]); err != nil {
-					return atRow(first+k, err)
-				}
+			if k, err := checkScoreRows(md.Space, U, q); err != nil {
+				return atRow(first+k, err)
 			}
 			if err := bruteForceRows(md.Space, U, q, out[first*d:(first+q)*d], nil, stop); err != nil {
 				return err
@@ -438,12 +436,9 @@ func (md *Model) logZSource(X xmat.Rows, opt LogZOptions) (prepare func(U []floa
 		first int
 	)
 	prepare = func(U []float64, f int) error {
-		d := md.Space.Dim()
-		q := len(U) / d
-		for k := 0; k < q; k++ {
-			if err := checkScores(md.Space, U[k*d:(k+1)*d]); err != nil {
-				return atRow(f+k, err)
-			}
+		q := len(U) / md.Space.Dim()
+		if k, err := checkScoreRows(md.Space, U, q); err != nil {
+			return atRow(f+k, err)
 		}
 		lz, first = slices.Grow(lz[:0], q)[:q], f
 		return bruteForceRows(md.Space, U, q, nil, lz, opt.Sampler.Stop)

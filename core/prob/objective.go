@@ -316,10 +316,8 @@ func (p *Problem) dataTerm(W *mat.Dense, rows []int, inf InferenceOptions, seed 
 // and term s_i [log Z(u_i) − ⟨u_i, ψ(y_i)⟩], for the rows of the batch (rows; nil: all).
 func (p *Problem) bruteForceTerm(U, G *mat.Dense, terms []float64, rows []int, stop *cancel.Flag) error {
 	b, d := U.Dims()
-	for k := 0; k < b; k++ {
-		if err := checkScores(p.sp, U.RawRowView(k)); err != nil {
-			return fmt.Errorf("row %d: %w", p.rowIndex(rows, k), err)
-		}
+	if k, err := checkScoreRows(p.sp, U.RawMatrix().Data[:b*d], b); err != nil {
+		return fmt.Errorf("row %d: %w", p.rowIndex(rows, k), err)
 	}
 	logZ := make([]float64, b)
 	if err := bruteForceRows(p.sp, U.RawMatrix().Data[:b*d], b, G.RawMatrix().Data[:b*d], logZ, stop); err != nil {

@@ -221,20 +221,21 @@ func factorCholesky(a blas64.General, stop *cancel.Flag) error {
 			return errNotPositiveDefinite
 		}
 		if j+jb < n {
-			solveUpperTrans(data[j*lda+j:], lda, jb, n-j-jb, negT)
+			solvePanelUpperTrans(data[j*lda+j:], lda, jb, n-j-jb, negT)
 		}
 	}
 	return nil
 }
 
-// cholSolveRows is the group of rows solveUpperTrans substitutes one at a time, the rows above
-// them entering through one product.
+// cholSolveRows is the group of rows solvePanelUpperTrans substitutes one at a time, the rows
+// above them entering through one product.
 const cholSolveRows = 8
 
-// solveUpperTrans overwrites the k×cols block B, to the right of the upper triangular k×k block U
-// at u (both of row stride lda: B's rows start k values after U's), with X solving Uᵀ·X = B, by
-// forward substitution over B's rows. scratch holds at least k² values.
-func solveUpperTrans(u []float64, lda, k, cols int, scratch []float64) {
+// solvePanelUpperTrans overwrites the k×cols panel B, to the right of the upper triangular k×k
+// block U at u (both of row stride lda: B's rows start k values after U's), with X solving
+// Uᵀ·X = B, by forward substitution over B's rows. scratch holds at least k² values.
+// (upperTransSolve is the same solve for one vector, a whole factor's length.)
+func solvePanelUpperTrans(u []float64, lda, k, cols int, scratch []float64) {
 	negUT := scratch[:k*k] // −Uᵀ, row-major: row i holds −U[0:i, i]
 	for i := 0; i < k; i++ {
 		for l := 0; l < i; l++ {

@@ -229,28 +229,7 @@ func randomSPD(r *rand.Rand, n int, shift float64) *mat.SymDense {
 func TestSolveCholeskyBackwardStable(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	const n = 300
-	G := mat.NewDense(n, n, nil)
-	for i := range G.RawMatrix().Data {
-		G.RawMatrix().Data[i] = r.NormFloat64()
-	}
-	var qr mat.QR
-	qr.Factorize(G)
-	var Q mat.Dense
-	qr.QTo(&Q)
-	eig := make([]float64, n)
-	for i := range eig {
-		eig[i] = math.Pow(10, -12*float64(i)/float64(n-1))
-	}
-	var QD mat.Dense
-	QD.Apply(func(_, j int, v float64) float64 { return v * eig[j] }, &Q)
-	var full mat.Dense
-	full.Mul(&QD, Q.T())
-	A := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			A.SetSym(i, j, full.At(i, j))
-		}
-	}
+	A, _ := decayingCovariance(r, n, math.Pow(10, -12/float64(n-1))) // eigenvalues 1 … 10⁻¹²
 	b := make([]float64, n)
 	for i := range b {
 		b[i] = r.NormFloat64()
