@@ -5,8 +5,8 @@ Usage: python benchmarks/kernels.py [--quick] [--output BENCHMARKS.md]
 Runs the Go benchmarks of core/gemm (BenchmarkKernelCeiling, BenchmarkMemoryCeiling, BenchmarkMulT, BenchmarkPanel) on one and
 two threads and of core/space (BenchmarkPermutationsDecodeBatch, BenchmarkDicyclesDecodeBatch) on one,
 each ``--count`` times, and reports medians. Every new routine is timed next to the one it replaced in
-the same run: MulT (dot-product kernel) against Mul (fmaRows8) for kernel CG's product with K and for
-Gram matrices; MulPanel against Mul for X·W; MulTN against the former route of Xᵀ·G (a transposed
+the same run: kernel CG's product with K as (K·Xᵀ)ᵀ by MulPanel against MulT's dot products, and
+MulPanel against MulT for Gram matrices; MulPanel against Mul for X·W; MulTN against the former route of Xᵀ·G (a transposed
 copy of G, then Mul); the batched AVX2 decoders against the portable Go decoders (kernels off), which
 were every machine's decoders before. The ceiling is the vector kernels' rate on operands held in the
 first level of cache, on every thread at once, measured in the same run; where a product's operands
@@ -123,7 +123,15 @@ def main() -> None:
         *(
             (label, f"MulT/{case}/{new}", f"MulT/{case}/{old}", "XBt", q, p, m)
             for label, case, new, old, q, p, m in (
-                ("kernel CG's X·K, 14 × 1500 · 1500 × 1500", "cg_14x1500x1500", "MulT", "Mul", 14, 1500, 1500),
+                (
+                    "kernel CG's X·K, 14 × 1500 · 1500 × 1500, as (K·Xᵀ)ᵀ (old: MulT's dot products)",
+                    "cg_14x1500x1500",
+                    "KXt",
+                    "MulT",
+                    14,
+                    1500,
+                    1500,
+                ),
                 (
                     "rbf Gram matrix, 1500 × 103 · (1500 × 103)ᵀ (old: MulT's dot products)",
                     "gram_1500x103x1500",

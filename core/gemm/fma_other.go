@@ -60,6 +60,14 @@ func fma4x8m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64
 	panic("gemm: fma4x8m called without a vector kernel")
 }
 
+func fma8x16m(a *[8]*float64, aStep int, b *float64, bStep, n int, c *[8]*float64, init *float64, mask uint64) {
+	panic("gemm: fma8x16m called without a vector kernel")
+}
+
+func fma8x8m(a *[8]*float64, aStep int, b *float64, bStep, n int, c *[8]*float64, init *float64, mask uint64) {
+	panic("gemm: fma8x8m called without a vector kernel")
+}
+
 func fma4x24m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64) {
 	panic("gemm: fma4x24m called without a vector kernel")
 }

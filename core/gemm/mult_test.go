@@ -240,9 +240,11 @@ func TestMulTThreadIndependent(t *testing.T) {
 	}
 }
 
-// BenchmarkMulT times the kernel CG's product with K (symmetric, so X·K = X·Kᵀ) at the size of
-// the yeast training set, next to Mul on the same operands, and the Gram matrix's products, which
-// package kernel takes with MulPanel and the transposed inputs (Panel; MulT before).
+// BenchmarkMulT times the kernel CG's product with K (symmetric, so X·K = X·Kᵀ = (K·Xᵀ)ᵀ) at the
+// size of the yeast training set, as kernel CG takes it (KXt: MulSym, which computes (K·Xᵀ)ᵀ by
+// MulPanel on K's rows where the processor has AVX-512F; MulT's dot products before) next to MulT and Mul on the same
+// operands, and the Gram matrix's products, which package kernel takes with MulPanel and the
+// transposed inputs (Panel; MulT before).
 func BenchmarkMulT(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
@@ -277,6 +279,19 @@ func BenchmarkMulT(b *testing.B) {
 				MulPanel(C.RawMatrix(), X.RawMatrix(), Bt.RawMatrix())
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		}
+		kxt := func(b *testing.B) {
+			for b.Loop() {
+				MulSym(C.RawMatrix(), X.RawMatrix(), B.RawMatrix()) // B as K: symmetric or not, the same work
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		}
+		if c.p == c.m { // B square: K
+			b.Run(c.name+"/KXt", kxt)
+			b.Run(c.name+"/KXt-256", func(b *testing.B) {
+				defer setHaveAVX512(setHaveAVX512(false))
+				kxt(b)
+			})
 		}
 		b.Run(c.name+"/Panel", panel)
 		b.Run(c.name+"/Panel-256", func(b *testing.B) {

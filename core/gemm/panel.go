@@ -335,6 +335,7 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 		pack = *buf
 	}
 	var a, c [4]*float64
+	var a8, c8 [8]*float64
 	for ib := i0; ib < i1; ib += rowBlock {
 		ie := min(i1, ib+rowBlock)
 		for l0 := 0; l0 < p; l0 += terms {
@@ -379,7 +380,28 @@ func panelRange(C blas64.General, A strided, p int, B blas64.General, i0, i1, j0
 				if diag != whole {
 					last = min(ie, diag+j+w)
 				}
-				for i := ib; i < last; i += 4 {
+				i := ib
+				if haveAVX512 && w <= 16 {
+					// Eight rows at a time where there are eight (panel8_amd64.s): the rows two
+					// groups of four would take, each entry of C with the same operations.
+					for ; i+8 <= last; i += 8 {
+						aStep := A.col
+						for r := range 8 {
+							if pack != nil {
+								a8[r], aStep = &pack[(i+r&^3-ib)*n+r&3], 4
+							} else {
+								a8[r] = &A.data[(i+r)*A.row+l0*A.col]
+							}
+							c8[r] = &C.Data[(i+r)*C.Stride+j]
+						}
+						if w > 8 {
+							fma8x16m(&a8, aStep, b, B.Stride, n, &c8, start(j), 1<<(w-8)-1)
+						} else {
+							fma8x8m(&a8, aStep, b, B.Stride, n, &c8, start(j), 1<<w-1)
+						}
+					}
+				}
+				for ; i < last; i += 4 {
 					// A group of fewer than four rows repeats its last row: the repeated rows load the
 					// same values, add the same terms and store the same sums.
 					aStep := A.col

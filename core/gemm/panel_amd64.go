@@ -42,6 +42,16 @@ func fma4x24m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float6
 //go:noescape
 func fma4x8m(a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, init *float64, mask uint64)
 
+// fma8x16m and fma8x8m are fma4x16m and fma4x8m on eight rows of A and C (panel8_amd64.s, which
+// says why): each entry of C gets the same operations as under the four-row kernels. They need
+// AVX-512F (haveAVX512).
+//
+//go:noescape
+func fma8x16m(a *[8]*float64, aStep int, b *float64, bStep, n int, c *[8]*float64, init *float64, mask uint64)
+
+//go:noescape
+func fma8x8m(a *[8]*float64, aStep int, b *float64, bStep, n int, c *[8]*float64, init *float64, mask uint64)
+
 // fma1x64 is fma4x24 for one row of A (a, c: the row's first element and block) on 64 columns
 // (panel512_amd64.s); it needs AVX-512F (haveAVX512).
 //

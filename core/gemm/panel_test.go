@@ -36,11 +36,9 @@ func TestPanelKernels(t *testing.T) {
 		aStep, wide := kc.aStep, kc.wide
 		for _, start := range []string{"c", "zeros", "row"} {
 			for _, n := range []int{0, 1, 2, 7, 17, 33} {
-				for _, w := range widths {
-					if !wide && w > 8 {
-						continue
-					}
-					A := make([]float64, 4+n*aStep)
+				for _, kw := range kernelWidths(widths, wide) {
+					w, rows := kw.w, kw.rows
+					A := make([]float64, rows+n*aStep)
 					for i := range A {
 						A[i] = r.NormFloat64()
 					}
@@ -48,7 +46,7 @@ func TestPanelKernels(t *testing.T) {
 					for i := range B {
 						B[i] = r.NormFloat64()
 					}
-					C := make([]float64, 4*cStride)
+					C := make([]float64, rows*cStride)
 					want := make([]float64, len(C))
 					for i := range C {
 						C[i], want[i] = math.NaN(), math.NaN()
@@ -67,7 +65,7 @@ func TestPanelKernels(t *testing.T) {
 					case "row":
 						initp = &init[0]
 					}
-					for row := 0; row < 4; row++ {
+					for row := 0; row < rows; row++ {
 						for k := 0; k < w; k++ {
 							switch start {
 							case "c":
@@ -84,10 +82,17 @@ func TestPanelKernels(t *testing.T) {
 						}
 					}
 					var a, c [4]*float64
-					for row := range 4 {
-						a[row], c[row] = &A[row], &C[row*cStride]
+					var a8, c8 [8]*float64
+					for row := range rows {
+						a8[row], c8[row] = &A[row], &C[row*cStride]
 					}
+					copy(a[:], a8[:])
+					copy(c[:], c8[:])
 					switch {
+					case rows == 8 && w > 8:
+						fma8x16m(&a8, aStep, &B[0], bStep, n, &c8, initp, 1<<(w-8)-1)
+					case rows == 8:
+						fma8x8m(&a8, aStep, &B[0], bStep, n, &c8, initp, 1<<w-1)
 					case w == 64:
 						for row := range 4 {
 							fma1x64(a[row], aStep, &B[0], bStep, n, c[row], initp)
@@ -109,13 +114,30 @@ func TestPanelKernels(t *testing.T) {
 					}
 					for i := range C {
 						if C[i] != want[i] && !(math.IsNaN(C[i]) && math.IsNaN(want[i])) {
-							t.Fatalf("aStep=%d wide=%v start=%s n=%d w=%d: C[%d] = %v, want %v", aStep, wide, start, n, w, i, C[i], want[i])
+							t.Fatalf("aStep=%d wide=%v rows=%d start=%s n=%d w=%d: C[%d] = %v, want %v", aStep, wide, rows, start, n, w, i, C[i], want[i])
 						}
 					}
 				}
 			}
 		}
 	}
+}
+
+// kernelWidths lists the (columns, rows) blocks TestPanelKernels runs: every width on four rows
+// (up to 8 columns where wide is false), and the widths up to 16 on eight rows too where the
+// processor has AVX-512F (fma8x16m, fma8x8m).
+func kernelWidths(widths []int, wide bool) []struct{ w, rows int } {
+	var out []struct{ w, rows int }
+	for _, w := range widths {
+		if !wide && w > 8 {
+			continue
+		}
+		out = append(out, struct{ w, rows int }{w, 4})
+		if wide && haveAVX512 && w <= 16 {
+			out = append(out, struct{ w, rows int }{w, 8})
+		}
+	}
+	return out
 }
 
 // MulTN and MulPanel (and their adding forms) must agree with gonum for any shape: rows of C not a multiple of four, columns

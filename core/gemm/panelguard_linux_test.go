@@ -35,9 +35,9 @@ func TestPanelMaskedKernelsStayInBounds(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512 on this processor")
 	}
-	for _, m := range []int{1, 3, 6, 8, 9, 13, 14, 16, 17, 20, 23} { // 1–8: fma4x8m
+	for _, m := range []int{1, 3, 6, 8, 9, 13, 14, 16, 17, 20, 23} { // 1–8: fma4x8m and fma8x8m
 		for _, bias := range []bool{false, true} {
-			const q, p = 7, 5
+			const q, p = 11, 5 // 11 rows: one block of eight (fma8x16m, fma8x8m), then four
 			B, freeB := guarded(t, p*m)
 			C, freeC := guarded(t, q*m)
 			X := make([]float64, q*p)

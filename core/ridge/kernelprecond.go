@@ -57,9 +57,9 @@ func newKernelSystem(p *Problem, K *mat.Dense) *kernelSystem {
 	return ks
 }
 
-// kmul sets dst = X·K for X with m columns (the transpose of K·Xᵀ).
+// kmul sets dst = X·K for X with m columns.
 func (ks *kernelSystem) kmul(dst, X *mat.Dense) {
-	gemm.MulT(dst.RawMatrix(), X.RawMatrix(), ks.K) // K is symmetric: X·K = X·Kᵀ, rows against rows
+	gemm.MulSym(dst.RawMatrix(), X.RawMatrix(), ks.K)
 }
 
 // applyA sets dst = A(V)ᵀ = 2αV + T(KV) in the transposed layout, given V and KV (both d×m).
