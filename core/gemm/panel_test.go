@@ -271,6 +271,26 @@ func TestPanelAVX512Identical(t *testing.T) {
 	}
 }
 
+// A transposed operand wider than packNarrow is packed, four rows a group, a short last group
+// repeating its last row; eight rows of C run in one eight-row kernel, reading two groups. The
+// product is the one of the same values read in place (a compact copy of A), bit for bit.
+func TestMulTNPackedFewRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, q := range []int{5, 6, 7, 8, 11} {
+		for _, m := range []int{9, 16, 40} {
+			wide := randDense(r, 300, packNarrow+40)
+			A := wide.Slice(0, 300, 3, 3+q).(*mat.Dense) // stride packNarrow + 40: packed
+			B := randDense(r, 300, m)
+			got, want := mat.NewDense(q, m, nil), mat.NewDense(q, m, nil)
+			MulTN(got.RawMatrix(), A.RawMatrix(), B.RawMatrix())
+			MulTN(want.RawMatrix(), mat.DenseCopyOf(A).RawMatrix(), B.RawMatrix())
+			if !mat.Equal(got, want) {
+				t.Errorf("q=%d m=%d: packed and in-place products differ by %.3g", q, m, maxAbsDiff(got, want))
+			}
+		}
+	}
+}
+
 // With no terms, both products are zero, whatever C held.
 func TestPanelNoTerms(t *testing.T) {
 	for _, tn := range []bool{true, false} {

@@ -11,8 +11,8 @@ import (
 //
 // Where the processor has AVX-512F and X has more than symDotRows rows, it computes (K·Xᵀ)ᵀ:
 // MulPanel takes K's rows eight at a time against Xᵀ, whose columns the eight-row kernels hold in
-// registers, so K is read once; the transposes of X and of the result are q·m copies against
-// q·m² multiply–adds. Kernel CG's product at yeast's size (1,500 × 1,500, 14 outputs) on a Zen 5
+// registers, so K is read once for every symChunk rows of X; the transposes of X and of the
+// result are q·m copies against q·m² multiply–adds. Kernel CG's product at yeast's size (1,500 × 1,500, 14 outputs) on a Zen 5
 // went from 34 to 58 GFLOP/s on one thread and 62 to 87 on two against MulT's dot products of X's
 // rows with K's, which the other cases keep: by 6 rows the two were level (30–34 against 30), and
 // the 256-bit kernels, without eight-row ones, gave 25 against MulT's 27.5.
@@ -27,32 +27,42 @@ func MulSym(C, X, K blas64.General) {
 		MulT(C, X, K)
 		return
 	}
+	// X's rows symChunk at a time, so that the transposed copies stay small beside K.
 	xt, kx := symPool.Get().(*[]float64), symPool.Get().(*[]float64)
 	defer symPool.Put(xt)
 	defer symPool.Put(kx)
+	rows := min(q, symChunk)
 	for _, b := range []*[]float64{xt, kx} {
-		if cap(*b) < m*q {
-			*b = make([]float64, m*q)
+		if cap(*b) < m*rows {
+			*b = make([]float64, m*rows)
 		}
 	}
-	Xt := blas64.General{Rows: m, Cols: q, Stride: q, Data: (*xt)[:m*q]}
-	KX := blas64.General{Rows: m, Cols: q, Stride: q, Data: (*kx)[:m*q]}
-	for i := 0; i < q; i++ {
-		for j, v := range X.Data[i*X.Stride : i*X.Stride+m] {
-			Xt.Data[j*q+i] = v
+	for r0 := 0; r0 < q; r0 += symChunk {
+		c := min(symChunk, q-r0)
+		Xt := blas64.General{Rows: m, Cols: c, Stride: c, Data: (*xt)[:m*c]}
+		KX := blas64.General{Rows: m, Cols: c, Stride: c, Data: (*kx)[:m*c]}
+		for i := 0; i < c; i++ {
+			for j, v := range X.Data[(r0+i)*X.Stride:][:m] {
+				Xt.Data[j*c+i] = v
+			}
 		}
-	}
-	MulPanel(KX, K, Xt)
-	for i := 0; i < q; i++ {
-		row := C.Data[i*C.Stride : i*C.Stride+m]
-		for j := range row {
-			row[j] = KX.Data[j*q+i]
+		MulPanel(KX, K, Xt)
+		for i := 0; i < c; i++ {
+			row := C.Data[(r0+i)*C.Stride:][:m]
+			for j := range row {
+				row[j] = KX.Data[j*c+i]
+			}
 		}
 	}
 }
 
 // symDotRows is the most rows of X for which MulSym takes MulT's dot products.
 const symDotRows = 8
+
+// symChunk is the most rows of X that MulSym transposes at once: its two copies take at most
+// 2·symChunk·m values, a small share of K's m² (an eighth at m = 1,024), whatever X's height;
+// each chunk reads K once.
+const symChunk = 64
 
 // symPool holds MulSym's transposed operands and results, two per concurrent call.
 var symPool = sync.Pool{New: func() any { return new([]float64) }}

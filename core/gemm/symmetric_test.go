@@ -17,7 +17,7 @@ func TestMulSym(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, avx512 := range []bool{true, false} {
 		old := setHaveAVX512(avx512 && haveAVX512)
-		for _, c := range []struct{ q, m int }{{1, 1}, {8, 5}, {9, 7}, {14, 100}, {17, 333}, {40, 64}, {3, 0}, {0, 4}} {
+		for _, c := range []struct{ q, m int }{{1, 1}, {8, 5}, {9, 7}, {14, 100}, {17, 333}, {40, 64}, {150, 70}, {3, 0}, {0, 4}} {
 			if c.q == 0 || c.m == 0 {
 				MulSym(blas64.General{Rows: c.q, Cols: c.m, Stride: 1}, blas64.General{Rows: c.q, Cols: c.m, Stride: 1},
 					blas64.General{Rows: c.m, Cols: c.m, Stride: 1})

@@ -136,10 +136,17 @@ func TestKernelCubeDualIdentities(t *testing.T) {
 }
 
 // The blocked triangular solves give C̃⁻¹V, across block boundaries (m = 700: blocks of 64 in
-// blocks of 256, the last ones partial).
+// blocks of 256, the last ones partial), for right-hand sides in one chunk of at most 8 (the
+// eight-row panel kernels' one register), of 9–16, and in two chunks (70 > kernelDualCols).
 func TestKernelCubeDualSolve(t *testing.T) {
-	const m, d = 700, 7
-	r := rand.New(rand.NewPCG(5, 6))
+	for _, d := range []int{7, 14, 70} {
+		testKernelCubeDualSolve(t, d)
+	}
+}
+
+func testKernelCubeDualSolve(t *testing.T, d int) {
+	const m = 700
+	r := rand.New(rand.NewPCG(5, uint64(d)))
 	Xd := mat.NewDense(m, 3, nil)
 	for i := 0; i < m; i++ {
 		for j := 0; j < 3; j++ {
@@ -156,7 +163,7 @@ func TestKernelCubeDualSolve(t *testing.T) {
 	if ok, err := kd.factor(K, &Options{}); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	kd.blockT = make([]float64, d*kernelDualOuter)
+	kd.buffers()
 	C := mat.NewSymDense(m, nil)
 	for i := 0; i < m; i++ {
 		for j := i; j < m; j++ {
@@ -180,7 +187,7 @@ func TestKernelCubeDualSolve(t *testing.T) {
 	var diff mat.Dense
 	diff.Sub(&back, VT)
 	if e := mat.Norm(&diff, math.Inf(1)) / mat.Norm(VT, math.Inf(1)); e > 1e-10 {
-		t.Errorf("‖X C − V‖/‖V‖ = %.3g", e)
+		t.Errorf("d = %d: ‖X C − V‖/‖V‖ = %.3g", d, e)
 	}
 }
 
