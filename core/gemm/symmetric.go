@@ -12,10 +12,11 @@ import (
 // Where the processor has AVX-512F and X has more than symDotRows rows, it computes (K·Xᵀ)ᵀ:
 // MulPanel takes K's rows eight at a time against Xᵀ, whose columns the eight-row kernels hold in
 // registers, so K is read once for every symChunk rows of X; the transposes of X and of the
-// result are q·m copies against q·m² multiply–adds. Kernel CG's product at yeast's size (1,500 × 1,500, 14 outputs) on a Zen 5
-// went from 34 to 58 GFLOP/s on one thread and 62 to 87 on two against MulT's dot products of X's
-// rows with K's, which the other cases keep: by 6 rows the two were level (30–34 against 30), and
-// the 256-bit kernels, without eight-row ones, gave 25 against MulT's 27.5.
+// result are q·m copies against q·m² multiply–adds. Kernel CG's product at yeast's size
+// (1,500 × 1,500, 14 outputs) on a Zen 5 went from 34 to 58 GFLOP/s on one thread and 62 to 87
+// on two against MulT's dot products of X's rows with K's, which the other cases keep: by 6 rows
+// the two were level (30–34 against 30), and the 256-bit kernels, without eight-row ones, gave
+// 25 against MulT's 27.5.
 //
 // As MulT and MulPanel, the result does not depend on the number of threads.
 func MulSym(C, X, K blas64.General) {
