@@ -191,7 +191,8 @@ func planKernelDual(p *Problem, kScale float64, opt *Options) kernelDualPlan {
 		return kernelDualPlan{}
 	}
 	alpha := p.Alpha / (total / float64(m))
-	need := budget.Add(budget.Mul(int64(m), int64(m), 8), budget.Mul(6, int64(m), int64(max(d, cholPanel)), 8))
+	// The factor, and the iteration's d×m matrices with solve's m × min(d, kernelDualCols) copy.
+	need := budget.Add(budget.Mul(int64(m), int64(m), 8), budget.Mul(7, int64(m), int64(max(d, cholPanel)), 8))
 	if budget.Check("", need) != nil {
 		return kernelDualPlan{}
 	}
