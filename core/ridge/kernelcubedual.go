@@ -440,19 +440,10 @@ func (kd *kernelCubeDual) solve(XT, VT *mat.Dense) {
 	m, d := kd.m, kd.d
 	for r0 := 0; r0 < d; r0 += kernelDualCols {
 		c := min(kernelDualCols, d-r0)
-		Y := blas64.General{Rows: m, Cols: c, Stride: c, Data: kd.y[:m*c]}
-		for a := 0; a < c; a++ {
-			for i, v := range VT.RawRowView(r0 + a) {
-				Y.Data[i*c+a] = v
-			}
-		}
-		kd.solveCols(Y)
-		for a := 0; a < c; a++ {
-			row := XT.RawRowView(r0 + a)
-			for i := range row {
-				row[i] = Y.Data[i*c+a]
-			}
-		}
+		Y := mat.NewDense(m, c, kd.y[:m*c])
+		xmat.TransposeInto(Y, VT.Slice(r0, r0+c, 0, m).(*mat.Dense))
+		kd.solveCols(Y.RawMatrix())
+		xmat.TransposeInto(XT.Slice(r0, r0+c, 0, m).(*mat.Dense), Y)
 	}
 }
 
