@@ -335,14 +335,15 @@ CP_EXPORT int cp_ridge_info(int64_t h, uint8_t *buf, int64_t capacity, int64_t *
 
 /* cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
    (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
-   into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). scale is the
+   into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). estimate is
+   the code of the estimate (the schema's marginal_estimates: 0 linear, 1 tilted, §2c), scale the
    code of the estimates' scale (the schema's marginal_scales: 0 noise_free, 1 unit) and factor
    multiplies it (positive; 1 leaves it). A chunk of rows at a time; cancellable through the
    interrupt poll. */
-CP_EXPORT int cp_ridge_marginals(int64_t h, double *x, int64_t q, int64_t n, int64_t scale, double factor, double *out, int64_t d, int64_t *ys, int64_t w);
+CP_EXPORT int cp_ridge_marginals(int64_t h, double *x, int64_t q, int64_t n, int64_t estimate, int64_t scale, double factor, double *out, int64_t d, int64_t *ys, int64_t w);
 
 /* cp_ridge_marginals_csr is cp_ridge_marginals on a sparse X (rows × cols CSR: see the _csr calls). */
-CP_EXPORT int cp_ridge_marginals_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t scale, double factor, double *out, int64_t d, int64_t *ys, int64_t w);
+CP_EXPORT int cp_ridge_marginals_csr(int64_t h, int64_t rows, int64_t cols, int64_t nnz, int64_t indexBits, void *indptr, void *indices, double *data, int64_t estimate, int64_t scale, double factor, double *out, int64_t d, int64_t *ys, int64_t w);
 
 /* cp_ridge_max_margins writes into out (q × d) the max-marginal margins of the vector the model
    decodes for q inputs (q × n): per coordinate of ψ, the best objective with the coordinate at its

@@ -266,13 +266,14 @@ func cp_ridge_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, 
 
 // cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
 // (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
-// into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). scale is the
+// into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). estimate is
+// the code of the estimate (the schema's marginal_estimates: 0 linear, 1 tilted, §2c), scale the
 // code of the estimates' scale (the schema's marginal_scales: 0 noise_free, 1 unit) and factor
 // multiplies it (positive; 1 leaves it). A chunk of rows at a time; cancellable through the
 // interrupt poll.
 //
 //export cp_ridge_marginals
-func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) (rc C.int) {
+func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, estimate, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, err := modelOf(int64(h))
 	if err != nil {
@@ -282,12 +283,16 @@ func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, scale C.int64_t, factor 
 	if err != nil {
 		return status(err)
 	}
-	return status(ridgeMarginals(md, xmat.DenseRows(X, int(q), int(n)), []region{inputOf("X", X)}, scale, factor, out, d, ys, w))
+	return status(ridgeMarginals(md, xmat.DenseRows(X, int(q), int(n)), []region{inputOf("X", X)}, estimate, scale, factor, out, d, ys, w))
 }
 
 // ridgeMarginals is cp_ridge_marginals (and its _csr twin) once the model and X, whose memory is
 // ins, are resolved.
-func ridgeMarginals(md *ridge.Model, X xmat.Rows, ins []region, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) error {
+func ridgeMarginals(md *ridge.Model, X xmat.Rows, ins []region, estimate, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) error {
+	est, err := ridge.ParseMarginalEstimate(int64(estimate))
+	if err != nil {
+		return err
+	}
 	sc, err := ridge.ParseMarginalScale(int64(scale))
 	if err != nil {
 		return err
@@ -318,7 +323,7 @@ func ridgeMarginals(md *ridge.Model, X xmat.Rows, ins []region, scale C.int64_t,
 		return nil
 	}
 	return cancellable(int64(q) <= predictInlineRows(md), func(stop *cancel.Flag) error {
-		return md.MarginalsRows(X, M, Y, sc, float64(factor), stop)
+		return md.MarginalsRows(X, M, Y, est, sc, float64(factor), stop)
 	})
 }
 

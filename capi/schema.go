@@ -339,11 +339,12 @@ func schemaJSON() ([]byte, error) {
 		Prob:  probParams,
 		// enum values in the order of the core's codes
 		Enums: map[string][]string{
-			"log_z_methods":   prob.LogZMethodNames(),
-			"fpras_schedules": prob.FPRASScheduleNames(),
-			"decoder_modes":   space.DecoderModeNames(),
-			"marginal_scales": ridge.MarginalScaleNames(),
-			"decode_sources":  ridge.DecodeSourceNames(),
+			"log_z_methods":      prob.LogZMethodNames(),
+			"fpras_schedules":    prob.FPRASScheduleNames(),
+			"decoder_modes":      space.DecoderModeNames(),
+			"marginal_scales":    ridge.MarginalScaleNames(),
+			"marginal_estimates": ridge.MarginalEstimateNames(),
+			"decode_sources":     ridge.DecodeSourceNames(),
 		},
 		Statuses: map[string]int{"ok": cpOK, "value": cpValue, "type": cpType, "cancelled": cpCancelled,
 			"internal": cpInternal, "memory": cpMemory},

@@ -242,7 +242,7 @@ func cp_ridge_predict_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t, ind
 //
 //export cp_ridge_marginals_csr
 func cp_ridge_marginals_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t, indptr, indices unsafe.Pointer, data *C.double,
-	scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) (rc C.int) {
+	estimate, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) (rc C.int) {
 	defer guard(&rc)
 	md, err := modelOf(int64(h))
 	if err != nil {
@@ -252,7 +252,7 @@ func cp_ridge_marginals_csr(h C.int64_t, rows, cols, nnz, indexBits C.int64_t, i
 	if err != nil {
 		return status(err)
 	}
-	return status(ridgeMarginals(md, xmat.SparseRows(X), csrRegions(rows, nnz, indexBits, indptr, indices, data), scale, factor, out, d, ys, w))
+	return status(ridgeMarginals(md, xmat.SparseRows(X), csrRegions(rows, nnz, indexBits, indptr, indices, data), estimate, scale, factor, out, d, ys, w))
 }
 
 // cp_ridge_max_margins_csr is cp_ridge_max_margins on a sparse X (rows × cols CSR: see the _csr

@@ -29,9 +29,12 @@ import (
 // PartialFit holds the next chunks to; older models hold it as unknown (0) and accept any.
 // Version 6 appends the shift of the sufficient statistics (an optional 1×n matrix: the inputs'
 // mean they were accumulated around, with an intercept); older models' statistics have none.
+// Version 7 appends the empirical reference's training structures for the tilted estimate
+// (tilt.go): an optional CSR matrix (distinct structures × d), an optional 1×k matrix of their
+// weights and the weight w of the empirical part (float64); older models have none.
 const (
 	modelMagic   = "CPRM"
-	modelVersion = 6
+	modelVersion = 7
 	maxKindLen   = 64
 	maxDim       = 1 << 28 // bounds a single matrix dimension read from bytes
 	maxCount     = 1 << 62 // bounds the example and step counters
@@ -45,8 +48,9 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 	return md.marshal(modelVersion)
 }
 
-// marshal encodes the model in format version 1 to 6; an older version cannot hold what a newer
-// one added (except the requested n_components of version 5, which older versions leave unknown).
+// marshal encodes the model in format version 1 to 7; an older version cannot hold what a newer
+// one added (except the requested n_components of version 5, which older versions leave unknown,
+// and the structures of version 7, without which a model has no tilted estimate).
 func (md *Model) marshal(version int) ([]byte, error) {
 	sparseLandmarks := md.ny != nil && md.ny.landmarks.Sparse != nil
 	if version == 1 && (md.Seen != 0 || md.Steps != 0 || md.ny != nil || md.stats != nil) || version < 3 && md.ref != nil ||
@@ -120,6 +124,18 @@ func (md *Model) marshal(version int) ([]byte, error) {
 			shift = mat.NewDense(1, len(s), s)
 		}
 		matrix(shift)
+	}
+	if version >= 7 {
+		var psi *xmat.CSR
+		var weight *mat.Dense
+		var tw float64
+		if md.ref != nil && md.ref.tilt != nil {
+			t := md.ref.tilt
+			psi, weight, tw = t.psi, mat.NewDense(1, len(t.weight), t.weight), t.w
+		}
+		writeCSR(w, psi)
+		matrix(weight)
+		w.F64(tw)
 	}
 	return w.Sign(), nil
 }
@@ -295,6 +311,13 @@ func UnmarshalModelUntil(data []byte, stop *cancel.Flag) (*Model, error) {
 	if version >= 6 {
 		shift = optionalMatrix(r, "statistics shift")
 	}
+	var tiltPsi *xmat.CSR
+	var tiltWeight *mat.Dense
+	var tiltW float64
+	if version >= 7 {
+		tiltPsi, tiltWeight = readCSR(r, "reference structures"), optionalMatrix(r, "reference structure weights")
+		tiltW = r.F64()
+	}
 	switch {
 	case landmarks != nil && sparseLandmarks != nil:
 		r.Fail("both dense and sparse Nyström landmarks")
@@ -336,7 +359,50 @@ func UnmarshalModelUntil(data []byte, stop *cancel.Flag) (*Model, error) {
 	if err := md.setStatsShift(shift); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
+	if err := md.setTilt(tiltPsi, tiltWeight, tiltW); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
 	return md, nil
+}
+
+// setTilt restores the empirical reference's structures read from bytes (tilt.go), checking them:
+// a reference to hold them, d columns of finite values in the range of ψ's coordinates, one
+// positive finite weight per structure and an empirical weight in (0, 1]; or none of them.
+func (md *Model) setTilt(psi *xmat.CSR, weight *mat.Dense, w float64) error {
+	if psi == nil && weight == nil {
+		if w != 0 {
+			return fmt.Errorf("an empirical weight %v without reference structures", w)
+		}
+		return nil
+	}
+	if psi == nil || weight == nil {
+		return fmt.Errorf("reference structures without weights or the reverse")
+	}
+	if md.ref == nil {
+		return fmt.Errorf("reference structures without a reference measure")
+	}
+	if !(w > 0 && w <= 1) {
+		return fmt.Errorf("empirical weight %v of the reference structures outside (0, 1]", w)
+	}
+	k, d := psi.Dims()
+	if r, c := weight.Dims(); d != md.Space.Dim() || r != 1 || c != k {
+		return fmt.Errorf("%d×%d reference structures with %d×%d weights, want %d columns and 1×%d", k, d, r, c, md.Space.Dim(), k)
+	}
+	lo, hi := space.CoordRange(md.Space)
+	_, _, data := psi.Raw()
+	for _, v := range data {
+		if !(v >= lo && v <= hi) {
+			return fmt.Errorf("a reference structure's coordinate %v outside [%v, %v]", v, lo, hi)
+		}
+	}
+	wt := weight.RawRowView(0)
+	for _, s := range wt {
+		if !(s > 0 && s <= math.MaxFloat64) {
+			return fmt.Errorf("a reference structure's weight %v is not positive and finite", s)
+		}
+	}
+	md.ref.tilt = &empiricalTilt{w: w, psi: psi, weight: wt}
+	return nil
 }
 
 // setReference restores a reference measure read from bytes, checking that it is one: a finite

@@ -10,8 +10,9 @@ import (
 
 // TestEncodingGolden pins the byte format: the bytes of every model shape, in versions 3, 2 and 1,
 // were written by the encoder before it moved onto core/binfmt, those in version 4 by the encoder
-// of version 4 and those in version 6 by that of version 6 (COMBPRED_UPDATE_GOLDEN=1 rewrites them
-// all, =6 those of version 6). Today's decoder must read them, and its encoder write them back byte
+// of version 4, those in version 6 by that of version 6 and those in version 7 (with an empirical
+// reference's structures) by that of version 7 (COMBPRED_UPDATE_GOLDEN=1 rewrites them all, =7
+// those of version 7). Today's decoder must read them, and its encoder write them back byte
 // for byte (version 1 files as version 1). The comparison never involves a fresh fit, whose last
 // bits may depend on the CPU's kernels. Versions before 6 hold no statistics shift: the files were
 // written without one.
@@ -20,8 +21,10 @@ func TestEncodingGolden(t *testing.T) {
 	for i, md := range fittedModels(t) {
 		versions := map[int][]byte{}
 		var err error
-		if versions[6], err = md.marshal(6); err != nil {
-			t.Fatal(err)
+		for _, v := range []int{6, 7} {
+			if versions[v], err = md.marshal(v); err != nil {
+				t.Fatal(err)
+			}
 		}
 		old := withoutStatsShift(md)
 		for _, v := range []int{3, 4} {

@@ -172,17 +172,19 @@ func (mm *marginalMap) addMean(M []float64, rows int) {
 // the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩ by the space's decoder, into ys
 // (q × Width()) when ys is not nil. Rows are scored a chunk at a time (space.PredictRows), so
 // that without M the memory stays bounded whatever q; it stops with ErrCancelled once stop is
-// set (nil: never). scale chooses the scale c of the estimates and factor (CheckScaleFactor)
-// multiplies it (the decoded structures depend on neither unless the estimates are clipped).
-func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, scale MarginalScale, factor float64, stop *cancel.Flag) error {
+// set (nil: never). est chooses the estimate: EstimateLinear, clip(p + c·S u), whose scale c
+// scale chooses and factor (CheckScaleFactor) multiplies (the decoded structures depend on neither
+// unless the estimates are clipped); or EstimateTilted, the mean of ψ under the reference measure
+// tilted by exp(factor·⟨u, ψ⟩) (tilt.go), which takes ScaleUnit only.
+func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, est MarginalEstimate, scale MarginalScale, factor float64, stop *cancel.Flag) error {
 	if len(X) != q*n {
 		return fmt.Errorf("buffer sizes do not match %d rows of %d features", q, n)
 	}
-	return md.MarginalsRows(xmat.DenseRows(X, q, n), M, ys, scale, factor, stop)
+	return md.MarginalsRows(xmat.DenseRows(X, q, n), M, ys, est, scale, factor, stop)
 }
 
 // MarginalsRows is Marginals on dense or sparse rows.
-func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, scale MarginalScale, factor float64, stop *cancel.Flag) error {
+func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, est MarginalEstimate, scale MarginalScale, factor float64, stop *cancel.Flag) error {
 	sp := md.Space
 	q := X.Q
 	d, w := sp.Dim(), sp.Width()
@@ -206,12 +208,26 @@ func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, scale Margi
 	mm := newMarginalMap(sp, md.ref)
 	mm.unit = scale == ScaleUnit
 	mm.factor = factor
+	centreRows := func(U []float64, rows int) error {
+		mm.centreRows(U, rows)
+		return nil
+	}
+	if est == EstimateTilted {
+		if scale != ScaleUnit {
+			return fmt.Errorf("scale=%s is the linear estimate's; estimate='tilted' takes scale='unit' or a positive number "+
+				"(θ = scale·u), chosen by validation like alpha", marginalScaleNames[scale])
+		}
+		tm, err := newTiltMap(sp, md.ref, factor)
+		if err != nil {
+			return err
+		}
+		centreRows = tm.centreRows
+	}
 	centred := func(lo, hi int, U []float64) error {
 		if err := model.ScoreRows(md, X.Slice(lo, hi), U, stop); err != nil {
 			return err
 		}
-		mm.centreRows(U, hi-lo)
-		return nil
+		return centreRows(U, hi-lo)
 	}
 	// The decoder reads m̂ − p, which is 0 along the coordinates the reference holds constant:
 	// those are pinned as Predict pins them (pins.go), in a copy when the estimates are returned.

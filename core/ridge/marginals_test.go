@@ -149,7 +149,7 @@ func TestMarginalsOfANoiseFreeFit(t *testing.T) {
 		d := sp.Dim()
 		M := make([]float64, K*d)
 		got := make([]int64, K*w)
-		if err := model.Marginals(X[:K*K], K, K, M, got, ScaleNoiseFree, 1, nil); err != nil {
+		if err := model.Marginals(X[:K*K], K, K, M, got, EstimateLinear, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		Sp := pinvOf(t, b)
@@ -212,15 +212,15 @@ func TestMarginalsDecodeAndRange(t *testing.T) {
 		model, X := scoreModel(sp, U, q)
 		M := make([]float64, q*d)
 		ys := make([]int64, q*w)
-		if err := model.Marginals(X, q, q, M, ys, ScaleNoiseFree, 1, nil); err != nil {
+		if err := model.Marginals(X, q, q, M, ys, EstimateLinear, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		M2 := make([]float64, q*d)
 		ys2 := make([]int64, q*w)
-		if err := model.Marginals(X, q, q, M2, nil, ScaleNoiseFree, 1, nil); err != nil {
+		if err := model.Marginals(X, q, q, M2, nil, EstimateLinear, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := model.Marginals(X, q, q, nil, ys2, ScaleNoiseFree, 1, nil); err != nil {
+		if err := model.Marginals(X, q, q, nil, ys2, EstimateLinear, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i, v := range M {
@@ -293,36 +293,36 @@ func floatsDot(a, b []float64) float64 {
 func TestMarginalsArguments(t *testing.T) {
 	sp, _ := space.NewMultilabel(3)
 	model, X := scoreModel(sp, []float64{1, -1, 0.5, 0, 0, 0}, 2)
-	if err := model.Marginals(X, 2, 2, nil, nil, ScaleNoiseFree, 1, nil); err == nil {
+	if err := model.Marginals(X, 2, 2, nil, nil, EstimateLinear, ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("no output: want an error")
 	}
-	if err := model.Marginals(X, 2, 2, make([]float64, 5), nil, ScaleNoiseFree, 1, nil); err == nil {
+	if err := model.Marginals(X, 2, 2, make([]float64, 5), nil, EstimateLinear, ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("short marginals output: want an error")
 	}
-	if err := model.Marginals(X, 2, 2, nil, make([]int64, 5), ScaleNoiseFree, 1, nil); err == nil {
+	if err := model.Marginals(X, 2, 2, nil, make([]int64, 5), EstimateLinear, ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("short structures output: want an error")
 	}
-	if err := model.Marginals(X[:3], 2, 2, make([]float64, 6), nil, ScaleNoiseFree, 1, nil); err == nil {
+	if err := model.Marginals(X[:3], 2, 2, make([]float64, 6), nil, EstimateLinear, ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("short X: want an error")
 	}
-	if err := model.Marginals(X, 2, 3, make([]float64, 6), nil, ScaleNoiseFree, 1, nil); err == nil {
+	if err := model.Marginals(X, 2, 3, make([]float64, 6), nil, EstimateLinear, ScaleNoiseFree, 1, nil); err == nil {
 		t.Error("X with the wrong number of features: want an error")
 	}
 	stop := new(cancel.Flag)
 	stop.Stop()
 	for _, M := range [][]float64{make([]float64, 6), nil} {
-		if err := model.Marginals(X, 2, 2, M, make([]int64, 6), ScaleNoiseFree, 1, stop); !errors.Is(err, ErrCancelled) {
+		if err := model.Marginals(X, 2, 2, M, make([]int64, 6), EstimateLinear, ScaleNoiseFree, 1, stop); !errors.Is(err, ErrCancelled) {
 			t.Errorf("stopped call: got %v, want ErrCancelled", err)
 		}
 	}
 	for _, f := range []float64{0, -1, math.NaN(), math.Inf(1), 2 * MaxScaleFactor} {
-		if err := model.Marginals(X, 2, 2, make([]float64, 6), nil, ScaleUnit, f, nil); err == nil || !strings.Contains(err.Error(), "factor") {
+		if err := model.Marginals(X, 2, 2, make([]float64, 6), nil, EstimateLinear, ScaleUnit, f, nil); err == nil || !strings.Contains(err.Error(), "factor") {
 			t.Errorf("factor %v: got %v, want an error naming the factor", f, err)
 		}
 	}
 	// u = 0 gives p; the zero vector stays the mean.
 	M := make([]float64, 6)
-	if err := model.Marginals(X, 2, 2, M, nil, ScaleNoiseFree, 1, nil); err != nil {
+	if err := model.Marginals(X, 2, 2, M, nil, EstimateLinear, ScaleNoiseFree, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	for j := 3; j < 6; j++ {
@@ -349,7 +349,7 @@ func TestMarginalsScaleFactor(t *testing.T) {
 		model, X := scoreModel(sp, U, q)
 		for _, f := range []float64{0.25, 1, 4, 1e6} {
 			M := make([]float64, q*d)
-			if err := model.Marginals(X, q, q, M, nil, ScaleUnit, f, nil); err != nil {
+			if err := model.Marginals(X, q, q, M, nil, EstimateLinear, ScaleUnit, f, nil); err != nil {
 				t.Fatal(err)
 			}
 			su := make([]float64, d)

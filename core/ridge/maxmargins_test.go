@@ -36,7 +36,7 @@ func TestModelMaxMarginsAgreeWithPredictions(t *testing.T) {
 			if from == FromMarginals {
 				mm := newMarginalMap(sp, model.ref)
 				mm.centreRows(V, q)
-				if err := model.Marginals(X, q, q, nil, ys, ScaleNoiseFree, 1, nil); err != nil {
+				if err := model.Marginals(X, q, q, nil, ys, EstimateLinear, ScaleNoiseFree, 1, nil); err != nil {
 					t.Fatal(err)
 				}
 			} else if err := model.Predict(X, q, q, ys, nil); err != nil {

@@ -543,6 +543,7 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 		return err
 	}
 	S, mean := p.S, p.Mean
+	prev := md.ref
 	md.ref = p.ref
 	if m, _ := p.dims(); opt.EmpiricalWeight > 0 && md.stats.count > int64(m) {
 		// The reference of every example seen, not only this chunk's (which p holds): the
@@ -556,6 +557,11 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 			return err
 		}
 		ref.setRank(md.Space, nil, opt.EmpiricalWeight)
+		if opt.Reference == Empirical && prev != nil && p.ref != nil {
+			if ref.tilt, err = mergeTilts(prev.tilt, p.ref.tilt, opt.EmpiricalWeight); err != nil {
+				return err
+			}
+		}
 		md.ref, S, mean = ref, ref.cov, ref.mean
 	}
 	var err error

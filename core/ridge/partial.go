@@ -166,6 +166,9 @@ func partialFit(prev *Model, sp space.Space, Xin xmat.Matrix, ys []int64, weight
 			return nil, noStatisticsError(prev.Solver)
 		}
 		md.Solver = Exact
+		if prev != nil {
+			md.ref = prev.ref // the structures of the chunks before, which addAndSolve joins to this one's
+		}
 		err = md.addAndSolve(p, des, &opt)
 	case SGD:
 		md.Solver = SGD

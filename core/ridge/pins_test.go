@@ -79,7 +79,7 @@ func TestPredictKeepsCoordinatesTheReferenceHoldsConstant(t *testing.T) {
 			M = make([]float64, m*4)
 		}
 		fromMarginals := make([]int64, m*4)
-		if err := md.Marginals(X, m, n, M, fromMarginals, ScaleNoiseFree, 1, nil); err != nil {
+		if err := md.Marginals(X, m, n, M, fromMarginals, EstimateLinear, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < m; i++ {

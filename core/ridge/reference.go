@@ -42,6 +42,9 @@ type reference struct {
 	// once, on the first prediction.
 	pinOnce sync.Once
 	pinned  []space.Pin
+	// tilt holds the training structures of an empirical reference, for the tilted marginal
+	// estimate (tilt.go); nil for the product reference and for moments merged across partitions.
+	tilt *empiricalTilt
 }
 
 // newReference completes a reference from its mean, covariance and rank.
@@ -320,6 +323,9 @@ func (p *Problem) useReference(sp space.Space, kind Reference, w float64) error 
 	}
 	if kind == Empirical {
 		ref.op = newEmpiricalOperator(p, ref, w) // from ψ_i = δ_i + p.Mean, before the re-centring
+		if ref.tilt, err = tiltOf(p, w); err != nil {
+			return err
+		}
 	}
 	ref.setRank(sp, ref.op, w)
 	p.setReference(ref)

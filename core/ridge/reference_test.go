@@ -348,7 +348,7 @@ func TestEmpiricalMarginalsRecoverTargets(t *testing.T) {
 	es.VectorsTo(&vecs)
 	vals := es.Values(nil)
 	M := make([]float64, k*3)
-	if err := md.Marginals(X, k, k, M, nil, ScaleNoiseFree, 1, nil); err != nil {
+	if err := md.Marginals(X, k, k, M, nil, EstimateLinear, ScaleNoiseFree, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	exact := 0

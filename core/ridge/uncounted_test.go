@@ -89,7 +89,7 @@ func TestUncountedSpaceFitsWithTheEmpiricalReference(t *testing.T) {
 			}
 		}
 		M := make([]float64, m*dag.Dim())
-		if err := got.Marginals(X, m, n, M, nil, ScaleNoiseFree, 1, nil); err != nil {
+		if err := got.Marginals(X, m, n, M, nil, EstimateLinear, ScaleNoiseFree, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, v := range M {

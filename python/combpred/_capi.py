@@ -127,7 +127,7 @@ _SIGNATURES = {
     "cp_ridge_decision": ([c_int64, _f64p, c_int64, c_int64, _f64p, c_int64], c_int),
     "cp_ridge_predict": ([c_int64, _f64p, c_int64, c_int64, _i64p, c_int64], c_int),
     "cp_ridge_marginals": (
-        [c_int64, _f64p, c_int64, c_int64, c_int64, c_double, _f64p, c_int64, _i64p, c_int64],
+        [c_int64, _f64p, c_int64, c_int64, c_int64, c_int64, c_double, _f64p, c_int64, _i64p, c_int64],
         c_int,
     ),
     "cp_ridge_max_margins": ([c_int64, _f64p, c_int64, c_int64, c_int64, _f64p, c_int64], c_int),
@@ -278,7 +278,7 @@ _SIGNATURES = {
     ),
     "cp_ridge_decision_csr": ([c_int64, *_CSR, _f64p, c_int64], c_int),
     "cp_ridge_predict_csr": ([c_int64, *_CSR, _i64p, c_int64], c_int),
-    "cp_ridge_marginals_csr": ([c_int64, *_CSR, c_int64, c_double, _f64p, c_int64, _i64p, c_int64], c_int),
+    "cp_ridge_marginals_csr": ([c_int64, *_CSR, c_int64, c_int64, c_double, _f64p, c_int64, _i64p, c_int64], c_int),
     "cp_ridge_max_margins_csr": ([c_int64, *_CSR, c_int64, _f64p, c_int64], c_int),
     "cp_prob_fit_csr": ([c_int64, *_CSR, _i64p, c_int64, _f64p, c_char_p, c_int64, PROGRESS, c_void_p, _i64p], c_int),
     "cp_prob_decision_csr": ([c_int64, *_CSR, _f64p, c_int64], c_int),

@@ -804,10 +804,12 @@ class RidgeModel(Model):
         structures: np.ndarray | None,
         scale: int = 0,
         factor: float = 1.0,
+        estimate: int = 0,
     ) -> None:
         """The marginal estimates of the rows of X into ``marginals`` (q, d) and/or the structures
-        decoded from them into ``structures`` (q, width), at the scale of code ``scale`` (the
-        schema's ``marginal_scales``) times ``factor``; interruptible."""
+        decoded from them into ``structures`` (q, width): the estimate of code ``estimate`` (the
+        schema's ``marginal_estimates``) at the scale of code ``scale`` (its ``marginal_scales``)
+        times ``factor``; interruptible."""
         q, xa = self._inputs(X)
         pm = None if marginals is None else _capi.f64(marginals, (q, self.dim), "out", writable=True)[1]
         ps = None if structures is None else _capi.i64(structures, (q, self.width), "out", writable=True)[1]
@@ -816,7 +818,7 @@ class RidgeModel(Model):
         lib = _capi.lib()
         call = lib.cp_ridge_marginals_csr if len(xa) == 7 else lib.cp_ridge_marginals
         with _interruptible(q, self.info.inline_rows):
-            _capi.check(call(self.value, *xa, scale, factor, pm, d, ps, w))
+            _capi.check(call(self.value, *xa, estimate, scale, factor, pm, d, ps, w))
 
     def max_margins(self, X: np.ndarray, source: int, out: np.ndarray) -> None:
         """The max-marginal margins of the vector decoded from source code ``source`` (the schema's

@@ -875,6 +875,10 @@ class StructuredEstimator(BaseEstimator):
             )
         return decision, node_weights
 
+    def _decision_marginals(self, fitted: _Fitted, X: Any) -> np.ndarray:
+        """The marginals the rules of ``decision`` read: ``predict_marginals``' defaults."""
+        return self._marginals(fitted, X)
+
     def _decide(self, X: Any, fitted: _Fitted | None = None) -> Any:
         """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for
         ``"mode"``, else the structure of least expected loss from ``predict_marginals``, from the
@@ -884,7 +888,7 @@ class StructuredEstimator(BaseEstimator):
         fitted = fitted if fitted is not None else self._fitted()  # one snapshot for the marginals and their decoding
         if decision == "mode":
             return self._predict(X, fitted)
-        marginals = self._marginals(fitted, X)
+        marginals = self._decision_marginals(fitted, X)
         try:
             # in the space's encoding already (ids, not the core's rows, for the multiclass family)
             costs = {"node_weights": node_weights} if decision == "hierarchical" else {}

@@ -1135,14 +1135,14 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         """
         return self._lazy(X, "decision_function") if _is_dask(X) else super().decision_function(X)
 
-    def predict_marginals(self, X: Any, scale: str | float = "noise_free") -> Any:
+    def predict_marginals(self, X: Any, scale: str | float = "noise_free", estimate: str = "linear") -> Any:
         """Estimate E[ψ(y) | x]; lazily, as a Dask array, for Dask input.
 
         See :meth:`combpred.StructuredRidge.predict_marginals`.
         """
         if not _is_dask(X):
-            return super().predict_marginals(X, scale)
-        return self._lazy(X, "predict_marginals", scale=scale)
+            return super().predict_marginals(X, scale, estimate)
+        return self._lazy(X, "predict_marginals", scale=scale, estimate=estimate)
 
     def max_marginal_margins(self, X: Any) -> Any:
         """Return the max-marginal margin of every coordinate of ψ; lazily, as a Dask array, for

@@ -1,0 +1,335 @@
+package ridge
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/combpred/combpred/core/parallel"
+	"github.com/combpred/combpred/core/prob"
+	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
+)
+
+// The tilted marginal estimate (docs/design.md §2c): the reference measure μ tilted by the scores,
+//
+//	μ_θ(y) ∝ μ(y)·exp⟨θ, ψ(y)⟩,   θ = c·u(x),   m̂(x) = E_{μ_θ}[ψ].
+//
+// To first order in θ, E_{μ_θ}[ψ] = p + S θ: the linear estimate of marginals.go at the same c.
+// Beyond first order the tilt is a mean of structures of μ's support, so it never needs clipping
+// and it keeps their correlations: under the empirical measure it is a weighted mean of training
+// structures (a taxonomy's co-occurring nodes move together; the linear estimate moves each
+// coordinate alone and clips). For μ = (1 − w)·U + w·E, with Z_U(θ) = E_U[e^⟨θ,ψ⟩] =
+// Z(θ)/|Y| and Z_E(θ) = Σ_k ω_k e^⟨θ,ψ_k⟩ (ω the structures' normalised weights),
+//
+//	E_{μ_θ}[ψ] = ((1 − w)·Z_U·E_{U_θ}[ψ] + w·Z_E·E_{E_θ}[ψ]) / ((1 − w)·Z_U + w·Z_E),
+//
+// where E_{U_θ} is the exponential family of ProbabilisticStructured (core/prob's exact
+// inference), and E_{E_θ} the softmax of ⟨θ, ψ_k⟩ + log ω_k over the training structures.
+
+// MarginalEstimate chooses how Marginals turns scores into marginal estimates.
+type MarginalEstimate int
+
+const (
+	// EstimateLinear is clip(p + c·S u), marginals.go.
+	EstimateLinear MarginalEstimate = iota
+	// EstimateTilted is the mean of ψ under the reference measure tilted by exp(c⟨u, ψ⟩).
+	EstimateTilted
+)
+
+var marginalEstimateNames = [...]string{"linear", "tilted"}
+
+// MarginalEstimateNames returns the names of the estimates, in the order of their values.
+func MarginalEstimateNames() []string { return marginalEstimateNames[:] }
+
+// ParseMarginalEstimate maps an estimate's code to it, refusing unknown codes.
+func ParseMarginalEstimate(code int64) (MarginalEstimate, error) {
+	if code < 0 || code >= int64(len(marginalEstimateNames)) {
+		return 0, fmt.Errorf("marginal estimate code %d is not one of 0 (linear) and 1 (tilted)", code)
+	}
+	return MarginalEstimate(code), nil
+}
+
+// empiricalTilt is what the tilted estimate needs of an empirical reference beyond its mean and
+// covariance: the weight w of its empirical part and the distinct training structures, each with
+// the sum of the sample weights of the examples that have it (so that partial_fit's union of
+// chunks is the measure of all of them).
+type empiricalTilt struct {
+	w      float64
+	psi    *xmat.CSR // k × d
+	weight []float64 // k, positive
+}
+
+// structureSet collects distinct structures (as their non-zero coordinates) with summed weights.
+type structureSet struct {
+	d       int
+	index   map[string]int
+	indptr  []int64
+	indices []int64
+	data    []float64
+	weight  []float64
+	key     []byte
+}
+
+func newStructureSet(d int) *structureSet {
+	return &structureSet{d: d, index: map[string]int{}, indptr: []int64{0}}
+}
+
+// add counts weight s for the structure whose non-zero coordinates are each(fn) calls.
+func (ss *structureSet) add(s float64, each func(fn func(col int, v float64))) {
+	if s == 0 {
+		return
+	}
+	start := len(ss.indices)
+	ss.key = ss.key[:0]
+	each(func(col int, v float64) {
+		if v != 0 {
+			ss.indices = append(ss.indices, int64(col))
+			ss.data = append(ss.data, v)
+			ss.key = binary.LittleEndian.AppendUint32(ss.key, uint32(col))
+			ss.key = binary.LittleEndian.AppendUint64(ss.key, math.Float64bits(v))
+		}
+	})
+	if k, ok := ss.index[string(ss.key)]; ok {
+		ss.indices, ss.data = ss.indices[:start], ss.data[:start]
+		ss.weight[k] += s
+		return
+	}
+	ss.index[string(ss.key)] = len(ss.weight)
+	ss.indptr = append(ss.indptr, int64(len(ss.indices)))
+	ss.weight = append(ss.weight, s)
+}
+
+// tilt returns the collected structures with the empirical weight w; nil when there are none.
+func (ss *structureSet) tilt(w float64) (*empiricalTilt, error) {
+	if len(ss.weight) == 0 {
+		return nil, nil
+	}
+	psi, err := xmat.New(len(ss.weight), ss.d, ss.indptr, ss.indices, ss.data)
+	if err != nil {
+		return nil, err
+	}
+	return &empiricalTilt{w: w, psi: psi, weight: ss.weight}, nil
+}
+
+// addTilt adds the structures of t.
+func (ss *structureSet) addTilt(t *empiricalTilt) {
+	k, _ := t.psi.Dims()
+	for i := 0; i < k; i++ {
+		ss.add(t.weight[i], func(fn func(int, float64)) { t.psi.RowEntries(i, fn) })
+	}
+}
+
+// tiltOf collects the training structures of p (ψ_i = δ_i + p.Mean: call it before setReference
+// re-centres δ) for an empirical reference of weight w.
+func tiltOf(p *Problem, w float64) (*empiricalTilt, error) {
+	m, d := p.dims()
+	ss := newStructureSet(d)
+	buf := make([]float64, d)
+	for i := 0; i < m; i++ {
+		delta := p.deltaRow(i, buf)
+		ss.add(p.Weight[i], func(fn func(int, float64)) {
+			for a, v := range delta {
+				fn(a, v+p.Mean[a])
+			}
+		})
+	}
+	return ss.tilt(w)
+}
+
+// mergeTilts is the tilt data of the examples of a and b (partial_fit's chunks), weight w.
+func mergeTilts(a, b *empiricalTilt, w float64) (*empiricalTilt, error) {
+	if a == nil || b == nil {
+		return nil, nil // a part without structures: the union is unknown
+	}
+	_, d := a.psi.Dims()
+	ss := newStructureSet(d)
+	ss.addTilt(a)
+	ss.addTilt(b)
+	return ss.tilt(w)
+}
+
+// errNoTilt explains why a model has no tilted estimate.
+var errNoTilt = errors.New("estimate='tilted' needs the reference measure's structures")
+
+// tiltMap turns score rows into centred tilted estimates m̂ − p, as marginalMap.centre does for
+// the linear ones.
+type tiltMap struct {
+	sp     space.Space
+	t      *empiricalTilt // nil: the uniform measure
+	p      []float64
+	lo, hi float64
+	c      float64
+	fixed  []int
+	// norm is Σω before normalisation; logCount is log|Y|, for Z_U.
+	norm     float64
+	logCount float64
+}
+
+// newTiltMap is the tilted estimate of a model over sp with reference ref (nil: uniform) at scale c,
+// or the reason it has none.
+func newTiltMap(sp space.Space, ref *reference, c float64) (*tiltMap, error) {
+	mm := newMarginalMap(sp, ref)
+	tm := &tiltMap{sp: sp, p: mm.p, lo: mm.lo, hi: mm.hi, c: c, fixed: mm.fixed, logCount: sp.LogCount()}
+	if ref != nil {
+		if ref.tilt == nil {
+			return nil, fmt.Errorf("%w, which this model does not hold: its reference is the product measure, or it was "+
+				"fitted from statistics merged across partitions (combpred.dask) or read from bytes written before version 7; "+
+				"use estimate='linear', or refit in memory with reference='empirical'", errNoTilt)
+		}
+		tm.t = ref.tilt
+		for _, s := range tm.t.weight {
+			tm.norm += s
+		}
+	}
+	if tm.t == nil || tm.t.w < 1 {
+		if !prob.HasExact(sp) {
+			return nil, fmt.Errorf("estimate='tilted' under a reference measure with a uniform part needs exact inference, "+
+				"which the %s space of log|Y| = %.1f has not; use estimate='linear', or empirical_weight=1", sp.Kind(), sp.LogCount())
+		}
+	}
+	return tm, nil
+}
+
+// centreRows overwrites the score rows of U (rows × d) with their centred estimates, on all
+// threads; the first error stops it.
+func (tm *tiltMap) centreRows(U []float64, rows int) error {
+	d := len(tm.p)
+	var mu sync.Mutex
+	var first error
+	parallel.For(rows, 16, func(lo, hi int) {
+		scratch := tm.scratch()
+		for i := lo; i < hi; i++ {
+			if err := tm.centre(U[i*d:(i+1)*d], scratch); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("row %d: %w", i, err)
+				}
+				mu.Unlock()
+				return
+			}
+		}
+	})
+	return first
+}
+
+type tiltScratch struct {
+	s, e, uniform []float64
+}
+
+func (tm *tiltMap) scratch() *tiltScratch {
+	sc := &tiltScratch{e: make([]float64, len(tm.p)), uniform: make([]float64, len(tm.p))}
+	if tm.t != nil {
+		k, _ := tm.t.psi.Dims()
+		sc.s = make([]float64, k)
+	}
+	return sc
+}
+
+// centre overwrites the score row u with m̂ − p.
+func (tm *tiltMap) centre(u []float64, sc *tiltScratch) error {
+	for _, j := range tm.fixed {
+		u[j] = 0 // constant over the measure's support: a shift of every ⟨θ, ψ⟩ alike
+	}
+	var top float64
+	for _, v := range u {
+		top = math.Max(top, math.Abs(v))
+	}
+	if top == 0 {
+		clear(u) // m̂ = p
+		return nil
+	}
+	var mean []float64
+	switch {
+	case tm.t != nil && tm.t.w == 1:
+		tm.empirical(u, top, sc)
+		mean = sc.e
+	default:
+		theta := u
+		for j, v := range u {
+			theta[j] = tm.c * v
+			if math.IsInf(theta[j], 0) {
+				return fmt.Errorf("the tilt's scores c·u overflow at coordinate %d (scale %g times %g); use a smaller scale", j, tm.c, v)
+			}
+		}
+		lzu, err := prob.ExactMarginals(tm.sp, theta, sc.uniform)
+		if err != nil {
+			return fmt.Errorf("estimate='tilted' (scale %g): %w; use a smaller scale", tm.c, err)
+		}
+		mean = sc.uniform
+		if tm.t != nil {
+			// log Z_U and log Z_E in the mixture's weights
+			a := math.Log1p(-tm.t.w) + lzu - tm.logCount
+			b := math.Log(tm.t.w) + tm.empiricalLogZ(theta, sc)
+			top := math.Max(a, b)
+			ea, eb := math.Exp(a-top), math.Exp(b-top)
+			for j := range mean {
+				mean[j] = (ea*sc.uniform[j] + eb*sc.e[j]) / (ea + eb)
+			}
+		}
+	}
+	for j, v := range mean {
+		u[j] = math.Min(math.Max(v, tm.lo), tm.hi) - tm.p[j]
+	}
+	for _, j := range tm.fixed {
+		u[j] = 0
+	}
+	return nil
+}
+
+// empirical writes the mean of ψ under E tilted by c·u into sc.e, for scores of any magnitude:
+// u is scaled by a power of two to a largest magnitude near 1 (top is its largest before), and the
+// weights ω_k exp(g·(s_k − max s)) have exponents at most 0, g = c·2^e possibly +Inf (then the
+// best-scoring structures share the estimate).
+func (tm *tiltMap) empirical(u []float64, top float64, sc *tiltScratch) {
+	_, e := math.Frexp(top)
+	for j, v := range u {
+		u[j] = math.Ldexp(v, -e)
+	}
+	best := tm.scores(u, sc.s)
+	g := math.Ldexp(tm.c, e)
+	tm.average(sc.s, func(s float64) float64 {
+		if s == best {
+			return 0 // g may be +Inf: ∞·0 is the best structures' own exponent
+		}
+		return g * (s - best)
+	}, sc.e)
+}
+
+// empiricalLogZ writes the mean of ψ under E tilted by θ into sc.e and returns log Z_E(θ) =
+// log Σ_k ω_k e^⟨θ,ψ_k⟩ (θ finite).
+func (tm *tiltMap) empiricalLogZ(theta []float64, sc *tiltScratch) float64 {
+	best := tm.scores(theta, sc.s)
+	total := tm.average(sc.s, func(s float64) float64 { return s - best }, sc.e)
+	return best + math.Log(total/tm.norm)
+}
+
+// scores writes ⟨v, ψ_k⟩ of every structure into s and returns the largest.
+func (tm *tiltMap) scores(v, s []float64) float64 {
+	best := math.Inf(-1)
+	for k := range s {
+		s[k] = tm.t.psi.RowDot(k, v)
+		best = math.Max(best, s[k])
+	}
+	return best
+}
+
+// average writes Σ_k π_k ψ_k / Σ_k π_k into mean, π_k = ω_k exp(exponent(s_k)), and returns Σ_k π_k.
+func (tm *tiltMap) average(s []float64, exponent func(float64) float64, mean []float64) float64 {
+	clear(mean)
+	var total float64
+	for k, sk := range s {
+		pk := tm.t.weight[k] * math.Exp(exponent(sk))
+		if pk == 0 {
+			continue
+		}
+		total += pk
+		tm.t.psi.RowAxpy(k, pk, mean)
+	}
+	for j := range mean {
+		mean[j] /= total
+	}
+	return total
+}

@@ -1,0 +1,299 @@
+package ridge
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/combpred/combpred/core/space"
+)
+
+// embedOf is ψ(y) of one structure.
+func embedOf(sp space.Space, y []int64) []float64 {
+	psi := make([]float64, sp.Dim())
+	space.EmbedRows(sp, y, 1, psi)
+	return psi
+}
+
+// The tilted estimate must be the mean of ψ under μ_θ(z) ∝ μ(z)·exp⟨c·u, ψ(z)⟩, computed here by
+// brute force: every structure of Y with mass (1 − w)/|Y| and every training structure with mass
+// w·s_j/Σs (a structure that occurs twice counts twice).
+func TestTiltedMarginalsByEnumeration(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, tc := range []struct {
+		kind   string
+		params []int64
+	}{
+		{"multilabel", []int64{3}},
+		{"multiclass", []int64{4}},
+		{"permutations", []int64{4}},
+		{"subtrees", []int64{-1, 0, 0, 1, 1}},
+		{"ksubsets", []int64{5, 2}},
+	} {
+		sp, err := space.New(tc.kind, tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m = 9
+		_, ys := synthetic(t, sp, m, 2, 7)
+		copy(ys[sp.Width():2*sp.Width()], ys[:sp.Width()]) // a repeated structure
+		s := weights(r, m)
+		d, wd := sp.Dim(), sp.Width()
+		var all [][]float64
+		if err := sp.Enumerate(func(y []int64) bool {
+			all = append(all, embedOf(sp, y))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for _, v := range s {
+			sum += v
+		}
+		for _, w := range []float64{0, 0.3, 1} {
+			p, err := NewProblem(sp, ys, m, s, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.useReference(sp, Empirical, w); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []float64{0.3, 2} {
+				tm, err := newTiltMap(sp, p.ref, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				u := make([]float64, d)
+				for j := range u {
+					u[j] = r.NormFloat64()
+				}
+				want := make([]float64, d)
+				var z float64
+				add := func(psi []float64, mass float64) {
+					var a float64
+					for j := range u {
+						a += c * u[j] * psi[j]
+					}
+					e := mass * math.Exp(a)
+					z += e
+					for j := range want {
+						want[j] += e * psi[j]
+					}
+				}
+				for _, psi := range all {
+					add(psi, (1-w)/float64(len(all)))
+				}
+				for i := 0; i < m; i++ {
+					add(embedOf(sp, ys[i*wd:(i+1)*wd]), w*s[i]/sum)
+				}
+				got := slices.Clone(u)
+				if err := tm.centre(got, tm.scratch()); err != nil {
+					t.Fatal(err)
+				}
+				for j := range want {
+					if g := got[j] + tm.p[j]; math.Abs(g-want[j]/z) > 1e-12 {
+						t.Fatalf("%s w=%v c=%v: m̂[%d] = %v, enumeration gives %v", tc.kind, w, c, j, g, want[j]/z)
+					}
+				}
+			}
+		}
+	}
+}
+
+// To first order in θ the tilt is p + S θ, the linear estimate at the same scale: at c = 1e-4 the
+// two differ by O(c²), a thousandth of what either moves from p.
+func TestTiltedMatchesLinearToFirstOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	sp, _ := space.New("subtrees", []int64{-1, 0, 0, 1, 1, 2})
+	const m = 12
+	_, ys := synthetic(t, sp, m, 2, 8)
+	for _, w := range []float64{0, 0.5, 1} {
+		p, err := NewProblem(sp, ys, m, nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.useReference(sp, Empirical, w); err != nil {
+			t.Fatal(err)
+		}
+		const c = 1e-4
+		tm, err := newTiltMap(sp, p.ref, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mm := newMarginalMap(sp, p.ref)
+		mm.unit, mm.factor = true, c
+		u := make([]float64, sp.Dim())
+		for j := range u {
+			u[j] = r.NormFloat64()
+		}
+		tilted, linear := slices.Clone(u), slices.Clone(u)
+		if err := tm.centre(tilted, tm.scratch()); err != nil {
+			t.Fatal(err)
+		}
+		mm.centre(linear, make([]float64, len(u)))
+		var top, diff float64
+		for j := range u {
+			top = math.Max(top, math.Abs(linear[j]))
+			diff = math.Max(diff, math.Abs(tilted[j]-linear[j]))
+		}
+		if top == 0 || diff > 1e-3*top {
+			t.Errorf("w=%v: tilted and linear estimates differ by %.3g where they move %.3g from p", w, diff, top)
+		}
+	}
+}
+
+// Under the empirical measure scores of any magnitude give a finite estimate: at c·u beyond
+// float64's range, the best-scoring training structure; zero scores give p.
+func TestTiltedHugeScores(t *testing.T) {
+	sp, _ := space.New("multilabel", []int64{4})
+	const m = 10
+	_, ys := synthetic(t, sp, m, 2, 9)
+	p, err := NewProblem(sp, ys, m, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.useReference(sp, Empirical, 1); err != nil {
+		t.Fatal(err)
+	}
+	tm, err := newTiltMap(sp, p.ref, 1e100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := []float64{1e300, -3e299, 2e299, -1e300}
+	best, bestScore := -1, math.Inf(-1)
+	for i := 0; i < m; i++ {
+		psi := embedOf(sp, ys[i*4:(i+1)*4])
+		var a float64
+		for j := range u {
+			a += u[j] / 1e299 * psi[j]
+		}
+		if a > bestScore {
+			best, bestScore = i, a
+		}
+	}
+	got := slices.Clone(u)
+	if err := tm.centre(got, tm.scratch()); err != nil {
+		t.Fatal(err)
+	}
+	want := embedOf(sp, ys[best*4:(best+1)*4])
+	for j := range got {
+		if g := got[j] + tm.p[j]; g != want[j] {
+			t.Fatalf("huge scores: m̂ = %v + p, want the best structure %v", got, want)
+		}
+	}
+	zero := make([]float64, 4)
+	if err := tm.centre(zero, tm.scratch()); err != nil || slices.Max(zero) != 0 || slices.Min(zero) != 0 {
+		t.Errorf("zero scores: m̂ − p = %v, %v", zero, err)
+	}
+}
+
+// partial_fit keeps the structures of every chunk: its tilted estimates are those of a fit on all
+// of them, and they survive the byte format.
+func TestTiltedAfterPartialFitAndBytes(t *testing.T) {
+	sp, _ := space.New("subtrees", []int64{-1, 0, 0, 1, 1, 2})
+	const m, n = 40, 3
+	X, ys := synthetic(t, sp, m, n, 10)
+	wd := sp.Width()
+	opt := baseOptions()
+	opt.EmpiricalWeight = 0.5
+	opt.Reference = Empirical
+	whole, err := Fit(sp, X, m, n, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := PartialFit(nil, sp, X[:15*n], 15, n, ys[:15*wd], nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := PartialFit(first, sp, X[15*n:], m-15, n, ys[15*wd:], nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := stream.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := UnmarshalModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sp.Dim()
+	want := make([]float64, m*d)
+	if err := whole.Marginals(X, m, n, want, nil, EstimateTilted, ScaleUnit, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, md := range map[string]*Model{"partial_fit": stream, "read from bytes": back} {
+		got := make([]float64, m*d)
+		if err := md.Marginals(X, m, n, got, nil, EstimateTilted, ScaleUnit, 3, nil); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-8 {
+				t.Fatalf("%s: tilted estimate %d is %v, the fit on all examples gives %v", name, i, got[i], want[i])
+			}
+		}
+	}
+	// version 6 bytes hold no structures: the estimate is refused, the linear one is not
+	old, err := stream.marshal(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v6, err := UnmarshalModel(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, m*d)
+	if err := v6.Marginals(X, m, n, got, nil, EstimateTilted, ScaleUnit, 3, nil); !errors.Is(err, errNoTilt) {
+		t.Errorf("version 6 model: %v, want errNoTilt", err)
+	}
+	if err := v6.Marginals(X, m, n, got, nil, EstimateLinear, ScaleUnit, 3, nil); err != nil {
+		t.Error(err)
+	}
+}
+
+// The tilted estimate is refused with a reason where it is not defined or not computable.
+func TestTiltedRefusals(t *testing.T) {
+	sp, _ := space.New("multilabel", []int64{3})
+	const m, n = 20, 2
+	X, ys := synthetic(t, sp, m, n, 11)
+	M := make([]float64, m*sp.Dim())
+	opt := baseOptions()
+	opt.EmpiricalWeight, opt.Reference = 1, Product
+	product, err := Fit(sp, X, m, n, ys, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := product.Marginals(X, m, n, M, nil, EstimateTilted, ScaleUnit, 1, nil); !errors.Is(err, errNoTilt) {
+		t.Errorf("product reference: %v, want errNoTilt", err)
+	}
+	if err := product.Marginals(X, m, n, M, nil, EstimateTilted, ScaleNoiseFree, 1, nil); err == nil ||
+		!strings.Contains(err.Error(), "noise_free") {
+		t.Errorf("scale noise_free: %v", err)
+	}
+	big, _ := space.New("permutations", []int64{20})
+	Xb, yb := synthetic(t, big, m, n, 12)
+	uniform, err := Fit(big, Xb, m, n, yb, nil, baseOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	Mb := make([]float64, m*big.Dim())
+	if err := uniform.Marginals(Xb, m, n, Mb, nil, EstimateTilted, ScaleUnit, 1, nil); err == nil ||
+		!strings.Contains(err.Error(), "exact inference") {
+		t.Errorf("uniform reference without exact inference: %v", err)
+	}
+	opt = baseOptions()
+	opt.EmpiricalWeight = 1
+	empirical, err := Fit(big, Xb, m, n, yb, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := empirical.Marginals(Xb, m, n, Mb, nil, EstimateTilted, ScaleUnit, 1, nil); err != nil {
+		t.Errorf("empirical reference on permutations of 20: %v", err)
+	}
+	if _, err := ParseMarginalEstimate(2); err == nil {
+		t.Error("estimate code 2 accepted")
+	}
+}

@@ -1,0 +1,158 @@
+"""StructuredRidge.predict_marginals(estimate="tilted"): the mean of ψ under the reference measure μ
+tilted by the scores, μ_θ(y) ∝ μ(y)·exp⟨θ, ψ(y)⟩ with θ = c·u(x) (docs/design.md §2c), checked
+against NumPy sums over the enumerated space and the training structures."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from combpred import StructuredRidge, spaces
+from combpred.decision import bayes_decode
+from scipy.special import logsumexp
+from sklearn.model_selection import GridSearchCV
+from sklearn.utils._param_validation import InvalidParameterError
+
+
+def _tilted(space, U, c, w, Y, sample_weight=None):
+    """E_{μ_θ}[ψ] for μ = (1 − w)·uniform + w·empirical(Y, sample_weight), by enumeration."""
+    P = space.embed(space.enumerate()).astype(float)
+    T = space.embed(Y).astype(float)
+    s = np.ones(len(T)) if sample_weight is None else np.asarray(sample_weight, float)
+    support = np.vstack([P, T])
+    mass = np.concatenate([np.full(len(P), (1 - w) / len(P)), w * s / s.sum()])
+    with np.errstate(divide="ignore"):
+        logits = c * U @ support.T + np.log(mass)
+    weights = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+    return weights @ support
+
+
+@pytest.mark.parametrize(
+    "space",
+    [spaces.Multilabel(4), spaces.Permutations(4), spaces.Subtrees([-1, 0, 0, 1, 1]), spaces.KSubsets(5, 2)],
+    ids=repr,
+)
+@pytest.mark.parametrize("w", [0.0, 0.4, 1.0])
+def test_tilted_estimate_by_enumeration(space, w):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    Y = space.sample(60, random_state=4)
+    s = rng.uniform(0.2, 2.0, size=60)
+    model = StructuredRidge(space=space, alpha=0.1, empirical_weight=w).fit(X, Y, sample_weight=s)
+    Xt = rng.normal(size=(25, 3))
+    U = model.decision_function(Xt)
+    for c in (0.5, 3.0):
+        got = model.predict_marginals(Xt, scale=c, estimate="tilted")
+        np.testing.assert_allclose(got, _tilted(space, U, c, w, Y, s), atol=1e-10)
+    np.testing.assert_array_equal(
+        model.predict_marginals(Xt, scale="unit", estimate="tilted"),
+        model.predict_marginals(Xt, scale=1.0, estimate="tilted"),
+    )
+
+
+def test_tilted_empirical_is_a_mean_of_training_structures_with_an_rbf_kernel():
+    """Under the empirical measure the estimate is a softmax-weighted mean of the training
+    structures: on a space too large to enumerate (rankings of 12 labels) too."""
+    rng = np.random.default_rng(5)
+    space = spaces.Permutations(12)
+    X, Y = rng.normal(size=(80, 4)), space.sample(80, random_state=6)
+    model = StructuredRidge(space=space, kernel="rbf", alpha=0.3, empirical_weight=1.0).fit(X, Y)
+    Xt = rng.normal(size=(10, 4))
+    T = space.embed(Y).astype(float)
+    logits = 2.0 * model.decision_function(Xt) @ T.T
+    want = np.exp(logits - logsumexp(logits, axis=1, keepdims=True)) @ T
+    np.testing.assert_allclose(model.predict_marginals(Xt, scale=2.0, estimate="tilted"), want, atol=1e-12)
+
+
+def test_tilted_survives_pickle_and_partial_fit():
+    rng = np.random.default_rng(7)
+    space = spaces.Subtrees([-1, 0, 0, 1, 1, 2])
+    X, Y = rng.normal(size=(90, 3)), space.sample(90, random_state=8)
+    whole = StructuredRidge(space=space, empirical_weight=0.5).fit(X, Y)
+    stream = StructuredRidge(space=space, empirical_weight=0.5).partial_fit(X[:40], Y[:40]).partial_fit(X[40:], Y[40:])
+    Xt = rng.normal(size=(30, 3))
+    want = whole.predict_marginals(Xt, scale=2.0, estimate="tilted")
+    np.testing.assert_allclose(stream.predict_marginals(Xt, scale=2.0, estimate="tilted"), want, atol=1e-8)
+    restored = pickle.loads(pickle.dumps(stream))
+    np.testing.assert_array_equal(
+        restored.predict_marginals(Xt, scale=2.0, estimate="tilted"),
+        stream.predict_marginals(Xt, scale=2.0, estimate="tilted"),
+    )
+
+
+def test_tilted_refusals():
+    rng = np.random.default_rng(9)
+    space = spaces.Multilabel(3)
+    X, Y = rng.normal(size=(30, 2)), space.sample(30, random_state=1)
+    model = StructuredRidge(space=space, empirical_weight=1.0).fit(X, Y)
+    with pytest.raises(ValueError, match="noise_free"):
+        model.predict_marginals(X, estimate="tilted")
+    with pytest.raises(ValueError, match="estimate must be one of"):
+        model.predict_marginals(X, scale=1.0, estimate="exact")
+    product = StructuredRidge(space=space, empirical_weight=1.0, reference="product").fit(X, Y)
+    with pytest.raises(ValueError, match="structures"):
+        product.predict_marginals(X, scale=1.0, estimate="tilted")
+    big = spaces.Permutations(20)
+    uniform = StructuredRidge(space=big).fit(X, big.sample(30, random_state=2))
+    with pytest.raises(ValueError, match="exact inference"):
+        uniform.predict_marginals(X, scale=1.0, estimate="tilted")
+
+
+def test_decision_rules_read_the_chosen_marginals():
+    """``marginal_estimate`` and ``marginal_scale`` choose what the rules of ``decision`` read, without a
+    refit; the defaults are predict_marginals' defaults."""
+    rng = np.random.default_rng(11)
+    space = spaces.Permutations(5)
+    X, Y = rng.normal(size=(120, 3)), space.sample(120, random_state=12)
+    Xt = rng.normal(size=(40, 3))
+    model = StructuredRidge(space=space, kernel="rbf", alpha=0.1, empirical_weight=0.3, decision="kendall").fit(X, Y)
+    default = model.predict(Xt)
+    np.testing.assert_array_equal(default, bayes_decode(space, model.predict_marginals(Xt), "kendall"))
+    model.set_params(marginal_estimate="tilted", marginal_scale=4.0)
+    tilted = model.predict(Xt)
+    np.testing.assert_array_equal(
+        tilted, bayes_decode(space, model.predict_marginals(Xt, scale=4.0, estimate="tilted"), "kendall")
+    )
+    assert not np.array_equal(tilted, default)  # the setting is read, not ignored
+    model.set_params(marginal_estimate="linear", marginal_scale="unit", decision="spearman")
+    np.testing.assert_array_equal(
+        model.predict(Xt), bayes_decode(space, model.predict_marginals(Xt, scale="unit"), "spearman")
+    )
+    restored = pickle.loads(pickle.dumps(model.set_params(marginal_estimate="tilted", marginal_scale=2.0)))
+    np.testing.assert_array_equal(restored.predict(Xt), model.predict(Xt))
+    # a pickle from before the parameters existed reads the defaults
+    state = model.__getstate__()
+    del state["marginal_estimate"], state["marginal_scale"]
+    old = StructuredRidge.__new__(StructuredRidge)
+    old.__setstate__(state)
+    assert (old.marginal_estimate, old.marginal_scale) == ("linear", "noise_free")
+
+
+def test_marginal_parameters_are_validated():
+    rng = np.random.default_rng(13)
+    space = spaces.Multilabel(3)
+    X, Y = rng.normal(size=(30, 2)), space.sample(30, random_state=3)
+    for bad in (
+        {"marginal_estimate": "exact"},
+        {"marginal_scale": -1.0},
+        {"marginal_scale": "big"},
+        {"marginal_scale": 1e300},
+    ):
+        with pytest.raises(InvalidParameterError):
+            StructuredRidge(space=space, **bad).fit(X, Y)
+    model = StructuredRidge(space=space, decision="hamming").fit(X, Y)
+    with pytest.raises(InvalidParameterError, match="marginal_scale"):
+        model.set_params(marginal_scale=0.0).predict(X)
+    with pytest.raises(ValueError, match="marginal_estimate='tilted'.*noise_free"):
+        model.set_params(marginal_estimate="tilted", marginal_scale="noise_free").predict(X)
+
+
+def test_grid_search_chooses_the_tilted_scale():
+    rng = np.random.default_rng(14)
+    space = spaces.Permutations(4)
+    X, Y = rng.normal(size=(90, 3)), space.sample(90, random_state=15)
+    grid = {"marginal_estimate": ["linear", "tilted"], "marginal_scale": ["unit", 2.0, 8.0]}
+    search = GridSearchCV(StructuredRidge(space=space, decision="kendall"), grid, cv=3).fit(X, Y)
+    assert search.best_params_["marginal_scale"] in grid["marginal_scale"]
+    assert len(search.cv_results_["params"]) == 6
