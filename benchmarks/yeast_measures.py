@@ -48,7 +48,7 @@ CONFIDENCES = {
 # The tilted estimate (docs/design.md §2c) at these scales: a confidence for the ranking loss, and
 # thresholded at ½ (the Bayes rule of the Hamming loss on marginals) a rule for the Hamming loss; not
 # for the product measure, which has none.
-TILTED_SCALES = (2.0, 4.0, 8.0, 16.0, 32.0)
+TILTED_SCALES = (2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
 
 
 def _tilted_name(c: float) -> str:
