@@ -85,16 +85,7 @@ func mulTN(C, A, B blas64.General, add bool, diag int) {
 		}
 		t := (*buf)[:m*q]
 		panelMul(blas64.General{Rows: m, Cols: q, Stride: q, Data: t}, strided{B.Data, 1, B.Stride}, p, A, false, nil, whole, panelTermsFor(q))
-		for i := 0; i < q; i++ {
-			c := C.Data[i*C.Stride:][:m]
-			for j := range c {
-				if add {
-					c[j] += t[j*q+i]
-				} else {
-					c[j] = t[j*q+i]
-				}
-			}
-		}
+		untranspose(C.Data, C.Stride, q, m, t, add)
 		return
 	}
 	swap := q > m

@@ -21,11 +21,6 @@
 	VFMADD231PD Z13, Z18, Z10; \
 	VFMADD231PD Z14, Z18, Z11
 
-// PANEL_MASK loads the masked kernels' mask of the last register's columns into K1.
-#define PANEL_MASK \
-	MOVQ mask+56(FP), R14; \
-	KMOVW R14, K1
-
 // INIT24 starts the rows 1–3 of a 24-column block from row 0's start (Z0–Z2, loaded from init).
 #define INIT24 \
 	VMOVAPD Z0, Z3; \

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "panel_amd64.h"
 
 // The eight-row panel kernels: fma4x16m and fma4x8m on eight rows of A at once. A block of four
 // rows by at most 16 columns holds eight or four accumulators, fewer than the two FMA pipes need
@@ -97,8 +98,7 @@ skip:
 // register of each row holds the columns 8.. that mask selects, whose other lanes of b, c and
 // init are neither read nor written; init as in fma4x24.
 TEXT ·fma8x16m(SB), NOSPLIT, $0-64
-	MOVQ mask+56(FP), R14
-	KMOVW R14, K1
+	PANEL_MASK
 	MOVQ c+40(FP), CX
 	MOVQ init+48(FP), R14
 	TESTQ R14, R14
@@ -187,8 +187,7 @@ store816:
 // fma4x8m on eight rows: one register a row holding the columns that mask selects (bit k: column
 // k), the other lanes of b, c and init neither read nor written; the sums as fma8x16m's.
 TEXT ·fma8x8m(SB), NOSPLIT, $0-64
-	MOVQ mask+56(FP), R14
-	KMOVW R14, K1
+	PANEL_MASK
 	MOVQ c+40(FP), CX
 	MOVQ init+48(FP), R14
 	TESTQ R14, R14

@@ -1,5 +1,6 @@
-// Shared parts of the panel kernels (panel_amd64.s, panel512_amd64.s), whose arguments all begin
-// (a *[4]*float64, aStep int, b *float64, bStep, n int, c *[4]*float64, …).
+// Shared parts of the panel kernels (panel_amd64.s, panel512_amd64.s; panel8_amd64.s takes
+// PANEL_MASK), whose arguments all begin (a *[4]*float64, aStep int, b *float64, bStep, n int,
+// c *[4]*float64, …), the eight-row kernels' with *[8]*float64 in place of *[4]*float64.
 
 // PANEL_A loads what walks the terms: the four rows of A (SI, DI, R8, R9), their step in bytes
 // (R10), B (R11) and its row step in bytes (R12).
@@ -22,6 +23,12 @@
 	MOVQ 8(AX), BX; \
 	MOVQ 16(AX), DX; \
 	MOVQ 24(AX), AX
+
+// PANEL_MASK loads the masked kernels' mask of the last register's columns into K1 (the
+// argument after init, in the four- and eight-row kernels alike).
+#define PANEL_MASK \
+	MOVQ mask+56(FP), R14; \
+	KMOVW R14, K1
 
 // PANEL_PREFETCH asks for the rows of A 4096 bytes ahead of the term being added: rows of a tall X
 // go by in groups of four, a few hundred bytes each, too short for the processor's own prefetchers

@@ -48,11 +48,24 @@ func MulSym(C, X, K blas64.General) {
 			}
 		}
 		MulPanel(KX, K, Xt)
-		for i := 0; i < c; i++ {
-			row := C.Data[(r0+i)*C.Stride:][:m]
+		untranspose(C.Data[r0*C.Stride:], C.Stride, c, m, KX.Data, false)
+	}
+}
+
+// untranspose writes into the rows×cols block of dst (row stride ld) the transpose of t, a
+// cols×rows row-major matrix: dst[i][j] = t[j][i], or with add dst[i][j] += t[j][i]. The products
+// computed in a transposed layout (MulSym, mulTN's thin route) end with it.
+func untranspose(dst []float64, ld, rows, cols int, t []float64, add bool) {
+	for i := 0; i < rows; i++ {
+		row := dst[i*ld:][:cols]
+		if add {
 			for j := range row {
-				row[j] = KX.Data[j*c+i]
+				row[j] += t[j*rows+i]
 			}
+			continue
+		}
+		for j := range row {
+			row[j] = t[j*rows+i]
 		}
 	}
 }
