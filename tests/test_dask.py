@@ -1177,3 +1177,20 @@ def test_all_zero_weights_are_refused_naming_sample_weight(make):
     X, Y = rng.normal(size=(90, 3)), (rng.random((90, 3)) < 0.5).astype(int)
     with dask.config.set(scheduler="synchronous"), pytest.raises(ValueError, match="sample_weight"):
         make().fit(da.from_array(X, chunks=30), da.from_array(Y, chunks=30), sample_weight=da.zeros(90, chunks=45))
+
+
+def test_tilted_estimate_through_dask():
+    """DaskStructuredRidge passes predict_marginals' estimate on: a model fitted on NumPy arrays has the
+    training structures and gives, on a Dask X, what the in-memory model gives; one fitted from
+    statistics merged across partitions has none and says so."""
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(80, 3)), (rng.random((80, 3)) < 0.4).astype(int)
+    dX = da.from_array(X, chunks=40)
+    with dask.config.set(scheduler="synchronous"):
+        local = DaskStructuredRidge(empirical_weight=1.0).fit(X, Y)
+        want = StructuredRidge(empirical_weight=1.0).fit(X, Y).predict_marginals(X, scale=3.0, estimate="tilted")
+        got = local.predict_marginals(dX, scale=3.0, estimate="tilted").compute()
+        np.testing.assert_allclose(got, want, atol=1e-12)
+        merged = DaskStructuredRidge(empirical_weight=1.0).fit(dX, da.from_array(Y, chunks=40))
+        with pytest.raises(ValueError, match="statistics merged across partitions"):
+            merged.predict_marginals(X, scale=3.0, estimate="tilted")
