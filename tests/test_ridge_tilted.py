@@ -93,6 +93,13 @@ def test_tilted_refusals():
     product = StructuredRidge(space=space, empirical_weight=1.0, reference="product").fit(X, Y)
     with pytest.raises(ValueError, match="structures"):
         product.predict_marginals(X, scale=1.0, estimate="tilted")
+    uniform_small = StructuredRidge(space=space).fit(X, Y)
+    far = X.copy()
+    far[7] *= 1e300
+    with pytest.raises(ValueError, match="X row 7.*smaller scale"):
+        uniform_small.predict_marginals(far, scale=1e100, estimate="tilted")
+    M = model.predict_marginals(far, scale=1e100, estimate="tilted")  # the empirical measure: any scores
+    assert np.isfinite(M).all() and set(np.unique(M[7])) <= {0.0, 1.0}
     big = spaces.Permutations(20)
     uniform = StructuredRidge(space=big).fit(X, big.sample(30, random_state=2))
     with pytest.raises(ValueError, match="exact inference"):

@@ -221,6 +221,7 @@ func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, est Margina
 		if err != nil {
 			return err
 		}
+		tm.stop = stop
 		centreRows = tm.centreRows
 	}
 	centred := func(lo, hi int, U []float64) error {

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
+	"github.com/combpred/combpred/core/cancel"
+	"github.com/combpred/combpred/core/check"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/space"
@@ -42,7 +45,7 @@ const (
 var marginalEstimateNames = [...]string{"linear", "tilted"}
 
 // MarginalEstimateNames returns the names of the estimates, in the order of their values.
-func MarginalEstimateNames() []string { return marginalEstimateNames[:] }
+func MarginalEstimateNames() []string { return slices.Clone(marginalEstimateNames[:]) }
 
 // ParseMarginalEstimate maps an estimate's code to it, refusing unknown codes.
 func ParseMarginalEstimate(code int64) (MarginalEstimate, error) {
@@ -166,6 +169,7 @@ type tiltMap struct {
 	// norm is Σω before normalisation; logCount is log|Y|, for Z_U.
 	norm     float64
 	logCount float64
+	stop     *cancel.Flag // looked at before every row (nil: never stops)
 }
 
 // newTiltMap is the tilted estimate of a model over sp with reference ref (nil: uniform) at scale c,
@@ -194,7 +198,8 @@ func newTiltMap(sp space.Space, ref *reference, c float64) (*tiltMap, error) {
 }
 
 // centreRows overwrites the score rows of U (rows × d) with their centred estimates, on all
-// threads; the first error stops it.
+// threads; the first error stops it, and so does tm.stop (a row can cost a dynamic programme, or
+// a pass over many training structures).
 func (tm *tiltMap) centreRows(U []float64, rows int) error {
 	d := len(tm.p)
 	var mu sync.Mutex
@@ -202,10 +207,17 @@ func (tm *tiltMap) centreRows(U []float64, rows int) error {
 	parallel.For(rows, 16, func(lo, hi int) {
 		scratch := tm.scratch()
 		for i := lo; i < hi; i++ {
-			if err := tm.centre(U[i*d:(i+1)*d], scratch); err != nil {
+			err := tm.stop.Err()
+			if err == nil {
+				err = tm.centre(U[i*d:(i+1)*d], scratch)
+			}
+			if err != nil {
 				mu.Lock()
 				if first == nil {
-					first = fmt.Errorf("row %d: %w", i, err)
+					first = err
+					if !errors.Is(err, cancel.ErrCancelled) {
+						first = check.RowErrorf(i, "X row %d: %w", err) // moved to X's row by the caller's check.AtRows
+					}
 				}
 				mu.Unlock()
 				return
@@ -247,7 +259,7 @@ func (tm *tiltMap) centre(u []float64, sc *tiltScratch) error {
 		tm.empirical(u, top, sc)
 		mean = sc.e
 	default:
-		theta := u
+		theta := u // overwritten in place: the estimate replaces it below
 		for j, v := range u {
 			theta[j] = tm.c * v
 			if math.IsInf(theta[j], 0) {
@@ -263,8 +275,8 @@ func (tm *tiltMap) centre(u []float64, sc *tiltScratch) error {
 			// log Z_U and log Z_E in the mixture's weights
 			a := math.Log1p(-tm.t.w) + lzu - tm.logCount
 			b := math.Log(tm.t.w) + tm.empiricalLogZ(theta, sc)
-			top := math.Max(a, b)
-			ea, eb := math.Exp(a-top), math.Exp(b-top)
+			lz := math.Max(a, b)
+			ea, eb := math.Exp(a-lz), math.Exp(b-lz)
 			for j := range mean {
 				mean[j] = (ea*sc.uniform[j] + eb*sc.e[j]) / (ea + eb)
 			}
