@@ -147,26 +147,13 @@ def _grid_text(grid: dict[str, list]) -> str:
 # decodes the scores u(x) or the marginal estimates m̂(x) − p; "kendall" and "spearman" are the Bayes rules
 # of those losses on the clipped marginal estimates (combpred.decision: the Kemeny ranking of the pairwise
 # marginals, and the labels sorted by their expected ranks).
-# "kendall-tilted:c" is the Kendall rule on the tilted estimate at scale c (docs/design.md §2c): the
-# pairwise marginals of the reference measure tilted by exp(c⟨u, ψ⟩).
-_LINEAR = {"marginal_estimate": "linear", "marginal_scale": "noise_free"}
-TILTED_SCALES = (1.0, 4.0, 16.0)
 DECODINGS = {
-    "scores": {"decision": "mode", "decode_from": "scores", **_LINEAR},
-    "marginals": {"decision": "mode", "decode_from": "marginals", **_LINEAR},
-    "kendall": {"decision": "kendall", "decode_from": "scores", **_LINEAR},
-    "spearman": {"decision": "spearman", "decode_from": "scores", **_LINEAR},
-    **{
-        f"kendall-tilted:{c:g}": {
-            "decision": "kendall",
-            "decode_from": "scores",
-            "marginal_estimate": "tilted",
-            "marginal_scale": c,
-        }
-        for c in TILTED_SCALES
-    },
+    "scores": {"decision": "mode", "decode_from": "scores"},
+    "marginals": {"decision": "mode", "decode_from": "marginals"},
+    "kendall": {"decision": "kendall", "decode_from": "scores"},
+    "spearman": {"decision": "spearman", "decode_from": "scores"},
 }
-_DECODING_KEYS = {"decision", "decode_from", "marginal_estimate", "marginal_scale"}
+_DECODING_KEYS = {"decision", "decode_from"}
 
 
 def _tau_decoding(decoding: str):
@@ -451,14 +438,11 @@ def report(results: list[Result], quick: bool, seconds: float, cpu_seconds: floa
         "busy cores made the pairwise baseline up to 50× slower); combpred's core uses all cores. "
         'The row "kernel by inner CV" takes, in each fold, whichever of the linear and RBF StructuredRidge '
         "had the better inner-CV τ (no test data involved). StructuredRidge's decoding is chosen by the same inner CV "
-        f'among {len(DECODINGS)} (none needs a refit): `decision="mode"` from the scores u(x) (`scores`) or from '
-        "the marginal estimates m̂(x) − p (`marginals`, docs/design.md §2a), the Bayes rules of Kendall's distance "
-        "(`kendall`, the Kemeny ranking of the clipped pairwise marginal estimates) and of Spearman's (`spearman`, "
-        "the labels sorted by their expected ranks), and the Kendall rule on the tilted estimate (`kendall-tilted:c`, "
-        '`marginal_estimate="tilted"`, `marginal_scale=c` for c ∈ {'
-        + ", ".join(f"{c:g}" for c in TILTED_SCALES)
-        + "}: the pairwise marginals of the reference measure tilted by exp(c⟨u, ψ⟩), docs/design.md §2c); every "
-        "inner fit is scored with each, and the best (fit parameters, decoding) pair wins. Then the "
+        'among four (none needs a refit): `decision="mode"` from the scores u(x) (`scores`) or from the marginal '
+        "estimates m̂(x) − p (`marginals`, docs/design.md §2a), and the Bayes rules of Kendall's distance (`kendall`, "
+        "the Kemeny ranking of the clipped pairwise marginal estimates) and of Spearman's (`spearman`, the labels "
+        "sorted by their expected ranks); every inner fit is scored with each, and the best (fit parameters, "
+        "decoding) pair wins. Then the "
         "reference measure: at the fit parameters the uniform measure's grid chose, the same inner CV scores the "
         "mixtures (1 − w)·uniform + w·empirical (`empirical_weight`) for w ∈ {"
         + ", ".join(f"{w:g}" for w in (QUICK_EMPIRICAL_WEIGHTS if quick else EMPIRICAL_WEIGHTS))
