@@ -18,40 +18,16 @@ import (
 // Σ s_i (E_μ[a + a²/2] + ½), a = ⟨u_i, ψ(z) − ψ(y_i)⟩.
 func TestReferenceLossIsExpectedTaylorLoss(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
-	for _, tc := range []struct {
-		kind   string
-		params []int64
-	}{
-		{"multilabel", []int64{3}},
-		{"multiclass", []int64{4}},
-		{"permutations", []int64{4}},
-		{"subtrees", []int64{-1, 0, 0, 1, 1}},
-		{"ksubsets", []int64{5, 2}},
-	} {
-		sp, err := space.New(tc.kind, tc.params)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, sp := range referenceSpaces(t) {
 		const m = 7
 		_, ys := synthetic(t, sp, m, 2, 5)
 		s := weights(r, m)
 		d, wd := sp.Dim(), sp.Width()
-		embed := func(y []int64) []float64 {
-			psi := make([]float64, sp.Dim())
-			space.EmbedRows(sp, y, 1, psi)
-			return psi
-		}
-		var all [][]float64
-		if err := sp.Enumerate(func(y []int64) bool {
-			all = append(all, embed(append([]int64(nil), y...)))
-			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
+		all := embedAll(t, sp)
 		train := make([][]float64, m)
 		var sum float64
 		for i := range train {
-			train[i] = embed(ys[i*wd : (i+1)*wd])
+			train[i] = embedOf(sp, ys[i*wd:(i+1)*wd])
 			sum += s[i]
 		}
 		for _, w := range []float64{0, 0.3, 1} {
@@ -87,7 +63,7 @@ func TestReferenceLossIsExpectedTaylorLoss(t *testing.T) {
 				want += s[i] * (e + 0.5)
 			}
 			if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
-				t.Errorf("%s, w = %v: loss %v, brute force over μ %v", tc.kind, w, got, want)
+				t.Errorf("%s, w = %v: loss %v, brute force over μ %v", sp.Kind(), w, got, want)
 			}
 		}
 	}
@@ -180,23 +156,12 @@ func TestProductReferenceLossIsExpectedTaylorLoss(t *testing.T) {
 		_, ys := synthetic(t, sp, m, 2, 6)
 		s := weights(r, m)
 		d, wd := sp.Dim(), sp.Width()
-		embed := func(y []int64) []float64 {
-			psi := make([]float64, d)
-			space.EmbedRows(sp, y, 1, psi)
-			return psi
-		}
-		var all [][]float64
-		if err := sp.Enumerate(func(y []int64) bool {
-			all = append(all, embed(append([]int64(nil), y...)))
-			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
+		all := embedAll(t, sp)
 		pd := make([]float64, d)
 		var sum float64
 		train := make([][]float64, m)
 		for i := range train {
-			train[i] = embed(ys[i*wd : (i+1)*wd])
+			train[i] = embedOf(sp, ys[i*wd:(i+1)*wd])
 			sum += s[i]
 			for a, v := range train[i] {
 				pd[a] += s[i] * v
@@ -583,4 +548,48 @@ func TestPartialFitStartsFromOneStructure(t *testing.T) {
 			t.Errorf("%s %v: partial_fit in two chunks differs from fit by %.2e", c.kind, c.ref, e)
 		}
 	}
+}
+
+// embedOf is ψ(y) of one structure.
+func embedOf(sp space.Space, y []int64) []float64 {
+	psi := make([]float64, sp.Dim())
+	space.EmbedRows(sp, y, 1, psi)
+	return psi
+}
+
+// embedAll is ψ(y) of every structure of sp, in the order of sp.Enumerate.
+func embedAll(t *testing.T, sp space.Space) [][]float64 {
+	t.Helper()
+	var all [][]float64
+	if err := sp.Enumerate(func(y []int64) bool {
+		all = append(all, embedOf(sp, y))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// referenceSpaces are the small spaces the reference-measure tests enumerate: one of each kind
+// with a different structure (labels, classes, rankings, a tree, subsets of fixed size).
+func referenceSpaces(t *testing.T) []space.Space {
+	t.Helper()
+	var out []space.Space
+	for _, tc := range []struct {
+		kind   string
+		params []int64
+	}{
+		{"multilabel", []int64{3}},
+		{"multiclass", []int64{4}},
+		{"permutations", []int64{4}},
+		{"subtrees", []int64{-1, 0, 0, 1, 1}},
+		{"ksubsets", []int64{5, 2}},
+	} {
+		sp, err := space.New(tc.kind, tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, sp)
+	}
+	return out
 }

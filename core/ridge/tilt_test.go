@@ -11,44 +11,18 @@ import (
 	"github.com/combpred/combpred/core/space"
 )
 
-// embedOf is ψ(y) of one structure.
-func embedOf(sp space.Space, y []int64) []float64 {
-	psi := make([]float64, sp.Dim())
-	space.EmbedRows(sp, y, 1, psi)
-	return psi
-}
-
 // The tilted estimate must be the mean of ψ under μ_θ(z) ∝ μ(z)·exp⟨c·u, ψ(z)⟩, computed here by
 // brute force: every structure of Y with mass (1 − w)/|Y| and every training structure with mass
 // w·s_j/Σs (a structure that occurs twice counts twice).
 func TestTiltedMarginalsByEnumeration(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
-	for _, tc := range []struct {
-		kind   string
-		params []int64
-	}{
-		{"multilabel", []int64{3}},
-		{"multiclass", []int64{4}},
-		{"permutations", []int64{4}},
-		{"subtrees", []int64{-1, 0, 0, 1, 1}},
-		{"ksubsets", []int64{5, 2}},
-	} {
-		sp, err := space.New(tc.kind, tc.params)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, sp := range referenceSpaces(t) {
 		const m = 9
 		_, ys := synthetic(t, sp, m, 2, 7)
 		copy(ys[sp.Width():2*sp.Width()], ys[:sp.Width()]) // a repeated structure
 		s := weights(r, m)
 		d, wd := sp.Dim(), sp.Width()
-		var all [][]float64
-		if err := sp.Enumerate(func(y []int64) bool {
-			all = append(all, embedOf(sp, y))
-			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
+		all := embedAll(t, sp)
 		var sum float64
 		for _, v := range s {
 			sum += v
@@ -95,7 +69,7 @@ func TestTiltedMarginalsByEnumeration(t *testing.T) {
 				}
 				for j := range want {
 					if g := got[j] + tm.p[j]; math.Abs(g-want[j]/z) > 1e-12 {
-						t.Fatalf("%s w=%v c=%v: m̂[%d] = %v, enumeration gives %v", tc.kind, w, c, j, g, want[j]/z)
+						t.Fatalf("%s w=%v c=%v: m̂[%d] = %v, enumeration gives %v", sp.Kind(), w, c, j, g, want[j]/z)
 					}
 				}
 			}
