@@ -10,6 +10,7 @@ import (
 
 	"github.com/combpred/combpred/core/cancel"
 	"github.com/combpred/combpred/core/check"
+	"github.com/combpred/combpred/core/logmath"
 	"github.com/combpred/combpred/core/parallel"
 	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/space"
@@ -274,7 +275,7 @@ func (tm *tiltMap) centre(u []float64, sc *tiltScratch) error {
 		if tm.t != nil {
 			// log Z_U and log Z_E in the mixture's weights
 			a := math.Log1p(-tm.t.w) + lzu - tm.logCount
-			b := math.Log(tm.t.w) + tm.empiricalLogZ(theta, sc)
+			b := logmath.Log(tm.t.w) + tm.empiricalLogZ(theta, sc)
 			lz := math.Max(a, b)
 			ea, eb := math.Exp(a-lz), math.Exp(b-lz)
 			for j := range mean {
@@ -315,7 +316,7 @@ func (tm *tiltMap) empirical(u []float64, top float64, sc *tiltScratch) {
 func (tm *tiltMap) empiricalLogZ(theta []float64, sc *tiltScratch) float64 {
 	best := tm.scores(theta, sc.s)
 	total := tm.average(sc.s, func(s float64) float64 { return s - best }, sc.e)
-	return best + math.Log(total/tm.norm)
+	return best + logmath.Log(total/tm.norm)
 }
 
 // scores writes ⟨v, ψ_k⟩ of every structure into s and returns the largest.
