@@ -280,8 +280,8 @@ class StructuredRidge(StructuredEstimator):
         structures (weighted by ``sample_weight``), which puts the wrong structures where the data
         are — on a taxonomy, small subtrees rather than the huge ones that dominate the uniform
         measure; between, the mixture ``(1 − w)·uniform + w·empirical``. With w > 0 the model
-        keeps p and S (d × d) and needs d ≤ 4096, and with ``reference="empirical"`` also the
-        distinct training structures with their summed weights, for the tilted estimate of
+        keeps p and S (d × d) and needs d ≤ 4096; with ``reference="empirical"`` it also keeps
+        the distinct training structures with their summed weights, for the tilted estimate of
         :meth:`predict_marginals` (its size grows with the distinct structures seen, over all
         chunks of ``partial_fit``: cellcycle_FUN's 2,476 genes have 1,658 node sets of 9 nodes); ``partial_fit`` stays exact (the empirical
         moments are among its statistics) with the linear or Nyström model and solver ``"auto"``
