@@ -303,7 +303,12 @@ def main() -> None:
             elif choice.startswith("bayes:"):
                 rule_scale = choice.split(":", 1)[1]
                 decode = lambda e, Z, s=rule_scale: bayes_decode(space, marginals(e, Z, s), "hierarchical")  # noqa: E731
-                how = f"Bayes rule of ℓ_H on predict_marginals(scale={rule_scale})"
+                shown_scale = (
+                    f"scale={rule_scale[7:]}, estimate='tilted'"
+                    if rule_scale.startswith("tilted:")
+                    else f"scale={rule_scale}"
+                )
+                how = f"Bayes rule of ℓ_H on predict_marginals({shown_scale})"
             else:
                 est.set_params(structuredridge__decode_from=choice)
                 how = f"decode_from={choice}"
