@@ -167,8 +167,9 @@ type tiltMap struct {
 	lo, hi float64
 	c      float64
 	fixed  []int
-	// norm is Σω before normalisation; logCount is log|Y|, for Z_U.
-	norm     float64
+	// logOmega are the logs of the structures' weights normalised to sum 1; logCount is log|Y|,
+	// for Z_U.
+	logOmega []float64
 	logCount float64
 	stop     *cancel.Flag // looked at before every row (nil: never stops)
 }
@@ -185,8 +186,14 @@ func newTiltMap(sp space.Space, ref *reference, c float64) (*tiltMap, error) {
 				"use estimate='linear', or refit in memory with reference='empirical'", errNoTilt)
 		}
 		tm.t = ref.tilt
+		var norm float64
 		for _, s := range tm.t.weight {
-			tm.norm += s
+			norm += s / float64(len(tm.t.weight)) // a mean first: a sum of large weights could overflow
+		}
+		logNorm := logmath.Log(norm) + logmath.Log(float64(len(tm.t.weight)))
+		tm.logOmega = make([]float64, len(tm.t.weight))
+		for k, s := range tm.t.weight {
+			tm.logOmega[k] = logmath.Log(s) - logNorm
 		}
 	}
 	if tm.t == nil || tm.t.w < 1 {
@@ -315,8 +322,7 @@ func (tm *tiltMap) empirical(u []float64, top float64, sc *tiltScratch) {
 // log Σ_k ω_k e^⟨θ,ψ_k⟩ (θ finite).
 func (tm *tiltMap) empiricalLogZ(theta []float64, sc *tiltScratch) float64 {
 	best := tm.scores(theta, sc.s)
-	total := tm.average(sc.s, func(s float64) float64 { return s - best }, sc.e)
-	return best + logmath.Log(total/tm.norm)
+	return best + tm.average(sc.s, func(s float64) float64 { return s - best }, sc.e)
 }
 
 // scores writes ⟨v, ψ_k⟩ of every structure into s and returns the largest.
@@ -329,12 +335,19 @@ func (tm *tiltMap) scores(v, s []float64) float64 {
 	return best
 }
 
-// average writes Σ_k π_k ψ_k / Σ_k π_k into mean, π_k = ω_k exp(exponent(s_k)), and returns Σ_k π_k.
+// average writes Σ_k π_k ψ_k / Σ_k π_k into mean, π_k = ω_k exp(exponent(s_k)), and returns
+// log Σ_k π_k. The terms are scaled by the largest, so that neither tiny weights nor large
+// exponents leave the sum at 0 or +Inf.
 func (tm *tiltMap) average(s []float64, exponent func(float64) float64, mean []float64) float64 {
+	top := math.Inf(-1)
+	for k, sk := range s {
+		s[k] = tm.logOmega[k] + exponent(sk) // s becomes log π_k
+		top = math.Max(top, s[k])
+	}
 	clear(mean)
 	var total float64
-	for k, sk := range s {
-		pk := tm.t.weight[k] * math.Exp(exponent(sk))
+	for k, l := range s {
+		pk := math.Exp(l - top)
 		if pk == 0 {
 			continue
 		}
@@ -344,5 +357,5 @@ func (tm *tiltMap) average(s []float64, exponent func(float64) float64, mean []f
 	for j := range mean {
 		mean[j] /= total
 	}
-	return total
+	return top + logmath.Log(total)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/combpred/combpred/core/space"
+	"github.com/combpred/combpred/core/xmat"
+	"gonum.org/v1/gonum/mat"
 )
 
 // The tilted estimate must be the mean of ψ under μ_θ(z) ∝ μ(z)·exp⟨c·u, ψ(z)⟩, computed here by
@@ -156,6 +158,34 @@ func TestTiltedHugeScores(t *testing.T) {
 	for j := range got {
 		if g := got[j] + tm.p[j]; g != want[j] {
 			t.Fatalf("huge scores: m̂ = %v + p, want the best structure %v", got, want)
+		}
+	}
+	// weights 600 orders of magnitude apart: the best structure wins whatever its weight
+	psi, err := xmat.New(2, 4, []int64{0, 1, 2}, []int64{0, 3}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := &reference{mean: []float64{0.5, 0, 0, 0.5}, cov: mat.NewSymDense(4, []float64{
+		0.25, 0, 0, -0.25, 0, 0, 0, 0, 0, 0, 0, 0, -0.25, 0, 0, 0.25}), tilt: &empiricalTilt{w: 1, psi: psi, weight: []float64{1e-300, 1e300}}}
+	skewed, err := newTiltMap(sp, ref, 1e100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		u    []float64
+		want []float64
+	}{
+		{[]float64{1e300, 0, 0, -1e300}, []float64{1, 0, 0, 0}}, // the light structure scores best
+		{[]float64{-1e300, 0, 0, 1e300}, []float64{0, 0, 0, 1}},
+	} {
+		got := slices.Clone(tc.u)
+		if err := skewed.centre(got, skewed.scratch()); err != nil {
+			t.Fatal(err)
+		}
+		for j := range got {
+			if g := got[j] + skewed.p[j]; g != tc.want[j] {
+				t.Fatalf("weights 1e-300 and 1e300, scores %v: m̂ = %v + p, want %v", tc.u, got, tc.want)
+			}
 		}
 	}
 	zero := make([]float64, 4)
