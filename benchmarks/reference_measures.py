@@ -271,7 +271,7 @@ def main() -> None:
                 est.fit(X, R)
             for conf in CONFIDENCES:
                 if conf in TILTED and fixed.get("reference") == "product":
-                    continue  # the product measure's tilt is not implemented (docs/design.md §2c)
+                    continue  # not compared for the product measure: the committed table's run predates its tilt
                 best_a = max(best_a, (auprc(Rv, confidences(est, Xv, conf)), (params, conf)), key=lambda t: t[0])
             for decode_from in ("scores", "marginals"):
                 est.set_params(structuredridge__decode_from=decode_from)
@@ -279,8 +279,8 @@ def main() -> None:
                 if h < best_h[0]:
                     best_h = (h, (params, decode_from))
             est.set_params(structuredridge__decode_from="scores")
-            # the Bayes rule of ℓ_H on the marginal estimates (the tilted one where the reference holds
-            # the training structures: not the product measure's)
+            # the Bayes rule of ℓ_H on the marginal estimates (the tilted one but for the product measure,
+            # as above)
             tilted = TILTED if fixed.get("reference") != "product" else ()
             for scale in ("noise_free", "unit", *tilted):
                 P = bayes_decode(space, marginals(est, Xv, scale), "hierarchical")

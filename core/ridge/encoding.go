@@ -29,9 +29,10 @@ import (
 // PartialFit holds the next chunks to; older models hold it as unknown (0) and accept any.
 // Version 6 appends the shift of the sufficient statistics (an optional 1×n matrix: the inputs'
 // mean they were accumulated around, with an intercept); older models' statistics have none.
-// Version 7 appends the empirical reference's training structures for the tilted estimate
-// (tilt.go): an optional CSR matrix (distinct structures × d), an optional 1×k matrix of their
-// weights and the weight w of the empirical part (float64); older models have none.
+// Version 7 appends what the tilted estimate (tilt.go) needs of a data-driven reference: the
+// empirical reference's training structures as an optional CSR matrix (distinct structures × d)
+// and an optional 1×k matrix of their weights, the product reference's mean as an optional 1×d
+// matrix, and the weight w of that part (float64); older models have none.
 const (
 	modelMagic   = "CPRM"
 	modelVersion = 7
@@ -127,14 +128,19 @@ func (md *Model) marshal(version int) ([]byte, error) {
 	}
 	if version >= 7 {
 		var psi *xmat.CSR
-		var weight *mat.Dense
+		var weight, product *mat.Dense
 		var tw float64
 		if md.ref != nil && md.ref.tilt != nil {
 			t := md.ref.tilt
 			psi, weight, tw = t.psi, mat.NewDense(1, len(t.weight), t.weight), t.w
 		}
+		if md.ref != nil && md.ref.product != nil {
+			pp := md.ref.product
+			product, tw = mat.NewDense(1, len(pp.p), pp.p), pp.w
+		}
 		writeCSR(w, psi)
 		matrix(weight)
+		matrix(product)
 		w.F64(tw)
 	}
 	return w.Sign(), nil
@@ -312,10 +318,11 @@ func UnmarshalModelUntil(data []byte, stop *cancel.Flag) (*Model, error) {
 		shift = optionalMatrix(r, "statistics shift")
 	}
 	var tiltPsi *xmat.CSR
-	var tiltWeight *mat.Dense
+	var tiltWeight, productMean *mat.Dense
 	var tiltW float64
 	if version >= 7 {
 		tiltPsi, tiltWeight = readCSR(r, "reference structures"), optionalMatrix(r, "reference structure weights")
+		productMean = optionalMatrix(r, "product reference mean")
 		tiltW = r.F64()
 	}
 	switch {
@@ -359,41 +366,63 @@ func UnmarshalModelUntil(data []byte, stop *cancel.Flag) (*Model, error) {
 	if err := md.setStatsShift(shift); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if err := md.setTilt(tiltPsi, tiltWeight, tiltW); err != nil {
+	if err := md.setTilt(tiltPsi, tiltWeight, productMean, tiltW); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return md, nil
 }
 
-// setTilt restores the empirical reference's structures read from bytes (tilt.go), checking them:
-// a reference to hold them, d columns of finite values in the range of ψ's coordinates, one
-// positive finite weight per structure and an empirical weight in (0, 1]; or none of them.
-func (md *Model) setTilt(psi *xmat.CSR, weight *mat.Dense, w float64) error {
-	if psi == nil && weight == nil {
+// setTilt restores what the tilted estimate needs of the reference (tilt.go), read from bytes,
+// checking it: a reference to hold it, a weight w in (0, 1], and either the empirical structures
+// (d columns of values in the range of ψ's coordinates, one positive finite weight each) or the
+// product measure's mean (1×d, in that range, on a space with a product measure); or nothing.
+func (md *Model) setTilt(psi *xmat.CSR, weight, product *mat.Dense, w float64) error {
+	if psi == nil && weight == nil && product == nil {
 		if w != 0 {
-			return fmt.Errorf("an empirical weight %v without reference structures", w)
+			return fmt.Errorf("a reference weight %v without reference structures or product mean", w)
 		}
 		return nil
 	}
-	if psi == nil || weight == nil {
-		return fmt.Errorf("reference structures without weights or the reverse")
+	if (psi == nil) != (weight == nil) || (product != nil && psi != nil) {
+		return fmt.Errorf("reference structures without weights, or with a product mean too")
 	}
 	if md.ref == nil {
-		return fmt.Errorf("reference structures without a reference measure")
+		return fmt.Errorf("reference structures or product mean without a reference measure")
 	}
 	if !(w > 0 && w <= 1) {
-		return fmt.Errorf("empirical weight %v of the reference structures outside (0, 1]", w)
+		return fmt.Errorf("reference weight %v outside (0, 1]", w)
 	}
-	k, d := psi.Dims()
-	if r, c := weight.Dims(); d != md.Space.Dim() || r != 1 || c != k {
-		return fmt.Errorf("%d×%d reference structures with %d×%d weights, want %d columns and 1×%d", k, d, r, c, md.Space.Dim(), k)
-	}
+	d := md.Space.Dim()
 	lo, hi := space.CoordRange(md.Space)
-	_, _, data := psi.Raw()
-	for _, v := range data {
-		if !(v >= lo && v <= hi) {
-			return fmt.Errorf("a reference structure's coordinate %v outside [%v, %v]", v, lo, hi)
+	inRange := func(what string, values []float64) error {
+		for _, v := range values {
+			if !(v >= lo && v <= hi) {
+				return fmt.Errorf("%s %v outside [%v, %v]", what, v, lo, hi)
+			}
 		}
+		return nil
+	}
+	if product != nil {
+		if _, ok := md.Space.(space.MarginalMeasure); !ok {
+			return fmt.Errorf("a product reference mean on the %s space, which has no product measure", md.Space.Kind())
+		}
+		if r, c := product.Dims(); r != 1 || c != d {
+			return fmt.Errorf("product reference mean %d×%d, want 1×%d", r, c, d)
+		}
+		p := product.RawRowView(0)
+		if err := inRange("a product reference mean's coordinate", p); err != nil {
+			return err
+		}
+		md.ref.product = &productPart{w: w, p: p}
+		return nil
+	}
+	k, dk := psi.Dims()
+	if r, c := weight.Dims(); dk != d || r != 1 || c != k {
+		return fmt.Errorf("%d×%d reference structures with %d×%d weights, want %d columns and 1×%d", k, dk, r, c, d, k)
+	}
+	_, _, data := psi.Raw()
+	if err := inRange("a reference structure's coordinate", data); err != nil {
+		return err
 	}
 	wt := weight.RawRowView(0)
 	for _, s := range wt {

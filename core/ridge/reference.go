@@ -45,6 +45,15 @@ type reference struct {
 	// tilt holds the training structures of an empirical reference, for the tilted marginal
 	// estimate (tilt.go); nil for the product reference and for moments merged across partitions.
 	tilt *empiricalTilt
+	// product is the product reference's weight and mean, for the same estimate (nil otherwise).
+	product *productPart
+}
+
+// productPart is the part w·P of a reference (1 − w)·U + w·P, P the space's measure with mean p
+// (space.MarginalMeasure).
+type productPart struct {
+	w float64
+	p []float64
 }
 
 // newReference completes a reference from its mean, covariance and rank.
@@ -183,7 +192,11 @@ func mixtureReference(sp space.Space, kind Reference, pu []float64, Su *mat.SymD
 			cov.SetSym(a, b, e-mean[a]*mean[b])
 		}
 	}
-	return newReference(mean, cov, 0), nil
+	ref := newReference(mean, cov, 0)
+	if kind == Product {
+		ref.product = &productPart{w: w, p: pd}
+	}
+	return ref, nil
 }
 
 // setRank sets the rank of the reference's covariance: from the m×m Gram matrix of its training

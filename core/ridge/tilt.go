@@ -161,12 +161,13 @@ var errNoTilt = errors.New("estimate='tilted' needs the reference measure's stru
 // tiltMap turns score rows into centred tilted estimates m̂ − p, as marginalMap.centre does for
 // the linear ones.
 type tiltMap struct {
-	sp     space.Space
-	t      *empiricalTilt // nil: the uniform measure
-	p      []float64
-	lo, hi float64
-	c      float64
-	fixed  []int
+	sp      space.Space
+	t       *empiricalTilt // the empirical part (nil: none)
+	product *productPart   // the product part (nil: none)
+	p       []float64
+	lo, hi  float64
+	c       float64
+	fixed   []int
 	// logOmega are the logs of the structures' weights normalised to sum 1; logCount is log|Y|,
 	// for Z_U.
 	logOmega []float64
@@ -179,11 +180,16 @@ type tiltMap struct {
 func newTiltMap(sp space.Space, ref *reference, c float64) (*tiltMap, error) {
 	mm := newMarginalMap(sp, ref)
 	tm := &tiltMap{sp: sp, p: mm.p, lo: mm.lo, hi: mm.hi, c: c, fixed: mm.fixed, logCount: sp.LogCount()}
-	if ref != nil {
+	if ref != nil && ref.product != nil {
+		if _, ok := sp.(space.MarginalMeasure); !ok {
+			return nil, fmt.Errorf("%w: the %s space has no product measure", errNoTilt, sp.Kind())
+		}
+		tm.product = ref.product
+	} else if ref != nil {
 		if ref.tilt == nil {
-			return nil, fmt.Errorf("%w, which this model does not hold: its reference is the product measure, or it was "+
-				"fitted from statistics merged across partitions (combpred.dask) or read from bytes written before version 7; "+
-				"use estimate='linear', or refit in memory with reference='empirical'", errNoTilt)
+			return nil, fmt.Errorf("%w, which this model does not hold: it was fitted from statistics merged across "+
+				"partitions (combpred.dask) or read from bytes written before version 7; use estimate='linear', or refit "+
+				"in memory", errNoTilt)
 		}
 		tm.t = ref.tilt
 		var norm float64
@@ -196,13 +202,24 @@ func newTiltMap(sp space.Space, ref *reference, c float64) (*tiltMap, error) {
 			tm.logOmega[k] = logmath.Log(s) - logNorm
 		}
 	}
-	if tm.t == nil || tm.t.w < 1 {
+	if w := tm.dataWeight(); w < 1 {
 		if !prob.HasExact(sp) {
 			return nil, fmt.Errorf("estimate='tilted' under a reference measure with a uniform part needs exact inference, "+
 				"which the %s space of log|Y| = %.1f has not; use estimate='linear', or empirical_weight=1", sp.Kind(), sp.LogCount())
 		}
 	}
 	return tm, nil
+}
+
+// dataWeight is the weight w of the measure's data-driven part (0: the uniform measure).
+func (tm *tiltMap) dataWeight() float64 {
+	switch {
+	case tm.t != nil:
+		return tm.t.w
+	case tm.product != nil:
+		return tm.product.w
+	}
+	return 0
 }
 
 // centreRows overwrites the score rows of U (rows × d) with their centred estimates, on all
@@ -261,12 +278,11 @@ func (tm *tiltMap) centre(u []float64, sc *tiltScratch) error {
 		clear(u) // m̂ = p
 		return nil
 	}
-	var mean []float64
-	switch {
-	case tm.t != nil && tm.t.w == 1:
+	mean := sc.e
+	w := tm.dataWeight()
+	if tm.t != nil && w == 1 {
 		tm.empirical(u, top, sc)
-		mean = sc.e
-	default:
+	} else {
 		theta := u // overwritten in place: the estimate replaces it below
 		for j, v := range u {
 			theta[j] = tm.c * v
@@ -274,19 +290,33 @@ func (tm *tiltMap) centre(u []float64, sc *tiltScratch) error {
 				return fmt.Errorf("the tilt's scores c·u overflow at coordinate %d (scale %g times %g); use a smaller scale", j, tm.c, v)
 			}
 		}
-		lzu, err := prob.ExactMarginals(tm.sp, theta, sc.uniform)
-		if err != nil {
-			return fmt.Errorf("estimate='tilted' (scale %g): %w; use a smaller scale", tm.c, err)
+		// log Z of the data-driven part, its tilted mean in sc.e
+		var lzd float64
+		switch {
+		case tm.t != nil:
+			lzd = tm.empiricalLogZ(theta, sc)
+		case tm.product != nil:
+			lzd = tm.sp.(space.MarginalMeasure).TiltedMarginals(tm.product.p, theta, sc.e)
 		}
-		mean = sc.uniform
-		if tm.t != nil {
-			// log Z_U and log Z_E in the mixture's weights
-			a := math.Log1p(-tm.t.w) + lzu - tm.logCount
-			b := logmath.Log(tm.t.w) + tm.empiricalLogZ(theta, sc)
-			lz := math.Max(a, b)
-			ea, eb := math.Exp(a-lz), math.Exp(b-lz)
-			for j := range mean {
-				mean[j] = (ea*sc.uniform[j] + eb*sc.e[j]) / (ea + eb)
+		if w < 1 {
+			lzu, err := prob.ExactMarginals(tm.sp, theta, sc.uniform)
+			if err != nil {
+				return fmt.Errorf("estimate='tilted' (scale %g): %w; use a smaller scale", tm.c, err)
+			}
+			mean = sc.uniform
+			if w > 0 { // the parts mixed by their partition functions
+				a := math.Log1p(-w) + lzu - tm.logCount
+				b := logmath.Log(w) + lzd
+				lz := math.Max(a, b)
+				ea, eb := math.Exp(a-lz), math.Exp(b-lz)
+				for j := range mean {
+					mean[j] = (ea*sc.uniform[j] + eb*sc.e[j]) / (ea + eb)
+				}
+			}
+		}
+		for _, v := range mean {
+			if math.IsNaN(v) {
+				return fmt.Errorf("estimate='tilted' (scale %g): the tilted measure's sums overflowed; use a smaller scale", tm.c)
 			}
 		}
 	}

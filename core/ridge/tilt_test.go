@@ -270,9 +270,6 @@ func TestTiltedRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := product.Marginals(X, m, n, M, nil, EstimateTilted, ScaleUnit, 1, nil); !errors.Is(err, errNoTilt) {
-		t.Errorf("product reference: %v, want errNoTilt", err)
-	}
 	if err := product.Marginals(X, m, n, M, nil, EstimateTilted, ScaleNoiseFree, 1, nil); err == nil ||
 		!strings.Contains(err.Error(), "noise_free") {
 		t.Errorf("scale noise_free: %v", err)
@@ -299,5 +296,76 @@ func TestTiltedRefusals(t *testing.T) {
 	}
 	if _, err := ParseMarginalEstimate(2); err == nil {
 		t.Error("estimate code 2 accepted")
+	}
+}
+
+// Under a product reference the tilt is the mean of ψ under (1 − w)·U + w·P tilted, P the space's
+// measure with the training mean (the branching process of subtrees, independent labels, the
+// categorical measures of classes and paths), computed here by enumeration with P written out.
+func TestTiltedProductByEnumeration(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	for _, tc := range []struct {
+		kind   string
+		params []int64
+	}{
+		{"multilabel", []int64{3}},
+		{"multiclass", []int64{4}},
+		{"hierarchy_paths", []int64{0, -1, 0, 0, 1, 1, 2}},
+		{"hierarchy_paths", []int64{1, -1, 0, 0, 1, 1}},
+		{"subtrees", []int64{-1, 0, 0, 1, 1}},
+		{"subtrees", []int64{-1, 0, 1, 1, 0}},
+	} {
+		sp, err := space.New(tc.kind, tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const m = 9
+		_, ys := synthetic(t, sp, m, 2, 8)
+		s := weights(r, m)
+		d := sp.Dim()
+		all := embedAll(t, sp)
+		for _, w := range []float64{0.3, 1} {
+			p, err := NewProblem(sp, ys, m, s, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.useReference(sp, Product, w); err != nil {
+				t.Fatal(err)
+			}
+			pd := p.ref.product.p
+			for _, c := range []float64{0.5, 3} {
+				tm, err := newTiltMap(sp, p.ref, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				u := make([]float64, d)
+				for j := range u {
+					u[j] = r.NormFloat64()
+				}
+				want := make([]float64, d)
+				var z float64
+				for _, psi := range all {
+					mass := (1-w)/float64(len(all)) + w*productProb(t, tc.kind, tc.params, pd, psi)
+					var a float64
+					for j := range u {
+						a += c * u[j] * psi[j]
+					}
+					e := mass * math.Exp(a)
+					z += e
+					for j := range want {
+						want[j] += e * psi[j]
+					}
+				}
+				got := slices.Clone(u)
+				if err := tm.centre(got, tm.scratch()); err != nil {
+					t.Fatal(err)
+				}
+				for j := range want {
+					if g := got[j] + tm.p[j]; math.Abs(g-want[j]/z) > 1e-12 {
+						t.Fatalf("%s %v w=%v c=%v: m̂[%d] = %v, enumeration gives %v", tc.kind, tc.params, w, c, j, g, want[j]/z)
+					}
+				}
+			}
+		}
 	}
 }

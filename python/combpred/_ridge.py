@@ -1068,9 +1068,12 @@ class StructuredRidge(StructuredEstimator):
             It needs exact inference over the space for a uniform part (``empirical_weight`` < 1:
             ProbabilisticStructured's exact marginals, an error where the space has none) and the
             training structures for an empirical part, which a fit in memory and ``partial_fit``
-            keep; a model fitted from statistics merged across partitions (combpred.dask) or with
-            ``reference="product"`` has no tilted estimate (an error). The cost per input is that
-            of exact inference plus O(nnz) over the distinct training structures.
+            keep (a model with an empirical part fitted from statistics merged across partitions,
+            combpred.dask, has none: an error). Under ``reference="product"`` the data-driven part
+            is the space's product measure, tilted in closed form (independent labels:
+            p·e^θ / (1 − p + p·e^θ) per label; subtrees: the branching process, by a pass up and
+            down the tree). The cost per input is that of exact inference plus O(nnz) over the
+            distinct training structures, or O(d) for a product measure.
 
         Returns
         -------
