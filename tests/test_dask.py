@@ -1194,3 +1194,11 @@ def test_tilted_estimate_through_dask():
         merged = DaskStructuredRidge(empirical_weight=1.0).fit(dX, da.from_array(Y, chunks=40))
         with pytest.raises(ValueError, match="statistics merged across partitions"):
             merged.predict_marginals(X, scale=3.0, estimate="tilted")
+        # the product measure needs only the training mean, which merged statistics hold
+        product = DaskStructuredRidge(empirical_weight=0.5, reference="product").fit(dX, da.from_array(Y, chunks=40))
+        local = StructuredRidge(empirical_weight=0.5, reference="product").fit(X, Y)
+        np.testing.assert_allclose(
+            product.predict_marginals(X, scale=3.0, estimate="tilted"),
+            local.predict_marginals(X, scale=3.0, estimate="tilted"),
+            atol=1e-8,
+        )
