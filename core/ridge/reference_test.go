@@ -137,21 +137,8 @@ func productProb(t *testing.T, kind string, params []int64, pd, z []float64) flo
 // expected Taylor loss over the mixture.
 func TestProductReferenceLossIsExpectedTaylorLoss(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 34))
-	for _, tc := range []struct {
-		kind   string
-		params []int64
-	}{
-		{"multilabel", []int64{3}},
-		{"multiclass", []int64{4}},
-		{"hierarchy_paths", []int64{0, -1, 0, 0, 1, 1, 2}},
-		{"hierarchy_paths", []int64{1, -1, 0, 0, 1, 1}},
-		{"subtrees", []int64{-1, 0, 0, 1, 1}},
-		{"subtrees", []int64{-1, 0, 1, 1, 0}},
-	} {
-		sp, err := space.New(tc.kind, tc.params)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, tc := range productCases(t) {
+		sp := tc.sp
 		const m = 9
 		_, ys := synthetic(t, sp, m, 2, 6)
 		s := weights(r, m)
@@ -590,6 +577,36 @@ func referenceSpaces(t *testing.T) []space.Space {
 			t.Fatal(err)
 		}
 		out = append(out, sp)
+	}
+	return out
+}
+
+// productCase is a small space with a product measure, with the kind and parameters productProb reads.
+type productCase struct {
+	kind   string
+	params []int64
+	sp     space.Space
+}
+
+// productCases are the spaces the product-measure tests enumerate: labels, classes, paths to any
+// node and to leaves, and two trees of subtrees.
+func productCases(t *testing.T) []productCase {
+	t.Helper()
+	var out []productCase
+	for _, tc := range []productCase{
+		{kind: "multilabel", params: []int64{3}},
+		{kind: "multiclass", params: []int64{4}},
+		{kind: "hierarchy_paths", params: []int64{0, -1, 0, 0, 1, 1, 2}},
+		{kind: "hierarchy_paths", params: []int64{1, -1, 0, 0, 1, 1}},
+		{kind: "subtrees", params: []int64{-1, 0, 0, 1, 1}},
+		{kind: "subtrees", params: []int64{-1, 0, 1, 1, 0}},
+	} {
+		sp, err := space.New(tc.kind, tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.sp = sp
+		out = append(out, tc)
 	}
 	return out
 }

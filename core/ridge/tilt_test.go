@@ -2,6 +2,7 @@ package ridge
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -23,7 +24,7 @@ func TestTiltedMarginalsByEnumeration(t *testing.T) {
 		_, ys := synthetic(t, sp, m, 2, 7)
 		copy(ys[sp.Width():2*sp.Width()], ys[:sp.Width()]) // a repeated structure
 		s := weights(r, m)
-		d, wd := sp.Dim(), sp.Width()
+		wd := sp.Width()
 		all := embedAll(t, sp)
 		var sum float64
 		for _, v := range s {
@@ -42,38 +43,15 @@ func TestTiltedMarginalsByEnumeration(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				u := make([]float64, d)
-				for j := range u {
-					u[j] = r.NormFloat64()
-				}
-				want := make([]float64, d)
-				var z float64
-				add := func(psi []float64, mass float64) {
-					var a float64
-					for j := range u {
-						a += c * u[j] * psi[j]
-					}
-					e := mass * math.Exp(a)
-					z += e
-					for j := range want {
-						want[j] += e * psi[j]
-					}
-				}
-				for _, psi := range all {
-					add(psi, (1-w)/float64(len(all)))
+				support, mass := slices.Clone(all), make([]float64, len(all), len(all)+m)
+				for k := range mass {
+					mass[k] = (1 - w) / float64(len(all))
 				}
 				for i := 0; i < m; i++ {
-					add(embedOf(sp, ys[i*wd:(i+1)*wd]), w*s[i]/sum)
+					support = append(support, embedOf(sp, ys[i*wd:(i+1)*wd]))
+					mass = append(mass, w*s[i]/sum)
 				}
-				got := slices.Clone(u)
-				if err := tm.centre(got, tm.scratch()); err != nil {
-					t.Fatal(err)
-				}
-				for j := range want {
-					if g := got[j] + tm.p[j]; math.Abs(g-want[j]/z) > 1e-12 {
-						t.Fatalf("%s w=%v c=%v: m̂[%d] = %v, enumeration gives %v", sp.Kind(), w, c, j, g, want[j]/z)
-					}
-				}
+				checkTiltByEnumeration(t, tm, r, support, mass, fmt.Sprintf("%s w=%v c=%v", sp.Kind(), w, c))
 			}
 		}
 	}
@@ -304,25 +282,11 @@ func TestTiltedRefusals(t *testing.T) {
 // categorical measures of classes and paths), computed here by enumeration with P written out.
 func TestTiltedProductByEnumeration(t *testing.T) {
 	r := rand.New(rand.NewPCG(45, 46))
-	for _, tc := range []struct {
-		kind   string
-		params []int64
-	}{
-		{"multilabel", []int64{3}},
-		{"multiclass", []int64{4}},
-		{"hierarchy_paths", []int64{0, -1, 0, 0, 1, 1, 2}},
-		{"hierarchy_paths", []int64{1, -1, 0, 0, 1, 1}},
-		{"subtrees", []int64{-1, 0, 0, 1, 1}},
-		{"subtrees", []int64{-1, 0, 1, 1, 0}},
-	} {
-		sp, err := space.New(tc.kind, tc.params)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, tc := range productCases(t) {
+		sp := tc.sp
 		const m = 9
 		_, ys := synthetic(t, sp, m, 2, 8)
 		s := weights(r, m)
-		d := sp.Dim()
 		all := embedAll(t, sp)
 		for _, w := range []float64{0.3, 1} {
 			p, err := NewProblem(sp, ys, m, s, 1)
@@ -338,34 +302,45 @@ func TestTiltedProductByEnumeration(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				u := make([]float64, d)
-				for j := range u {
-					u[j] = r.NormFloat64()
+				mass := make([]float64, len(all))
+				for k, psi := range all {
+					mass[k] = (1-w)/float64(len(all)) + w*productProb(t, tc.kind, tc.params, pd, psi)
 				}
-				want := make([]float64, d)
-				var z float64
-				for _, psi := range all {
-					mass := (1-w)/float64(len(all)) + w*productProb(t, tc.kind, tc.params, pd, psi)
-					var a float64
-					for j := range u {
-						a += c * u[j] * psi[j]
-					}
-					e := mass * math.Exp(a)
-					z += e
-					for j := range want {
-						want[j] += e * psi[j]
-					}
-				}
-				got := slices.Clone(u)
-				if err := tm.centre(got, tm.scratch()); err != nil {
-					t.Fatal(err)
-				}
-				for j := range want {
-					if g := got[j] + tm.p[j]; math.Abs(g-want[j]/z) > 1e-12 {
-						t.Fatalf("%s %v w=%v c=%v: m̂[%d] = %v, enumeration gives %v", tc.kind, tc.params, w, c, j, g, want[j]/z)
-					}
-				}
+				checkTiltByEnumeration(t, tm, r, all, mass, fmt.Sprintf("%s %v w=%v c=%v", tc.kind, tc.params, w, c))
 			}
+		}
+	}
+}
+
+// checkTiltByEnumeration compares tm's estimate at random scores with the mean of ψ over support
+// weighted by mass·exp(c⟨u, ψ⟩), c the scale of tm.
+func checkTiltByEnumeration(t *testing.T, tm *tiltMap, r *rand.Rand, support [][]float64, mass []float64, name string) {
+	t.Helper()
+	d := len(tm.p)
+	u := make([]float64, d)
+	for j := range u {
+		u[j] = r.NormFloat64()
+	}
+	want := make([]float64, d)
+	var z float64
+	for k, psi := range support {
+		var a float64
+		for j := range u {
+			a += tm.c * u[j] * psi[j]
+		}
+		e := mass[k] * math.Exp(a)
+		z += e
+		for j := range want {
+			want[j] += e * psi[j]
+		}
+	}
+	got := slices.Clone(u)
+	if err := tm.centre(got, tm.scratch()); err != nil {
+		t.Fatal(err)
+	}
+	for j := range want {
+		if g := got[j] + tm.p[j]; math.Abs(g-want[j]/z) > 1e-12 {
+			t.Fatalf("%s: m̂[%d] = %v, enumeration gives %v", name, j, g, want[j]/z)
 		}
 	}
 }
