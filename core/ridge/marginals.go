@@ -217,7 +217,7 @@ func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, est Margina
 			return fmt.Errorf("scale=%s is the linear estimate's; estimate='tilted' takes scale='unit' or a positive number "+
 				"(θ = scale·u), chosen by validation like alpha", marginalScaleNames[scale])
 		}
-		tm, err := newTiltMap(sp, md.ref, factor)
+		tm, err := newTiltMap(mm, sp, md.ref, factor)
 		if err != nil {
 			return err
 		}

@@ -176,9 +176,9 @@ type tiltMap struct {
 }
 
 // newTiltMap is the tilted estimate of a model over sp with reference ref (nil: uniform) at scale c,
-// or the reason it has none.
-func newTiltMap(sp space.Space, ref *reference, c float64) (*tiltMap, error) {
-	mm := newMarginalMap(sp, ref)
+// or the reason it has none; mm is the linear estimate's map of the same model, whose mean, range
+// and constant coordinates it shares.
+func newTiltMap(mm *marginalMap, sp space.Space, ref *reference, c float64) (*tiltMap, error) {
 	tm := &tiltMap{sp: sp, p: mm.p, lo: mm.lo, hi: mm.hi, c: c, fixed: mm.fixed, logCount: sp.LogCount()}
 	if ref != nil && ref.product != nil {
 		if _, ok := sp.(space.MarginalMeasure); !ok {

@@ -39,7 +39,7 @@ func TestTiltedMarginalsByEnumeration(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range []float64{0.3, 2} {
-				tm, err := newTiltMap(sp, p.ref, c)
+				tm, err := newTiltMap(newMarginalMap(sp, p.ref), sp, p.ref, c)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -73,7 +73,7 @@ func TestTiltedMatchesLinearToFirstOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		const c = 1e-4
-		tm, err := newTiltMap(sp, p.ref, c)
+		tm, err := newTiltMap(newMarginalMap(sp, p.ref), sp, p.ref, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestTiltedHugeScores(t *testing.T) {
 	if err := p.useReference(sp, Empirical, 1); err != nil {
 		t.Fatal(err)
 	}
-	tm, err := newTiltMap(sp, p.ref, 1e100)
+	tm, err := newTiltMap(newMarginalMap(sp, p.ref), sp, p.ref, 1e100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestTiltedHugeScores(t *testing.T) {
 	}
 	ref := &reference{mean: []float64{0.5, 0, 0, 0.5}, cov: mat.NewSymDense(4, []float64{
 		0.25, 0, 0, -0.25, 0, 0, 0, 0, 0, 0, 0, 0, -0.25, 0, 0, 0.25}), tilt: &empiricalTilt{w: 1, psi: psi, weight: []float64{1e-300, 1e300}}}
-	skewed, err := newTiltMap(sp, ref, 1e100)
+	skewed, err := newTiltMap(newMarginalMap(sp, ref), sp, ref, 1e100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestTiltedProductByEnumeration(t *testing.T) {
 			}
 			pd := p.ref.product.p
 			for _, c := range []float64{0.5, 3} {
-				tm, err := newTiltMap(sp, p.ref, c)
+				tm, err := newTiltMap(newMarginalMap(sp, p.ref), sp, p.ref, c)
 				if err != nil {
 					t.Fatal(err)
 				}
