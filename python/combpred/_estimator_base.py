@@ -394,7 +394,7 @@ class StructuredEstimator(BaseEstimator):
         "space": [StrOptions(set(_spaces._BY_NAME) | {"tournaments"}), _spaces.Space],
         "n_jobs": [Number(numbers.Integral, None, None, closed="neither"), None],  # not True (one thread)
         "verbose": ["verbose"],
-        "decision": [StrOptions({"mode", *_decision.LOSSES})],  # Python-only: combpred.decision
+        "decision": [StrOptions({_decision.MODE, *_decision.LOSSES})],  # Python-only: combpred.decision
         "node_weights": ["array-like", None],  # decision="hierarchical"'s costs, as bayes_decode takes them
     }
 
@@ -854,7 +854,7 @@ class StructuredEstimator(BaseEstimator):
 
     def _check_decision(self, space: Any) -> None:
         """Refuse, before the fit, a ``decision`` rule the space cannot take."""
-        if self.decision != "mode":
+        if self.decision != _decision.MODE:
             try:
                 _decision.check_rule(space, self.decision)
             except ValueError as exc:
@@ -867,7 +867,7 @@ class StructuredEstimator(BaseEstimator):
         them meanwhile), the rule validated as fit would: predict needs no refit, so a value set
         after fit is checked here."""
         decision, node_weights = self.decision, self.node_weights
-        if not (isinstance(decision, str) and (decision == "mode" or decision in _decision.LOSSES)):
+        if not (isinstance(decision, str) and (decision == _decision.MODE or decision in _decision.LOSSES)):
             validate_parameter_constraints(  # raises, with scikit-learn's message
                 {"decision": self._parameter_constraints["decision"]},
                 {"decision": decision},
@@ -886,7 +886,7 @@ class StructuredEstimator(BaseEstimator):
         here, as fit would, since predict needs no refit."""
         decision, node_weights = self._decision_rule()
         fitted = fitted if fitted is not None else self._fitted()  # one snapshot for the marginals and their decoding
-        if decision == "mode":
+        if decision == _decision.MODE:
             return self._predict(X, fitted)
         marginals = self._decision_marginals(fitted, X)
         try:

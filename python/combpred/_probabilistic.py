@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._available_if import available_if
 
 from . import _capi, _core, _schema
+from . import decision as _decision
 from . import spaces as _spaces
 from ._estimator_base import (
     StructuredEstimator,
@@ -318,7 +319,7 @@ class ProbabilisticStructured(StructuredEstimator):
         random_state: Any = _D["random_state"],
         n_jobs: int | None = None,
         verbose: int = 0,
-        decision: str = "mode",
+        decision: str = _decision.MODE,
         node_weights: Any = None,
         warm_start: bool = False,
     ):

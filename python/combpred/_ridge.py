@@ -17,6 +17,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 
 from . import _capi, _core, _schema
+from . import decision as _decision
 from . import spaces as _spaces
 from ._estimator_base import (
     StructuredEstimator,
@@ -37,10 +38,17 @@ from .exceptions import PrecisionWarning
 __all__ = ["StructuredRidge"]
 
 # The kernels and their codes, as the core declares them.
-_MARGINAL_SCALES = _schema.enum("marginal_scales")  # their codes are the positions
-_MARGINAL_ESTIMATES = _schema.enum("marginal_estimates")  # the same
-_D = _schema.defaults("ridge")
-_DECODE_FROM = _schema.enum("decode_sources")  # which of the model's outputs predict decodes; codes are positions
+# Enums of the core, their codes the positions; code 0 is the core's default (the behaviour of a
+# model from before the parameter existed), so the defaults below are read from the schema too.
+_MARGINAL_SCALES = _schema.enum("marginal_scales")
+_MARGINAL_ESTIMATES = _schema.enum("marginal_estimates")
+_DECODE_FROM = _schema.enum("decode_sources")  # which of the model's outputs predict decodes
+_D = {
+    **_schema.defaults("ridge"),
+    "decode_from": _DECODE_FROM[0],
+    "marginal_estimate": _MARGINAL_ESTIMATES[0],
+    "marginal_scale": _MARGINAL_SCALES[0],
+}
 
 
 def _check_partial_classes(classes: Any, space: _spaces.Space, fitted: np.ndarray | None, first: bool) -> None:
@@ -439,13 +447,13 @@ class StructuredRidge(StructuredEstimator):
         random_state: Any = _D["random_state"],
         n_jobs: int | None = None,
         verbose: int = 0,
-        decode_from: str = "scores",
+        decode_from: str = _D["decode_from"],
         empirical_weight: float = _D["empirical_weight"],
         reference: str = _D["reference"],
-        decision: str = "mode",
+        decision: str = _decision.MODE,
         node_weights: Any = None,
-        marginal_estimate: str = "linear",
-        marginal_scale: str | float = "noise_free",
+        marginal_estimate: str = _D["marginal_estimate"],
+        marginal_scale: str | float = _D["marginal_scale"],
     ):
         self.space = space
         self.alpha = alpha
@@ -1221,12 +1229,11 @@ class StructuredRidge(StructuredEstimator):
         # pickles from before decode_from, empirical_weight and decision existed predict as they
         # did: the decoded scores, with the uniform reference measure
         state = {
-            "decode_from": "scores",
-            "empirical_weight": 0.0,
-            "reference": "empirical",
-            "decision": "mode",
-            "marginal_estimate": "linear",
-            "marginal_scale": "noise_free",
+            **{
+                k: _D[k]
+                for k in ("decode_from", "empirical_weight", "reference", "marginal_estimate", "marginal_scale")
+            },
+            "decision": _decision.MODE,
             **state,
         }
         super().__setstate__(state)

@@ -49,6 +49,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra
     raise ImportError('combpred.dask needs Dask: pip install "combpred[dask]"') from exc
 
 from . import _capi, _core, _probabilistic, _schema
+from . import decision as _decision
 from . import spaces as _spaces
 from ._docstrings import cleaned
 from ._estimator_base import (
@@ -856,7 +857,7 @@ class _DaskPrediction:
                 "features as input."
             )
         if isinstance(local, _probabilistic.ProbabilisticStructured) and (
-            call == "predict_marginals" or local.decision != "mode"
+            call == "predict_marginals" or local.decision != _decision.MODE
         ):
             # one seed for every block, drawn here as one in-memory call draws it
             seed = _spaces._DrawnSeed(local._seed_or_own(kwargs.get("random_state")))

@@ -55,9 +55,12 @@ from . import _capi
 from . import spaces as _spaces
 from .metrics import _node_costs, _real_array
 
-__all__ = ["LOSSES", "bayes_decode", "check_rule"]
+__all__ = ["LOSSES", "MODE", "bayes_decode", "check_rule"]
 
 LOSSES = ("hamming", "kendall", "spearman", "hierarchical", "f1")
+
+#: The estimators' default ``decision``: the decoded structure (the mode), no expected loss.
+MODE = "mode"
 
 
 def _zero_one(space: _spaces.Space) -> bool:
