@@ -130,13 +130,13 @@ func (md *Model) marshal(version int) ([]byte, error) {
 		var psi *xmat.CSR
 		var weight, product *mat.Dense
 		var tw float64
-		if md.ref != nil && md.ref.tilt != nil {
-			t := md.ref.tilt
-			psi, weight, tw = t.psi, mat.NewDense(1, len(t.weight), t.weight), t.w
-		}
-		if md.ref != nil && md.ref.product != nil {
-			pp := md.ref.product
-			product, tw = mat.NewDense(1, len(pp.p), pp.p), pp.w
+		if r := md.ref; r != nil && (r.tilt != nil || r.productMean != nil) {
+			tw = r.weight
+			if r.tilt != nil {
+				psi, weight = r.tilt.psi, mat.NewDense(1, len(r.tilt.weight), r.tilt.weight)
+			} else {
+				product = mat.NewDense(1, len(r.productMean), r.productMean)
+			}
 		}
 		writeCSR(w, psi)
 		matrix(weight)
@@ -413,7 +413,7 @@ func (md *Model) setTilt(psi *xmat.CSR, weight, product *mat.Dense, w float64) e
 		if err := inRange("a product reference mean's coordinate", p); err != nil {
 			return err
 		}
-		md.ref.product = &productPart{w: w, p: p}
+		md.ref.weight, md.ref.productMean = w, p
 		return nil
 	}
 	k, dk := psi.Dims()
@@ -430,7 +430,7 @@ func (md *Model) setTilt(psi *xmat.CSR, weight, product *mat.Dense, w float64) e
 			return fmt.Errorf("a reference structure's weight %v is not positive and finite", s)
 		}
 	}
-	md.ref.tilt = &empiricalTilt{w: w, psi: psi, weight: wt}
+	md.ref.weight, md.ref.tilt = w, &empiricalTilt{psi: psi, weight: wt}
 	return nil
 }
 

@@ -558,7 +558,7 @@ func (md *Model) addAndSolve(p *Problem, des design, opt *Options) error {
 		}
 		ref.setRank(md.Space, nil, opt.EmpiricalWeight)
 		if opt.Reference == Empirical && prev != nil && p.ref != nil {
-			if ref.tilt, err = mergeTilts(prev.tilt, p.ref.tilt, opt.EmpiricalWeight); err != nil {
+			if ref.tilt, err = mergeTilts(prev.tilt, p.ref.tilt); err != nil {
 				return err
 			}
 		}

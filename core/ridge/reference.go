@@ -42,18 +42,15 @@ type reference struct {
 	// once, on the first prediction.
 	pinOnce sync.Once
 	pinned  []space.Pin
-	// tilt holds the training structures of an empirical reference, for the tilted marginal
-	// estimate (tilt.go); nil for the product reference and for moments merged across partitions.
+	// weight is w of (1 − w)·U + w·D, the data-driven part's share, which the tilted marginal
+	// estimate (tilt.go) reads with one of the two fields after it.
+	weight float64
+	// tilt holds the training structures of an empirical reference D; nil for the product
+	// reference and for moments merged across partitions.
 	tilt *empiricalTilt
-	// product is the product reference's weight and mean, for the same estimate (nil otherwise).
-	product *productPart
-}
-
-// productPart is the part w·P of a reference (1 − w)·U + w·P, P the space's measure with mean p
-// (space.MarginalMeasure).
-type productPart struct {
-	w float64
-	p []float64
+	// productMean is the mean of the product reference D, the space's measure with these
+	// marginals (space.MarginalMeasure); nil for the empirical reference.
+	productMean []float64
 }
 
 // newReference completes a reference from its mean, covariance and rank.
@@ -193,8 +190,9 @@ func mixtureReference(sp space.Space, kind Reference, pu []float64, Su *mat.SymD
 		}
 	}
 	ref := newReference(mean, cov, 0)
+	ref.weight = w
 	if kind == Product {
-		ref.product = &productPart{w: w, p: pd}
+		ref.productMean = pd
 	}
 	return ref, nil
 }
@@ -336,7 +334,7 @@ func (p *Problem) useReference(sp space.Space, kind Reference, w float64) error 
 	}
 	if kind == Empirical {
 		ref.op = newEmpiricalOperator(p, ref, w) // from ψ_i = δ_i + p.Mean, before the re-centring
-		if ref.tilt, err = tiltOf(p, w); err != nil {
+		if ref.tilt, err = tiltOf(p); err != nil {
 			return err
 		}
 	}

@@ -56,12 +56,10 @@ func ParseMarginalEstimate(code int64) (MarginalEstimate, error) {
 	return MarginalEstimate(code), nil
 }
 
-// empiricalTilt is what the tilted estimate needs of an empirical reference beyond its mean and
-// covariance: the weight w of its empirical part and the distinct training structures, each with
-// the sum of the sample weights of the examples that have it (so that partial_fit's union of
-// chunks is the measure of all of them).
+// empiricalTilt is what the tilted estimate needs of an empirical reference beyond its mean,
+// covariance and weight: the distinct training structures, each with the sum of the sample weights
+// of the examples that have it (so that partial_fit's union of chunks is the measure of all of them).
 type empiricalTilt struct {
-	w      float64
 	psi    *xmat.CSR // k × d
 	weight []float64 // k, positive
 }
@@ -106,8 +104,8 @@ func (ss *structureSet) add(s float64, each func(fn func(col int, v float64))) {
 	ss.weight = append(ss.weight, s)
 }
 
-// tilt returns the collected structures with the empirical weight w; nil when there are none.
-func (ss *structureSet) tilt(w float64) (*empiricalTilt, error) {
+// tilt returns the collected structures; nil when there are none.
+func (ss *structureSet) tilt() (*empiricalTilt, error) {
 	if len(ss.weight) == 0 {
 		return nil, nil
 	}
@@ -115,7 +113,7 @@ func (ss *structureSet) tilt(w float64) (*empiricalTilt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &empiricalTilt{w: w, psi: psi, weight: ss.weight}, nil
+	return &empiricalTilt{psi: psi, weight: ss.weight}, nil
 }
 
 // addTilt adds the structures of t.
@@ -127,8 +125,8 @@ func (ss *structureSet) addTilt(t *empiricalTilt) {
 }
 
 // tiltOf collects the training structures of p (ψ_i = δ_i + p.Mean: call it before setReference
-// re-centres δ) for an empirical reference of weight w.
-func tiltOf(p *Problem, w float64) (*empiricalTilt, error) {
+// re-centres δ) for an empirical reference.
+func tiltOf(p *Problem) (*empiricalTilt, error) {
 	m, d := p.dims()
 	ss := newStructureSet(d)
 	buf := make([]float64, d)
@@ -140,11 +138,11 @@ func tiltOf(p *Problem, w float64) (*empiricalTilt, error) {
 			}
 		})
 	}
-	return ss.tilt(w)
+	return ss.tilt()
 }
 
-// mergeTilts is the tilt data of the examples of a and b (partial_fit's chunks), weight w.
-func mergeTilts(a, b *empiricalTilt, w float64) (*empiricalTilt, error) {
+// mergeTilts is the tilt data of the examples of a and b (partial_fit's chunks).
+func mergeTilts(a, b *empiricalTilt) (*empiricalTilt, error) {
 	if a == nil || b == nil {
 		return nil, nil // a part without structures: the union is unknown
 	}
@@ -152,7 +150,7 @@ func mergeTilts(a, b *empiricalTilt, w float64) (*empiricalTilt, error) {
 	ss := newStructureSet(d)
 	ss.addTilt(a)
 	ss.addTilt(b)
-	return ss.tilt(w)
+	return ss.tilt()
 }
 
 // errNoTilt explains why a model has no tilted estimate.
@@ -161,13 +159,14 @@ var errNoTilt = errors.New("estimate='tilted' needs the reference measure's stru
 // tiltMap turns score rows into centred tilted estimates m̂ − p, as marginalMap.centre does for
 // the linear ones.
 type tiltMap struct {
-	sp      space.Space
-	t       *empiricalTilt // the empirical part (nil: none)
-	product *productPart   // the product part (nil: none)
-	p       []float64
-	lo, hi  float64
-	c       float64
-	fixed   []int
+	sp          space.Space
+	w           float64        // the data-driven part's weight (0: the uniform measure)
+	t           *empiricalTilt // the empirical part (nil: none)
+	productMean []float64      // the product part's mean (nil: none)
+	p           []float64
+	lo, hi      float64
+	c           float64
+	fixed       []int
 	// logOmega are the logs of the structures' weights normalised to sum 1; logCount is log|Y|,
 	// for Z_U.
 	logOmega []float64
@@ -180,18 +179,18 @@ type tiltMap struct {
 // and constant coordinates it shares.
 func newTiltMap(mm *marginalMap, sp space.Space, ref *reference, c float64) (*tiltMap, error) {
 	tm := &tiltMap{sp: sp, p: mm.p, lo: mm.lo, hi: mm.hi, c: c, fixed: mm.fixed, logCount: sp.LogCount()}
-	if ref != nil && ref.product != nil {
+	if ref != nil && ref.productMean != nil {
 		if _, ok := sp.(space.MarginalMeasure); !ok {
 			return nil, fmt.Errorf("%w: the %s space has no product measure", errNoTilt, sp.Kind())
 		}
-		tm.product = ref.product
+		tm.w, tm.productMean = ref.weight, ref.productMean
 	} else if ref != nil {
 		if ref.tilt == nil {
 			return nil, fmt.Errorf("%w, which this model does not hold: it was fitted from statistics merged across "+
 				"partitions (combpred.dask) or read from bytes written before version 7; use estimate='linear', or refit "+
 				"in memory", errNoTilt)
 		}
-		tm.t = ref.tilt
+		tm.w, tm.t = ref.weight, ref.tilt
 		var norm float64
 		for _, s := range tm.t.weight {
 			norm += s / float64(len(tm.t.weight)) // a mean first: a sum of large weights could overflow
@@ -202,24 +201,13 @@ func newTiltMap(mm *marginalMap, sp space.Space, ref *reference, c float64) (*ti
 			tm.logOmega[k] = logmath.Log(s) - logNorm
 		}
 	}
-	if w := tm.dataWeight(); w < 1 {
+	if tm.w < 1 {
 		if !prob.HasExact(sp) {
 			return nil, fmt.Errorf("estimate='tilted' under a reference measure with a uniform part needs exact inference, "+
 				"which the %s space of log|Y| = %.1f has not; use estimate='linear', or empirical_weight=1", sp.Kind(), sp.LogCount())
 		}
 	}
 	return tm, nil
-}
-
-// dataWeight is the weight w of the measure's data-driven part (0: the uniform measure).
-func (tm *tiltMap) dataWeight() float64 {
-	switch {
-	case tm.t != nil:
-		return tm.t.w
-	case tm.product != nil:
-		return tm.product.w
-	}
-	return 0
 }
 
 // centreRows overwrites the score rows of U (rows × d) with their centred estimates, on all
@@ -279,7 +267,7 @@ func (tm *tiltMap) centre(u []float64, sc *tiltScratch) error {
 		return nil
 	}
 	mean := sc.e
-	w := tm.dataWeight()
+	w := tm.w
 	if tm.t != nil && w == 1 {
 		tm.empirical(u, top, sc)
 	} else {
@@ -295,8 +283,8 @@ func (tm *tiltMap) centre(u []float64, sc *tiltScratch) error {
 		switch {
 		case tm.t != nil:
 			lzd = tm.empiricalLogZ(theta, sc)
-		case tm.product != nil:
-			lzd = tm.sp.(space.MarginalMeasure).TiltedMarginals(tm.product.p, theta, sc.e)
+		case tm.productMean != nil:
+			lzd = tm.sp.(space.MarginalMeasure).TiltedMarginals(tm.productMean, theta, sc.e)
 		}
 		if w < 1 {
 			lzu, err := prob.ExactMarginals(tm.sp, theta, sc.uniform)

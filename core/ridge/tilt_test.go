@@ -144,7 +144,7 @@ func TestTiltedHugeScores(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := &reference{mean: []float64{0.5, 0, 0, 0.5}, cov: mat.NewSymDense(4, []float64{
-		0.25, 0, 0, -0.25, 0, 0, 0, 0, 0, 0, 0, 0, -0.25, 0, 0, 0.25}), tilt: &empiricalTilt{w: 1, psi: psi, weight: []float64{1e-300, 1e300}}}
+		0.25, 0, 0, -0.25, 0, 0, 0, 0, 0, 0, 0, 0, -0.25, 0, 0, 0.25}), weight: 1, tilt: &empiricalTilt{psi: psi, weight: []float64{1e-300, 1e300}}}
 	skewed, err := newTiltMap(newMarginalMap(sp, ref), sp, ref, 1e100)
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +296,7 @@ func TestTiltedProductByEnumeration(t *testing.T) {
 			if err := p.useReference(sp, Product, w); err != nil {
 				t.Fatal(err)
 			}
-			pd := p.ref.product.p
+			pd := p.ref.productMean
 			for _, c := range []float64{0.5, 3} {
 				tm, err := newTiltMap(newMarginalMap(sp, p.ref), sp, p.ref, c)
 				if err != nil {

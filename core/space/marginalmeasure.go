@@ -138,7 +138,9 @@ func (s *HierarchyPaths) TiltedMarginals(p, theta, mean []float64) float64 {
 // downwards. The root is in every structure.
 func (s *Subtrees) TiltedMarginals(p, theta, mean []float64) float64 {
 	t := s.t
-	in := make([]float64, len(p)) // θ_v + Σ_c log(1 − q_c + q_c e^(…)) over v's children
+	// in_v = θ_v + Σ_c log(1 − q_c + q_c e^(in_c)) over v's children lives in mean until the
+	// downward pass, parents before children, replaces it by v's marginal
+	in := mean
 	la := make([]float64, len(p)) // log(1 − q_v + q_v e^(in_v))
 	logQ := func(v int) (lq, lnot float64) {
 		var q float64
@@ -158,6 +160,7 @@ func (s *Subtrees) TiltedMarginals(p, theta, mean []float64) float64 {
 			la[v] = logmath.AddExp(lnot, lq+in[v])
 		}
 	}
+	lz := in[t.root]
 	for _, v := range t.pre {
 		if v == t.root {
 			mean[v] = 1
@@ -166,7 +169,7 @@ func (s *Subtrees) TiltedMarginals(p, theta, mean []float64) float64 {
 		lq, _ := logQ(v)
 		mean[v] = mean[t.parent[v]] * math.Exp(lq+in[v]-la[v])
 	}
-	return in[t.root]
+	return lz
 }
 
 // zero clears a symmetric matrix.
