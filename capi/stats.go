@@ -32,7 +32,9 @@ func paramsOf(params *C.char, n int) (ridge.Options, error) {
 
 // cp_stats_new writes into out the handle of empty statistics for fits with the parameter string
 // params (as cp_ridge_fit's: the kernel, its parameters, fit_intercept, n_components and
-// random_state matter here; alpha, solver, empirical_weight and reference are given to cp_stats_solve) on
+// random_state matter here; alpha, solver, empirical_weight and reference are given to cp_stats_solve,
+// though empirical_weight > 0 with reference=empirical also keeps the distinct training structures
+// for the solved model's tilted marginal estimate) on
 // inputs of n features in the space of spaceHandle. With n_components (rbf and poly kernels) the
 // Nyström map is built from the ms rows of sample (ms × n) as cp_ridge_fit builds it from its X;
 // a linear model takes none (NULL and ms 0): with an intercept its statistics follow the running

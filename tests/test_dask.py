@@ -1181,8 +1181,9 @@ def test_all_zero_weights_are_refused_naming_sample_weight(make):
 
 def test_tilted_estimate_through_dask():
     """DaskStructuredRidge passes predict_marginals' estimate on: a model fitted on NumPy arrays has the
-    training structures and gives, on a Dask X, what the in-memory model gives; one fitted from
-    statistics merged across partitions has none and says so."""
+    training structures and gives, on a Dask X, what the in-memory model gives; so does one fitted
+    from statistics merged across partitions, which carry the partitions' distinct structures (with
+    sample weights, a partition's all zero)."""
     rng = np.random.default_rng(3)
     X, Y = rng.normal(size=(80, 3)), (rng.random((80, 3)) < 0.4).astype(int)
     dX = da.from_array(X, chunks=40)
@@ -1191,9 +1192,18 @@ def test_tilted_estimate_through_dask():
         want = StructuredRidge(empirical_weight=1.0).fit(X, Y).predict_marginals(X, scale=3.0, estimate="tilted")
         got = local.predict_marginals(dX, scale=3.0, estimate="tilted").compute()
         np.testing.assert_allclose(got, want, atol=1e-12)
-        merged = DaskStructuredRidge(empirical_weight=1.0).fit(dX, da.from_array(Y, chunks=40))
-        with pytest.raises(ValueError, match="statistics merged across partitions"):
-            merged.predict_marginals(X, scale=3.0, estimate="tilted")
+        sw = rng.random(80) + 0.5
+        sw[40:60] = 0
+        for weight in (1.0, 0.3):
+            merged = DaskStructuredRidge(empirical_weight=weight).fit(
+                dX, da.from_array(Y, chunks=40), sample_weight=da.from_array(sw, chunks=20)
+            )
+            memory = StructuredRidge(empirical_weight=weight, solver="exact").fit(X, Y, sample_weight=sw)
+            np.testing.assert_allclose(
+                merged.predict_marginals(X, scale=3.0, estimate="tilted"),
+                memory.predict_marginals(X, scale=3.0, estimate="tilted"),
+                atol=1e-8,
+            )
         # the product measure needs only the training mean, which merged statistics hold
         product = DaskStructuredRidge(empirical_weight=0.5, reference="product").fit(dX, da.from_array(Y, chunks=40))
         local = StructuredRidge(empirical_weight=0.5, reference="product").fit(X, Y)

@@ -392,45 +392,28 @@ func (md *Model) setTilt(psi *xmat.CSR, weight, product *mat.Dense, w float64) e
 	if !(w > 0 && w <= 1) {
 		return fmt.Errorf("reference weight %v outside (0, 1]", w)
 	}
-	d := md.Space.Dim()
-	lo, hi := space.CoordRange(md.Space)
-	inRange := func(what string, values []float64) error {
-		for _, v := range values {
-			if !(v >= lo && v <= hi) {
-				return fmt.Errorf("%s %v outside [%v, %v]", what, v, lo, hi)
-			}
-		}
-		return nil
-	}
 	if product != nil {
 		if _, ok := md.Space.(space.MarginalMeasure); !ok {
 			return fmt.Errorf("a product reference mean on the %s space, which has no product measure", md.Space.Kind())
 		}
-		if r, c := product.Dims(); r != 1 || c != d {
-			return fmt.Errorf("product reference mean %d×%d, want 1×%d", r, c, d)
+		if r, c := product.Dims(); r != 1 || c != md.Space.Dim() {
+			return fmt.Errorf("product reference mean %d×%d, want 1×%d", r, c, md.Space.Dim())
 		}
 		p := product.RawRowView(0)
-		if err := inRange("a product reference mean's coordinate", p); err != nil {
-			return err
+		lo, hi := space.CoordRange(md.Space)
+		for _, v := range p {
+			if !(v >= lo && v <= hi) {
+				return fmt.Errorf("a product reference mean's coordinate %v outside [%v, %v]", v, lo, hi)
+			}
 		}
 		md.ref.weight, md.ref.productMean = w, p
 		return nil
 	}
-	k, dk := psi.Dims()
-	if r, c := weight.Dims(); dk != d || r != 1 || c != k {
-		return fmt.Errorf("%d×%d reference structures with %d×%d weights, want %d columns and 1×%d", k, dk, r, c, d, k)
-	}
-	_, _, data := psi.Raw()
-	if err := inRange("a reference structure's coordinate", data); err != nil {
+	t, err := checkTilt(md.Space, psi, weight)
+	if err != nil {
 		return err
 	}
-	wt := weight.RawRowView(0)
-	for _, s := range wt {
-		if !(s > 0 && s <= math.MaxFloat64) {
-			return fmt.Errorf("a reference structure's weight %v is not positive and finite", s)
-		}
-	}
-	md.ref.weight, md.ref.tilt = w, &empiricalTilt{psi: psi, weight: wt}
+	md.ref.weight, md.ref.tilt = w, t
 	return nil
 }
 

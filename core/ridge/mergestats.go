@@ -32,6 +32,37 @@ type Stats struct {
 
 	ny *nystrom     // the Nyström map of an rbf or poly kernel, nil for the linear one
 	st *linearStats // the moments, over the design (X itself or its map)
+	// structures are the distinct training structures with their summed weights (nil: none
+	// yet), which the empirical reference's tilted marginal estimate needs (tilt.go), kept while
+	// keepStructures is set: from NewStats for an empirical reference (empirical_weight > 0,
+	// reference empirical; other fits pay nothing for them) until, growing with the data unlike
+	// the moments, they hold more than maxStatsStructureValues values. Models solved from
+	// statistics without them have no tilted estimate (they say so); nor do version-2 bytes.
+	structures     *empiricalTilt
+	keepStructures bool
+}
+
+// maxStatsStructureValues bounds the non-zero coordinates of the structures statistics keep
+// (about 16 bytes each, plus their index: some 100 MB at the bound); a variable for the tests.
+var maxStatsStructureValues = 1 << 22
+
+// withStructures returns the union of the structures of a, b (either nil: none) and p (nil:
+// none), or keep false when it would exceed maxStatsStructureValues values.
+func withStructures(d int, a, b *empiricalTilt, p *Problem) (t *empiricalTilt, keep bool, err error) {
+	ss := newStructureSet(d)
+	for _, part := range []*empiricalTilt{a, b} {
+		if part != nil {
+			ss.addTilt(part)
+		}
+	}
+	if p != nil {
+		ss.addProblem(p)
+	}
+	if len(ss.data) > maxStatsStructureValues {
+		return nil, false, nil
+	}
+	t, err = ss.tilt()
+	return t, true, err
 }
 
 // NewStats returns empty statistics for fits with the kernel, intercept, Nyström components and
@@ -51,7 +82,8 @@ func NewStats(sp space.Space, n int, sample []float64, ms int, opt Options) (*St
 	if sp.Dim() > denseMaxDim {
 		return nil, largeDistributedDimError(sp)
 	}
-	s := &Stats{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n}
+	s := &Stats{Space: sp, Kernel: opt.Kernel, Intercept: opt.Intercept, NFeatures: n,
+		keepStructures: opt.EmpiricalWeight > 0 && opt.Reference == Empirical}
 	switch {
 	case opt.Kernel.Kind == kernel.Linear:
 		if sample != nil || ms != 0 {
@@ -188,6 +220,11 @@ func (s *Stats) Add(X []float64, m, n int, ys []int64, weights []float64, stop *
 	if err := out.st.checkFinite(); err != nil {
 		return nil, err
 	}
+	if out.keepStructures {
+		if out.structures, out.keepStructures, err = withStructures(s.Space.Dim(), s.structures, nil, p); err != nil {
+			return nil, err
+		}
+	}
 	return &out, nil
 }
 
@@ -240,6 +277,13 @@ func MergeStats(a, b *Stats) (*Stats, error) {
 	}
 	out := *a
 	out.st = a.st.clone()
+	out.structures, out.keepStructures = nil, a.keepStructures && b.keepStructures
+	if out.keepStructures {
+		var err error
+		if out.structures, out.keepStructures, err = withStructures(a.Space.Dim(), a.structures, b.structures, nil); err != nil {
+			return nil, err
+		}
+	}
 	if !slices.Equal(a.st.shift, b.st.shift) {
 		// Both move to the mean of all their rows, where Add would have taken them one chunk at
 		// a time, so that each partition's statistics can follow its own mean.
@@ -302,6 +346,9 @@ func (s *Stats) Solve(opt Options) (*Model, error) {
 			return nil, err
 		}
 		ref.setRank(s.Space, nil, opt.EmpiricalWeight)
+		if opt.Reference == Empirical && s.keepStructures {
+			ref.tilt = s.structures
+		}
 		md.ref, mean, S = ref, ref.mean, ref.cov
 	} else if mo := s.st.moments(); !(mo.sum > 0) {
 		return nil, fmt.Errorf("sample_weight: the statistics' examples have zero total weight (every weight is 0)")

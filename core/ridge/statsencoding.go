@@ -17,12 +17,15 @@ import (
 // little-endian fields, CRC-32C): the space (kind, parameters), the kernel (kind, gamma, degree,
 // coef0), the intercept, the input width, the Nyström landmarks and projection (optional
 // matrices, both or neither), the moment matrix and the count of examples; version 2 appends the
-// shift the moments were accumulated around (an optional 1×n matrix; version 1 has none). The
+// shift the moments were accumulated around (an optional 1×n matrix; version 1 has none); version
+// 3 appends the distinct training structures (an optional CSR matrix as in the model bytes, and
+// their weights, an optional 1×k matrix) and whether they are kept (a bool; statistics of
+// earlier versions read as not keeping them). The
 // bytes travel between the workers of a cluster and may be stored: UnmarshalStats trusts nothing —
 // the shapes must agree with the space, kernel and map, and every moment must be finite.
 const (
 	statsMagic   = "CPRS"
-	statsVersion = 2
+	statsVersion = 3
 )
 
 // ErrCorruptStats wraps every reason bytes are rejected by UnmarshalStats.
@@ -62,6 +65,14 @@ func (s *Stats) MarshalBinary() ([]byte, error) {
 		shift = mat.NewDense(1, len(s.st.shift), s.st.shift)
 	}
 	matrix(shift)
+	var psi *xmat.CSR
+	var weight *mat.Dense
+	if t := s.structures; t != nil {
+		psi, weight = t.psi, mat.NewDense(1, len(t.weight), t.weight)
+	}
+	writeCSR(w, psi)
+	matrix(weight)
+	w.Bool(s.keepStructures)
 	return w.Sign(), nil
 }
 
@@ -90,6 +101,13 @@ func UnmarshalStatsUntil(data []byte, stop *cancel.Flag) (*Stats, error) {
 	var shift *mat.Dense
 	if version >= 2 {
 		shift = optionalMatrix(r, "statistics shift")
+	}
+	var psi *xmat.CSR
+	var weight *mat.Dense
+	if version >= 3 {
+		psi = readCSR(r, "training structures")
+		weight = optionalMatrix(r, "training structures' weights")
+		s.keepStructures = r.Bool("structures kept")
 	}
 	if err := r.Finish(); err != nil {
 		return nil, err
@@ -150,6 +168,19 @@ func UnmarshalStatsUntil(data []byte, stop *cancel.Flag) (*Stats, error) {
 	if shift != nil {
 		if s.st.shift, err = checkedShift(shift, s.Kernel, s.Intercept, s.NFeatures); err != nil {
 			return nil, corrupt("%v", err)
+		}
+	}
+	switch {
+	case (psi == nil) != (weight == nil):
+		return nil, corrupt("training structures without weights or the reverse")
+	case psi != nil && !s.keepStructures:
+		return nil, corrupt("training structures marked as not kept")
+	case psi != nil:
+		if s.structures, err = checkTilt(sp, psi, weight); err != nil {
+			return nil, corrupt("%v", err)
+		}
+		if _, _, data := psi.Raw(); len(data) > maxStatsStructureValues {
+			return nil, corrupt("%d values of training structures above %d", len(data), maxStatsStructureValues)
 		}
 	}
 	return s, nil

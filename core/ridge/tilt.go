@@ -15,6 +15,7 @@ import (
 	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
+	"gonum.org/v1/gonum/mat"
 )
 
 // The tilted marginal estimate (docs/design.md §2c): the reference measure μ tilted by the scores,
@@ -124,11 +125,10 @@ func (ss *structureSet) addTilt(t *empiricalTilt) {
 	}
 }
 
-// tiltOf collects the training structures of p (ψ_i = δ_i + p.Mean: call it before setReference
-// re-centres δ) for an empirical reference.
-func tiltOf(p *Problem) (*empiricalTilt, error) {
+// addProblem adds the training structures of p (ψ_i = δ_i + p.Mean: call it before
+// setReference re-centres δ).
+func (ss *structureSet) addProblem(p *Problem) {
 	m, d := p.dims()
-	ss := newStructureSet(d)
 	buf := make([]float64, d)
 	for i := 0; i < m; i++ {
 		delta := p.deltaRow(i, buf)
@@ -138,7 +138,38 @@ func tiltOf(p *Problem) (*empiricalTilt, error) {
 			}
 		})
 	}
+}
+
+// tiltOf collects the training structures of p for an empirical reference (see addProblem).
+func tiltOf(p *Problem) (*empiricalTilt, error) {
+	_, d := p.dims()
+	ss := newStructureSet(d)
+	ss.addProblem(p)
 	return ss.tilt()
+}
+
+// checkTilt validates structures and weights read from bytes for the space sp: d columns of
+// values in the range of ψ's coordinates, one positive finite weight each.
+func checkTilt(sp space.Space, psi *xmat.CSR, weight *mat.Dense) (*empiricalTilt, error) {
+	d := sp.Dim()
+	k, dk := psi.Dims()
+	if r, c := weight.Dims(); dk != d || r != 1 || c != k {
+		return nil, fmt.Errorf("%d×%d reference structures with %d×%d weights, want %d columns and 1×%d", k, dk, r, c, d, k)
+	}
+	lo, hi := space.CoordRange(sp)
+	_, _, data := psi.Raw()
+	for _, v := range data {
+		if !(v >= lo && v <= hi) {
+			return nil, fmt.Errorf("a reference structure's coordinate %v outside [%v, %v]", v, lo, hi)
+		}
+	}
+	wt := weight.RawRowView(0)
+	for _, s := range wt {
+		if !(s > 0 && s <= math.MaxFloat64) {
+			return nil, fmt.Errorf("a reference structure's weight %v is not positive and finite", s)
+		}
+	}
+	return &empiricalTilt{psi: psi, weight: wt}, nil
 }
 
 // mergeTilts is the tilt data of the examples of a and b (partial_fit's chunks).
@@ -186,9 +217,9 @@ func newTiltMap(mm *marginalMap, sp space.Space, ref *reference, c float64) (*ti
 		tm.w, tm.productMean = ref.weight, ref.productMean
 	} else if ref != nil {
 		if ref.tilt == nil {
-			return nil, fmt.Errorf("%w, which this model does not hold: it was fitted from statistics merged across "+
-				"partitions (combpred.dask) or read from bytes written before version 7; use estimate='linear', or refit "+
-				"in memory", errNoTilt)
+			return nil, fmt.Errorf("%w, which this model does not hold: it was solved from statistics (combpred.dask) "+
+				"that did not keep them (started without an empirical reference, past %d values of distinct structures, "+
+				"or written before version 3), or read from model bytes written before version 7; use estimate='linear', or refit in memory", errNoTilt, maxStatsStructureValues)
 		}
 		tm.w, tm.t = ref.weight, ref.tilt
 		var norm float64

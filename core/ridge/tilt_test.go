@@ -344,3 +344,97 @@ func checkTiltByEnumeration(t *testing.T, tm *tiltMap, r *rand.Rand, support [][
 		}
 	}
 }
+
+// Statistics keep the distinct training structures, so a model solved from chunks merged in any
+// order (combpred.dask's reduction), also after the statistics' bytes, has the tilted estimate of
+// the fit on all examples, with sample weights (one chunk all zero); past the bound on their values
+// they are dropped, and so is the estimate, by name, as for statistics started for the uniform
+// measure (which do not collect them) and solved for an empirical one.
+func TestTiltedFromMergedStats(t *testing.T) {
+	sp, _ := space.New("subtrees", []int64{-1, 0, 0, 1, 1, 2})
+	const m, n = 60, 3
+	X, ys := synthetic(t, sp, m, n, 11)
+	w := weights(rand.New(rand.NewPCG(11, 12)), m)
+	for i := 20; i < 30; i++ {
+		w[i] = 0
+	}
+	opt := baseOptions()
+	opt.Solver = Exact
+	opt.EmpiricalWeight = 0.4
+	opt.Reference = Empirical
+	whole, err := Fit(sp, X, m, n, ys, w, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sp.Dim()
+	tilted := func(md *Model) ([]float64, error) {
+		got := make([]float64, m*d)
+		return got, md.Marginals(X, m, n, got, nil, EstimateTilted, ScaleUnit, 3, nil)
+	}
+	want, err := tilted(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := NewStats(sp, n, nil, 0, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := chunkStats(t, empty, X, n, ys, w, [][2]int{{0, 20}, {20, 30}, {30, 45}, {45, m}})
+	for order, s := range reductions(t, parts) {
+		b, err := s.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := UnmarshalStats(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, st := range map[string]*Stats{order: s, order + ", read from bytes": back} {
+			md, err := st.Solve(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tilted(md)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for i := range got {
+				if math.Abs(got[i]-want[i]) > 1e-8 {
+					t.Fatalf("%s: tilted estimate %d is %v, the fit on all examples gives %v", name, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	uniform := opt
+	uniform.EmpiricalWeight = 0
+	plain, err := NewStats(sp, n, nil, 0, uniform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := chunkStats(t, plain, X, n, ys, w, [][2]int{{0, 30}, {30, m}})
+	defer func(v int) { maxStatsStructureValues = v }(maxStatsStructureValues)
+	maxStatsStructureValues = 12
+	small := chunkStats(t, empty, X, n, ys, w, [][2]int{{0, 2}, {2, m}})
+	if !small[0].keepStructures || small[1].keepStructures {
+		t.Fatalf("structures kept: %v and %v, want true (2 rows) and false", small[0].keepStructures, small[1].keepStructures)
+	}
+	merged := mustMerge(t, small[0], small[1])
+	b, err := merged.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := UnmarshalStats(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]*Stats{"merged": merged, "read from bytes": back, "started for the uniform measure": mustMerge(t, without[0], without[1])}
+	for name, st := range cases {
+		md, err := st.Solve(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tilted(md); !errors.Is(err, errNoTilt) {
+			t.Errorf("%s, structures past the bound: %v, want errNoTilt", name, err)
+		}
+	}
+}
