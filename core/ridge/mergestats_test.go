@@ -305,9 +305,14 @@ func statsSeeds(f *testing.F) [][]byte {
 	X, ys := synthetic(f, sp, 12, 2, 5)
 	opt := baseOptions()
 	var out [][]byte
+	// the third keeps the training structures (an empirical reference)
 	for _, o := range []Options{opt, func() Options {
 		o := opt
 		o.Kernel, o.NComponents = kernel.Kernel{Kind: kernel.Poly, Gamma: 0.5, Degree: 2, Coef0: 1}, 3
+		return o
+	}(), func() Options {
+		o := opt
+		o.EmpiricalWeight, o.Reference = 0.5, Empirical
 		return o
 	}()} {
 		// the Nyström map's landmarks; the linear model takes none, and its rows give the shift
