@@ -264,6 +264,30 @@ func cp_ridge_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, 
 	return status(predictCall(ridgeView, h, x, q, n, out, w))
 }
 
+// cp_ridge_check_marginals refuses the estimate and scale codes and factor of cp_ridge_marginals
+// that no model takes (ridge.CheckMarginalQuery), so that a fit whose decision rule reads them
+// refuses them before it starts.
+//
+//export cp_ridge_check_marginals
+func cp_ridge_check_marginals(estimate, scale C.int64_t, factor C.double) (rc C.int) {
+	defer guard(&rc)
+	_, _, err := marginalQuery(estimate, scale, factor)
+	return status(err)
+}
+
+// marginalQuery parses and checks the estimate and scale codes and factor of cp_ridge_marginals.
+func marginalQuery(estimate, scale C.int64_t, factor C.double) (ridge.MarginalEstimate, ridge.MarginalScale, error) {
+	est, err := ridge.ParseMarginalEstimate(int64(estimate))
+	if err != nil {
+		return 0, 0, err
+	}
+	sc, err := ridge.ParseMarginalScale(int64(scale))
+	if err != nil {
+		return 0, 0, err
+	}
+	return est, sc, ridge.CheckMarginalQuery(est, sc, float64(factor))
+}
+
 // cp_ridge_marginals writes the model's estimates of E[ψ(y) | x] for q inputs (q × n) into out
 // (q × d) when out is not NULL, and the structures decoded from them, argmax_y ⟨m̂(x) − p, ψ(y)⟩,
 // into ys (q × w) when ys is not NULL; at least one of the two (docs/design.md §2a). estimate is
@@ -289,15 +313,8 @@ func cp_ridge_marginals(h C.int64_t, x *C.double, q, n, estimate, scale C.int64_
 // ridgeMarginals is cp_ridge_marginals (and its _csr twin) once the model and X, whose memory is
 // ins, are resolved.
 func ridgeMarginals(md *ridge.Model, X xmat.Rows, ins []region, estimate, scale C.int64_t, factor C.double, out *C.double, d C.int64_t, ys *C.int64_t, w C.int64_t) error {
-	est, err := ridge.ParseMarginalEstimate(int64(estimate))
+	est, sc, err := marginalQuery(estimate, scale, factor)
 	if err != nil {
-		return err
-	}
-	sc, err := ridge.ParseMarginalScale(int64(scale))
-	if err != nil {
-		return err
-	}
-	if err := ridge.CheckScaleFactor(float64(factor)); err != nil {
 		return err
 	}
 	if out == nil && ys == nil {

@@ -166,6 +166,22 @@ def test_marginal_parameters_are_validated():
         model.set_params(marginal_scale=0.0).predict(X)
     with pytest.raises(ValueError, match="marginal_estimate='tilted'.*noise_free"):
         model.set_params(marginal_estimate="tilted", marginal_scale="noise_free").predict(X)
+    # the core's rule, asked before the fit when a rule reads the estimates: fit, partial_fit and a
+    # later partial_fit refuse the pair and leave the model as it was; decision="mode" reads neither
+    pair = {"marginal_estimate": "tilted", "marginal_scale": "noise_free"}
+    for call in ("fit", "partial_fit"):
+        fresh = StructuredRidge(space=space, decision="hamming", **pair)
+        with pytest.raises(
+            ValueError, match="marginal_estimate='tilted', marginal_scale='noise_free': scale=noise_free"
+        ):
+            getattr(fresh, call)(X, Y)
+        assert not hasattr(fresh, "coef_")
+    streamed = StructuredRidge(space=space, decision="hamming").partial_fit(X, Y)
+    before = streamed.coef_.copy()
+    with pytest.raises(ValueError, match="noise_free is the linear estimate's"):
+        streamed.set_params(**pair).partial_fit(X, Y)
+    np.testing.assert_array_equal(streamed.coef_, before)
+    StructuredRidge(space=space, **pair).fit(X, Y)
 
 
 def test_grid_search_chooses_the_tilted_scale():

@@ -27,7 +27,7 @@ type marginalMap struct {
 	lo, hi   float64
 	maxScale float64 // 1 + r
 	unit     bool    // ScaleUnit: c = 1
-	factor   float64 // multiplies c (CheckScaleFactor); 0 counts as 1
+	factor   float64 // multiplies c (CheckMarginalQuery); 0 counts as 1
 	// fixed are the coordinates the reference holds constant (a subtree's root; under the
 	// empirical measure, the pins): S's rows and columns are 0 there, so m̂ = p exactly. Their
 	// scores are set aside before S u: nothing constrains them (a fit left 1.2e149 on a root),
@@ -63,17 +63,23 @@ func ParseMarginalScale(code int64) (MarginalScale, error) {
 	return MarginalScale(code), nil
 }
 
-// MaxScaleFactor bounds the factor of CheckScaleFactor: c·S u stays finite for every score row
+// MaxScaleFactor bounds the factor of CheckMarginalQuery: c·S u stays finite for every score row
 // (centre scales rows to a largest magnitude near 1 before S u).
 const MaxScaleFactor = 1e100
 
-// CheckScaleFactor reports why factor, which multiplies the scale c of the marginal estimates
-// (m̂ = clip(p + factor·c·S u)), is not a finite number in (0, MaxScaleFactor]. A factor other
-// than 1 calibrates the estimates: the scale that ranks or decodes best under noise is a property
-// of the data, to be chosen by validation like the regularisation.
-func CheckScaleFactor(factor float64) error {
+// CheckMarginalQuery reports why no model takes the estimate est at the scale scale times factor:
+// a factor, which multiplies the scale c of the marginal estimates (m̂ = clip(p + factor·c·S u),
+// or θ = factor·u for the tilted one), that is not a finite number in (0, MaxScaleFactor], or the
+// tilted estimate at the noise-free scale, which is the linear estimate's. A factor other than 1
+// calibrates the estimates: the scale that ranks or decodes best under noise is a property of the
+// data, to be chosen by validation like the regularisation.
+func CheckMarginalQuery(est MarginalEstimate, scale MarginalScale, factor float64) error {
 	if !(factor > 0 && factor <= MaxScaleFactor) {
 		return fmt.Errorf("scale=%v: the marginals' scale factor must be positive and at most %g", factor, MaxScaleFactor)
+	}
+	if est == EstimateTilted && scale != ScaleUnit {
+		return fmt.Errorf("scale=%s is the linear estimate's; estimate='tilted' takes scale='unit' or a positive number "+
+			"(θ = scale·u), chosen by validation like alpha", marginalScaleNames[scale])
 	}
 	return nil
 }
@@ -173,7 +179,7 @@ func (mm *marginalMap) addMean(M []float64, rows int) {
 // (q × Width()) when ys is not nil. Rows are scored a chunk at a time (space.PredictRows), so
 // that without M the memory stays bounded whatever q; it stops with ErrCancelled once stop is
 // set (nil: never). est chooses the estimate: EstimateLinear, clip(p + c·S u), whose scale c
-// scale chooses and factor (CheckScaleFactor) multiplies (the decoded structures depend on neither
+// scale chooses and factor (CheckMarginalQuery) multiplies (the decoded structures depend on neither
 // unless the estimates are clipped); or EstimateTilted, the mean of ψ under the reference measure
 // tilted by exp(factor·⟨u, ψ⟩) (tilt.go), which takes ScaleUnit only.
 func (md *Model) Marginals(X []float64, q, n int, M []float64, ys []int64, est MarginalEstimate, scale MarginalScale, factor float64, stop *cancel.Flag) error {
@@ -202,7 +208,7 @@ func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, est Margina
 			return err
 		}
 	}
-	if err := CheckScaleFactor(factor); err != nil {
+	if err := CheckMarginalQuery(est, scale, factor); err != nil {
 		return err
 	}
 	mm := newMarginalMap(sp, md.ref)
@@ -213,10 +219,6 @@ func (md *Model) MarginalsRows(X xmat.Rows, M []float64, ys []int64, est Margina
 		return nil
 	}
 	if est == EstimateTilted {
-		if scale != ScaleUnit {
-			return fmt.Errorf("scale=%s is the linear estimate's; estimate='tilted' takes scale='unit' or a positive number "+
-				"(θ = scale·u), chosen by validation like alpha", marginalScaleNames[scale])
-		}
 		tm, err := newTiltMap(mm, sp, md.ref, factor)
 		if err != nil {
 			return err

@@ -438,3 +438,28 @@ func TestTiltedFromMergedStats(t *testing.T) {
 		}
 	}
 }
+
+// CheckMarginalQuery is the rule Python asks before a fit (cp_ridge_check_marginals) and every
+// query applies: the factor's range for both estimates, and no noise-free scale for the tilt.
+func TestCheckMarginalQuery(t *testing.T) {
+	for _, c := range []struct {
+		est    MarginalEstimate
+		scale  MarginalScale
+		factor float64
+		want   string // "" for none
+	}{
+		{EstimateLinear, ScaleNoiseFree, 1, ""},
+		{EstimateLinear, ScaleUnit, MaxScaleFactor, ""},
+		{EstimateTilted, ScaleUnit, 3, ""},
+		{EstimateTilted, ScaleNoiseFree, 1, "noise_free is the linear estimate's"},
+		{EstimateLinear, ScaleUnit, 0, "positive"},
+		{EstimateTilted, ScaleUnit, math.NaN(), "positive"},
+		{EstimateTilted, ScaleUnit, math.Inf(1), "at most"},
+		{EstimateLinear, ScaleUnit, 2 * MaxScaleFactor, "at most"},
+	} {
+		err := CheckMarginalQuery(c.est, c.scale, c.factor)
+		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, %v, %v: %v, want %q", c.est, c.scale, c.factor, err, c.want)
+		}
+	}
+}

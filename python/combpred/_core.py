@@ -681,6 +681,12 @@ def ridge_check_distributable(params: bytes) -> None:
     _capi.check(_capi.lib().cp_ridge_check_distributable(params))
 
 
+def ridge_check_marginals(estimate: int, scale: int, factor: float) -> None:
+    """Refuse estimate and scale codes and a factor that no model's marginals take
+    (``cp_ridge_check_marginals``: the tilted estimate at the noise-free scale, a factor out of range)."""
+    _capi.check(_capi.lib().cp_ridge_check_marginals(estimate, scale, factor))
+
+
 class RidgeModel(Model):
     """A fitted StructuredRidge model (``cp_ridge_*``)."""
 

@@ -346,10 +346,12 @@ class StructuredRidge(StructuredEstimator):
         The marginal estimates the rules of ``decision`` (other than ``"mode"``) read:
         :meth:`predict_marginals` with ``estimate=marginal_estimate, scale=marginal_scale``.
         ``"tilted"`` is the mean of ψ under the reference measure tilted by exp(c⟨u(x), ψ⟩)
-        (docs/design.md §2c); it needs a numeric ``marginal_scale`` (or ``"unit"``) and, for an
-        empirical part of the measure, the training structures a fit in memory keeps. Only
-        prediction depends on it: choose it with ``marginal_scale`` by ``GridSearchCV``, no refit
-        needed. ``decode_from="marginals"`` and :meth:`max_marginal_margins` keep the linear estimate.
+        (docs/design.md §2c); it needs a numeric ``marginal_scale`` (or ``"unit"``: fit refuses
+        ``"noise_free"`` with it when ``decision`` reads the estimates) and, for an empirical part of
+        the measure, the training structures that fits keep (in memory, and from Dask partitions
+        while their distinct structures stay under 2²² values). Only prediction depends on it:
+        choose it with ``marginal_scale`` by ``GridSearchCV``, no refit needed.
+        ``decode_from="marginals"`` and :meth:`max_marginal_margins` keep the linear estimate.
     marginal_scale : {"noise_free", "unit"} or float, default="noise_free"
         The ``scale`` of those estimates (see :meth:`predict_marginals`); with
         ``marginal_estimate="tilted"``, c of θ = c·u(x), ``"unit"`` or a positive number.
@@ -587,6 +589,7 @@ class StructuredRidge(StructuredEstimator):
         previous_kernel, previous_X = self.__dict__.get("_callable"), self.__dict__.get("X_fit_")
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight, sparse_targets=True)
         self._check_decision(space)
+        self._check_decision_marginals()
         seed = _spaces.core_seed(self.random_state)  # one draw: the landmarks' and the core's
         fitted, core_X = None, X
         if callable(self.kernel):
@@ -792,6 +795,7 @@ class StructuredRidge(StructuredEstimator):
             X, space, rows, fitted_classes, sw = self._fit_data(X, y, sample_weight, classes)
             _check_partial_classes(classes, space, fitted_classes, first=True)
             self._check_decision(space)
+            self._check_decision_marginals()
             fitted = None
             if self.n_components and self.kernel != "linear" and X.shape[0] < self.n_components:
                 warnings.warn(
@@ -848,6 +852,7 @@ class StructuredRidge(StructuredEstimator):
             space, fitted_classes = self.space_, getattr(self, "classes_", None)
             _check_partial_classes(classes, space, fitted_classes, first=False)
             self._check_decision(space)
+            self._check_decision_marginals()
             rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
             sw = check_sample_weight(sample_weight, X.shape[0], all_zero=True)
             if sw is not None and not np.any(sw > 0):
@@ -1102,6 +1107,19 @@ class StructuredRidge(StructuredEstimator):
         decision_function : the scores u(x) themselves.
         """
         return self._marginals(self._fitted(), X, scale, estimate)
+
+    def _check_decision_marginals(self) -> None:
+        """Refuse, before the fit, a ``marginal_estimate`` and ``marginal_scale`` that the rules of
+        ``decision`` would read and no model takes (the core's rule: the tilted estimate at the
+        noise-free scale); with ``decision="mode"`` they are not read."""
+        if self.decision == _decision.MODE:
+            return
+        estimate, scale = self.marginal_estimate, self.marginal_scale
+        try:
+            code, factor = _marginal_scale(scale)
+            _core.ridge_check_marginals(_MARGINAL_ESTIMATES.index(estimate), code, factor)
+        except ValueError as exc:
+            raise ValueError(f"marginal_estimate={estimate!r}, marginal_scale={scale!r}: {exc}") from None
 
     def _decision_marginals(self, fitted: _Fitted, X: Any) -> np.ndarray:
         """The estimates of ``marginal_estimate`` at ``marginal_scale``, which ``decision`` reads
