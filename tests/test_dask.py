@@ -1192,6 +1192,8 @@ def test_tilted_estimate_through_dask():
         want = StructuredRidge(empirical_weight=1.0).fit(X, Y).predict_marginals(X, scale=3.0, estimate="tilted")
         got = local.predict_marginals(dX, scale=3.0, estimate="tilted").compute()
         np.testing.assert_allclose(got, want, atol=1e-12)
+        with pytest.raises(ValueError, match="marginal_estimate='tilted', marginal_scale='noise_free'"):
+            DaskStructuredRidge(decision="hamming", marginal_estimate="tilted").fit(dX, da.from_array(Y, chunks=40))
         sw = rng.random(80) + 0.5
         sw[40:60] = 0
         for weight in (1.0, 0.3):

@@ -1024,6 +1024,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             )
         X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
         self._check_decision(space)
+        self._check_decision_marginals()
         n = X.shape[1]
         params = self._params_string().encode()
         set_threads(self.n_jobs)
