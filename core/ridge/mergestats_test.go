@@ -64,6 +64,23 @@ func chunkStats(t testing.TB, empty *Stats, X []float64, n int, ys []int64, w []
 	return out
 }
 
+// statsThroughBytes is s written and read back, which must write the same bytes again.
+func statsThroughBytes(t testing.TB, s *Stats) *Stats {
+	t.Helper()
+	b, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := UnmarshalStats(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := back.MarshalBinary(); !bytes.Equal(again, b) {
+		t.Error("statistics read and written again differ")
+	}
+	return back
+}
+
 func mustMerge(t testing.TB, a, b *Stats) *Stats {
 	t.Helper()
 	s, err := MergeStats(a, b)
@@ -213,15 +230,8 @@ func TestStatsBytesAndContinuation(t *testing.T) {
 	empty, _ := NewStats(sp, n, nil, 0, opt)
 	parts := chunks(m, 3)
 	s := reductions(t, chunkStats(t, empty, X, n, ys, nil, parts[:2]))["left"]
-	b, err := s.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := UnmarshalStats(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again, _ := back.MarshalBinary(); !bytes.Equal(again, b) || !back.Equal(s, 0) {
+	back := statsThroughBytes(t, s)
+	if !back.Equal(s, 0) {
 		t.Fatal("statistics do not round-trip through bytes")
 	}
 	md, err := back.Solve(opt)
@@ -406,17 +416,7 @@ func TestStatsFollowTheirMean(t *testing.T) {
 	if all.st.shift == nil {
 		t.Fatal("the statistics of an intercept model hold no shift")
 	}
-	b, err := all.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := UnmarshalStats(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again, _ := back.MarshalBinary(); !bytes.Equal(again, b) {
-		t.Error("statistics read and written again differ")
-	}
+	back := statsThroughBytes(t, all)
 	md, err := back.Solve(opt)
 	if err != nil {
 		t.Fatal(err)

@@ -381,15 +381,7 @@ func TestTiltedFromMergedStats(t *testing.T) {
 	}
 	parts := chunkStats(t, empty, X, n, ys, w, [][2]int{{0, 20}, {20, 30}, {30, 45}, {45, m}})
 	for order, s := range reductions(t, parts) {
-		b, err := s.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := UnmarshalStats(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, st := range map[string]*Stats{order: s, order + ", read from bytes": back} {
+		for name, st := range map[string]*Stats{order: s, order + ", read from bytes": statsThroughBytes(t, s)} {
 			md, err := st.Solve(opt)
 			if err != nil {
 				t.Fatal(err)
@@ -419,15 +411,8 @@ func TestTiltedFromMergedStats(t *testing.T) {
 		t.Fatalf("structures kept: %v and %v, want true (2 rows) and false", small[0].keepStructures, small[1].keepStructures)
 	}
 	merged := mustMerge(t, small[0], small[1])
-	b, err := merged.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := UnmarshalStats(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := map[string]*Stats{"merged": merged, "read from bytes": back, "started for the uniform measure": mustMerge(t, without[0], without[1])}
+	cases := map[string]*Stats{"merged": merged, "read from bytes": statsThroughBytes(t, merged),
+		"started for the uniform measure": mustMerge(t, without[0], without[1])}
 	for name, st := range cases {
 		md, err := st.Solve(opt)
 		if err != nil {
