@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"sync"
@@ -66,9 +67,15 @@ type empiricalTilt struct {
 }
 
 // structureSet collects distinct structures (as their non-zero coordinates) with summed weights.
+// A structure is found by a seeded hash of its coordinates (first, then next along structures of
+// the same hash) and compared in full: keyed by the coordinates' bytes themselves, every new
+// structure allocated its key, and the map hashed and compared strings (0.17 s on 200,000 rows of
+// 20 labels, 161,054 of them distinct).
 type structureSet struct {
 	d       int
-	index   map[string]int
+	seed    maphash.Seed
+	first   map[uint64]int
+	next    []int // -1: the last of its hash
 	indptr  []int64
 	indices []int64
 	data    []float64
@@ -77,7 +84,7 @@ type structureSet struct {
 }
 
 func newStructureSet(d int) *structureSet {
-	return &structureSet{d: d, index: map[string]int{}, indptr: []int64{0}}
+	return &structureSet{d: d, seed: maphash.MakeSeed(), first: map[uint64]int{}, indptr: []int64{0}}
 }
 
 // add counts weight s for the structure whose non-zero coordinates are each(fn) calls.
@@ -95,12 +102,22 @@ func (ss *structureSet) add(s float64, each func(fn func(col int, v float64))) {
 			ss.key = binary.LittleEndian.AppendUint64(ss.key, math.Float64bits(v))
 		}
 	})
-	if k, ok := ss.index[string(ss.key)]; ok {
-		ss.indices, ss.data = ss.indices[:start], ss.data[:start]
-		ss.weight[k] += s
-		return
+	h := maphash.Bytes(ss.seed, ss.key)
+	head, ok := ss.first[h]
+	if !ok {
+		head = -1
 	}
-	ss.index[string(ss.key)] = len(ss.weight)
+	cols, vals := ss.indices[start:], ss.data[start:]
+	for k := head; k >= 0; k = ss.next[k] {
+		lo, hi := ss.indptr[k], ss.indptr[k+1]
+		if slices.Equal(ss.indices[lo:hi], cols) && slices.Equal(ss.data[lo:hi], vals) {
+			ss.indices, ss.data = ss.indices[:start], ss.data[:start]
+			ss.weight[k] += s
+			return
+		}
+	}
+	ss.first[h] = len(ss.weight)
+	ss.next = append(ss.next, head)
 	ss.indptr = append(ss.indptr, int64(len(ss.indices)))
 	ss.weight = append(ss.weight, s)
 }

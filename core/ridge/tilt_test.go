@@ -448,3 +448,48 @@ func TestCheckMarginalQuery(t *testing.T) {
 		}
 	}
 }
+
+// Structures whose hashes collide stay apart: they are compared in full along the chain of their
+// hash (collisions forced by pointing b's and c's hashes at earlier structures).
+func TestStructureSetCollisions(t *testing.T) {
+	a, b, c := []float64{1, 0, 1}, []float64{0, 1, 1}, []float64{1, 1, 0}
+	add := func(ss *structureSet, v []float64, w float64) {
+		ss.add(w, func(fn func(int, float64)) {
+			for j, x := range v {
+				fn(j, x)
+			}
+		})
+	}
+	ss := newStructureSet(3)
+	hashOf := func(v []float64) uint64 {
+		probe := newStructureSet(3)
+		probe.seed = ss.seed
+		add(probe, v, 1)
+		for h := range probe.first {
+			return h
+		}
+		return 0
+	}
+	add(ss, a, 1)
+	ss.first[hashOf(b)] = 0 // b's hash leads to a
+	add(ss, b, 2)
+	ss.first[hashOf(c)] = 1 // c's hash leads to b, then a
+	add(ss, c, 4)
+	for _, v := range [][]float64{a, b, c} {
+		add(ss, v, 8)
+	}
+	tl, err := ss.tilt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tl.weight, []float64{9, 10, 12}) {
+		t.Fatalf("weights %v, want [9 10 12] (a, b, c each added twice)", tl.weight)
+	}
+	for k, want := range [][]float64{a, b, c} {
+		got := make([]float64, 3)
+		tl.psi.RowEntries(k, func(j int, v float64) { got[j] = v })
+		if !slices.Equal(got, want) {
+			t.Errorf("structure %d is %v, want %v", k, got, want)
+		}
+	}
+}
