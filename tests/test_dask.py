@@ -1206,6 +1206,16 @@ def test_tilted_estimate_through_dask():
                 memory.predict_marginals(X, scale=3.0, estimate="tilted"),
                 atol=1e-8,
             )
+        # partial_fit continues a model solved from partitions with the structures of its chunk too
+        streamed = DaskStructuredRidge(empirical_weight=0.3).fit(dX[:40], da.from_array(Y[:40], chunks=20))
+        streamed.partial_fit(X[40:], Y[40:])
+        np.testing.assert_allclose(
+            streamed.predict_marginals(X, scale=3.0, estimate="tilted"),
+            StructuredRidge(empirical_weight=0.3, solver="exact")
+            .fit(X, Y)
+            .predict_marginals(X, scale=3.0, estimate="tilted"),
+            atol=1e-8,
+        )
         # the product measure needs only the training mean, which merged statistics hold
         product = DaskStructuredRidge(empirical_weight=0.5, reference="product").fit(dX, da.from_array(Y, chunks=40))
         local = StructuredRidge(empirical_weight=0.5, reference="product").fit(X, Y)
