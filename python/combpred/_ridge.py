@@ -37,7 +37,6 @@ from .exceptions import PrecisionWarning
 
 __all__ = ["StructuredRidge"]
 
-# The kernels and their codes, as the core declares them.
 # Enums of the core, their codes the positions; code 0 is the core's default (the behaviour of a
 # model from before the parameter existed), so the defaults below are read from the schema too.
 _MARGINAL_SCALES = _schema.enum("marginal_scales")
@@ -1022,7 +1021,9 @@ class StructuredRidge(StructuredEstimator):
         """
         return self._decide(X)
 
-    def predict_marginals(self, X: Any, scale: str | float = "noise_free", estimate: str = "linear") -> np.ndarray:
+    def predict_marginals(
+        self, X: Any, scale: str | float = _D["marginal_scale"], estimate: str = _D["marginal_estimate"]
+    ) -> np.ndarray:
         """Estimate E[ψ(y) | x], the marginals of the structure given each input, from the scores.
 
         At the optimum of the objective, the scores u(x) are whitened by the covariance S of ψ
@@ -1136,7 +1137,11 @@ class StructuredRidge(StructuredEstimator):
             raise ValueError(f"marginal_estimate={estimate!r}, marginal_scale={scale!r}: {exc}") from None
 
     def _marginals(
-        self, fitted: _Fitted, X: Any, scale: str | float = "noise_free", estimate: str = "linear"
+        self,
+        fitted: _Fitted,
+        X: Any,
+        scale: str | float = _D["marginal_scale"],
+        estimate: str = _D["marginal_estimate"],
     ) -> np.ndarray:
         """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in its space)."""
         code, factor = _marginal_scale(scale)

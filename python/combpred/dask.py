@@ -63,6 +63,7 @@ from ._estimator_base import (
     set_threads,
 )
 from ._probabilistic import ProbabilisticStructured
+from ._ridge import _D as _ridge_defaults
 from ._ridge import StructuredRidge
 from ._weights import check_weight_dtype, weight_values
 from .exceptions import MixingWarning
@@ -1137,7 +1138,12 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         """
         return self._lazy(X, "decision_function") if _is_dask(X) else super().decision_function(X)
 
-    def predict_marginals(self, X: Any, scale: str | float = "noise_free", estimate: str = "linear") -> Any:
+    def predict_marginals(
+        self,
+        X: Any,
+        scale: str | float = _ridge_defaults["marginal_scale"],
+        estimate: str = _ridge_defaults["marginal_estimate"],
+    ) -> Any:
         """Estimate E[ψ(y) | x]; lazily, as a Dask array, for Dask input.
 
         See :meth:`combpred.StructuredRidge.predict_marginals`.
