@@ -400,11 +400,8 @@ func (md *Model) setTilt(psi *xmat.CSR, weight, product *mat.Dense, w float64) e
 			return fmt.Errorf("product reference mean %d×%d, want 1×%d", r, c, md.Space.Dim())
 		}
 		p := product.RawRowView(0)
-		lo, hi := space.CoordRange(md.Space)
-		for _, v := range p {
-			if !(v >= lo && v <= hi) {
-				return fmt.Errorf("a product reference mean's coordinate %v outside [%v, %v]", v, lo, hi)
-			}
+		if err := checkCoords(md.Space, "a product reference mean's coordinate", p); err != nil {
+			return err
 		}
 		md.ref.weight, md.ref.productMean = w, p
 		return nil

@@ -49,12 +49,7 @@ var maxStatsStructureValues = 1 << 22
 // withStructures returns the union of the structures of a, b (either nil: none) and p (nil:
 // none), or keep false when it would exceed maxStatsStructureValues values.
 func withStructures(d int, a, b *empiricalTilt, p *Problem) (t *empiricalTilt, keep bool, err error) {
-	ss := newStructureSet(d)
-	for _, part := range []*empiricalTilt{a, b} {
-		if part != nil {
-			ss.addTilt(part)
-		}
-	}
+	ss := unionOf(d, a, b)
 	if p != nil {
 		ss.addProblem(p)
 	}

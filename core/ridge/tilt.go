@@ -165,6 +165,29 @@ func tiltOf(p *Problem) (*empiricalTilt, error) {
 	return ss.tilt()
 }
 
+// unionOf collects the structures of parts over d coordinates (a nil part holds none).
+func unionOf(d int, parts ...*empiricalTilt) *structureSet {
+	ss := newStructureSet(d)
+	for _, t := range parts {
+		if t != nil {
+			ss.addTilt(t)
+		}
+	}
+	return ss
+}
+
+// checkCoords reports the first of values outside the range of sp's coordinates, naming what
+// they are.
+func checkCoords(sp space.Space, what string, values []float64) error {
+	lo, hi := space.CoordRange(sp)
+	for _, v := range values {
+		if !(v >= lo && v <= hi) {
+			return fmt.Errorf("%s %v outside [%v, %v]", what, v, lo, hi)
+		}
+	}
+	return nil
+}
+
 // checkTilt validates structures and weights read from bytes for the space sp: d columns of
 // values in the range of ψ's coordinates, one positive finite weight each.
 func checkTilt(sp space.Space, psi *xmat.CSR, weight *mat.Dense) (*empiricalTilt, error) {
@@ -173,12 +196,9 @@ func checkTilt(sp space.Space, psi *xmat.CSR, weight *mat.Dense) (*empiricalTilt
 	if r, c := weight.Dims(); dk != d || r != 1 || c != k {
 		return nil, fmt.Errorf("%d×%d reference structures with %d×%d weights, want %d columns and 1×%d", k, dk, r, c, d, k)
 	}
-	lo, hi := space.CoordRange(sp)
 	_, _, data := psi.Raw()
-	for _, v := range data {
-		if !(v >= lo && v <= hi) {
-			return nil, fmt.Errorf("a reference structure's coordinate %v outside [%v, %v]", v, lo, hi)
-		}
+	if err := checkCoords(sp, "a reference structure's coordinate", data); err != nil {
+		return nil, err
 	}
 	wt := weight.RawRowView(0)
 	for _, s := range wt {
@@ -195,10 +215,7 @@ func mergeTilts(a, b *empiricalTilt) (*empiricalTilt, error) {
 		return nil, nil // a part without structures: the union is unknown
 	}
 	_, d := a.psi.Dims()
-	ss := newStructureSet(d)
-	ss.addTilt(a)
-	ss.addTilt(b)
-	return ss.tilt()
+	return unionOf(d, a, b).tilt()
 }
 
 // errNoTilt explains why a model has no tilted estimate.
