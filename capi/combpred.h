@@ -252,9 +252,11 @@ CP_EXPORT int cp_ridge_cg_setup(int64_t spaceHandle, double *x, int64_t m, int64
 CP_EXPORT int cp_ridge_check_distributable(const char *params);
 
 /* cp_ridge_check_marginals refuses the estimate and scale codes and factor of cp_ridge_marginals
-   that no model takes (ridge.CheckMarginalQuery), so that a fit whose decision rule reads them
-   refuses them before it starts. */
-CP_EXPORT int cp_ridge_check_marginals(int64_t estimate, int64_t scale, double factor);
+   that no model fitted over the space with the parameter string params takes, whatever its data
+   (ridge.CheckFitMarginals: a factor out of range, the tilted estimate at the noise-free scale, or
+   on a space without exact inference under a measure with a uniform part), so that a fit whose
+   decision rule reads them refuses them before it starts. */
+CP_EXPORT int cp_ridge_check_marginals(int64_t spaceHandle, const char *params, int64_t estimate, int64_t scale, double factor);
 
 /* cp_ridge_check_partial_fit refuses, from the parameter string params alone, the parameters no
    partial_fit runs with (ridge.CheckPartialFit: precomputed kernels, solver=cg, solver=exact for a

@@ -265,23 +265,40 @@ func cp_ridge_predict(h C.int64_t, x *C.double, q, n C.int64_t, out *C.int64_t, 
 }
 
 // cp_ridge_check_marginals refuses the estimate and scale codes and factor of cp_ridge_marginals
-// that no model takes (ridge.CheckMarginalQuery), so that a fit whose decision rule reads them
-// refuses them before it starts.
+// that no model fitted over the space with the parameter string params takes, whatever its data
+// (ridge.CheckFitMarginals: a factor out of range, the tilted estimate at the noise-free scale, or
+// on a space without exact inference under a measure with a uniform part), so that a fit whose
+// decision rule reads them refuses them before it starts.
 //
 //export cp_ridge_check_marginals
-func cp_ridge_check_marginals(estimate, scale C.int64_t, factor C.double) (rc C.int) {
+func cp_ridge_check_marginals(spaceHandle C.int64_t, params *C.char, estimate, scale C.int64_t, factor C.double) (rc C.int) {
 	defer guard(&rc)
-	_, _, err := marginalQuery(estimate, scale, factor)
-	return status(err)
+	sp, err := spaceOf(int64(spaceHandle))
+	if err != nil {
+		return status(err)
+	}
+	est, sc, err := marginalCodes(estimate, scale)
+	if err != nil {
+		return status(err)
+	}
+	return status(checkRidgeParams(params, func(opt ridge.Options) error {
+		return ridge.CheckFitMarginals(sp, opt, est, sc, float64(factor))
+	}))
 }
 
-// marginalQuery parses and checks the estimate and scale codes and factor of cp_ridge_marginals.
-func marginalQuery(estimate, scale C.int64_t, factor C.double) (ridge.MarginalEstimate, ridge.MarginalScale, error) {
+// marginalCodes parses the estimate and scale codes of cp_ridge_marginals.
+func marginalCodes(estimate, scale C.int64_t) (ridge.MarginalEstimate, ridge.MarginalScale, error) {
 	est, err := ridge.ParseMarginalEstimate(int64(estimate))
 	if err != nil {
 		return 0, 0, err
 	}
 	sc, err := ridge.ParseMarginalScale(int64(scale))
+	return est, sc, err
+}
+
+// marginalQuery parses and checks the estimate and scale codes and factor of cp_ridge_marginals.
+func marginalQuery(estimate, scale C.int64_t, factor C.double) (ridge.MarginalEstimate, ridge.MarginalScale, error) {
+	est, sc, err := marginalCodes(estimate, scale)
 	if err != nil {
 		return 0, 0, err
 	}

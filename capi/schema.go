@@ -360,10 +360,10 @@ func schemaJSON() ([]byte, error) {
 		// structures exact inference sums over, and the most the automatic choices sum over.
 		// max_exact_unknowns: the most unknowns solver="exact" factors; max_dense_dim: the largest
 		// d for which StructuredRidge holds S densely; max_threads_per_cpu: the clamp of n_jobs;
-		// max_marginal_scale: the largest factor predict_marginals' scale takes (all four stated
-		// in docstrings, checked by tests); min_procs: the fewest Ps the runtime keeps, which
-		// Python's address-space check counts before it loads the core; room_check_from: the least
-		// request whose room under a cgroup's memory limit the budget weighs, which Python's
+		// max_marginal_scale, min_marginal_scale: the largest and smallest factor predict_marginals'
+		// scale takes (all five stated in docstrings, checked by tests); min_procs: the fewest Ps
+		// the runtime keeps, which Python's address-space check counts before it loads the core;
+		// room_check_from: the least request whose room under a cgroup's memory limit the budget weighs, which Python's
 		// outputs from that size on ask the core about; mapping_slack_address_space, mapping_slack_data:
 		// the room the budget keeps for what a call maps besides its requests (the heap's growth, a
 		// new thread) under RLIMIT_AS and RLIMIT_DATA, which Python's start-up check asks for
@@ -375,7 +375,7 @@ func schemaJSON() ([]byte, error) {
 			"symmetry_tol": ridge.SymmetryTol, "brute_force_max": prob.BruteForceMax,
 			"auto_brute_force_max": prob.AutoBruteForceMax, "max_exact_unknowns": ridge.MaxExactUnknowns,
 			"max_dense_dim": ridge.MaxDim, "max_threads_per_cpu": maxThreadsPerCPU, "max_marginal_scale": ridge.MaxScaleFactor,
-			"min_procs": minProcs, "room_check_from": budget.RoomCheckFrom,
+			"min_marginal_scale": ridge.MinScaleFactor, "min_procs": minProcs, "room_check_from": budget.RoomCheckFrom,
 			"mapping_slack_address_space": float64(budget.MappingSlack[0]), "mapping_slack_data": float64(budget.MappingSlack[1]),
 			"thread_mapping": budget.ThreadMapping},
 		// per space kind with a decoder parameter: the largest size "auto" decodes exactly, and

@@ -422,10 +422,13 @@ def test_negative_and_mismatched_sizes(data, fitted):
         (lambda: lib.cp_set_threads(0), "n_jobs=0"),
         (lambda: lib.cp_get_threads(None), "threads"),
         (lambda: lib.cp_ridge_check_partial_fit(b"kernel=precomputed"), "precomputed"),
-        (lambda: lib.cp_ridge_check_marginals(7, 0, 1.0), "estimate code 7"),
-        (lambda: lib.cp_ridge_check_marginals(0, -1, 1.0), "scale code -1"),
-        (lambda: lib.cp_ridge_check_marginals(1, 0, 1.0), "noise_free is the linear estimate's"),
-        (lambda: lib.cp_ridge_check_marginals(0, 1, float("nan")), "positive"),
+        (lambda: lib.cp_ridge_check_marginals(sh, b"", 7, 0, 1.0), "estimate code 7"),
+        (lambda: lib.cp_ridge_check_marginals(sh, b"", 0, -1, 1.0), "scale code -1"),
+        (lambda: lib.cp_ridge_check_marginals(sh, b"", 1, 0, 1.0), "noise_free is the linear estimate's"),
+        (lambda: lib.cp_ridge_check_marginals(sh, b"", 0, 1, float("nan")), "positive"),
+        (lambda: lib.cp_ridge_check_marginals(sh, b"", 0, 1, 5e-324), "smallest normal"),
+        (lambda: lib.cp_ridge_check_marginals(sh, b"alpha=-1", 1, 1, 1.0), "alpha"),
+        (lambda: lib.cp_ridge_check_marginals(0, b"", 1, 1, 1.0), "space"),
         (
             lambda: lib.cp_ridge_fit(
                 sh, _abi.f64(X), -3, 6, _abi.i64(rows), 3, None, b"", 0, _capi.PROGRESS(), None, _capi.out_i64()

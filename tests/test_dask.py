@@ -928,10 +928,26 @@ def test_dask_fit_takes_what_the_in_memory_fit_takes():
         da.from_array(X, chunks=(ROWS, N)), sparse.csr_matrix(Y), sample_weight=2.0
     )
     np.testing.assert_allclose(dist.coef_, local.coef_, rtol=1e-9, atol=1e-12)
-    labels = np.array(["a", "b", None] * (M // 3) + ["a"] * (M % 3), dtype=object)
+    # a missing label is refused as the in-memory fit refuses it, naming its partition and row
+    # (sorting the labels had failed without naming either, probe 80)
+    labels = np.array(["a", "b", "c"] * (M // 3) + ["a"] * (M % 3), dtype=object)
+    for missing, row, where in (
+        (None, 44, r"partition 1 \(rows 37 to 186\)"),
+        (np.nan, 2, r"partition 0 \(rows 0 to 36\)"),
+    ):
+        holed = labels.copy()
+        holed[row] = missing
+        with pytest.raises(
+            ValueError, match=rf"^{where}: y holds a missing class label \({missing!r}\) at row {row}: drop"
+        ):
+            DaskStructuredRidge(space="multiclass").fit(
+                da.from_array(X, chunks=(ROWS, N)), da.from_array(holed, chunks=ROWS)
+            )
+    mixed = labels.copy()
+    mixed[5] = 3
     with pytest.raises(ValueError, match="y holds class labels that cannot be sorted together"):
         DaskStructuredRidge(space="multiclass").fit(
-            da.from_array(X, chunks=(ROWS, N)), da.from_array(labels, chunks=ROWS)
+            da.from_array(X, chunks=(ROWS, N)), da.from_array(mixed, chunks=ROWS)
         )
 
 

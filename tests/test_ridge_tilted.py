@@ -182,6 +182,52 @@ def test_marginal_parameters_are_validated():
         streamed.set_params(**pair).partial_fit(X, Y)
     np.testing.assert_array_equal(streamed.coef_, before)
     StructuredRidge(space=space, **pair).fit(X, Y)
+    # a factor below the smallest normal float64 (every estimate p to the last digit), as alpha's
+    for bad in (5e-324, 1e-310):
+        with pytest.raises(InvalidParameterError, match="marginal_scale"):
+            StructuredRidge(space=space, marginal_scale=bad).fit(X, Y)
+        with pytest.raises(ValueError, match="smallest normal"):
+            model.predict_marginals(X, scale=bad)
+    assert np.isfinite(model.predict_marginals(X, scale=2.2250738585072014e-308)).all()
+
+
+def test_fit_refuses_a_tilt_the_space_and_measure_cannot_give():
+    """Where every model of the space and measure would refuse the tilted estimate at its first
+    prediction (a uniform part on a space without exact inference, probe 80), a fit whose rule reads
+    it refuses it before solving, with predict's message, and leaves the model as it was; the
+    empirical measure alone, the linear estimate and decision="mode" are fitted."""
+    rng = np.random.default_rng(14)
+    big = spaces.Permutations(17)
+    X, Y = rng.normal(size=(30, 3)), big.sample(30, random_state=0)
+    rule = {"decision": "kendall", "marginal_estimate": "tilted", "marginal_scale": 1.0}
+    for w in (0.0, 0.5):
+        for call in ("fit", "partial_fit"):
+            model = StructuredRidge(space=big, alpha=0.1, empirical_weight=w, **rule)
+            with pytest.raises(ValueError, match=r"marginal_estimate='tilted', marginal_scale=1\.0: .*exact inference"):
+                getattr(model, call)(X, Y)
+            assert not hasattr(model, "coef_")
+    StructuredRidge(space=big, alpha=0.1, empirical_weight=1.0, **rule).fit(X, Y).predict(X[:2])
+    StructuredRidge(space=big, alpha=0.1, empirical_weight=0.5, **{**rule, "marginal_estimate": "linear"}).fit(X, Y)
+    StructuredRidge(space=big, alpha=0.1, empirical_weight=0.5, **{**rule, "decision": "mode"}).fit(X, Y)
+    with pytest.raises(ValueError, match=r"reference=\"product\" is defined for"):
+        small = spaces.Permutations(4)
+        StructuredRidge(space=small, empirical_weight=0.5, reference="product", **rule).fit(X, small.sample(30))
+
+
+def test_a_stream_switched_to_the_empirical_measure_says_why_it_has_no_tilt():
+    """partial_fit continued with set_params(empirical_weight > 0) after chunks fitted without an
+    empirical reference fits as fit on all chunks, but the first chunks' structures were not kept:
+    the tilted estimate's refusal says so (it blamed Dask statistics and old model bytes, probe 80)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(90, 4))
+    Y = (X[:, :3] + 0.4 * rng.normal(size=(90, 3)) > 0).astype(int)
+    streamed = StructuredRidge(alpha=0.05, solver="exact").partial_fit(X[:30], Y[:30])
+    streamed.set_params(empirical_weight=0.7).partial_fit(X[30:], Y[30:])
+    whole = StructuredRidge(**streamed.get_params()).fit(X, Y)
+    np.testing.assert_allclose(streamed.decision_function(X), whole.decision_function(X), atol=1e-12)
+    assert np.isfinite(whole.predict_marginals(X, scale=2.0, estimate="tilted")).all()
+    with pytest.raises(ValueError, match="continued by partial_fit from a model fitted without an empirical reference"):
+        streamed.predict_marginals(X, scale=2.0, estimate="tilted")
 
 
 def test_grid_search_chooses_the_tilted_scale():

@@ -347,15 +347,19 @@ def test_n_jobs_is_not_a_boolean(key, flag):
 def test_marginal_scale_limit_in_the_docstring_is_the_cores():
     """predict_marginals states the largest scale factor, the core's (ridge.MaxScaleFactor), and a
     larger one is refused naming scale (the core said "the factor of the marginals' scale", probe BU)."""
-    limit = _schema.query_default("max_marginal_scale")
+    limit, low = _schema.query_default("max_marginal_scale"), _schema.query_default("min_marginal_scale")
     doc = " ".join(StructuredRidge.predict_marginals.__doc__.split())
-    assert f"(at most {limit:.0e}, which keeps c·S u(x) finite)".replace("e+", "e") in doc
+    stated = f"(from {low:.1e}, the smallest normal float64, to {limit:.0e}, which keeps c·S u(x) finite)"
+    assert stated.replace("e+", "e") in doc
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20, 3))
     model = StructuredRidge().fit(X, (rng.random((20, 3)) < 0.5).astype(int))
     assert np.isfinite(model.predict_marginals(X[:2], scale=limit)).all()
-    with pytest.raises(ValueError, match=r"^scale=1e\+101: the marginals' scale factor must be positive and at most"):
+    with pytest.raises(ValueError, match=r"^scale=1e\+101: the marginals' scale factor must be a positive number from"):
         model.predict_marginals(X[:2], scale=1e101)
+    assert np.isfinite(model.predict_marginals(X[:2], scale=low)).all()
+    with pytest.raises(ValueError, match=r"^scale=1e-309: .*smallest normal"):
+        model.predict_marginals(X[:2], scale=1e-309)
 
 
 @pytest.mark.parametrize("cls", [StructuredRidge, ProbabilisticStructured])

@@ -67,21 +67,47 @@ func ParseMarginalScale(code int64) (MarginalScale, error) {
 // (centre scales rows to a largest magnitude near 1 before S u).
 const MaxScaleFactor = 1e100
 
+// MinScaleFactor is the smallest factor of the marginals' scale, the smallest normal float64 (as
+// check.MinAlpha): below about 1e-16 every estimate is p to the last digit, and a subnormal factor
+// only hides that behind lost digits.
+const MinScaleFactor = 0x1p-1022
+
 // CheckMarginalQuery reports why no model takes the estimate est at the scale scale times factor:
 // a factor, which multiplies the scale c of the marginal estimates (m̂ = clip(p + factor·c·S u),
-// or θ = factor·u for the tilted one), that is not a finite number in (0, MaxScaleFactor], or the
-// tilted estimate at the noise-free scale, which is the linear estimate's. A factor other than 1
-// calibrates the estimates: the scale that ranks or decodes best under noise is a property of the
-// data, to be chosen by validation like the regularisation.
+// or θ = factor·u for the tilted one), that is not a number from MinScaleFactor to
+// MaxScaleFactor, or the tilted estimate at the noise-free scale, which is the linear estimate's.
+// A factor other than 1 calibrates the estimates: the scale that ranks or decodes best under
+// noise is a property of the data, to be chosen by validation like the regularisation.
 func CheckMarginalQuery(est MarginalEstimate, scale MarginalScale, factor float64) error {
-	if !(factor > 0 && factor <= MaxScaleFactor) {
-		return fmt.Errorf("scale=%v: the marginals' scale factor must be positive and at most %g", factor, MaxScaleFactor)
+	if !(factor >= MinScaleFactor && factor <= MaxScaleFactor) {
+		return fmt.Errorf("scale=%v: the marginals' scale factor must be a positive number from %g (the smallest normal float64) to %g",
+			factor, MinScaleFactor, MaxScaleFactor)
 	}
 	if est == EstimateTilted && scale != ScaleUnit {
 		return fmt.Errorf("scale=%s is the linear estimate's; estimate='tilted' takes scale='unit' or a positive number "+
 			"(θ = scale·u), chosen by validation like alpha", marginalScaleNames[scale])
 	}
 	return nil
+}
+
+// CheckFitMarginals reports why a model fitted over sp with opt would refuse the estimate est at
+// the scale scale times factor whatever its data: CheckMarginalQuery's rules, and those of the
+// tilted estimate that the space and the reference measure settle (tiltNeeds). A fit whose
+// decision rule reads the estimates asks it before it starts.
+func CheckFitMarginals(sp space.Space, opt Options, est MarginalEstimate, scale MarginalScale, factor float64) error {
+	if err := CheckMarginalQuery(est, scale, factor); err != nil || est != EstimateTilted {
+		return err
+	}
+	var w float64
+	if opt.EmpiricalWeight > 0 {
+		w = opt.EmpiricalWeight
+		if opt.Reference == Product {
+			if _, err := productMeasure(sp); err != nil {
+				return err
+			}
+		}
+	}
+	return tiltNeeds(sp, w)
 }
 
 // newMarginalMap is the map of a model over sp whose reference measure is ref (nil: uniform).

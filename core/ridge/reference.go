@@ -137,6 +137,16 @@ func denseMoments(p *Problem, mo *psiMoments) {
 	}
 }
 
+// productMeasure is sp's product measure (space.MarginalMeasure), or why it has none.
+func productMeasure(sp space.Space) (space.MarginalMeasure, error) {
+	mm, ok := sp.(space.MarginalMeasure)
+	if !ok {
+		return nil, fmt.Errorf("reference=\"product\" is defined for the multilabel, multiclass, hierarchy_paths and subtrees spaces, not %s: "+
+			"use reference=\"empirical\"", sp.Kind())
+	}
+	return mm, nil
+}
+
 // mixtureReference returns the reference (1 − w)·uniform + w·D from the uniform mean pu and
 // covariance Su and the empirical moments of the training structures: D is those structures
 // (Empirical) or the space's measure with their mean (Product, space.MarginalMeasure).
@@ -162,10 +172,9 @@ func mixtureReference(sp space.Space, kind Reference, pu []float64, Su *mat.SymD
 			}
 		}
 	case Product:
-		mm, ok := sp.(space.MarginalMeasure)
-		if !ok {
-			return nil, fmt.Errorf("reference=\"product\" is defined for the multilabel, multiclass, hierarchy_paths and subtrees spaces, not %s: "+
-				"use reference=\"empirical\"", sp.Kind())
+		mm, err := productMeasure(sp)
+		if err != nil {
+			return nil, err
 		}
 		mm.MarginalCovariance(pd, second)
 		for a := 0; a < d; a++ {

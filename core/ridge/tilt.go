@@ -245,15 +245,17 @@ type tiltMap struct {
 func newTiltMap(mm *marginalMap, sp space.Space, ref *reference, c float64) (*tiltMap, error) {
 	tm := &tiltMap{sp: sp, p: mm.p, lo: mm.lo, hi: mm.hi, c: c, fixed: mm.fixed, logCount: sp.LogCount()}
 	if ref != nil && ref.productMean != nil {
-		if _, ok := sp.(space.MarginalMeasure); !ok {
-			return nil, fmt.Errorf("%w: the %s space has no product measure", errNoTilt, sp.Kind())
+		if _, err := productMeasure(sp); err != nil {
+			return nil, fmt.Errorf("%w: %w", errNoTilt, err)
 		}
 		tm.w, tm.productMean = ref.weight, ref.productMean
 	} else if ref != nil {
 		if ref.tilt == nil {
-			return nil, fmt.Errorf("%w, which this model does not hold: it was solved from statistics (combpred.dask) "+
-				"that did not keep them (started without an empirical reference, past %d values of distinct structures, "+
-				"or written before version 3), or read from model bytes written before version 7; use estimate='linear', or refit in memory", errNoTilt, maxStatsStructureValues)
+			return nil, fmt.Errorf("%w, which this model does not hold: it was continued by partial_fit from a model fitted "+
+				"without an empirical reference (set_params between chunks), solved from statistics (combpred.dask) that did not "+
+				"keep them (started without an empirical reference, past %d values of distinct structures, or written before "+
+				"version 3), or read from model bytes written before version 7; use estimate='linear', or refit in memory",
+				errNoTilt, maxStatsStructureValues)
 		}
 		tm.w, tm.t = ref.weight, ref.tilt
 		var norm float64
@@ -266,13 +268,20 @@ func newTiltMap(mm *marginalMap, sp space.Space, ref *reference, c float64) (*ti
 			tm.logOmega[k] = logmath.Log(s) - logNorm
 		}
 	}
-	if tm.w < 1 {
-		if !prob.HasExact(sp) {
-			return nil, fmt.Errorf("estimate='tilted' under a reference measure with a uniform part needs exact inference, "+
-				"which the %s space of log|Y| = %.1f has not; use estimate='linear', or empirical_weight=1", sp.Kind(), sp.LogCount())
-		}
+	if err := tiltNeeds(sp, tm.w); err != nil {
+		return nil, err
 	}
 	return tm, nil
+}
+
+// tiltNeeds reports why the tilted estimate is out of reach on sp under a reference measure whose
+// data-driven part has weight w (0: the uniform measure): a uniform part needs exact inference.
+func tiltNeeds(sp space.Space, w float64) error {
+	if w < 1 && !prob.HasExact(sp) {
+		return fmt.Errorf("estimate='tilted' under a reference measure with a uniform part needs exact inference, "+
+			"which the %s space of log|Y| = %.1f has not; use estimate='linear', or empirical_weight=1", sp.Kind(), sp.LogCount())
+	}
+	return nil
 }
 
 // centreRows overwrites the score rows of U (rows × d) with their centred estimates, on all

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/combpred/combpred/core/prob"
 	"github.com/combpred/combpred/core/space"
 	"github.com/combpred/combpred/core/xmat"
 	"gonum.org/v1/gonum/mat"
@@ -437,14 +438,62 @@ func TestCheckMarginalQuery(t *testing.T) {
 		{EstimateLinear, ScaleUnit, MaxScaleFactor, ""},
 		{EstimateTilted, ScaleUnit, 3, ""},
 		{EstimateTilted, ScaleNoiseFree, 1, "noise_free is the linear estimate's"},
+		{EstimateLinear, ScaleUnit, MinScaleFactor, ""},
 		{EstimateLinear, ScaleUnit, 0, "positive"},
+		{EstimateLinear, ScaleUnit, MinScaleFactor / 2, "smallest normal"},
 		{EstimateTilted, ScaleUnit, math.NaN(), "positive"},
-		{EstimateTilted, ScaleUnit, math.Inf(1), "at most"},
-		{EstimateLinear, ScaleUnit, 2 * MaxScaleFactor, "at most"},
+		{EstimateTilted, ScaleUnit, math.Inf(1), "to 1e+100"},
+		{EstimateLinear, ScaleUnit, 2 * MaxScaleFactor, "to 1e+100"},
 	} {
 		err := CheckMarginalQuery(c.est, c.scale, c.factor)
 		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v, %v, %v: %v, want %q", c.est, c.scale, c.factor, err, c.want)
+		}
+	}
+}
+
+// CheckFitMarginals refuses before a fit what every model of the space and measure would refuse
+// at its first query: CheckMarginalQuery's rules, and the tilt's needs that do not depend on the
+// data (a uniform part needs exact inference, a product reference a product measure), with the
+// message the query gives.
+func TestCheckFitMarginals(t *testing.T) {
+	large, err := space.NewPermutations(17) // beyond exact inference
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prob.HasExact(large) {
+		t.Fatal("Permutations(17) has exact inference: pick a larger space")
+	}
+	small, err := space.NewPermutations(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := space.NewMultilabel(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		sp    space.Space
+		w     float64
+		ref   Reference
+		est   MarginalEstimate
+		scale MarginalScale
+		want  string // "" for none
+	}{
+		{"large uniform", large, 0, Empirical, EstimateTilted, ScaleUnit, "needs exact inference"},
+		{"large mixture", large, 0.5, Empirical, EstimateTilted, ScaleUnit, "needs exact inference"},
+		{"large empirical", large, 1, Empirical, EstimateTilted, ScaleUnit, ""},
+		{"large linear", large, 0, Empirical, EstimateLinear, ScaleNoiseFree, ""},
+		{"small uniform", small, 0, Empirical, EstimateTilted, ScaleUnit, ""},
+		{"small product", small, 0.5, Product, EstimateTilted, ScaleUnit, `reference="product" is defined for`},
+		{"labels product", labels, 0.5, Product, EstimateTilted, ScaleUnit, ""},
+		{"noise-free tilt", small, 0, Empirical, EstimateTilted, ScaleNoiseFree, "noise_free is the linear estimate's"},
+	} {
+		opt := Options{Alpha: 1, EmpiricalWeight: c.w, Reference: c.ref}
+		err := CheckFitMarginals(c.sp, opt, c.est, c.scale, 1)
+		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 }

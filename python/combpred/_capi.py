@@ -233,7 +233,7 @@ _SIGNATURES = {
     ),
     "cp_ridge_distributed_solver": ([c_int64, c_int64, c_char_p, _i64p, _i64p], c_int),
     "cp_ridge_check_distributable": ([c_char_p], c_int),
-    "cp_ridge_check_marginals": ([c_int64, c_int64, c_double], c_int),
+    "cp_ridge_check_marginals": ([c_int64, c_char_p, c_int64, c_int64, c_double], c_int),
     "cp_ridge_check_partial_fit": ([c_char_p], c_int),
     "cp_prob_free": ([c_int64], c_int),
     "cp_prob_info": ([c_int64, POINTER(c_uint8), c_int64, _i64p], c_int),

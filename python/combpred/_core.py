@@ -681,10 +681,12 @@ def ridge_check_distributable(params: bytes) -> None:
     _capi.check(_capi.lib().cp_ridge_check_distributable(params))
 
 
-def ridge_check_marginals(estimate: int, scale: int, factor: float) -> None:
-    """Refuse estimate and scale codes and a factor that no model's marginals take
-    (``cp_ridge_check_marginals``: the tilted estimate at the noise-free scale, a factor out of range)."""
-    _capi.check(_capi.lib().cp_ridge_check_marginals(estimate, scale, factor))
+def ridge_check_marginals(space: SpaceHandle, params: bytes, estimate: int, scale: int, factor: float) -> None:
+    """Refuse estimate and scale codes and a factor that no model fitted over ``space`` with the
+    parameter string ``params`` would take, whatever its data (``cp_ridge_check_marginals``: the
+    tilted estimate at the noise-free scale or where the space has no exact inference for the
+    measure's uniform part, a factor out of range)."""
+    _capi.check(_capi.lib().cp_ridge_check_marginals(space.value, params, estimate, scale, factor))
 
 
 class RidgeModel(Model):

@@ -424,7 +424,12 @@ class StructuredRidge(StructuredEstimator):
         "marginal_estimate": [StrOptions(set(_MARGINAL_ESTIMATES))],
         "marginal_scale": [
             StrOptions(set(_MARGINAL_SCALES)),
-            _schema.Number(numbers.Real, 0, _schema.query_default("max_marginal_scale"), closed="right"),
+            _schema.Number(
+                numbers.Real,
+                _schema.query_default("min_marginal_scale"),
+                _schema.query_default("max_marginal_scale"),
+                closed="both",
+            ),
         ],
     }
 
@@ -588,7 +593,7 @@ class StructuredRidge(StructuredEstimator):
         previous_kernel, previous_X = self.__dict__.get("_callable"), self.__dict__.get("X_fit_")
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight, sparse_targets=True)
         self._check_decision(space)
-        self._check_decision_marginals()
+        self._check_decision_marginals(space)
         seed = _spaces.core_seed(self.random_state)  # one draw: the landmarks' and the core's
         fitted, core_X = None, X
         if callable(self.kernel):
@@ -794,7 +799,7 @@ class StructuredRidge(StructuredEstimator):
             X, space, rows, fitted_classes, sw = self._fit_data(X, y, sample_weight, classes)
             _check_partial_classes(classes, space, fitted_classes, first=True)
             self._check_decision(space)
-            self._check_decision_marginals()
+            self._check_decision_marginals(space)
             fitted = None
             if self.n_components and self.kernel != "linear" and X.shape[0] < self.n_components:
                 warnings.warn(
@@ -851,7 +856,7 @@ class StructuredRidge(StructuredEstimator):
             space, fitted_classes = self.space_, getattr(self, "classes_", None)
             _check_partial_classes(classes, space, fitted_classes, first=False)
             self._check_decision(space)
-            self._check_decision_marginals()
+            self._check_decision_marginals(space)
             rows = class_rows(y, fitted_classes) if self._is_multiclass() else space._to_rows(y, "y")
             sw = check_sample_weight(sample_weight, X.shape[0], all_zero=True)
             if sw is not None and not np.any(sw > 0):
@@ -1067,8 +1072,9 @@ class StructuredRidge(StructuredEstimator):
             ``kernel="precomputed"``, the kernel values against the training samples
             (n_samples, n_samples_fit).
         scale : {"noise_free", "unit"} or float, default="noise_free"
-            The scale c of S·u(x): the per-input c above, 1, or the given positive number (at
-            most 1e100, which keeps c·S u(x) finite). With ``estimate="tilted"``: the c of
+            The scale c of S·u(x): the per-input c above, 1, or the given positive number (from
+            2.2e-308, the smallest normal float64, to 1e100, which keeps c·S u(x) finite). With
+            ``estimate="tilted"``: the c of
             θ = c·u(x), ``"unit"`` or a positive number (``"noise_free"`` is refused).
         estimate : {"linear", "tilted"}, default="linear"
             ``"linear"``: clip(p + c·S u(x)), above. ``"tilted"``: the mean of ψ under the
@@ -1109,16 +1115,19 @@ class StructuredRidge(StructuredEstimator):
         """
         return self._marginals(self._fitted(), X, scale, estimate)
 
-    def _check_decision_marginals(self) -> None:
+    def _check_decision_marginals(self, space: Any) -> None:
         """Refuse, before the fit, a ``marginal_estimate`` and ``marginal_scale`` that the rules of
-        ``decision`` would read and no model takes (the core's rule: the tilted estimate at the
-        noise-free scale); with ``decision="mode"`` they are not read."""
+        ``decision`` would read and that no model over ``space`` with these parameters takes (the
+        core's rules: the tilted estimate at the noise-free scale, or on a space without exact
+        inference under a measure with a uniform part; a factor out of range); with
+        ``decision="mode"`` they are not read."""
         if self.decision == _decision.MODE:
             return
         estimate, scale = self.marginal_estimate, self.marginal_scale
         try:
             code, factor = _marginal_scale(scale)
-            _core.ridge_check_marginals(_MARGINAL_ESTIMATES.index(estimate), code, factor)
+            params = self._params_string(seed=0).encode()
+            _core.ridge_check_marginals(space._handle(), params, _MARGINAL_ESTIMATES.index(estimate), code, factor)
         except ValueError as exc:
             raise ValueError(f"marginal_estimate={estimate!r}, marginal_scale={scale!r}: {exc}") from None
 

@@ -54,6 +54,7 @@ from . import spaces as _spaces
 from ._docstrings import cleaned
 from ._estimator_base import (
     _check_fitted,
+    class_label_values,
     class_labels,
     class_rows,
     fitted_labels,
@@ -669,6 +670,20 @@ def _tree(parts: list[Any], merge: Any = _merge) -> Any:
     return parts[0]
 
 
+def _label_block(block: np.ndarray, block_info: dict | None = None) -> np.ndarray:
+    """A block of multi-class y, returned as it is once it holds no missing label (None, NaN,
+    pd.NA): one is refused as in-memory fits refuse it (:func:`class_label_values`), naming its
+    partition and its row in y, where sorting the labels failed without naming either (probe 80)."""
+    index, lo = (block_info[0]["chunk-location"][0], block_info[0]["array-location"][0][0]) if block_info else (0, 0)
+    lo = lo if isinstance(lo, numbers.Integral) else None  # unknown chunk sizes
+    try:
+        with _capi.row_origin(0 if lo is None else int(lo)):
+            class_label_values(block, "y")
+    except ValueError as exc:
+        raise _partition_error(index, lo, len(block), str(exc)) from None
+    return block
+
+
 def _space_of(space: Any, y: da.Array, name: str) -> tuple[_spaces.Space, np.ndarray | None]:
     """The output space of an estimator's ``space`` parameter and, for space='multiclass', the
     sorted class labels (one pass over y)."""
@@ -677,9 +692,10 @@ def _space_of(space: Any, y: da.Array, name: str) -> tuple[_spaces.Space, np.nda
             y = y[:, 0]
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D (one class label per sample) for space='multiclass', got shape {y.shape}")
+        y = y.map_blocks(_label_block, dtype=y.dtype)  # a missing label refused as fit refuses it
         try:
             labels = da.unique(y).compute()
-        except TypeError:  # labels of types that do not compare (None among strings)
+        except TypeError:  # labels of types that do not compare (numbers among strings)
             raise ValueError("y holds class labels that cannot be sorted together") from None
         classes, _ = class_labels(labels, f"{name} needs at least 2 classes")
         return _spaces.Multiclass(len(classes)), classes
@@ -1025,7 +1041,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
             )
         X, Y, W, columns, space, classes = _inputs(self, X, y, sample_weight)
         self._check_decision(space)
-        self._check_decision_marginals()
+        self._check_decision_marginals(space)
         n = X.shape[1]
         params = self._params_string().encode()
         set_threads(self.n_jobs)
