@@ -1210,6 +1210,8 @@ def _check_integers(a: np.ndarray, name: str) -> None:
         raise ValueError(
             f"{name} holds {a[outside]!r}, outside the 64-bit signed integers{_first_at(_mask_at(a, outside))}"
         )
+    elif kind == "O" and (odd := odd_object(a)) is not None:
+        raise odd_object_error(a, odd, name)
     elif kind not in "iub":
         raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
 
@@ -1235,6 +1237,26 @@ def _outside_int64(a: np.ndarray) -> tuple[int, ...] | None:
         if isinstance(v, numbers.Integral) and not _in_int64(v):
             return at
     return None
+
+
+def odd_object(a: np.ndarray) -> tuple[int, ...] | None:
+    """The index of the first entry of the object array ``a`` that is not a real number (None,
+    pd.NA, a string), or None."""
+    for at in np.ndindex(a.shape):
+        if not isinstance(a[at], numbers.Real | np.bool_):
+            return at
+    return None
+
+
+def odd_object_error(a: np.ndarray, at: tuple[int, ...], name: str, detail: str = "") -> Exception:
+    """The error for the entry at ``at`` of an integer argument given as objects, which is not a
+    number: a missing value (ValueError) or another object (TypeError, ``detail`` after it), named
+    with where it is. "got dtype object" named neither the value nor its place, and object arrays
+    of numbers are read as their numbers (probe 81)."""
+    value, where = a[at], _first_at(_mask_at(a, at))
+    if value is None or type(value).__name__ == "NAType":
+        return ValueError(f"{name} holds a missing value ({value!r}){where}: drop its rows or fill it")
+    return TypeError(f"{name} must hold integers, found {value!r} ({type(value).__name__}){where}{detail}")
 
 
 def _mask_at(a: np.ndarray, at: tuple[int, ...]) -> np.ndarray:

@@ -620,7 +620,11 @@ class StructuredEstimator(BaseEstimator):
             raise ValueError(f"{exc}{hint}") from None
         if y.dtype.kind not in "biufc":  # complex: scikit-learn's "Complex data not supported" follows
             if y.dtype == object:  # integers beyond int64 are named by value (ValueError, probe CH)
-                with contextlib.suppress(TypeError):  # any other objects: the message below, with its hint
+                if (odd := _capi.odd_object(y)) is not None:  # a missing value or a string, by place
+                    raise _capi.odd_object_error(
+                        y, odd, "y", f", the structures' encoding for space={self.space!r}{hint}"
+                    )
+                with contextlib.suppress(TypeError):  # no entry at all: the message below, with its hint
                     _capi.int64_array(y, "y")
             raise TypeError(
                 f"y must hold integers, the structures' encoding for space={self.space!r}, got dtype {y.dtype}{hint}"
