@@ -299,3 +299,45 @@ def test_decision_rule_decodes_in_the_space_of_its_marginals(monkeypatch):
 
         got = _refit_while_paused(est, lambda est=est: est.predict(Xq), refit, monkeypatch)
         np.testing.assert_array_equal(got, refA, err_msg=cls.__name__)
+
+
+def test_a_call_during_a_refit_in_another_thread_says_so():
+    """A thread predicting while another refits the estimator got scikit-learn's "not fitted yet.
+    Call 'fit'", although it had fitted it (probe 81): the refit drops the previous model first, and
+    the error now says that a fit runs in another thread. Held in the refit's kernel, so the call
+    surely falls inside it; in the fitting thread itself, and after the fit, calls behave as before."""
+    import threading
+
+    import numpy as np
+    import pytest
+    from combpred import StructuredRidge
+    from sklearn.exceptions import NotFittedError
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    entered, release = threading.Event(), threading.Event()
+
+    def kernel(A, B):
+        if hold[0]:
+            entered.set()
+            release.wait(30)
+        return rbf_kernel(A, B)
+
+    hold = [False]
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 3)), (rng.random((40, 2)) < 0.5).astype(int)
+    model = StructuredRidge(kernel=kernel).fit(X, Y)
+    before = model.predict(X)
+    hold[0] = True
+    refit = threading.Thread(target=model.fit, args=(X, Y))
+    refit.start()
+    try:
+        assert entered.wait(30)
+        with pytest.raises(NotFittedError, match="is being fitted in another thread, which dropped its previous model"):
+            model.predict(X)
+    finally:
+        release.set()
+        refit.join(60)
+    hold[0] = False
+    np.testing.assert_array_equal(model.predict(X), before)
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        StructuredRidge().predict(X)  # never fitted, no fit running: scikit-learn's error

@@ -65,7 +65,17 @@ def _check_fitted(estimator: Any) -> None:
     single-row predict (about 9 µs of 70). An unfitted estimator gets scikit-learn's error."""
     state = estimator.__dict__
     if "_model_obj" not in state and "_model_bytes" not in state:  # the stores of the _model property
+        fitting = state.get("_fitting")  # one_fit_at_a_time's: the thread whose fit runs now
+        if fitting is not None and fitting != threading.get_ident():
+            # scikit-learn's "not fitted yet. Call 'fit'" misled a thread predicting with a model
+            # that another thread refits (probe 81)
+            raise NotFittedError(_BEING_FITTED.format(type(estimator).__name__))
         check_is_fitted(estimator, "_model")
+
+
+_BEING_FITTED = (
+    "this {} is being fitted in another thread, which dropped its previous model; call again once it is fitted"
+)
 
 
 class _SetDuringOwnFit(RuntimeError):
@@ -818,10 +828,8 @@ class StructuredEstimator(BaseEstimator):
                     state.get("_named_classes", isinstance(self.space, str)),
                 )
             except AttributeError:  # a fit in another thread has just reset the estimator
-                check_is_fitted(self, ["_model", "space_"])  # NotFittedError while it runs; once done, read again
-        raise NotFittedError(
-            f"this {type(self).__name__} was being refitted in another thread; call again once it is fitted"
-        )
+                _check_fitted(self)  # NotFittedError while it runs; once done, read again
+        raise NotFittedError(_BEING_FITTED.format(type(self).__name__))
 
     def _scores(self, X: Any, fitted: _Fitted | None = None) -> np.ndarray:
         """The scores ⟨w, φ(x)⟩ of every ψ coordinate for each row of X, from ``fitted`` (a snapshot
