@@ -1074,8 +1074,8 @@ class StructuredRidge(StructuredEstimator):
         scale : {"noise_free", "unit"} or float, default="noise_free"
             The scale c of S·u(x): the per-input c above, 1, or the given positive number (from
             2.2e-308, the smallest normal float64, to 1e100, which keeps c·S u(x) finite). With
-            ``estimate="tilted"``: the c of
-            θ = c·u(x), ``"unit"`` or a positive number (``"noise_free"`` is refused).
+            ``estimate="tilted"``: the c of θ = c·u(x), ``"unit"`` or a positive number
+            (``"noise_free"`` is refused).
         estimate : {"linear", "tilted"}, default="linear"
             ``"linear"``: clip(p + c·S u(x)), above. ``"tilted"``: the mean of ψ under the
             reference measure μ tilted by the scores, μ_θ(y) ∝ μ(y)·exp⟨θ, ψ(y)⟩ with
