@@ -149,27 +149,48 @@ def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):
     assert "COMBPRED_DATA" in message
 
 
-def test_a_link_to_nothing_is_named_as_such(tmp_path, monkeypatch):
+def test_a_link_to_nothing_is_an_error_not_a_reason_to_read_another_copy(tmp_path, monkeypatch):
     # a data file that is a symbolic link whose target is gone was listed among the places looked
-    # at as if nothing were there (session 70's notes)
+    # at as if nothing were there (session 70's notes), and for a set that another directory or the
+    # package holds, that copy was read without a word (probe 82): the link is named, as an error
     monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
     monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
-    for relative in ("hierarchical_funcat_go/imclef07a/ImCLEF07A_Train.arff", "label_ranking/notbundled.csv"):
+    for relative in (
+        "hierarchical_funcat_go/imclef07a/ImCLEF07A_Train.arff",
+        "label_ranking/notbundled.csv",
+        "label_ranking/iris.csv",  # bundled with the package
+        "multilabel_sparse/medical/medical.xml",
+    ):
         link = tmp_path / "home" / relative
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to(tmp_path / "moved_away")
     loads = (
-        (
-            FileNotFoundError,
-            lambda: load_hierarchical("imclef07a", data_home=tmp_path / "home", download_if_missing=False),
-        ),
-        (ValueError, lambda: load_label_ranking("notbundled", data_home=tmp_path / "home")),
+        lambda: load_hierarchical("imclef07a", data_home=tmp_path / "home", download_if_missing=False),
+        lambda: load_hierarchical("imclef07a", data_home=tmp_path / "home"),  # not downloaded either
+        lambda: load_label_ranking("notbundled", data_home=tmp_path / "home"),
+        lambda: load_label_ranking("iris", data_home=tmp_path / "home"),
+        lambda: datasets.load_multilabel("medical", data_home=tmp_path / "home"),
     )
-    for error, load in loads:
-        with pytest.raises(error) as info:
+    for load in loads:
+        with pytest.raises(FileNotFoundError) as info:
             load()
-        assert f"a symbolic link to {str(tmp_path / 'moved_away')!r}, which does not exist" in str(info.value)
-        assert "nowhere" in str(info.value)
+        assert f"is a symbolic link to {str(tmp_path / 'moved_away')!r}, which does not exist" in str(info.value)
+        assert str(tmp_path / "home") in str(info.value)
+
+
+def test_multilabel_splits_without_their_label_file_are_a_partial_copy(tmp_path, monkeypatch):
+    # the folder was chosen by <name>.xml alone: a data_home holding the ARFF splits but not the
+    # label file was passed over for the next directory's copy, without a word (probe 82)
+    monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
+    shared = tmp_path / "shared" / "multilabel_sparse" / "toy"
+    shared.mkdir(parents=True)
+    (shared / "toy.xml").write_text("<labels/>")
+    monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "shared"))
+    mine = tmp_path / "home" / "multilabel_sparse" / "toy"
+    mine.mkdir(parents=True)
+    (mine / "toy-train.arff").write_text("@relation toy\n")
+    with pytest.raises(FileNotFoundError, match=r"holds 'toy-train.arff' of 'toy' but not toy.xml, its label file"):
+        datasets.load_multilabel("toy", data_home=tmp_path / "home")
 
 
 def test_a_directory_named_twice_is_searched_once(tmp_path, monkeypatch):

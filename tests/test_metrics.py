@@ -256,16 +256,42 @@ def brute_force_h_loss(t, p, parent, w):
 
 
 def test_hierarchical_loss_matches_the_formula_on_random_trees():
+    """The formula term by term, on trees and forests; a tree's single root is in every set (a
+    row without it is read with it), a forest's roots are not."""
     rng = np.random.default_rng(0)
-    for _ in range(20):
+    forests = 0
+    for trial in range(40):
         n = int(rng.integers(2, 30))
-        parent = np.array([-1] + [int(rng.integers(0, v)) for v in range(1, n)])
+        first = -1 if trial % 2 else 0  # odd trials: a node may be another root
+        parent = np.array([-1] + [int(rng.integers(first, v)) for v in range(1, n)])
         w = rng.uniform(size=n)
         T = rng.integers(0, 2, size=(15, n))
         P = rng.integers(0, 2, size=(15, n))
         got = hierarchical_loss(T, P, parent, node_weights=w, average=False)
-        want = [brute_force_h_loss(T[k], P[k], parent, w) for k in range(15)]
+        Tv, Pv = T.copy(), P.copy()
+        if np.sum(parent < 0) == 1:
+            Tv[:, 0] = Pv[:, 0] = 1
+        else:
+            forests += 1
+        want = [brute_force_h_loss(Tv[k], Pv[k], parent, w) for k in range(15)]
         np.testing.assert_allclose(got, want)
+    assert forests >= 5
+
+
+def test_hierarchical_loss_reads_a_single_root_into_every_row():
+    """A row without the single root was charged the root and nothing below it: every such
+    prediction, right or wrong, scored c_root, a wrong one below its own closure, and the right
+    nodes as badly as none, where hierarchical_f1 scored them perfect (probe 82)."""
+    truth = [[1, 1, 0, 1, 0]]  # the path 0-1-3
+    for pred, loss, f1 in (
+        ([[1, 0, 1, 0, 0]], 2, 0),  # {0, 2}: 1 missed, 2 wrong
+        ([[0, 0, 1, 0, 0]], 2, 0),  # the same without the root
+        ([[0, 1, 0, 1, 0]], 0, 1),  # the right nodes without the root
+        ([[0, 0, 0, 0, 0]], 1, 0),  # nothing: 1 missed, 3 below it
+    ):
+        assert hierarchical_loss(truth, pred, PARENT) == loss
+        assert hierarchical_f1(truth, pred, PARENT) == f1
+    assert hierarchical_loss([[0, 0, 0, 0, 0]], [[1, 0, 0, 0, 0]], PARENT) == 0
 
 
 def _augmented(row, parent):

@@ -387,7 +387,7 @@ def test_numeric_scale_multiplies_the_unit_scale():
         with pytest.raises(ValueError, match=f"scale=.*{words}"):
             model.predict_marginals(X, scale=bad)
     for bad in (-(10**400), Fraction(-1, 10**400)):  # refused for their sign, not their size (probe BZ)
-        with pytest.raises(ValueError, match="scale=.*must be positive"):
+        with pytest.raises(ValueError, match="scale=.*must be a positive number"):
             model.predict_marginals(X, scale=bad)
     np.testing.assert_array_equal(
         model.predict_marginals(X, scale=Fraction(1, 2)), model.predict_marginals(X, scale=0.5)

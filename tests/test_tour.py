@@ -93,3 +93,27 @@ def _demo_started() -> subprocess.Popen:
     )
     assert proc.stdout.readline().startswith("combpred demo")
     return proc
+
+
+@pytest.mark.parametrize(
+    "budget, said",
+    [
+        ("abc", "COMBPRED_MAX_MEMORY='abc' must be a whole number of bytes"),
+        ("100000", "above the memory budget of 100.0 kB"),
+    ],
+)
+def test_demo_with_a_budget_it_cannot_use_says_so_in_one_line(budget, said):
+    # a malformed COMBPRED_MAX_MEMORY (the core does not load) or one below what the bundled data
+    # need ended the tour in a traceback of 25 lines after its header (probe 82)
+    env = dict(
+        os.environ,
+        COMBPRED_MAX_MEMORY=budget,
+        PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]),
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "combpred", "demo", "--quick"], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr, run.stderr[-3000:]
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m combpred demo: ") and said in lines[0], run.stderr

@@ -27,6 +27,12 @@ def main() -> None:
             # Ctrl-C: one line and the shell's status for SIGINT, not a traceback through the core
             print("python -m combpred demo: interrupted", file=sys.stderr)
             sys.exit(130)
+        except (ImportError, MemoryError) as exc:
+            # The core refused to load (a malformed COMBPRED_MAX_MEMORY) or the memory budget is
+            # below what the bundled data need: its message, in one line (probe 82: a traceback
+            # of 25 lines after the tour's header)
+            print(f"python -m combpred demo: {exc}", file=sys.stderr)
+            sys.exit(1)
         except BrokenPipeError:
             # The reader left (`... demo | head`): stop quietly, as Unix tools do. Output still
             # buffered for the closed pipe would raise again at exit, so stdout goes to devnull.

@@ -381,7 +381,8 @@ def _node_row_pair(
         # node ids (n_nodes samples at the root or node 1) and scores without an error
         warnings.warn(
             f"y_true and y_pred are 1-D with {par.size} entries, one per node, holding only 0 and 1: they are "
-            f"read as node ids ({par.size} samples at node 0 or 1); for one sample's 0/1 node row pass it 2-D "
+            f"read as node ids ({par.size} samples at node 0{' or 1' if par.size > 1 else ''}); for one sample's "
+            "0/1 node row pass it 2-D "
             "(y[np.newaxis, :])",
             UserWarning,
             stacklevel=3,
@@ -427,8 +428,11 @@ def hierarchical_loss(
         shape (n_samples, n_nodes) — multi-path labels (as :class:`combpred.spaces.Subtrees`).
         The two forms may be mixed.
     parent : array-like of int of shape (n_nodes,)
-        ``parent[v]`` is v's parent, −1 at a root. A forest (several roots) is allowed; a virtual
-        root contained in every label set is never charged.
+        ``parent[v]`` is v's parent, −1 at a root. A forest (several roots) is allowed. A single
+        root is the virtual root of :class:`combpred.spaces.Subtrees` and
+        :class:`combpred.spaces.HierarchyPaths`, in every label set: a row without it is read with
+        it, and it is never charged (as :func:`hierarchical_f1` and ``decision="hierarchical"``
+        read it).
     node_weights : array-like of shape (n_nodes,), default=None
         Non-negative costs c_i; None means 1 per node. :func:`hierarchical_node_weights` builds
         the usual scaled choices.
@@ -468,6 +472,10 @@ def hierarchical_loss(
     """
     par, levels, T, P = _node_row_pair(y_true, y_pred, parent)
     w = _node_costs(node_weights, par.size)
+    if len(levels[0]) == 1:
+        # in every set: charged where a row left it out, it hid every mistake below it, and a
+        # wrong binary-relevance row without it scored below its own closure (probe 82)
+        T[:, levels[0]] = P[:, levels[0]] = True
     wrong = T != P
     # ancestor_wrong[:, v]: some proper ancestor of v is wrong; built level by level from the roots.
     ancestor_wrong = np.zeros_like(wrong)
@@ -719,8 +727,11 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
         Score of the decoded structure and the largest and smallest scores over the space.
     rtol : float, default=1e-9
         Relative tolerance for rounding: f_decoded may exceed f_max (or fall below f_min) by
-        ``rtol · max(|f_max|, |f_min|)``, and the result is clipped to [0, 1]. The tolerance
-        scales with the scores, so ν does not depend on their unit.
+        ``rtol · max(|f_max|, |f_min|)``, and the result is clipped to [0, 1]; a span
+        max f − min f within the same tolerance counts as flat (ν = 0), as scores equal but for
+        rounding are. The tolerance scales with the scores, so ν does not depend on their unit;
+        scores that share a large offset (an intercept: 1000 ± 1e-7) need a smaller rtol, or the
+        offset removed, for their span to count.
 
     Returns
     -------

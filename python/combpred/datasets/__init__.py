@@ -146,10 +146,7 @@ def _check_name(name: Any, kind: str) -> str:
 
 
 def _unknown(kind: str, name: str, known: tuple[str, ...], tried: list[Path]) -> ValueError:
-    looked = (
-        "\n".join(f"  {p}{_dangling(p)}" for p in tried)
-        or "  (no candidate directory: set COMBPRED_DATA or pass data_home=)"
-    )
+    looked = "\n".join(f"  {p}" for p in tried) or "  (no candidate directory: set COMBPRED_DATA or pass data_home=)"
     return ValueError(
         f"unknown {kind} data set {name!r}: it is none of {list(known)}, and no data directory holds its files. "
         f"Looked for:\n{looked}"
@@ -231,18 +228,15 @@ def data_home_candidates(data_home: str | os.PathLike | None = None) -> list[Pat
 
 def _refuse_not_a_file(path: Path) -> None:
     """Raise ValueError when ``path`` exists but is not a regular file: a directory or a FIFO named
-    like a data file was reported as missing, or as an unknown data set (probe DI)."""
+    like a data file was reported as missing, or as an unknown data set (probe DI); and
+    _BrokenCopyError when it is a symbolic link to nothing, which read as absent, so that the next
+    directory's copy was loaded without a word (probe 82)."""
     if path.exists() and not path.is_file():
         raise ValueError(f"{path} is there but is not a regular file (a directory, a FIFO or a device)")
-
-
-def _dangling(path: Path) -> str:
-    """A note for a path that is a symbolic link to nothing: listed bare, it read as absent."""
-    return (
-        f" (a symbolic link to {os.readlink(path)!r}, which does not exist)"
-        if path.is_symlink() and not path.exists()
-        else ""
-    )
+    if path.is_symlink() and not path.exists():
+        raise _BrokenCopyError(
+            f"{path} is a symbolic link to {os.readlink(path)!r}, which does not exist: restore its target or remove the link"
+        )
 
 
 def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
@@ -253,10 +247,7 @@ def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
         _refuse_not_a_file(path)
         if path.is_file():
             return path
-    tried = (
-        "\n".join(f"  {folder / relative}{_dangling(folder / relative)}" for folder in candidates)
-        or "  (no candidate directory)"
-    )
+    tried = "\n".join(f"  {folder / relative}" for folder in candidates) or "  (no candidate directory)"
     raise FileNotFoundError(
         f"combpred could not find the data file {relative!r}. Looked at:\n{tried}\n"
         "The hierarchical data sets do not ship with the package. Set the environment variable COMBPRED_DATA "
@@ -265,8 +256,10 @@ def _locate(relative: str, data_home: str | os.PathLike | None) -> Path:
     )
 
 
-class _PartialCopyError(FileNotFoundError):
-    """A data directory holds some of a data set's split files but not all."""
+class _BrokenCopyError(FileNotFoundError):
+    """A data directory holds a broken copy of a data set: some of its files but not all, or a
+    symbolic link to nothing in place of one. An error, never a reason to read another directory's
+    copy, which the user did not point at (probes EX, 82)."""
 
 
 def _locate_together(relatives: dict[str, str], data_home: str | os.PathLike | None) -> dict[str, Path]:
@@ -282,7 +275,7 @@ def _locate_together(relatives: dict[str, str], data_home: str | os.PathLike | N
                 found[split] = folder / relative
         if found and len(found) < len(relatives):
             missing = [str(folder / relatives[s]) for s in relatives if s not in found]
-            raise _PartialCopyError(
+            raise _BrokenCopyError(
                 f"{folder} holds {', '.join(map(repr, found))} of this data set but not {', '.join(missing)}: "
                 "every split is read from one directory (complete it, or remove the partial copy)"
             )
@@ -370,6 +363,8 @@ def _load_label_ranking(
             raise FileNotFoundError(relative)
         path = _locate(relative, data_home)
         data = read_file(path)
+    except _BrokenCopyError:
+        raise
     except FileNotFoundError:
         if name not in LABEL_RANKING_DATASETS:
             tried = [folder / relative for folder in data_home_candidates(data_home)]
@@ -649,7 +644,7 @@ def load_hierarchical(
         relatives = {split: f"{folder}/{filename}" for split, filename in files.items()}
         try:
             paths = _locate_together(relatives, data_home)
-        except _PartialCopyError:
+        except _BrokenCopyError:
             raise
         except FileNotFoundError:
             if not download_if_missing:
@@ -773,8 +768,17 @@ def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[
             _refuse_not_a_file(folder / f"{name}.xml")
             if (folder / f"{name}.xml").is_file():
                 return folder, tried
+            splits = [f"{name}-train.arff", f"{name}-test.arff", f"{name}.arff"]
+            for split in splits:
+                _refuse_not_a_file(folder / split)
+            if found := [split for split in splits if (folder / split).is_file()]:
+                # the label file alone decided, and the next directory's copy was read (probe 82)
+                raise _BrokenCopyError(
+                    f"{folder} holds {', '.join(map(repr, found))} of {name!r} but not {name}.xml, its label file: every "
+                    "file is read from one directory (complete it, or remove the partial copy)"
+                )
     if name in _MULTILABEL_FOLDERS:
-        looked = "\n".join(f"  {p}{_dangling(p)}" for p in tried) or "  (no candidate directory)"
+        looked = "\n".join(f"  {p}" for p in tried) or "  (no candidate directory)"
         raise FileNotFoundError(
             f"combpred could not find the label file of {name!r}. Looked at:\n{looked}\n"
             "The multi-label text sets do not ship with the package. Set the environment variable COMBPRED_DATA "
