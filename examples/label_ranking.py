@@ -5,7 +5,7 @@ Label ranking: vehicle classes by plausibility
 Label ranking: order the 4 vehicle classes by plausibility for each silhouette.
 
 StructuredRidge (RBF kernel, output space Permutations(4)) against the k-nearest-neighbour Borda
-ranker, both tuned by an inner 3-fold CV, compared by Kendall τ over an outer 10-fold CV. Saves
+ranker, both tuned by an inner 5-fold CV (GridSearchCV's default), compared by Kendall τ over an outer 10-fold CV. Saves
 label_ranking.png (τ per outer fold) in the current directory. The label-ranking sets ship with combpred.
 COMBPRED_EXAMPLE_QUICK=1 runs 3 outer folds on 300 rows.
 The output shown in the documentation is such a quick run's; run the script for the full figures.

@@ -1084,7 +1084,8 @@ class StructuredRidge(StructuredEstimator):
             clipping and with their correlations kept: under the empirical measure
             (``empirical_weight=1``), a softmax-weighted mean of the training structures. On
             cellcycle_FUN's taxonomy its node AU(PRC) at c = 4 was 0.239 against the linear
-            estimate's 0.218 (BENCHMARKS.md, "reference_measures"); choose c on validation data.
+            estimate's 0.2177 at the same fit (BENCHMARKS.md, "reference_measures"); choose c on
+            validation data.
             It needs exact inference over the space for a uniform part (``empirical_weight`` < 1:
             ProbabilisticStructured's exact marginals, an error where the space has none) and the
             training structures for an empirical part, which a fit in memory and ``partial_fit``
