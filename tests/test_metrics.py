@@ -278,6 +278,16 @@ def test_hierarchical_loss_matches_the_formula_on_random_trees():
     assert forests >= 5
 
 
+def test_hierarchical_metrics_read_an_object_parent_array_as_its_integers():
+    # "parent must be a non-empty 1-D integer array" for a 1-D, non-empty array of integers held as
+    # objects, which the spaces read as their numbers (probe 82)
+    objects = np.array(PARENT.tolist(), dtype=object)
+    assert hierarchical_loss([3, 3], [4, 2], objects) == hierarchical_loss([3, 3], [4, 2], PARENT) == 2
+    assert hierarchical_f1([3, 3], [4, 1], objects) == hierarchical_f1([3, 3], [4, 1], PARENT)
+    with pytest.raises(ValueError, match="integer array"):
+        hierarchical_loss([1], [1], np.array([-1, 0.5, 0], dtype=object))
+
+
 def test_hierarchical_loss_reads_a_single_root_into_every_row():
     """A row without the single root was charged the root and nothing below it: every such
     prediction, right or wrong, scored c_root, a wrong one below its own closure, and the right

@@ -298,7 +298,8 @@ def _check_parent(parent: Any) -> tuple[np.ndarray, list[np.ndarray]]:
     _capi.refuse_parent_sets(parent, "describe a DAG: the hierarchical loss and F1 are defined on trees and forests")
     if isinstance(parent, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in parent):
         raise ValueError("parent must hold node ids, not booleans (True became node 1)")  # as spaces.Subtrees says
-    par = np.asarray(parent)
+    # an object array of integers is read as its integers, as structures are (probe 82)
+    par = _capi.numeric_objects(np.asarray(parent))
     if par.ndim != 1 or par.size == 0 or par.dtype.kind not in "iu":
         raise ValueError("parent must be a non-empty 1-D integer array, with -1 at the root")
     par = _capi.int64_array(par, "parent")
