@@ -98,16 +98,12 @@ func CheckFitMarginals(sp space.Space, opt Options, est MarginalEstimate, scale 
 	if err := CheckMarginalQuery(est, scale, factor); err != nil || est != EstimateTilted {
 		return err
 	}
-	var w float64
-	if opt.EmpiricalWeight > 0 {
-		w = opt.EmpiricalWeight
-		if opt.Reference == Product {
-			if _, err := productMeasure(sp); err != nil {
-				return err
-			}
+	if opt.EmpiricalWeight > 0 && opt.Reference == Product {
+		if _, err := productMeasure(sp); err != nil {
+			return err
 		}
 	}
-	return tiltNeeds(sp, w)
+	return tiltNeeds(sp, opt.EmpiricalWeight) // Options.Validate keeps it in [0, 1]
 }
 
 // newMarginalMap is the map of a model over sp whose reference measure is ref (nil: uniform).

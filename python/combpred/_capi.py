@@ -1239,6 +1239,11 @@ def _outside_int64(a: np.ndarray) -> tuple[int, ...] | None:
     return None
 
 
+def is_missing_value(value: Any) -> bool:
+    """Whether one object of an array stands for a missing value: None, pandas' NA, a NaN."""
+    return value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and value != value)
+
+
 def odd_object(a: np.ndarray) -> tuple[int, ...] | None:
     """The index of the first entry of the object array ``a`` that is not a real number (None,
     pd.NA, a string), or None."""
@@ -1254,7 +1259,7 @@ def odd_object_error(a: np.ndarray, at: tuple[int, ...], name: str, detail: str 
     with where it is. "got dtype object" named neither the value nor its place, and object arrays
     of numbers are read as their numbers (probe 81)."""
     value, where = a[at], _first_at(_mask_at(a, at))
-    if value is None or type(value).__name__ == "NAType":
+    if is_missing_value(value):
         return ValueError(f"{name} holds a missing value ({value!r}){where}: drop its rows or fill it")
     return TypeError(f"{name} must hold integers, found {value!r} ({type(value).__name__}){where}{detail}")
 

@@ -145,7 +145,7 @@ def class_label_values(y: Any, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be 1-D class labels, not a sparse matrix")
     y = _capi.numeric_objects(_capi.as_array(y, name))
     if y.dtype == object:
-        missing = np.fromiter((_is_missing_label(v) for v in y.flat), bool, count=y.size).reshape(y.shape)
+        missing = np.fromiter((_capi.is_missing_value(v) for v in y.flat), bool, count=y.size).reshape(y.shape)
     elif y.dtype.kind == "f":
         missing = np.isnan(y)
     else:
@@ -158,11 +158,6 @@ def class_label_values(y: Any, name: str) -> np.ndarray:
             "the missing ones a label of their own"
         )
     return y
-
-
-def _is_missing_label(value: Any) -> bool:
-    """Whether one object of a label array stands for a missing value: None, pandas' NA, a NaN."""
-    return value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and value != value)
 
 
 def class_label_vector(y: Any, name: str) -> np.ndarray:
