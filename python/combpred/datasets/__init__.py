@@ -753,6 +753,14 @@ def load_hierarchical(
 # --------------------------------------------------------------------------------------------
 # multi-label (MULAN ARFF + XML)
 # --------------------------------------------------------------------------------------------
+def _mulan_file(name: str, split: str) -> str:
+    """The file name of a MULAN set's part: its label file (split "xml"), a split's ARFF file
+    (``<name>-train.arff``) or its single ARFF file (split "")."""
+    if split == "xml":
+        return f"{name}.xml"
+    return f"{name}-{split}.arff" if split else f"{name}.arff"
+
+
 def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[Path, list[Path]]:
     """The first folder holding ``<name>.xml`` (and the list of places tried)."""
     # a known name's own folder first, then both documented layouts: a data_home laid out the other
@@ -764,17 +772,18 @@ def _multilabel_folder(name: str, data_home: str | os.PathLike | None) -> tuple[
     for base in data_home_candidates(data_home):
         for relative in relatives:
             folder = base / relative
-            tried.append(folder / f"{name}.xml")
-            _refuse_not_a_file(folder / f"{name}.xml")
-            if (folder / f"{name}.xml").is_file():
+            label_file = folder / _mulan_file(name, "xml")
+            tried.append(label_file)
+            _refuse_not_a_file(label_file)
+            if label_file.is_file():
                 return folder, tried
-            splits = [f"{name}-train.arff", f"{name}-test.arff", f"{name}.arff"]
+            splits = [_mulan_file(name, split) for split in ("train", "test", "")]
             for split in splits:
                 _refuse_not_a_file(folder / split)
             if found := [split for split in splits if (folder / split).is_file()]:
                 # the label file alone decided, and the next directory's copy was read (probe 82)
                 raise _BrokenCopyError(
-                    f"{folder} holds {', '.join(map(repr, found))} of {name!r} but not {name}.xml, its label file: every "
+                    f"{folder} holds {', '.join(map(repr, found))} of {name!r} but not {label_file.name}, its label file: every "
                     "file is read from one directory (complete it, or remove the partial copy)"
                 )
     if name in _MULTILABEL_FOLDERS:
@@ -863,12 +872,12 @@ def load_multilabel(
     if subset not in ("train", "test", "all"):
         raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}")
     folder, _ = _multilabel_folder(name, data_home)
-    xml = folder / f"{name}.xml"
+    xml = folder / _mulan_file(name, "xml")
     label_names = read_mulan_xml(read_file(xml), source=str(xml))
     wanted = ["train", "test"] if subset == "all" else [subset]
-    files = [folder / f"{name}-{s}.arff" for s in wanted]
-    if subset == "all" and not all(f.is_file() for f in files) and (folder / f"{name}.arff").is_file():
-        files = [folder / f"{name}.arff"]
+    files = [folder / _mulan_file(name, s) for s in wanted]
+    if subset == "all" and not all(f.is_file() for f in files) and (folder / _mulan_file(name, "")).is_file():
+        files = [folder / _mulan_file(name, "")]
     for f in files:
         _refuse_not_a_file(f)
         if not f.is_file():
