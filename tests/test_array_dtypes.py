@@ -189,6 +189,16 @@ def test_choke_point_checks_integers_and_shape():
         _capi.i64(np.array([2**64 - 1], dtype=np.uint64), (1,), "my_arg")
     with pytest.raises(ValueError, match=r"my_arg must have shape \(3,\), got \(2,\)"):
         _capi.f64(np.zeros(2), (3,), "my_arg")
+    # a long double holds int64's maximum exactly: read as it, where Python floats refused it and
+    # named entry 0 (probe 85); 2⁶³ itself is named at its place
+    top = np.longdouble(2**63) - 1
+    if top != np.longdouble(2**63):  # an 80-bit long double (float64 on some platforms)
+        a, _ = _capi.i64(np.array([1, top], dtype=np.longdouble), (2,), "my_arg")
+        assert a.tolist() == [1, 2**63 - 1]
+    with pytest.raises(ValueError, match=r"^my_arg holds .*, outside the 64-bit signed integers at row 1$"):
+        _capi.i64(np.array([1, 2**63], dtype=np.longdouble), (2,), "my_arg")
+    with pytest.raises(ValueError, match=r"outside the 64-bit signed integers at row 1$"):
+        _capi.i64(np.array([1, 2**63 - 1], dtype=np.float64), (2,), "my_arg")  # rounds to 2⁶³
     a, _ = _capi.f64(np.arange(6, dtype=">i4").reshape(2, 3)[:, ::2], (2, 2), "my_arg")
     assert a.dtype == np.float64 and a.flags.c_contiguous and a.dtype.isnative
 

@@ -2,6 +2,7 @@
 test reproduces what a probe found them doing (the comment or docstring says what)."""
 
 import pickle
+import re
 import threading
 import warnings
 
@@ -490,3 +491,17 @@ def test_knn_takes_any_number_of_jobs(n_jobs):
     X, Y = _rankings()
     want = KNNBordaRanker().fit(X, Y).predict(X)
     np.testing.assert_array_equal(KNNBordaRanker(n_jobs=n_jobs).fit(X, Y).predict(X), want)
+
+
+@pytest.mark.parametrize("p", [1e-3, 1e308])
+def test_knn_refuses_a_minkowski_p_whose_distances_overflow(p):
+    """p = 1e308 gave every distance 0 (every query the same neighbours, silently); at p = 1e-3 the
+    root overflowed and the message blamed X's scale."""
+    X, Y = _rankings(n=50)
+    with pytest.raises(
+        ValueError, match=rf"p={re.escape(repr(p))}: the Minkowski distances .* overflow float64.*nearer 2"
+    ):
+        KNNBordaRanker(n_neighbors=5, p=p).fit(X, Y)
+    # p far from 2 whose distances stay finite still ranks, as Chebyshev's limit does at a large p
+    far = KNNBordaRanker(n_neighbors=5, p=200.0).fit(X, Y).predict(X)
+    np.testing.assert_array_equal(far, KNNBordaRanker(n_neighbors=5, metric="chebyshev").fit(X, Y).predict(X))

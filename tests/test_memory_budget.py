@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import combpred
@@ -253,6 +254,11 @@ def test_max_memory_accepts_whole_numbers():
         assert combpred.get_config()["max_memory"] == 4 * 10**9
     with combpred.config_context(max_memory=np.int64(2**63 - 1)):
         assert combpred.get_config()["max_memory"] == 2**63 - 1
+    # a float16's comparison with 2**63 - 1 overflowed with NumPy's warning (probe 85)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with combpred.config_context(max_memory=np.float16(1024)):
+            assert combpred.get_config()["max_memory"] == 1024
 
 
 @pytest.mark.parametrize("estimator", [StructuredRidge, ProbabilisticStructured])
@@ -576,6 +582,31 @@ def test_a_copy_of_an_argument_is_named_as_its_copy():
                 MemoryError, match=r"^U: its contiguous float64 copy of shape \(2000, 1000\): needs 16.0 MB"
             ):
                 method(U)
+
+
+@pytest.mark.parametrize("make", ["broadcast", "float32", "fortran"])
+def test_the_float64_copy_of_a_dense_X_is_checked_before_it_is_made(make):
+    """A broadcast, float32 or Fortran-ordered X was copied to float64 whole (+229 MB under a 50 MB
+    budget) before a check refused "the result" (probe 85): the copy is refused by name first."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 3)), spaces.Permutations(4).sample(40, random_state=0)
+    model = StructuredRidge(space=spaces.Permutations(4)).fit(X, Y)
+    big = {
+        "broadcast": lambda: np.broadcast_to(X[0], (2 * 10**6, 3)),
+        "float32": lambda: np.ones((2 * 10**6, 3), dtype=np.float32),
+        "fortran": lambda: np.asfortranarray(np.ones((2 * 10**6, 3))),
+    }[make]()
+    copy = r"^X: its contiguous float64 copy of shape \(2000000, 3\): needs 48.0 MB"
+    with combpred.config_context(max_memory=10**7):
+        for method in (model.predict, model.decision_function):
+            with pytest.raises(MemoryError, match=copy):
+                method(big)
+        with pytest.raises(MemoryError, match=copy):
+            StructuredRidge(space=spaces.Permutations(4)).fit(big, np.broadcast_to(Y[0], (2 * 10**6, 4)))
+    # a float32 X within the budget is read as before
+    np.testing.assert_array_equal(
+        model.predict(X.astype(np.float32)), model.predict(X.astype(np.float32).astype(float))
+    )
 
 
 def test_a_separable_probabilistic_fit_is_charged_its_own_working_set():

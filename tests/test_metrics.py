@@ -461,6 +461,32 @@ def test_policy_cosine_errors():
         policy_cosine([1.0], [1.0], average=False)
 
 
+def test_policy_cosine_holds_a_block_of_x_at_a_time(monkeypatch):
+    """X's finiteness mask and unit-scaled rows were made whole: +371 MB under a 50 MB budget for a
+    broadcast X that takes no memory (probe 85). Blocks give the cosines of the whole, and a NaN is
+    named at its row of X."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    W_true, W_pred = rng.normal(size=(2, 3, 8))
+    X = np.broadcast_to(rng.normal(size=8), (10**6, 8))  # 64 MB as a whole
+    tracemalloc.start()
+    try:
+        mean = policy_cosine(W_true, W_pred, X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert mean == pytest.approx(policy_cosine(W_true, W_pred, X[:1]), rel=1e-12)
+    assert peak < 40 * 2**20, f"{peak / 2**20:.0f} MB traced for 8 MB of cosines"
+    Xs = rng.normal(size=(10, 8))
+    whole = policy_cosine(W_true, W_pred, Xs, average=False)
+    monkeypatch.setattr(metrics, "_POLICY_BLOCK", 24)  # 3 rows a block
+    np.testing.assert_allclose(policy_cosine(W_true, W_pred, Xs, average=False), whole, rtol=1e-15)
+    Xs[7, 5] = np.inf
+    with pytest.raises(ValueError, match=r"^X contains NaN or infinity at row 7, column 5$"):
+        policy_cosine(W_true, W_pred, Xs)
+
+
 # ---------------------------------------------------------------------------------------------
 # z-approximation factor
 # ---------------------------------------------------------------------------------------------
@@ -885,6 +911,12 @@ def test_cosmetic_refusals_name_their_argument():
         spaces.from_name(["multilabel"], np.zeros((2, 3)))
     with pytest.raises(ValueError, match="rtol must be a non-negative number, got True"):
         metrics.z_approximation_factor(1.0, 2.0, 0.0, rtol=True)
+    with pytest.raises(ValueError, match="^rtol=1000.* is beyond float64's range$"):  # unnamed OverflowError (probe 85)
+        metrics.z_approximation_factor(1.0, 2.0, 0.0, rtol=10**400)
+    # a contradicting n_classes was dropped without a word (probe 85)
+    with pytest.raises(ValueError, match=r"^n_classes is for from_name\('multiclass', ...\); space='multilabel'"):
+        spaces.from_name("multilabel", np.zeros((2, 3)), n_classes=7)
+    assert spaces.from_name("multilabel", np.zeros((2, 3))).dim == 3
 
 
 def test_hierarchical_metrics_name_a_dags_parent_sets():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import pickle
 import warnings
+from fractions import Fraction
 
 import _abi
 import numpy as np
@@ -44,6 +45,10 @@ def fitted(data):
         ({"epsilon": float("nan")}, r'epsilon="nan": must be finite'),
         ({"epsilon": "0.5"}, "epsilon must be a real number"),
         ({"epsilon": True}, "epsilon must be a real number"),
+        # Python's unnamed OverflowError, and "epsilon=0.0" for a positive Fraction (probe 85)
+        ({"epsilon": 10**400}, "^epsilon=1000.* is beyond float64's range$"),
+        ({"delta": 10**400}, "^delta=1000.* is beyond float64's range$"),
+        ({"epsilon": Fraction(1, 10**400)}, r"^epsilon=Fraction\(1, 1000.* rounds to 0.0 as a float64$"),
         ({"delta": 0}, "delta"),
         ({"delta": 2}, r'parameter delta="2.0": must be in \(0, 1\)'),
         ({"n_samples": 0}, r'parameter n_samples="0": must be an integer ≥ 1'),

@@ -110,6 +110,8 @@ def test_weighted_score_is_the_weighted_mean_of_row_scores(name, estimator):
         (np.array(["1"] * 30), "sample_weight must hold real numbers"),
         (np.ones(29), r"sample_weight must have shape \(30,\)"),
         (np.ones((30, 2)), r"sample_weight must have shape \(30,\)"),
+        # refused before its copy: 745 GiB, which NumPy refused in its own words (probe 85)
+        (np.broadcast_to(1.0, (10**11,)), r"sample_weight must have shape \(30,\), got \(100000000000,\)"),
     ],
 )
 def test_bad_score_weights_are_refused_naming_sample_weight(name, bad, match):

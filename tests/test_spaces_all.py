@@ -463,8 +463,9 @@ def test_decode_rejects_bad_scores():
         space.decode(np.full((1, 6), np.inf))
     with pytest.raises(ValueError, match=r"shape \(n_samples, 6\)"):
         space.decode(np.zeros((2, 5)))
-    # numbers only, as the C ABI's buffers take them: numpy parsed "1" as 1.0
-    for bad in (np.array([list("123456")]), np.zeros((1, 6), dtype=object), np.zeros((1, 6), dtype=complex)):
+    # numbers only, as the C ABI's buffers take them: numpy parsed "1" as 1.0 (objects that are all
+    # real numbers are read as them, test_real_number_arguments_read_objects_...)
+    for bad in (np.array([list("123456")]), np.full((1, 6), None), np.zeros((1, 6), dtype=complex)):
         for call in (space.decode, space.max_margins):
             with pytest.raises(TypeError, match=f"^U must hold real numbers, got dtype {bad.dtype}$"):
                 call(bad)
@@ -654,3 +655,21 @@ def test_covariance_dot_refuses_non_finite_input_and_overflow():
     with pytest.raises(ValueError, match="scale v down"):
         spaces.Permutations(4).covariance_dot(np.full(6, 1e308))
     np.testing.assert_allclose(space.covariance_dot(np.ones(3)), space.covariance() @ np.ones(3))
+
+
+def test_real_number_arguments_read_objects_and_sparse_vectors_as_their_numbers():
+    """Scores held as objects (pandas' dtype object) were refused by decode, max_margins and
+    covariance_dot as "got dtype object" while bayes_decode and the metrics read them; a sparse v
+    was called "dtype object" too, where decode densifies a sparse U (probe 85)."""
+    from scipy import sparse
+
+    space = spaces.Permutations(4)
+    U = np.random.default_rng(0).normal(size=(3, space.dim))
+    np.testing.assert_array_equal(space.decode(U.astype(object)), space.decode(U))
+    np.testing.assert_array_equal(space.max_margins(U.astype(object)), space.max_margins(U))
+    v = U[0]
+    expected = space.covariance() @ v
+    for given in (v.astype(object), sparse.csr_matrix(v), sparse.coo_array(v)):
+        np.testing.assert_allclose(space.covariance_dot(given), expected, rtol=1e-12)
+    with pytest.raises(TypeError, match="^U must hold real numbers, got dtype object"):  # not all numbers
+        space.decode(np.array([["a", 1.0, 2.0, 3.0, 4.0, 5.0]], dtype=object))

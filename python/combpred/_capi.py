@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import itertools
+import math
 import numbers
 import os
 import re
@@ -1069,7 +1070,7 @@ def numeric_objects(a: np.ndarray) -> np.ndarray:
     """An object array whose entries are all real numbers (a pandas column of dtype object,
     ``Y.astype(object)``) as NumPy reads the same numbers from a list; any other array unchanged.
     Structures and integer arguments are read so (fit, score, the metrics and the C ABI's integer
-    buffers alike); class labels keep their objects, and float buffers (scores) refuse them."""
+    buffers alike, and scores as the float buffers read them); class labels keep their objects."""
     if a.dtype == object and a.size and all(isinstance(v, numbers.Real | np.bool_) for v in a.flat):
         return np.array(a.tolist())
     return a
@@ -1147,9 +1148,9 @@ def _pandas_nullable(a: Any, name: str) -> np.ndarray | None:
 
 def _convert(a: Any, dtype: np.dtype, name: str) -> np.ndarray:
     """``a`` as a C-contiguous, aligned, native-order array of ``dtype``, refusing lossy kinds."""
-    a = as_array(a, name)
-    if dtype.kind != "f":  # structures and integer arguments: as fit reads them (scores stay numbers only)
-        a = numeric_objects(a)
+    # objects that are all real numbers as their numbers, for scores too: bayes_decode and the
+    # metrics read them so, and decode refused them as "got dtype object" (probe 85)
+    a = numeric_objects(as_array(a, name))
     kind = a.dtype.kind
     if dtype.kind == "f":
         if kind not in "fiub":  # long double is rounded to float64, as fit and predict round it (probe CB)
@@ -1194,11 +1195,14 @@ def _check_integers(a: np.ndarray, name: str) -> None:
         if np.any(fractional := a != np.round(a)):
             raise ValueError(f"{name} must hold integers, found a fractional value{_first_at(fractional)}")
         if a.size:
-            # compared as Python floats: float16's cast of 2⁶³ overflowed with a warning; int64's
-            # maximum itself rounds to the float 2⁶³, which wraps in the cast
-            hi, lo = a.max(), a.min()
-            if float(hi) >= 2.0**63 or float(lo) < -(2.0**63):
-                outside = (a >= 2.0**63) | (a < -(2.0**63))  # where, and the value as Python prints it (probe CH)
+            # compared in the array's own precision, the test and the search for the entry alike
+            # (as Python floats, a long double just below 2⁶³ was refused, and entry 0 named:
+            # probe 85); 2⁶³ is exact in every float kind but float16, where it is infinity. A
+            # float64 "int64 maximum" is 2⁶³ itself, which wraps in the cast.
+            with np.errstate(over="ignore"):
+                top = a.dtype.type(2.0**63)
+            if a.max() >= top or a.min() < -top:
+                outside = (a >= top) | (a < -top)  # where, and the value as Python prints it (probe CH)
                 bad = a[np.unravel_index(int(np.argmax(outside)), a.shape)].item()
                 raise ValueError(f"{name} holds {bad!r}, outside the 64-bit signed integers{_first_at(outside)}")
     elif kind == "u" and a.dtype.itemsize == 8:
@@ -1228,6 +1232,22 @@ def int64_value(value: int, name: str) -> int:
     if not _in_int64(value):
         raise ValueError(f"{name} must be an integer within the 64-bit range (|{name}| < 2**63), got {value!r}")
     return int(value)
+
+
+def real_value(value: numbers.Real, name: str) -> float:
+    """The float64 the core is given for the real number ``value``, named where the conversion
+    would change what it means: an integer beyond float64 (10**400) failed with Python's unnamed
+    OverflowError, and a Fraction of 10**-400 was refused as "name=0.0", a value never passed
+    (probes BW, 85). Its range is the caller's rule."""
+    try:
+        out = float(value)
+    except OverflowError:
+        out = math.inf if value > 0 else -math.inf
+    if value != 0 and (out == 0 or (math.isinf(out) and value not in (math.inf, -math.inf))):
+        shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:20]}…{repr(value)[-8:]}"
+        words = "rounds to 0.0 as a float64" if out == 0 else "is beyond float64's range"
+        raise ValueError(f"{name}={shown} {words}")
+    return out
 
 
 def _outside_int64(a: np.ndarray) -> tuple[int, ...] | None:

@@ -44,7 +44,11 @@ def _max_memory_bytes(value: Any) -> int:
         raise ValueError(f"max_memory must be a positive number of bytes or None, got {value!r}")
     if isinstance(value, numbers.Integral):
         value = int(value)
-    elif not (math.isfinite(value) and float(value).is_integer()):
+    elif math.isfinite(value) and float(value).is_integer():
+        # compared as a Python float: a float16's comparison cast 2**63 - 1 to its type, with
+        # NumPy's overflow warning (an error under -W error; probe 85)
+        value = float(value)
+    else:
         raise ValueError(f"max_memory must be a whole positive number of bytes or None, got {value!r}")
     if not 0 < value <= 2**63 - 1:
         raise ValueError(f"max_memory must be between 1 and 2**63 - 1 bytes (or None for the default), got {value!r}")

@@ -46,6 +46,16 @@ def validate_data(estimator: Any, X: Any, y: Any = "no_validation", **kwargs: An
         # scikit-learn's float() of the whole object named neither X nor what to pass (probe DL)
         fix = "pandas.DataFrame(X)" if isinstance(X, Mapping) else "np.asarray(list(X))"
         raise TypeError(f"X must be an array of rows (2-D), got a {type(X).__name__}; pass {fix}")
+    if (
+        isinstance(X, np.ndarray)
+        and X.ndim == 2
+        and kwargs.get("dtype") is np.float64
+        and not (X.dtype == np.float64 and X.flags.c_contiguous and X.flags.aligned)
+    ):
+        # the copy of a float32, strided or broadcast X (a view can stand for gigabytes) is sized by
+        # the caller: checked before it is made, naming X (the output's check named "the result",
+        # after the copy; probe 85)
+        _capi.check_output(X.shape, "X", "its contiguous float64 copy")
     try:
         if isinstance(y, str) and y == "no_validation":
             return _sklearn_validate_data(estimator, X, **kwargs)

@@ -95,7 +95,7 @@ def _params(**items: Any) -> bytes:
 def _real(value: Any, name: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a real number, got {value!r}")
-    return float(value)
+    return _capi.real_value(value, name)
 
 
 def _integer(value: Any, name: str) -> int | None:

@@ -1438,17 +1438,15 @@ def _marginal_scale(scale: Any) -> tuple[int, float]:
             raise ValueError(f"scale must be one of {_MARGINAL_SCALES} or a positive number, got {scale!r}")
         return _MARGINAL_SCALES.index(scale), 1.0
     if isinstance(scale, numbers.Real) and not isinstance(scale, (bool, np.bool_)):
-        # the float the core is given, named here when a positive value does not survive the
-        # conversion: 10**400 failed with Python's OverflowError, a Fraction of 10**-400 was
-        # refused as "scale=0" (a value that is not positive the core's range check names)
+        if not scale > 0:  # NaN and values ≤ 0 are refused for their sign by the core's range check (probe BZ)
+            try:
+                return _MARGINAL_SCALES.index("unit"), float(scale)
+            except OverflowError:
+                return _MARGINAL_SCALES.index("unit"), -np.inf
         try:
-            factor = float(scale)
-        except OverflowError:
-            factor = np.inf if scale > 0 else -np.inf
-        if scale > 0 and (factor == 0 or (np.isinf(factor) and scale != np.inf)):
-            shown = repr(scale) if len(repr(scale)) <= 40 else f"{repr(scale)[:20]}…{repr(scale)[-8:]}"
-            words = "rounds to 0.0 as a float64" if factor == 0 else "is beyond float64's range"
-            raise ValueError(f"scale={shown} {words}; the scale must be a positive number")
+            factor = _capi.real_value(scale, "scale")
+        except ValueError as exc:
+            raise ValueError(f"{exc}; the scale must be a positive number") from None
         return _MARGINAL_SCALES.index("unit"), factor
     raise TypeError(f"scale must be one of {_MARGINAL_SCALES} or a positive number, got {scale!r}")
 

@@ -52,9 +52,9 @@ def check_sample_weight(sample_weight: Any, n_samples: int, *, all_zero: bool = 
     w = weight_values(sample_weight)
     if w.ndim == 0:
         w = np.full(n_samples, w, dtype=np.float64)
-    w = np.ascontiguousarray(w, dtype=np.float64)
-    if w.shape != (n_samples,):
+    if w.shape != (n_samples,):  # before the copy: a broadcast weight of the wrong length took gigabytes first
         raise ValueError(f"sample_weight must have shape ({n_samples},), got {w.shape}")
+    w = np.ascontiguousarray(w, dtype=np.float64)
     bad = ~np.isfinite(w) | (w < 0)
     if np.any(bad):
         i = int(np.argmax(bad))

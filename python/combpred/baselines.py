@@ -23,6 +23,7 @@ Rankings are rows of ranks, ``y[j]`` = position of label j, 1 = best, as in
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import os
 import warnings
@@ -425,6 +426,17 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
                 f"the training inputs differ by at most {spread:.3g}: their distances' {power:g}-th powers underflow "
                 "float64, so every query would get the same neighbours; scale X up, e.g. with StandardScaler"
             )
+        if self.metric == "minkowski" and power != 2 and 0 < spread < math.inf:
+            # the largest distance (Σ|d|^p)^(1/p) of n features: its sum of powers, then its root,
+            # must stay finite (p = 1e308 gave every distance 0, every query the same neighbours;
+            # at p = 1e-3 the root overflowed, and the message blamed X's scale)
+            n, most = X.shape[1], math.log(np.finfo(np.float64).max)
+            if power * math.log(spread) + math.log(n) > most or math.log(spread) + math.log(n) / power > most:
+                raise ValueError(
+                    f"p={self.p!r}: the Minkowski distances of the training inputs overflow float64 (their largest "
+                    f"difference {spread:.3g} over {n} features, to the power p and back by the 1/p-th root); use a p "
+                    "nearer 2, or metric='chebyshev' for the limit p → ∞"
+                )
 
     def _label_scores(self, X: Any, state: dict[str, Any]) -> np.ndarray:
         """The Borda count of each query's neighbours' rankings, weighted by ``weights``.
@@ -453,6 +465,7 @@ class KNNBordaRanker(_RankerMixin, BaseEstimator):
             raise ValueError(
                 f"the distances from X row {i} to the training inputs overflow float64 (largest |value| of the row "
                 f"{np.abs(X[i]).max():.3g}): scale X and the training inputs down, e.g. with StandardScaler"
+                + (f", or use a p nearer 2 (p={self.p!r})" if self.metric == "minkowski" and float(self.p) != 2 else "")
             )
         if weights == "distance":
             # relative to the nearest: 1/dist overflowed for a subnormal distance, every label tied at inf

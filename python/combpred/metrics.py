@@ -83,6 +83,8 @@ def _real_array(a: Any, name: str) -> np.ndarray:
         odd = next((v for v in arr.flat if not isinstance(v, numbers.Number | np.generic)), _NOTHING)
         if odd is not _NOTHING:
             raise ValueError(f"{name} must hold real numbers, got {odd!r}")
+    if arr.dtype != np.float64:  # a copy sized by the caller's array (a broadcast view's too)
+        _capi.check_output(arr.shape, name, "its float64 copy")
     try:
         return arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):  # a string met "do not broadcast together" further on
@@ -698,17 +700,26 @@ def policy_cosine(
         raise ValueError(f"with X of {Xa.shape[1]} features, W must have shape (d, {Xa.shape[1]}), got {A.shape}")
     if Xa.shape[0] == 0:
         raise ValueError("X has no rows")
-    _capi.check_finite(Xa, "X")
+    _capi.check_output((Xa.shape[0],), "X", "the cosine of every row")
+    A, B = _unit_scale(A), _unit_scale(B)
+    # The policies are n_samples × d, which neither input's size bounds (X of one column against
+    # W of one row), and X's finiteness mask and scaled rows are as large as X (a broadcast X
+    # takes no memory: probe 85): all are formed a block of rows at a time.
+    block = max(1, _POLICY_BLOCK // max(A.shape[0], Xa.shape[1]))
+    cosines = np.concatenate([_policy_cosines(Xa, lo, block, A, B) for lo in range(0, Xa.shape[0], block)])
+    return _reduce(cosines, sample_weight, average)
+
+
+def _policy_cosines(X: np.ndarray, lo: int, block: int, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The cosines of the policies of X's rows from ``lo``, ``block`` of them."""
+    rows = X[lo : lo + block]
+    if not np.all(finite := np.isfinite(rows)):
+        r, c = np.argwhere(~finite)[0]
+        raise ValueError(f"X contains NaN or infinity at row {lo + int(r)}, column {int(c)}")
     # Scaling W or a row of X by a positive constant leaves every cosine unchanged; unit scales
     # keep X @ W.T finite for finite inputs.
-    Xa, A, B = _unit_scale(Xa, axis=1), _unit_scale(A), _unit_scale(B)
-    # The policies are n_samples × d, which neither input's size bounds (X of one column against
-    # W of one row): they are formed a block of rows at a time.
-    block = max(1, _POLICY_BLOCK // A.shape[0])
-    cosines = np.concatenate(
-        [_cosine_rows(Xa[lo : lo + block] @ A.T, Xa[lo : lo + block] @ B.T) for lo in range(0, Xa.shape[0], block)]
-    )
-    return _reduce(cosines, sample_weight, average)
+    rows = _unit_scale(rows, axis=1)
+    return _cosine_rows(rows @ A.T, rows @ B.T)
 
 
 # Scores per block of policy_cosine (of each policy): 8 MB.
@@ -752,6 +763,7 @@ def z_approximation_factor(f_decoded: Any, f_max: Any, f_min: Any, *, rtol: floa
     """
     if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real) or not rtol >= 0:
         raise ValueError(f"rtol must be a non-negative number, got {rtol!r}")
+    rtol = _capi.real_value(rtol, "rtol")
     values = [_real_array(v, name) for v, name in ((f_decoded, "f_decoded"), (f_max, "f_max"), (f_min, "f_min"))]
     try:
         f, hi, lo = np.broadcast_arrays(*values)

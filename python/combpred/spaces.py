@@ -243,6 +243,12 @@ class Space:
         -------
         Sv : ndarray of shape (d,)
         """
+        if _capi.is_sparse(v):  # densified, as decode's scores are (it was called "dtype object")
+            v = v.reshape((1, v.shape[0])) if len(v.shape) == 1 else v  # scipy's 1-D sparse arrays
+            _capi.check_sparse_structure(v, "v")
+            _capi.check_output(v.shape, "v")
+            v = v.toarray()
+            v = v.reshape(-1) if v.shape[0] == 1 else v  # a sparse vector is a matrix of one row
         return self._handle().covariance_dot(v)
 
     # Encoding: subclasses with a non-row encoding (Multiclass: one int) override these two.
@@ -1044,6 +1050,10 @@ def from_name(name: str, Y: np.ndarray, n_classes: int | None = None) -> Space:
         if n_classes is None:  # Multiclass itself said "n_classes must be an integer, got None"
             raise ValueError("from_name('multiclass', ...) needs n_classes: class labels do not say how many there are")
         return Multiclass(n_classes)
+    if n_classes is not None:  # dropped without a word (probe 85)
+        raise ValueError(
+            f"n_classes is for from_name('multiclass', ...); space={name!r} takes its size from y's columns"
+        )
     if not hasattr(Y, "shape"):  # only the shape is read: a lazy (Dask) array is not computed
         Y = np.asarray(Y)  # a list met Y.ndim
     if name in _BY_NAME:
