@@ -265,10 +265,20 @@ def test_pandas_nullable_targets_are_taken_wherever_fit_takes_them():
     labels = pd.DataFrame(Y < 3).astype("boolean")  # a nullable boolean frame as a multilabel Y
     np.testing.assert_array_equal(spaces.Multilabel(4).embed(labels), spaces.Multilabel(4).embed(Y < 3))
     frame.iloc[3, 1] = pd.NA
-    with pytest.raises(ValueError, match=r"^Y holds a missing value \(pd.NA\)$"):
+    # named with its place, as an object array's None is (probe 84)
+    with pytest.raises(
+        ValueError, match=r"^Y holds a missing value \(pd.NA\) at row 3, column 1: drop its rows or fill it$"
+    ):
         space.validate(frame)
-    with pytest.raises(ValueError, match=r"^y holds a missing value \(pd.NA\)$"):
+    with pytest.raises(
+        ValueError, match=r"^y holds a missing value \(pd.NA\) at row 3, column 1: drop its rows or fill it$"
+    ):
         model.score(X, frame)
+    labels.iloc[5, 2] = pd.NA  # without the hint for label sets, which is not what is wrong
+    with pytest.raises(
+        ValueError, match=r"^y holds a missing value \(pd.NA\) at row 5, column 2: drop its rows or fill it$"
+    ):
+        StructuredRidge(space="multilabel").fit(X, labels)
 
 
 def test_masked_arrays_that_mask_an_entry_are_refused_by_name():

@@ -9,6 +9,7 @@ import warnings
 import combpred
 import numpy as np
 import pytest
+from combpred import spaces
 from combpred.baselines import KNNBordaRanker, PairwiseRanker, StructuredSVM
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -505,3 +506,39 @@ def test_knn_refuses_a_minkowski_p_whose_distances_overflow(p):
     # p far from 2 whose distances stay finite still ranks, as Chebyshev's limit does at a large p
     far = KNNBordaRanker(n_neighbors=5, p=200.0).fit(X, Y).predict(X)
     np.testing.assert_array_equal(far, KNNBordaRanker(n_neighbors=5, metric="chebyshev").fit(X, Y).predict(X))
+
+
+def test_pairwise_sample_weight_for_a_classifier_that_cannot_take_it_is_named():
+    """KNeighborsClassifier's own TypeError named neither PairwiseRanker nor sample_weight, and a
+    Pipeline's advice (step__sample_weight) cannot be followed through PairwiseRanker.fit (probe 84)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, Y = _rankings(n=40)
+    w = np.linspace(0.5, 2.0, 40)
+    with pytest.raises(ValueError, match=r"KNeighborsClassifier\.fit takes no sample_weight"):
+        PairwiseRanker(KNeighborsClassifier()).fit(X, Y, sample_weight=w)
+    with pytest.raises(ValueError, match=r"a Pipeline takes fit parameters by step"):
+        PairwiseRanker(make_pipeline(StandardScaler(), LogisticRegression())).fit(X, Y, sample_weight=w)
+    PairwiseRanker(KNeighborsClassifier()).fit(X, Y)  # without weights, as before
+    PairwiseRanker().fit(X, Y, sample_weight=w)
+
+
+@pytest.mark.parametrize("space", [spaces.Ordinal(3), spaces.Multiclass(3)])
+def test_one_label_spaces_ask_for_a_1d_y(space):
+    """StructuredSVM and Space.validate asked for "shape (n_samples, 1)", the column vector
+    scikit-learn warns against, where StructuredRidge asks for a 1-D y and says what an entry is
+    (probe 84)."""
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    Y = np.zeros((20, 2), dtype=int)
+    what = re.escape(space._one_target)
+    with pytest.raises(
+        ValueError, match=rf"^y has shape \(20, 2\): space={re.escape(repr(space))} takes a 1-D y, one {what}"
+    ):
+        StructuredSVM(space=space).fit(X, Y)
+    with pytest.raises(
+        ValueError, match=rf"^Y must be 1-D, one {what} per sample, for {re.escape(repr(space))}, got shape \(20, 2\)$"
+    ):
+        space.validate(Y)

@@ -347,6 +347,37 @@ def test_column_names_of_mixed_types_are_refused_as_in_memory():
     assert list(named.feature_names_in_) == ["a", "b", "c"]
 
 
+def test_lazy_predictions_warn_of_feature_names_as_in_memory():
+    """A Dask array given to a model fitted with column names, or a Dask DataFrame to one fitted
+    without, predicted without scikit-learn's warnings, which a NumPy or pandas X gets (probe 84)."""
+    pd = pytest.importorskip("pandas")
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:  # at the numpy floor dask.dataframe needs a pyarrow that refuses numpy 1.x
+        pytest.skip(f"dask.dataframe cannot be imported: {exc}")
+    X, Y = _data()
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    named, unnamed = DaskStructuredRidge().fit(frame, Y), DaskStructuredRidge().fit(X, Y)
+    for model, lazy, words in (
+        (
+            named,
+            da.from_array(X, chunks=20),
+            "X does not have valid feature names, but DaskStructuredRidge was fitted with",
+        ),
+        (
+            unnamed,
+            dd.from_pandas(frame, npartitions=2),
+            "X has feature names, but DaskStructuredRidge was fitted without",
+        ),
+    ):
+        with pytest.warns(UserWarning, match=words):
+            model.predict(lazy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        named.predict(dd.from_pandas(frame, npartitions=2))
+        unnamed.predict(da.from_array(X, chunks=20))
+
+
 @pytest.mark.parametrize(
     "make",
     [

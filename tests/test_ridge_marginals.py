@@ -379,7 +379,7 @@ def test_numeric_scale_multiplies_the_unit_scale():
     for c in (0.5, 4, np.float32(2.0), 1e6):
         np.testing.assert_allclose(model.predict_marginals(X, scale=c), np.clip(0.5 + c * U / 4, 0, 1), atol=1e-12)
     np.testing.assert_array_equal(model.predict_marginals(X, scale=1.0), model.predict_marginals(X, scale="unit"))
-    for bad in (0, -1.0, float("nan"), float("inf"), 1e300, True, None, [1.0]):
+    for bad in (0, -1.0, float("nan"), float("inf"), 1e300, True, [1.0]):  # None: the estimator's marginal_scale
         with pytest.raises((ValueError, TypeError), match="scale"):
             model.predict_marginals(X, scale=bad)
     # the float passed on, named: Python's OverflowError, and "scale=0" for a positive value (probe BW)

@@ -1141,8 +1141,8 @@ def _pandas_nullable(a: Any, name: str) -> np.ndarray | None:
     numpy_dtypes = [getattr(d, "numpy_dtype", d) for d in dtypes]
     if not any(hasattr(d, "numpy_dtype") for d in dtypes) or not all(isinstance(d, np.dtype) for d in numpy_dtypes):
         return None  # no nullable column, or one of another kind (strings, categories): as before
-    if np.asarray(a.isna()).any():
-        raise ValueError(f"{name} holds a missing value (pd.NA)")
+    if (missing := np.asarray(a.isna())).any():  # where, in the object arrays' words (probe 84)
+        raise ValueError(f"{name} holds a missing value (pd.NA){_first_at(missing)}: drop its rows or fill it")
     return a.to_numpy(dtype=np.result_type(*numpy_dtypes))
 
 

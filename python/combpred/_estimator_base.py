@@ -128,6 +128,9 @@ class _Fitted(NamedTuple):
     kernel: Any = None
     X_fit: Any = None
     named_classes: bool = False  # class labels by name (space="multiclass"), not a Multiclass's ids
+    # ProbabilisticStructured: the seed its fit drew, which seeds its sampled marginals (and the
+    # predictions read from them) when neither the call nor an integer random_state gives one
+    query_seed: int | None = None
 
     @property
     def dim(self) -> int:
@@ -631,8 +634,8 @@ class StructuredEstimator(BaseEstimator):
         )
         try:
             y = _capi.numeric_objects(_capi.as_array(y, "y"))
-        except ValueError as exc:
-            raise ValueError(f"{exc}{hint}") from None
+        except ValueError as exc:  # the hint is for label sets, not a missing entry (probe 84)
+            raise ValueError(f"{exc}{'' if 'missing value' in str(exc) else hint}") from None
         if y.dtype.kind not in "biufc":  # complex: scikit-learn's "Complex data not supported" follows
             if y.dtype == object:  # integers beyond int64 are named by value (ValueError, probe CH)
                 if (odd := _capi.odd_object(y)) is not None:  # a missing value or a string, by place
@@ -831,6 +834,7 @@ class StructuredEstimator(BaseEstimator):
                     state.get("X_fit_"),
                     # pickles from before it was kept: the space parameter, as score read it then
                     state.get("_named_classes", isinstance(self.space, str)),
+                    state.get("_query_seed"),
                 )
             except AttributeError:  # a fit in another thread has just reset the estimator
                 _check_fitted(self)  # NotFittedError while it runs; once done, read again
@@ -893,8 +897,8 @@ class StructuredEstimator(BaseEstimator):
         return decision, node_weights
 
     def _decision_marginals(self, fitted: _Fitted, X: Any) -> np.ndarray:
-        """The marginals the rules of ``decision`` read: ``predict_marginals``' defaults."""
-        return self._marginals(fitted, X)
+        """The marginals the rules of ``decision`` read, each estimator's own."""
+        raise NotImplementedError
 
     def _decide(self, X: Any, fitted: _Fitted | None = None) -> Any:
         """What ``predict`` returns under ``decision``: the decoder's structure (``_predict``) for

@@ -209,6 +209,9 @@ class ProbabilisticStructured(StructuredEstimator):
         Adam's base step η (step t is η/√t); None means the core's default, 0.2.
     random_state : int, RandomState instance or None, default=None
         Seeds sampled inference during fit, and the sampling methods when they are not given one.
+        A fitted model's sampled marginals (:meth:`predict_marginals`, and :meth:`predict` under a
+        ``decision`` rule) take it as it is when it is an integer, else the seed the fit drew:
+        they are the same at every call.
     n_jobs : int, default=None
         Threads used by the core. None: ``OMP_NUM_THREADS`` as it was when the core was loaded,
         when it holds a positive integer, else all cores (joblib's process workers, and Dask's,
@@ -339,7 +342,8 @@ class ProbabilisticStructured(StructuredEstimator):
         self.warm_start = warm_start
 
     # -- fitting ------------------------------------------------------------------------------
-    def _params_string(self) -> bytes:
+    def _params_string(self, seed: int | None = None) -> bytes:
+        """The core's parameter string; ``seed`` in place of one drawn from ``random_state``."""
         return _params(
             alpha=None if self.alpha is None else float(self.alpha),
             fit_intercept=int(bool(self.fit_intercept)),
@@ -348,7 +352,7 @@ class ProbabilisticStructured(StructuredEstimator):
             max_iter=int(self.max_iter),
             tol=float(self.tol),
             learning_rate=None if self.learning_rate is None else float(self.learning_rate),
-            random_state=_spaces.core_seed(self.random_state),
+            random_state=_spaces.core_seed(self.random_state) if seed is None else seed,
         )
 
     @one_fit_at_a_time
@@ -392,14 +396,15 @@ class ProbabilisticStructured(StructuredEstimator):
         previous = getattr(self, "_model", None) if self.warm_start else None  # _fit_data forgets it
         X, space, rows, classes, sw = self._fit_data(X, y, sample_weight)
         self._check_decision(space)
-        params = self._params_string()
+        seed = _spaces.core_seed(self.random_state)  # one draw: the fit's and its queries'
+        params = self._params_string(seed)
         call = _core.ProbModel.fit_call(space._handle(), X, rows, sw, params, previous)
         if self.verbose:
             print(
                 f"[{type(self).__name__}] {_core.ProbModel.fit_plan(space._handle(), X.shape[0], params)}",
                 file=sys.stderr,
             )
-        self._fit_model(call, **fitted_labels(space, classes, isinstance(self.space, str)))
+        self._fit_model(call, **fitted_labels(space, classes, isinstance(self.space, str)), _query_seed=seed)
         return self
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -524,8 +529,9 @@ class ProbabilisticStructured(StructuredEstimator):
         ``decision="mode"``: the mode argmax_y p(y | x); otherwise the structure of least expected
         loss, from the marginals. Both are decoded by the space's decoder (exact, or within its
         ``decoder_guarantee``). After a fit with a sampler, a rule's marginals are sampled (see
-        :meth:`predict_marginals`): with ``random_state=None`` they, and the predictions, may
-        change from one call to the next. Multiclass models return class labels (``classes_``); multilabel
+        :meth:`predict_marginals`; exact on multiclass and multilabel models, as
+        :meth:`predict_proba`'s), from a seed the fit drew where ``random_state`` is None or a
+        RandomState: a fitted model predicts the same at every call. Multiclass models return class labels (``classes_``); multilabel
         models a 0/1 matrix, or a scipy.sparse CSR matrix when ``fit`` was given a sparse Y
         (``sparse_output_``).
 
@@ -540,9 +546,25 @@ class ProbabilisticStructured(StructuredEstimator):
         """
         return self._decide(X)
 
-    def _seed_or_own(self, random_state: Any) -> int:
-        """A seed from random_state, or from the estimator's random_state when it is None."""
-        return _spaces.core_seed(self.random_state if random_state is None else random_state)
+    def _seed_or_own(self, random_state: Any, fitted: _Fitted | None = None) -> int:
+        """A seed from random_state, or from the estimator's random_state when it is None. The
+        queries of a fitted model (``fitted``: its marginals, and the predictions read from them)
+        take the seed its fit drew where the estimator's random_state is None or a RandomState:
+        a fresh draw at every call gave other predictions, scores and marginals each time, and a
+        row other ones alone than in a batch (probe 84)."""
+        if random_state is None:
+            random_state = self.random_state
+            if fitted is not None and fitted.query_seed is not None and not isinstance(random_state, numbers.Integral):
+                random_state = _spaces._DrawnSeed(fitted.query_seed)
+        return _spaces.core_seed(random_state)
+
+    def _decision_marginals(self, fitted: _Fitted, X: Any) -> np.ndarray:
+        """The marginals the rules of ``decision`` read: ``predict_marginals``' defaults, but the
+        exact ones of the classifier spaces, which ``predict_proba`` reads (after a fit with a
+        sampler, the sampled ones made predict contradict predict_proba on 5.5 % of a multilabel
+        model's entries, probe 84)."""
+        classifier = type(fitted.space) in (_spaces.Multiclass, _spaces.Multilabel)
+        return self._marginals(fitted, X, method="exact" if classifier else None)
 
     def predict_marginals(
         self,
@@ -570,8 +592,9 @@ class ProbabilisticStructured(StructuredEstimator):
             What draws the samples of sampled marginals: the names of the estimator's ``sampler``
             but ``"exact"``; None: the fit's sampler.
         random_state : int, RandomState instance or None, default=None
-            Seeds sampled marginals (None: the estimator's random_state, as it is now: a seed, not
-            part of the fitted model). Each row draws its
+            Seeds sampled marginals. None: the estimator's random_state as it is now where that
+            is an integer, else the seed the fit drew from it (part of the fitted model, so that
+            the marginals and the predictions read from them are the same at every call). Each row draws its
             samples from this seed and its own values: a row's estimate is the same alone, in any
             batch and at any place in it (and the blocks of a Dask X give what one call on all of
             X gives). Exact marginals do not depend on it.
@@ -633,7 +656,7 @@ class ProbabilisticStructured(StructuredEstimator):
             method=_name(options.get("method"), "method"),
             n_samples=_integer(options.get("n_samples"), "n_samples"),
             sampler=_name(options.get("sampler"), "sampler"),
-            random_state=self._seed_or_own(random_state),
+            random_state=self._seed_or_own(random_state, fitted),
             check_mixing=int(_spaces._flag(options.get("check_mixing", False), "check_mixing")),
         )
         marginals, report = fitted.model.marginals(X, params)

@@ -1026,9 +1026,7 @@ class StructuredRidge(StructuredEstimator):
         """
         return self._decide(X)
 
-    def predict_marginals(
-        self, X: Any, scale: str | float = _D["marginal_scale"], estimate: str = _D["marginal_estimate"]
-    ) -> np.ndarray:
+    def predict_marginals(self, X: Any, scale: str | float | None = None, estimate: str | None = None) -> np.ndarray:
         """Estimate E[ψ(y) | x], the marginals of the structure given each input, from the scores.
 
         At the optimum of the objective, the scores u(x) are whitened by the covariance S of ψ
@@ -1071,13 +1069,17 @@ class StructuredRidge(StructuredEstimator):
             Inputs (dense or ``scipy.sparse``, whatever the layout of the training inputs); with
             ``kernel="precomputed"``, the kernel values against the training samples
             (n_samples, n_samples_fit).
-        scale : {"noise_free", "unit"} or float, default="noise_free"
+        scale : {"noise_free", "unit"} or float, default=None
             The scale c of S·u(x): the per-input c above, 1, or the given positive number (from
             2.2e-308, the smallest normal float64, to 1e100, which keeps c·S u(x) finite). With
             ``estimate="tilted"``: the c of θ = c·u(x), ``"unit"`` or a positive number
-            (``"noise_free"`` is refused).
-        estimate : {"linear", "tilted"}, default="linear"
-            ``"linear"``: clip(p + c·S u(x)), above. ``"tilted"``: the mean of ψ under the
+            (``"noise_free"`` is refused). None: the estimator's ``marginal_scale``
+            (``"noise_free"`` by default), which :meth:`predict`'s decision rules read too.
+        estimate : {"linear", "tilted"}, default=None
+            None: the estimator's ``marginal_estimate`` (``"linear"`` by default): a scale and
+            an estimate tuned as parameters (``GridSearchCV``) are what this method gives, as
+            :meth:`predict` decodes them (the method's own defaults gave the untuned estimate,
+            probe 84). ``"linear"``: clip(p + c·S u(x)), above. ``"tilted"``: the mean of ψ under the
             reference measure μ tilted by the scores, μ_θ(y) ∝ μ(y)·exp⟨θ, ψ(y)⟩ with
             θ = c·u(x) (docs/design.md §2c). To first order in θ it is p + c·S u(x), the linear
             estimate; beyond, it is a mean of structures of μ's support, in range without
@@ -1114,7 +1116,8 @@ class StructuredRidge(StructuredEstimator):
         --------
         decision_function : the scores u(x) themselves.
         """
-        return self._marginals(self._fitted(), X, scale, estimate)
+        scale = self.marginal_scale if scale is None else scale
+        return self._marginals(self._fitted(), X, scale, self.marginal_estimate if estimate is None else estimate)
 
     def _check_decision_marginals(self, space: Any) -> None:
         """Refuse, before the fit, a ``marginal_estimate`` and ``marginal_scale`` that the rules of
@@ -1150,8 +1153,8 @@ class StructuredRidge(StructuredEstimator):
         self,
         fitted: _Fitted,
         X: Any,
-        scale: str | float = _D["marginal_scale"],
-        estimate: str = _D["marginal_estimate"],
+        scale: str | float,
+        estimate: str,
     ) -> np.ndarray:
         """predict_marginals from the snapshot ``fitted`` (predict's decision rules decode them in its space)."""
         code, factor = _marginal_scale(scale)

@@ -23,6 +23,7 @@ Rankings are rows of ranks, ``y[j]`` = position of label j, 1 = best, as in
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import numbers
 import os
@@ -44,6 +45,7 @@ from . import spaces as _spaces
 from ._estimator_base import (
     _are_sorted_labels,
     _check_unseen_labels,
+    _one_label_per_sample,
     class_label_vector,
     class_labels,
     class_rows,
@@ -584,6 +586,8 @@ class PairwiseRanker(_RankerMixin, BaseEstimator):
         if sw is not None and not np.isfinite(sw.sum()):  # LogisticRegression fitted zeros, every vote 0.5
             raise ValueError(f"sample_weight sums to more than {np.finfo(np.float64).max:.3g}: rescale the weights")
         fit_kw = {} if sw is None else {"sample_weight": sw}
+        if sw is not None:
+            _check_takes_sample_weight(base)
         estimators = []
         for u, v in zip(iu, iv, strict=True):
             target = (Y[:, u] < Y[:, v]).astype(np.int64)
@@ -647,6 +651,31 @@ def _before(model: Any, X: np.ndarray) -> np.ndarray:
     if hasattr(model, "predict_proba"):
         return model.predict_proba(X)[:, classes.index(1)] if 1 in classes else np.zeros(X.shape[0])
     return (model.predict(X) == 1).astype(np.float64)
+
+
+def _check_takes_sample_weight(base: Any) -> None:
+    """Refuse sample_weight for a pairwise classifier whose fit cannot take it, naming both: its
+    own TypeError named neither PairwiseRanker nor the parameter, and a Pipeline's advice to pass
+    step__sample_weight cannot be followed through PairwiseRanker.fit (probe 84)."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.utils.validation import has_fit_parameter
+
+    try:
+        parameters = inspect.signature(base.fit).parameters.values()
+    except (AttributeError, TypeError, ValueError):  # no fit, or one without a signature: its own error
+        return
+    keywords = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    if has_fit_parameter(base, "sample_weight") or (keywords and not isinstance(base, Pipeline)):
+        return
+    reason = (
+        "a Pipeline takes fit parameters by step (step__sample_weight), which PairwiseRanker does not route"
+        if isinstance(base, Pipeline)
+        else f"{type(base).__name__}.fit takes no sample_weight"
+    )
+    raise ValueError(
+        f"sample_weight is passed to every pairwise classifier's fit, and {reason}: use an estimator whose fit "
+        "takes it, or fit without sample_weight"
+    )
 
 
 class StructuredSVM(_FittedOnce, BaseEstimator):
@@ -823,6 +852,8 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         if self.space == "multiclass":
             classes, idx = class_labels(y, "at least 2 are needed")
             return _spaces.Multiclass(len(classes)), idx, classes
+        if hasattr(self.space, "_one_target"):
+            _one_label_per_sample(y, self.space)  # the structured estimators' words (probe 84)
         y = _spaces._densify_targets(y, "y")  # a sparse Y as the estimators take it (it was "got shape ()")
         space = _spaces.from_name(self.space, y) if isinstance(self.space, str) else self.space
         # classes_ as StructuredRidge's: a Multiclass object's ids, a multi-label model's label indices

@@ -64,7 +64,6 @@ from ._estimator_base import (
     set_threads,
 )
 from ._probabilistic import ProbabilisticStructured
-from ._ridge import _D as _ridge_defaults
 from ._ridge import StructuredRidge
 from ._weights import check_weight_dtype, weight_values
 from .exceptions import MixingWarning
@@ -867,6 +866,16 @@ class _DaskPrediction:
         columns = getattr(X, "columns", None)
         if names is not None and columns is not None and list(columns) != list(names):
             raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
+        # scikit-learn's two warnings, which a NumPy or pandas X gets (probe 84); names are strings
+        named = columns is not None and len(columns) > 0 and all(isinstance(c, str) for c in columns)
+        if (names is None) == named:
+            warnings.warn(
+                f"X has feature names, but {type(self).__name__} was fitted without feature names"
+                if named
+                else f"X does not have valid feature names, but {type(self).__name__} was fitted with feature names",
+                UserWarning,
+                stacklevel=3,
+            )
         X = _x_array(X, fit=False)
         if X.shape[1] != self.n_features_in_:  # scikit-learn's words, as for a NumPy X
             raise ValueError(
@@ -877,7 +886,7 @@ class _DaskPrediction:
             call == "predict_marginals" or local.decision != _decision.MODE
         ):
             # one seed for every block, drawn here as one in-memory call draws it
-            seed = _spaces._DrawnSeed(local._seed_or_own(kwargs.get("random_state")))
+            seed = _spaces._DrawnSeed(local._seed_or_own(kwargs.get("random_state"), local._fitted()))
             local.random_state = seed
             kwargs = (kwargs | {"random_state": seed}) if call == "predict_marginals" else kwargs
         # the output's trailing shape and dtype, from one row (cheap, and exactly what blocks return);
@@ -1154,12 +1163,7 @@ class DaskStructuredRidge(_DaskPrediction, StructuredRidge):
         """
         return self._lazy(X, "decision_function") if _is_dask(X) else super().decision_function(X)
 
-    def predict_marginals(
-        self,
-        X: Any,
-        scale: str | float = _ridge_defaults["marginal_scale"],
-        estimate: str = _ridge_defaults["marginal_estimate"],
-    ) -> Any:
+    def predict_marginals(self, X: Any, scale: str | float | None = None, estimate: str | None = None) -> Any:
         """Estimate E[ψ(y) | x]; lazily, as a Dask array, for Dask input.
 
         See :meth:`combpred.StructuredRidge.predict_marginals`.

@@ -257,6 +257,11 @@ class Space:
         if Y.ndim == 1 and self.width == 1:
             Y = Y.reshape(-1, 1)
         if Y.ndim != 2 or Y.shape[1] != self.width:
+            if self.width == 1 and hasattr(self, "_one_target"):
+                # "(n_samples, 1)" asked for the column vector scikit-learn warns against (probe 84)
+                raise ValueError(
+                    f"{name} must be 1-D, one {self._one_target} per sample, for {self!r}, got shape {Y.shape}"
+                )
             raise ValueError(f"{name} must have shape (n_samples, {self.width}) for {self!r}, got shape {Y.shape}")
         return _capi.int64_array(Y, name)
 
