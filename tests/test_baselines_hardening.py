@@ -542,3 +542,20 @@ def test_one_label_spaces_ask_for_a_1d_y(space):
         ValueError, match=rf"^Y must be 1-D, one {what} per sample, for {re.escape(repr(space))}, got shape \(20, 2\)$"
     ):
         space.validate(Y)
+
+
+def test_structured_svm_fitted_on_a_sparse_y_predicts_csr():
+    """It predicted a dense array, where StructuredRidge, ProbabilisticStructured and scikit-learn's
+    OneVsRestClassifier predict CSR from a sparse Y (probe 84)."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = (X @ rng.normal(size=(3, 5)) > 0).astype(int)
+    dense = StructuredSVM(space="multilabel", random_state=0).fit(X, Y)
+    sparse_model = StructuredSVM(space="multilabel", random_state=0).fit(X, sparse.csr_matrix(Y))
+    assert not dense.sparse_output_ and sparse_model.sparse_output_
+    pred = sparse_model.predict(X)
+    assert sparse.issparse(pred) and pred.format == "csr"
+    np.testing.assert_array_equal(pred.toarray(), dense.predict(X))
+    assert sparse_model.score(X, Y) == dense.score(X, Y)

@@ -31,6 +31,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from scipy import sparse as _sparse
 from sklearn.base import BaseEstimator, clone, is_regressor
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
@@ -758,6 +759,8 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         Number of epochs run.
     n_features_in_ : int
         Number of features seen during fit.
+    sparse_output_ : bool
+        Whether ``fit`` was given a sparse Y: ``predict`` then returns a scipy.sparse CSR matrix.
     """
 
     _parameter_constraints: dict = {
@@ -770,7 +773,7 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
     }
-    _FITTED = ("space_", "coef_", "intercept_", "classes_", "loss_curve_", "n_iter_")
+    _FITTED = ("space_", "coef_", "intercept_", "classes_", "loss_curve_", "n_iter_", "sparse_output_")
     # coef_ was (n_features, d) until session 46: a pickle carries the layout of its coef_, and one
     # without it is read as the old one (a square coef_ would otherwise load transposed, silently)
     _COEF_LAYOUT = "(d, n_features)"
@@ -893,6 +896,7 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         """
         self._forget()
         self._validate_params()
+        sparse_output = _capi.is_sparse(y)
         if y is None:  # scikit-learn's words (check_requires_y_none); "got shape ()" came before
             raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
         # C order: the same seed gave other bits on a Fortran-ordered copy of X (BLAS sums in
@@ -1038,6 +1042,7 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
             classes_=classes,
             loss_curve_=loss_curve,
             n_iter_=max_iter,
+            sparse_output_=sparse_output,
         )
         return self
 
@@ -1143,7 +1148,10 @@ class StructuredSVM(_FittedOnce, BaseEstimator):
         y : ndarray
             Structures in the space's encoding (class labels for ``space="multiclass"``).
         """
-        return self._predict(X, self._snapshot())
+        state = self._snapshot()
+        pred = self._predict(X, state)
+        # a sparse Y's model predicts CSR, as the estimators and OneVsRestClassifier do (probe 84)
+        return _sparse.csr_matrix(pred) if state.get("sparse_output_", False) else pred
 
     def _predict(self, X: Any, state: dict[str, Any]) -> np.ndarray:
         pred = state["space_"].decode(self._scores(X, state))
