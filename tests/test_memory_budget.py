@@ -256,7 +256,7 @@ def test_max_memory_accepts_whole_numbers():
         assert combpred.get_config()["max_memory"] == 2**63 - 1
     # a float16's comparison with 2**63 - 1 overflowed with NumPy's warning (probe 85)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", RuntimeWarning)  # not the UserWarning of live loky workers
         with combpred.config_context(max_memory=np.float16(1024)):
             assert combpred.get_config()["max_memory"] == 1024
 

@@ -1183,10 +1183,14 @@ class StructuredRidge(StructuredEstimator):
         structure at +1 or −1 against the best at 0, which this margin does not give. It is a
         per-coordinate score for ranking metrics (average precision over (input, label) or
         (input, node) pairs, ranking loss) that comes from the same decoder as the prediction. Coordinates constant over the space (the
-        root of a taxonomy) get +inf when on and −inf when off. Where the reference measure holds
-        a coordinate at an end of its range (``empirical_weight=1``: a label or node that every
-        training structure has, or that none has), both maxima range over the structures that
-        hold it there, as :meth:`predict` does, and such coordinates get ±inf too; one held inside
+        root of a taxonomy) get +inf when on and −inf when off. Where a reference measure with a
+        data-driven part (``empirical_weight`` > 0) holds a coordinate at an end of its range (a
+        label or node that every training structure has, or that none has, and that the uniform
+        part holds there too to within a variance of 10⁻¹² of the largest coordinate's: a node
+        above 45 leaves, which the uniform measure over subtrees leaves out with probability
+        2⁻⁴⁵), both maxima range over the structures that hold it there, as :meth:`predict`
+        does, and such coordinates get ±inf too (the uniform measure alone pins none: its scores
+        there are rounding, ±10⁻¹⁴); one held inside
         its range (an arc absent from every training cycle) gets a finite margin over all
         structures; where the measure leaves one end of a three-valued coordinate impossible, the
         margin is between the values that remain (+1 against 0, or 0 against −1).
