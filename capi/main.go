@@ -72,9 +72,9 @@ func useThreads(t int) {
 //export cp_set_threads_default
 func cp_set_threads_default(omp *C.char) (rc C.int) {
 	defer guard(&rc)
-	value := ""
-	if omp != nil {
-		value = C.GoString(omp)
+	value, err := goString(omp, "omp")
+	if err != nil {
+		return status(err)
 	}
 	useThreads(defaultThreads(value, runtime.NumCPU()))
 	return cpOK

@@ -110,9 +110,9 @@ func readFitArgsOf(spaceHandle C.int64_t, m, n C.int64_t, readX, readY func(*fit
 			return nil, err
 		}
 	}
-	ps := ""
-	if params != nil {
-		ps = C.GoString(params)
+	ps, err := goString(params, "the parameter string")
+	if err != nil {
+		return nil, err
 	}
 	if a.opt, err = parseFitParams(ps, int(n)); err != nil {
 		return nil, err

@@ -19,7 +19,10 @@ import (
 //export cp_check_output
 func cp_check_output(bytes C.int64_t, what *C.char) (rc C.int) {
 	defer guard(&rc)
-	name := goString(what)
+	name, err := goName(what, "what")
+	if err != nil {
+		return status(err)
+	}
 	if name == "" {
 		name = "an output" // a caller that names nothing still gets a subject (probe DX)
 	}

@@ -21,13 +21,6 @@ import (
 // handles of their own kind ("prob model"): passing a StructuredRidge handle is a type error.
 // Query calls take a "key=value;..." parameter string (see parseProbQuery); NULL means defaults.
 
-func goString(p *C.char) string {
-	if p == nil {
-		return ""
-	}
-	return C.GoString(p)
-}
-
 // progressFunc adapts a C progress callback (nil: none) to the solvers' Progress option.
 func progressFunc(progress C.cp_progress_fn, ctx unsafe.Pointer) func(int, float64, float64) bool {
 	if progress == nil {
@@ -114,7 +107,11 @@ func probFitWith(spaceHandle C.int64_t, m C.int64_t, ys *C.int64_t, w C.int64_t,
 // probFitOptions reads the parameter string of a fit on sp and the handle of the model it
 // warm-starts from (0: none), and checks the sampler against the space.
 func probFitOptions(sp space.Space, params *C.char, init C.int64_t) (prob.Options, error) {
-	opt, err := parseProbFitParams(goString(params))
+	ps, err := goString(params, "the parameter string")
+	if err != nil {
+		return prob.Options{}, err
+	}
+	opt, err := parseProbFitParams(ps)
 	if err != nil {
 		return opt, err
 	}
@@ -274,7 +271,11 @@ func probMarginals(md *prob.Model, X xmat.Rows, ins []region, params *C.char, ou
 
 // queryOf parses a query call's parameters against the model and checks its sampler.
 func queryOf(md *prob.Model, params *C.char, call probQuery) (queryOptions, error) {
-	qo, err := parseProbQuery(goString(params), call, md.Inference)
+	ps, err := goString(params, "the parameter string")
+	if err != nil {
+		return queryOptions{}, err
+	}
+	qo, err := parseProbQuery(ps, call, md.Inference)
 	if err == nil {
 		err = checkSampler(md.Space, qo.Inference.Sampler)
 	}

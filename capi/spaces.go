@@ -48,7 +48,11 @@ func cp_space_new(kind *C.char, params *C.int64_t, nparams C.int64_t, out *C.int
 	// A DAG space refused at its ancestry bound has built up to a gigabyte of ancestor sets first:
 	// that memory goes back to the system once the process is idle, not minutes later.
 	defer releaseAfter(heapAllocs())
-	name, ps := C.GoString(kind), append([]int64(nil), p...)
+	name, err := goName(kind, "kind")
+	if err != nil {
+		return status(err)
+	}
+	ps := append([]int64(nil), p...)
 	var sp space.Space
 	err = cancellable(len(ps) <= inlineSpaceParams, func(stop *cancel.Flag) error {
 		var err error
@@ -222,7 +226,10 @@ func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w, first C.int64_t, name *
 	if err != nil {
 		return status(err)
 	}
-	arg := goString(name)
+	arg, err := goName(name, "name")
+	if err != nil {
+		return status(err)
+	}
 	if arg == "" {
 		arg = "Y"
 	}

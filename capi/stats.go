@@ -23,9 +23,9 @@ import (
 func statsOf(h int64) (*ridge.Stats, error) { return objectOf[*ridge.Stats](h, "stats") }
 
 func paramsOf(params *C.char, n int) (ridge.Options, error) {
-	ps := ""
-	if params != nil {
-		ps = C.GoString(params)
+	ps, err := goString(params, "the parameter string")
+	if err != nil {
+		return ridge.Options{}, err
 	}
 	return parseFitParams(ps, n)
 }

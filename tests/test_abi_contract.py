@@ -66,6 +66,39 @@ def test_python_signatures_match_the_header():
         assert [_c_type(t) for t in argtypes] == args, name
 
 
+@pytest.mark.skipif(shutil.which("nm") is None, reason="needs binutils' nm")
+def test_the_library_exports_exactly_the_headers_functions():
+    """Six internal C helpers were exported with the ABI's prefix, undeclared and unchecked:
+    cp_set_error(NULL) and cp_call_progress(NULL, ...) killed the process (probe 87)."""
+    listed = subprocess.run(
+        ["nm", "-D", "--defined-only", _capi.lib()._name], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    exported = {fields[-1] for fields in map(str.split, listed.splitlines()) if fields and fields[-1].startswith("cp_")}
+    assert exported == set(_header_functions()), exported ^ set(_header_functions())
+
+
+def test_string_arguments_are_bounded_before_they_are_copied():
+    """Every const char* argument was copied whole into Go before a length check, outside the
+    memory budget: 1.3 GB under an address-space limit aborted the process, and names had no bound
+    at all. The bound is read by strnlen, the copy never made; names that are not UTF-8 come back
+    in messages as U+FFFD (probe 87)."""
+    lib = _capi.lib()
+    long = b"a" * (2**16 + 1)
+    for call in (
+        lambda: lib.cp_ridge_check_distributable(long),
+        lambda: lib.cp_check_output(1, long),
+        lambda: lib.cp_set_threads_default(long),
+    ):
+        assert call() == _capi.VALUE
+        assert re.fullmatch(r"(the parameter string|what|omp) is longer than 65536 bytes", lib.cp_last_error().decode())
+    assert lib.cp_check_output(2**62, b"x\xffy") == _capi.MEMORY
+    message = lib.cp_last_error()
+    assert message.decode().startswith("x\ufffdy: "), message  # UTF-8, the byte replaced
+    _capi.check(lib.cp_set_threads_default(_capi._omp_at_load))  # the default as it was
+    assert lib.cp_ridge_check_distributable(b"a" * 2**16) == _capi.VALUE  # at the bound: parsed
+    assert "longer than" not in lib.cp_last_error().decode()
+
+
 def test_info_json_is_read_within_its_buffer():
     # _read_json copies the bytes the core reports, never more than the buffer holds: after a
     # second call that reports a larger size again (the info grew between the calls) the buffer

@@ -113,6 +113,55 @@ def test_fork_before_first_use_works():
     assert result.stdout.split() == ["0", "True"]
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="os.fork")
+def test_a_first_load_that_failed_after_starting_the_runtime_still_refuses_a_forked_child():
+    """A first call whose checks failed after the library was loaded (its Go runtime started) left
+    no mark: a child forked afterwards hung in its first fit, where ForkedChildError was promised.
+    A malformed COMBPRED_MAX_MEMORY is now read before the load: the runtime does not start, and a
+    child forked after the parent fixed it loads its own copy (probe 86)."""
+    result = _run_python(
+        """
+        import os
+        import numpy as np
+        from combpred import StructuredRidge, _capi
+        from combpred.exceptions import ForkedChildError
+        X = np.random.default_rng(0).normal(size=(50, 4))
+        Y = (X[:, :3] > 0).astype(int)
+
+        def child_outcome():
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    StructuredRidge().fit(X, Y)
+                    os._exit(0)
+                except ForkedChildError:
+                    os._exit(5)
+                except BaseException:
+                    os._exit(4)
+            _, status = os.waitpid(pid, 0)
+            return os.waitstatus_to_exitcode(status)
+
+        os.environ[_capi.MAX_MEMORY_ENV] = "lots"
+        try:
+            _capi.lib()
+        except ImportError:
+            pass
+        del os.environ[_capi.MAX_MEMORY_ENV]
+        print(_capi._runtime_started, child_outcome())
+        real = _capi.__version__
+        _capi.__version__ = "0"  # a check after the load fails: the runtime has started
+        try:
+            _capi.lib()
+        except ImportError:
+            pass
+        _capi.__version__ = real
+        print(_capi._runtime_started, child_outcome(), StructuredRidge().fit(X, Y).score(X, Y) > 0.9)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "0", "True", "5", "True"]
+
+
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
 def test_spawn_and_forkserver_children_work(method):
     if method not in mp.get_all_start_methods():

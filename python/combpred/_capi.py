@@ -302,6 +302,9 @@ _SIGNATURES = {
 _lock = threading.Lock()
 _lib: ctypes.CDLL | None = None
 _loaded_in_pid: int | None = None
+# Whether this process loaded the library, which starts its Go runtime: a first call whose checks
+# failed after the load left a runtime that a forked child's first fit hung in (probe 86).
+_runtime_started = False
 _loading = False  # a thread is inside the first load (under _lock)
 
 
@@ -311,7 +314,7 @@ def _after_fork_in_child() -> None:
     # the child must not call it either.
     global _lib, _lock, _loaded_in_pid, _locks_lock
     _lock, _locks_lock = threading.Lock(), threading.RLock()
-    if _lib is not None or _loading:
+    if _lib is not None or _loading or _runtime_started:
         _lib = None  # never call the parent's Go runtime from the child
         if _loaded_in_pid is None:
             _loaded_in_pid = -1
@@ -648,8 +651,12 @@ def _load_checked() -> ctypes.CDLL:
     _refuse_a_malformed_gomemlimit()
     _refuse_thin_memory_limits()
     _refuse_a_thin_thread_limit()
+    budget = os.environ.get(MAX_MEMORY_ENV)
+    budget_bytes = _environment_budget(budget) if budget else None  # read before the runtime starts
+    global _runtime_started
     with _asynchronous_signals_blocked():
         handle = _libpath.load(before=_refuse_second_copy)
+    _runtime_started = True
     path = handle._name
     missing = [name for name in _SIGNATURES if not hasattr(handle, name)]
     if missing:
@@ -669,8 +676,7 @@ def _load_checked() -> ctypes.CDLL:
         )
     if handle.cp_set_interrupt_poll(_POLL) != OK:
         raise ImportError(f"{path}: the core library refused its interrupt poll")
-    budget = os.environ.get(MAX_MEMORY_ENV)
-    if budget and handle.cp_set_max_memory(_environment_budget(budget)) != OK:
+    if budget_bytes is not None and handle.cp_set_max_memory(budget_bytes) != OK:
         raise ImportError(f"{path}: the core library refused {MAX_MEMORY_ENV}={budget!r}")
     global _omp_at_load
     value = os.environ.get("OMP_NUM_THREADS")
