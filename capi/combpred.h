@@ -430,7 +430,8 @@ CP_EXPORT int cp_space_covariance_check(int64_t h);
    rows (m × d) into out (m × w); cancellable through the interrupt poll. */
 CP_EXPORT int cp_space_decode(int64_t h, double *us, int64_t m, int64_t d, int64_t *out, int64_t w);
 
-/* cp_space_embed writes ψ of m valid structures (m × w) into out (m × d). */
+/* cp_space_embed writes ψ of m valid structures (m × w) into out (m × d); cancellable through
+   the interrupt poll. */
 CP_EXPORT int cp_space_embed(int64_t h, int64_t *ys, int64_t m, int64_t w, double *out, int64_t d);
 
 /* cp_space_enumerate writes every structure (for tests; refused beyond 2²² structures or 2²⁶

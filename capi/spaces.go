@@ -243,7 +243,8 @@ func cp_space_validate(h C.int64_t, ys *C.int64_t, m, w, first C.int64_t, name *
 	return status(space.ValidateNamedRows(sp, y, int(m), int(first), arg))
 }
 
-// cp_space_embed writes ψ of m valid structures (m × w) into out (m × d).
+// cp_space_embed writes ψ of m valid structures (m × w) into out (m × d); cancellable through
+// the interrupt poll.
 //
 //export cp_space_embed
 func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d C.int64_t) (rc C.int) {
@@ -266,8 +267,9 @@ func cp_space_embed(h C.int64_t, ys *C.int64_t, m, w C.int64_t, out *C.double, d
 	if err := space.ValidateNamedRows(sp, y, int(m), 0, "Y"); err != nil {
 		return status(err)
 	}
-	space.EmbedRows(sp, y, int(m), psi)
-	return cpOK
+	return status(cancellable(int64(m) <= inlineRows(float64(sp.Dim())), func(stop *cancel.Flag) error {
+		return space.EmbedRowsUntil(sp, y, int(m), psi, stop)
+	}))
 }
 
 // cp_space_sample draws n uniform structures, determined by seed, into out (n × w); cancellable

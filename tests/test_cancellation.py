@@ -84,3 +84,26 @@ def test_expensive_rows_are_never_run_inline():
     assert linear._model.info.inline_rows == most
     assert 0 < kernel._model.info.inline_rows < most  # 3,000 support rows × (100 features + 4)
     assert exact._model.info.inline_rows == 0
+
+
+def test_an_embedding_of_many_rows_listens_for_ctrl_c(monkeypatch):
+    """Space.embed ran its whole embedding deaf to Ctrl-C (0.64 s after the press for 1.9 GB; a
+    budget-sized one is seconds; probe 86). Beyond the inline rows it runs under the interrupt
+    plumbing, and the core looks at the stop flag every 256 rows (TestEmbedRowsUntil)."""
+    import contextlib
+
+    import numpy as np
+    from combpred import _capi, _core, spaces
+
+    entered = []
+
+    @contextlib.contextmanager
+    def recording():
+        entered.append(True)
+        yield
+
+    sp = spaces.Permutations(5)
+    Y = sp.sample(_core._INLINE_ROWS + 1, random_state=0)
+    monkeypatch.setattr(_capi, "interruptible", recording)
+    np.testing.assert_array_equal(sp.embed(Y)[:3], sp.embed(Y[:3]))
+    assert entered == [True]  # the large call alone

@@ -110,6 +110,16 @@ def test_get_data_home_honours_the_environment(tmp_path, monkeypatch):
     assert datasets.get_data_home(tmp_path / "x") == tmp_path / "x"
     with pytest.raises(TypeError, match="data_home"):
         datasets.get_data_home(5)
+    # no home directory (no HOME, a user id without a passwd entry): pathlib's words named neither
+    # data_home nor the variable (probe 86)
+    monkeypatch.delenv("COMBPRED_DATA_HOME")
+
+    def homeless():
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(datasets._fetch.Path, "home", staticmethod(homeless))
+    with pytest.raises(RuntimeError, match="pass data_home= or set COMBPRED_DATA_HOME"):
+        datasets.get_data_home()
 
 
 @pytest.mark.parametrize("timeout", [float("nan"), -1, 0, 1e308, float("inf"), None, True, "5"])

@@ -76,6 +76,7 @@ def test_fork_after_use_raises_in_the_child():
         assert kind == "ForkedChildError", (name, kind, message)
         assert is_forked_error
         assert "fork" in message and "spawn" in message
+        assert "set_forkserver_preload" in message  # the server of 'forkserver' forks its workers too (probe 86)
     for name in ("model finalizer", "space finalizer"):
         assert outcome[name][0] == "no error", (name, outcome[name])
     assert outcome["collected"]

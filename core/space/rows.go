@@ -45,12 +45,26 @@ func ValidateNamedRows(s Space, ys []int64, m, first int, name string) error {
 
 // EmbedRows writes ψ of m valid structures (ys, m × Width()) into psi (m × Dim()), row-major.
 func EmbedRows(s Space, ys []int64, m int, psi []float64) {
+	_ = EmbedRowsUntil(s, ys, m, psi, nil)
+}
+
+// embedStopRows is how many rows EmbedRowsUntil embeds between two looks at its stop flag.
+const embedStopRows = 256
+
+// EmbedRowsUntil is EmbedRows that looks at stop every embedStopRows rows and returns
+// cancel.ErrCancelled once it is set, the rows not yet begun left as they were (a nil stop never
+// stops): an embedding the size of the memory budget is seconds of work, which Ctrl-C waited for.
+func EmbedRowsUntil(s Space, ys []int64, m int, psi []float64, stop *cancel.Flag) error {
 	w, d := s.Width(), s.Dim()
-	parallel.For(m, 256, func(lo, hi int) {
+	parallel.For(m, embedStopRows, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			if (i-lo)%embedStopRows == 0 && stop.Stopped() {
+				return
+			}
 			s.Embed(ys[i*w:(i+1)*w], psi[i*d:(i+1)*d])
 		}
 	})
+	return stop.Err()
 }
 
 // DecodeRows decodes m score rows (us, m × Dim()) into structures (ys, m × Width()) on all threads.

@@ -350,7 +350,9 @@ def lib() -> ctypes.CDLL:
                 raise ForkedChildError(
                     "combpred cannot run in a process forked after the parent used it: the Go "
                     "runtime does not survive fork(). Use the 'spawn' or 'forkserver' start method "
-                    "of multiprocessing (or joblib's default 'loky' backend)."
+                    "of multiprocessing (or joblib's default 'loky' backend); with 'forkserver', keep "
+                    "modules that use combpred at import out of multiprocessing.set_forkserver_preload "
+                    "(the server that loaded them forks every worker)."
                 )
             _loading = True
             try:

@@ -311,7 +311,8 @@ class SpaceHandle:
         m, w, d = rows.shape[0], self.info.width, self.info.dim
         rows, p = _capi.i64(rows, (m, w), "Y")
         out, pout = _capi.out_f64((m, d), name)
-        _capi.check(_capi.lib().cp_space_embed(self.value, p, m, w, pout, d))
+        with _interruptible(m):  # a budget-sized embedding is seconds of work (probe 86)
+            _capi.check(_capi.lib().cp_space_embed(self.value, p, m, w, pout, d))
         return out
 
     def sample(self, n_samples: int, seed: int) -> np.ndarray:

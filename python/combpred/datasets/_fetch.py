@@ -84,7 +84,7 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     data_home : pathlib.Path
     """
     if data_home is None:
-        data_home = os.environ.get("COMBPRED_DATA_HOME") or Path.home() / "combpred_data"
+        data_home = os.environ.get("COMBPRED_DATA_HOME") or _home() / "combpred_data"
     if not isinstance(data_home, (str, os.PathLike)):
         raise TypeError(f"data_home must be a path (str or os.PathLike), got {type(data_home).__name__}")
     path = Path(data_home).expanduser()
@@ -93,6 +93,18 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     except (FileExistsError, NotADirectoryError):  # the OS said only "File exists"
         raise ValueError(f"data_home {str(path)!r} is not a directory (it, or a folder above it, is a file)") from None
     return path
+
+
+def _home() -> Path:
+    """The user's home directory, or an error that says what to set instead: pathlib's "Could not
+    determine home directory" (no HOME, a user id without a passwd entry, as in some containers)
+    named neither data_home nor COMBPRED_DATA_HOME (probe 86)."""
+    try:
+        return Path.home()
+    except (RuntimeError, KeyError) as exc:
+        raise RuntimeError(
+            f"no home directory for the default data_home ({exc}): pass data_home= or set COMBPRED_DATA_HOME"
+        ) from None
 
 
 def _sha256(path: Path) -> str:
