@@ -139,6 +139,7 @@ def test_unknown_names():
 
 def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):
     monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("COMBPRED_DATA_HOME", str(tmp_path / "cache"))  # download_if_missing=False reads it
     monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
     (tmp_path / "explicit").mkdir()
     with pytest.raises(FileNotFoundError) as info:
@@ -147,6 +148,7 @@ def test_missing_data_directory_lists_where_it_looked(tmp_path, monkeypatch):
     assert str(tmp_path / "explicit" / "hierarchical_funcat_go") in message
     assert str(tmp_path / "nowhere" / "hierarchical_funcat_go") in message
     assert "COMBPRED_DATA" in message
+    assert f"Nor does the download cache {tmp_path / 'cache'} hold it" in message
 
 
 def test_a_link_to_nothing_is_an_error_not_a_reason_to_read_another_copy(tmp_path, monkeypatch):

@@ -102,6 +102,19 @@ def test_load_hierarchical_downloads_when_no_directory_holds_the_files(server, t
     local = datasets.load_hierarchical("cellcycle_FUN")
     np.testing.assert_array_equal(fetched.Y_train, local.Y_train)
     np.testing.assert_array_equal(np.isnan(fetched.X_test), np.isnan(local.X_test))
+    # offline (download_if_missing=False): the cached copies are local and read, where the flag
+    # refused them as if nothing were there (probe 90); an empty cache is named in the error
+    monkeypatch.setenv("COMBPRED_DATA", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("COMBPRED_DATA_URL", "http://127.0.0.1:9")  # nothing is downloaded
+    offline = datasets.load_hierarchical("cellcycle_FUN", cache_home=tmp_path / "cache", download_if_missing=False)
+    np.testing.assert_array_equal(offline.Y_train, local.Y_train)
+    assert len(requested) == 3
+    # a DESCR names the provenance of the copy read: the shared data's file, or the pinned download
+    # ("in the data directory" sent a download's user to a file that is not there, probe 90)
+    assert f"Provenance: {SHARED / 'hierarchical_funcat_go' / 'PROVENANCE.md'}." in local.DESCR
+    assert "Provenance: downloaded from the C-HMCNN repository at a pinned commit" in offline.DESCR
+    with pytest.raises(FileNotFoundError, match=r"Nor does the download cache .*empty.* hold it"):
+        datasets.load_hierarchical("cellcycle_FUN", cache_home=tmp_path / "empty", download_if_missing=False)
 
 
 def test_get_data_home_honours_the_environment(tmp_path, monkeypatch):

@@ -58,6 +58,9 @@ def _max_memory_bytes(value: Any) -> int:
 def set_config(max_memory: Any = _UNSET) -> None:
     """Change combpred's process-wide settings; a parameter left out keeps its value.
 
+    While a :func:`config_context` block is open, in any thread, a change lasts until the newest
+    block closes, which restores the settings from before it (as scikit-learn's does).
+
     Parameters
     ----------
     max_memory : int, float or None, default: unchanged

@@ -191,6 +191,14 @@ def check_rule(space: _spaces.Space, loss: str) -> None:
     loss : str
         One of ``combpred.decision.LOSSES``.
 
+    Raises
+    ------
+    ValueError
+        For an unknown loss, or one the space does not support.
+    TypeError
+        When ``space`` is not a space object (a name such as ``"multilabel"``: a space's size
+        comes from its object).
+
     Examples
     --------
     >>> from combpred import spaces
@@ -258,6 +266,8 @@ def bayes_decode(space: _spaces.Space, marginals: Any, loss: str, *, node_weight
     ValueError
         For an unknown loss, a loss the space does not support, or marginals of the wrong shape,
         non-finite or outside the range of ψ.
+    TypeError
+        When ``space`` is not a space object (a name such as ``"multilabel"``).
 
     Examples
     --------

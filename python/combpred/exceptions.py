@@ -40,7 +40,9 @@ class PrecisionWarning(UserWarning):
     largest squared norm of a row of X. Inputs far from the origin against their spread (a year, a
     timestamp, X + 1e7: the scores moved by 0.23) or a huge gamma (k(x, x) came out as 0) give a
     model that differs from the one its kernel defines. Centre X (``StandardScaler``: the rbf kernel
-    is translation invariant) or lower gamma. The message states the estimated error.
+    is translation invariant) or lower gamma. The message states the estimated error. Where the
+    rounding leaves the kernel matrix indefinite (X + 1e7 at gamma 0.1), the fit raises a
+    ValueError naming this cause instead.
 
     Also issued by a kernel fit with ``solver="cg"`` (or ``"auto"``) whose data term can curve more
     than 2⁵² times as much as its penalty (the trace of the kernel matrix against ``alpha``: a

@@ -567,7 +567,7 @@ class KSubsets(Multilabel):
 class Ordinal(Multiclass):
     """Ordinal regression on ``n_levels`` ordered levels; y is an int level in [0, n_levels).
 
-    ψ has n_levels − 1 threshold indicators, ψ_i(y) = 1 when y ≥ i.
+    ψ has n_levels − 1 threshold indicators: column i (from 0) is 1 when y > i.
 
     Parameters
     ----------
@@ -739,7 +739,7 @@ class DAGSubsets(Multilabel):
     -----
     Counting the closed node sets of a DAG is #P-hard, so this space has no size, no uniform mean
     or covariance and no uniform sampler: :meth:`log_count`, :meth:`mean`, :meth:`covariance`,
-    :meth:`sample` and :meth:`enumerate` raise ``ValueError`` saying so. ``StructuredRidge`` fits it
+    :meth:`covariance_dot`, :meth:`sample` and :meth:`enumerate` raise ``ValueError`` saying so. ``StructuredRidge`` fits it
     when given the training structures as the reference measure (``empirical_weight=1``, with the
     default ``reference="empirical"``; at most 4096 nodes, the dense reference covariance), and
     refuses the default ``empirical_weight=0``;
@@ -778,7 +778,7 @@ class Subtrees(Multilabel):
     -----
     StructuredRidge's loss compares each target with every rooted subtree, all weighted alike, and
     on a large tree most of them are large: ``mean().sum()`` is the expected number of nodes of a
-    uniformly drawn one (285 of 499 on the FunCat tree of ``cellcycle_FUN``, where a gene has 8.7).
+    uniformly drawn one (286 of 500 on the FunCat tree of ``cellcycle_FUN``, root included, where a gene has 9.7).
     When targets are far smaller than that, the fit mostly separates small node sets from
     near-complete trees and its node scores carry little example-specific signal; compare
     ``mean()`` with your targets' node frequencies before relying on this space (BENCHMARKS.md,
@@ -982,9 +982,9 @@ class Cliques(_VertexSpace):
 _decoder_parameters(
     Permutations, "The number of labels ranked (at least 2).", "dynamic programming over subsets of labels"
 )
-_decoder_parameters(DirectedCycles, "The number of vertices.", "the Held–Karp dynamic programme")
-_decoder_parameters(UndirectedCycles, "The number of vertices.", "the Held–Karp dynamic programme")
-_decoder_parameters(Cliques, "The number of vertices.", "enumerating every vertex set")
+_decoder_parameters(DirectedCycles, "The number of vertices (at least 3).", "the Held–Karp dynamic programme")
+_decoder_parameters(UndirectedCycles, "The number of vertices (at least 3).", "the Held–Karp dynamic programme")
+_decoder_parameters(Cliques, "The number of vertices (at least 2).", "enumerating every vertex set")
 
 _BY_NAME = {
     "multiclass": Multiclass,

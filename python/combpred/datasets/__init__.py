@@ -43,7 +43,7 @@ from sklearn.utils import Bunch
 from .. import _capi
 from ..spaces import _flag
 from ._arff import ValueBudget, document_text, parse_number, read_arff, read_file, text_lines
-from ._fetch import fetch_file, get_data_home
+from ._fetch import cached_file, fetch_file, get_data_home
 from ._hmc import (
     TAXONOMY_BYTES_PER_ENTRY,
     _closure_rows,  # noqa: F401 -- the tests reach the tree closure through this module
@@ -429,8 +429,17 @@ def _load_label_ranking(
         filename=str(path),
         DESCR=f"{name} (label ranking, scikit-lr CSV): {n_samples} samples, {n_features} features, "
         f"{n_labels} labels; Y rows are ranks (1 = best). No canonical split: use repeated 10-fold CV. "
-        "Provenance: label_ranking/PROVENANCE.md in the data directory.",
+        + _provenance(path.parent, "label_ranking/PROVENANCE.md of the shared data sets."),
     )
+
+
+def _provenance(folder: Path, otherwise: str) -> str:
+    """The DESCR sentence that says where a data set comes from: the PROVENANCE.md of the folder
+    it was read from, or ``otherwise`` where the folder has none (a download cache). "In the data
+    directory" sent a user of the bundled copy, or of a download, to a file that was not there
+    (probe 90)."""
+    provenance = folder / "PROVENANCE.md"
+    return f"Provenance: {provenance}." if provenance.is_file() else f"Provenance: {otherwise}"
 
 
 # the label-ranking reader's peak per value: a list slot and a float object while read (32 bytes),
@@ -599,8 +608,9 @@ def load_hierarchical(
     download_if_missing : bool, default=True
         For the known names: when no data directory holds a file, download it from its original
         public source (the C-HMCNN repository at a pinned commit; ``COMBPRED_DATA_URL`` names a
-        mirror), check its SHA-256 and cache it (:func:`fetch_file`); False raises
-        ``FileNotFoundError`` instead.
+        mirror), check its SHA-256 and cache it (:func:`fetch_file`). False reads what is local
+        alone, the data directories and the files an earlier download cached (checked by their
+        SHA-256), and raises ``FileNotFoundError`` where neither holds them.
     cache_home : str or path-like, default=None
         Where downloads are cached (:func:`get_data_home`: ``$COMBPRED_DATA_HOME`` or
         ``~/combpred_data``).
@@ -646,10 +656,17 @@ def load_hierarchical(
             paths = _locate_together(relatives, data_home)
         except _BrokenCopyError:
             raise
-        except FileNotFoundError:
-            if not download_if_missing:
-                raise
-            paths = {split: fetch_file(relative, cache_home) for split, relative in relatives.items()}
+        except FileNotFoundError as exc:
+            if download_if_missing:
+                paths = {split: fetch_file(relative, cache_home) for split, relative in relatives.items()}
+            else:  # what an earlier download cached is local: offline jobs read it (probe 90)
+                cached = {split: cached_file(relative, cache_home) for split, relative in relatives.items()}
+                if any(path is None for path in cached.values()):
+                    raise FileNotFoundError(
+                        f"{exc}\nNor does the download cache {get_data_home(cache_home)} hold it "
+                        "(download_if_missing=False)"
+                    ) from None
+                paths = cached
     else:
         found = _hierarchical_files(name, data_home)
         if found is None:
@@ -745,7 +762,11 @@ def load_hierarchical(
         f"{name} (Clus HMC ARFF): {len(first[0])} features, {shape} "
         f"(depth {int(depth.max())}, {int(is_leaf.sum())} leaves), {kind}; {' / '.join(sizes)}. "
         + ("Missing features are NaN (not imputed). " if missing else "")
-        + "Provenance: hierarchical_funcat_go/PROVENANCE.md in the data directory."
+        + _provenance(
+            Path(next(iter(paths.values()))).parent.parent,
+            "downloaded from the C-HMCNN repository at a pinned commit (combpred.datasets._fetch.REMOTE_FILES "
+            "lists the files and their SHA-256).",
+        )
     )
     return out
 

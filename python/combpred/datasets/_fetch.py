@@ -95,6 +95,13 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     return path
 
 
+def cached_file(relative: str, data_home: str | os.PathLike | None = None) -> Path | None:
+    """The copy of ``relative`` (a key of ``REMOTE_FILES``) an earlier download left in the cache
+    (:func:`get_data_home`), if it is there with its SHA-256; else None."""
+    target = get_data_home(data_home) / relative
+    return target if target.is_file() and _sha256(target) == REMOTE_FILES[relative][1] else None
+
+
 def _home() -> Path:
     """The user's home directory, or an error that says what to set instead: pathlib's "Could not
     determine home directory" (no HOME, a user id without a passwd entry, as in some containers)
@@ -155,7 +162,7 @@ def fetch_file(relative: str, data_home: str | os.PathLike | None = None, *, tim
     if mirror:
         url = mirror.rstrip("/") + "/" + relative
     target = get_data_home(data_home) / relative
-    if target.is_file() and _sha256(target) == sha256:
+    if cached_file(relative, data_home) is not None:
         return target
     if target.exists() and not target.is_file():  # a directory: the download was moved into it
         raise OSError(f"{target} exists and is not a file; remove it so that {relative!r} can be downloaded there")
