@@ -5,6 +5,7 @@ empirical reference; lazy prediction; a worker killed mid-fit; NaN in a partitio
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
 import os
@@ -1240,3 +1241,63 @@ def test_tilted_estimate_through_dask():
             local.predict_marginals(X, scale=3.0, estimate="tilted"),
             atol=1e-8,
         )
+
+
+def test_iterative_fits_run_on_the_client_the_caller_selected():
+    """Under ``with client.as_current()`` on a client that is not the default, the CG and the
+    probabilistic fits sent each evaluation, computed on a thread of its own, to the default client:
+    FutureCancelledError "lost dependencies" (probe 89). The thread now runs in the caller's context."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    Y = (X @ rng.normal(size=(3, 3)) > 0).astype(int)
+    kw = {"n_workers": 1, "threads_per_worker": 1, "processes": False, "dashboard_address": None}
+    with (
+        distributed.LocalCluster(**kw) as default_cluster,
+        distributed.Client(default_cluster),
+        distributed.LocalCluster(**kw) as chosen_cluster,
+        distributed.Client(chosen_cluster, set_as_default=False) as chosen,
+    ):
+        Xd, Yd = da.from_array(X, chunks=100), da.from_array(Y, chunks=100)
+        for est, local in (
+            (DaskStructuredRidge(solver="cg"), StructuredRidge(solver="cg")),
+            (DaskProbabilisticStructured(), ProbabilisticStructured()),
+        ):
+            with chosen.as_current():
+                est.fit(Xd, Yd)
+            np.testing.assert_allclose(est.coef_, local.fit(X, Y).coef_, rtol=1e-4, atol=1e-6)  # both to tol
+
+
+def test_the_exact_fit_reads_each_partition_once():
+    """X's and Y's blocks were made delayed apart, their graphs optimised apart: with Y computed from
+    X (docs/scaling_out.rst's own example) every block of X was produced twice (probe 89)."""
+    made = collections.Counter()
+
+    def produce(b, block_info=None):
+        made[block_info[0]["chunk-location"][0]] += 1
+        return b + block_info[0]["chunk-location"][0]
+
+    X = da.zeros((600, 4), chunks=(100, 4)).map_blocks(produce, dtype=float)
+    Y = (X @ np.random.default_rng(1).normal(size=(4, 3)) > 0).astype(int)
+    with dask.config.set(scheduler="sync"):
+        DaskStructuredRidge().fit(X, Y)
+    assert sorted(made.values()) == [1] * 6, made
+
+
+def test_a_dask_series_as_x_is_refused_as_1d():
+    """A Dask Series answers .columns (dask-expr): its one dtype met list() in an internal TypeError,
+    and predict warned of feature names first (probe 89)."""
+    pd = pytest.importorskip("pandas")
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:  # at the numpy floor dask.dataframe needs a pyarrow that refuses numpy 1.x
+        pytest.skip(f"dask.dataframe cannot be imported: {exc}")
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(100, 2)), (rng.random((100, 3)) < 0.5).astype(int)
+    series = dd.from_pandas(pd.Series(X[:, 0], name="x"), npartitions=2)
+    with pytest.raises(ValueError, match=r"X must be 2-D"):
+        DaskStructuredRidge().fit(series, Y)
+    model = DaskStructuredRidge().fit(da.from_array(X, chunks=50), Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"X must be 2-D"):
+            model.predict(series)

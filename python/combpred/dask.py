@@ -291,7 +291,10 @@ def _evaluate(graph: Any) -> Any:
         except BaseException as exc:  # raised again on the calling thread
             result["error"] = exc
 
-    worker = threading.Thread(target=run, name="combpred-dask-evaluation", daemon=True)
+    # in the caller's context: Client.as_current() is a context variable, and a thread without it
+    # sent the evaluation to the default client, which knew nothing of the data (probe 89)
+    context = contextvars.copy_context()
+    worker = threading.Thread(target=context.run, args=(run,), name="combpred-dask-evaluation", daemon=True)
     worker.start()
     while worker.is_alive():
         worker.join(0.05)
@@ -719,7 +722,8 @@ def _real_columns(X: Any) -> Any:
     """A Dask DataFrame whose columns are numbers and bools of several dtypes, as float64 (its
     array would hold objects, which pandas X fits in memory as numbers); anything else as it is."""
     dtypes = getattr(X, "dtypes", None)
-    if getattr(X, "columns", None) is None or dtypes is None or not hasattr(X, "to_dask_array"):
+    # a Dask Series answers .columns too (dask-expr), with one dtype: its 1-D shape is named below
+    if getattr(X, "columns", None) is None or dtypes is None or not hasattr(X, "to_dask_array") or X.ndim != 2:
         return X
     import pandas as pd
 
@@ -769,8 +773,10 @@ def _inputs(
 
 def _blocks(X: da.Array, Y: da.Array, W: da.Array | None) -> list[tuple[Any, Any, Any, _Part]]:
     """(X block, y block, weight block or None, where it lies) of every row partition."""
-    xs, ys = X.to_delayed().ravel(), Y.to_delayed().ravel()
-    ws = W.to_delayed().ravel() if W is not None else [None] * len(xs)
+    # one graph for the three: optimised apart, their shared source tasks (Y computed from X, both
+    # read from one file) got different keys and ran once per array (probe 89)
+    xs, ys = X.to_delayed(optimize_graph=False).ravel(), Y.to_delayed(optimize_graph=False).ravel()
+    ws = W.to_delayed(optimize_graph=False).ravel() if W is not None else [None] * len(xs)
     starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
     n = int(X.shape[1])
     return [(xb, yb, wb, _Part(i, int(starts[i]), n)) for i, (xb, yb, wb) in enumerate(zip(xs, ys, ws, strict=True))]
@@ -863,7 +869,7 @@ class _DaskPrediction:
         self._decision_rule()
         local = self.to_local()
         names = local.__dict__.pop("feature_names_in_", None)  # blocks are NumPy: checked here instead
-        columns = getattr(X, "columns", None)
+        columns = getattr(X, "columns", None) if getattr(X, "ndim", 2) == 2 else None  # a Series: refused below
         if names is not None and columns is not None and list(columns) != list(names):
             raise ValueError(f"X has columns {list(columns)}, the model was fitted with {list(names)}")
         # scikit-learn's two warnings, which a NumPy or pandas X gets (probe 84); names are strings
